@@ -1,0 +1,41 @@
+"""microanon: privacy-preserving microdata publishing with verified guarantees.
+
+The core types are re-exported here: :class:`Schema`, :class:`Hierarchy`, :class:`Table`,
+:class:`Release` and the errors. Privacy-model checks live in :mod:`microanon.models`, measures in
+:mod:`microanon.measures`, bundled data in :mod:`microanon.datasets`.
+"""
+
+from .core import (
+    Attribute,
+    Hierarchy,
+    HierarchyError,
+    InfeasibleError,
+    InputError,
+    Kind,
+    MicroanonError,
+    Release,
+    Role,
+    Schema,
+    SchemaError,
+    Table,
+    make_rng,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Attribute",
+    "Hierarchy",
+    "HierarchyError",
+    "InfeasibleError",
+    "InputError",
+    "Kind",
+    "MicroanonError",
+    "Release",
+    "Role",
+    "Schema",
+    "SchemaError",
+    "Table",
+    "__version__",
+    "make_rng",
+]

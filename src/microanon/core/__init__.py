@@ -1,0 +1,32 @@
+"""Core types: schemas, hierarchies, encoded tables, releases, errors and the randomness policy."""
+
+from .errors import HierarchyError, InfeasibleError, InputError, MicroanonError, SchemaError
+from .hierarchy import SUPPRESSED, Hierarchy, value_key
+from .random import RandomLike, make_rng
+from .release import RELEASE_KINDS, Release
+from .schema import Attribute, Kind, Role, Schema, SchemaInferenceWarning, check_frame
+from .table import Frequencies, Table, combine_codes
+
+__all__ = [
+    "Attribute",
+    "Frequencies",
+    "Hierarchy",
+    "HierarchyError",
+    "InfeasibleError",
+    "InputError",
+    "Kind",
+    "MicroanonError",
+    "RELEASE_KINDS",
+    "RandomLike",
+    "Release",
+    "Role",
+    "SUPPRESSED",
+    "Schema",
+    "SchemaError",
+    "SchemaInferenceWarning",
+    "Table",
+    "check_frame",
+    "combine_codes",
+    "make_rng",
+    "value_key",
+]

@@ -1,0 +1,718 @@
+"""Generalization hierarchies: rooted trees whose leaves are an attribute's values.
+
+A :class:`Hierarchy` is stored as an array tree. Leaves are numbered in depth-first order, so every
+node covers a contiguous interval ``[lo, hi)`` of leaf indices: the cover test, the number of covered
+leaves and their total weight are O(1) (papers.md §0). Levels support full-domain recoding: level 0
+is the leaf itself and level ``height`` is the root. In a tree whose leaves sit at different depths,
+level ``h`` maps a leaf at depth ``d`` to its ancestor at depth ``min(d, height - h)``, so every
+level is a partition of the leaves.
+
+Builders: :meth:`Hierarchy.from_arx_csv` (one row per leaf: value, coarser levels, root),
+:meth:`Hierarchy.from_paths`, :meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals` (fixed
+width), :meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced` (k-ary tree over ordered values) and
+:meth:`Hierarchy.masking` (ZIP-code style suffix masking).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import HierarchyError
+
+__all__ = ["Hierarchy", "value_key", "SUPPRESSED"]
+
+#: The label of a fully suppressed cell in published tables.
+SUPPRESSED = "*"
+
+
+def value_key(value: Any) -> str:
+    """Return the canonical lookup key of a value: integral numbers lose their ``.0``.
+
+    Data read from CSV may hold ``25`` where a hierarchy file holds ``"25"`` and a float column
+    ``25.0``; all three share the key ``"25"``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if math.isfinite(value) and float(value).is_integer():
+            return str(int(value))
+        return repr(float(value))
+    return str(value).strip()
+
+
+def _fmt(x: Any) -> str:
+    """Format a numeric bound for an interval label."""
+    if isinstance(x, (float, np.floating)) and float(x).is_integer():
+        return str(int(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    return f"{float(x):g}" if isinstance(x, (float, np.floating)) else str(x)
+
+
+class Hierarchy:
+    """A rooted generalization tree over the values of one attribute.
+
+    Build one with a ``from_*`` constructor or a builder; the constructor itself takes root-to-node
+    label paths and is used by the builders.
+
+    Parameters
+    ----------
+    paths : sequence of sequences
+        One path per leaf, from the root down to the leaf (labels). Paths sharing a prefix share the
+        nodes of that prefix. Every path starts with the same root label.
+    weights : sequence of float, optional
+        Non-negative leaf weights in the order of ``paths`` (default 1 per leaf).
+    name : str, optional
+        Attribute the hierarchy belongs to; used in error messages.
+
+    Raises
+    ------
+    HierarchyError
+        If the paths do not form a tree with one root, a leaf appears twice, one label names two
+        different groups of leaves, or a path is empty.
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[Sequence[Any]],
+        weights: Sequence[float] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.name = name
+        where = f" of column '{name}'" if name else ""
+        if len(paths) == 0:
+            raise HierarchyError(f"hierarchy{where} has no leaves")
+        roots = {value_key(p[0]) for p in paths if len(p) > 0}
+        if any(len(p) == 0 for p in paths):
+            raise HierarchyError(f"hierarchy{where} contains an empty path")
+        if len(roots) != 1:
+            raise HierarchyError(
+                f"hierarchy{where} is not a tree: it has {len(roots)} roots "
+                f"({', '.join(sorted(roots)[:5])}); add a common top level such as '*'"
+            )
+        # Build nodes keyed by their root-to-node key path.
+        index: dict[tuple[str, ...], int] = {}
+        labels: list[Any] = []
+        parent: list[int] = []
+        children: list[list[int]] = []
+        leaf_of_path: list[int] = []
+        for p in paths:
+            key: tuple[str, ...] = ()
+            prev = -1
+            for label in p:
+                key = key + (value_key(label),)
+                node = index.get(key)
+                if node is None:
+                    node = len(labels)
+                    index[key] = node
+                    labels.append(label)
+                    parent.append(prev)
+                    children.append([])
+                    if prev >= 0:
+                        children[prev].append(node)
+                prev = node
+            if children[prev]:
+                raise HierarchyError(
+                    f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
+                )
+            leaf_of_path.append(prev)
+        for p, leaf in zip(paths, leaf_of_path, strict=True):
+            if children[leaf]:
+                raise HierarchyError(
+                    f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
+                )
+        # Depth-first leaf numbering (children in order of first appearance).
+        n = len(labels)
+        lo = np.zeros(n, dtype=np.int64)
+        hi = np.zeros(n, dtype=np.int64)
+        depth = np.zeros(n, dtype=np.int64)
+        leaf_nodes: list[int] = []
+        stack: list[tuple[int, int, bool]] = [(0, 0, False)]
+        while stack:
+            node, d, done = stack.pop()
+            if done:
+                hi[node] = len(leaf_nodes)
+                continue
+            depth[node] = d
+            lo[node] = len(leaf_nodes)
+            if not children[node]:
+                leaf_nodes.append(node)
+                hi[node] = len(leaf_nodes)
+                continue
+            stack.append((node, d, True))
+            for c in reversed(children[node]):
+                stack.append((c, d + 1, False))
+        self._labels = labels
+        self._parent = np.asarray(parent, dtype=np.int64)
+        self._children = children
+        self._lo, self._hi, self._depth = lo, hi, depth
+        self._leaf_nodes = np.asarray(leaf_nodes, dtype=np.int64)
+        self._is_leaf = np.array([not c for c in children], dtype=bool)
+        self.height = int(depth[self._leaf_nodes].max())
+        # label -> node (the deepest node carrying it); one label must name one leaf set.
+        self._by_key: dict[str, int] = {}
+        for node in range(n):
+            k = value_key(labels[node])
+            other = self._by_key.get(k)
+            if other is None:
+                self._by_key[k] = node
+                continue
+            if (lo[other], hi[other]) != (lo[node], hi[node]):
+                what = "appears twice" if not children[node] else "names two different groups"
+                raise HierarchyError(f"hierarchy{where} is not a tree: value '{labels[node]}' {what}")
+            if depth[node] > depth[other]:
+                self._by_key[k] = node
+        self._leaf_key = {value_key(labels[v]): i for i, v in enumerate(leaf_nodes)}
+        # Weights, ordered like the DFS leaves.
+        if weights is None:
+            w = np.ones(len(leaf_nodes))
+        else:
+            w_in = np.asarray(weights, dtype=float)
+            if w_in.shape != (len(paths),) or not np.all(np.isfinite(w_in)) or np.any(w_in < 0):
+                raise HierarchyError(
+                    f"hierarchy{where}: weights must be {len(paths)} finite non-negative numbers"
+                )
+            pos = {leaf: i for i, leaf in enumerate(leaf_nodes)}
+            w = np.empty(len(leaf_nodes))
+            for leaf, wt in zip(leaf_of_path, w_in, strict=True):
+                w[pos[leaf]] = wt
+        self._weights = w
+        self._cum_weights = np.concatenate([[0.0], np.cumsum(w)])
+        self._levels = self._build_levels()
+
+    # ------------------------------------------------------------------ levels
+    def _build_levels(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each level: (node ids of the level in DFS order, leaf index -> level code)."""
+        anc = self._leaf_nodes.copy()
+        by_depth: dict[int, np.ndarray] = {}
+        for d in range(self.height, -1, -1):
+            anc = np.where(self._depth[anc] > d, self._parent[anc], anc)
+            by_depth[d] = anc
+        out = []
+        for h in range(self.height + 1):
+            nodes_per_leaf = by_depth[self.height - h]
+            _, first, inverse = np.unique(
+                self._lo[nodes_per_leaf], return_index=True, return_inverse=True
+            )
+            out.append((nodes_per_leaf[first], inverse.astype(np.int64)))
+        return out
+
+    @property
+    def n_levels(self) -> int:
+        """Number of levels, ``height + 1`` (level 0 = leaves, last = root)."""
+        return self.height + 1
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves (the size of the attribute's domain)."""
+        return len(self._leaf_nodes)
+
+    @property
+    def leaves(self) -> list[Any]:
+        """Leaf labels in depth-first order."""
+        return [self._labels[v] for v in self._leaf_nodes]
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Leaf weights in depth-first leaf order."""
+        return self._weights.copy()
+
+    @property
+    def root(self) -> Any:
+        """Label of the root."""
+        return self._labels[0]
+
+    def level_labels(self, level: int) -> list[Any]:
+        """Labels of the nodes of ``level``, in depth-first order."""
+        nodes, _ = self._levels[self._check_level(level)]
+        return [self._labels[v] for v in nodes]
+
+    def level_codes(self, level: int) -> np.ndarray:
+        """Array mapping each leaf index to the code of its ancestor at ``level``."""
+        return self._levels[self._check_level(level)][1]
+
+    def level_nodes(self, level: int) -> np.ndarray:
+        """Node ids of ``level`` in depth-first order (node ids are used by the methods below)."""
+        return self._levels[self._check_level(level)][0]
+
+    def _check_level(self, level: int) -> int:
+        if not isinstance(level, (int, np.integer)) or not 0 <= level <= self.height:
+            col = f" of column '{self.name}'" if self.name else ""
+            raise HierarchyError(f"level {level!r}{col} is outside 0..{self.height}")
+        return int(level)
+
+    # ------------------------------------------------------------------ lookups
+    def contains(self, value: Any) -> bool:
+        """Whether ``value`` is a leaf of the hierarchy."""
+        return value_key(value) in self._leaf_key
+
+    def leaf_index(self, values: Iterable[Any], column: str | None = None) -> np.ndarray:
+        """Leaf indices (depth-first order) of original values.
+
+        Raises
+        ------
+        HierarchyError
+            Naming the column and up to five values that are not leaves.
+        """
+        values = list(values)
+        keys = [value_key(v) for v in values]
+        idx = np.fromiter((self._leaf_key.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+        if np.any(idx < 0):
+            missing = sorted({values[i] for i in np.flatnonzero(idx < 0)}, key=str)
+            col = column or self.name or "?"
+            raise HierarchyError(
+                f"column '{col}': {len(missing)} value(s) not in its hierarchy: "
+                + ", ".join(repr(m) for m in missing[:5])
+                + (" ..." if len(missing) > 5 else "")
+            )
+        return idx
+
+    def generalize(self, values: Iterable[Any], level: int, column: str | None = None) -> np.ndarray:
+        """Replace original values by their ancestors' labels at ``level``."""
+        labels = np.asarray(self.level_labels(level), dtype=object)
+        return labels[self.level_codes(level)[self.leaf_index(values, column)]]
+
+    def node_of(self, labels: Iterable[Any], column: str | None = None) -> np.ndarray:
+        """Node ids of generalized labels (a label carried by a chain resolves to its deepest node).
+
+        ``"*"`` always resolves to the root.
+        """
+        labels = list(labels)
+        out = np.empty(len(labels), dtype=np.int64)
+        bad = []
+        for i, lab in enumerate(labels):
+            k = value_key(lab)
+            node = self._by_key.get(k)
+            if node is None:
+                if k == SUPPRESSED:
+                    node = 0
+                else:
+                    bad.append(lab)
+                    node = -1
+            out[i] = node
+        if bad:
+            col = column or self.name or "?"
+            raise HierarchyError(
+                f"column '{col}': {len(set(map(str, bad)))} generalized value(s) not in its "
+                f"hierarchy: " + ", ".join(repr(b) for b in sorted(set(map(str, bad)))[:5])
+            )
+        return out
+
+    def leaf_count(self, nodes: np.ndarray | int) -> np.ndarray:
+        """Number of leaves covered by each node."""
+        nodes = np.asarray(nodes)
+        return self._hi[nodes] - self._lo[nodes]
+
+    def leaf_range(self, nodes: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+        """Covered leaf-index interval ``[lo, hi)`` of each node."""
+        nodes = np.asarray(nodes)
+        return self._lo[nodes], self._hi[nodes]
+
+    def weight(self, nodes: np.ndarray | int) -> np.ndarray:
+        """Total leaf weight covered by each node."""
+        nodes = np.asarray(nodes)
+        return self._cum_weights[self._hi[nodes]] - self._cum_weights[self._lo[nodes]]
+
+    def node_level(self, nodes: np.ndarray | int) -> np.ndarray:
+        """Generalization level of each node: 0 for a leaf, ``height - depth`` otherwise."""
+        nodes = np.asarray(nodes)
+        return np.where(self._is_leaf[nodes], 0, self.height - self._depth[nodes])
+
+    def node_height(self) -> np.ndarray:
+        """``height - depth`` of every node (the root has ``height``); used by tree distances."""
+        return self.height - self._depth
+
+    def parents(self) -> np.ndarray:
+        """Parent node id of every node (-1 for the root)."""
+        return self._parent.copy()
+
+    def is_leaf_node(self) -> np.ndarray:
+        """Boolean mask over node ids: True for leaves."""
+        return self._is_leaf.copy()
+
+    def label(self, node: int) -> Any:
+        """Label of a node id."""
+        return self._labels[int(node)]
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes in the tree."""
+        return len(self._labels)
+
+    # ------------------------------------------------------------------ copies / io
+    def with_weights(self, weights: Mapping[Any, float] | Sequence[float]) -> Hierarchy:
+        """Return a copy with leaf weights (a mapping value -> weight, or one per leaf in DFS order).
+
+        Values missing from a mapping get weight 0.
+        """
+        if isinstance(weights, Mapping):
+            keyed = {value_key(k): float(v) for k, v in weights.items()}
+            unknown = [k for k in keyed if k not in self._leaf_key]
+            if unknown:
+                raise HierarchyError(
+                    f"hierarchy of '{self.name or '?'}': weights given for values not in it: "
+                    + ", ".join(unknown[:5])
+                )
+            w = [keyed.get(value_key(v), 0.0) for v in self.leaves]
+        else:
+            w = list(weights)
+        return Hierarchy(self.paths(), weights=w, name=self.name)
+
+    def paths(self) -> list[list[Any]]:
+        """Root-to-leaf label paths, one per leaf in DFS order (the constructor's input)."""
+        out = []
+        for leaf in self._leaf_nodes:
+            p = []
+            v = int(leaf)
+            while v >= 0:
+                p.append(self._labels[v])
+                v = int(self._parent[v])
+            out.append(p[::-1])
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly description (used in release metadata); inverse of :meth:`from_dict`."""
+        def plain(x: Any) -> Any:
+            return x.item() if isinstance(x, np.generic) else x
+
+        d: dict[str, Any] = {"paths": [[plain(x) for x in p] for p in self.paths()]}
+        if self.name:
+            d["name"] = self.name
+        if not np.all(self._weights == 1.0):
+            d["weights"] = self._weights.tolist()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Hierarchy:
+        """Rebuild a hierarchy saved with :meth:`to_dict`."""
+        if "paths" not in d:
+            raise HierarchyError("hierarchy description needs a 'paths' entry")
+        return cls(d["paths"], weights=d.get("weights"), name=d.get("name"))
+
+    def to_frame(self) -> pd.DataFrame:
+        """The ARX-style table: one row per leaf, one column per level (0 = leaf)."""
+        cols = {}
+        for h in range(self.n_levels):
+            labels = np.asarray(self.level_labels(h), dtype=object)
+            cols[f"level_{h}"] = labels[self.level_codes(h)]
+        return pd.DataFrame(cols)
+
+    def __repr__(self) -> str:
+        name = f" '{self.name}'" if self.name else ""
+        return f"<Hierarchy{name}: {self.n_leaves} leaves, height {self.height}>"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hierarchy):
+            return NotImplemented
+        return [list(map(value_key, p)) for p in self.paths()] == [
+            list(map(value_key, p)) for p in other.paths()
+        ] and np.allclose(self._weights, other._weights)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_paths(
+        cls,
+        paths: Sequence[Sequence[Any]],
+        weights: Sequence[float] | None = None,
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Build from root-to-leaf label paths (see the class docstring)."""
+        return cls(paths, weights=weights, name=name)
+
+    @classmethod
+    def from_levels(cls, rows: Sequence[Sequence[Any]], name: str | None = None) -> Hierarchy:
+        """Build from leaf-to-root rows (ARX layout): ``[value, level 1, ..., root]``.
+
+        Every row must have the same number of levels, and a label at one level must always map to
+        the same label at the next level.
+        """
+        where = f" of column '{name}'" if name else ""
+        rows = [list(r) for r in rows]
+        if not rows:
+            raise HierarchyError(f"hierarchy{where} has no rows")
+        width = len(rows[0])
+        parent_of: dict[tuple[int, str], str] = {}
+        for i, r in enumerate(rows):
+            if len(r) != width:
+                raise HierarchyError(
+                    f"hierarchy{where}: row {i + 1} has {len(r)} levels, the first row has {width}"
+                )
+            for j in range(width - 1):
+                key, up = (j, value_key(r[j])), value_key(r[j + 1])
+                seen = parent_of.setdefault(key, up)
+                if seen != up:
+                    raise HierarchyError(
+                        f"hierarchy{where} is not a tree: '{r[j]}' at level {j} generalizes to both "
+                        f"'{seen}' and '{up}'"
+                    )
+        unique_rows = list({value_key(r[0]): r for r in rows}.values())
+        return cls([r[::-1] for r in unique_rows], name=name)
+
+    @classmethod
+    def from_arx_csv(
+        cls, source: str | os.PathLike[str] | io.TextIOBase, sep: str = ";", name: str | None = None
+    ) -> Hierarchy:
+        """Read ARX's hierarchy CSV: no header, one row per leaf, leaf first, root last.
+
+        Parameters
+        ----------
+        source : path or text stream
+        sep : str
+            Field separator (ARX uses ``;``).
+        name : str, optional
+            Column name for messages.
+        """
+        try:
+            if isinstance(source, (str, os.PathLike)):
+                with open(source, newline="", encoding="utf-8") as fh:
+                    text = fh.read()
+            else:
+                text = source.read()
+        except OSError as exc:
+            raise HierarchyError(f"cannot read hierarchy file {source}: {exc.strerror}") from exc
+        rows = [[c.strip() for c in r] for r in csv.reader(io.StringIO(text), delimiter=sep)]
+        rows = [r for r in rows if any(c for c in r)]
+        return cls.from_levels(rows, name=name)
+
+    @classmethod
+    def from_nested(cls, tree: Mapping[Any, Any], name: str | None = None) -> Hierarchy:
+        """Build from nested dicts: ``{"*": {"Europe": ["France", "Spain"], "Asia": {...}}}``.
+
+        A node's value is a mapping of children, a list of leaf labels, or ``None`` for a leaf. With
+        more than one top-level key a root ``"*"`` is added above them.
+        """
+        if not isinstance(tree, Mapping) or not tree:
+            raise HierarchyError("a nested hierarchy must be a non-empty mapping")
+        if len(tree) > 1:
+            tree = {SUPPRESSED: dict(tree)}
+        paths: list[list[Any]] = []
+
+        def walk(label: Any, sub: Any, prefix: list[Any]) -> None:
+            here = prefix + [label]
+            if sub is None or (isinstance(sub, (list, tuple)) and not sub):
+                paths.append(here)
+            elif isinstance(sub, Mapping):
+                for k, v in sub.items():
+                    walk(k, v, here)
+            elif isinstance(sub, (list, tuple)):
+                for leaf in sub:
+                    if isinstance(leaf, Mapping):
+                        for k, v in leaf.items():
+                            walk(k, v, here)
+                    else:
+                        paths.append(here + [leaf])
+            else:
+                paths.append(here + [sub])
+
+        for k, v in tree.items():
+            walk(k, v, [])
+        return cls(paths, name=name)
+
+    @staticmethod
+    def _numeric_domain(values: Iterable[Any], what: str, name: str | None) -> np.ndarray:
+        arr = pd.Series(list(values) if not isinstance(values, (pd.Series, np.ndarray)) else values)
+        arr = arr.dropna()
+        num = pd.to_numeric(arr, errors="coerce")
+        if num.isna().any():
+            bad = arr[num.isna()].iloc[0]
+            raise HierarchyError(
+                f"{what} hierarchy{' for ' + repr(name) if name else ''} needs numeric values, "
+                f"got {bad!r}"
+            )
+        if len(num) == 0:
+            raise HierarchyError(f"{what} hierarchy needs at least one value")
+        return num.to_numpy(dtype=float)
+
+    @classmethod
+    def intervals(
+        cls,
+        values: Iterable[float],
+        widths: Sequence[float],
+        start: float | None = None,
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Fixed-width intervals ``[lo, lo + w)`` at each width, then the root ``*``.
+
+        Parameters
+        ----------
+        values : iterable of numbers
+            The domain (distinct values are taken).
+        widths : sequence of positive numbers
+            One width per level, finest first; each must be a multiple of the previous one so that
+            intervals nest.
+        start : float, optional
+            Left end of the first interval at every level (default: the minimum rounded down to a
+            multiple of the coarsest width).
+        """
+        dom = np.unique(cls._numeric_domain(values, "interval", name))
+        widths = [float(w) for w in widths]
+        if not widths or any(w <= 0 for w in widths):
+            raise HierarchyError("intervals: widths must be positive numbers")
+        for a, b in zip(widths, widths[1:], strict=False):
+            ratio = b / a
+            if b <= a or abs(ratio - round(ratio)) > 1e-9:
+                raise HierarchyError(
+                    f"intervals: width {b:g} is not a multiple of {a:g}; intervals would not nest"
+                )
+        if start is None:
+            start = math.floor(dom.min() / widths[-1]) * widths[-1]
+        paths = []
+        for v in dom:
+            p: list[Any] = [SUPPRESSED]
+            for w in reversed(widths):
+                lo = start + math.floor((v - start) / w) * w
+                p.append(f"[{_fmt(lo)}, {_fmt(lo + w)})")
+            p.append(int(v) if float(v).is_integer() else float(v))
+            paths.append(p)
+        return cls(paths, name=name)
+
+    @classmethod
+    def quantiles(
+        cls, values: Iterable[float], bins: Sequence[int], name: str | None = None
+    ) -> Hierarchy:
+        """Intervals holding about equal numbers of records, nested across levels.
+
+        Parameters
+        ----------
+        values : iterable of numbers
+            Observed values with their multiplicity (quantiles are taken over records).
+        bins : sequence of int
+            Number of intervals per level, finest first, non-increasing. Coarser cut points are
+            chosen among the finer ones, so the levels nest. Labels are closed ranges
+            ``[min, max]`` of the domain values inside.
+        """
+        data = np.sort(cls._numeric_domain(values, "quantile", name))
+        bins = [int(b) for b in bins]
+        if not bins or any(b < 1 for b in bins) or any(b2 > b1 for b1, b2 in zip(bins, bins[1:], strict=False)):
+            raise HierarchyError("quantiles: bins must be positive and non-increasing (finest first)")
+        dom = np.unique(data)
+
+        def cuts(n_bins: int, allowed: np.ndarray | None) -> np.ndarray:
+            qs = np.quantile(data, np.linspace(0, 1, n_bins + 1)[1:-1], method="higher")
+            c = np.unique(qs)
+            if allowed is not None:
+                if len(allowed) == 0:
+                    return allowed
+                pos = np.abs(allowed[None, :] - c[:, None]).argmin(axis=1)
+                c = np.unique(allowed[pos])
+            return c[c > dom[0]]
+
+        level_cuts = [cuts(bins[0], None)]
+        for b in bins[1:]:
+            level_cuts.append(cuts(b, level_cuts[-1]))
+        codes_per_level = [np.searchsorted(c, dom, side="right") for c in level_cuts]
+        label_per_level = []
+        for codes in codes_per_level:
+            lab = {}
+            for code in np.unique(codes):
+                members = dom[codes == code]
+                lab[code] = f"[{_fmt(members.min())}, {_fmt(members.max())}]"
+            label_per_level.append(lab)
+        paths = []
+        for i, v in enumerate(dom):
+            p: list[Any] = [SUPPRESSED]
+            for lvl in range(len(bins) - 1, -1, -1):
+                p.append(label_per_level[lvl][codes_per_level[lvl][i]])
+            p.append(int(v) if float(v).is_integer() else float(v))
+            paths.append(p)
+        return cls(paths, name=name)
+
+    @classmethod
+    def balanced(
+        cls,
+        values: Iterable[Hashable],
+        fanout: int = 2,
+        order: Sequence[Hashable] | None = None,
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Balanced ``fanout``-ary tree over sorted distinct values (ordered grouping).
+
+        Consecutive runs of ``fanout`` nodes are merged level by level until one root remains.
+        Numeric values are sorted numerically; others follow ``order`` (or sorted order). Inner
+        labels are closed ranges ``[first, last]``; the root is ``*``.
+        """
+        if fanout < 2:
+            raise HierarchyError("balanced: fanout must be at least 2")
+        distinct = list(dict.fromkeys(values))
+        if order is not None:
+            keys = [value_key(v) for v in order]
+            missing = [v for v in distinct if value_key(v) not in set(keys)]
+            if missing:
+                raise HierarchyError(f"balanced: values {missing[:5]} are not in the given order")
+            present = {value_key(v) for v in distinct}
+            dom = [v for v in order if value_key(v) in present]
+        else:
+            try:
+                num = pd.to_numeric(pd.Series(distinct), errors="raise")
+                dom = [distinct[i] for i in np.argsort(num.to_numpy(), kind="stable")]
+            except (ValueError, TypeError):
+                dom = sorted(distinct, key=str)
+        if not dom:
+            raise HierarchyError("balanced: needs at least one value")
+        # groups: list of (first, last, [leaf indices]) per level bottom-up
+        level = [(v, v, [i]) for i, v in enumerate(dom)]
+        uppers: list[list[tuple[Any, Any, list[int]]]] = []
+        while len(level) > 1:
+            nxt = []
+            for s in range(0, len(level), fanout):
+                chunk = level[s : s + fanout]
+                nxt.append((chunk[0][0], chunk[-1][1], [i for c in chunk for i in c[2]]))
+            if len(nxt) == 1:
+                break
+            uppers.append(nxt)
+            level = nxt
+        leaf_paths: list[list[Any]] = [[SUPPRESSED] for _ in dom]
+        for lvl in reversed(uppers):
+            for first, last, members in lvl:
+                for i in members:
+                    leaf_paths[i].append(f"[{_fmt(first)}, {_fmt(last)}]")
+        for i, v in enumerate(dom):
+            leaf_paths[i].append(v)
+        return cls(leaf_paths, name=name)
+
+    @classmethod
+    def masking(
+        cls, values: Iterable[Any], char: str = "*", max_masked: int | None = None, name: str | None = None
+    ) -> Hierarchy:
+        """Mask trailing characters one at a time, as for ZIP codes: ``13053 → 1305* → 130**``.
+
+        Parameters
+        ----------
+        values : iterable
+            Values (converted to strings).
+        char : str
+            Masking character.
+        max_masked : int, optional
+            Largest number of masked characters before the root (default: the longest value's
+            length).
+        """
+        dom = list(dict.fromkeys(value_key(v) for v in values))
+        if not dom:
+            raise HierarchyError("masking: needs at least one value")
+        longest = max(len(v) for v in dom)
+        top = longest if max_masked is None else int(max_masked)
+        if top < 0:
+            raise HierarchyError("masking: max_masked must be non-negative")
+        paths = []
+        for v in dom:
+            p: list[Any] = [SUPPRESSED]
+            for m in range(top, 0, -1):
+                keep = max(len(v) - m, 0)
+                label = v[:keep] + char * (len(v) - keep)
+                if label != SUPPRESSED:  # a one-character value fully masked is the root itself
+                    p.append(label)
+            p.append(v)
+            paths.append(p)
+        return cls(paths, name=name)

@@ -1,0 +1,497 @@
+"""Schemas: what each column is (its role and kind) and how it may be generalized.
+
+A schema is built from a dict (or the same thing in YAML)::
+
+    age:        {role: quasi, kind: numeric, hierarchy: hierarchies/age.csv}
+    zip:        {role: quasi, hierarchy: {builder: masking}}
+    disease:    {role: sensitive}
+    name:       identifier          # shorthand: only the role
+
+Hierarchies are given as a path to an ARX-style CSV (relative to ``base_dir``), a builder
+description (``{builder: intervals, widths: [5, 10, 20]}``, ``quantiles`` with ``bins``,
+``balanced`` with ``fanout``, ``masking``, ``nested`` with ``tree``), or a :class:`Hierarchy`.
+Builders that need the data are resolved when the schema meets a table (:meth:`Schema.resolve`).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from .errors import HierarchyError, InputError, SchemaError
+from .hierarchy import Hierarchy, value_key
+
+__all__ = [
+    "Role",
+    "Kind",
+    "Attribute",
+    "Schema",
+    "SchemaInferenceWarning",
+    "MISSING_POLICIES",
+    "check_frame",
+]
+
+#: How missing values in a column are treated: raise, drop the rows, or keep them as a category.
+MISSING_POLICIES = ("error", "drop", "category")
+#: Label given to missing values under the ``category`` policy.
+MISSING_LABEL = "?"
+
+
+class Role(str, Enum):
+    """What a column is to an attacker."""
+
+    IDENTIFIER = "identifier"
+    QUASI = "quasi"
+    SENSITIVE = "sensitive"
+    INSENSITIVE = "insensitive"
+
+
+class Kind(str, Enum):
+    """The measurement scale of a column."""
+
+    CATEGORICAL = "categorical"
+    ORDINAL = "ordinal"
+    NUMERIC = "numeric"
+
+
+class SchemaInferenceWarning(UserWarning):
+    """Emitted for every role or kind that :meth:`Schema.infer` guessed rather than was told."""
+
+
+_BUILDERS = {
+    "intervals": ("widths", "start"),
+    "quantiles": ("bins",),
+    "balanced": ("fanout", "order"),
+    "masking": ("char", "max_masked"),
+    "nested": ("tree",),
+    "arx": ("file", "sep"),
+}
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One column of a schema.
+
+    Parameters
+    ----------
+    name : str
+    role : Role
+    kind : Kind
+    hierarchy : Hierarchy or dict or None
+        A built hierarchy, or a builder description still to be resolved against data.
+    order : tuple, optional
+        Value order of an ordinal column (also used by ordered distances).
+    missing : {"error", "drop", "category"}
+        Treatment of missing values (``category`` turns them into the value ``"?"``).
+    """
+
+    name: str
+    role: Role
+    kind: Kind = Kind.CATEGORICAL
+    hierarchy: Hierarchy | Mapping[str, Any] | None = None
+    order: tuple[Any, ...] | None = None
+    missing: str = "error"
+    source: Any = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON/YAML-friendly form, hierarchies included as label paths."""
+        d: dict[str, Any] = {"role": self.role.value, "kind": self.kind.value}
+        if isinstance(self.hierarchy, Hierarchy):
+            d["hierarchy"] = self.hierarchy.to_dict()
+        elif self.hierarchy is not None:
+            d["hierarchy"] = dict(self.hierarchy)
+        if self.order is not None:
+            d["order"] = [v.item() if isinstance(v, np.generic) else v for v in self.order]
+        if self.missing != "error":
+            d["missing"] = self.missing
+        return d
+
+
+def _enum(enum: type[Enum], value: Any, what: str, column: str) -> Any:
+    if isinstance(value, enum):
+        return value
+    try:
+        return enum(str(value).strip().lower())
+    except ValueError:
+        allowed = ", ".join(m.value for m in enum)  # type: ignore[attr-defined]
+        raise SchemaError(f"column '{column}': unknown {what} {value!r} (use one of {allowed})") from None
+
+
+def _hierarchy_spec(spec: Any, column: str, base_dir: Path | None) -> Hierarchy | dict | None:
+    """Normalize a hierarchy entry; files are read now, data-dependent builders later."""
+    if spec is None or isinstance(spec, Hierarchy):
+        return spec
+    if isinstance(spec, (str, os.PathLike)):
+        spec = {"builder": "arx", "file": spec}
+    if not isinstance(spec, Mapping):
+        raise SchemaError(
+            f"column '{column}': hierarchy must be a file path, a builder mapping or a Hierarchy, "
+            f"got {type(spec).__name__}"
+        )
+    spec = dict(spec)
+    if "paths" in spec:
+        return Hierarchy.from_dict({**spec, "name": column})
+    builder = spec.get("builder")
+    if builder not in _BUILDERS:
+        raise SchemaError(
+            f"column '{column}': unknown hierarchy builder {builder!r} "
+            f"(use one of {', '.join(_BUILDERS)}, or give a file path)"
+        )
+    unknown = set(spec) - {"builder", *_BUILDERS[builder]}
+    if unknown:
+        raise SchemaError(
+            f"column '{column}': hierarchy builder '{builder}' does not take "
+            + ", ".join(sorted(unknown))
+        )
+    if builder == "arx":
+        path = Path(spec["file"])
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        if not path.exists():
+            raise HierarchyError(f"column '{column}': hierarchy file {path} does not exist")
+        return Hierarchy.from_arx_csv(path, sep=spec.get("sep", ";"), name=column)
+    if builder == "nested":
+        return Hierarchy.from_nested(spec["tree"], name=column)
+    return spec
+
+
+def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute) -> Hierarchy:
+    b = spec["builder"]
+    vals = values.dropna()
+    if b == "intervals":
+        if "widths" not in spec:
+            raise SchemaError(f"column '{attr.name}': the intervals builder needs 'widths'")
+        return Hierarchy.intervals(vals.unique(), spec["widths"], start=spec.get("start"), name=attr.name)
+    if b == "quantiles":
+        if "bins" not in spec:
+            raise SchemaError(f"column '{attr.name}': the quantiles builder needs 'bins'")
+        return Hierarchy.quantiles(vals, spec["bins"], name=attr.name)
+    if b == "balanced":
+        order = spec.get("order", attr.order)
+        return Hierarchy.balanced(vals.unique(), spec.get("fanout", 2), order=order, name=attr.name)
+    return Hierarchy.masking(
+        vals.unique(), char=spec.get("char", "*"), max_masked=spec.get("max_masked"), name=attr.name
+    )
+
+
+def check_frame(df: Any, columns: Sequence[str] | None = None, what: str = "table") -> None:
+    """Raise :class:`InputError` for non-DataFrames, empty tables, duplicate or absent columns."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    if df.columns.duplicated().any():
+        dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+        raise InputError(f"{what}: duplicate column names: {', '.join(dup)}")
+    if len(df) == 0:
+        raise InputError(f"{what} is empty: there are no rows to work on")
+    if columns is not None:
+        absent = [c for c in columns if c not in df.columns]
+        if absent:
+            raise InputError(
+                f"{what}: column(s) {', '.join(repr(c) for c in absent)} not found; available: "
+                + ", ".join(map(str, df.columns))
+            )
+
+
+class Schema:
+    """Ordered collection of :class:`Attribute` objects, one per column.
+
+    Parameters
+    ----------
+    attributes : iterable of Attribute
+    """
+
+    def __init__(self, attributes: Sequence[Attribute]) -> None:
+        names = [a.name for a in attributes]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise SchemaError(f"schema names column(s) more than once: {', '.join(dup)}")
+        self._attrs: dict[str, Attribute] = {a.name: a for a in attributes}
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None) -> Schema:
+        """Build from ``{column: {role, kind, hierarchy, order, missing}}`` (or ``{column: role}``).
+
+        Parameters
+        ----------
+        spec : mapping
+            Column name to attribute description. ``kind`` defaults to ``categorical``.
+        base_dir : path, optional
+            Directory that relative hierarchy paths are resolved against.
+        """
+        if not isinstance(spec, Mapping) or not spec:
+            raise SchemaError("a schema must be a non-empty mapping of column name to description")
+        base = Path(base_dir) if base_dir is not None else None
+        attrs = []
+        for name, desc in spec.items():
+            name = str(name)
+            if isinstance(desc, (str, Role)):
+                desc = {"role": desc}
+            if not isinstance(desc, Mapping):
+                raise SchemaError(f"column '{name}': description must be a mapping or a role name")
+            unknown = set(desc) - {"role", "kind", "hierarchy", "order", "missing"}
+            if unknown:
+                raise SchemaError(f"column '{name}': unknown schema key(s) {', '.join(sorted(unknown))}")
+            if "role" not in desc:
+                raise SchemaError(f"column '{name}': no role given (identifier, quasi, sensitive, insensitive)")
+            role = _enum(Role, desc["role"], "role", name)
+            kind = _enum(Kind, desc.get("kind", "categorical"), "kind", name)
+            missing = desc.get("missing", "error")
+            if missing not in MISSING_POLICIES:
+                raise SchemaError(
+                    f"column '{name}': missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}"
+                )
+            order = desc.get("order")
+            if kind is Kind.ORDINAL and order is None and desc.get("hierarchy") is None:
+                raise SchemaError(f"column '{name}': an ordinal column needs an 'order' list")
+            attrs.append(
+                Attribute(
+                    name=name,
+                    role=role,
+                    kind=kind,
+                    hierarchy=_hierarchy_spec(desc.get("hierarchy"), name, base),
+                    order=tuple(order) if order is not None else None,
+                    missing=missing,
+                )
+            )
+        return cls(attrs)
+
+    @classmethod
+    def from_yaml(cls, path: str | os.PathLike[str]) -> Schema:
+        """Read a schema from YAML: the column mapping itself, or a document with a ``schema`` key.
+
+        Relative hierarchy paths are resolved against the YAML file's directory.
+        """
+        path = Path(path)
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SchemaError(f"cannot read schema file {path}: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise SchemaError(f"schema file {path} is not valid YAML: {exc}") from exc
+        if isinstance(doc, Mapping) and "schema" in doc and isinstance(doc["schema"], Mapping):
+            doc = doc["schema"]
+        return cls.from_dict(doc, base_dir=path.parent)
+
+    @classmethod
+    def infer(
+        cls,
+        df: pd.DataFrame,
+        quasi: Sequence[str] = (),
+        sensitive: Sequence[str] = (),
+        identifiers: Sequence[str] = (),
+    ) -> Schema:
+        """Guess a schema from a DataFrame, warning about every guess.
+
+        Named columns get the given roles; all other columns become ``insensitive``. Kinds are
+        ``numeric`` for numeric dtypes and ``categorical`` otherwise. Each guess is reported with a
+        :class:`SchemaInferenceWarning`; write the schema down to silence them.
+        """
+        check_frame(df, [*quasi, *sensitive, *identifiers])
+        roles: dict[str, Role] = {}
+        for group, role in ((identifiers, Role.IDENTIFIER), (quasi, Role.QUASI), (sensitive, Role.SENSITIVE)):
+            for c in group:
+                if c in roles:
+                    raise SchemaError(f"column '{c}' is given two roles")
+                roles[c] = role
+        attrs = []
+        for col in df.columns:
+            col = str(col)
+            role = roles.get(col)
+            if role is None:
+                role = Role.INSENSITIVE
+                warnings.warn(
+                    f"column '{col}': no role given, inferred 'insensitive'",
+                    SchemaInferenceWarning,
+                    stacklevel=2,
+                )
+            is_num = pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
+            kind = Kind.NUMERIC if is_num else Kind.CATEGORICAL
+            warnings.warn(
+                f"column '{col}': kind inferred as '{kind.value}' from dtype {df[col].dtype}",
+                SchemaInferenceWarning,
+                stacklevel=2,
+            )
+            attrs.append(Attribute(col, role, kind))
+        return cls(attrs)
+
+    # ------------------------------------------------------------------ access
+    def __getitem__(self, name: str) -> Attribute:
+        try:
+            return self._attrs[name]
+        except KeyError:
+            raise SchemaError(
+                f"column '{name}' is not in the schema; it has: {', '.join(self._attrs)}"
+            ) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._attrs
+
+    def __iter__(self) -> Iterator[Attribute]:
+        return iter(self._attrs.values())
+
+    def __len__(self) -> int:
+        return len(self._attrs)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Schema):
+            return NotImplemented
+        return list(self._attrs.values()) == list(other._attrs.values())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        parts = [f"{a.name}:{a.role.value}/{a.kind.value}" for a in self]
+        return f"Schema({', '.join(parts)})"
+
+    @property
+    def columns(self) -> list[str]:
+        """All column names, in order."""
+        return list(self._attrs)
+
+    def _with_role(self, role: Role) -> list[str]:
+        return [a.name for a in self if a.role is role]
+
+    @property
+    def quasi(self) -> list[str]:
+        """Quasi-identifier columns."""
+        return self._with_role(Role.QUASI)
+
+    @property
+    def sensitive(self) -> list[str]:
+        """Sensitive columns."""
+        return self._with_role(Role.SENSITIVE)
+
+    @property
+    def identifiers(self) -> list[str]:
+        """Direct identifiers (dropped from every release)."""
+        return self._with_role(Role.IDENTIFIER)
+
+    @property
+    def insensitive(self) -> list[str]:
+        """Columns that are neither identifying nor sensitive."""
+        return self._with_role(Role.INSENSITIVE)
+
+    @property
+    def published(self) -> list[str]:
+        """Every column except identifiers."""
+        return [a.name for a in self if a.role is not Role.IDENTIFIER]
+
+    def hierarchy(self, name: str) -> Hierarchy:
+        """The resolved hierarchy of a column.
+
+        Raises
+        ------
+        SchemaError
+            If the column has none, or it is a builder not yet resolved against data.
+        """
+        h = self[name].hierarchy
+        if h is None:
+            raise SchemaError(f"column '{name}' has no hierarchy in the schema")
+        if not isinstance(h, Hierarchy):
+            raise SchemaError(
+                f"column '{name}': hierarchy builder '{h['builder']}' needs the data; "
+                "call schema.resolve(df) first"
+            )
+        return h
+
+    def hierarchies(self) -> dict[str, Hierarchy]:
+        """All resolved hierarchies, by column."""
+        return {a.name: a.hierarchy for a in self if isinstance(a.hierarchy, Hierarchy)}
+
+    def with_attribute(self, attr: Attribute) -> Schema:
+        """Copy with one attribute added or replaced."""
+        attrs = dict(self._attrs)
+        attrs[attr.name] = attr
+        return Schema(list(attrs.values()))
+
+    def select(self, columns: Sequence[str]) -> Schema:
+        """Copy restricted to ``columns`` (in that order)."""
+        return Schema([self[c] for c in columns])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form for release metadata and YAML (round-trips with :meth:`from_dict`)."""
+        return {a.name: a.to_dict() for a in self}
+
+    # ------------------------------------------------------------------ data checks
+    def resolve(self, df: pd.DataFrame) -> Schema:
+        """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values."""
+        attrs = []
+        for a in self:
+            h = a.hierarchy
+            if h is not None and not isinstance(h, Hierarchy):
+                check_frame(df, [a.name])
+                h = _build_from_data(h, df[a.name], a)
+            attrs.append(replace(a, hierarchy=h))
+        return Schema(attrs)
+
+    def validate(self, df: pd.DataFrame) -> pd.DataFrame:
+        """Check ``df`` against the schema and return the rows and columns to work on.
+
+        Applies the missing-value policies (``drop`` removes rows, ``category`` fills ``"?"``),
+        coerces numeric columns, and checks that every value of a column with a resolved
+        hierarchy is one of its leaves.
+
+        Raises
+        ------
+        InputError
+            Empty table, duplicate or absent columns, missing values under the ``error`` policy
+            (naming the column and count), non-numeric values in a numeric column.
+        HierarchyError
+            A value absent from its column's hierarchy (naming value and column).
+        """
+        check_frame(df, self.columns)
+        out = df.loc[:, self.columns].copy()
+        drop = np.zeros(len(out), dtype=bool)
+        for a in self:
+            col = out[a.name]
+            na = col.isna().to_numpy()
+            if na.any() and a.role is not Role.IDENTIFIER:
+                if a.missing == "error":
+                    raise InputError(
+                        f"column '{a.name}' has {int(na.sum())} missing value(s); drop or impute "
+                        "them, or set 'missing: drop' or 'missing: category' for it in the schema"
+                    )
+                if a.missing == "drop":
+                    drop |= na
+                else:
+                    if a.kind is Kind.NUMERIC:
+                        raise SchemaError(
+                            f"column '{a.name}': 'missing: category' needs a non-numeric column"
+                        )
+                    out[a.name] = col.astype(object).where(~na, MISSING_LABEL)
+        if drop.any():
+            out = out.loc[~drop]
+            if len(out) == 0:
+                raise InputError("no rows are left after dropping rows with missing values")
+        for a in self:
+            if a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
+                col = out[a.name]
+                if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+                    num = pd.to_numeric(col, errors="coerce")
+                    bad = num.isna() & col.notna()
+                    if bad.any():
+                        raise InputError(
+                            f"column '{a.name}' is numeric in the schema but holds "
+                            f"{int(bad.sum())} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
+                        )
+                    out[a.name] = num
+            if a.kind is Kind.ORDINAL and a.order is not None:
+                known = {value_key(v) for v in a.order}
+                absent = sorted({value_key(v) for v in out[a.name].unique()} - known)
+                if absent:
+                    raise SchemaError(
+                        f"column '{a.name}': value(s) {', '.join(absent[:5])} are not in its order"
+                    )
+            if isinstance(a.hierarchy, Hierarchy):
+                a.hierarchy.leaf_index(out[a.name].unique(), column=a.name)
+        return out

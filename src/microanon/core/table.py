@@ -1,0 +1,306 @@
+"""The encoded original table: small integer codes per column plus their dictionaries.
+
+Every group-based algorithm works on :meth:`Table.frequencies` — the distinct combinations of some
+columns and their counts — rather than on rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, SchemaError
+from .hierarchy import Hierarchy, value_key
+from .schema import Kind, Role, Schema, check_frame
+
+__all__ = ["Table", "Frequencies", "combine_codes"]
+
+
+def _code_dtype(n: int) -> np.dtype:
+    for dt in (np.int8, np.int16, np.int32):
+        if n <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def combine_codes(
+    codes: Sequence[np.ndarray], sizes: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct combinations of several code columns.
+
+    Parameters
+    ----------
+    codes : sequence of int arrays, all of one length
+    sizes : sequence of int
+        Number of possible codes per column (codes are ``0..size-1``).
+
+    Returns
+    -------
+    combos : (n_distinct, n_columns) int64 array
+        Distinct combinations in lexicographic order.
+    counts : (n_distinct,) int64 array
+    inverse : (n_rows,) int64 array
+        Index into ``combos`` of every row.
+    """
+    n = len(codes[0]) if codes else 0
+    if not codes:
+        return np.zeros((1, 0), dtype=np.int64), np.array([n], dtype=np.int64), np.zeros(n, np.int64)
+    radix_product = 1.0
+    for s in sizes:
+        radix_product *= max(int(s), 1)
+    if radix_product < 2**62:
+        key = np.zeros(n, dtype=np.int64)
+        for c, s in zip(codes, sizes, strict=True):
+            key = key * max(int(s), 1) + c.astype(np.int64)
+        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        combos = np.empty((len(uniq), len(codes)), dtype=np.int64)
+        rest = uniq
+        for j in range(len(codes) - 1, -1, -1):
+            s = max(int(sizes[j]), 1)
+            combos[:, j] = rest % s
+            rest = rest // s
+    else:
+        stacked = np.column_stack([c.astype(np.int64) for c in codes])
+        combos, inverse, counts = np.unique(
+            stacked, axis=0, return_inverse=True, return_counts=True
+        )
+    return combos, counts.astype(np.int64), inverse.reshape(-1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Frequencies:
+    """Distinct combinations of some columns of a :class:`Table` with their counts.
+
+    Attributes
+    ----------
+    columns : list of str
+    combos : (n_distinct, n_columns) int64 array of codes
+    counts : (n_distinct,) int64 array
+    inverse : (n_rows,) int64 array, the combination of each row
+    dictionaries : list of arrays, the values behind the codes of each column
+    """
+
+    columns: list[str]
+    combos: np.ndarray
+    counts: np.ndarray
+    inverse: np.ndarray
+    dictionaries: list[np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Decoded combinations with a ``count`` column."""
+        data = {c: d[self.combos[:, j]] for j, (c, d) in enumerate(zip(self.columns, self.dictionaries, strict=True))}
+        data["count"] = self.counts
+        return pd.DataFrame(data)
+
+
+class Table:
+    """An original table encoded as integer codes, one dictionary per column.
+
+    Build it with :meth:`Table.from_frame`. A column with a hierarchy is coded by the leaf index of
+    its values (the dictionary is the hierarchy's full leaf list, values absent from the data
+    included), so recoding to a level is one array lookup. Other numeric columns are coded in
+    ascending value order, ordinal columns in their declared order, categorical columns in sorted
+    order.
+
+    Attributes
+    ----------
+    schema : Schema
+        The schema with resolved hierarchies, restricted to the published columns.
+    levels : dict of str to int
+        Generalization level of each column (0 = original values).
+    """
+
+    def __init__(
+        self,
+        codes: Mapping[str, np.ndarray],
+        dictionaries: Mapping[str, np.ndarray],
+        schema: Schema,
+        index: pd.Index | None = None,
+        levels: Mapping[str, int] | None = None,
+    ) -> None:
+        lengths = {len(c) for c in codes.values()}
+        if len(lengths) > 1:
+            raise InputError("all code columns of a table must have the same length")
+        self._codes = {k: np.asarray(v) for k, v in codes.items()}
+        self._dicts = {k: np.asarray(v, dtype=object) for k, v in dictionaries.items()}
+        self.schema = schema
+        self.n_rows = lengths.pop() if lengths else 0
+        self.index = index if index is not None else pd.RangeIndex(self.n_rows)
+        self.levels = {c: 0 for c in self._codes} | dict(levels or {})
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, schema: Schema | Mapping[str, Any]) -> Table:
+        """Validate and encode a DataFrame.
+
+        Identifier columns are dropped; missing-value policies are applied; builder hierarchies
+        are resolved against the data.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+        schema : Schema or mapping accepted by :meth:`Schema.from_dict`
+
+        Raises
+        ------
+        InputError, SchemaError, HierarchyError
+            See :meth:`Schema.validate`.
+        """
+        if not isinstance(schema, Schema):
+            schema = Schema.from_dict(schema)
+        check_frame(df, schema.columns)
+        schema = schema.resolve(df)
+        clean = schema.validate(df)
+        schema = schema.select(schema.published)
+        codes: dict[str, np.ndarray] = {}
+        dicts: dict[str, np.ndarray] = {}
+        for attr in schema:
+            col = clean[attr.name]
+            h = attr.hierarchy
+            if isinstance(h, Hierarchy):
+                inv, uniq = pd.factorize(col, sort=False)
+                leaf = h.leaf_index(uniq, column=attr.name)
+                c = leaf[inv]
+                d = np.asarray(h.leaves, dtype=object)
+            elif attr.kind is Kind.ORDINAL and attr.order is not None:
+                pos = {value_key(v): i for i, v in enumerate(attr.order)}
+                inv, uniq = pd.factorize(col, sort=False)
+                c = np.array([pos[value_key(u)] for u in uniq], dtype=np.int64)[inv]
+                d = np.asarray(attr.order, dtype=object)
+            else:
+                try:
+                    inv, uniq = pd.factorize(col, sort=True)
+                except TypeError as exc:
+                    raise SchemaError(
+                        f"column '{attr.name}' mixes values that cannot be ordered ({exc}); "
+                        "convert it to one type"
+                    ) from None
+                c, d = inv, np.asarray(uniq, dtype=object)
+            codes[attr.name] = c.astype(_code_dtype(len(d)))
+            dicts[attr.name] = d
+        return cls(codes, dicts, schema, index=clean.index)
+
+    # ------------------------------------------------------------------ access
+    @property
+    def columns(self) -> list[str]:
+        """Column names, in schema order."""
+        return list(self._codes)
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def __repr__(self) -> str:
+        return f"<Table: {self.n_rows} rows, columns {self.columns}>"
+
+    def _check(self, columns: Sequence[str]) -> None:
+        absent = [c for c in columns if c not in self._codes]
+        if absent:
+            raise InputError(
+                f"column(s) {', '.join(map(repr, absent))} not in the table; it has "
+                + ", ".join(self.columns)
+            )
+
+    def codes(self, column: str) -> np.ndarray:
+        """Integer codes of a column."""
+        self._check([column])
+        return self._codes[column]
+
+    def dictionary(self, column: str) -> np.ndarray:
+        """Values behind the codes of a column (object array)."""
+        self._check([column])
+        return self._dicts[column]
+
+    def cardinality(self, column: str) -> int:
+        """Number of possible codes of a column (the dictionary's size)."""
+        return len(self.dictionary(column))
+
+    def values(self, column: str) -> np.ndarray:
+        """Decoded values of a column."""
+        return self._dicts[column][self.codes(column)]
+
+    def frequencies(self, columns: Sequence[str] | None = None) -> Frequencies:
+        """Distinct combinations of ``columns`` (default: all) and how many rows hold each."""
+        columns = list(self.columns if columns is None else columns)
+        self._check(columns)
+        combos, counts, inverse = combine_codes(
+            [self._codes[c] for c in columns], [len(self._dicts[c]) for c in columns]
+        )
+        return Frequencies(columns, combos, counts, inverse, [self._dicts[c] for c in columns])
+
+    def to_frame(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Decode to a DataFrame (numeric columns at level 0 keep a numeric dtype)."""
+        columns = list(self.columns if columns is None else columns)
+        self._check(columns)
+        data = {}
+        for c in columns:
+            vals = self.values(c)
+            if self.schema[c].kind is Kind.NUMERIC and self.levels.get(c, 0) == 0:
+                vals = pd.to_numeric(pd.Series(vals, index=self.index), errors="coerce")
+                data[c] = vals.to_numpy()
+            else:
+                data[c] = vals
+        return pd.DataFrame(data, index=self.index)
+
+    # ------------------------------------------------------------------ transformations
+    def take(self, rows: np.ndarray) -> Table:
+        """Rows selected by a boolean mask or integer positions."""
+        rows = np.asarray(rows)
+        return Table(
+            {c: v[rows] for c, v in self._codes.items()},
+            self._dicts,
+            self.schema,
+            index=self.index[rows],
+            levels=self.levels,
+        )
+
+    def recode(self, levels: Mapping[str, int] | Sequence[int]) -> Table:
+        """Full-domain recoding: replace each column's values by their ancestors at a level.
+
+        Parameters
+        ----------
+        levels : mapping column -> level, or a level vector over the quasi-identifiers in schema
+            order. Columns not mentioned stay as they are.
+
+        Returns
+        -------
+        Table
+            A new table whose dictionaries are the level labels.
+        """
+        if not isinstance(levels, Mapping):
+            vec = list(levels)
+            if len(vec) != len(self.schema.quasi):
+                raise InputError(
+                    f"level vector has {len(vec)} entries but there are {len(self.schema.quasi)} "
+                    f"quasi-identifiers ({', '.join(self.schema.quasi)})"
+                )
+            levels = dict(zip(self.schema.quasi, vec, strict=True))
+        self._check(list(levels))
+        codes = dict(self._codes)
+        dicts = dict(self._dicts)
+        new_levels = dict(self.levels)
+        for col, lvl in levels.items():
+            if self.levels.get(col, 0) != 0:
+                raise InputError(f"column '{col}' is already generalized; recode the original table")
+            h = self.schema.hierarchy(col)
+            lvl = int(lvl)
+            if not 0 <= lvl <= h.height:
+                raise InputError(f"column '{col}': level {lvl} is outside 0..{h.height}")
+            if lvl == 0:
+                continue
+            mapping = h.level_codes(lvl)
+            labels = np.asarray(h.level_labels(lvl), dtype=object)
+            codes[col] = mapping[self._codes[col]].astype(_code_dtype(len(labels)))
+            dicts[col] = labels
+            new_levels[col] = lvl
+        return Table(codes, dicts, self.schema, index=self.index, levels=new_levels)
+
+    def is_quasi(self, column: str) -> bool:
+        """Whether a column is a quasi-identifier."""
+        return self.schema[column].role is Role.QUASI
