@@ -1,0 +1,36 @@
+"""The interface every configurable privacy model implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from typing import Any
+
+import pandas as pd
+
+from .groups import Columns, Groups
+from .verdict import Verdict
+
+__all__ = ["PrivacyModel"]
+
+
+class PrivacyModel(ABC):
+    """A privacy model with its parameters fixed (validated at construction)."""
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """Display name, as in :attr:`Verdict.model`."""
+
+    @abstractmethod
+    def check(
+        self,
+        data: pd.DataFrame | Groups,
+        quasi: Columns | None = None,
+        sensitive: Hashable | None = None,
+    ) -> Verdict:
+        """Check the model on a table (or on prebuilt :class:`Groups`)."""
+
+    @abstractmethod
+    def to_config(self) -> dict[str, dict[str, Any]]:
+        """The ``{config_name: {parameter: value}}`` entry that :func:`model_from_config` reads."""

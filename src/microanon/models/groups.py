@@ -1,0 +1,274 @@
+"""Equivalence classes of a table: the shared machinery of every group-based privacy model.
+
+Each quasi-identifier column is factorized, the codes are packed into one int64 key per row
+(mixed radix; ``np.unique(axis=0)`` over the code matrix when the radix product overflows int64)
+and the keys are factorized again into group ids. With a sensitive column the table is then reduced
+to its sorted distinct (group, sensitive value) pairs with their counts; every model's per-group
+statistic is a segment reduction over those pairs (``np.add.reduceat``, ``np.maximum.reduceat``).
+Build a :class:`Groups` once and pass it to several checks to share this work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from microanon.core.errors import InputError
+
+__all__ = ["Groups", "Columns", "as_columns", "groups_of"]
+
+#: One column name or a sequence of them.
+Columns = Hashable | Sequence[Hashable]
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def as_columns(columns: Columns, what: str = "quasi") -> tuple[Hashable, ...]:
+    """Normalize one column name or a list of names into a tuple of names.
+
+    Raises
+    ------
+    InputError
+        If no column is named or a name is repeated.
+    """
+    if isinstance(columns, (list, tuple, pd.Index, np.ndarray)):
+        names = tuple(columns)
+    else:
+        names = (columns,)
+    if not names:
+        raise InputError(f"{what}: name at least one quasi-identifier column")
+    repeated = sorted({str(c) for c in names if names.count(c) > 1})
+    if repeated:
+        raise InputError(f"{what}: column(s) {', '.join(map(repr, repeated))} listed more than once")
+    return names
+
+
+def _check_frame(df: object, columns: Sequence[Hashable]) -> pd.DataFrame:
+    """Check that ``df`` is a non-empty DataFrame holding each of ``columns`` exactly once."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"data must be a pandas DataFrame or a Groups object, not {type(df).__name__}")
+    if len(df) == 0:
+        raise InputError("the table is empty: privacy models need at least one row")
+    available = list(df.columns)
+    for c in columns:
+        if c not in df.columns:
+            raise InputError(f"column {c!r} is not in the table; available columns: {available}")
+    duplicated = df.columns[df.columns.duplicated()]
+    clashes = [c for c in columns if c in duplicated]
+    if clashes:
+        raise InputError(
+            f"the table has several columns named {clashes[0]!r}; rename them so that every "
+            "column name is unique"
+        )
+    return df
+
+
+def _factorize(series: pd.Series, column: Hashable) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes ``0..d-1`` (order of first appearance) and the distinct values of a column."""
+    try:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    except TypeError as exc:
+        raise InputError(f"column {column!r} holds unhashable values: {exc}") from exc
+    missing = int(np.count_nonzero(codes < 0))
+    if missing:
+        raise InputError(
+            f"column {column!r} has {missing} missing value(s); fill them with an explicit "
+            "value or drop those rows before checking privacy models"
+        )
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def _combine(codes: list[np.ndarray], cards: list[int]) -> tuple[np.ndarray, ...]:
+    """Group the rows by their code tuples.
+
+    Returns the first row of each group, the group of each row and the group sizes; groups are in
+    lexicographic order of their code tuples.
+    """
+    if math.prod(cards) <= _INT64_MAX:
+        key = np.zeros(len(codes[0]), dtype=np.int64)
+        for c, card in zip(codes, cards, strict=True):
+            key = key * card + c
+        _, first, inverse, sizes = np.unique(
+            key, return_index=True, return_inverse=True, return_counts=True
+        )
+    else:
+        _, first, inverse, sizes = np.unique(
+            np.column_stack(codes), axis=0, return_index=True, return_inverse=True,
+            return_counts=True,
+        )
+    return first, inverse.reshape(-1).astype(np.int64, copy=False), sizes.astype(np.int64)
+
+
+class Groups:
+    """The quasi-identifier groups of a table, with sensitive-value counts per group.
+
+    Build with :meth:`from_frame`. Groups are numbered ``0..n_groups-1``; rows are addressed by
+    position, so any index (non-unique, non-default) is fine.
+
+    Attributes
+    ----------
+    quasi : tuple
+        Quasi-identifier column names.
+    sensitive : hashable or None
+        Sensitive column name, if one was given.
+    row_group : (n_rows,) int64 array
+        Group of each row.
+    sizes : (n_groups,) int64 array
+        Number of rows per group.
+    keys : DataFrame
+        Quasi-identifier values of each group (one row per group, default index).
+    values : Index or None
+        Distinct sensitive values; a sensitive code is a position in this index.
+    numeric : bool
+        Whether the sensitive column has a numeric dtype.
+    value_counts : (n_values,) int64 array or None
+        Number of rows per sensitive value in the whole table.
+    pair_group, pair_value, pair_count : int64 arrays or None
+        Distinct (group, sensitive code) pairs sorted by group then code, and their counts.
+    starts : (n_groups,) int64 array or None
+        Offset of each group's first pair (every group has at least one pair).
+    """
+
+    def __init__(
+        self,
+        quasi: tuple[Hashable, ...],
+        row_group: np.ndarray,
+        sizes: np.ndarray,
+        keys: pd.DataFrame,
+        sensitive: Hashable | None = None,
+        sa_codes: np.ndarray | None = None,
+        values: pd.Index | None = None,
+        numeric: bool = False,
+    ) -> None:
+        self.quasi = quasi
+        self.row_group = row_group
+        self.sizes = sizes
+        self.keys = keys
+        self.sensitive = sensitive
+        self.values = values
+        self.numeric = numeric
+        self.value_counts = self.pair_group = self.pair_value = self.pair_count = None
+        self.starts = None
+        if sa_codes is not None and values is not None:
+            m = len(values)
+            # n_groups * m <= n_rows**2, which fits int64 for any table that fits in memory.
+            pairs, counts = np.unique(row_group * m + sa_codes, return_counts=True)
+            self.pair_group, self.pair_value = np.divmod(pairs, m)
+            self.pair_count = counts.astype(np.int64)
+            change = self.pair_group[1:] != self.pair_group[:-1]
+            self.starts = np.flatnonzero(np.concatenate([[True], change]))
+            self.value_counts = np.bincount(sa_codes, minlength=m).astype(np.int64)
+
+    @classmethod
+    def from_frame(
+        cls, data: pd.DataFrame, quasi: Columns, sensitive: Hashable | None = None
+    ) -> Groups:
+        """Group a DataFrame by its quasi-identifiers.
+
+        Parameters
+        ----------
+        data : DataFrame
+            Any table; values (generalized labels such as ``"[20, 30)"`` or ``"*"`` included) are
+            compared as they are. Columns may have any dtype, mixed object columns included.
+        quasi : column name or sequence of column names
+            Quasi-identifier columns.
+        sensitive : column name, optional
+            Sensitive column, needed by ℓ-diversity and t-closeness.
+
+        Returns
+        -------
+        Groups
+
+        Raises
+        ------
+        InputError
+            If ``data`` is not a non-empty DataFrame, a column is absent or duplicated, the
+            sensitive column is also a quasi-identifier, or a used column has missing values.
+        """
+        names = as_columns(quasi)
+        if sensitive is not None and sensitive in names:
+            raise InputError(
+                f"sensitive column {sensitive!r} is also listed as a quasi-identifier; "
+                "a column is either one or the other"
+            )
+        used = list(names) + ([sensitive] if sensitive is not None else [])
+        df = _check_frame(data, used)
+        factorized = [_factorize(df[c], c) for c in names]
+        first, row_group, sizes = _combine(
+            [codes for codes, _ in factorized], [len(u) for _, u in factorized]
+        )
+        keys = df[list(names)].iloc[first].reset_index(drop=True)
+        if sensitive is None:
+            return cls(names, row_group, sizes, keys)
+        column = df[sensitive]
+        sa_codes, values = _factorize(column, sensitive)
+        numeric = pd.api.types.is_numeric_dtype(column.dtype)
+        return cls(names, row_group, sizes, keys, sensitive, sa_codes, values, numeric)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows of the table."""
+        return len(self.row_group)
+
+    @property
+    def n_groups(self) -> int:
+        """Number of groups (equivalence classes)."""
+        return len(self.sizes)
+
+    @property
+    def n_values(self) -> int:
+        """Number of distinct sensitive values in the table (0 without a sensitive column)."""
+        return 0 if self.values is None else len(self.values)
+
+    @cached_property
+    def n_distinct(self) -> np.ndarray:
+        """Number of distinct sensitive values per group."""
+        return np.diff(self.starts, append=len(self.pair_group))
+
+    @cached_property
+    def max_count(self) -> np.ndarray:
+        """Count of the most frequent sensitive value per group."""
+        return np.maximum.reduceat(self.pair_count, self.starts)
+
+    def __repr__(self) -> str:
+        sa = f", sensitive {self.sensitive!r} ({self.n_values} values)" if self.values is not None else ""
+        return f"<Groups: {self.n_rows} rows, {self.n_groups} groups over {list(self.quasi)}{sa}>"
+
+
+def groups_of(
+    data: pd.DataFrame | Groups,
+    quasi: Columns | None,
+    sensitive: Hashable | None = None,
+    need_sensitive: bool = False,
+) -> Groups:
+    """Return the :class:`Groups` of ``data``, building them from a DataFrame when needed.
+
+    A prebuilt ``Groups`` is used as it is; ``quasi`` and ``sensitive`` may then be ``None`` and
+    must otherwise match the columns it was built with.
+    """
+    if isinstance(data, Groups):
+        if quasi is not None and as_columns(quasi) != data.quasi:
+            raise InputError(
+                f"quasi {list(as_columns(quasi))} differs from the columns these Groups were "
+                f"built with ({list(data.quasi)}); pass quasi=None or rebuild the Groups"
+            )
+        if sensitive is not None and sensitive != data.sensitive:
+            raise InputError(
+                f"sensitive {sensitive!r} differs from the column these Groups were built with "
+                f"({data.sensitive!r}); pass sensitive=None or rebuild the Groups"
+            )
+        if need_sensitive and data.values is None:
+            raise InputError(
+                "these Groups were built without a sensitive column; build them with "
+                "Groups.from_frame(data, quasi, sensitive)"
+            )
+        return data
+    if quasi is None:
+        raise InputError("quasi: name the quasi-identifier columns")
+    if need_sensitive and sensitive is None:
+        raise InputError("sensitive: name the sensitive column")
+    return Groups.from_frame(data, quasi, sensitive if need_sensitive else None)

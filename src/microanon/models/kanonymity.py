@@ -1,0 +1,81 @@
+"""k-anonymity (Samarati & Sweeney; papers.md §6.1): every group has at least k rows."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from microanon.core.errors import InputError
+
+from ._params import integer
+from .base import PrivacyModel
+from .groups import Columns, Groups, groups_of
+from .verdict import Verdict, build_verdict
+
+__all__ = ["k_anonymity", "KAnonymity"]
+
+
+def k_anonymity(data: pd.DataFrame | Groups, quasi: Columns | None, k: int | None = None) -> Verdict:
+    """Check k-anonymity.
+
+    Parameters
+    ----------
+    data : DataFrame or Groups
+        The table, or its prebuilt groups.
+    quasi : column name or sequence of names, or None
+        Quasi-identifier columns (``None`` with prebuilt groups).
+    k : int, optional
+        Required smallest group size, ``1 <= k <= number of rows``. Without it the verdict only
+        reports the achieved value.
+
+    Returns
+    -------
+    Verdict
+        ``value`` is the smallest group size (the largest k that holds); each group's own value is
+        its size.
+
+    Raises
+    ------
+    InputError
+        If ``k`` is not an integer in ``1..n_rows`` or the columns are unusable.
+    """
+    if k is not None:
+        k = integer("k", k)
+    groups = groups_of(data, quasi)
+    if k is not None and k > groups.n_rows:
+        raise InputError(f"k = {k} exceeds the number of rows ({groups.n_rows}); no table of "
+                         "this size can be k-anonymous")
+    sizes = groups.sizes
+    offending = None if k is None else sizes < k
+    return build_verdict("k-anonymity", {"k": k}, groups, sizes, int(sizes.min()), offending)
+
+
+@dataclass(frozen=True)
+class KAnonymity(PrivacyModel):
+    """k-anonymity with a fixed ``k`` (see :func:`k_anonymity`)."""
+
+    k: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", integer("k", self.k))
+
+    @property
+    def name(self) -> str:
+        """``"k-anonymity"``."""
+        return "k-anonymity"
+
+    def check(
+        self,
+        data: pd.DataFrame | Groups,
+        quasi: Columns | None = None,
+        sensitive: Hashable | None = None,
+    ) -> Verdict:
+        """Check the model; ``sensitive`` is accepted for a uniform interface and not used."""
+        return k_anonymity(data, quasi, self.k)
+
+    def to_config(self) -> dict[str, dict[str, Any]]:
+        """``{"k_anonymity": {"k": k}}``."""
+        return {"k_anonymity": {"k": self.k}}

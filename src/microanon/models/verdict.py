@@ -1,0 +1,132 @@
+"""The outcome of a privacy-model check: :class:`Verdict`."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microanon.core.hierarchy import Hierarchy
+
+from .groups import Groups
+
+__all__ = ["Verdict", "build_verdict"]
+
+
+@dataclass(frozen=True, eq=False)
+class Verdict:
+    """Whether a table satisfies a privacy model, and by how much.
+
+    Attributes
+    ----------
+    model : str
+        Model name, e.g. ``"k-anonymity"`` or ``"entropy l-diversity"``.
+    parameters : dict
+        Model parameters; the threshold (``k``, ``l`` or ``t``) is ``None`` when none was given.
+    holds : bool or None
+        Whether the model holds; ``None`` when no threshold was given.
+    value : int or float
+        Achieved value: the strongest threshold that holds (largest ``k`` or ``l``, smallest
+        ``t``).
+    offending : DataFrame
+        One row per group that violates the threshold, worst first: its quasi-identifier values,
+        ``size`` and its own ``value``. Empty when the model holds or no threshold was given.
+    groups : int
+        Number of groups (equivalence classes).
+    """
+
+    model: str
+    parameters: dict[str, Any]
+    holds: bool | None
+    value: int | float
+    offending: pd.DataFrame = field(repr=False)
+    groups: int
+
+    def __str__(self) -> str:
+        symbol = next(s for s in ("k", "l", "t") if s in self.parameters)
+        shown = {k: v for k, v in self.parameters.items() if _short(v)}
+        args = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None)
+        head = f"{self.model} ({args})" if args else self.model
+        value = self.value if isinstance(self.value, int) else f"{self.value:.6g}"
+        if self.holds is None:
+            return f"{head}: achieved {symbol} = {value} over {self.groups:,} groups"
+        if self.holds:
+            return f"{head}: holds; achieved {symbol} = {value} over {self.groups:,} groups"
+        return (
+            f"{head}: fails; achieved {symbol} = {value}; {len(self.offending):,} of "
+            f"{self.groups:,} groups offend"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form: plain Python values, offending groups as a list of records."""
+        return {
+            "model": self.model,
+            "parameters": {k: _plain(v) for k, v in self.parameters.items()},
+            "holds": self.holds,
+            "value": self.value,
+            "groups": self.groups,
+            "offending": [
+                {str(k): _plain(v) for k, v in rec.items()}
+                for rec in self.offending.to_dict(orient="records")
+            ],
+        }
+
+
+def _short(value: Any) -> bool:
+    """Whether a parameter is short enough for the one-line summary."""
+    return not isinstance(value, (Hierarchy, list, tuple))
+
+
+def _plain(value: Any) -> Any:
+    """Convert a parameter or cell to a JSON-friendly Python value."""
+    if isinstance(value, Hierarchy):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _free_name(name: str, taken: tuple[Hashable, ...]) -> str:
+    """``name``, with underscores appended while it clashes with a quasi-identifier name."""
+    while name in taken:
+        name += "_"
+    return name
+
+
+def build_verdict(
+    model: str,
+    parameters: dict[str, Any],
+    groups: Groups,
+    group_values: np.ndarray,
+    value: int | float,
+    offending: np.ndarray | None,
+    worst_is_high: bool = False,
+) -> Verdict:
+    """Assemble a :class:`Verdict` from per-group values.
+
+    Parameters
+    ----------
+    model, parameters, value
+        As in :class:`Verdict`.
+    groups : Groups
+        The checked groups.
+    group_values : (n_groups,) array
+        Each group's own value.
+    offending : (n_groups,) bool array or None
+        Mask of violating groups; ``None`` when no threshold was given.
+    worst_is_high : bool
+        Whether larger values are worse (t-closeness); offending groups are listed worst first.
+    """
+    holds = None if offending is None else not bool(offending.any())
+    idx = np.flatnonzero(offending) if offending is not None else np.zeros(0, dtype=np.int64)
+    score = group_values[idx]
+    idx = idx[np.argsort(-score if worst_is_high else score, kind="stable")]
+    frame = groups.keys.iloc[idx].reset_index(drop=True)
+    frame[_free_name("size", groups.quasi)] = groups.sizes[idx]
+    frame[_free_name("value", groups.quasi)] = group_values[idx]
+    return Verdict(model, parameters, holds, value, frame, groups.n_groups)

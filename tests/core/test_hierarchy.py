@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon import Hierarchy, HierarchyError
+
+ARX = ["age", "education", "marital-status", "native-country", "occupation", "race",
+       "salary-class", "sex", "workclass"]
+LEVEL_SIZES = {
+    "age": [100, 20, 10, 5, 1], "education": [16, 5, 3, 1], "marital-status": [7, 2, 1],
+    "native-country": [41, 5, 1], "occupation": [14, 3, 1], "race": [5, 1],
+    "salary-class": [2, 1], "sex": [2, 1], "workclass": [8, 3, 1],
+}
+
+
+@pytest.mark.parametrize("attr", ARX)
+def test_every_arx_adult_hierarchy_loads(shared_data, attr):
+    h = Hierarchy.from_arx_csv(shared_data / "arx-adult" / f"adult_hierarchy_{attr}.csv", name=attr)
+    assert [len(h.level_labels(lv)) for lv in range(h.n_levels)] == LEVEL_SIZES[attr]
+    assert h.root == "*"
+    # every level partitions the leaves and nests in the next one
+    for lv in range(h.n_levels - 1):
+        fine, coarse = h.level_codes(lv), h.level_codes(lv + 1)
+        for code in np.unique(fine):
+            assert len(np.unique(coarse[fine == code])) == 1
+
+
+def test_arx_age_lookup_uses_the_file_not_the_labels(shared_data):
+    h = Hierarchy.from_arx_csv(shared_data / "arx-adult" / "adult_hierarchy_age.csv")
+    # the ARX labels are off by one at the boundaries; the file is the lookup table
+    assert list(h.generalize([20, 40, "25", 25.0], 1)) == ["15-19", "35-39", "20-24", "20-24"]
+    assert list(h.generalize([20, 40], 3)) == ["0-19", "20-39"]
+    assert list(h.generalize([33], 4)) == ["*"]
+
+
+def test_node_lookup_counts_and_levels():
+    h = Hierarchy.from_nested({"*": {"Europe": ["France", "Spain"], "Asia": {"East": ["China", "Japan"], "India": None}}})
+    nodes = h.node_of(["France", "East", "Asia", "*"])
+    assert list(h.leaf_count(nodes)) == [1, 2, 3, 5]
+    assert list(h.node_level(nodes)) == [0, 1, 2, 3]
+    # India is a shallow leaf: it stays itself until the root
+    assert list(h.to_frame().iloc[4]) == ["India", "India", "Asia", "*"]
+
+
+def test_weights_and_roundtrip():
+    h = Hierarchy.from_nested({"*": {"a": ["x", "y"], "b": ["z"]}}).with_weights({"x": 1, "y": 3, "z": 2})
+    assert h.weight(h.node_of(["a", "b", "*"])).tolist() == [4.0, 2.0, 6.0]
+    assert Hierarchy.from_dict(h.to_dict()) == h
+
+
+def test_interval_builder_nests_and_labels():
+    h = Hierarchy.intervals(range(17, 91), [5, 10, 20])
+    assert list(h.generalize([17, 89], 1)) == ["[15, 20)", "[85, 90)"]
+    assert list(h.generalize([17, 89], 3)) == ["[0, 20)", "[80, 100)"]
+    with pytest.raises(HierarchyError, match="not a multiple"):
+        Hierarchy.intervals(range(10), [5, 7])
+
+
+def test_quantile_builder_levels_nest():
+    rng = np.random.default_rng(1)
+    h = Hierarchy.quantiles(rng.integers(0, 100, 1000), [8, 4, 2])
+    assert [len(h.level_labels(lv)) for lv in range(h.n_levels)] == [100, 8, 4, 2, 1]
+
+
+def test_balanced_and_masking_builders():
+    h = Hierarchy.balanced(range(8), fanout=2)
+    assert [len(h.level_labels(lv)) for lv in range(h.n_levels)] == [8, 4, 2, 1]
+    assert h.level_labels(1)[0] == "[0, 1]"
+    z = Hierarchy.masking(["13053", "13068", "14850"])
+    assert list(z.generalize(["13053"], 2)) == ["130**"]
+    assert z.n_levels == 7
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a;x;*\na;y;*\n", "generalizes to both"),
+        ("a;x;*\nb;y;T\n", "roots"),
+        ("a;x;*\nb;*\n", "levels"),
+        ("x;x;*\nb;x;*\n", "appears twice|names two"),
+    ],
+)
+def test_non_trees_are_rejected(text, message):
+    with pytest.raises(HierarchyError, match=message):
+        Hierarchy.from_arx_csv(io.StringIO(text))
+
+
+def test_value_absent_from_hierarchy_names_value_and_column():
+    h = Hierarchy.from_nested({"*": ["a", "b"]}, name="grade")
+    with pytest.raises(HierarchyError, match=r"column 'grade'.*'c'"):
+        h.leaf_index(["a", "c"])
+
+
+@st.composite
+def random_trees(draw):
+    n_leaves = draw(st.integers(1, 30))
+    fanouts = draw(st.lists(st.integers(2, 4), min_size=1, max_size=4))
+    return Hierarchy.balanced(range(n_leaves), fanout=fanouts[0])
+
+
+@given(random_trees(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_levels_are_partitions_and_intervals_match(h, data):
+    for lv in range(h.n_levels):
+        codes = h.level_codes(lv)
+        nodes = h.level_nodes(lv)
+        lo, hi = h.leaf_range(nodes)
+        # the leaves mapped to each code are exactly that node's interval
+        for c, node in enumerate(nodes):
+            assert np.array_equal(np.flatnonzero(codes == c), np.arange(lo[c], hi[c]))
+        assert h.leaf_count(nodes).sum() == h.n_leaves

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon import Hierarchy, HierarchyError, InputError, Schema, SchemaError, Table
+from microanon.core import SchemaInferenceWarning
+
+
+def small_frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "name": ["ann", "bob", "cy", "di", "ed", "flo"],
+            "age": [23, 27, 35, 38, 52, 59],
+            "zip": ["13053", "13068", "13053", "14850", "14853", "14850"],
+            "disease": ["flu", "cold", "flu", "cancer", "flu", "cold"],
+        },
+        index=[10, 11, 12, 13, 14, 15],
+    )
+
+
+SCHEMA = {
+    "name": "identifier",
+    "age": {"role": "quasi", "kind": "numeric", "hierarchy": {"builder": "intervals", "widths": [10, 20]}},
+    "zip": {"role": "quasi", "hierarchy": {"builder": "masking"}},
+    "disease": {"role": "sensitive"},
+}
+
+
+def test_schema_roles_and_table_encoding():
+    schema = Schema.from_dict(SCHEMA)
+    assert schema.quasi == ["age", "zip"] and schema.sensitive == ["disease"]
+    assert schema.identifiers == ["name"]
+    t = Table.from_frame(small_frame(), schema)
+    assert t.columns == ["age", "zip", "disease"]  # identifiers are dropped
+    assert list(t.index) == [10, 11, 12, 13, 14, 15]
+    assert t.to_frame().equals(small_frame().drop(columns="name"))
+
+
+def test_frequencies_and_recoding():
+    t = Table.from_frame(small_frame(), Schema.from_dict(SCHEMA))
+    f = t.frequencies(["zip"])
+    assert dict(zip(f.to_frame()["zip"], f.to_frame()["count"])) == {"13053": 2, "13068": 1, "14850": 2, "14853": 1}
+    g = t.recode({"age": 1, "zip": 2})
+    out = g.to_frame()
+    assert list(out["age"]) == ["[20, 30)", "[20, 30)", "[30, 40)", "[30, 40)", "[50, 60)", "[50, 60)"]
+    assert list(out["zip"]) == ["130**", "130**", "130**", "148**", "148**", "148**"]
+    assert g.levels == {"age": 1, "zip": 2, "disease": 0}
+    assert g.frequencies(["age", "zip"]).counts.tolist() == [2, 1, 1, 2]
+    assert t.recode([3, 6]).frequencies(["age", "zip"]).counts.tolist() == [6]
+    with pytest.raises(InputError, match="already generalized"):
+        g.recode({"age": 2})
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.sampled_from("abc"), st.integers(0, 40)), min_size=1, max_size=60)
+)
+@settings(max_examples=60, deadline=None)
+def test_frequencies_match_pandas_groupby(rows):
+    df = pd.DataFrame(rows, columns=["a", "b", "c"])
+    t = Table.from_frame(df, {"a": "quasi", "b": "quasi", "c": {"role": "quasi", "kind": "numeric"}})
+    f = t.frequencies().to_frame()
+    ref = df.groupby(["a", "b", "c"]).size().reset_index(name="count")
+    got = f.astype({"a": int, "c": int}).sort_values(["a", "b", "c"]).reset_index(drop=True)
+    assert got[["a", "b", "c", "count"]].astype(str).equals(ref.astype(str))
+    freq = t.frequencies()
+    assert np.array_equal(np.bincount(freq.inverse), freq.counts)
+
+
+def test_yaml_schema_with_relative_hierarchy_file(tmp_path, shared_data):
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "sex.csv").write_text((shared_data / "arx-adult" / "adult_hierarchy_sex.csv").read_text())
+    (tmp_path / "s.yaml").write_text("schema:\n  sex: {role: quasi, hierarchy: h/sex.csv}\n  income: {role: sensitive}\n")
+    s = Schema.from_yaml(tmp_path / "s.yaml")
+    assert s.hierarchy("sex").n_leaves == 2
+    assert Schema.from_dict(s.to_dict()) == s
+
+
+def test_inference_warns_for_every_guess():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = Schema.infer(small_frame(), quasi=["age", "zip"], sensitive=["disease"])
+    msgs = [str(w.message) for w in caught if issubclass(w.category, SchemaInferenceWarning)]
+    assert any("'name': no role given" in m for m in msgs)
+    assert any("'age': kind inferred as 'numeric'" in m for m in msgs)
+    assert s["age"].kind.value == "numeric"
+
+
+# ---------------------------------------------------------------- bad input
+def test_empty_table():
+    with pytest.raises(InputError, match="empty"):
+        Table.from_frame(small_frame().iloc[:0], Schema.from_dict(SCHEMA))
+
+
+def test_missing_column_is_named():
+    with pytest.raises(InputError, match="'salary' not found"):
+        Table.from_frame(small_frame(), {"salary": "quasi"})
+
+
+def test_missing_values_in_quasi_identifier():
+    df = small_frame()
+    df.loc[11, "zip"] = None
+    df.loc[12, "zip"] = None
+    with pytest.raises(InputError, match="column 'zip' has 2 missing"):
+        Table.from_frame(df, {"zip": "quasi"})
+    assert len(Table.from_frame(df, {"zip": {"role": "quasi", "missing": "drop"}})) == 4
+    kept = Table.from_frame(df, {"zip": {"role": "quasi", "missing": "category"}})
+    assert "?" in set(kept.values("zip"))
+
+
+def test_value_absent_from_hierarchy():
+    h = Hierarchy.from_nested({"*": {"resp": ["flu", "cold"], "other": ["cancer"]}})
+    df = small_frame()
+    df.loc[10, "disease"] = "measles"
+    with pytest.raises(HierarchyError, match="column 'disease'.*'measles'"):
+        Table.from_frame(df, {"disease": {"role": "sensitive", "hierarchy": h}})
+
+
+def test_non_numeric_values_in_numeric_column():
+    df = small_frame().astype({"age": object})
+    df.loc[13, "age"] = "old"
+    with pytest.raises(InputError, match="column 'age' is numeric.*'old'"):
+        Table.from_frame(df, {"age": {"role": "quasi", "kind": "numeric"}})
+
+
+def test_duplicate_column_names():
+    df = pd.DataFrame([[1, 2]], columns=["a", "a"])
+    with pytest.raises(InputError, match="duplicate column names: a"):
+        Table.from_frame(df, {"a": "quasi"})
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ({"a": {"role": "secret"}}, "unknown role"),
+        ({"a": {"role": "quasi", "kind": "weird"}}, "unknown kind"),
+        ({"a": {"kind": "numeric"}}, "no role"),
+        ({"a": {"role": "quasi", "hierarchy": {"builder": "nope"}}}, "unknown hierarchy builder"),
+        ({"a": {"role": "quasi", "hierarchy": "no/such/file.csv"}}, "does not exist"),
+        ({"a": {"role": "ordinal"}}, "unknown role"),
+        ({"a": {"role": "quasi", "kind": "ordinal"}}, "needs an 'order'"),
+        ({}, "non-empty"),
+    ],
+)
+def test_bad_schemas(spec, message):
+    with pytest.raises((SchemaError, HierarchyError), match=message):
+        Schema.from_dict(spec)
+
+
+def test_not_a_dataframe():
+    with pytest.raises(InputError, match="expected a pandas DataFrame"):
+        Table.from_frame([[1, 2]], {"a": "quasi"})  # type: ignore[arg-type]
