@@ -202,6 +202,14 @@ class Release:
                     "columns": [str(c) for c in df.columns],
                     "types": types,
                 }
+                # CSV cannot tell an empty string from a missing value: record text gaps.
+                gaps = {
+                    str(c): np.flatnonzero(df[c].isna().to_numpy()).tolist()
+                    for c in df.columns
+                    if types[str(c)] == "string" and df[c].isna().any()
+                }
+                if gaps:
+                    manifest_tables[name]["missing"] = gaps
             manifest = {
                 "microanon_release": 1,
                 "kind": self.kind,
@@ -253,10 +261,17 @@ class Release:
             if path.suffix == ".parquet":
                 df = pd.read_parquet(path)
             else:
-                df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+                df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
             if list(df.columns) != info["columns"]:
                 raise InputError(f"{path}: columns do not match {_MANIFEST}")
+            gaps = info.get("missing", {})
             for c, t in info["types"].items():
-                df[c] = _restore(df[c], t)
+                col = df[c]
+                if t == "string":
+                    col = col.astype(object)
+                    col.iloc[gaps.get(c, [])] = None
+                else:
+                    col = col.replace("", None)
+                df[c] = _restore(col, t)
             tables[name] = df
         return cls(manifest["kind"], tables, manifest.get("metadata", {}))

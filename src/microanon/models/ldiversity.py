@@ -1,0 +1,210 @@
+"""The ℓ-diversity family (Machanavajjhala et al. 2006; papers.md §6.1).
+
+Forms, for a group with sensitive-value counts ``r_1 >= r_2 >= ... >= r_m`` and size ``n``:
+
+- ``frequency``: ``r_1 <= n / ℓ``; a group's own ℓ is ``n / r_1``;
+- ``distinct``: ``m >= ℓ``; a group's own ℓ is ``m``;
+- ``entropy``: ``H = -Σ (r_i/n) log(r_i/n) >= log ℓ`` (natural log); a group's own ℓ is ``exp(H)``;
+- ``recursive`` (c, ℓ): ``r_1 < c (r_ℓ + ... + r_m)``; a group's own ℓ is the largest ℓ it
+  satisfies for the given c (0 when even ℓ = 1 fails, i.e. ``c <= 1`` and ``m = 1``).
+
+The table's achieved ℓ is the minimum over groups.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microanon.core.errors import InputError
+
+from ._params import TOL, choice, integer, real
+from .base import PrivacyModel
+from .groups import Columns, Groups, groups_of
+from .verdict import Verdict, build_verdict
+
+__all__ = ["l_diversity", "LDiversity", "FORMS", "group_diversity"]
+
+#: The ℓ-diversity forms, in the order reports list them.
+FORMS = ("frequency", "distinct", "entropy", "recursive")
+
+_NAMES = {
+    "frequency": "frequency l-diversity",
+    "distinct": "distinct l-diversity",
+    "entropy": "entropy l-diversity",
+    "recursive": "recursive (c,l)-diversity",
+}
+
+
+def _check_parameters(
+    l: int | float | None, form: str, c: float | None
+) -> tuple[int | float | None, float | None]:
+    """Validate ℓ, the form and c; return ℓ (an int for the counting forms) and c."""
+    choice("form", form, FORMS)
+    if form == "recursive":
+        if c is None:
+            raise InputError("c: the recursive (c,l) form needs a constant c > 0, e.g. c=2")
+        c = real("c", c)
+        if c <= 0:
+            raise InputError(f"c must be positive, got {c!r}")
+    elif c is not None:
+        raise InputError(f"c is only used by the recursive form, not by form={form!r}")
+    if l is not None:
+        if form in ("distinct", "recursive"):
+            l = integer("l", l)
+        else:
+            l = real("l", l)
+            if l < 1:
+                raise InputError(f"l must be at least 1, got {l!r}")
+    return l, c
+
+
+def _entropy(groups: Groups) -> np.ndarray:
+    """Entropy (natural log) of each group's sensitive distribution."""
+    p = groups.pair_count / groups.sizes[groups.pair_group]
+    return -np.add.reduceat(p * np.log(p), groups.starts)
+
+
+def _recursive(groups: Groups, c: float) -> np.ndarray:
+    """Largest ℓ with ``r_1 < c (r_ℓ + ... + r_m)`` in each group (0 if none)."""
+    g = groups.pair_group
+    counts = groups.pair_count[np.lexsort((-groups.pair_count, g))]  # per group, descending
+    before = np.cumsum(counts) - counts
+    tail = groups.sizes[g] - (before - before[groups.starts][g])  # r_i + ... + r_m, >= 1
+    # r_1 < c * tail, compared as r_1 / tail < c so that a decimal c is not inflated by rounding.
+    ok = groups.max_count[g] / tail < c
+    return np.add.reduceat(ok.astype(np.int64), groups.starts)
+
+
+def group_diversity(groups: Groups, form: str, c: float | None = None) -> np.ndarray:
+    """Each group's own ℓ under ``form`` (see the module docstring).
+
+    Parameters
+    ----------
+    groups : Groups
+        Groups built with a sensitive column.
+    form : {"frequency", "distinct", "entropy", "recursive"}
+    c : float, optional
+        The recursive form's constant.
+
+    Returns
+    -------
+    (n_groups,) array
+        float for ``frequency`` and ``entropy``, int64 for ``distinct`` and ``recursive``.
+    """
+    if form == "frequency":
+        return groups.sizes / groups.max_count
+    if form == "distinct":
+        return groups.n_distinct
+    if form == "entropy":
+        return np.exp(_entropy(groups))
+    return _recursive(groups, c)
+
+
+def _violations(groups: Groups, form: str, values: np.ndarray, l: int | float) -> np.ndarray:
+    """Mask of the groups that break ℓ (real thresholds with tolerance TOL)."""
+    if form == "frequency":
+        return groups.max_count / groups.sizes > 1.0 / l + TOL
+    if form == "entropy":
+        return np.log(values) < math.log(l) - TOL
+    return values < l
+
+
+def l_diversity(
+    data: pd.DataFrame | Groups,
+    quasi: Columns | None,
+    sensitive: Hashable | None,
+    l: int | float | None = None,  # noqa: E741 - the model's own name for the parameter
+    form: str = "distinct",
+    c: float | None = None,
+) -> Verdict:
+    """Check ℓ-diversity in one of its forms.
+
+    Parameters
+    ----------
+    data : DataFrame or Groups
+        The table, or its prebuilt groups (built with the sensitive column).
+    quasi : column name or sequence of names, or None
+        Quasi-identifier columns (``None`` with prebuilt groups).
+    sensitive : column name or None
+        Sensitive column (``None`` with prebuilt groups).
+    l : int or float, optional
+        Required ℓ >= 1 (an integer for ``distinct`` and ``recursive``). It cannot exceed the
+        number of distinct sensitive values of the table. Without it the verdict only reports
+        the achieved value.
+    form : {"distinct", "frequency", "entropy", "recursive"}
+        Which ℓ-diversity (see the module docstring).
+    c : float, optional
+        Constant of the recursive form (required there, rejected elsewhere).
+
+    Returns
+    -------
+    Verdict
+        ``value`` is the largest ℓ that holds: ``min n/r_1`` (float) for ``frequency``, the
+        smallest number of distinct values for ``distinct``, ``exp(min H)`` (float) for
+        ``entropy`` and the largest ℓ for the given c for ``recursive``.
+
+    Raises
+    ------
+    InputError
+        On an unknown form, ℓ < 1, a non-integer ℓ for a counting form, c <= 0 or a missing c
+        for the recursive form, ℓ above the number of distinct sensitive values (impossible),
+        or unusable columns.
+    """
+    l, c = _check_parameters(l, form, c)
+    groups = groups_of(data, quasi, sensitive, need_sensitive=True)
+    if l is not None and l > groups.n_values:
+        raise InputError(
+            f"l = {l} is impossible: column {groups.sensitive!r} has only {groups.n_values} "
+            "distinct value(s), and no group can be more diverse than the whole table"
+        )
+    values = group_diversity(groups, form, c)
+    achieved = values.min()
+    achieved = float(achieved) if form in ("frequency", "entropy") else int(achieved)
+    parameters: dict[str, Any] = {"l": l, "form": form}
+    if form == "recursive":
+        parameters["c"] = c
+    offending = None if l is None else _violations(groups, form, values, l)
+    return build_verdict(_NAMES[form], parameters, groups, values, achieved, offending)
+
+
+@dataclass(frozen=True)
+class LDiversity(PrivacyModel):
+    """ℓ-diversity with fixed parameters (see :func:`l_diversity`)."""
+
+    l: int | float  # noqa: E741
+    form: str = "distinct"
+    c: float | None = None
+
+    def __post_init__(self) -> None:
+        l, c = _check_parameters(self.l, self.form, self.c)
+        if l is None:
+            raise InputError("l: a configured l-diversity model needs a value of l")
+        object.__setattr__(self, "l", l)
+        object.__setattr__(self, "c", c)
+
+    @property
+    def name(self) -> str:
+        """Display name of the form, e.g. ``"entropy l-diversity"``."""
+        return _NAMES[self.form]
+
+    def check(
+        self,
+        data: pd.DataFrame | Groups,
+        quasi: Columns | None = None,
+        sensitive: Hashable | None = None,
+    ) -> Verdict:
+        """Check the model on a table or prebuilt groups."""
+        return l_diversity(data, quasi, sensitive, self.l, self.form, self.c)
+
+    def to_config(self) -> dict[str, dict[str, Any]]:
+        """``{"l_diversity": {"l": ..., "form": ..., ["c": ...]}}``."""
+        params: dict[str, Any] = {"l": self.l, "form": self.form}
+        if self.c is not None:
+            params["c"] = self.c
+        return {"l_diversity": params}
