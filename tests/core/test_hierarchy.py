@@ -9,12 +9,27 @@ from hypothesis import strategies as st
 
 from microanon import Hierarchy, HierarchyError
 
-ARX = ["age", "education", "marital-status", "native-country", "occupation", "race",
-       "salary-class", "sex", "workclass"]
+ARX = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "occupation",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
 LEVEL_SIZES = {
-    "age": [100, 20, 10, 5, 1], "education": [16, 5, 3, 1], "marital-status": [7, 2, 1],
-    "native-country": [41, 5, 1], "occupation": [14, 3, 1], "race": [5, 1],
-    "salary-class": [2, 1], "sex": [2, 1], "workclass": [8, 3, 1],
+    "age": [100, 20, 10, 5, 1],
+    "education": [16, 5, 3, 1],
+    "marital-status": [7, 2, 1],
+    "native-country": [41, 5, 1],
+    "occupation": [14, 3, 1],
+    "race": [5, 1],
+    "salary-class": [2, 1],
+    "sex": [2, 1],
+    "workclass": [8, 3, 1],
 }
 
 
@@ -39,7 +54,9 @@ def test_arx_age_lookup_uses_the_file_not_the_labels(shared_data):
 
 
 def test_node_lookup_counts_and_levels():
-    h = Hierarchy.from_nested({"*": {"Europe": ["France", "Spain"], "Asia": {"East": ["China", "Japan"], "India": None}}})
+    h = Hierarchy.from_nested(
+        {"*": {"Europe": ["France", "Spain"], "Asia": {"East": ["China", "Japan"], "India": None}}}
+    )
     nodes = h.node_of(["France", "East", "Asia", "*"])
     assert list(h.leaf_count(nodes)) == [1, 2, 3, 5]
     assert list(h.node_level(nodes)) == [0, 1, 2, 3]
@@ -48,7 +65,9 @@ def test_node_lookup_counts_and_levels():
 
 
 def test_weights_and_roundtrip():
-    h = Hierarchy.from_nested({"*": {"a": ["x", "y"], "b": ["z"]}}).with_weights({"x": 1, "y": 3, "z": 2})
+    h = Hierarchy.from_nested({"*": {"a": ["x", "y"], "b": ["z"]}}).with_weights(
+        {"x": 1, "y": 3, "z": 2}
+    )
     assert h.weight(h.node_of(["a", "b", "*"])).tolist() == [4.0, 2.0, 6.0]
     assert Hierarchy.from_dict(h.to_dict()) == h
 
@@ -111,6 +130,6 @@ def test_levels_are_partitions_and_intervals_match(h, data):
         nodes = h.level_nodes(lv)
         lo, hi = h.leaf_range(nodes)
         # the leaves mapped to each code are exactly that node's interval
-        for c, node in enumerate(nodes):
+        for c, _node in enumerate(nodes):
             assert np.array_equal(np.flatnonzero(codes == c), np.arange(lo[c], hi[c]))
         assert h.leaf_count(nodes).sum() == h.n_leaves

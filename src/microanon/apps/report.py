@@ -101,15 +101,21 @@ class Section:
         rows = []
         for rec in shown.itertuples(index=False):
             rows.append(
-                "<tr>" + "".join(f"<td>{escape(_format_cell(v, digits))}</td>" for v in rec) + "</tr>"
+                "<tr>"
+                + "".join(f"<td>{escape(_format_cell(v, digits))}</td>" for v in rec)
+                + "</tr>"
             )
         cap = f"<caption>{escape(caption)}</caption>" if caption else ""
         self.blocks.append(
-            Markup(f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            Markup(
+                f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            )
         )
         return self
 
-    def metrics(self, values: Mapping[str, Any], caption: str | None = None, digits: int = 4) -> Section:
+    def metrics(
+        self, values: Mapping[str, Any], caption: str | None = None, digits: int = 4
+    ) -> Section:
         """Add a two-column table of named values."""
         df = pd.DataFrame({"measure": list(values), "value": list(values.values())})
         return self.table(df, caption=caption, digits=digits)

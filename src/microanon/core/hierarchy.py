@@ -1,11 +1,11 @@
 """Generalization hierarchies: rooted trees whose leaves are an attribute's values.
 
 A :class:`Hierarchy` is stored as an array tree. Leaves are numbered in depth-first order, so every
-node covers a contiguous interval ``[lo, hi)`` of leaf indices: the cover test, the number of covered
-leaves and their total weight are O(1) (papers.md §0). Levels support full-domain recoding: level 0
-is the leaf itself and level ``height`` is the root. In a tree whose leaves sit at different depths,
-level ``h`` maps a leaf at depth ``d`` to its ancestor at depth ``min(d, height - h)``, so every
-level is a partition of the leaves.
+node covers a contiguous interval ``[lo, hi)`` of leaf indices: the cover test, the number of
+covered leaves and their total weight are O(1) (papers.md §0). Levels support full-domain
+recoding: level 0 is the leaf itself and level ``height`` is the root. In a tree whose leaves sit
+at different depths, level ``h`` maps a leaf at depth ``d`` to its ancestor at depth
+``min(d, height - h)``, so every level is a partition of the leaves.
 
 Builders: :meth:`Hierarchy.from_arx_csv` (one row per leaf: value, coarser levels, root),
 :meth:`Hierarchy.from_paths`, :meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals` (fixed
@@ -169,7 +169,9 @@ class Hierarchy:
                 continue
             if (lo[other], hi[other]) != (lo[node], hi[node]):
                 what = "appears twice" if not children[node] else "names two different groups"
-                raise HierarchyError(f"hierarchy{where} is not a tree: value '{labels[node]}' {what}")
+                raise HierarchyError(
+                    f"hierarchy{where} is not a tree: value '{labels[node]}' {what}"
+                )
             if depth[node] > depth[other]:
                 self._by_key[k] = node
         self._leaf_key = {value_key(labels[v]): i for i, v in enumerate(leaf_nodes)}
@@ -266,7 +268,9 @@ class Hierarchy:
         """
         values = list(values)
         keys = [value_key(v) for v in values]
-        idx = np.fromiter((self._leaf_key.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+        idx = np.fromiter(
+            (self._leaf_key.get(k, -1) for k in keys), dtype=np.int64, count=len(keys)
+        )
         if np.any(idx < 0):
             missing = sorted({values[i] for i in np.flatnonzero(idx < 0)}, key=str)
             col = column or self.name or "?"
@@ -277,7 +281,9 @@ class Hierarchy:
             )
         return idx
 
-    def generalize(self, values: Iterable[Any], level: int, column: str | None = None) -> np.ndarray:
+    def generalize(
+        self, values: Iterable[Any], level: int, column: str | None = None
+    ) -> np.ndarray:
         """Replace original values by their ancestors' labels at ``level``."""
         labels = np.asarray(self.level_labels(level), dtype=object)
         return labels[self.level_codes(level)[self.leaf_index(values, column)]]
@@ -351,7 +357,7 @@ class Hierarchy:
 
     # ------------------------------------------------------------------ copies / io
     def with_weights(self, weights: Mapping[Any, float] | Sequence[float]) -> Hierarchy:
-        """Return a copy with leaf weights (a mapping value -> weight, or one per leaf in DFS order).
+        """Return a copy with leaf weights (mapping value -> weight, or one per leaf in DFS order).
 
         Values missing from a mapping get weight 0.
         """
@@ -382,6 +388,7 @@ class Hierarchy:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly description (used in release metadata); inverse of :meth:`from_dict`."""
+
         def plain(x: Any) -> Any:
             return x.item() if isinstance(x, np.generic) else x
 
@@ -454,8 +461,8 @@ class Hierarchy:
                 seen = parent_of.setdefault(key, up)
                 if seen != up:
                     raise HierarchyError(
-                        f"hierarchy{where} is not a tree: '{r[j]}' at level {j} generalizes to both "
-                        f"'{seen}' and '{up}'"
+                        f"hierarchy{where} is not a tree: '{r[j]}' at level {j} "
+                        f"generalizes to both '{seen}' and '{up}'"
                     )
         unique_rows = list({value_key(r[0]): r for r in rows}.values())
         return cls([r[::-1] for r in unique_rows], name=name)
@@ -595,8 +602,14 @@ class Hierarchy:
         """
         data = np.sort(cls._numeric_domain(values, "quantile", name))
         bins = [int(b) for b in bins]
-        if not bins or any(b < 1 for b in bins) or any(b2 > b1 for b1, b2 in zip(bins, bins[1:], strict=False)):
-            raise HierarchyError("quantiles: bins must be positive and non-increasing (finest first)")
+        if (
+            not bins
+            or any(b < 1 for b in bins)
+            or any(b2 > b1 for b1, b2 in zip(bins, bins[1:], strict=False))
+        ):
+            raise HierarchyError(
+                "quantiles: bins must be positive and non-increasing (finest first)"
+            )
         dom = np.unique(data)
 
         def cuts(n_bins: int, allowed: np.ndarray | None) -> np.ndarray:
@@ -684,7 +697,11 @@ class Hierarchy:
 
     @classmethod
     def masking(
-        cls, values: Iterable[Any], char: str = "*", max_masked: int | None = None, name: str | None = None
+        cls,
+        values: Iterable[Any],
+        char: str = "*",
+        max_masked: int | None = None,
+        name: str | None = None,
     ) -> Hierarchy:
         """Mask trailing characters one at a time, as for ZIP codes: ``13053 → 1305* → 130**``.
 

@@ -80,9 +80,13 @@ def _column_type(s: pd.Series) -> str:
     if isinstance(s.dtype, pd.CategoricalDtype):
         return "string"
     vals = s.dropna()
-    if len(vals) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+    if len(vals) and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals
+    ):
         return "int"
-    if len(vals) and all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals):
+    if len(vals) and all(
+        isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals
+    ):
         return "float"
     return "string"
 
@@ -129,7 +133,10 @@ class Release:
     """
 
     def __init__(
-        self, kind: str, tables: Mapping[str, pd.DataFrame], metadata: Mapping[str, Any] | None = None
+        self,
+        kind: str,
+        tables: Mapping[str, pd.DataFrame],
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         if kind not in RELEASE_KINDS:
             raise InputError(f"unknown release kind {kind!r}; known: {', '.join(RELEASE_KINDS)}")
@@ -165,7 +172,9 @@ class Release:
         )
 
     # ------------------------------------------------------------------ io
-    def save(self, directory: str | os.PathLike[str], format: str = "csv", overwrite: bool = False) -> Path:
+    def save(
+        self, directory: str | os.PathLike[str], format: str = "csv", overwrite: bool = False
+    ) -> Path:
         """Write the release to ``directory`` (created; must not exist unless ``overwrite``).
 
         Parameters
@@ -221,7 +230,9 @@ class Release:
             from .. import __version__
 
             manifest["microanon_version"] = __version__
-            (tmp / _MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8")
+            (tmp / _MANIFEST).write_text(
+                json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
+            )
             if target.exists():
                 shutil.rmtree(target)
             os.replace(tmp, target)

@@ -123,7 +123,9 @@ def _enum(enum: type[Enum], value: Any, what: str, column: str) -> Any:
         return enum(str(value).strip().lower())
     except ValueError:
         allowed = ", ".join(m.value for m in enum)  # type: ignore[attr-defined]
-        raise SchemaError(f"column '{column}': unknown {what} {value!r} (use one of {allowed})") from None
+        raise SchemaError(
+            f"column '{column}': unknown {what} {value!r} (use one of {allowed})"
+        ) from None
 
 
 def _hierarchy_spec(spec: Any, column: str, base_dir: Path | None) -> Hierarchy | dict | None:
@@ -170,7 +172,9 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
     if b == "intervals":
         if "widths" not in spec:
             raise SchemaError(f"column '{attr.name}': the intervals builder needs 'widths'")
-        return Hierarchy.intervals(vals.unique(), spec["widths"], start=spec.get("start"), name=attr.name)
+        return Hierarchy.intervals(
+            vals.unique(), spec["widths"], start=spec.get("start"), name=attr.name
+        )
     if b == "quantiles":
         if "bins" not in spec:
             raise SchemaError(f"column '{attr.name}': the quantiles builder needs 'bins'")
@@ -218,7 +222,9 @@ class Schema:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_dict(cls, spec: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None) -> Schema:
+    def from_dict(
+        cls, spec: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None
+    ) -> Schema:
         """Build from ``{column: {role, kind, hierarchy, order, missing}}`` (or ``{column: role}``).
 
         Parameters
@@ -240,15 +246,20 @@ class Schema:
                 raise SchemaError(f"column '{name}': description must be a mapping or a role name")
             unknown = set(desc) - {"role", "kind", "hierarchy", "order", "missing"}
             if unknown:
-                raise SchemaError(f"column '{name}': unknown schema key(s) {', '.join(sorted(unknown))}")
+                raise SchemaError(
+                    f"column '{name}': unknown schema key(s) {', '.join(sorted(unknown))}"
+                )
             if "role" not in desc:
-                raise SchemaError(f"column '{name}': no role given (identifier, quasi, sensitive, insensitive)")
+                raise SchemaError(
+                    f"column '{name}': no role given (identifier, quasi, sensitive, insensitive)"
+                )
             role = _enum(Role, desc["role"], "role", name)
             kind = _enum(Kind, desc.get("kind", "categorical"), "kind", name)
             missing = desc.get("missing", "error")
             if missing not in MISSING_POLICIES:
                 raise SchemaError(
-                    f"column '{name}': missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}"
+                    f"column '{name}': missing must be one of {', '.join(MISSING_POLICIES)}, "
+                    f"got {missing!r}"
                 )
             order = desc.get("order")
             if kind is Kind.ORDINAL and order is None and desc.get("hierarchy") is None:
@@ -298,7 +309,11 @@ class Schema:
         """
         check_frame(df, [*quasi, *sensitive, *identifiers])
         roles: dict[str, Role] = {}
-        for group, role in ((identifiers, Role.IDENTIFIER), (quasi, Role.QUASI), (sensitive, Role.SENSITIVE)):
+        for group, role in (
+            (identifiers, Role.IDENTIFIER),
+            (quasi, Role.QUASI),
+            (sensitive, Role.SENSITIVE),
+        ):
             for c in group:
                 if c in roles:
                     raise SchemaError(f"column '{c}' is given two roles")
@@ -314,7 +329,9 @@ class Schema:
                     SchemaInferenceWarning,
                     stacklevel=2,
                 )
-            is_num = pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
+            is_num = pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(
+                df[col]
+            )
             kind = Kind.NUMERIC if is_num else Kind.CATEGORICAL
             warnings.warn(
                 f"column '{col}': kind inferred as '{kind.value}' from dtype {df[col].dtype}",

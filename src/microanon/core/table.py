@@ -48,7 +48,11 @@ def combine_codes(
     """
     n = len(codes[0]) if codes else 0
     if not codes:
-        return np.zeros((1, 0), dtype=np.int64), np.array([n], dtype=np.int64), np.zeros(n, np.int64)
+        return (
+            np.zeros((1, 0), dtype=np.int64),
+            np.array([n], dtype=np.int64),
+            np.zeros(n, np.int64),
+        )
     radix_product = 1.0
     for s in sizes:
         radix_product *= max(int(s), 1)
@@ -95,7 +99,10 @@ class Frequencies:
 
     def to_frame(self) -> pd.DataFrame:
         """Decoded combinations with a ``count`` column."""
-        data = {c: d[self.combos[:, j]] for j, (c, d) in enumerate(zip(self.columns, self.dictionaries, strict=True))}
+        data = {
+            c: d[self.combos[:, j]]
+            for j, (c, d) in enumerate(zip(self.columns, self.dictionaries, strict=True))
+        }
         data["count"] = self.counts
         return pd.DataFrame(data)
 
@@ -287,7 +294,9 @@ class Table:
         new_levels = dict(self.levels)
         for col, lvl in levels.items():
             if self.levels.get(col, 0) != 0:
-                raise InputError(f"column '{col}' is already generalized; recode the original table")
+                raise InputError(
+                    f"column '{col}' is already generalized; recode the original table"
+                )
             h = self.schema.hierarchy(col)
             lvl = int(lvl)
             if not 0 <= lvl <= h.height:

@@ -1,0 +1,113 @@
+"""The ``microanon check`` profile: privacy models and re-identification risk of one table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..core.errors import InputError
+from ..core.schema import check_frame
+from ..measures import reidentification_risk, sample_uniques
+from ..models import Groups, profile, t_closeness
+
+__all__ = ["privacy_profile", "format_profile"]
+
+
+def privacy_profile(
+    data: pd.DataFrame,
+    quasi: Sequence[str],
+    sensitive: str,
+    c: float = 2.0,
+    distance: str | None = None,
+    threshold: float = 0.2,
+    missing: str = "error",
+) -> dict[str, Any]:
+    """Everything ``microanon check`` reports, as one JSON-friendly dict.
+
+    Parameters
+    ----------
+    data : DataFrame
+    quasi : sequence of str
+        Quasi-identifier columns.
+    sensitive : str
+        The sensitive column.
+    c : float
+        ``c`` of recursive (c, ℓ)-diversity.
+    distance : {"equal", "ordered"}, optional
+        t-closeness ground distance; default ordered for a numeric sensitive column, else equal.
+    threshold : float
+        Records whose re-identification risk exceeds it are counted as at risk.
+    missing : {"error", "drop"}
+        Rows with missing values in the checked columns raise an error or are dropped (and
+        counted under ``dropped``).
+
+    Returns
+    -------
+    dict
+        Keys ``rows``, ``classes``, ``k``, ``l_frequency``, ``l_distinct``, ``l_entropy``,
+        ``l_recursive``, ``c``, ``t_closeness``, ``t_distance``, ``uniques``, ``risk_max``,
+        ``risk_avg``, ``risk_threshold``, ``records_at_risk``, ``dropped``.
+    """
+    quasi = list(quasi)
+    if not quasi:
+        raise InputError("--quasi: name at least one quasi-identifier column")
+    check_frame(data, [*quasi, sensitive])
+    if missing not in ("error", "drop"):
+        raise InputError(f"missing must be 'error' or 'drop', got {missing!r}")
+    dropped = 0
+    if missing == "drop":
+        keep = data[[*quasi, sensitive]].notna().all(axis=1)
+        dropped = int((~keep).sum())
+        data = data.loc[keep]
+        check_frame(data, what="table after dropping rows with missing values")
+    groups = Groups.from_frame(data, quasi, sensitive)
+    prof = profile(groups, quasi, sensitive, c=c)
+    if distance is not None:
+        prof["t_closeness"] = t_closeness(groups, quasi, sensitive, distance=distance).value
+    else:
+        distance = "ordered" if pd.api.types.is_numeric_dtype(data[sensitive]) else "equal"
+    risk = reidentification_risk(data, quasi, threshold=threshold)
+    uniques = sample_uniques(data, quasi)
+    return {
+        "rows": int(prof["rows"]),
+        "classes": int(prof["classes"]),
+        "k": int(prof["k"]),
+        "l_frequency": float(prof["l_frequency"]),
+        "l_distinct": int(prof["l_distinct"]),
+        "l_entropy": float(prof["l_entropy"]),
+        "l_recursive": int(prof["l_recursive"]),
+        "c": float(c),
+        "t_closeness": float(prof["t_closeness"]),
+        "t_distance": distance,
+        "uniques": int(uniques),
+        "risk_max": float(risk.max),
+        "risk_avg": float(risk.average),
+        "risk_threshold": float(threshold),
+        "records_at_risk": float(risk.share_above),
+        "dropped": dropped,
+    }
+
+
+def format_profile(p: dict[str, Any]) -> str:
+    """Human-readable rendering of :func:`privacy_profile`'s result."""
+    lines = [
+        (
+            "rows",
+            f"{p['rows']:,}"
+            + (f"  ({p['dropped']:,} dropped for missing values)" if p["dropped"] else ""),
+        ),
+        ("equivalence classes", f"{p['classes']:,}"),
+        ("k-anonymity", f"k = {p['k']}"),
+        ("distinct l-diversity", f"l = {p['l_distinct']}"),
+        ("frequency l-diversity", f"l = {p['l_frequency']:.4g}"),
+        ("entropy l-diversity", f"l = {p['l_entropy']:.4g}"),
+        (f"recursive (c={p['c']:g}, l)-diversity", f"l = {p['l_recursive']}"),
+        (f"t-closeness ({p['t_distance']} distance)", f"t = {p['t_closeness']:.4g}"),
+        ("sample uniques", f"{p['uniques']:,} records"),
+        ("re-identification risk", f"max {p['risk_max']:.4g}, average {p['risk_avg']:.4g}"),
+        (f"records with risk > {p['risk_threshold']:g}", f"{p['records_at_risk']:.2%}"),
+    ]
+    width = max(len(a) for a, _ in lines)
+    return "\n".join(f"{a:<{width}}  {b}" for a, b in lines)

@@ -1,0 +1,151 @@
+"""The ``microanon`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..core.errors import MicroanonError
+
+__all__ = ["main"]
+
+
+def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn microanon's own errors into a one-line message and exit status 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MicroanonError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else []
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="microanon")
+def main() -> None:
+    """microanon: privacy-preserving microdata publishing with verified guarantees."""
+
+
+# ---------------------------------------------------------------------------- datasets
+@main.group()
+def datasets() -> None:
+    """The bundled reference data sets."""
+
+
+@datasets.command("list")
+@_friendly_errors
+def datasets_list() -> None:
+    """List the bundled data sets."""
+    from ..datasets import list_datasets
+
+    for d in list_datasets():
+        click.echo(
+            f"{d['name']:<12} {d['rows']:>7,} rows  {d['columns']:>3} columns  {d['description']}"
+        )
+
+
+@datasets.command("describe")
+@click.argument("name")
+@_friendly_errors
+def datasets_describe(name: str) -> None:
+    """Describe the columns of a bundled data set."""
+    from ..datasets import describe
+
+    click.echo(describe(name).to_string())
+
+
+# ---------------------------------------------------------------------------- check
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--quasi", required=True, help="Comma-separated quasi-identifier columns.")
+@click.option("--sensitive", required=True, help="The sensitive column.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@click.option(
+    "--c", "c", default=2.0, show_default=True, type=float, help="c of recursive (c,l)-diversity."
+)
+@click.option(
+    "--distance",
+    type=click.Choice(["equal", "ordered"]),
+    default=None,
+    help="t-closeness ground distance (default: ordered if the sensitive column is numeric).",
+)
+@click.option(
+    "--threshold",
+    default=0.2,
+    show_default=True,
+    type=float,
+    help="Risk threshold for 'records at risk'.",
+)
+@click.option(
+    "--na-values", default="", help="Comma-separated extra missing-value markers, e.g. '?'."
+)
+@click.option(
+    "--missing",
+    type=click.Choice(["error", "drop"]),
+    default="error",
+    show_default=True,
+    help="What to do with rows that have missing values in the checked columns.",
+)
+@_friendly_errors
+def check(
+    file: Path,
+    quasi: str,
+    sensitive: str,
+    as_json: bool,
+    c: float,
+    distance: str | None,
+    threshold: float,
+    na_values: str,
+    missing: str,
+) -> None:
+    """Privacy and re-identification risk profile of a CSV or Parquet FILE."""
+    from .check import format_profile, privacy_profile
+    from .io import read_table
+
+    sens = _split(sensitive)
+    if len(sens) != 1:
+        raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
+    data = read_table(file, na_values=_split(na_values))
+    profile = privacy_profile(
+        data, _split(quasi), sens[0], c=c, distance=distance, threshold=threshold, missing=missing
+    )
+    if as_json:
+        click.echo(json.dumps(profile, indent=2))
+    else:
+        click.echo(format_profile(profile))
+
+
+# ---------------------------------------------------------------------------- demo
+@main.command()
+@click.option(
+    "--out",
+    default="demo-output",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for report.html.",
+)
+@_friendly_errors
+def demo(out: Path) -> None:
+    """Run the demonstration on bundled Adult and write OUT/report.html."""
+    from .demo import run_demo
+
+    path = run_demo(out, progress=sys.stderr.isatty())
+    click.echo(f"wrote {path}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

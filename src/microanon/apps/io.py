@@ -1,0 +1,74 @@
+"""Reading user data files for the command line: CSV with its delimiter detected, or Parquet."""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..core.errors import InputError
+
+__all__ = ["read_table", "detect_delimiter"]
+
+_DELIMITERS = ",;\t|"
+
+
+def detect_delimiter(sample: str) -> str:
+    """Guess a CSV delimiter among ``, ; tab |`` from a text sample (``,`` when unsure)."""
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
+    except csv.Error:
+        first = sample.splitlines()[0] if sample else ""
+        counts = {d: first.count(d) for d in _DELIMITERS}
+        best = max(counts, key=counts.__getitem__)
+        return best if counts[best] > 0 else ","
+
+
+def read_table(
+    path: str | os.PathLike[str], na_values: Sequence[str] = (), header: bool = True
+) -> pd.DataFrame:
+    """Read a CSV (delimiter detected, spaces after delimiters skipped) or a Parquet file.
+
+    Parameters
+    ----------
+    path : path
+    na_values : sequence of str
+        Extra markers of missing values (for example ``?`` in UCI files), on top of empty fields.
+    header : bool
+        Whether the first CSV line holds the column names.
+
+    Raises
+    ------
+    InputError
+        If the file is missing, unreadable, empty, or not a table.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"cannot read {path}: no such file")
+    try:
+        if path.suffix.lower() in {".parquet", ".pq"}:
+            return pd.read_parquet(path)
+        with open(path, encoding="utf-8", errors="strict", newline="") as fh:
+            sample = fh.read(65536)
+        if not sample.strip():
+            raise InputError(f"{path} is empty")
+        sep = detect_delimiter(sample)
+        return pd.read_csv(
+            path,
+            sep=sep,
+            header=0 if header else None,
+            skipinitialspace=True,
+            na_values=["", *na_values],
+            keep_default_na=False,
+        )
+    except InputError:
+        raise
+    except UnicodeDecodeError:
+        raise InputError(
+            f"cannot read {path}: it is not UTF-8 text (nor a .parquet file)"
+        ) from None
+    except (OSError, ValueError, pd.errors.ParserError, ImportError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
