@@ -69,7 +69,7 @@ def privacy_profile(
     else:
         distance = "ordered" if pd.api.types.is_numeric_dtype(data[sensitive]) else "equal"
     risk = reidentification_risk(data, quasi, threshold=threshold)
-    uniques = sample_uniques(data, quasi)
+    uniques = sample_uniques(data, quasi).count
     return {
         "rows": int(prof["rows"]),
         "classes": int(prof["classes"]),

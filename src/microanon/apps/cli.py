@@ -94,6 +94,9 @@ def datasets_describe(name: str) -> None:
     "--na-values", default="", help="Comma-separated extra missing-value markers, e.g. '?'."
 )
 @click.option(
+    "--no-header", is_flag=True, help="The CSV has no header line: columns are named 0, 1, 2, ..."
+)
+@click.option(
     "--missing",
     type=click.Choice(["error", "drop"]),
     default="error",
@@ -110,6 +113,7 @@ def check(
     distance: str | None,
     threshold: float,
     na_values: str,
+    no_header: bool,
     missing: str,
 ) -> None:
     """Privacy and re-identification risk profile of a CSV or Parquet FILE."""
@@ -119,7 +123,8 @@ def check(
     sens = _split(sensitive)
     if len(sens) != 1:
         raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
-    data = read_table(file, na_values=_split(na_values))
+    data = read_table(file, na_values=_split(na_values), header=not no_header)
+    data.columns = [str(c) for c in data.columns]
     profile = privacy_profile(
         data, _split(quasi), sens[0], c=c, distance=distance, threshold=threshold, missing=missing
     )

@@ -177,6 +177,7 @@ class Report:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(html)
+            os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,174 @@
+"""``microanon demo``: the main job on bundled data, written to one HTML report.
+
+The demo is a list of section builders, each adding one part of the report. Method families add
+their own builder to :data:`DEMO_SECTIONS` as they land.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from ..core.schema import Schema
+from ..core.table import Table
+from ..datasets import adult_schema, load_adult
+from ..measures import equivalence_classes, loss_metric, precision, reidentification_risk
+from .check import privacy_profile
+from .report import Report, new_figure
+
+__all__ = ["DemoContext", "DEMO_SECTIONS", "run_demo"]
+
+#: Quasi-identifiers and sensitive attribute of the demo (ARX's Adult setup, occupation sensitive).
+SENSITIVE = "occupation"
+
+
+@dataclass
+class DemoContext:
+    """Data shared by the demo's sections."""
+
+    data: pd.DataFrame
+    schema: Schema
+    quasi: list[str]
+    sensitive: str
+    cache: dict[str, object] = field(default_factory=dict)
+
+
+def _profile_section(report: Report, ctx: DemoContext) -> None:
+    prof = privacy_profile(ctx.data, ctx.quasi, ctx.sensitive)
+    sec = report.section(
+        "Adult as collected: privacy profile",
+        f"UCI Adult, training split without missing values ({len(ctx.data):,} records). "
+        f"Quasi-identifiers: {', '.join(ctx.quasi)}; sensitive attribute: {ctx.sensitive}. "
+        "These are the numbers `microanon check` prints.",
+    )
+    shown = {k: v for k, v in prof.items() if k not in ("dropped", "t_distance", "risk_threshold")}
+    sec.metrics(shown, caption="Privacy models and prosecutor risk of the unprotected table.")
+    sec.paragraph(
+        f"k = {prof['k']}: {prof['uniques']:,} records ({prof['uniques'] / prof['rows']:.1%}) are "
+        "unique on the quasi-identifiers, so anyone who knows them can single those people out "
+        "and read off their occupation. Publishing Adult as it is would fail every model."
+    )
+
+
+def _class_size_section(report: Report, ctx: DemoContext) -> None:
+    stats = equivalence_classes(ctx.data, ctx.quasi)
+    hist = stats.histogram()
+    fig = new_figure(6.4, 3.2)
+    ax = fig.add_subplot()
+    ax.bar(hist.index.to_numpy(), hist.to_numpy(), width=0.8, color="#4a6fa5")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("equivalence-class size (records sharing all quasi-identifier values)")
+    ax.set_ylabel("number of classes")
+    sec = report.section(
+        "Equivalence-class sizes",
+        f"{stats.count:,} classes, average size {stats.average_size:.2f}, largest "
+        f"{stats.max_size}. Classes of size 1 are re-identifiable outright.",
+    )
+    sec.figure(fig, "Histogram of equivalence-class sizes (log–log).")
+
+
+def _quasi_growth_section(report: Report, ctx: DemoContext) -> None:
+    rows = []
+    for i in range(1, len(ctx.quasi) + 1):
+        qi = ctx.quasi[:i]
+        risk = reidentification_risk(ctx.data, qi, threshold=0.2)
+        stats = equivalence_classes(ctx.data, qi)
+        rows.append(
+            {
+                "quasi-identifiers": ", ".join(qi) if i < 3 else f"… + {qi[-1]}",
+                "classes": stats.count,
+                "k": stats.min_size,
+                "average risk": risk.average,
+                "records with risk > 0.2": risk.share_above,
+            }
+        )
+    df = pd.DataFrame(rows)
+    fig = new_figure(6.4, 3.0)
+    ax = fig.add_subplot()
+    ax.plot(
+        np.arange(1, len(df) + 1), df["records with risk > 0.2"], marker="o", label="risk > 0.2"
+    )
+    ax.plot(np.arange(1, len(df) + 1), df["average risk"], marker="s", label="average risk")
+    ax.set_xlabel("number of quasi-identifiers known to the attacker")
+    ax.set_ylabel("share of records")
+    ax.legend()
+    sec = report.section(
+        "Risk grows with what the attacker knows",
+        "Quasi-identifiers are added one at a time in the order listed above.",
+    )
+    sec.table(df)
+    sec.figure(fig, "Prosecutor re-identification risk as quasi-identifiers are added.")
+
+
+def _recoding_section(report: Report, ctx: DemoContext) -> None:
+    table = Table.from_frame(ctx.data, ctx.schema)
+    hierarchies = {q: ctx.schema.hierarchy(q) for q in ctx.quasi}
+    rows = []
+    for step in range(0, max(h.height for h in hierarchies.values()) + 1):
+        levels = {q: min(step, h.height) for q, h in hierarchies.items()}
+        gen = table.recode(levels).to_frame()
+        prof = privacy_profile(gen, ctx.quasi, ctx.sensitive)
+        rows.append(
+            {
+                "levels": ", ".join(str(v) for v in levels.values()),
+                "classes": prof["classes"],
+                "k": prof["k"],
+                "distinct l": prof["l_distinct"],
+                "t": prof["t_closeness"],
+                "uniques": prof["uniques"],
+                "LM": loss_metric(gen, hierarchies, ctx.quasi).total,
+                "precision": precision(gen, hierarchies, ctx.quasi),
+            }
+        )
+    sec = report.section(
+        "What hierarchies buy: uniform recoding",
+        "Every quasi-identifier raised the same number of levels in ARX's Adult hierarchies "
+        "(capped at its root) — not an optimized method, just the trade-off the hierarchies "
+        "offer: fewer, larger classes at the price of information loss (LM: 0 = original, "
+        "1 = everything suppressed). Optimal generalization, Mondrian, Anatomy and the other "
+        "methods search this space for the least loss that meets a model.",
+    )
+    sec.table(pd.DataFrame(rows), caption="Levels are listed in quasi-identifier order.")
+
+
+#: Section builders run by the demo, in order.
+DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
+    _profile_section,
+    _class_size_section,
+    _quasi_growth_section,
+    _recoding_section,
+]
+
+
+def run_demo(out: str | os.PathLike[str] = "demo-output", progress: bool = False) -> Path:
+    """Run every demo section on bundled Adult and write ``out/report.html``.
+
+    Parameters
+    ----------
+    out : path
+        Output directory (created).
+    progress : bool
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    pathlib.Path
+        The report written.
+    """
+    schema = adult_schema(sensitive=SENSITIVE)
+    data = load_adult("train", dropna=True)
+    ctx = DemoContext(data=data, schema=schema, quasi=schema.quasi, sensitive=SENSITIVE)
+    report = Report(
+        "microanon demo: UCI Adult",
+        "What an attacker can learn from microdata, and what each protection costs.",
+    )
+    for build in tqdm(DEMO_SECTIONS, desc="demo", disable=not progress):
+        build(report, ctx)
+    return report.write(Path(out) / "report.html")

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from microanon import __version__
+from microanon.apps.cli import main
+
+ADULT_QI = "sex,age,race,marital-status,education,native-country,workclass,salary-class"
+
+
+@pytest.fixture()
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def test_version(runner):
+    result = runner.invoke(main, ["--version"])
+    assert result.exit_code == 0 and __version__ in result.output
+
+
+def test_datasets_list_and_describe(runner):
+    listed = runner.invoke(main, ["datasets", "list"])
+    assert listed.exit_code == 0
+    assert "adult" in listed.output and "nursery" in listed.output
+    described = runner.invoke(main, ["datasets", "describe", "nursery"])
+    assert described.exit_code == 0 and "has_nurs" in described.output
+    bad = runner.invoke(main, ["datasets", "describe", "census"])
+    assert bad.exit_code != 0 and "census" in bad.output
+
+
+def test_check_json_on_arx_adult(runner, shared_data):
+    path = shared_data / "arx-adult" / "adult.csv"  # ';'-separated: the delimiter is detected
+    result = runner.invoke(
+        main, ["check", str(path), "--quasi", ADULT_QI, "--sensitive", "occupation", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    for key in (
+        "rows",
+        "classes",
+        "k",
+        "l_distinct",
+        "l_entropy",
+        "t_closeness",
+        "uniques",
+        "risk_max",
+        "risk_avg",
+    ):
+        assert key in out
+    assert out["rows"] == 30162 and out["classes"] == 12458 and out["k"] == 1
+    assert out["uniques"] == 8841 and out["risk_max"] == 1.0
+    assert out["risk_avg"] == pytest.approx(12458 / 30162)
+
+
+def test_check_table_output(runner, tmp_path):
+    df = pd.DataFrame(
+        {"age": [30, 30, 40, 40], "zip": ["a", "a", "b", "b"], "d": ["x", "y", "x", "y"]}
+    )
+    df.to_csv(tmp_path / "t.tsv", sep="\t", index=False)
+    result = runner.invoke(
+        main, ["check", str(tmp_path / "t.tsv"), "--quasi", "age,zip", "--sensitive", "d"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "k = 2" in result.output and "distinct l-diversity" in result.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--quasi", "age,nope", "--sensitive", "d"], "'nope' not found"),
+        (["--quasi", "age", "--sensitive", "d,zip"], "exactly one sensitive"),
+        (["--quasi", "zip", "--sensitive", "d"], "column 'zip' has 1 missing"),
+    ],
+)
+def test_check_bad_input(runner, tmp_path, args, message):
+    pd.DataFrame({"age": [1, 2], "zip": ["a", None], "d": ["x", "y"]}).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    result = runner.invoke(main, ["check", str(tmp_path / "t.csv"), *args])
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+def test_check_unreadable_and_empty_files(runner, tmp_path):
+    missing = runner.invoke(
+        main, ["check", str(tmp_path / "none.csv"), "--quasi", "a", "--sensitive", "b"]
+    )
+    assert missing.exit_code != 0 and "no such file" in missing.output
+    (tmp_path / "empty.csv").write_text("")
+    empty = runner.invoke(
+        main, ["check", str(tmp_path / "empty.csv"), "--quasi", "a", "--sensitive", "b"]
+    )
+    assert empty.exit_code != 0 and "empty" in empty.output
+    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00\x01garbage")
+    binary = runner.invoke(
+        main, ["check", str(tmp_path / "bin.csv"), "--quasi", "a", "--sensitive", "b"]
+    )
+    assert binary.exit_code != 0 and "cannot read" in binary.output
+
+
+def test_demo_writes_a_self_contained_report(runner, tmp_path):
+    out = tmp_path / "demo"
+    result = runner.invoke(main, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "data:image/png;base64," in html
+    assert "privacy profile" in html and "Equivalence-class sizes" in html
+    assert 'src="http' not in html and 'href="http' not in html  # nothing external
+    assert sorted(p.name for p in out.iterdir()) == ["report.html"]
