@@ -11,7 +11,7 @@ Build a :class:`Groups` once and pass it to several checks to share this work.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -28,14 +28,14 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 def as_columns(columns: Columns, what: str = "quasi") -> tuple[Hashable, ...]:
-    """Normalize one column name or a list of names into a tuple of names.
+    """Normalize one column name or an iterable of names (a tuple is a list of names) to a tuple.
 
     Raises
     ------
     InputError
         If no column is named or a name is repeated.
     """
-    if isinstance(columns, (list, tuple, pd.Index, np.ndarray)):
+    if isinstance(columns, Iterable) and not isinstance(columns, (str, bytes)):
         names = tuple(columns)
     else:
         names = (columns,)
@@ -43,14 +43,17 @@ def as_columns(columns: Columns, what: str = "quasi") -> tuple[Hashable, ...]:
         raise InputError(f"{what}: name at least one quasi-identifier column")
     repeated = sorted({str(c) for c in names if names.count(c) > 1})
     if repeated:
-        raise InputError(f"{what}: column(s) {', '.join(map(repr, repeated))} listed more than once")
+        listed = ", ".join(map(repr, repeated))
+        raise InputError(f"{what}: column(s) {listed} listed more than once")
     return names
 
 
 def _check_frame(df: object, columns: Sequence[Hashable]) -> pd.DataFrame:
     """Check that ``df`` is a non-empty DataFrame holding each of ``columns`` exactly once."""
     if not isinstance(df, pd.DataFrame):
-        raise InputError(f"data must be a pandas DataFrame or a Groups object, not {type(df).__name__}")
+        raise InputError(
+            f"data must be a pandas DataFrame or a Groups object, not {type(df).__name__}"
+        )
     if len(df) == 0:
         raise InputError("the table is empty: privacy models need at least one row")
     available = list(df.columns)
@@ -97,7 +100,10 @@ def _combine(codes: list[np.ndarray], cards: list[int]) -> tuple[np.ndarray, ...
         )
     else:
         _, first, inverse, sizes = np.unique(
-            np.column_stack(codes), axis=0, return_index=True, return_inverse=True,
+            np.column_stack(codes),
+            axis=0,
+            return_index=True,
+            return_inverse=True,
             return_counts=True,
         )
     return first, inverse.reshape(-1).astype(np.int64, copy=False), sizes.astype(np.int64)
@@ -138,7 +144,7 @@ class Groups:
         quasi: tuple[Hashable, ...],
         row_group: np.ndarray,
         sizes: np.ndarray,
-        keys: pd.DataFrame,
+        key_parts: list[tuple[np.ndarray, pd.Index]],
         sensitive: Hashable | None = None,
         sa_codes: np.ndarray | None = None,
         values: pd.Index | None = None,
@@ -147,7 +153,7 @@ class Groups:
         self.quasi = quasi
         self.row_group = row_group
         self.sizes = sizes
-        self.keys = keys
+        self._key_parts = key_parts  # per QI column: (code of each group, distinct values)
         self.sensitive = sensitive
         self.values = values
         self.numeric = numeric
@@ -190,6 +196,8 @@ class Groups:
             sensitive column is also a quasi-identifier, or a used column has missing values.
         """
         names = as_columns(quasi)
+        if isinstance(sensitive, (list, tuple, set, pd.Index, np.ndarray)):
+            raise InputError(f"sensitive must be one column name, got {sensitive!r}")
         if sensitive is not None and sensitive in names:
             raise InputError(
                 f"sensitive column {sensitive!r} is also listed as a quasi-identifier; "
@@ -201,13 +209,13 @@ class Groups:
         first, row_group, sizes = _combine(
             [codes for codes, _ in factorized], [len(u) for _, u in factorized]
         )
-        keys = df[list(names)].iloc[first].reset_index(drop=True)
+        key_parts = [(codes[first], uniques) for codes, uniques in factorized]
         if sensitive is None:
-            return cls(names, row_group, sizes, keys)
+            return cls(names, row_group, sizes, key_parts)
         column = df[sensitive]
         sa_codes, values = _factorize(column, sensitive)
         numeric = pd.api.types.is_numeric_dtype(column.dtype)
-        return cls(names, row_group, sizes, keys, sensitive, sa_codes, values, numeric)
+        return cls(names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric)
 
     @property
     def n_rows(self) -> int:
@@ -225,6 +233,15 @@ class Groups:
         return 0 if self.values is None else len(self.values)
 
     @cached_property
+    def keys(self) -> pd.DataFrame:
+        """Quasi-identifier values of each group (one row per group, default index)."""
+        columns = {
+            c: uniques.take(codes)
+            for c, (codes, uniques) in zip(self.quasi, self._key_parts, strict=True)
+        }
+        return pd.DataFrame(columns, columns=list(self.quasi))
+
+    @cached_property
     def n_distinct(self) -> np.ndarray:
         """Number of distinct sensitive values per group."""
         return np.diff(self.starts, append=len(self.pair_group))
@@ -235,7 +252,9 @@ class Groups:
         return np.maximum.reduceat(self.pair_count, self.starts)
 
     def __repr__(self) -> str:
-        sa = f", sensitive {self.sensitive!r} ({self.n_values} values)" if self.values is not None else ""
+        sa = ""
+        if self.values is not None:
+            sa = f", sensitive {self.sensitive!r} ({self.n_values} values)"
         return f"<Groups: {self.n_rows} rows, {self.n_groups} groups over {list(self.quasi)}{sa}>"
 
 

@@ -18,7 +18,9 @@ from .verdict import Verdict, build_verdict
 __all__ = ["k_anonymity", "KAnonymity"]
 
 
-def k_anonymity(data: pd.DataFrame | Groups, quasi: Columns | None, k: int | None = None) -> Verdict:
+def k_anonymity(
+    data: pd.DataFrame | Groups, quasi: Columns | None, k: int | None = None
+) -> Verdict:
     """Check k-anonymity.
 
     Parameters
@@ -46,8 +48,10 @@ def k_anonymity(data: pd.DataFrame | Groups, quasi: Columns | None, k: int | Non
         k = integer("k", k)
     groups = groups_of(data, quasi)
     if k is not None and k > groups.n_rows:
-        raise InputError(f"k = {k} exceeds the number of rows ({groups.n_rows}); no table of "
-                         "this size can be k-anonymous")
+        raise InputError(
+            f"k = {k} exceeds the number of rows ({groups.n_rows}); no table of this size can be "
+            "k-anonymous"
+        )
     sizes = groups.sizes
     offending = None if k is None else sizes < k
     return build_verdict("k-anonymity", {"k": k}, groups, sizes, int(sizes.min()), offending)

@@ -42,7 +42,7 @@ _NAMES = {
 
 
 def _check_parameters(
-    l: int | float | None, form: str, c: float | None
+    ell: int | float | None, form: str, c: float | None
 ) -> tuple[int | float | None, float | None]:
     """Validate ℓ, the form and c; return ℓ (an int for the counting forms) and c."""
     choice("form", form, FORMS)
@@ -54,14 +54,14 @@ def _check_parameters(
             raise InputError(f"c must be positive, got {c!r}")
     elif c is not None:
         raise InputError(f"c is only used by the recursive form, not by form={form!r}")
-    if l is not None:
+    if ell is not None:
         if form in ("distinct", "recursive"):
-            l = integer("l", l)
+            ell = integer("l", ell)
         else:
-            l = real("l", l)
-            if l < 1:
-                raise InputError(f"l must be at least 1, got {l!r}")
-    return l, c
+            ell = real("l", ell)
+            if ell < 1:
+                raise InputError(f"l must be at least 1, got {ell!r}")
+    return ell, c
 
 
 def _entropy(groups: Groups) -> np.ndarray:
@@ -106,13 +106,13 @@ def group_diversity(groups: Groups, form: str, c: float | None = None) -> np.nda
     return _recursive(groups, c)
 
 
-def _violations(groups: Groups, form: str, values: np.ndarray, l: int | float) -> np.ndarray:
+def _violations(groups: Groups, form: str, values: np.ndarray, ell: int | float) -> np.ndarray:
     """Mask of the groups that break ℓ (real thresholds with tolerance TOL)."""
     if form == "frequency":
-        return groups.max_count / groups.sizes > 1.0 / l + TOL
+        return groups.max_count / groups.sizes > 1.0 / ell + TOL
     if form == "entropy":
-        return np.log(values) < math.log(l) - TOL
-    return values < l
+        return np.log(values) < math.log(ell) - TOL
+    return values < ell
 
 
 def l_diversity(
@@ -156,20 +156,20 @@ def l_diversity(
         for the recursive form, ℓ above the number of distinct sensitive values (impossible),
         or unusable columns.
     """
-    l, c = _check_parameters(l, form, c)
+    ell, c = _check_parameters(l, form, c)
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
-    if l is not None and l > groups.n_values:
+    if ell is not None and ell > groups.n_values:
         raise InputError(
-            f"l = {l} is impossible: column {groups.sensitive!r} has only {groups.n_values} "
+            f"l = {ell} is impossible: column {groups.sensitive!r} has only {groups.n_values} "
             "distinct value(s), and no group can be more diverse than the whole table"
         )
     values = group_diversity(groups, form, c)
     achieved = values.min()
     achieved = float(achieved) if form in ("frequency", "entropy") else int(achieved)
-    parameters: dict[str, Any] = {"l": l, "form": form}
+    parameters: dict[str, Any] = {"l": ell, "form": form}
     if form == "recursive":
         parameters["c"] = c
-    offending = None if l is None else _violations(groups, form, values, l)
+    offending = None if ell is None else _violations(groups, form, values, ell)
     return build_verdict(_NAMES[form], parameters, groups, values, achieved, offending)
 
 
@@ -182,10 +182,10 @@ class LDiversity(PrivacyModel):
     c: float | None = None
 
     def __post_init__(self) -> None:
-        l, c = _check_parameters(self.l, self.form, self.c)
-        if l is None:
+        ell, c = _check_parameters(self.l, self.form, self.c)
+        if ell is None:
             raise InputError("l: a configured l-diversity model needs a value of l")
-        object.__setattr__(self, "l", l)
+        object.__setattr__(self, "l", ell)
         object.__setattr__(self, "c", c)
 
     @property

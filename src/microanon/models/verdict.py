@@ -47,8 +47,9 @@ class Verdict:
 
     def __str__(self) -> str:
         symbol = next(s for s in ("k", "l", "t") if s in self.parameters)
-        shown = {k: v for k, v in self.parameters.items() if _short(v)}
-        args = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None)
+        args = ", ".join(
+            f"{k}={v}" for k, v in self.parameters.items() if k != "form" and _short(v)
+        )
         head = f"{self.model} ({args})" if args else self.model
         value = self.value if isinstance(self.value, int) else f"{self.value:.6g}"
         if self.holds is None:
@@ -76,8 +77,8 @@ class Verdict:
 
 
 def _short(value: Any) -> bool:
-    """Whether a parameter is short enough for the one-line summary."""
-    return not isinstance(value, (Hierarchy, list, tuple))
+    """Whether a parameter is set and short enough for the one-line summary."""
+    return value is not None and not isinstance(value, (Hierarchy, list, tuple))
 
 
 def _plain(value: Any) -> Any:
@@ -88,6 +89,8 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, (pd.Timestamp, pd.Timedelta)):
+        return value.isoformat()
     return value
 
 

@@ -1,0 +1,42 @@
+"""Privacy-model checks on any pandas DataFrame: k-anonymity, ℓ-diversity, t-closeness.
+
+Every check groups the table by its quasi-identifiers once (:class:`Groups`, fully vectorized)
+and returns a :class:`Verdict`: whether the model holds, the achieved value and the offending
+groups. Pass a prebuilt ``Groups`` to share the grouping between several checks, or use
+:func:`profile` for all achieved values at once.
+
+>>> import pandas as pd
+>>> df = pd.DataFrame({"age": ["2*", "2*", "3*", "3*"], "disease": ["flu", "cold", "flu", "flu"]})
+>>> k_anonymity(df, ["age"], k=2).holds
+True
+>>> l_diversity(df, ["age"], "disease", l=2).value
+1
+"""
+
+from __future__ import annotations
+
+from .base import PrivacyModel
+from .config import MODELS, model_from_config
+from .groups import Groups
+from .kanonymity import KAnonymity, k_anonymity
+from .ldiversity import FORMS, LDiversity, l_diversity
+from .profile import profile
+from .tcloseness import DISTANCES, TCloseness, t_closeness
+from .verdict import Verdict
+
+__all__ = [
+    "DISTANCES",
+    "FORMS",
+    "MODELS",
+    "Groups",
+    "KAnonymity",
+    "LDiversity",
+    "PrivacyModel",
+    "TCloseness",
+    "Verdict",
+    "k_anonymity",
+    "l_diversity",
+    "model_from_config",
+    "profile",
+    "t_closeness",
+]

@@ -1,0 +1,238 @@
+"""t-closeness (Li, Li & Venkatasubramanian 2007; papers.md §6.2).
+
+Every group's sensitive distribution must lie within Earth Mover's Distance t of the whole
+table's. Ground distances: ``equal`` (categorical), ``ordered`` (numeric values in numeric order,
+or an explicit ``order``) and ``hierarchical`` (a :class:`~microanon.core.hierarchy.Hierarchy` of
+the sensitive values). Without an explicit distance, a ``hierarchy`` selects ``hierarchical``, an
+``order`` selects ``ordered``, and otherwise a numeric sensitive column uses ``ordered`` and any
+other column ``equal`` — the same default as pycanon.
+
+The ordered domain is the given ``order`` (values it lists but the table lacks still count
+towards m and the positions), or else the distinct values of the column. The hierarchical domain
+is the hierarchy's leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microanon.core.errors import HierarchyError, InputError
+from microanon.core.hierarchy import Hierarchy, value_key
+
+from ._params import TOL, choice, real
+from .base import PrivacyModel
+from .emd import emd_equal, emd_hierarchical, emd_ordered
+from .groups import Columns, Groups, groups_of
+from .verdict import Verdict, build_verdict
+
+__all__ = ["t_closeness", "TCloseness", "DISTANCES", "group_emd"]
+
+#: Ground distances of the EMD.
+DISTANCES = ("equal", "ordered", "hierarchical")
+
+
+def _check_parameters(
+    t: float | None,
+    distance: str | None,
+    order: Sequence[Any] | None,
+    hierarchy: Hierarchy | None,
+) -> tuple[float | None, str | None, tuple[Any, ...] | None]:
+    """Validate t and the distance settings; infer the distance from order / hierarchy."""
+    if t is not None:
+        t = real("t", t)
+        if not 0.0 <= t <= 1.0:
+            raise InputError(f"t must lie in [0, 1] (an EMD never exceeds 1), got {t!r}")
+    if distance is not None:
+        choice("distance", distance, DISTANCES)
+    if hierarchy is not None and not isinstance(hierarchy, Hierarchy):
+        raise InputError(
+            f"hierarchy must be a microanon Hierarchy, not {type(hierarchy).__name__}; build one "
+            "with Hierarchy.from_nested(...) or Hierarchy.from_arx_csv(...)"
+        )
+    if order is not None:
+        if isinstance(order, (str, bytes)) or not isinstance(
+            order, (Sequence, np.ndarray, pd.Index, pd.Series)
+        ):
+            raise InputError("order must be a list of the sensitive values, lowest first")
+        order = tuple(order)
+        keys = [value_key(v) for v in order]
+        if len(set(keys)) < len(keys):
+            twice = next(v for v, k in zip(order, keys, strict=True) if keys.count(k) > 1)
+            raise InputError(f"order lists the value {twice!r} more than once")
+    if order is not None and hierarchy is not None:
+        raise InputError(
+            "give either order (ordered distance) or hierarchy (hierarchical distance), not both"
+        )
+    if distance is None and hierarchy is not None:
+        distance = "hierarchical"
+    elif distance is None and order is not None:
+        distance = "ordered"
+    if distance == "hierarchical" and hierarchy is None:
+        raise InputError(
+            "hierarchy: the hierarchical distance needs a Hierarchy of the sensitive values"
+        )
+    if hierarchy is not None and distance != "hierarchical":
+        raise InputError(f"hierarchy is only used by the hierarchical distance, not {distance!r}")
+    if order is not None and distance != "ordered":
+        raise InputError(f"order is only used by the ordered distance, not {distance!r}")
+    return t, distance, order
+
+
+def _order_positions(groups: Groups, order: tuple[Any, ...]) -> np.ndarray:
+    """Position of each sensitive code in an explicit order (matched by :func:`value_key`)."""
+    index = {value_key(v): i for i, v in enumerate(order)}
+    position = np.array([index.get(value_key(v), -1) for v in groups.values], dtype=np.int64)
+    if np.any(position < 0):
+        missing = [groups.values[i] for i in np.flatnonzero(position < 0)]
+        raise HierarchyError(
+            f"column {groups.sensitive!r}: {len(missing)} value(s) not in the given order: "
+            + ", ".join(repr(v) for v in missing[:5])
+            + (" ..." if len(missing) > 5 else "")
+        )
+    return position
+
+
+def group_emd(
+    groups: Groups,
+    distance: str | None = None,
+    order: tuple[Any, ...] | None = None,
+    hierarchy: Hierarchy | None = None,
+) -> tuple[np.ndarray, str]:
+    """Each group's EMD to the table, and the distance used (``None`` picks the default).
+
+    Raises
+    ------
+    InputError
+        For the ordered distance on a non-numeric column without ``order``.
+    HierarchyError
+        If a sensitive value is missing from ``order`` or ``hierarchy``.
+    """
+    if distance is None:
+        distance = "ordered" if groups.numeric else "equal"
+    if distance == "equal":
+        return emd_equal(groups), distance
+    if distance == "hierarchical":
+        position = hierarchy.leaf_index(list(groups.values), column=str(groups.sensitive))
+        return emd_hierarchical(groups, position, hierarchy), distance
+    if order is not None:
+        return emd_ordered(groups, _order_positions(groups, order), len(order)), distance
+    if not groups.numeric:
+        raise InputError(
+            f"the ordered distance needs numeric values or an explicit order; column "
+            f"{groups.sensitive!r} is not numeric, so pass order=[...] listing its values from "
+            "lowest to highest"
+        )
+    position = np.empty(groups.n_values, dtype=np.int64)
+    position[groups.values.argsort()] = np.arange(groups.n_values)
+    return emd_ordered(groups, position, groups.n_values), distance
+
+
+def t_closeness(
+    data: pd.DataFrame | Groups,
+    quasi: Columns | None,
+    sensitive: Hashable | None,
+    t: float | None = None,
+    distance: str | None = None,
+    order: Sequence[Any] | None = None,
+    hierarchy: Hierarchy | None = None,
+) -> Verdict:
+    """Check t-closeness.
+
+    Parameters
+    ----------
+    data : DataFrame or Groups
+        The table, or its prebuilt groups (built with the sensitive column).
+    quasi : column name or sequence of names, or None
+        Quasi-identifier columns (``None`` with prebuilt groups).
+    sensitive : column name or None
+        Sensitive column (``None`` with prebuilt groups).
+    t : float, optional
+        Largest allowed EMD, in ``[0, 1]``. Without it the verdict only reports the achieved
+        value.
+    distance : {"equal", "ordered", "hierarchical"}, optional
+        Ground distance. Default: ``hierarchical`` with a ``hierarchy``, ``ordered`` with an
+        ``order`` or a numeric sensitive column, ``equal`` otherwise (as pycanon).
+    order : sequence, optional
+        The sensitive domain from lowest to highest, for the ordered distance.
+    hierarchy : Hierarchy, optional
+        Tree over the sensitive values, for the hierarchical distance.
+
+    Returns
+    -------
+    Verdict
+        ``value`` is the largest EMD over groups (the smallest t that holds); the model holds iff
+        it is at most ``t + 1e-12``.
+
+    Raises
+    ------
+    InputError
+        On t outside [0, 1], an unknown distance, a hierarchical distance without hierarchy, an
+        ordered distance on a non-numeric column without order, or unusable columns.
+    HierarchyError
+        If a sensitive value is missing from ``order`` or ``hierarchy``.
+    """
+    t, distance, order = _check_parameters(t, distance, order, hierarchy)
+    groups = groups_of(data, quasi, sensitive, need_sensitive=True)
+    emd, distance = group_emd(groups, distance, order, hierarchy)
+    parameters: dict[str, Any] = {"t": t, "distance": distance}
+    if order is not None:
+        parameters["order"] = list(order)
+    if hierarchy is not None:
+        parameters["hierarchy"] = hierarchy
+    offending = None if t is None else emd > t + TOL
+    return build_verdict(
+        "t-closeness", parameters, groups, emd, float(emd.max()), offending, worst_is_high=True
+    )
+
+
+@dataclass(frozen=True)
+class TCloseness(PrivacyModel):
+    """t-closeness with fixed parameters (see :func:`t_closeness` for the default distance)."""
+
+    t: float
+    distance: str | None = None
+    order: Sequence[Any] | None = None
+    hierarchy: Hierarchy | None = None
+
+    def __post_init__(self) -> None:
+        t, distance, order = _check_parameters(self.t, self.distance, self.order, self.hierarchy)
+        if t is None:
+            raise InputError("t: a configured t-closeness model needs a value of t")
+        object.__setattr__(self, "t", t)
+        object.__setattr__(self, "distance", distance)
+        object.__setattr__(self, "order", order)
+
+    @property
+    def name(self) -> str:
+        """``"t-closeness"``."""
+        return "t-closeness"
+
+    def check(
+        self,
+        data: pd.DataFrame | Groups,
+        quasi: Columns | None = None,
+        sensitive: Hashable | None = None,
+    ) -> Verdict:
+        """Check the model on a table or prebuilt groups."""
+        return t_closeness(
+            data, quasi, sensitive, self.t, self.distance, self.order, self.hierarchy
+        )
+
+    def to_config(self) -> dict[str, dict[str, Any]]:
+        """``{"t_closeness": {"t": ..., ["distance"|"order"|"hierarchy": ...]}}``.
+
+        A hierarchy is written as :meth:`Hierarchy.to_dict`.
+        """
+        params: dict[str, Any] = {"t": self.t}
+        if self.distance is not None:
+            params["distance"] = self.distance
+        if self.order is not None:
+            params["order"] = list(self.order)
+        if self.hierarchy is not None:
+            params["hierarchy"] = self.hierarchy.to_dict()
+        return {"t_closeness": params}
