@@ -6,9 +6,10 @@ columns and their counts — rather than on rows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ from .errors import InputError, SchemaError
 from .hierarchy import Hierarchy, value_key
 from .schema import Kind, Role, Schema, check_frame
 
-__all__ = ["Table", "Frequencies", "combine_codes"]
+__all__ = ["Table", "Frequencies", "Combined", "combine_codes", "factorize_column"]
 
 
 def _code_dtype(n: int) -> np.dtype:
@@ -27,10 +28,44 @@ def _code_dtype(n: int) -> np.dtype:
     return np.dtype(np.int64)
 
 
-def combine_codes(
-    codes: Sequence[np.ndarray], sizes: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def factorize_column(series: pd.Series, column: Any) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes ``0..d-1`` (order of first appearance) and the distinct values of a column.
+
+    Values are compared as they are (generalized labels such as ``"[20, 30)"`` or ``"*"`` are just
+    values).
+
+    Raises
+    ------
+    InputError
+        If the column has missing values (naming the column and the count) or unhashable values.
+    """
+    try:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    except TypeError as exc:
+        raise InputError(f"column {column!r} holds unhashable values: {exc}") from exc
+    missing = int(np.count_nonzero(codes < 0))
+    if missing:
+        raise InputError(
+            f"column {column!r} has {missing} missing value(s); fill them with an explicit "
+            "value (a suppressed cell is '*') or drop those rows first"
+        )
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+class Combined(NamedTuple):
+    """Distinct combinations of code columns (see :func:`combine_codes`)."""
+
+    combos: np.ndarray
+    counts: np.ndarray
+    inverse: np.ndarray
+    first: np.ndarray
+
+
+def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined:
     """Distinct combinations of several code columns.
+
+    Codes are packed into one int64 key per row (mixed radix), or, when the product of the sizes
+    overflows int64, compared as rows of a code matrix.
 
     Parameters
     ----------
@@ -40,39 +75,39 @@ def combine_codes(
 
     Returns
     -------
-    combos : (n_distinct, n_columns) int64 array
-        Distinct combinations in lexicographic order.
-    counts : (n_distinct,) int64 array
-    inverse : (n_rows,) int64 array
-        Index into ``combos`` of every row.
+    Combined
+        ``combos`` (n_distinct, n_columns) distinct combinations in lexicographic order,
+        ``counts`` rows per combination, ``inverse`` the combination of each row and ``first``
+        the position of each combination's first row.
     """
-    n = len(codes[0]) if codes else 0
-    if not codes:
-        return (
-            np.zeros((1, 0), dtype=np.int64),
-            np.array([n], dtype=np.int64),
+    n = len(codes[0]) if len(codes) else 0
+    if not len(codes):
+        return Combined(
+            np.zeros((1, 0), np.int64),
+            np.array([n], np.int64),
             np.zeros(n, np.int64),
+            np.zeros(1 if n else 0, np.int64),
         )
-    radix_product = 1.0
-    for s in sizes:
-        radix_product *= max(int(s), 1)
-    if radix_product < 2**62:
+    radices = [max(int(s), 1) for s in sizes]
+    if math.prod(radices) <= np.iinfo(np.int64).max:
         key = np.zeros(n, dtype=np.int64)
-        for c, s in zip(codes, sizes, strict=True):
-            key = key * max(int(s), 1) + c.astype(np.int64)
-        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        for c, s in zip(codes, radices, strict=True):
+            key = key * s + c.astype(np.int64)
+        uniq, first, inverse, counts = np.unique(
+            key, return_index=True, return_inverse=True, return_counts=True
+        )
         combos = np.empty((len(uniq), len(codes)), dtype=np.int64)
         rest = uniq
         for j in range(len(codes) - 1, -1, -1):
-            s = max(int(sizes[j]), 1)
-            combos[:, j] = rest % s
-            rest = rest // s
+            combos[:, j] = rest % radices[j]
+            rest = rest // radices[j]
     else:
         stacked = np.column_stack([c.astype(np.int64) for c in codes])
-        combos, inverse, counts = np.unique(
-            stacked, axis=0, return_inverse=True, return_counts=True
+        combos, first, inverse, counts = np.unique(
+            stacked, axis=0, return_index=True, return_inverse=True, return_counts=True
         )
-    return combos, counts.astype(np.int64), inverse.reshape(-1).astype(np.int64)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    return Combined(combos, counts.astype(np.int64), inverse, first.astype(np.int64))
 
 
 @dataclass(frozen=True)
@@ -236,7 +271,7 @@ class Table:
         """Distinct combinations of ``columns`` (default: all) and how many rows hold each."""
         columns = list(self.columns if columns is None else columns)
         self._check(columns)
-        combos, counts, inverse = combine_codes(
+        combos, counts, inverse, _ = combine_codes(
             [self._codes[c] for c in columns], [len(self._dicts[c]) for c in columns]
         )
         return Frequencies(columns, combos, counts, inverse, [self._dicts[c] for c in columns])

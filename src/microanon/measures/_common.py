@@ -2,7 +2,7 @@
 
 Every measure takes a pandas DataFrame and a list of quasi-identifier (QI) column names. Rows are
 grouped by their QI values without Python loops: each column is factorized with
-:func:`pandas.factorize` and the code columns are combined with
+:func:`microanon.core.table.factorize_column` and the code columns are combined with
 :func:`microanon.core.table.combine_codes`.
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.hierarchy import Hierarchy
 from ..core.schema import check_frame
-from ..core.table import combine_codes
+from ..core.table import combine_codes, factorize_column
 
 __all__: list[str] = []
 
@@ -71,25 +71,6 @@ def check_count(value: Any, param: str) -> int:
     return int(value)
 
 
-def factorize(column: pd.Series, name: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Codes ``0..m-1`` (first-appearance order) and the ``m`` distinct values of a QI column.
-
-    Raises
-    ------
-    InputError
-        If the column holds missing values (naming the column and how many).
-    """
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.int64)
-    n_missing = int(np.count_nonzero(codes < 0))
-    if n_missing:
-        raise InputError(
-            f"quasi-identifier column '{name}' has {n_missing} missing value(s); measures need "
-            "complete quasi-identifiers: fill or drop them first (mark a suppressed cell with '*')"
-        )
-    return codes, np.asarray(uniques, dtype=object)
-
-
 def group_rows(data: pd.DataFrame, quasi: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Group rows into equivalence classes (identical values on every QI column).
 
@@ -100,16 +81,11 @@ def group_rows(data: pd.DataFrame, quasi: Sequence[str]) -> tuple[np.ndarray, np
     row_class : (n_rows,) int64 array
         Class index of every row.
     """
-    codes, card = [], []
-    for c in quasi:
-        col_codes, uniques = factorize(data[c], c)
-        codes.append(col_codes)
-        card.append(len(uniques))
-    _, counts, inverse = combine_codes(codes, card)
+    factorized = [factorize_column(data[c], c) for c in quasi]
+    _, counts, inverse, first = combine_codes(
+        [codes for codes, _ in factorized], [len(u) for _, u in factorized]
+    )
     # Reorder classes by first appearance so the order does not depend on code values.
-    n = len(inverse)
-    first = np.full(len(counts), n, dtype=np.int64)
-    np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order), dtype=np.int64)
@@ -175,7 +151,7 @@ def resolve_nodes(
     HierarchyError
         A value that is neither a leaf nor an inner label of the hierarchy.
     """
-    codes, uniques = factorize(column, name)
+    codes, uniques = factorize_column(column, name)
     nodes = hierarchy.node_of(list(uniques), column=name)
     counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
     return nodes, counts

@@ -10,7 +10,6 @@ Build a :class:`Groups` once and pass it to several checks to share this work.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable, Sequence
 from functools import cached_property
 
@@ -18,14 +17,12 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
+from microanon.core.table import combine_codes, factorize_column
 
 __all__ = ["Groups", "Columns", "as_columns", "groups_of"]
 
 #: One column name or a sequence of them.
 Columns = Hashable | Sequence[Hashable]
-
-_INT64_MAX = int(np.iinfo(np.int64).max)
-
 
 def as_columns(columns: Columns, what: str = "quasi") -> tuple[Hashable, ...]:
     """Normalize one column name or an iterable of names (a tuple is a list of names) to a tuple.
@@ -68,45 +65,6 @@ def _check_frame(df: object, columns: Sequence[Hashable]) -> pd.DataFrame:
             "column name is unique"
         )
     return df
-
-
-def _factorize(series: pd.Series, column: Hashable) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes ``0..d-1`` (order of first appearance) and the distinct values of a column."""
-    try:
-        codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    except TypeError as exc:
-        raise InputError(f"column {column!r} holds unhashable values: {exc}") from exc
-    missing = int(np.count_nonzero(codes < 0))
-    if missing:
-        raise InputError(
-            f"column {column!r} has {missing} missing value(s); fill them with an explicit "
-            "value or drop those rows before checking privacy models"
-        )
-    return codes.astype(np.int64, copy=False), pd.Index(uniques)
-
-
-def _combine(codes: list[np.ndarray], cards: list[int]) -> tuple[np.ndarray, ...]:
-    """Group the rows by their code tuples.
-
-    Returns the first row of each group, the group of each row and the group sizes; groups are in
-    lexicographic order of their code tuples.
-    """
-    if math.prod(cards) <= _INT64_MAX:
-        key = np.zeros(len(codes[0]), dtype=np.int64)
-        for c, card in zip(codes, cards, strict=True):
-            key = key * card + c
-        _, first, inverse, sizes = np.unique(
-            key, return_index=True, return_inverse=True, return_counts=True
-        )
-    else:
-        _, first, inverse, sizes = np.unique(
-            np.column_stack(codes),
-            axis=0,
-            return_index=True,
-            return_inverse=True,
-            return_counts=True,
-        )
-    return first, inverse.reshape(-1).astype(np.int64, copy=False), sizes.astype(np.int64)
 
 
 class Groups:
@@ -205,15 +163,15 @@ class Groups:
             )
         used = list(names) + ([sensitive] if sensitive is not None else [])
         df = _check_frame(data, used)
-        factorized = [_factorize(df[c], c) for c in names]
-        first, row_group, sizes = _combine(
+        factorized = [factorize_column(df[c], c) for c in names]
+        _, sizes, row_group, first = combine_codes(
             [codes for codes, _ in factorized], [len(u) for _, u in factorized]
         )
         key_parts = [(codes[first], uniques) for codes, uniques in factorized]
         if sensitive is None:
             return cls(names, row_group, sizes, key_parts)
         column = df[sensitive]
-        sa_codes, values = _factorize(column, sensitive)
+        sa_codes, values = factorize_column(column, sensitive)
         numeric = pd.api.types.is_numeric_dtype(column.dtype)
         return cls(names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric)
 
