@@ -44,16 +44,16 @@ def _pycanon(df: pd.DataFrame) -> tuple[int, int, float]:
     )
 
 
-def test_check_on_raw_adult_equals_pycanon(shared_data):
-    path = shared_data / "arx-adult" / "adult.csv"
+def test_check_on_raw_adult_equals_pycanon(reference_data):
+    path = reference_data / "arx-adult" / "adult.csv"
     ours = _check_json(path)
     k, l_distinct, t = _pycanon(pd.read_csv(path, sep=";"))  # pycanon's t takes ~40 s here
     assert (ours["k"], ours["l_distinct"]) == (k, l_distinct)
     assert ours["t_closeness"] == pytest.approx(t, abs=1e-9)
 
 
-def test_check_on_generalized_adult_equals_pycanon(shared_data, tmp_path):
-    raw = pd.read_csv(shared_data / "arx-adult" / "adult.csv", sep=";")
+def test_check_on_generalized_adult_equals_pycanon(reference_data, tmp_path):
+    raw = pd.read_csv(reference_data / "arx-adult" / "adult.csv", sep=";")
     hier = adult_hierarchies()
     names = {c: c.replace("-", "_").replace("salary_class", "income") for c in raw.columns}
     schema = {c: {"role": "quasi", "hierarchy": hier[names[c]]} for c in ARX_QI}

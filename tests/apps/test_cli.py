@@ -32,8 +32,8 @@ def test_datasets_list_and_describe(runner):
     assert bad.exit_code != 0 and "census" in bad.output
 
 
-def test_check_json_on_arx_adult(runner, shared_data):
-    path = shared_data / "arx-adult" / "adult.csv"  # ';'-separated: the delimiter is detected
+def test_check_json_on_arx_adult(runner, reference_data):
+    path = reference_data / "arx-adult" / "adult.csv"  # ';'-separated: the delimiter is detected
     result = runner.invoke(
         main, ["check", str(path), "--quasi", ADULT_QI, "--sensitive", "occupation", "--json"]
     )

@@ -34,8 +34,10 @@ LEVEL_SIZES = {
 
 
 @pytest.mark.parametrize("attr", ARX)
-def test_every_arx_adult_hierarchy_loads(shared_data, attr):
-    h = Hierarchy.from_arx_csv(shared_data / "arx-adult" / f"adult_hierarchy_{attr}.csv", name=attr)
+def test_every_arx_adult_hierarchy_loads(reference_data, attr):
+    h = Hierarchy.from_arx_csv(
+        reference_data / "arx-adult" / f"adult_hierarchy_{attr}.csv", name=attr
+    )
     assert [len(h.level_labels(lv)) for lv in range(h.n_levels)] == LEVEL_SIZES[attr]
     assert h.root == "*"
     # every level partitions the leaves and nests in the next one
@@ -45,8 +47,8 @@ def test_every_arx_adult_hierarchy_loads(shared_data, attr):
             assert len(np.unique(coarse[fine == code])) == 1
 
 
-def test_arx_age_lookup_uses_the_file_not_the_labels(shared_data):
-    h = Hierarchy.from_arx_csv(shared_data / "arx-adult" / "adult_hierarchy_age.csv")
+def test_arx_age_lookup_uses_the_file_not_the_labels(reference_data):
+    h = Hierarchy.from_arx_csv(reference_data / "arx-adult" / "adult_hierarchy_age.csv")
     # the ARX labels are off by one at the boundaries; the file is the lookup table
     assert list(h.generalize([20, 40, "25", 25.0], 1)) == ["15-19", "35-39", "20-24", "20-24"]
     assert list(h.generalize([20, 40], 3)) == ["0-19", "20-39"]

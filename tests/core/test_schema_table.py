@@ -94,10 +94,10 @@ def test_frequencies_match_pandas_groupby(rows):
     assert np.array_equal(np.bincount(freq.inverse), freq.counts)
 
 
-def test_yaml_schema_with_relative_hierarchy_file(tmp_path, shared_data):
+def test_yaml_schema_with_relative_hierarchy_file(tmp_path, reference_data):
     (tmp_path / "h").mkdir()
     (tmp_path / "h" / "sex.csv").write_text(
-        (shared_data / "arx-adult" / "adult_hierarchy_sex.csv").read_text()
+        (reference_data / "arx-adult" / "adult_hierarchy_sex.csv").read_text()
     )
     (tmp_path / "s.yaml").write_text(
         "schema:\n  sex: {role: quasi, hierarchy: h/sex.csv}\n  income: {role: sensitive}\n"

@@ -36,10 +36,10 @@ def test_every_value_of_all_records_is_a_leaf() -> None:
         assert (idx >= 0).all()
 
 
-def test_arx_hierarchies_match_the_files(shared_data: Path) -> None:
+def test_arx_hierarchies_match_the_files(reference_data: Path) -> None:
     hs = adult_hierarchies()
     for col, rel in ADULT_ARX_HIERARCHY_FILES.items():
-        assert hs[col] == Hierarchy.from_arx_csv(shared_data / rel, name=col), col
+        assert hs[col] == Hierarchy.from_arx_csv(reference_data / rel, name=col), col
 
 
 @pytest.mark.parametrize(

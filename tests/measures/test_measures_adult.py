@@ -33,8 +33,8 @@ QI = [
 
 
 @pytest.fixture(scope="module")
-def adult(shared_data):
-    folder = shared_data / "arx-adult"
+def adult(reference_data):
+    folder = reference_data / "arx-adult"
     df = pd.read_csv(folder / "adult.csv", sep=";")
     hs = {q: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{q}.csv", name=q) for q in QI}
     return df, hs

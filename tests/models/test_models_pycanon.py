@@ -34,9 +34,9 @@ SOME = ["workclass", "marital-status", "race", "sex", "salary"]  # 425 groups
 
 
 @pytest.fixture(scope="module")
-def raw_adult(shared_data: Path) -> pd.DataFrame:
+def raw_adult(reference_data: Path) -> pd.DataFrame:
     """The UCI Adult training split as published (32,561 rows, '?' for unknown values)."""
-    path = shared_data / "adult" / "adult.data"
+    path = reference_data / "adult" / "adult.data"
     if not path.exists():
         pytest.skip("UCI Adult is not available")
     return pd.read_csv(path, header=None, skipinitialspace=True, names=NAMES)
