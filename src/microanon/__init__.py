@@ -7,6 +7,7 @@ The core types are re-exported here: :class:`Schema`, :class:`Hierarchy`, :class
 
 from .core import (
     Attribute,
+    DataIntegrityError,
     Hierarchy,
     HierarchyError,
     InfeasibleError,
@@ -25,6 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Attribute",
+    "DataIntegrityError",
     "Hierarchy",
     "HierarchyError",
     "InfeasibleError",

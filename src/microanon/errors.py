@@ -1,5 +1,19 @@
 """Public home of microanon's exceptions (defined in :mod:`microanon.core.errors`)."""
 
-from .core.errors import HierarchyError, InfeasibleError, InputError, MicroanonError, SchemaError
+from .core.errors import (
+    DataIntegrityError,
+    HierarchyError,
+    InfeasibleError,
+    InputError,
+    MicroanonError,
+    SchemaError,
+)
 
-__all__ = ["HierarchyError", "InfeasibleError", "InputError", "MicroanonError", "SchemaError"]
+__all__ = [
+    "DataIntegrityError",
+    "HierarchyError",
+    "InfeasibleError",
+    "InputError",
+    "MicroanonError",
+    "SchemaError",
+]

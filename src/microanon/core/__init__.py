@@ -1,6 +1,13 @@
 """Core types: schemas, hierarchies, encoded tables, releases, errors and the randomness policy."""
 
-from .errors import HierarchyError, InfeasibleError, InputError, MicroanonError, SchemaError
+from .errors import (
+    DataIntegrityError,
+    HierarchyError,
+    InfeasibleError,
+    InputError,
+    MicroanonError,
+    SchemaError,
+)
 from .hierarchy import SUPPRESSED, Hierarchy, value_key
 from .random import RandomLike, make_rng
 from .release import RELEASE_KINDS, Release
@@ -9,6 +16,7 @@ from .table import Frequencies, Table, combine_codes
 
 __all__ = [
     "Attribute",
+    "DataIntegrityError",
     "Frequencies",
     "Hierarchy",
     "HierarchyError",

@@ -6,7 +6,14 @@ column, value or parameter at fault and say what to do about it.
 
 from __future__ import annotations
 
-__all__ = ["MicroanonError", "InputError", "SchemaError", "HierarchyError", "InfeasibleError"]
+__all__ = [
+    "MicroanonError",
+    "InputError",
+    "SchemaError",
+    "HierarchyError",
+    "InfeasibleError",
+    "DataIntegrityError",
+]
 
 
 class MicroanonError(Exception):
@@ -27,3 +34,7 @@ class HierarchyError(InputError):
 
 class InfeasibleError(MicroanonError):
     """No release can satisfy the requested privacy model with the given data and parameters."""
+
+
+class DataIntegrityError(MicroanonError):
+    """A bundled data file is missing, unreadable, or its content does not match its checksum."""

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import MicroanonError
+from ..core.errors import DataIntegrityError
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -43,10 +43,6 @@ _REBUILD_HINT = (
     "reinstall microanon, or rebuild the bundle with "
     "`python -m microanon.datasets._bundle SOURCE_DIR`"
 )
-
-
-class DataIntegrityError(MicroanonError):
-    """A bundled data file is missing, unreadable, or its content does not match its checksum."""
 
 
 def bundled_name(relpath: str) -> str:
