@@ -71,3 +71,18 @@ def test_bad_releases():
         Release("anatomized", {"qit": frame()})
     with pytest.raises(InputError, match="holds no release"):
         Release.load("/nonexistent/dir")
+
+
+def test_a_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
+    rel = Release("anatomized", {"qit": frame(), "st": frame()})
+
+    def broken(self, path, *args, **kwargs):
+        if str(path).endswith("st.csv"):
+            raise OSError("disk full")
+        return original(self, path, *args, **kwargs)
+
+    original = pd.DataFrame.to_csv
+    monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
+    with pytest.raises(OSError, match="disk full"):
+        rel.save(tmp_path / "a")
+    assert list(tmp_path.iterdir()) == []
