@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .groups import Columns, Groups
@@ -30,6 +31,16 @@ class PrivacyModel(ABC):
         sensitive: Hashable | None = None,
     ) -> Verdict:
         """Check the model on a table (or on prebuilt :class:`Groups`)."""
+
+    @abstractmethod
+    def group_ok(self, groups: Groups) -> np.ndarray:
+        """Whether each group satisfies the model on its own (a boolean array over groups).
+
+        Every model here is a per-group condition: a release satisfies it exactly when all its
+        groups do, so the groups a method must suppress are those where this is False.
+        t-closeness compares with ``groups.table_distribution`` (the reference the groups were
+        built with).
+        """
 
     @abstractmethod
     def to_config(self) -> dict[str, dict[str, Any]]:

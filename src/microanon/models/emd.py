@@ -32,7 +32,7 @@ _CELLS = 2_000_000
 
 def _table_distribution(groups: Groups, position: np.ndarray, width: int) -> np.ndarray:
     """Table proportions over a domain of ``width`` positions."""
-    return np.bincount(position, weights=groups.value_counts, minlength=width) / groups.n_rows
+    return np.bincount(position, weights=groups.table_distribution, minlength=width)
 
 
 def _blocks(
@@ -57,7 +57,7 @@ def _blocks(
 
 def emd_equal(groups: Groups) -> np.ndarray:
     """EMD under the equal ground distance, per group."""
-    q = groups.value_counts / groups.n_rows
+    q = groups.table_distribution
     p = groups.pair_count / groups.sizes[groups.pair_group]
     return np.add.reduceat(np.maximum(p - q[groups.pair_value], 0.0), groups.starts)
 

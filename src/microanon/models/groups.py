@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,10 +20,11 @@ import pandas as pd
 from microanon.core.errors import InputError
 from microanon.core.table import combine_codes, factorize_column
 
-__all__ = ["Groups", "Columns", "as_columns", "groups_of"]
+__all__ = ["Groups", "Columns", "as_columns", "groups_of", "require_sensitive"]
 
 #: One column name or a sequence of them.
 Columns = Hashable | Sequence[Hashable]
+
 
 def as_columns(columns: Columns, what: str = "quasi") -> tuple[Hashable, ...]:
     """Normalize one column name or an iterable of names (a tuple is a list of names) to a tuple.
@@ -80,9 +82,9 @@ class Groups:
     sensitive : hashable or None
         Sensitive column name, if one was given.
     row_group : (n_rows,) int64 array
-        Group of each row.
+        Group of each row (a row may stand for several records, see ``weights``).
     sizes : (n_groups,) int64 array
-        Number of rows per group.
+        Number of records per group.
     keys : DataFrame
         Quasi-identifier values of each group (one row per group, default index).
     values : Index or None
@@ -90,7 +92,9 @@ class Groups:
     numeric : bool
         Whether the sensitive column has a numeric dtype.
     value_counts : (n_values,) int64 array or None
-        Number of rows per sensitive value in the whole table.
+        Records per sensitive value in the reference table that t-closeness compares with: the
+        whole table unless another ``reference`` was given (e.g. the original table when some
+        groups are to be suppressed).
     pair_group, pair_value, pair_count : int64 arrays or None
         Distinct (group, sensitive code) pairs sorted by group then code, and their counts.
     starts : (n_groups,) int64 array or None
@@ -107,6 +111,8 @@ class Groups:
         sa_codes: np.ndarray | None = None,
         values: pd.Index | None = None,
         numeric: bool = False,
+        weights: np.ndarray | None = None,
+        reference: np.ndarray | None = None,
     ) -> None:
         self.quasi = quasi
         self.row_group = row_group
@@ -120,12 +126,16 @@ class Groups:
         if sa_codes is not None and values is not None:
             m = len(values)
             # n_groups * m <= n_rows**2, which fits int64 for any table that fits in memory.
-            pairs, counts = np.unique(row_group * m + sa_codes, return_counts=True)
+            pairs, inverse = np.unique(row_group * m + sa_codes, return_inverse=True)
             self.pair_group, self.pair_value = np.divmod(pairs, m)
-            self.pair_count = counts.astype(np.int64)
+            self.pair_count = np.bincount(inverse.reshape(-1), weights=weights).astype(np.int64)
             change = self.pair_group[1:] != self.pair_group[:-1]
             self.starts = np.flatnonzero(np.concatenate([[True], change]))
-            self.value_counts = np.bincount(sa_codes, minlength=m).astype(np.int64)
+            if reference is None:
+                reference = np.bincount(sa_codes, weights=weights, minlength=m)
+            elif len(reference) != m:
+                raise InputError(f"reference: expected {m} counts, one per sensitive value")
+            self.value_counts = np.asarray(reference).astype(np.int64)
 
     @classmethod
     def from_frame(
@@ -175,10 +185,101 @@ class Groups:
         numeric = pd.api.types.is_numeric_dtype(column.dtype)
         return cls(names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric)
 
+    @classmethod
+    def from_codes(
+        cls,
+        quasi: Sequence[Hashable],
+        codes: Sequence[np.ndarray],
+        cardinalities: Sequence[int],
+        *,
+        sensitive: Hashable | None = None,
+        sa_codes: np.ndarray | None = None,
+        values: Sequence[Any] | None = None,
+        numeric: bool = False,
+        weights: np.ndarray | None = None,
+        reference: np.ndarray | None = None,
+        dictionaries: Sequence[Sequence[Any]] | None = None,
+    ) -> Groups:
+        """Groups of already-encoded rows, e.g. the frequency table of a :class:`Table`.
+
+        Parameters
+        ----------
+        quasi : sequence of names
+            Names of the quasi-identifier code columns.
+        codes : sequence of int arrays
+            One code array per quasi-identifier (codes ``0..cardinality-1``), all of one length.
+        cardinalities : sequence of int
+            Number of possible codes per quasi-identifier.
+        sensitive : name, optional
+            Name of the sensitive column (with ``sa_codes`` and ``values``).
+        sa_codes : int array, optional
+            Sensitive code of each row, a position in ``values``.
+        values : sequence, optional
+            The sensitive values behind the codes. Values that occur neither in these rows nor in
+            ``reference`` are left out of the domain, as for :meth:`from_frame`.
+        numeric : bool
+            Whether the sensitive values are numbers (the default t-closeness distance).
+        weights : int array, optional
+            Number of records each row stands for (default 1): a frequency table is grouped
+            exactly as the table it summarizes.
+        reference : int array, optional
+            Records per sensitive value of the distribution t-closeness compares with (default:
+            these rows' own distribution).
+        dictionaries : sequence of sequences, optional
+            Values behind each quasi-identifier's codes, for :attr:`keys` (default: the codes).
+
+        Returns
+        -------
+        Groups
+        """
+        names = tuple(quasi)
+        if not (len(names) == len(codes) == len(cardinalities)):
+            raise InputError("from_codes: quasi, codes and cardinalities must have one entry each")
+        codes = [np.asarray(c, dtype=np.int64) for c in codes]
+        combined = combine_codes(codes, cardinalities)
+        w = None if weights is None else np.asarray(weights, dtype=np.int64)
+        sizes = combined.counts if w is None else np.bincount(combined.inverse, weights=w)
+        sizes = np.asarray(sizes, dtype=np.int64)
+        if dictionaries is None:
+            dictionaries = [range(int(n)) for n in cardinalities]
+        key_parts = [
+            (c[combined.first], pd.Index(list(d))) for c, d in zip(codes, dictionaries, strict=True)
+        ]
+        if sa_codes is None:
+            return cls(names, combined.inverse, sizes, key_parts, weights=w)
+        if values is None:
+            raise InputError("from_codes: sa_codes need the sensitive values behind them")
+        # The sensitive domain is what occurs here or in the reference, as for a DataFrame.
+        sa_codes = np.asarray(sa_codes, dtype=np.int64)
+        present = np.bincount(sa_codes, minlength=len(values)) > 0
+        if reference is not None:
+            reference = np.asarray(reference)
+            present |= reference > 0
+            reference = reference[present]
+        remap = np.cumsum(present) - 1
+        values = [v for v, keep in zip(values, present, strict=True) if keep]
+        return cls(
+            names,
+            combined.inverse,
+            sizes,
+            key_parts,
+            sensitive,
+            remap[sa_codes],
+            pd.Index(values),
+            numeric,
+            weights=w,
+            reference=reference,
+        )
+
     @property
     def n_rows(self) -> int:
-        """Number of rows of the table."""
-        return len(self.row_group)
+        """Number of records (the sum of the group sizes)."""
+        return int(self.sizes.sum())
+
+    @property
+    def table_distribution(self) -> np.ndarray:
+        """Reference distribution of the sensitive values (what t-closeness compares with)."""
+        return self.value_counts / self.value_counts.sum()
 
     @property
     def n_groups(self) -> int:
@@ -238,14 +339,20 @@ def groups_of(
                 f"sensitive {sensitive!r} differs from the column these Groups were built with "
                 f"({data.sensitive!r}); pass sensitive=None or rebuild the Groups"
             )
-        if need_sensitive and data.values is None:
-            raise InputError(
-                "these Groups were built without a sensitive column; build them with "
-                "Groups.from_frame(data, quasi, sensitive)"
-            )
+        if need_sensitive:
+            require_sensitive(data)
         return data
     if quasi is None:
         raise InputError("quasi: name the quasi-identifier columns")
     if need_sensitive and sensitive is None:
         raise InputError("sensitive: name the sensitive column")
     return Groups.from_frame(data, quasi, sensitive if need_sensitive else None)
+
+
+def require_sensitive(groups: Groups) -> None:
+    """Raise unless ``groups`` were built with a sensitive column."""
+    if groups.values is None:
+        raise InputError(
+            "these Groups were built without a sensitive column; ℓ-diversity and t-closeness "
+            "need one"
+        )

@@ -6,6 +6,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
@@ -79,6 +80,10 @@ class KAnonymity(PrivacyModel):
     ) -> Verdict:
         """Check the model; ``sensitive`` is accepted for a uniform interface and not used."""
         return k_anonymity(data, quasi, self.k)
+
+    def group_ok(self, groups: Groups) -> np.ndarray:
+        """Groups with at least k records."""
+        return groups.sizes >= self.k
 
     def to_config(self) -> dict[str, dict[str, Any]]:
         """``{"k_anonymity": {"k": k}}``."""

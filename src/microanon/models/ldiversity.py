@@ -25,7 +25,7 @@ from microanon.core.errors import InputError
 
 from ._params import TOL, choice, integer, real
 from .base import PrivacyModel
-from .groups import Columns, Groups, groups_of
+from .groups import Columns, Groups, groups_of, require_sensitive
 from .verdict import Verdict, build_verdict
 
 __all__ = ["l_diversity", "LDiversity", "FORMS", "group_diversity"]
@@ -201,6 +201,12 @@ class LDiversity(PrivacyModel):
     ) -> Verdict:
         """Check the model on a table or prebuilt groups."""
         return l_diversity(data, quasi, sensitive, self.l, self.form, self.c)
+
+    def group_ok(self, groups: Groups) -> np.ndarray:
+        """Groups that are ℓ-diverse in this form."""
+        require_sensitive(groups)
+        values = group_diversity(groups, self.form, self.c)
+        return ~_violations(groups, self.form, values, self.l)
 
     def to_config(self) -> dict[str, dict[str, Any]]:
         """``{"l_diversity": {"l": ..., "form": ..., ["c": ...]}}``."""

@@ -27,7 +27,7 @@ from microanon.core.hierarchy import Hierarchy, value_key
 from ._params import TOL, choice, real
 from .base import PrivacyModel
 from .emd import emd_equal, emd_hierarchical, emd_ordered
-from .groups import Columns, Groups, groups_of
+from .groups import Columns, Groups, groups_of, require_sensitive
 from .verdict import Verdict, build_verdict
 
 __all__ = ["t_closeness", "TCloseness", "DISTANCES", "group_emd"]
@@ -222,6 +222,12 @@ class TCloseness(PrivacyModel):
         return t_closeness(
             data, quasi, sensitive, self.t, self.distance, self.order, self.hierarchy
         )
+
+    def group_ok(self, groups: Groups) -> np.ndarray:
+        """Groups whose EMD to the reference distribution is at most t."""
+        require_sensitive(groups)
+        emd, _ = group_emd(groups, self.distance, self.order, self.hierarchy)
+        return emd <= self.t + TOL
 
     def to_config(self) -> dict[str, dict[str, Any]]:
         """``{"t_closeness": {"t": ..., ["distance"|"order"|"hierarchy": ...]}}``.
