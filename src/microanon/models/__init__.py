@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 from .base import PrivacyModel
-from .config import MODELS, model_from_config
+from .config import MODELS, as_models, model_from_config
 from .groups import Groups
 from .kanonymity import KAnonymity, k_anonymity
 from .ldiversity import FORMS, LDiversity, l_diversity
@@ -34,6 +34,7 @@ __all__ = [
     "PrivacyModel",
     "TCloseness",
     "Verdict",
+    "as_models",
     "k_anonymity",
     "l_diversity",
     "model_from_config",

@@ -32,6 +32,11 @@ class PrivacyModel(ABC):
     ) -> Verdict:
         """Check the model on a table (or on prebuilt :class:`Groups`)."""
 
+    @property
+    def needs_sensitive(self) -> bool:
+        """Whether the model is about a sensitive attribute (ℓ-diversity, t-closeness)."""
+        return True
+
     @abstractmethod
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Whether each group satisfies the model on its own (a boolean array over groups).

@@ -14,7 +14,7 @@ from .kanonymity import KAnonymity
 from .ldiversity import LDiversity
 from .tcloseness import TCloseness
 
-__all__ = ["model_from_config", "MODELS"]
+__all__ = ["model_from_config", "as_models", "MODELS"]
 
 #: Configuration names of the models and their classes.
 MODELS: dict[str, type[PrivacyModel]] = {
@@ -80,3 +80,31 @@ def model_from_config(name: str, params: Mapping[str, Any] | None = None) -> Pri
     if "hierarchy" in kwargs:
         kwargs["hierarchy"] = _hierarchy(kwargs["hierarchy"])
     return cls(**kwargs)
+
+
+def as_models(models: Any) -> list[PrivacyModel]:
+    """Normalize a model specification to a list of models.
+
+    Accepts a :class:`PrivacyModel`, a config entry (``{"k_anonymity": {"k": 5}}``, possibly with
+    several keys), or a sequence of either — the ``models:`` list of a config file.
+
+    Raises
+    ------
+    InputError
+        On an empty specification or an entry that is neither a model nor a mapping.
+    """
+    if isinstance(models, (PrivacyModel, Mapping)):
+        models = [models]
+    if not isinstance(models, (list, tuple)) or not models:
+        raise InputError(
+            "models: give at least one privacy model, e.g. [{'k_anonymity': {'k': 5}}]"
+        )
+    out: list[PrivacyModel] = []
+    for entry in models:
+        if isinstance(entry, PrivacyModel):
+            out.append(entry)
+        elif isinstance(entry, Mapping) and entry:
+            out.extend(model_from_config(str(name), params) for name, params in entry.items())
+        else:
+            raise InputError(f"models: cannot read {entry!r} as a privacy model")
+    return out

@@ -81,6 +81,11 @@ class KAnonymity(PrivacyModel):
         """Check the model; ``sensitive`` is accepted for a uniform interface and not used."""
         return k_anonymity(data, quasi, self.k)
 
+    @property
+    def needs_sensitive(self) -> bool:
+        """k-anonymity is about the quasi-identifiers only."""
+        return False
+
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups with at least k records."""
         return groups.sizes >= self.k

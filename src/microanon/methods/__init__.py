@@ -1,0 +1,1 @@
+"""Anonymization methods: each turns an original table into a :class:`~microanon.Release`."""

@@ -1,0 +1,109 @@
+"""What every generalization-style method shares: input preparation and the release it builds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..core.errors import InputError, SchemaError
+from ..core.release import Release
+from ..core.schema import Schema
+from ..core.table import Table
+from ..models import PrivacyModel, as_models
+
+__all__ = ["prepare", "generalized_release", "SUPPRESSED_ROWS"]
+
+#: How suppressed records are published: left out, or kept with every quasi-identifier as ``*``.
+SUPPRESSED_ROWS = ("remove", "star")
+
+
+def prepare(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    models: Any = None,
+    need_hierarchies: bool = True,
+) -> tuple[Table, list[PrivacyModel]]:
+    """Validate and encode the input of a method; resolve its privacy models.
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema or mapping
+    models : model specification, optional
+        Anything :func:`microanon.models.as_models` reads; ``None`` for methods without models.
+    need_hierarchies : bool
+        Whether every quasi-identifier must have a hierarchy.
+
+    Returns
+    -------
+    table : Table
+        The encoded table (identifiers dropped, builder hierarchies resolved).
+    models : list of PrivacyModel
+
+    Raises
+    ------
+    SchemaError
+        No quasi-identifier; a model that needs a sensitive attribute without one (or with
+        several); a quasi-identifier without hierarchy when one is needed.
+    """
+    if not isinstance(schema, Schema):
+        schema = Schema.from_dict(schema)
+    if not schema.quasi:
+        raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    table = Table.from_frame(data, schema)
+    if need_hierarchies:
+        missing = [q for q in table.schema.quasi if table.schema[q].hierarchy is None]
+        if missing:
+            raise SchemaError(
+                f"quasi-identifier(s) {', '.join(missing)} need a hierarchy for this method "
+                "(a file, or a builder such as {builder: intervals, widths: [5, 10]})"
+            )
+    resolved = [] if models is None else as_models(models)
+    needs_sa = [m.name for m in resolved if m.needs_sensitive]
+    if needs_sa and len(table.schema.sensitive) != 1:
+        raise SchemaError(
+            f"{', '.join(needs_sa)} need exactly one sensitive column in the schema, found "
+            f"{len(table.schema.sensitive)}"
+        )
+    return table, resolved
+
+
+def generalized_release(
+    method: str,
+    published: pd.DataFrame,
+    table: Table,
+    parameters: Mapping[str, Any],
+    models: Sequence[PrivacyModel],
+    kind: str = "generalized",
+    extra_tables: Mapping[str, pd.DataFrame] | None = None,
+    **metadata: Any,
+) -> Release:
+    """The release of a generalization-style method, with the metadata every such method records.
+
+    Metadata: ``method``, ``parameters``, ``models`` (config entries), ``quasi``, ``sensitive``,
+    ``hierarchies`` (of the quasi-identifiers, as label paths), ``rows_in``, ``rows_out`` and
+    anything passed in ``metadata`` (levels, suppressed counts, metric values, ...).
+    """
+    if not isinstance(published, pd.DataFrame):
+        raise InputError("published table must be a DataFrame")
+    schema = table.schema
+    tables = {"data": published} if kind == "generalized" else {}
+    tables.update(extra_tables or {})
+    meta = {
+        "method": method,
+        "parameters": dict(parameters),
+        "models": [m.to_config() for m in models],
+        "quasi": schema.quasi,
+        "sensitive": schema.sensitive,
+        "hierarchies": {
+            q: schema[q].hierarchy.to_dict()
+            for q in schema.quasi
+            if schema[q].hierarchy is not None
+        },
+        "rows_in": table.n_rows,
+        "rows_out": len(published),
+        **metadata,
+    }
+    return Release(kind, tables, meta)

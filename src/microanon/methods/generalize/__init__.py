@@ -1,0 +1,1 @@
+"""Generalization baselines: optimal full-domain recoding, Mondrian, local recoding."""
