@@ -134,6 +134,50 @@ def check(
         click.echo(format_profile(profile))
 
 
+# ---------------------------------------------------------------------------- anonymize
+@main.command()
+@click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--config",
+    "config",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Pipeline YAML: schema, method, params, models (see docs/anonymize.md).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for the release (release.json + tables) and report.html.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed for randomized methods: reproducible research only, never written to the release.",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
+@_friendly_errors
+def anonymize(
+    data: Path | None, config: Path, out: Path, seed: int | None, overwrite: bool
+) -> None:
+    """Anonymize DATA (or the config's data) as the config says; write the release and a report."""
+    from .anonymize import run_anonymize
+
+    path, release, numbers = run_anonymize(
+        config, out, data=data, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
+    )
+    meta = release.metadata
+    click.echo(f"{meta['method']}: {meta['rows_in']:,} records in, {meta['rows_out']:,} rows out")
+    if numbers["verified"] is not None:
+        click.echo(
+            "claimed models verified on the release: " + ("yes" if numbers["verified"] else "NO")
+        )
+    util = {k: v for k, v in numbers["utility"].items() if v is not None}
+    click.echo("utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()))
+    click.echo(f"wrote {path}/ (release.json, tables, report.html)")
+
+
 # ---------------------------------------------------------------------------- demo
 @main.command()
 @click.option(

@@ -21,6 +21,7 @@ from .groups import Groups
 from .kanonymity import KAnonymity, k_anonymity
 from .ldiversity import FORMS, LDiversity, l_diversity
 from .profile import profile
+from .release_check import check_release, published_groups_frame
 from .tcloseness import DISTANCES, TCloseness, t_closeness
 from .verdict import Verdict
 
@@ -35,9 +36,11 @@ __all__ = [
     "TCloseness",
     "Verdict",
     "as_models",
+    "check_release",
     "k_anonymity",
     "l_diversity",
     "model_from_config",
     "profile",
+    "published_groups_frame",
     "t_closeness",
 ]

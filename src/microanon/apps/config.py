@@ -1,0 +1,183 @@
+"""YAML pipelines for ``microanon anonymize``: data, schema, method, parameters, models.
+
+The shape is a contract (later features extend it, never change it); paths are relative to the
+config file::
+
+    data: adult.csv                 # CSV (delimiter detected) or Parquet
+    na_values: ["?"]                # optional extra missing-value markers
+    schema:
+      age:          {role: quasi, kind: numeric, hierarchy: hierarchies/age.csv}
+      sex:          {role: quasi, hierarchy: hierarchies/sex.csv}
+      occupation:   {role: sensitive}
+      salary-class: {role: insensitive}
+    method: full_domain             # see METHODS
+    params: {suppression: 0.05, metric: lm}
+    models:
+      - k_anonymity: {k: 5}
+      - l_diversity: {l: 3, form: distinct}
+      - t_closeness: {t: 0.2, distance: equal}
+    output: {format: csv}           # optional: csv | parquet
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from ..core.errors import InputError
+from ..core.schema import Schema
+from ..models import PrivacyModel, as_models
+from .io import read_table
+
+__all__ = ["METHODS", "PipelineConfig", "load_config", "method_function"]
+
+#: Method name in configs -> "module:function" implementing it.
+METHODS: dict[str, str] = {
+    "full_domain": "microanon.methods.generalize.full_domain:full_domain",
+    "mondrian": "microanon.methods.generalize.mondrian:mondrian",
+    "local_recoding": "microanon.methods.generalize.local_recoding:local_recoding",
+    "anatomy": "microanon.methods.anatomy:anatomy",
+}
+
+_KEYS = {"data", "na_values", "schema", "method", "params", "models", "output"}
+
+
+def method_function(name: str) -> Callable[..., Any]:
+    """The function implementing a configured method.
+
+    Raises
+    ------
+    InputError
+        For an unknown method name (listing the known ones).
+    """
+    if name not in METHODS:
+        raise InputError(f"method: unknown method {name!r}; choose one of {', '.join(METHODS)}")
+    module, func = METHODS[name].split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+@dataclass
+class PipelineConfig:
+    """A parsed and validated pipeline configuration."""
+
+    path: Path | None
+    schema: Schema
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    models: list[PrivacyModel] = field(default_factory=list)
+    data: Path | None = None
+    na_values: list[str] = field(default_factory=list)
+    output_format: str = "csv"
+
+    def read_data(self, override: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+        """Read the data file named on the command line, or else in the config."""
+        path = Path(override) if override is not None else self.data
+        if path is None:
+            raise InputError("no data: give the data file on the command line or as 'data:'")
+        return read_table(path, na_values=self.na_values)
+
+    def call_arguments(self) -> dict[str, Any]:
+        """Keyword arguments of the method: its parameters, plus ``models`` when it takes them."""
+        kwargs = dict(self.params)
+        if self.models:
+            kwargs["models"] = self.models
+        return kwargs
+
+    def run(self, data: pd.DataFrame, rng: Any = None, progress: bool = False) -> Any:
+        """Run the configured method on ``data`` and return its release."""
+        func = method_function(self.method)
+        kwargs = self.call_arguments()
+        accepted = inspect.signature(func).parameters
+        if "rng" in accepted:
+            kwargs["rng"] = rng
+        if "progress" in accepted:
+            kwargs["progress"] = progress
+        return func(data, self.schema, **kwargs)
+
+
+def _check_parameters(method: str, params: Mapping[str, Any], has_models: bool) -> None:
+    func = method_function(method)
+    accepted = inspect.signature(func).parameters
+    keyword = [n for n, p in accepted.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    unknown = [p for p in params if p not in keyword or p in ("models", "rng", "progress")]
+    if unknown:
+        allowed = [n for n in keyword if n not in ("models", "rng", "progress")]
+        raise InputError(
+            f"params: {method} does not take {', '.join(map(repr, unknown))}; it takes "
+            + (", ".join(allowed) or "no parameters")
+        )
+    if has_models and "models" not in accepted:
+        raise InputError(f"models: {method} does not take privacy models; set its params instead")
+    if not has_models and "models" in accepted:
+        required = accepted["models"].default is inspect.Parameter.empty
+        if required:
+            raise InputError(f"models: {method} needs at least one privacy model")
+
+
+def load_config(path: str | os.PathLike[str]) -> PipelineConfig:
+    """Read and validate a pipeline configuration file.
+
+    Raises
+    ------
+    InputError
+        Unreadable or invalid YAML, unknown keys, an unknown method, parameters the method does
+        not take, or invalid models; :class:`SchemaError` for schema problems.
+    """
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read config {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"config {path} is not valid YAML: {exc}") from None
+    return parse_config(doc, base_dir=path.parent, path=path)
+
+
+def parse_config(
+    doc: Any, base_dir: str | os.PathLike[str] | None = None, path: Path | None = None
+) -> PipelineConfig:
+    """Validate a configuration already loaded as Python data (see :func:`load_config`)."""
+    if not isinstance(doc, Mapping):
+        raise InputError("the config must be a mapping with at least 'schema' and 'method'")
+    unknown = set(doc) - _KEYS
+    if unknown:
+        raise InputError(
+            f"config: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
+            f"known: {', '.join(sorted(_KEYS))}"
+        )
+    for key in ("schema", "method"):
+        if key not in doc:
+            raise InputError(f"config: '{key}' is missing")
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    method = str(doc["method"])
+    params = doc.get("params") or {}
+    if not isinstance(params, Mapping):
+        raise InputError("params: must be a mapping of parameter name to value")
+    models = as_models(doc["models"]) if doc.get("models") else []
+    _check_parameters(method, params, bool(models))
+    output = doc.get("output") or {}
+    fmt = output.get("format", "csv") if isinstance(output, Mapping) else None
+    if fmt not in ("csv", "parquet"):
+        raise InputError("output: format must be csv or parquet")
+    na_values = doc.get("na_values") or []
+    if isinstance(na_values, str):
+        na_values = [na_values]
+    data = doc.get("data")
+    return PipelineConfig(
+        path=path,
+        schema=Schema.from_dict(doc["schema"], base_dir=base),
+        method=method,
+        params=dict(params),
+        models=models,
+        data=(base / str(data)) if data is not None else None,
+        na_values=[str(v) for v in na_values],
+        output_format=fmt,
+    )
