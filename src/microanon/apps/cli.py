@@ -68,6 +68,25 @@ def datasets_describe(name: str) -> None:
     click.echo(describe(name).to_string())
 
 
+@datasets.command("export")
+@click.argument("name")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@_friendly_errors
+def datasets_export(name: str, out: Path) -> None:
+    """Write a bundled data set to OUT (.csv, or .parquet by extension)."""
+    from ..datasets import load_dataset
+
+    data = load_dataset(name)
+    if out.exists():
+        raise click.ClickException(f"{out} already exists")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() in (".parquet", ".pq"):
+        data.to_parquet(out, index=False)
+    else:
+        data.to_csv(out, index=False)
+    click.echo(f"wrote {len(data):,} rows to {out}")
+
+
 # ---------------------------------------------------------------------------- check
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))

@@ -3,7 +3,7 @@
 The shape is a contract (later features extend it, never change it); paths are relative to the
 config file::
 
-    data: adult.csv                 # CSV (delimiter detected) or Parquet
+    data: adult.csv                 # CSV (delimiter detected) or Parquet; or dataset:arx_adult
     na_values: ["?"]                # optional extra missing-value markers
     schema:
       age:          {role: quasi, kind: numeric, hierarchy: hierarchies/age.csv}
@@ -47,6 +47,9 @@ METHODS: dict[str, str] = {
     "anatomy": "microanon.methods.anatomy:anatomy",
 }
 
+#: ``data:`` values with this prefix name a bundled data set rather than a file.
+DATASET_PREFIX = "dataset:"
+
 _KEYS = {"data", "na_values", "schema", "method", "params", "models", "output"}
 
 
@@ -73,16 +76,23 @@ class PipelineConfig:
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     models: list[PrivacyModel] = field(default_factory=list)
-    data: Path | None = None
+    data: Path | str | None = None
     na_values: list[str] = field(default_factory=list)
     output_format: str = "csv"
 
     def read_data(self, override: str | os.PathLike[str] | None = None) -> pd.DataFrame:
-        """Read the data file named on the command line, or else in the config."""
-        path = Path(override) if override is not None else self.data
-        if path is None:
+        """Read the data file named on the command line, or else in the config.
+
+        ``dataset:NAME`` (e.g. ``dataset:arx_adult``) loads a bundled data set instead of a file.
+        """
+        source = override if override is not None else self.data
+        if source is None:
             raise InputError("no data: give the data file on the command line or as 'data:'")
-        return read_table(path, na_values=self.na_values)
+        if str(source).startswith(DATASET_PREFIX):
+            from ..datasets import load_dataset
+
+            return load_dataset(str(source)[len(DATASET_PREFIX) :])
+        return read_table(source, na_values=self.na_values)
 
     def call_arguments(self) -> dict[str, Any]:
         """Keyword arguments of the method: its parameters, plus ``models`` when it takes them."""
@@ -171,13 +181,15 @@ def parse_config(
     if isinstance(na_values, str):
         na_values = [na_values]
     data = doc.get("data")
+    if data is not None and not str(data).startswith(DATASET_PREFIX):
+        data = base / str(data)
     return PipelineConfig(
         path=path,
         schema=Schema.from_dict(doc["schema"], base_dir=base),
         method=method,
         params=dict(params),
         models=models,
-        data=(base / str(data)) if data is not None else None,
+        data=data,
         na_values=[str(v) for v in na_values],
         output_format=fmt,
     )
