@@ -8,28 +8,52 @@ Equivalence classes (:mod:`.classes`)
     :func:`equivalence_classes`, :func:`discernibility`, :func:`aecs`
 Re-identification risk (:mod:`.risk`)
     :func:`reidentification_risk`, :func:`sample_uniques`
-Information loss (:mod:`.utility`)
-    :func:`loss_metric`, :func:`ncp`, :func:`precision`
+Information loss (:mod:`.utility`, :mod:`.entropy`)
+    :func:`loss_metric`, :func:`ncp`, :func:`precision`, :func:`non_uniform_entropy`
+Estimated distributions (:mod:`.estimators`)
+    :func:`estimate_joint`, :func:`true_joint`, :func:`kl_divergence`,
+    :func:`reconstruction_error`, :func:`cover_intervals`
+Classification (:mod:`.classification`)
+    :class:`ID3`, :func:`classification_accuracy`, :func:`relative_accuracy`
 """
 
 from __future__ import annotations
 
 from .classes import ClassStats, aecs, discernibility, equivalence_classes
+from .classification import ID3, classification_accuracy, relative_accuracy
+from .entropy import NonUniformEntropy, non_uniform_entropy
+from .estimators import (
+    cover_intervals,
+    estimate_joint,
+    kl_divergence,
+    reconstruction_error,
+    true_joint,
+)
 from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
 from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
 
 __all__ = [
     "ClassStats",
+    "ID3",
     "LossMetric",
     "NCPScore",
+    "NonUniformEntropy",
     "RiskProfile",
     "Uniques",
     "aecs",
+    "classification_accuracy",
+    "cover_intervals",
     "discernibility",
     "equivalence_classes",
+    "estimate_joint",
+    "kl_divergence",
     "loss_metric",
     "ncp",
+    "non_uniform_entropy",
     "precision",
+    "reconstruction_error",
     "reidentification_risk",
+    "relative_accuracy",
     "sample_uniques",
+    "true_joint",
 ]

@@ -1,0 +1,237 @@
+"""ID3 and (relative) classification accuracy (papers.md §6.8)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon.core import Release, Table
+from microanon.core.errors import InputError
+from microanon.datasets import adult_schema, load_adult
+from microanon.measures.classification import ID3, classification_accuracy, relative_accuracy
+
+SETTINGS = settings(max_examples=150, deadline=None)
+
+TENNIS = pd.DataFrame(
+    [
+        r.split()
+        for r in """sunny hot high weak no
+        sunny hot high strong no
+        overcast hot high weak yes
+        rain mild high weak yes
+        rain cool normal weak yes
+        rain cool normal strong no
+        overcast cool normal strong yes
+        sunny mild high weak no
+        sunny cool normal weak yes
+        rain mild normal weak yes
+        sunny mild normal strong yes
+        overcast mild high strong yes
+        rain mild high strong no
+        overcast hot normal weak yes""".splitlines()
+    ],
+    columns=["outlook", "temperature", "humidity", "wind", "play"],
+)
+FEATURES = ["outlook", "temperature", "humidity", "wind"]
+
+
+# ------------------------------------------------------------------------------ reference ID3
+def entropy(labels: list) -> float:
+    n = len(labels)
+    return -sum(c / n * math.log2(c / n) for c in Counter(labels).values())
+
+
+def majority(labels: list):
+    counts = Counter(labels)
+    best = max(counts.values())
+    return min(c for c in counts if counts[c] == best)
+
+
+def ref_fit(rows: list[dict], target: str, attrs: list[str]) -> dict:
+    labels = [r[target] for r in rows]
+    node = {"majority": majority(labels)}
+    if len(rows) < 2 or len(set(labels)) == 1:
+        return node
+    best, best_cond = None, math.inf
+    for a in attrs:
+        parts: dict = {}
+        for r in rows:
+            parts.setdefault(r[a], []).append(r[target])
+        if len(parts) < 2:
+            continue
+        cond = sum(len(p) / len(rows) * entropy(p) for p in parts.values())
+        if cond < best_cond - 1e-12:
+            best, best_cond = a, cond
+    if best is None:
+        return node
+    rest = [a for a in attrs if a != best]
+    node["attr"] = best
+    node["children"] = {
+        v: ref_fit([r for r in rows if r[best] == v], target, rest) for v in {r[best] for r in rows}
+    }
+    return node
+
+
+def ref_predict(node: dict, row: dict):
+    while "attr" in node and row[node["attr"]] in node["children"]:
+        node = node["children"][row[node["attr"]]]
+    return node["majority"]
+
+
+def ref_size(node: dict) -> int:
+    return 1 + sum(ref_size(c) for c in node.get("children", {}).values())
+
+
+# ------------------------------------------------------------------------------ play tennis
+def test_play_tennis_tree():
+    tree = ID3().fit(TENNIS[FEATURES], TENNIS["play"])
+    # Quinlan's tree: outlook at the root; sunny -> humidity, overcast -> yes, rain -> wind.
+    assert tree.n_nodes == 8
+    assert tree.features[tree._tree.attribute[0]] == "outlook"
+    assert list(tree.classes) == ["no", "yes"]
+    assert (tree.predict(TENNIS[FEATURES]) == TENNIS["play"].to_numpy()).all()
+    probe = pd.DataFrame(
+        {
+            "outlook": ["sunny", "sunny", "overcast", "rain", "rain", "fog", "sunny"],
+            "temperature": ["hot"] * 7,
+            "humidity": ["high", "normal", "high", "high", "high", "high", "dry"],
+            "wind": ["weak", "weak", "strong", "strong", "weak", "weak", "weak"],
+        }
+    )
+    # Unseen values stop at their node: 'fog' -> root majority (yes); 'dry' -> sunny node (no).
+    assert tree.predict(probe).tolist() == ["no", "yes", "yes", "no", "yes", "yes", "no"]
+
+
+def test_play_tennis_leave_one_out_matches_reference():
+    rows = TENNIS.to_dict("records")
+    correct = sum(
+        ref_predict(ref_fit(rows[:i] + rows[i + 1 :], "play", FEATURES), rows[i]) == rows[i]["play"]
+        for i in range(len(rows))
+    )
+    loo = classification_accuracy(TENNIS, FEATURES, "play", folds=14, rng=0)
+    assert loo == pytest.approx(correct / 14)
+    assert loo == pytest.approx(11 / 14)
+
+
+def test_majority_tie_goes_to_the_first_class_and_constant_features_do_not_split():
+    X = pd.DataFrame({"a": ["x", "x", "x", "x"]})
+    tree = ID3().fit(X, ["b", "a", "b", "a"])
+    assert tree.n_nodes == 1
+    assert tree.predict(X).tolist() == ["a"] * 4
+
+
+def test_numeric_labels_and_single_row():
+    tree = ID3().fit(pd.DataFrame({"f": [1]}), [7])
+    assert tree.predict(pd.DataFrame({"f": [1, 2]})).tolist() == [7, 7]
+
+
+def test_id3_errors():
+    with pytest.raises(InputError, match="fit the tree first"):
+        ID3().predict(TENNIS)
+    with pytest.raises(InputError, match="rows"):
+        ID3().fit(TENNIS[FEATURES], TENNIS["play"][:3])
+    with pytest.raises(InputError, match="DataFrame"):
+        ID3().fit(TENNIS[[]], TENNIS["play"])
+    tree = ID3().fit(TENNIS[FEATURES], TENNIS["play"])
+    with pytest.raises(InputError, match="wind"):
+        tree.predict(TENNIS[["outlook", "temperature", "humidity"]])
+    with pytest.raises(InputError, match="missing"):
+        ID3().fit(TENNIS[FEATURES].assign(wind=None), TENNIS["play"])
+
+
+# ------------------------------------------------------------------------------ properties
+@st.composite
+def datasets(draw):
+    n = draw(st.integers(1, 40))
+    m = draw(st.integers(1, 4))
+    feats = {
+        f"f{j}": draw(
+            st.lists(st.sampled_from("abcd"[: draw(st.integers(1, 4))]), min_size=n, max_size=n)
+        )
+        for j in range(m)
+    }
+    y = draw(st.lists(st.sampled_from(["p", "q", "r"]), min_size=n, max_size=n))
+    probe = {f: draw(st.lists(st.sampled_from("abcde"), min_size=5, max_size=5)) for f in feats}
+    return pd.DataFrame(feats), pd.Series(y), pd.DataFrame(probe)
+
+
+@SETTINGS
+@given(datasets())
+def test_id3_matches_reference(data):
+    X, y, probe = data
+    tree = ID3().fit(X, y)
+    ref = ref_fit(
+        [{**r, "_y": t} for r, t in zip(X.to_dict("records"), y, strict=True)],
+        "_y",
+        list(X.columns),
+    )
+    assert tree.n_nodes == ref_size(ref)
+    for frame in (X, probe):
+        expected = [ref_predict(ref, r) for r in frame.to_dict("records")]
+        assert tree.predict(frame).tolist() == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(datasets(), st.integers(2, 5), st.integers(0, 2**32 - 1))
+def test_accuracy_is_a_share_and_relative_accuracy_of_identity_is_one(data, folds, seed):
+    X, y, _ = data
+    if len(X) < folds:
+        return
+    df = X.assign(target=y)
+    acc = classification_accuracy(df, list(X.columns), "target", folds=folds, rng=seed)
+    assert 0 <= acc <= 1
+    assert acc * len(df) == pytest.approx(round(acc * len(df)))
+    if acc > 0:
+        assert relative_accuracy(df, df, list(X.columns), "target", folds, seed) == 1.0
+
+
+def test_relative_accuracy_uses_original_labels_and_same_folds():
+    # Released features that are all '*' predict the original majority only.
+    df = pd.concat([TENNIS] * 3, ignore_index=True)
+    blank = df.assign(**{f: "*" for f in FEATURES}, play="*")
+    base = classification_accuracy(df, FEATURES, "play", folds=3, rng=1)
+    rel = relative_accuracy(df, blank, FEATURES, "play", folds=3, rng=1)
+    assert rel == pytest.approx((27 / 42) / base)
+    release = Release("generalized", {"data": blank})
+    assert relative_accuracy(df, release, FEATURES, "play", folds=3, rng=1) == rel
+
+
+def test_accuracy_errors():
+    with pytest.raises(InputError, match="folds"):
+        classification_accuracy(TENNIS, FEATURES, "play", folds=1)
+    with pytest.raises(InputError, match="folds"):
+        classification_accuracy(TENNIS, FEATURES, "play", folds=15)
+    with pytest.raises(InputError, match="target"):
+        classification_accuracy(TENNIS, FEATURES, "nope")
+    with pytest.raises(InputError, match="also listed"):
+        classification_accuracy(TENNIS, FEATURES + ["play"], "play")
+    with pytest.raises(InputError, match="aligned"):
+        relative_accuracy(TENNIS, TENNIS.iloc[:10], FEATURES, "play")
+    anat = Release("anatomized", {"qit": TENNIS, "st": TENNIS})
+    with pytest.raises(InputError, match="single-table"):
+        relative_accuracy(TENNIS, anat, FEATURES, "play")
+
+
+# ------------------------------------------------------------------------------ Adult
+def test_adult_income_relative_accuracy_on_a_coarse_recoding():
+    df = load_adult()
+    table = Table.from_frame(df, adult_schema(sensitive="occupation"))
+    features = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+    original = table.to_frame()
+    coarse = table.recode(
+        {
+            "age": 3,
+            "education": 3,
+            "marital_status": 1,
+            "workclass": 1,
+            "native_country": 1,
+            "race": 1,
+        }
+    ).to_frame()
+    rel = relative_accuracy(original, coarse, features, "income", folds=5, rng=0)
+    assert 0.5 < rel < 1
