@@ -2,8 +2,11 @@
 
 Every cell of a quasi-identifier column holds a leaf (an original value), an inner label of the
 column's :class:`~microanon.core.hierarchy.Hierarchy`, or ``"*"`` (a suppressed cell, the root).
-Cells are resolved to hierarchy nodes once per distinct value, so the cost is one
-:func:`pandas.factorize` per column plus work proportional to the number of distinct values.
+A numeric column may also hold closed ranges ``"[lo, hi]"`` of its domain that are not labels of
+its hierarchy (as Mondrian and local recoding publish); its domain is the hierarchy's leaves or,
+without a hierarchy, the values passed in ``domains={column: values}``. Cells are resolved once
+per distinct value, so the cost is one :func:`pandas.factorize` per column plus work proportional
+to the number of distinct values.
 
 - :func:`loss_metric` — Iyengar's loss metric LM (optionally with leaf weights).
 - :func:`ncp` — normalized certainty penalty per attribute and the global certainty penalty GCP
@@ -28,17 +31,29 @@ import pandas as pd
 from ..core.errors import HierarchyError, InputError
 from ..core.hierarchy import Hierarchy
 from ._common import (
+    NumericDomain,
     check_count,
     check_hierarchies,
     normalize_columns,
+    numeric_leaves,
     range_reduce,
-    resolve_nodes,
+    resolve_cells,
 )
 
 __all__ = ["LossMetric", "NCPScore", "loss_metric", "ncp", "precision"]
 
 #: A function giving the loss in [0, 1] of each node id of a hierarchy.
 _NodeLoss = Callable[[Hierarchy, np.ndarray], np.ndarray]
+#: A function giving the loss in [0, 1] of closed value ranges [lo, hi] of a numeric domain.
+_RangeLoss = Callable[[NumericDomain, np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class _Loss:
+    """How a measure charges a cell: a hierarchy node, or a value range (None: not defined)."""
+
+    node: _NodeLoss
+    range: _RangeLoss | None
 
 
 @dataclass(frozen=True)
@@ -131,17 +146,6 @@ def _ncp_count_loss(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
     return np.where(card <= 1, 0.0, card / h.n_leaves)
 
 
-def _numeric_leaves(h: Hierarchy) -> np.ndarray | None:
-    """Leaf values as floats in depth-first order, or None if some leaf is not a finite number."""
-    leaves = h.leaves
-    if any(isinstance(v, (bool, np.bool_)) for v in leaves):
-        return None
-    vals = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce").to_numpy(dtype=float)
-    if not np.all(np.isfinite(vals)):
-        return None
-    return vals
-
-
 def _ncp_range_loss(values: np.ndarray) -> _NodeLoss:
     """Numeric NCP: ``(max - min of the covered leaf values) / (max - min of the domain)``."""
     span = float(values.max() - values.min())
@@ -163,23 +167,76 @@ def _precision_loss(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
     return h.node_level(nodes) / h.height
 
 
+# ---------------------------------------------------------------------------------- range losses
+def _lm_range(dom: NumericDomain, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``(|domain values in [lo, hi]| - 1) / (|domain| - 1)``; 0 for a one-value domain."""
+    if dom.size <= 1:
+        return np.zeros(len(lo))
+    a, b = dom.positions(lo, hi)
+    return (b - a - 1) / (dom.size - 1)
+
+
+def _lm_weighted_range(dom: NumericDomain, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The weighted LM of the domain values in ``[lo, hi]`` (see :func:`_lm_weighted_loss`)."""
+    w = dom.weights
+    den = float(w.sum() - w.min())
+    if dom.size <= 1 or den <= 0:
+        return np.zeros(len(lo))
+    a, b = dom.positions(lo, hi)
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    num = cum[b] - cum[a] - range_reduce(w, a, b, np.minimum)
+    return np.clip(num / den, 0.0, 1.0)
+
+
+def _ncp_count_range(dom: NumericDomain, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Leaf-count NCP of a range: 0 if it covers one domain value, else ``covered / |domain|``."""
+    a, b = dom.positions(lo, hi)
+    return np.where(b - a <= 1, 0.0, (b - a) / dom.size)
+
+
+def _ncp_span_range(dom: NumericDomain, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Range NCP: ``(hi - lo) / (max - min of the domain)``."""
+    span = float(dom.values[-1] - dom.values[0])
+    if span <= 0:
+        return np.zeros(len(lo))
+    return (hi - lo) / span
+
+
 # ---------------------------------------------------------------------------------- driver
 def _mean_losses(
     data: pd.DataFrame,
     cols: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
-    losses: Mapping[str, _NodeLoss],
+    domains: Mapping[str, NumericDomain],
+    losses: Mapping[str, _Loss],
     suppressed: int,
 ) -> dict[str, float]:
-    """Mean node loss over the cells of each column; suppressed rows are charged the root's loss."""
+    """Mean cell loss of each column; suppressed rows are charged the root's (whole domain's)."""
     out = {}
     n = len(data) + suppressed
     for c in cols:
-        h = hierarchies[c]
-        nodes, counts = resolve_nodes(data[c], h, c)
-        total = float(np.dot(counts, losses[c](h, nodes)))
+        h, dom, loss = hierarchies.get(c), domains.get(c), losses[c]
+        cells = resolve_cells(data[c], h, dom, c)
+        per_value = np.zeros(len(cells.counts))
+        ranged = cells.ranges
+        if (~ranged).any():
+            per_value[~ranged] = loss.node(h, cells.nodes[~ranged])
+        if ranged.any():
+            if loss.range is None:
+                label = cells.labels[int(np.argmax(ranged))]
+                raise HierarchyError(
+                    f"column '{c}': {label!r} is a value range, not a node of its hierarchy; "
+                    "precision is defined for hierarchy generalizations only (loss_metric and "
+                    "ncp measure ranges)"
+                )
+            per_value[ranged] = loss.range(dom, cells.lo[ranged], cells.hi[ranged])
+        total = float(np.dot(cells.counts, per_value))
         if suppressed:
-            total += suppressed * float(losses[c](h, np.zeros(1, dtype=np.int64))[0])
+            if h is not None:
+                root = loss.node(h, np.zeros(1, dtype=np.int64))
+            else:
+                root = loss.range(dom, dom.values[:1], dom.values[-1:])
+            total += suppressed * float(root[0])
         out[c] = total / n
     return out
 
@@ -191,28 +248,37 @@ def loss_metric(
     suppressed: int = 0,
     *,
     weighted: bool = False,
+    domains: Mapping[str, Any] | None = None,
 ) -> LossMetric:
     """Iyengar's loss metric (LM) of a generalized table.
 
     A cell holding node ``v`` of its column's hierarchy loses
     ``(|leaves(v)| - 1) / (|domain| - 1)``: 0 for an original value, 1 for ``"*"`` or the root.
-    LM is the mean over all quasi-identifier cells, suppressed rows included; it lies in
-    ``[0, 1]``.
+    A numeric column may also hold closed ranges ``"[lo, hi]"`` that are not hierarchy labels
+    (as Mondrian and local recoding publish); such a cell loses
+    ``(|{domain values x : lo <= x <= hi}| - 1) / (|domain| - 1)``. LM is the mean over all
+    quasi-identifier cells, suppressed rows included; it lies in ``[0, 1]``.
 
     Parameters
     ----------
     data : pandas.DataFrame
-        Generalized table; QI cells hold leaves, inner labels of the hierarchy, or ``"*"``.
+        Generalized table; QI cells hold leaves, inner labels of the hierarchy, or ``"*"``;
+        numeric columns also closed ranges ``"[lo, hi]"``.
     hierarchies : mapping of str to Hierarchy
-        Hierarchy of each quasi-identifier column.
+        Hierarchy of each quasi-identifier column (a numeric column may have a domain instead).
     quasi : sequence of str or str, optional
-        Quasi-identifier columns (default: every key of ``hierarchies``, in order).
+        Quasi-identifier columns (default: every key of ``hierarchies``, then of ``domains``).
     suppressed : int, default 0
         Rows removed from ``data`` by suppression; each costs the root's loss (1) in every cell.
     weighted : bool, default False
         Use the hierarchies' leaf weights ``w``: a cell loses
         ``(l(v) - min_{leaves(v)} w) / (l(root) - min_{domain} w)`` with ``l(v)`` the total weight
-        under ``v``. With unit weights this equals the unweighted LM.
+        under ``v`` (for a range, of the domain values inside it). With unit weights this equals
+        the unweighted LM; a column given by its domain has unit weights.
+    domains : mapping of str to sequence of numbers, optional
+        The domain of a numeric quasi-identifier that has no hierarchy: its original column or
+        its distinct values. Its cells hold numbers, closed ranges ``"[lo, hi]"`` or ``"*"``.
+        The domain of a column with a numeric hierarchy is the hierarchy's leaves.
 
     Returns
     -------
@@ -227,14 +293,16 @@ def loss_metric(
     Raises
     ------
     InputError
-        Bad table or QI list, a QI column without hierarchy, missing values, ``suppressed < 0``.
+        Bad table or QI list, a QI column with neither hierarchy nor domain (or both), a domain
+        that is not a set of numbers, missing values, ``suppressed < 0``.
     HierarchyError
-        A cell value that is not a label of its column's hierarchy.
+        A cell value that is not a label of its column's hierarchy (nor, for a numeric column,
+        a range ``[lo, hi]`` inside the domain that contains one of its values).
     """
     n_suppressed = check_count(suppressed, "suppressed")
-    cols, hs = check_hierarchies(data, hierarchies, quasi)
-    fn = _lm_weighted_loss if weighted else _lm_loss
-    per = _mean_losses(data, cols, hs, {c: fn for c in cols}, n_suppressed)
+    cols, hs, doms = check_hierarchies(data, hierarchies, quasi, domains)
+    loss = _Loss(_lm_weighted_loss, _lm_weighted_range) if weighted else _Loss(_lm_loss, _lm_range)
+    per = _mean_losses(data, cols, hs, doms, {c: loss for c in cols}, n_suppressed)
     total = float(np.mean(list(per.values())))
     return LossMetric(total=total, per_attribute=per, weighted=bool(weighted))
 
@@ -283,18 +351,14 @@ def _check_weights(weights: Any, cols: Sequence[str]) -> dict[str, float]:
 
 
 def _range_columns(
-    numeric_ranges: bool | Collection[str], cols: Sequence[str], hs: Mapping[str, Hierarchy]
-) -> dict[str, np.ndarray]:
-    """Columns measured by value range, with their numeric leaf values."""
+    numeric_ranges: bool | Collection[str],
+    cols: Sequence[str],
+    hs: Mapping[str, Hierarchy],
+    doms: Mapping[str, NumericDomain],
+) -> list[str]:
+    """Columns measured by value range (they must have a numeric domain)."""
     if isinstance(numeric_ranges, (bool, np.bool_)):
-        if not numeric_ranges:
-            return {}
-        out = {}
-        for c in cols:
-            vals = _numeric_leaves(hs[c])
-            if vals is not None:
-                out[c] = vals
-        return out
+        return [c for c in cols if c in doms] if numeric_ranges else []
     wanted = normalize_columns(numeric_ranges, "numeric_ranges")
     stray = [c for c in wanted if c not in cols]
     if stray:
@@ -302,16 +366,22 @@ def _range_columns(
             f"'numeric_ranges' names column(s) {', '.join(map(repr, stray))} that are not "
             f"quasi-identifiers here ({', '.join(map(repr, cols))})"
         )
-    out = {}
     for c in wanted:
-        vals = _numeric_leaves(hs[c])
-        if vals is None:
+        if c not in doms:
             raise HierarchyError(
-                f"column '{c}': numeric_ranges needs a hierarchy whose leaves are numbers; "
-                f"leaves include {hs[c].leaves[:3]!r}"
+                f"column '{c}': numeric_ranges needs a hierarchy whose leaves are numbers (or a "
+                f"numeric domain); leaves include {hs[c].leaves[:3]!r}"
             )
-        out[c] = vals
-    return out
+    return wanted
+
+
+def _ncp_loss(c: str, ranged: Collection[str], hs: Mapping[str, Hierarchy]) -> _Loss:
+    """The NCP of column ``c``: by value range or by leaf count."""
+    if c not in ranged:
+        return _Loss(_ncp_count_loss, _ncp_count_range)
+    leaves = numeric_leaves(hs[c]) if c in hs else None
+    node = _ncp_range_loss(leaves) if leaves is not None else _ncp_count_loss
+    return _Loss(node, _ncp_span_range)
 
 
 def ncp(
@@ -322,31 +392,39 @@ def ncp(
     *,
     numeric_ranges: bool | Collection[str] = False,
     suppressed: int = 0,
+    domains: Mapping[str, Any] | None = None,
 ) -> NCPScore:
     """Normalized certainty penalty (NCP) per attribute and global certainty penalty (GCP).
 
     Per cell holding node ``v`` (Xu et al. 2006): categorical
     ``NCP(v) = 0`` if ``v`` covers one leaf, else ``|leaves(v)| / |domain|``. For a column measured
     by range, ``NCP(v) = (max - min of the leaf values under v) / (max - min of all leaf values)``.
-    An attribute's NCP is the mean over its cells; GCP (Ghinita et al. 2007) is the weighted mean
-    of the attributes' NCP, in ``[0, 1]``.
+    A numeric column may also hold closed ranges ``"[lo, hi]"`` that are not hierarchy labels
+    (as Mondrian and local recoding publish): by range such a cell costs
+    ``(hi - lo) / (max - min of the domain)``, by leaf count it covers the domain values
+    ``x`` with ``lo <= x <= hi``. An attribute's NCP is the mean over its cells; GCP (Ghinita et
+    al. 2007) is the weighted mean of the attributes' NCP, in ``[0, 1]``.
 
     Parameters
     ----------
     data : pandas.DataFrame
-        Generalized table; QI cells hold leaves, inner labels of the hierarchy, or ``"*"``.
+        Generalized table; QI cells hold leaves, inner labels of the hierarchy, or ``"*"``;
+        numeric columns also closed ranges ``"[lo, hi]"``.
     hierarchies : mapping of str to Hierarchy
-        Hierarchy of each quasi-identifier column.
+        Hierarchy of each quasi-identifier column (a numeric column may have a domain instead).
     quasi : sequence of str or str, optional
-        Quasi-identifier columns (default: every key of ``hierarchies``, in order).
+        Quasi-identifier columns (default: every key of ``hierarchies``, then of ``domains``).
     weights : mapping of str to float or sequence of float, optional
         Non-negative attribute weights (one per QI column; normalized to sum 1). Default: equal.
     numeric_ranges : bool or collection of str, default False
         ``True``: measure by value range every QI column whose hierarchy leaves are all numbers
-        (other columns keep the leaf-count rule). A collection: exactly these columns (their
-        leaves must be numbers). ``False``: the leaf-count rule everywhere.
+        or that has a domain (other columns keep the leaf-count rule). A collection: exactly
+        these columns (each needs numeric leaves or a domain). ``False``: the leaf-count rule
+        everywhere.
     suppressed : int, default 0
         Rows removed from ``data`` by suppression; each costs the root's NCP in every cell.
+    domains : mapping of str to sequence of numbers, optional
+        The domain of a numeric quasi-identifier that has no hierarchy (see :func:`loss_metric`).
 
     Returns
     -------
@@ -356,17 +434,18 @@ def ncp(
     Raises
     ------
     InputError
-        Bad table, QI list, weights or ``suppressed``; a QI column without hierarchy; missing
-        values.
+        Bad table, QI list, weights, domains or ``suppressed``; a QI column with neither
+        hierarchy nor domain (or both); missing values.
     HierarchyError
-        A cell value not in its hierarchy, or a ``numeric_ranges`` column with non-numeric leaves.
+        A cell value not in its hierarchy (nor a valid range of a numeric column), or a
+        ``numeric_ranges`` column without numeric domain.
     """
     n_suppressed = check_count(suppressed, "suppressed")
-    cols, hs = check_hierarchies(data, hierarchies, quasi)
+    cols, hs, doms = check_hierarchies(data, hierarchies, quasi, domains)
     w = _check_weights(weights, cols)
-    ranged = _range_columns(numeric_ranges, cols, hs)
-    losses = {c: _ncp_range_loss(ranged[c]) if c in ranged else _ncp_count_loss for c in cols}
-    per = _mean_losses(data, cols, hs, losses, n_suppressed)
+    ranged = _range_columns(numeric_ranges, cols, hs, doms)
+    losses = {c: _ncp_loss(c, ranged, hs) for c in cols}
+    per = _mean_losses(data, cols, hs, doms, losses, n_suppressed)
     gcp = float(sum(w[c] * per[c] for c in cols))
     return NCPScore(gcp=min(max(gcp, 0.0), 1.0), per_attribute=per, weights=w)
 
@@ -403,9 +482,12 @@ def precision(
     InputError
         Bad table or QI list, a QI column without hierarchy, missing values, ``suppressed < 0``.
     HierarchyError
-        A cell value that is not a label of its column's hierarchy.
+        A cell value that is not a label of its column's hierarchy; in particular a value range
+        ``"[lo, hi]"`` (as Mondrian publishes) that is not one: precision needs levels, so it
+        is defined for hierarchy generalizations only.
     """
     n_suppressed = check_count(suppressed, "suppressed")
-    cols, hs = check_hierarchies(data, hierarchies, quasi)
-    per = _mean_losses(data, cols, hs, {c: _precision_loss for c in cols}, n_suppressed)
+    cols, hs, doms = check_hierarchies(data, hierarchies, quasi)
+    loss = _Loss(_precision_loss, None)
+    per = _mean_losses(data, cols, hs, doms, {c: loss for c in cols}, n_suppressed)
     return float(1.0 - np.mean(list(per.values())))
