@@ -6,13 +6,17 @@ Costs below are NCP: numeric ``(hi - lo) / (max - min of the table)``, categoric
 
 from __future__ import annotations
 
+import importlib
+
 import pandas as pd
 import pytest
 
-import microanon.methods.generalize.local_recoding as lr
 from microanon.core import Hierarchy, InfeasibleError, InputError, Release, SchemaError
 from microanon.methods.generalize.local_recoding import HEURISTIC, local_recoding
 from microanon.models import KAnonymity, LDiversity, t_closeness
+
+# the package re-exports the function under the module's name, so fetch the module itself
+lr = importlib.import_module("microanon.methods.generalize.local_recoding")
 
 NUMERIC = {"role": "quasi", "kind": "numeric"}
 COUNTRY = Hierarchy.from_nested(
