@@ -19,15 +19,16 @@ import csv
 import io
 import math
 import os
+import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError
 
-__all__ = ["Hierarchy", "value_key", "SUPPRESSED"]
+__all__ = ["Hierarchy", "Interval", "parse_interval", "value_key", "SUPPRESSED"]
 
 #: The label of a fully suppressed cell in published tables.
 SUPPRESSED = "*"
@@ -48,6 +49,34 @@ def value_key(value: Any) -> str:
             return str(int(value))
         return repr(float(value))
     return str(value).strip()
+
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_INTERVAL = re.compile(rf"^\s*([\[(])\s*({_NUMBER})\s*,\s*({_NUMBER})\s*([\])])\s*$")
+
+
+class Interval(NamedTuple):
+    """A numeric interval label such as ``"[20, 30)"`` or ``"[17, 25]"``."""
+
+    lo: float
+    hi: float
+    closed_lo: bool
+    closed_hi: bool
+
+
+def parse_interval(label: Any) -> Interval | None:
+    """The interval a label such as ``"[20, 30)"`` or ``"[17, 25]"`` denotes, or None.
+
+    Interval labels are what generalization publishes for numeric values (the builders of this
+    module, Mondrian and local recoding); any other value gives None.
+    """
+    if not isinstance(label, str):
+        return None
+    match = _INTERVAL.match(label)
+    if match is None:
+        return None
+    left, lo, hi, right = match.groups()
+    return Interval(float(lo), float(hi), left == "[", right == "]")
 
 
 def _fmt(x: Any) -> str:

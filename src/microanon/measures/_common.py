@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import HierarchyError, InputError
-from ..core.hierarchy import SUPPRESSED, Hierarchy
+from ..core.hierarchy import SUPPRESSED, Hierarchy, parse_interval
 from ..core.schema import check_frame
 from ..core.table import combine_codes, factorize_column
 
@@ -184,29 +183,28 @@ def range_reduce(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, ufunc: np.u
 
 
 # ---------------------------------------------------------------------------------- value ranges
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_RANGE = re.compile(rf"^\s*\[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]\s*$")
-
-
 def parse_range(label: Any) -> tuple[float, float] | None:
     """The bounds of a closed-range label ``"[lo, hi]"``, or None for any other value."""
-    if not isinstance(label, str):
+    interval = parse_interval(label)
+    if interval is None or not (interval.closed_lo and interval.closed_hi):
         return None
-    match = _RANGE.match(label)
-    if match is None:
+    return interval.lo, interval.hi
+
+
+def numeric_values(values: Sequence[Any]) -> np.ndarray | None:
+    """Values as floats, or None if some value is not a finite number (booleans included)."""
+    values = list(values)
+    if any(isinstance(v, (bool, np.bool_)) for v in values):
         return None
-    return float(match.group(1)), float(match.group(2))
+    vals = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+    if not np.all(np.isfinite(vals)):
+        return None
+    return vals
 
 
 def numeric_leaves(h: Hierarchy) -> np.ndarray | None:
     """Leaf values as floats in depth-first order, or None if some leaf is not a finite number."""
-    leaves = h.leaves
-    if any(isinstance(v, (bool, np.bool_)) for v in leaves):
-        return None
-    vals = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce").to_numpy(dtype=float)
-    if not np.all(np.isfinite(vals)):
-        return None
-    return vals
+    return numeric_values(h.leaves)
 
 
 @dataclass(frozen=True)

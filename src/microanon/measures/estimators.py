@@ -19,7 +19,6 @@ numeric and ascending).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,11 +26,11 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import HierarchyError, InputError
-from ..core.hierarchy import SUPPRESSED, Hierarchy, value_key
+from ..core.hierarchy import SUPPRESSED, Hierarchy, parse_interval, value_key
 from ..core.release import Release
 from ..core.table import Table, combine_codes, factorize_column
 from ..methods.anatomy import COUNT_COLUMN, GROUP_COLUMN
-from ._common import normalize_columns
+from ._common import normalize_columns, numeric_values
 
 __all__ = [
     "MAX_JOINT_CELLS",
@@ -47,17 +46,12 @@ MAX_JOINT_CELLS = 50_000_000
 #: Floor applied to the estimate in :func:`kl_divergence` (papers.md §1.8).
 KL_FLOOR = 1e-12
 
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_RANGE = re.compile(rf"^\s*([\[(])\s*({_NUMBER})\s*,\s*({_NUMBER})\s*([\])])\s*$")
-
 
 # ---------------------------------------------------------------------------------- covers
 def _ascending_numbers(domain: Sequence[Any]) -> np.ndarray | None:
     """The domain as floats if every value is a finite number in strictly ascending order."""
-    if any(isinstance(v, (bool, np.bool_)) for v in domain):
-        return None
-    vals = pd.to_numeric(pd.Series(list(domain), dtype=object), errors="coerce").to_numpy(float)
-    if len(vals) == 0 or not np.all(np.isfinite(vals)) or np.any(np.diff(vals) <= 0):
+    vals = numeric_values(domain)
+    if vals is None or len(vals) == 0 or np.any(np.diff(vals) <= 0):
         return None
     return vals
 
@@ -125,8 +119,8 @@ def cover_intervals(
                 a, b = hierarchy.leaf_range(node)
                 lo[i], hi[i] = int(a[0]), int(b[0])
                 continue
-        match = _RANGE.match(key)
-        if match is not None:
+        interval = parse_interval(key)
+        if interval is not None:
             if numbers is None:
                 numbers = _ascending_numbers(domain)
             if numbers is None:
@@ -134,9 +128,9 @@ def cover_intervals(
                     f"column '{column}': range {label!r} needs a numeric domain in ascending "
                     "code order"
                 )
-            left, a, b, right = match.groups()
-            lo[i] = np.searchsorted(numbers, float(a), side="left" if left == "[" else "right")
-            hi[i] = np.searchsorted(numbers, float(b), side="right" if right == "]" else "left")
+            a, b, closed_lo, closed_hi = interval
+            lo[i] = np.searchsorted(numbers, a, side="left" if closed_lo else "right")
+            hi[i] = np.searchsorted(numbers, b, side="right" if closed_hi else "left")
             if hi[i] <= lo[i]:
                 raise InputError(f"column '{column}': range {label!r} covers no original value")
             continue
