@@ -58,11 +58,12 @@ def _attempt(fn: Any, *args: Any, **kwargs: Any) -> Any:
         return None
 
 
-def utility_metrics(release: Release) -> dict[str, Any]:
+def utility_metrics(release: Release, original: pd.DataFrame | None = None) -> dict[str, Any]:
     """Information loss of a single-table generalized release (None where a measure does not apply).
 
-    LM, GCP and precision use the hierarchies recorded in the release; suppressed records count
-    as fully generalized.
+    LM, GCP and precision use the hierarchies recorded in the release; a numeric quasi-identifier
+    without one is measured against its domain in ``original``. Suppressed records count as fully
+    generalized.
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
@@ -72,8 +73,9 @@ def utility_metrics(release: Release) -> dict[str, Any]:
     data = release.data
     removed = max(int(meta.get("rows_in", len(data))) - len(data), 0)
     hs = _hierarchies(release)
-    lm = _attempt(loss_metric, data, hs, quasi, suppressed=removed)
-    gcp = _attempt(ncp, data, hs, quasi, suppressed=removed)
+    domains = {q: original[q] for q in quasi if q not in hs} if original is not None else None
+    lm = _attempt(loss_metric, data, hs, quasi, suppressed=removed, domains=domains or None)
+    gcp = _attempt(ncp, data, hs, quasi, suppressed=removed, domains=domains or None)
     prec = _attempt(precision, data, hs, quasi, suppressed=removed)
     kept, _, _ = published_groups_frame(release)
     disc = discernibility(kept, quasi, suppressed=suppressed) if len(kept) else None
@@ -125,7 +127,7 @@ def add_release_sections(
         }
     )
     sec.table(comparison, caption=_attack_caption(release))
-    util = utility_metrics(release)
+    util = utility_metrics(release, original)
     usec = report.section(
         f"{title}: utility",
         "Information loss (LM, GCP: 0 = original values, 1 = everything suppressed; precision: "

@@ -1,0 +1,238 @@
+"""Rolled-up frequency sets: the equivalence classes of a lattice node (Incognito's frequency sets).
+
+The frequency set of a node lists the distinct combinations of the quasi-identifiers' level codes
+(and of the sensitive code, when a model needs it) with the number of records holding each. It is
+computed from the frequency set of any node below it ("rolled up"): each level code is mapped to
+its ancestor's code with one array lookup per attribute and the rows are regrouped, which costs
+time proportional to the (usually much smaller) rolled-up set, never to the table.
+
+Grouping packs the code columns into one int64 key (mixed radix; when the radix product would
+overflow, the partial key is first replaced by its dense rank). A key space at most a few times
+the number of rows is grouped densely (a presence array and a cumulative sum); larger ones by
+sorting (see :func:`group_keys`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ...core.hierarchy import Hierarchy
+
+__all__ = ["FrequencySet", "LevelMaps", "group_keys", "frequency_set"]
+
+_MAX_KEY = 1 << 62
+#: Key spaces up to this many times the number of rows (plus a constant) are grouped densely.
+_DENSE_FACTOR = 4
+_DENSE_SLACK = 4096
+
+
+def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ids ``0..n-1`` of the distinct values of ``key`` (any order) and their number."""
+    ids, uniques = pd.factorize(key)
+    return ids.astype(np.int64, copy=False), len(uniques)
+
+
+def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, int]:
+    """One int64 key per row for several code columns, and the size of the key space."""
+    key: np.ndarray | None = None
+    space = 1
+    for col, radix in zip(columns, radices, strict=True):
+        radix = max(int(radix), 1)
+        if key is None:
+            key, space = col.astype(np.int64), radix
+            continue
+        if space * radix >= _MAX_KEY:
+            key, space = _dense_rank(key)
+        key = key * radix + col
+        space *= radix
+    if key is None:
+        raise ValueError("pack needs at least one column")
+    return key, space
+
+
+def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """Group equal keys; groups are numbered in ascending key order.
+
+    A small key space is grouped densely (presence array and cumulative sum); otherwise the
+    keys are sorted together with their row numbers packed into the low digits (one value sort,
+    much cheaper than an argsort), or with :func:`numpy.unique` when that would overflow.
+
+    Returns
+    -------
+    ids : (n,) int64 array
+        Group of each row, ``0..n_groups-1``, in ascending key order.
+    n_groups : int
+    rep : (n_groups,) int64 array
+        One row of each group.
+    """
+    n = len(key)
+    if n == 0:
+        return np.zeros(0, np.int64), 0, np.zeros(0, np.int64)
+    if space <= _DENSE_FACTOR * n + _DENSE_SLACK:
+        present = np.zeros(space, dtype=bool)
+        present[key] = True
+        rank = np.cumsum(present, dtype=np.int64) - 1
+        ids = rank[key]
+        n_groups = int(rank[-1]) + 1
+        rep = np.empty(n_groups, dtype=np.int64)
+        rep[ids] = np.arange(n, dtype=np.int64)
+        return ids, n_groups, rep
+    if space * n < _MAX_KEY:
+        packed = np.sort(key * n + np.arange(n, dtype=np.int64))
+        sorted_key, rows = np.divmod(packed, n)
+        start = np.empty(n, dtype=bool)
+        start[0] = True
+        np.not_equal(sorted_key[1:], sorted_key[:-1], out=start[1:])
+        gid = np.cumsum(start, dtype=np.int64) - 1
+        ids = np.empty(n, dtype=np.int64)
+        ids[rows] = gid
+        return ids, int(gid[-1]) + 1, rows[start]
+    _, first, ids = np.unique(key, return_index=True, return_inverse=True)
+    return ids.reshape(-1).astype(np.int64), len(first), first.astype(np.int64)
+
+
+class LevelMaps:
+    """Code maps between the levels of each quasi-identifier's hierarchy.
+
+    ``up(i, a, b)[c]`` is the level-``b`` code of the ancestor of level-``a`` code ``c`` of
+    attribute ``i`` (``a <= b``); level codes are those of :meth:`Hierarchy.level_codes`.
+    """
+
+    def __init__(self, hierarchies: Sequence[Hierarchy]) -> None:
+        self.cards: list[np.ndarray] = []
+        self._maps: list[dict[tuple[int, int], np.ndarray]] = []
+        for h in hierarchies:
+            codes = [h.level_codes(lv) for lv in range(h.n_levels)]
+            cards = np.array([len(h.level_labels(lv)) for lv in range(h.n_levels)], np.int64)
+            maps = {}
+            for a in range(h.n_levels):
+                for b in range(a, h.n_levels):
+                    m = np.zeros(cards[a], dtype=np.int64)
+                    m[codes[a]] = codes[b]
+                    maps[(a, b)] = m
+            self.cards.append(cards)
+            self._maps.append(maps)
+
+    def up(self, attr: int, a: int, b: int) -> np.ndarray:
+        """Map from level-``a`` codes to level-``b`` codes of attribute ``attr``."""
+        return self._maps[attr][(a, b)]
+
+
+@dataclass
+class FrequencySet:
+    """The equivalence classes of one node, as distinct (level codes, sensitive code) rows.
+
+    Attributes
+    ----------
+    levels : (q,) int array
+        The node.
+    codes : list of int64 arrays
+        Level code of each row, one array per quasi-identifier.
+    sa : int64 array or None
+        Sensitive code of each row (rows are distinct (class, sensitive value) pairs), or None
+        when no model needs the sensitive attribute (rows are then the classes).
+    counts : int64 array
+        Records per row.
+    cls : int64 array
+        Class of each row, ``0..n_classes-1``.
+    sizes : int64 array
+        Records per class.
+    n_distinct : int64 array or None
+        Distinct sensitive values per class (with ``sa``).
+    """
+
+    levels: np.ndarray
+    codes: list[np.ndarray]
+    sa: np.ndarray | None
+    counts: np.ndarray
+    cls: np.ndarray
+    sizes: np.ndarray
+    n_distinct: np.ndarray | None
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @property
+    def n_classes(self) -> int:
+        """Number of equivalence classes."""
+        return len(self.sizes)
+
+
+def frequency_set(
+    levels: np.ndarray,
+    codes: Sequence[np.ndarray],
+    cards: Sequence[int],
+    counts: np.ndarray,
+    sa: np.ndarray | None,
+    n_sa: int,
+) -> tuple[FrequencySet, np.ndarray]:
+    """Group rows of level codes (with weights ``counts``) into the frequency set of a node.
+
+    Parameters
+    ----------
+    levels : the node
+    codes : level codes of each input row, one array per quasi-identifier
+    cards : number of level codes of each quasi-identifier at the node
+    counts : records per input row
+    sa : sensitive code per input row, or None
+    n_sa : number of sensitive codes
+
+    Returns
+    -------
+    FrequencySet
+    row_of_input : (n_input,) int64 array
+        The frequency-set row of every input row.
+    """
+    qkey, space = pack(codes, cards)
+    if sa is None:
+        ids, n, rep = group_keys(qkey, space)
+        new_codes = [c[rep] for c in codes]
+        new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
+        fs = FrequencySet(
+            np.asarray(levels),
+            new_codes,
+            None,
+            new_counts,
+            np.arange(n, dtype=np.int64),
+            new_counts,
+            None,
+        )
+        return fs, ids
+    if space * max(n_sa, 1) >= _MAX_KEY:
+        qkey, space = _dense_rank(qkey)
+    ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa)
+    new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
+    # Rows come in ascending (class key, sensitive code) order: a class is a run of equal keys.
+    class_key = qkey[rep]
+    change = np.empty(n, dtype=bool)
+    change[:1] = True
+    np.not_equal(class_key[1:], class_key[:-1], out=change[1:])
+    cls = np.cumsum(change, dtype=np.int64) - 1
+    n_cls = int(cls[-1]) + 1 if n else 0
+    fs = FrequencySet(
+        np.asarray(levels),
+        [c[rep] for c in codes],
+        sa[rep],
+        new_counts,
+        cls,
+        np.bincount(cls, weights=new_counts, minlength=n_cls).astype(np.int64),
+        np.bincount(cls, minlength=n_cls).astype(np.int64),
+    )
+    return fs, ids
+
+
+def roll_up(
+    fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int
+) -> tuple[FrequencySet, np.ndarray]:
+    """The frequency set of ``target`` (a node above ``fs.levels``) from ``fs``."""
+    codes = []
+    cards = []
+    for i, (a, b) in enumerate(zip(fs.levels, target, strict=True)):
+        a, b = int(a), int(b)
+        codes.append(fs.codes[i] if a == b else maps.up(i, a, b)[fs.codes[i]])
+        cards.append(int(maps.cards[i][b]))
+    return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)

@@ -1,0 +1,399 @@
+"""Information-loss metrics of a full-domain generalization with record suppression.
+
+``N`` is the number of input records, ``q`` the number of quasi-identifiers, a node's
+*equivalence classes* are the groups of records with equal level labels, and ``S`` is the number
+of suppressed records (those of classes failing some model). Every metric is minimized; each
+equals the named measure computed on the published table.
+
+``lm``
+    Iyengar's loss metric, :func:`microanon.measures.loss_metric` with ``suppressed=S`` on the
+    kept rows (or on the star-published rows): the mean over all ``N·q`` cells of
+    ``(|leaves(v)| - 1) / (|domain| - 1)``, a suppressed cell costing the root's loss (1).
+``precision``
+    Sweeney's precision, :func:`microanon.measures.precision` with ``suppressed=S``: the search
+    minimizes ``1 - precision`` (the mean of ``level(v) / height`` over all cells, a suppressed
+    cell at full height) and reports the precision.
+``discernibility``
+    ``Σ_{kept classes} |E|² + S·N``, :func:`microanon.measures.discernibility` of the kept rows
+    with ``suppressed=S``.
+``aecs``
+    ARX's average equivalence-class size, ``N / C`` where ``C`` is the number of classes of the
+    star-published table: the kept classes plus one class of the suppressed records (none when
+    nothing is suppressed; it merges with a kept class whose labels are all ``*``). This is
+    :func:`microanon.measures.aecs` of the star-published table with ``k=1``.
+``entropy``
+    Non-uniform entropy (De Waal & Willenborg; as in ARX), in bits:
+    ``Σ_records Σ_QI -log2 P(original value | published value)`` with
+    ``P(v | g) = f(v) / f(g)``, ``f`` the frequencies of the original column (all ``N`` records)
+    and ``f(g)`` the total over the leaves below ``g``; a suppressed cell has ``P = f(v) / N``.
+
+A cell's node is the one :meth:`Hierarchy.node_of` resolves its published label to, as the
+measures do.
+
+Lower bounds (used by the exact search). ``lm``, ``precision`` and ``entropy`` cost
+``kept(x) + penalty(suppressed records)``: ``kept(x)`` charges every record as if none were
+suppressed and is a sum of one term per attribute and level (so it is computed for every node up
+front), and the penalty of a suppressed record is ``cost(root) - cost(its cell)`` per attribute,
+never negative (a cell's cost never exceeds the root's; for entropy the penalty of a cell with
+label ``g`` is ``log2(N / f(g)) >= 0``). Hence ``kept(x)`` is a lower bound of the node's value,
+exact when nothing is suppressed, and it never decreases up the lattice. ``discernibility`` is at
+least ``Σ_{all classes} |E|²`` (a suppressed class costs ``|E|·N >= |E|²``), which only grows up
+the lattice (merging classes adds ``2|A||B|``), is at least ``N² / #classes`` (Cauchy–Schwarz) and,
+when every kept class has at least ``k`` records, at least ``k·N``. ``aecs`` is at least
+``N / #classes`` (kept classes plus the suppressed class never exceed the node's classes), and
+``#classes`` only shrinks up the lattice; with kept classes of at least ``k`` records it is at
+least ``N / (N/k + 1)``.
+
+Evaluations refine the bounds of the nodes below (:meth:`Metric.refine`): the records that fail
+the models' monotone filter at a node ``y`` are suppressed at every ``x <= y``, where each of
+their cells costs at most what it costs at ``y`` kept, so their penalty at ``x`` is at least
+their penalty at ``y``: ``value(x) >= kept(x) + penalty_y(filtered)``; for discernibility
+``>= k·N + filtered·(N - k)`` and for aecs ``>= N / ((N - filtered)/k + 1)``. The penalty of a
+suppressed record is computed from per-code record counts (exact integers), so a node's value
+never depends on the order of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
+from ._lattice import Lattice
+from ._lattice_frequencies import FrequencySet, LevelMaps
+
+__all__ = ["METRICS", "Metric", "make_metric"]
+
+#: Metric names accepted by the search.
+METRICS = ("lm", "discernibility", "aecs", "precision", "entropy")
+
+#: Values within this relative distance of the optimum count as ties (floating-point sums).
+TIE_RTOL = 1e-10
+
+
+class Metric:
+    """A metric bound to one table: lower bounds for every node and the value of an evaluation."""
+
+    name: str
+
+    def __init__(self, n_records: int) -> None:
+        self.n = n_records
+
+    def bounds(self, lattice: Lattice) -> np.ndarray:
+        """Lower bound of the value of every node."""
+        raise NotImplementedError
+
+    def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
+        """Value of a node given its frequency set and its failing classes."""
+        raise NotImplementedError
+
+    def refine(
+        self,
+        bounds: np.ndarray,
+        lattice: Lattice,
+        node: int,
+        fs: FrequencySet,
+        filtered: int,
+        filter_value: float | None,
+    ) -> None:
+        """Raise bounds after evaluating ``node``.
+
+        ``filtered`` records fail the models' filter at ``node``; they are suppressed at every
+        node below it too. ``filter_value`` is the node's value with just those suppressed (a
+        lower bound of its value), or None when the filter alone exceeds the limit.
+        """
+
+    def report(self, value: float) -> float:
+        """The value published in the release metadata."""
+        return float(value)
+
+    def tolerance(self, best: float) -> float:
+        """Largest difference from the optimum that still counts as a tie."""
+        return TIE_RTOL * max(abs(best), 1e-300)
+
+
+class _Additive(Metric):
+    """``norm · Σ_cells cost``: per-attribute kept costs plus a per-code suppression penalty."""
+
+    def __init__(
+        self,
+        n_records: int,
+        maps: LevelMaps,
+        kept: list[np.ndarray],
+        penalty: list[list[np.ndarray]],
+        norm: float,
+    ) -> None:
+        super().__init__(n_records)
+        self.maps = maps
+        self.kept = kept  # kept[i][level]: cost of column i when every record is kept
+        self.penalty = penalty  # penalty[i][level][code]: extra cost of a suppressed record
+        self.norm = norm
+        self._bounds: np.ndarray | None = None
+
+    def bounds(self, lattice: Lattice) -> np.ndarray:
+        total = np.zeros(lattice.size)
+        for i in range(lattice.q):
+            total += self.kept[i][lattice.levels[:, i]]
+        self._bounds = total * self.norm
+        self._lattice = lattice
+        return self._bounds.copy()
+
+    def refine(
+        self,
+        bounds: np.ndarray,
+        lattice: Lattice,
+        node: int,
+        fs: FrequencySet,
+        filtered: int,
+        filter_value: float | None,
+    ) -> None:
+        # A record suppressed here is suppressed below, where its cells cost less kept, so its
+        # penalty there is at least its penalty here.
+        if filter_value is None or filtered == 0:
+            return
+        penalty = filter_value - float(self._bounds[node])
+        below = lattice.below(node)
+        bounds[below] = np.maximum(bounds[below], self._bounds[below] + penalty)
+
+    def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
+        base = float(self._bounds[self._lattice.node(fs.levels)])
+        if suppressed == 0:
+            return base
+        rows = fail[fs.cls]
+        w = fs.counts[rows].astype(np.float64)
+        extra = 0.0
+        for i, lv in enumerate(fs.levels):
+            pen = self.penalty[i][int(lv)]
+            per_code = np.bincount(fs.codes[i][rows], weights=w, minlength=len(pen))
+            extra += float(np.dot(per_code, pen))
+        return base + extra * self.norm
+
+
+def _node_costs(
+    h: Hierarchy, level: int, cost: Callable[[Hierarchy, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Cost of each level code, via the node its label resolves to (as the measures do)."""
+    labels = [value_key(x) for x in h.level_labels(level)]
+    return cost(h, h.node_of(labels))
+
+
+def _lm_cost(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
+    d = h.n_leaves
+    if d <= 1:
+        return np.zeros(len(nodes))
+    return (h.leaf_count(nodes) - 1) / (d - 1)
+
+
+def _precision_cost(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
+    if h.height == 0:
+        return np.zeros(len(nodes))
+    return h.node_level(nodes) / h.height
+
+
+def _cell_metric(
+    name: str,
+    hierarchies: Sequence[Hierarchy],
+    leaf_counts: Sequence[np.ndarray],
+    maps: LevelMaps,
+    n: int,
+) -> _Additive:
+    """LM or 1 - precision: a cost per published label, the root's for a suppressed cell."""
+    fn = _lm_cost if name == "lm" else _precision_cost
+    kept, penalty = [], []
+    for h, f in zip(hierarchies, leaf_counts, strict=True):
+        root = float(fn(h, np.zeros(1, dtype=np.int64))[0])
+        k_i, p_i = [], []
+        for lv in range(h.n_levels):
+            cost = _node_costs(h, lv, fn)
+            per_code = np.bincount(h.level_codes(lv), weights=f, minlength=len(cost))
+            k_i.append(float(np.dot(per_code, cost)))
+            p_i.append(root - cost)
+        kept.append(np.asarray(k_i))
+        penalty.append(p_i)
+    cls = _Precision if name == "precision" else _LossMetric
+    return cls(n, maps, kept, penalty, 1.0 / (n * len(hierarchies)))
+
+
+def _entropy_metric(
+    hierarchies: Sequence[Hierarchy], leaf_counts: Sequence[np.ndarray], maps: LevelMaps, n: int
+) -> _Additive:
+    """Non-uniform entropy: ``Σ f(v) log2(f(g)/f(v))`` kept, ``log2(N/f(g))`` per suppression."""
+    kept, penalty = [], []
+    for h, f in zip(hierarchies, leaf_counts, strict=True):
+        f = np.asarray(f, dtype=np.float64)
+        present = f > 0
+        k_i, p_i = [], []
+        for lv in range(h.n_levels):
+            codes = h.level_codes(lv)
+            fg = np.bincount(codes, weights=f, minlength=len(h.level_labels(lv)))
+            ratio = np.ones_like(f)
+            ratio[present] = fg[codes[present]] / f[present]
+            k_i.append(float(np.dot(f, np.log2(ratio))))
+            pen = np.zeros(len(fg))
+            pen[fg > 0] = np.log2(n / fg[fg > 0])
+            p_i.append(pen)
+        kept.append(np.asarray(k_i))
+        penalty.append(p_i)
+    return _Entropy(n, maps, kept, penalty, 1.0)
+
+
+class _LossMetric(_Additive):
+    name = "lm"
+
+
+class _Entropy(_Additive):
+    name = "entropy"
+
+
+class _Precision(_Additive):
+    """Minimizes ``1 - precision``; reports the precision."""
+
+    name = "precision"
+
+    def report(self, value: float) -> float:
+        return 1.0 - float(value)
+
+
+class _Discernibility(Metric):
+    """``Σ kept |E|² + S·N``; bounds from class counts and from evaluated nodes below."""
+
+    name = "discernibility"
+
+    def __init__(self, n_records: int, max_classes: np.ndarray, min_kept: int) -> None:
+        super().__init__(n_records)
+        self.max_classes = max_classes  # per node: an upper bound of its number of classes
+        self.min_kept = min_kept
+
+    def bounds(self, lattice: Lattice) -> np.ndarray:
+        n = float(self.n)
+        return np.maximum(n * n / self.max_classes, float(min(self.min_kept, self.n)) * n)
+
+    def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
+        kept = fs.sizes[~fail]
+        return float(int(np.dot(kept, kept)) + suppressed * self.n)
+
+    def refine(
+        self,
+        bounds: np.ndarray,
+        lattice: Lattice,
+        node: int,
+        fs: FrequencySet,
+        filtered: int,
+        filter_value: float | None,
+    ) -> None:
+        total = float(int(np.dot(fs.sizes, fs.sizes)))
+        n = float(self.n)
+        above = lattice.above(node)
+        bounds[above] = np.maximum(bounds[above], max(total, n * n / fs.n_classes))
+        if filter_value is not None and filtered:
+            # Below, at least these records are suppressed (N each) and the kept classes have
+            # at least k records: k (N - S) + S N >= k N + filtered (N - k).
+            k = float(min(self.min_kept, self.n))
+            below = lattice.below(node)
+            bounds[below] = np.maximum(bounds[below], k * n + filtered * (n - k))
+
+    def report(self, value: float) -> int:
+        return int(value)
+
+    def tolerance(self, best: float) -> float:
+        return 0.0
+
+
+class _Aecs(Metric):
+    """``N / C`` with the suppressed records as one class."""
+
+    name = "aecs"
+
+    def __init__(
+        self, n_records: int, max_classes: np.ndarray, star: list[np.ndarray], min_kept: int
+    ) -> None:
+        super().__init__(n_records)
+        self.max_classes = max_classes
+        self.star = star  # star[i][level]: the level code labelled "*", or -1
+        self.min_kept = min_kept
+
+    def bounds(self, lattice: Lattice) -> np.ndarray:
+        n = float(self.n)
+        k = float(max(min(self.min_kept, self.n), 1))
+        return np.maximum(n / self.max_classes, n / (n / k + 1.0))
+
+    def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
+        kept = int(np.count_nonzero(~fail))
+        classes = kept
+        if suppressed:
+            all_star = ~fail[fs.cls]
+            for i, lv in enumerate(fs.levels):
+                all_star &= fs.codes[i] == self.star[i][int(lv)]
+            classes += 0 if all_star.any() else 1
+        return self.n / classes
+
+    def refine(
+        self,
+        bounds: np.ndarray,
+        lattice: Lattice,
+        node: int,
+        fs: FrequencySet,
+        filtered: int,
+        filter_value: float | None,
+    ) -> None:
+        above = lattice.above(node)
+        bounds[above] = np.maximum(bounds[above], self.n / fs.n_classes)
+        if filter_value is not None and filtered:
+            # Below, at most N - filtered records are kept, in classes of at least k records.
+            k = float(max(min(self.min_kept, self.n), 1))
+            below = lattice.below(node)
+            bound = self.n / ((self.n - filtered) / k + 1.0)
+            bounds[below] = np.maximum(bounds[below], bound)
+
+
+def make_metric(
+    name: str,
+    lattice: Lattice,
+    hierarchies: Sequence[Hierarchy],
+    leaf_counts: Sequence[np.ndarray],
+    maps: LevelMaps,
+    n_records: int,
+    bottom_classes: int,
+    min_kept: int,
+) -> Metric:
+    """Build a metric for one table.
+
+    Parameters
+    ----------
+    name : one of :data:`METRICS`
+    lattice : Lattice
+    hierarchies : the quasi-identifiers' hierarchies, in lattice order
+    leaf_counts : records per leaf of each quasi-identifier
+    maps : LevelMaps
+    n_records : N
+    bottom_classes : number of classes of the bottom node
+    min_kept : a size every kept class has in a feasible node (from k and ℓ), for bounds
+    """
+    if name in ("lm", "precision"):
+        return _cell_metric(name, hierarchies, leaf_counts, maps, n_records)
+    if name == "entropy":
+        return _entropy_metric(hierarchies, leaf_counts, maps, n_records)
+    # Upper bound of the number of classes: the product of the occupied codes per attribute.
+    occupied = []
+    for h, f in zip(hierarchies, leaf_counts, strict=True):
+        occ = [
+            np.count_nonzero(np.bincount(h.level_codes(lv), weights=f) > 0)
+            for lv in range(h.n_levels)
+        ]
+        occupied.append(np.asarray(occ, dtype=np.float64))
+    max_classes = np.full(lattice.size, float(min(bottom_classes, n_records)))
+    prod = np.ones(lattice.size)
+    for i in range(lattice.q):
+        prod *= occupied[i][lattice.levels[:, i]]
+    max_classes = np.minimum(max_classes, prod)
+    if name == "discernibility":
+        return _Discernibility(n_records, max_classes, min_kept)
+    star = []
+    for h in hierarchies:
+        s = []
+        for lv in range(h.n_levels):
+            keys = [value_key(x) for x in h.level_labels(lv)]
+            s.append(keys.index(SUPPRESSED) if SUPPRESSED in keys else -1)
+        star.append(s)
+    return _Aecs(n_records, max_classes, star, min_kept)

@@ -1,0 +1,518 @@
+"""Exact optimal full-domain generalization with record suppression (branch and bound).
+
+The search looks for the lattice node (one level per quasi-identifier) that satisfies every model
+after suppressing the records of failing classes, with at most ``floor(suppression · N + 1e-9)``
+suppressed records, and whose metric value is smallest. Ties: values within a relative 1e-10 of
+the optimum (exactly equal for discernibility) count as equal; among them fewer suppressed
+records win, then the lower total level, then the lexicographically smaller level vector.
+
+Evaluating a node means building its frequency set (rolled up from the smallest frequency set
+already built below it), applying the models' monotone *filter* (:mod:`._search_models`) and,
+when the filter's suppression is within the limit, the other models with ``group_ok``.
+
+What an evaluation teaches is propagated over the lattice with masks (predictive tagging):
+
+* ``sunk``: the node and every node below it are infeasible. Set for the down-set of a node
+  whose filter alone suppresses more than the limit (the filtered records only grow down the
+  lattice, whatever the models), of an infeasible node when feasibility is monotone, and of an
+  infeasible node whose *deficit* exceeds the limit (the records its failing classes keep
+  suppressed in every refinement, :func:`._search_models._deficits`).
+* ``bad`` / ``good``: infeasible / feasible nodes (``sunk`` included). Feasibility is monotone,
+  and ``good`` propagates up, when the filter is the whole verdict (k-anonymity, distinct ℓ)
+  or nothing may be suppressed (feasible then means "every class passes", monotone for the
+  built-in models); otherwise only evaluated nodes are tagged.
+* ``dominated``: nodes strictly above a node where nothing is suppressed. They suppress nothing
+  either, and every metric without suppression is non-decreasing up the lattice, so they are
+  never better than that node (an equal value loses on the total level).
+
+Why the result is the optimum. Every metric has a lower bound ``lb`` (:mod:`._metrics`), valid
+for every feasible node. The main loop takes the unevaluated node that is neither ``bad`` nor
+``dominated`` with the smallest bound, and stops when that bound exceeds the best value found
+plus the tie tolerance. A node never evaluated is therefore infeasible by a sound tag, dominated
+by an evaluated node, or bounded above the final optimum plus the tolerance (bounds only rise
+and the best value only falls during the search): it can neither be optimal nor tie with the
+optimum. A node whose value is already above the incumbent plus the tolerance once the
+filter's records are suppressed (the other models can only suppress more, and suppressing more
+never lowers a metric) is not checked further, for the same reason. Every other evaluated
+feasible node is compared under the tie rule.
+
+Speed-ups that only change the order of work: when a node turns out ``sunk`` the search climbs
+from it (Flash's idea): it follows the successors with the smallest bounds up to a node known to
+pass and binary-searches that path for its highest ``sunk`` node, whose down-set is then
+tagged. When feasibility is not monotone, a greedy walk down from the top (to the best feasible
+predecessor, while there is one) finds an early incumbent, which lets the filter's bound skip
+most ``group_ok`` checks.
+
+With ``all_minimal`` every node is classified first (same evaluations and tags, every node
+checked in full) and the minimal feasible nodes — feasible nodes with no feasible node below
+them — are returned, in lattice rank order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from ...core.errors import InfeasibleError, InputError
+from ...core.table import Table
+from ...models import PrivacyModel, as_models
+from ._lattice import Lattice
+from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up
+from ._metrics import METRICS, Metric, make_metric
+from ._search_models import ModelSet
+
+__all__ = ["SearchResult", "search"]
+
+#: Frequency sets kept for rolling up, at most this many rows in total (besides the bottom's).
+_CACHE_ROWS = 1_000_000
+
+
+@dataclass
+class SearchResult:
+    """The optimal node and how it was found.
+
+    Attributes
+    ----------
+    levels : dict of str to int
+        Level of each quasi-identifier at the optimum.
+    metric : str
+        Metric name.
+    metric_value : float
+        Its value (for ``precision`` the precision itself; the search minimizes 1 - precision).
+    suppressed : int
+        Records suppressed at the optimum.
+    nodes_checked : int
+        Nodes whose frequency set was built and checked.
+    lattice_size : int
+    minimal_nodes : list of dict or None
+        Every minimal feasible node (``all_minimal=True``), in lattice order.
+    search_seconds : float
+        Wall time of the search.
+    suppressed_mask : bool array
+        Which rows of the table are suppressed at the optimum.
+    """
+
+    levels: dict[str, int]
+    metric: str
+    metric_value: float
+    suppressed: int
+    nodes_checked: int
+    lattice_size: int
+    minimal_nodes: list[dict[str, int]] | None = None
+    search_seconds: float = 0.0
+    suppressed_mask: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+@dataclass
+class _Node:
+    """What an evaluation learned about one node."""
+
+    filter_ok: bool
+    filtered: int
+    checked: bool = False  # whether every model was applied (feasibility known)
+    feasible: bool = False
+    suppressed: int = 0
+    value: float = float("inf")
+
+
+def check_suppression(suppression: Any) -> float:
+    """Validate the suppression share (in [0, 1))."""
+    if isinstance(suppression, (bool, np.bool_)) or not isinstance(
+        suppression, (int, float, np.integer, np.floating)
+    ):
+        raise InputError(f"suppression must be a number in [0, 1), got {suppression!r}")
+    value = float(suppression)
+    if not 0.0 <= value < 1.0:
+        raise InputError(
+            f"suppression must lie in [0, 1) (a share of the records), got {suppression!r}"
+        )
+    return value
+
+
+def check_metric(metric: Any) -> str:
+    """Validate the metric name."""
+    if metric not in METRICS:
+        raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+    return str(metric)
+
+
+class _Engine:
+    """Frequency sets, node evaluations and the tags of one search."""
+
+    def __init__(
+        self, table: Table, models: ModelSet, limit: int, metric_name: str, all_minimal: bool
+    ) -> None:
+        schema = table.schema
+        self.quasi = schema.quasi
+        self.hierarchies = [schema.hierarchy(c) for c in self.quasi]
+        self.lattice = Lattice([h.height for h in self.hierarchies], self.quasi)
+        self.maps = LevelMaps(self.hierarchies)
+        self.models = models
+        self.limit = limit
+        self.all_minimal = all_minimal
+        self.n = table.n_rows
+        n_sa = 0
+        sa = None
+        if models.needs_sensitive:
+            sa = table.codes(models.sensitive).astype(np.int64)
+            n_sa = table.cardinality(models.sensitive)
+        self.n_sa = n_sa
+        leaf_codes = [table.codes(c).astype(np.int64) for c in self.quasi]
+        bottom_levels = np.zeros(self.lattice.q, dtype=np.int64)
+        self.bottom, self.row_of = frequency_set(
+            bottom_levels,
+            leaf_codes,
+            [h.n_leaves for h in self.hierarchies],
+            np.ones(self.n, dtype=np.int64),
+            sa,
+            n_sa,
+        )
+        leaf_counts = [
+            np.bincount(c, minlength=h.n_leaves)
+            for c, h in zip(leaf_codes, self.hierarchies, strict=True)
+        ]
+        self.metric: Metric = make_metric(
+            metric_name,
+            self.lattice,
+            self.hierarchies,
+            leaf_counts,
+            self.maps,
+            self.n,
+            self.bottom.n_classes,
+            max(models.min_size, models.min_distinct),
+        )
+        size = self.lattice.size
+        self.lb = self.metric.bounds(self.lattice)
+        self.evaluated = np.zeros(size, dtype=bool)
+        self.sunk = np.zeros(size, dtype=bool)  # infeasible, and so is everything below
+        self.bad = np.zeros(size, dtype=bool)
+        self.good = np.zeros(size, dtype=bool)
+        self.dominated = np.zeros(size, dtype=bool)
+        # Feasibility is monotone when the filter decides everything or nothing may be suppressed.
+        self.monotone = models.exact_filter or (limit == 0 and models.monotone)
+        self.results: dict[int, _Node] = {}
+        self.feasible: list[int] = []
+        self.best = float("inf")
+        self.checks = 0
+        self._cache: list[FrequencySet] = [self.bottom]
+        self._cache_levels = np.zeros((1, self.lattice.q), dtype=np.int64)
+        self._cache_rows = np.array([len(self.bottom)], dtype=np.int64)
+
+    # ------------------------------------------------------------------ frequency sets
+    def frequency_set(self, node: int) -> FrequencySet:
+        """The frequency set of a node, rolled up from the smallest cached one below it."""
+        target = self.lattice.levels[node].astype(np.int64)
+        below = np.all(self._cache_levels <= target, axis=1)
+        candidates = np.flatnonzero(below)
+        source = self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
+        if np.array_equal(source.levels, target):
+            return source
+        fs, _ = roll_up(source, target, self.maps, self.n_sa)
+        if len(fs) < len(source) and self._cache_rows[1:].sum() + len(fs) <= _CACHE_ROWS:
+            self._cache.append(fs)
+            self._cache_levels = np.vstack([self._cache_levels, target])
+            self._cache_rows = np.append(self._cache_rows, len(fs))
+        return fs
+
+    # ------------------------------------------------------------------ evaluation
+    def tolerance(self) -> float:
+        """How far above the incumbent a value still ties (infinite before any incumbent)."""
+        return self.metric.tolerance(self.best) if self.feasible else float("inf")
+
+    def evaluate(self, node: int, full: bool = False) -> _Node:
+        """Evaluate a node (once) and propagate what it tells.
+
+        Unless ``full`` (or ``all_minimal``), a node that cannot beat the incumbent after its
+        filter is not checked further, so its feasibility stays unknown.
+        """
+        shortcut = not (full or self.all_minimal)
+        done = self.results.get(node)
+        if done is not None and (done.checked or not done.filter_ok or shortcut):
+            return done
+        self.checks += done is None
+        fs = self.frequency_set(node)
+        fail_filter = self.models.filter(fs)
+        filtered = int(fs.sizes[fail_filter].sum())
+        res = _Node(filter_ok=filtered <= self.limit, filtered=filtered)
+        lat = self.lattice
+        bound = None
+        if not res.filter_ok:
+            self.sunk |= lat.below(node)
+            self.bad |= lat.below(node)
+        else:
+            bound = self.metric.value(fs, fail_filter, filtered)
+            if (
+                shortcut
+                and self.feasible
+                and not self.models.exact_filter
+                and bound > self.best + self.metric.tolerance(self.best)
+            ):
+                # Cannot beat the incumbent whatever the other models suppress.
+                self._finish(node, res, fs, bound)
+                return res
+            fail, deficit = self.models.failing(fs, fail_filter)
+            res.checked = True
+            res.suppressed = int(fs.sizes[fail].sum())
+            res.feasible = res.suppressed <= self.limit
+            if res.feasible:
+                res.value = self.metric.value(fs, fail, res.suppressed)
+                self.feasible.append(node)
+                self.best = min(self.best, res.value)
+                if self.monotone:
+                    self.good |= lat.above(node)
+                else:
+                    self.good[node] = True
+            elif self.monotone or deficit > self.limit:
+                self.bad |= lat.below(node)
+                self.sunk |= lat.below(node)
+            else:
+                self.bad[node] = True
+            if res.suppressed == 0 and self.models.monotone:
+                up = lat.above(node)
+                self.good |= up
+                up[node] = False
+                self.dominated |= up
+        self._finish(node, res, fs, bound)
+        return res
+
+    def _finish(self, node: int, res: _Node, fs: FrequencySet, bound: float | None) -> None:
+        self.results[node] = res
+        self.evaluated[node] = True
+        self.metric.refine(self.lb, self.lattice, node, fs, res.filtered, bound)
+
+    def probe_failed(self, node: int) -> bool:
+        """Whether a node is known to sink (evaluating it if needed).
+
+        Without monotone feasibility a node that cannot beat the incumbent is not checked in
+        full here, and counts as not sinking (which only makes the climb stop lower).
+        """
+        if self.sunk[node]:
+            return True
+        if self.good[node] and self.monotone:
+            return False
+        self.evaluate(node, full=self.monotone)
+        return bool(self.sunk[node])
+
+    def dive(self) -> None:
+        """Find a good incumbent early: walk down from the top to the best feasible predecessor.
+
+        Used when feasibility is not monotone, where the other models are checked on every node
+        the bounds cannot rule out: an early incumbent lets the filter's bound skip most checks.
+        """
+        lat = self.lattice
+        cur = lat.top
+        while self.results[cur].feasible:
+            lv = lat.levels[cur]
+            preds = [cur - int(lat.strides[i]) for i in range(lat.q) if lv[i] > 0]
+            feasible = [p for p in preds if self.evaluate(p, full=True).feasible]
+            if not feasible:
+                return
+            cur = min(feasible, key=lambda p: (self.results[p].value, lat.rank[p]))
+
+    def climb(self, node: int) -> None:
+        """Tag more of the lattice after ``node`` sank: search up a cheap path for its top."""
+        lat = self.lattice
+        known_pass = self.good if self.monotone else self.evaluated & ~self.sunk
+        path = []
+        cur = node
+        while True:
+            succ = [s for s in lat.successors(cur) if not known_pass[s]]
+            if not succ:
+                break
+            cur = min(succ, key=lambda s: (self.lb[s], lat.rank[s]))
+            path.append(cur)
+        lo, hi = 0, len(path)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.probe_failed(path[mid]):
+                lo = mid + 1
+            else:
+                hi = mid
+
+
+def _model_set(table: Table, models: Sequence[PrivacyModel]) -> ModelSet:
+    schema = table.schema
+    needs = [m.name for m in models if m.needs_sensitive]
+    if needs and len(schema.sensitive) != 1:
+        raise InputError(
+            f"{', '.join(needs)} need exactly one sensitive column in the schema, found "
+            f"{len(schema.sensitive)}"
+        )
+    if not needs:
+        return ModelSet.build(models, None, None, False, None)
+    sa = schema.sensitive[0]
+    codes = table.codes(sa).astype(np.int64)
+    dictionary = table.dictionary(sa)
+    reference = np.bincount(codes, minlength=len(dictionary)).astype(np.int64)
+    numeric = pd.api.types.is_numeric_dtype(pd.Index(list(dictionary)))
+    return ModelSet.build(models, sa, list(dictionary), bool(numeric), reference)
+
+
+def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
+    """Name the tightest constraint: the models the single class of the top node fails."""
+    models = engine.models
+    top = engine.frequency_set(engine.lattice.top)
+    groups = models.groups(top, slice(None), top.cls, top.n_classes)
+    parts = []
+    for model in models.models:
+        if bool(model.group_ok(groups).all()):
+            continue
+        params = ", ".join(f"{k}={v}" for k, v in next(iter(model.to_config().values())).items())
+        try:
+            detail = f"achieved value {model.check(groups).value}"
+        except InputError as exc:
+            detail = str(exc)
+        parts.append(
+            f"{model.name} ({params}) fails even when all {engine.n} records form one class "
+            f"({detail})"
+        )
+    needs = [r.suppressed if r.checked else r.filtered for r in engine.results.values()]
+    return InfeasibleError(
+        f"no full-domain generalization satisfies the models with at most {suppression:.2%} "
+        f"of the records suppressed ({engine.limit} of {engine.n}): {'; '.join(parts)}; every "
+        f"node checked needs at least {min(needs)} suppressed records. Allow more suppression "
+        "or relax the models"
+    )
+
+
+def _minimal_nodes(engine: _Engine) -> list[dict[str, int]]:
+    """Feasible nodes with no feasible node below them, in rank order."""
+    lat = engine.lattice
+    feasible = engine.good.copy()
+    has_below = np.zeros(lat.size, dtype=bool)
+    order = np.argsort(lat.total, kind="stable")
+    totals = lat.total[order]
+    bounds = np.searchsorted(totals, np.arange(totals[-1] + 2))
+    reach = feasible.copy()  # feasible, or above a feasible node
+    for t in range(1, int(totals[-1]) + 1):
+        layer = order[bounds[t] : bounds[t + 1]]
+        below = np.zeros(len(layer), dtype=bool)
+        for i in range(lat.q):
+            sel = lat.levels[layer, i] > 0
+            below[sel] |= reach[layer[sel] - lat.strides[i]]
+        has_below[layer] = below
+        reach[layer] |= below
+    minimal = np.flatnonzero(feasible & ~has_below)
+    minimal = minimal[np.argsort(lat.rank[minimal])]
+    return [lat.as_dict(int(x)) for x in minimal]
+
+
+def _next(engine: _Engine, candidates: np.ndarray) -> int | None:
+    """The candidate with the smallest bound (then rank), or None."""
+    idx = np.flatnonzero(candidates)
+    if len(idx) == 0:
+        return None
+    lb = engine.lb[idx]
+    best = idx[lb == lb.min()]
+    return int(best[np.argmin(engine.lattice.rank[best])])
+
+
+def search(
+    table: Table,
+    models: Any,
+    suppression: float = 0.0,
+    metric: str = "lm",
+    all_minimal: bool = False,
+    progress: bool = False,
+) -> SearchResult:
+    """Find the optimal full-domain generalization of an encoded table.
+
+    Parameters
+    ----------
+    table : Table
+        The encoded original table; every quasi-identifier needs a hierarchy.
+    models : PrivacyModel, config entry or list of them
+        Privacy models every kept class must satisfy (see :func:`microanon.models.as_models`).
+    suppression : float
+        Largest share of the records that may be suppressed, in ``[0, 1)``.
+    metric : {"lm", "discernibility", "aecs", "precision", "entropy"}
+        What to minimize (see :mod:`microanon.methods.generalize._metrics`; for ``precision``
+        the precision is maximized).
+    all_minimal : bool
+        Also return every minimal feasible node (Incognito's answer).
+    progress : bool
+        Show a progress bar over the lattice nodes.
+
+    Returns
+    -------
+    SearchResult
+
+    Raises
+    ------
+    InputError
+        Bad suppression, metric or models; no quasi-identifier.
+    InfeasibleError
+        When no node satisfies the models within the suppression limit, naming the model that
+        fails even on the single class of the top node.
+    """
+    started = time.perf_counter()
+    suppression = check_suppression(suppression)
+    metric = check_metric(metric)
+    resolved = as_models(models)
+    if not table.schema.quasi:
+        raise InputError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    if table.n_rows == 0:
+        raise InputError("the table is empty: there is nothing to generalize")
+    limit = int(np.floor(suppression * table.n_rows + 1e-9))
+    engine = _Engine(table, _model_set(table, resolved), limit, metric, all_minimal)
+    lat = engine.lattice
+    bar = tqdm(total=lat.size, desc="full-domain search", unit="node", disable=not progress)
+
+    def tick() -> None:
+        if progress:
+            bar.n = int(np.count_nonzero(engine.evaluated | engine.bad | engine.dominated))
+            bar.refresh()
+
+    engine.evaluate(lat.top)
+    if not engine.monotone:
+        engine.dive()
+    if all_minimal:
+        while True:
+            unknown = ~(engine.good | engine.bad)
+            node = int(np.argmax(unknown)) if unknown.any() else None
+            if node is None:
+                break
+            engine.evaluate(node)
+            if engine.sunk[node]:
+                engine.climb(node)
+            tick()
+    while True:
+        node = _next(engine, ~(engine.evaluated | engine.bad | engine.dominated))
+        if node is None or engine.lb[node] > engine.best + engine.tolerance():
+            break
+        engine.evaluate(node)
+        if engine.sunk[node]:
+            engine.climb(node)
+        tick()
+    bar.n = lat.size
+    bar.refresh()
+    bar.close()
+    if not engine.feasible:
+        raise _infeasible(engine, suppression)
+    best = engine.best
+    tol = engine.metric.tolerance(best)
+    ties = [x for x in engine.feasible if engine.results[x].value <= best + tol]
+    winner = min(ties, key=lambda x: (engine.results[x].suppressed, lat.rank[x]))
+    res = engine.results[winner]
+    fs, row_of = roll_up(
+        engine.bottom, lat.levels[winner].astype(np.int64), engine.maps, engine.n_sa
+    )
+    fail, _ = engine.models.failing(fs, engine.models.filter(fs))
+    mask = fail[fs.cls[row_of[engine.row_of]]]
+    return SearchResult(
+        levels=lat.as_dict(winner),
+        metric=metric,
+        metric_value=engine.metric.report(res.value),
+        suppressed=res.suppressed,
+        nodes_checked=engine.checks,
+        lattice_size=lat.size,
+        minimal_nodes=_minimal_nodes(engine) if all_minimal else None,
+        search_seconds=time.perf_counter() - started,
+        suppressed_mask=mask,
+    )

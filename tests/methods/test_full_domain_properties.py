@@ -1,0 +1,302 @@
+"""Full-domain search against brute force over every node of small random lattices.
+
+The reference below does not use the search's code: it recodes the DataFrame with
+:meth:`Hierarchy.generalize` for every level vector, applies every model with ``group_ok`` on
+:meth:`Groups.from_frame` of the generalized table, and measures the published table with
+:mod:`microanon.measures` (non-uniform entropy is computed here from its definition).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from microanon.core import Hierarchy, InfeasibleError, Schema, Table
+from microanon.measures import aecs, discernibility, loss_metric, precision
+from microanon.methods.generalize.full_domain import full_domain, search
+from microanon.models import (
+    Groups,
+    KAnonymity,
+    LDiversity,
+    TCloseness,
+    k_anonymity,
+    l_diversity,
+)
+
+METRICS = ("lm", "discernibility", "aecs", "precision", "entropy")
+RTOL = 1e-10
+
+
+# ---------------------------------------------------------------------------- data
+@st.composite
+def hierarchies(draw: st.DrawFn, name: str) -> tuple[Hierarchy, list]:
+    """A small hierarchy and its domain (some values may stay absent from the data)."""
+    kind = draw(st.sampled_from(["balanced", "intervals", "nested", "uneven"]))
+    if kind == "balanced":
+        dom = list(range(draw(st.integers(1, 7))))
+        return Hierarchy.balanced(dom, fanout=draw(st.integers(2, 3)), name=name), dom
+    if kind == "intervals":
+        dom = list(range(draw(st.integers(1, 9))))
+        widths = draw(st.sampled_from([[2], [3], [2, 4], [2, 6]]))
+        return Hierarchy.intervals(dom, widths, name=name), dom
+    values = [f"{name}{i}" for i in range(draw(st.integers(2, 6)))]
+    groups = draw(st.lists(st.integers(0, 2), min_size=len(values), max_size=len(values)))
+    tree: dict = {}
+    for v, g in zip(values, groups, strict=True):
+        tree.setdefault(f"G{g}", []).append(v)
+    if kind == "uneven":  # one leaf directly under the root: leaves at different depths
+        tree[values[0] + "x"] = None
+        values = values + [values[0] + "x"]
+    if len(tree) == 1:
+        tree = {"*": next(iter(tree.values()))}
+    return Hierarchy.from_nested(tree, name=name), values
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> dict:
+    q = draw(st.integers(2, 4))
+    names = [f"q{i}" for i in range(q)]
+    hs = {}
+    doms = {}
+    for n in names:
+        h, dom = draw(hierarchies(n))
+        hs[n], doms[n] = h, dom
+    rows = draw(st.integers(1, 60))
+    data = {
+        n: draw(st.lists(st.sampled_from(doms[n]), min_size=rows, max_size=rows)) for n in names
+    }
+    sa_values = draw(st.sampled_from([["a"], ["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"]]))
+    data["s"] = draw(st.lists(st.sampled_from(sa_values), min_size=rows, max_size=rows))
+    data["rid"] = list(range(rows))
+    model_pool = st.one_of(
+        st.builds(KAnonymity, st.integers(1, 4)),
+        st.builds(LDiversity, st.integers(1, 3), st.just("distinct")),
+        st.builds(LDiversity, st.sampled_from([1, 1.5, 2, 2.5]), st.just("entropy")),
+        st.builds(LDiversity, st.sampled_from([1, 1.5, 2]), st.just("frequency")),
+        st.builds(LDiversity, st.integers(1, 3), st.just("recursive"), st.sampled_from([1, 2, 3])),
+        st.builds(TCloseness, st.sampled_from([0.05, 0.2, 0.4, 0.7])),
+    )
+    models = draw(st.lists(model_pool, min_size=1, max_size=3))
+    suppression = draw(st.sampled_from([0.0, 0.0, 0.1, 0.25, 0.5]))
+    spec = {n: {"role": "quasi", "kind": "categorical", "hierarchy": hs[n]} for n in names}
+    spec["s"] = {"role": "sensitive", "kind": "categorical"}
+    spec["rid"] = {"role": "insensitive", "kind": "numeric"}
+    return {
+        "df": pd.DataFrame(data),
+        "schema": Schema.from_dict(spec),
+        "quasi": names,
+        "hierarchies": hs,
+        "models": models,
+        "suppression": suppression,
+    }
+
+
+# ---------------------------------------------------------------------------- reference
+def _entropy(df: pd.DataFrame, gen: pd.DataFrame, mask: np.ndarray, quasi: list[str]) -> float:
+    """Σ -log2 P(v | g), P = f(v) / f(g) kept, f(v) / N suppressed (from the definition)."""
+    n = len(df)
+    total = 0.0
+    for q in quasi:
+        fv = df[q].map(df[q].value_counts()).to_numpy(dtype=float)
+        fg = gen[q].map(gen[q].value_counts()).to_numpy(dtype=float)
+        p = np.where(mask, fv / n, fv / fg)
+        total += float(-np.log2(p).sum())
+    return total
+
+
+def brute_force(p: dict, with_metrics: bool = True) -> list[dict]:
+    """Every feasible node with its suppression (and metric values)."""
+    df, quasi, hs = p["df"], p["quasi"], p["hierarchies"]
+    n = len(df)
+    limit = math.floor(p["suppression"] * n + 1e-9)
+    labels = {
+        q: [
+            np.array([str(x) for x in hs[q].generalize(df[q], lv)], dtype=object)
+            for lv in range(hs[q].n_levels)
+        ]
+        for q in quasi
+    }
+    out = []
+    for levels in itertools.product(*(range(hs[q].n_levels) for q in quasi)):
+        gen = df.copy()
+        for q, lv in zip(quasi, levels, strict=True):
+            gen[q] = labels[q][lv]
+        groups = Groups.from_frame(gen, quasi, "s")
+        ok = np.ones(groups.n_groups, dtype=bool)
+        for m in p["models"]:
+            ok &= m.group_ok(groups)
+        mask = ~ok[groups.row_group]
+        s = int(mask.sum())
+        if s > limit:
+            continue
+        node = {
+            "levels": dict(zip(quasi, levels, strict=True)),
+            "suppressed": s,
+            "total": sum(levels),
+            "mask": mask,
+        }
+        out.append(node)
+        if not with_metrics:
+            continue
+        kept = gen[~mask]
+        star = gen.copy()
+        star.loc[mask, quasi] = "*"
+        node["lm"] = loss_metric(kept, hs, quasi, suppressed=s).total
+        node["precision"] = precision(kept, hs, quasi, suppressed=s)
+        node["discernibility"] = discernibility(kept, quasi, suppressed=s)
+        node["aecs"] = aecs(star, quasi, k=1)
+        node["entropy"] = _entropy(df, gen, mask, quasi)
+    return out
+
+
+def optimum(nodes: list[dict], metric: str) -> dict:
+    """The brute-force optimum under the documented tie rule."""
+
+    def cost(x: dict) -> float:
+        return 1.0 - x[metric] if metric == "precision" else x[metric]
+
+    best = min(cost(x) for x in nodes)
+    tol = 0.0 if metric == "discernibility" else RTOL * max(abs(best), 1e-300)
+    ties = [x for x in nodes if cost(x) <= best + tol]
+    return min(ties, key=lambda x: (x["suppressed"], x["total"], list(x["levels"].values())))
+
+
+def _holds(release_df: pd.DataFrame, p: dict) -> None:
+    """The claimed models hold on the kept rows (t-closeness against the original table)."""
+    quasi = p["quasi"]
+    if len(release_df) == 0:
+        return
+    for m in p["models"]:
+        if isinstance(m, KAnonymity):
+            assert k_anonymity(release_df, quasi, k=m.k).holds
+        elif isinstance(m, LDiversity):
+            assert l_diversity(release_df, quasi, "s", l=m.l, form=m.form, c=m.c).holds
+    # Every model per class, with the original sensitive distribution as reference.
+    values = sorted(p["df"]["s"].unique())
+    reference = p["df"]["s"].value_counts().reindex(values).to_numpy()
+    codes = []
+    cards = []
+    for q in quasi:
+        c, u = pd.factorize(release_df[q])
+        codes.append(c)
+        cards.append(len(u))
+    sa = pd.Index(values).get_indexer(release_df["s"])
+    groups = Groups.from_codes(
+        quasi, codes, cards, sensitive="s", sa_codes=sa, values=values, reference=reference
+    )
+    for m in p["models"]:
+        assert m.group_ok(groups).all(), m
+
+
+# ---------------------------------------------------------------------------- properties
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems())
+def test_optimum_equals_brute_force_for_every_metric(p: dict) -> None:
+    nodes = brute_force(p)
+    table = Table.from_frame(p["df"], p["schema"])
+    for metric in METRICS:
+        if not nodes:
+            with pytest.raises(InfeasibleError):
+                search(table, p["models"], p["suppression"], metric)
+            continue
+        result = search(table, p["models"], p["suppression"], metric)
+        want = optimum(nodes, metric)
+        assert result.levels == want["levels"], metric
+        assert result.suppressed == want["suppressed"]
+        assert result.metric_value == pytest.approx(want[metric], rel=1e-9, abs=1e-12), metric
+        assert np.array_equal(result.suppressed_mask, want["mask"])
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems(), st.sampled_from(["remove", "star"]))
+def test_release_keeps_every_record_and_satisfies_the_models(p: dict, mode: str) -> None:
+    try:
+        release = full_domain(
+            p["df"],
+            p["schema"],
+            models=p["models"],
+            suppression=p["suppression"],
+            suppressed_rows=mode,
+        )
+    except InfeasibleError:
+        assert not brute_force(p, with_metrics=False)
+        return
+    data = release.tables["data"]
+    meta = release.metadata
+    df = p["df"]
+    n = len(df)
+    assert meta["suppressed"] <= math.floor(p["suppression"] * n + 1e-9)
+    assert meta["rows_in"] == n
+    # No record lost or duplicated: the row ids (an insensitive column) are carried over.
+    rid = data["rid"].to_numpy()
+    assert len(set(rid)) == len(rid)
+    if mode == "remove":
+        assert meta["rows_out"] + meta["suppressed"] == n
+        kept = data
+    else:
+        assert meta["rows_out"] == n
+        assert sorted(rid) == list(range(n))
+        starred = (data[p["quasi"]] == "*").all(axis=1).to_numpy()
+        assert starred.sum() >= meta["suppressed"]
+        kept = data[~starred] if meta["suppressed"] else data
+    original = df.set_index("rid").loc[kept["rid"]]
+    assert (kept["s"].to_numpy() == original["s"].to_numpy()).all()
+    for q in p["quasi"]:
+        lv = meta["levels"][q]
+        want = [str(x) for x in p["hierarchies"][q].generalize(original[q], lv)]
+        assert list(kept[q]) == want
+    _holds(kept, p)
+
+
+def _monotone(p: dict) -> bool:
+    exact = all(
+        isinstance(m, KAnonymity) or (isinstance(m, LDiversity) and m.form == "distinct")
+        for m in p["models"]
+    )
+    return exact or p["suppression"] == 0.0
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems())
+def test_all_minimal_nodes_equal_brute_force(p: dict) -> None:
+    nodes = brute_force(p, with_metrics=False)
+    table = Table.from_frame(p["df"], p["schema"])
+    if not nodes:
+        with pytest.raises(InfeasibleError):
+            search(table, p["models"], p["suppression"], all_minimal=True)
+        return
+    result = search(table, p["models"], p["suppression"], all_minimal=True)
+    feasible = [tuple(x["levels"].values()) for x in nodes]
+    minimal = [
+        x
+        for x in feasible
+        if not any(y != x and all(a <= b for a, b in zip(y, x, strict=True)) for y in feasible)
+    ]
+    got = [tuple(d.values()) for d in result.minimal_nodes]
+    assert sorted(got) == sorted(minimal)
+    assert len(got) == len(set(got))
+    # The optimum is unchanged by the extra classification.
+    plain = search(table, p["models"], p["suppression"])
+    assert plain.levels == result.levels
+    if _monotone(p):
+        # With monotone feasibility every feasible node lies above a minimal one.
+        for x in feasible:
+            assert any(all(a <= b for a, b in zip(m, x, strict=True)) for m in minimal)
