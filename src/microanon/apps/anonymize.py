@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.release import Release
+from ..core.release import Release, atomic_directory
 from .config import PipelineConfig, load_config
 from .release_report import add_release_sections
 from .report import Report
@@ -22,20 +20,9 @@ def write_release_with_report(
     release: Release, report: Report, out: Path, fmt: str = "csv", overwrite: bool = False
 ) -> Path:
     """Write ``release`` and ``report.html`` into ``out`` together, or nothing at all."""
-    out = Path(out)
-    if out.exists() and not overwrite and (not out.is_dir() or any(out.iterdir())):
-        raise InputError(f"{out} already exists; choose another --out or pass --overwrite")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_directory(out, overwrite) as tmp:
         release.save(tmp, format=fmt, overwrite=True)
         report.write(tmp / "report.html")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
 
 

@@ -13,7 +13,8 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["Release", "RELEASE_KINDS", "FORBIDDEN_METADATA_KEYS"]
+__all__ = ["Release", "RELEASE_KINDS", "FORBIDDEN_METADATA_KEYS", "atomic_directory"]
 
 #: Kind -> tables it must contain.
 RELEASE_KINDS: dict[str, tuple[str, ...]] = {
@@ -41,6 +42,33 @@ FORBIDDEN_METADATA_KEYS = frozenset({"seed", "random_state", "rng", "random_seed
 
 _FORMATS = {"csv": ".csv", "parquet": ".parquet"}
 _MANIFEST = "release.json"
+
+
+@contextmanager
+def atomic_directory(target: str | os.PathLike[str], overwrite: bool = False) -> Iterator[Path]:
+    """Build a directory in a temporary sibling and move it to ``target`` only on success.
+
+    Yields the temporary directory; if the block raises, it is removed and ``target`` is left as
+    it was. ``target`` must not exist (or be an empty directory) unless ``overwrite``.
+
+    Raises
+    ------
+    InputError
+        If ``target`` exists and ``overwrite`` is false.
+    """
+    target = Path(target)
+    if target.exists() and not overwrite and (not target.is_dir() or any(target.iterdir())):
+        raise InputError(f"{target} already exists; choose another directory or overwrite it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield tmp
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _plain(obj: Any, path: str = "metadata") -> Any:
@@ -191,12 +219,7 @@ class Release:
         """
         if format not in _FORMATS:
             raise InputError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")
-        target = Path(directory)
-        if target.exists() and not overwrite and (not target.is_dir() or any(target.iterdir())):
-            raise InputError(f"{target} already exists; choose another directory or overwrite=True")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-        try:
+        with atomic_directory(directory, overwrite) as tmp:
             manifest_tables = {}
             for name, df in self.tables.items():
                 types = {str(c): _column_type(df[c]) for c in df.columns}
@@ -219,27 +242,21 @@ class Release:
                 }
                 if gaps:
                     manifest_tables[name]["missing"] = gaps
+            from .. import __version__
+
             manifest = {
                 "microanon_release": 1,
+                "microanon_version": __version__,
                 "kind": self.kind,
                 "format": format,
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "tables": manifest_tables,
                 "metadata": self.metadata,
             }
-            from .. import __version__
-
-            manifest["microanon_version"] = __version__
             (tmp / _MANIFEST).write_text(
                 json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
             )
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return target
+        return Path(directory)
 
     @staticmethod
     def _to_parquet(df: pd.DataFrame, path: Path) -> None:
