@@ -10,9 +10,11 @@ Re-identification risk (:mod:`.risk`)
     :func:`reidentification_risk`, :func:`sample_uniques`
 Information loss (:mod:`.utility`, :mod:`.entropy`)
     :func:`loss_metric`, :func:`ncp`, :func:`precision`, :func:`non_uniform_entropy`
-Estimated distributions (:mod:`.estimators`)
+Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
     :func:`estimate_joint`, :func:`true_joint`, :func:`kl_divergence`,
-    :func:`reconstruction_error`, :func:`cover_intervals`
+    :func:`reconstruction_error`, :func:`cover_intervals`, :func:`estimate_distribution`,
+    :func:`chi_square`, :func:`squared_euclidean`, :func:`query_errors`,
+    :func:`uncertainty_coefficients`, :func:`utility_report`
 Classification (:mod:`.classification`)
     :class:`ID3`, :func:`classification_accuracy`, :func:`relative_accuracy`
 """
@@ -21,6 +23,15 @@ from __future__ import annotations
 
 from .classes import ClassStats, aecs, discernibility, equivalence_classes
 from .classification import ID3, classification_accuracy, relative_accuracy
+from .distribution import (
+    QueryErrors,
+    chi_square,
+    estimate_distribution,
+    query_errors,
+    squared_euclidean,
+    uncertainty_coefficients,
+    utility_report,
+)
 from .entropy import NonUniformEntropy, non_uniform_entropy
 from .estimators import (
     cover_intervals,
@@ -38,22 +49,29 @@ __all__ = [
     "LossMetric",
     "NCPScore",
     "NonUniformEntropy",
+    "QueryErrors",
     "RiskProfile",
     "Uniques",
     "aecs",
+    "chi_square",
     "classification_accuracy",
     "cover_intervals",
     "discernibility",
     "equivalence_classes",
+    "estimate_distribution",
     "estimate_joint",
     "kl_divergence",
     "loss_metric",
     "ncp",
     "non_uniform_entropy",
     "precision",
+    "query_errors",
     "reconstruction_error",
     "reidentification_risk",
     "relative_accuracy",
     "sample_uniques",
+    "squared_euclidean",
     "true_joint",
+    "uncertainty_coefficients",
+    "utility_report",
 ]
