@@ -121,8 +121,9 @@ def _column_type(s: pd.Series) -> str:
 
 def _as_text(s: pd.Series) -> pd.Series:
     """Non-numeric columns are published as text: an object column of str (missing = None)."""
-    vals = s.astype(object)
-    return vals.map(lambda v: v if isinstance(v, str) else str(v)).where(s.notna(), None)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    text = np.array([v if isinstance(v, str) else str(v) for v in uniques] + [None], dtype=object)
+    return pd.Series(text[codes], index=s.index, dtype=object)
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:

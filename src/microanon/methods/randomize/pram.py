@@ -1,0 +1,207 @@
+"""PRAM, the post-randomization method (papers.md §6.6), with sdcMicro's invariant variant.
+
+PRAM randomizes categorical columns record by record with general transition matrices: the same
+machinery as randomized response (:func:`~microanon.methods.randomize.randomize`), and the same
+release. The *invariant* PRAM matrix (Kooiman, Willenborg & Gouweleeuw; sdcMicro's ``pram``)
+leaves the expected frequencies of a column unchanged. In the column-stochastic convention used
+here (``P[u, v] = Pr(published u | original v)``), with the column's original distribution ``π``:
+
+1. a basic matrix ``P`` (uniform retention with keep probability ``p``, or a given matrix);
+2. its back-transition ``Q[v, u] = Pr(original v | published u) = P[u, v] π_v / λ_u`` with
+   ``λ = P π`` (Bayes);
+3. ``R = Q P`` (``R[w, v] = Σ_u Q[w, u] P[u, v]``: publish through ``P``, map back through
+   ``Q``), and sdcMicro's mixture ``R_α = α R + (1 − α) I``.
+
+``R_α π = π`` (``Q λ = π``) and ``R_α`` is column-stochastic, so ``π`` is its stationary
+distribution: the expected published frequencies equal the original ones. ``R`` is similar to the
+symmetric positive semi-definite ``D_π^{1/2} Pᵀ D_λ⁻¹ P D_π^{1/2}``: its eigenvalues lie in
+``[0, 1]``, so ``R_α`` is invertible for every ``α < 1`` and ``R`` itself when ``P`` is invertible
+and every value occurs in the data.
+
+Differences from sdcMicro [D]: sdcMicro stores matrices row-stochastic (its ``Rs`` is ``R_α``
+transposed); it draws each diagonal entry of the basic matrix uniformly from ``[pd, 1]``, whereas
+here the keep probability ``p`` is used as given (a deterministic, published matrix); strata are
+not supported (sdcMicro computes one matrix per variable for all strata anyway).
+
+The published ``R_α`` reveals the column's original distribution (its stationary distribution),
+which invariant PRAM preserves in expectation by design.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InputError
+from ...core.random import RandomLike, make_rng
+from ...core.release import Release
+from ...core.schema import Schema
+from ...core.table import Table
+from ._sampling import ColumnSpec, publish, resolve_specs
+from .matrices import check_distortion, uniform_retention
+
+__all__ = ["pram", "invariant_matrix", "DEFAULT_ALPHA"]
+
+#: sdcMicro's default amount of perturbation of the invariant matrix.
+DEFAULT_ALPHA = 0.5
+
+
+def _check_alpha(alpha: Any) -> float:
+    if (
+        isinstance(alpha, (bool, np.bool_))
+        or not isinstance(alpha, numbers.Real)
+        or not 0.0 <= float(alpha) <= 1.0
+    ):
+        raise InputError(f"alpha: expected a number in [0, 1], got {alpha!r}")
+    return float(alpha)
+
+
+def invariant_matrix(
+    frequencies: np.ndarray,
+    keep: float | np.ndarray,
+    *,
+    alpha: float = 1.0,
+) -> np.ndarray:
+    """The invariant PRAM matrix of a column with the given value frequencies.
+
+    Parameters
+    ----------
+    frequencies : 1-d array
+        Counts (or proportions) of the column's values, in domain order; zeros allowed.
+    keep : float or 2-d array
+        The basic matrix: a keep probability ``p`` in ``[1/d, 1]`` (uniform retention) or a
+        ``d × d`` column-stochastic matrix.
+    alpha : float
+        Mixture weight in ``[0, 1]``: ``α R + (1 − α) I`` (sdcMicro's ``alpha``; 1 gives ``R``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``d × d``, column-stochastic, with ``R π = π`` for ``π = frequencies / Σ frequencies``.
+        Not validated for invertibility (``α = 1`` with an absent value, or ``p = 1/d``, makes it
+        singular).
+
+    Raises
+    ------
+    InputError
+        Frequencies not a non-empty, non-negative vector with a positive sum; ``keep`` or
+        ``alpha`` out of range; a basic matrix of the wrong shape or not column-stochastic.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = invariant_matrix(np.array([60, 30, 10]), 0.8)
+    >>> bool(np.allclose(r @ np.array([0.6, 0.3, 0.1]), [0.6, 0.3, 0.1]))
+    True
+    """
+    f = np.asarray(frequencies, dtype=float)
+    if f.ndim != 1 or f.size == 0 or not np.all(np.isfinite(f)) or np.any(f < 0) or f.sum() <= 0:
+        raise InputError(
+            "frequencies: expected a non-empty vector of non-negative counts with a positive sum"
+        )
+    a = _check_alpha(alpha)
+    d = f.size
+    if isinstance(keep, numbers.Real) and not isinstance(keep, (bool, np.bool_)):
+        basic = uniform_retention(d, float(keep), "keep")
+    else:
+        basic = np.asarray(keep, dtype=float)
+        if basic.shape != (d, d):
+            raise InputError(f"keep: a basic matrix must be {d} × {d}, got shape {basic.shape}")
+        if np.any(basic < 0) or not np.allclose(basic.sum(axis=0), 1.0, rtol=0, atol=1e-9):
+            raise InputError("keep: a basic matrix must be non-negative with columns summing to 1")
+    pi = f / f.sum()
+    lam = basic @ pi
+    back = basic.T * pi[:, None]  # back[v, u] = P[u, v] π_v
+    seen = lam > 0
+    back[:, seen] /= lam[seen]
+    back[:, ~seen] = np.eye(d)[:, ~seen]  # never published: any distribution keeps R stochastic
+    r = back @ basic
+    return a * r + (1.0 - a) * np.eye(d)
+
+
+def pram(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    matrices: Mapping[str, Any] | None = None,
+    keep: Mapping[str, float] | None = None,
+    invariant: bool = False,
+    alpha: float | None = None,
+    rng: RandomLike = None,
+) -> Release:
+    """Post-randomize chosen columns with transition matrices (PRAM), optionally invariant ones.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The original table.
+    schema : Schema or mapping
+        Any published column may be post-randomized.
+    matrices : mapping of column to array, optional
+        Transition matrices ``P[u, v] = Pr(published u | original v)`` in the column's domain
+        order (see :func:`~microanon.methods.randomize.randomize` for domains).
+    keep : mapping of column to float, optional
+        Uniform-retention matrices with these keep probabilities in ``(1/d, 1]`` (sdcMicro's
+        ``pd``, used as the diagonal itself rather than as the lower bound of random diagonals).
+    invariant : bool
+        Replace each matrix by the invariant matrix built from it and the column's frequencies
+        in ``data`` (:func:`invariant_matrix`), so that expected published frequencies equal the
+        original ones.
+    alpha : float, optional
+        Only with ``invariant``: the mixture ``α R + (1 − α) I`` (default 0.5, as sdcMicro).
+    rng : numpy.random.Generator, int or None
+        Source of randomness (``None``: OS entropy). Never recorded in the release.
+
+    Returns
+    -------
+    Release
+        Kind ``"randomized"``, as :func:`~microanon.methods.randomize.randomize` publishes it,
+        with ``method`` = ``"pram"``, parameters ``keep``, ``matrices`` (the columns given
+        matrices), ``invariant`` and ``alpha``; in ``randomized`` each column's matrix is the one
+        applied (the invariant one when ``invariant``; ``keep`` is then null).
+
+    Raises
+    ------
+    InputError
+        As :func:`~microanon.methods.randomize.randomize`; ``alpha`` without ``invariant`` or
+        outside ``[0, 1]``; an invariant matrix that is singular (``alpha = 1`` and a value of
+        the domain absent from the data).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"roof": ["tin", "tile", "tin", "straw"] * 25})
+    >>> rel = pram(df, {"roof": "sensitive"}, keep={"roof": 0.8}, invariant=True, rng=0)
+    >>> rel.metadata["parameters"]["alpha"], len(rel.data)
+    (0.5, 100)
+    """
+    if not isinstance(invariant, (bool, np.bool_)):
+        raise InputError(f"invariant must be True or False, got {invariant!r}")
+    if alpha is not None and not invariant:
+        raise InputError("alpha mixes the invariant PRAM matrix; it needs invariant=True")
+    a = _check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
+    table = Table.from_frame(data, schema)
+    specs = resolve_specs(table, keep, matrices)
+    if invariant:
+        for column, spec in specs.items():
+            d = table.cardinality(column)
+            counts = np.bincount(table.codes(column), minlength=d)
+            if a == 1.0 and d > 1 and np.any(counts == 0):
+                absent = table.dictionary(column)[counts == 0][0]
+                raise InputError(
+                    f"column '{column}': value {absent!r} does not occur in the data, which makes "
+                    "the invariant matrix with alpha = 1 singular; use alpha < 1"
+                )
+            r = invariant_matrix(counts, spec.matrix, alpha=a)
+            specs[column] = ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None)
+    parameters = {
+        "keep": dict(keep or {}),
+        "matrices": list(matrices or {}),
+        "invariant": bool(invariant),
+        "alpha": a,
+    }
+    return publish(table, specs, "pram", parameters, make_rng(rng))
