@@ -30,7 +30,8 @@ def test_example_pipelines_run_and_verify(tmp_path, path):
     out = tmp_path / path.stem
     result = CliRunner().invoke(main, ["anonymize", "--config", str(path), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "verified on the release: yes" in result.output or path.stem == "local_recoding"
+    if Release.load(out).metadata.get("models"):
+        assert "verified on the release: yes" in result.output
     names = {p.name for p in out.iterdir()}
     assert {"release.json", "report.html"} <= names
     release = Release.load(out)

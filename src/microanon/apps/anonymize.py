@@ -70,7 +70,9 @@ def run_anonymize(
     )
     schema = cfg.schema
     published = [c for c in schema.published if c in original.columns]
-    numbers = add_release_sections(report, original.loc[:, published].dropna(), release)
+    numbers = add_release_sections(
+        report, original.loc[:, published].dropna(), release, schema=schema
+    )
     numbers["seconds"] = seconds
     if numbers["verified"] is False:
         raise InputError(

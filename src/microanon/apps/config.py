@@ -45,6 +45,8 @@ METHODS: dict[str, str] = {
     "mondrian": "microanon.methods.generalize.mondrian:mondrian",
     "local_recoding": "microanon.methods.generalize.local_recoding:local_recoding",
     "anatomy": "microanon.methods.anatomy:anatomy",
+    "randomized_response": "microanon.methods.randomize.response:randomized_response",
+    "pram": "microanon.methods.randomize.pram:pram",
 }
 
 #: ``data:`` values with this prefix name a bundled data set rather than a file.

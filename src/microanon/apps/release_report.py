@@ -10,6 +10,8 @@ import pandas as pd
 from ..core.errors import MicroanonError
 from ..core.hierarchy import Hierarchy
 from ..core.release import Release
+from ..core.schema import Schema
+from ..core.table import Table
 from ..measures import (
     discernibility,
     equivalence_classes,
@@ -19,6 +21,7 @@ from ..measures import (
     precision,
     reidentification_risk,
     relative_accuracy,
+    utility_report,
 )
 from ..models import check_release, profile, published_groups_frame
 from .report import Report, new_figure
@@ -105,10 +108,37 @@ def utility_metrics(
     return out
 
 
-def add_release_sections(
-    report: Report, original: pd.DataFrame, release: Release, title: str = "Release"
+def randomized_utility(
+    release: Release, original: pd.DataFrame, schema: Schema
 ) -> dict[str, Any]:
-    """Add the privacy, utility and class-size sections of one release; return the numbers."""
+    """Distances and query errors of the reconstructed distribution of a randomized release.
+
+    Over the joint distribution of the quasi-identifiers and the sensitive attribute
+    (papers.md §1.8): KL, χ², squared Euclidean distance, mean relative error of the base and
+    CUBE count queries, and the mean uncertainty coefficients.
+    """
+    meta = release.metadata
+    quasi = list(meta.get("quasi") or [])
+    sensitive = (meta.get("sensitive") or [None])[0]
+    if sensitive is None or not quasi:
+        return {}
+    table = Table.from_frame(original, schema.select([*quasi, sensitive]))
+    numbers = utility_report(release, table, quasi, sensitive)
+    return {k: v for k, v in numbers.items() if k not in ("uncertainty", "kind")}
+
+
+def add_release_sections(
+    report: Report,
+    original: pd.DataFrame,
+    release: Release,
+    title: str = "Release",
+    schema: Schema | None = None,
+) -> dict[str, Any]:
+    """Add the privacy, utility and class-size sections of one release; return the numbers.
+
+    ``schema`` (the one the release was made with) is needed for randomized releases, whose
+    utility is measured on the reconstructed distribution.
+    """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
     sensitive = (meta.get("sensitive") or [None])[0]
@@ -144,7 +174,18 @@ def add_release_sections(
         }
     )
     sec.table(comparison, caption=_attack_caption(release))
-    util = utility_metrics(release, original, extended=True)
+    if release.kind == "randomized" and schema is not None:
+        bound = meta.get("risk_bound")
+        if bound is not None:
+            sec.paragraph(
+                f"Randomized response bounds every record's attribute-disclosure risk by "
+                f"τ = {bound:.4g}; the optimal keep probabilities reach a maximum risk of "
+                f"{meta.get('optimal', {}).get('max_risk', float('nan')):.4g}. The class "
+                "statistics below are of the randomized values an attacker sees."
+            )
+        util = randomized_utility(release, original, schema)
+    else:
+        util = utility_metrics(release, original, extended=True)
     usec = report.section(
         f"{title}: utility",
         "Information loss (LM, GCP, normalized non-uniform entropy: 0 = original values, "

@@ -1,5 +1,9 @@
 """Randomization against attribute disclosure: randomized response, PRAM, Warner, reconstruction.
 
+:func:`optimal_parameters` chooses keep probabilities that minimize the expected squared error of
+the reconstruction subject to a bound on every record's attribute-disclosure risk
+(:func:`disclosure_risk`, papers.md §1.6–1.7); :func:`randomized_response` applies them.
+
 :func:`randomize` publishes a table whose chosen attributes went through distortion matrices
 (uniform retention or general PRAM), together with the matrices; :func:`reconstruct` estimates
 the original distribution with standard errors, never forming the Kronecker product.
@@ -12,13 +16,25 @@ from .matrices import (
     uniform_inverse,
     uniform_retention,
 )
+from .optimal import OptimalParameters, cell_counts, optimal_parameters, optimal_parameters_from_pi
 from .pram import invariant_matrix, pram
 from .reconstruct import Reconstruction, reconstruct
 from .release import randomize
+from .response import randomized_response
+from .risk import SCENARIOS, disclosure_risk, property1_minimum, reconstruction_probability
 from .warner import warner, warner_estimate, warner_matrix
 
 __all__ = [
+    "SCENARIOS",
+    "OptimalParameters",
     "Reconstruction",
+    "cell_counts",
+    "disclosure_risk",
+    "optimal_parameters",
+    "optimal_parameters_from_pi",
+    "property1_minimum",
+    "randomized_response",
+    "reconstruction_probability",
     "check_distortion",
     "invariant_matrix",
     "inverse_frobenius_sq",

@@ -1,0 +1,492 @@
+"""Optimal distortion parameters under an attribute-disclosure bound (papers.md §1.7, OPT-RR).
+
+Problem 1 / Result 2: choose the keep probabilities of the randomized attributes (those of the
+scenario; the others keep ``p = 1``) to minimize the expected squared reconstruction error, i.e.
+``F(p) = Π_i ‖P_i⁻¹‖_F²`` (Lemma 4), subject to ``Pr(S_r | QI_r) ≤ τ`` for every record. The risk
+depends on the record's cell only, so there is one constraint per non-empty cell; a cell whose
+unrandomized risk ``π_αu/π_α`` is already ``≤ τ`` never binds (both factors of eq. 6 besides
+``π_αu/π_α`` are reconstruction probabilities, at most 1), so only the other cells are constrained.
+
+Search. ``F`` falls and every risk rises with each ``p_i``, so the optimum lies on the surface
+``max risk = τ``. Points on it are found by root finding (regula falsi safeguarded by bisection)
+along segments on which every ``p_i`` is non-decreasing, so that the risk is monotone along them.
+One randomized attribute: that boundary point is the optimum. Several: ``Σ_i log ‖P_i⁻¹‖_F²`` is
+minimized with SLSQP under the per-cell constraints from several boundary points: the paper's
+start ``p_i(t) = 1 − t(1 − 1/d_i)``, a pseudo-random one (fixed seed: the result is
+deterministic) and, for RR-Both, the RR-S and RR-QI optima, which are feasible for RR-Both, so
+RR-Both's objective never exceeds theirs. Every solver result is pushed back onto the surface the
+same way, and the best point is kept.
+Postcondition: ``τ − 1e-6 ≤ max risk ≤ τ`` unless ``p = 1`` is already feasible.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+from ...core.errors import InfeasibleError, InputError, SchemaError
+from ...core.schema import Schema
+from .._release import prepare
+from .matrices import inverse_frobenius_sq, uniform_retention
+from .risk import check_proportions, check_scenario, property1_minimum, risk_from_matrices
+
+__all__ = [
+    "OptimalParameters",
+    "optimal_parameters",
+    "optimal_parameters_from_pi",
+    "cell_counts",
+]
+
+#: Keep probabilities stay at least this far above the singular ``1/d`` (papers.md §1.7).
+_DELTA = 1e-6
+#: Root finding along a segment stops this close below τ, or after this many steps.
+_ROOT_TOL = 1e-12
+_ROOT_STEPS = 200
+#: Cells with risk above this fraction of τ enter the solver's constraints; at most this many
+#: rounds of adding cells.
+_ACTIVE = 0.8
+_ACTIVE_ROUNDS = 10
+#: Pseudo-random starting points of the solver, besides the structured ones (all starts reached
+#: the same optimum on Adult's EMGRW and ESGRO; more starts only cost time).
+_RANDOM_STARTS = 1
+#: Keep probabilities this close to 1 are set to 1 when that keeps the bound.
+_SNAP = 1e-9
+#: Tolerance of the check that no randomization is needed (papers.md §0).
+_TOL = 1e-12
+#: Largest joint domain ``D`` the dense computation accepts.
+_MAX_CELLS = 20_000_000
+
+
+@dataclass(frozen=True)
+class OptimalParameters:
+    """Keep probabilities that bound the disclosure risk at least cost (papers.md §1.7).
+
+    Attributes
+    ----------
+    keep : dict of str to float
+        Keep probability ``p`` of every quasi-identifier and of the sensitive column (``1`` for
+        those the scenario does not randomize and for single-valued attributes).
+    max_risk : float
+        Largest ``Pr(S_r | QI_r)`` over the records with these parameters.
+    objective : float
+        ``F = Π_i ‖P_i⁻¹‖_F²`` over all attributes (``d_i`` for an unrandomized one).
+    expected_squared_error : float
+        ``E‖π̂ − π‖² = trace(Σ) = (F/D − ‖π‖²)/N`` of the reconstructed cell proportions.
+    binding_cell : dict
+        The cell attaining ``max_risk``, column → value. Describes the original data: do not
+        publish it.
+    scenario : {"S", "QI", "Both"}
+    tau : float
+        The risk bound (``1/ℓ``).
+    """
+
+    keep: dict[str, float]
+    max_risk: float
+    objective: float
+    expected_squared_error: float
+    binding_cell: dict[str, Any]
+    scenario: str
+    tau: float
+
+
+def check_tau(l: object = None, tau: object = None) -> float:  # noqa: E741 - ℓ-diversity's name
+    """The risk bound from exactly one of ``l`` (``τ = 1/ℓ``, ``ℓ ≥ 1``) and ``tau`` (``(0, 1]``).
+
+    Raises
+    ------
+    InputError
+        If both or neither is given, or the value is out of range or not a number.
+    """
+    if (l is None) == (tau is None):
+        raise InputError("give exactly one of l and tau (the risk bound is tau = 1/l)")
+    name, value = ("l", l) if l is not None else ("tau", tau)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name}: expected a number, got {value!r}")
+    value = float(value)
+    if l is not None:
+        if not (math.isfinite(value) and value >= 1):
+            raise InputError(f"l: the diversity level must be a finite number >= 1, got {l!r}")
+        return 1.0 / value
+    if not (0 < value <= 1):
+        raise InputError(f"tau: the risk bound must be in (0, 1], got {tau!r}")
+    return value
+
+
+class _Problem:
+    """Risk and objective of one scenario as functions of its free keep probabilities ``x``."""
+
+    def __init__(self, pi: np.ndarray, tau: float, scenario: str) -> None:
+        self.pi = pi
+        self.tau = tau
+        self.scenario = scenario
+        self.dims = pi.shape
+        m = pi.ndim - 1
+        axes = {"S": [m], "QI": list(range(m)), "Both": list(range(m + 1))}[scenario]
+        self.free = [a for a in axes if self.dims[a] > 1]  # d = 1: a constant (§1.9)
+        self.lower = np.array([1.0 / self.dims[a] + _DELTA for a in self.free])
+        conditional = pi / np.maximum(pi.sum(axis=-1, keepdims=True), 1e-300)
+        self.cells = np.flatnonzero(conditional.reshape(-1) > tau + _TOL)
+
+    def keep(self, x: np.ndarray) -> np.ndarray:
+        """Keep probability of every axis (1 for the fixed ones)."""
+        p = np.ones(len(self.dims))
+        p[self.free] = np.clip(x, self.lower, 1.0)
+        return p
+
+    def risk(self, x: np.ndarray) -> np.ndarray:
+        """Risk of every cell."""
+        p = self.keep(x)
+        mats = [uniform_retention(d, q) for d, q in zip(self.dims, p, strict=True)]
+        return risk_from_matrices(self.pi, mats[:-1], mats[-1])
+
+    def cell_risk(self, x: np.ndarray) -> np.ndarray:
+        """Risk of the constrained cells (those with unrandomized risk above τ)."""
+        return self.risk(x).reshape(-1)[self.cells]
+
+    def max_risk(self, x: np.ndarray) -> float:
+        """Largest risk of a constrained cell."""
+        return float(self.cell_risk(x).max())
+
+    def feasible(self, x: np.ndarray) -> bool:
+        return self.max_risk(x) <= self.tau
+
+    def log_objective(self, x: np.ndarray) -> float:
+        """``Σ log ‖P_i⁻¹‖_F²`` over the free attributes."""
+        return float(
+            sum(math.log(inverse_frobenius_sq(self.dims[a], q)) for a, q in self._pairs(x))
+        )
+
+    def log_objective_grad(self, x: np.ndarray) -> np.ndarray:
+        out = []
+        for a, q in self._pairs(x):
+            d = self.dims[a]
+            f = inverse_frobenius_sq(d, q)
+            out.append(-2.0 * d * (d - 1) ** 3 / (d * q - 1.0) ** 3 / f)
+        return np.array(out)
+
+    def _pairs(self, x: np.ndarray) -> list[tuple[int, float]]:
+        return list(zip(self.free, np.clip(x, self.lower, 1.0), strict=True))
+
+    def boundary(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        """The point of the segment ``low → high`` where the max risk reaches τ, from below.
+
+        ``low`` must be feasible and ``high ≥ low`` coordinate-wise (the risk then rises along
+        the segment); returns ``high`` if it is feasible. Root finding by the Illinois variant of
+        regula falsi on the bracket (feasible end, infeasible end), with a bisection step
+        whenever an iteration fails to halve the bracket; stops when the feasible end is within
+        ``1e-12`` of τ.
+        """
+        a, b = 0.0, 1.0
+        ga = self.max_risk(low) - self.tau
+        gb = self.max_risk(high) - self.tau
+        if gb <= 0:
+            return high
+        side = 0
+        for _ in range(_ROOT_STEPS):
+            if ga >= -_ROOT_TOL or b - a <= 1e-15:
+                break
+            width = b - a
+            t = (a * gb - b * ga) / (gb - ga)
+            if not a < t < b:
+                t = 0.5 * (a + b)
+            gt = self.max_risk(low + t * (high - low)) - self.tau
+            if gt <= 0:
+                a, ga = t, gt
+                gb = gb / 2 if side == -1 else gb
+                side = -1
+            else:
+                b, gb = t, gt
+                ga = ga / 2 if side == 1 else ga
+                side = 1
+            if b - a > 0.5 * width:  # slow progress: also halve the bracket
+                t = 0.5 * (a + b)
+                gt = self.max_risk(low + t * (high - low)) - self.tau
+                if gt <= 0:
+                    a, ga = t, gt
+                else:
+                    b, gb = t, gt
+                side = 0
+        return low + a * (high - low)
+
+    def tighten(self, x: np.ndarray) -> np.ndarray:
+        """Move a solver result onto the surface ``max risk = τ`` (feasible side)."""
+        x = np.clip(x, self.lower, 1.0)
+        if self.feasible(x):
+            return self.boundary(x, np.ones_like(x))
+        return self.boundary(self.lower, x)
+
+    def refine(self, start: np.ndarray) -> np.ndarray:
+        """SLSQP from a boundary point, tightened back onto the boundary.
+
+        Only cells whose risk is near τ are passed to the solver (an active set): after each run
+        the cells that came within ``_ACTIVE · τ`` of the bound are added and the solver restarts
+        from its last point, until the set is stable.
+        """
+        x = start
+        active = np.zeros(len(self.cells), dtype=bool)
+        for _ in range(_ACTIVE_ROUNDS):
+            near = (self.cell_risk(x) >= _ACTIVE * self.tau) & ~active
+            if not near.any():
+                break
+            active |= near
+            cells = self.cells[active]
+            res = minimize(
+                self.log_objective,
+                x,
+                jac=self.log_objective_grad,
+                method="SLSQP",
+                bounds=list(zip(self.lower, np.ones_like(self.lower), strict=True)),
+                constraints=[
+                    {"type": "ineq", "fun": lambda y, c=cells: self.tau - self.risk(y).flat[c]}
+                ],
+                options={"maxiter": 200, "ftol": 1e-12},
+            )
+            if not np.all(np.isfinite(res.x)):
+                break
+            x = res.x
+        return self.tighten(x)
+
+
+def _solve(pi: np.ndarray, tau: float, scenario: str) -> np.ndarray:
+    """The best keep probability of every axis of a scenario whose lower corner is feasible."""
+    prob = _Problem(pi, tau, scenario)
+    ones = np.ones(len(prob.free))
+    starts = [prob.boundary(prob.lower, ones)]  # p_i(t) = 1 − t(1 − 1/d_i)
+    if len(prob.free) == 1:
+        return prob.keep(starts[0])
+    if scenario == "Both":
+        for sub in ("S", "QI"):
+            sub_prob = _Problem(pi, tau, sub)
+            if sub_prob.free and sub_prob.feasible(sub_prob.lower):
+                starts.append(_solve(pi, tau, sub)[prob.free])
+    rng = np.random.default_rng(0)  # solver starts only: the result is deterministic
+    for _ in range(_RANDOM_STARTS):
+        u = prob.lower + rng.random(len(prob.free)) * (1.0 - prob.lower)
+        starts.append(prob.boundary(u, ones) if prob.feasible(u) else prob.boundary(prob.lower, u))
+    candidates = list(starts)
+    for start in starts:
+        candidates.append(prob.refine(start))
+    best = min(candidates, key=prob.log_objective)
+    # p within 1e-9 of 1 means "leave the attribute as it is": make it exact if that stays feasible
+    snapped = np.where(best > 1.0 - _SNAP, 1.0, best)
+    return prob.keep(snapped if prob.feasible(snapped) else best)
+
+
+def _cell(index: tuple[int, ...], columns: Sequence[str], values: Sequence[Any]) -> dict:
+    out = {}
+    for c, v, i in zip(columns, values, index, strict=True):
+        value = v[i]
+        out[c] = value.item() if isinstance(value, np.generic) else value
+    return out
+
+
+def _describe(cell: Mapping[str, Any]) -> str:
+    return ", ".join(f"{c}={v!r}" for c, v in cell.items())
+
+
+def _check_feasible(
+    pi: np.ndarray, prob: _Problem, columns: Sequence[str], values: Sequence[Any]
+) -> None:
+    """Raise InfeasibleError, naming the binding cell, unless some keep probabilities reach τ.
+
+    Infeasible when a cell's Property-1 floor is at or above τ (within the tolerance of §0: the
+    floor is reached only at the singular ``p = 1/d``), or when even ``p = 1/d + δ`` is not enough.
+    """
+    tau, scenario = prob.tau, prob.scenario
+    floor = property1_minimum(pi, scenario)
+    worst = np.unravel_index(int(np.argmax(floor)), pi.shape)
+    hint = " or randomize more attributes (scenario 'Both')" if scenario != "Both" else ""
+    if floor[worst] >= tau - _TOL:
+        raise InfeasibleError(
+            f"no keep probabilities give risk <= tau = {tau:.6g} in scenario {scenario}: cell "
+            f"{_describe(_cell(worst, columns, values))} cannot get below "
+            f"{float(floor[worst]):.6g} (Property 1, reached only at the singular p = 1/d); "
+            f"raise tau (lower l){hint}"
+        )
+    if not prob.feasible(prob.lower):
+        risk = prob.risk(prob.lower)
+        worst = np.unravel_index(int(np.argmax(risk)), pi.shape)
+        raise InfeasibleError(
+            f"tau = {tau:.6g} is too close to the least risk scenario {scenario} can reach: cell "
+            f"{_describe(_cell(worst, columns, values))} keeps risk {float(risk[worst]):.6g} "
+            f"at keep probabilities 1/d + {_DELTA:g}; raise tau (lower l){hint}"
+        )
+
+
+def optimal_parameters_from_pi(
+    pi: object,
+    n: int,
+    scenario: str,
+    tau: float,
+    *,
+    columns: Sequence[str] | None = None,
+    values: Sequence[Sequence[Any]] | None = None,
+) -> OptimalParameters:
+    """Optimal keep probabilities for given cell proportions (OPT-RR, papers.md §1.7).
+
+    Parameters
+    ----------
+    pi : array_like, shape (d_1, ..., d_m, d_s)
+        True cell proportions (counts are normalized), quasi-identifiers first, sensitive last.
+    n : int
+        Number of records ``N`` (for the expected squared error).
+    scenario : {"S", "QI", "Both"}
+        Randomize the sensitive attribute, the quasi-identifiers, or both.
+    tau : float
+        Risk bound in ``(0, 1]``: every record must have ``Pr(S_r | QI_r) ≤ τ``.
+    columns : sequence of str, optional
+        Names of the axes (default ``A1 … Am, S``).
+    values : sequence of sequences, optional
+        The value behind each code of each axis (default: the codes).
+
+    Returns
+    -------
+    OptimalParameters
+
+    Raises
+    ------
+    InputError
+        Bad ``pi``, ``n``, ``scenario``, ``tau``, ``columns`` or ``values``, or a joint domain
+        too large to hold.
+    InfeasibleError
+        If ``τ`` is at or below the least risk the scenario can reach for some cell (Property 1);
+        the message names that cell and its floor.
+
+    Examples
+    --------
+    >>> res = optimal_parameters_from_pi([[10, 30, 20], [12, 16, 12]], 100, "S", 1 / 3)
+    >>> round(res.keep["S"], 6), res.binding_cell
+    (0.711878, {'A1': 0, 'S': 1})
+    """
+    scenario = check_scenario(scenario)
+    tau = check_tau(tau=tau)
+    arr = check_proportions(pi)
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
+        raise InputError(f"n: the number of records must be a positive integer, got {n!r}")
+    m = arr.ndim - 1
+    columns = [f"A{i + 1}" for i in range(m)] + ["S"] if columns is None else list(columns)
+    if len(columns) != arr.ndim or len(set(columns)) != len(columns):
+        raise InputError(f"columns: need {arr.ndim} distinct names for pi's axes, got {columns}")
+    values = [np.arange(d) for d in arr.shape] if values is None else list(values)
+    if [len(v) for v in values] != list(arr.shape):
+        raise InputError(f"values: need one value per code of each axis (shape {arr.shape})")
+
+    prob = _Problem(arr, tau, scenario)
+    if len(prob.cells) == 0:
+        keep = np.ones(arr.ndim)
+    else:
+        _check_feasible(arr, prob, columns, values)
+        keep = _solve(arr, tau, scenario)
+
+    mats = [uniform_retention(d, q) for d, q in zip(arr.shape, keep, strict=True)]
+    risk = risk_from_matrices(arr, mats[:-1], mats[-1])
+    top = np.unravel_index(int(np.argmax(risk)), arr.shape)
+    objective = math.prod(inverse_frobenius_sq(d, q) for d, q in zip(arr.shape, keep, strict=True))
+    error = (objective / arr.size - float((arr * arr).sum())) / int(n)
+    return OptimalParameters(
+        keep={c: float(q) for c, q in zip(columns, keep, strict=True)},
+        max_risk=float(risk[top]),
+        objective=float(objective),
+        expected_squared_error=float(error),
+        binding_cell=_cell(top, columns, values),
+        scenario=scenario,
+        tau=tau,
+    )
+
+
+def cell_counts(
+    data: pd.DataFrame, schema: Schema | Mapping[str, Any]
+) -> tuple[np.ndarray, int, list[str], list[np.ndarray]]:
+    """Cell counts of a table over the full domains of its quasi-identifiers and sensitive column.
+
+    Returns
+    -------
+    counts : numpy.ndarray, shape (d_1, ..., d_m, d_s)
+        Axes in schema order of the quasi-identifiers, then the sensitive column; each axis spans
+        the column's dictionary (a hierarchy's leaves, values absent from the data included).
+    n : int
+        Number of records.
+    columns : list of str
+    values : list of arrays, the dictionary of each axis
+
+    Raises
+    ------
+    SchemaError
+        No quasi-identifier, or not exactly one sensitive column.
+    InputError
+        Bad data, or a joint domain above 20 million cells.
+    """
+    table, _ = prepare(data, schema, None, need_hierarchies=False)
+    sensitive = table.schema.sensitive
+    if len(sensitive) != 1:
+        raise SchemaError(
+            "randomized response bounds the disclosure of one sensitive column: the schema has "
+            f"{len(sensitive)} ({', '.join(sensitive) or 'none'})"
+        )
+    columns = [*table.schema.quasi, sensitive[0]]
+    shape = tuple(table.cardinality(c) for c in columns)
+    if math.prod(shape) > _MAX_CELLS:
+        raise InputError(
+            f"the joint domain of {', '.join(columns)} has {math.prod(shape):,} cells "
+            f"(sizes {shape}); at most {_MAX_CELLS:,} are supported: use fewer or coarser "
+            "quasi-identifiers"
+        )
+    freq = table.frequencies(columns)
+    counts = np.zeros(shape)
+    counts[tuple(freq.combos.T)] = freq.counts
+    return counts, table.n_rows, columns, [table.dictionary(c) for c in columns]
+
+
+def optimal_parameters(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    scenario: str = "Both",
+    *,
+    l: float | None = None,  # noqa: E741 - ℓ-diversity's name for the parameter
+    tau: float | None = None,
+) -> OptimalParameters:
+    """Keep probabilities that bound every record's disclosure risk by ``τ`` at least cost.
+
+    The schema's quasi-identifiers and its one sensitive column define the cell proportions
+    ``π`` over their full domains (papers.md §1.1); OPT-RR (§1.7) then minimizes the expected
+    squared error of the reconstructed ``π`` subject to ``Pr(S_r | QI_r) ≤ τ`` for every record.
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema or mapping
+        At least one quasi-identifier and exactly one sensitive column. A quasi-identifier with a
+        single value is a constant and keeps ``p = 1``.
+    scenario : {"S", "QI", "Both"}
+        Randomize the sensitive column (RR-S), the quasi-identifiers (RR-QI) or both (RR-Both).
+    l : float, optional
+        Diversity level ``ℓ ≥ 1``; the bound is ``τ = 1/ℓ``.
+    tau : float, optional
+        The bound itself, in ``(0, 1]``. Give exactly one of ``l`` and ``tau``.
+
+    Returns
+    -------
+    OptimalParameters
+
+    Raises
+    ------
+    InputError
+        Both or neither of ``l`` and ``tau``, ``l < 1``, ``tau`` outside ``(0, 1]``, an unknown
+        scenario, bad data.
+    SchemaError
+        No quasi-identifier, or not exactly one sensitive column.
+    InfeasibleError
+        If ``τ`` is at or below the least risk the scenario can reach for some cell; the message
+        names the cell (column=value pairs) and that floor.
+    """
+    tau = check_tau(l, tau)
+    scenario = check_scenario(scenario)
+    counts, n, columns, values = cell_counts(data, schema)
+    return optimal_parameters_from_pi(counts, n, scenario, tau, columns=columns, values=values)

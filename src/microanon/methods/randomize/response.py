@@ -1,0 +1,101 @@
+"""Randomized response with optimal parameters under a disclosure bound (papers.md §1.3, §1.7).
+
+The method a configuration names: find the keep probabilities that bound every record's
+attribute-disclosure risk ``Pr(S_r | QI_r)`` by ``τ = 1/ℓ`` at the least expected reconstruction
+error (:func:`~.optimal.optimal_parameters`), then randomize the table with them
+(:func:`~.release.randomize`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ...core.random import RandomLike, make_rng
+from ...core.release import Release
+from ...core.schema import Schema
+from .optimal import optimal_parameters
+from .release import randomize
+
+__all__ = ["randomized_response"]
+
+
+def randomized_response(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    scenario: str = "Both",
+    l: float | None = None,  # noqa: E741 - ℓ-diversity's name for the parameter
+    tau: float | None = None,
+    rng: RandomLike = None,
+) -> Release:
+    """Randomize the quasi-identifiers and/or the sensitive column so that no record's sensitive
+    value can be predicted with probability above ``τ``.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The original table.
+    schema : Schema or mapping
+        At least one quasi-identifier and exactly one sensitive column.
+    scenario : {"S", "QI", "Both"}
+        Randomize the sensitive column (RR-S), the quasi-identifiers (RR-QI) or both (RR-Both,
+        the default: it never costs more accuracy than the other two).
+    l : float, optional
+        Diversity level ``ℓ ≥ 1``; the bound is ``τ = 1/ℓ``.
+    tau : float, optional
+        The bound itself, in ``(0, 1]``. Give exactly one of ``l`` and ``tau``.
+    rng : numpy.random.Generator, int or None
+        Source of randomness (``None``: OS entropy). Never recorded in the release.
+
+    Returns
+    -------
+    Release
+        Kind ``"randomized"`` (see :func:`~microanon.methods.randomize.randomize`): every
+        quasi-identifier and the sensitive column appear in ``randomized`` with their domain and
+        matrix (the identity where ``p = 1``), so analysts can reconstruct the cell proportions.
+        ``models`` is empty: the guarantee is the risk bound, recorded as ``risk_bound`` (= τ).
+        Further metadata: ``parameters`` (``scenario``, ``l``, ``tau`` as given), ``scenario``,
+        ``tau``, and ``optimal`` with ``keep``, ``max_risk``, ``objective`` and
+        ``expected_squared_error`` (the cell attaining the maximum is not published: it
+        describes the original data).
+
+    Raises
+    ------
+    InputError
+        Both or neither of ``l`` and ``tau``, ``l < 1``, ``tau`` outside ``(0, 1]``, an unknown
+        scenario, bad data.
+    SchemaError
+        No quasi-identifier, or not exactly one sensitive column.
+    InfeasibleError
+        If no keep probabilities of the scenario reach the bound; the message names the cell.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"sex": ["M"] * 60 + ["F"] * 40,
+    ...                    "disease": ["cancer"] * 10 + ["flu"] * 30 + ["diabetes"] * 20
+    ...                    + ["cancer"] * 12 + ["flu"] * 16 + ["diabetes"] * 12})
+    >>> rel = randomized_response(df, {"sex": "quasi", "disease": "sensitive"}, l=3, rng=0)
+    >>> {c: round(p, 4) for c, p in rel.metadata["optimal"]["keep"].items()}
+    {'sex': 0.8882, 'disease': 0.8438}
+    """
+    generator = make_rng(rng)
+    best = optimal_parameters(data, schema, scenario, l=l, tau=tau)
+    release = randomize(data, schema, keep=best.keep, rng=generator)
+    metadata = dict(release.metadata)
+    metadata.update(
+        parameters={"scenario": best.scenario, "l": l, "tau": tau},
+        scenario=best.scenario,
+        tau=best.tau,
+        risk_bound=best.tau,
+        optimal={
+            "keep": best.keep,
+            "max_risk": best.max_risk,
+            "objective": best.objective,
+            "expected_squared_error": best.expected_squared_error,
+        },
+    )
+    return Release(release.kind, release.tables, metadata)
