@@ -145,5 +145,10 @@ def kron_apply(matrices: Sequence[np.ndarray | None], tensor: np.ndarray) -> np.
     for axis, m in enumerate(matrices):
         if m is None:
             continue
-        out = np.moveaxis(np.tensordot(m, out, axes=([1], [axis])), 0, axis)
+        shape = out.shape
+        before, after = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
+        # (before, d_in, after) -> (before, d_out, after): one broadcast matmul, no transposes
+        out = np.matmul(m, out.reshape(before, shape[axis], after)).reshape(
+            *shape[:axis], m.shape[0], *shape[axis + 1 :]
+        )
     return out
