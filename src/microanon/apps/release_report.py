@@ -108,9 +108,7 @@ def utility_metrics(
     return out
 
 
-def randomized_utility(
-    release: Release, original: pd.DataFrame, schema: Schema
-) -> dict[str, Any]:
+def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     """Distances and query errors of the reconstructed distribution of a randomized release.
 
     Over the joint distribution of the quasi-identifiers and the sensitive attribute
