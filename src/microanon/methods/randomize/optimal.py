@@ -11,11 +11,15 @@ Search. ``F`` falls and every risk rises with each ``p_i``, so the optimum lies 
 ``max risk = τ``. Points on it are found by root finding (regula falsi safeguarded by bisection)
 along segments on which every ``p_i`` is non-decreasing, so that the risk is monotone along them.
 One randomized attribute: that boundary point is the optimum. Several: ``Σ_i log ‖P_i⁻¹‖_F²`` is
-minimized with SLSQP under the per-cell constraints from several boundary points: the paper's
-start ``p_i(t) = 1 − t(1 − 1/d_i)``, a pseudo-random one (fixed seed: the result is
-deterministic) and, for RR-Both, the RR-S and RR-QI optima, which are feasible for RR-Both, so
-RR-Both's objective never exceeds theirs. Every solver result is pushed back onto the surface the
-same way, and the best point is kept.
+minimized with SLSQP under the per-cell constraints from several starts — the paper's
+``p_i(t) = 1 − t(1 − 1/d_i)``, a pseudo-random one (fixed seed: the result is deterministic)
+and, for RR-Both, the RR-S and RR-QI optima, which are feasible for RR-Both, so RR-Both's
+objective never exceeds theirs. The problem is not convex (starts can end at different local
+optima). Every solver result is pushed back onto the surface the same way, and the best point
+is kept. The solver gets exact gradients and only the cells near the bound (an active set, shared
+between the starts of a problem); the risk of those cells and its gradient come from
+:mod:`._opt_risk` (uniform-retention structure, no matrix formed), equal to :mod:`.risk`'s up to
+rounding — the answer is checked with the latter.
 Postcondition: ``τ − 1e-6 ≤ max risk ≤ τ`` unless ``p = 1`` is already feasible.
 """
 
@@ -23,17 +27,18 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
+from scipy.optimize import brentq, minimize
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.schema import Schema
 from .._release import prepare
+from ._opt_risk import CellRisk
 from .matrices import inverse_frobenius_sq, uniform_retention
 from .risk import check_proportions, check_scenario, property1_minimum, risk_from_matrices
 
@@ -46,17 +51,23 @@ __all__ = [
 
 #: Keep probabilities stay at least this far above the singular ``1/d`` (papers.md §1.7).
 _DELTA = 1e-6
-#: Root finding along a segment stops this close below τ, or after this many steps.
-_ROOT_TOL = 1e-12
+#: Root finding along a segment stops this fraction of τ below it, or after this many steps;
+#: a solver's start only needs to be this close along its segment.
+_ROOT_TOL = 1e-15
 _ROOT_STEPS = 200
+_START_TOL = 1e-6
+#: A solver's answer is pushed onto the surface along a segment this fraction of the way long.
+_NEAR = 1e-6
+#: Pseudo-random starting points of the solver, besides the structured ones.
+_RANDOM_STARTS = 1
 #: Cells with risk above this fraction of τ enter the solver's constraints; at most this many
-#: rounds of adding cells.
+#: solver runs per start; a run is repeated when the objective's curvature changed more than
+#: this many times (see ``_Problem.refine``).
 _ACTIVE = 0.8
 _ACTIVE_ROUNDS = 10
-#: Pseudo-random starting points of the solver, besides the structured ones (all starts reached
-#: the same optimum on Adult's EMGRW and ESGRO; more starts only cost time).
-_RANDOM_STARTS = 1
-#: Keep probabilities this close to 1 are set to 1 when that keeps the bound.
+_RESCALE = 4.0
+#: Keep probabilities this close to 1 are set to 1 (when that costs at most this much of the
+#: log objective).
 _SNAP = 1e-9
 #: Tolerance of the check that no randomization is needed (papers.md §0).
 _TOL = 1e-12
@@ -130,25 +141,44 @@ class _Problem:
         m = pi.ndim - 1
         axes = {"S": [m], "QI": list(range(m)), "Both": list(range(m + 1))}[scenario]
         self.free = [a for a in axes if self.dims[a] > 1]  # d = 1: a constant (§1.9)
-        self.lower = np.array([1.0 / self.dims[a] + _DELTA for a in self.free])
+        self.sizes = np.array([self.dims[a] for a in self.free], dtype=float)
+        self.lower = 1.0 / self.sizes + _DELTA
         conditional = pi / np.maximum(pi.sum(axis=-1, keepdims=True), 1e-300)
         self.cells = np.flatnonzero(conditional.reshape(-1) > tau + _TOL)
+        self._risks = CellRisk(pi, self.cells, self.free) if len(self.cells) else None
+        self.known = np.zeros(len(self.cells), dtype=bool)  # cells earlier solver runs needed
+
+    def clip(self, x: np.ndarray) -> np.ndarray:
+        return np.minimum(np.maximum(x, self.lower), 1.0)
 
     def keep(self, x: np.ndarray) -> np.ndarray:
         """Keep probability of every axis (1 for the fixed ones)."""
         p = np.ones(len(self.dims))
-        p[self.free] = np.clip(x, self.lower, 1.0)
+        p[self.free] = self.clip(x)
         return p
 
     def risk(self, x: np.ndarray) -> np.ndarray:
-        """Risk of every cell."""
+        """Risk of every cell (the reference computation of :mod:`.risk`)."""
         p = self.keep(x)
         mats = [uniform_retention(d, q) for d, q in zip(self.dims, p, strict=True)]
         return risk_from_matrices(self.pi, mats[:-1], mats[-1])
 
+    def settle(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Keep probabilities of every axis and the risk of every cell, by :mod:`.risk`.
+
+        That reference computation equals the search's up to rounding; should it put a cell
+        above τ, ``x`` moves toward the lower corner by 1e-15 of the way, then ten times more
+        each time, until it does not.
+        """
+        risk, step = self.risk(x), 1e-15
+        while risk.max() > self.tau and step < 1e-6:
+            x = self.lower + (1.0 - step) * (self.clip(x) - self.lower)
+            risk, step = self.risk(x), step * 10.0
+        return self.keep(x), risk
+
     def cell_risk(self, x: np.ndarray) -> np.ndarray:
         """Risk of the constrained cells (those with unrandomized risk above τ)."""
-        return self.risk(x).reshape(-1)[self.cells]
+        return self._risks.value(self.clip(x))
 
     def max_risk(self, x: np.ndarray) -> float:
         """Largest risk of a constrained cell."""
@@ -159,38 +189,41 @@ class _Problem:
 
     def log_objective(self, x: np.ndarray) -> float:
         """``Σ log ‖P_i⁻¹‖_F²`` over the free attributes."""
-        return float(
-            sum(math.log(inverse_frobenius_sq(self.dims[a], q)) for a, q in self._pairs(x))
-        )
+        d = self.sizes
+        return float(np.log1p((d - 1.0) ** 3 / (d * self.clip(x) - 1.0) ** 2).sum())
 
     def log_objective_grad(self, x: np.ndarray) -> np.ndarray:
-        out = []
-        for a, q in self._pairs(x):
-            d = self.dims[a]
-            f = inverse_frobenius_sq(d, q)
-            out.append(-2.0 * d * (d - 1) ** 3 / (d * q - 1.0) ** 3 / f)
-        return np.array(out)
+        d = self.sizes
+        c, e = (d - 1.0) ** 3, d * self.clip(x) - 1.0
+        return -2.0 * d * c / (e * (e * e + c))
 
-    def _pairs(self, x: np.ndarray) -> list[tuple[int, float]]:
-        return list(zip(self.free, np.clip(x, self.lower, 1.0), strict=True))
-
-    def boundary(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    def boundary(
+        self,
+        low: np.ndarray,
+        high: np.ndarray,
+        tol: float = _ROOT_TOL,
+        g_low: float | None = None,
+        g_high: float | None = None,
+    ) -> np.ndarray:
         """The point of the segment ``low → high`` where the max risk reaches τ, from below.
 
         ``low`` must be feasible and ``high ≥ low`` coordinate-wise (the risk then rises along
         the segment); returns ``high`` if it is feasible. Root finding by the Illinois variant of
         regula falsi on the bracket (feasible end, infeasible end), with a bisection step
         whenever an iteration fails to halve the bracket; stops when the feasible end is within
-        ``1e-12`` of τ.
+        ``tol · τ`` of τ (``g_low``, ``g_high``: the max risk at the ends, if known).
         """
+        tol *= self.tau
         a, b = 0.0, 1.0
-        ga = self.max_risk(low) - self.tau
-        gb = self.max_risk(high) - self.tau
+        ga = (self.max_risk(low) if g_low is None else g_low) - self.tau
+        if ga >= -tol:
+            return low
+        gb = (self.max_risk(high) if g_high is None else g_high) - self.tau
         if gb <= 0:
             return high
         side = 0
         for _ in range(_ROOT_STEPS):
-            if ga >= -_ROOT_TOL or b - a <= 1e-15:
+            if ga >= -tol or b - a <= 1e-15:
                 break
             width = b - a
             t = (a * gb - b * ga) / (gb - ga)
@@ -215,68 +248,175 @@ class _Problem:
                 side = 0
         return low + a * (high - low)
 
+    def start(self, low: np.ndarray, high: np.ndarray, g_low: float | None = None) -> np.ndarray:
+        """A feasible point of the segment ``low → high`` near the max risk τ (a solver start).
+
+        Like :meth:`boundary`, but only to about ``_START_TOL`` along the segment: Brent's method
+        on ``log(max risk / τ)`` (smoother than the risk), then a step back if it ended beyond τ.
+        """
+        g_low = self.max_risk(low) if g_low is None else g_low
+        g_high = self.max_risk(high)
+        if g_high <= self.tau:
+            return high
+        known = {0.0: g_low, 1.0: g_high}
+
+        def log_ratio(t: float) -> float:
+            g = known.get(t)
+            return math.log((self.max_risk(low + t * (high - low)) if g is None else g) / self.tau)
+
+        root = brentq(log_ratio, 0.0, 1.0, xtol=_START_TOL)
+        for t in (root, root - 2.0 * _START_TOL):
+            x = low + max(t, 0.0) * (high - low)
+            if self.feasible(x):
+                return x
+        return self.boundary(low, x, g_low=g_low)
+
     def tighten(self, x: np.ndarray) -> np.ndarray:
-        """Move a solver result onto the surface ``max risk = τ`` (feasible side)."""
-        x = np.clip(x, self.lower, 1.0)
-        if self.feasible(x):
-            return self.boundary(x, np.ones_like(x))
-        return self.boundary(self.lower, x)
+        """Move a point onto the surface ``max risk = τ`` (from the feasible side).
+
+        A point near the surface (a solver's answer) is first bracketed on a short segment,
+        ``_NEAR`` of the way towards ``p = 1`` (feasible point) or the lower corner (infeasible).
+        """
+        x = self.clip(x)
+        g = self.max_risk(x)
+        if g <= self.tau:
+            high = x + _NEAR * (1.0 - x)
+            g_high = self.max_risk(high)
+            if g_high > self.tau:
+                return self.boundary(x, high, g_low=g, g_high=g_high)
+            return self.boundary(high, np.ones_like(x), g_low=g_high)
+        low = x - _NEAR * (x - self.lower)
+        g_low = self.max_risk(low)
+        if g_low <= self.tau:
+            return self.boundary(low, x, g_low=g_low, g_high=g)
+        return self.boundary(self.lower, low, g_high=g_low)
 
     def refine(self, start: np.ndarray) -> np.ndarray:
-        """SLSQP from a boundary point, tightened back onto the boundary.
+        """SLSQP from a point near the boundary, tightened back onto the boundary.
 
-        Only cells whose risk is near τ are passed to the solver (an active set): after each run
-        the cells that came within ``_ACTIVE · τ`` of the bound are added and the solver restarts
-        from its last point, until the set is stable.
+        Only some cells are passed to the solver (an active set): those within ``_ACTIVE · τ``
+        of the bound at ``start`` and those earlier runs on this problem needed; after each run
+        the cells its answer violates are added and it restarts from there (an answer that
+        violates no other cell answers the full problem). The solver minimizes
+        ``Σ log ‖P_i⁻¹‖_F²`` subject to ``log τ − log risk ≥ 0`` with exact gradients, in the
+        variables ``s_i p_i``, ``s_i²`` the objective's curvature at the run's start; a run whose
+        answer's curvature differs from that by more than ``_RESCALE`` times is repeated from
+        there (near the singular ``p = 1/d`` the curvature varies by orders of magnitude).
         """
-        x = start
-        active = np.zeros(len(self.cells), dtype=bool)
+        d = self.sizes
+        c = (d - 1.0) ** 3
+
+        def curvature(x: np.ndarray) -> np.ndarray:
+            e = d * x - 1.0
+            return np.sqrt(2.0 * d * d * c * (3.0 * e * e + c)) / (e * (e * e + c))
+
+        log_tau = math.log(self.tau)
+        x = self.clip(start)
+        risk = self.cell_risk(x)
+        active = (risk >= _ACTIVE * min(self.tau, float(risk.max()))) | self.known
         for _ in range(_ACTIVE_ROUNDS):
-            near = (self.cell_risk(x) >= _ACTIVE * self.tau) & ~active
-            if not near.any():
-                break
-            active |= near
-            cells = self.cells[active]
+            scale = curvature(x)
+            margin = _Margin(self._risks.subset(active), self.clip, scale, log_tau)
             res = minimize(
-                self.log_objective,
-                x,
-                jac=self.log_objective_grad,
+                lambda v, s=scale: self.log_objective(v / s),
+                x * scale,
+                jac=lambda v, s=scale: self.log_objective_grad(v / s) / s,
                 method="SLSQP",
-                bounds=list(zip(self.lower, np.ones_like(self.lower), strict=True)),
-                constraints=[
-                    {"type": "ineq", "fun": lambda y, c=cells: self.tau - self.risk(y).flat[c]}
-                ],
+                bounds=list(zip(self.lower * scale, scale, strict=True)),
+                constraints=[{"type": "ineq", "fun": margin.value, "jac": margin.jac}],
                 options={"maxiter": 200, "ftol": 1e-12},
             )
             if not np.all(np.isfinite(res.x)):
                 break
-            x = res.x
+            x = self.clip(res.x / scale)
+            violated = (self.cell_risk(x) > self.tau) & ~active
+            if violated.any():
+                active |= violated
+                continue
+            ratio = curvature(x) / scale
+            if max(ratio.max(), 1.0 / ratio.min()) <= _RESCALE:
+                break
+        self.known |= active
         return self.tighten(x)
 
 
-def _solve(pi: np.ndarray, tau: float, scenario: str) -> np.ndarray:
-    """The best keep probability of every axis of a scenario whose lower corner is feasible."""
-    prob = _Problem(pi, tau, scenario)
+class _Margin:
+    """The solver's constraints ``log τ − log risk ≥ 0`` on some cells, with their Jacobian.
+
+    Functions of the scaled variables ``v = s ∘ p``. The solver asks for the Jacobian at the
+    point where it last evaluated the constraints, except while a line search rejects points:
+    so a constraint evaluation also computes the Jacobian (one pass) unless the previous point's
+    Jacobian was never asked for.
+    """
+
+    def __init__(self, risks: CellRisk, clip: Callable, scale: np.ndarray, log_tau: float):
+        self.risks, self.clip, self.scale, self.log_tau = risks, clip, scale, log_tau
+        self._last: tuple[bytes, np.ndarray, np.ndarray | None] = (b"", np.zeros(0), None)
+        self._searching = False
+
+    def value(self, v: np.ndarray) -> np.ndarray:
+        key = v.tobytes()
+        if key != self._last[0]:
+            x = self.clip(v / self.scale)
+            if self._searching:
+                self._last = (key, self.risks.value(x), None)
+            else:
+                self._last = (key, *self.risks.value_and_jac(x))
+        self._searching = True
+        return self.log_tau - np.log(self._last[1])
+
+    def jac(self, v: np.ndarray) -> np.ndarray:
+        self._searching = False
+        key = v.tobytes()
+        if key != self._last[0] or self._last[2] is None:
+            self._last = (key, *self.risks.value_and_jac(self.clip(v / self.scale)))
+        risk, jac = self._last[1], self._last[2]
+        return jac / (-risk[:, None] * self.scale)
+
+
+def _solve(prob: _Problem) -> np.ndarray:
+    """The best free keep probabilities of a scenario whose lower corner is feasible.
+
+    One randomized attribute: the boundary point. Several: SLSQP from several starts (the
+    problem is not convex; starts can end at different local optima), the best start first: the
+    paper's ``p_i(t) = 1 − t(1 − 1/d_i)``, a pseudo-random one (fixed seed: the result is
+    deterministic) and, for RR-Both, the RR-S and RR-QI optima (feasible for RR-Both, and kept as
+    candidates so that RR-Both never costs more); the best point is kept.
+    """
     ones = np.ones(len(prob.free))
-    starts = [prob.boundary(prob.lower, ones)]  # p_i(t) = 1 − t(1 − 1/d_i)
     if len(prob.free) == 1:
-        return prob.keep(starts[0])
-    if scenario == "Both":
-        for sub in ("S", "QI"):
-            sub_prob = _Problem(pi, tau, sub)
-            if sub_prob.free and sub_prob.feasible(sub_prob.lower):
-                starts.append(_solve(pi, tau, sub)[prob.free])
+        return prob.boundary(prob.lower, ones)
+    starts = [prob.start(prob.lower, ones)]  # p_i(t) = 1 − t(1 − 1/d_i)
     rng = np.random.default_rng(0)  # solver starts only: the result is deterministic
     for _ in range(_RANDOM_STARTS):
         u = prob.lower + rng.random(len(prob.free)) * (1.0 - prob.lower)
-        starts.append(prob.boundary(u, ones) if prob.feasible(u) else prob.boundary(prob.lower, u))
-    candidates = list(starts)
-    for start in starts:
-        candidates.append(prob.refine(start))
+        g = prob.max_risk(u)
+        if g <= prob.tau:
+            starts.append(prob.start(u, ones, g_low=g))
+        else:
+            starts.append(prob.start(prob.lower, u))
+    if prob.scenario == "Both":
+        for sub in ("S", "QI"):
+            sub_prob = _Problem(prob.pi, prob.tau, sub)
+            if sub_prob.free and sub_prob.feasible(sub_prob.lower):
+                starts.append(sub_prob.keep(_solve(sub_prob))[prob.free])
+                prob.known |= sub_prob.known  # the same cells: reuse its active set
+    starts.sort(key=prob.log_objective)
+    candidates = starts + [prob.refine(start) for start in starts]
     best = min(candidates, key=prob.log_objective)
-    # p within 1e-9 of 1 means "leave the attribute as it is": make it exact if that stays feasible
+    if prob.max_risk(best) < prob.tau * (1.0 - _ROOT_TOL):  # a start kept: onto the surface
+        best = prob.tighten(best)
+    # p within 1e-9 of 1 means "leave the attribute as it is": make it exact, moving the others
+    # back onto the surface if needed, unless that costs more than 1e-9 of the objective
     snapped = np.where(best > 1.0 - _SNAP, 1.0, best)
-    return prob.keep(snapped if prob.feasible(snapped) else best)
+    moved = snapped != best
+    if moved.any():
+        if not prob.feasible(snapped):
+            low = np.where(moved, 1.0, prob.lower)
+            snapped = prob.boundary(low, snapped) if prob.feasible(low) else best
+        if prob.log_objective(snapped) <= prob.log_objective(best) + _SNAP:
+            best = snapped
+    return best
 
 
 def _cell(index: tuple[int, ...], columns: Sequence[str], values: Sequence[Any]) -> dict:
@@ -310,7 +450,7 @@ def _check_feasible(
             f"{float(floor[worst]):.6g} (Property 1, reached only at the singular p = 1/d); "
             f"raise tau (lower l){hint}"
         )
-    if not prob.feasible(prob.lower):
+    if prob.max_risk(prob.lower) > tau:
         risk = prob.risk(prob.lower)
         worst = np.unravel_index(int(np.argmax(risk)), pi.shape)
         raise InfeasibleError(
@@ -379,14 +519,11 @@ def optimal_parameters_from_pi(
         raise InputError(f"values: need one value per code of each axis (shape {arr.shape})")
 
     prob = _Problem(arr, tau, scenario)
-    if len(prob.cells) == 0:
-        keep = np.ones(arr.ndim)
-    else:
+    x = np.ones(len(prob.free))
+    if len(prob.cells):
         _check_feasible(arr, prob, columns, values)
-        keep = _solve(arr, tau, scenario)
-
-    mats = [uniform_retention(d, q) for d, q in zip(arr.shape, keep, strict=True)]
-    risk = risk_from_matrices(arr, mats[:-1], mats[-1])
+        x = _solve(prob)
+    keep, risk = prob.settle(x)
     top = np.unravel_index(int(np.argmax(risk)), arr.shape)
     objective = math.prod(inverse_frobenius_sq(d, q) for d, q in zip(arr.shape, keep, strict=True))
     error = (objective / arr.size - float((arr * arr).sum())) / int(n)
@@ -438,9 +575,10 @@ def cell_counts(
             f"(sizes {shape}); at most {_MAX_CELLS:,} are supported: use fewer or coarser "
             "quasi-identifiers"
         )
-    freq = table.frequencies(columns)
-    counts = np.zeros(shape)
-    counts[tuple(freq.combos.T)] = freq.counts
+    key = np.zeros(table.n_rows, dtype=np.int64)  # row-major cell index (mixed radix)
+    for c, d in zip(columns, shape, strict=True):
+        key = key * d + table.codes(c)
+    counts = np.bincount(key, minlength=math.prod(shape)).astype(float).reshape(shape)
     return counts, table.n_rows, columns, [table.dictionary(c) for c in columns]
 
 
