@@ -216,30 +216,42 @@ def _table3_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _monotone_line(
+    rows: dict[Any, dict[str, float]],
+    increasing: bool,
+    claim: str,
+    experiment: str,
+    variant: str,
+    text: str,
+) -> dict[str, Any] | None:
+    """A check line saying whether every distance moves one way along ``rows``' keys."""
+    keys = _levels(rows)
+    if len(keys) < 2:
+        return None
+    bad = [
+        f"{LABELS[m]} ({_fmt(rows[k][m] for k in keys)})"
+        for m in DISTANCES
+        if not _monotone([rows[k][m] for k in keys], increasing=increasing)
+    ]
+    detail = "holds" if not bad else "not monotone: " + "; ".join(bad)
+    return _line("paper", claim, experiment, variant, text, not bad, detail)
+
+
 def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for variant in VARIANTS:
         e02 = results["E0.2"][variant]
         for scenario, rows in e02.items():
-            levels = _levels(rows)
-            if len(levels) < 2:
-                continue
-            bad = [
-                f"{LABELS[m]} ({_fmt(rows[k][m] for k in levels)})"
-                for m in DISTANCES
-                if not _monotone([rows[k][m] for k in levels], increasing=True)
-            ]
-            out.append(
-                _line(
-                    "paper",
-                    "fig3_grows_with_l",
-                    "E0.2",
-                    variant,
-                    f"EMGRW {scenario}: every distance grows with ℓ",
-                    not bad,
-                    "holds" if not bad else "not monotone: " + "; ".join(bad),
-                )
+            line = _monotone_line(
+                rows,
+                True,
+                "fig3_grows_with_l",
+                "E0.2",
+                variant,
+                f"EMGRW {scenario}: every distance grows with ℓ",
             )
+            if line is not None:
+                out.append(line)
         qi, both = e02.get("RR-QI", {}), e02.get("RR-Both", {})
         common = [k for k in _levels(qi) if k in _levels(both)]
         theory = {
@@ -268,25 +280,16 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             )
         )
         for scenario, rows in results["E0.3"][variant].items():
-            sizes = _levels(rows)
-            if len(sizes) < 2:
-                continue
-            bad = [
-                f"{LABELS[m]} ({_fmt(rows[r][m] for r in sizes)})"
-                for m in DISTANCES
-                if not _monotone([rows[r][m] for r in sizes], increasing=False)
-            ]
-            out.append(
-                _line(
-                    "paper",
-                    "fig4_more_data_better",
-                    "E0.3",
-                    variant,
-                    f"EMGRW {scenario}: every distance falls as the data grow",
-                    not bad,
-                    "holds" if not bad else "not monotone: " + "; ".join(bad),
-                )
+            line = _monotone_line(
+                rows,
+                False,
+                "fig4_more_data_better",
+                "E0.3",
+                variant,
+                f"EMGRW {scenario}: every distance falls as the data grow",
             )
+            if line is not None:
+                out.append(line)
         e04 = results["E0.4"][variant]
         for method in METHODS:
             levels = _levels(e04[method])
