@@ -32,7 +32,7 @@ RELEASE_KINDS: dict[str, tuple[str, ...]] = {
     "anatomized": ("qit", "st"),
     "randomized": ("data",),
     "masked": ("data",),
-    "distribution": ("data",),
+    "distribution": ("qit", "st"),
     "mixed": ("at", "idt", "sac"),
     "collected": ("data",),
 }

@@ -89,7 +89,7 @@ def generalized_release(
     if not isinstance(published, pd.DataFrame):
         raise InputError("published table must be a DataFrame")
     schema = table.schema
-    tables = {"data": published} if kind == "generalized" else {}
+    tables = {"data": published} if kind in ("generalized", "masked") else {}
     tables.update(extra_tables or {})
     meta = {
         "method": method,

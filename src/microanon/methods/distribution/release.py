@@ -1,0 +1,346 @@
+"""The distribution-based release (papers.md §5): group the table, give every group a target
+distribution, publish exact quasi-identifiers and a P-private multiset of sensitive subdomains.
+
+Grouping has two layers. The *owner's groups* (one group, a column, a quasi-identifier prefix, a
+k-anonymous Mondrian partition, or any labels) each get a target distribution and a hierarchy.
+The *partition* then decides the published groups: ``"sa_only"`` publishes each owner's group as
+one group (one MinSumOfRange over it); ``"qi_sa"`` splits it into subgroups of identical
+quasi-identifier values (by default all of them; the paper's experiments use age) and solves each
+subgroup with the group's hierarchy. Both are P-private; neither dominates (§5.2).
+
+The release is kind ``"distribution"`` with a quasi-identifier table ``qit`` (exact values plus a
+``group`` id, rows shuffled) and a sensitive table ``st`` (``group``, ``low``, ``high``,
+``count``): each group's entries, real and fake alike. Publishing the multiset instead of one
+subdomain per row is the random permutation of §5.2 with the pairing integrated out: every
+pairing of a group's tuples with its entries is equally likely.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InputError, SchemaError
+from ...core.random import RandomLike, make_rng
+from ...core.release import Release
+from ...core.schema import Schema
+from ...core.table import factorize_column
+from .._release import generalized_release, prepare
+from .fakes import fake_budget, min_sor_fake
+from .hierarchy import AnnotatedHierarchy, sensitive_domain
+from .min_sum_of_range import allocate
+
+__all__ = ["distribution_anonymize", "GROUP_COLUMN", "PARTITIONS"]
+
+#: Name of the group-id column of both tables.
+GROUP_COLUMN = "group"
+#: How owner's groups are split into published groups.
+PARTITIONS = ("sa_only", "qi_sa")
+
+
+def _owner_groups(frame: pd.DataFrame, groups: Any, schema: Schema, quasi: list[str]) -> np.ndarray:
+    """Owner's group label (0..G-1) of every row."""
+    n = len(frame)
+    if groups is None:
+        return np.zeros(n, dtype=np.int64)
+    if isinstance(groups, str):
+        groups = [groups]
+    if isinstance(groups, Mapping):
+        return _mapping_groups(frame, groups, schema, quasi)
+    if isinstance(groups, (list, tuple)) and all(isinstance(c, str) for c in groups):
+        missing = [c for c in groups if c not in frame.columns]
+        if missing:
+            raise InputError(f"groups: column(s) {', '.join(missing)} not in the table")
+        if schema.sensitive[0] in groups:
+            raise InputError("groups: the sensitive column cannot define the groups")
+        return _labels(frame[groups])
+    labels = np.asarray(groups)
+    if labels.ndim != 1 or len(labels) != n:
+        raise InputError(f"groups: expected one label per row ({n}), got shape {labels.shape}")
+    return _labels(pd.DataFrame({"g": labels}))
+
+
+def _labels(columns: pd.DataFrame) -> np.ndarray:
+    if columns.isna().any().any():
+        raise InputError("groups: the grouping has missing values")
+    return columns.groupby(list(columns.columns), sort=True).ngroup().to_numpy(np.int64)
+
+
+def _mapping_groups(
+    frame: pd.DataFrame, spec: Mapping[str, Any], schema: Schema, quasi: list[str]
+) -> np.ndarray:
+    if "mondrian" in spec:
+        from ..generalize import mondrian
+
+        params = dict(spec["mondrian"] or {})
+        models = params.pop("models", None) or {"k_anonymity": {"k": params.pop("k", None)}}
+        sub = Schema.from_dict({c: schema[c].to_dict() for c in quasi})
+        release = mondrian(frame[quasi], sub, models=models, **params)
+        return _labels(release.tables["data"][quasi])
+    if "column" in spec:
+        column, prefix = spec["column"], spec.get("prefix")
+        if column not in frame.columns:
+            raise InputError(f"groups: column {column!r} not in the table")
+        if not isinstance(prefix, numbers.Integral) or isinstance(prefix, bool) or prefix < 1:
+            raise InputError(f"groups: prefix must be a whole number >= 1, got {prefix!r}")
+        keys = frame[column].astype(str).str.slice(0, int(prefix))
+        return _labels(pd.DataFrame({"g": keys}))
+    raise InputError(
+        "groups: a mapping must be {column: NAME, prefix: N} or {mondrian: {k: K}}; "
+        f"got keys {', '.join(map(str, spec))}"
+    )
+
+
+def _published_groups(
+    frame: pd.DataFrame, owner: np.ndarray, partition: str, columns: list[str]
+) -> np.ndarray:
+    """Published group label (0..) of every row; subgroups never straddle owner's groups."""
+    if partition == "sa_only":
+        return owner
+    keys = pd.DataFrame({"__owner": owner})
+    for c in columns:
+        keys[c] = factorize_column(frame[c], c)[0]
+    return _labels(keys)
+
+
+def _check_options(partition: str, layout: str) -> None:
+    if partition not in PARTITIONS:
+        raise InputError(f"partition: choose one of {', '.join(PARTITIONS)}, got {partition!r}")
+    if layout != "split":
+        raise InputError(f"layout: only 'split' (qit + st) is supported, got {layout!r}")
+
+
+def distribution_anonymize(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    target: Any = "empirical",
+    groups: Any = None,
+    partition: str = "sa_only",
+    subgroup_by: Sequence[str] | None = None,
+    fakes: int | float = 0,
+    arity: int = 2,
+    domain: Any = None,
+    per_group: bool = False,
+    scale: int | None = None,
+    layout: str = "split",
+    rng: RandomLike = None,
+) -> Release:
+    """Publish a table whose sensitive values are P-private in every group (papers.md §5).
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema or mapping
+        At least one quasi-identifier and exactly one numeric sensitive column.
+    target : str or mapping
+        Target distribution of every group: ``"empirical"`` (of the whole table, or of each group
+        with ``per_group``), ``"uniform"``, ``{"normal": {"mean": m, "variance": v}}``,
+        ``{"zipf": {"s": s}}`` or ``{"pmf": {value: probability}}``.
+    groups : None, str, list, mapping or array
+        The owner's grouping: ``None`` (one group), column name(s), ``{"column": c, "prefix": p}``
+        (first ``p`` characters, e.g. ZIP prefixes), ``{"mondrian": {"k": k}}`` (a k-anonymous
+        Mondrian partition of the quasi-identifiers; they need hierarchies) or one label per row.
+    partition : {"sa_only", "qi_sa"}
+        Publish each group whole, or split it into subgroups of identical ``subgroup_by`` values.
+    subgroup_by : list of str, optional
+        Quasi-identifiers defining QI-SA subgroups (default: all quasi-identifiers).
+    fakes : int or float
+        Fake values allowed per published group: a count, or a share of the group's size below 1
+        (``0.1`` = 10%). ``0``: no fakes (MinSumOfRange); otherwise minSORFake per group.
+    arity : int
+        Arity of the balanced hierarchies (2 = binary).
+    domain : None, "integer" or (low, high)
+        Leaves of the hierarchy: the distinct sensitive values, every integer between the
+        smallest and the largest, or a given integer range.
+    per_group : bool
+        One hierarchy per owner's group over that group's own domain and data (the empirical
+        target is then the group's own distribution).
+    scale : int, optional
+        Integer scale of non-integer targets; default: the number of records the hierarchy
+        serves (table or group). Recorded in the metadata.
+    layout : {"split"}
+        Two tables joined by group id (the only layout).
+    rng : numpy.random.Generator, int or None
+        Randomness for group labels and row order (``None``: OS entropy).
+
+    Returns
+    -------
+    Release
+        Kind ``"distribution"``: ``qit`` (published non-sensitive columns exactly, plus
+        ``group`` 1..G; rows shuffled) and ``st`` (``group``, ``low``, ``high``, ``count``).
+        Metadata: the standard keys, the claimed model ``p_privacy``, and ``distribution`` with
+        the annotated hierarchies (values, integer weights, tree, target, scale), the hierarchy
+        of every group (``group_hierarchy``), ``groups``, ``owner_groups``, ``partition``,
+        ``fakes`` (total fake entries) and ``sum_of_ranges``.
+
+    Raises
+    ------
+    SchemaError
+        No quasi-identifier, or not exactly one numeric sensitive column.
+    InputError
+        Bad parameters (naming them), values outside a given domain, a target pmf naming values
+        outside the domain.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"zip": ["91110", "91110", "91110", "91130", "91210", "91220"],
+    ...                    "salary": [30, 40, 50, 60, 40, 30]})
+    >>> rel = distribution_anonymize(df, {"zip": "quasi", "salary": "sensitive"},
+    ...                              target="uniform", groups={"column": "zip", "prefix": 3},
+    ...                              rng=0)
+    >>> rel.metadata["distribution"]["sum_of_ranges"]
+    60.0
+    """
+    _check_options(partition, layout)
+    table, _ = prepare(data, schema, None, need_hierarchies=False)
+    sch = table.schema
+    if len(sch.sensitive) != 1:
+        raise SchemaError(
+            f"distribution-based anonymization needs exactly one sensitive column, found "
+            f"{len(sch.sensitive)}"
+        )
+    sa = sch.sensitive[0]
+    frame = table.to_frame()
+    numeric = pd.to_numeric(frame[sa], errors="coerce")
+    if pd.api.types.is_bool_dtype(frame[sa]) or numeric.isna().any():
+        raise SchemaError(
+            f"sensitive column '{sa}' must hold numbers; this method generalizes a numeric "
+            "sensitive attribute into value ranges"
+        )
+    values = numeric.to_numpy()
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"sensitive column '{sa}' must hold finite numbers")
+    quasi = list(sch.quasi)
+    subgroup_by = list(quasi if subgroup_by is None else subgroup_by)
+    bad = [c for c in subgroup_by if c not in quasi]
+    if bad or not subgroup_by:
+        raise InputError(f"subgroup_by: {bad or subgroup_by} must be quasi-identifier names")
+    if GROUP_COLUMN in frame.columns:
+        raise InputError(f"a published column is named '{GROUP_COLUMN}'; rename it")
+    rng = make_rng(rng)
+    owner = _owner_groups(frame, groups, sch, quasi)
+    published = _published_groups(frame, owner, partition, subgroup_by)
+    n_pub = int(published.max()) + 1
+    pub_owner = np.zeros(n_pub, dtype=np.int64)
+    pub_owner[published] = owner
+
+    hierarchies, group_h = _hierarchies(values, owner, target, arity, domain, per_group, scale)
+    group_h_pub = group_h[pub_owner]
+    rows, total_fakes, total_sor = [], 0, 0.0
+    for hi, h in enumerate(hierarchies):
+        members = np.flatnonzero(group_h_pub == hi)
+        sel = np.isin(published, members)
+        local = np.searchsorted(members, published[sel])
+        leaf = h.leaf_index(values[sel], f"sensitive column '{sa}' value")
+        counts = np.zeros((len(members), len(h.values)), dtype=np.int64)
+        np.add.at(counts, (local, leaf), 1)
+        copies, n_fakes = _solve(h, counts, values[sel], local, fakes)
+        total_fakes += n_fakes
+        total_sor += float((copies @ h.node_range).sum())
+        g_idx, node = np.nonzero(copies)
+        rows.append((members[g_idx], h.low[node], h.high[node], copies[g_idx, node]))
+
+    relabel = rng.permutation(n_pub) + 1
+    st = pd.DataFrame(
+        {
+            GROUP_COLUMN: relabel[np.concatenate([r[0] for r in rows])],
+            "low": np.concatenate([r[1] for r in rows]),
+            "high": np.concatenate([r[2] for r in rows]),
+            "count": np.concatenate([r[3] for r in rows]).astype(np.int64),
+        }
+    )
+    st = st.sort_values([GROUP_COLUMN, "low", "high"], kind="stable").reset_index(drop=True)
+    qit = frame.drop(columns=[sa])
+    qit[GROUP_COLUMN] = relabel[published]
+    qit = qit.iloc[rng.permutation(len(qit))].reset_index(drop=True)
+    order = np.argsort(relabel)
+    parameters = {
+        "target": target,
+        "groups": groups if isinstance(groups, (str, list, dict, type(None))) else "labels",
+        "partition": partition,
+        "subgroup_by": subgroup_by if partition == "qi_sa" else None,
+        "fakes": fakes,
+        "arity": arity,
+        "domain": list(domain) if isinstance(domain, tuple) else domain,
+        "per_group": per_group,
+        "scale": scale,
+    }
+    release = generalized_release(
+        "distribution",
+        qit,
+        table,
+        parameters,
+        [],
+        kind="distribution",
+        extra_tables={"qit": qit, "st": st},
+        distribution={
+            "hierarchies": [h.to_dict() for h in hierarchies],
+            "group_hierarchy": group_h_pub[order].tolist(),
+            "groups": n_pub,
+            "owner_groups": int(owner.max()) + 1,
+            "partition": partition,
+            "fakes": int(total_fakes),
+            "sum_of_ranges": total_sor,
+        },
+    )
+    release.metadata["models"] = [{"p_privacy": {}}]
+    return release
+
+
+def _hierarchies(
+    values: np.ndarray,
+    owner: np.ndarray,
+    target: Any,
+    arity: int,
+    domain: Any,
+    per_group: bool,
+    scale: int | None,
+) -> tuple[list[AnnotatedHierarchy], np.ndarray]:
+    """The annotated hierarchies and the hierarchy index of every owner's group."""
+    n_owner = int(owner.max()) + 1
+    if not per_group:
+        dom = sensitive_domain(values, domain)
+        h = AnnotatedHierarchy.balanced(
+            dom, arity=arity, target=target, data=values, scale=scale or len(values)
+        )
+        return [h], np.zeros(n_owner, dtype=np.int64)
+    order = np.argsort(owner, kind="stable")
+    bounds = np.searchsorted(owner[order], np.arange(n_owner + 1))
+    out = []
+    for g in range(n_owner):
+        vals = values[order[bounds[g] : bounds[g + 1]]]
+        dom = sensitive_domain(vals, domain)
+        out.append(
+            AnnotatedHierarchy.balanced(
+                dom, arity=arity, target=target, data=vals, scale=scale or len(vals)
+            )
+        )
+    return out, np.arange(n_owner, dtype=np.int64)
+
+
+def _solve(
+    h: AnnotatedHierarchy,
+    counts: np.ndarray,
+    values: np.ndarray,
+    local: np.ndarray,
+    fakes: int | float,
+) -> tuple[np.ndarray, int]:
+    """Entries per (group, node) for the groups of one hierarchy, and the fakes they added."""
+    fake_budget(fakes, 1)  # validate once, before any work
+    if fakes == 0:
+        return allocate(h, counts), 0
+    copies = np.zeros((counts.shape[0], h.n_nodes), dtype=np.int64)
+    order = np.argsort(local, kind="stable")
+    bounds = np.searchsorted(local[order], np.arange(counts.shape[0] + 1))
+    n_fakes = 0
+    for g in range(counts.shape[0]):
+        result = min_sor_fake(values[order[bounds[g] : bounds[g + 1]]], h, fakes)
+        copies[g] = result.copies
+        n_fakes += len(result.fakes)
+    return copies, n_fakes
