@@ -102,9 +102,7 @@ def test_example3_local_optimum_is_not_global():
         for c in range(b, 9)
     ]
     assert min(triples) == 17 and max(triples) == 25
-    assert all(
-        min_sum_of_range([1, 3, 5, 7, 1, 5, x], H8).sum_of_ranges == 17 for x in range(1, 9)
-    )
+    assert all(min_sum_of_range([1, 3, 5, 7, 1, 5, x], H8).sum_of_ranges == 17 for x in range(1, 9))
 
 
 def test_example4_left_fake_is_better():
@@ -204,7 +202,9 @@ def test_bad_inputs():
     with pytest.raises(HierarchyError, match="breadth-first|root"):
         AnnotatedHierarchy(np.array([1, 2]), np.array([1, 1]), [0, 0, 0], [0, 0, 1], [2, 1, 2])
     with pytest.raises(HierarchyError, match="single value"):
-        AnnotatedHierarchy(np.array([1, 2, 3]), np.array([1, 1, 1]), [-1, 0, 0], [0, 0, 2], [3, 2, 3])
+        AnnotatedHierarchy(
+            np.array([1, 2, 3]), np.array([1, 1, 1]), [-1, 0, 0], [0, 0, 2], [3, 2, 3]
+        )
 
 
 def test_subdomains_frame():
