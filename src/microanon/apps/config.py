@@ -47,6 +47,7 @@ METHODS: dict[str, str] = {
     "anatomy": "microanon.methods.anatomy:anatomy",
     "randomized_response": "microanon.methods.randomize.response:randomized_response",
     "pram": "microanon.methods.randomize.pram:pram",
+    "distribution": "microanon.methods.distribution.release:distribution_anonymize",
 }
 
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
