@@ -62,7 +62,7 @@ def min_sum_of_range_rows(sizes: list[int], repeat: int) -> list[dict]:
     for n in sizes:
         values = _normal_ints(n, 1000, rng)
 
-        def run() -> None:
+        def run(values: np.ndarray = values, n: int = n) -> None:
             counts = np.bincount(values, minlength=1000)
             gen = Generalization(h, allocate(h, counts)[0], np.empty(0, np.int64))
             materialize(values, gen, rng)

@@ -24,6 +24,7 @@ from ..measures import (
     utility_report,
 )
 from ..models import check_release, profile, published_groups_frame
+from .distribution_report import add_distribution_sections
 from .report import Report, new_figure
 
 __all__ = ["privacy_metrics", "utility_metrics", "add_release_sections"]
@@ -137,6 +138,8 @@ def add_release_sections(
     ``schema`` (the one the release was made with) is needed for randomized releases, whose
     utility is measured on the reconstructed distribution.
     """
+    if release.kind == "distribution":
+        return add_distribution_sections(report, original, release, title)
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
     sensitive = (meta.get("sensitive") or [None])[0]

@@ -80,7 +80,8 @@ def sensitive_domain(values: np.ndarray, domain: Any = None) -> np.ndarray:
     return np.arange(low, high + 1, dtype=np.int64)
 
 
-def _scaled(prob: np.ndarray, scale: int) -> np.ndarray:
+def _scaled(prob: np.ndarray, scale: int | None) -> np.ndarray:
+    scale = DEFAULT_SCALE if scale is None else scale
     if not isinstance(scale, numbers.Integral) or scale < 1:
         raise InputError(f"scale: expected a positive integer, got {scale!r}")
     weights = np.rint(prob / prob.sum() * scale).astype(np.int64)
@@ -93,7 +94,7 @@ def target_weights(
     domain: np.ndarray,
     target: Any,
     values: np.ndarray | None = None,
-    scale: int = DEFAULT_SCALE,
+    scale: int | None = None,
 ) -> tuple[np.ndarray, int | None, dict[str, Any]]:
     """Integer leaf weights encoding a target distribution over ``domain``.
 
@@ -102,15 +103,18 @@ def target_weights(
     domain : array
         Sorted distinct domain values.
     target : str or mapping
-        ``"empirical"`` (the counts of ``values``: exact, no scaling), ``"uniform"``,
+        ``"empirical"`` (the counts of ``values``; exact unless ``scale`` is given), ``"uniform"``,
         ``{"normal": {"mean": m, "variance": v}}`` (mean defaults to the centre of the domain;
         the density at each domain value), ``{"zipf": {"s": s}}`` (``P(rank i) ∝ i^-s``, rank 1 =
         smallest value) or ``{"pmf": {value: probability}}`` (values absent from the mapping get
         0; integer probabilities are used as exact weights).
     values : array, optional
         The data the empirical target is taken from.
-    scale : int
-        Integer scale for non-integer probabilities.
+    scale : int, optional
+        Integer scale: weights are the probabilities times ``scale``, rounded. Default: exact
+        counts for the empirical target, :data:`DEFAULT_SCALE` for non-integer targets. A scale
+        near the group size gives the allocation room to follow the data (coprime weights much
+        larger than a group force everything to the root).
 
     Returns
     -------
@@ -132,8 +136,10 @@ def target_weights(
     if name == "empirical":
         if values is None:
             raise InputError("target 'empirical' needs the data values")
-        idx = np.searchsorted(domain, values)
-        return np.bincount(idx, minlength=n).astype(np.int64), None, {"name": "empirical"}
+        counts = np.bincount(np.searchsorted(domain, values), minlength=n).astype(np.int64)
+        if scale is None or scale == counts.sum():
+            return counts, None, {"name": "empirical"}
+        return _scaled(counts.astype(float), scale), scale, {"name": "empirical"}
     if name == "normal":
         mean = float(params.get("mean", (domain[0] + domain[-1]) / 2))
         variance = params.get("variance")
@@ -142,13 +148,13 @@ def target_weights(
         z = (domain.astype(float) - mean) ** 2 / (2 * float(variance))
         prob = np.exp(-(z - z.min()))
         desc = {"name": "normal", "mean": mean, "variance": float(variance)}
-        return _scaled(prob, scale), scale, desc
+        return _scaled(prob, scale), scale or DEFAULT_SCALE, desc
     if name == "zipf":
         s = params.get("s")
         if not isinstance(s, numbers.Real) or s < 0:
             raise InputError(f"target zipf: s must be a number >= 0, got {s!r}")
         prob = np.arange(1, n + 1, dtype=float) ** (-float(s))
-        return _scaled(prob, scale), scale, {"name": "zipf", "s": float(s)}
+        return _scaled(prob, scale), scale or DEFAULT_SCALE, {"name": "zipf", "s": float(s)}
     # pmf
     if not isinstance(params, Mapping) or not params:
         raise InputError("target pmf: expected a non-empty mapping value -> probability")
@@ -165,7 +171,7 @@ def target_weights(
     desc = {"name": "pmf", "pmf": {str(k): float(p) for k, p in params.items()}}
     if np.all(probs == np.round(probs)):
         return prob.astype(np.int64), None, desc
-    return _scaled(prob, scale), scale, desc
+    return _scaled(prob, scale), scale or DEFAULT_SCALE, desc
 
 
 def _target_spec(target: Any) -> tuple[str, Any]:
@@ -290,7 +296,7 @@ class AnnotatedHierarchy:
         arity: int = 2,
         target: Any = "uniform",
         data: np.ndarray | None = None,
-        scale: int = DEFAULT_SCALE,
+        scale: int | None = None,
     ) -> AnnotatedHierarchy:
         """A balanced ``arity``-ary hierarchy over sorted domain values with a target.
 
