@@ -22,6 +22,7 @@ from ..datasets import adult_schema, load_adult
 from ..measures import equivalence_classes, loss_metric, precision, reidentification_risk
 from ..models import KAnonymity, check_release, published_groups_frame
 from .check import privacy_profile
+from .demo_distribution import distribution_section
 from .release_report import privacy_metrics, utility_metrics
 from .report import Report, new_figure
 
@@ -273,6 +274,7 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     _recoding_section,
     _baselines_section,
     _randomization_section,
+    distribution_section,
 ]
 
 

@@ -206,7 +206,7 @@ def distribution_anonymize(
             f"{len(sch.sensitive)}"
         )
     sa = sch.sensitive[0]
-    frame = table.to_frame()
+    frame = table.to_frame().infer_objects()
     numeric = pd.to_numeric(frame[sa], errors="coerce")
     if pd.api.types.is_bool_dtype(frame[sa]) or numeric.isna().any():
         raise SchemaError(
