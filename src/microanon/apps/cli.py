@@ -197,6 +197,35 @@ def anonymize(
     click.echo(f"wrote {path}/ (release.json, tables, report.html)")
 
 
+# ---------------------------------------------------------------------------- query
+@main.command("query")
+@click.argument("release_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("sql")
+@click.option(
+    "--original",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The original table (CSV or Parquet): also print the true answers.",
+)
+@_friendly_errors
+def query_command(release_dir: Path, sql: str, original: Path | None) -> None:
+    """Bounds of an aggregate SQL query over the distribution release in RELEASE_DIR.
+
+    SQL: SELECT COUNT/SUM/AVG/MIN/MAX(column), ... FROM release [WHERE <published columns>]
+    [GROUP BY <published columns>] (see docs/queries.md).
+    """
+    from ..core.release import Release
+    from ..query.sql import format_result, query
+    from .io import read_table
+
+    release = Release.load(release_dir)
+    data = None
+    if original is not None:
+        data = read_table(original)
+        data.columns = [str(c) for c in data.columns]
+    click.echo(format_result(query(release, sql, original=data)))
+
+
 # ---------------------------------------------------------------------------- demo
 @main.command()
 @click.option(

@@ -33,7 +33,7 @@ RELEASE_KINDS: dict[str, tuple[str, ...]] = {
     "randomized": ("data",),
     "masked": ("data",),
     "distribution": ("qit", "st"),
-    "mixed": ("at", "idt", "sac"),
+    "multi-sa": ("sac", "at", "idt"),
     "collected": ("data",),
 }
 

@@ -20,6 +20,7 @@ from .config import MODELS, as_models, model_from_config
 from .groups import Groups
 from .kanonymity import KAnonymity, k_anonymity
 from .ldiversity import FORMS, LDiversity, l_diversity
+from .p_privacy import PPrivacy, covers, p_privacy
 from .profile import profile
 from .release_check import check_release, published_groups_frame
 from .tcloseness import DISTANCES, TCloseness, t_closeness
@@ -32,14 +33,17 @@ __all__ = [
     "Groups",
     "KAnonymity",
     "LDiversity",
+    "PPrivacy",
     "PrivacyModel",
     "TCloseness",
     "Verdict",
     "as_models",
     "check_release",
+    "covers",
     "k_anonymity",
     "l_diversity",
     "model_from_config",
+    "p_privacy",
     "profile",
     "published_groups_frame",
     "t_closeness",

@@ -12,6 +12,7 @@ from microanon.core.hierarchy import Hierarchy
 from .base import PrivacyModel
 from .kanonymity import KAnonymity
 from .ldiversity import LDiversity
+from .p_privacy import PPrivacy
 from .tcloseness import TCloseness
 
 __all__ = ["model_from_config", "as_models", "MODELS"]
@@ -21,6 +22,7 @@ MODELS: dict[str, type[PrivacyModel]] = {
     "k_anonymity": KAnonymity,
     "l_diversity": LDiversity,
     "t_closeness": TCloseness,
+    "p_privacy": PPrivacy,
 }
 
 
@@ -36,12 +38,13 @@ def model_from_config(name: str, params: Mapping[str, Any] | None = None) -> Pri
 
     Parameters
     ----------
-    name : {"k_anonymity", "l_diversity", "t_closeness"}
+    name : {"k_anonymity", "l_diversity", "t_closeness", "p_privacy"}
         Model name.
     params : mapping, optional
         Constructor parameters: ``k``; ``l``, ``form`` (frequency, distinct, entropy, recursive)
         and ``c`` (recursive only); ``t``, ``distance`` (equal, ordered, hierarchical), ``order``
-        and ``hierarchy`` (a :class:`Hierarchy`, its ``to_dict()`` form or nested mappings).
+        and ``hierarchy`` (a :class:`Hierarchy`, its ``to_dict()`` form or nested mappings);
+        none for ``p_privacy``.
 
     Returns
     -------

@@ -14,6 +14,7 @@ from microanon.core.release import Release
 
 from .base import PrivacyModel
 from .config import as_models
+from .p_privacy import distribution_verdicts
 from .verdict import Verdict
 
 __all__ = ["check_release", "published_groups_frame"]
@@ -59,7 +60,9 @@ def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None)
     ----------
     release : Release
     models : model specification, optional
-        Default: the models the release claims (``metadata["models"]``).
+        Default: the models the release claims (``metadata["models"]``). A distribution release
+        is always checked for P-privacy, and its other models on its groups (see
+        :func:`microanon.models.p_privacy.distribution_verdicts`).
 
     Returns
     -------
@@ -67,6 +70,8 @@ def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None)
         One per model, in order.
     """
     spec = models if models is not None else release.metadata.get("models")
+    if release.kind == "distribution":  # P-privacy always; see p_privacy.distribution_verdicts
+        return distribution_verdicts(release, as_models(spec) if spec else [])
     if not spec:
         raise InputError("the release claims no privacy model; pass models= to check")
     table, quasi, sensitive = published_groups_frame(release)

@@ -1,0 +1,91 @@
+"""`microanon query`: bounds of an SQL aggregate from a saved distribution release, with and
+without the original table, and friendly errors."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from microanon import Release
+from microanon.apps.cli import main
+
+K = 1000
+EMPLOYEES = pd.DataFrame(
+    {
+        "zipcode": [
+            "91110",
+            "91110",
+            "91110",
+            "91130",
+            "91210",
+            "91220",
+            "91240",
+            "91310",
+            "91320",
+            "91330",
+            "91340",
+        ],  # fmt: skip
+        "gender": list("FMMFFFFMMMF"),
+        "salary": [v * K for v in (30, 40, 50, 60, 40, 30, 50, 40, 60, 60, 60)],
+    }
+)
+FIGURE2 = [
+    (1, 30, 30, 1), (1, 40, 40, 1), (1, 50, 50, 1), (1, 60, 60, 1),
+    (2, 30, 40, 1), (2, 50, 60, 1), (2, 30, 60, 1),
+    (3, 30, 40, 1), (3, 50, 60, 1), (3, 30, 60, 2),
+]  # fmt: skip
+
+
+@pytest.fixture()
+def saved(tmp_path):
+    qit = EMPLOYEES[["zipcode", "gender"]].assign(group=[1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3])
+    st = pd.DataFrame(FIGURE2, columns=["group", "low", "high", "count"])
+    st[["low", "high"]] *= K
+    meta = {"method": "distribution", "quasi": ["zipcode", "gender"], "sensitive": ["salary"]}
+    Release("distribution", {"qit": qit, "st": st}, meta).save(tmp_path / "rel")
+    EMPLOYEES.to_csv(tmp_path / "employees.csv", index=False)
+    return tmp_path
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["query", *map(str, args)])
+
+
+def test_bounds_and_true_value(saved):
+    sql = "SELECT AVG(salary), COUNT(*) FROM release WHERE zipcode LIKE '913%'"
+    result = run(saved / "rel", sql, "--original", saved / "employees.csv")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["aggregate", "lower", "upper", "width", "true", "in", "bounds"]
+    assert lines[1].split() == ["AVG(salary)", "35000", "55000", "20000", "55000", "yes"]
+    assert lines[2].split() == ["COUNT(*)", "4", "4", "0", "4", "yes"]
+    assert "4 records selected in 1 group" in result.output
+
+
+def test_bounds_alone_and_group_by(saved):
+    result = run(saved / "rel", 'SELECT AVG(salary) FROM release WHERE "group" = 2')
+    assert result.exit_code == 0, result.output
+    row = result.output.splitlines()[1].split()
+    assert row[0] == "AVG(salary)" and float(row[1]) == pytest.approx(110_000 / 3)
+    assert float(row[2]) == pytest.approx(160_000 / 3) and "true" not in result.output
+    grouped = run(saved / "rel", "SELECT gender, MIN(salary) FROM release GROUP BY gender")
+    assert grouped.exit_code == 0, grouped.output
+    assert [line.split()[0] for line in grouped.output.splitlines()] == ["gender", "F", "M"]
+    empty = run(saved / "rel", "SELECT gender, AVG(salary) FROM release WHERE 1 = 0 GROUP BY 1")
+    assert empty.exit_code != 0 and "only list columns" in empty.output
+    nobody = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE gender = 'X'")
+    assert "undefined" in nobody.output and "0 records selected in 0 groups" in nobody.output
+
+
+def test_friendly_errors(saved, tmp_path):
+    bad = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE salary > 1")
+    assert bad.exit_code != 0 and "sensitive column 'salary'" in bad.output
+    assert "Traceback" not in bad.output
+    missing = run(tmp_path / "nothing", "SELECT COUNT(*) FROM release")
+    assert missing.exit_code != 0 and "no release" in missing.output
+    Release("generalized", {"data": EMPLOYEES}).save(tmp_path / "gen")
+    other = run(tmp_path / "gen", "SELECT COUNT(*) FROM release")
+    assert other.exit_code != 0 and "'distribution' release" in other.output
+    no_file = run(saved / "rel", "SELECT COUNT(*) FROM release", "--original", tmp_path / "x.csv")
+    assert no_file.exit_code != 0 and "no such file" in no_file.output
