@@ -130,48 +130,33 @@ def release_rows(n: int, repeat: int) -> list[dict]:
 
 
 def query_rows(repeat: int) -> list[dict]:
-    try:
-        from microanon.query.bounds import BoundTables
-    except ImportError:
-        return [{"case": "bounded query: microanon.query not available", "seconds": np.nan}]
+    from microanon.query import BoundTables, query
+
     adult = load_adult()
     data = adult.loc[adult["capital_loss"] > 0]
     schema = {q: "quasi" for q in ("age", "sex", "race")} | {"capital_loss": "sensitive"}
+    sql = "SELECT AVG(capital_loss) FROM release WHERE age BETWEEN 30 AND 40"
     rows = []
     for partition in ("sa_only", "qi_sa"):
         kwargs = {"subgroup_by": ["age"]} if partition == "qi_sa" else {}
         release = distribution_anonymize(
             data[[*schema]], schema, target="empirical", partition=partition, rng=3, **kwargs
         )
-        qit = release.tables["qit"]
-        groups = qit["group"].to_numpy()
         n_groups = int(release.metadata["distribution"]["groups"])
-        mask = qit["age"].between(30, 40).to_numpy()
-
-        def one_query(tables) -> object:
-            counts = np.bincount(groups[mask], minlength=n_groups + 1)[1:]
-            return tables.bounds("avg", counts[None, :])
-
-        build = best(lambda: BoundTables(release), repeat)
-        tables = BoundTables(release)
-        query = best(lambda tables=tables: one_query(tables), max(repeat, 20))
-        rows.append(
-            {
-                "case": f"AVG(capital_loss) WHERE age BETWEEN 30 AND 40, {partition} "
-                f"({n_groups} groups): build auxiliary tables",
-                "seconds": build,
-                "tuples/s": len(qit) / build,
-                "target": "",
-            }
-        )
-        rows.append(
-            {
-                "case": f"  … one bounded query from the auxiliary tables ({partition})",
-                "seconds": query,
-                "tuples/s": len(qit) / query,
-                "target": "< 0.01 s",
-            }
-        )
+        build = best(lambda release=release: BoundTables.from_release(release), repeat)
+        tables = BoundTables.from_release(release)
+        mask = release.tables["qit"]["age"].between(30, 40).to_numpy()
+        one = best(lambda t=tables, m=mask: t.bounds("avg", t.counts(m)), max(repeat, 20))
+        sql_time = best(lambda t=tables: query(t, sql), max(repeat, 20))
+        label = f"{partition}, {n_groups} groups"
+        rows += [
+            {"case": f"auxiliary bound tables of the 1,427-tuple release ({label})",
+             "seconds": build, "tuples/s": len(mask) / build, "target": ""},
+            {"case": f"  … one bounded AVG, age 30–40, from the tables ({label})",
+             "seconds": one, "tuples/s": len(mask) / one, "target": "< 0.01 s"},
+            {"case": f"  … the same through SQL (DuckDB parse + where) ({label})",
+             "seconds": sql_time, "tuples/s": len(mask) / sql_time, "target": ""},
+        ]  # fmt: skip
     return rows
 
 
