@@ -46,7 +46,7 @@ class Verdict:
     groups: int
 
     def __str__(self) -> str:
-        symbol = next(s for s in ("k", "l", "t") if s in self.parameters)
+        symbol = next((s for s in ("k", "l", "t") if s in self.parameters), "value")
         args = ", ".join(
             f"{k}={v}" for k, v in self.parameters.items() if k != "form" and _short(v)
         )
