@@ -212,3 +212,18 @@ def test_subdomains_frame():
     assert isinstance(gen.subdomains, pd.DataFrame)
     assert list(gen.subdomains.columns) == ["low", "high", "count"]
     assert "sum_of_ranges=50" in repr(gen)
+
+
+def test_resolution_rounds_every_split():
+    h = AnnotatedHierarchy.balanced(range(1, 9), target={"zipf": {"s": 1.0}}, resolution=16)
+    assert h.target == {"name": "zipf", "s": 1.0, "resolution": 16} and h.scale is None
+    inner = np.flatnonzero(h.child_count)
+    assert np.all(16 % h.unit[inner] == 0)  # reduced splits of sixteenths
+    # Root split of 1/i over 1..8: left 2.083 of 2.718 = 12.26/16 -> 12 : 4.
+    assert h.node_weight[1] * 4 == h.node_weight[2] * 12
+    with pytest.raises(InputError, match="scale or resolution"):
+        AnnotatedHierarchy.balanced(range(1, 9), scale=10, resolution=16)
+    with pytest.raises(InputError, match="resolution"):
+        AnnotatedHierarchy.balanced(range(1, 9), resolution=1)
+    with pytest.raises(InputError, match="2\\*\\*53"):
+        AnnotatedHierarchy.balanced(range(1, 2**14), resolution=16)

@@ -2,9 +2,11 @@
 
 :func:`run_randomization` reproduces Guo, Ying & Wu's randomized-response experiments
 (papers.md §1.11) and writes an HTML report with the paper's tables and figures and a JSON file
-with every number.
+with every number; :func:`run_distribution` does the same for the distribution-based
+anonymization experiments E4.1–E4.12 (papers.md §5.6).
 """
 
+from .distribution import run_distribution
 from .randomization import run_randomization
 
-__all__ = ["run_randomization"]
+__all__ = ["run_distribution", "run_randomization"]

@@ -25,7 +25,18 @@ import numpy as np
 
 from ...core.errors import HierarchyError, InputError
 
-__all__ = ["AnnotatedHierarchy", "DEFAULT_SCALE", "target_weights", "sensitive_domain"]
+__all__ = [
+    "AnnotatedHierarchy",
+    "DEFAULT_SCALE",
+    "rounded_weights",
+    "sensitive_domain",
+    "target_weights",
+]
+
+#: Leaf weights of a rounded hierarchy must stay exact integers in float64.
+_EXACT_FLOAT = 1 << 53
+#: Scale of the probabilities fed to the split rounding.
+_PROBABILITY_SCALE = 1 << 40
 
 #: Integer scale for non-integer target probabilities.
 DEFAULT_SCALE = 1_000_000
@@ -209,6 +220,54 @@ def _balanced_nodes(n_leaves: int, arity: int) -> tuple[list[int], list[int], li
     return parent, lo, hi
 
 
+def rounded_weights(h: AnnotatedHierarchy, mass: np.ndarray, q: int) -> np.ndarray:
+    """Integer leaf weights whose split at every node is ``mass``'s split rounded to ``1/q``.
+
+    Parameters
+    ----------
+    h : AnnotatedHierarchy
+        The tree (its own weights are ignored).
+    mass : array of float
+        Non-negative target mass of every domain value, positive sum.
+    q : int
+        The children's weights of every node with mass sum to ``q`` (largest remainders; a
+        child without mass gets 0).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Leaf weights; the weight under a node of depth ``d`` is ``q^(D - d)`` times the product
+        of the rounded numerators on its path, so sibling ratios are the rounded splits exactly.
+    """
+    cum = np.concatenate([[0.0], np.cumsum(np.asarray(mass, dtype=float))])
+    node_mass = cum[h.hi] - cum[h.lo]
+    depth = h.depth
+    top = int(depth.max())
+    if q**top >= _EXACT_FLOAT:
+        raise InputError(
+            f"resolution: {q}^{top} (resolution to the power of the hierarchy's depth) "
+            "exceeds 2**53; use a smaller resolution"
+        )
+    path = np.zeros(h.n_nodes, dtype=np.int64)
+    path[0] = 1
+    for d in range(1, top + 1):
+        kids = np.flatnonzero(depth == d)
+        par = h.parent[kids]
+        alive = node_mass[par] > 0
+        share = np.where(alive, q * node_mass[kids] / np.where(alive, node_mass[par], 1), 0.0)
+        floor = np.floor(share)
+        frac = np.where(node_mass[kids] > 0, share - floor, -1.0)
+        deficit = np.where(alive, q - np.bincount(par, weights=floor, minlength=h.n_nodes)[par], 0)
+        order = np.lexsort((kids, -frac, par))
+        rank = np.empty(len(kids), dtype=np.int64)
+        sorted_par = par[order]
+        rank[order] = np.arange(len(kids)) - np.searchsorted(sorted_par, sorted_par)
+        numerator = floor.astype(np.int64) + (rank < np.rint(deficit)).astype(np.int64)
+        path[kids] = path[par] * numerator
+    leaves = h.leaf_node
+    return path[leaves] * q ** (top - depth[leaves])
+
+
 @dataclass(frozen=True, eq=False)
 class AnnotatedHierarchy:
     """A privacy-annotated hierarchy: a tree over sorted numeric values with integer leaf weights.
@@ -297,6 +356,7 @@ class AnnotatedHierarchy:
         target: Any = "uniform",
         data: np.ndarray | None = None,
         scale: int | None = None,
+        resolution: int | None = None,
     ) -> AnnotatedHierarchy:
         """A balanced ``arity``-ary hierarchy over sorted domain values with a target.
 
@@ -308,6 +368,12 @@ class AnnotatedHierarchy:
             Children per inner node (2 = binary; parts differ in size by at most one).
         target, data, scale
             See :func:`target_weights`; ``data`` feeds the empirical target.
+        resolution : int, optional
+            Instead of scaling leaf probabilities, round the target's split at every inner node
+            to whole numbers summing to ``resolution`` (largest remainders;
+            :func:`rounded_weights`). Siblings' reduced weights then sum to at most
+            ``resolution``, so small groups can follow the target closely; the release is
+            P-private for the rounded target. Exclusive with ``scale``.
 
         Returns
         -------
@@ -326,9 +392,20 @@ class AnnotatedHierarchy:
             raise InputError("values: the domain must be a non-empty 1-d array")
         if np.any(np.diff(domain) <= 0):
             domain = np.unique(domain)
-        weights, used_scale, desc = target_weights(domain, target, data, scale)
         parent, lo, hi = _balanced_nodes(len(domain), int(arity))
-        return cls(domain, weights, parent, lo, hi, desc, used_scale)
+        if resolution is None:
+            weights, used_scale, desc = target_weights(domain, target, data, scale)
+            return cls(domain, weights, parent, lo, hi, desc, used_scale)
+        if scale is not None:
+            raise InputError("give either scale or resolution, not both")
+        if isinstance(resolution, bool) or not isinstance(resolution, numbers.Integral):
+            raise InputError(f"resolution: expected a whole number >= 2, got {resolution!r}")
+        if resolution < 2:
+            raise InputError(f"resolution: expected a whole number >= 2, got {resolution!r}")
+        mass, _, desc = target_weights(domain, target, data, _PROBABILITY_SCALE)
+        tree = cls(domain, np.ones(len(domain), np.int64), parent, lo, hi)
+        weights = rounded_weights(tree, mass, int(resolution))
+        return cls(domain, weights, parent, lo, hi, {**desc, "resolution": int(resolution)})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (as stored in release metadata)."""

@@ -127,6 +127,7 @@ def distribution_anonymize(
     domain: Any = None,
     per_group: bool = False,
     scale: int | None = None,
+    resolution: int | None = None,
     layout: str = "split",
     rng: RandomLike = None,
 ) -> Release:
@@ -163,6 +164,11 @@ def distribution_anonymize(
     scale : int, optional
         Integer scale of non-integer targets; default: the number of records the hierarchy
         serves (table or group). Recorded in the metadata.
+    resolution : int, optional
+        Round the target's split at every hierarchy node to whole numbers summing to this
+        (e.g. 16) instead of scaling leaf probabilities; exclusive with ``scale``. With small
+        groups (QI-SA subgroups) this is usually what lets them follow the target; see
+        docs/distribution.md.
     layout : {"split"}
         Two tables joined by group id (the only layout).
     rng : numpy.random.Generator, int or None
@@ -230,7 +236,9 @@ def distribution_anonymize(
     pub_owner = np.zeros(n_pub, dtype=np.int64)
     pub_owner[published] = owner
 
-    hierarchies, group_h = _hierarchies(values, owner, target, arity, domain, per_group, scale)
+    hierarchies, group_h = _hierarchies(
+        values, owner, target, arity, domain, per_group, scale, resolution
+    )
     group_h_pub = group_h[pub_owner]
     rows, total_fakes, total_sor = [], 0, 0.0
     for hi, h in enumerate(hierarchies):
@@ -270,6 +278,7 @@ def distribution_anonymize(
         "domain": list(domain) if isinstance(domain, tuple) else domain,
         "per_group": per_group,
         "scale": scale,
+        "resolution": resolution,
     }
     release = generalized_release(
         "distribution",
@@ -301,26 +310,28 @@ def _hierarchies(
     domain: Any,
     per_group: bool,
     scale: int | None,
+    resolution: int | None,
 ) -> tuple[list[AnnotatedHierarchy], np.ndarray]:
     """The annotated hierarchies and the hierarchy index of every owner's group."""
     n_owner = int(owner.max()) + 1
-    if not per_group:
-        dom = sensitive_domain(values, domain)
-        h = AnnotatedHierarchy.balanced(
-            dom, arity=arity, target=target, data=values, scale=scale or len(values)
+
+    def build(dom: np.ndarray, vals: np.ndarray) -> AnnotatedHierarchy:
+        if resolution is not None:
+            return AnnotatedHierarchy.balanced(
+                dom, arity=arity, target=target, data=vals, scale=scale, resolution=resolution
+            )
+        return AnnotatedHierarchy.balanced(
+            dom, arity=arity, target=target, data=vals, scale=scale or len(vals)
         )
-        return [h], np.zeros(n_owner, dtype=np.int64)
+
+    if not per_group:
+        return [build(sensitive_domain(values, domain), values)], np.zeros(n_owner, np.int64)
     order = np.argsort(owner, kind="stable")
     bounds = np.searchsorted(owner[order], np.arange(n_owner + 1))
     out = []
     for g in range(n_owner):
         vals = values[order[bounds[g] : bounds[g + 1]]]
-        dom = sensitive_domain(vals, domain)
-        out.append(
-            AnnotatedHierarchy.balanced(
-                dom, arity=arity, target=target, data=vals, scale=scale or len(vals)
-            )
-        )
+        out.append(build(sensitive_domain(vals, domain), vals))
     return out, np.arange(n_owner, dtype=np.int64)
 
 
