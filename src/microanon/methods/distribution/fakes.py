@@ -78,6 +78,7 @@ class _Frontier:
 
 
 _EMPTY = _Frontier(np.empty(0, np.int64), np.empty(0), np.empty((0, 0), np.int64))
+_ZERO = _Frontier(np.zeros(1, np.int64), np.zeros(1), np.zeros((1, 0), np.int64))
 
 
 def _pareto(k: np.ndarray, cost: np.ndarray) -> np.ndarray:
@@ -106,9 +107,13 @@ def _convolve(a: _Frontier, b: _Frontier, t: int) -> _Frontier:
 
 
 def _union(a: _Frontier, b: _Frontier) -> _Frontier:
+    if b.k.size == 0:
+        return a
+    if a.k.size == 0:
+        return b
     k = np.concatenate([a.k, b.k])
     cost = np.concatenate([a.cost, b.cost])
-    back = np.concatenate([a.back, b.back]) if a.back.size else b.back
+    back = np.concatenate([a.back, b.back])
     sel = _pareto(k, cost)
     return _Frontier(k[sel], cost[sel], back[sel])
 
@@ -150,6 +155,9 @@ class _Solver:
         h = self.h
         rw = h.reduced_weight
         for v in range(h.n_nodes - 1, -1, -1):  # children before parents
+            if self.top[v] == 0:  # asked to keep nothing: no values, no fakes, no cost
+                self.frontiers[v] = {0: _ZERO}
+                continue
             kids = self.kids[v]
             sizes = (
                 [int(self.n[0]) + k for k in range(self.t + 1)]
@@ -173,11 +181,11 @@ class _Solver:
                 child = self.frontiers[i].get(c * int(rw[i]), _EMPTY)
                 f = child_back(child) if f is None else _convolve(f, child, t)
             if f is None:  # no child with weight: nothing goes down
-                f = _Frontier(np.zeros(1, np.int64), np.zeros(1), np.zeros((1, 0), np.int64))
+                f = _ZERO
             shifted = _Frontier(
                 f.k, f.cost - c * unit * rng, np.column_stack([np.full(f.k.size, c), f.back])
             )
-            running = _union(running, shifted) if running.k.size else shifted
+            running = _union(running, shifted)
             prefix.append(running)
         self.prefix[v] = prefix
         out: dict[int, _Frontier] = {}
@@ -214,6 +222,8 @@ class _Solver:
         stack = [(0, m0, int(np.flatnonzero(f0.k == k_total)[0]))]
         while stack:
             v, m, idx = stack.pop()
+            if m == 0:
+                continue
             f = self.frontiers[v][m]
             k_here = int(f.k[idx])
             if self.kids[v].size == 0:
