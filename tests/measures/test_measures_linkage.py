@@ -82,18 +82,24 @@ def test_linkage_equals_the_brute_force(pair):
     assert result.share == pytest.approx(brute_force_linkage(x, y).mean())
 
 
-def test_interval_disclosure_follows_sdcmicro_drisk():
+def test_interval_disclosure_and_sdcmicro_drisk():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 3))
     y = x + rng.normal(size=(200, 3)) * 0.05
     result = interval_disclosure(x, y, p=5)
-    # sdcMicro: sds <- apply(xm, 2, sd); w <- rowSums(x < xm - k sds | x > xm + k sds) == 0
+    # sdcMicro's dRiskWORK(x, xm, k = 0.05): sds <- apply(xm, 2, sd, na.rm = TRUE);
+    # mi <- xm - k sds; ma <- xm + k sds; w <- which(rowSums(x < mi | x > ma) %in% 0:1)
     sds = y.std(axis=0, ddof=1)
     outside = (x < y - 0.05 * sds) | (x > y + 0.05 * sds)
-    assert result.share == pytest.approx((outside.sum(axis=1) == 0).mean())
+    assert result.share == pytest.approx((outside.sum(axis=1) == 0).mean())  # all inside
+    drisk = interval_disclosure(x, y, p=5, outside=1)
+    assert drisk.share == pytest.approx(np.isin(outside.sum(axis=1), [0, 1]).mean())
+    assert drisk.share > result.share and drisk.outside == 1
     np.testing.assert_allclose(result.per_column.to_numpy(), (~outside).mean(axis=0))
     assert result.p == 5.0
     assert interval_disclosure(x, x, p=0).share == 1.0
+    # with one column, sdcMicro's rule counts every record
+    assert interval_disclosure(x[:, :1], x[:, :1] + 10, outside=1).share == 1.0
 
 
 def test_interval_bounds_are_inclusive():
@@ -150,6 +156,8 @@ def test_risk_summary_on_dataframes():
         (lambda x: rank_disclosure(x, x, r=101), r"r must be in \[0, 100\]"),
         (lambda x: rank_disclosure(x, x, r=float("nan")), "r must be in"),
         (lambda x: risk_summary(x, x, r=-1), "r must be in"),
+        (lambda x: interval_disclosure(x, x, outside=-1), "outside must be an integer"),
+        (lambda x: risk_summary(x, x, outside=0.5), "outside must be an integer"),
         (lambda x: distance_linkage(x, x[:2]), "shape"),
         (lambda x: risk_summary(x, x, ["a"]), "DataFrame"),
     ],

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microanon.core import InfeasibleError, InputError, Release, SchemaError
+from microanon.core import InfeasibleError, InputError, Release
 from microanon.measures.perturbative import information_loss, sse
 from microanon.methods.sdc.microagg_univariate import _path_blocks, _path_graph, _window_sse
 from microanon.methods.sdc.microaggregation import (
@@ -18,6 +18,7 @@ from microanon.methods.sdc.microaggregation import (
     optimal_univariate_groups,
     projection_groups,
 )
+from microanon.models import check_release
 
 NINE = np.array([(0, 0), (1, 0), (0, 1), (10, 10), (11, 10), (10, 11), (5, 5), (6, 5), (5, 6)])
 
@@ -264,6 +265,23 @@ def test_categorical_columns_take_the_group_mode(people):
     assert rel.metadata["parameters"]["categorical"] == ["sex", "job"]
 
 
+def test_k_anonymity_is_claimed_only_when_one_partition_covers_every_quasi_identifier(people):
+    df, schema = people
+    full = microaggregation(df, schema, k=3, categorical=["sex", "job"])
+    assert full.metadata["models"] == [{"k_anonymity": {"k": 3}}]
+    assert all(v.holds for v in check_release(full))
+    # sex and job are quasi-identifiers left as they are: no claim
+    assert microaggregation(df, schema, k=3).metadata["models"] == []
+    # univariate groups differ from column to column: no claim, even with every column
+    numeric_only = {c: v for c, v in schema.items() if c in ("income", "age")}
+    for method, claimed in (("individual_ranking", False), ("projection", True)):
+        rel = microaggregation(df[["income", "age"]], numeric_only, k=3, method=method)
+        assert bool(rel.metadata["models"]) is claimed
+    one = microaggregation(df, numeric_only | {"sex": "insensitive", "job": "insensitive"}, k=3,
+                           method="optimal_univariate", columns=["age"])  # fmt: skip
+    assert one.metadata["models"] == []  # income, a quasi-identifier, is not aggregated
+
+
 def test_categorical_mode_tie_goes_to_first_sorted_value():
     df = pd.DataFrame({"v": [1.0, 2.0, 3.0, 4.0], "c": ["z", "y", "y", "z"]})
     schema = {"v": {"role": "quasi", "kind": "numeric"}, "c": "quasi"}
@@ -314,11 +332,11 @@ def test_release_round_trip(people, tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"k": 0}, InputError, "k must be at least 1"),
-        ({"k": "3"}, InputError, "k must be an integer"),
+        ({"k": 0}, InputError, "k: expected an integer >= 1, got 0"),
+        ({"k": "3"}, InputError, "k: expected an integer"),
         ({"k": 10}, InfeasibleError, "k = 10"),
-        ({"k": 2, "method": "knn"}, InputError, "method must be one of"),
-        ({"k": 2, "projection": "ica"}, InputError, "projection must be one of"),
+        ({"k": 2, "method": "knn"}, InputError, "method: expected one of"),
+        ({"k": 2, "projection": "ica"}, InputError, "projection: expected one of"),
         ({"k": 2, "standardize": "yes"}, InputError, "standardize"),
         ({"k": 2, "columns": ["salary"]}, InputError, "'salary'"),
         ({"k": 2, "columns": ["sex"]}, InputError, "'sex' is categorical"),
@@ -345,11 +363,11 @@ def test_bad_data_and_schemas(people):
     bad.loc[12, "income"] = np.nan
     with pytest.raises(InputError, match="income"):
         microaggregation(bad, schema, k=2)
-    with pytest.raises(InputError, match="no numeric column"):
+    with pytest.raises(InputError, match="no numeric quasi-identifier"):
         microaggregation(
             df, {"sex": "quasi", "income": {"role": "sensitive", "kind": "numeric"}}, k=2
         )
-    with pytest.raises(SchemaError):
+    with pytest.raises(InputError, match="no numeric quasi-identifier"):
         microaggregation(df, {"income": {"role": "sensitive", "kind": "numeric"}}, k=2)
     # a sensitive numeric column can be named explicitly
     rel = microaggregation(

@@ -48,6 +48,13 @@ METHODS: dict[str, str] = {
     "randomized_response": "microanon.methods.randomize.response:randomized_response",
     "pram": "microanon.methods.randomize.pram:pram",
     "distribution": "microanon.methods.distribution.release:distribution_anonymize",
+    "sample": "microanon.methods.sdc.sampling:sample",
+    "global_recode": "microanon.methods.sdc.recoding:global_recode",
+    "top_bottom_code": "microanon.methods.sdc.topbottom:top_bottom_code",
+    "local_suppression": "microanon.methods.sdc.suppression:local_suppression",
+    "add_noise": "microanon.methods.sdc.noise:add_noise",
+    "rank_swap": "microanon.methods.sdc.swapping:rank_swap",
+    "microaggregation": "microanon.methods.sdc.microaggregation:microaggregation",
 }
 
 #: ``data:`` values with this prefix name a bundled data set rather than a file.

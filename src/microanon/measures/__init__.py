@@ -17,6 +17,12 @@ Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
     :func:`uncertainty_coefficients`, :func:`utility_report`
 Classification (:mod:`.classification`)
     :class:`ID3`, :func:`classification_accuracy`, :func:`relative_accuracy`
+Perturbative releases (:mod:`.perturbative`, :mod:`.linkage`): original and masked numeric columns
+compared record by record
+    :func:`sse`, :func:`information_loss`, :func:`il1s`, :func:`mean_changes`,
+    :func:`variance_changes`, :func:`covariance_changes`, :func:`correlation_changes`,
+    :func:`utility_summary`; :func:`distance_linkage`, :func:`interval_disclosure`,
+    :func:`rank_disclosure`, :func:`risk_summary`
 """
 
 from __future__ import annotations
@@ -40,38 +46,80 @@ from .estimators import (
     reconstruction_error,
     true_joint,
 )
+from .linkage import (
+    IntervalDisclosure,
+    Linkage,
+    RankDisclosure,
+    RiskSummary,
+    distance_linkage,
+    interval_disclosure,
+    rank_disclosure,
+    risk_summary,
+)
+from .perturbative import (
+    Change,
+    InformationLoss,
+    UtilitySummary,
+    correlation_changes,
+    covariance_changes,
+    il1s,
+    information_loss,
+    mean_changes,
+    sse,
+    utility_summary,
+    variance_changes,
+)
 from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
 from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
 
 __all__ = [
+    "Change",
     "ClassStats",
     "ID3",
+    "InformationLoss",
+    "IntervalDisclosure",
+    "Linkage",
     "LossMetric",
     "NCPScore",
     "NonUniformEntropy",
     "QueryErrors",
+    "RankDisclosure",
     "RiskProfile",
+    "RiskSummary",
     "Uniques",
+    "UtilitySummary",
     "aecs",
     "chi_square",
     "classification_accuracy",
+    "correlation_changes",
+    "covariance_changes",
     "cover_intervals",
     "discernibility",
+    "distance_linkage",
     "equivalence_classes",
     "estimate_distribution",
     "estimate_joint",
+    "il1s",
+    "information_loss",
+    "interval_disclosure",
     "kl_divergence",
     "loss_metric",
+    "mean_changes",
     "ncp",
     "non_uniform_entropy",
     "precision",
     "query_errors",
+    "rank_disclosure",
     "reconstruction_error",
     "reidentification_risk",
     "relative_accuracy",
+    "risk_summary",
     "sample_uniques",
     "squared_euclidean",
+    "sse",
     "true_joint",
     "uncertainty_coefficients",
     "utility_report",
+    "utility_summary",
+    "variance_changes",
 ]

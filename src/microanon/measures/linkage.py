@@ -6,8 +6,9 @@ row by row (by position), as :func:`~microanon.measures.perturbative.numeric_pai
 
 - :func:`distance_linkage` — distance-based record linkage: the share of records whose nearest
   masked record is their own;
-- :func:`interval_disclosure` — sdcMicro's ``dRisk``: the share of records whose original values
-  all lie within ``p`` percent of a standard deviation of their masked values;
+- :func:`interval_disclosure` — the share of records whose original values lie within ``p``
+  percent of a standard deviation of their masked values, on every column (or on all but
+  ``outside`` columns: ``outside=1`` is sdcMicro's ``dRisk``);
 - :func:`rank_disclosure` — for swapping: the share of values whose masked value's rank is within
   ``r`` percent of the records of their original rank;
 - :func:`risk_summary` — all three (:class:`RiskSummary`).
@@ -144,16 +145,20 @@ class IntervalDisclosure:
     Attributes
     ----------
     share : float
-        Share of records whose original values lie in the interval on every column.
+        Share of records whose original values lie in the interval on every column but at
+        most ``outside`` of them.
     per_column : Series
         Share of records within the interval, column by column.
     p : float
         Half-width of the intervals, in percent of each masked column's standard deviation.
+    outside : int
+        How many columns of a record may fall outside its intervals.
     """
 
     share: float
     per_column: pd.Series
     p: float
+    outside: int = 0
 
 
 def interval_disclosure(
@@ -162,28 +167,34 @@ def interval_disclosure(
     columns: Sequence[Any] | None = None,
     *,
     p: float = 5.0,
+    outside: int = 0,
 ) -> IntervalDisclosure:
-    """Interval disclosure risk, as sdcMicro's ``dRisk`` defines it.
+    """Interval disclosure risk (sdcMicro's ``dRisk`` with ``outside=1``).
 
     Around each masked value ``x'_ij`` the interval ``[x'_ij - w_j, x'_ij + w_j]`` is built,
     with ``w_j = p/100 · sd(x'_j)``, the sample standard deviation of the **masked** column
-    ``j``; a record is at risk when its original value lies in the interval (bounds included)
-    on every column. ``p = 5`` is sdcMicro's default ``k = 0.05`` (sdcMicro calls ``k`` a
-    percentage but uses it as a fraction). Since ``|x - x'| <= w`` is symmetric, this is also
-    the share of records whose masked values are within ``w`` of the original ones, i.e. the
-    issue's "within ±p of the original", with ``p`` measured in percent of a standard
-    deviation. (Older sdcMicro releases counted a record at risk when at most one of its
-    columns fell outside; the current one, followed here, needs all of them inside.)
+    ``j``; a record is at risk when its original values lie in the intervals (bounds included)
+    on every column but at most ``outside`` of them. With the default ``outside = 0`` this is
+    the share of records whose masked values are all within ``w`` of the original ones (the
+    relation is symmetric), i.e. "within ±p of the original" with ``p`` in percent of a
+    standard deviation. sdcMicro's ``dRisk(x, xm, k = 0.05)`` counts a record at risk when at
+    most one of its columns falls outside (``rowSums(x < mi | x > ma) %in% 0:1``): that is
+    ``p = 5, outside = 1`` here (``k`` is a fraction of the standard deviation; sdcMicro's
+    documentation calls it a percentage). Note that with one column ``outside = 1`` counts
+    every record.
 
     Parameters
     ----------
     p : float
         Interval half-width in percent of the masked column's standard deviation (``>= 0``).
+    outside : int
+        Number of columns that may fall outside the interval (``>= 0``; 1 = sdcMicro).
 
     Raises
     ------
     InputError
-        A negative or non-numeric ``p``; as :func:`~microanon.measures.perturbative.numeric_pair`.
+        A negative or non-numeric ``p`` or ``outside``; as
+        :func:`~microanon.measures.perturbative.numeric_pair`.
 
     Examples
     --------
@@ -191,15 +202,24 @@ def interval_disclosure(
     >>> r.share, r.per_column.tolist()
     (0.75, [0.75])
     """
-    width = _percent(p, "p", None)
-    return _interval(*numeric_pair(original, masked, columns), width)
+    width, allowed = _percent(p, "p", None), _count(outside, "outside")
+    return _interval(*numeric_pair(original, masked, columns), width, allowed)
 
 
-def _interval(x: np.ndarray, y: np.ndarray, names: list[Any], width: float) -> IntervalDisclosure:
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InputError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def _interval(
+    x: np.ndarray, y: np.ndarray, names: list[Any], width: float, outside: int
+) -> IntervalDisclosure:
     sd = y.std(axis=0, ddof=1) if len(y) > 1 else np.zeros(y.shape[1])
     inside = np.abs(x - y) <= width / 100.0 * sd
+    at_risk = (~inside).sum(axis=1) <= outside
     return IntervalDisclosure(
-        float(inside.all(axis=1).mean()), pd.Series(inside.mean(axis=0), index=names), width
+        float(at_risk.mean()), pd.Series(inside.mean(axis=0), index=names), width, outside
     )
 
 
@@ -243,8 +263,11 @@ def rank_disclosure(
     values share the mean of their ranks and a masked value absent from the original column
     falls halfway between its neighbours' ranks); a value is disclosed when
     ``|rank(x'_ij) - rank(x_ij)| <= r/100 · n``. Rank swapping with ``p`` percent moves no value
-    by more than ``p n / 100`` ranks, so with ``r >= p`` every value counts (1.0): the measure
-    tells how much of the column an attacker can narrow down to a window of ``2 r`` percent.
+    by more than ``p n / 100`` positions of the sorted column, so on a column of distinct values
+    every value counts (1.0) when ``r >= p``; with ties the mid-ranks of two tied runs can be
+    further apart than the positions (on Adult, swapping with ``p = 5`` gives 0.96 at
+    ``r = 5``). The measure tells how much of the column an attacker can narrow down to a window
+    of ``2 r`` percent of the records.
 
     Parameters
     ----------
@@ -297,6 +320,7 @@ class RiskSummary:
             "linkage": self.linkage.share,
             "interval": self.interval.share,
             "interval_p": self.interval.p,
+            "interval_outside": self.interval.outside,
             "rank": self.rank.share,
             "rank_r": self.rank.r,
         }
@@ -309,6 +333,7 @@ def risk_summary(
     *,
     p: float = 5.0,
     r: float = 5.0,
+    outside: int = 0,
     standardize: bool = True,
 ) -> RiskSummary:
     """Record linkage, interval disclosure and rank disclosure of a masked release at once.
@@ -321,6 +346,8 @@ def risk_summary(
         The masked numeric columns (default: all of ``original``'s).
     p : float
         :func:`interval_disclosure`'s half-width (percent of a standard deviation).
+    outside : int
+        :func:`interval_disclosure`'s number of columns allowed outside (1 = sdcMicro).
     r : float
         :func:`rank_disclosure`'s window (percent of the records).
     standardize : bool
@@ -332,11 +359,12 @@ def risk_summary(
         As the three measures.
     """
     width, window = _percent(p, "p", None), _percent(r, "r", 100.0)
+    allowed = _count(outside, "outside")
     x, y, names = numeric_pair(original, masked, columns)
     return RiskSummary(
         columns=names,
         rows=x.shape[0],
         linkage=_linkage(x, y, standardize),
-        interval=_interval(x, y, names, width),
+        interval=_interval(x, y, names, width, allowed),
         rank=_rank(x, y, names, window),
     )

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .microagg_common import check_k, check_matrix
+from ._common import check_k, check_matrix
 
 __all__ = ["mdav_groups"]
 

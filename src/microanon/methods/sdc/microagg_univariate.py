@@ -44,7 +44,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
 from ...core.errors import InputError
-from .microagg_common import check_k, check_matrix, check_vector, fixed_size_groups, group_means
+from ._common import check_k, check_matrix, check_vector
+from .microagg_common import fixed_size_groups, group_means
 
 __all__ = [
     "individual_ranking",
@@ -127,7 +128,7 @@ def projection_groups(X: Any, k: int, how: str = "zscore_sum") -> np.ndarray:
         ``k > n``.
     """
     if how not in PROJECTIONS:
-        raise InputError(f"projection must be one of {', '.join(PROJECTIONS)}, got {how!r}")
+        raise InputError(f"projection: expected one of {', '.join(PROJECTIONS)}, got {how!r}")
     arr = check_matrix(X)
     k = check_k(k, arr.shape[0])
     centred = arr - arr.mean(axis=0)

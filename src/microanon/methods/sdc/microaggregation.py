@@ -19,6 +19,13 @@ categorical column, the declared order for an ordinal one, the leaf order for a 
 hierarchy. Categorical columns need one common partition, so with a univariate method they need
 exactly one numeric column.
 
+Claimed model: when one partition covers every quasi-identifier of the schema (each of them is
+microaggregated or takes its group's mode, and the groups are common to all columns), every
+published combination of quasi-identifiers is shared by a whole group, so the release claims
+k-anonymity with the ``k`` used (re-checked by :func:`microanon.models.check_release`). Otherwise
+it claims nothing: a quasi-identifier left as it is, or univariate groups that differ from
+column to column, leave combinations that can be unique.
+
 The array-level algorithms are re-exported here: :func:`mdav_groups`, :func:`individual_ranking`,
 :func:`projection_groups`, :func:`optimal_univariate_groups`, :func:`group_means`.
 """
@@ -34,9 +41,19 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
-from ...core.table import Table
-from .._release import generalized_release, prepare
-from .microagg_common import check_k, fixed_size_groups, group_means
+from ...models import KAnonymity
+from ._common import (
+    CATEGORICAL,
+    check_flag,
+    check_k,
+    encode_columns,
+    masked_release,
+    masking_input,
+    numeric_matrix,
+    select_columns,
+    with_columns,
+)
+from .microagg_common import fixed_size_groups, group_means
 from .microagg_mdav import mdav_groups
 from .microagg_univariate import (
     PROJECTIONS,
@@ -58,35 +75,6 @@ __all__ = [
 #: Microaggregation methods: multivariate (one partition) first, then the univariate ones.
 METHODS = ("mdav", "projection", "individual_ranking", "optimal_univariate")
 _UNIVARIATE = ("individual_ranking", "optimal_univariate")
-
-
-def _resolve_columns(
-    table: Table, columns: Sequence[str] | None, kinds: tuple[Kind, ...], what: str
-) -> list[str]:
-    """Validate a column list against the table's kinds (default: its quasi-identifiers)."""
-    if columns is None:
-        return [q for q in table.schema.quasi if table.schema[q].kind in kinds]
-    if isinstance(columns, str):
-        columns = [columns]
-    names = list(columns)
-    for c in names:
-        if c not in table.columns:
-            raise InputError(
-                f"{what}: column {c!r} is not a published column of the table "
-                f"({', '.join(table.columns)})"
-            )
-        kind = table.schema[c].kind
-        if kind not in kinds:
-            allowed = " or ".join(k.value for k in kinds)
-            raise InputError(f"{what}: column {c!r} is {kind.value}, expected {allowed}")
-    if len(set(names)) != len(names):
-        raise InputError(f"{what}: a column is listed twice in {names}")
-    return names
-
-
-def _numeric(table: Table, column: str) -> np.ndarray:
-    dictionary = pd.to_numeric(pd.Series(table.dictionary(column)), errors="raise")
-    return dictionary.to_numpy(dtype=np.float64)[table.codes(column)]
 
 
 def _standardized(X: np.ndarray) -> np.ndarray:
@@ -126,7 +114,6 @@ def microaggregation(
     data : DataFrame
         The original table.
     schema : Schema or mapping
-        Needs at least one quasi-identifier (as every method).
     k : int
         Minimum group size, ``1 <= k <=`` number of rows (``k = 1`` publishes the data as is).
     method : {"mdav", "projection", "individual_ranking", "optimal_univariate"}
@@ -151,7 +138,10 @@ def microaggregation(
         has a fresh index); the microaggregated
         columns are float, the ``categorical`` ones take their group's mode, every other column
         is unchanged. Metadata (besides the common keys): ``parameters`` (``k``, ``method``,
-        ``projection``, ``standardize``, ``columns``, ``categorical``); ``groups`` (number of
+        ``projection``, ``standardize``, ``columns``, ``categorical``); ``models``: k-anonymity
+        with this ``k`` when one partition covers every quasi-identifier (each is in
+        ``columns`` or ``categorical`` and the method is multivariate or has one column), else
+        none; ``masked_numeric`` (= ``columns``); ``groups`` (number of
         groups; a mapping column → number for a univariate method); ``min_group_size``;
         ``sse``, ``sst`` and ``information_loss`` (= SSE / SST, papers.md §4.4) over the
         microaggregated columns, on z-scores when ``standardize`` and on raw values otherwise.
@@ -160,13 +150,11 @@ def microaggregation(
     ------
     InputError
         Unknown ``method`` or ``projection``; ``k`` not an integer or below 1; a column that is
-        unknown, not numeric (``columns``) or not categorical/ordinal (``categorical``), listed
-        twice or in both lists; no numeric column; ``categorical`` with a univariate method on
-        more than one column; bad data (see :meth:`microanon.Table.from_frame`).
+        unknown, not numeric (``columns``) or not categorical/ordinal (``categorical``) or
+        listed twice; no numeric column; ``categorical`` with a univariate method on more than
+        one column; bad data (see :meth:`microanon.Table.from_frame`).
     InfeasibleError
         ``k`` larger than the number of rows.
-    SchemaError
-        A schema without quasi-identifier.
 
     Examples
     --------
@@ -178,34 +166,28 @@ def microaggregation(
     ([22.0, 22.0, 22.0, 52.0, 52.0, 52.0], ['F', 'F', 'F', 'M', 'M', 'M'], 2)
     """
     if method not in METHODS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     if projection not in PROJECTIONS:
-        raise InputError(f"projection must be one of {', '.join(PROJECTIONS)}, got {projection!r}")
-    if not isinstance(standardize, (bool, np.bool_)):
-        raise InputError(f"standardize must be True or False, got {standardize!r}")
-    table, _ = prepare(data, schema, None, need_hierarchies=False)
-    numeric = _resolve_columns(table, columns, (Kind.NUMERIC,), "columns")
-    if not numeric:
         raise InputError(
-            "no numeric column to microaggregate: columns is empty or the schema has no numeric "
-            "quasi-identifier; name the columns with columns=[...]"
+            f"projection: expected one of {', '.join(PROJECTIONS)}, got {projection!r}"
         )
-    modal = _resolve_columns(
-        table,
-        [] if categorical is None else categorical,
-        (Kind.CATEGORICAL, Kind.ORDINAL),
-        "categorical",
+    check_flag(standardize, "standardize")
+    check_k(k)
+    schema, frame = masking_input(data, schema)
+    numeric = select_columns(schema, columns, (Kind.NUMERIC,), "microaggregation")
+    modal = (
+        []
+        if categorical is None
+        else select_columns(schema, categorical, CATEGORICAL, "microaggregation (categorical)")
     )
-    if set(modal) & set(numeric):
-        raise InputError(f"columns {sorted(set(modal) & set(numeric))} are in both lists")
     if modal and method in _UNIVARIATE and len(numeric) > 1:
         raise InputError(
-            f"categorical columns need one partition of the records, but method={method!r} "
+            f"categorical: columns need one partition of the records, but method={method!r} "
             f"groups each of the {len(numeric)} numeric columns separately; use 'mdav' or "
             "'projection', or one numeric column"
         )
-    k = check_k(k, table.n_rows)
-    raw = np.column_stack([_numeric(table, c) for c in numeric])
+    k = check_k(k, len(frame))
+    raw = numeric_matrix(frame, numeric, "microaggregation")
     space = _standardized(raw) if standardize else raw
 
     if method in _UNIVARIATE:
@@ -231,11 +213,9 @@ def microaggregation(
         groups = int(labels.max()) + 1
         sizes = int(np.bincount(labels).min())
 
-    published = table.to_frame()
-    for j, c in enumerate(numeric):
-        published[c] = masked[:, j]
-    for c in modal:
-        published[c] = table.dictionary(c)[_group_modes(table.codes(c), labels)]
+    new: dict[str, Any] = {c: masked[:, j] for j, c in enumerate(numeric)}
+    for c, (codes, dictionary) in encode_columns(frame, schema, modal).items():
+        new[c] = dictionary[_group_modes(codes, labels)]
     sse = float(((space - fitted) ** 2).sum())
     sst = float(((space - space.mean(axis=0)) ** 2).sum())
     parameters = {
@@ -246,13 +226,17 @@ def microaggregation(
         "columns": numeric,
         "categorical": modal,
     }
-    return generalized_release(
+    # One partition into groups of >= k covering every quasi-identifier makes them k-anonymous.
+    one_partition = method not in _UNIVARIATE or len(numeric) == 1
+    covered = bool(schema.quasi) and set(schema.quasi) <= set(numeric) | set(modal)
+    return masked_release(
         "microaggregation",
-        published,
-        table,
+        with_columns(frame, new),
+        schema,
         parameters,
-        [],
-        kind="masked",
+        len(frame),
+        models=[KAnonymity(k)] if one_partition and covered else [],
+        masked_numeric=numeric,
         groups=groups,
         min_group_size=sizes,
         sse=sse,
