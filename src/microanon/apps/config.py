@@ -48,6 +48,8 @@ METHODS: dict[str, str] = {
     "randomized_response": "microanon.methods.randomize.response:randomized_response",
     "pram": "microanon.methods.randomize.pram:pram",
     "distribution": "microanon.methods.distribution.release:distribution_anonymize",
+    "mixed_model": "microanon.methods.multisa.release:mixed_model",
+    "rating": "microanon.methods.multisa.release:rating",
     "sample": "microanon.methods.sdc.sampling:sample",
     "global_recode": "microanon.methods.sdc.recoding:global_recode",
     "top_bottom_code": "microanon.methods.sdc.topbottom:top_bottom_code",

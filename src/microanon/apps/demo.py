@@ -23,6 +23,7 @@ from ..measures import equivalence_classes, loss_metric, precision, reidentifica
 from ..models import KAnonymity, check_release, published_groups_frame
 from .check import privacy_profile
 from .demo_distribution import distribution_section
+from .demo_multisa import multisa_section
 from .demo_sdc import sdc_section
 from .release_report import privacy_metrics, utility_metrics
 from .report import Report, new_figure
@@ -276,6 +277,7 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     _baselines_section,
     _randomization_section,
     distribution_section,
+    multisa_section,
     sdc_section,
 ]
 

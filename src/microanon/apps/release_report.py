@@ -39,6 +39,7 @@ from ..measures import (
 )
 from ..models import Verdict, check_release, profile, published_groups_frame
 from .distribution_report import add_distribution_sections
+from .multisa_report import add_multisa_sections
 from .report import Report, Section, new_figure
 
 __all__ = [
@@ -162,6 +163,8 @@ def add_release_sections(
     """
     if release.kind == "distribution":
         return add_distribution_sections(report, original, release, title)
+    if release.kind == "multi-sa":
+        return add_multisa_sections(report, original, release, title)
     if release.kind == "masked" and release.metadata.get("masked_numeric"):
         return _add_perturbative_sections(report, original, release, title)
     if release.kind == "masked":

@@ -15,6 +15,9 @@ Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
     :func:`reconstruction_error`, :func:`cover_intervals`, :func:`estimate_distribution`,
     :func:`chi_square`, :func:`squared_euclidean`, :func:`query_errors`,
     :func:`uncertainty_coefficients`, :func:`utility_report`
+Multiple sensitive attributes (:mod:`.multisa`)
+    :func:`ail`, :func:`ail_components`, :func:`rce`, :func:`recovered_confidences`,
+    :func:`disclosure_probabilities`, :func:`strong_rule_attack`
 Classification (:mod:`.classification`)
     :class:`ID3`, :func:`classification_accuracy`, :func:`relative_accuracy`
 Perturbative releases (:mod:`.perturbative`, :mod:`.linkage`): original and masked numeric columns
@@ -56,6 +59,14 @@ from .linkage import (
     rank_disclosure,
     risk_summary,
 )
+from .multisa import (
+    ail,
+    ail_components,
+    disclosure_probabilities,
+    rce,
+    recovered_confidences,
+    strong_rule_attack,
+)
 from .perturbative import (
     Change,
     InformationLoss,
@@ -73,6 +84,12 @@ from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
 from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
 
 __all__ = [
+    "ail",
+    "ail_components",
+    "disclosure_probabilities",
+    "rce",
+    "recovered_confidences",
+    "strong_rule_attack",
     "Change",
     "ClassStats",
     "ID3",

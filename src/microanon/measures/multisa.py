@@ -1,0 +1,868 @@
+"""Measures and the strong-rule attack for releases with several sensitive attributes (§3.5).
+
+A ``multi-sa`` release (the mixed model or Rating, papers.md §3) publishes three tables:
+
+* ``sac`` (SAC~): quasi-identifiers exactly, a ``group`` number and every sensitive attribute with
+  its original values, permuted within the group independently per *cluster* of attributes;
+* ``at`` (AT): quasi-identifiers exactly and, per sensitive attribute, the name of the SID that
+  absorbed the record's value (``"*"``: suppressed);
+* ``idt`` (IDT): the member values of every SID (``attribute``, ``sid``, ``value``).
+
+Measures (papers.md §3.5, reconstructed formulas [R], decisions [D] as documented per function):
+
+:func:`ail`, :func:`ail_components`
+    Additional information loss: ``(|SID| − l)/|SID|`` per generalized value, 0 for SAC~ values,
+    1 for a suppressed value and for every value of a deleted record, averaged over ``n·d``.
+:func:`rce`
+    Reconstruction error ``Σ_r Σ_x (G̃_r(x) − G_r(x))²`` of the per-record pdfs the release lets
+    one reconstruct.
+:func:`recovered_confidences`
+    The confidence of every strong rule as an analyst recovers it from the release (Lemma 22's
+    procedure for the mixed model, expected co-occurrence under independence for Rating).
+:func:`strong_rule_attack`
+    The adversary who knows the strong rules: candidate records and certainty per candidate.
+:func:`disclosure_probabilities`
+    The attack's certainty for every record that truly contains a strong rule.
+
+Values of sensitive attributes are compared as text (``str(value)``), the form in which the IDT
+publishes them, so an integer column such as ``age`` matches its IDT entries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from ..core.errors import InputError
+from ..core.release import Release
+
+__all__ = [
+    "ail",
+    "ail_components",
+    "disclosure_probabilities",
+    "rce",
+    "recovered_confidences",
+    "strong_rule_attack",
+]
+
+#: Marker of a suppressed value in the AT.
+SUPPRESSED = "*"
+#: Confidences this close below a threshold reach it (papers.md §0).
+_TOL = 1e-12
+_RULE_KEYS = ("antecedent_attribute", "antecedent", "consequent_attribute", "consequent")
+
+
+# ------------------------------------------------------------------------------ the release
+def _text(values: Any, what: str) -> np.ndarray:
+    """Values as an object array of ``str``; missing values are an error."""
+    s = pd.Series(values, dtype=object)
+    if s.isna().any():
+        raise InputError(f"{what}: {int(s.isna().sum())} missing value(s)")
+    return np.asarray([str(v) for v in s.tolist()], dtype=object)
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """A ``multi-sa`` release, encoded: value codes per sensitive attribute, SIDs and groups."""
+
+    sensitive: list[str]
+    quasi: list[str]
+    l: dict[str, int]  # noqa: E741 - the paper's name
+    cluster: np.ndarray  # cluster number of every sensitive attribute
+    mixed: bool  # built by the mixed model (strong rules at ``min_confidence``)
+    min_confidence: float | None
+    deleted: int
+    values: list[pd.Index]  # per attribute: its known values (text), position = code
+    sac_codes: np.ndarray  # (n_sac, d) value codes
+    group: np.ndarray  # (n_sac,) group number 0..g-1
+    group_size: np.ndarray  # (g,)
+    at_sid: np.ndarray  # (n_at, d) SID codes per attribute, -1 = suppressed
+    sid_size: list[np.ndarray]  # per attribute: member values of every SID
+    members: list[np.ndarray]  # per attribute: sorted keys sid * n_values + value
+    idt_count: list[np.ndarray]  # per attribute: SIDs holding each value
+
+    @property
+    def d(self) -> int:
+        return len(self.sensitive)
+
+    @property
+    def n_sac(self) -> int:
+        return len(self.group)
+
+    @property
+    def n_at(self) -> int:
+        return len(self.at_sid)
+
+    @property
+    def n_clusters(self) -> int:
+        return len(np.unique(self.cluster))
+
+    def holds(self, j: int, sids: np.ndarray, values: np.ndarray | int) -> np.ndarray:
+        """Whether SID ``sids[k]`` of attribute ``j`` holds ``values[k]`` (``False`` for ``*``)."""
+        values = np.broadcast_to(np.asarray(values, dtype=np.int64), sids.shape)
+        members = self.members[j]
+        if not len(members):
+            return np.zeros(len(sids), dtype=bool)
+        keys = np.maximum(sids, 0) * len(self.values[j]) + values
+        pos = np.minimum(np.searchsorted(members, keys), len(members) - 1)
+        return (sids >= 0) & (values >= 0) & (members[pos] == keys)
+
+    def code(self, j: int, value: Any) -> int:
+        """Code of a value of attribute ``j`` (``-1`` when the release never shows it)."""
+        loc = self.values[j].get_indexer([str(value)])[0]
+        return int(loc)
+
+
+def _metadata(release: Any) -> tuple[list[str], dict[str, Any]]:
+    """The sensitive attributes and ``metadata["multisa"]`` of a ``multi-sa`` release."""
+    if not isinstance(release, Release):
+        raise InputError(f"release: expected a microanon Release, got {type(release).__name__}")
+    if release.kind != "multi-sa":
+        raise InputError(
+            f"release: a '{release.kind}' release has no SIDs or SAC groups; these measures need "
+            "a 'multi-sa' release (mixed_model or rating)"
+        )
+    meta = release.metadata
+    info = meta.get("multisa")
+    sensitive = meta.get("sensitive")
+    if not isinstance(info, Mapping) or "l" not in info:
+        raise InputError("release: metadata['multisa'] with 'l' is missing")
+    if isinstance(sensitive, str):
+        sensitive = [sensitive]
+    if not isinstance(sensitive, list) or not sensitive:
+        raise InputError("release: metadata['sensitive'] must list the sensitive attributes")
+    return [str(s) for s in sensitive], dict(info)
+
+
+def _l_of(info: Mapping[str, Any], sensitive: list[str]) -> dict[str, int]:
+    raw = info["l"]
+    if isinstance(raw, Mapping):
+        missing = [s for s in sensitive if s not in raw]
+        if missing:
+            raise InputError(f"release: metadata l gives no value for {', '.join(missing)}")
+        return {s: int(raw[s]) for s in sensitive}
+    return {s: int(raw) for s in sensitive}
+
+
+def _clusters(info: Mapping[str, Any], sensitive: list[str]) -> np.ndarray:
+    """Cluster number per attribute; attributes in no listed cluster are clusters of their own."""
+    cluster = np.full(len(sensitive), -1, dtype=np.int64)
+    for c, members in enumerate(info.get("clusters") or []):
+        for name in members:
+            if name not in sensitive:
+                raise InputError(f"release: cluster {members} names {name!r}, not sensitive")
+            cluster[sensitive.index(name)] = c
+    free = np.flatnonzero(cluster < 0)
+    cluster[free] = cluster.max(initial=-1) + 1 + np.arange(len(free))
+    return cluster
+
+
+def _parse(release: Any, extra: Sequence[Sequence[Any]] | None = None) -> _Parts:
+    """Validate and encode a ``multi-sa`` release; ``extra[j]``: more values of attribute j."""
+    sensitive, info = _metadata(release)
+    sac, at, idt = (release.tables[t] for t in ("sac", "at", "idt"))
+    for name, table, need in (
+        ("sac", sac, [*sensitive, "group"]),
+        ("at", at, sensitive),
+        ("idt", idt, ["attribute", "sid", "value"]),
+    ):
+        absent = [c for c in need if c not in table.columns]
+        if absent:
+            raise InputError(f"release table '{name}' lacks column(s) {', '.join(absent)}")
+    quasi = [c for c in at.columns if c not in sensitive]
+    d = len(sensitive)
+    idt_attr = _text(idt["attribute"], "idt.attribute")
+    stray = sorted(set(idt_attr) - set(sensitive))
+    if stray:
+        raise InputError(f"release table 'idt' names attribute(s) {stray} that are not sensitive")
+    idt_sid = _text(idt["sid"], "idt.sid")
+    idt_value = _text(idt["value"], "idt.value")
+    values, sac_codes, at_sid, sid_size, members, idt_count = [], [], [], [], [], []
+    for j, s in enumerate(sensitive):
+        in_idt = idt_attr == s
+        sac_text = _text(sac[s], f"sac.{s}")
+        more = [str(v) for v in extra[j]] if extra is not None else []
+        index = pd.Index(pd.unique(np.concatenate([sac_text, idt_value[in_idt], more])))
+        index = index.astype(object)
+        values.append(index)
+        sac_codes.append(index.get_indexer(sac_text))
+        names = pd.Index(pd.unique(idt_sid[in_idt])).astype(object)
+        sid_code = names.get_indexer(idt_sid[in_idt])
+        value_code = index.get_indexer(idt_value[in_idt])
+        keys = sid_code * len(index) + value_code
+        if len(np.unique(keys)) != len(keys):
+            raise InputError(
+                f"release table 'idt': a SID of {s!r} lists a value twice; SIDs hold distinct "
+                "values"
+            )
+        members.append(np.sort(keys))
+        sid_size.append(np.bincount(sid_code, minlength=len(names)))
+        idt_count.append(np.bincount(value_code, minlength=len(index)))
+        at_text = _text(at[s], f"at.{s}")
+        codes = names.get_indexer(at_text)
+        unknown = (codes < 0) & (at_text != SUPPRESSED)
+        if unknown.any():
+            raise InputError(
+                f"release table 'at': column {s!r} refers to SID {at_text[unknown][0]!r}, which "
+                "the IDT does not list"
+            )
+        at_sid.append(codes)
+    group_codes, _ = pd.factorize(sac["group"]) if len(sac) else (np.zeros(0, np.int64), None)
+    group = np.asarray(group_codes, dtype=np.int64)
+    min_conf = info.get("min_confidence")
+    return _Parts(
+        sensitive=sensitive,
+        quasi=quasi,
+        l=_l_of(info, sensitive),
+        cluster=_clusters(info, sensitive),
+        mixed=min_conf is not None,
+        min_confidence=None if min_conf is None else float(min_conf),
+        deleted=int(info.get("deleted", 0) or 0),
+        values=values,
+        sac_codes=np.column_stack(sac_codes).astype(np.int64).reshape(len(sac), d),
+        group=group,
+        group_size=np.bincount(group),
+        at_sid=np.column_stack(at_sid).astype(np.int64).reshape(len(at), d),
+        sid_size=sid_size,
+        members=members,
+        idt_count=idt_count,
+    )
+
+
+def _records(parts: _Parts, original: pd.DataFrame | None) -> int:
+    """Records of the original table (deleted ones included), checked against the release."""
+    published = parts.n_sac + parts.n_at
+    if original is None:
+        return published + parts.deleted
+    if not isinstance(original, pd.DataFrame):
+        raise InputError(f"original: expected a pandas DataFrame, got {type(original).__name__}")
+    absent = [s for s in parts.sensitive if s not in original.columns]
+    if absent:
+        raise InputError(f"original: sensitive column(s) {', '.join(absent)} not found")
+    if len(original) != published + parts.deleted:
+        raise InputError(
+            f"original has {len(original):,} records but the release publishes {published:,} and "
+            f"deleted {parts.deleted:,}; pass the table the release was made from"
+        )
+    return len(original)
+
+
+# ------------------------------------------------------------------------------ AIL and RCE
+def ail_components(release: Release, original: pd.DataFrame | None = None) -> dict[str, float]:
+    """The three parts of :func:`ail`, each already divided by ``n·d``.
+
+    Returns
+    -------
+    dict
+        ``enlarged`` (SIDs of more than ``l_j`` values, the paper's notion of additional loss),
+        ``suppressed`` (values published as ``"*"``) and ``deleted`` (records the mixed model
+        deleted, ``d`` values each); their sum is :func:`ail`.
+
+    Raises
+    ------
+    InputError
+        As :func:`ail`.
+    """
+    parts = _parse(release)
+    scale = float(_records(parts, original) * parts.d)
+    if scale == 0:
+        raise InputError("release: publishes no record and deleted none")
+    enlarged = suppressed = 0.0
+    for j, s in enumerate(parts.sensitive):
+        sids = parts.at_sid[:, j]
+        size = parts.sid_size[j][sids[sids >= 0]].astype(float)
+        enlarged += float(np.sum((size - parts.l[s]) / size))
+        suppressed += float(np.count_nonzero(sids < 0))
+    return {
+        "enlarged": enlarged / scale,
+        "suppressed": suppressed / scale,
+        "deleted": parts.deleted * parts.d / scale,
+    }
+
+
+def ail(release: Release, original: pd.DataFrame | None = None) -> float:
+    """Additional information loss of a ``multi-sa`` release (papers.md §3.5 [R]).
+
+    ``AIL = (1/(n·d)) Σ_r Σ_j AIL(r[S_j])`` with ``AIL = (|SID| − l_j)/|SID|`` for a value
+    published as a SID of ``|SID|`` member values (0 for SIDs of exactly ``l_j`` values), 0 for
+    a SAC~ value, and 1 for a suppressed value (``"*"``) [D]. :func:`ail_components` splits it.
+
+    Parameters
+    ----------
+    release : Release
+        Of kind ``multi-sa``.
+    original : DataFrame, optional
+        The table the release was made from; only its number of records is used (checked
+        against the release). Without it, ``n`` is read from the release.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``. ``n`` counts the original records, deleted ones included: a record the
+        mixed model deleted counts 1 for each of its ``d`` values [D], so that deleting is never
+        cheaper than suppressing.
+
+    Raises
+    ------
+    InputError
+        Not a ``multi-sa`` release, inconsistent tables, or an ``original`` of another size.
+
+    Examples
+    --------
+    papers.md §3.7: two suppressed values among 12 records and 3 attributes give 2/36.
+    """
+    return float(sum(ail_components(release, original).values()))
+
+
+def _domain_sizes(parts: _Parts, original: pd.DataFrame) -> np.ndarray:
+    return np.asarray([original[s].nunique() for s in parts.sensitive], dtype=float)
+
+
+def _check_distinct_groups(parts: _Parts) -> None:
+    for j, s in enumerate(parts.sensitive):
+        key = parts.group * len(parts.values[j]) + parts.sac_codes[:, j]
+        if len(np.unique(key)) != len(key):
+            raise InputError(
+                f"release table 'sac': a group repeats a value of {s!r}; groups of the mixed "
+                "model hold pairwise distinct values"
+            )
+
+
+def rce(release: Release, original: pd.DataFrame) -> float:
+    """Reconstruction error ``RCE = Σ_r Σ_x (G̃_r(x) − G_r(x))²`` (papers.md §3.5 [R]).
+
+    ``G_r`` puts mass 1 on record r's vector of sensitive values; ``G̃_r`` is the pdf the release
+    lets one reconstruct:
+
+    * AT record: ``Π_j 1[x_j ∈ SID_j(r)] / |SID_j(r)|`` (one SID per attribute, independent);
+    * SAC~ record of group G: ``Π_C #{g ∈ G : g[C] = x[C]} / |G|`` over the clusters C;
+    * a suppressed value (``"*"``) or a deleted record: uniform over the attribute's values in
+      ``original`` [D] (a deleted record is a record with every value suppressed).
+
+    The SID that absorbed a value holds it and a group's cluster vectors are its records' own,
+    so with distinct values per SID and per group (what the methods publish; checked)
+    ``G̃_r(x_r) = Σ_x G̃_r(x)²`` and ``Err(r) = 1 − G̃_r(x_r)``: ``1 − Π_j 1/|SID_j(r)|`` in AT and
+    ``1 − |G|^(−#clusters)`` in SAC~ (Lemma 23: ``1 − l^(−d)`` vs ``1 − l^(−#clusters)``).
+    Computed per AT row and per group with array operations.
+
+    Parameters
+    ----------
+    release : Release
+        Of kind ``multi-sa``.
+    original : DataFrame
+        The table the release was made from (its size and the domain of every sensitive
+        attribute).
+
+    Returns
+    -------
+    float
+        The sum over the original records (``RCE / n`` is the mean error, in ``[0, 1)``).
+
+    Raises
+    ------
+    InputError
+        Not a ``multi-sa`` release, a SID or group repeating a value, or an ``original`` that
+        does not match the release.
+    """
+    if original is None:
+        raise InputError("original: rce needs the original table")
+    parts = _parse(release)
+    _records(parts, original)
+    _check_distinct_groups(parts)
+    domain = _domain_sizes(parts, original)
+    total = parts.deleted * (1.0 - float(np.prod(1.0 / domain)))
+    if parts.n_sac:
+        sizes = parts.group_size.astype(float)
+        total += float(np.sum(sizes * (1.0 - sizes ** (-parts.n_clusters))))
+    if parts.n_at:
+        share = np.ones(parts.n_at)
+        for j in range(parts.d):
+            sids = parts.at_sid[:, j]
+            size = np.append(parts.sid_size[j], domain[j])[sids]  # -1 ("*"): the domain
+            share /= size
+        total += float(np.sum(1.0 - share))
+    return total
+
+
+# ------------------------------------------------------------------------------ rules
+def _check_rules(rules: Any, parts: _Parts) -> pd.DataFrame:
+    if not isinstance(rules, pd.DataFrame):
+        raise InputError(
+            f"rules: expected the DataFrame strong_rules returns, got {type(rules).__name__}"
+        )
+    need = [*_RULE_KEYS, "support_x", "confidence"]
+    absent = [c for c in need if c not in rules.columns]
+    if absent:
+        raise InputError(
+            f"rules: column(s) {', '.join(absent)} missing; pass the table strong_rules returns"
+        )
+    for side in ("antecedent_attribute", "consequent_attribute"):
+        bad = sorted({str(a) for a in rules[side]} - set(parts.sensitive))
+        if bad:
+            raise InputError(
+                f"rules: {side} {bad} not among the release's sensitive attributes "
+                f"{parts.sensitive}"
+            )
+    same = rules["antecedent_attribute"].astype(str) == rules["consequent_attribute"].astype(str)
+    if same.any():
+        raise InputError("rules: a rule links two values of one attribute")
+    return rules.reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """What a release shows about one rule X → Y (attributes i, j)."""
+
+    i: int
+    j: int
+    same_cluster: bool
+    sac_certainty: np.ndarray  # per SAC~ row
+    sac_group_certainty: np.ndarray  # per group
+    sac_holders: np.ndarray  # per group: records with X∧Y (expected when clusters differ)
+    sac_capacity: np.ndarray  # per group: most records with X∧Y it can hold
+    at_excluded: bool  # mixed model and strong rule: no AT record contains it (Step A)
+    at_candidate: np.ndarray  # per AT row: its SIDs may hold X and Y
+    at_holders: float  # records with X∧Y the adversary places among the AT candidates
+    at_certainty: float  # per AT candidate
+    at_expected_xy: float  # expected co-occurrences in AT under independence of SIDs
+    support_x: int  # occurrences of X in SAC~ and in the IDT
+
+
+def _evidence(parts: _Parts, rule: Mapping[str, Any]) -> _Evidence:
+    i = parts.sensitive.index(str(rule["antecedent_attribute"]))
+    j = parts.sensitive.index(str(rule["consequent_attribute"]))
+    x, y = parts.code(i, rule["antecedent"]), parts.code(j, rule["consequent"])
+    conf = float(rule["confidence"])
+    known_xy = int(math.ceil(conf * float(rule["support_x"]) - 1e-9))  # holders the adversary knows
+    same = bool(parts.cluster[i] == parts.cluster[j])
+    # SAC~: intra-cluster links are kept; across clusters the permutations are independent.
+    has_x = parts.sac_codes[:, i] == x if x >= 0 else np.zeros(parts.n_sac, bool)
+    has_y = parts.sac_codes[:, j] == y if y >= 0 else np.zeros(parts.n_sac, bool)
+    g = len(parts.group_size)
+    size = parts.group_size.astype(float)
+    if same:
+        holders = np.bincount(parts.group[has_x & has_y], minlength=g).astype(float)
+        capacity = holders
+    else:
+        nx = np.bincount(parts.group[has_x], minlength=g).astype(float)
+        ny = np.bincount(parts.group[has_y], minlength=g).astype(float)
+        holders = nx * ny / np.maximum(size, 1)
+        capacity = np.minimum(nx, ny)
+    per_row = holders / np.maximum(size, 1)
+    sac_certainty = per_row[parts.group] if parts.n_sac else np.zeros(0)
+    support_x = int(np.count_nonzero(has_x)) + (int(parts.idt_count[i][x]) if x >= 0 else 0)
+    # AT: records whose SIDs may hold X and Y. A "*" may hold Y; it may hold X only if the known
+    # support of X exceeds the occurrences of X published in SAC~ and the IDT.
+    sid_i, sid_j = parts.at_sid[:, i], parts.at_sid[:, j]
+    hold_x, hold_y = parts.holds(i, sid_i, x), parts.holds(j, sid_j, y)
+    star_x = (sid_i < 0) & (float(rule["support_x"]) > support_x)
+    excluded = parts.mixed and conf >= float(parts.min_confidence) - _TOL
+    candidate = (hold_x | star_x) & (hold_y | (sid_j < 0))
+    if excluded:
+        candidate = np.zeros(parts.n_at, dtype=bool)
+    at_holders = max(0.0, known_xy - float(holders.sum())) if not excluded else 0.0
+    n_cand = int(np.count_nonzero(candidate))
+    at_certainty = min(1.0, at_holders / n_cand) if n_cand else 0.0
+    expected = 0.0
+    if not excluded and parts.n_at:
+        px = np.where(hold_x, 1.0 / np.append(parts.sid_size[i], 1)[sid_i], 0.0)
+        py = np.where(hold_y, 1.0 / np.append(parts.sid_size[j], 1)[sid_j], 0.0)
+        expected = float(np.sum(px * py))
+    return _Evidence(
+        i=i,
+        j=j,
+        same_cluster=same,
+        sac_certainty=sac_certainty,
+        sac_group_certainty=per_row,
+        sac_holders=holders,
+        sac_capacity=capacity,
+        at_excluded=excluded,
+        at_candidate=candidate,
+        at_holders=at_holders,
+        at_certainty=at_certainty,
+        at_expected_xy=expected,
+        support_x=support_x,
+    )
+
+
+def recovered_confidences(release: Release, rules: pd.DataFrame) -> pd.DataFrame:
+    """The confidence of every rule as recovered from a release (Lemma 22's procedure).
+
+    ``support(X)`` = occurrences of X in SAC~ + SIDs of the IDT holding X (each SID instance took
+    one occurrence of each member value; suppressed and deleted occurrences are not visible).
+    ``support(X∧Y)``:
+
+    * SAC~, X and Y in one cluster: rows holding both (the links inside a cluster are kept);
+      in different clusters: ``Σ_G n_G(X)·n_G(Y)/|G|``, the expected co-occurrence under the
+      group's independent permutations;
+    * AT of a mixed-model release, rule with ``confidence >= min_confidence``: nothing — no IR
+      record contains a strong rule (Step A), so Lemma 22 reads ``support(X∧Y)`` from SAC~;
+    * AT otherwise (Rating): the best an analyst can do without links between attributes, the
+      expected co-occurrence if a record's SIDs were independent,
+      ``Σ_r 1[X ∈ SID_i(r)]/|SID_i(r)| · 1[Y ∈ SID_j(r)]/|SID_j(r)|``. Rating publishes each
+      attribute on its own, so this estimate is about ``support(X)·P(Y)``: a strong rule's
+      confidence falls towards the consequent's share, far from the original.
+
+    Parameters
+    ----------
+    release : Release
+        Of kind ``multi-sa``.
+    rules : DataFrame
+        As returned by :func:`microanon.methods.multisa.strong_rules` on the original table.
+
+    Returns
+    -------
+    DataFrame
+        ``rules`` (fresh index) with ``recovered_support_x``, ``recovered_support_xy``
+        (float: expectations where links are missing), ``recovered_confidence`` (NaN when X is
+        not visible) and ``estimate`` (``"exact"`` when ``support(X∧Y)`` is read from kept
+        links only, else ``"independence"``).
+
+    Raises
+    ------
+    InputError
+        Not a ``multi-sa`` release or not a rule table over its sensitive attributes.
+    """
+    parts = _parse(release)
+    table = _check_rules(rules, parts)
+    sx, sxy, kind = [], [], []
+    for rule in table.to_dict("records"):
+        ev = _evidence(parts, rule)
+        xy = float(ev.sac_holders.sum()) + ev.at_expected_xy
+        sx.append(ev.support_x)
+        sxy.append(xy)
+        exact = ev.same_cluster and (ev.at_excluded or not parts.n_at)
+        kind.append("exact" if exact else "independence")
+    out = table.copy()
+    out["recovered_support_x"] = np.asarray(sx, dtype=np.int64)
+    out["recovered_support_xy"] = np.asarray(sxy, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        conf = np.where(out["recovered_support_x"] > 0, out["recovered_support_xy"], np.nan)
+        out["recovered_confidence"] = conf / np.maximum(out["recovered_support_x"], 1)
+    out["estimate"] = pd.Series(kind, dtype=object)
+    return out
+
+
+# ------------------------------------------------------------------------------ the attack
+def _target_mask(release: Release, parts: _Parts, target_qi: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of SAC~ and AT whose quasi-identifiers equal ``target_qi``."""
+    sac, at = release.tables["sac"], release.tables["at"]
+    keep_sac, keep_at = np.ones(len(sac), bool), np.ones(len(at), bool)
+    if target_qi is None:
+        return keep_sac, keep_at
+    if not isinstance(target_qi, Mapping) or not target_qi:
+        raise InputError("target_qi: give a mapping quasi-identifier -> value, e.g. {'age': 39}")
+    for col, value in target_qi.items():
+        if col not in parts.quasi:
+            raise InputError(
+                f"target_qi: {col!r} is not a published quasi-identifier; available: "
+                + ", ".join(parts.quasi)
+            )
+        keep_sac &= _text(sac[col], f"sac.{col}") == str(value)
+        keep_at &= _text(at[col], f"at.{col}") == str(value)
+    return keep_sac, keep_at
+
+
+_ATTACK_COLUMNS = [
+    "rule",
+    *_RULE_KEYS,
+    "table",
+    "row",
+    "group",
+    "holders",
+    "candidates",
+    "certainty",
+    "disclosed",
+]
+
+
+def strong_rule_attack(
+    release: Release, rules: pd.DataFrame, target_qi: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
+    """The adversary who knows the strong rules, run against a ``multi-sa`` release (§3.2, §3.5).
+
+    For a rule ``X → Y`` the adversary knows that at least ``n_XY = ⌈conf · support(X)⌉``
+    records hold X and Y. Per part of the release:
+
+    * SAC~ group G, X and Y in one cluster: its ``k_G`` rows holding X∧Y belong to ``k_G``
+      records of G, equally likely any of its ``|G|`` records (Lemma 12): every record of G is
+      a candidate with certainty ``k_G/|G|`` (``<= 1/l`` for the mixed model). X and Y in
+      different clusters: ``n_G(X)·n_G(Y)/|G|²``.
+    * AT, mixed model and ``conf >= min_confidence``: no candidate (no IR record contains a
+      strong rule; Lemma 12's probability 0).
+    * AT otherwise (Rating): the candidates are the records whose SIDs may hold X and Y
+      (a ``"*"`` may hold Y, and X when the known ``support(X)`` exceeds the occurrences of X
+      the release shows); the ``n_XY`` holders not accounted for in SAC~ are among them, so each
+      candidate holds X∧Y with certainty ``min(1, n_XY / N_cand)`` — 1 when there are no more
+      candidates than holders: those records are disclosed.
+
+    Parameters
+    ----------
+    release : Release
+        Of kind ``multi-sa``.
+    rules : DataFrame
+        The strong rules the adversary knows (:func:`~microanon.methods.multisa.strong_rules`);
+        ``support_x`` and ``confidence`` are the adversary's knowledge.
+    target_qi : mapping, optional
+        Quasi-identifier values of a target (e.g. ``{"age": 39, "country": "US"}``): only the
+        candidate rows with these values are returned (the certainties do not change).
+
+    Returns
+    -------
+    DataFrame
+        One row per (rule, candidate row): ``rule`` (position in ``rules``), the rule's
+        attributes and values, ``table`` (``"sac"`` or ``"at"``), ``row`` (position in that
+        table), ``group`` (SAC~ group number as published, ``<NA>`` in AT), ``holders`` (records
+        with X∧Y among the candidates sharing the certainty: ``k_G`` or the AT holders),
+        ``candidates`` (``|G|`` or ``N_cand``), ``certainty`` and ``disclosed``
+        (certainty 1).
+
+    Raises
+    ------
+    InputError
+        Not a ``multi-sa`` release, a bad rule table or a bad ``target_qi``.
+    """
+    parts = _parse(release)
+    table = _check_rules(rules, parts)
+    keep_sac, keep_at = _target_mask(release, parts, target_qi)
+    published_group = release.tables["sac"]["group"].to_numpy()
+    frames = []
+    for r, rule in enumerate(table.to_dict("records")):
+        ev = _evidence(parts, rule)
+        sac_rows = np.flatnonzero((ev.sac_certainty > 0) & keep_sac)
+        at_rows = np.flatnonzero(ev.at_candidate & keep_at)
+        n_cand = int(np.count_nonzero(ev.at_candidate))
+        g = parts.group[sac_rows]
+        certainty = np.concatenate(
+            [ev.sac_certainty[sac_rows], np.full(len(at_rows), ev.at_certainty)]
+        )
+        frame = pd.DataFrame(
+            {
+                "rule": r,
+                **{c: pd.Series([rule[c]] * len(certainty), dtype=object) for c in _RULE_KEYS},
+                "table": np.r_[np.full(len(sac_rows), "sac"), np.full(len(at_rows), "at")],
+                "row": np.r_[sac_rows, at_rows].astype(np.int64),
+                "group": pd.array(
+                    [*published_group[sac_rows].tolist(), *[None] * len(at_rows)], dtype="Int64"
+                ),
+                "holders": np.r_[ev.sac_holders[g], np.full(len(at_rows), ev.at_holders)],
+                "candidates": np.r_[parts.group_size[g], np.full(len(at_rows), n_cand)].astype(
+                    np.int64
+                ),
+                "certainty": certainty,
+                "disclosed": certainty >= 1.0 - 1e-9,
+            },
+            columns=_ATTACK_COLUMNS,
+        )
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame({c: [] for c in _ATTACK_COLUMNS})
+    return pd.concat(frames, ignore_index=True)
+
+
+# ------------------------------------------------------------------------------ disclosure
+def _qi_keys(holders: pd.DataFrame, rows: pd.DataFrame, quasi: list[str]) -> tuple[np.ndarray, ...]:
+    """Integer keys equal exactly when the quasi-identifier values (as text) are equal."""
+    if not quasi:
+        return np.zeros(len(holders), np.int64), np.zeros(len(rows), np.int64)
+    codes = []
+    for c in quasi:
+        both = np.concatenate([_text(holders[c], f"original.{c}"), _text(rows[c], f"release.{c}")])
+        codes.append(pd.factorize(both)[0])
+    _, key = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    key = key.reshape(-1)
+    return key[: len(holders)], key[len(holders) :]
+
+
+def _pairs(holder_key: np.ndarray, row_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All (holder, row) pairs with equal keys."""
+    left = pd.DataFrame({"h": np.arange(len(holder_key)), "k": holder_key})
+    right = pd.DataFrame({"r": np.arange(len(row_key)), "k": row_key})
+    pairs = left.merge(right, on="k")
+    return pairs["h"].to_numpy(), pairs["r"].to_numpy()
+
+
+def _match(h: np.ndarray, b: np.ndarray, n_holders: int, capacity: np.ndarray) -> np.ndarray:
+    """Maximum matching of holders to bins: ``(h, b)`` are the allowed pairs, ``capacity[b]``
+    the holders a bin takes. Returns the bin of every holder, ``-1`` when unmatched."""
+    cap = np.asarray(capacity, dtype=np.int64)
+    out = np.full(n_holders, -1, dtype=np.int64)
+    if not len(h) or not cap.sum():
+        return out
+    pairs = np.unique(np.column_stack([h, b]), axis=0)
+    pairs = pairs[cap[pairs[:, 1]] > 0]
+    reps = cap[pairs[:, 1]]
+    start = np.cumsum(cap) - cap
+    first = np.repeat(np.cumsum(reps) - reps, reps)
+    slot = np.repeat(start[pairs[:, 1]], reps) + np.arange(int(reps.sum())) - first
+    graph = csr_array(
+        (np.ones(len(slot), dtype=np.int8), (np.repeat(pairs[:, 0], reps), slot)),
+        shape=(n_holders, int(cap.sum())),
+    )
+    match = maximum_bipartite_matching(graph, perm_type="column")
+    slot_bin = np.repeat(np.arange(len(cap)), cap)
+    out[match >= 0] = slot_bin[match[match >= 0]]
+    return out
+
+
+def _holder_codes(parts: _Parts, original: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """Value codes of the original records ``rows`` (``-1``: a value the release never shows)."""
+    return np.column_stack(
+        [
+            parts.values[j].get_indexer(_text(original[s].iloc[rows], f"original.{s}"))
+            for j, s in enumerate(parts.sensitive)
+        ]
+    ).reshape(len(rows), parts.d)
+
+
+def _in_groups(parts: _Parts, group: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Whether group ``group[k]`` shows, for every cluster, the vector of values ``codes[k]``
+    has on it (a group's cluster vectors are its records' own, permuted among them)."""
+    ok = np.ones(len(group), dtype=bool)
+    for c in np.unique(parts.cluster):
+        cols = np.flatnonzero(parts.cluster == c)
+        both = np.concatenate([parts.sac_codes[:, cols], codes[:, cols]])
+        _, ids = np.unique(both, axis=0, return_inverse=True)
+        ids = ids.reshape(-1)
+        m = int(ids.max()) + 1
+        shown = np.unique(parts.group * m + ids[: parts.n_sac])
+        key = group * m + ids[parts.n_sac :]
+        pos = np.minimum(np.searchsorted(shown, key), len(shown) - 1)
+        ok &= shown[pos] == key
+    return ok
+
+
+def _in_sids(parts: _Parts, at_rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Whether the SIDs of AT rows ``at_rows[k]`` may hold the values ``codes[k]``."""
+    ok = np.ones(len(at_rows), dtype=bool)
+    for j in range(parts.d):
+        sids = parts.at_sid[at_rows, j]
+        ok &= (sids < 0) | parts.holds(j, sids, codes[:, j])
+    return ok
+
+
+_DISCLOSURE_COLUMNS = ["rule", *_RULE_KEYS, "record", "published", "group", "probability"]
+
+
+def disclosure_probabilities(
+    release: Release, original: pd.DataFrame, rules: pd.DataFrame
+) -> pd.DataFrame:
+    """Disclosure probability of every record that contains a strong rule (papers.md §3.5 [R]).
+
+    For each rule ``X → Y`` and each record of ``original`` holding both X and Y: the certainty
+    with which the adversary of :func:`strong_rule_attack` places X∧Y on that record.
+
+    * Mixed model, record in SAC~ group G: ``#{records of G whose cluster vector holds X∧Y}/|G|``
+      (``1/l`` for groups of ``l`` records with distinct values).
+    * Rating (record in AT): ``min(1, n_XY / N_cand)`` with ``n_XY = ⌈conf · support(X)⌉`` as the
+      adversary knows and ``N_cand`` the AT records whose SIDs may hold X and Y.
+    * Deleted record: 0 (it is not published).
+
+    The release does not say which published row is which original record (SAC~ permutes the
+    values inside a group). A holder can be the record of a row of group G when the row's
+    quasi-identifiers equal the holder's and, for every cluster, G shows the holder's vector of
+    values on it. Holders are matched to such groups, at most ``k_G`` per group (its rows showing
+    X∧Y), by a maximum bipartite matching, so every published holder is found and the number of
+    deleted holders per rule is exact. The holders left over are deleted (mixed model, rule at
+    ``min_confidence``: Step A puts every record containing it in SAC) or in AT; when the release
+    deleted records, a holder counts as in AT only if it matches an AT candidate with equal
+    quasi-identifiers and SIDs holding its values. Which of several records the release cannot
+    tell apart is the deleted one is arbitrary; the probabilities of each rule's holders are
+    exact.
+
+    Parameters
+    ----------
+    release : Release
+        Of kind ``multi-sa``.
+    original : DataFrame
+        The table the release was made from, with its quasi-identifier and sensitive columns.
+    rules : DataFrame
+        The strong rules (:func:`~microanon.methods.multisa.strong_rules` on ``original``).
+
+    Returns
+    -------
+    DataFrame
+        One row per (rule, record holding it): ``rule`` (position in ``rules``), the rule's
+        attributes and values, ``record`` (index label in ``original``), ``published``
+        (``"sac"``, ``"at"`` or ``"deleted"``), ``group`` (published group number, ``<NA>``
+        outside SAC~) and ``probability``.
+
+    Raises
+    ------
+    InputError
+        Not a ``multi-sa`` release, a bad rule table, or an ``original`` that does not match
+        the release (size, columns).
+    """
+    if not isinstance(original, pd.DataFrame):
+        raise InputError(f"original: expected a pandas DataFrame, got {type(original).__name__}")
+    sensitive, _ = _metadata(release)
+    absent = [s for s in sensitive if s not in original.columns]
+    if absent:
+        raise InputError(f"original: sensitive column(s) {', '.join(absent)} not found")
+    parts = _parse(release, extra=[original[s] for s in sensitive])
+    _records(parts, original)
+    table = _check_rules(rules, parts)
+    sac, at = release.tables["sac"], release.tables["at"]
+    if parts.n_sac or parts.deleted:
+        missing = [q for q in parts.quasi if q not in original.columns]
+        if missing:
+            raise InputError(
+                f"original: quasi-identifier column(s) {', '.join(missing)} not found; they "
+                "link records to the published rows"
+            )
+    text = [_text(original[s], f"original.{s}") for s in parts.sensitive]
+    label = np.zeros(len(parts.group_size), dtype=np.int64)  # published number of every group
+    label[parts.group] = sac["group"].to_numpy(dtype=np.int64)
+    frames = []
+    for r, rule in enumerate(table.to_dict("records")):
+        ev = _evidence(parts, rule)
+        rows = np.flatnonzero(
+            (text[ev.i] == str(rule["antecedent"])) & (text[ev.j] == str(rule["consequent"]))
+        )
+        where = np.full(len(rows), "at", dtype=object)
+        prob = np.full(len(rows), ev.at_certainty)
+        group = pd.array([None] * len(rows), dtype="Int64")
+        codes = _holder_codes(parts, original, rows)
+        hosting = np.flatnonzero(ev.sac_capacity[parts.group] > 0) if parts.n_sac else rows[:0]
+        if len(rows) and len(hosting):
+            h, k = _pairs(*_qi_keys(original.iloc[rows], sac.iloc[hosting], parts.quasi))
+            g = parts.group[hosting[k]]
+            ok = _in_groups(parts, g, codes[h])
+            bins = _match(h[ok], g[ok], len(rows), np.rint(ev.sac_capacity))
+            linked = bins >= 0
+            where[linked] = "sac"
+            prob[linked] = ev.sac_group_certainty[bins[linked]]
+            group[linked] = label[bins[linked]]
+        rest = np.flatnonzero(where != "sac")
+        if ev.at_excluded:
+            where[rest], prob[rest] = "deleted", 0.0
+        elif parts.deleted and len(rest):
+            cand = np.flatnonzero(ev.at_candidate)
+            h, k = _pairs(*_qi_keys(original.iloc[rows[rest]], at.iloc[cand], parts.quasi))
+            ok = _in_sids(parts, cand[k], codes[rest][h])
+            bins = _match(h[ok], k[ok], len(rest), np.ones(len(cand), dtype=np.int64))
+            gone = rest[bins < 0]
+            where[gone], prob[gone] = "deleted", 0.0
+        frames.append(
+            pd.DataFrame(
+                {
+                    "rule": r,
+                    **{c: pd.Series([rule[c]] * len(rows), dtype=object) for c in _RULE_KEYS},
+                    "record": original.index[rows],
+                    "published": where,
+                    "group": group,
+                    "probability": prob,
+                },
+                columns=_DISCLOSURE_COLUMNS,
+            )
+        )
+    if not frames:
+        return pd.DataFrame({c: [] for c in _DISCLOSURE_COLUMNS})
+    return pd.concat(frames, ignore_index=True)

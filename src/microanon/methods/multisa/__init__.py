@@ -1,0 +1,41 @@
+"""Multiple sensitive attributes with strong association rules (papers.md §3).
+
+* :func:`strong_rules` — strong rules between values of different sensitive attributes.
+* :func:`mixed_model` — the strong-rule mixed model: SAC~ groups for the records holding strong
+  values, improved Rating for the rest (release kind ``multi-sa``).
+* :func:`rating` — Rating alone, with the original (stable bubble sort) or the improved SID
+  creation.
+* Building blocks: :func:`sac_partition` (Algorithm 7), :func:`cluster_attributes`
+  (Algorithm 10), :func:`group_records` (Algorithm 11), :func:`create_sids` (Algorithm 19 or the
+  original), :func:`heuristic_resort` (Algorithm 13), :func:`dangerous_buckets` (Definition 18).
+"""
+
+from .clustering import cluster_attributes
+from .grouping import Grouping, group_records
+from .partition import Partition, sac_partition
+from .release import GROUP_COLUMN, IDT_COLUMNS, SUPPRESSED_SID, mixed_model, rating
+from .rules import RULE_COLUMNS, RuleCodes, check_min_confidence, rule_codes, strong_rules
+from .sids import Sids, assign_sids, create_sids, dangerous_buckets, heuristic_resort
+
+__all__ = [
+    "GROUP_COLUMN",
+    "Grouping",
+    "IDT_COLUMNS",
+    "Partition",
+    "RULE_COLUMNS",
+    "RuleCodes",
+    "SUPPRESSED_SID",
+    "Sids",
+    "assign_sids",
+    "check_min_confidence",
+    "cluster_attributes",
+    "create_sids",
+    "dangerous_buckets",
+    "group_records",
+    "heuristic_resort",
+    "mixed_model",
+    "rating",
+    "rule_codes",
+    "sac_partition",
+    "strong_rules",
+]

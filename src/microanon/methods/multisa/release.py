@@ -1,0 +1,421 @@
+"""The multi-SA releases: the strong-rule mixed model and Rating (papers.md §3).
+
+Both publish the quasi-identifiers unchanged in three tables (release kind ``multi-sa``):
+
+* ``sac`` — SAC~: the grouped records, with an integer ``group`` column; within a group, the
+  vectors of values of one cluster of sensitive attributes are permuted among the records, and
+  each cluster independently, so links inside a cluster survive and links across clusters do not;
+* ``at`` — the other records, each sensitive value replaced by the name of the SID that absorbed
+  it (``attribute#number``) or ``*`` when it could not be grouped;
+* ``idt`` — ``attribute``, ``sid``, ``value``: the member values of every SID.
+
+The mixed model (:func:`mixed_model`) mines the strong rules, splits the table into SAC and IR
+(Algorithm 7), clusters the sensitive attributes (Algorithm 10), groups SAC into groups of ``l``
+records with pairwise distinct values on every sensitive attribute (Algorithm 11) and publishes
+the remaining IR records with improved Rating. :func:`rating` publishes every record with Rating
+(original or improved SID creation) and an empty ``sac`` table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InfeasibleError, InputError, SchemaError
+from ...core.random import RandomLike, make_rng
+from ...core.release import Release
+from ...core.schema import Schema
+from ...core.table import Table
+from .._release import generalized_release, prepare
+from .clustering import cluster_attributes
+from .grouping import Grouping, group_records
+from .partition import sac_partition
+from .rules import check_min_confidence, rule_codes
+from .sids import assign_sids, check_l, create_sids
+
+__all__ = ["mixed_model", "rating", "GROUP_COLUMN", "SUPPRESSED_SID", "IDT_COLUMNS"]
+
+#: Group-id column of the ``sac`` table.
+GROUP_COLUMN = "group"
+#: What ``at`` holds for an occurrence no SID could take.
+SUPPRESSED_SID = "*"
+#: Columns of the ``idt`` table.
+IDT_COLUMNS = ("attribute", "sid", "value")
+
+
+def _check_flag(value: Any, what: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{what}: needs True or False, got {value!r}")
+    return bool(value)
+
+
+def _prepare(data: pd.DataFrame, schema: Schema | Mapping[str, Any]) -> tuple[Table, list[str]]:
+    """Encode the input; check that there are two or more sensitive columns and no clash."""
+    table, _ = prepare(data, schema, need_hierarchies=False)
+    sensitive = table.schema.sensitive
+    if len(sensitive) < 2:
+        raise SchemaError(
+            "multiple-sensitive-attribute methods need at least two sensitive columns in the "
+            f"schema, found {len(sensitive)}" + (f" ({', '.join(sensitive)})" if sensitive else "")
+        )
+    if GROUP_COLUMN in table.columns:
+        raise InputError(
+            f"column '{GROUP_COLUMN}' clashes with the group column of the published SAC table; "
+            "rename it"
+        )
+    return table, sensitive
+
+
+def _l_per_attribute(l: Any, sensitive: list[str]) -> dict[str, int]:  # noqa: E741
+    if isinstance(l, Mapping):
+        unknown = [str(k) for k in l if k not in sensitive]
+        if unknown:
+            raise InputError(
+                f"l: {', '.join(map(repr, unknown))} not sensitive column(s); they are "
+                + ", ".join(sensitive)
+            )
+        absent = [s for s in sensitive if s not in l]
+        if absent:
+            raise InputError(f"l: no value for sensitive column(s) {', '.join(absent)}")
+        return {s: check_l(l[s], f"l[{s!r}]") for s in sensitive}
+    ell = check_l(l)
+    return {s: ell for s in sensitive}
+
+
+def _check_domains(codes: np.ndarray, sensitive: list[str], ells: dict[str, int]) -> None:
+    """InfeasibleError when an attribute has fewer distinct values than its l."""
+    for j, s in enumerate(sensitive):
+        distinct = len(np.unique(codes[:, j]))
+        if distinct < ells[s]:
+            raise InfeasibleError(
+                f"l = {ells[s]} is impossible for sensitive column '{s}': it has only {distinct} "
+                "distinct value(s) and every SID (and SAC group) needs l different values; lower "
+                "l, or pass allow_suppression=True to suppress what cannot be grouped"
+            )
+
+
+def _deletion_error(
+    codes: np.ndarray, deleted: np.ndarray, table: Table, sensitive: list[str], ell: int
+) -> InfeasibleError:
+    """Name the attribute on which the records to delete concentrate most."""
+    counts = [np.bincount(codes[deleted, j]) for j in range(len(sensitive))]
+    j = max(range(len(sensitive)), key=lambda j: counts[j].max())  # ties: the first
+    name, top = sensitive[j], int(np.argmax(counts[j]))
+    return InfeasibleError(
+        f"{len(deleted)} SAC record(s) cannot be put into groups of l = {ell} records with "
+        f"pairwise distinct sensitive values and would be deleted; {int(counts[j][top])} of them "
+        f"hold '{table.dictionary(name)[top]}' in sensitive column '{name}'; lower l, or pass "
+        "allow_suppression=True to delete them"
+    )
+
+
+def _sid_names(name: str, n_sids: int) -> np.ndarray:
+    """``name#1 .. name#n`` and, last, the suppression mark (index -1)."""
+    numbers_ = pd.Series(np.arange(1, n_sids + 1)).astype(str).to_numpy(dtype=object)
+    return np.concatenate([name + "#" + numbers_, [SUPPRESSED_SID]]).astype(object)
+
+
+def _rating_tables(
+    table: Table,
+    sensitive: list[str],
+    rows: np.ndarray,
+    ells: dict[str, int],
+    *,
+    improved: bool,
+    allow_suppression: bool,
+    rng: np.random.Generator,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """AT and IDT of the records ``rows`` (ascending), one attribute after the other."""
+    public = [c for c in table.columns if c not in sensitive]
+    at = table.to_frame(public).iloc[rows].reset_index(drop=True)
+    idt_parts = []
+    suppressed = {}
+    for name in sensitive:
+        codes = table.codes(name)[rows].astype(np.int64)
+        values = np.asarray([str(v) for v in table.dictionary(name)], dtype=object)
+        uniq, first = np.unique(codes, return_index=True)
+        appearance = uniq[np.argsort(first)]  # bucket -> code, in order of first appearance
+        bucket_of = np.full(table.cardinality(name), -1, dtype=np.int64)
+        bucket_of[appearance] = np.arange(len(appearance))
+        buckets = bucket_of[codes]
+        sizes = np.bincount(buckets, minlength=len(appearance))
+        sids = create_sids(sizes, ells[name], improved=improved)
+        lost = int(sids.suppressed.sum())
+        if lost and not allow_suppression:
+            worst = int(np.argmax(sids.suppressed))
+            raise InfeasibleError(
+                f"sensitive column '{name}': {lost} occurrence(s) cannot be put into SIDs of "
+                f"l = {ells[name]} distinct values, {int(sids.suppressed[worst])} of them of "
+                f"{values[appearance[worst]]!r}, which holds {int(sizes[worst])} of the "
+                f"{len(rows)} records published with Rating (at most n/l can be grouped); "
+                "lower l, or pass allow_suppression=True to publish them as '*'"
+            )
+        suppressed[name] = lost
+        names = _sid_names(name, sids.n_sids)
+        at[name] = names[assign_sids(buckets, sids, rng)]
+        member_codes = appearance[sids.bucket]
+        key = np.lexsort((member_codes, sids.sid))
+        idt_parts.append(
+            pd.DataFrame(
+                {
+                    "attribute": np.full(len(key), name, dtype=object),
+                    "sid": names[sids.sid[key]],
+                    "value": values[member_codes[key]],
+                }
+            )
+        )
+    idt = pd.concat(idt_parts, ignore_index=True)
+    return at, idt, suppressed
+
+
+def _sac_table(
+    table: Table,
+    sensitive: list[str],
+    grouping: Grouping,
+    clusters: list[list[int]],
+    rng: np.random.Generator,
+) -> pd.DataFrame:
+    """SAC~: the groups with every cluster's value vectors permuted within each group."""
+    groups = grouping.groups
+    n_groups, ell = groups.shape
+    rows = groups.reshape(-1)
+    label = np.repeat(rng.permutation(n_groups) + 1, ell)
+    sa = table.to_frame(sensitive)
+    permuted = {}
+    for cluster in clusters:
+        slot = np.argsort(rng.random((n_groups, ell)), axis=1)
+        source = np.take_along_axis(groups, slot, axis=1).reshape(-1)
+        for j in cluster:
+            permuted[sensitive[j]] = sa[sensitive[j]].to_numpy()[source]
+    public = [c for c in table.columns if c not in sensitive]
+    sac = table.to_frame(public).iloc[rows].reset_index(drop=True)
+    sac[GROUP_COLUMN] = label.astype(np.int64)
+    for name in sensitive:
+        sac[name] = permuted[name]
+    order = np.lexsort((rows, label))
+    return sac.iloc[order].reset_index(drop=True)
+
+
+def _release(
+    method: str,
+    table: Table,
+    sensitive: list[str],
+    parameters: dict[str, Any],
+    sac: pd.DataFrame,
+    at: pd.DataFrame,
+    idt: pd.DataFrame,
+    multisa: dict[str, Any],
+) -> Release:
+    return generalized_release(
+        method,
+        at,
+        table,
+        parameters,
+        [],
+        kind="multi-sa",
+        extra_tables={"sac": sac, "at": at, "idt": idt},
+        rows_out=len(sac) + len(at),
+        multisa=multisa,
+    )
+
+
+def mixed_model(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    l: int,  # noqa: E741 - the paper's name
+    min_confidence: float = 0.8,
+    allow_suppression: bool = True,
+    rng: RandomLike = None,
+) -> Release:
+    """Publish a table with several sensitive attributes by the strong-rule mixed model.
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema or mapping
+        At least one quasi-identifier and two or more sensitive columns (their values are
+        treated as categories); no hierarchy is needed.
+    l : int
+        Records per SAC group and distinct values per SID (``>= 2``).
+    min_confidence : float
+        Confidence of a strong rule (``0 < min_confidence <= 1``; minimum support 1).
+    allow_suppression : bool
+        Delete SAC records that no group can take and publish as ``*`` the values no SID can take
+        (default). When false, either raises :class:`InfeasibleError` instead.
+    rng : numpy.random.Generator, int or None
+        Randomness of the permutations inside groups, the group labels and which occurrence of a
+        value goes to which SID (``None``: OS entropy).
+
+    Returns
+    -------
+    Release
+        Kind ``multi-sa`` with tables ``sac`` (quasi-identifier and insensitive columns, ``group``
+        ``1..g`` in random order, the sensitive columns with their original values permuted
+        within the group cluster by cluster; rows sorted by group), ``at`` (the other published
+        records in table order, each sensitive value replaced by its SID name
+        ``attribute#number`` or ``*``) and ``idt`` (``attribute``, ``sid``, ``value`` as text).
+        Metadata: the standard keys (``method`` ``mixed_model``; ``rows_out`` = published
+        records) and ``multisa``: ``l``, ``min_confidence``, ``clusters`` (lists of attribute
+        names), ``deleted`` (SAC records not published), ``suppressed`` (per attribute, values
+        published as ``*``), ``strong_rules`` (their number), ``pivot`` (``S_k``) and
+        ``borrowed`` (IR records that completed SAC groups).
+
+    Raises
+    ------
+    InputError
+        A bad parameter (naming it), a column named ``group``, bad data.
+    SchemaError
+        No quasi-identifier or fewer than two sensitive columns.
+    InfeasibleError
+        Only with ``allow_suppression=False``: an attribute with fewer than ``l`` distinct
+        values, SAC records that cannot be grouped, or values that cannot be put into SIDs
+        (naming the attribute and the value).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": [30, 41, 52, 63], "disease": ["flu", "flu", "ulcer", "ulcer"],
+    ...                    "drug": ["a", "a", "b", "b"]})
+    >>> rel = mixed_model(df, {"age": "quasi", "disease": "sensitive", "drug": "sensitive"},
+    ...                   l=2, rng=0)
+    >>> len(rel.tables["sac"]), rel.metadata["multisa"]["clusters"]
+    (4, [['disease', 'drug']])
+    """
+    ell = check_l(l)
+    conf = check_min_confidence(min_confidence)
+    allow = _check_flag(allow_suppression, "allow_suppression")
+    gen = make_rng(rng)
+    table, sensitive = _prepare(data, schema)
+    codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
+    if not allow:
+        _check_domains(codes, sensitive, {s: ell for s in sensitive})
+    cards = [table.cardinality(s) for s in sensitive]
+    rules = rule_codes([codes[:, j] for j in range(len(sensitive))], cards, conf)
+    part = sac_partition([codes[:, j] for j in range(len(sensitive))], rules.strong_values(cards))
+    clusters = cluster_attributes(len(sensitive), rules.linked_attributes())
+    grouping = group_records(codes, part.sac, ell)
+    if len(grouping.deleted) and not allow:
+        raise _deletion_error(codes, grouping.deleted, table, sensitive, ell)
+    published = np.ones(table.n_rows, dtype=bool)
+    published[part.sac] = False
+    published[grouping.groups.reshape(-1)] = False
+    at, idt, suppressed = _rating_tables(
+        table,
+        sensitive,
+        np.flatnonzero(published),
+        {s: ell for s in sensitive},
+        improved=True,
+        allow_suppression=allow,
+        rng=gen,
+    )
+    sac = _sac_table(table, sensitive, grouping, clusters, gen)
+    return _release(
+        "mixed_model",
+        table,
+        sensitive,
+        {"l": ell, "min_confidence": conf, "allow_suppression": allow},
+        sac,
+        at,
+        idt,
+        {
+            "l": ell,
+            "min_confidence": conf,
+            "clusters": [[sensitive[j] for j in c] for c in clusters],
+            "deleted": len(grouping.deleted),
+            "suppressed": suppressed,
+            "strong_rules": len(rules),
+            "pivot": sensitive[part.pivot],
+            "borrowed": int(np.count_nonzero(~part.sac[grouping.groups.reshape(-1)])),
+        },
+    )
+
+
+def rating(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    l: int | Mapping[str, int],  # noqa: E741 - the paper's name
+    improved: bool = True,
+    allow_suppression: bool = True,
+    rng: RandomLike = None,
+) -> Release:
+    """Publish a table with several sensitive attributes by Rating (every attribute on its own).
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema or mapping
+        At least one quasi-identifier and two or more sensitive columns.
+    l : int or mapping of str to int
+        Distinct values per SID (``>= 2``), one for all sensitive columns or one per column.
+    improved : bool
+        Improved SID creation (dangerous buckets, heuristic re-sort; default) or the original
+        stable bubble sort. Both give the same SIDs; the original is much slower.
+    allow_suppression : bool
+        Publish as ``*`` the values no SID can take (default); when false, raise
+        :class:`InfeasibleError` instead.
+    rng : numpy.random.Generator, int or None
+        Randomness of which occurrence of a value goes to which SID (``None``: OS entropy).
+
+    Returns
+    -------
+    Release
+        Kind ``multi-sa`` with an empty ``sac`` table, ``at`` (every record in table order) and
+        ``idt`` (see :func:`mixed_model`). Metadata ``method`` is ``improved_rating`` or
+        ``rating``; ``multisa`` has ``l``, ``min_confidence`` (``None``), ``clusters`` (every
+        attribute alone), ``deleted`` (0), ``suppressed`` and ``strong_rules`` (``None``: not
+        mined).
+
+    Raises
+    ------
+    InputError, SchemaError
+        As :func:`mixed_model`; ``l`` given for an unknown column or missing for one.
+    InfeasibleError
+        Only with ``allow_suppression=False``: an attribute with fewer than ``l`` distinct
+        values, or values that cannot be put into SIDs (naming attribute and value).
+    """
+    improved = _check_flag(improved, "improved")
+    allow = _check_flag(allow_suppression, "allow_suppression")
+    if not isinstance(l, Mapping):
+        check_l(l)
+    gen = make_rng(rng)
+    table, sensitive = _prepare(data, schema)
+    ells = _l_per_attribute(l, sensitive)
+    if not allow:
+        codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
+        _check_domains(codes, sensitive, ells)
+    at, idt, suppressed = _rating_tables(
+        table,
+        sensitive,
+        np.arange(table.n_rows),
+        ells,
+        improved=improved,
+        allow_suppression=allow,
+        rng=gen,
+    )
+    empty = table.take(np.zeros(0, dtype=np.int64))
+    sac = empty.to_frame([c for c in table.columns if c not in sensitive]).reset_index(drop=True)
+    sac[GROUP_COLUMN] = np.zeros(0, dtype=np.int64)
+    sac[sensitive] = empty.to_frame(sensitive).reset_index(drop=True)
+    l_meta = ells if isinstance(l, Mapping) else ells[sensitive[0]]
+    return _release(
+        "improved_rating" if improved else "rating",
+        table,
+        sensitive,
+        {"l": l_meta, "improved": improved, "allow_suppression": allow},
+        sac,
+        at,
+        idt,
+        {
+            "l": l_meta,
+            "min_confidence": None,
+            "clusters": [[s] for s in sensitive],
+            "deleted": 0,
+            "suppressed": suppressed,
+            "strong_rules": None,
+        },
+    )

@@ -1,0 +1,94 @@
+"""``microanon reproduce multisa --quick`` through the CLI, and the run's invariants."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+
+EXPERIMENTS = [f"E2.{i}" for i in range(1, 9)]
+SEED = "20150464"
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce") / "multisa"
+    result = CliRunner().invoke(
+        main, ["reproduce", "multisa", "--quick", "--out", str(out), "--seed", SEED]
+    )
+    assert result.exit_code == 0, result.output
+    return out, result.output, json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def _keys(obj):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _keys(v)
+
+
+def test_writes_a_self_contained_report_and_the_results(quick_run):
+    out, output, _ = quick_run
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "results.json"]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for part in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4", "Fig. 5", "Figs. 6–7", "Figs. 8–9"):
+        assert part in html
+    assert "Figs. 10–11" in html and "30,718" in html
+    assert html.count("data:image/png;base64,") == 8
+    assert 'src="http' not in html
+    assert "PASS" in output and "the paper's findings hold in" in output
+
+
+def test_results_layout_and_no_seed(quick_run):
+    out, _, results = quick_run
+    assert set(results) == {*EXPERIMENTS, "checks", "meta"}
+    meta = results["meta"]
+    assert meta["quick"] is True and meta["records"] == 30_718
+    assert meta["runtime_seconds"] > 0 and meta["microanon_version"]
+    assert "entropy" in meta["rng"]
+    assert not any(str(k).lower() == "seed" for k in _keys(results))
+    assert SEED not in (out / "results.json").read_text(encoding="utf-8")
+    assert set(results["E2.3"]["4"]) == {"mixed", "rating"}
+    assert set(results["E2.5"]["mixed"]) == {"2", "3", "4"}
+    point = results["E2.3"]["4"]["mixed"]["2"]
+    parts = point["ail_enlarged"] + point["ail_suppressed"] + point["ail_deleted"]
+    assert point["ail"] == pytest.approx(parts)
+    assert 0 <= point["rce_mean"] < 1
+
+
+def test_issue_checks_pass(quick_run):
+    _, _, results = quick_run
+    issue = [c for c in results["checks"] if c["kind"] == "issue"]
+    assert {c["id"] for c in issue} >= {
+        "records",
+        "mixed_bound_l2",
+        "mixed_bound_l3",
+        "rating_above_08_l2",
+        "lemma22",
+    }
+    failed = [c for c in issue if not c["passed"]]
+    assert not failed, failed
+
+
+def test_disclosure_numbers(quick_run):
+    _, _, results = quick_run
+    for lv in ("2", "3"):
+        entry = results["E2.8"][lv]
+        mixed, rat = entry["mixed"], entry["rating"]
+        assert mixed["holders"] == rat["holders"] == len(mixed["probability"]) > 1000
+        assert max(mixed["probability"]) <= 1 / int(lv) + 1e-12
+        assert all(p in (0.0, 1 / int(lv)) for p in mixed["probability"])
+        assert rat["max"] > 1 / int(lv)
+        assert [r["rule"] for r in mixed["rules"]] == [r["rule"] for r in rat["rules"]]
+
+
+def test_refuses_to_overwrite(quick_run):
+    out, _, _ = quick_run
+    result = CliRunner().invoke(main, ["reproduce", "multisa", "--quick", "--out", str(out)])
+    assert result.exit_code != 0 and "already exists" in result.output

@@ -1,0 +1,200 @@
+"""Bad input and the edge cases of papers.md §3.6 for the multi-SA methods."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microanon.core.errors import InfeasibleError, InputError, SchemaError
+from microanon.core.release import Release
+from microanon.methods.multisa import (
+    create_sids,
+    dangerous_buckets,
+    heuristic_resort,
+    mixed_model,
+    rating,
+    strong_rules,
+)
+
+SCHEMA = {"age": "quasi", "disease": "sensitive", "drug": "sensitive", "job": "sensitive"}
+
+
+@pytest.fixture()
+def df() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "age": [23, 31, 45, 52, 38, 29, 61, 47],
+            "disease": ["flu", "flu", "ulcer", "ulcer", "cold", "cold", "flu", "ulcer"],
+            "drug": ["a", "a", "b", "b", "c", "c", "d", "d"],
+            "job": ["x", "y", "x", "y", "x", "y", "x", "y"],
+        }
+    )
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+@pytest.mark.parametrize("bad", [1, 0, -2, 2.5, True, "2", None, float("nan")])
+def test_bad_l(df, method, bad):
+    with pytest.raises(InputError, match="l"):
+        method(df, SCHEMA, l=bad)
+
+
+def test_mixed_model_takes_one_l(df):
+    with pytest.raises(InputError, match="l"):
+        mixed_model(df, SCHEMA, l={"disease": 2, "drug": 2, "job": 2})
+
+
+@pytest.mark.parametrize("bad", [0, -0.1, 1.5, float("nan"), True, "0.8", None])
+def test_bad_min_confidence(df, bad):
+    with pytest.raises(InputError, match="min_confidence"):
+        mixed_model(df, SCHEMA, l=2, min_confidence=bad)
+    with pytest.raises(InputError, match="min_confidence"):
+        strong_rules(df, ["disease", "drug"], bad)
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+def test_bad_flags(df, method):
+    with pytest.raises(InputError, match="allow_suppression"):
+        method(df, SCHEMA, l=2, allow_suppression="yes")
+    with pytest.raises(InputError, match="improved"):
+        rating(df, SCHEMA, l=2, improved=1)
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+def test_schema_needs_two_sensitive_columns_and_a_quasi_identifier(df, method):
+    with pytest.raises(SchemaError, match="two sensitive"):
+        method(df, {"age": "quasi", "disease": "sensitive", "drug": "insensitive"}, l=2)
+    with pytest.raises(SchemaError, match="quasi"):
+        method(df, {"age": "insensitive", "disease": "sensitive", "drug": "sensitive"}, l=2)
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+def test_group_column_clash(df, method):
+    clash = df.rename(columns={"age": "group"})
+    with pytest.raises(InputError, match="group"):
+        method(clash, {"group": "quasi", "disease": "sensitive", "drug": "sensitive"}, l=2)
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+def test_missing_values(df, method):
+    df.loc[3, "drug"] = None
+    with pytest.raises(InputError, match="drug"):
+        method(df, SCHEMA, l=2)
+    with pytest.raises(InputError, match="drug"):
+        strong_rules(df, ["disease", "drug"])
+
+
+def test_rating_l_per_attribute(df):
+    rel = rating(df, SCHEMA, l={"disease": 3, "drug": 2, "job": 2}, rng=0)
+    assert rel.metadata["multisa"]["l"] == {"disease": 3, "drug": 2, "job": 2}
+    idt = rel.tables["idt"]
+    assert idt[idt["attribute"] == "disease"].groupby("sid").size().min() >= 3
+    with pytest.raises(InputError, match="'weight'"):
+        rating(df, SCHEMA, l={"disease": 2, "drug": 2, "job": 2, "weight": 2})
+    with pytest.raises(InputError, match="job"):
+        rating(df, SCHEMA, l={"disease": 2, "drug": 2})
+    with pytest.raises(InputError, match="drug"):
+        rating(df, SCHEMA, l={"disease": 2, "drug": 1, "job": 2})
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+def test_l_above_the_domain(df, method):
+    with pytest.raises(InfeasibleError, match="'job'.*only 2 distinct"):
+        method(df, SCHEMA, l=3, allow_suppression=False)
+    rel = method(df, SCHEMA, l=3, rng=0)  # suppression allowed: every job value is '*'
+    at = rel.tables["at"]
+    assert (at["job"] == "*").all()
+    assert rel.metadata["multisa"]["suppressed"]["job"] == len(at)
+    assert rel.metadata["rows_out"] + rel.metadata["multisa"]["deleted"] == len(df)
+    assert len(rel.tables["sac"]) == 0  # no group can hold three different jobs
+
+
+def test_value_above_n_over_l():
+    df = pd.DataFrame({"age": range(8), "disease": list("aaaaabbc"), "drug": list("xyzwxyzw")})
+    schema = {"age": "quasi", "disease": "sensitive", "drug": "sensitive"}
+    with pytest.raises(InfeasibleError, match="'disease'.*'a'"):
+        rating(df, schema, l=2, allow_suppression=False)
+    rel = rating(df, schema, l=2, rng=0)
+    assert rel.metadata["multisa"]["suppressed"] == {"disease": 2, "drug": 0}
+
+
+def test_deletion_needs_permission():
+    # Every record holds a strong rule (x <-> a, y <-> b), so all are SAC and there is no IR;
+    # the last two records are identical and cannot share a group.
+    df = pd.DataFrame(
+        {
+            "age": range(6),
+            "disease": ["a", "b", "a", "b", "a", "a"],
+            "drug": ["x", "y", "x", "y", "x", "x"],
+            "job": ["j", "k", "k", "j", "j", "j"],
+        }
+    )
+    with pytest.raises(InfeasibleError, match="deleted.*'(disease|drug|job)'"):
+        mixed_model(df, SCHEMA | {"age": "quasi"}, l=2, allow_suppression=False)
+    rel = mixed_model(df, SCHEMA, l=2, rng=0)
+    assert rel.metadata["multisa"]["deleted"] == 2
+    assert len(rel.tables["sac"]) == 4 and len(rel.tables["at"]) == 0
+
+
+def test_no_strong_rules_is_improved_rating():
+    # Every combination once: each value co-occurs with each other value in half its records.
+    combos = list(itertools.product(["flu", "ulcer"], ["a", "b"], ["x", "y"]))
+    df = pd.DataFrame(combos, columns=["disease", "drug", "job"])
+    df.insert(0, "age", range(len(df)))
+    mixed = mixed_model(df, SCHEMA, l=2, min_confidence=0.6, rng=7)
+    alone = rating(df, SCHEMA, l=2, rng=7)
+    assert mixed.metadata["multisa"]["strong_rules"] == 0
+    assert mixed.metadata["multisa"]["clusters"] == [["disease"], ["drug"], ["job"]]
+    for name in ("sac", "at", "idt"):
+        pd.testing.assert_frame_equal(mixed.tables[name], alone.tables[name])
+
+
+def test_everything_in_sac_leaves_at_and_idt_empty(tmp_path):
+    df = pd.DataFrame({"age": range(4), "disease": list("abab"), "drug": list("xyxy")})
+    schema = {"age": "quasi", "disease": "sensitive", "drug": "sensitive"}
+    rel = mixed_model(df, schema, l=2, rng=0)
+    assert len(rel.tables["sac"]) == 4
+    assert list(rel.tables["at"].columns) == ["age", "disease", "drug"]
+    assert list(rel.tables["idt"].columns) == ["attribute", "sid", "value"]
+    assert len(rel.tables["at"]) == len(rel.tables["idt"]) == 0
+    back = Release.load(rel.save(tmp_path / "rel"))
+    assert back.kind == "multi-sa"
+    assert {k: len(v) for k, v in back.tables.items()} == {"sac": 4, "at": 0, "idt": 0}
+
+
+def test_release_round_trip(df, tmp_path):
+    schema = SCHEMA | {"age": {"role": "quasi", "kind": "numeric"}}
+    rel = mixed_model(df, schema, l=2, min_confidence=0.5, rng=0)
+    back = Release.load(rel.save(tmp_path / "rel"))
+    assert back.equals(rel)
+
+
+def test_strong_rules_input():
+    df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
+    with pytest.raises(InputError, match="DataFrame"):
+        strong_rules(df.to_dict(), ["a", "b"])
+    with pytest.raises(InputError, match="at least two"):
+        strong_rules(df, ["a"])
+    with pytest.raises(InputError, match="more than once"):
+        strong_rules(df, ["a", "a"])
+    with pytest.raises(InputError, match="'c'"):
+        strong_rules(df, ["a", "c"])
+    with pytest.raises(InputError, match="empty"):
+        strong_rules(df.iloc[:0], ["a", "b"])
+
+
+def test_building_block_input():
+    with pytest.raises(InputError, match="sizes"):
+        create_sids([3, -1], 2)
+    with pytest.raises(InputError, match="sizes"):
+        create_sids([[1, 2]], 2)
+    with pytest.raises(InputError, match="l"):
+        create_sids([3, 3], 1)
+    with pytest.raises(InputError, match="need"):
+        heuristic_resort([3, 2], 3)
+    with pytest.raises(InputError, match="l"):
+        dangerous_buckets([3, 2], 0)
+    assert create_sids([], 2).n_sids == 0
+    assert create_sids(np.array([0, 0]), 2).suppressed.tolist() == [0, 0]

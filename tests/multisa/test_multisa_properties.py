@@ -1,0 +1,256 @@
+"""Properties of the multi-SA methods on random tables (hypothesis), against literal references."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+import microanon.methods.multisa.grouping as grouping_module
+from microanon.methods.multisa import (
+    cluster_attributes,
+    create_sids,
+    group_records,
+    heuristic_resort,
+    mixed_model,
+    rating,
+    strong_rules,
+)
+
+SETTINGS = settings(max_examples=150, deadline=None)
+
+
+@st.composite
+def sensitive_tables(draw, max_rows: int = 40) -> pd.DataFrame:
+    """A record id (the quasi-identifier) and 2-4 sensitive columns over small domains."""
+    n = draw(st.integers(1, max_rows))
+    d = draw(st.integers(2, 4))
+    data = {"rid": np.arange(n)}
+    for j in range(d):
+        k = draw(st.integers(1, 5))
+        data[f"s{j}"] = [
+            f"v{x}" for x in draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n))
+        ]
+    return pd.DataFrame(data)
+
+
+def _schema(df: pd.DataFrame) -> dict[str, str]:
+    return {c: ("quasi" if c == "rid" else "sensitive") for c in df.columns}
+
+
+def _sensitive(df: pd.DataFrame) -> list[str]:
+    return [c for c in df.columns if c != "rid"]
+
+
+def _rules(df: pd.DataFrame, sensitive: list[str], conf: float) -> set[tuple]:
+    """Strong rules by plain counting."""
+    rows = df[sensitive].values.tolist()
+    out = set()
+    for i, j in itertools.permutations(range(len(sensitive)), 2):
+        for x in {r[i] for r in rows}:
+            sx = sum(r[i] == x for r in rows)
+            for y in {r[j] for r in rows if r[i] == x}:
+                sxy = sum(r[i] == x and r[j] == y for r in rows)
+                if sxy / sx >= conf - 1e-12:
+                    out.add((sensitive[i], x, sensitive[j], y, sx, sxy))
+    return out
+
+
+@SETTINGS
+@given(sensitive_tables(), st.sampled_from([0.3, 0.5, 2 / 3, 0.75, 0.8, 1.0]))
+def test_strong_rules_match_plain_counting(df, conf):
+    sensitive = _sensitive(df)
+    got = strong_rules(df, sensitive, conf)
+    assert set(map(tuple, got.drop(columns="confidence").values.tolist())) == _rules(
+        df, sensitive, conf
+    )
+    assert np.allclose(got["confidence"], got["support_xy"] / got["support_x"])
+
+
+@SETTINGS
+@given(
+    sensitive_tables(),
+    st.integers(2, 4),
+    st.sampled_from([0.3, 0.5, 0.75, 1.0]),
+    st.integers(0, 2**32 - 1),
+)
+def test_mixed_model_release(df, ell, conf, seed):
+    sensitive = _sensitive(df)
+    rel = mixed_model(df, _schema(df), l=ell, min_confidence=conf, rng=seed)
+    sac, at, idt = rel.tables["sac"], rel.tables["at"], rel.tables["idt"]
+    meta = rel.metadata["multisa"]
+    original = df.set_index("rid")
+    rules = _rules(df, sensitive, conf)
+    assert meta["strong_rules"] == len(rules)
+
+    # Every record is published once (SAC~ or AT) or deleted.
+    sac_ids, at_ids = sac["rid"].astype(int).tolist(), at["rid"].astype(int).tolist()
+    assert len(set(sac_ids)) == len(sac_ids) and not set(sac_ids) & set(at_ids)
+    assert len(sac_ids) + len(at_ids) + meta["deleted"] == len(df) == rel.metadata["rows_in"]
+    assert rel.metadata["rows_out"] == len(sac_ids) + len(at_ids)
+    assert at_ids == sorted(at_ids)
+
+    # Clusters are the connected components of the attributes linked by strong rules.
+    clusters = meta["clusters"]
+    cluster_of = {a: k for k, c in enumerate(clusters) for a in c}
+    assert sorted(cluster_of) == sorted(sensitive)
+    assert all(cluster_of[a] == cluster_of[b] for a, _, b, _, _, _ in rules)
+
+    # SAC~: groups of l records with pairwise distinct values on every sensitive attribute,
+    # each cluster's value vectors a permutation of the records' own.
+    for _, group in sac.groupby("group"):
+        assert len(group) == ell
+        for s in sensitive:
+            assert group[s].nunique() == ell
+        truth = original.loc[group["rid"].astype(int)]
+        for cluster in clusters:
+            assert Counter(map(tuple, group[cluster].values.tolist())) == Counter(
+                map(tuple, truth[cluster].values.tolist())
+            )
+
+    # SIDs: at least l distinct values; AT l-diverse (Def. 2): each published SID holds the
+    # record's value, once, and absorbs one occurrence of each member value.
+    members = idt.groupby("sid")["value"].apply(list).to_dict()
+    for values in members.values():
+        assert len(values) == len(set(values)) >= ell
+    truth = original.loc[at_ids]
+    for s in sensitive:
+        sids = at[s].tolist()
+        assert sum(v == "*" for v in sids) == meta["suppressed"][s]
+        for sid, value in zip(sids, truth[s], strict=True):
+            assert sid == "*" or value in members[sid]
+        used = Counter(v for v in sids if v != "*")
+        assert used == {k: len(v) for k, v in members.items() if k.rsplit("#", 1)[0] == s}
+
+    # No AT record contains a whole strong rule (Algorithm 7).
+    for _, row in truth.iterrows():
+        assert not any(row[a] == x and row[b] == y for a, x, b, y, _, _ in rules)
+
+    # Lemma 22: without deletion or suppression, every rule's confidence is read back.
+    if meta["deleted"] == 0 and not any(meta["suppressed"].values()):
+        for a, x, b, y, sx, sxy in rules:
+            both = int(((sac[a] == x) & (sac[b] == y)).sum())
+            support = int((sac[a] == x).sum()) + int(
+                ((idt["attribute"] == a) & (idt["value"] == x)).sum()
+            )
+            assert (both, support) == (sxy, sx)
+
+
+@SETTINGS
+@given(sensitive_tables(), st.integers(2, 4), st.integers(0, 2**32 - 1))
+def test_original_and_improved_rating_publish_the_same(df, ell, seed):
+    improved = rating(df, _schema(df), l=ell, rng=seed)
+    original = rating(df, _schema(df), l=ell, improved=False, rng=seed)
+    for name in ("sac", "at", "idt"):
+        pd.testing.assert_frame_equal(improved.tables[name], original.tables[name])
+    assert improved.metadata["multisa"] == original.metadata["multisa"]
+    assert (improved.metadata["method"], original.metadata["method"]) == (
+        "improved_rating",
+        "rating",
+    )
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=30), st.integers(2, 6))
+def test_create_sids(sizes, ell):
+    sids = create_sids(sizes, ell)
+    slow = create_sids(sizes, ell, improved=False)
+    for field in ("sid", "bucket", "suppressed"):
+        assert getattr(sids, field).tolist() == getattr(slow, field).tolist()
+    assert sids.n_sids == slow.n_sids
+    for s in range(sids.n_sids):
+        held = sids.bucket[sids.sid == s]
+        assert len(held) == len(set(held.tolist())) >= ell
+    taken = np.bincount(sids.bucket, minlength=len(sizes))
+    assert (taken + sids.suppressed).tolist() == sizes
+    # Before the residual step every SID has exactly l values: at most n // l SIDs.
+    assert sids.n_sids <= sum(sizes) // ell
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=25), st.data())
+def test_heuristic_resort_is_a_stable_sort(sizes, data):
+    before = sorted(sizes, reverse=True)
+    need = data.draw(st.integers(0, len(before)))
+    after = np.array(before)
+    after[:need] -= 1
+    assert heuristic_resort(after, need).tolist() == np.argsort(-after, kind="stable").tolist()
+
+
+def first_fit(codes: np.ndarray, sac: np.ndarray, ell: int) -> tuple[list, list]:
+    """Algorithm 11 read literally: scan SAC, then IR, from the front for every pick."""
+    rows = np.asarray(codes).tolist()
+    sac_list = [i for i, s in enumerate(sac.tolist()) if s]
+    ir_list = [i for i, s in enumerate(sac.tolist()) if not s]
+    groups, deleted = [], []
+    while sac_list:
+        group, borrowed = [sac_list.pop(0)], []
+        while len(group) < ell:
+
+            def compatible(r, group=group):
+                return all(rows[r][j] != rows[g][j] for g in group for j in range(len(rows[r])))
+
+            pick = next((r for r in sac_list if compatible(r)), None)
+            if pick is not None:
+                sac_list.remove(pick)
+            else:
+                pick = next((r for r in ir_list if compatible(r)), None)
+                if pick is None:
+                    break
+                ir_list.remove(pick)
+                borrowed.append(pick)
+            group.append(pick)
+        if len(group) == ell:
+            groups.append(group)
+        else:
+            deleted += [r for r in group if r not in borrowed]
+            ir_list = sorted(ir_list + borrowed)
+    return groups, sorted(deleted)
+
+
+@st.composite
+def code_tables(draw):
+    n = draw(st.integers(1, 70))
+    d = draw(st.integers(1, 4))
+    cards = draw(st.lists(st.integers(1, 6), min_size=d, max_size=d))
+    codes = np.column_stack(
+        [draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)) for k in cards]
+    )
+    sac = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    return codes, sac
+
+
+@pytest.mark.parametrize("window", [0, 1, grouping_module._WINDOW])
+@SETTINGS
+@given(code_tables(), st.integers(2, 5))
+def test_grouping_is_literal_first_fit(window, table, ell):
+    codes, sac = table
+    original = grouping_module._WINDOW
+    grouping_module._WINDOW = window  # 0: every pick goes through the trie
+    try:
+        got = group_records(codes, sac, ell)
+    finally:
+        grouping_module._WINDOW = original
+    groups, deleted = first_fit(codes, sac, ell)
+    assert got.groups.tolist() == groups
+    assert got.deleted.tolist() == deleted
+
+
+@SETTINGS
+@given(st.integers(1, 7), st.data())
+def test_clusters_are_connected_components(d, data):
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, d - 1), st.integers(0, d - 1)), max_size=8))
+    linked = np.array([p for p in pairs if p[0] != p[1]], dtype=np.int64).reshape(-1, 2)
+    clusters = cluster_attributes(d, linked)
+    graph = coo_matrix((np.ones(len(linked)), (linked[:, 0], linked[:, 1])), shape=(d, d))
+    _, labels = connected_components(graph, directed=False)
+    expected = [[int(j) for j in np.flatnonzero(labels == labels[first])] for first in range(d)]
+    expected = sorted({tuple(c) for c in expected})
+    assert clusters == [list(c) for c in expected]
