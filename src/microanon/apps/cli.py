@@ -250,119 +250,68 @@ def reproduce() -> None:
     """Reproduce the experiments of the source papers (report.html + results.json)."""
 
 
-@reproduce.command("randomization")
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory for report.html and results.json (written atomically).",
-)
-@click.option(
-    "--quick", is_flag=True, help="Reduced grid (R = 1, fewer l and sizes): under a minute."
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=None,
-    help="Seed for reproducible research (default: OS entropy); never written to the output.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
-@_friendly_errors
-def reproduce_randomization(out: Path, quick: bool, seed: int | None, overwrite: bool) -> None:
-    """Guo, Ying & Wu's randomized-response experiments E0.1-E0.7 on UCI Adult."""
-    from .experiments import run_randomization
+def _reproduction(name: str, quick_help: str, doc: str, runner: str) -> None:
+    """Register ``microanon reproduce NAME`` running ``experiments.RUNNER``."""
 
-    path, results = run_randomization(
-        out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
+    @reproduce.command(name, help=doc)
+    @click.option(
+        "--out",
+        required=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Directory for report.html and results.json (written atomically).",
     )
-    checks = results["checks"]
-    for c in checks:
-        if c["kind"] == "issue":
-            verdict = "PASS" if c["passed"] else "FAIL"
-            click.echo(f"{verdict}  {c['experiment']} {c['variant']}: {c['claim']}: {c['detail']}")
-    passed = sum(c["passed"] for c in checks)
-    click.echo(
-        f"{passed} of {len(checks)} checks pass; {results['meta']['runtime_seconds']:.1f} s; "
-        f"wrote {path}/ (report.html, results.json)"
+    @click.option("--quick", is_flag=True, help=quick_help)
+    @click.option(
+        "--seed",
+        type=int,
+        default=None,
+        help="Seed for reproducible research (default: OS entropy); never written to the output.",
     )
+    @click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
+    @_friendly_errors
+    def command(out: Path, quick: bool, seed: int | None, overwrite: bool) -> None:
+        from . import experiments
+
+        path, results = getattr(experiments, runner)(
+            out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
+        )
+        checks = results["checks"]
+        for c in checks:
+            if c["kind"] == "issue":
+                verdict = "PASS" if c["passed"] else "FAIL"
+                what = " ".join(str(c[k]) for k in ("experiment", "variant") if c.get(k))
+                click.echo(f"{verdict}  {what}: {c['claim']}: {c['detail']}")
+        findings = [c for c in checks if c["kind"] == "paper"]
+        summary = f"{sum(c['passed'] for c in checks)} of {len(checks)} checks pass"
+        if findings:
+            summary += (
+                f"; the paper's findings hold in {sum(c['passed'] for c in findings)} of "
+                f"{len(findings)} tests (see report.html)"
+            )
+        click.echo(
+            f"{summary}; {results['meta']['runtime_seconds']:.1f} s; "
+            f"wrote {path}/ (report.html, results.json)"
+        )
 
 
-@reproduce.command("distribution")
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory for report.html and results.json (written atomically).",
+_reproduction(
+    "randomization",
+    "Reduced grid (R = 1, fewer l and sizes): under a minute.",
+    "Guo, Ying & Wu's randomized-response experiments E0.1-E0.7 on UCI Adult.",
+    "run_randomization",
 )
-@click.option(
-    "--quick",
-    is_flag=True,
-    help="Reduced grid (smaller synthetic data, fewer widths and targets): seconds.",
+_reproduction(
+    "distribution",
+    "Reduced grid (smaller synthetic data, fewer widths and targets): seconds.",
+    "Koudas et al.'s distribution-based anonymization experiments E4.1-E4.12.",
+    "run_distribution",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=None,
-    help="Seed for reproducible research (default: OS entropy); never written to the output.",
+_reproduction(
+    "multisa",
+    "Reduced grid (4 sensitive attributes, l = 2, 3): seconds.",
+    "Yi & Shi's multiple-sensitive-attribute experiments E2.1-E2.8 on UCI Adult.",
+    "run_multisa",
 )
-@click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
-@_friendly_errors
-def reproduce_distribution(out: Path, quick: bool, seed: int | None, overwrite: bool) -> None:
-    """Koudas et al.'s distribution-based anonymization experiments E4.1-E4.12."""
-    from .experiments.distribution import run_distribution
-
-    path, results = run_distribution(
-        out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
-    )
-    checks = results["checks"]
-    for c in checks:
-        if c["kind"] == "issue":
-            verdict = "PASS" if c["passed"] else "FAIL"
-            click.echo(f"{verdict}  {c['experiment']}: {c['claim']}: {c['detail']}")
-    findings = [c for c in checks if c["kind"] == "paper"]
-    agree = sum(c["passed"] for c in findings)
-    click.echo(
-        f"the paper's findings hold in {agree} of {len(findings)} tests (see report.html); "
-        f"{results['meta']['runtime_seconds']:.1f} s; wrote {path}/ (report.html, results.json)"
-    )
-
-
-@reproduce.command("multisa")
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory for report.html and results.json (written atomically).",
-)
-@click.option(
-    "--quick", is_flag=True, help="Reduced grid (4 sensitive attributes, l = 2, 3): seconds."
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=None,
-    help="Seed for reproducible research (default: OS entropy); never written to the output.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
-@_friendly_errors
-def reproduce_multisa(out: Path, quick: bool, seed: int | None, overwrite: bool) -> None:
-    """Yi & Shi's multiple-sensitive-attribute experiments E2.1-E2.8 on UCI Adult."""
-    from .experiments.multisa import run_multisa
-
-    path, results = run_multisa(
-        out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
-    )
-    checks = results["checks"]
-    for c in checks:
-        if c["kind"] == "issue":
-            verdict = "PASS" if c["passed"] else "FAIL"
-            click.echo(f"{verdict}  {c['experiment']}: {c['claim']}: {c['detail']}")
-    findings = [c for c in checks if c["kind"] == "paper"]
-    agree = sum(c["passed"] for c in findings)
-    click.echo(
-        f"the paper's findings hold in {agree} of {len(findings)} tests (see report.html); "
-        f"{results['meta']['runtime_seconds']:.1f} s; wrote {path}/ (report.html, results.json)"
-    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,14 +28,11 @@ was given — never the seed —, microanon's version).
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 from ...core.random import RandomLike, make_rng
@@ -44,6 +41,7 @@ from ._dist_checks import run_checks
 from ._dist_experiments import FULL, QUICK, Plan, Runner
 from ._dist_measure import split_denominator
 from ._dist_report import build_report
+from ._outputs import RNG_POLICY, json_plain, write_results
 
 __all__ = ["STEPS", "run_distribution"]
 
@@ -59,27 +57,6 @@ STEPS = {
     "e411": ("E4.11",),
     "e412": ("E4.12",),
 }
-
-_RNG_POLICY = (
-    "one numpy Generator for the whole run (synthetic data, record removal, queries, release "
-    "permutations), used in a fixed order: from --seed when given (reproducible research), "
-    "otherwise from operating-system entropy; the seed is never recorded"
-)
-
-
-def _plain(obj: Any) -> Any:
-    """JSON types: numpy scalars to Python, non-finite floats to null."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def run_distribution(
@@ -134,15 +111,12 @@ def run_distribution(
                 produced = getattr(runner, method)()
                 results.update(produced if len(experiments) > 1 else {experiments[0]: produced})
                 bar.update()
-        results = _plain(results)
+        results = json_plain(results)
         results["checks"] = run_checks(results, list(plan.widths), plan.focus_width)
         results["meta"] = _meta(plan, runner.sizes(), seed_given, time.perf_counter() - started)
-        results = _plain(results)
+        results = json_plain(results)
         build_report(results, plan).write(tmp / "report.html")
-        (tmp / "results.json").write_text(
-            json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
+        write_results(tmp, results)
     return Path(out), results
 
 
@@ -154,7 +128,7 @@ def _meta(plan: Plan, rows: dict[str, int], seed_given: bool, seconds: float) ->
         "runtime_seconds": round(seconds, 2),
         "quick": plan.quick,
         "cpus": os.cpu_count(),
-        "rng": _RNG_POLICY,
+        "rng": RNG_POLICY,
         "seed_given": seed_given,
         "plan": plan.describe(),
         "data_sets": rows,

@@ -28,14 +28,11 @@ policy — never the seed —, microanon's version).
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 from ...core.random import RandomLike, make_rng
@@ -44,6 +41,7 @@ from ._msa_checks import run_checks
 from ._msa_experiments import Runner
 from ._msa_report import build_report
 from ._msa_setup import FULL, QUASI, QUICK, SA_SETS, Plan, load_data
+from ._outputs import RNG_POLICY, json_plain, write_results
 
 __all__ = ["EXPERIMENTS", "run_multisa"]
 
@@ -58,27 +56,6 @@ EXPERIMENTS = {
     "E2.7": "e27",
     "E2.8": "e28",
 }
-
-_RNG_POLICY = (
-    "one numpy Generator for the whole run, used in a fixed order (subsets, permutations, SID "
-    "assignments): from --seed when given (reproducible research), otherwise from "
-    "operating-system entropy; the seed is never recorded"
-)
-
-
-def _plain(obj: Any) -> Any:
-    """JSON types: numpy scalars to Python, non-finite floats to null."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def run_multisa(
@@ -130,13 +107,10 @@ def run_multisa(
                 results[exp] = getattr(runner, method)()
                 bar.update()
         results["meta"] = _meta(plan, len(data), time.perf_counter() - started)
-        results = _plain(results)
+        results = json_plain(results)
         results["checks"] = run_checks(results)
         build_report(results, plan).write(tmp / "report.html")
-        (tmp / "results.json").write_text(
-            json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
+        write_results(tmp, results)
     return Path(out), results
 
 
@@ -152,7 +126,7 @@ def _meta(plan: Plan, records: int, seconds: float) -> dict[str, Any]:
         "unknown native_country kept as '?'",
         "quasi": list(QUASI),
         "sensitive_sets": {k: list(v) for k, v in SA_SETS.items()},
-        "rng": _RNG_POLICY,
+        "rng": RNG_POLICY,
         "plan": plan.describe(),
         "methods": {
             "mixed": "mixed_model(l, min_confidence, allow_suppression=True)",

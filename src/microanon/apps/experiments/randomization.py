@@ -26,18 +26,16 @@ plan, the microanon version; never a seed).
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 from ...core.random import RandomLike, make_rng
 from ...core.release import atomic_directory
+from ._outputs import RNG_POLICY, json_plain, write_results
 from ._rr_checks import run_checks
 from ._rr_experiments import VariantRun
 from ._rr_report import build_report
@@ -55,27 +53,6 @@ EXPERIMENTS = {
     "E0.6": "e06",
     "E0.7": "e07",
 }
-
-_RNG_POLICY = (
-    "one numpy Generator for the whole run, used in a fixed order: from --seed when given "
-    "(reproducible research), otherwise from operating-system entropy; the seed is never "
-    "recorded"
-)
-
-
-def _plain(obj: Any) -> Any:
-    """JSON types: numpy scalars to Python, non-finite floats to null."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def run_randomization(
@@ -132,12 +109,9 @@ def run_randomization(
                     bar.update()
         results["checks"] = run_checks(results)
         results["meta"] = _meta(plan, rows, time.perf_counter() - started)
-        results = _plain(results)
+        results = json_plain(results)
         build_report(results, plan).write(tmp / "report.html")
-        (tmp / "results.json").write_text(
-            json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
+        write_results(tmp, results)
     return Path(out), results
 
 
@@ -149,7 +123,7 @@ def _meta(plan: Any, rows: dict[str, int], seconds: float) -> dict[str, Any]:
         "runtime_seconds": round(seconds, 2),
         "quick": plan.quick,
         "replications": plan.replications,
-        "rng": _RNG_POLICY,
+        "rng": RNG_POLICY,
         "plan": plan.describe(),
         "variants": {k: {"split": VARIANTS[k], "rows": n} for k, n in rows.items()},
         "settings": {

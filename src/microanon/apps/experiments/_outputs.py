@@ -1,0 +1,43 @@
+"""What every reproduction writes besides its report: ``results.json`` in plain JSON types, and
+the randomness policy it records."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["RNG_POLICY", "json_plain", "write_results"]
+
+#: How a reproduction uses randomness (recorded in ``results.json``; never the seed itself).
+RNG_POLICY = (
+    "one numpy Generator for the whole run, used in a fixed order: from --seed when given "
+    "(reproducible research), otherwise from operating-system entropy; the seed is never "
+    "recorded"
+)
+
+
+def json_plain(obj: Any) -> Any:
+    """JSON types: numpy scalars and arrays to Python, non-finite floats to null."""
+    if isinstance(obj, dict):
+        return {str(k): json_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def write_results(directory: Path, results: dict[str, Any]) -> None:
+    """Write ``directory/results.json`` (already plain; NaN refused)."""
+    (directory / "results.json").write_text(
+        json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
