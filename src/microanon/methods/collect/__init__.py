@@ -1,0 +1,62 @@
+"""Privacy-preserving data collection: respondent-side generalization (GTR) (papers.md §2).
+
+Respondents submit generalized tuples one at a time; each computes, from the tuples collected so
+far, the least-loss generalization that keeps the distribution attack's estimate of their
+sensitive value uncertain enough (``Pv ≥ τ``), or abstains.
+
+* :class:`Survey` — the attributes and their taxonomies (leaf weights, codes, loss);
+  :class:`Taxonomy` — one attribute's tables.
+* :class:`CollectedSet` — the collected multiset as incremental tuple–count pairs, with the index
+  and bit-packed encodings (:meth:`CollectedSet.to_bytes`).
+* :func:`gtr` — the respondent's algorithm (exact or greedy), returning a :class:`Submission` or
+  None.
+* The distribution attack: :func:`attack`, :func:`pv`, :func:`anonymous_group`, :func:`phi_qi`,
+  :func:`phi_sa`, :func:`margins`, :func:`sa_coefficients`, :func:`phi_bounds`,
+  :func:`can_protect` (Corollary 1) and :func:`protects` (Definition 1, exactly).
+"""
+
+from .attack import (
+    AttackEstimate,
+    anonymous_group,
+    as_tau,
+    attack,
+    can_protect,
+    margins,
+    phi_bounds,
+    phi_qi,
+    phi_sa,
+    protects,
+    pv,
+    sa_coefficients,
+)
+from .compress import ENCODINGS, CollectedSet, decode_index, encode_index, pack_bits, unpack_bits
+from .gtr import EXACT_LIMIT, GTR_MODES, Submission, gtr
+from .taxonomy import LOSS_VARIANTS, Survey, Taxonomy
+
+__all__ = [
+    "ENCODINGS",
+    "EXACT_LIMIT",
+    "GTR_MODES",
+    "LOSS_VARIANTS",
+    "AttackEstimate",
+    "CollectedSet",
+    "Submission",
+    "Survey",
+    "Taxonomy",
+    "anonymous_group",
+    "as_tau",
+    "attack",
+    "can_protect",
+    "decode_index",
+    "encode_index",
+    "gtr",
+    "margins",
+    "pack_bits",
+    "phi_bounds",
+    "phi_qi",
+    "phi_sa",
+    "protects",
+    "pv",
+    "sa_coefficients",
+    "unpack_bits",
+]
