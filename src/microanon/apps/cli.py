@@ -244,6 +244,140 @@ def demo(out: Path) -> None:
     click.echo(f"wrote {path}")
 
 
+# ---------------------------------------------------------------------------- collection
+@main.command()
+@click.option(
+    "--config",
+    "config",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Survey file: schema with taxonomies, tau, storage (see docs/collection.md).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="TCP port.")
+@_friendly_errors
+def serve(config: Path, host: str, port: int) -> None:
+    """Run the data-collection service of a survey (respondents submit generalized tuples)."""
+    from .server import load_service_config
+    from .server import serve as run
+
+    run(load_service_config(config), host=host, port=port)
+
+
+@main.group()
+def collect() -> None:
+    """Respondent and data-user commands of a running collection service."""
+
+
+def _respondent(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{item!r}: write ATTRIBUTE=VALUE", param_hint="VALUES")
+        out[name.strip()] = value.strip()
+    return out
+
+
+@collect.command("submit")
+@click.argument("values", nargs=-1)
+@click.option("--server", required=True, help="Base URL of the service, e.g. http://host:8000.")
+@click.option(
+    "--csv",
+    "csv_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Submit every row of this CSV (one respondent per row, one column per attribute).",
+)
+@click.option("--mode", type=click.Choice(["exact", "greedy"]), default=None, help="GTR mode.")
+@click.option("--id", "submission_id", default=None, help="Submission id (default: a new UUID).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per respondent.")
+@_friendly_errors
+def collect_submit(
+    values: tuple[str, ...],
+    server: str,
+    csv_file: Path | None,
+    mode: str | None,
+    submission_id: str | None,
+    as_json: bool,
+) -> None:
+    """Generalize your tuple locally (GTR) and submit it; VALUES are ATTRIBUTE=VALUE pairs.
+
+    Only the generalization is sent; when nothing can protect you, nothing is sent.
+    """
+    from .io import read_table
+    from .server import CollectionClient
+
+    if bool(values) == bool(csv_file):
+        raise click.UsageError("give either ATTRIBUTE=VALUE pairs or --csv FILE")
+    if csv_file is not None:
+        if submission_id:
+            raise click.UsageError("--id applies to one respondent, not to --csv")
+        respondents = read_table(csv_file).to_dict("records")
+    else:
+        respondents = [_respondent(values)]
+    with CollectionClient(server) as client:
+        attrs = client.survey.attributes
+        rows = tqdm_if(respondents, sys.stderr.isatty() and len(respondents) > 1)
+        for o in rows:
+            o = {a: o[a] for a in attrs} if all(a in o for a in attrs) else o
+            r = client.submit(o, mode=mode, submission_id=submission_id)
+            if as_json:
+                click.echo(
+                    json.dumps(
+                        {
+                            "status": r.status,
+                            "version": r.version,
+                            "tuple": None
+                            if r.submission is None
+                            else {k: str(v) for k, v in r.submission.as_dict().items()},
+                        }
+                    )
+                )
+            elif r.submission is None:
+                click.echo("abstained: no generalization of this tuple protects it; nothing sent")
+            else:
+                shown = ", ".join(f"{k}={v}" for k, v in r.submission.as_dict().items())
+                click.echo(f"{r.status} (version {r.version}): {shown}")
+
+
+def tqdm_if(items: list[Any], show: bool) -> Any:
+    """``items`` with a progress bar on stderr when ``show``."""
+    from tqdm import tqdm
+
+    return tqdm(items, desc="respondents", disable=not show)
+
+
+@collect.command("export")
+@click.option("--server", required=True, help="Base URL of the service.")
+@click.option(
+    "--token-env",
+    default="MICROANON_EXPORT_TOKEN",
+    show_default=True,
+    help="Environment variable holding the export token.",
+)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@_friendly_errors
+def collect_export(server: str, token_env: str, out: Path) -> None:
+    """Download the collected multiset (labels and counts) as CSV, for the data user."""
+    import os
+
+    from .server import CollectionClient
+
+    token = os.environ.get(token_env)
+    if not token:
+        raise click.UsageError(f"set the export token in ${token_env}")
+    if out.exists():
+        raise click.ClickException(f"{out} already exists")
+    with CollectionClient(server) as client:
+        frame = client.export(token)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out, index=False)
+    click.echo(
+        f"wrote {len(frame):,} distinct tuples ({int(frame['count'].sum()):,} in all) to {out}"
+    )
+
+
 # ---------------------------------------------------------------------------- reproduce
 @main.group()
 def reproduce() -> None:

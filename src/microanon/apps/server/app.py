@@ -1,0 +1,368 @@
+"""The collection service (client–server–user model, papers.md §2.1) as an ASGI application.
+
+Endpoints (JSON unless stated):
+
+``GET /survey``
+    The survey definition: attributes, taxonomies with leaf weights, τ (exact, ``"3/10"``), the
+    loss and the clients' default mode, and the current ``version``.
+``GET /collected[?since=V][&encoding=bits|index]``
+    The collected set as compressed tuple–count pairs (``application/octet-stream``, see
+    :meth:`~microanon.methods.collect.CollectedSet.to_bytes`); with ``since=V`` only the tuples
+    accepted after version ``V``. The header ``X-Collected-Version`` and the bytes carry the
+    version of the snapshot.
+``POST /submissions``
+    ``{"id": ..., "version": V, "tuple": {attribute: value, ...}}``: one generalized tuple, computed
+    by the respondent against version ``V``. 201 when accepted (the answer holds its version),
+    200 when this id was accepted before with the same tuple (a retry), 409 when the set changed
+    since ``V`` (fetch it and recompute: the guarantee holds at acceptance time), 422 for a tuple
+    that does not fit the taxonomies or an id reused for another tuple, 400 for malformed bodies,
+    413 for oversized ones. Nothing is stored unless the answer is 201.
+``GET /export[?format=csv|json]``
+    The collected multiset for the data user (``Authorization: Bearer <token>``; 401 without,
+    403 with a wrong token).
+``GET /health``
+    ``{"status": "ok", "version": V}``.
+
+The server never receives an original tuple: clients compute GTR locally and send its output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import io
+import json
+import re
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ...core.errors import MicroanonError
+from ...methods.collect import ENCODINGS, CollectedSet
+from .config import ServiceConfig
+from .store import Accepted, Store, open_store
+
+__all__ = ["CollectionService", "create_app", "survey_fingerprint"]
+
+#: Submission ids: 8–128 characters of letters, digits, '-' and '_' (a UUID fits).
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
+_SUBMISSION_KEYS = {"id", "version", "tuple"}
+
+
+class HTTPError(Exception):
+    """An error answer: status code and message."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+
+def survey_fingerprint(config: ServiceConfig) -> str:
+    """SHA-256 of the survey definition and τ (a storage serves one survey only)."""
+    doc = {**config.survey.to_dict(), "tau": str(config.tau)}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class CollectionService:
+    """The server's state: the durable log, and the collected set rebuilt from it in memory.
+
+    Parameters
+    ----------
+    config : ServiceConfig
+    store : Store, optional
+        Opened from ``config.storage`` when not given.
+    """
+
+    def __init__(self, config: ServiceConfig, store: Store | None = None) -> None:
+        self.config = config
+        self.survey = config.survey
+        self.store = (
+            store if store is not None else open_store(config.storage, survey_fingerprint(config))
+        )
+        self.collected = CollectedSet(self.survey)
+        self._log = np.zeros((1024, self.survey.n_attributes), dtype=np.int64)
+        self._n = 0
+        self.lock = asyncio.Lock()  # one submission at a time in this process
+        self._state = threading.Lock()  # the in-memory set, shared with the thread pool
+        self._cache: dict[tuple[int, str], bytes] = {}
+        self._sync_now()
+
+    @property
+    def version(self) -> int:
+        """Number of accepted submissions known to this process."""
+        return self._n
+
+    @property
+    def log(self) -> np.ndarray:
+        """Codes of the accepted submissions, in acceptance order (a read-only view)."""
+        view = self._log[: self._n]
+        view.flags.writeable = False
+        return view
+
+    def _record(self, codes: np.ndarray) -> None:
+        """Append accepted tuples to the in-memory set and log (capacity doubles)."""
+        need = self._n + len(codes)
+        if need > len(self._log):
+            grown = np.zeros((max(need, 2 * len(self._log)), self._log.shape[1]), np.int64)
+            grown[: self._n] = self._log[: self._n]
+            self._log = grown
+        self._log[self._n : need] = codes
+        self._n = need
+        if len(codes) == 1:
+            self.collected.add_codes(codes[0])
+        else:
+            self.collected.extend_codes(codes)
+        self.collected.version = self._n
+
+    def _sync_now(self) -> None:
+        """Load what was accepted since our last look (by us, other processes, earlier runs)."""
+        with self._state:
+            self._load()
+
+    def _load(self) -> None:
+        rows = self.store.since(self.version)
+        if not rows:
+            return
+        codes = np.array([c for _, c in rows], dtype=np.int64)
+        if rows[0][0] != self.version + 1 or rows[-1][0] != self.version + len(rows):
+            raise MicroanonError(f"storage {self.store.url}: the log has gaps")
+        self._record(codes)
+
+    async def sync(self) -> None:
+        """:meth:`_sync_now` off the event loop."""
+        await run_in_threadpool(self._sync_now)
+
+    def snapshot(self, since: int, encoding: str) -> tuple[int, bytes]:
+        """Sync, then the collected set (``since=0``) or the tuples accepted after ``since``.
+
+        Returns the version of the snapshot and its bytes.
+        """
+        with self._state:
+            self._load()
+            if since > self.version:
+                raise HTTPError(
+                    409, f"since={since} is ahead of the collected set", version=self.version
+                )
+            return self.version, self._snapshot(since, encoding)
+
+    def _snapshot(self, since: int, encoding: str) -> bytes:
+        key = (self.version, encoding)
+        if since == 0 and key in self._cache:
+            return self._cache[key]
+        part = CollectedSet(self.survey)
+        if since < self.version:
+            part.extend_codes(self.log[since:])
+        part.version = self.version
+        data = part.to_bytes(encoding)
+        if since == 0:
+            self._cache = {key: data}
+        return data
+
+    async def submit(
+        self, submission_id: str, codes: np.ndarray, based_on: int
+    ) -> tuple[int, dict]:
+        """Store one submission; returns the HTTP status and the answer."""
+        async with self.lock:
+            result = await run_in_threadpool(self._append, submission_id, codes, based_on)
+        if result.status == "accepted":
+            return 201, {"status": "accepted", "id": submission_id, "version": result.version}
+        if result.status == "duplicate":
+            return 200, {"status": "duplicate", "id": submission_id, "version": result.version}
+        if result.status == "id_reused":
+            raise HTTPError(
+                422,
+                f"submission id {submission_id!r} was already used for another tuple; "
+                "each respondent submits once, with a new id",
+            )
+        raise HTTPError(
+            409,
+            f"the collected set changed since version {based_on} (now {result.version}); "
+            "fetch it and recompute the generalization",
+            version=result.version,
+        )
+
+    def _append(self, submission_id: str, codes: np.ndarray, based_on: int) -> Accepted:
+        """The store decides (one transaction); then the in-memory set follows it."""
+        result = self.store.append(submission_id, codes.tolist(), based_on)
+        with self._state:
+            if result.status == "accepted" and result.version == self.version + 1:
+                self._record(codes[None, :])
+            else:
+                self._load()
+        return result
+
+    def export(self) -> tuple[int, Any, list[tuple[tuple[Any, ...], int]]]:
+        """Sync, then the version, the multiset as a DataFrame (labels, ``count``) and as pairs."""
+        with self._state:
+            self._load()
+            return self.version, self.collected.to_frame(), self.collected.pairs()
+
+
+# ------------------------------------------------------------------------------ request parsing
+async def _read_json(request: Request, limit: int) -> Any:
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            if int(declared) > limit:
+                raise HTTPError(413, f"request body larger than {limit} bytes")
+        except ValueError:
+            raise HTTPError(400, "invalid Content-Length header") from None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HTTPError(413, f"request body larger than {limit} bytes")
+    try:
+        return json.loads(bytes(body))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise HTTPError(400, f"the body is not valid JSON: {exc}") from None
+
+
+def _parse_submission(doc: Any, service: CollectionService) -> tuple[str, int, np.ndarray]:
+    if not isinstance(doc, dict):
+        raise HTTPError(400, "the body must be a JSON object with 'id', 'version' and 'tuple'")
+    missing = sorted(_SUBMISSION_KEYS - set(doc))
+    extra = sorted(set(doc) - _SUBMISSION_KEYS)
+    if missing or extra:
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"unknown {', '.join(extra)}"] if extra else []
+        )
+        raise HTTPError(400, f"submission: {'; '.join(parts)}; expected id, version, tuple")
+    sid, version, values = doc["id"], doc["version"], doc["tuple"]
+    if not isinstance(sid, str) or not ID_PATTERN.match(sid):
+        raise HTTPError(400, "id: 8-128 characters of letters, digits, '-' or '_' (e.g. a UUID)")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise HTTPError(400, f"version: a non-negative integer, got {version!r}")
+    if not isinstance(values, (dict, list)):
+        raise HTTPError(400, "tuple: an object {attribute: value} or a list of values")
+    scalar = (str, int, float)
+    items = values.values() if isinstance(values, dict) else values
+    if any(isinstance(v, bool) or not isinstance(v, scalar) for v in items):
+        raise HTTPError(422, "tuple: every value must be a string or a number")
+    try:
+        codes = service.survey.encode(values, "submitted tuple")
+    except MicroanonError as exc:
+        raise HTTPError(422, str(exc)) from None
+    return sid, version, codes
+
+
+def _check_token(request: Request, token: str) -> None:
+    auth = request.headers.get("authorization", "")
+    scheme, _, given = auth.partition(" ")
+    if scheme.lower() != "bearer" or not given:
+        raise HTTPError(401, "export needs 'Authorization: Bearer <token>'")
+    if not hmac.compare_digest(given.strip().encode(), token.encode()):
+        raise HTTPError(403, "wrong export token")
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise HTTPError(400, f"{name}: an integer, got {raw!r}") from None
+    if value < 0:
+        raise HTTPError(400, f"{name}: must not be negative")
+    return value
+
+
+# ------------------------------------------------------------------------------ application
+def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
+    """The ASGI application of a collection service (run it with uvicorn).
+
+    The storage is opened here, so a bad URL or another survey's storage fails before serving.
+    """
+    service = CollectionService(config, store)
+
+    def _errors(handler: Any) -> Any:
+        async def wrapped(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except HTTPError as exc:
+                return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status)
+
+        return wrapped
+
+    @_errors
+    async def survey(request: Request) -> Response:
+        await service.sync()
+        return JSONResponse({**config.definition(), "version": service.version})
+
+    @_errors
+    async def collected(request: Request) -> Response:
+        since = _int_param(request, "since", 0)
+        encoding = request.query_params.get("encoding", "bits")
+        if encoding not in ENCODINGS:
+            raise HTTPError(400, f"encoding: one of {', '.join(ENCODINGS)}")
+        version, data = await run_in_threadpool(service.snapshot, since, encoding)
+        return Response(
+            data,
+            media_type="application/octet-stream",
+            headers={"X-Collected-Version": str(version)},
+        )
+
+    @_errors
+    async def submissions(request: Request) -> Response:
+        doc = await _read_json(request, config.max_body_bytes)
+        sid, version, codes = _parse_submission(doc, service)
+        status, answer = await service.submit(sid, codes, version)
+        return JSONResponse(answer, status_code=status)
+
+    @_errors
+    async def export(request: Request) -> Response:
+        _check_token(request, config.export_token)
+        fmt = request.query_params.get("format", "csv")
+        if fmt not in ("csv", "json"):
+            raise HTTPError(400, "format: csv or json")
+        version, frame, pairs = await run_in_threadpool(service.export)
+        headers = {"X-Collected-Version": str(version)}
+        if fmt == "json":
+            attrs = service.survey.attributes
+            body = {
+                "version": version,
+                "attributes": attrs,
+                "pairs": [
+                    {"tuple": dict(zip(attrs, labels, strict=True)), "count": n}
+                    for labels, n in pairs
+                ],
+            }
+            return JSONResponse(json.loads(json.dumps(body, default=str)), headers=headers)
+        buf = io.StringIO()
+        frame.to_csv(buf, index=False)
+        return Response(buf.getvalue(), media_type="text/csv", headers=headers)
+
+    @_errors
+    async def health(request: Request) -> Response:
+        await service.sync()
+        return JSONResponse({"status": "ok", "version": service.version})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            service.store.close()
+
+    app = Starlette(
+        routes=[
+            Route("/survey", survey, methods=["GET"]),
+            Route("/collected", collected, methods=["GET"]),
+            Route("/submissions", submissions, methods=["POST"]),
+            Route("/export", export, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    return app

@@ -1,0 +1,235 @@
+"""The survey file of a data collection (``microanon serve --config survey.yaml``).
+
+Paths are relative to the file::
+
+    schema:                         # quasi-identifiers in tuple order, one sensitive attribute
+      age:        {role: quasi, hierarchy: hierarchies/age.csv}
+      zip:        {role: quasi, hierarchy: {builder: nested, tree: {"*": {...}}}}
+      disease:    {role: sensitive, hierarchy: hierarchies/disease.csv}
+    weights:                        # optional leaf weights l(·) the adversary knows (default 1)
+      disease: {Flu: 3, Cold: 1, ...}
+    tau: 0.3                        # privacy threshold τ in (0, 1]; read as a decimal
+    loss: paper                     # value loss: paper | normalized
+    mode: exact                     # what clients run by default: exact | greedy
+    storage: collected.sqlite       # SQLite file, or a postgresql://user@host/db URL
+    export_token: env:MICROANON_EXPORT_TOKEN   # or a literal token (at least 16 characters)
+    max_body_bytes: 16384           # larger request bodies get 413
+
+Every taxonomy must be given in the file (an ARX CSV, a nested tree or label paths): the server
+has no data to build one from. ``export_token`` may be omitted; the server then makes a random
+one at start and prints it once.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ...core.errors import HierarchyError, InputError
+from ...core.hierarchy import Hierarchy
+from ...core.schema import Schema
+from ...methods.collect import GTR_MODES, LOSS_VARIANTS, Survey, as_tau
+
+__all__ = ["ServiceConfig", "load_service_config", "parse_service_config"]
+
+_KEYS = {"schema", "weights", "tau", "loss", "mode", "storage", "export_token", "max_body_bytes"}
+#: Default limit on request bodies (a submission is a few hundred bytes).
+MAX_BODY_BYTES = 16 * 1024
+_ENV_PREFIX = "env:"
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """A validated survey file.
+
+    Attributes
+    ----------
+    survey : Survey
+        Attributes, taxonomies and leaf weights.
+    tau : Fraction
+        The privacy threshold, exactly.
+    loss, mode : str
+        The value loss and the clients' default GTR subroutine.
+    storage : str
+        ``sqlite:///absolute/path`` or a ``postgresql://`` URL.
+    export_token : str
+        The data user's token for ``GET /export``.
+    token_generated : bool
+        Whether the token was made at start (it is then printed once).
+    max_body_bytes : int
+    """
+
+    survey: Survey
+    tau: Fraction
+    loss: str = "paper"
+    mode: str = "exact"
+    storage: str = "sqlite:///collected.sqlite"
+    export_token: str = ""
+    token_generated: bool = False
+    max_body_bytes: int = MAX_BODY_BYTES
+
+    def to_document(self) -> dict[str, Any]:
+        """This configuration as a survey-file document (taxonomies inline as label paths)."""
+        schema = {}
+        for tx in self.survey.taxonomies:
+            role = "sensitive" if tx.name == self.survey.sensitive else "quasi"
+            schema[tx.name] = {"role": role, "hierarchy": _plain(tx.hierarchy.to_dict())}
+        return {
+            "schema": schema,
+            "tau": f"{self.tau.numerator}/{self.tau.denominator}",
+            "loss": self.loss,
+            "mode": self.mode,
+            "storage": self.storage,
+            "export_token": self.export_token,
+            "max_body_bytes": self.max_body_bytes,
+        }
+
+    def definition(self) -> dict[str, Any]:
+        """What ``GET /survey`` answers: everything a client needs to run GTR."""
+        return {
+            **self.survey.to_dict(),
+            "tau": f"{self.tau.numerator}/{self.tau.denominator}",
+            "loss": self.loss,
+            "mode": self.mode,
+        }
+
+
+def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
+    """Read and validate a survey file (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        Unreadable or invalid YAML, unknown keys, a bad τ, loss, mode, storage, token or limit;
+        :class:`SchemaError` / :class:`HierarchyError` for the schema and the taxonomies.
+    """
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read survey file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"survey file {path} is not valid YAML: {exc}") from None
+    return parse_service_config(doc, base_dir=path.parent)
+
+
+def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = None) -> ServiceConfig:
+    """Validate a survey description already loaded as Python data."""
+    if not isinstance(doc, Mapping):
+        raise InputError("the survey file must be a mapping with at least 'schema' and 'tau'")
+    unknown = set(doc) - _KEYS
+    if unknown:
+        raise InputError(
+            f"survey file: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
+            f"known: {', '.join(sorted(_KEYS))}"
+        )
+    for key in ("schema", "tau"):
+        if key not in doc:
+            raise InputError(f"survey file: '{key}' is missing")
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    schema = Schema.from_dict(doc["schema"], base_dir=base)
+    hierarchies = {}
+    for name in [*schema.quasi, *schema.sensitive]:
+        h = schema[name].hierarchy
+        if not isinstance(h, Hierarchy):
+            raise HierarchyError(
+                f"column '{name}': a survey needs its taxonomy in the file (an ARX CSV, a nested "
+                "tree or label paths); data-dependent builders have no data here"
+            )
+        hierarchies[name] = h
+    weights = doc.get("weights") or {}
+    if not isinstance(weights, Mapping):
+        raise InputError("weights: must map attribute -> {value: weight}")
+    for name, w in weights.items():
+        if name not in hierarchies:
+            raise InputError(f"weights: {name!r} is not a quasi-identifier or the sensitive one")
+        if not isinstance(w, Mapping):
+            raise InputError(f"weights: {name!r} must map each value to its weight")
+        hierarchies[name] = hierarchies[name].with_weights(w)
+    if len(schema.sensitive) != 1:
+        raise InputError(
+            "schema: a survey needs exactly one sensitive attribute, got "
+            f"{len(schema.sensitive)} ({', '.join(schema.sensitive) or 'none'})"
+        )
+    survey = Survey(hierarchies, schema.quasi, schema.sensitive[0])
+    loss = doc.get("loss", "paper")
+    if loss not in LOSS_VARIANTS:
+        raise InputError(f"loss: must be one of {', '.join(LOSS_VARIANTS)}, got {loss!r}")
+    mode = doc.get("mode", "exact")
+    if mode not in GTR_MODES:
+        raise InputError(f"mode: must be one of {', '.join(GTR_MODES)}, got {mode!r}")
+    token, generated = _token(doc.get("export_token"))
+    limit = doc.get("max_body_bytes", MAX_BODY_BYTES)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1024:
+        raise InputError(f"max_body_bytes: must be an integer of at least 1024, got {limit!r}")
+    return ServiceConfig(
+        survey=survey,
+        tau=_tau(doc["tau"]),
+        loss=loss,
+        mode=mode,
+        storage=storage_url(doc.get("storage", "collected.sqlite"), base),
+        export_token=token,
+        token_generated=generated,
+        max_body_bytes=limit,
+    )
+
+
+def storage_url(value: Any, base: Path) -> str:
+    """``sqlite:///absolute/path`` for a file name, or the ``postgresql://`` URL as given."""
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"storage: must be a file name or a postgresql:// URL, got {value!r}")
+    value = value.strip()
+    if value.startswith(("postgresql://", "postgres://")):
+        return value
+    if "://" in value and not value.startswith("sqlite:///"):
+        raise InputError(
+            f"storage: unsupported URL {value!r}; use a SQLite file name or a postgresql:// URL"
+        )
+    file = Path(value.removeprefix("sqlite:///"))
+    if not file.is_absolute():
+        file = base / file
+    return f"sqlite:///{file.resolve()}"
+
+
+def _tau(value: Any) -> Fraction:
+    """τ from a number or a fraction written as text (``"3/10"``)."""
+    if isinstance(value, str):
+        try:
+            value = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise InputError(
+                f"tau: a number in (0, 1] or a fraction like 3/10, got {value!r}"
+            ) from None
+    return as_tau(value)
+
+
+def _plain(obj: Any) -> Any:
+    """YAML-safe types (label paths may hold numpy scalars)."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj.item() if hasattr(obj, "item") else obj
+
+
+def _token(value: Any) -> tuple[str, bool]:
+    if value is None:
+        return secrets.token_urlsafe(24), True
+    if not isinstance(value, str):
+        raise InputError("export_token: must be a string, or env:VARIABLE")
+    if value.startswith(_ENV_PREFIX):
+        var = value[len(_ENV_PREFIX) :]
+        token = os.environ.get(var)
+        if not token:
+            raise InputError(f"export_token: environment variable {var} is not set")
+        value = token
+    if len(value) < 16:
+        raise InputError("export_token: use at least 16 characters")
+    return value, False

@@ -1,0 +1,201 @@
+"""The collection service's HTTP API, in process (Starlette's TestClient), on SQLite and
+PostgreSQL: answers, exactly-once acceptance, bad input, the export token."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from collect_helpers import TOKEN, survey_document, write_survey
+from starlette.testclient import TestClient
+
+from microanon.apps.server import (
+    CollectionService,
+    StoreError,
+    create_app,
+    load_service_config,
+    parse_service_config,
+)
+from microanon.core.errors import HierarchyError, InputError
+from microanon.methods.collect import CollectedSet
+
+SID = "respondent-0001"
+
+
+def _app(tmp_path: Path, storage: str = "collected.sqlite") -> TestClient:
+    return TestClient(create_app(load_service_config(write_survey(tmp_path, storage))))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def client(request: pytest.FixtureRequest, tmp_path: Path):
+    storage = "collected.sqlite"
+    if request.param == "postgresql":
+        storage = request.getfixturevalue("postgres_db")
+    with _app(tmp_path, storage) as c:
+        yield c
+
+
+def _post(c: TestClient, body: object, **kw: object):
+    return c.post("/submissions", content=json.dumps(body), **kw)
+
+
+def _version(c: TestClient) -> int:
+    return c.get("/health").json()["version"]
+
+
+def test_survey_definition(client: TestClient) -> None:
+    doc = client.get("/survey").json()
+    assert doc["quasi"] == ["age"] and doc["sensitive"] == "disease"
+    assert Fraction(doc["tau"]) == Fraction(1, 2)
+    assert doc["loss"] == "paper" and doc["mode"] == "exact" and doc["version"] == 0
+    assert "export_token" not in json.dumps(doc) and TOKEN not in json.dumps(doc)
+
+
+def test_submit_fetch_and_exactly_once(client: TestClient) -> None:
+    r = _post(client, {"id": SID, "version": 0, "tuple": {"age": "25-29", "disease": "Resp"}})
+    assert r.status_code == 201 and r.json() == {"status": "accepted", "id": SID, "version": 1}
+    # The same submission again (a retry whose answer was lost): recognized, not stored twice.
+    r = _post(client, {"id": SID, "version": 0, "tuple": {"age": "25-29", "disease": "Resp"}})
+    assert r.status_code == 200 and r.json()["status"] == "duplicate" and r.json()["version"] == 1
+    # The same id with another tuple is refused.
+    r = _post(client, {"id": SID, "version": 1, "tuple": ["Any", "AnyD"]})
+    assert r.status_code == 422 and "already used" in r.json()["error"]
+    # Computed against an old version: 409 with the current one, nothing stored.
+    r = _post(client, {"id": "respondent-0002", "version": 0, "tuple": ["Any", "Flu"]})
+    assert r.status_code == 409 and r.json()["version"] == 1
+    r = _post(client, {"id": "respondent-0002", "version": 7, "tuple": ["Any", "Flu"]})
+    assert r.status_code == 409 and r.json()["version"] == 1
+    r = _post(client, {"id": "respondent-0002", "version": 1, "tuple": ["Any", "Flu"]})
+    assert r.status_code == 201 and r.json()["version"] == 2
+    # The compressed set and a delta.
+    from microanon.methods.collect import Survey
+
+    survey = Survey.from_dict(client.get("/survey").json())
+    for enc in ("bits", "index"):
+        r = client.get("/collected", params={"encoding": enc})
+        assert r.status_code == 200 and r.headers["X-Collected-Version"] == "2"
+        got = CollectedSet.from_bytes(survey, r.content)
+        assert got.version == 2
+        assert sorted(got.pairs()) == [(("25-29", "Resp"), 1), (("Any", "Flu"), 1)]
+    delta = CollectedSet.from_bytes(survey, client.get("/collected?since=1").content)
+    assert delta.pairs() == [(("Any", "Flu"), 1)] and delta.version == 2
+    assert client.get("/collected?since=5").status_code == 409
+    assert client.get("/collected?since=-1").status_code == 400
+    assert client.get("/collected?encoding=zip").status_code == 400
+
+
+BAD = [
+    ({"id": SID, "version": 0, "tuple": {"age": "40-49", "disease": "Flu"}}, 422, "40-49"),
+    ({"id": SID, "version": 0, "tuple": {"age": "[20-35]", "disease": "Flu"}}, 422, "age"),
+    ({"id": SID, "version": 0, "tuple": ["25-29"]}, 422, "2 attributes"),
+    ({"id": SID, "version": 0, "tuple": ["25-29", "Flu", "x"]}, 422, "3 value"),
+    ({"id": SID, "version": 0, "tuple": {"age": "25-29", "zip": "1"}}, 422, "zip"),
+    ({"id": SID, "version": 0, "tuple": {"age": None, "disease": "Flu"}}, 422, "string"),
+    ({"id": SID, "version": 0, "tuple": "25-29,Flu"}, 400, "tuple"),
+    ({"id": SID, "version": -1, "tuple": ["Any", "AnyD"]}, 400, "version"),
+    ({"id": SID, "version": "0", "tuple": ["Any", "AnyD"]}, 400, "version"),
+    ({"id": "x", "version": 0, "tuple": ["Any", "AnyD"]}, 400, "id"),
+    ({"version": 0, "tuple": ["Any", "AnyD"]}, 400, "missing id"),
+    ({"id": SID, "version": 0, "tuple": ["Any", "AnyD"], "original": ["a"]}, 400, "unknown"),
+    ([1, 2], 400, "JSON object"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "words"), BAD)
+def test_bad_submissions_leave_the_set_unchanged(
+    client: TestClient, body: object, status: int, words: str
+) -> None:
+    r = _post(client, body)
+    assert r.status_code == status, r.text
+    assert words in r.json()["error"]
+    assert _version(client) == 0
+
+
+def test_malformed_and_oversized_bodies(client: TestClient) -> None:
+    r = client.post("/submissions", content=b'{"id": "abc')
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
+    r = client.post("/submissions", content=b"\xff\xfe")
+    assert r.status_code == 400
+    big = {"id": SID, "version": 0, "tuple": ["Any", "AnyD"], "pad": "x" * 20_000}
+    r = _post(client, big)
+    assert r.status_code == 413
+    assert _version(client) == 0
+    assert client.get("/submissions").status_code == 405
+
+
+def test_export_needs_the_token(client: TestClient) -> None:
+    _post(client, {"id": SID, "version": 0, "tuple": ["25-29", "Resp"]})
+    assert client.get("/export").status_code == 401
+    r = client.get("/export", headers={"Authorization": "Bearer wrong-token-0000000000"})
+    assert r.status_code == 403 and "wrong" in r.json()["error"]
+    r = client.get("/export", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.status_code == 200 and r.text.splitlines() == ["age,disease,count", "25-29,Resp,1"]
+    r = client.get("/export?format=json", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.json()["pairs"] == [{"tuple": {"age": "25-29", "disease": "Resp"}, "count": 1}]
+    assert _version(client) == 1
+
+
+def test_restart_reloads_the_set_and_refuses_another_survey(tmp_path: Path) -> None:
+    with _app(tmp_path) as c:
+        for i, t in enumerate([["25-29", "Resp"], ["Any", "Dig"], ["25-29", "Resp"]]):
+            assert _post(c, {"id": f"resp-{i:06d}", "version": i, "tuple": t}).status_code == 201
+    with _app(tmp_path) as c:
+        assert _version(c) == 3
+        assert (
+            _post(c, {"id": "resp-000000", "version": 3, "tuple": ["25-29", "Resp"]}).json()[
+                "status"
+            ]
+            == "duplicate"
+        )
+    doc = survey_document("collected.sqlite")
+    doc["tau"] = 0.7
+    with pytest.raises(StoreError, match="another survey"):
+        CollectionService(parse_service_config(doc, tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "words"),
+    [
+        ({"tau": 0}, InputError, "tau"),
+        ({"tau": "2/1"}, InputError, "tau"),
+        ({"tau": "x"}, InputError, "tau"),
+        ({"loss": "l2"}, InputError, "loss"),
+        ({"mode": "fast"}, InputError, "mode"),
+        ({"export_token": "short"}, InputError, "16 characters"),
+        ({"export_token": "env:MICROANON_TEST_UNSET_VAR"}, InputError, "not set"),
+        ({"storage": "mysql://db"}, InputError, "unsupported"),
+        ({"max_body_bytes": 10}, InputError, "max_body_bytes"),
+        ({"colour": "red"}, InputError, "unknown key"),
+        ({"weights": {"zip": {"a": 1}}}, InputError, "zip"),
+        ({"weights": {"disease": {"Plague": 1}}}, HierarchyError, "Plague"),
+    ],
+)
+def test_bad_survey_files(tmp_path: Path, change: dict, error: type, words: str) -> None:
+    doc = {**survey_document("collected.sqlite"), **change}
+    with pytest.raises(error, match=words):
+        parse_service_config(doc, tmp_path)
+
+
+def test_survey_file_needs_taxonomies_and_one_sensitive(tmp_path: Path) -> None:
+    doc = survey_document("collected.sqlite")
+    doc["schema"]["age"]["hierarchy"] = {"builder": "intervals", "widths": [5]}
+    with pytest.raises(HierarchyError, match="taxonomy in the file"):
+        parse_service_config(doc, tmp_path)
+    doc = survey_document("collected.sqlite")
+    doc["schema"]["age"]["role"] = "sensitive"
+    with pytest.raises(InputError, match="exactly one sensitive"):
+        parse_service_config(doc, tmp_path)
+
+
+def test_weights_and_document_round_trip(tmp_path: Path) -> None:
+    doc = {
+        **survey_document("c.sqlite"),
+        "weights": {"disease": {"Flu": 3, "Cold": 1, "Ulcer": 1, "Gastritis": 1}},
+    }
+    cfg = parse_service_config(doc, tmp_path)
+    assert cfg.survey.sa.leaf_weight.tolist() == [3, 1, 1, 1]
+    again = parse_service_config(cfg.to_document(), tmp_path)
+    assert again.survey == cfg.survey and again.tau == cfg.tau
+    assert again.storage == cfg.storage and again.export_token == cfg.export_token
