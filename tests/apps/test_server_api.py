@@ -3,6 +3,7 @@ PostgreSQL: answers, exactly-once acceptance, bad input, the export token."""
 
 from __future__ import annotations
 
+import base64
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -199,3 +200,34 @@ def test_weights_and_document_round_trip(tmp_path: Path) -> None:
     again = parse_service_config(cfg.to_document(), tmp_path)
     assert again.survey == cfg.survey and again.tau == cfg.tau
     assert again.storage == cfg.storage and again.export_token == cfg.export_token
+
+
+@pytest.mark.parametrize("policy", ["relevant", "any"])
+def test_stale_submissions_are_refused_only_when_the_change_can_matter(
+    tmp_path: Path, policy: str
+) -> None:
+    """A tuple accepted since V matters when, in every quasi-identifier, it and the submission lie
+    on one ancestor chain: only then can it be in the respondent's anonymous group."""
+    cfg = parse_service_config({**survey_document("c.sqlite"), "conflicts": policy}, tmp_path)
+    with TestClient(create_app(cfg)) as c:
+        assert (
+            _post(c, {"id": "resp-000001", "version": 0, "tuple": ["20-24", "Flu"]}).json()[
+                "version"
+            ]
+            == 1
+        )
+        # 30-34 and 20-24 are on different chains: no respondent of ⟨30-34, ·⟩ is affected.
+        r = _post(c, {"id": "resp-000002", "version": 0, "tuple": ["30-34", "Ulcer"]})
+        if policy == "relevant":
+            assert r.status_code == 201 and r.json()["version"] == 2
+        else:
+            assert r.status_code == 409 and r.json()["version"] == 1
+            assert _post(c, {"id": "resp-000002", "version": 1, "tuple": ["30-34", "Ulcer"]})
+        # 20-29 generalizes 20-24: the respondent's group may have changed, so 409 with the delta.
+        r = _post(c, {"id": "resp-000003", "version": 0, "tuple": ["20-29", "Cold"]})
+        assert r.status_code == 409 and r.json()["version"] == 2
+        survey = cfg.survey
+        delta = CollectedSet.from_bytes(survey, base64.b64decode(r.json()["delta"]))
+        assert sorted(delta.pairs()) == [(("20-24", "Flu"), 1), (("30-34", "Ulcer"), 1)]
+        assert delta.version == 2
+        assert _version(c) == 2

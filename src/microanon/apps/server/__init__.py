@@ -11,7 +11,7 @@
 from .app import CollectionService, create_app, survey_fingerprint
 from .client import CollectionClient, ServiceError, SubmitResult
 from .config import ServiceConfig, load_service_config, parse_service_config
-from .run import running_service, serve
+from .run import ServiceProcess, free_port, running_service, serve
 from .store import Accepted, Store, StoreError, open_store
 
 __all__ = [
@@ -20,10 +20,12 @@ __all__ = [
     "CollectionService",
     "ServiceConfig",
     "ServiceError",
+    "ServiceProcess",
     "Store",
     "StoreError",
     "SubmitResult",
     "create_app",
+    "free_port",
     "load_service_config",
     "open_store",
     "parse_service_config",

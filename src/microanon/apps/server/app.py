@@ -14,9 +14,12 @@ Endpoints (JSON unless stated):
     ``{"id": ..., "version": V, "tuple": {attribute: value, ...}}``: one generalized tuple, computed
     by the respondent against version ``V``. 201 when accepted (the answer holds its version),
     200 when this id was accepted before with the same tuple (a retry), 409 when the set changed
-    since ``V`` (fetch it and recompute: the guarantee holds at acceptance time), 422 for a tuple
-    that does not fit the taxonomies or an id reused for another tuple, 400 for malformed bodies,
-    413 for oversized ones. Nothing is stored unless the answer is 201.
+    since ``V`` in a way that can matter to the respondent (recompute against the new set: the
+    guarantee holds at acceptance time; the answer's ``delta`` holds the tuples accepted since
+    ``V``, base64 of the compressed bytes; see :meth:`CollectionService.affects`, and
+    ``conflicts: any`` in the survey file for a 409 after any change),
+    422 for a tuple that does not fit the taxonomies or an id reused for another tuple, 400 for
+    malformed bodies, 413 for oversized ones. Nothing is stored unless the answer is 201.
 ``GET /export[?format=csv|json]``
     The collected multiset for the data user (``Authorization: Bearer <token>``; 401 without,
     403 with a wrong token).
@@ -29,6 +32,7 @@ The server never receives an original tuple: clients compute GTR locally and sen
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import hmac
 import io
@@ -94,6 +98,7 @@ class CollectionService:
         self.lock = asyncio.Lock()  # one submission at a time in this process
         self._state = threading.Lock()  # the in-memory set, shared with the thread pool
         self._cache: dict[tuple[int, str], bytes] = {}
+        self._ids: dict[str, tuple[int, tuple[int, ...]]] = {}  # id -> (version, codes)
         self._sync_now()
 
     @property
@@ -132,10 +137,10 @@ class CollectionService:
         rows = self.store.since(self.version)
         if not rows:
             return
-        codes = np.array([c for _, c in rows], dtype=np.int64)
         if rows[0][0] != self.version + 1 or rows[-1][0] != self.version + len(rows):
             raise MicroanonError(f"storage {self.store.url}: the log has gaps")
-        self._record(codes)
+        self._ids.update((sid, (v, codes)) for v, sid, codes in rows)
+        self._record(np.array([c for _, _, c in rows], dtype=np.int64))
 
     async def sync(self) -> None:
         """:meth:`_sync_now` off the event loop."""
@@ -188,17 +193,62 @@ class CollectionService:
             f"the collected set changed since version {based_on} (now {result.version}); "
             "fetch it and recompute the generalization",
             version=result.version,
+            delta=base64.b64encode(self.delta(based_on)).decode("ascii"),
         )
 
     def _append(self, submission_id: str, codes: np.ndarray, based_on: int) -> Accepted:
-        """The store decides (one transaction); then the in-memory set follows it."""
-        result = self.store.append(submission_id, codes.tolist(), based_on)
+        """Decide one submission: from memory when it can, else in one store transaction.
+
+        What this process knows is a prefix of the store's log, so a known id is a retry and a
+        version older than ours is stale without asking the store; everything else is decided
+        by the store, and the in-memory set follows it.
+        """
+        key = tuple(int(c) for c in codes)
+        relevant = self.config.conflicts == "relevant"
+        with self._state:
+            known = self._ids.get(submission_id)
+            if known is not None:
+                return Accepted("duplicate" if known[1] == key else "id_reused", known[0])
+            if based_on < self.version and (
+                not relevant or self.affects(self.log[based_on:], codes)
+            ):
+                return Accepted("conflict", self.version)
+
+        def affects(rows: list[tuple[int, ...]]) -> bool:
+            return self.affects(np.array(rows, dtype=np.int64), codes)
+
+        result = self.store.append(submission_id, key, based_on, affects if relevant else None)
         with self._state:
             if result.status == "accepted" and result.version == self.version + 1:
+                self._ids[submission_id] = (result.version, key)
                 self._record(codes[None, :])
             else:
                 self._load()
         return result
+
+    def affects(self, rows: np.ndarray, codes: np.ndarray) -> bool:
+        """Whether some tuple of ``rows`` can be in the anonymous group of a respondent who
+        submits ``codes``.
+
+        A tuple in the group generalizes the respondent's quasi-identifiers, as the submission
+        does; so in every quasi-identifier its value and the submitted one lie on one ancestor
+        chain (one generalizes the other). A tuple failing this in some attribute is outside the
+        group of every respondent the submission can come from, and leaves the respondent's
+        ``Pv`` and GTR's answer unchanged (papers.md §2.2, §2.4).
+        """
+        if len(rows) == 0:
+            return False
+        inside = np.ones(len(rows), dtype=bool)
+        for j, tx in enumerate(self.survey.quasi_taxonomies):
+            lo, hi = tx.lo[rows[:, j]], tx.hi[rows[:, j]]
+            t_lo, t_hi = tx.lo[codes[j]], tx.hi[codes[j]]
+            inside &= ((lo <= t_lo) & (t_hi <= hi)) | ((t_lo <= lo) & (hi <= t_hi))
+        return bool(inside.any())
+
+    def delta(self, since: int) -> bytes:
+        """The tuples accepted after ``since`` (bits encoding), for a 409 answer."""
+        with self._state:
+            return self._snapshot(min(since, self.version), "bits")
 
     def export(self) -> tuple[int, Any, list[tuple[tuple[Any, ...], int]]]:
         """Sync, then the version, the multiset as a DataFrame (labels, ``count``) and as pairs."""

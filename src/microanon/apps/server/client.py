@@ -11,6 +11,7 @@ just before a crash is recognized as such (200, ``duplicate``) and never stored 
 
 from __future__ import annotations
 
+import base64
 import random
 import time
 import uuid
@@ -20,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 import httpx
+import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError, MicroanonError
@@ -196,23 +198,53 @@ class CollectionClient:
             The service rejected the submission, or stayed unreachable for ``retry_for`` seconds.
         """
         survey = self.survey
-        survey.encode_base(o)  # bad input fails here, before any network traffic
+        o_codes = survey.encode_base(o)  # bad input fails here, before any network traffic
         sid = submission_id or uuid.uuid4().hex
-        for attempt in range(1, max_attempts + 1):
-            t = self.generalize(o, mode)
+        t = self.generalize(o, mode)
+        attempts = conflicts = 1
+        while True:
             if t is None:
-                return SubmitResult("abstained", None, self.version, attempt, sid)
+                return SubmitResult("abstained", None, self.version, attempts, sid)
             body = {"id": sid, "version": self.version, "tuple": _plain(t.as_dict())}
             response = self._request("POST", "/submissions", json=body)
             if response.status_code in (200, 201):
                 doc = response.json()
-                return SubmitResult(doc["status"], t, int(doc["version"]), attempt, sid)
+                return SubmitResult(doc["status"], t, int(doc["version"]), attempts, sid)
             if response.status_code != 409:
                 raise self._error(response)
-            time.sleep(random.uniform(0, 0.002 * min(attempt, 10)))  # noqa: S311 - jitter only
-        raise ServiceError(
-            f"gave up after {max_attempts} attempts: the collected set kept changing"
-        )
+            if attempts >= max_attempts:
+                raise ServiceError(
+                    f"gave up after {max_attempts} attempts: the collected set kept changing"
+                )
+            # Exponential back-off with jitter: fewer clients collide on the next version.
+            time.sleep(random.uniform(0, min(0.25, 0.004 * 2 ** min(conflicts, 8))))  # noqa: S311
+            conflicts += 1
+            if self._apply_conflict(response.json(), o_codes):
+                attempts += 1
+                t = self.generalize(o, mode)
+
+    def _apply_conflict(self, doc: dict[str, Any], o_codes: Any) -> bool:
+        """Bring the local set up to date from a 409 answer.
+
+        Returns whether the respondent's anonymous group may have changed, i.e. whether GTR must
+        run again: when no new tuple generalizes ``o[QI]``, the group, hence the margins and the
+        answer, are exactly as before (papers.md §2.4).
+        """
+        delta = doc.get("delta")
+        if delta is None or int(doc.get("version", -1)) < self.version:
+            self._collected, self.version = None, 0  # the server lost what we saw: start over
+            return True
+        part = CollectedSet.from_bytes(self.survey, base64.b64decode(delta))
+        if self._collected is None:
+            return True
+        if len(part):
+            self._collected.extend_codes(part.codes, part.counts)
+        self.version = part.version
+        cols = part.columns
+        covers = np.ones(len(part), dtype=bool)
+        for j, tx in enumerate(self.survey.quasi_taxonomies):
+            covers &= tx.covers(cols[j], int(o_codes[j]))
+        return bool(covers.any())
 
     def export(self, token: str) -> pd.DataFrame:
         """The collected multiset (labels and ``count``), for the data user holding ``token``."""

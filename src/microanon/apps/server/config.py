@@ -12,6 +12,8 @@ Paths are relative to the file::
     loss: paper                     # value loss: paper | normalized
     mode: exact                     # what clients run by default: exact | greedy
     storage: collected.sqlite       # SQLite file, or a postgresql://user@host/db URL
+    durability: crash               # SQLite: crash (process crashes) | power (fsync each commit)
+    conflicts: relevant             # 409 when a change can affect the respondent | any change
     export_token: env:MICROANON_EXPORT_TOKEN   # or a literal token (at least 16 characters)
     max_body_bytes: 16384           # larger request bodies get 413
 
@@ -39,7 +41,14 @@ from ...methods.collect import GTR_MODES, LOSS_VARIANTS, Survey, as_tau
 
 __all__ = ["ServiceConfig", "load_service_config", "parse_service_config"]
 
-_KEYS = {"schema", "weights", "tau", "loss", "mode", "storage", "export_token", "max_body_bytes"}
+_KEYS = {
+    "schema", "weights", "tau", "loss", "mode", "storage", "durability", "conflicts",
+    "export_token", "max_body_bytes",
+}  # fmt: skip
+#: ``conflicts:`` values: 409 for changes that can affect the respondent, or for any change.
+CONFLICT_POLICIES = ("relevant", "any")
+#: ``durability:`` values of a SQLite storage.
+DURABILITY = ("crash", "power")
 #: Default limit on request bodies (a submission is a few hundred bytes).
 MAX_BODY_BYTES = 16 * 1024
 _ENV_PREFIX = "env:"
@@ -59,6 +68,11 @@ class ServiceConfig:
         The value loss and the clients' default GTR subroutine.
     storage : str
         ``sqlite:///absolute/path`` or a ``postgresql://`` URL.
+    durability : {"crash", "power"}
+        What an acknowledged submission survives (SQLite).
+    conflicts : {"relevant", "any"}
+        When a submission computed against an older version is sent back (409): when a tuple
+        accepted since could enter the respondent's anonymous group, or after any change.
     export_token : str
         The data user's token for ``GET /export``.
     token_generated : bool
@@ -71,6 +85,8 @@ class ServiceConfig:
     loss: str = "paper"
     mode: str = "exact"
     storage: str = "sqlite:///collected.sqlite"
+    durability: str = "crash"
+    conflicts: str = "relevant"
     export_token: str = ""
     token_generated: bool = False
     max_body_bytes: int = MAX_BODY_BYTES
@@ -87,6 +103,8 @@ class ServiceConfig:
             "loss": self.loss,
             "mode": self.mode,
             "storage": self.storage,
+            "durability": self.durability,
+            "conflicts": self.conflicts,
             "export_token": self.export_token,
             "max_body_bytes": self.max_body_bytes,
         }
@@ -165,6 +183,12 @@ def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = Non
     mode = doc.get("mode", "exact")
     if mode not in GTR_MODES:
         raise InputError(f"mode: must be one of {', '.join(GTR_MODES)}, got {mode!r}")
+    durability = doc.get("durability", "crash")
+    if durability not in DURABILITY:
+        raise InputError(f"durability: one of {', '.join(DURABILITY)}, got {durability!r}")
+    conflicts = doc.get("conflicts", "relevant")
+    if conflicts not in CONFLICT_POLICIES:
+        raise InputError(f"conflicts: one of {', '.join(CONFLICT_POLICIES)}, got {conflicts!r}")
     token, generated = _token(doc.get("export_token"))
     limit = doc.get("max_body_bytes", MAX_BODY_BYTES)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1024:
@@ -175,6 +199,8 @@ def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = Non
         loss=loss,
         mode=mode,
         storage=storage_url(doc.get("storage", "collected.sqlite"), base),
+        durability=durability,
+        conflicts=conflicts,
         export_token=token,
         token_generated=generated,
         max_body_bytes=limit,

@@ -3,12 +3,14 @@
 The log is the collected set: one row per accepted submission, ``(version, id, codes)``, where
 ``version`` numbers acceptances 1, 2, 3, ... without gaps and ``id`` is the client's submission id
 (a respondent submits at most once; a retry with the same id is recognized, never stored twice).
-The database arbitrates: a submission computed against version ``v`` is inserted as version
-``v + 1`` only if the log's last version is ``v`` in the same transaction, and the primary key on
-``version`` refuses a second ``v + 1``. So acceptance is exactly-once even with several server
+The database arbitrates: a submission computed against version ``v`` is inserted as the next
+version only if, in the same transaction, the log's last version is ``v`` or nothing accepted
+after ``v`` can affect it (see :meth:`Store.append`), and the primary key on ``version`` refuses
+a second submission with the same number. So acceptance is exactly-once even with several server
 processes on one PostgreSQL database, and a crash loses nothing that was acknowledged: a
 submission is acknowledged only after its transaction committed (SQLite in WAL mode with
-``synchronous=FULL``).
+``synchronous=NORMAL``, durable across process crashes; set ``durability: power`` for
+``synchronous=FULL``, durable across power loss too).
 
 A store remembers the fingerprint of the survey it collects for and refuses another survey.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,26 +108,52 @@ class Store:
         self._execute(cur, "SELECT COALESCE(MAX(version), 0) FROM submissions")
         return int(cur.fetchone()[0])
 
-    def since(self, version: int) -> list[tuple[int, tuple[int, ...]]]:
-        """``(version, codes)`` of the submissions accepted after ``version``, in order."""
+    def since(self, version: int) -> list[tuple[int, str, tuple[int, ...]]]:
+        """``(version, id, codes)`` of the submissions accepted after ``version``, in order."""
         with self._transaction() as cur:
             self._execute(
                 cur,
-                "SELECT version, codes FROM submissions WHERE version > ? ORDER BY version",
+                "SELECT version, id, codes FROM submissions WHERE version > ? ORDER BY version",
                 [int(version)],
             )
-            return [(int(v), _decode(c)) for v, c in cur.fetchall()]
+            return [(int(v), str(i), _decode(c)) for v, i, c in cur.fetchall()]
 
-    def append(self, submission_id: str, codes: Sequence[int], based_on: int) -> Accepted:
-        """Store a submission computed against version ``based_on``, exactly once."""
+    def append(
+        self,
+        submission_id: str,
+        codes: Sequence[int],
+        based_on: int,
+        affects: Callable[[list[tuple[int, ...]]], bool] | None = None,
+    ) -> Accepted:
+        """Store a submission computed against version ``based_on``, exactly once.
+
+        Parameters
+        ----------
+        submission_id : str
+        codes : sequence of int
+            The generalized tuple.
+        based_on : int
+            The version the client computed against.
+        affects : callable, optional
+            Given the tuples accepted after ``based_on``, whether they can change the
+            submission's guarantee. None: any change can (the submission needs the log's last
+            version to be ``based_on``).
+        """
         text = _encode(codes)
-        try:
-            return self._append(submission_id, text, based_on)
-        except self.integrity_error:
-            # Another process inserted this version or this id between our reads and our insert.
-            return self._append(submission_id, text, based_on)
+        for _ in range(8):
+            try:
+                return self._append(submission_id, text, based_on, affects)
+            except self.integrity_error:
+                continue  # another process took this version (or id) first: look again
+        return Accepted("conflict", self.last_version())
 
-    def _append(self, submission_id: str, text: str, based_on: int) -> Accepted:
+    def _append(
+        self,
+        submission_id: str,
+        text: str,
+        based_on: int,
+        affects: Callable[[list[tuple[int, ...]]], bool] | None,
+    ) -> Accepted:
         with self._transaction() as cur:
             self._execute(
                 cur, "SELECT version, codes FROM submissions WHERE id = ?", [submission_id]
@@ -136,19 +164,27 @@ class Store:
                 return Accepted(status, int(row[0]))
             last = self._last(cur)
             if last != based_on:
-                return Accepted("conflict", last)
+                if last < based_on or affects is None:
+                    return Accepted("conflict", last)
+                self._execute(
+                    cur,
+                    "SELECT codes FROM submissions WHERE version > ? ORDER BY version",
+                    [based_on],
+                )
+                if affects([_decode(c) for (c,) in cur.fetchall()]):
+                    return Accepted("conflict", last)
             self._execute(
                 cur,
                 "INSERT INTO submissions (version, id, codes) VALUES (?, ?, ?)",
-                [based_on + 1, submission_id, text],
+                [last + 1, submission_id, text],
             )
-            return Accepted("accepted", based_on + 1)
+            return Accepted("accepted", last + 1)
 
 
 class SQLiteStore(Store):
-    """The log in a SQLite file (WAL mode, ``synchronous=FULL``)."""
+    """The log in a SQLite file (WAL mode; ``synchronous`` NORMAL or FULL by ``durability``)."""
 
-    def __init__(self, path: Path, fingerprint: str) -> None:
+    def __init__(self, path: Path, fingerprint: str, durability: str = "crash") -> None:
         self.url = f"sqlite:///{path}"
         if not path.parent.is_dir():
             raise StoreError(f"storage: directory {path.parent} does not exist")
@@ -157,7 +193,8 @@ class SQLiteStore(Store):
                 path, isolation_level=None, check_same_thread=False, timeout=30
             )
             self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+            mode = "FULL" if durability == "power" else "NORMAL"
+            self._conn.execute(f"PRAGMA synchronous={mode}")
         except sqlite3.Error as exc:
             raise StoreError(f"storage {self.url}: {exc}") from None
         self._lock = threading.Lock()
@@ -246,8 +283,12 @@ def _redact(url: str) -> str:
     return f"{scheme}//{user}:***@{tail}"
 
 
-def open_store(url: str, fingerprint: str) -> Store:
+def open_store(url: str, fingerprint: str, durability: str = "crash") -> Store:
     """Open (and create if needed) the log at ``url`` for the survey with ``fingerprint``.
+
+    ``durability`` (SQLite only): ``"crash"`` keeps every acknowledged submission across crashes
+    of the server process; ``"power"`` also across power loss (an fsync per submission).
+    PostgreSQL's durability is the database server's configuration.
 
     Raises
     ------
@@ -257,7 +298,7 @@ def open_store(url: str, fingerprint: str) -> Store:
         An unsupported URL.
     """
     if url.startswith("sqlite:///"):
-        return SQLiteStore(Path(url.removeprefix("sqlite:///")), fingerprint)
+        return SQLiteStore(Path(url.removeprefix("sqlite:///")), fingerprint, durability)
     if url.startswith(("postgresql://", "postgres://")):
         return PostgresStore(url, fingerprint)
     raise InputError(f"storage: unsupported URL {url!r}")
