@@ -102,6 +102,7 @@ class CollectionClient:
         self.loss = "paper"
         self.mode = "exact"
         self._collected: CollectedSet | None = None
+        self._stale = True  # fetch before the next computation
         self.version = 0
 
     # ------------------------------------------------------------------ http
@@ -158,14 +159,21 @@ class CollectionClient:
         if len(part):
             self._collected.extend_codes(part.codes, part.counts)
         self.version = part.version
+        self._stale = False
         return self._collected
 
     # ------------------------------------------------------------------ submitting
     def generalize(
         self, o: Sequence[Any] | Mapping[str, Any], mode: str | None = None
     ) -> Submission | None:
-        """GTR for ``o`` against the current set, without submitting."""
-        collected = self.collected()
+        """GTR for ``o`` against the local set, without submitting.
+
+        The local set is refreshed first when it may be incomplete (nothing fetched yet, or one
+        of our submissions was accepted after tuples we have not seen). Otherwise it may lag
+        behind other clients' submissions; the server then answers 409 with what we missed
+        when it matters (see :meth:`submit`).
+        """
+        collected = self.collected() if self._stale else self._collected
         return gtr(o, collected, self.survey, self.tau, mode=mode or self.mode, loss=self.loss)
 
     def submit(
@@ -209,7 +217,13 @@ class CollectionClient:
             response = self._request("POST", "/submissions", json=body)
             if response.status_code in (200, 201):
                 doc = response.json()
-                return SubmitResult(doc["status"], t, int(doc["version"]), attempts, sid)
+                version = int(doc["version"])
+                if doc["status"] == "accepted" and version == self.version + 1:
+                    self._collected.add_codes(t.codes)  # nothing else arrived in between
+                    self.version = version
+                elif version > self.version:
+                    self._stale = True
+                return SubmitResult(doc["status"], t, version, attempts, sid)
             if response.status_code != 409:
                 raise self._error(response)
             if attempts >= max_attempts:
@@ -233,9 +247,11 @@ class CollectionClient:
         delta = doc.get("delta")
         if delta is None or int(doc.get("version", -1)) < self.version:
             self._collected, self.version = None, 0  # the server lost what we saw: start over
+            self._stale = True
             return True
         part = CollectedSet.from_bytes(self.survey, base64.b64decode(delta))
         if self._collected is None:
+            self._stale = True
             return True
         if len(part):
             self._collected.extend_codes(part.codes, part.counts)
