@@ -13,6 +13,8 @@ sensitive value uncertain enough (``Pv ≥ τ``), or abstains.
 * The distribution attack: :func:`attack`, :func:`pv`, :func:`anonymous_group`, :func:`phi_qi`,
   :func:`phi_sa`, :func:`margins`, :func:`sa_coefficients`, :func:`phi_bounds`,
   :func:`can_protect` (Corollary 1) and :func:`protects` (Definition 1, exactly).
+* Evaluation: :func:`pv_all` (every respondent's ``Pv`` against a set), :func:`average_loss`,
+  :func:`encode_frame`, :func:`sample_base`.
 """
 
 from .attack import (
@@ -30,6 +32,7 @@ from .attack import (
     sa_coefficients,
 )
 from .compress import ENCODINGS, CollectedSet, decode_index, encode_index, pack_bits, unpack_bits
+from .evaluate import average_loss, encode_frame, pv_all, sample_base
 from .gtr import EXACT_LIMIT, GTR_MODES, Submission, gtr
 from .taxonomy import LOSS_VARIANTS, Survey, Taxonomy
 
@@ -46,8 +49,10 @@ __all__ = [
     "anonymous_group",
     "as_tau",
     "attack",
+    "average_loss",
     "can_protect",
     "decode_index",
+    "encode_frame",
     "encode_index",
     "gtr",
     "margins",
@@ -57,6 +62,8 @@ __all__ = [
     "phi_sa",
     "protects",
     "pv",
+    "pv_all",
     "sa_coefficients",
+    "sample_base",
     "unpack_bits",
 ]
