@@ -60,7 +60,6 @@ def test_average_loss_and_encoding(survey: Survey) -> None:
     assert average_loss(survey, g) == want
     # ⟨20-29, F, Flu⟩ 1/4, ⟨25-29, *, Resp⟩ 1/2 + 1/4, ⟨Any, M, AnyD⟩ 3/4 + 3/4
     assert average_loss(survey, g) == F(5, 6)
-    )
     with pytest.raises(InputError, match="generalized value"):
         encode_frame(survey, frame, base=True)
     with pytest.raises(HierarchyError, match="40-49"):
