@@ -22,6 +22,7 @@ from ..datasets import adult_schema, load_adult
 from ..measures import equivalence_classes, loss_metric, precision, reidentification_risk
 from ..models import KAnonymity, check_release, published_groups_frame
 from .check import privacy_profile
+from .demo_collection import collection_section
 from .demo_distribution import distribution_section
 from .demo_multisa import multisa_section
 from .demo_sdc import sdc_section
@@ -279,6 +280,7 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     distribution_section,
     multisa_section,
     sdc_section,
+    collection_section,
 ]
 
 
