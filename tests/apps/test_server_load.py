@@ -117,3 +117,17 @@ def test_sigkill_during_load_loses_and_duplicates_nothing(survey_file: Path) -> 
         results = done[0]
         counts = _verify(survey_file, server.url, respondents, results)
     assert counts["accepted"] > RESPONDENTS // 2
+
+
+def test_concurrent_clients_on_postgresql(tmp_path: Path, postgres_db: str) -> None:
+    """The same guarantees with the log in PostgreSQL (fewer respondents: the protocol is the
+    same, only the store differs)."""
+    path = tmp_path / "survey.yaml"
+    path.write_text(yaml.safe_dump(load_survey_document(postgres_db)), encoding="utf-8")
+    respondents = load_respondents(400, seed=8)
+    with ServiceProcess(path) as server:
+        results = _drive(server.url, respondents)
+        counts = _verify(path, server.url, respondents, results)
+        server.kill()
+        server.restart()
+        assert httpx.get(f"{server.url}/health").json()["version"] == counts["accepted"]
