@@ -231,3 +231,11 @@ def test_stale_submissions_are_refused_only_when_the_change_can_matter(
         assert sorted(delta.pairs()) == [(("20-24", "Flu"), 1), (("30-34", "Ulcer"), 1)]
         assert delta.version == 2
         assert _version(c) == 2
+
+
+@pytest.mark.parametrize(("durability", "level"), [("crash", 1), ("power", 2)])
+def test_durability_sets_sqlite_synchronous(tmp_path: Path, durability: str, level: int) -> None:
+    doc = survey_document("collected.sqlite")
+    doc["durability"] = durability
+    service = CollectionService(parse_service_config(doc, tmp_path))
+    assert service.store._conn.execute("PRAGMA synchronous").fetchone()[0] == level

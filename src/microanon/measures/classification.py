@@ -29,7 +29,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,7 @@ from ..core.release import Release
 from ..core.table import factorize_column
 from ._common import normalize_columns
 
-__all__ = ["ID3", "classification_accuracy", "relative_accuracy"]
+__all__ = ["ID3", "NodeCounts", "classification_accuracy", "relative_accuracy"]
 
 #: Gains closer than this to the best gain count as ties (broken by feature order).
 _GAIN_TIE = 1e-12
@@ -88,6 +88,51 @@ class _Tree:
         self.first_child[node] = self.n_children
         self.children.append(child)
         self.n_children += len(child)
+
+
+class NodeCounts(Protocol):
+    """What :meth:`ID3.from_counts` asks of the data at each node (``state`` is opaque)."""
+
+    def root(self) -> Any:
+        """The state of the root node (all records)."""
+
+    def counts(self, state: Any, attrs: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Class counts at the node (length k) and, per attribute of ``attrs``, its
+        value × class count matrix (``card × k``); counts may be estimates (floats)."""
+
+    def children(self, state: Any, attribute: int, values: np.ndarray) -> list[Any]:
+        """The states of the children for ``values`` of ``attribute`` (in that order)."""
+
+
+class _RowCounts:
+    """:class:`NodeCounts` over records: a node is the array of its row positions."""
+
+    def __init__(self, codes: list[np.ndarray], target: np.ndarray, k: int):
+        self.codes, self.target, self.k = codes, target, k
+        self.cards = [int(c.max()) + 1 if len(c) else 0 for c in codes]
+
+    def root(self) -> np.ndarray:
+        return np.arange(len(self.target))
+
+    def counts(self, rows: np.ndarray, attrs: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
+        k, ys = self.k, self.target[rows]
+        class_counts = np.bincount(ys, minlength=k)
+        if len(rows) < 2 or np.count_nonzero(class_counts) <= 1:
+            return class_counts, [np.zeros((self.cards[a], k)) for a in attrs]  # a leaf anyway
+        joints = [
+            np.bincount(self.codes[a][rows] * k + ys, minlength=self.cards[a] * k).reshape(
+                self.cards[a], k
+            )
+            for a in attrs
+        ]
+        return class_counts, joints
+
+    def children(self, rows: np.ndarray, attribute: int, values: np.ndarray) -> list[np.ndarray]:
+        xs = self.codes[attribute][rows]
+        order = np.argsort(xs, kind="stable")
+        bounds = np.searchsorted(xs[order], np.concatenate([values, values + 1]))
+        m = len(values)
+        return [rows[order[bounds[i] : bounds[m + i]]] for i in range(m)]
 
 
 class ID3:
@@ -140,47 +185,90 @@ class ID3:
         self.features = list(X.columns)
         encoded = [factorize_column(X[c], c) for c in self.features]
         self._categories = [u for _, u in encoded]
-        codes = [c for c, _ in encoded]
-        cards = [len(u) for u in self._categories]
         target, self.classes = _class_codes(y.reset_index(drop=True))
-        k = len(self.classes)
+        self._grow(_RowCounts([c for c, _ in encoded], target, len(self.classes)))
+        return self
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: NodeCounts,
+        features: Sequence[Hashable],
+        categories: Sequence[Sequence[Any]],
+        classes: Sequence[Any],
+        min_size: float = 2,
+    ) -> ID3:
+        """Grow a tree from (estimated) counts instead of records.
+
+        For data that cannot be read record by record — randomized releases whose counts are
+        estimated (e.g. MRR, papers.md §6.6) — the tree is grown by the same rule as
+        :meth:`fit`, with every count asked from ``counts``. Negative estimates count as 0; a
+        node whose (estimated) size is below ``min_size`` becomes a leaf.
+
+        Parameters
+        ----------
+        counts : NodeCounts
+            Answers, per node, the class counts and the value × class counts of candidate
+            attributes, and makes the children of a split.
+        features : sequence
+            Feature names, in tie-breaking order.
+        categories : sequence of sequences
+            The values of each feature, in the code order ``counts`` uses.
+        classes : sequence
+            Class labels in sorted order (class code ``c`` is ``classes[c]``).
+        min_size : float, default 2
+            Smallest (estimated) node size that may be split. Estimated counts are noisy;
+            a larger value stops the tree from splitting noise.
+
+        Returns
+        -------
+        ID3
+            The fitted tree; :meth:`predict` works as after :meth:`fit`.
+        """
+        tree = cls()
+        tree.features = list(features)
+        tree._categories = [pd.Index(list(c)) for c in categories]
+        tree.classes = np.asarray(list(classes), dtype=object)
+        tree._grow(counts, min_size)
+        return tree
+
+    def _grow(self, counts: NodeCounts, min_size: float = 2) -> None:
+        """Grow the tree top-down (the rule of the module docstring) from ``counts``."""
+        cards = [len(c) for c in self._categories]
         tree = _Tree()
-        # Each work item: (node id, row positions, candidate attributes).
-        stack = [(tree.add(0), np.arange(len(target)), list(range(len(codes))))]
+        # Each work item: (node id, node state, candidate attributes).
+        stack = [(tree.add(0), counts.root(), list(range(len(cards))))]
         while stack:
-            node, rows, attrs = stack.pop()
-            ys = target[rows]
-            counts = np.bincount(ys, minlength=k)
-            tree.majority[node] = int(np.argmax(counts))
-            if len(rows) < 2 or np.count_nonzero(counts) <= 1:
+            node, state, attrs = stack.pop()
+            class_counts, joints = counts.counts(state, attrs)
+            class_counts = np.maximum(class_counts, 0)
+            tree.majority[node] = int(np.argmax(class_counts))
+            total = float(class_counts.sum())
+            if total < min_size or np.count_nonzero(class_counts) <= 1:
                 continue
             # H(class) is fixed at the node: the largest gain is the smallest H(class | A).
-            best, best_cond, best_split = -1, np.inf, None
-            for a in attrs:
-                xs = codes[a][rows]
-                joint = np.bincount(xs * k + ys, minlength=cards[a] * k).reshape(cards[a], k)
+            best, best_cond, best_sizes = -1, np.inf, None
+            for a, joint in zip(attrs, joints, strict=True):
+                joint = np.maximum(joint, 0)
                 sizes = joint.sum(axis=1)
                 if np.count_nonzero(sizes) < 2:
                     continue
-                cond = float(sizes @ _entropy_rows(joint)) / len(rows)
+                cond = float(sizes @ _entropy_rows(joint)) / float(sizes.sum())
                 if cond < best_cond - _GAIN_TIE:
-                    best, best_cond, best_split = a, cond, (xs, sizes)
+                    best, best_cond, best_sizes = a, cond, sizes
             if best < 0:
                 continue
-            xs, sizes = best_split
-            order = np.argsort(xs, kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(sizes)])
+            values = np.flatnonzero(best_sizes)
             child = np.full(cards[best], -1, dtype=np.int64)
             rest = [a for a in attrs if a != best]
-            for v in np.flatnonzero(sizes):
+            for v, sub in zip(values, counts.children(state, best, values), strict=True):
                 child[v] = tree.add(0)
-                stack.append((int(child[v]), rows[order[bounds[v] : bounds[v + 1]]], rest))
+                stack.append((int(child[v]), sub, rest))
             tree.split(node, best, child)
         self._tree = tree
         self._child_index = (
             np.concatenate(tree.children) if tree.children else np.empty(0, dtype=np.int64)
         )
-        return self
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
         """Class labels of the rows of ``X`` (an object array).

@@ -90,7 +90,9 @@ class CollectionService:
         self.config = config
         self.survey = config.survey
         self.store = (
-            store if store is not None else open_store(config.storage, survey_fingerprint(config))
+            store
+            if store is not None
+            else open_store(config.storage, survey_fingerprint(config), config.durability)
         )
         self.collected = CollectedSet(self.survey)
         self._log = np.zeros((1024, self.survey.n_attributes), dtype=np.int64)

@@ -80,15 +80,16 @@ class ServiceProcess:
             sys.executable, "-m", "microanon.apps.cli", "serve",
             "--config", str(self.config_file), "--host", self.host, "--port", str(self.port),
         ]  # fmt: skip
-        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # The server's messages go to a file, not a pipe: a pipe nobody reads would block the
+        # server once full.
+        log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
-                err = (
-                    self.process.stderr.read().decode(errors="replace")
-                    if self.process.stderr
-                    else ""
-                )
+                log.seek(0)
+                err = log.read()[-4000:].decode(errors="replace")
+                log.close()
                 raise MicroanonError(f"the collection service did not start: {err.strip()}")
             try:
                 if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
