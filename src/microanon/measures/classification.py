@@ -26,6 +26,7 @@ and no sensitive value per record.
 
 from __future__ import annotations
 
+import heapq
 import numbers
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -197,6 +198,7 @@ class ID3:
         categories: Sequence[Sequence[Any]],
         classes: Sequence[Any],
         min_size: float = 2,
+        max_nodes: int | None = None,
     ) -> ID3:
         """Grow a tree from (estimated) counts instead of records.
 
@@ -219,6 +221,9 @@ class ID3:
         min_size : float, default 2
             Smallest (estimated) node size that may be split. Estimated counts are noisy;
             a larger value stops the tree from splitting noise.
+        max_nodes : int, optional
+            Node budget. Nodes are split largest (estimated) first; a split that would exceed
+            the budget is not made. ``None``: no budget (the tree of the plain rule).
 
         Returns
         -------
@@ -229,17 +234,21 @@ class ID3:
         tree.features = list(features)
         tree._categories = [pd.Index(list(c)) for c in categories]
         tree.classes = np.asarray(list(classes), dtype=object)
-        tree._grow(counts, min_size)
+        tree._grow(counts, min_size, max_nodes)
         return tree
 
-    def _grow(self, counts: NodeCounts, min_size: float = 2) -> None:
-        """Grow the tree top-down (the rule of the module docstring) from ``counts``."""
+    def _grow(self, counts: NodeCounts, min_size: float = 2, max_nodes: int | None = None) -> None:
+        """Grow the tree top-down (the rule of the module docstring) from ``counts``.
+
+        Nodes are expanded largest first (the order changes nothing without a budget: every
+        split depends on its node only)."""
         cards = [len(c) for c in self._categories]
         tree = _Tree()
-        # Each work item: (node id, node state, candidate attributes).
-        stack = [(tree.add(0), counts.root(), list(range(len(cards))))]
-        while stack:
-            node, state, attrs = stack.pop()
+        budget = np.inf if max_nodes is None else max_nodes
+        # Work items: (-size, tie-breaker, node id, node state, candidate attributes).
+        heap = [(-np.inf, 0, tree.add(0), counts.root(), list(range(len(cards))))]
+        while heap:
+            _, _, node, state, attrs = heapq.heappop(heap)
             class_counts, joints = counts.counts(state, attrs)
             class_counts = np.maximum(class_counts, 0)
             tree.majority[node] = int(np.argmax(class_counts))
@@ -256,14 +265,16 @@ class ID3:
                 cond = float(sizes @ _entropy_rows(joint)) / float(sizes.sum())
                 if cond < best_cond - _GAIN_TIE:
                     best, best_cond, best_sizes = a, cond, sizes
-            if best < 0:
+            if best < 0 or len(tree.attribute) + np.count_nonzero(best_sizes) > budget:
                 continue
             values = np.flatnonzero(best_sizes)
             child = np.full(cards[best], -1, dtype=np.int64)
             rest = [a for a in attrs if a != best]
             for v, sub in zip(values, counts.children(state, best, values), strict=True):
                 child[v] = tree.add(0)
-                stack.append((int(child[v]), sub, rest))
+                heapq.heappush(
+                    heap, (-float(best_sizes[v]), int(child[v]), int(child[v]), sub, rest)
+                )
             tree.split(node, best, child)
         self._tree = tree
         self._child_index = (

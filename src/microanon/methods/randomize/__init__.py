@@ -7,8 +7,14 @@ the reconstruction subject to a bound on every record's attribute-disclosure ris
 :func:`randomize` publishes a table whose chosen attributes went through distortion matrices
 (uniform retention or general PRAM), together with the matrices; :func:`reconstruct` estimates
 the original distribution with standard errors, never forming the Kronecker product.
+
+:func:`mrr` (multivariate randomized response: all of a record's one-hot bits kept or all
+flipped) with :class:`MRRData` (estimated counts, conditional distributions, ID3 from estimated
+counts) and :func:`epr` (eigenvector-based perturbation of collected records) are the
+perturbation baselines of the data-collection comparison (papers.md §6.6).
 """
 
+from .epr import epr, epr_decode, epr_vectors
 from .matrices import (
     check_distortion,
     inverse_frobenius_sq,
@@ -16,6 +22,7 @@ from .matrices import (
     uniform_inverse,
     uniform_retention,
 )
+from .mrr import MRRData, mrr
 from .optimal import OptimalParameters, cell_counts, optimal_parameters, optimal_parameters_from_pi
 from .pram import invariant_matrix, pram
 from .reconstruct import Reconstruction, reconstruct
@@ -26,10 +33,15 @@ from .warner import warner, warner_estimate, warner_matrix
 
 __all__ = [
     "SCENARIOS",
+    "MRRData",
     "OptimalParameters",
     "Reconstruction",
     "cell_counts",
     "disclosure_risk",
+    "epr",
+    "epr_decode",
+    "epr_vectors",
+    "mrr",
     "optimal_parameters",
     "optimal_parameters_from_pi",
     "property1_minimum",

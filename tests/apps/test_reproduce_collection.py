@@ -1,0 +1,71 @@
+"""``microanon reproduce collection --quick`` through the CLI, and the run's invariants."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+
+SEED = "20080901"
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce") / "collection"
+    result = CliRunner().invoke(
+        main, ["reproduce", "collection", "--quick", "--out", str(out), "--seed", SEED]
+    )
+    assert result.exit_code == 0, result.output
+    return out, result.output, json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def _keys(obj):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _keys(v)
+
+
+def test_writes_a_self_contained_report_and_the_results(quick_run):
+    out, output, _ = quick_run
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "results.json"]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for part in ("E1.1", "Fig. 5", "E1.2", "Fig. 6", "E1.3", "nursery", "adult"):
+        assert part in html
+    assert html.count("data:image/png;base64,") == 3
+    assert 'src="http' not in html
+    assert "PASS" in output and "the paper's findings hold in" in output
+
+
+def test_results_layout_and_no_seed(quick_run):
+    out, _, results = quick_run
+    assert set(results) == {
+        "gtr", "local_recoding", "perturbation", "original_accuracy", "E1.2", "E1.3", "checks",
+        "meta",
+    }  # fmt: skip
+    meta = results["meta"]
+    assert meta["quick"] is True and meta["data"]["adult"]["records"] == 30_162
+    assert meta["data"]["nursery"]["records"] == 12_960
+    assert not any(str(k).lower() == "seed" for k in _keys(results))
+    assert SEED not in (out / "results.json").read_text(encoding="utf-8")
+    for name in ("adult", "nursery"):
+        for tau, point in results["gtr"][name].items():
+            assert point["published"] + point["abstained"] == meta["data"][name]["respondents"]
+            assert 0 <= point["loss"] <= 2 and 0 < point["accuracy"] < 2
+            assert point["protected"][tau] <= 1
+        assert set(results["perturbation"][name]) == {"mrr", "epr"}
+        assert set(results["local_recoding"][name]) == {"lrka", "ld"}
+
+
+def test_issue_checks_pass(quick_run):
+    _, _, results = quick_run
+    issue = [c for c in results["checks"] if c["kind"] == "issue"]
+    assert len(issue) == 2 * 2 * 2  # two data sets, two τ, two checks
+    failed = [c for c in issue if not c["passed"]]
+    assert not failed, failed
