@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._col_setup import Plan
+from ._outputs import check_line as _line
 
 __all__ = ["BASELINES", "matched", "run_checks"]
 
@@ -55,17 +56,6 @@ def matched(results: dict[str, Any], plan: Plan, measure: str) -> dict[str, Any]
                 row[method] = {measure: pt[measure], "parameter": p}
             out[name][key] = row
     return out
-
-
-def _line(kind: str, check: str, experiment: str, claim: str, passed: bool, detail: str) -> dict:
-    return {
-        "kind": kind,
-        "id": check,
-        "experiment": experiment,
-        "claim": claim,
-        "passed": bool(passed),
-        "detail": detail,
-    }
 
 
 def _pct(x: float) -> str:

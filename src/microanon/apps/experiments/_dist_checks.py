@@ -17,6 +17,7 @@ import numpy as np
 
 from ._dist_experiments import PARTITIONS, SOURCE_SETS
 from ._dist_measure import ENCODINGS
+from ._outputs import check_line
 
 __all__ = ["ADULT_FACTS", "run_checks"]
 
@@ -39,16 +40,9 @@ def _line(
     detail: str,
     values: Any = None,
 ) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "id": check,
-        "experiment": experiment,
-        "variant": variant,
-        "claim": claim,
-        "passed": bool(passed),
-        "detail": detail,
-        "values": values,
-    }
+    return check_line(
+        kind, check, experiment, claim, passed, detail, variant=variant, values=values
+    )
 
 
 def _fmt(values: Sequence[float]) -> str:

@@ -14,25 +14,13 @@ from typing import Any
 import numpy as np
 
 from ._msa_setup import RECORDS, SA_SETS
+from ._outputs import check_line as _line
 
 __all__ = ["PAPER_AIL_BOUND", "run_checks"]
 
 #: The paper's bound on AIL in Fig. 3 ("< 0.03%").
 PAPER_AIL_BOUND = 3e-4
 _TOL = 1e-12
-
-
-def _line(
-    kind: str, check: str, experiment: str, claim: str, passed: bool, detail: str
-) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "id": check,
-        "experiment": experiment,
-        "claim": claim,
-        "passed": bool(passed),
-        "detail": detail,
-    }
 
 
 def _fmt(values: Iterable[float | None]) -> str:

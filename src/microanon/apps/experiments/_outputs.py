@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RNG_POLICY", "json_plain", "write_results"]
+__all__ = ["RNG_POLICY", "check_line", "json_plain", "write_results"]
 
 #: How a reproduction uses randomness (recorded in ``results.json``; never the seed itself).
 RNG_POLICY = (
@@ -41,3 +41,20 @@ def write_results(directory: Path, results: dict[str, Any]) -> None:
         json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
         encoding="utf-8",
     )
+
+
+def check_line(
+    kind: str, check: str, experiment: str, claim: str, passed: bool, detail: str, **extra: Any
+) -> dict[str, Any]:
+    """One pass/fail line of a reproduction: ``kind`` (``issue`` or ``paper``), its ``id``, the
+    experiment, the claim checked, whether it passed, the numbers behind it, and any ``extra``
+    fields (e.g. ``variant``, ``values``)."""
+    return {
+        "kind": kind,
+        "id": check,
+        "experiment": experiment,
+        "claim": claim,
+        "passed": bool(passed),
+        "detail": detail,
+        **extra,
+    }

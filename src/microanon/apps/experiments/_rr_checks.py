@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._outputs import check_line
 from ._rr_experiments import METHODS
 from ._rr_measure import DISTANCES, QUERIES
 from ._rr_setup import SETTINGS, VARIANTS
@@ -51,16 +52,9 @@ def _line(
     detail: str,
     values: Any = None,
 ) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "id": check,
-        "experiment": experiment,
-        "variant": variant,
-        "claim": claim,
-        "passed": bool(passed),
-        "detail": detail,
-        "values": values,
-    }
+    return check_line(
+        kind, check, experiment, claim, passed, detail, variant=variant, values=values
+    )
 
 
 def _levels(entries: dict[str, Any]) -> list[str]:

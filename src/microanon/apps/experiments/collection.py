@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from ...core.random import RandomLike, make_rng
 from ...core.release import atomic_directory
+from ._col_baselines import EPR_SIGMA, MRR_Z
 from ._col_checks import matched, run_checks
 from ._col_experiments import Runner
 from ._col_report import build_report
@@ -59,7 +60,7 @@ def run_collection(
         Output directory, written atomically (nothing is left behind on failure).
     quick : bool, default False
         The reduced plan (:data:`~._col_setup.QUICK`: 800 respondents per data set, two τ,
-        fewer baseline parameters), about a minute; the default is :data:`~._col_setup.FULL`.
+        fewer baseline parameters), about 15 s; the default is :data:`~._col_setup.FULL`.
     rng : numpy.random.Generator, int or None
         Randomness of the respondents' order, the folds, MRR, EPR and the ID3 training draws
         (``None``: OS entropy). A seed makes the run reproducible and is never written out.
@@ -121,8 +122,13 @@ def _meta(plan: Plan, runner: Runner, seconds: float) -> dict[str, Any]:
             f"{plan.clients} concurrent clients submitting over HTTP on loopback, exact GTR, "
             "paper loss",
             "privacy": "Pv of every respondent against the final published set (eq. 1 on "
-            "generalized tables; the estimated joint distribution for MRR and EPR); a "
+            "generalized tables; MRR's estimated joint counts; EPR's decoded records); a "
             "parameter meets τ when the smallest Pv is at least τ",
+            "mrr": "one-hot bits, all kept (θ) or all complemented; class in the clear; ID3 "
+            f"from estimated counts (z = {MRR_Z}, node budget 1,000)",
+            "epr": f"σ = {EPR_SIGMA}, warm-up = number of bits, eigenvectors refreshed every 100 "
+            "submissions, k* capped at the number of bits; decoded by the highest bit per "
+            "attribute; class in the clear",
             "accuracy": f"ID3, {plan.folds}-fold cross-validation with the same folds for every "
             "method, trained on what the method publishes for the other folds "
             f"({plan.draws} base tuples drawn inside each generalized tuple), tested on the "

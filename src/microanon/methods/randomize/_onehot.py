@@ -69,6 +69,23 @@ class OneHotLayout:
         """Column -> domain, for a release's metadata."""
         return {c: list(d) for c, d in zip(self.columns, self.domains, strict=True)}
 
+    def clear_columns(
+        self, data: pd.DataFrame, clear: Sequence[Hashable] | Hashable, what: str
+    ) -> list[Hashable]:
+        """The columns published in the clear beside these bits, checked.
+
+        Raises
+        ------
+        InputError
+            A clear column absent from ``data`` or also encoded here.
+        """
+        cols = [clear] if isinstance(clear, str) else list(clear)
+        check_frame(data, cols, what)
+        both = [c for c in cols if c in self.columns]
+        if both:
+            raise InputError(f"{what}: column(s) {both} are both randomized and in the clear")
+        return cols
+
     @property
     def cards(self) -> list[int]:
         """Number of values (bits) of each column."""

@@ -157,11 +157,7 @@ def epr(
     (100, 2)
     """
     layout = OneHotLayout.from_frame(data, columns, "epr")
-    clear = [clear] if isinstance(clear, str) else list(clear)
-    check_frame(data, clear, "epr")
-    both = [c for c in clear if c in layout.columns]
-    if both:
-        raise InputError(f"epr: column(s) {both} are both perturbed and in the clear")
+    clear = layout.clear_columns(data, clear, "epr")
     warmup = layout.width if warmup is None else warmup
     vectors = epr_vectors(
         layout.encode(data), k, sigma=sigma, warmup=warmup, refresh=refresh, rng=rng

@@ -101,11 +101,7 @@ def mrr(
     """
     theta = _check_theta(theta)
     layout = OneHotLayout.from_frame(data, columns, "mrr")
-    clear = [clear] if isinstance(clear, str) else list(clear)
-    check_frame(data, clear, "mrr")
-    both = [c for c in clear if c in layout.columns]
-    if both:
-        raise InputError(f"mrr: column(s) {both} are both randomized and in the clear")
+    clear = layout.clear_columns(data, clear, "mrr")
     gen = make_rng(rng)
     bits = layout.encode(data)
     flipped = gen.random(len(data)) >= theta
