@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from click.testing import CliRunner
-
-from microanon.apps.cli import main
+from reproduce_helpers import all_keys, run_quick
 
 SEED = "20080901"
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproduce") / "collection"
-    result = CliRunner().invoke(
-        main, ["reproduce", "collection", "--quick", "--out", str(out), "--seed", SEED]
-    )
-    assert result.exit_code == 0, result.output
-    return out, result.output, json.loads((out / "results.json").read_text(encoding="utf-8"))
-
-
-def _keys(obj):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from _keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _keys(v)
+    return run_quick(tmp_path_factory, "collection", SEED)
 
 
 def test_writes_a_self_contained_report_and_the_results(quick_run):
@@ -52,7 +33,7 @@ def test_results_layout_and_no_seed(quick_run):
     meta = results["meta"]
     assert meta["quick"] is True and meta["data"]["adult"]["records"] == 30_162
     assert meta["data"]["nursery"]["records"] == 12_960
-    assert not any(str(k).lower() == "seed" for k in _keys(results))
+    assert not any(str(k).lower() == "seed" for k in all_keys(results))
     assert SEED not in (out / "results.json").read_text(encoding="utf-8")
     for name in ("adult", "nursery"):
         for tau, point in results["gtr"][name].items():

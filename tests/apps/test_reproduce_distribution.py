@@ -3,12 +3,11 @@ helpers it is built from (target encodings, age groups, the query workload)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from reproduce_helpers import all_keys, run_quick
 
 from microanon.apps.cli import main
 from microanon.apps.experiments._dist_data import DataSet, adult_capital_loss, age_groups
@@ -28,22 +27,7 @@ SEED = "918273"
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproduce") / "distribution"
-    result = CliRunner().invoke(
-        main, ["reproduce", "distribution", "--quick", "--out", str(out), "--seed", SEED]
-    )
-    assert result.exit_code == 0, result.output
-    return out, result.output, json.loads((out / "results.json").read_text(encoding="utf-8"))
-
-
-def _keys(obj):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from _keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _keys(v)
+    return run_quick(tmp_path_factory, "distribution", SEED)
 
 
 def _lines(obj):
@@ -91,7 +75,7 @@ def test_results_are_keyed_by_experiment(quick_run):
     meta = results["meta"]
     assert meta["quick"] is True and meta["seed_given"] is True and meta["runtime_seconds"] > 0
     assert "entropy" in meta["rng"]
-    assert not any(str(k).lower() == "seed" for k in _keys(results))
+    assert not any(str(k).lower() == "seed" for k in all_keys(results))
     assert SEED not in (quick_run[0] / "results.json").read_text(encoding="utf-8")
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from click.testing import CliRunner
+from reproduce_helpers import all_keys, run_quick
 
 from microanon.apps.cli import main
 
@@ -15,22 +14,7 @@ SEED = "20150464"
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproduce") / "multisa"
-    result = CliRunner().invoke(
-        main, ["reproduce", "multisa", "--quick", "--out", str(out), "--seed", SEED]
-    )
-    assert result.exit_code == 0, result.output
-    return out, result.output, json.loads((out / "results.json").read_text(encoding="utf-8"))
-
-
-def _keys(obj):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from _keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _keys(v)
+    return run_quick(tmp_path_factory, "multisa", SEED)
 
 
 def test_writes_a_self_contained_report_and_the_results(quick_run):
@@ -52,7 +36,7 @@ def test_results_layout_and_no_seed(quick_run):
     assert meta["quick"] is True and meta["records"] == 30_718
     assert meta["runtime_seconds"] > 0 and meta["microanon_version"]
     assert "entropy" in meta["rng"]
-    assert not any(str(k).lower() == "seed" for k in _keys(results))
+    assert not any(str(k).lower() == "seed" for k in all_keys(results))
     assert SEED not in (out / "results.json").read_text(encoding="utf-8")
     assert set(results["E2.3"]["4"]) == {"mixed", "rating"}
     assert set(results["E2.5"]["mixed"]) == {"2", "3", "4"}

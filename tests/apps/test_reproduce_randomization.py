@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from reproduce_helpers import all_keys, run_quick
 
 from microanon.apps.cli import main
 from microanon.apps.experiments._rr_measure import randomized_point
@@ -19,22 +18,7 @@ VARIANTS = {"adult_45222", "adult_30162"}
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproduce") / "randomization"
-    result = CliRunner().invoke(
-        main, ["reproduce", "randomization", "--quick", "--out", str(out), "--seed", "20110"]
-    )
-    assert result.exit_code == 0, result.output
-    return out, result.output, json.loads((out / "results.json").read_text(encoding="utf-8"))
-
-
-def _keys(obj):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from _keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _keys(v)
+    return run_quick(tmp_path_factory, "randomization", "20110")
 
 
 def test_writes_a_self_contained_report_and_the_results(quick_run):
@@ -68,7 +52,7 @@ def test_results_are_keyed_by_experiment_and_variant(quick_run):
     assert meta["quick"] is True and meta["replications"] == 1
     assert meta["runtime_seconds"] > 0 and meta["microanon_version"]
     assert "entropy" in meta["rng"]
-    assert not any("seed" == str(k).lower() for k in _keys(results))  # never a seed
+    assert not any("seed" == str(k).lower() for k in all_keys(results))  # never a seed
     assert "20110" not in (quick_run[0] / "results.json").read_text(encoding="utf-8")
 
 
