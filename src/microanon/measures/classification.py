@@ -108,9 +108,8 @@ class NodeCounts(Protocol):
 class _RowCounts:
     """:class:`NodeCounts` over records: a node is the array of its row positions."""
 
-    def __init__(self, codes: list[np.ndarray], target: np.ndarray, k: int):
-        self.codes, self.target, self.k = codes, target, k
-        self.cards = [int(c.max()) + 1 if len(c) else 0 for c in codes]
+    def __init__(self, codes: list[np.ndarray], cards: list[int], target: np.ndarray, k: int):
+        self.codes, self.cards, self.target, self.k = codes, cards, target, k
 
     def root(self) -> np.ndarray:
         return np.arange(len(self.target))
@@ -187,7 +186,14 @@ class ID3:
         encoded = [factorize_column(X[c], c) for c in self.features]
         self._categories = [u for _, u in encoded]
         target, self.classes = _class_codes(y.reset_index(drop=True))
-        self._grow(_RowCounts([c for c, _ in encoded], target, len(self.classes)))
+        self._grow(
+            _RowCounts(
+                [c for c, _ in encoded],
+                [len(u) for u in self._categories],
+                target,
+                len(self.classes),
+            )
+        )
         return self
 
     @classmethod

@@ -2,7 +2,8 @@
 
 Each column ``c`` with domain ``v_0 .. v_{d-1}`` becomes ``d`` bits named ``"c=v"``; a record has
 exactly one bit set per column. The layout remembers the domains so releases can be read back
-and decoded.
+and decoded. :func:`bit_release` and :func:`read_bit_release` write and read the releases of
+the methods built on it (MRR, EPR): the bit columns, then the columns published in the clear.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.release import Release
 from ...core.schema import check_frame
 from ...core.table import factorize_column
 
-__all__ = ["OneHotLayout"]
+__all__ = ["OneHotLayout", "bit_release", "read_bit_release"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,19 @@ class OneHotLayout:
         off = self.offsets
         return slice(int(off[i]), int(off[i + 1]))
 
+    def domain(self, column: Hashable) -> tuple[Any, ...]:
+        """The values of one column, in bit order."""
+        return self.domains[self.columns.index(column)]
+
+    def subset(self, columns: Sequence[Hashable]) -> OneHotLayout:
+        """The layout of some of the columns, in the given order."""
+        return OneHotLayout(tuple(columns), tuple(self.domain(c) for c in columns))
+
+    def bit_indices(self, columns: Sequence[Hashable]) -> np.ndarray:
+        """The bits of ``columns``, block after block (the bits of :meth:`subset`)."""
+        blocks = [self.block(c) for c in columns]
+        return np.concatenate([np.arange(b.start, b.stop) for b in blocks] or [[]]).astype(np.int64)
+
     def codes(self, data: pd.DataFrame) -> np.ndarray:
         """Value codes (``n × columns``, int64) of ``data`` in this layout.
 
@@ -145,3 +160,59 @@ class OneHotLayout:
                 for j, (c, dom) in enumerate(zip(self.columns, self.domains, strict=True))
             }
         )
+
+
+def bit_release(
+    method: str,
+    values: np.ndarray,
+    layout: OneHotLayout,
+    clear: pd.DataFrame,
+    spec: Mapping[str, Any],
+    parameters: Mapping[str, Any],
+) -> Release:
+    """The ``randomized`` release of a bit-level method.
+
+    Table ``data``: one column per bit (``"column=value"``, row ``i`` of ``values``) then the
+    ``clear`` columns, row-aligned. Metadata: ``method``, ``parameters`` (with the columns and
+    the clear ones), ``method`` -> ``spec`` plus the domains (what :func:`read_bit_release`
+    needs), ``rows_in`` and ``rows_out``.
+    """
+    table = pd.DataFrame(values, columns=layout.bit_names())
+    for c in clear.columns:
+        table[c] = clear[c].to_numpy()
+    return Release(
+        "randomized",
+        {"data": table},
+        {
+            "method": method,
+            "parameters": {
+                **parameters,
+                "columns": list(layout.columns),
+                "clear": list(clear.columns),
+            },
+            method: {**spec, "domains": layout.to_metadata()},
+            "rows_in": len(table),
+            "rows_out": len(table),
+        },
+    )
+
+
+def read_bit_release(
+    release: Release, method: str, what: str
+) -> tuple[OneHotLayout, np.ndarray, pd.DataFrame, Mapping[str, Any]]:
+    """Layout, bit values, clear columns and spec of a release made by :func:`bit_release`.
+
+    Raises
+    ------
+    InputError
+        Not a release of ``method``, or its bit columns are missing.
+    """
+    spec = release.metadata.get(method)
+    if release.kind != "randomized" or not isinstance(spec, Mapping):
+        raise InputError(f"{what}: not a release made by {method}()")
+    layout = OneHotLayout.from_metadata(spec["domains"])
+    names = layout.bit_names()
+    table = release.tables["data"]
+    check_frame(table, names, f"{method.upper()} release")
+    clear = table[[c for c in table.columns if c not in set(names)]]
+    return layout, table[names].to_numpy(), clear, spec

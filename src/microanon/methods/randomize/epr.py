@@ -20,7 +20,7 @@ outline, with the choices it leaves open fixed as follows.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,8 +29,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
-from ...core.schema import check_frame
-from ._onehot import OneHotLayout
+from ._onehot import OneHotLayout, bit_release, read_bit_release
 
 __all__ = ["epr", "epr_decode", "epr_vectors"]
 
@@ -162,21 +161,8 @@ def epr(
     vectors = epr_vectors(
         layout.encode(data), k, sigma=sigma, warmup=warmup, refresh=refresh, rng=rng
     )
-    table = pd.DataFrame(vectors, columns=layout.bit_names())
-    for c in clear:
-        table[c] = data[c].to_numpy()
     spec = {"k": int(k), "sigma": float(sigma), "warmup": int(warmup), "refresh": int(refresh)}
-    return Release(
-        "randomized",
-        {"data": table},
-        {
-            "method": "epr",
-            "parameters": {**spec, "columns": list(layout.columns), "clear": clear},
-            "epr": {**spec, "domains": layout.to_metadata()},
-            "rows_in": len(data),
-            "rows_out": len(table),
-        },
-    )
+    return bit_release("epr", vectors, layout, data[clear], spec, spec)
 
 
 def epr_decode(release: Release) -> pd.DataFrame:
@@ -188,15 +174,8 @@ def epr_decode(release: Release) -> pd.DataFrame:
     InputError
         Not an EPR release, or bit columns missing.
     """
-    spec = release.metadata.get("epr")
-    if release.kind != "randomized" or not isinstance(spec, Mapping):
-        raise InputError("epr_decode: not a release made by epr()")
-    layout = OneHotLayout.from_metadata(spec["domains"])
-    names = layout.bit_names()
-    table = release.tables["data"]
-    check_frame(table, names, "EPR release")
-    decoded = layout.decode(table[names].to_numpy(dtype=np.float64))
-    for c in table.columns:
-        if c not in set(names):
-            decoded[c] = table[c].to_numpy()
+    layout, values, clear, _ = read_bit_release(release, "epr", "epr_decode")
+    decoded = layout.decode(values.astype(np.float64))
+    for c in clear.columns:
+        decoded[c] = clear[c].to_numpy()
     return decoded

@@ -31,7 +31,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import check_frame
 from ...measures.classification import ID3
-from ._onehot import OneHotLayout
+from ._onehot import OneHotLayout, bit_release, read_bit_release
 
 __all__ = ["MRRData", "mrr"]
 
@@ -107,19 +107,13 @@ def mrr(
     flipped = gen.random(len(data)) >= theta
     bits[flipped] = ~bits[flipped]
     order = gen.permutation(len(data))
-    table = pd.DataFrame(bits[order].astype(np.uint8), columns=layout.bit_names())
-    for c in clear:
-        table[c] = data[c].to_numpy()[order]
-    return Release(
-        "randomized",
-        {"data": table},
-        {
-            "method": "mrr",
-            "parameters": {"theta": theta, "columns": list(layout.columns), "clear": clear},
-            "mrr": {"theta": theta, "domains": layout.to_metadata()},
-            "rows_in": len(data),
-            "rows_out": len(table),
-        },
+    return bit_release(
+        "mrr",
+        bits[order].astype(np.uint8),
+        layout,
+        data[clear].iloc[order],
+        {"theta": theta},
+        {"theta": theta},
     )
 
 
@@ -170,17 +164,9 @@ class MRRData:
         InputError
             Not an MRR release, or its bit columns are missing or not 0/1.
         """
-        spec = release.metadata.get("mrr")
-        if release.kind != "randomized" or not isinstance(spec, Mapping):
-            raise InputError("MRRData.from_release: not a release made by mrr()")
-        layout = OneHotLayout.from_metadata(spec["domains"])
-        names = layout.bit_names()
-        table = release.tables["data"]
-        check_frame(table, names, "MRR release")
-        values = table[names].to_numpy()
+        layout, values, clear, spec = read_bit_release(release, "mrr", "MRRData.from_release")
         if not np.isin(values, (0, 1)).all():
             raise InputError("MRR release: bit columns must hold only 0 and 1")
-        clear = table[[c for c in table.columns if c not in set(names)]]
         return cls(values.astype(bool), float(spec["theta"]), layout, clear)
 
     def __len__(self) -> int:
@@ -199,7 +185,7 @@ class MRRData:
             raise InputError(
                 f"column {column!r} was not randomized; randomized: {list(self.layout.columns)}"
             )
-        dom = self.layout.domains[self.layout.columns.index(column)]
+        dom = self.layout.domain(column)
         if value not in dom:
             raise InputError(f"column {column!r}: value {value!r} is not in its domain")
         return self.layout.block(column).start + dom.index(value)
@@ -229,15 +215,11 @@ class MRRData:
         """Indicator matrices of the target's values used with all-ones / all-zeros rows."""
         if target in self.layout.columns:
             ones = self.bits[:, self.layout.block(target)].astype(np.float64)
-            dom = list(self.layout.domains[self.layout.columns.index(target)])
-            return ones, 1.0 - ones, dom
+            return ones, 1.0 - ones, list(self.layout.domain(target))
         if target in self.clear.columns:
-            codes, uniques = pd.factorize(self.clear[target], sort=True)
-            if (codes < 0).any():
-                raise InputError(f"clear column {target!r} has missing values")
-            ind = np.zeros((len(self), len(uniques)), dtype=np.float64)
-            ind[np.arange(len(self)), codes] = 1.0
-            return ind, ind, list(uniques)
+            exact = OneHotLayout.from_frame(self.clear, [target], "clear column")
+            ind = exact.encode(self.clear).astype(np.float64)
+            return ind, ind, list(exact.domains[0])
         raise InputError(f"unknown column {target!r}")
 
     def conditional(
@@ -274,13 +256,9 @@ class MRRData:
             marginal / marginal.sum() if marginal.sum() > 0 else np.full(len(dom), 1 / len(dom))
         )
         check_frame(values, given, "conditional values")
-        sub = OneHotLayout(
-            tuple(given), tuple(self.layout.domains[self.layout.columns.index(c)] for c in given)
-        )
+        sub = self.layout.subset(given)
         combos, inverse = np.unique(sub.codes(values), axis=0, return_inverse=True)
-        gbits = self.bits[
-            :, np.concatenate([np.arange(b.start, b.stop) for b in map(self.layout.block, given)])
-        ].astype(np.float32)
+        gbits = self.bits[:, self.layout.bit_indices(given)].astype(np.float32)
         out = np.empty((len(combos), len(dom)))
         step = max(1, _CHUNK_CELLS // max(len(self), 1))
         for lo in range(0, len(combos), step):
@@ -346,7 +324,7 @@ class MRRData:
         return ID3.from_counts(
             _MRRCounts(self, feats, t1, t0, z),
             feats,
-            [self.layout.domains[self.layout.columns.index(c)] for c in feats],
+            [self.layout.domain(c) for c in feats],
             classes,
             min_size=min_size,
             max_nodes=max_nodes,
@@ -366,7 +344,7 @@ class _MRRCounts:
         self.data, self.t1, self.t0 = data, t1, t0
         theta = data.theta
         self.se_factor = z * np.sqrt(theta * (1 - theta)) / abs(2 * theta - 1)
-        self.blocks = [data.layout.block(c) for c in features]
+        self.features = features
         self.bits = data.bits
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:
@@ -380,11 +358,11 @@ class _MRRCounts:
         classes = self.data._estimate(y1.sum(axis=0), n0)
         if not attrs:
             return classes, []
+        names = [self.features[a] for a in attrs]
+        cols = self.data.layout.bit_indices(names)
+        bounds = np.cumsum([len(self.data.layout.domain(c)) for c in names])[:-1]
         if np.maximum(classes, 0).sum() < self.se_factor * np.sqrt(len(r1) + len(r0)):
-            return classes, [
-                np.zeros((b.stop - b.start, len(classes))) for b in (self.blocks[a] for a in attrs)
-            ]
-        cols = np.concatenate([np.arange(self.blocks[a].start, self.blocks[a].stop) for a in attrs])
+            return classes, np.split(np.zeros((len(cols), len(classes))), bounds)
         b1 = self.bits[np.ix_(r1, cols)].T.astype(np.float64)
         b0 = self.bits[np.ix_(r0, cols)].T.astype(np.float64)
         joint = self.data._estimate(b1 @ y1, n0 - b0 @ y0)
@@ -392,16 +370,9 @@ class _MRRCounts:
         # predicted by this node's majority.
         n_child = b1.sum(axis=1) + (len(r0) - b0.sum(axis=1))
         joint[np.maximum(joint, 0).sum(axis=1) < self.se_factor * np.sqrt(n_child)] = 0.0
-        bounds = np.concatenate(
-            [[0], np.cumsum([self.blocks[a].stop - self.blocks[a].start for a in attrs])]
-        )
-        return classes, [joint[bounds[i] : bounds[i + 1]] for i in range(len(attrs))]
+        return classes, np.split(joint, bounds)
 
     def children(self, state: tuple[np.ndarray, np.ndarray], attribute: int, values: np.ndarray):
         r1, r0 = state
-        start = self.blocks[attribute].start
-        out = []
-        for v in values:
-            j = start + int(v)
-            out.append((r1[self.bits[r1, j]], r0[~self.bits[r0, j]]))
-        return out
+        start = self.data.layout.block(self.features[attribute]).start
+        return [(r1[self.bits[r1, start + v]], r0[~self.bits[r0, start + v]]) for v in values]
