@@ -13,12 +13,14 @@ from .core import (
     InfeasibleError,
     InputError,
     Kind,
+    LintReport,
     MicroanonError,
     Release,
     Role,
     Schema,
     SchemaError,
     Table,
+    lint_schema,
     make_rng,
 )
 
@@ -32,6 +34,7 @@ __all__ = [
     "InfeasibleError",
     "InputError",
     "Kind",
+    "LintReport",
     "MicroanonError",
     "Release",
     "Role",
@@ -39,5 +42,6 @@ __all__ = [
     "SchemaError",
     "Table",
     "__version__",
+    "lint_schema",
     "make_rng",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -30,17 +31,43 @@ def test_example_pipelines_run_and_verify(tmp_path, path):
     out = tmp_path / path.stem
     result = CliRunner().invoke(main, ["anonymize", "--config", str(path), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    if Release.load(out).metadata.get("models"):
-        assert "verified on the release: yes" in result.output
-    names = {p.name for p in out.iterdir()}
-    assert {"release.json", "report.html"} <= names
     release = Release.load(out)
-    manifest = json.loads((out / "release.json").read_text())
-    assert "seed" not in json.dumps(manifest)
     if release.metadata.get("models"):
+        assert "verified on the files as written: yes" in result.output
         assert all(v.holds for v in check_release(release))
-    html = (out / "report.html").read_text()
+    assert {p.name for p in out.iterdir()} == {".microanon-output", "public", "internal"}
+    public_files = {p.name for p in (out / "public").iterdir()}
+    assert {"release.json", "report.html"} <= public_files
+    assert {p.name for p in (out / "internal").iterdir()} == {"internal.json", "report.html"}
+    public_text = (out / "public" / "release.json").read_text()
+    assert "seed" not in public_text.lower()
+    assert "seed" not in (out / "internal" / "internal.json").read_text().lower()
+    for internal_only in ('"hierarchies"', '"rows_in"', '"suppressed"', '"audit"'):
+        assert internal_only not in public_text
+    # Independently of the verifier: no original value that the published tables lack appears
+    # anywhere in the public metadata or the public report.
+    cfg = load_config(path)
+    original = cfg.read_data()
+    public = Release.load(out / "public")
+    shown = {str(v) for df in public.tables.values() for c in df.columns for v in df[c].unique()}
+    absent = {str(v) for c in original.columns for v in original[c].unique()} - shown
+    absent -= {str(c) for c in original.columns}
+    words = set(re.findall(r'"([^"]*)"', public_text))
+    if release.kind != "randomized":  # its domains and matrices are public by design
+        assert not (words & absent), sorted(words & absent)[:5]
+    report = (out / "public" / "report.html").read_text()
+    cells = {c for c in re.findall(r"<td>([^<]*)</td>", report) if not _number(c)}
+    assert not (cells & absent), sorted(cells & absent)[:5]
+    html = (out / "internal" / "report.html").read_text()
     assert "privacy" in html and "utility" in html
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True
 
 
 def test_data_on_the_command_line_overrides_the_config(tmp_path):
@@ -71,7 +98,13 @@ def test_existing_output_is_not_clobbered(tmp_path):
     result = CliRunner().invoke(
         main, ["anonymize", "--config", str(EXAMPLES / "anatomy.yaml"), "--out", str(out)]
     )
-    assert result.exit_code != 0 and "already exists" in result.output
+    assert result.exit_code == 2 and "already exists" in result.output
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    result = CliRunner().invoke(
+        main,
+        ["anonymize", "--config", str(EXAMPLES / "anatomy.yaml"), "--out", str(out), "--overwrite"],
+    )
+    assert result.exit_code == 2 and "did not write" in result.output
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 

@@ -32,19 +32,24 @@ def test_every_kind_round_trips(tmp_path, kind, fmt):
         "levels": {"age": np.int64(2)},
         "hierarchy": Hierarchy.from_nested({"*": ["a", "b"]}),
     }
-    rel = Release(kind, tables, meta)
+    rel = Release(kind, tables, meta, public=["levels"])
     out = rel.save(tmp_path / "r", format=fmt)
-    files = sorted(p.name for p in out.iterdir())
+    files = sorted(p.name for p in (out / "public").iterdir())
     assert files == sorted(["release.json", *(f"{t}.{fmt}" for t in RELEASE_KINDS[kind])])
+    assert sorted(p.name for p in (out / "internal").iterdir()) == ["internal.json"]
     back = Release.load(out)
-    assert back.equals(rel)
+    assert back.equals(rel) and back.has_internal
     assert back.metadata["matrix"] == (np.eye(3) * 0.5).tolist()
+    public = Release.load(out / "public")
+    assert not public.has_internal
+    assert set(public.metadata) == {"method", "levels"}
+    assert all(public.tables[t].equals(rel.tables[t]) for t in rel.tables)
 
 
 def test_single_table_release_is_data_csv(tmp_path):
     Release("generalized", {"data": frame()}).save(tmp_path / "g")
-    assert (tmp_path / "g" / "data.csv").exists()
-    manifest = json.loads((tmp_path / "g" / "release.json").read_text())
+    assert (tmp_path / "g" / "public" / "data.csv").exists()
+    manifest = json.loads((tmp_path / "g" / "public" / "release.json").read_text())
     assert manifest["kind"] == "generalized" and manifest["tables"]["data"]["rows"] == 5
 
 
@@ -71,6 +76,8 @@ def test_bad_releases():
         Release("anatomized", {"qit": frame()})
     with pytest.raises(InputError, match="holds no release"):
         Release.load("/nonexistent/dir")
+    with pytest.raises(InputError, match="public must be a list"):
+        Release("masked", {"data": frame()}, public="levels")
 
 
 def test_a_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
@@ -86,3 +93,58 @@ def test_a_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         rel.save(tmp_path / "a")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_internal_metadata_never_reaches_the_public_part(tmp_path):
+    meta = {"method": "m", "hierarchies": {"age": ["17", "90"]}, "rows_in": 10, "levels": {}}
+    Release("generalized", {"data": frame()}, meta, public=["levels"]).save(tmp_path / "r")
+    text = (tmp_path / "r" / "public" / "release.json").read_text()
+    assert "hierarchies" not in text and "rows_in" not in text and '"90"' not in text
+    internal = json.loads((tmp_path / "r" / "internal" / "internal.json").read_text())
+    assert internal["metadata"]["hierarchies"] == {"age": ["17", "90"]}
+
+
+def test_release_written_by_0_1_still_loads(tmp_path):
+    d = tmp_path / "old"
+    d.mkdir()
+    frame().to_csv(d / "data.csv", index=False)
+    cols = list(frame().columns)
+    types = {"age": "string", "count": "int", "share": "float", "flag": "bool", "note": "string"}
+    manifest = {
+        "microanon_release": 1,
+        "kind": "generalized",
+        "format": "csv",
+        "tables": {"data": {"file": "data.csv", "rows": 5, "columns": cols, "types": types}},
+        "metadata": {"method": "full_domain", "rows_in": 7},
+    }
+    (d / "release.json").write_text(json.dumps(manifest))
+    rel = Release.load(d)
+    assert rel.metadata["rows_in"] == 7 and "rows_in" not in rel.public_metadata
+    assert len(rel.data) == 5
+
+
+@pytest.mark.parametrize("name", ["../secret.csv", "/etc/passwd", "sub/data.csv", "..", ""])
+def test_load_refuses_table_files_outside_the_release(tmp_path, name):
+    Release("generalized", {"data": frame()}).save(tmp_path / "r")
+    path = tmp_path / "r" / "public" / "release.json"
+    manifest = json.loads(path.read_text())
+    manifest["tables"]["data"]["file"] = name
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match="file"):
+        Release.load(tmp_path / "r")
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"base_seed": 3},
+        {"parameters": {"Seeds": [1, 2]}},
+        {"state": np.random.default_rng(1)},
+        {"gen": np.random.SeedSequence(5)},
+        {"x": {"bit_generator": "PCG64", "state": {"state": 1, "inc": 2}}},
+        {"entropy": 12345},
+    ],
+)
+def test_random_state_never_enters_a_release(meta):
+    with pytest.raises(InputError, match="seed|random"):
+        Release("randomized", {"data": frame()}, meta)

@@ -12,7 +12,7 @@ from ..core.schema import check_frame
 from ..measures import reidentification_risk, sample_uniques
 from ..models import Groups, profile, t_closeness
 
-__all__ = ["privacy_profile", "format_profile"]
+__all__ = ["privacy_profile", "format_profile", "format_requirements", "requirements"]
 
 
 def privacy_profile(
@@ -111,3 +111,83 @@ def format_profile(p: dict[str, Any]) -> str:
     ]
     width = max(len(a) for a, _ in lines)
     return "\n".join(f"{a:<{width}}  {b}" for a, b in lines)
+
+
+#: ``--l-form`` -> the profile key holding the achieved ℓ of that form.
+L_FORMS = {
+    "distinct": "l_distinct",
+    "frequency": "l_frequency",
+    "entropy": "l_entropy",
+    "recursive": "l_recursive",
+}
+
+
+def requirements(
+    p: dict[str, Any],
+    k: int | None = None,
+    l: float | None = None,  # noqa: E741 - the model's name
+    l_form: str = "distinct",
+    t: float | None = None,
+) -> list[dict[str, Any]]:
+    """Compare a profile with the models the user requires.
+
+    Parameters
+    ----------
+    p : dict
+        A :func:`privacy_profile` result.
+    k, l, t : optional
+        Required k (at least), ℓ of form ``l_form`` (at least) and t (at most).
+    l_form : {"distinct", "frequency", "entropy", "recursive"}
+
+    Returns
+    -------
+    list of dict
+        One ``{"model", "required", "achieved", "holds"}`` per requirement given.
+
+    Raises
+    ------
+    InputError
+        A requirement out of range or an unknown ``l_form``.
+    """
+    if l_form not in L_FORMS:
+        raise InputError(f"--l-form must be one of {', '.join(L_FORMS)}, got {l_form!r}")
+    out = []
+    if k is not None:
+        if k < 1:
+            raise InputError(f"--k must be at least 1, got {k}")
+        out.append(
+            {"model": "k-anonymity", "required": k, "achieved": p["k"], "holds": p["k"] >= k}
+        )
+    if l is not None:
+        if l < 1:
+            raise InputError(f"--l must be at least 1, got {l:g}")
+        achieved = p[L_FORMS[l_form]]
+        out.append(
+            {
+                "model": f"{l_form} l-diversity",
+                "required": l,
+                "achieved": achieved,
+                "holds": achieved >= l - 1e-12,
+            }
+        )
+    if t is not None:
+        if not 0 <= t <= 1:
+            raise InputError(f"--t must be in [0, 1], got {t:g}")
+        out.append(
+            {
+                "model": f"t-closeness ({p['t_distance']} distance)",
+                "required": t,
+                "achieved": p["t_closeness"],
+                "holds": p["t_closeness"] <= t + 1e-12,
+            }
+        )
+    return out
+
+
+def format_requirements(reqs: list[dict[str, Any]]) -> str:
+    """One line per requirement: holds or FAILS, required and achieved."""
+    return "\n".join(
+        f"{'holds' if r['holds'] else 'FAILS'}: {r['model']} required {r['required']:g}, "
+        f"achieved {r['achieved']:.4g}"
+        for r in reqs
+    )

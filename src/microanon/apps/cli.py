@@ -12,22 +12,45 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..core.errors import MicroanonError
+from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 
 __all__ = ["main"]
 
 
+class _Failure(click.ClickException):
+    """A one-line error with the exit status of its cause (see :data:`EXIT_CODES`)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+#: Exit status of the commands: success, a privacy requirement that does not hold, bad input.
+EXIT_CODES = {"ok": 0, "does not hold": 1, "bad input": 2}
+
+
 def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn microanon's own errors into a one-line message and exit status 2."""
+    """Turn microanon's own errors into a one-line message and their exit status.
+
+    A model that cannot be met or a release that fails its verification exits 1; bad input
+    (data, config, parameters, paths) exits 2.
+    """
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except (InfeasibleError, VerificationError) as exc:
+            raise _Failure(str(exc), EXIT_CODES["does not hold"]) from None
         except MicroanonError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise _Failure(str(exc), EXIT_CODES["bad input"]) from None
 
     return wrapper
+
+
+def _emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
+    """Print one JSON object (``--json``) or the human-readable text, on stdout."""
+    click.echo(json.dumps(obj, indent=2, default=str) if as_json else text)
 
 
 def _split(value: str | None) -> list[str]:
@@ -122,6 +145,16 @@ def datasets_export(name: str, out: Path) -> None:
     show_default=True,
     help="What to do with rows that have missing values in the checked columns.",
 )
+@click.option("--k", "req_k", type=int, default=None, help="Require k-anonymity with this k.")
+@click.option("--l", "req_l", type=float, default=None, help="Require l-diversity with this l.")
+@click.option(
+    "--l-form",
+    type=click.Choice(["distinct", "frequency", "entropy", "recursive"]),
+    default="distinct",
+    show_default=True,
+    help="Form of the required l-diversity.",
+)
+@click.option("--t", "req_t", type=float, default=None, help="Require t-closeness with this t.")
 @_friendly_errors
 def check(
     file: Path,
@@ -134,9 +167,16 @@ def check(
     na_values: str,
     no_header: bool,
     missing: str,
+    req_k: int | None,
+    req_l: float | None,
+    l_form: str,
+    req_t: float | None,
 ) -> None:
-    """Privacy and re-identification risk profile of a CSV or Parquet FILE."""
-    from .check import format_profile, privacy_profile
+    """Privacy and re-identification risk profile of a CSV or Parquet FILE.
+
+    With --k, --l or --t it also checks those requirements and exits 1 when one does not hold.
+    """
+    from .check import format_profile, format_requirements, privacy_profile, requirements
     from .io import read_table
 
     sens = _split(sensitive)
@@ -147,10 +187,69 @@ def check(
     profile = privacy_profile(
         data, _split(quasi), sens[0], c=c, distance=distance, threshold=threshold, missing=missing
     )
-    if as_json:
-        click.echo(json.dumps(profile, indent=2))
+    reqs = requirements(profile, req_k, req_l, l_form, req_t)
+    holds = all(r["holds"] for r in reqs)
+    text = format_profile(profile) + ("\n" + format_requirements(reqs) if reqs else "")
+    _emit(as_json, {**profile, "requirements": reqs, "holds": holds}, text)
+    if not holds:
+        sys.exit(EXIT_CODES["does not hold"])
+
+
+# ---------------------------------------------------------------------------- lint
+@main.command("lint")
+@click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Pipeline YAML whose schema (and lint: accept) to check.",
+)
+@click.option("--quasi", default=None, help="Comma-separated quasi-identifiers (without --config).")
+@click.option("--sensitive", default=None, help="Comma-separated sensitive columns.")
+@click.option("--identifiers", default=None, help="Comma-separated columns never published.")
+@click.option("--insensitive", default=None, help="Comma-separated columns published unchanged.")
+@click.option("--na-values", default="", help="Comma-separated extra missing-value markers.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_friendly_errors
+def lint_command(
+    data: Path | None,
+    config: Path | None,
+    quasi: str | None,
+    sensitive: str | None,
+    identifiers: str | None,
+    insensitive: str | None,
+    na_values: str,
+    as_json: bool,
+) -> None:
+    """Find columns whose role lets a release re-identify (exit 1 if any is not accepted)."""
+    from ..core.lint import lint_schema
+    from ..core.schema import Schema
+    from .config import load_config
+    from .io import read_table
+
+    if config is not None:
+        if quasi or sensitive or identifiers or insensitive:
+            raise click.UsageError("give either --config or the roles, not both")
+        cfg = load_config(config)
+        frame = cfg.read_data(data)
+        schema, accept = cfg.schema, cfg.lint_accept
     else:
-        click.echo(format_profile(profile))
+        if data is None or not quasi:
+            raise click.UsageError("give DATA and --quasi (or --config)")
+        frame = read_table(data, na_values=_split(na_values))
+        roles = {c: "quasi" for c in _split(quasi)}
+        for group, role in (
+            (sensitive, "sensitive"),
+            (identifiers, "identifier"),
+            (insensitive, "insensitive"),
+        ):
+            roles.update({c: role for c in _split(group)})
+        schema, accept = Schema.from_dict(roles), None
+    report = lint_schema(frame, schema, accept=accept)
+    text = "\n".join(str(f) for f in report.findings) or "no findings"
+    _emit(as_json, report.to_dict(), text)
+    if not report.ok:
+        sys.exit(EXIT_CODES["does not hold"])
 
 
 # ---------------------------------------------------------------------------- anonymize
@@ -175,26 +274,56 @@ def check(
     default=None,
     help="Seed for randomized methods: reproducible research only, never written to the release.",
 )
-@click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace --out if it holds a previous microanon output and nothing else.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_friendly_errors
 def anonymize(
-    data: Path | None, config: Path, out: Path, seed: int | None, overwrite: bool
+    data: Path | None, config: Path, out: Path, seed: int | None, overwrite: bool, as_json: bool
 ) -> None:
-    """Anonymize DATA (or the config's data) as the config says; write the release and a report."""
+    """Anonymize DATA (or the config's data) as the config says; write the release and reports.
+
+    The release is read back from disk and verified before it is kept; exit 1 when the models
+    cannot be met or the verification fails (nothing is written), 2 on bad input.
+    """
     from .anonymize import run_anonymize
 
     path, release, numbers = run_anonymize(
         config, out, data=data, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
     )
     meta = release.metadata
-    click.echo(f"{meta['method']}: {meta['rows_in']:,} records in, {meta['rows_out']:,} rows out")
-    if numbers["verified"] is not None:
-        click.echo(
-            "claimed models verified on the release: " + ("yes" if numbers["verified"] else "NO")
-        )
-    util = {k: v for k, v in numbers["utility"].items() if v is not None}
-    click.echo("utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()))
-    click.echo(f"wrote {path}/ (release.json, tables, report.html)")
+    for w in numbers["warnings"]:
+        click.echo(f"WARNING: {w}", err=True)
+    util = {k: v for k, v in numbers["utility"].items() if isinstance(v, (int, float))}
+    verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
+    lines = [
+        f"{meta['method']}: {meta['rows_in']:,} records in, {meta['rows_out']:,} rows out",
+        *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
+        f"claimed models verified on the files as written: {verified}",
+        "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
+        f"wrote {path}/public (publish this) and {path}/internal (keep this)",
+    ]
+    _emit(
+        as_json,
+        {
+            "method": meta["method"],
+            "out": str(path),
+            "public": str(path / "public"),
+            "internal": str(path / "internal"),
+            "rows_in": meta["rows_in"],
+            "rows_out": meta["rows_out"],
+            "verified": numbers["verified"],
+            "verification": numbers["verification"],
+            "warnings": numbers["warnings"],
+            "columns": numbers["columns"],
+            "utility": numbers["utility"],
+            "lint": numbers["lint"],
+        },
+        "\n".join(lines),
+    )
 
 
 # ---------------------------------------------------------------------------- query

@@ -17,6 +17,8 @@ config file::
       - l_diversity: {l: 3, form: distinct}
       - t_closeness: {t: 0.2, distance: equal}
     output: {format: csv}           # optional: csv | parquet
+    lint:                           # optional: schema-lint findings you accept, by column
+      accept: {hours_per_week: [near_unique]}
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ METHODS: dict[str, str] = {
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
 DATASET_PREFIX = "dataset:"
 
-_KEYS = {"data", "na_values", "schema", "method", "params", "models", "output"}
+_KEYS = {"data", "na_values", "schema", "method", "params", "models", "output", "lint"}
 
 
 def method_function(name: str) -> Callable[..., Any]:
@@ -91,6 +93,7 @@ class PipelineConfig:
     data: Path | str | None = None
     na_values: list[str] = field(default_factory=list)
     output_format: str = "csv"
+    lint_accept: dict[str, list[str]] = field(default_factory=dict)
 
     def read_data(self, override: str | os.PathLike[str] | None = None) -> pd.DataFrame:
         """Read the data file named on the command line, or else in the config.
@@ -192,6 +195,7 @@ def parse_config(
     na_values = doc.get("na_values") or []
     if isinstance(na_values, str):
         na_values = [na_values]
+    lint_accept = _lint_accept(doc.get("lint"))
     data = doc.get("data")
     if data is not None and not str(data).startswith(DATASET_PREFIX):
         data = base / str(data)
@@ -204,4 +208,23 @@ def parse_config(
         data=data,
         na_values=[str(v) for v in na_values],
         output_format=fmt,
+        lint_accept=lint_accept,
     )
+
+
+def _lint_accept(doc: Any) -> dict[str, list[str]]:
+    """The ``lint: {accept: {column: [kind, ...]}}`` block (kinds checked by the lint)."""
+    if doc is None:
+        return {}
+    if not isinstance(doc, Mapping) or set(doc) - {"accept"}:
+        raise InputError("lint: must be a mapping with the key 'accept'")
+    accept = doc.get("accept") or {}
+    if not isinstance(accept, Mapping):
+        raise InputError("lint: accept must map column names to lists of finding kinds")
+    out = {}
+    for column, kinds in accept.items():
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
+            raise InputError(f"lint: accept: {column}: give a list of finding kinds")
+        out[str(column)] = list(kinds)
+    return out

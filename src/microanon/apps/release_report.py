@@ -40,7 +40,7 @@ from ..measures import (
 from ..models import Verdict, check_release, profile, published_groups_frame
 from .distribution_report import add_distribution_sections
 from .multisa_report import add_multisa_sections
-from .report import Report, Section, new_figure
+from .report import Report, Section, describe_parameters, new_figure
 
 __all__ = [
     "add_release_sections",
@@ -177,8 +177,8 @@ def add_release_sections(
     after = privacy_metrics(kept, attack_quasi, sensitive)
     sec = report.section(
         f"{title}: privacy",
-        f"Method {meta.get('method')} with parameters {meta.get('parameters')}; "
-        f"{meta.get('rows_in'):,} records in, {meta.get('rows_out'):,} rows published.",
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
+        f"{len(original):,} records in, {meta.get('rows_out'):,} rows published.",
     )
     verdicts = _verdict_table(sec, release)
     if release.kind == "masked":
@@ -244,7 +244,9 @@ def _verdict_table(sec: Section, release: Release) -> list[Verdict]:
                         ", ".join(f"{k}={v}" for k, v in v.parameters.items() if v is not None)
                         for v in verdicts
                     ],
-                    "holds (re-checked on the release)": [v.holds for v in verdicts],
+                    "holds (re-checked on the release)": [
+                        "yes" if v.holds else "NO" for v in verdicts
+                    ],
                     "achieved": [v.value for v in verdicts],
                 }
             ),

@@ -28,7 +28,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 from matplotlib.figure import Figure
 
-__all__ = ["Report", "Section", "new_figure"]
+__all__ = ["Report", "Section", "describe_parameters", "new_figure"]
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -61,6 +61,21 @@ nav ol { columns: 2; }
 {% endfor %}
 </body></html>
 """
+
+
+def describe_parameters(parameters: dict[str, Any]) -> str:
+    """Parameters as ``name = value`` text (no Python reprs)."""
+
+    def show(v: Any) -> str:
+        if isinstance(v, (list, tuple)):
+            return ", ".join(map(show, v)) or "none"
+        if isinstance(v, dict):
+            return "; ".join(f"{k}: {show(x)}" for k, x in v.items())
+        if isinstance(v, float):
+            return f"{v:g}"
+        return "none" if v is None else str(v)
+
+    return "; ".join(f"{k} = {show(v)}" for k, v in parameters.items()) or "none"
 
 
 def new_figure(width: float = 6.4, height: float = 3.6) -> Figure:

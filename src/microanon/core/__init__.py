@@ -9,6 +9,7 @@ from .errors import (
     SchemaError,
 )
 from .hierarchy import SUPPRESSED, Hierarchy, value_key
+from .lint import Finding, LintReport, lint_schema
 from .random import RandomLike, make_rng
 from .release import RELEASE_KINDS, Release
 from .schema import Attribute, Kind, Role, Schema, SchemaInferenceWarning, check_frame
@@ -17,7 +18,10 @@ from .table import Frequencies, Table, combine_codes
 __all__ = [
     "Attribute",
     "DataIntegrityError",
+    "Finding",
     "Frequencies",
+    "LintReport",
+    "lint_schema",
     "Hierarchy",
     "HierarchyError",
     "InfeasibleError",

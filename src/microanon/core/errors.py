@@ -13,6 +13,7 @@ __all__ = [
     "HierarchyError",
     "InfeasibleError",
     "DataIntegrityError",
+    "VerificationError",
 ]
 
 
@@ -34,6 +35,10 @@ class HierarchyError(InputError):
 
 class InfeasibleError(MicroanonError):
     """No release can satisfy the requested privacy model with the given data and parameters."""
+
+
+class VerificationError(MicroanonError):
+    """A written release fails a claimed model or leaks in its public part; it was removed."""
 
 
 class DataIntegrityError(MicroanonError):

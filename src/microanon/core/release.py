@@ -1,20 +1,30 @@
-"""Releases: exactly what a data owner may publish, and how it is written to disk.
+"""Releases: what a method publishes, split into a public part and an internal part.
 
-A :class:`Release` has a ``kind``, named ``tables`` and JSON-serializable ``metadata``. ``save``
-writes one file per table (``data.csv`` for single-table kinds; ``qit.csv`` + ``st.csv`` for
-Anatomy, and so on; Parquet on request) plus ``release.json``, atomically: a failed save leaves
-nothing behind. ``Release.load`` reads it back with the same column types. Random seeds are never
-part of a release.
+A :class:`Release` has a ``kind``, named ``tables`` and JSON-serializable ``metadata``. The
+tables are public: they are what the method protected. The metadata is split by what the method
+declares public (``public=``): the method's name and parameters, the claimed models, the roles
+of the columns, and whatever the method publishes by design (a randomization's distortion
+matrices, the levels of a full-domain generalization). Everything else (full hierarchies,
+counts taken on the original, measures of the original, the audit trail) is internal: the data
+owner keeps it.
+
+``save`` writes a release directory::
+
+    DIR/public/release.json     manifest: kind, tables, column types, public metadata
+    DIR/public/data.csv ...     the published tables (CSV or Parquet)
+    DIR/internal/internal.json  internal metadata and audit trail (kept by the data owner)
+
+``public/`` may be handed out as a whole. ``Release.load(DIR)`` reads both parts,
+``Release.load(DIR / "public")`` (or a copy of it) the public part only. Directories written by
+microanon 0.1 (``release.json`` beside the tables, one metadata block) still load; their
+metadata is treated as internal. Random seeds are never part of a release, public or internal.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -23,8 +33,16 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .output import atomic_directory
 
-__all__ = ["Release", "RELEASE_KINDS", "FORBIDDEN_METADATA_KEYS", "atomic_directory"]
+__all__ = [
+    "Release",
+    "RELEASE_KINDS",
+    "FORBIDDEN_METADATA_KEYS",
+    "ALWAYS_PUBLIC",
+    "PUBLIC_DIR",
+    "INTERNAL_DIR",
+]
 
 #: Kind -> tables it must contain.
 RELEASE_KINDS: dict[str, tuple[str, ...]] = {
@@ -37,38 +55,24 @@ RELEASE_KINDS: dict[str, tuple[str, ...]] = {
     "collected": ("data",),
 }
 
-#: Metadata keys that would leak the randomness behind a release.
-FORBIDDEN_METADATA_KEYS = frozenset({"seed", "random_state", "rng", "random_seed"})
+#: Metadata keys (or parts of key names) that would leak the randomness behind a release.
+FORBIDDEN_METADATA_KEYS = frozenset({"seed", "random_state", "rng", "entropy", "bit_generator"})
+
+#: Metadata every release publishes: what was run, with which parameters, claiming what.
+ALWAYS_PUBLIC = ("method", "parameters", "models", "quasi", "sensitive", "rows_out")
+
+#: Sub-directories of a saved release.
+PUBLIC_DIR, INTERNAL_DIR = "public", "internal"
 
 _FORMATS = {"csv": ".csv", "parquet": ".parquet"}
 _MANIFEST = "release.json"
+_INTERNAL = "internal.json"
+_LAYOUT = 2
 
 
-@contextmanager
-def atomic_directory(target: str | os.PathLike[str], overwrite: bool = False) -> Iterator[Path]:
-    """Build a directory in a temporary sibling and move it to ``target`` only on success.
-
-    Yields the temporary directory; if the block raises, it is removed and ``target`` is left as
-    it was. ``target`` must not exist (or be an empty directory) unless ``overwrite``.
-
-    Raises
-    ------
-    InputError
-        If ``target`` exists and ``overwrite`` is false.
-    """
-    target = Path(target)
-    if target.exists() and not overwrite and (not target.is_dir() or any(target.iterdir())):
-        raise InputError(f"{target} already exists; choose another directory or overwrite it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        yield tmp
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+def _forbidden_key(key: str) -> bool:
+    k = key.lower()
+    return k in FORBIDDEN_METADATA_KEYS or "seed" in k or k.endswith("_rng")
 
 
 def _plain(obj: Any, path: str = "metadata") -> Any:
@@ -76,7 +80,7 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
     if isinstance(obj, Mapping):
         out = {}
         for k, v in obj.items():
-            if str(k).lower() in FORBIDDEN_METADATA_KEYS:
+            if _forbidden_key(str(k)):
                 raise InputError(
                     f"{path}: key '{k}' would publish the random seed; releases never contain seeds"
                 )
@@ -92,6 +96,19 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
         return str(obj)
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return obj
+    if isinstance(
+        obj,
+        (
+            np.random.Generator,
+            np.random.BitGenerator,
+            np.random.SeedSequence,
+            np.random.RandomState,
+        ),
+    ):
+        raise InputError(
+            f"{path}: a random generator would publish its state; releases never "
+            "contain random state"
+        )
     if hasattr(obj, "to_dict"):
         return _plain(obj.to_dict(), path)
     raise InputError(f"{path}: cannot store a {type(obj).__name__} in release metadata")
@@ -146,19 +163,47 @@ def _restore(s: pd.Series, kind: str) -> pd.Series:
     return _as_text(s)
 
 
+def _table_file(directory: Path, name: Any) -> Path:
+    """The path of a table file named in a manifest, refusing names that leave ``directory``."""
+    if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+        raise InputError(
+            f"{directory / _MANIFEST}: table file name {name!r} is not a plain file name"
+        )
+    path = directory / name
+    if path.resolve().parent != directory.resolve():
+        raise InputError(f"{directory / _MANIFEST}: table file {name!r} lies outside the release")
+    return path
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path} is not valid JSON: {exc}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path} is not a microanon release manifest")
+    return doc
+
+
 class Release:
-    """What a method publishes.
+    """What a method publishes, with what the data owner keeps beside it.
 
     Parameters
     ----------
     kind : str
         One of :data:`RELEASE_KINDS` (``generalized``, ``anatomized``, ``randomized``, ``masked``,
-        ``distribution``, ``mixed``, ``collected``).
+        ``distribution``, ``multi-sa``, ``collected``).
     tables : mapping of str to DataFrame
-        Must contain the tables the kind requires (e.g. ``qit`` and ``st`` for ``anatomized``).
+        The published tables; must contain those the kind requires (e.g. ``qit`` and ``st`` for
+        ``anatomized``).
     metadata : mapping, optional
         Method, parameters, claimed models, matrices, hierarchies, suppression counts, ...; must be
-        JSON-serializable after numpy conversion and must not contain a seed.
+        JSON-serializable after numpy conversion and must not contain a seed or random state.
+    public : iterable of str, optional
+        The metadata keys the method publishes on top of :data:`ALWAYS_PUBLIC`. Every other key
+        is internal: saved under ``internal/`` and never in the public part.
     """
 
     def __init__(
@@ -166,6 +211,7 @@ class Release:
         kind: str,
         tables: Mapping[str, pd.DataFrame],
         metadata: Mapping[str, Any] | None = None,
+        public: Iterable[str] = (),
     ) -> None:
         if kind not in RELEASE_KINDS:
             raise InputError(f"unknown release kind {kind!r}; known: {', '.join(RELEASE_KINDS)}")
@@ -177,41 +223,72 @@ class Release:
                 raise InputError(f"release table '{name}' must be a DataFrame")
             if not str(name).isidentifier():
                 raise InputError(f"release table name {name!r} must be a simple identifier")
+        if isinstance(public, str):
+            raise InputError("public must be a list of metadata keys, not a string")
         self.kind = kind
         self.tables = {str(k): _canonical(v) for k, v in tables.items()}
         self.metadata = _plain(dict(metadata or {}))
+        self.public_keys = frozenset(ALWAYS_PUBLIC) | frozenset(map(str, public))
+        #: Whether the internal part is known (False for a release loaded from its public part).
+        self.has_internal = True
 
     @property
     def data(self) -> pd.DataFrame:
         """The main table (``data``, or the first table for multi-table kinds)."""
         return self.tables.get("data", next(iter(self.tables.values())))
 
+    @property
+    def public_metadata(self) -> dict[str, Any]:
+        """The metadata of the public part."""
+        return {k: v for k, v in self.metadata.items() if k in self.public_keys}
+
+    @property
+    def internal_metadata(self) -> dict[str, Any]:
+        """The metadata only the data owner keeps."""
+        return {k: v for k, v in self.metadata.items() if k not in self.public_keys}
+
+    def public_part(self) -> Release:
+        """The release as a data user sees it: the tables and the public metadata only."""
+        out = Release(self.kind, self.tables, self.public_metadata, self.public_keys)
+        out.has_internal = False
+        return out
+
     def __repr__(self) -> str:
         sizes = ", ".join(f"{k}: {len(v)} rows" for k, v in self.tables.items())
-        return f"<Release {self.kind} ({sizes})>"
+        part = "" if self.has_internal else ", public part"
+        return f"<Release {self.kind} ({sizes}{part})>"
 
     def equals(self, other: Release) -> bool:
-        """Same kind, metadata and tables (values and column types)."""
+        """Same kind, metadata, public keys and tables (values and column types)."""
         return (
             isinstance(other, Release)
             and self.kind == other.kind
             and self.metadata == other.metadata
+            and self.public_keys == other.public_keys
             and self.tables.keys() == other.tables.keys()
             and all(self.tables[k].equals(other.tables[k]) for k in self.tables)
         )
 
     # ------------------------------------------------------------------ io
     def save(
-        self, directory: str | os.PathLike[str], format: str = "csv", overwrite: bool = False
+        self,
+        directory: str | os.PathLike[str],
+        format: str = "csv",
+        overwrite: bool = False,
+        protect: Iterable[str | os.PathLike[str]] = (),
     ) -> Path:
-        """Write the release to ``directory`` (created; must not exist unless ``overwrite``).
+        """Write the release to ``directory``: ``public/`` and ``internal/``, atomically.
 
         Parameters
         ----------
         directory : path
+            Created; an existing directory is replaced only with ``overwrite`` and only if it
+            holds a previous microanon output and nothing else.
         format : {"csv", "parquet"}
         overwrite : bool
-            Replace an existing directory.
+            Replace a previous output in ``directory``.
+        protect : paths
+            Files the output must never contain (the input data, the config).
 
         Returns
         -------
@@ -220,44 +297,61 @@ class Release:
         """
         if format not in _FORMATS:
             raise InputError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")
-        with atomic_directory(directory, overwrite) as tmp:
-            manifest_tables = {}
-            for name, df in self.tables.items():
-                types = {str(c): _column_type(df[c]) for c in df.columns}
-                file = name + _FORMATS[format]
-                if format == "csv":
-                    df.to_csv(tmp / file, index=False)
-                else:
-                    self._to_parquet(df, tmp / file)
-                manifest_tables[name] = {
-                    "file": file,
-                    "rows": len(df),
-                    "columns": [str(c) for c in df.columns],
-                    "types": types,
-                }
-                # CSV cannot tell an empty string from a missing value: record text gaps.
-                gaps = {
-                    str(c): np.flatnonzero(df[c].isna().to_numpy()).tolist()
-                    for c in df.columns
-                    if types[str(c)] == "string" and df[c].isna().any()
-                }
-                if gaps:
-                    manifest_tables[name]["missing"] = gaps
-            from .. import __version__
-
-            manifest = {
-                "microanon_release": 1,
-                "microanon_version": __version__,
-                "kind": self.kind,
-                "format": format,
-                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "tables": manifest_tables,
-                "metadata": self.metadata,
-            }
-            (tmp / _MANIFEST).write_text(
-                json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
-            )
+        with atomic_directory(directory, overwrite, protect) as tmp:
+            self.write_parts(tmp, format)
         return Path(directory)
+
+    def write_parts(self, directory: Path, format: str = "csv") -> None:
+        """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``."""
+        from .. import __version__
+
+        public, internal = directory / PUBLIC_DIR, directory / INTERNAL_DIR
+        public.mkdir()
+        internal.mkdir()
+        manifest_tables = {
+            name: self._write_table(df, public, name, format) for name, df in self.tables.items()
+        }
+        common = {
+            "microanon_release": _LAYOUT,
+            "microanon_version": __version__,
+            "kind": self.kind,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        manifest = {
+            **common,
+            "part": PUBLIC_DIR,
+            "format": format,
+            "tables": manifest_tables,
+            "public_keys": sorted(self.public_keys),
+            "metadata": self.public_metadata,
+        }
+        (public / _MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8")
+        doc = {**common, "part": INTERNAL_DIR, "metadata": self.internal_metadata}
+        (internal / _INTERNAL).write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
+
+    @staticmethod
+    def _write_table(df: pd.DataFrame, directory: Path, name: str, format: str) -> dict[str, Any]:
+        types = {str(c): _column_type(df[c]) for c in df.columns}
+        file = name + _FORMATS[format]
+        if format == "csv":
+            df.to_csv(directory / file, index=False)
+        else:
+            Release._to_parquet(df, directory / file)
+        info: dict[str, Any] = {
+            "file": file,
+            "rows": len(df),
+            "columns": [str(c) for c in df.columns],
+            "types": types,
+        }
+        # CSV cannot tell an empty string from a missing value: record text gaps.
+        gaps = {
+            str(c): np.flatnonzero(df[c].isna().to_numpy()).tolist()
+            for c in df.columns
+            if types[str(c)] == "string" and df[c].isna().any()
+        }
+        if gaps:
+            info["missing"] = gaps
+        return info
 
     @staticmethod
     def _to_parquet(df: pd.DataFrame, path: Path) -> None:
@@ -271,36 +365,66 @@ class Release:
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Release:
-        """Read a release written by :meth:`save`."""
+        """Read a release written by :meth:`save`.
+
+        ``directory`` is the release directory (both parts are read when present) or its
+        ``public/`` directory alone, as a data user receives it. A directory written by
+        microanon 0.1 (one ``release.json`` beside the tables) loads with all its metadata
+        internal.
+        """
         directory = Path(directory)
+        if (directory / PUBLIC_DIR / _MANIFEST).is_file():
+            release = cls._load_part(directory / PUBLIC_DIR)
+            internal = directory / INTERNAL_DIR / _INTERNAL
+            if internal.is_file():
+                meta = _read_json(internal).get("metadata", {})
+                if not isinstance(meta, dict):
+                    raise InputError(f"{internal}: metadata must be a mapping")
+                release.metadata.update(_plain(meta))
+                release.has_internal = True
+            return release
+        if (directory / _MANIFEST).is_file():
+            return cls._load_part(directory)
+        raise InputError(
+            f"{directory} holds no release (neither {PUBLIC_DIR}/{_MANIFEST} nor {_MANIFEST})"
+        )
+
+    @classmethod
+    def _load_part(cls, directory: Path) -> Release:
         manifest_path = directory / _MANIFEST
-        try:
-            manifest = json.loads(manifest_path.read_text("utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{directory} holds no release ({_MANIFEST} is missing)") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{manifest_path} is not valid JSON: {exc}") from None
-        if "kind" not in manifest or "tables" not in manifest:
+        manifest = _read_json(manifest_path)
+        if "kind" not in manifest or not isinstance(manifest.get("tables"), dict):
             raise InputError(f"{manifest_path} is not a microanon release manifest")
         tables = {}
         for name, info in manifest["tables"].items():
-            path = directory / info["file"]
-            if not path.exists():
-                raise InputError(f"release table file {path} is missing")
-            if path.suffix == ".parquet":
-                df = pd.read_parquet(path)
+            if not isinstance(info, dict) or "file" not in info:
+                raise InputError(f"{manifest_path}: table {name!r} has no file")
+            tables[name] = cls._read_table(_table_file(directory, info["file"]), info)
+        metadata = manifest.get("metadata", {})
+        if manifest.get("microanon_release", 1) < _LAYOUT:  # 0.1: one block, nothing declared
+            release = cls(manifest["kind"], tables, metadata)
+            return release
+        release = cls(manifest["kind"], tables, metadata, manifest.get("public_keys", ()))
+        release.has_internal = False
+        return release
+
+    @staticmethod
+    def _read_table(path: Path, info: Mapping[str, Any]) -> pd.DataFrame:
+        if not path.exists():
+            raise InputError(f"release table file {path} is missing")
+        if path.suffix == ".parquet":
+            df = pd.read_parquet(path)
+        else:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
+        if list(df.columns) != info.get("columns"):
+            raise InputError(f"{path}: columns do not match {_MANIFEST}")
+        gaps = info.get("missing", {})
+        for c, t in info.get("types", {}).items():
+            col = df[c]
+            if t == "string":
+                col = col.astype(object)
+                col.iloc[gaps.get(c, [])] = None
             else:
-                df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
-            if list(df.columns) != info["columns"]:
-                raise InputError(f"{path}: columns do not match {_MANIFEST}")
-            gaps = info.get("missing", {})
-            for c, t in info["types"].items():
-                col = df[c]
-                if t == "string":
-                    col = col.astype(object)
-                    col.iloc[gaps.get(c, [])] = None
-                else:
-                    col = col.replace("", None)
-                df[c] = _restore(col, t)
-            tables[name] = df
-        return cls(manifest["kind"], tables, manifest.get("metadata", {}))
+                col = col.replace("", None)
+            df[c] = _restore(col, t)
+        return df

@@ -10,7 +10,16 @@ from ..core.schema import Schema
 from .adult import ADULT_ARX_COLUMNS, ADULT_COLUMNS, ADULT_INTEGER_COLUMNS
 from .hierarchies import adult_hierarchies
 
-__all__ = ["adult_schema"]
+__all__ = ["adult_schema", "ADULT_NOT_PUBLISHED"]
+
+#: Adult columns left out by default, with the schema lint's reason: publishing them unchanged
+#: beside generalized quasi-identifiers would undo the generalization.
+ADULT_NOT_PUBLISHED = {
+    "fnlwgt": "a census weight with 20,263 distinct values on 30,162 rows: nearly unique per row",
+    "education_num": "a one-to-one code of education: it restores education exactly",
+    "relationship": "predicted by sex and marital status for most rows, and predicts marital "
+    "status for 81 % of them",
+}
 
 
 def _column_list(arg: str | Iterable[str] | None, what: str) -> list[str]:
@@ -45,6 +54,7 @@ def adult_schema(
     sensitive: str | Iterable[str] | None = "income",
     identifiers: str | Iterable[str] | None = (),
     hierarchies: bool = True,
+    published: str | Iterable[str] | None = (),
 ) -> Schema:
     """A :class:`~microanon.core.schema.Schema` for :func:`load_adult`'s 15 columns.
 
@@ -59,6 +69,10 @@ def adult_schema(
     identifiers : str or list of str
         Columns to treat as direct identifiers (dropped from releases). Adult has none; default
         empty.
+    published : str or list of str
+        Columns of :data:`ADULT_NOT_PUBLISHED` to publish anyway as ``insensitive`` (the schema
+        lint will flag them). By default ``fnlwgt``, ``education_num`` and ``relationship`` get
+        the role ``identifier`` (left out) unless named as quasi-identifiers or sensitive.
     hierarchies : bool
         Attach :func:`adult_hierarchies` to every column (default). ``False`` gives a schema
         without hierarchies.
@@ -68,7 +82,8 @@ def adult_schema(
     Schema
         All 15 columns in :data:`ADULT_COLUMNS` order. Kinds: ``numeric`` for the integer columns
         (``age, fnlwgt, education_num, capital_gain, capital_loss, hours_per_week``),
-        ``categorical`` for the others. Columns not named get the role ``insensitive``.
+        ``categorical`` for the others. Columns not named get the role ``insensitive``, except
+        those of :data:`ADULT_NOT_PUBLISHED`, which are left out (role ``identifier``).
 
     Raises
     ------
@@ -87,6 +102,7 @@ def adult_schema(
         raise InputError(f"adult_schema: hierarchies must be True or False, got {hierarchies!r}")
     sens = _column_list(sensitive, "sensitive")
     ids = _column_list(identifiers, "identifiers")
+    shown = _column_list(published, "published")
     if quasi is None:
         qis = [c for c in ADULT_ARX_COLUMNS if c not in sens and c not in ids]
     else:
@@ -104,7 +120,9 @@ def adult_schema(
     spec: dict[str, dict[str, Any]] = {}
     for c in ADULT_COLUMNS:
         desc: dict[str, Any] = {
-            "role": roles.get(c, "insensitive"),
+            "role": roles.get(
+                c, "identifier" if c in ADULT_NOT_PUBLISHED and c not in shown else "insensitive"
+            ),
             "kind": "numeric" if c in ADULT_INTEGER_COLUMNS else "categorical",
         }
         if c in hs:

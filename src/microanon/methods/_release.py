@@ -78,6 +78,7 @@ def generalized_release(
     models: Sequence[PrivacyModel],
     kind: str = "generalized",
     extra_tables: Mapping[str, pd.DataFrame] | None = None,
+    public: Sequence[str] = (),
     **metadata: Any,
 ) -> Release:
     """The release of a generalization-style method, with the metadata every such method records.
@@ -85,6 +86,10 @@ def generalized_release(
     Metadata: ``method``, ``parameters``, ``models`` (config entries), ``quasi``, ``sensitive``,
     ``hierarchies`` (of the quasi-identifiers, as label paths), ``rows_in``, ``rows_out`` and
     anything passed in ``metadata`` (levels, suppressed counts, metric values, ...).
+
+    ``public`` names the keys of ``metadata`` the method publishes by design, on top of
+    :data:`microanon.core.release.ALWAYS_PUBLIC`; the hierarchies (whose leaves are original
+    values), ``rows_in`` and every other key stay internal.
     """
     if not isinstance(published, pd.DataFrame):
         raise InputError("published table must be a DataFrame")
@@ -106,4 +111,4 @@ def generalized_release(
         "rows_out": len(published),
         **metadata,
     }
-    return Release(kind, tables, meta)
+    return Release(kind, tables, meta, public=public)

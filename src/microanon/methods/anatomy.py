@@ -195,6 +195,7 @@ def anatomy(
         [LDiversity(l=ell, form="frequency")],
         kind="anatomized",
         extra_tables={"qit": qit, "st": st},
+        public=("l", "groups"),
         l=ell,
         groups=n_groups,
     )

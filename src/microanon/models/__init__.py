@@ -23,10 +23,14 @@ from .ldiversity import FORMS, LDiversity, l_diversity
 from .p_privacy import PPrivacy, covers, p_privacy
 from .profile import profile
 from .release_check import check_release, published_groups_frame
+from .release_verify import Verification, public_leaks, verify_written
 from .tcloseness import DISTANCES, TCloseness, t_closeness
 from .verdict import Verdict
 
 __all__ = [
+    "Verification",
+    "public_leaks",
+    "verify_written",
     "DISTANCES",
     "FORMS",
     "MODELS",

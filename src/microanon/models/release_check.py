@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
-from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 
 from .base import PrivacyModel
@@ -26,8 +25,9 @@ GROUP = "group"
 def published_groups_frame(release: Release) -> tuple[pd.DataFrame, list[str], str | None]:
     """The table an attacker links against, its quasi-identifier columns and sensitive column.
 
-    Generalized (and other single-table) releases: the published table without fully suppressed
-    records (every quasi-identifier ``"*"``; they are in no equivalence class, as in ARX).
+    Single-table releases: the published table as written. Records published with every
+    quasi-identifier ``"*"`` (suppressed records kept in star mode) form one equivalence class
+    like any other: an attacker sees them together, so they must meet the models too.
     Anatomized releases: the sensitive table expanded to one row per record, the group id being
     the only quasi-identifier (the QIT reveals exact QI values, so a record's group is known).
     """
@@ -48,9 +48,7 @@ def published_groups_frame(release: Release) -> tuple[pd.DataFrame, list[str], s
         return expanded, [GROUP], sensitive
     if not quasi:
         raise InputError("the release metadata names no quasi-identifiers")
-    data = release.data
-    star = (data[quasi].astype(str) == SUPPRESSED).all(axis=1)
-    return data.loc[~star.to_numpy()], quasi, sensitive
+    return release.data, quasi, sensitive
 
 
 def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None) -> list[Verdict]:

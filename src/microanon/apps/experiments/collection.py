@@ -32,8 +32,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ...core.output import atomic_directory
 from ...core.random import RandomLike, make_rng
-from ...core.release import atomic_directory
 from ._col_baselines import EPR_SIGMA, MRR_Z
 from ._col_checks import matched, run_checks
 from ._col_experiments import Runner

@@ -35,8 +35,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ...core.output import atomic_directory
 from ...core.random import RandomLike, make_rng
-from ...core.release import atomic_directory
 from ._dist_checks import run_checks
 from ._dist_experiments import FULL, QUICK, Plan, Runner
 from ._dist_measure import split_denominator

@@ -35,8 +35,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ...core.output import atomic_directory
 from ...core.random import RandomLike, make_rng
-from ...core.release import atomic_directory
 from ._msa_checks import run_checks
 from ._msa_experiments import Runner
 from ._msa_report import build_report

@@ -33,8 +33,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ...core.output import atomic_directory
 from ...core.random import RandomLike, make_rng
-from ...core.release import atomic_directory
 from ._outputs import RNG_POLICY, json_plain, write_results
 from ._rr_checks import run_checks
 from ._rr_experiments import VariantRun

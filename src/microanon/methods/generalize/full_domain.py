@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.errors import InputError
+from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
 from ...core.schema import Schema
@@ -78,6 +78,30 @@ def _publish(table: Table, levels: Mapping[str, int], mask: np.ndarray, mode: st
         else:
             data[c] = frame[c][keep]
     return pd.DataFrame(data, index=index)
+
+
+def _check_star_class(
+    published: pd.DataFrame, n_star: int, table: Table, models: list[Any]
+) -> None:
+    """Refuse star mode when the suppressed records, published as one ``*`` class, fail a model.
+
+    In star mode the suppressed records stay in the table with every quasi-identifier ``*``:
+    an attacker sees them as one equivalence class, with their true sensitive values. That
+    class must satisfy the models like every other one (the plain definition on the table as
+    written), or the release would be weaker than it claims.
+    """
+    quasi = table.schema.quasi
+    sensitive = table.schema.sensitive[0] if table.schema.sensitive else None
+    for m in models:
+        verdict = m.check(published, quasi, sensitive if m.needs_sensitive else None)
+        offending = verdict.offending
+        star = (offending[quasi].astype(str) == SUPPRESSED).all(axis=1) if len(offending) else []
+        if not verdict.holds and np.any(star):
+            raise InfeasibleError(
+                f"suppressed_rows: star would publish the {n_star} suppressed record(s) as one "
+                f"'*' class that fails it ({verdict}); publish them with "
+                "suppressed_rows: remove, or allow less suppression"
+            )
 
 
 def full_domain(
@@ -154,6 +178,8 @@ def full_domain(
     table, resolved = prepare(data, schema, resolved, need_hierarchies=True)
     result = search(table, resolved, suppression, metric, all_minimal, progress)
     published = _publish(table, result.levels, result.suppressed_mask, suppressed_rows)
+    if suppressed_rows == "star" and result.suppressed:
+        _check_star_class(published, result.suppressed, table, resolved)
     extra: dict[str, Any] = {}
     if all_minimal:
         extra["minimal_nodes"] = result.minimal_nodes
@@ -168,7 +194,9 @@ def full_domain(
             "all_minimal": all_minimal,
         },
         resolved,
+        public=("levels", "heights"),
         levels=result.levels,
+        heights={q: table.schema.hierarchy(q).height for q in result.levels},
         suppressed=result.suppressed,
         metric={"name": metric, "value": result.metric_value},
         nodes_checked=result.nodes_checked,

@@ -493,6 +493,7 @@ def local_recoding(
         table,
         {"k": k},
         resolved,
+        public=("groups", "heuristic"),
         groups=n_groups,
         heuristic=HEURISTIC,
         suppressed=0,

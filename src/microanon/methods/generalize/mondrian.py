@@ -303,6 +303,7 @@ def mondrian(
         table,
         {"relaxed": bool(relaxed)},
         resolved,
+        public=("partitions", "relaxed"),
         partitions=n_parts,
         relaxed=bool(relaxed),
         suppressed=0,

@@ -194,6 +194,7 @@ def bit_release(
             "rows_in": len(table),
             "rows_out": len(table),
         },
+        public=(method,),  # the design and the domains: what decoding needs
     )
 
 

@@ -188,5 +188,6 @@ def publish(
         [],
         kind="randomized",
         extra_tables={"data": published},
+        public=("randomized",),
         randomized=randomized,
     )

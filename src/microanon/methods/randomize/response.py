@@ -98,4 +98,9 @@ def randomized_response(
             "expected_squared_error": best.expected_squared_error,
         },
     )
-    return Release(release.kind, release.tables, metadata)
+    return Release(
+        release.kind,
+        release.tables,
+        metadata,
+        public=(*release.public_keys, "scenario", "tau", "risk_bound"),
+    )

@@ -281,6 +281,7 @@ def masked_release(
     parameters: Mapping[str, Any],
     rows_in: int,
     models: Sequence[PrivacyModel] = (),
+    public: Sequence[str] = (),
     **metadata: Any,
 ) -> Release:
     """The ``masked`` release of an SDC method, with the metadata every method records.
@@ -293,5 +294,13 @@ def masked_release(
     """
     table = Table({}, {}, schema)  # only its schema is read; the row count is given explicitly
     return generalized_release(
-        method, published, table, parameters, models, kind="masked", rows_in=rows_in, **metadata
+        method,
+        published,
+        table,
+        parameters,
+        models,
+        kind="masked",
+        public=("masked_numeric", *public),
+        rows_in=rows_in,
+        **metadata,
     )

@@ -215,7 +215,8 @@ def global_recode(
     -------
     Release
         Kind ``"masked"``: the validated rows and columns, the recoded columns as labels.
-        Metadata: ``parameters`` (``levels``, ``maps``), ``recoded`` (per column: ``how``
+        Metadata: ``parameters`` (``levels``, the columns with ``maps``), ``recode_maps``
+        (internal: the maps, which name original categories), ``recoded`` (per column: ``how``
         (``level``, ``map`` or ``breaks``) and the numbers of distinct values ``before`` and
         ``after``).
 
@@ -310,9 +311,16 @@ def global_recode(
     for col, info in recoded.items():
         info["before"] = int(frame[col].nunique())
         info["after"] = int(published[col].nunique())
-    parameters = {"levels": by_level or None, "maps": _plain_maps(by_map) or None}
+    # The maps name original categories (some absent from the recoded table): internal.
+    parameters = {"levels": by_level or None, "maps": sorted(by_map) or None}
     return masked_release(
-        "global_recode", published, schema, parameters, len(frame), recoded=recoded
+        "global_recode",
+        published,
+        schema,
+        parameters,
+        len(frame),
+        recoded=recoded,
+        recode_maps=_plain_maps(by_map) or None,
     )
 
 

@@ -1,0 +1,342 @@
+"""What a release did to each column, its warnings, and the public report of a release.
+
+:func:`column_actions` says, per column, its role and what was done to it (generalized to a
+level, microaggregated, randomized, published unchanged with the lint's evidence, dropped).
+Given the original table it adds counts taken on the original (for the internal report);
+without it, only what the published files show (for the public report).
+:func:`warnings_of` raises the alarms a data owner must see: a quasi-identifier that became
+``*`` everywhere, information loss above one half. :func:`closest_configurations` re-runs the
+method without one model at a time (and, for full-domain generalization, with twice the
+suppression) to show what would lose less.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from ..core.errors import MicroanonError
+from ..core.hierarchy import SUPPRESSED
+from ..core.lint import LintReport
+from ..core.release import Release
+from ..core.schema import Schema
+from ..models import Verification
+from .release_report import utility_metrics
+from .report import Report, Section, describe_parameters
+
+__all__ = [
+    "add_public_report",
+    "add_summary_sections",
+    "closest_configurations",
+    "column_actions",
+    "warnings_of",
+]
+
+#: Information loss above which the report warns.
+LOSS_WARNING = 0.5
+
+_SDC_VERBS = {
+    "microaggregation": lambda p: f"microaggregated ({p.get('method')}, k = {p.get('k')})",
+    "add_noise": lambda p: (
+        f"noise added ({p.get('method')}, {p.get('noise')} of the spread)"
+        if p.get("noise") is not None
+        else f"noise added ({p.get('method')}, ε = {p.get('epsilon')})"
+    ),
+    "rank_swap": lambda p: f"rank-swapped within {p.get('p')} % of the ranks",
+    "local_suppression": lambda p: f"locally suppressed to k = {p.get('k')}",
+    "top_bottom_code": lambda p: "top/bottom coded",
+    "global_recode": lambda p: "globally recoded",
+}
+
+
+def _published_columns(release: Release) -> set[str]:
+    return {str(c) for df in release.tables.values() for c in df.columns}
+
+
+def _all_star(release: Release, column: str) -> bool:
+    col = release.data[column] if column in release.data.columns else None
+    if col is None or len(col) == 0:
+        return False
+    return bool((col.isna() | (col.astype(str) == SUPPRESSED)).all())
+
+
+def _generalized(release: Release, column: str) -> str:
+    meta = release.metadata
+    levels, heights = meta.get("levels") or {}, meta.get("heights") or {}
+    data = release.data
+    labels = data[column][data[column].astype(str) != SUPPRESSED].astype(str).unique()[:3]
+    example = f" (e.g. {', '.join(labels)})" if len(labels) else ""
+    if column in levels:
+        level, height = int(levels[column]), heights.get(column)
+        if height is not None and level >= int(height):
+            return f"fully generalized to {SUPPRESSED} (level {level} of {height})"
+        of = f" of {height}" if height is not None else ""
+        return f"generalized to level {level}{of}{example}"
+    if _all_star(release, column):
+        return f"fully generalized to {SUPPRESSED}"
+    return f"generalized class by class{example}"
+
+
+def _treated(release: Release, column: str) -> str | None:
+    """What the method did to one of the columns it works on, from the public part."""
+    meta = release.metadata
+    method = meta.get("method")
+    params = meta.get("parameters") or {}
+    quasi = meta.get("quasi") or []
+    sensitive = meta.get("sensitive") or []
+    if release.kind == "generalized" and column in quasi:
+        return _generalized(release, column)
+    if release.kind == "anatomized":
+        if column in quasi:
+            return "published exactly in the quasi-identifier table, linked only to a group"
+        if column in sensitive:
+            return f"published by group in the sensitive table (ℓ = {params.get('l')})"
+    if release.kind == "randomized":
+        spec = (meta.get("randomized") or {}).get(column)
+        if spec is not None:
+            keep = spec.get("keep")
+            how = f"keep probability {keep:.3g}" if keep is not None else "distortion matrix"
+            return f"randomized response ({how}; the matrix is public for reconstruction)"
+    if release.kind == "distribution" and column in sensitive:
+        return "published as P-private ranges in the sensitive table"
+    if release.kind == "multi-sa" and column in sensitive:
+        return "published in grouped, permuted sensitive tables"
+    if release.kind == "masked":
+        columns = params.get("columns") or params.get("column") or []
+        columns = [columns] if isinstance(columns, str) else list(columns)
+        maps = params.get("maps") or []
+        levels = params.get("levels") or {}
+        if column in columns or column in maps or column in levels:
+            return _SDC_VERBS.get(str(method), lambda p: f"masked by {method}")(params)
+        if method == "sample":
+            return None
+    return None
+
+
+def column_actions(
+    release: Release,
+    schema: Schema,
+    lint: LintReport | None = None,
+    original: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Per column: its role and what was done to it.
+
+    Parameters
+    ----------
+    release : Release
+    schema : Schema
+        The schema the release was made with.
+    lint : LintReport, optional
+        Its evidence is shown for columns published unchanged.
+    original : DataFrame, optional
+        With it, counts taken on the original are added (internal report only).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``column``, ``role``, ``done``.
+    """
+    published = _published_columns(release)
+    rows = []
+    names = list(schema.columns)
+    if original is not None:
+        names += [str(c) for c in original.columns if str(c) not in names]
+    for c in names:
+        role = schema[c].role.value if c in schema.columns else "none"
+        if c not in published:
+            why = {"identifier": "dropped (identifier: never published)"}.get(
+                role, "left out (no role in the schema)" if role == "none" else "not published"
+            )
+            rows.append((c, role, why))
+            continue
+        done = _treated(release, c)
+        if done is None:
+            done = "published unchanged"
+            notes = [str(f) for f in (lint.for_column(c) if lint else [])]
+            if notes:
+                done += "; lint: " + "; ".join(notes)
+        if original is not None and c in release.data.columns and c in original.columns:
+            done += _changed(original[c], release.data[c], release)
+        rows.append((c, role, done))
+    if original is not None:
+        removed = len(original) - int(release.metadata.get("rows_out", len(release.data)))
+        suppressed = int(release.metadata.get("suppressed", 0) or 0)
+        if suppressed and release.kind == "generalized":
+            mode = (release.metadata.get("parameters") or {}).get("suppressed_rows", "remove")
+            how = (
+                "removed" if mode == "remove" else f"kept with every quasi-identifier {SUPPRESSED}"
+            )
+            rows.append(("(records)", "", f"{suppressed:,} records suppressed ({how})"))
+        elif removed > 0 and release.kind in ("generalized", "masked"):
+            rows.append(("(records)", "", f"{removed:,} records not published"))
+    return pd.DataFrame(rows, columns=["column", "role", "done"])
+
+
+def _changed(before: pd.Series, after: pd.Series, release: Release) -> str:
+    """How many published cells differ from the original (same rows, same order only)."""
+    if len(before) != len(after) or release.kind == "randomized":
+        return ""
+    star = after.isna() | (after.astype(str) == SUPPRESSED)
+    if star.any() and release.kind == "masked":
+        return f"; suppressed in {int(star.sum()):,} rows"
+    return ""
+
+
+def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
+    """The alarms of a release: fully suppressed quasi-identifiers, information loss above 1/2."""
+    out = []
+    quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
+    gone = [q for q in quasi if _all_star(release, q)]
+    if gone:
+        out.append(
+            f"{len(gone)} of {len(quasi)} quasi-identifiers are {SUPPRESSED} in every published "
+            f"row ({', '.join(gone)}): the release says nothing about them"
+        )
+    util = numbers.get("utility") or {}
+    for name in ("LM", "GCP"):
+        value = util.get(name)
+        if value is not None and value > LOSS_WARNING:
+            out.append(f"information loss {name} = {value:.0%}, above one half")
+            break
+    return out
+
+
+def closest_configurations(cfg: Any, original: pd.DataFrame) -> pd.DataFrame:
+    """Re-run the method without each model in turn (and, for ``full_domain``, with twice the
+    suppression) and measure the information loss of each alternative.
+
+    Returns
+    -------
+    DataFrame
+        ``change``, ``LM``, ``suppressed`` and ``fully generalized`` quasi-identifiers; a row
+        says why when an alternative is infeasible.
+    """
+    alternatives: list[tuple[str, Any]] = []
+    for i, m in enumerate(cfg.models):
+        if len(cfg.models) > 1:
+            rest = cfg.models[:i] + cfg.models[i + 1 :]
+            alternatives.append((f"without {m.name}", replace(cfg, models=rest)))
+    share = cfg.params.get("suppression")
+    if cfg.method == "full_domain" and share is not None and 0 < share < 0.5:
+        more = {**cfg.params, "suppression": min(2 * share, 0.5)}
+        alternatives.append(
+            (f"suppression up to {more['suppression']:.0%}", replace(cfg, params=more))
+        )
+    rows = []
+    for change, alt in alternatives:
+        try:
+            rel = alt.run(original)
+        except MicroanonError as exc:
+            rows.append((change, None, None, f"not possible: {exc}"))
+            continue
+        util = utility_metrics(rel, original)
+        quasi = [q for q in rel.metadata.get("quasi") or [] if q in rel.data.columns]
+        gone = [q for q in quasi if _all_star(rel, q)]
+        rows.append((change, util.get("LM"), rel.metadata.get("suppressed"), ", ".join(gone)))
+    return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
+
+
+def _verification_section(sec: Section, verification: Verification, title: str) -> None:
+    if verification.verdicts:
+        sec.table(
+            pd.DataFrame(
+                {
+                    "model": [v.model for v in verification.verdicts],
+                    "holds on the files as written": [
+                        "yes" if v.holds else "NO" for v in verification.verdicts
+                    ],
+                    "achieved": [v.value for v in verification.verdicts],
+                }
+            ),
+            caption=title,
+        )
+    else:
+        sec.paragraph("The method claims no syntactic privacy model to re-check on the files.")
+    if verification.counted_quasi:
+        sec.paragraph(
+            "Counted as quasi-identifiers in this check because the schema lint found them "
+            f"linkable: {', '.join(verification.counted_quasi)}."
+        )
+
+
+def add_summary_sections(
+    report: Report,
+    release: Release,
+    cfg: Any,
+    original: pd.DataFrame,
+    columns: pd.DataFrame,
+    verification: Verification,
+    lint: LintReport,
+    numbers: dict[str, Any],
+) -> None:
+    """Put the summary (warnings, columns, verification, lint, alternatives) first in ``report``."""
+    meta = release.metadata
+    sections = list(report.sections)
+    report.sections.clear()
+    warnings = numbers.get("warnings") or []
+    if warnings:
+        sec = report.section("Warnings")
+        for w in warnings:
+            sec.paragraph(f"⚠ {w}.")
+        if cfg.models:
+            alt = closest_configurations(cfg, original)
+            if len(alt):
+                sec.table(
+                    alt,
+                    caption="Closest configurations (information loss LM: 0 = "
+                    "original values, 1 = everything suppressed).",
+                )
+    sec = report.section(
+        "What was done",
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}. "
+        f"Quasi-identifiers: {', '.join(meta.get('quasi') or []) or 'none'}; sensitive: "
+        f"{', '.join(meta.get('sensitive') or []) or 'none'}. "
+        f"{len(original):,} records in, {int(meta.get('rows_out', 0)):,} rows published.",
+    )
+    sec.table(columns, caption="Every column of the input and what the release did with it.")
+    _verification_section(
+        sec, verification, "Every claimed model, re-checked on the files read back from disk."
+    )
+    if lint.findings:
+        sec.table(
+            pd.DataFrame([f.to_dict() for f in lint.findings]).drop(columns=["related"]),
+            caption="Schema lint findings on the original data.",
+        )
+    report.sections.extend(sections)
+
+
+def add_public_report(
+    public: Release, verification: Verification, schema: Schema, lint: LintReport
+) -> Report:
+    """The report that may be published: built from the public part alone.
+
+    It names the method, its parameters and models, what was done to each published column,
+    the guarantees re-checked on the files and what the published data itself shows (rows,
+    classes); no original value and no count taken on the original.
+    """
+    meta = public.metadata
+    report = Report(
+        f"Release: {meta.get('method')}",
+        "What was done to the data and what was verified on the published files.",
+    )
+    sec = report.section(
+        "What was done",
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}. "
+        f"Quasi-identifiers: {', '.join(meta.get('quasi') or []) or 'none'}; sensitive: "
+        f"{', '.join(meta.get('sensitive') or []) or 'none'}. "
+        + " ".join(f"Table {name}: {len(df):,} rows." for name, df in public.tables.items()),
+    )
+    published = _published_columns(public)
+    view = Schema([schema[c] for c in schema.columns if c in published])
+    actions = column_actions(public, view, lint=None)
+    for c in actions["column"]:
+        if c in lint.linkable:
+            actions.loc[actions["column"] == c, "done"] += (
+                "; counted as a quasi-identifier in the check (linkable)"
+            )
+    sec.table(actions, caption="Every published column and what was done to it.")
+    vsec = report.section("Guarantees")
+    _verification_section(vsec, verification, "Claimed models, re-checked on the published files.")
+    return report

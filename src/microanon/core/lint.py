@@ -1,0 +1,360 @@
+"""Schema lint: columns whose role lets a release undo its own protection, measured on the data.
+
+A method protects the quasi-identifiers it is told about. A column published unchanged beside
+them can undo that protection when
+
+- it is unique or nearly unique per row (``near_unique``): whoever knows it finds the record,
+  whatever happened to the quasi-identifiers;
+- it determines a quasi-identifier (``determines_quasi``): a one-to-one code such as Adult's
+  ``education_num`` restores ``education`` exactly, however much ``education`` was
+  generalized;
+- it is determined by one or two quasi-identifiers (``determined_by_quasi``): an attacker who
+  knows those can infer it (Adult's ``relationship`` from ``sex`` and ``marital_status``), so it
+  splits equivalence classes like a quasi-identifier;
+- it has no role in the schema at all (``no_role``): nothing says whether it may be published.
+
+Dependencies are measured with the leave-one-out accuracy of predicting the target column by the
+majority value of its determinant's group (a record counts as predicted only if the majority of
+the *other* records of its group has its value), which does not reward determinants that merely
+split the table into tiny groups. The strength of a dependency is the share of the remaining
+prediction error it removes, ``(acc - acc0) / (1 - acc0)`` with ``acc0`` the accuracy of
+predicting the overall majority value (Goodman and Kruskal's lambda, computed leave-one-out).
+This is the ``g3`` error of approximate functional dependencies (Kivinen and Mannila,
+"Approximate inference of functional dependencies from relations", Theoretical Computer
+Science 149, 1995) made robust to small groups.
+
+A finding refuses the run until the user accepts it for that column (``accept`` in the config
+or the API). Accepting a dependency does not make the column harmless: the release's claimed
+models are then verified with that column counted as a quasi-identifier
+(:attr:`LintReport.linkable`).
+Accepting ``near_unique`` states that an attacker cannot know the column; it is recorded in the
+internal audit trail.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .schema import Role, Schema
+
+__all__ = ["FINDING_KINDS", "Finding", "LintReport", "lint_schema", "dependency_accuracy"]
+
+#: The kinds of finding the lint reports.
+FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_quasi")
+
+#: A column is near-unique when it has at least this many distinct values per row.
+UNIQUE_SHARE = 0.5
+#: A dependency is flagged when it removes at least this share of the prediction error.
+DEPENDENCY_STRENGTH = 0.5
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint finding: a column, what is wrong with it, and the evidence measured."""
+
+    column: str
+    kind: str
+    evidence: str
+    related: tuple[str, ...] = ()
+    strength: float = 1.0
+    accepted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "column": self.column,
+            "kind": self.kind,
+            "evidence": self.evidence,
+            "related": list(self.related),
+            "strength": round(float(self.strength), 4),
+            "accepted": self.accepted,
+        }
+
+    def __str__(self) -> str:
+        note = " (accepted)" if self.accepted else ""
+        return f"{self.column}: {self.kind}{note}: {self.evidence}"
+
+
+@dataclass
+class LintReport:
+    """What the lint found on a table and its schema."""
+
+    rows: int
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        """Findings the user has not accepted."""
+        return [f for f in self.findings if not f.accepted]
+
+    @property
+    def ok(self) -> bool:
+        """Whether nothing blocks a release."""
+        return not self.blocking
+
+    @property
+    def linkable(self) -> list[str]:
+        """Published non-quasi columns an attacker can link: verified as quasi-identifiers."""
+        kinds = ("determines_quasi", "determined_by_quasi")
+        return list(dict.fromkeys(f.column for f in self.findings if f.kind in kinds))
+
+    def for_column(self, column: str) -> list[Finding]:
+        """The findings about one column."""
+        return [f for f in self.findings if f.column == column]
+
+    def raise_if_blocking(self) -> None:
+        """Raise :class:`InputError` naming every unaccepted finding.
+
+        Raises
+        ------
+        InputError
+            When a finding is not accepted; the message lists column, kind and evidence.
+        """
+        if self.blocking:
+            unnamed = [f.column for f in self.blocking if f.kind == "no_role"]
+            listed = [str(f) for f in self.blocking if f.kind != "no_role"]
+            if unnamed:
+                listed.append(f"no role in the schema: {', '.join(unnamed)}")
+            raise InputError(
+                f"schema lint: {'; '.join(listed)}. Give these columns the role they have "
+                "(quasi, or identifier to leave them out) or accept the finding in the "
+                "config's 'lint: {accept: {column: [kind]}}'"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "rows": self.rows,
+            "ok": self.ok,
+            "linkable": self.linkable,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    return codes.astype(np.int64), len(uniques)
+
+
+def dependency_accuracy(det: np.ndarray | None, target: np.ndarray, n_target: int) -> float:
+    """Leave-one-out accuracy of predicting ``target`` codes by the majority of ``det``'s group.
+
+    Parameters
+    ----------
+    det : int array or None
+        Group codes of the determinant (``None``: one group, the whole table).
+    target : int array
+        Codes of the predicted column, in ``[0, n_target)``.
+    n_target : int
+
+    Returns
+    -------
+    float
+        The share of rows whose value is the strict majority among the other rows of their
+        group.
+    """
+    n = len(target)
+    if n == 0:
+        return 1.0
+    key = target if det is None else det * n_target + target
+    pairs, counts = np.unique(key, return_counts=True)
+    group = np.zeros(len(pairs), dtype=np.int64) if det is None else pairs // n_target
+    order = np.lexsort((-counts, group))
+    group, counts = group[order], counts[order]
+    first = np.r_[True, group[1:] != group[:-1]]
+    start = np.flatnonzero(first)
+    top = counts[start]
+    nxt = np.minimum(start + 1, len(counts) - 1)
+    has_second = (start + 1 < len(counts)) & (group[nxt] == group[start])
+    second = np.where(has_second, counts[nxt], 0)
+    return float(np.where(top - 1 > second, top, 0).sum() / n)
+
+
+def _strength(acc: float, base: float) -> float:
+    return 0.0 if base >= 1.0 else max(0.0, (acc - base) / (1.0 - base))
+
+
+def lint_schema(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    accept: Mapping[str, Iterable[str]] | None = None,
+    unique_share: float = UNIQUE_SHARE,
+    strength: float = DEPENDENCY_STRENGTH,
+) -> LintReport:
+    """Find the columns whose role lets a release re-identify, measured on ``data``.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The original table.
+    schema : Schema or mapping
+    accept : mapping of column to finding kinds, optional
+        Findings the user accepts (see the module docstring for what accepting means).
+    unique_share : float, default 0.5
+        Distinct values per row from which a column is ``near_unique``.
+    strength : float, default 0.5
+        Least dependency strength (share of prediction error removed) that is flagged.
+
+    Returns
+    -------
+    LintReport
+
+    Raises
+    ------
+    InputError
+        Unknown columns or finding kinds in ``accept``, thresholds outside ``(0, 1]``.
+    """
+    if not isinstance(schema, Schema):
+        schema = Schema.from_dict(schema)
+    if not isinstance(data, pd.DataFrame):
+        raise InputError("lint: data must be a DataFrame")
+    for name, value in (("unique_share", unique_share), ("strength", strength)):
+        if not 0 < float(value) <= 1:
+            raise InputError(f"lint: {name} must be in (0, 1], got {value!r}")
+    accepted = _accepted(accept, data)
+    n = len(data)
+    findings: list[Finding] = []
+    for c in data.columns:
+        if str(c) not in schema.columns:
+            distinct = data[c].nunique(dropna=False)
+            likely = (
+                f"; {distinct:,} distinct values on {n:,} rows: likely an identifier"
+                if distinct >= unique_share * n
+                else ""
+            )
+            findings.append(
+                Finding(
+                    str(c),
+                    "no_role",
+                    "not in the schema: nothing says whether it may be published (it is left out)"
+                    + likely,
+                )
+            )
+    quasi = [q for q in schema.quasi if q in data.columns]
+    codes = {q: _codes(data[q]) for q in quasi}
+    determinants = _determinants(quasi, codes, n)
+    candidates = [a.name for a in schema if a.role is Role.INSENSITIVE and a.name in data.columns]
+    for c in candidates:
+        col = data[c]
+        distinct = col.nunique(dropna=False)
+        if distinct >= unique_share * n:
+            findings.append(
+                Finding(
+                    c,
+                    "near_unique",
+                    f"{distinct:,} distinct values on {n:,} rows; {_unique_share(col):.0%} of the "
+                    "rows have a value no other row has",
+                    strength=distinct / n,
+                )
+            )
+            continue
+        findings.extend(_dependencies(c, _codes(col), codes, determinants, strength))
+    out = [
+        Finding(
+            f.column,
+            f.kind,
+            f.evidence,
+            f.related,
+            f.strength,
+            f.kind in accepted.get(f.column, ()),
+        )
+        for f in findings
+    ]
+    return LintReport(n, out)
+
+
+def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) -> dict[str, set]:
+    if accept is None:
+        return {}
+    if not isinstance(accept, Mapping):
+        raise InputError("lint: accept must map column names to lists of finding kinds")
+    out: dict[str, set] = {}
+    for column, kinds in accept.items():
+        if column not in data.columns:
+            raise InputError(f"lint: accept names column {column!r}, which is not in the data")
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+        bad = [k for k in kinds if k not in FINDING_KINDS]
+        if bad:
+            raise InputError(
+                f"lint: unknown finding kind {bad[0]!r} for column {column!r}; "
+                f"known: {', '.join(FINDING_KINDS)}"
+            )
+        out[str(column)] = set(kinds)
+    return out
+
+
+def _unique_share(col: pd.Series) -> float:
+    counts = col.value_counts(dropna=False)
+    return float(counts[counts == 1].sum() / max(len(col), 1))
+
+
+def _determinants(
+    quasi: Sequence[str], codes: Mapping[str, tuple[np.ndarray, int]], n: int
+) -> list[tuple[tuple[str, ...], np.ndarray]]:
+    """Single quasi-identifiers and pairs of them, as group codes."""
+    out = [((q,), codes[q][0]) for q in quasi]
+    for a, b in itertools.combinations(quasi, 2):
+        out.append(((a, b), codes[a][0] * codes[b][1] + codes[b][0]))
+    return out
+
+
+def _dependencies(
+    column: str,
+    coded: tuple[np.ndarray, int],
+    quasi: Mapping[str, tuple[np.ndarray, int]],
+    determinants: Sequence[tuple[tuple[str, ...], np.ndarray]],
+    threshold: float,
+) -> list[Finding]:
+    x, nx = coded
+    found = []
+    base_x = dependency_accuracy(None, x, nx)
+    best = max(
+        (
+            (_strength(dependency_accuracy(d, x, nx), base_x), -len(names), names)
+            for names, d in determinants
+        ),
+        default=(0.0, 0, ()),
+    )[::2]
+    for q, (qc, nq) in quasi.items():
+        acc = dependency_accuracy(x, qc, nq)
+        s = _strength(acc, dependency_accuracy(None, qc, nq))
+        if s >= threshold:
+            how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows"
+            found.append(
+                Finding(
+                    column,
+                    "determines_quasi",
+                    f"its value gives quasi-identifier {q} "
+                    f"{how} (strength {s:.2f}); publishing it unchanged restores {q}",
+                    (q,),
+                    s,
+                )
+            )
+    if best[0] >= threshold and not any(set(f.related) <= set(best[1]) for f in found):
+        names = " and ".join(best[1])
+        acc = dependency_accuracy(_group(best[1], quasi), x, nx)
+        found.append(
+            Finding(
+                column,
+                "determined_by_quasi",
+                f"{names} predict it for {acc:.0%} of the "
+                f"rows (strength {best[0]:.2f}): an attacker who knows them can link it",
+                tuple(best[1]),
+                best[0],
+            )
+        )
+    return found
+
+
+def _group(names: Sequence[str], quasi: Mapping[str, tuple[np.ndarray, int]]) -> np.ndarray:
+    g = np.zeros(len(next(iter(quasi.values()))[0]), dtype=np.int64)
+    for q in names:
+        g = g * quasi[q][1] + quasi[q][0]
+    return g

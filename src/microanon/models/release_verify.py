@@ -1,0 +1,182 @@
+"""Verification of a release as written: read back from disk, re-checked, scanned for leaks.
+
+After a release is written, :func:`verify_written` reads the files back (never the objects that
+produced them) and checks
+
+1. the claimed models, by their plain definitions, on the published tables, with every published
+   column the schema lint found linkable counted as a quasi-identifier;
+2. that the public part alone loads, and holds no metadata the method did not declare public;
+3. that the public metadata contains no value of an original column that does not appear in
+   the published tables themselves (a hierarchy's leaves, a suppressed person's value, a
+   dropped column's values). A randomization's domains and distortion matrices are public by
+   design (reconstruction needs them) and are not scanned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import MicroanonError
+from ..core.release import PUBLIC_DIR, Release
+from .release_check import check_release
+from .verdict import Verdict
+
+__all__ = ["Verification", "verify_written", "public_leaks"]
+
+#: Release kinds whose claimed models are checked on equivalence classes of one table.
+_CLASS_KINDS = ("generalized", "masked")
+#: Metadata that a kind publishes by design even where it names values absent from the data.
+_BY_DESIGN = {"randomized": ("randomized", "mrr", "epr")}
+
+
+@dataclass
+class Verification:
+    """What the check of a written release found."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    counted_quasi: list[str] = field(default_factory=list)
+    leaks: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every claimed model holds and the public part leaks nothing."""
+        return all(v.holds for v in self.verdicts) and not self.leaks and not self.problems
+
+    def failures(self) -> list[str]:
+        """One line per failure."""
+        out = [f"{v}" for v in self.verdicts if not v.holds]
+        if self.counted_quasi and out:
+            out = [
+                f"{line} (with {', '.join(self.counted_quasi)} counted as quasi-identifiers)"
+                for line in out
+            ]
+        return out + self.leaks + self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "ok": self.ok,
+            "verdicts": [
+                {"model": v.model, "holds": v.holds, "value": _plain(v.value)}
+                for v in self.verdicts
+            ],
+            "counted_as_quasi": self.counted_quasi,
+            "leaks": self.leaks,
+            "problems": self.problems,
+        }
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _strings(obj: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _strings(v, f"{path}[{i}]")
+    elif isinstance(obj, str):
+        yield path, obj
+
+
+def _text_values(values: Iterable[Any]) -> set[str]:
+    out = set()
+    for v in values:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            continue
+        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+            v = int(v)
+        out.add(str(v))
+    return out
+
+
+def public_leaks(release: Release, original: pd.DataFrame) -> list[str]:
+    """Public metadata strings that are original values absent from the published tables.
+
+    Parameters
+    ----------
+    release : Release
+        The release (its public metadata is scanned).
+    original : DataFrame
+        The original table, every column (dropped ones included).
+
+    Returns
+    -------
+    list of str
+        One line per leaked value, naming the metadata path and the original column.
+    """
+    published: set[str] = set()
+    for df in release.tables.values():
+        published |= set(map(str, df.columns))
+        for c in df.columns:
+            published |= _text_values(pd.unique(df[c]))
+    by_value: dict[str, str] = {}
+    for c in original.columns:
+        for v in _text_values(pd.unique(original[c])) - published:
+            by_value.setdefault(v, str(c))
+    skip = _BY_DESIGN.get(release.kind, ())
+    leaks = []
+    for key, value in release.public_metadata.items():
+        if key in skip:
+            continue
+        for path, text in _strings(value, key):
+            if text in by_value:
+                leaks.append(
+                    f"public metadata {path} holds {text!r}, a value of original column "
+                    f"{by_value[text]!r} that the published tables do not contain"
+                )
+    return leaks
+
+
+def verify_written(
+    directory: str | Path,
+    original: pd.DataFrame,
+    linkable: Sequence[str] = (),
+) -> Verification:
+    """Read a written release back from ``directory`` and verify it.
+
+    Parameters
+    ----------
+    directory : path
+        The release directory (``public/`` and ``internal/``).
+    original : DataFrame
+        The original table as read, every column.
+    linkable : sequence of str
+        Published non-quasi columns an attacker can link (the lint's
+        :attr:`~microanon.core.lint.LintReport.linkable`); counted as quasi-identifiers.
+
+    Returns
+    -------
+    Verification
+    """
+    directory = Path(directory)
+    out = Verification()
+    full = Release.load(directory)
+    public = Release.load(directory / PUBLIC_DIR)
+    extra = sorted(set(public.metadata) - set(full.public_keys))
+    if extra:
+        out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
+    out.leaks = public_leaks(public, original)
+    models = full.metadata.get("models")
+    if not models and full.kind != "distribution":
+        return out
+    if full.kind in _CLASS_KINDS:
+        quasi = list(full.metadata.get("quasi") or [])
+        counted = [c for c in linkable if c in full.data.columns and c not in quasi]
+        out.counted_quasi = counted
+        if counted:
+            full.metadata["quasi"] = quasi + counted
+    try:
+        out.verdicts = check_release(full)
+    except MicroanonError as exc:
+        out.problems.append(f"the claimed models cannot be checked on the written files: {exc}")
+    return out
