@@ -1,0 +1,203 @@
+"""What the audit found: releases that undo their own protection, and a tool that said yes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from microanon import InfeasibleError, Release
+from microanon.apps.cli import main
+from microanon.core.hierarchy import Hierarchy
+from microanon.methods import full_domain
+from microanon.models import check_release, public_leaks
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _adult_config(tmp_path: Path, **changes) -> Path:
+    """The tour's full-domain pipeline on UCI Adult (which has education_num and fnlwgt)."""
+    from microanon.datasets import load_adult
+
+    data = tmp_path / "adult.csv"
+    load_adult("train").head(3000).to_csv(data, index=False)
+    hs = yaml.safe_load((EXAMPLES / "full_domain.yaml").read_text())["schema"]
+    schema = {
+        "age": {**hs["age"], "hierarchy": str(EXAMPLES / hs["age"]["hierarchy"])},
+        "sex": {**hs["sex"], "hierarchy": str(EXAMPLES / hs["sex"]["hierarchy"])},
+        "education": {**hs["education"], "hierarchy": str(EXAMPLES / hs["education"]["hierarchy"])},
+        "occupation": {"role": "sensitive"},
+        "education_num": {"role": "insensitive"},
+    }
+    others = [
+        "workclass",
+        "fnlwgt",
+        "marital_status",
+        "relationship",
+        "race",
+        "capital_gain",
+        "capital_loss",
+        "hours_per_week",
+        "native_country",
+        "income",
+    ]
+    schema.update({c: "identifier" for c in others})
+    doc = {
+        "data": str(data),
+        "schema": schema,
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+        **changes,
+    }
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_a_code_of_a_quasi_identifier_is_refused_before_anything_runs(tmp_path):
+    cfg = _adult_config(tmp_path)
+    result = run("anonymize", "--config", str(cfg), "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2
+    assert "education_num" in result.output and "determines_quasi" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_accepting_it_means_verifying_with_it_counted(tmp_path):
+    """Accepted, education_num is counted as a quasi-identifier: k falls to 1, nothing is kept."""
+    cfg = _adult_config(
+        tmp_path,
+        lint={"accept": {"education_num": ["determines_quasi"]}},
+        models=[{"k_anonymity": {"k": 100}}],
+    )
+    result = run("anonymize", "--config", str(cfg), "--out", str(tmp_path / "o"))
+    assert result.exit_code == 1, result.output
+    assert "education_num" in result.output and "k-anonymity" in result.output
+    assert not (tmp_path / "o").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv", "cfg.yaml"]
+
+
+def test_full_domain_publishes_no_hierarchy_leaf(tmp_path):
+    """The data-built hierarchy lists every age that occurs; the public part must not."""
+    result = run(
+        "anonymize", "--config", str(EXAMPLES / "full_domain.yaml"), "--out", str(tmp_path / "o")
+    )
+    assert result.exit_code == 0, result.output
+    public = (tmp_path / "o" / "public" / "release.json").read_text()
+    assert '"39"' not in public and "Holand-Netherlands" not in public
+    internal = json.loads((tmp_path / "o" / "internal" / "internal.json").read_text())
+    assert "age" in internal["metadata"]["hierarchies"]
+
+
+def test_the_leak_scan_catches_an_undeclared_hierarchy():
+    original = pd.DataFrame({"age": [17, 39, 90], "s": ["a", "b", "c"]})
+    published = pd.DataFrame({"age": ["*", "*", "*"], "s": ["a", "b", "c"]})
+    leaky = Release(
+        "generalized", {"data": published}, {"tree": ["17", "39", "*"]}, public=["tree"]
+    )
+    assert len(public_leaks(leaky, original)) == 2
+    safe = Release("generalized", {"data": published}, {"tree": ["17", "39", "*"]})
+    assert public_leaks(safe, original) == []
+
+
+def _star_case():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "s": rng.integers(0, 3, 60)})
+    df["s"] = df["s"].astype(str)
+    df.loc[0, "a"] = "9"  # one record that only suppression can protect
+    h = Hierarchy.from_nested({"*": ["0", "1", "2", "3", "9"]})
+    return df, {"a": {"role": "quasi", "hierarchy": h}, "s": {"role": "sensitive"}}
+
+
+def test_star_mode_never_publishes_a_star_class_below_k():
+    df, schema = _star_case()
+    models = [{"k_anonymity": {"k": 3}}]
+    removed = full_domain(df, schema, models=models, suppression=0.05)
+    assert removed.metadata["suppressed"] == 1
+    with pytest.raises(InfeasibleError, match="star"):
+        full_domain(df, schema, models=models, suppression=0.05, suppressed_rows="star")
+
+
+def test_the_star_class_is_a_class_for_the_checker():
+    data = pd.DataFrame({"a": ["x"] * 5 + ["*"], "s": ["p", "q", "r", "p", "q", "r"]})
+    rel = Release(
+        "generalized",
+        {"data": data},
+        {"quasi": ["a"], "sensitive": ["s"], "models": [{"k_anonymity": {"k": 2}}]},
+    )
+    (verdict,) = check_release(rel)
+    assert not verdict.holds and verdict.value == 1
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["--k", "2"], 1),
+        (["--k", "1"], 0),
+        (["--l", "2"], 1),
+        (["--t", "0.01"], 1),
+        (["--k", "1", "--t", "1"], 0),
+        (["--k", "0"], 2),
+        (["--t", "2"], 2),
+    ],
+)
+def test_check_exits_1_when_a_required_model_does_not_hold(tmp_path, args, code):
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"zip": ["1", "1", "2"], "d": ["a", "b", "a"]}).to_csv(path, index=False)
+    result = run("check", str(path), "--quasi", "zip", "--sensitive", "d", *args)
+    assert result.exit_code == code, result.output
+    as_json = run("check", str(path), "--quasi", "zip", "--sensitive", "d", "--json", *args)
+    assert as_json.exit_code == code
+    if code != 2:
+        doc = json.loads(as_json.output)
+        assert doc["holds"] == (code == 0) and doc["k"] == 1
+
+
+def test_lint_command(tmp_path):
+    from microanon.datasets import load_adult
+
+    path = tmp_path / "adult.csv"
+    load_adult("train").head(2000).to_csv(path, index=False)
+    result = run(
+        "lint",
+        str(path),
+        "--quasi",
+        "education,sex",
+        "--sensitive",
+        "occupation",
+        "--insensitive",
+        "education_num",
+        "--json",
+    )
+    assert result.exit_code == 1
+    doc = json.loads(result.output)
+    kinds = {(f["column"], f["kind"]) for f in doc["findings"]}
+    assert ("education_num", "determines_quasi") in kinds and ("age", "no_role") in kinds
+    ok = run("lint", "--config", str(EXAMPLES / "full_domain.yaml"))
+    assert ok.exit_code == 0 and "no findings" in ok.output
+
+
+def test_anonymize_json_is_one_object(tmp_path):
+    result = run(
+        "anonymize",
+        "--config",
+        str(EXAMPLES / "full_domain.yaml"),
+        "--out",
+        str(tmp_path / "o"),
+        "--json",
+    )
+    assert result.exit_code == 0
+    text = result.stdout if hasattr(result, "stdout") else result.output
+    doc = json.loads(text)
+    assert doc["verified"] is True and doc["public"].endswith("public")
+    assert any("fully generalized" in c["done"] for c in doc["columns"])
+    assert any("quasi-identifiers are *" in w for w in doc["warnings"])
