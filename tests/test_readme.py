@@ -17,4 +17,5 @@ def test_python_tour_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     runpy.run_path(str(script), run_name="__main__")
     assert "k-anonymity" in capsys.readouterr().out
-    assert (tmp_path / "out" / "adult-release" / "release.json").exists()
+    assert (tmp_path / "out" / "adult-release" / "public" / "release.json").exists()
+    assert (tmp_path / "out" / "adult-release" / "internal" / "internal.json").exists()

@@ -5,6 +5,8 @@ The core types are re-exported here: :class:`Schema`, :class:`Hierarchy`, :class
 :mod:`microanon.measures`, bundled data in :mod:`microanon.datasets`.
 """
 
+from typing import Any
+
 from .core import (
     Attribute,
     DataIntegrityError,
@@ -26,6 +28,17 @@ from .core import (
 
 __version__ = "0.1.0"
 
+
+def publish(*args: Any, **kwargs: Any) -> Any:
+    """Write a release verified from disk, with its public and internal reports.
+
+    See :func:`microanon.apps.publish.publish` (imported on first use: it needs the reports).
+    """
+    from .apps.publish import publish as _publish
+
+    return _publish(*args, **kwargs)
+
+
 __all__ = [
     "Attribute",
     "DataIntegrityError",
@@ -44,4 +57,5 @@ __all__ = [
     "__version__",
     "lint_schema",
     "make_rng",
+    "publish",
 ]

@@ -1,16 +1,8 @@
-"""``microanon anonymize``: lint, run the configured method, write, verify from disk, report.
+"""``microanon anonymize``: lint, run the configured method, then publish it verified.
 
-The steps, each of which stops the run with nothing written:
-
-1. the schema lint (:func:`microanon.core.lint.lint_schema`) on the original data: findings the
-   config does not accept refuse the run;
-2. the method;
-3. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``;
-4. the written files are read back and verified (:func:`microanon.models.verify_written`): the
-   claimed models with the lint's linkable columns counted as quasi-identifiers, the public
-   part's declared keys, no original value absent from the published data in public metadata;
-5. the public report (from the public part alone) and the internal report are added, and the
-   directory is moved to ``out``.
+The schema lint runs on the original data before the method (findings the config does not
+accept refuse the run); :func:`microanon.apps.publish.publish` then writes the release, reads it
+back, verifies it and adds the reports, or leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -21,20 +13,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import VerificationError
-from ..core.lint import LintReport, lint_schema
-from ..core.output import atomic_directory, check_output_target
-from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
-from ..models import verify_written
+from ..core.lint import lint_schema
+from ..core.output import check_output_target
+from ..core.release import Release
 from .config import DATASET_PREFIX, PipelineConfig, load_config
-from .release_report import add_release_sections
-from .release_summary import (
-    add_public_report,
-    add_summary_sections,
-    column_actions,
-    warnings_of,
-)
-from .report import Report
+from .publish import publish
 
 __all__ = ["run_anonymize"]
 
@@ -48,9 +31,7 @@ def _sources(cfg: PipelineConfig, data: Any) -> list[Path]:
     return paths
 
 
-def _audit(
-    cfg: PipelineConfig, data: Any, rng: Any, lint: LintReport, seconds: float
-) -> dict[str, Any]:
+def _audit(cfg: PipelineConfig, data: Any, rng: Any, seconds: float) -> dict[str, Any]:
     from .. import __version__
 
     source = data if data is not None else cfg.data
@@ -62,7 +43,6 @@ def _audit(
         "randomness": "operating-system entropy"
         if rng is None
         else "fixed by the user for research (not recorded)",
-        "lint": lint.to_dict(),
         "method_seconds": round(seconds, 3),
     }
 
@@ -118,40 +98,18 @@ def run_anonymize(
     started = time.perf_counter()
     release = cfg.run(original, rng=rng, progress=progress)
     seconds = time.perf_counter() - started
-    release.metadata["audit"] = _audit(cfg, data, rng, lint, seconds)
-    schema = cfg.schema
-    with atomic_directory(out, overwrite, protect) as tmp:
-        release.write_parts(tmp, cfg.output_format)
-        verification = verify_written(tmp, original, lint.linkable)
-        if not verification.ok:
-            raise VerificationError(
-                "the written release does not hold what it claims, so nothing was written: "
-                + "; ".join(verification.failures())
-            )
-        published = [c for c in schema.published if c in original.columns]
-        internal = Report(
-            f"microanon anonymize: {cfg.method} (internal: for the data owner only)",
-            f"Configuration {cfg.path or '(in memory)'}; the method ran in {seconds:.2f} s. "
-            "This report shows values and counts of the original data: do not publish it.",
-        )
-        numbers = add_release_sections(
-            internal, original.loc[:, published].dropna(), release, schema=schema
-        )
-        numbers["verified"] = (
-            all(v.holds for v in verification.verdicts) if verification.verdicts else None
-        )
-        columns = column_actions(release, schema, lint, original)
-        numbers["warnings"] = warnings_of(release, columns, numbers)
-        add_summary_sections(internal, release, cfg, original, columns, verification, lint, numbers)
-        internal.write(tmp / INTERNAL_DIR / "report.html")
-        public = Release.load(tmp / PUBLIC_DIR)
-        add_public_report(public, verification, schema, lint).write(
-            tmp / PUBLIC_DIR / "report.html"
-        )
-    numbers.update(
-        seconds=seconds,
-        verification=verification.to_dict(),
-        lint=lint.to_dict(),
-        columns=columns.to_dict(orient="records"),
+    release.metadata["audit"] = _audit(cfg, data, rng, seconds)
+    path, numbers = publish(
+        release,
+        out,
+        original,
+        cfg.schema,
+        lint=lint,
+        format=cfg.output_format,
+        overwrite=overwrite,
+        protect=protect,
+        config=cfg,
+        subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in {seconds:.2f} s.",
     )
-    return out, release, numbers
+    numbers["seconds"] = seconds
+    return path, release, numbers

@@ -280,7 +280,7 @@ def add_summary_sections(
         sec = report.section("Warnings")
         for w in warnings:
             sec.paragraph(f"⚠ {w}.")
-        if cfg.models:
+        if cfg is not None and cfg.models:
             alt = closest_configurations(cfg, original)
             if len(alt):
                 sec.table(

@@ -1,0 +1,138 @@
+"""Publishing a release: lint, write both parts, verify the written files, add the reports.
+
+:func:`publish` is what ``microanon anonymize`` does after the method ran, and what a Python
+user calls instead of :meth:`Release.save` to get the same guarantees:
+
+1. the schema lint (:func:`microanon.core.lint.lint_schema`) on the original data: findings not
+   accepted refuse the release;
+2. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``;
+3. the written files are read back and verified (:func:`microanon.models.verify_written`): the
+   claimed models with the lint's linkable columns counted as quasi-identifiers, the public
+   part's declared keys, no original value absent from the published data in public metadata;
+4. the public report (from the public part alone) and the internal report are added, and the
+   directory is moved to ``out``. On any failure nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..core.errors import VerificationError
+from ..core.lint import LintReport, lint_schema
+from ..core.output import atomic_directory
+from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
+from ..core.schema import Schema
+from ..models import verify_written
+from .release_report import add_release_sections
+from .release_summary import (
+    add_public_report,
+    add_summary_sections,
+    column_actions,
+    warnings_of,
+)
+from .report import Report
+
+__all__ = ["publish"]
+
+
+def publish(
+    release: Release,
+    out: str | os.PathLike[str],
+    original: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    lint: LintReport | None = None,
+    accept: Mapping[str, Iterable[str]] | None = None,
+    format: str = "csv",
+    overwrite: bool = False,
+    protect: Iterable[str | os.PathLike[str]] = (),
+    config: Any = None,
+    subtitle: str | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Write ``release`` to ``out`` with its reports, verified from disk, or write nothing.
+
+    Parameters
+    ----------
+    release : Release
+        What the method returned.
+    out : path
+        Release directory: ``public/`` (tables, ``release.json``, ``report.html``) and
+        ``internal/`` (``internal.json``, ``report.html``).
+    original : DataFrame
+        The original table the release was made from (every column).
+    schema : Schema or mapping
+        The schema the release was made with.
+    lint : LintReport, optional
+        A lint already run on ``original`` (else it is run here, with ``accept``).
+    accept : mapping of column to finding kinds, optional
+        Lint findings the user accepts.
+    format : {"csv", "parquet"}
+    overwrite : bool
+        Replace ``out`` if it holds a previous microanon output and nothing else.
+    protect : paths
+        The user's files (data, config) that ``out`` must never contain.
+    config : PipelineConfig, optional
+        The pipeline, to propose the closest configurations when the release warns.
+    subtitle : str, optional
+        First line of the internal report.
+
+    Returns
+    -------
+    (path, numbers)
+        ``numbers``: before/after privacy, utility, ``verified`` (``None`` when nothing is
+        claimed), ``verification``, ``lint``, ``columns`` and ``warnings``.
+
+    Raises
+    ------
+    InputError
+        Unaccepted lint findings, a bad ``out``.
+    VerificationError
+        The written release fails a claimed model or leaks; nothing is left in ``out``.
+    """
+    if not isinstance(schema, Schema):
+        schema = Schema.from_dict(schema)
+    if lint is None:
+        lint = lint_schema(original, schema, accept=accept)
+    lint.raise_if_blocking()
+    release.metadata.setdefault("audit", {})["lint"] = lint.to_dict()
+    with atomic_directory(out, overwrite, protect) as tmp:
+        release.write_parts(tmp, format)
+        verification = verify_written(tmp, original, lint.linkable)
+        if not verification.ok:
+            raise VerificationError(
+                "the written release does not hold what it claims, so nothing was written: "
+                + "; ".join(verification.failures())
+            )
+        published = [c for c in schema.published if c in original.columns]
+        internal = Report(
+            f"{release.metadata.get('method')}: internal report, for the data owner only",
+            (subtitle + " " if subtitle else "")
+            + "This report shows values and counts of the original data: do not publish it.",
+        )
+        numbers = add_release_sections(
+            internal, original.loc[:, published].dropna(), release, schema=schema
+        )
+        numbers["verified"] = (
+            all(v.holds for v in verification.verdicts) if verification.verdicts else None
+        )
+        columns = column_actions(release, schema, lint, original)
+        numbers["warnings"] = warnings_of(release, columns, numbers)
+        add_summary_sections(
+            internal, release, config, original, columns, verification, lint, numbers
+        )
+        internal.write(tmp / INTERNAL_DIR / "report.html")
+        public = Release.load(tmp / PUBLIC_DIR)
+        add_public_report(public, verification, schema, lint).write(
+            tmp / PUBLIC_DIR / "report.html"
+        )
+    numbers.update(
+        verification=verification.to_dict(),
+        lint=lint.to_dict(),
+        columns=columns.to_dict(orient="records"),
+    )
+    return Path(out), numbers
