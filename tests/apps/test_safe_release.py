@@ -201,3 +201,34 @@ def test_anonymize_json_is_one_object(tmp_path):
     assert doc["verified"] is True and doc["public"].endswith("public")
     assert any("fully generalized" in c["done"] for c in doc["columns"])
     assert any("quasi-identifiers are *" in w for w in doc["warnings"])
+
+
+def test_anonymize_exits_1_when_the_models_cannot_be_met(tmp_path):
+    doc = yaml.safe_load((EXAMPLES / "anatomy.yaml").read_text())
+    doc["data"] = "dataset:arx_adult"
+    doc["schema"] = {
+        k: (
+            {**v, "hierarchy": str(EXAMPLES / v["hierarchy"])}
+            if isinstance(v, dict) and "hierarchy" in v
+            else v
+        )
+        for k, v in yaml.safe_load((EXAMPLES / "full_domain.yaml").read_text())["schema"].items()
+    }
+    doc.update(
+        method="full_domain",
+        params={"suppression": 0.0},
+        models=[{"l_diversity": {"l": 40, "form": "distinct"}}],
+    )
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump(doc))
+    result = run("anonymize", "--config", str(cfg), "--out", str(tmp_path / "o"))
+    assert result.exit_code == 1, result.output
+    assert "l-diversity" in result.output and not (tmp_path / "o").exists()
+
+
+def test_metadata_added_after_construction_is_still_guarded(tmp_path):
+    rel = Release("masked", {"data": pd.DataFrame({"a": [1]})}, {"method": "m"})
+    rel.metadata["audit"] = {"rng_seed": 7}
+    with pytest.raises(Exception, match="seed"):
+        rel.save(tmp_path / "o")
+    assert not (tmp_path / "o").exists()

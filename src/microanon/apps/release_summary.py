@@ -279,7 +279,7 @@ def add_summary_sections(
     if warnings:
         sec = report.section("Warnings")
         for w in warnings:
-            sec.paragraph(f"⚠ {w}.")
+            sec.warning(f"Warning: {w}.")
         if cfg is not None and cfg.models:
             alt = closest_configurations(cfg, original)
             if len(alt):

@@ -44,6 +44,8 @@ th { background: #eef1f6; }
 td:first-child, th:first-child { text-align: left; }
 caption { caption-side: bottom; font-size: .85em; color: #555; padding-top: .3em; }
 figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
+figure img { max-width: 100%; height: auto; }
+.warning { background: #fff3cd; border-left: 4px solid #b8860b; padding: .5em .8em; }
 .meta { color: #666; font-size: .85em; }
 nav ol { columns: 2; }
 </style></head>
@@ -105,6 +107,11 @@ class Section:
     def paragraph(self, text: str) -> Section:
         """Add a paragraph of plain text (escaped)."""
         self.blocks.append(Markup("<p>{}</p>").format(text))
+        return self
+
+    def warning(self, text: str) -> Section:
+        """Add a warning banner (plain text, escaped)."""
+        self.blocks.append(Markup('<p class="warning" role="alert">{}</p>').format(text))
         return self
 
     def table(

@@ -323,10 +323,10 @@ class Release:
             "format": format,
             "tables": manifest_tables,
             "public_keys": sorted(self.public_keys),
-            "metadata": self.public_metadata,
+            "metadata": _plain(self.public_metadata),  # again: metadata may have been added
         }
         (public / _MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8")
-        doc = {**common, "part": INTERNAL_DIR, "metadata": self.internal_metadata}
+        doc = {**common, "part": INTERNAL_DIR, "metadata": _plain(self.internal_metadata)}
         (internal / _INTERNAL).write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
 
     @staticmethod
