@@ -61,7 +61,7 @@ def test_mdav_report_numbers_are_the_measures_of_the_release(mdav_run, adult):
 
 def test_mdav_report_shows_them(mdav_run):
     path, _, numbers = mdav_run
-    html = (path / "report.html").read_text()
+    html = (path / "internal" / "report.html").read_text()
     for name in ("SSE/SST", "IL1s", "record linkage", "rank disclosure", "holds (re-checked"):
         assert name in html
     shown = re.search(r"<td>SSE/SST</td><td>([0-9.e-]+)</td>", html).group(1)
@@ -96,7 +96,7 @@ def test_wildcard_suppression_report_counts_suppressed_cells_as_star(tmp_path):
     # Counted as "*", the classes are those of the starred table (not k-anonymity: no claim).
     starred = release.data[keys].astype(object).fillna("*")
     assert numbers["after"]["k"] == starred.groupby(keys).size().min()
-    html = (path / "report.html").read_text()
+    html = (path / "internal" / "report.html").read_text()
     assert f"{meta['suppressed_total']:,} key cells suppressed" in html
 
 

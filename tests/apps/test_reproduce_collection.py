@@ -15,7 +15,11 @@ def quick_run(tmp_path_factory):
 
 def test_writes_a_self_contained_report_and_the_results(quick_run):
     out, output, _ = quick_run
-    assert sorted(p.name for p in out.iterdir()) == ["report.html", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".microanon-output",
+        "report.html",
+        "results.json",
+    ]
     html = (out / "report.html").read_text(encoding="utf-8")
     for part in ("E1.1", "Fig. 5", "E1.2", "Fig. 6", "E1.3", "nursery", "adult"):
         assert part in html

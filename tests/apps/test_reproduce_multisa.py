@@ -19,7 +19,11 @@ def quick_run(tmp_path_factory):
 
 def test_writes_a_self_contained_report_and_the_results(quick_run):
     out, output, _ = quick_run
-    assert sorted(p.name for p in out.iterdir()) == ["report.html", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".microanon-output",
+        "report.html",
+        "results.json",
+    ]
     html = (out / "report.html").read_text(encoding="utf-8")
     for part in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4", "Fig. 5", "Figs. 6–7", "Figs. 8–9"):
         assert part in html

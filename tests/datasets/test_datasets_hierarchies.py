@@ -110,10 +110,10 @@ def test_default_schema() -> None:
     assert s.columns == list(ADULT_COLUMNS)
     assert s.sensitive == ["income"]
     assert s.quasi == [c for c in ADULT_ARX_COLUMNS if c != "income"]
-    assert s.identifiers == []
-    assert s.insensitive == [
-        "fnlwgt", "education_num", "relationship", "capital_gain", "capital_loss", "hours_per_week",
-    ]  # fmt: skip
+    assert s.identifiers == ["fnlwgt", "education_num", "relationship"]  # left out: see the lint
+    assert s.insensitive == ["capital_gain", "capital_loss", "hours_per_week"]
+    shown = adult_schema(published=["education_num"])
+    assert shown.identifiers == ["fnlwgt", "relationship"] and "education_num" in shown.insensitive
     assert s["age"].kind is Kind.NUMERIC and s["capital_loss"].kind is Kind.NUMERIC
     assert s["education"].kind is Kind.CATEGORICAL
     assert set(s.hierarchies()) == set(ADULT_COLUMNS)
@@ -134,7 +134,7 @@ def test_schema_lists_and_roles() -> None:
     )
     assert s.quasi == ["age", "sex"]
     assert s.sensitive == ["capital_loss", "income"]
-    assert s.identifiers == ["fnlwgt"]
+    assert s.identifiers == ["fnlwgt", "education_num", "relationship"]
     assert s["education"].role is Role.INSENSITIVE
     assert adult_schema(sensitive=None).quasi == list(ADULT_ARX_COLUMNS)
     assert adult_schema(hierarchies=False).hierarchies() == {}

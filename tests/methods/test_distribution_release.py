@@ -126,7 +126,7 @@ def test_save_load_round_trip_and_no_seed(tmp_path):
     rel.save(tmp_path / "r")
     back = Release.load(tmp_path / "r")
     assert back.equals(rel) and p_privacy(back).holds
-    assert "seed" not in (tmp_path / "r" / "release.json").read_text()
+    assert "seed" not in (tmp_path / "r" / "public" / "release.json").read_text()
 
 
 def test_rows_are_shuffled_and_groups_relabelled():

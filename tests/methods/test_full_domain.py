@@ -18,7 +18,14 @@ from microanon.core import (
 from microanon.datasets import adult_hierarchies, load_arx_adult
 from microanon.measures import aecs, discernibility, loss_metric, precision
 from microanon.methods.generalize.full_domain import SearchResult, full_domain, search
-from microanon.models import KAnonymity, LDiversity, TCloseness, k_anonymity, l_diversity
+from microanon.models import (
+    KAnonymity,
+    LDiversity,
+    TCloseness,
+    check_release,
+    k_anonymity,
+    l_diversity,
+)
 
 ARX_K_QI = [
     "sex", "age", "race", "marital_status", "education", "native_country", "workclass",
@@ -65,6 +72,15 @@ def small() -> tuple[pd.DataFrame, Schema]:
     return df, schema
 
 
+NINE = pd.DataFrame(
+    {
+        "sex": ["M", "M", "M", "M", "F", "F", "F", "F", "M"],
+        "age": [21, 22, 21, 22, 35, 36, 35, 21, 36],
+        "disease": ["flu", "cold", "flu", "cancer", "flu", "cold", "cancer", "flu", "cold"],
+    }
+)  # two outliers, (F, 21) and (M, 36): starred together they form a class of 2
+
+
 def test_worked_example_without_suppression(small: tuple[pd.DataFrame, Schema]) -> None:
     # k = 2: (sex, age) = (1, 1) and (0, 2) are the minimal 2-anonymous nodes; LM of (1, 1) is
     # (5·1 + 5·1/3) / 10 = 2/3 (the decade covers 2 of the 4 ages), of (0, 2) it is 5/10.
@@ -95,15 +111,23 @@ def test_worked_example_with_suppression(small: tuple[pd.DataFrame, Schema]) -> 
 
 
 def test_worked_example_star_rows(small: tuple[pd.DataFrame, Schema]) -> None:
+    """The one suppressed record would be a '*' class of size 1 < k: star mode refuses it."""
     df, schema = small
+    with pytest.raises(InfeasibleError, match="star"):
+        full_domain(
+            df, schema, models={"k_anonymity": {"k": 2}}, suppression=0.2, suppressed_rows="star"
+        )
+    nine = NINE
     release = full_domain(
-        df, schema, models={"k_anonymity": {"k": 2}}, suppression=0.2, suppressed_rows="star"
+        nine, schema, models={"k_anonymity": {"k": 2}}, suppression=0.25, suppressed_rows="star"
     )
     data = release.tables["data"]
-    assert len(data) == 5
-    assert data.loc[2, ["sex", "age"]].tolist() == ["*", "*"]
-    assert data["disease"].tolist() == df["disease"].tolist()
-    assert release.metadata["rows_out"] == 5
+    assert len(data) == 9 and release.metadata["rows_out"] == 9
+    starred = (data[["sex", "age"]] == "*").all(axis=1)
+    assert starred.tolist() == [False] * 7 + [True, True]
+    assert release.metadata["suppressed"] == 2
+    assert data["disease"].tolist() == nine["disease"].tolist()
+    assert all(v.holds for v in check_release(release))
 
 
 def test_ties_prefer_fewer_suppressed_then_lower_then_lexicographic(
@@ -123,17 +147,17 @@ def test_ties_prefer_fewer_suppressed_then_lower_then_lexicographic(
 def test_every_metric_matches_its_measure_on_the_example(
     small: tuple[pd.DataFrame, Schema],
 ) -> None:
-    df, schema = small
+    _, schema = small
     for metric in ("lm", "precision", "discernibility", "aecs", "entropy"):
         release = full_domain(
-            df,
+            NINE,
             schema,
             models={"k_anonymity": {"k": 2}},
-            suppression=0.2,
+            suppression=0.25,
             metric=metric,
             suppressed_rows="star",
         )
-        _check_metric(df, release, metric)
+        _check_metric(NINE, release, metric)
 
 
 # ---------------------------------------------------------------------------- measures

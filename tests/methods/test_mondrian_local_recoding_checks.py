@@ -289,7 +289,10 @@ def test_one_numeric_quasi_identifier(values, k):
 # ---------------------------------------------------------------------------------- Adult
 @pytest.fixture(scope="module")
 def adult():
-    return load_adult().reset_index(drop=True), adult_schema(sensitive="occupation")
+    schema = adult_schema(sensitive="occupation")  # leaves fnlwgt, education_num, relationship out
+    return load_adult().reset_index(drop=True).loc[:, schema.published], schema.select(
+        schema.published
+    )
 
 
 def adult_spec(schema) -> Spec:

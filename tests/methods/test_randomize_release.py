@@ -98,7 +98,8 @@ def test_same_generator_same_release_and_no_seed_in_release_json(tmp_path):
     b = randomize(df, SCHEMA, keep={"disease": 0.7}, rng=np.random.default_rng(seed))
     assert a.equals(b)
     path = a.save(tmp_path / "rel")
-    text = (path / "release.json").read_text("utf-8")
+    text = (path / "public" / "release.json").read_text("utf-8")
+    text += (path / "internal" / "internal.json").read_text("utf-8")
     assert str(seed) not in text
     keys = set()
 
@@ -111,7 +112,8 @@ def test_same_generator_same_release_and_no_seed_in_release_json(tmp_path):
             for v in obj:
                 walk(v)
 
-    walk(json.loads(text))
+    walk(json.loads((path / "public" / "release.json").read_text("utf-8")))
+    walk(json.loads((path / "internal" / "internal.json").read_text("utf-8")))
     assert not keys & {"seed", "rng", "random_state", "random_seed"}
     assert Release.load(path).equals(a)
 
