@@ -29,7 +29,29 @@ def test_datasets_list_and_describe(runner):
     described = runner.invoke(main, ["datasets", "describe", "nursery"])
     assert described.exit_code == 0 and "has_nurs" in described.output
     bad = runner.invoke(main, ["datasets", "describe", "census"])
-    assert bad.exit_code != 0 and "census" in bad.output
+    assert bad.exit_code == 2 and "census" in bad.output
+
+
+def test_microanon_errors_exit_2_with_one_line_on_stderr(runner):
+    """Bad input is exit status 2 (1 is for privacy requirements), one line, no traceback."""
+    result = runner.invoke(main, ["datasets", "describe", "census"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: ") and len(result.stderr.splitlines()) == 1
+    assert "census" in result.stderr and "Traceback" not in result.output
+
+
+def test_os_errors_on_user_paths_exit_2(runner, tmp_path, monkeypatch):
+    """An OSError escaping a command (here: permission denied) is one line and exit status 2."""
+    import microanon.datasets as datasets
+
+    def refuse(name):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "locked"))
+
+    monkeypatch.setattr(datasets, "describe", refuse)
+    result = runner.invoke(main, ["datasets", "describe", "adult"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"Error: {tmp_path / 'locked'}: Permission denied\n"
 
 
 def test_check_json_on_arx_adult(runner, reference_data):

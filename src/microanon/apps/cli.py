@@ -12,20 +12,61 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..core.errors import MicroanonError
+from ..core.errors import InfeasibleError, MicroanonError
 
 __all__ = ["main"]
 
 
+class InputFailure(click.ClickException):
+    """A one-line error about the user's input or usage: exit status 2.
+
+    The command line's exit statuses: 0 success, 1 a privacy requirement or check does not hold,
+    2 bad input or usage (a one-line message on stderr, no traceback, no output written).
+    """
+
+    exit_code = 2
+
+
+class RequirementFailure(click.ClickException):
+    """A privacy requirement that does not (or cannot) hold: exit status 1, one line."""
+
+    exit_code = 1
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line (multi-line messages, e.g. DuckDB's, joined with spaces)."""
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
+def _os_message(exc: OSError) -> str:
+    """``path: reason`` for an operating-system error on a user's path."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return reason
+    where = str(exc.filename)
+    if exc.filename2 is not None:
+        where += f" -> {exc.filename2}"
+    return f"{where}: {reason}"
+
+
 def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn microanon's own errors into a one-line message and exit status 2."""
+    """Turn microanon's own errors and OS errors into one-line messages and exit statuses.
+
+    :class:`~microanon.core.errors.InfeasibleError` (no release satisfies the requested privacy
+    models) exits with status 1; every other :class:`~microanon.core.errors.MicroanonError` and
+    any :class:`OSError` (a missing, unreadable or unwritable path) with status 2.
+    """
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except InfeasibleError as exc:
+            raise RequirementFailure(_one_line(str(exc))) from None
         except MicroanonError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise InputFailure(_one_line(str(exc))) from None
+        except OSError as exc:
+            raise InputFailure(_one_line(_os_message(exc))) from None
 
     return wrapper
 
@@ -78,7 +119,7 @@ def datasets_export(name: str, out: Path) -> None:
 
     data = load_dataset(name)
     if out.exists():
-        raise click.ClickException(f"{out} already exists")
+        raise InputFailure(f"{out} already exists")
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() in (".parquet", ".pq"):
         data.to_parquet(out, index=False)
@@ -368,7 +409,7 @@ def collect_export(server: str, token_env: str, out: Path) -> None:
     if not token:
         raise click.UsageError(f"set the export token in ${token_env}")
     if out.exists():
-        raise click.ClickException(f"{out} already exists")
+        raise InputFailure(f"{out} already exists")
     with CollectionClient(server) as client:
         frame = client.export(token)
     out.parent.mkdir(parents=True, exist_ok=True)
