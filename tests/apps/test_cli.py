@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -134,3 +135,69 @@ def test_demo_writes_a_self_contained_report(runner, tmp_path):
     assert "privacy profile" in html and "Equivalence-class sizes" in html
     assert 'src="http' not in html and 'href="http' not in html  # nothing external
     assert sorted(p.name for p in out.iterdir()) == ["report.html"]
+
+
+def test_datasets_export_writes_atomically(runner, tmp_path, monkeypatch):
+    out = tmp_path / "adult.csv"
+    result = runner.invoke(main, ["datasets", "export", "nursery", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["adult.csv"]  # no temporary left behind
+    again = runner.invoke(main, ["datasets", "export", "nursery", str(out)])
+    assert again.exit_code == 2 and "already exists" in again.stderr
+
+    def half_then_fail(self, path, **kwargs):  # a write that dies halfway
+        with open(path, "w") as fh:
+            fh.write("parents,has_nurs\nusual,pro")
+        raise RuntimeError("killed while writing")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_fail)
+    failed = runner.invoke(main, ["datasets", "export", "nursery", str(tmp_path / "n.csv")])
+    assert isinstance(failed.exception, RuntimeError)
+    assert [p.name for p in tmp_path.iterdir()] == ["adult.csv"]  # no partial file, no temporary
+
+
+def test_datasets_export_killed_leaves_no_file_under_the_final_name(tmp_path):
+    """A process killed mid-write (no cleanup runs) leaves no truncated OUT."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, pandas as pd\n"
+        "from microanon.apps.cli import main\n"
+        "def half_then_die(self, path, **kwargs):\n"
+        "    with open(path, 'w') as fh:\n"
+        "        fh.write('parents,has_nurs\\nusual,pro')\n"
+        "    os._exit(9)\n"
+        "pd.DataFrame.to_csv = half_then_die\n"
+        "main(['datasets', 'export', 'nursery', sys.argv[1]])\n"
+    )
+    out = tmp_path / "nursery.csv"
+    done = subprocess.run([sys.executable, "-c", script, str(out)], timeout=120)
+    assert done.returncode == 9
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["somefile.txt/x.csv", "somefile.txt/deeper/x.parquet"])
+def test_datasets_export_under_a_regular_file(runner, tmp_path, where):
+    (tmp_path / "somefile.txt").write_text("mine")
+    result = runner.invoke(main, ["datasets", "export", "nursery", str(tmp_path / where)])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.output
+    assert result.stderr.splitlines() == [
+        f"Error: cannot write {tmp_path / where}: {tmp_path / 'somefile.txt'} is not a directory"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["somefile.txt"]
+    assert (tmp_path / "somefile.txt").read_text() == "mine"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_datasets_export_into_a_read_only_directory(runner, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = runner.invoke(main, ["datasets", "export", "nursery", str(locked / "x.csv")])
+    finally:
+        locked.chmod(0o700)
+    assert result.exit_code == 2 and "Permission denied" in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and list(locked.iterdir()) == []

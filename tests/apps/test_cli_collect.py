@@ -46,7 +46,8 @@ def test_submit_and_export_commands(server: ServiceProcess, tmp_path: Path, monk
     r = runner.invoke(
         main, ["collect", "export", "--server", server.url, "--out", str(tmp_path / "x")]
     )
-    assert r.exit_code != 0 and "403" in r.output
+    assert r.exit_code == 2 and "403" in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["collected.csv", "people.csv"]  # no x
 
 
 def test_submit_command_errors(server: ServiceProcess) -> None:

@@ -114,17 +114,18 @@ def datasets_describe(name: str) -> None:
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @_friendly_errors
 def datasets_export(name: str, out: Path) -> None:
-    """Write a bundled data set to OUT (.csv, or .parquet by extension)."""
+    """Write a bundled data set to OUT (.csv, or .parquet by extension), atomically."""
+    from ..core.release import atomic_file
     from ..datasets import load_dataset
 
-    data = load_dataset(name)
-    if out.exists():
-        raise InputFailure(f"{out} already exists")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.suffix.lower() in (".parquet", ".pq"):
-        data.to_parquet(out, index=False)
-    else:
-        data.to_csv(out, index=False)
+    # OUT is refused before anything is read if it exists or cannot be written; the data go to a
+    # temporary file beside it, renamed to OUT only when complete.
+    with atomic_file(out) as tmp:
+        data = load_dataset(name)
+        if out.suffix.lower() in (".parquet", ".pq"):
+            data.to_parquet(tmp, index=False)
+        else:
+            data.to_csv(tmp, index=False)
     click.echo(f"wrote {len(data):,} rows to {out}")
 
 
@@ -403,17 +404,16 @@ def collect_export(server: str, token_env: str, out: Path) -> None:
     """Download the collected multiset (labels and counts) as CSV, for the data user."""
     import os
 
+    from ..core.release import atomic_file
     from .server import CollectionClient
 
     token = os.environ.get(token_env)
     if not token:
         raise click.UsageError(f"set the export token in ${token_env}")
-    if out.exists():
-        raise InputFailure(f"{out} already exists")
-    with CollectionClient(server) as client:
-        frame = client.export(token)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out, index=False)
+    with atomic_file(out) as tmp:  # refuses an existing OUT before contacting the service
+        with CollectionClient(server) as client:
+            frame = client.export(token)
+        frame.to_csv(tmp, index=False)
     click.echo(
         f"wrote {len(frame):,} distinct tuples ({int(frame['count'].sum()):,} in all) to {out}"
     )
