@@ -68,7 +68,8 @@ def read_table(
                 skipinitialspace=True,
                 keep_default_na=False,
             )
-            _refuse_repeated(path, [str(v) for v in first.iloc[0]] if len(first) else [])
+            names = [str(v) for v in first.iloc[0]] if len(first) else []
+            _refuse_repeated(path, names, "; if the first line is data, read it without a header")
         return pd.read_csv(
             path,
             sep=sep,
@@ -96,7 +97,7 @@ def _parquet_names(path: Path) -> list[str]:
     return [str(n) for n in pq.read_schema(path).names]
 
 
-def _refuse_repeated(path: Path, names: Sequence[str]) -> None:
+def _refuse_repeated(path: Path, names: Sequence[str], hint: str = "") -> None:
     """Refuse a table whose column names repeat (empty CSV header fields aside).
 
     Raises
@@ -113,5 +114,5 @@ def _refuse_repeated(path: Path, names: Sequence[str]) -> None:
         listed = "; ".join(f"{n!r} (columns {', '.join(map(str, p))})" for n, p in repeated.items())
         raise InputError(
             f"{path}: the column name(s) {listed} appear more than once; give every column a "
-            "distinct name"
+            f"distinct name{hint}"
         )
