@@ -201,3 +201,89 @@ def test_datasets_export_into_a_read_only_directory(runner, tmp_path):
         locked.chmod(0o700)
     assert result.exit_code == 2 and "Permission denied" in result.stderr
     assert len(result.stderr.splitlines()) == 1 and list(locked.iterdir()) == []
+
+
+def _salaries(tmp_path, salaries, name="s.csv"):
+    n = len(salaries)
+    frame = pd.DataFrame(
+        {"age": [30 + i % 3 for i in range(n)], "zip": ["a", "b"] * (n // 2), "salary": salaries}
+    )
+    frame.to_csv(tmp_path / name, index=False)
+    return tmp_path / name
+
+
+def test_check_refuses_a_numeric_column_with_a_stray_string(runner, tmp_path):
+    path = _salaries(tmp_path, [str(1000 * i) for i in range(19)] + ["?"])
+    args = ["check", str(path), "--quasi", "age,zip", "--sensitive", "salary"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and len(result.stderr.splitlines()) == 1
+    message = result.stderr
+    assert "column 'salary' is numeric but for 1 of 20 values that are not numbers" in message
+    assert "e.g. '?'" in message and "--na-values '?'" in message
+    # The two ways out: mark the missing value, or choose the distance (categories) yourself.
+    marked = runner.invoke(main, [*args, "--na-values", "?", "--missing", "drop", "--json"])
+    assert marked.exit_code == 0, marked.output
+    assert json.loads(marked.output)["t_distance"] == "ordered"
+    chosen = runner.invoke(main, [*args, "--distance", "equal", "--json"])
+    assert chosen.exit_code == 0, chosen.output
+    assert json.loads(chosen.output)["t_distance"] == "equal"
+
+
+def test_check_refuses_stray_text_in_a_quasi_identifier(runner, tmp_path):
+    path = _salaries(tmp_path, ["1"] * 20)
+    frame = pd.read_csv(path)
+    frame["age"] = frame["age"].astype(str)
+    frame.loc[[3, 7], "age"] = "unknown"
+    frame.to_csv(path, index=False)
+    result = runner.invoke(main, ["check", str(path), "--quasi", "age,zip", "--sensitive", "zip"])
+    assert result.exit_code == 2
+    assert "column 'age' is numeric but for 2 of 20 values that are not numbers" in result.stderr
+    assert "--distance" not in result.stderr  # only the sensitive column has a distance
+
+
+def test_check_keeps_text_columns_that_are_not_mostly_numeric(runner, tmp_path):
+    """Below 90 % numbers a column is categories (Nursery's children: 1, 2, 3, more)."""
+    path = _salaries(tmp_path, [str(i) for i in range(17)] + ["more"] * 3)  # 85 % numbers
+    result = runner.invoke(
+        main, ["check", str(path), "--quasi", "age,zip", "--sensitive", "salary", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["t_distance"] == "equal"
+
+
+def test_check_on_bundled_nursery(runner, reference_data):
+    """The bundled files still pass: Nursery (no header) has 25 % 'more' among its numbers."""
+    path = reference_data / "nursery" / "nursery.data"
+    quasi = "parents,has_nurs,form,children"
+    args = ["check", str(path), "--quasi", quasi, "--sensitive", "health"]
+    headerless = [*args[:2], "--no-header", "--quasi", "0,1,2,3", "--sensitive", "7", "--json"]
+    result = runner.invoke(main, headerless)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["rows"] == 12960
+    # Read with a header, its first record repeats 'convenient': refused, not renamed.
+    refused = runner.invoke(main, args)
+    assert refused.exit_code == 2 and "'convenient' (columns 5, 6)" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "values, refused",
+    [
+        (["1"] * 9 + ["x"], True),  # exactly 90 % numbers
+        (["1"] * 8 + ["x", "y"], False),  # 80 %: categories
+        ([1.5, "n/a"] + [2] * 18, True),  # Python objects, as from Parquet
+        (["1", "2", None, "x"] + ["3"] * 20, True),  # missing values are not counted
+        (["a", "b"] * 10, False),
+        (["1", "2"] * 10, False),  # all numbers
+    ],
+)
+def test_refuse_stray_text_threshold(values, refused):
+    from microanon import InputError
+    from microanon.apps.check import refuse_stray_text
+
+    data = pd.DataFrame({"v": pd.Series(values, dtype=object)})
+    if refused:
+        with pytest.raises(InputError, match="column 'v' is numeric but for"):
+            refuse_stray_text(data, ["v"])
+    else:
+        refuse_stray_text(data, ["v"])

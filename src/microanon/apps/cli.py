@@ -178,7 +178,8 @@ def check(
     missing: str,
 ) -> None:
     """Privacy and re-identification risk profile of a CSV or Parquet FILE."""
-    from .check import format_profile, privacy_profile
+    from ..core.schema import check_frame
+    from .check import format_profile, privacy_profile, refuse_stray_text
     from .io import read_table
 
     sens = _split(sensitive)
@@ -186,6 +187,11 @@ def check(
         raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
     data = read_table(file, na_values=_split(na_values), header=not no_header)
     data.columns = [str(c) for c in data.columns]
+    check_frame(data, [*_split(quasi), sens[0]])
+    # A numeric column with a stray string would silently become categorical; an explicit
+    # --distance settles the sensitive column's type.
+    looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
+    refuse_stray_text(data, looked_at, sensitive=sens[0])
     profile = privacy_profile(
         data, _split(quasi), sens[0], c=c, distance=distance, threshold=threshold, missing=missing
     )
