@@ -255,8 +255,27 @@ def anonymize(
     default=None,
     help="The original table (CSV or Parquet): also print the true answers.",
 )
+@click.option(
+    "--memory-limit",
+    default=None,
+    metavar="SIZE",
+    help="DuckDB's memory limit, e.g. 2GB, 512MiB or 25% (of the memory); a query needing more "
+    "stops with an error. Default: half the physical memory, at most 4 GiB.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Threads DuckDB may use. Default: the cores available to this process.",
+)
 @_friendly_errors
-def query_command(release_dir: Path, sql: str, original: Path | None) -> None:
+def query_command(
+    release_dir: Path,
+    sql: str,
+    original: Path | None,
+    memory_limit: str | None,
+    threads: int | None,
+) -> None:
     """Bounds of an aggregate SQL query over the distribution release in RELEASE_DIR.
 
     SQL: SELECT COUNT/SUM/AVG/MIN/MAX(column), ... FROM release [WHERE <published columns>]
@@ -271,7 +290,8 @@ def query_command(release_dir: Path, sql: str, original: Path | None) -> None:
     if original is not None:
         data = read_table(original)
         data.columns = [str(c) for c in data.columns]
-    click.echo(format_result(query(release, sql, original=data)))
+    result = query(release, sql, original=data, memory_limit=memory_limit, threads=threads)
+    click.echo(format_result(result))
 
 
 # ---------------------------------------------------------------------------- demo
