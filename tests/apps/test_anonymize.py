@@ -71,7 +71,7 @@ def test_existing_output_is_not_clobbered(tmp_path):
     result = CliRunner().invoke(
         main, ["anonymize", "--config", str(EXAMPLES / "anatomy.yaml"), "--out", str(out)]
     )
-    assert result.exit_code != 0 and "already exists" in result.output
+    assert result.exit_code == 2 and "already exists" in result.output
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from microanon import __version__
+from microanon import Release, __version__
 from microanon.apps.cli import main
 
 ADULT_QI = "sex,age,race,marital-status,education,native-country,workclass,salary-class"
@@ -91,38 +92,152 @@ def test_check_table_output(runner, tmp_path):
     assert "k = 2" in result.output and "distinct l-diversity" in result.output
 
 
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["--quasi", "age,nope", "--sensitive", "d"], "'nope' not found"),
-        (["--quasi", "age", "--sensitive", "d,zip"], "exactly one sensitive"),
-        (["--quasi", "zip", "--sensitive", "d"], "column 'zip' has 1 missing"),
-    ],
-)
-def test_check_bad_input(runner, tmp_path, args, message):
+def _bad_inputs(d: Path) -> None:
+    """The files the bad-input cases read (in ``d``)."""
     pd.DataFrame({"age": [1, 2], "zip": ["a", None], "d": ["x", "y"]}).to_csv(
-        tmp_path / "t.csv", index=False
+        d / "t.csv", index=False
     )
-    result = runner.invoke(main, ["check", str(tmp_path / "t.csv"), *args])
-    assert result.exit_code != 0
-    assert message in result.output
+    (d / "empty.csv").write_text("")
+    (d / "bin.csv").write_bytes(b"\xff\xfe\x00\x01garbage")
+    (d / "dup.csv").write_text("zip,age,zip\n1,2,3\n4,5,6\n")
+    (d / "dup.tsv").write_text("zip\tage\t d\tage\n1\t2\t3\t4\n")
+    salaries = [str(1000 * i) for i in range(19)] + ["?"]
+    pd.DataFrame({"age": [30] * 20, "zip": ["a", "b"] * 10, "salary": salaries}).to_csv(
+        d / "stray.csv", index=False
+    )
+    (d / "somefile.txt").write_text("mine")
+    (d / "existing.csv").write_text("mine")
+    qit = pd.DataFrame({"zipcode": ["a", "b", "c"], "group": [1, 1, 1]})
+    st = pd.DataFrame({"group": [1], "low": [10], "high": [20], "count": [3]})
+    meta = {"quasi": ["zipcode"], "sensitive": ["salary"]}
+    Release("distribution", {"qit": qit, "st": st}, meta).save(d / "rel")
+    Release("generalized", {"data": qit}).save(d / "gen")
+    (d / "magic.yaml").write_text(
+        "data: t.csv\nschema: {age: {role: quasi}, d: {role: sensitive}}\nmethod: magic\n"
+    )
+    (d / "ok.yaml").write_text(
+        "data: t.csv\nschema: {age: {role: quasi}, d: {role: sensitive}}\n"
+        "method: anatomy\nparams: {l: 2}\n"
+    )
+    (d / "dupdata.yaml").write_text(
+        "data: dup.csv\nschema: {zip: {role: quasi}, age: {role: sensitive}}\n"
+        "method: anatomy\nparams: {l: 2}\n"
+    )
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - the Parquet case then reports the missing engine
+        return
+    arrays = [pa.array([1, 2]), pa.array([3, 4]), pa.array(["x", "y"])]
+    pq.write_table(pa.Table.from_arrays(arrays, names=["zip", "zip", "d"]), d / "dup.parquet")
 
 
-def test_check_unreadable_and_empty_files(runner, tmp_path):
-    missing = runner.invoke(
-        main, ["check", str(tmp_path / "none.csv"), "--quasi", "a", "--sensitive", "b"]
-    )
-    assert missing.exit_code != 0 and "no such file" in missing.output
-    (tmp_path / "empty.csv").write_text("")
-    empty = runner.invoke(
-        main, ["check", str(tmp_path / "empty.csv"), "--quasi", "a", "--sensitive", "b"]
-    )
-    assert empty.exit_code != 0 and "empty" in empty.output
-    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00\x01garbage")
-    binary = runner.invoke(
-        main, ["check", str(tmp_path / "bin.csv"), "--quasi", "a", "--sensitive", "b"]
-    )
-    assert binary.exit_code != 0 and "cannot read" in binary.output
+CHECK = ["check", "{d}/t.csv"]
+COUNT = "SELECT COUNT(*) FROM release"
+#: Bad command-line input: (arguments, a piece of the message, whether click prints its usage
+#: above the error line). ``{d}`` is the directory of the files of :func:`_bad_inputs`. Every
+#: case must exit with status 2, print nothing on stdout, exactly one ``Error:`` line (and only
+#: that line unless it is a click usage error) and write nothing.
+BAD_INPUTS = [
+    # check: columns and missing values
+    ([*CHECK, "--quasi", "age,nope", "--sensitive", "d"], "'nope' not found", False),
+    ([*CHECK, "--quasi", "age", "--sensitive", "d,zip"], "exactly one sensitive", True),
+    ([*CHECK, "--quasi", "zip", "--sensitive", "d"], "column 'zip' has 1 missing", False),
+    ([*CHECK, "--quasi", "age", "--sensitive", "d", "--missing", "keep"], "'keep'", True),
+    ([*CHECK, "--quasi", "age", "--sensitive", "d", "--distance", "cosine"], "'cosine'", True),
+    # check: unreadable files
+    (["check", "{d}/none.csv", "--quasi", "a", "--sensitive", "b"], "no such file", False),
+    (["check", "{d}/empty.csv", "--quasi", "a", "--sensitive", "b"], "is empty", False),
+    (["check", "{d}/bin.csv", "--quasi", "a", "--sensitive", "b"], "not UTF-8", False),
+    # check: repeated column names (pandas renamed them zip, zip.1)
+    (
+        ["check", "{d}/dup.csv", "--quasi", "zip", "--sensitive", "age"],
+        "'zip' (columns 1, 3)",
+        False,
+    ),
+    (["check", "{d}/dup.tsv", "--quasi", "zip", "--sensitive", "d"], "'age' (columns 2, 4)", False),
+    (
+        ["check", "{d}/dup.parquet", "--quasi", "zip", "--sensitive", "d"],
+        "'zip' (columns 1, 2)",
+        False,
+    ),
+    # check: a numeric column with a stray string (was silently categorical)
+    (["check", "{d}/stray.csv", "--quasi", "age,zip", "--sensitive", "salary"], "e.g. '?'", False),
+    # datasets
+    (["datasets", "describe", "census"], "unknown data set 'census'", False),
+    (["datasets", "export", "census", "{d}/x.csv"], "unknown data set 'census'", False),
+    (["datasets", "export", "nursery", "{d}/existing.csv"], "already exists", False),
+    (["datasets", "export", "nursery", "{d}/somefile.txt/x.csv"], "is not a directory", False),
+    (
+        ["datasets", "export", "nursery", "{d}/somefile.txt/a/b.parquet"],
+        "is not a directory",
+        False,
+    ),
+    (["datasets", "export", "nursery", "{d}/rel"], "is a directory", True),
+    # anonymize
+    (
+        ["anonymize", "--config", "{d}/magic.yaml", "--out", "{d}/o"],
+        "unknown method 'magic'",
+        False,
+    ),
+    (
+        ["anonymize", "--config", "{d}/dupdata.yaml", "--out", "{d}/o"],
+        "appear more than once",
+        False,
+    ),
+    (["anonymize", "--config", "{d}/none.yaml", "--out", "{d}/o"], "none.yaml", False),
+    (["anonymize", "--config", "{d}/ok.yaml", "--out", "{d}/rel"], "already exists", False),
+    (["reproduce", "distribution", "--quick", "--out", "{d}/rel"], "already exists", False),
+    # query
+    (
+        ["query", "{d}/rel", "SELECT AVG(salary) FROM release WHERE salary > 1"],
+        "sensitive column 'salary'",
+        False,
+    ),
+    (["query", "{d}/rel", "SELEC COUNT(*) FROM release"], "syntax error", False),
+    (
+        ["query", "{d}/rel", "SELECT zipcode, COUNT(*) FROM release GROUP BY 1"],
+        "only list columns",
+        False,
+    ),
+    (["query", "{d}/nothing", COUNT], "no release", False),
+    (["query", "{d}/gen", COUNT], "'distribution' release", False),
+    (["query", "{d}/rel", COUNT, "--original", "{d}/x.csv"], "no such file", False),
+    (["query", "{d}/rel", COUNT, "--original", "{d}/dup.csv"], "appear more than once", False),
+    (["query", "{d}/rel", COUNT, "--memory-limit", "lots"], "give a positive size", False),
+    (["query", "{d}/rel", COUNT, "--memory-limit", "0GB"], "give a positive size", False),
+    (["query", "{d}/rel", COUNT, "--threads", "0"], "--threads", True),
+    # collect (refused before any service is contacted)
+    (["collect", "submit", "--server", "ftp://x", "age=1"], "http://", False),
+    (["collect", "submit", "--server", "http://127.0.0.1:9", "age"], "ATTRIBUTE=VALUE", True),
+]
+
+
+def _files(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize(
+    "args, message, usage", BAD_INPUTS, ids=[f"{a[0]}: {m}" for a, m, _ in BAD_INPUTS]
+)
+def test_bad_input(runner, tmp_path, monkeypatch, args, message, usage):
+    """Exit status 2, one clear error line, no traceback, no output file."""
+    _bad_inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)  # a stray relative write would show up too
+    before = _files(tmp_path)
+    result = runner.invoke(main, [a.replace("{d}", str(tmp_path)) for a in args])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output
+    assert result.stdout == ""
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and message in errors[0], result.stderr
+    if not usage:
+        assert result.stderr == errors[0] + "\n"
+    assert _files(tmp_path) == before
 
 
 def test_demo_writes_a_self_contained_report(runner, tmp_path):

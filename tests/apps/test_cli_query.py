@@ -73,22 +73,22 @@ def test_bounds_alone_and_group_by(saved):
     assert grouped.exit_code == 0, grouped.output
     assert [line.split()[0] for line in grouped.output.splitlines()] == ["gender", "F", "M"]
     empty = run(saved / "rel", "SELECT gender, AVG(salary) FROM release WHERE 1 = 0 GROUP BY 1")
-    assert empty.exit_code != 0 and "only list columns" in empty.output
+    assert empty.exit_code == 2 and "only list columns" in empty.output
     nobody = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE gender = 'X'")
     assert "undefined" in nobody.output and "0 records selected in 0 groups" in nobody.output
 
 
 def test_friendly_errors(saved, tmp_path):
     bad = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE salary > 1")
-    assert bad.exit_code != 0 and "sensitive column 'salary'" in bad.output
+    assert bad.exit_code == 2 and "sensitive column 'salary'" in bad.output
     assert "Traceback" not in bad.output
     missing = run(tmp_path / "nothing", "SELECT COUNT(*) FROM release")
-    assert missing.exit_code != 0 and "no release" in missing.output
+    assert missing.exit_code == 2 and "no release" in missing.output
     Release("generalized", {"data": EMPLOYEES}).save(tmp_path / "gen")
     other = run(tmp_path / "gen", "SELECT COUNT(*) FROM release")
-    assert other.exit_code != 0 and "'distribution' release" in other.output
+    assert other.exit_code == 2 and "'distribution' release" in other.output
     no_file = run(saved / "rel", "SELECT COUNT(*) FROM release", "--original", tmp_path / "x.csv")
-    assert no_file.exit_code != 0 and "no such file" in no_file.output
+    assert no_file.exit_code == 2 and "no such file" in no_file.output
 
 
 def _rendered(size):
