@@ -137,5 +137,6 @@ def test_failing_run_leaves_nothing(tmp_path):
     result = CliRunner().invoke(
         main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o")]
     )
-    assert result.exit_code != 0
+    assert result.exit_code == 1  # the privacy requirement cannot hold: status 1, not 2
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.output
     assert not (tmp_path / "o").exists()

@@ -46,17 +46,18 @@ def test_submit_and_export_commands(server: ServiceProcess, tmp_path: Path, monk
     r = runner.invoke(
         main, ["collect", "export", "--server", server.url, "--out", str(tmp_path / "x")]
     )
-    assert r.exit_code != 0 and "403" in r.output
+    assert r.exit_code == 2 and "403" in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["collected.csv", "people.csv"]  # no x
 
 
 def test_submit_command_errors(server: ServiceProcess) -> None:
     runner = CliRunner()
     r = runner.invoke(main, ["collect", "submit", "--server", server.url, "age=99", "disease=Flu"])
-    assert r.exit_code != 0 and "99" in r.output
+    assert r.exit_code == 2 and "99" in r.output
     r = runner.invoke(main, ["collect", "submit", "--server", server.url, "age25-29"])
-    assert r.exit_code != 0 and "ATTRIBUTE=VALUE" in r.output
+    assert r.exit_code == 2 and "ATTRIBUTE=VALUE" in r.output
     r = runner.invoke(main, ["collect", "submit", "--server", "ftp://x", "age=25-29"])
-    assert r.exit_code != 0 and "http://" in r.output
+    assert r.exit_code == 2 and "http://" in r.output
 
 
 def test_client_sends_only_generalizations(server: ServiceProcess) -> None:

@@ -73,19 +73,65 @@ def test_bounds_alone_and_group_by(saved):
     assert grouped.exit_code == 0, grouped.output
     assert [line.split()[0] for line in grouped.output.splitlines()] == ["gender", "F", "M"]
     empty = run(saved / "rel", "SELECT gender, AVG(salary) FROM release WHERE 1 = 0 GROUP BY 1")
-    assert empty.exit_code != 0 and "only list columns" in empty.output
+    assert empty.exit_code == 2 and "only list columns" in empty.output
     nobody = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE gender = 'X'")
     assert "undefined" in nobody.output and "0 records selected in 0 groups" in nobody.output
 
 
 def test_friendly_errors(saved, tmp_path):
     bad = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE salary > 1")
-    assert bad.exit_code != 0 and "sensitive column 'salary'" in bad.output
+    assert bad.exit_code == 2 and "sensitive column 'salary'" in bad.output
     assert "Traceback" not in bad.output
     missing = run(tmp_path / "nothing", "SELECT COUNT(*) FROM release")
-    assert missing.exit_code != 0 and "no release" in missing.output
+    assert missing.exit_code == 2 and "no release" in missing.output
     Release("generalized", {"data": EMPLOYEES}).save(tmp_path / "gen")
     other = run(tmp_path / "gen", "SELECT COUNT(*) FROM release")
-    assert other.exit_code != 0 and "'distribution' release" in other.output
+    assert other.exit_code == 2 and "'distribution' release" in other.output
     no_file = run(saved / "rel", "SELECT COUNT(*) FROM release", "--original", tmp_path / "x.csv")
-    assert no_file.exit_code != 0 and "no such file" in no_file.output
+    assert no_file.exit_code == 2 and "no such file" in no_file.output
+
+
+def _rendered(size):
+    import duckdb
+
+    con = duckdb.connect(config={"memory_limit": size})
+    try:
+        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_memory_limit_and_threads_reach_duckdb(saved):
+    setting = (
+        f"current_setting('memory_limit') = '{_rendered('300MB')}' "
+        "AND current_setting('threads') = 1"
+    )
+    sql = f"SELECT COUNT(*) FROM release WHERE {setting}"
+    limited = run(saved / "rel", sql, "--memory-limit", "300MB", "--threads", "1")
+    assert limited.exit_code == 0, limited.output
+    assert "11 records selected" in limited.output  # the condition held: the settings arrived
+    default = run(saved / "rel", sql)
+    assert default.exit_code == 0 and "0 records selected" in default.output
+    bad = run(saved / "rel", sql, "--memory-limit", "lots")
+    assert bad.exit_code == 2 and "give a positive size" in bad.stderr
+    assert run(saved / "rel", sql, "--threads", "0").exit_code == 2
+
+
+def test_over_the_memory_limit_is_a_one_line_error(tmp_path):
+    n = 20_000
+    zipcode = [f"z{i:06d}" for i in range(n)]
+    qit = pd.DataFrame({"zipcode": zipcode, "group": [1 + i % 2 for i in range(n)]})
+    st = pd.DataFrame({"group": [1, 2], "low": [0, 0], "high": [100, 100], "count": [n // 2] * 2})
+    meta = {"method": "distribution", "quasi": ["zipcode"], "sensitive": ["salary"]}
+    Release("distribution", {"qit": qit, "st": st}, meta).save(tmp_path / "rel")
+    pd.DataFrame({"zipcode": zipcode, "salary": [i % 100 for i in range(n)]}).to_csv(
+        tmp_path / "original.csv", index=False
+    )
+    sql = "SELECT zipcode, AVG(salary) FROM release GROUP BY zipcode"
+    args = [tmp_path / "rel", sql, "--original", tmp_path / "original.csv"]
+    result = run(*args, "--memory-limit", "1MB")
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.output
+    assert len(result.stderr.splitlines()) == 1
+    assert "needs more memory than the limit of 1MB" in result.stderr
+    assert run(*args).exit_code == 0  # the default limit is enough

@@ -45,3 +45,39 @@ def test_unreadable_files(tmp_path):
     (tmp_path / "bad.parquet").write_text("not parquet")
     with pytest.raises(InputError, match="cannot read"):
         read_table(tmp_path / "bad.parquet")
+
+
+@pytest.mark.parametrize(
+    "header, named",
+    [
+        ("zip,age,zip", "'zip' (columns 1, 3)"),
+        ("zip, zip,d", "'zip' (columns 1, 2)"),  # spaces after the delimiter are skipped
+        ('"zip";age;"zip";age', "'zip' (columns 1, 3); 'age' (columns 2, 4)"),
+        ("zip,zip.1,zip", "'zip' (columns 1, 3)"),  # pandas would have made zip, zip.1, zip.2
+    ],
+)
+def test_repeated_csv_header_names_are_refused(tmp_path, header, named):
+    sep = ";" if ";" in header else ","
+    n = header.count(sep) + 1
+    (tmp_path / "t.csv").write_text(header + "\n" + sep.join(["1"] * n) + "\n")
+    with pytest.raises(InputError, match="appear more than once") as caught:
+        read_table(tmp_path / "t.csv")
+    assert named in str(caught.value)
+
+
+def test_repeated_names_only_matter_in_a_header(tmp_path):
+    (tmp_path / "t.csv").write_text("a,a,b\n1,2,3\n")
+    assert read_table(tmp_path / "t.csv", header=False).shape == (2, 3)  # a,a,b is a data row
+    (tmp_path / "u.csv").write_text(",a,\n1,2,3\n")  # two unnamed columns: not a repeat
+    assert read_table(tmp_path / "u.csv").shape == (1, 3)
+
+
+def test_repeated_parquet_column_names_are_refused(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.Table.from_arrays(
+        [pa.array([1, 2]), pa.array([3, 4]), pa.array(["x", "y"])], names=["zip", "zip", "d"]
+    )
+    pq.write_table(table, tmp_path / "t.parquet")  # pyarrow writes repeated names
+    with pytest.raises(InputError, match=r"'zip' \(columns 1, 2\) appear more than once"):
+        read_table(tmp_path / "t.parquet")

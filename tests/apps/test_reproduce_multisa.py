@@ -79,4 +79,4 @@ def test_disclosure_numbers(quick_run):
 def test_refuses_to_overwrite(quick_run):
     out, _, _ = quick_run
     result = CliRunner().invoke(main, ["reproduce", "multisa", "--quick", "--out", str(out)])
-    assert result.exit_code != 0 and "already exists" in result.output
+    assert result.exit_code == 2 and "already exists" in result.output

@@ -114,7 +114,7 @@ def test_existing_output_is_refused_before_any_work(tmp_path):
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     result = CliRunner().invoke(main, ["reproduce", "randomization", "--quick", "--out", str(out)])
-    assert result.exit_code != 0 and "already exists" in result.output
+    assert result.exit_code == 2 and "already exists" in result.output
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 

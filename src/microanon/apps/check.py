@@ -12,7 +12,19 @@ from ..core.schema import check_frame
 from ..measures import reidentification_risk, sample_uniques
 from ..models import Groups, profile, t_closeness
 
-__all__ = ["privacy_profile", "format_profile", "format_requirements", "requirements"]
+__all__ = [
+    "privacy_profile",
+    "format_profile",
+    "format_requirements",
+    "refuse_stray_text",
+    "requirements",
+    "STRAY_TEXT_SHARE",
+]
+
+
+#: A text column in which at least this share of the non-missing values parse as numbers, but not
+#: all, is taken for a numeric column holding stray text (a missing-value marker, a typo).
+STRAY_TEXT_SHARE = 0.9
 
 
 def privacy_profile(
@@ -88,6 +100,54 @@ def privacy_profile(
         "records_at_risk": float(risk.share_above),
         "dropped": dropped,
     }
+
+
+def refuse_stray_text(
+    data: pd.DataFrame, columns: Sequence[str], sensitive: str | None = None
+) -> None:
+    """Refuse a mostly numeric column that holds a few non-numeric values.
+
+    Read from a file, a numeric column with one stray string (``?``, ``n/a``, a typo) becomes a
+    text column: its values are then compared as labels, the t-closeness distance of a sensitive
+    column silently changes from ordered to equal, and the marker forms its own equivalence class.
+    A text column counts as mostly numeric when at least :data:`STRAY_TEXT_SHARE` of its
+    non-missing values parse as numbers.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The table as read.
+    columns : sequence of str
+        The columns to look at (the checked ones).
+    sensitive : str, optional
+        The sensitive column: the message then also offers ``--distance``, which settles its
+        t-closeness distance (the caller skips this check for it when ``--distance`` is given).
+
+    Raises
+    ------
+    InputError
+        For the first such column, naming it, how many values are not numbers and an example.
+    """
+    for column in columns:
+        values = data[column]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+        values = values.dropna()
+        if values.empty:
+            continue
+        text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+        bad = int(text.sum())
+        if bad == 0 or len(values) - bad < STRAY_TEXT_SHARE * len(values) - 1e-9:
+            continue
+        example = str(values[text].iloc[0])
+        distance = (
+            "; or pass --distance equal to treat it as categories" if column == sensitive else ""
+        )
+        raise InputError(
+            f"column {column!r} is numeric but for {bad:,} of {len(values):,} values that are "
+            f"not numbers, e.g. {example!r}: mark missing-value markers with --na-values "
+            f"{example!r} or correct the data{distance}"
+        )
 
 
 def format_profile(p: dict[str, Any]) -> str:

@@ -17,23 +17,45 @@ from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 __all__ = ["main"]
 
 
-class _Failure(click.ClickException):
-    """A one-line error with the exit status of its cause (see :data:`EXIT_CODES`)."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
 #: Exit status of the commands: success, a privacy requirement that does not hold, bad input.
 EXIT_CODES = {"ok": 0, "does not hold": 1, "bad input": 2}
 
 
-def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn microanon's own errors into a one-line message and their exit status.
+class InputFailure(click.ClickException):
+    """A one-line error about the user's input or usage: exit status 2 (see :data:`EXIT_CODES`)."""
 
-    A model that cannot be met or a release that fails its verification exits 1; bad input
-    (data, config, parameters, paths) exits 2.
+    exit_code = EXIT_CODES["bad input"]
+
+
+class RequirementFailure(click.ClickException):
+    """A privacy requirement that does not (or cannot) hold: exit status 1, one line."""
+
+    exit_code = EXIT_CODES["does not hold"]
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line (multi-line messages, e.g. DuckDB's, joined with spaces)."""
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
+def _os_message(exc: OSError) -> str:
+    """``path: reason`` for an operating-system error on a user's path."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return reason
+    where = str(exc.filename)
+    if exc.filename2 is not None:
+        where += f" -> {exc.filename2}"
+    return f"{where}: {reason}"
+
+
+def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn microanon's own errors and OS errors into one-line messages and exit statuses.
+
+    :class:`~microanon.core.errors.InfeasibleError` (no release satisfies the requested privacy
+    models) and :class:`~microanon.core.errors.VerificationError` (a written release fails its
+    verification) exit with status 1; every other :class:`~microanon.core.errors.MicroanonError` and
+    any :class:`OSError` (a missing, unreadable or unwritable path) with status 2.
     """
 
     @wraps(func)
@@ -41,9 +63,11 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except (InfeasibleError, VerificationError) as exc:
-            raise _Failure(str(exc), EXIT_CODES["does not hold"]) from None
+            raise RequirementFailure(_one_line(str(exc))) from None
         except MicroanonError as exc:
-            raise _Failure(str(exc), EXIT_CODES["bad input"]) from None
+            raise InputFailure(_one_line(str(exc))) from None
+        except OSError as exc:
+            raise InputFailure(_one_line(_os_message(exc))) from None
 
     return wrapper
 
@@ -96,17 +120,18 @@ def datasets_describe(name: str) -> None:
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @_friendly_errors
 def datasets_export(name: str, out: Path) -> None:
-    """Write a bundled data set to OUT (.csv, or .parquet by extension)."""
+    """Write a bundled data set to OUT (.csv, or .parquet by extension), atomically."""
+    from ..core.output import atomic_file
     from ..datasets import load_dataset
 
-    data = load_dataset(name)
-    if out.exists():
-        raise click.ClickException(f"{out} already exists")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.suffix.lower() in (".parquet", ".pq"):
-        data.to_parquet(out, index=False)
-    else:
-        data.to_csv(out, index=False)
+    # OUT is refused before anything is read if it exists or cannot be written; the data go to a
+    # temporary file beside it, renamed to OUT only when complete.
+    with atomic_file(out) as tmp:
+        data = load_dataset(name)
+        if out.suffix.lower() in (".parquet", ".pq"):
+            data.to_parquet(tmp, index=False)
+        else:
+            data.to_csv(tmp, index=False)
     click.echo(f"wrote {len(data):,} rows to {out}")
 
 
@@ -176,7 +201,14 @@ def check(
 
     With --k, --l or --t it also checks those requirements and exits 1 when one does not hold.
     """
-    from .check import format_profile, format_requirements, privacy_profile, requirements
+    from ..core.schema import check_frame
+    from .check import (
+        format_profile,
+        format_requirements,
+        privacy_profile,
+        refuse_stray_text,
+        requirements,
+    )
     from .io import read_table
 
     sens = _split(sensitive)
@@ -184,6 +216,11 @@ def check(
         raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
     data = read_table(file, na_values=_split(na_values), header=not no_header)
     data.columns = [str(c) for c in data.columns]
+    check_frame(data, [*_split(quasi), sens[0]])
+    # A numeric column with a stray string would silently become categorical; an explicit
+    # --distance settles the sensitive column's type.
+    looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
+    refuse_stray_text(data, looked_at, sensitive=sens[0])
     profile = privacy_profile(
         data, _split(quasi), sens[0], c=c, distance=distance, threshold=threshold, missing=missing
     )
@@ -336,8 +373,27 @@ def anonymize(
     default=None,
     help="The original table (CSV or Parquet): also print the true answers.",
 )
+@click.option(
+    "--memory-limit",
+    default=None,
+    metavar="SIZE",
+    help="DuckDB's memory limit, e.g. 2GB, 512MiB or 25% (of the memory); a query needing more "
+    "stops with an error. Default: half the physical memory, at most 4 GiB.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Threads DuckDB may use. Default: the cores available to this process.",
+)
 @_friendly_errors
-def query_command(release_dir: Path, sql: str, original: Path | None) -> None:
+def query_command(
+    release_dir: Path,
+    sql: str,
+    original: Path | None,
+    memory_limit: str | None,
+    threads: int | None,
+) -> None:
     """Bounds of an aggregate SQL query over the distribution release in RELEASE_DIR.
 
     SQL: SELECT COUNT/SUM/AVG/MIN/MAX(column), ... FROM release [WHERE <published columns>]
@@ -352,7 +408,8 @@ def query_command(release_dir: Path, sql: str, original: Path | None) -> None:
     if original is not None:
         data = read_table(original)
         data.columns = [str(c) for c in data.columns]
-    click.echo(format_result(query(release, sql, original=data)))
+    result = query(release, sql, original=data, memory_limit=memory_limit, threads=threads)
+    click.echo(format_result(result))
 
 
 # ---------------------------------------------------------------------------- demo
@@ -491,17 +548,16 @@ def collect_export(server: str, token_env: str, out: Path) -> None:
     """Download the collected multiset (labels and counts) as CSV, for the data user."""
     import os
 
+    from ..core.output import atomic_file
     from .server import CollectionClient
 
     token = os.environ.get(token_env)
     if not token:
         raise click.UsageError(f"set the export token in ${token_env}")
-    if out.exists():
-        raise click.ClickException(f"{out} already exists")
-    with CollectionClient(server) as client:
-        frame = client.export(token)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out, index=False)
+    with atomic_file(out) as tmp:  # refuses an existing OUT before contacting the service
+        with CollectionClient(server) as client:
+            frame = client.export(token)
+        frame.to_csv(tmp, index=False)
     click.echo(
         f"wrote {len(frame):,} distinct tuples ({int(frame['count'].sum()):,} in all) to {out}"
     )

@@ -43,19 +43,33 @@ def read_table(
     Raises
     ------
     InputError
-        If the file is missing, unreadable, empty, or not a table.
+        If the file is missing, unreadable, empty, or not a table, or if its header (CSV) or
+        schema (Parquet) repeats a column name.
     """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"cannot read {path}: no such file")
     try:
         if path.suffix.lower() in {".parquet", ".pq"}:
+            _refuse_repeated(path, _parquet_names(path))
             return pd.read_parquet(path)
         with open(path, encoding="utf-8", errors="strict", newline="") as fh:
             sample = fh.read(65536)
         if not sample.strip():
             raise InputError(f"{path} is empty")
         sep = detect_delimiter(sample)
+        if header:  # pandas would silently rename a repeated name: zip, zip.1, ...
+            first = pd.read_csv(
+                path,
+                sep=sep,
+                header=None,
+                nrows=1,
+                dtype=str,
+                skipinitialspace=True,
+                keep_default_na=False,
+            )
+            names = [str(v) for v in first.iloc[0]] if len(first) else []
+            _refuse_repeated(path, names, "; if the first line is data, read it without a header")
         return pd.read_csv(
             path,
             sep=sep,
@@ -72,3 +86,33 @@ def read_table(
         ) from None
     except (OSError, ValueError, pd.errors.ParserError, ImportError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from None
+
+
+def _parquet_names(path: Path) -> list[str]:
+    """The column names of a Parquet file's schema, repeats included (none without pyarrow)."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pandas then reports the missing engine
+        return []
+    return [str(n) for n in pq.read_schema(path).names]
+
+
+def _refuse_repeated(path: Path, names: Sequence[str], hint: str = "") -> None:
+    """Refuse a table whose column names repeat (empty CSV header fields aside).
+
+    Raises
+    ------
+    InputError
+        Naming each repeated column and its positions (1-based).
+    """
+    positions: dict[str, list[int]] = {}
+    for i, name in enumerate(names, start=1):
+        if name != "":
+            positions.setdefault(name, []).append(i)
+    repeated = {n: p for n, p in positions.items() if len(p) > 1}
+    if repeated:
+        listed = "; ".join(f"{n!r} (columns {', '.join(map(str, p))})" for n, p in repeated.items())
+        raise InputError(
+            f"{path}: the column name(s) {listed} appear more than once; give every column a "
+            f"distinct name{hint}"
+        )

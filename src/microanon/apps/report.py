@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import io
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -192,16 +191,10 @@ class Report:
 
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the report atomically (a failure leaves no partial file)."""
+        from ..core.output import atomic_file
+
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         html = self.render()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(html)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_file(path, overwrite=True) as tmp:
+            tmp.write_text(html, encoding="utf-8")
         return path

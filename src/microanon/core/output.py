@@ -177,32 +177,74 @@ def atomic_directory(
         raise
 
 
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _unwritable(target: Path, exc: OSError) -> str:
+    """Why ``target`` cannot be written, naming the path at fault."""
+    for parent in reversed(target.parents):  # a parent that is a regular file, not a directory
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is not a directory"
+    where = exc.filename if exc.filename is not None else target.parent
+    return f"{exc.strerror or exc} ({where})"
+
+
 @contextmanager
 def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iterator[Path]:
-    """Write a file under a temporary name in its directory and rename it into place on success.
+    """Write a file under a temporary name beside ``target``; move it there only on success.
 
-    Yields the temporary path to write; on failure it is removed and ``target`` is untouched.
+    Yields the path of an empty temporary file in ``target``'s directory (created if needed),
+    whose name ends like ``target``'s (so writers that infer a format or a compression from the
+    suffix behave the same). When the block finishes, the file gets the usual permissions
+    (``0o666`` less the umask) and is moved to ``target`` with :func:`os.replace`, which is
+    atomic: readers see the old file or the complete new one, and a killed process leaves at most
+    a hidden ``.NAME.*.tmp*`` file, never a truncated ``target``. If the block raises, the
+    temporary file is removed and ``target`` is left as it was.
+
+    Parameters
+    ----------
+    target : path
+        The file to write.
+    overwrite : bool
+        Replace an existing ``target`` (checked before the block runs); otherwise refuse it.
+
+    Yields
+    ------
+    Path
+        The temporary file to write.
 
     Raises
     ------
     InputError
-        ``target`` exists (without ``overwrite``) or is a directory, lies under a regular file,
-        or its directory cannot be written.
+        If ``target`` exists (and ``overwrite`` is false) or is a directory, or its directory
+        cannot be created or written (a parent is a regular file, no permission, ...).
+
+    Examples
+    --------
+    >>> with atomic_file("out/table.csv") as tmp:  # doctest: +SKIP
+    ...     frame.to_csv(tmp, index=False)
     """
     target = Path(target)
     if target.is_dir():
-        raise InputError(f"cannot write {target}: it is a directory")
+        raise InputError(f"{target} is a directory; give a file name")
     if target.exists() and not overwrite:
-        raise InputError(f"{target} already exists; choose another file name")
-    for parent in target.parents:
-        if parent.exists() and not parent.is_dir():
-            raise InputError(f"cannot write {target}: {parent} exists and is not a directory")
-    _writable_parent(target)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}{_TMP_TAG}", dir=target.parent)
+        raise InputError(f"{target} already exists")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
+        )
+    except OSError as exc:
+        raise InputError(f"cannot write {target}: {_unwritable(target, exc)}") from None
     os.close(fd)
     tmp = Path(name)
     try:
         yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .aggregate import AggregateBound, bounded_aggregate
 from .bounds import AGGREGATES, BoundArrays, BoundTables
-from .sql import ParsedQuery, parse_query, query, where_mask
+from .sql import ParsedQuery, limits, parse_query, query, set_limits, where_mask
 
 __all__ = [
     "AGGREGATES",
@@ -30,7 +30,9 @@ __all__ = [
     "BoundTables",
     "ParsedQuery",
     "bounded_aggregate",
+    "limits",
     "parse_query",
     "query",
+    "set_limits",
     "where_mask",
 ]

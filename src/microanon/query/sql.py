@@ -18,13 +18,22 @@ Not supported (:class:`InputError` says why): the sensitive column in ``WHERE`` 
 (its exact values are not published), joins, subqueries, ``WITH``, set operations, ``DISTINCT``,
 ``HAVING``, ``ORDER BY``, ``LIMIT``, window functions, ``FILTER`` and expressions around
 aggregates.
+
+DuckDB runs with a memory limit and a thread count (:func:`default_memory_limit`,
+:func:`default_threads`): a query that needs more memory ends in an :class:`InputError`, not in
+an exhausted machine. :func:`set_limits` changes them for the process, ``query(...,
+memory_limit=..., threads=...)`` for one call; :func:`limits` reads DuckDB's current settings.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import threading
 import weakref
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -37,7 +46,19 @@ from microanon.core.release import Release
 
 from .bounds import BoundTables, column_bounds
 
-__all__ = ["query", "parse_query", "where_mask", "format_result", "ParsedQuery", "TABLE"]
+__all__ = [
+    "query",
+    "parse_query",
+    "where_mask",
+    "format_result",
+    "ParsedQuery",
+    "TABLE",
+    "limits",
+    "set_limits",
+    "default_memory_limit",
+    "default_threads",
+    "MEMORY_CAP",
+]
 
 #: The table name queries use.
 TABLE = "release"
@@ -83,6 +104,79 @@ class ParsedQuery:
 _BASE: list[Any] = []  # one DuckDB connection per process; each use takes a cursor
 _STAR: list[Any] = []  # the select list of "SELECT *", as DuckDB serializes it
 _SESSIONS: weakref.WeakKeyDictionary[BoundTables, Any] = weakref.WeakKeyDictionary()
+_LIMITS: dict[str, Any] = {}  # the process's memory_limit and threads, as last set
+_ACTIVE: dict[str, Any] = {}  # the ones in force now (a query's own limits, else _LIMITS)
+_LOCK = threading.RLock()  # guards changes of the limits
+
+#: The default memory limit is half the physical memory, but at most this many bytes (4 GiB).
+MEMORY_CAP = 4 * 1024**3
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]*|%)\s*", re.IGNORECASE)
+
+
+def default_memory_limit() -> str:
+    """DuckDB's memory limit unless told otherwise: half the physical memory, at most 4 GiB.
+
+    DuckDB's own default (80 % of the memory) let one WHERE clause take 12 GB.
+
+    Returns
+    -------
+    str
+        A DuckDB size such as ``"4096MiB"`` (:data:`MEMORY_CAP` where the physical memory is
+        unknown).
+    """
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+        total = 0
+    limit = min(total // 2, MEMORY_CAP) if total > 0 else MEMORY_CAP
+    return f"{max(limit // 2**20, 64)}MiB"
+
+
+def default_threads() -> int:
+    """DuckDB's thread count unless told otherwise: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _memory(value: str | int) -> str:
+    """A checked DuckDB size: ``"2GB"``, ``"512MiB"``, ``"25%"`` (of the memory) or bytes."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value <= 0:
+            raise InputError(f"memory limit: give a positive number of bytes, got {value}")
+        return f"{int(value)}B"
+    match = _SIZE.fullmatch(value) if isinstance(value, str) else None
+    if match is None or float(match.group(1)) <= 0:
+        raise InputError(
+            f"memory limit: give a positive size such as 2GB, 512MiB or 25%, got {value!r}"
+        )
+    return f"{match.group(1)}{match.group(2)}"
+
+
+def _threads(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"threads: give a whole number of at least 1, got {value!r}")
+    return int(value)
+
+
+def _set(memory_limit: str | None, threads: int | None) -> None:
+    """Apply checked limits to the process's DuckDB connection (threads first: under a tiny
+    memory limit DuckDB cannot even change the thread count)."""
+    import duckdb
+
+    con = _BASE[0]
+    try:
+        if threads is not None:
+            con.execute(f"SET threads = {threads}")
+        if memory_limit is not None:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
+    except duckdb.Error as exc:
+        raise InputError(f"memory limit {memory_limit!r}: {_first_line(exc)}") from None
+    if threads is not None:
+        _ACTIVE["threads"] = threads
+    if memory_limit is not None:
+        _ACTIVE["memory_limit"] = memory_limit
 
 
 def _connect() -> Any:
@@ -92,9 +186,88 @@ def _connect() -> Any:
             import duckdb
         except ImportError:  # pragma: no cover - duckdb is a dependency
             raise InputError("SQL queries need duckdb: pip install duckdb") from None
-        # Queries only read the registered tables: no file, network or extension access.
-        _BASE.append(duckdb.connect(config={"enable_external_access": False}))
+        with _LOCK:
+            if not _BASE:
+                _LIMITS.update(memory_limit=default_memory_limit(), threads=default_threads())
+                _ACTIVE.update(_LIMITS)
+                # Queries only read the registered tables: no file, network or extension
+                # access; memory and threads are bounded.
+                config = {"enable_external_access": False, **_LIMITS}
+                _BASE.append(duckdb.connect(config=config))
     return _BASE[0].cursor()
+
+
+def limits() -> dict[str, Any]:
+    """DuckDB's current memory limit and thread count, as DuckDB reports them.
+
+    Returns
+    -------
+    dict
+        ``{"memory_limit": "4.0 GiB", "threads": 2}`` (DuckDB's own rendering of the size).
+    """
+    cursor = _connect()
+    try:
+        row = cursor.execute(
+            "SELECT current_setting('memory_limit'), current_setting('threads')"
+        ).fetchone()
+    finally:
+        cursor.close()
+    return {"memory_limit": str(row[0]), "threads": int(row[1])}
+
+
+def set_limits(memory_limit: str | int | None = None, threads: int | None = None) -> dict[str, Any]:
+    """Change the memory limit and thread count of every later query in this process.
+
+    Parameters
+    ----------
+    memory_limit : str or int, optional
+        A size DuckDB understands — ``"2GB"``, ``"512MiB"`` (1000- or 1024-based units), or a
+        share of the physical memory, ``"25%"`` — or a number of bytes. ``None``: unchanged.
+    threads : int, optional
+        Threads DuckDB may use (at least 1). ``None``: unchanged.
+
+    Returns
+    -------
+    dict
+        :func:`limits` after the change.
+
+    Raises
+    ------
+    InputError
+        A size or thread count that is not positive or that DuckDB does not understand.
+    """
+    memory = None if memory_limit is None else _memory(memory_limit)
+    count = None if threads is None else _threads(threads)
+    _connect().close()
+    with _LOCK:
+        try:
+            _set(memory, count)
+        except InputError:  # DuckDB refused the size: keep the process's limits as they were
+            _set(_LIMITS["memory_limit"], _LIMITS["threads"])
+            raise
+        if memory is not None:
+            _LIMITS["memory_limit"] = memory
+        if count is not None:
+            _LIMITS["threads"] = count
+    return limits()
+
+
+@contextmanager
+def _limited(memory_limit: str | int | None, threads: int | None) -> Iterator[None]:
+    """Run the block under these limits, then put the process's limits back."""
+    if memory_limit is None and threads is None:
+        yield
+        return
+    memory = None if memory_limit is None else _memory(memory_limit)
+    count = None if threads is None else _threads(threads)
+    _connect().close()
+    with _LOCK:
+        try:
+            _set(memory, count)
+            yield
+        finally:
+            _set(_LIMITS["memory_limit"], None)  # memory first: see _set
+            _set(None, _LIMITS["threads"])
 
 
 def _session(source: BoundTables | pd.DataFrame) -> Any:
@@ -109,11 +282,38 @@ def _session(source: BoundTables | pd.DataFrame) -> Any:
     return cursor
 
 
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def _out_of_memory(what: str, detail: str) -> InputError:
+    return InputError(
+        f"{what}: the query needs more memory than the limit of "
+        f"{_ACTIVE.get('memory_limit', '?')} ({detail}); select fewer records or groups, or "
+        "raise the limit (--memory-limit, memory_limit=)"
+    )
+
+
+def _fetch(result: Any, how: str, what: str) -> Any:
+    """``result.fetchnumpy()`` or ``result.df()``, running out of memory as an InputError."""
+    import duckdb
+
+    try:
+        return getattr(result, how)()
+    except duckdb.OutOfMemoryException as exc:
+        raise _out_of_memory(what, _first_line(exc)) from None
+    except MemoryError:
+        raise _out_of_memory(what, "the result does not fit in memory") from None
+
+
 def _run(con: Any, sql: str, params: list[Any] | None = None, what: str = "query") -> Any:
     import duckdb
 
     try:
         return con.execute(sql, params or [])
+    except duckdb.OutOfMemoryException as exc:
+        raise _out_of_memory(what, _first_line(exc)) from None
     except duckdb.Error as exc:
         raise InputError(f"{what}: {exc}") from None
 
@@ -408,9 +608,9 @@ def _selected_rows(
     try:
         result = _run(cursor, sql, what="WHERE")
         if not parsed.keys:
-            rows = np.asarray(result.fetchnumpy()[_ROW], dtype=np.int64)
+            rows = np.asarray(_fetch(result, "fetchnumpy", "WHERE")[_ROW], dtype=np.int64)
             return rows, pd.DataFrame(index=range(len(rows)))
-        out = result.df()
+        out = _fetch(result, "df", "WHERE")
     finally:
         if not isinstance(source, BoundTables):  # a one-off registration
             cursor.close()
@@ -433,7 +633,12 @@ def _key_index(keys: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
 
 
 def query(
-    release: Release | BoundTables, sql: str, original: pd.DataFrame | None = None
+    release: Release | BoundTables,
+    sql: str,
+    original: pd.DataFrame | None = None,
+    *,
+    memory_limit: str | int | None = None,
+    threads: int | None = None,
 ) -> pd.DataFrame:
     """Answer an aggregate SQL query from a distribution release with guaranteed bounds.
 
@@ -447,6 +652,12 @@ def query(
     original : DataFrame, optional
         The original table (with the sensitive column and every column the query names): the
         true answers are computed on it by DuckDB and reported beside the bounds.
+    memory_limit : str or int, optional
+        DuckDB's memory limit for this query (``"2GB"``, ``"512MiB"``, ``"25%"`` of the memory,
+        or bytes); default the process's (:func:`default_memory_limit` unless changed with
+        :func:`set_limits`). A query that needs more raises :class:`InputError`.
+    threads : int, optional
+        DuckDB's threads for this query; default the process's (:func:`default_threads`).
 
     Returns
     -------
@@ -461,8 +672,8 @@ def query(
     Raises
     ------
     InputError
-        A query outside the supported subset, a release of another kind, or an ``original``
-        without the needed columns.
+        A query outside the supported subset, a release of another kind, an ``original``
+        without the needed columns, a bad limit, or a query needing more memory than the limit.
 
     Examples
     --------
@@ -480,6 +691,18 @@ def query(
     if sensitive in published:
         raise InputError(f"the qit table publishes the sensitive column {sensitive!r}")
     parsed = parse_query(sql, published, sensitive)
+    with _limited(memory_limit, threads):
+        try:
+            return _answer(tables, parsed, original)
+        except MemoryError:  # numpy or pandas, after DuckDB
+            raise _out_of_memory("query", "its answer does not fit in memory") from None
+
+
+def _answer(
+    tables: BoundTables, parsed: ParsedQuery, original: pd.DataFrame | None
+) -> pd.DataFrame:
+    """The result of :func:`query` for a checked query."""
+    qit = tables.qit
     rows, key_values = _selected_rows(tables, parsed)
     key_index, keys = _key_index(key_values)
     n_keys = len(keys)
@@ -542,7 +765,7 @@ def _with_truth(
     con = _connect()
     try:
         con.register(TABLE, original)
-        truth = _run(con, sql, what="original").df()
+        truth = _fetch(_run(con, sql, what="original"), "df", "original")
     finally:
         con.close()
     if parsed.keys:
