@@ -209,6 +209,53 @@ def test_export_needs_the_token(client: TestClient) -> None:
     assert _version(client) == 1
 
 
+def test_export_adds_nothing_to_the_public_set(client: TestClient) -> None:
+    """As docs/collection.md says: GET /collected, with no token, gives everything /export gives
+    (the same pairs, order, counts and version) and even the order of acceptance; no endpoint
+    serves submission ids; and the docs call the collected set public, not protected."""
+    tuples = [["25-29", "Resp"], ["Any", "Dig"], ["25-29", "Resp"], ["30-34", "AnyD"]]
+    ids = [f"secret-id-{i:04d}" for i in range(len(tuples))]
+    for i, (sid, t) in enumerate(zip(ids, tuples, strict=True)):
+        assert _post(client, {"id": sid, "version": i, "tuple": t}).status_code == 201
+    from microanon.methods.collect import Survey
+
+    public = client.get("/survey").text
+    survey = Survey.from_dict(json.loads(public))
+    anon = client.get("/collected")
+    got = CollectedSet.from_bytes(survey, anon.content)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    doc = client.get("/export?format=json", headers=auth).json()
+    assert set(doc) == {"version", "attributes", "pairs"}
+    assert doc["version"] == got.version == 4 and doc["attributes"] == survey.attributes
+    assert [(tuple(p["tuple"].values()), p["count"]) for p in doc["pairs"]] == got.pairs()
+    csv = client.get("/export", headers=auth)
+    assert csv.text == got.to_frame().to_csv(index=False)
+    # The order of acceptance, without a token: the first tuple after version v is version v+1.
+    order = [
+        list(
+            CollectedSet.from_bytes(survey, client.get(f"/collected?since={v}").content).pairs()[0][
+                0
+            ]
+        )
+        for v in range(len(tuples))
+    ]
+    assert order == tuples
+    # Submission ids are served by no endpoint.
+    bodies = [public, anon.content.decode("latin-1"), csv.text, json.dumps(doc)]
+    bodies += [client.get(f"/collected?since={v}").content.decode("latin-1") for v in range(4)]
+    bodies.append(client.get("/health").text)
+    assert not any(sid in body for sid in ids for body in bodies)
+    # What the documentation says about it.
+    root = Path(__file__).resolve().parents[2]
+    guide = (root / "docs" / "collection.md").read_text(encoding="utf-8")
+    assert "### What is public" in guide and "public by design" in guide
+    assert "only way to read" not in guide
+    assert "token-protected" not in (root / "README.md").read_text(encoding="utf-8")
+    from microanon.apps.server import app as app_module
+
+    assert "public by design" in (app_module.__doc__ or "")
+
+
 def test_restart_reloads_the_set_and_refuses_another_survey(tmp_path: Path) -> None:
     with _app(tmp_path) as c:
         for i, t in enumerate([["25-29", "Resp"], ["Any", "Dig"], ["25-29", "Resp"]]):

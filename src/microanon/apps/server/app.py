@@ -24,10 +24,18 @@ Endpoints (JSON unless stated):
     :meth:`CollectionService.check`), 400 for malformed bodies, 413 for oversized ones. Nothing
     is stored unless the answer is 201.
 ``GET /export[?format=csv|json]``
-    The collected multiset for the data user (``Authorization: Bearer <token>``; 401 without,
-    403 with a wrong token).
+    The collected multiset with labels, for the data user (``Authorization: Bearer <token>``;
+    401 without, 403 with a wrong token). It is the same multiset as ``GET /collected`` (same
+    pairs, order, counts and version) and adds nothing: no submission ids, no per-submission
+    records, no times. The token gates this endpoint only.
 ``GET /health``
     ``{"status": "ok", "version": V}``.
+
+**What is public.** Respondents need the collected set to run GTR, so it is public by design:
+``/survey``, ``/collected`` (with ``since=V``, the tuple accepted as each version: the order of
+acceptance) and ``/health`` need no token. No endpoint serves submission ids (an id is echoed
+only to the request that sent it), client addresses or times; nothing is kept confidential by
+the export token.
 
 The server never receives an original tuple: clients compute GTR locally and send its output.
 It still refuses what it can prove unprotected: ``Pv`` depends on the respondent only through
@@ -436,6 +444,7 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
 
     @_errors
     async def collected(request: Request) -> Response:
+        """The collected set or a delta, compressed. Public: no token (respondents need it)."""
         since = _int_param(request, "since", 0)
         encoding = request.query_params.get("encoding", "bits")
         if encoding not in ENCODINGS:
@@ -456,6 +465,11 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
 
     @_errors
     async def export(request: Request) -> Response:
+        """The same multiset as ``/collected``, with labels (CSV or JSON), behind the token.
+
+        It adds nothing that ``/collected`` and ``/survey`` do not give anyone: the token gates
+        this endpoint, it does not make the collected set confidential.
+        """
         _check_token(request, config.export_token)
         fmt = request.query_params.get("format", "csv")
         if fmt not in ("csv", "json"):
