@@ -30,6 +30,12 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+class _UserError(click.ClickException):
+    """A one-line error the user caused, with exit status 2 (bad input or usage)."""
+
+    exit_code = 2
+
+
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
 
@@ -356,23 +362,42 @@ def tqdm_if(items: list[Any], show: bool) -> Any:
     show_default=True,
     help="Environment variable holding the export token.",
 )
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV file to write (missing parent directories are created).",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace OUT if it exists (atomically: a failure leaves it as it was).",
+)
 @_friendly_errors
-def collect_export(server: str, token_env: str, out: Path) -> None:
-    """Download the collected multiset (labels and counts) as CSV, for the data user."""
+def collect_export(server: str, token_env: str, out: Path, overwrite: bool) -> None:
+    """Download the collected multiset (labels and counts) as CSV, for the data user.
+
+    OUT is written all at once: through a temporary file in its directory, renamed at the end,
+    so an interrupted export never leaves a truncated OUT. The same multiset is public at the
+    service's GET /collected; the token gates this labelled export only.
+    """
     import os
 
+    from ..core.errors import InputError
+    from .io import check_destination, write_text_atomic
     from .server import CollectionClient
 
     token = os.environ.get(token_env)
     if not token:
         raise click.UsageError(f"set the export token in ${token_env}")
-    if out.exists():
-        raise click.ClickException(f"{out} already exists")
-    with CollectionClient(server) as client:
-        frame = client.export(token)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out, index=False)
+    try:
+        check_destination(out, overwrite)  # before any network traffic
+        with CollectionClient(server) as client:
+            frame = client.export(token)
+        write_text_atomic(out, frame.to_csv(index=False), overwrite=overwrite)
+    except InputError as exc:
+        hint = "; pass --overwrite to replace it" if str(exc).endswith("already exists") else ""
+        raise _UserError(f"{exc}{hint}") from None
     click.echo(
         f"wrote {len(frame):,} distinct tuples ({int(frame['count'].sum()):,} in all) to {out}"
     )
