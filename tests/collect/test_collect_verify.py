@@ -60,7 +60,7 @@ def test_collect_verify_raw_tuple_is_its_respondents_pv(survey: Survey) -> None:
     assert got.exact_cell and got.cells == 1 and got.protects is False
     assert got.pv == pv(("25-29", "Flu"), [*g, ("25-29", "Flu")], survey, exact=True) == F(2, 7)
     ok = check_submission(("25-29", "Resp"), g, survey, F(1, 2))
-    assert ok.protects is True and ok.pv is None  # Pv = 4/7
+    assert ok.protects is True and ok.pv is None and ok.cells == 1  # Pv = 4/7
     assert check_submission(("25-29", "Resp"), g, survey, F(4, 7)).protects is True
     assert check_submission(("25-29", "Resp"), g, survey, F(58, 100)).pv == F(4, 7)
     assert protects(("25-29", "Cold"), ("25-29", "Resp"), g, survey, F(1, 2))
@@ -142,3 +142,23 @@ def test_collect_verify_never_refuses_gtr(inst: tuple, mode: str) -> None:
     t = gtr(o, g, survey, tau, mode=mode)
     if t is not None:
         assert check_submission(t.labels, g, survey, tau).protects is True
+
+
+def test_collect_verify_weighted_box_without_common_tuples() -> None:
+    """No collected tuple covers t's whole box and t's own term is fractional (weighted leaves):
+    the float screening must keep it whole (regression: an integer accumulator dropped it)."""
+    age = Hierarchy.from_nested(
+        {"Any": {"20-29": ["20-24", "25-29"], "30-39": ["30-34", "35-39"]}}
+    ).with_weights({"20-24": 1, "25-29": 1, "30-34": 1, "35-39": 2})
+    disease = Hierarchy.from_nested(
+        {"AnyD": {"Resp": ["Flu", "Cold"], "Dig": ["Ulcer", "Gastritis"]}}
+    )
+    survey = Survey({"age": age, "disease": disease}, quasi=["age"], sensitive="disease")
+    g = [("20-24", "Flu"), ("25-29", "Cold"), ("30-34", "Ulcer")]
+    for t in [("Any", "Flu"), ("Any", "Resp"), ("20-29", "Flu"), ("30-39", "Dig")]:
+        values = [ref_pv(survey, [*g, t], o) for o in _base_tuples(survey, t)]
+        for tau in sorted({*values, F(1, 10), F(1, 3), F(1, 2), F(3, 4)} - {0}):
+            got = check_submission(t, g, survey, tau)
+            assert got.protects == (max(values) >= tau), (t, tau)
+            if not got.protects:
+                assert got.pv == max(values), (t, tau)

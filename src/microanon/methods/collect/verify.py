@@ -204,7 +204,7 @@ class _Cells:
         n_sa = survey.sa.n_nodes
         self.base = np.bincount(
             self.sa[self.common], weights=self.term[self.common], minlength=n_sa
-        )
+        ).astype(float)  # (an empty bincount is integer)
         self.base[int(t[-1])] += t_term
         self.fixed = len(self.common) + 1 + 2 * len(qtx) + n_sa + survey.sa.n_leaves + 16
         self._keys: tuple[np.ndarray, list[Fraction], list[int]] | None = None
@@ -321,7 +321,8 @@ class _Cells:
         """Decide (ruling out hopeless subtrees), then name the best ``Pv`` of a refusal."""
         verdict, found, pruned = self._walk(limit, prune=True)
         if verdict is not False:
-            return SubmissionCheck(verdict, None, self.tau, len(found), self.exact_cell)
+            cells = len(found) + (verdict is True)  # the protected cell, not in ``found``
+            return SubmissionCheck(verdict, None, self.tau, cells, self.exact_cell)
         if pruned:  # some cells were never evaluated: walk them all to name the best Pv
             complete, found, _ = self._walk(min(limit, NAME_LIMIT), prune=False)
             if complete is None:
