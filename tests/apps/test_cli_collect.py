@@ -183,6 +183,8 @@ def test_collect_export_bad_destinations(tmp_path: Path, monkeypatch) -> None:
     regular.write_text("x")
     for out in (regular / "collected.csv", regular / "sub" / "collected.csv"):
         _one_line_error(_export(out), "is not a directory")
+    _one_line_error(_export(tmp_path), "is a directory")
+    _one_line_error(_export(tmp_path, "--overwrite"), "is a directory")
     assert fake.calls == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
     # A directory the process may not write in (root may write anywhere: skip the check then).

@@ -365,7 +365,7 @@ def tqdm_if(items: list[Any], show: bool) -> Any:
 @click.option(
     "--out",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),  # a directory is refused below, in one line
     help="CSV file to write (missing parent directories are created).",
 )
 @click.option(
