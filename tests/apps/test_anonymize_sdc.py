@@ -11,11 +11,17 @@ from microanon import Release
 from microanon.apps.anonymize import run_anonymize
 from microanon.apps.config import load_config, parse_config
 from microanon.datasets import load_adult
+from microanon.datasets.adult import ADULT_COLUMNS
 from microanon.measures import risk_summary, utility_summary
 from microanon.models import check_release
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
 NUMERIC = ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"]
+
+
+def left_out_but(spec: dict) -> dict:
+    """An Adult schema: the given roles, every other column left out (role identifier)."""
+    return {**dict.fromkeys(ADULT_COLUMNS, "identifier"), **spec}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +89,7 @@ def test_wildcard_suppression_report_counts_suppressed_cells_as_star(tmp_path):
     cfg = parse_config(
         {
             "data": "dataset:adult",
-            "schema": {**dict.fromkeys(keys, "quasi"), "occupation": "sensitive"},
+            "schema": left_out_but({**dict.fromkeys(keys, "quasi"), "occupation": "sensitive"}),
             "method": "local_suppression",
             "params": {"k": 5},
         }
@@ -104,7 +110,7 @@ def test_sampling_report(tmp_path, adult):
     cfg = parse_config(
         {
             "data": "dataset:adult",
-            "schema": {"sex": "quasi", "race": "quasi", "occupation": "sensitive"},
+            "schema": left_out_but({"sex": "quasi", "race": "quasi", "occupation": "sensitive"}),
             "method": "sample",
             "params": {"fraction": 0.1, "strata": ["sex"]},
         }

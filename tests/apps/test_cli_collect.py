@@ -3,12 +3,16 @@ client: it sends only generalizations, and bad respondent tuples fail before any
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from collect_helpers import TOKEN, write_survey
 
 from microanon.apps.cli import main
@@ -90,3 +94,112 @@ def test_client_gives_up_when_nothing_answers() -> None:
     client = CollectionClient(f"http://127.0.0.1:{free_port()}", retry_for=0.3)
     with pytest.raises(ServiceError, match="unavailable"):
         client.survey  # noqa: B018
+
+
+# ------------------------------------------------------------------------ collect export --out
+class _Fake:
+    """Stands in for the service's export: records calls, returns a fixed multiset."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, frame: pd.DataFrame) -> None:
+        self.frame, self.calls = frame, 0
+        monkeypatch.setattr(CollectionClient, "export", lambda client, token: self.fetch())
+
+    def fetch(self) -> pd.DataFrame:
+        self.calls += 1
+        return self.frame
+
+
+def _export(out: Path, *extra: str) -> Result:
+    args = ["collect", "export", "--server", "http://127.0.0.1:9", "--out", str(out), *extra]
+    return CliRunner().invoke(main, args, env={"MICROANON_EXPORT_TOKEN": TOKEN})
+
+
+def _one_line_error(r: Result, words: str) -> None:
+    assert r.exit_code == 2, r.output
+    assert isinstance(r.exception, SystemExit), r.exception  # no traceback
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and words in lines[0], r.output
+
+
+FRAME = pd.DataFrame({"age": ["25-29", "Any"], "disease": ["Resp", "Dig"], "count": [2, 1]})
+
+
+def test_collect_export_refuses_to_overwrite_unless_asked(tmp_path: Path, monkeypatch) -> None:
+    fake = _Fake(monkeypatch, FRAME)
+    out = tmp_path / "new" / "collected.csv"
+    r = _export(out)
+    assert r.exit_code == 0, r.output
+    assert "3 in all" in r.output
+    assert out.read_text() == "age,disease,count\n25-29,Resp,2\nAny,Dig,1\n"
+    assert [p.name for p in out.parent.iterdir()] == ["collected.csv"]  # no temporary left
+    out.write_text("previous export\n")
+    r = _export(out)
+    _one_line_error(r, "already exists")
+    assert fake.calls == 1, "the destination is checked before contacting the service"
+    assert out.read_text() == "previous export\n"
+    r = _export(out, "--overwrite")
+    assert r.exit_code == 0, r.output
+    assert out.read_text().startswith("age,disease,count\n25-29,Resp,2")
+    assert sorted(p.name for p in out.parent.iterdir()) == ["collected.csv"]
+
+
+class _Boom:
+    """A value whose text rendering fails: the export dies half way through writing the CSV."""
+
+    def __str__(self) -> str:
+        raise KeyboardInterrupt
+
+
+def test_collect_export_interrupted_leaves_no_partial_file(tmp_path: Path, monkeypatch) -> None:
+    rows = 5000
+    frame = pd.DataFrame(
+        {"age": ["25-29"] * rows, "disease": ["Resp"] * (rows - 1) + [_Boom()], "count": 1}
+    )
+    _Fake(monkeypatch, frame)
+    out = tmp_path / "collected.csv"
+    r = _export(out)
+    assert r.exit_code != 0
+    assert not out.exists(), "an interrupted export left a partial file under the final name"
+    assert list(tmp_path.iterdir()) == []
+    out.write_text("previous export\n")
+    r = _export(out, "--overwrite")
+    assert r.exit_code != 0
+    assert out.read_text() == "previous export\n"
+    assert list(tmp_path.iterdir()) == [out]
+    # Killed after writing, before the rename: the final name still holds the old file.
+    _Fake(monkeypatch, FRAME)
+
+    def killed(src: object, dst: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", killed)
+    r = _export(out, "--overwrite")
+    assert r.exit_code != 0 and out.read_text() == "previous export\n"
+    assert list(tmp_path.iterdir()) == [out]
+
+
+def test_collect_export_bad_destinations(tmp_path: Path, monkeypatch) -> None:
+    fake = _Fake(monkeypatch, FRAME)
+    regular = tmp_path / "file.txt"
+    regular.write_text("x")
+    for out in (regular / "collected.csv", regular / "sub" / "collected.csv"):
+        _one_line_error(_export(out), "is not a directory")
+    _one_line_error(_export(tmp_path), "is a directory")
+    _one_line_error(_export(tmp_path, "--overwrite"), "is a directory")
+    assert fake.calls == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+    # A directory the process may not write in (root may write anywhere: skip the check then).
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        _one_line_error(_export(locked / "collected.csv"), "no permission")
+        assert list(locked.iterdir()) == []
+    # The file system refusing the write itself (a full disk, a read-only mount, ...).
+    out = tmp_path / "collected.csv"
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    _one_line_error(_export(out), "Permission denied")
+    assert not out.exists()

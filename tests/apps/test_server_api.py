@@ -9,7 +9,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from collect_helpers import TOKEN, survey_document, write_survey
+from collect_helpers import (
+    TOKEN,
+    load_respondents,
+    load_survey_document,
+    survey_document,
+    write_survey,
+)
 from starlette.testclient import TestClient
 
 from microanon.apps.server import (
@@ -20,7 +26,7 @@ from microanon.apps.server import (
     parse_service_config,
 )
 from microanon.core.errors import HierarchyError, InputError
-from microanon.methods.collect import CollectedSet
+from microanon.methods.collect import CollectedSet, gtr
 
 SID = "respondent-0001"
 
@@ -64,11 +70,11 @@ def test_submit_fetch_and_exactly_once(client: TestClient) -> None:
     r = _post(client, {"id": SID, "version": 1, "tuple": ["Any", "AnyD"]})
     assert r.status_code == 422 and "already used" in r.json()["error"]
     # Computed against an old version: 409 with the current one, nothing stored.
-    r = _post(client, {"id": "respondent-0002", "version": 0, "tuple": ["Any", "Flu"]})
+    r = _post(client, {"id": "respondent-0002", "version": 0, "tuple": ["Any", "Dig"]})
     assert r.status_code == 409 and r.json()["version"] == 1
-    r = _post(client, {"id": "respondent-0002", "version": 7, "tuple": ["Any", "Flu"]})
+    r = _post(client, {"id": "respondent-0002", "version": 7, "tuple": ["Any", "Dig"]})
     assert r.status_code == 409 and r.json()["version"] == 1
-    r = _post(client, {"id": "respondent-0002", "version": 1, "tuple": ["Any", "Flu"]})
+    r = _post(client, {"id": "respondent-0002", "version": 1, "tuple": ["Any", "Dig"]})
     assert r.status_code == 201 and r.json()["version"] == 2
     # The compressed set and a delta.
     from microanon.methods.collect import Survey
@@ -79,12 +85,77 @@ def test_submit_fetch_and_exactly_once(client: TestClient) -> None:
         assert r.status_code == 200 and r.headers["X-Collected-Version"] == "2"
         got = CollectedSet.from_bytes(survey, r.content)
         assert got.version == 2
-        assert sorted(got.pairs()) == [(("25-29", "Resp"), 1), (("Any", "Flu"), 1)]
+        assert sorted(got.pairs()) == [(("25-29", "Resp"), 1), (("Any", "Dig"), 1)]
     delta = CollectedSet.from_bytes(survey, client.get("/collected?since=1").content)
-    assert delta.pairs() == [(("Any", "Flu"), 1)] and delta.version == 2
+    assert delta.pairs() == [(("Any", "Dig"), 1)] and delta.version == 2
     assert client.get("/collected?since=5").status_code == 409
     assert client.get("/collected?since=-1").status_code == 400
     assert client.get("/collected?encoding=zip").status_code == 400
+
+
+def test_unprotected_submissions_are_refused(client: TestClient) -> None:
+    """The server refuses a tuple that protects no respondent it can come from (422 naming τ and
+    the achieved Pv); with leaf quasi-identifiers that is its respondent's own Pv."""
+    raw = {"id": SID, "version": 0, "tuple": {"age": "25-29", "disease": "Flu"}}
+    r = _post(client, raw)
+    assert r.status_code == 422, r.text
+    doc = r.json()
+    assert doc["reason"] == "unprotected" and doc["respondent_known"] is True
+    assert doc["tau"] == "1/2" and doc["pv"] == "0" and doc["version"] == 0
+    assert "Pv = 0 < τ = 1/2" in doc["error"]
+    assert _version(client) == 0
+    # Nothing was stored: the id is still free, and Pv = τ exactly is accepted.
+    r = _post(client, {"id": SID, "version": 0, "tuple": {"age": "25-29", "disease": "Resp"}})
+    assert r.status_code == 201 and r.json()["version"] == 1
+    # Generalized: refused only if no base tuple under it is protected. ⟨Any, Flu⟩ gives Pv 0 in
+    # three age cells and 2/5 in the 25-29 cell; the answer names the best of them.
+    r = _post(client, {"id": "respondent-0002", "version": 1, "tuple": ["Any", "Flu"]})
+    assert r.status_code == 422 and r.json()["pv"] == "2/5"
+    assert r.json()["respondent_known"] is False and "highest Pv" in r.json()["error"]
+    # Computed against an older version with a change that matters: 409 comes first.
+    r = _post(client, {"id": "respondent-0002", "version": 0, "tuple": ["25-29", "Flu"]})
+    assert r.status_code == 409 and r.json()["version"] == 1
+    # ⟨Any, Dig⟩ protects every age cell: accepted.
+    r = _post(client, {"id": "respondent-0002", "version": 1, "tuple": ["Any", "Dig"]})
+    assert r.status_code == 201 and r.json()["version"] == 2
+    r = client.get("/export?format=json", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert [p["tuple"] for p in r.json()["pairs"]] == [
+        {"age": "25-29", "disease": "Resp"},
+        {"age": "Any", "disease": "Dig"},
+    ]
+
+
+@pytest.mark.parametrize("tau", [0.6, 0.8])
+def test_honest_gtr_submissions_are_never_refused(tmp_path: Path, tau: float) -> None:
+    """GTR's answers, computed against the current or a slightly stale version (as concurrent
+    clients do), are accepted or sent back with 409, never refused as unprotected."""
+    cfg = parse_service_config(load_survey_document("c.sqlite", tau=tau), tmp_path)
+    survey = cfg.survey
+    snapshots = [CollectedSet(survey)]  # the set at every version
+    generalized = 0
+    with TestClient(create_app(cfg)) as c:
+        for i, o in enumerate(load_respondents(250, seed=3)):
+            v = max(0, len(snapshots) - 1 - i % 3)
+            while True:
+                t = gtr(o, snapshots[v], survey, cfg.tau)
+                if t is None:
+                    break
+                body = {"id": f"honest-{i:06d}", "version": v, "tuple": list(t.labels)}
+                r = _post(c, body)
+                if r.status_code != 409:
+                    break
+                v = r.json()["version"]
+            if t is None:
+                continue
+            assert r.status_code == 201, r.text
+            generalized += not all(
+                tx.is_leaf[code] for tx, code in zip(survey.quasi_taxonomies, t.codes, strict=False)
+            )
+            grown = CollectedSet.from_bytes(survey, snapshots[-1].to_bytes())
+            grown.add_codes(t.codes)
+            snapshots.append(grown)
+        assert _version(c) == len(snapshots) - 1 > 100
+    assert generalized > 0
 
 
 BAD = [
@@ -136,6 +207,53 @@ def test_export_needs_the_token(client: TestClient) -> None:
     r = client.get("/export?format=json", headers={"Authorization": f"Bearer {TOKEN}"})
     assert r.json()["pairs"] == [{"tuple": {"age": "25-29", "disease": "Resp"}, "count": 1}]
     assert _version(client) == 1
+
+
+def test_export_adds_nothing_to_the_public_set(client: TestClient) -> None:
+    """As docs/collection.md says: GET /collected, with no token, gives everything /export gives
+    (the same pairs, order, counts and version) and even the order of acceptance; no endpoint
+    serves submission ids; and the docs call the collected set public, not protected."""
+    tuples = [["25-29", "Resp"], ["Any", "Dig"], ["25-29", "Resp"], ["30-34", "AnyD"]]
+    ids = [f"secret-id-{i:04d}" for i in range(len(tuples))]
+    for i, (sid, t) in enumerate(zip(ids, tuples, strict=True)):
+        assert _post(client, {"id": sid, "version": i, "tuple": t}).status_code == 201
+    from microanon.methods.collect import Survey
+
+    public = client.get("/survey").text
+    survey = Survey.from_dict(json.loads(public))
+    anon = client.get("/collected")
+    got = CollectedSet.from_bytes(survey, anon.content)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    doc = client.get("/export?format=json", headers=auth).json()
+    assert set(doc) == {"version", "attributes", "pairs"}
+    assert doc["version"] == got.version == 4 and doc["attributes"] == survey.attributes
+    assert [(tuple(p["tuple"].values()), p["count"]) for p in doc["pairs"]] == got.pairs()
+    csv = client.get("/export", headers=auth)
+    assert csv.text == got.to_frame().to_csv(index=False)
+    # The order of acceptance, without a token: the first tuple after version v is version v+1.
+    order = [
+        list(
+            CollectedSet.from_bytes(survey, client.get(f"/collected?since={v}").content).pairs()[0][
+                0
+            ]
+        )
+        for v in range(len(tuples))
+    ]
+    assert order == tuples
+    # Submission ids are served by no endpoint.
+    bodies = [public, anon.content.decode("latin-1"), csv.text, json.dumps(doc)]
+    bodies += [client.get(f"/collected?since={v}").content.decode("latin-1") for v in range(4)]
+    bodies.append(client.get("/health").text)
+    assert not any(sid in body for sid in ids for body in bodies)
+    # What the documentation says about it.
+    root = Path(__file__).resolve().parents[2]
+    guide = (root / "docs" / "collection.md").read_text(encoding="utf-8")
+    assert "### What is public" in guide and "public by design" in guide
+    assert "only way to read" not in guide
+    assert "token-protected" not in (root / "README.md").read_text(encoding="utf-8")
+    from microanon.apps.server import app as app_module
+
+    assert "public by design" in (app_module.__doc__ or "")
 
 
 def test_restart_reloads_the_set_and_refuses_another_survey(tmp_path: Path) -> None:
@@ -211,24 +329,25 @@ def test_stale_submissions_are_refused_only_when_the_change_can_matter(
     cfg = parse_service_config({**survey_document("c.sqlite"), "conflicts": policy}, tmp_path)
     with TestClient(create_app(cfg)) as c:
         assert (
-            _post(c, {"id": "resp-000001", "version": 0, "tuple": ["20-24", "Flu"]}).json()[
+            _post(c, {"id": "resp-000001", "version": 0, "tuple": ["20-24", "Resp"]}).json()[
                 "version"
             ]
             == 1
         )
         # 30-34 and 20-24 are on different chains: no respondent of ⟨30-34, ·⟩ is affected.
-        r = _post(c, {"id": "resp-000002", "version": 0, "tuple": ["30-34", "Ulcer"]})
+        r = _post(c, {"id": "resp-000002", "version": 0, "tuple": ["30-34", "Dig"]})
         if policy == "relevant":
             assert r.status_code == 201 and r.json()["version"] == 2
         else:
             assert r.status_code == 409 and r.json()["version"] == 1
-            assert _post(c, {"id": "resp-000002", "version": 1, "tuple": ["30-34", "Ulcer"]})
+            r = _post(c, {"id": "resp-000002", "version": 1, "tuple": ["30-34", "Dig"]})
+            assert r.status_code == 201
         # 20-29 generalizes 20-24: the respondent's group may have changed, so 409 with the delta.
         r = _post(c, {"id": "resp-000003", "version": 0, "tuple": ["20-29", "Cold"]})
         assert r.status_code == 409 and r.json()["version"] == 2
         survey = cfg.survey
         delta = CollectedSet.from_bytes(survey, base64.b64decode(r.json()["delta"]))
-        assert sorted(delta.pairs()) == [(("20-24", "Flu"), 1), (("30-34", "Ulcer"), 1)]
+        assert sorted(delta.pairs()) == [(("20-24", "Resp"), 1), (("30-34", "Dig"), 1)]
         assert delta.version == 2
         assert _version(c) == 2
 

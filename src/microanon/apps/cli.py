@@ -542,10 +542,25 @@ def tqdm_if(items: list[Any], show: bool) -> Any:
     show_default=True,
     help="Environment variable holding the export token.",
 )
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),  # a directory is refused below, in one line
+    help="CSV file to write (missing parent directories are created).",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace OUT if it exists (atomically: a failure leaves it as it was).",
+)
 @_friendly_errors
-def collect_export(server: str, token_env: str, out: Path) -> None:
-    """Download the collected multiset (labels and counts) as CSV, for the data user."""
+def collect_export(server: str, token_env: str, out: Path, overwrite: bool) -> None:
+    """Download the collected multiset (labels and counts) as CSV, for the data user.
+
+    OUT is written all at once: through a temporary file in its directory, renamed at the end,
+    so an interrupted export never leaves a truncated OUT. The same multiset is public at the
+    service's GET /collected; the token gates this labelled export only.
+    """
     import os
 
     from ..core.output import atomic_file
@@ -554,7 +569,7 @@ def collect_export(server: str, token_env: str, out: Path) -> None:
     token = os.environ.get(token_env)
     if not token:
         raise click.UsageError(f"set the export token in ${token_env}")
-    with atomic_file(out) as tmp:  # refuses an existing OUT before contacting the service
+    with atomic_file(out, overwrite=overwrite) as tmp:  # checks OUT before the service
         with CollectionClient(server) as client:
             frame = client.export(token)
         frame.to_csv(tmp, index=False)

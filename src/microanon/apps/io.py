@@ -1,4 +1,5 @@
-"""Reading user data files for the command line: CSV with its delimiter detected, or Parquet."""
+"""Files of the command line: reading user data (CSV with its delimiter detected, or Parquet),
+and writing a result file atomically."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 
-__all__ = ["read_table", "detect_delimiter"]
+__all__ = ["detect_delimiter", "read_table"]
 
 _DELIMITERS = ",;\t|"
 

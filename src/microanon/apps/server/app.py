@@ -18,15 +18,30 @@ Endpoints (JSON unless stated):
     guarantee holds at acceptance time; the answer's ``delta`` holds the tuples accepted since
     ``V``, base64 of the compressed bytes; see :meth:`CollectionService.affects`, and
     ``conflicts: any`` in the survey file for a 409 after any change),
-    422 for a tuple that does not fit the taxonomies or an id reused for another tuple, 400 for
-    malformed bodies, 413 for oversized ones. Nothing is stored unless the answer is 201.
+    422 for a tuple that does not fit the taxonomies, an id reused for another tuple, or a tuple
+    that protects no respondent it can come from against the collected set (``"reason":
+    "unprotected"``, with ``tau`` and the achieved ``pv`` as exact text; see
+    :meth:`CollectionService.check`), 400 for malformed bodies, 413 for oversized ones. Nothing
+    is stored unless the answer is 201.
 ``GET /export[?format=csv|json]``
-    The collected multiset for the data user (``Authorization: Bearer <token>``; 401 without,
-    403 with a wrong token).
+    The collected multiset with labels, for the data user (``Authorization: Bearer <token>``;
+    401 without, 403 with a wrong token). It is the same multiset as ``GET /collected`` (same
+    pairs, order, counts and version) and adds nothing: no submission ids, no per-submission
+    records, no times. The token gates this endpoint only.
 ``GET /health``
     ``{"status": "ok", "version": V}``.
 
+**What is public.** Respondents need the collected set to run GTR, so it is public by design:
+``/survey``, ``/collected`` (with ``since=V``, the tuple accepted as each version: the order of
+acceptance) and ``/health`` need no token. No endpoint serves submission ids (an id is echoed
+only to the request that sent it), client addresses or times; nothing is kept confidential by
+the export token.
+
 The server never receives an original tuple: clients compute GTR locally and send its output.
+It still refuses what it can prove unprotected: ``Pv`` depends on the respondent only through
+which collected tuples cover their quasi-identifiers, so a tuple of leaves fixes its
+respondent's ``Pv`` exactly, and a generalized tuple is refused when no base tuple under it
+reaches τ (:mod:`microanon.methods.collect.verify`).
 """
 
 from __future__ import annotations
@@ -51,7 +66,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ...core.errors import MicroanonError
-from ...methods.collect import ENCODINGS, CollectedSet
+from ...methods.collect import ENCODINGS, CollectedSet, SubmissionCheck, check_submission_codes
 from .config import ServiceConfig
 from .store import Accepted, Store, open_store
 
@@ -68,6 +83,33 @@ class HTTPError(Exception):
     def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status, self.message, self.extra = status, message, extra
+
+
+def _unprotected(check: SubmissionCheck, version: int) -> HTTPError:
+    """The 422 answer to a submission that protects no respondent it can come from."""
+    tau, pv = check.tau, check.pv
+    if check.exact_cell:
+        what = f"does not protect its respondent: Pv = {pv} < τ = {tau}"
+    elif pv is not None:
+        what = (
+            "protects none of the base tuples it generalizes: the highest Pv among them is "
+            f"{pv} < τ = {tau}"
+        )
+    else:
+        what = (
+            f"protects none of the base tuples it generalizes: Pv < τ = {tau} for each of them "
+            "(too many groups to name the highest)"
+        )
+    return HTTPError(
+        422,
+        f"the submitted tuple {what} against the collected set (version {version}); "
+        "generalize it (run GTR against the set) or abstain",
+        reason="unprotected",
+        tau=str(tau),
+        pv=None if pv is None else str(pv),
+        respondent_known=check.exact_cell,
+        version=version,
+    )
 
 
 def survey_fingerprint(config: ServiceConfig) -> str:
@@ -179,7 +221,9 @@ class CollectionService:
     ) -> tuple[int, dict]:
         """Store one submission; returns the HTTP status and the answer."""
         async with self.lock:
-            result = await run_in_threadpool(self._append, submission_id, codes, based_on)
+            result, check = await run_in_threadpool(self._append, submission_id, codes, based_on)
+        if check is not None:
+            raise _unprotected(check, result.version)
         if result.status == "accepted":
             return 201, {"status": "accepted", "id": submission_id, "version": result.version}
         if result.status == "duplicate":
@@ -198,23 +242,37 @@ class CollectionService:
             delta=base64.b64encode(self.delta(based_on)).decode("ascii"),
         )
 
-    def _append(self, submission_id: str, codes: np.ndarray, based_on: int) -> Accepted:
+    def _append(
+        self, submission_id: str, codes: np.ndarray, based_on: int
+    ) -> tuple[Accepted, SubmissionCheck | None]:
         """Decide one submission: from memory when it can, else in one store transaction.
 
         What this process knows is a prefix of the store's log, so a known id is a retry and a
-        version older than ours is stale without asking the store; everything else is decided
-        by the store, and the in-memory set follows it.
+        version older than ours is stale without asking the store. A submission that is
+        neither is checked against the in-memory set (:meth:`check`); one that protects no
+        possible respondent comes back as ``Accepted("unprotected", version)`` with its check,
+        and the store is not asked. Everything else is decided by the store, and the in-memory
+        set follows it.
         """
         key = tuple(int(c) for c in codes)
         relevant = self.config.conflicts == "relevant"
         with self._state:
-            known = self._ids.get(submission_id)
-            if known is not None:
-                return Accepted("duplicate" if known[1] == key else "id_reused", known[0])
-            if based_on < self.version and (
-                not relevant or self.affects(self.log[based_on:], codes)
-            ):
-                return Accepted("conflict", self.version)
+            if based_on > self.version:
+                self._load()  # the client saw tuples that another process accepted
+            early = self._early(submission_id, key, codes, based_on, relevant)
+            if early is not None:
+                return early, None
+            check = self.check(codes)
+            if check.protects is False:
+                # Before refusing, look at the store once: another process may have accepted
+                # this id (this is then a retry) or tuples that send the submission back.
+                self._load()
+                early = self._early(submission_id, key, codes, based_on, relevant)
+                if early is not None:
+                    return early, None
+                check = self.check(codes)
+                if check.protects is False:
+                    return Accepted("unprotected", self.version), check
 
         def affects(rows: list[tuple[int, ...]]) -> bool:
             return self.affects(np.array(rows, dtype=np.int64), codes)
@@ -226,7 +284,40 @@ class CollectionService:
                 self._record(codes[None, :])
             else:
                 self._load()
-        return result
+        return result, None
+
+    def _early(
+        self,
+        submission_id: str,
+        key: tuple[int, ...],
+        codes: np.ndarray,
+        based_on: int,
+        relevant: bool,
+    ) -> Accepted | None:
+        """What memory can answer alone: a known id, or a version that is ahead or stale."""
+        known = self._ids.get(submission_id)
+        if known is not None:
+            return Accepted("duplicate" if known[1] == key else "id_reused", known[0])
+        if based_on > self.version:
+            return Accepted("conflict", self.version)
+        if based_on < self.version and (not relevant or self.affects(self.log[based_on:], codes)):
+            return Accepted("conflict", self.version)
+        return None
+
+    def check(self, codes: np.ndarray) -> SubmissionCheck:
+        """Whether a submission protects any respondent it can come from, against the set now.
+
+        ``Pv(o, G ∪ {t})`` depends on the respondent ``o`` only through which collected tuples
+        cover ``o[QI]`` (see :mod:`microanon.methods.collect.verify`). With leaf
+        quasi-identifiers that is known exactly, so this is the respondent's own ``Pv``;
+        otherwise the submission is refused only when no base tuple it generalizes reaches τ,
+        so an honest client's tuple (GTR protects its respondent) is never refused. Decided as
+        exact arithmetic would, like GTR (float64 with a rigorous error bound, fractions when it
+        cannot decide), on the in-memory set. A submission that passes goes through the usual
+        conflict rules, which keep the groups it can reach unchanged up to acceptance; a
+        submission whose check is undecided (too many groups) is not refused.
+        """
+        return check_submission_codes(codes, self.collected, self.survey, self.config.tau)
 
     def affects(self, rows: np.ndarray, codes: np.ndarray) -> bool:
         """Whether some tuple of ``rows`` can be in the anonymous group of a respondent who
@@ -353,6 +444,7 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
 
     @_errors
     async def collected(request: Request) -> Response:
+        """The collected set or a delta, compressed. Public: no token (respondents need it)."""
         since = _int_param(request, "since", 0)
         encoding = request.query_params.get("encoding", "bits")
         if encoding not in ENCODINGS:
@@ -373,6 +465,11 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
 
     @_errors
     async def export(request: Request) -> Response:
+        """The same multiset as ``/collected``, with labels (CSV or JSON), behind the token.
+
+        It adds nothing that ``/collected`` and ``/survey`` do not give anyone: the token gates
+        this endpoint, it does not make the collected set confidential.
+        """
         _check_token(request, config.export_token)
         fmt = request.query_params.get("format", "csv")
         if fmt not in ("csv", "json"):

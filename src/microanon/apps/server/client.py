@@ -263,7 +263,10 @@ class CollectionClient:
         return bool(covers.any())
 
     def export(self, token: str) -> pd.DataFrame:
-        """The collected multiset (labels and ``count``), for the data user holding ``token``."""
+        """The collected multiset (labels and ``count``), for the data user holding ``token``.
+
+        The same multiset as :meth:`collected` (which needs no token), decoded to labels.
+        """
         response = self._request(
             "GET",
             "/export",

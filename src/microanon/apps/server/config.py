@@ -74,7 +74,9 @@ class ServiceConfig:
         When a submission computed against an older version is sent back (409): when a tuple
         accepted since could enter the respondent's anonymous group, or after any change.
     export_token : str
-        The data user's token for ``GET /export``.
+        The bearer token of ``GET /export``. It gates that endpoint only: the collected set it
+        serves is public at ``GET /collected`` (respondents need it), so the token keeps
+        nothing confidential.
     token_generated : bool
         Whether the token was made at start (it is then printed once).
     max_body_bytes : int

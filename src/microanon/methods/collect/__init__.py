@@ -13,6 +13,8 @@ sensitive value uncertain enough (``Pv ≥ τ``), or abstains.
 * The distribution attack: :func:`attack`, :func:`pv`, :func:`anonymous_group`, :func:`phi_qi`,
   :func:`phi_sa`, :func:`margins`, :func:`sa_coefficients`, :func:`phi_bounds`,
   :func:`can_protect` (Corollary 1) and :func:`protects` (Definition 1, exactly).
+* What the collector can verify without seeing the respondent: :func:`check_submission`
+  (whether a submitted tuple protects any base tuple it generalizes, exactly).
 * Evaluation: :func:`pv_all` (every respondent's ``Pv`` against a set), :func:`average_loss`,
   :func:`encode_frame`, :func:`sample_base`.
 """
@@ -35,8 +37,10 @@ from .compress import ENCODINGS, CollectedSet, decode_index, encode_index, pack_
 from .evaluate import average_loss, encode_frame, pv_all, sample_base
 from .gtr import EXACT_LIMIT, GTR_MODES, Submission, gtr
 from .taxonomy import LOSS_VARIANTS, Survey, Taxonomy
+from .verify import CELL_LIMIT, SubmissionCheck, check_submission, check_submission_codes
 
 __all__ = [
+    "CELL_LIMIT",
     "ENCODINGS",
     "EXACT_LIMIT",
     "GTR_MODES",
@@ -44,6 +48,7 @@ __all__ = [
     "AttackEstimate",
     "CollectedSet",
     "Submission",
+    "SubmissionCheck",
     "Survey",
     "Taxonomy",
     "anonymous_group",
@@ -51,6 +56,8 @@ __all__ = [
     "attack",
     "average_loss",
     "can_protect",
+    "check_submission",
+    "check_submission_codes",
     "decode_index",
     "encode_frame",
     "encode_index",
