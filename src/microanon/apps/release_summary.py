@@ -23,7 +23,7 @@ from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..models import Verification
-from .release_report import utility_metrics
+from .release_report import privacy_metrics, utility_metrics
 from .report import Report, Section, describe_parameters
 
 __all__ = [
@@ -339,4 +339,15 @@ def add_public_report(
     sec.table(actions, caption="Every published column and what was done to it.")
     vsec = report.section("Guarantees")
     _verification_section(vsec, verification, "Claimed models, re-checked on the published files.")
+    quasi = [q for q in meta.get("quasi") or [] if q in public.data.columns]
+    if public.kind in ("generalized", "masked") and quasi and not meta.get("masked_numeric"):
+        counted = quasi + [c for c in verification.counted_quasi if c not in quasi]
+        sensitive = next((s for s in meta.get("sensitive") or [] if s in public.data.columns), None)
+        risk = privacy_metrics(public.data.astype(object).fillna(SUPPRESSED), counted, sensitive)
+        vsec.metrics(
+            {k: v for k, v in risk.items() if v is not None},
+            caption="Measured on the published table alone (suppressed cells as *): classes, "
+            "k, ℓ, t and the prosecutor re-identification risk (highest, average, share of "
+            "records above 0.2).",
+        )
     return report
