@@ -3,7 +3,8 @@
 Two kinds: ``issue`` — what the reproduction must show (``U(occupation | income)`` of the
 original; RR-QI more accurate than entropy ℓ-diversity and Anatomy at equal ℓ) — and ``paper`` —
 the paper's qualitative findings (papers.md §1.11), reported whether or not our data bear them
-out.
+out. A check is named by its ``id`` (which carries the metric, setting, scenario or method it
+tests), ``experiment`` and ``variant``.
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ def _line(
     return check_line(
         kind, check, experiment, claim, passed, detail, variant=variant, values=values
     )
+
+
+def _slug(name: str) -> str:
+    """``name`` as part of a check id: lower case, ``_`` for anything not alphanumeric."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name.lower())
 
 
 def _levels(entries: dict[str, Any]) -> list[str]:
@@ -115,7 +121,7 @@ def _rr_beats(results: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 _line(
                     "issue",
-                    "rr_beats_baselines",
+                    f"rr_beats_baselines_{metric}",
                     exp,
                     variant,
                     f"RR-QI's {LABELS[metric]} below entropy ℓ-diversity's and Anatomy's at "
@@ -177,7 +183,7 @@ def _table3_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 _line(
                     "paper",
-                    "table3_more_distortion",
+                    f"table3_more_distortion_{_slug(setting)}",
                     "E0.1",
                     variant,
                     f"{setting}: keep probabilities fall (move away from 1) as ℓ grows",
@@ -198,7 +204,7 @@ def _table3_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 _line(
                     "paper",
-                    "table3_both_closer_to_1",
+                    f"table3_both_closer_to_1_{_slug(setting)}",
                     "E0.1",
                     variant,
                     f"{setting}: quasi-identifier keep probabilities of RR-Both are at least "
@@ -239,7 +245,7 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             line = _monotone_line(
                 rows,
                 True,
-                "fig3_grows_with_l",
+                f"fig3_grows_with_l_{_slug(scenario)}",
                 "E0.2",
                 variant,
                 f"EMGRW {scenario}: every distance grows with ℓ",
@@ -277,7 +283,7 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             line = _monotone_line(
                 rows,
                 False,
-                "fig4_more_data_better",
+                f"fig4_more_data_better_{_slug(scenario)}",
                 "E0.3",
                 variant,
                 f"EMGRW {scenario}: every distance falls as the data grow",
@@ -298,7 +304,8 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             else:
                 claim, passed = f"ESGRO {method}: distances grow monotonically with ℓ", not bad
                 detail = "holds" if not bad else "not monotone: " + ", ".join(bad)
-            out.append(_line("paper", "fig5_monotone", "E0.4", variant, claim, passed, detail))
+            check = f"fig5_monotone_{_slug(method)}"
+            out.append(_line("paper", check, "E0.4", variant, claim, passed, detail))
     return out
 
 
