@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ._col_setup import Plan
+from ._expected import Deviation
 from ._outputs import check_line as _line
 
-__all__ = ["BASELINES", "matched", "run_checks"]
+__all__ = ["BASELINES", "EXPECTED_DEVIATIONS", "matched", "run_checks"]
 
 #: Baselines by family: result part, key, parameter name.
 BASELINES = {
@@ -23,6 +24,23 @@ BASELINES = {
     "epr": ("perturbation", "k*"),
 }
 _TOL = 1e-9
+
+#: Checks that fail for a known reason (docs/reproduce-collection.md, "Results of a full run
+#: against the paper").
+EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "lrka_meets_no_tau_adult",
+        "our local-recoding k-anonymity (the paper's LRKA algorithm is not recoverable) "
+        "generalizes the quasi-identifiers enough at k ≥ 10 that every group mixes occupations, "
+        "so it meets τ",
+    ),
+    Deviation(
+        "gtr_best_nursery",
+        "Nursery's class depends on the sensitive attribute itself (health = not_recom decides "
+        "class = not_recom); GTR may generalize the sensitive value, which ID3 then sees only "
+        "through randomly drawn base values, while LD keeps every sensitive value exact",
+    ),
+)
 
 
 def matched(results: dict[str, Any], plan: Plan, measure: str) -> dict[str, Any]:
