@@ -73,8 +73,14 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
-    """Print one JSON object (``--json``) or the human-readable text, on stdout."""
-    click.echo(json.dumps(obj, indent=2, default=str) if as_json else text)
+    """Print one JSON object (``--json``) or the human-readable text, on stdout.
+
+    The JSON is plain (:func:`~microanon.apps.io.json_text`): numpy values as numbers, NaN and
+    missing values as null, anything else JSON cannot hold as its text.
+    """
+    from .io import json_text
+
+    click.echo(json_text(obj) if as_json else text)
 
 
 def _split(value: str | None) -> list[str]:
@@ -94,25 +100,31 @@ def datasets() -> None:
 
 
 @datasets.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_friendly_errors
-def datasets_list() -> None:
+def datasets_list(as_json: bool) -> None:
     """List the bundled data sets."""
     from ..datasets import list_datasets
 
-    for d in list_datasets():
-        click.echo(
-            f"{d['name']:<12} {d['rows']:>7,} rows  {d['columns']:>3} columns  {d['description']}"
-        )
+    found = list_datasets()
+    text = "\n".join(
+        f"{d['name']:<12} {d['rows']:>7,} rows  {d['columns']:>3} columns  {d['description']}"
+        for d in found
+    )
+    _emit(as_json, {"datasets": found}, text)
 
 
 @datasets.command("describe")
 @click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @_friendly_errors
-def datasets_describe(name: str) -> None:
+def datasets_describe(name: str, as_json: bool) -> None:
     """Describe the columns of a bundled data set."""
     from ..datasets import describe
 
-    click.echo(describe(name).to_string())
+    table = describe(name)
+    columns = table.reset_index().to_dict("records")
+    _emit(as_json, {"name": name, "columns": columns}, table.to_string())
 
 
 @datasets.command("export")
@@ -371,7 +383,8 @@ def anonymize(
     "--original",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The original table (CSV or Parquet): also print the true answers.",
+    help="The original table (CSV or Parquet): also print the true answers (exit status 1 if "
+    "one lies outside its bounds).",
 )
 @click.option(
     "--memory-limit",
@@ -386,6 +399,7 @@ def anonymize(
     default=None,
     help="Threads DuckDB may use. Default: the cores available to this process.",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @_friendly_errors
 def query_command(
     release_dir: Path,
@@ -393,6 +407,7 @@ def query_command(
     original: Path | None,
     memory_limit: str | None,
     threads: int | None,
+    as_json: bool,
 ) -> None:
     """Bounds of an aggregate SQL query over the distribution release in RELEASE_DIR.
 
@@ -409,7 +424,17 @@ def query_command(
         data = read_table(original)
         data.columns = [str(c) for c in data.columns]
     result = query(release, sql, original=data, memory_limit=memory_limit, threads=threads)
-    click.echo(format_result(result))
+    outside = None if data is None else int((~result["within"].astype(bool)).sum())
+    document = {
+        "sql": sql,
+        "columns": [str(c) for c in result.columns],
+        "rows": result.astype(object).to_dict("records"),
+        "outside_bounds": outside,
+    }
+    _emit(as_json, document, format_result(result))
+    if outside:
+        click.echo(f"Error: {outside} true answer(s) outside their bounds", err=True)
+        sys.exit(EXIT_CODES["does not hold"])
 
 
 # ---------------------------------------------------------------------------- demo

@@ -142,5 +142,6 @@ def json_plain(obj: Any) -> Any:
 
 
 def json_text(obj: Any) -> str:
-    """``obj`` as one JSON document (made plain by :func:`json_plain`; NaN refused)."""
-    return json.dumps(json_plain(obj), indent=2, ensure_ascii=False, allow_nan=False)
+    """``obj`` as one JSON document: made plain by :func:`json_plain`, values JSON cannot hold
+    (paths, dates) as their text; NaN refused."""
+    return json.dumps(json_plain(obj), indent=2, ensure_ascii=False, allow_nan=False, default=str)
