@@ -612,7 +612,7 @@ def reproduce() -> None:
 def _reproduction(name: str, quick_help: str, doc: str, runner: str) -> None:
     """Register ``microanon reproduce NAME`` running ``experiments.RUNNER``."""
 
-    @reproduce.command(name, help=doc)
+    @reproduce.command(name, help=doc + _REPRODUCE_EXIT)
     @click.option(
         "--out",
         required=True,
@@ -627,29 +627,67 @@ def _reproduction(name: str, quick_help: str, doc: str, runner: str) -> None:
         help="Seed for reproducible research (default: OS entropy); never written to the output.",
     )
     @click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
     @_friendly_errors
-    def command(out: Path, quick: bool, seed: int | None, overwrite: bool) -> None:
+    def command(out: Path, quick: bool, seed: int | None, overwrite: bool, as_json: bool) -> None:
         from . import experiments
+        from .experiments._expected import outcome
 
         path, results = getattr(experiments, runner)(
             out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
         )
-        checks = results["checks"]
-        for c in checks:
-            if c["kind"] == "issue":
-                verdict = "PASS" if c["passed"] else "FAIL"
-                what = " ".join(str(c[k]) for k in ("experiment", "variant") if c.get(k))
-                click.echo(f"{verdict}  {what}: {c['claim']}: {c['detail']}")
-        findings = [c for c in checks if c["kind"] == "paper"]
-        summary = f"{sum(c['passed'] for c in checks)} of {len(checks)} checks pass"
-        if findings:
-            summary += (
-                f"; the paper's findings hold in {sum(c['passed'] for c in findings)} of "
-                f"{len(findings)} tests (see report.html)"
-            )
+        summary = outcome(name, path, results)
+        if as_json:
+            _emit(True, summary, "")
+        else:
+            _echo_reproduction(path, results, summary)
+        _report_unexpected(name, results["checks"])
+        if summary["exit_status"]:
+            sys.exit(EXIT_CODES["does not hold"])
+
+
+_REPRODUCE_EXIT = (
+    "\n\nExit status: 0 when every check passes or fails only as one of the reproduction's "
+    "expected deviations (listed with their reasons in the report); 1 when another check fails "
+    "(named on stderr); 2 on bad input."
+)
+
+
+def _echo_reproduction(path: Path, results: dict[str, Any], summary: dict[str, Any]) -> None:
+    """The text output of ``reproduce``: the issue's checks, then one summary line."""
+    from .experiments._expected import verdict
+
+    checks = results["checks"]
+    for c in checks:
+        if c["kind"] == "issue":
+            what = " ".join(str(c[k]) for k in ("experiment", "variant") if c.get(k))
+            click.echo(f"{verdict(c)}  {what}: {c['claim']}: {c['detail']}")
+    counts = summary["summary"]
+    text = f"{counts['passed']} of {counts['checks']} checks pass"
+    text += f", {counts['expected_deviations']} fail as expected deviations"
+    if counts["unexpected_failures"]:
+        text += f", {counts['unexpected_failures']} fail UNEXPECTEDLY"
+    findings = [c for c in checks if c["kind"] == "paper"]
+    if findings:
+        text += (
+            f"; the paper's findings hold in {sum(c['passed'] for c in findings)} of "
+            f"{len(findings)} tests"
+        )
+    click.echo(
+        f"{text} (see report.html); {results['meta']['runtime_seconds']:.1f} s; "
+        f"wrote {path}/ (report.html, results.json)"
+    )
+
+
+def _report_unexpected(name: str, checks: list[dict[str, Any]]) -> None:
+    """One stderr line per failed check that is not an expected deviation."""
+    from .experiments._expected import check_name, unexpected_failures
+
+    for c in unexpected_failures(checks):
         click.echo(
-            f"{summary}; {results['meta']['runtime_seconds']:.1f} s; "
-            f"wrote {path}/ (report.html, results.json)"
+            f"Error: reproduce {name}: check {check_name(c)} failed and is not an expected "
+            f"deviation: {c['claim']}: {c['detail']}",
+            err=True,
         )
 
 
