@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._col_setup import Plan
-from ._expected import Deviation
+from ._expected import QUICK_ONLY, Deviation
 from ._outputs import check_line as _line
 
 __all__ = ["BASELINES", "EXPECTED_DEVIATIONS", "matched", "run_checks"]
@@ -39,6 +39,14 @@ EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
         "Nursery's class depends on the sensitive attribute itself (health = not_recom decides "
         "class = not_recom); GTR may generalize the sensitive value, which ID3 then sees only "
         "through randomly drawn base values, while LD keeps every sensitive value exact",
+    ),
+    Deviation(
+        "gtr_best_adult",
+        "quick plan: on 800 respondents (640 training records per fold) ID3 trained on the "
+        "original records overfits, so the coarser data of LD and LRKA (average loss about 3 to "
+        "9 times GTR's) reach relative accuracies of 0.99-1.05 and beat GTR, which generalizes "
+        "least",
+        modes=QUICK_ONLY,
     ),
 )
 

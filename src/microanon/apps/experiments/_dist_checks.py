@@ -32,11 +32,11 @@ _SOURCE_EXPS = dict(zip(("E4.1", "E4.2", "E4.3"), SOURCE_SETS, strict=True))
 
 _EXACT = (
     "exact source counts: Σw' is in the hundreds or thousands near the root, far more than a "
-    "QI-SA subgroup (one age) holds, so QI-SA's subgroups stay at the root"
+    "QI-SA subgroup (one age) holds, so (nearly) all of QI-SA's subgroups stay at the root"
 )
 _EXACT_FAKES = (
-    "exact source counts: the subgroups stay at the root and no fake budget up to 20 % changes "
-    "QI-SA's error"
+    "exact source counts: QI-SA's subgroups (nearly) all stay at the root and no fake budget up "
+    "to 20 % changes its error"
 )
 _EXACT_SAMPLE = (
     "exact source counts: with the 10 % sample nothing leaves the root until the fake budget "
