@@ -655,13 +655,10 @@ _REPRODUCE_EXIT = (
 
 def _echo_reproduction(path: Path, results: dict[str, Any], summary: dict[str, Any]) -> None:
     """The text output of ``reproduce``: the issue's checks, then one summary line."""
-    from .experiments._expected import verdict
-
     checks = results["checks"]
     for c in checks:
         if c["kind"] == "issue":
-            what = " ".join(str(c[k]) for k in ("experiment", "variant") if c.get(k))
-            click.echo(f"{verdict(c)}  {what}: {c['claim']}: {c['detail']}")
+            click.echo(_check_text(c))
     counts = summary["summary"]
     text = f"{counts['passed']} of {counts['checks']} checks pass"
     text += f", {counts['expected_deviations']} fail as expected deviations"
@@ -677,6 +674,17 @@ def _echo_reproduction(path: Path, results: dict[str, Any], summary: dict[str, A
         f"{text} (see report.html); {results['meta']['runtime_seconds']:.1f} s; "
         f"wrote {path}/ (report.html, results.json)"
     )
+
+
+def _check_text(c: dict[str, Any]) -> str:
+    """One check line: PASS / FAIL / EXPECTED FAIL, where, the claim, the numbers, and the
+    reason of a listed deviation."""
+    label = "PASS" if c["passed"] else "EXPECTED FAIL" if c["expected"] else "FAIL"
+    what = " ".join(str(c[k]) for k in ("experiment", "variant") if c.get(k))
+    text = f"{label}  {what}: {c['claim']}: {c['detail']}"
+    if c["expected"]:
+        text += f" [{'now passes; ' if c['passed'] else ''}expected deviation: {c['reason']}]"
+    return text
 
 
 def _report_unexpected(name: str, checks: list[dict[str, Any]]) -> None:
