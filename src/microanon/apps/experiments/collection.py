@@ -21,6 +21,9 @@ average ``L(t)`` per tuple or null, ``published`` = tuples released):
 
 plus ``checks`` (pass/fail lines) and ``meta`` (runtime, data, plan, randomness policy — never
 the seed —, microanon's version).
+
+Every check line also carries ``expected`` and ``reason``: whether the reproduction's list of
+expected deviations (``EXPECTED_DEVIATIONS`` of its checks module) covers it, and why.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ docs/reproduce-distribution.md.
 
 plus ``checks`` (pass/fail lines) and ``meta`` (runtime, plan, randomness policy, whether a seed
 was given — never the seed —, microanon's version).
+
+Every check line also carries ``expected`` and ``reason``: whether the reproduction's list of
+expected deviations (``EXPECTED_DEVIATIONS`` of its checks module) covers it, and why.
 """
 
 from __future__ import annotations

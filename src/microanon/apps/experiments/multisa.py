@@ -24,6 +24,9 @@ and its parts ``ail_enlarged`` / ``ail_suppressed`` / ``ail_deleted``, ``rce_mea
 
 plus ``checks`` (pass/fail lines) and ``meta`` (runtime, records, attributes, plan, randomness
 policy — never the seed —, microanon's version).
+
+Every check line also carries ``expected`` and ``reason``: whether the reproduction's list of
+expected deviations (``EXPECTED_DEVIATIONS`` of its checks module) covers it, and why.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ those tables and figures) into one directory, atomically. See docs/reproduce-ran
 
 plus ``checks`` (list of pass/fail lines) and ``meta`` (runtime, R, the randomness policy, the
 plan, the microanon version; never a seed).
+
+Every check line also carries ``expected`` and ``reason``: whether the reproduction's list of
+expected deviations (``EXPECTED_DEVIATIONS`` of its checks module) covers it, and why.
 """
 
 from __future__ import annotations
