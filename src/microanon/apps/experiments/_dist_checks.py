@@ -17,7 +17,7 @@ import numpy as np
 
 from ._dist_experiments import PARTITIONS, SOURCE_SETS
 from ._dist_measure import ENCODINGS
-from ._expected import BOTH, QUICK_ONLY, Deviation
+from ._expected import BOTH, FULL_ONLY, QUICK_ONLY, Deviation
 from ._outputs import check_line
 
 __all__ = ["ADULT_FACTS", "EXPECTED_DEVIATIONS", "run_checks"]
@@ -57,7 +57,7 @@ def _deviation(
 
 
 #: Checks that fail for a known reason (docs/reproduce-distribution.md, "Where our results
-#: agree with the paper, and where not"); the last two only on the quick grid.
+#: agree with the paper, and where not"); the last three in one mode only.
 EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
     _deviation("qi_sa_accurate", "E4.2", "exact", _EXACT),
     _deviation("qi_sa_poor", "E4.3", "exact", _EXACT + " on correlated and uncorrelated data"),
@@ -120,6 +120,14 @@ EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
     ),
     _deviation("more_groups", "E4.10", "QI-SA, rounded", _NOISE + " (k = 1 and 2 are level)"),
     _deviation("more_groups", "E4.11", "SA-only", _NOISE + " (k = 1 and 2)"),
+    _deviation(
+        "binary_better",
+        "E4.9",
+        "SA-only",
+        _NOISE + " (full run: SA-only's binary and ternary errors within about 2 % of each "
+        "other, 0.632 vs 0.647 and 0.642 vs 0.641 in two runs; the quick grid separates them)",
+        FULL_ONLY,
+    ),
     _deviation(
         "qi_sa_poor",
         "E4.3",
