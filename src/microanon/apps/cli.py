@@ -637,10 +637,7 @@ def _reproduction(name: str, quick_help: str, doc: str, runner: str) -> None:
             out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
         )
         summary = outcome(name, path, results)
-        if as_json:
-            _emit(True, summary, "")
-        else:
-            _echo_reproduction(path, results, summary)
+        _emit(as_json, summary, _reproduction_text(path, results, summary))
         _report_unexpected(name, results["checks"])
         if summary["exit_status"]:
             sys.exit(EXIT_CODES["does not hold"])
@@ -653,12 +650,10 @@ _REPRODUCE_EXIT = (
 )
 
 
-def _echo_reproduction(path: Path, results: dict[str, Any], summary: dict[str, Any]) -> None:
+def _reproduction_text(path: Path, results: dict[str, Any], summary: dict[str, Any]) -> str:
     """The text output of ``reproduce``: the issue's checks, then one summary line."""
     checks = results["checks"]
-    for c in checks:
-        if c["kind"] == "issue":
-            click.echo(_check_text(c))
+    lines = [_check_text(c) for c in checks if c["kind"] == "issue"]
     counts = summary["summary"]
     text = f"{counts['passed']} of {counts['checks']} checks pass"
     text += f", {counts['expected_deviations']} fail as expected deviations"
@@ -670,10 +665,11 @@ def _echo_reproduction(path: Path, results: dict[str, Any], summary: dict[str, A
             f"; the paper's findings hold in {sum(c['passed'] for c in findings)} of "
             f"{len(findings)} tests"
         )
-    click.echo(
+    lines.append(
         f"{text} (see report.html); {results['meta']['runtime_seconds']:.1f} s; "
         f"wrote {path}/ (report.html, results.json)"
     )
+    return "\n".join(lines)
 
 
 def _check_text(c: dict[str, Any]) -> str:
