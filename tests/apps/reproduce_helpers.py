@@ -1,16 +1,29 @@
 """What the tests of the ``microanon reproduce`` commands share: one quick run through the CLI,
-and every key of a results document."""
+every key of a results document, and the exit status and ``--json`` output of a run replayed
+through the CLI (without computing it again)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
+from microanon.apps import experiments
 from microanon.apps.cli import main
+from microanon.apps.experiments import _col_checks, _dist_checks, _msa_checks, _rr_checks
+from microanon.apps.experiments._expected import Deviation, check_name, mark_expected
+
+#: Each reproduction's list of expected deviations.
+DEVIATIONS: dict[str, tuple[Deviation, ...]] = {
+    "randomization": _rr_checks.EXPECTED_DEVIATIONS,
+    "distribution": _dist_checks.EXPECTED_DEVIATIONS,
+    "multisa": _msa_checks.EXPECTED_DEVIATIONS,
+    "collection": _col_checks.EXPECTED_DEVIATIONS,
+}
 
 
 def run_quick(tmp_path_factory: Any, name: str, seed: str) -> tuple[Path, str, dict[str, Any]]:
@@ -33,3 +46,51 @@ def all_keys(obj: Any) -> Iterator[Any]:
     elif isinstance(obj, list):
         for v in obj:
             yield from all_keys(v)
+
+
+def replay(monkeypatch: Any, name: str, results: dict[str, Any], *args: str) -> Result:
+    """``microanon reproduce NAME --out DIR ARGS`` with the runner replaced by one that returns
+    ``results`` at once: the command's output and exit status for given check lines."""
+    monkeypatch.setattr(experiments, f"run_{name}", lambda out, **_: (Path(out), results))
+    return CliRunner().invoke(main, ["reproduce", name, "--out", "unused", *args])
+
+
+def check_expected_deviations(monkeypatch: Any, name: str, quick_run: Any) -> None:
+    """The quick run fails only as expected deviations (with reasons), each quick-mode deviation
+    names a check of the run, ``--json`` prints one object, and a failure that is not expected
+    (a flipped check, or a deviation taken off the list) exits with status 1 naming the check."""
+    _, _, results = quick_run
+    checks = results["checks"]
+    names = [(c["id"], c["experiment"], c.get("variant")) for c in checks]
+    assert len(set(names)) == len(names)  # every check can be named on its own
+    for c in checks:
+        assert isinstance(c["expected"], bool)
+        assert c["passed"] or (c["expected"] and c["reason"]), check_name(c)
+    for d in DEVIATIONS[name]:
+        assert d.reason and d.modes <= {"quick", "full"}
+        if "quick" in d.modes:
+            assert any(d.matches(c, "quick") for c in checks), d
+
+    shown = replay(monkeypatch, name, results, "--json")
+    assert shown.exit_code == 0, shown.output
+    doc = json.loads(shown.stdout)
+    assert doc["reproduction"] == name and doc["mode"] == "quick" and doc["exit_status"] == 0
+    assert [c["id"] for c in doc["checks"]] == [c["id"] for c in checks]
+    assert doc["outputs"]["report"].endswith("report.html") and not doc["unexpected_failures"]
+    expected = [c for c in doc["checks"] if c["expected"] and not c["passed"]]
+    assert doc["summary"]["expected_deviations"] == len(expected)
+
+    flipped = copy.deepcopy(results)
+    victim = next(c for c in flipped["checks"] if c["passed"] and not c["expected"])
+    victim["passed"] = False
+    text = replay(monkeypatch, name, flipped)
+    assert text.exit_code == 1
+    assert f"check {check_name(victim)} failed and is not an expected deviation" in text.stderr
+
+    failed = next(c for c in checks if c["expected"] and not c["passed"])
+    shorter = [d for d in DEVIATIONS[name] if not d.matches(failed, "quick")]
+    unlisted = {**results, "checks": mark_expected(checks, shorter, quick=True)}
+    shown = replay(monkeypatch, name, unlisted, "--json")
+    assert shown.exit_code == 1 and json.loads(shown.stdout)["exit_status"] == 1
+    assert check_name(failed) in json.loads(shown.stdout)["unexpected_failures"]
+    assert check_name(failed) in shown.stderr

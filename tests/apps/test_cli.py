@@ -34,6 +34,19 @@ def test_datasets_list_and_describe(runner):
     assert bad.exit_code == 2 and "census" in bad.output
 
 
+def test_datasets_list_and_describe_as_json(runner):
+    listed = runner.invoke(main, ["datasets", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    names = [d["name"] for d in json.loads(listed.stdout)["datasets"]]
+    assert "adult" in names and "nursery" in names
+    described = runner.invoke(main, ["datasets", "describe", "adult", "--json"])
+    assert described.exit_code == 0, described.output
+    doc = json.loads(described.stdout)  # one object: pandas' missing values are null
+    age = next(c for c in doc["columns"] if c["column"] == "age")
+    assert doc["name"] == "adult" and age["min"] == 17 and age["distinct"] > 50
+    assert next(c for c in doc["columns"] if c["column"] == "workclass")["min"] is None
+
+
 def test_microanon_errors_exit_2_with_one_line_on_stderr(runner):
     """Bad input is exit status 2 (1 is for privacy requirements), one line, no traceback."""
     result = runner.invoke(main, ["datasets", "describe", "census"])

@@ -3,6 +3,8 @@ without the original table, and friendly errors."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -76,6 +78,29 @@ def test_bounds_alone_and_group_by(saved):
     assert empty.exit_code == 2 and "only list columns" in empty.output
     nobody = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE gender = 'X'")
     assert "undefined" in nobody.output and "0 records selected in 0 groups" in nobody.output
+
+
+def test_json_rows_and_columns(saved):
+    sql = "SELECT gender, AVG(salary) FROM release WHERE zipcode LIKE '913%' GROUP BY gender"
+    result = run(saved / "rel", sql, "--original", saved / "employees.csv", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["columns"][:2] == ["gender", "aggregate"] and "within" in doc["columns"]
+    assert [r["gender"] for r in doc["rows"]] == ["F", "M"]
+    assert all(set(r) == set(doc["columns"]) and r["within"] is True for r in doc["rows"])
+    assert doc["outside_bounds"] == 0 and doc["sql"] == sql
+    nobody = run(saved / "rel", "SELECT AVG(salary) FROM release WHERE gender = 'X'", "--json")
+    row = json.loads(nobody.stdout)["rows"][0]
+    assert row["lower"] is None and row["count"] == 0  # undefined bounds are null, not NaN
+
+
+def test_a_true_answer_outside_its_bounds_exits_1(saved):
+    wrong = EMPLOYEES.assign(salary=EMPLOYEES["salary"] * 2)  # not the released table
+    wrong.to_csv(saved / "wrong.csv", index=False)
+    sql = "SELECT AVG(salary) FROM release WHERE zipcode LIKE '913%'"
+    result = run(saved / "rel", sql, "--original", saved / "wrong.csv")
+    assert result.exit_code == 1 and "NO" in result.stdout
+    assert "1 true answer(s) outside their bounds" in result.stderr
 
 
 def test_friendly_errors(saved, tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from reproduce_helpers import all_keys, run_quick
+from reproduce_helpers import all_keys, check_expected_deviations, run_quick
 
 from microanon.apps.cli import main
 from microanon.apps.experiments._dist_data import DataSet, adult_capital_loss, age_groups
@@ -28,6 +28,10 @@ SEED = "918273"
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     return run_quick(tmp_path_factory, "distribution", SEED)
+
+
+def test_fails_only_as_expected_deviations_and_prints_json(quick_run, monkeypatch):
+    check_expected_deviations(monkeypatch, "distribution", quick_run)
 
 
 def _lines(obj):

@@ -1,18 +1,22 @@
 """Files of the command line: reading user data (CSV with its delimiter detected, or Parquet),
-and writing a result file atomically."""
+writing a result file atomically, and printing plain JSON."""
 
 from __future__ import annotations
 
 import csv
+import json
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
 
-__all__ = ["detect_delimiter", "read_table"]
+__all__ = ["detect_delimiter", "json_plain", "json_text", "read_table"]
 
 _DELIMITERS = ",;\t|"
 
@@ -117,3 +121,27 @@ def _refuse_repeated(path: Path, names: Sequence[str], hint: str = "") -> None:
             f"{path}: the column name(s) {listed} appear more than once; give every column a "
             f"distinct name{hint}"
         )
+
+
+def json_plain(obj: Any) -> Any:
+    """JSON types: numpy scalars and arrays to Python, non-finite floats and missing values to
+    null."""
+    if isinstance(obj, dict):
+        return {str(k): json_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_plain(obj.tolist())
+    if obj is pd.NA or obj is pd.NaT:
+        return None
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def json_text(obj: Any) -> str:
+    """``obj`` as one JSON document: made plain by :func:`json_plain`, values JSON cannot hold
+    (paths, dates) as their text; NaN refused."""
+    return json.dumps(json_plain(obj), indent=2, ensure_ascii=False, allow_nan=False, default=str)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ._col_setup import Plan
+from ._expected import FULL_ONLY, Deviation
 from ._outputs import check_line as _line
 
-__all__ = ["BASELINES", "matched", "run_checks"]
+__all__ = ["BASELINES", "EXPECTED_DEVIATIONS", "matched", "run_checks"]
 
 #: Baselines by family: result part, key, parameter name.
 BASELINES = {
@@ -23,6 +24,50 @@ BASELINES = {
     "epr": ("perturbation", "k*"),
 }
 _TOL = 1e-9
+
+_ATTACKER = (
+    "MRR and EPR leave the attacker little evidence about most respondents: with seven "
+    "quasi-identifiers (age exact) most combinations are rare, MRR's estimates for them drown "
+    "in the noise of the complemented records and EPR's decoded records seldom reproduce them, "
+    "so the attacker falls back on occupation's marginal (largest share ≈ 13 %, Pv ≈ 0.87); the "
+    "paper does not say how its attacker estimates the distribution"
+)
+
+#: Checks that fail for a known reason (docs/reproduce-collection.md, "Results of a full run
+#: against the paper"); the τ = 0.3 checks of E1.1 exist only in the full run.
+EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "lrka_meets_no_tau_adult",
+        "our local-recoding k-anonymity (the paper's LRKA algorithm is not recoverable) "
+        "generalizes the quasi-identifiers enough at k ≥ 10 that every group mixes occupations, "
+        "so it meets τ",
+    ),
+    Deviation(
+        "gtr_best_nursery",
+        "Nursery's class depends on the sensitive attribute itself (health = not_recom decides "
+        "class = not_recom); GTR may generalize the sensitive value, which ID3 then sees only "
+        "through randomly drawn base values, while LD keeps every sensitive value exact",
+    ),
+    Deviation(
+        "gtr_best_adult",
+        "on Adult GTR, LD and LRKA all reach relative accuracies near 1: with 5,000 respondents "
+        "GTR and LD differ by less than the sampling noise of the accuracy (≈ 0.007; GTR "
+        "0.996 vs LD 0.999 in one full run, 0.996-1.000 vs 0.989 in another), and on the quick "
+        "plan's 800 respondents ID3 trained on the original records overfits, so the coarser "
+        "data of LD and LRKA (average loss about 3 to 9 times GTR's) reach 0.99-1.05 and beat "
+        "GTR, which generalizes least",
+    ),
+    Deviation("epr_protects_few", _ATTACKER + " (at k* = 1 EPR protects < 1 %)", modes=FULL_ONLY),
+    Deviation("mrr_protects_40_60", _ATTACKER, modes=FULL_ONLY),
+    Deviation(
+        "gtr_least_loss_nursery",
+        "GTR's loss on Nursery grows with τ (0.30 at τ = 0.1 to 0.35 at τ = 0.36) while LD's best "
+        "parameter meeting τ (ℓ = 2, min Pv 0.5) stays at 0.31: the two are about equal, and LD "
+        "loses less at the largest τ (on the quick plan's 800 respondents LD's loss is about "
+        "2.5 times GTR's)",
+        modes=FULL_ONLY,
+    ),
+)
 
 
 def matched(results: dict[str, Any], plan: Plan, measure: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import pandas as pd
 from ..report import Report, Section, new_figure
 from ._col_checks import BASELINES
 from ._col_setup import Plan
+from ._expected import EXPECTED_NOTE, verdict
 
 __all__ = ["build_report"]
 
@@ -19,9 +20,7 @@ _NAME = {"gtr": "GTR", "mrr": "MRR", "epr": "EPR", "lrka": "LRKA", "ld": "LD"}
 def _findings(sec: Section, results: dict[str, Any], experiment: str) -> None:
     rows = [
         {
-            "": ("PASS" if c["passed"] else "FAIL")
-            if c["kind"] == "issue"
-            else ("holds" if c["passed"] else "does not hold"),
+            "": verdict(c) if c["kind"] == "issue" else verdict(c, "holds", "does not hold"),
             "claim": c["claim"],
             "our numbers": c["detail"],
         }
@@ -40,7 +39,8 @@ def _setup(report: Report, results: dict[str, Any], plan: Plan) -> None:
         "experiments E1.1–E1.3 (papers.md §2.9). Respondents arrive in a random order and "
         "submit, one at a time, to a real collection service (microanon serve) over HTTP; each "
         "client runs GTR locally against the set collected so far. The paper names neither "
-        "attributes nor taxonomies; our choices are listed below.",
+        "attributes nor taxonomies; our choices are listed below. Under every figure the "
+        "paper's claims are set against our run: " + EXPECTED_NOTE,
     )
     rows = [
         {

@@ -17,9 +17,10 @@ import numpy as np
 
 from ._dist_experiments import PARTITIONS, SOURCE_SETS
 from ._dist_measure import ENCODINGS
+from ._expected import BOTH, FULL_ONLY, QUICK_ONLY, Deviation
 from ._outputs import check_line
 
-__all__ = ["ADULT_FACTS", "run_checks"]
+__all__ = ["ADULT_FACTS", "EXPECTED_DEVIATIONS", "run_checks"]
 
 #: The real data set as papers.md §7 counts it.
 ADULT_FACTS = {"rows": 1427, "distinct_values": 89, "min": 155, "max": 4356}
@@ -28,6 +29,125 @@ ADULT_FACTS = {"rows": 1427, "distinct_values": 89, "min": 155, "max": 4356}
 _SLACK = 0.02
 #: Experiment of each source data set in Fig. 5.
 _SOURCE_EXPS = dict(zip(("E4.1", "E4.2", "E4.3"), SOURCE_SETS, strict=True))
+
+_EXACT = (
+    "exact source counts: Σw' is in the hundreds or thousands near the root, far more than a "
+    "QI-SA subgroup (one age) holds, so (nearly) all of QI-SA's subgroups stay at the root"
+)
+_EXACT_FAKES = (
+    "exact source counts: QI-SA's subgroups (nearly) all stay at the root and no fake budget up "
+    "to 20 % changes its error"
+)
+_EXACT_SAMPLE = (
+    "exact source counts: with the 10 % sample nothing leaves the root until the fake budget "
+    "exceeds every value's deficit (only the largest budget helps, and then the release is the "
+    "source's multiset)"
+)
+_NOISE = (
+    "within noise: the errors compared differ by about as much as the query sample and the "
+    "random data vary, so the check passes in some runs and fails in others"
+)
+
+
+def _deviation(
+    check: str, exp: str, variant: str | None, reason: str, modes: frozenset[str] = BOTH
+) -> Deviation:
+    """An expected deviation of one check line (``id``, experiment, variant)."""
+    return Deviation(check, reason, experiment=exp, variant=variant, modes=modes)
+
+
+#: Checks that fail for a known reason (docs/reproduce-distribution.md, "Where our results
+#: agree with the paper, and where not"); the last three in one mode only.
+EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    _deviation("qi_sa_accurate", "E4.2", "exact", _EXACT),
+    _deviation("qi_sa_poor", "E4.3", "exact", _EXACT + " on correlated and uncorrelated data"),
+    *(
+        _deviation(
+            "sa_only_consistently",
+            "E4.3",
+            enc,
+            "at the narrowest widths both methods' bounds are about as wide as the answer "
+            "(errors near the whole domain's) and the order is decided by noise (R ≤ 5 in the "
+            "full run, up to R = 10 on the quick grid)",
+        )
+        for enc in ENCODINGS
+    ),
+    *(_deviation("fakes", "E4.4", f"{name}, exact", _EXACT_FAKES) for name in SOURCE_SETS),
+    _deviation(
+        "fakes",
+        "E4.4",
+        "real, rounded",
+        "fakes keep helping on Adult up to 20 % (the paper: 20 % hurts): minSORFake never adds "
+        "a fake that raises the sum of ranges, and the tighter entries outweigh the extra fake "
+        "entries in the bounds",
+    ),
+    _deviation(
+        "fakes",
+        "E4.4",
+        "uncorrelated, rounded",
+        "on uncorrelated data larger budgets are as good as 5 % or better (the paper: more than "
+        "5 % hurts): minSORFake never adds a fake that raises the sum of ranges",
+    ),
+    *(_deviation("fakes", "E4.5", f"{name}, exact", _EXACT_SAMPLE) for name in SOURCE_SETS),
+    _deviation(
+        "fakes",
+        "E4.5",
+        "real, rounded",
+        _NOISE + " (the larger budgets' errors are within about 1 % of each other; minSORFake "
+        "may leave the largest budget unused)",
+    ),
+    _deviation("fakes", "E4.5", "uncorrelated, rounded", _NOISE + " (5 %, 10 % and 20 % fakes)"),
+    _deviation(
+        "fakes",
+        "E4.5",
+        "correlated, rounded",
+        "5 % fakes help slightly and more hurt — the uncorrelated pattern, not 'more fakes keep "
+        "helping'",
+    ),
+    _deviation(
+        "zipf_best_at_source",
+        "E4.7",
+        "QI-SA",
+        "QI-SA is lowest at s = 0, not 0.1: the source's 9 : 7 rounded splits let an age subgroup "
+        "send values down only in blocks of 16, against blocks of 2 for the uniform 8 : 8, so "
+        "for small groups a coarser target beats the true one",
+    ),
+    _deviation(
+        "zipf_best_at_source",
+        "E4.7",
+        "SA-only",
+        _NOISE + " (s = 0 and 0.1 round to splits about equally far from the data's)",
+    ),
+    _deviation("more_groups", "E4.10", "QI-SA, rounded", _NOISE + " (k = 1 and 2 are level)"),
+    _deviation("more_groups", "E4.11", "SA-only", _NOISE + " (k = 1 and 2)"),
+    _deviation(
+        "binary_better",
+        "E4.9",
+        "SA-only",
+        _NOISE + " (full run: SA-only's binary and ternary errors within about 2 % of each "
+        "other, 0.632 vs 0.647 and 0.642 vs 0.641 in two runs; the quick grid separates them)",
+        FULL_ONLY,
+    ),
+    _deviation(
+        "qi_sa_poor",
+        "E4.3",
+        "rounded",
+        "quick grid: on its 64-value synthetic domain every relative error is capped near 0.06; "
+        "correlated QI-SA sits near the cap and uncorrelated QI-SA at about half of it, so the "
+        "ratio hovers around 2 (full run: 0.96 vs 0.20)",
+        QUICK_ONLY,
+    ),
+    _deviation(
+        "normal_departure",
+        "E4.6",
+        "QI-SA",
+        "quick grid: on its 64-value domain the narrowest target (r = 4) rounds to 0 : 16 splits "
+        "below the root, leaving half of the values without weight; QI-SA's releases then have "
+        "a smaller sum of ranges than at r = 1/16 and its error falls at the last step instead "
+        "of levelling off as in the full run",
+        QUICK_ONLY,
+    ),
+)
 
 
 def _line(

@@ -11,6 +11,7 @@ from ..report import Report, Section, new_figure
 from ._dist_data import DATASETS
 from ._dist_experiments import PARTITIONS, SOURCE_SETS, Plan
 from ._dist_measure import ENCODINGS, split_denominator
+from ._expected import EXPECTED_NOTE, verdict
 
 __all__ = ["build_report"]
 
@@ -45,7 +46,7 @@ def _findings(sec: Section, results: dict[str, Any], exp: str, paper: str, note:
     sec.paragraph(f"{exp} — the paper: {paper}")
     rows = [
         {
-            "result": "agrees" if c["passed"] else "DIFFERS",
+            "result": verdict(c, "agrees", "DIFFERS"),
             "variant": c["variant"] or "",
             "tested claim": c["claim"],
             "our numbers": c["detail"],
@@ -136,7 +137,8 @@ def _checks(report: Report, results: dict[str, Any]) -> None:
     sec = report.section(
         "Checks",
         "The reproduction's own checks, then every finding of the paper tested on our numbers "
-        "(the criterion is part of the claim). FAIL / DIFFERS is reported, not hidden.",
+        "(the criterion is part of the claim). FAIL / DIFFERS is reported, not hidden; "
+        + EXPECTED_NOTE,
     )
     for kind, caption in (
         ("issue", "Checks the reproduction must pass."),
@@ -144,7 +146,7 @@ def _checks(report: Report, results: dict[str, Any]) -> None:
     ):
         rows = [
             {
-                "result": "PASS" if c["passed"] else "FAIL",
+                "result": verdict(c),
                 "exp.": c["experiment"],
                 "variant": c["variant"] or "",
                 "claim": c["claim"],

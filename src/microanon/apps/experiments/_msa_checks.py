@@ -13,14 +13,73 @@ from typing import Any
 
 import numpy as np
 
+from ._expected import FULL_ONLY, QUICK_ONLY, Deviation
 from ._msa_setup import RECORDS, SA_SETS
 from ._outputs import check_line as _line
 
-__all__ = ["PAPER_AIL_BOUND", "run_checks"]
+__all__ = ["EXPECTED_DEVIATIONS", "PAPER_AIL_BOUND", "run_checks"]
 
 #: The paper's bound on AIL in Fig. 3 ("< 0.03%").
 PAPER_AIL_BOUND = 3e-4
 _TOL = 1e-12
+
+_AIL_AS_SPECIFIED = (
+    "AIL as specified counts every suppressed value and every value of a deleted record as 1: "
+    "a value holding more than 1/l of IR fills only n/l SIDs and its excess is suppressed "
+    "(relationship, about three quarters Husband in IR, loses thousands), and groups that "
+    "cannot get l distinct values delete records; priced as the paper's formula (enlarged SIDs "
+    "only, e23_enlarged_*) the bound holds"
+)
+_RATING_ADVERSARY = (
+    "our adversary counts as candidates every record whose SIDs may hold both values, and for "
+    "the large rules many records do: their certainty is 0.42-0.46 at l = 3, and at l = 2 only "
+    "the age 17 / 18 rules come near 0.8 (above it in some runs); certainty 1 needs a rule with "
+    "very few holders (the 86-year-old's)"
+)
+
+#: Checks that fail for a known reason (docs/reproduce-multisa.md, "Results of a full run
+#: against the paper").
+EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "rating_above_08_l3",
+        "at l = 3 only the single 86-year-old's rules can exceed 0.8 (the large rules reach "
+        "0.42-0.5), and whether the adversary's candidates for that one record narrow to it "
+        "depends on the random assignment of occurrences to SIDs: certainty 1 in some runs, at "
+        "most 0.5 in others",
+    ),
+    Deviation("e23_bound_4", _AIL_AS_SPECIFIED),
+    Deviation("e23_bound_3", _AIL_AS_SPECIFIED, modes=FULL_ONLY),
+    Deviation("e23_bound_2", _AIL_AS_SPECIFIED, modes=FULL_ONLY),
+    Deviation(
+        "e25",
+        "AIL is a share of n·d values: adding age (72 values, almost never suppressed) lowers "
+        "the mixed model's AIL from 2 to 3 attributes (1.45 % -> 1.01 %, about 3 % of n values "
+        "lost either way), and Rating is not flat: relationship (41 % Husband) loses thousands "
+        "of values to suppression at l = 3, so both jump at 4 attributes",
+    ),
+    Deviation("e28_rating_l2", _RATING_ADVERSARY),
+    Deviation("e28_rating_l3", _RATING_ADVERSARY),
+    *(
+        Deviation(
+            f"E2.6_slight_{sa_set}",
+            "a SAC group needs l distinct values on every sensitive attribute: at l ≥ 4 with 4 "
+            "SAs (relationship has 6 values) and at l = 6 with 3 SAs thousands of SAC records "
+            "cannot be grouped and are deleted (2,686 to 15,392), taking rule holders with them, "
+            "and the recovered average moves by 0.06-0.43 (only l = 2, 3 run on the quick grid)",
+            modes=FULL_ONLY,
+        )
+        for sa_set in ("3", "4")
+    ),
+    Deviation(
+        "e24_4",
+        "quick grid (min_confidence 0.7, 0.8, 0.9): 0.7 and 0.8 give the same 7 rules; at 0.9 "
+        "the two education -> Prof-specialty rules drop out and the attribute left out of SAC "
+        "changes from education to age: SAC shrinks (16,828 -> 15,307 records) but its groups "
+        "borrow more IR records to get l distinct values (6,437 -> 8,288), so SAC~ + deleted "
+        "grows while AIL falls (the full grid, 0.6 to 1.0, holds)",
+        modes=QUICK_ONLY,
+    ),
+)
 
 
 def _fmt(values: Iterable[float | None]) -> str:

@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from ..report import Report, Section, new_figure
+from ._expected import EXPECTED_NOTE, verdict
 from ._msa_setup import SA_SETS, Plan
 
 __all__ = ["build_report"]
@@ -25,7 +26,7 @@ def _findings(sec: Section, results: dict[str, Any], experiment: str) -> None:
     """The paper's claims for one experiment next to our numbers (from the checks)."""
     rows = [
         {
-            "": "holds" if c["passed"] else "does not hold",
+            "": verdict(c, "holds", "does not hold"),
             "claim": c["claim"],
             "our numbers": c["detail"],
         }
@@ -93,7 +94,7 @@ def _checks(report: Report, results: dict[str, Any]) -> None:
     sec = report.section(
         "Checks",
         "The issue's checks first, then the paper's findings as they come out on our data. "
-        "FAIL is reported, not hidden.",
+        "FAIL is reported, not hidden; " + EXPECTED_NOTE,
     )
     for kind, caption in (
         ("issue", "Checks the reproduction must show."),
@@ -101,7 +102,7 @@ def _checks(report: Report, results: dict[str, Any]) -> None:
     ):
         rows = [
             {
-                "result": "PASS" if c["passed"] else "FAIL",
+                "result": verdict(c),
                 "exp.": c["experiment"],
                 "claim": c["claim"],
                 "numbers": c["detail"],

@@ -4,11 +4,10 @@ the randomness policy it records."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from ..io import json_plain
 
 __all__ = ["RNG_POLICY", "check_line", "json_plain", "write_results"]
 
@@ -18,21 +17,6 @@ RNG_POLICY = (
     "(reproducible research), otherwise from operating-system entropy; the seed is never "
     "recorded"
 )
-
-
-def json_plain(obj: Any) -> Any:
-    """JSON types: numpy scalars and arrays to Python, non-finite floats to null."""
-    if isinstance(obj, dict):
-        return {str(k): json_plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return json_plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def write_results(directory: Path, results: dict[str, Any]) -> None:

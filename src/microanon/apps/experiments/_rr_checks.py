@@ -3,7 +3,8 @@
 Two kinds: ``issue`` — what the reproduction must show (``U(occupation | income)`` of the
 original; RR-QI more accurate than entropy ℓ-diversity and Anatomy at equal ℓ) — and ``paper`` —
 the paper's qualitative findings (papers.md §1.11), reported whether or not our data bear them
-out.
+out. A check is named by its ``id`` (which carries the metric, setting, scenario or method it
+tests), ``experiment`` and ``variant``.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from ._expected import Deviation
 from ._outputs import check_line
 from ._rr_experiments import METHODS
 from ._rr_measure import DISTANCES, QUERIES
 from ._rr_setup import SETTINGS, VARIANTS
 
-__all__ = ["PAPER_U", "U_EXPECTED", "run_checks"]
+__all__ = ["EXPECTED_DEVIATIONS", "PAPER_U", "U_EXPECTED", "run_checks"]
 
 #: ``U(occupation | income)`` of the original table per variant (papers.md §1.8) and tolerance.
 U_EXPECTED = {"adult_30162": 0.02744, "adult_45222": 0.0268}
@@ -30,6 +32,64 @@ PAPER_U = {
     "Anatomy": {"3": 0.20e-2, "4": 0.12e-2, "5": 0.05e-2},
     "l-diversity": {"3": 0.0, "4": 2.74e-2, "5": 0.0},
 }
+_ANATOMY_GROUPS = (
+    "Anatomy's groups are formed deterministically from the bucket sizes, so which occupations "
+    "share a group changes with ℓ, and its χ² or squared Euclidean distance dips instead of "
+    "growing"
+)
+_QUERY_CELLS = (
+    "the mean relative error weighs every non-empty cell equally, and most of ESGRO's 1,530 "
+    "non-empty cells hold at most 5 records, where the unbiased reconstruction's noise is "
+    "several records and Anatomy's estimate stays within about one: Anatomy wins from ℓ = 5-7 "
+    "on; on cells of at least 50 records RR-QI wins at every ℓ (fig6_large_cells)"
+)
+_TRADE_OFF = (
+    "the optimal keep probabilities trade attributes against each other, so those of the "
+    "low-cardinality attributes (sex, race) are not monotone in ℓ"
+)
+
+#: Checks that fail for a known reason (docs/reproduce-randomization.md, "Where our results
+#: agree with the paper, and where not"), in the quick and the full run alike.
+EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "rr_beats_baselines_kl",
+        "KL charges the cells whose reconstruction is negative and clipped to 0 (1-3 % of the "
+        "mass) p·log(p·10¹²) through the 1e-12 floor, while Anatomy's smooth estimate never "
+        "empties a non-empty cell: RR-QI's KL exceeds Anatomy's from ℓ = 3-4 on (χ² and squared "
+        "Euclidean distance favour RR-QI by one to two orders of magnitude)",
+        experiment="E0.4",
+    ),
+    Deviation("rr_beats_baselines_query_error_base", _QUERY_CELLS, experiment="E0.5"),
+    Deviation("rr_beats_baselines_query_error_cube", _QUERY_CELLS, experiment="E0.5"),
+    Deviation(
+        "table3_more_distortion_emgrw",
+        _TRADE_OFF + "; the claim holds for education and marital_status, which carry the "
+        "distortion",
+        experiment="E0.1",
+    ),
+    Deviation(
+        "table3_more_distortion_esgro",
+        _TRADE_OFF + ": sex stays within 0.02 of 1 and moves up by less than 0.01; the claim "
+        "holds for education, which carries the distortion",
+        experiment="E0.1",
+    ),
+    Deviation(
+        "table3_both_closer_to_1_emgrw",
+        _TRADE_OFF + ": RR-Both's are not above RR-QI's for every attribute (sex, race; "
+        "marital_status by 0.0004 on 30,162 rows)",
+        experiment="E0.1",
+    ),
+    Deviation("fig5_monotone_anatomy", _ANATOMY_GROUPS, experiment="E0.4"),
+    Deviation(
+        "table4_income_occupation",
+        "on 30,162 rows the minimal-height rule keeps income at ℓ = 3 and generalizes it at "
+        "ℓ = 4 (U = 2.74e-2, 0, 0), the reverse of the paper's ℓ = 3 / 4; on 45,222 rows the "
+        "paper's pattern 0 / original / 0 is reproduced exactly",
+        experiment="E0.6",
+        variant="adult_30162",
+    ),
+)
+
 #: Relative slack when comparing two numbers for monotonicity (noise of single randomizations).
 _TOL = 1e-9
 
@@ -55,6 +115,11 @@ def _line(
     return check_line(
         kind, check, experiment, claim, passed, detail, variant=variant, values=values
     )
+
+
+def _slug(name: str) -> str:
+    """``name`` as part of a check id: lower case, ``_`` for anything not alphanumeric."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name.lower())
 
 
 def _levels(entries: dict[str, Any]) -> list[str]:
@@ -115,7 +180,7 @@ def _rr_beats(results: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 _line(
                     "issue",
-                    "rr_beats_baselines",
+                    f"rr_beats_baselines_{metric}",
                     exp,
                     variant,
                     f"RR-QI's {LABELS[metric]} below entropy ℓ-diversity's and Anatomy's at "
@@ -177,7 +242,7 @@ def _table3_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 _line(
                     "paper",
-                    "table3_more_distortion",
+                    f"table3_more_distortion_{_slug(setting)}",
                     "E0.1",
                     variant,
                     f"{setting}: keep probabilities fall (move away from 1) as ℓ grows",
@@ -198,7 +263,7 @@ def _table3_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 _line(
                     "paper",
-                    "table3_both_closer_to_1",
+                    f"table3_both_closer_to_1_{_slug(setting)}",
                     "E0.1",
                     variant,
                     f"{setting}: quasi-identifier keep probabilities of RR-Both are at least "
@@ -239,7 +304,7 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             line = _monotone_line(
                 rows,
                 True,
-                "fig3_grows_with_l",
+                f"fig3_grows_with_l_{_slug(scenario)}",
                 "E0.2",
                 variant,
                 f"EMGRW {scenario}: every distance grows with ℓ",
@@ -277,7 +342,7 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             line = _monotone_line(
                 rows,
                 False,
-                "fig4_more_data_better",
+                f"fig4_more_data_better_{_slug(scenario)}",
                 "E0.3",
                 variant,
                 f"EMGRW {scenario}: every distance falls as the data grow",
@@ -298,7 +363,8 @@ def _trend_claims(results: dict[str, Any]) -> list[dict[str, Any]]:
             else:
                 claim, passed = f"ESGRO {method}: distances grow monotonically with ℓ", not bad
                 detail = "holds" if not bad else "not monotone: " + ", ".join(bad)
-            out.append(_line("paper", "fig5_monotone", "E0.4", variant, claim, passed, detail))
+            check = f"fig5_monotone_{_slug(method)}"
+            out.append(_line("paper", check, "E0.4", variant, claim, passed, detail))
     return out
 
 

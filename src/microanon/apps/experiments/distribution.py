@@ -24,6 +24,9 @@ docs/reproduce-distribution.md.
 
 plus ``checks`` (pass/fail lines) and ``meta`` (runtime, plan, randomness policy, whether a seed
 was given — never the seed —, microanon's version).
+
+Every check line also carries ``expected`` and ``reason``: whether the reproduction's list of
+expected deviations (``EXPECTED_DEVIATIONS`` of its checks module) covers it, and why.
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ from tqdm import tqdm
 
 from ...core.output import atomic_directory
 from ...core.random import RandomLike, make_rng
-from ._dist_checks import run_checks
+from ._dist_checks import EXPECTED_DEVIATIONS, run_checks
 from ._dist_experiments import FULL, QUICK, Plan, Runner
 from ._dist_measure import split_denominator
 from ._dist_report import build_report
+from ._expected import mark_expected
 from ._outputs import RNG_POLICY, json_plain, write_results
 
 __all__ = ["STEPS", "run_distribution"]
@@ -112,7 +116,8 @@ def run_distribution(
                 results.update(produced if len(experiments) > 1 else {experiments[0]: produced})
                 bar.update()
         results = json_plain(results)
-        results["checks"] = run_checks(results, list(plan.widths), plan.focus_width)
+        checks = run_checks(results, list(plan.widths), plan.focus_width)
+        results["checks"] = mark_expected(checks, EXPECTED_DEVIATIONS, quick)
         results["meta"] = _meta(plan, runner.sizes(), seed_given, time.perf_counter() - started)
         results = json_plain(results)
         build_report(results, plan).write(tmp / "report.html")

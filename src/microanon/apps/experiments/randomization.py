@@ -22,6 +22,9 @@ those tables and figures) into one directory, atomically. See docs/reproduce-ran
 
 plus ``checks`` (list of pass/fail lines) and ``meta`` (runtime, R, the randomness policy, the
 plan, the microanon version; never a seed).
+
+Every check line also carries ``expected`` and ``reason``: whether the reproduction's list of
+expected deviations (``EXPECTED_DEVIATIONS`` of its checks module) covers it, and why.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ from tqdm import tqdm
 
 from ...core.output import atomic_directory
 from ...core.random import RandomLike, make_rng
+from ._expected import mark_expected
 from ._outputs import RNG_POLICY, json_plain, write_results
-from ._rr_checks import run_checks
+from ._rr_checks import EXPECTED_DEVIATIONS, run_checks
 from ._rr_experiments import VariantRun
 from ._rr_report import build_report
 from ._rr_setup import FULL, QUICK, SETTINGS, VARIANTS, load_variant
@@ -107,7 +111,7 @@ def run_randomization(
                     bar.set_postfix_str(f"{variant} {exp}")
                     results[exp][variant] = getattr(run, method)()
                     bar.update()
-        results["checks"] = run_checks(results)
+        results["checks"] = mark_expected(run_checks(results), EXPECTED_DEVIATIONS, quick)
         results["meta"] = _meta(plan, rows, time.perf_counter() - started)
         results = json_plain(results)
         build_report(results, plan).write(tmp / "report.html")
