@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..core.release import Release
 from ..models import check_release
-from .report import Report, new_figure
+from .report import Report, describe_parameters, new_figure
 
 __all__ = ["distribution_numbers", "add_distribution_sections"]
 
@@ -50,7 +50,7 @@ def add_distribution_sections(
     sensitive = (meta.get("sensitive") or ["sensitive"])[0]
     sec = report.section(
         f"{title}: privacy",
-        f"Method {meta.get('method')} with parameters {meta.get('parameters')}; "
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         f"{meta.get('rows_in'):,} records in, {meta.get('rows_out'):,} published with their exact "
         f"quasi-identifiers. The {sensitive} values are published per group as ranges whose "
         "mixture is exactly the group's target distribution P (P-privacy, Definition 3.2): an "

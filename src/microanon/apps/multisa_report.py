@@ -11,7 +11,7 @@ import pandas as pd
 from ..core.release import Release
 from ..measures.multisa import ail_components, disclosure_probabilities, rce
 from ..methods.multisa import SUPPRESSED_SID, strong_rules
-from .report import Report
+from .report import Report, describe_parameters
 
 __all__ = ["multisa_diversity", "add_multisa_sections"]
 
@@ -55,13 +55,13 @@ def add_multisa_sections(
     suppressed = {a: int((at[a].astype(str) == SUPPRESSED_SID).sum()) for a in sensitive}
     sec = report.section(
         f"{title}: privacy",
-        f"Method {meta.get('method')} with parameters {meta.get('parameters')}; "
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         f"{meta.get('rows_in'):,} records in: {len(release.tables['sac']):,} published in SAC~ "
         f"groups, {len(at):,} in AT, {info.get('deleted', 0):,} deleted. Every published "
         "sensitive value is ℓ-diverse: a SID stands for at least ℓ distinct values, a SAC~ group "
         "holds ℓ records with pairwise distinct values on every sensitive attribute.",
     )
-    sec.metrics({**checks, "suppressed values": suppressed})
+    sec.metrics({**checks, **{f"suppressed values of {a}": n for a, n in suppressed.items()}})
     numbers: dict[str, Any] = {"diversity": checks, "suppressed": suppressed}
     min_conf = info.get("min_confidence") or 0.8
     rules = strong_rules(original, sensitive, min_conf)

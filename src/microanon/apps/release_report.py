@@ -353,7 +353,7 @@ def _add_perturbative_sections(
     cols = list(meta["masked_numeric"])
     sec = report.section(
         f"{title}: privacy (disclosure risk of the masked values)",
-        f"Method {meta.get('method')} with parameters {meta.get('parameters')}; "
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         f"{meta.get('rows_in'):,} records in, {meta.get('rows_out'):,} rows published; masked "
         f"numeric columns: {', '.join(cols)}.",
     )
