@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from ..measures import equivalence_classes, loss_metric, precision, reidentifica
 from ..models import KAnonymity, check_release, published_groups_frame
 from .check import privacy_profile
 from .demo_collection import collection_section
+from .demo_context import DemoContext
 from .demo_distribution import distribution_section
 from .demo_multisa import multisa_section
 from .demo_sdc import sdc_section
@@ -33,17 +33,6 @@ __all__ = ["DemoContext", "DEMO_SECTIONS", "run_demo"]
 
 #: Quasi-identifiers and sensitive attribute of the demo (ARX's Adult setup, occupation sensitive).
 SENSITIVE = "occupation"
-
-
-@dataclass
-class DemoContext:
-    """Data shared by the demo's sections."""
-
-    data: pd.DataFrame
-    schema: Schema
-    quasi: list[str]
-    sensitive: str
-    cache: dict[str, object] = field(default_factory=dict)
 
 
 def _profile_section(report: Report, ctx: DemoContext) -> None:

@@ -17,7 +17,7 @@ from .report import Report, new_figure
 from .server import CollectionClient, ServiceConfig, running_service
 
 if TYPE_CHECKING:
-    from .demo import DemoContext
+    from .demo_context import DemoContext
 
 __all__ = ["collection_section"]
 

@@ -12,7 +12,7 @@ from ..query.bounds import BoundTables
 from .report import Report, new_figure
 
 if TYPE_CHECKING:
-    from .demo import DemoContext
+    from .demo_context import DemoContext
 
 __all__ = ["distribution_section", "workload_errors"]
 

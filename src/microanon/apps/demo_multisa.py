@@ -17,7 +17,7 @@ from ..methods.multisa import mixed_model, rating, strong_rules
 from .report import Report, new_figure
 
 if TYPE_CHECKING:
-    from .demo import DemoContext
+    from .demo_context import DemoContext
 
 __all__ = ["multisa_section"]
 

@@ -15,7 +15,7 @@ from ..methods.sdc import add_noise, microaggregation, rank_swap
 from .report import Report, new_figure
 
 if TYPE_CHECKING:
-    from .demo import DemoContext
+    from .demo_context import DemoContext
 
 __all__ = ["NUMERIC", "sdc_section", "sdc_runs"]
 

@@ -20,8 +20,7 @@ from ...measures.classification import ID3
 from ...methods.randomize import MRRData, epr, epr_decode, mrr
 
 if TYPE_CHECKING:
-    from ._col_experiments import Sample
-    from ._col_setup import Plan
+    from ._col_setup import Plan, Sample
 
 __all__ = ["EPR_SIGMA", "MRR_Z", "epr_point", "mrr_point"]
 

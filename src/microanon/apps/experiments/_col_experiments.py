@@ -41,40 +41,12 @@ from ...methods.collect import (
 from ...methods.generalize.local_recoding import local_recoding
 from ..server import CollectionClient, ServiceConfig, SubmitResult, running_service
 from . import _col_baselines as baselines
-from ._col_setup import Dataset, Plan, load
+from ._col_setup import Plan, Sample, load
 
 __all__ = ["Runner"]
 
 #: Accepted submissions re-checked exactly (Definition 1 at acceptance time) per collection.
 PROTECTION_SAMPLE = 150
-
-
-class Sample:
-    """The respondents of one data set in this run: records, codes, folds."""
-
-    def __init__(self, ds: Dataset, size: int | None, rng: np.random.Generator, folds: int):
-        n = len(ds.data) if size is None else min(size, len(ds.data))
-        order = rng.permutation(len(ds.data))[:n]  # arrival order
-        self.ds = ds
-        self.frame = ds.data.iloc[order].reset_index(drop=True)
-        self.codes = encode_frame(ds.survey, self.frame, base=True)
-        self.fold = rng.permutation(n) % folds
-        self.folds = folds
-        self.y = self.frame[ds.target].to_numpy(dtype=object)
-
-    @property
-    def n(self) -> int:
-        return len(self.frame)
-
-    def cv_accuracy(self, train: Callable[[np.ndarray], ID3]) -> float:
-        """Share of records predicted right, each by a tree trained without its fold."""
-        right = 0
-        features = self.ds.features
-        for f in range(self.folds):
-            test = self.fold == f
-            tree = train(~test)
-            right += int((tree.predict(self.frame.loc[test, features]) == self.y[test]).sum())
-        return right / self.n
 
 
 class Runner:

@@ -17,17 +17,20 @@ The paper does not name its attributes or taxonomies [R]. We use:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 
 from ...core.hierarchy import Hierarchy
 from ...datasets import load_adult, load_dataset
 from ...datasets.hierarchies import adult_hierarchies
-from ...methods.collect import Survey
+from ...measures.classification import ID3
+from ...methods.collect import Survey, encode_frame
 
-__all__ = ["DATASETS", "FULL", "NURSERY_TREES", "QUICK", "Dataset", "Plan", "load"]
+__all__ = ["DATASETS", "FULL", "NURSERY_TREES", "QUICK", "Dataset", "Plan", "Sample", "load"]
 
 #: Nursery's taxonomies [R]: ordered values grouped, then the root.
 NURSERY_TREES: dict[str, dict] = {
@@ -186,3 +189,31 @@ QUICK = Plan(
     folds=5,
     draws=2,
 )
+
+
+class Sample:
+    """The respondents of one data set in this run: records, codes, folds."""
+
+    def __init__(self, ds: Dataset, size: int | None, rng: np.random.Generator, folds: int):
+        n = len(ds.data) if size is None else min(size, len(ds.data))
+        order = rng.permutation(len(ds.data))[:n]  # arrival order
+        self.ds = ds
+        self.frame = ds.data.iloc[order].reset_index(drop=True)
+        self.codes = encode_frame(ds.survey, self.frame, base=True)
+        self.fold = rng.permutation(n) % folds
+        self.folds = folds
+        self.y = self.frame[ds.target].to_numpy(dtype=object)
+
+    @property
+    def n(self) -> int:
+        return len(self.frame)
+
+    def cv_accuracy(self, train: Callable[[np.ndarray], ID3]) -> float:
+        """Share of records predicted right, each by a tree trained without its fold."""
+        right = 0
+        features = self.ds.features
+        for f in range(self.folds):
+            test = self.fold == f
+            tree = train(~test)
+            right += int((tree.predict(self.frame.loc[test, features]) == self.y[test]).sum())
+        return right / self.n

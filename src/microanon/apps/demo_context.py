@@ -1,0 +1,22 @@
+"""What the demo's sections share: the data, its schema and a cache of computed results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..core.schema import Schema
+
+__all__ = ["DemoContext"]
+
+
+@dataclass
+class DemoContext:
+    """Data shared by the demo's sections."""
+
+    data: pd.DataFrame
+    schema: Schema
+    quasi: list[str]
+    sensitive: str
+    cache: dict[str, object] = field(default_factory=dict)

@@ -1,0 +1,121 @@
+"""The layers of the package and what may import what (docs/architecture.md), enforced.
+
+Every import counts: at module level, inside functions and under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "microanon"
+
+#: Layer -> the layers it may import (besides itself). The top-level modules (the package's
+#: ``__init__``, ``errors``, the ``distribution`` and ``randomize`` facades) may import anything.
+ALLOWED = {
+    "core": set(),
+    "datasets": {"core"},
+    "models": {"core"},
+    "measures": {"core", "models", "methods"},
+    "methods": {"core", "models", "measures"},
+    "query": {"core", "models", "measures", "methods"},
+    "apps": {"core", "datasets", "models", "measures", "methods", "query"},
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")
+                if node.level:
+                    base = base[: len(base) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    full = f"{target}.{alias.name}"
+                    targets.append(full if full in modules else target)
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in targets:
+                # A module's own ancestors (e.g. ``from .. import __version__``) are not edges.
+                if t in modules and t != name and not name.startswith(t + "."):
+                    graph[name].add(t)
+    return graph
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) < 2 or (PACKAGE / f"{parts[1]}.py").exists():
+        return None  # the package itself and its top-level modules
+    return parts[1]
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles():
+    assert _cycles(_graph()) == []
+
+
+def test_layers_import_only_what_they_may():
+    bad = []
+    for module, targets in _graph().items():
+        a = _layer(module)
+        for t in targets:
+            b = _layer(t)
+            if a is not None and b is not None and a != b and b not in ALLOWED[a]:
+                bad.append(f"{module} -> {t}")
+    assert bad == []
+
+
+def test_every_layer_is_known():
+    layers = {_layer(m) for m in _modules()} - {None}
+    assert layers == set(ALLOWED)
