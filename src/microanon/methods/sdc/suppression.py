@@ -2,7 +2,7 @@
 
 A non-perturbative method of Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan
 & Claypool 2016, Ch. 3, which leaves the choice of the value to suppress open; the greedy rule below
-is ours.
+follows sdcMicro where it can and is ours otherwise (criterion e).
 
 Matching. With ``wildcard=True`` (the default, as sdcMicro's counting with ``alpha = 1``) a
 missing (suppressed) key value matches anything: two records *match* when they agree on every key
