@@ -2,9 +2,10 @@
 
 Run: .venv/bin/python benchmarks/collect.py [--quick] [--seed N] [--tau 0.3] [--clients 8]
 
-Survey: Adult (papers.md §2.9) — quasi-identifiers age, workclass, education, marital_status,
-race, sex, native_country, sensitive occupation, ARX's Adult hierarchies as taxonomies (2,160
-quasi-identifier generalizations per respondent), uniform leaf weights, τ = ``--tau``.
+Survey: Adult (as in our reproduction of Zhang & Zhang, DaWaK 2008) — quasi-identifiers age,
+workclass, education, marital_status, race, sex, native_country, sensitive occupation, ARX's Adult
+hierarchies as taxonomies (2,160 quasi-identifier generalizations per respondent), uniform leaf
+weights, τ = ``--tau``.
 
 Collected sets of 30,000 tuples (``--size``):
 

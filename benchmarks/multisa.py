@@ -2,10 +2,10 @@
 
 Run: .venv/bin/python benchmarks/multisa.py [--quick] [--repeat 3]
 
-Data: Adult's 30,718 records (the training split without the 1,843 records of unknown
-occupation; papers.md §3.8). Sensitive attribute sets {education, occupation}, {+ age},
-{+ relationship}; quasi-identifiers age (when not sensitive), workclass, marital_status, race, sex
-and native_country (its 556 unknown values kept as ``?``).
+Data: Adult's 30,718 records (the training split without the 1,843 records of unknown occupation;
+the data set of Yi & Shi, Mathematical Problems in Engineering 2015). Sensitive attribute sets
+{education, occupation}, {+ age}, {+ relationship}; quasi-identifiers age (when not sensitive),
+workclass, marital_status, race, sex and native_country (its 556 unknown values kept as ``?``).
 
 Rows and targets:
 

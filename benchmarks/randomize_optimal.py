@@ -1,11 +1,14 @@
-"""Optimal randomized-response parameters on Adult (papers.md §1.11, E0.1 / Table 3) and their cost.
+"""Optimal randomized-response parameters on Adult and their cost.
+
+The setting of Table 3 of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based
+Microdata Release*, JCSE 5(3), 2011 (our experiment E0.1).
 
 Run: .venv/bin/python benchmarks/randomize_optimal.py [--split all|train] [--repeat 3]
 
 For the paper's two attribute sets — EMGRW (QI = education, marital_status, sex, race;
 SA = workclass; D = 7,840) and ESGRO (QI = education, income, sex, race; SA = occupation;
-D = 4,480) — and ℓ = 2..7 (τ = 1/ℓ), finds the RR-S, RR-QI and RR-Both keep probabilities with
-OPT-RR (§1.7) and prints them with the achieved maximum risk, the objective
+D = 4,480) — and ℓ = 2..7 (τ = 1/ℓ), finds the RR-S, RR-QI and RR-Both keep probabilities
+solving the paper's Problem 1 and prints them with the achieved maximum risk, the objective
 F = Π‖P_i⁻¹‖_F², the expected squared error trace(Σ) and CPU times (``time.process_time``, best
 of ``--repeat``): ``search`` is the search alone on the cell counts (computed once per attribute
 set and timed separately), ``total`` is :func:`optimal_parameters` from the DataFrame (encoding

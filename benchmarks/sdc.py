@@ -19,8 +19,8 @@ Rows:
 - uncorrelated noise on 10⁷ × 6 values and simple / stratified sampling of 10⁷ records (target:
   memory bandwidth; the effective GB/s is shown).
 
-``--reference`` also runs a plain transcription of the MDAV pseudocode (papers.md §4.4: explicit
-``(x - c)²`` distances over the remaining records each step) at 10k and 30k and compares its
+``--reference`` also runs a plain transcription of the MDAV pseudocode (explicit ``(x - c)²``
+distances over the remaining records each step) at 10k and 30k and compares its
 groups and SSE with the fast implementation. ``--peers`` reports whether R and sdcMicro are
 installed: they could not be here (no ``r-cran-sdcmicro`` in Debian bookworm, no CRAN access),
 so there is no sdcMicro runner and the sdcMicro column quotes the issue.
@@ -72,7 +72,7 @@ def sse_ratio(x: np.ndarray, labels: np.ndarray) -> float:
 
 
 def reference_mdav(x: np.ndarray, k: int) -> np.ndarray:
-    """papers.md §4.4 step by step with explicit distances (lowest index on ties)."""
+    """The MDAV pseudocode step by step with explicit distances (lowest index on ties)."""
     labels = np.full(len(x), -1)
     rest = np.arange(len(x))
     group = 0

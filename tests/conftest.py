@@ -1,4 +1,4 @@
-"""Shared test fixtures: the reference data, from ../shared or from the package's bundle."""
+"""Shared test fixtures: the reference data, from ../shared/data or from the package's bundle."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def reference_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The reference files (adult/, arx-adult/, nursery/) unpacked from the package's bundle.
 
     The bundle is byte-identical to ../shared/data (checked by tests/datasets against
-    ../shared/data/SHA256SUMS), so tests run the same on machines without ../shared.
+    ../shared/data/SHA256SUMS), so tests run the same on machines without ../shared/data.
     """
     from microanon.datasets import _files
 

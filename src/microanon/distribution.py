@@ -1,5 +1,8 @@
 """Public home of distribution-based anonymization: ``microanon.distribution.min_sum_of_range``,
-``min_sor_fake``, :class:`AnnotatedHierarchy` and :func:`anonymize` (papers.md §5).
+``min_sor_fake``, :class:`AnnotatedHierarchy` and :func:`anonymize`.
+
+The method of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Anonymization*, PVLDB
+2(1):958–969, 2009.
 
 Everything here is implemented in :mod:`microanon.methods.distribution`.
 """

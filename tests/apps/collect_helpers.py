@@ -1,4 +1,4 @@
-"""Helpers of the collection-service tests: the survey of papers.md §2.7 as a survey file."""
+"""Helpers of the collection-service tests: our constructed GTR survey as a survey file."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ TOKEN = "test-export-token-0123456789"
 
 
 def survey_document(storage: str, **extra: object) -> dict:
-    """The survey of papers.md §2.7 (τ = 1/2) as a survey-file document."""
+    """The constructed GTR survey (age, disease; τ = 1/2) as a survey-file document."""
     return {
         "schema": {
             "age": {"role": "quasi", "hierarchy": {"builder": "nested", "tree": AGE}},

@@ -1,4 +1,4 @@
-"""The constructed GTR cases of papers.md §2.7, checked exactly."""
+"""Constructed GTR cases (ours, not the paper's Example 1), checked exactly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""synthetic_numeric (papers.md §5.6)."""
+"""synthetic_numeric (the synthetic data of Koudas et al., PVLDB 2009)."""
 
 from __future__ import annotations
 

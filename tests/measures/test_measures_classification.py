@@ -1,4 +1,4 @@
-"""ID3 and (relative) classification accuracy (papers.md §6.8)."""
+"""ID3 (Quinlan 1986) and the (relative) classification accuracy of Zhang & Zhang (DaWaK 2008)."""
 
 from __future__ import annotations
 

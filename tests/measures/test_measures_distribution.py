@@ -1,4 +1,4 @@
-"""Distribution-based utility measures (papers.md §1.8): worked examples, Adult, dispatcher."""
+"""Distribution-based utility measures (Guo, Ying & Wu 2011): worked examples, Adult, dispatcher."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from microanon.measures.distribution import (
 from microanon.measures.estimators import kl_divergence, true_joint
 from microanon.methods import anatomy, full_domain
 
-ESGRO = ["education", "income", "sex", "race"]  # papers.md §1.11, SA occupation
+ESGRO = ["education", "income", "sex", "race"]  # ESGRO of Guo, Ying & Wu (2011), SA occupation
 SCALARS = [
     "kl",
     "chi_square",
@@ -179,7 +179,7 @@ def test_uncertainty_by_hand():
 
 
 def test_uncertainty_constant_response_and_clipping():
-    # B has one value: H(B) = 0 gives U(B | A) = 0 [D]; I = 0 gives U(A | B) = 0.
+    # B has one value: H(B) = 0 gives U(B | A) = 0 (our convention); I = 0 gives U(A | B) = 0.
     u = uncertainty_coefficients([[0.3], [0.7]], ["a", "b"])
     assert u.loc["a", "b"] == 0.0 and u.loc["b", "a"] == 0.0
     # ... also when rounding leaves the constant's entropy at ~1e-16 instead of 0.
@@ -211,7 +211,9 @@ def test_uncertainty_errors():
 
 
 def test_uncertainty_occupation_given_salary_on_adult(adult):
-    """papers.md §1.8: U(Occupation | Salary) = 0.02744 on the 30,162-row Adult set.
+    """U(Occupation | Salary) = 0.02744 on the 30,162-row Adult set.
+
+    That is the original-data value 2.74e-2 of Guo, Ying & Wu (2011), Tables 4–5.
 
     The response B is occupation: I(occupation; income) / H(occupation) = 0.02744; the other
     direction, I / H(income), is 0.1151.

@@ -1,4 +1,4 @@
-"""Properties of the distribution-based utility measures (papers.md §1.8) on random arrays."""
+"""Properties of the distribution-based utility measures (Guo, Ying & Wu 2011) on random arrays."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""estimate_distribution / utility_report on real randomized-response releases (papers.md §1.4).
+"""estimate_distribution / utility_report on real randomized-response releases.
+
+The reconstruction is that of Guo, Ying & Wu (2011).
 
 Skipped until methods.randomize provides ``release.randomize`` and ``reconstruct.reconstruct``.
 """

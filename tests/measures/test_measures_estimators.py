@@ -1,4 +1,4 @@
-"""Estimators of papers.md §1.8, KL divergence and Anatomy's reconstruction error (§6.3)."""
+"""Estimators of generalized and anatomized releases, KL divergence and Anatomy's RCE."""
 
 from __future__ import annotations
 

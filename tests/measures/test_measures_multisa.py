@@ -1,7 +1,8 @@
-"""Measures and the strong-rule attack of multi-SA releases (papers.md §3.5, §3.7).
+"""Measures and the strong-rule attack of multi-SA releases (Yi & Shi 2015).
 
-The releases of the constructed example of §3.7 are written out by hand (every SID assignment
-in record order, papers.md §3.4 [D]); property tests run the methods on random tables.
+The releases of our constructed twelve-record example (not one of the paper's) are written out
+by hand (every SID assignment in record order, our choice); property tests run the methods on
+random tables.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ SCHEMA = {"age": "quasi", **{s: "sensitive" for s in SA}}
 
 @pytest.fixture
 def example() -> pd.DataFrame:
-    """The constructed example of papers.md §3.7, indexed by record number 1..12."""
+    """Our constructed example, indexed by record number 1..12."""
     df = pd.DataFrame(RECORDS, columns=SA, index=range(1, 13))
     df.insert(0, "age", AGES)
     return df
@@ -91,7 +92,7 @@ def _meta(method: str, min_conf: float | None, clusters, deleted=0, suppressed=N
     }
 
 
-#: The mixed model's release of §3.7: groups {2, 10} and {5, 8}; the rest by improved Rating.
+#: The mixed model's release of the example: groups {2, 10} and {5, 8}; the rest by improved Rating.
 #: Record -> its SAC~ row after the permutation (disease and drug move together).
 SAC_ROWS = [
     (32, 1, "ulcer", "antacid", "clerk"),  # record 2 shows record 10's {disease, drug}
@@ -253,7 +254,8 @@ def test_example_rce_brute_force(mixed_release, rating_release, example) -> None
     domains = _domains(example)
     truth = {r: tuple(example.loc[r, SA]) for r in example.index}
 
-    # Mixed: each SAC~ group has 2 x 2 reconstructions of probability 1/4 (§3.5's example).
+    # Mixed: each SAC~ group has 2 x 2 reconstructions of probability 1/4 (as in Yi & Shi's
+    # example).
     pdfs, xs = [], []
     for members in ((2, 10), (5, 8)):
         vectors = [truth[r] for r in members]
@@ -374,7 +376,7 @@ def test_example_attack(mixed_release, rating_release, rules) -> None:
     assert only["row"].tolist() == [1] and only["certainty"].tolist() == [0.5]
 
 
-# ------------------------------------------------------------------ certain disclosure (§3.2)
+# ------------------------------------------------- certain disclosure (Yi & Shi 2015, Sec. 3.3)
 def _alice() -> tuple[pd.DataFrame, Release]:
     """Four records hold statin, three of them heart disease; only three AT records may hold
     both, so the adversary who knows statin -> heart (confidence 3/4) is certain about them."""

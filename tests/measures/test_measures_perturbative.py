@@ -28,7 +28,7 @@ NINE_MASKED = np.repeat([[1 / 3, 1 / 3], [31 / 3, 31 / 3], [16 / 3, 16 / 3]], 3,
 
 
 def test_sse_sst_of_the_mdav_vector():
-    # papers.md §4.5: SSE = 4, SST = 304 (SSA = 300)
+    # MDAV, k = 3, on nine points in three clusters: SSE = 4, SST = 304 (SSA = 300)
     assert sse(NINE, NINE_MASKED) == pytest.approx(4)
     assert sse(NINE, groups=NINE_GROUPS) == pytest.approx(4)
     loss = information_loss(NINE, NINE_MASKED, standardize=False)

@@ -1,4 +1,4 @@
-"""Anatomy (papers.md §6.3): worked examples, eligibility, errors and the Adult run."""
+"""Anatomy (Xiao & Tao, VLDB 2006): worked examples, eligibility, errors and the Adult run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Worked examples of papers.md §5.1–5.5 for MinSumOfRange and minSORFake, exactly."""
+"""Worked examples of Koudas, Srivastava, Yu & Zhang (PVLDB 2009) for MinSumOfRange and minSORFake.
+
+Figure 2, the examples of Sec. 3 and Sec. 4 and Examples 1–5, exactly (every number re-derived
+by hand; Example 4 with its erratum).
+"""
 
 from __future__ import annotations
 
@@ -53,16 +57,16 @@ def test_figure2_and_example1(group, expected, total):
     assert gen.n_entries == len(group)
 
 
-def test_section51_both_generalizations_are_valid_for_30_30_50_60():
+def test_both_example_generalizations_are_valid_for_30_30_50_60():
     # {{30,40},{30,40},{50},{60}} generalizes {30,30,50,60}; the optimum finds it (sum 20).
     gen = min_sum_of_range([30, 30, 50, 60], SALARY)
     assert entries(gen) == [(30, 40, 2), (50, 50, 1), (60, 60, 1)]
 
 
 def test_maximum_m_bound_allocation_example():
-    # A node X with children weights (1,2,2,1) and counts (3,8,6,9) receiving m = 15 passes
-    # down (2,4,4,2) (papers.md §5.2). X sits under a root next to a leaf Y of weight 2, so the
-    # root's reduced weights are 3:1 and, with 5 values at Y, X receives c·3 = 15.
+    # A node X with children weights (1,2,2,1) and counts (3,8,6,9) receiving m = 15 passes down
+    # (2,4,4,2) (the paper's example for Problem 4.1). X sits under a root next to a leaf Y of
+    # weight 2, so the root's reduced weights are 3:1 and, with 5 values at Y, X receives c·3 = 15.
     values = np.arange(5)
     parent = [-1, 0, 0, 1, 1, 1, 1]
     lo, hi = [0, 0, 4, 0, 1, 2, 3], [5, 4, 5, 1, 2, 3, 4]

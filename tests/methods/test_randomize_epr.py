@@ -1,5 +1,5 @@
-"""EPR (papers.md §6.6, the outline of docs/randomization.md): projections onto the collector's
-subspace, decoding, the release and bad input."""
+"""EPR (after Zhang, Wang & Zhao, KDD 2005; the outline of docs/randomization.md): projections onto
+the collector's subspace, decoding, the release and bad input."""
 
 from __future__ import annotations
 

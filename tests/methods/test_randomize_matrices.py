@@ -16,7 +16,7 @@ from microanon.methods.randomize import (
 @pytest.mark.parametrize("d", [2, 3, 7, 16])
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.9, 1.0])
 def test_lemma4_closed_forms(d, p):
-    # papers.md §1.10 (1): numeric ‖inv(P)‖_F² equals both closed forms
+    # Lemma 4 of Guo, Ying & Wu (2011): numeric ‖inv(P)‖_F² equals both closed forms
     if p <= 1 / d:
         pytest.skip("p = 1/d is singular and p below it is outside the allowed range")
     inv = np.linalg.inv(uniform_retention(d, p))

@@ -1,4 +1,4 @@
-"""MRR (papers.md §6.6): the estimator exactly, unbiasedness and its variance, the tree from
+"""MRR (Du & Zhan, KDD 2003): the estimator exactly, unbiasedness and its variance, the tree from
 estimated counts, the release and bad input."""
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Optimal randomized-response parameters (papers.md §1.7, §1.10 (4)) and the config method."""
+"""Optimal randomized-response parameters (Guo, Ying & Wu 2011, Problem 1) and the config method.
+
+The Gender x Disease counts complete the paper's Table 1 example (100 tuples, 12 of them female
+with cancer) with numbers of our own; the expected values are computed independently.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from microanon.methods.randomize.optimal import (
 from microanon.methods.randomize.response import randomized_response
 from microanon.methods.randomize.risk import disclosure_risk
 
-COUNTS = np.array([[10, 30, 20], [12, 16, 12]])  # Gender (Male, Female) x Disease, §1.10 (4)
+COUNTS = np.array([[10, 30, 20], [12, 16, 12]])  # Gender (Male, Female) x Disease
 TAU = 1 / 3
 
 
@@ -213,8 +217,8 @@ def test_randomized_response_infeasible_publishes_nothing():
 
 
 def test_adult_esgro():
-    # papers.md §1.11 E0.4: ESGRO has singleton QI groups (RR-S cannot help them) and its largest
-    # cell holds 4.29% of the 45,222 rows (RR-QI feasible up to l = 23)
+    # ESGRO of Guo, Ying & Wu (2011), Fig. 5: ESGRO has singleton QI groups (RR-S cannot help them)
+    # and its largest cell holds 4.29% of the 45,222 rows (RR-QI feasible up to l = 23)
     from microanon.datasets import adult_schema, load_adult
 
     adult = load_adult("all")

@@ -37,7 +37,7 @@ def _general(d: int, rng: np.random.Generator) -> np.ndarray:
     return m / m.sum(axis=0)
 
 
-# ---------------------------------------------------------------------- papers.md §1.10 (2)
+# ------------------------------------------------- trace(Σ) of eq. 2 in closed form (our check)
 def test_trace_identity():
     d, p, n = (2, 3, 4), (0.8, 0.6, 0.9), 1000
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Disclosure risk of randomized response: papers.md §1.10 (3) and (4), Property 1, bad input."""
+"""Disclosure risk of randomized response (Guo, Ying & Wu 2011): vectors, Property 1, bad input."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from microanon.methods.randomize.risk import (
     reconstruction_probability,
 )
 
-# Gender (0 = Male, 1 = Female) x Disease (0 = Cancer, 1 = Flu, 2 = Diabetes), §1.10 (4).
+# Gender (0 = Male, 1 = Female) x Disease (0 = Cancer, 1 = Flu, 2 = Diabetes): our completion of
+# the paper's Table 1 example (100 tuples, π_10 = 0.12 female with cancer).
 COUNTS = np.array([[10, 30, 20], [12, 16, 12]])
 PI = COUNTS / 100
 
@@ -27,7 +28,7 @@ PI = COUNTS / 100
     ],
 )
 def test_reconstruction_probability_vectors(p, expected):
-    # §1.10 (3): π at p = 1/d (the minimum), 1 at p = 1
+    # Lemma 1's reconstruction probability: π at p = 1/d (the minimum), 1 at p = 1
     got = reconstruction_probability([0.5, 0.3, 0.2], uniform_retention(3, p))
     assert got == pytest.approx(expected, abs=1e-6)
 

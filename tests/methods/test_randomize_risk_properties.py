@@ -1,7 +1,7 @@
 """Disclosure risk and optimal parameters on random small tables, against a naive reference.
 
-The reference evaluates eqs. 6–8 of papers.md §1.6 cell by cell with plain loops, written
-independently of the vectorized eq. 9 / Kronecker implementation.
+The reference evaluates eqs. 6–8 of Guo, Ying & Wu (2011; eq. 8 in our reconstruction) cell by cell
+with plain loops, written independently of the vectorized eq. 9 / Kronecker implementation.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""P-privacy (Def. 3.2) and generalization (Def. 3.1): Figure 2 and §5.1's examples, perturbed
-releases, a float-free brute-force formula on random cases, the model in configs and in
-check_release, the method's releases, and bad input."""
+"""P-privacy (Def. 3.2) and generalization (Def. 3.1): Figure 2 and the paper's examples of
+U-private generalizations (Koudas et al., PVLDB 2009), perturbed releases, a float-free brute-force
+formula on random cases, the model in configs and in check_release, the method's releases, and bad
+input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Bad input and the edge cases of papers.md §3.6 for the multi-SA methods."""
+"""Bad input and the edge cases (too few distinct values, no strong rule, ...) of the multi-SA
+methods."""
 
 from __future__ import annotations
 

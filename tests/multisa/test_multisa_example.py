@@ -1,5 +1,8 @@
-"""The constructed example of papers.md §3.7 exactly, and the Algorithm-13 and dangerous-bucket
-vectors."""
+"""Our constructed twelve-record example exactly, and the Algorithm-13 and dangerous-bucket vectors.
+
+Algorithm and definition numbers are those of Yi & Shi (Mathematical Problems in Engineering 2015);
+the example and the vectors are ours, with every number worked out by hand.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Bounded aggregates from the auxiliary tables: every number of papers.md §5.5, the tables
-themselves, batches, empty selections, exact published columns, rounding and bad input."""
+"""Bounded aggregates from the auxiliary tables: every number of the employee-table examples of
+Koudas, Srivastava, Yu & Zhang (PVLDB 2009), re-derived by hand, the tables themselves, batches,
+empty selections, exact published columns, rounding and bad input."""
 
 from __future__ import annotations
 

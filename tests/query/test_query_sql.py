@@ -1,5 +1,6 @@
-"""SQL over distribution releases: the §5.5 answers through DuckDB, several aggregates, GROUP BY,
-true answers from the original, the supported subset and its refusals, and the method's output."""
+"""SQL over distribution releases: the answers of Koudas et al.'s employee examples through DuckDB,
+several aggregates, GROUP BY, true answers from the original, the supported subset and its refusals,
+and the method's output."""
 
 from __future__ import annotations
 

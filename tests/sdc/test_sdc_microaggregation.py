@@ -1,4 +1,4 @@
-"""Microaggregation: papers.md §4.5 vectors, the DataFrame method, mixed data and bad input."""
+"""Microaggregation: constructed vectors, the DataFrame method, mixed data and bad input."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _ssa(X: np.ndarray, labels: np.ndarray) -> float:
     return float(((means - X.mean(axis=0)) ** 2).sum())
 
 
-# ---------------------------------------------------------------------- papers.md §4.5 vectors
+# ------------------------------------------------------------------ constructed vectors
 def test_mdav_k3_vector():
     labels = mdav_groups(NINE, 3)
     assert _groups_in_order(labels) == [{0, 1, 2}, {3, 4, 5}, {6, 7, 8}]

@@ -1,8 +1,8 @@
 """Microaggregation properties on random inputs (hypothesis).
 
 - every group of every method has at least k records (and MDAV / Hansen–Mukherjee at most 2k-1);
-- the fast MDAV equals a direct transcription of papers.md §4.4 (explicit distances, lowest-index
-  ties) on integer data, where every distance is computed exactly;
+- the fast MDAV equals a plain transcription of the MDAV pseudocode (explicit distances,
+  lowest-index ties) on integer data, where every distance is computed exactly;
 - Hansen–Mukherjee reaches the brute-force minimum over all partitions into contiguous groups of
   at least k (and over all set partitions for tiny inputs), with both shortest-path back ends;
 - microaggregation preserves every column's mean.
@@ -34,7 +34,7 @@ SETTINGS = settings(max_examples=80, deadline=None)
 
 
 def reference_mdav(X: np.ndarray, k: int) -> np.ndarray:
-    """papers.md §4.4 line by line: explicit squared distances, ties to the lowest index."""
+    """The MDAV pseudocode line by line: explicit squared distances, ties to the lowest index."""
     X = np.asarray(X, dtype=float)
     labels = np.full(len(X), -1)
     remaining = list(range(len(X)))

@@ -1,4 +1,4 @@
-"""Noise addition: papers.md §4.2 properties on large fixed-seed samples; releases; errors."""
+"""Noise addition: the textbook properties on large fixed-seed samples; releases; errors."""
 
 from __future__ import annotations
 

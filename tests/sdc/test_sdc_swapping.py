@@ -1,4 +1,4 @@
-"""Rank swapping: the invariants of papers.md §4.3 (hypothesis), the window, releases, errors."""
+"""Rank swapping: the invariants of rank swapping (hypothesis), the window, releases, errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-"""Report sections for a distribution-based release (papers.md §5): P-privacy re-checked, group
-and entry statistics, and how wide the published sensitive ranges are."""
+"""Report sections for a distribution-based release: P-privacy re-checked, group and entry
+statistics, and how wide the published sensitive ranges are.
+
+The release of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Anonymization*, PVLDB
+2(1):958–969, 2009.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-"""Report sections for a release with several sensitive attributes (papers.md §3): ℓ-diversity of
-the published tables re-checked, AIL and RCE, and the strong-rule attack run against it."""
+"""Report sections for a release with several sensitive attributes: ℓ-diversity of the published
+tables re-checked, AIL and RCE, and the strong-rule attack run against it.
+
+The releases and measures of Yi & Shi, *Privacy Protection Method for Multiple Sensitive
+Attributes Based on Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731.
+"""
 
 from __future__ import annotations
 

@@ -135,9 +135,10 @@ def utility_metrics(
 def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     """Distances and query errors of the reconstructed distribution of a randomized release.
 
-    Over the joint distribution of the quasi-identifiers and the sensitive attribute
-    (papers.md §1.8): KL, χ², squared Euclidean distance, mean relative error of the base and
-    CUBE count queries, and the mean uncertainty coefficients.
+    Over the joint distribution of the quasi-identifiers and the sensitive attribute (the measures
+    of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*,
+    JCSE 2011): KL, χ², squared Euclidean distance, mean relative error of the base and CUBE count
+    queries, and the mean uncertainty coefficients.
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])

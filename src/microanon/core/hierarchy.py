@@ -2,7 +2,7 @@
 
 A :class:`Hierarchy` is stored as an array tree. Leaves are numbered in depth-first order, so every
 node covers a contiguous interval ``[lo, hi)`` of leaf indices: the cover test, the number of
-covered leaves and their total weight are O(1) (papers.md §0). Levels support full-domain
+covered leaves and their total weight are O(1). Levels support full-domain
 recoding: level 0 is the leaf itself and level ``height`` is the root. In a tree whose leaves sit
 at different depths, level ``h`` maps a leaf at depth ``d`` to its ancestor at depth
 ``min(d, height - h)``, so every level is a partition of the leaves.

@@ -7,7 +7,7 @@ licenses: :func:`list_datasets` and ``data/README.txt``.
 
 * :func:`load_adult`, :func:`load_arx_adult`, :func:`load_nursery` — the tables.
 * :func:`adult_hierarchies`, :func:`adult_schema` — the usual Adult anonymization setup.
-* :func:`synthetic_numeric` — the synthetic tables of papers.md §5.6.
+* :func:`synthetic_numeric` — the synthetic tables of Koudas et al.'s experiments (PVLDB 2009).
 * :func:`list_datasets`, :func:`describe`, :func:`load_dataset` — the catalog (CLI).
 """
 

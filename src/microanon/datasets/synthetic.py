@@ -1,4 +1,8 @@
-"""Synthetic tables for the distribution-based anonymization experiments (papers.md §5.6).
+"""Synthetic tables for the distribution-based anonymization experiments.
+
+The synthetic data of the experiments of Koudas, Srivastava, Yu & Zhang, *Distribution-based
+Microdata Anonymization*, PVLDB 2(1):958–969, 2009 (Figs. 5–13); parameters the paper does not give
+(the normal distribution's spread, the correlation) are ours.
 
 One quasi-identifier ``age`` and one integer sensitive attribute ``value`` on an ordered domain
 ``low..high``: uniform, normal or Zipf, independent of age or positively correlated with it.

@@ -1,5 +1,7 @@
 """Classification utility of a release: an ID3 decision tree and cross-validated (relative)
-accuracy (papers.md §6.8).
+accuracy (ID3: Quinlan, *Induction of Decision Trees*, Machine Learning 1(1), 1986; relative
+accuracy as in Zhang & Zhang, *Generalization-Based Privacy-Preserving Data Collection*, DaWaK
+2008, Fig. 6).
 
 :class:`ID3` is Quinlan's tree for categorical features: every node splits on the attribute of
 largest information gain ``H(class) - Σ_v |D_v|/|D| H(class | A = v)`` (ties: the first attribute
@@ -209,7 +211,7 @@ class ID3:
         """Grow a tree from (estimated) counts instead of records.
 
         For data that cannot be read record by record — randomized releases whose counts are
-        estimated (e.g. MRR, papers.md §6.6) — the tree is grown by the same rule as
+        estimated (e.g. MRR, Du & Zhan, KDD 2003) — the tree is grown by the same rule as
         :meth:`fit`, with every count asked from ``counts``. Negative estimates count as 0; a
         node whose (estimated) size is below ``min_size`` becomes a leaf.
 

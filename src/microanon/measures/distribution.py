@@ -1,4 +1,8 @@
-"""Utility of a release measured on an estimated joint distribution (papers.md §1.8, §1.11).
+"""Utility of a release measured on an estimated joint distribution.
+
+The measures are those of the experiments of Guo, Ying & Wu, *Limiting Attribute Disclosure in
+Randomization Based Microdata Release* (Journal of Computing Science and Engineering
+5(3):169–182, 2011; Figs. 3–7, Tables 4–5).
 
 Every measure compares the true distribution ``P = π`` of some quasi-identifiers and the
 sensitive attribute (:func:`~microanon.measures.estimators.true_joint`) with an estimate
@@ -18,7 +22,8 @@ Raw estimates and distributions. A randomized-response reconstruction ``π̂ = P
 and sums to 1 but may hold negative cells. The squared Euclidean distance, χ² (with the original
 in the denominator) and the query errors use it as it is; measures that need a distribution
 (KL, χ² with the estimate in the denominator, the uncertainty coefficients) *clip-renormalize*
-it first: negative cells become 0 and the array is divided by its sum (papers.md §1.4, [D]).
+it first: negative cells become 0 and the array is divided by its sum (our choice: the paper
+does not say how negative estimates enter these measures).
 Estimates of generalized and anatomized releases are distributions already.
 """
 
@@ -92,7 +97,7 @@ def _check_pair(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _clip_renorm(q: np.ndarray) -> np.ndarray:
-    """Negative cells set to 0, then divided by the sum (papers.md §1.4)."""
+    """Negative cells set to 0, then divided by the sum (see the module docstring)."""
     q = np.clip(q, 0.0, None)
     total = q.sum()
     if total <= 0:
@@ -102,12 +107,15 @@ def _clip_renorm(q: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------- distances
 def chi_square(p: Any, q: Any, denominator: str = "original") -> float:
-    """χ² distance between the true distribution ``P`` and an estimate ``Q`` (papers.md §1.8).
+    """χ² distance between the true distribution ``P`` and an estimate ``Q``.
+
+    As in Guo, Ying & Wu (2011), Figs. 3 and 5.
 
     - ``denominator="original"`` (default): ``Σ_{i: p_i > 0} (p_i − q_i)² / p_i``, on ``Q`` as
       given (a raw reconstruction may hold negative cells). Cells with ``p_i = 0`` are skipped,
       so mass an estimate puts on empty cells is not charged; the original in the denominator
-      never divides by a non-positive estimate ([R]: the paper's denominator is not recoverable).
+      never divides by a non-positive estimate (our choice: we could not establish which
+      denominator Guo, Ying & Wu use).
     - ``denominator="estimate"``: ``Σ_i (p_i − q_i)² / q_i`` over all cells, with ``Q``
       clip-renormalized and floored at 1e-12 as in
       :func:`~microanon.measures.estimators.kl_divergence`; a cell with ``p_i > 0`` that the
@@ -148,7 +156,7 @@ def chi_square(p: Any, q: Any, denominator: str = "original") -> float:
 
 
 def squared_euclidean(p: Any, q: Any) -> float:
-    """Squared Euclidean distance ``‖Q − P‖² = Σ_i (q_i − p_i)²`` (papers.md §1.7-1.8).
+    """Squared Euclidean distance ``‖Q − P‖² = Σ_i (q_i − p_i)²`` (Guo, Ying & Wu 2011, Lemma 3).
 
     The quantity whose expectation the optimal randomization parameters minimize
     (``E‖π̂ − π‖² = trace Σ``), so ``Q`` is used as given: pass the raw unbiased reconstruction,
@@ -224,17 +232,18 @@ def query_errors(
     *,
     include_sensitive: str = "any",
 ) -> QueryErrors:
-    """Relative error of count queries answered from an estimate (papers.md §1.8).
+    """Relative error of count queries answered from an estimate (Guo, Ying & Wu 2011, Fig. 6).
 
     ``SELECT <group-by>, COUNT(*) ... GROUP BY <group-by>``: the actual answer of a cell is
     ``act = n · P(cell)`` and the estimate ``est = n · Q(cell)``, both from marginals of the dense
     arrays (sums over the other axes). The relative error ``|act − est| / act`` is averaged over
-    the cells with ``act > 0`` ([D]: empty cells have no relative error); ``n`` cancels in it and
-    only scales :attr:`QueryErrors.mean_absolute`.
+    the cells with ``act > 0`` (our choice: empty cells have no relative error); ``n`` cancels in
+    it and only scales :attr:`QueryErrors.mean_absolute`.
 
     - base (``cube=False``): the group-by of all axes (``A1..Am, S``), i.e. every cell;
     - CUBE (``cube=True``): ``GROUP BY CUBE(A1..Am, S)``, every subset of the axes — ``2^(m+1)``
-      group-bys including the grand total ([R]: default ``include_sensitive="any"``); with
+      group-bys including the grand total (the paper does not say whether every group-by
+      contains the sensitive attribute; default ``include_sensitive="any"``); with
       ``include_sensitive="always"`` only the ``2^m`` group-bys that contain the sensitive
       attribute (the last axis). The mean pools all cells of all group-bys; per-group-by means are
       reported too.
@@ -309,7 +318,9 @@ def _entropy(p: np.ndarray) -> float:
 
 
 def uncertainty_coefficients(joint: Any, names: Sequence[str]) -> pd.DataFrame:
-    """Uncertainty coefficient ``U(B | A)`` of every ordered pair of attributes (papers.md §1.8).
+    """Uncertainty coefficient ``U(B | A)`` of every ordered pair of attributes.
+
+    As in Guo, Ying & Wu (2011), Tables 4–5 and Fig. 7.
 
     ``U(B | A) = [H(A) + H(B) − H(A, B)] / H(B) = I(A; B) / H(B)``: the share of the entropy of
     the *response* ``B`` explained by ``A`` (Agresti's U with ``B`` as the column variable),
@@ -320,9 +331,9 @@ def uncertainty_coefficients(joint: Any, names: Sequence[str]) -> pd.DataFrame:
 
     ``joint`` is clip-renormalized first (negative cells of a raw reconstruction become 0). A
     response or explanatory attribute with entropy 0 (below :data:`ENTROPY_TOLERANCE`) gives
-    ``U = 0`` ([D]; ``I(A; B) <= min(H(A), H(B))``); so does an attribute that a generalized
-    release published as ``"*"`` everywhere, whose estimate is uniform and independent of the
-    rest. Values are clamped to ``[0, 1]`` against rounding.
+    ``U = 0`` (our convention; ``I(A; B) <= min(H(A), H(B))``); so does an attribute that a
+    generalized release published as ``"*"`` everywhere, whose estimate is uniform and
+    independent of the rest. Values are clamped to ``[0, 1]`` against rounding.
 
     Parameters
     ----------
@@ -482,7 +493,7 @@ def utility_report(
     columns: Sequence[str],
     sensitive: str,
 ) -> dict[str, Any]:
-    """Every distribution-based utility measure of papers.md §1.8 for one release.
+    """Every distribution-based utility measure of Guo, Ying & Wu (2011) for one release.
 
     ``P`` = :func:`~microanon.measures.estimators.true_joint`, ``Q`` =
     :func:`estimate_distribution` with ``clip_renorm=False`` (the raw reconstruction of a

@@ -1,4 +1,4 @@
-"""What an analyst can estimate from a release, compared with the truth (papers.md §1.8, §6.3).
+"""What an analyst can estimate from a release, compared with the truth.
 
 - :func:`cover_intervals` — which original domain values a published cell covers.
 - :func:`estimate_joint` — the joint distribution of some quasi-identifiers and the sensitive
@@ -6,6 +6,12 @@
 - :func:`true_joint` — the same distribution computed from the original table.
 - :func:`kl_divergence` — ``d_KL(P, Q)`` of the truth ``P`` from an estimate ``Q``.
 - :func:`reconstruction_error` — Xiao & Tao's reconstruction error (RCE) of an anatomized release.
+
+The estimates of generalized and anatomized releases are the ones Guo, Ying & Wu compare
+randomized response with (*Limiting Attribute Disclosure in Randomization Based Microdata
+Release*, Journal of Computing Science and Engineering 5(3):169–182, 2011, Figs. 5–7); the paper
+does not spell them out, so their form below is our reconstruction. The reconstruction error is
+that of Xiao & Tao, *Anatomy: Simple and Effective Privacy Preservation*, VLDB 2006.
 
 Covers. Codes of a :class:`~microanon.core.table.Table` column are positions in its dictionary:
 the hierarchy's leaves in depth-first order for a column with a hierarchy, ascending values for a
@@ -43,7 +49,7 @@ __all__ = [
 
 #: Largest dense joint distribution :func:`estimate_joint` and :func:`true_joint` build.
 MAX_JOINT_CELLS = 50_000_000
-#: Floor applied to the estimate in :func:`kl_divergence` (papers.md §1.8).
+#: Floor applied to the estimate in :func:`kl_divergence` (our guard: keeps the logarithm finite).
 KL_FLOOR = 1e-12
 
 
@@ -322,7 +328,8 @@ def estimate_joint(
 ) -> np.ndarray:
     """Estimate the joint distribution of ``columns`` and ``sensitive`` from a release.
 
-    The estimators of papers.md §1.8, over the original domain (the codes of ``original``):
+    Our reconstruction of the estimators behind Guo, Ying & Wu's comparison (2011), over the
+    original domain (the codes of ``original``):
 
     - generalized release (one table; its ``columns`` and ``sensitive`` cells hold original
       values, ``"*"``, hierarchy labels or numeric ranges): every record's mass ``1/N`` is spread
@@ -378,9 +385,9 @@ def kl_divergence(p: np.ndarray, q: np.ndarray) -> float:
     """Kullback-Leibler divergence ``d_KL(P, Q) = Σ p_i log(p_i / q_i)`` (natural log).
 
     ``P`` is the truth (e.g. :func:`true_joint`), ``Q`` an estimate (e.g. :func:`estimate_joint`
-    or a reconstruction that may hold small negative values). As in papers.md §1.8, ``Q`` is
-    clipped at 0, renormalized to sum 1 and floored at 1e-12; ``P`` is normalized to sum 1. Cells
-    with ``p_i = 0`` contribute 0.
+    or a reconstruction that may hold small negative values). ``Q`` is clipped at 0,
+    renormalized to sum 1 and floored at 1e-12 (our guards: Guo, Ying & Wu define KL on
+    distributions); ``P`` is normalized to sum 1. Cells with ``p_i = 0`` contribute 0.
 
     Raises
     ------
@@ -405,7 +412,7 @@ def kl_divergence(p: np.ndarray, q: np.ndarray) -> float:
 
 
 def reconstruction_error(release: Release | Mapping[str, pd.DataFrame]) -> float:
-    """Reconstruction error (RCE) of an anatomized release (Xiao & Tao 2006; papers.md §6.3).
+    """Reconstruction error (RCE) of an anatomized release (Xiao & Tao, VLDB 2006).
 
     For a tuple ``t`` in group ``j``, ``Err_t = Σ_v (c_j(v)/|j| - 1[v = t.S])²`` and
     ``RCE = Σ_t Err_t``. Summing over the tuples of a group with ``p_v = c_j(v)/|j|``:

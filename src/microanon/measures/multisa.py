@@ -1,6 +1,8 @@
-"""Measures and the strong-rule attack for releases with several sensitive attributes (§3.5).
+"""Measures and the strong-rule attack for releases with several sensitive attributes.
 
-A ``multi-sa`` release (the mixed model or Rating, papers.md §3) publishes three tables:
+A ``multi-sa`` release (the mixed model of Yi & Shi, *Privacy Protection Method for Multiple
+Sensitive Attributes Based on Strong Rule*, Mathematical Problems in Engineering 2015, Art.
+464731, or Rating of Liu, Luo & Huang, ICDMW 2011) publishes three tables:
 
 * ``sac`` (SAC~): quasi-identifiers exactly, a ``group`` number and every sensitive attribute with
   its original values, permuted within the group independently per *cluster* of attributes;
@@ -8,7 +10,9 @@ A ``multi-sa`` release (the mixed model or Rating, papers.md §3) publishes thre
   absorbed the record's value (``"*"``: suppressed);
 * ``idt`` (IDT): the member values of every SID (``attribute``, ``sid``, ``value``).
 
-Measures (papers.md §3.5, reconstructed formulas [R], decisions [D] as documented per function):
+Measures (those of Yi & Shi's analysis and experiments; the paper gives them in words and
+examples, so the formulas below are our reconstruction, and our own choices are marked per
+function):
 
 :func:`ail`, :func:`ail_components`
     Additional information loss: ``(|SID| − l)/|SID|`` per generalized value, 0 for SAC~ values,
@@ -54,7 +58,7 @@ __all__ = [
 
 #: Marker of a suppressed value in the AT.
 SUPPRESSED = "*"
-#: Confidences this close below a threshold reach it (papers.md §0).
+#: Confidences this close below a threshold reach it (floating-point tolerance).
 _TOL = 1e-12
 _RULE_KEYS = ("antecedent_attribute", "antecedent", "consequent_attribute", "consequent")
 
@@ -288,11 +292,12 @@ def ail_components(release: Release, original: pd.DataFrame | None = None) -> di
 
 
 def ail(release: Release, original: pd.DataFrame | None = None) -> float:
-    """Additional information loss of a ``multi-sa`` release (papers.md §3.5 [R]).
+    """Additional information loss of a ``multi-sa`` release (Yi & Shi 2015, Figs. 3–5).
 
     ``AIL = (1/(n·d)) Σ_r Σ_j AIL(r[S_j])`` with ``AIL = (|SID| − l_j)/|SID|`` for a value
     published as a SID of ``|SID|`` member values (0 for SIDs of exactly ``l_j`` values), 0 for
-    a SAC~ value, and 1 for a suppressed value (``"*"``) [D]. :func:`ail_components` splits it.
+    a SAC~ value (our reconstruction of the paper's formula), and 1 for a suppressed value
+    (``"*"``, our choice). :func:`ail_components` splits it.
 
     Parameters
     ----------
@@ -306,8 +311,8 @@ def ail(release: Release, original: pd.DataFrame | None = None) -> float:
     -------
     float
         In ``[0, 1]``. ``n`` counts the original records, deleted ones included: a record the
-        mixed model deleted counts 1 for each of its ``d`` values [D], so that deleting is never
-        cheaper than suppressing.
+        mixed model deleted counts 1 for each of its ``d`` values (our choice), so that deleting
+        is never cheaper than suppressing.
 
     Raises
     ------
@@ -316,7 +321,8 @@ def ail(release: Release, original: pd.DataFrame | None = None) -> float:
 
     Examples
     --------
-    papers.md §3.7: two suppressed values among 12 records and 3 attributes give 2/36.
+    In a constructed example of 12 records and 3 sensitive attributes (the one the tests
+    use), two suppressed values give 2/36.
     """
     return float(sum(ail_components(release, original).values()))
 
@@ -336,7 +342,10 @@ def _check_distinct_groups(parts: _Parts) -> None:
 
 
 def rce(release: Release, original: pd.DataFrame) -> float:
-    """Reconstruction error ``RCE = Σ_r Σ_x (G̃_r(x) − G_r(x))²`` (papers.md §3.5 [R]).
+    """Reconstruction error ``RCE = Σ_r Σ_x (G̃_r(x) − G_r(x))²`` (Yi & Shi 2015, Lemma 23).
+
+    The error measure of Xiao & Tao's Anatomy (VLDB 2006) for several sensitive attributes;
+    the per-record pdfs below are our reconstruction.
 
     ``G_r`` puts mass 1 on record r's vector of sensitive values; ``G̃_r`` is the pdf the release
     lets one reconstruct:
@@ -344,7 +353,7 @@ def rce(release: Release, original: pd.DataFrame) -> float:
     * AT record: ``Π_j 1[x_j ∈ SID_j(r)] / |SID_j(r)|`` (one SID per attribute, independent);
     * SAC~ record of group G: ``Π_C #{g ∈ G : g[C] = x[C]} / |G|`` over the clusters C;
     * a suppressed value (``"*"``) or a deleted record: uniform over the attribute's values in
-      ``original`` [D] (a deleted record is a record with every value suppressed).
+      ``original`` (our choice; a deleted record is a record with every value suppressed).
 
     The SID that absorbed a value holds it and a group's cluster vectors are its records' own,
     so with distinct values per SID and per group (what the methods publish; checked)
@@ -586,7 +595,9 @@ _ATTACK_COLUMNS = [
 def strong_rule_attack(
     release: Release, rules: pd.DataFrame, target_qi: Mapping[str, Any] | None = None
 ) -> pd.DataFrame:
-    """The adversary who knows the strong rules, run against a ``multi-sa`` release (§3.2, §3.5).
+    """The adversary who knows the strong rules, run against a ``multi-sa`` release.
+
+    The attack of Yi & Shi (2015), Sec. 3.3; its certainties as in the paper's Lemma 12.
 
     For a rule ``X → Y`` the adversary knows that at least ``n_XY = ⌈conf · support(X)⌉``
     records hold X and Y. Per part of the release:
@@ -754,7 +765,9 @@ _DISCLOSURE_COLUMNS = ["rule", *_RULE_KEYS, "record", "published", "group", "pro
 def disclosure_probabilities(
     release: Release, original: pd.DataFrame, rules: pd.DataFrame
 ) -> pd.DataFrame:
-    """Disclosure probability of every record that contains a strong rule (papers.md §3.5 [R]).
+    """Disclosure probability of every record that contains a strong rule (Yi & Shi 2015).
+
+    The measure of the paper's Figs. 10–11; its formula here is our reconstruction.
 
     For each rule ``X → Y`` and each record of ``original`` holding both X and Y: the certainty
     with which the adversary of :func:`strong_rule_attack` places X∧Y on that record.

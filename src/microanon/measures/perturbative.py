@@ -5,7 +5,9 @@ row by row (by position): two DataFrames (``columns`` selects the columns, defau
 original's) or two arrays of the same shape.
 
 - :func:`sse` — ``Σ ||x_i - x'_i||²``, or the within-group sum of squares of ``groups``;
-- :func:`information_loss` — SSE, SST and SSE / SST (papers.md §4.4), on z-scores by default;
+- :func:`information_loss` — SSE, SST and SSE / SST (the microaggregation criteria of
+  Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan & Claypool 2016,
+  Ch. 3, in their standard form), on z-scores by default;
 - :func:`il1s` — the per-cell standardized absolute distance IL1s;
 - :func:`mean_changes`, :func:`variance_changes`, :func:`covariance_changes`,
   :func:`correlation_changes` — how well the moments are preserved (absolute and relative
@@ -137,7 +139,7 @@ def sse(original: Any, masked: Any = None, groups: Any = None) -> float:
         The published values: ``SSE = Σ_i ||x_i - x'_i||²``.
     groups : array of int (n,), optional
         Instead of ``masked``: group labels; the masked values are then the group means of
-        ``original`` (the microaggregation SSE of papers.md §4.4).
+        ``original`` (the microaggregation SSE).
 
     Raises
     ------
@@ -171,7 +173,7 @@ def sse(original: Any, masked: Any = None, groups: Any = None) -> float:
 
 @dataclass(frozen=True)
 class InformationLoss:
-    """SSE, SST and their ratio (papers.md §4.4).
+    """SSE, SST and their ratio (the microaggregation criteria; see the module docstring).
 
     Attributes
     ----------
@@ -199,7 +201,7 @@ def information_loss(
     *,
     standardize: bool = True,
 ) -> InformationLoss:
-    """SSE / SST of a masked release (papers.md §4.4's ``IL``).
+    """SSE / SST of a masked release (the information loss ``IL``).
 
     With ``standardize`` (default) every column is first turned into z-scores with the
     original's mean and sample standard deviation (a constant column is only centred), so that
@@ -209,7 +211,7 @@ def information_loss(
 
     Examples
     --------
-    papers.md §4.5's MDAV example (SSE = 4, SST = 304):
+    MDAV with ``k = 3`` on nine points in three clusters (SSE = 4, SST = 304):
 
     >>> x = [(0, 0), (1, 0), (0, 1), (10, 10), (11, 10), (10, 11), (5, 5), (6, 5), (5, 6)]
     >>> m = [(1 / 3, 1 / 3)] * 3 + [(31 / 3, 31 / 3)] * 3 + [(16 / 3, 16 / 3)] * 3

@@ -1,5 +1,7 @@
-"""Anatomy (Xiao & Tao, VLDB 2006): publish exact quasi-identifiers and the sensitive values in two
-tables linked only by a group id (papers.md §6.3).
+"""Anatomy: publish exact quasi-identifiers and the sensitive values in two tables linked only by
+a group id.
+
+Xiao & Tao, *Anatomy: Simple and Effective Privacy Preservation*, VLDB 2006.
 
 The quasi-identifier table (QIT) holds every published non-sensitive column with its exact values
 plus a ``group`` column; the sensitive table (ST) holds ``group``, the sensitive value and
@@ -66,7 +68,7 @@ def _check_l(l: Any) -> int:  # noqa: E741 - the model's own name for the parame
 
 
 def _check_eligible(sa_counts: np.ndarray, values: np.ndarray, column: str, ell: int) -> None:
-    """Raise InfeasibleError unless a frequency ℓ-diverse partition exists (papers.md §6.1)."""
+    """Raise InfeasibleError unless a frequency ℓ-diverse partition exists (eligibility)."""
     n = int(sa_counts.sum())
     present = int(np.count_nonzero(sa_counts))
     if ell > present:

@@ -9,7 +9,7 @@ from typing import Any
 
 from microanon.core.errors import InputError
 
-#: Tolerance of every real-valued threshold comparison (papers.md §0).
+#: Tolerance of every real-valued threshold comparison (absorbs rounding).
 TOL = 1e-12
 
 

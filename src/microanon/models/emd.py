@@ -1,4 +1,7 @@
-"""Earth Mover's Distance of each group's sensitive distribution to the table's (papers.md §6.2).
+"""Earth Mover's Distance of each group's sensitive distribution to the table's.
+
+The closed forms of Li, Li & Venkatasubramanian, *t-Closeness: Privacy Beyond k-Anonymity and
+ℓ-Diversity*, ICDE 2007.
 
 With ``r_i = p_i - q_i`` (group minus table proportions):
 

@@ -1,4 +1,8 @@
-"""k-anonymity (Samarati & Sweeney; papers.md §6.1): every group has at least k rows."""
+"""k-anonymity: every group has at least k rows.
+
+Samarati, *Protecting Respondents' Identities in Microdata Release*, IEEE TKDE 13(6), 2001;
+Sweeney, *k-Anonymity: A Model for Protecting Privacy*, IJUFKS 10(5), 2002.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The ℓ-diversity family (Machanavajjhala et al. 2006; papers.md §6.1).
+"""The ℓ-diversity family.
+
+Machanavajjhala, Gehrke, Kifer & Venkitasubramaniam, *ℓ-Diversity: Privacy Beyond k-Anonymity*,
+ICDE 2006.
 
 Forms, for a group with sensitive-value counts ``r_1 >= r_2 >= ... >= r_m`` and size ``n``:
 

@@ -1,4 +1,7 @@
-"""P-privacy of distribution releases (papers.md §5.1, Defs. 3.1 and 3.2), in exact arithmetic.
+"""P-privacy of distribution releases, in exact arithmetic.
+
+Definitions 3.1 and 3.2 of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata
+Anonymization*, PVLDB 2(1):958–969, 2009.
 
 A group of a distribution release publishes a multiset of ``n`` entries (subdomains of the
 sensitive domain, real and fake alike) and a target distribution ``P`` (integer weights ``w``

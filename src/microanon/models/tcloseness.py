@@ -1,4 +1,6 @@
-"""t-closeness (Li, Li & Venkatasubramanian 2007; papers.md §6.2).
+"""t-closeness.
+
+Li, Li & Venkatasubramanian, *t-Closeness: Privacy Beyond k-Anonymity and ℓ-Diversity*, ICDE 2007.
 
 Every group's sensitive distribution must lie within Earth Mover's Distance t of the whole
 table's. Ground distances: ``equal`` (categorical), ``ordered`` (numeric values in numeric order,

@@ -1,4 +1,7 @@
-"""Aggregate queries over distribution releases, with guaranteed bounds (papers.md §5.4).
+"""Aggregate queries over distribution releases, with guaranteed bounds.
+
+The query answering of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Anonymization*,
+PVLDB 2(1):958–969, 2009.
 
 The quasi-identifiers of a distribution release are exact, so a condition on them selects a known
 number of records in each group; each group's published subdomains then bound every aggregate

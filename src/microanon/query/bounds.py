@@ -1,4 +1,8 @@
-"""Per-group auxiliary bound tables of a distribution release (papers.md §5.4), vectorized.
+"""Per-group auxiliary bound tables of a distribution release, vectorized.
+
+The auxiliary tables of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata
+Anonymization*, PVLDB 2(1):958–969, 2009; the bounds below are our derivation, which reproduces
+every number of the paper's examples.
 
 A distribution release publishes, per group, the exact quasi-identifiers of its records (``qit``)
 and a multiset of sensitive *entries* ``[low, high]`` (``st``; real and fake entries look alike).

@@ -1,12 +1,12 @@
 """The perturbation baselines of the data-collection reproduction: MRR and EPR points.
 
-Both randomize the survey attributes (quasi-identifiers and the sensitive attribute); the class
-is handed over in the clear, as for GTR. The distribution attack (papers.md §2.8) estimates
-``Pr[a | q]`` from what the method publishes — MRR's unbiased estimator of the joint counts,
-EPR's decoded records — and a respondent is protected at τ when ``1 − max_a Pr[a | q] ≥ τ``
-for its true ``q``. Relative ID3 accuracy uses the runner's folds: a tree trained on the
-published records of the other folds (MRR: Du & Zhan's tree from estimated counts; EPR: ID3 on
-the decoded records) predicts the held-out original records.
+Both randomize the survey attributes (quasi-identifiers and the sensitive attribute); the class is
+handed over in the clear, as for GTR. The distribution attack (eqs. 1–3 of Zhang & Zhang, DaWaK
+2008; its use on these baselines is ours) estimates ``Pr[a | q]`` from what the method publishes —
+MRR's unbiased estimator of the joint counts, EPR's decoded records — and a respondent is protected
+at τ when ``1 − max_a Pr[a | q] ≥ τ`` for its true ``q``. Relative ID3 accuracy uses the runner's
+folds: a tree trained on the published records of the other folds (MRR: Du & Zhan's tree from
+estimated counts; EPR: ID3 on the decoded records) predicts the held-out original records.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Two kinds: ``issue`` — what the reproduction must show (every re-checked GTR submission
 protects its respondent against the set at its acceptance; the service lost and duplicated
-nothing) — and ``paper`` — the paper's findings (papers.md §2.9), reported whether or not our
+nothing) — and ``paper`` — the paper's findings (Figs. 5–6), reported whether or not our
 numbers bear them out.
 """
 

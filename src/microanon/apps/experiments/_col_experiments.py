@@ -1,4 +1,4 @@
-"""The runs of the data-collection reproduction (papers.md §2.9): one :class:`Runner` per run.
+"""The runs of the data-collection reproduction (Zhang & Zhang 2008): one :class:`Runner` per run.
 
 GTR is measured through the real service: for each data set and τ a fresh ``microanon serve``
 process (SQLite storage in a temporary directory) receives the respondents' generalized tuples
@@ -7,10 +7,10 @@ loopback, each client computing GTR locally. The baselines (MRR, EPR, LRKA, LD) 
 the same respondents.
 
 Per method and parameter, a *point* holds: ``privacy`` — the achieved privacy ``min_o Pv(o, ·)``
-(papers.md §2.8); ``protected`` — per τ, the share of respondents with ``Pv ≥ τ``; ``accuracy``
-— the relative ID3 accuracy (same folds for every method; trained on the published data,
-tested on the held-out original records, divided by the accuracy of ID3 trained on the original
-records); ``loss`` — the average ``L(t)`` per tuple (generalization methods only).
+(how we rate a baseline's privacy); ``protected`` — per τ, the share of respondents with ``Pv ≥ τ``;
+``accuracy`` — the relative ID3 accuracy (same folds for every method; trained on the published
+data, tested on the held-out original records, divided by the accuracy of ID3 trained on the
+original records); ``loss`` — the average ``L(t)`` per tuple (generalization methods only).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def _setup(report: Report, results: dict[str, Any], plan: Plan) -> None:
     sec = report.section(
         "Setup",
         "Zhang & Zhang, Generalization-Based Privacy-Preserving Data Collection (DaWaK 2008), "
-        "experiments E1.1–E1.3 (papers.md §2.9). Respondents arrive in a random order and "
+        "Figs. 5–6, our experiments E1.1–E1.3. Respondents arrive in a random order and "
         "submit, one at a time, to a real collection service (microanon serve) over HTTP; each "
         "client runs GTR locally against the set collected so far. The paper names neither "
         "attributes nor taxonomies; our choices are listed below. Under every figure the "
@@ -77,7 +77,8 @@ def _e11(report: Report, results: dict[str, Any], plan: Plan) -> None:
         "Share of respondents with Pv ≥ τ. GTR: each submission is checked by the client "
         "before it is sent and by the service's version protocol at acceptance (re-checked "
         "exactly below); abstainers send nothing and count as protected. The dashed GTR line "
-        "is Pv against the final set, which later submissions can lower (papers.md §2.2). MRR "
+        "is Pv against the final set, which later submissions can lower (the paper checks Pv at "
+        "submission time only). MRR "
         "and EPR: Pv from the distribution the attacker estimates from their output.",
     )
     name = "adult" if "adult" in results["perturbation"] else next(iter(results["perturbation"]))

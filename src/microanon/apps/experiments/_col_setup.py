@@ -1,6 +1,7 @@
-"""What the data-collection reproduction runs on (papers.md §2.9): data, surveys, run plans.
+"""What the data-collection reproduction runs on: data, surveys, run plans.
 
-The paper does not name its attributes or taxonomies [R]. We use:
+The experiments of Zhang & Zhang, *Generalization-Based Privacy-Preserving Data Collection*,
+DaWaK 2008. The paper does not name its attributes or taxonomies, so these are our choices:
 
 - **Adult**: the training split without missing values (30,162 records); quasi-identifiers
   ``age, workclass, education, marital_status, race, sex, native_country``, sensitive
@@ -32,7 +33,7 @@ from ...methods.collect import Survey, encode_frame
 
 __all__ = ["DATASETS", "FULL", "NURSERY_TREES", "QUICK", "Dataset", "Plan", "Sample", "load"]
 
-#: Nursery's taxonomies [R]: ordered values grouped, then the root.
+#: Nursery's taxonomies (ours): ordered values grouped, then the root.
 NURSERY_TREES: dict[str, dict] = {
     "parents": {"*": {"usual-pretentious": ["usual", "pretentious"], "great_pret": None}},
     "has_nurs": {

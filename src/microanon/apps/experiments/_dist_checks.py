@@ -1,11 +1,11 @@
 """Pass/fail lines of the distribution reproduction, computed from its results.
 
-Two kinds, as in the randomization reproduction: ``issue`` — what the reproduction itself must
-show (the 1,427-record data set, every bound containing the true answer, every release P-private)
-— and ``paper`` — the paper's finding of each experiment (papers.md §5.6), tested on our numbers
-with the criterion written in the claim, reported whether or not it holds. Findings about target
-distributions given by the source are tested once per target encoding (``variant`` = ``exact``
-or ``rounded``).
+Two kinds, as in the randomization reproduction: ``issue`` — what the reproduction itself must show
+(the 1,427-record data set, every bound containing the true answer, every release P-private) — and
+``paper`` — the paper's finding of each experiment (Koudas et al. 2009, Figs. 5–13), tested on our
+numbers with the criterion written in the claim, reported whether or not it holds. Findings about
+target distributions given by the source are tested once per target encoding (``variant`` =
+``exact`` or ``rounded``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ._outputs import check_line
 
 __all__ = ["ADULT_FACTS", "EXPECTED_DEVIATIONS", "run_checks"]
 
-#: The real data set as papers.md §7 counts it.
+#: The real data set as counted on the public UCI file (the paper gives 1,427 records).
 ADULT_FACTS = {"rows": 1427, "distinct_values": 89, "min": 155, "max": 4356}
 
 #: Relative slack for "non-decreasing" trends (query sampling noise).

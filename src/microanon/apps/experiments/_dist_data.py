@@ -1,4 +1,7 @@
-"""The data of the distribution-based anonymization reproduction (papers.md §5.6, §7).
+"""The data of the distribution-based anonymization reproduction.
+
+The data of the experiments of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata
+Anonymization*, PVLDB 2(1), 2009.
 
 - ``real``: UCI Adult's 1,427 records with ``capital_loss > 0`` among the 30,162 complete
   training records (89 distinct values, 155–4356), with the eight quasi-identifiers of the
@@ -34,7 +37,7 @@ __all__ = [
     "synthetic",
 ]
 
-#: The eight quasi-identifiers of the real data set (papers.md §5.6 [R]).
+#: The eight quasi-identifiers of the real data set (our reading: the paper does not list them).
 ADULT_QUASI = (
     "age",
     "workclass",

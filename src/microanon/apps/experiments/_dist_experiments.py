@@ -1,4 +1,4 @@
-"""Experiments E4.1–E4.12 of Koudas et al. (papers.md §5.6): what each one runs and records.
+"""Experiments E4.1–E4.12 of Koudas et al. (PVLDB 2009, Figs. 5–13): what each one runs.
 
 A :class:`Plan` fixes the grid (query widths, synthetic size, fake shares, target parameters,
 table sizes of the timing); :data:`FULL` is the reproduction, :data:`QUICK` a reduced grid for

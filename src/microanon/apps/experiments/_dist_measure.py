@@ -1,6 +1,7 @@
 """Targets, releases, the query workload and its measure for the distribution reproduction.
 
-- **Targets** (papers.md §5.1, §8 item 5): the privacy-annotated hierarchy needs integer weights.
+- **Targets**: the privacy-annotated hierarchy of Koudas et al. (PVLDB 2009) needs integer weights;
+  how to scale non-integer targets is our choice (the paper does not say).
   ``exact`` uses the source counts themselves (only for the source distribution); ``rounded``
   rounds the target's split at every inner node of the balanced hierarchy to a ratio of whole
   numbers summing to :func:`split_denominator` (16 for binary, 15 for ternary hierarchies), by
@@ -9,10 +10,10 @@
   :func:`~microanon.methods.distribution.distribution_anonymize` as an integer ``pmf`` target.
 - **Releases**: :func:`anonymize` runs the release builder once per owner's group (per-group
   targets need their own pmf) and :func:`bound_tables` joins the parts for the query layer.
-- **Workload** (§5.6): ``SELECT AVG(sa) WHERE age BETWEEN X AND X + R``, ``X`` uniform over the
-  ages where the range fits; :func:`measure` answers every query from
-  :class:`~microanon.query.BoundTables` and returns the mean relative error ``(u − l) / r``
-  per width (queries with an empty selection or ``r = 0`` are skipped and counted).
+- **Workload** (the paper's): ``SELECT AVG(sa) WHERE age BETWEEN X AND X + R``, ``X`` uniform over
+  the ages where the range fits; :func:`measure` answers every query from
+  :class:`~microanon.query.BoundTables` and returns the mean relative error ``(u − l) / r`` per
+  width (queries with an empty selection or ``r = 0`` are skipped and counted).
 """
 
 from __future__ import annotations

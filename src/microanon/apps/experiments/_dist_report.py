@@ -85,7 +85,7 @@ def _overview(report: Report, results: dict[str, Any], plan: Plan) -> None:
     sec = report.section(
         "Setup",
         "Koudas, Srivastava, Yu & Zhang, Distribution-based Microdata Anonymization (PVLDB "
-        "2009; papers.md §5.6). Every release is built by microanon's distribution_anonymize "
+        "2(1), 2009; Figs. 5–13). Every release is built by microanon's distribution_anonymize "
         "(MinSumOfRange, minSORFake) and every bound comes from the query layer's auxiliary "
         "tables (BoundTables), then checked against the true answer on the original table.",
     )
@@ -142,7 +142,7 @@ def _checks(report: Report, results: dict[str, Any]) -> None:
     )
     for kind, caption in (
         ("issue", "Checks the reproduction must pass."),
-        ("paper", "The paper's findings (papers.md §5.6) on our data."),
+        ("paper", "The paper's findings (Figs. 5–13) on our data."),
     ):
         rows = [
             {

@@ -3,7 +3,7 @@
 Two kinds: ``issue`` — what the reproduction must show (the 30,718 records; the mixed model's
 disclosure probability never above 1/l while Rating's exceeds 0.8 for some records; strong-rule
 confidences recovered exactly when nothing is deleted) — and ``paper`` — the paper's findings
-(papers.md §3.8), reported whether or not our numbers bear them out.
+(Yi & Shi 2015, Figs. 1–11), reported whether or not our numbers bear them out.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Experiments E2.1–E2.8 of the multi-SA reproduction (papers.md §3.8), one method each.
+"""Experiments E2.1–E2.8 of the multi-SA reproduction (Yi & Shi 2015, Figs. 1–11), one method each.
 
 A :class:`Runner` builds every release once (mixed model or improved Rating for one attribute
 set, ``l``, ``min_confidence`` and number of records) and measures it once; the experiments

@@ -1,9 +1,12 @@
-"""What the multi-SA reproduction runs on (papers.md §3.8): data, attribute sets, run plans.
+"""What the multi-SA reproduction runs on: data, attribute sets, run plans.
+
+The experimental setup of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes
+Based on Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731.
 
 - Data: UCI Adult's training split without the 1,843 rows of unknown occupation — the paper's
   30,718 records. The 556 unknown native countries of these rows stay, as the category ``?``
   (their workclass is known).
-- Quasi-identifiers [R, the paper does not name them]: the remaining demographic attributes
+- Quasi-identifiers (our choice: the paper does not name them): the remaining demographic attributes
   ``sex``, ``race``, ``marital_status``, ``native_country``, ``workclass``. Left out:
   ``education_num`` (a recoding of ``education``, which would publish the sensitive value),
   ``fnlwgt`` (a sampling weight), ``capital_gain``, ``capital_loss``, ``hours_per_week`` and
@@ -25,11 +28,11 @@ from ...datasets import load_adult
 
 __all__ = ["FULL", "QUICK", "QUASI", "RECORDS", "SA_SETS", "Plan", "load_data", "schema_of"]
 
-#: Records of the paper's data set (papers.md §3.8, verified on the public UCI file).
+#: Records of the paper's data set (verified on the public UCI file).
 RECORDS = 30_718
-#: Quasi-identifiers [R].
+#: Quasi-identifiers (our choice).
 QUASI: tuple[str, ...] = ("sex", "race", "marital_status", "native_country", "workclass")
-#: Sensitive attribute sets by size (papers.md §3.8).
+#: Sensitive attribute sets by size (the paper's).
 SA_SETS: dict[str, tuple[str, ...]] = {
     "2": ("education", "occupation"),
     "3": ("education", "occupation", "age"),

@@ -1,4 +1,4 @@
-"""Experiments E0.1–E0.7 of Guo, Ying & Wu on one data variant (papers.md §1.11).
+"""Experiments E0.1–E0.7 of Guo, Ying & Wu (JCSE 2011: Tables 3–5, Figs. 3–7) on one data variant.
 
 Each ``e0x`` method returns the JSON-ready result of one experiment on one variant; keys are
 scenario or method names, then ℓ (or the size factor ``r``) as strings. Points with the same

@@ -1,4 +1,7 @@
-"""One point of the randomization reproduction: publish with a method, measure (papers.md §1.8).
+"""One point of the randomization reproduction: publish with a method, measure.
+
+The measures are those of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based
+Microdata Release*, Journal of Computing Science and Engineering 5(3), 2011.
 
 Every point is a mapping of the measures of :func:`~microanon.measures.utility_report` (KL,
 χ², squared Euclidean distance, base and CUBE query errors) averaged over the replications,
@@ -15,8 +18,9 @@ response ``B``), averaged likewise.
 - Entropy ℓ-diversity: full-domain generalization (:func:`~microanon.methods.full_domain`,
   Incognito's minimal nodes); among the minimal nodes the one of least total height is
   published, ties broken by the discernibility metric, then by the levels in schema order
-  (papers.md §6.4 [D]). Distances use the uniform-spread estimate over the original domain; U is
-  computed on the published (generalized) values as §1.8 prescribes, so an attribute generalized
+  (our choice: the paper does not say which of Incognito's solutions it takes). Distances use the
+  uniform-spread estimate over the original domain; U is computed on the published (generalized)
+  values, as the paper's Tables 4–5 imply, so an attribute generalized
   to a single value gives ``U = 0``.
 """
 
@@ -143,7 +147,7 @@ def _choose_node(sd: SettingData, nodes: list[Mapping[str, int]]) -> dict[str, i
 
 
 def _published_u(sd: SettingData, levels: Mapping[str, int]) -> pd.DataFrame:
-    """U of every ordered pair on the published (generalized) values (papers.md §1.8)."""
+    """U of every ordered pair on the published (generalized) values (as in the paper's Table 4)."""
     freq = sd.gtable.recode(levels).frequencies(sd.names)
     shape = tuple(len(d) for d in freq.dictionaries)
     joint = np.zeros(shape)

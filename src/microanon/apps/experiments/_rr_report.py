@@ -42,7 +42,8 @@ def _overview(report: Report, results: dict[str, Any], plan: Plan) -> None:
     sec = report.section(
         "Setup",
         "Guo, Ying & Wu, Limiting Attribute Disclosure in Randomization Based Microdata Release "
-        "(papers.md §1.11). UCI Adult without missing values in two variants: "
+        "(Journal of Computing Science and Engineering 5(3), 2011), Tables 3–5 and Figs. 3–7. UCI "
+        "Adult without missing values in two variants: "
         + "; ".join(
             f"{k} ({v['rows']:,} rows, load_adult('{v['split']}'))"
             for k, v in meta["variants"].items()
@@ -61,8 +62,9 @@ def _overview(report: Report, results: dict[str, Any], plan: Plan) -> None:
         }
     )
     sec.paragraph(
-        "Measures (papers.md §1.8): KL(π ‖ π̂) with π̂ clipped at 0, renormalized and floored at "
-        "1e-12; χ² with the original in the denominator; squared Euclidean distance on the raw "
+        "Measures (the paper's; the details are ours): KL(π ‖ π̂) with π̂ clipped at 0, "
+        "renormalized and floored at 1e-12; χ² with the original in the denominator; squared "
+        "Euclidean distance on the raw "
         "(unbiased) reconstruction; mean relative error of COUNT queries over non-empty cells, "
         "base group-by and CUBE (all 2^5 group-bys pooled). Randomized-response and Anatomy "
         "numbers are means over R independent randomizations / partitions; ℓ = 1 means no "
@@ -81,7 +83,7 @@ def _checks(report: Report, results: dict[str, Any]) -> None:
     )
     for kind, caption in (
         ("issue", "Checks the reproduction must show."),
-        ("paper", "The paper's findings (papers.md §1.11) on our data."),
+        ("paper", "The paper's findings (Tables 3–5, Figs. 3–7) on our data."),
     ):
         rows = [
             {
@@ -101,7 +103,7 @@ def _table3(report: Report, results: dict[str, Any]) -> None:
     sec = report.section(
         "E0.1 — Table 3: optimal keep probabilities",
         "Keep probability p of every attribute (1 = not randomized) minimizing E‖π̂ − π‖² "
-        "subject to Pr(S_r | QI_r) ≤ 1/ℓ for every record (OPT-RR, papers.md §1.7), with the "
+        "subject to Pr(S_r | QI_r) ≤ 1/ℓ for every record (the paper's Problem 1), with the "
         "achieved maximum risk and the expected squared error trace(Σ).",
     )
     for variant in VARIANTS:
@@ -266,7 +268,8 @@ def _fig5(report: Report, results: dict[str, Any]) -> None:
     sec = report.section(
         "E0.4 — Fig. 5: RR-QI vs entropy ℓ-diversity vs Anatomy (ESGRO), distances",
         "Distances of each method's estimate of π from π (log scale; ℓ = 1 is the original, "
-        "distance 0, not drawn). The estimators of papers.md §1.8: RR reconstructs π̂ = P⁻¹λ̂, "
+        "distance 0, not drawn). The estimators (ours where the paper gives none): RR reconstructs "
+        "π̂ = P⁻¹λ̂, "
         "ℓ-diversity spreads each generalized group uniformly over the original values it "
         "covers, Anatomy spreads each group's sensitive counts over its tuples.",
     )
@@ -343,7 +346,7 @@ def _tables45(report: Report, results: dict[str, Any], plan: Plan) -> None:
     sec = report.section(
         "E0.6 — Tables 4–5: uncertainty coefficients (ESGRO)",
         "U(B | A) = I(A; B) / H(B), the share of the response B's entropy explained by A "
-        "(papers.md §1.8). RR-QI and Anatomy: on the estimated joint distribution (RR: "
+        "(as in the paper). RR-QI and Anatomy: on the estimated joint distribution (RR: "
         "clip-renormalized reconstruction, mean over R). ℓ-diversity: on the published "
         "generalized values, so an attribute generalized to one value gives U = 0. The paper's "
         "pair (income, occupation): original 2.74e-2; RR-QI 2.41/2.27/2.17e-2; Anatomy "
@@ -376,7 +379,8 @@ def _tables45(report: Report, results: dict[str, Any], plan: Plan) -> None:
                 }
             )
     sec.paragraph(
-        "ℓ-diversity: U on the published values (used above, §1.8) vs on the uniform-spread "
+        "ℓ-diversity: U on the published values (used above, as the paper's Tables 4–5 imply) vs "
+        "on the uniform-spread "
         "estimate over the original domain. Both give 0 for an attribute generalized to one "
         "value; they differ when a response attribute is partly generalized (the spread "
         "estimate has the original's larger entropy in the denominator)."

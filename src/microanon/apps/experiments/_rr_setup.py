@@ -1,4 +1,7 @@
-"""What the randomization reproduction runs on (papers.md §1.11): data, attribute sets, run plans.
+"""What the randomization reproduction runs on: data, attribute sets, run plans.
+
+The experimental setup of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based
+Microdata Release*, Journal of Computing Science and Engineering 5(3), 2011.
 
 - Two data variants of UCI Adult without missing values: ``adult_45222`` (training + test split,
   the paper's stated size) and ``adult_30162`` (training split only, on which the paper's
@@ -191,7 +194,8 @@ class SettingData:
         )
 
     def resample(self, size: int, rng: np.random.Generator) -> SettingData:
-        """``size`` records drawn i.i.d. from the empirical cell distribution (§1.11 [D])."""
+        """``size`` records drawn i.i.d. from the empirical cell distribution (our choice: the paper
+        does not say how it resizes the data)."""
         flat = self.counts.reshape(-1)
         drawn = rng.multinomial(size, flat / flat.sum())
         cells = np.repeat(np.arange(flat.size), drawn)

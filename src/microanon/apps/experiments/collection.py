@@ -1,10 +1,10 @@
 """``microanon reproduce collection``: experiments E1.1–E1.3 of Zhang & Zhang (DaWaK 2008).
 
-Runs the paper's experiments (papers.md §2.9) on Adult and Nursery — GTR through the real
-collection service over HTTP on loopback, MRR, EPR, local-recoding k-anonymity (LRKA) and
-ℓ-diversity (LD) on the same respondents — and writes ``report.html`` (Figs. 5–6 and the loss
-figure with their numbers, each finding next to ours) and ``results.json`` into one directory,
-atomically. See docs/reproduce-collection.md.
+Runs the experiments of *Generalization-Based Privacy-Preserving Data Collection* (DaWaK 2008) on
+Adult and Nursery — GTR through the real collection service over HTTP on loopback, MRR, EPR,
+local-recoding k-anonymity (LRKA) and ℓ-diversity (LD) on the same respondents — and writes
+``report.html`` (Figs. 5–6 and the loss figure with their numbers, each finding next to ours) and
+``results.json`` into one directory, atomically. See docs/reproduce-collection.md.
 
 ``results.json`` layout (a *point*: ``privacy`` = min over respondents of ``Pv``, ``protected``
 = τ → share of respondents with ``Pv ≥ τ``, ``accuracy`` = relative ID3 accuracy, ``loss`` =

@@ -1,9 +1,9 @@
 """``microanon reproduce distribution``: experiments E4.1–E4.12 of Koudas et al. (2009).
 
-Runs the paper's experiments (papers.md §5.6) on Adult's 1,427 capital-loss records and on
-synthetic tables, and writes ``report.html`` (Figs. 5–13 with their numbers, each experiment's
-finding tested on our numbers) and ``results.json`` into one directory, atomically. See
-docs/reproduce-distribution.md.
+Runs the experiments of *Distribution-based Microdata Anonymization* (PVLDB 2(1), 2009) on Adult's
+1,427 capital-loss records and on synthetic tables, and writes ``report.html`` (Figs. 5–13 with
+their numbers, each experiment's finding tested on our numbers) and ``results.json`` into one
+directory, atomically. See docs/reproduce-distribution.md.
 
 ``results.json`` layout (a *line* is one curve: ``error`` per query width, ``used``,
 ``mean_error``, ``violations``, ``groups``, ``entries``, ``fakes``, ``sum_of_ranges``,

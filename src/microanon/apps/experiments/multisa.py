@@ -1,6 +1,7 @@
 """``microanon reproduce multisa``: experiments E2.1–E2.8 of Yi & Shi (2015).
 
-Runs the paper's experiments (papers.md §3.8) on Adult's 30,718 records and writes
+Runs the experiments of *Privacy Protection Method for Multiple Sensitive Attributes Based on
+Strong Rule* (Mathematical Problems in Engineering 2015) on Adult's 30,718 records and writes
 ``report.html`` (Figs. 1–11 with their numbers, each finding next to ours) and ``results.json``
 into one directory, atomically. See docs/reproduce-multisa.md.
 

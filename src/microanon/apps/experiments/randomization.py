@@ -1,6 +1,7 @@
 """``microanon reproduce randomization``: experiments E0.1–E0.7 of Guo, Ying & Wu (2011).
 
-Runs the paper's experiments (papers.md §1.11) on two variants of UCI Adult and writes
+Runs the experiments of *Limiting Attribute Disclosure in Randomization Based Microdata Release*
+(Journal of Computing Science and Engineering 5(3), 2011) on two variants of UCI Adult and writes
 ``report.html`` (Tables 3–5, Figs. 3–7, pass/fail checks) and ``results.json`` (every number of
 those tables and figures) into one directory, atomically. See docs/reproduce-randomization.md.
 
@@ -144,5 +145,7 @@ def _meta(plan: Any, rows: dict[str, int], seconds: float) -> dict[str, Any]:
             "group counts spread over the group's tuples; KL floor 1e-12; chi-square with the "
             "original in the denominator; CUBE = all subsets of the 5 attributes"
         ),
-        "u_l_diversity": "computed on the published generalized values (papers.md §1.8)",
+        "u_l_diversity": (
+            "computed on the published generalized values (as the paper's Tables 4-5 imply)"
+        ),
     }

@@ -1,4 +1,7 @@
-"""The data-collection service of the client–server–user model (papers.md §2.1).
+"""The data-collection service of the client–server–user model.
+
+The model of L. Zhang & W. Zhang, *Generalization-Based Privacy-Preserving Data Collection*,
+DaWaK 2008.
 
 * :func:`load_service_config` reads a survey file; :func:`create_app` builds the ASGI
   application; :func:`serve` runs it with uvicorn (``microanon serve --config survey.yaml``) and

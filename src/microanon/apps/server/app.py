@@ -1,4 +1,7 @@
-"""The collection service (client–server–user model, papers.md §2.1) as an ASGI application.
+"""The collection service (client–server–user model) as an ASGI application.
+
+The model of L. Zhang & W. Zhang, *Generalization-Based Privacy-Preserving Data Collection*,
+DaWaK 2008.
 
 Endpoints (JSON unless stated):
 
@@ -327,7 +330,7 @@ class CollectionService:
         does; so in every quasi-identifier its value and the submitted one lie on one ancestor
         chain (one generalizes the other). A tuple failing this in some attribute is outside the
         group of every respondent the submission can come from, and leaves the respondent's
-        ``Pv`` and GTR's answer unchanged (papers.md §2.2, §2.4).
+        ``Pv`` and GTR's answer unchanged (eqs. 1–3 and Theorem 1 of Zhang & Zhang).
         """
         if len(rows) == 0:
             return False

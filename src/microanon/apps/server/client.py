@@ -242,7 +242,7 @@ class CollectionClient:
 
         Returns whether the respondent's anonymous group may have changed, i.e. whether GTR must
         run again: when no new tuple generalizes ``o[QI]``, the group, hence the margins and the
-        answer, are exactly as before (papers.md §2.4).
+        answer, are exactly as before (Theorem 1 of Zhang & Zhang, DaWaK 2008).
         """
         delta = doc.get("delta")
         if delta is None or int(doc.get("version", -1)) < self.version:

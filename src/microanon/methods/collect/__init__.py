@@ -1,4 +1,7 @@
-"""Privacy-preserving data collection: respondent-side generalization (GTR) (papers.md §2).
+"""Privacy-preserving data collection: respondent-side generalization (GTR).
+
+L. Zhang & W. Zhang, *Generalization-Based Privacy-Preserving Data Collection*, DaWaK 2008.
+Equation, definition, theorem and figure numbers below are theirs.
 
 Respondents submit generalized tuples one at a time; each computes, from the tuples collected so
 far, the least-loss generalization that keeps the distribution attack's estimate of their

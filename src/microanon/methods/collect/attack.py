@@ -1,4 +1,7 @@
-"""The distribution attack and the feasibility conditions of GTR (papers.md §2.2, §2.4).
+"""The distribution attack and the feasibility conditions of GTR.
+
+Eqs. 1–3, Definition 1, Theorem 1 and Corollary 1 of Zhang & Zhang, *Generalization-Based
+Privacy-Preserving Data Collection*, DaWaK 2008.
 
 For a respondent ``o`` and the collected multiset ``G``:
 
@@ -6,7 +9,8 @@ For a respondent ``o`` and the collected multiset ``G``:
 * ``φ_QI(o, t) = Π_A l(o[A], t[A]) / l(t[A])`` and ``φ_SA(a, v) = l(a, v) / l(v)``;
 * ``f̂ = Σ_{t∈G_o} φ_QI(o, t)``, ``f̂_a = Σ_{t∈G_o} φ_QI(o, t) φ_SA(a, t[SA])`` and
   ``Pr[a | o[QI], G] = f̂_a / f̂`` (eqs. 1–3);
-* ``Pv(o, G) = 1 − max_a Pr[a | o[QI], G]``, and ``Pv = 1`` when ``G_o`` is empty;
+* ``Pv(o, G) = 1 − max_a Pr[a | o[QI], G]``, and ``Pv = 1`` when ``G_o`` is empty (our
+  convention: there is nothing to estimate from);
 * the margins ``M_a = (1 − τ) f̂ − f̂_a``, the coefficients ``c_a = φ_SA(a, v) − (1 − τ)`` and
   Theorem 1: ``t ⪰ o`` protects ``o`` (``Pv(o, G ∪ {t}) ≥ τ``) iff ``φ_QI(o, t) · c_a ≤ M_a`` for
   every base sensitive value ``a``; the bounds ``m1 ≤ φ ≤ m2`` of the bound table and Corollary 1.
@@ -307,10 +311,11 @@ def sa_coefficients(v: Any, survey: Survey, tau: Any, *, exact: bool = False) ->
 def phi_bounds(m: Sequence[Any] | np.ndarray, c: Sequence[Any] | np.ndarray) -> tuple[Any, Any]:
     """The bounds ``(m1, m2)`` on ``φ_QI`` from the margins ``M_a`` and coefficients ``c_a``.
 
-    The bound table of papers.md §2.4: ``c_a > 0`` gives ``φ ≤ M_a / c_a`` (infeasible when
-    ``M_a ≤ 0``), ``c_a < 0`` with ``M_a < 0`` gives ``φ ≥ M_a / c_a``, ``c_a = 0`` with
-    ``M_a < 0`` is infeasible; ``m1 = max(0, lower bounds)``, ``m2 = min(1, upper bounds)``.
-    An infeasible value makes ``m2 = 0``. Works on floats and on Fractions (then exactly).
+    The paper splits the values by the signs of ``M_a`` and ``c_a`` into subsets with bounds of
+    their own; as we work it out from Theorem 1: ``c_a > 0`` gives ``φ ≤ M_a / c_a`` (infeasible
+    when ``M_a ≤ 0``), ``c_a < 0`` with ``M_a < 0`` gives ``φ ≥ M_a / c_a``, ``c_a = 0`` with
+    ``M_a < 0`` is infeasible; ``m1 = max(0, lower bounds)``, ``m2 = min(1, upper bounds)``. An
+    infeasible value makes ``m2 = 0``. Works on floats and on Fractions (then exactly).
     """
     m, c = list(m), list(c)
     if len(m) != len(c):

@@ -1,10 +1,11 @@
 """The collected set as tuple–count pairs, grown incrementally, with two compact encodings.
 
-The server of a data collection keeps the multiset ``G`` of submitted (generalized) tuples and
-sends it to every new respondent (papers.md §2.6). :class:`CollectedSet` stores it as tuple–count
-pairs over the integer codes of a :class:`~.taxonomy.Survey`: a new submission increments the
-count of its tuple or appends a pair, and bumps :attr:`CollectedSet.version` (so a client can say
-which state its answer was computed against).
+The server of a data collection keeps the multiset ``G`` of submitted (generalized) tuples and sends
+it to every new respondent (the server-side compression of Zhang & Zhang, DaWaK 2008).
+:class:`CollectedSet` stores it as tuple–count pairs over the integer codes of a
+:class:`~.taxonomy.Survey`: a new submission increments the count of its tuple or appends a pair,
+and bumps :attr:`CollectedSet.version` (so a client can say which state its answer was computed
+against).
 
 Codes make tuples integer vectors, totally ordered lexicographically (the first attribute most
 significant). Two encodings follow:

@@ -1,9 +1,10 @@
 """Evaluating a collected (or any generalized) set: every respondent's ``Pv``, the loss, labels.
 
-These serve the experiments of papers.md §2.9 and the data user:
+These serve the experiments of Zhang & Zhang (DaWaK 2008, Figs. 5–6) and the data user:
 
 * :func:`pv_all` — ``Pv(o, G)`` of many respondents against one set ``G`` at once (the end-of-
-  collection privacy, or the achieved privacy ``min_o Pv`` of a generalized release, §2.8);
+  collection privacy, or the achieved privacy ``min_o Pv`` of a generalized release, as our
+  reproduction rates the baselines);
 * :func:`average_loss` — the information loss, ``L(t)`` averaged over the tuples of a set;
 * :func:`encode_frame` — a table of (generalized) labels as the survey's codes;
 * :func:`sample_base` — base tuples drawn inside generalized ones, for learners that need base
@@ -59,7 +60,7 @@ def pv_all(survey: Survey, collected: CollectedSet, respondents: np.ndarray) -> 
     the ``Π_A (height_A + 1)`` generalizations of the cell are looked up among the set's
     distinct quasi-identifier tuples with one sorted search, so a cell costs about the number
     of its generalizations, not the size of the set. Floats (an evaluation, not a decision);
-    1 where the anonymous group is empty (papers.md §2.2).
+    1 where the anonymous group is empty (our convention: nothing to estimate from).
     """
     respondents = survey.check_codes(respondents, "respondents")
     qtx = survey.quasi_taxonomies

@@ -1,4 +1,7 @@
-"""GTR: the least-loss generalization that still protects its respondent (papers.md §2.5).
+"""GTR: the least-loss generalization that still protects its respondent.
+
+Algorithm GTR (Fig. 4) of Zhang & Zhang, *Generalization-Based Privacy-Preserving Data Collection*,
+DaWaK 2008.
 
 :func:`gtr` is the pure function a respondent's client runs: from its base tuple ``o``, the
 collected set ``G`` sent by the server and the threshold ``τ``, it returns the generalization
@@ -9,10 +12,11 @@ nothing). For each sensitive value ``v`` on the path from ``o[SA]`` to the root 
 * ``mode="exact"`` (default): every quasi-identifier generalization of ``o`` (the product of the
   ancestor chains, ``Π_A (height_A + 1)`` of them) is tested at once with numpy against the
   bounds ``m1 ≤ φ_QI ≤ m2``; this solves the respondent's problem exactly;
-* ``mode="greedy"``: findOptimalQIValue (generalize one level at a time, best ratio
-  ``Δ(−ln φ) / ΔL`` first, ties to the smaller ``ΔL``, until ``φ ≤ m2``) then specializeQI
-  (specialize toward ``o`` with the largest ``φ`` not above ``m2`` until ``φ ≥ m1``), for
-  taxonomies too large to enumerate. Its answer always protects ``o`` but may not be optimal.
+* ``mode="greedy"``: our versions of the subroutines the paper names but does not spell out —
+  findOptimalQIValue (generalize one level at a time, best ratio ``Δ(−ln φ) / ΔL`` first, ties to
+  the smaller ``ΔL``, until ``φ ≤ m2``) then specializeQI (specialize toward ``o`` with the largest
+  ``φ`` not above ``m2`` until ``φ ≥ m1``), for taxonomies too large to enumerate. Its answer always
+  protects ``o`` but may not be optimal.
 
 Ties between candidates of equal loss go to the larger ``φ_QI`` (the more specific
 quasi-identifier), then to the fewer generalization steps attribute by attribute in survey order
@@ -25,7 +29,7 @@ rare candidates in between (exact ties such as ``Pv = τ`` exactly, which small 
 produce often) are decided in exact rational arithmetic. Equal losses and equal ``φ`` are compared
 exactly as well. So the answer is that of exact arithmetic, and an accepted tuple protects its
 respondent exactly (Definition 1) at the time of the call; a later submission can lower ``Pv``
-again (papers.md §2.2).
+again (the paper's model checks protection at submission time only).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ A :class:`Survey` fixes the attributes of the collected tuples — the quasi-ide
 then the one sensitive attribute — and a taxonomy (a core :class:`~microanon.core.Hierarchy`) for
 each. A *value* of an attribute is any node of its taxonomy; its integer code is its rank in the
 taxonomy's pre-order (the root is 0), which depends on the tree alone. A base tuple holds leaves
-only; a generalized tuple ``t ⪰ o`` holds, for every attribute, an ancestor-or-self of ``o``'s
-value (papers.md §2.1).
+only; a generalized tuple ``t ⪰ o`` holds, for every attribute, an ancestor-or-self of ``o``'s value
+(the model of Zhang & Zhang, *Generalization-Based Privacy-Preserving Data Collection*, DaWaK 2008).
 
 Leaf weights ``l(·)`` are the hierarchies' weights (uniform by default; set them with
 :meth:`Hierarchy.with_weights`, e.g. to value frequencies the adversary knows). They must be
@@ -16,8 +16,8 @@ nearest to that sum; the exact values decide the cases that floating point canno
 (:mod:`.gtr`).
 
 The value loss is ``L(v) = (I(v) − 1) / I(r_A)`` with ``I(v)`` the number of leaves under ``v``
-(variant ``"paper"``, papers.md §2.3) or ``(I(v) − 1) / (I(r_A) − 1)`` (``"normalized"``: the root
-costs 1; an attribute with a single leaf costs 0). ``L(t)`` sums the value losses of all
+(variant ``"paper"``, as the paper prints it) or ``(I(v) − 1) / (I(r_A) − 1)`` (``"normalized"``:
+the root costs 1; an attribute with a single leaf costs 0). ``L(t)`` sums the value losses of all
 attributes, sensitive included. Losses are exact fractions; internally they are integers over a
 common denominator so that ties are ties.
 """
@@ -38,7 +38,7 @@ from ...core.schema import Schema
 
 __all__ = ["LOSS_VARIANTS", "Survey", "Taxonomy"]
 
-#: Names of the value-loss variants (papers.md §2.3).
+#: Names of the value-loss variants.
 LOSS_VARIANTS: tuple[str, ...] = ("paper", "normalized")
 
 

@@ -1,5 +1,8 @@
-"""Distribution-based anonymization (papers.md §5): generalize and permute the sensitive values of
-each group so that every tuple's sensitive value appears to follow a target distribution P.
+"""Distribution-based anonymization: generalize and permute the sensitive values of each group so
+that every tuple's sensitive value appears to follow a target distribution P.
+
+Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Anonymization*, PVLDB
+2(1):958–969, 2009. Algorithm, problem and definition numbers below are theirs.
 
 * :class:`AnnotatedHierarchy` — privacy-annotated hierarchies from a target distribution.
 * :func:`min_sum_of_range` — the optimal P-private generalization of a group (Algorithm 1);

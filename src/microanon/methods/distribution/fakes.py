@@ -1,10 +1,14 @@
-"""Fake values (papers.md §5.3, Problem 5.1): add at most ``t`` fake sensitive values to a group so
-that the optimal sum of ranges of the group plus fakes is smallest.
+"""Fake values: add at most ``t`` fake sensitive values to a group so that the optimal sum of
+ranges of the group plus fakes is smallest.
 
-The paper's recurrence ``minSORFake(g, k, r, H)`` (k fakes added, r values removed to an
-ancestor; with the spec's errata: a minimum over the split ``x``, ``k − x`` fakes to the right
-child, and ``|g| + k − u − v − r`` copies at the node) is computed here in an equivalent form that
-avoids its O(t²) inner loop per cell:
+Problem 5.1, Algorithm 2 and Theorem 2 of Koudas, Srivastava, Yu & Zhang, *Distribution-based
+Microdata Anonymization*, PVLDB 2(1):958–969, 2009.
+
+The paper's recurrence ``minSORFake(g, k, r, H)`` (k fakes added, r values removed to an ancestor;
+with three corrections to the printed version, checked against brute force: a minimum, not a sum,
+over the split ``x``; ``k − x`` fakes to the right child, as in the pseudocode; and
+``|g| + k − u − v − r`` copies at the node, which the paper's own Example 5 needs) is computed here
+in an equivalent form that avoids its O(t²) inner loop per cell:
 
 * ``F_N(m)`` — for a node ``N`` and the number ``m`` of values *kept* inside its subtree (the
   others go to ancestors), the Pareto frontier of (fakes used ``k``, least cost) pairs. Extra fakes
@@ -17,8 +21,8 @@ avoids its O(t²) inner loop per cell:
 
 Only the sizes a parent can ask for are computed (multiples of the child's reduced weight), and
 the answer for exactly ``k`` fakes is ``F_root(|g| + k)`` at ``k``. This minimizes over every
-multiplier ``c``, not only the largest as the paper does, and so works for any arity (the spec's
-[D] note on non-binary hierarchies); on binary hierarchies it returns the same optimum, and the
+multiplier ``c``, not only the largest as the paper does, and so works for any arity (the paper's
+recurrence is for binary hierarchies); on binary hierarchies it returns the same optimum, and the
 tests check it against brute force over all fake multisets. Back-pointers give the chosen fakes
 and entries.
 """

@@ -1,4 +1,7 @@
-"""Privacy-annotated hierarchies over a numeric sensitive domain (papers.md §5.1).
+"""Privacy-annotated hierarchies over a numeric sensitive domain.
+
+The privacy-annotated hierarchies of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata
+Anonymization*, PVLDB 2(1):958–969, 2009.
 
 A privacy-annotated hierarchy is a generalization tree of the sensitive attribute whose edges carry
 integer weights in the ratio of the target probabilities of the children. It is stored here by its

@@ -1,11 +1,15 @@
-"""MinSumOfRange (papers.md §5.2, Algorithm 1): the P-private generalization with the smallest sum
-of ranges, its materialization and the random assignment of subdomains to tuples.
+"""MinSumOfRange: the P-private generalization with the smallest sum of ranges, its
+materialization and the random assignment of subdomains to tuples.
 
-At every node the algorithm passes the *maximum m-bound allocation* down to the children: with
-``m`` values to place under node ``N`` whose children have subtree counts ``n_i`` and reduced
-weights ``w'_i`` (weights divided by their gcd), ``c = min(⌊m / Σw'⌋, min_i ⌊n_i / w'_i⌋)``, child
-``i`` receives ``c·w'_i`` values and the remaining ``m − c·Σw'`` values are generalized to ``N``
-itself. A leaf keeps all it receives. Theorem 1: this is optimal and linear.
+Problem 4.1, Algorithm 1 and Theorem 1 of Koudas, Srivastava, Yu & Zhang, *Distribution-based
+Microdata Anonymization*, PVLDB 2(1):958–969, 2009.
+
+At every node the algorithm passes the *maximum m-bound allocation* down to the children: with ``m``
+values to place under node ``N`` whose children have subtree counts ``n_i`` and reduced weights
+``w'_i`` (weights divided by their gcd) and, in our closed form,
+``c = min(⌊m / Σw'⌋, min_i ⌊n_i / w'_i⌋)``, child ``i`` receives ``c·w'_i`` values and the remaining
+``m − c·Σw'`` values are generalized to ``N`` itself. A leaf keeps all it receives. Theorem 1: this
+is optimal and linear.
 
 Here it runs level by level (breadth-first) for many groups sharing one hierarchy at once: every
 step is one numpy operation over a ``groups × nodes`` block, so the cost is O(groups × nodes +

@@ -1,18 +1,21 @@
-"""The distribution-based release (papers.md §5): group the table, give every group a target
-distribution, publish exact quasi-identifiers and a P-private multiset of sensitive subdomains.
+"""The distribution-based release: group the table, give every group a target distribution,
+publish exact quasi-identifiers and a P-private multiset of sensitive subdomains.
+
+The release of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Anonymization*, PVLDB
+2(1):958–969, 2009.
 
 Grouping has two layers. The *owner's groups* (one group, a column, a quasi-identifier prefix, a
 k-anonymous Mondrian partition, or any labels) each get a target distribution and a hierarchy.
 The *partition* then decides the published groups: ``"sa_only"`` publishes each owner's group as
 one group (one MinSumOfRange over it); ``"qi_sa"`` splits it into subgroups of identical
 quasi-identifier values (by default all of them; the paper's experiments use age) and solves each
-subgroup with the group's hierarchy. Both are P-private; neither dominates (§5.2).
+subgroup with the group's hierarchy. Both are P-private; neither dominates (the paper's Sec. 4.2).
 
 The release is kind ``"distribution"`` with a quasi-identifier table ``qit`` (exact values plus a
-``group`` id, rows shuffled) and a sensitive table ``st`` (``group``, ``low``, ``high``,
-``count``): each group's entries, real and fake alike. Publishing the multiset instead of one
-subdomain per row is the random permutation of §5.2 with the pairing integrated out: every
-pairing of a group's tuples with its entries is equally likely.
+``group`` id, rows shuffled) and a sensitive table ``st`` (``group``, ``low``, ``high``, ``count``):
+each group's entries, real and fake alike. Publishing the multiset instead of one subdomain per row
+is the random permutation behind Definition 3.2 with the pairing integrated out: every pairing of a
+group's tuples with its entries is equally likely.
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ def distribution_anonymize(
     layout: str = "split",
     rng: RandomLike = None,
 ) -> Release:
-    """Publish a table whose sensitive values are P-private in every group (papers.md §5).
+    """Publish a table whose sensitive values are P-private in every group (Koudas et al. 2009).
 
     Parameters
     ----------

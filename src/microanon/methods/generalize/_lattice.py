@@ -1,4 +1,7 @@
-"""The full-domain generalization lattice: one level per quasi-identifier (papers.md §6.4).
+"""The full-domain generalization lattice: one level per quasi-identifier.
+
+The lattice of LeFevre, DeWitt & Ramakrishnan, *Incognito: Efficient Full-Domain K-Anonymity*,
+SIGMOD 2005.
 
 A node is a level vector ``x = (x_1, ..., x_q)`` with ``0 <= x_i <= height_i``; ``x <= y`` when
 every level of ``x`` is at most the level of ``y`` (``y`` generalizes ``x``). Nodes are numbered

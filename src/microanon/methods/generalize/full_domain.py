@@ -1,4 +1,8 @@
-"""Optimal full-domain generalization with record suppression (Incognito / Flash; papers.md §6.4).
+"""Optimal full-domain generalization with record suppression (Incognito / Flash).
+
+Incognito: LeFevre, DeWitt & Ramakrishnan, *Incognito: Efficient Full-Domain K-Anonymity*, SIGMOD
+2005. Flash: Kohlmayer, Prasser, Eckert, Kemper & Kuhn, *Flash: Efficient, Stable and Optimal
+K-Anonymity*, IEEE PASSAT 2012.
 
 Every quasi-identifier is recoded to one level of its hierarchy (one *node* of the lattice of
 level vectors); the records of equivalence classes that fail some privacy model are suppressed,

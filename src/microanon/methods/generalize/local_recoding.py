@@ -1,12 +1,13 @@
 """Multidimensional k-anonymity by local recoding (after Du, Xia, Tao, Zhang & Zhu, ICDE 2007).
 
-Specification: papers.md §6.7. The paper's exact algorithm could not be recovered, so this is a
-documented greedy clustering heuristic in the spirit of k-member clustering (Byun et al., 2007):
-records are put into groups of at least ``k`` and every group publishes the smallest
-generalization covering its records — the closed range ``"[lo, hi]"`` of a numeric
+The paper: *On Multidimensional k-Anonymity with Local Recoding Generalization*, ICDE 2007, the LRKA
+baseline of Zhang & Zhang (DaWaK 2008). We do not follow the paper's exact algorithm, which we could
+not establish; this is a documented greedy clustering heuristic in the spirit of k-member clustering
+(Byun et al., 2007): records are put into groups of at least ``k`` and every group publishes the
+smallest generalization covering its records — the closed range ``"[lo, hi]"`` of a numeric
 quasi-identifier's values (the value itself when ``lo == hi``), the lowest common ancestor of a
-categorical quasi-identifier's values in its hierarchy (the root as ``"*"``). Equal original
-values may be published differently in different groups: that is local recoding.
+categorical quasi-identifier's values in its hierarchy (the root as ``"*"``). Equal original values
+may be published differently in different groups: that is local recoding.
 
 Cost. The NCP of a group's box, averaged over the quasi-identifiers: numeric
 ``(hi - lo) / (max - min of the table's values)``, categorical

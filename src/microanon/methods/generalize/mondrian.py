@@ -1,6 +1,6 @@
 """Mondrian multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan, ICDE 2006).
 
-Specification: papers.md §6.5.
+LeFevre, DeWitt & Ramakrishnan, *Mondrian Multidimensional K-Anonymity*, ICDE 2006.
 
 Strict Mondrian cuts the table recursively. For a partition, each quasi-identifier has a
 normalized width:

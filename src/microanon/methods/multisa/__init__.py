@@ -1,4 +1,9 @@
-"""Multiple sensitive attributes with strong association rules (papers.md §3).
+"""Multiple sensitive attributes with strong association rules.
+
+The mixed model of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes Based on
+Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731, built on Rating (Liu, Luo &
+Huang, *Rating: Privacy Preservation for Multiple Attributes with Different Sensitivity
+Requirements*, ICDM Workshops 2011). Algorithm, definition and lemma numbers below are Yi & Shi's.
 
 * :func:`strong_rules` — strong rules between values of different sensitive attributes.
 * :func:`mixed_model` — the strong-rule mixed model: SAC~ groups for the records holding strong

@@ -1,11 +1,14 @@
-"""Clustering of the sensitive attributes (Algorithm 10, papers.md §3.4 Step B).
+"""Clustering of the sensitive attributes.
+
+Algorithm 10 of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes Based on
+Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731.
 
 Two attributes are at distance 0 when some strong rule links a value of one with a value of the
 other, else 1 (Definition 8); an attribute's distance to a cluster is its smallest distance to a
 member (Definition 9). The first unclustered attribute opens a cluster, and every remaining
-attribute at distance 0 from it joins; the scan repeats until nothing joins [D], so that the
-clusters are the connected components of the "linked" graph and every strong rule lies inside one
-cluster (which Lemma 22 needs: a single pass could split a chain ``S_1 – S_3 – S_2``).
+attribute at distance 0 from it joins; the scan repeats until nothing joins (our choice), so that
+the clusters are the connected components of the "linked" graph and every strong rule lies inside
+one cluster (which Lemma 22 needs: a single pass could split a chain ``S_1 – S_3 – S_2``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,13 @@
-"""Grouping of the SAC records (Algorithm 11, papers.md §3.4 Step C) with an index for first fit.
+"""Grouping of the SAC records with an index for first fit.
+
+Algorithm 11 of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes Based on
+Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731.
 
 Algorithm 11: while SAC is not empty, a group starts with the first remaining SAC record (table
 order); it is filled up to ``l`` records with the first SAC record *compatible* with it, else the
 first compatible IR record (compatible: a value different from every group member's on every
 sensitive attribute). A group that cannot be completed is abandoned: its SAC records are deleted,
-the IR records it borrowed go back to IR.
+the IR records it borrowed go back to IR (the paper leaves this case open; deleting is our reading).
 
 Read literally, every pick scans the remaining records from the front: O(n) per pick and O(n²) in
 all once the front of SAC is full of records sharing a frequent value. The first-fit answer is the

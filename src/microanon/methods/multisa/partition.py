@@ -1,9 +1,12 @@
-"""The SAC/IR partition of the mixed model (Algorithm 7, papers.md §3.4 Step A).
+"""The SAC/IR partition of the mixed model.
 
-``S_k`` is the sensitive attribute with the most distinct *strong values* (values on either side
-of a strong rule; ties: the first attribute [D]). SAC holds the records with a strong value in any
-*other* sensitive attribute; IR the rest. An IR record can hold strong values of ``S_k`` only, so
-no IR record contains a whole strong rule.
+Algorithm 7 of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes Based on
+Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731.
+
+``S_k`` is the sensitive attribute with the most distinct *strong values* (values on either side of
+a strong rule; ties: the first attribute, our choice). SAC holds the records with a strong value in
+any *other* sensitive attribute; IR the rest. An IR record can hold strong values of ``S_k`` only,
+so no IR record contains a whole strong rule.
 """
 
 from __future__ import annotations

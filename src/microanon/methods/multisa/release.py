@@ -1,4 +1,8 @@
-"""The multi-SA releases: the strong-rule mixed model and Rating (papers.md §3).
+"""The multi-SA releases: the strong-rule mixed model and Rating.
+
+The mixed model of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes Based on
+Strong Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731; Rating of Liu, Luo & Huang
+(ICDM Workshops 2011).
 
 Both publish the quasi-identifiers unchanged in three tables (release kind ``multi-sa``):
 

@@ -1,4 +1,9 @@
-"""Strong association rules between values of different sensitive attributes (papers.md §3.3, §6.9).
+"""Strong association rules between values of different sensitive attributes.
+
+The rules of Yi & Shi, *Privacy Protection Method for Multiple Sensitive Attributes Based on Strong
+Rule*, Mathematical Problems in Engineering 2015, Art. ID 464731 (support and confidence:
+Definitions 4–5; Apriori: Agrawal & Srikant, *Fast Algorithms for Mining Association Rules*, VLDB
+1994).
 
 A rule ``X → Y`` links a value ``X`` of one sensitive attribute with a value ``Y`` of another;
 ``support(X)`` counts the records holding ``X``, ``support(X∧Y)`` those holding both, and the rule
@@ -39,7 +44,7 @@ RULE_COLUMNS = (
     "confidence",
 )
 
-#: Confidences within this distance below ``min_confidence`` count as reaching it (papers.md §0).
+#: Confidences within this distance below ``min_confidence`` count as reaching it (rounding).
 _TOLERANCE = 1e-12
 
 

@@ -1,4 +1,8 @@
-"""SID creation of Rating, original and improved (papers.md §3.2 and §3.4 Step D).
+"""SID creation of Rating, original and improved.
+
+Rating: Liu, Luo & Huang, ICDM Workshops 2011; the improvement: Yi & Shi, *Privacy Protection Method
+for Multiple Sensitive Attributes Based on Strong Rule*, Mathematical Problems in Engineering 2015,
+Art. ID 464731.
 
 Rating generalizes every sensitive attribute on its own: the occurrences of its values are grouped
 into *SIDs*, sets of ``l`` distinct values, each SID taking one occurrence of each of its values.
@@ -7,8 +11,9 @@ descending and stable (initial ties: order of first appearance); every SID takes
 the ``l`` largest buckets. The original Rating re-sorts the whole sequence with a stable bubble
 sort after every SID, O(m²) for ``m`` buckets. The improved version (Algorithms 13 and 19):
 
-* a *dangerous* bucket (``size · l >= n``, Definition 18) must contribute to every SID (Lemma 20,
-  Corollary 21), so those buckets are set apart once (SDB) and the others need ``l - |SDB|``;
+* a *dangerous* bucket (``size · l >= n``: Definition 18 as we reconstruct it from the proof of
+  Lemma 20) must contribute to every SID (Lemma 20, Corollary 21), so those buckets are set apart
+  once (SDB) and the others need ``l - |SDB|``;
 * after the first ``need`` buckets of the sorted sequence lose one value each, the sequence is out
   of order only when ``size(seq[need]) < size(seq[need + 1])``; then the block of buckets that
   fell from ``s`` to ``s - 1`` moves, in its order, behind the last bucket of size ``s``
@@ -19,7 +24,7 @@ buckets of its size or more would hold more than ``n`` values), and the restrict
 sort to the other buckets is the stable sort of the sequence. The residual occurrences (values
 left when fewer than ``l`` buckets are non-empty) go one at a time, bucket by bucket in the
 initial order, into the first SID of smallest current size that does not hold the value yet
-[D]; an occurrence without such a SID is suppressed (published as ``*``).
+(our choice); an occurrence without such a SID is suppressed (published as ``*``).
 """
 
 from __future__ import annotations
@@ -221,7 +226,7 @@ def create_sids(
 
     Examples
     --------
-    >>> sids = create_sids([2, 3, 3], 2)  # cold, gastritis, ulcer in papers.md §3.7
+    >>> sids = create_sids([2, 3, 3], 2)  # cold, gastritis, ulcer: 2, 3 and 3 occurrences
     >>> [sids.bucket[sids.sid == s].tolist() for s in range(sids.n_sids)]
     [[1, 2], [1, 2], [0, 1], [0, 2]]
     """

@@ -2,7 +2,10 @@
 
 :func:`optimal_parameters` chooses keep probabilities that minimize the expected squared error of
 the reconstruction subject to a bound on every record's attribute-disclosure risk
-(:func:`disclosure_risk`, papers.md §1.6–1.7); :func:`randomized_response` applies them.
+(:func:`disclosure_risk`); :func:`randomized_response` applies them. Risk and parameters follow
+Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*,
+Journal of Computing Science and Engineering 5(3):169–182, 2011 (Definition 1, Result 1,
+Problem 1, Result 2).
 
 :func:`randomize` publishes a table whose chosen attributes went through distortion matrices
 (uniform retention or general PRAM), together with the matrices; :func:`reconstruct` estimates
@@ -11,7 +14,9 @@ the original distribution with standard errors, never forming the Kronecker prod
 :func:`mrr` (multivariate randomized response: all of a record's one-hot bits kept or all
 flipped) with :class:`MRRData` (estimated counts, conditional distributions, ID3 from estimated
 counts) and :func:`epr` (eigenvector-based perturbation of collected records) are the
-perturbation baselines of the data-collection comparison (papers.md §6.6).
+perturbation baselines of the data-collection comparison (MRR: Du & Zhan, *Using Randomized
+Response Techniques for Privacy-Preserving Data Mining*, KDD 2003; EPR: after Zhang, Wang &
+Zhao, *A New Scheme on Privacy-Preserving Data Classification*, KDD 2005).
 """
 
 from .epr import epr, epr_decode, epr_vectors

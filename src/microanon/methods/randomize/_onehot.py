@@ -1,4 +1,4 @@
-"""One-hot (binary) encoding of categorical columns, shared by MRR and EPR (papers.md §6.6).
+"""One-hot (binary) encoding of categorical columns, shared by MRR and EPR.
 
 Each column ``c`` with domain ``v_0 .. v_{d-1}`` becomes ``d`` bits named ``"c=v"``; a record has
 exactly one bit set per column. The layout remembers the domains so releases can be read back

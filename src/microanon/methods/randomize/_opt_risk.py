@@ -1,6 +1,7 @@
-"""Disclosure risk of a fixed set of cells and its gradient in the keep probabilities (§1.6–1.7).
+"""Disclosure risk of a fixed set of cells and its gradient in the keep probabilities.
 
-The parameter search of :mod:`.optimal` evaluates ``Pr(S_r | QI_r)`` (eqs. 6–9) many times,
+The parameter search of :mod:`.optimal` evaluates ``Pr(S_r | QI_r)`` (eqs. 6–9 of Guo, Ying & Wu,
+*Limiting Attribute Disclosure in Randomization Based Microdata Release*, JCSE 2011) many times,
 only for the cells it constrains and only for uniform-retention matrices. Such a matrix is
 ``P = a I + q J`` (``q = (1 − p)/(d − 1)``, ``a = p − q``, ``J`` all ones) and its element-wise
 square is ``(p² − q²) I + q² J``: products with the Kronecker product of such matrices are taken

@@ -1,5 +1,7 @@
 """What randomized response and PRAM share: drawing published codes, validating the per-column
-parameters, and building the ``randomized`` release (papers.md §1.2–1.3).
+parameters, and building the ``randomized`` release (the distortion matrices and release procedure
+of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*, JCSE
+2011, eq. 1).
 
 A column is randomized by a column-stochastic matrix ``P`` (``P[u, v] = Pr(published u | original
 v)``), one independent draw per record. Two vectorized kernels, both O(n) over the codes:

@@ -1,8 +1,9 @@
-"""Eigenvector-based perturbation of collected records, EPR (after Zhang, Wang & Zhao, KDD 2005;
-papers.md §6.6).
+"""Eigenvector-based perturbation of collected records, EPR.
 
-Only an outline of the original scheme could be recovered [R]; this module implements that
-outline, with the choices it leaves open fixed as follows.
+After Zhang, Wang & Zhao, *A New Scheme on Privacy-Preserving Data Classification*, KDD 2005, as
+Zhang & Zhang (*Generalization-Based Privacy-Preserving Data Collection*, DaWaK 2008) use it as a
+baseline. We work from an outline of the scheme, not from its exact steps, which we could not
+check; this module implements that outline, with the choices it leaves open fixed as follows.
 
 1. Each respondent's record is one-hot encoded (one bit per value of every column), a vector
    ``t`` of ``D`` zeros and ones.

@@ -1,4 +1,8 @@
-"""Distortion (transition) matrices of randomized response and PRAM (papers.md §1.2).
+"""Distortion (transition) matrices of randomized response and PRAM.
+
+Notation and lemmas of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based
+Microdata Release*, Journal of Computing Science and Engineering 5(3), 2011 (eq. 1; Lemmas 2 and
+4; the closed forms of Lemma 4 below are our derivation, checked numerically).
 
 ``P[u, v] = Pr(published = u | original = v)``: columns sum to 1. The uniform-retention form keeps
 a value with probability ``p`` and otherwise replaces it by one of the other ``d - 1`` values

@@ -1,8 +1,11 @@
-"""Multivariate randomized response, MRR (Du & Zhan, KDD 2003; papers.md §6.6).
+"""Multivariate randomized response, MRR.
 
-Every record is one-hot encoded (one bit per value of every randomized column; the
-multi-valued variant of papers.md §6.6). With probability ``θ`` the record's bits are sent as
-they are, otherwise *all* of them are complemented — one coin per record, not per bit.
+Du & Zhan, *Using Randomized Response Techniques for Privacy-Preserving Data Mining*, KDD 2003.
+
+Every record is one-hot encoded (one bit per value of every randomized column: our reading of
+multi-valued MRR, which Du & Zhan's binary scheme and Zhang & Zhang's use of it leave open). With
+probability ``θ`` the record's bits are sent as they are, otherwise *all* of them are complemented —
+one coin per record, not per bit.
 
 For a conjunction ``E`` of values (bits that must be 1) and its complement pattern ``Ē`` (the
 same bits all 0), the published shares satisfy ``P*(E) = θ P(E) + (1−θ) P(Ē)`` and

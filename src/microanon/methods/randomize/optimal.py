@@ -1,25 +1,27 @@
-"""Optimal distortion parameters under an attribute-disclosure bound (papers.md §1.7, OPT-RR).
+"""Optimal distortion parameters under an attribute-disclosure bound.
 
-Problem 1 / Result 2: choose the keep probabilities of the randomized attributes (those of the
-scenario; the others keep ``p = 1``) to minimize the expected squared reconstruction error, i.e.
-``F(p) = Π_i ‖P_i⁻¹‖_F²`` (Lemma 4), subject to ``Pr(S_r | QI_r) ≤ τ`` for every record. The risk
-depends on the record's cell only, so there is one constraint per non-empty cell; a cell whose
-unrandomized risk ``π_αu/π_α`` is already ``≤ τ`` never binds (both factors of eq. 6 besides
-``π_αu/π_α`` are reconstruction probabilities, at most 1), so only the other cells are constrained.
+Problem 1 / Result 2 of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based
+Microdata Release*, Journal of Computing Science and Engineering 5(3), 2011: choose the keep
+probabilities of the randomized attributes (those of the scenario; the others keep ``p = 1``) to
+minimize the expected squared reconstruction error, i.e. ``F(p) = Π_i ‖P_i⁻¹‖_F²`` (Lemma 4),
+subject to ``Pr(S_r | QI_r) ≤ τ`` for every record. The risk depends on the record's cell only, so
+there is one constraint per non-empty cell; a cell whose unrandomized risk ``π_αu/π_α`` is already
+``≤ τ`` never binds (both factors of eq. 6 besides ``π_αu/π_α`` are reconstruction probabilities, at
+most 1), so only the other cells are constrained.
 
-Search. ``F`` falls and every risk rises with each ``p_i``, so the optimum lies on the surface
-``max risk = τ``. Points on it are found by root finding (regula falsi safeguarded by bisection)
-along segments on which every ``p_i`` is non-decreasing, so that the risk is monotone along them.
-One randomized attribute: that boundary point is the optimum. Several: ``Σ_i log ‖P_i⁻¹‖_F²`` is
-minimized with SLSQP under the per-cell constraints from several starts — the paper's
-``p_i(t) = 1 − t(1 − 1/d_i)``, a pseudo-random one (fixed seed: the result is deterministic)
-and, for RR-Both, the RR-S and RR-QI optima, which are feasible for RR-Both, so RR-Both's
-objective never exceeds theirs. The problem is not convex (starts can end at different local
-optima). Every solver result is pushed back onto the surface the same way, and the best point
-is kept. The solver gets exact gradients and only the cells near the bound (an active set, shared
-between the starts of a problem); the risk of those cells and its gradient come from
-:mod:`._opt_risk` (uniform-retention structure, no matrix formed), equal to :mod:`.risk`'s up to
-rounding — the answer is checked with the latter.
+Search (ours: the paper only points to a generic nonlinear solver). ``F`` falls and every risk rises
+with each ``p_i``, so the optimum lies on the surface ``max risk = τ``. Points on it are found by
+root finding (regula falsi safeguarded by bisection) along segments on which every ``p_i`` is
+non-decreasing, so that the risk is monotone along them. One randomized attribute: that boundary
+point is the optimum. Several: ``Σ_i log ‖P_i⁻¹‖_F²`` is minimized with SLSQP under the per-cell
+constraints from several starts — the diagonal one ``p_i(t) = 1 − t(1 − 1/d_i)``, a pseudo-random
+one (fixed seed: the result is deterministic) and, for RR-Both, the RR-S and RR-QI optima, which are
+feasible for RR-Both, so RR-Both's objective never exceeds theirs. The problem is not convex (starts
+can end at different local optima). Every solver result is pushed back onto the surface the same
+way, and the best point is kept. The solver gets exact gradients and only the cells near the bound
+(an active set, shared between the starts of a problem); the risk of those cells and its gradient
+come from :mod:`._opt_risk` (uniform-retention structure, no matrix formed), equal to :mod:`.risk`'s
+up to rounding — the answer is checked with the latter.
 Postcondition: ``τ − 1e-6 ≤ max risk ≤ τ`` unless ``p = 1`` is already feasible.
 """
 
@@ -49,7 +51,7 @@ __all__ = [
     "cell_counts",
 ]
 
-#: Keep probabilities stay at least this far above the singular ``1/d`` (papers.md §1.7).
+#: Keep probabilities stay at least this far above the singular ``1/d``.
 _DELTA = 1e-6
 #: Root finding along a segment stops this fraction of τ below it, or after this many steps;
 #: a solver's start only needs to be this close along its segment.
@@ -69,7 +71,7 @@ _RESCALE = 4.0
 #: Keep probabilities this close to 1 are set to 1 (when that costs at most this much of the
 #: log objective).
 _SNAP = 1e-9
-#: Tolerance of the check that no randomization is needed (papers.md §0).
+#: Tolerance of the check that no randomization is needed (floating-point tolerance).
 _TOL = 1e-12
 #: Largest joint domain ``D`` the dense computation accepts.
 _MAX_CELLS = 20_000_000
@@ -77,7 +79,7 @@ _MAX_CELLS = 20_000_000
 
 @dataclass(frozen=True)
 class OptimalParameters:
-    """Keep probabilities that bound the disclosure risk at least cost (papers.md §1.7).
+    """Keep probabilities that bound the disclosure risk at least cost (Problem 1).
 
     Attributes
     ----------
@@ -140,7 +142,7 @@ class _Problem:
         self.dims = pi.shape
         m = pi.ndim - 1
         axes = {"S": [m], "QI": list(range(m)), "Both": list(range(m + 1))}[scenario]
-        self.free = [a for a in axes if self.dims[a] > 1]  # d = 1: a constant (§1.9)
+        self.free = [a for a in axes if self.dims[a] > 1]  # d = 1: a constant, nothing to randomize
         self.sizes = np.array([self.dims[a] for a in self.free], dtype=float)
         self.lower = 1.0 / self.sizes + _DELTA
         conditional = pi / np.maximum(pi.sum(axis=-1, keepdims=True), 1e-300)
@@ -436,8 +438,9 @@ def _check_feasible(
 ) -> None:
     """Raise InfeasibleError, naming the binding cell, unless some keep probabilities reach τ.
 
-    Infeasible when a cell's Property-1 floor is at or above τ (within the tolerance of §0: the
-    floor is reached only at the singular ``p = 1/d``), or when even ``p = 1/d + δ`` is not enough.
+    Infeasible when a cell's Property-1 floor is at or above τ (within the floating-point tolerance:
+    the floor is reached only at the singular ``p = 1/d``), or when even ``p = 1/d + δ`` is not
+    enough.
     """
     tau, scenario = prob.tau, prob.scenario
     floor = property1_minimum(pi, scenario)
@@ -469,7 +472,7 @@ def optimal_parameters_from_pi(
     columns: Sequence[str] | None = None,
     values: Sequence[Sequence[Any]] | None = None,
 ) -> OptimalParameters:
-    """Optimal keep probabilities for given cell proportions (OPT-RR, papers.md §1.7).
+    """Optimal keep probabilities for given cell proportions (Problem 1 of Guo, Ying & Wu).
 
     Parameters
     ----------
@@ -593,8 +596,9 @@ def optimal_parameters(
     """Keep probabilities that bound every record's disclosure risk by ``τ`` at least cost.
 
     The schema's quasi-identifiers and its one sensitive column define the cell proportions
-    ``π`` over their full domains (papers.md §1.1); OPT-RR (§1.7) then minimizes the expected
-    squared error of the reconstructed ``π`` subject to ``Pr(S_r | QI_r) ≤ τ`` for every record.
+    ``π`` over their full domains; the search of :func:`optimal_parameters_from_pi` then
+    minimizes the expected squared error of the reconstructed ``π`` subject to
+    ``Pr(S_r | QI_r) ≤ τ`` for every record.
 
     Parameters
     ----------

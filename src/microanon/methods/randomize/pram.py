@@ -1,4 +1,7 @@
-"""PRAM, the post-randomization method (papers.md §6.6), with sdcMicro's invariant variant.
+"""PRAM, the post-randomization method, with sdcMicro's invariant variant.
+
+PRAM: Gouweleeuw, Kooiman, Willenborg & de Wolf, *Post Randomisation for Statistical Disclosure
+Control: Theory and Implementation*, Journal of Official Statistics 14(4), 1998.
 
 PRAM randomizes categorical columns record by record with general transition matrices: the same
 machinery as randomized response (:func:`~microanon.methods.randomize.randomize`), and the same
@@ -18,10 +21,10 @@ symmetric positive semi-definite ``D_π^{1/2} Pᵀ D_λ⁻¹ P D_π^{1/2}``: its
 ``[0, 1]``, so ``R_α`` is invertible for every ``α < 1`` and ``R`` itself when ``P`` is invertible
 and every value occurs in the data.
 
-Differences from sdcMicro [D]: sdcMicro stores matrices row-stochastic (its ``Rs`` is ``R_α``
-transposed); it draws each diagonal entry of the basic matrix uniformly from ``[pd, 1]``, whereas
-here the keep probability ``p`` is used as given (a deterministic, published matrix); strata are
-not supported (sdcMicro computes one matrix per variable for all strata anyway).
+Differences from sdcMicro (our choices): sdcMicro stores matrices row-stochastic (its ``Rs`` is
+``R_α`` transposed); it draws each diagonal entry of the basic matrix uniformly from ``[pd, 1]``,
+whereas here the keep probability ``p`` is used as given (a deterministic, published matrix); strata
+are not supported (sdcMicro computes one matrix per variable for all strata anyway).
 
 The published ``R_α`` reveals the column's original distribution (its stationary distribution),
 which invariant PRAM preserves in expectation by design.

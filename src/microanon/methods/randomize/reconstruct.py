@@ -1,4 +1,7 @@
-"""Reconstruct the original joint distribution from a randomized release (papers.md §1.4).
+"""Reconstruct the original joint distribution from a randomized release.
+
+The estimator of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata
+Release*, Journal of Computing Science and Engineering 5(3), 2011 (eq. 2; Lemma 2).
 
 The published proportions ``λ̂`` over the cells of ``Ω = Ω_1 × … × Ω_k`` (row-major, the first
 column slowest) estimate ``λ = P π`` with ``P = P_1 ⊗ … ⊗ P_k``; the unbiased estimator is

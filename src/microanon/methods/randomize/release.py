@@ -1,11 +1,14 @@
-"""Randomized response on chosen columns of a table (papers.md §1.3): RR-S, RR-QI, RR-Both.
+"""Randomized response on chosen columns of a table: RR-S, RR-QI, RR-Both.
+
+The release procedure of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based
+Microdata Release*, Journal of Computing Science and Engineering 5(3), 2011.
 
 Every record's value of every randomized column is replaced independently: kept with probability
 ``p`` and otherwise swapped for one of the other ``d - 1`` values uniformly (the uniform-retention
-matrix of §1.2), or drawn from the column of a general distortion matrix (PRAM). The release
-publishes the randomized table together with each column's domain and matrix: analysts need them
-to reconstruct the original distribution (:func:`~microanon.methods.randomize.reconstruct`), and
-attackers are assumed to know them anyway.
+matrix, the paper's eq. 1), or drawn from the column of a general distortion matrix (PRAM). The
+release publishes the randomized table together with each column's domain and matrix: analysts need
+them to reconstruct the original distribution (:func:`~microanon.methods.randomize.reconstruct`),
+and attackers are assumed to know them anyway.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Randomized response with optimal parameters under a disclosure bound (papers.md §1.3, §1.7).
+"""Randomized response with optimal parameters under a disclosure bound.
+
+Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*, Journal
+of Computing Science and Engineering 5(3), 2011: the release procedure with the parameters of
+its Problem 1.
 
 The method a configuration names: find the keep probabilities that bound every record's
 attribute-disclosure risk ``Pr(S_r | QI_r)`` by ``τ = 1/ℓ`` at the least expected reconstruction

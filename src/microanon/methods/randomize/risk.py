@@ -1,4 +1,7 @@
-"""Attribute-disclosure risk of a randomized release (papers.md §1.5–1.6).
+"""Attribute-disclosure risk of a randomized release.
+
+Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*, Journal
+of Computing Science and Engineering 5(3), 2011 (Definition 1, Lemma 1, Result 1, Property 1).
 
 An attacker who knows a target's quasi-identifier values ``α``, the randomized table and every
 distortion matrix guesses the target's record probabilistically (Lemma 1) and then its sensitive
@@ -9,10 +12,13 @@ value. The probability of predicting ``S_r = u`` from ``QI_r = α`` is (eqs. 6�
     ρ_S(α, u) = (π_αu / π_α) · Σ_v P_s[v,u]² π_αu / Σ_k P_s[v,k] π_αk      (eq. 8)
 
 ``π`` is the array of true cell proportions with the quasi-identifiers on the first axes and the
-sensitive attribute on the last (papers.md §1.1). Both factors are computed without a loop over
-cells: ``ρ_QI`` with :func:`~.matrices.kron_apply` of the element-wise squared matrices (eq. 9),
-``ρ_S`` as one ``(|Ω_QI| × d_s) @ (d_s × d_s)`` product. The risk is scale-free, so counts may be
-passed instead of proportions.
+sensitive attribute on the last. The product structure of eq. 6 and the matrix form of eq. 9 are the
+paper's; the form of eq. 8 written above (with its factor ``π_αu/π_α``) is our reconstruction: it
+reduces to the unrandomized risk at ``p_s = 1`` and has its minimum at ``p_s = 1/d_s``, as the paper
+requires. Both factors are computed without a loop over cells: ``ρ_QI`` with
+:func:`~.matrices.kron_apply` of the element-wise squared matrices (eq. 9), ``ρ_S`` as one
+``(|Ω_QI| × d_s) @ (d_s × d_s)`` product. The risk is scale-free, so counts may be passed instead of
+proportions.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ __all__ = [
 #: Which attributes are randomized: only the sensitive one, only the quasi-identifiers, or both.
 SCENARIOS = ("S", "QI", "Both")
 
-#: Divisions by proportions are guarded with this floor (papers.md §1.9).
+#: Divisions by proportions are guarded with this floor.
 _TINY = 1e-300
 
 
@@ -120,7 +126,7 @@ def risk_from_matrices(
 
 
 def disclosure_risk(pi: object, keep_qi: Sequence[float], keep_s: float) -> np.ndarray:
-    """Attribute-disclosure risk ``Pr(S_r | QI_r)`` of every cell (papers.md §1.6, eqs. 6–9).
+    """Attribute-disclosure risk ``Pr(S_r | QI_r)`` of every cell (eqs. 6–9).
 
     Parameters
     ----------
@@ -145,7 +151,7 @@ def disclosure_risk(pi: object, keep_qi: Sequence[float], keep_s: float) -> np.n
 
     Examples
     --------
-    >>> pi = [[10, 30, 20], [12, 16, 12]]  # Gender x Disease, papers.md §1.10 (4)
+    >>> pi = [[10, 30, 20], [12, 16, 12]]  # Gender x Disease: our completion of Table 1
     >>> round(float(disclosure_risk(pi, [0.5], 1 / 3)[1, 0]), 6)
     0.036
     """
@@ -164,10 +170,11 @@ def disclosure_risk(pi: object, keep_qi: Sequence[float], keep_s: float) -> np.n
 
 
 def property1_minimum(pi: object, scenario: str) -> np.ndarray:
-    """The least risk each cell can get in a scenario (Property 1, papers.md §1.6).
+    """The least risk each cell can get in a scenario (Property 1).
 
     Reached at ``p = 1/d`` for the randomized attributes (a singular matrix, so never used):
     RR-S ``(π_αu/π_α)²``, RR-QI ``π_αu``, RR-Both ``π_αu²/π_α``.
+    (The RR-S and RR-Both values follow from our form of eq. 8.)
 
     Parameters
     ----------

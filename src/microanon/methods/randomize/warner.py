@@ -1,4 +1,7 @@
-"""Warner's randomized response for one binary trait (Warner 1965; papers.md §6.6).
+"""Warner's randomized response for one binary trait.
+
+Warner, *Randomized Response: A Survey Technique for Eliminating Evasive Answer Bias*, Journal
+of the American Statistical Association 60(309):63–69, 1965.
 
 Each respondent answers the question "do you belong to A?" with probability ``p`` and "do you
 belong to not-A?" otherwise, so the published "yes" is the truth with probability ``p``. With the

@@ -1,4 +1,8 @@
-"""Statistical disclosure control (SDC) masking of microdata (papers.md §4; docs/sdc.md).
+"""Statistical disclosure control (SDC) masking of microdata (docs/sdc.md).
+
+The methods of Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization: Privacy Models,
+Data Utility, and Microaggregation-based Inter-model Connections*, Morgan & Claypool, 2016,
+Ch. 3 ("Anonymization Methods for Microdata"), with the options of the R package sdcMicro.
 
 Every method turns an original table into a ``"masked"`` :class:`~microanon.Release` with the
 same columns; all but sampling publish the same rows in the same order and change only the

@@ -1,7 +1,9 @@
 """MDAV: maximum distance to average vector, fixed-size multivariate microaggregation.
 
-Specification: papers.md §4.4 (Domingo-Ferrer & Mateo-Sanz 2002; Hundepool et al.). With ``R``
-the records not yet grouped and distances squared Euclidean::
+As described in Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan & Claypool
+2016, Ch. 3 (after Domingo-Ferrer & Mateo-Sanz, *Practical Data-Oriented Microaggregation for
+Statistical Disclosure Control*, IEEE TKDE 14(1), 2002; Hundepool et al.). With ``R`` the records
+not yet grouped and distances squared Euclidean::
 
     while |R| >= 3k:
         c <- mean(R); x_r <- farthest record from c; x_s <- farthest record from x_r
@@ -148,7 +150,7 @@ class _Remaining:
 
 
 def mdav_groups(X: Any, k: int) -> np.ndarray:
-    """Group records with MDAV (fixed group size ``k``; papers.md §4.4).
+    """Group records with MDAV (fixed group size ``k``).
 
     Parameters
     ----------
@@ -174,7 +176,7 @@ def mdav_groups(X: Any, k: int) -> np.ndarray:
 
     Examples
     --------
-    The worked example of papers.md §4.5:
+    A constructed example, three clusters of three points:
 
     >>> X = [(0, 0), (1, 0), (0, 1), (10, 10), (11, 10), (10, 11), (5, 5), (6, 5), (5, 6)]
     >>> mdav_groups(X, 3).tolist()

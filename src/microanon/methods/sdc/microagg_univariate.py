@@ -1,6 +1,8 @@
 """Microaggregation along one axis: individual ranking, projection, optimal univariate.
 
-Specification: papers.md §4.4.
+Methods as described in Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan &
+Claypool 2016, Ch. 3; optimal univariate microaggregation after Hansen & Mukherjee, *A Polynomial
+Algorithm for Optimal Univariate Microaggregation*, IEEE TKDE 15(4), 2003.
 
 - **Individual ranking**: each column on its own, records sorted by it (stable), consecutive
   groups of ``k`` with the last group absorbing the remainder, values replaced by group means.
@@ -236,7 +238,7 @@ def optimal_univariate_groups(x: Any, k: int) -> np.ndarray:
 
     Examples
     --------
-    papers.md §4.5:
+    Constructed examples:
 
     >>> optimal_univariate_groups([1, 2, 4, 5, 7, 8, 40, 41, 42, 43], 3).tolist()
     [0, 0, 0, 1, 1, 1, 2, 2, 2, 2]

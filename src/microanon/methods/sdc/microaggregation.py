@@ -1,4 +1,7 @@
-"""Microaggregation of numeric columns (papers.md §4.4), with group modes for categorical ones.
+"""Microaggregation of numeric columns, with group modes for categorical ones.
+
+As described in Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan & Claypool
+2016, Ch. 3.
 
 The records are partitioned into groups of at least ``k`` and each chosen numeric column is
 replaced by its group mean, so every published combination of those columns is shared by at
@@ -117,7 +120,7 @@ def microaggregation(
     k : int
         Minimum group size, ``1 <= k <=`` number of rows (``k = 1`` publishes the data as is).
     method : {"mdav", "projection", "individual_ranking", "optimal_univariate"}
-        How groups are formed (see the module docstring and papers.md §4.4).
+        How groups are formed (see the module docstring).
     projection : {"zscore_sum", "pca"}
         The axis of ``method="projection"`` (ignored otherwise, but validated).
     standardize : bool
@@ -143,7 +146,7 @@ def microaggregation(
         ``columns`` or ``categorical`` and the method is multivariate or has one column), else
         none; ``masked_numeric`` (= ``columns``); ``groups`` (number of
         groups; a mapping column → number for a univariate method); ``min_group_size``;
-        ``sse``, ``sst`` and ``information_loss`` (= SSE / SST, papers.md §4.4) over the
+        ``sse``, ``sst`` and ``information_loss`` (= SSE / SST) over the
         microaggregated columns, on z-scores when ``standardize`` and on raw values otherwise.
 
     Raises

@@ -1,4 +1,7 @@
-"""Noise addition for continuous attributes (papers.md §4.2), with sdcMicro's ``addNoise`` options.
+"""Noise addition for continuous attributes, with sdcMicro's ``addNoise`` options.
+
+As described in Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan & Claypool
+2016, Ch. 3.
 
 Five methods, each an array-level function plus the DataFrame-level :func:`add_noise`:
 
@@ -6,7 +9,7 @@ Five methods, each an array-level function plus the DataFrame-level :func:`add_n
 ``additive``    ``y_j = x_j + e_j``, ``e_j ~ N(0, (α·sd_j)²)`` i.i.d., independent across columns
                 (sdcMicro's ``additive`` with ``noise = 100·α``). Means and covariances are kept
                 in expectation, variances grow to ``(1 + α²)·Var(X_j)`` and correlations shrink
-                to ``ρ/(1 + α²)``. (§4.2 writes the noise variance as ``α·Var``: its α is α² here.)
+                to ``ρ/(1 + α²)``. (Written with noise variance ``α·Var``, that α is α² here.)
 ``correlated``  ``e ~ N(0, α·Σ)`` with ``Σ`` the sample covariance (sdcMicro's ``correlated``
                 with ``noise = 100·α``): ``Σ_Y = (1 + α)·Σ`` in expectation, so correlation
                 coefficients are kept.
@@ -276,7 +279,7 @@ def add_noise(
     columns: Sequence[str] | None = None,
     rng: RandomLike = None,
 ) -> Release:
-    """Add noise to numeric columns (papers.md §4.2; sdcMicro's ``addNoise``).
+    """Add noise to numeric columns (sdcMicro's ``addNoise``).
 
     Parameters
     ----------

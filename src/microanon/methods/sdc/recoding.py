@@ -1,4 +1,7 @@
-"""Global recoding: one fixed mapping applied to every record of a column (papers.md §4.1).
+"""Global recoding: one fixed mapping applied to every record of a column.
+
+A non-perturbative method of Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan
+& Claypool 2016, Ch. 3.
 
 Three ways to recode a column (sdcMicro's ``globalRecode`` and ``groupAndRename``):
 

@@ -1,4 +1,7 @@
-"""Sampling: publish a random subsample of the records (papers.md §4.1).
+"""Sampling: publish a random subsample of the records.
+
+A non-perturbative method of Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan
+& Claypool 2016, Ch. 3.
 
 Simple random sampling without replacement takes ``m = round(f·n)`` records (halves rounded up)
 uniformly. Stratified sampling applies the same fraction in every stratum (a distinct
@@ -130,7 +133,7 @@ def sample(
     strata: str | Sequence[str] | None = None,
     rng: RandomLike = None,
 ) -> Release:
-    """Publish a random subsample, simple or stratified (papers.md §4.1).
+    """Publish a random subsample, simple or stratified.
 
     Parameters
     ----------

@@ -1,4 +1,8 @@
-"""Local suppression to k-anonymity on key columns (papers.md §4.1, sdcMicro's localSuppression).
+"""Local suppression to k-anonymity on key columns (sdcMicro's localSuppression).
+
+A non-perturbative method of Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan
+& Claypool 2016, Ch. 3, which leaves the choice of the value to suppress open; the greedy rule below
+follows sdcMicro where it can and is ours otherwise (criterion e).
 
 Matching. With ``wildcard=True`` (the default, as sdcMicro's counting with ``alpha = 1``) a
 missing (suppressed) key value matches anything: two records *match* when they agree on every key
@@ -37,7 +41,7 @@ Algorithm (greedy, on the frequency table of distinct key patterns, never on row
       "if possible not at all"; the largest number is suppressed whenever possible);
    c. the suppression makes the pattern safe (frequency >= k);
    d. the larger gain in frequency;
-   e. papers.md §4.1 [D]: the attribute whose value occurs in the most offending patterns;
+   e. our rule: the attribute whose value occurs in the most offending patterns;
    f. more distinct values first (sdcMicro's default importance ranks attributes this way);
    g. earlier in ``columns``.
 
@@ -45,10 +49,10 @@ Algorithm (greedy, on the frequency table of distinct key patterns, never on row
    the new pattern plus the offending patterns that reach it by one suppression in the same
    round (they merge when they all choose it); with wildcard matching those are matched anyway.
 
-   [D] ranks the occurrence count (e) first; measured on Adult (keys age, sex, race,
-   marital_status; k = 3 and 5) that needed 1,101 and 2,110 suppressions against 1,045 and
-   1,824 with c and d first (and 9,379 / 14,141 against 9,134 / 12,799 with education and
-   workclass added), so it only breaks ties here.
+   Ranking the occurrence count (e) first, as our rule was first meant to: measured on Adult
+   (keys age, sex, race, marital_status; k = 3 and 5) that needed 1,101 and 2,110 suppressions
+   against 1,045 and 1,824 with c and d first (and 9,379 / 14,141 against 9,134 / 12,799 with
+   education and workclass added), so it only breaks ties here.
 
 Each round suppresses exactly one value in every offending pattern (as each round of sdcMicro's
 loop does), and frequencies only grow when values are suppressed, so patterns that are safe stay
@@ -261,7 +265,7 @@ def suppress_codes(
             same = np.unique(_pack(queries + 1), return_inverse=True)[1].reshape(-1)
             peers = np.bincount(same, weights=counts[offending][cand_row]).astype(np.int64)
             gain = _exact_frequencies(queries, patterns, counts) + peers[same] - before
-        # [D] score: in how many offending patterns the attribute's value occurs.
+        # Our score: in how many offending patterns the attribute's value occurs.
         score = np.zeros(len(cand_row), np.int64)
         for j in range(p):
             on = cand_col == j
@@ -349,7 +353,7 @@ def local_suppression(
     importance : mapping of column to int, or sequence, optional
         sdcMicro's importance, integers in ``1..p`` (ties allowed): a key with importance 1 is
         suppressed last, one with importance ``p`` first (whenever that helps). Default: no
-        preference, the papers.md §4.1 [D] rule decides. sdcMicro's default (more categories =
+        preference, our rule (e) decides. sdcMicro's default (more categories =
         less important) is ``importance`` = the rank of each key's number of categories.
     wildcard : bool
         True (default, sdcMicro): a missing value matches anything. False: a missing value is a

@@ -1,4 +1,7 @@
-"""Rank swapping of numeric columns with a window of p % of the records (papers.md §4.3).
+"""Rank swapping of numeric columns with a window of p % of the records.
+
+As described in Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan & Claypool
+2016, Ch. 3 (its Algorithm 1, in the standard form of rank swapping).
 
 Each column is swapped on its own. The window is ``w = floor(p·n/100)`` ranks: a value is
 exchanged only with a value at most ``w`` ranks away, as in the classic algorithm (Moore 1996;
@@ -10,9 +13,9 @@ means: the value a record publishes is the original value of a record whose rank
 its own by at most ``w``. With ties this implies that the published value lies between the
 sorted values at ranks ``r − w`` and ``r + w`` (clipped to the ends).
 
-Pairing (vectorized, the exact procedure). papers.md's Algorithm 1 walks the ranks one by one
-and pairs the lowest unswapped rank with a uniformly chosen unswapped rank among the next ``w``;
-that is inherently sequential. Here the pairing is blockwise, with the same guarantees:
+Pairing (vectorized, the exact procedure). The sequential procedure (Algorithm 1) walks the ranks
+one by one and pairs the lowest unswapped rank with a uniformly chosen unswapped rank among the next
+``w``; that is inherently sequential. Here the pairing is blockwise, with the same guarantees:
 
 1. draw an offset ``s`` uniformly from ``0..w``; cut the ranks into consecutive blocks
    ``[0, s)``, ``[s, s + w + 1)``, ``[s + w + 1, s + 2(w + 1))``, ... (every block has at most
@@ -164,7 +167,7 @@ def rank_swap(
     columns: Sequence[str] | None = None,
     rng: RandomLike = None,
 ) -> Release:
-    """Rank-swap numeric columns, each independently (papers.md §4.3; sdcMicro's ``rankSwap``).
+    """Rank-swap numeric columns, each independently (sdcMicro's ``rankSwap``).
 
     Parameters
     ----------

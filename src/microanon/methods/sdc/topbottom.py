@@ -1,4 +1,7 @@
-"""Top and bottom coding of a numeric column (papers.md §4.1; sdcMicro's ``topBotCoding``).
+"""Top and bottom coding of a numeric column (sdcMicro's ``topBotCoding``).
+
+A non-perturbative method of Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan
+& Claypool 2016, Ch. 3.
 
 As in sdcMicro, values strictly above the top threshold (strictly below the bottom threshold) are
 coded; values equal to a threshold are kept. Thresholds are values, or quantiles of the column
