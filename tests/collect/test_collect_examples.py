@@ -7,7 +7,6 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from microanon.core import Hierarchy
 from microanon.methods.collect import (
     CollectedSet,
     Survey,
@@ -27,15 +26,6 @@ from microanon.methods.collect import (
 RESPONDENT = ("25-29", "Flu")
 G = [("20-29", "Resp"), ("30-39", "Flu"), ("Any", "Dig")]
 G_ABSTAIN = [("20-29", "Flu"), ("25-29", "Flu"), ("Any", "Resp")]
-
-
-@pytest.fixture(scope="module")
-def survey() -> Survey:
-    age = Hierarchy.from_nested({"Any": {"20-29": ["20-24", "25-29"], "30-39": ["30-34", "35-39"]}})
-    disease = Hierarchy.from_nested(
-        {"AnyD": {"Resp": ["Flu", "Cold"], "Dig": ["Ulcer", "Gastritis"]}}
-    )
-    return Survey({"age": age, "disease": disease}, quasi=["age"], sensitive="disease")
 
 
 def test_collect_examples_attack(survey: Survey) -> None:

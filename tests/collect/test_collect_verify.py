@@ -44,15 +44,6 @@ def _base_tuples(survey: Survey, t: tuple) -> list[tuple]:
     return [(*q, sa) for q in itertools.product(*qi)]
 
 
-@pytest.fixture(scope="module")
-def survey() -> Survey:
-    age = Hierarchy.from_nested({"Any": {"20-29": ["20-24", "25-29"], "30-39": ["30-34", "35-39"]}})
-    disease = Hierarchy.from_nested(
-        {"AnyD": {"Resp": ["Flu", "Cold"], "Dig": ["Ulcer", "Gastritis"]}}
-    )
-    return Survey({"age": age, "disease": disease}, quasi=["age"], sensitive="disease")
-
-
 def test_collect_verify_raw_tuple_is_its_respondents_pv(survey: Survey) -> None:
     """A tuple of leaves fixes its respondent's group: the check is Pv itself, whatever o[SA]."""
     g = [("20-29", "Resp"), ("30-39", "Flu"), ("Any", "Dig")]

@@ -126,8 +126,7 @@ def publish(
             internal, release, config, original, columns, verification, lint, numbers
         )
         internal.write(tmp / INTERNAL_DIR / "report.html")
-        public = Release.load(tmp / PUBLIC_DIR)
-        add_public_report(public, verification, schema, lint).write(
+        add_public_report(verification.public, verification, schema, lint).write(
             tmp / PUBLIC_DIR / "report.html"
         )
     numbers.update(

@@ -239,7 +239,8 @@ def lint_schema(
             )
     quasi = [q for q in schema.quasi if q in data.columns]
     codes = {q: _codes(data[q]) for q in quasi}
-    determinants = _determinants(quasi, codes, n)
+    determinants = _determinants(quasi, codes)
+    bases = {q: dependency_accuracy(None, *codes[q]) for q in quasi}
     candidates = [a.name for a in schema if a.role is Role.INSENSITIVE and a.name in data.columns]
     for c in candidates:
         col = data[c]
@@ -255,7 +256,7 @@ def lint_schema(
                 )
             )
             continue
-        findings.extend(_dependencies(c, _codes(col), codes, determinants, strength))
+        findings.extend(_dependencies(c, _codes(col), codes, bases, determinants, strength))
     out = [
         Finding(
             f.column,
@@ -296,7 +297,7 @@ def _unique_share(col: pd.Series) -> float:
 
 
 def _determinants(
-    quasi: Sequence[str], codes: Mapping[str, tuple[np.ndarray, int]], n: int
+    quasi: Sequence[str], codes: Mapping[str, tuple[np.ndarray, int]]
 ) -> list[tuple[tuple[str, ...], np.ndarray]]:
     """Single quasi-identifiers and pairs of them, as group codes."""
     out = [((q,), codes[q][0]) for q in quasi]
@@ -309,22 +310,21 @@ def _dependencies(
     column: str,
     coded: tuple[np.ndarray, int],
     quasi: Mapping[str, tuple[np.ndarray, int]],
+    bases: Mapping[str, float],
     determinants: Sequence[tuple[tuple[str, ...], np.ndarray]],
     threshold: float,
 ) -> list[Finding]:
     x, nx = coded
     found = []
     base_x = dependency_accuracy(None, x, nx)
-    best = max(
-        (
-            (_strength(dependency_accuracy(d, x, nx), base_x), -len(names), names)
-            for names, d in determinants
-        ),
-        default=(0.0, 0, ()),
-    )[::2]
+    scored = [(dependency_accuracy(d, x, nx), names) for names, d in determinants]
+    best_acc, best_names = max(
+        scored, key=lambda a: (_strength(a[0], base_x), -len(a[1]), a[1]), default=(0.0, ())
+    )
+    best = (_strength(best_acc, base_x), best_names)
     for q, (qc, nq) in quasi.items():
         acc = dependency_accuracy(x, qc, nq)
-        s = _strength(acc, dependency_accuracy(None, qc, nq))
+        s = _strength(acc, bases[q])
         if s >= threshold:
             how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows"
             found.append(
@@ -339,7 +339,7 @@ def _dependencies(
             )
     if best[0] >= threshold and not any(set(f.related) <= set(best[1]) for f in found):
         names = " and ".join(best[1])
-        acc = dependency_accuracy(_group(best[1], quasi), x, nx)
+        acc = best_acc
         found.append(
             Finding(
                 column,
@@ -351,10 +351,3 @@ def _dependencies(
             )
         )
     return found
-
-
-def _group(names: Sequence[str], quasi: Mapping[str, tuple[np.ndarray, int]]) -> np.ndarray:
-    g = np.zeros(len(next(iter(quasi.values()))[0]), dtype=np.int64)
-    for q in names:
-        g = g * quasi[q][1] + quasi[q][0]
-    return g

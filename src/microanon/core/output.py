@@ -118,12 +118,13 @@ def _recover(target: Path) -> None:
 
 
 def _writable_parent(target: Path) -> None:
+    """Create ``target``'s directory if needed; refuse one that cannot be written into."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create {target.parent}: {exc.strerror}") from None
+        raise InputError(f"cannot write {target}: {_unwritable(target, exc)}") from None
     if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write into {target.parent}: permission denied")
+        raise InputError(f"cannot write {target}: permission denied ({target.parent})")
 
 
 @contextmanager
@@ -233,8 +234,8 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
         raise InputError(f"{target} is a directory; give a file name")
     if target.exists() and not overwrite:
         raise InputError(f"{target} already exists")
+    _writable_parent(target)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
         )

@@ -43,6 +43,8 @@ class Verification:
     counted_quasi: list[str] = field(default_factory=list)
     leaks: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: The public part as read back (what a data user gets).
+    public: Release | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -162,6 +164,7 @@ def verify_written(
     out = Verification()
     full = Release.load(directory)
     public = Release.load(directory / PUBLIC_DIR)
+    out.public = public
     extra = sorted(set(public.metadata) - set(full.public_keys))
     if extra:
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")

@@ -215,6 +215,14 @@ def limits() -> dict[str, Any]:
     return {"memory_limit": str(row[0]), "threads": int(row[1])}
 
 
+def _checked(memory_limit: str | int | None, threads: int | None) -> tuple[Any, Any]:
+    """The validated limits (``None`` where unchanged), with the shared connection open."""
+    memory = None if memory_limit is None else _memory(memory_limit)
+    count = None if threads is None else _threads(threads)
+    _connect().close()
+    return memory, count
+
+
 def set_limits(memory_limit: str | int | None = None, threads: int | None = None) -> dict[str, Any]:
     """Change the memory limit and thread count of every later query in this process.
 
@@ -236,9 +244,7 @@ def set_limits(memory_limit: str | int | None = None, threads: int | None = None
     InputError
         A size or thread count that is not positive or that DuckDB does not understand.
     """
-    memory = None if memory_limit is None else _memory(memory_limit)
-    count = None if threads is None else _threads(threads)
-    _connect().close()
+    memory, count = _checked(memory_limit, threads)
     with _LOCK:
         try:
             _set(memory, count)
@@ -258,9 +264,7 @@ def _limited(memory_limit: str | int | None, threads: int | None) -> Iterator[No
     if memory_limit is None and threads is None:
         yield
         return
-    memory = None if memory_limit is None else _memory(memory_limit)
-    count = None if threads is None else _threads(threads)
-    _connect().close()
+    memory, count = _checked(memory_limit, threads)
     with _LOCK:
         try:
             _set(memory, count)
