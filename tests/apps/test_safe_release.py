@@ -232,3 +232,17 @@ def test_metadata_added_after_construction_is_still_guarded(tmp_path):
     with pytest.raises(Exception, match="seed"):
         rel.save(tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_report_never_replaces_a_file_microanon_did_not_write(tmp_path):
+    from microanon.apps.report import Report
+
+    mine = tmp_path / "report.html"
+    mine.write_text("<html>my own notes</html>")
+    with pytest.raises(Exception, match="not a microanon report"):
+        Report("t").write(mine)
+    assert mine.read_text() == "<html>my own notes</html>"
+    ours = tmp_path / "ours.html"
+    Report("first").write(ours)
+    Report("second").write(ours)  # its own earlier report is replaced
+    assert "second" in ours.read_text()

@@ -111,7 +111,11 @@ def utility_metrics(
     lm = _attempt(loss_metric, data, hs, quasi, suppressed=removed, domains=domains or None)
     gcp = _attempt(ncp, data, hs, quasi, suppressed=removed, domains=domains or None)
     prec = _attempt(precision, data, hs, quasi, suppressed=removed)
-    kept, _, _ = published_groups_frame(release)
+    # Discernibility charges each suppressed record N: leave the '*' rows of star mode out of
+    # the classes (an attacker still sees them as one class; see published_groups_frame).
+    kept = data
+    if suppressed:
+        kept = data.loc[~(data[quasi].astype(str) == SUPPRESSED).all(axis=1).to_numpy()]
     disc = discernibility(kept, quasi, suppressed=suppressed) if len(kept) else None
     out = {
         "LM": None if lm is None else lm.total,
