@@ -12,10 +12,13 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from microanon.apps import experiments
 from microanon.apps.cli import main
-from microanon.apps.experiments import _col_checks, _dist_checks, _msa_checks, _rr_checks
-from microanon.apps.experiments._expected import Deviation, check_name, mark_expected
+from microanon.apps.families import reproductions
+from microanon.apps.families.collect.reproduce import checks as _col_checks
+from microanon.apps.families.distribution.reproduce import checks as _dist_checks
+from microanon.apps.families.multisa.reproduce import checks as _msa_checks
+from microanon.apps.families.randomize.reproduce import checks as _rr_checks
+from microanon.apps.reproduction.expected import Deviation, check_name, mark_expected
 
 #: Each reproduction's list of expected deviations.
 DEVIATIONS: dict[str, tuple[Deviation, ...]] = {
@@ -51,7 +54,12 @@ def all_keys(obj: Any) -> Iterator[Any]:
 def replay(monkeypatch: Any, name: str, results: dict[str, Any], *args: str) -> Result:
     """``microanon reproduce NAME --out DIR ARGS`` with the runner replaced by one that returns
     ``results`` at once: the command's output and exit status for given check lines."""
-    monkeypatch.setattr(experiments, f"run_{name}", lambda out, **_: (Path(out), results))
+    family = reproductions()[name]
+    monkeypatch.setattr(
+        family.module("reproduce"),
+        family.reproduction.runner,
+        lambda out, **_: (Path(out), results),
+    )
     return CliRunner().invoke(main, ["reproduce", name, "--out", "unused", *args])
 
 

@@ -122,7 +122,7 @@ def test_sampling_report(tmp_path, adult):
 
 def test_demo_section_table_and_plot(adult):
     from microanon.apps.demo import DemoContext
-    from microanon.apps.demo_sdc import sdc_section
+    from microanon.apps.families.sdc.demo import sdc_section
     from microanon.apps.report import Report
     from microanon.datasets import adult_schema
 

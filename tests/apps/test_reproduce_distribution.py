@@ -10,8 +10,12 @@ from click.testing import CliRunner
 from reproduce_helpers import all_keys, check_expected_deviations, run_quick
 
 from microanon.apps.cli import main
-from microanon.apps.experiments._dist_data import DataSet, adult_capital_loss, age_groups
-from microanon.apps.experiments._dist_measure import (
+from microanon.apps.families.distribution.reproduce.data import (
+    DataSet,
+    adult_capital_loss,
+    age_groups,
+)
+from microanon.apps.families.distribution.reproduce.measure import (
     Target,
     Workload,
     anonymize,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from reproduce_helpers import DEVIATIONS
 
-from microanon.apps.experiments._expected import (
+from microanon.apps.reproduction.expected import (
     FULL_ONLY,
     QUICK_ONLY,
     Deviation,
@@ -18,7 +18,7 @@ from microanon.apps.experiments._expected import (
     unexpected_failures,
     verdict,
 )
-from microanon.apps.experiments._outputs import check_line
+from microanon.apps.reproduction.outputs import check_line
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 from reproduce_helpers import all_keys, check_expected_deviations, run_quick
 
 from microanon.apps.cli import main
-from microanon.apps.experiments._rr_measure import randomized_point
-from microanon.apps.experiments._rr_setup import SETTINGS, SettingData
+from microanon.apps.families.randomize.reproduce.measure import randomized_point
+from microanon.apps.families.randomize.reproduce.setup import SETTINGS, SettingData
 from microanon.datasets import load_adult
 
 EXPERIMENTS = [f"E0.{i}" for i in range(1, 8)]

@@ -13,6 +13,7 @@ import click
 
 from .. import __version__
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
+from .families import Family, reproductions
 
 __all__ = ["main"]
 
@@ -609,8 +610,11 @@ def reproduce() -> None:
     """Reproduce the experiments of the source papers (report.html + results.json)."""
 
 
-def _reproduction(name: str, quick_help: str, doc: str, runner: str) -> None:
-    """Register ``microanon reproduce NAME`` running ``experiments.RUNNER``."""
+def _reproduction(family: Family) -> None:
+    """Register ``microanon reproduce COMMAND`` running the family's reproduction."""
+    assert family.reproduction is not None
+    name, quick_help = family.reproduction.command, family.reproduction.quick
+    doc = family.reproduction.summary
 
     @reproduce.command(name, help=doc + _REPRODUCE_EXIT)
     @click.option(
@@ -630,10 +634,9 @@ def _reproduction(name: str, quick_help: str, doc: str, runner: str) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
     @_friendly_errors
     def command(out: Path, quick: bool, seed: int | None, overwrite: bool, as_json: bool) -> None:
-        from . import experiments
-        from .experiments._expected import outcome
+        from .reproduction.expected import outcome
 
-        path, results = getattr(experiments, runner)(
+        path, results = family.run_reproduction(
             out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
         )
         summary = outcome(name, path, results)
@@ -685,7 +688,7 @@ def _check_text(c: dict[str, Any]) -> str:
 
 def _report_unexpected(name: str, checks: list[dict[str, Any]]) -> None:
     """One stderr line per failed check that is not an expected deviation."""
-    from .experiments._expected import check_name, unexpected_failures
+    from .reproduction.expected import check_name, unexpected_failures
 
     for c in unexpected_failures(checks):
         click.echo(
@@ -695,31 +698,8 @@ def _report_unexpected(name: str, checks: list[dict[str, Any]]) -> None:
         )
 
 
-_reproduction(
-    "randomization",
-    "Reduced grid (R = 1, fewer l and sizes): under a minute.",
-    "Guo, Ying & Wu's randomized-response experiments E0.1-E0.7 on UCI Adult.",
-    "run_randomization",
-)
-_reproduction(
-    "distribution",
-    "Reduced grid (smaller synthetic data, fewer widths and targets): seconds.",
-    "Koudas et al.'s distribution-based anonymization experiments E4.1-E4.12.",
-    "run_distribution",
-)
-_reproduction(
-    "collection",
-    "Reduced plan (800 respondents per data set, two tau, fewer baseline parameters): ~1 min.",
-    "Zhang & Zhang's data-collection experiments E1.1-E1.3 on Adult and Nursery (GTR through "
-    "the real service over HTTP, MRR, EPR, LRKA, LD).",
-    "run_collection",
-)
-_reproduction(
-    "multisa",
-    "Reduced grid (4 sensitive attributes, l = 2, 3): seconds.",
-    "Yi & Shi's multiple-sensitive-attribute experiments E2.1-E2.8 on UCI Adult.",
-    "run_multisa",
-)
+for _family in reproductions().values():
+    _reproduction(_family)
 
 
 if __name__ == "__main__":  # pragma: no cover

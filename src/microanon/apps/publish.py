@@ -28,7 +28,7 @@ from ..core.output import atomic_directory
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..models import verify_written
-from .release_report import add_release_sections
+from .families import add_release_sections
 from .release_summary import (
     add_public_report,
     add_summary_sections,

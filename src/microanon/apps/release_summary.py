@@ -23,7 +23,7 @@ from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..models import Verification
-from .release_report import privacy_metrics, utility_metrics
+from .release_sections import privacy_metrics, utility_metrics
 from .report import Report, Section, describe_parameters
 
 __all__ = [

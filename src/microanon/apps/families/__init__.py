@@ -1,0 +1,99 @@
+"""The method families as the applications see them: one folder per family, named as its
+methods' folder under :mod:`microanon.methods`.
+
+Each ``families/<name>/`` holds:
+
+``__init__.py``
+    ``FAMILY``, a :class:`Family` record: its title, the release kinds it writes, whether it has
+    demo sections and its paper's reproduction.
+``report.py``
+    ``add_sections(report, original, release, title, schema)``: the report sections of its
+    releases (families that write releases).
+``demo.py``
+    ``SECTIONS``: what it adds to ``microanon demo``.
+``reproduce/``
+    The reproduction of its paper's experiments (setup, experiments, measures, checks, report,
+    ``run``), behind ``microanon reproduce <command>``.
+
+Adding a family means adding ``methods/<name>/``, ``apps/families/<name>/`` and its record to
+:data:`FAMILIES`; the report, the demo and the command line find it there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...core.errors import InputError
+from .collect import FAMILY as COLLECT
+from .distribution import FAMILY as DISTRIBUTION
+from .family import Family, Reproduction
+from .generalize import FAMILY as GENERALIZE
+from .multisa import FAMILY as MULTISA
+from .randomize import FAMILY as RANDOMIZE
+from .sdc import FAMILY as SDC
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...core.release import Release
+    from ...core.schema import Schema
+    from ..report import Report
+
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "Reproduction",
+    "add_release_sections",
+    "family_of",
+    "reproductions",
+]
+
+#: Every family, in the order of the demo.
+FAMILIES: tuple[Family, ...] = (GENERALIZE, RANDOMIZE, DISTRIBUTION, MULTISA, SDC, COLLECT)
+
+_BY_KIND = {kind: family for family in FAMILIES for kind in family.kinds}
+
+
+def family_of(release: Release) -> Family:
+    """The family whose methods write releases of ``release.kind``."""
+    try:
+        return _BY_KIND[release.kind]
+    except KeyError:
+        known = ", ".join(sorted(_BY_KIND))
+        raise InputError(f"release kind {release.kind!r} is not one of {known}") from None
+
+
+def add_release_sections(
+    report: Report,
+    original: pd.DataFrame,
+    release: Release,
+    title: str = "Release",
+    schema: Schema | None = None,
+) -> dict[str, Any]:
+    """Add the privacy and utility sections of one release, as its family builds them.
+
+    Parameters
+    ----------
+    report : Report
+        The report to add to.
+    original : pandas.DataFrame
+        The original table.
+    release : Release
+        The release.
+    title : str
+        Prefix of the section titles.
+    schema : Schema, optional
+        The schema the release was made with (randomized releases measure utility on the
+        reconstructed distribution, which needs it).
+
+    Returns
+    -------
+    dict
+        The numbers shown, with ``verified`` (whether every claimed model holds).
+    """
+    return family_of(release).add_sections(report, original, release, title, schema)
+
+
+def reproductions() -> dict[str, Family]:
+    """The families with a reproduction, by the reproduction's command name."""
+    return {f.reproduction.command: f for f in FAMILIES if f.reproduction is not None}

@@ -1,0 +1,87 @@
+"""The record that describes one method family to the applications."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+__all__ = ["Family", "Reproduction"]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A family's reproduction of its paper's experiments (``microanon reproduce COMMAND``).
+
+    Attributes
+    ----------
+    command : str
+        The name after ``microanon reproduce``.
+    runner : str
+        The function of the family's ``reproduce`` package that runs it.
+    summary : str
+        One line for the command's help: whose experiments, on what.
+    quick : str
+        What ``--quick`` reduces, and how long it takes.
+    """
+
+    command: str
+    runner: str
+    summary: str
+    quick: str
+
+
+@dataclass(frozen=True)
+class Family:
+    """One method family, as the applications see it.
+
+    The family's code lives in two parallel folders with the same name:
+    ``microanon/methods/<name>/`` (its methods and releases) and
+    ``microanon/apps/families/<name>/`` (its report sections in ``report.py``, its demo sections
+    in ``demo.py``, its paper's reproduction in ``reproduce/``). Those modules are imported when
+    first used, so that listing the families stays cheap.
+
+    Attributes
+    ----------
+    name : str
+        The folder name, the same under ``methods`` and ``apps/families``.
+    title : str
+        What the family does, in a few words.
+    kinds : tuple of str
+        The :attr:`~microanon.Release.kind` of every release its methods write (empty when it
+        writes none, like the collection family, whose product is a collected set).
+    demo : bool
+        Whether ``demo.py`` adds sections to ``microanon demo``.
+    reproduction : Reproduction or None
+        Its paper's reproduction, if it has one.
+    """
+
+    name: str
+    title: str
+    kinds: tuple[str, ...] = ()
+    demo: bool = False
+    reproduction: Reproduction | None = None
+
+    def module(self, part: str) -> ModuleType:
+        """The family's module ``part`` (``"report"``, ``"demo"`` or ``"reproduce"``)."""
+        return importlib.import_module(f"microanon.apps.families.{self.name}.{part}")
+
+    def add_sections(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Add the report sections of one of the family's releases; return the numbers shown.
+
+        The arguments are those of every family's ``report.add_sections``: ``report``,
+        ``original``, ``release``, ``title`` and ``schema``.
+        """
+        result: dict[str, Any] = self.module("report").add_sections(*args, **kwargs)
+        return result
+
+    def demo_sections(self) -> list[Any]:
+        """The sections the family adds to ``microanon demo`` (none when ``demo`` is False)."""
+        return list(self.module("demo").SECTIONS) if self.demo else []
+
+    def run_reproduction(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the family's reproduction (see its ``reproduce`` package for the arguments)."""
+        if self.reproduction is None:
+            raise LookupError(f"family {self.name!r} has no reproduction")
+        return getattr(self.module("reproduce"), self.reproduction.runner)(*args, **kwargs)

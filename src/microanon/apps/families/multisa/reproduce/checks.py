@@ -1,0 +1,336 @@
+"""Pass/fail lines of the multi-SA reproduction, computed from its results.
+
+Two kinds: ``issue`` — what the reproduction must show (the 30,718 records; the mixed model's
+disclosure probability never above 1/l while Rating's exceeds 0.8 for some records; strong-rule
+confidences recovered exactly when nothing is deleted) — and ``paper`` — the paper's findings
+(Yi & Shi 2015, Figs. 1–11), reported whether or not our numbers bear them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from microanon.apps.families.multisa.reproduce.setup import RECORDS, SA_SETS
+from microanon.apps.reproduction.expected import FULL_ONLY, QUICK_ONLY, Deviation
+from microanon.apps.reproduction.outputs import check_line as _line
+
+__all__ = ["EXPECTED_DEVIATIONS", "PAPER_AIL_BOUND", "run_checks"]
+
+#: The paper's bound on AIL in Fig. 3 ("< 0.03%").
+PAPER_AIL_BOUND = 3e-4
+_TOL = 1e-12
+
+_AIL_AS_SPECIFIED = (
+    "AIL as specified counts every suppressed value and every value of a deleted record as 1: "
+    "a value holding more than 1/l of IR fills only n/l SIDs and its excess is suppressed "
+    "(relationship, about three quarters Husband in IR, loses thousands), and groups that "
+    "cannot get l distinct values delete records; priced as the paper's formula (enlarged SIDs "
+    "only, e23_enlarged_*) the bound holds"
+)
+_RATING_ADVERSARY = (
+    "our adversary counts as candidates every record whose SIDs may hold both values, and for "
+    "the large rules many records do: their certainty is 0.42-0.46 at l = 3, and at l = 2 only "
+    "the age 17 / 18 rules come near 0.8 (above it in some runs); certainty 1 needs a rule with "
+    "very few holders (the 86-year-old's)"
+)
+
+#: Checks that fail for a known reason (docs/reproduce-multisa.md, "Results of a full run
+#: against the paper").
+EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "rating_above_08_l3",
+        "at l = 3 only the single 86-year-old's rules can exceed 0.8 (the large rules reach "
+        "0.42-0.5), and whether the adversary's candidates for that one record narrow to it "
+        "depends on the random assignment of occurrences to SIDs: certainty 1 in some runs, at "
+        "most 0.5 in others",
+    ),
+    Deviation("e23_bound_4", _AIL_AS_SPECIFIED),
+    Deviation("e23_bound_3", _AIL_AS_SPECIFIED, modes=FULL_ONLY),
+    Deviation("e23_bound_2", _AIL_AS_SPECIFIED, modes=FULL_ONLY),
+    Deviation(
+        "e25",
+        "AIL is a share of n·d values: adding age (72 values, almost never suppressed) lowers "
+        "the mixed model's AIL from 2 to 3 attributes (1.45 % -> 1.01 %, about 3 % of n values "
+        "lost either way), and Rating is not flat: relationship (41 % Husband) loses thousands "
+        "of values to suppression at l = 3, so both jump at 4 attributes",
+    ),
+    Deviation("e28_rating_l2", _RATING_ADVERSARY),
+    Deviation("e28_rating_l3", _RATING_ADVERSARY),
+    *(
+        Deviation(
+            f"E2.6_slight_{sa_set}",
+            "a SAC group needs l distinct values on every sensitive attribute: at l ≥ 4 with 4 "
+            "SAs (relationship has 6 values) and at l = 6 with 3 SAs thousands of SAC records "
+            "cannot be grouped and are deleted (2,686 to 15,392), taking rule holders with them, "
+            "and the recovered average moves by 0.06-0.43 (only l = 2, 3 run on the quick grid)",
+            modes=FULL_ONLY,
+        )
+        for sa_set in ("3", "4")
+    ),
+    Deviation(
+        "e24_4",
+        "quick grid (min_confidence 0.7, 0.8, 0.9): 0.7 and 0.8 give the same 7 rules; at 0.9 "
+        "the two education -> Prof-specialty rules drop out and the attribute left out of SAC "
+        "changes from education to age: SAC shrinks (16,828 -> 15,307 records) but its groups "
+        "borrow more IR records to get l distinct values (6,437 -> 8,288), so SAC~ + deleted "
+        "grows while AIL falls (the full grid, 0.6 to 1.0, holds)",
+        modes=QUICK_ONLY,
+    ),
+)
+
+
+def _fmt(values: Iterable[float | None]) -> str:
+    return ", ".join("–" if v is None else f"{v:.4g}" for v in values)
+
+
+def _pct(values: Iterable[float]) -> str:
+    return ", ".join(f"{100 * v:.3g}%" for v in values)
+
+
+def _non_decreasing(values: Sequence[float]) -> bool:
+    return bool(np.all(np.diff(np.asarray(values, dtype=float)) >= -_TOL))
+
+
+def _issue(results: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = []
+    rows = results["meta"]["records"]
+    lines.append(
+        _line(
+            "issue",
+            "records",
+            "data",
+            "Adult's training split without unknown occupation has 30,718 records",
+            rows == RECORDS,
+            f"{rows:,} records",
+        )
+    )
+    for lv, entry in results["E2.8"].items():
+        if lv == "set":
+            continue
+        mixed, rat = entry["mixed"], entry["rating"]
+        bound = 1 / int(lv)
+        lines.append(
+            _line(
+                "issue",
+                f"mixed_bound_l{lv}",
+                "E2.8",
+                f"l = {lv}: the mixed model's disclosure probability never exceeds 1/l",
+                mixed["max"] <= bound + _TOL,
+                f"max {mixed['max']:.4g} over {mixed['holders']:,} records holding a strong rule "
+                f"({mixed['deleted_holders']:,} of them deleted); 1/l = {bound:.4g}",
+            )
+        )
+        lines.append(
+            _line(
+                "issue",
+                f"rating_above_08_l{lv}",
+                "E2.8",
+                f"l = {lv}: Rating's disclosure probability exceeds 0.8 for some records",
+                rat["above_0_8"] > 0,
+                f"{rat['above_0_8']:,} of {rat['holders']:,} records above 0.8, "
+                f"{rat['certain']:,} certain (1.0); max {rat['max']:.4g}, mean {rat['mean']:.4g}",
+            )
+        )
+    exact, where = [], []
+    for exp in ("E2.6", "E2.7"):
+        for s, points in results[exp].items():
+            for k, p in points.items():
+                if p["deleted"] == 0 and p["rules"]:
+                    d = p["mixed_detail"]
+                    exact.append(d["support_xy_exact"] and (d["max_deviation_intact"] or 0) < 1e-9)
+                    where.append(f"{exp} set {s} {'l' if exp == 'E2.6' else 'n'}={k}")
+    lines.append(
+        _line(
+            "issue",
+            "lemma22",
+            "E2.6/E2.7",
+            "when nothing is deleted, every strong rule's confidence is recovered exactly from "
+            "the mixed model's release (Lemma 22)",
+            bool(exact) and all(exact),
+            f"{sum(exact)} of {len(exact)} releases without deletions: " + "; ".join(where),
+        )
+    )
+    return lines
+
+
+def _timing(results: dict[str, Any]) -> list[dict[str, Any]]:
+    e21, e22 = results["E2.1"], results["E2.2"]
+    sizes = list(e21["improved"])
+    ratios = [e21["bubble"][n] / e21["improved"][n] for n in sizes]
+    grow_b = e22["bubble"]["3"] / e22["bubble"]["2"]
+    grow_i = e22["improved"]["3"] / e22["improved"]["2"]
+    return [
+        _line(
+            "paper",
+            "e21_faster",
+            "E2.1",
+            "the heuristic SID creation is much faster than the "
+            "stable bubble sort at every number of records",
+            min(ratios) > 1,
+            "speed-up " + _fmt(ratios) + " at " + ", ".join(sizes) + " records",
+        ),
+        _line(
+            "paper",
+            "e22_age",
+            "E2.2",
+            "adding age (72 values) blows up the bubble sort's time much more than the heuristic's",
+            grow_b > 2 * grow_i,
+            f"2 -> 3 attributes: bubble sort x{grow_b:.3g}, heuristic x{grow_i:.3g}; with 4: "
+            f"{e22['bubble']['4'] / e22['improved']['4']:.3g}x faster",
+        ),
+    ]
+
+
+def _ail(results: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = []
+    for s, methods in results["E2.3"].items():
+        ls = list(methods["mixed"])
+        mixed = [methods["mixed"][k]["ail"] for k in ls]
+        rat = [methods["rating"][k]["ail"] for k in ls]
+        enlarged = [methods[m][k]["ail_enlarged"] for m in methods for k in ls]
+        tag = f"{len(SA_SETS[s])} SAs"
+        lines += [
+            _line(
+                "paper",
+                f"e23_grow_{s}",
+                "E2.3",
+                f"{tag}: AIL grows with l for both",
+                _non_decreasing(mixed) and _non_decreasing(rat),
+                f"l = {', '.join(ls)}: mixed {_pct(mixed)}; Rating {_pct(rat)}",
+            ),
+            _line(
+                "paper",
+                f"e23_order_{s}",
+                "E2.3",
+                f"{tag}: the mixed model's AIL is (slightly) higher than Rating's",
+                all(m >= r - _TOL for m, r in zip(mixed, rat, strict=True)),
+                f"mixed − Rating: {_pct(m - r for m, r in zip(mixed, rat, strict=True))}",
+            ),
+            _line(
+                "paper",
+                f"e23_bound_{s}",
+                "E2.3",
+                f"{tag}: the mixed model's AIL stays below 0.03%",
+                max(mixed) < PAPER_AIL_BOUND,
+                f"max {100 * max(mixed):.3g}% (suppressed values and deleted records count 1)",
+            ),
+            _line(
+                "paper",
+                f"e23_enlarged_{s}",
+                "E2.3",
+                f"{tag}: AIL priced as the paper's formula (enlarged SIDs only, no suppression or "
+                "deletion) stays below 0.03%",
+                max(enlarged) < PAPER_AIL_BOUND,
+                f"max over both methods and every l {100 * max(enlarged):.3g}%",
+            ),
+        ]
+    for s, points in results["E2.4"].items():
+        cs = list(points)
+        ails = [points[c]["ail"] for c in cs]
+        sac = [points[c]["sac_published"] + points[c]["deleted"] for c in cs]
+        lines.append(
+            _line(
+                "paper",
+                f"e24_{s}",
+                "E2.4",
+                f"{len(SA_SETS[s])} SAs: a lower min_confidence "
+                "puts more records in SAC and gives more AIL",
+                ails[0] >= ails[-1] and sac[0] >= sac[-1],
+                f"min_confidence {', '.join(cs)}: AIL {_pct(ails)}; SAC~ + deleted records "
+                f"{', '.join(f'{v:,}' for v in sac)}",
+            )
+        )
+    e25 = results["E2.5"]
+    mixed = [e25["mixed"][s]["ail"] for s in SA_SETS]
+    rat = [e25["rating"][s]["ail"] for s in SA_SETS]
+    lines.append(
+        _line(
+            "paper",
+            "e25",
+            "E2.5",
+            "AIL vs number of sensitive attributes: Rating flat, the "
+            "mixed model grows (and stays acceptable)",
+            _non_decreasing(mixed) and np.ptp(rat) <= np.ptp(mixed),
+            f"2, 3, 4 attributes: mixed {_pct(mixed)}; Rating {_pct(rat)}",
+        )
+    )
+    return lines
+
+
+def _rules(results: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = []
+    for exp, axis in (("E2.6", "l"), ("E2.7", "n")):
+        for s, points in results[exp].items():
+            keys = [k for k, p in points.items() if p["rules"]]
+            if not keys:
+                continue
+            kept = [points[k] for k in keys if points[k]["deleted"] == 0]
+            cut = [points[k] for k in keys if points[k]["deleted"] > 0]
+            far = [abs(points[k]["rating"] - points[k]["raw"]) for k in keys]
+            dev = [abs((points[k]["mixed"] or 0) - points[k]["raw"]) for k in keys]
+            tag = f"{exp} {len(SA_SETS[s])} SAs"
+            lines += [
+                _line(
+                    "paper",
+                    f"{exp}_equal_{s}",
+                    exp,
+                    f"{tag}: the mixed model recovers the "
+                    "raw average confidence when every SAC record is grouped",
+                    all(abs(p["mixed"] - p["raw"]) < 1e-9 for p in kept),
+                    f"{len(kept)} of {len(keys)} points without deletion; deviation "
+                    f"{_fmt(dev)} at {axis} = {', '.join(keys)}; deleted "
+                    + ", ".join(f"{points[k]['deleted']:,}" for k in keys),
+                ),
+                _line(
+                    "paper",
+                    f"{exp}_slight_{s}",
+                    exp,
+                    f"{tag}: deleting ungroupable SAC records makes it deviate only slightly",
+                    all(abs((p["mixed"] or 0) - p["raw"]) <= 0.05 for p in cut),
+                    "deviation where records were deleted: "
+                    + (_fmt(abs((p["mixed"] or 0) - p["raw"]) for p in cut) or "none"),
+                ),
+                _line(
+                    "paper",
+                    f"{exp}_rating_{s}",
+                    exp,
+                    f"{tag}: Rating's recovered confidence is far off",
+                    min(far) > 0.3,
+                    f"|Rating − raw| {_fmt(far)}; raw {_fmt(points[k]['raw'] for k in keys)}",
+                ),
+            ]
+    return lines
+
+
+def _disclosure(results: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = []
+    for lv, entry in results["E2.8"].items():
+        if lv == "set":
+            continue
+        rat = entry["rating"]
+        lines.append(
+            _line(
+                "paper",
+                f"e28_rating_l{lv}",
+                "E2.8",
+                f"l = {lv}: Rating's disclosure probability is above 80% (some records 100%)",
+                rat["median"] > 0.8 and rat["certain"] > 0,
+                f"median {rat['median']:.4g}, mean {rat['mean']:.4g}; {rat['above_0_8']:,} of "
+                f"{rat['holders']:,} records above 0.8, {rat['certain']:,} at 1.0",
+            )
+        )
+    return lines
+
+
+def run_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every check of a run, issue checks first."""
+    return [
+        *_issue(results),
+        *_timing(results),
+        *_ail(results),
+        *_rules(results),
+        *_disclosure(results),
+    ]

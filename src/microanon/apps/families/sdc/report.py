@@ -1,0 +1,238 @@
+"""Report sections of a masked release (kind ``masked``, the SDC family).
+
+Masked releases that replace numeric values record by record (microaggregation, noise, swapping,
+top/bottom coding to numbers: metadata ``masked_numeric``) are measured by comparing those columns
+with the original ones by position (:mod:`microanon.measures.perturbative`,
+:mod:`microanon.measures.linkage`). The other masked releases (sampling, recoding, local
+suppression) take the generalization-style measures, a suppressed (missing) cell counting as
+``"*"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microanon.apps.release_sections import (
+    add_single_table_sections,
+    all_hold,
+    utility_metrics,
+    verdict_table,
+)
+from microanon.apps.report import Report, Section, describe_parameters, new_figure
+from microanon.core.hierarchy import SUPPRESSED
+from microanon.core.release import Release
+from microanon.core.schema import Schema
+from microanon.measures import RiskSummary, UtilitySummary, risk_summary, utility_summary
+
+__all__ = ["add_sections", "perturbative_metrics"]
+
+#: Interval disclosure half-width and rank window of the masked-release report, in percent.
+_INTERVAL_P = 5.0
+_RANK_R = 5.0
+
+
+def add_sections(
+    report: Report,
+    original: pd.DataFrame,
+    release: Release,
+    title: str = "Release",
+    schema: Schema | None = None,
+) -> dict[str, Any]:
+    """Add the privacy and utility sections of a masked release.
+
+    Parameters
+    ----------
+    report : Report
+        The report to add to.
+    original : pandas.DataFrame
+        The original table.
+    release : Release
+        A release of kind ``masked``.
+    title : str
+        Prefix of the section titles.
+    schema : Schema, optional
+        Not needed by this family (part of every family's signature).
+
+    Returns
+    -------
+    dict
+        ``before``, ``after``, ``utility`` and ``verified``.
+    """
+    if release.metadata.get("masked_numeric"):
+        return _add_perturbative_sections(report, original, release, title)
+    release = _suppressed_as_star(release)
+    meta = release.metadata
+
+    def note(sec: Section) -> None:
+        _masking_paragraph(sec, meta)
+
+    def utility(rel: Release, orig: pd.DataFrame) -> dict[str, Any]:
+        util = utility_metrics(rel, orig, extended=True)
+        if "suppressed_total" in meta:
+            util["suppressed cells"] = meta["suppressed_total"]
+        return util
+
+    return add_single_table_sections(report, original, release, title, note=note, utility=utility)
+
+
+def _suppressed_as_star(release: Release) -> Release:
+    """The release with missing quasi-identifier cells written ``"*"`` (suppressed, the root).
+
+    Local suppression publishes suppressed cells as missing values (sdcMicro's ``NA``); the
+    generalization-style measures read them as ``"*"``: a value of its own for the class
+    statistics, full loss for LM, GCP and precision.
+    """
+    quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
+    data = release.data.copy()
+    for q in quasi:
+        if data[q].isna().any():
+            data[q] = data[q].astype(object).where(data[q].notna(), SUPPRESSED)
+    return Release(release.kind, {**release.tables, "data": data}, release.metadata)
+
+
+def _masking_paragraph(sec: Section, meta: dict[str, Any]) -> None:
+    """What a non-perturbative masking method did, from its metadata."""
+    method = meta.get("method")
+    if method == "local_suppression":
+        params = meta.get("parameters", {})
+        matching = (
+            "a suppressed cell matches any value (sdcMicro's counting)"
+            if params.get("wildcard", True)
+            else 'a suppressed cell ("*") is a value of its own'
+        )
+        sec.paragraph(
+            f"{meta.get('suppressed_total', 0):,} key cells suppressed "
+            f"({', '.join(f'{c} {n:,}' for c, n in meta.get('suppressed_by_column', {}).items())})"
+            f"; {matching}. Every record matches at least {meta.get('achieved_k')} records under "
+            "that matching; an attacker who knows a person's original key values faces at least "
+            f"{meta.get('min_candidates')} consistent published records. Below, suppressed cells "
+            'count as "*".'
+        )
+    elif method == "sample":
+        sec.paragraph(
+            f"A {meta.get('parameters', {}).get('fraction')} sample: {meta.get('rows_out'):,} of "
+            f"{meta.get('rows_in'):,} records published. Records not published count as "
+            "suppressed in LM, GCP and precision."
+        )
+    elif method == "global_recode":
+        changes = ", ".join(
+            f"{c} {info['before']} → {info['after']} values"
+            for c, info in meta.get("recoded", {}).items()
+        )
+        sec.paragraph(f"Recoded columns: {changes}.")
+    elif method == "top_bottom_code":
+        sec.paragraph(
+            f"Column {meta.get('parameters', {}).get('column')}: thresholds "
+            f"{meta.get('thresholds')}, records coded {meta.get('coded')}, published as labels."
+        )
+
+
+def perturbative_metrics(
+    original: pd.DataFrame, release: Release
+) -> tuple[dict[str, float], dict[str, float], UtilitySummary, RiskSummary]:
+    """Utility and risk of a masked release's ``masked_numeric`` columns against the original.
+
+    Rows are compared by position (the method keeps them in order). Returns the utility and risk
+    numbers (flat, for the command line) and the full
+    :class:`~microanon.measures.UtilitySummary` and :class:`~microanon.measures.RiskSummary`.
+    """
+    cols = list(release.metadata["masked_numeric"])
+    util = utility_summary(original, release.data, cols)
+    risk = risk_summary(original, release.data, cols, p=_INTERVAL_P, r=_RANK_R)
+    drisk = risk_summary(original, release.data, cols, p=_INTERVAL_P, r=_RANK_R, outside=1)
+    sd = np.sqrt(util.variances.original.to_numpy())
+    sd = np.where(sd > 0, sd, 1.0)
+    utility = {
+        "SSE/SST": util.information_loss.ratio,
+        "IL1s": util.il1s,
+        "mean change (max relative)": util.means.max_relative,
+        "variance change (max relative)": util.variances.max_relative,
+        "covariance change (max, in sd units)": float(
+            np.nanmax(util.covariances.absolute.to_numpy() / np.outer(sd, sd), initial=0.0)
+        ),
+        "correlation change (max absolute)": util.correlations.max_absolute,
+    }
+    risks = {
+        "record linkage": risk.linkage.share,
+        f"interval disclosure (±{_INTERVAL_P:g}% sd, every column)": risk.interval.share,
+        f"interval disclosure (sdcMicro dRisk, k = {_INTERVAL_P / 100:g})": drisk.interval.share,
+        f"rank disclosure (±{_RANK_R:g}% of records)": risk.rank.share,
+    }
+    return utility, risks, util, risk
+
+
+def _add_perturbative_sections(
+    report: Report, original: pd.DataFrame, release: Release, title: str
+) -> dict[str, Any]:
+    """Privacy and utility sections of a masked release with numeric columns replaced in place.
+
+    Privacy: the claimed models re-checked, record linkage, interval and rank disclosure.
+    Utility: SSE/SST, IL1s and the moment changes (:func:`perturbative_metrics`).
+    """
+    meta = release.metadata
+    cols = list(meta["masked_numeric"])
+    sec = report.section(
+        f"{title}: privacy (disclosure risk of the masked values)",
+        f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
+        f"{meta.get('rows_in'):,} records in, {meta.get('rows_out'):,} rows published; masked "
+        f"numeric columns: {', '.join(cols)}.",
+    )
+    verified = all_hold(verdict_table(sec, release))
+    if len(original) != len(release.data):
+        sec.paragraph(
+            f"The original table given has {len(original):,} rows and the release "
+            f"{len(release.data):,}: the masked columns are compared with the original ones by "
+            "position, so utility and risk are not measured."
+        )
+        report.section(f"{title}: utility", "Not measured (see above).")
+        return {"before": {}, "after": {}, "utility": {}, "verified": verified}
+    utility, risks, util, risk = perturbative_metrics(original, release)
+    sec.table(
+        pd.DataFrame({"measure": list(risks), "share of records": list(risks.values())}),
+        caption="An attacker who knows a person's original values of the masked columns. Record "
+        "linkage: the masked record nearest to the original one (Euclidean distance on the "
+        "original's z-scores) is the person's own (ties shared). Interval disclosure: the "
+        f"original values lie within ±{_INTERVAL_P:g}% of a standard deviation of the masked "
+        "ones (sdcMicro's dRisk tolerates one column outside). Rank disclosure (share of "
+        f"values): the masked value's rank is within {_RANK_R:g}% of the records of the "
+        "original rank.",
+    )
+    fig = new_figure(6.4, 3.0)
+    ax = fig.add_subplot()
+    x = np.arange(len(cols))
+    ax.bar(x - 0.2, risk.interval.per_column.to_numpy(), width=0.4, label="interval disclosure")
+    ax.bar(x + 0.2, risk.rank.per_column.to_numpy(), width=0.4, label="rank disclosure")
+    ax.set_xticks(x, [str(c) for c in cols], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("share of records")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    sec.figure(fig, "Disclosure risk left in each masked column.")
+    per_column = pd.DataFrame(
+        {
+            "column": [str(c) for c in cols],
+            "mean change (relative)": util.means.relative.to_numpy(),
+            "variance change (relative)": util.variances.relative.to_numpy(),
+            "interval disclosure": risk.interval.per_column.to_numpy(),
+            "rank disclosure": risk.rank.per_column.to_numpy(),
+        }
+    )
+    usec = report.section(
+        f"{title}: utility",
+        "SSE/SST: the squared distance of the masked values from the original ones over the "
+        "original's total sum of squares, both on the original's z-scores (0 = unchanged). "
+        "IL1s: the mean absolute difference per cell in units of √2 standard deviations "
+        "(sdcMicro's dUtility IL1 is twice this). Then how far the means and variances moved "
+        "(relative to the original), the covariances (in units of the original standard "
+        "deviations, sd_j·sd_l) and the correlations.",
+    )
+    usec.metrics(utility)
+    usec.table(per_column, caption="Per masked column: utility and risk.")
+    return {
+        "before": {},
+        "after": risks,
+        "utility": utility,
+        "verified": verified,
+    }

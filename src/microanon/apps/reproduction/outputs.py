@@ -1,0 +1,44 @@
+"""What every reproduction writes besides its report: ``results.json`` in plain JSON types, and
+the randomness policy it records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from microanon.apps.io import json_plain
+
+__all__ = ["RNG_POLICY", "check_line", "json_plain", "write_results"]
+
+#: How a reproduction uses randomness (recorded in ``results.json``; never the seed itself).
+RNG_POLICY = (
+    "one numpy Generator for the whole run, used in a fixed order: from --seed when given "
+    "(reproducible research), otherwise from operating-system entropy; the seed is never "
+    "recorded"
+)
+
+
+def write_results(directory: Path, results: dict[str, Any]) -> None:
+    """Write ``directory/results.json`` (already plain; NaN refused)."""
+    (directory / "results.json").write_text(
+        json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
+
+
+def check_line(
+    kind: str, check: str, experiment: str, claim: str, passed: bool, detail: str, **extra: Any
+) -> dict[str, Any]:
+    """One pass/fail line of a reproduction: ``kind`` (``issue`` or ``paper``), its ``id``, the
+    experiment, the claim checked, whether it passed, the numbers behind it, and any ``extra``
+    fields (e.g. ``variant``, ``values``)."""
+    return {
+        "kind": kind,
+        "id": check,
+        "experiment": experiment,
+        "claim": claim,
+        "passed": bool(passed),
+        "detail": detail,
+        **extra,
+    }
