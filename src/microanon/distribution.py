@@ -1,14 +1,20 @@
-"""Public home of distribution-based anonymization: ``microanon.distribution.min_sum_of_range``,
-``min_sor_fake``, :class:`AnnotatedHierarchy` and :func:`anonymize`.
+"""Deprecated: use :mod:`microanon.methods.distribution`.
 
-The method of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Anonymization*, PVLDB
-2(1):958–969, 2009.
-
-Everything here is implemented in :mod:`microanon.methods.distribution`.
+``microanon.distribution.X`` still works for this release and warns; ``anonymize`` is
+:func:`microanon.methods.distribution.distribution_anonymize`.
 """
 
-from .methods.distribution import *  # noqa: F403
-from .methods.distribution import __all__ as _methods_all
-from .methods.distribution.release import distribution_anonymize as anonymize
+from typing import Any
 
-__all__ = [*_methods_all, "anonymize"]
+from .core.deprecation import forward
+from .methods import distribution as _new
+
+_RENAMED = {"anonymize": "distribution_anonymize"}
+
+
+#: Star imports still see every name (and warn for each).
+__all__ = [*_new.__all__, "anonymize"]  # noqa: F822 (served by __getattr__)
+
+
+def __getattr__(name: str) -> Any:
+    return forward(__name__, "microanon.methods.distribution", name, _RENAMED)

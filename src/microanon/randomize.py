@@ -1,7 +1,16 @@
-"""Public home of randomized response: ``microanon.randomize.optimal_parameters`` and friends.
+"""Deprecated: use :mod:`microanon.methods.randomize`.
 
-Everything here is implemented in :mod:`microanon.methods.randomize`.
+``microanon.randomize.X`` still works for this release and warns.
 """
 
-from .methods.randomize import *  # noqa: F403
-from .methods.randomize import __all__  # noqa: F401
+from typing import Any
+
+from .core.deprecation import forward
+from .methods import randomize as _new
+
+#: Star imports still see every name (and warn for each).
+__all__ = [*_new.__all__]
+
+
+def __getattr__(name: str) -> Any:
+    return forward(__name__, "microanon.methods.randomize", name)

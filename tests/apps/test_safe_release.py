@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from microanon import InfeasibleError, Release
 from microanon.apps.cli import main
 from microanon.core.hierarchy import Hierarchy
-from microanon.methods import full_domain
+from microanon.methods.generalize import full_domain
 from microanon.models import check_release, public_leaks
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"

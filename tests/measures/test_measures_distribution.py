@@ -22,7 +22,7 @@ from microanon.measures.distribution import (
     utility_report,
 )
 from microanon.measures.estimators import kl_divergence, true_joint
-from microanon.methods import anatomy, full_domain
+from microanon.methods.generalize import anatomy, full_domain
 
 ESGRO = ["education", "income", "sex", "race"]  # ESGRO of Guo, Ying & Wu (2011), SA occupation
 SCALARS = [

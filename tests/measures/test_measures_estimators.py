@@ -20,7 +20,7 @@ from microanon.measures.estimators import (
     reconstruction_error,
     true_joint,
 )
-from microanon.methods.anatomy import anatomy
+from microanon.methods.generalize import anatomy
 
 SETTINGS = settings(max_examples=80, deadline=None)
 

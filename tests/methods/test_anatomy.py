@@ -12,7 +12,7 @@ from microanon.core import Release
 from microanon.core.errors import InfeasibleError, InputError, SchemaError
 from microanon.datasets import adult_schema, load_adult
 from microanon.measures.estimators import reconstruction_error
-from microanon.methods.anatomy import anatomy
+from microanon.methods.generalize import anatomy
 from microanon.models import l_diversity
 
 SCHEMA = {"zip": "quasi", "age": {"role": "quasi", "kind": "numeric"}, "disease": "sensitive"}

@@ -10,7 +10,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from microanon.core.errors import InfeasibleError
-from microanon.methods.anatomy import anatomy
+from microanon.methods.generalize import anatomy
 from microanon.models import l_diversity
 
 SETTINGS = settings(max_examples=150, deadline=None)

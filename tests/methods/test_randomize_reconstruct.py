@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from microanon import InputError, Release
-from microanon.methods.anatomy import anatomy
+from microanon.methods.generalize import anatomy
 from microanon.methods.randomize._sampling import randomize_codes
 from microanon.methods.randomize.matrices import inverse_frobenius_sq, uniform_retention
 from microanon.methods.randomize.reconstruct import Reconstruction, reconstruct

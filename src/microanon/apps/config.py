@@ -46,7 +46,7 @@ METHODS: dict[str, str] = {
     "full_domain": "microanon.methods.generalize.full_domain:full_domain",
     "mondrian": "microanon.methods.generalize.mondrian:mondrian",
     "local_recoding": "microanon.methods.generalize.local_recoding:local_recoding",
-    "anatomy": "microanon.methods.anatomy:anatomy",
+    "anatomy": "microanon.methods.generalize.anatomy:anatomy",
     "randomized_response": "microanon.methods.randomize.response:randomized_response",
     "pram": "microanon.methods.randomize.pram:pram",
     "distribution": "microanon.methods.distribution.release:distribution_anonymize",

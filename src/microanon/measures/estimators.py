@@ -35,7 +35,7 @@ from ..core.errors import HierarchyError, InputError
 from ..core.hierarchy import SUPPRESSED, Hierarchy, parse_interval, value_key
 from ..core.release import Release
 from ..core.table import Table, combine_codes, factorize_column
-from ..methods.anatomy import COUNT_COLUMN, GROUP_COLUMN
+from ..methods.generalize.anatomy import COUNT_COLUMN, GROUP_COLUMN
 from ._common import normalize_columns, numeric_values
 
 __all__ = [

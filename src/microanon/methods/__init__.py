@@ -1,36 +1,55 @@
-"""Anonymization methods: each turns an original table into a :class:`~microanon.Release`.
+"""Anonymization methods, one subpackage per family; each method turns an original table into a
+:class:`~microanon.Release` (or, for data collection, a respondent's submission).
 
-Generalization baselines (:mod:`.generalize`): :func:`full_domain`, :func:`mondrian`,
-:func:`local_recoding`; bucketization: :func:`anatomy`; distribution-based
-(:mod:`.distribution`): :func:`distribution_anonymize`; SDC masking (:mod:`.sdc`): :func:`sample`,
-:func:`global_recode`, :func:`top_bottom_code`, :func:`local_suppression`, :func:`add_noise`,
-:func:`rank_swap`, :func:`microaggregation`.
+=========================================  ==================================================
+:mod:`microanon.methods.generalize`        k-anonymity, ℓ-diversity, t-closeness baselines:
+                                           full-domain, Mondrian, local recoding, Anatomy
+:mod:`microanon.methods.randomize`         randomized response, PRAM, reconstruction
+:mod:`microanon.methods.collect`           respondent-side generalization for data
+                                           collection (GTR)
+:mod:`microanon.methods.multisa`           multiple sensitive attributes: mixed model, Rating
+:mod:`microanon.methods.sdc`               SDC masking: sampling, recoding, top/bottom coding,
+                                           local suppression, noise, rank swapping,
+                                           microaggregation
+:mod:`microanon.methods.distribution`      distribution-based anonymization of the sensitive
+                                           attribute
+=========================================  ==================================================
+
+Call them as ``microanon.methods.<family>.<method>``, e.g.
+``microanon.methods.generalize.full_domain``. The flat names of earlier releases
+(``microanon.methods.full_domain``, ...) still work for this release and warn.
 """
 
-from .anatomy import anatomy
-from .distribution import distribution_anonymize
-from .generalize import full_domain, local_recoding, mondrian
-from .sdc import (
-    add_noise,
-    global_recode,
-    local_suppression,
-    microaggregation,
-    rank_swap,
-    sample,
-    top_bottom_code,
-)
+from typing import Any
 
-__all__ = [
-    "add_noise",
-    "anatomy",
-    "distribution_anonymize",
-    "full_domain",
-    "global_recode",
-    "local_recoding",
-    "local_suppression",
-    "microaggregation",
-    "mondrian",
-    "rank_swap",
-    "sample",
-    "top_bottom_code",
-]
+from ..core.deprecation import forward
+from . import collect, distribution, generalize, multisa, randomize, sdc
+
+__all__ = ["collect", "distribution", "generalize", "multisa", "randomize", "sdc"]
+
+#: Flat names of the previous release -> the family that holds them now.
+_MOVED = {
+    "anatomy": "generalize",
+    "full_domain": "generalize",
+    "local_recoding": "generalize",
+    "mondrian": "generalize",
+    "distribution_anonymize": "distribution",
+    **dict.fromkeys(
+        [
+            "add_noise",
+            "global_recode",
+            "local_suppression",
+            "microaggregation",
+            "rank_swap",
+            "sample",
+            "top_bottom_code",
+        ],
+        "sdc",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return forward(__name__, f"{__name__}.{_MOVED[name]}", name)

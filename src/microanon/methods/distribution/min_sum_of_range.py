@@ -185,8 +185,7 @@ def materialize(
     values : array
         The group's real sensitive values.
     generalization : Generalization
-        From :func:`min_sum_of_range` or :func:`~microanon.distribution.min_sor_fake` for the
-        same values.
+        From :func:`min_sum_of_range` or :func:`min_sor_fake` for the same values.
     rng : numpy.random.Generator, int or None
 
     Returns

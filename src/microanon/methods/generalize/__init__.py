@@ -1,7 +1,20 @@
-"""Generalization baselines: optimal full-domain recoding, Mondrian, local recoding."""
+"""The syntactic baselines: k-anonymity, ℓ-diversity and t-closeness by generalization and
+suppression, and bucketization.
 
+* :func:`full_domain` — optimal full-domain generalization with suppression (the lattice search
+  of :func:`search`, returning a :class:`SearchResult`).
+* :func:`mondrian` — multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan, ICDE 2006).
+* :func:`local_recoding` — cell-level generalization of each class on its own.
+* :func:`anatomy` — Anatomy's bucketization (Xiao & Tao, VLDB 2006): exact quasi-identifiers
+  and sensitive values in separate tables, linked by group (release kind ``anatomized``).
+
+The generalizing methods write releases of kind ``generalized``; every claimed model is
+re-checked on the published table.
+"""
+
+from .anatomy import anatomy
 from .full_domain import SearchResult, full_domain, search
 from .local_recoding import local_recoding
 from .mondrian import mondrian
 
-__all__ = ["SearchResult", "full_domain", "local_recoding", "mondrian", "search"]
+__all__ = ["SearchResult", "anatomy", "full_domain", "local_recoding", "mondrian", "search"]

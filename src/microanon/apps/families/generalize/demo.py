@@ -54,8 +54,7 @@ def recoding_section(report: Report, ctx: DemoContext) -> None:
 
 
 def baselines_section(report: Report, ctx: DemoContext) -> None:
-    from microanon.methods.anatomy import anatomy
-    from microanon.methods.generalize import full_domain, local_recoding, mondrian
+    from microanon.methods.generalize import anatomy, full_domain, local_recoding, mondrian
     from microanon.models import LDiversity, TCloseness
 
     models = [KAnonymity(5), LDiversity(3, "distinct"), TCloseness(0.2, "equal")]

@@ -21,8 +21,7 @@ __all__ = ["SECTIONS"]
 
 def randomization_section(report: Report, ctx: DemoContext) -> None:
     from microanon.measures import utility_report
-    from microanon.methods.anatomy import anatomy
-    from microanon.methods.generalize import full_domain
+    from microanon.methods.generalize import anatomy, full_domain
     from microanon.methods.randomize import randomized_response, reconstruct
 
     quasi, sensitive = ["education", "income", "sex", "race"], ctx.sensitive

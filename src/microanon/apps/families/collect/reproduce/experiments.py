@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microanon.apps.families.collect.reproduce.setup import Plan, Sample, load
 from microanon.apps.families.collect.reproduce import baselines
+from microanon.apps.families.collect.reproduce.setup import Plan, Sample, load
 from microanon.apps.server import CollectionClient, ServiceConfig, SubmitResult, running_service
 from microanon.core.errors import InfeasibleError, MicroanonError
 from microanon.measures.classification import ID3

@@ -13,9 +13,10 @@ response ``B``), averaged likewise.
 - Randomized response: :func:`~microanon.methods.randomize.randomize` with the optimal keep
   probabilities, then the reconstruction ``π̂ = P⁻¹λ̂`` (raw for the squared Euclidean distance,
   χ² and query errors; clip-renormalized for KL and U).
-- Anatomy: :func:`~microanon.methods.anatomy`; the estimate spreads each group's sensitive
-  counts over its tuples' quasi-identifiers.
-- Entropy ℓ-diversity: full-domain generalization (:func:`~microanon.methods.full_domain`,
+- Anatomy: :func:`~microanon.methods.generalize.anatomy`; the estimate spreads each group's
+  sensitive counts over its tuples' quasi-identifiers.
+- Entropy ℓ-diversity: full-domain generalization
+  (:func:`~microanon.methods.generalize.full_domain`,
   Incognito's minimal nodes); among the minimal nodes the one of least total height is
   published, ties broken by the discernibility metric, then by the levels in schema order
   (our choice: the paper does not say which of Incognito's solutions it takes). Distances use the
@@ -40,7 +41,7 @@ from microanon.measures import (
     uncertainty_coefficients,
     utility_report,
 )
-from microanon.methods import anatomy, full_domain
+from microanon.methods.generalize import anatomy, full_domain
 from microanon.methods.randomize import randomize
 from microanon.models import l_diversity
 
