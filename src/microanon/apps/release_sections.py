@@ -32,6 +32,7 @@ from .report import Report, Section, describe_parameters, new_figure
 
 __all__ = [
     "add_single_table_sections",
+    "all_suppressed",
     "privacy_metrics",
     "utility_metrics",
     "verdict_table",
@@ -237,3 +238,11 @@ def verdict_table(sec: Section, release: Release) -> list[Verdict]:
             caption="Every claimed model, checked independently on the published table.",
         )
     return verdicts
+
+
+def all_suppressed(release: Release, column: str) -> bool:
+    """Whether ``column`` is suppressed (``*`` or missing) in every published row."""
+    col = release.data[column] if column in release.data.columns else None
+    if col is None or len(col) == 0:
+        return False
+    return bool((col.isna() | (col.astype(str) == SUPPRESSED)).all())

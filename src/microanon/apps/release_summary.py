@@ -23,7 +23,8 @@ from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..models import Verification
-from .release_sections import privacy_metrics, utility_metrics
+from .families import family_of
+from .release_sections import all_suppressed, privacy_metrics, utility_metrics
 from .report import Report, Section, describe_parameters
 
 __all__ = [
@@ -37,82 +38,9 @@ __all__ = [
 #: Information loss above which the report warns.
 LOSS_WARNING = 0.5
 
-_SDC_VERBS = {
-    "microaggregation": lambda p: f"microaggregated ({p.get('method')}, k = {p.get('k')})",
-    "add_noise": lambda p: (
-        f"noise added ({p.get('method')}, {p.get('noise')} of the spread)"
-        if p.get("noise") is not None
-        else f"noise added ({p.get('method')}, ε = {p.get('epsilon')})"
-    ),
-    "rank_swap": lambda p: f"rank-swapped within {p.get('p')} % of the ranks",
-    "local_suppression": lambda p: f"locally suppressed to k = {p.get('k')}",
-    "top_bottom_code": lambda p: "top/bottom coded",
-    "global_recode": lambda p: "globally recoded",
-}
-
 
 def _published_columns(release: Release) -> set[str]:
     return {str(c) for df in release.tables.values() for c in df.columns}
-
-
-def _all_star(release: Release, column: str) -> bool:
-    col = release.data[column] if column in release.data.columns else None
-    if col is None or len(col) == 0:
-        return False
-    return bool((col.isna() | (col.astype(str) == SUPPRESSED)).all())
-
-
-def _generalized(release: Release, column: str) -> str:
-    meta = release.metadata
-    levels, heights = meta.get("levels") or {}, meta.get("heights") or {}
-    data = release.data
-    labels = data[column][data[column].astype(str) != SUPPRESSED].astype(str).unique()[:3]
-    example = f" (e.g. {', '.join(labels)})" if len(labels) else ""
-    if column in levels:
-        level, height = int(levels[column]), heights.get(column)
-        if height is not None and level >= int(height):
-            return f"fully generalized to {SUPPRESSED} (level {level} of {height})"
-        of = f" of {height}" if height is not None else ""
-        return f"generalized to level {level}{of}{example}"
-    if _all_star(release, column):
-        return f"fully generalized to {SUPPRESSED}"
-    return f"generalized class by class{example}"
-
-
-def _treated(release: Release, column: str) -> str | None:
-    """What the method did to one of the columns it works on, from the public part."""
-    meta = release.metadata
-    method = meta.get("method")
-    params = meta.get("parameters") or {}
-    quasi = meta.get("quasi") or []
-    sensitive = meta.get("sensitive") or []
-    if release.kind == "generalized" and column in quasi:
-        return _generalized(release, column)
-    if release.kind == "anatomized":
-        if column in quasi:
-            return "published exactly in the quasi-identifier table, linked only to a group"
-        if column in sensitive:
-            return f"published by group in the sensitive table (ℓ = {params.get('l')})"
-    if release.kind == "randomized":
-        spec = (meta.get("randomized") or {}).get(column)
-        if spec is not None:
-            keep = spec.get("keep")
-            how = f"keep probability {keep:.3g}" if keep is not None else "distortion matrix"
-            return f"randomized response ({how}; the matrix is public for reconstruction)"
-    if release.kind == "distribution" and column in sensitive:
-        return "published as P-private ranges in the sensitive table"
-    if release.kind == "multi-sa" and column in sensitive:
-        return "published in grouped, permuted sensitive tables"
-    if release.kind == "masked":
-        columns = params.get("columns") or params.get("column") or []
-        columns = [columns] if isinstance(columns, str) else list(columns)
-        maps = params.get("maps") or []
-        levels = params.get("levels") or {}
-        if column in columns or column in maps or column in levels:
-            return _SDC_VERBS.get(str(method), lambda p: f"masked by {method}")(params)
-        if method == "sample":
-            return None
-    return None
 
 
 def column_actions(
@@ -151,7 +79,7 @@ def column_actions(
             )
             rows.append((c, role, why))
             continue
-        done = _treated(release, c)
+        done = family_of(release).describe_column(release, c)
         if done is None:
             done = "published unchanged"
             notes = [str(f) for f in (lint.for_column(c) if lint else [])]
@@ -188,7 +116,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     """The alarms of a release: fully suppressed quasi-identifiers, information loss above 1/2."""
     out = []
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
-    gone = [q for q in quasi if _all_star(release, q)]
+    gone = [q for q in quasi if all_suppressed(release, q)]
     if gone:
         out.append(
             f"{len(gone)} of {len(quasi)} quasi-identifiers are {SUPPRESSED} in every published "
@@ -233,7 +161,7 @@ def closest_configurations(cfg: Any, original: pd.DataFrame) -> pd.DataFrame:
             continue
         util = utility_metrics(rel, original)
         quasi = [q for q in rel.metadata.get("quasi") or [] if q in rel.data.columns]
-        gone = [q for q in quasi if _all_star(rel, q)]
+        gone = [q for q in quasi if all_suppressed(rel, q)]
         rows.append((change, util.get("LM"), rel.metadata.get("suppressed"), ", ".join(gone)))
     return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
 

@@ -52,7 +52,6 @@ RELEASE_KINDS: dict[str, tuple[str, ...]] = {
     "masked": ("data",),
     "distribution": ("qit", "st"),
     "multi-sa": ("sac", "at", "idt"),
-    "collected": ("data",),
 }
 
 #: Metadata keys (or parts of key names) that would leak the randomness behind a release.
@@ -194,7 +193,7 @@ class Release:
     ----------
     kind : str
         One of :data:`RELEASE_KINDS` (``generalized``, ``anatomized``, ``randomized``, ``masked``,
-        ``distribution``, ``multi-sa``, ``collected``).
+        ``distribution``, ``multi-sa``).
     tables : mapping of str to DataFrame
         The published tables; must contain those the kind requires (e.g. ``qit`` and ``st`` for
         ``anatomized``).

@@ -76,6 +76,16 @@ class Family:
         result: dict[str, Any] = self.module("report").add_sections(*args, **kwargs)
         return result
 
+    def describe_column(self, release: Any, column: str) -> str | None:
+        """What the method did to ``column`` of one of the family's releases, from its public part.
+
+        None when the column was published unchanged (and for families without releases).
+        """
+        if not self.kinds:
+            return None
+        described: str | None = self.module("report").describe_column(release, column)
+        return described
+
     def demo_sections(self) -> list[Any]:
         """The sections the family adds to ``microanon demo`` (none when ``demo`` is False)."""
         return list(self.module("demo").SECTIONS) if self.demo else []

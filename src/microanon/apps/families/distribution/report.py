@@ -17,7 +17,7 @@ from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.models import check_release
 
-__all__ = ["distribution_numbers", "add_sections"]
+__all__ = ["distribution_numbers", "add_sections", "describe_column"]
 
 
 def distribution_numbers(release: Release) -> dict[str, Any]:
@@ -101,3 +101,22 @@ def add_sections(
         "utility": numbers,
         "verified": bool(np.all([v.holds for v in verdicts])) if verdicts else None,
     }
+
+
+def describe_column(release: Release, column: str) -> str | None:
+    """What the method did to ``column``, read from the public part (None: published unchanged).
+
+    Parameters
+    ----------
+    release : Release
+        A release of kind ``distribution``.
+    column : str
+        A published column.
+
+    Returns
+    -------
+    str or None
+    """
+    if column in (release.metadata.get("sensitive") or []):
+        return "published as P-private ranges in the sensitive table"
+    return None

@@ -11,12 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from microanon.apps.release_sections import add_single_table_sections
+from microanon.apps.release_sections import add_single_table_sections, all_suppressed
 from microanon.apps.report import Report
+from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.core.schema import Schema
 
-__all__ = ["add_sections"]
+__all__ = ["add_sections", "describe_column"]
 
 _ANATOMY_CAPTION = (
     "Anatomy publishes exact quasi-identifiers (the QIT), so re-identification of a record's "
@@ -55,3 +56,47 @@ def add_sections(
     if release.kind == "anatomized":
         return add_single_table_sections(report, original, release, title, caption=_ANATOMY_CAPTION)
     return add_single_table_sections(report, original, release, title)
+
+
+def describe_column(release: Release, column: str) -> str | None:
+    """What the method did to ``column``, read from the public part (None: published unchanged).
+
+    Parameters
+    ----------
+    release : Release
+        A release of kind ``generalized`` or ``anatomized``.
+    column : str
+        A published column.
+
+    Returns
+    -------
+    str or None
+    """
+    meta = release.metadata
+    quasi = meta.get("quasi") or []
+    if release.kind == "generalized" and column in quasi:
+        return _generalized(release, column)
+    if release.kind == "anatomized":
+        if column in quasi:
+            return "published exactly in the quasi-identifier table, linked only to a group"
+        if column in (meta.get("sensitive") or []):
+            l_value = (meta.get("parameters") or {}).get("l")
+            return f"published by group in the sensitive table (ℓ = {l_value})"
+    return None
+
+
+def _generalized(release: Release, column: str) -> str:
+    meta = release.metadata
+    levels, heights = meta.get("levels") or {}, meta.get("heights") or {}
+    data = release.data
+    labels = data[column][data[column].astype(str) != SUPPRESSED].astype(str).unique()[:3]
+    example = f" (e.g. {', '.join(labels)})" if len(labels) else ""
+    if column in levels:
+        level, height = int(levels[column]), heights.get(column)
+        if height is not None and level >= int(height):
+            return f"fully generalized to {SUPPRESSED} (level {level} of {height})"
+        of = f" of {height}" if height is not None else ""
+        return f"generalized to level {level}{of}{example}"
+    if all_suppressed(release, column):
+        return f"fully generalized to {SUPPRESSED}"
+    return f"generalized class by class{example}"

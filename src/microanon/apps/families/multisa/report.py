@@ -18,7 +18,7 @@ from microanon.core.schema import Schema
 from microanon.measures.multisa import ail_components, disclosure_probabilities, rce
 from microanon.methods.multisa import SUPPRESSED_SID, strong_rules
 
-__all__ = ["multisa_diversity", "add_sections"]
+__all__ = ["multisa_diversity", "add_sections", "describe_column"]
 
 
 def multisa_diversity(release: Release) -> dict[str, Any]:
@@ -111,3 +111,22 @@ def add_sections(
     usec.metrics(util)
     verified = bool(np.all([v for v in checks.values() if isinstance(v, bool)]))
     return {"before": {}, "after": numbers, "utility": util, "verified": verified}
+
+
+def describe_column(release: Release, column: str) -> str | None:
+    """What the method did to ``column``, read from the public part (None: published unchanged).
+
+    Parameters
+    ----------
+    release : Release
+        A release of kind ``multi-sa``.
+    column : str
+        A published column.
+
+    Returns
+    -------
+    str or None
+    """
+    if column in (release.metadata.get("sensitive") or []):
+        return "published in grouped, permuted sensitive tables"
+    return None

@@ -16,7 +16,7 @@ from microanon.core.schema import Schema
 from microanon.core.table import Table
 from microanon.measures import utility_report
 
-__all__ = ["add_sections", "randomized_utility"]
+__all__ = ["add_sections", "randomized_utility", "describe_column"]
 
 
 def add_sections(
@@ -88,3 +88,25 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     table = Table.from_frame(original, schema.select([*quasi, sensitive]))
     numbers = utility_report(release, table, quasi, sensitive)
     return {k: v for k, v in numbers.items() if k not in ("uncertainty", "kind")}
+
+
+def describe_column(release: Release, column: str) -> str | None:
+    """What the method did to ``column``, read from the public part (None: published unchanged).
+
+    Parameters
+    ----------
+    release : Release
+        A release of kind ``randomized``.
+    column : str
+        A published column.
+
+    Returns
+    -------
+    str or None
+    """
+    spec = (release.metadata.get("randomized") or {}).get(column)
+    if spec is None:
+        return None
+    keep = spec.get("keep")
+    how = f"keep probability {keep:.3g}" if keep is not None else "distortion matrix"
+    return f"randomized response ({how}; the matrix is public for reconstruction)"

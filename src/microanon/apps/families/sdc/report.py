@@ -10,6 +10,7 @@ suppression) take the generalization-style measures, a suppressed (missing) cell
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.measures import RiskSummary, UtilitySummary, risk_summary, utility_summary
 
-__all__ = ["add_sections", "perturbative_metrics"]
+__all__ = ["add_sections", "perturbative_metrics", "describe_column"]
 
 #: Interval disclosure half-width and rank window of the masked-release report, in percent.
 _INTERVAL_P = 5.0
@@ -236,3 +237,46 @@ def _add_perturbative_sections(
         "utility": utility,
         "verified": verified,
     }
+
+
+#: How each masking method is described in the column table.
+_VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "microaggregation": lambda p: f"microaggregated ({p.get('method')}, k = {p.get('k')})",
+    "add_noise": lambda p: (
+        f"noise added ({p.get('method')}, {p.get('noise')} of the spread)"
+        if p.get("noise") is not None
+        else f"noise added ({p.get('method')}, ε = {p.get('epsilon')})"
+    ),
+    "rank_swap": lambda p: f"rank-swapped within {p.get('p')} % of the ranks",
+    "local_suppression": lambda p: f"locally suppressed to k = {p.get('k')}",
+    "top_bottom_code": lambda p: "top/bottom coded",
+    "global_recode": lambda p: "globally recoded",
+}
+
+
+def describe_column(release: Release, column: str) -> str | None:
+    """What the method did to ``column``, read from the public part (None: published unchanged).
+
+    Parameters
+    ----------
+    release : Release
+        A release of kind ``masked``.
+    column : str
+        A published column.
+
+    Returns
+    -------
+    str or None
+    """
+    meta = release.metadata
+    method = meta.get("method")
+    params = meta.get("parameters") or {}
+    columns = params.get("columns") or params.get("column") or []
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    if (
+        column in columns
+        or column in (params.get("maps") or [])
+        or column in (params.get("levels") or {})
+    ):
+        return _VERBS.get(str(method), lambda p: f"masked by {method}")(params)
+    return None

@@ -1,0 +1,60 @@
+"""Every method family has the same shape in the applications (apps/families/<name>/), parallel
+to its methods (methods/<name>/), and the report finds a release's family by its kind."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import microanon
+from microanon.apps.families import FAMILIES, family_of, reproductions
+from microanon.core.release import RELEASE_KINDS, Release
+
+SRC = Path(microanon.__file__).parent
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_family_has_the_common_shape(family):
+    assert (SRC / "methods" / family.name / "__init__.py").is_file()
+    assert (SRC / "apps" / "families" / family.name / "__init__.py").is_file()
+    if family.kinds:
+        report = family.module("report")
+        for name in ("add_sections", "describe_column"):
+            params = list(inspect.signature(getattr(report, name)).parameters)
+            assert params[:2] == (
+                ["report", "original"] if name == "add_sections" else ["release", "column"]
+            )
+        assert list(inspect.signature(report.add_sections).parameters) == [
+            "report",
+            "original",
+            "release",
+            "title",
+            "schema",
+        ]
+    if family.demo:
+        assert family.demo_sections()
+    if family.reproduction is not None:
+        assert callable(getattr(family.module("reproduce"), family.reproduction.runner))
+
+
+def test_every_family_folder_is_registered():
+    folders = {
+        p.name for p in (SRC / "apps" / "families").iterdir() if (p / "__init__.py").exists()
+    }
+    assert folders == {f.name for f in FAMILIES}
+    methods = {p.name for p in (SRC / "methods").iterdir() if (p / "__init__.py").exists()}
+    assert methods == folders
+
+
+def test_every_release_kind_has_exactly_one_family():
+    kinds = [k for f in FAMILIES for k in f.kinds]
+    assert sorted(kinds) == sorted(RELEASE_KINDS)
+    assert family_of(Release("masked", {"data": pd.DataFrame()}, {})).name == "sdc"
+    assert family_of(Release("anatomized", {"qit": pd.DataFrame(), "st": pd.DataFrame()}, {}))
+
+
+def test_reproduction_commands():
+    assert sorted(reproductions()) == ["collection", "distribution", "multisa", "randomization"]
