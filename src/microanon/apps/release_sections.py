@@ -139,17 +139,12 @@ def add_single_table_sections(
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a single-table release.
 
+    ``report``, ``original``, ``release`` and ``title`` are those of every family's
+    ``add_sections`` (:func:`microanon.apps.families.add_release_sections`); the release's
+    published table is read as equivalence classes on its quasi-identifiers.
+
     Parameters
     ----------
-    report : Report
-        The report to add to.
-    original : pandas.DataFrame
-        The original table.
-    release : Release
-        A release whose published table an attacker reads as equivalence classes on the
-        quasi-identifiers.
-    title : str
-        Prefix of the section titles.
     note : callable, optional
         Adds the family's explanation to the privacy section (after the verdicts).
     utility : callable, optional

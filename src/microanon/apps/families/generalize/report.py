@@ -35,23 +35,8 @@ def add_sections(
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a generalized or anatomized release.
 
-    Parameters
-    ----------
-    report : Report
-        The report to add to.
-    original : pandas.DataFrame
-        The original table.
-    release : Release
-        A release of kind ``generalized`` or ``anatomized``.
-    title : str
-        Prefix of the section titles.
-    schema : Schema, optional
-        Not needed by this family (part of every family's signature).
-
-    Returns
-    -------
-    dict
-        The numbers shown (see :func:`~microanon.apps.release_sections.add_single_table_sections`).
+    The arguments and the numbers returned are those of every family's ``add_sections``
+    (:func:`microanon.apps.families.add_release_sections`).
     """
     if release.kind == "anatomized":
         return add_single_table_sections(report, original, release, title, caption=_ANATOMY_CAPTION)
@@ -59,19 +44,7 @@ def add_sections(
 
 
 def describe_column(release: Release, column: str) -> str | None:
-    """What the method did to ``column``, read from the public part (None: published unchanged).
-
-    Parameters
-    ----------
-    release : Release
-        A release of kind ``generalized`` or ``anatomized``.
-    column : str
-        A published column.
-
-    Returns
-    -------
-    str or None
-    """
+    """What the method did to ``column``, from the public part (None: published unchanged)."""
     meta = release.metadata
     quasi = meta.get("quasi") or []
     if release.kind == "generalized" and column in quasi:

@@ -57,7 +57,8 @@ def add_sections(
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a multi-SA release; return the numbers.
 
-    ``schema`` is not needed by this family (it is part of every family's signature).
+    The arguments and the numbers returned are those of every family's ``add_sections``
+    (:func:`microanon.apps.families.add_release_sections`).
     """
     meta = release.metadata
     info = meta.get("multisa", {})
@@ -114,19 +115,7 @@ def add_sections(
 
 
 def describe_column(release: Release, column: str) -> str | None:
-    """What the method did to ``column``, read from the public part (None: published unchanged).
-
-    Parameters
-    ----------
-    release : Release
-        A release of kind ``multi-sa``.
-    column : str
-        A published column.
-
-    Returns
-    -------
-    str or None
-    """
+    """What the method did to ``column``, from the public part (None: published unchanged)."""
     if column in (release.metadata.get("sensitive") or []):
         return "published in grouped, permuted sensitive tables"
     return None

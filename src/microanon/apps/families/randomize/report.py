@@ -28,25 +28,12 @@ def add_sections(
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a randomized release.
 
-    Parameters
-    ----------
-    report : Report
-        The report to add to.
-    original : pandas.DataFrame
-        The original table.
-    release : Release
-        A release of kind ``randomized``.
-    title : str
-        Prefix of the section titles.
-    schema : Schema, optional
-        The schema the release was made with. With it, utility is measured on the reconstructed
-        distribution (:func:`randomized_utility`); without it, by the generalization-style
-        measures of the randomized table.
+    The arguments and the numbers returned are those of every family's ``add_sections``
+    (:func:`microanon.apps.families.add_release_sections`).
 
-    Returns
-    -------
-    dict
-        The numbers shown (see :func:`~microanon.apps.release_sections.add_single_table_sections`).
+    With ``schema``, utility is measured on the reconstructed distribution
+    (:func:`randomized_utility`); without it, by the generalization-style measures of the
+    randomized table.
     """
     if schema is None:
         return add_single_table_sections(report, original, release, title)
@@ -91,19 +78,7 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
 
 
 def describe_column(release: Release, column: str) -> str | None:
-    """What the method did to ``column``, read from the public part (None: published unchanged).
-
-    Parameters
-    ----------
-    release : Release
-        A release of kind ``randomized``.
-    column : str
-        A published column.
-
-    Returns
-    -------
-    str or None
-    """
+    """What the method did to ``column``, from the public part (None: published unchanged)."""
     spec = (release.metadata.get("randomized") or {}).get(column)
     if spec is None:
         return None

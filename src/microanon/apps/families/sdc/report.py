@@ -44,23 +44,8 @@ def add_sections(
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a masked release.
 
-    Parameters
-    ----------
-    report : Report
-        The report to add to.
-    original : pandas.DataFrame
-        The original table.
-    release : Release
-        A release of kind ``masked``.
-    title : str
-        Prefix of the section titles.
-    schema : Schema, optional
-        Not needed by this family (part of every family's signature).
-
-    Returns
-    -------
-    dict
-        ``before``, ``after``, ``utility`` and ``verified``.
+    The arguments and the numbers returned are those of every family's ``add_sections``
+    (:func:`microanon.apps.families.add_release_sections`).
     """
     if release.metadata.get("masked_numeric"):
         return _add_perturbative_sections(report, original, release, title)
@@ -255,19 +240,7 @@ _VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 def describe_column(release: Release, column: str) -> str | None:
-    """What the method did to ``column``, read from the public part (None: published unchanged).
-
-    Parameters
-    ----------
-    release : Release
-        A release of kind ``masked``.
-    column : str
-        A published column.
-
-    Returns
-    -------
-    str or None
-    """
+    """What the method did to ``column``, from the public part (None: published unchanged)."""
     meta = release.metadata
     method = meta.get("method")
     params = meta.get("parameters") or {}
