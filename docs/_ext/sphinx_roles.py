@@ -55,13 +55,16 @@ def _replace(obj: griffe.Object, match: re.Match[str]) -> str:
 def _rewrite(obj: griffe.Object) -> None:
     if obj.docstring is not None and ":" in obj.docstring.value:
         obj.docstring.value = _ROLE.sub(lambda m: _replace(obj, m), obj.docstring.value)
+    for member in obj.members.values():
+        if not member.is_alias:  # an alias's target is rewritten where it is defined
+            _rewrite(member)
 
 
 class SphinxRoles(griffe.Extension):
-    """Rewrite Sphinx roles in every docstring before it is parsed."""
-
-    def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        _rewrite(obj)
+    """Rewrite Sphinx roles in every docstring of a loaded package, before any is parsed."""
 
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
-        _rewrite(pkg)  # the top-level package is not among the objects of on_object
+        _rewrite(pkg)
+
+    def on_package_loaded(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        _rewrite(pkg)  # the same event under its Griffe 1.x name
