@@ -1,12 +1,13 @@
 # The two commands of the README: `make demo` and `make test`. Both create .venv with python3 when
-# it is missing and install microanon with its development tools into it.
+# it is missing and install microanon with its development tools into it. `make docs` builds the
+# documentation site (guide pages and API reference) into site/; `make test` builds it too.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.microanon-installed
 PYCANON_VERSION := 1.3.6
 
-.PHONY: demo test lint install clean
+.PHONY: demo test lint docs install clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,10 +23,15 @@ demo: $(STAMP)
 	$(BIN)/microanon demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests docs/_ext
 
-test: lint
+# --strict: any warning (a broken link, a docstring that does not match its signature) fails.
+# NO_MKDOCS_2_WARNING silences Material's end-of-life notice, a banner and not a build warning.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+test: lint docs
 	$(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) demo-output site .pytest_cache .ruff_cache .hypothesis
