@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from microanon.core import Hierarchy
 from microanon.measures import (
-    aecs,
     discernibility,
     equivalence_classes,
     loss_metric,
@@ -91,34 +88,3 @@ def test_adult_mixed_levels_monotone(adult):
     assert discernibility(a, QI) <= discernibility(b, QI)
     ra, rb = reidentification_risk(a, QI), reidentification_risk(b, QI)
     assert rb.average <= ra.average and rb.records_above <= ra.records_above
-
-
-def test_adult_timings(adult, capsys):
-    """Print each measure's time on the 8 QIs (not asserted; run with -s to see it)."""
-    df, hs = adult
-    t1 = recode(df, hs, {q: 1 for q in QI})
-    measures = {
-        "equivalence_classes": lambda: equivalence_classes(t1, QI),
-        "discernibility": lambda: discernibility(t1, QI),
-        "aecs": lambda: aecs(t1, QI, 5),
-        "reidentification_risk": lambda: reidentification_risk(t1, QI),
-        "sample_uniques": lambda: sample_uniques(t1, QI),
-        "loss_metric": lambda: loss_metric(t1, hs, QI),
-        "loss_metric(weighted)": lambda: loss_metric(t1, hs, QI, weighted=True),
-        "ncp": lambda: ncp(t1, hs, QI),
-        "ncp(numeric_ranges)": lambda: ncp(t1, hs, QI, numeric_ranges=["age"]),
-        "precision": lambda: precision(t1, hs, QI),
-    }
-    lines = []
-    for name, fn in measures.items():
-        fn()
-        best = min(_timed(fn) for _ in range(3))
-        lines.append(f"  {name:24s} {best * 1000:7.1f} ms")
-    with capsys.disabled():
-        print("\nmeasures on ARX Adult (30,162 rows, 8 QIs, level 1):\n" + "\n".join(lines))
-
-
-def _timed(fn) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -171,13 +169,10 @@ def test_bad_rng():
 
 
 # ------------------------------------------------------------------------------ Adult
-def test_adult_occupation_l3_is_fast_and_diverse():
+def test_adult_occupation_l3_is_diverse():
     df = load_adult()
     schema = adult_schema(sensitive="occupation")
-    start = time.perf_counter()
     rel = anatomy(df, schema, l=3, rng=0)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0
     n = len(df)
     assert len(rel.tables["qit"]) == n == rel.metadata["rows_out"]
     assert rel.metadata["groups"] == n // 3

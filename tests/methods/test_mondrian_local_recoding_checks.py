@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections import Counter, defaultdict
 
 import pandas as pd
@@ -304,9 +303,7 @@ def test_adult_mondrian_with_pycanon(adult):
     pycanon = pytest.importorskip("pycanon.anonymity")
     df, schema = adult
     models = [{"k_anonymity": {"k": 5}}, {"t_closeness": {"t": 0.2}}]
-    start = time.perf_counter()
     release = mondrian(df, schema, models=models)
-    assert time.perf_counter() - start < 6.1  # anonypy's Mondrian needs 61 s for k = 5 alone
     classes = check_release(release, df, adult_spec(schema), 5, t=0.2, sa_col="occupation")
     assert release.metadata["partitions"] == len(classes) == 44
     pub, quasi = release.data, schema.quasi
@@ -324,9 +321,7 @@ def test_adult_mondrian_with_pycanon(adult):
 def test_adult_local_recoding_with_pycanon(adult):
     pycanon = pytest.importorskip("pycanon.anonymity")
     df, schema = adult
-    start = time.perf_counter()
     release = local_recoding(df, schema, k=5, models={"l_diversity": {"l": 3}})
-    assert time.perf_counter() - start < 20
     classes = check_release(release, df, adult_spec(schema), 5, ell=3, sa_col="occupation")
     assert release.metadata["groups"] >= len(classes)  # two groups may publish one box
     pub, quasi = release.data, schema.quasi

@@ -12,14 +12,13 @@ subsets and on a sample for all 8, which keeps this file well under 30 s.
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from microanon.models import Groups, k_anonymity, l_diversity, profile, t_closeness
+from microanon.models import Groups, k_anonymity, l_diversity, t_closeness
 
 pycanon = pytest.importorskip("pycanon.anonymity")
 
@@ -115,16 +114,3 @@ def test_pycanon_entropy_l_is_truncated(adult: pd.DataFrame) -> None:
     ours = l_diversity(adult, FEW, "occupation", form="entropy").value
     assert ours == pytest.approx(2 * math.sqrt(2))  # a group of 4 rows over 3 values (2, 1, 1)
     assert pycanon.entropy_l_diversity(adult, FEW, ["occupation"]) == math.floor(ours) == 2
-
-
-def test_profile_timing(raw_adult: pd.DataFrame, adult: pd.DataFrame, capsys) -> None:
-    for name, df in (("raw Adult", raw_adult), ("Adult without '?'", adult)):
-        profile(df, QI, "occupation")  # warm-up
-        start = time.perf_counter()
-        result = profile(df, QI, "occupation")
-        elapsed = time.perf_counter() - start
-        with capsys.disabled():
-            print(
-                f"\nprofile on {name} ({len(df):,} rows, {result['classes']:,} classes, 8 QIs): "
-                f"{elapsed * 1000:.1f} ms -> {result}"
-            )
