@@ -27,6 +27,7 @@ from .core import (
 )
 
 __version__ = "0.1.0"
+"""The version of this microanon."""
 
 
 def publish(*args: Any, **kwargs: Any) -> Any:

@@ -27,7 +27,6 @@ __all__ = [
     "load_arx_adult",
 ]
 
-#: Columns of :func:`load_adult`, in file order (UCI names in snake_case).
 ADULT_COLUMNS: tuple[str, ...] = (
     "age",
     "workclass",
@@ -45,8 +44,8 @@ ADULT_COLUMNS: tuple[str, ...] = (
     "native_country",
     "income",
 )
+"""Columns of :func:`load_adult`, in file order (UCI names in snake_case)."""
 
-#: Integer-valued columns of :func:`load_adult` (dtype ``int64``); the others are strings.
 ADULT_INTEGER_COLUMNS: tuple[str, ...] = (
     "age",
     "fnlwgt",
@@ -55,9 +54,8 @@ ADULT_INTEGER_COLUMNS: tuple[str, ...] = (
     "capital_loss",
     "hours_per_week",
 )
+"""Integer-valued columns of :func:`load_adult` (dtype ``int64``); the others are strings."""
 
-#: The nine attributes of ARX's extract (and hierarchies), in :data:`ADULT_COLUMNS` order;
-#: ARX calls ``income`` ``salary-class``.
 ADULT_ARX_COLUMNS: tuple[str, ...] = (
     "age",
     "workclass",
@@ -69,9 +67,12 @@ ADULT_ARX_COLUMNS: tuple[str, ...] = (
     "native_country",
     "income",
 )
+"""The nine attributes of ARX's extract (and hierarchies), in :data:`ADULT_COLUMNS` order; ARX
+calls ``income`` ``salary-class``.
+"""
 
-#: Accepted values of ``load_adult(split=...)``.
 ADULT_SPLITS: tuple[str, ...] = ("train", "test", "all")
+"""Accepted values of ``load_adult(split=...)``."""
 
 _FILES = {"train": "adult/adult.data", "test": "adult/adult.test"}
 _INCOME = {"<=50K", ">50K"}

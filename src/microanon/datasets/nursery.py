@@ -15,7 +15,6 @@ from ._files import DataIntegrityError, read_bytes
 
 __all__ = ["NURSERY_COLUMNS", "load_nursery"]
 
-#: Columns of :func:`load_nursery`, in file order: 8 attributes and the class.
 NURSERY_COLUMNS: tuple[str, ...] = (
     "parents",
     "has_nurs",
@@ -27,6 +26,7 @@ NURSERY_COLUMNS: tuple[str, ...] = (
     "health",
     "class",
 )
+"""Columns of :func:`load_nursery`, in file order: 8 attributes and the class."""
 
 _FILE = "nursery/nursery.data"
 

@@ -23,8 +23,8 @@ from ..core.random import RandomLike, make_rng
 
 __all__ = ["SYNTHETIC_DISTRIBUTIONS", "synthetic_numeric", "zipf_probabilities"]
 
-#: Accepted values of ``synthetic_numeric(distribution=...)``.
 SYNTHETIC_DISTRIBUTIONS: tuple[str, ...] = ("uniform", "normal", "zipf")
+"""Accepted values of ``synthetic_numeric(distribution=...)``."""
 
 
 def _is_int(x: Any) -> bool:

@@ -43,8 +43,8 @@ from microanon.core.release import Release
 
 __all__ = ["AGGREGATES", "BoundArrays", "BoundTables", "column_bounds"]
 
-#: Aggregates with guaranteed bounds.
 AGGREGATES = ("count", "sum", "avg", "min", "max")
+"""Aggregates with guaranteed bounds."""
 
 #: Column of the group id in both tables of a distribution release.
 GROUP = "group"

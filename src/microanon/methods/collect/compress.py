@@ -45,8 +45,8 @@ __all__ = [
     "unpack_bits",
 ]
 
-#: Names of the tuple encodings of :meth:`CollectedSet.to_bytes`.
 ENCODINGS: tuple[str, ...] = ("index", "bits")
+"""Names of the tuple encodings of :meth:`CollectedSet.to_bytes`."""
 
 _MAGIC = b"MACS"
 _FORMAT = 1

@@ -50,10 +50,10 @@ from .taxonomy import Survey, check_loss_variant
 
 __all__ = ["EXACT_LIMIT", "GTR_MODES", "Submission", "gtr"]
 
-#: Names of the subroutines of :func:`gtr`.
 GTR_MODES: tuple[str, ...] = ("exact", "greedy")
-#: Largest number of quasi-identifier generalizations ``mode="exact"`` enumerates.
+"""Names of the subroutines of :func:`gtr`."""
 EXACT_LIMIT = 1 << 22
+"""Largest number of quasi-identifier generalizations ``mode="exact"`` enumerates."""
 #: Relative slack under which two float ``φ`` values may be equal and are compared exactly.
 _PHI_TIE = 1e-9
 

@@ -38,8 +38,8 @@ from ...core.schema import Schema
 
 __all__ = ["LOSS_VARIANTS", "Survey", "Taxonomy"]
 
-#: Names of the value-loss variants.
 LOSS_VARIANTS: tuple[str, ...] = ("paper", "normalized")
+"""Names of the value-loss variants."""
 
 
 def check_loss_variant(loss: Any) -> str:

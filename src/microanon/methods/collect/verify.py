@@ -55,8 +55,8 @@ __all__ = [
     "check_submission_codes",
 ]
 
-#: States (partial cells) :func:`check_submission` visits at most before answering undecided.
 CELL_LIMIT = 10_000
+"""States (partial cells) :func:`check_submission` visits at most before answering undecided."""
 #: States visited at most to name the highest ``Pv`` of a refused tuple when the decision ruled
 #: some cells out unseen (past it, :attr:`SubmissionCheck.pv` is None).
 NAME_LIMIT = 1_000

@@ -42,12 +42,12 @@ from .sids import assign_sids, check_l, create_sids
 
 __all__ = ["mixed_model", "rating", "GROUP_COLUMN", "SUPPRESSED_SID", "IDT_COLUMNS"]
 
-#: Group-id column of the ``sac`` table.
 GROUP_COLUMN = "group"
-#: What ``at`` holds for an occurrence no SID could take.
+"""Group-id column of the ``sac`` table."""
 SUPPRESSED_SID = "*"
-#: Columns of the ``idt`` table.
+"""What ``at`` holds for an occurrence no SID could take."""
 IDT_COLUMNS = ("attribute", "sid", "value")
+"""Columns of the ``idt`` table."""
 
 
 def _check_flag(value: Any, what: str) -> bool:

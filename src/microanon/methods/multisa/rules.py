@@ -33,7 +33,6 @@ __all__ = [
     "strong_rules",
 ]
 
-#: Columns of the table :func:`strong_rules` returns.
 RULE_COLUMNS = (
     "antecedent_attribute",
     "antecedent",
@@ -43,6 +42,7 @@ RULE_COLUMNS = (
     "support_xy",
     "confidence",
 )
+"""Columns of the table :func:`strong_rules` returns."""
 
 #: Confidences within this distance below ``min_confidence`` count as reaching it (rounding).
 _TOLERANCE = 1e-12

@@ -37,8 +37,8 @@ __all__ = [
     "reconstruction_probability",
 ]
 
-#: Which attributes are randomized: only the sensitive one, only the quasi-identifiers, or both.
 SCENARIOS = ("S", "QI", "Both")
+"""Which attributes are randomized: only the sensitive one, only the quasi-identifiers, or both."""
 
 #: Divisions by proportions are guarded with this floor.
 _TINY = 1e-300

@@ -75,8 +75,8 @@ __all__ = [
     "projection_groups",
 ]
 
-#: Microaggregation methods: multivariate (one partition) first, then the univariate ones.
 METHODS = ("mdav", "projection", "individual_ranking", "optimal_univariate")
+"""Microaggregation methods: multivariate (one partition) first, then the univariate ones."""
 _UNIVARIATE = ("individual_ranking", "optimal_univariate")
 
 

@@ -64,8 +64,8 @@ __all__ = [
     "geometric_noise",
 ]
 
-#: The noise methods :func:`add_noise` knows.
 NOISE_METHODS = ("additive", "correlated", "kim", "laplace", "geometric")
+"""The noise methods :func:`add_noise` knows."""
 _GAUSSIAN = ("additive", "correlated", "kim")
 
 
