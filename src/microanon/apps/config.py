@@ -47,6 +47,7 @@ METHODS: dict[str, str] = {
     "mondrian": "microanon.methods.generalize.mondrian:mondrian",
     "local_recoding": "microanon.methods.generalize.local_recoding:local_recoding",
     "anatomy": "microanon.methods.generalize.anatomy:anatomy",
+    "safepub": "microanon.methods.generalize.dp_sampling:safepub",
     "randomized_response": "microanon.methods.randomize.response:randomized_response",
     "pram": "microanon.methods.randomize.pram:pram",
     "distribution": "microanon.methods.distribution.release:distribution_anonymize",

@@ -91,6 +91,9 @@ def column_actions(
     if original is not None:
         removed = len(original) - int(release.metadata.get("rows_out", len(release.data)))
         suppressed = int(release.metadata.get("suppressed", 0) or 0)
+        sampled = release.metadata.get("sampled")
+        if sampled is not None:
+            rows.append(("(records)", "", f"{len(original) - int(sampled):,} records not drawn"))
         if suppressed and release.kind == "generalized":
             mode = (release.metadata.get("parameters") or {}).get("suppressed_rows", "remove")
             how = (

@@ -58,7 +58,9 @@ def _flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def _publish(table: Table, levels: Mapping[str, int], mask: np.ndarray, mode: str) -> pd.DataFrame:
+def publish_levels(
+    table: Table, levels: Mapping[str, int], mask: np.ndarray, mode: str
+) -> pd.DataFrame:
     """The published table of a node.
 
     Quasi-identifiers become their level labels as strings; suppressed records are removed
@@ -181,7 +183,7 @@ def full_domain(
     resolved = as_models(models)
     table, resolved = prepare(data, schema, resolved, need_hierarchies=True)
     result = search(table, resolved, suppression, metric, all_minimal, progress)
-    published = _publish(table, result.levels, result.suppressed_mask, suppressed_rows)
+    published = publish_levels(table, result.levels, result.suppressed_mask, suppressed_rows)
     if suppressed_rows == "star" and result.suppressed:
         _check_star_class(published, result.suppressed, table, resolved)
     extra: dict[str, Any] = {}

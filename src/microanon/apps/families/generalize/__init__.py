@@ -1,5 +1,6 @@
 """The generalization family in the applications: report and demo sections of full-domain
-generalization, Mondrian, local recoding and Anatomy (:mod:`microanon.methods.generalize`)."""
+generalization, Mondrian, local recoding, SafePub and Anatomy
+(:mod:`microanon.methods.generalize`)."""
 
 from ..family import Family
 
