@@ -8,7 +8,7 @@ from .errors import (
     MicroanonError,
     SchemaError,
 )
-from .hierarchy import SUPPRESSED, Hierarchy, value_key
+from .hierarchy import SUPPRESSED, Hierarchy, TreeArrays, value_key
 from .lint import Finding, LintReport, lint_schema
 from .random import RandomLike, make_rng
 from .release import RELEASE_KINDS, Release
@@ -37,6 +37,7 @@ __all__ = [
     "SchemaError",
     "SchemaInferenceWarning",
     "Table",
+    "TreeArrays",
     "check_frame",
     "combine_codes",
     "make_rng",

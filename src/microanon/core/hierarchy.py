@@ -8,19 +8,27 @@ at different depths, level ``h`` maps a leaf at depth ``d`` to its ancestor at d
 ``min(d, height - h)``, so every level is a partition of the leaves.
 
 Builders: :meth:`Hierarchy.from_arx_csv` (one row per leaf: value, coarser levels, root),
-:meth:`Hierarchy.from_paths`, :meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals` (fixed
-width), :meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced` (k-ary tree over ordered values) and
+:meth:`Hierarchy.from_paths`, :meth:`Hierarchy.from_parents` (a parent array),
+:meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals` (fixed width),
+:meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced` (k-ary tree over ordered values) and
 :meth:`Hierarchy.masking` (ZIP-code style suffix masking).
+
+:class:`TreeArrays` is the array view of a hierarchy's tree in a canonical node numbering
+(pre-order or breadth-first): parents, leaf ranges, depths, children. The method families that
+annotate hierarchies build on it (the collection family's taxonomies, the distribution family's
+privacy-annotated hierarchies), so there is one hierarchy type and one tree code.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import math
 import os
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -28,7 +36,15 @@ import pandas as pd
 
 from .errors import HierarchyError
 
-__all__ = ["Hierarchy", "Interval", "parse_interval", "value_key", "SUPPRESSED"]
+__all__ = [
+    "Hierarchy",
+    "Interval",
+    "NODE_ORDERS",
+    "SUPPRESSED",
+    "TreeArrays",
+    "parse_interval",
+    "value_key",
+]
 
 #: The label of a fully suppressed cell in published tables.
 SUPPRESSED = "*"
@@ -40,6 +56,11 @@ def value_key(value: Any) -> str:
     Data read from CSV may hold ``25`` where a hierarchy file holds ``"25"`` and a float column
     ``25.0``; all three share the key ``"25"``.
     """
+    kind = type(value)  # the common cases first: this runs for every label and value
+    if kind is str:
+        return value.strip()
+    if kind is int:
+        return str(value)
     if isinstance(value, (bool, np.bool_)):
         return str(value)
     if isinstance(value, (int, np.integer)):
@@ -88,6 +109,20 @@ def _fmt(x: Any) -> str:
     return f"{float(x):g}" if isinstance(x, (float, np.floating)) else str(x)
 
 
+def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> np.ndarray:
+    """Checked leaf weights: ``n`` finite non-negative floats.
+
+    Raises
+    ------
+    HierarchyError
+        Naming the hierarchy (``where``) and the expected number of weights.
+    """
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise HierarchyError(f"hierarchy{where}: weights must be {n} finite non-negative numbers")
+    return w
+
+
 class Hierarchy:
     """A rooted generalization tree over the values of one attribute.
 
@@ -133,7 +168,7 @@ class Hierarchy:
         index: dict[tuple[str, ...], int] = {}
         labels: list[Any] = []
         parent: list[int] = []
-        children: list[list[int]] = []
+        has_child: list[bool] = []
         leaf_of_path: list[int] = []
         for p in paths:
             key: tuple[str, ...] = ()
@@ -146,83 +181,174 @@ class Hierarchy:
                     index[key] = node
                     labels.append(label)
                     parent.append(prev)
-                    children.append([])
+                    has_child.append(False)
                     if prev >= 0:
-                        children[prev].append(node)
+                        has_child[prev] = True
                 prev = node
-            if children[prev]:
+            if has_child[prev]:
                 raise HierarchyError(
                     f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
                 )
             leaf_of_path.append(prev)
         for p, leaf in zip(paths, leaf_of_path, strict=True):
-            if children[leaf]:
+            if has_child[leaf]:
                 raise HierarchyError(
                     f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
                 )
-        # Depth-first leaf numbering (children in order of first appearance).
+        self._build(labels, np.asarray(parent, dtype=np.int64))
+        if weights is None:
+            self._set_weights(np.ones(self.n_leaves))
+            return
+        w_in = _leaf_weights(weights, len(paths), where)
+        pos = {leaf: i for i, leaf in enumerate(self._leaf_nodes.tolist())}
+        w = np.empty(self.n_leaves)
+        for leaf, wt in zip(leaf_of_path, w_in, strict=True):
+            w[pos[leaf]] = wt
+        self._set_weights(w)
+
+    def _build(self, labels: list[Any], parent: np.ndarray) -> None:
+        """Set the tree arrays and the label lookups from labels and parents (vectorized).
+
+        Parameters
+        ----------
+        labels : list
+            Label of every node id.
+        parent : ndarray of int64
+            Parent of every node id: -1 for node 0 (the root), an earlier node id for the others.
+            Siblings are ordered by node id.
+
+        Raises
+        ------
+        HierarchyError
+            If a label names two different groups of leaves or appears twice as a leaf.
+        """
+        where = f" of column '{self.name}'" if self.name else ""
         n = len(labels)
-        lo = np.zeros(n, dtype=np.int64)
-        hi = np.zeros(n, dtype=np.int64)
+        is_leaf = np.bincount(parent[1:], minlength=n) == 0
+        leaves = np.flatnonzero(is_leaf)
+        # Leaves under every node: each leaf counts for itself and for each of its ancestors.
+        walk = [leaves]
+        while walk[-1].size:
+            up = parent[walk[-1]]
+            walk.append(up[up >= 0])
+        count = np.bincount(np.concatenate(walk), minlength=n)
+        # Depth-first leaf numbering: a node starts where its parent starts, plus the leaves of
+        # its earlier siblings (siblings in node-id order); sum that offset along the path.
+        siblings = np.argsort(parent[1:], kind="stable") + 1
+        before = np.cumsum(count[siblings]) - count[siblings]
+        first = np.ones(len(siblings), dtype=bool)
+        first[1:] = parent[siblings[1:]] != parent[siblings[:-1]]
+        offset = np.zeros(n + 1, dtype=np.int64)  # offset[-1] = 0 stands above the root
+        offset[siblings] = before - np.maximum.accumulate(np.where(first, before, 0))
+        above = np.append(parent, -1)  # above[-1] = -1 keeps the walk above the root
+        lo = offset[:n].copy()
         depth = np.zeros(n, dtype=np.int64)
-        leaf_nodes: list[int] = []
-        stack: list[tuple[int, int, bool]] = [(0, 0, False)]
-        while stack:
-            node, d, done = stack.pop()
-            if done:
-                hi[node] = len(leaf_nodes)
-                continue
-            depth[node] = d
-            lo[node] = len(leaf_nodes)
-            if not children[node]:
-                leaf_nodes.append(node)
-                hi[node] = len(leaf_nodes)
-                continue
-            stack.append((node, d, True))
-            for c in reversed(children[node]):
-                stack.append((c, d + 1, False))
+        anc = parent
+        while True:
+            up = anc >= 0
+            if not up.any():
+                break
+            depth += up
+            lo += offset[anc]
+            anc = above[anc]
+        hi = lo + count
         self._labels = labels
-        self._parent = np.asarray(parent, dtype=np.int64)
-        self._children = children
+        self._parent = parent
         self._lo, self._hi, self._depth = lo, hi, depth
-        self._leaf_nodes = np.asarray(leaf_nodes, dtype=np.int64)
-        self._is_leaf = np.array([not c for c in children], dtype=bool)
-        self.height = int(depth[self._leaf_nodes].max())
+        self._leaf_nodes = leaves[np.argsort(lo[leaves], kind="stable")]
+        self._is_leaf = is_leaf
+        self.height = int(depth[leaves].max())
         # label -> node (the deepest node carrying it); one label must name one leaf set.
+        keys = [value_key(label) for label in labels]
         self._by_key: dict[str, int] = {}
-        for node in range(n):
-            k = value_key(labels[node])
+        for node, k in enumerate(keys):
             other = self._by_key.get(k)
             if other is None:
                 self._by_key[k] = node
                 continue
             if (lo[other], hi[other]) != (lo[node], hi[node]):
-                what = "appears twice" if not children[node] else "names two different groups"
+                what = "appears twice" if is_leaf[node] else "names two different groups"
                 raise HierarchyError(
                     f"hierarchy{where} is not a tree: value '{labels[node]}' {what}"
                 )
             if depth[node] > depth[other]:
                 self._by_key[k] = node
-        self._leaf_key = {value_key(labels[v]): i for i, v in enumerate(leaf_nodes)}
-        # Weights, ordered like the DFS leaves.
-        if weights is None:
-            w = np.ones(len(leaf_nodes))
-        else:
-            w_in = np.asarray(weights, dtype=float)
-            if w_in.shape != (len(paths),) or not np.all(np.isfinite(w_in)) or np.any(w_in < 0):
-                raise HierarchyError(
-                    f"hierarchy{where}: weights must be {len(paths)} finite non-negative numbers"
-                )
-            pos = {leaf: i for i, leaf in enumerate(leaf_nodes)}
-            w = np.empty(len(leaf_nodes))
-            for leaf, wt in zip(leaf_of_path, w_in, strict=True):
-                w[pos[leaf]] = wt
+        self._leaf_key = {keys[v]: i for i, v in enumerate(self._leaf_nodes.tolist())}
+
+    def _set_weights(self, w: np.ndarray) -> None:
+        """Set the leaf weights (depth-first leaf order, already checked)."""
         self._weights = w
         self._cum_weights = np.concatenate([[0.0], np.cumsum(w)])
-        self._levels = self._build_levels()
+
+    @classmethod
+    def from_parents(
+        cls,
+        labels: Sequence[Any],
+        parent: Sequence[int] | np.ndarray,
+        weights: Sequence[float] | np.ndarray | None = None,
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Build from a parent array: node ``i`` has label ``labels[i]`` and parent ``parent[i]``.
+
+        The node ids of the result are the given ones, so ``parents()`` returns ``parent``.
+
+        Parameters
+        ----------
+        labels : sequence
+            Label of every node.
+        parent : sequence of int
+            ``-1`` for node 0, the root; every other node's parent is an earlier node. Children
+            are ordered by node id (this fixes the depth-first leaf order).
+        weights : sequence of float, optional
+            Non-negative leaf weights in depth-first leaf order (the order of :attr:`leaves`;
+            default 1 per leaf).
+        name : str, optional
+            Attribute the hierarchy belongs to; used in error messages.
+
+        Returns
+        -------
+        Hierarchy
+
+        Raises
+        ------
+        HierarchyError
+            If the parent array does not describe such a tree, a label names two different
+            groups of leaves or appears twice as a leaf, or the weights are invalid.
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_parents(["*", "young", "old", 20, 30, 70], [-1, 0, 0, 1, 1, 2])
+        >>> h.leaves, h.level_labels(1)
+        ([20, 30, 70], ['young', 'old'])
+        """
+        where = f" of column '{name}'" if name else ""
+        labels = list(labels)
+        par = np.asarray(parent)
+        n = len(labels)
+        if (
+            n == 0
+            or par.shape != (n,)
+            or not np.issubdtype(par.dtype, np.integer)
+            or par[0] != -1
+            or np.any(par[1:] < 0)
+            or np.any(par[1:] >= np.arange(1, n))
+        ):
+            raise HierarchyError(
+                f"hierarchy{where}: the parent array must hold one entry per label, -1 for node 0 "
+                "(the root) and an earlier node for every other node"
+            )
+        self = cls.__new__(cls)
+        self.name = name
+        self._build(labels, par.astype(np.int64))
+        if weights is None:
+            self._set_weights(np.ones(self.n_leaves))
+        else:
+            self._set_weights(_leaf_weights(weights, self.n_leaves, where))
+        return self
 
     # ------------------------------------------------------------------ levels
-    def _build_levels(self) -> list[tuple[np.ndarray, np.ndarray]]:
+    @cached_property
+    def _levels(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each level: (node ids of the level in DFS order, leaf index -> level code)."""
         anc = self._leaf_nodes.copy()
         by_depth: dict[int, np.ndarray] = {}
@@ -401,7 +527,10 @@ class Hierarchy:
             w = [keyed.get(value_key(v), 0.0) for v in self.leaves]
         else:
             w = list(weights)
-        return Hierarchy(self.paths(), weights=w, name=self.name)
+        where = f" of column '{self.name}'" if self.name else ""
+        out = copy.copy(self)  # the tree's arrays and lookups are never modified: share them
+        out._set_weights(_leaf_weights(w, self.n_leaves, where))
+        return out
 
     def paths(self) -> list[list[Any]]:
         """Root-to-leaf label paths, one per leaf in DFS order (the constructor's input)."""
@@ -762,3 +891,116 @@ class Hierarchy:
             p.append(v)
             paths.append(p)
         return cls(paths, name=name)
+
+
+#: Node numberings of :class:`TreeArrays`.
+NODE_ORDERS: tuple[str, ...] = ("preorder", "breadth_first")
+
+
+class TreeArrays:
+    """The tree of a :class:`Hierarchy` as arrays over node codes ``0 .. n_nodes - 1``.
+
+    The codes are a canonical numbering of the hierarchy's nodes that depends on the tree alone
+    (not on how the hierarchy was built), with the root as code 0 and siblings in leaf order:
+
+    - ``"preorder"``: depth-first, every node before its subtree, so a subtree is a contiguous
+      run of codes starting at its root and a node's first child is the next code;
+    - ``"breadth_first"``: level by level from the root, so every level is a contiguous run of
+      codes and the children of a node are consecutive codes.
+
+    Annotated types derive from this class: the collection family's taxonomies (pre-order codes)
+    and the distribution family's privacy-annotated hierarchies (breadth-first codes).
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The tree.
+    order : {"preorder", "breadth_first"}
+        The numbering of the nodes.
+
+    Attributes
+    ----------
+    hierarchy : Hierarchy
+        The tree.
+    order : str
+        The numbering of the nodes.
+    n_nodes, n_leaves, height : int
+        Number of nodes, of leaves and the depth of the deepest leaf.
+    node_id : ndarray of int64
+        The hierarchy's node id of every code.
+    code_of_node : ndarray of int64
+        The code of every node id of the hierarchy (inverse of ``node_id``).
+    parent : ndarray of int64
+        Parent code of every node (-1 for the root).
+    lo, hi : ndarray of int64
+        Every node covers the leaf positions ``lo <= i < hi`` (the hierarchy's depth-first leaf
+        order, that of :meth:`Hierarchy.leaf_index`).
+    leaf_count : ndarray of int64
+        Number of leaves under every node.
+    depth : ndarray of int64
+        Depth of every node (root 0).
+    is_leaf : ndarray of bool
+        Whether every node is a leaf.
+    leaf_node : ndarray of int64
+        Code of the leaf at every leaf position.
+    child_count : ndarray of int64
+        Number of children of every node (0 for leaves).
+    child_start : ndarray of int64
+        Code of every inner node's first child (0 for leaves).
+
+    Examples
+    --------
+    >>> h = Hierarchy.from_nested({"*": {"young": [20, 30], "old": [70]}})
+    >>> TreeArrays(h, "preorder").parent.tolist()
+    [-1, 0, 1, 1, 0, 4]
+    >>> TreeArrays(h, "breadth_first").parent.tolist()
+    [-1, 0, 0, 1, 1, 2]
+    """
+
+    def __init__(self, hierarchy: Hierarchy, order: str = "preorder") -> None:
+        if order not in NODE_ORDERS:
+            raise HierarchyError(f"order must be one of {', '.join(NODE_ORDERS)}, got {order!r}")
+        h = hierarchy
+        self.hierarchy = h
+        self.order = order
+        self.n_nodes = h.n_nodes
+        self.n_leaves = h.n_leaves
+        self.height = h.height
+        # Ancestors before descendants, siblings by their first leaf: pre-order sorts by first
+        # leaf then depth (a chain shares its first leaf), breadth-first by depth then first leaf.
+        keys = (h._depth, h._lo) if order == "preorder" else (h._lo, h._depth)
+        self.node_id = np.lexsort(keys)
+        self.code_of_node = np.empty(self.n_nodes, dtype=np.int64)
+        self.code_of_node[self.node_id] = np.arange(self.n_nodes)
+        par = h._parent[self.node_id]
+        self.parent = np.where(par >= 0, self.code_of_node[np.maximum(par, 0)], -1)
+        self.lo, self.hi = h._lo[self.node_id], h._hi[self.node_id]
+        self.leaf_count = self.hi - self.lo
+        self.depth = h._depth[self.node_id]
+        self.is_leaf = h._is_leaf[self.node_id]
+        self.leaf_node = self.code_of_node[h._leaf_nodes]
+        self.child_count = np.bincount(self.parent[1:], minlength=self.n_nodes).astype(np.int64)
+        first = np.full(self.n_nodes, self.n_nodes, dtype=np.int64)
+        np.minimum.at(first, self.parent[1:], np.arange(1, self.n_nodes))
+        self.child_start = np.where(self.child_count > 0, first, 0)
+
+    @cached_property
+    def ancestors(self) -> np.ndarray:
+        """Ancestor table, shape ``(height + 1, n_leaves)``.
+
+        ``ancestors[k, i]`` is the code of the k-th ancestor of the leaf at position ``i`` (row 0
+        the leaf itself), -1 above the root.
+        """
+        rows = [self.leaf_node]
+        for _ in range(self.height):
+            prev = rows[-1]
+            rows.append(np.where(prev > 0, self.parent[np.maximum(prev, 0)], -1))
+        return np.vstack(rows)
+
+    def leaf_position(self, code: int) -> int:
+        """Leaf position (depth-first order) of a leaf's code; inverse of ``leaf_node``."""
+        return int(self.lo[code])
+
+    def label(self, code: int) -> Any:
+        """Label of the node with code ``code``."""
+        return self.hierarchy.label(int(self.node_id[code]))

@@ -123,7 +123,7 @@ class RespondentSums:
             # w(o_A) / l(v) on o_A's ancestors, 0 elsewhere: the product is φ_QI on G_o, 0 off it.
             fac = np.zeros(tx.n_nodes)
             chain = tx.chain(int(o[j]))
-            fac[chain] = tx.leaf_weight[tx.leaf_index(int(o[j]))] / tx.weight[chain]
+            fac[chain] = tx.leaf_weight[tx.leaf_position(int(o[j]))] / tx.weight[chain]
             phi *= fac[cols[j]]
         sa = survey.sa
         self.by_node = np.bincount(cols[-1], weights=phi, minlength=sa.n_nodes)
@@ -162,7 +162,7 @@ class RespondentSums:
         np.add.at(sums, inverse.ravel(), counts)
         k = Fraction(1)
         for j, tx in enumerate(qtx):
-            k *= tx.leaf_weight_exact[tx.leaf_index(int(self.o[j]))]
+            k *= tx.leaf_weight_exact[tx.leaf_position(int(self.o[j]))]
         by_node: dict[int, Fraction] = {}
         for g in range(groups.shape[1]):
             d = Fraction(1)
@@ -215,7 +215,7 @@ def phi_sa(a: Any, v: Any, survey: Survey, *, exact: bool = False) -> float | Fr
     _check_survey(survey)
     sa = survey.sa
     a_code, v_code = sa.base_code(a), sa.code(v)
-    out = survey.sa_share_exact[v_code][sa.leaf_index(a_code)]
+    out = survey.sa_share_exact[v_code][sa.leaf_position(a_code)]
     return out if exact else float(out)
 
 

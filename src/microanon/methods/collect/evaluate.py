@@ -84,7 +84,7 @@ def pv_all(survey: Survey, collected: CollectedSet, respondents: np.ndarray) -> 
         cand_phi = np.ones(1)
         for j, tx in enumerate(qtx):
             chain = tx.chain(int(cell[j]))
-            factor = tx.leaf_weight[tx.leaf_index(int(cell[j]))] / tx.weight[chain]
+            factor = tx.leaf_weight[tx.leaf_position(int(cell[j]))] / tx.weight[chain]
             cand_key = (cand_key[:, None] + chain[None, :] * strides[j]).ravel()
             cand_phi = (cand_phi[:, None] * factor[None, :]).ravel()
         pos = np.searchsorted(uniq, cand_key)

@@ -104,7 +104,7 @@ class _Problem:
         self.sa_chain = survey.sa.chain(int(o[-1]))
         # φ factors along each chain: w(o_A) / l(v); φ_QI is their product.
         self.factors = [
-            tx.leaf_weight[tx.leaf_index(int(o[j]))] / tx.weight[ch]
+            tx.leaf_weight[tx.leaf_position(int(o[j]))] / tx.weight[ch]
             for j, (tx, ch) in enumerate(zip(self.qtx, self.chains, strict=True))
         ]
         tables, self.scale = survey.loss_table(loss)
@@ -136,7 +136,7 @@ class _Problem:
         o = self.sums.o
         for j, (tx, s) in enumerate(zip(self.qtx, steps, strict=True)):
             node = int(self.chains[j][s])
-            out *= tx.leaf_weight_exact[tx.leaf_index(int(o[j]))] / tx.weight_exact[node]
+            out *= tx.leaf_weight_exact[tx.leaf_position(int(o[j]))] / tx.weight_exact[node]
         return out
 
     def exact_ok(self, j: int, steps: Sequence[int]) -> bool:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import HierarchyError, InputError, SchemaError
-from ...core.hierarchy import Hierarchy
+from ...core.hierarchy import Hierarchy, TreeArrays
 from ...core.schema import Schema
 
 __all__ = ["LOSS_VARIANTS", "Survey", "Taxonomy"]
@@ -49,8 +49,12 @@ def check_loss_variant(loss: Any) -> str:
     return str(loss)
 
 
-class Taxonomy:
-    """One attribute's taxonomy with integer node codes and precomputed tables.
+class Taxonomy(TreeArrays):
+    """One attribute's taxonomy: a core hierarchy with pre-order node codes and exact weights.
+
+    The tree arrays (``parent``, ``lo``, ``hi``, ``leaf_count``, ``leaf_node``, ``is_leaf``,
+    ``ancestors``, ...) are those of :class:`~microanon.core.hierarchy.TreeArrays` in pre-order;
+    this class adds the leaf weights ``l(·)`` of the collection model, exactly and as floats.
 
     Parameters
     ----------
@@ -63,24 +67,25 @@ class Taxonomy:
     ----------
     n_nodes : int
         Size of the code space: codes are ``0 .. n_nodes - 1``, the nodes in pre-order (0 is the
-        root; children follow their leaf order), so they depend on the tree alone.
+        root; children follow their leaf order), so they depend on the tree alone. They are part
+        of the collected-set wire format.
     parent : ndarray of int64
         Parent code of every node (-1 for the root).
     lo, hi : ndarray of int64
-        Every node covers the leaf indices ``lo <= i < hi`` (depth-first leaf order).
+        Every node covers the leaf positions ``lo <= i < hi`` (depth-first leaf order).
     leaf_count : ndarray of int64
         ``I(v)``, the number of leaves under each node.
     leaf_node : ndarray of int64
-        Code of each leaf, by leaf index.
+        Code of each leaf, by leaf position.
     ancestors : ndarray of int64, shape (height + 1, n_leaves)
-        ``ancestors[k, i]`` is the k-th ancestor of leaf ``i`` (row 0 the leaf itself), -1 above
-        the root. ``chain(leaf)`` reads one column.
+        ``ancestors[k, i]`` is the k-th ancestor of the leaf at position ``i`` (row 0 the leaf
+        itself), -1 above the root. ``chain(leaf)`` reads one column.
     weight : ndarray of float64
         ``l(v)`` of every node, the float nearest to the exact sum.
     weight_exact : list of Fraction
         ``l(v)`` of every node, exactly.
     leaf_weight : ndarray of float64
-        Weight of each leaf, by leaf index (as given; exactly ``leaf_weight_exact``).
+        Weight of each leaf, by leaf position (as given; exactly ``leaf_weight_exact``).
     weight_class : ndarray of int64
         Nodes with the same exact ``l(v)`` share a class id (used to group terms exactly).
     """
@@ -91,28 +96,9 @@ class Taxonomy:
                 f"attribute '{name}': a taxonomy must be a Hierarchy, "
                 f"got {type(hierarchy).__name__}"
             )
-        h = hierarchy
+        super().__init__(hierarchy, order="preorder")
         self.name = name
-        self.hierarchy = h
-        self.n_nodes = h.n_nodes
-        # Canonical codes: nodes in pre-order (by first covered leaf, then depth), so that codes
-        # depend on the tree alone and survive Hierarchy.to_dict / from_dict.
-        ids = np.arange(self.n_nodes)
-        lo, hi = (np.asarray(x, dtype=np.int64) for x in h.leaf_range(ids))
-        depth = h.height - h.node_height()
-        self._node_id = np.lexsort((depth, lo))
-        code_of = np.empty(self.n_nodes, dtype=np.int64)
-        code_of[self._node_id] = ids
-        self._code_of_id = code_of
-        par = h.parents()[self._node_id]
-        self.parent = np.where(par >= 0, code_of[np.maximum(par, 0)], -1)
-        self.lo, self.hi = lo[self._node_id], hi[self._node_id]
-        self.leaf_count = self.hi - self.lo
-        is_leaf = h.is_leaf_node()[self._node_id]
-        leaves = np.flatnonzero(is_leaf)
-        self.leaf_node = leaves[np.argsort(self.lo[leaves])]
-        self.n_leaves = len(self.leaf_node)
-        self.is_leaf = is_leaf
+        h = hierarchy
         w = h.weights
         if not np.all(w > 0):
             bad = [h.leaves[i] for i in np.flatnonzero(~(w > 0))[:5]]
@@ -135,27 +121,16 @@ class Taxonomy:
         )
         #: Exact weight of each class id.
         self.class_weight_exact = list(classes)
-        # Ancestor table: row k holds the k-th ancestor of every leaf (-1 above the root).
-        rows = [self.leaf_node]
-        while np.any(rows[-1] > 0):
-            prev = rows[-1]
-            rows.append(np.where(prev > 0, self.parent[np.maximum(prev, 0)], -1))
-        self.ancestors = np.vstack(rows)
-        self.height = len(rows) - 1
 
     # ------------------------------------------------------------------ lookups
-    def leaf_index(self, node: int) -> int:
-        """Leaf index (depth-first order) of a leaf code."""
-        return int(self.lo[node])
-
     def chain(self, leaf: int) -> np.ndarray:
         """Codes of the leaf ``leaf`` (a code) and its ancestors, leaf first, root last."""
-        col = self.ancestors[:, self.leaf_index(leaf)]
+        col = self.ancestors[:, self.leaf_position(leaf)]
         return col[col >= 0]
 
     def covers(self, nodes: np.ndarray | int, leaf: int) -> np.ndarray:
         """Whether each node is an ancestor-or-self of the leaf ``leaf`` (a code)."""
-        i = self.leaf_index(leaf)
+        i = self.leaf_position(leaf)
         nodes = np.asarray(nodes)
         return (self.lo[nodes] <= i) & (i < self.hi[nodes])
 
@@ -163,14 +138,10 @@ class Taxonomy:
         """Whether ``node`` is ``other`` or one of its ancestors (``node ⪰ other``)."""
         return bool(self.lo[node] <= self.lo[other] and self.hi[other] <= self.hi[node])
 
-    def label(self, node: int) -> Any:
-        """Label of a code."""
-        return self.hierarchy.label(int(self._node_id[node]))
-
     def code(self, value: Any) -> int:
         """Code of a value (a leaf or a generalized label)."""
         try:
-            return int(self._code_of_id[self.hierarchy.node_of([value], column=self.name)[0]])
+            return int(self.code_of_node[self.hierarchy.node_of([value], column=self.name)[0]])
         except HierarchyError:
             raise HierarchyError(
                 f"attribute '{self.name}': value {value!r} is not in its taxonomy"
@@ -190,7 +161,7 @@ class Taxonomy:
         """``l(a, v)``: the weight of the base value ``leaf`` (a code) inside ``node``."""
         if not self.generalizes(node, leaf):
             return Fraction(0)
-        return self.leaf_weight_exact[self.leaf_index(leaf)]
+        return self.leaf_weight_exact[self.leaf_position(leaf)]
 
     def __repr__(self) -> str:
         return f"<Taxonomy '{self.name}': {self.n_nodes} nodes, {self.n_leaves} leaves>"

@@ -8,9 +8,12 @@ integer weights in the ratio of the target probabilities of the children. It is 
 *leaf* weights: the weight of an edge ``(N, C)`` is the sum of the leaf weights under ``C``, so
 sibling ratios are ``P(x ∈ C1) : P(x ∈ C2)`` and ``P(x = v | x ∈ N) = w_v / Σ_{u ∈ N} w_u``.
 
-Nodes are numbered breadth-first (the root is node 0) and every node covers a contiguous range
-``lo .. hi-1`` of the sorted domain values; the children of a node are consecutive node numbers
-and partition its range in order. Leaves are single values.
+The tree is a core :class:`~microanon.core.hierarchy.Hierarchy` whose leaves are the sorted domain
+values; :class:`AnnotatedHierarchy` adds the integer weights and takes the tree's arrays from
+:class:`~microanon.core.hierarchy.TreeArrays` in breadth-first order, the order MinSumOfRange
+works in: the root is node 0, every node covers a contiguous range ``lo .. hi-1`` of the sorted
+domain values, the nodes of a level are consecutive and so are the children of a node, which
+partition its range in order. Leaves are single values; inner nodes have at least two children.
 
 Non-integer targets (normal, Zipf, a float pmf) are scaled to integers by ``scale`` and rounded;
 the release is then P-private for the rounded distribution, and the scale is recorded.
@@ -20,13 +23,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from ...core.errors import HierarchyError, InputError
+from ...core.hierarchy import SUPPRESSED, Hierarchy, TreeArrays, value_key
 
 __all__ = [
     "AnnotatedHierarchy",
@@ -205,31 +208,126 @@ def _target_spec(target: Any) -> tuple[str, Any]:
     return name, params if params is not None else {}
 
 
-def _balanced_nodes(n_leaves: int, arity: int) -> tuple[list[int], list[int], list[int]]:
-    """Breadth-first (parent, lo, hi) of a balanced ``arity``-ary tree over ``n_leaves`` leaves."""
-    parent, lo, hi = [-1], [0], [n_leaves]
-    i = 0
-    while i < len(lo):
-        a, b = lo[i], hi[i]
-        size = b - a
-        if size > 1:
-            parts = min(arity, size)
-            bounds = a + (np.arange(parts + 1) * size) // parts
-            for j in range(parts):
-                parent.append(i)
-                lo.append(int(bounds[j]))
-                hi.append(int(bounds[j + 1]))
-        i += 1
-    return parent, lo, hi
+def _balanced_nodes(n_leaves: int, arity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Breadth-first (parent, lo, hi) of a balanced ``arity``-ary tree over ``n_leaves`` leaves.
+
+    Every node of more than one leaf is split into ``min(arity, size)`` consecutive parts whose
+    sizes differ by at most one; the tree is built one level at a time.
+    """
+    parent, lo, hi = [np.array([-1])], [np.array([0])], [np.array([n_leaves])]
+    ids = np.array([0])
+    while True:
+        size = hi[-1] - lo[-1]
+        split = size > 1
+        if not split.any():
+            break
+        start, size, owner = lo[-1][split], size[split], ids[split]
+        parts = np.minimum(arity, size)
+        which = np.repeat(np.arange(len(parts)), parts)
+        j = np.arange(int(parts.sum())) - np.repeat(np.cumsum(parts) - parts, parts)
+        lo.append(start[which] + (j * size[which]) // parts[which])
+        hi.append(start[which] + ((j + 1) * size[which]) // parts[which])
+        parent.append(owner[which])
+        ids = int(ids[-1]) + 1 + np.arange(len(j))
+    return (
+        np.concatenate(parent).astype(np.int64),
+        np.concatenate(lo).astype(np.int64),
+        np.concatenate(hi).astype(np.int64),
+    )
 
 
-def rounded_weights(h: AnnotatedHierarchy, mass: np.ndarray, q: int) -> np.ndarray:
+def _check_domain(values: Any) -> np.ndarray:
+    """The domain as an array: non-empty, 1-d, numeric and increasing."""
+    values = np.asarray(values)
+    if values.size == 0 or values.ndim != 1 or not np.issubdtype(values.dtype, np.number):
+        raise HierarchyError("an annotated hierarchy needs a non-empty 1-d numeric domain")
+    if np.any(np.diff(values) <= 0):
+        raise HierarchyError("the domain values of an annotated hierarchy must be increasing")
+    return values
+
+
+def _check_weights(weights: Any, n: int) -> np.ndarray:
+    """The leaf weights as int64: one non-negative whole number per value, positive sum."""
+    weights = np.asarray(weights)
+    if weights.shape != (n,) or np.any(weights < 0) or np.any(weights != np.round(weights)):
+        raise HierarchyError("weights: one non-negative whole number per domain value")
+    weights = weights.astype(np.int64)
+    if weights.sum() == 0:
+        raise HierarchyError("weights: the target distribution has no mass (all weights 0)")
+    return weights
+
+
+def _check_tree(n: int, parent: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+    """Raise :class:`HierarchyError` unless the arrays are a breadth-first tree over ``n`` values.
+
+    Node 0 is the root and covers every value, parents precede their children and every inner
+    node's children are consecutive nodes splitting its values into at least two consecutive
+    parts, down to single values.
+    """
+    m = len(parent)
+    if not (len(lo) == len(hi) == m) or m == 0:
+        raise HierarchyError("parent, lo and hi must have one entry per node")
+    if parent[0] != -1 or lo[0] != 0 or hi[0] != n or np.any(parent[1:] < 0):
+        raise HierarchyError("node 0 must be the only root and cover the whole domain")
+    if np.any(parent[1:] >= np.arange(1, m)) or np.any(np.diff(parent[1:]) < 0):
+        raise HierarchyError("nodes must be numbered breadth-first (children after parents)")
+    if np.any(lo >= hi):
+        raise HierarchyError("every node must cover at least one value")
+    count = np.bincount(parent[1:], minlength=m)
+    kids, up = np.arange(1, m), parent[1:]
+    first = np.ones(m - 1, dtype=bool)
+    first[1:] = up[1:] != up[:-1]
+    last = np.ones(m - 1, dtype=bool)
+    last[:-1] = first[1:]
+    gap = np.where(first, lo[kids] != lo[up], lo[kids] != hi[kids - 1])
+    bad = np.zeros(m, dtype=bool)
+    bad[up[gap | (last & (hi[kids] != hi[up]))]] = True
+    bad |= count == 1
+    if bad.any():
+        raise HierarchyError(
+            f"node {np.flatnonzero(bad)[0]}: its children must split its values into >= 2 "
+            "consecutive parts"
+        )
+    leaves = count == 0
+    if np.any(hi[leaves] - lo[leaves] != 1):
+        raise HierarchyError("every leaf must be a single value")
+
+
+def _tree_hierarchy(
+    values: np.ndarray,
+    parent: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> Hierarchy:
+    """The core hierarchy of a checked breadth-first tree over sorted numeric values.
+
+    Leaves are labelled by their values, inner nodes by the closed range ``"[low, high]"`` of
+    their values and the root by ``"*"``; the node ids are the breadth-first node numbers and
+    the leaf weights ``weights`` (default 1).
+    """
+    vals = values.tolist()
+    keys = [value_key(v) for v in vals]
+    inner = np.bincount(parent[1:], minlength=len(parent)) > 0
+    labels: list[Any] = [
+        f"[{keys[a]}, {keys[b - 1]}]" if branch else vals[a]
+        for a, b, branch in zip(lo.tolist(), hi.tolist(), inner.tolist(), strict=True)
+    ]
+    if inner[0]:
+        labels[0] = SUPPRESSED
+    return Hierarchy.from_parents(
+        labels, parent, None if weights is None else weights.astype(float)
+    )
+
+
+def rounded_weights(h: TreeArrays, mass: np.ndarray, q: int) -> np.ndarray:
     """Integer leaf weights whose split at every node is ``mass``'s split rounded to ``1/q``.
 
     Parameters
     ----------
-    h : AnnotatedHierarchy
-        The tree (its own weights are ignored).
+    h : TreeArrays
+        The tree, in any node numbering (an :class:`AnnotatedHierarchy`'s own weights are
+        ignored).
     mass : array of float
         Non-negative target mass of every domain value, positive sum.
     q : int
@@ -239,8 +337,9 @@ def rounded_weights(h: AnnotatedHierarchy, mass: np.ndarray, q: int) -> np.ndarr
     Returns
     -------
     numpy.ndarray of int64
-        Leaf weights; the weight under a node of depth ``d`` is ``q^(D - d)`` times the product
-        of the rounded numerators on its path, so sibling ratios are the rounded splits exactly.
+        Leaf weights by leaf position; the weight under a node of depth ``d`` is ``q^(D - d)``
+        times the product of the rounded numerators on its path, so sibling ratios are the
+        rounded splits exactly.
     """
     cum = np.concatenate([[0.0], np.cumsum(np.asarray(mass, dtype=float))])
     node_mass = cum[h.hi] - cum[h.lo]
@@ -271,14 +370,38 @@ def rounded_weights(h: AnnotatedHierarchy, mass: np.ndarray, q: int) -> np.ndarr
     return path[leaves] * q ** (top - depth[leaves])
 
 
-@dataclass(frozen=True, eq=False)
-class AnnotatedHierarchy:
-    """A privacy-annotated hierarchy: a tree over sorted numeric values with integer leaf weights.
+class AnnotatedHierarchy(TreeArrays):
+    """A privacy-annotated hierarchy: a core hierarchy over sorted numbers with integer weights.
 
-    Build one with :meth:`balanced` (or :meth:`from_dict`); the constructor validates the tree.
+    The tree is a core :class:`~microanon.core.hierarchy.Hierarchy` (``hierarchy``) whose leaves
+    are the domain values in increasing order and whose inner nodes have at least two children;
+    its arrays (``parent``, ``lo``, ``hi``, ``depth``, ``child_start``, ``child_count``,
+    ``leaf_node``, ...) are those of :class:`~microanon.core.hierarchy.TreeArrays` in
+    breadth-first order, the order MinSumOfRange works in. This class adds the annotation: the
+    integer target weights and the derived per-node weights.
+
+    Build one with :meth:`balanced` or :meth:`from_hierarchy`. The constructor takes the arrays of
+    :meth:`to_dict` (as stored in release metadata), checks them and builds the core hierarchy.
+
+    Parameters
+    ----------
+    values : array of numbers
+        Sorted distinct domain values (the leaves, in order).
+    weights : array of whole numbers
+        Target weight of each value.
+    parent, lo, hi : array of int
+        Per node, breadth-first (root 0): parent (``-1`` for the root) and leaf range
+        ``lo..hi-1``.
+    target : dict, optional
+        Description of the target distribution (for metadata).
+    scale : int, optional
+        The integer scale applied to non-integer target probabilities.
 
     Attributes
     ----------
+    hierarchy : Hierarchy
+        The tree; its leaf weights are ``weights`` as floats, its labels the values, ``"[low,
+        high]"`` ranges and the root ``"*"`` for hierarchies built here.
     values : numpy.ndarray
         Sorted distinct domain values (the leaves, in order).
     weights : numpy.ndarray of int64
@@ -289,66 +412,120 @@ class AnnotatedHierarchy:
         Description of the target distribution (for metadata).
     scale : int or None
         The integer scale applied to non-integer target probabilities.
+
+    Raises
+    ------
+    HierarchyError
+        If the domain is not increasing and numeric, the weights are not whole non-negative
+        numbers with a positive sum, or the arrays are not such a tree.
     """
 
     values: np.ndarray
     weights: np.ndarray
-    parent: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    target: dict[str, Any] = field(default_factory=dict)
-    scale: int | None = None
+    target: dict[str, Any]
+    scale: int | None
 
-    def __post_init__(self) -> None:
-        values = np.asarray(self.values)
-        weights = np.asarray(self.weights)
-        parent, lo, hi = (np.asarray(a, dtype=np.int64) for a in (self.parent, self.lo, self.hi))
-        object.__setattr__(self, "values", values)
-        object.__setattr__(self, "parent", parent)
-        object.__setattr__(self, "lo", lo)
-        object.__setattr__(self, "hi", hi)
-        n = len(values)
-        if n == 0 or values.ndim != 1 or not np.issubdtype(values.dtype, np.number):
-            raise HierarchyError("an annotated hierarchy needs a non-empty 1-d numeric domain")
-        if np.any(np.diff(values) <= 0):
-            raise HierarchyError("the domain values of an annotated hierarchy must be increasing")
-        if weights.shape != (n,) or np.any(weights < 0) or np.any(weights != np.round(weights)):
-            raise HierarchyError("weights: one non-negative whole number per domain value")
-        weights = weights.astype(np.int64)
-        object.__setattr__(self, "weights", weights)
-        if weights.sum() == 0:
-            raise HierarchyError("weights: the target distribution has no mass (all weights 0)")
-        self._check_tree(n)
+    def __init__(
+        self,
+        values: np.ndarray | Sequence[float],
+        weights: np.ndarray | Sequence[int],
+        parent: np.ndarray | Sequence[int],
+        lo: np.ndarray | Sequence[int],
+        hi: np.ndarray | Sequence[int],
+        target: Mapping[str, Any] | None = None,
+        scale: int | None = None,
+    ) -> None:
+        values = _check_domain(values)
+        weights = _check_weights(weights, len(values))
+        parent, lo, hi = (np.asarray(a, dtype=np.int64) for a in (parent, lo, hi))
+        _check_tree(len(values), parent, lo, hi)
+        tree = _tree_hierarchy(values, parent, lo, hi, weights)
+        self._annotate(tree, values, weights, target, scale)
 
-    def _check_tree(self, n: int) -> None:
-        parent, lo, hi = self.parent, self.lo, self.hi
-        m = len(parent)
-        if not (len(lo) == len(hi) == m) or m == 0:
-            raise HierarchyError("parent, lo and hi must have one entry per node")
-        if parent[0] != -1 or lo[0] != 0 or hi[0] != n or np.any(parent[1:] < 0):
-            raise HierarchyError("node 0 must be the only root and cover the whole domain")
-        if np.any(parent[1:] >= np.arange(1, m)) or np.any(np.diff(parent[1:]) < 0):
-            raise HierarchyError("nodes must be numbered breadth-first (children after parents)")
-        if np.any(lo >= hi):
-            raise HierarchyError("every node must cover at least one value")
-        start, count = self._children
-        for node in np.flatnonzero(count):
-            kids = np.arange(start[node], start[node] + count[node])
-            ok = (
-                lo[kids[0]] == lo[node]
-                and hi[kids[-1]] == hi[node]
-                and np.all(lo[kids[1:]] == hi[kids[:-1]])
-                and len(kids) > 1
+    def _annotate(
+        self,
+        hierarchy: Hierarchy,
+        values: np.ndarray,
+        weights: np.ndarray,
+        target: Mapping[str, Any] | None,
+        scale: int | None,
+    ) -> None:
+        """Set the tree arrays and the annotation (``values``: the leaves; both checked)."""
+        if not np.array_equal(hierarchy.weights, weights):
+            hierarchy = hierarchy.with_weights(weights.astype(float))
+        super().__init__(hierarchy, order="breadth_first")
+        chain = np.flatnonzero(self.child_count == 1)
+        if chain.size:
+            raise HierarchyError(
+                f"node {chain[0]}: its children must split its values into >= 2 consecutive parts"
             )
-            if not ok:
-                raise HierarchyError(
-                    f"node {node}: its children must split its values into >= 2 consecutive parts"
-                )
-        leaves = count == 0
-        if np.any(hi[leaves] - lo[leaves] != 1):
-            raise HierarchyError("every leaf must be a single value")
+        self.values = values
+        self.weights = weights
+        self.target = dict(target or {})
+        self.scale = scale
+
+    @classmethod
+    def _of(
+        cls,
+        hierarchy: Hierarchy,
+        values: np.ndarray,
+        weights: np.ndarray,
+        target: Mapping[str, Any] | None,
+        scale: int | None,
+    ) -> AnnotatedHierarchy:
+        """Annotate ``hierarchy``, whose leaves are ``values`` (both checked)."""
+        self = cls.__new__(cls)
+        self._annotate(hierarchy, values, weights, target, scale)
+        return self
 
     # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_hierarchy(
+        cls,
+        hierarchy: Hierarchy,
+        weights: np.ndarray | Sequence[int] | None = None,
+        target: Mapping[str, Any] | None = None,
+        scale: int | None = None,
+    ) -> AnnotatedHierarchy:
+        """Annotate a core hierarchy whose leaves are increasing numbers.
+
+        Parameters
+        ----------
+        hierarchy : Hierarchy
+            The tree: leaves numeric and increasing in leaf order, every inner node with at
+            least two children.
+        weights : array of whole numbers, optional
+            Target weight of each leaf (default: the hierarchy's leaf weights, which must then
+            be whole numbers). Given weights replace the hierarchy's.
+        target : dict, optional
+            Description of the target distribution (for metadata).
+        scale : int, optional
+            The integer scale applied to non-integer target probabilities.
+
+        Returns
+        -------
+        AnnotatedHierarchy
+            Whose ``hierarchy`` is ``hierarchy`` with the weights as its leaf weights.
+
+        Raises
+        ------
+        HierarchyError
+            Non-numeric or non-increasing leaves, bad weights, or an inner node with one child.
+
+        Examples
+        --------
+        >>> from microanon.core import Hierarchy
+        >>> h = Hierarchy.from_nested({"*": {"low": [30, 40], "high": [50, 60]}})
+        >>> a = AnnotatedHierarchy.from_hierarchy(h, [1, 2, 2, 1])
+        >>> a.parent.tolist(), a.node_weight.tolist()
+        ([-1, 0, 0, 1, 1, 2, 2], [6, 3, 3, 1, 2, 2, 1])
+        """
+        if not isinstance(hierarchy, Hierarchy):
+            raise InputError(f"expected a Hierarchy, got {type(hierarchy).__name__}")
+        values = _check_domain(hierarchy.leaves)
+        weights = _check_weights(hierarchy.weights if weights is None else weights, len(values))
+        return cls._of(hierarchy, values, weights, target, scale)
 
     @classmethod
     def balanced(
@@ -362,6 +539,9 @@ class AnnotatedHierarchy:
         resolution: int | None = None,
     ) -> AnnotatedHierarchy:
         """A balanced ``arity``-ary hierarchy over sorted domain values with a target.
+
+        The tree splits the domain top-down into ``arity`` consecutive parts whose sizes differ
+        by at most one, down to single values; it is built as a core hierarchy and annotated.
 
         Parameters
         ----------
@@ -387,6 +567,8 @@ class AnnotatedHierarchy:
         >>> h = AnnotatedHierarchy.balanced([30, 40, 50, 60])
         >>> h.lo.tolist(), h.hi.tolist()
         ([0, 0, 2, 0, 1, 2, 3], [4, 2, 4, 1, 2, 3, 4])
+        >>> h.hierarchy.level_labels(1)
+        ['[30, 40]', '[50, 60]']
         """
         if isinstance(arity, bool) or not isinstance(arity, numbers.Integral) or arity < 2:
             raise InputError(f"arity: expected a whole number >= 2, got {arity!r}")
@@ -395,10 +577,11 @@ class AnnotatedHierarchy:
             raise InputError("values: the domain must be a non-empty 1-d array")
         if np.any(np.diff(domain) <= 0):
             domain = np.unique(domain)
-        parent, lo, hi = _balanced_nodes(len(domain), int(arity))
         if resolution is None:
             weights, used_scale, desc = target_weights(domain, target, data, scale)
-            return cls(domain, weights, parent, lo, hi, desc, used_scale)
+            domain, weights = _check_domain(domain), _check_weights(weights, len(domain))
+            tree = _tree_hierarchy(domain, *_balanced_nodes(len(domain), int(arity)), weights)
+            return cls._of(tree, domain, weights, desc, used_scale)
         if scale is not None:
             raise InputError("give either scale or resolution, not both")
         if isinstance(resolution, bool) or not isinstance(resolution, numbers.Integral):
@@ -406,12 +589,14 @@ class AnnotatedHierarchy:
         if resolution < 2:
             raise InputError(f"resolution: expected a whole number >= 2, got {resolution!r}")
         mass, _, desc = target_weights(domain, target, data, _PROBABILITY_SCALE)
-        tree = cls(domain, np.ones(len(domain), np.int64), parent, lo, hi)
-        weights = rounded_weights(tree, mass, int(resolution))
-        return cls(domain, weights, parent, lo, hi, {**desc, "resolution": int(resolution)})
+        domain = _check_domain(domain)
+        tree = _tree_hierarchy(domain, *_balanced_nodes(len(domain), int(arity)))
+        weights = rounded_weights(TreeArrays(tree, "breadth_first"), mass, int(resolution))
+        weights = _check_weights(weights, len(domain))
+        return cls._of(tree, domain, weights, {**desc, "resolution": int(resolution)}, None)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form (as stored in release metadata)."""
+        """JSON form (as stored in release metadata): the arrays and the target."""
         return {
             "values": self.values.tolist(),
             "weights": self.weights.tolist(),
@@ -438,45 +623,13 @@ class AnnotatedHierarchy:
         except KeyError as exc:
             raise HierarchyError(f"annotated hierarchy: missing key {exc}") from None
 
-    # -- derived structure --------------------------------------------------------------------
+    def __repr__(self) -> str:
+        name = self.target.get("name", "?")
+        return (
+            f"<AnnotatedHierarchy: {len(self.values)} values, {self.n_nodes} nodes, target {name}>"
+        )
 
-    @property
-    def n_nodes(self) -> int:
-        """Number of nodes."""
-        return len(self.parent)
-
-    @cached_property
-    def _children(self) -> tuple[np.ndarray, np.ndarray]:
-        """(first child, number of children) per node; children are consecutive."""
-        m = len(self.parent)
-        count = np.bincount(self.parent[1:], minlength=m).astype(np.int64)
-        start = np.zeros(m, dtype=np.int64)
-        if m > 1:
-            first = np.full(m, m, dtype=np.int64)
-            np.minimum.at(first, self.parent[1:], np.arange(1, m))
-            start = np.where(count > 0, first, 0)
-        return start, count
-
-    @property
-    def child_start(self) -> np.ndarray:
-        """Index of each node's first child (meaningless for leaves)."""
-        return self._children[0]
-
-    @property
-    def child_count(self) -> np.ndarray:
-        """Number of children of each node (0 for leaves)."""
-        return self._children[1]
-
-    @cached_property
-    def depth(self) -> np.ndarray:
-        """Depth of every node (root 0)."""
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        ancestor = self.parent.copy()
-        while np.any(ancestor >= 0):
-            above = ancestor >= 0
-            depth[above] += 1
-            ancestor[above] = self.parent[ancestor[above]]
-        return depth
+    # -- derived weights ----------------------------------------------------------------------
 
     @cached_property
     def node_weight(self) -> np.ndarray:
@@ -489,7 +642,7 @@ class AnnotatedHierarchy:
         """Edge weight of each node divided by the gcd of its siblings' weights (root: 1)."""
         w = self.node_weight
         out = np.ones(self.n_nodes, dtype=np.int64)
-        start, count = self._children
+        start, count = self.child_start, self.child_count
         inner = np.flatnonzero(count)
         if inner.size:
             # The children blocks of the inner nodes are consecutive and cover nodes 1..m-1.
@@ -501,7 +654,7 @@ class AnnotatedHierarchy:
     @cached_property
     def unit(self) -> np.ndarray:
         """Sum of the children's reduced weights per node (0 for leaves)."""
-        start, count = self._children
+        start, count = self.child_start, self.child_count
         unit = np.zeros(self.n_nodes, dtype=np.int64)
         inner = np.flatnonzero(count)
         if inner.size:
@@ -524,16 +677,8 @@ class AnnotatedHierarchy:
         """Largest value under every node."""
         return self.values[self.hi - 1]
 
-    @cached_property
-    def leaf_node(self) -> np.ndarray:
-        """Node number of every domain value's leaf."""
-        leaves = np.flatnonzero(self.child_count == 0)
-        out = np.empty(len(self.values), dtype=np.int64)
-        out[self.lo[leaves]] = leaves
-        return out
-
     def leaf_index(self, values: np.ndarray, column: str = "sensitive value") -> np.ndarray:
-        """Position of each value in the domain.
+        """Leaf position of each value (as :meth:`Hierarchy.leaf_index`, by binary search).
 
         Raises
         ------
