@@ -7,7 +7,7 @@
 #       tests/data/sdcmicro_survey urbrur,roof,walls,water,electcon,relat,sex weight hid
 #
 # Writes OUT_PREFIX.json (sdcMicro's version, the exact calls, the global figures) and
-# OUT_PREFIX_records.csv (per record: measure_risk's risk, fk, Fk, hier_risk; freqCalc's fk and Fk
+# OUT_PREFIX_records.csv (full precision; per record: measure_risk's risk, fk, Fk, hier_risk; freqCalc's fk and Fk
 # with alpha = 0.5; suda2's score, dis-score and contributions). Empty CSV cells are NA.
 suppressPackageStartupMessages({
   library(sdcMicro)
@@ -77,6 +77,13 @@ rec <- data.frame(risk = mr$Res[, "risk"], fk = mr$Res[, "fk"], Fk = mr$Res[, "F
 contrib <- as.data.frame(su$contributionPercent)
 colnames(contrib) <- paste0("contribution_", keys)
 rec <- cbind(rec, contrib)
-write.csv(rec, paste0(out, "_records.csv"), row.names = FALSE, na = "")
-writeLines(toJSON(res, auto_unbox = TRUE, digits = NA, pretty = TRUE), paste0(out, ".json"))
+for (col in names(rec)) rec[[col]] <- ifelse(is.na(rec[[col]]), "", sprintf("%.17g", rec[[col]]))
+write.csv(rec, paste0(out, "_records.csv"), row.names = FALSE, quote = FALSE)
+full <- function(v) {  # numbers with 17 significant digits (jsonlite stops at 15)
+  if (is.list(v)) return(lapply(v, full))
+  if (is.double(v) && length(v) == 1) return(structure(sprintf("%.17g", v), class = "json"))
+  v
+}
+writeLines(toJSON(full(res), auto_unbox = TRUE, json_verbatim = TRUE, pretty = TRUE),
+           paste0(out, ".json"))
 cat("wrote", paste0(out, ".json"), "and", paste0(out, "_records.csv"), "\n")
