@@ -34,7 +34,12 @@ def make_survey(rows: int = 4000, seed: int = 20261125) -> pd.DataFrame:
     stratum = rng.integers(0, 6, n_hh)
     base = np.array([40.0, 65.5, 90.0, 120.25, 180.0, 310.0])
     weight = np.round(base[stratum] * rng.uniform(0.85, 1.15, n_hh), 2)
-    roof = np.where(urbrur == 1, rng.choice(5, n_hh, p=[0.5, 0.2, 0.15, 0.1, 0.05]), rng.choice(5, n_hh)) + 1
+    roof = (
+        np.where(
+            urbrur == 1, rng.choice(5, n_hh, p=[0.5, 0.2, 0.15, 0.1, 0.05]), rng.choice(5, n_hh)
+        )
+        + 1
+    )
     walls = rng.choice([1, 2, 3], n_hh, p=[0.6, 0.3, 0.1])
     water = rng.choice(8, n_hh, p=[0.3, 0.2, 0.15, 0.1, 0.1, 0.08, 0.05, 0.02]) + 1
     electcon = rng.choice([0, 1, 9], n_hh, p=[0.3, 0.65, 0.05])
@@ -45,7 +50,11 @@ def make_survey(rows: int = 4000, seed: int = 20261125) -> pd.DataFrame:
     relat = np.where(
         pos == 0,
         1,
-        np.where(pos == 1, rng.choice([2, 3], len(hh), p=[0.8, 0.2]), rng.choice(np.arange(3, 10), len(hh), p=[0.55, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05])),
+        np.where(
+            pos == 1,
+            rng.choice([2, 3], len(hh), p=[0.8, 0.2]),
+            rng.choice(np.arange(3, 10), len(hh), p=[0.55, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05]),
+        ),
     )
     sex = rng.choice([1, 2], len(hh))
     sex = np.where((relat == 2) & (sex[first[hh]] == sex), 3 - sex, sex)

@@ -12,10 +12,10 @@ probabilities that a match on the keys is correct.
 - :func:`suda2` — scores, DIS-SUDA scores and attribute contributions (:class:`Suda`).
 - :func:`minimal_uniques` — the MSUs themselves, one row per record and MSU.
 
-The search here works on the distinct key combinations, level by level over the subsets of the
-key attributes: the records of a subset's parent that are not yet unique are grouped again on
-one more attribute (one hash pass over them), and a subset is not refined further once no record
-that could still gain an MSU shares its values there.
+The search works on the distinct key combinations. The subsets of the keys are split into chains
+of nested subsets (a symmetric chain decomposition: 70 chains for 8 keys); one sort of the
+combinations per chain gives the groups of every subset in it as runs of sorted rows, so the
+uniqueness of every record on every subset costs one sort per chain and a pass per subset.
 """
 
 from __future__ import annotations
@@ -89,10 +89,46 @@ def _check_max_size(max_size: Any, n_keys: int) -> int:
     return int(max_size)
 
 
+_MAX_BYTES = 1 << 30  # uniqueness flags kept during the search: one bit per record and subset
+
+
+def _chains(n_keys: int, max_size: int) -> list[tuple[list[int], list[int]]]:
+    """A symmetric chain decomposition of the key subsets of size at most ``max_size``.
+
+    Each chain is ``(bottom, added)``: the subsets ``bottom``, ``bottom + added[:1]``,
+    ``bottom + added[:2]``, ... Every subset is in exactly one chain (de Bruijn, van Ebbenhorst
+    Tengbergen & Kruyswijk 1951): read a subset as a word of brackets, key ``i`` in the subset a
+    closing one, else an opening one; the chain's bottom has every closing bracket matched, and
+    its unmatched opening brackets are closed one at a time, left to right.
+    """
+    chains = []
+    for size in range(max_size + 1):
+        for bottom in itertools.combinations(range(n_keys), size):
+            members = set(bottom)
+            opened: list[int] = []
+            balanced = True
+            for i in range(n_keys):
+                if i not in members:
+                    opened.append(i)
+                elif opened:
+                    opened.pop()
+                else:
+                    balanced = False
+                    break
+            if balanced:
+                chains.append((list(bottom), opened[: max_size - size]))
+    return chains
+
+
 def _msu_search(
     combos: np.ndarray, counts: np.ndarray, sizes: Sequence[int], max_size: int
 ) -> tuple[np.ndarray, list[tuple[tuple[int, ...], np.ndarray]]]:
     """Every MSU of size at most ``max_size`` of the sample-unique combinations.
+
+    For every chain of :func:`_chains`, the distinct combinations are sorted once on the chain's
+    keys in chain order; the groups of every subset in the chain are then runs of the sorted
+    rows. A subset is an MSU of a record when the record's values there occur once, it has no
+    missing value there, and they occur more than once on each subset one smaller.
 
     Parameters
     ----------
@@ -107,48 +143,55 @@ def _msu_search(
     uniques : int64 array
         The combinations that occur once (only they can have MSUs).
     found : list of (subset, positions)
-        For every key subset (a tuple of key positions), the positions in ``uniques`` of the
-        combinations for which it is an MSU.
+        For every key subset (a tuple of key positions, by size, then in lexicographic order)
+        with MSUs, the positions in ``uniques`` of the combinations it is an MSU of.
     """
     n_distinct, p = combos.shape
     uniques = np.flatnonzero(counts == 1)
-    present = combos[uniques] >= 0
+    n_subsets = sum(math.comb(p, k) for k in range(max_size + 1))
+    if n_subsets * (len(uniques) // 8 + 1) > _MAX_BYTES:
+        raise InputError(
+            f"SUDA over {p} keys up to size {max_size} would search {n_subsets:,} key subsets for "
+            f"{len(uniques):,} sample-unique records, past this function's memory budget; pass a "
+            "smaller 'max_size'"
+        )
+    columns = [np.ascontiguousarray(combos[:, a]) + 1 for a in range(p)]  # missing: a value
+    radix = [s + 1 for s in sizes]
+    # unique[S]: bit-packed flags over `uniques`, set where the record's S-values occur once.
+    # A unique combination occurs once, so it is alone on S exactly when it is a run of one row
+    # in the rows sorted on S: a run starts at it and at the next row.
+    unique: dict[tuple[int, ...], np.ndarray] = {}
+    for bottom, added in _chains(p, max_size):
+        order_keys = bottom + added
+        if math.prod(radix[a] for a in order_keys) < 1 << 62:
+            packed = np.zeros(n_distinct, dtype=np.int64)
+            for a in order_keys:
+                packed = packed * radix[a] + columns[a]
+            order = np.argsort(packed)
+        else:
+            order = np.lexsort([columns[a] for a in reversed(order_keys)])
+        where = np.empty(n_distinct, dtype=np.int64)
+        where[order] = np.arange(n_distinct)
+        at = where[uniques]
+        starts = np.zeros(n_distinct + 1, dtype=bool)
+        starts[[0, -1]] = True
+        for depth, a in enumerate(order_keys):
+            column = columns[a][order]
+            starts[1:-1] |= column[1:] != column[:-1]
+            if depth + 1 >= len(bottom):
+                alone = (starts[:-1] & starts[1:])[at]
+                unique[tuple(sorted(order_keys[: depth + 1]))] = np.packbits(alone)
+        if not bottom:
+            unique[()] = np.packbits(np.full(len(uniques), counts.sum() == 1))
+    present = [np.packbits(combos[uniques, a] >= 0) for a in range(p)]
     found: list[tuple[tuple[int, ...], np.ndarray]] = []
-    # unique[S]: the records of `uniques` whose values on S occur once in the sample (False where
-    # a value of S is missing). state[S]: for the combinations whose S-values are shared, their
-    # group id on S; kept while some record that could still gain an MSU is among them.
-    whole_unique = np.full(len(uniques), counts.sum() == 1)
-    unique: dict[tuple[int, ...], np.ndarray] = {(): whole_unique}
-    state: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
-    if counts.sum() > 1:
-        state[()] = (np.arange(n_distinct), np.zeros(n_distinct, np.int64))
     for size in range(1, max_size + 1):
-        next_unique: dict[tuple[int, ...], np.ndarray] = {}
-        next_state: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         for subset in itertools.combinations(range(p), size):
-            has_all = present[:, list(subset)].all(axis=1)
-            sub_unique = np.zeros(len(uniques), dtype=bool)
-            for drop in range(size):
-                sub_unique |= unique[subset[:drop] + subset[drop + 1 :]]
-            need = has_all & ~sub_unique
-            new = np.zeros(len(uniques), dtype=bool)
-            if need.any():
-                # need non-empty implies the parent is still refined (see the module docstring)
-                rows, gid = state[subset[:-1]]
-                a = subset[-1]
-                gid, _ = pd.factorize(gid * (sizes[a] + 1) + combos[rows, a] + 1)
-                group_count = np.bincount(gid, weights=counts[rows]).astype(np.int64)
-                row_count = np.zeros(n_distinct, np.int64)
-                row_count[rows] = group_count[gid]
-                in_group = row_count[uniques]
-                new = need & (in_group == 1)
-                if (need & (in_group >= 2)).any():
-                    shared = group_count[gid] >= 2
-                    next_state[subset] = (rows[shared], gid[shared].astype(np.int64))
-                if new.any():
-                    found.append((subset, np.flatnonzero(new)))
-            next_unique[subset] = (sub_unique | new) & has_all
-        unique, state = next_unique, next_state
+            msu = unique[subset]
+            for d, a in enumerate(subset):
+                msu = msu & present[a] & ~unique[subset[:d] + subset[d + 1 :]]
+            if msu.any():
+                found.append((subset, np.flatnonzero(np.unpackbits(msu, count=len(uniques)))))
     return uniques, found
 
 
