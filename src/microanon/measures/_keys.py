@@ -124,18 +124,21 @@ def check_household(data: pd.DataFrame, household: Any) -> np.ndarray:
     return codes.astype(np.int64, copy=False)
 
 
-def check_fraction(value: Any, param: str, *, closed_hi: bool) -> float:
-    """A number in (0, 1) — or (0, 1] with ``closed_hi``."""
+def check_fraction(value: Any, param: str, *, closed_lo: bool = False) -> float:
+    """A number in (0, 1) — or in [0, 1] with ``closed_lo``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InputError(f"{param!r} must be a number, got {value!r}")
     v = float(value)
-    if not (math.isfinite(v) and 0 < v and (v <= 1 if closed_hi else v < 1)):
-        raise InputError(f"{param!r} must be in (0, {'1]' if closed_hi else '1)'}, got {value!r}")
+    inside = 0 <= v <= 1 if closed_lo else 0 < v < 1
+    if not (math.isfinite(v) and inside):
+        raise InputError(
+            f"{param!r} must be in {'[0, 1]' if closed_lo else '(0, 1)'}, got {value!r}"
+        )
     return v
 
 
 def pack(codes: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
-    """One int64 id per row of ``codes`` (missing ``-1`` is a value of its own), dense ``0..g-1``."""
+    """A dense id ``0..g-1`` per row of ``codes`` (a missing ``-1`` is a value of its own)."""
     key = np.zeros(len(codes), dtype=np.int64)
     for j, s in enumerate(sizes):
         key, _ = pd.factorize(key * (s + 1) + codes[:, j] + 1)

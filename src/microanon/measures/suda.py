@@ -343,7 +343,7 @@ def suda2(
     """
     if not isinstance(original_scores, (bool, np.bool_)):
         raise InputError(f"'original_scores' must be True or False, got {original_scores!r}")
-    fraction = check_fraction(dis_fraction, "dis_fraction", closed_hi=False)
+    fraction = check_fraction(dis_fraction, "dis_fraction")
     cols, combos, counts, row_combo, sizes, max_size = _prepare(data, keys, max_size, missing)
     n_keys = len(cols)
     weights = _score_weights(n_keys, bool(original_scores))
