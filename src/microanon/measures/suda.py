@@ -181,8 +181,8 @@ def _msu_search(
             if depth + 1 >= len(bottom):
                 alone = (starts[:-1] & starts[1:])[at]
                 unique[tuple(sorted(order_keys[: depth + 1]))] = np.packbits(alone)
-        if not bottom:
-            unique[()] = np.packbits(np.full(len(uniques), counts.sum() == 1))
+        if not bottom:  # the empty set is no MSU, even of a one-record table
+            unique[()] = np.packbits(np.zeros(len(uniques), dtype=bool))
     present = [np.packbits(combos[uniques, a] >= 0) for a in range(p)]
     found: list[tuple[tuple[int, ...], np.ndarray]] = []
     for size in range(1, max_size + 1):
