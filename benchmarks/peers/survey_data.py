@@ -26,7 +26,7 @@ KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
 
 
 def make_survey(rows: int = 4000, seed: int = 20261125) -> pd.DataFrame:
-    """The synthetic survey with at least ``rows`` records (whole households; trimmed to ``rows``)."""
+    """The synthetic survey: whole households, trimmed to ``rows`` records."""
     rng = np.random.default_rng(seed)
     n_hh = rows // 3 + 10
     size = np.minimum(1 + rng.poisson(2.6, n_hh), 12)
