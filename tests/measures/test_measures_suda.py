@@ -149,6 +149,12 @@ def test_bad_input() -> None:
         suda2(GUIDE, list(GUIDE.columns), original_scores="yes")
     with pytest.raises(InputError, match="not found"):
         minimal_uniques(GUIDE, ["nope"])
+    wide = pd.DataFrame(np.zeros((3, 30), dtype=int), columns=[f"k{i}" for i in range(30)])
+    assert (suda2(wide, list(wide.columns)).score == 0).all()  # no unique record: no search
+    wide.iloc[0, 0] = 1
+    with pytest.raises(InputError, match="1,073,741,824 key subsets.*smaller 'max_size'"):
+        suda2(wide, list(wide.columns))
+    assert minimal_uniques(wide, list(wide.columns), max_size=2)["keys"].tolist() == [("k0",)]
 
 
 # ------------------------------------------------------------------ brute force on small tables

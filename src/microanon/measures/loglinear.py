@@ -10,7 +10,6 @@ sdcMicro's ``modRisk(method = "default")`` (formerly ``LLmodGlobalRisk``) does.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -193,7 +192,8 @@ def loglinear_risk(
     n_cells = int(cell.max()) + 1
     count = np.bincount(cell, minlength=n_cells).astype(float)
     inclusion = np.bincount(cell, weights=1 / w[keep], minlength=n_cells)
-    cell_codes = codes[np.unique(cell, return_index=True)[1]]
+    first = np.unique(cell, return_index=True)[1]
+    cell_codes = codes[first]
     n = float(keep.sum())
     if pairs:
         n_params = (
@@ -207,7 +207,7 @@ def loglinear_risk(
                 f"the interaction model has {n_grid:,} cells × {n_params:,} parameters, too large "
                 "to fit here; use fewer keys, fewer levels or fewer interactions"
             )
-        grid = np.array(list(itertools.product(*(range(v) for v in levels))), dtype=np.int64)
+        grid = np.column_stack(np.unravel_index(np.arange(n_grid), levels)).astype(np.int64)
         grid_cell = np.ravel_multi_index(cell_codes.T, levels)
         y = np.zeros(n_grid)
         y[grid_cell] = count
@@ -223,9 +223,7 @@ def loglinear_risk(
     with np.errstate(divide="ignore", invalid="ignore"):
         risk2 = np.where(v == 0, 1.0, -np.expm1(-v) / v)
     tau1, tau2 = float(risk1[unique].sum()), float(risk2[unique].sum())
-    table = pd.DataFrame(
-        {c: kept[c].to_numpy()[np.unique(cell, return_index=True)[1]] for c in cols}
-    )
+    table = pd.DataFrame({c: kept[c].to_numpy()[first] for c in cols})
     table["count"] = count.astype(np.int64)
     table["inclusion"] = inclusion
     table["fitted"] = fitted

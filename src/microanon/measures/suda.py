@@ -90,6 +90,7 @@ def _check_max_size(max_size: Any, n_keys: int) -> int:
 
 
 _MAX_BYTES = 1 << 30  # uniqueness flags kept during the search: one bit per record and subset
+_MAX_SUBSETS = 1 << 22  # key subsets searched
 
 
 def _chains(n_keys: int, max_size: int) -> list[tuple[list[int], list[int]]]:
@@ -148,11 +149,13 @@ def _msu_search(
     """
     n_distinct, p = combos.shape
     uniques = np.flatnonzero(counts == 1)
+    if not len(uniques):
+        return uniques, []
     n_subsets = sum(math.comb(p, k) for k in range(max_size + 1))
-    if n_subsets * (len(uniques) // 8 + 1) > _MAX_BYTES:
+    if n_subsets > _MAX_SUBSETS or n_subsets * (len(uniques) // 8 + 1) > _MAX_BYTES:
         raise InputError(
             f"SUDA over {p} keys up to size {max_size} would search {n_subsets:,} key subsets for "
-            f"{len(uniques):,} sample-unique records, past this function's memory budget; pass a "
+            f"{len(uniques):,} sample-unique records, past what this function searches; pass a "
             "smaller 'max_size'"
         )
     columns = [np.ascontiguousarray(combos[:, a]) + 1 for a in range(p)]  # missing: a value
