@@ -8,6 +8,9 @@ Equivalence classes (:mod:`.classes`)
     :func:`equivalence_classes`, :func:`discernibility`, :func:`aecs`
 Re-identification risk (:mod:`.risk`)
     :func:`reidentification_risk`, :func:`sample_uniques`
+Survey risk as sdcMicro (:mod:`.survey_risk`, :mod:`.loglinear`, :mod:`.suda`)
+    :func:`key_frequencies`, :func:`individual_risk` (with sampling weights and households),
+    :func:`loglinear_risk` (Skinner–Shlomo), :func:`suda2`, :func:`minimal_uniques`
 Information loss (:mod:`.utility`, :mod:`.entropy`)
     :func:`loss_metric`, :func:`ncp`, :func:`precision`, :func:`non_uniform_entropy`
 Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
@@ -59,6 +62,7 @@ from .linkage import (
     rank_disclosure,
     risk_summary,
 )
+from .loglinear import LoglinearRisk, loglinear_risk
 from .multisa import (
     ail,
     ail_components,
@@ -81,6 +85,8 @@ from .perturbative import (
     variance_changes,
 )
 from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
+from .suda import Suda, minimal_uniques, suda2
+from .survey_risk import IndividualRisk, KeyFrequencies, individual_risk, key_frequencies
 from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
 
 __all__ = [
@@ -93,9 +99,12 @@ __all__ = [
     "Change",
     "ClassStats",
     "ID3",
+    "IndividualRisk",
     "InformationLoss",
     "IntervalDisclosure",
+    "KeyFrequencies",
     "Linkage",
+    "LoglinearRisk",
     "LossMetric",
     "NCPScore",
     "NonUniformEntropy",
@@ -103,6 +112,7 @@ __all__ = [
     "RankDisclosure",
     "RiskProfile",
     "RiskSummary",
+    "Suda",
     "Uniques",
     "UtilitySummary",
     "aecs",
@@ -117,11 +127,15 @@ __all__ = [
     "estimate_distribution",
     "estimate_joint",
     "il1s",
+    "individual_risk",
     "information_loss",
     "interval_disclosure",
+    "key_frequencies",
     "kl_divergence",
+    "loglinear_risk",
     "loss_metric",
     "mean_changes",
+    "minimal_uniques",
     "ncp",
     "non_uniform_entropy",
     "precision",
@@ -134,6 +148,7 @@ __all__ = [
     "sample_uniques",
     "squared_euclidean",
     "sse",
+    "suda2",
     "true_joint",
     "uncertainty_coefficients",
     "utility_report",
