@@ -6,8 +6,9 @@ quasi-identifier columns; the utility measures also take one
 
 Equivalence classes (:mod:`.classes`)
     :func:`equivalence_classes`, :func:`discernibility`, :func:`aecs`
-Re-identification risk (:mod:`.risk`)
-    :func:`reidentification_risk`, :func:`sample_uniques`
+Re-identification risk (:mod:`.risk`, :mod:`.population`)
+    :func:`reidentification_risk`, :func:`sample_uniques`; :func:`population_uniqueness`
+    (Pitman, Zayatz, SNB, Dankar et al.'s rule), :data:`REGIONS`
 Information loss (:mod:`.utility`, :mod:`.entropy`)
     :func:`loss_metric`, :func:`ncp`, :func:`precision`, :func:`non_uniform_entropy`
 Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
@@ -80,6 +81,7 @@ from .perturbative import (
     utility_summary,
     variance_changes,
 )
+from .population import REGIONS, PopulationUniqueness, UniquenessEstimate, population_uniqueness
 from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
 from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
 
@@ -90,6 +92,7 @@ __all__ = [
     "rce",
     "recovered_confidences",
     "strong_rule_attack",
+    "REGIONS",
     "Change",
     "ClassStats",
     "ID3",
@@ -99,10 +102,12 @@ __all__ = [
     "LossMetric",
     "NCPScore",
     "NonUniformEntropy",
+    "PopulationUniqueness",
     "QueryErrors",
     "RankDisclosure",
     "RiskProfile",
     "RiskSummary",
+    "UniquenessEstimate",
     "Uniques",
     "UtilitySummary",
     "aecs",
@@ -124,6 +129,7 @@ __all__ = [
     "mean_changes",
     "ncp",
     "non_uniform_entropy",
+    "population_uniqueness",
     "precision",
     "query_errors",
     "rank_disclosure",
