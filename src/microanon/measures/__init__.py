@@ -6,9 +6,10 @@ quasi-identifier columns; the utility measures also take one
 
 Equivalence classes (:mod:`.classes`)
     :func:`equivalence_classes`, :func:`discernibility`, :func:`aecs`
-Re-identification risk (:mod:`.risk`, :mod:`.population`)
-    :func:`reidentification_risk`, :func:`sample_uniques`; :func:`population_uniqueness`
-    (Pitman, Zayatz, SNB, Dankar et al.'s rule), :data:`REGIONS`
+Re-identification risk (:mod:`.risk`, :mod:`.attacker`, :mod:`.population`)
+    :func:`reidentification_risk`, :func:`sample_uniques`; :func:`attacker_risks` (prosecutor,
+    journalist, marketer); :func:`population_uniqueness` (Pitman, Zayatz, SNB, Dankar et al.'s
+    rule), :data:`REGIONS`
 Information loss (:mod:`.utility`, :mod:`.entropy`)
     :func:`loss_metric`, :func:`ncp`, :func:`precision`, :func:`non_uniform_entropy`
 Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
@@ -31,6 +32,7 @@ compared record by record
 
 from __future__ import annotations
 
+from .attacker import AttackerRisks, ModelRisk, attacker_risks
 from .classes import ClassStats, aecs, discernibility, equivalence_classes
 from .classification import ID3, classification_accuracy, relative_accuracy
 from .distribution import (
@@ -93,6 +95,7 @@ __all__ = [
     "recovered_confidences",
     "strong_rule_attack",
     "REGIONS",
+    "AttackerRisks",
     "Change",
     "ClassStats",
     "ID3",
@@ -100,6 +103,7 @@ __all__ = [
     "IntervalDisclosure",
     "Linkage",
     "LossMetric",
+    "ModelRisk",
     "NCPScore",
     "NonUniformEntropy",
     "PopulationUniqueness",
@@ -111,6 +115,7 @@ __all__ = [
     "Uniques",
     "UtilitySummary",
     "aecs",
+    "attacker_risks",
     "chi_square",
     "classification_accuracy",
     "correlation_changes",
