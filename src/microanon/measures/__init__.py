@@ -6,11 +6,13 @@ quasi-identifier columns; the utility measures also take one
 
 Equivalence classes (:mod:`.classes`)
     :func:`equivalence_classes`, :func:`discernibility`, :func:`aecs`
-Re-identification risk (:mod:`.risk`)
-    :func:`reidentification_risk`, :func:`sample_uniques`
 Survey risk as sdcMicro (:mod:`.survey_risk`, :mod:`.loglinear`, :mod:`.suda`)
     :func:`key_frequencies`, :func:`individual_risk` (with sampling weights and households),
     :func:`loglinear_risk` (Skinner–Shlomo), :func:`suda2`, :func:`minimal_uniques`
+Re-identification risk (:mod:`.risk`, :mod:`.attacker`, :mod:`.population`)
+    :func:`reidentification_risk`, :func:`sample_uniques`; :func:`attacker_risks` (prosecutor,
+    journalist, marketer); :func:`population_uniqueness` (Pitman, Zayatz, SNB, Dankar et al.'s
+    rule), :data:`REGIONS`
 Information loss (:mod:`.utility`, :mod:`.entropy`)
     :func:`loss_metric`, :func:`ncp`, :func:`precision`, :func:`non_uniform_entropy`
 Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
@@ -33,6 +35,7 @@ compared record by record
 
 from __future__ import annotations
 
+from .attacker import AttackerRisks, ModelRisk, attacker_risks
 from .classes import ClassStats, aecs, discernibility, equivalence_classes
 from .classification import ID3, classification_accuracy, relative_accuracy
 from .distribution import (
@@ -84,6 +87,7 @@ from .perturbative import (
     utility_summary,
     variance_changes,
 )
+from .population import REGIONS, PopulationUniqueness, UniquenessEstimate, population_uniqueness
 from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
 from .suda import Suda, minimal_uniques, suda2
 from .survey_risk import IndividualRisk, KeyFrequencies, individual_risk, key_frequencies
@@ -96,6 +100,8 @@ __all__ = [
     "rce",
     "recovered_confidences",
     "strong_rule_attack",
+    "REGIONS",
+    "AttackerRisks",
     "Change",
     "ClassStats",
     "ID3",
@@ -106,16 +112,20 @@ __all__ = [
     "Linkage",
     "LoglinearRisk",
     "LossMetric",
+    "ModelRisk",
     "NCPScore",
     "NonUniformEntropy",
+    "PopulationUniqueness",
     "QueryErrors",
     "RankDisclosure",
     "RiskProfile",
     "RiskSummary",
     "Suda",
+    "UniquenessEstimate",
     "Uniques",
     "UtilitySummary",
     "aecs",
+    "attacker_risks",
     "chi_square",
     "classification_accuracy",
     "correlation_changes",
@@ -138,6 +148,7 @@ __all__ = [
     "minimal_uniques",
     "ncp",
     "non_uniform_entropy",
+    "population_uniqueness",
     "precision",
     "query_errors",
     "rank_disclosure",

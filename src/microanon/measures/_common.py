@@ -72,6 +72,16 @@ def check_count(value: Any, param: str) -> int:
     return int(value)
 
 
+def check_share(value: Any, param: str) -> float:
+    """A number in ``(0, 1]`` (a risk threshold, a sampling fraction)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InputError(f"'{param}' must be a number in (0, 1], got {value!r}")
+    share = float(value)
+    if not (math.isfinite(share) and 0.0 < share <= 1.0):
+        raise InputError(f"'{param}' must be in (0, 1], got {value!r}")
+    return share
+
+
 def group_rows(data: pd.DataFrame, quasi: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Group rows into equivalence classes (identical values on every QI column).
 

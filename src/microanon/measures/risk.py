@@ -9,8 +9,6 @@ values. A record in an equivalence class ``E`` is re-identified with probability
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -18,8 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError
-from ._common import check_quasi, group_rows
+from ._common import check_quasi, check_share, group_rows
 
 __all__ = ["RiskProfile", "Uniques", "reidentification_risk", "sample_uniques"]
 
@@ -69,15 +66,6 @@ class Uniques(NamedTuple):
     share: float
 
 
-def _check_threshold(threshold: Any) -> float:
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
-        raise InputError(f"'threshold' must be a number in (0, 1], got {threshold!r}")
-    t = float(threshold)
-    if not (math.isfinite(t) and 0.0 < t <= 1.0):
-        raise InputError(f"'threshold' must be in (0, 1], got {threshold!r}")
-    return t
-
-
 def reidentification_risk(
     data: pd.DataFrame, quasi: Sequence[str] | str, threshold: float = 0.2
 ) -> RiskProfile:
@@ -110,7 +98,7 @@ def reidentification_risk(
     >>> reidentification_risk(df, ["zip"]).record_risk.tolist()
     [0.5, 0.5, 1.0]
     """
-    t = _check_threshold(threshold)
+    t = check_share(threshold, "threshold")
     cols = check_quasi(data, quasi)
     sizes, row_class = group_rows(data, cols)
     risk = 1.0 / sizes[row_class].astype(float)
