@@ -245,6 +245,87 @@ def check(
         sys.exit(EXIT_CODES["does not hold"])
 
 
+# ---------------------------------------------------------------------------- risk
+@main.command("risk")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--quasi", required=True, help="Comma-separated key (quasi-identifier) columns.")
+@click.option("--weights", default=None, help="Sampling-weight column (individual, LL risk).")
+@click.option("--household", default=None, help="Household-id column (household risk).")
+@click.option("--population", type=int, default=None, help="Population size.")
+@click.option(
+    "--sampling-fraction", "fraction", type=float, default=None, help="Sampling fraction in (0, 1]."
+)
+@click.option("--region", default=None, help="Population preset, e.g. usa (see docs/measures.md).")
+@click.option(
+    "--threshold", default=0.2, show_default=True, type=float, help="Risk threshold for counts."
+)
+@click.option("--no-suda", is_flag=True, help="Skip SUDA2 (the slowest part on many keys).")
+@click.option("--suda-max-size", type=int, default=None, help="Largest MSU SUDA2 looks for.")
+@click.option(
+    "--missing",
+    type=click.Choice(["error", "sdcmicro"]),
+    default="error",
+    show_default=True,
+    help="Missing key values: refuse, or count them as sdcMicro does.",
+)
+@click.option("--na-values", default="", help="Comma-separated extra missing-value markers.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the profile as an HTML report to this file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_friendly_errors
+def risk(
+    file: Path,
+    quasi: str,
+    weights: str | None,
+    household: str | None,
+    population: int | None,
+    fraction: float | None,
+    region: str | None,
+    threshold: float,
+    no_suda: bool,
+    suda_max_size: int | None,
+    missing: str,
+    na_values: str,
+    report_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Disclosure-risk profile of a CSV or Parquet FILE (an original table or a release).
+
+    Re-identification under the prosecutor, journalist and marketer models, population
+    uniqueness (with --population, --sampling-fraction or --region), the individual, household
+    and log-linear risk (with --weights) and SUDA2.
+    """
+    from .io import read_table
+    from .report import Report
+    from .risk import RiskOptions, add_risk_section, assess_risk, format_risk
+
+    options = RiskOptions(
+        quasi=_split(quasi),
+        weights=weights,
+        household=household,
+        population=population,
+        fraction=fraction,
+        region=region,
+        threshold=threshold,
+        suda=not no_suda,
+        suda_max_size=suda_max_size,
+        missing=missing,
+    )
+    data = read_table(file, na_values=_split(na_values))
+    data.columns = [str(c) for c in data.columns]
+    assessment = assess_risk(data, options)
+    if report_path is not None:
+        report = Report(f"Disclosure risk of {file.name}", "microanon risk")
+        add_risk_section(report, assessment, "Disclosure risk")
+        report.write(report_path)
+    _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
+
+
 # ---------------------------------------------------------------------------- lint
 @main.command("lint")
 @click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))

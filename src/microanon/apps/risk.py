@@ -1,0 +1,332 @@
+"""``microanon risk``: one disclosure-risk profile of a table, original or published.
+
+What is measured depends on what the data owner knows:
+
+- always: re-identification under the prosecutor, journalist and marketer models (with the
+  population from a size, a sampling fraction or a region; without one, the journalist and the
+  marketer face the sample itself) and, unless turned off, SUDA2's special uniques;
+- with a population: population uniqueness (Pitman, Zayatz, SNB and Dankar et al.'s choice);
+- with sampling weights: the individual risk (Benedetti–Franconi), the household risk with a
+  household column, and the log-linear model risk (Skinner–Shlomo).
+
+:func:`assess_risk` computes the profile (plain numbers for ``--json``, plus the per-record risks
+for the plot), :func:`format_risk` prints it and :func:`add_risk_section` adds it to a report.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import InputError
+from ..measures import (
+    attacker_risks,
+    individual_risk,
+    loglinear_risk,
+    population_uniqueness,
+    suda2,
+)
+from .report import Report, new_figure
+
+__all__ = ["RiskAssessment", "RiskOptions", "add_risk_section", "assess_risk", "format_risk"]
+
+#: How each survey measure counts missing key values in ``missing="sdcmicro"`` mode.
+_SDCMICRO_MISSING = {"individual": "match", "loglinear": "drop", "suda": "ignore"}
+
+
+@dataclass(frozen=True)
+class RiskOptions:
+    """What the risk profile is computed from.
+
+    Attributes
+    ----------
+    quasi : list of str
+        The key (quasi-identifier) columns.
+    weights : str, optional
+        Sampling-weight column (individual and log-linear risk).
+    household : str, optional
+        Household-id column (household risk; needs ``weights``).
+    population : int, optional
+        Population size.
+    fraction : float, optional
+        Sampling fraction (the population size is rows / fraction).
+    region : str, optional
+        A population preset (:data:`microanon.measures.REGIONS`).
+    threshold : float
+        Records with a risk above it are counted.
+    suda : bool
+        Whether to compute SUDA2 (the slowest part on many keys).
+    suda_max_size : int, optional
+        Largest minimal sample unique SUDA2 looks for (default: all keys).
+    missing : {"error", "sdcmicro"}
+        Missing key values: refused, or counted as sdcMicro counts them in the survey measures
+        (a missing value matches any value in the frequencies, rows with one are dropped from
+        the log-linear fit and ignored by SUDA2).
+    """
+
+    quasi: list[str]
+    weights: str | None = None
+    household: str | None = None
+    population: int | None = None
+    fraction: float | None = None
+    region: str | None = None
+    threshold: float = 0.2
+    suda: bool = True
+    suda_max_size: int | None = None
+    missing: str = "error"
+
+    def __post_init__(self) -> None:
+        given = [n for n in ("population", "fraction", "region") if getattr(self, n) is not None]
+        if len(given) > 1:
+            raise InputError(f"give at most one of population, fraction, region; got {given}")
+        if self.household is not None and self.weights is None:
+            raise InputError("'household' needs 'weights' (the household risk is built on them)")
+        if self.missing not in ("error", "sdcmicro"):
+            raise InputError(f"'missing' must be 'error' or 'sdcmicro', got {self.missing!r}")
+
+    def has_population(self) -> bool:
+        """Whether a population was given (size, fraction or region)."""
+        return any(x is not None for x in (self.population, self.fraction, self.region))
+
+
+@dataclass(frozen=True)
+class RiskAssessment:
+    """A table's risk profile.
+
+    Attributes
+    ----------
+    numbers : dict
+        Every figure, JSON-ready (what ``microanon risk --json`` prints).
+    record_risks : pandas.DataFrame
+        Per-record risks, one column per measure (prosecutor, journalist, and the individual
+        and household risk with weights), indexed like the table.
+    """
+
+    numbers: dict[str, Any]
+    record_risks: pd.DataFrame
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
+    """Compute the risk profile of ``data`` as ``options`` allow.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The table (original or the published data of a release).
+    options : RiskOptions
+        Keys, weights, population and what to compute.
+
+    Returns
+    -------
+    RiskAssessment
+
+    Raises
+    ------
+    InputError
+        A column that does not exist, bad weights, a population smaller than the table, a
+        sampling fraction outside (0, 1], missing key values with ``missing="error"``.
+    """
+    quasi = list(options.quasi)
+    missing = {
+        k: "error" if options.missing == "error" else v for k, v in _SDCMICRO_MISSING.items()
+    }
+    # The attacker models and the population estimates need every key: in sdcMicro mode the
+    # records with a missing key are left out of them (and counted), as they are refused otherwise.
+    complete = data
+    if options.missing == "sdcmicro":
+        complete = data.loc[data[quasi].notna().all(axis=1).to_numpy()]
+    size = options.population
+    fraction = options.fraction
+    if options.region is not None or size is not None:
+        pu = population_uniqueness(
+            complete, quasi, population_size=size, fraction=fraction, region=options.region
+        )
+        fraction = pu.sampling_fraction
+    elif fraction is not None:
+        pu = population_uniqueness(complete, quasi, fraction=fraction)
+    else:
+        pu = None
+    attackers = attacker_risks(complete, quasi, fraction=fraction, threshold=options.threshold)
+    numbers: dict[str, Any] = {
+        "rows": len(data),
+        "quasi": quasi,
+        "threshold": options.threshold,
+        "rows_with_missing_keys_left_out": len(data) - len(complete),
+        "attackers": attackers.to_dict(),
+        "population_uniqueness": None if pu is None else pu.to_dict(),
+    }
+    risks = {
+        "prosecutor": attackers.prosecutor.record_risk,
+        "journalist": attackers.journalist.record_risk,
+    }
+    if options.weights is not None:
+        ind = individual_risk(
+            data,
+            quasi,
+            options.weights,
+            household=options.household,
+            missing=missing["individual"],
+        )
+        numbers["individual_risk"] = {
+            "global_risk": ind.global_risk,
+            "expected_reidentifications": ind.expected_reidentifications,
+            "records_above": int((ind.record_risk > options.threshold).sum()),
+            "highest": float(ind.record_risk.max()),
+            "household_global_risk": _finite(ind.household_global_risk),
+            "household_expected_reidentifications": _finite(
+                ind.household_expected_reidentifications
+            ),
+        }
+        risks["individual"] = ind.record_risk
+        if ind.household_risk is not None:
+            risks["household"] = ind.household_risk
+        ll = loglinear_risk(data, quasi, options.weights, missing=missing["loglinear"])
+        numbers["loglinear"] = {
+            "tau1": ll.tau1,
+            "tau2": ll.tau2,
+            "global_risk1": ll.global_risk1,
+            "global_risk2": ll.global_risk2,
+        }
+    else:
+        numbers["individual_risk"] = numbers["loglinear"] = None
+    if options.suda:
+        s = suda2(data, quasi, max_size=options.suda_max_size, missing=missing["suda"])
+        numbers["suda"] = {
+            "max_size": s.max_size,
+            "records_with_msu": int((s.score > 0).sum()),
+            "highest_score": float(s.score.max()),
+            "highest_dis_score": float(s.dis_score.max()),
+            "attribute_contributions": {
+                str(k): float(v) for k, v in s.attribute_contributions.items()
+            },
+        }
+        risks["dis_suda"] = s.dis_score
+    else:
+        numbers["suda"] = None
+    return RiskAssessment(numbers, pd.DataFrame(risks, index=data.index))
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.4g} %"
+
+
+def _summary_rows(numbers: dict[str, Any]) -> list[tuple[str, str]]:
+    """(measure, value) lines of the profile, in reading order."""
+    rows: list[tuple[str, str]] = []
+    att = numbers["attackers"]
+    for model in ("prosecutor", "journalist"):
+        m = att[model]
+        rows.append(
+            (
+                f"{model} risk: highest / average",
+                f"{_pct(m['highest'])} / {_pct(m['average'])}",
+            )
+        )
+        rows.append(
+            (
+                f"{model}: records above {numbers['threshold']:g}",
+                f"{m['records_above']:,} ({_pct(m['share_above'])})",
+            )
+        )
+    rows.append(("marketer risk (expected share re-identified)", _pct(att["marketer"])))
+    rows.append(("population of the journalist and marketer", att["population"]))
+    if numbers["rows_with_missing_keys_left_out"]:
+        rows.append(
+            (
+                "records with a missing key (not in the attacker and population figures)",
+                f"{numbers['rows_with_missing_keys_left_out']:,}",
+            )
+        )
+    pu = numbers["population_uniqueness"]
+    if pu is not None:
+        rows.append(
+            (
+                "population",
+                f"{pu['population_size']:,} (sampling fraction {pu['sampling_fraction']:.4g})",
+            )
+        )
+        rows.append(("sample uniques", f"{pu['sample_uniques']:,} of {pu['sample_size']:,}"))
+        for name in ("pitman", "zayatz", "snb"):
+            e = pu[name]
+            value = (
+                _pct(e["share"]) if e["reason"] is None else f"no valid estimate ({e['reason']})"
+            )
+            rows.append((f"population uniques, {name}", value))
+        rows.append(
+            (
+                "population uniques, Dankar et al.'s choice",
+                f"{pu['dankar']['model']}: {_pct(pu['dankar']['share'])}",
+            )
+        )
+    ind = numbers["individual_risk"]
+    if ind is not None:
+        rows.append(("individual risk (weights): global", _pct(ind["global_risk"])))
+        rows.append(
+            ("expected re-identifications (weights)", f"{ind['expected_reidentifications']:.4g}")
+        )
+        if ind["household_global_risk"] is not None:
+            rows.append(("household risk: global", _pct(ind["household_global_risk"])))
+        ll = numbers["loglinear"]
+        rows.append(("log-linear risk τ1 / τ2", f"{ll['tau1']:.4g} / {ll['tau2']:.4g} expected"))
+    s = numbers["suda"]
+    if s is not None:
+        rows.append(
+            (
+                f"SUDA2 (MSUs up to {s['max_size']} keys)",
+                f"{s['records_with_msu']:,} records with a special unique, highest DIS-SUDA "
+                f"{s['highest_dis_score']:.4g}",
+            )
+        )
+    return rows
+
+
+def format_risk(numbers: dict[str, Any]) -> str:
+    """The profile as aligned text lines (what ``microanon risk`` prints)."""
+    rows = _summary_rows(numbers)
+    width = max(len(k) for k, _ in rows)
+    head = f"{numbers['rows']:,} records, keys: {', '.join(numbers['quasi'])}"
+    return "\n".join([head, *(f"{k:<{width}}  {v}" for k, v in rows)])
+
+
+def add_risk_section(report: Report, assessment: RiskAssessment, title: str) -> None:
+    """Add the profile to ``report``: the figures and a plot of the per-record risks.
+
+    Parameters
+    ----------
+    report : Report
+        The report to add to.
+    assessment : RiskAssessment
+        From :func:`assess_risk`.
+    title : str
+        The section's title.
+    """
+    numbers = assessment.numbers
+    sec = report.section(
+        title,
+        f"{numbers['rows']:,} records; keys: {', '.join(numbers['quasi'])}. The prosecutor knows "
+        "the person is in the table; the journalist matches against the population; the "
+        "marketer tries every record. Population uniqueness estimates how many records are "
+        "unique in the whole population, not only in the sample.",
+    )
+    rows = _summary_rows(numbers)
+    sec.table(pd.DataFrame(rows, columns=["measure", "value"]))
+    risks = assessment.record_risks.drop(columns=["dis_suda"], errors="ignore")
+    fig = new_figure(6.4, 3.0)
+    ax = fig.add_subplot()
+    bins = np.linspace(0.0, 1.0, 21)
+    for name in risks.columns:
+        ax.hist(risks[name].to_numpy(dtype=float), bins=bins, histtype="step", label=name)
+    ax.axvline(numbers["threshold"], color="#999999", linestyle=":", linewidth=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("re-identification risk of a record")
+    ax.set_ylabel("records")
+    ax.legend(fontsize=8)
+    sec.figure(fig, "Per-record risk under each model (dotted: the threshold).")
