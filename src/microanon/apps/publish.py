@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import VerificationError
+from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
@@ -36,6 +37,7 @@ from .release_summary import (
     warnings_of,
 )
 from .report import Report
+from .risk import RiskOptions, add_risk_section, assess_risk
 
 __all__ = ["publish"]
 
@@ -125,13 +127,25 @@ def publish(
         add_summary_sections(
             internal, release, config, original, columns, verification, lint, numbers
         )
+        quasi = [q for q in schema.quasi if q in original.columns]
+        if quasi:
+            _add_risk(internal, original[quasi].dropna(), quasi, "Disclosure risk of the original")
         internal.write(tmp / INTERNAL_DIR / "report.html")
-        add_public_report(verification.public, verification, schema, lint).write(
-            tmp / PUBLIC_DIR / "report.html"
-        )
+        public_report = add_public_report(verification.public, verification, schema, lint)
+        data = verification.public.tables.get("data")
+        if quasi and data is not None and set(quasi) <= set(data.columns):
+            # Suppressed cells (missing in local suppression) are a value of their own: '*'.
+            shown = data[quasi].astype(object).where(data[quasi].notna(), SUPPRESSED)
+            _add_risk(public_report, shown, quasi, "Disclosure risk of the published table")
+        public_report.write(tmp / PUBLIC_DIR / "report.html")
     numbers.update(
         verification=verification.to_dict(),
         lint=lint.to_dict(),
         columns=columns.to_dict(orient="records"),
     )
     return Path(out), numbers
+
+
+def _add_risk(report: Report, frame: pd.DataFrame, quasi: list[str], title: str) -> None:
+    """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``)."""
+    add_risk_section(report, assess_risk(frame, RiskOptions(quasi, suda=False)), title)
