@@ -89,10 +89,11 @@ def zayatz(h: ClassSizes, population: int) -> Fit:
 def pitman(h: ClassSizes, population: int) -> Fit:
     """Pitman's model: maximum-likelihood ``(θ, α)``, then ``Γ(θ + 1) / Γ(θ + α) · N^α``."""
     n, u = h.records, h.classes
-    s1, s2 = h.of_size(1), h.of_size(2) or 1  # no class of size 2: ARX takes one
-    c = s1 * (s1 - 1) / s2
-    theta = (n * u * c - s1 * (n - 1) * (2 * u + c)) / (2 * s1 * u + s1 * c - n * c)
-    alpha = (theta * (s1 - n) + (n - 1) * s1) / (n * u)
+    s1, s2 = np.float64(h.of_size(1)), h.of_size(2) or 1  # no class of size 2: ARX takes one
+    with np.errstate(all="ignore"):  # a degenerate start is NaN, and the restarts take over
+        c = s1 * (s1 - 1) / s2
+        theta = (n * u * c - s1 * (n - 1) * (2 * u + c)) / (2 * s1 * u + s1 * c - n * c)
+        alpha = (theta * (s1 - n) + (n - 1) * s1) / (n * u)
     root = solve(_pitman_system(h), (theta, alpha), lambda t, a: t >= 0)
     if root is None:
         return Fit(math.nan, _NO_ROOT.format(what="likelihood equations"))
