@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import special
+from scipy import special, stats
 
 from microanon.core.errors import InputError
 from microanon.datasets import load_arx_adult
 from microanon.measures import REGIONS, UniquenessEstimate, population_uniqueness
 from microanon.measures._newton import solve
-from microanon.measures._uniqueness import ClassSizes, _pitman_system, _snb_system, pitman
+from microanon.measures._uniqueness import ClassSizes, _pitman_system, _snb_system, pitman, zayatz
 from microanon.measures.population import _dankar_choice
 
 QI = [
@@ -53,7 +53,7 @@ def test_arx_anchor_adult_usa(adult):
     assert est.dankar.model == "pitman" and est.dankar == est.pitman
     # The same run of ARX 3.9's RiskModelPopulationUniqueness at full precision.
     assert est.pitman.uniques == pytest.approx(9_410_525.79164197, rel=1e-8)
-    assert est.zayatz.uniques == pytest.approx(68_575_828.97133838, rel=1e-8)
+    assert est.zayatz.uniques == pytest.approx(68_575_828.97133838, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_arx_adult_other_populations(adult, kwargs, pitman_arx, zayatz_arx):
     # ARX 3.9's numbers for the same histogram and these population sizes.
     est = population_uniqueness(adult, QI, **kwargs)
     assert est.pitman.uniques == pytest.approx(pitman_arx, rel=1e-8)
-    assert est.zayatz.uniques == pytest.approx(zayatz_arx, rel=1e-8)
+    assert est.zayatz.uniques == pytest.approx(zayatz_arx, rel=1e-12)
     assert est.dankar.model == "pitman"
 
 
@@ -88,7 +88,7 @@ def test_subsamples_of_adult_where_snb_matters(adult, step, pitman_arx, zayatz_a
     # own equations SNB converges, close to the true number of Adult's uniques (14,021).
     est = population_uniqueness(adult.iloc[::step], QI, population_size=len(adult))
     assert est.pitman.uniques == pytest.approx(pitman_arx, rel=1e-8)
-    assert est.zayatz.uniques == pytest.approx(zayatz_arx, rel=1e-8)
+    assert est.zayatz.uniques == pytest.approx(zayatz_arx, rel=1e-12)
     assert est.snb.valid and abs(est.snb.uniques - 14_021) / 14_021 < 0.05
     expected = "snb" if est.snb.uniques < est.zayatz.uniques else "zayatz"
     assert est.dankar.model == expected
@@ -102,10 +102,25 @@ def test_zayatz_by_hand():
     # uniques = s1 · posterior / f = 2 · 0.52 / 0.1 = 10.4 (ARX 3.9: 10.400000000000002).
     df = pd.DataFrame({"zip": ["130", "130", "148", "149"]})
     est = population_uniqueness(df, "zip", population_size=40)
-    assert est.zayatz.uniques == pytest.approx(10.4, rel=1e-12)
+    assert est.zayatz.uniques == pytest.approx(10.4, rel=1e-14)
     assert est.zayatz.share == pytest.approx(10.4 / 40)
     # Pitman has no valid estimate here (nor in ARX), so the rule falls back to Zayatz.
     assert not est.pitman.valid and est.dankar.model == "zayatz"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 12), min_size=1, max_size=30).filter(lambda v: 1 in v),
+    extra=st.integers(0, 500),
+)
+def test_zayatz_against_scipy_hypergeometric(sizes, extra):
+    # s1 P(F=1 | f=1) N / n with P(f=1 | F=j) = hypergeom(N, j, n).pmf(1), straight from scipy.
+    h = ClassSizes.of(np.array(sizes))
+    n = h.records
+    big_n = n + extra
+    pick_one = stats.hypergeom(big_n, h.sizes, n).pmf(1)
+    posterior = h.of_size(1) * pick_one[0] / np.sum(h.counts * pick_one)
+    assert zayatz(h, big_n).uniques == pytest.approx(h.of_size(1) * posterior * big_n / n)
 
 
 def test_census_zayatz_counts_the_sample_uniques():
