@@ -189,7 +189,8 @@ def population_uniqueness(
     fraction : float, optional
         Sampling fraction ``n / N`` in ``(0, 1]``.
     region : str, optional
-        One of ARX's region presets, e.g. ``"usa"`` (317,238,626).
+        One of ARX's region presets (:data:`REGIONS`, any letter case), e.g. ``"usa"``
+        (317,238,626).
 
     Returns
     -------
