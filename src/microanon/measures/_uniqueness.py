@@ -8,6 +8,12 @@ public entry point, with the sources and Dankar et al.'s choice between the thre
 
 Notation: ``n`` sample records, ``u`` sample classes, ``s_j`` sample classes of size ``j``
 (``s_1`` sample uniques), ``f = n / N`` the sampling fraction.
+
+Pitman and Zayatz are ARX 3.9's mathematics. The SNB model departs from ARX's ``ModelSNB`` in
+two places, both derived here from the model: ``E[s_2]`` divides by ``E^(α+2)`` (ARX multiplies,
+while ARX's own Jacobian is that of the dividing form), and Shlosser's estimator has
+``Σ (1−f)^j ((1+f)^j − 1) s_j`` in its denominator (ARX's code subtracts 1 outside the bracket,
+once per distinct class size).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from ._newton import solve
 from ._spans import digamma_span, trigamma_span
@@ -74,25 +80,30 @@ def _checked(value: float, population: int) -> Fit:
 def zayatz(h: ClassSizes, population: int) -> Fit:
     """Zayatz's estimate ``s_1 · P(F = 1 | f = 1) / f``.
 
-    ``P(F = 1 | f = 1)`` follows from Bayes' rule with the population's class-size shares taken
-    from the sample (``s_j / u``) and ``P(f = 1 | F = j)`` hypergeometric: one of the ``j``
-    records of a class among the ``n`` drawn from ``N``.
+    ``P(F = 1 | f = 1) = s_1 p_1 / Σ_j s_j p_j`` by Bayes' rule, with the population's
+    class-size shares taken from the sample (``s_j / u``) and ``p_j = P(f = 1 | F = j)``
+    hypergeometric: one of the ``j`` records of a class among the ``n`` drawn from ``N``. Only
+    the ratios matter, ``p_j / p_1 = j Π_{i<j} (1 − (n−1)/(N−i))``, which are summed as
+    logarithms with ``log1p`` (``logpmf`` of huge populations loses digits, ``pmf`` is slow).
     """
-    n, u, s1 = h.records, h.classes, h.of_size(1)
-    pick_one = stats.hypergeom(population, h.sizes, n).pmf(1)
-    evidence = float(np.sum(h.counts / u * pick_one))
-    posterior = (s1 / u) * stats.hypergeom(population, 1, n).pmf(1) / evidence
-    return _checked(s1 * posterior / (n / population), population)
+    n, s1, big_n = h.records, h.of_size(1), population
+    i = np.arange(1, int(h.sizes.max()), dtype=float)
+    with np.errstate(divide="ignore"):  # p_j = 0 once j > N − n + 1
+        steps = np.log1p(-np.minimum((n - 1) / (big_n - i), 1.0))
+    log_ratio = np.log(h.sizes) + np.concatenate(([0.0], np.cumsum(steps)))[h.sizes - 1]
+    posterior = s1 / float(np.sum(h.counts * np.exp(log_ratio)))
+    return _checked(s1 * posterior * big_n / n, population)
 
 
 # ------------------------------------------------------------------------------------ Pitman
 def pitman(h: ClassSizes, population: int) -> Fit:
     """Pitman's model: maximum-likelihood ``(θ, α)``, then ``Γ(θ + 1) / Γ(θ + α) · N^α``."""
     n, u = h.records, h.classes
-    s1, s2 = h.of_size(1), h.of_size(2) or 1  # no class of size 2: ARX takes one
-    c = s1 * (s1 - 1) / s2
-    theta = (n * u * c - s1 * (n - 1) * (2 * u + c)) / (2 * s1 * u + s1 * c - n * c)
-    alpha = (theta * (s1 - n) + (n - 1) * s1) / (n * u)
+    s1, s2 = np.float64(h.of_size(1)), h.of_size(2) or 1  # no class of size 2: ARX takes one
+    with np.errstate(all="ignore"):  # a degenerate start is NaN, and the restarts take over
+        c = s1 * (s1 - 1) / s2
+        theta = (n * u * c - s1 * (n - 1) * (2 * u + c)) / (2 * s1 * u + s1 * c - n * c)
+        alpha = (theta * (s1 - n) + (n - 1) * s1) / (n * u)
     root = solve(_pitman_system(h), (theta, alpha), lambda t, a: t >= 0)
     if root is None:
         return Fit(math.nan, _NO_ROOT.format(what="likelihood equations"))

@@ -129,8 +129,8 @@ def attacker_risks(
     - ``fraction``: the share of the population that ``data`` is; every class is taken to be
       ``1 / fraction`` times larger in the population (``F = f / fraction``). ARX's summary has
       no such estimate (it asks for the population table); this is the usual inverse-sampling
-      estimate, under which the journalist's risk is ``fraction`` times the prosecutor's and
-      the marketer's share is ``fraction``.
+      estimate, under which the journalist's risks, average and the marketer's share are
+      ``fraction`` times the prosecutor's (the marketer's share is ``fraction · classes / rows``).
 
     With neither, ``F = f``.
 

@@ -12,8 +12,8 @@ population size ``N``:
   ``(θ, α)`` are fitted by maximum likelihood, and ``Γ(θ + 1) / Γ(θ + α) · N^α`` is the expected
   number of population uniques;
 - Zayatz's model (L. Zayatz, *Estimation of the percent of unique population elements on a
-  microdata file using the sample*, Statistical Research Division Report RR-91/08, US Bureau of
-  the Census, 1991): the probability that a sample unique is a population unique, by Bayes' rule
+  microdata file using the sample*, Statistical Research Division report, US Bureau of the
+  Census, 1991): the probability that a sample unique is a population unique, by Bayes' rule
   with hypergeometric sampling, times the sample uniques, divided by the sampling fraction;
 - the slide negative binomial (SNB) model (G. Chen, S. Keller-McNulty, *Estimation of
   identification disclosure risk in microdata*, Journal of Official Statistics 14(1):79–95,
@@ -189,7 +189,8 @@ def population_uniqueness(
     fraction : float, optional
         Sampling fraction ``n / N`` in ``(0, 1]``.
     region : str, optional
-        One of ARX's region presets, e.g. ``"usa"`` (317,238,626).
+        One of ARX's region presets (:data:`REGIONS`, any letter case), e.g. ``"usa"``
+        (317,238,626).
 
     Returns
     -------
