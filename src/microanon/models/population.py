@@ -218,6 +218,21 @@ class PopulationModel(PrivacyModel):
         """The same model with another population (validated)."""
         return dataclasses.replace(self, population=population, count=count)
 
+    def require_population(self) -> pd.DataFrame:
+        """The model's population.
+
+        Raises
+        ------
+        InputError
+            If the model holds none.
+        """
+        if self.population is None:
+            raise InputError(
+                f"population: {self.name} needs the population table (a DataFrame with the "
+                "quasi-identifier columns, one row per person or a count column)"
+            )
+        return self.population
+
     def population_of(self, groups: Groups) -> np.ndarray:
         """People of the model's population in each group (see :func:`population_sizes`).
 
@@ -226,12 +241,7 @@ class PopulationModel(PrivacyModel):
         InputError
             If the model holds no population, or see :func:`population_sizes`.
         """
-        if self.population is None:
-            raise InputError(
-                f"population: {self.name} needs the population table (a DataFrame with the "
-                "quasi-identifier columns, one row per person or a count column)"
-            )
-        return population_sizes(groups, self.population, self.count)
+        return population_sizes(groups, self.require_population(), self.count)
 
     @abstractmethod
     def class_ok(self, sizes: np.ndarray, population: np.ndarray) -> np.ndarray:
