@@ -140,3 +140,43 @@ def test_failing_run_leaves_nothing(tmp_path):
     assert result.exit_code == 1  # the privacy requirement cannot hold: status 1, not 2
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_population_models_from_yaml_run_and_verify(tmp_path):
+    """δ-presence and k-map read their population from a file named in the config; the written
+    release keeps the population counts internally and verifies."""
+    from microanon.datasets import load_arx_adult
+
+    adult = load_arx_adult()
+    columns = ["sex", "age", "race", "marital_status", "occupation"]
+    adult[columns].sample(1500, random_state=3).to_csv(tmp_path / "sample.csv", index=False)
+    adult[columns[:-1]].to_csv(tmp_path / "population.csv", index=False)
+    (tmp_path / "hierarchies").symlink_to(EXAMPLES / "hierarchies")
+    doc = _config(
+        data="sample.csv",
+        schema={c: _config()["schema"][c] for c in columns},
+        models=[
+            {
+                "delta_presence": {
+                    "delta_min": 0.0,
+                    "delta_max": 0.2,
+                    "population": "population.csv",
+                }
+            },
+            {"k_map": {"k": 20, "population": "population.csv"}},
+        ],
+    )
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc))
+    cfg = load_config(tmp_path / "c.yaml")
+    assert len(cfg.models[0].population) == len(adult)
+    out = tmp_path / "o"
+    result = CliRunner().invoke(
+        main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "verified on the files as written: yes" in result.output
+    public_text = (out / "public" / "release.json").read_text()
+    assert "populations" not in public_text and "population.csv" not in public_text
+    release = Release.load(out)
+    assert len(release.metadata["populations"]) == 2
+    assert all(v.holds for v in check_release(release))

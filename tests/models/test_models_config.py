@@ -79,7 +79,16 @@ def test_config_round_trip(model: PrivacyModel) -> None:
 
 
 def test_model_from_config() -> None:
-    assert set(MODELS) == {"k_anonymity", "l_diversity", "t_closeness", "p_privacy"}
+    assert set(MODELS) == {
+        "k_anonymity",
+        "l_diversity",
+        "t_closeness",
+        "p_privacy",
+        "beta_likeness",
+        "delta_disclosure",
+        "delta_presence",
+        "k_map",
+    }
     assert model_from_config("k_anonymity", {"k": 5}) == KAnonymity(5)
     m = model_from_config("l_diversity", {"l": 3, "form": "entropy"})
     assert m == LDiversity(3, form="entropy") and m.name == "entropy l-diversity"

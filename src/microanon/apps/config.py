@@ -16,6 +16,8 @@ config file::
       - k_anonymity: {k: 5}
       - l_diversity: {l: 3, form: distinct}
       - t_closeness: {t: 0.2, distance: equal}
+      # against a public population (full_domain): a file with the quasi-identifier columns
+      # - delta_presence: {delta_min: 0.05, delta_max: 0.5, population: population.csv}
     output: {format: csv}           # optional: csv | parquet
     lint:                           # optional: schema-lint findings you accept, by column
       accept: {hours_per_week: [near_unique]}
@@ -187,15 +189,18 @@ def parse_config(
     params = doc.get("params") or {}
     if not isinstance(params, Mapping):
         raise InputError("params: must be a mapping of parameter name to value")
-    models = as_models(doc["models"]) if doc.get("models") else []
+    na_values = doc.get("na_values") or []
+    if isinstance(na_values, str):
+        na_values = [na_values]
+    na_values = [str(v) for v in na_values]
+    models = (
+        as_models(_read_populations(doc["models"], base, na_values)) if doc.get("models") else []
+    )
     _check_parameters(method, params, bool(models))
     output = doc.get("output") or {}
     fmt = output.get("format", "csv") if isinstance(output, Mapping) else None
     if fmt not in ("csv", "parquet"):
         raise InputError("output: format must be csv or parquet")
-    na_values = doc.get("na_values") or []
-    if isinstance(na_values, str):
-        na_values = [na_values]
     lint_accept = _lint_accept(doc.get("lint"))
     data = doc.get("data")
     if data is not None and not str(data).startswith(DATASET_PREFIX):
@@ -207,10 +212,34 @@ def parse_config(
         params=dict(params),
         models=models,
         data=data,
-        na_values=[str(v) for v in na_values],
+        na_values=na_values,
         output_format=fmt,
         lint_accept=lint_accept,
     )
+
+
+def _read_populations(models: Any, base: Path, na_values: list[str]) -> Any:
+    """The ``models:`` entries, a ``population:`` given as a file path read into a DataFrame.
+
+    δ-presence and k-map take the population table as a path relative to the config file (CSV
+    or Parquet, read like the data); anything else is left for the model to validate.
+    """
+    entries = [models] if isinstance(models, Mapping) else models
+    if not isinstance(entries, list):
+        return models
+    out = []
+    for entry in entries:
+        if isinstance(entry, Mapping):
+            entry = {
+                name: (
+                    {**params, "population": read_table(base / params["population"], na_values)}
+                    if isinstance(params, Mapping) and isinstance(params.get("population"), str)
+                    else params
+                )
+                for name, params in entry.items()
+            }
+        out.append(entry)
+    return out
 
 
 def _lint_accept(doc: Any) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ from ..core.errors import InputError, SchemaError
 from ..core.release import Release
 from ..core.schema import Schema
 from ..core.table import Table
-from ..models import PrivacyModel, as_models
+from ..models import PopulationModel, PrivacyModel, as_models
 
 __all__ = ["prepare", "generalized_release", "SUPPRESSED_ROWS"]
 
@@ -24,6 +24,7 @@ def prepare(
     schema: Schema | Mapping[str, Any],
     models: Any = None,
     need_hierarchies: bool = True,
+    populations: bool = False,
 ) -> tuple[Table, list[PrivacyModel]]:
     """Validate and encode the input of a method; resolve its privacy models.
 
@@ -35,6 +36,9 @@ def prepare(
         Anything :func:`microanon.models.as_models` reads; ``None`` for methods without models.
     need_hierarchies : bool
         Whether every quasi-identifier must have a hierarchy.
+    populations : bool
+        Whether the method checks models against a population table (δ-presence, k-map with a
+        population); other methods refuse them.
 
     Returns
     -------
@@ -47,6 +51,8 @@ def prepare(
     SchemaError
         No quasi-identifier; a model that needs a sensitive attribute without one (or with
         several); a quasi-identifier without hierarchy when one is needed.
+    InputError
+        A model checked against a population, for a method that does not support them.
     """
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
@@ -61,6 +67,13 @@ def prepare(
                 "(a file, or a builder such as {builder: intervals, widths: [5, 10]})"
             )
     resolved = [] if models is None else as_models(models)
+    if not populations:
+        needs = [m.name for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
+        if needs:
+            raise InputError(
+                f"models: {', '.join(needs)} against a population table is supported by "
+                "full_domain only"
+            )
     needs_sa = [m.name for m in resolved if m.needs_sensitive]
     if needs_sa and len(table.schema.sensitive) != 1:
         raise SchemaError(

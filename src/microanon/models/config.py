@@ -10,9 +10,13 @@ from microanon.core.errors import InputError
 from microanon.core.hierarchy import Hierarchy
 
 from .base import PrivacyModel
+from .disclosure import DeltaDisclosure
 from .kanonymity import KAnonymity
+from .kmap import KMap
 from .ldiversity import LDiversity
+from .likeness import BetaLikeness
 from .p_privacy import PPrivacy
+from .presence import DeltaPresence
 from .tcloseness import TCloseness
 
 __all__ = ["model_from_config", "as_models", "MODELS"]
@@ -23,6 +27,10 @@ MODELS: dict[str, type[PrivacyModel]] = {
     "l_diversity": LDiversity,
     "t_closeness": TCloseness,
     "p_privacy": PPrivacy,
+    "beta_likeness": BetaLikeness,
+    "delta_disclosure": DeltaDisclosure,
+    "delta_presence": DeltaPresence,
+    "k_map": KMap,
 }
 
 
@@ -38,13 +46,16 @@ def model_from_config(name: str, params: Mapping[str, Any] | None = None) -> Pri
 
     Parameters
     ----------
-    name : {"k_anonymity", "l_diversity", "t_closeness", "p_privacy"}
-        Model name.
+    name : str
+        Model name, a key of :data:`MODELS`: ``k_anonymity``, ``l_diversity``, ``t_closeness``,
+        ``p_privacy``, ``beta_likeness``, ``delta_disclosure``, ``delta_presence``, ``k_map``.
     params : mapping, optional
         Constructor parameters: ``k``; ``l``, ``form`` (frequency, distinct, entropy, recursive)
         and ``c`` (recursive only); ``t``, ``distance`` (equal, ordered, hierarchical), ``order``
         and ``hierarchy`` (a :class:`Hierarchy`, its ``to_dict()`` form or nested mappings);
-        none for ``p_privacy``.
+        none for ``p_privacy``; ``beta`` and ``form`` (basic, enhanced); ``delta``;
+        ``delta_min``, ``delta_max``, ``population`` (a DataFrame) and ``count``; ``k`` with
+        ``population`` and ``count``, or with ``estimator``, ``fraction`` and ``significance``.
 
     Returns
     -------

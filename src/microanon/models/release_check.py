@@ -14,6 +14,7 @@ from microanon.core.release import Release
 from .base import PrivacyModel
 from .config import as_models
 from .p_privacy import distribution_verdicts
+from .population import PopulationModel, population_from_record
 from .verdict import Verdict
 
 __all__ = ["check_release", "published_groups_frame"]
@@ -58,9 +59,11 @@ def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None)
     ----------
     release : Release
     models : model specification, optional
-        Default: the models the release claims (``metadata["models"]``). A distribution release
-        is always checked for P-privacy, and its other models on its groups (see
-        :func:`microanon.models.p_privacy.distribution_verdicts`).
+        Default: the models the release claims (``metadata["models"]``); δ-presence and k-map
+        against a population are then checked with the population counts of the published
+        classes that the release keeps internally (``metadata["populations"]``). A
+        distribution release is always checked for P-privacy, and its other models on its groups
+        (see :func:`microanon.models.p_privacy.distribution_verdicts`).
 
     Returns
     -------
@@ -75,6 +78,31 @@ def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None)
     table, quasi, sensitive = published_groups_frame(release)
     if len(table) == 0:
         raise InputError("the release publishes no unsuppressed record")
-    return [
-        m.check(table, quasi, sensitive if m.needs_sensitive else None) for m in as_models(spec)
-    ]
+    resolved = as_models(spec)
+    if models is None:
+        resolved = _with_populations(release, resolved)
+    return [m.check(table, quasi, sensitive if m.needs_sensitive else None) for m in resolved]
+
+
+def _with_populations(release: Release, models: list[PrivacyModel]) -> list[PrivacyModel]:
+    """The claimed models, those checked against a population given the release's own record.
+
+    A release claiming δ-presence or k-map keeps, in its internal metadata (``populations``, one
+    entry per claimed model), the people of the population in each published class; the public
+    configuration of the model names its thresholds only.
+    """
+    records = release.metadata.get("populations") or [None] * len(models)
+    if len(records) != len(models):
+        raise InputError("populations: the release keeps one entry per claimed model")
+    out = []
+    for model, record in zip(models, records, strict=True):
+        if isinstance(model, PopulationModel) and model.needs_population:
+            if record is None:
+                where = "" if release.has_internal else " (its internal part is not loaded)"
+                raise InputError(
+                    f"{model.name}: the release holds no population to check it against{where}; "
+                    "pass the model with its population in models="
+                )
+            model = model.with_population(*population_from_record(record))
+        out.append(model)
+    return out

@@ -15,6 +15,9 @@ from .groups import Groups
 
 __all__ = ["Verdict", "build_verdict"]
 
+#: Parameters that name a verdict's achieved value, in order of precedence.
+_SYMBOLS = ("k", "l", "t", "beta", "delta", "delta_max")
+
 
 @dataclass(frozen=True, eq=False)
 class Verdict:
@@ -25,7 +28,8 @@ class Verdict:
     model : str
         Model name, e.g. ``"k-anonymity"`` or ``"entropy l-diversity"``.
     parameters : dict
-        Model parameters; the threshold (``k``, ``l`` or ``t``) is ``None`` when none was given.
+        Model parameters; the threshold (``k``, ``l``, ``t``, ``beta``, ``delta``, ...) is
+        ``None`` when none was given.
     holds : bool or None
         Whether the model holds; ``None`` when no threshold was given.
     value : int or float
@@ -46,7 +50,7 @@ class Verdict:
     groups: int
 
     def __str__(self) -> str:
-        symbol = next((s for s in ("k", "l", "t") if s in self.parameters), "value")
+        symbol = next((s for s in _SYMBOLS if s in self.parameters), "value")
         args = ", ".join(
             f"{k}={v}" for k, v in self.parameters.items() if k != "form" and _short(v)
         )

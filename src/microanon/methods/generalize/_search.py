@@ -18,12 +18,15 @@ What an evaluation teaches is propagated over the lattice with masks (predictive
   infeasible node whose *deficit* exceeds the limit (the records its failing classes keep
   suppressed in every refinement, :func:`._search_models._deficits`).
 * ``bad`` / ``good``: infeasible / feasible nodes (``sunk`` included). Feasibility is monotone,
-  and ``good`` propagates up, when the filter is the whole verdict (k-anonymity, distinct ℓ)
-  or nothing may be suppressed (feasible then means "every class passes", monotone for the
-  built-in models); otherwise only evaluated nodes are tagged.
-* ``dominated``: nodes strictly above a node where nothing is suppressed. They suppress nothing
-  either, and every metric without suppression is non-decreasing up the lattice, so they are
-  never better than that node (an equal value loses on the total level).
+  and ``good`` propagates up, when the filter is the whole verdict (k-anonymity, distinct ℓ,
+  k-map) or nothing may be suppressed and "every class passes" is monotone up the lattice (true
+  for every built-in model except δ-disclosure privacy and δ-presence with ``δ_min > 0``, see
+  :mod:`._search_models`); otherwise only evaluated nodes are tagged.
+* ``dominated``: nodes strictly above a node where nothing is suppressed, when "every class
+  passes" is monotone. They suppress nothing either, and every metric without suppression is
+  non-decreasing up the lattice, so they are never better than that node (an equal value loses
+  on the total level). With a non-monotone model a node above may suppress records, and is
+  evaluated like any other.
 
 Why the result is the optimum. Every metric has a lower bound ``lb`` (:mod:`._metrics`), valid
 for every feasible node. The main loop takes the unevaluated node that is neither ``bad`` nor
@@ -173,6 +176,7 @@ class _Engine:
             sa,
             n_sa,
         )
+        models.attach_populations(self.quasi, self.hierarchies, self.maps, self.bottom)
         leaf_counts = [
             np.bincount(c, minlength=h.n_leaves)
             for c, h in zip(leaf_codes, self.hierarchies, strict=True)
@@ -361,11 +365,11 @@ def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
     groups = models.groups(top, slice(None), top.cls, top.n_classes)
     parts = []
     for model in models.models:
-        if bool(model.group_ok(groups).all()):
+        if bool(models.model_ok(model, top, groups).all()):
             continue
         params = ", ".join(f"{k}={v}" for k, v in next(iter(model.to_config().values())).items())
         try:
-            detail = f"achieved value {model.check(groups).value}"
+            detail = f"achieved value {models.verdict(model, top, groups).value}"
         except InputError as exc:
             detail = str(exc)
         parts.append(

@@ -4,11 +4,13 @@ Every model here is a per-class condition (:meth:`PrivacyModel.group_ok`); the r
 class that fails any model are suppressed. Three facts drive the pruning of the search:
 
 * **Monotone under merging without suppression.** If two classes satisfy k-anonymity, any
-  ℓ-diversity form or t-closeness (against a fixed reference distribution), so does their union:
-  sizes and distinct counts add up, entropy and the EMD to a fixed distribution are concave /
-  convex in the class distribution, the largest count of a union is at most the sum of the
-  parts' largest counts and the tail ``r_ℓ + ... + r_m`` at least the sum of theirs. So "every
-  class passes" holds at every generalization of a node where it holds.
+  ℓ-diversity form, t-closeness or β-likeness (against a fixed reference distribution), or
+  k-map, so does their union: sizes, distinct counts and population cells add up, entropy and
+  the EMD to a fixed distribution are concave / convex in the class distribution, the largest
+  count of a union is at most the sum of the parts' largest counts and the tail
+  ``r_ℓ + ... + r_m`` at least the sum of theirs, and β-likeness caps each value's count at a
+  fixed share of the class. So "every class passes" holds at every generalization of a node
+  where it holds. Not so for δ-disclosure privacy and δ-presence with ``δ_min > 0`` (below).
 * **Monotone under suppression.** For k-anonymity and distinct ℓ-diversity, a class that fails
   at a node is made of parts that all fail below it (a union smaller than k, or with fewer than
   ℓ values, has only such parts), so the suppressed records can only shrink up the lattice. The
@@ -26,8 +28,23 @@ the whole verdict); the other ℓ-diversity forms imply distinct ℓ-diversity (
 distance a class of ``n`` records is at least the total-variation distance between the reference
 and its best ``n``-record rounding (largest remainders) away, and at least the reference's mass
 outside its values; the ordered and hierarchical distances are at least the total variation
-divided by ``m - 1`` and by the tree height. That gives ``min_size`` and ``min_coverage``. The
-records of classes failing the filter are suppressed, and they only shrink up the lattice.
+divided by ``m - 1`` and by the tree height. That gives ``min_size`` and ``min_coverage``.
+β-likeness and δ-disclosure privacy cap each value's share in a class (``q <= a_v`` with ``a_v``
+fixed per value: ``p (1 + bound)``, ``p e^δ``), so a class of ``n`` records needs
+``Σ_v min(n, ⌊a_v n⌋) >= n``, which gives ``min_size``. k-map estimated from the sampling
+fraction is k-anonymity with its derived threshold (``min_size``, exact). The records of classes
+failing the filter are suppressed, and they only shrink up the lattice.
+
+Models checked against a population (δ-presence, k-map with a population table) see the
+population encoded with the table's hierarchies and rolled up to each node like the table
+(:class:`Population`). k-map then joins the filter, exactly: a class with fewer than ``k`` people
+is made of parts with fewer people still. δ-presence is monotone under merging only for its upper
+bound (``n <= δ_max N`` adds up; the lower bound fails when a class absorbs population cells
+with no record), so with ``δ_min > 0`` "every class passes" is **not** monotone up the lattice:
+``monotone`` is then False, which turns off every pruning that needs it (upward tagging, the
+``dominated`` tag, downward tagging of infeasible nodes without a deficit). The same holds for
+δ-disclosure privacy, whose lower bound ``q > p e^-δ`` is broken by merging a class without the
+value. Both keep valid deficits from their upper bounds (:func:`_deficits`).
 """
 
 from __future__ import annotations
@@ -37,18 +54,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
+from ...core.errors import HierarchyError, InputError
+from ...core.hierarchy import Hierarchy
+from ...models import (
+    BetaLikeness,
+    DeltaDisclosure,
+    DeltaPresence,
+    Groups,
+    KAnonymity,
+    KMap,
+    LDiversity,
+    PopulationModel,
+    PrivacyModel,
+    TCloseness,
+    Verdict,
+)
 from ...models.ldiversity import group_diversity
+from ...models.population import population_weights
 from ...models.tcloseness import group_emd
-from ._lattice_frequencies import FrequencySet
+from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, group_keys, pack, roll_up
 
-__all__ = ["ModelSet"]
+__all__ = ["ModelSet", "Population"]
 
 _TOL = 1e-12
 #: Slack of the implied bounds, so that rounding never makes them reject a passing class.
 _SLACK = 1e-9
-_KNOWN = (KAnonymity, LDiversity, TCloseness)
+#: Population frequency sets kept for rolling up, at most this many rows (besides the bottom's).
+_CACHE_ROWS = 1_000_000
+#: Models for which "every class passes" is monotone up the lattice (δ-presence: see _monotone).
+_MONOTONE = (KAnonymity, LDiversity, TCloseness, BetaLikeness, KMap)
 
 
 def _implied_distinct(model: LDiversity) -> int:
@@ -113,6 +149,122 @@ def _implied_by_t(model: TCloseness, reference: np.ndarray, numeric: bool) -> tu
     return size, 1.0 - t / factor
 
 
+def _implied_by_caps(caps: np.ndarray, n_total: int) -> int:
+    """Smallest class size whose records can all fit under per-value share caps.
+
+    A class of ``n`` records holds at most ``⌊a_v n⌋`` records of value ``v`` (and at most
+    ``n``); it needs ``Σ_v min(n, ⌊a_v n⌋) >= n``. The caps are widened by the slack.
+    """
+    caps = caps[caps > 0] * (1.0 + _SLACK) + _SLACK
+    start = 1
+    while start <= n_total:
+        sizes = np.arange(start, min(start + 512, n_total + 1), dtype=np.float64)
+        fit = np.minimum(np.floor(sizes[:, None] * caps[None, :]), sizes[:, None]).sum(axis=1)
+        ok = fit >= sizes
+        if ok.any():
+            return int(sizes[np.argmax(ok)])
+        start += 512
+    return n_total
+
+
+def _monotone(model: PrivacyModel) -> bool:
+    """Whether "every class passes" stays true up the lattice (see the module docstring)."""
+    if isinstance(model, DeltaPresence):
+        return model.delta_min == 0.0
+    return isinstance(model, _MONOTONE)
+
+
+def _population_of(model: PrivacyModel) -> bool:
+    """Whether the search checks ``model`` against a population table."""
+    return isinstance(model, PopulationModel) and model.needs_population
+
+
+class Population:
+    """A population table encoded with the table's hierarchies (the frequency set of its leaves).
+
+    :meth:`people` rolls it up to a node (from the smallest set already rolled up below it) and
+    counts the people in each class of the node.
+    """
+
+    def __init__(self, bottom: FrequencySet, maps: LevelMaps) -> None:
+        self.maps = maps
+        self._cache = [bottom]
+        self._cache_levels = np.asarray(bottom.levels, dtype=np.int64)[None, :]
+        self._cache_rows = np.array([len(bottom)], dtype=np.int64)
+
+    @classmethod
+    def encode(
+        cls,
+        model: PopulationModel,
+        quasi: Sequence[str],
+        hierarchies: Sequence[Hierarchy],
+        maps: LevelMaps,
+    ) -> Population:
+        """Encode the model's population: every quasi-identifier value must be a leaf.
+
+        Raises
+        ------
+        InputError
+            If the model holds no population, or it lacks a quasi-identifier column, has missing
+            values, or holds a value that is not a leaf of the column's hierarchy.
+        """
+        frame = model.require_population()
+        weights = population_weights(frame, model.count)
+        absent = [q for q in quasi if q not in frame.columns]
+        if absent:
+            raise InputError(
+                f"population: quasi-identifier column(s) {', '.join(map(repr, absent))} missing; "
+                f"its columns are {list(frame.columns)}"
+            )
+        codes = []
+        for q, h in zip(quasi, hierarchies, strict=True):
+            inverse, uniques = pd.factorize(frame[q])
+            if np.any(inverse < 0):
+                raise InputError(f"population: column {q!r} has missing values")
+            try:
+                leaf = h.leaf_index(uniques, column=q)
+            except HierarchyError as exc:
+                raise InputError(
+                    f"population: {exc}; the hierarchies must cover the population too"
+                ) from None
+            codes.append(leaf[inverse])
+        bottom, _ = frequency_set(
+            np.zeros(len(quasi), dtype=np.int64),
+            codes,
+            [h.n_leaves for h in hierarchies],
+            weights,
+            None,
+            0,
+        )
+        return cls(bottom, maps)
+
+    def at(self, levels: np.ndarray) -> FrequencySet:
+        """The population's frequency set at a node."""
+        target = np.asarray(levels, dtype=np.int64)
+        candidates = np.flatnonzero(np.all(self._cache_levels <= target, axis=1))
+        source = self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
+        if np.array_equal(source.levels, target):
+            return source
+        rolled, _ = roll_up(source, target, self.maps, 0)
+        if len(rolled) < len(source) and self._cache_rows[1:].sum() + len(rolled) <= _CACHE_ROWS:
+            self._cache.append(rolled)
+            self._cache_levels = np.vstack([self._cache_levels, target])
+            self._cache_rows = np.append(self._cache_rows, len(rolled))
+        return rolled
+
+    def people(self, fs: FrequencySet) -> np.ndarray:
+        """People of the population in each class of ``fs`` (same node)."""
+        pop = self.at(fs.levels)
+        first = np.flatnonzero(np.concatenate([[True], fs.cls[1:] != fs.cls[:-1]]))
+        cards = [int(self.maps.cards[i][int(lv)]) for i, lv in enumerate(fs.levels)]
+        joined = [np.concatenate([c[first], p]) for c, p in zip(fs.codes, pop.codes, strict=True)]
+        key, space = pack(joined, cards)
+        ids, n_ids, _ = group_keys(key, space)
+        n = fs.n_classes
+        per_key = np.bincount(ids[n:], weights=pop.counts, minlength=n_ids)
+        return per_key[ids[:n]].astype(np.int64)
+
+
 @dataclass
 class ModelSet:
     """The requested models, split into the exact monotone filter and the rest.
@@ -123,13 +275,17 @@ class ModelSet:
     min_size, min_distinct : int
         The filter: a class with fewer records or sensitive values fails some model.
     others : list of PrivacyModel
-        Models the filter does not decide exactly, checked with ``group_ok``.
+        Models the filter does not decide exactly, checked with ``group_ok`` (or, for
+        δ-presence, with its population).
     exact_filter : bool
-        Whether the filter is the whole verdict (only k-anonymity and distinct ℓ-diversity):
-        then the suppressed records shrink up the lattice.
+        Whether the filter is the whole verdict (only k-anonymity, distinct ℓ-diversity and
+        k-map): then the suppressed records shrink up the lattice.
     monotone : bool
-        Whether "every class passes" is monotone up the lattice (true for the built-in
-        models; an unknown model disables that pruning).
+        Whether "every class passes" is monotone up the lattice (see :func:`_monotone`; an
+        unknown model disables that pruning).
+    populations : dict
+        The encoded population of each model checked against one, by ``id`` of the model
+        (filled by :meth:`attach_populations`).
     """
 
     models: list[PrivacyModel]
@@ -143,6 +299,7 @@ class ModelSet:
     others: list[PrivacyModel] = field(default_factory=list)
     exact_filter: bool = True
     monotone: bool = True
+    populations: dict[int, Population] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -156,9 +313,14 @@ class ModelSet:
         """Split ``models``; ``reference`` holds the original table's sensitive counts."""
         out = cls(list(models), sensitive, values, numeric, reference)
         for model in models:
+            out.monotone &= _monotone(model)
             if isinstance(model, KAnonymity):
                 out.min_size = max(out.min_size, int(model.k))
                 continue
+            if isinstance(model, KMap):
+                if model.estimator is not None:
+                    out.min_size = max(out.min_size, model.threshold)
+                continue  # with a population: the filter's population test
             if isinstance(model, LDiversity):
                 out.min_distinct = max(out.min_distinct, _implied_distinct(model))
                 if model.form == "distinct":
@@ -167,11 +329,41 @@ class ModelSet:
                 size, coverage = _implied_by_t(model, reference, numeric)
                 out.min_size = max(out.min_size, size)
                 out.min_coverage = max(out.min_coverage, coverage)
+            elif isinstance(model, (BetaLikeness, DeltaDisclosure)):
+                size = _implied_by_caps(model.bounds(reference), int(reference.sum()))
+                out.min_size = max(out.min_size, size)
             out.others.append(model)
             out.exact_filter = False
-            if not isinstance(model, _KNOWN):
-                out.monotone = False
         return out
+
+    def attach_populations(
+        self,
+        quasi: Sequence[str],
+        hierarchies: Sequence[Hierarchy],
+        maps: LevelMaps,
+        bottom: FrequencySet,
+    ) -> None:
+        """Encode the population of every model checked against one.
+
+        Raises
+        ------
+        InputError
+            If a population cannot be encoded (see :meth:`Population.encode`), or holds fewer
+            people than the table has records with some combination of values (it must contain
+            the table).
+        """
+        for model in self.models:
+            if not _population_of(model):
+                continue
+            encoded = Population.encode(model, quasi, hierarchies, maps)
+            short = int(np.count_nonzero(encoded.people(bottom) < bottom.sizes))
+            if short:
+                raise InputError(
+                    f"population: {short} combination(s) of quasi-identifier values have more "
+                    f"records in the table than people in the population of {model.name}; the "
+                    "population must contain every record"
+                )
+            self.populations[id(model)] = encoded
 
     @property
     def needs_sensitive(self) -> bool:
@@ -187,6 +379,9 @@ class ModelSet:
             share = self.reference / self.reference.sum()
             covered = np.bincount(fs.cls, weights=share[fs.sa], minlength=fs.n_classes)
             fail |= covered < self.min_coverage - _SLACK
+        for model in self.models:
+            if isinstance(model, KMap) and _population_of(model):
+                fail |= self.populations[id(model)].people(fs) < model.k
         return fail
 
     def groups(
@@ -207,13 +402,25 @@ class ModelSet:
             reference=self.reference,
         )
 
+    def model_ok(self, model: PrivacyModel, fs: FrequencySet, groups: Groups) -> np.ndarray:
+        """Which classes of ``fs`` pass ``model`` (``groups``: all of them, see :meth:`groups`)."""
+        if _population_of(model):
+            return model.class_ok(groups.sizes, self.populations[id(model)].people(fs))
+        return model.group_ok(groups)
+
+    def verdict(self, model: PrivacyModel, fs: FrequencySet, groups: Groups) -> Verdict:
+        """The verdict of ``model`` on the classes of ``fs`` (``groups``: all of them)."""
+        if _population_of(model):
+            return model.verdict(groups, self.populations[id(model)].people(fs))
+        return model.check(groups)
+
     def failing(self, fs: FrequencySet, fail_filter: np.ndarray) -> tuple[np.ndarray, int]:
         """Classes failing some model, and the suppression every node below must keep.
 
         Returns
         -------
         fail : bool array over classes
-            The filter's failures plus the classes ``group_ok`` rejects.
+            The filter's failures plus the classes the other models reject.
         deficit : int
             A lower bound of the records suppressed at every node below this one (this one
             included): the whole of each class failing the filter, and :func:`_deficits` of
@@ -228,20 +435,42 @@ class ModelSet:
         keep = np.flatnonzero(~fail_filter[fs.cls])
         compact = np.cumsum(~fail_filter) - 1  # passing classes numbered 0..len(passing)-1
         groups = self.groups(fs, keep, compact[fs.cls[keep]], len(passing))
+        # Group g is passing class g (from_codes numbers groups in code order).
+        people = {
+            id(m): self.populations[id(m)].people(fs)[passing]
+            for m in self.others
+            if _population_of(m)
+        }
         ok = np.ones(groups.n_groups, dtype=bool)
         for model in self.others:
-            ok &= model.group_ok(groups)
+            if _population_of(model):
+                ok &= model.class_ok(groups.sizes, people[id(model)])
+            else:
+                ok &= model.group_ok(groups)
         fail = fail_filter.copy()
         fail[fs.cls[keep]] |= ~ok[groups.row_group]
         if not ok.all():
             need = np.zeros(groups.n_groups)
             for model in self.others:
-                need = np.maximum(need, _deficits(model, groups))
+                need = np.maximum(need, _deficits(model, groups, people.get(id(model))))
             deficit += int(np.ceil(need[~ok] - _SLACK).clip(min=0).sum())
         return fail, deficit
 
 
-def _deficits(model: PrivacyModel, groups: Groups) -> np.ndarray:
+def _share_deficits(groups: Groups, caps: np.ndarray) -> np.ndarray:
+    """Deficits of per-value share caps ``q_v <= a_v``: ``max_v (c_v - a_v n) / (1 - a_v)``.
+
+    Passing parts hold at most ``a_v`` of their records with value ``v``, failing parts at most
+    all of theirs, so ``c_v <= a_v (n - s) + s`` for ``s`` failing records.
+    """
+    a = caps[groups.pair_value] * (1.0 + _SLACK) + _SLACK
+    n = groups.sizes[groups.pair_group].astype(np.float64)
+    bounded = a < 1.0
+    need = np.where(bounded, (groups.pair_count - a * n) / np.where(bounded, 1.0 - a, 1.0), 0.0)
+    return np.maximum(np.maximum.reduceat(need, groups.starts), 0.0)
+
+
+def _deficits(model: PrivacyModel, groups: Groups, people: np.ndarray | None) -> np.ndarray:
     """Records of each group that stay suppressed in every refinement of it.
 
     If the parts of a group are split into passing and failing ones, with a share ``F`` of the
@@ -253,12 +482,21 @@ def _deficits(model: PrivacyModel, groups: Groups) -> np.ndarray:
       ``F >= (EMD - t) / (1 - t)``;
     - frequency ℓ: ``r_1 <= (n - s)/ℓ + s`` for ``s`` failing records, so
       ``s >= (r_1 - n/ℓ) / (1 - 1/ℓ)``;
-    - recursive (c, ℓ): ``r_1 <= c·tail + s``, so ``s >= r_1 - c·tail``
+    - recursive (c, ℓ): ``r_1 <= c·tail + s``, so ``s >= r_1 - c·tail``;
+    - β-likeness and δ-disclosure (its upper bound ``q < p e^δ``): the share caps of
+      :func:`_share_deficits`;
+    - δ-presence (its upper bound): passing parts have at most ``δ_max`` records per person of
+      their population cells, which lie in the group's, so ``s >= n - δ_max N`` for ``N``
+      people (``people``)
 
     (thresholds widened by the checks' tolerance and a slack). Other models give 0.
     """
     sizes = groups.sizes.astype(np.float64)
     zero = np.zeros(groups.n_groups)
+    if isinstance(model, DeltaPresence):
+        return np.maximum(sizes - (model.delta_max + _TOL + _SLACK) * people, 0.0)
+    if isinstance(model, (BetaLikeness, DeltaDisclosure)):
+        return _share_deficits(groups, model.bounds(groups.value_counts))
     if isinstance(model, TCloseness):
         t = model.t + _TOL + _SLACK
         if t >= 1.0:

@@ -41,11 +41,12 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError
-from ...core.hierarchy import SUPPRESSED
+from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
-from ...models import as_models
+from ...models import Groups, PopulationModel, as_models
+from ...models.population import population_record, population_sizes, population_weights
 from .._release import SUPPRESSED_ROWS, generalized_release, prepare
 from ._search import SearchResult, check_metric, check_suppression, search
 
@@ -56,6 +57,11 @@ def _flag(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise InputError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def _level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
+    """The published labels of a hierarchy level (strings), indexed by level code."""
+    return np.array([str(x) for x in hierarchy.level_labels(level)], dtype=object)
 
 
 def publish_levels(
@@ -76,8 +82,7 @@ def publish_levels(
         if c in levels:
             h = table.schema.hierarchy(c)
             lv = int(levels[c])
-            labels = np.array([str(x) for x in h.level_labels(lv)], dtype=object)
-            col = labels[h.level_codes(lv)[table.codes(c)]]
+            col = _level_labels(h, lv)[h.level_codes(lv)[table.codes(c)]]
             if mode == "star":
                 col[mask] = SUPPRESSED
             data[c] = pd.Series(col[keep], index=index, dtype=object)
@@ -110,6 +115,36 @@ def _check_star_class(
             )
 
 
+def _population_records(
+    table: Table, levels: Mapping[str, int], published: pd.DataFrame, models: list[Any]
+) -> list[dict[str, Any] | None]:
+    """Per claimed model, the people of its population in each published class (or None).
+
+    The population is generalized to the published levels with the table's labels and matched
+    to the published classes as :func:`microanon.models.check_release` will match them. This is
+    internal metadata: counts taken on the population.
+    """
+    quasi = table.schema.quasi
+    groups = Groups.from_frame(published, quasi)
+    count = "people"
+    while count in quasi:
+        count += "_"
+    out: list[dict[str, Any] | None] = []
+    for model in models:
+        if not (isinstance(model, PopulationModel) and model.needs_population):
+            out.append(None)
+            continue
+        columns = {}
+        for q in quasi:
+            h = table.schema.hierarchy(q)
+            leaves = h.leaf_index(model.population[q], column=q)
+            columns[q] = _level_labels(h, int(levels[q]))[h.level_codes(int(levels[q]))[leaves]]
+        generalized = pd.DataFrame(columns)
+        generalized[count] = population_weights(model.population, model.count)
+        out.append(population_record(groups.keys, population_sizes(groups, generalized, count)))
+    return out
+
+
 def full_domain(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],
@@ -133,8 +168,10 @@ def full_domain(
     models : model specification
         Anything :func:`microanon.models.as_models` reads, e.g.
         ``[{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 3, "form": "entropy"}}]``. Every
-        kept equivalence class satisfies all of them; t-closeness compares each class with the
-        original table's sensitive distribution.
+        kept equivalence class satisfies all of them; t-closeness, β-likeness and δ-disclosure
+        privacy compare each class with the original table's sensitive distribution.
+        δ-presence and k-map with a population table generalize the model's population with the
+        schema's hierarchies at every node (its values must be leaves of them).
     suppression : float, default 0
         Largest share of the records that may be suppressed, in ``[0, 1)``: a node is feasible
         when the records of its failing classes number at most ``floor(suppression · N)``.
@@ -154,13 +191,18 @@ def full_domain(
         quasi-identifiers as level labels (strings), other columns unchanged. Metadata: the
         standard keys (``rows_in``, ``rows_out``, ...) plus ``levels`` ({quasi-identifier:
         level}), ``suppressed`` (records), ``metric`` ({"name", "value"}), ``nodes_checked``,
-        ``lattice_size``, ``search_seconds`` and, with ``all_minimal``, ``minimal_nodes``.
+        ``lattice_size``, ``search_seconds``, with ``all_minimal`` ``minimal_nodes``, and with
+        a model checked against a population ``populations`` (internal: per claimed model, the
+        people of each published class, for :func:`microanon.models.check_release`).
 
     Raises
     ------
     InputError
         Suppression outside ``[0, 1)``, an unknown metric or ``suppressed_rows``, no models,
-        bad data or schema (a quasi-identifier without hierarchy is a ``SchemaError``).
+        bad data or schema (a quasi-identifier without hierarchy is a ``SchemaError``); a
+        population that lacks a quasi-identifier, holds a value outside its hierarchy or does
+        not contain the table; ``suppressed_rows="star"`` with a population model and
+        ``suppression > 0``.
     InfeasibleError
         No node satisfies the models within the suppression limit; the message names the model
         that fails even when every record is in one class.
@@ -181,7 +223,13 @@ def full_domain(
     all_minimal = _flag("all_minimal", all_minimal)
     progress = _flag("progress", progress)
     resolved = as_models(models)
-    table, resolved = prepare(data, schema, resolved, need_hierarchies=True)
+    table, resolved = prepare(data, schema, resolved, need_hierarchies=True, populations=True)
+    with_population = [m for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
+    if with_population and suppressed_rows == "star" and suppression > 0:
+        raise InputError(
+            f"suppressed_rows: star is not available with {with_population[0].name} against a "
+            "population (a '*' record matches every person); use suppressed_rows: remove"
+        )
     result = search(table, resolved, suppression, metric, all_minimal, progress)
     published = publish_levels(table, result.levels, result.suppressed_mask, suppressed_rows)
     if suppressed_rows == "star" and result.suppressed:
@@ -189,6 +237,8 @@ def full_domain(
     extra: dict[str, Any] = {}
     if all_minimal:
         extra["minimal_nodes"] = result.minimal_nodes
+    if with_population:
+        extra["populations"] = _population_records(table, result.levels, published, resolved)
     return generalized_release(
         "full_domain",
         published,
