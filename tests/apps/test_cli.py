@@ -261,6 +261,7 @@ def test_demo_writes_a_self_contained_report(runner, tmp_path):
     assert html.startswith("<!DOCTYPE html>")
     assert "data:image/png;base64," in html
     assert "privacy profile" in html and "Equivalence-class sizes" in html
+    assert "Disclosure risk against the US population" in html
     assert 'src="http' not in html and 'href="http' not in html  # nothing external
     assert sorted(p.name for p in out.iterdir()) == ["report.html"]
 

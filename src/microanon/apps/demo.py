@@ -21,6 +21,7 @@ from .check import privacy_profile
 from .demo_context import DemoContext
 from .families import FAMILIES
 from .report import Report, new_figure
+from .risk import RiskOptions, add_risk_section, assess_risk
 
 __all__ = ["DemoContext", "DEMO_SECTIONS", "run_demo"]
 
@@ -96,10 +97,20 @@ def _quasi_growth_section(report: Report, ctx: DemoContext) -> None:
     sec.figure(fig, "Prosecutor re-identification risk as quasi-identifiers are added.")
 
 
+def _population_risk_section(report: Report, ctx: DemoContext) -> None:
+    options = RiskOptions(list(ctx.quasi), region="usa", suda=False)
+    add_risk_section(
+        report,
+        assess_risk(ctx.data, options),
+        "Disclosure risk against the US population (what `microanon risk` prints)",
+    )
+
+
 DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     _profile_section,
     _class_size_section,
     _quasi_growth_section,
+    _population_risk_section,
     *(section for family in FAMILIES for section in family.demo_sections()),
 ]
 
