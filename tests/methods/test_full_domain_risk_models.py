@@ -164,19 +164,31 @@ def brute_force(p: dict, with_metrics: bool = True) -> list[dict]:
     for levels in itertools.product(*(range(hs[q].n_levels) for q in quasi)):
         gen = _generalize(df, p, levels)
         population = _generalize(p["population"], p, levels)
-        groups = Groups.from_frame(gen, quasi, "s")
-        ok = np.ones(groups.n_groups, dtype=bool)
-        for m in p["models"]:
-            if isinstance(m, PopulationModel) and m.needs_population:
-                m = m.with_population(population, p["count"])
-            ok &= m.group_ok(groups)
-        mask = ~ok[groups.row_group]
+        models = [
+            m.with_population(population, p["count"])
+            if isinstance(m, PopulationModel) and m.needs_population
+            else m
+            for m in p["models"]
+        ]
+        # Suppressed records are removed: the models comparing with the table's distribution
+        # compare with the kept records', so suppress until every kept class passes.
+        mask = np.zeros(n, dtype=bool)
+        while not mask.all():
+            kept_rows = np.flatnonzero(~mask)
+            groups = Groups.from_frame(gen.iloc[kept_rows], quasi, "s")
+            ok = np.ones(groups.n_groups, dtype=bool)
+            for m in models:
+                ok &= m.group_ok(groups)
+            if ok.all():
+                break
+            mask[kept_rows[~ok[groups.row_group]]] = True
         s = int(mask.sum())
         if s > limit:
             continue
         node = {"levels": dict(zip(quasi, levels, strict=True)), "suppressed": s, "mask": mask}
         node["total"] = sum(levels)
-        node["discernibility"] = int((groups.sizes[ok] ** 2).sum()) + s * n
+        sizes = gen[~mask].groupby(quasi).size().to_numpy()
+        node["discernibility"] = int((sizes**2).sum()) + s * n
         out.append(node)
         if with_metrics:
             kept = gen[~mask]

@@ -340,7 +340,7 @@ class _Engine:
                 hi = mid
 
 
-def _model_set(table: Table, models: Sequence[PrivacyModel]) -> ModelSet:
+def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bool) -> ModelSet:
     schema = table.schema
     needs = [m.name for m in models if m.needs_sensitive]
     if needs and len(schema.sensitive) != 1:
@@ -355,7 +355,7 @@ def _model_set(table: Table, models: Sequence[PrivacyModel]) -> ModelSet:
     dictionary = table.dictionary(sa)
     reference = np.bincount(codes, minlength=len(dictionary)).astype(np.int64)
     numeric = pd.api.types.is_numeric_dtype(pd.Index(list(dictionary)))
-    return ModelSet.build(models, sa, list(dictionary), bool(numeric), reference)
+    return ModelSet.build(models, sa, list(dictionary), bool(numeric), reference, follows_release)
 
 
 def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
@@ -424,6 +424,7 @@ def search(
     metric: str = "lm",
     all_minimal: bool = False,
     progress: bool = False,
+    suppressed_rows: str = "remove",
 ) -> SearchResult:
     """Find the optimal full-domain generalization of an encoded table.
 
@@ -442,6 +443,11 @@ def search(
         Also return every minimal feasible node (Incognito's answer).
     progress : bool
         Show a progress bar over the lattice nodes.
+    suppressed_rows : {"remove", "star"}
+        How the release shows suppressed records. Removed, they leave the published table, and
+        t-closeness, β-likeness and δ-disclosure privacy are checked against the distribution of
+        the records kept (a node suppresses further until its kept classes pass against it);
+        published as ``*``, they stay, and the reference is the original table's.
 
     Returns
     -------
@@ -458,13 +464,16 @@ def search(
     started = time.perf_counter()
     suppression = check_suppression(suppression)
     metric = check_metric(metric)
+    if suppressed_rows not in ("remove", "star"):
+        raise InputError(f"suppressed_rows must be 'remove' or 'star', got {suppressed_rows!r}")
     resolved = as_models(models)
     if not table.schema.quasi:
         raise InputError("the schema has no quasi-identifier: mark the columns an attacker knows")
     if table.n_rows == 0:
         raise InputError("the table is empty: there is nothing to generalize")
     limit = int(np.floor(suppression * table.n_rows + 1e-9))
-    engine = _Engine(table, _model_set(table, resolved), limit, metric, all_minimal)
+    models_set = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
+    engine = _Engine(table, models_set, limit, metric, all_minimal)
     lat = engine.lattice
     bar = tqdm(total=lat.size, desc="full-domain search", unit="node", disable=not progress)
 

@@ -286,6 +286,10 @@ class ModelSet:
     populations : dict
         The encoded population of each model checked against one, by ``id`` of the model
         (filled by :meth:`attach_populations`).
+    follows_release : bool
+        Whether the reference distribution of t-closeness, β-likeness and δ-disclosure privacy
+        is that of the records kept (suppressed records removed from the release) rather than
+        the original table's: see :meth:`failing`.
     """
 
     models: list[PrivacyModel]
@@ -300,6 +304,7 @@ class ModelSet:
     exact_filter: bool = True
     monotone: bool = True
     populations: dict[int, Population] = field(default_factory=dict)
+    follows_release: bool = False
 
     @classmethod
     def build(
@@ -309,9 +314,16 @@ class ModelSet:
         values: Sequence | None,
         numeric: bool,
         reference: np.ndarray | None,
+        follows_release: bool = False,
     ) -> ModelSet:
-        """Split ``models``; ``reference`` holds the original table's sensitive counts."""
+        """Split ``models``; ``reference`` holds the original table's sensitive counts.
+
+        ``follows_release``: the suppressed records are removed from the release, so the models
+        compared with a reference distribution are checked against the kept records' (see
+        :meth:`failing`).
+        """
         out = cls(list(models), sensitive, values, numeric, reference)
+        out.follows_release = follows_release and any(map(_has_reference, models))
         for model in models:
             out.monotone &= _monotone(model)
             if isinstance(model, KAnonymity):
@@ -441,12 +453,7 @@ class ModelSet:
             for m in self.others
             if _population_of(m)
         }
-        ok = np.ones(groups.n_groups, dtype=bool)
-        for model in self.others:
-            if _population_of(model):
-                ok &= model.class_ok(groups.sizes, people[id(model)])
-            else:
-                ok &= model.group_ok(groups)
+        ok = self._others_ok(groups, people)
         fail = fail_filter.copy()
         fail[fs.cls[keep]] |= ~ok[groups.row_group]
         if not ok.all():
@@ -454,7 +461,74 @@ class ModelSet:
             for model in self.others:
                 need = np.maximum(need, _deficits(model, groups, people.get(id(model))))
             deficit += int(np.ceil(need[~ok] - _SLACK).clip(min=0).sum())
+        if self.follows_release:
+            fail = self._against_kept(fs, fail, people, passing)
         return fail, deficit
+
+    def _others_ok(self, groups: Groups, people: dict[int, np.ndarray]) -> np.ndarray:
+        """Which groups pass every model of :attr:`others`."""
+        ok = np.ones(groups.n_groups, dtype=bool)
+        for model in self.others:
+            if _population_of(model):
+                ok &= model.class_ok(groups.sizes, people[id(model)])
+            else:
+                ok &= model.group_ok(groups)
+        return ok
+
+    def _against_kept(
+        self,
+        fs: FrequencySet,
+        fail: np.ndarray,
+        people: dict[int, np.ndarray],
+        passing: np.ndarray,
+    ) -> np.ndarray:
+        """Suppress further until the kept classes pass against the kept records' distribution.
+
+        When suppressed records are removed, the published table's own sensitive distribution is
+        the reference of t-closeness, β-likeness and δ-disclosure privacy, and it moves with every
+        suppressed class. Starting from the classes failing against the original distribution
+        (``fail``), the kept classes are re-checked against the distribution of the records still
+        kept, and those failing join the suppressed, until none does. Every kept class then
+        passes against the published distribution, the plain definition a re-check applies.
+        Suppression only grows, so it ends (after at most one round per class), and it is
+        never below the first round's: the filter and deficits, which bound that round, stay
+        valid lower bounds for the search.
+        """
+        previous = self.reference
+        while True:
+            kept_rows = np.flatnonzero(~fail[fs.cls])
+            if len(kept_rows) == 0:
+                return fail
+            reference = np.bincount(
+                fs.sa[kept_rows], weights=fs.counts[kept_rows], minlength=len(previous)
+            ).astype(np.int64)
+            if np.array_equal(reference, previous):
+                return fail
+            previous = reference
+            kept_classes = np.flatnonzero(~fail)
+            compact = np.cumsum(~fail) - 1
+            groups = Groups.from_codes(
+                ("class",),
+                [compact[fs.cls[kept_rows]]],
+                [len(kept_classes)],
+                sensitive=self.sensitive,
+                sa_codes=fs.sa[kept_rows],
+                values=self.values,
+                numeric=self.numeric,
+                weights=fs.counts[kept_rows],
+                reference=reference,
+            )
+            at = np.searchsorted(passing, kept_classes)  # kept classes passed the filter
+            ok = self._others_ok(groups, {m: p[at] for m, p in people.items()})
+            if ok.all():
+                return fail
+            fail = fail.copy()
+            fail[kept_classes[~ok]] = True
+
+
+def _has_reference(model: PrivacyModel) -> bool:
+    """Whether a model compares each class with the whole table's sensitive distribution."""
+    return isinstance(model, (TCloseness, BetaLikeness, DeltaDisclosure))
 
 
 def _share_deficits(groups: Groups, caps: np.ndarray) -> np.ndarray:

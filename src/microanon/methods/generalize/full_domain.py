@@ -230,7 +230,7 @@ def full_domain(
             f"suppressed_rows: star is not available with {with_population[0].name} against a "
             "population (a '*' record matches every person); use suppressed_rows: remove"
         )
-    result = search(table, resolved, suppression, metric, all_minimal, progress)
+    result = search(table, resolved, suppression, metric, all_minimal, progress, suppressed_rows)
     published = publish_levels(table, result.levels, result.suppressed_mask, suppressed_rows)
     if suppressed_rows == "star" and result.suppressed:
         _check_star_class(published, result.suppressed, table, resolved)
