@@ -10,7 +10,15 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.schema import check_frame
 from ..measures import reidentification_risk, sample_uniques
-from ..models import Groups, profile, t_closeness
+from ..models import (
+    Groups,
+    beta_likeness,
+    delta_disclosure,
+    delta_presence,
+    k_map,
+    profile,
+    t_closeness,
+)
 
 __all__ = [
     "privacy_profile",
@@ -35,6 +43,12 @@ def privacy_profile(
     distance: str | None = None,
     threshold: float = 0.2,
     missing: str = "error",
+    beta_form: str = "basic",
+    population: pd.DataFrame | None = None,
+    population_count: str | None = None,
+    estimator: str | None = None,
+    fraction: float | None = None,
+    significance: float = 0.01,
 ) -> dict[str, Any]:
     """Everything ``microanon check`` reports, as one JSON-friendly dict.
 
@@ -54,13 +68,27 @@ def privacy_profile(
     missing : {"error", "drop"}
         Rows with missing values in the checked columns raise an error or are dropped (and
         counted under ``dropped``).
+    beta_form : {"basic", "enhanced"}
+        Form of β-likeness whose achieved β is reported.
+    population : DataFrame, optional
+        A population containing the table, generalized like it: adds δ-presence (the smallest
+        and largest ratio of records to people) and k-map (the fewest people of a class).
+    population_count : str, optional
+        Column of ``population`` with the people per row (default: one person per row).
+    estimator : {"poisson", "zero_truncated_poisson"}, optional
+        Without a population, k-map estimated from the sampling ``fraction`` instead.
+    fraction, significance : float
+        The estimator's sampling fraction and significance level.
 
     Returns
     -------
     dict
         Keys ``rows``, ``classes``, ``k``, ``l_frequency``, ``l_distinct``, ``l_entropy``,
-        ``l_recursive``, ``c``, ``t_closeness``, ``t_distance``, ``uniques``, ``risk_max``,
-        ``risk_avg``, ``risk_threshold``, ``records_at_risk``, ``dropped``.
+        ``l_recursive``, ``c``, ``t_closeness``, ``t_distance``, ``beta_likeness``,
+        ``beta_form``, ``delta_disclosure``, ``uniques``, ``risk_max``, ``risk_avg``,
+        ``risk_threshold``, ``records_at_risk``, ``dropped``; with a population also
+        ``delta_presence_min``, ``delta_presence_max`` and ``k_map``, with an estimator ``k_map``
+        and ``k_map_estimator``.
     """
     quasi = list(quasi)
     if not quasi:
@@ -82,6 +110,9 @@ def privacy_profile(
         distance = "ordered" if pd.api.types.is_numeric_dtype(data[sensitive]) else "equal"
     risk = reidentification_risk(data, quasi, threshold=threshold)
     uniques = sample_uniques(data, quasi).count
+    presence = _presence_profile(
+        data, quasi, population, population_count, estimator, fraction, significance
+    )
     return {
         "rows": int(prof["rows"]),
         "classes": int(prof["classes"]),
@@ -93,6 +124,10 @@ def privacy_profile(
         "c": float(c),
         "t_closeness": float(prof["t_closeness"]),
         "t_distance": distance,
+        "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
+        "beta_form": beta_form,
+        "delta_disclosure": float(delta_disclosure(groups, None, None).value),
+        **presence,
         "uniques": int(uniques),
         "risk_max": float(risk.max),
         "risk_avg": float(risk.average),
@@ -100,6 +135,36 @@ def privacy_profile(
         "records_at_risk": float(risk.share_above),
         "dropped": dropped,
     }
+
+
+def _presence_profile(
+    data: pd.DataFrame,
+    quasi: list[str],
+    population: pd.DataFrame | None,
+    count: str | None,
+    estimator: str | None,
+    fraction: float | None,
+    significance: float,
+) -> dict[str, Any]:
+    """δ-presence and k-map against a population, or k-map estimated from a fraction."""
+    if population is not None and estimator is not None:
+        raise InputError("give either a population file or a k-map estimator, not both")
+    if population is not None:
+        presence = delta_presence(data, quasi, population, count=count)
+        people = k_map(data, quasi, population=population, count=count)
+        return {
+            "delta_presence_min": float(presence.lowest),
+            "delta_presence_max": float(presence.value),
+            "k_map": int(people.value),
+        }
+    if estimator is not None:
+        estimated = k_map(
+            data, quasi, estimator=estimator, fraction=fraction, significance=significance
+        )
+        return {"k_map": int(estimated.value), "k_map_estimator": estimator}
+    if fraction is not None:
+        raise InputError("--sampling-fraction is the k-map estimator's: give --k-map-estimator")
+    return {}
 
 
 def refuse_stray_text(
@@ -165,12 +230,31 @@ def format_profile(p: dict[str, Any]) -> str:
         ("entropy l-diversity", f"l = {p['l_entropy']:.4g}"),
         (f"recursive (c={p['c']:g}, l)-diversity", f"l = {p['l_recursive']}"),
         (f"t-closeness ({p['t_distance']} distance)", f"t = {p['t_closeness']:.4g}"),
+        (f"{p['beta_form']} beta-likeness", f"beta = {p['beta_likeness']:.4g}"),
+        ("delta-disclosure privacy", f"delta = {p['delta_disclosure']:.4g}"),
+        *_presence_lines(p),
         ("sample uniques", f"{p['uniques']:,} records"),
         ("re-identification risk", f"max {p['risk_max']:.4g}, average {p['risk_avg']:.4g}"),
         (f"records with risk > {p['risk_threshold']:g}", f"{p['records_at_risk']:.2%}"),
     ]
     width = max(len(a) for a, _ in lines)
     return "\n".join(f"{a:<{width}}  {b}" for a, b in lines)
+
+
+def _presence_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
+    """The profile's δ-presence and k-map lines, when it has them."""
+    lines = []
+    if "delta_presence_max" in p:
+        lines.append(
+            (
+                "delta-presence",
+                f"ratios from {p['delta_presence_min']:.4g} to {p['delta_presence_max']:.4g}",
+            )
+        )
+    if "k_map" in p:
+        how = f" ({p['k_map_estimator']} estimate)" if "k_map_estimator" in p else ""
+        lines.append((f"k-map{how}", f"k = {p['k_map']}"))
+    return lines
 
 
 #: ``--l-form`` -> the profile key holding the achieved ℓ of that form.
@@ -188,6 +272,11 @@ def requirements(
     l: float | None = None,  # noqa: E741 - the model's name
     l_form: str = "distinct",
     t: float | None = None,
+    beta: float | None = None,
+    delta: float | None = None,
+    delta_min: float | None = None,
+    delta_max: float | None = None,
+    k_map: int | None = None,
 ) -> list[dict[str, Any]]:
     """Compare a profile with the models the user requires.
 
@@ -198,6 +287,15 @@ def requirements(
     k, l, t : optional
         Required k (at least), ℓ of form ``l_form`` (at least) and t (at most).
     l_form : {"distinct", "frequency", "entropy", "recursive"}
+    beta : float, optional
+        Required β-likeness of the profile's form (at most).
+    delta : float, optional
+        Required δ-disclosure privacy: every ``|ln(q / p)|`` below it.
+    delta_min, delta_max : float, optional
+        Required δ-presence: every ratio at least ``delta_min`` and at most ``delta_max``
+        (the profile needs a population).
+    k_map : int, optional
+        Required k-map (the profile needs a population or an estimator).
 
     Returns
     -------
@@ -207,40 +305,46 @@ def requirements(
     Raises
     ------
     InputError
-        A requirement out of range or an unknown ``l_form``.
+        A requirement out of range, an unknown ``l_form``, or a population requirement without
+        a population in the profile.
     """
     if l_form not in L_FORMS:
         raise InputError(f"--l-form must be one of {', '.join(L_FORMS)}, got {l_form!r}")
+    for flag, value in (("--t", t), ("--delta-min", delta_min), ("--delta-max", delta_max)):
+        if value is not None and not 0 <= value <= 1:
+            raise InputError(f"{flag} must be in [0, 1], got {value:g}")
+    for flag, value, low in (("--k", k, 1), ("--l", l, 1), ("--k-map", k_map, 1)):
+        if value is not None and value < low:
+            raise InputError(f"{flag} must be at least {low}, got {value:g}")
+    for flag, value in (("--beta", beta), ("--delta-disclosure", delta)):
+        if value is not None and not value > 0:
+            raise InputError(f"{flag} must be positive, got {value:g}")
+    if (delta_min is not None or delta_max is not None) and "delta_presence_max" not in p:
+        raise InputError("--delta-min/--delta-max need --population-file (delta-presence)")
+    if k_map is not None and "k_map" not in p:
+        raise InputError("--k-map needs --population-file or --k-map-estimator")
+    at_least, at_most = 1, -1
+    wanted = [
+        ("k-anonymity", k, p["k"], at_least),
+        (f"{l_form} l-diversity", l, p[L_FORMS[l_form]], at_least),
+        (f"t-closeness ({p['t_distance']} distance)", t, p["t_closeness"], at_most),
+        (f"{p['beta_form']} beta-likeness", beta, p["beta_likeness"], at_most),
+        ("delta-disclosure privacy", delta, p["delta_disclosure"], at_most),
+        ("delta-presence, delta_min", delta_min, p.get("delta_presence_min"), at_least),
+        ("delta-presence, delta_max", delta_max, p.get("delta_presence_max"), at_most),
+        ("k-map", k_map, p.get("k_map"), at_least),
+    ]
     out = []
-    if k is not None:
-        if k < 1:
-            raise InputError(f"--k must be at least 1, got {k}")
-        out.append(
-            {"model": "k-anonymity", "required": k, "achieved": p["k"], "holds": p["k"] >= k}
-        )
-    if l is not None:
-        if l < 1:
-            raise InputError(f"--l must be at least 1, got {l:g}")
-        achieved = p[L_FORMS[l_form]]
-        out.append(
-            {
-                "model": f"{l_form} l-diversity",
-                "required": l,
-                "achieved": achieved,
-                "holds": achieved >= l - 1e-12,
-            }
-        )
-    if t is not None:
-        if not 0 <= t <= 1:
-            raise InputError(f"--t must be in [0, 1], got {t:g}")
-        out.append(
-            {
-                "model": f"t-closeness ({p['t_distance']} distance)",
-                "required": t,
-                "achieved": p["t_closeness"],
-                "holds": p["t_closeness"] <= t + 1e-12,
-            }
-        )
+    for model, required, achieved, direction in wanted:
+        if required is None:
+            continue
+        if direction == at_least:
+            holds = achieved >= required - 1e-12
+        elif model == "delta-disclosure privacy":  # strict: |ln(q / p)| < δ
+            holds = achieved < required - 1e-12
+        else:
+            holds = achieved <= required + 1e-12
+        out.append({"model": model, "required": required, "achieved": achieved, "holds": holds})
     return out
 
 

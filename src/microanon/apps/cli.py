@@ -193,6 +193,55 @@ def datasets_export(name: str, out: Path) -> None:
     help="Form of the required l-diversity.",
 )
 @click.option("--t", "req_t", type=float, default=None, help="Require t-closeness with this t.")
+@click.option("--beta", "req_beta", type=float, default=None, help="Require beta-likeness.")
+@click.option(
+    "--beta-form",
+    type=click.Choice(["basic", "enhanced"]),
+    default="basic",
+    show_default=True,
+    help="Form of beta-likeness reported and required.",
+)
+@click.option(
+    "--delta-disclosure",
+    "req_delta",
+    type=float,
+    default=None,
+    help="Require delta-disclosure privacy: every |ln(q/p)| below this.",
+)
+@click.option(
+    "--population-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A population containing FILE, generalized like it: adds delta-presence and k-map.",
+)
+@click.option(
+    "--population-count",
+    default=None,
+    help="Column of the population file with the people per row (default: one per row).",
+)
+@click.option("--delta-min", type=float, default=None, help="Require delta-presence's lower bound.")
+@click.option("--delta-max", type=float, default=None, help="Require delta-presence's upper bound.")
+@click.option("--k-map", "req_k_map", type=int, default=None, help="Require k-map with this k.")
+@click.option(
+    "--k-map-estimator",
+    type=click.Choice(["poisson", "zero_truncated_poisson"]),
+    default=None,
+    help="Estimate k-map's population from --sampling-fraction instead of a population file.",
+)
+@click.option(
+    "--sampling-fraction",
+    "fraction",
+    type=float,
+    default=None,
+    help="Records / population size, for --k-map-estimator.",
+)
+@click.option(
+    "--significance",
+    type=float,
+    default=0.01,
+    show_default=True,
+    help="Significance level of --k-map-estimator.",
+)
 @_friendly_errors
 def check(
     file: Path,
@@ -209,10 +258,23 @@ def check(
     req_l: float | None,
     l_form: str,
     req_t: float | None,
+    req_beta: float | None,
+    beta_form: str,
+    req_delta: float | None,
+    population_file: Path | None,
+    population_count: str | None,
+    delta_min: float | None,
+    delta_max: float | None,
+    req_k_map: int | None,
+    k_map_estimator: str | None,
+    fraction: float | None,
+    significance: float,
 ) -> None:
     """Privacy and re-identification risk profile of a CSV or Parquet FILE.
 
-    With --k, --l or --t it also checks those requirements and exits 1 when one does not hold.
+    With --k, --l, --t, --beta, --delta-disclosure, --delta-min/--delta-max or --k-map it also
+    checks those requirements and exits 1 when one does not hold. δ-presence and k-map need
+    --population-file (k-map also works with --k-map-estimator and --sampling-fraction).
     """
     from ..core.schema import check_frame
     from .check import (
@@ -234,10 +296,37 @@ def check(
     # --distance settles the sensitive column's type.
     looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
     refuse_stray_text(data, looked_at, sensitive=sens[0])
+    population = None
+    if population_file is not None:
+        population = read_table(population_file, na_values=_split(na_values))
+        population.columns = [str(c) for c in population.columns]
     profile = privacy_profile(
-        data, _split(quasi), sens[0], c=c, distance=distance, threshold=threshold, missing=missing
+        data,
+        _split(quasi),
+        sens[0],
+        c=c,
+        distance=distance,
+        threshold=threshold,
+        missing=missing,
+        beta_form=beta_form,
+        population=population,
+        population_count=population_count,
+        estimator=k_map_estimator,
+        fraction=fraction,
+        significance=significance,
     )
-    reqs = requirements(profile, req_k, req_l, l_form, req_t)
+    reqs = requirements(
+        profile,
+        req_k,
+        req_l,
+        l_form,
+        req_t,
+        beta=req_beta,
+        delta=req_delta,
+        delta_min=delta_min,
+        delta_max=delta_max,
+        k_map=req_k_map,
+    )
     holds = all(r["holds"] for r in reqs)
     text = format_profile(profile) + ("\n" + format_requirements(reqs) if reqs else "")
     _emit(as_json, {**profile, "requirements": reqs, "holds": holds}, text)

@@ -10,7 +10,8 @@ took part (δ_max) nor that someone did not (δ_min).
 
 Only classes with released records are constrained, as in ARX (a class of the population with
 no released record says nothing the suppressed-record count does not already say). Each class's
-own value is its ratio; the verdict's value is the largest ratio (the smallest δ_max that holds).
+own value is its ratio; the verdict's value is the largest ratio (the smallest δ_max that holds)
+and its ``lowest`` the smallest ratio (the largest δ_min that holds).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def _verdict(groups: Groups, population: np.ndarray, deltas: tuple[float, float]
         float(ratio.max()),
         offending,
         worst_is_high=True,
+        lowest=float(ratio.min()),
     )
 
 
@@ -93,7 +95,7 @@ def delta_presence(
     Verdict
         Each class's own value is (its records) / (its people in the population); ``value`` is
         the largest ratio. The model holds iff every ratio lies in ``[delta_min, delta_max]``
-        (within 1e-12).
+        (within 1e-12). ``lowest`` is the smallest ratio.
 
     Raises
     ------

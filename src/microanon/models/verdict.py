@@ -40,6 +40,10 @@ class Verdict:
         ``size`` and its own ``value``. Empty when the model holds or no threshold was given.
     groups : int
         Number of groups (equivalence classes).
+    lowest : float or None
+        For a model bounded on both sides (δ-presence), the smallest group value: the largest
+        lower bound that holds (δ_min), beside ``value``, the smallest upper bound (δ_max).
+        ``None`` for the other models.
     """
 
     model: str
@@ -48,6 +52,7 @@ class Verdict:
     value: int | float
     offending: pd.DataFrame = field(repr=False)
     groups: int
+    lowest: float | None = None
 
     def __str__(self) -> str:
         symbol = next((s for s in _SYMBOLS if s in self.parameters), "value")
@@ -56,6 +61,8 @@ class Verdict:
         )
         head = f"{self.model} ({args})" if args else self.model
         value = self.value if isinstance(self.value, int) else f"{self.value:.6g}"
+        if self.lowest is not None:
+            value = f"{value} (lowest {self.lowest:.6g})"
         if self.holds is None:
             return f"{head}: achieved {symbol} = {value} over {self.groups:,} groups"
         if self.holds:
@@ -73,6 +80,7 @@ class Verdict:
             "holds": self.holds,
             "value": self.value,
             "groups": self.groups,
+            **({} if self.lowest is None else {"lowest": self.lowest}),
             "offending": [
                 {str(k): _plain(v) for k, v in rec.items()}
                 for rec in self.offending.to_dict(orient="records")
@@ -113,6 +121,7 @@ def build_verdict(
     value: int | float,
     offending: np.ndarray | None,
     worst_is_high: bool = False,
+    lowest: float | None = None,
 ) -> Verdict:
     """Assemble a :class:`Verdict` from per-group values.
 
@@ -128,6 +137,8 @@ def build_verdict(
         Mask of violating groups; ``None`` when no threshold was given.
     worst_is_high : bool
         Whether larger values are worse (t-closeness); offending groups are listed worst first.
+    lowest : float, optional
+        As in :class:`Verdict`.
     """
     holds = None if offending is None else not bool(offending.any())
     idx = np.flatnonzero(offending) if offending is not None else np.zeros(0, dtype=np.int64)
@@ -136,4 +147,4 @@ def build_verdict(
     frame = groups.keys.iloc[idx].reset_index(drop=True)
     frame[_free_name("size", groups.quasi)] = groups.sizes[idx]
     frame[_free_name("value", groups.quasi)] = group_values[idx]
-    return Verdict(model, parameters, holds, value, frame, groups.n_groups)
+    return Verdict(model, parameters, holds, value, frame, groups.n_groups, lowest)
