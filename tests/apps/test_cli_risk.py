@@ -108,3 +108,57 @@ def test_bad_input_is_one_clear_line(arx_adult_csv, tmp_path, args, message):
     assert r.exit_code == 2, r.output
     assert message in r.output and "Traceback" not in r.output
     assert not report.exists()
+
+
+def test_journalist_matches_against_a_population_file(tmp_path):
+    # Sample: class a has 2 records, class b 1. Population: a has 4 people, b has 5.
+    # Prosecutor: 1/2 and 1; journalist: 1/4 and 1/5 (highest 1/4, average (2/4 + 1/5) / 3).
+    import pandas as pd
+
+    pd.DataFrame({"k": ["a", "a", "b"]}).to_csv(tmp_path / "s.csv", index=False)
+    pd.DataFrame({"k": ["a", "b"], "n": [4, 5]}).to_csv(tmp_path / "p.csv", index=False)
+    r = _run(
+        str(tmp_path / "s.csv"),
+        "--quasi",
+        "k",
+        "--population-file",
+        str(tmp_path / "p.csv"),
+        "--population-count",
+        "n",
+        "--no-suda",
+        "--json",
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    journalist = out["attackers"]["journalist"]
+    assert journalist["highest"] == pytest.approx(0.25)
+    assert journalist["average"] == pytest.approx((2 / 4 + 1 / 5) / 3)
+    assert out["attackers"]["prosecutor"]["highest"] == pytest.approx(1.0)
+    assert out["attackers"]["population"] == "table"
+    assert out["population_uniqueness"]["population_size"] == 9
+    # One population source only; a count column without a file; a class the file lacks.
+    both = _run(str(tmp_path / "s.csv"), "--quasi", "k", "--region", "usa")
+    assert both.exit_code == 0
+    r = _run(
+        str(tmp_path / "s.csv"),
+        "--quasi",
+        "k",
+        "--region",
+        "usa",
+        "--population-file",
+        str(tmp_path / "p.csv"),
+    )
+    assert r.exit_code == 2 and "at most one" in r.output
+    r = _run(str(tmp_path / "s.csv"), "--quasi", "k", "--population-count", "n")
+    assert r.exit_code == 2 and "population_count" in r.output
+    pd.DataFrame({"k": ["a"], "n": [4]}).to_csv(tmp_path / "short.csv", index=False)
+    r = _run(
+        str(tmp_path / "s.csv"),
+        "--quasi",
+        "k",
+        "--population-file",
+        str(tmp_path / "short.csv"),
+        "--population-count",
+        "n",
+    )
+    assert r.exit_code == 2 and "Traceback" not in r.output

@@ -346,6 +346,17 @@ def check(
 )
 @click.option("--region", default=None, help="Population preset, e.g. usa (see docs/measures.md).")
 @click.option(
+    "--population-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The population table (the key columns): the journalist and marketer match against it.",
+)
+@click.option(
+    "--population-count",
+    default=None,
+    help="Column of the population file with the people per row (default: one per row).",
+)
+@click.option(
     "--threshold", default=0.2, show_default=True, type=float, help="Risk threshold for counts."
 )
 @click.option("--no-suda", is_flag=True, help="Skip SUDA2 (the slowest part on many keys).")
@@ -375,6 +386,8 @@ def risk(
     population: int | None,
     fraction: float | None,
     region: str | None,
+    population_file: Path | None,
+    population_count: str | None,
     threshold: float,
     no_suda: bool,
     suda_max_size: int | None,
@@ -386,13 +399,18 @@ def risk(
     """Disclosure-risk profile of a CSV or Parquet FILE (an original table or a release).
 
     Re-identification under the prosecutor, journalist and marketer models, population
-    uniqueness (with --population, --sampling-fraction or --region), the individual, household
+    uniqueness (with --population, --sampling-fraction, --region or --population-file: the
+    journalist and marketer then match against that table), the individual, household
     and log-linear risk (with --weights) and SUDA2.
     """
     from .io import read_table
     from .report import Report
     from .risk import RiskOptions, add_risk_section, assess_risk, format_risk
 
+    population_table = None
+    if population_file is not None:
+        population_table = read_table(population_file, na_values=_split(na_values))
+        population_table.columns = [str(c) for c in population_table.columns]
     options = RiskOptions(
         quasi=_split(quasi),
         weights=weights,
@@ -400,6 +418,8 @@ def risk(
         population=population,
         fraction=fraction,
         region=region,
+        population_table=population_table,
+        population_count=population_count,
         threshold=threshold,
         suda=not no_suda,
         suda_max_size=suda_max_size,

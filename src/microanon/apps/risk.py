@@ -56,6 +56,13 @@ class RiskOptions:
         Sampling fraction (the population size is rows / fraction).
     region : str, optional
         A population preset (:data:`microanon.measures.REGIONS`).
+    population_table : pandas.DataFrame, optional
+        The population itself, with the key columns: one row per person, or one row per
+        combination with its people in ``population_count``. The journalist and the marketer
+        then match against its class sizes, and the population size for the uniqueness
+        estimates is its number of people.
+    population_count : str, optional
+        Column of ``population_table`` with the people of each row.
     threshold : float
         Records with a risk above it are counted.
     suda : bool
@@ -74,23 +81,31 @@ class RiskOptions:
     population: int | None = None
     fraction: float | None = None
     region: str | None = None
+    population_table: pd.DataFrame | None = None
+    population_count: str | None = None
     threshold: float = 0.2
     suda: bool = True
     suda_max_size: int | None = None
     missing: str = "error"
 
     def __post_init__(self) -> None:
-        given = [n for n in ("population", "fraction", "region") if getattr(self, n) is not None]
+        sources = ("population", "fraction", "region", "population_table")
+        given = [n for n in sources if getattr(self, n) is not None]
         if len(given) > 1:
-            raise InputError(f"give at most one of population, fraction, region; got {given}")
+            raise InputError(
+                f"give at most one of population, fraction, region, population_table; got {given}"
+            )
+        if self.population_count is not None and self.population_table is None:
+            raise InputError("'population_count' names a column of 'population_table': give it")
         if self.household is not None and self.weights is None:
             raise InputError("'household' needs 'weights' (the household risk is built on them)")
         if self.missing not in ("error", "sdcmicro"):
             raise InputError(f"'missing' must be 'error' or 'sdcmicro', got {self.missing!r}")
 
     def has_population(self) -> bool:
-        """Whether a population was given (size, fraction or region)."""
-        return any(x is not None for x in (self.population, self.fraction, self.region))
+        """Whether a population was given (size, fraction, region or table)."""
+        sources = (self.population, self.fraction, self.region, self.population_table)
+        return any(x is not None for x in sources)
 
 
 @dataclass(frozen=True)
@@ -108,6 +123,18 @@ class RiskAssessment:
 
     numbers: dict[str, Any]
     record_risks: pd.DataFrame
+
+
+def _people(table: pd.DataFrame, count: str | None) -> int:
+    """The number of people of a population table (its rows, or the sum of ``count``)."""
+    if count is None:
+        return len(table)
+    if count not in table.columns:
+        raise InputError(f"population: no column {count!r} (the people per row)")
+    people = pd.to_numeric(table[count], errors="coerce")
+    if people.isna().any() or (people < 0).any():
+        raise InputError(f"population: column {count!r} must hold non-negative numbers of people")
+    return int(people.sum())
 
 
 def _finite(x: float | None) -> float | None:
@@ -145,6 +172,9 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
         complete = data.loc[data[quasi].notna().all(axis=1).to_numpy()]
     size = options.population
     fraction = options.fraction
+    table = options.population_table
+    if table is not None:
+        size = _people(table, options.population_count)
     if options.region is not None or size is not None:
         pu = population_uniqueness(
             complete, quasi, population_size=size, fraction=fraction, region=options.region
@@ -154,7 +184,16 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
         pu = population_uniqueness(complete, quasi, fraction=fraction)
     else:
         pu = None
-    attackers = attacker_risks(complete, quasi, fraction=fraction, threshold=options.threshold)
+    if table is not None:
+        attackers = attacker_risks(
+            complete,
+            quasi,
+            population=table,
+            count=options.population_count,
+            threshold=options.threshold,
+        )
+    else:
+        attackers = attacker_risks(complete, quasi, fraction=fraction, threshold=options.threshold)
     numbers: dict[str, Any] = {
         "rows": len(data),
         "quasi": quasi,
