@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._common import check_quasi, check_share, group_rows
+from ._common import check_quasi, group_rows
+from .attacker import attacker_risks
 
 __all__ = ["RiskProfile", "Uniques", "reidentification_risk", "sample_uniques"]
 
@@ -98,19 +99,14 @@ def reidentification_risk(
     >>> reidentification_risk(df, ["zip"]).record_risk.tolist()
     [0.5, 0.5, 1.0]
     """
-    t = check_share(threshold, "threshold")
-    cols = check_quasi(data, quasi)
-    sizes, row_class = group_rows(data, cols)
-    risk = 1.0 / sizes[row_class].astype(float)
-    n = len(risk)
-    above = int(np.count_nonzero(risk > t))
+    prosecutor = attacker_risks(data, quasi, threshold=threshold).prosecutor
     return RiskProfile(
-        record_risk=pd.Series(risk, index=data.index, name="risk"),
-        threshold=t,
-        max=float(1.0 / sizes.min()),
-        average=len(sizes) / n,
-        records_above=above,
-        share_above=above / n,
+        record_risk=prosecutor.record_risk.rename("risk"),
+        threshold=prosecutor.threshold,
+        max=prosecutor.highest,
+        average=prosecutor.average,
+        records_above=prosecutor.records_above,
+        share_above=prosecutor.share_above,
     )
 
 
