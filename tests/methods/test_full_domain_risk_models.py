@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,7 @@ from microanon.models import (
     KMap,
     PopulationModel,
     check_release,
+    verify_written,
 )
 
 METRICS = ("lm", "precision", "discernibility", "aecs")
@@ -268,11 +270,6 @@ def test_all_minimal_nodes_equal_brute_force(p: dict) -> None:
     assert sorted(tuple(d.values()) for d in result.minimal_nodes) == sorted(minimal)
 
 
-def _distribution_free(p: dict) -> bool:
-    """Whether no model compares classes with the table's sensitive distribution."""
-    return not any(isinstance(m, (BetaLikeness, DeltaDisclosure)) for m in p["models"])
-
-
 @settings(
     max_examples=30,
     deadline=None,
@@ -294,11 +291,9 @@ def test_written_release_rechecks_true(p: dict, tmp_path_factory: pytest.TempPat
     public = loaded.public_part().metadata
     assert "populations" not in public
     assert all("population" not in next(iter(m.values())) for m in public["models"])
-    if release.metadata["suppressed"] == 0 or _distribution_free(p):
-        # beta-likeness and delta-disclosure compare with the original table's distribution in
-        # the search (as t-closeness does); on a release without suppression that is the
-        # published one.
-        assert all(v.holds for v in check_release(loaded))
+    # With suppressed records removed, beta-likeness and delta-disclosure are searched against
+    # the kept records' distribution: the published table's, which the re-check uses.
+    assert all(v.holds for v in check_release(loaded))
 
 
 # ---------------------------------------------------------------------------- pruning bounds
@@ -429,6 +424,26 @@ def test_delta_presence_is_searched_without_monotone_pruning() -> None:
     top = full_domain(df, schema, models=[DeltaPresence(0.0, 0.2, population=population,
                                                         count="people")])  # fmt: skip
     assert top.metadata["levels"] == {"age": 2, "sex": 0}
+
+
+def test_linkable_columns_count_for_every_model_but_those_against_a_population(
+    tmp_path: Path,
+) -> None:
+    df, schema, population = _presence_case()
+    df["visit"] = ["a", "b"]  # published unchanged; the lint would call it linkable
+    schema = Schema.from_dict(
+        {**schema.to_dict(), "visit": {"role": "insensitive", "kind": "categorical"}}
+    )
+    models = [DeltaPresence(0.5, 1.0, population=population, count="people"), KAnonymity(1)]
+    release = full_domain(df, schema, models=models)
+    release.save(tmp_path / "out")
+    # The population has no 'visit': its people are counted by the declared quasi-identifiers,
+    # while k-anonymity counts 'visit' as a quasi-identifier.
+    verification = verify_written(tmp_path / "out", df, linkable=["visit"])
+    assert verification.counted_quasi == ["visit"] and not verification.problems
+    presence, k = verification.verdicts
+    assert presence.holds and presence.value == 1.0
+    assert k.holds and k.value == 1 and k.groups == 2
 
 
 def test_delta_presence_infeasible_names_the_model() -> None:

@@ -52,7 +52,11 @@ def published_groups_frame(release: Release) -> tuple[pd.DataFrame, list[str], s
     return release.data, quasi, sensitive
 
 
-def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None) -> list[Verdict]:
+def check_release(
+    release: Release,
+    models: Sequence[PrivacyModel] | Any = None,
+    linkable: Sequence[str] = (),
+) -> list[Verdict]:
     """Check the privacy models of a release on its published tables.
 
     Parameters
@@ -64,6 +68,11 @@ def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None)
         classes that the release keeps internally (``metadata["populations"]``). A
         distribution release is always checked for P-privacy, and its other models on its groups
         (see :func:`microanon.models.p_privacy.distribution_verdicts`).
+    linkable : sequence of str
+        Published columns an attacker can link besides the declared quasi-identifiers, counted
+        as quasi-identifiers by every model except those checked against a population: a
+        population table holds the declared quasi-identifiers only, so nobody can count its
+        people by another column.
 
     Returns
     -------
@@ -81,7 +90,15 @@ def check_release(release: Release, models: Sequence[PrivacyModel] | Any = None)
     resolved = as_models(spec)
     if models is None:
         resolved = _with_populations(release, resolved)
-    return [m.check(table, quasi, sensitive if m.needs_sensitive else None) for m in resolved]
+    linked = quasi + [c for c in linkable if c in table.columns and c not in quasi]
+    return [
+        m.check(
+            table,
+            quasi if isinstance(m, PopulationModel) and m.needs_population else linked,
+            sensitive if m.needs_sensitive else None,
+        )
+        for m in resolved
+    ]
 
 
 def _with_populations(release: Release, models: list[PrivacyModel]) -> list[PrivacyModel]:

@@ -4,7 +4,9 @@ After a release is written, :func:`verify_written` reads the files back (never t
 produced them) and checks
 
 1. the claimed models, by their plain definitions, on the published tables, with every published
-   column the schema lint found linkable counted as a quasi-identifier;
+   column the schema lint found linkable counted as a quasi-identifier (except by δ-presence and
+   k-map against a population table, whose people are counted by the declared
+   quasi-identifiers, the only columns the population has);
 2. that the public part alone loads, and holds no metadata the method did not declare public;
 3. that the public metadata contains no value of an original column that does not appear in
    the published tables themselves (a hierarchy's leaves, a suppressed person's value, a
@@ -172,14 +174,13 @@ def verify_written(
     models = full.metadata.get("models")
     if not models and full.kind != "distribution":
         return out
+    counted: list[str] = []
     if full.kind in _CLASS_KINDS:
         quasi = list(full.metadata.get("quasi") or [])
         counted = [c for c in linkable if c in full.data.columns and c not in quasi]
         out.counted_quasi = counted
-        if counted:
-            full.metadata["quasi"] = quasi + counted
     try:
-        out.verdicts = check_release(full)
+        out.verdicts = check_release(full, linkable=counted)
     except MicroanonError as exc:
         out.problems.append(f"the claimed models cannot be checked on the written files: {exc}")
     return out
