@@ -12,7 +12,7 @@ import pytest
 from microanon.core import HierarchyError, InfeasibleError, InputError, Schema, Table
 from microanon.datasets import adult_hierarchies, load_arx_adult
 from microanon.methods.generalize import full_domain
-from microanon.scale import encode, full_domain_dask, read_dataset
+from microanon.scale import encode_dataset, full_domain_dask, read_dataset
 from microanon.scale.client import SCHEDULER_ENV
 
 distributed = pytest.importorskip("distributed")
@@ -132,7 +132,7 @@ def test_encoding_equals_table_from_frame(client, tmp_path):
     lazy = read_dataset(path, blocksize=40)
     assert lazy.npartitions > 1
     columns = table.columns
-    encoding, cleaned = encode(lazy, schema, columns, client, progress=False)
+    encoding, cleaned = encode_dataset(lazy, schema, columns, client, progress=False)
     assert encoding.schema.hierarchy("age").to_dict() == table.schema.hierarchy("age").to_dict()
     codes = cleaned.map_partitions(
         lambda part: pd.DataFrame(encoding.codes(part), index=part.index),

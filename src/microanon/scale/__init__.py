@@ -8,7 +8,7 @@ partition by partition and verifies the written files. See ``docs/scale.md``.
 """
 
 from .client import SCHEDULER_ENV, dask_client
-from .encode import Encoding, encode
+from .encode import Encoding, encode_dataset
 from .frequencies import FrequencyTable, code_frequencies, value_frequencies
 from .full_domain import ScaleResult, full_domain_dask
 from .read import read_dataset
@@ -21,7 +21,7 @@ __all__ = [
     "ScaleResult",
     "code_frequencies",
     "dask_client",
-    "encode",
+    "encode_dataset",
     "full_domain_dask",
     "read_dataset",
     "value_frequencies",

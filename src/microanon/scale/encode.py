@@ -22,7 +22,7 @@ from ..core.hierarchy import Hierarchy, value_key
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema
 from .client import run_stage
 
-__all__ = ["Encoding", "clean_partition", "encode"]
+__all__ = ["Encoding", "clean_partition", "encode_dataset"]
 
 
 def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
@@ -31,7 +31,7 @@ def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     What :meth:`Schema.validate` does row by row: ``missing: drop`` removes the row,
     ``missing: category`` fills ``"?"``, numeric columns are coerced to numbers (a non-numeric
     value raises :class:`InputError`). Missing values under the ``error`` policy are left for
-    :func:`encode` to count over the whole dataset.
+    :func:`encode_dataset` to count over the whole dataset.
     """
     out = part.loc[:, schema.columns].copy()
     drop = np.zeros(len(out), dtype=bool)
@@ -144,7 +144,7 @@ def _dictionary(attr: Any, uniques: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(uniq, dtype=object), inv.astype(np.int64)
 
 
-def encode(
+def encode_dataset(
     frame: dd.DataFrame,
     schema: Schema | Mapping[str, Any],
     columns: Sequence[str],

@@ -107,7 +107,7 @@ def code_frequencies(
     Parameters
     ----------
     cleaned : dask.dataframe.DataFrame
-        The cleaned data (see :func:`microanon.scale.encode.encode`).
+        The cleaned data (see :func:`microanon.scale.encode.encode_dataset`).
     encoding : Encoding
     columns : sequence of str
         Encoded columns, in the order of the combinations.

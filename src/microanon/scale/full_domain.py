@@ -29,7 +29,7 @@ from ..methods.generalize._search import check_metric, check_suppression, search
 from ..models import PopulationModel, Verdict, as_models
 from .apply import Plan, make_plan, publish_partition
 from .client import dask_client, run_stage
-from .encode import encode
+from .encode import encode_dataset
 from .frequencies import FrequencyTable, code_frequencies
 from .read import read_dataset
 from .verify import groups_of, verify_written
@@ -228,7 +228,7 @@ def full_domain_dask(
             frame = read_dataset(source, columns=schema.columns, **dict(read_options or {}))
         else:
             frame = source
-        encoding, cleaned = encode(frame, schema, columns, run, progress)
+        encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
         freq = code_frequencies(cleaned, encoding, columns, run, progress)
