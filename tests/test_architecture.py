@@ -20,7 +20,8 @@ ALLOWED = {
     "measures": {"core", "models", "methods"},
     "methods": {"core", "models", "measures"},
     "query": {"core", "models", "measures", "methods"},
-    "apps": {"core", "datasets", "models", "measures", "methods", "query"},
+    "scale": {"core", "models", "methods"},
+    "apps": {"core", "datasets", "models", "measures", "methods", "query", "scale"},
 }
 
 

@@ -23,6 +23,7 @@ PUBLIC = [
     "microanon.methods",
     "microanon.models",
     "microanon.query",
+    "microanon.scale",
     *(f"microanon.methods.{f}" for f in FAMILIES),
 ]
 

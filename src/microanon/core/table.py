@@ -157,6 +157,9 @@ class Table:
         The schema with resolved hierarchies, restricted to the published columns.
     levels : dict of str to int
         Generalization level of each column (0 = original values).
+    counts : int64 array or None
+        Records each row stands for, when the table is a frequency table (distinct combinations
+        with their counts, see :meth:`from_codes`); None when every row is one record.
     """
 
     def __init__(
@@ -166,6 +169,7 @@ class Table:
         schema: Schema,
         index: pd.Index | None = None,
         levels: Mapping[str, int] | None = None,
+        counts: np.ndarray | None = None,
     ) -> None:
         lengths = {len(c) for c in codes.values()}
         if len(lengths) > 1:
@@ -176,6 +180,17 @@ class Table:
         self.n_rows = lengths.pop() if lengths else 0
         self.index = index if index is not None else pd.RangeIndex(self.n_rows)
         self.levels = {c: 0 for c in self._codes} | dict(levels or {})
+        self.counts: np.ndarray | None = None
+        if counts is not None:
+            counts = np.asarray(counts)
+            if counts.shape != (self.n_rows,) or not np.issubdtype(counts.dtype, np.integer):
+                raise InputError(
+                    f"counts must be one integer per row ({self.n_rows}), got shape "
+                    f"{counts.shape} of {counts.dtype}"
+                )
+            if len(counts) and int(counts.min()) < 1:
+                raise InputError("counts must be positive: a row stands for at least one record")
+            self.counts = counts.astype(np.int64, copy=False)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -229,6 +244,51 @@ class Table:
             dicts[attr.name] = d
         return cls(codes, dicts, schema, index=clean.index)
 
+    @classmethod
+    def from_codes(
+        cls,
+        codes: Mapping[str, np.ndarray],
+        dictionaries: Mapping[str, Sequence[Any] | np.ndarray],
+        schema: Schema,
+        counts: np.ndarray | None = None,
+    ) -> Table:
+        """A table of already-encoded columns, e.g. the frequency table of a larger one.
+
+        Parameters
+        ----------
+        codes : mapping column -> int array
+            Codes of every column of ``schema`` (codes index the column's dictionary).
+        dictionaries : mapping column -> sequence
+            Values behind the codes, built as :meth:`from_frame` builds them (hierarchy leaves,
+            declared order, or sorted values).
+        schema : Schema
+            Resolved (hierarchies built), restricted to the published columns.
+        counts : int array, optional
+            Records each row stands for (default one). With counts, the table is a frequency
+            table and every method that reads :attr:`weights` treats it exactly as the table of
+            records it summarizes.
+
+        Raises
+        ------
+        InputError
+            Columns that are not those of ``schema``, codes outside a dictionary, counts that
+            are not one positive integer per row.
+        """
+        if list(codes) != schema.columns or set(dictionaries) != set(codes):
+            raise InputError(
+                f"from_codes: codes and dictionaries must cover the schema's columns "
+                f"{schema.columns} in order, got {list(codes)}"
+            )
+        out: dict[str, np.ndarray] = {}
+        for c, v in codes.items():
+            v = np.asarray(v)
+            size = len(dictionaries[c])
+            if len(v) and (int(v.min()) < 0 or int(v.max()) >= size):
+                raise InputError(f"from_codes: column {c!r} has codes outside 0..{size - 1}")
+            out[c] = v.astype(_code_dtype(size), copy=False)
+        dicts = {c: np.asarray(list(d), dtype=object) for c, d in dictionaries.items()}
+        return cls(out, dicts, schema, counts=counts)
+
     # ------------------------------------------------------------------ access
     @property
     def columns(self) -> list[str]:
@@ -237,6 +297,18 @@ class Table:
 
     def __len__(self) -> int:
         return self.n_rows
+
+    @property
+    def n_records(self) -> int:
+        """Records the table holds: its rows, or the sum of its :attr:`counts`."""
+        return self.n_rows if self.counts is None else int(self.counts.sum())
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Records per row as an int64 array (ones without :attr:`counts`)."""
+        if self.counts is None:
+            return np.ones(self.n_rows, dtype=np.int64)
+        return self.counts
 
     def __repr__(self) -> str:
         return f"<Table: {self.n_rows} rows, columns {self.columns}>"
@@ -268,12 +340,15 @@ class Table:
         return self._dicts[column][self.codes(column)]
 
     def frequencies(self, columns: Sequence[str] | None = None) -> Frequencies:
-        """Distinct combinations of ``columns`` (default: all) and how many rows hold each."""
+        """Distinct combinations of ``columns`` (default: all) and how many records hold each."""
         columns = list(self.columns if columns is None else columns)
         self._check(columns)
         combos, counts, inverse, _ = combine_codes(
             [self._codes[c] for c in columns], [len(self._dicts[c]) for c in columns]
         )
+        if self.counts is not None:
+            counts = np.bincount(inverse, weights=self.counts, minlength=len(counts))
+            counts = counts.astype(np.int64)
         return Frequencies(columns, combos, counts, inverse, [self._dicts[c] for c in columns])
 
     def to_frame(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -300,6 +375,7 @@ class Table:
             self.schema,
             index=self.index[rows],
             levels=self.levels,
+            counts=None if self.counts is None else self.counts[rows],
         )
 
     def recode(self, levels: Mapping[str, int] | Sequence[int]) -> Table:
@@ -343,7 +419,9 @@ class Table:
             codes[col] = mapping[self._codes[col]].astype(_code_dtype(len(labels)))
             dicts[col] = labels
             new_levels[col] = lvl
-        return Table(codes, dicts, self.schema, index=self.index, levels=new_levels)
+        return Table(
+            codes, dicts, self.schema, index=self.index, levels=new_levels, counts=self.counts
+        )
 
     def is_quasi(self, column: str) -> bool:
         """Whether a column is a quasi-identifier."""

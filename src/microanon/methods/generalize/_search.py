@@ -98,7 +98,8 @@ class SearchResult:
     search_seconds : float
         Wall time of the search.
     suppressed_mask : bool array
-        Which rows of the table are suppressed at the optimum.
+        Which rows of the table are suppressed at the optimum (of a frequency table, with
+        :attr:`Table.counts`: which distinct combinations).
     """
 
     levels: dict[str, int]
@@ -159,7 +160,7 @@ class _Engine:
         self.models = models
         self.limit = limit
         self.all_minimal = all_minimal
-        self.n = table.n_rows
+        self.n = table.n_records
         n_sa = 0
         sa = None
         if models.needs_sensitive:
@@ -172,13 +173,13 @@ class _Engine:
             bottom_levels,
             leaf_codes,
             [h.n_leaves for h in self.hierarchies],
-            np.ones(self.n, dtype=np.int64),
+            table.weights,
             sa,
             n_sa,
         )
         models.attach_populations(self.quasi, self.hierarchies, self.maps, self.bottom)
         leaf_counts = [
-            np.bincount(c, minlength=h.n_leaves)
+            _weighted_bincount(c, table.counts, h.n_leaves)
             for c, h in zip(leaf_codes, self.hierarchies, strict=True)
         ]
         self.metric: Metric = make_metric(
@@ -340,6 +341,13 @@ class _Engine:
                 hi = mid
 
 
+def _weighted_bincount(codes: np.ndarray, counts: np.ndarray | None, size: int) -> np.ndarray:
+    """Records per code (``counts``: records per row, None for one each), as int64."""
+    if counts is None:
+        return np.bincount(codes, minlength=size).astype(np.int64)
+    return np.bincount(codes, weights=counts, minlength=size).astype(np.int64)
+
+
 def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bool) -> ModelSet:
     schema = table.schema
     needs = [m.name for m in models if m.needs_sensitive]
@@ -353,7 +361,7 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
     sa = schema.sensitive[0]
     codes = table.codes(sa).astype(np.int64)
     dictionary = table.dictionary(sa)
-    reference = np.bincount(codes, minlength=len(dictionary)).astype(np.int64)
+    reference = _weighted_bincount(codes, table.counts, len(dictionary))
     numeric = pd.api.types.is_numeric_dtype(pd.Index(list(dictionary)))
     return ModelSet.build(models, sa, list(dictionary), bool(numeric), reference, follows_release)
 
@@ -431,7 +439,9 @@ def search(
     Parameters
     ----------
     table : Table
-        The encoded original table; every quasi-identifier needs a hierarchy.
+        The encoded original table; every quasi-identifier needs a hierarchy. A frequency
+        table (with :attr:`Table.counts`) gives exactly the result of the records it
+        summarizes: the counts weigh every frequency set, metric and reference distribution.
     models : PrivacyModel, config entry or list of them
         Privacy models every kept class must satisfy (see :func:`microanon.models.as_models`).
     suppression : float
@@ -471,7 +481,7 @@ def search(
         raise InputError("the schema has no quasi-identifier: mark the columns an attacker knows")
     if table.n_rows == 0:
         raise InputError("the table is empty: there is nothing to generalize")
-    limit = int(np.floor(suppression * table.n_rows + 1e-9))
+    limit = int(np.floor(suppression * table.n_records + 1e-9))
     models_set = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
     engine = _Engine(table, models_set, limit, metric, all_minimal)
     lat = engine.lattice

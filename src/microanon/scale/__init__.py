@@ -1,0 +1,29 @@
+"""Out-of-core anonymization with Dask: tables far larger than memory.
+
+Full-domain generalization needs only the frequency table of the distinct combinations of the
+quasi-identifiers (and the sensitive value): :func:`full_domain_dask` reads a Parquet or CSV
+dataset lazily, encodes it with global dictionaries, reduces it to that table, runs the exact
+search of :func:`microanon.methods.generalize.full_domain` on it, writes the published table
+partition by partition and verifies the written files. See ``docs/scale.md``.
+"""
+
+from .client import SCHEDULER_ENV, dask_client
+from .encode import Encoding, encode_dataset
+from .frequencies import FrequencyTable, code_frequencies, value_frequencies
+from .full_domain import ScaleResult, full_domain_dask
+from .read import read_dataset
+from .verify import verify_written
+
+__all__ = [
+    "SCHEDULER_ENV",
+    "Encoding",
+    "FrequencyTable",
+    "ScaleResult",
+    "code_frequencies",
+    "dask_client",
+    "encode_dataset",
+    "full_domain_dask",
+    "read_dataset",
+    "value_frequencies",
+    "verify_written",
+]

@@ -1,0 +1,98 @@
+"""Which Dask cluster runs the work, and how its stages report progress.
+
+A scheduler address comes from the ``scheduler`` argument or the ``MICROANON_SCHEDULER``
+environment variable; without one, a :class:`distributed.LocalCluster` is started for the run
+and closed after it. Progress is a bar when stderr is a terminal, otherwise one line per stage
+with its elapsed seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..core.errors import InputError
+
+__all__ = ["SCHEDULER_ENV", "dask_client", "run_stage"]
+
+#: Environment variable naming the address of the Dask scheduler to use.
+SCHEDULER_ENV = "MICROANON_SCHEDULER"
+
+
+@contextmanager
+def dask_client(
+    client: Any = None,
+    scheduler: str | None = None,
+    *,
+    timeout: float = 5.0,
+    processes: bool = True,
+) -> Iterator[Any]:
+    """The :class:`distributed.Client` of a run, closed after it if it was made here.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        Use this client (it is left open).
+    scheduler : str, optional
+        Address of a running scheduler (``"tcp://host:8786"``); default the environment
+        variable ``MICROANON_SCHEDULER``; without either, a local cluster is started.
+    timeout : float
+        Seconds to wait for the scheduler to answer.
+    processes : bool
+        Whether the local cluster's workers are processes (else threads of this process).
+
+    Raises
+    ------
+    InputError
+        The scheduler cannot be reached (naming its address).
+    """
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if address:
+        try:
+            made = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise InputError(
+                f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({exc})"
+            ) from None
+        try:
+            yield made
+        finally:
+            made.close()
+        return
+    cluster = LocalCluster(processes=processes, dashboard_address=None)
+    made = Client(cluster, set_as_default=False)
+    try:
+        yield made
+    finally:
+        made.close()
+        cluster.close()
+
+
+def run_stage(client: Any, stage: str, collections: Sequence[Any], progress: bool | None) -> list:
+    """Compute dask collections together on ``client`` and report the stage.
+
+    ``progress``: a bar (True), one line on stderr with the elapsed seconds (False), or the bar
+    only when stderr is a terminal (None).
+    """
+    started = time.perf_counter()
+    futures = client.compute(list(collections))
+    bar = sys.stderr.isatty() if progress is None else progress
+    if bar:
+        from distributed import progress as show
+
+        print(f"microanon: {stage}", file=sys.stderr)
+        show(futures)
+    results = client.gather(futures)
+    elapsed = time.perf_counter() - started
+    if not bar:
+        print(f"microanon: {stage}: {elapsed:.1f} s", file=sys.stderr)
+    return results

@@ -1,0 +1,179 @@
+"""Read a dataset of any size lazily: Parquet files, directories or globs, and CSV files or globs.
+
+Nothing is loaded here: the result is a :mod:`dask.dataframe` whose partitions are read when a
+later stage computes. What can be checked from file metadata alone is checked at once, so bad
+input fails with one clear line before any work starts.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import dask.dataframe as dd
+
+from ..core.errors import InputError
+
+__all__ = ["read_dataset"]
+
+_PARQUET = (".parquet", ".pq", ".parq")
+_CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.xz")
+_GLOB = set("*?[")
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    """Metadata and temporary files of Parquet writers (``_metadata``, ``.part-0.crc``)."""
+    return any(p.startswith((".", "_")) for p in path.relative_to(root).parts)
+
+
+def _files(path: str) -> tuple[list[Path], bool]:
+    """The files behind ``path`` and whether it named a directory (a Parquet dataset)."""
+    if any(ch in _GLOB for ch in path):
+        found = sorted(Path(p) for p in glob.glob(path, recursive=True) if Path(p).is_file())
+        if not found:
+            raise InputError(f"no file matches {path}")
+        return found, False
+    p = Path(path)
+    if p.is_dir():
+        found = sorted(f for f in p.rglob("*") if f.is_file() and not _hidden(f, p))
+        if not found:
+            raise InputError(f"{path} is a directory without data files")
+        return found, True
+    if not p.exists():
+        raise InputError(f"{path} does not exist")
+    return [p], False
+
+
+def _format(files: Sequence[Path], directory: bool, format: str | None) -> str:
+    if format is not None:
+        if format not in ("parquet", "csv"):
+            raise InputError(f"format must be 'parquet' or 'csv', got {format!r}")
+        return format
+    if directory:
+        return "parquet"
+    kinds = set()
+    for f in files:
+        name = f.name.lower()
+        if name.endswith(_PARQUET):
+            kinds.add("parquet")
+        elif name.endswith(_CSV):
+            kinds.add("csv")
+        else:
+            raise InputError(f"{f}: unknown file type (give format='parquet' or 'csv')")
+    if len(kinds) > 1:
+        raise InputError("the input mixes Parquet and CSV files; read one format at a time")
+    return kinds.pop()
+
+
+def _parquet_columns(files: Sequence[Path]) -> list[str]:
+    """Column names of a Parquet dataset whose files all share one schema."""
+    import pyarrow.parquet as pq
+
+    first = None
+    first_file = files[0]
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+        except Exception as exc:  # noqa: BLE001  pyarrow raises several types for bad files
+            raise InputError(f"{f}: not a readable Parquet file ({exc})") from None
+        fields = {name: schema.field(name).type for name in schema.names}
+        if first is None:
+            first = fields
+            continue
+        for name, kind in fields.items():
+            if name not in first:
+                raise InputError(
+                    f"{f}: column {name!r} is not in {first_file}; the partitions disagree "
+                    "on the schema"
+                )
+            if kind != first[name] and not (_null(kind) or _null(first[name])):
+                raise InputError(
+                    f"{f}: column {name!r} is {kind} but {first[name]} in {first_file}; the "
+                    "partitions disagree on the schema"
+                )
+        absent = [name for name in first if name not in fields]
+        if absent:
+            raise InputError(
+                f"{f}: column {absent[0]!r} of {first_file} is missing; the partitions disagree "
+                "on the schema"
+            )
+    return list(first or {})
+
+
+def _null(kind: Any) -> bool:
+    """A column that holds only missing values in one file (type ``null``) fits any type."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_null(kind))
+
+
+def read_dataset(
+    path: str | os.PathLike[str],
+    *,
+    columns: Sequence[str] | None = None,
+    format: str | None = None,
+    sep: str = ",",
+    encoding: str = "utf-8",
+    na_values: Any = None,
+    blocksize: str | int = "64MB",
+) -> dd.DataFrame:
+    """A lazy dask DataFrame over a Parquet or CSV dataset.
+
+    Parameters
+    ----------
+    path : path or str
+        A Parquet file, a directory of Parquet files (a partitioned dataset; files whose names
+        start with ``.`` or ``_`` are skipped), a CSV file, or a glob of either
+        (``"data/*.parquet"``, ``"exports/2024-*.csv"``).
+    columns : sequence of str, optional
+        Read only these columns; every one must exist.
+    format : {"parquet", "csv"}, optional
+        Default: from the file names (a directory is Parquet).
+    sep, encoding, na_values
+        Passed to :func:`pandas.read_csv` for CSV input.
+    blocksize : str or int
+        Size of the CSV partitions.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+
+    Raises
+    ------
+    InputError
+        A path that does not exist or a glob that matches nothing; Parquet files that disagree on
+        the schema (naming the file and the column); requested columns the data lacks.
+    """
+    files, directory = _files(os.fspath(path))
+    kind = _format(files, directory, format)
+    wanted = None if columns is None else list(columns)
+    if kind == "parquet":
+        available = _parquet_columns(files)
+        _check_columns(wanted, available, path)
+        return dd.read_parquet([str(f) for f in files], columns=wanted)
+    try:
+        frame = dd.read_csv(
+            [str(f) for f in files],
+            sep=sep,
+            encoding=encoding,
+            na_values=na_values,
+            blocksize=blocksize,
+        )
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
+    _check_columns(wanted, list(frame.columns), path)
+    return frame if wanted is None else frame[wanted]
+
+
+def _check_columns(wanted: list[str] | None, available: list[str], path: Any) -> None:
+    if wanted is None:
+        return
+    absent = [c for c in wanted if c not in available]
+    if absent:
+        raise InputError(
+            f"{path}: column(s) {', '.join(map(repr, absent))} not found; available: "
+            + ", ".join(map(str, available))
+        )

@@ -1,0 +1,121 @@
+"""The full-domain search on a frequency table (Table.counts) equals the search on the rows.
+
+The strategy is the small one of tests/methods/test_full_domain_properties.py (copied: test
+modules are not importable from one another).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from microanon.core import Hierarchy, InfeasibleError, InputError, Schema, Table
+from microanon.methods.generalize.full_domain import search
+from microanon.models import KAnonymity, LDiversity, TCloseness
+
+METRICS = ("lm", "discernibility", "aecs", "precision", "entropy")
+
+
+@st.composite
+def hierarchies(draw: st.DrawFn, name: str) -> tuple[Hierarchy, list]:
+    kind = draw(st.sampled_from(["balanced", "intervals", "nested", "uneven"]))
+    if kind == "balanced":
+        dom = list(range(draw(st.integers(1, 7))))
+        return Hierarchy.balanced(dom, fanout=draw(st.integers(2, 3)), name=name), dom
+    if kind == "intervals":
+        dom = list(range(draw(st.integers(1, 9))))
+        widths = draw(st.sampled_from([[2], [3], [2, 4], [2, 6]]))
+        return Hierarchy.intervals(dom, widths, name=name), dom
+    values = [f"{name}{i}" for i in range(draw(st.integers(2, 6)))]
+    groups = draw(st.lists(st.integers(0, 2), min_size=len(values), max_size=len(values)))
+    tree: dict = {}
+    for v, g in zip(values, groups, strict=True):
+        tree.setdefault(f"G{g}", []).append(v)
+    if kind == "uneven":
+        tree[values[0] + "x"] = None
+        values = values + [values[0] + "x"]
+    if len(tree) == 1:
+        tree = {"*": next(iter(tree.values()))}
+    return Hierarchy.from_nested(tree, name=name), values
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> dict:
+    names = [f"q{i}" for i in range(draw(st.integers(2, 4)))]
+    hs, doms = {}, {}
+    for n in names:
+        hs[n], doms[n] = draw(hierarchies(n))
+    rows = draw(st.integers(1, 80))
+    data = {
+        n: draw(st.lists(st.sampled_from(doms[n]), min_size=rows, max_size=rows)) for n in names
+    }
+    sa_values = draw(st.sampled_from([["a"], ["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"]]))
+    data["s"] = draw(st.lists(st.sampled_from(sa_values), min_size=rows, max_size=rows))
+    model_pool = st.one_of(
+        st.builds(KAnonymity, st.integers(1, 4)),
+        st.builds(LDiversity, st.integers(1, 3), st.just("distinct")),
+        st.builds(LDiversity, st.sampled_from([1, 1.5, 2, 2.5]), st.just("entropy")),
+        st.builds(LDiversity, st.sampled_from([1, 1.5, 2]), st.just("frequency")),
+        st.builds(LDiversity, st.integers(1, 3), st.just("recursive"), st.sampled_from([1, 2, 3])),
+        st.builds(TCloseness, st.sampled_from([0.05, 0.2, 0.4, 0.7])),
+    )
+    spec = {n: {"role": "quasi", "kind": "categorical", "hierarchy": hs[n]} for n in names}
+    spec["s"] = {"role": "sensitive", "kind": "categorical"}
+    return {
+        "df": pd.DataFrame(data),
+        "schema": Schema.from_dict(spec),
+        "models": draw(st.lists(model_pool, min_size=1, max_size=3)),
+        "suppression": draw(st.sampled_from([0.0, 0.0, 0.1, 0.25, 0.5])),
+        "mode": draw(st.sampled_from(["remove", "star"])),
+    }
+
+
+def frequency_table(table: Table) -> tuple[Table, np.ndarray]:
+    """The table of distinct rows with their counts, and the distinct row of every row."""
+    fr = table.frequencies()
+    codes = {c: fr.combos[:, j] for j, c in enumerate(fr.columns)}
+    dicts = {c: table.dictionary(c) for c in fr.columns}
+    return Table.from_codes(codes, dicts, table.schema, counts=fr.counts), fr.inverse
+
+
+def _search(table: Table, p: dict, metric: str):
+    try:
+        return search(table, p["models"], p["suppression"], metric, suppressed_rows=p["mode"])
+    except InfeasibleError:
+        return None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_frequency_table_search_equals_row_search(p):
+    rows = Table.from_frame(p["df"], p["schema"])
+    freq, inverse = frequency_table(rows)
+    assert freq.n_records == rows.n_rows and len(freq) <= len(rows)
+    for metric in METRICS:
+        a, b = _search(rows, p, metric), _search(freq, p, metric)
+        assert (a is None) == (b is None), metric
+        if a is None:
+            continue
+        assert b.levels == a.levels, metric
+        assert b.metric_value == a.metric_value, metric
+        assert b.suppressed == a.suppressed, metric
+        # The mask is per distinct combination: the rows' mask is it, spread to the rows.
+        np.testing.assert_array_equal(b.suppressed_mask[inverse], a.suppressed_mask)
+        assert int(freq.counts[b.suppressed_mask].sum()) == a.suppressed
+
+
+def test_counts_are_one_positive_integer_per_row():
+    h = Hierarchy.from_nested({"*": ["x", "y"]}, name="a")
+    schema = Schema.from_dict({"a": {"role": "quasi", "hierarchy": h}})
+    table = Table.from_frame(pd.DataFrame({"a": ["x", "x"]}), schema)
+    codes, dicts = {"a": np.array([0])}, {"a": table.dictionary("a")}
+    assert Table.from_codes(codes, dicts, table.schema, counts=np.array([2])).n_records == 2
+    assert Table.from_codes(codes, dicts, table.schema).n_records == 1
+    for bad in (np.array([0]), np.array([1, 1]), np.array([1.5])):
+        with pytest.raises(InputError, match="counts"):
+            Table.from_codes(codes, dicts, table.schema, counts=bad)
+    with pytest.raises(InputError, match="codes outside"):
+        Table.from_codes({"a": np.array([3])}, dicts, table.schema)

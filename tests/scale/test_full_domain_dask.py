@@ -1,0 +1,236 @@
+"""full_domain_dask against the in-memory full_domain, and what it does with bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microanon.core import HierarchyError, InfeasibleError, InputError, Schema, Table
+from microanon.datasets import adult_hierarchies, load_arx_adult
+from microanon.methods.generalize import full_domain
+from microanon.scale import encode_dataset, full_domain_dask, read_dataset
+from microanon.scale.client import SCHEDULER_ENV
+
+distributed = pytest.importorskip("distributed")
+
+QUASI = [
+    "sex", "age", "race", "marital_status", "education", "native_country", "workclass",
+    "salary_class",
+]  # fmt: skip
+
+
+def _adult_schema(quasi: list[str], sensitive: str) -> Schema:
+    hs = adult_hierarchies()
+    hs["salary_class"] = hs["income"]
+    spec = {c: {"role": "quasi", "kind": "categorical", "hierarchy": hs[c]} for c in quasi}
+    spec[sensitive] = {"role": "sensitive", "kind": "categorical"}
+    return Schema.from_dict(spec)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(scope="module")
+def adult() -> pd.DataFrame:
+    return load_arx_adult()
+
+
+@pytest.fixture(scope="module")
+def adult_parquet(adult, tmp_path_factory) -> Path:
+    """Adult as a Parquet dataset of five files of unequal sizes."""
+    root = tmp_path_factory.mktemp("adult") / "parts"
+    root.mkdir()
+    cuts = [0, 1000, 9000, 9001, 20000, len(adult)]
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
+        adult.iloc[a:b].to_parquet(root / f"part-{i}.parquet", index=False)
+    return root
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple]:
+    return sorted(map(tuple, frame.astype(object).itertuples(index=False)))
+
+
+def _siblings(target: Path) -> list[str]:
+    return sorted(p.name for p in target.parent.iterdir() if p.name.startswith(f".{target.name}"))
+
+
+@pytest.mark.parametrize(
+    ("models", "metric", "mode"),
+    [
+        ([{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 3}}], "lm", "remove"),
+        ([{"k_anonymity": {"k": 10}}, {"t_closeness": {"t": 0.3}}], "entropy", "star"),
+        ([{"l_diversity": {"l": 2, "form": "entropy"}}], "discernibility", "remove"),
+    ],
+)
+def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, metric, mode):
+    schema = _adult_schema(QUASI, "occupation")
+    expected = full_domain(
+        adult, schema, models=models, suppression=0.05, metric=metric, suppressed_rows=mode
+    )
+    out = tmp_path / "release"
+    got = full_domain_dask(
+        adult_parquet,
+        schema,
+        models=models,
+        suppression=0.05,
+        metric=metric,
+        suppressed_rows=mode,
+        out_dir=out,
+        client=client,
+        progress=False,
+    )
+    meta = expected.metadata
+    assert got.levels == meta["levels"]
+    assert got.suppressed == meta["suppressed"]
+    assert got.metric_value == meta["metric"]["value"]
+    assert (got.rows_in, got.rows_out) == (meta["rows_in"], meta["rows_out"])
+    assert all(v.holds for v in got.verdicts)
+    written = pd.read_parquet(got.data)
+    assert list(written.columns) == list(expected.data.columns)
+    assert _rows(written) == _rows(expected.data)
+    # The written metadata is the in-memory release's public metadata, nothing more.
+    public = json.loads((out / "metadata.json").read_text("utf-8"))
+    assert public == json.loads(json.dumps(expected.public_metadata, default=str))
+    assert _siblings(out) == []
+
+
+def test_encoding_equals_table_from_frame(client, tmp_path):
+    """Dictionaries and codes as Table.from_frame builds them, missing-value policies included."""
+    frame = pd.DataFrame(
+        {
+            "age": [30, 25, 47, 25, 61, 30, None, 47],
+            "grade": ["b", "a", "c", "a", "b", None, "c", "a"],
+            "city": ["x", "y", None, "y", "x", "z", "x", "y"],
+            "disease": ["flu", "cold", "flu", "hiv", "cold", "flu", "flu", "hiv"],
+        }
+    )
+    schema = Schema.from_dict(
+        {
+            "age": {"role": "quasi", "kind": "numeric", "missing": "drop",
+                    "hierarchy": {"builder": "intervals", "widths": [10, 20]}},
+            "grade": {"role": "quasi", "kind": "ordinal", "order": ["c", "b", "a"],
+                      "missing": "drop"},
+            "city": {"role": "quasi", "missing": "category"},
+            "disease": {"role": "sensitive"},
+        }
+    )  # fmt: skip
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    table = Table.from_frame(frame, schema)
+    lazy = read_dataset(path, blocksize=40)
+    assert lazy.npartitions > 1
+    columns = table.columns
+    encoding, cleaned = encode_dataset(lazy, schema, columns, client, progress=False)
+    assert encoding.schema.hierarchy("age").to_dict() == table.schema.hierarchy("age").to_dict()
+    codes = cleaned.map_partitions(
+        lambda part: pd.DataFrame(encoding.codes(part), index=part.index),
+        meta={c: np.int64 for c in columns},
+    ).compute(scheduler="sync")
+    for c in columns:
+        assert list(encoding.dictionaries[c]) == list(table.dictionary(c)), c
+        np.testing.assert_array_equal(codes[c].to_numpy(), table.codes(c))
+
+
+def test_value_outside_hierarchy_same_message(adult, client, tmp_path):
+    schema = _adult_schema(["sex", "age"], "occupation")
+    bad = adult[["sex", "age", "occupation"]].head(50).copy()
+    bad.loc[3, "sex"] = "Unknown"
+    path = tmp_path / "bad.parquet"
+    bad.to_parquet(path, index=False)
+    with pytest.raises(HierarchyError) as in_memory:
+        Table.from_frame(bad, schema)
+    out = tmp_path / "out"
+    with pytest.raises(HierarchyError) as scaled:
+        full_domain_dask(
+            path, schema, models={"k_anonymity": {"k": 2}}, out_dir=out, client=client,
+            progress=False,
+        )  # fmt: skip
+    assert str(scaled.value) == str(in_memory.value)
+    assert not out.exists() and _siblings(out) == []
+
+
+def test_missing_path_and_glob(tmp_path):
+    with pytest.raises(InputError, match=r"nothing\.parquet does not exist"):
+        read_dataset(tmp_path / "nothing.parquet")
+    with pytest.raises(InputError, match=r"no file matches .*\*\.csv"):
+        read_dataset(str(tmp_path / "*.csv"))
+
+
+def test_partitions_that_disagree_on_the_schema(tmp_path):
+    root = tmp_path / "parts"
+    root.mkdir()
+    pd.DataFrame({"age": [1, 2], "sex": ["m", "f"]}).to_parquet(root / "a.parquet", index=False)
+    pd.DataFrame({"age": ["1", "2"], "sex": ["m", "f"]}).to_parquet(root / "b.parquet", index=False)
+    with pytest.raises(
+        InputError, match=r"b\.parquet: column 'age' is \S+ but int64 in .*a\.parquet"
+    ):
+        read_dataset(root)
+    pd.DataFrame({"sex": ["m"]}).to_parquet(root / "b.parquet", index=False)
+    with pytest.raises(InputError, match=r"b\.parquet: column 'age' of .*a\.parquet is missing"):
+        read_dataset(root)
+
+
+def test_columns_missing_from_the_data(tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"age": [1, 2]}).to_parquet(path, index=False)
+    with pytest.raises(InputError, match=r"column\(s\) 'sex' not found; available: age"):
+        read_dataset(path, columns=["age", "sex"])
+
+
+def test_unreachable_scheduler(adult_parquet, tmp_path, monkeypatch):
+    monkeypatch.setenv(SCHEDULER_ENV, "tcp://127.0.0.1:9")
+    out = tmp_path / "out"
+    with pytest.raises(
+        InputError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"
+    ):
+        full_domain_dask(
+            adult_parquet,
+            _adult_schema(["sex", "age"], "occupation"),
+            models={"k_anonymity": {"k": 2}},
+            out_dir=out,
+            progress=False,
+        )
+    assert not out.exists() and _siblings(out) == []
+
+
+def test_existing_output_is_never_touched(adult_parquet, client, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="already exists"):
+        full_domain_dask(
+            adult_parquet,
+            _adult_schema(["sex", "age"], "occupation"),
+            models={"k_anonymity": {"k": 2}},
+            out_dir=out,
+            client=client,
+            progress=False,
+        )
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_infeasible_leaves_nothing(adult_parquet, client, tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(InfeasibleError):
+        full_domain_dask(
+            adult_parquet,
+            _adult_schema(["sex", "age"], "occupation"),
+            models={"l_diversity": {"l": 50}},
+            out_dir=out,
+            client=client,
+            progress=False,
+        )
+    assert not out.exists() and _siblings(out) == []
