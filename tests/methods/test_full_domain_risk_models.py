@@ -476,3 +476,28 @@ def test_population_errors() -> None:
         )
     with pytest.raises(InputError, match="supported by full_domain only"):
         mondrian(df, schema, models=[KMap(2, population=population, count="people")])
+
+
+def test_builder_hierarchies_cover_population_values_outside_the_table() -> None:
+    # The population holds people aged 18 and 40-41, whom the table lacks: the interval
+    # builder is resolved on both, so they are counted (and not refused as unknown values).
+    df = pd.DataFrame({"age": [21, 22, 23, 24, 25, 26], "sex": ["F", "F", "M", "M", "F", "M"]})
+    population = pd.DataFrame(
+        {
+            "age": [18, 21, 22, 23, 24, 25, 26, 40, 41],
+            "sex": ["F", "F", "F", "M", "M", "F", "M", "F", "M"],
+            "n": [3, 2, 2, 2, 2, 2, 2, 5, 5],
+        }
+    )
+    schema = {
+        "age": {"role": "quasi", "kind": "numeric", "hierarchy": {"builder": "intervals",
+                                                                  "widths": [5, 10]}},
+        "sex": {"role": "quasi", "kind": "categorical", "hierarchy": {"builder": "masking"}},
+    }  # fmt: skip
+    release = full_domain(df, schema, models=[KMap(4, population=population, count="n")])
+    assert release.metadata["levels"] == {"age": 2, "sex": 0}
+    assert release.metadata["populations"][0]["people"] == [6, 6]
+    assert all(v.holds for v in check_release(release))
+    # At the top level the 18-year-old and the over-40s count too: 3 + 12 + 10 = 25 people.
+    top = full_domain(df, schema, models=[KMap(25, population=population, count="n")])
+    assert top.metadata["populations"][0]["people"] == [25]

@@ -440,14 +440,29 @@ class Schema:
         return {a.name: a.to_dict() for a in self}
 
     # ------------------------------------------------------------------ data checks
-    def resolve(self, df: pd.DataFrame) -> Schema:
-        """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values."""
+    def resolve(
+        self, df: pd.DataFrame, more_values: Mapping[str, Sequence[pd.Series]] | None = None
+    ) -> Schema:
+        """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values.
+
+        Parameters
+        ----------
+        df : DataFrame
+        more_values : mapping of column to series, optional
+            Further values of some columns that the domain builders (``intervals``,
+            ``balanced``, ``masking``) must cover as well, e.g. those of a population containing
+            ``df``. ``quantiles`` are always cut on ``df``'s values alone.
+        """
         attrs = []
         for a in self:
             h = a.hierarchy
             if h is not None and not isinstance(h, Hierarchy):
                 check_frame(df, [a.name])
-                h = _build_from_data(h, df[a.name], a)
+                values = df[a.name]
+                extra = (more_values or {}).get(a.name)
+                if extra and h.get("builder") != "quantiles":
+                    values = pd.concat([values, *extra], ignore_index=True)
+                h = _build_from_data(h, values, a)
             attrs.append(replace(a, hierarchy=h))
         return Schema(attrs)
 

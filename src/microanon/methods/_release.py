@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..core.errors import InputError, SchemaError
 from ..core.release import Release
-from ..core.schema import Schema
+from ..core.schema import Schema, check_frame
 from ..core.table import Table
 from ..models import PopulationModel, PrivacyModel, as_models
 
@@ -58,6 +58,9 @@ def prepare(
         schema = Schema.from_dict(schema)
     if not schema.quasi:
         raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    resolved = [] if models is None else as_models(models)
+    if populations:
+        schema = _resolve_with_populations(data, schema, resolved)
     table = Table.from_frame(data, schema)
     if need_hierarchies:
         missing = [q for q in table.schema.quasi if table.schema[q].hierarchy is None]
@@ -66,7 +69,6 @@ def prepare(
                 f"quasi-identifier(s) {', '.join(missing)} need a hierarchy for this method "
                 "(a file, or a builder such as {builder: intervals, widths: [5, 10]})"
             )
-    resolved = [] if models is None else as_models(models)
     if not populations:
         needs = [m.name for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
         if needs:
@@ -81,6 +83,30 @@ def prepare(
             f"{len(table.schema.sensitive)}"
         )
     return table, resolved
+
+
+def _resolve_with_populations(
+    data: pd.DataFrame, schema: Schema, models: Sequence[PrivacyModel]
+) -> Schema:
+    """Resolve builder hierarchies so that they also cover the models' population values.
+
+    A population contains the table, so it may hold values the table lacks (older people, other
+    postcodes); a hierarchy built from the table alone would refuse them.
+    """
+    populations = [
+        m.population
+        for m in models
+        if isinstance(m, PopulationModel) and m.needs_population and m.population is not None
+    ]
+    more: dict[str, list[pd.Series]] = {}
+    for frame in populations:
+        for column in schema.quasi:
+            if column in frame.columns:
+                more.setdefault(column, []).append(frame[column])
+    if not more:
+        return schema
+    check_frame(data, schema.columns)
+    return schema.resolve(data, more)
 
 
 def generalized_release(
