@@ -1,7 +1,7 @@
 """δ-disclosure privacy: a two-sided bound on how much a class changes belief in each value.
 
 Brickell & Shmatikov, *The Cost of Privacy: Destruction of Data-Mining Utility in
-Anonymization*, KDD 2008.
+Anonymized Data Publishing*, KDD 2008.
 
 For a sensitive value with share ``p`` in the whole table and share ``q`` in a class, the class
 is δ-disclosure private when ``|ln(q / p)| < δ``: the class may neither raise nor lower the
