@@ -30,8 +30,10 @@ lint: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+# -n auto: the test files are spread over every core (pytest-xdist); a file's tests stay together
+# so that its module fixtures (Adult, a Dask cluster) are built once.
 test: lint docs
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 clean:
 	rm -rf $(VENV) demo-output site .pytest_cache .ruff_cache .hypothesis
