@@ -188,13 +188,14 @@ def microaggregate_blocks(
         raise InputError(f"microaggregation: column '{not_numeric[0]}' is not numeric")
     with dask_client(client, scheduler) as run:
         encoding, cleaned = encode_dataset(frame, schema, [], run, progress)
-        sizes, lengths, missing = run_stage(
+        parts = cleaned.to_delayed(optimize_graph=True)
+        sizes, missing, *lengths = run_stage(
             run,
             "blocks",
             [
                 cleaned[by].value_counts(dropna=True),
-                cleaned.map_partitions(len, meta=(None, "int64")),
                 cleaned[by].isna().sum(),
+                *(delayed(len)(p) for p in parts),
             ],
             progress,
         )
@@ -221,10 +222,7 @@ def microaggregate_blocks(
     starts = np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))[:-1]])
     meta = _positions(cleaned._meta, 0)
     positioned = dd.from_delayed(
-        [
-            delayed(_positions)(part, int(start))
-            for part, start in zip(cleaned.to_delayed(), starts, strict=True)
-        ],
+        [delayed(_positions)(part, int(start)) for part, start in zip(parts, starts, strict=True)],
         meta=meta,
         verify_meta=False,
     )

@@ -188,7 +188,9 @@ def map_partitions_random(
 ) -> dd.DataFrame:
     """Apply ``func(partition, generator, *args)`` to every partition, each with its own stream.
 
-    Partition ``i`` gets ``numpy.random.default_rng(partition_streams(rng, n)[i])``; the child is
+    Partition ``i`` gets ``numpy.random.default_rng(partition_streams(rng, n)[i])``, where the
+    partitions are those of ``frame``'s optimized graph (Dask may fuse small files read with
+    few columns into one partition; ``n`` is their number). The child is
     bound to the partition in the task graph, so the output does not depend on the scheduler,
     on the workers or on which partitions are computed (``result.partitions[i]`` is the same
     alone or with the others). ``args`` are shared by all tasks (put in the graph once).
@@ -209,11 +211,12 @@ def map_partitions_random(
         Lazy, one partition per input partition (unknown divisions).
     """
     meta = func(frame._meta, np.random.default_rng(0), *args)
-    streams = partition_streams(rng, frame.npartitions)
+    parts = frame.to_delayed(optimize_graph=True)  # the partitions as they will be computed
+    streams = partition_streams(rng, len(parts))
     shared = [delayed(a, traverse=False) for a in args]
     tasks = [
         delayed(_call, pure=True)(func, part, seed, *shared)
-        for part, seed in zip(frame.to_delayed(), streams, strict=True)
+        for part, seed in zip(parts, streams, strict=True)
     ]
     return dd.from_delayed(tasks, meta=meta, verify_meta=True)
 
