@@ -215,7 +215,7 @@ def map_partitions_random(
     streams = partition_streams(rng, len(parts))
     shared = [delayed(a, traverse=False) for a in args]
     tasks = [
-        delayed(_call, pure=True)(func, part, seed, *shared)
+        delayed(_call)(func, part, seed, *shared)
         for part, seed in zip(parts, streams, strict=True)
     ]
     return dd.from_delayed(tasks, meta=meta, verify_meta=True)
