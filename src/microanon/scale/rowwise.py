@@ -215,8 +215,7 @@ def map_partitions_random(
     streams = partition_streams(rng, len(parts))
     shared = [delayed(a, traverse=False) for a in args]
     tasks = [
-        delayed(_call)(func, part, seed, *shared)
-        for part, seed in zip(parts, streams, strict=True)
+        delayed(_call)(func, part, seed, *shared) for part, seed in zip(parts, streams, strict=True)
     ]
     return dd.from_delayed(tasks, meta=meta, verify_meta=True)
 
