@@ -7,11 +7,28 @@ search of :func:`microanon.methods.generalize.full_domain` on it, writes the pub
 partition by partition and verifies the written files. See ``docs/scale.md``.
 """
 
+from .blocks import BLOCK_ROWS, microaggregate_blocks
 from .client import SCHEDULER_ENV, dask_client
 from .encode import Encoding, encode_dataset
 from .frequencies import FrequencyTable, code_frequencies, value_frequencies
 from .full_domain import ScaleResult, full_domain_dask
 from .read import read_dataset
+from .rowwise import (
+    ROWWISE_METHODS,
+    WHOLE_TABLE_METHODS,
+    RowwiseRelease,
+    WrittenRelease,
+    add_noise_dask,
+    column_moments,
+    map_partitions_random,
+    mrr_dask,
+    partition_streams,
+    pram_dask,
+    randomize_dask,
+    randomized_response_dask,
+    require_in_memory,
+    write_rowwise,
+)
 from .verify import verify_written
 
 __all__ = [
@@ -26,4 +43,21 @@ __all__ = [
     "read_dataset",
     "value_frequencies",
     "verify_written",
+    # row-wise methods partition by partition; microaggregation within blocks
+    "BLOCK_ROWS",
+    "ROWWISE_METHODS",
+    "WHOLE_TABLE_METHODS",
+    "RowwiseRelease",
+    "WrittenRelease",
+    "add_noise_dask",
+    "column_moments",
+    "map_partitions_random",
+    "microaggregate_blocks",
+    "mrr_dask",
+    "partition_streams",
+    "pram_dask",
+    "randomize_dask",
+    "randomized_response_dask",
+    "require_in_memory",
+    "write_rowwise",
 ]

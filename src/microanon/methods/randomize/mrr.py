@@ -107,9 +107,7 @@ def mrr(
     clear = layout.clear_columns(data, clear, "mrr")
     gen = make_rng(rng)
     bits = layout.encode(data)
-    flipped = gen.random(len(data)) >= theta
-    bits[flipped] = ~bits[flipped]
-    order = gen.permutation(len(data))
+    order = _flip_records(bits, theta, gen)
     return bit_release(
         "mrr",
         bits[order].astype(np.uint8),
@@ -118,6 +116,18 @@ def mrr(
         {"theta": theta},
         {"theta": theta},
     )
+
+
+def _flip_records(bits: np.ndarray, theta: float, gen: np.random.Generator) -> np.ndarray:
+    """MRR per record: complement all of a row's bits with probability ``1 − θ`` (in place).
+
+    One uniform per record decides it (kept when below ``θ``); then a random permutation of the
+    rows is drawn and returned, the order in which they are published. :mod:`microanon.scale.
+    rowwise` applies this partition by partition.
+    """
+    flipped = gen.random(len(bits)) >= theta
+    bits[flipped] = ~bits[flipped]
+    return gen.permutation(len(bits))
 
 
 class MRRData:

@@ -126,6 +126,25 @@ def invariant_matrix(
     return a * r + (1.0 - a) * np.eye(d)
 
 
+def _invariant_spec(
+    column: str, spec: ColumnSpec, counts: np.ndarray, dictionary: np.ndarray, alpha: float
+) -> ColumnSpec:
+    """The invariant matrix of one column from its value counts (domain order), validated.
+
+    :func:`pram` counts the codes of the table; :mod:`microanon.scale.rowwise` passes the counts
+    of a dataset larger than memory.
+    """
+    d = len(counts)
+    if alpha == 1.0 and d > 1 and np.any(counts == 0):
+        absent = dictionary[counts == 0][0]
+        raise InputError(
+            f"column '{column}': value {absent!r} does not occur in the data, which makes "
+            "the invariant matrix with alpha = 1 singular; use alpha < 1"
+        )
+    r = invariant_matrix(counts, spec.matrix, alpha=alpha)
+    return ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None)
+
+
 def pram(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],
@@ -191,16 +210,8 @@ def pram(
     specs = resolve_specs(table, keep, matrices)
     if invariant:
         for column, spec in specs.items():
-            d = table.cardinality(column)
-            counts = np.bincount(table.codes(column), minlength=d)
-            if a == 1.0 and d > 1 and np.any(counts == 0):
-                absent = table.dictionary(column)[counts == 0][0]
-                raise InputError(
-                    f"column '{column}': value {absent!r} does not occur in the data, which makes "
-                    "the invariant matrix with alpha = 1 singular; use alpha < 1"
-                )
-            r = invariant_matrix(counts, spec.matrix, alpha=a)
-            specs[column] = ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None)
+            counts = np.bincount(table.codes(column), minlength=table.cardinality(column))
+            specs[column] = _invariant_spec(column, spec, counts, table.dictionary(column), a)
     parameters = {
         "keep": dict(keep or {}),
         "matrices": list(matrices or {}),

@@ -156,10 +156,31 @@ def _additive(x: Any, noise: float, rng: RandomLike) -> tuple[np.ndarray, np.nda
     xt, flat = _columns_first(x)
     _need_rows(xt, 2, "additive noise")
     sigma = alpha * _column_sd(xt)
-    yt = make_rng(rng).standard_normal(xt.shape)
+    return _rows_first(_add_independent(xt, sigma, make_rng(rng)), flat), sigma
+
+
+def _add_independent(xt: np.ndarray, sigma: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """``xt`` (``p × n``) plus independent ``N(0, sigma_j²)`` noise: additive noise per record.
+
+    The per-record draw of :func:`additive_noise`, given the noise's standard deviations (which
+    the caller computes on the whole table; :mod:`microanon.scale.rowwise` applies it partition
+    by partition).
+    """
+    yt = gen.standard_normal(xt.shape)
     yt *= sigma[:, None]
     yt += xt
-    return _rows_first(yt, flat), sigma
+    return yt
+
+
+def _add_correlated(xt: np.ndarray, root: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """``xt`` (``p × n``) plus noise ``root @ N(0, I)``: covariance ``root rootᵀ`` per record.
+
+    The per-record draw of :func:`correlated_noise`, given a square root of the noise's
+    covariance (``_sqrt_psd(α Σ)``, with ``Σ`` computed on the whole table).
+    """
+    yt = root @ gen.standard_normal(xt.shape)
+    yt += xt
+    return yt
 
 
 def correlated_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray:
@@ -172,9 +193,7 @@ def correlated_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray
     _need_rows(xt, 2, "correlated noise")
     _, xc, cov = _centred(xt)
     del xc
-    yt = _sqrt_psd(alpha * cov) @ make_rng(rng).standard_normal(xt.shape)
-    yt += xt
-    return _rows_first(yt, flat)
+    return _rows_first(_add_correlated(xt, _sqrt_psd(alpha * cov), make_rng(rng)), flat)
 
 
 def kim_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray:

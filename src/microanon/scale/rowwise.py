@@ -1,0 +1,1023 @@
+"""Row-wise methods on a dataset larger than memory: partition by partition, one stream each.
+
+A row-wise method changes each record with a draw that depends only on that record and on
+parameters of the whole table (a distortion matrix, the noise's scale). Those parameters are
+computed out of core first — from frequency tables (the optimal keep probabilities of
+randomized response, the value counts of invariant PRAM, MRR's domains) or from one pass of
+moments (the covariance of Gaussian noise) — and the in-memory methods' per-record kernels then
+run on every partition with :meth:`dask.dataframe.DataFrame.to_delayed` partitions, each with
+its own random generator.
+
+Random streams: :func:`partition_streams` draws a root :class:`numpy.random.SeedSequence` from
+the caller's generator and spawns one child per partition; partition ``i`` always uses child
+``i``. The result therefore depends only on the data, its partitioning and the generator, not on
+the scheduler, the workers or the order in which partitions run. The streams live in the task
+graph only: no seed or random state is ever written (:func:`write_rowwise` writes the data and
+the public metadata).
+
+Methods that need the whole table are refused by :func:`require_in_memory` with the way out;
+microaggregation has one out of core: :func:`microanon.scale.microaggregate_blocks`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask import delayed
+
+from ..core.errors import InputError, SchemaError
+from ..core.output import atomic_directory, check_output_target
+from ..core.random import RandomLike, make_rng
+from ..core.release import ALWAYS_PUBLIC, _plain
+from ..core.schema import Kind, Schema
+from ..core.table import Table
+from ..methods.randomize._onehot import OneHotLayout
+from ..methods.randomize._sampling import ColumnSpec, randomize_codes, resolve_specs
+from ..methods.randomize.mrr import _check_theta, _flip_records
+from ..methods.randomize.optimal import _MAX_CELLS, check_tau, optimal_parameters_from_pi
+from ..methods.randomize.pram import DEFAULT_ALPHA, _check_alpha, _invariant_spec
+from ..methods.randomize.risk import check_scenario
+from ..methods.sdc._common import check_number, numeric_matrix, select_columns
+from ..methods.sdc.noise import (
+    NOISE_METHODS,
+    _add_correlated,
+    _add_independent,
+    _per_column,
+    _sqrt_psd,
+    geometric_noise,
+    laplace_noise,
+)
+from .client import dask_client, run_stage
+from .encode import Encoding, encode_dataset
+from .frequencies import SPLIT_EVERY, code_frequencies
+from .full_domain import DATA, METADATA
+from .read import read_dataset
+
+__all__ = [
+    "ROWWISE_METHODS",
+    "WHOLE_TABLE_METHODS",
+    "RowwiseRelease",
+    "WrittenRelease",
+    "add_noise_dask",
+    "column_moments",
+    "map_partitions_random",
+    "mrr_dask",
+    "partition_streams",
+    "pram_dask",
+    "randomize_dask",
+    "randomized_response_dask",
+    "require_in_memory",
+    "write_rowwise",
+]
+
+#: Methods that run partition by partition, and the function of :mod:`microanon.scale` that
+#: runs each.
+ROWWISE_METHODS: dict[str, str] = {
+    "randomize": "randomize_dask",
+    "randomized_response": "randomized_response_dask",
+    "pram": "pram_dask",
+    "add_noise (additive, correlated, laplace, geometric)": "add_noise_dask",
+    "mrr": "mrr_dask",
+}
+
+#: Methods that need the whole table in memory, and why.
+WHOLE_TABLE_METHODS: dict[str, str] = {
+    "microaggregation": "its groups are formed from distances between all records",
+    "rank_swap": "each value is swapped with one of close rank among all records",
+    "kim": "Kim's noise is conditioned on the whole sample (exact means and covariance)",
+    "local_suppression": "what it suppresses depends on the frequencies of the combinations "
+    "it changes, record by record",
+    "mondrian": "it splits the whole table recursively, and each group's recoding depends on "
+    "its records",
+    "local_recoding": "it clusters records, and each cluster's recoding depends on its records",
+    "anatomy": "it builds groups record by record from the whole table",
+    "distribution": "its groups (MinSumOfRange, optimal fakes) are built from the whole table",
+    "multisa": "its groupings of several sensitive attributes are built record by record",
+    "epr": "each respondent's vector depends on the vectors submitted before it",
+    "gtr": "each respondent generalizes against the tuples collected before it",
+    "safepub": "it samples and searches over the whole table",
+}
+
+#: Block microaggregation, the standard way out for microaggregation out of core.
+_WAY_OUT = {
+    "microaggregation": "microaggregate within the blocks of a blocking variable with "
+    "microanon.scale.microaggregate_blocks(data, columns, k, by=...), each block in memory",
+}
+
+#: dtype of published text columns (one Parquet type in every partition, empty ones included).
+_TEXT = pd.StringDtype()
+
+
+def require_in_memory(method: str) -> NoReturn:
+    """Refuse to run ``method`` out of core, saying why and what to do instead.
+
+    Parameters
+    ----------
+    method : str
+        A method's name (``"microaggregation"``, ``"mondrian"``, ``"rank_swap"``, ...).
+
+    Raises
+    ------
+    InputError
+        Always. For a method of :data:`WHOLE_TABLE_METHODS`: it names the method, why it needs
+        the whole table, the in-memory limit and the way out (for microaggregation:
+        :func:`microanon.scale.microaggregate_blocks`). For a row-wise method: the function
+        of :mod:`microanon.scale` that runs it partition by partition. Otherwise: that the
+        method is unknown.
+    """
+    name = str(method)
+    if name in WHOLE_TABLE_METHODS:
+        way_out = _WAY_OUT.get(
+            name, "read a sample or a subset that fits with read_dataset(...).compute()"
+        )
+        raise InputError(
+            f"{name} needs the whole table in memory ({WHOLE_TABLE_METHODS[name]}), so it cannot "
+            "run partition by partition: the table and the method's working arrays must fit in "
+            f"the memory of one process; run it in memory if they do, or {way_out}"
+        )
+    for listed, function in ROWWISE_METHODS.items():
+        if name == listed.split(" ")[0]:
+            raise InputError(
+                f"{name} is row-wise: it runs partition by partition with "
+                f"microanon.scale.{function}"
+            )
+    known = sorted({*WHOLE_TABLE_METHODS, *(m.split(" ")[0] for m in ROWWISE_METHODS)})
+    raise InputError(f"unknown method {name!r}; known: {', '.join(known)}")
+
+
+# ---------------------------------------------------------------------- random streams
+def partition_streams(rng: RandomLike, n: int) -> list[np.random.SeedSequence]:
+    """One independent seed sequence per partition, drawn from the caller's generator.
+
+    A root :class:`numpy.random.SeedSequence` gets 256 bits of entropy drawn from ``rng`` and
+    spawns ``n`` children (NumPy's way of making independent streams); partition ``i`` uses
+    ``numpy.random.default_rng(children[i])``. The same generator state gives the same
+    children; drawing them advances ``rng``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None
+        As everywhere in microanon (``None``: operating-system entropy). Never recorded.
+    n : int
+        Number of partitions.
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+    """
+    gen = make_rng(rng)
+    entropy = [int(v) for v in gen.integers(0, 2**64, size=4, dtype=np.uint64)]
+    return np.random.SeedSequence(entropy).spawn(int(n))
+
+
+def _call(func: Callable, part: pd.DataFrame, seed: np.random.SeedSequence, *args: Any):
+    return func(part, np.random.default_rng(seed), *args)
+
+
+def map_partitions_random(
+    frame: dd.DataFrame, func: Callable[..., pd.DataFrame], rng: RandomLike, *args: Any
+) -> dd.DataFrame:
+    """Apply ``func(partition, generator, *args)`` to every partition, each with its own stream.
+
+    Partition ``i`` gets ``numpy.random.default_rng(partition_streams(rng, n)[i])``, where the
+    partitions are those of ``frame``'s optimized graph (Dask may fuse small files read with
+    few columns into one partition; ``n`` is their number). The child is
+    bound to the partition in the task graph, so the output does not depend on the scheduler,
+    on the workers or on which partitions are computed (``result.partitions[i]`` is the same
+    alone or with the others). ``args`` are shared by all tasks (put in the graph once).
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+    func : callable
+        ``func(part, generator, *args) -> pandas.DataFrame``; it must accept an empty
+        partition (the output's metadata is ``func`` applied to ``frame``'s empty metadata).
+    rng : numpy.random.Generator, int or None
+    *args
+        Further arguments of ``func``.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy, one partition per input partition (unknown divisions).
+    """
+    meta = func(frame._meta, np.random.default_rng(0), *args)
+    parts = frame.to_delayed(optimize_graph=True)  # the partitions as they will be computed
+    streams = partition_streams(rng, len(parts))
+    shared = [delayed(a, traverse=False) for a in args]
+    tasks = [
+        delayed(_call)(func, part, seed, *shared) for part, seed in zip(parts, streams, strict=True)
+    ]
+    return dd.from_delayed(tasks, meta=meta, verify_meta=True)
+
+
+# ---------------------------------------------------------------------- releases
+@dataclass(frozen=True)
+class RowwiseRelease:
+    """A release computed partition by partition: the lazy published table and its metadata.
+
+    Attributes
+    ----------
+    data : dask.dataframe.DataFrame
+        The published table, lazily: computing it (or :func:`write_rowwise`) runs the method.
+        The random streams are bound in its task graph: it gives the same rows every time.
+    metadata : dict
+        As the in-memory method's release records it (``method``, ``parameters``, ``models``,
+        ``quasi``, ``sensitive`` and the method's own keys), without row counts (written by
+        :func:`write_rowwise`) and without any seed.
+    public : tuple of str
+        The keys of ``metadata`` that are published (those of
+        :data:`microanon.core.release.ALWAYS_PUBLIC` and the method's own, as in memory).
+    """
+
+    data: dd.DataFrame
+    metadata: dict[str, Any]
+    public: tuple[str, ...] = field(default=ALWAYS_PUBLIC)
+
+    @property
+    def public_metadata(self) -> dict[str, Any]:
+        """The metadata a data user gets (written to ``metadata.json``)."""
+        return {k: v for k, v in self.metadata.items() if k in self.public}
+
+
+@dataclass(frozen=True)
+class WrittenRelease:
+    """Where :func:`write_rowwise` wrote a release.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The output directory.
+    data : pathlib.Path
+        The published table, one Parquet file per partition (``path / "data"``).
+    metadata : dict
+        The public metadata written to ``path / "metadata.json"`` (with ``rows_out``).
+    rows_out : int
+        Records written (read back from the files' footers).
+    """
+
+    path: Path
+    data: Path
+    metadata: dict[str, Any]
+    rows_out: int
+
+
+def write_rowwise(
+    release: RowwiseRelease,
+    out_dir: str | os.PathLike[str],
+    *,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+) -> WrittenRelease:
+    """Compute a row-wise release and write it as a partitioned Parquet dataset.
+
+    The directory is built in a hidden sibling and renamed at the end (as
+    :func:`microanon.scale.full_domain_dask` does); if anything fails only that sibling is
+    removed, and nothing that microanon did not write is replaced or deleted. It holds
+    ``data/`` (one Parquet file per partition), ``metadata.json`` (the public metadata and
+    ``rows_out``; never a seed) and the marker listing the files.
+
+    Parameters
+    ----------
+    release : RowwiseRelease
+    out_dir : path
+        Must not exist or be empty.
+    client, scheduler, progress
+        As for :func:`microanon.scale.full_domain_dask`.
+
+    Returns
+    -------
+    WrittenRelease
+
+    Raises
+    ------
+    InputError
+        ``out_dir`` exists and is not empty, or cannot be written; an unreachable scheduler;
+        bad data met while writing (e.g. a non-finite value to perturb).
+    """
+    target = Path(out_dir)
+    check_output_target(target)
+    with dask_client(client, scheduler) as run, atomic_directory(target) as tmp:
+        write = release.data.to_parquet(
+            str(tmp / DATA), write_index=False, compute=False, write_metadata_file=False
+        )
+        run_stage(run, "write", [write], progress)
+        rows = _written_rows(tmp / DATA)
+        metadata = _plain({**release.public_metadata, "rows_out": rows})
+        (tmp / METADATA).write_text(json.dumps(metadata, indent=1), "utf-8")
+    return WrittenRelease(target, target / DATA, metadata, rows)
+
+
+def _written_rows(root: Path) -> int:
+    """Records of a Parquet dataset, from its files' footers."""
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(root.rglob("*.parquet")))
+
+
+# ---------------------------------------------------------------------- shared helpers
+def _as_schema(schema: Schema | Mapping[str, Any]) -> Schema:
+    return schema if isinstance(schema, Schema) else Schema.from_dict(schema)
+
+
+def _source(source: Any, columns: Sequence[str], read_options: Mapping[str, Any] | None):
+    """A dask DataFrame of ``source`` (a path, a glob or a dask DataFrame)."""
+    if isinstance(source, (str, os.PathLike)):
+        return read_dataset(source, columns=list(columns), **dict(read_options or {}))
+    if not isinstance(source, dd.DataFrame):
+        raise InputError(
+            f"source: expected a path, a glob or a dask DataFrame, got {type(source).__name__} "
+            "(a pandas DataFrame runs with the in-memory methods)"
+        )
+    absent = [c for c in columns if c not in source.columns]
+    if absent:
+        raise InputError(
+            f"table: column(s) {', '.join(map(repr, absent))} not found; available: "
+            + ", ".join(map(str, source.columns))
+        )
+    return source
+
+
+def _text(series: pd.Series) -> pd.Series:
+    """A column of strings as one string dtype (Parquet needs one type in every partition)."""
+    if series.dtype == object and pd.api.types.infer_dtype(series) in ("string", "empty"):
+        return series.astype(_TEXT)
+    return series
+
+
+def _domain_table(encoding: Encoding, columns: Sequence[str]) -> Table:
+    """A table without rows over ``columns`` with their global dictionaries (for validation)."""
+    columns = [c for c in encoding.schema.columns if c in set(columns)]
+    return Table.from_codes(
+        {c: np.zeros(0, dtype=np.int64) for c in columns},
+        {c: encoding.dictionaries[c] for c in columns},
+        encoding.schema.select(columns),
+    )
+
+
+def _named(keep: Any, matrices: Any, published: Sequence[str]) -> list[str]:
+    """The columns ``keep`` and ``matrices`` name, checked against the published columns."""
+    for name, arg in (("keep", keep), ("matrices", matrices)):
+        if arg is not None and not isinstance(arg, Mapping):
+            raise InputError(f"{name} must be a mapping of column name to parameter")
+    named = [*dict(keep or {}), *dict(matrices or {})]
+    if not named:
+        raise InputError("name the columns to randomize in keep (probabilities) or matrices")
+    unknown = [c for c in named if c not in published]
+    if unknown:
+        raise InputError(
+            f"column(s) {', '.join(map(repr, unknown))} are not published columns of the table; "
+            f"it has {', '.join(published)}"
+        )
+    return [c for c in published if c in set(named)]
+
+
+# ---------------------------------------------------------------------- randomized response, PRAM
+@dataclass(frozen=True)
+class _Randomization:
+    """What every partition of a randomized release needs."""
+
+    encoding: Encoding
+    columns: list[str]
+    specs: dict[str, ColumnSpec]
+    values: dict[str, pd.Index]
+
+
+def _randomize_partition(
+    part: pd.DataFrame, gen: np.random.Generator, plan: _Randomization
+) -> pd.DataFrame:
+    """One partition through the in-memory release procedure (``_sampling.publish``).
+
+    Each randomized column's codes go through :func:`randomize_codes` (in schema order, as in
+    memory), then the partition's rows are put in random order.
+    """
+    codes = plan.encoding.codes(part)
+    for column, spec in plan.specs.items():
+        d = len(plan.values[column])
+        if spec.keep is not None:
+            codes[column] = randomize_codes(codes[column], d, gen, keep=spec.keep)
+        else:
+            codes[column] = randomize_codes(codes[column], d, gen, matrix=spec.matrix)
+    order = gen.permutation(len(part))
+    data = {}
+    for c in plan.columns:
+        if c in plan.specs:
+            data[c] = pd.Series(plan.values[c].take(codes[c][order]))
+        else:
+            data[c] = _text(part[c].iloc[order].reset_index(drop=True))
+    return pd.DataFrame(data, index=pd.RangeIndex(len(part)))
+
+
+def _randomized_release(
+    cleaned: dd.DataFrame,
+    encoding: Encoding,
+    specs: dict[str, ColumnSpec],
+    method: str,
+    parameters: Mapping[str, Any],
+    rng: RandomLike,
+    extra: Mapping[str, Any] | None = None,
+    public: Sequence[str] = (),
+) -> RowwiseRelease:
+    values = {}
+    for c in specs:
+        index = pd.Index(list(encoding.dictionaries[c]))
+        values[c] = index.astype(_TEXT) if index.dtype == object else index
+    plan = _Randomization(encoding, list(encoding.schema.columns), dict(specs), values)
+    data = map_partitions_random(cleaned, _randomize_partition, rng, plan)
+    schema = encoding.schema
+    metadata = {
+        "method": method,
+        "parameters": dict(parameters),
+        "models": [],
+        "quasi": list(schema.quasi),
+        "sensitive": list(schema.sensitive),
+        "randomized": {
+            c: {
+                "domain": encoding.dictionaries[c].tolist(),
+                "matrix": spec.matrix.tolist(),
+                "keep": spec.keep,
+            }
+            for c, spec in specs.items()
+        },
+        **dict(extra or {}),
+    }
+    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "randomized", *public))
+
+
+def randomize_dask(
+    source: Any,
+    schema: Schema | Mapping[str, Any],
+    *,
+    keep: Mapping[str, float] | None = None,
+    matrices: Mapping[str, Any] | None = None,
+    rng: RandomLike = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    read_options: Mapping[str, Any] | None = None,
+) -> RowwiseRelease:
+    """Randomized response / PRAM with given matrices on a dataset larger than memory.
+
+    :func:`microanon.methods.randomize.randomize` partition by partition: one pass builds each
+    randomized column's domain over the whole dataset (as :meth:`Table.from_frame` builds it:
+    hierarchy leaves, declared order or sorted values), the parameters are validated as in
+    memory, and every partition's records are randomized with the same per-record draw, each
+    partition with its own random stream (:func:`partition_streams`).
+
+    Parameters
+    ----------
+    source : path, glob or dask DataFrame
+        Anything :func:`microanon.scale.read_dataset` reads, or a dask DataFrame.
+    schema : Schema or mapping
+    keep, matrices
+        As for :func:`~microanon.methods.randomize.randomize` (per column: keep probability in
+        ``(1/d, 1]``, or a ``d × d`` distortion matrix in domain order).
+    rng : numpy.random.Generator, int or None
+        Source of the partitions' streams; never recorded.
+    client, scheduler, progress
+        Where the pass over the data runs (see :func:`microanon.scale.dask_client`).
+    read_options : mapping, optional
+        Passed to :func:`microanon.scale.read_dataset`.
+
+    Returns
+    -------
+    RowwiseRelease
+        The published columns in schema order, randomized ones decoded, the rows of every
+        partition in random order (a partition's records stay in its output partition).
+        Metadata as in memory: ``method`` = ``"randomized_response"``, ``parameters``,
+        ``randomized`` (column → ``domain``, ``matrix``, ``keep``; public).
+
+    Raises
+    ------
+    InputError, SchemaError
+        As :func:`~microanon.methods.randomize.randomize`.
+    """
+    schema = _as_schema(schema)
+    named = _named(keep, matrices, schema.published)
+    with dask_client(client, scheduler) as run:
+        frame = _source(source, schema.columns, read_options)
+        encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
+    specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+    parameters = {"keep": dict(keep or {}), "matrices": list(matrices or {})}
+    return _randomized_release(cleaned, encoding, specs, "randomized_response", parameters, rng)
+
+
+def randomized_response_dask(
+    source: Any,
+    schema: Schema | Mapping[str, Any],
+    *,
+    scenario: str = "Both",
+    l: float | None = None,  # noqa: E741 - ℓ-diversity's name for the parameter
+    tau: float | None = None,
+    rng: RandomLike = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    read_options: Mapping[str, Any] | None = None,
+) -> RowwiseRelease:
+    """RR-S, RR-QI or RR-Both with the optimal keep probabilities, on a dataset larger than memory.
+
+    :func:`microanon.methods.randomize.randomized_response` out of core: the cell counts of the
+    quasi-identifiers and the sensitive column come from the frequency table of the whole
+    dataset (:func:`microanon.scale.code_frequencies`), the keep probabilities from the same
+    search (:func:`~microanon.methods.randomize.optimal_parameters_from_pi`), and the records
+    are randomized partition by partition as :func:`randomize_dask` does.
+
+    Parameters
+    ----------
+    source, schema
+        As for :func:`randomize_dask`; at least one quasi-identifier and exactly one sensitive
+        column.
+    scenario : {"S", "QI", "Both"}
+    l, tau
+        Give exactly one: ``τ = 1/ℓ`` bounds every record's ``Pr(S_r | QI_r)``.
+    rng, client, scheduler, progress, read_options
+        As for :func:`randomize_dask`.
+
+    Returns
+    -------
+    RowwiseRelease
+        Metadata as in memory: ``parameters`` (``scenario``, ``l``, ``tau``), ``scenario``,
+        ``tau``, ``risk_bound`` and ``randomized`` (public), ``optimal`` (``keep``,
+        ``max_risk``, ``objective``, ``expected_squared_error``; internal).
+
+    Raises
+    ------
+    InputError, SchemaError, InfeasibleError
+        As :func:`~microanon.methods.randomize.randomized_response`.
+    """
+    bound = check_tau(l, tau)
+    scenario = check_scenario(scenario)
+    schema = _as_schema(schema)
+    if not schema.quasi:
+        raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    if len(schema.sensitive) != 1:
+        raise SchemaError(
+            "randomized response bounds the disclosure of one sensitive column: the schema has "
+            f"{len(schema.sensitive)} ({', '.join(schema.sensitive) or 'none'})"
+        )
+    columns = [*schema.quasi, schema.sensitive[0]]
+    with dask_client(client, scheduler) as run:
+        frame = _source(source, schema.columns, read_options)
+        encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
+        shape = tuple(encoding.cardinality(c) for c in columns)
+        if math.prod(shape) > _MAX_CELLS:
+            raise InputError(
+                f"the joint domain of {', '.join(columns)} has {math.prod(shape):,} cells "
+                f"(sizes {shape}); at most {_MAX_CELLS:,} are supported: use fewer or coarser "
+                "quasi-identifiers"
+            )
+        freq = code_frequencies(cleaned, encoding, columns, run, progress)
+    counts = np.zeros(shape)
+    counts[tuple(freq.codes[c] for c in columns)] = freq.counts
+    best = optimal_parameters_from_pi(
+        counts,
+        freq.records,
+        scenario,
+        bound,
+        columns=columns,
+        values=[encoding.dictionaries[c] for c in columns],
+    )
+    specs = resolve_specs(_domain_table(encoding, columns), best.keep, None)
+    extra = {
+        "scenario": best.scenario,
+        "tau": best.tau,
+        "risk_bound": best.tau,
+        "optimal": {
+            "keep": best.keep,
+            "max_risk": best.max_risk,
+            "objective": best.objective,
+            "expected_squared_error": best.expected_squared_error,
+        },
+    }
+    parameters = {"scenario": best.scenario, "l": l, "tau": tau}
+    return _randomized_release(
+        cleaned,
+        encoding,
+        specs,
+        "randomized_response",
+        parameters,
+        rng,
+        extra,
+        ("scenario", "tau", "risk_bound"),
+    )
+
+
+def pram_dask(
+    source: Any,
+    schema: Schema | Mapping[str, Any],
+    *,
+    matrices: Mapping[str, Any] | None = None,
+    keep: Mapping[str, float] | None = None,
+    invariant: bool = False,
+    alpha: float | None = None,
+    rng: RandomLike = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    read_options: Mapping[str, Any] | None = None,
+) -> RowwiseRelease:
+    """PRAM (optionally invariant) on a dataset larger than memory.
+
+    :func:`microanon.methods.randomize.pram` out of core. The invariant matrix needs each
+    column's value counts over the whole dataset: one more pass counts them, and the matrix is
+    built from them as in memory; the records are then post-randomized partition by partition.
+
+    Parameters
+    ----------
+    source, schema, matrices, keep, invariant, alpha
+        As for :func:`~microanon.methods.randomize.pram`.
+    rng, client, scheduler, progress, read_options
+        As for :func:`randomize_dask`.
+
+    Returns
+    -------
+    RowwiseRelease
+        ``method`` = ``"pram"``, parameters ``keep``, ``matrices``, ``invariant``, ``alpha``;
+        ``randomized`` holds the matrices applied (the invariant ones when ``invariant``).
+
+    Raises
+    ------
+    InputError
+        As :func:`~microanon.methods.randomize.pram`.
+    """
+    if not isinstance(invariant, (bool, np.bool_)):
+        raise InputError(f"invariant must be True or False, got {invariant!r}")
+    if alpha is not None and not invariant:
+        raise InputError("alpha mixes the invariant PRAM matrix; it needs invariant=True")
+    a = _check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
+    schema = _as_schema(schema)
+    named = _named(keep, matrices, schema.published)
+    with dask_client(client, scheduler) as run:
+        frame = _source(source, schema.columns, read_options)
+        encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
+        specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+        if invariant:
+            counted = run_stage(
+                run,
+                "value counts",
+                [cleaned[c].value_counts(split_every=SPLIT_EVERY) for c in specs],
+                progress,
+            )
+            for (column, spec), vc in zip(list(specs.items()), counted, strict=True):
+                index, code_of = encoding.lookup[column]
+                codes = code_of[index.get_indexer(vc.index)]
+                counts = np.zeros(encoding.cardinality(column), dtype=np.int64)
+                np.add.at(counts, codes, vc.to_numpy(dtype=np.int64))
+                specs[column] = _invariant_spec(
+                    column, spec, counts, encoding.dictionaries[column], a
+                )
+    parameters = {
+        "keep": dict(keep or {}),
+        "matrices": list(matrices or {}),
+        "invariant": bool(invariant),
+        "alpha": a,
+    }
+    return _randomized_release(cleaned, encoding, specs, "pram", parameters, rng)
+
+
+# ---------------------------------------------------------------------- noise
+@dataclass(frozen=True)
+class _Noise:
+    """What every partition of a noise release needs."""
+
+    method: str
+    published: list[str]
+    columns: list[str]
+    sigma: np.ndarray | None = None
+    root: np.ndarray | None = None
+    epsilon: float | None = None
+    sensitivity: np.ndarray | None = None
+
+
+def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise) -> pd.DataFrame:
+    """One partition with the noise of :func:`microanon.methods.sdc.add_noise` added."""
+    out = pd.DataFrame({c: _text(part[c]) for c in plan.published}, index=pd.RangeIndex(len(part)))
+    kind = np.int64 if plan.method == "geometric" else np.float64
+    if len(part) == 0:
+        for c in plan.columns:
+            out[c] = out[c].astype(kind)
+        return out
+    x = numeric_matrix(part, plan.columns, "add_noise")
+    if plan.method in ("additive", "correlated"):
+        xt = np.ascontiguousarray(x.T)
+        if plan.method == "additive":
+            yt = _add_independent(xt, plan.sigma, gen)
+        else:
+            yt = _add_correlated(xt, plan.root, gen)
+        y = yt.T
+    elif plan.method == "laplace":
+        y = laplace_noise(x, plan.epsilon, plan.sensitivity, gen)
+    else:
+        bad = [
+            c for j, c in enumerate(plan.columns) if not np.array_equal(x[:, j], np.round(x[:, j]))
+        ]
+        if bad:
+            raise InputError(
+                f"add_noise: method 'geometric' needs integer columns; '{bad[0]}' holds "
+                "non-integer values (use method 'laplace')"
+            )
+        y = geometric_noise(x, plan.epsilon, plan.sensitivity, gen)
+    for j, c in enumerate(plan.columns):
+        out[c] = np.asarray(y[:, j], dtype=kind)
+    return out
+
+
+def _chunk_moments(part: pd.DataFrame, columns: list[str]) -> tuple:
+    """Records, means, centred cross-products and non-finite counts of one partition."""
+    x = part.loc[:, columns].to_numpy(dtype=np.float64)
+    bad = (~np.isfinite(x)).sum(axis=0)
+    n = len(x)
+    if n == 0 or bad.any():
+        return n, np.zeros(len(columns)), np.zeros((len(columns), len(columns))), bad
+    mean = x.mean(axis=0)
+    xc = x - mean
+    return n, mean, xc.T @ xc, bad
+
+
+def _merge_moments(*chunks: tuple) -> tuple:
+    """Moments of the union of partitions (Chan, Golub & LeVeque's pairwise update)."""
+    n, mean, m2, bad = chunks[0]
+    for nb, meanb, m2b, badb in chunks[1:]:
+        bad = bad + badb
+        if nb == 0:
+            continue
+        if n == 0:
+            n, mean, m2 = nb, meanb, m2b
+            continue
+        total = n + nb
+        delta = meanb - mean
+        mean = mean + delta * (nb / total)
+        m2 = m2 + m2b + np.outer(delta, delta) * (n * nb / total)
+        n = total
+    return n, mean, m2, bad
+
+
+def column_moments(
+    frame: dd.DataFrame,
+    columns: Sequence[str],
+    client: Any,
+    progress: bool | None = None,
+    split_every: int = SPLIT_EVERY,
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Records, means and sample covariance (ddof 1) of numeric columns, in one pass.
+
+    Each partition's count, means and centred cross-products are merged pairwise up a fixed
+    tree (Chan, Golub & LeVeque's update: stable, and the same result whatever the scheduling).
+
+    Raises
+    ------
+    InputError
+        A column holds non-finite values (NaN or inf), as the in-memory methods refuse them.
+    """
+    columns = list(columns)
+    level = [delayed(_chunk_moments)(p, columns) for p in frame[columns].to_delayed()]
+    while len(level) > 1:
+        level = [
+            delayed(_merge_moments)(*level[i : i + split_every])
+            for i in range(0, len(level), split_every)
+        ]
+    ((n, mean, m2, bad),) = run_stage(client, "moments", level, progress)
+    if np.any(bad):
+        raise InputError(
+            f"add_noise: column '{columns[int(np.flatnonzero(bad)[0])]}' holds non-finite values "
+            "(inf or NaN); clean it first"
+        )
+    cov = m2 / (n - 1) if n > 1 else np.full_like(m2, np.nan)
+    return int(n), mean, cov
+
+
+def add_noise_dask(
+    source: Any,
+    schema: Schema | Mapping[str, Any],
+    *,
+    method: str = "additive",
+    noise: float | None = None,
+    epsilon: float | None = None,
+    sensitivity: float | Mapping[str, float] | None = None,
+    columns: Sequence[str] | None = None,
+    rng: RandomLike = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    read_options: Mapping[str, Any] | None = None,
+) -> RowwiseRelease:
+    """Noise addition on a dataset larger than memory (sdcMicro's ``addNoise``, row-wise ones).
+
+    :func:`microanon.methods.sdc.add_noise` out of core for the methods whose noise is drawn
+    record by record: ``additive`` (standard deviations ``α·sd_j``) and ``correlated``
+    (covariance ``α·Σ``) — ``sd`` and ``Σ`` of the whole dataset from one pass of moments
+    (:func:`column_moments`) — and ``laplace`` and ``geometric`` (no statistic needed). Each
+    partition then gets the in-memory per-record draw with its own random stream. ``kim``
+    conditions the noise on the whole sample and is refused (:func:`require_in_memory`).
+
+    Parameters
+    ----------
+    source, schema
+        As for :func:`randomize_dask`.
+    method, noise, epsilon, sensitivity, columns
+        As for :func:`~microanon.methods.sdc.add_noise`.
+    rng, client, scheduler, progress, read_options
+        As for :func:`randomize_dask`.
+
+    Returns
+    -------
+    RowwiseRelease
+        Same rows and order as the cleaned input (no shuffling, as in memory), the published
+        columns in schema order, the perturbed ones float (int64 for ``geometric``). Metadata
+        as in memory: ``method`` = ``"add_noise"``, ``parameters``, ``masked_numeric``
+        (public) and ``noise_scale`` (``additive``, ``laplace``, ``geometric``; internal).
+
+    Raises
+    ------
+    InputError
+        As :func:`~microanon.methods.sdc.add_noise`; ``kim``, which needs the whole table.
+    """
+    if method == "kim":
+        require_in_memory("kim")
+    if method not in NOISE_METHODS:
+        raise InputError(f"method: expected one of {', '.join(NOISE_METHODS)}, got {method!r}")
+    gaussian = method in ("additive", "correlated")
+    if gaussian:
+        if noise is None:
+            raise InputError(f"noise: method '{method}' needs noise = α (e.g. 0.5)")
+        if epsilon is not None or sensitivity is not None:
+            raise InputError(
+                f"epsilon, sensitivity: method '{method}' takes noise, not epsilon or sensitivity"
+            )
+        alpha = check_number(noise, "noise", 0)
+    else:
+        if noise is not None:
+            raise InputError(f"noise: method '{method}' takes epsilon and sensitivity, not noise")
+        if epsilon is None or sensitivity is None:
+            raise InputError(
+                f"epsilon, sensitivity: method '{method}' needs epsilon and sensitivity"
+            )
+        eps = check_number(epsilon, "epsilon", 0, low_open=True)
+    schema = _as_schema(schema)
+    with dask_client(client, scheduler) as run:
+        frame = _source(source, schema.columns, read_options)
+        encoding, cleaned = encode_dataset(frame, schema, [], run, progress)
+        published = encoding.schema
+        cols = select_columns(published, columns, (Kind.NUMERIC,), "add_noise")
+        plan: _Noise
+        scale: dict[str, float] = {}
+        if gaussian:
+            n, _, cov = column_moments(cleaned, cols, run, progress)
+            if n < 2:
+                raise InputError(f"{method} noise needs at least 2 rows, got {n}")
+            if method == "additive":
+                sigma = alpha * np.sqrt(np.diag(cov))
+                plan = _Noise(method, published.columns, cols, sigma=sigma)
+                scale = dict(zip(cols, sigma.tolist(), strict=True))
+            else:
+                plan = _Noise(method, published.columns, cols, root=_sqrt_psd(alpha * cov))
+        else:
+            if isinstance(sensitivity, Mapping):
+                unknown = sorted(set(map(str, sensitivity)) - set(cols))
+                absent = [c for c in cols if c not in sensitivity]
+                if unknown or absent:
+                    raise InputError(
+                        "sensitivity: give one value per perturbed column "
+                        + (
+                            f"(unknown: {', '.join(unknown)})"
+                            if unknown
+                            else f"(missing: {absent[0]})"
+                        )
+                    )
+                sens: Any = [sensitivity[c] for c in cols]
+            else:
+                sens = sensitivity
+            delta = _per_column(sens, len(cols), "sensitivity")
+            plan = _Noise(method, published.columns, cols, epsilon=eps, sensitivity=delta)
+            factor = np.exp(-eps / delta) if method == "geometric" else delta / eps
+            scale = dict(zip(cols, factor.tolist(), strict=True))
+    data = map_partitions_random(cleaned, _noise_partition, rng, plan)
+    metadata = {
+        "method": "add_noise",
+        "parameters": {
+            "method": method,
+            "noise": noise,
+            "epsilon": epsilon,
+            "sensitivity": dict(sensitivity) if isinstance(sensitivity, Mapping) else sensitivity,
+            "columns": cols,
+        },
+        "models": [],
+        "quasi": list(published.quasi),
+        "sensitive": list(published.sensitive),
+        "masked_numeric": cols,
+        **({"noise_scale": scale} if scale else {}),
+    }
+    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"))
+
+
+# ---------------------------------------------------------------------- MRR
+@dataclass(frozen=True)
+class _MRR:
+    layout: OneHotLayout
+    theta: float
+    clear: list[Hashable]
+
+
+def _mrr_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _MRR) -> pd.DataFrame:
+    """One partition through MRR: one-hot bits, one coin per record, rows in random order."""
+    names = plan.layout.bit_names()
+    if len(part) == 0:
+        out = pd.DataFrame({b: np.zeros(0, dtype=np.uint8) for b in names})
+    else:
+        bits = plan.layout.encode(part)
+        order = _flip_records(bits, plan.theta, gen)
+        out = pd.DataFrame(bits[order].astype(np.uint8), columns=names)
+        part = part.iloc[order]
+    for c in plan.clear:
+        out[c] = _text(part[c].reset_index(drop=True))
+    return out
+
+
+def mrr_dask(
+    source: Any,
+    columns: Sequence[Hashable],
+    theta: float,
+    *,
+    clear: Sequence[Hashable] = (),
+    rng: RandomLike = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    read_options: Mapping[str, Any] | None = None,
+) -> RowwiseRelease:
+    """Multivariate randomized response (MRR, a GTR baseline) on a dataset larger than memory.
+
+    :func:`microanon.methods.randomize.mrr` out of core: one pass finds each column's domain
+    (its sorted distinct values, as in memory) and refuses missing values; then every
+    partition's records are one-hot encoded, kept or complemented as a whole with one coin per
+    record, and put in random order, each partition with its own stream. Of the other baselines
+    of the data-collection comparison, EPR and GTR depend on the records submitted before
+    (refused: :func:`require_in_memory`) and LRKA and LD are local recoding.
+
+    Parameters
+    ----------
+    source : path, glob or dask DataFrame
+    columns, theta, clear
+        As for :func:`~microanon.methods.randomize.mrr`.
+    rng, client, scheduler, progress, read_options
+        As for :func:`randomize_dask`.
+
+    Returns
+    -------
+    RowwiseRelease
+        The bit columns (``"column=value"``, 0/1) then the clear columns. Metadata as in memory:
+        ``method`` = ``"mrr"``, ``parameters`` (θ, columns, clear) and ``mrr`` (θ and the
+        domains; public).
+
+    Raises
+    ------
+    InputError
+        As :func:`~microanon.methods.randomize.mrr`.
+    """
+    theta = _check_theta(theta)
+    cols = [columns] if isinstance(columns, str) else list(columns)
+    clear_cols = [clear] if isinstance(clear, str) else list(clear)
+    if not cols:
+        raise InputError("mrr: name at least one column to randomize")
+    if len(set(cols)) != len(cols):
+        raise InputError(f"mrr: a column is named twice in {cols}")
+    both = [c for c in clear_cols if c in cols]
+    if both:
+        raise InputError(f"mrr: column(s) {both} are both randomized and in the clear")
+    with dask_client(client, scheduler) as run:
+        frame = _source(source, [*cols, *clear_cols], read_options)
+        wanted = [frame[c].dropna().drop_duplicates(split_out=1) for c in cols]
+        wanted += [frame[c].isna().sum() for c in cols] + [frame.map_partitions(len).sum()]
+        found = run_stage(run, "domains", wanted, progress)
+    if int(found[-1]) == 0:
+        raise InputError("mrr is empty: there are no rows to work on")
+    domains = []
+    for c, values, missing in zip(cols, found[: len(cols)], found[len(cols) : -1], strict=True):
+        if int(missing):
+            raise InputError(
+                f"column {c!r} has {int(missing)} missing value(s); fill them with an explicit "
+                "value (a suppressed cell is '*') or drop those rows first"
+            )
+        one = pd.DataFrame({c: pd.Series(values).to_numpy()})
+        domains.append(OneHotLayout.from_frame(one, [c], "mrr").domains[0])
+    layout = OneHotLayout(tuple(cols), tuple(domains))
+    plan = _MRR(layout, theta, clear_cols)
+    data = map_partitions_random(frame[[*cols, *clear_cols]], _mrr_partition, rng, plan)
+    metadata = {
+        "method": "mrr",
+        "parameters": {"theta": theta, "columns": cols, "clear": clear_cols},
+        "models": [],
+        "mrr": {"theta": theta, "domains": layout.to_metadata()},
+    }
+    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "mrr"))
