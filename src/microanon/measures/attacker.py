@@ -18,6 +18,7 @@ the journalist's risks are the prosecutor's and the marketer's share is classes 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -225,14 +226,19 @@ def class_attacker_risks(
 
 
 def _summaries(f: np.ndarray, big_f: np.ndarray, threshold: float) -> dict[str, Any]:
-    """The prosecutor's and journalist's summaries and the marketer's share, from class sizes."""
+    """The prosecutor's and journalist's summaries and the marketer's share, from class sizes.
+
+    Sums over the classes are exactly rounded (:func:`math.fsum`), so the figures do not depend
+    on the order of the classes (of the rows, or of a frequency table's combinations).
+    """
     n = float(f.sum())
     found = f / big_f  # expected re-identifications per class
-    journalist_average = max(len(f) / big_f.sum(), found.sum() / n)
+    found_sum = math.fsum(found)
+    journalist_average = max(len(f) / math.fsum(big_f), found_sum / n)
     return {
         "prosecutor": _summary(f, f, threshold, len(f) / n),
         "journalist": _summary(f, big_f, threshold, journalist_average),
-        "marketer": float(found.sum() / n),
+        "marketer": float(found_sum / n),
     }
 
 
@@ -247,7 +253,7 @@ def _summary(f: np.ndarray, big_f: np.ndarray, threshold: float, average: float)
         "average": float(average),
         "records_above": above,
         "share_above": above / n,
-        "expected_reidentifications": float((f * risk).sum()),
+        "expected_reidentifications": math.fsum(f * risk),
     }
 
 
