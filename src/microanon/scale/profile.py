@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from .frequencies import FrequencyTable, value_frequencies
 
 __all__ = [
     "STRAY_TEXT_SHARE",
+    "ClassRisks",
     "dataset_frequencies",
     "frequency_groups",
     "privacy_profile_of",
@@ -359,6 +361,27 @@ def _presence_profile(
     return {}
 
 
+@dataclass(frozen=True)
+class ClassRisks:
+    """The class-size risk figures of a frequency table (:func:`risk_profile_of`).
+
+    Attributes
+    ----------
+    numbers : dict
+        ``rows``, ``quasi``, ``threshold``, ``rows_with_missing_keys_left_out``, ``attackers``,
+        ``population_uniqueness``: the values of ``assess_risk(...).numbers``.
+    class_risks : pandas.DataFrame
+        The prosecutor's and the journalist's risk of a record of each class (one row per
+        class of the records with every key).
+    records : int64 array
+        Records of each class (the weight of each row of ``class_risks``).
+    """
+
+    numbers: dict[str, Any]
+    class_risks: pd.DataFrame
+    records: np.ndarray
+
+
 def risk_profile_of(
     table: FrequencyTable,
     quasi: Sequence[str],
@@ -370,7 +393,7 @@ def risk_profile_of(
     population_count: str | None = None,
     threshold: float = 0.2,
     missing: str = "error",
-) -> dict[str, Any]:
+) -> ClassRisks:
     """The class-size figures of :func:`microanon.apps.risk.assess_risk`, from a frequency table.
 
     The prosecutor, journalist and marketer models and population uniqueness, computed by
@@ -399,9 +422,7 @@ def risk_profile_of(
 
     Returns
     -------
-    dict
-        ``rows``, ``quasi``, ``threshold``, ``rows_with_missing_keys_left_out``, ``attackers``,
-        ``population_uniqueness``: the values of ``assess_risk(...).numbers``.
+    ClassRisks
 
     Raises
     ------
@@ -420,6 +441,7 @@ def risk_profile_of(
         complete = table
     groups = frequency_groups(complete, quasi)
     sizes = groups.sizes
+    f = sizes.astype(float)
     size = population_size
     if region is not None or size is not None:
         pu = uniqueness_of_sizes(sizes, population_size=size, fraction=fraction, region=region)
@@ -430,13 +452,14 @@ def risk_profile_of(
         pu = None
     if population_table is not None:
         big_f = population_sizes(groups, population_table, population_count).astype(float)
-        attackers = class_attacker_risks(sizes, big_f, threshold, "table")
+        source = "table"
     elif fraction is not None:
-        big_f = sizes.astype(float) / check_share(fraction, "fraction")
-        attackers = class_attacker_risks(sizes, big_f, threshold, "fraction")
+        big_f = f / check_share(fraction, "fraction")
+        source = "fraction"
     else:
-        attackers = class_attacker_risks(sizes, None, threshold, "sample")
-    return {
+        big_f, source = f, "sample"
+    attackers = class_attacker_risks(sizes, big_f, threshold, source)
+    numbers = {
         "rows": table.records,
         "quasi": quasi,
         "threshold": threshold,
@@ -444,3 +467,5 @@ def risk_profile_of(
         "attackers": attackers,
         "population_uniqueness": None if pu is None else pu.to_dict(),
     }
+    risks = pd.DataFrame({"prosecutor": 1.0 / f, "journalist": 1.0 / big_f})
+    return ClassRisks(numbers, risks, sizes)
