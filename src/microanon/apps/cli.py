@@ -670,12 +670,12 @@ def _anonymize_dask(
     """``anonymize --engine dask``: full_domain out of core, and its summary."""
     from .engine import anonymize_dask
 
-    click.echo(
-        "note: the schema lint needs the whole table and is not run with --engine dask",
-        err=True,
-    )
     result = anonymize_dask(
         cfg, out, data, scheduler=scheduler, progress=sys.stderr.isatty(), overwrite=overwrite
+    )
+    click.echo(
+        "note: the schema lint needs the whole table and was not run with --engine dask",
+        err=True,
     )
     verified = all(v.holds for v in result.verdicts) if result.verdicts else None
     levels = ", ".join(f"{q} {level}" for q, level in result.levels.items())
