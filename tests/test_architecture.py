@@ -20,7 +20,7 @@ ALLOWED = {
     "measures": {"core", "models", "methods"},
     "methods": {"core", "models", "measures"},
     "query": {"core", "models", "measures", "methods"},
-    "scale": {"core", "models", "methods"},
+    "scale": {"core", "models", "measures", "methods"},
     "apps": {"core", "datasets", "models", "measures", "methods", "query", "scale"},
 }
 

@@ -88,6 +88,46 @@ def _split(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
 
 
+def _engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--engine`` and ``--scheduler``, the options of the commands that can run on Dask."""
+    func = click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Address of a running Dask scheduler, e.g. tcp://host:8786 (default: "
+        "$MICROANON_SCHEDULER, else a local cluster for the run); implies --engine dask.",
+    )(func)
+    return click.option(
+        "--engine",
+        type=click.Choice(["auto", "memory", "dask"]),
+        default="auto",
+        show_default=True,
+        help="memory (pandas) or dask (out of core: a Parquet/CSV file, directory or glob of "
+        "any size); auto: dask for a directory, a glob or files above 2 GiB.",
+    )(func)
+
+
+def _engine(engine: str, scheduler: str | None, source: Any) -> str:
+    """The engine a command runs on (see :func:`microanon.apps.engine.choose_engine`)."""
+    from ..core.errors import InputError
+    from .engine import choose_engine
+
+    if scheduler is not None:
+        if engine == "memory":
+            raise InputError("--scheduler runs the work on Dask: it needs --engine dask or auto")
+        engine = "dask"
+    return choose_engine(engine, source)
+
+
+def _not_with_dask(**flags: Any) -> None:
+    """Refuse the options the Dask engine does not offer (those given a value)."""
+    from ..core.errors import InputError
+
+    for flag, value in flags.items():
+        if value not in (None, False, "", ()):
+            raise InputError(f"--{flag.replace('_', '-')} is not available with --engine dask yet")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="microanon")
 def main() -> None:
@@ -150,7 +190,7 @@ def datasets_export(name: str, out: Path) -> None:
 
 # ---------------------------------------------------------------------------- check
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("--quasi", required=True, help="Comma-separated quasi-identifier columns.")
 @click.option("--sensitive", required=True, help="The sensitive column.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
@@ -242,6 +282,7 @@ def datasets_export(name: str, out: Path) -> None:
     show_default=True,
     help="Significance level of --k-map-estimator.",
 )
+@_engine_options
 @_friendly_errors
 def check(
     file: Path,
@@ -269,12 +310,16 @@ def check(
     k_map_estimator: str | None,
     fraction: float | None,
     significance: float,
+    engine: str,
+    scheduler: str | None,
 ) -> None:
     """Privacy and re-identification risk profile of a CSV or Parquet FILE.
 
     With --k, --l, --t, --beta, --delta-disclosure, --delta-min/--delta-max or --k-map it also
     checks those requirements and exits 1 when one does not hold. δ-presence and k-map need
     --population-file (k-map also works with --k-map-estimator and --sampling-fraction).
+    With --engine dask, FILE may be a Parquet or CSV directory or glob of any size: the profile
+    is computed from its frequency table (the population file is read in memory).
     """
     from ..core.schema import check_frame
     from .check import (
@@ -289,32 +334,46 @@ def check(
     sens = _split(sensitive)
     if len(sens) != 1:
         raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
-    data = read_table(file, na_values=_split(na_values), header=not no_header)
-    data.columns = [str(c) for c in data.columns]
-    check_frame(data, [*_split(quasi), sens[0]])
-    # A numeric column with a stray string would silently become categorical; an explicit
-    # --distance settles the sensitive column's type.
-    looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
-    refuse_stray_text(data, looked_at, sensitive=sens[0])
+    on_dask = _engine(engine, scheduler, file) == "dask"
+    if on_dask:
+        _not_with_dask(no_header=no_header)
     population = None
     if population_file is not None:
         population = read_table(population_file, na_values=_split(na_values))
         population.columns = [str(c) for c in population.columns]
-    profile = privacy_profile(
-        data,
-        _split(quasi),
-        sens[0],
-        c=c,
-        distance=distance,
-        threshold=threshold,
-        missing=missing,
-        beta_form=beta_form,
-        population=population,
-        population_count=population_count,
-        estimator=k_map_estimator,
-        fraction=fraction,
-        significance=significance,
-    )
+    options = {
+        "c": c,
+        "threshold": threshold,
+        "missing": missing,
+        "beta_form": beta_form,
+        "population": population,
+        "population_count": population_count,
+        "estimator": k_map_estimator,
+        "fraction": fraction,
+        "significance": significance,
+    }
+    if on_dask:
+        from .engine import check_dask
+
+        profile = check_dask(
+            file,
+            _split(quasi),
+            sens[0],
+            na_values=_split(na_values),
+            distance=distance,
+            scheduler=scheduler,
+            progress=sys.stderr.isatty(),
+            **options,
+        )
+    else:
+        data = read_table(file, na_values=_split(na_values), header=not no_header)
+        data.columns = [str(c) for c in data.columns]
+        check_frame(data, [*_split(quasi), sens[0]])
+        # A numeric column with a stray string would silently become categorical; an explicit
+        # --distance settles the sensitive column's type.
+        looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
+        refuse_stray_text(data, looked_at, sensitive=sens[0])
+        profile = privacy_profile(data, _split(quasi), sens[0], distance=distance, **options)
     reqs = requirements(
         profile,
         req_k,
@@ -336,7 +395,7 @@ def check(
 
 # ---------------------------------------------------------------------------- risk
 @main.command("risk")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("--quasi", required=True, help="Comma-separated key (quasi-identifier) columns.")
 @click.option("--weights", default=None, help="Sampling-weight column (individual, LL risk).")
 @click.option("--household", default=None, help="Household-id column (household risk).")
@@ -377,6 +436,7 @@ def check(
     help="Also write the profile as an HTML report to this file.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_engine_options
 @_friendly_errors
 def risk(
     file: Path,
@@ -395,13 +455,18 @@ def risk(
     na_values: str,
     report_path: Path | None,
     as_json: bool,
+    engine: str,
+    scheduler: str | None,
 ) -> None:
     """Disclosure-risk profile of a CSV or Parquet FILE (an original table or a release).
 
     Re-identification under the prosecutor, journalist and marketer models, population
     uniqueness (with --population, --sampling-fraction, --region or --population-file: the
     journalist and marketer then match against that table), the individual, household
-    and log-linear risk (with --weights) and SUDA2.
+    and log-linear risk (with --weights) and SUDA2. With --engine dask, FILE may be a Parquet or
+    CSV directory or glob of any size: the attacker models and population uniqueness are
+    computed from its frequency table; --weights and --household are not available and SUDA2
+    is skipped.
     """
     from .io import read_table
     from .report import Report
@@ -425,9 +490,27 @@ def risk(
         suda_max_size=suda_max_size,
         missing=missing,
     )
-    data = read_table(file, na_values=_split(na_values))
-    data.columns = [str(c) for c in data.columns]
-    assessment = assess_risk(data, options)
+    if _engine(engine, scheduler, file) == "dask":
+        from .engine import risk_dask
+
+        _not_with_dask(suda_max_size=suda_max_size)
+        assessment = risk_dask(
+            file,
+            options,
+            na_values=_split(na_values),
+            scheduler=scheduler,
+            progress=sys.stderr.isatty(),
+        )
+        if not no_suda:
+            click.echo(
+                "note: SUDA2 is skipped with --engine dask (it looks at the records); "
+                "--no-suda silences this note",
+                err=True,
+            )
+    else:
+        data = read_table(file, na_values=_split(na_values))
+        data.columns = [str(c) for c in data.columns]
+        assessment = assess_risk(data, options)
     if report_path is not None:
         report = Report(f"Disclosure risk of {file.name}", "microanon risk")
         add_risk_section(report, assessment, "Disclosure risk")
@@ -494,7 +577,7 @@ def lint_command(
 
 # ---------------------------------------------------------------------------- anonymize
 @main.command()
-@click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("data", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--config",
     "config",
@@ -520,19 +603,34 @@ def lint_command(
     help="Replace --out if it holds a previous microanon output and nothing else.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_engine_options
 @_friendly_errors
 def anonymize(
-    data: Path | None, config: Path, out: Path, seed: int | None, overwrite: bool, as_json: bool
+    data: Path | None,
+    config: Path,
+    out: Path,
+    seed: int | None,
+    overwrite: bool,
+    as_json: bool,
+    engine: str,
+    scheduler: str | None,
 ) -> None:
     """Anonymize DATA (or the config's data) as the config says; write the release and reports.
 
     The release is read back from disk and verified before it is kept; exit 1 when the models
-    cannot be met or the verification fails (nothing is written), 2 on bad input.
+    cannot be met or the verification fails (nothing is written), 2 on bad input. With
+    --engine dask (method full_domain only), DATA may be a Parquet or CSV file, directory or
+    glob of any size; the release is written as Parquet.
     """
     from .anonymize import run_anonymize
+    from .config import load_config
 
+    cfg = load_config(config)
+    if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
+        _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json)
+        return
     path, release, numbers = run_anonymize(
-        config, out, data=data, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
+        cfg, out, data=data, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
     )
     meta = release.metadata
     for w in numbers["warnings"]:
@@ -561,6 +659,55 @@ def anonymize(
             "columns": numbers["columns"],
             "utility": numbers["utility"],
             "lint": numbers["lint"],
+        },
+        "\n".join(lines),
+    )
+
+
+def _anonymize_dask(
+    cfg: Any, out: Path, data: Path | None, scheduler: str | None, overwrite: bool, as_json: bool
+) -> None:
+    """``anonymize --engine dask``: full_domain out of core, and its summary."""
+    from .engine import anonymize_dask
+
+    result = anonymize_dask(
+        cfg, out, data, scheduler=scheduler, progress=sys.stderr.isatty(), overwrite=overwrite
+    )
+    click.echo(
+        "note: the schema lint needs the whole table and was not run with --engine dask",
+        err=True,
+    )
+    verified = all(v.holds for v in result.verdicts) if result.verdicts else None
+    levels = ", ".join(f"{q} {level}" for q, level in result.levels.items())
+    lines = [
+        f"full_domain (dask): {result.rows_in:,} records in, {result.rows_out:,} rows out, "
+        f"{result.combinations:,} distinct combinations",
+        f"  levels: {levels}",
+        f"  suppressed: {result.suppressed:,} records",
+        f"  {result.metric}: {result.metric_value:.6g}",
+        *(f"  {v}" for v in result.verdicts),
+        "claimed models verified on the files as written: "
+        + {None: "nothing claimed", True: "yes", False: "NO"}[verified],
+        f"wrote {result.path} in {result.seconds.get('total', 0.0):.1f} s",
+    ]
+    _emit(
+        as_json,
+        {
+            "method": "full_domain",
+            "engine": "dask",
+            "out": str(result.path),
+            "rows_in": result.rows_in,
+            "rows_out": result.rows_out,
+            "combinations": result.combinations,
+            "levels": result.levels,
+            "suppressed": result.suppressed,
+            "metric": result.metric,
+            "metric_value": result.metric_value,
+            "verified": verified,
+            "verification": [
+                {"model": v.model, "holds": v.holds, "value": v.value} for v in result.verdicts
+            ],
+            "seconds": result.seconds,
         },
         "\n".join(lines),
     )

@@ -118,11 +118,15 @@ class RiskAssessment:
         Every figure, JSON-ready (what ``microanon risk --json`` prints).
     record_risks : pandas.DataFrame
         Per-record risks, one column per measure (prosecutor, journalist, and the individual
-        and household risk with weights), indexed like the table.
+        and household risk with weights), indexed like the table; or, computed from a
+        frequency table (``--engine dask``), one row per equivalence class.
+    record_weights : int64 array, optional
+        Records each row of ``record_risks`` stands for (None: one each).
     """
 
     numbers: dict[str, Any]
     record_risks: pd.DataFrame
+    record_weights: np.ndarray | None = None
 
 
 def _people(table: pd.DataFrame, count: str | None) -> int:
@@ -362,7 +366,13 @@ def add_risk_section(report: Report, assessment: RiskAssessment, title: str) -> 
     ax = fig.add_subplot()
     bins = np.linspace(0.0, 1.0, 21)
     for name in risks.columns:
-        ax.hist(risks[name].to_numpy(dtype=float), bins=bins, histtype="step", label=name)
+        ax.hist(
+            risks[name].to_numpy(dtype=float),
+            bins=bins,
+            weights=assessment.record_weights,
+            histtype="step",
+            label=name,
+        )
     ax.axvline(numbers["threshold"], color="#999999", linestyle=":", linewidth=1)
     ax.set_yscale("log")
     ax.set_xlabel("re-identification risk of a record")

@@ -18,6 +18,7 @@ the journalist's risks are the prosecutor's and the marketer's share is classes 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -186,35 +187,82 @@ def attacker_risks(
         f = f.astype(float)
         big_f = f if fraction is None else f / check_share(fraction, "fraction")
         source = "sample" if fraction is None else "fraction"
-    n = len(row_class)
+    summary = _summaries(f, big_f, t)
+    prosecutor = _model(data.index, f, row_class, summary["prosecutor"])
+    journalist = _model(data.index, big_f, row_class, summary["journalist"])
+    return AttackerRisks(prosecutor, journalist, summary["marketer"], source)
+
+
+def class_attacker_risks(
+    f: np.ndarray, big_f: np.ndarray | None, threshold: float, source: str
+) -> dict[str, Any]:
+    """The summary of :func:`attacker_risks` from class sizes alone (private entry point).
+
+    What :meth:`AttackerRisks.to_dict` holds, computed by the same code from the sample class
+    sizes ``f`` and the population class sizes ``F`` of the same classes (``None``: ``F = f``),
+    for callers that have only a frequency table (:mod:`microanon.scale`).
+
+    Parameters
+    ----------
+    f : array of int
+        Records of each sample class (every class at least one).
+    big_f : array of float, optional
+        People of each class in the population, at least ``f``.
+    threshold : float
+        As for :func:`attacker_risks`, in ``(0, 1]``.
+    source : {"sample", "fraction", "table"}
+        Where ``F`` came from (``AttackerRisks.population``).
+
+    Returns
+    -------
+    dict
+        ``prosecutor``, ``journalist`` (each the keys of :meth:`ModelRisk.to_dict`),
+        ``marketer`` and ``population``.
+    """
+    t = check_share(threshold, "threshold")
+    f = np.asarray(f, dtype=float)
+    big_f = f if big_f is None else np.asarray(big_f, dtype=float)
+    return {**_summaries(f, big_f, t), "population": source}
+
+
+def _summaries(f: np.ndarray, big_f: np.ndarray, threshold: float) -> dict[str, Any]:
+    """The prosecutor's and journalist's summaries and the marketer's share, from class sizes.
+
+    Sums over the classes are exactly rounded (:func:`math.fsum`), so the figures do not depend
+    on the order of the classes (of the rows, or of a frequency table's combinations).
+    """
+    n = float(f.sum())
     found = f / big_f  # expected re-identifications per class
-    prosecutor = _model(data.index, f, f, row_class, t, len(f) / n)
-    journalist_average = max(len(f) / big_f.sum(), found.sum() / n)
-    journalist = _model(data.index, f, big_f, row_class, t, journalist_average)
-    return AttackerRisks(prosecutor, journalist, float(found.sum() / n), source)
+    found_sum = math.fsum(found)
+    journalist_average = max(len(f) / math.fsum(big_f), found_sum / n)
+    return {
+        "prosecutor": _summary(f, f, threshold, len(f) / n),
+        "journalist": _summary(f, big_f, threshold, journalist_average),
+        "marketer": float(found_sum / n),
+    }
+
+
+def _summary(f: np.ndarray, big_f: np.ndarray, threshold: float, average: float) -> dict[str, Any]:
+    """Summary of the risks ``1/F`` of the classes, ``f`` records each (ModelRisk's fields)."""
+    risk = 1.0 / big_f
+    above = int(f[risk > threshold].sum())
+    n = float(f.sum())
+    return {
+        "threshold": threshold,
+        "highest": float(risk.max()),
+        "average": float(average),
+        "records_above": above,
+        "share_above": above / n,
+        "expected_reidentifications": math.fsum(f * risk),
+    }
 
 
 def _model(
-    index: pd.Index,
-    f: np.ndarray,
-    big_f: np.ndarray,
-    row_class: np.ndarray,
-    threshold: float,
-    average: float,
+    index: pd.Index, big_f: np.ndarray, row_class: np.ndarray, summary: dict[str, Any]
 ) -> ModelRisk:
-    """Summary of the risks ``1/F`` of the classes, ``f`` records each."""
+    """A model's per-record risks ``1/F`` with its summary."""
     risk = 1.0 / big_f
-    above = int(f[risk > threshold].sum())
-    n = len(row_class)
-    return ModelRisk(
-        record_risk=pd.Series(risk[row_class], index=index, name="risk"),
-        threshold=threshold,
-        highest=float(risk.max()),
-        average=float(average),
-        records_above=above,
-        share_above=above / n,
-        expected_reidentifications=float((f * risk).sum()),
-    )
+    return ModelRisk(record_risk=pd.Series(risk[row_class], index=index, name="risk"), **summary)
 
 
 def _with_population(

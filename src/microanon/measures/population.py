@@ -215,6 +215,34 @@ def population_uniqueness(
     """
     cols = check_quasi(data, quasi)
     sizes, _ = group_rows(data, cols)
+    return uniqueness_of_sizes(
+        sizes, population_size=population_size, fraction=fraction, region=region
+    )
+
+
+def uniqueness_of_sizes(
+    sizes: np.ndarray,
+    *,
+    population_size: int | None = None,
+    fraction: float | None = None,
+    region: str | None = None,
+) -> PopulationUniqueness:
+    """:func:`population_uniqueness` from the sample's class sizes alone (private entry point).
+
+    For callers that have only a frequency table (:mod:`microanon.scale`): the estimates depend
+    on the class sizes and ``N`` only.
+
+    Parameters
+    ----------
+    sizes : array of int
+        Records of every sample class (each at least one).
+    population_size, fraction, region
+        As for :func:`population_uniqueness`.
+
+    Returns
+    -------
+    PopulationUniqueness
+    """
     h = ClassSizes.of(sizes)
     n = h.records
     big_n = _population_size(n, population_size, fraction, region)

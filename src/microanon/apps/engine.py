@@ -1,0 +1,313 @@
+"""``--engine``: where the command line's work runs, in memory (pandas) or out of core (Dask).
+
+:func:`choose_engine` picks the engine (``auto``: Dask for a directory, a glob or files above
+:data:`AUTO_BYTES`); :func:`anonymize_dask`, :func:`check_dask` and :func:`risk_dask` wire the
+commands to :mod:`microanon.scale`. Nothing here imports Dask until a Dask engine runs.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError
+from .config import DATASET_PREFIX, PipelineConfig
+
+__all__ = [
+    "AUTO_BYTES",
+    "ENGINES",
+    "anonymize_dask",
+    "check_dask",
+    "choose_engine",
+    "read_options",
+    "risk_dask",
+]
+
+#: The values of ``--engine``.
+ENGINES = ("auto", "memory", "dask")
+
+#: ``--engine auto`` runs on Dask when the input files total more than this (2 GiB).
+AUTO_BYTES = 2 * 1024**3
+
+_GLOB = set("*?[")
+_CSV = (".csv", ".tsv", ".txt")
+
+
+def _files(source: str) -> list[Path]:
+    """The data files behind a path, directory or glob (none when it names nothing)."""
+    if any(ch in _GLOB for ch in source):
+        return sorted(Path(p) for p in glob.glob(source, recursive=True) if Path(p).is_file())
+    path = Path(source)
+    if path.is_dir():
+        return sorted(
+            f
+            for f in path.rglob("*")
+            if f.is_file() and not any(p.startswith((".", "_")) for p in f.relative_to(path).parts)
+        )
+    return [path] if path.is_file() else []
+
+
+def _many(source: str) -> bool:
+    """Whether ``source`` is a directory or a glob (a dataset of several files)."""
+    return any(ch in _GLOB for ch in source) or Path(source).is_dir()
+
+
+def choose_engine(engine: str, source: Any) -> str:
+    """The engine to run on ``source``: ``"memory"`` or ``"dask"``.
+
+    Parameters
+    ----------
+    engine : {"auto", "memory", "dask"}
+        ``auto``: Dask when ``source`` is a directory or a glob, or its files total more than
+        :data:`AUTO_BYTES`; memory otherwise (and for a bundled ``dataset:NAME``).
+    source : path, str or None
+        The data.
+
+    Raises
+    ------
+    InputError
+        An unknown engine, or ``memory`` for a directory or a glob.
+    """
+    if engine not in ENGINES:
+        raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if source is None or str(source).startswith(DATASET_PREFIX):
+        return "dask" if engine == "dask" else "memory"
+    text = os.fspath(source)
+    if engine == "memory":
+        if _many(text):
+            raise InputError(
+                f"{text} is a directory or a glob: read it with --engine dask (or auto)"
+            )
+        return "memory"
+    if engine == "dask" or _many(text):
+        return "dask"
+    total = sum(f.stat().st_size for f in _files(text))
+    return "dask" if total > AUTO_BYTES else "memory"
+
+
+def read_options(source: Any, na_values: Sequence[str] = ()) -> dict[str, Any]:
+    """Options of :func:`microanon.scale.read_dataset` that read CSV as the in-memory path does.
+
+    The delimiter is detected from the first CSV file (as :func:`microanon.apps.io.read_table`
+    detects it); empty fields and ``na_values`` are missing values.
+    """
+    from .io import detect_delimiter
+
+    options: dict[str, Any] = {"na_values": ["", *na_values]}
+    for f in _files(os.fspath(source)):
+        if f.name.lower().endswith(_CSV):
+            try:
+                with open(f, encoding="utf-8", errors="strict", newline="") as fh:
+                    sample = fh.read(65536)
+            except UnicodeDecodeError:
+                raise InputError(f"cannot read {f}: it is not UTF-8 text") from None
+            options["sep"] = detect_delimiter(sample)
+        break
+    return options
+
+
+def _source(source: Any, na_values: Sequence[str]) -> tuple[Any, dict[str, Any]]:
+    """A path for :func:`read_dataset` (or a dask DataFrame of a bundled data set), and options."""
+    if source is None:
+        raise InputError("no data: give the data file on the command line or as 'data:'")
+    text = os.fspath(source)
+    if text.startswith(DATASET_PREFIX):
+        import dask.dataframe as dd
+
+        from ..datasets import load_dataset
+
+        frame = load_dataset(text[len(DATASET_PREFIX) :])
+        return dd.from_pandas(frame, npartitions=max(1, min(8, len(frame) // 5000))), {}
+    return text, read_options(text, na_values)
+
+
+def anonymize_dask(
+    cfg: PipelineConfig,
+    out: Path,
+    data: Any = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    overwrite: bool = False,
+) -> Any:
+    """Run a pipeline config with :func:`microanon.scale.full_domain_dask`.
+
+    Parameters
+    ----------
+    cfg : PipelineConfig
+        Its method must be ``full_domain``; its schema, models and the parameters
+        ``suppression``, ``metric`` and ``suppressed_rows`` are passed on, ``na_values`` with
+        the delimiter detected from the data read the CSV files.
+    out : path
+        The output directory (it must not exist or be empty).
+    data : path, optional
+        Overrides the config's ``data`` (a Parquet or CSV file, directory or glob).
+    scheduler : str, optional
+        Address of a running Dask scheduler (default ``MICROANON_SCHEDULER``, else a local
+        cluster for the run).
+    progress : bool or None
+        Progress bars or one line per stage on stderr.
+    overwrite : bool
+        Refused: the Dask engine never replaces an output.
+
+    Returns
+    -------
+    microanon.scale.ScaleResult
+
+    Raises
+    ------
+    InputError
+        Another method; ``all_minimal``; ``--overwrite``; an output that would hold the input;
+        bad data (as ``full_domain_dask``).
+    InfeasibleError, VerificationError
+        As ``full_domain_dask`` (nothing is left behind).
+    """
+    if cfg.method != "full_domain":
+        raise InputError(
+            f"method {cfg.method} needs the whole table in memory; --engine dask runs only "
+            "full_domain (use --engine memory)"
+        )
+    params = dict(cfg.params)
+    if params.pop("all_minimal", False):
+        raise InputError("params: all_minimal is not available with --engine dask yet")
+    if overwrite:
+        raise InputError("--overwrite is not available with --engine dask: choose a new --out")
+    from ..core.output import check_output_target
+
+    source = data if data is not None else cfg.data
+    protect = [cfg.path] if cfg.path is not None else []
+    if source is not None and not str(source).startswith(DATASET_PREFIX):
+        protect += [p for p in _files(os.fspath(source))] + (
+            [Path(source)] if Path(source).is_dir() else []
+        )
+    check_output_target(Path(out), False, protect)
+    frame, options = _source(source, cfg.na_values)
+    from ..scale import full_domain_dask
+
+    return full_domain_dask(
+        frame,
+        cfg.schema,
+        models=cfg.models,
+        out_dir=out,
+        suppression=params.get("suppression", 0.0),
+        metric=params.get("metric", "lm"),
+        suppressed_rows=params.get("suppressed_rows", "remove"),
+        scheduler=scheduler,
+        progress=progress,
+        read_options=options,
+    )
+
+
+def check_dask(
+    file: Any,
+    quasi: Sequence[str],
+    sensitive: str,
+    *,
+    na_values: Sequence[str] = (),
+    distance: str | None = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """``microanon check``'s profile of a dataset of any size, computed with Dask.
+
+    Parameters
+    ----------
+    file : path or str
+        A Parquet or CSV file, directory or glob.
+    quasi, sensitive, distance
+        As for :func:`microanon.apps.check.privacy_profile`.
+    na_values : sequence of str
+        Extra missing-value markers of CSV files.
+    scheduler : str, optional
+        Address of a running Dask scheduler.
+    progress : bool or None
+    **options
+        The other keyword arguments of ``privacy_profile`` (the population a DataFrame in
+        memory).
+
+    Returns
+    -------
+    dict
+        What :func:`microanon.apps.check.privacy_profile` returns on the same data.
+    """
+    from ..scale.client import dask_client
+    from ..scale.profile import dataset_frequencies, privacy_profile_of, refuse_stray_text_of
+
+    quasi = list(quasi)
+    if not quasi:
+        raise InputError("--quasi: name at least one quasi-identifier column")
+    source, read = _source(file, na_values)
+    with dask_client(None, scheduler) as client:
+        table, numeric = dataset_frequencies(
+            source, [*quasi, sensitive], client, read_options=read, progress=progress
+        )
+    refuse_stray_text_of(table, quasi + ([sensitive] if distance is None else []), sensitive)
+    return privacy_profile_of(
+        table, quasi, sensitive, numeric=numeric[sensitive], distance=distance, **options
+    )
+
+
+def risk_dask(
+    file: Any,
+    options: Any,
+    *,
+    na_values: Sequence[str] = (),
+    scheduler: str | None = None,
+    progress: bool | None = None,
+) -> Any:
+    """``microanon risk``'s class-size figures of a dataset of any size, computed with Dask.
+
+    Parameters
+    ----------
+    file : path or str
+        A Parquet or CSV file, directory or glob.
+    options : RiskOptions
+        Without weights or a household column (they need the records).
+    na_values : sequence of str
+    scheduler : str, optional
+    progress : bool or None
+
+    Returns
+    -------
+    RiskAssessment
+        The numbers of :func:`microanon.apps.risk.assess_risk` without SUDA2 (``None``), and
+        the prosecutor's and journalist's risks per class weighted by the records of each.
+
+    Raises
+    ------
+    InputError
+        ``weights`` or ``household`` in ``options``; as ``assess_risk``.
+    """
+    from ..scale.client import dask_client
+    from ..scale.profile import dataset_frequencies, risk_profile_of
+    from .risk import RiskAssessment, _people
+
+    for flag, value in (("--weights", options.weights), ("--household", options.household)):
+        if value is not None:
+            raise InputError(
+                f"{flag} is not available with --engine dask yet (the individual, household and "
+                "log-linear risks need the records)"
+            )
+    source, read = _source(file, na_values)
+    with dask_client(None, scheduler) as client:
+        table, _ = dataset_frequencies(
+            source, options.quasi, client, read_options=read, progress=progress
+        )
+    result = risk_profile_of(
+        table,
+        options.quasi,
+        population_size=options.population
+        if options.population_table is None
+        else _people(options.population_table, options.population_count),
+        fraction=options.fraction,
+        region=options.region,
+        population_table=options.population_table,
+        population_count=options.population_count,
+        threshold=options.threshold,
+        missing=options.missing,
+    )
+    numbers = {**result.numbers, "individual_risk": None, "loglinear": None, "suda": None}
+    return RiskAssessment(numbers, result.class_risks, record_weights=result.records)

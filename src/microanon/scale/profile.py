@@ -1,0 +1,471 @@
+"""Privacy and disclosure-risk profiles of a dataset larger than memory, from its frequency table.
+
+Every figure of ``microanon check`` (k, the four ℓ-diversity forms, t-closeness, β-likeness,
+δ-disclosure, sample uniques, the prosecutor risk, and δ-presence and k-map against an in-memory
+population) and the class-size figures of ``microanon risk`` (the prosecutor, journalist and
+marketer models, population uniqueness) depend on the data only through the distinct
+combinations of the checked columns and how many records hold each. :func:`dataset_frequencies`
+computes that table out of core (:func:`microanon.scale.value_frequencies`, a tree reduction);
+:func:`privacy_profile_of` and :func:`risk_profile_of` build the weighted :class:`Groups` and call
+the same model and measure functions as the in-memory profiles, so the numbers are the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import InputError
+from ..measures._common import check_share
+from ..measures.attacker import class_attacker_risks
+from ..measures.population import uniqueness_of_sizes
+from ..models import Groups, beta_likeness, delta_disclosure, delta_presence, k_map, profile
+from ..models import t_closeness as t_closeness_of
+from ..models.population import population_sizes
+from .frequencies import FrequencyTable, value_frequencies
+
+__all__ = [
+    "STRAY_TEXT_SHARE",
+    "ClassRisks",
+    "dataset_frequencies",
+    "frequency_groups",
+    "privacy_profile_of",
+    "refuse_stray_text_of",
+    "risk_profile_of",
+]
+
+#: As :data:`microanon.apps.check.STRAY_TEXT_SHARE`: a text column in which at least this share
+#: of the non-missing values parse as numbers, but not all, holds stray text.
+STRAY_TEXT_SHARE = 0.9
+
+#: :meth:`microanon.core.schema.check_frame`'s message for a table without rows.
+_EMPTY = "table is empty: there are no rows to work on"
+
+
+def dataset_frequencies(
+    source: Any,
+    columns: Sequence[str],
+    client: Any,
+    *,
+    read_options: Mapping[str, Any] | None = None,
+    progress: bool | None = None,
+) -> tuple[FrequencyTable, dict[str, bool]]:
+    """The frequency table of ``columns`` of a dataset, and which of them are numeric.
+
+    Parameters
+    ----------
+    source : path, glob or dask DataFrame
+        Anything :func:`microanon.scale.read_dataset` reads, or a dask DataFrame.
+    columns : sequence of str
+        The columns whose value combinations are counted (missing values form combinations of
+        their own).
+    client : distributed.Client
+    read_options : mapping, optional
+        Passed to :func:`microanon.scale.read_dataset` (``sep``, ``na_values``, ...).
+    progress : bool or None
+        See :func:`microanon.scale.client.run_stage`.
+
+    Returns
+    -------
+    table : FrequencyTable
+        ``codes`` holds the values of each combination.
+    numeric : dict of str to bool
+        Whether each column has a numeric dtype (as read).
+
+    Raises
+    ------
+    InputError
+        A path that does not exist, a column the data lacks, unreadable files.
+    """
+    columns = list(columns)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise InputError(f"column(s) named more than once: {', '.join(map(repr, repeated))}")
+    if isinstance(source, (str, os.PathLike)):
+        from .read import read_dataset
+
+        frame = read_dataset(source, columns=columns, **dict(read_options or {}))
+    else:
+        absent = [c for c in columns if c not in source.columns]
+        if absent:
+            raise InputError(
+                f"table: column(s) {', '.join(map(repr, absent))} not found; available: "
+                + ", ".join(map(str, source.columns))
+            )
+        frame = source[columns]
+    numeric = {
+        c: bool(
+            pd.api.types.is_numeric_dtype(frame[c].dtype)
+            and not pd.api.types.is_bool_dtype(frame[c].dtype)
+        )
+        for c in columns
+    }
+    return value_frequencies(frame, columns, client, progress), numeric
+
+
+def _missing(table: FrequencyTable, column: str) -> np.ndarray:
+    """Which combinations have a missing value in ``column``."""
+    return np.asarray(pd.isna(pd.Series(table.codes[column], dtype=object)), dtype=bool)
+
+
+def _keep(table: FrequencyTable, mask: np.ndarray) -> FrequencyTable:
+    """The combinations where ``mask`` holds."""
+    return FrequencyTable(
+        list(table.columns), {c: v[mask] for c, v in table.codes.items()}, table.counts[mask]
+    )
+
+
+def _refuse_missing(table: FrequencyTable, columns: Sequence[str]) -> None:
+    """The in-memory grouping's error for the first column with missing values."""
+    for c in columns:
+        missing = int(table.counts[_missing(table, c)].sum())
+        if missing:
+            raise InputError(
+                f"column {c!r} has {missing} missing value(s); fill them with an explicit "
+                "value (a suppressed cell is '*') or drop those rows first"
+            )
+
+
+def _complete(table: FrequencyTable, columns: Sequence[str]) -> FrequencyTable:
+    """The combinations without a missing value in ``columns``."""
+    keep = np.ones(len(table), dtype=bool)
+    for c in columns:
+        keep &= ~_missing(table, c)
+    return _keep(table, keep)
+
+
+def frequency_groups(
+    table: FrequencyTable,
+    quasi: Sequence[str],
+    sensitive: str | None = None,
+    numeric: bool = False,
+) -> Groups:
+    """The equivalence classes of a frequency table of values, weighted by its counts.
+
+    Grouped exactly as :meth:`Groups.from_frame` groups the records the table summarizes: the
+    same classes with the same sizes and sensitive-value counts (classes may be numbered in
+    another order).
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        Values per combination (:func:`dataset_frequencies`); no missing values.
+    quasi : sequence of str
+    sensitive : str, optional
+    numeric : bool
+        Whether the sensitive column is numeric (the default t-closeness distance).
+
+    Returns
+    -------
+    Groups
+
+    Raises
+    ------
+    InputError
+        Missing values in a used column (naming it and the records).
+    """
+    quasi = list(quasi)
+    _refuse_missing(table, quasi + ([sensitive] if sensitive is not None else []))
+    codes, cards, dictionaries = [], [], []
+    for q in quasi:
+        c, uniques = pd.factorize(np.asarray(table.codes[q], dtype=object))
+        codes.append(c.astype(np.int64))
+        cards.append(len(uniques))
+        dictionaries.append(list(uniques))
+    if sensitive is None:
+        return Groups.from_codes(
+            tuple(quasi), codes, cards, weights=table.counts, dictionaries=dictionaries
+        )
+    sa, values = pd.factorize(np.asarray(table.codes[sensitive], dtype=object))
+    return Groups.from_codes(
+        tuple(quasi),
+        codes,
+        cards,
+        sensitive=sensitive,
+        sa_codes=sa.astype(np.int64),
+        values=list(values),
+        numeric=numeric,
+        weights=table.counts,
+        dictionaries=dictionaries,
+    )
+
+
+def refuse_stray_text_of(
+    table: FrequencyTable, columns: Sequence[str], sensitive: str | None = None
+) -> None:
+    """:func:`microanon.apps.check.refuse_stray_text` on a frequency table.
+
+    A text column counts as mostly numeric when at least :data:`STRAY_TEXT_SHARE` of its
+    non-missing records hold values that parse as numbers; the records are counted with the
+    table's counts, so the decision and the message are those of the in-memory check.
+
+    Raises
+    ------
+    InputError
+        For the first such column, naming it, how many values are not numbers and an example.
+    """
+    for column in columns:
+        values = pd.Series(table.codes[column], dtype=object)
+        present = ~values.isna().to_numpy()
+        if not present.any():
+            continue
+        values, counts = values[present], table.counts[present]
+        if not all(isinstance(v, str) for v in values):
+            continue  # a numeric column as read (text columns hold only strings)
+        text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+        bad, total = int(counts[text].sum()), int(counts.sum())
+        if bad == 0 or total - bad < STRAY_TEXT_SHARE * total - 1e-9:
+            continue
+        example = str(values[text].iloc[0])
+        distance = (
+            "; or pass --distance equal to treat it as categories" if column == sensitive else ""
+        )
+        raise InputError(
+            f"column {column!r} is numeric but for {bad:,} of {total:,} values that are "
+            f"not numbers, e.g. {example!r}: mark missing-value markers with --na-values "
+            f"{example!r} or correct the data{distance}"
+        )
+
+
+def privacy_profile_of(
+    table: FrequencyTable,
+    quasi: Sequence[str],
+    sensitive: str,
+    *,
+    numeric: bool,
+    c: float = 2.0,
+    distance: str | None = None,
+    threshold: float = 0.2,
+    missing: str = "error",
+    beta_form: str = "basic",
+    population: pd.DataFrame | None = None,
+    population_count: str | None = None,
+    estimator: str | None = None,
+    fraction: float | None = None,
+    significance: float = 0.01,
+) -> dict[str, Any]:
+    """:func:`microanon.apps.check.privacy_profile` computed from a frequency table.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        Values and counts of the combinations of ``quasi`` and ``sensitive`` (missing values
+        included, see :func:`dataset_frequencies`).
+    quasi : sequence of str
+    sensitive : str
+    numeric : bool
+        Whether the sensitive column is numeric (the default t-closeness distance).
+    c, distance, threshold, missing, beta_form, population, population_count, estimator, \
+fraction, significance
+        As for ``privacy_profile``; the population is a DataFrame in memory.
+
+    Returns
+    -------
+    dict
+        The keys and values of ``privacy_profile``.
+
+    Raises
+    ------
+    InputError
+        As ``privacy_profile``.
+    """
+    quasi = list(quasi)
+    if not quasi:
+        raise InputError("--quasi: name at least one quasi-identifier column")
+    if sensitive in quasi:
+        raise InputError(
+            f"sensitive column {sensitive!r} is also listed as a quasi-identifier; "
+            "a column is either one or the other"
+        )
+    if missing not in ("error", "drop"):
+        raise InputError(f"missing must be 'error' or 'drop', got {missing!r}")
+    if table.records == 0:
+        raise InputError(_EMPTY)
+    dropped = 0
+    if missing == "drop":
+        kept = _complete(table, [*quasi, sensitive])
+        dropped = table.records - kept.records
+        table = kept
+        if table.records == 0:
+            raise InputError(
+                "table after dropping rows with missing values is empty: there are no rows "
+                "to work on"
+            )
+    groups = frequency_groups(table, quasi, sensitive, numeric)
+    prof = profile(groups, quasi, sensitive, c=c)
+    if distance is not None:
+        prof["t_closeness"] = t_closeness_of(groups, quasi, sensitive, distance=distance).value
+    else:
+        distance = "ordered" if numeric else "equal"
+    risk = class_attacker_risks(groups.sizes, None, threshold, "sample")["prosecutor"]
+    uniques = int(np.count_nonzero(groups.sizes == 1))
+    presence = _presence_profile(
+        groups, quasi, population, population_count, estimator, fraction, significance
+    )
+    return {
+        "rows": int(prof["rows"]),
+        "classes": int(prof["classes"]),
+        "k": int(prof["k"]),
+        "l_frequency": float(prof["l_frequency"]),
+        "l_distinct": int(prof["l_distinct"]),
+        "l_entropy": float(prof["l_entropy"]),
+        "l_recursive": int(prof["l_recursive"]),
+        "c": float(c),
+        "t_closeness": float(prof["t_closeness"]),
+        "t_distance": distance,
+        "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
+        "beta_form": beta_form,
+        "delta_disclosure": float(delta_disclosure(groups, None, None).value),
+        **presence,
+        "uniques": uniques,
+        "risk_max": float(risk["highest"]),
+        "risk_avg": float(risk["average"]),
+        "risk_threshold": float(threshold),
+        "records_at_risk": float(risk["share_above"]),
+        "dropped": dropped,
+    }
+
+
+def _presence_profile(
+    groups: Groups,
+    quasi: list[str],
+    population: pd.DataFrame | None,
+    count: str | None,
+    estimator: str | None,
+    fraction: float | None,
+    significance: float,
+) -> dict[str, Any]:
+    """δ-presence and k-map of the classes against a population, or k-map estimated."""
+    if population is not None and estimator is not None:
+        raise InputError("give either a population file or a k-map estimator, not both")
+    if population is not None:
+        presence = delta_presence(groups, quasi, population, count=count)
+        people = k_map(groups, quasi, population=population, count=count)
+        return {
+            "delta_presence_min": float(presence.lowest),
+            "delta_presence_max": float(presence.value),
+            "k_map": int(people.value),
+        }
+    if estimator is not None:
+        estimated = k_map(
+            groups, quasi, estimator=estimator, fraction=fraction, significance=significance
+        )
+        return {"k_map": int(estimated.value), "k_map_estimator": estimator}
+    if fraction is not None:
+        raise InputError("--sampling-fraction is the k-map estimator's: give --k-map-estimator")
+    return {}
+
+
+@dataclass(frozen=True)
+class ClassRisks:
+    """The class-size risk figures of a frequency table (:func:`risk_profile_of`).
+
+    Attributes
+    ----------
+    numbers : dict
+        ``rows``, ``quasi``, ``threshold``, ``rows_with_missing_keys_left_out``, ``attackers``,
+        ``population_uniqueness``: the values of ``assess_risk(...).numbers``.
+    class_risks : pandas.DataFrame
+        The prosecutor's and the journalist's risk of a record of each class (one row per
+        class of the records with every key).
+    records : int64 array
+        Records of each class (the weight of each row of ``class_risks``).
+    """
+
+    numbers: dict[str, Any]
+    class_risks: pd.DataFrame
+    records: np.ndarray
+
+
+def risk_profile_of(
+    table: FrequencyTable,
+    quasi: Sequence[str],
+    *,
+    population_size: int | None = None,
+    fraction: float | None = None,
+    region: str | None = None,
+    population_table: pd.DataFrame | None = None,
+    population_count: str | None = None,
+    threshold: float = 0.2,
+    missing: str = "error",
+) -> ClassRisks:
+    """The class-size figures of :func:`microanon.apps.risk.assess_risk`, from a frequency table.
+
+    The prosecutor, journalist and marketer models and population uniqueness, computed by
+    :func:`microanon.measures.attacker.class_attacker_risks` and
+    :func:`microanon.measures.population.uniqueness_of_sizes` (the code of
+    ``attacker_risks`` and ``population_uniqueness``) on the table's class sizes.
+
+    Parameters
+    ----------
+    table : FrequencyTable
+        Values and counts of the combinations of ``quasi`` (missing values included).
+    quasi : sequence of str
+    population_size : int, optional
+        The population's size (with ``population_table``: its number of people).
+    fraction, region
+        As for ``assess_risk``: at most one of ``population_size``, ``fraction``, ``region``.
+    population_table : DataFrame, optional
+        The population in memory: the journalist and marketer match against its classes
+        (:func:`microanon.models.population.population_sizes`).
+    population_count : str, optional
+        Column of ``population_table`` with the people per row.
+    threshold : float
+    missing : {"error", "sdcmicro"}
+        Missing key values: refused (naming the column), or their records left out of every
+        figure and counted.
+
+    Returns
+    -------
+    ClassRisks
+
+    Raises
+    ------
+    InputError
+        As ``assess_risk``.
+    """
+    quasi = list(quasi)
+    if table.records == 0:
+        raise InputError(_EMPTY)
+    if missing == "sdcmicro":
+        complete = _complete(table, quasi)
+        if complete.records == 0:
+            raise InputError(_EMPTY)
+    else:
+        _refuse_missing(table, quasi)
+        complete = table
+    groups = frequency_groups(complete, quasi)
+    sizes = groups.sizes
+    f = sizes.astype(float)
+    size = population_size
+    if region is not None or size is not None:
+        pu = uniqueness_of_sizes(sizes, population_size=size, fraction=fraction, region=region)
+        fraction = pu.sampling_fraction
+    elif fraction is not None:
+        pu = uniqueness_of_sizes(sizes, fraction=fraction)
+    else:
+        pu = None
+    if population_table is not None:
+        big_f = population_sizes(groups, population_table, population_count).astype(float)
+        source = "table"
+    elif fraction is not None:
+        big_f = f / check_share(fraction, "fraction")
+        source = "fraction"
+    else:
+        big_f, source = f, "sample"
+    attackers = class_attacker_risks(sizes, big_f, threshold, source)
+    numbers = {
+        "rows": table.records,
+        "quasi": quasi,
+        "threshold": threshold,
+        "rows_with_missing_keys_left_out": table.records - complete.records,
+        "attackers": attackers,
+        "population_uniqueness": None if pu is None else pu.to_dict(),
+    }
+    risks = pd.DataFrame({"prosecutor": 1.0 / f, "journalist": 1.0 / big_f})
+    return ClassRisks(numbers, risks, sizes)

@@ -1,0 +1,270 @@
+"""``--engine dask`` of ``microanon anonymize``, ``check`` and ``risk``: the same answers as in
+memory, and one clear line for what the Dask engine cannot do."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+from microanon.apps.config import load_config
+from microanon.datasets import load_arx_adult
+from microanon.scale.client import SCHEDULER_ENV
+
+distributed = pytest.importorskip("distributed")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+QUASI = "sex,age,race,marital_status,education,native_country,workclass"
+ARX_QUASI = QUASI + ",occupation"
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a threaded local cluster that every test of the module runs on."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def adult() -> pd.DataFrame:
+    return load_arx_adult()
+
+
+@pytest.fixture(scope="module")
+def files(adult, tmp_path_factory) -> dict[str, Path]:
+    """Adult as one CSV file and as a directory of three Parquet files."""
+    root = tmp_path_factory.mktemp("cli-scale")
+    csv = root / "adult.csv"
+    adult.to_csv(csv, index=False)
+    parts = root / "parts"
+    parts.mkdir()
+    for i, (a, b) in enumerate([(0, 9000), (9000, 9001), (9001, len(adult))]):
+        adult.iloc[a:b].to_parquet(parts / f"part-{i}.parquet", index=False)
+    return {"csv": csv, "parquet": parts}
+
+
+#: Profile figures that sum over the sensitive values in the order they were first seen: the
+#: same up to the rounding of that order (the frequency table sees them in another order).
+SUMMED = ("l_entropy", "t_closeness")
+
+
+def _same_profile(got: dict, expected: dict) -> None:
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        if key in SUMMED:
+            assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+        else:
+            assert got[key] == value, key
+
+
+def _run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def _config(tmp_path: Path, **changes) -> Path:
+    """examples/adult/full_domain.yaml with four quasi-identifiers (and ``changes``)."""
+    doc = yaml.safe_load((EXAMPLES / "full_domain.yaml").read_text("utf-8"))
+    for column in ("marital_status", "native_country", "workclass", "salary_class"):
+        doc["schema"][column] = {"role": "insensitive"}
+    for spec in doc["schema"].values():
+        if "hierarchy" in spec:
+            spec["hierarchy"] = str(EXAMPLES / spec["hierarchy"])
+    doc.update(changes)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(doc), "utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------- anonymize
+def test_anonymize_on_dask_equals_memory(scheduler, files, tmp_path):
+    config = _config(tmp_path)
+    out = tmp_path / "release"
+    r = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out", str(out),
+        "--scheduler", scheduler, "--json",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    assert got["engine"] == "dask" and got["verified"] is True
+    assert "schema lint" in r.stderr
+    cfg = load_config(config)
+    memory = cfg.run(pd.read_parquet(files["parquet"]))
+    assert got["levels"] == memory.metadata["levels"]
+    assert got["rows_out"] == memory.metadata["rows_out"]
+    assert got["suppressed"] == got["rows_in"] - got["rows_out"]
+    assert out.is_dir() and any(out.rglob("*.parquet"))
+    text = _run(
+        "anonymize", str(files["csv"]), "--config", str(config), "--out", str(tmp_path / "again"),
+        "--engine", "dask", "--scheduler", scheduler,
+    )  # fmt: skip
+    assert text.exit_code == 0, text.output
+    assert "levels:" in text.stdout and "verified on the files as written: yes" in text.stdout
+
+
+def test_anonymize_infeasible_exits_1_and_writes_nothing(scheduler, files, tmp_path):
+    config = _config(tmp_path, models=[{"k_anonymity": {"k": 40_000}}], params={})
+    out = tmp_path / "never"
+    r = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out", str(out),
+        "--scheduler", scheduler,
+    )  # fmt: skip
+    assert r.exit_code == 1, r.output
+    assert "Traceback" not in r.output and not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".never")]
+
+
+def test_anonymize_other_methods_need_memory(files, tmp_path):
+    config = EXAMPLES / "mondrian.yaml"
+    r = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out",
+        str(tmp_path / "out"), "--engine", "dask",
+    )  # fmt: skip
+    assert r.exit_code == 2, r.output
+    assert "mondrian" in r.output and "whole table in memory" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scheduler", "tcp://127.0.0.1:9"], "tcp://127.0.0.1:9"),
+        (["--engine", "memory", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler"),
+        (["--engine", "dask", "--overwrite"], "--overwrite"),
+    ],
+)
+def test_anonymize_bad_input_exits_2(files, tmp_path, args, message):
+    config = _config(tmp_path)
+    r = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out",
+        str(tmp_path / "out"), *args,
+    )  # fmt: skip
+    assert r.exit_code == 2, r.output
+    assert message in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_path_exits_2(scheduler, tmp_path):
+    config = _config(tmp_path)
+    missing = str(tmp_path / "nowhere" / "*.parquet")
+    for args in (
+        ["anonymize", missing, "--config", str(config), "--out", str(tmp_path / "out")],
+        ["check", missing, "--quasi", "sex", "--sensitive", "occupation"],
+        ["risk", str(tmp_path / "nowhere"), "--quasi", "sex", "--engine", "dask"],
+    ):
+        r = _run(*args, "--scheduler", scheduler)
+        assert r.exit_code == 2, r.output
+        assert "nowhere" in r.output and "Traceback" not in r.output
+
+
+# -------------------------------------------------------------------------------- check
+def test_check_on_dask_equals_memory(scheduler, files):
+    args = ["--quasi", QUASI, "--sensitive", "occupation", "--json", "--k", "2", "--t", "0.99"]
+    memory = _run("check", str(files["csv"]), *args)
+    assert memory.exit_code == 1, memory.output  # k = 1 fails, t holds
+    for source in (files["csv"], files["parquet"]):
+        r = _run("check", str(source), *args, "--engine", "dask", "--scheduler", scheduler)
+        assert r.exit_code == 1, r.output
+        _same_profile(json.loads(r.stdout), json.loads(memory.stdout))
+
+
+def test_check_engine_auto_uses_dask_for_a_directory(scheduler, files, adult):
+    """A directory runs on Dask; the scheduler comes from MICROANON_SCHEDULER."""
+    r = _run(
+        "check", str(files["parquet"]), "--quasi", "sex,race", "--sensitive", "age", "--json",
+        env={SCHEDULER_ENV: scheduler},
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    from microanon.apps.check import privacy_profile
+
+    _same_profile(
+        json.loads(r.stdout),
+        {**privacy_profile(adult, ["sex", "race"], "age"), "requirements": [], "holds": True},
+    )
+    refused = _run(
+        "check", str(files["parquet"]), "--quasi", "sex", "--sensitive", "age", "--engine",
+        "memory",
+    )  # fmt: skip
+    assert refused.exit_code == 2 and "--engine dask" in refused.output
+
+
+# --------------------------------------------------------------------------------- risk
+def test_risk_on_dask_matches_arx_and_memory(scheduler, files, tmp_path):
+    """ARX 3.9 on its Adult extract, 8 QIs, US population: Pitman 2.966 %, Zayatz 21.62 %."""
+    args = ["--quasi", ARX_QUASI, "--region", "usa", "--json", "--no-suda"]
+    report = tmp_path / "risk.html"
+    r = _run(
+        "risk", str(files["parquet"]), *args, "--engine", "dask", "--scheduler", scheduler,
+        "--report", str(report),
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    pu = got["population_uniqueness"]
+    assert f"{100 * pu['pitman']['share']:.4g}" == "2.966"
+    assert f"{100 * pu['zayatz']['share']:.4g}" == "21.62"
+    assert pu["dankar"]["model"] == "pitman"
+    memory = _run("risk", str(files["csv"]), *args)
+    assert memory.exit_code == 0, memory.output
+    assert got == json.loads(memory.stdout)
+    assert "<img" in report.read_text("utf-8")
+
+
+def test_risk_on_dask_skips_suda_with_a_note(scheduler, files):
+    r = _run(
+        "risk", str(files["csv"]), "--quasi", "sex,race", "--engine", "dask", "--scheduler",
+        scheduler,
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "SUDA2 is skipped" in r.stderr and "prosecutor" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--weights", "age"], "--weights is not available with --engine dask"),
+        (["--suda-max-size", "2"], "--suda-max-size is not available with --engine dask"),
+    ],
+)
+def test_risk_options_that_need_the_records(scheduler, files, args, message):
+    r = _run("risk", str(files["parquet"]), "--quasi", "sex,race", *args, "--scheduler", scheduler)
+    assert r.exit_code == 2, r.output
+    assert message in r.output and len(r.output.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------ engines
+def test_engine_auto_by_size(files, monkeypatch):
+    from microanon.apps import engine
+
+    assert engine.choose_engine("auto", files["csv"]) == "memory"
+    assert engine.choose_engine("auto", files["parquet"]) == "dask"
+    assert engine.choose_engine("auto", str(files["parquet"] / "*.parquet")) == "dask"
+    assert engine.choose_engine("auto", "dataset:arx_adult") == "memory"
+    monkeypatch.setattr(engine, "AUTO_BYTES", 1000)
+    assert engine.choose_engine("auto", files["csv"]) == "dask"
+    assert engine.choose_engine("memory", files["csv"]) == "memory"
+
+
+def test_help_and_memory_runs_do_not_import_dask(files):
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from microanon.apps.cli import main\n"
+        f"memory = ['check', {str(files['csv'])!r}, '--quasi', 'sex', '--sensitive', 'race']\n"
+        "for args in (['--help'], ['check', '--help'], ['anonymize', '--help'], memory):\n"
+        "    assert CliRunner().invoke(main, args).exit_code == 0, args\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stdout
