@@ -33,6 +33,15 @@ Endpoints (JSON unless stated):
     records, no times. The token gates this endpoint only.
 ``GET /health``
     ``{"status": "ok", "version": V}``.
+``GET /`` and ``GET /static/...``
+    The respondent's survey page (HTML, CSS and JavaScript shipped in the package, nothing from
+    elsewhere): a form generated from ``/survey`` that runs GTR on the respondent's device
+    (``static/gtr.js``, a port of :func:`~microanon.methods.collect.gtr`) and posts only the
+    anonymous tuple to ``/submissions``.
+
+With ``rate_limit: N`` in the survey file, a client address gets at most ``N`` submission
+requests checked per minute (429 with ``Retry-After`` beyond; counted in memory per process,
+kept for one minute, never logged).
 
 **What is public.** Respondents need the collected set to run GTR, so it is public by design:
 ``/survey``, ``/collected`` (with ``since=V``, the tuple accepted as each version: the order of
@@ -57,16 +66,20 @@ import io
 import json
 import re
 import threading
+import time
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib import resources
 from typing import Any
 
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from ...core.errors import MicroanonError
 from ...methods.collect import ENCODINGS, CollectedSet, SubmissionCheck, check_submission_codes
@@ -78,6 +91,52 @@ __all__ = ["CollectionService", "create_app", "survey_fingerprint"]
 #: Submission ids: 8–128 characters of letters, digits, '-' and '_' (a UUID fits).
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 _SUBMISSION_KEYS = {"id", "version", "tuple"}
+#: The survey page's files (package data).
+STATIC = resources.files("microanon.apps.server") / "static"
+#: Headers of the survey page: its own files only, no network beyond this server, no framing.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+class RateLimiter:
+    """At most ``limit`` events per ``window`` seconds per key (a client address), in memory.
+
+    Parameters
+    ----------
+    limit : int
+        Events allowed per window; 0 allows everything.
+    window : float, default 60
+        Seconds.
+    max_keys : int, default 100000
+        Keys remembered at once (the least recently seen are forgotten first).
+    """
+
+    def __init__(self, limit: int, window: float = 60.0, max_keys: int = 100_000) -> None:
+        self.limit, self.window, self.max_keys = int(limit), float(window), int(max_keys)
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def hit(self, key: str, now: float | None = None) -> float:
+        """Count one event; return 0 when allowed, else the seconds until one is allowed."""
+        if self.limit <= 0:
+            return 0.0
+        now = time.monotonic() if now is None else now
+        times = self._seen.pop(key, None) or deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        self._seen[key] = times
+        while len(self._seen) > self.max_keys:
+            self._seen.popitem(last=False)
+        if len(times) >= self.limit:
+            return max(times[0] + self.window - now, 0.001)
+        times.append(now)
+        return 0.0
 
 
 class HTTPError(Exception):
@@ -423,6 +482,15 @@ def _int_param(request: Request, name: str, default: int) -> int:
     return value
 
 
+class _Static(StaticFiles):
+    """The page's package files, with the page's security headers."""
+
+    async def get_response(self, path: str, scope: Any) -> Response:
+        response = await super().get_response(path, scope)
+        response.headers.update(PAGE_HEADERS)
+        return response
+
+
 # ------------------------------------------------------------------------------ application
 def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
     """The ASGI application of a collection service (run it with uvicorn).
@@ -436,7 +504,14 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
             try:
                 return await handler(request)
             except HTTPError as exc:
-                return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status)
+                headers = (
+                    {"Retry-After": str(exc.extra["retry_after"])}
+                    if "retry_after" in exc.extra
+                    else None
+                )
+                return JSONResponse(
+                    {"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers
+                )
 
         return wrapped
 
@@ -459,8 +534,19 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
             headers={"X-Collected-Version": str(version)},
         )
 
+    limiter = RateLimiter(config.rate_limit)
+
     @_errors
     async def submissions(request: Request) -> Response:
+        address = request.client.host if request.client is not None else "?"
+        wait = limiter.hit(address)
+        if wait:
+            raise HTTPError(
+                429,
+                f"too many submissions from this address (at most {config.rate_limit} a "
+                f"minute); try again in {int(wait) + 1} seconds",
+                retry_after=int(wait) + 1,
+            )
         doc = await _read_json(request, config.max_body_bytes)
         sid, version, codes = _parse_submission(doc, service)
         status, answer = await service.submit(sid, codes, version)
@@ -499,6 +585,12 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
         await service.sync()
         return JSONResponse({"status": "ok", "version": service.version})
 
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+
+    async def index(request: Request) -> Response:
+        """The respondent's survey page (it loads ``/survey`` and ``/collected`` itself)."""
+        return HTMLResponse(page, headers=PAGE_HEADERS)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
@@ -513,6 +605,8 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
             Route("/submissions", submissions, methods=["POST"]),
             Route("/export", export, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
+            Route("/", index, methods=["GET"]),
+            Mount("/static", app=_Static(directory=str(STATIC)), name="static"),
         ],
         lifespan=lifespan,
     )

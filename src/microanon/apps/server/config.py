@@ -16,6 +16,10 @@ Paths are relative to the file::
     conflicts: relevant             # 409 when a change can affect the respondent | any change
     export_token: env:MICROANON_EXPORT_TOKEN   # or a literal token (at least 16 characters)
     max_body_bytes: 16384           # larger request bodies get 413
+    rate_limit: 30                  # submissions per minute and client address (0: no limit)
+    title: Survey on work           # the survey page's heading (GET /)
+    help:                           # optional help text per attribute, shown under its field
+      age: Your age in years.
 
 Every taxonomy must be given in the file (an ARX CSV, a nested tree or label paths): the server
 has no data to build one from. ``export_token`` may be omitted; the server then makes a random
@@ -27,7 +31,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -43,7 +47,7 @@ __all__ = ["ServiceConfig", "load_service_config", "parse_service_config"]
 
 _KEYS = {
     "schema", "weights", "tau", "loss", "mode", "storage", "durability", "conflicts",
-    "export_token", "max_body_bytes",
+    "export_token", "max_body_bytes", "rate_limit", "title", "help",
 }  # fmt: skip
 #: ``conflicts:`` values: 409 for changes that can affect the respondent, or for any change.
 CONFLICT_POLICIES = ("relevant", "any")
@@ -51,6 +55,8 @@ CONFLICT_POLICIES = ("relevant", "any")
 DURABILITY = ("crash", "power")
 #: Default limit on request bodies (a submission is a few hundred bytes).
 MAX_BODY_BYTES = 16 * 1024
+#: Default limit on submissions per minute from one client address (0 turns it off).
+RATE_LIMIT = 0
 _ENV_PREFIX = "env:"
 
 
@@ -80,6 +86,13 @@ class ServiceConfig:
     token_generated : bool
         Whether the token was made at start (it is then printed once).
     max_body_bytes : int
+    rate_limit : int
+        Submissions accepted for checking per minute and client address (0: no limit); more
+        get 429.
+    title : str
+        Heading of the survey page.
+    help : dict of str to str
+        Help text per attribute, shown under its field on the survey page.
     """
 
     survey: Survey
@@ -92,6 +105,9 @@ class ServiceConfig:
     export_token: str = ""
     token_generated: bool = False
     max_body_bytes: int = MAX_BODY_BYTES
+    rate_limit: int = RATE_LIMIT
+    title: str = "Survey"
+    help: Mapping[str, str] = field(default_factory=dict)
 
     def to_document(self) -> dict[str, Any]:
         """This configuration as a survey-file document (taxonomies inline as label paths)."""
@@ -109,6 +125,9 @@ class ServiceConfig:
             "conflicts": self.conflicts,
             "export_token": self.export_token,
             "max_body_bytes": self.max_body_bytes,
+            "rate_limit": self.rate_limit,
+            "title": self.title,
+            "help": dict(self.help),
         }
 
     def definition(self) -> dict[str, Any]:
@@ -118,6 +137,8 @@ class ServiceConfig:
             "tau": f"{self.tau.numerator}/{self.tau.denominator}",
             "loss": self.loss,
             "mode": self.mode,
+            "title": self.title,
+            "help": dict(self.help),
         }
 
 
@@ -195,6 +216,23 @@ def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = Non
     limit = doc.get("max_body_bytes", MAX_BODY_BYTES)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1024:
         raise InputError(f"max_body_bytes: must be an integer of at least 1024, got {limit!r}")
+    rate = doc.get("rate_limit", RATE_LIMIT)
+    if isinstance(rate, bool) or not isinstance(rate, int) or rate < 0:
+        raise InputError(f"rate_limit: submissions per minute, an integer >= 0, got {rate!r}")
+    title = doc.get("title", "Survey")
+    if not isinstance(title, str) or not title.strip():
+        raise InputError(f"title: a non-empty text, got {title!r}")
+    help_text = doc.get("help") or {}
+    if not isinstance(help_text, Mapping) or not all(
+        isinstance(v, str) for v in help_text.values()
+    ):
+        raise InputError("help: must map attribute -> text")
+    unknown_help = [k for k in help_text if k not in survey.attributes]
+    if unknown_help:
+        raise InputError(
+            f"help: {', '.join(map(repr, unknown_help))} not an attribute of the survey "
+            f"({', '.join(survey.attributes)})"
+        )
     return ServiceConfig(
         survey=survey,
         tau=_tau(doc["tau"]),
@@ -206,6 +244,9 @@ def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = Non
         export_token=token,
         token_generated=generated,
         max_body_bytes=limit,
+        rate_limit=rate,
+        title=title.strip(),
+        help={str(k): v.strip() for k, v in help_text.items()},
     )
 
 

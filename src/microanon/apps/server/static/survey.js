@@ -1,0 +1,308 @@
+/*
+ * The respondent page of `microanon serve`: render the survey's form, run GTR on this device
+ * (gtr.js), show what will be sent and why, send only that anonymous tuple.
+ *
+ * Mirrors microanon.apps.server.client.CollectionClient: GET survey, GET collected (compressed),
+ * GTR locally, POST submissions {id, version, tuple}; on 409 (the set changed in a way that can
+ * matter) fetch the set again and recompute. The respondent's own answers stay in this page's
+ * memory: they are never sent, stored (no cookies, no localStorage) or logged.
+ */
+(function () {
+  "use strict";
+  const GTR = globalThis.MicroanonGTR;
+  const $ = (id) => document.getElementById(id);
+  const url = (path) => new URL(path, document.baseURI).toString();
+  const MAX_RETRIES = 20;
+
+  const state = { doc: null, survey: null, collected: null, version: 0, result: null, o: null, id: null };
+
+  function show(id, on) {
+    $(id).hidden = !on;
+  }
+  function status(text) {
+    $("status").textContent = text;
+  }
+  function error(text) {
+    const box = $("error");
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+  /** A label for people: the root of a taxonomy means "not disclosed". */
+  function shown(tx, code) {
+    if (code === 0 && !tx.isLeaf[0]) return "any (not disclosed)";
+    return String(tx.label[code]);
+  }
+  function newId() {
+    if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
+    const b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  }
+  async function serverMessage(response) {
+    try {
+      const doc = await response.json();
+      return doc.error || response.statusText;
+    } catch (_) {
+      return response.statusText || `HTTP ${response.status}`;
+    }
+  }
+
+  // ------------------------------------------------------------------ the form
+  function isNumeric(tx) {
+    return tx.leaves().every((v) => typeof v === "number" && Number.isInteger(v));
+  }
+  function renderForm() {
+    const { survey, doc } = state;
+    const help = doc.help || {};
+    const fields = $("fields");
+    fields.textContent = "";
+    survey.taxonomies.forEach((tx) => {
+      const name = tx.name;
+      const div = document.createElement("div");
+      div.className = "field";
+      const label = document.createElement("label");
+      label.htmlFor = `field-${name}`;
+      label.textContent = (doc.labels && doc.labels[name]) || name;
+      div.appendChild(label);
+      const described = [];
+      if (help[name]) {
+        const p = document.createElement("p");
+        p.className = "help";
+        p.id = `help-${name}`;
+        p.textContent = help[name];
+        div.appendChild(p);
+        described.push(p.id);
+      }
+      let input;
+      const leaves = tx.leaves();
+      if (isNumeric(tx)) {
+        input = document.createElement("input");
+        input.type = "number";
+        input.inputMode = "numeric";
+        input.step = "1";
+        input.min = String(Math.min(...leaves));
+        input.max = String(Math.max(...leaves));
+      } else {
+        input = document.createElement("select");
+        const none = document.createElement("option");
+        none.value = "";
+        none.textContent = "Choose…";
+        input.appendChild(none);
+        leaves.forEach((v, i) => {
+          const opt = document.createElement("option");
+          opt.value = String(i);
+          opt.textContent = String(v);
+          input.appendChild(opt);
+        });
+      }
+      input.id = `field-${name}`; // no name attribute: a native form submission sends nothing
+      input.required = true;
+      input.autocomplete = "off";
+      const invalid = document.createElement("p");
+      invalid.className = "invalid";
+      invalid.id = `invalid-${name}`;
+      invalid.hidden = true;
+      described.push(invalid.id);
+      input.setAttribute("aria-describedby", described.join(" "));
+      div.appendChild(input);
+      div.appendChild(invalid);
+      fields.appendChild(div);
+    });
+  }
+
+  /** The respondent's tuple from the form (labels), or null after marking the invalid fields. */
+  function readForm() {
+    const out = [];
+    let first = null;
+    state.survey.taxonomies.forEach((tx) => {
+      const input = $(`field-${tx.name}`);
+      const invalid = $(`invalid-${tx.name}`);
+      const leaves = tx.leaves();
+      let value;
+      let problem = "";
+      if (input.tagName === "SELECT") {
+        if (input.value === "") problem = "Please choose an answer.";
+        else value = leaves[Number(input.value)];
+      } else {
+        const raw = input.value.trim();
+        if (raw === "") problem = "Please enter a number.";
+        else if (!/^-?[0-9]+$/.test(raw)) problem = "Please enter a whole number.";
+        else if (!leaves.includes(Number(raw))) problem = `Please enter a number from ${input.min} to ${input.max}.`;
+        else value = leaves[leaves.indexOf(Number(raw))];
+      }
+      invalid.textContent = problem;
+      invalid.hidden = !problem;
+      input.setAttribute("aria-invalid", problem ? "true" : "false");
+      if (problem && first === null) first = input;
+      out.push(value);
+    });
+    if (first !== null) {
+      first.focus();
+      return null;
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ network
+  async function fetchCollected() {
+    const response = await fetch(url("collected?since=0"), { cache: "no-store" });
+    if (!response.ok) throw new Error(`could not load the collected answers: ${await serverMessage(response)}`);
+    const set = GTR.decodeCollected(state.survey, await response.arrayBuffer());
+    state.collected = set;
+    state.version = set.version;
+  }
+
+  function compute() {
+    state.result = GTR.gtr(state.survey, state.collected, state.o, state.doc.tau, { loss: state.doc.loss });
+    return state.result;
+  }
+
+  function renderPreview() {
+    const { survey, result, doc } = state;
+    const list = $("preview-list");
+    list.textContent = "";
+    result.codes.forEach((code, j) => {
+      const tx = survey.taxonomies[j];
+      const li = document.createElement("li");
+      li.dataset.attribute = tx.name;
+      li.textContent = `${(doc.labels && doc.labels[tx.name]) || tx.name}: ${shown(tx, code)}`;
+      list.appendChild(li);
+    });
+    const tau = GTR.parseTau(doc.tau);
+    const pct = Math.round((1 - Number(tau.n) / Number(tau.d)) * 1000) / 10;
+    const changed = result.codes.some((c, j) => !survey.taxonomies[j].isLeaf[c]);
+    $("preview-why").textContent = changed
+      ? `Some answers are less precise than the ones you gave. This is needed so that nobody can ` +
+        `guess your ${doc.sensitive} with more than ${pct}% confidence from what has been collected ` +
+        `(τ = ${doc.tau}). Only this is sent.`
+      : `Your answers can be sent as they are: nobody can guess your ${doc.sensitive} with more ` +
+        `than ${pct}% confidence from what has been collected (τ = ${doc.tau}).`;
+  }
+
+  async function onCompute(event) {
+    event.preventDefault();
+    error("");
+    const o = readForm();
+    if (o === null) {
+      status("Some answers are missing or invalid.");
+      return;
+    }
+    state.o = o;
+    state.id = state.id || newId();
+    $("compute").disabled = true;
+    status("Generalizing your answers on this device…");
+    try {
+      await fetchCollected();
+      const t = compute();
+      show("preview", t !== null);
+      show("abstain", t === null);
+      if (t === null) {
+        $("abstain-text").textContent =
+          `With the answers collected so far, no version of your answers keeps your ` +
+          `${state.doc.sensitive} protected enough, so nothing was sent. Thank you for your time.`;
+        status("Nothing was sent.");
+        $("abstain").focus();
+      } else {
+        renderPreview();
+        status("Please review what will be sent.");
+        $("preview").focus();
+      }
+    } catch (err) {
+      error(String(err.message || err));
+      status("");
+    } finally {
+      $("compute").disabled = false;
+    }
+  }
+
+  async function onSend() {
+    error("");
+    $("send").disabled = true;
+    $("edit").disabled = true;
+    status("Sending…");
+    try {
+      for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+        const shownCodes = state.result.codes.join(",");
+        const tuple = {};
+        state.result.labels.forEach((label, j) => {
+          tuple[state.survey.attributes[j]] = label;
+        });
+        const response = await fetch(url("submissions"), {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ id: state.id, version: state.version, tuple }),
+          cache: "no-store",
+        });
+        if (response.status === 200 || response.status === 201) {
+          state.o = null; // forget the answers
+          show("preview", false);
+          show("survey-form", false);
+          show("done", true);
+          $("done-text").textContent = "Your anonymous answers were recorded.";
+          status("Sent.");
+          $("done").focus();
+          return;
+        }
+        if (response.status !== 409) {
+          throw new Error(`The server refused the answers: ${await serverMessage(response)}`);
+        }
+        // The collected set changed: fetch it again and recompute (as the Python client does).
+        await fetchCollected();
+        const t = compute();
+        if (t === null || t.codes.join(",") !== shownCodes) {
+          show("preview", t !== null);
+          show("abstain", t === null);
+          if (t === null) {
+            $("abstain-text").textContent =
+              "Answers arrived meanwhile, and now no version of your answers is protected " +
+              "enough: nothing was sent.";
+            $("abstain").focus();
+          } else {
+            renderPreview();
+            status("Other answers arrived meanwhile: please review the new version.");
+            $("preview").focus();
+          }
+          return;
+        }
+      }
+      throw new Error("The survey is very busy right now; please try again in a minute.");
+    } catch (err) {
+      error(String(err.message || err));
+      status("");
+    } finally {
+      $("send").disabled = false;
+      $("edit").disabled = false;
+    }
+  }
+
+  function onEdit() {
+    show("preview", false);
+    status("");
+    $(`field-${state.survey.attributes[0]}`).focus();
+  }
+
+  async function start() {
+    try {
+      const response = await fetch(url("survey"), { cache: "no-store" });
+      if (!response.ok) throw new Error(await serverMessage(response));
+      state.doc = await response.json();
+      state.survey = GTR.buildSurvey(state.doc);
+      if (state.doc.title) {
+        $("survey-title").textContent = state.doc.title;
+        document.title = state.doc.title;
+      }
+      renderForm();
+      show("survey-form", true);
+      status("");
+      $("survey-form").addEventListener("submit", onCompute);
+      $("send").addEventListener("click", onSend);
+      $("edit").addEventListener("click", onEdit);
+    } catch (err) {
+      error(`The survey could not be loaded: ${err.message || err}`);
+      status("");
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

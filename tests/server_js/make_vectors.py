@@ -1,0 +1,204 @@
+"""Write ``gtr_vectors.json``: GTR test vectors from the Python implementation.
+
+Each vector is a collected set (the bytes of ``CollectedSet.to_bytes``, base64), a respondent's
+base tuple, τ and the loss variant, with the answer of :func:`microanon.methods.collect.gtr`
+(``mode="exact"``): the anonymous tuple (codes, labels, exact loss) or ``null`` (abstention).
+``ties`` is the number of feasible candidates that share the least loss and the largest float
+``φ_QI`` (more than 1: the exact tie-breaking decided). The surveys are the bundled Adult example
+(``examples/collect/survey.yaml``, with occupation weights), the Adult and Nursery surveys of
+``microanon reproduce collection`` and random small taxonomies (random weights, numeric labels).
+
+Run from the repository root (deterministic)::
+
+    python tests/server_js/make_vectors.py
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import os
+import random
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from microanon.apps.families.collect.reproduce.setup import NURSERY_TREES, _tree
+from microanon.apps.server.config import load_service_config
+from microanon.core.hierarchy import Hierarchy
+from microanon.datasets.hierarchies import adult_hierarchies
+from microanon.methods.collect import CollectedSet, Survey, gtr
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+OUT = HERE / "gtr_vectors.json"
+#: The module (the package re-exports the function under the same name).
+gtr_module = importlib.import_module("microanon.methods.collect.gtr")
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if hasattr(x, "item") else x
+
+
+def adult_example() -> Survey:
+    """The survey of ``examples/collect/survey.yaml`` (4 quasi-identifiers, weighted SA)."""
+    os.environ.setdefault("MICROANON_EXPORT_TOKEN", "vectors-only-0123456789")
+    return load_service_config(ROOT / "examples" / "collect" / "survey.yaml").survey
+
+
+def adult_reproduce() -> Survey:
+    """The Adult survey of the collection reproduction (7 quasi-identifiers, ARX taxonomies)."""
+    hs = adult_hierarchies()
+    quasi = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+    return Survey({a: hs[a] for a in [*quasi, "occupation"]}, quasi, "occupation")
+
+
+def nursery() -> Survey:
+    """The Nursery survey of the collection reproduction."""
+    hs = {a: _tree(t, a) for a, t in NURSERY_TREES.items()}
+    return Survey(hs, list(NURSERY_TREES)[:-1], "health")
+
+
+def random_tree(rng: random.Random, name: str, numeric: bool) -> Hierarchy:
+    """A random taxonomy: 2–7 leaves, depth 1–3, random positive weights."""
+    counter = iter(range(10**6))
+
+    def label() -> Any:
+        i = next(counter)
+        return 10 + i if numeric else f"{name}{i}"
+
+    def grow(depth: int) -> Any:
+        if depth == 0 or rng.random() < 0.3:
+            return [label() for _ in range(rng.randint(1, 3))]
+        return {f"{name}-g{next(counter)}": grow(depth - 1) for _ in range(rng.randint(1, 3))}
+
+    tree = {"*": grow(rng.randint(1, 3))}
+    h = Hierarchy.from_nested(tree)
+    if h.n_leaves < 2:
+        return random_tree(rng, name, numeric)
+    choice = rng.random()
+    if choice < 0.4:
+        return h
+    if choice < 0.7:
+        w = [rng.randint(1, 9) for _ in range(h.n_leaves)]
+    else:
+        w = [rng.choice([0.1, 0.25, 0.3, 1.5, 2.0, 1 / 3, 7.0]) for _ in range(h.n_leaves)]
+    return h.with_weights(w)
+
+
+def random_survey(rng: random.Random, i: int) -> Survey:
+    m = rng.randint(1, 3)
+    names = [f"q{k}" for k in range(m)]
+    hs = {n: random_tree(rng, n, numeric=rng.random() < 0.3) for n in names}
+    hs["s"] = random_tree(rng, "s", numeric=False)
+    return Survey(hs, names, "s")
+
+
+def random_leaf_tuple(rng: random.Random, survey: Survey) -> list[Any]:
+    return [_plain(tx.label(int(rng.choice(tx.leaf_node)))) for tx in survey.taxonomies]
+
+
+def grow_collected(
+    rng: random.Random, survey: Survey, tau: str, n: int, noise: int
+) -> CollectedSet:
+    """A collected set as the service would hold it: GTR answers of random respondents, plus
+    ``noise`` random generalized tuples (so groups vary)."""
+    g = CollectedSet(survey)
+    for _ in range(n):
+        t = gtr(random_leaf_tuple(rng, survey), g, survey, Fraction(tau))
+        if t is not None:
+            g.add_codes(t.codes)
+    for _ in range(noise):
+        codes = []
+        for tx in survey.taxonomies:
+            chain = tx.chain(int(rng.choice(tx.leaf_node)))
+            codes.append(int(chain[rng.randrange(len(chain))]))
+        g.add_codes(codes, count=rng.randint(1, 3))
+    return g
+
+
+class _TieCounter:
+    """Counts the candidates passed to the exact tie-break of gtr (1 when it is not called)."""
+
+    def __init__(self) -> None:
+        self.last = 1
+        self._orig = gtr_module._Problem.best
+
+    def __enter__(self) -> _TieCounter:
+        counter = self
+
+        def best(p: Any, cands: list) -> Any:
+            counter.last = len(cands)
+            return counter._orig(p, cands)
+
+        gtr_module._Problem.best = best  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        gtr_module._Problem.best = self._orig  # type: ignore[method-assign]
+
+
+def main() -> None:
+    rng = random.Random(18)
+    surveys: dict[str, Survey] = {
+        "adult-example": adult_example(),
+        "adult": adult_reproduce(),
+        "nursery": nursery(),
+    }
+    for i in range(12):
+        surveys[f"random-{i}"] = random_survey(rng, i)
+    plan = {  # survey -> (collected sets, respondents per set, submissions, noise)
+        "adult-example": (4, 20, 60, 10),
+        "adult": (3, 15, 40, 10),
+        "nursery": (4, 20, 60, 10),
+    }
+    taus = ["1/10", "3/10", "1/2", "7/10", "9/10", "1"]
+    vectors = []
+    with _TieCounter() as ties:
+        for name, survey in surveys.items():
+            sets, per, subs, noise = plan.get(name, (3, 8, rng.randint(0, 12), rng.randint(0, 4)))
+            for k in range(sets):
+                tau = rng.choice(taus)
+                loss = rng.choice(["paper", "paper", "normalized"])
+                g = grow_collected(rng, survey, tau, subs, noise)
+                encoding = "bits" if k % 2 == 0 else "index"
+                blob = base64.b64encode(g.to_bytes(encoding)).decode("ascii")
+                for _ in range(per):
+                    o = random_leaf_tuple(rng, survey)
+                    v_tau = rng.choice([tau, *taus])
+                    ties.last = 1
+                    t = gtr(o, g, survey, Fraction(v_tau), loss=loss)
+                    expected = None
+                    if t is not None:
+                        expected = {
+                            "codes": list(t.codes),
+                            "labels": [_plain(x) for x in t.labels],
+                            "loss": str(t.loss),
+                        }
+                    vectors.append(
+                        {
+                            "survey": name,
+                            "collected": blob,
+                            "encoding": encoding,
+                            "o": o,
+                            "tau": v_tau,
+                            "loss": loss,
+                            "expected": expected,
+                            "ties": ties.last if t is not None else 0,
+                        }
+                    )
+    doc = {
+        "about": "GTR test vectors written by tests/server_js/make_vectors.py from the Python gtr",
+        "surveys": {n: s.to_dict() for n, s in surveys.items()},
+        "vectors": vectors,
+    }
+    OUT.write_text(json.dumps(doc, default=_plain, separators=(",", ":")) + "\n", encoding="utf-8")
+    n = len(vectors)
+    abst = sum(v["expected"] is None for v in vectors)
+    tie = sum(v["ties"] > 1 for v in vectors)
+    print(f"{OUT}: {n} vectors, {abst} abstentions, {tie} decided by tie-breaking")
+
+
+if __name__ == "__main__":
+    main()
