@@ -26,6 +26,7 @@
     const box = $("error");
     box.textContent = text || "";
     box.hidden = !text;
+    if (text && box.scrollIntoView) box.scrollIntoView({ block: "nearest" });
   }
   /** A label for people: the root of a taxonomy means "not disclosed". */
   function shown(tx, code) {

@@ -1,0 +1,240 @@
+"""The survey page in a real browser: headless chromium driven by Playwright, against a real server.
+
+``microanon serve`` runs in a child process on a free port with a temporary SQLite store. The
+page is opened at ``/``, a respondent's answers are typed in, and the test checks what reached the
+server (every request the page sends is recorded: no raw value that GTR generalized is in any of
+them, and the stored tuple is what the Python ``gtr`` gives for the same collected set), what the
+page shows (acceptance, an abstention built to happen, the server's 429 message) and takes
+screenshots at 375 and 1280 pixels (kept under ``$MICROANON_ARTIFACTS/browser`` when that is set,
+else in pytest's temporary directory).
+
+Skips, saying why, without a chromium binary on PATH (Debian's ``chromium`` package) or without the
+``playwright`` module. The browser is Debian's, never one downloaded by ``playwright install``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import yaml
+
+from microanon.apps.server.run import ServiceProcess
+from microanon.methods.collect import CollectedSet, Survey, gtr
+
+TOKEN = "test-export-token-0123456789"
+AGE = {
+    "*": {
+        "20-29": {"20-24": list(range(20, 25)), "25-29": list(range(25, 30))},
+        "30-39": {"30-34": list(range(30, 35)), "35-39": list(range(35, 40))},
+    }
+}
+DISEASE = {"any": {"respiratory": ["flu", "cold"], "digestive": ["ulcer", "gastritis"]}}
+#: Submissions sent before the page's respondents (see ``test_respondent_in_a_real_browser``).
+SEEDS = 8
+#: One page submission is accepted; the next send is over the limit.
+RATE_LIMIT = SEEDS + 1
+
+
+def _chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("no chromium binary on PATH (Debian package 'chromium'): no browser test")
+    return exe
+
+
+def _sync_playwright() -> Any:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("no playwright module (pip install playwright): no browser test")
+    return sync_playwright
+
+
+def _artifacts(tmp_path: Path) -> Path:
+    root = os.environ.get("MICROANON_ARTIFACTS")
+    out = Path(root) / "browser" if root else tmp_path / "artifacts"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def survey_document(storage: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "schema": {
+            "age": {"role": "quasi", "hierarchy": {"builder": "nested", "tree": AGE}},
+            "sex": {
+                "role": "quasi",
+                "hierarchy": {"builder": "nested", "tree": {"*": ["female", "male"]}},
+            },
+            "disease": {"role": "sensitive", "hierarchy": {"builder": "nested", "tree": DISEASE}},
+        },
+        "tau": "1/2",
+        "storage": str(storage),
+        "export_token": TOKEN,
+        "title": "Health survey",
+        "help": {"age": "Your age in whole years.", "disease": "Your last diagnosis."},
+        **extra,
+    }
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    exe = _chromium()
+    sync_playwright = _sync_playwright()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    _chromium()
+    _sync_playwright()
+    path = tmp_path / "survey.yaml"
+    doc = survey_document(tmp_path / "collected.sqlite", rate_limit=RATE_LIMIT)
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with ServiceProcess(path) as proc:
+        yield proc.url
+
+
+def _post(url: str, sid: str, version: int, values: tuple[Any, ...]) -> int:
+    tuple_ = dict(zip(("age", "sex", "disease"), values, strict=True))
+    body = {"id": sid, "version": version, "tuple": tuple_}
+    r = httpx.post(f"{url}/submissions", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    return int(r.json()["version"])
+
+
+def _collected(url: str, survey: Survey) -> CollectedSet:
+    return CollectedSet.from_bytes(survey, httpx.get(f"{url}/collected", timeout=10).content)
+
+
+class Recorder:
+    """Every request a page sends: method, path with query, body."""
+
+    def __init__(self, page: Any) -> None:
+        self.requests: list[tuple[str, str, str | None]] = []
+        page.on("request", self._seen)
+
+    def _seen(self, request: Any) -> None:
+        parts = urlsplit(request.url)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.requests.append((request.method, path, request.post_data))
+
+    def posts(self) -> list[dict[str, Any]]:
+        return [json.loads(body or "null") for m, _, body in self.requests if m == "POST"]
+
+
+def _answer(page: Any, age: int, sex: str, disease: str) -> None:
+    page.fill("#field-age", str(age))
+    page.select_option("#field-sex", label=sex)
+    page.select_option("#field-disease", label=disease)
+    page.click("#compute")
+
+
+def _screenshots(page: Any, out: Path, name: str) -> None:
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.screenshot(path=str(out / f"{name}-{width}.png"), full_page=True)
+
+
+def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path) -> None:
+    url, out = server, _artifacts(tmp_path)
+    survey = Survey.from_dict(httpx.get(f"{url}/survey", timeout=10).json())
+    tau = Fraction(1, 2)
+
+    # Seeds through the API (each accepted: it protects a respondent aged 22): two digestive
+    # answers at 22 and two flu answers generalized to 20-29. After them GTR generalizes the
+    # age of a 23-year-old with ulcer to 20-24.
+    v = 0
+    for i, seed in enumerate([(22, "female", "digestive")] * 2 + [("20-29", "female", "flu")] * 2):
+        v = _post(url, f"seed-{i:04d}", v, seed)
+
+    # (a) A respondent whose age GTR generalizes: nothing raw leaves the page.
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    record = Recorder(page)
+    page.goto(f"{url}/")
+    page.wait_for_selector("#survey-form:not([hidden])")
+    assert page.inner_text("#survey-title") == "Health survey"
+    o = {"age": 23, "sex": "female", "disease": "ulcer"}
+    before = _collected(url, survey)
+    want = gtr(o, before, survey, tau)
+    assert want is not None and want.labels[0] == "20-24", want  # the age is generalized
+    _answer(page, **o)
+    page.wait_for_selector("#preview:not([hidden])")
+    shown = page.inner_text("#preview-list li[data-attribute=age]")
+    assert "20-24" in shown and "23" not in shown
+    assert "less precise" in page.inner_text("#preview-why")
+    assert record.posts() == []  # computing sends nothing
+    _screenshots(page, out, "survey-preview")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.click("#send")
+    page.wait_for_selector("#done:not([hidden])")
+    assert "recorded" in page.inner_text("#done-text")
+
+    posts = record.posts()
+    assert len(posts) == 1
+    body = posts[0]
+    assert set(body) == {"id", "version", "tuple"} and body["version"] == before.version
+    assert body["tuple"] == dict(zip(survey.attributes, want.labels, strict=True))
+    without_id = json.dumps({k: x for k, x in body.items() if k != "id"})
+    assert not re.search(r"\b23\b", without_id), without_id  # the exact age was not sent
+    for method, path, _ in record.requests:  # nor in any URL the page asked for
+        assert not re.search(r"\b23\b", path), (method, path)
+    # What the server stored is what the Python gtr gives for the same collected set.
+    delta = CollectedSet.from_bytes(
+        survey, httpx.get(f"{url}/collected?since={before.version}", timeout=10).content
+    )
+    assert delta.pairs() == [(want.labels, 1)]
+    export = httpx.get(
+        f"{url}/export?format=json", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10
+    ).json()
+    assert {"tuple": dict(zip(survey.attributes, want.labels, strict=True)), "count": 1} in export[
+        "pairs"
+    ]
+    _screenshots(page, out, "survey-done")
+
+    # (b) An abstention built to happen: four more flu answers generalized to 20-29 (each
+    # accepted: it protects a respondent aged 22) over-link the cell of a 27-year-old woman, so
+    # nothing protects her flu or cold answer: the page says so and sends nothing.
+    v = before.version + 1
+    for i in range(4, SEEDS):
+        v = _post(url, f"seed-{i:04d}", v, ("20-29", "female", "flu"))
+    o = {"age": 27, "sex": "female", "disease": "cold"}
+    assert gtr(o, _collected(url, survey), survey, tau) is None
+    page.goto(f"{url}/")
+    page.wait_for_selector("#survey-form:not([hidden])")
+    sent = len(record.requests)
+    _answer(page, **o)
+    page.wait_for_selector("#abstain:not([hidden])")
+    assert "nothing was sent" in page.inner_text("#abstain-text")
+    assert page.is_hidden("#preview")
+    assert [m for m, _, _ in record.requests[sent:]] == ["GET"]  # the collected set, nothing else
+    _screenshots(page, out, "survey-abstain")
+
+    # (c) A refusal by the server is shown: this address used up its submissions (rate_limit).
+    page.goto(f"{url}/")
+    page.wait_for_selector("#survey-form:not([hidden])")
+    _answer(page, age=33, sex="male", disease="flu")
+    page.wait_for_selector("#preview:not([hidden])")
+    page.click("#send")
+    page.wait_for_selector("#error:not([hidden])")
+    message = page.inner_text("#error")
+    assert "refused" in message and "too many submissions" in message, message
+    assert page.is_visible("#preview") and page.is_enabled("#send")  # the answers can be resent
+    _screenshots(page, out, "survey-rate-limited")
+    assert httpx.get(f"{url}/health", timeout=10).json()["version"] == SEEDS + 1
+    context.close()
