@@ -238,3 +238,53 @@ def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path)
     _screenshots(page, out, "survey-rate-limited")
     assert httpx.get(f"{url}/health", timeout=10).json()["version"] == SEEDS + 1
     context.close()
+
+
+def test_results_page_in_a_real_browser(server: str, browser: Any, tmp_path: Path) -> None:
+    """The data user's page: the token goes in a header only; counts, tables and the export."""
+    url, out = server, _artifacts(tmp_path)
+    v = 0
+    seeds = [(22, "female", "digestive")] * 2 + [("20-29", "female", "flu")] * 2
+    for i, seed in enumerate(seeds):
+        v = _post(url, f"seed-{i:04d}", v, seed)
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    page = context.new_page()
+    record = Recorder(page)
+    headers: list[dict[str, str]] = []
+    page.on("request", lambda r: headers.append(r.headers))
+    page.goto(f"{url}/results")
+
+    page.fill("#token", "not-the-token-0123456789")
+    page.click("#show")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "refused the token" in page.inner_text("#error")
+    assert page.is_hidden("#results")
+
+    page.fill("#token", TOKEN)
+    page.click("#show")
+    page.wait_for_selector("#results:not([hidden])")
+    assert page.is_hidden("#error")
+    assert page.inner_text("#count-tuples") == "4"
+    assert page.inner_text("#count-distinct") == "2"
+    assert "not known" in page.inner_text("#count-abstentions")
+    row = page.locator("section[data-attribute=age] tr[data-value='20-29'] td")
+    assert row.all_inner_texts()[2:] == ["2", "50%", "4"]  # exactly, share, this or under
+    assert "20 … 29 (10 values)" in row.all_inner_texts()[1]
+    row = page.locator("section[data-attribute=disease] tr[data-value=digestive] td")
+    assert row.all_inner_texts()[2:] == ["2", "50%", "2"]
+    _screenshots(page, out, "results")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    with page.expect_download() as info:
+        page.click("#export-csv")
+    download = info.value
+    assert download.suggested_filename == f"collected-v{v}.csv"
+    got = Path(download.path()).read_text(encoding="utf-8")
+    want = httpx.get(f"{url}/export", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    assert got == want.text
+
+    # The token went in the Authorization header, never in a URL or a body.
+    assert all(TOKEN not in path and TOKEN not in (body or "") for _, path, body in record.requests)
+    sent = [h.get("authorization") for h in headers if "authorization" in h]
+    assert f"Bearer {TOKEN}" in sent
+    context.close()

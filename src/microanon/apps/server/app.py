@@ -31,6 +31,14 @@ Endpoints (JSON unless stated):
     401 without, 403 with a wrong token). It is the same multiset as ``GET /collected`` (same
     pairs, order, counts and version) and adds nothing: no submission ids, no per-submission
     records, no times. The token gates this endpoint only.
+``GET /summary``
+    What the data user's page shows (same token as ``/export``): the number of tuples collected,
+    of distinct tuples, the average loss, and per attribute the published distribution: for every
+    taxonomy node that some tuple carries or generalizes, how many collected tuples carry exactly
+    that value (``count``) and that value or a more specific one under it (``under``), with the
+    leaves it covers. It is a tabulation of the published (generalized) values, not an estimate
+    of the respondents' base values. ``abstentions`` is ``null``: a respondent whom nothing
+    protects sends nothing, so the server cannot count them.
 ``GET /health``
     ``{"status": "ok", "version": V}``.
 ``GET /`` and ``GET /static/...``
@@ -38,6 +46,10 @@ Endpoints (JSON unless stated):
     elsewhere): a form generated from ``/survey`` that runs GTR on the respondent's device
     (``static/gtr.js``, a port of :func:`~microanon.methods.collect.gtr`) and posts only the
     anonymous tuple to ``/submissions``.
+``GET /results``
+    The data user's page (same files and headers): the export token typed into a form field is
+    sent as ``Authorization: Bearer`` to ``/summary`` and ``/export`` (never in a URL) and kept in
+    the page's memory only; it shows the summary and downloads the export.
 
 With ``rate_limit: N`` in the survey file, a client address gets at most ``N`` submission
 requests checked per minute (429 with ``Retry-After`` beyond; counted in memory per process,
@@ -82,7 +94,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ...core.errors import MicroanonError
-from ...methods.collect import ENCODINGS, CollectedSet, SubmissionCheck, check_submission_codes
+from ...methods.collect import (
+    ENCODINGS,
+    CollectedSet,
+    SubmissionCheck,
+    average_loss,
+    check_submission_codes,
+)
 from .config import ServiceConfig
 from .store import Accepted, Store, open_store
 
@@ -405,6 +423,49 @@ class CollectionService:
         with self._state:
             return self._snapshot(min(since, self.version), "bits")
 
+    def summary(self) -> dict[str, Any]:
+        """Sync, then what ``GET /summary`` answers (see the module docstring)."""
+        with self._state:
+            self._load()
+            codes, counts = np.array(self.collected.codes), np.array(self.collected.counts)
+            version, total = self.version, self.collected.total
+            loss = average_loss(self.survey, self.collected, self.config.loss) if total else None
+        attributes = []
+        for j, tx in enumerate(self.survey.taxonomies):
+            count = np.bincount(codes[:, j], weights=counts, minlength=tx.n_nodes)
+            count = count.astype(np.int64)
+            # Pre-order codes: the subtree of node v is the codes v .. v + size(v) - 1.
+            under = count.copy()
+            for v in range(tx.n_nodes - 1, 0, -1):
+                under[tx.parent[v]] += under[v]
+            leaves = [tx.label(int(c)) for c in tx.leaf_node]
+            nodes = [
+                {
+                    "value": _plain(tx.label(v)),
+                    "depth": int(tx.depth[v]),
+                    "leaf": bool(tx.is_leaf[v]),
+                    "leaves": int(tx.leaf_count[v]),
+                    "first": _plain(leaves[int(tx.lo[v])]),
+                    "last": _plain(leaves[int(tx.hi[v]) - 1]),
+                    "count": int(count[v]),
+                    "under": int(under[v]),
+                }
+                for v in range(tx.n_nodes)
+                if under[v] > 0
+            ]
+            role = "sensitive" if tx.name == self.survey.sensitive else "quasi"
+            attributes.append({"name": tx.name, "role": role, "nodes": nodes})
+        return {
+            "version": version,
+            "tuples": total,
+            "distinct": int(len(counts)),
+            "abstentions": None,
+            "tau": f"{self.config.tau.numerator}/{self.config.tau.denominator}",
+            "loss": self.config.loss,
+            "average_loss": None if loss is None else f"{loss.numerator}/{loss.denominator}",
+            "attributes": attributes,
+        }
+
     def export(self) -> tuple[int, Any, list[tuple[tuple[Any, ...], int]]]:
         """Sync, then the version, the multiset as a DataFrame (labels, ``count``) and as pairs."""
         with self._state:
@@ -460,11 +521,16 @@ def _parse_submission(doc: Any, service: CollectionService) -> tuple[str, int, n
     return sid, version, codes
 
 
+def _plain(value: Any) -> Any:
+    """A JSON-safe label (taxonomy labels may be numpy scalars)."""
+    return value.item() if hasattr(value, "item") else value
+
+
 def _check_token(request: Request, token: str) -> None:
     auth = request.headers.get("authorization", "")
     scheme, _, given = auth.partition(" ")
     if scheme.lower() != "bearer" or not given:
-        raise HTTPError(401, "export needs 'Authorization: Bearer <token>'")
+        raise HTTPError(401, "needs the export token: 'Authorization: Bearer <token>'")
     if not hmac.compare_digest(given.strip().encode(), token.encode()):
         raise HTTPError(403, "wrong export token")
 
@@ -581,15 +647,27 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
         return Response(buf.getvalue(), media_type="text/csv", headers=headers)
 
     @_errors
+    async def summary(request: Request) -> Response:
+        """Counts and the published distribution of each attribute, behind the export token."""
+        _check_token(request, config.export_token)
+        body = await run_in_threadpool(service.summary)
+        return JSONResponse(body, headers={"X-Collected-Version": str(body["version"])})
+
+    @_errors
     async def health(request: Request) -> Response:
         await service.sync()
         return JSONResponse({"status": "ok", "version": service.version})
 
     page = (STATIC / "index.html").read_text(encoding="utf-8")
+    results_page = (STATIC / "results.html").read_text(encoding="utf-8")
 
     async def index(request: Request) -> Response:
         """The respondent's survey page (it loads ``/survey`` and ``/collected`` itself)."""
         return HTMLResponse(page, headers=PAGE_HEADERS)
+
+    async def results(request: Request) -> Response:
+        """The data user's page (it asks for the token and loads ``/summary`` itself)."""
+        return HTMLResponse(results_page, headers=PAGE_HEADERS)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -604,8 +682,10 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
             Route("/collected", collected, methods=["GET"]),
             Route("/submissions", submissions, methods=["POST"]),
             Route("/export", export, methods=["GET"]),
+            Route("/summary", summary, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
             Route("/", index, methods=["GET"]),
+            Route("/results", results, methods=["GET"]),
             Mount("/static", app=_Static(directory=str(STATIC)), name="static"),
         ],
         lifespan=lifespan,
