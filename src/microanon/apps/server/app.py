@@ -30,7 +30,7 @@ Endpoints (JSON unless stated):
     The collected multiset with labels, for the data user (``Authorization: Bearer <token>``;
     401 without, 403 with a wrong token). It is the same multiset as ``GET /collected`` (same
     pairs, order, counts and version) and adds nothing: no submission ids, no per-submission
-    records, no times. The token gates this endpoint only.
+    records, no times. The token gates this endpoint and ``/summary`` only.
 ``GET /summary``
     What the data user's page shows (same token as ``/export``): the number of tuples collected,
     of distinct tuples, the average loss, and per attribute the published distribution: for every

@@ -80,8 +80,8 @@ class ServiceConfig:
         When a submission computed against an older version is sent back (409): when a tuple
         accepted since could enter the respondent's anonymous group, or after any change.
     export_token : str
-        The bearer token of ``GET /export``. It gates that endpoint only: the collected set it
-        serves is public at ``GET /collected`` (respondents need it), so the token keeps
+        The bearer token of ``GET /export`` and ``GET /summary``. It gates them only: the set they
+        serve is public at ``GET /collected`` (respondents need it), so the token keeps
         nothing confidential.
     token_generated : bool
         Whether the token was made at start (it is then printed once).
