@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from microanon.core import HierarchyError, InfeasibleError, InputError, Schema, Table
+from microanon.core import HierarchyError, InfeasibleError, InputError, Release, Schema, Table
 from microanon.datasets import adult_hierarchies, load_arx_adult
 from microanon.methods.generalize import full_domain
 from microanon.scale import encode_dataset, full_domain_dask, read_dataset
@@ -100,9 +99,18 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     written = pd.read_parquet(got.data)
     assert list(written.columns) == list(expected.data.columns)
     assert _rows(written) == _rows(expected.data)
-    # The written metadata is the in-memory release's public metadata, nothing more.
-    public = json.loads((out / "metadata.json").read_text("utf-8"))
-    assert public == json.loads(json.dumps(expected.public_metadata, default=str))
+    # The written release is laid out as Release.save lays it out, with the same metadata.
+    loaded = Release.load(out)
+    public = Release.load(out / "public")
+    assert public.metadata == expected.public_metadata
+    assert public.public_keys == expected.public_keys
+    internal = {k: v for k, v in loaded.internal_metadata.items() if k != "search_seconds"}
+    assert internal.pop("combinations") == got.combinations
+    assert internal == {
+        k: v for k, v in expected.internal_metadata.items() if k != "search_seconds"
+    }
+    assert _rows(public.data) == _rows(expected.data)
+    assert sorted(p.name for p in out.iterdir()) == [".microanon-output", "internal", "public"]
     assert _siblings(out) == []
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.errors import InputError
 
-__all__ = ["SCHEDULER_ENV", "dask_client", "run_stage"]
+__all__ = ["SCHEDULER_ENV", "dask_client", "run_stage", "wait_stage"]
 
 #: Environment variable naming the address of the Dask scheduler to use.
 SCHEDULER_ENV = "MICROANON_SCHEDULER"
@@ -83,15 +83,34 @@ def run_stage(client: Any, stage: str, collections: Sequence[Any], progress: boo
     ``progress``: a bar (True), one line on stderr with the elapsed seconds (False), or the bar
     only when stderr is a terminal (None).
     """
+    return wait_stage(client, stage, client.compute(list(collections)), progress, gather=True)
+
+
+def _done(_: Any) -> None:
+    """Nothing: waiting for a result on the workers without moving it."""
+
+
+def wait_stage(
+    client: Any, stage: str, futures: Sequence[Any], progress: bool | None, gather: bool = True
+) -> list:
+    """Wait for futures already submitted to ``client``, reporting the stage as :func:`run_stage`.
+
+    Returns their results (``gather``), else the futures themselves, done (their results stay on
+    the workers).
+    """
     started = time.perf_counter()
-    futures = client.compute(list(collections))
+    futures = list(futures)
     bar = sys.stderr.isatty() if progress is None else progress
     if bar:
         from distributed import progress as show
 
         print(f"microanon: {stage}", file=sys.stderr)
         show(futures)
-    results = client.gather(futures)
+    if gather:
+        results = client.gather(futures)
+    else:
+        client.gather(client.map(_done, futures, pure=False))  # raises a task's exception
+        results = futures
     elapsed = time.perf_counter() - started
     if not bar:
         print(f"microanon: {stage}: {elapsed:.1f} s", file=sys.stderr)

@@ -11,10 +11,18 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..models import Groups, PrivacyModel, Verdict
-from .frequencies import FrequencyTable, value_frequencies
+from .client import wait_stage
+from .encode import Encoded, local_counts
+from .frequencies import (
+    SPLIT_EVERY,
+    FrequencyTable,
+    global_partial,
+    tree_reduce,
+    value_frequencies,
+)
 from .read import read_dataset
 
-__all__ = ["groups_of", "verify_written"]
+__all__ = ["file_counts", "groups_of", "verify_files", "verify_written"]
 
 
 def groups_of(
@@ -85,4 +93,70 @@ def verify_written(
     if table.records == 0:
         raise InputError("the release publishes no unsuppressed record")
     groups = groups_of(table, quasi, needs, bool(numeric))
+    return [m.check(groups) for m in models], table.records
+
+
+def file_counts(path: str, columns: Sequence[str]) -> Encoded:
+    """The local frequency table of ``columns`` in one written Parquet file.
+
+    Text columns are read dictionary-encoded (as the writer stored them), so no value is built
+    per record.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    text = [c for c in columns if pa.types.is_string(schema.field(c).type)]
+    frame = pq.read_table(path, columns=list(columns), read_dictionary=text).to_pandas()
+    uniques, combos, counts, _ = local_counts(frame, columns)
+    return Encoded(len(frame), uniques, combos, counts)
+
+
+def verify_files(
+    paths: Sequence[str],
+    quasi: Sequence[str],
+    sensitive: str | None,
+    models: Sequence[PrivacyModel],
+    client: Any,
+    progress: bool | None = None,
+    numeric: bool = False,
+    split_every: int = SPLIT_EVERY,
+) -> tuple[list[Verdict], int]:
+    """Check every model on written Parquet files, as :func:`verify_written` does.
+
+    Each file is read back (only the checked columns) and reduced to its frequency table on the
+    worker; the tables are merged up a tree on the cluster. ``sensitive`` is the sensitive column
+    when a model needs it (``numeric``: whether its values are numbers).
+    """
+    columns = list(quasi) + ([sensitive] if sensitive is not None else [])
+    parts = [client.submit(file_counts, str(p), columns, pure=False) for p in paths]
+    parts = wait_stage(client, "read back", parts, progress, gather=False)
+    summaries = client.gather([client.submit(Encoded.summary, p) for p in parts])
+    values, maps = {}, [{} for _ in summaries]
+    for c in columns:
+        arrays = [s.uniques[c] for s in summaries if len(s.uniques[c])]
+        merged = (
+            pd.concat([pd.Series(a) for a in arrays], ignore_index=True).drop_duplicates()
+            if arrays
+            else pd.Series([], dtype=object)
+        )
+        index = pd.Index(merged.to_numpy())
+        values[c] = np.asarray(index, dtype=object)
+        for m, s in zip(maps, summaries, strict=True):
+            m[c] = index.get_indexer(s.uniques[c]).astype(np.int64)
+    cards = [len(values[c]) for c in columns]
+    partial = [
+        client.submit(global_partial, p, m, columns, pure=False)
+        for p, m in zip(parts, maps, strict=True)
+    ]
+    (merged,) = wait_stage(
+        client, "frequency table", [tree_reduce(client, partial, cards, split_every)], progress
+    )
+    combos, counts = merged
+    table = FrequencyTable(
+        columns, {c: values[c][combos[i]] for i, c in enumerate(columns)}, counts
+    )
+    if table.records == 0:
+        raise InputError("the release publishes no unsuppressed record")
+    groups = groups_of(table, quasi, sensitive, numeric)
     return [m.check(groups) for m in models], table.records
