@@ -174,24 +174,29 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
     if plan.mode == "remove" and suppressed.any():
         keep = np.flatnonzero(~suppressed[inverse])
         inverse = inverse[keep]
-    rows = pa.array(inverse)
     arrays = []
     for f in writer.schema:
         c = f.name
         if c in writer.labels:
-            code = combos[c].copy()
+            code = combos[c].astype(np.int32)
             if plan.mode == "star":
                 code[suppressed] = len(writer.labels[c]) - 1
-            col = writer.labels[c].take(pa.array(code).take(rows))
+            col = pa.DictionaryArray.from_arrays(pa.array(code[inverse]), writer.labels[c])
         elif c in part.combos:
             values = pa.array(part.uniques[c], from_pandas=True)
-            col = values.take(pa.array(part.combos[c]).take(rows))
+            if values.type != f.type:
+                values = values.cast(f.type)
+            code = part.combos[c].astype(np.int32)
+            col = pa.DictionaryArray.from_arrays(pa.array(code[inverse]), values)
         else:
             col = part.others.column(c)
             if keep is not None:
                 col = col.take(pa.array(keep))
-        if col.type != f.type:
-            col = col.cast(f.type)
+            if col.type != f.type:
+                col = col.cast(f.type)
         arrays.append(col)
-    pq.write_table(pa.Table.from_arrays(arrays, schema=writer.schema), path)
+    # Dictionary-encoded columns are written as such (no value built per record); without the
+    # stored Arrow schema they read back as plain columns of the published type.
+    table = pa.Table.from_arrays(arrays, names=writer.schema.names)
+    pq.write_table(table, path, store_schema=False)
     return len(inverse)

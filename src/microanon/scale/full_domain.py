@@ -31,7 +31,7 @@ from ..core.release import _LAYOUT as RELEASE_LAYOUT
 from ..core.release import _MANIFEST as MANIFEST
 from ..core.release import ALWAYS_PUBLIC, INTERNAL_DIR, PUBLIC_DIR
 from ..core.release import _plain as plain_metadata
-from ..core.schema import Schema
+from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods._release import SUPPRESSED_ROWS
 from ..methods.generalize._search import check_metric, check_suppression, search
@@ -40,7 +40,7 @@ from .apply import Plan, make_plan, make_writer, write_encoded
 from .client import dask_client, wait_stage
 from .encode import Encoded, check_frame, clean_partition, combine_encodings, encode_partition
 from .frequencies import SPLIT_EVERY, FrequencyTable, global_partial, sorted_table, tree_reduce
-from .read import read_dataset
+from .read import parquet_files, read_dataset, read_parquet_file
 from .verify import groups_of, verify_files
 
 __all__ = ["ScaleResult", "full_domain_dask"]
@@ -263,7 +263,7 @@ def full_domain_dask(
         check_frame(frame, schema)
         work = tmp / _WORK
         work.mkdir()
-        pieces = frame.to_delayed()
+        pieces = _pieces(source, frame, schema, read_options)
         budget = _budget(run, len(pieces), spill)
         encode = delayed(encode_partition, pure=True)
         tasks = [
@@ -378,6 +378,19 @@ def full_domain_dask(
         seconds=seconds,
         internal=internal,
     )
+
+
+def _pieces(
+    source: Any, frame: Any, schema: Schema, read_options: Mapping[str, Any] | None
+) -> list[Any]:
+    """One delayed pandas DataFrame per partition: a Parquet file read directly, else dask's."""
+    if isinstance(source, (str, os.PathLike)):
+        files = parquet_files(source, dict(read_options or {}).get("format"))
+        if files is not None:
+            numeric = [a.name for a in schema if a.kind is Kind.NUMERIC]
+            read = delayed(read_parquet_file, pure=True)
+            return [read(f, schema.columns, numeric) for f in files]
+    return list(frame.to_delayed())
 
 
 def _budget(client: Any, partitions: int, spill: str) -> float | None:
