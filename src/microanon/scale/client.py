@@ -83,21 +83,11 @@ def run_stage(client: Any, stage: str, collections: Sequence[Any], progress: boo
     ``progress``: a bar (True), one line on stderr with the elapsed seconds (False), or the bar
     only when stderr is a terminal (None).
     """
-    return wait_stage(client, stage, client.compute(list(collections)), progress, gather=True)
+    return wait_stage(client, stage, client.compute(list(collections)), progress)
 
 
-def _done(_: Any) -> None:
-    """Nothing: waiting for a result on the workers without moving it."""
-
-
-def wait_stage(
-    client: Any, stage: str, futures: Sequence[Any], progress: bool | None, gather: bool = True
-) -> list:
-    """Wait for futures already submitted to ``client``, reporting the stage as :func:`run_stage`.
-
-    Returns their results (``gather``), else the futures themselves, done (their results stay on
-    the workers).
-    """
+def wait_stage(client: Any, stage: str, futures: Sequence[Any], progress: bool | None) -> list:
+    """Gather futures already submitted to ``client``, reporting the stage as :func:`run_stage`."""
     started = time.perf_counter()
     futures = list(futures)
     bar = sys.stderr.isatty() if progress is None else progress
@@ -106,11 +96,7 @@ def wait_stage(
 
         print(f"microanon: {stage}", file=sys.stderr)
         show(futures)
-    if gather:
-        results = client.gather(futures)
-    else:
-        client.gather(client.map(_done, futures, pure=False))  # raises a task's exception
-        results = futures
+    results = client.gather(futures)
     elapsed = time.perf_counter() - started
     if not bar:
         print(f"microanon: {stage}: {elapsed:.1f} s", file=sys.stderr)

@@ -140,25 +140,37 @@ def count_combinations(
     return combos, counts, inv.astype(small, copy=False)
 
 
-def merge_partial(
-    parts: Sequence[tuple[list[np.ndarray], np.ndarray]], cards: Sequence[int]
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """Sum partial frequency tables ``(combos, counts)`` over the same global codes."""
+def merge_partial(parts: Sequence[tuple[Any, np.ndarray]], cards: Sequence[int]):
+    """Sum partial frequency tables ``(combos, counts)`` over the same global codes.
+
+    ``combos`` is one packed int64 key per combination when the codes fit one key (what
+    :func:`global_partial` gives then: one array moves between workers, not one per column),
+    else a list of code arrays, one per column.
+    """
     parts = [p for p in parts if len(p[1])] or list(parts[:1])
     if len(parts) == 1:
         return parts[0]
+    counts = np.concatenate([p[1] for p in parts])
+    if isinstance(parts[0][0], np.ndarray):
+        inv, keys = pd.factorize(np.concatenate([p[0] for p in parts]))
+        summed = np.bincount(inv, weights=counts.astype(np.float64), minlength=len(keys))
+        return np.asarray(keys, dtype=np.int64), np.rint(summed).astype(np.int64)
     codes = [np.concatenate([p[0][i] for p in parts]) for i in range(len(cards))]
-    combos, counts, _ = count_combinations(
-        codes, cards, weights=np.concatenate([p[1] for p in parts])
-    )
-    return combos, counts
+    combos, total, _ = count_combinations(codes, cards, weights=counts)
+    return combos, total
 
 
 def global_partial(
-    part: Any, maps: Mapping[str, np.ndarray], columns: Sequence[str]
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """A partition's local frequency table (an :class:`~.encode.Encoded`) in global codes."""
-    return [maps[c][part.combos[c]] for c in columns], part.counts
+    part: Any, maps: Mapping[str, np.ndarray], columns: Sequence[str], cards: Sequence[int]
+) -> tuple[Any, np.ndarray]:
+    """A partition's local frequency table (an :class:`~.encode.Encoded`) in global codes.
+
+    Packed into one int64 key per combination when the codes fit one key.
+    """
+    codes = [maps[c][part.combos[c]] for c in columns]
+    if radices(cards) is not None:
+        return pack_codes(codes, cards), part.counts
+    return codes, part.counts
 
 
 def tree_reduce(client: Any, futures: Sequence[Any], cards: Sequence[int], split_every: int):
@@ -173,19 +185,21 @@ def tree_reduce(client: Any, futures: Sequence[Any], cards: Sequence[int], split
 
 
 def sorted_table(
-    columns: Sequence[str], combos: list[np.ndarray], counts: np.ndarray, cards: Sequence[int]
+    columns: Sequence[str], combos: Any, counts: np.ndarray, cards: Sequence[int]
 ) -> FrequencyTable:
-    """A :class:`FrequencyTable` with its combinations in ascending order of their codes."""
+    """A :class:`FrequencyTable` with its combinations in ascending order of their codes.
+
+    ``combos``: packed keys or code arrays, as :func:`merge_partial` gives them.
+    """
     columns = list(columns)
-    if radices(cards) is not None:
-        keys = pack_codes(combos, cards)
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-    else:
-        order = np.lexsort(combos[::-1])
-        keys = None
+    if isinstance(combos, np.ndarray):
+        order = np.argsort(combos, kind="stable")
+        keys = np.asarray(combos[order], dtype=np.int64)
+        codes = dict(zip(columns, unpack_keys(keys, cards), strict=True))
+        return FrequencyTable(columns, codes, np.asarray(counts[order], dtype=np.int64), keys)
+    order = np.lexsort(combos[::-1])
     codes = {c: np.asarray(combos[i][order], dtype=np.int64) for i, c in enumerate(columns)}
-    return FrequencyTable(columns, codes, np.asarray(counts[order], dtype=np.int64), keys)
+    return FrequencyTable(columns, codes, np.asarray(counts[order], dtype=np.int64))
 
 
 def _keys(part: pd.DataFrame, encoding: Encoding, columns: list[str], cards: list[int]):

@@ -1,9 +1,14 @@
 """Optimal full-domain generalization of a dataset larger than memory.
 
-Read → encode → frequency table → search → publish partition by partition → verify the written
-files. Only the frequency table of the quasi-identifiers (with the sensitive column when a model
-needs it) is held in memory; the search on it gives exactly the levels, metric value and
-suppressed records of :func:`microanon.methods.generalize.full_domain` on the whole table.
+One pass reads and codes the original (each partition with its own dictionaries; the records'
+combination indexes stay on the workers, or in a temporary file); the frequency table is merged
+from the partitions' combinations; the search runs on it; every partition of the release is
+written from its codes; the written files are read back and verified. Only the frequency table
+of the quasi-identifiers (with the sensitive column when a model needs it) is held on the
+client; the search on it gives exactly the levels, metric value and suppressed records of
+:func:`microanon.methods.generalize.full_domain` on the whole table. The output is a release
+directory as :meth:`microanon.core.release.Release.save` writes one (``public/``,
+``internal/``), its table a partitioned Parquet dataset.
 """
 
 from __future__ import annotations
@@ -270,14 +275,16 @@ def full_domain_dask(
             encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"))
             for i, d in enumerate(pieces)
         ]
-        parts = wait_stage(run, "encode", run.compute(tasks), progress, gather=False)
-        summaries = run.gather([run.submit(Encoded.summary, f) for f in parts])
+        parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
+        summaries = wait_stage(
+            run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
+        )
         encoding, maps = combine_encodings(schema, columns, summaries)
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
         cards = [encoding.cardinality(c) for c in columns]
         partial = [
-            run.submit(global_partial, f, m, columns, pure=False)
+            run.submit(global_partial, f, m, columns, cards, pure=False)
             for f, m in zip(parts, maps, strict=True)
         ]
         (merged,) = wait_stage(

@@ -17,6 +17,7 @@ from .frequencies import (
     SPLIT_EVERY,
     FrequencyTable,
     global_partial,
+    sorted_table,
     tree_reduce,
     value_frequencies,
 )
@@ -130,8 +131,12 @@ def verify_files(
     """
     columns = list(quasi) + ([sensitive] if sensitive is not None else [])
     parts = [client.submit(file_counts, str(p), columns, pure=False) for p in paths]
-    parts = wait_stage(client, "read back", parts, progress, gather=False)
-    summaries = client.gather([client.submit(Encoded.summary, p) for p in parts])
+    summaries = wait_stage(
+        client,
+        "read back",
+        [client.submit(Encoded.summary, p, pure=False) for p in parts],
+        progress,
+    )
     values, maps = {}, [{} for _ in summaries]
     for c in columns:
         arrays = [s.uniques[c] for s in summaries if len(s.uniques[c])]
@@ -146,16 +151,14 @@ def verify_files(
             m[c] = index.get_indexer(s.uniques[c]).astype(np.int64)
     cards = [len(values[c]) for c in columns]
     partial = [
-        client.submit(global_partial, p, m, columns, pure=False)
+        client.submit(global_partial, p, m, columns, cards, pure=False)
         for p, m in zip(parts, maps, strict=True)
     ]
     (merged,) = wait_stage(
         client, "frequency table", [tree_reduce(client, partial, cards, split_every)], progress
     )
-    combos, counts = merged
-    table = FrequencyTable(
-        columns, {c: values[c][combos[i]] for i, c in enumerate(columns)}, counts
-    )
+    coded = sorted_table(columns, merged[0], merged[1], cards)
+    table = FrequencyTable(columns, {c: values[c][coded.codes[c]] for c in columns}, coded.counts)
     if table.records == 0:
         raise InputError("the release publishes no unsuppressed record")
     groups = groups_of(table, quasi, sensitive, numeric)
