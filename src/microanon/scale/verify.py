@@ -12,10 +12,11 @@ import pandas as pd
 from ..core.errors import InputError
 from ..models import Groups, PrivacyModel, Verdict
 from .client import wait_stage
-from .encode import Encoded, local_counts
+from .encode import Encoded
 from .frequencies import (
     SPLIT_EVERY,
     FrequencyTable,
+    count_combinations,
     global_partial,
     sorted_table,
     tree_reduce,
@@ -108,9 +109,23 @@ def file_counts(path: str, columns: Sequence[str]) -> Encoded:
 
     schema = pq.read_schema(path)
     text = [c for c in columns if pa.types.is_string(schema.field(c).type)]
-    frame = pq.read_table(path, columns=list(columns), read_dictionary=text).to_pandas()
-    uniques, combos, counts, _ = local_counts(frame, columns)
-    return Encoded(len(frame), uniques, combos, counts)
+    table = pq.read_table(path, columns=list(columns), read_dictionary=text)
+    table = table.unify_dictionaries()
+    codes, uniques, cards = [], {}, []
+    for c in columns:
+        col = table.column(c)
+        if pa.types.is_dictionary(col.type) and col.null_count == 0:
+            # the stored dictionary codes the column already: no value built per record
+            col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+            code = col.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            values = col.dictionary.to_numpy(zero_copy_only=False)
+        else:
+            code, values = pd.factorize(col.to_pandas(), use_na_sentinel=False)
+        codes.append(code)
+        uniques[c] = np.asarray(values, dtype=object) if values.dtype.kind not in "biuf" else values
+        cards.append(len(values))
+    combos, counts, _ = count_combinations(codes, cards)
+    return Encoded(table.num_rows, uniques, dict(zip(columns, combos, strict=True)), counts)
 
 
 def verify_files(
