@@ -85,9 +85,9 @@ class ScaleResult:
     path : pathlib.Path
         The output directory.
     data : pathlib.Path
-        The published Parquet dataset (``path / "data"``).
+        The published Parquet dataset (``path / "public" / "data.parquet"``).
     metadata : dict
-        The public metadata written to ``path / "metadata.json"``.
+        The public metadata written to ``path / "public" / "release.json"``.
     seconds : dict of str to float
         Wall time of each stage.
     """
