@@ -90,6 +90,8 @@ class ScaleResult:
         The public metadata written to ``path / "public" / "release.json"``.
     seconds : dict of str to float
         Wall time of each stage.
+    internal : dict
+        The internal metadata written to ``path / "internal" / "internal.json"``.
     """
 
     levels: dict[str, int]
