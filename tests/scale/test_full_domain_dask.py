@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from microanon.core import HierarchyError, InfeasibleError, InputError, Schema, Table
+from microanon.core import HierarchyError, InfeasibleError, InputError, Release, Schema, Table
 from microanon.datasets import adult_hierarchies, load_arx_adult
 from microanon.methods.generalize import full_domain
+from microanon.models import public_leaks, verify_written
 from microanon.scale import encode_dataset, full_domain_dask, read_dataset
 from microanon.scale.client import SCHEDULER_ENV
 
@@ -100,10 +100,25 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     written = pd.read_parquet(got.data)
     assert list(written.columns) == list(expected.data.columns)
     assert _rows(written) == _rows(expected.data)
-    # The written metadata is the in-memory release's public metadata, nothing more.
-    public = json.loads((out / "metadata.json").read_text("utf-8"))
-    assert public == json.loads(json.dumps(expected.public_metadata, default=str))
+    # The written release is laid out as Release.save lays it out, with the same metadata.
+    loaded = Release.load(out)
+    public = Release.load(out / "public")
+    assert public.metadata == expected.public_metadata
+    assert public.public_keys == expected.public_keys
+    internal = {k: v for k, v in loaded.internal_metadata.items() if k != "search_seconds"}
+    assert internal.pop("combinations") == got.combinations
+    assert internal == {
+        k: v for k, v in expected.internal_metadata.items() if k != "search_seconds"
+    }
+    assert _rows(public.data) == _rows(expected.data)
+    assert sorted(p.name for p in out.iterdir()) == [".microanon-output", "internal", "public"]
     assert _siblings(out) == []
+    # Read back as a data user gets it: the public part loads alone, declares no extra key and
+    # names no original value that the published table does not hold; the models hold.
+    check = verify_written(out, adult)
+    assert check.ok, check.failures()
+    assert check.public is not None and not check.public.has_internal
+    assert public_leaks(check.public, adult) == []
 
 
 def test_encoding_equals_table_from_frame(client, tmp_path):
@@ -234,3 +249,51 @@ def test_infeasible_leaves_nothing(adult_parquet, client, tmp_path):
             progress=False,
         )
     assert not out.exists() and _siblings(out) == []
+
+
+def _small(out: Path, client, source, **options):
+    return full_domain_dask(
+        source,
+        _adult_schema(["sex", "age", "race"], "occupation"),
+        models={"k_anonymity": {"k": 5}},
+        out_dir=out,
+        client=client,
+        progress=False,
+        **options,
+    )
+
+
+def _files(directory: Path) -> dict[str, object]:
+    """The output's files (the manifests aside): the tables' rows, other files' bytes."""
+    return {
+        p.relative_to(directory).as_posix(): (
+            _rows(pd.read_parquet(p)) if p.suffix == ".parquet" else p.read_bytes()
+        )
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and p.name != ".microanon-output" and p.suffix != ".json"
+    }
+
+
+def test_overwrite_replaces_only_our_own_output(adult_parquet, client, tmp_path):
+    out = tmp_path / "out"
+    first = _small(out, client, adult_parquet)
+    data = _files(out)
+    assert sorted(data) == [f"public/data.parquet/part.{i}.parquet" for i in range(5)]
+    with pytest.raises(InputError, match="already exists"):
+        _small(out, client, adult_parquet)
+    assert _files(out) == data
+    # The codes spilled to disk give the same files; the temporary folder is gone.
+    second = _small(out, client, adult_parquet, overwrite=True, spill="always")
+    assert _files(out) == data and second.levels == first.levels
+    assert Release.load(out).metadata["levels"] == first.levels
+    assert _siblings(out) == []
+    # A file microanon did not write: refused, nothing deleted.
+    (out / "public" / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="did not write"):
+        _small(out, client, adult_parquet, overwrite=True)
+    assert (out / "public" / "notes.txt").read_text() == "mine"
+    assert _files(out) == {**data, "public/notes.txt": b"mine"}
+    # An output that would hold the input is refused before anything is read.
+    with pytest.raises(InputError, match="would contain the input"):
+        _small(adult_parquet.parent, client, adult_parquet, overwrite=True)
+    assert _siblings(out) == [] and _siblings(adult_parquet.parent) == []

@@ -2,9 +2,10 @@
 
 Full-domain generalization needs only the frequency table of the distinct combinations of the
 quasi-identifiers (and the sensitive value): :func:`full_domain_dask` reads a Parquet or CSV
-dataset lazily, encodes it with global dictionaries, reduces it to that table, runs the exact
-search of :func:`microanon.methods.generalize.full_domain` on it, writes the published table
-partition by partition and verifies the written files. See ``docs/scale.md``.
+dataset, codes it in one pass, reduces it to that table, runs the exact search of
+:func:`microanon.methods.generalize.full_domain` on it, writes the release (``public/`` and
+``internal/``, as :meth:`Release.save`) partition by partition from the codes and verifies the
+written files. See ``docs/scale.md``.
 """
 
 from .blocks import BLOCK_ROWS, microaggregate_blocks

@@ -104,3 +104,99 @@ def publish_partition(part: pd.DataFrame, plan: Plan) -> pd.DataFrame:
                 col = col.astype(_TEXT)  # Parquet needs one type per column, empty parts too
             data[c] = col
     return pd.DataFrame(data, index=index)
+
+
+# ---------------------------------------------------------------- from the kept codes
+
+
+@dataclass(frozen=True)
+class Writer:
+    """What every task needs to write its partition of the release from its codes.
+
+    Attributes
+    ----------
+    plan : Plan
+    labels : dict of str to pyarrow.Array
+        Per quasi-identifier, the label of every global code, then ``"*"``.
+    schema : pyarrow.Schema
+        The published columns and their types, the same in every file.
+    """
+
+    plan: Plan
+    labels: dict[str, Any]
+    schema: Any
+
+
+def make_writer(plan: Plan, types: Mapping[str, Any]) -> Writer:
+    """The :class:`Writer` of a plan; ``types`` gives the Arrow type of each published column."""
+    import pyarrow as pa
+
+    labels = {
+        q: pa.array(list(lab) + [SUPPRESSED], type=pa.string()) for q, lab in plan.labels.items()
+    }
+    schema = pa.schema([pa.field(c, types[c]) for c in plan.columns])
+    return Writer(plan, labels, schema)
+
+
+def _suppressed_combos(plan: Plan, codes: list[np.ndarray]) -> np.ndarray:
+    """Which combinations (given by their global codes) the plan suppresses."""
+    n = len(codes[0]) if codes else 0
+    if len(plan.suppressed) == 0:
+        return np.zeros(n, dtype=bool)
+    if isinstance(plan.suppressed, np.ndarray):
+        cards = [plan.encoding.cardinality(c) for c in plan.key_columns]
+        key = pack_codes(codes, cards)
+        at = np.searchsorted(plan.suppressed, key).clip(max=len(plan.suppressed) - 1)
+        return plan.suppressed[at] == key
+    return pd.MultiIndex.from_arrays(codes).isin(plan.suppressed)
+
+
+def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, path: str) -> int:
+    """Write one partition of the release from its codes (see :class:`~.encode.Encoded`).
+
+    No value is rebuilt per record: the labels of each combination are picked once and every
+    column is gathered from them by the records' combination index (Arrow ``take``).
+
+    Returns
+    -------
+    int
+        Records written.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    part = part.load()
+    plan = writer.plan
+    combos = {c: maps[c][part.combos[c]] for c in plan.key_columns}
+    suppressed = _suppressed_combos(plan, [combos[c] for c in plan.key_columns])
+    inverse = part.inverse
+    keep = None
+    if plan.mode == "remove" and suppressed.any():
+        keep = np.flatnonzero(~suppressed[inverse])
+        inverse = inverse[keep]
+    arrays = []
+    for f in writer.schema:
+        c = f.name
+        if c in writer.labels:
+            code = combos[c].astype(np.int32)
+            if plan.mode == "star":
+                code[suppressed] = len(writer.labels[c]) - 1
+            col = pa.DictionaryArray.from_arrays(pa.array(code[inverse]), writer.labels[c])
+        elif c in part.combos:
+            values = pa.array(part.uniques[c], from_pandas=True)
+            if values.type != f.type:
+                values = values.cast(f.type)
+            code = part.combos[c].astype(np.int32)
+            col = pa.DictionaryArray.from_arrays(pa.array(code[inverse]), values)
+        else:
+            col = part.others.column(c)
+            if keep is not None:
+                col = col.take(pa.array(keep))
+            if col.type != f.type:
+                col = col.cast(f.type)
+        arrays.append(col)
+    # Dictionary-encoded columns are written as such (no value built per record); without the
+    # stored Arrow schema they read back as plain columns of the published type.
+    table = pa.Table.from_arrays(arrays, names=writer.schema.names)
+    pq.write_table(table, path, store_schema=False)
+    return len(inverse)

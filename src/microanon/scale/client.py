@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.errors import InputError
 
-__all__ = ["SCHEDULER_ENV", "dask_client", "run_stage"]
+__all__ = ["SCHEDULER_ENV", "dask_client", "run_stage", "wait_stage"]
 
 #: Environment variable naming the address of the Dask scheduler to use.
 SCHEDULER_ENV = "MICROANON_SCHEDULER"
@@ -83,8 +83,13 @@ def run_stage(client: Any, stage: str, collections: Sequence[Any], progress: boo
     ``progress``: a bar (True), one line on stderr with the elapsed seconds (False), or the bar
     only when stderr is a terminal (None).
     """
+    return wait_stage(client, stage, client.compute(list(collections)), progress)
+
+
+def wait_stage(client: Any, stage: str, futures: Sequence[Any], progress: bool | None) -> list:
+    """Gather futures already submitted to ``client``, reporting the stage as :func:`run_stage`."""
     started = time.perf_counter()
-    futures = client.compute(list(collections))
+    futures = list(futures)
     bar = sys.stderr.isatty() if progress is None else progress
     if bar:
         from distributed import progress as show

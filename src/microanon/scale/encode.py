@@ -10,7 +10,7 @@ otherwise. Codes are then computed partition by partition (:meth:`Encoding.codes
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import dask.dataframe as dd
@@ -21,8 +21,18 @@ from ..core.errors import InputError, SchemaError
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema
 from .client import run_stage
+from .frequencies import count_combinations
 
-__all__ = ["Encoding", "clean_partition", "encode_dataset"]
+__all__ = [
+    "Encoded",
+    "Encoding",
+    "check_frame",
+    "clean_partition",
+    "combine_encodings",
+    "encode_dataset",
+    "encode_partition",
+    "local_counts",
+]
 
 
 def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
@@ -144,6 +154,19 @@ def _dictionary(attr: Any, uniques: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(uniq, dtype=object), inv.astype(np.int64)
 
 
+def check_frame(frame: dd.DataFrame, schema: Schema) -> None:
+    """Refuse, before any work, data that lacks a schema column or a policy that cannot apply."""
+    absent = [c for c in schema.columns if c not in frame.columns]
+    if absent:
+        raise InputError(
+            f"table: column(s) {', '.join(repr(c) for c in absent)} not found; available: "
+            + ", ".join(map(str, frame.columns))
+        )
+    for a in schema:
+        if a.missing == "category" and a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
+            raise SchemaError(f"column '{a.name}': 'missing: category' needs a non-numeric column")
+
+
 def encode_dataset(
     frame: dd.DataFrame,
     schema: Schema | Mapping[str, Any],
@@ -179,15 +202,7 @@ def encode_dataset(
     """
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
-    absent = [c for c in schema.columns if c not in frame.columns]
-    if absent:
-        raise InputError(
-            f"table: column(s) {', '.join(repr(c) for c in absent)} not found; available: "
-            + ", ".join(map(str, frame.columns))
-        )
-    for a in schema:
-        if a.missing == "category" and a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
-            raise SchemaError(f"column '{a.name}': 'missing: category' needs a non-numeric column")
+    check_frame(frame, schema)
     meta = clean_partition(frame._meta, schema)
     cleaned = frame.map_partitions(clean_partition, schema, meta=meta)
     builders = [
@@ -202,11 +217,23 @@ def encode_dataset(
     )
     results = run_stage(client, "distinct values", wanted, progress)
     raw = dict(zip(builders, results[: len(builders)], strict=True))
-    missing = results[len(builders) : len(builders) + len(checked)]
+    missing = dict(zip(checked, results[len(builders) : len(builders) + len(checked)], strict=True))
     uniques = dict(zip(columns, results[len(builders) + len(checked) : -1], strict=True))
-    rows = int(results[-1])
+    encoding, _ = _build(schema, list(columns), raw, missing, uniques, int(results[-1]))
+    return encoding, cleaned
+
+
+def _build(
+    schema: Schema,
+    columns: list[str],
+    raw: Mapping[str, Any],
+    missing: Mapping[str, int],
+    uniques: Mapping[str, Any],
+    rows: int,
+) -> tuple[Encoding, dict[str, pd.Index]]:
+    """The encoding from the distinct values of the whole dataset (and the index of each)."""
     schema = _resolve(schema, raw)
-    for name, count in zip(checked, missing, strict=True):
+    for name, count in missing.items():
         if int(count):
             raise InputError(
                 f"column '{name}' has {int(count)} missing value(s); drop or impute them, or set "
@@ -230,4 +257,179 @@ def encode_dataset(
         d, code_of = _dictionary(attr, values)
         dictionaries[c] = d
         lookup[c] = (pd.Index(values), code_of)
-    return Encoding(published, schema, list(columns), dictionaries, lookup), cleaned
+    encoding = Encoding(published, schema, list(columns), dictionaries, lookup)
+    return encoding, {c: lookup[c][0] for c in columns}
+
+
+# ---------------------------------------------------------------- one pass, codes kept
+
+
+def _values(array: Any) -> np.ndarray:
+    """A numpy array of values: numbers as they are, anything else as Python objects."""
+    out = np.asarray(array)
+    return out if out.dtype.kind in "biuf" else np.asarray(array, dtype=object)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One partition coded with its own (local) dictionaries, as :func:`encode_partition` makes it.
+
+    Attributes
+    ----------
+    rows : int
+        Records of the partition after the missing-value policies.
+    uniques : dict of str to array
+        Distinct values of each encoded column in this partition (its local dictionary).
+    combos : dict of str to int64 array
+        Local codes of each distinct combination of the encoded columns.
+    counts : int64 array
+        Records per combination.
+    raw : dict of str to array
+        Distinct raw values of the columns whose hierarchy a builder makes from the data.
+    missing : dict of str to int
+        Missing values of each column under the ``error`` policy.
+    inverse : int array or None
+        The combination of each record (the records' codes are ``combos[c][inverse]``).
+    others : pyarrow.Table or None
+        The published columns that are not encoded, as cleaned.
+    spilled : str or None
+        The Parquet file holding ``inverse`` and ``others`` when they were written to disk.
+    """
+
+    rows: int
+    uniques: dict[str, np.ndarray]
+    combos: dict[str, np.ndarray]
+    counts: np.ndarray
+    raw: dict[str, np.ndarray] = field(default_factory=dict)
+    missing: dict[str, int] = field(default_factory=dict)
+    inverse: np.ndarray | None = None
+    others: Any = None
+    spilled: str | None = None
+
+    def summary(self) -> Encoded:
+        """What the client needs to build the dictionaries (nothing per record or combination)."""
+        return replace(self, combos={}, counts=self.counts[:0], inverse=None, others=None)
+
+    def nbytes(self) -> int:
+        """Bytes held per record (the inverse and the other columns)."""
+        size = 0 if self.inverse is None else self.inverse.nbytes
+        return size + (0 if self.others is None else int(self.others.nbytes))
+
+    def load(self) -> Encoded:
+        """The partition with its spilled records read back."""
+        if self.spilled is None:
+            return self
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(self.spilled)
+        inverse = table.column(_INVERSE).to_numpy()
+        others = table.drop_columns([_INVERSE]) if table.num_columns > 1 else None
+        return replace(self, inverse=inverse, others=others, spilled=None)
+
+
+#: Column of the spilled inverse (a name no schema column can take in a partition file).
+_INVERSE = "__microanon_combination__"
+
+
+def local_counts(
+    frame: pd.DataFrame, columns: Sequence[str], inverse: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, np.ndarray | None]:
+    """Local dictionaries of ``columns`` and the distinct combinations of their codes."""
+    codes, uniques, cards = [], {}, []
+    for c in columns:
+        code, uniq = pd.factorize(frame[c], use_na_sentinel=False)
+        codes.append(code)
+        uniques[c] = _values(uniq)
+        cards.append(len(uniq))
+    combos, counts, inv = count_combinations(codes, cards, inverse=inverse)
+    return uniques, dict(zip(columns, combos, strict=True)), counts, inv
+
+
+def encode_partition(
+    part: pd.DataFrame,
+    schema: Schema,
+    columns: Sequence[str],
+    others: Sequence[str] = (),
+    budget: float | None = None,
+    spill: str | None = None,
+) -> Encoded:
+    """Clean one partition and code it with local dictionaries, in one pass.
+
+    Parameters
+    ----------
+    part : pandas.DataFrame
+        A partition of the original data.
+    schema : Schema
+        The schema as given (builder hierarchies not yet made).
+    columns : sequence of str
+        The encoded columns (quasi-identifiers, the sensitive column when a model needs it).
+    others : sequence of str
+        The other published columns, kept as they are.
+    budget : float, optional
+        Bytes this partition may keep in memory; more are written to ``spill``.
+    spill : str, optional
+        Parquet file for the records' data beyond the budget.
+    """
+    builders = [
+        a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
+    ]
+    raw = {c: _values(part[c].dropna().unique()) for c in builders}
+    missing = {
+        a.name: int(part[a.name].isna().sum())
+        for a in schema
+        if a.role is not Role.IDENTIFIER and a.missing == "error"
+    }
+    clean = clean_partition(part, schema)
+    uniques, combos, counts, inverse = local_counts(clean, columns, inverse=True)
+    kept = None
+    if others:
+        import pyarrow as pa
+
+        kept = pa.Table.from_pandas(clean[list(others)], preserve_index=False)
+        kept = kept.replace_schema_metadata(None)
+    out = Encoded(len(clean), uniques, combos, counts, raw, missing, inverse, kept)
+    if spill is not None and budget is not None and out.nbytes() > budget:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.table({_INVERSE: inverse})
+        if kept is not None:
+            for name in kept.column_names:
+                table = table.append_column(name, kept.column(name))
+        pq.write_table(table, spill)
+        out = replace(out, inverse=None, others=None, spilled=spill)
+    return out
+
+
+def combine_encodings(
+    schema: Schema, columns: Sequence[str], summaries: Sequence[Encoded]
+) -> tuple[Encoding, list[dict[str, np.ndarray]]]:
+    """The global encoding from the partitions' summaries, and each partition's code map.
+
+    The dictionaries are those :func:`encode_dataset` builds (and :meth:`Table.from_frame`);
+    ``maps[i][c][local]`` is the global code of partition ``i``'s local code of column ``c``.
+
+    Raises
+    ------
+    InputError, SchemaError, HierarchyError
+        As :func:`encode_dataset`.
+    """
+    columns = list(columns)
+    first = summaries[0] if summaries else Encoded(0, {}, {}, np.zeros(0, dtype=np.int64))
+    raw = {c: _union([s.raw[c] for s in summaries]) for c in first.raw}
+    missing = {c: sum(s.missing[c] for s in summaries) for c in first.missing}
+    uniques = {c: _union([s.uniques[c] for s in summaries]) for c in columns}
+    rows = sum(s.rows for s in summaries)
+    encoding, index = _build(schema, columns, raw, missing, uniques, rows)
+    maps = []
+    for s in summaries:
+        maps.append({c: encoding.lookup[c][1][index[c].get_indexer(s.uniques[c])] for c in columns})
+    return encoding, maps
+
+
+def _union(arrays: Sequence[np.ndarray]) -> pd.Series:
+    """Distinct values of several arrays, in order of first appearance."""
+    parts = [pd.Series(a) for a in arrays if len(a)]
+    if not parts:
+        return pd.Series([], dtype=object)
+    return pd.concat(parts, ignore_index=True).drop_duplicates().reset_index(drop=True)

@@ -9,18 +9,27 @@ one row per distinct combination, in memory.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
 from .client import run_stage
-from .encode import Encoding
 
-__all__ = ["FrequencyTable", "code_frequencies", "pack_codes", "value_frequencies"]
+if TYPE_CHECKING:
+    from .encode import Encoding
+
+__all__ = [
+    "FrequencyTable",
+    "code_frequencies",
+    "count_combinations",
+    "pack_codes",
+    "tree_reduce",
+    "value_frequencies",
+]
 
 #: Partial tables summed at each step of the tree reduction.
 SPLIT_EVERY = 8
@@ -82,6 +91,115 @@ def unpack_keys(keys: np.ndarray, cards: Sequence[int]) -> list[np.ndarray]:
         out.append(rest % radix)
         rest = rest // radix
     return out[::-1]
+
+
+def count_combinations(
+    codes: Sequence[np.ndarray],
+    cards: Sequence[int],
+    weights: np.ndarray | None = None,
+    inverse: bool = False,
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray | None]:
+    """The distinct combinations of ``codes`` (one array per column), each with its count.
+
+    One hash pass over a packed int64 key per row (a hash over the codes when they do not fit
+    one key); combinations in order of first appearance.
+
+    Parameters
+    ----------
+    codes : sequence of int arrays
+        Codes of each column, ``0 <= code < card``.
+    cards : sequence of int
+    weights : int array, optional
+        Count of each row (default 1): partial tables are merged with their counts.
+    inverse : bool
+        Also return the combination of each row (int32 when it fits).
+
+    Returns
+    -------
+    combos : list of int64 arrays
+        Codes of each combination, per column.
+    counts : int64 array
+    inverse : int array or None
+    """
+    if radices(cards) is not None:
+        inv, uniq = pd.factorize(pack_codes(codes, cards))
+        combos = unpack_keys(np.asarray(uniq, dtype=np.int64), cards)
+    else:
+        inv, uniq = pd.factorize(pd.MultiIndex.from_arrays(list(codes)))
+        combos = [uniq.get_level_values(i).to_numpy(np.int64) for i in range(len(codes))]
+    n = len(combos[0]) if combos else 0
+    if weights is None:
+        counts = np.bincount(inv, minlength=n).astype(np.int64)
+    else:
+        # float64 sums are exact below 2**53 records
+        summed = np.bincount(inv, weights=np.asarray(weights, dtype=np.float64), minlength=n)
+        counts = np.rint(summed).astype(np.int64)
+    if not inverse:
+        return combos, counts, None
+    small = np.int32 if n < np.iinfo(np.int32).max else np.int64
+    return combos, counts, inv.astype(small, copy=False)
+
+
+def merge_partial(parts: Sequence[tuple[Any, np.ndarray]], cards: Sequence[int]):
+    """Sum partial frequency tables ``(combos, counts)`` over the same global codes.
+
+    ``combos`` is one packed int64 key per combination when the codes fit one key (what
+    :func:`global_partial` gives then: one array moves between workers, not one per column),
+    else a list of code arrays, one per column.
+    """
+    parts = [p for p in parts if len(p[1])] or list(parts[:1])
+    if len(parts) == 1:
+        return parts[0]
+    counts = np.concatenate([p[1] for p in parts])
+    if isinstance(parts[0][0], np.ndarray):
+        inv, keys = pd.factorize(np.concatenate([p[0] for p in parts]))
+        summed = np.bincount(inv, weights=counts.astype(np.float64), minlength=len(keys))
+        return np.asarray(keys, dtype=np.int64), np.rint(summed).astype(np.int64)
+    codes = [np.concatenate([p[0][i] for p in parts]) for i in range(len(cards))]
+    combos, total, _ = count_combinations(codes, cards, weights=counts)
+    return combos, total
+
+
+def global_partial(
+    part: Any, maps: Mapping[str, np.ndarray], columns: Sequence[str], cards: Sequence[int]
+) -> tuple[Any, np.ndarray]:
+    """A partition's local frequency table (an :class:`~.encode.Encoded`) in global codes.
+
+    Packed into one int64 key per combination when the codes fit one key.
+    """
+    codes = [maps[c][part.combos[c]] for c in columns]
+    if radices(cards) is not None:
+        return pack_codes(codes, cards), part.counts
+    return codes, part.counts
+
+
+def tree_reduce(client: Any, futures: Sequence[Any], cards: Sequence[int], split_every: int):
+    """Merge partial tables (futures) pairwise up a tree on the cluster: one future."""
+    level = list(futures)
+    while len(level) > 1:
+        level = [
+            client.submit(merge_partial, level[i : i + split_every], list(cards), pure=False)
+            for i in range(0, len(level), split_every)
+        ]
+    return level[0]
+
+
+def sorted_table(
+    columns: Sequence[str], combos: Any, counts: np.ndarray, cards: Sequence[int]
+) -> FrequencyTable:
+    """A :class:`FrequencyTable` with its combinations in ascending order of their codes.
+
+    ``combos``: packed keys or code arrays, as :func:`merge_partial` gives them.
+    """
+    columns = list(columns)
+    if isinstance(combos, np.ndarray):
+        order = np.argsort(combos, kind="stable")
+        keys = np.asarray(combos[order], dtype=np.int64)
+        codes = dict(zip(columns, unpack_keys(keys, cards), strict=True))
+        return FrequencyTable(columns, codes, np.asarray(counts[order], dtype=np.int64), keys)
+    order = np.lexsort(combos[::-1])
+    codes = {c: np.asarray(combos[i][order], dtype=np.int64) for i, c in enumerate(columns)}
+    return FrequencyTable(columns, codes, np.asarray(counts[order], dtype=np.int64))
 
 
 def _keys(part: pd.DataFrame, encoding: Encoding, columns: list[str], cards: list[int]):

@@ -1,45 +1,67 @@
 """Optimal full-domain generalization of a dataset larger than memory.
 
-Read → encode → frequency table → search → publish partition by partition → verify the written
-files. Only the frequency table of the quasi-identifiers (with the sensitive column when a model
-needs it) is held in memory; the search on it gives exactly the levels, metric value and
-suppressed records of :func:`microanon.methods.generalize.full_domain` on the whole table.
+One pass reads and codes the original (each partition with its own dictionaries; the records'
+combination indexes stay on the workers, or in a temporary file); the frequency table is merged
+from the partitions' combinations; the search runs on it; every partition of the release is
+written from its codes; the written files are read back and verified. Only the frequency table
+of the quasi-identifiers (with the sensitive column when a model needs it) is held on the
+client; the search on it gives exactly the levels, metric value and suppressed records of
+:func:`microanon.methods.generalize.full_domain` on the whole table. The output is a release
+directory as :meth:`microanon.core.release.Release.save` writes one (``public/``,
+``internal/``), its table a partitioned Parquet dataset.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+from dask import delayed
 
 from ..core.errors import InfeasibleError, InputError, SchemaError, VerificationError
 from ..core.hierarchy import SUPPRESSED
-from ..core.output import atomic_directory
-from ..core.schema import Schema
+from ..core.output import atomic_directory, check_output_target
+from ..core.release import _INTERNAL as INTERNAL
+from ..core.release import _LAYOUT as RELEASE_LAYOUT
+from ..core.release import _MANIFEST as MANIFEST
+from ..core.release import ALWAYS_PUBLIC, INTERNAL_DIR, PUBLIC_DIR
+from ..core.release import _plain as plain_metadata
+from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods._release import SUPPRESSED_ROWS
 from ..methods.generalize._search import check_metric, check_suppression, search
 from ..models import PopulationModel, Verdict, as_models
-from .apply import Plan, make_plan, publish_partition
-from .client import dask_client, run_stage
-from .encode import encode_dataset
-from .frequencies import FrequencyTable, code_frequencies
-from .read import read_dataset
-from .verify import groups_of, verify_written
+from .apply import Plan, make_plan, make_writer, write_encoded
+from .client import dask_client, wait_stage
+from .encode import Encoded, check_frame, clean_partition, combine_encodings, encode_partition
+from .frequencies import SPLIT_EVERY, FrequencyTable, global_partial, sorted_table, tree_reduce
+from .read import parquet_files, read_dataset, read_parquet_file
+from .verify import groups_of, verify_files
 
 __all__ = ["ScaleResult", "full_domain_dask"]
 
-#: Folder of the published Parquet dataset inside the output directory.
-DATA = "data"
-#: The release's public metadata inside the output directory.
-METADATA = "metadata.json"
+#: The published Parquet dataset inside ``public/`` (a directory of ``part.N.parquet`` files;
+#: its suffix lets :meth:`Release.load` read it as one table).
+DATA = "data.parquet"
+#: Metadata keys of the public part: those of ``full_domain``'s in-memory release.
+PUBLIC_KEYS = frozenset(ALWAYS_PUBLIC) | {"levels", "heights"}
+#: How the records' codes are kept between the passes: ``auto`` keeps them on the workers while
+#: they fit a share of the cluster's memory and writes the rest to a temporary Parquet file.
+SPILL = ("auto", "never", "always")
+#: Share of the workers' memory the kept codes may take (``spill="auto"``).
+KEEP_SHARE = 0.3
+#: Temporary folder of spilled codes inside the output being built (removed before the end).
+_WORK = ".work"
 
 
 @dataclass(frozen=True)
@@ -63,11 +85,13 @@ class ScaleResult:
     path : pathlib.Path
         The output directory.
     data : pathlib.Path
-        The published Parquet dataset (``path / "data"``).
+        The published Parquet dataset (``path / "public" / "data.parquet"``).
     metadata : dict
-        The public metadata written to ``path / "metadata.json"``.
+        The public metadata written to ``path / "public" / "release.json"``.
     seconds : dict of str to float
         Wall time of each stage.
+    internal : dict
+        The internal metadata written to ``path / "internal" / "internal.json"``.
     """
 
     levels: dict[str, int]
@@ -82,6 +106,7 @@ class ScaleResult:
     data: Path
     metadata: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
+    internal: dict[str, Any] = field(default_factory=dict)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -140,6 +165,8 @@ def full_domain_dask(
     scheduler: str | None = None,
     progress: bool | None = None,
     read_options: Mapping[str, Any] | None = None,
+    overwrite: bool = False,
+    spill: str = "auto",
 ) -> ScaleResult:
     """Optimal full-domain generalization with suppression, out of core, written as Parquet.
 
@@ -155,10 +182,11 @@ def full_domain_dask(
         As for ``full_domain``; models checked against a population table are not supported
         out of core yet.
     out_dir : path
-        The output directory; it must not exist or be empty. It gets ``data/`` (the published
-        table as a partitioned Parquet dataset), ``metadata.json`` (the release's public
-        metadata) and a marker listing the files. It is built in a hidden sibling and renamed
-        at the end; on failure only that sibling is removed.
+        The output directory, laid out as :meth:`Release.save` lays out a release:
+        ``public/release.json`` (the manifest and public metadata), ``public/data.parquet/``
+        (the published table, one ``part.N.parquet`` file per input partition) and
+        ``internal/internal.json`` (what the data owner keeps). It is built in a hidden sibling
+        and renamed at the end; on failure only that sibling is removed.
     suppression, metric, suppressed_rows
         As for ``full_domain``.
     client : distributed.Client, optional
@@ -172,6 +200,14 @@ def full_domain_dask(
     read_options : mapping, optional
         Passed to :func:`microanon.scale.read_dataset` (``sep``, ``encoding``, ``na_values``,
         ``format``, ``blocksize``).
+    overwrite : bool
+        Replace ``out_dir`` if it holds a previous microanon output and nothing else (as
+        :meth:`Release.save`); a directory with any other file is refused, never deleted.
+    spill : {"auto", "never", "always"}
+        Where the records' codes wait between the passes: on the workers while they fit
+        ``KEEP_SHARE`` of the cluster's memory (``auto``), always there (``never``), or in a
+        temporary Parquet file inside the output being built (``always``), removed before the
+        end.
 
     Returns
     -------
@@ -218,20 +254,46 @@ def full_domain_dask(
             f"quasi-identifier(s) {', '.join(missing)} need a hierarchy for this method "
             "(a file, or a builder such as {builder: intervals, widths: [5, 10]})"
         )
+    if spill not in SPILL:
+        raise InputError(f"spill must be one of {', '.join(SPILL)}, got {spill!r}")
     target = Path(out_dir)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise InputError(f"{target} already exists; choose another directory")
+    protect = [source] if isinstance(source, (str, os.PathLike)) else []
+    check_output_target(target, overwrite, protect)
     sensitive = schema.sensitive[0] if needs_sa else None
     columns = list(schema.quasi) + ([sensitive] if sensitive is not None else [])
-    with dask_client(client, scheduler) as run:
+    others = [c for c in schema.published if c not in columns]
+    with dask_client(client, scheduler) as run, atomic_directory(target, overwrite, protect) as tmp:
         if isinstance(source, (str, os.PathLike)):
             frame = read_dataset(source, columns=schema.columns, **dict(read_options or {}))
         else:
             frame = source
-        encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
+        check_frame(frame, schema)
+        work = tmp / _WORK
+        work.mkdir()
+        pieces = _pieces(source, frame, schema, read_options)
+        budget = _budget(run, len(pieces), spill)
+        encode = delayed(encode_partition, pure=True)
+        tasks = [
+            encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"))
+            for i, d in enumerate(pieces)
+        ]
+        parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
+        summaries = wait_stage(
+            run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
+        )
+        encoding, maps = combine_encodings(schema, columns, summaries)
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
-        freq = code_frequencies(cleaned, encoding, columns, run, progress)
+        cards = [encoding.cardinality(c) for c in columns]
+        partial = [
+            run.submit(global_partial, f, m, columns, cards, pure=False)
+            for f, m in zip(parts, maps, strict=True)
+        ]
+        (merged,) = wait_stage(
+            run, "frequency table", [tree_reduce(run, partial, cards, SPLIT_EVERY)], progress
+        )
+        del partial
+        freq = sorted_table(columns, merged[0], merged[1], cards)
         seconds["frequencies"] = time.perf_counter() - mark
         table = Table.from_codes(
             freq.codes,
@@ -244,7 +306,7 @@ def full_domain_dask(
         plan = make_plan(encoding, freq, result.levels, result.suppressed_mask, suppressed_rows)
         published = _published_frequencies(freq, plan, list(schema.quasi))
         _check_before_writing(published, schema.quasi, sensitive, resolved, result.suppressed)
-        metadata = {
+        public = {
             "method": "full_domain",
             "parameters": {
                 "suppression": suppression,
@@ -259,29 +321,56 @@ def full_domain_dask(
             "levels": dict(result.levels),
             "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
         }
+        internal = {
+            "hierarchies": {
+                q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi
+            },
+            "rows_in": freq.records,
+            "suppressed": result.suppressed,
+            "metric": {"name": metric, "value": result.metric_value},
+            "nodes_checked": result.nodes_checked,
+            "lattice_size": result.lattice_size,
+            "search_seconds": result.search_seconds,
+            "combinations": len(freq),
+        }
         mark = time.perf_counter()
-        with atomic_directory(target) as tmp:
-            out = cleaned.map_partitions(
-                publish_partition, plan, meta=publish_partition(cleaned._meta, plan)
+        meta = clean_partition(frame._meta, schema)
+        types = {c: pa.string() if c in plan.labels else _arrow_type(meta[c]) for c in plan.columns}
+        writer = make_writer(plan, types)
+        data = tmp / PUBLIC_DIR / DATA
+        data.mkdir(parents=True)
+        paths = [str(data / f"part.{i}.parquet") for i in range(len(parts))]
+        writes = [
+            run.submit(write_encoded, f, m, writer, p, pure=False)
+            for f, m, p in zip(parts, maps, paths, strict=True)
+        ]
+        written = wait_stage(run, "write", writes, progress)
+        del parts, writes  # the codes leave the workers' memory
+        shutil.rmtree(work)
+        seconds["write"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        numeric = sensitive is not None and types[sensitive] != pa.string()
+        verdicts, rows_out = verify_files(
+            paths, schema.quasi, sensitive, resolved, run, progress, numeric=numeric
+        )
+        failed = [str(v) for v in verdicts if v.holds is False]
+        if failed:
+            raise VerificationError(
+                "the written release fails " + "; ".join(failed) + " (nothing was kept)"
             )
-            write = out.to_parquet(str(tmp / DATA), write_index=False, compute=False)
-            run_stage(run, "write", [write], progress)
-            seconds["write"] = time.perf_counter() - mark
-            mark = time.perf_counter()
-            verdicts, rows_out = verify_written(
-                tmp / DATA, schema.quasi, sensitive, resolved, run, progress
+        if rows_out != published.records or sum(written) != rows_out:
+            raise VerificationError(
+                f"the written release holds {rows_out} records, expected {published.records}"
             )
-            failed = [str(v) for v in verdicts if v.holds is False]
-            if failed:
-                raise VerificationError(
-                    "the written release fails " + "; ".join(failed) + " (nothing was kept)"
-                )
-            if rows_out != published.records:
-                raise VerificationError(
-                    f"the written release holds {rows_out} records, expected {published.records}"
-                )
-            (tmp / METADATA).write_text(json.dumps(metadata, indent=1, default=str), "utf-8")
-            seconds["verify"] = time.perf_counter() - mark
+        info = {
+            "file": DATA,
+            "rows": rows_out,
+            "columns": list(plan.columns),
+            "types": {c: _logical(types[c]) for c in plan.columns},
+            "parts": len(paths),
+        }
+        _write_parts(tmp, public, internal, info)
+        seconds["verify"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     return ScaleResult(
         levels=dict(result.levels),
@@ -293,7 +382,89 @@ def full_domain_dask(
         combinations=len(freq),
         verdicts=verdicts,
         path=target,
-        data=target / DATA,
-        metadata=metadata,
+        data=target / PUBLIC_DIR / DATA,
+        metadata=public,
         seconds=seconds,
+        internal=internal,
+    )
+
+
+def _pieces(
+    source: Any, frame: Any, schema: Schema, read_options: Mapping[str, Any] | None
+) -> list[Any]:
+    """One delayed pandas DataFrame per partition: a Parquet file read directly, else dask's."""
+    if isinstance(source, (str, os.PathLike)):
+        files = parquet_files(source, dict(read_options or {}).get("format"))
+        if files is not None:
+            numeric = [a.name for a in schema if a.kind is Kind.NUMERIC]
+            read = delayed(read_parquet_file, pure=True)
+            return [read(f, schema.columns, numeric) for f in files]
+    return list(frame.to_delayed())
+
+
+def _budget(client: Any, partitions: int, spill: str) -> float | None:
+    """Bytes each partition may keep on the workers before it is written to disk."""
+    if spill == "never":
+        return None
+    if spill == "always":
+        return 0.0
+    try:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:  # older distributed
+        workers = client.scheduler_info()["workers"]
+    limits = [w.get("memory_limit") or 0 for w in workers.values()]
+    if not limits or min(limits) <= 0:
+        return None
+    return KEEP_SHARE * sum(limits) / max(partitions, 1)
+
+
+def _arrow_type(series: pd.Series) -> Any:
+    """The Arrow type of a published column as it is (text as ``string``)."""
+    try:
+        kind = pa.Schema.from_pandas(series.to_frame(), preserve_index=False).field(0).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return pa.string()
+    if pa.types.is_large_string(kind) or pa.types.is_null(kind) or pa.types.is_string(kind):
+        return pa.string()
+    return kind
+
+
+def _logical(kind: Any) -> str:
+    """The column type a release manifest records (see :meth:`Release.load`)."""
+    if pa.types.is_boolean(kind):
+        return "bool"
+    if pa.types.is_integer(kind):
+        return "int"
+    if pa.types.is_floating(kind):
+        return "float"
+    return "string"
+
+
+def _write_parts(
+    directory: Path, public: dict[str, Any], internal: dict[str, Any], info: dict[str, Any]
+) -> None:
+    """``public/release.json`` and ``internal/internal.json``, as :meth:`Release.save` writes."""
+    from .. import __version__
+
+    common = {
+        "microanon_release": RELEASE_LAYOUT,
+        "microanon_version": __version__,
+        "kind": "generalized",
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    manifest = {
+        **common,
+        "part": PUBLIC_DIR,
+        "format": "parquet",
+        "tables": {"data": info},
+        "public_keys": sorted(PUBLIC_KEYS),
+        "metadata": plain_metadata(public),
+    }
+    (directory / PUBLIC_DIR / MANIFEST).write_text(
+        json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
+    )
+    (directory / INTERNAL_DIR).mkdir()
+    doc = {**common, "part": INTERNAL_DIR, "metadata": plain_metadata(internal)}
+    (directory / INTERNAL_DIR / INTERNAL).write_text(
+        json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"
     )

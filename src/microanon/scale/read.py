@@ -17,7 +17,7 @@ import dask.dataframe as dd
 
 from ..core.errors import InputError
 
-__all__ = ["read_dataset"]
+__all__ = ["parquet_files", "read_dataset", "read_parquet_file"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.xz")
@@ -177,3 +177,35 @@ def _check_columns(wanted: list[str] | None, available: list[str], path: Any) ->
             f"{path}: column(s) {', '.join(map(repr, absent))} not found; available: "
             + ", ".join(map(str, available))
         )
+
+
+def parquet_files(path: str | os.PathLike[str], format: str | None = None) -> list[str] | None:
+    """The files of a Parquet dataset as :func:`read_dataset` finds them; None for CSV."""
+    files, directory = _files(os.fspath(path))
+    if _format(files, directory, format) != "parquet":
+        return None
+    return [str(f) for f in files]
+
+
+def read_parquet_file(path: str, columns: Sequence[str], numeric: Sequence[str] = ()) -> Any:
+    """One Parquet file as a pandas DataFrame, its text columns as categoricals.
+
+    Text columns are read dictionary-encoded (``read_dictionary``): a value is built once per
+    distinct value of a row group, not once per record, and coding them costs nothing more.
+    ``numeric`` columns (the schema's numeric ones) are read as they are stored.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    text = [
+        c
+        for c in columns
+        if c not in numeric
+        and (
+            pa.types.is_string(schema.field(c).type)
+            or pa.types.is_large_string(schema.field(c).type)
+        )
+    ]
+    table = pq.read_table(path, columns=list(columns), read_dictionary=text)
+    return table.to_pandas()

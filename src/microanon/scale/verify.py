@@ -11,10 +11,20 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..models import Groups, PrivacyModel, Verdict
-from .frequencies import FrequencyTable, value_frequencies
+from .client import wait_stage
+from .encode import Encoded
+from .frequencies import (
+    SPLIT_EVERY,
+    FrequencyTable,
+    count_combinations,
+    global_partial,
+    sorted_table,
+    tree_reduce,
+    value_frequencies,
+)
 from .read import read_dataset
 
-__all__ = ["groups_of", "verify_written"]
+__all__ = ["file_counts", "groups_of", "verify_files", "verify_written"]
 
 
 def groups_of(
@@ -85,4 +95,86 @@ def verify_written(
     if table.records == 0:
         raise InputError("the release publishes no unsuppressed record")
     groups = groups_of(table, quasi, needs, bool(numeric))
+    return [m.check(groups) for m in models], table.records
+
+
+def file_counts(path: str, columns: Sequence[str]) -> Encoded:
+    """The local frequency table of ``columns`` in one written Parquet file.
+
+    Text columns are read dictionary-encoded (as the writer stored them), so no value is built
+    per record.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    text = [c for c in columns if pa.types.is_string(schema.field(c).type)]
+    table = pq.read_table(path, columns=list(columns), read_dictionary=text)
+    table = table.unify_dictionaries()
+    codes, uniques, cards = [], {}, []
+    for c in columns:
+        col = table.column(c)
+        if pa.types.is_dictionary(col.type) and col.null_count == 0:
+            # the stored dictionary codes the column already: no value built per record
+            col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+            code = col.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            values = col.dictionary.to_numpy(zero_copy_only=False)
+        else:
+            code, values = pd.factorize(col.to_pandas(), use_na_sentinel=False)
+        codes.append(code)
+        uniques[c] = np.asarray(values, dtype=object) if values.dtype.kind not in "biuf" else values
+        cards.append(len(values))
+    combos, counts, _ = count_combinations(codes, cards)
+    return Encoded(table.num_rows, uniques, dict(zip(columns, combos, strict=True)), counts)
+
+
+def verify_files(
+    paths: Sequence[str],
+    quasi: Sequence[str],
+    sensitive: str | None,
+    models: Sequence[PrivacyModel],
+    client: Any,
+    progress: bool | None = None,
+    numeric: bool = False,
+    split_every: int = SPLIT_EVERY,
+) -> tuple[list[Verdict], int]:
+    """Check every model on written Parquet files, as :func:`verify_written` does.
+
+    Each file is read back (only the checked columns) and reduced to its frequency table on the
+    worker; the tables are merged up a tree on the cluster. ``sensitive`` is the sensitive column
+    when a model needs it (``numeric``: whether its values are numbers).
+    """
+    columns = list(quasi) + ([sensitive] if sensitive is not None else [])
+    parts = [client.submit(file_counts, str(p), columns, pure=False) for p in paths]
+    summaries = wait_stage(
+        client,
+        "read back",
+        [client.submit(Encoded.summary, p, pure=False) for p in parts],
+        progress,
+    )
+    values, maps = {}, [{} for _ in summaries]
+    for c in columns:
+        arrays = [s.uniques[c] for s in summaries if len(s.uniques[c])]
+        merged = (
+            pd.concat([pd.Series(a) for a in arrays], ignore_index=True).drop_duplicates()
+            if arrays
+            else pd.Series([], dtype=object)
+        )
+        index = pd.Index(merged.to_numpy())
+        values[c] = np.asarray(index, dtype=object)
+        for m, s in zip(maps, summaries, strict=True):
+            m[c] = index.get_indexer(s.uniques[c]).astype(np.int64)
+    cards = [len(values[c]) for c in columns]
+    partial = [
+        client.submit(global_partial, p, m, columns, cards, pure=False)
+        for p, m in zip(parts, maps, strict=True)
+    ]
+    (merged,) = wait_stage(
+        client, "frequency table", [tree_reduce(client, partial, cards, split_every)], progress
+    )
+    coded = sorted_table(columns, merged[0], merged[1], cards)
+    table = FrequencyTable(columns, {c: values[c][coded.codes[c]] for c in columns}, coded.counts)
+    if table.records == 0:
+        raise InputError("the release publishes no unsuppressed record")
+    groups = groups_of(table, quasi, sensitive, numeric)
     return [m.check(groups) for m in models], table.records
