@@ -108,6 +108,12 @@ def test_anonymize_on_dask_equals_memory(scheduler, files, tmp_path):
     )  # fmt: skip
     assert text.exit_code == 0, text.output
     assert "levels:" in text.stdout and "verified on the files as written: yes" in text.stdout
+    # --overwrite replaces a release microanon wrote, as in memory.
+    again = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out", str(out),
+        "--scheduler", scheduler, "--overwrite",
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
 
 
 def test_anonymize_on_dask_runs_the_schema_lint_on_a_sample(scheduler, files, tmp_path):
@@ -158,7 +164,6 @@ def test_anonymize_other_methods_need_memory(files, tmp_path):
     [
         (["--scheduler", "tcp://127.0.0.1:9"], "tcp://127.0.0.1:9"),
         (["--engine", "memory", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler"),
-        (["--engine", "dask", "--overwrite"], "--overwrite"),
     ],
 )
 def test_anonymize_bad_input_exits_2(files, tmp_path, args, message):

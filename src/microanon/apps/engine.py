@@ -204,7 +204,8 @@ def anonymize_dask(
     progress : bool or None
         Progress bars or one line per stage on stderr.
     overwrite : bool
-        Refused: the Dask engine never replaces an output.
+        Replace ``out`` if it is a release microanon wrote (see
+        :func:`microanon.core.output.check_output_target`).
 
     Returns
     -------
@@ -213,7 +214,7 @@ def anonymize_dask(
     Raises
     ------
     InputError
-        Another method; ``all_minimal``; ``--overwrite``; an output that would hold the input;
+        Another method; ``all_minimal``; an output that would hold the input;
         bad data (as ``full_domain_dask``); lint findings (see :func:`lint_dask`).
     InfeasibleError, VerificationError
         As ``full_domain_dask`` (nothing is left behind).
@@ -226,8 +227,6 @@ def anonymize_dask(
     params = dict(cfg.params)
     if params.pop("all_minimal", False):
         raise InputError("params: all_minimal is not available with --engine dask yet")
-    if overwrite:
-        raise InputError("--overwrite is not available with --engine dask: choose a new --out")
     from ..core.output import check_output_target
 
     source = data if data is not None else cfg.data
@@ -236,7 +235,7 @@ def anonymize_dask(
         protect += [p for p in _files(os.fspath(source))] + (
             [Path(source)] if Path(source).is_dir() else []
         )
-    check_output_target(Path(out), False, protect)
+    check_output_target(Path(out), overwrite, protect)
     frame, options = _source(source, cfg.na_values)
     lint_dask(frame, options, cfg)
     from ..scale import full_domain_dask
@@ -252,6 +251,7 @@ def anonymize_dask(
         scheduler=scheduler,
         progress=progress,
         read_options=options,
+        overwrite=overwrite,
     )
 
 

@@ -10,7 +10,8 @@ written files. See ``docs/scale.md``.
 
 from .blocks import BLOCK_ROWS, microaggregate_blocks
 from .client import SCHEDULER_ENV, dask_client
-from .encode import Encoding, encode_dataset
+from .encode import encode_dataset
+from .encoding import Encoding
 from .frequencies import FrequencyTable, code_frequencies, value_frequencies
 from .full_domain import ScaleResult, full_domain_dask
 from .read import read_dataset

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..core.hierarchy import SUPPRESSED
 from ..methods.generalize.full_domain import _level_labels
-from .encode import Encoding
+from .encoding import Encoding
 from .frequencies import FrequencyTable, pack_codes
 
 __all__ = ["Plan", "make_plan", "publish_partition"]

@@ -11,16 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
 from .client import run_stage
-
-if TYPE_CHECKING:
-    from .encode import Encoding
+from .encoding import Encoding
 
 __all__ = [
     "FrequencyTable",

@@ -57,10 +57,14 @@ from ..methods.sdc.noise import (
     laplace_noise,
 )
 from .client import dask_client, run_stage
-from .encode import Encoding, encode_dataset
+from .encode import encode_dataset
+from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, code_frequencies
-from .full_domain import DATA, METADATA
 from .read import read_dataset
+
+#: The row-wise release's table directory and public metadata file (see :func:`write_rowwise`).
+DATA = "data"
+METADATA = "metadata.json"
 
 __all__ = [
     "ROWWISE_METHODS",

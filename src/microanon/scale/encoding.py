@@ -1,0 +1,55 @@
+"""The global dictionaries of an out-of-core table (:class:`Encoding`), built by
+:func:`microanon.scale.encode_dataset`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import InputError
+from ..core.schema import Schema
+
+__all__ = ["Encoding"]
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """The dictionaries of the encoded columns and how to code a partition with them.
+
+    Attributes
+    ----------
+    schema : Schema
+        The resolved schema (builder hierarchies made from the data), restricted to the
+        published columns, as :meth:`Table.from_frame` leaves it.
+    source : Schema
+        The schema the data is cleaned with (identifiers included).
+    columns : list of str
+        The encoded columns.
+    dictionaries : dict of str to object array
+        Values behind the codes of each encoded column.
+    lookup : dict of str to (Index, int array)
+        The distinct values of each encoded column and their codes.
+    """
+
+    schema: Schema
+    source: Schema
+    columns: list[str]
+    dictionaries: dict[str, np.ndarray]
+    lookup: dict[str, tuple[pd.Index, np.ndarray]]
+
+    def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
+        """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""
+        out = {}
+        for c in self.columns:
+            index, code_of = self.lookup[c]
+            pos = index.get_indexer(part[c])
+            if len(pos) and int(pos.min()) < 0:  # the dictionaries come from these same data
+                raise InputError(f"column {c!r} holds a value not seen when it was encoded")
+            out[c] = code_of[pos]
+        return out
+
+    def cardinality(self, column: str) -> int:
+        """Number of codes of an encoded column."""
+        return len(self.dictionaries[column])
