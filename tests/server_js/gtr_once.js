@@ -9,7 +9,7 @@ process.stdin.on("end", () => {
   const doc = JSON.parse(input);
   const survey = GTR.buildSurvey(doc.survey);
   const set = GTR.decodeCollected(survey, Buffer.from(doc.collected, "base64"));
-  const t = GTR.gtr(survey, set, doc.o, doc.survey.tau, { loss: doc.survey.loss });
+  const t = GTR.gtr(survey, set, doc.o, doc.survey.tau, { loss: doc.survey.loss, mode: doc.survey.mode });
   const out = t === null ? null : { ...t, version: set.version };
   process.stdout.write(JSON.stringify(out) + "\n");
 });

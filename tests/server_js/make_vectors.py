@@ -2,9 +2,11 @@
 
 Each vector is a collected set (the bytes of ``CollectedSet.to_bytes``, base64), a respondent's
 base tuple, τ and the loss variant, with the answer of :func:`microanon.methods.collect.gtr`
-(``mode="exact"``): the anonymous tuple (codes, labels, exact loss) or ``null`` (abstention).
-``ties`` is the number of feasible candidates that share the least loss and the largest float
-``φ_QI`` (more than 1: the exact tie-breaking decided). The surveys are the bundled Adult example
+in the vector's ``mode`` (``"exact"``, then a second series in ``"greedy"``): the anonymous tuple
+(codes, labels, exact loss) or ``null`` (abstention). ``ties`` is the number of candidates passed
+to the exact tie-break (exact mode: the feasible ones sharing the least loss and the largest float
+``φ_QI``; greedy mode: the feasible answers of the sensitive values, more than 1 when several
+compete); more than 1 means the tie-breaking decided. The surveys are the bundled Adult example
 (``examples/collect/survey.yaml``, with occupation weights), the Adult and Nursery surveys of
 ``microanon reproduce collection`` and random small taxonomies (random weights, numeric labels).
 
@@ -139,6 +141,55 @@ class _TieCounter:
         gtr_module._Problem.best = self._orig  # type: ignore[method-assign]
 
 
+TAUS = ["1/10", "3/10", "1/2", "7/10", "9/10", "1"]
+
+
+def _series(
+    vectors: list[dict[str, Any]],
+    ties: _TieCounter,
+    rng: random.Random,
+    name: str,
+    survey: Survey,
+    mode: str,
+    sets: int,
+    per: int,
+    subs: int,
+    noise: int,
+) -> None:
+    """Append ``sets × per`` vectors of one survey in one mode."""
+    for k in range(sets):
+        tau = rng.choice(TAUS)
+        loss = rng.choice(["paper", "paper", "normalized"])
+        g = grow_collected(rng, survey, tau, subs, noise)
+        encoding = "bits" if k % 2 == 0 else "index"
+        blob = base64.b64encode(g.to_bytes(encoding)).decode("ascii")
+        for _ in range(per):
+            o = random_leaf_tuple(rng, survey)
+            v_tau = rng.choice([tau, *TAUS])
+            ties.last = 1
+            t = gtr(o, g, survey, Fraction(v_tau), mode=mode, loss=loss)
+            expected = None
+            if t is not None:
+                expected = {
+                    "codes": list(t.codes),
+                    "labels": [_plain(x) for x in t.labels],
+                    "loss": str(t.loss),
+                }
+            vectors.append(
+                {
+                    "survey": name,
+                    "collected": blob,
+                    "encoding": encoding,
+                    "o": o,
+                    "tau": v_tau,
+                    "loss": loss,
+                    "mode": mode,
+                    "expected": expected,
+                    "ties": ties.last if t is not None else 0,
+                }
+            )
+
+
 def main() -> None:
     rng = random.Random(18)
     surveys: dict[str, Survey] = {
@@ -153,51 +204,34 @@ def main() -> None:
         "adult": (3, 15, 40, 10),
         "nursery": (4, 20, 60, 10),
     }
-    taus = ["1/10", "3/10", "1/2", "7/10", "9/10", "1"]
-    vectors = []
+    vectors: list[dict[str, Any]] = []
     with _TieCounter() as ties:
         for name, survey in surveys.items():
             sets, per, subs, noise = plan.get(name, (3, 8, rng.randint(0, 12), rng.randint(0, 4)))
-            for k in range(sets):
-                tau = rng.choice(taus)
-                loss = rng.choice(["paper", "paper", "normalized"])
-                g = grow_collected(rng, survey, tau, subs, noise)
-                encoding = "bits" if k % 2 == 0 else "index"
-                blob = base64.b64encode(g.to_bytes(encoding)).decode("ascii")
-                for _ in range(per):
-                    o = random_leaf_tuple(rng, survey)
-                    v_tau = rng.choice([tau, *taus])
-                    ties.last = 1
-                    t = gtr(o, g, survey, Fraction(v_tau), loss=loss)
-                    expected = None
-                    if t is not None:
-                        expected = {
-                            "codes": list(t.codes),
-                            "labels": [_plain(x) for x in t.labels],
-                            "loss": str(t.loss),
-                        }
-                    vectors.append(
-                        {
-                            "survey": name,
-                            "collected": blob,
-                            "encoding": encoding,
-                            "o": o,
-                            "tau": v_tau,
-                            "loss": loss,
-                            "expected": expected,
-                            "ties": ties.last if t is not None else 0,
-                        }
-                    )
+            _series(vectors, ties, rng, name, survey, "exact", sets, per, subs, noise)
+        # Greedy mode: its own generator, so the exact series above stays as it was.
+        grng = random.Random(1808)
+        gplan = {
+            "adult-example": (3, 15, 60, 10),
+            "adult": (3, 12, 40, 10),
+            "nursery": (3, 15, 60, 10),
+        }
+        for name, survey in surveys.items():
+            sets, per, subs, noise = gplan.get(
+                name, (3, 6, grng.randint(0, 12), grng.randint(0, 4))
+            )
+            _series(vectors, ties, grng, name, survey, "greedy", sets, per, subs, noise)
     doc = {
         "about": "GTR test vectors written by tests/server_js/make_vectors.py from the Python gtr",
         "surveys": {n: s.to_dict() for n, s in surveys.items()},
         "vectors": vectors,
     }
     OUT.write_text(json.dumps(doc, default=_plain, separators=(",", ":")) + "\n", encoding="utf-8")
-    n = len(vectors)
-    abst = sum(v["expected"] is None for v in vectors)
-    tie = sum(v["ties"] > 1 for v in vectors)
-    print(f"{OUT}: {n} vectors, {abst} abstentions, {tie} decided by tie-breaking")
+    for mode in ("exact", "greedy"):
+        vs = [v for v in vectors if v["mode"] == mode]
+        abst = sum(v["expected"] is None for v in vs)
+        tie = sum(v["ties"] > 1 for v in vs)
+        print(f"{OUT}: {mode}: {len(vs)} vectors, {abst} abstentions, {tie} decided by ties")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ doc.vectors.forEach((v, i) => {
   }
   let got;
   try {
-    const t = GTR.gtr(survey, decoded.get(key), v.o, v.tau, { loss: v.loss });
+    const t = GTR.gtr(survey, decoded.get(key), v.o, v.tau, { loss: v.loss, mode: v.mode || "exact" });
     got = t === null ? null : { codes: t.codes, labels: t.labels, loss: t.loss };
   } catch (err) {
     got = { error: String(err && err.message) };

@@ -191,8 +191,15 @@ def _page_gtr(node: str, c: TestClient, o: dict[str, Any]) -> dict[str, Any] | N
     return json.loads(out.stdout)
 
 
-def test_page_gtr_submits_through_the_api_like_the_python_client(client: TestClient) -> None:
+@pytest.mark.parametrize("mode", ["exact", "greedy"])
+def test_page_gtr_submits_through_the_api_like_the_python_client(tmp_path: Path, mode: str) -> None:
     node = _node()
+    with _client(tmp_path, mode=mode) as client:
+        _respondents_through_the_page(node, client, mode)
+
+
+def _respondents_through_the_page(node: str, client: TestClient, mode: str) -> None:
+    assert client.get("/survey").json()["mode"] == mode
     survey = Survey.from_dict(client.get("/survey").json())
     respondents = [
         {"age": a, "sex": s, "disease": d}
@@ -206,7 +213,7 @@ def test_page_gtr_submits_through_the_api_like_the_python_client(client: TestCli
     for i, o in enumerate(respondents):
         t = _page_gtr(node, client, o)
         collected = CollectedSet.from_bytes(survey, client.get("/collected").content)
-        want = gtr(o, collected, survey, Fraction(1, 2))
+        want = gtr(o, collected, survey, Fraction(1, 2), mode=mode)
         if want is None:
             assert t is None
             abstained += 1

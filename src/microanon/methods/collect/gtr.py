@@ -17,6 +17,9 @@ nothing). For each sensitive value ``v`` on the path from ``o[SA]`` to the root 
   the smaller ``ΔL``, until ``φ ≤ m2``) then specializeQI (specialize toward ``o`` with the largest
   ``φ`` not above ``m2`` until ``φ ≥ m1``), for taxonomies too large to enumerate. Its answer always
   protects ``o`` but may not be optimal.
+  Its steps are decided exactly as well (``φ ≤ m2`` and ``φ ≥ m1`` as Theorem 1's inequalities,
+  equal ratios and equal ``φ`` in rational arithmetic), so the page's JavaScript port
+  (``apps/server/static/gtr.js``) takes the same steps.
 
 Ties between candidates of equal loss go to the larger ``φ_QI`` (the more specific
 quasi-identifier), then to the fewer generalization steps attribute by attribute in survey order
@@ -279,60 +282,126 @@ def _exact(p: _Problem) -> tuple[int, tuple[int, ...]] | None:
     return cands[0] if len(cands) == 1 else p.best(cands)
 
 
-def _greedy_generalize(p: _Problem, m2: float) -> list[int] | None:
+def _upper_ok(p: _Problem, j: int, steps: Sequence[int]) -> bool:
+    """Whether ``φ_QI(steps) ≤ m2`` for the j-th sensitive value (``φ · c_a ≤ M_a`` for every
+    ``c_a > 0``), decided exactly: float screen, rational arithmetic when undecided."""
+    hi_ok, hi_bad = p.thresholds(j)[:2]
+    phi = p.phi_of(steps)
+    if phi <= hi_ok:
+        return True
+    if phi > hi_bad:
+        return False
+    x = p.exact_phi(steps)
+    return all(
+        x * c <= m for c, m in zip(p.coefficients(j), p.exact_margins(), strict=True) if c > 0
+    )
+
+
+def _lower_ok(p: _Problem, j: int, steps: Sequence[int]) -> bool:
+    """Whether ``φ_QI(steps) ≥ m1`` (``φ · c_a ≤ M_a`` for every ``c_a < 0``), decided exactly."""
+    lo_ok, lo_bad = p.thresholds(j)[2:4]
+    phi = p.phi_of(steps)
+    if phi >= lo_ok:
+        return True
+    if phi < lo_bad:
+        return False
+    x = p.exact_phi(steps)
+    return all(
+        x * c <= m for c, m in zip(p.coefficients(j), p.exact_margins(), strict=True) if c < 0
+    )
+
+
+def _compare_phi(p: _Problem, a: Sequence[int], b: Sequence[int]) -> int:
+    """The sign of ``φ_QI(a) − φ_QI(b)``, exactly (floats when they differ clearly)."""
+    x, y = p.phi_of(a), p.phi_of(b)
+    if abs(x - y) > _PHI_TIE * max(x, y):
+        return 1 if x > y else -1
+    ex, ey = p.exact_phi(a), p.exact_phi(b)
+    return (ex > ey) - (ex < ey)
+
+
+class _Step:
+    """One candidate generalization step of findOptimalQIValue: attribute ``a`` one level up.
+
+    Its gain is ``Δ(−ln φ) = ln R`` with ``R = w(parent) / w(node) ≥ 1`` and its cost ``ΔL = dl``;
+    steps are ranked by the ratio ``ln R / dl`` (``+∞`` when ``dl = 0 < ln R``, 0 when both are
+    0), compared exactly: in floats when they differ by more than a relative 10⁻⁹, else as the
+    rational powers ``R_a^(dl_b/g)`` and ``R_b^(dl_a/g)``.
+    """
+
+    def __init__(self, p: _Problem, a: int, s: int) -> None:
+        tx, chain = p.qtx[a], p.chains[a]
+        w0, w1 = tx.weight_exact[int(chain[s])], tx.weight_exact[int(chain[s + 1])]
+        self.a = a
+        self.r = w1 / w0
+        self.dl = int(p.qi_loss[a][s + 1]) - int(p.qi_loss[a][s])
+        self.kind = 1 if self.dl > 0 else (2 if self.r > 1 else 0)  # 2: +inf, 0: zero
+        self.ratio = math.log1p(float((w1 - w0) / w0)) / self.dl if self.kind == 1 else 0.0
+
+    def cmp_ratio(self, other: _Step) -> int:
+        """The sign of ``ratio(self) − ratio(other)``."""
+        if self.kind != 1 or other.kind != 1:
+            return (self.kind > other.kind) - (self.kind < other.kind)
+        x, y = self.ratio, other.ratio
+        if abs(x - y) > 1e-9 * max(x, y):
+            return 1 if x > y else -1
+        g = math.gcd(self.dl, other.dl)
+        lhs, rhs = self.r ** (other.dl // g), other.r ** (self.dl // g)
+        return (lhs > rhs) - (lhs < rhs)
+
+    def better(self, other: _Step | None) -> bool:
+        """Larger ratio first, then the smaller ``ΔL`` (then the earlier attribute)."""
+        if other is None:
+            return True
+        c = self.cmp_ratio(other)
+        return c > 0 or (c == 0 and self.dl < other.dl)
+
+
+def _greedy_generalize(p: _Problem, j: int) -> list[int] | None:
     """findOptimalQIValue: one-level generalizations by best Δ(−ln φ)/ΔL until φ ≤ m2."""
     steps = [0] * len(p.chains)
-    phi = 1.0
-    while phi > m2:
-        best: tuple[float, int, int] | None = None
+    while not _upper_ok(p, j, steps):
+        best: _Step | None = None
         for a, s in enumerate(steps):
             if s + 1 >= len(p.chains[a]):
                 continue
-            gain = math.log(p.factors[a][s]) - math.log(p.factors[a][s + 1])
-            dl = int(p.qi_loss[a][s + 1]) - int(p.qi_loss[a][s])
-            ratio = (math.inf if gain > 0 else 0.0) if dl == 0 else gain / dl
-            key = (-ratio, dl, a)
-            if best is None or key < best:
-                best = key
+            step = _Step(p, a, s)
+            if step.better(best):
+                best = step
         if best is None:
             return None
-        a = best[2]
-        steps[a] += 1
-        phi = p.phi_of(steps)
+        steps[best.a] += 1
     return steps
 
 
-def _greedy_specialize(p: _Problem, steps: list[int], m1: float, m2: float) -> list[int] | None:
+def _greedy_specialize(p: _Problem, j: int, steps: list[int]) -> list[int] | None:
     """specializeQI: one-level specializations toward o, largest φ not above m2, until φ ≥ m1."""
-    phi = p.phi_of(steps)
-    while phi < m1:
-        best: tuple[float, int] | None = None
+    while not _lower_ok(p, j, steps):
+        best: list[int] | None = None
         for a, s in enumerate(steps):
             if s == 0:
                 continue
-            new = phi * p.factors[a][s - 1] / p.factors[a][s]
-            if new <= m2 and (best is None or new > best[0]):
-                best = (new, a)
+            new = list(steps)
+            new[a] -= 1
+            if _upper_ok(p, j, new) and (best is None or _compare_phi(p, new, best) > 0):
+                best = new
         if best is None:
             return None
-        steps[best[1]] -= 1
-        phi = p.phi_of(steps)
+        steps = best
     return steps
 
 
 def _greedy(p: _Problem) -> tuple[int, tuple[int, ...]] | None:
     cands = []
     for j in range(len(p.sa_chain)):
-        m1, m2 = p.bounds(j)
-        if not ((m1 == 0 and m1 < m2) or (0 < m1 <= m2)):
-            continue
-        steps = _greedy_generalize(p, m2)
+        if not p.thresholds(j)[4]:
+            continue  # a value with c_a = 0 and M_a < 0: no φ protects o with this v
+        steps = _greedy_generalize(p, j)
         if steps is None:
             continue
-        if p.phi_of(steps) < m1:
-            steps = _greedy_specialize(p, steps, m1, m2)
-            if steps is None:
-                continue
+        steps = _greedy_specialize(p, j, steps)
+        if steps is None:
+            continue
         state = int(p.status(j, np.array([p.phi_of(steps)]))[0])
         if state == 1 or (state == 0 and p.exact_ok(j, steps)):
             cands.append((j, tuple(steps)))

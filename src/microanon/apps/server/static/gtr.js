@@ -1,6 +1,6 @@
 /*
- * GTR in the respondent's browser: a port of microanon.methods.collect (gtr.py, mode "exact";
- * taxonomy.py; compress.py) for the survey page served by `microanon serve`.
+ * GTR in the respondent's browser: a port of microanon.methods.collect (gtr.py, modes "exact" and
+ * "greedy"; taxonomy.py; compress.py) for the survey page served by `microanon serve`.
  *
  * Zhang & Zhang, Generalization-Based Privacy-Preserving Data Collection, DaWaK 2008.
  *
@@ -14,7 +14,10 @@
  * float64 values, like Fraction(float)), so it gives the same answer without the screening:
  * among the candidates t = (QI steps, j-th sensitive value on the chain of o[SA]) that satisfy
  * Theorem 1 exactly, the one with the least key (loss L(t), -phi_QI(o, t), QI steps in survey
- * order, SA steps), or null (the respondent abstains).
+ * order, SA steps), or null (the respondent abstains). Greedy mode follows gtr.py's greedy
+ * subroutines step by step (same candidate order and tie-breaks); gtr.py makes each of their
+ * decisions exactly too (float screens, rational arithmetic when a comparison is close), so the
+ * two agree on every answer.
  *
  * Nothing here talks to the network; survey.js does that.
  */
@@ -361,6 +364,98 @@
     return { tables, scale };
   }
 
+  // ------------------------------------------------------------------ GTR (greedy mode)
+  const pow = (a, e) => ({ n: a.n ** e, d: a.d ** e });
+
+  /**
+   * One step of findOptimalQIValue (gtr.py _Step): attribute a one level up, gain ln R with
+   * R = w(parent) / w(node) >= 1, cost dl; ranked by ln R / dl (+inf when dl = 0 < ln R, 0 when
+   * both are 0). Compared exactly: as floats when they differ by more than a relative 1e-9,
+   * else as the rational powers R_a^(dl_b/g) and R_b^(dl_a/g).
+   */
+  function makeStep(a, w0, w1, dl) {
+    const r = div(w1, w0);
+    const kind = dl > 0n ? 1 : cmp(r, ONE) > 0 ? 2 : 0;
+    const ratio = kind === 1 ? Math.log1p(toNumber(div(sub(w1, w0), w0))) / Number(dl) : 0;
+    return { a, r, dl, kind, ratio };
+  }
+  function cmpRatio(x, y) {
+    if (x.kind !== 1 || y.kind !== 1) return Math.sign(x.kind - y.kind);
+    if (Math.abs(x.ratio - y.ratio) > 1e-9 * Math.max(x.ratio, y.ratio)) {
+      return x.ratio > y.ratio ? 1 : -1;
+    }
+    const g = gcd(x.dl, y.dl);
+    return cmp(pow(x.r, y.dl / g), pow(y.r, x.dl / g));
+  }
+
+  /**
+   * gtr.py's mode "greedy": for each sensitive value v_j on o[SA]'s chain, findOptimalQIValue
+   * (one-level generalizations, best ratio first, then the smaller dl, then the earlier
+   * attribute, until phi <= m2) then specializeQI (one level back toward o, the largest phi not
+   * above m2, the earlier attribute on ties, until phi >= m1); the candidates that satisfy
+   * Theorem 1 compete by the same key as in exact mode. Every comparison is exact.
+   */
+  function greedy(m, chains, qtx, qLoss, saLoss, bounds, phiOf, better) {
+    const upperOk = (j, phi) => bounds[j].hi === null || cmp(phi, bounds[j].hi) <= 0;
+    const lowerOk = (j, phi) => bounds[j].lo === null || cmp(phi, bounds[j].lo) >= 0;
+    let best = null;
+    for (let j = 0; j < saLoss.length; j++) {
+      if (bounds[j] === null) continue;
+      let steps = new Array(m).fill(0);
+      let phi = ONE;
+      let failed = false;
+      while (!upperOk(j, phi)) {
+        let pick = null;
+        for (let a = 0; a < m; a++) {
+          const s = steps[a];
+          if (s + 1 >= chains[a].length) continue;
+          const w = qtx[a].weight;
+          const step = makeStep(a, w[chains[a][s]], w[chains[a][s + 1]], qLoss[a][s + 1] - qLoss[a][s]);
+          if (pick === null) {
+            pick = step;
+          } else {
+            const c = cmpRatio(step, pick);
+            if (c > 0 || (c === 0 && step.dl < pick.dl)) pick = step;
+          }
+        }
+        if (pick === null) {
+          failed = true;
+          break;
+        }
+        steps[pick.a] += 1;
+        phi = phiOf(steps);
+      }
+      if (failed) continue;
+      while (!lowerOk(j, phi)) {
+        let pick = null;
+        let pickPhi = null;
+        for (let a = 0; a < m; a++) {
+          if (steps[a] === 0) continue;
+          const next = steps.slice();
+          next[a] -= 1;
+          const np = phiOf(next);
+          if (upperOk(j, np) && (pick === null || cmp(np, pickPhi) > 0)) {
+            pick = next;
+            pickPhi = np;
+          }
+        }
+        if (pick === null) {
+          failed = true;
+          break;
+        }
+        steps = pick;
+        phi = pickPhi;
+      }
+      if (failed || !upperOk(j, phi) || !lowerOk(j, phi)) continue;
+      let l = saLoss[j];
+      for (let k = 0; k < m; k++) l += qLoss[k][steps[k]];
+      const cand = { loss: l, phi, steps, j };
+      if (best === null || better(cand, best)) best = cand;
+    }
+    return best;
+  }
+
+  // ------------------------------------------------------------------ GTR (both modes)
   /**
    * The generalization of o with the least loss that protects it against the collected set.
    *
@@ -368,11 +463,14 @@
    * @param {{codes: number[][], counts: bigint[]}} collected  decodeCollected(...) or pairs
    * @param {Array|object} o  the respondent's base tuple (labels)
    * @param {string|number} tau  "3/10", "0.3" or 0.3
-   * @param {{loss?: string}} options  loss: "paper" (default) or "normalized"
+   * @param {{loss?: string, mode?: string}} options  loss: "paper" (default) or "normalized";
+   *   mode: "exact" (default) or "greedy" (gtr.py's greedy subroutines, decided exactly)
    * @returns {null|{codes, labels, loss, phi, pv}}  null: nothing protects o (abstain)
    */
   function gtr(survey, collected, o, tau, options = {}) {
     const loss = options.loss || "paper";
+    const mode = options.mode || "exact";
+    if (mode !== "exact" && mode !== "greedy") throw new Error(`unknown mode ${mode}`);
     const tauQ = typeof tau === "object" && tau && "n" in tau ? tau : parseTau(tau);
     const omt = sub(ONE, tauQ);
     const oc = encodeBase(survey, o);
@@ -442,19 +540,17 @@
       return b !== null && (b.hi === null || cmp(phi, b.hi) <= 0) && (b.lo === null || cmp(phi, b.lo) >= 0);
     };
 
-    // Enumerate the quasi-identifier generalizations (product of the ancestor chains).
     const chains = qtx.map((tx, j) => tx.chain(oc[j]));
     const shape = chains.map((c) => c.length);
-    const nq = shape.reduce((a, b) => a * b, 1);
-    if (nq > EXACT_LIMIT) {
-      throw new Error(
-        `exact GTR would enumerate ${nq} quasi-identifier generalizations (limit ${EXACT_LIMIT})`,
-      );
-    }
     const factors = chains.map((ch, j) => ch.map((v) => div(oW[j], qtx[j].weight[v])));
     const { tables, scale } = lossTables(survey, loss);
     const qLoss = chains.map((ch, j) => ch.map((v) => tables[j][v]));
     const saLoss = saChain.map((v) => tables[m][v]);
+    const phiOf = (steps) => {
+      let phi = ONE;
+      for (let k = 0; k < m; k++) phi = mul(phi, factors[k][steps[k]]);
+      return phi;
+    };
 
     let best = null; // {loss, phi, steps, j}
     const better = (c, b) => {
@@ -464,28 +560,39 @@
       for (let k = 0; k < m; k++) if (c.steps[k] !== b.steps[k]) return c.steps[k] < b.steps[k];
       return c.j < b.j;
     };
-    const steps = new Array(m).fill(0);
-    for (let q = 0; q < nq; q++) {
-      let rest = q;
-      for (let k = m - 1; k >= 0; k--) {
-        steps[k] = rest % shape[k];
-        rest = Math.floor(rest / shape[k]);
+    if (mode === "greedy") {
+      best = greedy(m, chains, qtx, qLoss, saLoss, bounds, phiOf, better);
+    } else {
+      const nq = shape.reduce((a, b) => a * b, 1);
+      if (nq > EXACT_LIMIT) {
+        throw new Error(
+          `exact GTR would enumerate ${nq} quasi-identifier generalizations (limit ${EXACT_LIMIT}); ` +
+            "use mode greedy for taxonomies this large",
+        );
       }
-      let ql = 0n;
-      for (let k = 0; k < m; k++) ql += qLoss[k][steps[k]];
-      if (best !== null && ql + saLoss[0] > best.loss) continue; // saLoss[0] is the least
-      let phi = null;
-      for (let j = 0; j < saChain.length; j++) {
-        const l = ql + saLoss[j];
-        if (best !== null && l > best.loss) continue;
-        if (bounds[j] === null) continue;
-        if (phi === null) {
-          phi = ONE;
-          for (let k = 0; k < m; k++) phi = mul(phi, factors[k][steps[k]]);
+      const steps = new Array(m).fill(0);
+      for (let q = 0; q < nq; q++) {
+        let rest = q;
+        for (let k = m - 1; k >= 0; k--) {
+          steps[k] = rest % shape[k];
+          rest = Math.floor(rest / shape[k]);
         }
-        if (!feasible(j, phi)) continue;
-        const cand = { loss: l, phi, steps: steps.slice(), j };
-        if (best === null || better(cand, best)) best = cand;
+        let ql = 0n;
+        for (let k = 0; k < m; k++) ql += qLoss[k][steps[k]];
+        if (best !== null && ql + saLoss[0] > best.loss) continue; // saLoss[0] is the least
+        let phi = null;
+        for (let j = 0; j < saChain.length; j++) {
+          const l = ql + saLoss[j];
+          if (best !== null && l > best.loss) continue;
+          if (bounds[j] === null) continue;
+          if (phi === null) {
+            phi = ONE;
+            for (let k = 0; k < m; k++) phi = mul(phi, factors[k][steps[k]]);
+          }
+          if (!feasible(j, phi)) continue;
+          const cand = { loss: l, phi, steps: steps.slice(), j };
+          if (best === null || better(cand, best)) best = cand;
+        }
       }
     }
     if (best === null) return null;

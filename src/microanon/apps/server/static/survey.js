@@ -154,7 +154,10 @@
   }
 
   function compute() {
-    state.result = GTR.gtr(state.survey, state.collected, state.o, state.doc.tau, { loss: state.doc.loss });
+    state.result = GTR.gtr(state.survey, state.collected, state.o, state.doc.tau, {
+      loss: state.doc.loss,
+      mode: state.doc.mode || "exact",
+    });
     return state.result;
   }
 
