@@ -272,6 +272,13 @@ def test_results_page_in_a_real_browser(server: str, browser: Any, tmp_path: Pat
     assert "20 … 29 (10 values)" in row.all_inner_texts()[1]
     row = page.locator("section[data-attribute=disease] tr[data-value=digestive] td")
     assert row.all_inner_texts()[2:] == ["2", "50%", "2"]
+    # The reconstructed base values: 22 is 2 exact answers plus 2 × 1/10 of "20-29".
+    base = "section[data-attribute={}] table.base tr[data-leaf='{}'] td"
+    assert page.locator(base.format("age", 22)).all_inner_texts() == ["22", "2.20", "[2, 4]", "55%"]
+    assert page.locator(base.format("disease", "ulcer")).all_inner_texts() == [
+        "ulcer", "1", "[0, 2]", "25%",
+    ]  # fmt: skip
+    assert "certain" in page.inner_text("#reconstruction-intro")
     _screenshots(page, out, "results")
     page.set_viewport_size({"width": 1280, "height": 800})
 

@@ -37,8 +37,13 @@ Endpoints (JSON unless stated):
     taxonomy node that some tuple carries or generalizes, how many collected tuples carry exactly
     that value (``count``) and that value or a more specific one under it (``under``), with the
     leaves it covers. It is a tabulation of the published (generalized) values, not an estimate
-    of the respondents' base values. ``abstentions`` is ``null``: a respondent whom nothing
-    protects sends nothing, so the server cannot count them.
+    of the respondents' base values. Beside it, per attribute, ``leaves``: for every base value
+    (leaf) the reconstructed count — ``low`` (answers published exactly at it), ``high``
+    (answers whose published value covers it), certain bounds, and ``estimate``, each generalized
+    answer spread over the leaves it covers in proportion to the leaf weights (``spread`` is
+    ``"uniform"`` when they are all equal, else ``"weights"``); see :mod:`.reconstruct`.
+    ``abstentions`` is ``null``: a respondent whom nothing protects sends nothing, so the server
+    cannot count them.
 ``GET /health``
     ``{"status": "ok", "version": V}``.
 ``GET /`` and ``GET /static/...``
@@ -102,6 +107,7 @@ from ...methods.collect import (
     check_submission_codes,
 )
 from .config import ServiceConfig
+from .reconstruct import leaf_distribution
 from .store import Accepted, Store, open_store
 
 __all__ = ["CollectionService", "create_app", "survey_fingerprint"]
@@ -454,7 +460,26 @@ class CollectionService:
                 if under[v] > 0
             ]
             role = "sensitive" if tx.name == self.survey.sensitive else "quasi"
-            attributes.append({"name": tx.name, "role": role, "nodes": nodes})
+            dist = leaf_distribution(tx, count)
+            base = [
+                {
+                    "value": _plain(leaves[i]),
+                    "low": int(dist.low[i]),
+                    "high": int(dist.high[i]),
+                    "estimate": float(dist.estimate[i]),
+                }
+                for i in range(len(leaves))
+            ]
+            uniform = bool(np.all(tx.leaf_weight == tx.leaf_weight[0]))
+            attributes.append(
+                {
+                    "name": tx.name,
+                    "role": role,
+                    "nodes": nodes,
+                    "spread": "uniform" if uniform else "weights",
+                    "leaves": base,
+                }
+            )
         return {
             "version": version,
             "tuples": total,

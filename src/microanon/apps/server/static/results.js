@@ -1,7 +1,7 @@
 /*
  * The data user's page of `microanon serve` (/results): ask for the export token, load
- * /summary with it (Authorization header, never the URL), show the counts and the published
- * distribution of each attribute, and download /export as a file. The token lives in this
+ * /summary with it (Authorization header, never the URL), show the counts, the published
+ * distribution of each attribute and the reconstructed distribution of its base values, and download /export as a file. The token lives in this
  * page's memory only: no cookies, no localStorage.
  */
 (function () {
@@ -88,7 +88,56 @@
     });
     wrap.appendChild(table);
     section.appendChild(wrap);
+    if (attr.leaves && total > 0) section.appendChild(renderBase(attr, total));
     return section;
+  }
+
+  /** A count estimate as text: whole numbers as they are, others to two decimals. */
+  function amount(x) {
+    return Number.isInteger(x) ? String(x) : x.toFixed(2);
+  }
+
+  /**
+   * The reconstructed distribution of the base values: per leaf, the spread estimate and the
+   * certain range [low, high] (answers published exactly at it, answers whose value covers it).
+   */
+  function renderBase(attr, total) {
+    const box = document.createElement("div");
+    box.className = "base-values";
+    const h = document.createElement("h4");
+    h.textContent = `${attr.name}: reconstructed base values`;
+    box.appendChild(h);
+    const note = document.createElement("p");
+    note.className = "spread";
+    note.textContent =
+      attr.spread === "weights"
+        ? "Estimate: each generalized answer spread over the values it covers in proportion to " +
+          "the survey's weights for this attribute."
+        : "Estimate: each generalized answer spread evenly (uniformly) over the values it covers.";
+    box.appendChild(note);
+    const wrap = document.createElement("div");
+    wrap.className = "table-wrap";
+    const table = document.createElement("table");
+    table.className = "base";
+    const head = table.createTHead().insertRow();
+    ["Value", "Estimate", "Certain range [low, high]", "Estimated share"].forEach((t) => {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = t;
+      head.appendChild(th);
+    });
+    const body = table.createTBody();
+    attr.leaves.forEach((leaf) => {
+      const row = body.insertRow();
+      row.dataset.leaf = String(leaf.value);
+      cell(row, String(leaf.value), "value");
+      cell(row, amount(leaf.estimate), "num estimate");
+      cell(row, `[${leaf.low}, ${leaf.high}]`, "num range");
+      cell(row, percent(leaf.estimate, total), "num");
+    });
+    wrap.appendChild(table);
+    box.appendChild(wrap);
+    return box;
   }
 
   function render(doc) {
