@@ -23,8 +23,11 @@ from microanon.apps.server import (
     StoreError,
     create_app,
     load_service_config,
+    open_store,
     parse_service_config,
+    survey_fingerprint,
 )
+from microanon.apps.server.config import invitation_hash
 from microanon.core.errors import HierarchyError, InputError
 from microanon.methods.collect import CollectedSet, gtr
 
@@ -358,3 +361,115 @@ def test_durability_sets_sqlite_synchronous(tmp_path: Path, durability: str, lev
     doc["durability"] = durability
     service = CollectionService(parse_service_config(doc, tmp_path))
     assert service.store._conn.execute("PRAGMA synchronous").fetchone()[0] == level
+
+
+# ------------------------------------------------------------------------------ invitations
+INVITES = ["invite-alpha-0001", "invite-bravo-0002", "invite-charlie-0003"]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def invited(request: pytest.FixtureRequest, tmp_path: Path):
+    storage = "collected.sqlite"
+    if request.param == "postgresql":
+        storage = request.getfixturevalue("postgres_db")
+    (tmp_path / "tokens.txt").write_text(
+        "# one invitation a line\n" + "\n".join(INVITES) + "\n\n", encoding="utf-8"
+    )
+    config = load_service_config(write_survey(tmp_path, storage, invitations="tokens.txt"))
+    with TestClient(create_app(config)) as c:
+        yield c, config
+
+
+def _invite(token: str) -> dict[str, str]:
+    return {"X-Invitation": token}
+
+
+def _row(i: int, version: int) -> dict:
+    tuples = [{"age": "25-29", "disease": "Resp"}, {"age": "30-34", "disease": "Dig"}]
+    return {"id": f"invited-{i:04d}", "version": version, "tuple": tuples[i % 2]}
+
+
+def test_invitations_one_submission_each(invited) -> None:
+    c, _ = invited
+    assert c.get("/survey").json()["invitations"] is True
+    # Missing and unknown invitations are refused before anything is stored.
+    r = _post(c, _row(0, 0))
+    assert r.status_code == 401 and r.json()["reason"] == "invitation_missing"
+    assert "invitation" in r.json()["error"]
+    r = _post(c, _row(0, 0), headers=_invite("not-an-invitation"))
+    assert r.status_code == 403 and r.json()["reason"] == "invitation_unknown"
+    assert _version(c) == 0
+    # A valid one: accepted; a retry of that same submission is still recognized.
+    r = _post(c, _row(0, 0), headers=_invite(INVITES[0]))
+    assert r.status_code == 201, r.json()
+    r = _post(c, _row(0, 0), headers=_invite(INVITES[0]))
+    assert r.status_code == 200 and r.json()["status"] == "duplicate"
+    # A second submission under the same invitation is refused, with a clear message.
+    r = _post(c, _row(1, 1), headers=_invite(INVITES[0]))
+    assert r.status_code == 403 and r.json()["reason"] == "invitation_used"
+    assert "already used" in r.json()["error"]
+    assert _version(c) == 1
+    # A submission that is not stored (422: a raw tuple, it protects nobody) leaves its
+    # invitation unused, so the respondent can send a protected tuple with it.
+    raw = {"id": "invited-0001", "version": 1, "tuple": {"age": "30-34", "disease": "Ulcer"}}
+    r = _post(c, raw, headers=_invite(INVITES[1]))
+    assert r.status_code == 422 and r.json()["reason"] == "unprotected"
+    r = _post(c, _row(1, 1), headers=_invite(INVITES[1]))
+    assert r.status_code == 201, r.json()
+    assert _version(c) == 2
+
+
+def test_invitations_are_stored_apart_from_the_tuples(invited) -> None:
+    c, config = invited
+    for i, token in enumerate(INVITES[:2]):
+        r = _post(c, _row(i, i), headers=_invite(token))
+        assert r.status_code == 201, r.json()
+    store = open_store(config.storage, survey_fingerprint(config))
+    try:
+        with store._transaction() as cur:
+            cur.execute("SELECT * FROM submissions ORDER BY version")
+            columns = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+            cur.execute("SELECT * FROM invitations_used")
+            used_columns = [d[0] for d in cur.description]
+            used = sorted(h for (h,) in cur.fetchall())
+    finally:
+        store.close()
+    # The submission rows hold the version, the client's id and the tuple: no token, no hash.
+    assert columns == ["version", "id", "codes"] and len(rows) == 2
+    hashes = {invitation_hash(t) for t in INVITES}
+    for row in rows:
+        text = " ".join(map(str, row))
+        assert not any(t in text for t in INVITES) and not any(h in text for h in hashes)
+    # The used invitations: their hashes only, no version, id or time to join on.
+    assert used_columns == ["hash"]
+    assert used == sorted(invitation_hash(t) for t in INVITES[:2])
+    if config.storage.startswith("sqlite:///"):
+        raw = Path(config.storage.removeprefix("sqlite:///")).read_bytes()
+        assert not any(t.encode() in raw for t in INVITES)
+
+
+def test_invitation_files_are_checked(tmp_path: Path) -> None:
+    doc = survey_document("collected.sqlite", invitations="missing.txt")
+    with pytest.raises(InputError, match="cannot read"):
+        parse_service_config(doc, base_dir=tmp_path)
+    (tmp_path / "tokens.txt").write_text("short\n", encoding="utf-8")
+    doc["invitations"] = "tokens.txt"
+    with pytest.raises(InputError, match="at least 8"):
+        parse_service_config(doc, base_dir=tmp_path)
+    (tmp_path / "tokens.txt").write_text("invite-0001\ninvite-0001\n", encoding="utf-8")
+    with pytest.raises(InputError, match="twice"):
+        parse_service_config(doc, base_dir=tmp_path)
+    (tmp_path / "tokens.txt").write_text("# nothing yet\n", encoding="utf-8")
+    with pytest.raises(InputError, match="no token"):
+        parse_service_config(doc, base_dir=tmp_path)
+    (tmp_path / "tokens.txt").write_text("invite-0001\n", encoding="utf-8")
+    config = parse_service_config(doc, base_dir=tmp_path)
+    assert config.invitations == frozenset({invitation_hash("invite-0001")})
+    assert config.definition()["invitations"] is True
+    assert (
+        parse_service_config(survey_document("x.sqlite"), base_dir=tmp_path).definition()[
+            "invitations"
+        ]
+        is False
+    )

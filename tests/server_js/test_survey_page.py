@@ -226,3 +226,13 @@ def _respondents_through_the_page(node: str, client: TestClient, mode: str) -> N
         accepted += 1
     assert accepted >= 3
     assert accepted + abstained == len(respondents)
+
+
+def test_page_takes_the_invitation_from_the_fragment_and_sends_it_in_a_header() -> None:
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    script = (STATIC / "survey.js").read_text(encoding="utf-8")
+    assert 'id="invite-box"' in page and 'id="invite"' in page
+    assert not re.search(r'id="invite"[^>]*\bname=', page)  # no native submission of it
+    assert 'get("invite")' in script and "window.location.hash" in script
+    assert '"X-Invitation": state.invite' in script
+    assert "invite=" not in re.sub(r"//.*|/\*[\s\S]*?\*/", "", script).split("fetch(")[-1]

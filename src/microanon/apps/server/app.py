@@ -25,7 +25,12 @@ Endpoints (JSON unless stated):
     that protects no respondent it can come from against the collected set (``"reason":
     "unprotected"``, with ``tau`` and the achieved ``pv`` as exact text; see
     :meth:`CollectionService.check`), 400 for malformed bodies, 413 for oversized ones. Nothing
-    is stored unless the answer is 201.
+    is stored unless the answer is 201. When the survey file names ``invitations``, a submission
+    carries its token in the ``X-Invitation`` header: 401 without one (``"reason":
+    "invitation_missing"``), 403 for a token the survey did not issue (``invitation_unknown``)
+    or one already used by an accepted submission (``invitation_used``; a retry of that same
+    submission still gets 200). Only the token's SHA-256 is stored, in a table of its own and in
+    a transaction of its own, released again when the submission is not stored.
 ``GET /export[?format=csv|json]``
     The collected multiset with labels, for the data user (``Authorization: Bearer <token>``;
     401 without, 403 with a wrong token). It is the same multiset as ``GET /collected`` (same
@@ -106,11 +111,14 @@ from ...methods.collect import (
     average_loss,
     check_submission_codes,
 )
-from .config import ServiceConfig
+from .config import ServiceConfig, invitation_hash
 from .reconstruct import leaf_distribution
 from .store import Accepted, Store, open_store
 
-__all__ = ["CollectionService", "create_app", "survey_fingerprint"]
+__all__ = ["INVITATION_HEADER", "CollectionService", "create_app", "survey_fingerprint"]
+
+#: The request header of a submission's invitation token (never in the URL or the body).
+INVITATION_HEADER = "X-Invitation"
 
 #: Submission ids: 8–128 characters of letters, digits, '-' and '_' (a UUID fits).
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
@@ -424,6 +432,12 @@ class CollectionService:
             inside &= ((lo <= t_lo) & (t_hi <= hi)) | ((t_lo <= lo) & (hi <= t_hi))
         return bool(inside.any())
 
+    def known(self, submission_id: str) -> bool:
+        """Sync, then whether a submission with this id was accepted (a retry, not a new one)."""
+        with self._state:
+            self._load()
+            return submission_id in self._ids
+
     def delta(self, since: int) -> bytes:
         """The tuples accepted after ``since`` (bits encoding), for a 409 answer."""
         with self._state:
@@ -551,6 +565,28 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
+def _invitation(request: Request, config: ServiceConfig) -> str | None:
+    """The hash of the request's invitation (``X-Invitation``), None when the survey takes none.
+
+    Raises 401 without an invitation and 403 with one the survey did not issue.
+    """
+    if config.invitations is None:
+        return None
+    token = request.headers.get(INVITATION_HEADER, "").strip()
+    if not token:
+        raise HTTPError(
+            401,
+            "this survey is by invitation: open the link of your invitation, or type its code",
+            reason="invitation_missing",
+        )
+    token_hash = invitation_hash(token)
+    if token_hash not in config.invitations:
+        raise HTTPError(
+            403, "this invitation code is not one of this survey's", reason="invitation_unknown"
+        )
+    return token_hash
+
+
 def _check_token(request: Request, token: str) -> None:
     auth = request.headers.get("authorization", "")
     scheme, _, given = auth.partition(" ")
@@ -638,9 +674,26 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
                 f"minute); try again in {int(wait) + 1} seconds",
                 retry_after=int(wait) + 1,
             )
+        token_hash = _invitation(request, config)
         doc = await _read_json(request, config.max_body_bytes)
         sid, version, codes = _parse_submission(doc, service)
-        status, answer = await service.submit(sid, codes, version)
+        if token_hash is None:
+            status, answer = await service.submit(sid, codes, version)
+            return JSONResponse(answer, status_code=status)
+        claimed = await run_in_threadpool(service.store.claim_invitation, token_hash)
+        if not claimed and not await run_in_threadpool(service.known, sid):
+            raise HTTPError(
+                403,
+                "this invitation was already used: each invitation answers the survey once",
+                reason="invitation_used",
+            )
+        stored = False
+        try:
+            status, answer = await service.submit(sid, codes, version)
+            stored = status == 201
+        finally:
+            if claimed and not stored:  # nothing stored under it: the invitation stays unused
+                await run_in_threadpool(service.store.release_invitation, token_hash)
         return JSONResponse(answer, status_code=status)
 
     @_errors

@@ -20,6 +20,7 @@ Paths are relative to the file::
     title: Survey on work           # the survey page's heading (GET /)
     help:                           # optional help text per attribute, shown under its field
       age: Your age in years.
+    invitations: tokens.txt         # optional: one invitation token a line; each submits once
 
 Every taxonomy must be given in the file (an ARX CSV, a nested tree or label paths): the server
 has no data to build one from. ``export_token`` may be omitted; the server then makes a random
@@ -28,6 +29,7 @@ one at start and prints it once.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from collections.abc import Mapping
@@ -43,11 +45,11 @@ from ...core.hierarchy import Hierarchy
 from ...core.schema import Schema
 from ...methods.collect import GTR_MODES, LOSS_VARIANTS, Survey, as_tau
 
-__all__ = ["ServiceConfig", "load_service_config", "parse_service_config"]
+__all__ = ["ServiceConfig", "invitation_hash", "load_service_config", "parse_service_config"]
 
 _KEYS = {
     "schema", "weights", "tau", "loss", "mode", "storage", "durability", "conflicts",
-    "export_token", "max_body_bytes", "rate_limit", "title", "help",
+    "export_token", "max_body_bytes", "rate_limit", "title", "help", "invitations",
 }  # fmt: skip
 #: ``conflicts:`` values: 409 for changes that can affect the respondent, or for any change.
 CONFLICT_POLICIES = ("relevant", "any")
@@ -93,6 +95,11 @@ class ServiceConfig:
         Heading of the survey page.
     help : dict of str to str
         Help text per attribute, shown under its field on the survey page.
+    invitations : frozenset of str or None
+        SHA-256 hashes (hex) of the invitation tokens of the ``invitations`` file, or None when
+        the survey takes no invitations (anyone may submit). The tokens themselves are not kept.
+    invitations_file : str or None
+        That file (absolute path).
     """
 
     survey: Survey
@@ -108,6 +115,8 @@ class ServiceConfig:
     rate_limit: int = RATE_LIMIT
     title: str = "Survey"
     help: Mapping[str, str] = field(default_factory=dict)
+    invitations: frozenset[str] | None = None
+    invitations_file: str | None = None
 
     def to_document(self) -> dict[str, Any]:
         """This configuration as a survey-file document (taxonomies inline as label paths)."""
@@ -128,6 +137,7 @@ class ServiceConfig:
             "rate_limit": self.rate_limit,
             "title": self.title,
             "help": dict(self.help),
+            **({"invitations": self.invitations_file} if self.invitations_file else {}),
         }
 
     def definition(self) -> dict[str, Any]:
@@ -139,6 +149,7 @@ class ServiceConfig:
             "mode": self.mode,
             "title": self.title,
             "help": dict(self.help),
+            "invitations": self.invitations is not None,
         }
 
 
@@ -247,7 +258,41 @@ def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = Non
         rate_limit=rate,
         title=title.strip(),
         help={str(k): v.strip() for k, v in help_text.items()},
+        **_invitations(doc.get("invitations"), base),
     )
+
+
+def invitation_hash(token: str) -> str:
+    """The SHA-256 (hex) of an invitation token: what the server keeps and stores."""
+    return hashlib.sha256(token.strip().encode("utf-8")).hexdigest()
+
+
+def _invitations(value: Any, base: Path) -> dict[str, Any]:
+    """``invitations:``: a file of tokens, one a line (blank lines and ``#`` comments skipped)."""
+    if value is None:
+        return {}
+    if not isinstance(value, str) or not value.strip():
+        raise InputError("invitations: must be the name of a file of tokens, one a line")
+    path = Path(value)
+    if not path.is_absolute():
+        path = base / path
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"invitations: cannot read {path}: {exc.strerror}") from None
+    tokens = [t.strip() for t in lines if t.strip() and not t.strip().startswith("#")]
+    bad = [i for i, t in enumerate(tokens) if len(t) < 8 or len(t.split()) != 1]
+    if bad:
+        raise InputError(
+            f"invitations: {path}: each token must be one word of at least 8 characters "
+            f"(token {bad[0] + 1} is not)"
+        )
+    if not tokens:
+        raise InputError(f"invitations: {path} holds no token")
+    hashes = frozenset(invitation_hash(t) for t in tokens)
+    if len(hashes) != len(tokens):
+        raise InputError(f"invitations: {path} lists a token twice")
+    return {"invitations": hashes, "invitations_file": str(path.resolve())}
 
 
 def storage_url(value: Any, base: Path) -> str:

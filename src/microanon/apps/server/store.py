@@ -12,7 +12,9 @@ submission is acknowledged only after its transaction committed (SQLite in WAL m
 ``synchronous=NORMAL``, durable across process crashes; set ``durability: power`` for
 ``synchronous=FULL``, durable across power loss too).
 
-A store remembers the fingerprint of the survey it collects for and refuses another survey.
+A store remembers the fingerprint of the survey it collects for and refuses another survey. When
+the survey takes invitations it also keeps the SHA-256 hashes of the used ones, in a separate
+table and separate transactions, nothing that links them to a submission.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class Store:
 
     placeholder = "?"
     url = ""
+    #: Table option of the invitations table (SQLite: no insertion-ordered rowid).
+    without_rowid = ""
     #: The driver's exception for a violated unique constraint.
     integrity_error: type[Exception] = sqlite3.IntegrityError
 
@@ -87,6 +91,13 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS submissions (version BIGINT PRIMARY KEY, "
                 "id TEXT NOT NULL UNIQUE, codes TEXT NOT NULL)",
             )
+            # Used invitations: only a hash, no version, id or time, in a table of its own
+            # (SQLite: WITHOUT ROWID, kept in hash order, not in arrival order).
+            self._execute(
+                cur,
+                "CREATE TABLE IF NOT EXISTS invitations_used (hash TEXT PRIMARY KEY)"
+                + self.without_rowid,
+            )
             self._execute(cur, "SELECT value FROM survey WHERE key = 'fingerprint'")
             row = cur.fetchone()
             if row is None:
@@ -98,6 +109,25 @@ class Store:
                     f"storage {self.url} holds submissions of another survey (its taxonomies or "
                     "attributes differ); use a new storage for a changed survey"
                 )
+
+    def claim_invitation(self, token_hash: str) -> bool:
+        """Record an invitation as used, in a transaction of its own; False if it already was.
+
+        Kept apart from the submission's transaction so that no row or transaction of the
+        database holds both (see :meth:`release_invitation` for a submission then not stored).
+        """
+        with self._transaction() as cur:
+            self._execute(
+                cur,
+                "INSERT INTO invitations_used (hash) VALUES (?) ON CONFLICT DO NOTHING",
+                [token_hash],
+            )
+            return cur.rowcount == 1
+
+    def release_invitation(self, token_hash: str) -> None:
+        """Forget a claimed invitation whose submission was not stored (so it can be used)."""
+        with self._transaction() as cur:
+            self._execute(cur, "DELETE FROM invitations_used WHERE hash = ?", [token_hash])
 
     def last_version(self) -> int:
         """The version of the last accepted submission (0 when none)."""
@@ -183,6 +213,8 @@ class Store:
 
 class SQLiteStore(Store):
     """The log in a SQLite file (WAL mode; ``synchronous`` NORMAL or FULL by ``durability``)."""
+
+    without_rowid = " WITHOUT ROWID"
 
     def __init__(self, path: Path, fingerprint: str, durability: str = "crash") -> None:
         self.url = f"sqlite:///{path}"

@@ -14,7 +14,27 @@
   const url = (path) => new URL(path, document.baseURI).toString();
   const MAX_RETRIES = 20;
 
-  const state = { doc: null, survey: null, collected: null, version: 0, result: null, o: null, id: null };
+  const state = {
+    doc: null,
+    survey: null,
+    collected: null,
+    version: 0,
+    result: null,
+    o: null,
+    id: null,
+    invite: "",
+  };
+
+  /**
+   * The invitation token from the URL fragment (#invite=<token>): a fragment never leaves the
+   * browser, so the token is not in the server's access logs; it is sent only in the
+   * X-Invitation header of the submission.
+   */
+  function inviteFromFragment() {
+    const hash = window.location.hash.replace(/^#/, "");
+    if (!hash) return "";
+    return (new URLSearchParams(hash).get("invite") || "").trim();
+  }
 
   function show(id, on) {
     $(id).hidden = !on;
@@ -191,6 +211,14 @@
       status("Some answers are missing or invalid.");
       return;
     }
+    if (state.doc.invitations && !inviteFromFragment()) {
+      state.invite = $("invite").value.trim();
+      if (!state.invite) {
+        error("This survey is by invitation: please type the code from your invitation.");
+        $("invite").focus();
+        return;
+      }
+    }
     state.o = o;
     state.id = state.id || newId();
     $("compute").disabled = true;
@@ -233,7 +261,9 @@
         });
         const response = await fetch(url("submissions"), {
           method: "POST",
-          headers: { "Content-Type": "application/json" },
+          headers: state.invite
+            ? { "Content-Type": "application/json", "X-Invitation": state.invite }
+            : { "Content-Type": "application/json" },
           body: JSON.stringify({ id: state.id, version: state.version, tuple }),
           cache: "no-store",
         });
@@ -296,6 +326,10 @@
         document.title = state.doc.title;
       }
       renderForm();
+      if (state.doc.invitations) {
+        state.invite = inviteFromFragment();
+        show("invite-box", !state.invite);
+      }
       show("survey-form", true);
       status("");
       $("survey-form").addEventListener("submit", onCompute);
