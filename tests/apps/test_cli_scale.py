@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -157,6 +158,105 @@ def test_anonymize_other_methods_need_memory(files, tmp_path):
     assert r.exit_code == 2, r.output
     assert "mondrian" in r.output and "whole table in memory" in r.output
     assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def _rowwise_config(tmp_path: Path, schema: dict, method: str, params: dict) -> Path:
+    """A config over Adult's columns: ``schema`` and every other column an identifier."""
+    columns = [
+        "sex", "age", "race", "marital_status", "education", "native_country", "workclass",
+        "occupation", "salary_class",
+    ]  # fmt: skip
+    doc = {
+        "schema": {c: schema.get(c, "identifier") for c in columns},
+        "method": method,
+        "params": params,
+    }
+    path = tmp_path / f"{method}.yaml"
+    path.write_text(yaml.safe_dump(doc), "utf-8")
+    return path
+
+
+def test_anonymize_randomized_response_on_dask(scheduler, files, adult, tmp_path):
+    """RR-Both out of core: the Release.save layout, no seed, a faithful reconstruction."""
+    from microanon.core.release import Release
+    from microanon.methods.randomize import reconstruct
+    from microanon.models import verify_written
+
+    schema = {
+        "sex": {"role": "quasi"},
+        "race": {"role": "quasi"},
+        "education": {"role": "quasi"},
+        "marital_status": {"role": "sensitive"},
+    }
+    config = _rowwise_config(tmp_path, schema, "randomized_response", {"scenario": "Both", "l": 3})
+    out = tmp_path / "rr"
+    r = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out", str(out),
+        "--scheduler", scheduler, "--seed", "7", "--json",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    assert got["engine"] == "dask" and got["method"] == "randomized_response"
+    assert got["rows_out"] == len(adult) and got["verified"] is None
+    assert set(got["randomized"]) <= {"sex", "race", "education", "marital_status"}
+    assert got["randomized"]
+    release = Release.load(out)
+    assert release.kind == "randomized" and len(release.data) == len(adult)
+    assert sorted(release.data.columns) == ["education", "marital_status", "race", "sex"]
+    assert "optimal" in release.internal_metadata and "optimal" not in release.public_metadata
+    manifest = (out / "public" / "release.json").read_text("utf-8")
+    assert "seed" not in manifest.lower() and "optimal" not in manifest
+    public = Release.load(out / "public")
+    assert public.metadata["rows_out"] == len(adult) and public.metadata["risk_bound"] > 0
+    check = verify_written(out, adult)
+    assert not check.problems and not check.leaks
+    columns = ["sex", "marital_status"]
+    rec = reconstruct(release, columns)
+    truth = adult.groupby(columns).size().to_numpy().reshape(rec.shape) / len(adult)
+    assert np.abs(rec.estimate - truth).max() < max(0.02, 5 * rec.standard_errors().max())
+    text = _run(
+        "anonymize", str(files["csv"]), "--config", str(config), "--out", str(tmp_path / "t"),
+        "--engine", "dask", "--scheduler", scheduler,
+    )  # fmt: skip
+    assert text.exit_code == 0, text.output
+    assert "randomized_response (dask)" in text.stdout and "randomized:" in text.stdout
+
+
+def test_anonymize_microaggregation_within_blocks_on_dask(scheduler, files, adult, tmp_path):
+    from microanon.core.release import Release
+
+    schema = {
+        "age": {"role": "quasi", "kind": "numeric"},
+        "sex": {"role": "insensitive"},
+        "salary_class": {"role": "sensitive"},
+    }
+    config = _rowwise_config(tmp_path, schema, "microaggregation", {"k": 5})
+    refused = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out",
+        str(tmp_path / "no"), "--engine", "dask", "--scheduler", scheduler,
+    )  # fmt: skip
+    assert refused.exit_code == 2, refused.output
+    assert "microaggregation" in refused.output and "by" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1 and not (tmp_path / "no").exists()
+    config = _rowwise_config(tmp_path, schema, "microaggregation", {"k": 5, "by": "sex"})
+    out = tmp_path / "mdav"
+    r = _run(
+        "anonymize", str(files["parquet"]), "--config", str(config), "--out", str(out),
+        "--scheduler", scheduler, "--json",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    assert got["masked"] == ["age"] and got["rows_out"] == len(adult)
+    release = Release.load(out)
+    assert release.kind == "masked" and release.metadata["blocks"] == 2
+    sizes = release.data.groupby(["sex", "age"]).size()
+    assert sizes.min() >= 5
+    # in memory the same config is refused: by runs only out of core
+    memory = _run(
+        "anonymize", str(files["csv"]), "--config", str(config), "--out", str(tmp_path / "m"),
+        "--engine", "memory",
+    )  # fmt: skip
+    assert memory.exit_code == 2 and "--engine dask" in memory.output
 
 
 @pytest.mark.parametrize(

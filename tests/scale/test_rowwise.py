@@ -13,6 +13,7 @@ from scipy import stats
 
 from microanon.core import InfeasibleError, InputError
 from microanon.core.output import MARKER
+from microanon.core.release import Release
 from microanon.methods.randomize import (
     mrr,
     optimal_parameters,
@@ -232,9 +233,14 @@ def test_optimal_rr_reconstructs_the_original_from_the_written_files(
 
     written = write_rowwise(rel, tmp_path / "out", client=client, progress=False)
     assert written.rows_out == N
-    public = json.loads((written.path / "metadata.json").read_text("utf-8"))
+    manifest = json.loads((written.path / "public" / "release.json").read_text("utf-8"))
+    public = manifest["metadata"]
     assert "optimal" not in public and set(public) >= {"randomized", "tau", "rows_out"}
+    assert public == written.metadata and manifest["kind"] == "randomized"
     assert (written.path / MARKER).is_file()
+    loaded = Release.load(written.path)
+    assert loaded.metadata["optimal"]["keep"] == pytest.approx(memory.keep, abs=1e-9)
+    assert len(loaded.data) == N and loaded.public_metadata == public
     entropy = np.random.default_rng(21).integers(0, 2**64, size=4, dtype=np.uint64)
     for f in written.path.rglob("*"):
         if f.is_file():

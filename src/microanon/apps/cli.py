@@ -619,15 +619,16 @@ def anonymize(
 
     The release is read back from disk and verified before it is kept; exit 1 when the models
     cannot be met or the verification fails (nothing is written), 2 on bad input. With
-    --engine dask (method full_domain only), DATA may be a Parquet or CSV file, directory or
-    glob of any size; the release is written as Parquet.
+    --engine dask (methods full_domain, randomized_response, pram, add_noise, and
+    microaggregation with params: by), DATA may be a Parquet or CSV file, directory or glob of
+    any size; the release is written as Parquet.
     """
     from .anonymize import run_anonymize
     from .config import load_config
 
     cfg = load_config(config)
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
-        _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json)
+        _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
     path, release, numbers = run_anonymize(
         cfg, out, data=data, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
@@ -665,14 +666,30 @@ def anonymize(
 
 
 def _anonymize_dask(
-    cfg: Any, out: Path, data: Path | None, scheduler: str | None, overwrite: bool, as_json: bool
+    cfg: Any,
+    out: Path,
+    data: Path | None,
+    scheduler: str | None,
+    overwrite: bool,
+    as_json: bool,
+    seed: int | None = None,
 ) -> None:
-    """``anonymize --engine dask``: full_domain out of core, and its summary."""
+    """``anonymize --engine dask``: the method out of core, and its summary."""
+    from ..scale import WrittenRelease
     from .engine import anonymize_dask
 
     result = anonymize_dask(
-        cfg, out, data, scheduler=scheduler, progress=sys.stderr.isatty(), overwrite=overwrite
+        cfg,
+        out,
+        data,
+        scheduler=scheduler,
+        progress=sys.stderr.isatty(),
+        overwrite=overwrite,
+        rng=seed,
     )
+    if isinstance(result, WrittenRelease):
+        _rowwise_summary(result, as_json)
+        return
     verified = all(v.holds for v in result.verdicts) if result.verdicts else None
     levels = ", ".join(f"{q} {level}" for q, level in result.levels.items())
     lines = [
@@ -704,6 +721,45 @@ def _anonymize_dask(
                 {"model": v.model, "holds": v.holds, "value": v.value} for v in result.verdicts
             ],
             "seconds": result.seconds,
+        },
+        "\n".join(lines),
+    )
+
+
+def _rowwise_summary(result: Any, as_json: bool) -> None:
+    """The summary of a row-wise (or block) release written with ``--engine dask``."""
+    meta = result.metadata
+    method = meta["method"]
+    randomized = list(meta.get("randomized", {}))
+    masked = list(meta.get("masked_numeric", []))
+    changed = (
+        f"randomized: {', '.join(randomized)}" if randomized else f"masked: {', '.join(masked)}"
+    )
+    blocks = result.internal.get("blocks")
+    lines = [
+        f"{method} (dask): {result.rows_out:,} rows out",
+        f"  {changed}"
+        + (
+            f" (within {blocks:,} blocks of {meta['parameters']['by']})"
+            if blocks is not None
+            else ""
+        ),
+        "claimed models verified on the files as written: nothing claimed",
+        f"wrote {result.path}/public (publish this) and {result.path}/internal (keep this)",
+    ]
+    _emit(
+        as_json,
+        {
+            "method": method,
+            "engine": "dask",
+            "kind": result.kind,
+            "out": str(result.path),
+            "public": str(result.path / "public"),
+            "internal": str(result.path / "internal"),
+            "rows_out": result.rows_out,
+            "randomized": randomized,
+            "masked": masked,
+            "verified": None,
         },
         "\n".join(lines),
     )

@@ -41,7 +41,7 @@ from ..core.schema import Schema
 from ..models import PrivacyModel, as_models
 from .io import read_table
 
-__all__ = ["METHODS", "PipelineConfig", "load_config", "method_function"]
+__all__ = ["DASK_PARAMS", "METHODS", "PipelineConfig", "load_config", "method_function"]
 
 #: Method name in configs -> "module:function" implementing it.
 METHODS: dict[str, str] = {
@@ -63,6 +63,10 @@ METHODS: dict[str, str] = {
     "rank_swap": "microanon.methods.sdc.swapping:rank_swap",
     "microaggregation": "microanon.methods.sdc.microaggregation:microaggregation",
 }
+
+#: Parameters only ``--engine dask`` takes, per method: ``by`` microaggregates within the blocks
+#: of a column (:func:`microanon.scale.microaggregate_blocks`).
+DASK_PARAMS: dict[str, tuple[str, ...]] = {"microaggregation": ("by",)}
 
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
 DATASET_PREFIX = "dataset:"
@@ -113,8 +117,20 @@ class PipelineConfig:
         return read_table(source, na_values=self.na_values)
 
     def call_arguments(self) -> dict[str, Any]:
-        """Keyword arguments of the method: its parameters, plus ``models`` when it takes them."""
+        """Keyword arguments of the method: its parameters, plus ``models`` when it takes them.
+
+        Raises
+        ------
+        InputError
+            A parameter only ``--engine dask`` takes (:data:`DASK_PARAMS`).
+        """
         kwargs = dict(self.params)
+        dask_only = [p for p in DASK_PARAMS.get(self.method, ()) if p in kwargs]
+        if dask_only:
+            raise InputError(
+                f"params: {', '.join(dask_only)} of {self.method} runs only with --engine dask "
+                "(within blocks, out of core); remove it to run on the whole table in memory"
+            )
         if self.models:
             kwargs["models"] = self.models
         return kwargs
@@ -135,6 +151,7 @@ def _check_parameters(method: str, params: Mapping[str, Any], has_models: bool) 
     func = method_function(method)
     accepted = inspect.signature(func).parameters
     keyword = [n for n, p in accepted.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    keyword += list(DASK_PARAMS.get(method, ()))
     unknown = [p for p in params if p not in keyword or p in ("models", "rng", "progress")]
     if unknown:
         allowed = [n for n in keyword if n not in ("models", "rng", "progress")]

@@ -1,8 +1,9 @@
 """``--engine``: where the command line's work runs, in memory (pandas) or out of core (Dask).
 
 :func:`choose_engine` picks the engine (``auto``: Dask for a directory, a glob or files above
-:data:`AUTO_BYTES`); :func:`anonymize_dask`, :func:`check_dask` and :func:`risk_dask` wire the
-commands to :mod:`microanon.scale`. Nothing here imports Dask until a Dask engine runs.
+:data:`AUTO_BYTES`); :func:`anonymize_dask` (full-domain generalization, the row-wise
+methods and block microaggregation), :func:`check_dask` and :func:`risk_dask` wire the commands
+to :mod:`microanon.scale`. Nothing here imports Dask until a Dask engine runs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .config import DATASET_PREFIX, PipelineConfig
 
 __all__ = [
     "AUTO_BYTES",
+    "DASK_METHODS",
     "ENGINES",
     "LINT_SAMPLE",
     "anonymize_dask",
@@ -178,6 +180,32 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     return report
 
 
+#: Methods ``anonymize --engine dask`` runs, and the function of :mod:`microanon.scale` each
+#: runs with (microaggregation only within the blocks of ``params: by``).
+DASK_METHODS: dict[str, str] = {
+    "full_domain": "full_domain_dask",
+    "randomized_response": "randomized_response_dask",
+    "pram": "pram_dask",
+    "add_noise": "add_noise_dask",
+    "microaggregation": "microaggregate_blocks",
+}
+
+
+def _refuse_method(cfg: PipelineConfig) -> None:
+    """Refuse, in one line, a method ``--engine dask`` cannot run as configured."""
+    if cfg.method == "microaggregation" and "by" not in cfg.params:
+        raise InputError(
+            "method microaggregation forms its groups from distances between all records, so "
+            "it needs the whole table in memory: with --engine dask give params: {by: COLUMN} "
+            "to microaggregate within the blocks of a column, or use --engine memory"
+        )
+    if cfg.method not in DASK_METHODS:
+        raise InputError(
+            f"method {cfg.method} needs the whole table in memory; --engine dask runs "
+            f"{', '.join(DASK_METHODS)} (microaggregation with params: by); use --engine memory"
+        )
+
+
 def anonymize_dask(
     cfg: PipelineConfig,
     out: Path,
@@ -185,15 +213,21 @@ def anonymize_dask(
     scheduler: str | None = None,
     progress: bool | None = None,
     overwrite: bool = False,
+    rng: Any = None,
 ) -> Any:
-    """Run a pipeline config with :func:`microanon.scale.full_domain_dask`.
+    """Run a pipeline config out of core with :mod:`microanon.scale`.
 
     Parameters
     ----------
     cfg : PipelineConfig
-        Its method must be ``full_domain``; its schema, models and the parameters
-        ``suppression``, ``metric`` and ``suppressed_rows`` are passed on, ``na_values`` with
-        the delimiter detected from the data read the CSV files.
+        Its method one of :data:`DASK_METHODS`. ``full_domain`` runs with
+        :func:`microanon.scale.full_domain_dask` (schema, models and the parameters
+        ``suppression``, ``metric`` and ``suppressed_rows``); ``randomized_response``,
+        ``pram`` and ``add_noise`` with their row-wise functions and the in-memory method's
+        parameters; ``microaggregation`` with ``params: by`` with
+        :func:`microanon.scale.microaggregate_blocks` (``method`` ``mdav``; ``columns``
+        default: the numeric quasi-identifiers). ``na_values`` with the delimiter detected from
+        the data read the CSV files.
     out : path
         The output directory (it must not exist or be empty).
     data : path, optional
@@ -206,24 +240,24 @@ def anonymize_dask(
     overwrite : bool
         Replace ``out`` if it is a release microanon wrote (see
         :func:`microanon.core.output.check_output_target`).
+    rng : numpy.random.Generator, int or None
+        Source of the row-wise methods' random streams (never written).
 
     Returns
     -------
-    microanon.scale.ScaleResult
+    microanon.scale.ScaleResult or microanon.scale.WrittenRelease
+        The first for ``full_domain``, the second for the other methods.
 
     Raises
     ------
     InputError
-        Another method; ``all_minimal``; an output that would hold the input;
-        bad data (as ``full_domain_dask``); lint findings (see :func:`lint_dask`).
+        Another method (one line naming it); ``all_minimal``; an output that would hold the
+        input; bad data or parameters (as the function that runs the method); lint findings
+        (see :func:`lint_dask`).
     InfeasibleError, VerificationError
         As ``full_domain_dask`` (nothing is left behind).
     """
-    if cfg.method != "full_domain":
-        raise InputError(
-            f"method {cfg.method} needs the whole table in memory; --engine dask runs only "
-            "full_domain (use --engine memory)"
-        )
+    _refuse_method(cfg)
     params = dict(cfg.params)
     if params.pop("all_minimal", False):
         raise InputError("params: all_minimal is not available with --engine dask yet")
@@ -238,21 +272,65 @@ def anonymize_dask(
     check_output_target(Path(out), overwrite, protect)
     frame, options = _source(source, cfg.na_values)
     lint_dask(frame, options, cfg)
-    from ..scale import full_domain_dask
+    if cfg.method == "full_domain":
+        from ..scale import full_domain_dask
 
-    return full_domain_dask(
-        frame,
-        cfg.schema,
-        models=cfg.models,
-        out_dir=out,
-        suppression=params.get("suppression", 0.0),
-        metric=params.get("metric", "lm"),
-        suppressed_rows=params.get("suppressed_rows", "remove"),
-        scheduler=scheduler,
-        progress=progress,
-        read_options=options,
-        overwrite=overwrite,
-    )
+        return full_domain_dask(
+            frame,
+            cfg.schema,
+            models=cfg.models,
+            out_dir=out,
+            suppression=params.get("suppression", 0.0),
+            metric=params.get("metric", "lm"),
+            suppressed_rows=params.get("suppressed_rows", "remove"),
+            scheduler=scheduler,
+            progress=progress,
+            read_options=options,
+            overwrite=overwrite,
+        )
+    from ..scale import write_rowwise
+    from ..scale.client import dask_client
+
+    with dask_client(None, scheduler) as client:
+        run = {"client": client, "progress": progress, "read_options": options}
+        if cfg.method == "microaggregation":
+            release = _blocks(frame, cfg, params, run)
+        else:
+            import microanon.scale as scale
+
+            func = getattr(scale, DASK_METHODS[cfg.method])
+            release = func(frame, cfg.schema, **params, rng=rng, **run)
+        return write_rowwise(
+            release, out, client=client, progress=progress, overwrite=overwrite, protect=protect
+        )
+
+
+def _blocks(frame: Any, cfg: PipelineConfig, params: dict[str, Any], run: dict[str, Any]) -> Any:
+    """``microaggregation`` with ``params: by``: MDAV within blocks, out of core."""
+    from ..core.schema import Kind
+    from ..scale import microaggregate_blocks
+
+    by = params.pop("by")
+    method = params.pop("method", "mdav")
+    if method != "mdav":
+        raise InputError(
+            f"params: microaggregation within blocks runs method mdav, got {method!r}; "
+            "use --engine memory for the others"
+        )
+    params.pop("projection", None)  # used only by the univariate methods
+    columns = params.pop("columns", None)
+    if columns is None:
+        schema = cfg.schema
+        columns = [q for q in schema.quasi if schema[q].kind is Kind.NUMERIC and q != by]
+        if not columns:
+            raise InputError(
+                "microaggregation: the schema has no numeric quasi-identifier besides by; name "
+                "the columns to microaggregate in params: columns"
+            )
+    k = params.pop("k", None)
+    if k is None:
+        raise InputError("params: microaggregation needs k, the smallest group size")
+    return microaggregate_blocks(frame, columns, k, by=str(by), schema=cfg.schema, **params, **run)
 
 
 def check_dask(

@@ -259,7 +259,7 @@ def microaggregate_blocks(
         "masked_numeric": columns,
         "blocks": len(sizes),
     }
-    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"))
+    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked")
 
 
 def _describe(sizes: pd.Series, limit: int = 5) -> str:

@@ -13,13 +13,11 @@ directory as :meth:`microanon.core.release.Release.save` writes one (``public/``
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +29,7 @@ from dask import delayed
 from ..core.errors import InfeasibleError, InputError, SchemaError, VerificationError
 from ..core.hierarchy import SUPPRESSED
 from ..core.output import atomic_directory, check_output_target
-from ..core.release import _INTERNAL as INTERNAL
-from ..core.release import _LAYOUT as RELEASE_LAYOUT
-from ..core.release import _MANIFEST as MANIFEST
-from ..core.release import ALWAYS_PUBLIC, INTERNAL_DIR, PUBLIC_DIR
-from ..core.release import _plain as plain_metadata
+from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods._release import SUPPRESSED_ROWS
@@ -46,13 +40,11 @@ from .client import dask_client, wait_stage
 from .encode import Encoded, check_frame, clean_partition, combine_encodings, encode_partition
 from .frequencies import SPLIT_EVERY, FrequencyTable, global_partial, sorted_table, tree_reduce
 from .read import parquet_files, read_dataset, read_parquet_file
+from .release_files import DATA, arrow_type, logical_type, write_manifests
 from .verify import groups_of, verify_files
 
 __all__ = ["ScaleResult", "full_domain_dask"]
 
-#: The published Parquet dataset inside ``public/`` (a directory of ``part.N.parquet`` files;
-#: its suffix lets :meth:`Release.load` read it as one table).
-DATA = "data.parquet"
 #: Metadata keys of the public part: those of ``full_domain``'s in-memory release.
 PUBLIC_KEYS = frozenset(ALWAYS_PUBLIC) | {"levels", "heights"}
 #: How the records' codes are kept between the passes: ``auto`` keeps them on the workers while
@@ -335,7 +327,7 @@ def full_domain_dask(
         }
         mark = time.perf_counter()
         meta = clean_partition(frame._meta, schema)
-        types = {c: pa.string() if c in plan.labels else _arrow_type(meta[c]) for c in plan.columns}
+        types = {c: pa.string() if c in plan.labels else arrow_type(meta[c]) for c in plan.columns}
         writer = make_writer(plan, types)
         data = tmp / PUBLIC_DIR / DATA
         data.mkdir(parents=True)
@@ -366,10 +358,10 @@ def full_domain_dask(
             "file": DATA,
             "rows": rows_out,
             "columns": list(plan.columns),
-            "types": {c: _logical(types[c]) for c in plan.columns},
+            "types": {c: logical_type(types[c]) for c in plan.columns},
             "parts": len(paths),
         }
-        _write_parts(tmp, public, internal, info)
+        write_manifests(tmp, "generalized", public, internal, PUBLIC_KEYS, {"data": info})
         seconds["verify"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     return ScaleResult(
@@ -416,55 +408,3 @@ def _budget(client: Any, partitions: int, spill: str) -> float | None:
     if not limits or min(limits) <= 0:
         return None
     return KEEP_SHARE * sum(limits) / max(partitions, 1)
-
-
-def _arrow_type(series: pd.Series) -> Any:
-    """The Arrow type of a published column as it is (text as ``string``)."""
-    try:
-        kind = pa.Schema.from_pandas(series.to_frame(), preserve_index=False).field(0).type
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        return pa.string()
-    if pa.types.is_large_string(kind) or pa.types.is_null(kind) or pa.types.is_string(kind):
-        return pa.string()
-    return kind
-
-
-def _logical(kind: Any) -> str:
-    """The column type a release manifest records (see :meth:`Release.load`)."""
-    if pa.types.is_boolean(kind):
-        return "bool"
-    if pa.types.is_integer(kind):
-        return "int"
-    if pa.types.is_floating(kind):
-        return "float"
-    return "string"
-
-
-def _write_parts(
-    directory: Path, public: dict[str, Any], internal: dict[str, Any], info: dict[str, Any]
-) -> None:
-    """``public/release.json`` and ``internal/internal.json``, as :meth:`Release.save` writes."""
-    from .. import __version__
-
-    common = {
-        "microanon_release": RELEASE_LAYOUT,
-        "microanon_version": __version__,
-        "kind": "generalized",
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    manifest = {
-        **common,
-        "part": PUBLIC_DIR,
-        "format": "parquet",
-        "tables": {"data": info},
-        "public_keys": sorted(PUBLIC_KEYS),
-        "metadata": plain_metadata(public),
-    }
-    (directory / PUBLIC_DIR / MANIFEST).write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
-    )
-    (directory / INTERNAL_DIR).mkdir()
-    doc = {**common, "part": INTERNAL_DIR, "metadata": plain_metadata(internal)}
-    (directory / INTERNAL_DIR / INTERNAL).write_text(
-        json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"
-    )

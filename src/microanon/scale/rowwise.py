@@ -13,7 +13,7 @@ the caller's generator and spawns one child per partition; partition ``i`` alway
 ``i``. The result therefore depends only on the data, its partitioning and the generator, not on
 the scheduler, the workers or the order in which partitions run. The streams live in the task
 graph only: no seed or random state is ever written (:func:`write_rowwise` writes the data and
-the public metadata).
+the public and internal metadata).
 
 Methods that need the whole table are refused by :func:`require_in_memory` with the way out;
 microaggregation has one out of core: :func:`microanon.scale.microaggregate_blocks`.
@@ -21,7 +21,6 @@ microaggregation has one out of core: :func:`microanon.scale.microaggregate_bloc
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -37,7 +36,7 @@ from dask import delayed
 from ..core.errors import InputError, SchemaError
 from ..core.output import atomic_directory, check_output_target
 from ..core.random import RandomLike, make_rng
-from ..core.release import ALWAYS_PUBLIC, _plain
+from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, _plain
 from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods.randomize._onehot import OneHotLayout
@@ -61,10 +60,7 @@ from .encode import encode_dataset
 from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, code_frequencies
 from .read import read_dataset
-
-#: The row-wise release's table directory and public metadata file (see :func:`write_rowwise`).
-DATA = "data"
-METADATA = "metadata.json"
+from .release_files import DATA, table_info, write_manifests
 
 __all__ = [
     "ROWWISE_METHODS",
@@ -241,16 +237,24 @@ class RowwiseRelease:
     public : tuple of str
         The keys of ``metadata`` that are published (those of
         :data:`microanon.core.release.ALWAYS_PUBLIC` and the method's own, as in memory).
+    kind : str
+        The release kind, as in memory: ``"randomized"`` or ``"masked"``.
     """
 
     data: dd.DataFrame
     metadata: dict[str, Any]
     public: tuple[str, ...] = field(default=ALWAYS_PUBLIC)
+    kind: str = "randomized"
 
     @property
     def public_metadata(self) -> dict[str, Any]:
-        """The metadata a data user gets (written to ``metadata.json``)."""
+        """The metadata a data user gets (written to ``public/release.json``)."""
         return {k: v for k, v in self.metadata.items() if k in self.public}
+
+    @property
+    def internal_metadata(self) -> dict[str, Any]:
+        """The metadata the data owner keeps (written to ``internal/internal.json``)."""
+        return {k: v for k, v in self.metadata.items() if k not in self.public}
 
 
 @dataclass(frozen=True)
@@ -260,19 +264,27 @@ class WrittenRelease:
     Attributes
     ----------
     path : pathlib.Path
-        The output directory.
+        The output directory (``public/`` and ``internal/``, as :meth:`Release.save`).
     data : pathlib.Path
-        The published table, one Parquet file per partition (``path / "data"``).
+        The published table, one Parquet file per partition
+        (``path / "public" / "data.parquet"``).
     metadata : dict
-        The public metadata written to ``path / "metadata.json"`` (with ``rows_out``).
+        The public metadata written to ``path / "public" / "release.json"`` (with
+        ``rows_out``).
     rows_out : int
         Records written (read back from the files' footers).
+    kind : str
+        The release kind.
+    internal : dict
+        The internal metadata written to ``path / "internal" / "internal.json"``.
     """
 
     path: Path
     data: Path
     metadata: dict[str, Any]
     rows_out: int
+    kind: str = "randomized"
+    internal: dict[str, Any] = field(default_factory=dict)
 
 
 def write_rowwise(
@@ -282,22 +294,31 @@ def write_rowwise(
     client: Any = None,
     scheduler: str | None = None,
     progress: bool | None = None,
+    overwrite: bool = False,
+    protect: Sequence[str | os.PathLike[str]] = (),
 ) -> WrittenRelease:
-    """Compute a row-wise release and write it as a partitioned Parquet dataset.
+    """Compute a row-wise release and write it as :meth:`Release.save` lays a release out.
 
     The directory is built in a hidden sibling and renamed at the end (as
     :func:`microanon.scale.full_domain_dask` does); if anything fails only that sibling is
     removed, and nothing that microanon did not write is replaced or deleted. It holds
-    ``data/`` (one Parquet file per partition), ``metadata.json`` (the public metadata and
-    ``rows_out``; never a seed) and the marker listing the files.
+    ``public/release.json`` (the manifest, the public keys and the public metadata with
+    ``rows_out``; never a seed), ``public/data.parquet/`` (one ``part.N.parquet`` file per
+    partition), ``internal/internal.json`` (the metadata the method keeps internal) and the
+    marker listing the files: :meth:`Release.load` and :func:`microanon.models.verify_written`
+    read it as a release saved in memory.
 
     Parameters
     ----------
     release : RowwiseRelease
     out_dir : path
-        Must not exist or be empty.
+        Must not exist or be empty (unless ``overwrite``).
     client, scheduler, progress
         As for :func:`microanon.scale.full_domain_dask`.
+    overwrite : bool
+        Replace ``out_dir`` if it holds a previous microanon output and nothing else.
+    protect : sequence of path
+        Files the output must never contain (the input data, the config).
 
     Returns
     -------
@@ -310,23 +331,38 @@ def write_rowwise(
         bad data met while writing (e.g. a non-finite value to perturb).
     """
     target = Path(out_dir)
-    check_output_target(target)
-    with dask_client(client, scheduler) as run, atomic_directory(target) as tmp:
+    check_output_target(target, overwrite, protect)
+    with (
+        dask_client(client, scheduler) as run,
+        atomic_directory(target, overwrite, protect) as tmp,
+    ):
+        root = tmp / PUBLIC_DIR / DATA
+        root.mkdir(parents=True)
         write = release.data.to_parquet(
-            str(tmp / DATA), write_index=False, compute=False, write_metadata_file=False
+            str(root),
+            write_index=False,
+            compute=False,
+            write_metadata_file=False,
+            name_function=_part_name,
         )
         run_stage(run, "write", [write], progress)
-        rows = _written_rows(tmp / DATA)
-        metadata = _plain({**release.public_metadata, "rows_out": rows})
-        (tmp / METADATA).write_text(json.dumps(metadata, indent=1), "utf-8")
-    return WrittenRelease(target, target / DATA, metadata, rows)
+        info = table_info(root)
+        public = {**release.public_metadata, "rows_out": info["rows"]}
+        internal = release.internal_metadata
+        write_manifests(tmp, release.kind, public, internal, release.public, {"data": info})
+    return WrittenRelease(
+        target,
+        target / PUBLIC_DIR / DATA,
+        _plain(public),
+        info["rows"],
+        release.kind,
+        _plain(internal),
+    )
 
 
-def _written_rows(root: Path) -> int:
-    """Records of a Parquet dataset, from its files' footers."""
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(root.rglob("*.parquet")))
+def _part_name(i: int) -> str:
+    """The file of partition ``i`` (as :func:`microanon.scale.full_domain_dask` names it)."""
+    return f"part.{i}.parquet"
 
 
 # ---------------------------------------------------------------------- shared helpers
@@ -922,7 +958,7 @@ def add_noise_dask(
         "masked_numeric": cols,
         **({"noise_scale": scale} if scale else {}),
     }
-    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"))
+    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked")
 
 
 # ---------------------------------------------------------------------- MRR

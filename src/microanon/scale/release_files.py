@@ -1,0 +1,156 @@
+"""The :meth:`microanon.core.release.Release.save` layout for a table written out of core.
+
+Every release :mod:`microanon.scale` writes is laid out as :meth:`Release.save` lays one out:
+``public/release.json`` (the manifest, the public keys and the public metadata),
+``public/data.parquet/`` (the published table, one ``part.N.parquet`` file per partition; the
+suffix lets :meth:`Release.load` read the directory as one table) and
+``internal/internal.json`` (what the data owner keeps). :func:`table_info` describes a written
+Parquet dataset from its files' footers and :func:`write_manifests` writes the two JSON files,
+so that :meth:`Release.load` and :func:`microanon.models.verify_written` read the output of
+:func:`microanon.scale.full_domain_dask` and of :func:`microanon.scale.write_rowwise` alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from ..core.release import _INTERNAL as INTERNAL
+from ..core.release import _LAYOUT as RELEASE_LAYOUT
+from ..core.release import _MANIFEST as MANIFEST
+from ..core.release import ALWAYS_PUBLIC, INTERNAL_DIR, PUBLIC_DIR
+from ..core.release import _plain as plain_metadata
+
+__all__ = ["DATA", "arrow_type", "logical_type", "table_info", "write_manifests"]
+
+#: The published Parquet dataset inside ``public/`` (a directory of ``part.N.parquet`` files).
+DATA = "data.parquet"
+
+
+def arrow_type(series: pd.Series) -> pa.DataType:
+    """The Arrow type of a published column as it is (text as ``string``)."""
+    try:
+        kind = pa.Schema.from_pandas(series.to_frame(), preserve_index=False).field(0).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return pa.string()
+    if pa.types.is_large_string(kind) or pa.types.is_null(kind) or pa.types.is_string(kind):
+        return pa.string()
+    return kind
+
+
+def logical_type(kind: pa.DataType) -> str:
+    """The column type a release manifest records for an Arrow type (see :meth:`Release.load`)."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_boolean(kind):
+        return "bool"
+    if pa.types.is_integer(kind):
+        return "int"
+    if pa.types.is_floating(kind):
+        return "float"
+    return "string"
+
+
+def part_files(root: Path) -> list[Path]:
+    """The ``part.N.parquet`` files of a written dataset, in partition order."""
+    files = [f for f in root.glob("*.parquet") if f.is_file()]
+    return sorted(files, key=lambda f: (len(f.name), f.name))
+
+
+def table_info(root: Path) -> dict[str, Any]:
+    """A manifest's description of the Parquet dataset at ``root``, from its files' footers.
+
+    Returns
+    -------
+    dict
+        ``file`` (:data:`DATA`), ``rows``, ``columns`` (the first file's, in order), ``types``
+        (:func:`logical_type` of each) and ``parts`` (number of files).
+    """
+    import pyarrow.parquet as pq
+
+    files = part_files(root)
+    if not files:
+        return {"file": DATA, "rows": 0, "columns": [], "types": {}, "parts": 0}
+    schema = pq.read_schema(files[0])
+    index = set(_index_columns(schema))
+    fields = [f for f in schema if f.name not in index]
+    rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    return {
+        "file": DATA,
+        "rows": int(rows),
+        "columns": [f.name for f in fields],
+        "types": {f.name: logical_type(f.type) for f in fields},
+        "parts": len(files),
+    }
+
+
+def _index_columns(schema: pa.Schema) -> list[str]:
+    """Names of the columns pandas stored as the index (none when written without it)."""
+    meta = schema.pandas_metadata or {}
+    return [c for c in meta.get("index_columns", []) if isinstance(c, str)]
+
+
+def write_manifests(
+    directory: Path,
+    kind: str,
+    public: Mapping[str, Any],
+    internal: Mapping[str, Any],
+    public_keys: Iterable[str],
+    tables: Mapping[str, Mapping[str, Any]],
+) -> None:
+    """Write ``public/release.json`` and ``internal/internal.json``, as :meth:`Release.save` does.
+
+    Parameters
+    ----------
+    directory : path
+        The release being built (its ``public/`` holds the tables already).
+    kind : str
+        The release kind (``generalized``, ``randomized``, ``masked``).
+    public, internal : mapping
+        The public and internal metadata (refused if they hold a seed or random state).
+    public_keys : iterable of str
+        The keys the method declares public (with :data:`ALWAYS_PUBLIC`); ``public`` must hold
+        no other.
+    tables : mapping of str to dict
+        Each table's description (see :func:`table_info`).
+
+    Raises
+    ------
+    ValueError
+        A key of ``public`` that is not declared public.
+    """
+    from .. import __version__
+
+    keys = frozenset(ALWAYS_PUBLIC) | frozenset(public_keys)
+    undeclared = sorted(set(public) - keys)
+    if undeclared:
+        raise ValueError(f"public metadata holds undeclared keys {', '.join(undeclared)}")
+    common = {
+        "microanon_release": RELEASE_LAYOUT,
+        "microanon_version": __version__,
+        "kind": kind,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    manifest = {
+        **common,
+        "part": PUBLIC_DIR,
+        "format": "parquet",
+        "tables": {name: dict(info) for name, info in tables.items()},
+        "public_keys": sorted(keys),
+        "metadata": plain_metadata(dict(public)),
+    }
+    (directory / PUBLIC_DIR).mkdir(exist_ok=True)
+    (directory / PUBLIC_DIR / MANIFEST).write_text(
+        json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
+    )
+    (directory / INTERNAL_DIR).mkdir(exist_ok=True)
+    doc = {**common, "part": INTERNAL_DIR, "metadata": plain_metadata(dict(internal))}
+    (directory / INTERNAL_DIR / INTERNAL).write_text(
+        json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"
+    )
