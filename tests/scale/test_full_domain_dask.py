@@ -15,8 +15,6 @@ from microanon.models import public_leaks, verify_written
 from microanon.scale import encode_dataset, full_domain_dask, read_dataset
 from microanon.scale.client import SCHEDULER_ENV
 
-distributed = pytest.importorskip("distributed")
-
 QUASI = [
     "sex", "age", "race", "marital_status", "education", "native_country", "workclass",
     "salary_class",
@@ -29,17 +27,6 @@ def _adult_schema(quasi: list[str], sensitive: str) -> Schema:
     spec = {c: {"role": "quasi", "kind": "categorical", "hierarchy": hs[c]} for c in quasi}
     spec[sensitive] = {"role": "sensitive", "kind": "categorical"}
     return Schema.from_dict(spec)
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
 
 
 @pytest.fixture(scope="module")

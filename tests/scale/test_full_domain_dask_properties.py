@@ -23,20 +23,6 @@ from microanon.methods.generalize import full_domain
 from microanon.models import KAnonymity, LDiversity, TCloseness
 from microanon.scale import full_domain_dask
 
-distributed = pytest.importorskip("distributed")
-
-
-@pytest.fixture(scope="module")
-def client():
-    """One threaded local cluster for every example."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
-
 
 @st.composite
 def hierarchies(draw: st.DrawFn, name: str) -> tuple[Hierarchy, list]:

@@ -20,8 +20,6 @@ from microanon.scale.profile import (
     risk_profile_of,
 )
 
-distributed = pytest.importorskip("distributed")
-
 QUASI = ["sex", "age", "race", "marital_status", "education", "native_country", "workclass"]
 RISK_KEYS = [*QUASI, "occupation"]
 #: The class-size figures of ``microanon risk`` (the rest needs the records).
@@ -33,17 +31,6 @@ RISK_FIGURES = (
     "attackers",
     "population_uniqueness",
 )
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
 
 
 @pytest.fixture(scope="module")

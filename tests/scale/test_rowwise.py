@@ -38,8 +38,6 @@ from microanon.scale import (
     write_rowwise,
 )
 
-distributed = pytest.importorskip("distributed")
-
 N = 200_000
 PI = [0.4, 0.3, 0.15, 0.1, 0.05]
 SCHEMA = {
@@ -52,17 +50,6 @@ SCHEMA = {
 }
 CUTS = [0, 30_000, 110_000, 111_000, N]  # four partitions of unequal sizes
 SMALL = [0, 6_000, 22_000, 22_200, 40_000]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
 
 
 @pytest.fixture(scope="module")

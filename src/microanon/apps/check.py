@@ -14,11 +14,10 @@ from ..models import (
     Groups,
     beta_likeness,
     delta_disclosure,
-    delta_presence,
-    k_map,
     profile,
     t_closeness,
 )
+from ..models.profile import population_profile
 
 __all__ = [
     "privacy_profile",
@@ -110,7 +109,7 @@ def privacy_profile(
         distance = "ordered" if pd.api.types.is_numeric_dtype(data[sensitive]) else "equal"
     risk = reidentification_risk(data, quasi, threshold=threshold)
     uniques = sample_uniques(data, quasi).count
-    presence = _presence_profile(
+    presence = population_profile(
         data, quasi, population, population_count, estimator, fraction, significance
     )
     return {
@@ -135,36 +134,6 @@ def privacy_profile(
         "records_at_risk": float(risk.share_above),
         "dropped": dropped,
     }
-
-
-def _presence_profile(
-    data: pd.DataFrame,
-    quasi: list[str],
-    population: pd.DataFrame | None,
-    count: str | None,
-    estimator: str | None,
-    fraction: float | None,
-    significance: float,
-) -> dict[str, Any]:
-    """δ-presence and k-map against a population, or k-map estimated from a fraction."""
-    if population is not None and estimator is not None:
-        raise InputError("give either a population file or a k-map estimator, not both")
-    if population is not None:
-        presence = delta_presence(data, quasi, population, count=count)
-        people = k_map(data, quasi, population=population, count=count)
-        return {
-            "delta_presence_min": float(presence.lowest),
-            "delta_presence_max": float(presence.value),
-            "k_map": int(people.value),
-        }
-    if estimator is not None:
-        estimated = k_map(
-            data, quasi, estimator=estimator, fraction=fraction, significance=significance
-        )
-        return {"k_map": int(estimated.value), "k_map_estimator": estimator}
-    if fraction is not None:
-        raise InputError("--sampling-fraction is the k-map estimator's: give --k-map-estimator")
-    return {}
 
 
 def refuse_stray_text(

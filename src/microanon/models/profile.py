@@ -11,10 +11,12 @@ from microanon.core.errors import InputError
 
 from ._params import real
 from .groups import Columns, Groups, groups_of
+from .kmap import k_map
 from .ldiversity import group_diversity
+from .presence import delta_presence
 from .tcloseness import group_emd
 
-__all__ = ["profile"]
+__all__ = ["population_profile", "profile"]
 
 
 def profile(
@@ -65,3 +67,63 @@ def profile(
         "t_closeness": float(emd.max()),
         "t_distance": distance,
     }
+
+
+def population_profile(
+    data: pd.DataFrame | Groups,
+    quasi: Columns | None,
+    population: pd.DataFrame | None = None,
+    count: Hashable | None = None,
+    estimator: str | None = None,
+    fraction: float | None = None,
+    significance: float = 0.01,
+) -> dict[str, Any]:
+    """Achieved δ-presence and k-map against a population, or k-map estimated from a fraction.
+
+    Parameters
+    ----------
+    data : DataFrame or Groups
+    quasi : column name or sequence of names, or None
+        Quasi-identifier columns (``None`` with prebuilt groups).
+    population : DataFrame, optional
+        A population containing ``data``, generalized like it.
+    count : column name, optional
+        Column of ``population`` with the people per row.
+    estimator : {"poisson", "zero_truncated_poisson"}, optional
+        Without a population: k-map's population estimated from ``fraction``.
+    fraction, significance : float
+        The estimator's sampling fraction and significance level.
+
+    Returns
+    -------
+    dict
+        With a population ``delta_presence_min``, ``delta_presence_max`` (the smallest and
+        largest ratio of records to people) and ``k_map`` (the fewest people of a class); with
+        an estimator ``k_map`` and ``k_map_estimator``; otherwise empty.
+
+    Raises
+    ------
+    InputError
+        Both a population and an estimator; a fraction without an estimator; what
+        :func:`~microanon.models.delta_presence` and :func:`~microanon.models.k_map` raise.
+    """
+    if population is not None and estimator is not None:
+        raise InputError("give either a population file or a k-map estimator, not both")
+    if population is not None:
+        presence = delta_presence(data, quasi, population, count=count)
+        people = k_map(data, quasi, population=population, count=count)
+        return {
+            "delta_presence_min": float(presence.lowest),
+            "delta_presence_max": float(presence.value),
+            "k_map": int(people.value),
+        }
+    if estimator is not None:
+        estimated = k_map(
+            data, quasi, estimator=estimator, fraction=fraction, significance=significance
+        )
+        return {"k_map": int(estimated.value), "k_map_estimator": estimator}
+    if fraction is not None:
+        raise InputError(
+            "a sampling fraction is for the k-map estimator: give one (--k-map-estimator)"
+        )
+    return {}

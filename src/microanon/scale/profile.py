@@ -24,9 +24,10 @@ from ..core.errors import InputError
 from ..measures._common import check_share
 from ..measures.attacker import class_attacker_risks
 from ..measures.population import uniqueness_of_sizes
-from ..models import Groups, beta_likeness, delta_disclosure, delta_presence, k_map, profile
+from ..models import Groups, beta_likeness, delta_disclosure, profile
 from ..models import t_closeness as t_closeness_of
 from ..models.population import population_sizes
+from ..models.profile import population_profile
 from .frequencies import FrequencyTable, value_frequencies
 
 __all__ = [
@@ -304,7 +305,7 @@ fraction, significance
         distance = "ordered" if numeric else "equal"
     risk = class_attacker_risks(groups.sizes, None, threshold, "sample")["prosecutor"]
     uniques = int(np.count_nonzero(groups.sizes == 1))
-    presence = _presence_profile(
+    presence = population_profile(
         groups, quasi, population, population_count, estimator, fraction, significance
     )
     return {
@@ -329,36 +330,6 @@ fraction, significance
         "records_at_risk": float(risk["share_above"]),
         "dropped": dropped,
     }
-
-
-def _presence_profile(
-    groups: Groups,
-    quasi: list[str],
-    population: pd.DataFrame | None,
-    count: str | None,
-    estimator: str | None,
-    fraction: float | None,
-    significance: float,
-) -> dict[str, Any]:
-    """δ-presence and k-map of the classes against a population, or k-map estimated."""
-    if population is not None and estimator is not None:
-        raise InputError("give either a population file or a k-map estimator, not both")
-    if population is not None:
-        presence = delta_presence(groups, quasi, population, count=count)
-        people = k_map(groups, quasi, population=population, count=count)
-        return {
-            "delta_presence_min": float(presence.lowest),
-            "delta_presence_max": float(presence.value),
-            "k_map": int(people.value),
-        }
-    if estimator is not None:
-        estimated = k_map(
-            groups, quasi, estimator=estimator, fraction=fraction, significance=significance
-        )
-        return {"k_map": int(estimated.value), "k_map_estimator": estimator}
-    if fraction is not None:
-        raise InputError("--sampling-fraction is the k-map estimator's: give --k-map-estimator")
-    return {}
 
 
 @dataclass(frozen=True)
