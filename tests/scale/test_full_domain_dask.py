@@ -284,3 +284,114 @@ def test_overwrite_replaces_only_our_own_output(adult_parquet, client, tmp_path)
     with pytest.raises(InputError, match="would contain the input"):
         _small(adult_parquet.parent, client, adult_parquet, overwrite=True)
     assert _siblings(out) == [] and _siblings(adult_parquet.parent) == []
+
+
+def _sorted_record(record: dict | None) -> dict | None:
+    """A population record with its classes in one order (both paths list them as met)."""
+    if record is None:
+        return None
+    pairs = sorted(zip(map(tuple, record["classes"]), record["people"], strict=True))
+    return {**record, "classes": [list(c) for c, _ in pairs], "people": [p for _, p in pairs]}
+
+
+def _internal(metadata: dict) -> dict:
+    out = {k: v for k, v in metadata.items() if k not in ("search_seconds", "combinations")}
+    if "populations" in out:
+        out["populations"] = [_sorted_record(r) for r in out["populations"]]
+    return out
+
+
+def test_population_models_equal_in_memory(adult, adult_parquet, client, tmp_path):
+    """δ-presence and k-map against a population: same release and internal record as memory."""
+    from microanon.models import DeltaPresence, KMap
+
+    quasi = ["sex", "age", "race", "marital_status", "education"]
+    schema = _adult_schema(quasi, "occupation")
+    # Every combination of the table three times over, plus people the table lacks.
+    counts = adult.groupby(quasi, sort=False).size().reset_index(name="count")
+    counts["count"] *= 3
+    extra = adult[quasi].sample(500, random_state=1).assign(count=2)
+    population = pd.concat([counts, extra], ignore_index=True)
+    models = [
+        DeltaPresence(0.0, 0.5, population=population, count="count"),
+        KMap(20, population=population, count="count"),
+    ]
+    expected = full_domain(adult, schema, models=models, suppression=0.05)
+    out = tmp_path / "release"
+    got = full_domain_dask(
+        adult_parquet,
+        schema,
+        models=models,
+        suppression=0.05,
+        out_dir=out,
+        client=client,
+        progress=False,
+    )
+    meta = expected.metadata
+    assert got.levels == meta["levels"]
+    assert got.suppressed == meta["suppressed"] > 0
+    assert all(v.holds for v in got.verdicts)
+    assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)
+    loaded = Release.load(out)
+    public = Release.load(out / "public")
+    assert public.metadata == expected.public_metadata
+    assert "populations" not in public.metadata
+    assert public.metadata["models"] == [m.to_config() for m in models]  # thresholds only
+    assert _internal(loaded.internal_metadata) == _internal(expected.internal_metadata)
+    assert loaded.internal_metadata["populations"][0]["people"]
+    check = verify_written(out, adult)
+    assert check.ok, check.failures()
+
+
+def test_population_star_refused(adult_parquet, client, tmp_path):
+    from microanon.models import KMap
+
+    population = pd.DataFrame({"sex": ["Male"], "age": ["30"], "count": [5]})
+    with pytest.raises(InputError, match="star is not available with k-map"):
+        full_domain_dask(
+            adult_parquet,
+            _adult_schema(["sex", "age"], "occupation"),
+            models=[KMap(2, population=population, count="count")],
+            suppression=0.05,
+            suppressed_rows="star",
+            out_dir=tmp_path / "out",
+            client=client,
+        )
+
+
+def test_builder_hierarchies_cover_the_population(client, tmp_path):
+    """An intervals builder is cut on the table's and the population's ages, as in memory."""
+    from microanon.models import KMap
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(20, 60, 400),
+            "sex": rng.choice(["F", "M"], 400),
+            "job": rng.choice(["a", "b", "c"], 400),
+        }
+    )
+    older = pd.DataFrame({"age": rng.integers(60, 95, 300), "sex": rng.choice(["F", "M"], 300)})
+    population = pd.concat([df[["age", "sex"]]] * 2 + [older], ignore_index=True)
+    schema = {
+        "age": {
+            "role": "quasi",
+            "kind": "numeric",
+            "hierarchy": {"builder": "intervals", "widths": [5, 20]},
+        },
+        "sex": {"role": "quasi", "kind": "categorical", "hierarchy": {"builder": "masking"}},
+        "job": {"role": "insensitive"},
+    }
+    source = tmp_path / "in"
+    source.mkdir()
+    df.iloc[:150].to_parquet(source / "a.parquet", index=False)
+    df.iloc[150:].to_parquet(source / "b.parquet", index=False)
+    models = [KMap(6, population=population)]
+    expected = full_domain(df, schema, models=models, suppression=0.05)
+    got = full_domain_dask(
+        source, schema, models=models, suppression=0.05, out_dir=tmp_path / "out", client=client
+    )
+    assert got.levels == expected.metadata["levels"]
+    loaded = Release.load(tmp_path / "out")
+    assert _internal(loaded.internal_metadata) == _internal(expected.internal_metadata)
+    assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)

@@ -78,8 +78,16 @@ def _distinct(series: dd.Series) -> dd.Series:
     return series.dropna().drop_duplicates(split_out=1)
 
 
-def _resolve(schema: Schema, raw: Mapping[str, pd.Series]) -> Schema:
-    """Build the data-dependent hierarchies from each column's distinct raw values."""
+def _resolve(
+    schema: Schema,
+    raw: Mapping[str, pd.Series],
+    more_values: Mapping[str, Sequence[pd.Series]] | None = None,
+) -> Schema:
+    """Build the data-dependent hierarchies from each column's distinct raw values.
+
+    ``more_values`` holds further values per column that the (domain) builders must cover as
+    well, e.g. those of a population containing the data, as :meth:`Schema.resolve` takes them.
+    """
     for a in schema:
         h = a.hierarchy
         if h is None or isinstance(h, Hierarchy):
@@ -89,7 +97,11 @@ def _resolve(schema: Schema, raw: Mapping[str, pd.Series]) -> Schema:
                 f"column '{a.name}': the quantiles builder needs every value of the column; "
                 "out of core, give interval widths or a hierarchy file"
             )
-        one = Schema([a]).resolve(pd.DataFrame({a.name: raw[a.name].to_numpy()}))
+        values = pd.Series(raw[a.name]).reset_index(drop=True)
+        extra = [pd.Series(v).dropna() for v in (more_values or {}).get(a.name, [])]
+        if extra:
+            values = pd.concat([values, *extra], ignore_index=True).drop_duplicates()
+        one = Schema([a]).resolve(pd.DataFrame({a.name: values.to_numpy()}))
         schema = schema.with_attribute(replace(a, hierarchy=one[a.name].hierarchy))
     return schema
 
@@ -190,9 +202,10 @@ def _build(
     missing: Mapping[str, int],
     uniques: Mapping[str, Any],
     rows: int,
+    more_values: Mapping[str, Sequence[pd.Series]] | None = None,
 ) -> tuple[Encoding, dict[str, pd.Index]]:
     """The encoding from the distinct values of the whole dataset (and the index of each)."""
-    schema = _resolve(schema, raw)
+    schema = _resolve(schema, raw, more_values)
     for name, count in missing.items():
         if int(count):
             raise InputError(
@@ -362,9 +375,15 @@ def encode_partition(
 
 
 def combine_encodings(
-    schema: Schema, columns: Sequence[str], summaries: Sequence[Encoded]
+    schema: Schema,
+    columns: Sequence[str],
+    summaries: Sequence[Encoded],
+    more_values: Mapping[str, Sequence[pd.Series]] | None = None,
 ) -> tuple[Encoding, list[dict[str, np.ndarray]]]:
     """The global encoding from the partitions' summaries, and each partition's code map.
+
+    ``more_values``: further values per column that builder hierarchies must cover as well (a
+    population's, see :meth:`Schema.resolve`; never used by ``quantiles``, refused out of core).
 
     The dictionaries are those :func:`encode_dataset` builds (and :meth:`Table.from_frame`);
     ``maps[i][c][local]`` is the global code of partition ``i``'s local code of column ``c``.
@@ -380,7 +399,7 @@ def combine_encodings(
     missing = {c: sum(s.missing[c] for s in summaries) for c in first.missing}
     uniques = {c: _union([s.uniques[c] for s in summaries]) for c in columns}
     rows = sum(s.rows for s in summaries)
-    encoding, index = _build(schema, columns, raw, missing, uniques, rows)
+    encoding, index = _build(schema, columns, raw, missing, uniques, rows, more_values)
     maps = []
     for s in summaries:
         maps.append({c: encoding.lookup[c][1][index[c].get_indexer(s.uniques[c])] for c in columns})

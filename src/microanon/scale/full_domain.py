@@ -34,7 +34,9 @@ from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods._release import SUPPRESSED_ROWS
 from ..methods.generalize._search import check_metric, check_suppression, search
-from ..models import PopulationModel, Verdict, as_models
+from ..methods.generalize.full_domain import _population_records
+from ..models import PopulationModel, PrivacyModel, Verdict, as_models
+from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
 from .client import dask_client, wait_stage
 from .encode import Encoded, check_frame, clean_partition, combine_encodings, encode_partition
@@ -171,8 +173,11 @@ def full_domain_dask(
         As for :func:`microanon.methods.generalize.full_domain`; builder hierarchies are made
         from the data's distinct values (except ``quantiles``, which needs every value).
     models : model specification
-        As for ``full_domain``; models checked against a population table are not supported
-        out of core yet.
+        As for ``full_domain``. δ-presence and k-map against a population table hold their
+        population in memory (it must fit): builder hierarchies also cover its values, the
+        search encodes it with the hierarchies, the internal metadata keeps ``populations``
+        (the people of each published class, as ``full_domain`` does) and the written files are
+        verified against that record.
     out_dir : path
         The output directory, laid out as :meth:`Release.save` lays out a release:
         ``public/release.json`` (the manifest and public metadata), ``public/data.parquet/``
@@ -228,11 +233,11 @@ def full_domain_dask(
     if not schema.quasi:
         raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
     resolved = as_models(models)
-    population = [m.name for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
-    if population:
+    with_population = [m for m in resolved if _against_population(m)]
+    if with_population and suppressed_rows == "star" and suppression > 0:
         raise InputError(
-            f"models: {', '.join(population)} against a population table is not supported out "
-            "of core yet; use full_domain in memory"
+            f"suppressed_rows: star is not available with {with_population[0].name} against a "
+            "population (a '*' record matches every person); use suppressed_rows: remove"
         )
     needs_sa = [m.name for m in resolved if m.needs_sensitive]
     if needs_sa and len(schema.sensitive) != 1:
@@ -273,7 +278,9 @@ def full_domain_dask(
         summaries = wait_stage(
             run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
         )
-        encoding, maps = combine_encodings(schema, columns, summaries)
+        encoding, maps = combine_encodings(
+            schema, columns, summaries, _population_values(schema, resolved)
+        )
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
         cards = [encoding.cardinality(c) for c in columns]
@@ -297,7 +304,13 @@ def full_domain_dask(
         seconds["search"] = result.search_seconds
         plan = make_plan(encoding, freq, result.levels, result.suppressed_mask, suppressed_rows)
         published = _published_frequencies(freq, plan, list(schema.quasi))
-        _check_before_writing(published, schema.quasi, sensitive, resolved, result.suppressed)
+        records = None
+        checked = resolved
+        if with_population:
+            classes = pd.DataFrame({q: published.codes[q] for q in schema.quasi})
+            records = _population_records(table, result.levels, classes, resolved)
+            checked = _with_records(resolved, records)
+        _check_before_writing(published, schema.quasi, sensitive, checked, result.suppressed)
         public = {
             "method": "full_domain",
             "parameters": {
@@ -325,6 +338,8 @@ def full_domain_dask(
             "search_seconds": result.search_seconds,
             "combinations": len(freq),
         }
+        if records is not None:
+            internal["populations"] = records
         mark = time.perf_counter()
         meta = clean_partition(frame._meta, schema)
         types = {c: pa.string() if c in plan.labels else arrow_type(meta[c]) for c in plan.columns}
@@ -343,7 +358,7 @@ def full_domain_dask(
         mark = time.perf_counter()
         numeric = sensitive is not None and types[sensitive] != pa.string()
         verdicts, rows_out = verify_files(
-            paths, schema.quasi, sensitive, resolved, run, progress, numeric=numeric
+            paths, schema.quasi, sensitive, checked, run, progress, numeric=numeric
         )
         failed = [str(v) for v in verdicts if v.holds is False]
         if failed:
@@ -379,6 +394,41 @@ def full_domain_dask(
         seconds=seconds,
         internal=internal,
     )
+
+
+def _against_population(model: PrivacyModel) -> bool:
+    return isinstance(model, PopulationModel) and model.needs_population
+
+
+def _population_values(schema: Schema, models: list[PrivacyModel]) -> dict[str, list[pd.Series]]:
+    """The population values of the quasi-identifiers, for the builder hierarchies to cover.
+
+    As ``full_domain`` in memory (:meth:`Schema.resolve` with ``more_values``).
+    """
+    more: dict[str, list[pd.Series]] = {}
+    for m in models:
+        if not _against_population(m) or m.population is None:
+            continue
+        for column in schema.quasi:
+            if column in m.population.columns:
+                more.setdefault(column, []).append(m.population[column])
+    return more
+
+
+def _with_records(
+    models: list[PrivacyModel], records: list[dict[str, Any] | None]
+) -> list[PrivacyModel]:
+    """The models, those against a population given its people per published class instead.
+
+    The check of the written files counts the people of each class as
+    :func:`microanon.models.check_release` does: from the release's ``populations`` record.
+    """
+    out = []
+    for model, record in zip(models, records, strict=True):
+        if record is not None:
+            model = model.with_population(*population_from_record(record))
+        out.append(model)
+    return out
 
 
 def _pieces(
