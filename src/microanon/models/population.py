@@ -156,11 +156,16 @@ def population_record(classes: pd.DataFrame, people: np.ndarray) -> dict[str, An
         One row per published class: its quasi-identifier values (as published).
     people : int array
         People of the population in each class.
+
+    The classes are listed in the order of their values (as text), so the record does not
+    depend on the order in which a method met them.
     """
+    rows = [[str(v) for v in row] for row in classes.itertuples(index=False)]
+    order = sorted(range(len(rows)), key=rows.__getitem__)
     return {
         "quasi": [str(c) for c in classes.columns],
-        "classes": [[str(v) for v in row] for row in classes.itertuples(index=False)],
-        "people": [int(x) for x in people],
+        "classes": [rows[i] for i in order],
+        "people": [int(people[i]) for i in order],
     }
 
 

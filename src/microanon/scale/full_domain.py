@@ -34,7 +34,7 @@ from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods._release import SUPPRESSED_ROWS
 from ..methods.generalize._search import check_metric, check_suppression, search
-from ..methods.generalize.full_domain import _population_records
+from ..methods.generalize.full_domain import population_records
 from ..models import PopulationModel, PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
@@ -308,7 +308,7 @@ def full_domain_dask(
         checked = resolved
         if with_population:
             classes = pd.DataFrame({q: published.codes[q] for q in schema.quasi})
-            records = _population_records(table, result.levels, classes, resolved)
+            records = population_records(table, result.levels, classes, resolved)
             checked = _with_records(resolved, records)
         _check_before_writing(published, schema.quasi, sensitive, checked, result.suppressed)
         public = {

@@ -115,7 +115,7 @@ def _check_star_class(
             )
 
 
-def _population_records(
+def population_records(
     table: Table, levels: Mapping[str, int], published: pd.DataFrame, models: list[Any]
 ) -> list[dict[str, Any] | None]:
     """Per claimed model, the people of its population in each published class (or None).
@@ -238,7 +238,7 @@ def full_domain(
     if all_minimal:
         extra["minimal_nodes"] = result.minimal_nodes
     if with_population:
-        extra["populations"] = _population_records(table, result.levels, published, resolved)
+        extra["populations"] = population_records(table, result.levels, published, resolved)
     return generalized_release(
         "full_domain",
         published,
