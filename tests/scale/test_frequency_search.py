@@ -1,7 +1,6 @@
 """The full-domain search on a frequency table (Table.counts) equals the search on the rows.
 
-The strategy is the small one of tests/methods/test_full_domain_properties.py (copied: test
-modules are not importable from one another).
+The hierarchies come from tests/lattice_strategies.py, shared with the in-memory tests.
 """
 
 from __future__ import annotations
@@ -11,35 +10,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lattice_strategies import hierarchies
 
 from microanon.core import Hierarchy, InfeasibleError, InputError, Schema, Table
 from microanon.methods.generalize.full_domain import search
 from microanon.models import KAnonymity, LDiversity, TCloseness
 
 METRICS = ("lm", "discernibility", "aecs", "precision", "entropy")
-
-
-@st.composite
-def hierarchies(draw: st.DrawFn, name: str) -> tuple[Hierarchy, list]:
-    kind = draw(st.sampled_from(["balanced", "intervals", "nested", "uneven"]))
-    if kind == "balanced":
-        dom = list(range(draw(st.integers(1, 7))))
-        return Hierarchy.balanced(dom, fanout=draw(st.integers(2, 3)), name=name), dom
-    if kind == "intervals":
-        dom = list(range(draw(st.integers(1, 9))))
-        widths = draw(st.sampled_from([[2], [3], [2, 4], [2, 6]]))
-        return Hierarchy.intervals(dom, widths, name=name), dom
-    values = [f"{name}{i}" for i in range(draw(st.integers(2, 6)))]
-    groups = draw(st.lists(st.integers(0, 2), min_size=len(values), max_size=len(values)))
-    tree: dict = {}
-    for v, g in zip(values, groups, strict=True):
-        tree.setdefault(f"G{g}", []).append(v)
-    if kind == "uneven":
-        tree[values[0] + "x"] = None
-        values = values + [values[0] + "x"]
-    if len(tree) == 1:
-        tree = {"*": next(iter(tree.values()))}
-    return Hierarchy.from_nested(tree, name=name), values
 
 
 @st.composite

@@ -4,8 +4,8 @@ Read → encode → frequency table → search → apply → write → verify: o
 random hierarchies written as 2–3 Parquet files, :func:`microanon.scale.full_domain_dask` gives
 exactly the levels, the suppressed records and the published multiset of
 :func:`microanon.methods.generalize.full_domain`, in both ``suppressed_rows`` modes, and is
-infeasible exactly when it is. The strategy is that of tests/scale/test_frequency_search.py
-(copied: test modules are not importable from one another).
+infeasible exactly when it is. The hierarchies come
+from tests/lattice_strategies.py, shared with the in-memory tests.
 """
 
 from __future__ import annotations
@@ -17,34 +17,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lattice_strategies import hierarchies
 
-from microanon.core import Hierarchy, InfeasibleError, Release, Schema
+from microanon.core import InfeasibleError, Release, Schema
 from microanon.methods.generalize import full_domain
 from microanon.models import KAnonymity, LDiversity, TCloseness
 from microanon.scale import full_domain_dask
-
-
-@st.composite
-def hierarchies(draw: st.DrawFn, name: str) -> tuple[Hierarchy, list]:
-    kind = draw(st.sampled_from(["balanced", "intervals", "nested", "uneven"]))
-    if kind == "balanced":
-        dom = list(range(draw(st.integers(1, 7))))
-        return Hierarchy.balanced(dom, fanout=draw(st.integers(2, 3)), name=name), dom
-    if kind == "intervals":
-        dom = list(range(draw(st.integers(1, 9))))
-        widths = draw(st.sampled_from([[2], [3], [2, 4], [2, 6]]))
-        return Hierarchy.intervals(dom, widths, name=name), dom
-    values = [f"{name}{i}" for i in range(draw(st.integers(2, 6)))]
-    groups = draw(st.lists(st.integers(0, 2), min_size=len(values), max_size=len(values)))
-    tree: dict = {}
-    for v, g in zip(values, groups, strict=True):
-        tree.setdefault(f"G{g}", []).append(v)
-    if kind == "uneven":
-        tree[values[0] + "x"] = None
-        values = values + [values[0] + "x"]
-    if len(tree) == 1:
-        tree = {"*": next(iter(tree.values()))}
-    return Hierarchy.from_nested(tree, name=name), values
 
 
 @st.composite
