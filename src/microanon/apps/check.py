@@ -9,15 +9,8 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.schema import check_frame
-from ..measures import reidentification_risk, sample_uniques
-from ..models import (
-    Groups,
-    beta_likeness,
-    delta_disclosure,
-    profile,
-    t_closeness,
-)
-from ..models.profile import population_profile
+from ..measures.table_profile import groups_profile
+from ..models import Groups
 
 __all__ = [
     "privacy_profile",
@@ -101,39 +94,22 @@ def privacy_profile(
         dropped = int((~keep).sum())
         data = data.loc[keep]
         check_frame(data, what="table after dropping rows with missing values")
-    groups = Groups.from_frame(data, quasi, sensitive)
-    prof = profile(groups, quasi, sensitive, c=c)
-    if distance is not None:
-        prof["t_closeness"] = t_closeness(groups, quasi, sensitive, distance=distance).value
-    else:
-        distance = "ordered" if pd.api.types.is_numeric_dtype(data[sensitive]) else "equal"
-    risk = reidentification_risk(data, quasi, threshold=threshold)
-    uniques = sample_uniques(data, quasi).count
-    presence = population_profile(
-        data, quasi, population, population_count, estimator, fraction, significance
+    return groups_profile(
+        Groups.from_frame(data, quasi, sensitive),
+        quasi,
+        sensitive,
+        numeric=pd.api.types.is_numeric_dtype(data[sensitive]),
+        c=c,
+        distance=distance,
+        threshold=threshold,
+        beta_form=beta_form,
+        population=population,
+        population_count=population_count,
+        estimator=estimator,
+        fraction=fraction,
+        significance=significance,
+        dropped=dropped,
     )
-    return {
-        "rows": int(prof["rows"]),
-        "classes": int(prof["classes"]),
-        "k": int(prof["k"]),
-        "l_frequency": float(prof["l_frequency"]),
-        "l_distinct": int(prof["l_distinct"]),
-        "l_entropy": float(prof["l_entropy"]),
-        "l_recursive": int(prof["l_recursive"]),
-        "c": float(c),
-        "t_closeness": float(prof["t_closeness"]),
-        "t_distance": distance,
-        "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
-        "beta_form": beta_form,
-        "delta_disclosure": float(delta_disclosure(groups, None, None).value),
-        **presence,
-        "uniques": int(uniques),
-        "risk_max": float(risk.max),
-        "risk_avg": float(risk.average),
-        "risk_threshold": float(threshold),
-        "records_at_risk": float(risk.share_above),
-        "dropped": dropped,
-    }
 
 
 def refuse_stray_text(

@@ -24,10 +24,9 @@ from ..core.errors import InputError
 from ..measures._common import check_share
 from ..measures.attacker import class_attacker_risks
 from ..measures.population import uniqueness_of_sizes
-from ..models import Groups, beta_likeness, delta_disclosure, profile
-from ..models import t_closeness as t_closeness_of
+from ..measures.table_profile import groups_profile
+from ..models import Groups
 from ..models.population import population_sizes
-from ..models.profile import population_profile
 from .frequencies import FrequencyTable, value_frequencies
 
 __all__ = [
@@ -297,39 +296,22 @@ fraction, significance
                 "table after dropping rows with missing values is empty: there are no rows "
                 "to work on"
             )
-    groups = frequency_groups(table, quasi, sensitive, numeric)
-    prof = profile(groups, quasi, sensitive, c=c)
-    if distance is not None:
-        prof["t_closeness"] = t_closeness_of(groups, quasi, sensitive, distance=distance).value
-    else:
-        distance = "ordered" if numeric else "equal"
-    risk = class_attacker_risks(groups.sizes, None, threshold, "sample")["prosecutor"]
-    uniques = int(np.count_nonzero(groups.sizes == 1))
-    presence = population_profile(
-        groups, quasi, population, population_count, estimator, fraction, significance
+    return groups_profile(
+        frequency_groups(table, quasi, sensitive, numeric),
+        quasi,
+        sensitive,
+        numeric=numeric,
+        c=c,
+        distance=distance,
+        threshold=threshold,
+        beta_form=beta_form,
+        population=population,
+        population_count=population_count,
+        estimator=estimator,
+        fraction=fraction,
+        significance=significance,
+        dropped=dropped,
     )
-    return {
-        "rows": int(prof["rows"]),
-        "classes": int(prof["classes"]),
-        "k": int(prof["k"]),
-        "l_frequency": float(prof["l_frequency"]),
-        "l_distinct": int(prof["l_distinct"]),
-        "l_entropy": float(prof["l_entropy"]),
-        "l_recursive": int(prof["l_recursive"]),
-        "c": float(c),
-        "t_closeness": float(prof["t_closeness"]),
-        "t_distance": distance,
-        "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
-        "beta_form": beta_form,
-        "delta_disclosure": float(delta_disclosure(groups, None, None).value),
-        **presence,
-        "uniques": uniques,
-        "risk_max": float(risk["highest"]),
-        "risk_avg": float(risk["average"]),
-        "risk_threshold": float(threshold),
-        "records_at_risk": float(risk["share_above"]),
-        "dropped": dropped,
-    }
 
 
 @dataclass(frozen=True)

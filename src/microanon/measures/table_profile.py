@@ -1,0 +1,88 @@
+"""The figures of ``microanon check`` from one grouping of a table (in memory or out of core)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..models import Groups, beta_likeness, delta_disclosure, profile, t_closeness
+from ..models.profile import population_profile
+from .attacker import class_attacker_risks
+
+__all__ = ["groups_profile"]
+
+
+def groups_profile(
+    groups: Groups,
+    quasi: Sequence[str],
+    sensitive: str,
+    *,
+    numeric: bool,
+    c: float = 2.0,
+    distance: str | None = None,
+    threshold: float = 0.2,
+    beta_form: str = "basic",
+    population: pd.DataFrame | None = None,
+    population_count: str | None = None,
+    estimator: str | None = None,
+    fraction: float | None = None,
+    significance: float = 0.01,
+    dropped: int = 0,
+) -> dict[str, Any]:
+    """Every figure of the ``check`` profile, from the table's classes.
+
+    Parameters
+    ----------
+    groups : Groups
+        The classes of the quasi-identifiers, with the sensitive column (record counts as
+        weights for a frequency table).
+    quasi : sequence of str
+    sensitive : str
+    numeric : bool
+        Whether the sensitive column is numeric (the default t-closeness distance is then
+        ordered, else equal).
+    c, distance, threshold, beta_form, population, population_count, estimator, fraction, \
+significance
+        As for :func:`microanon.apps.check.privacy_profile`.
+    dropped : int
+        Rows left out for missing values, reported as such.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`microanon.apps.check.privacy_profile`.
+    """
+    prof = profile(groups, quasi, sensitive, c=c)
+    if distance is not None:
+        prof["t_closeness"] = t_closeness(groups, quasi, sensitive, distance=distance).value
+    else:
+        distance = "ordered" if numeric else "equal"
+    risk = class_attacker_risks(groups.sizes, None, threshold, "sample")["prosecutor"]
+    presence = population_profile(
+        groups, quasi, population, population_count, estimator, fraction, significance
+    )
+    return {
+        "rows": int(prof["rows"]),
+        "classes": int(prof["classes"]),
+        "k": int(prof["k"]),
+        "l_frequency": float(prof["l_frequency"]),
+        "l_distinct": int(prof["l_distinct"]),
+        "l_entropy": float(prof["l_entropy"]),
+        "l_recursive": int(prof["l_recursive"]),
+        "c": float(c),
+        "t_closeness": float(prof["t_closeness"]),
+        "t_distance": distance,
+        "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
+        "beta_form": beta_form,
+        "delta_disclosure": float(delta_disclosure(groups, None, None).value),
+        **presence,
+        "uniques": int(np.count_nonzero(groups.sizes == 1)),
+        "risk_max": float(risk["highest"]),
+        "risk_avg": float(risk["average"]),
+        "risk_threshold": float(threshold),
+        "records_at_risk": float(risk["share_above"]),
+        "dropped": dropped,
+    }
