@@ -37,6 +37,7 @@ from .output import atomic_directory
 
 __all__ = [
     "Release",
+    "write_manifests",
     "RELEASE_KINDS",
     "FORBIDDEN_METADATA_KEYS",
     "ALWAYS_PUBLIC",
@@ -302,31 +303,21 @@ class Release:
 
     def write_parts(self, directory: Path, format: str = "csv") -> None:
         """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``."""
-        from .. import __version__
-
         public, internal = directory / PUBLIC_DIR, directory / INTERNAL_DIR
         public.mkdir()
         internal.mkdir()
         manifest_tables = {
             name: self._write_table(df, public, name, format) for name, df in self.tables.items()
         }
-        common = {
-            "microanon_release": _LAYOUT,
-            "microanon_version": __version__,
-            "kind": self.kind,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
-        manifest = {
-            **common,
-            "part": PUBLIC_DIR,
-            "format": format,
-            "tables": manifest_tables,
-            "public_keys": sorted(self.public_keys),
-            "metadata": _plain(self.public_metadata),  # again: metadata may have been added
-        }
-        (public / _MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8")
-        doc = {**common, "part": INTERNAL_DIR, "metadata": _plain(self.internal_metadata)}
-        (internal / _INTERNAL).write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
+        write_manifests(
+            directory,
+            self.kind,
+            format,
+            manifest_tables,
+            self.public_keys,
+            self.public_metadata,  # again: metadata may have been added
+            self.internal_metadata,
+        )
 
     @staticmethod
     def _write_table(df: pd.DataFrame, directory: Path, name: str, format: str) -> dict[str, Any]:
@@ -427,3 +418,60 @@ class Release:
                 col = col.replace("", None)
             df[c] = _restore(col, t)
         return df
+
+
+def write_manifests(
+    directory: Path,
+    kind: str,
+    format: str,
+    tables: Mapping[str, Mapping[str, Any]],
+    public_keys: Iterable[str],
+    public: Mapping[str, Any],
+    internal: Mapping[str, Any],
+) -> None:
+    """Write ``public/release.json`` and ``internal/internal.json`` of a release.
+
+    The tables are already in ``public/``; this writes what describes them. Used by
+    :meth:`Release.write_parts` and by the out-of-core writers of :mod:`microanon.scale`, which
+    write their tables partition by partition.
+
+    Parameters
+    ----------
+    directory : path
+        The release being built (``public/`` and ``internal/`` are created if missing).
+    kind : str
+        The release kind.
+    format : {"csv", "parquet"}
+    tables : mapping of str to dict
+        Each table's description: ``file``, ``rows``, ``columns``, ``types`` (and what
+        :meth:`Release.load` reads besides).
+    public_keys : iterable of str
+        The metadata keys the method declares public.
+    public, internal : mapping
+        The public and internal metadata (refused if they hold a seed or random state).
+    """
+    from .. import __version__
+
+    common = {
+        "microanon_release": _LAYOUT,
+        "microanon_version": __version__,
+        "kind": kind,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    manifest = {
+        **common,
+        "part": PUBLIC_DIR,
+        "format": format,
+        "tables": {name: dict(info) for name, info in tables.items()},
+        "public_keys": sorted(public_keys),
+        "metadata": _plain(dict(public)),
+    }
+    (directory / PUBLIC_DIR).mkdir(exist_ok=True)
+    (directory / PUBLIC_DIR / _MANIFEST).write_text(
+        json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
+    )
+    (directory / INTERNAL_DIR).mkdir(exist_ok=True)
+    doc = {**common, "part": INTERNAL_DIR, "metadata": _plain(dict(internal))}
+    (directory / INTERNAL_DIR / _INTERNAL).write_text(
+        json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"
+    )

@@ -12,20 +12,15 @@ so that :meth:`Release.load` and :func:`microanon.models.verify_written` read th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
-from ..core.release import _INTERNAL as INTERNAL
-from ..core.release import _LAYOUT as RELEASE_LAYOUT
-from ..core.release import _MANIFEST as MANIFEST
-from ..core.release import ALWAYS_PUBLIC, INTERNAL_DIR, PUBLIC_DIR
-from ..core.release import _plain as plain_metadata
+from ..core.release import ALWAYS_PUBLIC
+from ..core.release import write_manifests as write_release_manifests
 
 __all__ = ["DATA", "arrow_type", "logical_type", "table_info", "write_manifests"]
 
@@ -125,32 +120,8 @@ def write_manifests(
     ValueError
         A key of ``public`` that is not declared public.
     """
-    from .. import __version__
-
     keys = frozenset(ALWAYS_PUBLIC) | frozenset(public_keys)
     undeclared = sorted(set(public) - keys)
     if undeclared:
         raise ValueError(f"public metadata holds undeclared keys {', '.join(undeclared)}")
-    common = {
-        "microanon_release": RELEASE_LAYOUT,
-        "microanon_version": __version__,
-        "kind": kind,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    manifest = {
-        **common,
-        "part": PUBLIC_DIR,
-        "format": "parquet",
-        "tables": {name: dict(info) for name, info in tables.items()},
-        "public_keys": sorted(keys),
-        "metadata": plain_metadata(dict(public)),
-    }
-    (directory / PUBLIC_DIR).mkdir(exist_ok=True)
-    (directory / PUBLIC_DIR / MANIFEST).write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
-    )
-    (directory / INTERNAL_DIR).mkdir(exist_ok=True)
-    doc = {**common, "part": INTERNAL_DIR, "metadata": plain_metadata(dict(internal))}
-    (directory / INTERNAL_DIR / INTERNAL).write_text(
-        json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"
-    )
+    write_release_manifests(directory, kind, "parquet", tables, keys, public, internal)
