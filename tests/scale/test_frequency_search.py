@@ -15,6 +15,7 @@ from lattice_strategies import hierarchies
 from microanon.core import Hierarchy, InfeasibleError, InputError, Schema, Table
 from microanon.methods.generalize.full_domain import search
 from microanon.models import KAnonymity, LDiversity, TCloseness
+from microanon.scale.encode import local_counts, union_codes
 
 METRICS = ("lm", "discernibility", "aecs", "precision", "entropy")
 
@@ -96,3 +97,28 @@ def test_counts_are_one_positive_integer_per_row():
             Table.from_codes(codes, dicts, table.schema, counts=bad)
     with pytest.raises(InputError, match="codes outside"):
         Table.from_codes({"a": np.array([3])}, dicts, table.schema)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", None]), min_size=1, max_size=40),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "unused"]), min_size=0, max_size=5),
+)
+@settings(deadline=None, max_examples=100)
+def test_categorical_partitions_code_as_their_values(values, extra):
+    """Parquet text arrives as categoricals: coded by its categories, only those that occur (and a
+    missing value) are kept, and each record's code still points at its own value."""
+    plain = pd.DataFrame({"x": pd.Series(values, dtype=object)})
+    categories = sorted({v for v in values if v is not None} | set(extra))
+    coded = pd.DataFrame({"x": pd.Categorical(values, categories=categories)})
+    for frame in (plain, coded):
+        uniques, combos, counts, inverse = local_counts(frame, ["x"], inverse=True)
+        back = pd.Series(uniques["x"][combos["x"][inverse]])
+        assert back.isna().tolist() == plain["x"].isna().tolist()
+        assert back.dropna().tolist() == plain["x"].dropna().tolist()
+        assert int(counts.sum()) == len(values)
+        assert len(uniques["x"]) == plain["x"].nunique(dropna=False)
+    values_, positions = union_codes(
+        [np.asarray(["b", "a"], dtype=object), np.asarray(["a", "c"], dtype=object)]
+    )
+    assert values_.tolist() == ["b", "a", "c"]
+    assert [p.tolist() for p in positions] == [[0, 1], [1, 2]]

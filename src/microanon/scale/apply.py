@@ -197,6 +197,9 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
         arrays.append(col)
     # Dictionary-encoded columns are written as such (no value built per record); without the
     # stored Arrow schema they read back as plain columns of the published type.
+    # Statistics of dictionary columns would be computed over their values for every page: only
+    # the plain columns get them (the labels are few and listed in each file's dictionary).
     table = pa.Table.from_arrays(arrays, names=writer.schema.names)
-    pq.write_table(table, path, store_schema=False)
+    plain = [a.name for a in table.schema if not pa.types.is_dictionary(a.type)]
+    pq.write_table(table, path, store_schema=False, write_statistics=plain or False)
     return len(inverse)

@@ -191,7 +191,7 @@ def encode_dataset(
     raw = dict(zip(builders, results[: len(builders)], strict=True))
     missing = dict(zip(checked, results[len(builders) : len(builders) + len(checked)], strict=True))
     uniques = dict(zip(columns, results[len(builders) + len(checked) : -1], strict=True))
-    encoding, _ = _build(schema, list(columns), raw, missing, uniques, int(results[-1]))
+    encoding = _build(schema, list(columns), raw, missing, uniques, int(results[-1]))
     return encoding, cleaned
 
 
@@ -203,8 +203,8 @@ def _build(
     uniques: Mapping[str, Any],
     rows: int,
     more_values: Mapping[str, Sequence[pd.Series]] | None = None,
-) -> tuple[Encoding, dict[str, pd.Index]]:
-    """The encoding from the distinct values of the whole dataset (and the index of each)."""
+) -> Encoding:
+    """The encoding from the distinct values of the whole dataset."""
     schema = _resolve(schema, raw, more_values)
     for name, count in missing.items():
         if int(count):
@@ -230,8 +230,7 @@ def _build(
         d, code_of = _dictionary(attr, values)
         dictionaries[c] = d
         lookup[c] = (pd.Index(values), code_of)
-    encoding = Encoding(published, schema, list(columns), dictionaries, lookup)
-    return encoding, {c: lookup[c][0] for c in columns}
+    return Encoding(published, schema, list(columns), dictionaries, lookup)
 
 
 # ---------------------------------------------------------------- one pass, codes kept
@@ -304,13 +303,33 @@ class Encoded:
 _INVERSE = "__microanon_combination__"
 
 
+def _local_codes(column: pd.Series) -> tuple[np.ndarray, Any]:
+    """Codes of a column's values and its distinct values (a missing value is one of them).
+
+    A categorical column (what the Parquet reader makes of text) is coded by its categories:
+    no value is hashed per record, only the categories that occur are kept.
+    """
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return pd.factorize(column, use_na_sentinel=False)
+    code = column.cat.codes.to_numpy()
+    values = np.asarray(column.cat.categories, dtype=object)
+    missing = bool((code < 0).any())
+    if missing:  # the missing values get the code after the categories
+        code = np.where(code < 0, len(values), code.astype(np.int64))
+        values = np.append(values, np.nan)
+    used = np.bincount(code, minlength=len(values)) > 0
+    if used.all():
+        return code, values
+    return (np.cumsum(used) - 1)[code], values[used]
+
+
 def local_counts(
     frame: pd.DataFrame, columns: Sequence[str], inverse: bool = False
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, np.ndarray | None]:
     """Local dictionaries of ``columns`` and the distinct combinations of their codes."""
     codes, uniques, cards = [], {}, []
     for c in columns:
-        code, uniq = pd.factorize(frame[c], use_na_sentinel=False)
+        code, uniq = _local_codes(frame[c])
         codes.append(code)
         uniques[c] = _values(uniq)
         cards.append(len(uniq))
@@ -395,20 +414,28 @@ def combine_encodings(
     """
     columns = list(columns)
     first = summaries[0] if summaries else Encoded(0, {}, {}, np.zeros(0, dtype=np.int64))
-    raw = {c: _union([s.raw[c] for s in summaries]) for c in first.raw}
+    raw = {c: union_codes([s.raw[c] for s in summaries])[0] for c in first.raw}
     missing = {c: sum(s.missing[c] for s in summaries) for c in first.missing}
-    uniques = {c: _union([s.uniques[c] for s in summaries]) for c in columns}
+    uniques, positions = {}, {}
+    for c in columns:
+        uniques[c], positions[c] = union_codes([s.uniques[c] for s in summaries])
     rows = sum(s.rows for s in summaries)
-    encoding, index = _build(schema, columns, raw, missing, uniques, rows, more_values)
-    maps = []
-    for s in summaries:
-        maps.append({c: encoding.lookup[c][1][index[c].get_indexer(s.uniques[c])] for c in columns})
+    encoding = _build(schema, columns, raw, missing, uniques, rows, more_values)
+    maps = [
+        {c: encoding.lookup[c][1][positions[c][i]] for c in columns} for i in range(len(summaries))
+    ]
     return encoding, maps
 
 
-def _union(arrays: Sequence[np.ndarray]) -> pd.Series:
-    """Distinct values of several arrays, in order of first appearance."""
-    parts = [pd.Series(a) for a in arrays if len(a)]
-    if not parts:
-        return pd.Series([], dtype=object)
-    return pd.concat(parts, ignore_index=True).drop_duplicates().reset_index(drop=True)
+def union_codes(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct values of several arrays, and where each array's values are among them.
+
+    One hash pass over all the arrays together (values in order of first appearance; a missing
+    value is one of them): ``values[codes[i]]`` is ``arrays[i]``.
+    """
+    sizes = [len(a) for a in arrays]
+    if not sum(sizes):
+        return np.asarray([], dtype=object), [np.zeros(0, dtype=np.int64) for _ in arrays]
+    joined = np.concatenate([np.asarray(a) for a in arrays if len(a)])
+    codes, values = pd.factorize(joined, use_na_sentinel=False)
+    return _values(values), np.split(codes.astype(np.int64), np.cumsum(sizes)[:-1])

@@ -76,7 +76,8 @@ def pack_codes(codes: Sequence[np.ndarray], cards: Sequence[int]) -> np.ndarray:
         raise ValueError("the codes do not fit one int64 key")
     key = np.zeros(len(codes[0]) if len(codes) else 0, dtype=np.int64)
     for c, radix in zip(codes, r, strict=True):
-        key = key * radix + np.asarray(c, dtype=np.int64)
+        key *= radix
+        key += c  # in place: no temporary array per column
     return key
 
 

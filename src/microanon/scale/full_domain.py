@@ -269,7 +269,7 @@ def full_domain_dask(
         work.mkdir()
         pieces = _pieces(source, frame, schema, read_options)
         budget = _budget(run, len(pieces), spill)
-        encode = delayed(encode_partition, pure=True)
+        encode = delayed(encode_partition, pure=False)
         tasks = [
             encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"))
             for i, d in enumerate(pieces)
@@ -439,7 +439,7 @@ def _pieces(
         files = parquet_files(source, dict(read_options or {}).get("format"))
         if files is not None:
             numeric = [a.name for a in schema if a.kind is Kind.NUMERIC]
-            read = delayed(read_parquet_file, pure=True)
+            read = delayed(read_parquet_file, pure=False)
             return [read(f, schema.columns, numeric) for f in files]
     return list(frame.to_delayed())
 

@@ -12,7 +12,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..models import Groups, PrivacyModel, Verdict
 from .client import wait_stage
-from .encode import Encoded
+from .encode import Encoded, union_codes
 from .frequencies import (
     SPLIT_EVERY,
     FrequencyTable,
@@ -154,16 +154,9 @@ def verify_files(
     )
     values, maps = {}, [{} for _ in summaries]
     for c in columns:
-        arrays = [s.uniques[c] for s in summaries if len(s.uniques[c])]
-        merged = (
-            pd.concat([pd.Series(a) for a in arrays], ignore_index=True).drop_duplicates()
-            if arrays
-            else pd.Series([], dtype=object)
-        )
-        index = pd.Index(merged.to_numpy())
-        values[c] = np.asarray(index, dtype=object)
-        for m, s in zip(maps, summaries, strict=True):
-            m[c] = index.get_indexer(s.uniques[c]).astype(np.int64)
+        values[c], positions = union_codes([s.uniques[c] for s in summaries])
+        for m, codes in zip(maps, positions, strict=True):
+            m[c] = codes
     cards = [len(values[c]) for c in columns]
     partial = [
         client.submit(global_partial, p, m, columns, cards, pure=False)
