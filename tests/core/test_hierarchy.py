@@ -88,6 +88,38 @@ def test_quantile_builder_levels_nest():
     assert [len(h.level_labels(lv)) for lv in range(h.n_levels)] == [100, 8, 4, 2, 1]
 
 
+def test_quantile_cut_points_are_exact_higher_quantiles():
+    """Six records 0..5 in five bins: cut j is the record at ceil(j (n - 1) / b) = 1, 2, 3, 4
+    (NumPy's float "higher" quantile puts the third at 4: 0.6 * 5 = 3.0000000000000004)."""
+    h = Hierarchy.quantiles(range(6), [5])
+    assert h.level_labels(1) == ["[0, 0]", "[1, 1]", "[2, 2]", "[3, 3]", "[4, 5]"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 30), min_size=1, max_size=80),
+    st.lists(st.integers(1, 12), min_size=1, max_size=3).map(lambda b: sorted(b, reverse=True)),
+)
+def test_quantiles_of_a_frequency_table_equal_those_of_its_records(values, bins):
+    """What the out-of-core engine relies on: distinct values with their counts build the same
+    hierarchy as the records they count."""
+    distinct, counts = np.unique(values, return_counts=True)
+    from_records = Hierarchy.quantiles(values, bins)
+    from_counts = Hierarchy.quantiles(distinct, bins, counts=counts)
+    for level in range(from_records.n_levels):
+        assert from_records.level_labels(level) == from_counts.level_labels(level)
+        assert list(from_records.generalize(distinct, level)) == list(
+            from_counts.generalize(distinct, level)
+        )
+
+
+def test_quantile_counts_must_match_the_values():
+    with pytest.raises(HierarchyError, match="counts"):
+        Hierarchy.quantiles([1, 2], [2], counts=[3])
+    with pytest.raises(HierarchyError, match="counts"):
+        Hierarchy.quantiles([1, 2], [2], counts=[3, 0])
+
+
 def test_balanced_and_masking_builders():
     h = Hierarchy.balanced(range(8), fanout=2)
     assert [len(h.level_labels(lv)) for lv in range(h.n_levels)] == [8, 4, 2, 1]

@@ -108,7 +108,11 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     assert public_leaks(check.public, adult) == []
 
 
-def test_encoding_equals_table_from_frame(client, tmp_path):
+@pytest.mark.parametrize(
+    "builder",
+    [{"builder": "intervals", "widths": [10, 20]}, {"builder": "quantiles", "bins": [3, 2]}],
+)
+def test_encoding_equals_table_from_frame(client, tmp_path, builder):
     """Dictionaries and codes as Table.from_frame builds them, missing-value policies included."""
     frame = pd.DataFrame(
         {
@@ -120,8 +124,7 @@ def test_encoding_equals_table_from_frame(client, tmp_path):
     )
     schema = Schema.from_dict(
         {
-            "age": {"role": "quasi", "kind": "numeric", "missing": "drop",
-                    "hierarchy": {"builder": "intervals", "widths": [10, 20]}},
+            "age": {"role": "quasi", "kind": "numeric", "missing": "drop", "hierarchy": builder},
             "grade": {"role": "quasi", "kind": "ordinal", "order": ["c", "b", "a"],
                       "missing": "drop"},
             "city": {"role": "quasi", "missing": "category"},
@@ -384,4 +387,30 @@ def test_builder_hierarchies_cover_the_population(client, tmp_path):
     assert got.levels == expected.metadata["levels"]
     loaded = Release.load(tmp_path / "out")
     assert _internal(loaded.internal_metadata) == _internal(expected.internal_metadata)
+    assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)
+
+
+def test_quantiles_builder_equals_in_memory(adult, client, tmp_path):
+    """The quantiles builder is cut on the partitions' summed value counts: the same hierarchy,
+    node and release as in memory, where it is cut on every record."""
+    data = adult.assign(age=pd.to_numeric(adult["age"]))
+    root = tmp_path / "parts"
+    root.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(data)), 3)):
+        data.iloc[part].to_parquet(root / f"part-{i}.parquet", index=False)
+    spec = _adult_schema(["sex", "race", "marital_status"], "occupation").to_dict()
+    spec["age"] = {
+        "role": "quasi",
+        "kind": "numeric",
+        "hierarchy": {"builder": "quantiles", "bins": [16, 8, 4, 2]},
+    }
+    schema = Schema.from_dict(spec)
+    models = [{"k_anonymity": {"k": 20}}, {"l_diversity": {"l": 2}}]
+    expected = full_domain(data, schema, models=models, suppression=0.02)
+    got = full_domain_dask(
+        root, schema, models=models, suppression=0.02, out_dir=tmp_path / "out", client=client,
+        progress=False,
+    )  # fmt: skip
+    assert got.levels == expected.metadata["levels"]
+    assert got.internal["hierarchies"]["age"] == expected.internal_metadata["hierarchies"]["age"]
     assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)

@@ -745,7 +745,11 @@ class Hierarchy:
 
     @classmethod
     def quantiles(
-        cls, values: Iterable[float], bins: Sequence[int], name: str | None = None
+        cls,
+        values: Iterable[float],
+        bins: Sequence[int],
+        name: str | None = None,
+        counts: Iterable[int] | None = None,
     ) -> Hierarchy:
         """Intervals holding about equal numbers of records, nested across levels.
 
@@ -757,8 +761,33 @@ class Hierarchy:
             Number of intervals per level, finest first, non-increasing. Coarser cut points are
             chosen among the finer ones, so the levels nest. Labels are closed ranges
             ``[min, max]`` of the domain values inside.
+        name : str, optional
+        counts : iterable of int, optional
+            Records holding each of ``values`` (then ``values`` need not repeat): a frequency
+            table gives the same hierarchy as the records it counts.
+
+        Notes
+        -----
+        The cut points of ``b`` intervals are the "higher" quantiles at ``j/b``: with the ``n``
+        records sorted, the value at position ``ceil(j (n - 1) / b)`` (0-based), computed in
+        integers.
         """
-        data = np.sort(cls._numeric_domain(values, "quantile", name))
+        if counts is None:
+            data = cls._numeric_domain(values, "quantile", name)
+            dom, tally = np.unique(data, return_counts=True)
+        else:
+            observed = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
+            weight = np.asarray(list(counts), dtype=np.int64)
+            if len(weight) != len(observed) or (len(weight) and int(weight.min()) < 1):
+                raise HierarchyError(
+                    "quantiles: counts must give a positive number of records for each value"
+                )
+            known = observed.notna().to_numpy()
+            data = cls._numeric_domain(observed[known], "quantile", name)
+            dom, where = np.unique(data, return_inverse=True)
+            # float64 sums are exact below 2**53 records
+            summed = np.bincount(where, weights=weight[known].astype(np.float64))
+            tally = np.rint(summed).astype(np.int64)
         bins = [int(b) for b in bins]
         if (
             not bins
@@ -768,11 +797,13 @@ class Hierarchy:
             raise HierarchyError(
                 "quantiles: bins must be positive and non-increasing (finest first)"
             )
-        dom = np.unique(data)
+        ends = np.cumsum(tally)  # records up to and including each domain value
+        n = int(ends[-1])
 
         def cuts(n_bins: int, allowed: np.ndarray | None) -> np.ndarray:
-            qs = np.quantile(data, np.linspace(0, 1, n_bins + 1)[1:-1], method="higher")
-            c = np.unique(qs)
+            j = np.arange(1, n_bins, dtype=np.int64)
+            position = -((-j * (n - 1)) // n_bins)  # ceil(j (n - 1) / b)
+            c = np.unique(dom[np.searchsorted(ends, position, side="right")])
             if allowed is not None:
                 if len(allowed) == 0:
                     return allowed

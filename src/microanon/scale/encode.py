@@ -78,26 +78,36 @@ def _distinct(series: dd.Series) -> dd.Series:
     return series.dropna().drop_duplicates(split_out=1)
 
 
+def _tally(series: pd.Series) -> pd.Series:
+    """Records per distinct value of a column, missing values left out."""
+    return series.value_counts(dropna=True, sort=False)
+
+
 def _resolve(
     schema: Schema,
     raw: Mapping[str, pd.Series],
     more_values: Mapping[str, Sequence[pd.Series]] | None = None,
 ) -> Schema:
-    """Build the data-dependent hierarchies from each column's distinct raw values.
+    """Build the data-dependent hierarchies from each column's raw values and their counts.
 
-    ``more_values`` holds further values per column that the (domain) builders must cover as
-    well, e.g. those of a population containing the data, as :meth:`Schema.resolve` takes them.
+    ``raw[c]`` counts the records of each distinct raw value (missing values left out): the
+    builders over distinct values take its index, ``quantiles`` the counts as well, so its cut
+    points are those of every record, as in memory. ``more_values`` holds further values per
+    column that the (domain) builders must cover as well, e.g. those of a population containing
+    the data, as :meth:`Schema.resolve` takes them (never ``quantiles``, cut on the data alone).
     """
     for a in schema:
         h = a.hierarchy
         if h is None or isinstance(h, Hierarchy):
             continue
+        tally = raw[a.name]
         if h.get("builder") == "quantiles":
-            raise SchemaError(
-                f"column '{a.name}': the quantiles builder needs every value of the column; "
-                "out of core, give interval widths or a hierarchy file"
-            )
-        values = pd.Series(raw[a.name]).reset_index(drop=True)
+            if "bins" not in h:
+                raise SchemaError(f"column '{a.name}': the quantiles builder needs 'bins'")
+            built = Hierarchy.quantiles(tally.index, h["bins"], name=a.name, counts=tally)
+            schema = schema.with_attribute(replace(a, hierarchy=built))
+            continue
+        values = pd.Series(tally.index).reset_index(drop=True)
         extra = [pd.Series(v).dropna() for v in (more_values or {}).get(a.name, [])]
         if extra:
             values = pd.concat([values, *extra], ignore_index=True).drop_duplicates()
@@ -182,7 +192,7 @@ def encode_dataset(
     ]
     checked = [a.name for a in schema if a.role is not Role.IDENTIFIER and a.missing == "error"]
     wanted = (
-        [_distinct(frame[c]) for c in builders]
+        [frame[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
         + [frame[c].isna().sum() for c in checked]
         + [_distinct(cleaned[c]) for c in columns]
         + [cleaned.map_partitions(len, meta=(None, "int64")).sum()]
@@ -256,8 +266,9 @@ class Encoded:
         Local codes of each distinct combination of the encoded columns.
     counts : int64 array
         Records per combination.
-    raw : dict of str to array
-        Distinct raw values of the columns whose hierarchy a builder makes from the data.
+    raw : dict of str to pandas.Series
+        Records per distinct raw value of the columns whose hierarchy a builder makes from the
+        data (the ``quantiles`` builder needs the counts).
     missing : dict of str to int
         Missing values of each column under the ``error`` policy.
     inverse : int array or None
@@ -272,7 +283,7 @@ class Encoded:
     uniques: dict[str, np.ndarray]
     combos: dict[str, np.ndarray]
     counts: np.ndarray
-    raw: dict[str, np.ndarray] = field(default_factory=dict)
+    raw: dict[str, pd.Series] = field(default_factory=dict)
     missing: dict[str, int] = field(default_factory=dict)
     inverse: np.ndarray | None = None
     others: Any = None
@@ -365,7 +376,7 @@ def encode_partition(
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
-    raw = {c: _values(part[c].dropna().unique()) for c in builders}
+    raw = {c: _tally(part[c]) for c in builders}
     missing = {
         a.name: int(part[a.name].isna().sum())
         for a in schema
@@ -414,7 +425,7 @@ def combine_encodings(
     """
     columns = list(columns)
     first = summaries[0] if summaries else Encoded(0, {}, {}, np.zeros(0, dtype=np.int64))
-    raw = {c: union_codes([s.raw[c] for s in summaries])[0] for c in first.raw}
+    raw = {c: _sum_tallies([s.raw[c] for s in summaries]) for c in first.raw}
     missing = {c: sum(s.missing[c] for s in summaries) for c in first.missing}
     uniques, positions = {}, {}
     for c in columns:
@@ -425,6 +436,15 @@ def combine_encodings(
         {c: encoding.lookup[c][1][positions[c][i]] for c in columns} for i in range(len(summaries))
     ]
     return encoding, maps
+
+
+def _sum_tallies(tallies: Sequence[pd.Series]) -> pd.Series:
+    """The records per distinct value over several partitions' tallies."""
+    values, positions = union_codes([np.asarray(t.index) for t in tallies])
+    counts = np.zeros(len(values), dtype=np.int64)
+    for t, at in zip(tallies, positions, strict=True):
+        counts[at] += t.to_numpy(dtype=np.int64)  # a partition's values are distinct
+    return pd.Series(counts, index=values)
 
 
 def union_codes(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -171,7 +171,8 @@ def full_domain_dask(
         DataFrame.
     schema : Schema or mapping
         As for :func:`microanon.methods.generalize.full_domain`; builder hierarchies are made
-        from the data's distinct values (except ``quantiles``, which needs every value).
+        from the data's distinct values (``quantiles`` from their counts summed over the
+        partitions, which cut it as every record would).
     models : model specification
         As for ``full_domain``. δ-presence and k-map against a population table hold their
         population in memory (it must fit): builder hierarchies also cover its values, the
