@@ -69,8 +69,18 @@ def _written_by_init(config: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in sums.items()}
 
 
-def check_targets(config: Path, others: list[str], overwrite: bool) -> None:
+def check_targets(config: Path, others: Mapping[str, bytes], overwrite: bool) -> None:
     """Refuse to write ``config`` and ``others`` (relative to its directory) over foreign files.
+
+    A file that already holds exactly what would be written is no obstacle (two configs beside
+    each other share the hierarchy files they agree on): :func:`write_files` leaves it alone.
+
+    Parameters
+    ----------
+    config : Path
+    others : mapping of str to bytes
+        Path relative to the config's directory (POSIX) -> the content to write there.
+    overwrite : bool
 
     Raises
     ------
@@ -84,6 +94,11 @@ def check_targets(config: Path, others: list[str], overwrite: bool) -> None:
     for path in existing.values():
         if path.is_dir():
             raise InputError(f"{path} is a directory; give --out a file name such as config.yaml")
+    existing = {
+        rel: path
+        for rel, path in existing.items()
+        if rel == config.name or path.is_symlink() or path.read_bytes() != others[rel]
+    }
     if not existing:
         return
     if not overwrite:
@@ -107,6 +122,8 @@ def check_targets(config: Path, others: list[str], overwrite: bool) -> None:
 def write_files(files: Mapping[Path, str]) -> None:
     """Write every file under a temporary name beside it, then rename them all into place.
 
+    A file that holds exactly ``text`` already is left as it is.
+
     Raises
     ------
     InputError
@@ -115,6 +132,9 @@ def write_files(files: Mapping[Path, str]) -> None:
     temporary: dict[Path, Path] = {}
     try:
         for target, text in files.items():
+            if target.is_file() and not target.is_symlink():
+                if target.read_bytes() == text.encode("utf-8"):
+                    continue  # already there, as it is
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 fd, name = tempfile.mkstemp(

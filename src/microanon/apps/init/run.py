@@ -263,7 +263,7 @@ def run_init(
         does not fit the data.
     """
     data, out = Path(data), Path(out)
-    check_targets(out, [], overwrite)  # a bad --out fails before the data are read
+    check_targets(out, {}, overwrite)  # a bad --out fails before the data are read
     frame = read_data(data)
     profiles = profile_table(frame)
     proposals = propose_roles(frame, profiles)
@@ -284,7 +284,7 @@ def run_init(
         command=f"microanon anonymize --config {shlex.quote(out.name)} "
         f"--out {shlex.quote(release.name)}",
     )
-    check_targets(out, list(texts), overwrite)
+    check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
     files = {out.parent / rel: body for rel, body in texts.items()}
     files[out] = sign(text, out.name, texts)
     write_files(files)
