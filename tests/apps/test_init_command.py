@@ -178,6 +178,14 @@ def test_interactive_roles_can_be_changed(runner, tmp_path, monkeypatch):
     assert schema["weight"]["hierarchy"]["builder"] == "quantiles"  # fractional values
     assert schema["patient_id"]["role"] == "identifier"
     assert "chosen by the user (proposed identifier: near-unique rule" in config.read_text()
+    # A role the lint refuses is written as chosen, with a warning and a note saying so.
+    other = tmp_path / "d.yaml"
+    answers = "n\ninsensitive\n\n\n\n\n"
+    result = runner.invoke(main, ["init", str(data), "--out", str(other)], input=answers)
+    assert result.exit_code == 0, result.output
+    assert "WARNING: schema lint: patient_id: near_unique" in result.stderr
+    assert _schema(other)["patient_id"] == {"role": "insensitive", "kind": "numeric"}
+    assert "# note: schema lint: near_unique: 120 distinct values" in other.read_text()
 
 
 def test_interactive_accepting_and_yes_ask_nothing(runner, tmp_path, monkeypatch):

@@ -90,16 +90,12 @@ def arx_csv(hierarchy: Hierarchy) -> str:
     return buf.getvalue()
 
 
-def _nice(x: float, whole: bool) -> float:
-    """The smallest of 1, 2, 5 times a power of ten that is at least ``x`` (at least 1 if whole)."""
-    if x <= 0:
+def _nice(x: float) -> float:
+    """The smallest of 1, 2, 5 times a power of ten that is at least ``x``, and at least 1."""
+    if x <= 1:
         return 1.0
     power = 10.0 ** math.floor(math.log10(x))
-    for m in (1, 2, 5, 10):
-        if m * power >= x:
-            w = m * power
-            break
-    return max(w, 1.0) if whole else float(f"{w:.12g}")
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= x)
 
 
 def _plain(x: float) -> int | float:
@@ -116,7 +112,7 @@ def _numeric(p: ColumnProfile) -> HierarchyPlan:
         )
     span = p.high - p.low
     if p.integer and abs(p.skew) <= SKEW_LIMIT:
-        widths = [_nice(span / FINEST_INTERVALS, whole=True)]
+        widths = [_nice(span / FINEST_INTERVALS)]
         while span / (2 * widths[-1]) >= 2:
             widths.append(2 * widths[-1])
         plain = [_plain(w) for w in widths]

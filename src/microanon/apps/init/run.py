@@ -23,7 +23,7 @@ import pandas as pd
 
 from ...core.errors import InputError
 from ...core.hierarchy import Hierarchy
-from ...core.lint import lint_schema
+from ...core.lint import Finding, lint_schema
 from ...core.schema import Role, Schema
 from ..io import read_table
 from .files import check_targets, sign, write_files
@@ -120,9 +120,13 @@ def _missing(profile: ColumnProfile, role: Role) -> tuple[str | None, str | None
 
 
 def _entries(
-    data: pd.DataFrame, profiles: Sequence[ColumnProfile], proposals: Sequence[Proposal]
+    data: pd.DataFrame,
+    profiles: Sequence[ColumnProfile],
+    proposals: Sequence[Proposal],
+    findings: Sequence[Finding],
 ) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
-    """The schema entries with their comments, and the hierarchies to write by file name."""
+    """The schema entries with their comments (the lint's ``findings`` among the notes), and
+    the hierarchies to write by file name."""
     by_name = {p.name: p for p in profiles}
     names = _file_names([p.column for p in proposals if p.role is Role.QUASI])
     entries, files = [], {}
@@ -149,7 +153,10 @@ def _entries(
                 profile.describe(),
                 f"role {p.role.value}: {p.reason}",
                 None if plan is None else plan.how,
-                () if note is None else (note,),
+                ([] if note is None else [note])
+                + [
+                    f"schema lint: {f.kind}: {f.evidence}" for f in findings if f.column == p.column
+                ],
             )
         )
     return entries, files
@@ -208,20 +215,22 @@ def _check_schema(
     Schema.from_dict(spec).resolve(data).validate(data)
 
 
-def _warnings(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[str]:
-    """What the lint and full_domain will refuse in the roles as decided."""
+def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Finding], list[str]]:
+    """What the lint and full_domain will refuse in the roles as decided: the lint's findings
+    (none unless the user changed a role) and the warnings to print."""
     schema = Schema.from_dict({p.column: p.role.value for p in proposals})
+    findings = lint_schema(data, schema).findings
     out = [
         f"schema lint: {f}; anonymize refuses it until you change {f.column}'s role or accept "
         f"the finding (lint: {{accept: {{{f.column}: [{f.kind}]}}}})"
-        for f in lint_schema(data, schema).findings
+        for f in findings
     ]
     if not schema.quasi:
         out.append(
             "no quasi-identifier: full_domain needs at least one; give the columns an attacker "
             "can know role quasi and a hierarchy"
         )
-    return out
+    return findings, out
 
 
 def _relative(path: Path, start: Path) -> str:
@@ -269,11 +278,12 @@ def run_init(
     proposals = propose_roles(frame, profiles)
     if decide is not None:
         proposals = decide(proposals, profiles)
-    entries, hierarchies = _entries(frame, profiles, proposals)
+    findings, warnings = _lint(frame, proposals)
+    entries, hierarchies = _entries(frame, profiles, proposals, findings)
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
     _check_schema(frame, entries, texts)
-    models, warnings = _models(proposals, profiles)
-    warnings = _warnings(frame, proposals) + warnings
+    models, more = _models(proposals, profiles)
+    warnings += more
     release = out.with_name(f"{out.stem}-release")
     text = render_config(
         data=_relative(data, out.parent),
