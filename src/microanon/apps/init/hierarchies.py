@@ -115,6 +115,8 @@ def _numeric(p: ColumnProfile) -> HierarchyPlan:
         widths = [_nice(span / FINEST_INTERVALS)]
         while span / (2 * widths[-1]) >= 2:
             widths.append(2 * widths[-1])
+        if widths[0] == 1 and len(widths) > 1:  # intervals of one whole number are the values
+            widths = widths[1:]
         plain = [_plain(w) for w in widths]
         return HierarchyPlan(
             p.name,
@@ -142,8 +144,8 @@ def _masked(key: str, width: int) -> list[str]:
 def _code(col: pd.Series, p: ColumnProfile, as_file: bool) -> HierarchyPlan:
     width = int(p.width or 1)
     keys = [value_key(v) for v in col.dropna().unique()]
-    example = "1305* → 130** → ... → 1****" if width == 5 else f"{width - 1} levels"
-    how = f"masking of trailing digits, one at a time ({example}), then *"
+    example = " → ".join([keys[0], *_masked(keys[0], width)[-2:0:-1], SUPPRESSED])
+    how = f"masking of trailing digits, one at a time ({example})"
     if all(len(k) == width for k in keys):
         if not as_file:
             return HierarchyPlan(
