@@ -229,7 +229,11 @@ def test_refuses_to_overwrite_what_init_did_not_write(runner, tmp_path):
     assert pd.read_csv(data).shape == (60, 5)
 
 
-@pytest.mark.parametrize("content", [None, "", "a,b\n"], ids=["missing", "empty", "no-rows"])
+@pytest.mark.parametrize(
+    "content",
+    [None, "", "a,b\n", "a,b\n1.5,x\ninf,y\n"],
+    ids=["missing", "empty", "no-rows", "inf"],
+)
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(runner, tmp_path, content):
     data = tmp_path / "data.csv"
     if content is not None:

@@ -147,6 +147,8 @@ def _date_format(text: pd.Series) -> str | None:
     """The layout all of ``text``'s values read with, or None when they are not dates."""
     if text.empty or not text.str.fullmatch(_DATE_SHAPE).all():
         return None
+    if text.str.count(r"\d+").nunique() > 1:  # dates of different precisions: kept as labels
+        return None
     readable = []
     for fmt in DATE_FORMATS:
         parsed = pd.to_datetime(text, format=fmt, errors="coerce")

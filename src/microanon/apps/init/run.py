@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
@@ -83,12 +84,19 @@ def read_data(path: str | os.PathLike[str]) -> pd.DataFrame:
     Raises
     ------
     InputError
-        A missing or unreadable file, or a table without rows or columns.
+        A missing or unreadable file, a table without rows or columns, infinite numbers.
     """
     frame = read_table(path)
     frame.columns = [str(c) for c in frame.columns]
     if frame.shape[1] == 0 or len(frame) == 0:
         raise InputError(f"{path}: the table has no rows; init needs data to profile")
+    for c in frame.columns:
+        col = frame[c]
+        if pd.api.types.is_float_dtype(col) and np.isinf(col.to_numpy()).any():
+            raise InputError(
+                f"{path}: column {c!r} holds infinite values; replace them, or leave the cells "
+                "empty to make them missing, before init"
+            )
     return frame
 
 
