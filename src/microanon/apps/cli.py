@@ -518,6 +518,42 @@ def risk(
     _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
 
 
+# ---------------------------------------------------------------------------- init
+@main.command("init")
+@click.argument("data", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    default="config.yaml",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="The config to write; hierarchy files go to hierarchies/ beside it.",
+)
+@click.option(
+    "--yes", is_flag=True, help="Accept the proposed roles without asking (also without a tty)."
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace files an earlier init wrote there and nobody changed since (never others).",
+)
+@_friendly_errors
+def init_command(data: Path, out: Path, yes: bool, overwrite: bool) -> None:
+    """Propose a config for DATA (CSV or Parquet): roles, hierarchies, models, with reasons.
+
+    Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
+    rule behind it, and hierarchies for the quasi-identifiers; on a terminal asks to confirm or
+    change the roles. Writes a commented YAML config that `microanon anonymize` runs as is. It
+    is a proposal: check it before you publish.
+    """
+    from .init import dialogue, format_result, run_init
+
+    decide = dialogue.show_roles if yes or not dialogue.stdin_is_terminal() else dialogue.ask_roles
+    result = run_init(data, out, overwrite=overwrite, decide=decide)
+    for w in result.warnings:
+        click.echo(f"WARNING: {w}", err=True)
+    click.echo(format_result(result))
+
+
 # ---------------------------------------------------------------------------- lint
 @main.command("lint")
 @click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))

@@ -1,0 +1,262 @@
+"""The hierarchies ``microanon init`` proposes for quasi-identifiers.
+
+A quasi-identifier gets, by its profile (:mod:`microanon.apps.init.profile`):
+
+* the **bundled Adult hierarchy** of the same name (``adult_hierarchies()``: ARX's semantic
+  groupings of education, countries, marital status, ...; ``salary_class`` is ARX's name of
+  ``income``) when every value of the column is one of its leaves, except ``age``, whose ARX
+  labels are off by one at the boundaries (age 20 is in ``15-19``): a user's ages get intervals
+  with exact labels instead;
+* numbers: a **balanced** binary tree over at most :data:`FEW_VALUES` values; **intervals**
+  of nested widths (about :data:`FINEST_INTERVALS` at the finest level, each width twice the
+  previous) for whole numbers that are not skewed (``|skewness| <=`` :data:`SKEW_LIMIT`);
+  **quantiles** (about 16, 4 and 2 intervals of equal record counts) otherwise;
+* codes: **masking** of trailing digits (``13053 → 1305* → ... → 1****``, then ``*``); codes
+  read as numbers shorter than the code's width are masked as if zero-padded (the file lost
+  their leading zeros) while keeping the values as they are;
+* dates: the **month**, **year** and **decade**, then ``*``;
+* other columns: a **flat** hierarchy (each value, or ``*``) to refine by hand.
+
+Builders that the schema knows (intervals, quantiles, balanced, masking) are written inline in
+the config and built from the data when ``microanon anonymize`` runs; the others are written as
+ARX CSV files. A column whose missing values are kept as ``?`` gets ``?`` as a leaf under the
+root, in a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
+from ...core.schema import MISSING_LABEL
+from ...datasets import ADULT_COLUMNS, adult_hierarchies
+from .profile import ColumnProfile, normalized_name
+
+__all__ = [
+    "FEW_VALUES",
+    "FINEST_INTERVALS",
+    "HierarchyPlan",
+    "SKEW_LIMIT",
+    "arx_csv",
+    "plan_hierarchy",
+]
+
+#: Numbers with at most this many distinct values get a balanced binary tree.
+FEW_VALUES = 10
+#: About this many intervals at the finest level of an intervals hierarchy.
+FINEST_INTERVALS = 15
+#: Whole numbers more skewed than this get quantiles rather than fixed-width intervals.
+SKEW_LIMIT = 2.0
+#: Bins of a quantiles hierarchy, finest first (those not below the distinct values dropped).
+QUANTILE_BINS = (16, 4, 2)
+
+#: Names of data columns -> the bundled Adult column whose hierarchy they take.
+_ADULT_ALIASES = {"salary_class": "income"}
+
+
+@dataclass(frozen=True)
+class HierarchyPlan:
+    """How one quasi-identifier is generalized.
+
+    Attributes
+    ----------
+    column : str
+    how : str
+        What the hierarchy is, for the config's comments.
+    spec : dict or None
+        An inline builder (``{builder: intervals, widths: [...]}``), or None for a file.
+    hierarchy : Hierarchy or None
+        The hierarchy to write as an ARX CSV file, or None for an inline builder.
+    """
+
+    column: str
+    how: str
+    spec: dict[str, Any] | None = None
+    hierarchy: Hierarchy | None = field(default=None, compare=False)
+
+
+def arx_csv(hierarchy: Hierarchy) -> str:
+    """``hierarchy`` as an ARX CSV file: one row per leaf, leaf first, root last, ``;``."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=";", lineterminator="\n")
+    for row in hierarchy.to_frame().itertuples(index=False):
+        writer.writerow([value_key(v) for v in row])
+    return buf.getvalue()
+
+
+def _nice(x: float) -> float:
+    """The smallest of 1, 2, 5 times a power of ten that is at least ``x``, and at least 1."""
+    if x <= 1:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(x))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= x)
+
+
+def _plain(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def _numeric(p: ColumnProfile) -> HierarchyPlan:
+    if p.distinct <= FEW_VALUES or p.low is None or p.high is None or p.high <= p.low:
+        return HierarchyPlan(
+            p.name,
+            f"balanced binary tree over the {p.distinct} sorted values (pairs, then pairs of "
+            "pairs, ...), built from the data when anonymize runs",
+            spec={"builder": "balanced", "fanout": 2},
+        )
+    span = p.high - p.low
+    if p.integer and abs(p.skew) <= SKEW_LIMIT:
+        widths = [_nice(span / FINEST_INTERVALS)]
+        while span / (2 * widths[-1]) >= 2:
+            widths.append(2 * widths[-1])
+        if widths[0] == 1 and len(widths) > 1:  # intervals of one whole number are the values
+            widths = widths[1:]
+        plain = [_plain(w) for w in widths]
+        return HierarchyPlan(
+            p.name,
+            f"intervals of width {', '.join(map(str, plain))} (whole numbers, skewness "
+            f"{p.skew:.1f}), built from the data when anonymize runs",
+            spec={"builder": "intervals", "widths": plain},
+        )
+    bins = [b for b in QUANTILE_BINS if b < p.distinct] or [2]
+    why = "fractional values" if not p.integer else f"skewness {p.skew:.1f}"
+    return HierarchyPlan(
+        p.name,
+        f"quantiles: about {', '.join(map(str, bins))} intervals of equal record counts ({why}), "
+        "built from the data when anonymize runs",
+        spec={"builder": "quantiles", "bins": bins},
+    )
+
+
+def _masked(key: str, width: int) -> list[str]:
+    """Root-to-leaf path of a code masked one trailing digit at a time, zero-padded to width."""
+    padded = key.zfill(width)
+    levels = [padded[: width - m] + "*" * m for m in range(width - 1, 0, -1)]
+    return [SUPPRESSED, *levels, key]
+
+
+def _code(col: pd.Series, p: ColumnProfile, as_file: bool) -> HierarchyPlan:
+    width = int(p.width or 1)
+    keys = [value_key(v) for v in col.dropna().unique()]
+    example = " → ".join([keys[0], *_masked(keys[0], width)[-2:0:-1], SUPPRESSED])
+    how = f"masking of trailing digits, one at a time ({example})"
+    if all(len(k) == width for k in keys):
+        if not as_file:
+            return HierarchyPlan(
+                p.name,
+                how + ", built from the data when anonymize runs",
+                spec={"builder": "masking", "max_masked": width - 1},
+            )
+    else:
+        how += (
+            f"; values shorter than {width} digits are masked as if zero-padded (reading the "
+            "file as numbers probably dropped their leading zeros)"
+        )
+    return HierarchyPlan(
+        p.name, how, hierarchy=Hierarchy.from_paths([_masked(k, width) for k in keys], name=p.name)
+    )
+
+
+def _date_paths(col: pd.Series, p: ColumnProfile) -> list[list[Any]]:
+    present = col.dropna()
+    if p.date_format is None:
+        dates = pd.to_datetime(present)
+    else:
+        text = present.astype(str).str.strip()
+        dates = pd.to_datetime(text, format=p.date_format.split("|")[0])
+    month_known = p.date_format is None or "|" not in p.date_format
+    leaves = [value_key(v) for v in present]
+    levels = []
+    if month_known:
+        levels.append([f"{d.year:04d}-{d.month:02d}" for d in dates])
+    levels.append([f"{d.year:04d}" for d in dates])
+    levels.append([f"{d.year // 10 * 10}-{d.year // 10 * 10 + 9}" for d in dates])
+    kept = []
+    below = leaves
+    for level in levels:
+        if level != below and len(set(level)) > 1:  # a level that changes nothing is left out
+            kept.append(level)
+            below = level
+    paths = {}
+    for i, leaf in enumerate(leaves):
+        paths[leaf] = [SUPPRESSED, *(level[i] for level in reversed(kept)), leaf]
+    return list(paths.values())
+
+
+def _bundled(col: pd.Series, p: ColumnProfile) -> Hierarchy | None:
+    key = normalized_name(p.name).strip("_")
+    key = _ADULT_ALIASES.get(key, key)
+    if key not in ADULT_COLUMNS or key == "age":
+        return None
+    h = adult_hierarchies()[key]
+    if not all(h.contains(v) for v in col.dropna().unique()):
+        return None
+    return Hierarchy.from_paths(h.paths(), name=p.name)
+
+
+def _with_missing(h: Hierarchy) -> Hierarchy:
+    """``h`` with the missing-value label ``?`` as a leaf under the root (if not a leaf yet)."""
+    if h.contains(MISSING_LABEL):
+        return h
+    return Hierarchy.from_paths([*h.paths(), [SUPPRESSED, MISSING_LABEL]], name=h.name)
+
+
+def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -> HierarchyPlan:
+    """Propose the hierarchy of one quasi-identifier (see the module docstring).
+
+    Parameters
+    ----------
+    col : Series
+        The column's values.
+    profile : ColumnProfile
+    missing_leaf : bool
+        Whether missing values are kept as ``?`` (``missing: category``), which must then be a
+        leaf: such a hierarchy is written to a file. Not for numbers (their missing values can
+        only be dropped).
+
+    Returns
+    -------
+    HierarchyPlan
+    """
+    bundled = _bundled(col, profile)
+    if bundled is not None:
+        key = _ADULT_ALIASES.get(normalized_name(profile.name).strip("_"))
+        named = f" ({key})" if key else ""
+        plan = HierarchyPlan(
+            profile.name,
+            f"the bundled Adult hierarchy{named} (ARX's), which covers every value",
+            hierarchy=bundled,
+        )
+    elif profile.type == "numeric":
+        return _numeric(profile)
+    elif profile.type == "code" and (profile.width or 0) >= 2:
+        plan = _code(col, profile, as_file=missing_leaf)
+    elif profile.type == "date":
+        ambiguous = profile.date_format is not None and "|" in profile.date_format
+        plan = HierarchyPlan(
+            profile.name,
+            "dates: month, year, decade, then *"
+            + (" (day or month first is ambiguous in these dates: no month)" if ambiguous else ""),
+            hierarchy=Hierarchy.from_paths(_date_paths(col, profile), name=profile.name),
+        )
+    else:
+        keys = [value_key(v) for v in col.dropna().unique()]
+        plan = HierarchyPlan(
+            profile.name,
+            f"flat: each of the {len(keys):,} values, or *; group values in the file to give "
+            "anonymize finer steps",
+            hierarchy=Hierarchy.from_paths([[SUPPRESSED, k] for k in keys], name=profile.name),
+        )
+    if not missing_leaf or plan.hierarchy is None:
+        return plan
+    return HierarchyPlan(
+        profile.name,
+        plan.how + "; missing values are the leaf ?",
+        hierarchy=_with_missing(plan.hierarchy),
+    )

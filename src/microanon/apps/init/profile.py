@@ -1,0 +1,219 @@
+"""Column profiles for ``microanon init``: type, cardinality, uniqueness and missing values.
+
+Every column gets one of four types:
+
+``numeric``
+    a numeric dtype (booleans aside), unless it is a code;
+``code``
+    a fixed-width digit code such as a ZIP code: text whose values are all digit strings of one
+    width, or whole numbers in a column named like a code (:data:`CODE_NAMES`: zip, postcode,
+    postal, plz, fips, ...), whose leading zeros reading the file as numbers may have dropped;
+``date``
+    a datetime column, or text whose values all read as dates in one of :data:`DATE_FORMATS`;
+``categorical``
+    anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ...core.hierarchy import value_key
+
+__all__ = [
+    "CODE_NAMES",
+    "DATE_FORMATS",
+    "ColumnProfile",
+    "normalized_name",
+    "profile_column",
+    "profile_table",
+]
+
+#: Column names (normalized, see :func:`normalized_name`) of codes stored as numbers.
+CODE_NAMES = re.compile(r"_(zip|zips|zipcode|zip_code|postcode|post_code|postal\w*|plz|fips)_")
+
+#: Date layouts recognized in text columns, tried in order. The day-first and month-first
+#: layouts with the year last are ambiguous when every day is 12 or less: the month is then
+#: unknown (:attr:`ColumnProfile.date_format` is ``"%d/%m/%Y|%m/%d/%Y"``) and only the year used.
+DATE_FORMATS: tuple[str, ...] = (
+    "ISO8601",
+    "%Y/%m/%d",
+    "%d.%m.%Y",
+    "%d/%m/%Y",
+    "%m/%d/%Y",
+    "%d-%m-%Y",
+    "%m-%d-%Y",
+)
+
+#: What a date must look like before its layout is tried (keeps numbers and codes out).
+_DATE_SHAPE = re.compile(
+    r"^(\d{4}[-/]\d{1,2}([-/]\d{1,2}([ T][\d:.+\-Z ]*)?)?|\d{1,2}[./-]\d{1,2}[./-]\d{4})$"
+)
+_DIGITS = re.compile(r"^\d+$")
+
+
+def normalized_name(name: str) -> str:
+    """``name`` as lower-case words joined and enclosed by ``_``: ``PatientID`` -> ``_patient_id_``.
+
+    camelCase boundaries and every run of characters other than letters and digits become
+    ``_``, so patterns can match whole words (``_id_``) or stems (``birth``).
+    """
+    split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", str(name))
+    words = re.sub(r"[^0-9a-zA-Z]+", "_", split).strip("_").lower()
+    return f"_{words}_"
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    """What ``microanon init`` measured on one column.
+
+    Attributes
+    ----------
+    name : str
+    type : {"numeric", "categorical", "date", "code"}
+    rows : int
+        Rows of the table.
+    distinct : int
+        Distinct non-missing values.
+    unique_share : float
+        Share of the rows whose value no other row has.
+    missing_share : float
+        Share of the rows with a missing value.
+    integer : bool
+        Numeric with whole-number values only.
+    low, high : float or None
+        Smallest and largest value of a numeric column.
+    skew : float
+        Sample skewness of a numeric column (0 otherwise).
+    width : int or None
+        Digits of a code.
+    date_format : str or None
+        The layout a text date column was read with (see :data:`DATE_FORMATS`); None for a
+        datetime column.
+    """
+
+    name: str
+    type: str
+    rows: int
+    distinct: int
+    unique_share: float
+    missing_share: float
+    integer: bool = False
+    low: float | None = None
+    high: float | None = None
+    skew: float = 0.0
+    width: int | None = None
+    date_format: str | None = None
+
+    @property
+    def has_missing(self) -> bool:
+        """Whether some rows lack a value."""
+        return self.missing_share > 0
+
+    def describe(self) -> str:
+        """One line: type (with range, width or layout), distinct, unique and missing shares."""
+        what = self.type
+        if self.type == "numeric" and self.low is not None:
+            numbers = "integers" if self.integer else "numbers"
+            what = f"numeric ({numbers} {_number(self.low)} to {_number(self.high)})"
+        elif self.type == "code":
+            what = f"code ({self.width} digits)"
+        elif self.type == "date" and self.date_format is not None:
+            what = f"date ({self.date_format})"
+        return (
+            f"{what}, {self.distinct:,} distinct values, {self.unique_share:.1%} of rows unique, "
+            f"{self.missing_share:.1%} missing"
+        )
+
+
+def _number(x: float | None) -> str:
+    if x is None:
+        return "?"
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _is_number(col: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+
+
+def _whole(values: pd.Series) -> bool:
+    return bool(((values % 1) == 0).all())
+
+
+def _date_format(text: pd.Series) -> str | None:
+    """The layout all of ``text``'s values read with, or None when they are not dates."""
+    if text.empty or not text.str.fullmatch(_DATE_SHAPE).all():
+        return None
+    if text.str.count(r"\d+").nunique() > 1:  # dates of different precisions: kept as labels
+        return None
+    readable = []
+    for fmt in DATE_FORMATS:
+        parsed = pd.to_datetime(text, format=fmt, errors="coerce")
+        if parsed.notna().all():
+            readable.append(fmt)
+    if {"%d/%m/%Y", "%m/%d/%Y"} <= set(readable):
+        return "%d/%m/%Y|%m/%d/%Y"
+    if {"%d-%m-%Y", "%m-%d-%Y"} <= set(readable):
+        return "%d-%m-%Y|%m-%d-%Y"
+    return readable[0] if readable else None
+
+
+def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
+    """Profile one column (see the module docstring for the types).
+
+    Parameters
+    ----------
+    col : Series
+    name : str, optional
+        Column name (default: the series' name).
+
+    Returns
+    -------
+    ColumnProfile
+    """
+    name = str(col.name if name is None else name)
+    rows = len(col)
+    present = col.dropna()
+    raw = present.value_counts()  # then merged by lookup key: 25, 25.0 and "25" are one value
+    counts = raw.groupby(raw.index.map(value_key)).sum() if len(raw) else raw
+    common = {
+        "name": name,
+        "rows": rows,
+        "distinct": int(len(counts)),
+        "unique_share": float(counts[counts == 1].sum() / rows) if rows else 0.0,
+        "missing_share": float((rows - len(present)) / rows) if rows else 0.0,
+    }
+    if pd.api.types.is_datetime64_any_dtype(col):
+        return ColumnProfile(type="date", **common)
+    if _is_number(col):
+        whole = _whole(present)
+        if whole and len(present) and CODE_NAMES.search(normalized_name(name)):
+            if (present >= 0).all():
+                width = int(present.astype("int64").astype(str).str.len().max())
+                return ColumnProfile(type="code", width=width, integer=True, **common)
+        skew = float(present.skew()) if len(present) > 2 else 0.0
+        return ColumnProfile(
+            type="numeric",
+            integer=whole,
+            low=float(present.min()) if len(present) else None,
+            high=float(present.max()) if len(present) else None,
+            skew=0.0 if pd.isna(skew) else skew,
+            **common,
+        )
+    text = present.astype(str).str.strip()
+    if len(text) and text.str.fullmatch(_DIGITS).all():
+        lengths = text.str.len()
+        if lengths.nunique() == 1 and int(lengths.iloc[0]) >= 2:
+            return ColumnProfile(type="code", width=int(lengths.iloc[0]), **common)
+    fmt = _date_format(text)
+    if fmt is not None:
+        return ColumnProfile(type="date", date_format=fmt, **common)
+    return ColumnProfile(type="categorical", **common)
+
+
+def profile_table(data: pd.DataFrame) -> list[ColumnProfile]:
+    """Profile every column of ``data``, in order."""
+    return [profile_column(data[c], str(c)) for c in data.columns]

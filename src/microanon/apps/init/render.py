@@ -1,0 +1,148 @@
+"""The text of the commented YAML config that ``microanon init`` writes.
+
+The config has the shape of :mod:`microanon.apps.config`; every column's entry is preceded by
+comments with its profile, the reason for its role and what its hierarchy is.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+__all__ = ["ColumnEntry", "render_config", "yaml_flow"]
+
+_WIDTH = 99
+
+
+@dataclass(frozen=True)
+class ColumnEntry:
+    """One column of the config: its schema entry and the comments above it.
+
+    Attributes
+    ----------
+    column : str
+    entry : dict
+        The schema entry (``role``, ``kind``, ``hierarchy``, ``missing``).
+    profile : str
+        The profile line.
+    reason : str
+        Why the column has its role.
+    how : str or None
+        What its hierarchy is.
+    notes : sequence of str
+        Further remarks (missing values, lint findings).
+    """
+
+    column: str
+    entry: dict[str, Any]
+    profile: str
+    reason: str
+    how: str | None = None
+    notes: Sequence[str] = field(default_factory=tuple)
+
+
+def _scalar(value: str) -> str:
+    """``value`` as a YAML scalar on one line (quoted when needed)."""
+    text = yaml.safe_dump(value, width=10**9, default_flow_style=True)
+    text = text.removesuffix("\n").removesuffix("\n...").rstrip("\n")
+    return json.dumps(value, ensure_ascii=False) if "\n" in text else text
+
+
+def yaml_flow(value: Any) -> str:
+    """``value`` (plain data) as one line of YAML flow style, keys in their order."""
+    if isinstance(value, str):
+        return _scalar(value)
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**9, sort_keys=False)
+    return text.removesuffix("\n").removesuffix("\n...").rstrip("\n")
+
+
+def _comment(text: str, indent: str, first: str = "", then: str = "    ") -> list[str]:
+    """``text`` as ``#`` comment lines of at most :data:`_WIDTH` characters."""
+    flat = " ".join(str(text).split())
+    lines = textwrap.wrap(
+        flat,
+        width=_WIDTH,
+        initial_indent=f"{indent}# {first}",
+        subsequent_indent=f"{indent}# {then}",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return lines or [f"{indent}#"]
+
+
+def render_config(
+    *,
+    data: str,
+    source: str,
+    rows: int,
+    columns: Sequence[ColumnEntry],
+    models: Sequence[tuple[dict[str, Any], str]],
+    command: str,
+) -> str:
+    """The config text, without the manifest line (see :func:`~microanon.apps.init.files.sign`).
+
+    Parameters
+    ----------
+    data : str
+        The ``data:`` value (a path relative to the config).
+    source : str
+        The data file's name, for the header.
+    rows : int
+    columns : sequence of ColumnEntry
+    models : sequence of (model, comment)
+        Each ``{name: params}`` entry of ``models:`` and the comment after it.
+    command : str
+        The command that runs the config.
+    """
+    out = [
+        *_comment(
+            f"microanon init: a proposed anonymization of {source} ({rows:,} rows, "
+            f"{len(columns)} columns).",
+            "",
+            then="",
+        ),
+        *_comment(
+            "It is a proposal from the column names and values, not a decision: check every "
+            "role and hierarchy below before you publish. What an attacker can know about the "
+            "people in the data is for you, the data owner, to judge.",
+            "",
+            then="",
+        ),
+        *_comment(
+            "Roles: identifier (dropped), quasi (known to others: generalized), sensitive "
+            "(protected by l-diversity), insensitive (published unchanged; the schema lint "
+            "checks it). Hierarchies written {builder: ...} are built from the data when "
+            "anonymize runs; files under hierarchies/ are ARX CSVs (value;level 1;...;*) to "
+            "edit.",
+            "",
+            then="",
+        ),
+        "# Run it with:",
+        f"#   {command}",
+        f"data: {_scalar(data)}",
+        "schema:",
+    ]
+    for c in columns:
+        out += _comment(f"{c.column}: {c.profile}", "  ")
+        out += _comment(c.reason, "  ")
+        if c.how is not None:
+            out += _comment(c.how, "  ", "hierarchy: ")
+        for note in c.notes:
+            out += _comment(note, "  ", "note: ")
+        out.append(f"  {_scalar(c.column)}: {yaml_flow(c.entry)}")
+    out += [
+        "method: full_domain   # optimal full-domain generalization: a level per quasi-identifier",
+        "params: {suppression: 0.05, metric: lm}   # suppress at most 5% of the records; "
+        "minimize the loss metric",
+        "models:",
+    ]
+    for model, note in models:
+        ((name, params),) = model.items()
+        out.append(f"  - {_scalar(name)}: {yaml_flow(params)}")
+        out += _comment(note, "    ")
+    return "\n".join(out) + "\n"

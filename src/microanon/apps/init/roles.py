@@ -1,0 +1,343 @@
+"""The roles ``microanon init`` proposes, each with the rule that fired and why.
+
+The first rule that matches a column decides its role:
+
+0. it has no value at all: dropped (``identifier``);
+1. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
+2. its name looks like sensitive information (``sensitive``): health, finances, occupation
+   (the convention of ARX's Adult examples) and the special categories of personal data of data
+   protection law (religion, sexual orientation, convictions, ...). A guess from the name;
+3. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
+   education, marital status, race, country, job-like names;
+4. it holds dates: dates (birth, admission, death) are commonly known to others: ``quasi``;
+5. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
+   row, the schema lint's threshold): it singles out records like an identifier: dropped;
+6. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
+7. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
+   combine with others into a key: ``quasi``;
+8. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
+
+Two adjustments follow (:func:`propose_roles`). ``full_domain``'s ℓ-diversity protects one
+sensitive column, so when several look sensitive one stays sensitive and the others are
+proposed insensitive, saying so: a categorical column before a numeric one (distinct
+ℓ-diversity says little about numbers, which seldom repeat), health data before other
+columns, then the column with the most distinct values (of which ℓ-diversity can ask the
+most). Then the schema lint (:func:`microanon.core.lint.lint_schema`) checks the proposal:
+an insensitive column it finds near-unique becomes an identifier, one that determines or is
+determined by quasi-identifiers becomes a quasi-identifier; the lint runs again until it finds
+nothing, so that ``microanon anonymize`` accepts the proposal as written.
+
+All of this is a proposal from names and values: the data owner, who knows what an attacker
+can know, decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from ...core.lint import UNIQUE_SHARE, lint_schema
+from ...core.schema import Role, Schema
+from .profile import ColumnProfile, normalized_name
+
+__all__ = [
+    "MODERATE_DISTINCT",
+    "NAME_RULES",
+    "NameRule",
+    "Proposal",
+    "lint_roles",
+    "propose_roles",
+    "with_role",
+]
+
+#: Most distinct values for which a column without a telling name is proposed quasi-identifier.
+MODERATE_DISTINCT = 50
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """A pattern of column names and the role it suggests.
+
+    Attributes
+    ----------
+    role : Role
+    group : str
+        What the names are (shown in the reason).
+    pattern : re.Pattern
+        Searched in the name normalized by :func:`~microanon.apps.init.profile.normalized_name`
+        (lower-case words enclosed by ``_``): ``_id_`` matches the word ``id``, ``birth`` any
+        name containing it.
+    why : str
+        Why such a column gets the role.
+    """
+
+    role: Role
+    group: str
+    pattern: re.Pattern[str]
+    why: str
+
+
+def _rule(role: Role, group: str, pattern: str, why: str) -> NameRule:
+    return NameRule(role, group, re.compile(pattern), why)
+
+
+_DROP = "it names or numbers a person directly: dropped from the release"
+_GUESS = "a guess from the name: protected by l-diversity; decide whether it is sensitive"
+_KNOWN = "others can know it (registers, social media, acquaintances)"
+HEALTH = "health data"
+
+#: The name patterns, in the order they are tried (identifiers, then sensitive, then quasi).
+NAME_RULES: tuple[NameRule, ...] = (
+    _rule(
+        Role.IDENTIFIER,
+        "a record or person identifier",
+        r"_(id|ids|uuid|guid|key|ssn|sin|nino|mrn|nhs|passport|iban|serial)_"
+        r"|_(id|record|case|account|customer|patient|person)_?(no|number|nr|id)_"
+        r"|social_security|national_id|tax_id",
+        _DROP,
+    ),
+    _rule(
+        Role.IDENTIFIER,
+        "a name",
+        r"_((first|last|sur|full|given|family|middle|maiden|user|patient|person|customer)_?)?"
+        r"names?_|surname",
+        _DROP,
+    ),
+    _rule(
+        Role.IDENTIFIER,
+        "contact details",
+        r"e_?mail|phone|_mobile_|_fax_|address|_street|_ip_|_url_",
+        _DROP,
+    ),
+    _rule(
+        Role.SENSITIVE,
+        HEALTH,
+        r"diagnos|disease|illness|_condition|symptom|medical|health|treatment|therap"
+        r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
+        "financial data",
+        r"salary|income|_wages?_|earning|_debts?_|_loans?_|credit_score|_bonus_",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
+        "an occupation (sensitive in ARX's Adult examples)",
+        r"occupation",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
+        "a special category of personal data",
+        r"religio|_faith_|politic|sexual|orientation|criminal|convict|offen[cs]e|_union_"
+        r"|genetic|biometric",
+        _GUESS,
+    ),
+    _rule(
+        Role.QUASI,
+        "a demographic",
+        r"_(age|ages|sex|gender|race|dob|born|zip|plz|fips)_|_age_?(group|band|years?)"
+        r"|birth|zip_?code|post_?code|postal|marital|educat|ethnic|nationalit|citizen"
+        r"|country|native|_region_|_state_|_city_|_county_|district|municipal|residen",
+        _KNOWN,
+    ),
+    _rule(
+        Role.QUASI,
+        "a job or employment",
+        r"_(job|jobs|profession|employment|employer|workclass|work_class|industry|sector)_",
+        _KNOWN,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The role proposed for one column, the rule that fired and the reason.
+
+    Attributes
+    ----------
+    column : str
+    role : Role
+    rule : str
+        Short name of the rule: ``name``, ``empty``, ``dates``, ``near-unique``, ``code``,
+        ``moderate``, ``otherwise``, ``one-sensitive``, ``lint:<finding kind>`` or ``user``.
+    reason : str
+        A sentence naming the rule and the evidence.
+    """
+
+    column: str
+    role: Role
+    rule: str
+    reason: str
+
+
+def _by_name(p: ColumnProfile) -> Proposal | None:
+    if p.distinct == 0:  # the empty rule comes first
+        return None
+    matched = _name_rule(p.name)
+    if matched is None:
+        return None
+    r, word = matched
+    return Proposal(p.name, r.role, "name", f"name rule: {word!r} looks like {r.group}; {r.why}")
+
+
+def _by_values(p: ColumnProfile) -> Proposal:
+    if p.distinct == 0:
+        return Proposal(
+            p.name,
+            Role.IDENTIFIER,
+            "empty",
+            "empty rule: no row has a value, there is nothing to publish; dropped",
+        )
+    if p.type == "date":
+        return Proposal(
+            p.name,
+            Role.QUASI,
+            "dates",
+            f"dates rule: dates (of birth, admission, death) are commonly known; {_KNOWN}",
+        )
+    if p.rows and p.distinct >= UNIQUE_SHARE * p.rows:
+        return Proposal(
+            p.name,
+            Role.IDENTIFIER,
+            "near-unique",
+            f"near-unique rule: {p.distinct:,} distinct values on {p.rows:,} rows "
+            f"({p.unique_share:.0%} of rows unique) single records out; dropped from the release",
+        )
+    if p.type == "code":
+        return Proposal(
+            p.name,
+            Role.QUASI,
+            "code",
+            f"code rule: a {p.width}-digit code (postal or area codes are quasi-identifiers); "
+            f"{_KNOWN}",
+        )
+    if 2 <= p.distinct <= MODERATE_DISTINCT:
+        return Proposal(
+            p.name,
+            Role.QUASI,
+            "moderate",
+            f"moderate-cardinality rule: {p.distinct} values, easy to know and to combine with "
+            "other columns into a key",
+        )
+    what = "a single value" if p.distinct < 2 else f"{p.distinct:,} values, not near-unique"
+    return Proposal(
+        p.name,
+        Role.INSENSITIVE,
+        "otherwise",
+        f"no rule fired ({what}): published unchanged (the schema lint checks it)",
+    )
+
+
+def _name_rule(name: str) -> tuple[NameRule, str] | None:
+    """The first of :data:`NAME_RULES` that matches ``name``, and the words it matched."""
+    normalized = normalized_name(name)
+    for rule in NAME_RULES:
+        m = rule.pattern.search(normalized)
+        if m is not None:
+            return rule, m.group(0).strip("_")
+    return None
+
+
+def _one_sensitive(proposals: list[Proposal], profiles: Sequence[ColumnProfile]) -> list[Proposal]:
+    """Keep one sensitive column: categorical before numeric, health data first, then the one
+    with the most distinct values (the first on ties)."""
+    sensitive = [p for p in proposals if p.role is Role.SENSITIVE]
+    if len(sensitive) < 2:
+        return proposals
+    by_name = {p.name: p for p in profiles}
+
+    def rank(p: Proposal) -> tuple[bool, bool, int]:
+        profile = by_name[p.column]
+        matched = _name_rule(p.column)
+        health = matched is not None and matched[0].group == HEALTH
+        return profile.type != "numeric", health, profile.distinct
+
+    keep = max(sensitive, key=rank)
+    out = []
+    for p in proposals:
+        if p.role is Role.SENSITIVE and p is not keep:
+            p = Proposal(
+                p.column,
+                Role.INSENSITIVE,
+                "one-sensitive",
+                f"{p.reason}; but full_domain's l-diversity protects one sensitive column and "
+                f"{keep.column} was preferred, so this one is published unchanged (make it "
+                "sensitive instead, or use a method for several: mixed_model, rating)",
+            )
+        out.append(p)
+    return out
+
+
+def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
+    """Change the insensitive columns the schema lint finds until it finds nothing.
+
+    A near-unique column becomes an identifier; a column that determines or is determined by
+    quasi-identifiers becomes a quasi-identifier. The reason keeps the lint's evidence.
+
+    Parameters
+    ----------
+    data : DataFrame
+    proposals : sequence of Proposal
+        One per column of ``data``.
+
+    Returns
+    -------
+    list of Proposal
+    """
+    out = list(proposals)
+    for _ in range(len(out) + 1):
+        schema = Schema.from_dict({p.column: p.role.value for p in out})
+        findings = {f.column: f for f in lint_schema(data, schema).findings}
+        if not findings:
+            break
+        for i, p in enumerate(out):
+            f = findings.get(p.column)
+            if f is None:
+                continue
+            role = Role.IDENTIFIER if f.kind == "near_unique" else Role.QUASI
+            done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
+            out[i] = Proposal(
+                p.column,
+                role,
+                f"lint:{f.kind}",
+                f"schema lint ({f.kind}): {f.evidence}; so {done} (first proposed "
+                f"{p.role.value}: {p.reason})",
+            )
+    return out
+
+
+def propose_roles(data: pd.DataFrame, profiles: Sequence[ColumnProfile]) -> list[Proposal]:
+    """Propose a role for every column: the rules of the module docstring, then the lint.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The table (the lint measures dependencies on it).
+    profiles : sequence of ColumnProfile
+        One per column of ``data``, in order.
+
+    Returns
+    -------
+    list of Proposal
+        One per column, in order.
+    """
+    proposals = [_by_name(p) or _by_values(p) for p in profiles]
+    return lint_roles(data, _one_sensitive(proposals, profiles))
+
+
+def with_role(proposal: Proposal, role: Role) -> Proposal:
+    """``proposal`` changed to ``role`` by the user (unchanged if it already has it)."""
+    if role is proposal.role:
+        return proposal
+    return replace(
+        proposal,
+        role=role,
+        rule="user",
+        reason=f"chosen by the user (proposed {proposal.role.value}: {proposal.reason})",
+    )

@@ -1,0 +1,338 @@
+"""``microanon init DATA``: profile a table, propose roles and hierarchies, write a config.
+
+The steps: read the table (:func:`read_data`, the one place init reads its input), profile its
+columns (:mod:`.profile`), propose a role per column (:mod:`.roles`, the schema lint
+included), let the user decide (a callback: the terminal dialogue of :mod:`.dialogue`, or
+accepting the proposal), propose the hierarchies (:mod:`.hierarchies`), check the resulting
+schema against the data as ``microanon anonymize`` will, and write the commented config and the
+hierarchy files (:mod:`.render`, :mod:`.files`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InputError
+from ...core.hierarchy import Hierarchy
+from ...core.lint import Finding, lint_schema
+from ...core.schema import Role, Schema
+from ..io import read_table
+from .files import check_targets, sign, write_files
+from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
+from .profile import ColumnProfile, profile_table
+from .render import ColumnEntry, render_config
+from .roles import Proposal, propose_roles
+
+__all__ = [
+    "K",
+    "L_MAX",
+    "Decide",
+    "InitResult",
+    "format_result",
+    "read_data",
+    "run_init",
+]
+
+#: The k of the proposed k-anonymity.
+K = 5
+#: The largest ℓ of the proposed distinct ℓ-diversity (lower when the column has fewer values).
+L_MAX = 3
+#: Directory of the hierarchy files, beside the config.
+HIERARCHY_DIR = "hierarchies"
+
+#: Decides the roles from the proposal: ``(proposals, profiles) -> proposals``.
+Decide = Callable[[list[Proposal], Sequence[ColumnProfile]], list[Proposal]]
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """What ``microanon init`` wrote and what to do next.
+
+    Attributes
+    ----------
+    config : Path
+    hierarchy_files : list of Path
+    proposals : list of Proposal
+        The roles written, one per column.
+    command : str
+        The command that runs the config.
+    warnings : list of str
+        What stands between the config and a release (lint findings on roles the user chose,
+        no quasi-identifier, ...).
+    """
+
+    config: Path
+    hierarchy_files: list[Path]
+    proposals: list[Proposal]
+    command: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_data(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read the table init profiles (CSV or Parquet, as ``anonymize`` reads ``data:``).
+
+    Raises
+    ------
+    InputError
+        A missing or unreadable file, a table without rows or columns, infinite numbers.
+    """
+    frame = read_table(path)
+    frame.columns = [str(c) for c in frame.columns]
+    if frame.shape[1] == 0 or len(frame) == 0:
+        raise InputError(f"{path}: the table has no rows; init needs data to profile")
+    for c in frame.columns:
+        col = frame[c]
+        if pd.api.types.is_float_dtype(col) and np.isinf(col.to_numpy()).any():
+            raise InputError(
+                f"{path}: column {c!r} holds infinite values; replace them, or leave the cells "
+                "empty to make them missing, before init"
+            )
+    return frame
+
+
+def _file_names(columns: Sequence[str]) -> dict[str, str]:
+    """A distinct hierarchy file (relative to the config) per column, safe on any file system."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for c in columns:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", c).strip("._") or "column"
+        name, i = stem, 2
+        while name.lower() in taken:
+            name, i = f"{stem}_{i}", i + 1
+        taken.add(name.lower())
+        out[c] = f"{HIERARCHY_DIR}/{name}.csv"
+    return out
+
+
+def _missing(profile: ColumnProfile, role: Role) -> tuple[str | None, str | None]:
+    """The missing-value policy of a column and the note saying what it does."""
+    if not profile.has_missing or role is Role.IDENTIFIER:
+        return None, None
+    n = round(profile.missing_share * profile.rows)
+    if profile.type == "numeric":
+        return "drop", (
+            f"the {n:,} rows without a value are left out of the release (missing: drop); "
+            "impute the values to keep them"
+        )
+    return "category", f"the {n:,} missing values are the value ? (missing: category)"
+
+
+def _entries(
+    data: pd.DataFrame,
+    profiles: Sequence[ColumnProfile],
+    proposals: Sequence[Proposal],
+    findings: Sequence[Finding],
+) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
+    """The schema entries with their comments (the lint's ``findings`` among the notes), and
+    the hierarchies to write by file name."""
+    by_name = {p.name: p for p in profiles}
+    names = _file_names([p.column for p in proposals if p.role is Role.QUASI])
+    entries, files = [], {}
+    for p in proposals:
+        profile = by_name[p.column]
+        entry: dict[str, Any] = {"role": p.role.value}
+        if p.role is not Role.IDENTIFIER and profile.type == "numeric":
+            entry["kind"] = "numeric"
+        missing, note = _missing(profile, p.role)
+        plan: HierarchyPlan | None = None
+        if p.role is Role.QUASI:
+            plan = plan_hierarchy(data[p.column], profile, missing_leaf=missing == "category")
+            if plan.hierarchy is not None:
+                files[names[p.column]] = plan.hierarchy
+                entry["hierarchy"] = names[p.column]
+            else:
+                entry["hierarchy"] = plan.spec
+        if missing is not None:
+            entry["missing"] = missing
+        entries.append(
+            ColumnEntry(
+                p.column,
+                entry,
+                profile.describe(),
+                f"role {p.role.value}: {p.reason}",
+                None if plan is None else plan.how,
+                ([] if note is None else [note])
+                + [
+                    f"schema lint: {f.kind}: {f.evidence}" for f in findings if f.column == p.column
+                ],
+            )
+        )
+    return entries, files
+
+
+def _models(
+    proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile]
+) -> tuple[list[tuple[dict[str, Any], str]], list[str]]:
+    """The ``models:`` entries with their comments, and warnings."""
+    models = [
+        (
+            {"k_anonymity": {"k": K}},
+            f"every combination of quasi-identifier values published is shared by at least {K} "
+            "records",
+        )
+    ]
+    sensitive = [p.column for p in proposals if p.role is Role.SENSITIVE]
+    distinct = {p.name: p.distinct for p in profiles}
+    if len(sensitive) == 1 and distinct[sensitive[0]] >= 2:
+        col = sensitive[0]
+        ell = min(L_MAX, distinct[col])
+        models.append(
+            (
+                {"l_diversity": {"l": ell, "form": "distinct"}},
+                f"on {col}: every class holds at least {ell} of its distinct values",
+            )
+        )
+        return models, []
+    if len(sensitive) > 1:
+        return models, [
+            f"{len(sensitive)} sensitive columns ({', '.join(sensitive)}): full_domain's "
+            "l-diversity protects one, so none is claimed; make the others insensitive to "
+            "claim it for one, or use mixed_model or rating"
+        ]
+    return models, []
+
+
+def _check_schema(
+    data: pd.DataFrame, entries: Sequence[ColumnEntry], texts: dict[str, str]
+) -> None:
+    """Check the schema as written against the data, hierarchy files read back from their text.
+
+    Raises
+    ------
+    InputError
+        A value outside its hierarchy, a non-numeric value in a numeric column, ... (what
+        ``anonymize`` would refuse).
+    """
+    spec = {}
+    for e in entries:
+        desc = dict(e.entry)
+        if isinstance(desc.get("hierarchy"), str):
+            source = io.StringIO(texts[desc["hierarchy"]])
+            desc["hierarchy"] = Hierarchy.from_arx_csv(source, name=e.column)
+        spec[e.column] = desc
+    Schema.from_dict(spec).resolve(data).validate(data)
+
+
+def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Finding], list[str]]:
+    """What the lint and full_domain will refuse in the roles as decided: the lint's findings
+    (none unless the user changed a role) and the warnings to print."""
+    schema = Schema.from_dict({p.column: p.role.value for p in proposals})
+    findings = lint_schema(data, schema).findings
+    out = [
+        f"schema lint: {f}; anonymize refuses it until you change {f.column}'s role or accept "
+        f"the finding (lint: {{accept: {{{f.column}: [{f.kind}]}}}})"
+        for f in findings
+    ]
+    if not schema.quasi:
+        out.append(
+            "no quasi-identifier: full_domain needs at least one; give the columns an attacker "
+            "can know role quasi and a hierarchy"
+        )
+    return findings, out
+
+
+def _relative(path: Path, start: Path) -> str:
+    try:
+        return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
+    except ValueError:  # another drive
+        return path.resolve().as_posix()
+
+
+def run_init(
+    data: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    decide: Decide | None = None,
+) -> InitResult:
+    """Profile ``data``, propose roles and hierarchies, and write the config ``out``.
+
+    Parameters
+    ----------
+    data : path
+        A CSV or Parquet file.
+    out : path
+        The config to write; hierarchy files go to ``hierarchies/`` beside it.
+    overwrite : bool
+        Replace files an earlier ``init`` wrote there and nobody changed since; never others.
+    decide : callable, optional
+        Gets the proposed roles and the profiles and returns the roles to write (the terminal
+        dialogue); default: the proposal.
+
+    Returns
+    -------
+    InitResult
+
+    Raises
+    ------
+    InputError
+        Unreadable or empty data; an existing target that may not be replaced; a schema that
+        does not fit the data.
+    """
+    data, out = Path(data), Path(out)
+    check_targets(out, {}, overwrite)  # a bad --out fails before the data are read
+    frame = read_data(data)
+    profiles = profile_table(frame)
+    proposals = propose_roles(frame, profiles)
+    if decide is not None:
+        proposals = decide(proposals, profiles)
+    findings, warnings = _lint(frame, proposals)
+    entries, hierarchies = _entries(frame, profiles, proposals, findings)
+    texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
+    _check_schema(frame, entries, texts)
+    models, more = _models(proposals, profiles)
+    warnings += more
+    release = out.with_name(f"{out.stem}-release")
+    text = render_config(
+        data=_relative(data, out.parent),
+        source=data.name,
+        rows=len(frame),
+        columns=entries,
+        models=models,
+        command=f"microanon anonymize --config {shlex.quote(out.name)} "
+        f"--out {shlex.quote(release.name)}",
+    )
+    check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
+    files = {out.parent / rel: body for rel, body in texts.items()}
+    files[out] = sign(text, out.name, texts)
+    write_files(files)
+    return InitResult(
+        config=out,
+        hierarchy_files=[out.parent / rel for rel in texts],
+        proposals=list(proposals),
+        command=f"microanon anonymize --config {shlex.quote(str(out))} "
+        f"--out {shlex.quote(str(release))}",
+        warnings=warnings,
+    )
+
+
+def format_result(result: InitResult) -> str:
+    """What init wrote and the next command, for the terminal."""
+    roles = {r: sum(p.role is r for p in result.proposals) for r in Role}
+    n_files = len(result.hierarchy_files)
+    where = (
+        f" and {n_files} hierarchy file(s) in {result.config.parent / HIERARCHY_DIR}"
+        if (n_files)
+        else ""
+    )
+    return "\n".join(
+        [
+            f"wrote {result.config}{where}",
+            f"roles: {roles[Role.QUASI]} quasi-identifier(s), {roles[Role.SENSITIVE]} "
+            f"sensitive, {roles[Role.INSENSITIVE]} insensitive, {roles[Role.IDENTIFIER]} "
+            "identifier(s) (dropped)",
+            f"next: check the proposal in {result.config} (the comments say why each column "
+            "has its role), then run",
+            f"  {result.command}",
+        ]
+    )
