@@ -311,6 +311,18 @@ def test_load_validates(fitted, tmp_path) -> None:
     assert load(good).recoding == anonymizer.recoding
 
 
+def test_numpy_parameters_are_saved_as_numbers(tmp_path) -> None:
+    anonymizer = Anonymizer(_toy_schema(), method="global_recode", levels={"q": np.int64(1)})
+    anonymizer.fit(_toy("abcd"))
+    loaded = Anonymizer.load(anonymizer.save(tmp_path / "recode.json"))
+    assert loaded.params["levels"] == {"q": 1}
+    assert loaded.transform(_toy("dcba")).data["q"].tolist() == ["CD", "CD", "AB", "AB"]
+    anonymizer.params["maps"] = {"q": {"a": object()}}  # not something JSON can hold
+    with pytest.raises(InputError, match="cannot save a parameter of type object"):
+        anonymizer.save(tmp_path / "never.json")
+    assert not (tmp_path / "never.json").exists()
+
+
 def test_a_population_model_is_not_saved(tmp_path) -> None:
     population = _toy("aabbccdd" * 3)[["q"]]
     anonymizer = Anonymizer(_toy_schema(), {"k_map": {"k": 3, "population": population}}).fit(

@@ -18,6 +18,7 @@ says so in the error.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,7 +49,7 @@ NOT_REUSABLE = {
 }
 
 
-class Recoding:
+class Recoding(ABC):
     """One reusable method: its parameters, how it is fitted and how it is applied.
 
     Attributes
@@ -80,6 +81,7 @@ class Recoding:
             )
         return {**self.defaults, **params}
 
+    @abstractmethod
     def fit(
         self,
         data: pd.DataFrame,
@@ -88,8 +90,8 @@ class Recoding:
         params: Mapping[str, Any],
     ) -> tuple[dict[str, Any], Release]:
         """Run the method on ``data``: what it fixed (JSON types) and its release."""
-        raise NotImplementedError
 
+    @abstractmethod
     def apply(
         self,
         data: pd.DataFrame,
@@ -99,7 +101,6 @@ class Recoding:
         fitted: Mapping[str, Any],
     ) -> Release:
         """Apply the fitted recoding to ``data``."""
-        raise NotImplementedError
 
     def check_fitted(self, fitted: Any, schema: Schema) -> dict[str, Any]:
         """Validate what :meth:`fit` fixed, as read back from a file."""

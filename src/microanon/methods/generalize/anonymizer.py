@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...core.errors import HierarchyError, InfeasibleError, InputError
@@ -294,11 +295,9 @@ class Anonymizer:
                 "table of people and an anonymizer file holds no data; keep the Anonymizer in "
                 "memory, or use k_map with an estimator"
             )
-        # Identifiers are never published: their role and kind are all a later table needs.
+        # Identifiers are never published: their role is all a later table needs.
         columns = {
-            a.name: a.to_dict()
-            if a.role is not Role.IDENTIFIER
-            else {"role": a.role.value, "kind": a.kind.value}
+            a.name: a.to_dict() if a.role is not Role.IDENTIFIER else {"role": a.role.value}
             for a in schema
         }
         return {
@@ -398,7 +397,12 @@ class Anonymizer:
                 raise InputError(
                     f"{path} exists and is not a microanon anonymizer file; it is not replaced"
                 )
-        text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+        try:
+            text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=_plain)
+        except InputError:
+            raise
+        except ValueError as exc:  # NaN or infinity in a parameter
+            raise InputError(f"cannot save the anonymizer: {exc}") from None
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -426,6 +430,13 @@ class Anonymizer:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"{path} is not valid JSON: {exc}") from None
         return cls.from_dict(doc, where=str(path))
+
+
+def _plain(value: Any) -> Any:
+    """JSON form of the NumPy scalars and arrays a parameter may hold; anything else is refused."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise InputError(f"cannot save a parameter of type {type(value).__name__} to JSON")
 
 
 def _is_anonymizer_file(path: Path) -> bool:
