@@ -1,11 +1,13 @@
 """microanon: privacy-preserving microdata publishing with verified guarantees.
 
 The core types are re-exported here: :class:`Schema`, :class:`Hierarchy`, :class:`Table`,
-:class:`Release` and the errors. Privacy-model checks live in :mod:`microanon.models`, measures in
-:mod:`microanon.measures`, bundled data in :mod:`microanon.datasets`.
+:class:`Release` and the errors, and :class:`Anonymizer` (a recoding fitted on one table and
+applied to the next; imported on first use). Privacy-model checks live in
+:mod:`microanon.models`, measures in :mod:`microanon.measures`, bundled data in
+:mod:`microanon.datasets`.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core import (
     Attribute,
@@ -26,6 +28,9 @@ from .core import (
     make_rng,
 )
 
+if TYPE_CHECKING:  # imported on first use (it needs the methods): see __getattr__
+    from .methods.generalize.anonymizer import Anonymizer
+
 __version__ = "0.1.0"
 """The version of this microanon."""
 
@@ -40,7 +45,16 @@ def publish(*args: Any, **kwargs: Any) -> Any:
     return _publish(*args, **kwargs)
 
 
+def __getattr__(name: str) -> Any:
+    if name == "Anonymizer":
+        from .methods.generalize.anonymizer import Anonymizer
+
+        return Anonymizer
+    raise AttributeError(f"module 'microanon' has no attribute {name!r}")
+
+
 __all__ = [
+    "Anonymizer",
     "Attribute",
     "DataIntegrityError",
     "Hierarchy",

@@ -13,7 +13,7 @@ from ..core.schema import Schema, check_frame
 from ..core.table import Table
 from ..models import PopulationModel, PrivacyModel, as_models
 
-__all__ = ["prepare", "generalized_release", "SUPPRESSED_ROWS"]
+__all__ = ["prepare", "generalized_release", "resolve_hierarchies", "SUPPRESSED_ROWS"]
 
 #: How suppressed records are published: left out, or kept with every quasi-identifier as ``*``.
 SUPPRESSED_ROWS = ("remove", "star")
@@ -83,6 +83,17 @@ def prepare(
             f"{len(table.schema.sensitive)}"
         )
     return table, resolved
+
+
+def resolve_hierarchies(
+    data: pd.DataFrame, schema: Schema, models: Sequence[PrivacyModel] = ()
+) -> Schema:
+    """The schema with every builder hierarchy built, as :func:`prepare` builds them.
+
+    Builders (intervals, quantiles, balanced, masking) are resolved on ``data``'s values and, for
+    a model checked against a population, on the population's values too.
+    """
+    return _resolve_with_populations(data, schema, models).resolve(data)
 
 
 def _resolve_with_populations(

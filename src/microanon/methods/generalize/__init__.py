@@ -11,18 +11,23 @@ suppression, and bucketization; and differential privacy by sampling and general
   probability from (ε, δ).
 * :func:`anatomy` — Anatomy's bucketization (Xiao & Tao, VLDB 2006): exact quasi-identifiers
   and sensitive values in separate tables, linked by group (release kind ``anatomized``).
+* :class:`Anonymizer` — a full-domain generalization (or a fixed SDC recoding) fitted on one
+  table and applied, with the same models and suppression rule, to the next; saved to and loaded
+  from a JSON file.
 
 The generalizing methods write releases of kind ``generalized``; every claimed model is
 re-checked on the published table.
 """
 
 from .anatomy import anatomy
+from .anonymizer import Anonymizer
 from .dp_sampling import dp_parameters, safepub
 from .full_domain import SearchResult, full_domain, search
 from .local_recoding import local_recoding
 from .mondrian import mondrian
 
 __all__ = [
+    "Anonymizer",
     "SearchResult",
     "anatomy",
     "dp_parameters",

@@ -48,9 +48,9 @@ from ...core.table import Table
 from ...models import Groups, PopulationModel, as_models
 from ...models.population import population_record, population_sizes, population_weights
 from .._release import SUPPRESSED_ROWS, generalized_release, prepare
-from ._search import SearchResult, check_metric, check_suppression, search
+from ._search import SearchResult, check_metric, check_suppression, evaluate_levels, search
 
-__all__ = ["full_domain", "search", "SearchResult"]
+__all__ = ["apply_levels", "full_domain", "search", "SearchResult"]
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -214,49 +214,143 @@ def full_domain(
     ...                       models={"k_anonymity": {"k": 5}}, suppression=0.05)  # doctest: +SKIP
     >>> release.metadata["levels"]  # doctest: +SKIP
     """
-    suppression = check_suppression(suppression)
-    metric = check_metric(metric)
-    if suppressed_rows not in SUPPRESSED_ROWS:
-        raise InputError(
-            f"suppressed_rows must be one of {', '.join(SUPPRESSED_ROWS)}, got {suppressed_rows!r}"
-        )
     all_minimal = _flag("all_minimal", all_minimal)
     progress = _flag("progress", progress)
-    resolved = as_models(models)
-    table, resolved = prepare(data, schema, resolved, need_hierarchies=True, populations=True)
-    with_population = [m for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
-    if with_population and suppressed_rows == "star" and suppression > 0:
-        raise InputError(
-            f"suppressed_rows: star is not available with {with_population[0].name} against a "
-            "population (a '*' record matches every person); use suppressed_rows: remove"
-        )
+    table, resolved, suppression, metric = _prepare(
+        data, schema, models, suppression, metric, suppressed_rows
+    )
     result = search(table, resolved, suppression, metric, all_minimal, progress, suppressed_rows)
-    published = publish_levels(table, result.levels, result.suppressed_mask, suppressed_rows)
-    if suppressed_rows == "star" and result.suppressed:
-        _check_star_class(published, result.suppressed, table, resolved)
     extra: dict[str, Any] = {}
     if all_minimal:
         extra["minimal_nodes"] = result.minimal_nodes
-    if with_population:
-        extra["populations"] = population_records(table, result.levels, published, resolved)
-    return generalized_release(
-        "full_domain",
-        published,
+    return _release(
         table,
+        resolved,
+        result,
         {
             "suppression": suppression,
             "metric": metric,
             "suppressed_rows": suppressed_rows,
             "all_minimal": all_minimal,
         },
-        resolved,
-        public=("levels", "heights"),
-        levels=result.levels,
-        heights={q: table.schema.hierarchy(q).height for q in result.levels},
-        suppressed=result.suppressed,
-        metric={"name": metric, "value": result.metric_value},
         nodes_checked=result.nodes_checked,
         lattice_size=result.lattice_size,
         search_seconds=result.search_seconds,
         **extra,
+    )
+
+
+def apply_levels(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    *,
+    models: Any,
+    levels: Mapping[str, int],
+    suppression: float = 0.0,
+    metric: str = "lm",
+    suppressed_rows: str = "remove",
+) -> Release:
+    """Publish a table at given levels, with :func:`full_domain`'s suppression rule, no search.
+
+    The records of the classes that fail some model at ``levels`` are suppressed exactly as
+    :func:`full_domain` suppresses them at that node; on the table a search chose ``levels`` for,
+    the release is the search's own. This is how a recoding found on one table is applied to the
+    next (:class:`~microanon.methods.generalize.Anonymizer`).
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema or mapping
+        As for :func:`full_domain`; every value of a quasi-identifier must be a leaf of its
+        hierarchy.
+    models : model specification
+    levels : mapping of str to int
+        One level per quasi-identifier.
+    suppression : float, default 0
+        Largest share of the records that may be suppressed, in ``[0, 1)``.
+    metric : str, default "lm"
+        The metric whose value the release records.
+    suppressed_rows : {"remove", "star"}, default "remove"
+
+    Returns
+    -------
+    Release
+        Kind ``"generalized"``, as :func:`full_domain`'s, with ``levels`` among the
+        ``parameters`` and without the search's statistics (``nodes_checked``,
+        ``lattice_size``, ``search_seconds``).
+
+    Raises
+    ------
+    InputError
+        As :func:`full_domain`; a level missing, outside its hierarchy or for another column.
+    InfeasibleError
+        More records would have to be suppressed than ``suppression`` allows (the message gives
+        both shares), or in star mode the suppressed records fail a model as one class.
+    """
+    table, resolved, suppression, metric = _prepare(
+        data, schema, models, suppression, metric, suppressed_rows
+    )
+    result = evaluate_levels(table, resolved, levels, suppression, metric, suppressed_rows)
+    parameters = {
+        "suppression": suppression,
+        "metric": metric,
+        "suppressed_rows": suppressed_rows,
+        "levels": result.levels,
+    }
+    return _release(table, resolved, result, parameters)
+
+
+def _prepare(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    models: Any,
+    suppression: Any,
+    metric: Any,
+    suppressed_rows: Any,
+) -> tuple[Table, list[Any], float, str]:
+    """Check the parameters, encode the table and resolve the models."""
+    suppression = check_suppression(suppression)
+    metric = check_metric(metric)
+    if suppressed_rows not in SUPPRESSED_ROWS:
+        raise InputError(
+            f"suppressed_rows must be one of {', '.join(SUPPRESSED_ROWS)}, got {suppressed_rows!r}"
+        )
+    table, resolved = prepare(
+        data, schema, as_models(models), need_hierarchies=True, populations=True
+    )
+    with_population = [m for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
+    if with_population and suppressed_rows == "star" and suppression > 0:
+        raise InputError(
+            f"suppressed_rows: star is not available with {with_population[0].name} against a "
+            "population (a '*' record matches every person); use suppressed_rows: remove"
+        )
+    return table, resolved, suppression, metric
+
+
+def _release(
+    table: Table,
+    models: list[Any],
+    result: SearchResult,
+    parameters: Mapping[str, Any],
+    **metadata: Any,
+) -> Release:
+    """The release of a node: the published table, checked in star mode, and its metadata."""
+    mode = parameters["suppressed_rows"]
+    published = publish_levels(table, result.levels, result.suppressed_mask, mode)
+    if mode == "star" and result.suppressed:
+        _check_star_class(published, result.suppressed, table, models)
+    if any(isinstance(m, PopulationModel) and m.needs_population for m in models):
+        metadata["populations"] = population_records(table, result.levels, published, models)
+    return generalized_release(
+        "full_domain",
+        published,
+        table,
+        parameters,
+        models,
+        public=("levels", "heights"),
+        levels=result.levels,
+        heights={q: table.schema.hierarchy(q).height for q in result.levels},
+        suppressed=result.suppressed,
+        metric={"name": result.metric, "value": result.metric_value},
+        **metadata,
     )
