@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.microanon-installed
 PYCANON_VERSION := 1.3.6
 
-.PHONY: demo test lint docs install clean
+.PHONY: demo test lint docs install clean wheel-check
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,5 +35,20 @@ docs: $(STAMP)
 test: lint docs
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
+# The wheel on its own, as a user gets it (not part of `make test`: it needs the package index and
+# a few minutes): build dist/microanon-*.whl from a clean build/, install it with its dependencies
+# into a new venv under build/, and run the demo, `microanon examples` and an example pipeline
+# there, outside the repository.
+WHEEL_CHECK := build/wheel-check
+
+wheel-check:
+	rm -rf build dist/microanon-*.whl
+	$(PYTHON) -m pip wheel --no-deps --quiet -w dist .
+	$(PYTHON) -m venv $(WHEEL_CHECK)/venv
+	$(WHEEL_CHECK)/venv/bin/python -m pip install --quiet dist/microanon-*.whl
+	cd $(WHEEL_CHECK) && venv/bin/microanon demo --out demo
+	cd $(WHEEL_CHECK) && venv/bin/microanon examples --out examples
+	cd $(WHEEL_CHECK) && venv/bin/microanon anonymize --config examples/adult/full_domain.yaml --out fd
+
 clean:
-	rm -rf $(VENV) demo-output site .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) demo-output site .pytest_cache .ruff_cache .hypothesis build

@@ -22,6 +22,8 @@ ALLOWED = {
     "query": {"core", "models", "measures", "methods"},
     "scale": {"core", "models", "measures", "methods"},
     "apps": {"core", "datasets", "models", "measures", "methods", "query", "scale"},
+    # scripts shipped for users to copy and run (`microanon examples`): they use the public API
+    "examples": {"core", "datasets", "models", "measures", "methods", "query", "scale", "apps"},
 }
 
 

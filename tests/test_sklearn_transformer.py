@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import microanon
 from microanon import InputError
 from microanon.datasets import adult_schema, load_adult
 from microanon.sklearn import AnonymizingTransformer
@@ -22,7 +23,7 @@ from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import OneHotEncoder  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sklearn_pipeline.py"
+EXAMPLE = Path(microanon.__file__).resolve().parent / "examples" / "sklearn_pipeline.py"
 MODELS = [{"k_anonymity": {"k": 5}}]
 
 

@@ -9,12 +9,14 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import microanon
 from microanon import InputError, Release, SchemaError
 from microanon.apps.cli import main
 from microanon.apps.config import load_config, parse_config
 from microanon.models import check_release
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+# The example pipelines that ship in the package (`microanon examples` writes them out).
+EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 CONFIGS = sorted(EXAMPLES.glob("*.yaml"))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import microanon
 from microanon import Release
 from microanon.apps.anonymize import run_anonymize
 from microanon.apps.config import load_config, parse_config
@@ -15,7 +16,8 @@ from microanon.datasets.adult import ADULT_COLUMNS
 from microanon.measures import risk_summary, utility_summary
 from microanon.models import check_release
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+# The example pipelines that ship in the package (`microanon examples` writes them out).
+EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 NUMERIC = ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"]
 
 

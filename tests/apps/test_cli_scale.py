@@ -15,6 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import microanon
 from microanon.apps.cli import main
 from microanon.apps.config import load_config
 from microanon.datasets import load_arx_adult
@@ -22,7 +23,8 @@ from microanon.scale.client import SCHEDULER_ENV
 
 distributed = pytest.importorskip("distributed")
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+# The example pipelines that ship in the package (`microanon examples` writes them out).
+EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 QUASI = "sex,age,race,marital_status,education,native_country,workclass"
 ARX_QUASI = QUASI + ",occupation"
 

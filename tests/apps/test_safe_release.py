@@ -11,13 +11,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import microanon
 from microanon import InfeasibleError, Release
 from microanon.apps.cli import main
 from microanon.core.hierarchy import Hierarchy
 from microanon.methods.generalize import full_domain
 from microanon.models import check_release, public_leaks
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+# The example pipelines that ship in the package (`microanon examples` writes them out).
+EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 
 
 def run(*args: str):

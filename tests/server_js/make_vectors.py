@@ -26,6 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import microanon
 from microanon.apps.families.collect.reproduce.setup import NURSERY_TREES, _tree
 from microanon.apps.server.config import load_service_config
 from microanon.core.hierarchy import Hierarchy
@@ -33,7 +34,7 @@ from microanon.datasets.hierarchies import adult_hierarchies
 from microanon.methods.collect import CollectedSet, Survey, gtr
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+EXAMPLES = Path(microanon.__file__).resolve().parent / "examples"
 OUT = HERE / "gtr_vectors.json"
 #: The module (the package re-exports the function under the same name).
 gtr_module = importlib.import_module("microanon.methods.collect.gtr")
@@ -44,9 +45,9 @@ def _plain(x: Any) -> Any:
 
 
 def adult_example() -> Survey:
-    """The survey of ``examples/collect/survey.yaml`` (4 quasi-identifiers, weighted SA)."""
+    """The survey of the package's ``examples/collect/survey.yaml`` (4 QIs, weighted SA)."""
     os.environ.setdefault("MICROANON_EXPORT_TOKEN", "vectors-only-0123456789")
-    return load_service_config(ROOT / "examples" / "collect" / "survey.yaml").survey
+    return load_service_config(EXAMPLES / "collect" / "survey.yaml").survey
 
 
 def adult_reproduce() -> Survey:

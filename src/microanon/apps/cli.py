@@ -881,6 +881,25 @@ def demo(out: Path) -> None:
     click.echo(f"wrote {path}")
 
 
+# ---------------------------------------------------------------------------- examples
+@main.command("examples")
+@click.option(
+    "--out",
+    default="examples",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="New directory for the example configurations (it must not exist, or be empty).",
+)
+@_friendly_errors
+def examples_command(out: Path) -> None:
+    """Write the example pipelines (adult/) and survey (collect/) of the docs into OUT."""
+    from .examples import export_examples
+
+    written = export_examples(out)
+    click.echo(f"wrote {len(written)} files to {out}; try:")
+    click.echo(f"  microanon anonymize --config {out / 'adult' / 'full_domain.yaml'} --out out/fd")
+
+
 # ---------------------------------------------------------------------------- collection
 @main.command()
 @click.option(

@@ -6,7 +6,8 @@ the generalized columns and trains a logistic regression to predict ``income``. 
 published with the same recoding — the same levels, the models enforced on it too — before the
 classifier sees it. The same classifier trained on the original training half is the baseline.
 
-Run it with ``python examples/sklearn_pipeline.py`` (scikit-learn must be installed).
+Run it with ``python examples/sklearn_pipeline.py`` after ``microanon examples`` has copied the
+examples (scikit-learn must be installed).
 """
 
 from __future__ import annotations
