@@ -119,14 +119,14 @@ def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
         given["na_values"] = None if na_values is None else _split(na_values)
         return func(*args, read={k: v for k, v in given.items() if v is not None}, **kwargs)
 
-    for flag, help_text in (
-        ("--na-values", "Comma-separated extra missing-value markers, e.g. '?'."),
-        ("--quotechar", 'CSV quote character (default ").'),
-        ("--decimal", "CSV decimal mark, e.g. ',' (default .)."),
-        ("--encoding", "CSV text encoding, e.g. latin-1 or cp1252 (default utf-8)."),
-        ("--sep", "CSV delimiter, one character or 'tab' (default: detected among , ; tab |)."),
+    for flag, metavar, help_text in (
+        ("--na-values", "LIST", "Comma-separated extra missing-value markers, e.g. '?'."),
+        ("--quotechar", "CHAR", 'CSV quote character (default ").'),
+        ("--decimal", "CHAR", "CSV decimal mark, e.g. ',' (default .)."),
+        ("--encoding", "NAME", "CSV text encoding, e.g. latin-1 or cp1252 (default utf-8)."),
+        ("--sep", "CHAR", "CSV delimiter, one character or 'tab' (default: detected)."),
     ):
-        wrapper = click.option(flag, default=None, help=help_text)(wrapper)
+        wrapper = click.option(flag, default=None, metavar=metavar, help=help_text)(wrapper)
     return wrapper
 
 
