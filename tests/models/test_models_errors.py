@@ -118,8 +118,8 @@ def test_hierarchy_errors() -> None:
          "quasi-identifier"),
         (lambda: t_closeness(DF.iloc[:0], "q", "s"), "the table is empty"),
         (lambda: l_diversity(DF, "q", ["s"]), r"sensitive must be one column name, got \['s'\]"),
-        (lambda: k_anonymity(DF.to_dict(), "q"), "data must be a pandas DataFrame or a Groups "
-         "object, not dict"),
+        (lambda: k_anonymity(DF.to_dict(), "q"), "data must be a pandas DataFrame, an "
+         "Arrow-compatible table or a Groups object, not dict"),
         (lambda: k_anonymity(DF.set_axis(["q", "q", "s", "n"], axis=1), "q"),
          "the table has several columns named 'q'"),
     ],

@@ -107,6 +107,37 @@ def _engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
+def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--sep``, ``--encoding``, ``--decimal``, ``--quotechar`` and ``--na-values``: how the
+    command reads CSV files, passed to it as one mapping ``read`` of the flags given (field of
+    :class:`~microanon.core.reading.ReadOptions` -> value; validated by the command)."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name) for name in ("sep", "encoding", "decimal", "quotechar")}
+        na_values = kwargs.pop("na_values")
+        given["na_values"] = None if na_values is None else _split(na_values)
+        return func(*args, read={k: v for k, v in given.items() if v is not None}, **kwargs)
+
+    for flag, metavar, help_text in (
+        ("--na-values", "LIST", "Comma-separated extra missing-value markers, e.g. '?'."),
+        ("--quotechar", "CHAR", 'CSV quote character (default ").'),
+        ("--decimal", "CHAR", "CSV decimal mark, e.g. ',' (default .)."),
+        ("--encoding", "NAME", "CSV text encoding, e.g. latin-1 or cp1252 (default utf-8)."),
+        ("--sep", "CHAR", "CSV delimiter, one character or 'tab' (default: detected)."),
+    ):
+        wrapper = click.option(flag, default=None, metavar=metavar, help=help_text)(wrapper)
+    return wrapper
+
+
+def _csv(read: dict[str, Any]) -> Any:
+    """The :class:`~microanon.core.reading.ReadOptions` of the flags given (see
+    :func:`_read_options`)."""
+    from ..core.reading import ReadOptions
+
+    return ReadOptions.from_mapping(read, "--")
+
+
 def _engine(engine: str, scheduler: str | None, source: Any) -> str:
     """The engine a command runs on (see :func:`microanon.apps.engine.choose_engine`)."""
     from ..core.errors import InputError
@@ -211,9 +242,6 @@ def datasets_export(name: str, out: Path) -> None:
     help="Risk threshold for 'records at risk'.",
 )
 @click.option(
-    "--na-values", default="", help="Comma-separated extra missing-value markers, e.g. '?'."
-)
-@click.option(
     "--no-header", is_flag=True, help="The CSV has no header line: columns are named 0, 1, 2, ..."
 )
 @click.option(
@@ -282,6 +310,7 @@ def datasets_export(name: str, out: Path) -> None:
     show_default=True,
     help="Significance level of --k-map-estimator.",
 )
+@_read_options
 @_engine_options
 @_friendly_errors
 def check(
@@ -292,7 +321,7 @@ def check(
     c: float,
     distance: str | None,
     threshold: float,
-    na_values: str,
+    read: dict[str, Any],
     no_header: bool,
     missing: str,
     req_k: int | None,
@@ -334,12 +363,13 @@ def check(
     sens = _split(sensitive)
     if len(sens) != 1:
         raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
+    csv = _csv(read)
     on_dask = _engine(engine, scheduler, file) == "dask"
     if on_dask:
         _not_with_dask(no_header=no_header)
     population = None
     if population_file is not None:
-        population = read_table(population_file, na_values=_split(na_values))
+        population = read_table(population_file, options=csv)
         population.columns = [str(c) for c in population.columns]
     options = {
         "c": c,
@@ -359,14 +389,14 @@ def check(
             file,
             _split(quasi),
             sens[0],
-            na_values=_split(na_values),
+            read=csv,
             distance=distance,
             scheduler=scheduler,
             progress=sys.stderr.isatty(),
             **options,
         )
     else:
-        data = read_table(file, na_values=_split(na_values), header=not no_header)
+        data = read_table(file, header=not no_header, options=csv)
         data.columns = [str(c) for c in data.columns]
         check_frame(data, [*_split(quasi), sens[0]])
         # A numeric column with a stray string would silently become categorical; an explicit
@@ -427,7 +457,6 @@ def check(
     show_default=True,
     help="Missing key values: refuse, or count them as sdcMicro does.",
 )
-@click.option("--na-values", default="", help="Comma-separated extra missing-value markers.")
 @click.option(
     "--report",
     "report_path",
@@ -436,6 +465,7 @@ def check(
     help="Also write the profile as an HTML report to this file.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_read_options
 @_engine_options
 @_friendly_errors
 def risk(
@@ -452,7 +482,7 @@ def risk(
     no_suda: bool,
     suda_max_size: int | None,
     missing: str,
-    na_values: str,
+    read: dict[str, Any],
     report_path: Path | None,
     as_json: bool,
     engine: str,
@@ -472,9 +502,10 @@ def risk(
     from .report import Report
     from .risk import RiskOptions, add_risk_section, assess_risk, format_risk
 
+    csv = _csv(read)
     population_table = None
     if population_file is not None:
-        population_table = read_table(population_file, na_values=_split(na_values))
+        population_table = read_table(population_file, options=csv)
         population_table.columns = [str(c) for c in population_table.columns]
     options = RiskOptions(
         quasi=_split(quasi),
@@ -497,7 +528,7 @@ def risk(
         assessment = risk_dask(
             file,
             options,
-            na_values=_split(na_values),
+            read=csv,
             scheduler=scheduler,
             progress=sys.stderr.isatty(),
         )
@@ -508,7 +539,7 @@ def risk(
                 err=True,
             )
     else:
-        data = read_table(file, na_values=_split(na_values))
+        data = read_table(file, options=csv)
         data.columns = [str(c) for c in data.columns]
         assessment = assess_risk(data, options)
     if report_path is not None:
@@ -567,8 +598,8 @@ def init_command(data: Path, out: Path, yes: bool, overwrite: bool) -> None:
 @click.option("--sensitive", default=None, help="Comma-separated sensitive columns.")
 @click.option("--identifiers", default=None, help="Comma-separated columns never published.")
 @click.option("--insensitive", default=None, help="Comma-separated columns published unchanged.")
-@click.option("--na-values", default="", help="Comma-separated extra missing-value markers.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_read_options
 @_friendly_errors
 def lint_command(
     data: Path | None,
@@ -577,7 +608,7 @@ def lint_command(
     sensitive: str | None,
     identifiers: str | None,
     insensitive: str | None,
-    na_values: str,
+    read: dict[str, Any],
     as_json: bool,
 ) -> None:
     """Find columns whose role lets a release re-identify (exit 1 if any is not accepted)."""
@@ -589,13 +620,13 @@ def lint_command(
     if config is not None:
         if quasi or sensitive or identifiers or insensitive:
             raise click.UsageError("give either --config or the roles, not both")
-        cfg = load_config(config)
+        cfg = load_config(config, read=read)
         frame = cfg.read_data(data)
         schema, accept = cfg.schema, cfg.lint_accept
     else:
         if data is None or not quasi:
             raise click.UsageError("give DATA and --quasi (or --config)")
-        frame = read_table(data, na_values=_split(na_values))
+        frame = read_table(data, options=_csv(read))
         roles = {c: "quasi" for c in _split(quasi)}
         for group, role in (
             (sensitive, "sensitive"),
@@ -639,6 +670,7 @@ def lint_command(
     help="Replace --out if it holds a previous microanon output and nothing else.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_read_options
 @_engine_options
 @_friendly_errors
 def anonymize(
@@ -648,6 +680,7 @@ def anonymize(
     seed: int | None,
     overwrite: bool,
     as_json: bool,
+    read: dict[str, Any],
     engine: str,
     scheduler: str | None,
 ) -> None:
@@ -657,12 +690,12 @@ def anonymize(
     cannot be met or the verification fails (nothing is written), 2 on bad input. With
     --engine dask (methods full_domain, randomized_response, pram, add_noise, and
     microaggregation with params: by), DATA may be a Parquet or CSV file, directory or glob of
-    any size; the release is written as Parquet.
+    any size; the release is written as Parquet. The read flags override the config's.
     """
     from .anonymize import run_anonymize
     from .config import load_config
 
-    cfg = load_config(config)
+    cfg = load_config(config, read=read)
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
@@ -826,6 +859,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     help="Threads DuckDB may use. Default: the cores available to this process.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@_read_options
 @_friendly_errors
 def query_command(
     release_dir: Path,
@@ -834,6 +868,7 @@ def query_command(
     memory_limit: str | None,
     threads: int | None,
     as_json: bool,
+    read: dict[str, Any],
 ) -> None:
     """Bounds of an aggregate SQL query over the distribution release in RELEASE_DIR.
 
@@ -844,10 +879,11 @@ def query_command(
     from ..query.sql import format_result, query
     from .io import read_table
 
+    csv = _csv(read)
     release = Release.load(release_dir)
     data = None
     if original is not None:
-        data = read_table(original)
+        data = read_table(original, options=csv)
         data.columns = [str(c) for c in data.columns]
     result = query(release, sql, original=data, memory_limit=memory_limit, threads=threads)
     outside = None if data is None else int((~result["within"].astype(bool)).sum())
@@ -948,6 +984,7 @@ def _respondent(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--mode", type=click.Choice(["exact", "greedy"]), default=None, help="GTR mode.")
 @click.option("--id", "submission_id", default=None, help="Submission id (default: a new UUID).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per respondent.")
+@_read_options
 @_friendly_errors
 def collect_submit(
     values: tuple[str, ...],
@@ -956,6 +993,7 @@ def collect_submit(
     mode: str | None,
     submission_id: str | None,
     as_json: bool,
+    read: dict[str, Any],
 ) -> None:
     """Generalize your tuple locally (GTR) and submit it; VALUES are ATTRIBUTE=VALUE pairs.
 
@@ -969,7 +1007,7 @@ def collect_submit(
     if csv_file is not None:
         if submission_id:
             raise click.UsageError("--id applies to one respondent, not to --csv")
-        respondents = read_table(csv_file).to_dict("records")
+        respondents = read_table(csv_file, options=_csv(read)).to_dict("records")
     else:
         respondents = [_respondent(values)]
     with CollectionClient(server) as client:

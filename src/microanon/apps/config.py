@@ -5,6 +5,7 @@ config file::
 
     data: adult.csv                 # CSV (delimiter detected) or Parquet; or dataset:arx_adult
     na_values: ["?"]                # optional extra missing-value markers
+    read: {sep: ";", encoding: latin-1, decimal: ",", quotechar: "'"}   # optional, CSV only
     schema:
       age:          {role: quasi, kind: numeric, hierarchy: hierarchies/age.csv}
       sex:          {role: quasi, hierarchy: hierarchies/sex.csv}
@@ -21,6 +22,12 @@ config file::
     output: {format: csv}           # optional: csv | parquet
     lint:                           # optional: schema-lint findings you accept, by column
       accept: {hours_per_week: [near_unique]}
+
+``read:`` says how CSV files are read, the data and the models' population files alike (every
+key optional: ``sep`` one character or ``tab``, default detected among ``, ; tab |``;
+``encoding`` default ``utf-8``; ``decimal`` default ``.``; ``quotechar`` default ``"``); Parquet
+files ignore it. The command line's ``--sep``, ``--encoding``, ``--decimal``, ``--quotechar`` and
+``--na-values`` override it.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import pandas as pd
 import yaml
 
 from ..core.errors import InputError
+from ..core.reading import CSV_KEYS, ReadOptions
 from ..core.schema import Schema
 from ..models import PrivacyModel, as_models
 from .io import read_table
@@ -71,7 +79,7 @@ DASK_PARAMS: dict[str, tuple[str, ...]] = {"microaggregation": ("by",)}
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
 DATASET_PREFIX = "dataset:"
 
-_KEYS = {"data", "na_values", "schema", "method", "params", "models", "output", "lint"}
+_KEYS = {"data", "na_values", "read", "schema", "method", "params", "models", "output", "lint"}
 
 
 def method_function(name: str) -> Callable[..., Any]:
@@ -98,7 +106,7 @@ class PipelineConfig:
     params: dict[str, Any] = field(default_factory=dict)
     models: list[PrivacyModel] = field(default_factory=list)
     data: Path | str | None = None
-    na_values: list[str] = field(default_factory=list)
+    read: ReadOptions = field(default_factory=ReadOptions)
     output_format: str = "csv"
     lint_accept: dict[str, list[str]] = field(default_factory=dict)
 
@@ -114,7 +122,7 @@ class PipelineConfig:
             from ..datasets import load_dataset
 
             return load_dataset(str(source)[len(DATASET_PREFIX) :])
-        return read_table(source, na_values=self.na_values)
+        return read_table(source, options=self.read)
 
     def call_arguments(self) -> dict[str, Any]:
         """Keyword arguments of the method: its parameters, plus ``models`` when it takes them.
@@ -167,8 +175,13 @@ def _check_parameters(method: str, params: Mapping[str, Any], has_models: bool) 
             raise InputError(f"models: {method} needs at least one privacy model")
 
 
-def load_config(path: str | os.PathLike[str]) -> PipelineConfig:
+def load_config(
+    path: str | os.PathLike[str], read: Mapping[str, Any] | None = None
+) -> PipelineConfig:
     """Read and validate a pipeline configuration file.
+
+    ``read``: read options given on the command line (``ReadOptions`` fields), overriding the
+    config's ``read:`` block and ``na_values``.
 
     Raises
     ------
@@ -183,11 +196,14 @@ def load_config(path: str | os.PathLike[str]) -> PipelineConfig:
         raise InputError(f"cannot read config {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
         raise InputError(f"config {path} is not valid YAML: {exc}") from None
-    return parse_config(doc, base_dir=path.parent, path=path)
+    return parse_config(doc, base_dir=path.parent, path=path, read=read)
 
 
 def parse_config(
-    doc: Any, base_dir: str | os.PathLike[str] | None = None, path: Path | None = None
+    doc: Any,
+    base_dir: str | os.PathLike[str] | None = None,
+    path: Path | None = None,
+    read: Mapping[str, Any] | None = None,
 ) -> PipelineConfig:
     """Validate a configuration already loaded as Python data (see :func:`load_config`)."""
     if not isinstance(doc, Mapping):
@@ -206,13 +222,9 @@ def parse_config(
     params = doc.get("params") or {}
     if not isinstance(params, Mapping):
         raise InputError("params: must be a mapping of parameter name to value")
-    na_values = doc.get("na_values") or []
-    if isinstance(na_values, str):
-        na_values = [na_values]
-    na_values = [str(v) for v in na_values]
-    models = (
-        as_models(_read_populations(doc["models"], base, na_values)) if doc.get("models") else []
-    )
+    options = _read_options(doc.get("read"), doc.get("na_values"))
+    options = ReadOptions.from_mapping(read or {}, "--", base=options)
+    models = as_models(_read_populations(doc["models"], base, options)) if doc.get("models") else []
     _check_parameters(method, params, bool(models))
     output = doc.get("output") or {}
     fmt = output.get("format", "csv") if isinstance(output, Mapping) else None
@@ -229,13 +241,39 @@ def parse_config(
         params=dict(params),
         models=models,
         data=data,
-        na_values=na_values,
+        read=options,
         output_format=fmt,
         lint_accept=lint_accept,
     )
 
 
-def _read_populations(models: Any, base: Path, na_values: list[str]) -> Any:
+def _read_options(block: Any, na_values: Any) -> ReadOptions:
+    """The ``read:`` block and the top-level ``na_values`` as one :class:`ReadOptions`.
+
+    Raises
+    ------
+    InputError
+        ``read`` not a mapping, or a key other than :data:`~microanon.core.reading.CSV_KEYS`
+        (naming it), or a bad value (naming its key).
+    """
+    block = {} if block is None else block
+    if not isinstance(block, Mapping):
+        raise InputError(f"read: must be a mapping with the keys {', '.join(CSV_KEYS)}")
+    unknown = [str(k) for k in block if k not in CSV_KEYS]
+    if unknown:
+        hint = "; na_values is a top-level key" if "na_values" in unknown else ""
+        raise InputError(
+            f"read: unknown key(s) {', '.join(unknown)}; known: {', '.join(CSV_KEYS)}{hint}"
+        )
+    na_values = [] if na_values is None else na_values
+    if isinstance(na_values, str):
+        na_values = [na_values]
+    if not isinstance(na_values, list):
+        raise InputError("na_values: give a list of missing-value markers")
+    return ReadOptions.from_mapping({**block, "na_values": [str(v) for v in na_values]})
+
+
+def _read_populations(models: Any, base: Path, read: ReadOptions) -> Any:
     """The ``models:`` entries, a ``population:`` given as a file path read into a DataFrame.
 
     δ-presence and k-map take the population table as a path relative to the config file (CSV
@@ -249,7 +287,10 @@ def _read_populations(models: Any, base: Path, na_values: list[str]) -> Any:
         if isinstance(entry, Mapping):
             entry = {
                 name: (
-                    {**params, "population": read_table(base / params["population"], na_values)}
+                    {
+                        **params,
+                        "population": read_table(base / params["population"], options=read),
+                    }
                     if isinstance(params, Mapping) and isinstance(params.get("population"), str)
                     else params
                 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.reading import ReadOptions
 from .config import DATASET_PREFIX, PipelineConfig
 
 __all__ = [
@@ -98,28 +99,43 @@ def choose_engine(engine: str, source: Any) -> str:
     return "dask" if total > AUTO_BYTES else "memory"
 
 
-def read_options(source: Any, na_values: Sequence[str] = ()) -> dict[str, Any]:
+def read_options(source: Any, read: ReadOptions | None = None) -> dict[str, Any]:
     """Options of :func:`microanon.scale.read_dataset` that read CSV as the in-memory path does.
 
-    The delimiter is detected from the first CSV file (as :func:`microanon.apps.io.read_table`
-    detects it); empty fields and ``na_values`` are missing values.
-    """
-    from .io import detect_delimiter
+    ``read``'s encoding, decimal mark and quote character; its delimiter, or else the one
+    detected from the first CSV file (as :func:`microanon.apps.io.read_table` detects it);
+    empty fields and ``read.na_values`` are missing values.
 
-    options: dict[str, Any] = {"na_values": ["", *na_values]}
+    Raises
+    ------
+    InputError
+        The first CSV file is not text in the encoding (naming the byte and line).
+    """
+    from .io import decode_failure, detect_delimiter
+
+    read = read or ReadOptions()
+    options: dict[str, Any] = {
+        "na_values": ["", *read.na_values],
+        "sep": read.sep,
+        "encoding": read.encoding,
+        "decimal": read.decimal,
+        "quotechar": read.quotechar,
+    }
     for f in _files(os.fspath(source)):
-        if f.name.lower().endswith(_CSV):
+        if f.name.lower().endswith(_CSV) and read.sep is None:
             try:
-                with open(f, encoding="utf-8", errors="strict", newline="") as fh:
+                with open(f, encoding=read.encoding, errors="strict", newline="") as fh:
                     sample = fh.read(65536)
             except UnicodeDecodeError:
-                raise InputError(f"cannot read {f}: it is not UTF-8 text") from None
-            options["sep"] = detect_delimiter(sample)
+                raise InputError(decode_failure(f, read.encoding)) from None
+            options["sep"] = detect_delimiter(sample, exclude=read.decimal + read.quotechar)
         break
+    if options["sep"] is None:
+        del options["sep"]
     return options
 
 
-def _source(source: Any, na_values: Sequence[str]) -> tuple[Any, dict[str, Any]]:
+def _source(source: Any, read: ReadOptions) -> tuple[Any, dict[str, Any]]:
     """A path for :func:`read_dataset` (or a dask DataFrame of a bundled data set), and options."""
     if source is None:
         raise InputError("no data: give the data file on the command line or as 'data:'")
@@ -131,7 +147,7 @@ def _source(source: Any, na_values: Sequence[str]) -> tuple[Any, dict[str, Any]]
 
         frame = load_dataset(text[len(DATASET_PREFIX) :])
         return dd.from_pandas(frame, npartitions=max(1, min(8, len(frame) // 5000))), {}
-    return text, read_options(text, na_values)
+    return text, read_options(text, read)
 
 
 def _sample_rows(part: Any, rows: int, seed: int) -> Any:
@@ -232,8 +248,8 @@ def anonymize_dask(
         ``pram`` and ``add_noise`` with their row-wise functions and the in-memory method's
         parameters; ``microaggregation`` with ``params: by`` with
         :func:`microanon.scale.microaggregate_blocks` (``method`` ``mdav``; ``columns``
-        default: the numeric quasi-identifiers). ``na_values`` with the delimiter detected from
-        the data read the CSV files.
+        default: the numeric quasi-identifiers). ``cfg.read`` (the delimiter detected from the
+        data unless given) reads the CSV files.
     out : path
         The output directory (it must not exist or be empty).
     data : path, optional
@@ -276,7 +292,7 @@ def anonymize_dask(
             [Path(source)] if Path(source).is_dir() else []
         )
     check_output_target(Path(out), overwrite, protect)
-    frame, options = _source(source, cfg.na_values)
+    frame, options = _source(source, cfg.read)
     lint_dask(frame, options, cfg)
     if cfg.method == "full_domain":
         from ..scale import full_domain_dask
@@ -344,7 +360,7 @@ def check_dask(
     quasi: Sequence[str],
     sensitive: str,
     *,
-    na_values: Sequence[str] = (),
+    read: ReadOptions | None = None,
     distance: str | None = None,
     scheduler: str | None = None,
     progress: bool | None = None,
@@ -358,8 +374,9 @@ def check_dask(
         A Parquet or CSV file, directory or glob.
     quasi, sensitive, distance
         As for :func:`microanon.apps.check.privacy_profile`.
-    na_values : sequence of str
-        Extra missing-value markers of CSV files.
+    read : ReadOptions, optional
+        How CSV files are read (delimiter, encoding, decimal mark, quote character,
+        missing-value markers).
     scheduler : str, optional
         Address of a running Dask scheduler.
     progress : bool or None
@@ -378,10 +395,10 @@ def check_dask(
     quasi = list(quasi)
     if not quasi:
         raise InputError("--quasi: name at least one quasi-identifier column")
-    source, read = _source(file, na_values)
+    source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
         table, numeric = dataset_frequencies(
-            source, [*quasi, sensitive], client, read_options=read, progress=progress
+            source, [*quasi, sensitive], client, read_options=csv, progress=progress
         )
     refuse_stray_text_of(table, quasi + ([sensitive] if distance is None else []), sensitive)
     return privacy_profile_of(
@@ -393,7 +410,7 @@ def risk_dask(
     file: Any,
     options: Any,
     *,
-    na_values: Sequence[str] = (),
+    read: ReadOptions | None = None,
     scheduler: str | None = None,
     progress: bool | None = None,
 ) -> Any:
@@ -405,7 +422,8 @@ def risk_dask(
         A Parquet or CSV file, directory or glob.
     options : RiskOptions
         Without weights or a household column (they need the records).
-    na_values : sequence of str
+    read : ReadOptions, optional
+        How CSV files are read.
     scheduler : str, optional
     progress : bool or None
 
@@ -430,10 +448,10 @@ def risk_dask(
                 f"{flag} is not available with --engine dask yet (the individual, household and "
                 "log-linear risks need the records)"
             )
-    source, read = _source(file, na_values)
+    source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
         table, _ = dataset_frequencies(
-            source, options.quasi, client, read_options=read, progress=progress
+            source, options.quasi, client, read_options=csv, progress=progress
         )
     result = risk_profile_of(
         table,

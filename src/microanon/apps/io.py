@@ -1,8 +1,9 @@
-"""Files of the command line: reading user data (CSV with its delimiter detected, or Parquet),
-writing a result file atomically, and printing plain JSON."""
+"""Files of the command line: reading user data (CSV with its delimiter detected or given, its
+encoding, decimal mark and quote character, or Parquet) and printing plain JSON."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import math
@@ -15,82 +16,145 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.reading import ReadOptions
 
-__all__ = ["detect_delimiter", "json_plain", "json_text", "read_table"]
+__all__ = ["decode_failure", "detect_delimiter", "json_plain", "json_text", "read_table"]
 
 _DELIMITERS = ",;\t|"
 
 
-def detect_delimiter(sample: str) -> str:
-    """Guess a CSV delimiter among ``, ; tab |`` from a text sample (``,`` when unsure)."""
+def detect_delimiter(sample: str, exclude: str = "") -> str:
+    """Guess a CSV delimiter among ``, ; tab |`` from a text sample (``,`` when unsure).
+
+    ``exclude``: characters that cannot be the delimiter (the decimal mark, the quote character).
+    """
+    candidates = "".join(d for d in _DELIMITERS if d not in exclude)
     try:
-        return csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
+        return csv.Sniffer().sniff(sample, delimiters=candidates).delimiter
     except csv.Error:
         first = sample.splitlines()[0] if sample else ""
-        counts = {d: first.count(d) for d in _DELIMITERS}
+        counts = {d: first.count(d) for d in candidates}
         best = max(counts, key=counts.__getitem__)
-        return best if counts[best] > 0 else ","
+        return best if counts[best] > 0 else candidates[0]
 
 
 def read_table(
-    path: str | os.PathLike[str], na_values: Sequence[str] = (), header: bool = True
+    path: str | os.PathLike[str],
+    na_values: Sequence[str] = (),
+    header: bool = True,
+    *,
+    options: ReadOptions | None = None,
 ) -> pd.DataFrame:
-    """Read a CSV (delimiter detected, spaces after delimiters skipped) or a Parquet file.
+    """Read a CSV (delimiter detected unless given, spaces after delimiters skipped) or a Parquet
+    file.
 
     Parameters
     ----------
     path : path
     na_values : sequence of str
-        Extra markers of missing values (for example ``?`` in UCI files), on top of empty fields.
+        Extra markers of missing values (for example ``?`` in UCI files), on top of empty fields
+        and of those of ``options``.
     header : bool
         Whether the first CSV line holds the column names.
+    options : ReadOptions, optional
+        Delimiter, encoding, decimal mark, quote character and missing-value markers of a CSV
+        file (default: detected delimiter, UTF-8, ``.``, ``"``); a Parquet file ignores them.
 
     Raises
     ------
     InputError
-        If the file is missing, unreadable, empty, or not a table, or if its header (CSV) or
-        schema (Parquet) repeats a column name.
+        If the file is missing, unreadable, empty, not a table, or not text in the encoding
+        (naming the byte offset and line of the first undecodable byte), or if its header (CSV)
+        or schema (Parquet) repeats a column name.
     """
     path = Path(path)
+    options = options or ReadOptions()
     if not path.is_file():
         raise InputError(f"cannot read {path}: no such file")
+    if path.suffix.lower() in {".parquet", ".pq"}:
+        return _read_parquet(path)
     try:
-        if path.suffix.lower() in {".parquet", ".pq"}:
-            _refuse_repeated(path, _parquet_names(path))
-            return pd.read_parquet(path)
-        with open(path, encoding="utf-8", errors="strict", newline="") as fh:
+        with open(path, encoding=options.encoding, errors="strict", newline="") as fh:
             sample = fh.read(65536)
         if not sample.strip():
             raise InputError(f"{path} is empty")
-        sep = detect_delimiter(sample)
+        sep = options.sep or detect_delimiter(sample, exclude=options.decimal + options.quotechar)
+        csv_options: dict[str, Any] = {
+            "sep": sep,
+            "encoding": options.encoding,
+            "decimal": options.decimal,
+            "quotechar": options.quotechar,
+            "skipinitialspace": True,
+            "keep_default_na": False,
+        }
         if header:  # pandas would silently rename a repeated name: zip, zip.1, ...
-            first = pd.read_csv(
-                path,
-                sep=sep,
-                header=None,
-                nrows=1,
-                dtype=str,
-                skipinitialspace=True,
-                keep_default_na=False,
-            )
+            first = pd.read_csv(path, header=None, nrows=1, dtype=str, **csv_options)
             names = [str(v) for v in first.iloc[0]] if len(first) else []
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
         return pd.read_csv(
             path,
-            sep=sep,
             header=0 if header else None,
-            skipinitialspace=True,
-            na_values=["", *na_values],
-            keep_default_na=False,
+            na_values=["", *options.na_values, *na_values],
+            **csv_options,
         )
     except InputError:
         raise
     except UnicodeDecodeError:
-        raise InputError(
-            f"cannot read {path}: it is not UTF-8 text (nor a .parquet file)"
-        ) from None
-    except (OSError, ValueError, pd.errors.ParserError, ImportError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from None
+        raise InputError(decode_failure(path, options.encoding)) from None
+    except (OSError, ValueError, LookupError, pd.errors.ParserError) as exc:
+        raise InputError(f"cannot read {path}: {_one_line(exc)}") from None
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file; anything pyarrow cannot read is one :class:`InputError` line."""
+    import pyarrow as pa
+
+    try:
+        _refuse_repeated(path, _parquet_names(path))
+        return pd.read_parquet(path)
+    except InputError:
+        raise
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise InputError(f"cannot read {path}: {_one_line(exc)} (is it a Parquet file?)") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def decode_failure(path: Path, encoding: str) -> str:
+    """The message for a file that is not text in ``encoding``: where its first bad byte is.
+
+    The file is decoded again incrementally to find the byte's offset and line (pandas reports
+    an offset within one of its buffers).
+    """
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    offset = lines = 0
+    where = ""
+    with open(path, "rb") as fh:
+        if fh.read(4) == b"PAR1":
+            return f"cannot read {path}: it is a Parquet file; give it the suffix .parquet"
+        fh.seek(0)
+        while True:
+            chunk = fh.read(1 << 20)
+            pending = decoder.getstate()[0]
+            pending = pending if isinstance(pending, bytes) else b""
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                seen = pending + chunk
+                at = offset - len(pending) + exc.start
+                line = lines + seen[: exc.start].count(b"\n") + 1
+                where = f"byte 0x{seen[exc.start]:02x} at offset {at} (line {line}) "
+                break
+            if not chunk:
+                break
+            offset += len(chunk)
+            lines += chunk.count(b"\n")
+    return (
+        f"cannot read {path}: {where or 'it '}is not {encoding.upper()} text; give the file's "
+        "encoding, e.g. --encoding latin-1 (in a config: read: {encoding: latin-1})"
+    )
 
 
 def _parquet_names(path: Path) -> list[str]:

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import VerificationError
+from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
@@ -96,6 +97,7 @@ def publish(
     VerificationError
         The written release fails a claimed model or leaks; nothing is left in ``out``.
     """
+    original = pandas_if_arrow(original, "original")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
     if lint is None:

@@ -8,9 +8,11 @@ from .errors import (
     MicroanonError,
     SchemaError,
 )
+from .frames import as_pandas
 from .hierarchy import SUPPRESSED, Hierarchy, TreeArrays, value_key
 from .lint import Finding, LintReport, lint_schema
 from .random import RandomLike, make_rng
+from .reading import ReadOptions
 from .release import RELEASE_KINDS, Release
 from .schema import Attribute, Kind, Role, Schema, SchemaInferenceWarning, check_frame
 from .table import Frequencies, Table, combine_codes
@@ -30,6 +32,7 @@ __all__ = [
     "MicroanonError",
     "RELEASE_KINDS",
     "RandomLike",
+    "ReadOptions",
     "Release",
     "Role",
     "SUPPRESSED",
@@ -38,6 +41,7 @@ __all__ = [
     "SchemaInferenceWarning",
     "Table",
     "TreeArrays",
+    "as_pandas",
     "check_frame",
     "combine_codes",
     "make_rng",

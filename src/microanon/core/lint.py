@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .frames import as_pandas
 from .schema import Role, Schema
 
 __all__ = ["FINDING_KINDS", "Finding", "LintReport", "lint_schema", "dependency_accuracy"]
@@ -211,10 +212,9 @@ def lint_schema(
     InputError
         Unknown columns or finding kinds in ``accept``, thresholds outside ``(0, 1]``.
     """
+    data = as_pandas(data, "lint: data")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
-    if not isinstance(data, pd.DataFrame):
-        raise InputError("lint: data must be a DataFrame")
     for name, value in (("unique_share", unique_share), ("strength", strength)):
         if not 0 < float(value) <= 1:
             raise InputError(f"lint: {name} must be in (0, 1], got {value!r}")

@@ -28,6 +28,7 @@ import pandas as pd
 import yaml
 
 from .errors import HierarchyError, InputError, SchemaError
+from .frames import as_pandas
 from .hierarchy import Hierarchy, value_key
 
 __all__ = [
@@ -187,10 +188,11 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
     )
 
 
-def check_frame(df: Any, columns: Sequence[str] | None = None, what: str = "table") -> None:
-    """Raise :class:`InputError` for non-DataFrames, empty tables, duplicate or absent columns."""
-    if not isinstance(df, pd.DataFrame):
-        raise InputError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+def check_frame(df: Any, columns: Sequence[str] | None = None, what: str = "table") -> pd.DataFrame:
+    """``df`` as a pandas DataFrame, checked: raise :class:`InputError` for what is not a table
+    (a DataFrame or an Arrow-compatible table, see :func:`~microanon.core.frames.as_pandas`),
+    empty tables, duplicate or absent columns."""
+    df = as_pandas(df, what)
     if df.columns.duplicated().any():
         dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
         raise InputError(f"{what}: duplicate column names: {', '.join(dup)}")
@@ -203,6 +205,7 @@ def check_frame(df: Any, columns: Sequence[str] | None = None, what: str = "tabl
                 f"{what}: column(s) {', '.join(repr(c) for c in absent)} not found; available: "
                 + ", ".join(map(str, df.columns))
             )
+    return df
 
 
 class Schema:
@@ -307,7 +310,7 @@ class Schema:
         ``numeric`` for numeric dtypes and ``categorical`` otherwise. Each guess is reported with a
         :class:`SchemaInferenceWarning`; write the schema down to silence them.
         """
-        check_frame(df, [*quasi, *sensitive, *identifiers])
+        df = check_frame(df, [*quasi, *sensitive, *identifiers])
         roles: dict[str, Role] = {}
         for group, role in (
             (identifiers, Role.IDENTIFIER),
@@ -453,6 +456,7 @@ class Schema:
             ``balanced``, ``masking``) must cover as well, e.g. those of a population containing
             ``df``. ``quantiles`` are always cut on ``df``'s values alone.
         """
+        df = as_pandas(df, "table")
         attrs = []
         for a in self:
             h = a.hierarchy
@@ -481,7 +485,7 @@ class Schema:
         HierarchyError
             A value absent from its column's hierarchy (naming value and column).
         """
-        check_frame(df, self.columns)
+        df = check_frame(df, self.columns)
         out = df.loc[:, self.columns].copy()
         drop = np.zeros(len(out), dtype=bool)
         for a in self:

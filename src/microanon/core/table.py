@@ -202,7 +202,8 @@ class Table:
 
         Parameters
         ----------
-        df : pandas.DataFrame
+        df : pandas.DataFrame or Arrow-compatible table
+            A pyarrow Table, a polars DataFrame, ... (see :func:`microanon.core.frames.as_pandas`).
         schema : Schema or mapping accepted by :meth:`Schema.from_dict`
 
         Raises
@@ -212,7 +213,7 @@ class Table:
         """
         if not isinstance(schema, Schema):
             schema = Schema.from_dict(schema)
-        check_frame(df, schema.columns)
+        df = check_frame(df, schema.columns)
         schema = schema.resolve(df)
         clean = schema.validate(df)
         schema = schema.select(schema.published)

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ._common import check_quasi, check_share, group_rows
 
 __all__ = ["AttackerRisks", "ModelRisk", "attacker_risks"]
@@ -173,6 +174,8 @@ def attacker_risks(
     >>> r.prosecutor.record_risk.tolist(), r.journalist.record_risk.tolist(), r.marketer
     ([0.5, 0.5, 1.0], [0.25, 0.25, 1.0], 0.5)
     """
+    data = pandas_if_arrow(data, "data")
+    population = pandas_if_arrow(population, "population")
     t = check_share(threshold, "threshold")
     cols = check_quasi(data, quasi)
     if population is not None and fraction is not None:

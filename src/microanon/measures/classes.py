@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ._common import check_count, check_quasi, group_rows
 
 __all__ = ["ClassStats", "equivalence_classes", "discernibility", "aecs"]
@@ -72,6 +73,7 @@ class ClassStats:
 
 
 def _class_sizes(data: Any, quasi: Any) -> np.ndarray:
+    data = pandas_if_arrow(data, "data")
     cols = check_quasi(data, quasi)
     sizes, _ = group_rows(data, cols)
     return sizes

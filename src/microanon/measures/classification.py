@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
 from ..core.table import factorize_column
@@ -397,6 +398,7 @@ def classification_accuracy(
     InputError
         Bad table or columns, missing values, ``folds`` outside ``2 .. len(data)``.
     """
+    data = pandas_if_arrow(data, "data")
     cols = _check_table(data, features, target, "table")
     if target not in data.columns:
         raise InputError(f"the table has no target column {target!r}")
@@ -443,6 +445,8 @@ def relative_accuracy(
         Bad tables or columns, tables of different lengths, an anatomized release, a zero
         accuracy on the original, ``folds`` outside ``2 .. len(original)``.
     """
+    original = pandas_if_arrow(original, "original")
+    released = pandas_if_arrow(released, "released")
     if isinstance(released, Release):
         if "data" not in released.tables:
             raise InputError(

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import Hierarchy
 from ..core.table import combine_codes, factorize_column
 from ._common import check_quasi
@@ -185,9 +186,14 @@ def non_uniform_entropy(
     HierarchyError
         An original value that is not a leaf of its column's hierarchy.
     """
+    original = pandas_if_arrow(original, "original")
+    published = pandas_if_arrow(published, "published")
     cols = check_quasi(original, quasi, what="original table")
     if not isinstance(published, pd.DataFrame):
-        raise InputError(f"published: expected a pandas DataFrame, got {type(published).__name__}")
+        raise InputError(
+            "published: expected a pandas DataFrame or an Arrow-compatible table, got "
+            f"{type(published).__name__}"
+        )
     absent = [c for c in cols if c not in published.columns]
     if absent:  # published may be empty: every record removed
         raise InputError(f"published table has no column(s) {', '.join(map(repr, absent))}")

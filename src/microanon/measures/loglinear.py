@@ -19,6 +19,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ._keys import check_weights, key_codes, pack
 
 __all__ = ["LoglinearRisk", "loglinear_risk"]
@@ -179,6 +180,7 @@ def loglinear_risk(
     Skinner, C. J. & Holmes, D. J. (1998). Estimating the re-identification risk per record in
     microdata. *Journal of Official Statistics* 14(4), 361–372.
     """
+    data = pandas_if_arrow(data, "data")
     cols, codes, _ = key_codes(data, keys, missing, _MISSING_MODES)
     pairs = _check_interactions(interactions, cols)
     w = check_weights(data, weights)

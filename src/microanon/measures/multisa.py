@@ -45,6 +45,7 @@ from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ..core.release import Release
 
 __all__ = [
@@ -246,7 +247,10 @@ def _records(parts: _Parts, original: pd.DataFrame | None) -> int:
     if original is None:
         return published + parts.deleted
     if not isinstance(original, pd.DataFrame):
-        raise InputError(f"original: expected a pandas DataFrame, got {type(original).__name__}")
+        raise InputError(
+            "original: expected a pandas DataFrame or an Arrow-compatible table, got "
+            f"{type(original).__name__}"
+        )
     absent = [s for s in parts.sensitive if s not in original.columns]
     if absent:
         raise InputError(f"original: sensitive column(s) {', '.join(absent)} not found")
@@ -274,6 +278,7 @@ def ail_components(release: Release, original: pd.DataFrame | None = None) -> di
     InputError
         As :func:`ail`.
     """
+    original = pandas_if_arrow(original, "original")
     parts = _parse(release)
     scale = float(_records(parts, original) * parts.d)
     if scale == 0:
@@ -380,6 +385,7 @@ def rce(release: Release, original: pd.DataFrame) -> float:
         Not a ``multi-sa`` release, a SID or group repeating a value, or an ``original`` that
         does not match the release.
     """
+    original = pandas_if_arrow(original, "original")
     if original is None:
         raise InputError("original: rce needs the original table")
     parts = _parse(release)
@@ -813,8 +819,12 @@ def disclosure_probabilities(
         Not a ``multi-sa`` release, a bad rule table, or an ``original`` that does not match
         the release (size, columns).
     """
+    original = pandas_if_arrow(original, "original")
     if not isinstance(original, pd.DataFrame):
-        raise InputError(f"original: expected a pandas DataFrame, got {type(original).__name__}")
+        raise InputError(
+            "original: expected a pandas DataFrame or an Arrow-compatible table, got "
+            f"{type(original).__name__}"
+        )
     sensitive, _ = _metadata(release)
     absent = [s for s in sensitive if s not in original.columns]
     if absent:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ..core.schema import check_frame
 
 __all__ = [
@@ -83,6 +84,8 @@ def numeric_pair(
         Mixed or mismatched inputs, absent or non-numeric columns, missing or infinite values,
         no rows.
     """
+    original = pandas_if_arrow(original, "original")
+    masked = pandas_if_arrow(masked, "masked")
     if isinstance(original, pd.DataFrame) != isinstance(masked, pd.DataFrame):
         raise InputError("original and masked must both be DataFrames or both be arrays")
     if isinstance(original, pd.DataFrame):
@@ -152,6 +155,7 @@ def sse(original: Any, masked: Any = None, groups: Any = None) -> float:
     >>> sse([[0, 0], [1, 0], [0, 1]], groups=[0, 0, 0])
     1.3333333333333335
     """
+    original = pandas_if_arrow(original, "original")
     if (masked is None) == (groups is None):
         raise InputError("give exactly one of masked (published values) or groups (labels)")
     if groups is not None:

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ._common import check_quasi, check_share, group_rows
 from ._uniqueness import ClassSizes, Fit, pitman, snb, zayatz
 
@@ -213,6 +214,7 @@ def population_uniqueness(
     >>> est.pitman.valid, est.dankar.model, round(est.dankar.uniques, 1)
     (False, 'zayatz', 10.4)
     """
+    data = pandas_if_arrow(data, "data")
     cols = check_quasi(data, quasi)
     sizes, _ = group_rows(data, cols)
     return uniqueness_of_sizes(

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..core.frames import pandas_if_arrow
 from ._common import check_quasi, group_rows
 from .attacker import attacker_risks
 
@@ -129,6 +130,7 @@ def sample_uniques(data: pd.DataFrame, quasi: Sequence[str] | str) -> Uniques:
     InputError
         Bad table or QI list.
     """
+    data = pandas_if_arrow(data, "data")
     cols = check_quasi(data, quasi)
     sizes, row_class = group_rows(data, cols)
     count = int(np.count_nonzero(sizes == 1))

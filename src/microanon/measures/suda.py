@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
 from ._keys import check_fraction, key_codes, pack
 
 __all__ = ["Suda", "minimal_uniques", "suda2"]
@@ -344,6 +345,7 @@ def suda2(
     populations: some counterintuitive effects of geographical detail on disclosure risk.
     *Research in Official Statistics* 1(2), 53–67 (the DIS measure behind DIS-SUDA).
     """
+    data = pandas_if_arrow(data, "data")
     if not isinstance(original_scores, (bool, np.bool_)):
         raise InputError(f"'original_scores' must be True or False, got {original_scores!r}")
     fraction = check_fraction(dis_fraction, "dis_fraction")
@@ -429,6 +431,7 @@ def minimal_uniques(
     InputError
         As :func:`suda2`.
     """
+    data = pandas_if_arrow(data, "data")
     cols, combos, counts, row_combo, sizes, max_size = _prepare(data, keys, max_size, missing)
     uniques, found = _msu_search(combos, counts, sizes, max_size)
     at = np.full(len(counts), -1, dtype=np.int64)

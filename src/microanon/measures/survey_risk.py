@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.frames import pandas_if_arrow
 from ._keys import check_fraction, check_household, check_weights, key_codes, pack
 
 __all__ = ["IndividualRisk", "KeyFrequencies", "individual_risk", "key_frequencies"]
@@ -218,6 +219,7 @@ def key_frequencies(
         in every row; a weight column that is absent, not numeric, or has missing, zero,
         negative or below-1 weights (named, with the count); ``alpha`` outside [0, 1].
     """
+    data = pandas_if_arrow(data, "data")
     return _frequencies(data, keys, weights, alpha, missing)[0]
 
 
@@ -296,6 +298,7 @@ def individual_risk(
     Franconi, L. & Polettini, S. (2004). Individual risk estimation in μ-ARGUS: a review. In
     *Privacy in Statistical Databases*, LNCS 3050, 262–272. Springer.
     """
+    data = pandas_if_arrow(data, "data")
     hh = None if household is None else check_household(data, household)
     freq, w = _frequencies(data, keys, weights, alpha, missing)
     fk, wk = freq.sample.to_numpy(), freq.weighted.to_numpy()

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import HierarchyError, InputError
+from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import Hierarchy
 from ._common import (
     NumericDomain,
@@ -299,6 +300,7 @@ def loss_metric(
         A cell value that is not a label of its column's hierarchy (nor, for a numeric column,
         a range ``[lo, hi]`` inside the domain that contains one of its values).
     """
+    data = pandas_if_arrow(data, "data")
     n_suppressed = check_count(suppressed, "suppressed")
     cols, hs, doms = check_hierarchies(data, hierarchies, quasi, domains)
     loss = _Loss(_lm_weighted_loss, _lm_weighted_range) if weighted else _Loss(_lm_loss, _lm_range)
@@ -440,6 +442,7 @@ def ncp(
         A cell value not in its hierarchy (nor a valid range of a numeric column), or a
         ``numeric_ranges`` column without numeric domain.
     """
+    data = pandas_if_arrow(data, "data")
     n_suppressed = check_count(suppressed, "suppressed")
     cols, hs, doms = check_hierarchies(data, hierarchies, quasi, domains)
     w = _check_weights(weights, cols)
@@ -486,6 +489,7 @@ def precision(
         ``"[lo, hi]"`` (as Mondrian publishes) that is not one: precision needs levels, so it
         is defined for hierarchy generalizations only.
     """
+    data = pandas_if_arrow(data, "data")
     n_suppressed = check_count(suppressed, "suppressed")
     cols, hs, doms = check_hierarchies(data, hierarchies, quasi)
     loss = _Loss(_precision_loss, None)

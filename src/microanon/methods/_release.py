@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError, SchemaError
+from ..core.frames import pandas_if_arrow
 from ..core.release import Release
 from ..core.schema import Schema, check_frame
 from ..core.table import Table
@@ -54,6 +55,7 @@ def prepare(
     InputError
         A model checked against a population, for a method that does not support them.
     """
+    data = pandas_if_arrow(data, "data")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
     if not schema.quasi:

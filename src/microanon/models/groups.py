@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
+from microanon.core.frames import pandas_if_arrow
 from microanon.core.table import combine_codes, factorize_column
 
 __all__ = ["Groups", "Columns", "as_columns", "groups_of", "require_sensitive"]
@@ -48,10 +49,13 @@ def as_columns(columns: Columns, what: str = "quasi") -> tuple[Hashable, ...]:
 
 
 def _check_frame(df: object, columns: Sequence[Hashable]) -> pd.DataFrame:
-    """Check that ``df`` is a non-empty DataFrame holding each of ``columns`` exactly once."""
+    """``df`` (an Arrow-compatible table converted) if it is a non-empty DataFrame holding each
+    of ``columns`` exactly once."""
+    df = pandas_if_arrow(df, "data")
     if not isinstance(df, pd.DataFrame):
         raise InputError(
-            f"data must be a pandas DataFrame or a Groups object, not {type(df).__name__}"
+            "data must be a pandas DataFrame, an Arrow-compatible table or a Groups object, not "
+            f"{type(df).__name__}"
         )
     if len(df) == 0:
         raise InputError("the table is empty: privacy models need at least one row")

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
+from microanon.core.frames import pandas_if_arrow
 from microanon.core.table import combine_codes
 
 from .base import PrivacyModel
@@ -51,7 +52,8 @@ def population_weights(population: Any, count: Hashable | None) -> np.ndarray:
     """
     if not isinstance(population, pd.DataFrame):
         raise InputError(
-            "population must be a pandas DataFrame with the quasi-identifier columns, not "
+            "population must be a pandas DataFrame (or an Arrow-compatible table) with the "
+            "quasi-identifier columns, not "
             f"{type(population).__name__}"
         )
     if len(population) == 0:
@@ -113,6 +115,7 @@ def population_sizes(
         records, or has fewer people than records in some group (the population must contain
         the table).
     """
+    population = pandas_if_arrow(population, "population")
     weights = population_weights(population, count)
     absent = [c for c in groups.quasi if c not in population.columns]
     if absent:
@@ -203,6 +206,7 @@ class PopulationModel(PrivacyModel):
     def _check_population(self) -> None:
         """Validate the population fields (for ``__post_init__``)."""
         if self.population is not None:
+            object.__setattr__(self, "population", pandas_if_arrow(self.population, "population"))
             population_weights(self.population, self.count)
         elif self.count is not None:
             raise InputError("count: names a column of the population, but no population is given")

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import MicroanonError
+from ..core.frames import pandas_if_arrow
 from ..core.release import PUBLIC_DIR, Release
 from .release_check import check_release
 from .verdict import Verdict
@@ -118,6 +119,7 @@ def public_leaks(release: Release, original: pd.DataFrame) -> list[str]:
     list of str
         One line per leaked value, naming the metadata path and the original column.
     """
+    original = pandas_if_arrow(original, "original")
     published: set[str] = set()
     for df in release.tables.values():
         published |= set(map(str, df.columns))
@@ -162,6 +164,7 @@ def verify_written(
     -------
     Verification
     """
+    original = pandas_if_arrow(original, "original")
     directory = Path(directory)
     out = Verification()
     full = Release.load(directory)

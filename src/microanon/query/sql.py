@@ -44,6 +44,7 @@ import pandas as pd
 from microanon.core.errors import InputError
 from microanon.core.release import Release
 
+from ..core.frames import pandas_if_arrow
 from .bounds import BoundTables, column_bounds
 
 __all__ = [
@@ -686,6 +687,7 @@ def query(
          aggregate    lower    upper    width  count  groups
     0  AVG(salary)  35000.0  55000.0  20000.0      4       1
     """
+    original = pandas_if_arrow(original, "original")
     tables = release if isinstance(release, BoundTables) else BoundTables.from_release(release)
     if tables.qit is None:
         raise InputError("these bound tables were built without the published record table")
@@ -752,7 +754,10 @@ def _with_truth(
 ) -> pd.DataFrame:
     """Add the true answers, computed by DuckDB on the original table, and whether they fit."""
     if not isinstance(original, pd.DataFrame):
-        raise InputError(f"original must be a DataFrame, got {type(original).__name__}")
+        raise InputError(
+            "original: expected a pandas DataFrame or an Arrow-compatible table, got "
+            f"{type(original).__name__}"
+        )
     needed = {a.column for a in parsed.aggregates if a.column is not None} | set(parsed.keys)
     missing = sorted(str(c) for c in needed if c not in original.columns)
     if missing:

@@ -7,6 +7,7 @@ input fails with one clear line before any work starts.
 
 from __future__ import annotations
 
+import codecs
 import glob
 import os
 from collections.abc import Sequence
@@ -117,6 +118,8 @@ def read_dataset(
     format: str | None = None,
     sep: str = ",",
     encoding: str = "utf-8",
+    decimal: str = ".",
+    quotechar: str = '"',
     na_values: Any = None,
     blocksize: str | int = "64MB",
 ) -> dd.DataFrame:
@@ -132,8 +135,11 @@ def read_dataset(
         Read only these columns; every one must exist.
     format : {"parquet", "csv"}, optional
         Default: from the file names (a directory is Parquet).
-    sep, encoding, na_values
-        Passed to :func:`pandas.read_csv` for CSV input.
+    sep, encoding, decimal, quotechar, na_values
+        Passed to :func:`pandas.read_csv` for CSV input (the fields of
+        :class:`microanon.core.reading.ReadOptions`). The encoding must write a line break as the
+        single byte ``\\n`` (UTF-8, Latin-1, cp1252, ...: not UTF-16), as the CSV files are split
+        into partitions at line breaks.
     blocksize : str or int
         Size of the CSV partitions.
 
@@ -145,7 +151,8 @@ def read_dataset(
     ------
     InputError
         A path that does not exist or a glob that matches nothing; Parquet files that disagree on
-        the schema (naming the file and the column); requested columns the data lacks.
+        the schema (naming the file and the column); requested columns the data lacks; an
+        encoding whose line break is not one byte.
     """
     files, directory = _files(os.fspath(path))
     kind = _format(files, directory, format)
@@ -154,18 +161,36 @@ def read_dataset(
         available = _parquet_columns(files)
         _check_columns(wanted, available, path)
         return dd.read_parquet([str(f) for f in files], columns=wanted)
+    _check_encoding(encoding)
     try:
         frame = dd.read_csv(
             [str(f) for f in files],
             sep=sep,
             encoding=encoding,
+            decimal=decimal,
+            quotechar=quotechar,
             na_values=na_values,
             blocksize=blocksize,
         )
-    except (ValueError, UnicodeDecodeError, OSError) as exc:
+    except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
     _check_columns(wanted, list(frame.columns), path)
     return frame if wanted is None else frame[wanted]
+
+
+def _check_encoding(encoding: str) -> None:
+    """Refuse an encoding whose line break is not the byte ``\\n`` (partitions split there)."""
+    try:
+        encoder = codecs.getincrementalencoder(encoding)()
+    except LookupError:
+        raise InputError(f"encoding: unknown text encoding {encoding!r}") from None
+    encoder.encode("a")  # a byte-order mark comes first
+    if encoder.encode("\n") != b"\n":
+        raise InputError(
+            f"encoding: {encoding} is not available with Dask (a line break is not one byte, so "
+            "the files cannot be split at line breaks); convert the files to UTF-8 or read "
+            "them in memory"
+        )
 
 
 def _check_columns(wanted: list[str] | None, available: list[str], path: Any) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.frames import pandas_if_arrow
 from ...core.schema import check_frame
 
 __all__ = [
@@ -230,6 +231,7 @@ def strong_rules(
     2    aspirin       cold         1.0
     3  ibuprofen       cold         1.0
     """
+    data = pandas_if_arrow(data, "data")
     if isinstance(sensitive, str):
         sensitive = [sensitive]
     sensitive = list(sensitive)

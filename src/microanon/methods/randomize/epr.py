@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ._onehot import OneHotLayout, bit_release, read_bit_release
@@ -156,6 +157,7 @@ def epr(
     >>> epr_decode(rel).shape
     (100, 2)
     """
+    data = pandas_if_arrow(data, "data")
     layout = OneHotLayout.from_frame(data, columns, "epr")
     clear = layout.clear_columns(data, clear, "epr")
     warmup = layout.width if warmup is None else warmup

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import check_frame
@@ -102,6 +103,7 @@ def mrr(
     >>> list(rel.data.columns)
     ['sex=F', 'sex=M', 'smoker=n', 'smoker=y']
     """
+    data = pandas_if_arrow(data, "data")
     theta = _check_theta(theta)
     layout = OneHotLayout.from_frame(data, columns, "mrr")
     clear = layout.clear_columns(data, clear, "mrr")

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import value_key
 from ...core.release import Release
 from .matrices import check_distortion, kron_apply, uniform_inverse, uniform_retention
@@ -407,6 +408,7 @@ def reconstruct(
     >>> r.columns, r.shape, round(float(r.estimate.sum()), 12)
     (['s'], (2,), 1.0)
     """
+    release_or_frame = pandas_if_arrow(release_or_frame, "release_or_frame")
     if isinstance(release_or_frame, Release):
         if release_or_frame.kind != "randomized":
             raise InputError(

@@ -190,8 +190,7 @@ def masking_input(
     """
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
-    check_frame(data, schema.columns)
-    data = data.reset_index(drop=True)
+    data = check_frame(data, schema.columns).reset_index(drop=True)
     schema = schema.resolve(data)
     clean = schema.validate(data)
     schema = schema.select(schema.published)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema, check_frame
@@ -170,6 +171,7 @@ def sample(
     >>> rel.data["region"].value_counts().sort_index().tolist()
     [3, 2]
     """
+    data = pandas_if_arrow(data, "data")
     f = _check_fraction(fraction)
     names = [strata] if isinstance(strata, str) else (None if strata is None else list(strata))
     if names is not None:

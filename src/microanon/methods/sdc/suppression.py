@@ -76,6 +76,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
 from ...core.schema import Kind, Schema, check_frame
@@ -395,6 +396,7 @@ def local_suppression(
     >>> rel.data["zip"].tolist(), rel.metadata["suppressed_cells"]
     (['1', '1', '2', '2', None], {'zip': [4]})
     """
+    data = pandas_if_arrow(data, "data")
     check_flag(wildcard, "wildcard")
     check_k(k)
     if not isinstance(schema, Schema):

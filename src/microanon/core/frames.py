@@ -1,0 +1,92 @@
+"""The user's tables as pandas DataFrames: pandas itself, or any Arrow-compatible table.
+
+microanon works on :class:`pandas.DataFrame`. A pyarrow ``Table`` or ``RecordBatch``, and any
+object exporting the Arrow PyCapsule stream interface (``__arrow_c_stream__``: polars ≥ 1,
+DuckDB relations, ...) or array interface (``__arrow_c_array__``, one record batch) is read
+through pyarrow and converted once, where a public function receives it. The dataframe
+interchange protocol (``__dataframe__``) is not used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .errors import InputError
+
+__all__ = ["as_pandas", "is_arrow_table", "pandas_if_arrow"]
+
+
+def is_arrow_table(obj: Any) -> bool:
+    """Whether ``obj`` is a table that pyarrow can read (and not already a pandas DataFrame).
+
+    True for a pyarrow ``Table`` or ``RecordBatch`` and for any object whose type has
+    ``__arrow_c_stream__`` or ``__arrow_c_array__`` (the Arrow PyCapsule interface), pandas
+    objects aside (a Series exports a stream too).
+    """
+    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
+        return False
+    kind = type(obj)
+    return hasattr(kind, "__arrow_c_stream__") or hasattr(kind, "__arrow_c_array__")
+
+
+def as_pandas(obj: Any, what: str = "table") -> pd.DataFrame:
+    """``obj`` as a pandas DataFrame: a DataFrame as it is, an Arrow-compatible table converted.
+
+    Parameters
+    ----------
+    obj : DataFrame, pyarrow.Table, pyarrow.RecordBatch or Arrow-compatible table
+        Anything with the Arrow PyCapsule interface counts (a polars DataFrame, for instance);
+        its columns are converted as :meth:`pyarrow.Table.to_pandas` converts them.
+    what : str
+        How error messages name ``obj`` (the parameter, e.g. ``"original"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``obj`` itself when it is one (never copied).
+
+    Raises
+    ------
+    InputError
+        ``"<what>: expected a pandas DataFrame or an Arrow-compatible table, got <type>"``, or
+        an Arrow object that is not a table (a single column, for instance).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> as_pandas(pa.table({"age": [34, 51]}), "data")["age"].tolist()
+    [34, 51]
+    """
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    if not is_arrow_table(obj):
+        raise InputError(
+            f"{what}: expected a pandas DataFrame or an Arrow-compatible table, "
+            f"got {type(obj).__name__}"
+        )
+    import pyarrow as pa
+
+    try:
+        table = pa.table(obj)
+    except TypeError as exc:  # pyarrow < 14 reads pyarrow objects only, not capsules
+        raise InputError(
+            f"{what}: cannot read {type(obj).__name__} as an Arrow table with pyarrow "
+            f"{pa.__version__} ({exc}); pyarrow >= 14 reads any Arrow-compatible table"
+        ) from None
+    except (pa.ArrowException, ValueError) as exc:
+        message = " ".join(str(exc).split())
+        raise InputError(
+            f"{what}: {type(obj).__name__} is not an Arrow table ({message})"
+        ) from None
+    return table.to_pandas()
+
+
+def pandas_if_arrow(obj: Any, what: str = "table") -> Any:
+    """``obj`` converted by :func:`as_pandas` if it is an Arrow-compatible table, else unchanged.
+
+    For parameters that take other things too (arrays, releases, ``Groups``), which the function
+    then checks itself.
+    """
+    return as_pandas(obj, what) if is_arrow_table(obj) else obj

@@ -1,0 +1,130 @@
+"""How to read a user's CSV file: delimiter, text encoding, decimal mark, quote character and
+missing-value markers, in one validated value that commands, configs and engines pass along."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from .errors import InputError
+
+__all__ = ["CSV_KEYS", "ReadOptions"]
+
+#: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).
+CSV_KEYS = ("sep", "encoding", "decimal", "quotechar")
+
+#: Spellings of the tab delimiter that survive a shell or YAML without quoting tricks.
+_TAB = {"\\t": "\t", "tab": "\t", "TAB": "\t"}
+
+_ROLES = {"sep": "delimiter", "decimal": "decimal mark", "quotechar": "quote character"}
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How CSV files are read (Parquet files carry their own types and ignore these).
+
+    Parameters
+    ----------
+    sep : str, optional
+        The delimiter, one character (``\\t`` or ``tab`` for a tab); ``None`` detects it among
+        ``, ; tab |``.
+    encoding : str
+        The text encoding (any name Python knows: ``utf-8``, ``latin-1``, ``cp1252``, ...).
+    decimal : str
+        The decimal mark of numbers, one character (``,`` in much of Europe).
+    quotechar : str
+        The character that quotes fields holding the delimiter, one character.
+    na_values : tuple of str
+        Markers of missing values on top of empty fields (``?`` in UCI files).
+
+    Raises
+    ------
+    InputError
+        A field that is not one character, an unknown encoding, or two roles given the same
+        character; the message names the field.
+
+    Examples
+    --------
+    >>> ReadOptions(sep=";", encoding="latin-1", decimal=",").decimal
+    ','
+    """
+
+    sep: str | None = None
+    encoding: str = "utf-8"
+    decimal: str = "."
+    quotechar: str = '"'
+    na_values: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sep is not None:
+            object.__setattr__(self, "sep", _TAB.get(self.sep, self.sep))
+        if isinstance(self.na_values, str):
+            object.__setattr__(self, "na_values", (self.na_values,))
+        else:
+            object.__setattr__(self, "na_values", tuple(str(v) for v in self.na_values))
+        for name in ("sep", "decimal", "quotechar"):
+            value = getattr(self, name)
+            if value is None and name == "sep":
+                continue
+            if not isinstance(value, str) or len(value) != 1 or value in "\r\n":
+                raise InputError(f"{name}: give one character (not a line break), got {value!r}")
+        if not isinstance(self.encoding, str):
+            raise InputError(f"encoding: give the name of a text encoding, got {self.encoding!r}")
+        try:
+            codecs.lookup(self.encoding)
+        except LookupError:
+            raise InputError(
+                f"encoding: unknown text encoding {self.encoding!r} (e.g. utf-8, latin-1, cp1252)"
+            ) from None
+        roles = {"sep": self.sep, "decimal": self.decimal, "quotechar": self.quotechar}
+        seen: dict[str, str] = {}
+        for name, char in roles.items():
+            if char is None:
+                continue
+            if char in seen:
+                raise InputError(
+                    f"{name}: {char!r} is already the {_ROLES[seen[char]]}; give another one"
+                )
+            seen[char] = name
+
+    @classmethod
+    def from_mapping(
+        cls, values: Mapping[str, Any], where: str = "read", base: ReadOptions | None = None
+    ) -> ReadOptions:
+        """Options from a mapping of field names to values (a config's block, given flags).
+
+        Parameters
+        ----------
+        values : mapping
+            Some of the fields; ``None`` values are left out.
+        where : str
+            How messages name a field: ``"read"`` gives ``read: sep: ...``, ``"--"`` gives
+            ``--sep: ...`` (the command-line flag).
+        base : ReadOptions, optional
+            The options that ``values`` override (default: the defaults).
+
+        Raises
+        ------
+        InputError
+            An unknown key, naming it; a bad value, naming its field as ``where`` spells it.
+        """
+        known = [f.name for f in fields(cls)]
+        given = {str(k): v for k, v in values.items() if v is not None}
+        for key in given:
+            if key not in known:
+                raise InputError(
+                    f"{_label(where, key)}: unknown read option; known: {', '.join(known)}"
+                )
+        try:
+            return replace(base or cls(), **given)
+        except InputError as exc:
+            raise InputError(f"{_label(where, '')}{exc}") from None
+
+
+def _label(where: str, key: str) -> str:
+    """``read: key`` or ``--key`` (``where`` then a key; an empty key gives the prefix)."""
+    if where == "--":
+        return f"--{key.replace('_', '-')}" if key else "--"
+    return f"{where}: {key}" if key else f"{where}: "

@@ -1,0 +1,269 @@
+"""The user's own CSV files: delimiter, encoding, decimal mark, quote character and missing-value
+markers, on the command line (``--sep``, ``--encoding``, ``--decimal``, ``--quotechar``,
+``--na-values``), in a pipeline config (``read:``) and on the Dask engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+from microanon.apps.config import load_config
+from microanon.apps.io import read_table
+from microanon.core import InputError, Release
+from microanon.core.reading import ReadOptions
+
+LATIN = ["--sep", ";", "--encoding", "latin-1", "--decimal", ","]
+CHECK = ["--quasi", "age,sex,city", "--sensitive", "income", "--json"]
+
+
+def _people() -> pd.DataFrame:
+    cities = ["München", "Zürich", "Köln", "Malmö"]
+    return pd.DataFrame(
+        {
+            "age": [23 + (i % 5) * 7 for i in range(40)],
+            "sex": ["F" if i % 3 else "M" for i in range(40)],
+            "city": [cities[i % 4] for i in range(40)],
+            "income": [1000.25 + 137.5 * (i * 7 % 11) for i in range(40)],
+            "disease": ["flu" if i % 2 else "grippe; schwer" for i in range(40)],
+        }
+    )
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    """The same table as a UTF-8 comma CSV and a Latin-1 semicolon CSV with decimal commas."""
+    people = _people()
+    utf8, latin = tmp_path / "people.csv", tmp_path / "leute.csv"
+    people.to_csv(utf8, index=False)
+    people.to_csv(latin, index=False, sep=";", decimal=",", encoding="latin-1")
+    return {"utf8": utf8, "latin": latin}
+
+
+def _run(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _one_error_line(result) -> str:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------ read_table
+def test_latin1_semicolon_decimal_comma_reads_as_the_utf8_file(files):
+    expected = read_table(files["utf8"])
+    options = ReadOptions(sep=";", encoding="latin-1", decimal=",")
+    pd.testing.assert_frame_equal(read_table(files["latin"], options=options), expected)
+    # The delimiter is detected among those the decimal mark is not.
+    detected = ReadOptions(encoding="latin-1", decimal=",")
+    pd.testing.assert_frame_equal(read_table(files["latin"], options=detected), expected)
+    assert expected["income"].dtype == "float64" and "München" in set(expected["city"])
+
+
+def test_quotechar_and_tab(tmp_path):
+    path = tmp_path / "quoted.csv"
+    path.write_text("name,note\n'Smith, J.',a\n'Doe, A.','b, c'\n", "utf-8")
+    frame = read_table(path, options=ReadOptions(quotechar="'"))
+    assert frame["name"].tolist() == ["Smith, J.", "Doe, A."] and frame["note"][1] == "b, c"
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_text("a\tb;c\n1\t2;3\n", "utf-8")
+    assert read_table(tabbed, options=ReadOptions(sep="tab")).columns.tolist() == ["a", "b;c"]
+
+
+def test_na_values_of_the_options_and_the_argument_add_up(tmp_path):
+    path = tmp_path / "marks.csv"
+    path.write_text("a,b\n?,1\nn/a,2\n3,\n", "utf-8")
+    frame = read_table(path, ["n/a"], options=ReadOptions(na_values=("?",)))
+    assert frame["a"].isna().tolist() == [True, True, False] and frame["b"].isna().sum() == 1
+
+
+def test_a_decode_failure_names_the_byte_its_line_and_the_fix(files):
+    with pytest.raises(InputError) as info:
+        read_table(files["latin"])
+    message = str(info.value)
+    offset = files["latin"].read_bytes().index("ü".encode("latin-1"))
+    line = files["latin"].read_bytes()[:offset].count(b"\n") + 1
+    assert str(files["latin"]) in message and "is not UTF-8 text" in message
+    assert f"byte 0xfc at offset {offset} (line {line})" in message
+    assert "--encoding latin-1" in message and "\n" not in message
+
+
+def test_a_parquet_file_named_csv_and_a_corrupt_parquet_file(tmp_path):
+    _people().to_parquet(tmp_path / "p.parquet")
+    (tmp_path / "p.csv").write_bytes((tmp_path / "p.parquet").read_bytes())
+    with pytest.raises(InputError, match="it is a Parquet file; give it the suffix .parquet"):
+        read_table(tmp_path / "p.csv")
+    data = bytearray((tmp_path / "p.parquet").read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 64] = b"\xff" * 64
+    (tmp_path / "bad.parquet").write_bytes(bytes(data[: len(data) - 9] + data[-8:]))
+    with pytest.raises(InputError, match=r"cannot read .*bad\.parquet: .*\(is it a Parquet file"):
+        read_table(tmp_path / "bad.parquet")
+    # A Parquet file carries its own types: the CSV options do not apply.
+    options = ReadOptions(sep=";", encoding="latin-1", decimal=",")
+    pd.testing.assert_frame_equal(read_table(tmp_path / "p.parquet", options=options), _people())
+
+
+@pytest.mark.parametrize(
+    ("values", "where", "message"),
+    [
+        ({"sep": ";;"}, "read", "read: sep: give one character (not a line break), got ';;'"),
+        ({"sep": ";;"}, "--", "--sep: give one character"),
+        ({"encoding": "klingon"}, "--", "--encoding: unknown text encoding 'klingon'"),
+        ({"decimal": ",", "sep": ","}, "read", "read: decimal: ',' is already the delimiter"),
+        ({"quotechar": "."}, "--", "--quotechar: '.' is already the decimal mark"),
+        ({"na_values": ["?"], "header": 1}, "--", "--header: unknown read option"),
+    ],
+)
+def test_bad_options_name_their_field(values, where, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ReadOptions.from_mapping(values, where)
+
+
+# ------------------------------------------------------------------------------ commands
+def test_check_reads_a_latin1_semicolon_file(files):
+    expected = _run("check", files["utf8"], *CHECK)
+    assert expected.exit_code == 0, expected.output
+    for flags in (LATIN, LATIN[2:]):  # given or detected delimiter
+        got = _run("check", files["latin"], *CHECK, *flags)
+        assert got.exit_code == 0, got.output
+        assert json.loads(got.stdout) == json.loads(expected.stdout)
+
+
+def test_check_with_the_wrong_encoding_is_one_line(files):
+    line = _one_error_line(_run("check", files["latin"], *CHECK, "--sep", ";"))
+    assert str(files["latin"]) in line and "--encoding latin-1" in line and "(line 2)" in line
+
+
+def test_bad_flags_are_one_line(files):
+    line = _one_error_line(_run("check", files["latin"], *CHECK, "--sep", "semicolon"))
+    assert "--sep: give one character" in line
+
+
+def test_risk_lint_and_population_files_read_with_the_flags(files):
+    args = ["--quasi", "age,sex,city", "--json"]
+    for command in (["risk", "--no-suda"], ["lint"]):
+        expected = _run(*command, files["utf8"], *args)
+        got = _run(*command, files["latin"], *args, *LATIN)
+        assert got.exit_code == expected.exit_code and expected.exit_code in (0, 1), got.output
+        assert json.loads(got.stdout) == json.loads(expected.stdout)
+    population = _run(
+        "check", files["latin"], *CHECK, "--population-file", files["latin"], *LATIN
+    )  # fmt: skip
+    assert population.exit_code == 0, population.output
+    assert json.loads(population.stdout)["k_map"] == json.loads(population.stdout)["k"]
+
+
+def test_every_command_that_reads_a_table_has_the_flags():
+    for command in (
+        ["check"],
+        ["risk"],
+        ["lint"],
+        ["anonymize"],
+        ["query"],
+        ["collect", "submit"],
+    ):
+        shown = _run(*command, "--help").output
+        for flag in ("--sep", "--encoding", "--decimal", "--quotechar", "--na-values"):
+            assert flag in shown, (command, flag)
+
+
+# ------------------------------------------------------------------------------ YAML
+def _config(tmp_path: Path, data: Path, **extra) -> Path:
+    doc = {
+        "data": str(data),
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric"},
+            "income": {"role": "quasi", "kind": "numeric"},
+            "sex": {"role": "insensitive"},
+            "city": {"role": "insensitive"},
+            "disease": {"role": "sensitive"},
+        },
+        "method": "microaggregation",
+        "params": {"k": 3},
+        **extra,
+    }
+    path = tmp_path / f"config-{len(list(tmp_path.glob('config-*')))}.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True), "utf-8")
+    return path
+
+
+def _anonymize(config: Path, out: Path, *flags: str) -> pd.DataFrame:
+    result = _run("anonymize", "--config", config, "--out", out, *flags)
+    assert result.exit_code == 0, result.output
+    return Release.load(out / "public").data
+
+
+def test_anonymize_reads_the_config_read_block(files, tmp_path):
+    expected = _anonymize(_config(tmp_path, files["utf8"]), tmp_path / "a")
+    read = {"sep": ";", "encoding": "latin-1", "decimal": ","}
+    got = _anonymize(_config(tmp_path, files["latin"], read=read), tmp_path / "b")
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_the_flags_override_the_config(files, tmp_path):
+    wrong = {"sep": ",", "encoding": "utf-8", "decimal": "."}
+    config = _config(tmp_path, files["latin"], read=wrong, na_values=["?"])
+    flags = {"sep": ";", "encoding": "latin-1", "decimal": ",", "na_values": []}
+    cfg = load_config(config, read=flags)
+    assert cfg.read == ReadOptions(sep=";", encoding="latin-1", decimal=",")
+    pd.testing.assert_frame_equal(cfg.read_data(), read_table(files["utf8"]))
+    kept = load_config(config, read={"encoding": "latin-1"}).read
+    assert (kept.sep, kept.encoding, kept.na_values) == (",", "latin-1", ("?",))
+
+
+@pytest.mark.parametrize(
+    ("read", "message"),
+    [
+        ({"sep": ";", "delimiter": ";"}, "read: unknown key(s) delimiter; known: sep, encoding"),
+        ({"na_values": ["?"]}, "na_values is a top-level key"),
+        ({"decimal": "comma"}, "read: decimal: give one character"),
+        ("latin-1", "read: must be a mapping"),
+    ],
+)
+def test_bad_read_blocks_are_one_line(files, tmp_path, read, message):
+    config = _config(tmp_path, files["latin"], read=read)
+    line = _one_error_line(_run("anonymize", "--config", config, "--out", tmp_path / "o"))
+    assert message in line
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------------------ Dask
+def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    memory = _run("check", files["utf8"], *CHECK)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster:
+        for flags in (LATIN, LATIN[2:]):
+            got = _run(
+                "check", files["latin"], *CHECK, *flags,
+                "--engine", "dask", "--scheduler", cluster.scheduler_address,
+            )  # fmt: skip
+            assert got.exit_code == 0, got.output
+            assert json.loads(got.stdout) == json.loads(memory.stdout)
+        utf16 = tmp_path / "utf16.csv"
+        _people().to_csv(utf16, index=False, encoding="utf-16")
+        line = _one_error_line(
+            _run(
+                "check",
+                utf16,
+                *CHECK,
+                "--encoding",
+                "utf-16",
+                "--engine",
+                "dask",
+                "--scheduler",
+                cluster.scheduler_address,
+            )  # fmt: skip
+        )
+        assert "encoding: utf-16 is not available with Dask" in line
+    in_memory = _run("check", utf16, *CHECK, "--encoding", "utf-16")
+    assert json.loads(in_memory.stdout) == json.loads(memory.stdout)
