@@ -311,3 +311,23 @@ def test_numeric_hierarchies():
         "builder": "balanced",
         "fanout": 2,
     }
+
+
+def test_a_latin1_semicolon_file_is_read_as_told_and_the_config_says_how(runner, tmp_path):
+    """--sep, --encoding and --decimal reach init's reading, and its config repeats them in a
+    read: block, so that anonymize reads the file the same way."""
+    frame = _patients().assign(
+        diagnosis=lambda d: d["diagnosis"].where(d.index % 7 != 0, "Gastroentérite")
+    )
+    data = tmp_path / "patients.csv"
+    frame.to_csv(data, index=False, sep=";", decimal=",", encoding="latin-1")
+    config = tmp_path / "patients.yaml"
+    args = ["init", str(data), "--out", str(config), "--yes", "--sep", ";"]
+    result = runner.invoke(main, [*args, "--encoding", "latin-1", "--decimal", ","])
+    assert result.exit_code == 0, result.output
+    loaded = yaml.safe_load(config.read_text(encoding="utf-8"))
+    assert loaded["read"] == {"sep": ";", "encoding": "latin-1", "decimal": ","}
+    assert _schema(config)["age"]["kind"] == "numeric"
+    assert _anonymize(runner, config, tmp_path / "release")["verified"] is True
+    refused = runner.invoke(main, ["init", str(data), "--out", str(tmp_path / "u.yaml"), "--yes"])
+    assert refused.exit_code == 2 and "latin-1" in refused.output

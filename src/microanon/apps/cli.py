@@ -567,8 +567,11 @@ def risk(
     is_flag=True,
     help="Replace files an earlier init wrote there and nobody changed since (never others).",
 )
+@_read_options
 @_friendly_errors
-def init_command(data: Path, out: Path, yes: bool, overwrite: bool) -> None:
+def init_command(
+    data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]
+) -> None:
     """Propose a config for DATA (CSV or Parquet): roles, hierarchies, models, with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
@@ -579,7 +582,7 @@ def init_command(data: Path, out: Path, yes: bool, overwrite: bool) -> None:
     from .init import dialogue, format_result, run_init
 
     decide = dialogue.show_roles if yes or not dialogue.stdin_is_terminal() else dialogue.ask_roles
-    result = run_init(data, out, overwrite=overwrite, decide=decide)
+    result = run_init(data, out, overwrite=overwrite, decide=decide, read=_csv(read))
     for w in result.warnings:
         click.echo(f"WARNING: {w}", err=True)
     click.echo(format_result(result))

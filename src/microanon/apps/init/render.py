@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +78,7 @@ def _comment(text: str, indent: str, first: str = "", then: str = "    ") -> lis
 def render_config(
     *,
     data: str,
+    read: Mapping[str, Any],
     source: str,
     rows: int,
     columns: Sequence[ColumnEntry],
@@ -90,6 +91,8 @@ def render_config(
     ----------
     data : str
         The ``data:`` value (a path relative to the config).
+    read : mapping
+        The ``read:`` block (how the CSV file was read); empty for the defaults.
     source : str
         The data file's name, for the header.
     rows : int
@@ -125,6 +128,7 @@ def render_config(
         "# Run it with:",
         f"#   {command}",
         f"data: {_scalar(data)}",
+        *([f"read: {yaml_flow(dict(read))}   # how the CSV file is read"] if read else []),
         "schema:",
     ]
     for c in columns:

@@ -25,6 +25,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
+from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
 from ..io import read_table
 from .files import check_targets, sign, write_files
@@ -78,15 +79,18 @@ class InitResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_data(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_data(path: str | os.PathLike[str], read: ReadOptions | None = None) -> pd.DataFrame:
     """Read the table init profiles (CSV or Parquet, as ``anonymize`` reads ``data:``).
+
+    ``read``: how to read a CSV file (delimiter, encoding, decimal mark, quote, missing-value
+    markers); the config init writes repeats it in its ``read:`` block.
 
     Raises
     ------
     InputError
         A missing or unreadable file, a table without rows or columns, infinite numbers.
     """
-    frame = read_table(path)
+    frame = read_table(path, options=read)
     frame.columns = [str(c) for c in frame.columns]
     if frame.shape[1] == 0 or len(frame) == 0:
         raise InputError(f"{path}: the table has no rows; init needs data to profile")
@@ -248,12 +252,26 @@ def _relative(path: Path, start: Path) -> str:
         return path.resolve().as_posix()
 
 
+def _read_block(read: ReadOptions | None) -> dict[str, Any]:
+    """The options of ``read`` that differ from the defaults, as the config's ``read:`` block."""
+    if read is None:
+        return {}
+    default = ReadOptions()
+    out: dict[str, Any] = {}
+    for name in ("sep", "encoding", "decimal", "quotechar", "na_values"):
+        value = getattr(read, name)
+        if value != getattr(default, name):
+            out[name] = list(value) if name == "na_values" else value
+    return out
+
+
 def run_init(
     data: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
     overwrite: bool = False,
     decide: Decide | None = None,
+    read: ReadOptions | None = None,
 ) -> InitResult:
     """Profile ``data``, propose roles and hierarchies, and write the config ``out``.
 
@@ -268,6 +286,8 @@ def run_init(
     decide : callable, optional
         Gets the proposed roles and the profiles and returns the roles to write (the terminal
         dialogue); default: the proposal.
+    read : ReadOptions, optional
+        How to read a CSV file; written to the config's ``read:`` block when not the default.
 
     Returns
     -------
@@ -281,7 +301,7 @@ def run_init(
     """
     data, out = Path(data), Path(out)
     check_targets(out, {}, overwrite)  # a bad --out fails before the data are read
-    frame = read_data(data)
+    frame = read_data(data, read)
     profiles = profile_table(frame)
     proposals = propose_roles(frame, profiles)
     if decide is not None:
@@ -295,6 +315,7 @@ def run_init(
     release = out.with_name(f"{out.stem}-release")
     text = render_config(
         data=_relative(data, out.parent),
+        read=_read_block(read),
         source=data.name,
         rows=len(frame),
         columns=entries,
