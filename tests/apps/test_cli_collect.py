@@ -39,7 +39,7 @@ def test_submit_and_export_commands(server: ServiceProcess, tmp_path: Path, monk
         main, ["collect", "submit", "--server", server.url, "--csv", str(csv), "--json"]
     )
     assert r.exit_code == 0, r.output
-    answers = [json.loads(line) for line in r.output.splitlines()]
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
     assert [a["status"] for a in answers] == ["accepted"] * 3
     monkeypatch.setenv("MICROANON_EXPORT_TOKEN", TOKEN)
     out = tmp_path / "collected.csv"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.progress import ProgressLike, as_progress
 from .config import DATASET_PREFIX, PipelineConfig
 
 __all__ = [
@@ -217,7 +218,7 @@ def anonymize_dask(
     out: Path,
     data: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     overwrite: bool = False,
     rng: Any = None,
 ) -> Any:
@@ -241,8 +242,9 @@ def anonymize_dask(
     scheduler : str, optional
         Address of a running Dask scheduler (default ``MICROANON_SCHEDULER``, else a local
         cluster for the run).
-    progress : bool or None
-        Progress bars or one line per stage on stderr.
+    progress : Progress, bool, str or None
+        Progress bars or one line per stage on stderr (see
+        :func:`microanon.core.progress.as_progress`).
     overwrite : bool
         Replace ``out`` if it is a release microanon wrote (see
         :func:`microanon.core.output.check_output_target`).
@@ -276,6 +278,7 @@ def anonymize_dask(
             [Path(source)] if Path(source).is_dir() else []
         )
     check_output_target(Path(out), overwrite, protect)
+    progress = as_progress(progress, "anonymize")
     frame, options = _source(source, cfg.na_values)
     lint_dask(frame, options, cfg)
     if cfg.method == "full_domain":
@@ -347,7 +350,7 @@ def check_dask(
     na_values: Sequence[str] = (),
     distance: str | None = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     **options: Any,
 ) -> dict[str, Any]:
     """``microanon check``'s profile of a dataset of any size, computed with Dask.
@@ -362,7 +365,7 @@ def check_dask(
         Extra missing-value markers of CSV files.
     scheduler : str, optional
         Address of a running Dask scheduler.
-    progress : bool or None
+    progress : Progress, bool, str or None
     **options
         The other keyword arguments of ``privacy_profile`` (the population a DataFrame in
         memory).
@@ -381,7 +384,11 @@ def check_dask(
     source, read = _source(file, na_values)
     with dask_client(None, scheduler) as client:
         table, numeric = dataset_frequencies(
-            source, [*quasi, sensitive], client, read_options=read, progress=progress
+            source,
+            [*quasi, sensitive],
+            client,
+            read_options=read,
+            progress=as_progress(progress, "check"),
         )
     refuse_stray_text_of(table, quasi + ([sensitive] if distance is None else []), sensitive)
     return privacy_profile_of(
@@ -395,7 +402,7 @@ def risk_dask(
     *,
     na_values: Sequence[str] = (),
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
 ) -> Any:
     """``microanon risk``'s class-size figures of a dataset of any size, computed with Dask.
 
@@ -407,7 +414,7 @@ def risk_dask(
         Without weights or a household column (they need the records).
     na_values : sequence of str
     scheduler : str, optional
-    progress : bool or None
+    progress : Progress, bool, str or None
 
     Returns
     -------
@@ -433,7 +440,7 @@ def risk_dask(
     source, read = _source(file, na_values)
     with dask_client(None, scheduler) as client:
         table, _ = dataset_frequencies(
-            source, options.quasi, client, read_options=read, progress=progress
+            source, options.quasi, client, read_options=read, progress=as_progress(progress, "risk")
         )
     result = risk_profile_of(
         table,
