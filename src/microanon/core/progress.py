@@ -199,7 +199,9 @@ class Progress:
             from tqdm import tqdm
 
             desc = f"microanon {self.command}".strip()
-            self._bar = tqdm(total=self.total, desc=desc, initial=self.done, file=self.stream)
+            self._bar = tqdm(
+                total=self.total, desc=desc, initial=self.done, unit="stage", file=self.stream
+            )
         return self._bar
 
     def close(self) -> None:
