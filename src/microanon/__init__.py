@@ -27,12 +27,31 @@ from .core import (
     lint_schema,
     make_rng,
 )
+from .core import release as _release_module
 
 if TYPE_CHECKING:  # imported on first use (it needs the methods): see __getattr__
     from .methods.generalize.anonymizer import Anonymizer
 
 __version__ = "0.1.0"
 """The version of this microanon."""
+
+
+def _verdict_rows(release: Release) -> list[tuple[str, bool | None, str]]:
+    """The claimed models of ``release`` re-checked: (model, holds, achieved) per model."""
+    from .models import check_release
+
+    return [(v.model, v.holds, v.achieved) for v in check_release(release)]
+
+
+def _release_report(release: Release) -> Any:
+    """The public report of ``release`` (:meth:`Release.report`)."""
+    from .apps.release_report import release_report
+
+    return release_report(release)
+
+
+# The release's notebook view and report need models and apps, which core does not import.
+_release_module.EXTENSIONS.update(verdicts=_verdict_rows, report=_release_report)
 
 
 def publish(*args: Any, **kwargs: Any) -> Any:

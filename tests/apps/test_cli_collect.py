@@ -39,13 +39,18 @@ def test_submit_and_export_commands(server: ServiceProcess, tmp_path: Path, monk
         main, ["collect", "submit", "--server", server.url, "--csv", str(csv), "--json"]
     )
     assert r.exit_code == 0, r.output
-    answers = [json.loads(line) for line in r.output.splitlines()]
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
     assert [a["status"] for a in answers] == ["accepted"] * 3
+    assert r.stderr.startswith("microanon collect submit: respondents: 3 ... done in ")
     monkeypatch.setenv("MICROANON_EXPORT_TOKEN", TOKEN)
     out = tmp_path / "collected.csv"
     r = runner.invoke(main, ["collect", "export", "--server", server.url, "--out", str(out)])
     assert r.exit_code == 0, r.output
-    assert "4 in all" in r.output and out.read_text().startswith("age,disease,count")
+    assert "4 in all" in r.stdout and out.read_text().startswith("age,disease,count")
+    assert r.stderr.startswith("microanon collect export: [1/2] download the collected set ")
+    args = ["collect", "export", "--server", server.url, "--out", str(out), "--overwrite"]
+    quiet = runner.invoke(main, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == "" and "4 in all" in quiet.stdout
     monkeypatch.setenv("MICROANON_EXPORT_TOKEN", "not-the-token-000000")
     r = runner.invoke(
         main, ["collect", "export", "--server", server.url, "--out", str(tmp_path / "x")]

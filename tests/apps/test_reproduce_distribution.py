@@ -65,6 +65,11 @@ def test_writes_a_self_contained_report_and_the_results(quick_run):
     assert html.count("data:image/png;base64,") == 9
     assert 'src="http' not in html
     assert "PASS" in output and "findings hold in" in output
+    # Off a terminal (CliRunner's stderr), one progress line per step of the experiments.
+    steps = [x for x in output.splitlines() if x.startswith("microanon reproduce distribution: ")]
+    assert len(steps) == 10 and all(" ... done in " in x for x in steps), steps
+    assert steps[0].startswith("microanon reproduce distribution: [1/10] E4.1/E4.2/E4.3/E4.4 ")
+    assert steps[-1].startswith("microanon reproduce distribution: [10/10] checks and report ")
 
 
 def test_results_are_keyed_by_experiment(quick_run):

@@ -15,9 +15,10 @@ from typing import Any
 
 from ..core.lint import lint_schema
 from ..core.output import check_output_target
+from ..core.progress import ProgressLike, as_progress
 from ..core.release import Release
 from .config import DATASET_PREFIX, PipelineConfig, load_config
-from .publish import publish
+from .publish import PUBLISH_STAGES, publish
 
 __all__ = ["run_anonymize"]
 
@@ -52,7 +53,7 @@ def run_anonymize(
     out: str | os.PathLike[str],
     data: str | os.PathLike[str] | None = None,
     rng: Any = None,
-    progress: bool = False,
+    progress: ProgressLike = False,
     overwrite: bool = False,
 ) -> tuple[Path, Release, dict[str, Any]]:
     """Lint, run the configured method, write the release, verify it from disk, add reports.
@@ -67,8 +68,11 @@ def run_anonymize(
         Overrides the config's ``data``.
     rng : numpy Generator, int or None
         For randomized methods; a seed is never written anywhere.
-    progress : bool
-        Progress bars on stderr.
+    progress : Progress, bool, str or None
+        Progress on stderr, stage by stage (read, lint, the method, then those of
+        :func:`~microanon.apps.publish.publish`): bars (True; the method's own bar too),
+        nothing (False), one line per stage (``"lines"``), or either by whether stderr is a
+        terminal (None or ``"auto"``); see :func:`microanon.core.progress.as_progress`.
     overwrite : bool
         Replace ``out`` if it holds a previous microanon output and nothing else.
 
@@ -92,24 +96,31 @@ def run_anonymize(
     out = Path(out)
     protect = _sources(cfg, data)
     check_output_target(out, overwrite, protect)  # before any work: a bad --out fails fast
-    original = cfg.read_data(data)
-    lint = lint_schema(original, cfg.schema, accept=cfg.lint_accept)
-    lint.raise_if_blocking()
-    started = time.perf_counter()
-    release = cfg.run(original, rng=rng, progress=progress)
-    seconds = time.perf_counter() - started
-    release.metadata["audit"] = _audit(cfg, data, rng, seconds)
-    path, numbers = publish(
-        release,
-        out,
-        original,
-        cfg.schema,
-        lint=lint,
-        format=cfg.output_format,
-        overwrite=overwrite,
-        protect=protect,
-        config=cfg,
-        subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in {seconds:.2f} s.",
-    )
+    with as_progress(progress, "anonymize", total=3 + len(PUBLISH_STAGES)) as reporter:
+        with reporter.stage("read the data") as stage:
+            original = cfg.read_data(data)
+            stage.name = f"read {len(original):,} records"
+        with reporter.stage("schema lint"):
+            lint = lint_schema(original, cfg.schema, accept=cfg.lint_accept)
+            lint.raise_if_blocking()
+        started = time.perf_counter()
+        with reporter.stage(f"method {cfg.method}"):
+            release = cfg.run(original, rng=rng, progress=reporter.bar)
+        seconds = time.perf_counter() - started
+        release.metadata["audit"] = _audit(cfg, data, rng, seconds)
+        path, numbers = publish(
+            release,
+            out,
+            original,
+            cfg.schema,
+            lint=lint,
+            format=cfg.output_format,
+            overwrite=overwrite,
+            protect=protect,
+            config=cfg,
+            subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in "
+            f"{seconds:.2f} s.",
+            progress=reporter,
+        )
     numbers["seconds"] = seconds
     return path, release, numbers

@@ -74,13 +74,14 @@ def privacy_profile(
 
     Returns
     -------
-    dict
-        Keys ``rows``, ``classes``, ``k``, ``l_frequency``, ``l_distinct``, ``l_entropy``,
-        ``l_recursive``, ``c``, ``t_closeness``, ``t_distance``, ``beta_likeness``,
-        ``beta_form``, ``delta_disclosure``, ``uniques``, ``risk_max``, ``risk_avg``,
-        ``risk_threshold``, ``records_at_risk``, ``dropped``; with a population also
-        ``delta_presence_min``, ``delta_presence_max`` and ``k_map``, with an estimator ``k_map``
-        and ``k_map_estimator``.
+    microanon.models.Profile
+        A dict (shown as a table in a notebook) with keys ``rows``, ``classes``, ``k``,
+        ``l_frequency``, ``l_distinct``, ``l_entropy``, ``l_recursive``, ``c``,
+        ``t_closeness``, ``t_distance``, ``beta_likeness``, ``beta_form``,
+        ``delta_disclosure``, ``uniques``, ``risk_max``, ``risk_avg``, ``risk_threshold``,
+        ``records_at_risk``, ``dropped``; with a population also ``delta_presence_min``,
+        ``delta_presence_max`` and ``k_map``, with an estimator ``k_map`` and
+        ``k_map_estimator``.
     """
     quasi = list(quasi)
     if not quasi:

@@ -14,6 +14,7 @@ import click
 from .. import __version__
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 from .families import Family, reproductions
+from .quiet import progress_mode, quiet_option, table_progress_mode
 
 __all__ = ["main"]
 
@@ -161,6 +162,7 @@ def _not_with_dask(**flags: Any) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="microanon")
+@quiet_option
 def main() -> None:
     """microanon: privacy-preserving microdata publishing with verified guarantees."""
 
@@ -312,6 +314,7 @@ def datasets_export(name: str, out: Path) -> None:
 )
 @_read_options
 @_engine_options
+@quiet_option
 @_friendly_errors
 def check(
     file: Path,
@@ -350,6 +353,7 @@ def check(
     With --engine dask, FILE may be a Parquet or CSV directory or glob of any size: the profile
     is computed from its frequency table (the population file is read in memory).
     """
+    from ..core.progress import as_progress
     from ..core.schema import check_frame
     from .check import (
         format_profile,
@@ -392,18 +396,21 @@ def check(
             read=csv,
             distance=distance,
             scheduler=scheduler,
-            progress=sys.stderr.isatty(),
+            progress=progress_mode(),
             **options,
         )
     else:
-        data = read_table(file, header=not no_header, options=csv)
-        data.columns = [str(c) for c in data.columns]
-        check_frame(data, [*_split(quasi), sens[0]])
-        # A numeric column with a stray string would silently become categorical; an explicit
-        # --distance settles the sensitive column's type.
-        looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
-        refuse_stray_text(data, looked_at, sensitive=sens[0])
-        profile = privacy_profile(data, _split(quasi), sens[0], distance=distance, **options)
+        reporter = as_progress(table_progress_mode(file), "check", total=2)
+        with reporter.stage(f"read {file.name}"):
+            data = read_table(file, header=not no_header, options=csv)
+            data.columns = [str(c) for c in data.columns]
+            check_frame(data, [*_split(quasi), sens[0]])
+            # A numeric column with a stray string would silently become categorical; an
+            # explicit --distance settles the sensitive column's type.
+            looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
+            refuse_stray_text(data, looked_at, sensitive=sens[0])
+        with reporter.stage("privacy profile"):
+            profile = privacy_profile(data, _split(quasi), sens[0], distance=distance, **options)
     reqs = requirements(
         profile,
         req_k,
@@ -467,6 +474,7 @@ def check(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_read_options
 @_engine_options
+@quiet_option
 @_friendly_errors
 def risk(
     file: Path,
@@ -498,6 +506,7 @@ def risk(
     computed from its frequency table; --weights and --household are not available and SUDA2
     is skipped.
     """
+    from ..core.progress import as_progress
     from .io import read_table
     from .report import Report
     from .risk import RiskOptions, add_risk_section, assess_risk, format_risk
@@ -530,7 +539,7 @@ def risk(
             options,
             read=csv,
             scheduler=scheduler,
-            progress=sys.stderr.isatty(),
+            progress=progress_mode(),
         )
         if not no_suda:
             click.echo(
@@ -539,9 +548,12 @@ def risk(
                 err=True,
             )
     else:
-        data = read_table(file, options=csv)
-        data.columns = [str(c) for c in data.columns]
-        assessment = assess_risk(data, options)
+        reporter = as_progress(table_progress_mode(file), "risk", total=2)
+        with reporter.stage(f"read {file.name}"):
+            data = read_table(file, options=csv)
+            data.columns = [str(c) for c in data.columns]
+        with reporter.stage("risk profile"):
+            assessment = assess_risk(data, options)
     if report_path is not None:
         report = Report(f"Disclosure risk of {file.name}", "microanon risk")
         add_risk_section(report, assessment, "Disclosure risk")
@@ -569,9 +581,7 @@ def risk(
 )
 @_read_options
 @_friendly_errors
-def init_command(
-    data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]
-) -> None:
+def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]) -> None:
     """Propose a config for DATA (CSV or Parquet): roles, hierarchies, models, with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
@@ -675,6 +685,7 @@ def lint_command(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_read_options
 @_engine_options
+@quiet_option
 @_friendly_errors
 def anonymize(
     data: Path | None,
@@ -703,7 +714,7 @@ def anonymize(
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
     path, release, numbers = run_anonymize(
-        cfg, out, data=data, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
+        cfg, out, data=data, rng=seed, progress=progress_mode(), overwrite=overwrite
     )
     meta = release.metadata
     for w in numbers["warnings"]:
@@ -755,7 +766,7 @@ def _anonymize_dask(
         out,
         data,
         scheduler=scheduler,
-        progress=sys.stderr.isatty(),
+        progress=progress_mode(),
         overwrite=overwrite,
         rng=seed,
     )
@@ -911,12 +922,13 @@ def query_command(
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory for report.html.",
 )
+@quiet_option
 @_friendly_errors
 def demo(out: Path) -> None:
     """Run the demonstration on bundled Adult and write OUT/report.html."""
     from .demo import run_demo
 
-    path = run_demo(out, progress=sys.stderr.isatty())
+    path = run_demo(out, progress=progress_mode())
     click.echo(f"wrote {path}")
 
 
@@ -988,6 +1000,7 @@ def _respondent(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--id", "submission_id", default=None, help="Submission id (default: a new UUID).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per respondent.")
 @_read_options
+@quiet_option
 @_friendly_errors
 def collect_submit(
     values: tuple[str, ...],
@@ -1002,6 +1015,7 @@ def collect_submit(
 
     Only the generalization is sent; when nothing can protect you, nothing is sent.
     """
+    from ..core.progress import as_progress
     from .io import read_table
     from .server import CollectionClient
 
@@ -1015,7 +1029,8 @@ def collect_submit(
         respondents = [_respondent(values)]
     with CollectionClient(server) as client:
         attrs = client.survey.attributes
-        rows = tqdm_if(respondents, sys.stderr.isatty() and len(respondents) > 1)
+        reporter = as_progress(progress_mode(), "collect submit")
+        rows = reporter.iterate(respondents, "respondents") if len(respondents) > 1 else respondents
         for o in rows:
             o = {a: o[a] for a in attrs} if all(a in o for a in attrs) else o
             r = client.submit(o, mode=mode, submission_id=submission_id)
@@ -1038,13 +1053,6 @@ def collect_submit(
                 click.echo(f"{r.status} (version {r.version}): {shown}")
 
 
-def tqdm_if(items: list[Any], show: bool) -> Any:
-    """``items`` with a progress bar on stderr when ``show``."""
-    from tqdm import tqdm
-
-    return tqdm(items, desc="respondents", disable=not show)
-
-
 @collect.command("export")
 @click.option("--server", required=True, help="Base URL of the service.")
 @click.option(
@@ -1064,6 +1072,7 @@ def tqdm_if(items: list[Any], show: bool) -> Any:
     is_flag=True,
     help="Replace OUT if it exists (atomically: a failure leaves it as it was).",
 )
+@quiet_option
 @_friendly_errors
 def collect_export(server: str, token_env: str, out: Path, overwrite: bool) -> None:
     """Download the collected multiset (labels and counts) as CSV, for the data user.
@@ -1075,15 +1084,18 @@ def collect_export(server: str, token_env: str, out: Path, overwrite: bool) -> N
     import os
 
     from ..core.output import atomic_file
+    from ..core.progress import as_progress
     from .server import CollectionClient
 
     token = os.environ.get(token_env)
     if not token:
         raise click.UsageError(f"set the export token in ${token_env}")
+    reporter = as_progress(progress_mode(), "collect export", total=2)
     with atomic_file(out, overwrite=overwrite) as tmp:  # checks OUT before the service
-        with CollectionClient(server) as client:
+        with reporter.stage("download the collected set"), CollectionClient(server) as client:
             frame = client.export(token)
-        frame.to_csv(tmp, index=False)
+        with reporter.stage(f"write {len(frame):,} distinct tuples"):
+            frame.to_csv(tmp, index=False)
     click.echo(
         f"wrote {len(frame):,} distinct tuples ({int(frame['count'].sum()):,} in all) to {out}"
     )
@@ -1117,12 +1129,13 @@ def _reproduction(family: Family) -> None:
     )
     @click.option("--overwrite", is_flag=True, help="Replace an existing --out directory.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+    @quiet_option
     @_friendly_errors
     def command(out: Path, quick: bool, seed: int | None, overwrite: bool, as_json: bool) -> None:
         from .reproduction.expected import outcome
 
         path, results = family.run_reproduction(
-            out, quick=quick, rng=seed, progress=sys.stderr.isatty(), overwrite=overwrite
+            out, quick=quick, rng=seed, progress=progress_mode(), overwrite=overwrite
         )
         summary = outcome(name, path, results)
         _emit(as_json, summary, _reproduction_text(path, results, summary))

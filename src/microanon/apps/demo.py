@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
+from ..core.progress import ProgressLike, as_progress
 from ..datasets import adult_schema, load_adult
 from ..measures import equivalence_classes, reidentification_risk
 from .check import privacy_profile
@@ -115,21 +115,25 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
 ]
 
 
-def run_demo(out: str | os.PathLike[str] = "demo-output", progress: bool = False) -> Path:
+def run_demo(out: str | os.PathLike[str] = "demo-output", progress: ProgressLike = False) -> Path:
     """Run every demo section on bundled Adult and write ``out/report.html``.
 
     Parameters
     ----------
     out : path
         Output directory (created).
-    progress : bool
-        Show a progress bar on stderr.
+    progress : Progress, bool, str or None
+        Progress on stderr, one stage per section (named by the report sections it adds): a bar
+        (True), nothing (False), one line per section (``"lines"``), or either by whether
+        stderr is a terminal (None or ``"auto"``); see
+        :func:`microanon.core.progress.as_progress`.
 
     Returns
     -------
     pathlib.Path
         The report written.
     """
+    reporter = as_progress(progress, "demo", total=len(DEMO_SECTIONS))
     schema = adult_schema(sensitive=SENSITIVE)
     data = load_adult("train", dropna=True)
     ctx = DemoContext(data=data, schema=schema, quasi=schema.quasi, sensitive=SENSITIVE)
@@ -137,6 +141,11 @@ def run_demo(out: str | os.PathLike[str] = "demo-output", progress: bool = False
         "microanon demo: UCI Adult",
         "What an attacker can learn from microdata, and what each protection costs.",
     )
-    for build in tqdm(DEMO_SECTIONS, desc="demo", disable=not progress):
-        build(report, ctx)
+    for build in DEMO_SECTIONS:
+        with reporter.stage(build.__name__.strip("_").replace("_", " ")) as stage:
+            before = len(report.sections)
+            build(report, ctx)
+            added = [s.title for s in report.sections[before:]]
+            if added:
+                stage.name = "; ".join(added)
     return report.write(Path(out) / "report.html")

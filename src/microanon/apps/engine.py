@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.progress import ProgressLike, as_progress
 from ..core.reading import ReadOptions
 from .config import DATASET_PREFIX, PipelineConfig
 
@@ -233,7 +234,7 @@ def anonymize_dask(
     out: Path,
     data: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     overwrite: bool = False,
     rng: Any = None,
 ) -> Any:
@@ -257,8 +258,9 @@ def anonymize_dask(
     scheduler : str, optional
         Address of a running Dask scheduler (default ``MICROANON_SCHEDULER``, else a local
         cluster for the run).
-    progress : bool or None
-        Progress bars or one line per stage on stderr.
+    progress : Progress, bool, str or None
+        Progress bars or one line per stage on stderr (see
+        :func:`microanon.core.progress.as_progress`).
     overwrite : bool
         Replace ``out`` if it is a release microanon wrote (see
         :func:`microanon.core.output.check_output_target`).
@@ -292,6 +294,7 @@ def anonymize_dask(
             [Path(source)] if Path(source).is_dir() else []
         )
     check_output_target(Path(out), overwrite, protect)
+    progress = as_progress(progress, "anonymize")
     frame, options = _source(source, cfg.read)
     lint_dask(frame, options, cfg)
     if cfg.method == "full_domain":
@@ -363,7 +366,7 @@ def check_dask(
     read: ReadOptions | None = None,
     distance: str | None = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     **options: Any,
 ) -> dict[str, Any]:
     """``microanon check``'s profile of a dataset of any size, computed with Dask.
@@ -379,7 +382,7 @@ def check_dask(
         missing-value markers).
     scheduler : str, optional
         Address of a running Dask scheduler.
-    progress : bool or None
+    progress : Progress, bool, str or None
     **options
         The other keyword arguments of ``privacy_profile`` (the population a DataFrame in
         memory).
@@ -398,7 +401,11 @@ def check_dask(
     source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
         table, numeric = dataset_frequencies(
-            source, [*quasi, sensitive], client, read_options=csv, progress=progress
+            source,
+            [*quasi, sensitive],
+            client,
+            read_options=csv,
+            progress=as_progress(progress, "check"),
         )
     refuse_stray_text_of(table, quasi + ([sensitive] if distance is None else []), sensitive)
     return privacy_profile_of(
@@ -412,7 +419,7 @@ def risk_dask(
     *,
     read: ReadOptions | None = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
 ) -> Any:
     """``microanon risk``'s class-size figures of a dataset of any size, computed with Dask.
 
@@ -425,7 +432,7 @@ def risk_dask(
     read : ReadOptions, optional
         How CSV files are read.
     scheduler : str, optional
-    progress : bool or None
+    progress : Progress, bool, str or None
 
     Returns
     -------
@@ -451,7 +458,7 @@ def risk_dask(
     source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
         table, _ = dataset_frequencies(
-            source, options.quasi, client, read_options=csv, progress=progress
+            source, options.quasi, client, read_options=csv, progress=as_progress(progress, "risk")
         )
     result = risk_profile_of(
         table,

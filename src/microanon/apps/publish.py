@@ -27,9 +27,10 @@ from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
+from ..core.progress import ProgressLike, as_progress
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
-from ..models import verify_written
+from ..models import Verification, verify_written
 from .families import add_release_sections
 from .release_summary import (
     add_public_report,
@@ -40,7 +41,10 @@ from .release_summary import (
 from .report import Report
 from .risk import RiskOptions, add_risk_section, assess_risk
 
-__all__ = ["publish"]
+__all__ = ["PUBLISH_STAGES", "publish", "public_report"]
+
+#: What :func:`publish` reports as its stages, in order.
+PUBLISH_STAGES = ("write the release", "verify the written files", "reports")
 
 
 def publish(
@@ -56,6 +60,7 @@ def publish(
     protect: Iterable[str | os.PathLike[str]] = (),
     config: Any = None,
     subtitle: str | None = None,
+    progress: ProgressLike = False,
 ) -> tuple[Path, dict[str, Any]]:
     """Write ``release`` to ``out`` with its reports, verified from disk, or write nothing.
 
@@ -83,6 +88,10 @@ def publish(
         The pipeline, to propose the closest configurations when the release warns.
     subtitle : str, optional
         First line of the internal report.
+    progress : Progress, bool, str or None, default False
+        Progress on stderr: the stages write, verify and reports (see
+        :func:`microanon.core.progress.as_progress`); a
+        :class:`~microanon.core.progress.Progress` given continues its own numbering.
 
     Returns
     -------
@@ -104,48 +113,94 @@ def publish(
         lint = lint_schema(original, schema, accept=accept)
     lint.raise_if_blocking()
     release.metadata.setdefault("audit", {})["lint"] = lint.to_dict()
-    with atomic_directory(out, overwrite, protect) as tmp:
-        release.write_parts(tmp, format)
-        verification = verify_written(tmp, original, lint.linkable)
-        if not verification.ok:
-            raise VerificationError(
-                "the written release does not hold what it claims, so nothing was written: "
-                + "; ".join(verification.failures())
+    reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
+    with atomic_directory(out, overwrite, protect) as tmp, reporter:
+        with reporter.stage(PUBLISH_STAGES[0]):
+            release.write_parts(tmp, format)
+        with reporter.stage(PUBLISH_STAGES[1]):
+            verification = verify_written(tmp, original, lint.linkable)
+            if not verification.ok:
+                raise VerificationError(
+                    "the written release does not hold what it claims, so nothing was written: "
+                    + "; ".join(verification.failures())
+                )
+        with reporter.stage(PUBLISH_STAGES[2]):
+            numbers = _write_reports(
+                tmp, release, original, schema, lint, verification, config, subtitle
             )
-        published = [c for c in schema.published if c in original.columns]
-        internal = Report(
-            f"{release.metadata.get('method')}: internal report, for the data owner only",
-            (subtitle + " " if subtitle else "")
-            + "This report shows values and counts of the original data: do not publish it.",
-        )
-        numbers = add_release_sections(
-            internal, original.loc[:, published].dropna(), release, schema=schema
-        )
-        numbers["verified"] = (
-            all(v.holds for v in verification.verdicts) if verification.verdicts else None
-        )
-        columns = column_actions(release, schema, lint, original)
-        numbers["warnings"] = warnings_of(release, columns, numbers)
-        add_summary_sections(
-            internal, release, config, original, columns, verification, lint, numbers
-        )
-        quasi = [q for q in schema.quasi if q in original.columns]
-        if quasi:
-            _add_risk(internal, original[quasi].dropna(), quasi, "Disclosure risk of the original")
-        internal.write(tmp / INTERNAL_DIR / "report.html")
-        public_report = add_public_report(verification.public, verification, schema, lint)
-        data = verification.public.tables.get("data")
-        if quasi and data is not None and set(quasi) <= set(data.columns):
-            # Suppressed cells (missing in local suppression) are a value of their own: '*'.
-            shown = data[quasi].astype(object).where(data[quasi].notna(), SUPPRESSED)
-            _add_risk(public_report, shown, quasi, "Disclosure risk of the published table")
-        public_report.write(tmp / PUBLIC_DIR / "report.html")
     numbers.update(
         verification=verification.to_dict(),
         lint=lint.to_dict(),
-        columns=columns.to_dict(orient="records"),
+        columns=numbers.pop("columns").to_dict(orient="records"),
     )
     return Path(out), numbers
+
+
+def _write_reports(
+    tmp: Path,
+    release: Release,
+    original: pd.DataFrame,
+    schema: Schema,
+    lint: LintReport,
+    verification: Verification,
+    config: Any,
+    subtitle: str | None,
+) -> dict[str, Any]:
+    """Write the internal and public reports into the release being built; the numbers shown.
+
+    ``numbers["columns"]`` is the table of what was done to each column.
+    """
+    published = [c for c in schema.published if c in original.columns]
+    internal = Report(
+        f"{release.metadata.get('method')}: internal report, for the data owner only",
+        (subtitle + " " if subtitle else "")
+        + "This report shows values and counts of the original data: do not publish it.",
+    )
+    numbers = add_release_sections(
+        internal, original.loc[:, published].dropna(), release, schema=schema
+    )
+    numbers["verified"] = (
+        all(v.holds for v in verification.verdicts) if verification.verdicts else None
+    )
+    columns = column_actions(release, schema, lint, original)
+    numbers["warnings"] = warnings_of(release, columns, numbers)
+    add_summary_sections(internal, release, config, original, columns, verification, lint, numbers)
+    quasi = [q for q in schema.quasi if q in original.columns]
+    if quasi:
+        _add_risk(internal, original[quasi].dropna(), quasi, "Disclosure risk of the original")
+    internal.write(tmp / INTERNAL_DIR / "report.html")
+    public_report(verification, schema, lint).write(tmp / PUBLIC_DIR / "report.html")
+    numbers["columns"] = columns
+    return numbers
+
+
+def public_report(verification: Verification, schema: Schema, lint: LintReport) -> Report:
+    """The public report of a verified release: built from its public part alone.
+
+    :func:`~microanon.apps.release_summary.add_public_report` (what was done, the guarantees)
+    and, when the published table has the quasi-identifiers, the attacker models' risk of that
+    table (suppressed cells counted as a value of their own, ``*``).
+
+    Parameters
+    ----------
+    verification : Verification
+        The claimed models re-checked, with ``public`` the public part as a data user gets it.
+    schema : Schema
+        The schema the release was made with (its published columns are described).
+    lint : LintReport
+        The lint of the original: its linkable columns are marked.
+    """
+    public = verification.public
+    if public is None:
+        raise ValueError("the verification holds no public part to report on")
+    report = add_public_report(public, verification, schema, lint)
+    quasi = list(schema.quasi)
+    data = public.tables.get("data")
+    if quasi and data is not None and set(quasi) <= set(data.columns):
+        # Suppressed cells (missing in local suppression) are a value of their own: '*'.
+        shown = data[quasi].astype(object).where(data[quasi].notna(), SUPPRESSED)
+        _add_risk(report, shown, quasi, "Disclosure risk of the published table")
+    return report
 
 
 def _add_risk(report: Report, frame: pd.DataFrame, quasi: list[str], title: str) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -32,10 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from . import display
+from .errors import InputError, MicroanonError
 from .output import atomic_directory
 
 __all__ = [
+    "EXTENSIONS",
     "Release",
     "write_manifests",
     "RELEASE_KINDS",
@@ -63,6 +65,13 @@ ALWAYS_PUBLIC = ("method", "parameters", "models", "quasi", "sensitive", "rows_o
 
 #: Sub-directories of a saved release.
 PUBLIC_DIR, INTERNAL_DIR = "public", "internal"
+
+#: What a release's notebook view and :meth:`Release.report` need from the layers above ``core``,
+#: which ``core`` does not import: ``"verdicts"`` (a release -> one ``(model, holds, achieved)``
+#: per claimed model, re-checked on the published tables by :mod:`microanon.models`) and
+#: ``"report"`` (a release -> its public report, built by :mod:`microanon.apps`). The
+#: ``microanon`` package fills it on import; each function imports its layer when first called.
+EXTENSIONS: dict[str, Callable[[Release], Any]] = {}
 
 _FORMATS = {"csv": ".csv", "parquet": ".parquet"}
 _MANIFEST = "release.json"
@@ -257,6 +266,73 @@ class Release:
         sizes = ", ".join(f"{k}: {len(v)} rows" for k, v in self.tables.items())
         part = "" if self.has_internal else ", public part"
         return f"<Release {self.kind} ({sizes}{part})>"
+
+    def _repr_html_(self) -> str:
+        """The release in a notebook: method, sizes, the claimed models re-checked on the
+        published tables, and the head of the main table."""
+        method = self.metadata.get("method")
+        title = f"Release: {method} ({self.kind})" if method else f"Release ({self.kind})"
+        if not self.has_internal:
+            title += ", public part"
+        verdicts, why = self._verdict_rows()
+        rows = int(self.metadata.get("rows_out", len(self.data)))
+        key = f"{rows:,} rows published"
+        if verdicts:
+            model, holds, achieved = verdicts[0]
+            key = f"{model} {display.mark(holds)} {achieved}; {key}"
+        params = self.metadata.get("parameters") or {}
+        shown = {k: v for k, v in params.items() if isinstance(v, (str, int, float, bool))}
+        parts: list[Any] = []
+        if shown:
+            parts.append(
+                "Parameters: " + ", ".join(f"{k} {display.number(v)}" for k, v in shown.items())
+            )
+        parts.append(
+            display.table(
+                ([name, len(df), len(df.columns)] for name, df in self.tables.items()),
+                header=["table", "rows", "columns"],
+            )
+        )
+        if verdicts:
+            parts.append(
+                display.table(
+                    ([m, display.mark(h), a] for m, h, a in verdicts),
+                    header=["claimed model", "holds", "achieved"],
+                    caption="Re-checked on the published tables.",
+                )
+            )
+        elif why:
+            parts.append(why)
+        name = "data" if "data" in self.tables else next(iter(self.tables))
+        parts.append(
+            display.frame_table(
+                self.data, caption=f"First rows of {name} ({len(self.data):,} rows)."
+            )
+        )
+        return display.card(title, key, *parts)
+
+    def _verdict_rows(self) -> tuple[list[tuple[str, bool | None, str]], str | None]:
+        """The claimed models re-checked (see :data:`EXTENSIONS`), or why there are none."""
+        try:
+            return list(EXTENSIONS["verdicts"](self)), None
+        except MicroanonError as exc:
+            return [], f"No model re-checked: {exc}."
+
+    def report(self) -> Any:
+        """The public report of the release, to show in a notebook or save as HTML.
+
+        The same report as ``public/report.html`` of :func:`microanon.publish` and ``microanon
+        anonymize``, built from the public part alone: what was done, the claimed models
+        re-checked on the published tables, and the published table's risk. Without the
+        original data there is no schema lint and no leak scan; nothing internal is shown.
+
+        Returns
+        -------
+        microanon.apps.release_report.ReleaseReport
+            Shown inline by Jupyter (``_repr_html_``); ``.save(path)`` writes the HTML file;
+            ``.html`` is its text.
+        """
+        return EXTENSIONS["report"](self)
 
     def equals(self, other: Release) -> bool:
         """Same kind, metadata, public keys and tables (values and column types)."""

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core import display
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ._common import check_quasi, check_share, group_rows
@@ -78,6 +79,30 @@ class ModelRisk:
             "expected_reidentifications": self.expected_reidentifications,
         }
 
+    def __repr__(self) -> str:
+        return (
+            f"<ModelRisk highest {self.highest:.4g}, average {self.average:.4g}, "
+            f"{self.records_above:,} records ({self.share_above:.1%}) above {self.threshold:g}>"
+        )
+
+    def figures(self) -> dict[str, Any]:
+        """The summary as shown in a notebook: label -> figure."""
+        return {
+            "highest": self.highest,
+            "average": self.average,
+            "records above": self.records_above,
+            "share above": self.share_above,
+            "expected re-identifications": self.expected_reidentifications,
+        }
+
+    def _repr_html_(self) -> str:
+        """The summary in a notebook, the highest risk as its key figure."""
+        key = (
+            f"highest risk {display.number(self.highest)}; {self.share_above:.1%} of the records "
+            f"above {self.threshold:g}"
+        )
+        return display.card("Re-identification risk", key, display.pairs(self.figures()))
+
 
 @dataclass(frozen=True, eq=False)
 class AttackerRisks:
@@ -110,6 +135,34 @@ class AttackerRisks:
             "marketer": self.marketer,
             "population": self.population,
         }
+
+    def __repr__(self) -> str:
+        return (
+            f"<AttackerRisks prosecutor highest {self.prosecutor.highest:.4g}, journalist highest "
+            f"{self.journalist.highest:.4g}, marketer {self.marketer:.4g} "
+            f"(population: {self.population})>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The three models in a notebook, the prosecutor's highest risk as the key figure."""
+        threshold = self.prosecutor.threshold
+        key = (
+            f"prosecutor: highest risk {display.number(self.prosecutor.highest)}, "
+            f"{self.prosecutor.share_above:.1%} of the records above {threshold:g}; marketer "
+            f"{display.number(self.marketer)}"
+        )
+        models = {"prosecutor": self.prosecutor, "journalist": self.journalist}
+        return display.card(
+            "Re-identification risk under the attacker models",
+            key,
+            display.table(
+                ([name, *risk.figures().values()] for name, risk in models.items()),
+                header=["model", *self.prosecutor.figures()],
+                caption=f"Records above a risk of {threshold:g}; population sizes from: "
+                f"{self.population}.",
+            ),
+            f"Marketer: {display.number(self.marketer)} of the records re-identified on average.",
+        )
 
 
 def attacker_risks(

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..core import display
 from ..core.frames import pandas_if_arrow
 from ._common import check_quasi, group_rows
 from .attacker import attacker_risks
@@ -59,6 +60,32 @@ class RiskProfile:
             "records_above": self.records_above,
             "share_above": self.share_above,
         }
+
+    def __repr__(self) -> str:
+        return (
+            f"<RiskProfile prosecutor: highest {self.max:.4g}, average {self.average:.4g}, "
+            f"{self.records_above:,} records ({self.share_above:.1%}) above {self.threshold:g}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The summary in a notebook, the highest risk as its key figure."""
+        key = (
+            f"highest risk {display.number(self.max)}; {self.share_above:.1%} of the records "
+            f"above {self.threshold:g}"
+        )
+        return display.card(
+            "Prosecutor re-identification risk",
+            key,
+            display.pairs(
+                {
+                    "highest": self.max,
+                    "average": self.average,
+                    f"records above {self.threshold:g}": self.records_above,
+                    f"share above {self.threshold:g}": self.share_above,
+                    "records": len(self.record_risk),
+                }
+            ),
+        )
 
 
 class Uniques(NamedTuple):

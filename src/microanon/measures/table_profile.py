@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..models import Groups, beta_likeness, delta_disclosure, profile, t_closeness
-from ..models.profile import population_profile
+from ..models.profile import Profile, population_profile
 from .attacker import class_attacker_risks
 
 __all__ = ["groups_profile"]
@@ -31,7 +30,7 @@ def groups_profile(
     fraction: float | None = None,
     significance: float = 0.01,
     dropped: int = 0,
-) -> dict[str, Any]:
+) -> Profile:
     """Every figure of the ``check`` profile, from the table's classes.
 
     Parameters
@@ -52,8 +51,8 @@ significance
 
     Returns
     -------
-    dict
-        The keys of :func:`microanon.apps.check.privacy_profile`.
+    Profile
+        A dict with the keys of :func:`microanon.apps.check.privacy_profile`.
     """
     prof = profile(groups, quasi, sensitive, c=c)
     if distance is not None:
@@ -64,25 +63,27 @@ significance
     presence = population_profile(
         groups, quasi, population, population_count, estimator, fraction, significance
     )
-    return {
-        "rows": int(prof["rows"]),
-        "classes": int(prof["classes"]),
-        "k": int(prof["k"]),
-        "l_frequency": float(prof["l_frequency"]),
-        "l_distinct": int(prof["l_distinct"]),
-        "l_entropy": float(prof["l_entropy"]),
-        "l_recursive": int(prof["l_recursive"]),
-        "c": float(c),
-        "t_closeness": float(prof["t_closeness"]),
-        "t_distance": distance,
-        "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
-        "beta_form": beta_form,
-        "delta_disclosure": float(delta_disclosure(groups, None, None).value),
-        **presence,
-        "uniques": int(np.count_nonzero(groups.sizes == 1)),
-        "risk_max": float(risk["highest"]),
-        "risk_avg": float(risk["average"]),
-        "risk_threshold": float(threshold),
-        "records_at_risk": float(risk["share_above"]),
-        "dropped": dropped,
-    }
+    return Profile(
+        {
+            "rows": int(prof["rows"]),
+            "classes": int(prof["classes"]),
+            "k": int(prof["k"]),
+            "l_frequency": float(prof["l_frequency"]),
+            "l_distinct": int(prof["l_distinct"]),
+            "l_entropy": float(prof["l_entropy"]),
+            "l_recursive": int(prof["l_recursive"]),
+            "c": float(c),
+            "t_closeness": float(prof["t_closeness"]),
+            "t_distance": distance,
+            "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
+            "beta_form": beta_form,
+            "delta_disclosure": float(delta_disclosure(groups, None, None).value),
+            **presence,
+            "uniques": int(np.count_nonzero(groups.sizes == 1)),
+            "risk_max": float(risk["highest"]),
+            "risk_avg": float(risk["average"]),
+            "risk_threshold": float(threshold),
+            "records_at_risk": float(risk["share_above"]),
+            "dropped": dropped,
+        }
+    )

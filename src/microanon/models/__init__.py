@@ -27,7 +27,7 @@ from .likeness import LIKENESS_FORMS, BetaLikeness, beta_likeness
 from .p_privacy import PPrivacy, covers, p_privacy
 from .population import PopulationModel
 from .presence import DeltaPresence, delta_presence
-from .profile import profile
+from .profile import Profile, profile
 from .release_check import check_release, published_groups_frame
 from .release_verify import Verification, public_leaks, verify_written
 from .tcloseness import DISTANCES, TCloseness, t_closeness
@@ -52,6 +52,7 @@ __all__ = [
     "PPrivacy",
     "PopulationModel",
     "PrivacyModel",
+    "Profile",
     "TCloseness",
     "Verdict",
     "as_models",

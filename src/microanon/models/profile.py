@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from microanon.core import display
 from microanon.core.errors import InputError
 
 from ._params import real
@@ -16,7 +17,23 @@ from .ldiversity import group_diversity
 from .presence import delta_presence
 from .tcloseness import group_emd
 
-__all__ = ["population_profile", "profile"]
+__all__ = ["Profile", "population_profile", "profile"]
+
+
+class Profile(dict[str, Any]):
+    """The achieved privacy levels of a table: a plain ``dict`` (JSON as it is) that shows as a
+    table in a notebook, with the smallest class size as its key figure."""
+
+    def _repr_html_(self) -> str:
+        key = None
+        if "k" in self:
+            key = f"k = {display.number(self['k'])}"
+            if "classes" in self and "rows" in self:
+                key += (
+                    f": the smallest of {display.number(self['classes'])} classes of "
+                    f"{display.number(self['rows'])} records"
+                )
+        return display.card("Privacy profile", key, display.pairs(self))
 
 
 def profile(
@@ -24,7 +41,7 @@ def profile(
     quasi: Columns | None,
     sensitive: Hashable | None,
     c: float = 2.0,
-) -> dict[str, Any]:
+) -> Profile:
     """Achieved k, every ℓ and t of a table, computed from one shared :class:`Groups`.
 
     Parameters
@@ -40,8 +57,8 @@ def profile(
 
     Returns
     -------
-    dict
-        ``rows``, ``classes`` (number of groups), ``k``, ``l_frequency``, ``l_distinct``,
+    Profile
+        A dict: ``rows``, ``classes`` (number of groups), ``k``, ``l_frequency``, ``l_distinct``,
         ``l_entropy``, ``l_recursive`` (for ``c``), ``t_closeness`` (default distance, see
         :func:`~microanon.models.t_closeness`) and ``t_distance`` (the distance used); plain
         Python numbers.
@@ -56,17 +73,19 @@ def profile(
         raise InputError(f"c must be positive, got {c!r}")
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
     emd, distance = group_emd(groups)
-    return {
-        "rows": groups.n_rows,
-        "classes": groups.n_groups,
-        "k": int(groups.sizes.min()),
-        "l_frequency": float(group_diversity(groups, "frequency").min()),
-        "l_distinct": int(group_diversity(groups, "distinct").min()),
-        "l_entropy": float(group_diversity(groups, "entropy").min()),
-        "l_recursive": int(group_diversity(groups, "recursive", c).min()),
-        "t_closeness": float(emd.max()),
-        "t_distance": distance,
-    }
+    return Profile(
+        {
+            "rows": groups.n_rows,
+            "classes": groups.n_groups,
+            "k": int(groups.sizes.min()),
+            "l_frequency": float(group_diversity(groups, "frequency").min()),
+            "l_distinct": int(group_diversity(groups, "distinct").min()),
+            "l_entropy": float(group_diversity(groups, "entropy").min()),
+            "l_recursive": int(group_diversity(groups, "recursive", c).min()),
+            "t_closeness": float(emd.max()),
+            "t_distance": distance,
+        }
+    )
 
 
 def population_profile(

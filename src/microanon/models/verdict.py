@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microanon.core import display
 from microanon.core.hierarchy import Hierarchy
 
 from .groups import Groups
@@ -54,23 +55,49 @@ class Verdict:
     groups: int
     lowest: float | None = None
 
-    def __str__(self) -> str:
+    @property
+    def achieved(self) -> str:
+        """The key figure: ``"k = 5"``, ``"t = 0.1523"``, ``"delta_max = 0.5 (lowest 0.1)"``."""
         symbol = next((s for s in _SYMBOLS if s in self.parameters), "value")
-        args = ", ".join(
-            f"{k}={v}" for k, v in self.parameters.items() if k != "form" and _short(v)
-        )
-        head = f"{self.model} ({args})" if args else self.model
         value = self.value if isinstance(self.value, int) else f"{self.value:.6g}"
         if self.lowest is not None:
             value = f"{value} (lowest {self.lowest:.6g})"
+        return f"{symbol} = {value}"
+
+    def _head(self) -> str:
+        args = ", ".join(
+            f"{k}={v}" for k, v in self.parameters.items() if k != "form" and _short(v)
+        )
+        return f"{self.model} ({args})" if args else self.model
+
+    def __str__(self) -> str:
+        head = self._head()
         if self.holds is None:
-            return f"{head}: achieved {symbol} = {value} over {self.groups:,} groups"
+            return f"{head}: achieved {self.achieved} over {self.groups:,} groups"
         if self.holds:
-            return f"{head}: holds; achieved {symbol} = {value} over {self.groups:,} groups"
+            return f"{head}: holds; achieved {self.achieved} over {self.groups:,} groups"
         return (
-            f"{head}: fails; achieved {symbol} = {value}; {len(self.offending):,} of "
+            f"{head}: fails; achieved {self.achieved}; {len(self.offending):,} of "
             f"{self.groups:,} groups offend"
         )
+
+    def __repr__(self) -> str:
+        return f"<Verdict {self}>"
+
+    def _repr_html_(self) -> str:
+        """The verdict in a notebook: holds ✓/✗, the achieved value, the worst groups."""
+        state = {None: "no threshold given", True: "holds", False: "fails"}[self.holds]
+        figures = {"groups": self.groups, "offending groups": len(self.offending)}
+        parts: list[Any] = [display.pairs(figures)]
+        if len(self.offending):
+            parts.append(
+                display.frame_table(
+                    self.offending,
+                    caption=f"The worst offending groups (of {len(self.offending):,}).",
+                )
+            )
+        key = f"{display.mark(self.holds)} {state}: achieved {self.achieved}"
+        return display.card(self._head(), key, *parts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form: plain Python values, offending groups as a list of records."""

@@ -24,6 +24,7 @@ import pandas as pd
 from dask import delayed
 
 from ..core.errors import InfeasibleError, InputError
+from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC
 from ..core.schema import Kind, Role, Schema
 from ..methods.sdc import microaggregation
@@ -113,7 +114,7 @@ def microaggregate_blocks(
     max_rows: int = BLOCK_ROWS,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
 ) -> RowwiseRelease:
     """MDAV microaggregation within the blocks of a blocking variable, out of core.

@@ -2,20 +2,19 @@
 
 A scheduler address comes from the ``scheduler`` argument or the ``MICROANON_SCHEDULER``
 environment variable; without one, a :class:`distributed.LocalCluster` is started for the run
-and closed after it. Progress is a bar when stderr is a terminal, otherwise one line per stage
-with its elapsed seconds.
+and closed after it. Each stage reports through :class:`microanon.core.progress.Progress`: a bar
+when stderr is a terminal, otherwise one line per stage with its elapsed seconds.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.progress import ProgressLike, as_progress
 
 __all__ = ["SCHEDULER_ENV", "dask_client", "run_stage", "wait_stage"]
 
@@ -77,27 +76,24 @@ def dask_client(
         cluster.close()
 
 
-def run_stage(client: Any, stage: str, collections: Sequence[Any], progress: bool | None) -> list:
+def run_stage(client: Any, stage: str, collections: Sequence[Any], progress: ProgressLike) -> list:
     """Compute dask collections together on ``client`` and report the stage.
 
-    ``progress``: a bar (True), one line on stderr with the elapsed seconds (False), or the bar
-    only when stderr is a terminal (None).
+    ``progress``: a :class:`~microanon.core.progress.Progress` (its command names the lines),
+    or bars (True), nothing (False), ``"lines"``, or bars when stderr is a terminal and one
+    line per stage with its elapsed seconds otherwise (None); see
+    :func:`~microanon.core.progress.as_progress`.
     """
     return wait_stage(client, stage, client.compute(list(collections)), progress)
 
 
-def wait_stage(client: Any, stage: str, futures: Sequence[Any], progress: bool | None) -> list:
+def wait_stage(client: Any, stage: str, futures: Sequence[Any], progress: ProgressLike) -> list:
     """Gather futures already submitted to ``client``, reporting the stage as :func:`run_stage`."""
-    started = time.perf_counter()
     futures = list(futures)
-    bar = sys.stderr.isatty() if progress is None else progress
-    if bar:
-        from distributed import progress as show
+    reporter = as_progress(progress)
+    with reporter.stage(stage):
+        if reporter.bar:
+            from distributed import progress as show
 
-        print(f"microanon: {stage}", file=sys.stderr)
-        show(futures)
-    results = client.gather(futures)
-    elapsed = time.perf_counter() - started
-    if not bar:
-        print(f"microanon: {stage}: {elapsed:.1f} s", file=sys.stderr)
-    return results
+            show(futures)
+        return list(client.gather(futures))

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..core.errors import InputError, SchemaError
 from ..core.hierarchy import Hierarchy, value_key
+from ..core.progress import ProgressLike
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema
 from .client import run_stage
 from .encoding import Encoding
@@ -154,7 +155,7 @@ def encode_dataset(
     schema: Schema | Mapping[str, Any],
     columns: Sequence[str],
     client: Any,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
 ) -> tuple[Encoding, dd.DataFrame]:
     """Dictionaries for ``columns`` over the whole dataset, and the cleaned lazy frame.
 
@@ -166,7 +167,7 @@ def encode_dataset(
     columns : sequence of str
         The published columns to encode (the quasi-identifiers, the sensitive column).
     client : distributed.Client
-    progress : bool or None
+    progress : Progress, bool, str or None
         See :func:`microanon.scale.client.run_stage`.
 
     Returns

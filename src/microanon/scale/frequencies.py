@@ -17,6 +17,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from ..core.progress import ProgressLike
 from .client import run_stage
 from .encoding import Encoding
 
@@ -216,7 +217,7 @@ def code_frequencies(
     encoding: Encoding,
     columns: Sequence[str],
     client: Any,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     split_every: int = SPLIT_EVERY,
 ) -> FrequencyTable:
     """The frequency table of the codes of ``columns``.
@@ -229,7 +230,7 @@ def code_frequencies(
     columns : sequence of str
         Encoded columns, in the order of the combinations.
     client : distributed.Client
-    progress : bool or None
+    progress : Progress, bool, str or None
     split_every : int
         Partial tables summed at each step of the tree reduction.
 
@@ -272,7 +273,7 @@ def value_frequencies(
     frame: dd.DataFrame,
     columns: Sequence[str],
     client: Any,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     split_every: int = SPLIT_EVERY,
 ) -> FrequencyTable:
     """The frequency table of the values of ``columns`` (e.g. of a written release).

@@ -29,6 +29,7 @@ from dask import delayed
 from ..core.errors import InfeasibleError, InputError, SchemaError, VerificationError
 from ..core.hierarchy import SUPPRESSED
 from ..core.output import atomic_directory, check_output_target
+from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
@@ -157,7 +158,7 @@ def full_domain_dask(
     suppressed_rows: str = "remove",
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
     overwrite: bool = False,
     spill: str = "auto",
@@ -192,9 +193,10 @@ def full_domain_dask(
         ``MICROANON_SCHEDULER``, else a local cluster started for the run and closed after.
     scheduler : str, optional
         Address of a running Dask scheduler.
-    progress : bool or None
-        Progress bars (True), one line per stage on stderr (False), or bars only when stderr
-        is a terminal (None).
+    progress : Progress, bool, str or None
+        Progress bars (True), nothing (False), one line per stage on stderr (``"lines"``), bars
+        when stderr is a terminal and lines otherwise (None), or the
+        :class:`~microanon.core.progress.Progress` of a longer run.
     read_options : mapping, optional
         Passed to :func:`microanon.scale.read_dataset` (``sep``, ``encoding``, ``na_values``,
         ``format``, ``blocksize``).

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.progress import ProgressLike
 from ..measures._common import check_share
 from ..measures.attacker import class_attacker_risks
 from ..measures.population import uniqueness_of_sizes
@@ -53,7 +54,7 @@ def dataset_frequencies(
     client: Any,
     *,
     read_options: Mapping[str, Any] | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
 ) -> tuple[FrequencyTable, dict[str, bool]]:
     """The frequency table of ``columns`` of a dataset, and which of them are numeric.
 
@@ -67,7 +68,7 @@ def dataset_frequencies(
     client : distributed.Client
     read_options : mapping, optional
         Passed to :func:`microanon.scale.read_dataset` (``sep``, ``na_values``, ...).
-    progress : bool or None
+    progress : Progress, bool, str or None
         See :func:`microanon.scale.client.run_stage`.
 
     Returns

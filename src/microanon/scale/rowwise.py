@@ -35,6 +35,7 @@ from dask import delayed
 
 from ..core.errors import InputError, SchemaError
 from ..core.output import atomic_directory, check_output_target
+from ..core.progress import ProgressLike
 from ..core.random import RandomLike, make_rng
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, _plain
 from ..core.schema import Kind, Schema
@@ -293,7 +294,7 @@ def write_rowwise(
     *,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     overwrite: bool = False,
     protect: Sequence[str | os.PathLike[str]] = (),
 ) -> WrittenRelease:
@@ -503,7 +504,7 @@ def randomize_dask(
     rng: RandomLike = None,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
 ) -> RowwiseRelease:
     """Randomized response / PRAM with given matrices on a dataset larger than memory.
@@ -562,7 +563,7 @@ def randomized_response_dask(
     rng: RandomLike = None,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
 ) -> RowwiseRelease:
     """RR-S, RR-QI or RR-Both with the optimal keep probabilities, on a dataset larger than memory.
@@ -664,7 +665,7 @@ def pram_dask(
     rng: RandomLike = None,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
 ) -> RowwiseRelease:
     """PRAM (optionally invariant) on a dataset larger than memory.
@@ -807,7 +808,7 @@ def column_moments(
     frame: dd.DataFrame,
     columns: Sequence[str],
     client: Any,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     split_every: int = SPLIT_EVERY,
 ) -> tuple[int, np.ndarray, np.ndarray]:
     """Records, means and sample covariance (ddof 1) of numeric columns, in one pass.
@@ -849,7 +850,7 @@ def add_noise_dask(
     rng: RandomLike = None,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
 ) -> RowwiseRelease:
     """Noise addition on a dataset larger than memory (sdcMicro's ``addNoise``, row-wise ones).
@@ -993,7 +994,7 @@ def mrr_dask(
     rng: RandomLike = None,
     client: Any = None,
     scheduler: str | None = None,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
 ) -> RowwiseRelease:
     """Multivariate randomized response (MRR, a GTR baseline) on a dataset larger than memory.

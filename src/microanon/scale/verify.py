@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.progress import ProgressLike
 from ..models import Groups, PrivacyModel, Verdict
 from .client import wait_stage
 from .encode import Encoded, union_codes
@@ -65,7 +66,7 @@ def verify_written(
     sensitive: str | None,
     models: Sequence[PrivacyModel],
     client: Any,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
 ) -> tuple[list[Verdict], int]:
     """Check every model on the Parquet dataset at ``path``.
 
@@ -134,7 +135,7 @@ def verify_files(
     sensitive: str | None,
     models: Sequence[PrivacyModel],
     client: Any,
-    progress: bool | None = None,
+    progress: ProgressLike = None,
     numeric: bool = False,
     split_every: int = SPLIT_EVERY,
 ) -> tuple[list[Verdict], int]:

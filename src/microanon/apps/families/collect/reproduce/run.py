@@ -33,8 +33,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from microanon.apps.families.collect.reproduce.baselines import EPR_SIGMA, MRR_Z
 from microanon.apps.families.collect.reproduce.checks import (
     EXPECTED_DEVIATIONS,
@@ -47,9 +45,17 @@ from microanon.apps.families.collect.reproduce.setup import FULL, QUICK, Plan
 from microanon.apps.reproduction.expected import mark_expected
 from microanon.apps.reproduction.outputs import RNG_POLICY, json_plain, write_results
 from microanon.core.output import atomic_directory
+from microanon.core.progress import ProgressLike, as_progress
 from microanon.core.random import RandomLike, make_rng
 
-__all__ = ["run_collection"]
+__all__ = ["PARTS", "run_collection"]
+
+#: Method of :class:`Runner` -> what its stage of the progress says, in run order.
+PARTS = {
+    "gtr": "GTR through the collection service",
+    "local_recoding": "local recoding (LRKA, LD)",
+    "perturbation": "perturbation (MRR, EPR)",
+}
 
 
 def run_collection(
@@ -57,7 +63,7 @@ def run_collection(
     *,
     quick: bool = False,
     rng: RandomLike = None,
-    progress: bool = False,
+    progress: ProgressLike = False,
     overwrite: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """Run experiments E1.1–E1.3 and write ``out/report.html`` and ``out/results.json``.
@@ -72,8 +78,11 @@ def run_collection(
     rng : numpy.random.Generator, int or None
         Randomness of the respondents' order, the folds, MRR, EPR and the ID3 training draws
         (``None``: OS entropy). A seed makes the run reproducible and is never written out.
-    progress : bool, default False
-        Show a progress bar on stderr.
+    progress : Progress, bool, str or None, default False
+        Progress on stderr, one stage per part of the experiments (with a line per data set and
+        parameter within it): a bar (True), nothing (False), lines (``"lines"``), or either by
+        whether stderr is a terminal (None or ``"auto"``); see
+        :func:`microanon.core.progress.as_progress`.
     overwrite : bool, default False
         Replace an existing non-empty ``out``.
 
@@ -85,22 +94,24 @@ def run_collection(
     plan = QUICK if quick else FULL
     generator = make_rng(rng)
     started = time.perf_counter()
-    with atomic_directory(out, overwrite) as tmp:
-        steps = 3 * len(plan.respondents)
-        with tqdm(total=steps, desc="reproduce collection", disable=not progress) as bar:
-            runner = Runner(plan, generator, bar.set_postfix_str)
-            results: dict[str, Any] = {}
-            for part in ("gtr", "local_recoding", "perturbation"):
+    reporter = as_progress(progress, "reproduce collection", total=len(PARTS) + 2)
+    with atomic_directory(out, overwrite) as tmp, reporter:
+        runner = Runner(plan, generator, reporter.note)
+        results: dict[str, Any] = {}
+        for part, title in PARTS.items():
+            with reporter.stage(title):
                 results[part] = getattr(runner, part)()
-                bar.update(len(plan.respondents))
+        with reporter.stage("ID3 on the original records"):
             results["original_accuracy"] = {n: runner.original_accuracy(n) for n in runner.samples}
-        results = json_plain(results)
-        results["E1.2"] = matched(results, plan, "accuracy")
-        results["E1.3"] = matched(results, plan, "loss")
-        results["meta"] = _meta(plan, runner, time.perf_counter() - started)
-        results["checks"] = mark_expected(run_checks(results, plan), EXPECTED_DEVIATIONS, quick)
-        build_report(results, plan).write(tmp / "report.html")
-        write_results(tmp, results)
+        with reporter.stage("checks and report"):
+            results = json_plain(results)
+            results["E1.2"] = matched(results, plan, "accuracy")
+            results["E1.3"] = matched(results, plan, "loss")
+            results["meta"] = _meta(plan, runner, time.perf_counter() - started)
+            checks = run_checks(results, plan)
+            results["checks"] = mark_expected(checks, EXPECTED_DEVIATIONS, quick)
+            build_report(results, plan).write(tmp / "report.html")
+            write_results(tmp, results)
     return Path(out), results
 
 

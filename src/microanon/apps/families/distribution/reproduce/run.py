@@ -36,8 +36,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from microanon.apps.families.distribution.reproduce.checks import EXPECTED_DEVIATIONS, run_checks
 from microanon.apps.families.distribution.reproduce.experiments import FULL, QUICK, Plan, Runner
 from microanon.apps.families.distribution.reproduce.measure import split_denominator
@@ -45,6 +43,7 @@ from microanon.apps.families.distribution.reproduce.report import build_report
 from microanon.apps.reproduction.expected import mark_expected
 from microanon.apps.reproduction.outputs import RNG_POLICY, json_plain, write_results
 from microanon.core.output import atomic_directory
+from microanon.core.progress import ProgressLike, as_progress
 from microanon.core.random import RandomLike, make_rng
 
 __all__ = ["STEPS", "run_distribution"]
@@ -68,7 +67,7 @@ def run_distribution(
     *,
     quick: bool = False,
     rng: RandomLike = None,
-    progress: bool = False,
+    progress: ProgressLike = False,
     overwrite: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """Run experiments E4.1–E4.12 and write ``out/report.html`` and ``out/results.json``.
@@ -87,8 +86,10 @@ def run_distribution(
         Randomness of the synthetic data, the removed records, the queries and the releases'
         permutations (``None``: OS entropy). A seed makes the run reproducible and is never
         written out.
-    progress : bool, default False
-        Show a progress bar on stderr.
+    progress : Progress, bool, str or None, default False
+        Progress on stderr, one stage per experiment: a bar (True), nothing (False), one line
+        per experiment (``"lines"``), or either by whether stderr is a terminal (None or
+        ``"auto"``); see :func:`microanon.core.progress.as_progress`.
     overwrite : bool, default False
         Replace an existing non-empty ``out``.
 
@@ -106,22 +107,23 @@ def run_distribution(
     seed_given = rng is not None
     generator = make_rng(rng)
     started = time.perf_counter()
-    with atomic_directory(out, overwrite) as tmp:
+    reporter = as_progress(progress, "reproduce distribution", total=len(STEPS) + 1)
+    with atomic_directory(out, overwrite) as tmp, reporter:
         runner = Runner(plan, generator)
         results: dict[str, Any] = {}
-        with tqdm(total=len(STEPS), desc="reproduce distribution", disable=not progress) as bar:
-            for method, experiments in STEPS.items():
-                bar.set_postfix_str("/".join(experiments))
+        for method, experiments in STEPS.items():
+            with reporter.stage("/".join(experiments)):
                 produced = getattr(runner, method)()
-                results.update(produced if len(experiments) > 1 else {experiments[0]: produced})
-                bar.update()
-        results = json_plain(results)
-        checks = run_checks(results, list(plan.widths), plan.focus_width)
-        results["checks"] = mark_expected(checks, EXPECTED_DEVIATIONS, quick)
-        results["meta"] = _meta(plan, runner.sizes(), seed_given, time.perf_counter() - started)
-        results = json_plain(results)
-        build_report(results, plan).write(tmp / "report.html")
-        write_results(tmp, results)
+            results.update(produced if len(experiments) > 1 else {experiments[0]: produced})
+        with reporter.stage("checks and report"):
+            results = json_plain(results)
+            checks = run_checks(results, list(plan.widths), plan.focus_width)
+            results["checks"] = mark_expected(checks, EXPECTED_DEVIATIONS, quick)
+            seconds = time.perf_counter() - started
+            results["meta"] = _meta(plan, runner.sizes(), seed_given, seconds)
+            results = json_plain(results)
+            build_report(results, plan).write(tmp / "report.html")
+            write_results(tmp, results)
     return Path(out), results
 
 

@@ -37,8 +37,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from microanon.apps.families.multisa.reproduce.checks import EXPECTED_DEVIATIONS, run_checks
 from microanon.apps.families.multisa.reproduce.experiments import Runner
 from microanon.apps.families.multisa.reproduce.report import build_report
@@ -53,6 +51,7 @@ from microanon.apps.families.multisa.reproduce.setup import (
 from microanon.apps.reproduction.expected import mark_expected
 from microanon.apps.reproduction.outputs import RNG_POLICY, json_plain, write_results
 from microanon.core.output import atomic_directory
+from microanon.core.progress import ProgressLike, as_progress
 from microanon.core.random import RandomLike, make_rng
 
 __all__ = ["EXPERIMENTS", "run_multisa"]
@@ -75,7 +74,7 @@ def run_multisa(
     *,
     quick: bool = False,
     rng: RandomLike = None,
-    progress: bool = False,
+    progress: ProgressLike = False,
     overwrite: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """Run experiments E2.1–E2.8 and write ``out/report.html`` and ``out/results.json``.
@@ -91,8 +90,10 @@ def run_multisa(
     rng : numpy.random.Generator, int or None
         Randomness of the subsets, the permutations inside groups and the SID assignments
         (``None``: OS entropy). A seed makes the run reproducible and is never written out.
-    progress : bool, default False
-        Show a progress bar on stderr.
+    progress : Progress, bool, str or None, default False
+        Progress on stderr, one stage per experiment: a bar (True), nothing (False), one line
+        per experiment (``"lines"``), or either by whether stderr is a terminal (None or
+        ``"auto"``); see :func:`microanon.core.progress.as_progress`.
     overwrite : bool, default False
         Replace an existing non-empty ``out``.
 
@@ -109,20 +110,20 @@ def run_multisa(
     plan = QUICK if quick else FULL
     generator = make_rng(rng)
     started = time.perf_counter()
-    with atomic_directory(out, overwrite) as tmp:
+    reporter = as_progress(progress, "reproduce multisa", total=len(EXPERIMENTS) + 1)
+    with atomic_directory(out, overwrite) as tmp, reporter:
         data = load_data()
         runner = Runner(data, plan, generator)
         results: dict[str, Any] = {}
-        with tqdm(total=len(EXPERIMENTS), desc="reproduce multisa", disable=not progress) as bar:
-            for exp, method in EXPERIMENTS.items():
-                bar.set_postfix_str(exp)
+        for exp, method in EXPERIMENTS.items():
+            with reporter.stage(exp):
                 results[exp] = getattr(runner, method)()
-                bar.update()
-        results["meta"] = _meta(plan, len(data), time.perf_counter() - started)
-        results = json_plain(results)
-        results["checks"] = mark_expected(run_checks(results), EXPECTED_DEVIATIONS, quick)
-        build_report(results, plan).write(tmp / "report.html")
-        write_results(tmp, results)
+        with reporter.stage("checks and report"):
+            results["meta"] = _meta(plan, len(data), time.perf_counter() - started)
+            results = json_plain(results)
+            results["checks"] = mark_expected(run_checks(results), EXPECTED_DEVIATIONS, quick)
+            build_report(results, plan).write(tmp / "report.html")
+            write_results(tmp, results)
     return Path(out), results
 
 

@@ -35,8 +35,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from microanon.apps.families.randomize.reproduce.checks import EXPECTED_DEVIATIONS, run_checks
 from microanon.apps.families.randomize.reproduce.experiments import VariantRun
 from microanon.apps.families.randomize.reproduce.report import build_report
@@ -50,6 +48,7 @@ from microanon.apps.families.randomize.reproduce.setup import (
 from microanon.apps.reproduction.expected import mark_expected
 from microanon.apps.reproduction.outputs import RNG_POLICY, json_plain, write_results
 from microanon.core.output import atomic_directory
+from microanon.core.progress import ProgressLike, as_progress
 from microanon.core.random import RandomLike, make_rng
 
 __all__ = ["EXPERIMENTS", "run_randomization"]
@@ -71,7 +70,7 @@ def run_randomization(
     *,
     quick: bool = False,
     rng: RandomLike = None,
-    progress: bool = False,
+    progress: ProgressLike = False,
     overwrite: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """Run experiments E0.1–E0.7 and write ``out/report.html`` and ``out/results.json``.
@@ -87,8 +86,10 @@ def run_randomization(
     rng : numpy.random.Generator, int or None
         Randomness of the randomizations, Anatomy partitions and resampling (``None``: OS
         entropy). A seed makes the run reproducible and is never written out.
-    progress : bool, default False
-        Show a progress bar on stderr.
+    progress : Progress, bool, str or None, default False
+        Progress on stderr, one stage per experiment: a bar (True), nothing (False), one line
+        per experiment (``"lines"``), or either by whether stderr is a terminal (None or
+        ``"auto"``); see :func:`microanon.core.progress.as_progress`.
     overwrite : bool, default False
         Replace an existing non-empty ``out``.
 
@@ -105,24 +106,24 @@ def run_randomization(
     plan = QUICK if quick else FULL
     generator = make_rng(rng)
     started = time.perf_counter()
-    with atomic_directory(out, overwrite) as tmp:
+    steps = len(VARIANTS) * len(EXPERIMENTS) + 1
+    reporter = as_progress(progress, "reproduce randomization", total=steps)
+    with atomic_directory(out, overwrite) as tmp, reporter:
         results: dict[str, Any] = {exp: {} for exp in EXPERIMENTS}
         rows: dict[str, int] = {}
-        steps = len(VARIANTS) * len(EXPERIMENTS)
-        with tqdm(total=steps, desc="reproduce randomization", disable=not progress) as bar:
-            for variant in VARIANTS:
-                data = load_variant(variant)
-                rows[variant] = len(data)
-                run = VariantRun(variant, data, plan, generator)
-                for exp, method in EXPERIMENTS.items():
-                    bar.set_postfix_str(f"{variant} {exp}")
+        for variant in VARIANTS:
+            data = load_variant(variant)
+            rows[variant] = len(data)
+            run = VariantRun(variant, data, plan, generator)
+            for exp, method in EXPERIMENTS.items():
+                with reporter.stage(f"{exp} on {variant}"):
                     results[exp][variant] = getattr(run, method)()
-                    bar.update()
-        results["checks"] = mark_expected(run_checks(results), EXPECTED_DEVIATIONS, quick)
-        results["meta"] = _meta(plan, rows, time.perf_counter() - started)
-        results = json_plain(results)
-        build_report(results, plan).write(tmp / "report.html")
-        write_results(tmp, results)
+        with reporter.stage("checks and report"):
+            results["checks"] = mark_expected(run_checks(results), EXPECTED_DEVIATIONS, quick)
+            results["meta"] = _meta(plan, rows, time.perf_counter() - started)
+            results = json_plain(results)
+            build_report(results, plan).write(tmp / "report.html")
+            write_results(tmp, results)
     return Path(out), results
 
 

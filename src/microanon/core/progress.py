@@ -1,0 +1,257 @@
+"""Progress of a long run on stderr: a bar on a terminal, one line per stage elsewhere.
+
+A :class:`Progress` reports the stages of one command (``microanon demo``, ``reproduce``,
+``anonymize``, a Dask run, ...) in one of four modes:
+
+- ``"bar"``: tqdm bars; the stages of a run with a known number of stages are one bar;
+- ``"lines"``: one line per finished stage with its elapsed seconds, for logs and pipes, e.g.
+  ``microanon demo: [3/12] SDC masking ... done in 2.4 s``;
+- ``"off"``: nothing (the command line's ``--quiet``);
+- ``"auto"``: ``"bar"`` when stderr is a terminal, else ``"lines"``.
+
+The functions that take ``progress=`` accept a :class:`Progress` (used as it is, so that nested
+steps share its numbering), a mode, or a bool: ``True`` bars, ``False`` nothing, ``None`` auto
+(see :func:`as_progress`). Everything goes to stderr; stdout stays the command's result.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sized
+from contextlib import contextmanager
+from typing import Any, TextIO, TypeVar, Union
+
+from .errors import InputError
+
+__all__ = ["LINE_INTERVAL", "MODES", "Progress", "ProgressLike", "Stage", "as_progress"]
+
+#: The modes of a :class:`Progress`.
+MODES = ("auto", "bar", "lines", "off")
+
+#: Seconds between two lines of a counted loop (:meth:`Progress.iterate`) in ``"lines"`` mode.
+LINE_INTERVAL = 10.0
+
+T = TypeVar("T")
+
+#: What a ``progress=`` argument accepts.
+ProgressLike = Union["Progress", bool, str, None]
+
+
+class Stage:
+    """A running stage of a :class:`Progress`; its ``name`` may change until it ends.
+
+    Attributes
+    ----------
+    name : str
+        What the stage's line says it did.
+    started : float
+        :func:`time.perf_counter` when it began.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.started = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        """Seconds since the stage began."""
+        return time.perf_counter() - self.started
+
+
+class Progress:
+    """The progress reporter of one run.
+
+    Parameters
+    ----------
+    command : str
+        What runs, after ``microanon`` in each line (``"demo"``, ``"reproduce multisa"``); empty
+        for a library call (lines then begin ``microanon:``).
+    mode : {"auto", "bar", "lines", "off"}
+        See the module's description; ``"auto"`` is resolved here, from the stream.
+    total : int, optional
+        The number of stages, when known: lines are numbered ``[i/total]`` and a terminal shows
+        one bar for the run.
+    stream : file, optional
+        Where lines go (default: ``sys.stderr`` when each line is written).
+
+    Raises
+    ------
+    InputError
+        An unknown mode or a negative total.
+    """
+
+    def __init__(
+        self,
+        command: str = "",
+        mode: str = "auto",
+        *,
+        total: int | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise InputError(f"progress must be one of {', '.join(MODES)}, got {mode!r}")
+        if total is not None and total < 0:
+            raise InputError(f"progress total must be at least 0, got {total}")
+        self.command = command
+        self.total = total
+        self._stream = stream
+        if mode == "auto":
+            mode = "bar" if _isatty(self.stream) else "lines"
+        self.mode = mode
+        self.done = 0
+        self._bar: Any = None
+
+    @property
+    def stream(self) -> TextIO:
+        """Where the lines go."""
+        return self._stream if self._stream is not None else sys.stderr
+
+    @property
+    def bar(self) -> bool:
+        """Whether progress shows as bars (what to pass as ``progress`` to a method)."""
+        return self.mode == "bar"
+
+    @property
+    def prefix(self) -> str:
+        """``microanon COMMAND:``, the beginning of every line."""
+        return f"microanon {self.command}:" if self.command else "microanon:"
+
+    def __repr__(self) -> str:
+        total = "" if self.total is None else f", {self.done}/{self.total} stages"
+        return f"<Progress {self.command or 'microanon'} ({self.mode}{total})>"
+
+    def _counter(self) -> str:
+        return "" if self.total is None else f"[{self.done + 1}/{self.total}] "
+
+    def line(self, text: str) -> None:
+        """Write ``microanon COMMAND: text`` on its own line (``"lines"`` and ``"bar"`` modes)."""
+        if self.mode == "off":
+            return
+        if self._bar is not None:
+            self._bar.write(f"{self.prefix} {text}", file=self.stream)
+            return
+        print(f"{self.prefix} {text}", file=self.stream, flush=True)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[Stage]:
+        """Report one stage of the run: the ``with`` block's work.
+
+        ``"lines"``: one line when the block ends without an error (an error is the command's
+        own message). ``"bar"``: with a total, the run's bar shows the stage and advances after
+        it; without one, a line names the stage before it starts (a Dask stage shows its own
+        bar). Yields the :class:`Stage`, whose ``name`` the block may refine.
+        """
+        stage = Stage(name)
+        if self.mode == "bar":
+            if self.total is None:
+                self.line(name)
+            else:
+                self._open_bar().set_postfix_str(name, refresh=True)
+        try:
+            yield stage
+        except BaseException:
+            self.close()
+            raise
+        if self.mode == "lines":
+            self.line(f"{self._counter()}{stage.name} ... done in {stage.seconds:.1f} s")
+        self.done += 1
+        if self._bar is not None:
+            self._bar.update(1)
+            if self.done >= (self.total or 0):
+                self.close()
+
+    def note(self, text: str) -> None:
+        """A step inside the current stage: the bar's label, or a line of its own."""
+        if self.mode == "bar" and self._bar is not None:
+            self._bar.set_postfix_str(text, refresh=True)
+        elif self.mode == "lines":
+            self.line(f"{self._counter()}{text}")
+
+    def iterate(self, items: Iterable[T], name: str) -> Iterator[T]:
+        """``items``, reported as one stage named ``name`` with a count.
+
+        ``"bar"``: a bar of its own over the items. ``"lines"``: a line every
+        :data:`LINE_INTERVAL` seconds with the count so far, and the stage's line at the end.
+        """
+        count = len(items) if isinstance(items, Sized) else None
+        if self.mode == "bar":
+            from tqdm import tqdm
+
+            yield from tqdm(items, desc=name, total=count, file=self.stream)
+            self.done += 1
+            return
+        with self.stage(name) as stage:
+            last = stage.started
+            seen = 0
+            for item in items:
+                yield item
+                seen += 1
+                now = time.perf_counter()
+                if self.mode == "lines" and now - last >= LINE_INTERVAL:
+                    of = "" if count is None else f"/{count:,}"
+                    self.line(f"{self._counter()}{name}: {seen:,}{of} after {stage.seconds:.1f} s")
+                    last = now
+            stage.name = f"{name}: {seen:,}"
+
+    def _open_bar(self) -> Any:
+        if self._bar is None:
+            from tqdm import tqdm
+
+            desc = f"microanon {self.command}".strip()
+            self._bar = tqdm(
+                total=self.total, desc=desc, initial=self.done, unit="stage", file=self.stream
+            )
+        return self._bar
+
+    def close(self) -> None:
+        """Close the run's bar, if one is open (lines need nothing)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def as_progress(progress: ProgressLike, command: str = "", total: int | None = None) -> Progress:
+    """The :class:`Progress` of a ``progress=`` argument.
+
+    Parameters
+    ----------
+    progress : Progress, bool, str or None
+        A :class:`Progress` is returned as it is: its owner named the command and counted the
+        stages, and nested steps share its numbering. Otherwise a new one: ``True`` bars,
+        ``False`` nothing, ``None`` auto, or a mode of :data:`MODES`.
+    command, total
+        Of a new :class:`Progress`.
+
+    Raises
+    ------
+    InputError
+        Another value.
+    """
+    if isinstance(progress, Progress):
+        return progress
+    if progress is None:
+        mode = "auto"
+    elif isinstance(progress, bool):
+        mode = "bar" if progress else "off"
+    elif isinstance(progress, str):
+        mode = progress
+    else:
+        raise InputError(
+            f"progress must be a bool, None, one of {', '.join(MODES)} or a Progress, "
+            f"got {type(progress).__name__}"
+        )
+    return Progress(command, mode, total=total)
