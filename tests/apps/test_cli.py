@@ -262,6 +262,9 @@ def test_demo_writes_a_self_contained_report(runner, tmp_path):
     assert "data:image/png;base64," in html
     assert "privacy profile" in html and "Equivalence-class sizes" in html
     assert "Disclosure risk against the US population" in html
+    # everyday use: a semicolon Latin-1 file through init and anonymize; a recoding reused
+    assert "Your own file: from a CSV to a release" in html and "near-unique rule" in html
+    assert "Next month&#39;s file: the same recoding" in html
     assert 'src="http' not in html and 'href="http' not in html  # nothing external
     assert sorted(p.name for p in out.iterdir()) == ["report.html"]
 

@@ -11,10 +11,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import microanon
 from microanon.apps import demo, quiet
 from microanon.apps.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "adult"
+EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 STAGE = re.compile(
     r"^microanon (?P<command>[a-z ]+): \[(?P<i>\d+)/(?P<n>\d+)\] (?P<name>.+)"
     r" \.\.\. done in \d+\.\d s$"

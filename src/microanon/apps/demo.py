@@ -19,6 +19,7 @@ from ..datasets import adult_schema, load_adult
 from ..measures import equivalence_classes, reidentification_risk
 from .check import privacy_profile
 from .demo_context import DemoContext
+from .demo_everyday import EVERYDAY_SECTIONS
 from .families import FAMILIES
 from .report import Report, new_figure
 from .risk import RiskOptions, add_risk_section, assess_risk
@@ -112,6 +113,7 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     _quasi_growth_section,
     _population_risk_section,
     *(section for family in FAMILIES for section in family.demo_sections()),
+    *EVERYDAY_SECTIONS,
 ]
 
 
