@@ -166,16 +166,18 @@ def main() -> None:
     sizes = [int(float(s)) for s in args.sizes.split(",")] + ([10**8] if args.huge else [])
     kinds = args.data.split(",")
 
-    from distributed import Client, LocalCluster
+    from distributed import Client
+
+    from microanon.scale.client import local_cluster
 
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="microanon-scale-"))
     root.mkdir(parents=True, exist_ok=True)
     rows_out = []
     try:
         with (
-            LocalCluster(
+            local_cluster(  # the cluster microanon starts when given no scheduler
                 n_workers=args.workers, threads_per_worker=1, processes=True,
-                memory_limit=args.memory_limit, dashboard_address=None,
+                memory_limit=args.memory_limit,
             ) as cluster,
             Client(cluster) as client,
         ):  # fmt: skip
@@ -185,6 +187,13 @@ def main() -> None:
                     files = sorted(str(f) for f in path.glob("*.parquet"))
                     if not rows_out:  # warm-up, untimed: imports and first reads on the workers
                         floor(client, files[:2])
+                        warm = root / "warm-up"
+                        full_domain_dask(
+                            str(path / "part-0000[01].parquet"), schema(), models=MODELS,
+                            suppression=SUPPRESSION,
+                            out_dir=warm, client=client, progress=False,
+                        )  # fmt: skip
+                        shutil.rmtree(warm)
                     t_floor, m_floor, count = measure(lambda files=files: floor(client, files))
                     assert count == n
                     out = root / f"out-{kind}-{n}"

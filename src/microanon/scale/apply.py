@@ -117,13 +117,16 @@ class Writer:
     ----------
     plan : Plan
     labels : dict of str to pyarrow.Array
-        Per quasi-identifier, the label of every global code, then ``"*"``.
+        Per quasi-identifier, its distinct published labels, then ``"*"``.
+    label_of : dict of str to int32 array
+        Per quasi-identifier, the position in ``labels`` of the label of every global code.
     schema : pyarrow.Schema
         The published columns and their types, the same in every file.
     """
 
     plan: Plan
     labels: dict[str, Any]
+    label_of: dict[str, np.ndarray]
     schema: Any
 
 
@@ -131,11 +134,13 @@ def make_writer(plan: Plan, types: Mapping[str, Any]) -> Writer:
     """The :class:`Writer` of a plan; ``types`` gives the Arrow type of each published column."""
     import pyarrow as pa
 
-    labels = {
-        q: pa.array(list(lab) + [SUPPRESSED], type=pa.string()) for q, lab in plan.labels.items()
-    }
+    labels, label_of = {}, {}
+    for q, lab in plan.labels.items():
+        position, distinct = pd.factorize(np.asarray(lab, dtype=object))
+        labels[q] = pa.array([*distinct, SUPPRESSED], type=pa.string())
+        label_of[q] = position.astype(np.int32)
     schema = pa.schema([pa.field(c, types[c]) for c in plan.columns])
-    return Writer(plan, labels, schema)
+    return Writer(plan, labels, label_of, schema)
 
 
 def _suppressed_combos(plan: Plan, codes: list[np.ndarray]) -> np.ndarray:
@@ -151,11 +156,23 @@ def _suppressed_combos(plan: Plan, codes: list[np.ndarray]) -> np.ndarray:
     return pd.MultiIndex.from_arrays(codes).isin(plan.suppressed)
 
 
+def _grouped(inverse: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
+    """The records' order grouped by their published combination (``keys``: per column, the
+    code of each local combination), the records of one combination in their original order."""
+    rank = np.empty(len(keys[0]) if keys else 0, dtype=np.int64)
+    rank[np.lexsort(keys[::-1])] = np.arange(len(rank))
+    small = np.uint16 if len(rank) <= np.iinfo(np.uint16).max else np.int64
+    return np.argsort(rank.astype(small)[inverse], kind="stable")  # radix sort for uint16
+
+
 def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, path: str) -> int:
     """Write one partition of the release from its codes (see :class:`~.encode.Encoded`).
 
     No value is rebuilt per record: the labels of each combination are picked once and every
-    column is gathered from them by the records' combination index (Arrow ``take``).
+    column is gathered from them by the records' combination index. The records are written
+    grouped by published combination (quasi-identifiers first): each class's labels form runs
+    that Parquet stores in a few bytes, and nothing of the original file's order is carried
+    into the release.
 
     Returns
     -------
@@ -169,36 +186,38 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
     plan = writer.plan
     combos = {c: maps[c][part.combos[c]] for c in plan.key_columns}
     suppressed = _suppressed_combos(plan, [combos[c] for c in plan.key_columns])
-    inverse = part.inverse
-    keep = None
+    codes = {}
+    for c in plan.key_columns:
+        if c in writer.labels:
+            code = writer.label_of[c][combos[c]]
+            if plan.mode == "star":
+                code[suppressed] = len(writer.labels[c]) - 1
+        else:
+            code = part.combos[c].astype(np.int32)
+        codes[c] = code
+    order = _grouped(part.inverse, [codes[c] for c in plan.key_columns])
     if plan.mode == "remove" and suppressed.any():
-        keep = np.flatnonzero(~suppressed[inverse])
-        inverse = inverse[keep]
+        order = order[~suppressed[part.inverse[order]]]
+    inverse = part.inverse[order]
     arrays = []
     for f in writer.schema:
         c = f.name
         if c in writer.labels:
-            code = combos[c].astype(np.int32)
-            if plan.mode == "star":
-                code[suppressed] = len(writer.labels[c]) - 1
-            col = pa.DictionaryArray.from_arrays(pa.array(code[inverse]), writer.labels[c])
+            col = pa.DictionaryArray.from_arrays(pa.array(codes[c][inverse]), writer.labels[c])
         elif c in part.combos:
             values = pa.array(part.uniques[c], from_pandas=True)
             if values.type != f.type:
                 values = values.cast(f.type)
-            code = part.combos[c].astype(np.int32)
-            col = pa.DictionaryArray.from_arrays(pa.array(code[inverse]), values)
+            col = pa.DictionaryArray.from_arrays(pa.array(codes[c][inverse]), values)
         else:
-            col = part.others.column(c)
-            if keep is not None:
-                col = col.take(pa.array(keep))
+            col = part.others.column(c).take(pa.array(order))
             if col.type != f.type:
                 col = col.cast(f.type)
         arrays.append(col)
-    # Dictionary-encoded columns are written as such (no value built per record); without the
-    # stored Arrow schema they read back as plain columns of the published type.
     # Statistics of dictionary columns would be computed over their values for every page: only
     # the plain columns get them (the labels are few and listed in each file's dictionary).
+    # Dictionary-encoded columns are written as such (no value built per record); without the
+    # stored Arrow schema they read back as plain columns of the published type.
     table = pa.Table.from_arrays(arrays, names=writer.schema.names)
     plain = [a.name for a in table.schema if not pa.types.is_dictionary(a.type)]
     pq.write_table(table, path, store_schema=False, write_statistics=plain or False)

@@ -23,7 +23,7 @@ from ..core.progress import ProgressLike
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema
 from .client import run_stage
 from .encoding import Encoding
-from .frequencies import count_combinations
+from .frequencies import count_combinations, factorize_keys
 
 __all__ = [
     "Encoded",
@@ -319,8 +319,11 @@ def _local_codes(column: pd.Series) -> tuple[np.ndarray, Any]:
     """Codes of a column's values and its distinct values (a missing value is one of them).
 
     A categorical column (what the Parquet reader makes of text) is coded by its categories:
-    no value is hashed per record, only the categories that occur are kept.
+    no value is hashed per record, only the categories that occur are kept. Integers are hashed
+    in a table that grows with the distinct values (see :func:`.frequencies.factorize_keys`).
     """
+    if pd.api.types.is_integer_dtype(column.dtype) and isinstance(column.dtype, np.dtype):
+        return factorize_keys(column.to_numpy())
     if not isinstance(column.dtype, pd.CategoricalDtype):
         return pd.factorize(column, use_na_sentinel=False)
     code = column.cat.codes.to_numpy()

@@ -346,7 +346,8 @@ def full_domain_dask(
         mark = time.perf_counter()
         meta = clean_partition(frame._meta, schema)
         types = {c: pa.string() if c in plan.labels else arrow_type(meta[c]) for c in plan.columns}
-        writer = make_writer(plan, types)
+        # sent to every worker once, not pickled again with each task
+        (writer,) = run.scatter([make_writer(plan, types)], broadcast=True, hash=False)
         data = tmp / PUBLIC_DIR / DATA
         data.mkdir(parents=True)
         paths = [str(data / f"part.{i}.parquet") for i in range(len(parts))]
