@@ -414,3 +414,34 @@ def test_quantiles_builder_equals_in_memory(adult, client, tmp_path):
     assert got.levels == expected.metadata["levels"]
     assert got.internal["hierarchies"]["age"] == expected.internal_metadata["hierarchies"]["age"]
     assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)
+
+
+def test_records_are_written_grouped_by_published_class(adult_parquet, client, tmp_path):
+    """Each file holds its classes one after the other: the original order is not carried into
+    the release, and the labels form runs."""
+    schema = _adult_schema(QUASI, "occupation")
+    got = full_domain_dask(
+        adult_parquet, schema, models=[{"k_anonymity": {"k": 5}}], suppression=0.05,
+        out_dir=tmp_path / "out", client=client, progress=False,
+    )  # fmt: skip
+    for path in sorted(got.data.glob("*.parquet")):
+        part = pd.read_parquet(path)
+        if part.empty:
+            continue
+        keys = part[QUASI].astype(str).agg("|".join, axis=1)
+        runs = int((keys != keys.shift()).sum())
+        assert runs == keys.nunique(), path.name
+
+
+def test_the_local_cluster_keeps_partition_arrays_on_the_heap():
+    from distributed import Client
+
+    from microanon.scale.client import WORKER_ENVIRON, local_cluster
+
+    with (
+        local_cluster(n_workers=1, threads_per_worker=1, processes=True) as cluster,
+        Client(cluster, set_as_default=False) as c,
+    ):
+        (environ,) = c.run(lambda: dict(__import__("os").environ)).values()
+    for name, value in WORKER_ENVIRON.items():
+        assert environ[name] == str(value)
