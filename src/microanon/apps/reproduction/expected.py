@@ -147,6 +147,8 @@ _OUTCOME_FIELDS = (
     "experiment",
     "variant",
     "claim",
+    "paper",
+    "ours",
     "passed",
     "expected",
     "reason",
@@ -171,9 +173,9 @@ def outcome(name: str, path: Path, results: dict[str, Any]) -> dict[str, Any]:
     dict
         ``reproduction``, ``mode`` (``quick`` / ``full``), ``exit_status`` (1 when a check failed
         that is not an expected deviation, else 0), ``summary`` (counts), ``unexpected_failures``
-        (names of those checks), ``checks`` (id, kind, experiment, variant, claim, passed,
-        expected, reason, detail), ``runtime_seconds`` and ``outputs`` (directory, report,
-        results).
+        (names of those checks), ``checks`` (id, kind, experiment, variant, claim, paper,
+        ours, passed, expected, reason, detail), ``runtime_seconds`` and ``outputs``
+        (directory, report, results).
     """
     checks = results["checks"]
     failed = unexpected_failures(checks)

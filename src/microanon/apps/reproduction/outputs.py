@@ -28,10 +28,20 @@ def write_results(directory: Path, results: dict[str, Any]) -> None:
 
 
 def check_line(
-    kind: str, check: str, experiment: str, claim: str, passed: bool, detail: str, **extra: Any
+    kind: str,
+    check: str,
+    experiment: str,
+    claim: str,
+    passed: bool,
+    detail: str,
+    *,
+    paper: str | None = None,
+    ours: str | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """One pass/fail line of a reproduction: ``kind`` (``issue`` or ``paper``), its ``id``, the
-    experiment, the claim checked, whether it passed, the numbers behind it, and any ``extra``
+    experiment, the claim checked, whether it passed, the numbers behind it, the paper's number or
+    finding (``paper``) and ours (``ours``) as shown in the findings table, and any ``extra``
     fields (e.g. ``variant``, ``values``)."""
     return {
         "kind": kind,
@@ -40,5 +50,7 @@ def check_line(
         "claim": claim,
         "passed": bool(passed),
         "detail": detail,
+        "paper": paper,
+        "ours": ours,
         **extra,
     }

@@ -10,8 +10,12 @@ from microanon.apps.families.collect.reproduce.checks import BASELINES
 from microanon.apps.families.collect.reproduce.setup import Plan
 from microanon.apps.report import Report, Section, new_figure
 from microanon.apps.reproduction.expected import EXPECTED_NOTE, verdict
+from microanon.apps.reproduction.findings import add_findings
 
-__all__ = ["build_report"]
+__all__ = ["PAPER", "build_report"]
+
+#: The paper, as the findings table cites it.
+PAPER = "Zhang & Zhang, generalization-based privacy-preserving data collection (DaWaK 2008)"
 
 _COLOR = {"gtr": "#1f77b4", "mrr": "#ff7f0e", "epr": "#2ca02c", "lrka": "#d62728", "ld": "#9467bd"}
 _NAME = {"gtr": "GTR", "mrr": "MRR", "epr": "EPR", "lrka": "LRKA", "ld": "LD"}
@@ -238,6 +242,7 @@ def build_report(results: dict[str, Any], plan: Plan) -> Report:
         "Zhang & Zhang, DaWaK 2008 — experiments E1.1–E1.3",
     )
     _setup(report, results, plan)
+    add_findings(report, results["checks"], PAPER)
     _e11(report, results, plan)
     _matched_figure(report, results, plan, "accuracy")
     _matched_figure(report, results, plan, "loss")

@@ -10,9 +10,16 @@ from matplotlib.ticker import MaxNLocator
 
 from microanon.apps.families.multisa.reproduce.setup import SA_SETS, Plan
 from microanon.apps.report import Report, Section, new_figure
-from microanon.apps.reproduction.expected import EXPECTED_NOTE, verdict
+from microanon.apps.reproduction.expected import verdict
+from microanon.apps.reproduction.findings import add_findings
 
-__all__ = ["build_report"]
+__all__ = ["PAPER", "build_report"]
+
+#: The paper, as the findings table cites it.
+PAPER = (
+    "Yi & Shi, multiple sensitive attributes with strong association rules "
+    "(Mathematical Problems in Engineering 2015)"
+)
 
 _COLOR = {"mixed": "#1f77b4", "rating": "#d62728", "raw": "#333333"}
 _NAME = {"mixed": "mixed model", "rating": "improved Rating", "raw": "original (raw)"}
@@ -88,29 +95,6 @@ def _overview(report: Report, results: dict[str, Any], plan: Plan) -> None:
         "Rating; disclosure probabilities are those of the strong-rule adversary (Lemma 12 and "
         "Figs. 10–11; the formula is our reconstruction)."
     )
-
-
-def _checks(report: Report, results: dict[str, Any]) -> None:
-    sec = report.section(
-        "Checks",
-        "The issue's checks first, then the paper's findings as they come out on our data. "
-        "FAIL is reported, not hidden; " + EXPECTED_NOTE,
-    )
-    for kind, caption in (
-        ("issue", "Checks the reproduction must show."),
-        ("paper", "The paper's findings (Figs. 1–11) on our data."),
-    ):
-        rows = [
-            {
-                "result": verdict(c),
-                "exp.": c["experiment"],
-                "claim": c["claim"],
-                "numbers": c["detail"],
-            }
-            for c in results["checks"]
-            if c["kind"] == kind
-        ]
-        sec.table(pd.DataFrame(rows), caption=caption)
 
 
 def _fig1(report: Report, results: dict[str, Any]) -> None:
@@ -436,7 +420,7 @@ def build_report(results: dict[str, Any], plan: Plan) -> Report:
         + (" — quick run (reduced grid)" if plan.quick else ""),
     )
     _overview(report, results, plan)
-    _checks(report, results)
+    add_findings(report, results["checks"], PAPER)
     _fig1(report, results)
     _fig2(report, results)
     _fig3(report, results)

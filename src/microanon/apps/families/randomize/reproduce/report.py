@@ -13,9 +13,15 @@ from microanon.apps.families.randomize.reproduce.experiments import METHODS
 from microanon.apps.families.randomize.reproduce.measure import DISTANCES, QUERIES
 from microanon.apps.families.randomize.reproduce.setup import SETTINGS, VARIANTS, Plan
 from microanon.apps.report import Report, new_figure
-from microanon.apps.reproduction.expected import EXPECTED_NOTE, verdict
+from microanon.apps.reproduction.findings import add_findings
 
-__all__ = ["build_report"]
+__all__ = ["PAPER", "build_report"]
+
+#: The paper, as the findings table cites it.
+PAPER = (
+    "Guo, Ying & Wu, Limiting Attribute Disclosure in Randomization Based Microdata Release "
+    "(JCSE 2011)"
+)
 
 _STYLE = {"adult_45222": "-", "adult_30162": "--"}
 _COLOR = {
@@ -72,31 +78,6 @@ def _overview(report: Report, results: dict[str, Any], plan: Plan) -> None:
         "generalization with ARX's Adult hierarchies and no suppression; among Incognito's "
         "minimal nodes the one of least total height, then least discernibility, is published."
     )
-
-
-def _checks(report: Report, results: dict[str, Any]) -> None:
-    checks = results["checks"]
-    sec = report.section(
-        "Checks",
-        "The issue's checks first, then the paper's qualitative findings as they come out on "
-        "our data. FAIL is reported, not hidden; " + EXPECTED_NOTE,
-    )
-    for kind, caption in (
-        ("issue", "Checks the reproduction must show."),
-        ("paper", "The paper's findings (Tables 3–5, Figs. 3–7) on our data."),
-    ):
-        rows = [
-            {
-                "result": verdict(c),
-                "exp.": c["experiment"],
-                "variant": c["variant"],
-                "claim": c["claim"],
-                "numbers": c["detail"],
-            }
-            for c in checks
-            if c["kind"] == kind
-        ]
-        sec.table(pd.DataFrame(rows), caption=caption)
 
 
 def _table3(report: Report, results: dict[str, Any]) -> None:
@@ -446,7 +427,7 @@ def build_report(results: dict[str, Any], plan: Plan) -> Report:
         + (" — quick run (reduced grid)" if plan.quick else ""),
     )
     _overview(report, results, plan)
-    _checks(report, results)
+    add_findings(report, results["checks"], PAPER)
     _table3(report, results)
     _fig3(report, results)
     _fig4(report, results, plan)
