@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
+from markupsafe import escape
 
 from microanon.apps.cli import main
 from microanon.apps.families import reproductions
@@ -19,6 +21,7 @@ from microanon.apps.families.distribution.reproduce import checks as _dist_check
 from microanon.apps.families.multisa.reproduce import checks as _msa_checks
 from microanon.apps.families.randomize.reproduce import checks as _rr_checks
 from microanon.apps.reproduction.expected import Deviation, check_name, mark_expected
+from microanon.apps.reproduction.findings import FINDINGS_COLUMNS, HOLDS
 
 #: Each reproduction's list of expected deviations.
 DEVIATIONS: dict[str, tuple[Deviation, ...]] = {
@@ -102,3 +105,36 @@ def check_expected_deviations(monkeypatch: Any, name: str, quick_run: Any) -> No
     assert shown.exit_code == 1 and json.loads(shown.stdout)["exit_status"] == 1
     assert check_name(failed) in json.loads(shown.stdout)["unexpected_failures"]
     assert check_name(failed) in shown.stderr
+
+
+def findings_rows(html: str) -> tuple[list[str], list[list[str]]]:
+    """The header and body rows of the findings table in a reproduction's report.html."""
+    start = html.index("the paper&#39;s numbers against ours.</caption>")
+    table = html[start : html.index("</table>", start)]
+    head = re.findall(r"<th>(.*?)</th>", table)
+    body = table[table.index("<tbody>") :]
+    rows = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in body.split("<tr>")[1:]]
+    return head, rows
+
+
+def check_findings_table(quick_run: Any) -> None:
+    """The report's findings table has one row per check, in order, with the paper's number,
+    ours and ✓ / ✗; every failing check's row carries its expected deviation's reason."""
+    out, _, results = quick_run
+    head, rows = findings_rows((out / "report.html").read_text(encoding="utf-8"))
+    assert head == list(FINDINGS_COLUMNS)
+    checks = results["checks"]
+    assert len(rows) == len(checks)
+    for row, c in zip(rows, checks, strict=True):
+        cells = dict(zip(head, row, strict=True))
+        assert cells["holds"] == HOLDS[c["passed"]]
+        assert cells["experiment"].startswith(c["experiment"])
+        assert c["paper"] and cells["paper"] == html_escape(c["paper"]), check_name(c)
+        assert cells["ours"] == html_escape(c["ours"] or c["detail"])
+        if not c["passed"]:
+            assert cells["reason"] == html_escape(c["reason"])
+
+
+def html_escape(text: str) -> str:
+    """``text`` as the report writes it into a table cell."""
+    return str(escape(text))

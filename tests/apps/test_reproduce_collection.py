@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from reproduce_helpers import all_keys, check_expected_deviations, run_quick
+from reproduce_helpers import all_keys, check_expected_deviations, check_findings_table, run_quick
 
 SEED = "20080901"
 
@@ -11,6 +11,10 @@ SEED = "20080901"
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     return run_quick(tmp_path_factory, "collection", SEED)
+
+
+def test_findings_table_has_one_row_per_check_with_reasons(quick_run):
+    check_findings_table(quick_run)
 
 
 def test_fails_only_as_expected_deviations_and_prints_json(quick_run, monkeypatch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from reproduce_helpers import all_keys, check_expected_deviations, run_quick
+from reproduce_helpers import all_keys, check_expected_deviations, check_findings_table, run_quick
 
 from microanon.apps.cli import main
 
@@ -15,6 +15,10 @@ SEED = "20150464"
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     return run_quick(tmp_path_factory, "multisa", SEED)
+
+
+def test_findings_table_has_one_row_per_check_with_reasons(quick_run):
+    check_findings_table(quick_run)
 
 
 def test_fails_only_as_expected_deviations_and_prints_json(quick_run, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from reproduce_helpers import all_keys, check_expected_deviations, run_quick
+from reproduce_helpers import all_keys, check_expected_deviations, check_findings_table, run_quick
 
 from microanon.apps.cli import main
 from microanon.apps.families.randomize.reproduce.measure import randomized_point
@@ -19,6 +19,10 @@ VARIANTS = {"adult_45222", "adult_30162"}
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     return run_quick(tmp_path_factory, "randomization", "20110")
+
+
+def test_findings_table_has_one_row_per_check_with_reasons(quick_run):
+    check_findings_table(quick_run)
 
 
 def test_fails_only_as_expected_deviations_and_prints_json(quick_run, monkeypatch):

@@ -922,13 +922,20 @@ def query_command(
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory for report.html.",
 )
+@click.option(
+    "--reproductions",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory of earlier 'microanon reproduce NAME --out DIR/NAME' runs, summarized in "
+    "the section 'The papers, reproduced'.",
+)
 @quiet_option
 @_friendly_errors
-def demo(out: Path) -> None:
+def demo(out: Path, reproductions: Path | None) -> None:
     """Run the demonstration on bundled Adult and write OUT/report.html."""
     from .demo import run_demo
 
-    path = run_demo(out, progress=progress_mode())
+    path = run_demo(out, progress=progress_mode(), reproductions=reproductions)
     click.echo(f"wrote {path}")
 
 

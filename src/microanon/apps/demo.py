@@ -20,8 +20,10 @@ from ..measures import equivalence_classes, reidentification_risk
 from .check import privacy_profile
 from .demo_context import DemoContext
 from .demo_everyday import EVERYDAY_SECTIONS
+from .demo_papers import PAPERS_SECTIONS
 from .families import FAMILIES
 from .report import Report, new_figure
+from .reproduction.papers import read_runs
 from .risk import RiskOptions, add_risk_section, assess_risk
 
 __all__ = ["DemoContext", "DEMO_SECTIONS", "run_demo"]
@@ -114,10 +116,15 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     _population_risk_section,
     *(section for family in FAMILIES for section in family.demo_sections()),
     *EVERYDAY_SECTIONS,
+    *PAPERS_SECTIONS,
 ]
 
 
-def run_demo(out: str | os.PathLike[str] = "demo-output", progress: ProgressLike = False) -> Path:
+def run_demo(
+    out: str | os.PathLike[str] = "demo-output",
+    progress: ProgressLike = False,
+    reproductions: str | os.PathLike[str] | None = None,
+) -> Path:
     """Run every demo section on bundled Adult and write ``out/report.html``.
 
     Parameters
@@ -129,16 +136,27 @@ def run_demo(out: str | os.PathLike[str] = "demo-output", progress: ProgressLike
         (True), nothing (False), one line per section (``"lines"``), or either by whether
         stderr is a terminal (None or ``"auto"``); see
         :func:`microanon.core.progress.as_progress`.
+    reproductions : path or None, default None
+        Directory holding earlier ``microanon reproduce NAME --out DIR/NAME`` runs, summarized
+        in the section "The papers, reproduced" (None: that section only says how).
 
     Returns
     -------
     pathlib.Path
         The report written.
+
+    Raises
+    ------
+    InputError
+        ``reproductions`` is not a directory or holds an unreadable ``results.json``.
     """
-    reporter = as_progress(progress, "demo", total=len(DEMO_SECTIONS))
     schema = adult_schema(sensitive=SENSITIVE)
     data = load_adult("train", dropna=True)
     ctx = DemoContext(data=data, schema=schema, quasi=schema.quasi, sensitive=SENSITIVE)
+    if reproductions is not None:
+        ctx.reproductions = Path(reproductions)
+        ctx.reproduction_runs = read_runs(ctx.reproductions)
+    reporter = as_progress(progress, "demo", total=len(DEMO_SECTIONS))
     report = Report(
         "microanon demo: UCI Adult",
         "What an attacker can learn from microdata, and what each protection costs.",

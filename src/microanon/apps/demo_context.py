@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -20,3 +22,7 @@ class DemoContext:
     quasi: list[str]
     sensitive: str
     cache: dict[str, object] = field(default_factory=dict)
+    #: Where ``microanon reproduce`` wrote its runs (``<name>/results.json``), if given.
+    reproductions: Path | None = None
+    #: Those runs' results by reproduction name (None: no run there), read before any section.
+    reproduction_runs: dict[str, dict[str, Any] | None] | None = None
