@@ -14,14 +14,15 @@ Non-perturbative (the published values are true, only coarser or missing)
     on categorical keys, with sdcMicro's importance)
 Perturbative (the published values are altered)
     :func:`add_noise` (uncorrelated, correlated, Kim, Laplace, two-sided geometric),
-    :func:`rank_swap` (p % windows), :func:`microaggregation` (MDAV, projection, individual
-    ranking, optimal univariate; group modes for categorical columns)
+    :func:`rank_swap` (p % windows), :func:`microaggregation` (MDAV, V-MDAV, projection,
+    individual ranking, optimal univariate; within strata; group modes for categorical columns)
 
 The array-level cores work without a DataFrame: :func:`sample_rows`, :func:`stratum_sizes`,
 :func:`recode_breaks`, :func:`recode_categories`, :func:`recode_hierarchy`,
 :func:`suppress_codes`, :func:`wildcard_frequencies`, :func:`additive_noise`,
 :func:`correlated_noise`, :func:`kim_noise`, :func:`laplace_noise`, :func:`geometric_noise`,
 :func:`rank_swap_values`, :func:`swap_partners`, :func:`swap_window`, :func:`mdav_groups`,
+:func:`vmdav_groups`,
 :func:`projection_groups`, :func:`individual_ranking`, :func:`optimal_univariate_groups`,
 :func:`group_means`. Utility and risk of the perturbative releases:
 :mod:`microanon.measures.perturbative` and :mod:`microanon.measures.linkage`.
@@ -35,6 +36,7 @@ from .microaggregation import (
     microaggregation,
     optimal_univariate_groups,
     projection_groups,
+    vmdav_groups,
 )
 from .noise import (
     NOISE_METHODS,
@@ -80,5 +82,6 @@ __all__ = [
     "swap_partners",
     "swap_window",
     "top_bottom_code",
+    "vmdav_groups",
     "wildcard_frequencies",
 ]
