@@ -94,6 +94,7 @@ ROWWISE_METHODS: dict[str, str] = {
 WHOLE_TABLE_METHODS: dict[str, str] = {
     "microaggregation": "its groups are formed from distances between all records",
     "rank_swap": "each value is swapped with one of close rank among all records",
+    "data_swap": "each value is swapped with one of another record of its stratum",
     "kim": "Kim's noise is conditioned on the whole sample (exact means and covariance)",
     "local_suppression": "what it suppresses depends on the frequencies of the combinations "
     "it changes, record by record",
