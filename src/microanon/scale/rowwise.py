@@ -887,6 +887,8 @@ def add_noise_dask(
     """
     if method == "kim":
         require_in_memory("kim")
+    if method == "multiplicative":
+        raise InputError("method: 'multiplicative' noise runs in memory only; use --engine memory")
     if method not in NOISE_METHODS:
         raise InputError(f"method: expected one of {', '.join(NOISE_METHODS)}, got {method!r}")
     gaussian = method in ("additive", "correlated")

@@ -49,6 +49,7 @@ from .noise import (
     geometric_noise,
     kim_noise,
     laplace_noise,
+    multiplicative_noise,
 )
 from .recoding import global_recode, recode_breaks, recode_categories, recode_hierarchy
 from .sampling import sample, sample_rows, stratum_sizes
@@ -72,6 +73,7 @@ __all__ = [
     "local_suppression",
     "mdav_groups",
     "microaggregation",
+    "multiplicative_noise",
     "optimal_univariate_groups",
     "projection_groups",
     "rank_swap",
