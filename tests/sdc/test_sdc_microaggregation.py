@@ -229,6 +229,8 @@ def test_release_contents(people):
         "standardize": True,
         "columns": ["income", "age"],
         "categorical": [],
+        "strata": [],
+        "gamma": 0.2,
     }
     assert meta["groups"] == 3 and meta["min_group_size"] == 3
     assert meta["rows_in"] == meta["rows_out"] == 9

@@ -69,6 +69,7 @@ METHODS: dict[str, str] = {
     "local_suppression": "microanon.methods.sdc.suppression:local_suppression",
     "add_noise": "microanon.methods.sdc.noise:add_noise",
     "rank_swap": "microanon.methods.sdc.swapping:rank_swap",
+    "data_swap": "microanon.methods.sdc.data_swapping:data_swap",
     "microaggregation": "microanon.methods.sdc.microaggregation:microaggregation",
 }
 

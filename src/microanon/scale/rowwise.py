@@ -94,6 +94,7 @@ ROWWISE_METHODS: dict[str, str] = {
 WHOLE_TABLE_METHODS: dict[str, str] = {
     "microaggregation": "its groups are formed from distances between all records",
     "rank_swap": "each value is swapped with one of close rank among all records",
+    "data_swap": "each value is swapped with one of another record of its stratum",
     "kim": "Kim's noise is conditioned on the whole sample (exact means and covariance)",
     "local_suppression": "what it suppresses depends on the frequencies of the combinations "
     "it changes, record by record",
@@ -886,6 +887,8 @@ def add_noise_dask(
     """
     if method == "kim":
         require_in_memory("kim")
+    if method == "multiplicative":
+        raise InputError("method: 'multiplicative' noise runs in memory only; use --engine memory")
     if method not in NOISE_METHODS:
         raise InputError(f"method: expected one of {', '.join(NOISE_METHODS)}, got {method!r}")
     gaussian = method in ("additive", "correlated")

@@ -45,6 +45,7 @@ NOT_REUSABLE = {
     "microaggregation": "its groups are formed from each table's own records",
     "add_noise": "it draws fresh noise for each table",
     "rank_swap": "it swaps each table's own records",
+    "data_swap": "it swaps each table's own records",
     "sample": "it samples each table at random",
 }
 

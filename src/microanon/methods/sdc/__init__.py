@@ -13,20 +13,24 @@ Non-perturbative (the published values are true, only coarser or missing)
     maps, interval breaks), :func:`top_bottom_code`, :func:`local_suppression` (to k-anonymity
     on categorical keys, with sdcMicro's importance)
 Perturbative (the published values are altered)
-    :func:`add_noise` (uncorrelated, correlated, Kim, Laplace, two-sided geometric),
-    :func:`rank_swap` (p % windows), :func:`microaggregation` (MDAV, projection, individual
-    ranking, optimal univariate; group modes for categorical columns)
+    :func:`add_noise` (uncorrelated, correlated, Kim, multiplicative, Laplace, two-sided
+    geometric), :func:`rank_swap` (p % windows), :func:`data_swap` (categorical values exchanged
+    between records, within strata, targeted at rare keys), :func:`microaggregation` (MDAV,
+    V-MDAV, projection, individual ranking, optimal univariate; within strata; group modes for
+    categorical columns)
 
 The array-level cores work without a DataFrame: :func:`sample_rows`, :func:`stratum_sizes`,
 :func:`recode_breaks`, :func:`recode_categories`, :func:`recode_hierarchy`,
 :func:`suppress_codes`, :func:`wildcard_frequencies`, :func:`additive_noise`,
-:func:`correlated_noise`, :func:`kim_noise`, :func:`laplace_noise`, :func:`geometric_noise`,
-:func:`rank_swap_values`, :func:`swap_partners`, :func:`swap_window`, :func:`mdav_groups`,
+:func:`correlated_noise`, :func:`kim_noise`, :func:`multiplicative_noise`,
+:func:`laplace_noise`, :func:`geometric_noise`, :func:`rank_swap_values`, :func:`swap_partners`,
+:func:`swap_window`, :func:`swap_codes`, :func:`mdav_groups`, :func:`vmdav_groups`,
 :func:`projection_groups`, :func:`individual_ranking`, :func:`optimal_univariate_groups`,
 :func:`group_means`. Utility and risk of the perturbative releases:
 :mod:`microanon.measures.perturbative` and :mod:`microanon.measures.linkage`.
 """
 
+from .data_swapping import data_swap, swap_codes
 from .microaggregation import METHODS as MICROAGGREGATION_METHODS
 from .microaggregation import (
     group_means,
@@ -35,6 +39,7 @@ from .microaggregation import (
     microaggregation,
     optimal_univariate_groups,
     projection_groups,
+    vmdav_groups,
 )
 from .noise import (
     NOISE_METHODS,
@@ -44,6 +49,7 @@ from .noise import (
     geometric_noise,
     kim_noise,
     laplace_noise,
+    multiplicative_noise,
 )
 from .recoding import global_recode, recode_breaks, recode_categories, recode_hierarchy
 from .sampling import sample, sample_rows, stratum_sizes
@@ -57,6 +63,7 @@ __all__ = [
     "add_noise",
     "additive_noise",
     "correlated_noise",
+    "data_swap",
     "geometric_noise",
     "global_recode",
     "group_means",
@@ -66,6 +73,7 @@ __all__ = [
     "local_suppression",
     "mdav_groups",
     "microaggregation",
+    "multiplicative_noise",
     "optimal_univariate_groups",
     "projection_groups",
     "rank_swap",
@@ -77,8 +85,10 @@ __all__ = [
     "sample_rows",
     "stratum_sizes",
     "suppress_codes",
+    "swap_codes",
     "swap_partners",
     "swap_window",
     "top_bottom_code",
+    "vmdav_groups",
     "wildcard_frequencies",
 ]

@@ -8,6 +8,9 @@ replaced by its group mean, so every published combination of those columns is s
 least ``k`` records (per column only, for the univariate methods). Methods:
 
 - ``"mdav"`` (default): :func:`~.microagg_mdav.mdav_groups` on all chosen columns together;
+- ``"vmdav"``: :func:`~.microagg_vmdav.vmdav_groups` (V-MDAV, groups of ``k..2k-1`` records
+  grown while the next record is closer to the group than ``gamma`` times its distance to the
+  rest);
 - ``"projection"``: :func:`~.microagg_univariate.projection_groups` (z-score sum or first
   principal component);
 - ``"individual_ranking"``: :func:`~.microagg_univariate.individual_ranking`, each column on its
@@ -22,14 +25,23 @@ categorical column, the declared order for an ordinal one, the leaf order for a 
 hierarchy. Categorical columns need one common partition, so with a univariate method they need
 exactly one numeric column.
 
+Strata (sdcMicro's ``strata_variables``): with ``strata``, the records sharing a combination of
+those columns' values form a stratum, and each stratum is microaggregated on its own (its own
+z-scores, its own groups), so no group mixes strata and the strata columns are published as they
+are. A stratum with fewer than ``k`` records cannot be split into groups of ``k``: it is an error
+naming the stratum (merge small strata beforehand, e.g. by recoding the strata columns), not a
+silent merge with a neighbouring stratum, which would change what the strata mean.
+
 Claimed model: when one partition covers every quasi-identifier of the schema (each of them is
-microaggregated or takes its group's mode, and the groups are common to all columns), every
+microaggregated, takes its group's mode or is a strata column, and the groups are common to all
+columns), every
 published combination of quasi-identifiers is shared by a whole group, so the release claims
 k-anonymity with the ``k`` used (re-checked by :func:`microanon.models.check_release`). Otherwise
 it claims nothing: a quasi-identifier left as it is, or univariate groups that differ from
 column to column, leave combinations that can be unique.
 
-The array-level algorithms are re-exported here: :func:`mdav_groups`, :func:`individual_ranking`,
+The array-level algorithms are re-exported here: :func:`mdav_groups`, :func:`vmdav_groups`,
+:func:`individual_ranking`,
 :func:`projection_groups`, :func:`optimal_univariate_groups`, :func:`group_means`.
 """
 
@@ -41,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.errors import InputError
+from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import KAnonymity
@@ -49,6 +61,7 @@ from ._common import (
     CATEGORICAL,
     check_flag,
     check_k,
+    check_number,
     encode_columns,
     masked_release,
     masking_input,
@@ -64,6 +77,7 @@ from .microagg_univariate import (
     optimal_univariate_groups,
     projection_groups,
 )
+from .microagg_vmdav import vmdav_groups
 
 __all__ = [
     "METHODS",
@@ -73,9 +87,10 @@ __all__ = [
     "microaggregation",
     "optimal_univariate_groups",
     "projection_groups",
+    "vmdav_groups",
 ]
 
-METHODS = ("mdav", "projection", "individual_ranking", "optimal_univariate")
+METHODS = ("mdav", "vmdav", "projection", "individual_ranking", "optimal_univariate")
 """Microaggregation methods: multivariate (one partition) first, then the univariate ones."""
 _UNIVARIATE = ("individual_ranking", "optimal_univariate")
 
@@ -99,6 +114,40 @@ def _group_modes(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return modes[labels]
 
 
+def _partition(
+    space: np.ndarray, k: int, method: str, projection: str, gamma: float
+) -> list[np.ndarray]:
+    """Group labels of the records of one stratum: one array, or one per column (univariate)."""
+    if method in _UNIVARIATE:
+        return [
+            optimal_univariate_groups(space[:, j], k)
+            if method == "optimal_univariate"
+            else fixed_size_groups(np.argsort(space[:, j], kind="stable"), k)
+            for j in range(space.shape[1])
+        ]
+    if method == "mdav":
+        return [mdav_groups(space, k)]
+    if method == "vmdav":
+        return [vmdav_groups(space, k, gamma)]
+    return [projection_groups(space, k, projection)]
+
+
+def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
+    """Stratum number of every record; a stratum of fewer than ``k`` records is an error."""
+    codes = frame.groupby(strata, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    sizes = np.bincount(codes)
+    small = np.flatnonzero(sizes < k)
+    if len(small):
+        first = int(np.flatnonzero(codes == small[0])[0])
+        values = ", ".join(f"{c} = {frame[c].iloc[first]!r}" for c in strata)
+        raise InfeasibleError(
+            f"strata: {len(small)} stratum/strata with fewer than k = {k} records, the first "
+            f"({values}) with {int(sizes[small[0]])}; merge small strata first (e.g. recode "
+            "the strata columns)"
+        )
+    return codes
+
+
 def microaggregation(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],
@@ -109,6 +158,8 @@ def microaggregation(
     standardize: bool = True,
     columns: Sequence[str] | None = None,
     categorical: Sequence[str] | None = None,
+    strata: Sequence[str] | None = None,
+    gamma: float = 0.2,
 ) -> Release:
     """Microaggregate numeric columns: replace them by the means of groups of at least ``k``.
 
@@ -119,19 +170,28 @@ def microaggregation(
     schema : Schema or mapping
     k : int
         Minimum group size, ``1 <= k <=`` number of rows (``k = 1`` publishes the data as is).
-    method : {"mdav", "projection", "individual_ranking", "optimal_univariate"}
+    method : {"mdav", "vmdav", "projection", "individual_ranking", "optimal_univariate"}
         How groups are formed (see the module docstring).
     projection : {"zscore_sum", "pca"}
         The axis of ``method="projection"`` (ignored otherwise, but validated).
     standardize : bool
         Form the groups on z-scores of the columns (sample standard deviation) rather than raw
-        values, so that no column dominates the distances. It changes the groups of ``"mdav"``
-        and of ``"projection"`` with ``"pca"`` only (the univariate methods and the z-score sum
-        are scale-free). The published values are always group means of the raw values.
+        values, so that no column dominates the distances. It changes the groups of ``"mdav"``,
+        ``"vmdav"`` and of ``"projection"`` with ``"pca"`` only (the univariate methods and the
+        z-score sum are scale-free). The published values are always group means of the raw
+        values. The book chapter's MDAV works on the raw values (``standardize=False``);
+        sdcMicro's MDAV divides each variable's squared differences by its variance, which is
+        ``standardize=True`` (the same groups up to rounding).
     columns : sequence of str, optional
-        Numeric columns to microaggregate; default: the numeric quasi-identifiers.
+        Numeric columns to microaggregate; default: the numeric quasi-identifiers that are not
+        strata columns.
     categorical : sequence of str, optional
         Categorical or ordinal columns to replace by their group's mode (mixed data).
+    strata : sequence of str, optional
+        Columns whose value combinations split the records into strata, each microaggregated
+        on its own (published unchanged; missing values form a stratum of their own).
+    gamma : float
+        V-MDAV's gain factor ``γ > 0`` (``method="vmdav"`` only, validated always).
 
     Returns
     -------
@@ -141,23 +201,26 @@ def microaggregation(
         has a fresh index); the microaggregated
         columns are float, the ``categorical`` ones take their group's mode, every other column
         is unchanged. Metadata (besides the common keys): ``parameters`` (``k``, ``method``,
-        ``projection``, ``standardize``, ``columns``, ``categorical``); ``models``: k-anonymity
-        with this ``k`` when one partition covers every quasi-identifier (each is in
-        ``columns`` or ``categorical`` and the method is multivariate or has one column), else
-        none; ``masked_numeric`` (= ``columns``); ``groups`` (number of
-        groups; a mapping column → number for a univariate method); ``min_group_size``;
-        ``sse``, ``sst`` and ``information_loss`` (= SSE / SST) over the
-        microaggregated columns, on z-scores when ``standardize`` and on raw values otherwise.
+        ``projection``, ``standardize``, ``columns``, ``categorical``, ``strata``, ``gamma``);
+        ``models``: k-anonymity with this ``k`` when one partition covers every
+        quasi-identifier (each is in ``columns``, ``categorical`` or ``strata`` and the method
+        is multivariate or has one column), else none; ``masked_numeric`` (= ``columns``);
+        ``groups`` (number of groups; a mapping column → number for a univariate method);
+        ``min_group_size``; ``max_group_size``; ``strata`` (number of strata, with ``strata``);
+        ``sse``, ``sst`` and ``information_loss`` (= SSE / SST) over the microaggregated
+        columns, on z-scores of the whole table when ``standardize`` and on raw values
+        otherwise.
 
     Raises
     ------
     InputError
-        Unknown ``method`` or ``projection``; ``k`` not an integer or below 1; a column that is
-        unknown, not numeric (``columns``) or not categorical/ordinal (``categorical``) or
-        listed twice; no numeric column; ``categorical`` with a univariate method on more than
-        one column; bad data (see :meth:`microanon.Table.from_frame`).
+        Unknown ``method`` or ``projection``; ``k`` not an integer or below 1; ``gamma`` not a
+        positive number; a column that is unknown, not numeric (``columns``) or not
+        categorical/ordinal (``categorical``) or listed twice; a strata column that is unknown
+        or also microaggregated; no numeric column; ``categorical`` with a univariate method on
+        more than one column; bad data (see :meth:`microanon.Table.from_frame`).
     InfeasibleError
-        ``k`` larger than the number of rows.
+        ``k`` larger than the number of rows, or than a stratum's.
 
     Examples
     --------
@@ -175,14 +238,29 @@ def microaggregation(
             f"projection: expected one of {', '.join(PROJECTIONS)}, got {projection!r}"
         )
     check_flag(standardize, "standardize")
+    check_number(gamma, "gamma", 0, low_open=True)
     check_k(k)
     schema, frame = masking_input(data, schema)
-    numeric = select_columns(schema, columns, (Kind.NUMERIC,), "microaggregation")
+    blocks = _strata_columns(schema, strata)
+    if columns is None and blocks:
+        numeric = [q for q in schema.quasi if schema[q].kind is Kind.NUMERIC and q not in blocks]
+        if not numeric:
+            raise InputError(
+                "microaggregation: no numeric quasi-identifier besides the strata columns; name "
+                "the columns to microaggregate with columns="
+            )
+    else:
+        numeric = select_columns(schema, columns, (Kind.NUMERIC,), "microaggregation")
     modal = (
         []
         if categorical is None
         else select_columns(schema, categorical, CATEGORICAL, "microaggregation (categorical)")
     )
+    both = [c for c in blocks if c in numeric or c in modal]
+    if both:
+        raise InputError(
+            f"strata: column '{both[0]}' is a stratum column and cannot also be microaggregated"
+        )
     if modal and method in _UNIVARIATE and len(numeric) > 1:
         raise InputError(
             f"categorical: columns need one partition of the records, but method={method!r} "
@@ -192,29 +270,29 @@ def microaggregation(
     k = check_k(k, len(frame))
     raw = numeric_matrix(frame, numeric, "microaggregation")
     space = _standardized(raw) if standardize else raw
+    strata_of = _strata_codes(frame, blocks, k) if blocks else np.zeros(len(frame), np.intp)
 
-    if method in _UNIVARIATE:
-        per_column = [
-            optimal_univariate_groups(space[:, j], k)
-            if method == "optimal_univariate"
-            else fixed_size_groups(np.argsort(space[:, j], kind="stable"), k)
-            for j in range(len(numeric))
-        ]
-        masked = np.column_stack([group_means(raw[:, j], lab) for j, lab in enumerate(per_column)])
-        fitted = np.column_stack(
-            [group_means(space[:, j], lab) for j, lab in enumerate(per_column)]
+    univariate = method in _UNIVARIATE
+    per_column = [np.empty(len(frame), dtype=np.intp) for _ in (numeric if univariate else [0])]
+    offsets = [0] * len(per_column)
+    for rows in _stratum_rows(strata_of):
+        local = raw[rows]
+        found = _partition(
+            _standardized(local) if standardize else local, k, method, projection, gamma
         )
-        groups: Any = {c: int(lab.max()) + 1 for c, lab in zip(numeric, per_column, strict=True)}
-        sizes = min(int(np.bincount(lab).min()) for lab in per_column)
-        labels = per_column[0]
-    else:
-        labels = (
-            mdav_groups(space, k) if method == "mdav" else projection_groups(space, k, projection)
-        )
-        masked = group_means(raw, labels)
-        fitted = group_means(space, labels)
-        groups = int(labels.max()) + 1
-        sizes = int(np.bincount(labels).min())
+        for j, lab in enumerate(found):
+            per_column[j][rows] = lab + offsets[j]
+            offsets[j] += int(lab.max()) + 1
+    of_column = [per_column[j if univariate else 0] for j in range(len(numeric))]
+    masked = np.column_stack([group_means(raw[:, j], lab) for j, lab in enumerate(of_column)])
+    fitted = np.column_stack([group_means(space[:, j], lab) for j, lab in enumerate(of_column)])
+    sizes = [np.bincount(lab) for lab in per_column]
+    labels = per_column[0]
+    groups: Any = (
+        {c: int(lab.max()) + 1 for c, lab in zip(numeric, per_column, strict=True)}
+        if univariate
+        else int(labels.max()) + 1
+    )
 
     new: dict[str, Any] = {c: masked[:, j] for j, c in enumerate(numeric)}
     for c, (codes, dictionary) in encode_columns(frame, schema, modal).items():
@@ -228,10 +306,14 @@ def microaggregation(
         "standardize": bool(standardize),
         "columns": numeric,
         "categorical": modal,
+        "strata": blocks,
+        "gamma": float(gamma),
     }
-    # One partition into groups of >= k covering every quasi-identifier makes them k-anonymous.
-    one_partition = method not in _UNIVARIATE or len(numeric) == 1
-    covered = bool(schema.quasi) and set(schema.quasi) <= set(numeric) | set(modal)
+    extra = {"strata": int(strata_of.max()) + 1} if blocks else {}
+    # One partition into groups of >= k covering every quasi-identifier makes them k-anonymous
+    # (a strata column is constant within every group).
+    one_partition = not univariate or len(numeric) == 1
+    covered = bool(schema.quasi) and set(schema.quasi) <= {*numeric, *modal, *blocks}
     return masked_release(
         "microaggregation",
         with_columns(frame, new),
@@ -241,8 +323,35 @@ def microaggregation(
         models=[KAnonymity(k)] if one_partition and covered else [],
         masked_numeric=numeric,
         groups=groups,
-        min_group_size=sizes,
+        min_group_size=min(int(s[s > 0].min()) for s in sizes),
+        max_group_size=max(int(s.max()) for s in sizes),
         sse=sse,
         sst=sst,
         information_loss=sse / sst if sst > 0 else 0.0,
+        **extra,
     )
+
+
+def _strata_columns(schema: Schema, strata: Sequence[str] | str | None) -> list[str]:
+    """The strata columns, checked: published columns of the schema, each named once."""
+    if strata is None:
+        return []
+    chosen = [strata] if isinstance(strata, str) else list(strata)
+    if not chosen:
+        raise InputError("strata: the list is empty; name at least one column or leave it out")
+    for c in chosen:
+        if c not in schema:
+            raise InputError(
+                f"strata: column {c!r} is not a published column of the schema; available: "
+                f"{', '.join(schema.columns)}"
+            )
+        if chosen.count(c) > 1:
+            raise InputError(f"strata: column {c!r} named twice")
+    return chosen
+
+
+def _stratum_rows(strata_of: np.ndarray) -> list[np.ndarray]:
+    """Row positions of each stratum, strata in order of first appearance, rows in order."""
+    order = np.argsort(strata_of, kind="stable")
+    cuts = np.flatnonzero(np.diff(strata_of[order])) + 1
+    return np.split(order, cuts)

@@ -3,7 +3,7 @@
 As described in Domingo-Ferrer, Sánchez & Soria-Comas, *Database Anonymization*, Morgan & Claypool
 2016, Ch. 3.
 
-Five methods, each an array-level function plus the DataFrame-level :func:`add_noise`:
+Six methods, each an array-level function plus the DataFrame-level :func:`add_noise`:
 
 ==============  =============================================================================
 ``additive``    ``y_j = x_j + e_j``, ``e_j ~ N(0, (α·sd_j)²)`` i.i.d., independent across columns
@@ -20,6 +20,17 @@ Five methods, each an array-level function plus the DataFrame-level :func:`add_n
                 centred data and given sample covariance exactly ``α·Σ``; then
                 ``cov(Z) = (1 + α)·Σ`` and ``cov(Y) = Σ`` to rounding error (no finite-sample
                 constant as in Kim's original is needed). It needs ``n ≥ 2p + 1`` rows.
+``multiplicative``
+                noise with a nonlinear transformation, for positive skewed columns (incomes,
+                turnovers): additive noise on ``ln x``, transformed back,
+                ``y = x·exp(e)``, ``e ~ N(−σ_j²/2, σ_j²)``, ``σ_j = α·sd(ln x_j)``, i.i.d.
+                (multiplicative noise in the log-normal form of Kim & Winkler, *Multiplicative
+                Noise for Masking Continuous Data*, US Census Bureau Research Report
+                Statistics #2003-01). Every value stays positive and keeps its order of
+                magnitude (the change is relative, ``y/x = exp(e)``: large values get large
+                absolute noise, small values small noise, so the skewness stays);
+                ``E[exp(e)] = 1`` keeps means in expectation; ``Var(ln Y_j) = (1 + α²)·Var(ln
+                X_j)``. It needs values > 0.
 ``laplace``     ``y = x + Lap(0, Δ/ε)`` per value (Δ = ``sensitivity``).
 ``geometric``   ``y = x + G₁ − G₂`` for integer columns, with ``G₁, G₂`` i.i.d. geometric on
                 ``{0, 1, ...}``: ``P(y − x = z) = (1 − q)/(1 + q)·q^|z|``, ``q = exp(−ε/Δ)``.
@@ -60,13 +71,14 @@ __all__ = [
     "additive_noise",
     "correlated_noise",
     "kim_noise",
+    "multiplicative_noise",
     "laplace_noise",
     "geometric_noise",
 ]
 
-NOISE_METHODS = ("additive", "correlated", "kim", "laplace", "geometric")
+NOISE_METHODS = ("additive", "correlated", "kim", "multiplicative", "laplace", "geometric")
 """The noise methods :func:`add_noise` knows."""
-_GAUSSIAN = ("additive", "correlated", "kim")
+_GAUSSIAN = ("additive", "correlated", "kim", "multiplicative")
 
 
 # ---------------------------------------------------------------------- parameters
@@ -223,6 +235,61 @@ def kim_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray:
     return _rows_first(e, flat)
 
 
+def multiplicative_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray:
+    """Log-normal multiplicative noise: ``y = x·exp(e)``, ``e ~ N(−σ²/2, σ²)`` per value.
+
+    Additive noise on the logarithm, transformed back (see the module docstring); ``σ_j`` is
+    ``noise`` times the sample standard deviation of ``ln x_j``.
+
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, p)
+        Positive values.
+    noise : float
+        α >= 0.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    numpy.ndarray
+        Positive float array of the shape of ``x``.
+
+    Raises
+    ------
+    InputError
+        A value <= 0 (naming its row and column), fewer than 2 rows, ``noise`` < 0.
+
+    Examples
+    --------
+    >>> y = multiplicative_noise([[1.0], [10.0], [100.0], [1000.0]], 0.2, rng=0)
+    >>> bool((y > 0).all()), y.shape
+    (True, (4, 1))
+    """
+    return _multiplicative(x, noise, rng)[0]
+
+
+def _multiplicative(x: Any, noise: float, rng: RandomLike) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`multiplicative_noise` and the standard deviation of the log-noise of each column."""
+    alpha = _amount(noise)
+    xt, flat = _columns_first(x)
+    _need_rows(xt, 2, "multiplicative noise")
+    bad = xt <= 0
+    if bad.any():
+        col, row = np.argwhere(bad)[0]
+        raise InputError(
+            f"x: multiplicative noise needs positive values; column {col}, row {row} holds "
+            f"{xt[col, row]!r}"
+        )
+    logs = np.log(xt)
+    sigma = alpha * _column_sd(logs)
+    e = _add_independent(
+        np.broadcast_to(-0.5 * sigma[:, None] ** 2, xt.shape), sigma, make_rng(rng)
+    )
+    np.exp(e, out=e)
+    e *= xt
+    return _rows_first(e, flat), sigma
+
+
 def laplace_noise(
     x: Any, epsilon: float, sensitivity: float | Sequence[float], rng: RandomLike = None
 ) -> np.ndarray:
@@ -304,12 +371,13 @@ def add_noise(
     ----------
     data : DataFrame
     schema : Schema or mapping
-    method : {"additive", "correlated", "kim", "laplace", "geometric"}
+    method : {"additive", "correlated", "kim", "multiplicative", "laplace", "geometric"}
         See the module docstring for what each adds and preserves.
     noise : float
         α >= 0 for the Gaussian methods (sdcMicro's ``noise = 150`` is ``noise=1.5``):
-        standard deviations ``α·sd_j`` (``additive``) or covariance ``α·Σ`` (``correlated``,
-        ``kim``). Not used by ``laplace`` and ``geometric``.
+        standard deviations ``α·sd_j`` (``additive``), ``α·sd(ln x_j)`` on the log scale
+        (``multiplicative``) or covariance ``α·Σ`` (``correlated``, ``kim``). Not used by
+        ``laplace`` and ``geometric``.
     epsilon : float
         ε > 0 for ``laplace`` and ``geometric``.
     sensitivity : float or mapping of column to float
@@ -326,15 +394,15 @@ def add_noise(
         Kind ``"masked"``, same rows and columns as the validated input; perturbed columns are
         float (int64 for ``geometric``). Metadata: ``parameters`` (method, noise, epsilon,
         sensitivity, columns), ``masked_numeric`` (the perturbed columns) and ``noise_scale``
-        (per column: σ of ``additive``, the Laplace scale Δ/ε, or the geometric ``q``; omitted
-        for ``correlated`` and ``kim``).
+        (per column: σ of ``additive``, σ of the log-noise of ``multiplicative``, the Laplace
+        scale Δ/ε, or the geometric ``q``; omitted for ``correlated`` and ``kim``).
 
     Raises
     ------
     InputError
         Unknown method; a missing, superfluous or out-of-range ``noise``, ``epsilon`` or
         ``sensitivity``; bad ``columns``; non-finite values; too few rows; non-integer values
-        for ``geometric``.
+        for ``geometric``; values <= 0 for ``multiplicative``.
 
     Examples
     --------
@@ -383,6 +451,15 @@ def add_noise(
     scale: dict[str, float] = {}
     if method == "additive":
         y, sigma = _additive(x, noise, gen)
+        scale = dict(zip(cols, sigma.tolist(), strict=True))
+    elif method == "multiplicative":
+        bad = [c for j, c in enumerate(cols) if (x[:, j] <= 0).any()]
+        if bad:
+            raise InputError(
+                f"add_noise: method 'multiplicative' needs positive values; column '{bad[0]}' "
+                "holds values <= 0"
+            )
+        y, sigma = _multiplicative(x, noise, gen)
         scale = dict(zip(cols, sigma.tolist(), strict=True))
     elif method == "correlated":
         y = correlated_noise(x, noise, gen)

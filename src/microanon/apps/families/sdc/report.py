@@ -233,6 +233,7 @@ _VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
         else f"noise added ({p.get('method')}, ε = {p.get('epsilon')})"
     ),
     "rank_swap": lambda p: f"rank-swapped within {p.get('p')} % of the ranks",
+    "data_swap": lambda p: f"swapped between records (rate {p.get('rate')})",
     "local_suppression": lambda p: f"locally suppressed to k = {p.get('k')}",
     "top_bottom_code": lambda p: "top/bottom coded",
     "global_recode": lambda p: "globally recoded",
