@@ -40,6 +40,7 @@ from scipy.optimize import brentq, minimize
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.schema import Schema
 from .._release import prepare
+from ._constraints import AverageRisk, ScaledRisk
 from ._opt_risk import CellRisk
 from .matrices import inverse_frobenius_sq, uniform_retention
 from .risk import check_proportions, check_scenario, property1_minimum, risk_from_matrices
@@ -97,7 +98,17 @@ class OptimalParameters:
         publish it.
     scenario : {"S", "QI", "Both"}
     tau : float
-        The risk bound (``1/ℓ``).
+        The risk bound (``1/ℓ``); with a bound per record or cell, the smallest of them.
+    constraint : {"every", "average"}
+        ``"every"``: every record's risk is at most its bound (the paper's Problem 1);
+        ``"average"`` (ours): the records' mean risk is at most ``τ``.
+    average_risk : float
+        The records' mean ``Pr(S_r | QI_r)`` with these parameters.
+    share_above : float
+        Share of the records whose risk exceeds their bound (0 under ``"every"``; under
+        ``"average"``, the records the mean lets through).
+    cells_above : int
+        Number of cells (quasi-identifier group and sensitive value) holding those records.
     """
 
     keep: dict[str, float]
@@ -107,6 +118,10 @@ class OptimalParameters:
     binding_cell: dict[str, Any]
     scenario: str
     tau: float
+    constraint: str = "every"
+    average_risk: float = math.nan
+    share_above: float = 0.0
+    cells_above: int = 0
 
 
 def check_tau(l: object = None, tau: object = None) -> float:  # noqa: E741 - ℓ-diversity's name
@@ -135,9 +150,13 @@ def check_tau(l: object = None, tau: object = None) -> float:  # noqa: E741 - �
 class _Problem:
     """Risk and objective of one scenario as functions of its free keep probabilities ``x``."""
 
-    def __init__(self, pi: np.ndarray, tau: float, scenario: str) -> None:
+    def __init__(
+        self, pi: np.ndarray, bound: float | np.ndarray, scenario: str, constraint: str = "every"
+    ) -> None:
         self.pi = pi
-        self.tau = tau
+        self.bound = bound  # τ, or (constraint "every") an array of pi's shape: τ per cell
+        self.constraint = constraint
+        self.tau = 1.0  # the constraints are normalized: value / bound <= 1
         self.scenario = scenario
         self.dims = pi.shape
         m = pi.ndim - 1
@@ -145,10 +164,34 @@ class _Problem:
         self.free = [a for a in axes if self.dims[a] > 1]  # d = 1: a constant, nothing to randomize
         self.sizes = np.array([self.dims[a] for a in self.free], dtype=float)
         self.lower = 1.0 / self.sizes + _DELTA
+        self.limit = np.broadcast_to(np.asarray(bound, dtype=float), pi.shape).reshape(-1)
         conditional = pi / np.maximum(pi.sum(axis=-1, keepdims=True), 1e-300)
-        self.cells = np.flatnonzero(conditional.reshape(-1) > tau + _TOL)
-        self._risks = CellRisk(pi, self.cells, self.free) if len(self.cells) else None
-        self.known = np.zeros(len(self.cells), dtype=bool)  # cells earlier solver runs needed
+        self._risks: ScaledRisk | AverageRisk | None = None
+        if constraint == "average":
+            self.cells = np.flatnonzero(pi.reshape(-1) > 0)
+            needed = float(pi.reshape(-1)[self.cells] @ conditional.reshape(-1)[self.cells])
+            if needed > float(bound) + _TOL:
+                weights = pi.reshape(-1)[self.cells] / float(bound)
+                self._risks = AverageRisk(CellRisk(pi, self.cells, self.free), weights)
+            self.known = np.zeros(1, dtype=bool)
+        else:
+            self.cells = np.flatnonzero(conditional.reshape(-1) > self.limit + _TOL)
+            if len(self.cells):
+                risks = CellRisk(pi, self.cells, self.free)
+                self._risks = ScaledRisk(risks, self.limit[self.cells])
+            self.known = np.zeros(len(self.cells), dtype=bool)  # cells earlier runs needed
+
+    @property
+    def needed(self) -> bool:
+        """Whether ``p = 1`` breaks the bound (so some randomization is needed)."""
+        return self._risks is not None
+
+    def normalized(self, risk: np.ndarray) -> float:
+        """Largest constraint value (``≤ 1`` feasible) of a full array of cell risks."""
+        flat = risk.reshape(-1)
+        if self.constraint == "average":
+            return float(self.pi.reshape(-1) @ flat) / float(self.bound)
+        return float((flat / self.limit).max())
 
     def clip(self, x: np.ndarray) -> np.ndarray:
         return np.minimum(np.maximum(x, self.lower), 1.0)
@@ -169,21 +212,24 @@ class _Problem:
         """Keep probabilities of every axis and the risk of every cell, by :mod:`.risk`.
 
         That reference computation equals the search's up to rounding; should it put a cell
-        above τ, ``x`` moves toward the lower corner by 1e-15 of the way, then ten times more
-        each time, until it does not.
+        above its bound, ``x`` moves toward the lower corner by 1e-15 of the way, then ten times
+        more each time, until it does not (keep probabilities of exactly 1 stay, unless all are).
         """
         risk, step = self.risk(x), 1e-15
-        while risk.max() > self.tau and step < 1e-6:
-            x = self.lower + (1.0 - step) * (self.clip(x) - self.lower)
+        x = self.clip(x)
+        fixed = (x >= 1.0) if (x < 1.0).any() else np.zeros(len(x), dtype=bool)
+        while self.normalized(risk) > 1.0 and step < 1e-6:
+            x = np.where(fixed, x, self.lower + (1.0 - step) * (x - self.lower))
             risk, step = self.risk(x), step * 10.0
         return self.keep(x), risk
 
     def cell_risk(self, x: np.ndarray) -> np.ndarray:
-        """Risk of the constrained cells (those with unrandomized risk above τ)."""
+        """Constraint values (``≤ 1`` feasible): the risk of each constrained cell (unrandomized
+        risk above its bound) over that bound, or the mean risk over τ."""
         return self._risks.value(self.clip(x))
 
     def max_risk(self, x: np.ndarray) -> float:
-        """Largest risk of a constrained cell."""
+        """Largest constraint value (the search's "risk", bound 1)."""
         return float(self.cell_risk(x).max())
 
     def feasible(self, x: np.ndarray) -> bool:
@@ -399,7 +445,7 @@ def _solve(prob: _Problem) -> np.ndarray:
             starts.append(prob.start(prob.lower, u))
     if prob.scenario == "Both":
         for sub in ("S", "QI"):
-            sub_prob = _Problem(prob.pi, prob.tau, sub)
+            sub_prob = _Problem(prob.pi, prob.bound, sub, prob.constraint)
             if sub_prob.free and sub_prob.feasible(sub_prob.lower):
                 starts.append(sub_prob.keep(_solve(sub_prob))[prob.free])
                 prob.known |= sub_prob.known  # the same cells: reuse its active set
@@ -438,39 +484,88 @@ def _check_feasible(
 ) -> None:
     """Raise InfeasibleError, naming the binding cell, unless some keep probabilities reach τ.
 
-    Infeasible when a cell's Property-1 floor is at or above τ (within the floating-point tolerance:
-    the floor is reached only at the singular ``p = 1/d``), or when even ``p = 1/d + δ`` is not
-    enough.
+    Infeasible when a cell's Property-1 floor is at or above its bound (within the floating-point
+    tolerance: the floor is reached only at the singular ``p = 1/d``), or when even
+    ``p = 1/d + δ`` is not enough; under the average constraint, the same for the records' mean
+    of the floors.
     """
-    tau, scenario = prob.tau, prob.scenario
+    scenario = prob.scenario
     floor = property1_minimum(pi, scenario)
-    worst = np.unravel_index(int(np.argmax(floor)), pi.shape)
     hint = " or randomize more attributes (scenario 'Both')" if scenario != "Both" else ""
-    if floor[worst] >= tau - _TOL:
+    if prob.constraint == "average":
+        tau, least = float(prob.bound), float((pi * floor).sum())
+        if least >= tau - _TOL:
+            raise InfeasibleError(
+                f"no keep probabilities give an average risk <= tau = {tau:.6g} in scenario "
+                f"{scenario}: the records' mean risk cannot get below {least:.6g} (Property 1, "
+                f"reached only at the singular p = 1/d); raise tau (lower l){hint}"
+            )
+        if prob.max_risk(prob.lower) > 1.0:
+            reached = prob.normalized(prob.risk(prob.lower)) * tau
+            raise InfeasibleError(
+                f"tau = {tau:.6g} is too close to the least average risk scenario {scenario} can "
+                f"reach: {reached:.6g} at keep probabilities 1/d + {_DELTA:g}; raise tau (lower "
+                f"l){hint}"
+            )
+        return
+    limit = prob.limit.reshape(pi.shape)
+    bad = (pi > 0) & (floor >= limit - _TOL)
+    if bad.any():
+        worst = np.unravel_index(int(np.argmax(np.where(bad, floor / limit, -1.0))), pi.shape)
         raise InfeasibleError(
-            f"no keep probabilities give risk <= tau = {tau:.6g} in scenario {scenario}: cell "
-            f"{_describe(_cell(worst, columns, values))} cannot get below "
+            f"no keep probabilities give risk <= tau = {float(limit[worst]):.6g} in scenario "
+            f"{scenario}: cell {_describe(_cell(worst, columns, values))} cannot get below "
             f"{float(floor[worst]):.6g} (Property 1, reached only at the singular p = 1/d); "
             f"raise tau (lower l){hint}"
         )
-    if prob.max_risk(prob.lower) > tau:
+    if prob.max_risk(prob.lower) > 1.0:
         risk = prob.risk(prob.lower)
-        worst = np.unravel_index(int(np.argmax(risk)), pi.shape)
+        worst = np.unravel_index(int(np.argmax(risk / limit)), pi.shape)
         raise InfeasibleError(
-            f"tau = {tau:.6g} is too close to the least risk scenario {scenario} can reach: cell "
-            f"{_describe(_cell(worst, columns, values))} keeps risk {float(risk[worst]):.6g} "
-            f"at keep probabilities 1/d + {_DELTA:g}; raise tau (lower l){hint}"
+            f"tau = {float(limit[worst]):.6g} is too close to the least risk scenario {scenario} "
+            f"can reach: cell {_describe(_cell(worst, columns, values))} keeps risk "
+            f"{float(risk[worst]):.6g} at keep probabilities 1/d + {_DELTA:g}; raise tau "
+            f"(lower l){hint}"
         )
+
+
+def check_bounds(tau: object, pi: np.ndarray) -> float | np.ndarray:
+    """The risk bound: one τ in ``(0, 1]`` or an array of ``pi``'s shape with a τ per cell.
+
+    Entries of empty cells (``π = 0``) are ignored (set to 1); the others must lie in ``(0, 1]``.
+
+    Raises
+    ------
+    InputError
+        A bad number, an array of another shape, or a non-empty cell's bound out of range.
+    """
+    if np.ndim(tau) == 0:
+        return check_tau(tau=tau)
+    try:
+        arr = np.asarray(tau, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"tau: expected a number or an array of bounds per cell ({exc})") from None
+    if arr.shape != pi.shape:
+        raise InputError(
+            f"tau: an array of bounds per cell needs pi's shape {pi.shape}, got {arr.shape}"
+        )
+    arr = np.where(pi > 0, arr, 1.0)
+    bad = ~((arr > 0) & (arr <= 1))  # also catches NaN
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InputError(f"tau: the bound of cell {where} must be in (0, 1], got {arr[where]!r}")
+    return arr
 
 
 def optimal_parameters_from_pi(
     pi: object,
     n: int,
     scenario: str,
-    tau: float,
+    tau: float | np.ndarray,
     *,
     columns: Sequence[str] | None = None,
     values: Sequence[Sequence[Any]] | None = None,
+    constraint: str = "every",
 ) -> OptimalParameters:
     """Optimal keep probabilities for given cell proportions (Problem 1 of Guo, Ying & Wu).
 
@@ -482,12 +577,21 @@ def optimal_parameters_from_pi(
         Number of records ``N`` (for the expected squared error).
     scenario : {"S", "QI", "Both"}
         Randomize the sensitive attribute, the quasi-identifiers, or both.
-    tau : float
-        Risk bound in ``(0, 1]``: every record must have ``Pr(S_r | QI_r) ≤ τ``.
+    tau : float or array_like
+        Risk bound in ``(0, 1]``: every record must have ``Pr(S_r | QI_r) ≤ τ``. An array of
+        ``pi``'s shape gives a bound per cell (individuals may have different thresholds, as the
+        paper allows: a cell's bound is the least threshold of its records); entries of empty
+        cells are ignored.
     columns : sequence of str, optional
         Names of the axes (default ``A1 … Am, S``).
     values : sequence of sequences, optional
         The value behind each code of each axis (default: the codes).
+    constraint : {"every", "average"}, default "every"
+        ``"every"``: the paper's constraint, on every record. ``"average"`` (our extension, not
+        the paper's): only the records' mean risk ``Σ π_αu Pr(S | QI = α, u)`` must be at most
+        ``τ`` (one ``τ``), so groups whose risk no randomization of the scenario can bring below
+        ``τ`` no longer make the problem infeasible; the records left above ``τ`` are reported
+        (``share_above``, ``cells_above``).
 
     Returns
     -------
@@ -496,11 +600,11 @@ def optimal_parameters_from_pi(
     Raises
     ------
     InputError
-        Bad ``pi``, ``n``, ``scenario``, ``tau``, ``columns`` or ``values``, or a joint domain
-        too large to hold.
+        Bad ``pi``, ``n``, ``scenario``, ``tau``, ``columns``, ``values`` or ``constraint`` (an
+        array ``tau`` with ``"average"``), or a joint domain too large to hold.
     InfeasibleError
-        If ``τ`` is at or below the least risk the scenario can reach for some cell (Property 1);
-        the message names that cell and its floor.
+        If a bound is at or below the least risk the scenario can reach (Property 1); the
+        message names the cell and its floor (under ``"average"``: the least mean risk).
 
     Examples
     --------
@@ -509,8 +613,12 @@ def optimal_parameters_from_pi(
     (0.711878, {'A1': 0, 'S': 1})
     """
     scenario = check_scenario(scenario)
-    tau = check_tau(tau=tau)
     arr = check_proportions(pi)
+    if constraint not in ("every", "average"):
+        raise InputError(f"constraint: expected 'every' or 'average', got {constraint!r}")
+    bound = check_bounds(tau, arr)
+    if constraint == "average" and np.ndim(bound):
+        raise InputError("tau: the average constraint takes one bound, not one per cell")
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
         raise InputError(f"n: the number of records must be a positive integer, got {n!r}")
     m = arr.ndim - 1
@@ -521,30 +629,41 @@ def optimal_parameters_from_pi(
     if [len(v) for v in values] != list(arr.shape):
         raise InputError(f"values: need one value per code of each axis (shape {arr.shape})")
 
-    prob = _Problem(arr, tau, scenario)
+    prob = _Problem(arr, bound, scenario, constraint)
     x = np.ones(len(prob.free))
-    if len(prob.cells):
+    if prob.needed:
         _check_feasible(arr, prob, columns, values)
         x = _solve(prob)
     keep, risk = prob.settle(x)
-    top = np.unravel_index(int(np.argmax(risk)), arr.shape)
+    limit = prob.limit.reshape(arr.shape)
+    above = (arr > 0) & (risk > limit)
+    ranking = risk if constraint == "average" else risk / limit
+    top = np.unravel_index(int(np.argmax(ranking)), arr.shape)
     objective = math.prod(inverse_frobenius_sq(d, q) for d, q in zip(arr.shape, keep, strict=True))
     error = (objective / arr.size - float((arr * arr).sum())) / int(n)
     return OptimalParameters(
         keep={c: float(q) for c, q in zip(columns, keep, strict=True)},
-        max_risk=float(risk[top]),
+        max_risk=float(risk.max()),
         objective=float(objective),
         expected_squared_error=float(error),
         binding_cell=_cell(top, columns, values),
         scenario=scenario,
-        tau=tau,
+        tau=float(limit[arr > 0].min()),
+        constraint=constraint,
+        average_risk=float((arr * risk).sum()),
+        share_above=float(arr[above].sum()),
+        cells_above=int(above.sum()),
     )
 
 
 def cell_counts(
-    data: pd.DataFrame, schema: Schema | Mapping[str, Any]
-) -> tuple[np.ndarray, int, list[str], list[np.ndarray]]:
+    data: pd.DataFrame, schema: Schema | Mapping[str, Any], thresholds: str | None = None
+) -> tuple[Any, int, list[str], list[np.ndarray]]:
     """Cell counts of a table over the full domains of its quasi-identifiers and sensitive column.
+
+    With ``thresholds`` (a column of ``data`` holding each record's risk threshold in
+    ``(0, 1]``), ``counts`` is the pair ``(counts, bounds)``: ``bounds`` holds each cell's least
+    threshold over its records (1 for empty cells).
 
     Returns
     -------
@@ -561,7 +680,8 @@ def cell_counts(
     SchemaError
         No quasi-identifier, or not exactly one sensitive column.
     InputError
-        Bad data, or a joint domain above 20 million cells.
+        Bad data, a joint domain above 20 million cells, or a threshold missing or outside
+        ``(0, 1]``.
     """
     table, _ = prepare(data, schema, None, need_hierarchies=False)
     sensitive = table.schema.sensitive
@@ -582,7 +702,27 @@ def cell_counts(
     for c, d in zip(columns, shape, strict=True):
         key = key * d + table.codes(c)
     counts = np.bincount(key, minlength=math.prod(shape)).astype(float).reshape(shape)
+    if thresholds is not None:
+        bound = np.ones(math.prod(shape))
+        np.minimum.at(bound, key, _record_thresholds(data, thresholds, table.n_rows))
+        counts = (counts, bound.reshape(shape))
     return counts, table.n_rows, columns, [table.dictionary(c) for c in columns]
+
+
+def _record_thresholds(data: pd.DataFrame, column: str, n: int) -> np.ndarray:
+    """Each record's risk threshold from a column of ``data``, checked to lie in ``(0, 1]``."""
+    if not isinstance(column, str) or column not in data.columns:
+        raise InputError(f"tau_column: {column!r} is not a column of the data")
+    values = pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=float)
+    if len(values) != n:
+        raise InputError(f"tau_column: {len(values)} thresholds for {n} records")
+    bad = np.flatnonzero(~((values > 0) & (values <= 1)))
+    if len(bad):
+        raise InputError(
+            f"tau_column '{column}': row {int(bad[0])} has {data[column].iloc[bad[0]]!r}; each "
+            "record's threshold must be a number in (0, 1]"
+        )
+    return values
 
 
 def optimal_parameters(
@@ -592,6 +732,8 @@ def optimal_parameters(
     *,
     l: float | None = None,  # noqa: E741 - ℓ-diversity's name for the parameter
     tau: float | None = None,
+    tau_column: str | None = None,
+    constraint: str = "every",
 ) -> OptimalParameters:
     """Keep probabilities that bound every record's disclosure risk by ``τ`` at least cost.
 
@@ -611,7 +753,16 @@ def optimal_parameters(
     l : float, optional
         Diversity level ``ℓ ≥ 1``; the bound is ``τ = 1/ℓ``.
     tau : float, optional
-        The bound itself, in ``(0, 1]``. Give exactly one of ``l`` and ``tau``.
+        The bound itself, in ``(0, 1]``.
+    tau_column : str, optional
+        A column of ``data`` (outside the schema's roles) holding each record's own threshold in
+        ``(0, 1]``: individuals may set different thresholds (Guo, Ying & Wu, §4); a cell's
+        bound is the least threshold of its records, since the attacker's estimate is the same
+        for all of them. Give exactly one of ``l``, ``tau`` and ``tau_column``.
+    constraint : {"every", "average"}, default "every"
+        ``"average"`` (our extension, not the paper's): bound the records' mean risk by ``τ``
+        instead of every record's (see :func:`optimal_parameters_from_pi`); needs ``l`` or
+        ``tau``.
 
     Returns
     -------
@@ -620,15 +771,28 @@ def optimal_parameters(
     Raises
     ------
     InputError
-        Both or neither of ``l`` and ``tau``, ``l < 1``, ``tau`` outside ``(0, 1]``, an unknown
-        scenario, bad data.
+        Not exactly one of ``l``, ``tau`` and ``tau_column``, ``l < 1``, a bound outside
+        ``(0, 1]``, an unknown scenario or constraint, bad data.
     SchemaError
         No quasi-identifier, or not exactly one sensitive column.
     InfeasibleError
         If ``τ`` is at or below the least risk the scenario can reach for some cell; the message
         names the cell (column=value pairs) and that floor.
     """
-    tau = check_tau(l, tau)
-    scenario = check_scenario(scenario)
-    counts, n, columns, values = cell_counts(data, schema)
-    return optimal_parameters_from_pi(counts, n, scenario, tau, columns=columns, values=values)
+    if tau_column is not None:
+        if l is not None or tau is not None:
+            raise InputError("give exactly one of l, tau and tau_column (the risk bound)")
+        if constraint == "average":
+            raise InputError("tau_column: the average constraint takes one bound (l or tau)")
+        scenario = check_scenario(scenario)
+        schema = schema if isinstance(schema, Schema) else Schema.from_dict(dict(schema))
+        if tau_column in schema.columns:
+            raise InputError(f"tau_column: {tau_column!r} has a role in the schema; leave it out")
+        (counts, bound), n, columns, values = cell_counts(data, schema, tau_column)
+    else:
+        bound = check_tau(l, tau)
+        scenario = check_scenario(scenario)
+        counts, n, columns, values = cell_counts(data, schema)
+    return optimal_parameters_from_pi(
+        counts, n, scenario, bound, columns=columns, values=values, constraint=constraint
+    )

@@ -19,6 +19,11 @@ O(cells) memory:
 Marginals are reconstructions of their own: summing ``π̂`` over a column equals reconstructing the
 summed-out ``λ̂`` with the remaining matrices, because every ``P_i`` (hence ``A_i``) has columns
 summing to 1.
+
+Estimates that are distributions (:meth:`Reconstruction.distribution`): ``"inverse"`` is ``π̂``
+itself, optionally clipped and renormalized; ``"em"`` the maximum-likelihood estimate by the EM
+iteration of iterative Bayesian reconstruction and ``"projection"`` the Euclidean projection of
+``π̂`` onto the simplex (:mod:`.simplex`).
 """
 
 from __future__ import annotations
@@ -36,8 +41,14 @@ from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import value_key
 from ...core.release import Release
 from .matrices import check_distortion, kron_apply, uniform_inverse, uniform_retention
+from .simplex import em_reconstruct, project_simplex
 
-__all__ = ["Reconstruction", "reconstruct", "MAX_CELLS"]
+__all__ = ["ESTIMATORS", "Reconstruction", "reconstruct", "MAX_CELLS"]
+
+#: How :meth:`Reconstruction.distribution` estimates the distribution: the inverse ``π̂ = P⁻¹λ̂``
+#: (unbiased, may be negative unless clipped), maximum likelihood by EM, or ``π̂`` projected onto
+#: the probability simplex.
+ESTIMATORS = ("inverse", "em", "projection")
 
 #: Largest number of cells a reconstruction may have (about 0.8 GB per float64 array).
 MAX_CELLS = 100_000_000
@@ -75,6 +86,8 @@ class Reconstruction:
         Number of records.
     clip_renorm : bool
         Default of :meth:`distribution`.
+    method : {"inverse", "em", "projection"}
+        Default estimator of :meth:`distribution` (see :data:`ESTIMATORS`).
     """
 
     columns: list[str]
@@ -85,6 +98,7 @@ class Reconstruction:
     inverses: list[np.ndarray | None]
     n: int
     clip_renorm: bool = False
+    method: str = "inverse"
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -101,6 +115,7 @@ class Reconstruction:
         columns: Sequence[str] | None = None,
         domains: Sequence[Sequence[Any]] | None = None,
         clip_renorm: bool = False,
+        method: str = "inverse",
     ) -> Reconstruction:
         """Reconstruct from published cell proportions and the distortion matrices.
 
@@ -116,12 +131,14 @@ class Reconstruction:
             Names (default ``"0", "1", …``) and values (default ``0 .. d_i - 1``) of the axes.
         clip_renorm : bool
             Default of :meth:`distribution`.
+        method : {"inverse", "em", "projection"}
+            Default estimator of :meth:`distribution`.
 
         Raises
         ------
         InputError
             Proportions that are not a distribution; a matrix per axis missing or of the wrong
-            size, or invalid (see :func:`check_distortion`); ``n < 1``.
+            size, or invalid (see :func:`check_distortion`); ``n < 1``; an unknown ``method``.
         """
         lam = np.asarray(observed, dtype=float)
         if lam.ndim == 0 or lam.size == 0:
@@ -144,10 +161,13 @@ class Reconstruction:
                     raise InputError(f"matrix of '{column}': shape {m.shape}, axis has {d} cells")
             checked.append(m)
         inverses = [None if m is None else np.linalg.inv(m) for m in checked]
-        return cls._build(columns, domains, lam, checked, inverses, int(n), clip_renorm)
+        method = _check_method(method)
+        return cls._build(columns, domains, lam, checked, inverses, int(n), clip_renorm, method)
 
     @classmethod
-    def _build(cls, columns, domains, lam, matrices, inverses, n, clip_renorm) -> Reconstruction:
+    def _build(
+        cls, columns, domains, lam, matrices, inverses, n, clip_renorm, method
+    ) -> Reconstruction:
         estimate = kron_apply(inverses, lam)
         return cls(
             list(columns),
@@ -158,20 +178,39 @@ class Reconstruction:
             list(inverses),
             n,
             bool(clip_renorm),
+            method,
         )
 
     # ------------------------------------------------------------------ estimates
-    def distribution(self, clip_renorm: bool | None = None) -> np.ndarray:
+    def distribution(
+        self, clip_renorm: bool | None = None, *, method: str | None = None
+    ) -> np.ndarray:
         """The estimated distribution of the cells.
 
         Parameters
         ----------
         clip_renorm : bool, optional
-            ``True``: negative estimates become 0 and the rest is rescaled to sum to 1 (a proper
-            distribution, for distances such as KL; biased). ``False``: the raw unbiased
-            :attr:`estimate` (sums to 1, may be negative). Default: the ``clip_renorm`` the
-            reconstruction was made with.
+            With ``method="inverse"``: ``True`` sets negative estimates to 0 and rescales the
+            rest to sum to 1 (a proper distribution, for distances such as KL; biased);
+            ``False`` gives the raw unbiased :attr:`estimate` (sums to 1, may be negative).
+            Default: the ``clip_renorm`` the reconstruction was made with. Ignored by the other
+            methods, whose estimates are distributions.
+        method : {"inverse", "em", "projection"}, optional
+            ``"inverse"``: ``π̂ = P⁻¹λ̂`` as above; ``"em"``: the maximum-likelihood estimate
+            (EM, :func:`~.simplex.em_reconstruct`); ``"projection"``: the closest distribution
+            to ``π̂`` in Euclidean distance (:func:`~.simplex.project_simplex`). Default: the
+            ``method`` the reconstruction was made with.
+
+        Raises
+        ------
+        InputError
+            An unknown ``method``.
         """
+        method = self.method if method is None else _check_method(method)
+        if method == "em":
+            return em_reconstruct(self.observed, self.matrices)[0]
+        if method == "projection":
+            return project_simplex(self.estimate)
         clip = self.clip_renorm if clip_renorm is None else bool(clip_renorm)
         if not clip:
             return self.estimate.copy()
@@ -212,6 +251,7 @@ class Reconstruction:
             [self.inverses[i] for i in idx],
             self.n,
             self.clip_renorm,
+            self.method,
         )
 
     def count(self, query: Mapping[str, Any]) -> tuple[float, float]:
@@ -286,6 +326,12 @@ class Reconstruction:
             f"value {value!r} is not in the domain of column '{self.columns[axis]}' "
             f"({len(domain)} values)"
         )
+
+
+def _check_method(method: object) -> str:
+    if not isinstance(method, str) or method not in ESTIMATORS:
+        raise InputError(f"method: expected one of {', '.join(ESTIMATORS)}, got {method!r}")
+    return method
 
 
 # ---------------------------------------------------------------------- building from a release
@@ -366,6 +412,7 @@ def reconstruct(
     *,
     matrices: Mapping[str, Any] | None = None,
     clip_renorm: bool = False,
+    method: str = "inverse",
 ) -> Reconstruction:
     """Estimate the original joint distribution of some columns from randomized data.
 
@@ -386,6 +433,9 @@ def reconstruct(
     clip_renorm : bool
         Default of :meth:`Reconstruction.distribution`: ``True`` clips negative estimates to 0
         and renormalizes. The :attr:`~Reconstruction.estimate` is always the unbiased one.
+    method : {"inverse", "em", "projection"}, default "inverse"
+        Default estimator of :meth:`Reconstruction.distribution`: ``π̂`` (clipped per
+        ``clip_renorm``), maximum likelihood by EM, or ``π̂`` projected onto the simplex.
 
     Returns
     -------
@@ -396,7 +446,7 @@ def reconstruct(
     InputError
         Not a randomized release; ``matrices`` with a release, or missing with a frame; unknown
         or repeated columns; a published value outside its declared domain; an invalid matrix;
-        more than :data:`MAX_CELLS` cells.
+        more than :data:`MAX_CELLS` cells; an unknown ``method``.
 
     Examples
     --------
@@ -409,6 +459,7 @@ def reconstruct(
     (['s'], (2,), 1.0)
     """
     release_or_frame = pandas_if_arrow(release_or_frame, "release_or_frame")
+    method = _check_method(method)
     if isinstance(release_or_frame, Release):
         if release_or_frame.kind != "randomized":
             raise InputError(
@@ -469,4 +520,4 @@ def reconstruct(
         )
     flat = np.ravel_multi_index(codes, shape) if len(codes) > 1 else codes[0]
     lam = np.bincount(flat, minlength=cells).reshape(shape) / len(frame)
-    return Reconstruction._build(columns, domains, lam, mats, invs, len(frame), clip_renorm)
+    return Reconstruction._build(columns, domains, lam, mats, invs, len(frame), clip_renorm, method)

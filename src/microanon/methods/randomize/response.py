@@ -33,6 +33,8 @@ def randomized_response(
     scenario: str = "Both",
     l: float | None = None,  # noqa: E741 - ℓ-diversity's name for the parameter
     tau: float | None = None,
+    tau_column: str | None = None,
+    constraint: str = "every",
     rng: RandomLike = None,
 ) -> Release:
     """Randomize the quasi-identifiers and/or the sensitive column so that no record's sensitive
@@ -50,7 +52,13 @@ def randomized_response(
     l : float, optional
         Diversity level ``ℓ ≥ 1``; the bound is ``τ = 1/ℓ``.
     tau : float, optional
-        The bound itself, in ``(0, 1]``. Give exactly one of ``l`` and ``tau``.
+        The bound itself, in ``(0, 1]``.
+    tau_column : str, optional
+        A column (outside the schema's roles) with each record's own threshold in ``(0, 1]``;
+        it is not published. Give exactly one of ``l``, ``tau`` and ``tau_column``.
+    constraint : {"every", "average"}, default "every"
+        ``"average"`` (our extension, not the paper's) bounds the records' mean risk instead of
+        every record's; see :func:`~microanon.methods.randomize.optimal_parameters`.
     rng : numpy.random.Generator, int or None
         Source of randomness (``None``: OS entropy). Never recorded in the release.
 
@@ -87,11 +95,21 @@ def randomized_response(
     {'sex': 0.8882, 'disease': 0.8438}
     """
     generator = make_rng(rng)
-    best = optimal_parameters(data, schema, scenario, l=l, tau=tau)
+    best = optimal_parameters(
+        data, schema, scenario, l=l, tau=tau, tau_column=tau_column, constraint=constraint
+    )
+    if tau_column is not None:
+        data = data.drop(columns=[tau_column])
     release = randomize(data, schema, keep=best.keep, rng=generator)
     metadata = dict(release.metadata)
     metadata.update(
-        parameters={"scenario": best.scenario, "l": l, "tau": tau},
+        parameters={
+            "scenario": best.scenario,
+            "l": l,
+            "tau": tau,
+            "tau_column": tau_column,
+            "constraint": constraint,
+        },
         scenario=best.scenario,
         tau=best.tau,
         risk_bound=best.tau,
@@ -100,6 +118,8 @@ def randomized_response(
             "max_risk": best.max_risk,
             "objective": best.objective,
             "expected_squared_error": best.expected_squared_error,
+            "average_risk": best.average_risk,
+            "share_above": best.share_above,
         },
     )
     return Release(

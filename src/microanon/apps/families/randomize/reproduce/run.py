@@ -20,6 +20,11 @@ those tables and figures) into one directory, atomically. See docs/reproduce-ran
   {"B | A": U(B | A)}, u_sa_qi, u_qi_qi}``;
 - E0.7: ``original`` and method (``RR-Both``, ``Anatomy``, ``l-diversity``) → ℓ →
   ``{u_sa_qi, u_qi_qi}``;
+- E0.8 (ours, not the paper's): setting → ℓ → RR-S under the average-risk constraint:
+  distances, parameters, ``average_risk``, ``share_above``, ``cells_above`` (or
+  ``{infeasible}``);
+- E0.9 (ours): ``ESGRO`` → ``RR-QI`` and ``EMGRW`` → scenario, then ℓ → estimator
+  (``inverse``, ``em``, ``projection``) → ``{kl, query_error_base, query_error_cube}``;
 
 plus ``checks`` (list of pass/fail lines) and ``meta`` (runtime, R, the randomness policy, the
 plan, the microanon version; never a seed).
@@ -62,6 +67,8 @@ EXPERIMENTS = {
     "E0.5": "e05",
     "E0.6": "e06",
     "E0.7": "e07",
+    "E0.8": "e08",
+    "E0.9": "e09",
 }
 
 
