@@ -69,7 +69,7 @@ def test_writes_a_self_contained_report_and_the_results(quick_run):
     steps = [x for x in output.splitlines() if x.startswith("microanon reproduce distribution: ")]
     assert len(steps) == 11 and all(" ... done in " in x for x in steps), steps
     assert steps[0].startswith("microanon reproduce distribution: [1/11] E4.1/E4.2/E4.3/E4.4 ")
-    assert steps[-1].startswith("microanon reproduce distribution: [10/10] checks and report ")
+    assert steps[-1].startswith("microanon reproduce distribution: [11/11] checks and report ")
 
 
 def test_results_are_keyed_by_experiment(quick_run):
