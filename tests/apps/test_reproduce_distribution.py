@@ -71,14 +71,14 @@ def test_writes_a_self_contained_report_and_the_results(quick_run):
     assert "PASS" in output and "findings hold in" in output
     # Off a terminal (CliRunner's stderr), one progress line per step of the experiments.
     steps = [x for x in output.splitlines() if x.startswith("microanon reproduce distribution: ")]
-    assert len(steps) == 10 and all(" ... done in " in x for x in steps), steps
-    assert steps[0].startswith("microanon reproduce distribution: [1/10] E4.1/E4.2/E4.3/E4.4 ")
-    assert steps[-1].startswith("microanon reproduce distribution: [10/10] checks and report ")
+    assert len(steps) == 11 and all(" ... done in " in x for x in steps), steps
+    assert steps[0].startswith("microanon reproduce distribution: [1/11] E4.1/E4.2/E4.3/E4.4 ")
+    assert steps[-1].startswith("microanon reproduce distribution: [11/11] checks and report ")
 
 
 def test_results_are_keyed_by_experiment(quick_run):
     _, _, results = quick_run
-    assert set(results) == {*EXPERIMENTS, "checks", "meta"}
+    assert set(results) == {*EXPERIMENTS, "E4.literal", "checks", "meta"}
     widths = results["meta"]["plan"]["widths"]
     for exp in ("E4.1", "E4.2", "E4.3"):
         for enc in ("exact", "rounded"):
@@ -90,6 +90,14 @@ def test_results_are_keyed_by_experiment(quick_run):
     assert set(results["E4.9"]) == {"data", "binary", "ternary"}
     assert len(results["E4.10"]["exact"]["QI-SA"]) == len(results["E4.10"]["groups"]) == 3
     assert len(results["E4.12"]["SA-only"]["seconds"]) == len(results["E4.12"]["sizes"])
+    literal = results["E4.literal"]
+    assert len(literal["normal"]["QI-SA"]) == len(results["E4.6"]["r"])
+    assert len(literal["zipf"]["gap"]["rounded"]) == len(results["E4.7"]["s"])
+    # The literal target is the paper's up to 10^-6 scaling; the rounded one drops Zipf(0.1) to 9:7.
+    assert max(g["tv"] for g in literal["zipf"]["gap"]["literal"]) < 1e-4
+    assert max(g["tv"] for g in literal["zipf"]["gap"]["rounded"]) > 0.01
+    ids = {c["id"] for c in results["checks"]}
+    assert {"literal_target", "rounding_buys_utility"} <= ids
     for line in _lines(results):
         assert len(line["error"]) == len(line["used"]) == len(widths)
         assert all(e >= 0 for e in line["error"]) and line["entries"] >= line["fakes"]

@@ -160,7 +160,9 @@ def test_bad_parameters(kwargs, error, match):
 
 def test_bad_schema_and_data():
     with pytest.raises(SchemaError, match="numbers"):
-        distribution_anonymize(EMPLOYEES, {"zipcode": "quasi", "gender": "sensitive"})
+        distribution_anonymize(
+            EMPLOYEES, {"zipcode": "quasi", "gender": "sensitive"}, categorical=False
+        )
     with pytest.raises(SchemaError, match="sensitive"):
         distribution_anonymize(EMPLOYEES, {"zipcode": "quasi", "salary": "quasi"})
     with pytest.raises((InputError, SchemaError)):

@@ -16,6 +16,10 @@ with ``P(v | e) = w_v / W_e`` for ``v ∈ e`` (``W_e``: the weight of the entry'
 checked on the segments its entries cut the domain into: a handful of rational comparisons per
 distinct entry, in :class:`fractions.Fraction` arithmetic (no floats decide anything).
 
+A categorical sensitive attribute (a hierarchy with ``categorical: true``) has no order: its
+``values`` are the categories in the hierarchy's leaf order, an entry is every category from its
+``low`` to its ``high`` in that order, and the check runs on the leaf positions.
+
 A group also fails when an entry's ends are not domain values, when an entry holds only values
 of weight 0 (``P(· | e)`` is undefined), or when it has fewer entries than records.
 
@@ -145,6 +149,21 @@ class _Domains:
     values: list[np.ndarray]
     weights: list[np.ndarray]
     group_hierarchy: np.ndarray  # per group position (groups 1..G), hierarchy index
+    categories: list[dict[Any, int] | None]  # categorical: label -> leaf position
+
+    def positions(self, ends: np.ndarray, ent_g: np.ndarray) -> np.ndarray:
+        """Entry ends as numbers: categories as leaf positions (unknown ones NaN)."""
+        if all(c is None for c in self.categories):
+            return ends
+        out = np.full(len(ends), np.nan)
+        hier = self.group_hierarchy[ent_g]
+        for i, cats in enumerate(self.categories):
+            sel = np.flatnonzero(hier == i)
+            if cats is None:
+                out[sel] = pd.to_numeric(pd.Series(ends[sel]), errors="coerce").to_numpy(float)
+            else:
+                out[sel] = [cats.get(v, np.nan) for v in ends[sel].tolist()]
+        return out
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any]) -> _Domains:
@@ -154,10 +173,15 @@ class _Domains:
                 "the release metadata lacks distribution.hierarchies / group_hierarchy; "
                 "P-privacy needs each group's target distribution"
             )
-        values, weights = [], []
+        values, weights, categories = [], [], []
         for i, h in enumerate(dist["hierarchies"]):
             try:
-                v = np.asarray(h["values"], dtype=float)
+                cats = None
+                if h.get("categorical"):
+                    cats = {c: j for j, c in enumerate(h["values"])}
+                    if len(cats) != len(h["values"]):
+                        raise ValueError
+                v = np.arange(len(cats), dtype=float) if cats else np.asarray(h["values"], float)
                 w = np.asarray(h["weights"])
             except (KeyError, TypeError, ValueError):
                 raise InputError(
@@ -180,6 +204,7 @@ class _Domains:
                 raise InputError(f"distribution.hierarchies[{i}]: weights too large")
             values.append(v)
             weights.append(w.astype(np.int64))
+            categories.append(cats)
         gh = np.asarray(dist["group_hierarchy"])
         if (
             gh.ndim != 1
@@ -191,7 +216,7 @@ class _Domains:
                 "distribution.group_hierarchy: expected one hierarchy index per group, each "
                 f"below {len(values)}"
             )
-        return cls(values, weights, gh.astype(np.int64))
+        return cls(values, weights, gh.astype(np.int64), categories)
 
 
 def _group_positions(ids: np.ndarray, n_groups: int, table: str) -> np.ndarray:
@@ -215,7 +240,8 @@ def p_privacy(release: Release) -> PPrivacyVerdict:
     release : Release
         A ``distribution`` release: ``qit`` (records with their ``group``), ``st`` (``group``,
         ``low``, ``high``, ``count``) and ``metadata["distribution"]`` (``hierarchies`` with
-        ``values`` and integer ``weights``; ``group_hierarchy``).
+        ``values`` and integer ``weights``, ``categorical: true`` for categories in leaf order;
+        ``group_hierarchy``).
 
     Returns
     -------
@@ -242,8 +268,8 @@ def p_privacy(release: Release) -> PPrivacyVerdict:
     row_g = _group_positions(qit[GROUP].to_numpy(), n_groups, "qit")
     ent_g = _group_positions(st[GROUP].to_numpy(), n_groups, "st")
     try:
-        low = st["low"].to_numpy(dtype=float)
-        high = st["high"].to_numpy(dtype=float)
+        low = dom.positions(st["low"].to_numpy(), ent_g).astype(float)
+        high = dom.positions(st["high"].to_numpy(), ent_g).astype(float)
         count = st["count"].to_numpy(dtype=float)
     except (TypeError, ValueError):
         raise InputError("st: low, high and count must be numbers") from None
@@ -484,11 +510,19 @@ def _target_groups(release: Release) -> Groups:
         minlength=n_groups,
     )
     used = np.flatnonzero(sizes > 0)
-    domain = np.unique(np.concatenate(dom.values))
+    categorical = any(c is not None for c in dom.categories)
+    if categorical:  # labels, in first-seen leaf order across the hierarchies
+        labels = [list(c) for c in dom.categories if c is not None]
+        domain = list(dict.fromkeys(x for cats in labels for x in cats))
+        index = {x: j for j, x in enumerate(domain)}
+        leaf_codes = [np.array([index[x] for x in cats], np.int64) for cats in labels]
+    else:
+        domain = list(np.unique(np.concatenate(dom.values)))
+        leaf_codes = [np.searchsorted(domain, v) for v in dom.values]
     hier = dom.group_hierarchy[used]
     lengths = np.array([len(dom.values[i]) for i in hier], dtype=np.int64)
     row_group = np.repeat(np.arange(len(used)), lengths)
-    codes = np.concatenate([np.searchsorted(domain, dom.values[i]) for i in hier])
+    codes = np.concatenate([leaf_codes[i] for i in hier])
     weights = np.concatenate([dom.weights[i] for i in hier])
     keep = weights > 0
     # Reference: sum over groups of size_g * w_g / W_g, scaled by lcm(W_g) to stay integral.
@@ -510,8 +544,8 @@ def _target_groups(release: Release) -> Groups:
         [len(used)],
         sensitive=sa,
         sa_codes=codes[keep],
-        values=list(domain),
-        numeric=True,
+        values=domain,
+        numeric=not categorical,
         weights=weights[keep],
         reference=reference,
         dictionaries=[list(used + 1)],

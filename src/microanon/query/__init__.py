@@ -12,6 +12,8 @@ of the sensitive attribute:
   answering batches of queries in one numpy pass;
 - :func:`bounded_aggregate`: COUNT, SUM, AVG, MIN, MAX of one selection (mask, function or SQL
   condition);
+- :func:`sensitive_count`: COUNT of the selected records whose sensitive value lies in a set of
+  categories or values (or a range), bounded;
 - :func:`query`: SQL (``SELECT AVG(salary) FROM release WHERE age BETWEEN 30 AND 40``) through
   DuckDB, optionally with the true answers on the original table.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from .aggregate import AggregateBound, bounded_aggregate
 from .bounds import AGGREGATES, BoundArrays, BoundTables
+from .sensitive_count import sensitive_count
 from .sql import ParsedQuery, limits, parse_query, query, set_limits, where_mask
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "limits",
     "parse_query",
     "query",
+    "sensitive_count",
     "set_limits",
     "where_mask",
 ]

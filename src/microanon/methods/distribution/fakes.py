@@ -153,7 +153,8 @@ class _Solver:
         need = max(0, m - int(self.n[v]))
         if need > self.t:
             return _EMPTY
-        return _Frontier(np.array([need]), np.zeros(1), np.zeros((1, 0), np.int64))
+        cost = np.array([m * float(self.h.node_range[v])])  # 0 for a numeric leaf
+        return _Frontier(np.array([need]), cost, np.zeros((1, 0), np.int64))
 
     def solve(self) -> None:
         h = self.h

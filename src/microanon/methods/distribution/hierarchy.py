@@ -17,6 +17,12 @@ partition its range in order. Leaves are single values; inner nodes have at leas
 
 Non-integer targets (normal, Zipf, a float pmf) are scaled to integers by ``scale`` and rounded;
 the release is then P-private for the rounded distribution, and the scale is recorded.
+
+A *categorical* sensitive attribute has no order. Its hierarchy is any tree over the categories
+(the leaf order is only a storage order, so every node still covers a run ``lo .. hi-1`` of
+leaves), and, following the paper's footnote on categorical attributes, the range of a set of
+values is the number of distinct values it holds: ``range(N) = hi - lo``, 1 for a single category.
+Normal and Zipf targets need an order and are refused for categorical domains.
 """
 
 from __future__ import annotations
@@ -112,6 +118,7 @@ def target_weights(
     target: Any,
     values: np.ndarray | None = None,
     scale: int | None = None,
+    categorical: bool = False,
 ) -> tuple[np.ndarray, int | None, dict[str, Any]]:
     """Integer leaf weights encoding a target distribution over ``domain``.
 
@@ -153,10 +160,20 @@ def target_weights(
     if name == "empirical":
         if values is None:
             raise InputError("target 'empirical' needs the data values")
-        counts = np.bincount(np.searchsorted(domain, values), minlength=n).astype(np.int64)
+        if categorical:
+            position = {v: i for i, v in enumerate(domain.tolist())}
+            codes = np.asarray([position[v] for v in np.asarray(values).tolist()], np.int64)
+        else:
+            codes = np.searchsorted(domain, values)
+        counts = np.bincount(codes, minlength=n).astype(np.int64)
         if scale is None or scale == counts.sum():
             return counts, None, {"name": "empirical"}
         return _scaled(counts.astype(float), scale), scale, {"name": "empirical"}
+    if categorical and name in ("normal", "zipf"):
+        raise InputError(
+            f"target {name}: needs an ordered numeric sensitive attribute; use empirical, "
+            "uniform or pmf for a categorical one"
+        )
     if name == "normal":
         mean = float(params.get("mean", (domain[0] + domain[-1]) / 2))
         variance = params.get("variance")
@@ -175,14 +192,21 @@ def target_weights(
     # pmf
     if not isinstance(params, Mapping) or not params:
         raise InputError("target pmf: expected a non-empty mapping value -> probability")
-    keys = np.asarray(list(params.keys()), dtype=float)
     probs = np.asarray(list(params.values()), dtype=float)
     if np.any(~np.isfinite(probs)) or np.any(probs < 0) or probs.sum() <= 0:
         raise InputError("target pmf: probabilities must be non-negative with a positive sum")
-    pos = np.searchsorted(domain, keys)
-    bad = (pos >= n) | (domain[np.minimum(pos, n - 1)] != keys)
-    if bad.any():
-        raise InputError(f"target pmf: value {keys[bad][0]:g} is not in the sensitive domain")
+    if categorical:
+        position = {v: i for i, v in enumerate(domain.tolist())}
+        missing = [k for k in params if k not in position]
+        if missing:
+            raise InputError(f"target pmf: value {missing[0]!r} is not in the sensitive domain")
+        pos = np.array([position[k] for k in params], dtype=np.int64)
+    else:
+        keys = np.asarray(list(params.keys()), dtype=float)
+        pos = np.searchsorted(domain, keys)
+        bad = (pos >= n) | (domain[np.minimum(pos, n - 1)] != keys)
+        if bad.any():
+            raise InputError(f"target pmf: value {keys[bad][0]:g} is not in the sensitive domain")
     prob = np.zeros(n)
     prob[pos] = probs
     desc = {"name": "pmf", "pmf": {str(k): float(p) for k, p in params.items()}}
@@ -236,8 +260,15 @@ def _balanced_nodes(n_leaves: int, arity: int) -> tuple[np.ndarray, np.ndarray, 
     )
 
 
-def _check_domain(values: Any) -> np.ndarray:
-    """The domain as an array: non-empty, 1-d, numeric and increasing."""
+def _check_domain(values: Any, categorical: bool = False) -> np.ndarray:
+    """The domain as an array: non-empty, 1-d, numeric and increasing (categorical: distinct)."""
+    if categorical:
+        labels = list(values)
+        out = np.empty(len(labels), dtype=object)
+        out[:] = labels
+        if not labels or len(set(labels)) != len(labels):
+            raise HierarchyError("a categorical annotated hierarchy needs distinct categories")
+        return out
     values = np.asarray(values)
     if values.size == 0 or values.ndim != 1 or not np.issubdtype(values.dtype, np.number):
         raise HierarchyError("an annotated hierarchy needs a non-empty 1-d numeric domain")
@@ -396,6 +427,9 @@ class AnnotatedHierarchy(TreeArrays):
         Description of the target distribution (for metadata).
     scale : int, optional
         The integer scale applied to non-integer target probabilities.
+    categorical : bool
+        The values are unordered categories (any distinct labels, in leaf order); the range of
+        a node is then its number of values.
 
     Attributes
     ----------
@@ -412,18 +446,22 @@ class AnnotatedHierarchy(TreeArrays):
         Description of the target distribution (for metadata).
     scale : int or None
         The integer scale applied to non-integer target probabilities.
+    categorical : bool
+        Whether the values are unordered categories.
 
     Raises
     ------
     HierarchyError
-        If the domain is not increasing and numeric, the weights are not whole non-negative
-        numbers with a positive sum, or the arrays are not such a tree.
+        If the domain is not increasing and numeric (or, categorical, not distinct), the
+        weights are not whole non-negative numbers with a positive sum, or the arrays are not
+        such a tree.
     """
 
     values: np.ndarray
     weights: np.ndarray
     target: dict[str, Any]
     scale: int | None
+    categorical: bool
 
     def __init__(
         self,
@@ -434,13 +472,14 @@ class AnnotatedHierarchy(TreeArrays):
         hi: np.ndarray | Sequence[int],
         target: Mapping[str, Any] | None = None,
         scale: int | None = None,
+        categorical: bool = False,
     ) -> None:
-        values = _check_domain(values)
+        values = _check_domain(values, categorical)
         weights = _check_weights(weights, len(values))
         parent, lo, hi = (np.asarray(a, dtype=np.int64) for a in (parent, lo, hi))
         _check_tree(len(values), parent, lo, hi)
         tree = _tree_hierarchy(values, parent, lo, hi, weights)
-        self._annotate(tree, values, weights, target, scale)
+        self._annotate(tree, values, weights, target, scale, categorical)
 
     def _annotate(
         self,
@@ -449,6 +488,7 @@ class AnnotatedHierarchy(TreeArrays):
         weights: np.ndarray,
         target: Mapping[str, Any] | None,
         scale: int | None,
+        categorical: bool = False,
     ) -> None:
         """Set the tree arrays and the annotation (``values``: the leaves; both checked)."""
         if not np.array_equal(hierarchy.weights, weights):
@@ -463,6 +503,7 @@ class AnnotatedHierarchy(TreeArrays):
         self.weights = weights
         self.target = dict(target or {})
         self.scale = scale
+        self.categorical = bool(categorical)
 
     @classmethod
     def _of(
@@ -472,10 +513,11 @@ class AnnotatedHierarchy(TreeArrays):
         weights: np.ndarray,
         target: Mapping[str, Any] | None,
         scale: int | None,
+        categorical: bool = False,
     ) -> AnnotatedHierarchy:
         """Annotate ``hierarchy``, whose leaves are ``values`` (both checked)."""
         self = cls.__new__(cls)
-        self._annotate(hierarchy, values, weights, target, scale)
+        self._annotate(hierarchy, values, weights, target, scale, categorical)
         return self
 
     # -- construction -------------------------------------------------------------------------
@@ -487,14 +529,15 @@ class AnnotatedHierarchy(TreeArrays):
         weights: np.ndarray | Sequence[int] | None = None,
         target: Mapping[str, Any] | None = None,
         scale: int | None = None,
+        categorical: bool = False,
     ) -> AnnotatedHierarchy:
-        """Annotate a core hierarchy whose leaves are increasing numbers.
+        """Annotate a core hierarchy whose leaves are increasing numbers (or categories).
 
         Parameters
         ----------
         hierarchy : Hierarchy
-            The tree: leaves numeric and increasing in leaf order, every inner node with at
-            least two children.
+            The tree: leaves numeric and increasing in leaf order (categorical: any distinct
+            labels), every inner node with at least two children.
         weights : array of whole numbers, optional
             Target weight of each leaf (default: the hierarchy's leaf weights, which must then
             be whole numbers). Given weights replace the hierarchy's.
@@ -502,6 +545,8 @@ class AnnotatedHierarchy(TreeArrays):
             Description of the target distribution (for metadata).
         scale : int, optional
             The integer scale applied to non-integer target probabilities.
+        categorical : bool
+            The leaves are unordered categories; a node's range is its number of leaves.
 
         Returns
         -------
@@ -523,9 +568,9 @@ class AnnotatedHierarchy(TreeArrays):
         """
         if not isinstance(hierarchy, Hierarchy):
             raise InputError(f"expected a Hierarchy, got {type(hierarchy).__name__}")
-        values = _check_domain(hierarchy.leaves)
+        values = _check_domain(hierarchy.leaves, categorical)
         weights = _check_weights(hierarchy.weights if weights is None else weights, len(values))
-        return cls._of(hierarchy, values, weights, target, scale)
+        return cls._of(hierarchy, values, weights, target, scale, categorical)
 
     @classmethod
     def balanced(
@@ -537,6 +582,7 @@ class AnnotatedHierarchy(TreeArrays):
         data: np.ndarray | None = None,
         scale: int | None = None,
         resolution: int | None = None,
+        categorical: bool = False,
     ) -> AnnotatedHierarchy:
         """A balanced ``arity``-ary hierarchy over sorted domain values with a target.
 
@@ -557,6 +603,9 @@ class AnnotatedHierarchy(TreeArrays):
             :func:`rounded_weights`). Siblings' reduced weights then sum to at most
             ``resolution``, so small groups can follow the target closely; the release is
             P-private for the rounded target. Exclusive with ``scale``.
+        categorical : bool
+            The values are unordered categories (given in the leaf order wanted, distinct); a
+            node's range is then its number of values.
 
         Returns
         -------
@@ -572,32 +621,38 @@ class AnnotatedHierarchy(TreeArrays):
         """
         if isinstance(arity, bool) or not isinstance(arity, numbers.Integral) or arity < 2:
             raise InputError(f"arity: expected a whole number >= 2, got {arity!r}")
-        domain = np.asarray(values)
-        if domain.ndim != 1 or domain.size == 0:
-            raise InputError("values: the domain must be a non-empty 1-d array")
-        if np.any(np.diff(domain) <= 0):
-            domain = np.unique(domain)
+        if categorical:
+            domain = _check_domain(values, True)
+        else:
+            domain = np.asarray(values)
+            if domain.ndim != 1 or domain.size == 0:
+                raise InputError("values: the domain must be a non-empty 1-d array")
+            if np.any(np.diff(domain) <= 0):
+                domain = np.unique(domain)
         if resolution is None:
-            weights, used_scale, desc = target_weights(domain, target, data, scale)
-            domain, weights = _check_domain(domain), _check_weights(weights, len(domain))
+            weights, used_scale, desc = target_weights(domain, target, data, scale, categorical)
+            domain = _check_domain(domain, categorical)
+            weights = _check_weights(weights, len(domain))
             tree = _tree_hierarchy(domain, *_balanced_nodes(len(domain), int(arity)), weights)
-            return cls._of(tree, domain, weights, desc, used_scale)
+            return cls._of(tree, domain, weights, desc, used_scale, categorical)
         if scale is not None:
             raise InputError("give either scale or resolution, not both")
         if isinstance(resolution, bool) or not isinstance(resolution, numbers.Integral):
             raise InputError(f"resolution: expected a whole number >= 2, got {resolution!r}")
         if resolution < 2:
             raise InputError(f"resolution: expected a whole number >= 2, got {resolution!r}")
-        mass, _, desc = target_weights(domain, target, data, _PROBABILITY_SCALE)
-        domain = _check_domain(domain)
+        mass, _, desc = target_weights(domain, target, data, _PROBABILITY_SCALE, categorical)
+        domain = _check_domain(domain, categorical)
         tree = _tree_hierarchy(domain, *_balanced_nodes(len(domain), int(arity)))
         weights = rounded_weights(TreeArrays(tree, "breadth_first"), mass, int(resolution))
         weights = _check_weights(weights, len(domain))
-        return cls._of(tree, domain, weights, {**desc, "resolution": int(resolution)}, None)
+        desc = {**desc, "resolution": int(resolution)}
+        return cls._of(tree, domain, weights, desc, None, categorical)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form (as stored in release metadata): the arrays and the target."""
-        return {
+        """JSON form (as stored in release metadata): the arrays, the target, and
+        ``categorical: true`` for a categorical domain."""
+        out = {
             "values": self.values.tolist(),
             "weights": self.weights.tolist(),
             "parent": self.parent.tolist(),
@@ -606,19 +661,24 @@ class AnnotatedHierarchy(TreeArrays):
             "target": dict(self.target),
             "scale": self.scale,
         }
+        if self.categorical:
+            out["categorical"] = True
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> AnnotatedHierarchy:
         """Inverse of :meth:`to_dict`."""
+        categorical = bool(d.get("categorical", False))
         try:
             return cls(
-                np.asarray(d["values"]),
+                list(d["values"]) if categorical else np.asarray(d["values"]),
                 np.asarray(d["weights"]),
                 d["parent"],
                 d["lo"],
                 d["hi"],
                 dict(d.get("target", {})),
                 d.get("scale"),
+                categorical,
             )
         except KeyError as exc:
             raise HierarchyError(f"annotated hierarchy: missing key {exc}") from None
@@ -663,7 +723,9 @@ class AnnotatedHierarchy(TreeArrays):
 
     @cached_property
     def node_range(self) -> np.ndarray:
-        """``max - min`` of the values under every node."""
+        """``max - min`` of the values under every node; categorical: the number of values."""
+        if self.categorical:
+            return (self.hi - self.lo).astype(float)
         v = self.values.astype(float)
         return v[self.hi - 1] - v[self.lo]
 
@@ -686,6 +748,8 @@ class AnnotatedHierarchy(TreeArrays):
             A value is not in the domain (naming it).
         """
         values = np.asarray(values)
+        if self.categorical:
+            return self._category_index(values, column)
         idx = np.searchsorted(self.values, values)
         idx_c = np.minimum(idx, len(self.values) - 1)
         bad = (idx >= len(self.values)) | (self.values[idx_c] != values)
@@ -695,6 +759,17 @@ class AnnotatedHierarchy(TreeArrays):
                 f"({self.values[0]} .. {self.values[-1]}, {len(self.values)} values)"
             )
         return idx_c
+
+    def _category_index(self, values: np.ndarray, column: str) -> np.ndarray:
+        position = {v: i for i, v in enumerate(self.values.tolist())}
+        flat = values.ravel().tolist()
+        missing = [v for v in flat if v not in position]
+        if missing:
+            raise InputError(
+                f"{column} {missing[0]!r} is not in the domain of the annotated hierarchy "
+                f"({len(self.values)} categories)"
+            )
+        return np.asarray([position[v] for v in flat], dtype=np.int64).reshape(values.shape)
 
     def subtree_counts(self, leaf_counts: np.ndarray) -> np.ndarray:
         """Number of values under every node, from per-leaf counts (last axis = leaves)."""

@@ -22,19 +22,21 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError, SchemaError
+from ...core.hierarchy import Hierarchy
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import factorize_column
 from .._release import generalized_release, prepare
 from .fakes import fake_budget, min_sor_fake
-from .hierarchy import AnnotatedHierarchy, sensitive_domain
+from .hierarchy import AnnotatedHierarchy, rounded_weights, sensitive_domain, target_weights
 from .min_sum_of_range import allocate
 
 __all__ = ["distribution_anonymize", "GROUP_COLUMN", "PARTITIONS"]
@@ -43,6 +45,8 @@ __all__ = ["distribution_anonymize", "GROUP_COLUMN", "PARTITIONS"]
 GROUP_COLUMN = "group"
 #: How owner's groups are split into published groups.
 PARTITIONS = ("sa_only", "qi_sa")
+#: Scale of the target probabilities fed to the per-node split rounding (``resolution``).
+_SPLIT_SCALE = 1 << 40
 
 
 def _owner_groups(frame: pd.DataFrame, groups: Any, schema: Schema, quasi: list[str]) -> np.ndarray:
@@ -131,6 +135,7 @@ def distribution_anonymize(
     per_group: bool = False,
     scale: int | None = None,
     resolution: int | None = None,
+    categorical: bool | None = None,
     layout: str = "split",
     rng: RandomLike = None,
 ) -> Release:
@@ -140,7 +145,7 @@ def distribution_anonymize(
     ----------
     data : DataFrame
     schema : Schema or mapping
-        At least one quasi-identifier and exactly one numeric sensitive column.
+        At least one quasi-identifier and exactly one sensitive column, numeric or categorical.
     target : str or mapping
         Target distribution of every group: ``"empirical"`` (of the whole table, or of each group
         with ``per_group``), ``"uniform"``, ``{"normal": {"mean": m, "variance": v}}``,
@@ -172,6 +177,14 @@ def distribution_anonymize(
         (e.g. 16) instead of scaling leaf probabilities; exclusive with ``scale``. With small
         groups (QI-SA subgroups) this is usually what lets them follow the target; see
         docs/distribution.md.
+    categorical : bool, optional
+        Treat the sensitive attribute as unordered categories: a subdomain's range is its number
+        of categories (the paper's footnote), the hierarchy is the schema's hierarchy of the
+        sensitive column if it has one, else a balanced tree over the sorted categories, and
+        ``st``'s ``low`` / ``high`` are the first and last category of an entry in the
+        hierarchy's leaf order (recorded in the metadata). Default: categorical exactly when
+        the column holds values that are not numbers. Normal and Zipf targets and ``domain``
+        need a numeric attribute.
     layout : {"split"}
         Two tables joined by group id (the only layout).
     rng : numpy.random.Generator, int or None
@@ -181,7 +194,8 @@ def distribution_anonymize(
     -------
     Release
         Kind ``"distribution"``: ``qit`` (published non-sensitive columns exactly, plus
-        ``group`` 1..G; rows shuffled) and ``st`` (``group``, ``low``, ``high``, ``count``).
+        ``group`` 1..G; rows shuffled) and ``st`` (``group``, ``low``, ``high``, ``count``;
+        categorical: an entry is every category from ``low`` to ``high`` in leaf order).
         Metadata: the standard keys, the claimed model ``p_privacy``, and ``distribution`` with
         the annotated hierarchies (values, integer weights, tree, target, scale), the hierarchy
         of every group (``group_hierarchy``), ``groups``, ``owner_groups``, ``partition``,
@@ -190,7 +204,8 @@ def distribution_anonymize(
     Raises
     ------
     SchemaError
-        No quasi-identifier, or not exactly one numeric sensitive column.
+        No quasi-identifier, not exactly one sensitive column, or a non-numeric one with
+        ``categorical=False``.
     InputError
         Bad parameters (naming them), values outside a given domain, a target pmf naming values
         outside the domain.
@@ -216,15 +231,10 @@ def distribution_anonymize(
         )
     sa = sch.sensitive[0]
     frame = table.to_frame().infer_objects()
-    numeric = pd.to_numeric(frame[sa], errors="coerce")
-    if pd.api.types.is_bool_dtype(frame[sa]) or numeric.isna().any():
-        raise SchemaError(
-            f"sensitive column '{sa}' must hold numbers; this method generalizes a numeric "
-            "sensitive attribute into value ranges"
-        )
-    values = numeric.to_numpy()
-    if not np.all(np.isfinite(values)):
-        raise InputError(f"sensitive column '{sa}' must hold finite numbers")
+    values, categorical = _sensitive_values(frame[sa], sa, categorical)
+    if categorical and domain is not None:
+        raise InputError(f"domain: sensitive column '{sa}' is categorical; leave domain unset")
+    sa_tree = sch[sa].hierarchy if categorical else None
     quasi = list(sch.quasi)
     subgroup_by = list(quasi if subgroup_by is None else subgroup_by)
     bad = [c for c in subgroup_by if c not in quasi]
@@ -239,9 +249,8 @@ def distribution_anonymize(
     pub_owner = np.zeros(n_pub, dtype=np.int64)
     pub_owner[published] = owner
 
-    hierarchies, group_h = _hierarchies(
-        values, owner, target, arity, domain, per_group, scale, resolution
-    )
+    encoding = _Encoding(target, arity, domain, scale, resolution, categorical, sa_tree)
+    hierarchies, group_h = _hierarchies(values, owner, per_group, encoding)
     group_h_pub = group_h[pub_owner]
     rows, total_fakes, total_sor = [], 0, 0.0
     for hi, h in enumerate(hierarchies):
@@ -282,6 +291,7 @@ def distribution_anonymize(
         "per_group": per_group,
         "scale": scale,
         "resolution": resolution,
+        "categorical": categorical,
     }
     release = generalized_release(
         "distribution",
@@ -305,36 +315,107 @@ def distribution_anonymize(
     return release
 
 
+def _sensitive_values(
+    column: pd.Series, sa: str, categorical: bool | None
+) -> tuple[np.ndarray, bool]:
+    """The sensitive values (numbers, or labels for a categorical attribute) and the kind."""
+    if isinstance(categorical, bool) and categorical:
+        if column.isna().any():
+            raise InputError(f"sensitive column '{sa}' has missing values")
+        labels = np.empty(len(column), dtype=object)
+        labels[:] = column.tolist()
+        return labels, True
+    numeric = pd.to_numeric(column, errors="coerce")
+    if pd.api.types.is_bool_dtype(column) or numeric.isna().any():
+        if categorical is None:
+            return _sensitive_values(column, sa, True)
+        raise SchemaError(
+            f"sensitive column '{sa}' must hold numbers with categorical=False; this method "
+            "generalizes a numeric sensitive attribute into value ranges"
+        )
+    values = numeric.to_numpy()
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"sensitive column '{sa}' must hold finite numbers")
+    return values, False
+
+
+@dataclass(frozen=True)
+class _Encoding:
+    """How a hierarchy is built from a domain: the options of :func:`distribution_anonymize`."""
+
+    target: Any
+    arity: int
+    domain: Any
+    scale: int | None
+    resolution: int | None
+    categorical: bool
+    tree: Any  # the schema's hierarchy of a categorical sensitive column, if any
+
+    def domain_of(self, vals: np.ndarray) -> np.ndarray:
+        if not self.categorical:
+            return sensitive_domain(vals, self.domain)
+        if isinstance(self.tree, Hierarchy):
+            return np.asarray(self.tree.leaves, dtype=object)
+        return np.asarray(sorted(set(vals.tolist()), key=_category_key), dtype=object)
+
+    def build(self, dom: np.ndarray, vals: np.ndarray) -> AnnotatedHierarchy:
+        if self.categorical and isinstance(self.tree, Hierarchy):
+            return _from_tree(self.tree, self, vals)
+        if self.resolution is not None:
+            return AnnotatedHierarchy.balanced(
+                dom,
+                arity=self.arity,
+                target=self.target,
+                data=vals,
+                scale=self.scale,
+                resolution=self.resolution,
+                categorical=self.categorical,
+            )
+        return AnnotatedHierarchy.balanced(
+            dom,
+            arity=self.arity,
+            target=self.target,
+            data=vals,
+            scale=self.scale or len(vals),
+            categorical=self.categorical,
+        )
+
+
+def _category_key(v: Any) -> tuple[str, str]:
+    """Sort key of categories of any types: by type name, then text."""
+    return type(v).__name__, str(v)
+
+
+def _from_tree(tree: Hierarchy, enc: _Encoding, vals: np.ndarray) -> AnnotatedHierarchy:
+    """The schema's categorical hierarchy annotated with the target."""
+    leaves = np.asarray(tree.leaves, dtype=object)
+    if enc.resolution is not None:
+        if enc.scale is not None:
+            raise InputError("give either scale or resolution, not both")
+        mass, _, desc = target_weights(leaves, enc.target, vals, _SPLIT_SCALE, True)
+        plain = AnnotatedHierarchy.from_hierarchy(tree, np.ones(len(leaves)), categorical=True)
+        weights = rounded_weights(plain, mass, int(enc.resolution))
+        desc = {**desc, "resolution": int(enc.resolution)}
+        return AnnotatedHierarchy.from_hierarchy(tree, weights, desc, None, categorical=True)
+    weights, used, desc = target_weights(
+        leaves, enc.target, vals, enc.scale or len(vals), categorical=True
+    )
+    return AnnotatedHierarchy.from_hierarchy(tree, weights, desc, used, categorical=True)
+
+
 def _hierarchies(
-    values: np.ndarray,
-    owner: np.ndarray,
-    target: Any,
-    arity: int,
-    domain: Any,
-    per_group: bool,
-    scale: int | None,
-    resolution: int | None,
+    values: np.ndarray, owner: np.ndarray, per_group: bool, enc: _Encoding
 ) -> tuple[list[AnnotatedHierarchy], np.ndarray]:
     """The annotated hierarchies and the hierarchy index of every owner's group."""
     n_owner = int(owner.max()) + 1
-
-    def build(dom: np.ndarray, vals: np.ndarray) -> AnnotatedHierarchy:
-        if resolution is not None:
-            return AnnotatedHierarchy.balanced(
-                dom, arity=arity, target=target, data=vals, scale=scale, resolution=resolution
-            )
-        return AnnotatedHierarchy.balanced(
-            dom, arity=arity, target=target, data=vals, scale=scale or len(vals)
-        )
-
     if not per_group:
-        return [build(sensitive_domain(values, domain), values)], np.zeros(n_owner, np.int64)
+        return [enc.build(enc.domain_of(values), values)], np.zeros(n_owner, np.int64)
     order = np.argsort(owner, kind="stable")
     bounds = np.searchsorted(owner[order], np.arange(n_owner + 1))
     out = []
     for g in range(n_owner):
         vals = values[order[bounds[g] : bounds[g + 1]]]
-        out.append(build(sensitive_domain(vals, domain), vals))
+        out.append(enc.build(enc.domain_of(vals), vals))
     return out, np.arange(n_owner, dtype=np.int64)
 
 

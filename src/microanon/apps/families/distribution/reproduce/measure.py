@@ -6,8 +6,12 @@
   rounds the target's split at every inner node of the balanced hierarchy to a ratio of whole
   numbers summing to :func:`split_denominator` (16 for binary, 15 for ternary hierarchies), by
   largest remainders. A leaf's weight is then the product of its path's numerators, times
-  ``q^(D - depth)`` so that every sibling ratio is exactly the rounded split. Both are handed to
-  :func:`~microanon.methods.distribution.distribution_anonymize` as an integer ``pmf`` target.
+  ``q^(D - depth)`` so that every sibling ratio is exactly the rounded split. ``literal`` is the
+  paper's own suggestion for parametric targets: every leaf probability times 10⁶, rounded
+  (:data:`~microanon.methods.distribution.hierarchy.DEFAULT_SCALE`), so the release is P-private
+  for the target itself up to about 10⁻⁶. All are handed to
+  :func:`~microanon.methods.distribution.distribution_anonymize` as an integer ``pmf`` target;
+  :meth:`Target.gap` measures how far an encoding lies from the target it encodes.
 - **Releases**: :func:`anonymize` runs the release builder once per owner's group (per-group
   targets need their own pmf) and :func:`bound_tables` joins the parts for the query layer.
 - **Workload** (the paper's): ``SELECT AVG(sa) WHERE age BETWEEN X AND X + R``, ``X`` uniform over
@@ -33,12 +37,13 @@ from microanon.methods.distribution import (
     sensitive_domain,
     target_weights,
 )
-from microanon.methods.distribution.hierarchy import rounded_weights
+from microanon.methods.distribution.hierarchy import DEFAULT_SCALE, rounded_weights
 from microanon.models import p_privacy
 from microanon.query import BoundTables
 
 __all__ = [
     "ENCODINGS",
+    "LITERAL",
     "Target",
     "Workload",
     "anonymize",
@@ -51,6 +56,8 @@ __all__ = [
 
 #: Integer encodings of a target (see the module docstring).
 ENCODINGS = ("exact", "rounded")
+#: The paper-literal encoding of a parametric target (probabilities × 10⁶, rounded).
+LITERAL = "literal"
 
 #: Resolution of the split rounding; the denominator is the largest multiple of the arity below.
 _SPLIT_RESOLUTION = 16
@@ -72,8 +79,9 @@ class Target:
     kind : {"source", "uniform", "normal", "zipf"}
         ``source``: the distribution of ``reference`` values (or of the data the hierarchy
         serves); the others as :func:`~microanon.methods.distribution.target_weights`.
-    encoding : {"exact", "rounded"}
-        ``exact`` only for ``source`` (the counts are the weights).
+    encoding : {"exact", "rounded", "literal"}
+        ``exact`` only for ``source`` (the counts are the weights); ``literal`` only for the
+        parametric targets.
     params : dict
         ``{"mean", "variance"}`` for normal, ``{"s"}`` for Zipf.
     reference : array, optional
@@ -86,11 +94,37 @@ class Target:
     reference: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        if self.encoding not in ENCODINGS or (self.encoding == "exact" and self.kind != "source"):
+        known = (*ENCODINGS, LITERAL)
+        if (
+            self.encoding not in known
+            or (self.encoding == "exact" and self.kind != "source")
+            or (self.encoding == LITERAL and self.kind == "source")
+        ):
             raise ValueError(f"encoding {self.encoding!r} does not apply to target {self.kind!r}")
 
     def pmf(self, domain: np.ndarray, values: np.ndarray, arity: int) -> dict[float, int]:
         """The integer pmf target over ``domain`` for a group with sensitive ``values``."""
+        weights = self.weights(domain, values, arity)
+        keep = weights > 0
+        return dict(zip(domain[keep].tolist(), weights[keep].tolist(), strict=True))
+
+    def gap(self, domain: np.ndarray, values: np.ndarray, arity: int) -> dict[str, float]:
+        """How far the encoded target lies from the target itself (the privacy given up).
+
+        ``tv``: total variation distance ``½ Σ |P̃(v) − P(v)|``; ``max_relative``: the largest
+        ``|P̃(v) / P(v) − 1|`` over values with ``P(v) > 0`` (1 where ``P̃`` drops a value).
+        """
+        mass = self._mass(domain, values).astype(float)
+        p = mass / mass.sum()
+        w = self.weights(domain, values, arity).astype(float)
+        q = w / w.sum()
+        pos = p > 0
+        return {
+            "tv": float(0.5 * np.abs(q - p).sum()),
+            "max_relative": float(np.max(np.abs(q[pos] / p[pos] - 1))),
+        }
+
+    def _mass(self, domain: np.ndarray, values: np.ndarray) -> np.ndarray:
         if self.kind == "source":
             ref = values if self.reference is None else self.reference
             ref = ref[np.isin(ref, domain)]  # a sample's domain may lack removed values
@@ -98,13 +132,18 @@ class Target:
         else:
             spec = self.kind if not self.params else {self.kind: self.params}
             mass = target_weights(domain, spec, scale=_PROBABILITY_SCALE)[0]
+        return mass
+
+    def weights(self, domain: np.ndarray, values: np.ndarray, arity: int) -> np.ndarray:
+        """The integer leaf weights of the encoded target over ``domain``."""
+        if self.encoding == LITERAL:
+            spec = self.kind if not self.params else {self.kind: self.params}
+            return target_weights(domain, spec, scale=DEFAULT_SCALE)[0]
+        mass = self._mass(domain, values)
         if self.encoding == "exact":
-            weights = mass.astype(np.int64)
-        else:
-            tree = AnnotatedHierarchy.balanced(domain, arity=arity, target="uniform")
-            weights = rounded_weights(tree, mass, split_denominator(arity))
-        keep = weights > 0
-        return dict(zip(domain[keep].tolist(), weights[keep].tolist(), strict=True))
+            return mass.astype(np.int64)
+        tree = AnnotatedHierarchy.balanced(domain, arity=arity, target="uniform")
+        return rounded_weights(tree, mass, split_denominator(arity))
 
 
 def anonymize(
