@@ -8,7 +8,7 @@ from reproduce_helpers import all_keys, check_expected_deviations, check_finding
 
 from microanon.apps.cli import main
 
-EXPERIMENTS = [f"E2.{i}" for i in range(1, 9)]
+EXPERIMENTS = [f"E2.{i}" for i in range(1, 9)] + ["E2.3u"]
 SEED = "20150464"
 
 
@@ -36,7 +36,7 @@ def test_writes_a_self_contained_report_and_the_results(quick_run):
     for part in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4", "Fig. 5", "Figs. 6–7", "Figs. 8–9"):
         assert part in html
     assert "Figs. 10–11" in html and "30,718" in html
-    assert html.count("data:image/png;base64,") == 8
+    assert html.count("data:image/png;base64,") == 9  # Figs. 1-11 and the deletions
     assert 'src="http' not in html
     assert "PASS" in output and "the paper's findings hold in" in output
 
@@ -52,6 +52,12 @@ def test_results_layout_and_no_seed(quick_run):
     assert SEED not in (out / "results.json").read_text(encoding="utf-8")
     assert set(results["E2.3"]["4"]) == {"mixed", "rating"}
     assert set(results["E2.5"]["mixed"]) == {"2", "3", "4"}
+    unstable = results["E2.3u"]["4"]["3"]
+    assert len(unstable["unstable"]) == results["E2.3u"]["runs"]
+    assert all(u == pytest.approx(unstable["stable"]) for u in unstable["unstable"])
+    deletion = results["E2.6"]["4"]["3"]["deletion"]
+    assert sum(deletion["deleted_by"].values()) == deletion["deleted"]
+    assert 0 <= deletion["forced"] <= deletion["deleted"] <= deletion["sac"]
     point = results["E2.3"]["4"]["mixed"]["2"]
     parts = point["ail_enlarged"] + point["ail_suppressed"] + point["ail_deleted"]
     assert point["ail"] == pytest.approx(parts)

@@ -165,8 +165,11 @@ def test_metadata_and_measures(release):
     assert meta["multisa"] == {
         "l": 2,
         "min_confidence": 0.75,
+        "min_support": 1,
+        "max_items": 2,
         "clusters": [["disease", "drug"], ["job"]],
         "deleted": 0,
+        "deleted_by": {},
         "suppressed": {"disease": 0, "drug": 2, "job": 0},
         "strong_rules": 2,
         "pivot": "disease",

@@ -254,3 +254,32 @@ def test_clusters_are_connected_components(d, data):
     expected = [[int(j) for j in np.flatnonzero(labels == labels[first])] for first in range(d)]
     expected = sorted({tuple(c) for c in expected})
     assert clusters == [list(c) for c in expected]
+
+
+def test_deletion_causes():
+    """A combination conflict, then an attribute with too few values left."""
+    codes = np.array([[0, 0, 0], [0, 1, 1], [1, 0, 1]])
+    got = group_records(codes, np.ones(3, dtype=bool), 2)
+    assert got.deleted.tolist() == [0, 1, 2]
+    assert got.cause.tolist() == [-1, 2, 2]
+
+
+def test_deleted_by_names_the_exhausted_column():
+    df = pd.DataFrame(
+        {
+            "rid": range(6),
+            "s0": ["a", "a", "b", "b", "a", "b"],
+            "s1": ["x", "x", "y", "y", "z", "w"],
+        }
+    )
+    meta = mixed_model(df, _schema(df), l=3, rng=0).metadata["multisa"]
+    assert meta["deleted"] == 6
+    assert meta["deleted_by"] == {"s0": 6}
+
+
+@settings(max_examples=60, deadline=None)
+@given(sensitive_tables(), st.integers(2, 4))
+def test_deleted_by_adds_up(df, ell):
+    meta = mixed_model(df, _schema(df), l=ell, min_confidence=0.5, rng=0).metadata["multisa"]
+    assert sum(meta["deleted_by"].values()) == meta["deleted"]
+    assert set(meta["deleted_by"]) <= {*_sensitive(df), "combination"}

@@ -22,7 +22,9 @@ Estimated distributions (:mod:`.estimators`, :mod:`.distribution`)
     :func:`uncertainty_coefficients`, :func:`utility_report`
 Multiple sensitive attributes (:mod:`.multisa`)
     :func:`ail`, :func:`ail_components`, :func:`rce`, :func:`recovered_confidences`,
-    :func:`disclosure_probabilities`, :func:`strong_rule_attack`
+    :func:`disclosure_probabilities`, :func:`strong_rule_attack`; why the mixed model deletes
+    records (:mod:`.multisa_deletions`): :func:`explain_deletions`, :func:`group_capacity`,
+    :func:`max_groups`
 Classification (:mod:`.classification`)
     :class:`ID3`, :func:`classification_accuracy`, :func:`relative_accuracy`
 Perturbative releases (:mod:`.perturbative`, :mod:`.linkage`): original and masked numeric columns
@@ -74,6 +76,7 @@ from .multisa import (
     recovered_confidences,
     strong_rule_attack,
 )
+from .multisa_deletions import explain_deletions, group_capacity, max_groups
 from .perturbative import (
     Change,
     InformationLoss,
@@ -97,6 +100,9 @@ __all__ = [
     "ail",
     "ail_components",
     "disclosure_probabilities",
+    "explain_deletions",
+    "group_capacity",
+    "max_groups",
     "rce",
     "recovered_confidences",
     "strong_rule_attack",

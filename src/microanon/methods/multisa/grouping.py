@@ -62,10 +62,17 @@ class Grouping:
         within a group, in the order records joined it.
     deleted : int64 array
         Positions of the SAC records deleted with abandoned groups, ascending.
+    cause : int64 array
+        Why each deleted record's group was abandoned, aligned with ``deleted``: the index of
+        the first sensitive attribute whose available records (neither grouped nor in the
+        group) offered fewer new values than the group still needed records, or ``-1`` when
+        every attribute offered enough but no single record avoided all of the group's values
+        (a combination conflict).
     """
 
     groups: np.ndarray
     deleted: np.ndarray
+    cause: np.ndarray
 
 
 class _Trie:
@@ -306,7 +313,7 @@ def group_records(codes: np.ndarray, sac: np.ndarray, l: int) -> Grouping:  # no
     sac_rows, ir_rows = np.flatnonzero(sac), np.flatnonzero(~sac)
     none = np.zeros((0, l), np.int64)
     if not len(sac_rows):
-        return Grouping(none, np.zeros(0, np.int64))
+        return Grouping(none, np.zeros(0, np.int64), np.zeros(0, np.int64))
     cards = (codes.max(axis=0) + 1).tolist()
     # Available records per value (both pools) and values still available per attribute: a group
     # needs l of them on every attribute, and availability only shrinks.
@@ -341,14 +348,25 @@ def group_records(codes: np.ndarray, sac: np.ndarray, l: int) -> Grouping:  # no
                 distinct[j] += 1
             left[j][v] += 1
 
+    def cause(missing: int) -> int:
+        """First attribute offering fewer than ``missing`` values new to the group, else -1."""
+        for j in range(d):
+            new = distinct[j] - sum(1 for v in held[j] if left[j][v])
+            if new < missing:
+                return j
+        return -1
+
     groups: list[list[int]] = []
     deleted: list[int] = []
+    causes: list[int] = []
     sac_pool = pools[0]
     while sac_pool.first < sac_pool.size:
         if min(distinct) < l:  # this group and every later one fail: the rest is deleted
-            deleted += [
+            rest = [
                 rows_of[0][i] for i in range(sac_pool.first, sac_pool.size) if sac_pool.alive[i]
             ]
+            deleted += rest
+            causes += [cause(l)] * len(rest)
             break
         members = [(0, sac_pool.first)]
         join(0, sac_pool.first)
@@ -362,6 +380,7 @@ def group_records(codes: np.ndarray, sac: np.ndarray, l: int) -> Grouping:  # no
             else:
                 members.append((p, i))
                 join(p, i)
+        why = cause(l - len(members)) if len(members) < l else -1
         for j, values in enumerate(held):
             blocked[j][values] = False
             values.clear()
@@ -374,6 +393,10 @@ def group_records(codes: np.ndarray, sac: np.ndarray, l: int) -> Grouping:  # no
                 give_back(i)
             else:
                 deleted.append(rows_of[0][i])
+                causes.append(why)
+    order = np.argsort(np.asarray(deleted, dtype=np.int64), kind="stable")
     return Grouping(
-        np.asarray(groups, dtype=np.int64).reshape(-1, l), np.asarray(sorted(deleted), np.int64)
+        np.asarray(groups, dtype=np.int64).reshape(-1, l),
+        np.asarray(deleted, dtype=np.int64)[order],
+        np.asarray(causes, dtype=np.int64)[order],
     )

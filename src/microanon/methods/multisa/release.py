@@ -36,6 +36,7 @@ from ...core.table import Table
 from .._release import generalized_release, prepare
 from .clustering import cluster_attributes
 from .grouping import Grouping, group_records
+from .itemsets import check_max_items, check_min_support, itemset_rule_codes
 from .partition import sac_partition
 from .rules import check_min_confidence, rule_codes
 from .sids import assign_sids, check_l, create_sids
@@ -114,6 +115,15 @@ def _deletion_error(
         f"hold '{table.dictionary(name)[top]}' in sensitive column '{name}'; lower l, or pass "
         "allow_suppression=True to delete them"
     )
+
+
+def _deleted_by(grouping: Grouping, sensitive: list[str]) -> dict[str, int]:
+    """Deleted SAC records per cause: the column that ran out of values, or ``combination``."""
+    causes, counts = np.unique(grouping.cause, return_counts=True)
+    return {
+        (sensitive[c] if c >= 0 else "combination"): int(k)
+        for c, k in zip(causes.tolist(), counts.tolist(), strict=True)
+    }
 
 
 def _sid_names(name: str, n_sids: int) -> np.ndarray:
@@ -232,6 +242,8 @@ def mixed_model(
     *,
     l: int,  # noqa: E741 - the paper's name
     min_confidence: float = 0.8,
+    min_support: int = 1,
+    max_items: int | None = 2,
     allow_suppression: bool = True,
     rng: RandomLike = None,
 ) -> Release:
@@ -246,7 +258,15 @@ def mixed_model(
     l : int
         Records per SAC group and distinct values per SID (``>= 2``).
     min_confidence : float
-        Confidence of a strong rule (``0 < min_confidence <= 1``; minimum support 1).
+        Confidence of a strong rule (``0 < min_confidence <= 1``).
+    min_support : int
+        Records that must hold a strong rule's values (the paper's 1).
+    max_items : int or None
+        Most values in a strong rule ``X → Y`` counting both sides: 2 (default) gives the
+        paper's rules between two single values; more (or ``None``: no limit) also mines rules
+        with several values on a side, with mlxtend (``pip install 'microanon[rules]'``). Every
+        value of such a rule is a strong value and all its attributes fall into one cluster
+        (see :mod:`microanon.methods.multisa.itemsets`).
     allow_suppression : bool
         Delete SAC records that no group can take and publish as ``*`` the values no SID can take
         (default). When false, either raises :class:`InfeasibleError` instead.
@@ -264,7 +284,10 @@ def mixed_model(
         ``attribute#number`` or ``*``) and ``idt`` (``attribute``, ``sid``, ``value`` as text).
         Metadata: the standard keys (``method`` ``mixed_model``; ``rows_out`` = published
         records) and ``multisa``: ``l``, ``min_confidence``, ``clusters`` (lists of attribute
-        names), ``deleted`` (SAC records not published), ``suppressed`` (per attribute, values
+        names), ``deleted`` (SAC records not published), ``deleted_by`` (those deletions by
+        cause: the name of the sensitive column that ran out of values for the group, or
+        ``"combination"`` when each column still had other values but no single record avoided
+        all of the group's), ``suppressed`` (per attribute, values
         published as ``*``), ``strong_rules`` (their number), ``pivot`` (``S_k``) and
         ``borrowed`` (IR records that completed SAC groups).
 
@@ -291,6 +314,8 @@ def mixed_model(
     """
     ell = check_l(l)
     conf = check_min_confidence(min_confidence)
+    support = check_min_support(min_support)
+    limit = check_max_items(max_items)
     allow = _check_flag(allow_suppression, "allow_suppression")
     gen = make_rng(rng)
     table, sensitive = _prepare(data, schema)
@@ -298,7 +323,11 @@ def mixed_model(
     if not allow:
         _check_domains(codes, sensitive, {s: ell for s in sensitive})
     cards = [table.cardinality(s) for s in sensitive]
-    rules = rule_codes([codes[:, j] for j in range(len(sensitive))], cards, conf)
+    columns = [codes[:, j] for j in range(len(sensitive))]
+    if limit == 2:
+        rules = rule_codes(columns, cards, conf, support)
+    else:
+        rules = itemset_rule_codes(columns, cards, conf, min_support=support, max_items=limit)
     part = sac_partition([codes[:, j] for j in range(len(sensitive))], rules.strong_values(cards))
     clusters = cluster_attributes(len(sensitive), rules.linked_attributes())
     grouping = group_records(codes, part.sac, ell)
@@ -321,15 +350,24 @@ def mixed_model(
         "mixed_model",
         table,
         sensitive,
-        {"l": ell, "min_confidence": conf, "allow_suppression": allow},
+        {
+            "l": ell,
+            "min_confidence": conf,
+            "min_support": support,
+            "max_items": limit,
+            "allow_suppression": allow,
+        },
         sac,
         at,
         idt,
         {
             "l": ell,
             "min_confidence": conf,
+            "min_support": support,
+            "max_items": limit,
             "clusters": [[sensitive[j] for j in c] for c in clusters],
             "deleted": len(grouping.deleted),
+            "deleted_by": _deleted_by(grouping, sensitive),
             "suppressed": suppressed,
             "strong_rules": len(rules),
             "pivot": sensitive[part.pivot],

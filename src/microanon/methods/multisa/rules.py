@@ -130,7 +130,10 @@ def _pair_counts(
 
 
 def rule_codes(
-    codes: Sequence[np.ndarray], cardinalities: Sequence[int], min_confidence: float
+    codes: Sequence[np.ndarray],
+    cardinalities: Sequence[int],
+    min_confidence: float,
+    min_support: int = 1,
 ) -> RuleCodes:
     """All strong rules between values of different attributes, on code columns.
 
@@ -141,6 +144,8 @@ def rule_codes(
     cardinalities : sequence of int
     min_confidence : float
         Already validated (:func:`check_min_confidence`).
+    min_support : int
+        Records that must hold both values (the paper's 1: every co-occurring pair).
 
     Returns
     -------
@@ -157,7 +162,7 @@ def rule_codes(
             )
             for ant_attr, ant, cons_attr, cons in ((i, a, j, b), (j, b, i, a)):
                 sx = single[ant_attr][ant]
-                keep = sxy / sx >= min_confidence - _TOLERANCE
+                keep = (sxy / sx >= min_confidence - _TOLERANCE) & (sxy >= min_support)
                 n = int(keep.sum())
                 parts.append(
                     (

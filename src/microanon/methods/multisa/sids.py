@@ -199,11 +199,26 @@ def _original(order: np.ndarray, sizes: np.ndarray, ell: int) -> list[list[int]]
     return sids
 
 
+def _unstable(
+    order: np.ndarray, sizes: np.ndarray, ell: int, rng: np.random.Generator
+) -> list[list[int]]:
+    """The ``l`` largest buckets, then an unstable sort: ties in a fresh random order."""
+    size = sizes.copy()
+    seq = order[np.lexsort((rng.random(len(order)), -size[order]))]
+    sids: list[list[int]] = []
+    while ell <= len(seq) and size[seq[ell - 1]] > 0:
+        sids.append(seq[:ell].tolist())
+        size[seq[:ell]] -= 1
+        seq = seq[np.lexsort((rng.random(len(seq)), -size[seq]))]
+    return sids
+
+
 def create_sids(
     sizes: Sequence[int] | np.ndarray,
     l: int,  # noqa: E741 - the paper's name
     *,
     improved: bool = True,
+    unstable: np.random.Generator | None = None,
 ) -> Sids:
     """Create the SIDs of one sensitive attribute from its bucket sizes.
 
@@ -217,6 +232,12 @@ def create_sids(
     improved : bool
         Algorithm 19 with the heuristic re-sort (default), or the original Rating with a stable
         bubble sort after every SID. Both give the same SIDs; the original is the slow baseline.
+    unstable : numpy.random.Generator or None
+        Instead of either, re-sort with an *unstable* sort after every SID (and at the start):
+        buckets of equal size in a fresh random order drawn from this generator — the
+        comparison behind Yi & Shi's remark that stability matters. Still the ``l`` largest
+        buckets every time, so the number of SIDs is the same; only which of the tied buckets
+        give a value changes, and with it where residual occurrences can go.
 
     Returns
     -------
@@ -234,7 +255,10 @@ def create_sids(
     ell = check_l(l)
     order = np.argsort(-arr, kind="stable")
     order = order[arr[order] > 0]
-    sids = (_improved if improved else _original)(order, arr, ell)
+    if unstable is not None:
+        sids = _unstable(order, arr, ell, unstable)
+    else:
+        sids = (_improved if improved else _original)(order, arr, ell)
     n_sids = len(sids)
     sid = np.repeat(np.arange(n_sids, dtype=np.int64), ell)
     bucket = np.asarray(sids, dtype=np.int64).reshape(-1)

@@ -22,9 +22,13 @@ from microanon.measures.multisa import (
     recovered_confidences,
     strong_rule_attack,
 )
+from microanon.measures.multisa_deletions import explain_deletions
 from microanon.methods.multisa import create_sids, mixed_model, rating, strong_rules
 
-__all__ = ["METHODS", "Runner"]
+__all__ = ["METHODS", "UNSTABLE_RUNS", "Runner"]
+
+#: Runs with random tie orders in the stable-vs-unstable sort comparison.
+UNSTABLE_RUNS = 3
 
 #: Method name in the results -> release builder.
 METHODS: dict[str, Callable[..., Any]] = {"mixed": mixed_model, "rating": rating}
@@ -44,6 +48,13 @@ def _timed(func: Callable[[], Any], repeats: int) -> float:
         if spent > 0.5:
             break
     return float(best)
+
+
+def _sid_loss(sids: Any, ell: int) -> float:
+    """Information lost by one attribute's SIDs: ``Σ (|SID| − l)`` plus suppressed occurrences
+    (each enlarged SID's members lose ``(|SID| − l)/|SID|`` each, a suppressed value 1)."""
+    sizes = np.bincount(sids.sid, minlength=sids.n_sids)
+    return float((sizes - ell).sum() + sids.suppressed.sum())
 
 
 def _confidence(recovered: pd.DataFrame) -> dict[str, Any]:
@@ -177,6 +188,8 @@ class Runner:
             "strong_rules": len(rules),
             "confidence": _confidence(recovered_confidences(release, rules)),
         }
+        if method == "mixed":
+            out["deletion"] = explain_deletions(release, data)
         default = n is None and conf == self.plan.min_confidence
         if default and (sa_set, ell, method) in self._disclosed:
             out["disclosure"] = _per_record(disclosure_probabilities(release, data, rules), ell)
@@ -230,6 +243,31 @@ class Runner:
             for s in self.plan.ail_sets
         }
 
+    def e23_unstable(self) -> dict[str, Any]:
+        """Fig. 3's remark: Rating's AIL with a stable vs an unstable sort (ties in random
+        order, :data:`UNSTABLE_RUNS` runs), from the SIDs of all records, per attribute set and
+        l. AIL here is Rating's: ``Σ (|SID| − l)`` over SIDs plus the suppressed occurrences,
+        over ``n·d``."""
+        out: dict[str, Any] = {"runs": UNSTABLE_RUNS}
+        for s in self.plan.ail_sets:
+            attrs = SA_SETS[s]
+            per_l = {}
+            for lv in self.plan.l_grid:
+                stable, unstable = 0.0, np.zeros(UNSTABLE_RUNS)
+                for a in attrs:
+                    values = self.data[a]
+                    sizes = values.value_counts(sort=False).reindex(pd.unique(values)).to_numpy()
+                    stable += _sid_loss(create_sids(sizes, lv), lv)
+                    for k in range(UNSTABLE_RUNS):
+                        unstable[k] += _sid_loss(create_sids(sizes, lv, unstable=self.rng), lv)
+                cells = len(self.data) * len(attrs)
+                per_l[str(lv)] = {
+                    "stable": stable / cells,
+                    "unstable": (unstable / cells).tolist(),
+                }
+            out[s] = per_l
+        return out
+
     def e24(self) -> dict[str, Any]:
         """Fig. 4: AIL of the mixed model vs min_confidence."""
         lv = self.plan.fixed_l
@@ -251,6 +289,7 @@ class Runner:
             "rating": rat["confidence"]["recovered"],
             "rules": mixed["confidence"]["rules"],
             "deleted": mixed["deleted"],
+            "deletion": mixed["deletion"],
             "mixed_detail": mixed["confidence"],
             "rating_detail": rat["confidence"],
         }

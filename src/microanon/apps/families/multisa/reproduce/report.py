@@ -223,14 +223,35 @@ def _fig3(report: Report, results: dict[str, Any]) -> None:
     sec = report.section(
         "E2.3 — Fig. 3: AIL vs l, mixed model vs Rating",
         "The paper: both grow with l; the mixed model's AIL is slightly higher but below "
-        "0.03%; an unstable sort gives much larger AIL (not reproduced: microanon implements "
-        "only the stable sorts). Solid: AIL as specified (suppressed values and deleted "
+        "0.03%; an unstable sort gives much larger AIL (see the table of stable vs unstable "
+        "sorts below). Solid: AIL as specified (suppressed values and deleted "
         "records count 1 per value); dotted: the part from enlarged SIDs, which is what the "
         "paper's formula prices. RCE / n is the mean reconstruction error per record "
         "(Lemma 23: 1 − l^−#clusters in SAC~ vs 1 − l^−d for Rating).",
     )
     sec.figure(fig, "Fig. 3: AIL (%, symmetric log scale) vs l, one panel per attribute set.")
     sec.table(pd.DataFrame(rows), digits=3, caption="The numbers of Fig. 3.")
+    unstable = results["E2.3u"]
+    sec.table(
+        pd.DataFrame(
+            [
+                {
+                    "set": _set_label(s),
+                    "l": k,
+                    "stable sort": p["stable"],
+                    **{f"unstable, run {i + 1}": v for i, v in enumerate(p["unstable"])},
+                }
+                for s, per_l in unstable.items()
+                if s != "runs"
+                for k, p in per_l.items()
+            ]
+        ),
+        digits=4,
+        caption="Rating's AIL (share of n·d values) with the stable sort and with unstable sorts "
+        "that order tied buckets at random after every SID. Any tie order takes the l largest "
+        "buckets, so as many occurrences are left over and AIL, which counts each once, is "
+        "the same.",
+    )
     sec.paragraph(
         "Where the numbers part from the paper: with minimum support 1, a rule held by a "
         "single record (age 86 → relationship Not-in-family) makes its consequent a strong "
@@ -337,6 +358,55 @@ def _rule_figs(report: Report, results: dict[str, Any], exp: str, axis: str, fig
     _findings(sec, results, exp)
 
 
+def _deletions(report: Report, results: dict[str, Any]) -> None:
+    """Why the mixed model deletes SAC records at high l: capacity vs first-fit conflicts."""
+    e26 = results["E2.6"]
+    fig = new_figure(3.6 * len(e26) + 1, 3.4)
+    axes = np.atleast_1d(fig.subplots(1, len(e26)))
+    rows = []
+    for ax, (s, points) in zip(axes, e26.items(), strict=True):
+        ls = [int(k) for k in points]
+        info = [p["deletion"] for p in points.values()]
+        forced = np.array([d["forced"] for d in info])
+        rest = np.array([d["deleted"] for d in info]) - forced
+        ax.bar(ls, forced, color="#d62728", label="forced by capacity")
+        ax.bar(ls, rest, bottom=forced, color="#ff9896", label="first-fit conflicts")
+        ax.plot(ls, [d["sac"] for d in info], "k--", linewidth=0.8, label="SAC records")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("l")
+        ax.set_ylabel("deleted SAC records")
+        ax.set_title(_set_label(s), fontsize=9)
+        rows += [
+            {
+                "set": _set_label(s),
+                "l": d["l"],
+                "SAC records": d["sac"],
+                "deleted": d["deleted"],
+                "forced by capacity": d["forced"],
+                "limiting attribute": d["limiting"],
+                "its capacity l·g": d["capacity"][d["limiting"]],
+                "by cause": ", ".join(f"{k} {v:,}" for k, v in d["deleted_by"].items()) or "–",
+            }
+            for d in info
+        ]
+    axes[0].legend(fontsize=7)
+    sec = report.section(
+        "E2.6 — deletions at high l explained",
+        "The paper attributes the slight deviation of Figs. 6–7 at l = 6 to relationship's six "
+        "values. A group needs l records with pairwise distinct values on every sensitive "
+        "attribute, so an attribute whose value counts c_v allow only g = max{g : Σ min(c_v, g) "
+        "≥ l·g} such groups can place at most l·g records: at least |SAC| − l·min g SAC records "
+        "are deleted by any grouping (forced by capacity). The rest are deleted by the "
+        "first-fit order: when a group is abandoned, either an attribute has fewer new values "
+        "left than the group still needs records (cause: that attribute) or each attribute "
+        "still has enough but no single record avoids all of the group's values "
+        "(cause: combination).",
+    )
+    sec.figure(fig, "Deleted SAC records vs l: forced by capacity and first-fit conflicts.")
+    sec.table(pd.DataFrame(rows), caption="Deletions per l (mixed model, all records).")
+    _findings(sec, results, "E2.6")
+
+
 def _fig10(report: Report, results: dict[str, Any]) -> None:
     e28 = results["E2.8"]
     levels = [k for k in e28 if k != "set"]
@@ -427,6 +497,7 @@ def build_report(results: dict[str, Any], plan: Plan) -> Report:
     _fig4(report, results, plan)
     _fig5(report, results, plan)
     _rule_figs(report, results, "E2.6", "l", "6–7")
+    _deletions(report, results)
     _rule_figs(report, results, "E2.7", "records", "8–9")
     _fig10(report, results)
     return report

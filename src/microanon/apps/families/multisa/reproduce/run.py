@@ -15,10 +15,14 @@ and its parts ``ail_enlarged`` / ``ail_suppressed`` / ``ail_deleted``, ``rce_mea
 - ``E2.2``: ``l``, ``per_attribute`` → attribute → {``improved``, ``bubble``}, and
   ``improved`` / ``bubble`` → set (``"2"``, ``"3"``, ``"4"``) → seconds;
 - ``E2.3``: set → method (``mixed``, ``rating``) → l → point;
+- ``E2.3u``: ``runs``; set → l → {``stable``, ``unstable`` (one AIL per run with random
+  tie order)}: Rating's AIL from the SIDs alone;
 - ``E2.4``: set → min_confidence → point (mixed model);
 - ``E2.5``: method → set → point;
 - ``E2.6`` / ``E2.7``: set → l / records → {``raw``, ``mixed``, ``rating`` (average
-  confidences), ``rules``, ``deleted``, ``mixed_detail``, ``rating_detail``};
+  confidences), ``rules``, ``deleted``, ``deletion`` (mixed model:
+  :func:`~microanon.measures.multisa_deletions.explain_deletions`), ``mixed_detail``,
+  ``rating_detail``};
 - ``E2.8``: ``set``; l → {``rules``, method → {``records``, ``probability`` (per record
   holding a strong rule, the largest over its rules), ``holders``, ``deleted_holders``, ``max``,
   ``mean``, ``above_1_over_l``, ``above_0_8``, ``certain``}};
@@ -61,6 +65,7 @@ EXPERIMENTS = {
     "E2.1": "e21",
     "E2.2": "e22",
     "E2.3": "e23",
+    "E2.3u": "e23_unstable",
     "E2.4": "e24",
     "E2.5": "e25",
     "E2.6": "e26",
