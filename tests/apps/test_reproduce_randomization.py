@@ -12,7 +12,7 @@ from microanon.apps.families.randomize.reproduce.measure import randomized_point
 from microanon.apps.families.randomize.reproduce.setup import SETTINGS, SettingData
 from microanon.datasets import load_adult
 
-EXPERIMENTS = [f"E0.{i}" for i in range(1, 8)]
+EXPERIMENTS = [f"E0.{i}" for i in range(1, 10)]  # E0.8, E0.9: our extensions
 VARIANTS = {"adult_45222", "adult_30162"}
 
 
