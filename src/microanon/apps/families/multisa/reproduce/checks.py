@@ -307,6 +307,7 @@ def _ail(results: dict[str, Any]) -> list[dict[str, Any]]:
                 any(w > 2 * st + _TOL for w, st in zip(worst, stable, strict=True)),
                 f"l = {', '.join(ls)}: stable {_pct(stable)}; unstable (largest of {runs} random "
                 f"tie orders) {_pct(worst)}",
+                paper="an unstable sort raises Rating's AIL sharply",
             )
         )
     e25 = results["E2.5"]
@@ -401,6 +402,7 @@ def _deletions(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "most of them",
                 top["deleted"] > 0 and top["forced"] >= top["deleted"] / 2,
                 per_l,
+                paper="deletions at high l: relationship has only 6 values",
             )
         )
     return lines
