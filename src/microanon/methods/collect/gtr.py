@@ -16,7 +16,9 @@ nothing). For each sensitive value ``v`` on the path from ``o[SA]`` to the root 
   findOptimalQIValue (generalize one level at a time, best ratio ``Δ(−ln φ) / ΔL`` first, ties to
   the smaller ``ΔL``, until ``φ ≤ m2``) then specializeQI (specialize toward ``o`` with the largest
   ``φ`` not above ``m2`` until ``φ ≥ m1``), for taxonomies too large to enumerate. Its answer always
-  protects ``o`` but may not be optimal.
+  protects ``o`` but may not be optimal. When the subroutines find nothing for any sensitive
+  value, a complete depth-first search (branches cut by Theorem 1's bounds and by loss) decides
+  instead and returns exact mode's answer, so greedy mode abstains exactly when exact mode does.
   Its steps are decided exactly as well (``φ ≤ m2`` and ``φ ≥ m1`` as Theorem 1's inequalities,
   equal ratios and equal ``φ`` in rational arithmetic), so the page's JavaScript port
   (``apps/server/static/gtr.js``) takes the same steps.
@@ -490,7 +492,8 @@ def gtr(
     tau : number
         Privacy threshold in (0, 1] (a float is read as its decimal: 0.7 is 7/10).
     mode : {"exact", "greedy"}
-        Exhaustive optimal search (default) or the greedy subroutines for large taxonomies.
+        Exhaustive optimal search (default) or the greedy subroutines for large taxonomies
+        (with a complete search when they find nothing: greedy abstains only when exact does).
     loss : {"paper", "normalized"}
         Value loss ``(I(v) − 1) / I(r)`` or ``(I(v) − 1) / (I(r) − 1)``.
 
