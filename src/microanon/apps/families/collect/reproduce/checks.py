@@ -33,9 +33,25 @@ _ATTACKER = (
     "paper does not say how its attacker estimates the distribution"
 )
 
+_FINAL = (
+    "GTR checks Pv when a tuple is submitted (Definition 1, the paper's model): a later tuple "
+    "whose quasi-identifiers cover an earlier respondent's cell and whose sensitive value "
+    "points at that respondent's value lowers the earlier Pv, sometimes below τ"
+)
+
 #: Checks that fail for a known reason (docs/reproduce-collection.md, "Results of a full run
 #: against the paper"); the τ = 0.3 checks of E1.1 exist only in the full run.
 EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "gtr_protects_all_final_nursery",
+        _FINAL + " (Nursery's few quasi-identifier cells each collect many tuples: 97.8-99.9 % "
+        "still protected in our runs)",
+    ),
+    Deviation(
+        "gtr_protects_all_final_adult",
+        _FINAL + " (on Adult's 5,000 respondents 99.7-99.9 % still protected at τ ≥ 0.36)",
+        modes=FULL_ONLY,
+    ),
     Deviation(
         "lrka_meets_no_tau_adult",
         "our local-recoding k-anonymity (the paper's LRKA algorithm is not recoverable) "
