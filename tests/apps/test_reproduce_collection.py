@@ -52,6 +52,11 @@ def test_results_layout_and_no_seed(quick_run):
             assert point["published"] + point["abstained"] == meta["data"][name]["respondents"]
             assert 0 <= point["loss"] <= 2 and 0 < point["accuracy"] < 2
             assert point["protected"][tau] <= 1
+            greedy, final = point["greedy"], point["final_set"]
+            assert 0 < greedy["audited"] <= 300 and greedy["greedy_abstained"] == 0
+            assert greedy["optimal"] <= greedy["audited"] and greedy["max_gap"] >= 0
+            assert final["accepted"] == point["published"]
+            assert 0 <= final["protected"] <= final["accepted"]
         assert set(results["perturbation"][name]) == {"mrr", "epr"}
         assert set(results["local_recoding"][name]) == {"lrka", "ld"}
 
@@ -59,6 +64,7 @@ def test_results_layout_and_no_seed(quick_run):
 def test_issue_checks_pass(quick_run):
     _, _, results = quick_run
     issue = [c for c in results["checks"] if c["kind"] == "issue"]
-    assert len(issue) == 2 * 2 * 2  # two data sets, two τ, two checks
+    # two data sets: two τ with two checks each, and greedy never abstaining wrongly
+    assert len(issue) == 2 * (2 * 2 + 1)
     failed = [c for c in issue if not c["passed"]]
     assert not failed, failed

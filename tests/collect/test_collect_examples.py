@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from fractions import Fraction as F
+from typing import Any
 
 import numpy as np
 import pytest
 
+from microanon.core import Hierarchy
 from microanon.methods.collect import (
     CollectedSet,
     Survey,
@@ -22,6 +25,10 @@ from microanon.methods.collect import (
     pv,
     sa_coefficients,
 )
+from microanon.methods.collect.attack import RespondentSums, as_collected
+
+#: The module (the package re-exports the function ``gtr`` under the same name).
+_gtr_module = importlib.import_module("microanon.methods.collect.gtr")
 
 RESPONDENT = ("25-29", "Flu")
 G = [("20-29", "Resp"), ("30-39", "Flu"), ("Any", "Dig")]
@@ -143,3 +150,45 @@ def test_collect_examples_sequential_collection(survey: Survey) -> None:
             assert protects(o, t.labels, g, survey, F(1, 2))
             g.add_codes(t.codes)
     assert g.version == g.total >= 1
+
+
+def test_collect_examples_greedy_falls_back_to_complete_search() -> None:
+    """A case where the greedy subroutines find nothing although a protecting tuple exists
+    (found by hypothesis): greedy mode must not abstain, it returns exact mode's answer."""
+    hs = {
+        "q0": Hierarchy.from_paths(
+            [
+                ["q0*", "q00"],
+                ["q0*", "q01", "q02"],
+                ["q0*", "q01", "q03"],
+                ["q0*", "q01", "q04", "q05"],
+                ["q0*", "q01", "q04", "q06"],
+                ["q0*", "q01", "q04", "q07"],
+                ["q0*", "q08"],
+            ]  # fmt: skip
+        ),
+        "q1": Hierarchy.from_paths([["q1*", "q10"]]),
+        "q2": Hierarchy.from_paths([["q2*", "q20"], ["q2*", "q21", "q22", "q23"]]),
+        "s": Hierarchy.from_paths([["s*", "s0", "s1", "s2"], ["s*", "s0", "s3", "s4"]]),
+    }
+    survey = Survey(hs, ["q0", "q1", "q2"], "s")
+    g = [("q0*", "q10", "q20", "s2"), ("q0*", "q1*", "q2*", "s*"),
+         ("q0*", "q1*", "q21", "s*"), ("q08", "q1*", "q2*", "s3")]  # fmt: skip
+    o = ("q08", "q10", "q20", "s2")
+    p = _problem(o, g, survey, F(2, 5))
+    assert all(
+        _gtr_module._greedy_generalize(p, j) is None
+        or _gtr_module._greedy_specialize(p, j, _gtr_module._greedy_generalize(p, j)) is None
+        for j in range(len(p.sa_chain))
+    )  # the subroutines alone would abstain
+    exact = gtr(o, g, survey, F(2, 5))
+    greedy = gtr(o, g, survey, F(2, 5), mode="greedy")
+    assert exact is not None and greedy is not None
+    assert greedy.labels == exact.labels == ("q08", "q10", "q2*", "s2")
+    assert greedy.loss == exact.loss == F(1, 2)
+    assert protects(o, greedy.labels, g, survey, F(2, 5))
+
+
+def _problem(o: tuple, g: list[tuple], survey: Survey, tau: F) -> Any:
+    sums = RespondentSums(survey, as_collected(g, survey), survey.encode_base(o))
+    return _gtr_module._Problem(survey, sums, tau, "paper")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from fractions import Fraction as F
 from typing import Any
@@ -12,6 +13,10 @@ from hypothesis import strategies as st
 
 from microanon.core import Hierarchy
 from microanon.methods.collect import CollectedSet, Survey, gtr, protects
+from microanon.methods.collect.attack import RespondentSums, as_collected, as_tau
+
+#: The module (the package re-exports the function ``gtr`` under the same name).
+_gtr_module = importlib.import_module("microanon.methods.collect.gtr")
 
 TAUS = [F(1, 10), F(1, 4), F(1, 3), F(2, 5), F(1, 2), F(3, 5), F(2, 3), F(7, 10), F(3, 4), 1]
 WEIGHTS = [1, 1, 1, 2, 3, 0.5, 0.1, 0.3]
@@ -159,6 +164,27 @@ def test_collect_properties_greedy_protects(inst: tuple) -> None:
         assert protects(o, got.labels, g, survey, tau)
         best = gtr(o, g, survey, tau)
         assert best is not None and best.loss <= got.loss
+
+
+@SETTINGS
+@given(instances(), st.sampled_from(["paper", "normalized"]))
+def test_collect_properties_greedy_abstains_only_when_exact_does(inst: tuple, loss: str) -> None:
+    """Greedy mode abstains exactly when exact mode does (no protecting tuple exists)."""
+    survey, g, o, tau = inst
+    greedy = gtr(o, g, survey, tau, mode="greedy", loss=loss)
+    exact = gtr(o, g, survey, tau, loss=loss)
+    assert (greedy is None) == (exact is None)
+
+
+@SETTINGS
+@given(instances(), st.sampled_from(["paper", "normalized"]))
+def test_collect_properties_complete_search_is_exact(inst: tuple, loss: str) -> None:
+    """The depth-first search greedy mode falls back on returns exact mode's answer, ties
+    included, on every instance (not only where the greedy subroutines find nothing)."""
+    survey, g, o, tau = inst
+    sums = RespondentSums(survey, as_collected(g, survey), survey.encode_base(o))
+    p = _gtr_module._Problem(survey, sums, as_tau(tau), loss)
+    assert _gtr_module._search(p) == _gtr_module._exact(p)
 
 
 @SETTINGS

@@ -9,6 +9,8 @@ to the exact tie-break (exact mode: the feasible ones sharing the least loss and
 compete); more than 1 means the tie-breaking decided. The surveys are the bundled Adult example
 (``examples/collect/survey.yaml``, with occupation weights), the Adult and Nursery surveys of
 ``microanon reproduce collection`` and random small taxonomies (random weights, numeric labels).
+A last greedy series (``"fallback": true``) holds vectors on which the greedy subroutines find
+nothing, so that gtr's complete search decides: its answers and its abstentions.
 
 Run from the repository root (deterministic)::
 
@@ -169,26 +171,106 @@ def _series(
             v_tau = rng.choice([tau, *TAUS])
             ties.last = 1
             t = gtr(o, g, survey, Fraction(v_tau), mode=mode, loss=loss)
-            expected = None
-            if t is not None:
-                expected = {
-                    "codes": list(t.codes),
-                    "labels": [_plain(x) for x in t.labels],
-                    "loss": str(t.loss),
-                }
-            vectors.append(
-                {
-                    "survey": name,
-                    "collected": blob,
-                    "encoding": encoding,
-                    "o": o,
-                    "tau": v_tau,
-                    "loss": loss,
-                    "mode": mode,
-                    "expected": expected,
-                    "ties": ties.last if t is not None else 0,
-                }
-            )
+            vectors.append(_vector(name, blob, encoding, o, v_tau, loss, mode, t, ties))
+
+
+def _vector(
+    name: str,
+    blob: str,
+    encoding: str,
+    o: list[Any],
+    tau: str,
+    loss: str,
+    mode: str,
+    t: Any,
+    ties: _TieCounter,
+) -> dict[str, Any]:
+    """One vector: the inputs and gtr's answer ``t`` (None: abstention)."""
+    expected = None
+    if t is not None:
+        expected = {
+            "codes": list(t.codes),
+            "labels": [_plain(x) for x in t.labels],
+            "loss": str(t.loss),
+        }
+    return {
+        "survey": name,
+        "collected": blob,
+        "encoding": encoding,
+        "o": o,
+        "tau": tau,
+        "loss": loss,
+        "mode": mode,
+        "expected": expected,
+        "ties": ties.last if t is not None else 0,
+    }
+
+
+class _SearchCounter:
+    """Records whether gtr's complete search ran (the greedy subroutines found nothing) and
+    whether it found an answer."""
+
+    def __init__(self) -> None:
+        self.ran = self.found = False
+        self._orig = gtr_module._search
+
+    def __enter__(self) -> _SearchCounter:
+        counter = self
+
+        def search(p: Any) -> Any:
+            out = counter._orig(p)
+            counter.ran, counter.found = True, out is not None
+            return out
+
+        gtr_module._search = search
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        gtr_module._search = self._orig
+
+
+#: Vectors of the fallback series: answers found by the complete search, and abstentions.
+FALLBACK_FOUND, FALLBACK_NONE = 24, 8
+
+
+def _fallback_series(vectors: list[dict[str, Any]], ties: _TieCounter) -> None:
+    """Greedy vectors on which the greedy subroutines find nothing: fresh random surveys and
+    sets (one in a few hundred respondents), kept until the complete search has given
+    ``FALLBACK_FOUND`` answers and ``FALLBACK_NONE`` abstentions."""
+    rng = random.Random(2020)
+    taus = [*TAUS, "1/4", "1/3", "2/5", "3/5"]
+    found = none = 0
+    with _SearchCounter() as search:
+        for i in range(2_000):
+            if found >= FALLBACK_FOUND and none >= FALLBACK_NONE:
+                return
+            name = f"fallback-{i}"
+            survey = random_survey(rng, i)
+            tau = rng.choice(taus)
+            loss = rng.choice(["paper", "normalized"])
+            g = grow_collected(rng, survey, tau, rng.randint(0, 12), rng.randint(0, 6))
+            blob = base64.b64encode(g.to_bytes("bits")).decode("ascii")
+            kept = False
+            for _ in range(30):
+                o = random_leaf_tuple(rng, survey)
+                v_tau = rng.choice([tau, *taus])
+                search.ran = False
+                ties.last = 1
+                t = gtr(o, g, survey, Fraction(v_tau), mode="greedy", loss=loss)
+                if not search.ran or (t is None and none >= FALLBACK_NONE):
+                    continue
+                if t is not None and found >= FALLBACK_FOUND:
+                    continue
+                found, none = found + (t is not None), none + (t is None)
+                kept = True
+                vectors.append(_vector(name, blob, "bits", o, v_tau, loss, "greedy", t, ties))
+                vectors[-1]["fallback"] = True
+            if kept:
+                _FALLBACK_SURVEYS[name] = survey
+    raise RuntimeError("the fallback series found too few vectors")
+
+
+_FALLBACK_SURVEYS: dict[str, Survey] = {}
 
 
 def main() -> None:
@@ -222,6 +304,8 @@ def main() -> None:
                 name, (3, 6, grng.randint(0, 12), grng.randint(0, 4))
             )
             _series(vectors, ties, grng, name, survey, "greedy", sets, per, subs, noise)
+        _fallback_series(vectors, ties)
+    surveys.update(_FALLBACK_SURVEYS)
     doc = {
         "about": "GTR test vectors written by tests/server_js/make_vectors.py from the Python gtr",
         "surveys": {n: s.to_dict() for n, s in surveys.items()},
@@ -233,6 +317,9 @@ def main() -> None:
         abst = sum(v["expected"] is None for v in vs)
         tie = sum(v["ties"] > 1 for v in vs)
         print(f"{OUT}: {mode}: {len(vs)} vectors, {abst} abstentions, {tie} decided by ties")
+    fb = [v for v in vectors if v.get("fallback")]
+    found = sum(v["expected"] is not None for v in fb)
+    print(f"{OUT}: greedy, complete search: {len(fb)} vectors, {found} answers")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 ``gtr_vectors.json`` is written by ``make_vectors.py`` from the Python implementation (collected
 sets as the service's compressed bytes, respondents' tuples, τ, loss, mode → anonymous tuple or
-abstention), in exact mode and in greedy mode. The Python half checks the file still matches the
+abstention), in exact mode and in greedy mode (with a series on which greedy's subroutines find
+nothing and its complete search decides). The Python half checks the file still matches the
 library; the JavaScript half runs
 ``src/microanon/apps/server/static/gtr.js`` — the file the survey page loads — under node and
 skips, saying so, when node is not installed.
@@ -48,6 +49,11 @@ def test_vectors_cover_the_cases(doc: dict[str, Any]) -> None:
         assert sum(v["ties"] > 1 for v in vectors) >= 20  # decided by the exact tie-break
         assert {v["loss"] for v in vectors} == {"paper", "normalized"}
         assert {v["encoding"] for v in vectors} == {"bits", "index"}
+    # Greedy vectors decided by the complete search (the greedy subroutines found nothing).
+    fallback = [v for v in doc["vectors"] if v.get("fallback")]
+    assert {v["mode"] for v in fallback} == {"greedy"}
+    assert sum(v["expected"] is not None for v in fallback) >= 20
+    assert sum(v["expected"] is None for v in fallback) >= 5
 
 
 def test_python_gtr_gives_the_vectors(doc: dict[str, Any]) -> None:

@@ -16,7 +16,9 @@ nothing). For each sensitive value ``v`` on the path from ``o[SA]`` to the root 
   findOptimalQIValue (generalize one level at a time, best ratio ``Δ(−ln φ) / ΔL`` first, ties to
   the smaller ``ΔL``, until ``φ ≤ m2``) then specializeQI (specialize toward ``o`` with the largest
   ``φ`` not above ``m2`` until ``φ ≥ m1``), for taxonomies too large to enumerate. Its answer always
-  protects ``o`` but may not be optimal.
+  protects ``o`` but may not be optimal. When the subroutines find nothing for any sensitive
+  value, a complete depth-first search (branches cut by Theorem 1's bounds and by loss) decides
+  instead and returns exact mode's answer, so greedy mode abstains exactly when exact mode does.
   Its steps are decided exactly as well (``φ ≤ m2`` and ``φ ≥ m1`` as Theorem 1's inequalities,
   equal ratios and equal ``φ`` in rational arithmetic), so the page's JavaScript port
   (``apps/server/static/gtr.js``) takes the same steps.
@@ -405,7 +407,67 @@ def _greedy(p: _Problem) -> tuple[int, tuple[int, ...]] | None:
         state = int(p.status(j, np.array([p.phi_of(steps)]))[0])
         if state == 1 or (state == 0 and p.exact_ok(j, steps)):
             cands.append((j, tuple(steps)))
-    return p.best(cands) if cands else None
+    return p.best(cands) if cands else _search(p)
+
+
+def _search(p: _Problem) -> tuple[int, tuple[int, ...]] | None:
+    """The optimum by a complete depth-first search, for when the greedy subroutines find nothing.
+
+    Quasi-identifiers are fixed one at a time, each from ``o``'s value up its chain. A branch is
+    cut when no completion can satisfy Theorem 1 — its ``φ`` (which only falls as attributes
+    generalize) is already below ``m1``, or stays above ``m2`` even with every remaining attribute
+    at its root — or when its loss already exceeds the least loss found. Cuts are taken in
+    floats only with a margin past the rounding; complete candidates are decided exactly. So
+    this returns exact mode's answer, ties included, without enumerating every generalization
+    when the bounds cut early; and None exactly when exact mode abstains.
+    """
+    js = [j for j in range(len(p.sa_chain)) if p.thresholds(j)[4]]
+    if not js:
+        return None
+    m = len(p.chains)
+    # rest[a]: the least φ factor the attributes a.. can still contribute (all at their roots).
+    rest = [1.0] * (m + 1)
+    for a in range(m - 1, -1, -1):
+        rest[a] = rest[a + 1] * float(p.factors[a][-1])
+    slack = 1e-9
+    best_loss: int | None = None
+    found: list[tuple[int, tuple[int, ...]]] = []
+    steps = [0] * m
+
+    def alive(a: int, phi: float, loss: int, cands: list[int]) -> list[int]:
+        out = []
+        for j in cands:
+            total = loss + int(p.sa_loss[j])
+            if best_loss is not None and total > best_loss:
+                continue
+            lo_bad, hi_bad = p.thresholds(j)[3], p.thresholds(j)[1]
+            if phi < lo_bad * (1 - slack) or phi * rest[a] > hi_bad * (1 + slack):
+                continue
+            out.append(j)
+        return out
+
+    def visit(a: int, phi: float, loss: int, cands: list[int]) -> None:
+        nonlocal best_loss, found
+        cands = alive(a, phi, loss, cands)
+        if not cands:
+            return
+        if a == m:
+            for j in cands:
+                state = int(p.status(j, np.array([p.phi_of(steps)]))[0])
+                if state == -1 or (state == 0 and not p.exact_ok(j, steps)):
+                    continue
+                total = loss + int(p.sa_loss[j])
+                if best_loss is None or total < best_loss:
+                    best_loss, found = total, []
+                found.append((j, tuple(steps)))
+            return
+        for s in range(len(p.chains[a])):
+            steps[a] = s
+            visit(a + 1, phi * float(p.factors[a][s]), loss + int(p.qi_loss[a][s]), cands)
+        steps[a] = 0
+
+    visit(0, 1.0, 0, js)
+    return p.best(found) if found else None
 
 
 def gtr(
@@ -430,7 +492,8 @@ def gtr(
     tau : number
         Privacy threshold in (0, 1] (a float is read as its decimal: 0.7 is 7/10).
     mode : {"exact", "greedy"}
-        Exhaustive optimal search (default) or the greedy subroutines for large taxonomies.
+        Exhaustive optimal search (default) or the greedy subroutines for large taxonomies
+        (with a complete search when they find nothing: greedy abstains only when exact does).
     loss : {"paper", "normalized"}
         Value loss ``(I(v) − 1) / I(r)`` or ``(I(v) − 1) / (I(r) − 1)``.
 

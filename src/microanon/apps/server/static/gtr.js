@@ -15,7 +15,8 @@
  * among the candidates t = (QI steps, j-th sensitive value on the chain of o[SA]) that satisfy
  * Theorem 1 exactly, the one with the least key (loss L(t), -phi_QI(o, t), QI steps in survey
  * order, SA steps), or null (the respondent abstains). Greedy mode follows gtr.py's greedy
- * subroutines step by step (same candidate order and tie-breaks); gtr.py makes each of their
+ * subroutines step by step (same candidate order and tie-breaks) and, when they find nothing, the
+ * same complete search (exact mode's answer); gtr.py makes each of their
  * decisions exactly too (float screens, rational arithmetic when a comparison is close), so the
  * two agree on every answer.
  *
@@ -455,6 +456,45 @@
     return best;
   }
 
+  /**
+   * gtr.py's _search, for when the greedy subroutines find nothing: a complete depth-first
+   * search, quasi-identifiers fixed one at a time from o's value up its chain, a branch cut when
+   * its phi is already below lo, stays above hi with every remaining attribute at its root, or
+   * its loss exceeds the best found. It returns exact mode's answer (null exactly when exact mode
+   * abstains), so greedy mode never abstains while a protecting tuple exists.
+   */
+  function search(m, chains, factors, qLoss, saLoss, bounds, better) {
+    const rest = new Array(m + 1).fill(ONE);
+    for (let a = m - 1; a >= 0; a--) rest[a] = mul(rest[a + 1], factors[a][chains[a].length - 1]);
+    let best = null;
+    const steps = new Array(m).fill(0);
+    const visit = (a, phi, ql, cands) => {
+      const alive = cands.filter(
+        (j) =>
+          (best === null || ql + saLoss[j] <= best.loss) &&
+          (bounds[j].lo === null || cmp(phi, bounds[j].lo) >= 0) &&
+          (bounds[j].hi === null || cmp(mul(phi, rest[a]), bounds[j].hi) <= 0),
+      );
+      if (alive.length === 0) return;
+      if (a === m) {
+        for (const j of alive) {
+          const cand = { loss: ql + saLoss[j], phi, steps: steps.slice(), j };
+          if (best === null || better(cand, best)) best = cand;
+        }
+        return;
+      }
+      for (let s = 0; s < chains[a].length; s++) {
+        steps[a] = s;
+        visit(a + 1, mul(phi, factors[a][s]), ql + qLoss[a][s], alive);
+      }
+      steps[a] = 0;
+    };
+    const js = [];
+    for (let j = 0; j < saLoss.length; j++) if (bounds[j] !== null) js.push(j);
+    if (js.length > 0) visit(0, ONE, 0n, js);
+    return best;
+  }
+
   // ------------------------------------------------------------------ GTR (both modes)
   /**
    * The generalization of o with the least loss that protects it against the collected set.
@@ -562,6 +602,7 @@
     };
     if (mode === "greedy") {
       best = greedy(m, chains, qtx, qLoss, saLoss, bounds, phiOf, better);
+      if (best === null) best = search(m, chains, factors, qLoss, saLoss, bounds, better);
     } else {
       const nq = shape.reduce((a, b) => a * b, 1);
       if (nq > EXACT_LIMIT) {

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.apps.families.collect.reproduce import baselines
+from microanon.apps.families.collect.reproduce.audit import final_protection, greedy_gap
 from microanon.apps.families.collect.reproduce.setup import Plan, Sample, load
 from microanon.apps.server import CollectionClient, ServiceConfig, SubmitResult, running_service
 from microanon.core.errors import InfeasibleError, MicroanonError
@@ -47,6 +48,8 @@ __all__ = ["Runner"]
 
 #: Accepted submissions re-checked exactly (Definition 1 at acceptance time) per collection.
 PROTECTION_SAMPLE = 150
+#: Accepted respondents whose greedy and exact GTR answers are compared, per collection.
+GREEDY_SAMPLE = 300
 
 
 class Runner:
@@ -134,9 +137,28 @@ class Runner:
                 "per_second": round(s.n / seconds, 1),
                 "recomputations": int(sum(r.attempts - 1 for r in results)),
                 "checked_at_acceptance": self._check_acceptance(name, tau, accepted),
+                "greedy": self._greedy_gap(name, tau, accepted),
+                "final_set": final_protection(
+                    survey, s.codes[present], codes[present], as_tau(tau)
+                ),
             }
         )
         return point
+
+    def _greedy_gap(self, name: str, tau: float, accepted: list) -> dict[str, Any]:
+        """Greedy against exact GTR for a sample of accepted respondents, each against the set
+        at its acceptance (the log prefix)."""
+        s = self.samples[name]
+        survey = s.ds.survey
+        by_version = sorted(accepted, key=lambda x: x[1].version)
+        chosen = set(
+            self.rng.choice(
+                len(by_version), min(GREEDY_SAMPLE, len(by_version)), replace=False
+            ).tolist()
+        )
+        rows = [s.frame.loc[i, survey.attributes].tolist() for i, _ in by_version]
+        codes = [r.submission.codes for _, r in by_version]
+        return greedy_gap(survey, rows, codes, chosen, as_tau(tau))
 
     def _check_acceptance(self, name: str, tau: float, accepted: list) -> dict[str, int]:
         """Definition 1, exactly, for a sample of accepted submissions against the set as it

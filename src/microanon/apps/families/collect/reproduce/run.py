@@ -12,7 +12,11 @@ average ``L(t)`` per tuple or null, ``published`` = tuples released):
 
 - ``gtr``: data set → τ → point, plus ``abstained``, ``seconds``, ``per_second``,
   ``recomputations`` (GTR runs after a 409) and ``checked_at_acceptance`` = {``checked``,
-  ``protected``} (Definition 1 re-checked exactly against the set at acceptance);
+  ``protected``} (Definition 1 re-checked exactly against the set at acceptance), ``greedy``
+  = {``audited``, ``optimal``, ``mean_gap``, ``max_gap``, ``greedy_abstained``,
+  ``exact_abstained``} (greedy against exact GTR for sampled accepted respondents, against the
+  set at their acceptance) and ``final_set`` = {``accepted``, ``protected``, ``share``,
+  ``min_pv``} (the accepted respondents' Pv against the final set);
 - ``local_recoding``: data set → ``lrka`` (k → point) / ``ld`` (ℓ → point);
 - ``perturbation``: data set → ``mrr`` (θ → point) / ``epr`` (k* → point);
 - ``original_accuracy``: data set → ID3's cross-validated accuracy on the original records;
