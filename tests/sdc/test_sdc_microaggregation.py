@@ -265,6 +265,10 @@ def test_categorical_columns_take_the_group_mode(people):
     # job: group 1 = a, b, c (all tied): the first in the ordinal order c < b < a wins
     assert rel.data["job"].tolist() == ["c"] * 3 + ["c"] * 3 + ["b"] * 3
     assert rel.metadata["parameters"]["categorical"] == ["sex", "job"]
+    # the release's column table says so (it used to read "published unchanged")
+    from microanon.apps.families.sdc.report import describe_column
+
+    assert describe_column(rel, "sex").startswith("replaced by its group's most frequent value")
 
 
 def test_k_anonymity_is_claimed_only_when_one_partition_covers_every_quasi_identifier(people):

@@ -253,4 +253,7 @@ def describe_column(release: Release, column: str) -> str | None:
         or column in (params.get("levels") or {})
     ):
         return _VERBS.get(str(method), lambda p: f"masked by {method}")(params)
+    if method == "microaggregation" and column in (params.get("categorical") or []):
+        how = f"{params.get('method')}, k = {params.get('k')}"
+        return f"replaced by its group's most frequent value ({how})"
     return None
