@@ -187,14 +187,23 @@ def test_randomized_response_release(tmp_path):
     meta = rel.metadata
     assert meta["method"] == "randomized_response" and meta["models"] == []
     assert meta["scenario"] == "Both" and meta["tau"] == meta["risk_bound"] == pytest.approx(TAU)
-    assert meta["parameters"] == {"scenario": "Both", "l": 3, "tau": None}
+    assert meta["parameters"] == {
+        "scenario": "Both",
+        "l": 3,
+        "tau": None,
+        "tau_column": None,
+        "constraint": "every",
+    }
     best = optimal_parameters(df, SCHEMA, "Both", l=3)
     assert meta["optimal"] == {
         "keep": best.keep,
         "max_risk": best.max_risk,
         "objective": best.objective,
         "expected_squared_error": best.expected_squared_error,
+        "average_risk": best.average_risk,
+        "share_above": best.share_above,
     }
+    assert "optimal" not in rel.public_keys  # computed on the original: internal
     assert "binding_cell" not in meta["optimal"]  # it describes the original data
     for column, p in best.keep.items():
         assert meta["randomized"][column]["keep"] == p
