@@ -253,20 +253,8 @@ def test_bad_input(runner, tmp_path, monkeypatch, args, message, usage):
     assert _files(tmp_path) == before
 
 
-def test_demo_writes_a_self_contained_report(runner, tmp_path):
-    out = tmp_path / "demo"
-    result = runner.invoke(main, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    html = (out / "report.html").read_text()
-    assert html.startswith("<!DOCTYPE html>")
-    assert "data:image/png;base64," in html
-    assert "privacy profile" in html and "Equivalence-class sizes" in html
-    assert "Disclosure risk against the US population" in html
-    # everyday use: a semicolon Latin-1 file through init and anonymize; a recoding reused
-    assert "Your own file: from a CSV to a release" in html and "near-unique rule" in html
-    assert "Next month&#39;s file: the same recoding" in html
-    assert 'src="http' not in html and 'href="http' not in html  # nothing external
-    assert sorted(p.name for p in out.iterdir()) == ["report.html"]
+# The whole demo runs once in the suite, from the built wheel: tests/test_wheel.py checks its
+# report (every section, nothing external). test_cli_progress.py runs `demo` on a few sections.
 
 
 def test_datasets_export_writes_atomically(runner, tmp_path, monkeypatch):
