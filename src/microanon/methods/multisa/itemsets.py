@@ -34,9 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
-from ...core.frames import pandas_if_arrow
-from ...core.schema import check_frame
-from .rules import _TOLERANCE, _encode, check_min_confidence
+from .rules import _TOLERANCE, _encode, check_min_confidence, rule_columns
 
 __all__ = [
     "ITEMSET_RULE_COLUMNS",
@@ -260,18 +258,7 @@ def itemset_rules(
     >>> [(r.antecedent, r.consequent) for r in rules.itertuples() if r.items == 3][:1]
     [((('disease', 'flu'), ('drug', 'a')), (('job', 'x'),))]
     """
-    data = pandas_if_arrow(data, "data")
-    if isinstance(sensitive, str):
-        sensitive = [sensitive]
-    sensitive = list(sensitive)
-    check_frame(data, sensitive, what="itemset_rules")
-    if len(set(sensitive)) != len(sensitive):
-        raise InputError(f"sensitive: a column is named more than once in {sensitive}")
-    if len(sensitive) < 2:
-        raise InputError(
-            f"sensitive: rules link values of different attributes; give at least two columns, "
-            f"got {sensitive}"
-        )
+    data, sensitive = rule_columns(data, sensitive, "itemset_rules")
     conf = check_min_confidence(min_confidence)
     support = check_min_support(min_support)
     limit = check_max_items(max_items)

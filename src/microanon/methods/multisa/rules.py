@@ -18,6 +18,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -182,6 +183,24 @@ def rule_codes(
     return RuleCodes(*(c[order] for c in cols))
 
 
+def rule_columns(
+    data: Any, sensitive: str | Sequence[str], what: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """The table (a pandas DataFrame) and the sensitive columns rules are mined on, checked:
+    present, named once, at least two (a rule links values of different attributes)."""
+    data = pandas_if_arrow(data, "data")
+    sensitive = [sensitive] if isinstance(sensitive, str) else list(sensitive)
+    check_frame(data, sensitive, what=what)
+    if len(set(sensitive)) != len(sensitive):
+        raise InputError(f"sensitive: a column is named more than once in {sensitive}")
+    if len(sensitive) < 2:
+        raise InputError(
+            f"sensitive: rules link values of different attributes; give at least two columns, "
+            f"got {sensitive}"
+        )
+    return data, sensitive
+
+
 def _encode(series: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
     """Codes (sorted value order when the values can be ordered) and values of a column."""
     try:
@@ -236,18 +255,7 @@ def strong_rules(
     2    aspirin       cold         1.0
     3  ibuprofen       cold         1.0
     """
-    data = pandas_if_arrow(data, "data")
-    if isinstance(sensitive, str):
-        sensitive = [sensitive]
-    sensitive = list(sensitive)
-    check_frame(data, sensitive, what="strong_rules")
-    if len(set(sensitive)) != len(sensitive):
-        raise InputError(f"sensitive: a column is named more than once in {sensitive}")
-    if len(sensitive) < 2:
-        raise InputError(
-            f"sensitive: rules link values of different attributes; give at least two columns, "
-            f"got {sensitive}"
-        )
+    data, sensitive = rule_columns(data, sensitive, "strong_rules")
     conf = check_min_confidence(min_confidence)
     encoded = [_encode(data[c], c) for c in sensitive]
     rules = rule_codes([e[0] for e in encoded], [len(e[1]) for e in encoded], conf)
