@@ -1,0 +1,68 @@
+/*
+ * The two charts of the workbench, drawn as inline SVG (no chart library): a histogram of the
+ * per-record risk and a small bar chart of one column's values. Every bar has a <title> with its
+ * label and count, so the numbers are readable without the picture.
+ */
+import { s, fmt } from "./dom.js";
+
+/** Bars of ``counts`` labelled by ``labels`` in a ``width`` × ``height`` box. */
+function bars(labels, counts, { width, height, title, run }) {
+  const pad = { left: 44, right: 6, top: 18, bottom: 34 };
+  const w = width - pad.left - pad.right;
+  const hgt = height - pad.top - pad.bottom;
+  const max = Math.max(1, ...counts);
+  const bw = counts.length ? w / counts.length : w;
+  const svg = s("svg", {
+    class: "chart",
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    role: "img",
+    "aria-label": title,
+    "data-run": run,
+  });
+  svg.append(s("title", {}, title));
+  svg.append(s("text", { x: pad.left, y: 12, class: "chart-title" }, title));
+  svg.append(
+    s("line", { x1: pad.left, y1: pad.top + hgt, x2: pad.left + w, y2: pad.top + hgt, class: "axis" }),
+  );
+  svg.append(s("text", { x: pad.left - 4, y: pad.top + 8, class: "tick", "text-anchor": "end" }, fmt(max)));
+  svg.append(s("text", { x: pad.left - 4, y: pad.top + hgt, class: "tick", "text-anchor": "end" }, "0"));
+  counts.forEach((c, i) => {
+    const bh = (c / max) * hgt;
+    const x = pad.left + i * bw;
+    const rect = s("rect", {
+      x: x + 1,
+      y: pad.top + hgt - bh,
+      width: Math.max(1, bw - 2),
+      height: bh,
+      class: "bar",
+    });
+    rect.append(s("title", {}, `${labels[i]}: ${fmt(c)}`));
+    svg.append(rect);
+  });
+  // A few labels under the axis (first, middle, last) so they never overlap.
+  const marks = [...new Set([0, Math.floor((labels.length - 1) / 2), labels.length - 1])];
+  for (const i of marks.filter((j) => j >= 0 && labels.length)) {
+    const text = String(labels[i]);
+    svg.append(
+      s(
+        "text",
+        { x: pad.left + (i + 0.5) * bw, y: height - 16, class: "tick", "text-anchor": "middle" },
+        text.length > 14 ? `${text.slice(0, 13)}…` : text,
+      ),
+    );
+  }
+  return svg;
+}
+
+/** The histogram of per-record risk: ``edges`` has one more entry than ``counts``. */
+export function histogram(edges, counts, title) {
+  const labels = counts.map((_, i) => `${fmt(edges[i])}–${fmt(edges[i + 1])}`);
+  return bars(labels, counts, { width: 560, height: 220, title, run: null });
+}
+
+/** One column's values before or after (``run``: "before" or the run's id). */
+export function columnChart(chart, title, run) {
+  return bars(chart.labels, chart.counts, { width: 260, height: 150, title, run });
+}

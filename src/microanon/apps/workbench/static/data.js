@@ -1,0 +1,368 @@
+/*
+ * Step 1, the data: load a file (with the CLI's reading options) or a bundled dataset; the
+ * columns' profile, role and kind; the lint's findings; a hierarchy per quasi-identifier with a
+ * live preview. What the user set is kept in this page until the server accepts it: a refusal
+ * shows its message next to the column and leaves every choice as it was.
+ */
+import { $, h, say, show, fmt, options } from "./dom.js";
+import { api, enc } from "./api.js";
+import { state, emit, status, fail } from "./state.js";
+
+const ROLES = [
+  ["identifier", "identifier (removed)"],
+  ["quasi", "quasi-identifier (generalized)"],
+  ["sensitive", "sensitive (protected)"],
+  ["insensitive", "insensitive (kept as is)"],
+];
+const KINDS = [
+  ["categorical", "categorical"],
+  ["numeric", "numeric"],
+];
+const TYPES = [
+  ["auto", "automatic (what microanon init proposes)"],
+  ["bundled", "a bundled hierarchy"],
+  ["intervals", "intervals of fixed width"],
+  ["quantiles", "intervals of equal record counts (quantiles)"],
+  ["masking", "masking characters of codes"],
+  ["dates", "dates (month, year, decade)"],
+  ["arx_csv", "upload an ARX CSV file"],
+];
+/** The parameters of each kind of hierarchy: the builders' names (core/schema.py). */
+const PARAMS = {
+  bundled: [
+    { name: "name", label: "Name of the bundled hierarchy", parse: "text",
+      help: "One of microanon's ready hierarchies, e.g. the Adult columns' (age, education…)." },
+  ],
+  intervals: [
+    { name: "widths", label: "Interval widths, finest first", parse: "numbers",
+      help: "e.g. 5, 10, 20: 37 becomes 35-39, then 30-39, then 20-39, then *." },
+    { name: "start", label: "Where the first interval starts (optional)", parse: "number",
+      optional: true, help: "Empty: at the smallest value, rounded down." },
+  ],
+  quantiles: [
+    { name: "bins", label: "Intervals per level, finest first", parse: "integers",
+      help: "e.g. 8, 4, 2: each level cuts the values into intervals holding about as many records." },
+  ],
+  masking: [
+    { name: "max_masked", label: "Most characters masked (optional)", parse: "integer",
+      optional: true, help: "Codes lose one trailing character per level: 75012, 7501*, 750**…" },
+    { name: "char", label: "Mask character (optional)", parse: "text", optional: true,
+      help: "Empty: *." },
+  ],
+};
+
+/** column name -> the picker's state: {type, values: {param: text}, upload, preview, error}. */
+const editors = new Map();
+let editorsOf = null;
+let previewTimer = null;
+
+// ------------------------------------------------------------------ loading
+function readOptions(form) {
+  const fields = { sep: "sep", encoding: "encoding", decimal: "decimal", quotechar: "quotechar",
+    na_values: "na-values" };
+  for (const [key, id] of Object.entries(fields)) {
+    const value = $(id).value;
+    if (value.trim() !== "") form.append(key, key === "sep" && value === "\\t" ? "\t" : value);
+  }
+}
+
+async function loadFile(e) {
+  e.preventDefault();
+  say("load-error", "");
+  const file = $("file").files[0];
+  if (!file) {
+    say("load-error", "Choose a file first (CSV or Parquet).");
+    $("file").focus();
+    return;
+  }
+  const form = new FormData();
+  form.append("file", file, file.name);
+  readOptions(form);
+  await load(() => api("POST", "/api/datasets", form), file.name);
+}
+
+async function loadBundled() {
+  say("load-error", "");
+  const name = $("bundled").value;
+  await load(() => api("POST", "/api/datasets", { bundled: name }), name);
+}
+
+async function load(request, what) {
+  status(`Reading ${what}…`);
+  const buttons = [$("load-file"), $("load-bundled")];
+  buttons.forEach((b) => (b.disabled = true));
+  try {
+    setDataset(await request());
+    status(`${what} loaded: ${fmt(state.dataset.rows)} records.`);
+  } catch (e) {
+    status("");
+    say("load-error", `${what} was not loaded: ${e.message}`);
+  } finally {
+    buttons.forEach((b) => (b.disabled = false));
+  }
+}
+
+/** The dataset as the server now has it: every view of step 1 redrawn from it. */
+export function setDataset(ds) {
+  if (editorsOf !== ds.id) {
+    editors.clear();
+    editorsOf = ds.id;
+  }
+  state.dataset = ds;
+  state.risk = null;
+  render();
+  emit("dataset", ds);
+}
+
+// ------------------------------------------------------------------ the columns
+function render() {
+  const ds = state.dataset;
+  const focus = document.activeElement?.dataset?.key;
+  show("dataset", true);
+  const read = Object.entries(ds.read || {})
+    .filter(([, v]) => v !== null && v !== undefined && v !== "")
+    .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
+    .join(", ");
+  $("dataset-summary").textContent =
+    `${ds.name}: ${fmt(ds.rows)} records, ${ds.columns.length} columns` + (read ? ` (read with ${read})` : "");
+  $("columns").tBodies[0].replaceChildren(...ds.columns.map(columnRow));
+  const lint = ds.lint || [];
+  $("lint").replaceChildren(
+    ...(lint.length
+      ? lint.map((f) =>
+          h("li", { class: `lint-${f.severity}`, dataset: { column: f.column ?? "" } },
+            h("strong", {}, `${f.severity}${f.column ? ` (${f.column})` : ""}: `), f.message))
+      : [h("li", {}, "Nothing to report.")]),
+  );
+  const quasi = ds.columns.filter((c) => c.role === "quasi");
+  $("hierarchies").replaceChildren(
+    ...(quasi.length ? quasi.map(hierarchyBox) : [h("p", { class: "help" }, "No quasi-identifier yet: set a column's role to quasi-identifier.")]),
+  );
+  if (focus) document.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
+}
+
+function columnRow(col, i) {
+  const error = h("p", { class: "row-error problem", role: "alert", hidden: true });
+  const role = h("select", { class: "role", id: `role-${i}`, "aria-label": `Role of ${col.name}`,
+    dataset: { key: `role:${col.name}` } }, options(ROLES, col.role));
+  const kind = h("select", { class: "kind", id: `kind-${i}`, "aria-label": `Kind of ${col.name}`,
+    dataset: { key: `kind:${col.name}` } }, options(KINDS, col.kind));
+  const change = () => setRole(col, role.value, kind.value, error);
+  role.addEventListener("change", change);
+  kind.addEventListener("change", change);
+  const examples = (col.examples || []).map((x) => String(x)).join(", ");
+  return h("tr", { dataset: { column: col.name } },
+    h("th", { scope: "row" }, col.name),
+    h("td", {}, col.type),
+    h("td", { class: "num" }, fmt(col.distinct)),
+    h("td", { class: "num" }, fmt(col.unique_share, true)),
+    h("td", { class: "num" }, fmt(col.missing_share, true)),
+    h("td", { class: "examples" }, examples),
+    h("td", {}, role),
+    h("td", {}, kind),
+    h("td", { class: "reason" }, col.reason || "", error));
+}
+
+async function setRole(col, role, kind, error) {
+  say(error, "");
+  try {
+    const ds = await api("PUT", `/api/datasets/${enc(state.dataset.id)}/schema`,
+      { columns: { [col.name]: { role, kind } } });
+    setDataset(ds);
+    status(`${col.name} is now ${role} (${kind}).`);
+  } catch (e) {
+    say(error, e.message);
+  }
+}
+
+// ------------------------------------------------------------------ hierarchies
+function editorOf(col) {
+  if (!editors.has(col.name)) {
+    const spec = col.hierarchy || { type: "auto" };
+    const values = {};
+    for (const p of PARAMS[spec.type] || []) {
+      const v = spec[p.name];
+      if (v !== undefined && v !== null) values[p.name] = Array.isArray(v) ? v.join(", ") : String(v);
+    }
+    const upload = spec.type === "arx_csv" ? { upload: spec.upload, filename: "uploaded file" } : null;
+    editors.set(col.name, { type: spec.type, values, upload, preview: null, error: "" });
+  }
+  return editors.get(col.name);
+}
+
+function describe(spec, levels) {
+  if (!spec) return "Now: none yet (an automatic one is built when you run).";
+  const params = Object.entries(spec)
+    .filter(([k]) => k !== "type")
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(", ") : v}`)
+    .join("; ");
+  const type = (TYPES.find(([t]) => t === spec.type) || [spec.type, spec.type])[1];
+  return `Now: ${type}${params ? ` (${params})` : ""}${levels ? `, ${levels} levels` : ""}.`;
+}
+
+function hierarchyBox(col) {
+  const ed = editorOf(col);
+  const box = h("fieldset", { class: "hier", dataset: { column: col.name } });
+  const redraw = () => box.replaceWith(hierarchyBox(col));
+  const typeId = `htype-${CSS.escape(col.name)}`;
+  const type = h("select", { class: "h-type", id: typeId, dataset: { key: `htype:${col.name}` },
+    onchange: () => { ed.type = type.value; ed.preview = null; ed.error = ""; redraw(); } },
+  options(TYPES, ed.type));
+  box.append(
+    h("legend", {}, col.name),
+    h("p", { class: "h-current" }, describe(col.hierarchy, col.levels)),
+    h("div", { class: "field" }, h("label", { for: typeId }, `Hierarchy of ${col.name}`), type),
+  );
+  for (const p of PARAMS[ed.type] || []) {
+    const id = `h-${CSS.escape(col.name)}-${p.name}`;
+    const input = h("input", { type: "text", id, value: ed.values[p.name] ?? "",
+      dataset: { param: p.name, key: `h:${col.name}:${p.name}` }, "aria-describedby": `${id}-help`,
+      oninput: () => { ed.values[p.name] = input.value; schedulePreview(col, box); } });
+    box.append(h("div", { class: "field" }, h("label", { for: id }, p.label), input,
+      h("p", { class: "help", id: `${id}-help` }, p.help)));
+  }
+  if (ed.type === "arx_csv") {
+    const id = `h-${CSS.escape(col.name)}-file`;
+    const file = h("input", { type: "file", id, class: "h-file", accept: ".csv,.txt",
+      onchange: () => upload(col, file.files[0], box) });
+    box.append(h("div", { class: "field" },
+      h("label", { for: id }, `ARX hierarchy file for ${col.name} (CSV, ; between levels)`), file,
+      h("p", { class: "help h-upload" }, ed.upload
+        ? `Uploaded: ${ed.upload.filename}${ed.upload.leaves ? `, ${fmt(ed.upload.leaves)} values, ${ed.upload.levels} levels` : ""}.`
+        : "One line per value: the value, then its generalizations, most general last.")));
+  }
+  box.append(
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "h-preview secondary", onclick: () => preview(col, box) },
+        `Preview the hierarchy of ${col.name}`),
+      h("button", { type: "button", class: "h-apply", onclick: () => apply(col, box) },
+        `Use this hierarchy for ${col.name}`)),
+    h("p", { class: "h-error problem", role: "alert", hidden: !ed.error }, ed.error),
+    h("div", { class: "h-preview-table" }, ed.preview ? previewView(col, ed.preview) : null),
+  );
+  return box;
+}
+
+/** The picker's HierarchySpec; throws an Error naming the parameter when a value is not right. */
+function specOf(col) {
+  const ed = editorOf(col);
+  const spec = { type: ed.type };
+  if (ed.type === "arx_csv") {
+    if (!ed.upload) throw new Error(`hierarchy of '${col.name}': choose the ARX CSV file first`);
+    spec.upload = ed.upload.upload;
+    return spec;
+  }
+  for (const p of PARAMS[ed.type] || []) {
+    const text = (ed.values[p.name] ?? "").trim();
+    if (text === "") {
+      if (p.optional) continue;
+      throw new Error(`hierarchy of '${col.name}': give ${p.label.toLowerCase()} ('${p.name}')`);
+    }
+    spec[p.name] = parse(text, p, col);
+  }
+  return spec;
+}
+
+function parse(text, p, col) {
+  if (p.parse === "text") return text;
+  const bad = (v) => new Error(`hierarchy of '${col.name}': '${p.name}' must be ${
+    p.parse.startsWith("integer") ? "whole numbers" : "numbers"}, got '${v}'`);
+  const one = (v) => {
+    const x = Number(v.trim());
+    if (v.trim() === "" || !Number.isFinite(x)) throw bad(v.trim());
+    if (p.parse.startsWith("integer") && !Number.isInteger(x)) throw bad(v.trim());
+    return x;
+  };
+  if (p.parse === "numbers" || p.parse === "integers") return text.split(/[,\s]+/).filter(Boolean).map(one);
+  return one(text);
+}
+
+function schedulePreview(col, box) {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => preview(col, box, true), 400);
+}
+
+async function preview(col, box, quiet = false) {
+  const ed = editorOf(col);
+  let spec;
+  try {
+    spec = specOf(col);
+  } catch (e) {
+    if (!quiet) setError(box, ed, e.message);
+    return;
+  }
+  try {
+    ed.preview = await api("POST", `/api/datasets/${enc(state.dataset.id)}/hierarchy-preview`,
+      { column: col.name, hierarchy: spec });
+    setError(box, ed, "");
+    box.querySelector(".h-preview-table").replaceChildren(previewView(col, ed.preview));
+  } catch (e) {
+    setError(box, ed, e.message);
+  }
+}
+
+function setError(box, ed, text) {
+  ed.error = text;
+  say(box.querySelector(".h-error"), text);
+}
+
+function previewView(col, pv) {
+  const levels = pv.levels;
+  const head = h("tr", {}, h("th", { scope: "col" }, "Value"),
+    ...Array.from({ length: Math.max(0, levels - 1) }, (_, i) => h("th", { scope: "col" }, `Level ${i + 1}`)));
+  const rows = pv.rows.map((r) => h("tr", {}, ...r.map((x, i) => (i === 0 ? h("th", { scope: "row" }, x) : h("td", {}, x)))));
+  const missing = pv.missing || [];
+  return h("div", {},
+    h("p", { class: "h-summary" },
+      `${levels} levels; distinct labels per level: ${(pv.count_per_level || []).map(fmt).join(" → ")}`),
+    missing.length
+      ? h("div", { class: "missing" },
+          h("p", { class: "problem" }, `${fmt(missing.length)} value${missing.length > 1 ? "s" : ""} of ${col.name} not covered by this hierarchy:`),
+          h("ul", { class: "h-missing" }, ...missing.slice(0, 50).map((v) => h("li", {}, String(v)))))
+      : h("p", { class: "ok" }, `Every value of ${col.name} is covered.`),
+    h("div", { class: "table-wrap" }, h("table", { class: "preview", "aria-label": `Preview of the hierarchy of ${col.name}` },
+      h("thead", {}, head), h("tbody", {}, ...rows))));
+}
+
+async function upload(col, file, box) {
+  const ed = editorOf(col);
+  if (!file) return;
+  const form = new FormData();
+  form.append("file", file, file.name);
+  try {
+    const up = await api("POST", "/api/hierarchies", form);
+    ed.upload = { ...up, filename: file.name };
+    setError(box, ed, "");
+    box.querySelector(".h-upload").textContent =
+      `Uploaded: ${file.name}, ${fmt(up.leaves)} values, ${up.levels} levels.`;
+    await preview(col, box);
+  } catch (e) {
+    setError(box, ed, `${file.name}: ${e.message}`);
+  }
+}
+
+async function apply(col, box) {
+  const ed = editorOf(col);
+  let spec;
+  try {
+    spec = specOf(col);
+  } catch (e) {
+    setError(box, ed, e.message);
+    return;
+  }
+  try {
+    const ds = await api("PUT", `/api/datasets/${enc(state.dataset.id)}/schema`,
+      { columns: { [col.name]: { role: col.role, kind: col.kind, hierarchy: spec } } });
+    ed.error = "";
+    setDataset(ds);
+    status(`The hierarchy of ${col.name} is set.`);
+  } catch (e) {
+    setError(box, ed, e.message);
+  }
+}
+
+export function initData() {
+  $("load-form").addEventListener("submit", loadFile);
+  $("load-bundled").addEventListener("click", loadBundled);
+  window.addEventListener("unhandledrejection", (e) => fail(String(e.reason?.message || e.reason)));
+}

@@ -1,0 +1,90 @@
+/*
+ * Step 2, the risk of the original on the current quasi-identifiers: headline numbers, the
+ * histogram of per-record re-identification risk, and every figure of `microanon risk --json`.
+ */
+import { $, h, say, fmt } from "./dom.js";
+import { api, enc } from "./api.js";
+import { state, status } from "./state.js";
+import { histogram } from "./charts.js";
+
+/** The figures worth a headline: [label, path in the numbers, is a share]. */
+const HEADLINES = [
+  ["Records", "rows", false],
+  ["Sample uniques", "sample_uniques", false],
+  ["Records at risk (prosecutor, above the threshold)", "attackers.prosecutor.records_above", false],
+  ["Share of records at risk", "attackers.prosecutor.share_above", true],
+  ["Highest risk of a record", "attackers.prosecutor.highest", true],
+  ["Average risk of a record", "attackers.prosecutor.average", true],
+  ["Expected re-identifications", "attackers.prosecutor.expected_reidentifications", false],
+  ["Marketer risk (share re-identified on average)", "attackers.marketer", true],
+];
+
+function at(obj, path) {
+  return path.split(".").reduce((o, k) => (o && typeof o === "object" ? o[k] : undefined), obj);
+}
+
+/** Every scalar of a nested object as [dotted path, value]. */
+function flatten(obj, prefix = "") {
+  return Object.entries(obj || {}).flatMap(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === "object" && !Array.isArray(v)) return flatten(v, key);
+    return [[key, Array.isArray(v) ? v.join(", ") : v]];
+  });
+}
+
+function pairs(entries) {
+  return entries.flatMap(([label, value, key]) => [
+    h("dt", {}, label),
+    h("dd", { dataset: { key } }, value),
+  ]);
+}
+
+let asked = null;
+
+/** Show the profile (fetched once per accepted schema: any change of it clears state.risk). */
+export async function showRisk() {
+  const ds = state.dataset;
+  if (!ds) return;
+  if (state.risk) return render(state.risk);
+  if (asked === ds) return;
+  asked = ds;
+  say("risk-error", "");
+  $("risk-numbers").replaceChildren(h("dt", {}, "Computing the risk profile…"));
+  $("risk-histogram").replaceChildren();
+  status("Computing the risk of the original…");
+  try {
+    const risk = await api("GET", `/api/datasets/${enc(ds.id)}/risk`);
+    if (state.dataset !== ds) return;
+    state.risk = risk;
+    render(risk);
+    status("Risk profile ready.");
+  } catch (e) {
+    $("risk-numbers").replaceChildren();
+    say("risk-error", e.message);
+    status("");
+  } finally {
+    asked = null;
+  }
+}
+
+function render(risk) {
+  const n = risk.numbers || {};
+  const threshold = at(n, "attackers.prosecutor.threshold") ?? n.threshold;
+  const heads = HEADLINES.filter(([, path]) => at(n, path) !== undefined && at(n, path) !== null)
+    .map(([label, path, share]) => [
+      path.endsWith("records_above") && threshold !== undefined ? `${label.replace("the threshold", fmt(threshold, true))}` : label,
+      fmt(at(n, path), share),
+      path,
+    ]);
+  const pop = flatten(n.population_uniqueness, "population_uniqueness").map(([k, v]) => [
+    `Population estimate: ${k.split(".").slice(1).join(" ")}`, fmt(v), k,
+  ]);
+  $("risk-numbers").replaceChildren(...pairs([...heads, ...pop]));
+  $("risk-details").replaceChildren(...pairs(flatten(n).map(([k, v]) => [k, fmt(v), k])));
+  const hist = risk.histogram;
+  $("risk-histogram").replaceChildren(
+    hist && hist.counts?.length
+      ? histogram(hist.edges, hist.counts, "Records by re-identification risk (prosecutor)")
+      : h("p", { class: "help" }, "No per-record risk to draw."),
+  );
+}

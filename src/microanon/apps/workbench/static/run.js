@@ -1,0 +1,220 @@
+/*
+ * Step 3, configure and run: a method, its parameters and the privacy models, each explained in
+ * plain words by the server (/api/methods, /api/models); a run started and followed with a
+ * progress bar. A refused configuration shows the message next to the field it names, and
+ * nothing set is lost.
+ */
+import { $, h, say, show, fmt, options } from "./dom.js";
+import { api, enc } from "./api.js";
+import { state, emit, on, pick, status, MAX_COMPARE } from "./state.js";
+
+const POLL_MS = 400;
+/** The models chosen: [{name, values: {param: value as typed}}]. */
+let chosen = [];
+/** Parameter values typed per method, kept when switching methods. */
+const typed = new Map();
+
+const isInt = (t) => ["int", "integer"].includes(t);
+const isFloat = (t) => ["float", "number"].includes(t);
+const isBool = (t) => ["bool", "boolean"].includes(t);
+
+function method() {
+  return state.methods.find((m) => m.name === $("method").value);
+}
+
+/** One parameter's field; ``values`` holds what was typed, ``field`` names it in errors. */
+function paramField(p, values, id, field) {
+  const current = values[p.name] ?? p.default;
+  let input;
+  const common = { id, dataset: { param: p.name, field }, "aria-describedby": `${id}-help ${id}-error` };
+  if (p.choices) {
+    input = h("select", common, options(p.choices.map((c) => [c, String(c)]), current));
+  } else if (isBool(p.type)) {
+    input = h("input", { ...common, type: "checkbox", checked: Boolean(current) });
+  } else {
+    input = h("input", { ...common, type: isInt(p.type) || isFloat(p.type) ? "number" : "text",
+      step: isInt(p.type) ? "1" : "any", value: current ?? "" });
+  }
+  const keep = () => (values[p.name] = input.type === "checkbox" ? input.checked : input.value);
+  input.addEventListener("input", keep);
+  input.addEventListener("change", keep);
+  return h("div", { class: `field${isBool(p.type) ? " check" : ""}` },
+    h("label", { for: id }, p.label || p.name.replaceAll("_", " ")), input,
+    h("p", { class: "help", id: `${id}-help` }, p.help || ""),
+    h("p", { class: "invalid", id: `${id}-error`, dataset: { field }, role: "alert", hidden: true }));
+}
+
+function value(p, raw) {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (isBool(p.type)) return Boolean(raw);
+  if (typeof raw !== "string") return raw;
+  if (isInt(p.type) || isFloat(p.type)) return Number(raw);
+  if (p.type === "list") return raw.split(",").map((x) => x.trim()).filter(Boolean);
+  return raw;
+}
+
+function renderMethod() {
+  const m = method();
+  if (!m) return;
+  if (!typed.has(m.name)) typed.set(m.name, {});
+  const values = typed.get(m.name);
+  $("method-help").textContent = m.help || m.family ? `${m.help || ""}${m.family ? ` (family: ${m.family})` : ""}` : "";
+  $("method-params").replaceChildren(
+    ...(m.params.length ? m.params.map((p) => paramField(p, values, `param-${p.name}`, p.name))
+      : [h("p", { class: "help" }, "This method has no parameter.")]),
+  );
+  show("models-box", m.models !== false);
+}
+
+function renderModels() {
+  $("models").replaceChildren(
+    ...chosen.map((c, i) => {
+      const spec = state.models.find((m) => m.name === c.name) || { params: [] };
+      return h("li", { class: "model", dataset: { model: c.name } },
+        h("h4", {}, spec.label || c.name.replaceAll("_", " ")),
+        h("p", { class: "help" }, spec.help || ""),
+        ...spec.params.map((p) => paramField(p, c.values, `model-${i}-${p.name}`, `${c.name}.${p.name}`)),
+        h("p", { class: "invalid", dataset: { field: c.name }, role: "alert", hidden: true }),
+        h("button", { type: "button", class: "remove-model secondary small",
+          onclick: () => { chosen.splice(i, 1); renderModels(); } }, `Remove ${c.name.replaceAll("_", " ")}`));
+    }),
+  );
+  if (!chosen.length) $("models").append(h("li", { class: "help" }, "No model yet: add one below."));
+}
+
+function addModel() {
+  const name = $("model-add").value;
+  if (!name) return;
+  chosen.push({ name, values: {} });
+  renderModels();
+}
+
+function clearErrors() {
+  say("run-error", "");
+  for (const el of $("run-form").querySelectorAll(".invalid")) say(el, "");
+  for (const el of $("run-form").querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+}
+
+/** The message next to the field the server named (a parameter, a model or a model's parameter). */
+function showError(e) {
+  const field = e.field;
+  const boxes = [...$("run-form").querySelectorAll(".invalid")];
+  const box = field && (boxes.find((b) => b.dataset.field === field)
+    || boxes.find((b) => b.dataset.field.endsWith(`.${field}`))
+    || boxes.find((b) => b.dataset.field === String(field).split(/[.[\]]/).filter(Boolean).pop()));
+  say("run-error", `The run was not started: ${e.message}`);
+  if (box) {
+    say(box, e.message);
+    const input = box.parentElement.querySelector("input, select");
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+    }
+  }
+}
+
+function body() {
+  const m = method();
+  const values = typed.get(m.name) || {};
+  const params = {};
+  for (const p of m.params) {
+    const v = value(p, values[p.name] ?? p.default);
+    if (v !== undefined) params[p.name] = v;
+  }
+  const models = m.models === false ? [] : chosen.map((c) => {
+    const spec = state.models.find((x) => x.name === c.name) || { params: [] };
+    const args = {};
+    for (const p of spec.params) {
+      const v = value(p, c.values[p.name] ?? p.default);
+      if (v !== undefined) args[p.name] = v;
+    }
+    return { [c.name]: args };
+  });
+  const label = $("run-label").value.trim();
+  return { method: m.name, params, models, ...(label ? { label } : {}) };
+}
+
+async function run(e) {
+  e.preventDefault();
+  clearErrors();
+  show("run-done", false);
+  const ds = state.dataset;
+  let id;
+  $("run").disabled = true;
+  try {
+    ({ id } = await api("POST", `/api/datasets/${enc(ds.id)}/runs`, body()));
+  } catch (err) {
+    $("run").disabled = false;
+    showError(err);
+    return;
+  }
+  show("progress", true);
+  $("progress-label").textContent = `Running ${$("run-label").value.trim() || method().label || method().name}…`;
+  status("Run started.");
+  try {
+    await follow(id);
+  } finally {
+    $("run").disabled = false;
+  }
+}
+
+async function follow(id) {
+  for (;;) {
+    let r;
+    try {
+      r = await api("GET", `/api/runs/${enc(id)}`);
+    } catch (err) {
+      say("run-error", err.message);
+      return;
+    }
+    state.runs.set(r.id, r);
+    emit("runs");
+    const p = r.progress || {};
+    const bar = $("progress-bar");
+    bar.max = Math.max(1, p.total || 1);
+    bar.value = r.status === "done" ? bar.max : p.done || 0;
+    $("progress-text").textContent = p.total ? `${p.stage || ""} (${p.done} of ${p.total})` : p.stage || r.status;
+    if (r.status === "done") return finished(r);
+    if (r.status === "failed") {
+      show("progress", false);
+      say("run-error", `The run ${r.label || r.id} failed: ${r.error}`);
+      status("");
+      return;
+    }
+    await new Promise((ok) => setTimeout(ok, POLL_MS));
+  }
+}
+
+function finished(r) {
+  show("progress", false);
+  const res = r.result;
+  const held = res.models.every((m) => m.holds);
+  const done = $("run-done");
+  done.replaceChildren(
+    `“${r.label || r.id}” is done: ${held ? "every model holds" : "a model does not hold"}, ` +
+    `${fmt(res.suppressed)} of ${fmt(res.records)} records suppressed. `,
+    h("button", { type: "button", class: "secondary small", onclick: () => emit("open", "compare") },
+      "Compare and download (step 4)"));
+  done.hidden = false;
+  status(`Run ${r.label || r.id} done.`);
+  if (state.picked.length < MAX_COMPARE) pick(r.id, true);
+}
+
+export async function initRun() {
+  $("run-form").addEventListener("submit", run);
+  $("add-model").addEventListener("click", addModel);
+  $("method").addEventListener("change", renderMethod);
+  try {
+    [state.methods, state.models] = await Promise.all([api("GET", "/api/methods"), api("GET", "/api/models")]);
+  } catch (e) {
+    say("run-error", `The methods could not be listed: ${e.message}`);
+    return;
+  }
+  $("method").replaceChildren(...options(state.methods.map((m) => [m.name, m.label || m.name]), "full_domain"));
+  $("model-add").replaceChildren(...options(state.models.map((m) => [m.name, m.label || m.name.replaceAll("_", " ")]), "k_anonymity"));
+  if (state.models.some((m) => m.name === "k_anonymity")) chosen = [{ name: "k_anonymity", values: {} }];
+  renderMethod();
+  renderModels();
+}
+
+on("dataset", () => show("run-done", false));
