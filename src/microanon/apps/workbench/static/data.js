@@ -9,10 +9,10 @@ import { api, enc } from "./api.js";
 import { state, emit, status, fail } from "./state.js";
 
 const ROLES = [
-  ["identifier", "identifier (removed)"],
-  ["quasi", "quasi-identifier (generalized)"],
-  ["sensitive", "sensitive (protected)"],
-  ["insensitive", "insensitive (kept as is)"],
+  ["identifier", "identifier"],
+  ["quasi", "quasi-identifier"],
+  ["sensitive", "sensitive"],
+  ["insensitive", "insensitive"],
 ];
 const KINDS = [
   ["categorical", "categorical"],
@@ -314,7 +314,7 @@ function previewView(col, pv) {
   const missing = pv.missing || [];
   return h("div", {},
     h("p", { class: "h-summary" },
-      `${levels} levels; distinct labels per level: ${(pv.count_per_level || []).map(fmt).join(" → ")}`),
+      `${levels} levels; distinct labels per level: ${(pv.count_per_level || []).map((x) => fmt(x)).join(" → ")}`),
     missing.length
       ? h("div", { class: "missing" },
           h("p", { class: "problem" }, `${fmt(missing.length)} value${missing.length > 1 ? "s" : ""} of ${col.name} not covered by this hierarchy:`),
