@@ -95,7 +95,8 @@ def render_config(
     data : str
         The ``data:`` value (a path relative to the config).
     read : mapping
-        The ``read:`` block (how the CSV file was read); empty for the defaults.
+        How the CSV file was read (:class:`~microanon.core.reading.ReadOptions` fields that are
+        not the defaults): the ``read:`` block, and ``na_values`` as the top-level key.
     source : str
         The data file's name, for the header.
     rows : int
@@ -111,6 +112,8 @@ def render_config(
     intro : sequence of str, optional
         The opening comment's paragraphs; default init's (a proposal to check).
     """
+    csv = {k: v for k, v in read.items() if k != "na_values"}
+    na_values = read.get("na_values")  # a top-level key of the config, not one of read:
     if intro is None:
         intro = (
             f"microanon init: a proposed anonymization of {source} ({rows:,} rows, "
@@ -133,7 +136,12 @@ def render_config(
         "# Run it with:",
         f"#   {command}",
         f"data: {_scalar(data)}",
-        *([f"read: {yaml_flow(dict(read))}   # how the CSV file is read"] if read else []),
+        *(
+            [f"na_values: {yaml_flow(list(na_values))}   # missing-value markers"]
+            if na_values
+            else []
+        ),
+        *([f"read: {yaml_flow(csv)}   # how the CSV file is read"] if csv else []),
         "schema:",
     ]
     for c in columns:
