@@ -978,6 +978,23 @@ def serve(config: Path, host: str, port: int) -> None:
     run(load_service_config(config), host=host, port=port)
 
 
+# ---------------------------------------------------------------------------- workbench
+@main.command("app")
+@click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8765, show_default=True, type=int, help="TCP port.")
+@click.option("--no-browser", is_flag=True, help="Do not open the workbench in the browser.")
+@_read_options
+@_friendly_errors
+def app_command(
+    data: Path | None, host: str, port: int, no_browser: bool, read: dict[str, Any]
+) -> None:
+    """Open the workbench: load DATA (optional), set roles, run, compare, download (local web)."""
+    from .workbench.serve import serve as run
+
+    run(data, _csv(read), host=host, port=port, browser=not no_browser)
+
+
 @main.group()
 def collect() -> None:
     """Respondent and data-user commands of a running collection service."""

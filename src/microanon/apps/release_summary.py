@@ -251,6 +251,7 @@ def add_public_report(
     report = Report(
         f"Release: {meta.get('method')}",
         "What was done to the data and what was verified on the published files.",
+        dated=False,
     )
     sec = report.section(
         "What was done",

@@ -54,7 +54,7 @@ nav ol { columns: 2; }
 <body>
 <h1>{{ title }}</h1>
 {% if subtitle %}<p>{{ subtitle }}</p>{% endif %}
-<p class="meta">{{ generated }} {{ version }} on {{ created }}.</p>
+<p class="meta">{{ generated }} {{ version }}{% if created %} on {{ created }}{% endif %}.</p>
 {% if sections|length > 1 %}<nav><ol>
 {% for s in sections %}<li><a href="#s{{ loop.index }}">{{ s.title }}</a></li>{% endfor %}
 </ol></nav>{% endif %}
@@ -168,11 +168,15 @@ class Report:
     ----------
     title : str
     subtitle : str, optional
+    dated : bool, default True
+        Whether the report says when it was made; a release's public report does not, so that
+        the same configuration on the same data publishes the same bytes.
     """
 
-    def __init__(self, title: str, subtitle: str | None = None) -> None:
+    def __init__(self, title: str, subtitle: str | None = None, dated: bool = True) -> None:
         self.title = title
         self.subtitle = subtitle
+        self.dated = dated
         self.sections: list[Section] = []
 
     def section(self, title: str, intro: str | None = None) -> Section:
@@ -194,7 +198,9 @@ class Report:
             sections=self.sections,
             generated=_GENERATED,
             version=__version__,
-            created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            if self.dated
+            else None,
         )
 
     def write(self, path: str | os.PathLike[str]) -> Path:

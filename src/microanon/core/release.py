@@ -528,12 +528,9 @@ def write_manifests(
     """
     from .. import __version__
 
-    common = {
-        "microanon_release": _LAYOUT,
-        "microanon_version": __version__,
-        "kind": kind,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+    common = {"microanon_release": _LAYOUT, "microanon_version": __version__, "kind": kind}
+    # No date in the public part: the same configuration on the same data publishes the same
+    # bytes (the workbench's downloaded config reproduces its release); the internal part keeps it.
     manifest = {
         **common,
         "part": PUBLIC_DIR,
@@ -547,7 +544,12 @@ def write_manifests(
         json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
     )
     (directory / INTERNAL_DIR).mkdir(exist_ok=True)
-    doc = {**common, "part": INTERNAL_DIR, "metadata": _plain(dict(internal))}
+    doc = {
+        **common,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "part": INTERNAL_DIR,
+        "metadata": _plain(dict(internal)),
+    }
     (directory / INTERNAL_DIR / _INTERNAL).write_text(
         json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"
     )

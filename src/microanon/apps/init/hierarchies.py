@@ -44,7 +44,9 @@ __all__ = [
     "HierarchyPlan",
     "SKEW_LIMIT",
     "arx_csv",
+    "date_paths",
     "plan_hierarchy",
+    "with_missing",
 ]
 
 #: Numbers with at most this many distinct values get a balanced binary tree.
@@ -163,7 +165,9 @@ def _code(col: pd.Series, p: ColumnProfile, as_file: bool) -> HierarchyPlan:
     )
 
 
-def _date_paths(col: pd.Series, p: ColumnProfile) -> list[list[Any]]:
+def date_paths(col: pd.Series, p: ColumnProfile) -> list[list[Any]]:
+    """Root-to-leaf paths of a date column's values: month, year, decade, then ``*`` (levels
+    that change nothing are left out; no month when its place in the dates is ambiguous)."""
     present = col.dropna()
     if p.date_format is None:
         dates = pd.to_datetime(present)
@@ -200,7 +204,7 @@ def _bundled(col: pd.Series, p: ColumnProfile) -> Hierarchy | None:
     return Hierarchy.from_paths(h.paths(), name=p.name)
 
 
-def _with_missing(h: Hierarchy) -> Hierarchy:
+def with_missing(h: Hierarchy) -> Hierarchy:
     """``h`` with the missing-value label ``?`` as a leaf under the root (if not a leaf yet)."""
     if h.contains(MISSING_LABEL):
         return h
@@ -243,7 +247,7 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
             profile.name,
             "dates: month, year, decade, then *"
             + (" (day or month first is ambiguous in these dates: no month)" if ambiguous else ""),
-            hierarchy=Hierarchy.from_paths(_date_paths(col, profile), name=profile.name),
+            hierarchy=Hierarchy.from_paths(date_paths(col, profile), name=profile.name),
         )
     else:
         keys = [value_key(v) for v in col.dropna().unique()]
@@ -258,5 +262,5 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
     return HierarchyPlan(
         profile.name,
         plan.how + "; missing values are the leaf ?",
-        hierarchy=_with_missing(plan.hierarchy),
+        hierarchy=with_missing(plan.hierarchy),
     )

@@ -84,6 +84,9 @@ def render_config(
     columns: Sequence[ColumnEntry],
     models: Sequence[tuple[dict[str, Any], str]],
     command: str,
+    method: str = "full_domain",
+    params: Mapping[str, Any] | None = None,
+    intro: Sequence[str] | None = None,
 ) -> str:
     """The config text, without the manifest line (see :func:`~microanon.apps.init.files.sign`).
 
@@ -92,7 +95,8 @@ def render_config(
     data : str
         The ``data:`` value (a path relative to the config).
     read : mapping
-        The ``read:`` block (how the CSV file was read); empty for the defaults.
+        How the CSV file was read (:class:`~microanon.core.reading.ReadOptions` fields that are
+        not the defaults): the ``read:`` block, and ``na_values`` as the top-level key.
     source : str
         The data file's name, for the header.
     rows : int
@@ -101,21 +105,25 @@ def render_config(
         Each ``{name: params}`` entry of ``models:`` and the comment after it.
     command : str
         The command that runs the config.
+    method : str, default "full_domain"
+    params : mapping, optional
+        The method's parameters; default init's proposal for full_domain (at most 5%
+        suppressed, the loss metric minimized).
+    intro : sequence of str, optional
+        The opening comment's paragraphs; default init's (a proposal to check).
     """
-    out = [
-        *_comment(
+    csv = {k: v for k, v in read.items() if k != "na_values"}
+    na_values = read.get("na_values")  # a top-level key of the config, not one of read:
+    if intro is None:
+        intro = (
             f"microanon init: a proposed anonymization of {source} ({rows:,} rows, "
             f"{len(columns)} columns).",
-            "",
-            then="",
-        ),
-        *_comment(
             "It is a proposal from the column names and values, not a decision: check every "
             "role and hierarchy below before you publish. What an attacker can know about the "
             "people in the data is for you, the data owner, to judge.",
-            "",
-            then="",
-        ),
+        )
+    out = [
+        *(line for paragraph in intro for line in _comment(paragraph, "", then="")),
         *_comment(
             "Roles: identifier (dropped), quasi (known to others: generalized), sensitive "
             "(protected by l-diversity), insensitive (published unchanged; the schema lint "
@@ -128,7 +136,12 @@ def render_config(
         "# Run it with:",
         f"#   {command}",
         f"data: {_scalar(data)}",
-        *([f"read: {yaml_flow(dict(read))}   # how the CSV file is read"] if read else []),
+        *(
+            [f"na_values: {yaml_flow(list(na_values))}   # missing-value markers"]
+            if na_values
+            else []
+        ),
+        *([f"read: {yaml_flow(csv)}   # how the CSV file is read"] if csv else []),
         "schema:",
     ]
     for c in columns:
@@ -139,14 +152,20 @@ def render_config(
         for note in c.notes:
             out += _comment(note, "  ", "note: ")
         out.append(f"  {_scalar(c.column)}: {yaml_flow(c.entry)}")
-    out += [
-        "method: full_domain   # optimal full-domain generalization: a level per quasi-identifier",
-        "params: {suppression: 0.05, metric: lm}   # suppress at most 5% of the records; "
-        "minimize the loss metric",
-        "models:",
-    ]
+    if method == "full_domain" and params is None:
+        out += [
+            "method: full_domain   # optimal full-domain generalization: a level per "
+            "quasi-identifier",
+            "params: {suppression: 0.05, metric: lm}   # suppress at most 5% of the records; "
+            "minimize the loss metric",
+        ]
+    else:
+        out += [f"method: {_scalar(method)}", f"params: {yaml_flow(dict(params or {}))}"]
+    if models:
+        out.append("models:")
     for model, note in models:
-        ((name, params),) = model.items()
-        out.append(f"  - {_scalar(name)}: {yaml_flow(params)}")
-        out += _comment(note, "    ")
+        ((name, model_params),) = model.items()
+        out.append(f"  - {_scalar(name)}: {yaml_flow(model_params)}")
+        if note:
+            out += _comment(note, "    ")
     return "\n".join(out) + "\n"

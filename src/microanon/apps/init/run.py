@@ -35,11 +35,15 @@ from .render import ColumnEntry, render_config
 from .roles import Proposal, propose_roles
 
 __all__ = [
+    "HIERARCHY_DIR",
     "K",
     "L_MAX",
     "Decide",
     "InitResult",
     "format_result",
+    "hierarchy_file_names",
+    "missing_policy",
+    "read_block",
     "read_data",
     "run_init",
 ]
@@ -104,7 +108,7 @@ def read_data(path: str | os.PathLike[str], read: ReadOptions | None = None) -> 
     return frame
 
 
-def _file_names(columns: Sequence[str]) -> dict[str, str]:
+def hierarchy_file_names(columns: Sequence[str]) -> dict[str, str]:
     """A distinct hierarchy file (relative to the config) per column, safe on any file system."""
     out: dict[str, str] = {}
     taken: set[str] = set()
@@ -118,7 +122,7 @@ def _file_names(columns: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _missing(profile: ColumnProfile, role: Role) -> tuple[str | None, str | None]:
+def missing_policy(profile: ColumnProfile, role: Role) -> tuple[str | None, str | None]:
     """The missing-value policy of a column and the note saying what it does."""
     if not profile.has_missing or role is Role.IDENTIFIER:
         return None, None
@@ -140,14 +144,14 @@ def _entries(
     """The schema entries with their comments (the lint's ``findings`` among the notes), and
     the hierarchies to write by file name."""
     by_name = {p.name: p for p in profiles}
-    names = _file_names([p.column for p in proposals if p.role is Role.QUASI])
+    names = hierarchy_file_names([p.column for p in proposals if p.role is Role.QUASI])
     entries, files = [], {}
     for p in proposals:
         profile = by_name[p.column]
         entry: dict[str, Any] = {"role": p.role.value}
         if p.role is not Role.IDENTIFIER and profile.type == "numeric":
             entry["kind"] = "numeric"
-        missing, note = _missing(profile, p.role)
+        missing, note = missing_policy(profile, p.role)
         plan: HierarchyPlan | None = None
         if p.role is Role.QUASI:
             plan = plan_hierarchy(data[p.column], profile, missing_leaf=missing == "category")
@@ -252,7 +256,7 @@ def _relative(path: Path, start: Path) -> str:
         return path.resolve().as_posix()
 
 
-def _read_block(read: ReadOptions | None) -> dict[str, Any]:
+def read_block(read: ReadOptions | None) -> dict[str, Any]:
     """The options of ``read`` that differ from the defaults, as the config's ``read:`` block."""
     if read is None:
         return {}
@@ -315,7 +319,7 @@ def run_init(
     release = out.with_name(f"{out.stem}-release")
     text = render_config(
         data=_relative(data, out.parent),
-        read=_read_block(read),
+        read=read_block(read),
         source=data.name,
         rows=len(frame),
         columns=entries,

@@ -1,0 +1,334 @@
+"""The workbench's web application: the JSON API and the pages (see docs/workbench.md).
+
+Every answer is JSON except the pages and the zip downloads; an error is
+``{"error": "<one line>", "field": "<column or parameter or null>"}`` with a 4xx status, and a
+refused request changes nothing. The heavy work (reading, profiling, risk) runs on worker
+threads, runs on the workbench's own run thread.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ...core.errors import MicroanonError
+from ...core.reading import ReadOptions
+from ..io import json_plain
+from . import catalog
+from .datasets import built_hierarchy
+from .downloads import zip_directory
+from .errors import RequestError
+from .hierarchies import preview
+from .runs import CONFIG_DIR, RELEASE_DIR
+from .state import Workbench
+from .summaries import compare_rows, risk_profile
+
+__all__ = ["MAX_UPLOAD", "STATIC", "create_app"]
+
+#: Largest upload in bytes (a larger one is refused with 413).
+MAX_UPLOAD = 512 * 1024**2
+#: The pages.
+STATIC = Path(__file__).parent / "static"
+#: Runs compared side by side at most.
+COMPARE_MAX = 4
+_CHUNK = 1024**2
+_READ_FIELDS = ("sep", "encoding", "decimal", "quotechar")
+
+
+def _json(data: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(json_plain(data), status_code=status)
+
+
+async def _body(request: Request) -> Any:
+    try:
+        return json.loads(await request.body() or b"null")
+    except ValueError:
+        raise RequestError("the request body is not JSON", None) from None
+
+
+def _bench(request: Request) -> Workbench:
+    return request.app.state.workbench
+
+
+async def _save(upload: UploadFile, path: Path, limit: int) -> None:
+    """Copy an upload to ``path``, refusing one above ``limit`` bytes (nothing kept then)."""
+    size = 0
+    with open(path, "wb") as out:
+        while chunk := await upload.read(_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                out.close()
+                path.unlink()
+                raise RequestError(
+                    f"file {upload.filename}: larger than the limit of {limit:,} bytes", "file", 413
+                )
+            out.write(chunk)
+
+
+def _too_large(request: Request, limit: int) -> None:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit + _CHUNK:
+        raise RequestError(f"upload larger than the limit of {limit:,} bytes", "file", 413)
+
+
+def _read_options(form: Any) -> ReadOptions:
+    given: dict[str, Any] = {k: form.get(k) or None for k in _READ_FIELDS}
+    na = form.get("na_values")
+    if na:
+        given["na_values"] = [v.strip() for v in str(na).split(",") if v.strip()]
+    try:
+        return ReadOptions.from_mapping(given)
+    except MicroanonError as exc:
+        field = str(exc).split(":")[1].strip() if str(exc).count(":") > 1 else None
+        raise RequestError(str(exc), field) from None
+
+
+async def add_dataset(request: Request) -> Response:
+    bench, limit = _bench(request), request.app.state.max_upload
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        _too_large(request, limit)
+        form = await request.form(max_files=1, max_part_size=limit + _CHUNK)
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise RequestError("give the data file as the form field 'file'", "file")
+        read = _read_options(form)
+        path = bench.new_file("data", upload.filename or "data.csv")
+        try:
+            await _save(upload, path, limit)
+            ds = await run_in_threadpool(bench.add_file, path, path.name, read)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+    else:
+        body = await _body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("bundled"), str):
+            raise RequestError('upload a file (multipart) or give {"bundled": "<name>"}', "bundled")
+        ds = await run_in_threadpool(bench.add_bundled, body["bundled"])
+    return _json(bench.dataset_json(ds), 201)
+
+
+async def list_datasets(request: Request) -> Response:
+    bench = _bench(request)
+    return _json(
+        [{"id": d.id, "name": d.name, "rows": len(d.frame)} for d in bench.datasets.values()]
+    )
+
+
+async def get_dataset(request: Request) -> Response:
+    bench = _bench(request)
+    return _json(bench.dataset_json(bench.dataset(request.path_params["id"])))
+
+
+async def put_schema(request: Request) -> Response:
+    from .datasets import apply_schema
+
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    body = await _body(request)
+    await run_in_threadpool(apply_schema, ds, body, bench.uploads)
+    return _json(bench.dataset_json(ds))
+
+
+async def hierarchy_preview(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    body = await _body(request)
+    if not isinstance(body, dict) or not isinstance(body.get("column"), str):
+        raise RequestError('give {"column", "hierarchy"}', "column")
+    column = body["column"]
+
+    def work() -> dict[str, Any]:
+        built = built_hierarchy(ds, column, body.get("hierarchy"), bench.uploads)
+        kind = ds.columns[column].kind
+        try:
+            return preview(built, ds.frame, kind, ds.missing(column) == "category")
+        except MicroanonError as exc:
+            raise RequestError(f"hierarchy of {column!r}: {exc}", column) from None
+
+    return _json(await run_in_threadpool(work))
+
+
+async def add_hierarchy(request: Request) -> Response:
+    bench, limit = _bench(request), request.app.state.max_upload
+    _too_large(request, limit)
+    form = await request.form(max_files=1, max_part_size=limit + _CHUNK)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise RequestError("give the hierarchy file as the form field 'file'", "file")
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise RequestError(f"file {upload.filename}: larger than {limit:,} bytes", "file", 413)
+    return _json(bench.add_hierarchy(data, upload.filename or "hierarchy.csv"), 201)
+
+
+async def bundled(request: Request) -> Response:
+    from ...datasets import adult_hierarchies
+    from ...datasets import list_datasets as bundled_datasets
+
+    return _json(
+        {
+            "datasets": [
+                {"name": d["name"], "rows": d["rows"], "description": d["description"]}
+                for d in bundled_datasets()
+            ],
+            "hierarchies": list(adult_hierarchies()),
+        }
+    )
+
+
+async def risk(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    quasi = bench.quasi(ds)
+    return _json(await run_in_threadpool(risk_profile, ds.frame, quasi))
+
+
+async def methods(request: Request) -> Response:
+    return _json(await run_in_threadpool(catalog.methods))
+
+
+async def models(request: Request) -> Response:
+    return _json(await run_in_threadpool(catalog.models))
+
+
+async def start_run(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    body = await _body(request)
+    run = await run_in_threadpool(bench.start_run, ds, body)
+    return _json({"id": run.id}, 202)
+
+
+async def get_run(request: Request) -> Response:
+    return _json(_bench(request).run(request.path_params["id"]).to_json())
+
+
+async def delete_run(request: Request) -> Response:
+    _bench(request).delete_run(request.path_params["id"])
+    return Response(status_code=204)
+
+
+async def compare(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    ids = [r for r in request.query_params.get("runs", "").split(",") if r]
+    if not ids or len(ids) > COMPARE_MAX:
+        raise RequestError(f"runs: give 1 to {COMPARE_MAX} run ids, comma-separated", "runs")
+    runs = [bench.run(r) for r in ids]
+    other = [r.id for r in runs if r.dataset != ds.id]
+    if other:
+        raise RequestError(f"runs: {other[0]} is a run of another data set", "runs")
+    return _json(
+        {"runs": [r.to_json() for r in runs], "rows": compare_rows([r.result for r in runs])}
+    )
+
+
+def _download(part: str, media: str = "application/zip") -> Any:
+    async def endpoint(request: Request) -> Response:
+        run = _bench(request).run(request.path_params["id"])
+        if part == "config":
+            directory = run.directory / CONFIG_DIR
+        else:
+            if run.status != "done":
+                raise RequestError(f"run {run.id} is {run.status}: nothing to download", "id", 409)
+            directory = run.directory / RELEASE_DIR / part
+        data = await run_in_threadpool(zip_directory, directory)
+        name = f"{run.id}-{part}.zip"
+        return Response(
+            data,
+            media_type=media,
+            headers={"content-disposition": f'attachment; filename="{name}"'},
+        )
+
+    return endpoint
+
+
+async def index(request: Request) -> Response:
+    page = STATIC / "index.html"
+    if not page.is_file():
+        raise RequestError("the workbench's pages are not installed", None, 404)
+    return FileResponse(page)
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RequestError):
+        return _json({"error": str(exc), "field": exc.field}, exc.status)
+    return _json({"error": " ".join(str(exc).split()), "field": None}, 400)
+
+
+def create_app(
+    workdir: str | Path | None = None,
+    *,
+    max_upload: int = MAX_UPLOAD,
+    preload: tuple[Path, ReadOptions] | None = None,
+) -> Starlette:
+    """The workbench's starlette application.
+
+    Parameters
+    ----------
+    workdir : path, optional
+        Where its private work directory is made (default: the system's temporary directory);
+        the work directory, and nothing else, is deleted when the application shuts down.
+    max_upload : int
+        Largest upload in bytes.
+    preload : (path, ReadOptions), optional
+        A data file to load at start (``microanon app DATA``); it is read, never written.
+
+    Raises
+    ------
+    InputError
+        A preloaded file that does not parse.
+    """
+    bench = Workbench(workdir)
+    if preload is not None:
+        try:
+            bench.add_file(preload[0], preload[0].name, preload[1])
+        except BaseException:
+            bench.close()
+            raise
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        bench.close()
+
+    routes = [
+        Route("/", index),
+        Route("/api/datasets", add_dataset, methods=["POST"]),
+        Route("/api/datasets", list_datasets, methods=["GET"]),
+        Route("/api/datasets/{id}", get_dataset, methods=["GET"]),
+        Route("/api/datasets/{id}/schema", put_schema, methods=["PUT"]),
+        Route("/api/datasets/{id}/hierarchy-preview", hierarchy_preview, methods=["POST"]),
+        Route("/api/datasets/{id}/risk", risk, methods=["GET"]),
+        Route("/api/datasets/{id}/runs", start_run, methods=["POST"]),
+        Route("/api/datasets/{id}/compare", compare, methods=["GET"]),
+        Route("/api/hierarchies", add_hierarchy, methods=["POST"]),
+        Route("/api/bundled", bundled, methods=["GET"]),
+        Route("/api/methods", methods, methods=["GET"]),
+        Route("/api/models", models, methods=["GET"]),
+        Route("/api/runs/{id}", get_run, methods=["GET"]),
+        Route("/api/runs/{id}", delete_run, methods=["DELETE"]),
+        Route("/api/runs/{id}/public.zip", _download("public"), methods=["GET"]),
+        Route("/api/runs/{id}/internal.zip", _download("internal"), methods=["GET"]),
+        Route("/api/runs/{id}/config.zip", _download("config"), methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={MicroanonError: _refused},
+    )
+    app.state.workbench = bench
+    app.state.max_upload = max_upload
+    return app

@@ -1,0 +1,351 @@
+"""The workbench's data sets: a loaded table with its profiles, roles, hierarchies and lint.
+
+Loading reuses ``microanon init``: the table is read as ``init`` and ``anonymize`` read it
+(:func:`microanon.apps.init.read_data`), profiled
+(:func:`~microanon.apps.init.profile.profile_table`), given the proposed roles
+(:func:`~microanon.apps.init.roles.propose_roles`) and, for the
+quasi-identifiers, the proposed hierarchies (type ``auto``). A schema change is checked against
+the data as ``anonymize`` will check it before it replaces the previous one
+(:func:`apply_schema`), so a refused change leaves the data set as it was.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...core.errors import MicroanonError
+from ...core.hierarchy import Hierarchy, value_key
+from ...core.lint import Finding, lint_schema
+from ...core.reading import ReadOptions
+from ...core.schema import Role, Schema
+from ..init.hierarchies import arx_csv
+from ..init.profile import ColumnProfile, profile_table
+from ..init.render import ColumnEntry
+from ..init.roles import propose_roles
+from ..init.run import hierarchy_file_names, missing_policy, read_block, read_data
+from .errors import RequestError
+from .hierarchies import Built, build, missing_values
+
+__all__ = [
+    "KINDS",
+    "ColumnState",
+    "Dataset",
+    "apply_schema",
+    "dataset_json",
+    "load_bundled",
+    "load_file",
+    "schema_files",
+]
+
+#: The kinds a column may be given.
+KINDS = ("categorical", "numeric")
+#: Example values shown per column.
+_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class ColumnState:
+    """What the data owner set for one column.
+
+    Attributes
+    ----------
+    role : Role
+    reason : str
+        The rule that gave the role (or "chosen by the user").
+    kind : {"categorical", "numeric"}
+    hierarchy : dict or None
+        The ``HierarchySpec`` of a quasi-identifier.
+    """
+
+    role: Role
+    reason: str
+    kind: str
+    hierarchy: dict[str, Any] | None = None
+
+
+@dataclass
+class Dataset:
+    """One loaded table.
+
+    Attributes
+    ----------
+    id : str
+    name : str
+        The file's name as uploaded (the ``data:`` of the config), or ``dataset:NAME``.
+    frame : DataFrame
+    profiles : dict of str to ColumnProfile
+    read : ReadOptions
+        How the file was read.
+    path : Path or None
+        The uploaded file in the work directory (None for a bundled data set).
+    columns : dict of str to ColumnState
+    lint : list of Finding
+        The schema lint on the current roles.
+    levels : dict of str to int
+        Generalization levels above the leaves of each quasi-identifier's hierarchy.
+    runs : list of str
+        Ids of the runs on this data set, oldest first.
+    """
+
+    id: str
+    name: str
+    frame: pd.DataFrame
+    profiles: dict[str, ColumnProfile]
+    read: ReadOptions
+    path: Path | None
+    columns: dict[str, ColumnState]
+    lint: list[Finding] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+    levels: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def quasi(self) -> list[str]:
+        """The quasi-identifiers, in column order."""
+        return [c for c, s in self.columns.items() if s.role is Role.QUASI]
+
+    def missing(self, column: str) -> str | None:
+        """The missing-value policy of a column (``init``'s: numbers dropped, others ``?``)."""
+        return missing_policy(self.profiles[column], self.columns[column].role)[0]
+
+
+def _new(
+    ds_id: str, name: str, frame: pd.DataFrame, read: ReadOptions, path: Path | None
+) -> Dataset:
+    profiles = profile_table(frame)
+    columns = {}
+    for p in propose_roles(frame, profiles):
+        kind = (
+            "numeric"
+            if {x.name: x for x in profiles}[p.column].type == "numeric"
+            else "categorical"
+        )
+        spec = {"type": "auto"} if p.role is Role.QUASI else None
+        columns[p.column] = ColumnState(p.role, p.reason, kind, spec)
+    ds = Dataset(ds_id, name, frame, {p.name: p for p in profiles}, read, path, columns)
+    ds.lint = _lint(frame, columns)
+    try:
+        ds.levels = schema_files(ds, {})[2]
+    except RequestError:  # a proposal the data do not fit: shown when the owner changes it
+        ds.levels = {}
+    return ds
+
+
+def load_file(ds_id: str, path: Path, name: str, read: ReadOptions) -> Dataset:
+    """A data set from an uploaded CSV or Parquet file (read as ``anonymize`` reads ``data:``).
+
+    Raises
+    ------
+    InputError
+        A file that does not parse (the reader's message: encoding, byte, line), or no rows.
+    """
+    return _new(ds_id, name, read_data(path, read), read, path)
+
+
+def load_bundled(ds_id: str, name: str) -> Dataset:
+    """A bundled data set by name (``microanon datasets list``).
+
+    Raises
+    ------
+    InputError
+        An unknown name (listing the known ones).
+    """
+    from ...datasets import load_dataset
+
+    frame = load_dataset(name)
+    frame.columns = [str(c) for c in frame.columns]
+    return _new(ds_id, f"dataset:{name}", frame, ReadOptions(), None)
+
+
+def _lint(frame: pd.DataFrame, columns: Mapping[str, ColumnState]) -> list[Finding]:
+    schema = Schema.from_dict({c: s.role.value for c, s in columns.items()})
+    return lint_schema(frame, schema).findings
+
+
+def _state(column: str, old: ColumnState, change: Any) -> ColumnState:
+    """``old`` with a client's change (role, kind, hierarchy) applied, checked."""
+    if not isinstance(change, Mapping):
+        raise RequestError(f"column {column!r}: give a mapping of role, kind, hierarchy", column)
+    unknown = sorted(set(change) - {"role", "kind", "hierarchy"})
+    if unknown:
+        raise RequestError(f"column {column!r}: unknown key(s) {', '.join(unknown)}", column)
+    new = old
+    if "role" in change:
+        try:
+            role = Role(str(change["role"]))
+        except ValueError:
+            raise RequestError(
+                f"column {column!r}: unknown role {change['role']!r} (use one of "
+                f"{', '.join(r.value for r in Role)})",
+                column,
+            ) from None
+        if role is not old.role:
+            new = replace(new, role=role, reason=f"chosen by the user (proposed {old.role.value})")
+    if "kind" in change:
+        if change["kind"] not in KINDS:
+            raise RequestError(
+                f"column {column!r}: unknown kind {change['kind']!r} "
+                f"(use one of {', '.join(KINDS)})",
+                column,
+            )
+        new = replace(new, kind=change["kind"])
+    if "hierarchy" in change:
+        new = replace(new, hierarchy=change["hierarchy"])
+    if new.role is Role.QUASI and new.hierarchy is None:
+        new = replace(new, hierarchy={"type": "auto"})
+    return new
+
+
+def built_hierarchy(ds: Dataset, column: str, spec: Any, uploads: Mapping[str, Path]) -> Built:
+    """A specification built on one of the data set's columns (see :func:`.hierarchies.build`)."""
+    if column not in ds.columns:
+        raise RequestError(f"no column {column!r} in {ds.name}", "column")
+    return build(
+        spec,
+        ds.frame[column],
+        ds.profiles[column],
+        ds.missing(column) == "category",
+        uploads,
+    )
+
+
+def schema_files(
+    ds: Dataset, uploads: Mapping[str, Path]
+) -> tuple[list[ColumnEntry], dict[str, Hierarchy], dict[str, int]]:
+    """The config's schema entries, its hierarchy files (relative path -> hierarchy) and the
+    levels of each quasi-identifier's hierarchy above its leaves.
+
+    Raises
+    ------
+    RequestError
+        A hierarchy that does not build or misses a value of its column, a value the schema
+        refuses (naming the column).
+    """
+    names = hierarchy_file_names(ds.quasi)
+    entries, files = [], {}
+    for column, state in ds.columns.items():
+        entry: dict[str, Any] = {"role": state.role.value}
+        if state.role is not Role.IDENTIFIER and state.kind == "numeric":
+            entry["kind"] = "numeric"
+        how = None
+        if state.role is Role.QUASI:
+            built = built_hierarchy(ds, column, state.hierarchy, uploads)
+            how = built.how
+            if built.hierarchy is not None:
+                absent = missing_values(
+                    built.hierarchy, ds.frame[column], ds.missing(column) == "category"
+                )
+                if absent:
+                    more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""
+                    raise RequestError(
+                        f"hierarchy of {column!r} misses value {absent[0]}{more}", column
+                    )
+                files[names[column]] = built.hierarchy
+                entry["hierarchy"] = names[column]
+            else:
+                entry["hierarchy"] = built.builder
+        missing = ds.missing(column)
+        if missing is not None:
+            entry["missing"] = missing
+        profile = ds.profiles[column]
+        entries.append(
+            ColumnEntry(
+                column, entry, profile.describe(), f"role {state.role.value}: {state.reason}", how
+            )
+        )
+    schema = _check(ds.frame, entries, files)
+    return entries, files, {q: schema.hierarchy(q).height for q in schema.quasi}
+
+
+def _check(
+    frame: pd.DataFrame, entries: list[ColumnEntry], files: Mapping[str, Hierarchy]
+) -> Schema:
+    """Check the schema as the config will state it (files read back from their text)."""
+    spec = {}
+    for e in entries:
+        desc = dict(e.entry)
+        if isinstance(desc.get("hierarchy"), str):
+            text = io.StringIO(arx_csv(files[desc["hierarchy"]]))
+            desc["hierarchy"] = Hierarchy.from_arx_csv(text, name=e.column)
+        spec[e.column] = desc
+    try:
+        schema = Schema.from_dict(spec).resolve(frame)
+        schema.validate(frame)
+    except MicroanonError as exc:
+        column = next((e.column for e in entries if f"'{e.column}'" in str(exc)), None)
+        raise RequestError(str(exc), column) from None
+    return schema
+
+
+def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
+    """Apply a ``PUT .../schema`` body to ``ds``, or change nothing and raise.
+
+    Raises
+    ------
+    RequestError
+        An unknown column, role or kind; a hierarchy that does not build or misses a value.
+    """
+    if not isinstance(body, Mapping) or not isinstance(body.get("columns"), Mapping):
+        raise RequestError('give {"columns": {"<name>": {"role", "kind", "hierarchy"}}}', "columns")
+    columns = dict(ds.columns)
+    for column, change in body["columns"].items():
+        if column not in columns:
+            raise RequestError(f"no column {column!r} in {ds.name}", str(column))
+        columns[column] = _state(column, columns[column], change)
+    trial = replace(ds, columns=columns)
+    levels = schema_files(trial, uploads)[2]
+    ds.columns = columns
+    ds.levels = levels
+    ds.lint = _lint(ds.frame, columns)
+
+
+def _plain(value: Any) -> Any:
+    """A value of the table as JSON (numbers stay numbers, anything else its text)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)) or hasattr(value, "item"):
+        item = value.item() if hasattr(value, "item") else value
+        return item if isinstance(item, (int, float)) else value_key(item)
+    return value_key(value)
+
+
+def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``Dataset`` answer of the JSON API (``runs``: the runs' summaries)."""
+    columns = []
+    for column, state in ds.columns.items():
+        p = ds.profiles[column]
+        examples = [_plain(v) for v in pd.unique(ds.frame[column].dropna())[:_EXAMPLES]]
+        columns.append(
+            {
+                "name": column,
+                "type": p.type,
+                "distinct": p.distinct,
+                "unique_share": p.unique_share,
+                "missing_share": p.missing_share,
+                "examples": examples,
+                "profile": p.describe(),
+                "role": state.role.value,
+                "reason": state.reason,
+                "kind": state.kind,
+                "missing": ds.missing(column),
+                "hierarchy": state.hierarchy,
+                "levels": ds.levels.get(column) if state.role is Role.QUASI else None,
+            }
+        )
+    return {
+        "id": ds.id,
+        "name": ds.name,
+        "rows": len(ds.frame),
+        "read": read_block(ds.read),
+        "columns": columns,
+        "lint": [
+            {"column": f.column, "severity": "blocking", "kind": f.kind, "message": f.evidence}
+            for f in ds.lint
+        ],
+        "runs": runs,
+    }

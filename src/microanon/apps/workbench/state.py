@@ -1,0 +1,165 @@
+"""The workbench's state: data sets, uploaded hierarchies and runs, in memory, with their files
+in a private work directory that is deleted when the workbench closes.
+
+Uploaded files are stored under names the workbench makes (never a path the client sent);
+runs execute one at a time on a worker thread, so a page can poll their progress.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ...core.errors import MicroanonError
+from ...core.reading import ReadOptions
+from ...core.schema import Role
+from .datasets import Dataset, dataset_json, load_bundled, load_file
+from .errors import RequestError
+from .hierarchies import read_upload
+from .runs import Run, execute, prepare
+
+__all__ = ["Workbench", "safe_name"]
+
+
+def safe_name(name: str, default: str = "data.csv") -> str:
+    """A client's file name reduced to a safe base name (letters, digits, ``._-``)."""
+    base = re.split(r"[\\/]", str(name))[-1]
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("._")
+    return safe or default
+
+
+class Workbench:
+    """What one workbench process holds.
+
+    Parameters
+    ----------
+    parent : path, optional
+        Where the private work directory is made (default: the system's temporary directory).
+    """
+
+    def __init__(self, parent: str | Path | None = None) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix="microanon-workbench-", dir=parent))
+        self.datasets: dict[str, Dataset] = {}
+        self.uploads: dict[str, Path] = {}
+        self.runs: dict[str, Run] = {}
+        self.lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="microanon-workbench-run")
+
+    @staticmethod
+    def new_id(prefix: str) -> str:
+        """A fresh opaque id."""
+        return f"{prefix}{secrets.token_hex(6)}"
+
+    def new_file(self, kind: str, name: str) -> Path:
+        """A new path under the work directory for an upload (its directory made)."""
+        directory = self.workdir / kind / self.new_id("")
+        directory.mkdir(parents=True)
+        return directory / safe_name(name)
+
+    # ---------------------------------------------------------------- data sets
+    def add_file(self, path: Path, name: str, read: ReadOptions) -> Dataset:
+        """Load a data file (an upload in the work directory, or the user's file, only read).
+
+        Raises
+        ------
+        RequestError
+            A file that does not parse (the message names the file as the client did).
+        """
+        try:
+            ds = load_file(self.new_id("d"), path, name, read)
+        except MicroanonError as exc:
+            raise RequestError(str(exc).replace(str(path), name), "file") from None
+        with self.lock:
+            self.datasets[ds.id] = ds
+        return ds
+
+    def add_bundled(self, name: str) -> Dataset:
+        """Load a bundled data set."""
+        try:
+            ds = load_bundled(self.new_id("d"), name)
+        except MicroanonError as exc:
+            raise RequestError(str(exc), "bundled") from None
+        with self.lock:
+            self.datasets[ds.id] = ds
+        return ds
+
+    def dataset(self, ds_id: str) -> Dataset:
+        """A data set by id (404 otherwise)."""
+        ds = self.datasets.get(ds_id)
+        if ds is None:
+            raise RequestError(f"no data set {ds_id!r}", "id", status=404)
+        return ds
+
+    def dataset_json(self, ds: Dataset) -> dict[str, Any]:
+        """The ``Dataset`` answer, with its runs."""
+        return dataset_json(ds, [self.runs[r].to_json() for r in ds.runs if r in self.runs])
+
+    def quasi(self, ds: Dataset) -> list[str]:
+        """The quasi-identifiers of ``ds`` (400 without any)."""
+        quasi = [c for c, s in ds.columns.items() if s.role is Role.QUASI]
+        if not quasi:
+            raise RequestError(
+                "no quasi-identifier: give at least one column the role quasi", "role"
+            )
+        return quasi
+
+    # ---------------------------------------------------------------- hierarchies
+    def add_hierarchy(self, data: bytes, name: str) -> dict[str, Any]:
+        """Store an uploaded ARX hierarchy file after checking that it reads."""
+        tree = read_upload(data, safe_name(name, "hierarchy.csv"))
+        path = self.new_file("hierarchies", name)
+        path.write_bytes(data)
+        upload = self.new_id("h")
+        with self.lock:
+            self.uploads[upload] = path
+        return {"upload": upload, "leaves": tree.n_leaves, "levels": tree.height}
+
+    # ---------------------------------------------------------------- runs
+    def start_run(self, ds: Dataset, body: Any) -> Run:
+        """Prepare a run (refusing a bad configuration) and queue it."""
+        run_id = self.new_id("r")
+        directory = self.workdir / "runs" / run_id
+        directory.mkdir(parents=True)
+        run = Run(run_id, ds.id, "", {}, directory)
+        try:
+            cfg = prepare(ds, body, self.uploads, run)
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        with self.lock:
+            self.runs[run_id] = run
+            ds.runs.append(run_id)
+        self._executor.submit(execute, run, cfg, ds)
+        return run
+
+    def run(self, run_id: str) -> Run:
+        """A run by id (404 otherwise)."""
+        run = self.runs.get(run_id)
+        if run is None:
+            raise RequestError(f"no run {run_id!r}", "id", status=404)
+        return run
+
+    def delete_run(self, run_id: str) -> None:
+        """Forget a finished run and remove its files (409 while it is queued or running)."""
+        run = self.run(run_id)
+        if run.status in ("queued", "running"):
+            raise RequestError(
+                f"run {run_id!r} is {run.status}; delete it when it has ended", "id", 409
+            )
+        with self.lock:
+            del self.runs[run_id]
+            ds = self.datasets.get(run.dataset)
+            if ds is not None and run_id in ds.runs:
+                ds.runs.remove(run_id)
+        shutil.rmtree(run.directory, ignore_errors=True)
+
+    def close(self) -> None:
+        """Stop the runs not started and delete the work directory."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self.workdir, ignore_errors=True)

@@ -1,0 +1,182 @@
+"""What the workbench shows of a run and of the original: numbers, charts, comparisons.
+
+Everything here is computed on the original data for the data owner's eyes: the answers of the
+JSON API, never a file of the public part.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.hierarchy import SUPPRESSED, value_key
+from ...core.release import Release
+from ...core.schema import Schema
+from ..io import json_plain
+from ..risk import RiskOptions, assess_risk
+
+__all__ = ["BARS", "MEASURES_BETTER", "chart", "compare_rows", "risk_profile", "run_result"]
+
+#: Bars of a column's chart at most.
+BARS = 30
+#: Risk histogram bins over [0, 1].
+RISK_BINS = 20
+
+#: Whether a lower or a higher value of a measure is better (others: no direction).
+MEASURES_BETTER: dict[str, str] = {
+    "suppressed_share": "lower",
+    "LM": "lower",
+    "GCP": "lower",
+    "discernibility": "lower",
+    "AECS": "lower",
+    "precision": "higher",
+    "risk_max": "lower",
+    "risk_avg": "lower",
+    "records_at_risk": "lower",
+    "t_closeness": "lower",
+    "k": "higher",
+    "l_distinct": "higher",
+    "l_entropy": "higher",
+}
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
+
+
+def _numbers(block: Any) -> dict[str, float]:
+    """The finite numbers of a mapping, JSON-ready."""
+    if not isinstance(block, Mapping):
+        return {}
+    out = {}
+    for key, value in block.items():
+        if _number(value) and math.isfinite(float(value)):
+            out[str(key)] = json_plain(value)
+    return out
+
+
+def chart(values: pd.Series) -> dict[str, list[Any]]:
+    """A bar chart of a column: at most :data:`BARS` bars.
+
+    Numbers with more distinct values than bars are binned into equal-width intervals; other
+    columns show their most frequent values (in value order for numbers). Missing values (a
+    suppressed cell) are the bar ``*``.
+    """
+    present = values.dropna()
+    numeric = pd.api.types.is_numeric_dtype(present) and not pd.api.types.is_bool_dtype(present)
+    if numeric and present.nunique() > BARS:
+        counts, edges = np.histogram(present.to_numpy(dtype=float), bins=BARS)
+        labels = [
+            f"{value_key(_round(a))}–{value_key(_round(b))}"
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        ]
+        out = {"labels": labels, "counts": [int(c) for c in counts]}
+    else:
+        counts = present.map(value_key).value_counts(sort=True).head(BARS)
+        if numeric:
+            order = sorted(counts.index, key=lambda k: float(k))
+            counts = counts.loc[order]
+        out = {"labels": list(counts.index), "counts": [int(c) for c in counts]}
+    missing = int(values.isna().sum())
+    if missing:
+        out["labels"].append(SUPPRESSED)
+        out["counts"].append(missing)
+    return out
+
+
+def _round(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(f"{x:.4g}")
+
+
+def run_result(
+    numbers: Mapping[str, Any], release: Release, original: pd.DataFrame, schema: Schema
+) -> dict[str, Any]:
+    """The ``result`` of a finished run's summary.
+
+    Parameters
+    ----------
+    numbers : mapping
+        What :func:`~microanon.apps.anonymize.run_anonymize` returned.
+    release : Release
+    original : DataFrame
+        The original table (the charts' "before").
+    schema : Schema
+    """
+    meta = release.metadata
+    public = release.tables.get("data")
+    records = int(meta.get("rows_out", len(public) if public is not None else 0))
+    rows_in = int(meta.get("rows_in", len(original)))
+    utility = _numbers(numbers.get("utility"))
+    suppressed = meta.get("suppressed", utility.pop("suppressed", None))
+    utility.pop("suppressed", None)
+    if not _number(suppressed):
+        suppressed = max(rows_in - records, 0)
+    verdicts = (numbers.get("verification") or {}).get("verdicts") or []
+    columns = {}
+    for q in schema.quasi:
+        if public is not None and q in public.columns and q in original.columns:
+            columns[q] = {"before": chart(original[q]), "after": chart(public[q])}
+    return {
+        "verified": numbers.get("verified"),
+        "models": [
+            {
+                "model": v.get("model"),
+                "holds": v.get("holds"),
+                "achieved": json_plain(v.get("value")),
+            }
+            for v in verdicts
+        ],
+        "records": records,
+        "suppressed": int(suppressed),
+        "suppressed_share": int(suppressed) / rows_in if rows_in else 0.0,
+        "utility": utility,
+        "risk": _numbers(numbers.get("after")),
+        "warnings": [str(w) for w in numbers.get("warnings") or []],
+        "seconds": json_plain(numbers.get("seconds")),
+        "columns": columns,
+    }
+
+
+def compare_rows(results: Sequence[Mapping[str, Any] | None]) -> list[dict[str, Any]]:
+    """One row per measure of the runs' results: its values (None where a run lacks it) and
+    whether lower or higher is better (None: no direction)."""
+    names: list[tuple[str, str]] = [("suppressed_share", "")]
+    for block in ("utility", "risk"):
+        for r in results:
+            for key in (r or {}).get(block, {}):
+                if (key, block) not in names:
+                    names.append((key, block))
+    rows = []
+    for key, block in names:
+        values = [
+            None if r is None else (r.get(key) if not block else r.get(block, {}).get(key))
+            for r in results
+        ]
+        label = f"{block}: {key}" if block else key
+        rows.append({"measure": label, "values": values, "better": MEASURES_BETTER.get(key)})
+    return rows
+
+
+def risk_profile(frame: pd.DataFrame, quasi: Sequence[str]) -> dict[str, Any]:
+    """The risk profile of the original on its quasi-identifiers (rows with a missing key left
+    out, as the release's internal report does; no SUDA2).
+
+    Returns
+    -------
+    dict
+        ``numbers`` (as ``microanon risk --json``) and ``histogram`` (``edges``, ``counts``) of
+        the per-record re-identification risk (the prosecutor's).
+    """
+    keys = frame[list(quasi)].dropna()
+    assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False))
+    risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
+    weights = assessment.record_weights
+    counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0), weights=weights)
+    return {
+        "numbers": json_plain(assessment.numbers),
+        "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]},
+    }
