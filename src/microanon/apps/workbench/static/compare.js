@@ -49,7 +49,9 @@ function table(doc) {
   return [
     h("caption", {}, "The runs side by side; ★ marks the better value of a row."),
     h("thead", {}, head),
-    h("tbody", {}, row("method", method, null), ...doc.rows.map((r) => row(r.measure, r.values, r.better, r.share)), ...extra),
+    h("tbody", {}, row("method", method, null),
+      row("records published", runs.map((r) => r.result?.records), null),
+      ...doc.rows.map((r) => row(r.measure, r.values, r.better, /share/.test(r.measure))), ...extra),
   ];
 }
 

@@ -23,6 +23,7 @@ const TYPES = [
   ["bundled", "a bundled hierarchy"],
   ["intervals", "intervals of fixed width"],
   ["quantiles", "intervals of equal record counts (quantiles)"],
+  ["balanced", "groups of equal size (balanced tree)"],
   ["masking", "masking characters of codes"],
   ["dates", "dates (month, year, decade)"],
   ["arx_csv", "upload an ARX CSV file"],
@@ -42,6 +43,10 @@ const PARAMS = {
   quantiles: [
     { name: "bins", label: "Intervals per level, finest first", parse: "integers",
       help: "e.g. 8, 4, 2: each level cuts the values into intervals holding about as many records." },
+  ],
+  balanced: [
+    { name: "fanout", label: "Values grouped together per level", parse: "integer",
+      help: "e.g. 2: pairs of neighbouring values, then pairs of pairs…" },
   ],
   masking: [
     { name: "max_masked", label: "Most characters masked (optional)", parse: "integer",
@@ -150,7 +155,7 @@ function columnRow(col, i) {
   const change = () => setRole(col, role.value, kind.value, error);
   role.addEventListener("change", change);
   kind.addEventListener("change", change);
-  const examples = (col.examples || []).map((x) => String(x)).join(", ");
+  const examples = (col.examples || []).slice(0, 4).map((x) => String(x)).join(", ");
   return h("tr", { dataset: { column: col.name } },
     h("th", { scope: "row" }, col.name),
     h("td", {}, col.type),
@@ -197,7 +202,7 @@ function describe(spec, levels) {
     .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(", ") : v}`)
     .join("; ");
   const type = (TYPES.find(([t]) => t === spec.type) || [spec.type, spec.type])[1];
-  return `Now: ${type}${params ? ` (${params})` : ""}${levels ? `, ${levels} levels` : ""}.`;
+  return `Now: ${type}${params ? ` (${params})` : ""}${levels ? `, ${levels} level${levels === 1 ? "" : "s"}` : ""}.`;
 }
 
 function hierarchyBox(col) {
@@ -216,6 +221,7 @@ function hierarchyBox(col) {
   for (const p of PARAMS[ed.type] || []) {
     const id = `h-${CSS.escape(col.name)}-${p.name}`;
     const input = h("input", { type: "text", id, value: ed.values[p.name] ?? "",
+      list: p.name === "name" && ed.type === "bundled" ? "bundled-hierarchies" : null,
       dataset: { param: p.name, key: `h:${col.name}:${p.name}` }, "aria-describedby": `${id}-help`,
       oninput: () => { ed.values[p.name] = input.value; schedulePreview(col, box); } });
     box.append(h("div", { class: "field" }, h("label", { for: id }, p.label), input,
@@ -361,8 +367,27 @@ async function apply(col, box) {
   }
 }
 
+/** The bundled datasets and hierarchies the server offers (GET /api/bundled). */
+async function listBundled() {
+  let bundled;
+  try {
+    bundled = await api("GET", "/api/bundled");
+  } catch (e) {
+    say("load-error", `The bundled datasets could not be listed: ${e.message}`);
+    return;
+  }
+  const described = new Map(bundled.datasets.map((d) => [d.name, d.description]));
+  $("bundled").replaceChildren(...options(
+    bundled.datasets.map((d) => [d.name, `${d.name} (${fmt(d.rows)} records)`]), "arx_adult"));
+  const help = () => ($("bundled-help").textContent = described.get($("bundled").value) || "");
+  $("bundled").addEventListener("change", help);
+  help();
+  $("bundled-hierarchies").replaceChildren(...bundled.hierarchies.map((n) => h("option", { value: n })));
+}
+
 export function initData() {
   $("load-form").addEventListener("submit", loadFile);
   $("load-bundled").addEventListener("click", loadBundled);
   window.addEventListener("unhandledrejection", (e) => fail(String(e.reason?.message || e.reason)));
+  listBundled();
 }

@@ -28,7 +28,9 @@ function paramField(p, values, id, field) {
   let input;
   const common = { id, dataset: { param: p.name, field }, "aria-describedby": `${id}-help ${id}-error` };
   if (p.choices) {
-    input = h("select", common, options(p.choices.map((c) => [c, String(c)]), current));
+    const choices = p.choices.map((c) => [c, String(c)]);
+    if ((p.default === null || p.default === undefined) && !p.required) choices.unshift(["", "(default)"]);
+    input = h("select", common, options(choices, current ?? ""));
   } else if (isBool(p.type)) {
     input = h("input", { ...common, type: "checkbox", checked: Boolean(current) });
   } else {
@@ -39,7 +41,7 @@ function paramField(p, values, id, field) {
   input.addEventListener("input", keep);
   input.addEventListener("change", keep);
   return h("div", { class: `field${isBool(p.type) ? " check" : ""}` },
-    h("label", { for: id }, p.label || p.name.replaceAll("_", " ")), input,
+    h("label", { for: id }, p.label || p.name.replaceAll("_", " "), p.required ? " (required)" : ""), input,
     h("p", { class: "help", id: `${id}-help` }, p.help || ""),
     h("p", { class: "invalid", id: `${id}-error`, dataset: { field }, role: "alert", hidden: true }));
 }
@@ -50,6 +52,13 @@ function value(p, raw) {
   if (typeof raw !== "string") return raw;
   if (isInt(p.type) || isFloat(p.type)) return Number(raw);
   if (p.type === "list") return raw.split(",").map((x) => x.trim()).filter(Boolean);
+  if (p.type === "any" && /^[[{"]/.test(raw.trim())) {
+    try {
+      return JSON.parse(raw);
+    } catch (_) {
+      return raw;
+    }
+  }
   return raw;
 }
 
@@ -190,9 +199,11 @@ function finished(r) {
   const res = r.result;
   const held = res.models.every((m) => m.holds);
   const done = $("run-done");
+  const warnings = res.warnings || [];
   done.replaceChildren(
-    `“${r.label || r.id}” is done: ${held ? "every model holds" : "a model does not hold"}, ` +
-    `${fmt(res.suppressed)} of ${fmt(res.records)} records suppressed. `,
+    `“${r.label || r.id}” is done: ${held ? "every model holds" : "a model does not hold"}; ` +
+    `${fmt(res.records)} records published, ${fmt(res.suppressed)} suppressed. `,
+    ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
     h("button", { type: "button", class: "secondary small", onclick: () => emit("open", "compare") },
       "Compare and download (step 4)"));
   done.hidden = false;

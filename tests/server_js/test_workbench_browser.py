@@ -1,0 +1,330 @@
+"""The workbench (``microanon app``) in a real browser: headless chromium driven by Playwright.
+
+The workbench's application runs in a thread of this process on a free port, with its work
+directory under pytest's temporary directory. Two data owners walk through the pages:
+
+(a) on the bundled ARX Adult extract: load it, change roles, set an intervals hierarchy after
+    looking at its preview, see the risk of the original, run full-domain generalization with
+    k = 5 and k = 10, compare the runs, download the three zips of one and check them: the public
+    zip holds the release, and ``microanon anonymize`` on the downloaded configuration writes the
+    same public part byte for byte;
+(b) on a messy file of their own (``;``-separated, latin-1, missing-value markers): a line that
+    does not parse is named on the page and the reading options stay as they were; the fixed
+    file loads; an uploaded hierarchy that misses a value is refused with a message naming the
+    value, and what was set before is still there.
+
+Screenshots of every step are kept under ``$MICROANON_ARTIFACTS/browser`` when that is set, else
+in pytest's temporary directory. With ``MICROANON_WORKBENCH_SCREENSHOT=<file.png>`` the Adult
+walk also saves the comparison step there, for the README (``docs/img/workbench.png``).
+
+Skips, saying why, without a chromium binary on PATH (Debian's ``chromium`` package) or without
+the ``playwright`` module. The browser is Debian's, never one downloaded by ``playwright install``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+
+#: Longest wait for a run, a risk profile or a load (a busy CI machine).
+SLOW_MS = 90_000
+
+
+def _chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("no chromium binary on PATH (Debian package 'chromium'): no browser test")
+    return exe
+
+
+def _sync_playwright() -> Any:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("no playwright module (pip install playwright): no browser test")
+    return sync_playwright
+
+
+def _artifacts(tmp_path: Path) -> Path:
+    root = os.environ.get("MICROANON_ARTIFACTS")
+    out = Path(root) / "browser" if root else tmp_path / "artifacts"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    exe = _chromium()
+    sync_playwright = _sync_playwright()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def app_url(tmp_path: Path) -> Iterator[str]:
+    """The workbench served by uvicorn in a thread, on a port the system picked."""
+    _chromium()
+    _sync_playwright()
+    import uvicorn
+
+    from microanon.apps.workbench.app import create_app
+
+    work = tmp_path / "work"
+    work.mkdir()
+    config = uvicorn.Config(create_app(work), host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the workbench did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def _page(browser: Any) -> tuple[Any, Any, list[str]]:
+    """A page that records what went wrong in it (script errors, console errors)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(SLOW_MS)
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
+    return context, page, problems
+
+
+def _shot(page: Any, out: Path, name: str) -> None:
+    page.screenshot(path=str(out / f"workbench-{name}.png"), full_page=True)
+
+
+def _download(page: Any, selector: str, target: Path) -> bytes:
+    with page.expect_download() as info:
+        page.click(selector)
+    info.value.save_as(target)
+    return target.read_bytes()
+
+
+def _files(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _run(page: Any, k: int) -> None:
+    page.fill("#model-0-k", str(k))
+    page.fill("#run-label", f"k={k}")
+    page.click("#run")
+    page.wait_for_selector("#run-done:not([hidden])")
+    page.wait_for_function("!document.querySelector('#run').disabled")
+    assert f"k={k}" in page.inner_text("#run-done")
+    assert "every model holds" in page.inner_text("#run-done")
+
+
+def test_adult_flow_in_a_real_browser(
+    app_url: str, browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _artifacts(tmp_path)
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+
+    # Step 1: the bundled Adult extract, its columns with proposed roles and reasons.
+    page.wait_for_selector("#bundled option[value=arx_adult]", state="attached")
+    page.select_option("#bundled", "arx_adult")
+    page.click("#load-bundled")
+    page.wait_for_selector("#dataset:not([hidden])")
+    assert "30,162 records, 9 columns" in page.inner_text("#dataset-summary")
+    age = page.locator("tr[data-column='age'] td")
+    assert age.nth(0).inner_text() == "numeric"
+    assert page.input_value("tr[data-column='age'] select.role") == "quasi"
+    assert page.inner_text("tr[data-column='age'] td.reason").strip()
+    # Fewer quasi-identifiers keep the runs short: four columns become insensitive.
+    for column in ("native_country", "workclass", "marital_status", "education"):
+        page.select_option(f"tr[data-column='{column}'] select.role", "insensitive")
+        page.wait_for_selector(f"#hierarchies fieldset[data-column='{column}']", state="detached")
+        assert page.input_value(f"tr[data-column='{column}'] select.role") == "insensitive"
+    assert page.locator("#hierarchies fieldset.hier").count() == 3  # sex, age, race
+
+    # An intervals hierarchy for age: the preview follows what is typed, then it is used.
+    box = "#hierarchies fieldset[data-column='age']"
+    page.select_option(f"{box} select.h-type", "intervals")
+    page.fill(f"{box} input[data-param=widths]", "5, 10, 20")
+    page.wait_for_selector(f"{box} table.preview")
+    assert "Every value of age is covered" in page.inner_text(f"{box} .h-preview-table")
+    assert page.locator(f"{box} table.preview tbody tr").count() > 10
+    first = page.locator(f"{box} table.preview tbody tr").first.locator("th, td")
+    assert first.count() == 5  # the value, its three intervals, the root
+    assert "72 → " in page.inner_text(f"{box} .h-summary")  # 72 ages at the first level
+    _shot(page, out, "1-data")
+    page.click(f"{box} button.h-apply")
+    page.wait_for_function(
+        "document.querySelector(\"#hierarchies fieldset[data-column='age'] .h-current\")"
+        ".textContent.includes('5, 10, 20')"
+    )
+    assert page.is_hidden(f"{box} .h-error")
+
+    # Step 2: the risk of the original on sex, age, race.
+    page.click("#tab-risk")
+    page.wait_for_selector("#risk-histogram svg rect.bar", state="attached")
+    assert page.inner_text("#risk-numbers dd[data-key=rows]") == "30,162"
+    assert page.locator("#risk-numbers dd[data-key='attackers.prosecutor.records_above']").count()
+    _shot(page, out, "2-risk")
+
+    # Step 3: two runs of full-domain generalization, k = 5 and k = 10.
+    page.click("#tab-run")
+    page.wait_for_selector("#method option[value=full_domain]", state="attached")
+    page.select_option("#method", "full_domain")
+    page.fill("#param-suppression", "0.02")
+    assert page.locator("li.model[data-model=k_anonymity]").count() == 1
+    # An impossible k is refused before anything runs, next to the field.
+    page.fill("#model-0-k", "100000")
+    page.click("#run")
+    page.wait_for_selector("#run-error:not([hidden])")
+    assert "k" in page.inner_text("#run-error")
+    _run(page, 5)
+    _run(page, 10)
+    _shot(page, out, "3-run")
+
+    # Step 4: the two runs side by side, the better value marked, a chart per column.
+    page.click("#tab-compare")
+    page.wait_for_selector("#compare-table tr[data-measure]")
+    heads = page.locator("#compare-table thead th").all_inner_texts()
+    assert heads == ["Measure", "k=5", "k=10"]
+    assert page.locator("#compare-table td.better").count() > 0
+    models = page.locator("#compare-table tr[data-measure=models] td").all_inner_texts()
+    assert all("holds" in m and "not" not in m for m in models), models
+    for column in ("sex", "age", "race"):
+        charts = page.locator(f"#charts section[data-column='{column}'] svg.chart")
+        assert charts.count() == 3  # before, k=5, k=10
+    _shot(page, out, "4-compare")
+    shot = os.environ.get("MICROANON_WORKBENCH_SCREENSHOT")
+    if shot:
+        page.screenshot(path=shot, full_page=False)
+
+    # The three downloads of k=5.
+    run = page.locator("#downloads li").first
+    run_id = run.get_attribute("data-run")
+    sel = f"#downloads li[data-run='{run_id}']"
+    public = _files(_download(page, f"{sel} a.download-public", tmp_path / "public.zip"))
+    internal = _files(_download(page, f"{sel} a.download-internal", tmp_path / "internal.zip"))
+    config = _download(page, f"{sel} a.download-config", tmp_path / "config.zip")
+    assert {"data.csv", "release.json"} <= set(public), sorted(public)
+    assert "internal.json" in internal and "internal.json" not in public, sorted(internal)
+    assert not problems, problems
+    context.close()
+
+    # The configuration reproduces the public part byte for byte with `microanon anonymize`.
+    conf = tmp_path / "conf"
+    with zipfile.ZipFile(io.BytesIO(config)) as archive:
+        archive.extractall(conf)
+    doc = yaml.safe_load((conf / "config.yaml").read_text(encoding="utf-8"))
+    assert "seed" not in yaml.safe_dump(doc)
+    monkeypatch.chdir(conf)
+    done = CliRunner().invoke(main, ["anonymize", "--config", "config.yaml", "--out", "out"])
+    assert done.exit_code == 0, done.output
+    assert _tree(conf / "out" / "public") == public
+
+
+def test_messy_file_in_a_real_browser(app_url: str, browser: Any, tmp_path: Path) -> None:
+    out = _artifacts(tmp_path)
+    header = "name;city;age;income"
+    rows = [
+        f"{name};{city};{age};{income}"
+        for name, city, age, income in [
+            ("Zoé", "Orléans", 34, "2100,5"),
+            ("Hélène", "Besançon", "?", "1850,0"),
+            ("Jérôme", "Orléans", 51, ""),
+            ("Noël", "Besançon", 29, "2400,0"),
+            ("Agnès", "Nîmes", 62, "?"),
+            ("René", "Orléans", 45, "3100,0"),
+        ]
+    ]
+    broken = [header, *rows[:3], "Loïc;Nîmes;38;1900,0;extra", *rows[3:]]
+    (tmp_path / "people.csv").write_bytes(("\n".join(broken) + "\n").encode("latin-1"))
+    fixed = tmp_path / "fixed" / "people.csv"
+    fixed.parent.mkdir()
+    fixed.write_bytes(("\n".join([header, *rows]) + "\n").encode("latin-1"))
+    # An ARX hierarchy of the cities that forgets Nîmes.
+    hierarchy = tmp_path / "city.csv"
+    hierarchy.write_text("Orléans;Centre;*\nBesançon;Est;*\n", encoding="utf-8")
+
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+    page.set_input_files("#file", str(tmp_path / "people.csv"))
+    page.click("#load-form summary")
+    page.fill("#sep", ";")
+    page.fill("#encoding", "latin-1")
+    page.fill("#decimal", ",")
+    page.fill("#na-values", "?")
+    page.click("#load-file")
+    page.wait_for_selector("#load-error:not([hidden])")
+    message = page.inner_text("#load-error")
+    assert "people.csv" in message and "line 5" in message, message
+    assert page.is_hidden("#dataset")
+    # Nothing typed is lost: the reading options are as they were.
+    assert [page.input_value(f"#{f}") for f in ("sep", "encoding", "decimal", "na-values")] == [
+        ";", "latin-1", ",", "?",
+    ]  # fmt: skip
+    _shot(page, out, "messy-1-line")
+
+    page.set_input_files("#file", str(fixed))
+    page.click("#load-file")
+    page.wait_for_selector("#dataset:not([hidden])")
+    assert page.is_hidden("#load-error")
+    assert "people.csv: 6 records, 4 columns" in page.inner_text("#dataset-summary")
+    assert "Orléans" in page.inner_text("tr[data-column=city] td.examples")  # latin-1 read
+    assert page.inner_text("tr[data-column=age] td:nth-child(5)") == "16.67%"  # one "?"
+
+    # The owner's choices: name is an identifier, city a quasi-identifier (categorical).
+    page.select_option("tr[data-column=name] select.role", "identifier")
+    page.wait_for_function(
+        "document.querySelector('tr[data-column=name] select.role').value === 'identifier'"
+    )
+    page.select_option("tr[data-column=city] select.role", "quasi")
+    page.wait_for_selector("#hierarchies fieldset[data-column=city]")
+    page.select_option("tr[data-column=income] select.role", "insensitive")
+    page.wait_for_selector("#hierarchies fieldset[data-column=income]", state="detached")
+
+    # A hierarchy file that misses Nîmes: the preview shows it, using it is refused.
+    box = "#hierarchies fieldset[data-column=city]"
+    page.select_option(f"{box} select.h-type", "arx_csv")
+    page.set_input_files(f"{box} input.h-file", str(hierarchy))
+    page.wait_for_selector(f"{box} ul.h-missing li")
+    assert page.locator(f"{box} ul.h-missing li").all_inner_texts() == ["Nîmes"]
+    page.click(f"{box} button.h-apply")
+    page.wait_for_selector(f"{box} .h-error:not([hidden])")
+    error = page.inner_text(f"{box} .h-error")
+    assert "city" in error and "Nîmes" in error, error
+    _shot(page, out, "messy-2-hierarchy")
+    # Earlier settings are still there, on the page and on the server.
+    assert page.input_value("tr[data-column=name] select.role") == "identifier"
+    assert page.input_value("tr[data-column=city] select.role") == "quasi"
+    assert page.input_value("tr[data-column=income] select.role") == "insensitive"
+    assert page.input_value(f"{box} select.h-type") == "arx_csv"
+    assert "city.csv" in page.inner_text(f"{box} .h-upload")
+    assert page.input_value("#sep") == ";"
+    assert not problems, problems
+    context.close()
