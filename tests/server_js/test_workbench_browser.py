@@ -160,7 +160,7 @@ def test_adult_flow_in_a_real_browser(
     age = page.locator("tr[data-column='age'] td")
     assert age.nth(0).inner_text() == "numeric"
     assert page.input_value("tr[data-column='age'] select.role") == "quasi"
-    assert page.inner_text("tr[data-column='age'] td.reason").strip()
+    assert page.inner_text("tr[data-column='age'] .reason").strip()
     # Fewer quasi-identifiers keep the runs short: four columns become insensitive.
     for column in ("native_country", "workclass", "marital_status", "education"):
         page.select_option(f"tr[data-column='{column}'] select.role", "insensitive")
@@ -204,6 +204,10 @@ def test_adult_flow_in_a_real_browser(
     page.click("#run")
     page.wait_for_selector("#run-error:not([hidden])")
     assert "k" in page.inner_text("#run-error")
+    # The message is next to the field it names (the model), and the field is marked.
+    named = page.locator("li.model[data-model=k_anonymity] p.invalid[data-field=k_anonymity]")
+    assert "100000" in named.inner_text() and named.is_visible()
+    assert page.get_attribute("#model-0-k", "aria-invalid") == "true"
     _run(page, 5)
     _run(page, 10)
     _shot(page, out, "3-run")

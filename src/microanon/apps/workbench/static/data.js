@@ -163,9 +163,8 @@ function columnRow(col, i) {
     h("td", { class: "num" }, fmt(col.unique_share, true)),
     h("td", { class: "num" }, fmt(col.missing_share, true)),
     h("td", { class: "examples" }, examples),
-    h("td", {}, role),
-    h("td", {}, kind),
-    h("td", { class: "reason" }, col.reason || "", error));
+    h("td", {}, role, h("p", { class: "reason" }, col.reason || ""), error),
+    h("td", {}, kind));
 }
 
 async function setRole(col, role, kind, error) {
@@ -314,8 +313,9 @@ function setError(box, ed, text) {
 
 function previewView(col, pv) {
   const levels = pv.levels;
+  const width = Math.max(1, ...pv.rows.map((r) => r.length));
   const head = h("tr", {}, h("th", { scope: "col" }, "Value"),
-    ...Array.from({ length: Math.max(0, levels - 1) }, (_, i) => h("th", { scope: "col" }, `Level ${i + 1}`)));
+    ...Array.from({ length: width - 1 }, (_, i) => h("th", { scope: "col" }, `Level ${i + 1}`)));
   const rows = pv.rows.map((r) => h("tr", {}, ...r.map((x, i) => (i === 0 ? h("th", { scope: "row" }, x) : h("td", {}, x)))));
   const missing = pv.missing || [];
   return h("div", {},
