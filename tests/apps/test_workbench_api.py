@@ -351,3 +351,47 @@ def test_init_and_workbench_configs_write_na_values_at_the_top(tmp_path):
     cfg = load_config(tmp_path / "c.yaml")
     assert cfg.read.na_values == ("?",) and len(cfg.read_data()) == 6
     assert pd.isna(cfg.read_data()["age"]).sum() == 1
+
+
+def test_lint_findings_refuse_a_run_until_accepted(client):
+    frame = load_dataset("arx_adult").head(300)
+    frame.insert(0, "name", [f"P{i}" for i in range(len(frame))])
+    ds = _upload(client, frame.to_csv(index=False).encode()).json()
+    roles = {**ROLES, "name": {"role": "insensitive"}}
+    ds = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles}).json()
+    (finding,) = [f for f in ds["lint"] if f["column"] == "name"]
+    assert finding["severity"] == "blocking" and finding["kind"] == "near_unique"
+    url = f"/api/datasets/{ds['id']}/runs"
+    body = {"method": "mondrian", "models": [{"k_anonymity": {"k": 5}}]}
+    refused = _refused(client.post(url, json=body))
+    assert refused["field"] == "name" and "near_unique" in refused["error"]
+    bad = {"accept": {"name": ["pretty"]}}
+    assert _refused(client.put(f"/api/datasets/{ds['id']}/schema", json=bad))["field"] == "accept"
+    accept = {"accept": {"name": ["near_unique"]}}
+    ds = client.put(f"/api/datasets/{ds['id']}/schema", json=accept).json()
+    assert ds["accept"] == {"name": ["near_unique"]}
+    assert [f["severity"] for f in ds["lint"] if f["column"] == "name"] == ["accepted"]
+    r = client.post(url, json=body)
+    assert r.status_code == 202, r.text
+    config = _files(client.get(f"/api/runs/{r.json()['id']}/config.zip").content)
+    assert "lint: {accept: {name: [near_unique]}}" in config["config.yaml"].decode()
+    _wait(client, r.json()["id"])
+
+
+def test_foreign_hosts_and_origins_are_refused(tmp_path):
+    from microanon.apps.workbench.guard import LOOPBACK_HOSTS
+
+    with TestClient(
+        create_app(tmp_path, hosts=LOOPBACK_HOSTS), base_url="http://127.0.0.1:8765"
+    ) as c:
+        assert c.get("/api/methods").status_code == 200
+        r = c.get("/api/methods", headers={"host": "evil.example:8765"})
+        assert r.status_code == 403 and "not this machine" in r.json()["error"]
+        r = c.post(
+            "/api/datasets", json={"bundled": "x"}, headers={"origin": "http://evil.example"}
+        )
+        assert r.status_code == 403 and "evil.example" in r.json()["error"]
+        r = c.post(
+            "/api/datasets", json={"bundled": "x"}, headers={"origin": "http://127.0.0.1:8765"}
+        )
+        assert r.status_code == 400  # through to the route: no such bundled data set

@@ -9,13 +9,14 @@ threads, runs on the workbench's own run thread.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -29,6 +30,7 @@ from .datasets import built_hierarchy
 from .downloads import zip_directory
 from .errors import RequestError
 from .forms import FilePart, read_form
+from .guard import LocalOnly
 from .hierarchies import preview
 from .runs import CONFIG_DIR, RELEASE_DIR
 from .state import Workbench
@@ -248,6 +250,7 @@ def create_app(
     *,
     max_upload: int = MAX_UPLOAD,
     preload: tuple[Path, ReadOptions] | None = None,
+    hosts: Collection[str] | None = None,
 ) -> Starlette:
     """The workbench's starlette application.
 
@@ -260,6 +263,10 @@ def create_app(
         Largest upload in bytes.
     preload : (path, ReadOptions), optional
         A data file to load at start (``microanon app DATA``); it is read, never written.
+    hosts : collection of str, optional
+        The host names a request's ``Host`` may give (``microanon app`` on loopback:
+        :data:`~microanon.apps.workbench.guard.LOOPBACK_HOSTS`); None: any. Changes requested
+        from another origin are refused either way (:class:`~.guard.LocalOnly`).
 
     Raises
     ------
@@ -304,6 +311,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={MicroanonError: _refused},
+        middleware=[Middleware(LocalOnly, hosts=hosts)],
     )
     app.state.workbench = bench
     app.state.max_upload = max_upload
