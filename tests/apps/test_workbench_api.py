@@ -244,74 +244,66 @@ def _reproduce(tmp_path: Path, config_zip: bytes, name: str, data: bytes | None)
     return where / "out" / "public"
 
 
-def test_runs_compare_downloads_and_byte_for_byte_reproduction(client, adult_csv, tmp_path):
-    ds = _adult(client, adult_csv)
-    runs = [
-        _run(client, ds["id"], {"method": "full_domain", "params": {"suppression": 0.05},
-                                "models": [{"k_anonymity": {"k": 5}}], "label": "fd"}),
-        _run(client, ds["id"], {"method": "mondrian", "models": [{"k_anonymity": {"k": 10}}]}),
-        _run(client, ds["id"], {"method": "microaggregation",
-                                "params": {"k": 5, "columns": ["age"]}}),
-    ]  # fmt: skip
-    fd = runs[0]
-    assert fd["label"] == "fd" and fd["progress"]["done"] == fd["progress"]["total"]
-    result = fd["result"]
-    assert result["verified"] is True and result["models"][0]["holds"] is True
-    assert result["records"] + result["suppressed"] == 1500
-    assert set(result["columns"]) == {"age", "sex", "race"}
-    chart = result["columns"]["age"]
-    assert len(chart["before"]["labels"]) <= 30 and sum(chart["before"]["counts"]) == 1500
-    assert sum(chart["after"]["counts"]) == result["records"]
-    ids = ",".join(r["id"] for r in runs)
-    compare = client.get(f"/api/datasets/{ds['id']}/compare?runs={ids}").json()
-    assert [r["id"] for r in compare["runs"]] == [r["id"] for r in runs]
-    rows = {row["measure"]: row for row in compare["rows"]}
-    assert rows["suppressed_share"]["better"] == "lower"
-    assert all(len(row["values"]) == 3 for row in compare["rows"])
-    _refused(client.get(f"/api/datasets/{ds['id']}/compare?runs={ids},{ids}"))
-    assert len(client.get(f"/api/datasets/{ds['id']}").json()["runs"]) == 3
-    for run in runs:
-        public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
-        assert set(public) >= {"release.json", "report.html"}
-        internal = _files(client.get(f"/api/runs/{run['id']}/internal.zip").content)
-        assert "internal.json" in internal
-        config = client.get(f"/api/runs/{run['id']}/config.zip").content
-        assert {"config.yaml", "README.txt"} <= set(_files(config))
-        text = _files(config)["config.yaml"].decode()
-        assert "data: adult.csv" in text and "seed" not in text
-        again = _reproduce(tmp_path, config, run["id"], adult_csv)
-        written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")
-                   if p.is_file()}  # fmt: skip
-        assert written == public, run["config"]["method"]
-
-
-def test_public_zip_holds_no_value_only_the_original_has(client, tmp_path):
-    frame = load_dataset("arx_adult").head(600)
+def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_path):
+    """Three runs (full_domain, mondrian, microaggregation), compared; each run's config,
+    unzipped beside the data, reproduces its public part byte for byte from the command line;
+    the public part holds no value of the columns left out; the work directory goes at exit."""
+    frame = pd.read_csv(io.BytesIO(adult_csv))
     frame.insert(0, "name", [f"Person-{i:05d}-Q" for i in range(len(frame))])
-    ds = _upload(client, frame.to_csv(index=False).encode()).json()
-    assert next(c for c in ds["columns"] if c["name"] == "name")["role"] == "identifier"
-    roles = {**ROLES, "name": {"role": "identifier"}, "salary_class": {"role": "insensitive"}}
-    client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles})
-    run = _run(client, ds["id"], {"method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]})
-    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
-    blob = b"".join(public.values())
-    assert b"Person-" not in blob and b"-Q" not in blob
-    for dropped in ("Never-married", "Bachelors"):  # values of the identifier columns
-        assert dropped.encode() not in public["data.csv"]
-
-
-def test_delete_run_and_workdir_removed_at_shutdown(tmp_path, adult_csv):
-    with TestClient(create_app(tmp_path)) as c:
-        ds = _adult(c, adult_csv)
-        run = _run(c, ds["id"], {"method": "mondrian", "models": [{"k_anonymity": {"k": 5}}]})
-        (workdir,) = tmp_path.iterdir()
+    data = frame.to_csv(index=False).encode("utf-8")
+    (tmp_path / "app").mkdir()
+    with TestClient(create_app(tmp_path / "app")) as client:
+        ds = _upload(client, data).json()
+        assert next(c for c in ds["columns"] if c["name"] == "name")["role"] == "identifier"
+        ds = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": ROLES}).json()
+        runs = [
+            _run(client, ds["id"], {"method": "full_domain", "params": {"suppression": 0.05},
+                                    "models": [{"k_anonymity": {"k": 5}}], "label": "fd"}),
+            _run(client, ds["id"], {"method": "mondrian", "models": [{"k_anonymity": {"k": 10}}]}),
+            _run(client, ds["id"], {"method": "microaggregation",
+                                    "params": {"k": 5, "columns": ["age"]}}),
+        ]  # fmt: skip
+        fd = runs[0]
+        assert fd["label"] == "fd" and fd["progress"]["done"] == fd["progress"]["total"]
+        result = fd["result"]
+        assert result["verified"] is True and result["models"][0]["holds"] is True
+        assert result["records"] + result["suppressed"] == 1500
+        assert set(result["columns"]) == {"age", "sex", "race"}
+        chart = result["columns"]["age"]
+        assert len(chart["before"]["labels"]) <= 30 and sum(chart["before"]["counts"]) == 1500
+        assert sum(chart["after"]["counts"]) == result["records"]
+        ids = ",".join(r["id"] for r in runs)
+        compare = client.get(f"/api/datasets/{ds['id']}/compare?runs={ids}").json()
+        assert [r["id"] for r in compare["runs"]] == [r["id"] for r in runs]
+        rows = {row["measure"]: row for row in compare["rows"]}
+        assert rows["suppressed_share"]["better"] == "lower"
+        assert all(len(row["values"]) == 3 for row in compare["rows"])
+        _refused(client.get(f"/api/datasets/{ds['id']}/compare?runs={ids},{ids}"))
+        assert len(client.get(f"/api/datasets/{ds['id']}").json()["runs"]) == 3
+        for run in runs:
+            public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+            assert set(public) >= {"release.json", "report.html"}
+            blob = b"".join(public.values())
+            assert b"Person-" not in blob and b"Never-married" not in blob  # identifiers
+            internal = _files(client.get(f"/api/runs/{run['id']}/internal.zip").content)
+            assert "internal.json" in internal
+            config = client.get(f"/api/runs/{run['id']}/config.zip").content
+            assert {"config.yaml", "README.txt"} <= set(_files(config))
+            text = _files(config)["config.yaml"].decode()
+            assert "data: adult.csv" in text and "seed" not in text
+            again = _reproduce(tmp_path, config, run["id"], data)
+            written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")
+                       if p.is_file()}  # fmt: skip
+            assert written == public, run["config"]["method"]
+        (workdir,) = (tmp_path / "app").iterdir()
         assert oct(workdir.stat().st_mode & 0o777) == "0o700"
-        assert (workdir / "runs" / run["id"]).is_dir()
-        assert c.delete(f"/api/runs/{run['id']}").status_code == 204
-        assert not (workdir / "runs" / run["id"]).exists()
-        _refused(c.get(f"/api/runs/{run['id']}"), 404)
-        assert c.get(f"/api/datasets/{ds['id']}").json()["runs"] == []
-    assert list(tmp_path.iterdir()) == [] and tmp_path.is_dir()
+        gone = runs[1]["id"]
+        assert client.delete(f"/api/runs/{gone}").status_code == 204
+        assert not (workdir / "runs" / gone).exists()
+        _refused(client.get(f"/api/runs/{gone}"), 404)
+        left = client.get(f"/api/datasets/{ds['id']}").json()["runs"]
+        assert [r["id"] for r in left] == [runs[0]["id"], runs[2]["id"]]
+    assert list((tmp_path / "app").iterdir()) == []
 
 
 def test_app_command_warns_off_loopback_and_preloads(tmp_path, monkeypatch, capsys):
