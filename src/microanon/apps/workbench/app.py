@@ -9,14 +9,14 @@ threads, runs on the workbench's own run thread.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -29,6 +29,8 @@ from . import catalog
 from .datasets import built_hierarchy
 from .downloads import zip_directory
 from .errors import RequestError
+from .forms import FilePart, read_form
+from .guard import LocalOnly
 from .hierarchies import preview
 from .runs import CONFIG_DIR, RELEASE_DIR
 from .state import Workbench
@@ -42,7 +44,6 @@ MAX_UPLOAD = 512 * 1024**2
 STATIC = Path(__file__).parent / "static"
 #: Runs compared side by side at most.
 COMPARE_MAX = 4
-_CHUNK = 1024**2
 _READ_FIELDS = ("sep", "encoding", "decimal", "quotechar")
 
 
@@ -61,27 +62,6 @@ def _bench(request: Request) -> Workbench:
     return request.app.state.workbench
 
 
-async def _save(upload: UploadFile, path: Path, limit: int) -> None:
-    """Copy an upload to ``path``, refusing one above ``limit`` bytes (nothing kept then)."""
-    size = 0
-    with open(path, "wb") as out:
-        while chunk := await upload.read(_CHUNK):
-            size += len(chunk)
-            if size > limit:
-                out.close()
-                path.unlink()
-                raise RequestError(
-                    f"file {upload.filename}: larger than the limit of {limit:,} bytes", "file", 413
-                )
-            out.write(chunk)
-
-
-def _too_large(request: Request, limit: int) -> None:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit + _CHUNK:
-        raise RequestError(f"upload larger than the limit of {limit:,} bytes", "file", 413)
-
-
 def _read_options(form: Any) -> ReadOptions:
     given: dict[str, Any] = {k: form.get(k) or None for k in _READ_FIELDS}
     na = form.get("na_values")
@@ -94,21 +74,26 @@ def _read_options(form: Any) -> ReadOptions:
         raise RequestError(str(exc), field) from None
 
 
+async def _file(request: Request) -> tuple[FilePart, dict[str, Any]]:
+    """The uploaded file of a form (field ``file``) and the form's other fields."""
+    form = await read_form(request, request.app.state.max_upload)
+    upload = form.pop("file", None)
+    if not isinstance(upload, FilePart):
+        raise RequestError("give the file as the form field 'file'", "file")
+    return upload, form
+
+
 async def add_dataset(request: Request) -> Response:
-    bench, limit = _bench(request), request.app.state.max_upload
+    bench = _bench(request)
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
-        _too_large(request, limit)
-        form = await request.form(max_files=1, max_part_size=limit + _CHUNK)
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
-            raise RequestError("give the data file as the form field 'file'", "file")
+        upload, form = await _file(request)
         read = _read_options(form)
         path = bench.new_file("data", upload.filename or "data.csv")
+        path.write_bytes(upload.data)
         try:
-            await _save(upload, path, limit)
             ds = await run_in_threadpool(bench.add_file, path, path.name, read)
         except BaseException:
-            path.unlink(missing_ok=True)
+            path.unlink()
             raise
     else:
         body = await _body(request)
@@ -160,16 +145,9 @@ async def hierarchy_preview(request: Request) -> Response:
 
 
 async def add_hierarchy(request: Request) -> Response:
-    bench, limit = _bench(request), request.app.state.max_upload
-    _too_large(request, limit)
-    form = await request.form(max_files=1, max_part_size=limit + _CHUNK)
-    upload = form.get("file")
-    if not isinstance(upload, UploadFile):
-        raise RequestError("give the hierarchy file as the form field 'file'", "file")
-    data = await upload.read(limit + 1)
-    if len(data) > limit:
-        raise RequestError(f"file {upload.filename}: larger than {limit:,} bytes", "file", 413)
-    return _json(bench.add_hierarchy(data, upload.filename or "hierarchy.csv"), 201)
+    upload, _ = await _file(request)
+    bench = _bench(request)
+    return _json(bench.add_hierarchy(upload.data, upload.filename or "hierarchy.csv"), 201)
 
 
 async def bundled(request: Request) -> Response:
@@ -272,6 +250,7 @@ def create_app(
     *,
     max_upload: int = MAX_UPLOAD,
     preload: tuple[Path, ReadOptions] | None = None,
+    hosts: Collection[str] | None = None,
 ) -> Starlette:
     """The workbench's starlette application.
 
@@ -284,6 +263,10 @@ def create_app(
         Largest upload in bytes.
     preload : (path, ReadOptions), optional
         A data file to load at start (``microanon app DATA``); it is read, never written.
+    hosts : collection of str, optional
+        The host names a request's ``Host`` may give (``microanon app`` on loopback:
+        :data:`~microanon.apps.workbench.guard.LOOPBACK_HOSTS`); None: any. Changes requested
+        from another origin are refused either way (:class:`~.guard.LocalOnly`).
 
     Raises
     ------
@@ -328,6 +311,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={MicroanonError: _refused},
+        middleware=[Middleware(LocalOnly, hosts=hosts)],
     )
     app.state.workbench = bench
     app.state.max_upload = max_upload

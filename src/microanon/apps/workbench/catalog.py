@@ -17,7 +17,7 @@ from typing import Any
 from ..config import DASK_PARAMS, METHODS, method_function
 from ..io import json_plain
 
-__all__ = ["methods", "models"]
+__all__ = ["PROMISES", "methods", "models"]
 
 #: Arguments a configuration does not set.
 _NOT_PARAMS = ("models", "rng", "progress")
@@ -132,6 +132,27 @@ def methods() -> list[dict[str, Any]]:
     return out
 
 
+#: What each model promises, in words for a data owner (the docstrings say how it is checked).
+PROMISES: dict[str, str] = {
+    "k_anonymity": "Every combination of quasi-identifier values that is published is shared by "
+    "at least k records, so nobody can be singled out among fewer than k.",
+    "l_diversity": "Within every group of records that look alike, the sensitive column holds "
+    "at least l well-represented values, so knowing someone's group does not reveal theirs.",
+    "t_closeness": "In every group, the sensitive values are distributed almost as in the whole "
+    "table (at distance at most t), so a group reveals little more than the table does.",
+    "p_privacy": "Each published group's sensitive values follow the group's target "
+    "distribution (the distribution method's model; no parameter).",
+    "beta_likeness": "In every group, no sensitive value is more frequent than in the whole "
+    "table by more than a relative beta (beta = 1: at most twice as frequent).",
+    "delta_disclosure": "In every group, every sensitive value's frequency stays within a "
+    "factor e^delta of its frequency in the whole table.",
+    "delta_presence": "Whether a person of a public population is in the data can be guessed "
+    "with a probability between delta_min and delta_max only (needs the population).",
+    "k_map": "Every published combination matches at least k people of the population (given, "
+    "or estimated), not just k records of the sample.",
+}
+
+
 @functools.cache
 def models() -> list[dict[str, Any]]:
     """Every privacy model of a configuration: name, help and parameters."""
@@ -150,6 +171,7 @@ def models() -> list[dict[str, Any]]:
             )
             for f in dataclasses.fields(cls)
         ]
-        help_text = _summary(getattr(func, "__doc__", None) or cls.__doc__)
-        out.append({"name": name, "help": help_text, "params": params})
+        check = _summary(getattr(func, "__doc__", None) or cls.__doc__)
+        help_text = PROMISES.get(name, check)
+        out.append({"name": name, "help": help_text, "check": check, "params": params})
     return out

@@ -89,6 +89,8 @@ class Dataset:
         The schema lint on the current roles.
     levels : dict of str to int
         Generalization levels above the leaves of each quasi-identifier's hierarchy.
+    accept : dict of str to list of str
+        The lint findings the data owner accepts, by column (the config's ``lint: accept``).
     runs : list of str
         Ids of the runs on this data set, oldest first.
     """
@@ -103,6 +105,7 @@ class Dataset:
     lint: list[Finding] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
     levels: dict[str, int] = field(default_factory=dict)
+    accept: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def quasi(self) -> list[str]:
@@ -162,9 +165,23 @@ def load_bundled(ds_id: str, name: str) -> Dataset:
     return _new(ds_id, f"dataset:{name}", frame, ReadOptions(), None)
 
 
-def _lint(frame: pd.DataFrame, columns: Mapping[str, ColumnState]) -> list[Finding]:
+def _lint(
+    frame: pd.DataFrame,
+    columns: Mapping[str, ColumnState],
+    accept: Mapping[str, list[str]] | None = None,
+) -> list[Finding]:
+    """The schema lint's findings on the roles (accepted ones marked).
+
+    Raises
+    ------
+    RequestError
+        ``accept`` names an unknown column or finding kind.
+    """
     schema = Schema.from_dict({c: s.role.value for c, s in columns.items()})
-    return lint_schema(frame, schema).findings
+    try:
+        return lint_schema(frame, schema, accept=accept).findings
+    except MicroanonError as exc:
+        raise RequestError(str(exc), "accept") from None
 
 
 def _state(column: str, old: ColumnState, change: Any) -> ColumnState:
@@ -285,23 +302,32 @@ def _check(
 def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
     """Apply a ``PUT .../schema`` body to ``ds``, or change nothing and raise.
 
+    ``columns`` changes some columns (role, kind, hierarchy); ``accept`` replaces the accepted
+    lint findings (``{column: [kind, ...]}``).
+
     Raises
     ------
     RequestError
-        An unknown column, role or kind; a hierarchy that does not build or misses a value.
+        An unknown column, role, kind or finding kind; a hierarchy that does not build or misses
+        a value.
     """
-    if not isinstance(body, Mapping) or not isinstance(body.get("columns"), Mapping):
+    if not isinstance(body, Mapping) or not isinstance(body.get("columns", {}), Mapping):
         raise RequestError('give {"columns": {"<name>": {"role", "kind", "hierarchy"}}}', "columns")
+    unknown = sorted(set(body) - {"columns", "accept"})
+    if unknown:
+        raise RequestError(f"unknown key(s) {', '.join(unknown)}", unknown[0])
+    accept = body.get("accept", ds.accept)
+    if not isinstance(accept, Mapping) or not all(isinstance(k, list) for k in accept.values()):
+        raise RequestError('accept: give {"<column>": ["<finding kind>", ...]}', "accept")
     columns = dict(ds.columns)
-    for column, change in body["columns"].items():
+    for column, change in body.get("columns", {}).items():
         if column not in columns:
             raise RequestError(f"no column {column!r} in {ds.name}", str(column))
         columns[column] = _state(column, columns[column], change)
     trial = replace(ds, columns=columns)
     levels = schema_files(trial, uploads)[2]
-    ds.columns = columns
-    ds.levels = levels
-    ds.lint = _lint(ds.frame, columns)
+    lint = _lint(ds.frame, columns, accept)
+    ds.columns, ds.levels, ds.lint, ds.accept = columns, levels, lint, dict(accept)
 
 
 def _plain(value: Any) -> Any:
@@ -344,8 +370,14 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "read": read_block(ds.read),
         "columns": columns,
         "lint": [
-            {"column": f.column, "severity": "blocking", "kind": f.kind, "message": f.evidence}
+            {
+                "column": f.column,
+                "severity": "accepted" if f.accepted else "blocking",
+                "kind": f.kind,
+                "message": f.evidence,
+            }
             for f in ds.lint
         ],
+        "accept": ds.accept,
         "runs": runs,
     }

@@ -26,7 +26,7 @@ from ...models.ldiversity import LDiversity
 from ..anonymize import run_anonymize
 from ..config import PipelineConfig, load_config
 from ..init.hierarchies import arx_csv
-from ..init.render import render_config
+from ..init.render import render_config, yaml_flow
 from ..init.run import read_block
 from ..publish import PUBLISH_STAGES
 from .datasets import Dataset, schema_files
@@ -180,7 +180,7 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
     try:
         report.raise_if_blocking()
     except MicroanonError as exc:
-        raise RequestError(str(exc), ds.lint[0].column) from None
+        raise RequestError(str(exc), report.blocking[0].column) from None
     entries, files, _ = schema_files(ds, uploads)
     config_dir = run.directory / CONFIG_DIR
     text = render_config(
@@ -195,6 +195,8 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
         params=params,
         intro=[f"microanon workbench: {run.label} on {ds.name} ({len(ds.frame):,} rows)."],
     )
+    if ds.accept:
+        text += f"lint: {yaml_flow({'accept': ds.accept})}   # findings the data owner accepts\n"
     (config_dir / "hierarchies").mkdir(parents=True)
     for rel, tree in files.items():
         (config_dir / rel).write_text(arx_csv(tree), encoding="utf-8")

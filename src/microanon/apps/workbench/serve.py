@@ -12,6 +12,7 @@ import uvicorn
 
 from ...core.reading import ReadOptions
 from .app import create_app
+from .guard import LOOPBACK_HOSTS
 
 __all__ = ["DEFAULT_PORT", "is_loopback", "serve"]
 
@@ -56,7 +57,7 @@ def serve(
         ``data`` does not parse.
     """
     preload = None if data is None else (Path(data), read or ReadOptions())
-    app = create_app(preload=preload)
+    app = create_app(preload=preload, hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
     if not is_loopback(host):
         print(

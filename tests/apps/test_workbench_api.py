@@ -1,0 +1,389 @@
+"""The workbench's JSON API (``microanon app``): data sets, schema, hierarchies, risk, runs,
+compare, downloads, and the downloaded config reproducing the public part byte for byte."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from microanon.apps.cli import main
+from microanon.apps.config import METHODS
+from microanon.apps.workbench import create_app
+from microanon.apps.workbench import serve as serve_module
+from microanon.datasets import load_dataset
+
+#: Roles of the Adult sample: three quasi-identifiers, one sensitive, the rest left out.
+ROLES = {
+    "age": {"role": "quasi"},
+    "sex": {"role": "quasi"},
+    "race": {"role": "quasi"},
+    "salary_class": {"role": "sensitive"},
+    **{
+        c: {"role": "identifier"}
+        for c in ("workclass", "education", "marital_status", "occupation", "native_country")
+    },
+}
+
+
+@pytest.fixture()
+def client(tmp_path: Path):
+    with TestClient(create_app(tmp_path)) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def adult_csv() -> bytes:
+    return load_dataset("arx_adult").head(1500).to_csv(index=False).encode("utf-8")
+
+
+def _upload(client, data: bytes, name: str = "adult.csv", **fields):
+    return client.post("/api/datasets", files={"file": (name, data, "text/csv")}, data=fields)
+
+
+def _adult(client, adult_csv: bytes) -> dict:
+    r = _upload(client, adult_csv)
+    assert r.status_code == 201, r.text
+    ds = r.json()
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": ROLES})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _wait(client, run_id: str) -> dict:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in ("done", "failed"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not end")
+
+
+def _run(client, ds_id: str, body: dict) -> dict:
+    r = client.post(f"/api/datasets/{ds_id}/runs", json=body)
+    assert r.status_code == 202, r.text
+    run = _wait(client, r.json()["id"])
+    assert run["status"] == "done", run["error"]
+    return run
+
+
+def _files(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _refused(r, status: int = 400) -> dict:
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error", "field"} and "\n" not in body["error"]
+    return body
+
+
+def test_bundled_adult_profile_roles_and_lint(client):
+    r = client.post("/api/datasets", json={"bundled": "arx_adult"})
+    assert r.status_code == 201, r.text
+    ds = r.json()
+    assert ds["rows"] == 30162 and ds["name"] == "dataset:arx_adult"
+    age = next(c for c in ds["columns"] if c["name"] == "age")
+    assert age["type"] == "numeric" and age["role"] == "quasi" and age["reason"]
+    assert age["hierarchy"] == {"type": "auto"} and age["levels"] >= 1
+    assert {"distinct", "unique_share", "missing_share", "examples", "kind"} <= set(age)
+    assert isinstance(ds["lint"], list) and ds["runs"] == []
+    assert client.get(f"/api/datasets/{ds['id']}").json()["columns"] == ds["columns"]
+    _refused(client.get("/api/datasets/nope"), 404)
+    _refused(client.post("/api/datasets", json={"bundled": "no_such_data"}))
+
+
+MESSY = (
+    "name;age;city;income\n"
+    "Zoé Ångström;34;Münster;1200,5\n"
+    "Jürgen Weiß;?;Köln;900\n"
+    "Anaïs Dupré;51;Münster;?\n"
+    "Lukas Nowak;34;Köln;1500\n"
+    "Søren Kierkegaard;62;Zürich;2000\n"
+    "Renée Faÿ;51;Zürich;1100\n"
+)
+
+
+def test_messy_csv_upload_reads_with_the_options_or_names_the_problem(client, tmp_path):
+    data = MESSY.replace("\n", "\r\n").encode("latin-1")
+    r = _upload(client, data, "../../etc/people data.csv", sep=";", encoding="latin-1",
+                decimal=",", na_values="?")  # fmt: skip
+    assert r.status_code == 201, r.text
+    ds = r.json()
+    assert ds["name"] == "people_data.csv"  # a safe base name, never the client's path
+    (stored,) = tmp_path.glob("*/data/*/people_data.csv")
+    assert stored.read_bytes() == data  # the upload byte for byte
+    assert ds["read"] == {"sep": ";", "encoding": "latin-1", "decimal": ",", "na_values": ["?"]}
+    cols = {c["name"]: c for c in ds["columns"]}
+    assert cols["age"]["missing_share"] == pytest.approx(1 / 6)
+    assert "Münster" in cols["city"]["examples"]
+    # Read as UTF-8, the latin-1 bytes are named by offset.
+    body = _refused(_upload(client, data, "people.csv", sep=";"))
+    assert "not UTF-8" in body["error"] and "byte 0xe9" in body["error"]
+    assert "/tmp" not in body["error"] and body["field"] == "file"
+    bad = (MESSY + "Extra;1;2;3;4\n").encode("latin-1")
+    body = _refused(_upload(client, bad, "people.csv", sep=";", encoding="latin-1"))
+    assert "line 8" in body["error"]
+    _refused(_upload(client, data, "people.csv", sep=";;"))
+
+
+def test_upload_above_the_limit_is_413(tmp_path):
+    with TestClient(create_app(tmp_path, max_upload=100)) as c:
+        body = _refused(_upload(c, MESSY.encode("latin-1") * 10), 413)
+        assert "limit" in body["error"]
+
+
+def test_schema_put_refuses_a_hierarchy_missing_a_value_and_keeps_the_state(client, adult_csv):
+    ds = _adult(client, adult_csv)
+    arx = b"Male;*\n"
+    upload = client.post("/api/hierarchies", files={"file": ("sex.csv", arx, "text/csv")}).json()
+    before = client.get(f"/api/datasets/{ds['id']}").json()
+    spec = {"type": "arx_csv", "upload": upload["upload"]}
+    change = {"columns": {"age": {"role": "insensitive"}, "sex": {"hierarchy": spec}}}
+    body = _refused(client.put(f"/api/datasets/{ds['id']}/schema", json=change))
+    assert body == {"error": "hierarchy of 'sex' misses value Female", "field": "sex"}
+    assert client.get(f"/api/datasets/{ds['id']}").json() == before
+    for bad, field in (
+        ({"sex": {"role": "boss"}}, "sex"),
+        ({"nope": {"role": "quasi"}}, "nope"),
+        ({"age": {"hierarchy": {"type": "intervals"}}}, "age"),
+        ({"race": {"hierarchy": {"type": "bundled", "name": "planets"}}}, "race"),
+    ):
+        r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": bad})
+        assert _refused(r)["field"] == field
+    assert client.get(f"/api/datasets/{ds['id']}").json() == before
+
+
+def test_hierarchy_preview_and_arx_upload(client, adult_csv):
+    ds = _adult(client, adult_csv)
+    url = f"/api/datasets/{ds['id']}/hierarchy-preview"
+    r = client.post(url, json={"column": "age", "hierarchy": {"type": "intervals", "width": 10,
+                                                                 "levels": 2}})  # fmt: skip
+    assert r.status_code == 200, r.text
+    p = r.json()
+    assert p["levels"] == 3 and p["missing"] == [] and len(p["rows"]) <= 50
+    assert p["rows"][0][-1] == "*" and p["count_per_level"][-1] == 1
+    # The bundled Adult ages are 1..99: a preview shows what a hierarchy misses, no error.
+    arx = "".join(f"{v};{'M' if v == 'Male' else 'F'};*\n" for v in ("Male", "Female"))
+    r = client.post("/api/hierarchies", files={"file": ("sex.csv", arx.encode(), "text/csv")})
+    assert r.status_code == 201, r.text
+    assert r.json()["leaves"] == 2 and r.json()["levels"] == 2
+    spec = {"type": "arx_csv", "upload": r.json()["upload"]}
+    p = client.post(url, json={"column": "sex", "hierarchy": spec}).json()
+    assert p["rows"] == [["Male", "M", "*"], ["Female", "F", "*"]]
+    r = client.put(
+        f"/api/datasets/{ds['id']}/schema", json={"columns": {"sex": {"hierarchy": spec}}}
+    )
+    assert r.status_code == 200, r.text
+    sex = next(c for c in r.json()["columns"] if c["name"] == "sex")
+    assert sex["hierarchy"] == spec and sex["levels"] == 2
+    bad = client.post("/api/hierarchies", files={"file": ("x.csv", b"\xff\xfe;a", "text/csv")})
+    assert "UTF-8" in _refused(bad)["error"]
+
+
+def test_risk_of_the_original(client, adult_csv):
+    ds = _adult(client, adult_csv)
+    r = client.get(f"/api/datasets/{ds['id']}/risk")
+    assert r.status_code == 200, r.text
+    risk = r.json()
+    assert sorted(risk["numbers"]["quasi"]) == ["age", "race", "sex"]
+    assert risk["numbers"]["rows"] == 1500 and "attackers" in risk["numbers"]
+    hist = risk["histogram"]
+    assert len(hist["edges"]) == len(hist["counts"]) + 1 and sum(hist["counts"]) == 1500
+
+
+def test_methods_and_models_in_plain_words(client):
+    methods = client.get("/api/methods").json()
+    assert [m["name"] for m in methods] == list(METHODS)
+    full = next(m for m in methods if m["name"] == "full_domain")
+    assert full["models"] and full["family"] == "generalize"
+    suppression = next(p for p in full["params"] if p["name"] == "suppression")
+    assert suppression["type"] == "float" and suppression["help"]
+    models = {m["name"]: m for m in client.get("/api/models").json()}
+    assert models["k_anonymity"]["params"][0]["name"] == "k" and models["k_anonymity"]["help"]
+
+
+def test_bad_and_impossible_configurations_are_refused_before_running(client, adult_csv):
+    ds = _adult(client, adult_csv)
+    url = f"/api/datasets/{ds['id']}/runs"
+    body = _refused(client.post(url, json={"method": "mondrian",
+                                           "models": [{"k_anonymity": {"k": 1600}}]}))  # fmt: skip
+    assert "k=1600" in body["error"] and "1,500 records" in body["error"]
+    assert body["field"] == "k_anonymity"
+    body = _refused(client.post(url, json={"method": "full_domain", "params": {"speed": 1},
+                                           "models": [{"k_anonymity": {"k": 5}}]}))  # fmt: skip
+    assert "speed" in body["error"] and body["field"] == "params"
+    assert "unknown method" in _refused(client.post(url, json={"method": "magic"}))["error"]
+    body = _refused(client.post(url, json={"method": "mondrian",
+                                           "models": [{"l_diversity": {"l": 3}}]}))  # fmt: skip
+    assert "'salary_class' has 2 distinct" in body["error"]
+    assert client.get(f"/api/datasets/{ds['id']}").json()["runs"] == []
+
+
+def _reproduce(tmp_path: Path, config_zip: bytes, name: str, data: bytes | None) -> Path:
+    """Unzip the config, put the data file beside it, run ``microanon anonymize``."""
+    where = tmp_path / name
+    for rel, body in _files(config_zip).items():
+        (where / rel).parent.mkdir(parents=True, exist_ok=True)
+        (where / rel).write_bytes(body)
+    if data is not None:
+        (where / "adult.csv").write_bytes(data)
+    result = CliRunner().invoke(
+        main,
+        ["anonymize", "--config", str(where / "config.yaml"), "--out", str(where / "out"), "-q"],
+    )
+    assert result.exit_code == 0, result.output
+    return where / "out" / "public"
+
+
+def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_path):
+    """Three runs (full_domain, mondrian, microaggregation), compared; each run's config,
+    unzipped beside the data, reproduces its public part byte for byte from the command line;
+    the public part holds no value of the columns left out; the work directory goes at exit."""
+    frame = pd.read_csv(io.BytesIO(adult_csv))
+    frame.insert(0, "name", [f"Person-{i:05d}-Q" for i in range(len(frame))])
+    data = frame.to_csv(index=False).encode("utf-8")
+    (tmp_path / "app").mkdir()
+    with TestClient(create_app(tmp_path / "app")) as client:
+        ds = _upload(client, data).json()
+        assert next(c for c in ds["columns"] if c["name"] == "name")["role"] == "identifier"
+        ds = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": ROLES}).json()
+        runs = [
+            _run(client, ds["id"], {"method": "full_domain", "params": {"suppression": 0.05},
+                                    "models": [{"k_anonymity": {"k": 5}}], "label": "fd"}),
+            _run(client, ds["id"], {"method": "mondrian", "models": [{"k_anonymity": {"k": 10}}]}),
+            _run(client, ds["id"], {"method": "microaggregation",
+                                    "params": {"k": 5, "columns": ["age"]}}),
+        ]  # fmt: skip
+        fd = runs[0]
+        assert fd["label"] == "fd" and fd["progress"]["done"] == fd["progress"]["total"]
+        result = fd["result"]
+        assert result["verified"] is True and result["models"][0]["holds"] is True
+        assert result["records"] + result["suppressed"] == 1500
+        assert set(result["columns"]) == {"age", "sex", "race"}
+        chart = result["columns"]["age"]
+        assert len(chart["before"]["labels"]) <= 30 and sum(chart["before"]["counts"]) == 1500
+        assert sum(chart["after"]["counts"]) == result["records"]
+        ids = ",".join(r["id"] for r in runs)
+        compare = client.get(f"/api/datasets/{ds['id']}/compare?runs={ids}").json()
+        assert [r["id"] for r in compare["runs"]] == [r["id"] for r in runs]
+        rows = {row["measure"]: row for row in compare["rows"]}
+        assert rows["suppressed_share"]["better"] == "lower"
+        assert all(len(row["values"]) == 3 for row in compare["rows"])
+        _refused(client.get(f"/api/datasets/{ds['id']}/compare?runs={ids},{ids}"))
+        assert len(client.get(f"/api/datasets/{ds['id']}").json()["runs"]) == 3
+        for run in runs:
+            public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+            assert set(public) >= {"release.json", "report.html"}
+            blob = b"".join(public.values())
+            assert b"Person-" not in blob and b"Never-married" not in blob  # identifiers
+            internal = _files(client.get(f"/api/runs/{run['id']}/internal.zip").content)
+            assert "internal.json" in internal
+            config = client.get(f"/api/runs/{run['id']}/config.zip").content
+            assert {"config.yaml", "README.txt"} <= set(_files(config))
+            text = _files(config)["config.yaml"].decode()
+            assert "data: adult.csv" in text and "seed" not in text
+            again = _reproduce(tmp_path, config, run["id"], data)
+            written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")
+                       if p.is_file()}  # fmt: skip
+            assert written == public, run["config"]["method"]
+        (workdir,) = (tmp_path / "app").iterdir()
+        assert oct(workdir.stat().st_mode & 0o777) == "0o700"
+        gone = runs[1]["id"]
+        assert client.delete(f"/api/runs/{gone}").status_code == 204
+        assert not (workdir / "runs" / gone).exists()
+        _refused(client.get(f"/api/runs/{gone}"), 404)
+        left = client.get(f"/api/datasets/{ds['id']}").json()["runs"]
+        assert [r["id"] for r in left] == [runs[0]["id"], runs[2]["id"]]
+    assert list((tmp_path / "app").iterdir()) == []
+
+
+def test_app_command_warns_off_loopback_and_preloads(tmp_path, monkeypatch, capsys):
+    served = {}
+    monkeypatch.setattr(serve_module.uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    data = tmp_path / "people.csv"
+    data.write_bytes(MESSY.encode("latin-1"))
+    result = CliRunner().invoke(
+        main, ["app", str(data), "--no-browser", "--host", "0.0.0.0", "--port", "9999",
+               "--sep", ";", "--encoding", "latin-1"]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "WARNING: listening on 0.0.0.0" in result.stderr
+    assert served["host"] == "0.0.0.0" and served["port"] == 9999
+    with TestClient(served["app"]) as c:
+        (ds,) = c.get("/api/datasets").json()
+        assert ds["name"] == "people.csv" and ds["rows"] == 6
+    assert data.read_bytes() == MESSY.encode("latin-1")
+    result = CliRunner().invoke(main, ["app", str(tmp_path / "none.csv"), "--no-browser"])
+    assert result.exit_code == 2 and "none.csv" in result.stderr
+    assert serve_module.is_loopback("127.0.0.1") and serve_module.is_loopback("::1")
+    assert not serve_module.is_loopback("0.0.0.0")
+
+
+def test_init_and_workbench_configs_write_na_values_at_the_top(tmp_path):
+    data = tmp_path / "people.csv"
+    data.write_bytes(MESSY.encode("latin-1"))
+    result = CliRunner().invoke(
+        main, ["init", str(data), "--yes", "--out", str(tmp_path / "c.yaml"), "--sep", ";",
+               "--encoding", "latin-1", "--decimal", ",", "--na-values", "?"]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "c.yaml").read_text(encoding="utf-8")
+    assert "na_values: ['?']" in text and "read: {sep: ;, encoding: latin-1, decimal: ','}" in text
+    from microanon.apps.config import load_config
+
+    cfg = load_config(tmp_path / "c.yaml")
+    assert cfg.read.na_values == ("?",) and len(cfg.read_data()) == 6
+    assert pd.isna(cfg.read_data()["age"]).sum() == 1
+
+
+def test_lint_findings_refuse_a_run_until_accepted(client):
+    frame = load_dataset("arx_adult").head(300)
+    frame.insert(0, "name", [f"P{i}" for i in range(len(frame))])
+    ds = _upload(client, frame.to_csv(index=False).encode()).json()
+    roles = {**ROLES, "name": {"role": "insensitive"}}
+    ds = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles}).json()
+    (finding,) = [f for f in ds["lint"] if f["column"] == "name"]
+    assert finding["severity"] == "blocking" and finding["kind"] == "near_unique"
+    url = f"/api/datasets/{ds['id']}/runs"
+    body = {"method": "mondrian", "models": [{"k_anonymity": {"k": 5}}]}
+    refused = _refused(client.post(url, json=body))
+    assert refused["field"] == "name" and "near_unique" in refused["error"]
+    bad = {"accept": {"name": ["pretty"]}}
+    assert _refused(client.put(f"/api/datasets/{ds['id']}/schema", json=bad))["field"] == "accept"
+    accept = {"accept": {"name": ["near_unique"]}}
+    ds = client.put(f"/api/datasets/{ds['id']}/schema", json=accept).json()
+    assert ds["accept"] == {"name": ["near_unique"]}
+    assert [f["severity"] for f in ds["lint"] if f["column"] == "name"] == ["accepted"]
+    r = client.post(url, json=body)
+    assert r.status_code == 202, r.text
+    config = _files(client.get(f"/api/runs/{r.json()['id']}/config.zip").content)
+    assert "lint: {accept: {name: [near_unique]}}" in config["config.yaml"].decode()
+    _wait(client, r.json()["id"])
+
+
+def test_foreign_hosts_and_origins_are_refused(tmp_path):
+    from microanon.apps.workbench.guard import LOOPBACK_HOSTS
+
+    with TestClient(
+        create_app(tmp_path, hosts=LOOPBACK_HOSTS), base_url="http://127.0.0.1:8765"
+    ) as c:
+        assert c.get("/api/methods").status_code == 200
+        r = c.get("/api/methods", headers={"host": "evil.example:8765"})
+        assert r.status_code == 403 and "not this machine" in r.json()["error"]
+        r = c.post(
+            "/api/datasets", json={"bundled": "x"}, headers={"origin": "http://evil.example"}
+        )
+        assert r.status_code == 403 and "evil.example" in r.json()["error"]
+        r = c.post(
+            "/api/datasets", json={"bundled": "x"}, headers={"origin": "http://127.0.0.1:8765"}
+        )
+        assert r.status_code == 400  # through to the route: no such bundled data set
