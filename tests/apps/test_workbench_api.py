@@ -133,6 +133,8 @@ def test_messy_csv_upload_reads_with_the_options_or_names_the_problem(client, tm
     body = _refused(_upload(client, bad, "people.csv", sep=";", encoding="latin-1"))
     assert "line 8" in body["error"]
     _refused(_upload(client, data, "people.csv", sep=";;"))
+    assert [d["id"] for d in client.get("/api/datasets").json()] == [ds["id"]]
+    assert len(list(tmp_path.glob("*/data/*/*"))) == 1  # refused uploads leave no file
 
 
 def test_upload_above_the_limit_is_413(tmp_path):
@@ -280,6 +282,8 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
         assert all(len(row["values"]) == 3 for row in compare["rows"])
         _refused(client.get(f"/api/datasets/{ds['id']}/compare?runs={ids},{ids}"))
         assert len(client.get(f"/api/datasets/{ds['id']}").json()["runs"]) == 3
+        r = client.get(f"/api/runs/{fd['id']}/public.zip")
+        assert r.headers["content-disposition"] == 'attachment; filename="fd-public.zip"'
         for run in runs:
             public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
             assert set(public) >= {"release.json", "report.html"}

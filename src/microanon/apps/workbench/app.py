@@ -16,6 +16,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -29,11 +30,10 @@ from . import catalog
 from .datasets import built_hierarchy
 from .downloads import zip_directory
 from .errors import RequestError
-from .forms import FilePart, read_form
 from .guard import LocalOnly
 from .hierarchies import preview
 from .runs import CONFIG_DIR, RELEASE_DIR
-from .state import Workbench
+from .state import Workbench, safe_name
 from .summaries import compare_rows, risk_profile
 
 __all__ = ["MAX_UPLOAD", "STATIC", "create_app"]
@@ -45,6 +45,9 @@ STATIC = Path(__file__).parent / "static"
 #: Runs compared side by side at most.
 COMPARE_MAX = 4
 _READ_FIELDS = ("sep", "encoding", "decimal", "quotechar")
+_CHUNK = 1024**2
+#: Bytes of a form beyond its file (boundaries, headers, the reading options).
+_FORM_OVERHEAD = 64 * 1024
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
@@ -74,22 +77,48 @@ def _read_options(form: Any) -> ReadOptions:
         raise RequestError(str(exc), field) from None
 
 
-async def _file(request: Request) -> tuple[FilePart, dict[str, Any]]:
-    """The uploaded file of a form (field ``file``) and the form's other fields."""
-    form = await read_form(request, request.app.state.max_upload)
-    upload = form.pop("file", None)
-    if not isinstance(upload, FilePart):
+def _too_large(request: Request, limit: int) -> None:
+    """413 before reading a body whose announced length is above the limit."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit + _FORM_OVERHEAD:
+        raise RequestError(f"upload larger than the limit of {limit:,} bytes", "file", 413)
+
+
+async def _form(request: Request) -> tuple[UploadFile, Any]:
+    """The uploaded file of a multipart form (field ``file``) and the form."""
+    _too_large(request, request.app.state.max_upload)
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise RequestError("send the file as multipart/form-data (field 'file')", "file")
+    form = await request.form(max_files=1, max_fields=20)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
         raise RequestError("give the file as the form field 'file'", "file")
     return upload, form
 
 
+async def _save(upload: UploadFile, path: Path, limit: int) -> None:
+    """Copy an upload to ``path``, refusing one above ``limit`` bytes (nothing kept then)."""
+    size = 0
+    with open(path, "wb") as out:
+        while chunk := await upload.read(_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                break
+            out.write(chunk)
+    if size > limit:
+        path.unlink()
+        raise RequestError(
+            f"file {upload.filename}: larger than the limit of {limit:,} bytes", "file", 413
+        )
+
+
 async def add_dataset(request: Request) -> Response:
-    bench = _bench(request)
+    bench, limit = _bench(request), request.app.state.max_upload
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
-        upload, form = await _file(request)
+        upload, form = await _form(request)
         read = _read_options(form)
         path = bench.new_file("data", upload.filename or "data.csv")
-        path.write_bytes(upload.data)
+        await _save(upload, path, limit)
         try:
             ds = await run_in_threadpool(bench.add_file, path, path.name, read)
         except BaseException:
@@ -145,9 +174,14 @@ async def hierarchy_preview(request: Request) -> Response:
 
 
 async def add_hierarchy(request: Request) -> Response:
-    upload, _ = await _file(request)
-    bench = _bench(request)
-    return _json(bench.add_hierarchy(upload.data, upload.filename or "hierarchy.csv"), 201)
+    bench, limit = _bench(request), request.app.state.max_upload
+    upload, _ = await _form(request)
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise RequestError(
+            f"file {upload.filename}: larger than the limit of {limit:,} bytes", "file", 413
+        )
+    return _json(bench.add_hierarchy(data, upload.filename or "hierarchy.csv"), 201)
 
 
 async def bundled(request: Request) -> Response:
@@ -222,7 +256,7 @@ def _download(part: str, media: str = "application/zip") -> Any:
                 raise RequestError(f"run {run.id} is {run.status}: nothing to download", "id", 409)
             directory = run.directory / RELEASE_DIR / part
         data = await run_in_threadpool(zip_directory, directory)
-        name = f"{run.id}-{part}.zip"
+        name = f"{safe_name(run.label, run.id)}-{part}.zip"
         return Response(
             data,
             media_type=media,
