@@ -118,6 +118,14 @@ def _shot(page: Any, out: Path, name: str) -> None:
     page.screenshot(path=str(out / f"workbench-{name}.png"), full_page=True)
 
 
+def _readme_screenshot(page: Any, path: Path) -> None:
+    """The visible part of the page as a 256-colour PNG (small enough for the README)."""
+    from PIL import Image  # matplotlib's dependency
+
+    image = Image.open(io.BytesIO(page.screenshot(full_page=False))).convert("RGB")
+    image.quantize(colors=256).save(path, optimize=True)
+
+
 def _download(page: Any, selector: str, target: Path) -> bytes:
     with page.expect_download() as info:
         page.click(selector)
@@ -226,7 +234,7 @@ def test_adult_flow_in_a_real_browser(
     _shot(page, out, "4-compare")
     shot = os.environ.get("MICROANON_WORKBENCH_SCREENSHOT")
     if shot:
-        page.screenshot(path=shot, full_page=False)
+        _readme_screenshot(page, Path(shot))
 
     # The three downloads of k=5.
     run = page.locator("#downloads li").first

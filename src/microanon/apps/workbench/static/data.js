@@ -312,7 +312,6 @@ function setError(box, ed, text) {
 }
 
 function previewView(col, pv) {
-  const levels = pv.levels;
   const width = Math.max(1, ...pv.rows.map((r) => r.length));
   const head = h("tr", {}, h("th", { scope: "col" }, "Value"),
     ...Array.from({ length: width - 1 }, (_, i) => h("th", { scope: "col" }, `Level ${i + 1}`)));
@@ -320,7 +319,8 @@ function previewView(col, pv) {
   const missing = pv.missing || [];
   return h("div", {},
     h("p", { class: "h-summary" },
-      `${levels} levels; distinct labels per level: ${(pv.count_per_level || []).map((x) => fmt(x)).join(" → ")}`),
+      `${width - 1} level${width === 2 ? "" : "s"} above the values; distinct labels from the values up: ` +
+      `${(pv.count_per_level || []).map((x) => fmt(x)).join(" → ")}`),
     missing.length
       ? h("div", { class: "missing" },
           h("p", { class: "problem" }, `${fmt(missing.length)} value${missing.length > 1 ? "s" : ""} of ${col.name} not covered by this hierarchy:`),
