@@ -24,7 +24,8 @@ function method() {
 
 /** One parameter's field; ``values`` holds what was typed, ``field`` names it in errors. */
 function paramField(p, values, id, field) {
-  const current = values[p.name] ?? p.default;
+  const given = values[p.name] ?? p.default;
+  const current = given !== null && typeof given === "object" ? JSON.stringify(given) : given;
   let input;
   const common = { id, dataset: { param: p.name, field }, "aria-describedby": `${id}-help ${id}-error` };
   if (p.choices) {
