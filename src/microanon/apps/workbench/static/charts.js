@@ -6,11 +6,13 @@
 import { s, fmt } from "./dom.js";
 
 /** Bars of ``counts`` labelled by ``labels`` in a ``width`` × ``height`` box. */
-function bars(labels, counts, { width, height, title, run }) {
+function bars(labels, counts, { width, height, title, run, log = false }) {
   const pad = { left: 44, right: 6, top: 18, bottom: 34 };
   const w = width - pad.left - pad.right;
   const hgt = height - pad.top - pad.bottom;
   const max = Math.max(1, ...counts);
+  // On a logarithmic scale a single record still shows: log(1 + count) / log(1 + max).
+  const scale = log ? (c) => Math.log1p(c) / Math.log1p(max) : (c) => c / max;
   const bw = counts.length ? w / counts.length : w;
   const svg = s("svg", {
     class: "chart",
@@ -29,7 +31,7 @@ function bars(labels, counts, { width, height, title, run }) {
   svg.append(s("text", { x: pad.left - 4, y: pad.top + 8, class: "tick", "text-anchor": "end" }, fmt(max)));
   svg.append(s("text", { x: pad.left - 4, y: pad.top + hgt, class: "tick", "text-anchor": "end" }, "0"));
   counts.forEach((c, i) => {
-    const bh = (c / max) * hgt;
+    const bh = c > 0 ? Math.max(1, scale(c) * hgt) : 0;
     const x = pad.left + i * bw;
     const rect = s("rect", {
       x: x + 1,
@@ -48,7 +50,12 @@ function bars(labels, counts, { width, height, title, run }) {
     svg.append(
       s(
         "text",
-        { x: pad.left + (i + 0.5) * bw, y: height - 16, class: "tick", "text-anchor": "middle" },
+        {
+          x: pad.left + (i === 0 ? 0 : i === labels.length - 1 ? labels.length * bw : (i + 0.5) * bw),
+          y: height - 16,
+          class: "tick",
+          "text-anchor": i === 0 ? "start" : i === labels.length - 1 ? "end" : "middle",
+        },
         text.length > 14 ? `${text.slice(0, 13)}…` : text,
       ),
     );
@@ -56,10 +63,13 @@ function bars(labels, counts, { width, height, title, run }) {
   return svg;
 }
 
-/** The histogram of per-record risk: ``edges`` has one more entry than ``counts``. */
-export function histogram(edges, counts, title) {
-  const labels = counts.map((_, i) => `${fmt(edges[i])}–${fmt(edges[i + 1])}`);
-  return bars(labels, counts, { width: 560, height: 220, title, run: null });
+/**
+ * The histogram of per-record risk (``edges`` has one more entry than ``counts``), on a
+ * logarithmic scale when ``log``: the few records at high risk are what matters.
+ */
+export function histogram(edges, counts, title, log) {
+  const labels = counts.map((_, i) => `${fmt(edges[i], true)}–${fmt(edges[i + 1], true)}`);
+  return bars(labels, counts, { width: 560, height: 220, title, run: null, log });
 }
 
 /** One column's values before or after (``run``: "before" or the run's id). */

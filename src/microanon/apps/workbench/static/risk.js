@@ -81,10 +81,22 @@ function render(risk) {
   ]);
   $("risk-numbers").replaceChildren(...pairs([...heads, ...pop]));
   $("risk-details").replaceChildren(...pairs(flatten(n).map(([k, v]) => [k, fmt(v), k])));
-  const hist = risk.histogram;
+  drawHistogram(risk.histogram);
+}
+
+function drawHistogram(hist) {
+  const log = $("risk-log").checked;
+  const title = `Records by re-identification risk (prosecutor)${log ? ", logarithmic scale" : ""}`;
   $("risk-histogram").replaceChildren(
     hist && hist.counts?.length
-      ? histogram(hist.edges, hist.counts, "Records by re-identification risk (prosecutor)")
+      ? histogram(hist.edges, hist.counts, title, log)
       : h("p", { class: "help" }, "No per-record risk to draw."),
   );
+  $("risk-bins").replaceChildren(
+    ...(hist?.counts || []).map((c, i) =>
+      h("tr", {}, h("td", {}, `${fmt(hist.edges[i], true)} – ${fmt(hist.edges[i + 1], true)}`),
+        h("td", { class: "num" }, fmt(c)))),
+  );
 }
+
+$("risk-log").addEventListener("change", () => state.risk && drawHistogram(state.risk.histogram));
