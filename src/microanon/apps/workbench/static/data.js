@@ -108,7 +108,7 @@ async function load(request, what) {
 }
 
 /** The dataset as the server now has it: every view of step 1 redrawn from it. */
-export function setDataset(ds) {
+function setDataset(ds) {
   if (editorsOf !== ds.id) {
     editors.clear();
     editorsOf = ds.id;
