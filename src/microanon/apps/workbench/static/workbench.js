@@ -114,6 +114,8 @@ function init() {
     $("tab-risk").disabled = !ds;
     $("tab-run").disabled = !ds;
     for (const run of ds.runs || []) if (!state.runs.has(run.id)) state.runs.set(run.id, run);
+    // Runs of another dataset are not compared with this one's.
+    state.picked = state.picked.filter((id) => state.runs.get(id)?.dataset === ds.id);
     renderRuns();
     if (current() === "risk") showRisk();
   });
