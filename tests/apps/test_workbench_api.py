@@ -206,7 +206,8 @@ def test_methods_and_models_in_plain_words(client):
     methods = client.get("/api/methods").json()
     assert [m["name"] for m in methods] == list(METHODS)
     full = next(m for m in methods if m["name"] == "full_domain")
-    assert full["models"] and full["family"] == "generalize"
+    assert full["models"] and full["family"] == "generalize" and not full["randomized"]
+    assert next(m for m in methods if m["name"] == "pram")["randomized"]
     suppression = next(p for p in full["params"] if p["name"] == "suppression")
     assert suppression["type"] == "float" and suppression["help"]
     models = {m["name"]: m for m in client.get("/api/models").json()}

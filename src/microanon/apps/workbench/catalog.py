@@ -104,7 +104,8 @@ def _param(name: str, default: Any, doc: dict[str, tuple[str, str]]) -> dict[str
 @functools.cache
 def methods() -> list[dict[str, Any]]:
     """Every method of a configuration: name, label, family, parameters, whether it takes
-    models and, separately, whether it must be given some."""
+    models and, separately, whether it must be given some, and whether it draws randomness (its
+    releases then differ from run to run)."""
     out = []
     for name, target in METHODS.items():
         func = method_function(name)
@@ -127,6 +128,7 @@ def methods() -> list[dict[str, Any]]:
                 "params": params,
                 "models": takes is not None,
                 "models_required": takes is not None and takes.default is inspect.Parameter.empty,
+                "randomized": "rng" in signature.parameters,
             }
         )
     return out
