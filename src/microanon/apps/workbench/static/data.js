@@ -132,19 +132,46 @@ function render() {
     `${ds.name}: ${fmt(ds.rows)} records, ${ds.columns.length} columns` + (read ? ` (read with ${read})` : "");
   $("columns").tBodies[0].replaceChildren(...ds.columns.map(columnRow));
   const lint = ds.lint || [];
-  $("lint").replaceChildren(
-    ...(lint.length
-      ? lint.map((f) =>
-          h("li", { class: `lint-${f.severity}`, dataset: { column: f.column ?? "" } },
-            h("strong", {}, `${f.severity}${f.column ? ` (${f.column})` : ""}: `), f.message))
-      : [h("li", {}, "Nothing to report.")]),
-  );
+  $("lint").replaceChildren(...(lint.length ? lint.map(finding) : [h("li", {}, "Nothing to report.")]));
+  say("lint-error", "");
   const quasi = ds.columns.filter((c) => c.role === "quasi");
   $("hierarchies").replaceChildren(
     ...(quasi.length ? quasi.map(hierarchyBox) : [h("p", { class: "help" }, "No quasi-identifier yet: set a column's role to quasi-identifier.")]),
   );
   if (focus) document.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
 }
+
+/** One lint finding; a blocking one can be accepted (and an accepted one taken back). */
+function finding(f) {
+  const blocking = f.severity === "blocking";
+  const what = f.kind ? f.kind.replaceAll("_", " ") : f.severity;
+  return h("li", { class: `lint-${f.severity}`, dataset: { column: f.column ?? "", kind: f.kind ?? "" } },
+    h("strong", {}, `${f.column ? `${f.column}: ` : ""}${what}`),
+    blocking ? " (blocks the runs) — " : " (accepted) — ", f.message, " ",
+    f.column && f.kind
+      ? h("button", { type: "button", class: `lint-${blocking ? "accept" : "undo"} secondary small`,
+          onclick: () => accept(f, blocking) },
+        blocking ? `Accept this finding on ${f.column}` : `Take back the acceptance on ${f.column}`)
+      : null);
+}
+
+/** Accept a finding (or take it back): the whole accepted set is sent, as the API replaces it. */
+async function accept(f, on) {
+  const current = state.dataset.accept || {};
+  const kinds = new Set(current[f.column] || []);
+  if (on) kinds.add(f.kind);
+  else kinds.delete(f.kind);
+  const next = { ...current, [f.column]: [...kinds] };
+  if (!kinds.size) delete next[f.column];
+  try {
+    setDataset(await api("PUT", `/api/datasets/${enc(state.dataset.id)}/schema`, { accept: next }));
+    status(on ? `Finding on ${f.column} accepted.` : `Finding on ${f.column} blocks the runs again.`);
+  } catch (e) {
+    say("lint-error", e.message);
+  }
+}
+
+const MISSING = { drop: "rows dropped", category: "become the value ?" };
 
 function columnRow(col, i) {
   const error = h("p", { class: "row-error problem", role: "alert", hidden: true });
@@ -161,7 +188,8 @@ function columnRow(col, i) {
     h("td", {}, col.type),
     h("td", { class: "num" }, fmt(col.distinct)),
     h("td", { class: "num" }, fmt(col.unique_share, true)),
-    h("td", { class: "num" }, fmt(col.missing_share, true)),
+    h("td", { class: "num" }, fmt(col.missing_share, true),
+      col.missing_share && MISSING[col.missing] ? h("p", { class: "note" }, MISSING[col.missing]) : null),
     h("td", { class: "examples" }, examples),
     h("td", {}, role, h("p", { class: "reason" }, col.reason || ""), error),
     h("td", {}, kind));
@@ -385,9 +413,24 @@ async function listBundled() {
   $("bundled-hierarchies").replaceChildren(...bundled.hierarchies.map((n) => h("option", { value: n })));
 }
 
+/** A dataset the server already holds (``microanon app DATA`` loads one at start): the latest. */
+async function resume() {
+  try {
+    const known = await api("GET", "/api/datasets");
+    if (known.length && !state.dataset) {
+      const last = known[known.length - 1];
+      setDataset(await api("GET", `/api/datasets/${enc(last.id)}`));
+      status(`${last.name} loaded: ${fmt(last.rows)} records.`);
+    }
+  } catch (e) {
+    fail(`The workbench's datasets could not be listed: ${e.message}`);
+  }
+}
+
 export function initData() {
   $("load-form").addEventListener("submit", loadFile);
   $("load-bundled").addEventListener("click", loadBundled);
   window.addEventListener("unhandledrejection", (e) => fail(String(e.reason?.message || e.reason)));
   listBundled();
+  resume();
 }

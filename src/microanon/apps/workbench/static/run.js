@@ -68,7 +68,10 @@ function renderMethod() {
   if (!m) return;
   if (!typed.has(m.name)) typed.set(m.name, {});
   const values = typed.get(m.name);
-  $("method-help").textContent = m.help || m.family ? `${m.help || ""}${m.family ? ` (family: ${m.family})` : ""}` : "";
+  const randomized = m.randomized
+    ? " It draws fresh randomness on every run: its configuration reproduces the same kind of release, not the same bytes."
+    : "";
+  $("method-help").textContent = `${m.help || ""}${m.family ? ` (family: ${m.family})` : ""}${randomized}`;
   $("method-params").replaceChildren(
     ...(m.params.length ? m.params.map((p) => paramField(p, values, `param-${p.name}`, p.name))
       : [h("p", { class: "help" }, "This method has no parameter.")]),

@@ -81,6 +81,7 @@ function renderRuns() {
           {
             type: "button",
             class: "delete-run secondary small",
+            disabled: run.status === "queued" || run.status === "running",
             "aria-label": `Delete run ${run.label || run.id}`,
             onclick: () => deleteRun(run),
           },
