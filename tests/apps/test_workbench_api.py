@@ -392,3 +392,58 @@ def test_foreign_hosts_and_origins_are_refused(tmp_path):
             "/api/datasets", json={"bundled": "x"}, headers={"origin": "http://127.0.0.1:8765"}
         )
         assert r.status_code == 400  # through to the route: no such bundled data set
+
+
+def _messy_people(n: int = 60) -> str:
+    cities = ["Münster", "Köln", "Zürich", "Århus"]
+    lines = ["name;age;city;visited;income"]
+    for i in range(n):
+        age = "?" if i % 17 == 3 else str(20 + (i * 7) % 50)
+        city = "" if i % 13 == 5 else cities[i % 4]
+        lines.append(f"Person {i};{age};{city};2020-{1 + i % 12:02d}-{1 + i % 28:02d};{1000 + i},5")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_messy_file_runs_and_its_config_reproduces_the_release(client, tmp_path):
+    data = _messy_people().encode("latin-1")
+    fields = {"sep": ";", "encoding": "latin-1", "decimal": ",", "na_values": "?"}
+    ds = _upload(client, data, "adult.csv", **fields).json()
+    cols = {c["name"]: c for c in ds["columns"]}
+    assert cols["age"]["missing"] == "drop" and cols["city"]["missing"] == "category"
+    assert cols["visited"]["type"] == "date"
+    url = f"/api/datasets/{ds['id']}/hierarchy-preview"
+    dates = client.post(url, json={"column": "visited", "hierarchy": {"type": "dates"}}).json()
+    assert dates["rows"][0] == ["2020-01-01", "2020-01", "*"]  # one year: no year level
+    wrong = client.post(url, json={"column": "city", "hierarchy": {"type": "dates"}})
+    assert _refused(wrong)["field"] == "city"
+    roles = {
+        "name": {"role": "identifier"},
+        "age": {"role": "quasi", "kind": "numeric",
+                "hierarchy": {"type": "intervals", "widths": [10, 20, 40]}},
+        "city": {"role": "quasi", "hierarchy": {"type": "auto"}},
+        "visited": {"role": "identifier"},
+        "income": {"role": "sensitive"},
+    }  # fmt: skip
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles})
+    assert r.status_code == 200, r.text
+    preview = client.post(url, json={"column": "city", "hierarchy": {"type": "auto"}}).json()
+    assert preview["missing"] == [] and ["?", "*"] in preview["rows"]
+    run = _run(client, ds["id"], {"method": "mondrian", "models": [{"k_anonymity": {"k": 3}}]})
+    assert run["result"]["verified"] is True
+    config = client.get(f"/api/runs/{run['id']}/config.zip").content
+    text = _files(config)["config.yaml"].decode()
+    assert "na_values: ['?']" in text and "encoding: latin-1" in text
+    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+    assert b"Person" not in b"".join(public.values())
+    again = _reproduce(tmp_path, config, "messy", data)
+    written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")}
+    assert written == public
+
+
+def test_parquet_upload(client, tmp_path):
+    frame = load_dataset("arx_adult").head(200)
+    path = tmp_path / "adult.parquet"
+    frame.to_parquet(path)
+    r = client.post("/api/datasets", files={"file": ("adult.parquet", path.read_bytes())})
+    assert r.status_code == 201, r.text
+    assert r.json()["rows"] == 200 and r.json()["read"] == {}

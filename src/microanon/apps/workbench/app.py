@@ -27,7 +27,7 @@ from ...core.errors import MicroanonError
 from ...core.reading import ReadOptions
 from ..io import json_plain
 from . import catalog
-from .datasets import built_hierarchy
+from .datasets import apply_schema, built_hierarchy
 from .downloads import zip_directory
 from .errors import RequestError
 from .guard import LocalOnly
@@ -145,8 +145,6 @@ async def get_dataset(request: Request) -> Response:
 
 
 async def put_schema(request: Request) -> Response:
-    from .datasets import apply_schema
-
     bench = _bench(request)
     ds = bench.dataset(request.path_params["id"])
     body = await _body(request)

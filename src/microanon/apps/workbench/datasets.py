@@ -120,17 +120,13 @@ class Dataset:
 def _new(
     ds_id: str, name: str, frame: pd.DataFrame, read: ReadOptions, path: Path | None
 ) -> Dataset:
-    profiles = profile_table(frame)
+    profiles = {p.name: p for p in profile_table(frame)}
     columns = {}
-    for p in propose_roles(frame, profiles):
-        kind = (
-            "numeric"
-            if {x.name: x for x in profiles}[p.column].type == "numeric"
-            else "categorical"
-        )
+    for p in propose_roles(frame, list(profiles.values())):
+        kind = "numeric" if profiles[p.column].type == "numeric" else "categorical"
         spec = {"type": "auto"} if p.role is Role.QUASI else None
         columns[p.column] = ColumnState(p.role, p.reason, kind, spec)
-    ds = Dataset(ds_id, name, frame, {p.name: p for p in profiles}, read, path, columns)
+    ds = Dataset(ds_id, name, frame, profiles, read, path, columns)
     ds.lint = _lint(frame, columns)
     try:
         ds.levels = schema_files(ds, {})[2]

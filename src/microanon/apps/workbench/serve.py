@@ -67,6 +67,8 @@ def serve(
             flush=True,
         )
     print(f"microanon workbench on {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    if browser:
-        threading.Timer(1.0, webbrowser.open, [url]).start()
+    if browser:  # once uvicorn has had time to bind; never keeps the process alive
+        opener = threading.Timer(1.0, webbrowser.open, [url])
+        opener.daemon = True
+        opener.start()
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -18,7 +18,6 @@ from typing import Any
 
 from ...core.errors import MicroanonError
 from ...core.reading import ReadOptions
-from ...core.schema import Role
 from .datasets import Dataset, dataset_json, load_bundled, load_file
 from .errors import RequestError
 from .hierarchies import read_upload
@@ -102,7 +101,7 @@ class Workbench:
 
     def quasi(self, ds: Dataset) -> list[str]:
         """The quasi-identifiers of ``ds`` (400 without any)."""
-        quasi = [c for c, s in ds.columns.items() if s.role is Role.QUASI]
+        quasi = ds.quasi
         if not quasi:
             raise RequestError(
                 "no quasi-identifier: give at least one column the role quasi", "role"

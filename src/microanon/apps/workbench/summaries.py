@@ -111,8 +111,8 @@ def run_result(
     records = int(meta.get("rows_out", len(public) if public is not None else 0))
     rows_in = int(meta.get("rows_in", len(original)))
     utility = _numbers(numbers.get("utility"))
-    suppressed = meta.get("suppressed", utility.pop("suppressed", None))
-    utility.pop("suppressed", None)
+    counted = utility.pop("suppressed", None)
+    suppressed = meta.get("suppressed", counted)
     if not _number(suppressed):
         suppressed = max(rows_in - records, 0)
     verdicts = (numbers.get("verification") or {}).get("verdicts") or []
