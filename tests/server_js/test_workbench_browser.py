@@ -30,14 +30,18 @@ import threading
 import time
 import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 import yaml
 from click.testing import CliRunner
 
 from microanon.apps.cli import main
+from microanon.apps.workbench.app import create_app
+from microanon.core.reading import ReadOptions
 
 #: Longest wait for a run, a risk profile or a load (a busy CI machine).
 SLOW_MS = 90_000
@@ -77,18 +81,10 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
-@pytest.fixture
-def app_url(tmp_path: Path) -> Iterator[str]:
-    """The workbench served by uvicorn in a thread, on a port the system picked."""
-    _chromium()
-    _sync_playwright()
-    import uvicorn
-
-    from microanon.apps.workbench.app import create_app
-
-    work = tmp_path / "work"
-    work.mkdir()
-    config = uvicorn.Config(create_app(work), host="127.0.0.1", port=0, log_level="warning")
+@contextmanager
+def _serve(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread, on a port the system picked: its address."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -102,6 +98,17 @@ def app_url(tmp_path: Path) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+@pytest.fixture
+def app_url(tmp_path: Path) -> Iterator[str]:
+    """The workbench, its work directory under the test's temporary directory."""
+    _chromium()
+    _sync_playwright()
+    work = tmp_path / "work"
+    work.mkdir()
+    with _serve(create_app(work)) as url:
+        yield url
 
 
 def _page(browser: Any) -> tuple[Any, Any, list[str]]:
@@ -348,3 +355,20 @@ def test_messy_file_in_a_real_browser(app_url: str, browser: Any, tmp_path: Path
     assert page.locator("#lint li.lint-accepted[data-column=income]").count() == 1
     assert not problems, problems
     context.close()
+
+
+def test_file_given_at_start_is_shown(browser: Any, tmp_path: Path) -> None:
+    """``microanon app DATA``: the page opens on the file the server loaded at start."""
+    data = tmp_path / "visits.csv"
+    data.write_bytes("zip;age\n75001;34\n75002;51\n75001;29\n".encode("latin-1"))
+    work = tmp_path / "work"
+    work.mkdir()
+    app = create_app(work, preload=(data, ReadOptions(sep=";")))
+    with _serve(app) as url:
+        context, page, problems = _page(browser)
+        page.goto(f"{url}/")
+        page.wait_for_selector("#dataset:not([hidden])")
+        assert "visits.csv: 3 records, 2 columns" in page.inner_text("#dataset-summary")
+        assert page.is_enabled("#tab-risk") and page.is_enabled("#tab-run")
+        assert not problems, problems
+        context.close()
