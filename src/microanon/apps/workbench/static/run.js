@@ -116,6 +116,11 @@ function showError(e) {
     || boxes.find((b) => b.dataset.field.endsWith(`.${field}`))
     || boxes.find((b) => b.dataset.field === String(field).split(/[.[\]]/).filter(Boolean).pop()));
   say("run-error", `The run was not started: ${e.message}`);
+  if (!box && state.dataset?.columns.some((c) => c.name === field)) {
+    // A column's role, hierarchy or lint finding: fixed in step 1.
+    $("run-error").append(" ", h("button", { type: "button", class: "secondary small",
+      onclick: () => emit("open", "data") }, `Go to step 1 (column ${field})`));
+  }
   if (box) {
     say(box, e.message);
     const input = box.parentElement.querySelector("input, select");
