@@ -331,6 +331,14 @@ def test_messy_file_in_a_real_browser(app_url: str, browser: Any, tmp_path: Path
     page.wait_for_selector("#hierarchies fieldset[data-column=income]", state="detached")
 
     # Income is nearly unique on six rows: the lint blocks the runs until the owner accepts it.
+    page.click("#tab-run")
+    page.wait_for_selector("#model-0-k")
+    page.fill("#model-0-k", "2")
+    page.click("#run")
+    page.wait_for_selector("#run-error:not([hidden])")
+    assert "income" in page.inner_text("#run-error"), page.inner_text("#run-error")
+    page.click("#run-error button")  # back to step 1
+    page.wait_for_selector("#step-data:not([hidden])")
     page.click("#lint li.lint-blocking[data-column=income] button.lint-accept")
     page.wait_for_selector("#lint li.lint-accepted[data-column=income]")
 
