@@ -47,7 +47,7 @@ function initTabs() {
 function runText(run) {
   if (run.status === "done" && run.result) {
     const held = run.result.models.every((m) => m.holds);
-    return `done: ${held ? "models hold" : "a model does not hold"}, ${fmt(run.result.suppressed)} suppressed`;
+    return `${held ? "models hold" : "a model fails"}, ${fmt(run.result.suppressed)} suppressed`;
   }
   if (run.status === "failed") return "failed";
   return run.status;
