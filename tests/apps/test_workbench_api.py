@@ -198,6 +198,8 @@ def test_risk_of_the_original(client, adult_csv):
     risk = r.json()
     assert sorted(risk["numbers"]["quasi"]) == ["age", "race", "sex"]
     assert risk["numbers"]["rows"] == 1500 and "attackers" in risk["numbers"]
+    sizes = load_dataset("arx_adult").head(1500).groupby(["age", "race", "sex"]).size()
+    assert risk["numbers"]["sample_uniques"] == int((sizes == 1).sum()) > 0
     hist = risk["histogram"]
     assert len(hist["edges"]) == len(hist["counts"]) + 1 and sum(hist["counts"]) == 1500
 

@@ -206,6 +206,7 @@ def test_adult_flow_in_a_real_browser(
     page.wait_for_selector("#risk-histogram svg rect.bar", state="attached")
     assert page.inner_text("#risk-numbers dd[data-key=rows]") == "30,162"
     assert page.locator("#risk-numbers dd[data-key='attackers.prosecutor.records_above']").count()
+    assert page.inner_text("#risk-numbers dd[data-key=sample_uniques]").replace(",", "").isdigit()
     bins = page.locator("#risk-bins td.num").all_text_contents()
     assert sum(int(b.replace(",", "")) for b in bins) == 30_162  # every record in a bin
     _shot(page, out, "2-risk")

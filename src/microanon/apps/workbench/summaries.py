@@ -168,15 +168,18 @@ def risk_profile(frame: pd.DataFrame, quasi: Sequence[str]) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``numbers`` (as ``microanon risk --json``) and ``histogram`` (``edges``, ``counts``) of
-        the per-record re-identification risk (the prosecutor's).
+        ``numbers`` (as ``microanon risk --json``, plus ``sample_uniques``: the records whose
+        combination of quasi-identifier values no other record has) and ``histogram``
+        (``edges``, ``counts``) of the per-record re-identification risk (the prosecutor's).
     """
     keys = frame[list(quasi)].dropna()
     assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False))
     risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
     weights = assessment.record_weights
     counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0), weights=weights)
+    alone = risks == 1.0  # the prosecutor's risk is 1 / the size of the record's class
+    uniques = int(alone.sum() if weights is None else np.asarray(weights)[alone].sum())
     return {
-        "numbers": json_plain(assessment.numbers),
+        "numbers": {**json_plain(assessment.numbers), "sample_uniques": uniques},
         "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]},
     }
