@@ -444,9 +444,10 @@ def search(
         Privacy models every kept class must satisfy (see :func:`microanon.models.as_models`).
     suppression : float
         Largest share of the records that may be suppressed, in ``[0, 1)``.
-    metric : {"lm", "discernibility", "aecs", "precision", "entropy"}
+    metric : {"lm", "discernibility", "aecs", "precision", "entropy", "loss"} or mapping
         What to minimize (see :mod:`microanon.methods.generalize._metrics`; for ``precision``
-        the precision is maximized).
+        the precision is maximized); ARX's Loss with options as a mapping (see
+        :func:`~microanon.methods.generalize._metrics.canonical_metric`).
     all_minimal : bool
         Also return every minimal feasible node (Incognito's answer).
     progress : bool
