@@ -7,6 +7,8 @@ which of the watched top-level packages ended up in ``sys.modules``. Timings are
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import os
 import subprocess
@@ -95,3 +97,22 @@ def test_check_on_a_small_csv_loads_nothing_heavy(tmp_path):
     loaded = _loaded(code)
     assert loaded & set(HEAVY) == set()
     assert "pandas" in loaded  # the check itself ran
+
+
+@pytest.mark.parametrize(
+    "package", ["microanon", "microanon.core", "microanon.models", "microanon.measures"]
+)
+def test_lazy_table_matches_the_type_checking_imports(package):
+    # The table serves the names at run time, the imports type checkers and the API pages:
+    # both must say the same.
+    module = importlib.import_module(package)
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    imported = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom) and stmt.level == 1, ast.unparse(stmt)
+                imported.update({alias.name: stmt.module for alias in stmt.names})
+    assert imported == module._WHERE
+    eager = {name for name in module.__all__ if name in vars(module)}
+    assert set(module.__all__) == set(module._WHERE) | eager
