@@ -7,6 +7,7 @@ groups. Pass a prebuilt ``Groups`` to share the grouping between several checks,
 :func:`profile` for all achieved values at once.
 
 >>> import pandas as pd
+>>> from microanon.models import k_anonymity, l_diversity
 >>> df = pd.DataFrame({"age": ["2*", "2*", "3*", "3*"], "disease": ["flu", "cold", "flu", "flu"]})
 >>> k_anonymity(df, ["age"], k=2).holds
 True
