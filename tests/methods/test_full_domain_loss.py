@@ -110,6 +110,7 @@ def test_search_on_the_hand_worked_table(six: Table) -> None:
         ("loss(aggregate=arithmetic, gs_factor=0.3)", "loss(aggregate=arithmetic, gs_factor=0.3)"),
         ("loss(gs_factor=0.5)", "loss"),
         ("lm", "lm"),
+        ({"name": "entropy"}, "entropy"),
     ],
 )
 def test_canonical_names(spec, name: str) -> None:

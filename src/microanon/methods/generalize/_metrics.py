@@ -402,6 +402,8 @@ def canonical_metric(metric: Any) -> str:
         options = dict(metric)
         name = options.pop("name", None)
         if name != "loss":
+            if name in METRICS and not options:
+                return str(name)
             if name in METRICS:
                 raise InputError(f"metric {name!r} takes no options, got {sorted(options)}")
             raise InputError(f"metric name must be 'loss' when options are given, got {name!r}")
