@@ -177,7 +177,7 @@ def _reference_loss(p: dict, node: dict, aggregate: str, gs: float) -> float:
 
 
 @settings(
-    max_examples=20,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
