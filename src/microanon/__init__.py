@@ -7,29 +7,32 @@ applied to the next; imported on first use). Privacy-model checks live in
 :mod:`microanon.datasets`.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Any
 
-from .core import (
-    Attribute,
-    DataIntegrityError,
-    Hierarchy,
-    HierarchyError,
-    InfeasibleError,
-    InputError,
-    Kind,
-    LintReport,
-    MicroanonError,
-    Release,
-    Role,
-    Schema,
-    SchemaError,
-    Table,
-    lint_schema,
-    make_rng,
-)
-from .core import release as _release_module
+from .core.extensions import EXTENSIONS as _EXTENSIONS
+from .core.lazy import lazy_exports
 
-if TYPE_CHECKING:  # imported on first use (it needs the methods): see __getattr__
+if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see __getattr__
+    from .core import (
+        Attribute,
+        DataIntegrityError,
+        Hierarchy,
+        HierarchyError,
+        InfeasibleError,
+        InputError,
+        Kind,
+        LintReport,
+        MicroanonError,
+        Release,
+        Role,
+        Schema,
+        SchemaError,
+        Table,
+        lint_schema,
+        make_rng,
+    )
     from .methods.generalize.anonymizer import Anonymizer
 
 __version__ = "0.1.0"
@@ -51,7 +54,7 @@ def _release_report(release: Release) -> Any:
 
 
 # The release's notebook view and report need models and apps, which core does not import.
-_release_module.EXTENSIONS.update(verdicts=_verdict_rows, report=_release_report)
+_EXTENSIONS.update(verdicts=_verdict_rows, report=_release_report)
 
 
 def publish(*args: Any, **kwargs: Any) -> Any:
@@ -64,12 +67,34 @@ def publish(*args: Any, **kwargs: Any) -> Any:
     return _publish(*args, **kwargs)
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Anonymizer":
-        from .methods.generalize.anonymizer import Anonymizer
+#: Exported name -> the module that defines it (imported on first use: ``import microanon``
+#: loads neither pandas nor the methods).
+_WHERE = {
+    **dict.fromkeys(
+        [
+            "Attribute",
+            "DataIntegrityError",
+            "Hierarchy",
+            "HierarchyError",
+            "InfeasibleError",
+            "InputError",
+            "Kind",
+            "LintReport",
+            "MicroanonError",
+            "Release",
+            "Role",
+            "Schema",
+            "SchemaError",
+            "Table",
+            "lint_schema",
+            "make_rng",
+        ],
+        "core",
+    ),
+    "Anonymizer": "methods.generalize.anonymizer",
+}
 
-        return Anonymizer
-    raise AttributeError(f"module 'microanon' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 
 __all__ = [

@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from ..core.errors import InputError
 from ..core.reading import CSV_KEYS, ReadOptions
@@ -190,6 +189,8 @@ def load_config(
         Unreadable or invalid YAML, unknown keys, an unknown method, parameters the method does
         not take, or invalid models; :class:`SchemaError` for schema problems.
     """
+    import yaml
+
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))

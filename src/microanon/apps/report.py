@@ -20,15 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
-from matplotlib.figure import Figure
 
 from ..core.errors import InputError
 from ..core.output import atomic_file
+
+if TYPE_CHECKING:  # matplotlib is imported by new_figure, when a report draws one
+    from matplotlib.figure import Figure
 
 __all__ = ["Report", "Section", "describe_parameters", "new_figure"]
 
@@ -88,6 +89,8 @@ def describe_parameters(parameters: dict[str, Any]) -> str:
 
 def new_figure(width: float = 6.4, height: float = 3.6) -> Figure:
     """A matplotlib figure not tied to any GUI backend (safe on machines without a screen)."""
+    from matplotlib.figure import Figure
+
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -189,6 +192,8 @@ class Report:
 
     def render(self) -> str:
         """The whole report as one HTML string."""
+        import jinja2
+
         from .. import __version__
 
         env = jinja2.Environment(autoescape=True)

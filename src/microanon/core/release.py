@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ import pandas as pd
 
 from . import display
 from .errors import InputError, MicroanonError
+from .extensions import EXTENSIONS
 from .output import atomic_directory
 
 __all__ = [
@@ -66,12 +67,6 @@ ALWAYS_PUBLIC = ("method", "parameters", "models", "quasi", "sensitive", "rows_o
 #: Sub-directories of a saved release.
 PUBLIC_DIR, INTERNAL_DIR = "public", "internal"
 
-#: What a release's notebook view and :meth:`Release.report` need from the layers above ``core``,
-#: which ``core`` does not import: ``"verdicts"`` (a release -> one ``(model, holds, achieved)``
-#: per claimed model, re-checked on the published tables by :mod:`microanon.models`) and
-#: ``"report"`` (a release -> its public report, built by :mod:`microanon.apps`). The
-#: ``microanon`` package fills it on import; each function imports its layer when first called.
-EXTENSIONS: dict[str, Callable[[Release], Any]] = {}
 
 _FORMATS = {"csv": ".csv", "parquet": ".parquet"}
 _MANIFEST = "release.json"

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from .errors import HierarchyError, InputError, SchemaError
 from .frames import as_pandas
@@ -285,6 +284,8 @@ class Schema:
 
         Relative hierarchy paths are resolved against the YAML file's directory.
         """
+        import yaml
+
         path = Path(path)
         try:
             doc = yaml.safe_load(path.read_text(encoding="utf-8"))

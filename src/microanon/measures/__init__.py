@@ -37,64 +37,153 @@ compared record by record
 
 from __future__ import annotations
 
-from .attacker import AttackerRisks, ModelRisk, attacker_risks
-from .classes import ClassStats, aecs, discernibility, equivalence_classes
-from .classification import ID3, classification_accuracy, relative_accuracy
-from .distribution import (
-    QueryErrors,
-    chi_square,
-    estimate_distribution,
-    query_errors,
-    squared_euclidean,
-    uncertainty_coefficients,
-    utility_report,
-)
-from .entropy import NonUniformEntropy, non_uniform_entropy
-from .estimators import (
-    cover_intervals,
-    estimate_joint,
-    kl_divergence,
-    reconstruction_error,
-    true_joint,
-)
-from .linkage import (
-    IntervalDisclosure,
-    Linkage,
-    RankDisclosure,
-    RiskSummary,
-    distance_linkage,
-    interval_disclosure,
-    rank_disclosure,
-    risk_summary,
-)
-from .loglinear import LoglinearRisk, loglinear_risk
-from .multisa import (
-    ail,
-    ail_components,
-    disclosure_probabilities,
-    rce,
-    recovered_confidences,
-    strong_rule_attack,
-)
-from .multisa_deletions import explain_deletions, group_capacity, max_groups
-from .perturbative import (
-    Change,
-    InformationLoss,
-    UtilitySummary,
-    correlation_changes,
-    covariance_changes,
-    il1s,
-    information_loss,
-    mean_changes,
-    sse,
-    utility_summary,
-    variance_changes,
-)
-from .population import REGIONS, PopulationUniqueness, UniquenessEstimate, population_uniqueness
-from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
-from .suda import Suda, minimal_uniques, suda2
-from .survey_risk import IndividualRisk, KeyFrequencies, individual_risk, key_frequencies
-from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_exports
+
+if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see _WHERE
+    from .attacker import AttackerRisks, ModelRisk, attacker_risks
+    from .classes import ClassStats, aecs, discernibility, equivalence_classes
+    from .classification import ID3, classification_accuracy, relative_accuracy
+    from .distribution import (
+        QueryErrors,
+        chi_square,
+        estimate_distribution,
+        query_errors,
+        squared_euclidean,
+        uncertainty_coefficients,
+        utility_report,
+    )
+    from .entropy import NonUniformEntropy, non_uniform_entropy
+    from .estimators import (
+        cover_intervals,
+        estimate_joint,
+        kl_divergence,
+        reconstruction_error,
+        true_joint,
+    )
+    from .linkage import (
+        IntervalDisclosure,
+        Linkage,
+        RankDisclosure,
+        RiskSummary,
+        distance_linkage,
+        interval_disclosure,
+        rank_disclosure,
+        risk_summary,
+    )
+    from .loglinear import LoglinearRisk, loglinear_risk
+    from .multisa import (
+        ail,
+        ail_components,
+        disclosure_probabilities,
+        rce,
+        recovered_confidences,
+        strong_rule_attack,
+    )
+    from .multisa_deletions import explain_deletions, group_capacity, max_groups
+    from .perturbative import (
+        Change,
+        InformationLoss,
+        UtilitySummary,
+        correlation_changes,
+        covariance_changes,
+        il1s,
+        information_loss,
+        mean_changes,
+        sse,
+        utility_summary,
+        variance_changes,
+    )
+    from .population import REGIONS, PopulationUniqueness, UniquenessEstimate, population_uniqueness
+    from .risk import RiskProfile, Uniques, reidentification_risk, sample_uniques
+    from .suda import Suda, minimal_uniques, suda2
+    from .survey_risk import IndividualRisk, KeyFrequencies, individual_risk, key_frequencies
+    from .utility import LossMetric, NCPScore, loss_metric, ncp, precision
+
+#: Exported name -> its submodule.
+_WHERE = {
+    **dict.fromkeys(["AttackerRisks", "ModelRisk", "attacker_risks"], "attacker"),
+    **dict.fromkeys(["ClassStats", "aecs", "discernibility", "equivalence_classes"], "classes"),
+    **dict.fromkeys(["ID3", "classification_accuracy", "relative_accuracy"], "classification"),
+    **dict.fromkeys(
+        [
+            "QueryErrors",
+            "chi_square",
+            "estimate_distribution",
+            "query_errors",
+            "squared_euclidean",
+            "uncertainty_coefficients",
+            "utility_report",
+        ],
+        "distribution",
+    ),
+    **dict.fromkeys(["NonUniformEntropy", "non_uniform_entropy"], "entropy"),
+    **dict.fromkeys(
+        [
+            "cover_intervals",
+            "estimate_joint",
+            "kl_divergence",
+            "reconstruction_error",
+            "true_joint",
+        ],
+        "estimators",
+    ),
+    **dict.fromkeys(
+        [
+            "IntervalDisclosure",
+            "Linkage",
+            "RankDisclosure",
+            "RiskSummary",
+            "distance_linkage",
+            "interval_disclosure",
+            "rank_disclosure",
+            "risk_summary",
+        ],
+        "linkage",
+    ),
+    **dict.fromkeys(["LoglinearRisk", "loglinear_risk"], "loglinear"),
+    **dict.fromkeys(
+        [
+            "ail",
+            "ail_components",
+            "disclosure_probabilities",
+            "rce",
+            "recovered_confidences",
+            "strong_rule_attack",
+        ],
+        "multisa",
+    ),
+    **dict.fromkeys(["explain_deletions", "group_capacity", "max_groups"], "multisa_deletions"),
+    **dict.fromkeys(
+        [
+            "Change",
+            "InformationLoss",
+            "UtilitySummary",
+            "correlation_changes",
+            "covariance_changes",
+            "il1s",
+            "information_loss",
+            "mean_changes",
+            "sse",
+            "utility_summary",
+            "variance_changes",
+        ],
+        "perturbative",
+    ),
+    **dict.fromkeys(
+        ["REGIONS", "PopulationUniqueness", "UniquenessEstimate", "population_uniqueness"],
+        "population",
+    ),
+    **dict.fromkeys(["RiskProfile", "Uniques", "reidentification_risk", "sample_uniques"], "risk"),
+    **dict.fromkeys(["Suda", "minimal_uniques", "suda2"], "suda"),
+    **dict.fromkeys(
+        ["IndividualRisk", "KeyFrequencies", "individual_risk", "key_frequencies"], "survey_risk"
+    ),
+    **dict.fromkeys(["LossMetric", "NCPScore", "loss_metric", "ncp", "precision"], "utility"),
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "ail",

@@ -17,7 +17,6 @@ conditioned however it is written.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 __all__: list[str] = []
 
@@ -42,6 +41,8 @@ def trigamma_span(z: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 
 def _digamma_direct(z: np.ndarray, k: np.ndarray) -> np.ndarray:
+    from scipy import special
+
     return special.digamma(z + k) - special.digamma(z)
 
 
@@ -51,6 +52,8 @@ def _trigamma_direct(z: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 def _trigamma(v: np.ndarray) -> np.ndarray:
     """ψ₁, by reflection below 1/2 (scipy's series is slow for large negative arguments)."""
+    from scipy import special
+
     low = v < 0.5
     out = special.zeta(2.0, np.where(low, 1 - v, v))
     return np.where(low, (np.pi / np.sin(np.pi * v)) ** 2 - out, out)

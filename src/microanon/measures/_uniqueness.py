@@ -22,7 +22,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special
 
 from ._newton import solve
 from ._spans import digamma_span, trigamma_span
@@ -110,6 +109,8 @@ def pitman(h: ClassSizes, population: int) -> Fit:
     theta, alpha = root.x, root.y
     if alpha == 0:
         return Fit(math.nan, "the fitted alpha is 0")
+    from scipy import special
+
     log_value = special.gammaln(theta + 1) - special.gammaln(theta + alpha)
     with np.errstate(over="ignore"):
         value = special.gammasgn(theta + alpha) * np.exp(log_value + alpha * math.log(population))

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from ..core.errors import InputError
 from .perturbative import numeric_pair
@@ -119,6 +118,8 @@ def _linkage(x: np.ndarray, y: np.ndarray, standardize: bool) -> Linkage:
         scale = np.where(sd > 0, sd, 1.0)
         x, y = (x - mean) / scale, (y - mean) / scale
     distinct, multiplicity = np.unique(y, axis=0, return_counts=True)
+    from scipy.spatial import cKDTree
+
     tree = cKDTree(distinct)
     kq = min(2, len(distinct))
     dist, idx = tree.query(x, k=kq)

@@ -41,8 +41,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
@@ -719,6 +717,9 @@ def _match(h: np.ndarray, b: np.ndarray, n_holders: int, capacity: np.ndarray) -
     start = np.cumsum(cap) - cap
     first = np.repeat(np.cumsum(reps) - reps, reps)
     slot = np.repeat(start[pairs[:, 1]], reps) + np.arange(int(reps.sum())) - first
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
     graph = csr_array(
         (np.ones(len(slot), dtype=np.int8), (np.repeat(pairs[:, 0], reps), slot)),
         shape=(n_holders, int(cap.sum())),

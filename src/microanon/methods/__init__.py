@@ -20,12 +20,17 @@ Call them as ``microanon.methods.<family>.<method>``, e.g.
 (``microanon.methods.full_domain``, ...) still work for this release and warn.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.deprecation import forward
-from . import collect, distribution, generalize, multisa, randomize, sdc
+from ..core.lazy import lazy_exports
+
+if TYPE_CHECKING:  # each family is imported on first use (microanon.core.lazy)
+    from . import collect, distribution, generalize, multisa, randomize, sdc
 
 __all__ = ["collect", "distribution", "generalize", "multisa", "randomize", "sdc"]
+
+_family, _dir = lazy_exports(__name__, {}, submodules=__all__)
 
 #: Flat names of the previous release -> the family that holds them now.
 _MOVED = {
@@ -50,6 +55,10 @@ _MOVED = {
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return forward(__name__, f"{__name__}.{_MOVED[name]}", name)
+    if name in _MOVED:
+        return forward(__name__, f"{__name__}.{_MOVED[name]}", name)
+    return _family(name)
+
+
+def __dir__() -> list[str]:
+    return _dir()

@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import poisson
 
 from microanon.core.errors import InputError
 
@@ -100,6 +99,8 @@ def estimated_threshold(k: int, fraction: float, significance: float, estimator:
     >>> estimated_threshold(5, 0.01, 0.05, "zero_truncated_poisson")
     2
     """
+    from scipy.stats import poisson
+
     lam = fraction * k
     shown = float(poisson.sf(0, lam)) if estimator == "zero_truncated_poisson" else 1.0
     start = 0

@@ -26,6 +26,19 @@ equals the named measure computed on the published table.
     ``Σ_records Σ_QI -log2 P(original value | published value)`` with
     ``P(v | g) = f(v) / f(g)``, ``f`` the frequencies of the original column (all ``N`` records)
     and ``f(g)`` the total over the leaves below ``g``; a suppressed cell has ``P = f(v) / N``.
+``loss``
+    ARX's Loss (Prasser & Kohlmayer's ARX; after Iyengar's loss metric), per attribute ``i``:
+    a kept cell whose label covers ``m`` of the ``d_i`` leaves has the share ``s = m / d_i`` and
+    costs ``g·s``, a suppressed cell costs ``s + t·(1 - s)`` (``s`` of the label it would have
+    had); attribute ``i``'s loss is ``(Σ_cells cost - g·N/d_i) / (N - g·N/d_i)`` (0 when that is
+    0/0), and the attributes' losses ``L_i`` are aggregated by their geometric mean
+    ``Π(1 + L_i)^(1/q) - 1`` (default) or their arithmetic mean. ``g`` and ``t`` come from ARX's
+    gsFactor ``γ`` in [0, 1]: ``t = 2γ`` and ``g = 1`` for ``γ < 1/2``, ``t = 1`` and
+    ``g = 2 - 2γ`` above; the default ``γ = 1/2`` (``g = t = 1``) makes ``L_i`` attribute ``i``'s
+    loss metric with suppressed cells at full loss, so the arithmetic mean is ``lm``. A metric
+    given as ``"loss"`` has the defaults; options are given as a mapping
+    ``{"name": "loss", "aggregate": "arithmetic", "gs_factor": 0.3}`` or in the canonical name
+    ``"loss(aggregate=arithmetic, gs_factor=0.3)"`` (:func:`canonical_metric`).
 
 A cell's node is the one :meth:`Hierarchy.node_of` resolves its published label to, as the
 measures do.
@@ -42,12 +55,16 @@ the lattice (merging classes adds ``2|A||B|``), is at least ``N² / #classes`` (
 when every kept class has at least ``k`` records, at least ``k·N``. ``aecs`` is at least
 ``N / #classes`` (kept classes plus the suppressed class never exceed the node's classes), and
 ``#classes`` only shrinks up the lattice; with kept classes of at least ``k`` records it is at
-least ``N / (N/k + 1)``.
+least ``N / (N/k + 1)``. ``loss`` is bounded per attribute like ``lm`` (kept cost ``g·s`` summed
+over all records; the penalty of a suppressed cell, ``(1 - g)·s + t·(1 - s)``, is never negative
+and never grows with ``s``, since ``g = 1`` or ``t = 1``), and both aggregates grow with every
+``L_i``, so the aggregate of the per-attribute bounds is a bound.
 
 Evaluations refine the bounds of the nodes below (:meth:`Metric.refine`): the records that fail
 the models' monotone filter at a node ``y`` are suppressed at every ``x <= y``, where each of
 their cells costs at most what it costs at ``y`` kept, so their penalty at ``x`` is at least
-their penalty at ``y``: ``value(x) >= kept(x) + penalty_y(filtered)``; for discernibility
+their penalty at ``y``: ``value(x) >= kept(x) + penalty_y(filtered)`` (for ``loss`` per attribute,
+then aggregated); for discernibility
 ``>= k·N + filtered·(N - k)`` and for aecs ``>= N / ((N - filtered)/k + 1)``. The penalty of a
 suppressed record is computed from per-code record counts (exact integers), so a node's value
 never depends on the order of rows.
@@ -55,18 +72,29 @@ never depends on the order of rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from ...core.errors import InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
 from ._lattice import Lattice
 from ._lattice_frequencies import FrequencySet, LevelMaps
 
-__all__ = ["METRICS", "Metric", "make_metric"]
+__all__ = ["LOSS_AGGREGATES", "METRICS", "Metric", "canonical_metric", "make_metric"]
 
 #: Metric names accepted by the search.
-METRICS = ("lm", "discernibility", "aecs", "precision", "entropy")
+METRICS = ("lm", "discernibility", "aecs", "precision", "entropy", "loss")
+
+#: How ``loss`` aggregates the attributes' losses (the first is the default, as in ARX).
+LOSS_AGGREGATES = ("geometric", "arithmetic")
+
+#: ``loss``'s default gsFactor (ARX's): generalization and suppression weigh the same.
+_GS_DEFAULT = 0.5
+
+_LOSS_NAME = re.compile(r"loss\((.*)\)", re.DOTALL)
 
 #: Values within this relative distance of the optimum count as ties (floating-point sums).
 TIE_RTOL = 1e-10
@@ -347,6 +375,197 @@ class _Aecs(Metric):
             bounds[below] = np.maximum(bounds[below], bound)
 
 
+def canonical_metric(metric: Any) -> str:
+    """The canonical name of a metric: one of :data:`METRICS`, or ARX's Loss with its options.
+
+    Parameters
+    ----------
+    metric : str or mapping
+        A name of :data:`METRICS`; a canonical Loss name such as
+        ``"loss(aggregate=arithmetic, gs_factor=0.3)"``; or a mapping ``{"name": "loss",
+        "aggregate": "geometric" | "arithmetic", "gs_factor": γ}`` (the options may be left
+        out: ARX's defaults, the geometric mean and ``γ = 0.5``).
+
+    Returns
+    -------
+    str
+        The name, ``"loss"`` for Loss with the default options, else
+        ``"loss(aggregate=..., gs_factor=...)"``: what the release metadata records.
+
+    Raises
+    ------
+    InputError
+        An unknown metric, options for a metric other than ``loss``, an unknown option, an
+        aggregate not in :data:`LOSS_AGGREGATES` or a gsFactor outside [0, 1].
+    """
+    if isinstance(metric, Mapping):
+        options = dict(metric)
+        name = options.pop("name", None)
+        if name != "loss":
+            if name in METRICS and not options:
+                return str(name)
+            if name in METRICS:
+                raise InputError(f"metric {name!r} takes no options, got {sorted(options)}")
+            raise InputError(f"metric name must be 'loss' when options are given, got {name!r}")
+    elif isinstance(metric, str) and (found := _LOSS_NAME.fullmatch(metric.strip())):
+        options = {}
+        for part in filter(None, (p.strip() for p in found.group(1).split(","))):
+            key, sep, value = part.partition("=")
+            if not sep:
+                raise InputError(f"metric option {part!r} is not key=value in {metric!r}")
+            options[key.strip()] = value.strip()
+    elif isinstance(metric, str) and metric in METRICS:
+        return metric
+    else:
+        raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+    unknown = sorted(set(options) - {"aggregate", "gs_factor"})
+    if unknown:
+        raise InputError(f"unknown option(s) of metric 'loss': {', '.join(map(str, unknown))}")
+    aggregate = options.get("aggregate", LOSS_AGGREGATES[0])
+    if aggregate not in LOSS_AGGREGATES:
+        raise InputError(
+            f"metric 'loss': aggregate must be one of {', '.join(LOSS_AGGREGATES)}, "
+            f"got {aggregate!r}"
+        )
+    gs = options.get("gs_factor", _GS_DEFAULT)
+    try:
+        gs = float(gs)
+    except (TypeError, ValueError):
+        raise InputError(f"metric 'loss': gs_factor must be a number, got {gs!r}") from None
+    if isinstance(options.get("gs_factor"), bool) or not 0.0 <= gs <= 1.0:
+        raise InputError(f"metric 'loss': gs_factor must be in [0, 1], got {gs!r}")
+    if aggregate == LOSS_AGGREGATES[0] and gs == _GS_DEFAULT:
+        return "loss"
+    return f"loss(aggregate={aggregate}, gs_factor={gs!r})"
+
+
+def _loss_options(name: str) -> tuple[str, dict[str, Any]]:
+    """A canonical metric name split into its base name and Loss's options."""
+    found = _LOSS_NAME.fullmatch(name)
+    if name != "loss" and found is None:
+        return name, {}
+    options: dict[str, Any] = {"aggregate": LOSS_AGGREGATES[0], "gs_factor": _GS_DEFAULT}
+    if found is not None:
+        for part in found.group(1).split(","):
+            key, _, value = part.strip().partition("=")
+            options[key] = float(value) if key == "gs_factor" else value
+    return "loss", options
+
+
+class _Loss(Metric):
+    """ARX's Loss: per-attribute losses, each an affine map of additive costs, aggregated."""
+
+    name = "loss"
+
+    def __init__(
+        self,
+        n_records: int,
+        maps: LevelMaps,
+        kept: list[np.ndarray],
+        penalty: list[list[np.ndarray]],
+        low: np.ndarray,
+        span: np.ndarray,
+        geometric: bool,
+    ) -> None:
+        super().__init__(n_records)
+        self.maps = maps
+        self.kept = kept  # kept[i][level]: Σ g·s over all records, none suppressed
+        self.penalty = penalty  # penalty[i][level][code]: extra cost of one suppressed record
+        self.low = low  # per attribute: g·N/d, the cost at the bottom with nothing suppressed
+        self.span = span  # per attribute: N - low (0 when the loss is always 0)
+        self.geometric = geometric
+        self._pending: dict[float, np.ndarray] = {}
+        self._pending_node = -1
+
+    def _losses(self, raw: np.ndarray) -> np.ndarray:
+        """Per-attribute losses (last axis) of raw per-attribute costs."""
+        out = np.zeros(np.shape(raw))
+        ok = self.span > 0
+        out[..., ok] = (raw[..., ok] - self.low[ok]) / self.span[ok]
+        return np.maximum(out, 0.0)
+
+    def _aggregate(self, losses: np.ndarray) -> np.ndarray:
+        q = losses.shape[-1]
+        if self.geometric:
+            return np.exp(np.log1p(losses).sum(axis=-1) / q) - 1.0
+        return losses.sum(axis=-1) / q
+
+    def bounds(self, lattice: Lattice) -> np.ndarray:
+        raw = np.stack([self.kept[i][lattice.levels[:, i]] for i in range(lattice.q)], axis=1)
+        self._raw = raw
+        self._lattice = lattice
+        return self._aggregate(self._losses(raw))
+
+    def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
+        node = self._lattice.node(fs.levels)
+        extra = np.zeros(self._lattice.q)
+        if suppressed:
+            rows = fail[fs.cls]
+            w = fs.counts[rows].astype(np.float64)
+            for i, lv in enumerate(fs.levels):
+                pen = self.penalty[i][int(lv)]
+                per_code = np.bincount(fs.codes[i][rows], weights=w, minlength=len(pen))
+                extra[i] = float(np.dot(per_code, pen))
+        value = float(self._aggregate(self._losses(self._raw[node] + extra)))
+        # refine() needs the per-attribute penalty of the filter's records at this node.
+        if node != self._pending_node:
+            self._pending, self._pending_node = {}, node
+        self._pending[value] = extra
+        return value
+
+    def refine(
+        self,
+        bounds: np.ndarray,
+        lattice: Lattice,
+        node: int,
+        fs: FrequencySet,
+        filtered: int,
+        filter_value: float | None,
+    ) -> None:
+        # The filter's records are suppressed below too, each cell costing there at least its
+        # penalty here (the penalty never grows with the share): per attribute, then aggregated.
+        if filter_value is None or filtered == 0 or node != self._pending_node:
+            return
+        extra = self._pending.get(filter_value)
+        if extra is None:
+            return
+        below = lattice.below(node)
+        raised = self._aggregate(self._losses(self._raw[below] + extra))
+        bounds[below] = np.maximum(bounds[below], raised)
+
+
+def _share(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
+    return h.leaf_count(nodes) / max(h.n_leaves, 1)
+
+
+def _loss_metric(
+    hierarchies: Sequence[Hierarchy],
+    leaf_counts: Sequence[np.ndarray],
+    maps: LevelMaps,
+    n: int,
+    aggregate: str,
+    gs_factor: float,
+) -> _Loss:
+    """ARX's Loss with gsFactor ``gs_factor``: kept cells ``g·s``, suppressed ``s + t·(1 - s)``."""
+    t = 2.0 * gs_factor if gs_factor < 0.5 else 1.0
+    g = 1.0 if gs_factor <= 0.5 else 2.0 - 2.0 * gs_factor
+    kept, penalty, low = [], [], []
+    for h, f in zip(hierarchies, leaf_counts, strict=True):
+        k_i, p_i = [], []
+        for lv in range(h.n_levels):
+            share = _node_costs(h, lv, _share)
+            per_code = np.bincount(h.level_codes(lv), weights=f, minlength=len(share))
+            k_i.append(g * float(np.dot(per_code, share)))
+            p_i.append((1.0 - g) * share + t * (1.0 - share))
+        kept.append(np.asarray(k_i))
+        penalty.append(p_i)
+        low.append(g * n / max(h.n_leaves, 1))
+    low_a = np.asarray(low)
+    span = float(n) - low_a
+    span[span <= 1e-12 * max(n, 1)] = 0.0
+    return _Loss(n, maps, kept, penalty, low_a, span, aggregate == "geometric")
+
+
 def make_metric(
     name: str,
     lattice: Lattice,
@@ -361,7 +580,7 @@ def make_metric(
 
     Parameters
     ----------
-    name : one of :data:`METRICS`
+    name : one of :data:`METRICS`, or ``loss`` with options (see :func:`canonical_metric`)
     lattice : Lattice
     hierarchies : the quasi-identifiers' hierarchies, in lattice order
     leaf_counts : records per leaf of each quasi-identifier
@@ -370,6 +589,9 @@ def make_metric(
     bottom_classes : number of classes of the bottom node
     min_kept : a size every kept class has in a feasible node (from k and ℓ), for bounds
     """
+    name, options = _loss_options(canonical_metric(name))
+    if name == "loss":
+        return _loss_metric(hierarchies, leaf_counts, maps, n_records, **options)
     if name in ("lm", "precision"):
         return _cell_metric(name, hierarchies, leaf_counts, maps, n_records)
     if name == "entropy":

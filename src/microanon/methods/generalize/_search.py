@@ -67,7 +67,7 @@ from ...core.table import Table
 from ...models import PrivacyModel, as_models
 from ._lattice import Lattice
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up
-from ._metrics import METRICS, Metric, make_metric
+from ._metrics import Metric, canonical_metric, make_metric
 from ._search_models import ModelSet
 
 __all__ = ["SearchResult", "evaluate_levels", "search"]
@@ -140,10 +140,8 @@ def check_suppression(suppression: Any) -> float:
 
 
 def check_metric(metric: Any) -> str:
-    """Validate the metric name."""
-    if metric not in METRICS:
-        raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
-    return str(metric)
+    """Validate the metric: its canonical name (:func:`._metrics.canonical_metric`)."""
+    return canonical_metric(metric)
 
 
 class _Engine:
@@ -446,9 +444,10 @@ def search(
         Privacy models every kept class must satisfy (see :func:`microanon.models.as_models`).
     suppression : float
         Largest share of the records that may be suppressed, in ``[0, 1)``.
-    metric : {"lm", "discernibility", "aecs", "precision", "entropy"}
+    metric : {"lm", "discernibility", "aecs", "precision", "entropy", "loss"} or mapping
         What to minimize (see :mod:`microanon.methods.generalize._metrics`; for ``precision``
-        the precision is maximized).
+        the precision is maximized); ARX's Loss with options as a mapping (see
+        :func:`~microanon.methods.generalize._metrics.canonical_metric`).
     all_minimal : bool
         Also return every minimal feasible node (Incognito's answer).
     progress : bool

@@ -64,7 +64,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
 
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import Hierarchy
@@ -174,6 +173,8 @@ def dp_parameters(epsilon: float, delta: float) -> tuple[int, float]:
             "slowly, above about 6 the sample is nearly the whole table and k explodes)"
         )
     n = np.arange(n_max + 1)
+    from scipy.stats import binom
+
     tails = binom.sf(np.floor(n * gamma * _DOWN), n, beta)
     # worst[n]: the largest tail from n up to n_max; later tails are below delta (Chernoff).
     worst = np.maximum.accumulate(tails[::-1])[::-1]

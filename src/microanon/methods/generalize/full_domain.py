@@ -24,7 +24,14 @@ records, ``S`` suppressed, ``q`` quasi-identifiers):
   :func:`microanon.measures.aecs` of that table with ``k=1``;
 - ``entropy``: non-uniform entropy (De Waal & Willenborg; as in ARX), in bits:
   ``Σ_records Σ_QI -log2 P(original | published)``, ``P(v | g) = f(v) / f(g)`` with ``f`` the
-  original column frequencies, and ``P = f(v) / N`` for a suppressed cell.
+  original column frequencies, and ``P = f(v) / N`` for a suppressed cell;
+- ``loss``: ARX's Loss (the metric ARX optimizes by default; Prasser & Kohlmayer's ARX): each
+  quasi-identifier's loss metric with suppressed cells at full loss, aggregated over the
+  quasi-identifiers by their geometric mean ``Π(1 + L_i)^(1/q) - 1``; options (a mapping
+  ``{"name": "loss", "aggregate": "arithmetic", "gs_factor": 0.3}``) give the arithmetic mean
+  (which is ``lm``) and ARX's gsFactor, the weight of suppression against generalization. The
+  release records the canonical name, e.g. ``"loss(aggregate=arithmetic, gs_factor=0.3)"``;
+  :mod:`microanon.methods.generalize._metrics` has the formulas.
 
 Ties (values within a relative 1e-10, exactly equal for discernibility) are broken by fewer
 suppressed records, then the lower total level, then the lexicographically smaller levels in
@@ -151,7 +158,7 @@ def full_domain(
     *,
     models: Any,
     suppression: float = 0.0,
-    metric: str = "lm",
+    metric: str | Mapping[str, Any] = "lm",
     suppressed_rows: str = "remove",
     all_minimal: bool = False,
     progress: bool = False,
@@ -175,8 +182,11 @@ def full_domain(
     suppression : float, default 0
         Largest share of the records that may be suppressed, in ``[0, 1)``: a node is feasible
         when the records of its failing classes number at most ``floor(suppression · N)``.
-    metric : {"lm", "discernibility", "aecs", "precision", "entropy"}, default "lm"
-        What the optimum minimizes (precision: maximizes); see the module docstring.
+    metric : str or mapping, default "lm"
+        What the optimum minimizes (precision: maximizes): ``"lm"``, ``"discernibility"``,
+        ``"aecs"``, ``"precision"``, ``"entropy"`` or ``"loss"``; see the module docstring. ARX's
+        Loss takes options as a mapping ``{"name": "loss", "aggregate": "geometric" | "arithmetic",
+        "gs_factor": γ}``.
     suppressed_rows : {"remove", "star"}, default "remove"
         Leave suppressed records out, or publish them with every quasi-identifier ``"*"``.
     all_minimal : bool, default False

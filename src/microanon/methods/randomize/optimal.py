@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq, minimize
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.schema import Schema
@@ -312,6 +311,8 @@ class _Problem:
             g = known.get(t)
             return math.log((self.max_risk(low + t * (high - low)) if g is None else g) / self.tau)
 
+        from scipy.optimize import brentq
+
         root = brentq(log_ratio, 0.0, 1.0, xtol=_START_TOL)
         for t in (root, root - 2.0 * _START_TOL):
             x = low + max(t, 0.0) * (high - low)
@@ -351,6 +352,8 @@ class _Problem:
         answer's curvature differs from that by more than ``_RESCALE`` times is repeated from
         there (near the singular ``p = 1/d`` the curvature varies by orders of magnitude).
         """
+        from scipy.optimize import minimize
+
         d = self.sizes
         c = (d - 1.0) ** 3
 

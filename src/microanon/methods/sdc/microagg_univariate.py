@@ -42,8 +42,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
 
 from ...core.errors import InputError
 from ._common import check_k, check_matrix, check_vector
@@ -172,6 +170,9 @@ def _path_graph(costs: list[np.ndarray], n: int, k: int) -> np.ndarray:
     weights = np.zeros(targets.shape)
     for col, cost in enumerate(costs):
         weights[: len(cost), col] = cost
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
     graph = sp.csr_matrix(
         (weights[valid], targets[valid], np.concatenate([[0], np.cumsum(valid.sum(axis=1))])),
         shape=(n + 1, n + 1),
