@@ -202,6 +202,28 @@ def test_risk_of_the_original(client, adult_csv):
     assert risk["numbers"]["sample_uniques"] == int((sizes == 1).sum()) > 0
     hist = risk["histogram"]
     assert len(hist["edges"]) == len(hist["counts"]) + 1 and sum(hist["counts"]) == 1500
+    assert risk["numbers"]["population_uniqueness"] is None  # no population given
+
+
+def test_risk_against_a_population(client, adult_csv):
+    """With a population (size, fraction or region preset) the uniqueness estimates appear;
+    a bad value is refused naming its parameter."""
+    ds = _adult(client, adult_csv)
+    url = f"/api/datasets/{ds['id']}/risk"
+    pu = client.get(url, params={"fraction": "0.01"}).json()["numbers"]["population_uniqueness"]
+    assert pu["sampling_fraction"] == 0.01 and pu["population_size"] == 150_000
+    by_size = client.get(url, params={"population": "150,000"}).json()["numbers"]
+    assert by_size["population_uniqueness"] == pu
+    region = client.get(url, params={"region": "USA"}).json()["numbers"]
+    assert region["population_uniqueness"]["population_size"] == 317_238_626
+    for params, field in [
+        ({"fraction": "2"}, "fraction"),
+        ({"population": "many"}, "population"),
+        ({"region": "atlantis"}, "region"),
+        ({"fraction": "0.1", "region": "usa"}, "fraction"),
+    ]:
+        refused = _refused(client.get(url, params=params))
+        assert refused["field"] == field, refused
 
 
 def test_methods_and_models_in_plain_words(client):

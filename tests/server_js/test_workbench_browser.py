@@ -209,6 +209,14 @@ def test_adult_flow_in_a_real_browser(
     assert page.inner_text("#risk-numbers dd[data-key=sample_uniques]").replace(",", "").isdigit()
     bins = page.locator("#risk-bins td.num").all_text_contents()
     assert sum(int(b.replace(",", "")) for b in bins) == 30_162  # every record in a bin
+    # The file as a 1 % sample: the population-uniqueness estimates appear.
+    page.fill("#population-fraction", "0.01")
+    page.click("#population-apply")
+    page.wait_for_selector(
+        "#risk-numbers dd[data-key='population_uniqueness.population_size']", state="attached"
+    )
+    size = page.inner_text("#risk-numbers dd[data-key='population_uniqueness.population_size']")
+    assert size == "3,016,200"
     _shot(page, out, "2-risk")
 
     # Step 3: two runs of full-domain generalization, k = 5 and k = 10.

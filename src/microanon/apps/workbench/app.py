@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from ...core.errors import MicroanonError
 from ...core.reading import ReadOptions
+from ...measures import REGIONS
 from ..io import json_plain
 from . import catalog
 from .datasets import apply_schema, built_hierarchy
@@ -34,7 +35,7 @@ from .guard import LocalOnly
 from .hierarchies import preview
 from .runs import CONFIG_DIR, RELEASE_DIR
 from .state import Workbench, safe_name
-from .summaries import compare_rows, risk_profile
+from .summaries import compare_rows, population_options, risk_profile
 
 __all__ = ["MAX_UPLOAD", "STATIC", "create_app"]
 
@@ -193,6 +194,7 @@ async def bundled(request: Request) -> Response:
                 for d in bundled_datasets()
             ],
             "hierarchies": list(adult_hierarchies()),
+            "regions": dict(REGIONS),
         }
     )
 
@@ -201,7 +203,8 @@ async def risk(request: Request) -> Response:
     bench = _bench(request)
     ds = bench.dataset(request.path_params["id"])
     quasi = bench.quasi(ds)
-    return _json(await run_in_threadpool(risk_profile, ds.frame, quasi))
+    population = population_options(request.query_params)
+    return _json(await run_in_threadpool(risk_profile, ds.frame, quasi, population))
 
 
 async def methods(request: Request) -> Response:

@@ -16,10 +16,20 @@ import pandas as pd
 from ...core.hierarchy import SUPPRESSED, value_key
 from ...core.release import Release
 from ...core.schema import Schema
+from ...measures import REGIONS
 from ..io import json_plain
 from ..risk import RiskOptions, assess_risk
+from .errors import RequestError
 
-__all__ = ["BARS", "MEASURES_BETTER", "chart", "compare_rows", "risk_profile", "run_result"]
+__all__ = [
+    "BARS",
+    "MEASURES_BETTER",
+    "chart",
+    "compare_rows",
+    "population_options",
+    "risk_profile",
+    "run_result",
+]
 
 #: Bars of a column's chart at most.
 BARS = 30
@@ -161,9 +171,80 @@ def compare_rows(results: Sequence[Mapping[str, Any] | None]) -> list[dict[str, 
     return rows
 
 
-def risk_profile(frame: pd.DataFrame, quasi: Sequence[str]) -> dict[str, Any]:
+def population_options(query: Mapping[str, str]) -> dict[str, Any]:
+    """The population the file is a sample of, from a request's query parameters.
+
+    Parameters
+    ----------
+    query : mapping
+        At most one of ``population`` (a whole number of people), ``fraction`` (the sampling
+        fraction, in ``(0, 1]``) or ``region`` (a key of :data:`microanon.measures.REGIONS`);
+        empty values count as absent.
+
+    Returns
+    -------
+    dict
+        The :class:`~microanon.apps.risk.RiskOptions` fields to set (empty: no population).
+
+    Raises
+    ------
+    RequestError
+        A value that is not a number of the right kind, an unknown region, or several given.
+    """
+    given = {
+        k: query[k].strip()
+        for k in ("population", "fraction", "region")
+        if query.get(k, "").strip()
+    }
+    if len(given) > 1:
+        raise RequestError(
+            f"give one of population, fraction, region; got {', '.join(given)}", sorted(given)[0]
+        )
+    if "population" in given:
+        text = given["population"].replace(",", "").replace("_", "")
+        if not text.isdigit() or int(text) < 1:
+            raise RequestError(
+                f"population: give the number of people, got {given['population']!r}", "population"
+            )
+        return {"population": int(text)}
+    if "fraction" in given:
+        try:
+            fraction = float(given["fraction"])
+        except ValueError:
+            fraction = float("nan")
+        if not 0 < fraction <= 1:
+            raise RequestError(
+                f"fraction: give the sampling fraction in (0, 1], got {given['fraction']!r}",
+                "fraction",
+            )
+        return {"fraction": fraction}
+    if "region" in given:
+        region = given["region"].lower()
+        if region not in REGIONS:
+            raise RequestError(
+                f"region: unknown region {given['region']!r} (one of {', '.join(REGIONS)})",
+                "region",
+            )
+        return {"region": region}
+    return {}
+
+
+def risk_profile(
+    frame: pd.DataFrame, quasi: Sequence[str], population: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The risk profile of the original on its quasi-identifiers (rows with a missing key left
     out, as the release's internal report does; no SUDA2).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The original table.
+    quasi : sequence of str
+        Its quasi-identifiers.
+    population : mapping, optional
+        The population the table is a sample of (see :func:`population_options`): with it, the
+        journalist's and the marketer's risks use the sampling fraction and ``numbers`` holds
+        the population-uniqueness estimates (Pitman, Zayatz, SNB and Dankar et al.'s choice).
 
     Returns
     -------
@@ -173,7 +254,7 @@ def risk_profile(frame: pd.DataFrame, quasi: Sequence[str]) -> dict[str, Any]:
         (``edges``, ``counts``) of the per-record re-identification risk (the prosecutor's).
     """
     keys = frame[list(quasi)].dropna()
-    assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False))
+    assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False, **(population or {})))
     risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
     weights = assessment.record_weights
     counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0), weights=weights)

@@ -41,6 +41,29 @@ function pairs(entries) {
 
 let asked = null;
 
+/** The population fields as a query string ("" when none is filled in). */
+function populationQuery() {
+  const query = new URLSearchParams();
+  for (const [id, key] of [["population-size", "population"], ["population-fraction", "fraction"],
+    ["population-region", "region"]]) {
+    const value = $(id).value.trim();
+    if (value) query.set(key, value);
+  }
+  const text = query.toString();
+  return text ? `?${text}` : "";
+}
+
+/** The region presets the server knows (GET /api/bundled), with their sizes. */
+async function listRegions() {
+  try {
+    const { regions } = await api("GET", "/api/bundled");
+    $("population-region").append(...Object.entries(regions || {}).map(([name, size]) =>
+      h("option", { value: name }, `${name.replaceAll("_", " ")} (${fmt(size)} people)`)));
+  } catch (_) {
+    /* the bundled list's own error is shown by step 1 */
+  }
+}
+
 /** Show the profile (fetched once per accepted schema: any change of it clears state.risk). */
 export async function showRisk() {
   const ds = state.dataset;
@@ -53,7 +76,7 @@ export async function showRisk() {
   $("risk-histogram").replaceChildren();
   status("Computing the risk of the original…");
   try {
-    const risk = await api("GET", `/api/datasets/${enc(ds.id)}/risk`);
+    const risk = await api("GET", `/api/datasets/${enc(ds.id)}/risk${populationQuery()}`);
     if (state.dataset !== ds) return;
     state.risk = risk;
     render(risk);
@@ -76,12 +99,30 @@ function render(risk) {
       fmt(at(n, path), share),
       path,
     ]);
-  const pop = flatten(n.population_uniqueness, "population_uniqueness").map(([k, v]) => [
-    `Population estimate: ${k.split(".").slice(1).join(" ")}`, fmt(v), k,
-  ]);
+  const pop = populationLines(n.population_uniqueness);
   $("risk-numbers").replaceChildren(...pairs([...heads, ...pop]));
   $("risk-details").replaceChildren(...pairs(flatten(n).map(([k, v]) => [k, fmt(v), k])));
   drawHistogram(risk.histogram);
+}
+
+/** The population-uniqueness estimates as headline lines (none without a population). */
+function populationLines(pu) {
+  if (!pu) return [];
+  const key = "population_uniqueness";
+  const lines = [["Population size", fmt(pu.population_size), `${key}.population_size`]];
+  for (const [model, label] of [["pitman", "Pitman"], ["zayatz", "Zayatz"], ["snb", "SNB"],
+    ["dankar", "Dankar et al.'s choice"]]) {
+    const est = pu[model];
+    if (!est) continue;
+    // A model without a root has its reason under "Every figure".
+    const share = `${(100 * est.share).toLocaleString("en", { maximumSignificantDigits: 2 })}%`;
+    const value = est.uniques === null || est.uniques === undefined
+      ? "no estimate"
+      : `${fmt(Math.round(est.uniques))} (${share} of the population)`;
+    const which = model === "dankar" ? ` (${est.model})` : "";
+    lines.push([`Population uniques, ${label}${which}`, value, `${key}.${model}.uniques`]);
+  }
+  return lines;
 }
 
 function drawHistogram(hist) {
@@ -100,3 +141,10 @@ function drawHistogram(hist) {
 }
 
 $("risk-log").addEventListener("change", () => state.risk && drawHistogram(state.risk.histogram));
+
+$("population-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.risk = null;
+  showRisk();
+});
+listRegions();
