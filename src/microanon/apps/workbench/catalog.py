@@ -2,8 +2,10 @@
 
 Derived from the tables the configuration reads (:data:`microanon.apps.config.METHODS`,
 :data:`microanon.models.config.MODELS`): a method's parameters are its keyword-only arguments
-(what a config's ``params:`` may hold), a model's are its fields; the help of each is the text
-its docstring gives it (numpydoc), with the reST markup removed.
+(what a config's ``params:`` may hold), a model's are its fields. Each has ``help``, in words for
+a data owner (:data:`METHOD_WORDS`, :data:`PARAM_WORDS`, :data:`PROMISES` where written, else the
+docstring's text), and ``details``, the text its docstring gives it (numpydoc) with the reST
+markup and the pointers to other documentation removed.
 """
 
 from __future__ import annotations
@@ -17,18 +19,21 @@ from typing import Any
 from ..config import DASK_PARAMS, METHODS, method_function
 from ..io import json_plain
 
-__all__ = ["PROMISES", "methods", "models"]
+__all__ = ["METHOD_WORDS", "PARAM_WORDS", "PROMISES", "methods", "models"]
 
 #: Arguments a configuration does not set.
 _NOT_PARAMS = ("models", "rng", "progress")
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+#: Pointers to documentation a form cannot follow ("see the module docstring" and the like).
+_POINTER = re.compile(r"\s*[(;,]?\s*(?:see )?(?:the )?module docstring\)?", re.IGNORECASE)
 _SECTION = re.compile(r"\n\s*([A-Z][a-z]+)\n\s*-{3,}\n")
 
 
 def _plain(text: str) -> str:
     """Docstring text without reST markup, on one line."""
     text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    text = _POINTER.sub("", text).replace("()", "").replace(" .", ".")
     return " ".join(text.replace("``", "").split())
 
 
@@ -84,8 +89,11 @@ def _type(kind: str, default: Any) -> str:
     return "str" if text.startswith("str") else "any"
 
 
-def _param(name: str, default: Any, doc: dict[str, tuple[str, str]]) -> dict[str, Any]:
+def _param(
+    name: str, default: Any, doc: dict[str, tuple[str, str]], owner: str = ""
+) -> dict[str, Any]:
     kind, text = doc.get(name, ("", ""))
+    words = PARAM_WORDS.get((owner, name)) or PARAM_WORDS.get(("*", name))
     value = None if default is inspect.Parameter.empty else default
     plain = json_plain(value)
     out = {
@@ -93,7 +101,8 @@ def _param(name: str, default: Any, doc: dict[str, tuple[str, str]]) -> dict[str
         "type": _type(kind, value),
         "default": plain if isinstance(plain, (int, float, str, bool, list, type(None))) else None,
         "required": default is inspect.Parameter.empty,
-        "help": text,
+        "help": words or text,
+        "details": text,
     }
     choices = _choices(kind)
     if choices:
@@ -112,7 +121,7 @@ def methods() -> list[dict[str, Any]]:
         signature = inspect.signature(func)
         doc = _parameters(func.__doc__)
         params = [
-            _param(p.name, p.default, doc)
+            _param(p.name, p.default, doc, name)
             for p in signature.parameters.values()
             if p.kind is inspect.Parameter.KEYWORD_ONLY
             and p.name not in _NOT_PARAMS
@@ -124,7 +133,8 @@ def methods() -> list[dict[str, Any]]:
                 "name": name,
                 "label": name.replace("_", " ").capitalize(),
                 "family": target.split(".")[2],
-                "help": _summary(func.__doc__),
+                "help": METHOD_WORDS.get(name) or _summary(func.__doc__),
+                "details": _summary(func.__doc__),
                 "params": params,
                 "models": takes is not None,
                 "models_required": takes is not None and takes.default is inspect.Parameter.empty,
@@ -132,6 +142,89 @@ def methods() -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: What each method does, in words for a data owner (the docstring's summary is the fallback).
+METHOD_WORDS: dict[str, str] = {
+    "full_domain": "Replaces each quasi-identifier by one level of its hierarchy, the same level "
+    "for every record (e.g. every age by its 10-year band), choosing the levels that lose the "
+    "least information while the privacy models hold. Records that would still stand out can be "
+    "removed, up to the share you allow. The most common choice.",
+    "mondrian": "Splits the records into groups of similar people and publishes each group's "
+    "range of values (e.g. age 30-39) instead of the values. Keeps more detail than one level "
+    "for everybody; no record is removed.",
+    "local_recoding": "Forms groups of at least k similar records and generalizes each group "
+    "only as much as it needs, so different records may get different levels.",
+    "anatomy": "Publishes the quasi-identifiers unchanged in one table and the sensitive values "
+    "in another, linked only by a group number: every group holds l different sensitive values.",
+    "safepub": "Publishes a random sample of generalized records with a differential-privacy "
+    "guarantee (epsilon, delta): the strongest promise, at a cost in detail.",
+    "randomized_response": "Replaces values at random with known probabilities, so that nobody's "
+    "sensitive value can be guessed with a probability above a bound; analysts can still "
+    "estimate the original distribution.",
+    "pram": "Changes values of chosen columns at random with known probabilities (PRAM), so "
+    "that a published value may not be the person's own.",
+    "distribution": "Publishes groups whose sensitive values follow a target distribution, "
+    "generalizing or adding fake values where needed; aggregate queries keep guaranteed bounds.",
+    "mixed_model": "For several sensitive columns: publishes them so that strong associations "
+    "between their values do not give anyone's values away.",
+    "rating": "For several sensitive columns: publishes each one in its own table of groups, "
+    "every group holding l different values.",
+    "sample": "Publishes a random share of the records only, so nobody can be sure a given "
+    "person is in the file.",
+    "global_recode": "Recodes columns into broader categories or intervals you choose, the same "
+    "for every record.",
+    "top_bottom_code": "Replaces the extreme values of a numeric column (e.g. incomes above a "
+    "threshold) by the threshold, so outliers no longer stand out.",
+    "local_suppression": "Blanks out single values (not whole records) of the records that "
+    "stand out until every record matches at least k records.",
+    "add_noise": "Adds random noise to numeric columns, keeping their means and spread "
+    "approximately.",
+    "rank_swap": "Swaps each numeric value with another one of close rank, so values stay "
+    "realistic but may not be the person's own.",
+    "data_swap": "Exchanges the values of categorical columns between pairs of records.",
+    "microaggregation": "Forms groups of at least k similar records and replaces their numeric "
+    "values by the group's mean.",
+}
+
+#: Parameters in words for a data owner: (method, parameter), or ("*", parameter) for any method.
+PARAM_WORDS: dict[tuple[str, str], str] = {
+    ("full_domain", "suppression"): "Largest share of the records that may be removed "
+    "because they would still stand out, from 0 to below 1 (0.05 = 5 %). Removing a few "
+    "records often lets the others keep much more detail.",
+    ("full_domain", "metric"): "What counts as information lost when comparing levels: lm "
+    "(how much each value is generalized; the usual choice), loss (ARX's default measure), "
+    "discernibility or aecs (group sizes), precision, entropy.",
+    ("full_domain", "suppressed_rows"): "Removed records are left out of the release (remove), "
+    "or kept with every quasi-identifier shown as * (star).",
+    ("full_domain", "all_minimal"): "Also list every other smallest set of levels that meets "
+    "the models (for comparison; slower).",
+    ("mondrian", "relaxed"): "Allow records with the median value on either side of a split "
+    "(groups more even in size).",
+    ("*", "k"): "Smallest number of records that must look alike (share their published "
+    "quasi-identifier values or group).",
+    ("*", "l"): "Number of different sensitive values every group must hold.",
+    ("sample", "fraction"): "Share of the records published, from above 0 to 1 (0.1 = 10 %).",
+    ("add_noise", "noise"): "How much noise: a multiple of each column's standard deviation "
+    "(0.1 = a tenth of it).",
+    ("rank_swap", "p"): "How far a value may move, as a percent of the records' ranks "
+    "(5 = within 5 % of the ranks).",
+    ("k_map", "k"): "Smallest number of people of the population every published combination "
+    "must match.",
+    ("l_diversity", "form"): "distinct: l different values; entropy: l values about equally "
+    "frequent (stronger); recursive: the most frequent value is not too frequent (with c).",
+    ("t_closeness", "t"): "How far a group's sensitive values may be distributed from the whole "
+    "table's, from 0 (identical) to 1 (anything); 0.2 is a common choice.",
+    ("t_closeness", "distance"): "How differences between sensitive values are measured: equal "
+    "(any two values differ alike), ordered (by their order), hierarchical (by their hierarchy).",
+    ("beta_likeness", "beta"): "How much more frequent a sensitive value may be in a group than "
+    "in the whole table, relatively (1 = at most twice as frequent).",
+    ("beta_likeness", "form"): "basic: bounds each value's gain by beta; enhanced: also keeps "
+    "a value that is frequent in the table from filling a whole group.",
+    ("delta_disclosure", "delta"): "How far a sensitive value's frequency in a group may be from "
+    "its frequency in the table, as a factor e^delta (0.5 = within about 1.65 times).",
+    ("data_swap", "rate"): "Share of the records whose value is exchanged (0.05 = 5 %).",
+}
 
 
 #: What each model promises, in words for a data owner (the docstrings say how it is checked).
@@ -170,6 +263,7 @@ def models() -> list[dict[str, Any]]:
                 f.name,
                 inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default,
                 doc,
+                name,
             )
             for f in dataclasses.fields(cls)
         ]
