@@ -17,6 +17,7 @@ from microanon.apps.cli import main
 from microanon.apps.config import METHODS
 from microanon.apps.workbench import create_app
 from microanon.apps.workbench import serve as serve_module
+from microanon.apps.workbench.summaries import chart
 from microanon.datasets import load_dataset
 
 #: Roles of the Adult sample: three quasi-identifiers, one sensitive, the rest left out.
@@ -471,3 +472,13 @@ def test_parquet_upload(client, tmp_path):
     r = client.post("/api/datasets", files={"file": ("adult.parquet", path.read_bytes())})
     assert r.status_code == 201, r.text
     assert r.json()["rows"] == 200 and r.json()["read"] == {}
+
+
+def test_charts_keep_the_number_line():
+    """A column published as number labels is binned like the original; intervals are drawn in
+    their order on the number line, other labels by frequency; a suppressed cell is ``*``."""
+    ages = pd.Series(range(17, 90))
+    assert chart(ages.astype(str)) == chart(ages)
+    bands = chart(pd.Series(["[30, 35)", "[20, 25)", "[30, 35)", "[90, 95)", None]))
+    assert bands == {"labels": ["[20, 25)", "[30, 35)", "[90, 95)", "*"], "counts": [1, 2, 1, 1]}
+    assert chart(pd.Series(["b", "a", "a"]))["labels"] == ["a", "b"]

@@ -7,6 +7,7 @@ JSON API, never a file of the public part.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -72,12 +73,18 @@ def _numbers(block: Any) -> dict[str, float]:
 def chart(values: pd.Series) -> dict[str, list[Any]]:
     """A bar chart of a column: at most :data:`BARS` bars.
 
-    Numbers with more distinct values than bars are binned into equal-width intervals; other
-    columns show their most frequent values (in value order for numbers). Missing values (a
-    suppressed cell) are the bar ``*``.
+    Numbers (or labels that are all numbers, as a generalized column's lowest level) with more
+    distinct values than bars are binned into equal-width intervals; other columns show their
+    most frequent values, in value order when every label is a number or an interval
+    (``[30, 35)``, ``30-34``), else by frequency. Missing values (a suppressed cell) are the bar
+    ``*``.
     """
     present = values.dropna()
     numeric = pd.api.types.is_numeric_dtype(present) and not pd.api.types.is_bool_dtype(present)
+    if not numeric and len(present) and not pd.api.types.is_bool_dtype(present):
+        as_numbers = pd.to_numeric(present.astype(str), errors="coerce")
+        if as_numbers.notna().all():
+            present, numeric = as_numbers, True
     if numeric and present.nunique() > BARS:
         counts, edges = np.histogram(present.to_numpy(dtype=float), bins=BARS)
         labels = [
@@ -87,15 +94,25 @@ def chart(values: pd.Series) -> dict[str, list[Any]]:
         out = {"labels": labels, "counts": [int(c) for c in counts]}
     else:
         counts = present.map(value_key).value_counts(sort=True).head(BARS)
-        if numeric:
-            order = sorted(counts.index, key=lambda k: float(k))
-            counts = counts.loc[order]
+        starts = [_start(label) for label in counts.index]
+        if all(s is not None for s in starts):
+            counts = counts.iloc[np.argsort(np.array(starts, dtype=float), kind="stable")]
         out = {"labels": list(counts.index), "counts": [int(c) for c in counts]}
     missing = int(values.isna().sum())
     if missing:
         out["labels"].append(SUPPRESSED)
         out["counts"].append(missing)
     return out
+
+
+#: A label that starts an interval: ``[30, 35)``, ``(1.5, 2]``, ``30-34``, ``30 - 34``.
+_INTERVAL = re.compile(r"^\s*[\[(]?\s*(-?\d+(?:\.\d+)?)\s*(?:[,–-]|$)")
+
+
+def _start(label: Any) -> float | None:
+    """Where a label lies on the number line: the number itself, or an interval's lower end."""
+    match = _INTERVAL.match(str(label))
+    return float(match.group(1)) if match else None
 
 
 def _round(x: float) -> int | float:
