@@ -15,10 +15,12 @@ quasi-identifiers, distinct and entropy ℓ = 3 and t = 0.2 (equal distance) wit
 sensitive and ``salary_class`` among the quasi-identifiers; each with 0% and 5% suppression
 (``--quick``: k = 2 and 100 only).
 
-Warm (the default): one JVM for the whole benchmark. Per configuration, ``--warmup`` untimed runs
-of each tool, then ``--repeat`` rounds of [ARX run, microanon end to end, microanon search];
-medians. ARX: the driver's main-thread CPU (ThreadMXBean) from the rows in memory to the output
-table read cell by cell. microanon: process CPU (``time.process_time``) of
+Warm (the default): one JVM for the whole benchmark. Every configuration is run once by each
+tool, untimed; then per configuration ``--warmup`` more untimed runs of each, then ``--repeat``
+rounds of [ARX run, microanon end to end, microanon search]; medians. ARX: the driver's
+main-thread CPU (ThreadMXBean) from the rows in memory to the output table read cell by cell
+(``ARX JVM CPU``: all the JVM's threads, its JIT compiler and garbage collector included).
+microanon: process CPU (``time.process_time``) of
 :func:`microanon.methods.generalize.full_domain` from the DataFrame to the built Release, and of
 the search alone on the encoded table. ``ratio`` is microanon's over ARX's.
 
@@ -188,34 +190,51 @@ def targets(rows: Sequence[Row]) -> list[str]:
     ]
 
 
-def warm_row(session: arx_jvm.Session, config: Config, args: argparse.Namespace) -> Row:
-    """Warm up both tools on ``config``, then time ``args.repeat`` interleaved rounds."""
+@dataclass(frozen=True)
+class Runs:
+    """The three timed calls of one configuration: ARX's job line, microanon's two functions."""
+
+    job: str
+    ours: Callable[[], Any]
+    search: Callable[[], Any]
+
+
+def runs(config: Config, args: argparse.Namespace) -> Runs:
+    """ARX's job and microanon's end-to-end and search-alone calls for ``config``."""
     job = arx_jvm.job_line(
         config.model_spec(), config.suppression, args.arx_metric, config.quasi, config.sensitive
     )
     data, spec, models = frame(config), schema_spec(config), config.model_spec()
     tab = table(config.data, config.quasi, config.sensitive)
-
-    def ours() -> Any:
-        return full_domain(
+    return Runs(
+        job,
+        lambda: full_domain(
             data, spec, models=models, suppression=config.suppression, metric=args.metric
-        )
+        ),
+        lambda: search(tab, models, config.suppression, args.metric),
+    )
 
-    def searched() -> Any:
-        return search(tab, models, config.suppression, args.metric)
 
-    for _ in range(args.warmup):
-        session.run(job)
-        ours()
-        searched()
+def warm_up(session: arx_jvm.Session, todo: Runs, times: int) -> None:
+    """Run each of the three calls ``times`` times, untimed."""
+    for _ in range(times):
+        session.run(todo.job)
+        todo.ours()
+        todo.search()
+
+
+def warm_row(session: arx_jvm.Session, config: Config, args: argparse.Namespace) -> Row:
+    """Warm up both tools on ``config``, then time ``args.repeat`` interleaved rounds."""
+    todo = runs(config, args)
+    warm_up(session, todo, args.warmup)
     arx, arx_process, e2e, alone = [], [], [], []
     run, result = None, None
     for _ in range(args.repeat):
-        run = session.run(job)
+        run = session.run(todo.job)
         arx.append(run.cpu_ms)
         arx_process.append(run.process_cpu_ms)
-        e2e.append(cpu_seconds(ours)[0] * 1000)
-        seconds, result = cpu_seconds(searched)
+        e2e.append(cpu_seconds(todo.ours)[0] * 1000)
+        seconds, result = cpu_seconds(todo.search)
         alone.append(seconds * 1000)
     assert run is not None and result is not None
     our_node = tuple(int(result.levels[q]) for q in config.quasi)
@@ -316,6 +335,8 @@ def main() -> None:
         inputs = peer_tools.write_inputs(Path(tmp), "adult", load("adult"))
         rows = []
         with arx_jvm.Session(built.classpath, inputs["data"], str(inputs["folder"])) as session:
+            for config in configs:  # JIT and caches: every configuration once, then each warm
+                warm_up(session, runs(config, args), 1)
             for config in configs:
                 rows.append(warm_row(session, config, args))
                 print("  ".join(warm_cells(rows[-1])), flush=True)
@@ -323,7 +344,7 @@ def main() -> None:
         print(format_table(WARM_HEADER, [warm_cells(r) for r in rows]))
         print()
         print(
-            f"warm medians of {args.repeat} interleaved rounds after {args.warmup} warm-up runs; "
+            f"warm medians of {args.repeat} interleaved rounds after 1 + {args.warmup} warm-ups; "
             f"ARX: main-thread CPU, ARX's {args.arx_metric}; ARX JVM CPU: all its threads; "
             f"microanon: process CPU, {args.metric}; nodes: one level per quasi-identifier in "
             f"the configuration's order; LM: microanon's, suppressed records at full loss"
