@@ -143,6 +143,13 @@ def _fmt_lm(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
+def _same(row: Row) -> str:
+    if row.arx_node == row.our_node:
+        return "yes"
+    tie = row.arx_lm is not None and row.our_lm is not None and abs(row.arx_lm - row.our_lm) < 1e-12
+    return "no (LM tie)" if tie else "no"
+
+
 WARM_HEADER = (
     "config", "ARX ms", "microanon ms", "ratio", "search ms", "ARX node", "our node", "LM(ARX)",
     "LM(ours)", "same node", "ARX JVM CPU",
@@ -161,7 +168,7 @@ def warm_cells(row: Row) -> list[str]:
         _fmt_node(row.our_node),
         _fmt_lm(row.arx_lm),
         _fmt_lm(row.our_lm),
-        "yes" if row.arx_node == row.our_node else "no",
+        _same(row),
         _fmt_ms(row.arx_process_ms),
     ]
 

@@ -75,6 +75,8 @@ def test_warm_table_cells_ratio_and_targets(arx: ModuleType) -> None:
     assert cells[:5] == ["k=2, 0%", "100 ms", "80 ms", "0.80", "40 ms"]
     assert cells[5:10] == ["01", "01", "0.5000", "0.5000", "yes"]
     assert arx.warm_cells(k5)[5:10] == ["none", "11", "n/a", "0.2500", "no"]
+    tie = arx.Row(k2.config, 1.0, 1.0, 1.0, (0, 1), (1, 0), 0.5, 0.5, 1.0)
+    assert arx.warm_cells(tie)[9] == "no (LM tie)"
     table = arx.format_table(arx.WARM_HEADER, [cells, arx.warm_cells(k5)]).splitlines()
     assert len(table) == 4 and len({len(line) for line in table}) == 1
     assert table[0].startswith("| config ") and set(table[1]) <= {"|", "-", " "}
