@@ -33,6 +33,7 @@ published at that node with microanon's suppression rule (:func:`~microanon.meth
 full_domain.apply_levels`), suppressed records at full loss. ARX minimizes its own Loss
 (``--arx-metric``: its default, or the arithmetic-mean variant), microanon ``--metric`` (LM by
 default; any metric ``full_domain`` accepts is passed through), so their nodes may differ.
+``ARX output`` is microanon's check of the table ARX published (one more, untimed, run).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from generalize import (
     table,
 )
 
-from microanon.core.errors import InfeasibleError
+from microanon.core.errors import InfeasibleError, MicroanonError
 from microanon.methods.generalize import full_domain
 from microanon.methods.generalize.full_domain import apply_levels, search
 
@@ -129,6 +130,7 @@ class Row:
     arx_lm: float | None
     our_lm: float | None
     arx_process_ms: float
+    arx_check: str = ""
 
 
 def _fmt_ms(ms: float) -> str:
@@ -152,7 +154,7 @@ def _same(row: Row) -> str:
 
 WARM_HEADER = (
     "config", "ARX ms", "microanon ms", "ratio", "search ms", "ARX node", "our node", "LM(ARX)",
-    "LM(ours)", "same node", "ARX JVM CPU",
+    "LM(ours)", "same node", "ARX JVM CPU", "ARX output",
 )  # fmt: skip
 
 
@@ -170,6 +172,7 @@ def warm_cells(row: Row) -> list[str]:
         _fmt_lm(row.our_lm),
         _same(row),
         _fmt_ms(row.arx_process_ms),
+        row.arx_check,
     ]
 
 
@@ -230,7 +233,37 @@ def warm_up(session: arx_jvm.Session, todo: Runs, times: int) -> None:
         todo.search()
 
 
-def warm_row(session: arx_jvm.Session, config: Config, args: argparse.Namespace) -> Row:
+def check_arx_output(session: arx_jvm.Session, config: Config, metric: str, folder: Path) -> str:
+    """One more ARX run (untimed) writing its table; microanon's check of it, e.g. ``k=5 holds``.
+
+    The models are checked on the published rows (t-closeness against their own distribution,
+    as :func:`microanon.models.check_release` does), the suppressed rows against the limit.
+    """
+    path = folder / "arx-output.csv"
+    models = config.model_spec()
+    job = arx_jvm.job_line(
+        models, config.suppression, metric, config.quasi, config.sensitive, output=path
+    )
+    if session.run(job).levels is None:
+        return "no solution"
+    checked = peer_tools.PeerRun("ARX", "ok")
+    peer_tools.check_output(
+        checked,
+        path,
+        len(frame(config)),
+        config.quasi,
+        config.sensitive,
+        models,
+        config.suppression,
+        None,
+    )
+    path.unlink()
+    return checked.verdict
+
+
+def warm_row(
+    session: arx_jvm.Session, config: Config, args: argparse.Namespace, folder: Path
+) -> Row:
     """Warm up both tools on ``config``, then time ``args.repeat`` interleaved rounds."""
     todo = runs(config, args)
     warm_up(session, todo, args.warmup)
@@ -255,6 +288,7 @@ def warm_row(session: arx_jvm.Session, config: Config, args: argparse.Namespace)
         node_lm(config, run.levels),
         node_lm(config, our_node),
         statistics.median(arx_process),
+        check_arx_output(session, config, args.arx_metric, folder),
     )
 
 
@@ -327,16 +361,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main() -> None:
-    args = parse_args()
-    try:
-        built = arx_build.build(args.arx_src, args.cache)
-    except arx_build.BuildError as exc:
-        sys.exit(f"error: {exc}")
-    print(
-        f"ARX {built.version} ({built.directory}); jars missing from the tree: "
-        f"{', '.join(built.missing) or 'none'}; stand-ins: {', '.join(built.substituted) or 'none'}"
-    )
+def run(args: argparse.Namespace, built: arx_build.ArxBuild) -> None:
+    """The warm table, its targets and, with ``--cold``, the cold table."""
     configs = configurations(args.quick)
     with tempfile.TemporaryDirectory(prefix="microanon-arx-") as tmp:
         inputs = peer_tools.write_inputs(Path(tmp), "adult", load("adult"))
@@ -345,7 +371,7 @@ def main() -> None:
             for config in configs:  # JIT and caches: every configuration once, then each warm
                 warm_up(session, runs(config, args), 1)
             for config in configs:
-                rows.append(warm_row(session, config, args))
+                rows.append(warm_row(session, config, args, inputs["folder"]))
                 print("  ".join(warm_cells(rows[-1])), flush=True)
         print()
         print(format_table(WARM_HEADER, [warm_cells(r) for r in rows]))
@@ -354,15 +380,34 @@ def main() -> None:
             f"warm medians of {args.repeat} interleaved rounds after 1 + {args.warmup} warm-ups; "
             f"ARX: main-thread CPU, ARX's {args.arx_metric}; ARX JVM CPU: all its threads; "
             f"microanon: process CPU, {args.metric}; nodes: one level per quasi-identifier in "
-            f"the configuration's order; LM: microanon's, suppressed records at full loss"
+            f"the configuration's order; LM: microanon's, suppressed records at full loss; "
+            f"ARX output: microanon's check of the table ARX published"
         )
         for line in targets(rows):
             print(line)
         if args.cold:
-            cold = [cold_cells(c, args, built.classpath, inputs) for c in configs]
+            cold = []
+            for config in configs:
+                cold.append(cold_cells(config, args, built.classpath, inputs))
+                print("  ".join(cold[-1]), flush=True)
             print()
             print(format_table(("config", "ARX cold", "microanon cold", "ratio"), cold))
             print(f"\ncold: median wall of {args.repeat} fresh processes each (JVM vs python -c)")
+
+
+def main() -> None:
+    args = parse_args()
+    try:
+        built = arx_build.build(args.arx_src, args.cache)
+        print(
+            f"ARX {built.version} ({built.directory}); jars missing from the tree: "
+            f"{', '.join(built.missing) or 'none'}; "
+            f"stand-ins: {', '.join(built.substituted) or 'none'}"
+        )
+        run(args, built)
+    except (RuntimeError, MicroanonError) as exc:  # the build, a driver or a cold run failed
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
