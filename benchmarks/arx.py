@@ -337,7 +337,7 @@ def cold_cells(
         arx.append(arx_jvm.cold_run(cp, inputs["data"], folder, job) * 1000)
         ours.append(cold_ours(config, args.metric) * 1000)
     a, o = statistics.median(arx), statistics.median(ours)
-    return [label(config), _fmt_ms(a), _fmt_ms(o), f"{o / a:.2f}"]
+    return [label(config), f"{a / 1000:.2f} s", f"{o / 1000:.2f} s", f"{o / a:.2f}"]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
