@@ -9,20 +9,23 @@ build, the one its library jar is built with) found under ``lib/ant``, plus micr
 (default cache ``~/.cache/microanon-bench/arx``, outside the repository). A second call with the
 same tree reuses the build.
 
-Substitutions. Some of the jars ``build.xml`` lists may be missing from a tree (a clone without
-its large files, as GitHub's archive of large blobs can be). What the core needs of them:
+Substitutions. Some of the jars ``build.xml`` lists may be missing from a tree (a copy fetched
+without its large files). What the core needs of the three absent from the tree this was written
+with; each library's stand-ins (:data:`STAND_INS`) are compiled only when no jar on the class path
+holds the library:
 
 - ``pdfbox-app-2.0.1.jar`` (Apache PDFBox): imported by three classes of ARX's PDF certificate
   (``certificate/ARXCertificate``, ``certificate/elements/ElementText``,
-  ``certificate/resources/Watermark``), which anonymization never loads. When no jar on the
-  class path holds PDFBox, :data:`STAND_INS` are compiled in its place: ``PDDocument``,
-  ``PDFont`` and ``Overlay`` with the members those classes call, each throwing
+  ``certificate/resources/Watermark``), which anonymization never loads. Stand-ins:
+  ``PDDocument``, ``PDFont`` and ``Overlay`` with the members those classes call, each throwing
   ``UnsupportedOperationException``. Rendering a certificate then fails; nothing else changes.
-- ``hadoop-core-1.2.1.jar`` (needed by Mahout's classifiers, which ARX's classification-based
-  utility analysis uses) and ``poi-ooxml-schemas-3.10-FINAL-20140208.jar`` (Excel import): no
-  class of ``src/main`` refers to them directly, so javac does not need them, and the
-  benchmark's path (data from memory, k/ℓ/t, Loss) never loads the classes that do. They are
-  left out, not substituted.
+- ``hadoop-core-1.2.1.jar`` (Apache Hadoop): javac needs ``org.apache.hadoop.io.Writable``, a
+  supertype of the Mahout classifiers that ARX's classification-based utility analysis
+  (``aggregates/classification``) builds. Stand-in: that interface (two abstract methods). The
+  analysis is never run by the benchmark (data from memory, k/ℓ/t, Loss); if it were, Mahout
+  would fail on the other Hadoop classes it loads.
+- ``poi-ooxml-schemas-3.10-FINAL-20140208.jar`` (Excel 2007 import): javac does not need it and
+  the benchmark never imports a spreadsheet; left out, not substituted.
 
 Any other missing jar is reported; javac then says whether the core needs it.
 """
