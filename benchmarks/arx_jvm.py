@@ -1,0 +1,141 @@
+"""Run microanon's ARX driver (``peers/ArxBench.java``): a warm JVM session or one cold JVM.
+
+The driver reads ARX's Adult and hierarchy CSVs (written by :func:`peer_tools.write_inputs` from
+microanon's bundled copies of ARX's files) and runs jobs, one line each (see the Java file):
+``<model> <parameter> <suppression> <metric> <quasi,...> <sensitive> <output.csv|->``. A warm
+:class:`Session` keeps one JVM for every run; :func:`cold_run` starts a fresh JVM for one job and
+times it from the outside (wall seconds, JVM start-up and reading the CSVs included).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: ARX's quality models the driver can select: ``loss`` is ARX's default (Loss, gs-factor 0.5,
+#: geometric mean of the attributes), ``loss-mean`` Loss with the arithmetic mean (nearest LM).
+ARX_METRICS = ("loss", "loss-mean")
+
+
+class DriverError(RuntimeError):
+    """The driver failed (the message is its error)."""
+
+
+@dataclass(frozen=True)
+class ArxRun:
+    """One warm run as the driver reports it (times in ms)."""
+
+    cpu_ms: float
+    process_cpu_ms: float
+    wall_ms: float
+    levels: tuple[int, ...] | None
+    suppressed: int
+    checked: int
+    search_ms: float
+
+    @classmethod
+    def from_json(cls, line: str) -> ArxRun:
+        """Parse the driver's answer."""
+        d: dict[str, Any] = json.loads(line)
+        if "error" in d:
+            raise DriverError(f"ARX driver: {d['error']}")
+        return cls(
+            float(d["cpu_ms"]),
+            float(d["process_cpu_ms"]),
+            float(d["wall_ms"]),
+            tuple(d["levels"]) if d["found"] else None,
+            int(d["suppressed"]),
+            int(d["checked"]),
+            float(d["search_ms"]),
+        )
+
+
+def job_line(
+    models: list[dict[str, dict[str, Any]]],
+    suppression: float,
+    metric: str,
+    quasi: tuple[str, ...],
+    sensitive: str,
+    output: Path | None = None,
+) -> str:
+    """The driver's job line of a one-model configuration (``models`` as microanon's spec)."""
+    ((name, params),) = models[0].items()
+    if name == "k_anonymity":
+        model, value = "k", params["k"]
+    elif name == "l_diversity":
+        model, value = f"l-{params.get('form', 'distinct')}", params["l"]
+    elif name == "t_closeness":
+        model, value = "t", params["t"]
+    else:
+        raise ValueError(f"the ARX driver has no model {name!r}")
+    if metric not in ARX_METRICS:
+        raise ValueError(f"ARX metric {metric!r}: choose among {ARX_METRICS}")
+    fields = [model, str(value), repr(float(suppression)), metric, ",".join(quasi), sensitive]
+    return " ".join([*fields, str(output) if output is not None else "-"])
+
+
+def _java() -> str:
+    java = shutil.which("java")
+    if java is None:
+        raise DriverError("java not found: a JRE (8 or later) runs ARX")
+    return java
+
+
+class Session:
+    """One warm JVM running jobs sent on its standard input; close it (or use ``with``)."""
+
+    def __init__(self, classpath: str, data: str, hierarchies: str) -> None:
+        self.process = subprocess.Popen(
+            [_java(), "-cp", classpath, "ArxBench", data, hierarchies],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def run(self, job: str) -> ArxRun:
+        """Run one job in the warm JVM."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(job + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise DriverError(f"the ARX JVM exited (code {self.process.wait()})")
+        return ArxRun.from_json(line)
+
+    def close(self) -> None:
+        """End the JVM (closing its input ends its loop)."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def cold_run(classpath: str, data: str, hierarchies: str, job: str) -> float:
+    """Wall seconds of a fresh JVM that reads the inputs, runs ``job`` once and exits."""
+    start = time.perf_counter()
+    r = subprocess.run(
+        [_java(), "-cp", classpath, "ArxBench", data, hierarchies, *job.split(" ")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    if r.returncode:
+        raise DriverError(f"cold ARX run failed: {r.stderr.strip().splitlines()[-1:]}")
+    ArxRun.from_json(r.stdout.strip().splitlines()[-1])  # a run that reports an error fails
+    return wall
