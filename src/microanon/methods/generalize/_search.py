@@ -248,8 +248,8 @@ class _Engine:
         lat = self.lattice
         bound = None
         if not res.filter_ok:
-            self.sunk |= lat.below(node)
-            self.bad |= lat.below(node)
+            lat.mark_below(self.sunk, node)
+            lat.mark_below(self.bad, node)
         else:
             bound = self.metric.value(fs, fail_filter, filtered)
             if (
@@ -270,19 +270,19 @@ class _Engine:
                 self.feasible.append(node)
                 self.best = min(self.best, res.value)
                 if self.monotone:
-                    self.good |= lat.above(node)
+                    lat.mark_above(self.good, node)
                 else:
                     self.good[node] = True
             elif self.monotone or deficit > self.limit:
-                self.bad |= lat.below(node)
-                self.sunk |= lat.below(node)
+                lat.mark_below(self.bad, node)
+                lat.mark_below(self.sunk, node)
             else:
                 self.bad[node] = True
             if res.suppressed == 0 and self.models.monotone:
-                up = lat.above(node)
-                self.good |= up
-                up[node] = False
-                self.dominated |= up
+                lat.mark_above(self.good, node)
+                dominated = self.dominated[node]
+                lat.mark_above(self.dominated, node)
+                self.dominated[node] = dominated
         self._finish(node, res, fs, bound)
         return res
 

@@ -43,7 +43,7 @@ import pandas as pd
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.release import Release
-from ...core.schema import Schema
+from ...core.schema import Kind, Schema
 from ...core.table import Table
 from ...models import Groups, PopulationModel, as_models
 from ...models.population import population_record, population_sizes, population_weights
@@ -64,6 +64,24 @@ def _level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
     return np.array([str(x) for x in hierarchy.level_labels(level)], dtype=object)
 
 
+def _categorical(codes: np.ndarray, labels: np.ndarray) -> pd.Categorical:
+    """``labels[codes]`` as a Categorical, without building one string per record.
+
+    ``labels`` (a level's labels, a dictionary) may repeat a value: equal labels share one
+    category.
+    """
+    ids, categories = pd.factorize(labels)
+    return pd.Categorical.from_codes(ids[codes], categories=pd.Index(categories, dtype=object))
+
+
+def _text_dictionary(table: Table, column: str) -> np.ndarray | None:
+    """A column's dictionary when every value is a string (published as is), else None."""
+    if table.schema[column].kind is Kind.NUMERIC:
+        return None
+    values = table.dictionary(column)
+    return values if all(isinstance(v, str) for v in values) else None
+
+
 def publish_levels(
     table: Table, levels: Mapping[str, int], mask: np.ndarray, mode: str
 ) -> pd.DataFrame:
@@ -72,22 +90,32 @@ def publish_levels(
     Quasi-identifiers become their level labels as strings; suppressed records are removed
     (``mode="remove"``) or keep ``"*"`` in every quasi-identifier (``mode="star"``); the other
     columns are unchanged. Columns in schema order, rows in input order with the input index.
+
+    The table is built from the codes: a quasi-identifier's column is the categorical of its
+    level's labels indexed by the level codes of its records, a text column the categorical of
+    its dictionary indexed by its codes; only numeric columns are decoded value by value.
     """
     keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
-    rest = [c for c in table.columns if c not in levels]
-    frame = table.to_frame(rest) if rest else pd.DataFrame(index=table.index)
+    star = mask[keep] if mode == "star" else None
     index = table.index[keep]
-    data = {}
+    data: dict[str, Any] = {}
     for c in table.columns:
+        codes = table.codes(c)[keep]
         if c in levels:
             h = table.schema.hierarchy(c)
             lv = int(levels[c])
-            col = _level_labels(h, lv)[h.level_codes(lv)[table.codes(c)]]
-            if mode == "star":
-                col[mask] = SUPPRESSED
-            data[c] = pd.Series(col[keep], index=index, dtype=object)
+            labels = _level_labels(h, lv)
+            codes = h.level_codes(lv)[codes]
+            if star is not None and star.any():
+                codes[star] = len(labels)
+                labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
+            data[c] = pd.Series(_categorical(codes, labels), index=index)
+            continue
+        text = _text_dictionary(table, c)
+        if text is not None:
+            data[c] = pd.Series(_categorical(codes, text), index=index)
         else:
-            data[c] = frame[c][keep]
+            data[c] = table.to_frame([c])[c][keep]
     return pd.DataFrame(data, index=index)
 
 
