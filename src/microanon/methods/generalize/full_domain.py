@@ -43,11 +43,17 @@ import pandas as pd
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.release import Release
-from ...core.schema import Kind, Schema
+from ...core.schema import Schema
 from ...core.table import Table
 from ...models import Groups, PopulationModel, as_models
 from ...models.population import population_record, population_sizes, population_weights
-from .._release import SUPPRESSED_ROWS, generalized_release, prepare
+from .._release import (
+    SUPPRESSED_ROWS,
+    coded_column,
+    generalized_release,
+    prepare,
+    unchanged_column,
+)
 from ._search import SearchResult, check_metric, check_suppression, evaluate_levels, search
 
 __all__ = ["apply_levels", "full_domain", "search", "SearchResult"]
@@ -64,24 +70,6 @@ def _level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
     return np.array([str(x) for x in hierarchy.level_labels(level)], dtype=object)
 
 
-def _categorical(codes: np.ndarray, labels: np.ndarray) -> pd.Categorical:
-    """``labels[codes]`` as a Categorical, without building one string per record.
-
-    ``labels`` (a level's labels, a dictionary) may repeat a value: equal labels share one
-    category.
-    """
-    ids, categories = pd.factorize(labels)
-    return pd.Categorical.from_codes(ids[codes], categories=pd.Index(categories, dtype=object))
-
-
-def _text_dictionary(table: Table, column: str) -> np.ndarray | None:
-    """A column's dictionary when every value is a string (published as is), else None."""
-    if table.schema[column].kind is Kind.NUMERIC:
-        return None
-    values = table.dictionary(column)
-    return values if all(isinstance(v, str) for v in values) else None
-
-
 def publish_levels(
     table: Table, levels: Mapping[str, int], mask: np.ndarray, mode: str
 ) -> pd.DataFrame:
@@ -91,31 +79,28 @@ def publish_levels(
     (``mode="remove"``) or keep ``"*"`` in every quasi-identifier (``mode="star"``); the other
     columns are unchanged. Columns in schema order, rows in input order with the input index.
 
-    The table is built from the codes: a quasi-identifier's column is the categorical of its
-    level's labels indexed by the level codes of its records, a text column the categorical of
-    its dictionary indexed by its codes; only numeric columns are decoded value by value.
+    The table is built from the codes: a quasi-identifier's column is its level's labels
+    indexed by the level codes of its records, another column its dictionary indexed by its
+    codes (Categoricals, see :func:`microanon.methods._release.coded_column`); only numeric
+    columns are decoded value by value.
     """
     keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
-    star = mask[keep] if mode == "star" else None
-    index = table.index[keep]
+    rows = np.flatnonzero(keep)
+    star = mask[rows] if mode == "star" else None
+    index = table.index[rows]
     data: dict[str, Any] = {}
     for c in table.columns:
-        codes = table.codes(c)[keep]
-        if c in levels:
-            h = table.schema.hierarchy(c)
-            lv = int(levels[c])
-            labels = _level_labels(h, lv)
-            codes = h.level_codes(lv)[codes]
-            if star is not None and star.any():
-                codes[star] = len(labels)
-                labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
-            data[c] = pd.Series(_categorical(codes, labels), index=index)
+        if c not in levels:
+            data[c] = unchanged_column(table, c, rows)
             continue
-        text = _text_dictionary(table, c)
-        if text is not None:
-            data[c] = pd.Series(_categorical(codes, text), index=index)
-        else:
-            data[c] = table.to_frame([c])[c][keep]
+        h = table.schema.hierarchy(c)
+        lv = int(levels[c])
+        labels = _level_labels(h, lv)
+        codes = h.level_codes(lv)[table.codes(c)[rows]]
+        if star is not None and star.any():
+            codes[star] = len(labels)
+            labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
+        data[c] = coded_column(codes, labels, index)
     return pd.DataFrame(data, index=index)
 
 
