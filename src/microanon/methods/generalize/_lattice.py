@@ -109,10 +109,6 @@ class Lattice:
         """The up-set of a node as slices of the lattice's grid."""
         return tuple(slice(lv, None) for lv in self.levels[node].tolist())
 
-    def grid(self, values: np.ndarray) -> np.ndarray:
-        """A view of per-node values (one per node, contiguous) shaped as the lattice's grid."""
-        return values.reshape(self.dims)
-
     def mark_below(self, mask: np.ndarray, node: int) -> None:
         """Set ``mask`` (a contiguous per-node array) on the down-set of ``node``, in place."""
         mask.reshape(self.dims)[self.box_below(node)] = True

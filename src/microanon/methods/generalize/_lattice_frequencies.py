@@ -9,7 +9,11 @@ time proportional to the (usually much smaller) rolled-up set, never to the tabl
 Grouping packs the code columns into one int64 key (mixed radix; when the radix product would
 overflow, the partial key is first replaced by its dense rank). A key space at most a few times
 the number of rows is grouped densely (a presence array and a cumulative sum); larger ones by
-sorting (see :func:`group_keys`).
+sorting (see :func:`group_keys`). When a roll-up's key space is that large, the rows are keyed
+in one radix fixed by the leaf cardinalities instead: every frequency set keeps its classes' keys
+(:attr:`FrequencySet.key`), and a roll-up only adds the shift of the attributes whose level
+changes before sorting (see :func:`roll_up`). Both keys order the classes lexicographically by
+their codes, so either way gives the same frequency set.
 """
 
 from __future__ import annotations
@@ -102,8 +106,10 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
 class LevelMaps:
     """Code maps between the levels of each quasi-identifier's hierarchy.
 
-    ``up(i, a, b)[c]`` is the level-``b`` code of the ancestor of level-``a`` code ``c`` of
-    attribute ``i`` (``a <= b``); level codes are those of :meth:`Hierarchy.level_codes`.
+    The map of attribute ``i`` from level ``a`` to level ``b >= a`` takes a level-``a`` code to
+    the level-``b`` code of its ancestor (level codes are those of
+    :meth:`Hierarchy.level_codes`); :meth:`between` and :meth:`deltas` give them per pair of
+    nodes, as :func:`roll_up` uses them.
     """
 
     def __init__(self, hierarchies: Sequence[Hierarchy]) -> None:
