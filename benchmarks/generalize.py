@@ -1,7 +1,7 @@
 """Time microanon's generalization methods on Adult, optionally next to peer tools; print a table.
 
 Run: .venv/bin/python benchmarks/generalize.py [--quick] [--metric lm] [--repeat 3] [--brute]
-     [--methods full_domain,mondrian,local_recoding] [--peers] [--only PEER]
+     [--methods full_domain,mondrian,local_recoding] [--end-to-end] [--peers] [--only PEER]
      [--peers-timeout 600] [--peers-data adult|all]
 
 Configurations (issue 3): ARX's Adult (30,162 rows) with ARX's 8 quasi-identifiers and
@@ -22,6 +22,10 @@ column compares with: the issue's measurements of ARX's optimal search on this k
 machine, per-k ranges, ARX's default loss). ``check`` is microanon's check of the release
 (:func:`microanon.models.check_release`); ``lm`` is the loss metric of the published table with
 suppressed rows at full loss (for ``full_domain``, the value of ``--metric``).
+
+``--end-to-end`` prints, for the Adult configurations only, each method's warm end-to-end CPU
+(one untimed run, then the median of ``--repeat`` runs) and, for ``full_domain``, the search's
+alone and the rest (validation, encoding, the published table, the release).
 
 Peers (``--peers``; see ``peer_tools.py`` and ``peers/``): anjana and crowds next to
 ``full_domain``, anonypy next to ``mondrian``, each run once in a subprocess of
@@ -201,6 +205,81 @@ def best_cpu(fn: Callable[[], Any], repeat: int, enough: float = 5.0) -> tuple[f
         if best > enough:
             break
     return best, out
+
+
+def median_cpu(fn: Callable[[], Any], repeat: int) -> float:
+    """Median CPU seconds of ``repeat`` runs of ``fn`` after one untimed (warm-up) run."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return float(np.median(times))
+
+
+def _end_to_end_calls(
+    config: Config, name: str, metric: str
+) -> tuple[Callable[[], Any], Callable[[], Any] | None] | None:
+    """A method's run from the DataFrame and, for ``full_domain``, its search alone."""
+    if name == "full_domain":
+        tab = table(config.data, config.quasi, config.sensitive)
+        models = config.model_spec()
+        return (
+            lambda: full_domain(
+                frame(config),
+                schema_spec(config),
+                models=models,
+                suppression=config.suppression,
+                metric=metric,
+            ),
+            lambda: search(tab, models, config.suppression, metric),
+        )
+    if config.suppression:
+        return None  # mondrian and local_recoding do not suppress
+    spec = schema_spec(config, numeric=("age",))
+    ((model, params),) = config.models
+    if name == "mondrian":
+        return lambda: mondrian(frame(config), spec, models=config.model_spec()), None
+    k = dict(params)["k"] if model == "k_anonymity" else 1
+    extra = None if model == "k_anonymity" else config.model_spec()
+    return lambda: local_recoding(frame(config), spec, k=k, models=extra), None
+
+
+def _ms(seconds: float | None) -> str:
+    return "" if seconds is None else f"{seconds * 1000:.1f} ms"
+
+
+def end_to_end(configs: list[Config], metric: str, repeat: int, methods: list[str]) -> None:
+    """Print warm end-to-end and search-alone CPU per configuration (median of ``repeat``).
+
+    End to end is the public function from the DataFrame to the release (validation, encoding,
+    search, the published table, the release); search alone is
+    :func:`~microanon.methods.generalize.full_domain.search` on the encoded table.
+    """
+    header = ("data", "model", "supp.", "method", "end to end", "search", "rest")
+    rows = []
+    for config in configs:
+        for name in methods:
+            calls = _end_to_end_calls(config, name, metric)
+            if calls is None:
+                continue
+            run, alone = calls
+            searched = None if alone is None else median_cpu(alone, repeat)
+            total = median_cpu(run, repeat)
+            rest = None if searched is None else total - searched
+            rows.append(
+                [config.data, config.label, f"{config.suppression:.0%}", name, _ms(total),
+                 _ms(searched), _ms(rest)]
+            )  # fmt: skip
+            print("  ".join(rows[-1]), flush=True)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    print()
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    print(f"\nCPU seconds (time.process_time), warm, median of {repeat} runs")
 
 
 def release_check(release: Release) -> str:
@@ -427,6 +506,11 @@ def main() -> None:
     parser.add_argument(
         "--brute", action="store_true", help="check k=5, 0%% on Adult against every node"
     )
+    parser.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="Adult only: warm end-to-end and search-alone CPU, median of --repeat runs",
+    )
     parser.add_argument("--peers", action="store_true", help="also run the peer tools")
     parser.add_argument(
         "--only",
@@ -447,6 +531,9 @@ def main() -> None:
     unknown = sorted(set(methods) - set(RUNNERS))
     if unknown:
         parser.error(f"unknown methods {unknown}; choose among {list(RUNNERS)}")
+    if args.end_to_end:
+        end_to_end(configurations(DATASETS[:1]), args.metric, args.repeat, methods)
+        return
     datasets = DATASETS[:1] if args.quick else DATASETS
     with tempfile.TemporaryDirectory(prefix="microanon-peers-") as tmp:
         peers = Peers(args, Path(tmp)) if args.peers or args.only else None

@@ -79,6 +79,10 @@ def _forbidden_key(key: str) -> bool:
     return k in FORBIDDEN_METADATA_KEYS or "seed" in k or k.endswith("_rng")
 
 
+#: Types :func:`_plain` keeps as they are (exact types: no subclass, no float to check).
+_TEXT_OR_INT = frozenset({str, int, bool, type(None)})
+
+
 def _plain(obj: Any, path: str = "metadata") -> Any:
     """Convert metadata to JSON types, refusing seeds and unserializable objects."""
     if isinstance(obj, Mapping):
@@ -91,6 +95,8 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
             out[str(k)] = _plain(v, f"{path}.{k}")
         return out
     if isinstance(obj, (list, tuple)):
+        if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label paths
+            return list(obj)
         return [_plain(v, f"{path}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
         return _plain(obj.tolist(), path)
@@ -142,7 +148,10 @@ def _column_type(s: pd.Series) -> str:
 
 def _as_text(s: pd.Series) -> pd.Series:
     """Non-numeric columns are published as text: an object column of str (missing = None)."""
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    if isinstance(s.dtype, pd.CategoricalDtype):  # the codes are there: no hashing of values
+        codes, uniques = s.cat.codes.to_numpy(), s.cat.categories
+    else:
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
     text = np.array([v if isinstance(v, str) else str(v) for v in uniques] + [None], dtype=object)
     return pd.Series(text[codes], index=s.index, dtype=object)
 

@@ -471,12 +471,13 @@ class Schema:
             attrs.append(replace(a, hierarchy=h))
         return Schema(attrs)
 
-    def validate(self, df: pd.DataFrame) -> pd.DataFrame:
+    def validate(self, df: pd.DataFrame, check_leaves: bool = True) -> pd.DataFrame:
         """Check ``df`` against the schema and return the rows and columns to work on.
 
         Applies the missing-value policies (``drop`` removes rows, ``category`` fills ``"?"``),
         coerces numeric columns, and checks that every value of a column with a resolved
-        hierarchy is one of its leaves.
+        hierarchy is one of its leaves (unless ``check_leaves`` is false: the caller looks every
+        value up in its hierarchy itself, as :meth:`Table.from_frame` does when it encodes).
 
         Raises
         ------
@@ -529,6 +530,6 @@ class Schema:
                     raise SchemaError(
                         f"column '{a.name}': value(s) {', '.join(absent[:5])} are not in its order"
                     )
-            if isinstance(a.hierarchy, Hierarchy):
+            if check_leaves and isinstance(a.hierarchy, Hierarchy):
                 a.hierarchy.leaf_index(out[a.name].unique(), column=a.name)
         return out

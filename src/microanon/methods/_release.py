@@ -5,16 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, SchemaError
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release
-from ..core.schema import Schema, check_frame
+from ..core.schema import Kind, Schema, check_frame
 from ..core.table import Table
 from ..models import PopulationModel, PrivacyModel, as_models
 
-__all__ = ["prepare", "generalized_release", "resolve_hierarchies", "SUPPRESSED_ROWS"]
+__all__ = [
+    "prepare",
+    "generalized_release",
+    "resolve_hierarchies",
+    "coded_column",
+    "unchanged_column",
+    "SUPPRESSED_ROWS",
+]
 
 #: How suppressed records are published: left out, or kept with every quasi-identifier as ``*``.
 SUPPRESSED_ROWS = ("remove", "star")
@@ -120,6 +128,36 @@ def _resolve_with_populations(
         return schema
     check_frame(data, schema.columns)
     return schema.resolve(data, more)
+
+
+def coded_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
+    """The published column ``labels[codes]``, built from the codes.
+
+    When every label is a string (a level's labels, a group's box), the column is a
+    Categorical of the distinct labels indexed by the codes: no string per record is built, and
+    the release turns it into text from the category codes (:class:`~microanon.core.Release`).
+    Other labels are taken value by value, as the release would see them.
+    """
+    labels = np.asarray(labels, dtype=object)
+    if not all(isinstance(v, str) for v in labels):
+        return pd.Series(labels[codes], index=index, dtype=object)
+    ids, categories = pd.factorize(labels)
+    return pd.Series(
+        pd.Categorical.from_codes(ids[codes], categories=pd.Index(categories, dtype=object)),
+        index=index,
+    )
+
+
+def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
+    """A column published as it is (a sensitive or insensitive one), for the given rows.
+
+    Built from the table's codes and dictionary (:func:`coded_column`); a numeric column is
+    decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it.
+    """
+    index = table.index[rows]
+    if table.schema[column].kind is Kind.NUMERIC:
+        return table.to_frame([column])[column].iloc[rows]
+    return coded_column(table.codes(column)[rows], table.dictionary(column), index)
 
 
 def generalized_release(

@@ -244,11 +244,12 @@ class Groups:
         w = None if weights is None else np.asarray(weights, dtype=np.int64)
         sizes = combined.counts if w is None else np.bincount(combined.inverse, weights=w)
         sizes = np.asarray(sizes, dtype=np.int64)
-        if dictionaries is None:
-            dictionaries = [range(int(n)) for n in cardinalities]
-        key_parts = [
-            (c[combined.first], pd.Index(list(d))) for c, d in zip(codes, dictionaries, strict=True)
-        ]
+        uniques = (
+            [pd.RangeIndex(int(n)) for n in cardinalities]
+            if dictionaries is None
+            else [pd.Index(list(d)) for d in dictionaries]
+        )
+        key_parts = [(c[combined.first], u) for c, u in zip(codes, uniques, strict=True)]
         if sa_codes is None:
             return cls(names, combined.inverse, sizes, key_parts, weights=w)
         if values is None:
@@ -260,16 +261,20 @@ class Groups:
             reference = np.asarray(reference)
             present |= reference > 0
             reference = reference[present]
-        remap = np.cumsum(present) - 1
-        values = [v for v, keep in zip(values, present, strict=True) if keep]
+        if present.all():  # every value occurs: the codes and values stand as they are
+            domain = values if isinstance(values, pd.Index) else pd.Index(list(values))
+        else:
+            remap = np.cumsum(present) - 1
+            sa_codes = remap[sa_codes]
+            domain = pd.Index([v for v, keep in zip(values, present, strict=True) if keep])
         return cls(
             names,
             combined.inverse,
             sizes,
             key_parts,
             sensitive,
-            remap[sa_codes],
-            pd.Index(values),
+            sa_codes,
+            domain,
             numeric,
             weights=w,
             reference=reference,

@@ -9,8 +9,9 @@ in mixed radix (the first quasi-identifier most significant), so node ``0`` is t
 original values) and node ``size - 1`` the top (every attribute at its root).
 
 The search tags whole down-sets and up-sets at once; :meth:`Lattice.below` and
-:meth:`Lattice.above` are boolean masks over all nodes, built as the AND of one precomputed
-per-attribute mask per quasi-identifier (vectorized, no Python loop over nodes).
+:meth:`Lattice.above` are boolean masks over all nodes; nodes are numbered in row-major order
+of the grid of level vectors, so a down-set or up-set is a box of that grid, set with one slice
+assignment (:meth:`Lattice.mark_below`, no Python loop over nodes).
 """
 
 from __future__ import annotations
@@ -75,15 +76,11 @@ class Lattice:
         )
         self.rank = np.empty(size, dtype=np.int64)
         self.rank[order] = np.arange(size, dtype=np.int64)
-        # _le[i][l]: nodes whose level i is <= l; _ge[i][l]: nodes whose level i is >= l.
-        self._le = [
-            self.levels[:, i][None, :] <= np.arange(d, dtype=np.int16)[:, None]
-            for i, d in enumerate(dims)
-        ]
-        self._ge = [
-            self.levels[:, i][None, :] >= np.arange(d, dtype=np.int16)[:, None]
-            for i, d in enumerate(dims)
-        ]
+        #: The grid's shape: node ids are the row-major positions of a ``dims`` array, so a
+        #: down-set or up-set is a box of it (see :meth:`box_below`).
+        self.dims = dims
+        self._strides = self.strides.tolist()
+        self._heights = self.heights.tolist()
 
     @property
     def q(self) -> int:
@@ -104,26 +101,38 @@ class Lattice:
         """Node id of a level vector."""
         return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
 
+    def box_below(self, node: int) -> tuple[slice, ...]:
+        """The down-set of a node as slices of the lattice's grid (shape ``heights + 1``)."""
+        return tuple(slice(0, lv + 1) for lv in self.levels[node].tolist())
+
+    def box_above(self, node: int) -> tuple[slice, ...]:
+        """The up-set of a node as slices of the lattice's grid."""
+        return tuple(slice(lv, None) for lv in self.levels[node].tolist())
+
+    def mark_below(self, mask: np.ndarray, node: int) -> None:
+        """Set ``mask`` (a contiguous per-node array) on the down-set of ``node``, in place."""
+        mask.reshape(self.dims)[self.box_below(node)] = True
+
+    def mark_above(self, mask: np.ndarray, node: int) -> None:
+        """Set ``mask`` on the up-set of ``node``, in place."""
+        mask.reshape(self.dims)[self.box_above(node)] = True
+
     def below(self, node: int) -> np.ndarray:
         """Mask of the nodes ``x <= node`` (its down-set, the node included)."""
-        lv = self.levels[node]
-        mask = self._le[0][lv[0]].copy()
-        for i in range(1, self.q):
-            mask &= self._le[i][lv[i]]
+        mask = np.zeros(self.size, dtype=bool)
+        self.mark_below(mask, node)
         return mask
 
     def above(self, node: int) -> np.ndarray:
         """Mask of the nodes ``x >= node`` (its up-set, the node included)."""
-        lv = self.levels[node]
-        mask = self._ge[0][lv[0]].copy()
-        for i in range(1, self.q):
-            mask &= self._ge[i][lv[i]]
+        mask = np.zeros(self.size, dtype=bool)
+        self.mark_above(mask, node)
         return mask
 
     def successors(self, node: int) -> list[int]:
         """Nodes one level higher in exactly one attribute."""
-        lv = self.levels[node]
-        return [int(node + self.strides[i]) for i in range(self.q) if lv[i] < self.heights[i]]
+        lv = self.levels[node].tolist()
+        return [node + s for s, v, h in zip(self._strides, lv, self._heights, strict=True) if v < h]
 
     def as_dict(self, node: int) -> dict[str, int]:
         """``{quasi-identifier: level}`` of a node."""

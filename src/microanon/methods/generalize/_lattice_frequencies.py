@@ -9,13 +9,19 @@ time proportional to the (usually much smaller) rolled-up set, never to the tabl
 Grouping packs the code columns into one int64 key (mixed radix; when the radix product would
 overflow, the partial key is first replaced by its dense rank). A key space at most a few times
 the number of rows is grouped densely (a presence array and a cumulative sum); larger ones by
-sorting (see :func:`group_keys`).
+sorting (see :func:`group_keys`). When a roll-up's key space is that large, the rows are keyed
+in one radix fixed by the leaf cardinalities instead: every frequency set keeps its classes' keys
+(:attr:`FrequencySet.key`), and a roll-up only adds the shift of the attributes whose level
+changes before sorting (see :func:`roll_up`). Both keys order the classes lexicographically by
+their codes, so either way gives the same frequency set.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +34,8 @@ _MAX_KEY = 1 << 62
 #: Key spaces up to this many times the number of rows (plus a constant) are grouped densely.
 _DENSE_FACTOR = 4
 _DENSE_SLACK = 4096
+#: Source/target pairs whose concatenated level maps :class:`LevelMaps` keeps.
+_BETWEEN_CACHE = 4096
 
 
 def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
@@ -98,8 +106,10 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
 class LevelMaps:
     """Code maps between the levels of each quasi-identifier's hierarchy.
 
-    ``up(i, a, b)[c]`` is the level-``b`` code of the ancestor of level-``a`` code ``c`` of
-    attribute ``i`` (``a <= b``); level codes are those of :meth:`Hierarchy.level_codes`.
+    The map of attribute ``i`` from level ``a`` to level ``b >= a`` takes a level-``a`` code to
+    the level-``b`` code of its ancestor (level codes are those of
+    :meth:`Hierarchy.level_codes`); :meth:`between` and :meth:`deltas` give them per pair of
+    nodes, as :func:`roll_up` uses them.
     """
 
     def __init__(self, hierarchies: Sequence[Hierarchy]) -> None:
@@ -116,10 +126,69 @@ class LevelMaps:
                     maps[(a, b)] = m
             self.cards.append(cards)
             self._maps.append(maps)
+        self._cards = [c.tolist() for c in self.cards]
+        leaves = [c[0] for c in self._cards]
+        #: Weights of the fixed radix (leaf cardinalities: a key of any node's codes fits).
+        self.weights = [math.prod(leaves[i + 1 :]) for i in range(len(leaves))]
+        #: Size of the fixed radix's key space.
+        self.space = math.prod(leaves)
+        self._deltas: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+        self._between: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
 
-    def up(self, attr: int, a: int, b: int) -> np.ndarray:
-        """Map from level-``a`` codes to level-``b`` codes of attribute ``attr``."""
-        return self._maps[attr][(a, b)]
+    def card(self, attr: int, level: int) -> int:
+        """Number of level-``level`` codes of attribute ``attr``."""
+        return self._cards[attr][level]
+
+    def deltas(
+        self, source: tuple[int, ...], target: tuple[int, ...]
+    ) -> list[tuple[int, np.ndarray]]:
+        """What a row's fixed-radix key gains per source code of each attribute whose level
+        changes: ``(up[c] - c) · weight``, as ``(attribute, gain by code)`` pairs."""
+        key = (source, target)
+        out = self._deltas.get(key)
+        if out is None:
+            out = []
+            for i, (a, b) in enumerate(zip(source, target, strict=True)):
+                if a != b:
+                    m = self._maps[i][(a, b)]
+                    out.append((i, (m - np.arange(len(m), dtype=np.int64)) * self.weights[i]))
+            if len(self._deltas) < _BETWEEN_CACHE:
+                self._deltas[key] = out
+        return out
+
+    def between(
+        self, source: tuple[int, ...], target: tuple[int, ...]
+    ) -> tuple[list[np.ndarray | None], list[np.ndarray], int]:
+        """Every attribute's code map from ``source`` to ``target`` levels, for :func:`roll_up`.
+
+        Returns
+        -------
+        up : list of int64 arrays or None
+            Attribute ``i``'s map from its source to its target codes (None: same level).
+        scaled : list of int64 arrays
+            The target code of each source code times the attribute's weight in the
+            mixed-radix key of the target's codes (the first attribute most significant): a
+            row's key is the sum over attributes of ``scaled[i][c_i]``.
+        space : int
+            Size of that key space (product of the target's cardinalities).
+        """
+        key = (source, target)
+        out = self._between.get(key)
+        if out is None:
+            cards = [self._cards[i][b] for i, b in enumerate(target)]
+            up: list[np.ndarray | None] = []
+            scaled = []
+            weight = 1
+            for i in range(len(cards) - 1, -1, -1):
+                a, b = source[i], target[i]
+                m = self._maps[i][(a, b)]
+                up.append(None if a == b else m)
+                scaled.append(m * weight)
+                weight *= cards[i]
+            out = (up[::-1], scaled[::-1], weight)
+            if len(self._between) < _BETWEEN_CACHE:
+                self._between[key] = out
+        return out
 
 
 @dataclass
@@ -130,8 +199,8 @@ class FrequencySet:
     ----------
     levels : (q,) int array
         The node.
-    codes : list of int64 arrays
-        Level code of each row, one array per quasi-identifier.
+    codes : (q, n) int64 array
+        Level code of each row: row ``i`` holds those of the ``i``-th quasi-identifier.
     sa : int64 array or None
         Sensitive code of each row (rows are distinct (class, sensitive value) pairs), or None
         when no model needs the sensitive attribute (rows are then the classes).
@@ -143,15 +212,20 @@ class FrequencySet:
         Records per class.
     n_distinct : int64 array or None
         Distinct sensitive values per class (with ``sa``).
+    key : int64 array or None
+        The class of each row as one key in the fixed radix of :class:`LevelMaps` (each
+        attribute weighted by the leaf cardinalities after it, whatever the node's levels);
+        None until a roll-up needs it.
     """
 
     levels: np.ndarray
-    codes: list[np.ndarray]
+    codes: np.ndarray
     sa: np.ndarray | None
     counts: np.ndarray
     cls: np.ndarray
     sizes: np.ndarray
     n_distinct: np.ndarray | None
+    key: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -188,9 +262,27 @@ def frequency_set(
         The frequency-set row of every input row.
     """
     qkey, space = pack(codes, cards)
+    return _grouped(levels, codes, qkey, space, counts, sa, n_sa)
+
+
+def _grouped(
+    levels: np.ndarray,
+    codes: Any,
+    qkey: np.ndarray,
+    space: int,
+    counts: np.ndarray,
+    sa: np.ndarray | None,
+    n_sa: int,
+    fixed: bool = False,
+) -> tuple[FrequencySet, np.ndarray]:
+    """The frequency set of rows whose quasi-identifier key (of a ``space``) is ``qkey``.
+
+    Classes are numbered in ascending key order; with ``fixed`` (``qkey`` in the fixed radix
+    of :class:`LevelMaps`) the frequency set keeps its rows' keys.
+    """
     if sa is None:
         ids, n, rep = group_keys(qkey, space)
-        new_codes = [c[rep] for c in codes]
+        new_codes = _take_columns(codes, rep)
         new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
         fs = FrequencySet(
             np.asarray(levels),
@@ -200,10 +292,12 @@ def frequency_set(
             np.arange(n, dtype=np.int64),
             new_counts,
             None,
+            qkey[rep] if fixed else None,
         )
         return fs, ids
     if space * max(n_sa, 1) >= _MAX_KEY:
         qkey, space = _dense_rank(qkey)
+        fixed = False
     ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa)
     new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
     # Rows come in ascending (class key, sensitive code) order: a class is a run of equal keys.
@@ -215,24 +309,82 @@ def frequency_set(
     n_cls = int(cls[-1]) + 1 if n else 0
     fs = FrequencySet(
         np.asarray(levels),
-        [c[rep] for c in codes],
+        _take_columns(codes, rep),
         sa[rep],
         new_counts,
         cls,
         np.bincount(cls, weights=new_counts, minlength=n_cls).astype(np.int64),
         np.bincount(cls, minlength=n_cls).astype(np.int64),
+        class_key if fixed else None,
     )
     return fs, ids
+
+
+def _take_columns(codes: Any, rows: np.ndarray) -> np.ndarray:
+    """The given rows of code columns, as a (q, len(rows)) int64 array."""
+    if isinstance(codes, _Mapped):
+        return codes.take(rows)
+    if isinstance(codes, np.ndarray) and codes.ndim == 2:
+        return codes[:, rows].astype(np.int64, copy=False)
+    return np.stack([np.asarray(c)[rows] for c in codes]).astype(np.int64, copy=False)
 
 
 def roll_up(
     fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int
 ) -> tuple[FrequencySet, np.ndarray]:
-    """The frequency set of ``target`` (a node above ``fs.levels``) from ``fs``."""
-    codes = []
-    cards = []
-    for i, (a, b) in enumerate(zip(fs.levels, target, strict=True)):
-        a, b = int(a), int(b)
-        codes.append(fs.codes[i] if a == b else maps.up(i, a, b)[fs.codes[i]])
-        cards.append(int(maps.cards[i][b]))
-    return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
+    """The frequency set of ``target`` (a node above ``fs.levels``) from ``fs``.
+
+    Each row's key at ``target`` is summed from one lookup per attribute in the maps weighted
+    by the attributes' places in the key (:meth:`LevelMaps.between`); the rows are regrouped by
+    that key and only the representatives' codes are mapped up.
+    """
+    source = tuple(fs.levels.tolist())
+    levels = tuple(int(b) for b in target)
+    up, scaled, space = maps.between(source, levels)
+    n = len(fs.counts)
+    sa_radix = max(n_sa, 1) if fs.sa is not None else 1
+    if space * sa_radix > _DENSE_FACTOR * n + _DENSE_SLACK and maps.space * sa_radix < _MAX_KEY:
+        # A large key space is grouped by sorting anyway: sort keys of the fixed radix, which
+        # only the attributes whose level changes alter.
+        if fs.key is None:
+            fs.key = _fixed_key(fs.codes, maps.weights)
+        qkey = fs.key
+        changes = maps.deltas(source, levels)
+        if changes:
+            qkey = qkey.copy()
+            for i, gain in changes:
+                qkey += gain.take(fs.codes[i])
+        mapped = _Mapped(up, fs.codes)
+        return _grouped(target, mapped, qkey, maps.space, fs.counts, fs.sa, n_sa, fixed=True)
+    if space >= _MAX_KEY:
+        codes = [c if m is None else m[c] for m, c in zip(up, fs.codes, strict=True)]
+        cards = [maps.card(i, b) for i, b in enumerate(levels)]
+        return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
+    qkey = scaled[0].take(fs.codes[0])
+    for w, c in zip(scaled[1:], fs.codes[1:], strict=True):
+        qkey += w.take(c)
+    return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa)
+
+
+def _fixed_key(codes: np.ndarray, weights: Sequence[int]) -> np.ndarray:
+    """Each row's codes as one key in the fixed radix of :class:`LevelMaps`."""
+    key = codes[0] * weights[0]
+    for c, w in zip(codes[1:], weights[1:], strict=True):
+        key += c * w
+    return key
+
+
+class _Mapped:
+    """Source codes and the maps up to the target's (see :func:`roll_up`): only the rows kept
+    are mapped."""
+
+    def __init__(self, up: list[np.ndarray | None], codes: np.ndarray) -> None:
+        self.up = up
+        self.codes = codes
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        out = self.codes[:, rows]
+        for i, m in enumerate(self.up):
+            if m is not None:
+                m.take(out[i], out=out[i])
+        return out

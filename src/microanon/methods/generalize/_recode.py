@@ -28,6 +28,7 @@ from ...core.table import Table
 from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
 from ...models.ldiversity import group_diversity
 from ...models.tcloseness import group_emd
+from .._release import coded_column, unchanged_column
 
 __all__: list[str] = []
 
@@ -378,14 +379,13 @@ def publish(
 ) -> pd.DataFrame:
     """The published table: quasi-identifiers replaced by their group's labels, rows in order."""
     quasi = {d.name: lab for d, lab in zip(dims, labels, strict=True)}
-    rest = [c for c in table.columns if c not in quasi]
-    frame = table.to_frame(rest) if rest else pd.DataFrame(index=table.index)
-    data = {}
-    for c in table.columns:
-        if c in quasi:
-            data[c] = pd.Series(quasi[c][group_of_row], index=table.index, dtype=object)
-        else:
-            data[c] = frame[c]
+    rows = np.arange(table.n_rows)
+    data = {
+        c: coded_column(group_of_row, quasi[c], table.index)
+        if c in quasi
+        else unchanged_column(table, c, rows)
+        for c in table.columns
+    }
     return pd.DataFrame(data, index=table.index)
 
 

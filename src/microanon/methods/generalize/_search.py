@@ -204,23 +204,31 @@ class _Engine:
         self.best = float("inf")
         self.checks = 0
         self._cache: list[FrequencySet] = [self.bottom]
-        self._cache_levels = np.zeros((1, self.lattice.q), dtype=np.int64)
-        self._cache_rows = np.array([len(self.bottom)], dtype=np.int64)
+        # Levels and rows of the cached sets; the arrays grow by doubling (first len(_cache)).
+        self._cache_levels = np.zeros((64, self.lattice.q), dtype=np.int64)
+        self._cache_rows = np.zeros(64, dtype=np.int64)
+        self._cache_rows[0] = len(self.bottom)
+        self._cached_rows = 0  # rows of the cached sets besides the bottom's
 
     # ------------------------------------------------------------------ frequency sets
     def frequency_set(self, node: int) -> FrequencySet:
         """The frequency set of a node, rolled up from the smallest cached one below it."""
         target = self.lattice.levels[node].astype(np.int64)
-        below = np.all(self._cache_levels <= target, axis=1)
+        size = len(self._cache)
+        below = np.all(self._cache_levels[:size] <= target, axis=1)
         candidates = np.flatnonzero(below)
         source = self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
         if np.array_equal(source.levels, target):
             return source
         fs, _ = roll_up(source, target, self.maps, self.n_sa)
-        if len(fs) < len(source) and self._cache_rows[1:].sum() + len(fs) <= _CACHE_ROWS:
+        if len(fs) < len(source) and self._cached_rows + len(fs) <= _CACHE_ROWS:
+            if size == len(self._cache_rows):
+                self._cache_levels = np.concatenate([self._cache_levels, self._cache_levels])
+                self._cache_rows = np.concatenate([self._cache_rows, self._cache_rows])
             self._cache.append(fs)
-            self._cache_levels = np.vstack([self._cache_levels, target])
-            self._cache_rows = np.append(self._cache_rows, len(fs))
+            self._cache_levels[size] = target
+            self._cache_rows[size] = len(fs)
+            self._cached_rows += len(fs)
         return fs
 
     # ------------------------------------------------------------------ evaluation
@@ -246,8 +254,8 @@ class _Engine:
         lat = self.lattice
         bound = None
         if not res.filter_ok:
-            self.sunk |= lat.below(node)
-            self.bad |= lat.below(node)
+            lat.mark_below(self.sunk, node)
+            lat.mark_below(self.bad, node)
         else:
             bound = self.metric.value(fs, fail_filter, filtered)
             if (
@@ -268,19 +276,19 @@ class _Engine:
                 self.feasible.append(node)
                 self.best = min(self.best, res.value)
                 if self.monotone:
-                    self.good |= lat.above(node)
+                    lat.mark_above(self.good, node)
                 else:
                     self.good[node] = True
             elif self.monotone or deficit > self.limit:
-                self.bad |= lat.below(node)
-                self.sunk |= lat.below(node)
+                lat.mark_below(self.bad, node)
+                lat.mark_below(self.sunk, node)
             else:
                 self.bad[node] = True
             if res.suppressed == 0 and self.models.monotone:
-                up = lat.above(node)
-                self.good |= up
-                up[node] = False
-                self.dominated |= up
+                lat.mark_above(self.good, node)
+                dominated = self.dominated[node]
+                lat.mark_above(self.dominated, node)
+                self.dominated[node] = dominated
         self._finish(node, res, fs, bound)
         return res
 

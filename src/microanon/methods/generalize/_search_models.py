@@ -322,7 +322,9 @@ class ModelSet:
         compared with a reference distribution are checked against the kept records' (see
         :meth:`failing`).
         """
-        out = cls(list(models), sensitive, values, numeric, reference)
+        # One Index of the sensitive values, shared by every class check's Groups.
+        domain = None if values is None else pd.Index(list(values))
+        out = cls(list(models), sensitive, domain, numeric, reference)
         out.follows_release = follows_release and any(map(_has_reference, models))
         for model in models:
             out.monotone &= _monotone(model)

@@ -54,7 +54,13 @@ from ...core.schema import Schema
 from ...core.table import Table
 from ...models import Groups, PopulationModel, as_models
 from ...models.population import population_record, population_sizes, population_weights
-from .._release import SUPPRESSED_ROWS, generalized_release, prepare
+from .._release import (
+    SUPPRESSED_ROWS,
+    coded_column,
+    generalized_release,
+    prepare,
+    unchanged_column,
+)
 from ._search import SearchResult, check_metric, check_suppression, evaluate_levels, search
 
 __all__ = ["apply_levels", "full_domain", "search", "SearchResult"]
@@ -79,22 +85,29 @@ def publish_levels(
     Quasi-identifiers become their level labels as strings; suppressed records are removed
     (``mode="remove"``) or keep ``"*"`` in every quasi-identifier (``mode="star"``); the other
     columns are unchanged. Columns in schema order, rows in input order with the input index.
+
+    The table is built from the codes: a quasi-identifier's column is its level's labels
+    indexed by the level codes of its records, another column its dictionary indexed by its
+    codes (Categoricals, see :func:`microanon.methods._release.coded_column`); only numeric
+    columns are decoded value by value.
     """
     keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
-    rest = [c for c in table.columns if c not in levels]
-    frame = table.to_frame(rest) if rest else pd.DataFrame(index=table.index)
-    index = table.index[keep]
-    data = {}
+    rows = np.flatnonzero(keep)
+    star = mask[rows] if mode == "star" else None
+    index = table.index[rows]
+    data: dict[str, Any] = {}
     for c in table.columns:
-        if c in levels:
-            h = table.schema.hierarchy(c)
-            lv = int(levels[c])
-            col = _level_labels(h, lv)[h.level_codes(lv)[table.codes(c)]]
-            if mode == "star":
-                col[mask] = SUPPRESSED
-            data[c] = pd.Series(col[keep], index=index, dtype=object)
-        else:
-            data[c] = frame[c][keep]
+        if c not in levels:
+            data[c] = unchanged_column(table, c, rows)
+            continue
+        h = table.schema.hierarchy(c)
+        lv = int(levels[c])
+        labels = _level_labels(h, lv)
+        codes = h.level_codes(lv)[table.codes(c)[rows]]
+        if star is not None and star.any():
+            codes[star] = len(labels)
+            labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
+        data[c] = coded_column(codes, labels, index)
     return pd.DataFrame(data, index=index)
 
 

@@ -1,0 +1,151 @@
+"""Releases built from codes equal the per-cell construction; roll-ups equal plain grouping."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microanon.core import Release, Schema, Table
+from microanon.core.hierarchy import SUPPRESSED
+from microanon.datasets import adult_hierarchies, load_arx_adult
+from microanon.methods._release import coded_column
+from microanon.methods.generalize.full_domain import full_domain, search
+from microanon.methods.generalize.mondrian import mondrian
+
+_lattice = importlib.import_module("microanon.methods.generalize._lattice")
+_frequencies = importlib.import_module("microanon.methods.generalize._lattice_frequencies")
+
+QUASI = ["sex", "age", "race", "marital_status", "education", "native_country", "workclass"]
+
+
+@pytest.fixture(scope="module")
+def adult() -> tuple[pd.DataFrame, Schema]:
+    data = load_arx_adult().iloc[:6000][[*QUASI, "occupation", "salary_class"]]
+    data.index = pd.RangeIndex(100, 100 + len(data))  # the release must not depend on it
+    hs = adult_hierarchies()
+    spec: dict = {q: {"role": "quasi", "hierarchy": hs[q]} for q in QUASI}
+    spec["occupation"] = {"role": "sensitive"}
+    spec["salary_class"] = {"role": "insensitive"}
+    return data, Schema.from_dict(spec)
+
+
+def _per_cell(table: Table, levels: dict[str, int], mask: np.ndarray, mode: str) -> pd.DataFrame:
+    """The published table built value by value: one label string per cell."""
+    keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
+    data = {}
+    for c in table.columns:
+        values = table.values(c)
+        if c in levels:
+            h = table.schema.hierarchy(c)
+            labels = [str(x) for x in h.level_labels(levels[c])]
+            values = np.array(
+                [labels[code] for code in h.level_codes(levels[c])[table.codes(c)]], dtype=object
+            )
+            if mode == "star":
+                values[mask] = SUPPRESSED
+        data[c] = [str(v) for v in values[keep]]
+    return pd.DataFrame(data, dtype=object)
+
+
+@pytest.mark.parametrize(
+    ("models", "suppression", "mode"),
+    [
+        ({"k_anonymity": {"k": 5}}, 0.0, "remove"),
+        ({"k_anonymity": {"k": 10}}, 0.05, "remove"),
+        ({"k_anonymity": {"k": 10}}, 0.05, "star"),
+        ({"l_diversity": {"l": 2}}, 0.02, "remove"),
+    ],
+)
+def test_full_domain_release_equals_per_cell_construction(
+    adult: tuple[pd.DataFrame, Schema], models: dict, suppression: float, mode: str
+) -> None:
+    data, schema = adult
+    release = full_domain(
+        data, schema, models=models, suppression=suppression, suppressed_rows=mode
+    )
+    table = Table.from_frame(data, schema)
+    result = search(table, models, suppression, suppressed_rows=mode)
+    assert release.metadata["levels"] == result.levels
+    expected = _per_cell(table, result.levels, result.suppressed_mask, mode)
+    pd.testing.assert_frame_equal(release.data, expected)
+    assert all(release.data[c].dtype == object for c in release.data.columns)
+
+
+def test_mondrian_release_is_text_per_cell(adult: tuple[pd.DataFrame, Schema]) -> None:
+    data, _ = adult
+    hs = adult_hierarchies()
+    spec: dict = {"age": {"role": "quasi", "kind": "numeric"}}
+    spec |= {q: {"role": "quasi", "hierarchy": hs[q]} for q in ("sex", "race", "workclass")}
+    spec["occupation"] = {"role": "sensitive"}
+    release = mondrian(data[list(spec)], spec, models={"k_anonymity": {"k": 5}})
+    assert all(release.data[c].dtype == object for c in release.data.columns)
+    assert all(isinstance(v, str) for c in release.data.columns for v in release.data[c])
+    pd.testing.assert_series_equal(
+        release.data["occupation"], data["occupation"].astype(object).reset_index(drop=True)
+    )
+
+
+def test_coded_column_strings_categorical_others_values() -> None:
+    index = pd.RangeIndex(4)
+    codes = np.array([2, 0, 2, 1])
+    text = coded_column(codes, np.array(["a", "b", "a"], dtype=object), index)
+    assert isinstance(text.dtype, pd.CategoricalDtype)
+    assert list(text) == ["a", "a", "a", "b"]
+    numbers = coded_column(codes, np.array([1, 2, 3], dtype=object), index)
+    assert numbers.dtype == object and list(numbers) == [3, 1, 3, 2]
+    # The release publishes both as it publishes the values themselves.
+    for column in (text, numbers):
+        as_values = pd.Series(list(column), dtype=object)
+        coded = Release("generalized", {"data": pd.DataFrame({"x": column})}).data
+        plain = Release("generalized", {"data": pd.DataFrame({"x": as_values})}).data
+        pd.testing.assert_frame_equal(coded, plain)
+
+
+def test_lattice_boxes_are_the_order() -> None:
+    lat = _lattice.Lattice([2, 1, 3], ["a", "b", "c"])
+    rng = np.random.default_rng(7)
+    for node in rng.integers(0, lat.size, 12):
+        lv = lat.levels[node]
+        np.testing.assert_array_equal(lat.below(node), np.all(lat.levels <= lv, axis=1))
+        np.testing.assert_array_equal(lat.above(node), np.all(lat.levels >= lv, axis=1))
+        succ = [
+            x for x in range(lat.size) if (lat.levels[x] - lv).sum() == 1 and lat.above(node)[x]
+        ]
+        assert sorted(lat.successors(int(node))) == succ
+
+
+@pytest.mark.parametrize("with_sa", [False, True])
+def test_roll_up_equals_grouping_the_records(
+    adult: tuple[pd.DataFrame, Schema], with_sa: bool
+) -> None:
+    data, schema = adult
+    table = Table.from_frame(data, schema)
+    hs = [schema.hierarchy(q) for q in QUASI]
+    maps = _frequencies.LevelMaps(hs)
+    leaf = [table.codes(q).astype(np.int64) for q in QUASI]
+    sa = table.codes("occupation").astype(np.int64) if with_sa else None
+    n_sa = table.cardinality("occupation") if with_sa else 0
+    ones = np.ones(table.n_rows, dtype=np.int64)
+    bottom, _ = _frequencies.frequency_set(
+        np.zeros(len(QUASI), np.int64), leaf, [h.n_leaves for h in hs], ones, sa, n_sa
+    )
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        mid = np.array([rng.integers(0, h.height + 1) for h in hs])
+        top = np.array([rng.integers(m, h.height + 1) for m, h in zip(mid, hs, strict=True)])
+        codes = [h.level_codes(int(b))[c] for h, b, c in zip(hs, top, leaf, strict=True)]
+        cards = [maps.card(i, int(b)) for i, b in enumerate(top)]
+        plain, _ = _frequencies.frequency_set(top, codes, cards, ones, sa, n_sa)
+        via, _ = _frequencies.roll_up(bottom, mid, maps, n_sa)
+        rolled, _ = _frequencies.roll_up(via, top, maps, n_sa)
+        for got in (rolled, _frequencies.roll_up(bottom, top, maps, n_sa)[0]):
+            np.testing.assert_array_equal(got.codes, plain.codes)
+            np.testing.assert_array_equal(got.counts, plain.counts)
+            np.testing.assert_array_equal(got.cls, plain.cls)
+            np.testing.assert_array_equal(got.sizes, plain.sizes)
+            if with_sa:
+                np.testing.assert_array_equal(got.sa, plain.sa)
+                np.testing.assert_array_equal(got.n_distinct, plain.n_distinct)
