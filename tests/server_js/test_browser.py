@@ -15,9 +15,7 @@ Skips, saying why, without a chromium binary on PATH (Debian's ``chromium`` pack
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -27,6 +25,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import yaml
+from browser_helpers import artifacts, chromium, launched_browser, sync_playwright
 
 from microanon.apps.server.run import ServiceProcess
 from microanon.methods.collect import CollectedSet, Survey, gtr
@@ -43,28 +42,6 @@ DISEASE = {"any": {"respiratory": ["flu", "cold"], "digestive": ["ulcer", "gastr
 SEEDS = 8
 #: One page submission is accepted; the next send is over the limit.
 RATE_LIMIT = SEEDS + 1
-
-
-def _chromium() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.skip("no chromium binary on PATH (Debian package 'chromium'): no browser test")
-    return exe
-
-
-def _sync_playwright() -> Any:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("no playwright module (pip install playwright): no browser test")
-    return sync_playwright
-
-
-def _artifacts(tmp_path: Path) -> Path:
-    root = os.environ.get("MICROANON_ARTIFACTS")
-    out = Path(root) / "browser" if root else tmp_path / "artifacts"
-    out.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def survey_document(storage: Path, **extra: Any) -> dict[str, Any]:
@@ -88,20 +65,13 @@ def survey_document(storage: Path, **extra: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    exe = _chromium()
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    yield from launched_browser()
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    _chromium()
-    _sync_playwright()
+    chromium()
+    sync_playwright()
     path = tmp_path / "survey.yaml"
     doc = survey_document(tmp_path / "collected.sqlite", rate_limit=RATE_LIMIT)
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
@@ -151,7 +121,7 @@ def _screenshots(page: Any, out: Path, name: str) -> None:
 
 
 def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path) -> None:
-    url, out = server, _artifacts(tmp_path)
+    url, out = server, artifacts(tmp_path)
     survey = Survey.from_dict(httpx.get(f"{url}/survey", timeout=10).json())
     tau = Fraction(1, 2)
 
@@ -242,7 +212,7 @@ def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path)
 
 def test_results_page_in_a_real_browser(server: str, browser: Any, tmp_path: Path) -> None:
     """The data user's page: the token goes in a header only; counts, tables and the export."""
-    url, out = server, _artifacts(tmp_path)
+    url, out = server, artifacts(tmp_path)
     v = 0
     seeds = [(22, "female", "digestive")] * 2 + [("20-29", "female", "flu")] * 2
     for i, seed in enumerate(seeds):

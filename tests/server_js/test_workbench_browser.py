@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import threading
 import time
 import zipfile
@@ -37,6 +36,7 @@ from typing import Any
 import pytest
 import uvicorn
 import yaml
+from browser_helpers import artifacts, chromium, launched_browser, sync_playwright
 from click.testing import CliRunner
 
 from microanon.apps.cli import main
@@ -47,38 +47,9 @@ from microanon.core.reading import ReadOptions
 SLOW_MS = 90_000
 
 
-def _chromium() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.skip("no chromium binary on PATH (Debian package 'chromium'): no browser test")
-    return exe
-
-
-def _sync_playwright() -> Any:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("no playwright module (pip install playwright): no browser test")
-    return sync_playwright
-
-
-def _artifacts(tmp_path: Path) -> Path:
-    root = os.environ.get("MICROANON_ARTIFACTS")
-    out = Path(root) / "browser" if root else tmp_path / "artifacts"
-    out.mkdir(parents=True, exist_ok=True)
-    return out
-
-
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    exe = _chromium()
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    yield from launched_browser()
 
 
 @contextmanager
@@ -103,8 +74,8 @@ def _serve(app: Any) -> Iterator[str]:
 @pytest.fixture
 def app_url(tmp_path: Path) -> Iterator[str]:
     """The workbench, its work directory under the test's temporary directory."""
-    _chromium()
-    _sync_playwright()
+    chromium()
+    sync_playwright()
     work = tmp_path / "work"
     work.mkdir()
     with _serve(create_app(work)) as url:
@@ -162,7 +133,7 @@ def _run(page: Any, k: int) -> None:
 def test_adult_flow_in_a_real_browser(
     app_url: str, browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = _artifacts(tmp_path)
+    out = artifacts(tmp_path)
     context, page, problems = _page(browser)
     page.goto(f"{app_url}/")
 
@@ -279,7 +250,7 @@ def test_adult_flow_in_a_real_browser(
 
 
 def test_messy_file_in_a_real_browser(app_url: str, browser: Any, tmp_path: Path) -> None:
-    out = _artifacts(tmp_path)
+    out = artifacts(tmp_path)
     header = "name;city;age;income"
     rows = [
         f"{name};{city};{age};{income}"
