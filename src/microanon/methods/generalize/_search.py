@@ -326,11 +326,15 @@ class _Engine:
                 return
             cur = min(feasible, key=lambda p: (self.results[p].value, lat.rank[p]))
 
-    def climb(self, node: int) -> None:
-        """Tag more of the lattice after ``node`` sank: search up a cheap path for its top."""
+    def climb(self, node: int, include: bool = False) -> None:
+        """Tag more of the lattice after ``node`` sank: search up a cheap path for its top.
+
+        With ``include`` (``node`` not evaluated yet, feasibility monotone), ``node`` heads the
+        path and is evaluated only if nothing above it on the path sinks.
+        """
         lat = self.lattice
         known_pass = self.good if self.monotone else self.evaluated & ~self.sunk
-        path = []
+        path = [node] if include else []
         cur = node
         while True:
             succ = [s for s in lat.successors(cur) if not known_pass[s]]
@@ -516,9 +520,12 @@ def search(
         node = _next(engine, ~(engine.evaluated | engine.bad | engine.dominated))
         if node is None or engine.lb[node] > engine.best + engine.tolerance():
             break
-        engine.evaluate(node)
-        if engine.sunk[node]:
-            engine.climb(node)
+        if engine.monotone and not engine.good[node] and not engine.metric.learns_above:
+            engine.climb(node, include=True)
+        else:
+            engine.evaluate(node)
+            if engine.sunk[node]:
+                engine.climb(node)
         tick()
     bar.n = lat.size
     bar.refresh()
