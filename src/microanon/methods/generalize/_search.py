@@ -42,7 +42,11 @@ feasible node is compared under the tie rule.
 Speed-ups that only change the order of work: when a node turns out ``sunk`` the search climbs
 from it (Flash's idea): it follows the successors with the smallest bounds up to a node known to
 pass and binary-searches that path for its highest ``sunk`` node, whose down-set is then
-tagged. When feasibility is not monotone, a greedy walk down from the top (to the best feasible
+tagged. When feasibility is monotone and the metric learns nothing for the nodes above an
+evaluation (every metric but discernibility and aecs), the node the main loop picks is not
+evaluated first: it heads the path, and is evaluated only if no node above it on the path sinks
+(most picked nodes lie low, with large frequency sets, below a sunk node the climb finds).
+When feasibility is not monotone, a greedy walk down from the top (to the best feasible
 predecessor, while there is one) finds an early incumbent, which lets the filter's bound skip
 most ``group_ok`` checks.
 
