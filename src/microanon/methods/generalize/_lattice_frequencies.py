@@ -134,6 +134,8 @@ class LevelMaps:
         self.space = math.prod(leaves)
         self._deltas: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
         self._between: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+        #: One attribute's map times a key weight, by (attribute, level, level, weight).
+        self._scaled: dict[tuple[int, int, int, int], np.ndarray] = {}
 
     def card(self, attr: int, level: int) -> int:
         """Number of level-``level`` codes of attribute ``attr``."""
@@ -175,16 +177,20 @@ class LevelMaps:
         key = (source, target)
         out = self._between.get(key)
         if out is None:
-            cards = [self._cards[i][b] for i, b in enumerate(target)]
             up: list[np.ndarray | None] = []
             scaled = []
             weight = 1
-            for i in range(len(cards) - 1, -1, -1):
+            for i in range(len(target) - 1, -1, -1):
                 a, b = source[i], target[i]
-                m = self._maps[i][(a, b)]
-                up.append(None if a == b else m)
-                scaled.append(m * weight)
-                weight *= cards[i]
+                up.append(None if a == b else self._maps[i][(a, b)])
+                scaled_key = (i, a, b, weight)
+                m = self._scaled.get(scaled_key)
+                if m is None:
+                    m = self._maps[i][(a, b)] * weight
+                    if len(self._scaled) < _BETWEEN_CACHE:
+                        self._scaled[scaled_key] = m
+                scaled.append(m)
+                weight *= self._cards[i][b]
             out = (up[::-1], scaled[::-1], weight)
             if len(self._between) < _BETWEEN_CACHE:
                 self._between[key] = out

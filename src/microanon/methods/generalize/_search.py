@@ -276,7 +276,9 @@ class _Engine:
             res.suppressed = int(fs.sizes[fail].sum())
             res.feasible = res.suppressed <= self.limit
             if res.feasible:
-                res.value = self.metric.value(fs, fail, res.suppressed)
+                # Without other models the failing classes are the filter's: the value is known.
+                same = fail is fail_filter
+                res.value = bound if same else self.metric.value(fs, fail, res.suppressed)
                 self.feasible.append(node)
                 self.best = min(self.best, res.value)
                 if self.monotone:
