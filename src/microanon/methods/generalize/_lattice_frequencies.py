@@ -134,8 +134,6 @@ class LevelMaps:
         self.space = math.prod(leaves)
         self._deltas: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
         self._between: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
-        #: One attribute's map times a key weight, by (attribute, level, level, weight).
-        self._scaled: dict[tuple[int, int, int, int], np.ndarray] = {}
 
     def card(self, attr: int, level: int) -> int:
         """Number of level-``level`` codes of attribute ``attr``."""
@@ -160,38 +158,27 @@ class LevelMaps:
 
     def between(
         self, source: tuple[int, ...], target: tuple[int, ...]
-    ) -> tuple[list[np.ndarray | None], list[np.ndarray], int]:
+    ) -> tuple[list[np.ndarray | None], list[int], int]:
         """Every attribute's code map from ``source`` to ``target`` levels, for :func:`roll_up`.
 
         Returns
         -------
         up : list of int64 arrays or None
             Attribute ``i``'s map from its source to its target codes (None: same level).
-        scaled : list of int64 arrays
-            The target code of each source code times the attribute's weight in the
-            mixed-radix key of the target's codes (the first attribute most significant): a
-            row's key is the sum over attributes of ``scaled[i][c_i]``.
+        cards : list of int
+            Number of codes of each attribute at ``target``.
         space : int
-            Size of that key space (product of the target's cardinalities).
+            Size of the mixed-radix key space of the target's codes (product of ``cards``).
         """
         key = (source, target)
         out = self._between.get(key)
         if out is None:
-            up: list[np.ndarray | None] = []
-            scaled = []
-            weight = 1
-            for i in range(len(target) - 1, -1, -1):
-                a, b = source[i], target[i]
-                up.append(None if a == b else self._maps[i][(a, b)])
-                scaled_key = (i, a, b, weight)
-                m = self._scaled.get(scaled_key)
-                if m is None:
-                    m = self._maps[i][(a, b)] * weight
-                    if len(self._scaled) < _BETWEEN_CACHE:
-                        self._scaled[scaled_key] = m
-                scaled.append(m)
-                weight *= self._cards[i][b]
-            out = (up[::-1], scaled[::-1], weight)
+            up = [
+                None if a == b else self._maps[i][(a, b)]
+                for i, (a, b) in enumerate(zip(source, target, strict=True))
+            ]
+            cards = [self._cards[i][b] for i, b in enumerate(target)]
+            out = (up, cards, math.prod(cards))
             if len(self._between) < _BETWEEN_CACHE:
                 self._between[key] = out
         return out
@@ -340,13 +327,13 @@ def roll_up(
 ) -> tuple[FrequencySet, np.ndarray]:
     """The frequency set of ``target`` (a node above ``fs.levels``) from ``fs``.
 
-    Each row's key at ``target`` is summed from one lookup per attribute in the maps weighted
-    by the attributes' places in the key (:meth:`LevelMaps.between`); the rows are regrouped by
-    that key and only the representatives' codes are mapped up.
+    Each row's key at ``target`` is built in mixed radix (Horner's scheme) from one lookup per
+    attribute whose level changes (:meth:`LevelMaps.between`); the rows are regrouped by that
+    key and only the representatives' codes are mapped up.
     """
     source = tuple(fs.levels.tolist())
     levels = tuple(int(b) for b in target)
-    up, scaled, space = maps.between(source, levels)
+    up, cards, space = maps.between(source, levels)
     n = len(fs.counts)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
     if space * sa_radix > _DENSE_FACTOR * n + _DENSE_SLACK and maps.space * sa_radix < _MAX_KEY:
@@ -364,11 +351,11 @@ def roll_up(
         return _grouped(target, mapped, qkey, maps.space, fs.counts, fs.sa, n_sa, fixed=True)
     if space >= _MAX_KEY:
         codes = [c if m is None else m[c] for m, c in zip(up, fs.codes, strict=True)]
-        cards = [maps.card(i, b) for i, b in enumerate(levels)]
         return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
-    qkey = scaled[0].take(fs.codes[0])
-    for w, c in zip(scaled[1:], fs.codes[1:], strict=True):
-        qkey += w.take(c)
+    qkey = fs.codes[0].copy() if up[0] is None else up[0].take(fs.codes[0])
+    for m, c, card in zip(up[1:], fs.codes[1:], cards[1:], strict=True):
+        qkey *= card
+        qkey += c if m is None else m.take(c)
     return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa)
 
 
