@@ -28,7 +28,7 @@ import pandas as pd
 
 from ...core.hierarchy import Hierarchy
 
-__all__ = ["FrequencySet", "LevelMaps", "group_keys", "frequency_set"]
+__all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled", "roll_up"]
 
 _MAX_KEY = 1 << 62
 #: Key spaces up to this many times the number of rows (plus a constant) are grouped densely.
@@ -357,6 +357,39 @@ def roll_up(
         qkey *= card
         qkey += c if m is None else m.take(c)
     return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa)
+
+
+def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> FrequencySet:
+    """The frequency set of ``target`` from ``fs``, as :func:`roll_up` without the row map.
+
+    Every row of ``fs`` must hold at least one record (a class is a key with a positive count).
+    Without the sensitive attribute and with a small key space, the classes are counted with
+    one weighted bincount over the target's keys, and their codes are decoded from the keys
+    present: no grouping of the rows, no representative rows.
+    """
+    if fs.sa is not None:
+        return roll_up(fs, target, maps, n_sa)[0]
+    source = tuple(fs.levels.tolist())
+    levels = tuple(int(b) for b in target)
+    up, cards, space = maps.between(source, levels)
+    if space > _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK:
+        return roll_up(fs, target, maps, n_sa)[0]
+    qkey = fs.codes[0].copy() if up[0] is None else up[0].take(fs.codes[0])
+    for m, c, card in zip(up[1:], fs.codes[1:], cards[1:], strict=True):
+        qkey *= card
+        qkey += c if m is None else m.take(c)
+    per_key = np.bincount(qkey, weights=fs.counts, minlength=space)
+    keys = np.flatnonzero(per_key)
+    counts = per_key[keys].astype(np.int64)
+    codes = np.empty((len(cards), len(keys)), dtype=np.int64)
+    rest = keys
+    for i in range(len(cards) - 1, 0, -1):
+        rest, codes[i] = np.divmod(rest, cards[i])
+    codes[0] = rest
+    n = len(keys)
+    return FrequencySet(
+        np.asarray(target), codes, None, counts, np.arange(n, dtype=np.int64), counts, None
+    )
 
 
 def _fixed_key(codes: np.ndarray, weights: Sequence[int]) -> np.ndarray:

@@ -70,7 +70,7 @@ from ...core.errors import InfeasibleError, InputError
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
 from ._lattice import Lattice
-from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up
+from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up, rolled
 from ._metrics import Metric, canonical_metric, make_metric
 from ._search_models import ModelSet
 
@@ -224,7 +224,7 @@ class _Engine:
         source = self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
         if np.array_equal(source.levels, target):
             return source
-        fs, _ = roll_up(source, target, self.maps, self.n_sa)
+        fs = rolled(source, target, self.maps, self.n_sa)
         if len(fs) < len(source) and self._cached_rows + len(fs) <= _CACHE_ROWS:
             if size == len(self._cache_rows):
                 self._cache_levels = np.concatenate([self._cache_levels, self._cache_levels])
