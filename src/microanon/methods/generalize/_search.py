@@ -336,7 +336,9 @@ class _Engine:
         """Tag more of the lattice after ``node`` sank: search up a cheap path for its top.
 
         With ``include`` (``node`` not evaluated yet, feasibility monotone), ``node`` heads the
-        path and is evaluated only if nothing above it on the path sinks.
+        path and is evaluated only if nothing above it on the path sinks. Without suppression
+        the binary search starts at the highest node of the path whose bound is within the
+        incumbent's tolerance (when the path goes beyond it).
         """
         lat = self.lattice
         known_pass = self.good if self.monotone else self.evaluated & ~self.sunk
@@ -349,6 +351,16 @@ class _Engine:
             cur = min(succ, key=lambda s: (self.lb[s], lat.rank[s]))
             path.append(cur)
         lo, hi = 0, len(path)
+        if self.limit == 0 and self.feasible:
+            # First probe the highest node that could still beat the incumbent: sunk, it
+            # settles the path's relevant part; passing, the search stays below it.
+            limit = self.best + self.tolerance()
+            cut = next((i for i, x in enumerate(path) if self.lb[x] > limit), len(path))
+            if 0 < cut < len(path):
+                if self.probe_failed(path[cut - 1]):
+                    lo = cut
+                else:
+                    hi = cut - 1
         while lo < hi:
             mid = (lo + hi) // 2
             if self.probe_failed(path[mid]):
