@@ -140,8 +140,13 @@ def test_roll_up_equals_grouping_the_records(
         cards = [maps.card(i, int(b)) for i, b in enumerate(top)]
         plain, _ = _frequencies.frequency_set(top, codes, cards, ones, sa, n_sa)
         via, _ = _frequencies.roll_up(bottom, mid, maps, n_sa)
-        rolled, _ = _frequencies.roll_up(via, top, maps, n_sa)
-        for got in (rolled, _frequencies.roll_up(bottom, top, maps, n_sa)[0]):
+        twice, _ = _frequencies.roll_up(via, top, maps, n_sa)
+        for got in (
+            twice,
+            _frequencies.roll_up(bottom, top, maps, n_sa)[0],
+            _frequencies.rolled(via, top, maps, n_sa),  # without the row map
+            _frequencies.rolled(bottom, top, maps, n_sa),
+        ):
             np.testing.assert_array_equal(got.codes, plain.codes)
             np.testing.assert_array_equal(got.counts, plain.counts)
             np.testing.assert_array_equal(got.cls, plain.cls)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ...core.hierarchy import Hierarchy
 
-__all__ = ["FrequencySet", "LevelMaps", "group_keys", "frequency_set"]
+__all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled", "roll_up"]
 
 _MAX_KEY = 1 << 62
 #: Key spaces up to this many times the number of rows (plus a constant) are grouped densely.
@@ -158,34 +158,27 @@ class LevelMaps:
 
     def between(
         self, source: tuple[int, ...], target: tuple[int, ...]
-    ) -> tuple[list[np.ndarray | None], list[np.ndarray], int]:
+    ) -> tuple[list[np.ndarray | None], list[int], int]:
         """Every attribute's code map from ``source`` to ``target`` levels, for :func:`roll_up`.
 
         Returns
         -------
         up : list of int64 arrays or None
             Attribute ``i``'s map from its source to its target codes (None: same level).
-        scaled : list of int64 arrays
-            The target code of each source code times the attribute's weight in the
-            mixed-radix key of the target's codes (the first attribute most significant): a
-            row's key is the sum over attributes of ``scaled[i][c_i]``.
+        cards : list of int
+            Number of codes of each attribute at ``target``.
         space : int
-            Size of that key space (product of the target's cardinalities).
+            Size of the mixed-radix key space of the target's codes (product of ``cards``).
         """
         key = (source, target)
         out = self._between.get(key)
         if out is None:
+            up = [
+                None if a == b else self._maps[i][(a, b)]
+                for i, (a, b) in enumerate(zip(source, target, strict=True))
+            ]
             cards = [self._cards[i][b] for i, b in enumerate(target)]
-            up: list[np.ndarray | None] = []
-            scaled = []
-            weight = 1
-            for i in range(len(cards) - 1, -1, -1):
-                a, b = source[i], target[i]
-                m = self._maps[i][(a, b)]
-                up.append(None if a == b else m)
-                scaled.append(m * weight)
-                weight *= cards[i]
-            out = (up[::-1], scaled[::-1], weight)
+            out = (up, cards, math.prod(cards))
             if len(self._between) < _BETWEEN_CACHE:
                 self._between[key] = out
         return out
@@ -334,13 +327,13 @@ def roll_up(
 ) -> tuple[FrequencySet, np.ndarray]:
     """The frequency set of ``target`` (a node above ``fs.levels``) from ``fs``.
 
-    Each row's key at ``target`` is summed from one lookup per attribute in the maps weighted
-    by the attributes' places in the key (:meth:`LevelMaps.between`); the rows are regrouped by
-    that key and only the representatives' codes are mapped up.
+    Each row's key at ``target`` is built in mixed radix (Horner's scheme) from one lookup per
+    attribute whose level changes (:meth:`LevelMaps.between`); the rows are regrouped by that
+    key and only the representatives' codes are mapped up.
     """
     source = tuple(fs.levels.tolist())
     levels = tuple(int(b) for b in target)
-    up, scaled, space = maps.between(source, levels)
+    up, cards, space = maps.between(source, levels)
     n = len(fs.counts)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
     if space * sa_radix > _DENSE_FACTOR * n + _DENSE_SLACK and maps.space * sa_radix < _MAX_KEY:
@@ -358,12 +351,45 @@ def roll_up(
         return _grouped(target, mapped, qkey, maps.space, fs.counts, fs.sa, n_sa, fixed=True)
     if space >= _MAX_KEY:
         codes = [c if m is None else m[c] for m, c in zip(up, fs.codes, strict=True)]
-        cards = [maps.card(i, b) for i, b in enumerate(levels)]
         return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
-    qkey = scaled[0].take(fs.codes[0])
-    for w, c in zip(scaled[1:], fs.codes[1:], strict=True):
-        qkey += w.take(c)
+    qkey = fs.codes[0].copy() if up[0] is None else up[0].take(fs.codes[0])
+    for m, c, card in zip(up[1:], fs.codes[1:], cards[1:], strict=True):
+        qkey *= card
+        qkey += c if m is None else m.take(c)
     return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa)
+
+
+def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> FrequencySet:
+    """The frequency set of ``target`` from ``fs``, as :func:`roll_up` without the row map.
+
+    Every row of ``fs`` must hold at least one record (a class is a key with a positive count).
+    Without the sensitive attribute and with a small key space, the classes are counted with
+    one weighted bincount over the target's keys, and their codes are decoded from the keys
+    present: no grouping of the rows, no representative rows.
+    """
+    if fs.sa is not None:
+        return roll_up(fs, target, maps, n_sa)[0]
+    source = tuple(fs.levels.tolist())
+    levels = tuple(int(b) for b in target)
+    up, cards, space = maps.between(source, levels)
+    if space > _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK:
+        return roll_up(fs, target, maps, n_sa)[0]
+    qkey = fs.codes[0].copy() if up[0] is None else up[0].take(fs.codes[0])
+    for m, c, card in zip(up[1:], fs.codes[1:], cards[1:], strict=True):
+        qkey *= card
+        qkey += c if m is None else m.take(c)
+    per_key = np.bincount(qkey, weights=fs.counts, minlength=space)
+    keys = np.flatnonzero(per_key)
+    counts = per_key[keys].astype(np.int64)
+    codes = np.empty((len(cards), len(keys)), dtype=np.int64)
+    rest = keys
+    for i in range(len(cards) - 1, 0, -1):
+        rest, codes[i] = np.divmod(rest, cards[i])
+    codes[0] = rest
+    n = len(keys)
+    return FrequencySet(
+        np.asarray(target), codes, None, counts, np.arange(n, dtype=np.int64), counts, None
+    )
 
 
 def _fixed_key(codes: np.ndarray, weights: Sequence[int]) -> np.ndarray:

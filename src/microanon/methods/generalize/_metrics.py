@@ -104,6 +104,9 @@ class Metric:
     """A metric bound to one table: lower bounds for every node and the value of an evaluation."""
 
     name: str
+    #: Whether an evaluation raises the bounds of the nodes above it (from its classes), so
+    #: that the search gains from evaluating low nodes it could otherwise tag unevaluated.
+    learns_above: bool = False
 
     def __init__(self, n_records: int) -> None:
         self.n = n_records
@@ -287,6 +290,7 @@ class _Discernibility(Metric):
     """``Σ kept |E|² + S·N``; bounds from class counts and from evaluated nodes below."""
 
     name = "discernibility"
+    learns_above = True
 
     def __init__(self, n_records: int, max_classes: np.ndarray, min_kept: int) -> None:
         super().__init__(n_records)
@@ -332,6 +336,7 @@ class _Aecs(Metric):
     """``N / C`` with the suppressed records as one class."""
 
     name = "aecs"
+    learns_above = True
 
     def __init__(
         self, n_records: int, max_classes: np.ndarray, star: list[np.ndarray], min_kept: int

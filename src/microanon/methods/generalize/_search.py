@@ -42,7 +42,11 @@ feasible node is compared under the tie rule.
 Speed-ups that only change the order of work: when a node turns out ``sunk`` the search climbs
 from it (Flash's idea): it follows the successors with the smallest bounds up to a node known to
 pass and binary-searches that path for its highest ``sunk`` node, whose down-set is then
-tagged. When feasibility is not monotone, a greedy walk down from the top (to the best feasible
+tagged. When feasibility is monotone and the metric learns nothing for the nodes above an
+evaluation (every metric but discernibility and aecs), the node the main loop picks is not
+evaluated first: it heads the path, and is evaluated only if no node above it on the path sinks
+(most picked nodes lie low, with large frequency sets, below a sunk node the climb finds).
+When feasibility is not monotone, a greedy walk down from the top (to the best feasible
 predecessor, while there is one) finds an early incumbent, which lets the filter's bound skip
 most ``group_ok`` checks.
 
@@ -66,7 +70,7 @@ from ...core.errors import InfeasibleError, InputError
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
 from ._lattice import Lattice
-from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up
+from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up, rolled
 from ._metrics import Metric, canonical_metric, make_metric
 from ._search_models import ModelSet
 
@@ -220,7 +224,7 @@ class _Engine:
         source = self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
         if np.array_equal(source.levels, target):
             return source
-        fs, _ = roll_up(source, target, self.maps, self.n_sa)
+        fs = rolled(source, target, self.maps, self.n_sa)
         if len(fs) < len(source) and self._cached_rows + len(fs) <= _CACHE_ROWS:
             if size == len(self._cache_rows):
                 self._cache_levels = np.concatenate([self._cache_levels, self._cache_levels])
@@ -272,7 +276,9 @@ class _Engine:
             res.suppressed = int(fs.sizes[fail].sum())
             res.feasible = res.suppressed <= self.limit
             if res.feasible:
-                res.value = self.metric.value(fs, fail, res.suppressed)
+                # Without other models the failing classes are the filter's: the value is known.
+                same = fail is fail_filter
+                res.value = bound if same else self.metric.value(fs, fail, res.suppressed)
                 self.feasible.append(node)
                 self.best = min(self.best, res.value)
                 if self.monotone:
@@ -326,11 +332,17 @@ class _Engine:
                 return
             cur = min(feasible, key=lambda p: (self.results[p].value, lat.rank[p]))
 
-    def climb(self, node: int) -> None:
-        """Tag more of the lattice after ``node`` sank: search up a cheap path for its top."""
+    def climb(self, node: int, include: bool = False) -> None:
+        """Tag more of the lattice after ``node`` sank: search up a cheap path for its top.
+
+        With ``include`` (``node`` not evaluated yet, feasibility monotone), ``node`` heads the
+        path and is evaluated only if nothing above it on the path sinks. Without suppression
+        the binary search starts at the highest node of the path whose bound is within the
+        incumbent's tolerance (when the path goes beyond it).
+        """
         lat = self.lattice
         known_pass = self.good if self.monotone else self.evaluated & ~self.sunk
-        path = []
+        path = [node] if include else []
         cur = node
         while True:
             succ = [s for s in lat.successors(cur) if not known_pass[s]]
@@ -339,6 +351,16 @@ class _Engine:
             cur = min(succ, key=lambda s: (self.lb[s], lat.rank[s]))
             path.append(cur)
         lo, hi = 0, len(path)
+        if self.limit == 0 and self.feasible:
+            # First probe the highest node that could still beat the incumbent: sunk, it
+            # settles the path's relevant part; passing, the search stays below it.
+            limit = self.best + self.tolerance()
+            cut = next((i for i, x in enumerate(path) if self.lb[x] > limit), len(path))
+            if 0 < cut < len(path):
+                if self.probe_failed(path[cut - 1]):
+                    lo = cut
+                else:
+                    hi = cut - 1
         while lo < hi:
             mid = (lo + hi) // 2
             if self.probe_failed(path[mid]):
@@ -516,9 +538,12 @@ def search(
         node = _next(engine, ~(engine.evaluated | engine.bad | engine.dominated))
         if node is None or engine.lb[node] > engine.best + engine.tolerance():
             break
-        engine.evaluate(node)
-        if engine.sunk[node]:
-            engine.climb(node)
+        if engine.monotone and not engine.good[node] and not engine.metric.learns_above:
+            engine.climb(node, include=True)
+        else:
+            engine.evaluate(node)
+            if engine.sunk[node]:
+                engine.climb(node)
         tick()
     bar.n = lat.size
     bar.refresh()
