@@ -133,3 +133,19 @@ def test_chosen_parameter_is_the_best_feasible_one_of_a_grid(dq, ds, data, scena
     keep_qi, keep_s = ([p], 1.0) if scenario == "QI" else ([1.0], p)
     assert check(disclosure_risk(counts, keep_qi, keep_s))
     assert best is None or p >= best - 1e-9  # the objective falls as p rises: largest p wins
+
+
+def test_public_part_claims_only_what_holds():
+    """With tau_column, τ is a value of the unpublished column: internal only. Under the average
+    constraint no per-record risk bound is claimed."""
+    df = frame()
+    df["t"] = 0.5
+    df.loc[60, "t"] = 0.2
+    rel = randomized_response(df, SCHEMA, scenario="S", tau_column="t", rng=0)
+    public = rel.public_metadata
+    assert "tau" not in public and "risk_bound" not in public
+    assert rel.internal_metadata["tau"] == pytest.approx(0.2)
+    every = randomized_response(frame(), SCHEMA, scenario="S", tau=0.3, rng=0)
+    assert every.public_metadata["risk_bound"] == pytest.approx(0.3)
+    mean = randomized_response(frame(), SCHEMA, scenario="S", tau=0.3, constraint="average", rng=0)
+    assert "risk_bound" not in mean.metadata and mean.public_metadata["tau"] == pytest.approx(0.3)

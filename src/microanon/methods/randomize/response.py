@@ -68,11 +68,13 @@ def randomized_response(
         Kind ``"randomized"`` (see :func:`~microanon.methods.randomize.randomize`): every
         quasi-identifier and the sensitive column appear in ``randomized`` with their domain and
         matrix (the identity where ``p = 1``), so analysts can reconstruct the cell proportions.
-        ``models`` is empty: the guarantee is the risk bound, recorded as ``risk_bound`` (= τ).
+        ``models`` is empty: the guarantee is the risk bound, recorded as ``risk_bound`` (= τ;
+        only with ``constraint="every"``, the one that bounds every record).
         Further metadata: ``parameters`` (``scenario``, ``l``, ``tau`` as given), ``scenario``,
-        ``tau``, and ``optimal`` with ``keep``, ``max_risk``, ``objective`` and
-        ``expected_squared_error`` (the cell attaining the maximum is not published: it
-        describes the original data).
+        ``tau`` (public, with ``risk_bound``, except with ``tau_column``: it is then the smallest
+        threshold of that unpublished column, kept internal), and ``optimal`` with ``keep``,
+        ``max_risk``, ``objective`` and ``expected_squared_error`` (the cell attaining the
+        maximum is not published: it describes the original data).
 
     Raises
     ------
@@ -112,7 +114,6 @@ def randomized_response(
         },
         scenario=best.scenario,
         tau=best.tau,
-        risk_bound=best.tau,
         optimal={
             "keep": best.keep,
             "max_risk": best.max_risk,
@@ -122,9 +123,10 @@ def randomized_response(
             "share_above": best.share_above,
         },
     )
-    return Release(
-        release.kind,
-        release.tables,
-        metadata,
-        public=(*release.public_keys, "scenario", "tau", "risk_bound"),
-    )
+    # Every record's risk is bounded only under constraint="every" (under "average" the mean
+    # is); with tau_column the bound is the smallest value of that unpublished column, so it
+    # stays internal.
+    if constraint == "every":
+        metadata["risk_bound"] = best.tau
+    public = ("scenario",) if tau_column is not None else ("scenario", "tau", "risk_bound")
+    return Release(release.kind, release.tables, metadata, public=(*release.public_keys, *public))
