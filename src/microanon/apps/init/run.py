@@ -46,6 +46,7 @@ __all__ = [
     "read_block",
     "read_data",
     "run_init",
+    "safe_stem",
 ]
 
 #: The k of the proposed k-anonymity.
@@ -108,12 +109,17 @@ def read_data(path: str | os.PathLike[str], read: ReadOptions | None = None) -> 
     return frame
 
 
+def safe_stem(text: str, default: str) -> str:
+    """``text`` reduced to letters, digits and ``._-`` (others become ``_``), or ``default``."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or default
+
+
 def hierarchy_file_names(columns: Sequence[str]) -> dict[str, str]:
     """A distinct hierarchy file (relative to the config) per column, safe on any file system."""
     out: dict[str, str] = {}
     taken: set[str] = set()
     for c in columns:
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", c).strip("._") or "column"
+        stem = safe_stem(c, "column")
         name, i = stem, 2
         while name.lower() in taken:
             name, i = f"{stem}_{i}", i + 1

@@ -93,6 +93,9 @@ class Dataset:
         The lint findings the data owner accepts, by column (the config's ``lint: accept``).
     runs : list of str
         Ids of the runs on this data set, oldest first.
+    charts : dict of str to dict
+        Each column's chart of the original (:func:`~.summaries.chart`), drawn once and shared
+        by every run's before/after comparison.
     """
 
     id: str
@@ -106,6 +109,7 @@ class Dataset:
     runs: list[str] = field(default_factory=list)
     levels: dict[str, int] = field(default_factory=dict)
     accept: dict[str, list[str]] = field(default_factory=dict)
+    charts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
 
     @property
     def quasi(self) -> list[str]:

@@ -218,7 +218,7 @@ def execute(run: Run, cfg: PipelineConfig, ds: Dataset) -> None:
         _, release, numbers = run_anonymize(
             cfg, run.directory / RELEASE_DIR, data=ds.path, progress=RunProgress(run)
         )
-        run.result = run_result(numbers, release, ds.frame, cfg.schema)
+        run.result = run_result(numbers, release, ds.frame, cfg.schema, ds.charts)
     except MicroanonError as exc:
         run.error, run.status = " ".join(str(exc).split()), "failed"
         return

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...core.errors import MicroanonError
 from ...core.reading import ReadOptions
+from ..init.run import safe_stem
 from .datasets import Dataset, dataset_json, load_bundled, load_file
 from .errors import RequestError
 from .hierarchies import read_upload
@@ -28,9 +29,7 @@ __all__ = ["Workbench", "safe_name"]
 
 def safe_name(name: str, default: str = "data.csv") -> str:
     """A client's file name reduced to a safe base name (letters, digits, ``._-``)."""
-    base = re.split(r"[\\/]", str(name))[-1]
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("._")
-    return safe or default
+    return safe_stem(re.split(r"[\\/]", str(name))[-1], default)
 
 
 class Workbench:

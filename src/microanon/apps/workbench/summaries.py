@@ -17,7 +17,7 @@ import pandas as pd
 from ...core.hierarchy import SUPPRESSED, value_key
 from ...core.release import Release
 from ...core.schema import Schema
-from ...measures import REGIONS
+from ...measures import REGIONS, sample_uniques
 from ..io import json_plain
 from ..risk import RiskOptions, assess_risk
 from .errors import RequestError
@@ -79,26 +79,30 @@ def chart(values: pd.Series) -> dict[str, list[Any]]:
     (``[30, 35)``, ``30-34``), else by frequency. Missing values (a suppressed cell) are the bar
     ``*``.
     """
-    present = values.dropna()
-    numeric = pd.api.types.is_numeric_dtype(present) and not pd.api.types.is_bool_dtype(present)
-    if not numeric and len(present) and not pd.api.types.is_bool_dtype(present):
-        as_numbers = pd.to_numeric(present.astype(str), errors="coerce")
+    # Work on the distinct values and their counts, not on every record.
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    sizes = np.bincount(codes[codes >= 0], minlength=len(uniques))
+    distinct = pd.Series(uniques)
+    numeric = pd.api.types.is_numeric_dtype(distinct) and not pd.api.types.is_bool_dtype(distinct)
+    if not numeric and len(distinct) and not pd.api.types.is_bool_dtype(distinct):
+        as_numbers = pd.to_numeric(distinct.astype(str), errors="coerce")
         if as_numbers.notna().all():
-            present, numeric = as_numbers, True
-    if numeric and present.nunique() > BARS:
-        counts, edges = np.histogram(present.to_numpy(dtype=float), bins=BARS)
+            distinct, numeric = as_numbers, True
+    if numeric and len(pd.unique(distinct)) > BARS:
+        counts, edges = np.histogram(distinct.to_numpy(dtype=float), bins=BARS, weights=sizes)
         labels = [
             f"{value_key(_round(a))}–{value_key(_round(b))}"
             for a, b in zip(edges[:-1], edges[1:], strict=True)
         ]
         out = {"labels": labels, "counts": [int(c) for c in counts]}
     else:
-        counts = present.map(value_key).value_counts(sort=True).head(BARS)
+        keyed = pd.Series(sizes, index=distinct.map(value_key)).groupby(level=0, sort=False).sum()
+        counts = keyed.sort_values(ascending=False, kind="stable").head(BARS)
         starts = [_start(label) for label in counts.index]
         if all(s is not None for s in starts):
             counts = counts.iloc[np.argsort(np.array(starts, dtype=float), kind="stable")]
         out = {"labels": list(counts.index), "counts": [int(c) for c in counts]}
-    missing = int(values.isna().sum())
+    missing = int(np.count_nonzero(codes < 0))
     if missing:
         out["labels"].append(SUPPRESSED)
         out["counts"].append(missing)
@@ -120,7 +124,11 @@ def _round(x: float) -> int | float:
 
 
 def run_result(
-    numbers: Mapping[str, Any], release: Release, original: pd.DataFrame, schema: Schema
+    numbers: Mapping[str, Any],
+    release: Release,
+    original: pd.DataFrame,
+    schema: Schema,
+    before: dict[str, dict[str, list[Any]]] | None = None,
 ) -> dict[str, Any]:
     """The ``result`` of a finished run's summary.
 
@@ -132,7 +140,10 @@ def run_result(
     original : DataFrame
         The original table (the charts' "before").
     schema : Schema
+    before : dict, optional
+        Charts of the original's columns drawn earlier (filled in here with those missing).
     """
+    before = {} if before is None else before
     meta = release.metadata
     public = release.tables.get("data")
     records = int(meta.get("rows_out", len(public) if public is not None else 0))
@@ -146,7 +157,9 @@ def run_result(
     columns = {}
     for q in schema.quasi:
         if public is not None and q in public.columns and q in original.columns:
-            columns[q] = {"before": chart(original[q]), "after": chart(public[q])}
+            if q not in before:
+                before[q] = chart(original[q])
+            columns[q] = {"before": before[q], "after": chart(public[q])}
     return {
         "verified": numbers.get("verified"),
         "models": [
@@ -273,10 +286,8 @@ def risk_profile(
     keys = frame[list(quasi)].dropna()
     assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False, **(population or {})))
     risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
-    weights = assessment.record_weights
-    counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0), weights=weights)
-    alone = risks == 1.0  # the prosecutor's risk is 1 / the size of the record's class
-    uniques = int(alone.sum() if weights is None else np.asarray(weights)[alone].sum())
+    counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0))
+    uniques = sample_uniques(keys, list(quasi)).count
     return {
         "numbers": {**json_plain(assessment.numbers), "sample_uniques": uniques},
         "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]},

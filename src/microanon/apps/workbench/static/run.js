@@ -14,9 +14,10 @@ let chosen = [];
 /** Parameter values typed per method, kept when switching methods. */
 const typed = new Map();
 
-const isInt = (t) => ["int", "integer"].includes(t);
-const isFloat = (t) => ["float", "number"].includes(t);
-const isBool = (t) => ["bool", "boolean"].includes(t);
+// The types the server's catalog gives: int, float, bool, str, list or any.
+const isInt = (t) => t === "int";
+const isFloat = (t) => t === "float";
+const isBool = (t) => t === "bool";
 
 function method() {
   return state.methods.find((m) => m.name === $("method").value);
