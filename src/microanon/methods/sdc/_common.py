@@ -266,6 +266,24 @@ def encode_columns(
     return {c: (table.codes(c), table.dictionary(c)) for c in columns}
 
 
+def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list[str]:
+    """Strata or key columns, checked: published columns of the schema, each named once."""
+    if names is None:
+        return []
+    chosen = [names] if isinstance(names, str) else list(names)
+    if not chosen:
+        raise InputError(f"{what}: the list is empty; name at least one column or leave it out")
+    for c in chosen:
+        if c not in schema:
+            raise InputError(
+                f"{what}: column {c!r} is not a published column of the schema; available: "
+                f"{', '.join(schema.columns)}"
+            )
+        if chosen.count(c) > 1:
+            raise InputError(f"{what}: column {c!r} named twice")
+    return chosen
+
+
 # ---------------------------------------------------------------------- output
 def with_columns(frame: pd.DataFrame, values: Mapping[str, Any]) -> pd.DataFrame:
     """``frame`` with some columns replaced by new values, without copying the other columns."""

@@ -40,6 +40,7 @@ from ...core.release import Release
 from ...core.schema import Schema
 from ._common import (
     CATEGORICAL,
+    _named,
     check_number,
     masked_release,
     masking_input,
@@ -239,21 +240,3 @@ def data_swap(
         masked_numeric=[],
         swapped=swapped,
     )
-
-
-def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list[str]:
-    """Strata or key columns, checked: published columns of the schema, each named once."""
-    if names is None:
-        return []
-    chosen = [names] if isinstance(names, str) else list(names)
-    if not chosen:
-        raise InputError(f"{what}: the list is empty; name at least one column or leave it out")
-    for c in chosen:
-        if c not in schema:
-            raise InputError(
-                f"{what}: column {c!r} is not a published column of the schema; available: "
-                f"{', '.join(schema.columns)}"
-            )
-        if chosen.count(c) > 1:
-            raise InputError(f"{what}: column {c!r} named twice")
-    return chosen
