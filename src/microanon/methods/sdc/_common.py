@@ -37,6 +37,7 @@ __all__ = [
     "check_matrix",
     "check_vector",
     "check_number",
+    "combination_codes",
     "encode_columns",
     "masked_release",
     "masking_input",
@@ -282,6 +283,20 @@ def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list
         if chosen.count(c) > 1:
             raise InputError(f"{what}: column {c!r} named twice")
     return chosen
+
+
+def combination_codes(
+    frame: pd.DataFrame, columns: Sequence[str], *, observed: bool | None = None
+) -> np.ndarray:
+    """Number of each record's combination of values in ``columns``, in order of first appearance.
+
+    Missing is a value. ``observed`` is passed to :meth:`pandas.DataFrame.groupby` only when
+    given (``None`` keeps pandas' default), so every caller keeps the numbering it had.
+    """
+    cols = list(columns)
+    options = {} if observed is None else {"observed": observed}
+    grouped = frame.loc[:, cols].groupby(cols, sort=False, dropna=False, **options)
+    return grouped.ngroup().to_numpy()
 
 
 # ---------------------------------------------------------------------- output

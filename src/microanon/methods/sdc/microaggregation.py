@@ -63,6 +63,7 @@ from ._common import (
     check_flag,
     check_k,
     check_number,
+    combination_codes,
     encode_columns,
     masked_release,
     masking_input,
@@ -135,7 +136,7 @@ def _partition(
 
 def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
     """Stratum number of every record; a stratum of fewer than ``k`` records is an error."""
-    codes = frame.groupby(strata, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    codes = combination_codes(frame, strata, observed=True)
     sizes = np.bincount(codes)
     small = np.flatnonzero(sizes < k)
     if len(small):
