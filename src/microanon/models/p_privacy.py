@@ -160,9 +160,13 @@ class _Domains:
             return ends
         out = np.full(len(ends), np.nan)
         hier = self.group_hierarchy[ent_g]
+        order = np.argsort(hier, kind="stable")  # entries of each hierarchy, in entry order
+        bounds = np.searchsorted(hier[order], np.arange(len(self.categories) + 1))
         for i, cats in enumerate(self.categories):
-            sel = np.flatnonzero(hier == i)
-            out[sel] = [cats.get(v, np.nan) for v in ends[sel].tolist()]
+            sel = order[bounds[i] : bounds[i + 1]]
+            if len(sel):
+                at = pd.Index(list(cats), dtype=object).get_indexer(ends[sel])
+                out[sel] = np.where(at >= 0, at, np.nan)
         return out
 
     @classmethod
