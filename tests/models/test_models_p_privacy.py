@@ -331,3 +331,11 @@ def test_bad_input():
         p_privacy(make_release(FIGURE2, FIG2_SIZES, hierarchies=(unsorted,)))
     with pytest.raises(InputError, match="group_hierarchy"):
         p_privacy(make_release(FIGURE2, FIG2_SIZES, group_hierarchy=[0, 0, 5]))
+
+
+def test_mixed_categorical_and_numeric_hierarchies_are_refused():
+    cat = {"values": ["a", "b"], "weights": [1, 1], "categorical": True}
+    with pytest.raises(InputError, match="every hierarchy is categorical or none"):
+        p_privacy(
+            make_release(FIGURE2, FIG2_SIZES, hierarchies=(U, cat), group_hierarchy=[0, 0, 1])
+        )

@@ -152,17 +152,21 @@ class _Domains:
     categories: list[dict[Any, int] | None]  # categorical: label -> leaf position
 
     def positions(self, ends: np.ndarray, ent_g: np.ndarray) -> np.ndarray:
-        """Entry ends as numbers: categories as leaf positions (unknown ones NaN)."""
+        """Entry ends as numbers: categories as leaf positions (unknown ones NaN).
+
+        The hierarchies are all numeric or all categorical (:meth:`from_metadata`).
+        """
         if all(c is None for c in self.categories):
             return ends
         out = np.full(len(ends), np.nan)
         hier = self.group_hierarchy[ent_g]
+        order = np.argsort(hier, kind="stable")  # entries of each hierarchy, in entry order
+        bounds = np.searchsorted(hier[order], np.arange(len(self.categories) + 1))
         for i, cats in enumerate(self.categories):
-            sel = np.flatnonzero(hier == i)
-            if cats is None:
-                out[sel] = pd.to_numeric(pd.Series(ends[sel]), errors="coerce").to_numpy(float)
-            else:
-                out[sel] = [cats.get(v, np.nan) for v in ends[sel].tolist()]
+            sel = order[bounds[i] : bounds[i + 1]]
+            if len(sel):
+                at = pd.Index(list(cats), dtype=object).get_indexer(ends[sel])
+                out[sel] = np.where(at >= 0, at, np.nan)
         return out
 
     @classmethod
@@ -205,6 +209,11 @@ class _Domains:
             values.append(v)
             weights.append(w.astype(np.int64))
             categories.append(cats)
+        if any(c is None for c in categories) and any(c is not None for c in categories):
+            raise InputError(
+                "distribution.hierarchies: either every hierarchy is categorical or none is; "
+                "got a mix"
+            )
         gh = np.asarray(dist["group_hierarchy"])
         if (
             gh.ndim != 1

@@ -72,30 +72,43 @@ class AggregateBound:
         return self.lower <= value <= self.upper
 
 
-def _mask(tables: BoundTables, where: Where) -> np.ndarray:
-    """The boolean selection ``where`` describes, one value per published record."""
+def selection_mask(
+    where: Any, n_rows: int, qit: pd.DataFrame | None, source: Any, sensitive: str | None
+) -> np.ndarray:
+    """The boolean selection ``where`` describes, one value per published record.
+
+    ``where`` is ``None`` (every record), an SQL condition (evaluated by
+    :func:`~.sql.where_mask` on ``source``), a function of the published record table ``qit``,
+    or one boolean per record. Shared by :func:`bounded_aggregate` and
+    :func:`~.sensitive_count.sensitive_count`.
+    """
     if where is None:
-        return np.ones(tables.n_rows, dtype=bool)
+        return np.ones(n_rows, dtype=bool)
     if isinstance(where, str):
-        if tables.qit is None:
+        if qit is None:
             raise InputError("an SQL condition needs the published record table")
-        sensitive = None if tables.sensitive is None else str(tables.sensitive)
-        return where_mask(tables, where, sensitive)
+        return where_mask(source, where, sensitive)
     if callable(where):
-        if tables.qit is None:
+        if qit is None:
             raise InputError("a condition function needs the published record table")
-        where = where(tables.qit)
+        where = where(qit)
     if isinstance(where, pd.Series):
         if where.isna().any():
             raise InputError("where: the selection has missing values; fill them with False")
         where = where.to_numpy()
     mask = np.asarray(where)
-    if mask.dtype != bool or mask.shape != (tables.n_rows,):
+    if mask.dtype != bool or mask.shape != (n_rows,):
         raise InputError(
-            f"where: expected one boolean per published record ({tables.n_rows}), got "
+            f"where: expected one boolean per published record ({n_rows}), got "
             f"{mask.dtype} of shape {mask.shape}"
         )
     return mask
+
+
+def _mask(tables: BoundTables, where: Where) -> np.ndarray:
+    """The boolean selection ``where`` describes, one value per published record."""
+    sensitive = None if tables.sensitive is None else str(tables.sensitive)
+    return selection_mask(where, tables.n_rows, tables.qit, tables, sensitive)
 
 
 def _fraction(x: float) -> Fraction | None:

@@ -24,8 +24,7 @@ import pandas as pd
 from microanon.core.errors import InputError
 from microanon.core.release import Release
 
-from .aggregate import AggregateBound
-from .sql import where_mask
+from .aggregate import AggregateBound, selection_mask
 
 __all__ = ["sensitive_count"]
 
@@ -80,7 +79,7 @@ def sensitive_count(
         raise InputError("sensitive_count: give either values or low/high (a range), not both")
     n_groups = len(group_h)
     sa = (release.metadata.get("sensitive") or [None])[0]
-    mask = _selection(qit, where, None if sa is None else str(sa))
+    mask = selection_mask(where, len(qit), qit, qit, None if sa is None else str(sa))
     rows = qit[GROUP].to_numpy()
     selected = np.bincount(rows[mask] - 1, minlength=n_groups)
 
@@ -130,26 +129,6 @@ def _release_parts(
         if len(ids) and (ids.min() < 1 or ids.max() > len(group_h)):
             raise InputError(f"the {name} table has group ids outside 1..{len(group_h)}")
     return qit, st, list(dist["hierarchies"]), group_h
-
-
-def _selection(qit: pd.DataFrame, where: Any, sensitive: str | None) -> np.ndarray:
-    if where is None:
-        return np.ones(len(qit), dtype=bool)
-    if isinstance(where, str):
-        return where_mask(qit, where, sensitive)
-    if callable(where):
-        where = where(qit)
-    if isinstance(where, pd.Series):
-        if where.isna().any():
-            raise InputError("where: the selection has missing values; fill them with False")
-        where = where.to_numpy()
-    mask = np.asarray(where)
-    if mask.dtype != bool or mask.shape != (len(qit),):
-        raise InputError(
-            f"where: expected one boolean per published record ({len(qit)}), got "
-            f"{mask.dtype} of shape {mask.shape}"
-        )
-    return mask
 
 
 def _membership(

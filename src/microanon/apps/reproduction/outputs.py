@@ -9,7 +9,7 @@ from typing import Any
 
 from microanon.apps.io import json_plain
 
-__all__ = ["RNG_POLICY", "check_line", "json_plain", "write_results"]
+__all__ = ["RNG_POLICY", "check_line", "json_plain", "variant_line", "write_results"]
 
 #: How a reproduction uses randomness (recorded in ``results.json``; never the seed itself).
 RNG_POLICY = (
@@ -54,3 +54,32 @@ def check_line(
         "ours": ours,
         **extra,
     }
+
+
+def variant_line(
+    kind: str,
+    check: str,
+    experiment: str,
+    variant: str | None,
+    claim: str,
+    passed: bool,
+    detail: str,
+    values: Any = None,
+    *,
+    paper: str,
+    ours: str | None = None,
+) -> dict[str, Any]:
+    """:func:`check_line` with the ``variant`` and ``values`` fields taken by position, as the
+    distribution and randomize reproductions write their lines."""
+    return check_line(
+        kind,
+        check,
+        experiment,
+        claim,
+        passed,
+        detail,
+        paper=paper,
+        ours=ours,
+        variant=variant,
+        values=values,
+    )

@@ -37,6 +37,7 @@ __all__ = [
     "check_matrix",
     "check_vector",
     "check_number",
+    "combination_codes",
     "encode_columns",
     "masked_release",
     "masking_input",
@@ -264,6 +265,38 @@ def encode_columns(
         return {}
     table = Table.from_frame(frame.loc[:, list(columns)], schema.select(list(columns)))
     return {c: (table.codes(c), table.dictionary(c)) for c in columns}
+
+
+def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list[str]:
+    """Strata or key columns, checked: published columns of the schema, each named once."""
+    if names is None:
+        return []
+    chosen = [names] if isinstance(names, str) else list(names)
+    if not chosen:
+        raise InputError(f"{what}: the list is empty; name at least one column or leave it out")
+    for c in chosen:
+        if c not in schema:
+            raise InputError(
+                f"{what}: column {c!r} is not a published column of the schema; available: "
+                f"{', '.join(schema.columns)}"
+            )
+        if chosen.count(c) > 1:
+            raise InputError(f"{what}: column {c!r} named twice")
+    return chosen
+
+
+def combination_codes(
+    frame: pd.DataFrame, columns: Sequence[str], *, observed: bool | None = None
+) -> np.ndarray:
+    """Number of each record's combination of values in ``columns``, in order of first appearance.
+
+    Missing is a value. ``observed`` is passed to :meth:`pandas.DataFrame.groupby` only when
+    given (``None`` keeps pandas' default), so every caller keeps the numbering it had.
+    """
+    cols = list(columns)
+    options = {} if observed is None else {"observed": observed}
+    grouped = frame.loc[:, cols].groupby(cols, sort=False, dropna=False, **options)
+    return grouped.ngroup().to_numpy()
 
 
 # ---------------------------------------------------------------------- output

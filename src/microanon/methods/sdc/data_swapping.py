@@ -40,7 +40,9 @@ from ...core.release import Release
 from ...core.schema import Schema
 from ._common import (
     CATEGORICAL,
+    _named,
     check_number,
+    combination_codes,
     masked_release,
     masking_input,
     select_columns,
@@ -48,13 +50,6 @@ from ._common import (
 )
 
 __all__ = ["data_swap", "swap_codes"]
-
-
-def _codes(values: pd.Series | pd.DataFrame) -> np.ndarray:
-    """Integer code of each record's value (or combination of values); missing is a value."""
-    if isinstance(values, pd.Series):
-        values = values.to_frame()
-    return values.groupby(list(values.columns), sort=False, dropna=False).ngroup().to_numpy()
 
 
 def swap_codes(
@@ -216,17 +211,17 @@ def data_swap(
     for c in cols:
         if c in blocks:
             raise InputError(f"strata: column '{c}' is swapped and cannot also be a stratum")
-    stratum = _codes(frame[blocks]) if blocks else None
+    stratum = combination_codes(frame, blocks) if blocks else None
     risk = None
     if risky:
-        key = _codes(frame[risky])
+        key = combination_codes(frame, risky)
         risk = 1.0 / np.bincount(key)[key]
     gen = make_rng(rng)
     new: dict[str, Any] = {}
     swapped: dict[str, int] = {}
     for c in cols:
         values = frame[c]
-        partner = swap_codes(_codes(values), rate, stratum, risk, gen)
+        partner = swap_codes(combination_codes(frame, [c]), rate, stratum, risk, gen)
         new[c] = values.iloc[partner].to_numpy()
         swapped[c] = int(np.count_nonzero(partner != np.arange(len(partner))))
     parameters = {"rate": rate, "columns": cols, "strata": blocks, "keys": risky}
@@ -239,21 +234,3 @@ def data_swap(
         masked_numeric=[],
         swapped=swapped,
     )
-
-
-def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list[str]:
-    """Strata or key columns, checked: published columns of the schema, each named once."""
-    if names is None:
-        return []
-    chosen = [names] if isinstance(names, str) else list(names)
-    if not chosen:
-        raise InputError(f"{what}: the list is empty; name at least one column or leave it out")
-    for c in chosen:
-        if c not in schema:
-            raise InputError(
-                f"{what}: column {c!r} is not a published column of the schema; available: "
-                f"{', '.join(schema.columns)}"
-            )
-        if chosen.count(c) > 1:
-            raise InputError(f"{what}: column {c!r} named twice")
-    return chosen

@@ -59,9 +59,11 @@ from ...core.schema import Kind, Schema
 from ...models import KAnonymity
 from ._common import (
     CATEGORICAL,
+    _named,
     check_flag,
     check_k,
     check_number,
+    combination_codes,
     encode_columns,
     masked_release,
     masking_input,
@@ -134,7 +136,7 @@ def _partition(
 
 def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
     """Stratum number of every record; a stratum of fewer than ``k`` records is an error."""
-    codes = frame.groupby(strata, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    codes = combination_codes(frame, strata, observed=True)
     sizes = np.bincount(codes)
     small = np.flatnonzero(sizes < k)
     if len(small):
@@ -241,7 +243,7 @@ def microaggregation(
     check_number(gamma, "gamma", 0, low_open=True)
     check_k(k)
     schema, frame = masking_input(data, schema)
-    blocks = _strata_columns(schema, strata)
+    blocks = _named(schema, strata, "strata")
     if columns is None and blocks:
         numeric = [q for q in schema.quasi if schema[q].kind is Kind.NUMERIC and q not in blocks]
         if not numeric:
@@ -330,24 +332,6 @@ def microaggregation(
         information_loss=sse / sst if sst > 0 else 0.0,
         **extra,
     )
-
-
-def _strata_columns(schema: Schema, strata: Sequence[str] | str | None) -> list[str]:
-    """The strata columns, checked: published columns of the schema, each named once."""
-    if strata is None:
-        return []
-    chosen = [strata] if isinstance(strata, str) else list(strata)
-    if not chosen:
-        raise InputError("strata: the list is empty; name at least one column or leave it out")
-    for c in chosen:
-        if c not in schema:
-            raise InputError(
-                f"strata: column {c!r} is not a published column of the schema; available: "
-                f"{', '.join(schema.columns)}"
-            )
-        if chosen.count(c) > 1:
-            raise InputError(f"strata: column {c!r} named twice")
-    return chosen
 
 
 def _stratum_rows(strata_of: np.ndarray) -> list[np.ndarray]:

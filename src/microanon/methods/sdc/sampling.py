@@ -29,7 +29,7 @@ from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema, check_frame
-from ._common import check_number, masked_release, masking_input
+from ._common import check_number, combination_codes, masked_release, masking_input
 
 __all__ = ["sample", "sample_rows", "stratum_sizes"]
 
@@ -182,7 +182,7 @@ def sample(
     codes = None
     extra: dict[str, Any] = {}
     if names is not None:
-        groups = data.loc[:, names].groupby(names, sort=False, dropna=False).ngroup().to_numpy()
+        groups = combination_codes(data, names)
         codes = groups[frame.index.to_numpy()]  # frame.index: positions of the kept rows
         extra["strata_count"] = int(np.count_nonzero(np.bincount(codes)))
     rows = sample_rows(len(frame), f, codes, rng)

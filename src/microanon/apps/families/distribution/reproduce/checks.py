@@ -18,7 +18,7 @@ import numpy as np
 from microanon.apps.families.distribution.reproduce.experiments import PARTITIONS, SOURCE_SETS
 from microanon.apps.families.distribution.reproduce.measure import ENCODINGS
 from microanon.apps.reproduction.expected import BOTH, FULL_ONLY, QUICK_ONLY, Deviation
-from microanon.apps.reproduction.outputs import check_line
+from microanon.apps.reproduction.outputs import variant_line as _line
 
 __all__ = ["ADULT_FACTS", "EXPECTED_DEVIATIONS", "run_checks"]
 
@@ -148,33 +148,6 @@ EXPECTED_DEVIATIONS: tuple[Deviation, ...] = (
         QUICK_ONLY,
     ),
 )
-
-
-def _line(
-    kind: str,
-    check: str,
-    experiment: str,
-    variant: str | None,
-    claim: str,
-    passed: bool,
-    detail: str,
-    values: Any = None,
-    *,
-    paper: str,
-    ours: str | None = None,
-) -> dict[str, Any]:
-    return check_line(
-        kind,
-        check,
-        experiment,
-        claim,
-        passed,
-        detail,
-        paper=paper,
-        ours=ours,
-        variant=variant,
-        values=values,
-    )
 
 
 def _fmt(values: Sequence[float]) -> str:

@@ -18,7 +18,7 @@ from microanon.apps.families.randomize.reproduce.experiments import METHODS
 from microanon.apps.families.randomize.reproduce.measure import DISTANCES, QUERIES
 from microanon.apps.families.randomize.reproduce.setup import SETTINGS, VARIANTS
 from microanon.apps.reproduction.expected import Deviation
-from microanon.apps.reproduction.outputs import check_line
+from microanon.apps.reproduction.outputs import variant_line as _line
 
 __all__ = ["EXPECTED_DEVIATIONS", "PAPER_U", "U_EXPECTED", "run_checks"]
 
@@ -101,33 +101,6 @@ LABELS = {
     "query_error_base": "base query error",
     "query_error_cube": "CUBE query error",
 }
-
-
-def _line(
-    kind: str,
-    check: str,
-    experiment: str,
-    variant: str | None,
-    claim: str,
-    passed: bool,
-    detail: str,
-    values: Any = None,
-    *,
-    paper: str,
-    ours: str | None = None,
-) -> dict[str, Any]:
-    return check_line(
-        kind,
-        check,
-        experiment,
-        claim,
-        passed,
-        detail,
-        paper=paper,
-        ours=ours,
-        variant=variant,
-        values=values,
-    )
 
 
 def _slug(name: str) -> str:
