@@ -27,13 +27,11 @@ import numpy as np
 import pandas as pd
 
 from ...core.hierarchy import Hierarchy
+from ...core.table import _DENSE_FACTOR, _DENSE_SLACK
 
 __all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled", "roll_up"]
 
 _MAX_KEY = 1 << 62
-#: Key spaces up to this many times the number of rows (plus a constant) are grouped densely.
-_DENSE_FACTOR = 4
-_DENSE_SLACK = 4096
 #: Source/target pairs whose concatenated level maps :class:`LevelMaps` keeps.
 _BETWEEN_CACHE = 4096
 
