@@ -467,7 +467,6 @@ class _Loss(Metric):
     def __init__(
         self,
         n_records: int,
-        maps: LevelMaps,
         kept: list[np.ndarray],
         penalty: list[list[np.ndarray]],
         low: np.ndarray,
@@ -475,7 +474,6 @@ class _Loss(Metric):
         geometric: bool,
     ) -> None:
         super().__init__(n_records)
-        self.maps = maps
         self.kept = kept  # kept[i][level]: Σ g·s over all records, none suppressed
         self.penalty = penalty  # penalty[i][level][code]: extra cost of one suppressed record
         self.low = low  # per attribute: g·N/d, the cost at the bottom with nothing suppressed
@@ -548,7 +546,6 @@ def _share(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
 def _loss_metric(
     hierarchies: Sequence[Hierarchy],
     leaf_counts: Sequence[np.ndarray],
-    maps: LevelMaps,
     n: int,
     aggregate: str,
     gs_factor: float,
@@ -570,7 +567,7 @@ def _loss_metric(
     low_a = np.asarray(low)
     span = float(n) - low_a
     span[span <= 1e-12 * max(n, 1)] = 0.0
-    return _Loss(n, maps, kept, penalty, low_a, span, aggregate == "geometric")
+    return _Loss(n, kept, penalty, low_a, span, aggregate == "geometric")
 
 
 def make_metric(
@@ -598,7 +595,7 @@ def make_metric(
     """
     name, options = _parse_metric(name)
     if name == "loss":
-        return _loss_metric(hierarchies, leaf_counts, maps, n_records, **options)
+        return _loss_metric(hierarchies, leaf_counts, n_records, **options)
     if name in ("lm", "precision"):
         return _cell_metric(name, hierarchies, leaf_counts, maps, n_records)
     if name == "entropy":
