@@ -21,7 +21,8 @@ from .schema import Kind, Role, Schema, check_frame
 __all__ = ["Table", "Frequencies", "Combined", "combine_codes", "factorize_column"]
 
 
-#: Key spaces up to this many times the number of rows (plus a constant) are counted, not sorted.
+#: Key spaces up to this many times the number of rows (plus a constant) are counted, not sorted
+#: (here and in the lattice's frequency sets, ``methods.generalize._lattice_frequencies``).
 _DENSE_FACTOR = 4
 _DENSE_SLACK = 4096
 

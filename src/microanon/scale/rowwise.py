@@ -96,6 +96,8 @@ WHOLE_TABLE_METHODS: dict[str, str] = {
     "rank_swap": "each value is swapped with one of close rank among all records",
     "data_swap": "each value is swapped with one of another record of its stratum",
     "kim": "Kim's noise is conditioned on the whole sample (exact means and covariance)",
+    "multiplicative": "its log-noise is scaled by the standard deviation of each column's "
+    "logarithm, computed over the whole table in memory",
     "local_suppression": "what it suppresses depends on the frequencies of the combinations "
     "it changes, record by record",
     "mondrian": "it splits the whole table recursively, and each group's recoding depends on "
@@ -861,7 +863,8 @@ def add_noise_dask(
     (covariance ``α·Σ``) — ``sd`` and ``Σ`` of the whole dataset from one pass of moments
     (:func:`column_moments`) — and ``laplace`` and ``geometric`` (no statistic needed). Each
     partition then gets the in-memory per-record draw with its own random stream. ``kim``
-    conditions the noise on the whole sample and is refused (:func:`require_in_memory`).
+    conditions the noise on the whole sample and ``multiplicative`` scales it by the whole
+    table's log standard deviations: both are refused (:func:`require_in_memory`).
 
     Parameters
     ----------
@@ -883,12 +886,11 @@ def add_noise_dask(
     Raises
     ------
     InputError
-        As :func:`~microanon.methods.sdc.add_noise`; ``kim``, which needs the whole table.
+        As :func:`~microanon.methods.sdc.add_noise`; ``kim`` and ``multiplicative``, which need
+        the whole table.
     """
-    if method == "kim":
-        require_in_memory("kim")
-    if method == "multiplicative":
-        raise InputError("method: 'multiplicative' noise runs in memory only; use --engine memory")
+    if method in ("kim", "multiplicative"):
+        require_in_memory(method)
     if method not in NOISE_METHODS:
         raise InputError(f"method: expected one of {', '.join(NOISE_METHODS)}, got {method!r}")
     gaussian = method in ("additive", "correlated")

@@ -27,13 +27,11 @@ import numpy as np
 import pandas as pd
 
 from ...core.hierarchy import Hierarchy
+from ...core.table import _DENSE_FACTOR, _DENSE_SLACK
 
 __all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled", "roll_up"]
 
 _MAX_KEY = 1 << 62
-#: Key spaces up to this many times the number of rows (plus a constant) are grouped densely.
-_DENSE_FACTOR = 4
-_DENSE_SLACK = 4096
 #: Source/target pairs whose concatenated level maps :class:`LevelMaps` keeps.
 _BETWEEN_CACHE = 4096
 
@@ -352,10 +350,7 @@ def roll_up(
     if space >= _MAX_KEY:
         codes = [c if m is None else m[c] for m, c in zip(up, fs.codes, strict=True)]
         return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
-    qkey = fs.codes[0].copy() if up[0] is None else up[0].take(fs.codes[0])
-    for m, c, card in zip(up[1:], fs.codes[1:], cards[1:], strict=True):
-        qkey *= card
-        qkey += c if m is None else m.take(c)
+    qkey = _target_key(up, fs.codes, cards)
     return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa)
 
 
@@ -374,10 +369,7 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     up, cards, space = maps.between(source, levels)
     if space > _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK:
         return roll_up(fs, target, maps, n_sa)[0]
-    qkey = fs.codes[0].copy() if up[0] is None else up[0].take(fs.codes[0])
-    for m, c, card in zip(up[1:], fs.codes[1:], cards[1:], strict=True):
-        qkey *= card
-        qkey += c if m is None else m.take(c)
+    qkey = _target_key(up, fs.codes, cards)
     per_key = np.bincount(qkey, weights=fs.counts, minlength=space)
     keys = np.flatnonzero(per_key)
     counts = per_key[keys].astype(np.int64)
@@ -390,6 +382,20 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     return FrequencySet(
         np.asarray(target), codes, None, counts, np.arange(n, dtype=np.int64), counts, None
     )
+
+
+def _target_key(
+    up: Sequence[np.ndarray | None], codes: np.ndarray, cards: Sequence[int]
+) -> np.ndarray:
+    """Each row's key at the target levels, in mixed radix ``cards`` (Horner's scheme).
+
+    ``up[i]`` maps attribute ``i``'s codes to the target level (``None``: unchanged).
+    """
+    qkey = codes[0].copy() if up[0] is None else up[0].take(codes[0])
+    for m, c, card in zip(up[1:], codes[1:], cards[1:], strict=True):
+        qkey *= card
+        qkey += c if m is None else m.take(c)
+    return qkey
 
 
 def _fixed_key(codes: np.ndarray, weights: Sequence[int]) -> np.ndarray:

@@ -403,12 +403,27 @@ def canonical_metric(metric: Any) -> str:
         An unknown metric, options for a metric other than ``loss``, an unknown option, an
         aggregate not in :data:`LOSS_AGGREGATES` or a gsFactor outside [0, 1].
     """
+    name, options = _parse_metric(metric)
+    if name != "loss":
+        return name
+    aggregate, gs = options["aggregate"], options["gs_factor"]
+    if aggregate == LOSS_AGGREGATES[0] and gs == _GS_DEFAULT:
+        return "loss"
+    return f"loss(aggregate={aggregate}, gs_factor={gs!r})"
+
+
+def _parse_metric(metric: Any) -> tuple[str, dict[str, Any]]:
+    """A metric (as :func:`canonical_metric` takes it) validated: its base name and options.
+
+    The options are ``{}`` but for ``loss``: ``{"aggregate": str, "gs_factor": float}``, ARX's
+    defaults filled in. Raises :class:`InputError` as :func:`canonical_metric` documents.
+    """
     if isinstance(metric, Mapping):
         options = dict(metric)
         name = options.pop("name", None)
         if name != "loss":
             if name in METRICS and not options:
-                return str(name)
+                return str(name), {}
             if name in METRICS:
                 raise InputError(f"metric {name!r} takes no options, got {sorted(options)}")
             raise InputError(f"metric name must be 'loss' when options are given, got {name!r}")
@@ -420,7 +435,9 @@ def canonical_metric(metric: Any) -> str:
                 raise InputError(f"metric option {part!r} is not key=value in {metric!r}")
             options[key.strip()] = value.strip()
     elif isinstance(metric, str) and metric in METRICS:
-        return metric
+        if metric != "loss":
+            return metric, {}
+        options = {}
     else:
         raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
     unknown = sorted(set(options) - {"aggregate", "gs_factor"})
@@ -439,22 +456,7 @@ def canonical_metric(metric: Any) -> str:
         raise InputError(f"metric 'loss': gs_factor must be a number, got {gs!r}") from None
     if isinstance(options.get("gs_factor"), bool) or not 0.0 <= gs <= 1.0:
         raise InputError(f"metric 'loss': gs_factor must be in [0, 1], got {gs!r}")
-    if aggregate == LOSS_AGGREGATES[0] and gs == _GS_DEFAULT:
-        return "loss"
-    return f"loss(aggregate={aggregate}, gs_factor={gs!r})"
-
-
-def _loss_options(name: str) -> tuple[str, dict[str, Any]]:
-    """A canonical metric name split into its base name and Loss's options."""
-    found = _LOSS_NAME.fullmatch(name)
-    if name != "loss" and found is None:
-        return name, {}
-    options: dict[str, Any] = {"aggregate": LOSS_AGGREGATES[0], "gs_factor": _GS_DEFAULT}
-    if found is not None:
-        for part in found.group(1).split(","):
-            key, _, value = part.strip().partition("=")
-            options[key] = float(value) if key == "gs_factor" else value
-    return "loss", options
+    return "loss", {"aggregate": str(aggregate), "gs_factor": gs}
 
 
 class _Loss(Metric):
@@ -465,7 +467,6 @@ class _Loss(Metric):
     def __init__(
         self,
         n_records: int,
-        maps: LevelMaps,
         kept: list[np.ndarray],
         penalty: list[list[np.ndarray]],
         low: np.ndarray,
@@ -473,7 +474,6 @@ class _Loss(Metric):
         geometric: bool,
     ) -> None:
         super().__init__(n_records)
-        self.maps = maps
         self.kept = kept  # kept[i][level]: Σ g·s over all records, none suppressed
         self.penalty = penalty  # penalty[i][level][code]: extra cost of one suppressed record
         self.low = low  # per attribute: g·N/d, the cost at the bottom with nothing suppressed
@@ -546,7 +546,6 @@ def _share(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
 def _loss_metric(
     hierarchies: Sequence[Hierarchy],
     leaf_counts: Sequence[np.ndarray],
-    maps: LevelMaps,
     n: int,
     aggregate: str,
     gs_factor: float,
@@ -568,7 +567,7 @@ def _loss_metric(
     low_a = np.asarray(low)
     span = float(n) - low_a
     span[span <= 1e-12 * max(n, 1)] = 0.0
-    return _Loss(n, maps, kept, penalty, low_a, span, aggregate == "geometric")
+    return _Loss(n, kept, penalty, low_a, span, aggregate == "geometric")
 
 
 def make_metric(
@@ -594,9 +593,9 @@ def make_metric(
     bottom_classes : number of classes of the bottom node
     min_kept : a size every kept class has in a feasible node (from k and ℓ), for bounds
     """
-    name, options = _loss_options(canonical_metric(name))
+    name, options = _parse_metric(name)
     if name == "loss":
-        return _loss_metric(hierarchies, leaf_counts, maps, n_records, **options)
+        return _loss_metric(hierarchies, leaf_counts, n_records, **options)
     if name in ("lm", "precision"):
         return _cell_metric(name, hierarchies, leaf_counts, maps, n_records)
     if name == "entropy":

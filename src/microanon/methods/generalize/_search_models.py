@@ -256,7 +256,7 @@ class Population:
         """People of the population in each class of ``fs`` (same node)."""
         pop = self.at(fs.levels)
         first = np.flatnonzero(np.concatenate([[True], fs.cls[1:] != fs.cls[:-1]]))
-        cards = [int(self.maps.cards[i][int(lv)]) for i, lv in enumerate(fs.levels)]
+        cards = [self.maps.card(i, int(lv)) for i, lv in enumerate(fs.levels)]
         joined = [np.concatenate([c[first], p]) for c, p in zip(fs.codes, pop.codes, strict=True)]
         key, space = pack(joined, cards)
         ids, n_ids, _ = group_keys(key, space)
