@@ -358,30 +358,55 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     """The frequency set of ``target`` from ``fs``, as :func:`roll_up` without the row map.
 
     Every row of ``fs`` must hold at least one record (a class is a key with a positive count).
-    Without the sensitive attribute and with a small key space, the classes are counted with
-    one weighted bincount over the target's keys, and their codes are decoded from the keys
-    present: no grouping of the rows, no representative rows.
+    With a small key space (of the target's classes, times the sensitive codes when ``fs`` has
+    them), the rows are counted with one weighted bincount over the target's keys, and the codes
+    are decoded from the keys present: no grouping of the rows, no representative rows. The keys
+    present come in ascending order, so rows and classes are numbered as :func:`roll_up` numbers
+    them.
     """
-    if fs.sa is not None:
-        return roll_up(fs, target, maps, n_sa)[0]
     source = tuple(fs.levels.tolist())
     levels = tuple(int(b) for b in target)
     up, cards, space = maps.between(source, levels)
-    if space > _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK:
+    sa_radix = max(n_sa, 1) if fs.sa is not None else 1
+    if space * sa_radix > _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK:
         return roll_up(fs, target, maps, n_sa)[0]
-    qkey = _target_key(up, fs.codes, cards)
-    per_key = np.bincount(qkey, weights=fs.counts, minlength=space)
+    key = _target_key(up, fs.codes, cards)
+    if fs.sa is not None:
+        key *= sa_radix
+        key += fs.sa
+    per_key = np.bincount(key, weights=fs.counts, minlength=space * sa_radix)
     keys = np.flatnonzero(per_key)
     counts = per_key[keys].astype(np.int64)
+    n = len(keys)
+    if fs.sa is None:
+        codes = _decoded(keys, cards)
+        cls = np.arange(n, dtype=np.int64)
+        return FrequencySet(np.asarray(target), codes, None, counts, cls, counts, None)
+    class_key, sa = np.divmod(keys, sa_radix)
+    change = np.empty(n, dtype=bool)
+    change[:1] = True
+    np.not_equal(class_key[1:], class_key[:-1], out=change[1:])
+    cls = np.cumsum(change, dtype=np.int64) - 1
+    n_cls = int(cls[-1]) + 1 if n else 0
+    return FrequencySet(
+        np.asarray(target),
+        _decoded(class_key, cards),
+        sa,
+        counts,
+        cls,
+        np.bincount(cls, weights=counts, minlength=n_cls).astype(np.int64),
+        np.bincount(cls, minlength=n_cls).astype(np.int64),
+    )
+
+
+def _decoded(keys: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """The codes of mixed-radix keys (radices ``cards``), as a (q, len(keys)) int64 array."""
     codes = np.empty((len(cards), len(keys)), dtype=np.int64)
     rest = keys
     for i in range(len(cards) - 1, 0, -1):
         rest, codes[i] = np.divmod(rest, cards[i])
     codes[0] = rest
-    n = len(keys)
-    return FrequencySet(
-        np.asarray(target), codes, None, counts, np.arange(n, dtype=np.int64), counts, None
-    )
+    return codes
 
 
 def _target_key(

@@ -213,18 +213,43 @@ class _Engine:
         self._cache_rows = np.zeros(64, dtype=np.int64)
         self._cache_rows[0] = len(self.bottom)
         self._cached_rows = 0  # rows of the cached sets besides the bottom's
+        self._last_from_bottom: np.ndarray | None = None  # the last node rolled up from the bottom
 
     # ------------------------------------------------------------------ frequency sets
     def frequency_set(self, node: int) -> FrequencySet:
-        """The frequency set of a node, rolled up from the smallest cached one below it."""
+        """The frequency set of a node, rolled up from the smallest cached one below it.
+
+        When nothing cached lies below the node but the bottom, the node's meet with the previous
+        such node (their lower level, attribute by attribute) is rolled up first and cached:
+        nodes visited one after the other share high levels of some attributes, so the next
+        nodes roll up from that much smaller set instead of the bottom's.
+        """
         target = self.lattice.levels[node].astype(np.int64)
+        source = self._smallest_below(target)
+        if np.array_equal(source.levels, target):
+            return source
+        if source is self.bottom:
+            meet = (
+                target
+                if self._last_from_bottom is None
+                else np.minimum(self._last_from_bottom, target)
+            )
+            self._last_from_bottom = target
+            if meet.any() and not np.array_equal(meet, target):
+                source = self._rolled(source, meet)
+        return self._rolled(source, target)
+
+    def _smallest_below(self, target: np.ndarray) -> FrequencySet:
+        """The cached frequency set with the fewest rows at or below ``target``."""
         size = len(self._cache)
         below = np.all(self._cache_levels[:size] <= target, axis=1)
         candidates = np.flatnonzero(below)
-        source = self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
-        if np.array_equal(source.levels, target):
-            return source
+        return self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
+
+    def _rolled(self, source: FrequencySet, target: np.ndarray) -> FrequencySet:
+        """``target``'s frequency set rolled up from ``source``, cached when it is smaller."""
         fs = rolled(source, target, self.maps, self.n_sa)
+        size = len(self._cache)
         if len(fs) < len(source) and self._cached_rows + len(fs) <= _CACHE_ROWS:
             if size == len(self._cache_rows):
                 self._cache_levels = np.concatenate([self._cache_levels, self._cache_levels])
