@@ -19,7 +19,7 @@ import pandas as pd
 
 from microanon.core.errors import InputError
 from microanon.core.frames import pandas_if_arrow
-from microanon.core.table import combine_codes, factorize_column
+from microanon.core.table import _DENSE_FACTOR, _DENSE_SLACK, combine_codes, factorize_column
 
 __all__ = ["Groups", "Columns", "as_columns", "groups_of", "require_sensitive"]
 
@@ -129,10 +129,9 @@ class Groups:
         self.starts = None
         if sa_codes is not None and values is not None:
             m = len(values)
-            # n_groups * m <= n_rows**2, which fits int64 for any table that fits in memory.
-            pairs, inverse = np.unique(row_group * m + sa_codes, return_inverse=True)
-            self.pair_group, self.pair_value = np.divmod(pairs, m)
-            self.pair_count = np.bincount(inverse.reshape(-1), weights=weights).astype(np.int64)
+            self.pair_group, self.pair_value, self.pair_count = _pairs(
+                row_group, sa_codes, len(sizes), m, weights
+            )
             change = self.pair_group[1:] != self.pair_group[:-1]
             self.starts = np.flatnonzero(np.concatenate([[True], change]))
             if reference is None:
@@ -365,3 +364,28 @@ def require_sensitive(groups: Groups) -> None:
             "these Groups were built without a sensitive column; ℓ-diversity and t-closeness "
             "need one"
         )
+
+
+def _pairs(
+    row_group: np.ndarray,
+    sa_codes: np.ndarray,
+    n_groups: int,
+    m: int,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (group, sensitive code) pairs of the rows, sorted, with their records.
+
+    A pair space at most a few times the number of rows is counted directly (one bincount,
+    the pairs present in ascending order); a larger one is sorted. Either way the same answer.
+    """
+    # n_groups * m <= n_rows**2, which fits int64 for any table that fits in memory.
+    key = row_group.astype(np.int64, copy=False) * m + sa_codes
+    space = n_groups * m
+    if space <= _DENSE_FACTOR * len(key) + _DENSE_SLACK:
+        pairs = np.flatnonzero(np.bincount(key, minlength=space))
+        per_pair = np.bincount(key, weights=weights, minlength=space)[pairs]
+    else:
+        pairs, inverse = np.unique(key, return_inverse=True)
+        per_pair = np.bincount(inverse.reshape(-1), weights=weights)
+    pair_group, pair_value = np.divmod(pairs, m)
+    return pair_group, pair_value, per_pair.astype(np.int64)

@@ -296,7 +296,7 @@ class _Engine:
                 # Cannot beat the incumbent whatever the other models suppress.
                 self._finish(node, res, fs, bound)
                 return res
-            fail, deficit = self.models.failing(fs, fail_filter)
+            fail, deficit = self.models.failing(fs, fail_filter, self.limit)
             res.checked = True
             res.suppressed = int(fs.sizes[fail].sum())
             res.feasible = res.suppressed <= self.limit
@@ -580,7 +580,10 @@ def search(
     ties = [x for x in engine.feasible if engine.results[x].value <= best + tol]
     winner = min(ties, key=lambda x: (engine.results[x].suppressed, lat.rank[x]))
     res = engine.results[winner]
-    _, _, mask = _suppressed_rows(engine, winner)
+    if res.suppressed:
+        _, _, mask = _suppressed_rows(engine, winner)
+    else:  # no class fails: nothing to map back to the rows
+        mask = np.zeros(table.n_rows, dtype=bool)
     return SearchResult(
         levels=lat.as_dict(winner),
         metric=metric,

@@ -428,8 +428,15 @@ class ModelSet:
             return model.verdict(groups, self.populations[id(model)].people(fs))
         return model.check(groups)
 
-    def failing(self, fs: FrequencySet, fail_filter: np.ndarray) -> tuple[np.ndarray, int]:
+    def failing(
+        self, fs: FrequencySet, fail_filter: np.ndarray, limit: int | None = None
+    ) -> tuple[np.ndarray, int]:
         """Classes failing some model, and the suppression every node below must keep.
+
+        With a ``limit`` (records that may be suppressed), the re-checks against the kept
+        records' distribution (:meth:`_against_kept`) are skipped once the classes failing
+        already hold more records: suppression only grows with them, so the node is infeasible
+        either way, and ``fail`` is then a subset of the classes they would suppress.
 
         Returns
         -------
@@ -463,7 +470,8 @@ class ModelSet:
             for model in self.others:
                 need = np.maximum(need, _deficits(model, groups, people.get(id(model))))
             deficit += int(np.ceil(need[~ok] - _SLACK).clip(min=0).sum())
-        if self.follows_release:
+        over = limit is not None and int(fs.sizes[fail].sum()) > limit
+        if self.follows_release and not over:
             fail = self._against_kept(fs, fail, people, passing)
         return fail, deficit
 
