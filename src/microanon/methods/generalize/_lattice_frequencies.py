@@ -34,6 +34,9 @@ __all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled",
 _MAX_KEY = 1 << 62
 #: Source/target pairs whose concatenated level maps :class:`LevelMaps` keeps.
 _BETWEEN_CACHE = 4096
+#: Below this many rows, numpy's one-call (un)ravelling of mixed-radix keys beats a loop of
+#: array operations per attribute; above it the loop is faster.
+_FEW_ROWS = 1024
 
 
 def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
@@ -401,6 +404,8 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
 
 def _decoded(keys: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     """The codes of mixed-radix keys (radices ``cards``), as a (q, len(keys)) int64 array."""
+    if len(keys) < _FEW_ROWS:
+        return np.array(np.unravel_index(keys, cards), dtype=np.int64)
     codes = np.empty((len(cards), len(keys)), dtype=np.int64)
     rest = keys
     for i in range(len(cards) - 1, 0, -1):
@@ -416,6 +421,9 @@ def _target_key(
 
     ``up[i]`` maps attribute ``i``'s codes to the target level (``None``: unchanged).
     """
+    if codes.shape[1] < _FEW_ROWS:
+        mapped = tuple(c if m is None else m.take(c) for m, c in zip(up, codes, strict=True))
+        return np.ravel_multi_index(mapped, cards).astype(np.int64, copy=False)
     qkey = codes[0].copy() if up[0] is None else up[0].take(codes[0])
     for m, c, card in zip(up[1:], codes[1:], cards[1:], strict=True):
         qkey *= card
