@@ -95,9 +95,14 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
             out[str(k)] = _plain(v, f"{path}.{k}")
         return out
     if isinstance(obj, (list, tuple)):
-        if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label paths
+        if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label path
             return list(obj)
-        return [_plain(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+        return [
+            list(v)  # a list of such lists (a hierarchy's paths): no recursion per path
+            if type(v) is list and all(type(x) in _TEXT_OR_INT for x in v)
+            else _plain(v, f"{path}[{i}]")
+            for i, v in enumerate(obj)
+        ]
     if isinstance(obj, np.ndarray):
         return _plain(obj.tolist(), path)
     if isinstance(obj, np.generic):
@@ -146,22 +151,36 @@ def _column_type(s: pd.Series) -> str:
     return "string"
 
 
-def _as_text(s: pd.Series) -> pd.Series:
-    """Non-numeric columns are published as text: an object column of str (missing = None)."""
+def _text_values(s: pd.Series) -> np.ndarray:
+    """The values of a non-numeric column as text: an object array of str (missing = None)."""
     if isinstance(s.dtype, pd.CategoricalDtype):  # the codes are there: no hashing of values
-        codes, uniques = s.cat.codes.to_numpy(), s.cat.categories
+        codes, uniques = s.array.codes, s.array.categories
     else:
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
     text = np.array([v if isinstance(v, str) else str(v) for v in uniques] + [None], dtype=object)
-    return pd.Series(text[codes], index=s.index, dtype=object)
+    return text[codes]
+
+
+def _as_text(s: pd.Series) -> pd.Series:
+    """Non-numeric columns are published as text: an object column of str (missing = None)."""
+    return pd.Series(_text_values(s), index=s.index, dtype=object)
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """A release table with a fresh index and every non-numeric column as text."""
-    out = df.reset_index(drop=True)
-    for c in out.columns:
-        if _column_type(out[c]) == "string":
-            out[c] = _as_text(out[c])
+    """A release table with a fresh index and every non-numeric column as text.
+
+    Built once from its finished columns (by position, so that repeated column names survive),
+    the columns that need no conversion shared, not copied.
+    """
+    index = pd.RangeIndex(len(df))
+    columns = {
+        i: pd.Series(_text_values(s), index=index, dtype=object, copy=False)
+        if _column_type(s) == "string"
+        else s.set_axis(index)
+        for i, (_, s) in enumerate(df.items())
+    }
+    out = pd.DataFrame(columns, index=index, copy=False)
+    out.columns = df.columns
     return out
 
 

@@ -141,11 +141,12 @@ def coded_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.S
     labels = np.asarray(labels, dtype=object)
     if not all(isinstance(v, str) for v in labels):
         return pd.Series(labels[codes], index=index, dtype=object)
-    ids, categories = pd.factorize(labels)
-    return pd.Series(
-        pd.Categorical.from_codes(ids[codes], categories=pd.Index(categories, dtype=object)),
-        index=index,
-    )
+    if len(set(labels)) < len(labels):  # a label shared by several codes (groups' boxes)
+        ids, labels = pd.factorize(labels)
+        codes = ids[codes]
+    dtype = pd.CategoricalDtype(pd.Index(labels, dtype=object))
+    # The codes index the labels by construction: no range check of every record's code.
+    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), index=index)
 
 
 def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
