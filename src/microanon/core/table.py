@@ -21,6 +21,9 @@ from .schema import Kind, Role, Schema, check_frame
 __all__ = ["Table", "Frequencies", "Combined", "combine_codes", "factorize_column"]
 
 
+#: pandas columns backed by a pyarrow array (``str`` columns of pandas 3, ``string[pyarrow]``).
+_ArrowArray = pd.arrays.ArrowExtensionArray
+
 #: Key spaces up to this many times the number of rows (plus a constant) are counted, not sorted
 #: (here and in the lattice's frequency sets, ``methods.generalize._lattice_frequencies``).
 _DENSE_FACTOR = 4
@@ -56,6 +59,40 @@ def factorize_column(series: pd.Series, column: Any) -> tuple[np.ndarray, pd.Ind
             "value (a suppressed cell is '*') or drop those rows first"
         )
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray:
+    """The leaf index of every value of a column.
+
+    An Arrow-backed string column is looked up in the hierarchy's string leaves by pyarrow in
+    one pass (a value equal to a leaf has that leaf's key); when some value is no such leaf
+    (it matches only after :func:`value_key`, or is not a leaf at all), or for any other column,
+    the distinct values are looked up by key.
+
+    Raises
+    ------
+    HierarchyError
+        Naming the column and the values that are not leaves.
+    """
+    arrow = col.array.__arrow_array__() if isinstance(col.array, _ArrowArray) else None
+    if arrow is not None and _is_arrow_text(arrow.type):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        leaves = hierarchy.leaves
+        text = [i for i, v in enumerate(leaves) if type(v) is str]
+        found = pc.index_in(arrow, value_set=pa.array([leaves[i] for i in text], type=arrow.type))
+        if found.null_count == 0:
+            found = found.to_numpy()
+            return found if len(text) == len(leaves) else np.asarray(text, np.int64)[found]
+    inv, uniq = pd.factorize(col, sort=False)
+    return hierarchy.leaf_index(uniq, column=column)[inv]
+
+
+def _is_arrow_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
 class Combined(NamedTuple):
@@ -241,9 +278,7 @@ class Table:
             col = clean[attr.name]
             h = attr.hierarchy
             if isinstance(h, Hierarchy):
-                inv, uniq = pd.factorize(col, sort=False)
-                leaf = h.leaf_index(uniq, column=attr.name)
-                c = leaf[inv]
+                c = _leaf_codes(col, h, attr.name)
                 d = np.asarray(h.leaves, dtype=object)
             elif attr.kind is Kind.ORDINAL and attr.order is not None:
                 pos = {value_key(v): i for i, v in enumerate(attr.order)}

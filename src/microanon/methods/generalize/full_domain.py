@@ -94,6 +94,7 @@ def publish_levels(
     keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
     rows = np.flatnonzero(keep)
     star = mask[rows] if mode == "star" else None
+    every = len(rows) == table.n_rows
     index = table.index[rows]
     data: dict[str, Any] = {}
     for c in table.columns:
@@ -103,7 +104,7 @@ def publish_levels(
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
         labels = _level_labels(h, lv)
-        codes = h.level_codes(lv)[table.codes(c)[rows]]
+        codes = h.level_codes(lv)[table.codes(c) if every else table.codes(c)[rows]]
         if star is not None and star.any():
             codes[star] = len(labels)
             labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
