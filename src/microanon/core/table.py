@@ -61,6 +61,47 @@ def factorize_column(series: pd.Series, column: Any) -> tuple[np.ndarray, pd.Ind
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 
+def _arrow_text(col: pd.Series) -> Any:
+    """The pyarrow array of an Arrow-backed string column without missing values, else None."""
+    if not isinstance(col.array, _ArrowArray):
+        return None
+    import pyarrow as pa
+
+    arrow = col.array.__arrow_array__()
+    text = pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)
+    return arrow if text and arrow.null_count == 0 else None
+
+
+def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a column by the rank of its value among its sorted distinct values, and those.
+
+    An Arrow-backed string column is encoded by pyarrow as pandas encodes it (distinct values
+    in the byte order of their UTF-8, i.e. code point order), without pandas' wrapping.
+
+    Raises
+    ------
+    SchemaError
+        Values that cannot be ordered.
+    """
+    arrow = _arrow_text(col)
+    if arrow is not None and len(arrow):
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(arrow).combine_chunks()
+        order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        values = encoded.dictionary.take(order).to_numpy(zero_copy_only=False)
+        return rank[encoded.indices.to_numpy()], np.asarray(values, dtype=object)
+    try:
+        inv, uniq = pd.factorize(col, sort=True)
+    except TypeError as exc:
+        raise SchemaError(
+            f"column '{column}' mixes values that cannot be ordered ({exc}); convert it to one type"
+        ) from None
+    return inv, np.asarray(uniq, dtype=object)
+
+
 def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray:
     """The leaf index of every value of a column.
 
@@ -74,8 +115,8 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
     HierarchyError
         Naming the column and the values that are not leaves.
     """
-    arrow = col.array.__arrow_array__() if isinstance(col.array, _ArrowArray) else None
-    if arrow is not None and _is_arrow_text(arrow.type):
+    arrow = _arrow_text(col)
+    if arrow is not None:
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -87,12 +128,6 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
             return found if len(text) == len(leaves) else np.asarray(text, np.int64)[found]
     inv, uniq = pd.factorize(col, sort=False)
     return hierarchy.leaf_index(uniq, column=column)[inv]
-
-
-def _is_arrow_text(kind: Any) -> bool:
-    import pyarrow as pa
-
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
 class Combined(NamedTuple):
@@ -286,14 +321,7 @@ class Table:
                 c = np.array([pos[value_key(u)] for u in uniq], dtype=np.int64)[inv]
                 d = np.asarray(attr.order, dtype=object)
             else:
-                try:
-                    inv, uniq = pd.factorize(col, sort=True)
-                except TypeError as exc:
-                    raise SchemaError(
-                        f"column '{attr.name}' mixes values that cannot be ordered ({exc}); "
-                        "convert it to one type"
-                    ) from None
-                c, d = inv, np.asarray(uniq, dtype=object)
+                c, d = _sorted_codes(col, attr.name)
             codes[attr.name] = c.astype(_code_dtype(len(d)))
             dicts[attr.name] = d
         return cls(codes, dicts, schema, index=clean.index)
