@@ -386,7 +386,7 @@ def publish(
         else unchanged_column(table, c, rows)
         for c in table.columns
     }
-    return pd.DataFrame(data, index=table.index)
+    return pd.DataFrame(data, index=table.index, copy=False)  # fresh columns
 
 
 def group_bounds(

@@ -109,7 +109,7 @@ def publish_levels(
             codes[star] = len(labels)
             labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
         data[c] = coded_column(codes, labels, index)
-    return pd.DataFrame(data, index=index)
+    return pd.DataFrame(data, index=index, copy=False)  # fresh columns: nothing to copy
 
 
 def _check_star_class(
