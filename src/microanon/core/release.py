@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ from .output import atomic_directory
 __all__ = [
     "EXTENSIONS",
     "Release",
+    "text_release",
+    "canonical_column",
     "write_manifests",
     "RELEASE_KINDS",
     "FORBIDDEN_METADATA_KEYS",
@@ -166,6 +168,23 @@ def _as_text(s: pd.Series) -> pd.Series:
     return pd.Series(_text_values(s), index=s.index, dtype=object)
 
 
+def canonical_column(s: pd.Series) -> pd.Series:
+    """A column as a release publishes it: non-numeric values as text (an object column of str,
+    missing values None), numbers as they are; the index is kept.
+
+    Parameters
+    ----------
+    s : Series
+
+    Returns
+    -------
+    Series
+    """
+    if _column_type(s) != "string":
+        return s
+    return pd.Series(_text_values(s), index=s.index, dtype=object, copy=False)
+
+
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
     """A release table with a fresh index and every non-numeric column as text.
 
@@ -173,15 +192,19 @@ def _canonical(df: pd.DataFrame) -> pd.DataFrame:
     the columns that need no conversion shared, not copied.
     """
     index = pd.RangeIndex(len(df))
-    columns = {
-        i: pd.Series(_text_values(s), index=index, dtype=object, copy=False)
-        if _column_type(s) == "string"
-        else s.set_axis(index)
-        for i, (_, s) in enumerate(df.items())
-    }
+    columns = {i: canonical_column(s.set_axis(index)) for i, (_, s) in enumerate(df.items())}
     out = pd.DataFrame(columns, index=index, copy=False)
     out.columns = df.columns
     return out
+
+
+def _reindexed(df: pd.DataFrame) -> pd.DataFrame:
+    """A table of canonical columns with a fresh index (see :func:`text_release`)."""
+    for c, dtype in df.dtypes.items():
+        text = isinstance(dtype, np.dtype) and dtype.kind == "O"
+        if not (text or pd.api.types.is_numeric_dtype(dtype)):
+            raise InputError(f"text release: column {c!r} is {dtype}, not text nor numbers")
+    return df.reset_index(drop=True)
 
 
 def _restore(s: pd.Series, kind: str) -> pd.Series:
@@ -245,6 +268,17 @@ class Release:
         metadata: Mapping[str, Any] | None = None,
         public: Iterable[str] = (),
     ) -> None:
+        self._fill(kind, tables, metadata, public, _canonical)
+
+    def _fill(
+        self,
+        kind: str,
+        tables: Mapping[str, pd.DataFrame],
+        metadata: Mapping[str, Any] | None,
+        public: Iterable[str],
+        canonical: Callable[[pd.DataFrame], pd.DataFrame],
+    ) -> None:
+        """Check the parts and set them, each table put in canonical form by ``canonical``."""
         if kind not in RELEASE_KINDS:
             raise InputError(f"unknown release kind {kind!r}; known: {', '.join(RELEASE_KINDS)}")
         missing = [t for t in RELEASE_KINDS[kind] if t not in tables]
@@ -258,7 +292,7 @@ class Release:
         if isinstance(public, str):
             raise InputError("public must be a list of metadata keys, not a string")
         self.kind = kind
-        self.tables = {str(k): _canonical(v) for k, v in tables.items()}
+        self.tables = {str(k): canonical(v) for k, v in tables.items()}
         self.metadata = _plain(dict(metadata or {}))
         self.public_keys = frozenset(ALWAYS_PUBLIC) | frozenset(map(str, public))
         #: Whether the internal part is known (False for a release loaded from its public part).
@@ -517,6 +551,38 @@ class Release:
                 col = col.replace("", None)
             df[c] = _restore(col, t)
         return df
+
+
+def text_release(
+    kind: str,
+    tables: Mapping[str, pd.DataFrame],
+    metadata: Mapping[str, Any] | None = None,
+    public: Iterable[str] = (),
+) -> Release:
+    """A release of tables whose columns are already as a release publishes them.
+
+    For methods that build their tables from codes: every column is numeric or an object
+    column of :func:`canonical_column`'s text (str, missing values None). The tables are kept
+    as they are, with a fresh index; :class:`Release` itself converts whatever it is given,
+    scanning object columns value by value.
+
+    Parameters
+    ----------
+    kind, tables, metadata, public
+        As for :class:`Release`.
+
+    Returns
+    -------
+    Release
+
+    Raises
+    ------
+    InputError
+        As :class:`Release`; a column of another dtype (a Categorical, a string dtype, ...).
+    """
+    release = Release.__new__(Release)
+    release._fill(kind, tables, metadata, public, _reindexed)
+    return release
 
 
 def write_manifests(

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..core.errors import InputError, SchemaError
 from ..core.frames import pandas_if_arrow
-from ..core.release import Release
+from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
 from ..core.table import Table
 from ..models import PopulationModel, PrivacyModel, as_models
@@ -20,6 +20,7 @@ __all__ = [
     "generalized_release",
     "resolve_hierarchies",
     "coded_column",
+    "text_column",
     "unchanged_column",
     "SUPPRESSED_ROWS",
 ]
@@ -149,16 +150,31 @@ def coded_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.S
     return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), index=index)
 
 
-def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
+def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
+    """The published column ``labels[codes]`` as a release publishes it.
+
+    String labels are taken as they are (one object take, no value compared); other labels
+    are converted as :func:`microanon.core.release.canonical_column` converts them. Tables of
+    such columns are released by :func:`microanon.core.release.text_release`.
+    """
+    labels = np.asarray(labels, dtype=object)
+    if all(isinstance(v, str) for v in labels):
+        return pd.Series(labels[codes], index=index, dtype=object, copy=False)
+    return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
+
+
+def unchanged_column(table: Table, column: str, rows: np.ndarray, text: bool = False) -> pd.Series:
     """A column published as it is (a sensitive or insensitive one), for the given rows.
 
-    Built from the table's codes and dictionary (:func:`coded_column`); a numeric column is
-    decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it.
+    Built from the table's codes and dictionary (:func:`coded_column`, or :func:`text_column`
+    with ``text``); a numeric column is decoded to its numbers as
+    :meth:`~microanon.core.Table.to_frame` decodes it.
     """
     index = table.index[rows]
     if table.schema[column].kind is Kind.NUMERIC:
         return table.to_frame([column])[column].iloc[rows]
-    return coded_column(table.codes(column)[rows], table.dictionary(column), index)
+    build = text_column if text else coded_column
+    return build(table.codes(column)[rows], table.dictionary(column), index)
 
 
 def generalized_release(
@@ -170,6 +186,7 @@ def generalized_release(
     kind: str = "generalized",
     extra_tables: Mapping[str, pd.DataFrame] | None = None,
     public: Sequence[str] = (),
+    text: bool = False,
     **metadata: Any,
 ) -> Release:
     """The release of a generalization-style method, with the metadata every such method records.
@@ -181,6 +198,10 @@ def generalized_release(
     ``public`` names the keys of ``metadata`` the method publishes by design, on top of
     :data:`microanon.core.release.ALWAYS_PUBLIC`; the hierarchies (whose leaves are original
     values), ``rows_in`` and every other key stay internal.
+
+    With ``text``, the tables' columns are already as a release publishes them (built with
+    :func:`text_column`): they are kept, not converted
+    (:func:`~microanon.core.release.text_release`).
     """
     if not isinstance(published, pd.DataFrame):
         raise InputError("published table must be a DataFrame")
@@ -202,4 +223,4 @@ def generalized_release(
         "rows_out": len(published),
         **metadata,
     }
-    return Release(kind, tables, meta, public=public)
+    return (text_release if text else Release)(kind, tables, meta, public=public)
