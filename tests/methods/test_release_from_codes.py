@@ -10,8 +10,9 @@ import pytest
 
 from microanon.core import Release, Schema, Table
 from microanon.core.hierarchy import SUPPRESSED
+from microanon.core.release import text_release
 from microanon.datasets import adult_hierarchies, load_arx_adult
-from microanon.methods._release import coded_column
+from microanon.methods._release import coded_column, text_column
 from microanon.methods.generalize.full_domain import full_domain, search
 from microanon.methods.generalize.mondrian import mondrian
 
@@ -102,6 +103,24 @@ def test_coded_column_strings_categorical_others_values() -> None:
         coded = Release("generalized", {"data": pd.DataFrame({"x": column})}).data
         plain = Release("generalized", {"data": pd.DataFrame({"x": as_values})}).data
         pd.testing.assert_frame_equal(coded, plain)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [["a", "b", "a"], [1, 2, 3], [1, "b", 2.5]],
+    ids=["strings", "integers", "mixed"],
+)
+def test_text_column_is_what_the_release_publishes(labels: list) -> None:
+    # A text column is released as it is; the release of its values converts them alike.
+    index = pd.RangeIndex(7, 11)
+    codes = np.array([2, 0, 2, 1])
+    column = text_column(codes, np.array(labels, dtype=object), index)
+    assert column.index.equals(index) and column.dtype == object
+    fast = text_release("generalized", {"data": pd.DataFrame({"x": column})}).data
+    values = pd.Series([labels[c] for c in codes], dtype=object)
+    plain = Release("generalized", {"data": pd.DataFrame({"x": values})}).data
+    pd.testing.assert_frame_equal(fast, plain)
+    assert [type(v) for v in fast["x"]] == [type(v) for v in plain["x"]]
 
 
 def test_lattice_boxes_are_the_order() -> None:
