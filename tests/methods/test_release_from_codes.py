@@ -12,7 +12,7 @@ from microanon.core import Release, Schema, Table
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import text_release
 from microanon.datasets import adult_hierarchies, load_arx_adult
-from microanon.methods._release import coded_column, text_column
+from microanon.methods._release import text_column
 from microanon.methods.generalize.full_domain import full_domain, search
 from microanon.methods.generalize.mondrian import mondrian
 
@@ -87,22 +87,6 @@ def test_mondrian_release_is_text_per_cell(adult: tuple[pd.DataFrame, Schema]) -
     pd.testing.assert_series_equal(
         release.data["occupation"], data["occupation"].astype(object).reset_index(drop=True)
     )
-
-
-def test_coded_column_strings_categorical_others_values() -> None:
-    index = pd.RangeIndex(4)
-    codes = np.array([2, 0, 2, 1])
-    text = coded_column(codes, np.array(["a", "b", "a"], dtype=object), index)
-    assert isinstance(text.dtype, pd.CategoricalDtype)
-    assert list(text) == ["a", "a", "a", "b"]
-    numbers = coded_column(codes, np.array([1, 2, 3], dtype=object), index)
-    assert numbers.dtype == object and list(numbers) == [3, 1, 3, 2]
-    # The release publishes both as it publishes the values themselves.
-    for column in (text, numbers):
-        as_values = pd.Series(list(column), dtype=object)
-        coded = Release("generalized", {"data": pd.DataFrame({"x": column})}).data
-        plain = Release("generalized", {"data": pd.DataFrame({"x": as_values})}).data
-        pd.testing.assert_frame_equal(coded, plain)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,6 @@ __all__ = [
     "prepare",
     "generalized_release",
     "resolve_hierarchies",
-    "coded_column",
     "text_column",
     "unchanged_column",
     "SUPPRESSED_ROWS",
@@ -131,25 +130,6 @@ def _resolve_with_populations(
     return schema.resolve(data, more)
 
 
-def coded_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
-    """The published column ``labels[codes]``, built from the codes.
-
-    When every label is a string (a level's labels, a group's box), the column is a
-    Categorical of the distinct labels indexed by the codes: no string per record is built, and
-    the release turns it into text from the category codes (:class:`~microanon.core.Release`).
-    Other labels are taken value by value, as the release would see them.
-    """
-    labels = np.asarray(labels, dtype=object)
-    if not all(isinstance(v, str) for v in labels):
-        return pd.Series(labels[codes], index=index, dtype=object)
-    if len(set(labels)) < len(labels):  # a label shared by several codes (groups' boxes)
-        ids, labels = pd.factorize(labels)
-        codes = ids[codes]
-    dtype = pd.CategoricalDtype(pd.Index(labels, dtype=object))
-    # The codes index the labels by construction: no range check of every record's code.
-    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), index=index)
-
-
 def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
     """The published column ``labels[codes]`` as a release publishes it.
 
@@ -163,18 +143,16 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
     return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
 
-def unchanged_column(table: Table, column: str, rows: np.ndarray, text: bool = False) -> pd.Series:
+def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
     """A column published as it is (a sensitive or insensitive one), for the given rows.
 
-    Built from the table's codes and dictionary (:func:`coded_column`, or :func:`text_column`
-    with ``text``); a numeric column is decoded to its numbers as
-    :meth:`~microanon.core.Table.to_frame` decodes it.
+    Built from the table's codes and dictionary (:func:`text_column`); a numeric column is
+    decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it.
     """
     index = table.index[rows]
     if table.schema[column].kind is Kind.NUMERIC:
         return table.to_frame([column])[column].iloc[rows]
-    build = text_column if text else coded_column
-    return build(table.codes(column)[rows], table.dictionary(column), index)
+    return text_column(table.codes(column)[rows], table.dictionary(column), index)
 
 
 def generalized_release(
@@ -200,8 +178,8 @@ def generalized_release(
     values), ``rows_in`` and every other key stay internal.
 
     With ``text``, the tables' columns are already as a release publishes them (built with
-    :func:`text_column`): they are kept, not converted
-    (:func:`~microanon.core.release.text_release`).
+    :func:`text_column`, as the methods of :mod:`microanon.methods.generalize` build them): they
+    are kept, not converted (:func:`~microanon.core.release.text_release`).
     """
     if not isinstance(published, pd.DataFrame):
         raise InputError("published table must be a DataFrame")

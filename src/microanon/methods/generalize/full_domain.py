@@ -100,7 +100,7 @@ def publish_levels(
     data: dict[str, Any] = {}
     for c in table.columns:
         if c not in levels:
-            data[c] = unchanged_column(table, c, rows, text=True)
+            data[c] = unchanged_column(table, c, rows)
             continue
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
