@@ -167,3 +167,10 @@ def test_text_release_keeps_text_tables_and_refuses_other_columns():
     # canonical_column: what Release makes of a column, index kept.
     column = canonical_column(pd.Series(pd.Categorical(["b", "a"]), index=[3, 4]))
     assert column.dtype == object and list(column) == ["b", "a"] and list(column.index) == [3, 4]
+
+
+def test_a_table_naming_a_column_twice_is_refused():
+    table = pd.DataFrame([["a", 1, "b"]], columns=["x", "n", "x"])
+    message = r"^release table 'data' names column\(s\) more than once: x$"
+    with pytest.raises(InputError, match=message):
+        Release("generalized", {"data": table})

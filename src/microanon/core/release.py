@@ -188,14 +188,11 @@ def canonical_column(s: pd.Series) -> pd.Series:
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
     """A release table with a fresh index and every non-numeric column as text.
 
-    Built once from its finished columns (by position, so that repeated column names survive),
-    the columns that need no conversion shared, not copied.
+    Built once from its finished columns, those that need no conversion shared, not copied.
     """
     index = pd.RangeIndex(len(df))
-    columns = {i: canonical_column(s.set_axis(index)) for i, (_, s) in enumerate(df.items())}
-    out = pd.DataFrame(columns, index=index, copy=False)
-    out.columns = df.columns
-    return out
+    columns = {c: canonical_column(s.set_axis(index)) for c, s in df.items()}
+    return pd.DataFrame(columns, index=index, columns=df.columns, copy=False)
 
 
 def _reindexed(df: pd.DataFrame) -> pd.DataFrame:
@@ -289,6 +286,11 @@ class Release:
                 raise InputError(f"release table '{name}' must be a DataFrame")
             if not str(name).isidentifier():
                 raise InputError(f"release table name {name!r} must be a simple identifier")
+            if not df.columns.is_unique:
+                repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+                raise InputError(
+                    f"release table '{name}' names column(s) more than once: {', '.join(repeated)}"
+                )
         if isinstance(public, str):
             raise InputError("public must be a list of metadata keys, not a string")
         self.kind = kind
