@@ -180,9 +180,7 @@ def canonical_column(s: pd.Series) -> pd.Series:
     -------
     Series
     """
-    if _column_type(s) != "string":
-        return s
-    return pd.Series(_text_values(s), index=s.index, dtype=object, copy=False)
+    return _as_text(s) if _column_type(s) == "string" else s
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
@@ -200,7 +198,7 @@ def _reindexed(df: pd.DataFrame) -> pd.DataFrame:
     for c, dtype in df.dtypes.items():
         text = isinstance(dtype, np.dtype) and dtype.kind == "O"
         if not (text or pd.api.types.is_numeric_dtype(dtype)):
-            raise InputError(f"text release: column {c!r} is {dtype}, not text nor numbers")
+            raise InputError(f"text release: column {c!r} is {dtype}, neither text nor numbers")
     return df.reset_index(drop=True)
 
 
