@@ -167,3 +167,13 @@ def test_levels_are_partitions_and_intervals_match(h, data):
         for c, _node in enumerate(nodes):
             assert np.array_equal(np.flatnonzero(codes == c), np.arange(lo[c], hi[c]))
         assert h.leaf_count(nodes).sum() == h.n_leaves
+
+
+def test_paths_and_to_dict_are_fresh_lists_each_call():
+    # The paths are built once per hierarchy; what callers get is theirs to change.
+    h = Hierarchy.from_levels([[np.int64(20), "young", "*"], [70, "old", "*"]], name="age")
+    h.paths()[0][0] = "changed"
+    h.to_dict()["paths"][0].append("changed")
+    assert h.paths() == [["*", "young", np.int64(20)], ["*", "old", 70]]
+    assert h.to_dict()["paths"] == [["*", "young", 20], ["*", "old", 70]]
+    assert type(h.to_dict()["paths"][0][2]) is int

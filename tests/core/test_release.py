@@ -148,3 +148,29 @@ def test_load_refuses_table_files_outside_the_release(tmp_path, name):
 def test_random_state_never_enters_a_release(meta):
     with pytest.raises(InputError, match="seed|random"):
         Release("randomized", {"data": frame()}, meta)
+
+
+def test_text_release_keeps_text_tables_and_refuses_other_columns():
+    from microanon.core.release import canonical_column, text_release
+
+    table = pd.DataFrame(
+        {"q": pd.Series(["a", "*"], dtype=object), "n": [1, 2]}, index=pd.Index([5, 9])
+    )
+    release = text_release("generalized", {"data": table}, {"method": "m"}, public=("x",))
+    assert release.equals(Release("generalized", {"data": table}, {"method": "m"}, ["x"]))
+    assert release.data.index.equals(pd.RangeIndex(2))
+    for other in (table.astype({"q": "category"}), table.astype({"q": "string"})):
+        with pytest.raises(InputError, match="^text release: column 'q' is "):
+            text_release("generalized", {"data": other})
+    with pytest.raises(InputError, match="needs table"):
+        text_release("generalized", {"other": table})
+    # canonical_column: what Release makes of a column, index kept.
+    column = canonical_column(pd.Series(pd.Categorical(["b", "a"]), index=[3, 4]))
+    assert column.dtype == object and list(column) == ["b", "a"] and list(column.index) == [3, 4]
+
+
+def test_a_table_naming_a_column_twice_is_refused():
+    table = pd.DataFrame([["a", 1, "b"]], columns=["x", "n", "x"])
+    message = r"^release table 'data' names column\(s\) more than once: x$"
+    with pytest.raises(InputError, match=message):
+        Release("generalized", {"data": table})

@@ -181,3 +181,25 @@ def test_bad_schemas(spec, message):
 def test_not_a_dataframe():
     with pytest.raises(InputError, match="expected a pandas DataFrame"):
         Table.from_frame([[1, 2]], {"a": "quasi"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "object"])
+def test_text_columns_encode_alike_whatever_their_storage(dtype):
+    # Arrow-backed strings are looked up in the string leaves by pyarrow; values that match
+    # only by key (spaces, a number written as text) and values outside the hierarchy take the
+    # key lookup, as object columns do.
+    h = Hierarchy.from_levels([["a", "*"], [" b", "*"], [25, "*"]], name="q")
+    schema = Schema.from_dict({"q": {"role": "quasi", "hierarchy": h}})
+    exact = pd.DataFrame({"q": pd.Series(["a", " b", "a"], dtype=dtype)})
+    by_key = pd.DataFrame({"q": pd.Series(["b ", "25", "a"], dtype=dtype)})
+    assert Table.from_frame(exact, schema).codes("q").tolist() == [0, 1, 0]
+    assert Table.from_frame(by_key, schema).codes("q").tolist() == [1, 2, 0]
+    text = Schema.from_dict(
+        {"q": {"role": "quasi", "hierarchy": {"paths": [["*", "x"], ["*", "a"]]}}}
+    )
+    assert Table.from_frame(exact.iloc[[0, 2]], text).codes("q").tolist() == [1, 1]
+    absent = pd.DataFrame({"q": pd.Series(["a", "c", "d"], dtype=dtype)})
+    with pytest.raises(
+        HierarchyError, match=r"^column 'q': 2 value\(s\) not in its hierarchy: 'c', 'd'$"
+    ):
+        Table.from_frame(absent, schema)

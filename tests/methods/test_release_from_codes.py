@@ -10,8 +10,9 @@ import pytest
 
 from microanon.core import Release, Schema, Table
 from microanon.core.hierarchy import SUPPRESSED
+from microanon.core.release import text_release
 from microanon.datasets import adult_hierarchies, load_arx_adult
-from microanon.methods._release import coded_column
+from microanon.methods._release import text_column
 from microanon.methods.generalize.full_domain import full_domain, search
 from microanon.methods.generalize.mondrian import mondrian
 
@@ -88,20 +89,22 @@ def test_mondrian_release_is_text_per_cell(adult: tuple[pd.DataFrame, Schema]) -
     )
 
 
-def test_coded_column_strings_categorical_others_values() -> None:
-    index = pd.RangeIndex(4)
+@pytest.mark.parametrize(
+    "labels",
+    [["a", "b", "a"], [1, 2, 3], [1, "b", 2.5]],
+    ids=["strings", "integers", "mixed"],
+)
+def test_text_column_is_what_the_release_publishes(labels: list) -> None:
+    # A text column is released as it is; the release of its values converts them alike.
+    index = pd.RangeIndex(7, 11)
     codes = np.array([2, 0, 2, 1])
-    text = coded_column(codes, np.array(["a", "b", "a"], dtype=object), index)
-    assert isinstance(text.dtype, pd.CategoricalDtype)
-    assert list(text) == ["a", "a", "a", "b"]
-    numbers = coded_column(codes, np.array([1, 2, 3], dtype=object), index)
-    assert numbers.dtype == object and list(numbers) == [3, 1, 3, 2]
-    # The release publishes both as it publishes the values themselves.
-    for column in (text, numbers):
-        as_values = pd.Series(list(column), dtype=object)
-        coded = Release("generalized", {"data": pd.DataFrame({"x": column})}).data
-        plain = Release("generalized", {"data": pd.DataFrame({"x": as_values})}).data
-        pd.testing.assert_frame_equal(coded, plain)
+    column = text_column(codes, np.array(labels, dtype=object), index)
+    assert column.index.equals(index) and column.dtype == object
+    fast = text_release("generalized", {"data": pd.DataFrame({"x": column})}).data
+    values = pd.Series([labels[c] for c in codes], dtype=object)
+    plain = Release("generalized", {"data": pd.DataFrame({"x": values})}).data
+    pd.testing.assert_frame_equal(fast, plain)
+    assert [type(v) for v in fast["x"]] == [type(v) for v in plain["x"]]
 
 
 def test_lattice_boxes_are_the_order() -> None:

@@ -532,8 +532,9 @@ class Hierarchy:
         out._set_weights(_leaf_weights(w, self.n_leaves, where))
         return out
 
-    def paths(self) -> list[list[Any]]:
-        """Root-to-leaf label paths, one per leaf in DFS order (the constructor's input)."""
+    @cached_property
+    def _paths(self) -> tuple[tuple[Any, ...], ...]:
+        """Root-to-leaf label paths, built once (the tree never changes after construction)."""
         out = []
         for leaf in self._leaf_nodes:
             p = []
@@ -541,16 +542,23 @@ class Hierarchy:
             while v >= 0:
                 p.append(self._labels[v])
                 v = int(self._parent[v])
-            out.append(p[::-1])
-        return out
+            out.append(tuple(p[::-1]))
+        return tuple(out)
+
+    @cached_property
+    def _plain_paths(self) -> tuple[tuple[Any, ...], ...]:
+        """:attr:`_paths` with numpy scalars as Python ones (what :meth:`to_dict` publishes)."""
+        return tuple(
+            tuple(x.item() if isinstance(x, np.generic) else x for x in p) for p in self._paths
+        )
+
+    def paths(self) -> list[list[Any]]:
+        """Root-to-leaf label paths, one per leaf in DFS order (the constructor's input)."""
+        return [list(p) for p in self._paths]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly description (used in release metadata); inverse of :meth:`from_dict`."""
-
-        def plain(x: Any) -> Any:
-            return x.item() if isinstance(x, np.generic) else x
-
-        d: dict[str, Any] = {"paths": [[plain(x) for x in p] for p in self.paths()]}
+        d: dict[str, Any] = {"paths": [list(p) for p in self._plain_paths]}
         if self.name:
             d["name"] = self.name
         if not np.all(self._weights == 1.0):

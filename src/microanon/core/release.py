@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ from .output import atomic_directory
 __all__ = [
     "EXTENSIONS",
     "Release",
+    "text_release",
+    "canonical_column",
     "write_manifests",
     "RELEASE_KINDS",
     "FORBIDDEN_METADATA_KEYS",
@@ -95,9 +97,14 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
             out[str(k)] = _plain(v, f"{path}.{k}")
         return out
     if isinstance(obj, (list, tuple)):
-        if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label paths
+        if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label path
             return list(obj)
-        return [_plain(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+        return [
+            list(v)  # a list of such lists (a hierarchy's paths): no recursion per path
+            if type(v) is list and all(type(x) in _TEXT_OR_INT for x in v)
+            else _plain(v, f"{path}[{i}]")
+            for i, v in enumerate(obj)
+        ]
     if isinstance(obj, np.ndarray):
         return _plain(obj.tolist(), path)
     if isinstance(obj, np.generic):
@@ -146,23 +153,53 @@ def _column_type(s: pd.Series) -> str:
     return "string"
 
 
-def _as_text(s: pd.Series) -> pd.Series:
-    """Non-numeric columns are published as text: an object column of str (missing = None)."""
+def _text_values(s: pd.Series) -> np.ndarray:
+    """The values of a non-numeric column as text: an object array of str (missing = None)."""
     if isinstance(s.dtype, pd.CategoricalDtype):  # the codes are there: no hashing of values
-        codes, uniques = s.cat.codes.to_numpy(), s.cat.categories
+        codes, uniques = s.array.codes, s.array.categories
     else:
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
     text = np.array([v if isinstance(v, str) else str(v) for v in uniques] + [None], dtype=object)
-    return pd.Series(text[codes], index=s.index, dtype=object)
+    return text[codes]
+
+
+def _as_text(s: pd.Series) -> pd.Series:
+    """Non-numeric columns are published as text: an object column of str (missing = None)."""
+    return pd.Series(_text_values(s), index=s.index, dtype=object)
+
+
+def canonical_column(s: pd.Series) -> pd.Series:
+    """A column as a release publishes it: non-numeric values as text (an object column of str,
+    missing values None), numbers as they are; the index is kept.
+
+    Parameters
+    ----------
+    s : Series
+
+    Returns
+    -------
+    Series
+    """
+    return _as_text(s) if _column_type(s) == "string" else s
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """A release table with a fresh index and every non-numeric column as text."""
-    out = df.reset_index(drop=True)
-    for c in out.columns:
-        if _column_type(out[c]) == "string":
-            out[c] = _as_text(out[c])
-    return out
+    """A release table with a fresh index and every non-numeric column as text.
+
+    Built once from its finished columns, those that need no conversion shared, not copied.
+    """
+    index = pd.RangeIndex(len(df))
+    columns = {c: canonical_column(s.set_axis(index)) for c, s in df.items()}
+    return pd.DataFrame(columns, index=index, columns=df.columns, copy=False)
+
+
+def _reindexed(df: pd.DataFrame) -> pd.DataFrame:
+    """A table of canonical columns with a fresh index (see :func:`text_release`)."""
+    for c, dtype in df.dtypes.items():
+        text = isinstance(dtype, np.dtype) and dtype.kind == "O"
+        if not (text or pd.api.types.is_numeric_dtype(dtype)):
+            raise InputError(f"text release: column {c!r} is {dtype}, neither text nor numbers")
+    return df.reset_index(drop=True)
 
 
 def _restore(s: pd.Series, kind: str) -> pd.Series:
@@ -226,6 +263,17 @@ class Release:
         metadata: Mapping[str, Any] | None = None,
         public: Iterable[str] = (),
     ) -> None:
+        self._fill(kind, tables, metadata, public, _canonical)
+
+    def _fill(
+        self,
+        kind: str,
+        tables: Mapping[str, pd.DataFrame],
+        metadata: Mapping[str, Any] | None,
+        public: Iterable[str],
+        canonical: Callable[[pd.DataFrame], pd.DataFrame],
+    ) -> None:
+        """Check the parts and set them, each table put in canonical form by ``canonical``."""
         if kind not in RELEASE_KINDS:
             raise InputError(f"unknown release kind {kind!r}; known: {', '.join(RELEASE_KINDS)}")
         missing = [t for t in RELEASE_KINDS[kind] if t not in tables]
@@ -236,10 +284,15 @@ class Release:
                 raise InputError(f"release table '{name}' must be a DataFrame")
             if not str(name).isidentifier():
                 raise InputError(f"release table name {name!r} must be a simple identifier")
+            if not df.columns.is_unique:
+                repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+                raise InputError(
+                    f"release table '{name}' names column(s) more than once: {', '.join(repeated)}"
+                )
         if isinstance(public, str):
             raise InputError("public must be a list of metadata keys, not a string")
         self.kind = kind
-        self.tables = {str(k): _canonical(v) for k, v in tables.items()}
+        self.tables = {str(k): canonical(v) for k, v in tables.items()}
         self.metadata = _plain(dict(metadata or {}))
         self.public_keys = frozenset(ALWAYS_PUBLIC) | frozenset(map(str, public))
         #: Whether the internal part is known (False for a release loaded from its public part).
@@ -498,6 +551,38 @@ class Release:
                 col = col.replace("", None)
             df[c] = _restore(col, t)
         return df
+
+
+def text_release(
+    kind: str,
+    tables: Mapping[str, pd.DataFrame],
+    metadata: Mapping[str, Any] | None = None,
+    public: Iterable[str] = (),
+) -> Release:
+    """A release of tables whose columns are already as a release publishes them.
+
+    For methods that build their tables from codes: every column is numeric or an object
+    column of :func:`canonical_column`'s text (str, missing values None). The tables are kept
+    as they are, with a fresh index; :class:`Release` itself converts whatever it is given,
+    scanning object columns value by value.
+
+    Parameters
+    ----------
+    kind, tables, metadata, public
+        As for :class:`Release`.
+
+    Returns
+    -------
+    Release
+
+    Raises
+    ------
+    InputError
+        As :class:`Release`; a column of another dtype (a Categorical, a string dtype, ...).
+    """
+    release = Release.__new__(Release)
+    release._fill(kind, tables, metadata, public, _reindexed)
+    return release
 
 
 def write_manifests(

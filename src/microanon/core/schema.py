@@ -488,11 +488,11 @@ class Schema:
             A value absent from its column's hierarchy (naming value and column).
         """
         df = check_frame(df, self.columns)
-        out = df.loc[:, self.columns].copy()
+        out = df.copy() if list(df.columns) == self.columns else df.loc[:, self.columns].copy()
         drop = np.zeros(len(out), dtype=bool)
         for a in self:
             col = out[a.name]
-            na = col.isna().to_numpy()
+            na = np.asarray(col.array.isna())
             if na.any() and a.role is not Role.IDENTIFIER:
                 if a.missing == "error":
                     raise InputError(

@@ -21,6 +21,9 @@ from .schema import Kind, Role, Schema, check_frame
 __all__ = ["Table", "Frequencies", "Combined", "combine_codes", "factorize_column"]
 
 
+#: pandas columns backed by a pyarrow array (``str`` columns of pandas 3, ``string[pyarrow]``).
+_ArrowArray = pd.arrays.ArrowExtensionArray
+
 #: Key spaces up to this many times the number of rows (plus a constant) are counted, not sorted
 #: (here and in the lattice's frequency sets, ``methods.generalize._lattice_frequencies``).
 _DENSE_FACTOR = 4
@@ -56,6 +59,75 @@ def factorize_column(series: pd.Series, column: Any) -> tuple[np.ndarray, pd.Ind
             "value (a suppressed cell is '*') or drop those rows first"
         )
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def _arrow_text(col: pd.Series) -> Any:
+    """The pyarrow array of an Arrow-backed string column without missing values, else None."""
+    if not isinstance(col.array, _ArrowArray):
+        return None
+    import pyarrow as pa
+
+    arrow = col.array.__arrow_array__()
+    text = pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)
+    return arrow if text and arrow.null_count == 0 else None
+
+
+def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a column by the rank of its value among its sorted distinct values, and those.
+
+    An Arrow-backed string column is encoded by pyarrow as pandas encodes it (distinct values
+    in the byte order of their UTF-8, i.e. code point order), without pandas' wrapping.
+
+    Raises
+    ------
+    SchemaError
+        Values that cannot be ordered.
+    """
+    arrow = _arrow_text(col)
+    if arrow is not None and len(arrow):
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(arrow).combine_chunks()
+        order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        values = encoded.dictionary.take(order).to_numpy(zero_copy_only=False)
+        return rank[encoded.indices.to_numpy()], np.asarray(values, dtype=object)
+    try:
+        inv, uniq = pd.factorize(col, sort=True)
+    except TypeError as exc:
+        raise SchemaError(
+            f"column '{column}' mixes values that cannot be ordered ({exc}); convert it to one type"
+        ) from None
+    return inv, np.asarray(uniq, dtype=object)
+
+
+def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray:
+    """The leaf index of every value of a column.
+
+    An Arrow-backed string column is looked up in the hierarchy's string leaves by pyarrow in
+    one pass (a value equal to a leaf has that leaf's key); when some value is no such leaf
+    (it matches only after :func:`value_key`, or is not a leaf at all), or for any other column,
+    the distinct values are looked up by key.
+
+    Raises
+    ------
+    HierarchyError
+        Naming the column and the values that are not leaves.
+    """
+    arrow = _arrow_text(col)
+    if arrow is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        leaves = hierarchy.leaves
+        text = [i for i, v in enumerate(leaves) if type(v) is str]
+        found = pc.index_in(arrow, value_set=pa.array([leaves[i] for i in text], type=arrow.type))
+        if found.null_count == 0:
+            found = found.to_numpy()
+            return found if len(text) == len(leaves) else np.asarray(text, np.int64)[found]
+    inv, uniq = pd.factorize(col, sort=False)
+    return hierarchy.leaf_index(uniq, column=column)[inv]
 
 
 class Combined(NamedTuple):
@@ -241,9 +313,7 @@ class Table:
             col = clean[attr.name]
             h = attr.hierarchy
             if isinstance(h, Hierarchy):
-                inv, uniq = pd.factorize(col, sort=False)
-                leaf = h.leaf_index(uniq, column=attr.name)
-                c = leaf[inv]
+                c = _leaf_codes(col, h, attr.name)
                 d = np.asarray(h.leaves, dtype=object)
             elif attr.kind is Kind.ORDINAL and attr.order is not None:
                 pos = {value_key(v): i for i, v in enumerate(attr.order)}
@@ -251,14 +321,7 @@ class Table:
                 c = np.array([pos[value_key(u)] for u in uniq], dtype=np.int64)[inv]
                 d = np.asarray(attr.order, dtype=object)
             else:
-                try:
-                    inv, uniq = pd.factorize(col, sort=True)
-                except TypeError as exc:
-                    raise SchemaError(
-                        f"column '{attr.name}' mixes values that cannot be ordered ({exc}); "
-                        "convert it to one type"
-                    ) from None
-                c, d = inv, np.asarray(uniq, dtype=object)
+                c, d = _sorted_codes(col, attr.name)
             codes[attr.name] = c.astype(_code_dtype(len(d)))
             dicts[attr.name] = d
         return cls(codes, dicts, schema, index=clean.index)

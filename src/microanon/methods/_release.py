@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..core.errors import InputError, SchemaError
 from ..core.frames import pandas_if_arrow
-from ..core.release import Release
+from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
 from ..core.table import Table
 from ..models import PopulationModel, PrivacyModel, as_models
@@ -19,7 +19,7 @@ __all__ = [
     "prepare",
     "generalized_release",
     "resolve_hierarchies",
-    "coded_column",
+    "text_column",
     "unchanged_column",
     "SUPPRESSED_ROWS",
 ]
@@ -130,34 +130,29 @@ def _resolve_with_populations(
     return schema.resolve(data, more)
 
 
-def coded_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
-    """The published column ``labels[codes]``, built from the codes.
+def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
+    """The published column ``labels[codes]`` as a release publishes it.
 
-    When every label is a string (a level's labels, a group's box), the column is a
-    Categorical of the distinct labels indexed by the codes: no string per record is built, and
-    the release turns it into text from the category codes (:class:`~microanon.core.Release`).
-    Other labels are taken value by value, as the release would see them.
+    String labels are taken as they are (one object take, no value compared); other labels
+    are converted as :func:`microanon.core.release.canonical_column` converts them. Tables of
+    such columns are released by :func:`microanon.core.release.text_release`.
     """
     labels = np.asarray(labels, dtype=object)
-    if not all(isinstance(v, str) for v in labels):
-        return pd.Series(labels[codes], index=index, dtype=object)
-    ids, categories = pd.factorize(labels)
-    return pd.Series(
-        pd.Categorical.from_codes(ids[codes], categories=pd.Index(categories, dtype=object)),
-        index=index,
-    )
+    if all(isinstance(v, str) for v in labels):
+        return pd.Series(labels[codes], index=index, dtype=object, copy=False)
+    return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
 
 def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
     """A column published as it is (a sensitive or insensitive one), for the given rows.
 
-    Built from the table's codes and dictionary (:func:`coded_column`); a numeric column is
+    Built from the table's codes and dictionary (:func:`text_column`); a numeric column is
     decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it.
     """
     index = table.index[rows]
     if table.schema[column].kind is Kind.NUMERIC:
         return table.to_frame([column])[column].iloc[rows]
-    return coded_column(table.codes(column)[rows], table.dictionary(column), index)
+    return text_column(table.codes(column)[rows], table.dictionary(column), index)
 
 
 def generalized_release(
@@ -169,6 +164,7 @@ def generalized_release(
     kind: str = "generalized",
     extra_tables: Mapping[str, pd.DataFrame] | None = None,
     public: Sequence[str] = (),
+    text: bool = False,
     **metadata: Any,
 ) -> Release:
     """The release of a generalization-style method, with the metadata every such method records.
@@ -180,6 +176,10 @@ def generalized_release(
     ``public`` names the keys of ``metadata`` the method publishes by design, on top of
     :data:`microanon.core.release.ALWAYS_PUBLIC`; the hierarchies (whose leaves are original
     values), ``rows_in`` and every other key stay internal.
+
+    With ``text``, the tables' columns are already as a release publishes them (built with
+    :func:`text_column`, as the methods of :mod:`microanon.methods.generalize` build them): they
+    are kept, not converted (:func:`~microanon.core.release.text_release`).
     """
     if not isinstance(published, pd.DataFrame):
         raise InputError("published table must be a DataFrame")
@@ -201,4 +201,4 @@ def generalized_release(
         "rows_out": len(published),
         **metadata,
     }
-    return Release(kind, tables, meta, public=public)
+    return (text_release if text else Release)(kind, tables, meta, public=public)

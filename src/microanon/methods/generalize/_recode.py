@@ -28,7 +28,7 @@ from ...core.table import Table
 from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
 from ...models.ldiversity import group_diversity
 from ...models.tcloseness import group_emd
-from .._release import coded_column, unchanged_column
+from .._release import text_column, unchanged_column
 
 __all__: list[str] = []
 
@@ -377,16 +377,21 @@ def box_labels(dims: Sequence[Dim], lo: np.ndarray, hi: np.ndarray) -> list[np.n
 def publish(
     table: Table, dims: Sequence[Dim], labels: Sequence[np.ndarray], group_of_row: np.ndarray
 ) -> pd.DataFrame:
-    """The published table: quasi-identifiers replaced by their group's labels, rows in order."""
+    """The published table: quasi-identifiers replaced by their group's labels, rows in order.
+
+    Its columns are text as a release publishes them
+    (:func:`~microanon.methods._release.text_column`): release it with
+    ``generalized_release(..., text=True)``.
+    """
     quasi = {d.name: lab for d, lab in zip(dims, labels, strict=True)}
     rows = np.arange(table.n_rows)
     data = {
-        c: coded_column(group_of_row, quasi[c], table.index)
+        c: text_column(group_of_row, quasi[c], table.index)
         if c in quasi
         else unchanged_column(table, c, rows)
         for c in table.columns
     }
-    return pd.DataFrame(data, index=table.index)
+    return pd.DataFrame(data, index=table.index, copy=False)  # fresh columns
 
 
 def group_bounds(

@@ -538,6 +538,7 @@ def safepub(
         parameters,
         [KAnonymity(k=k)],
         public=("epsilon_anon", "k", "beta", "levels", "heights"),
+        text=True,
         epsilon_anon=eps_anon,
         k=k,
         beta=beta,

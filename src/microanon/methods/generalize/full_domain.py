@@ -56,9 +56,9 @@ from ...models import Groups, PopulationModel, as_models
 from ...models.population import population_record, population_sizes, population_weights
 from .._release import (
     SUPPRESSED_ROWS,
-    coded_column,
     generalized_release,
     prepare,
+    text_column,
     unchanged_column,
 )
 from ._search import SearchResult, check_metric, check_suppression, evaluate_levels, search
@@ -88,12 +88,14 @@ def publish_levels(
 
     The table is built from the codes: a quasi-identifier's column is its level's labels
     indexed by the level codes of its records, another column its dictionary indexed by its
-    codes (Categoricals, see :func:`microanon.methods._release.coded_column`); only numeric
-    columns are decoded value by value.
+    codes (object columns of text as a release publishes them, see
+    :func:`microanon.methods._release.text_column`); only numeric columns are decoded value
+    by value.
     """
     keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
     rows = np.flatnonzero(keep)
     star = mask[rows] if mode == "star" else None
+    every = len(rows) == table.n_rows
     index = table.index[rows]
     data: dict[str, Any] = {}
     for c in table.columns:
@@ -103,12 +105,12 @@ def publish_levels(
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
         labels = _level_labels(h, lv)
-        codes = h.level_codes(lv)[table.codes(c)[rows]]
+        codes = h.level_codes(lv)[table.codes(c) if every else table.codes(c)[rows]]
         if star is not None and star.any():
             codes[star] = len(labels)
             labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
-        data[c] = coded_column(codes, labels, index)
-    return pd.DataFrame(data, index=index)
+        data[c] = text_column(codes, labels, index)
+    return pd.DataFrame(data, index=index, copy=False)  # fresh columns: nothing to copy
 
 
 def _check_star_class(
@@ -371,6 +373,7 @@ def _release(
         parameters,
         models,
         public=("levels", "heights"),
+        text=True,
         levels=result.levels,
         heights={q: table.schema.hierarchy(q).height for q in result.levels},
         suppressed=result.suppressed,

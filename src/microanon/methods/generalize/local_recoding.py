@@ -495,6 +495,7 @@ def local_recoding(
         {"k": k},
         resolved,
         public=("groups", "heuristic"),
+        text=True,
         groups=n_groups,
         heuristic=HEURISTIC,
         suppressed=0,

@@ -304,6 +304,7 @@ def mondrian(
         {"relaxed": bool(relaxed)},
         resolved,
         public=("partitions", "relaxed"),
+        text=True,
         partitions=n_parts,
         relaxed=bool(relaxed),
         suppressed=0,
