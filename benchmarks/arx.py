@@ -1,7 +1,7 @@
 """ARX and microanon side by side on ARX's Adult: the same configurations, interleaved; a table.
 
 Run: .venv/bin/python benchmarks/arx.py --arx-src DIR [--quick] [--repeat 5] [--warmup 2]
-     [--cold] [--metric lm] [--arx-metric loss] [--cache DIR]
+     [--settle 0.2] [--cold] [--metric lm] [--arx-metric loss] [--cache DIR]
 
 ARX is a peer in its own JVM, never a dependency: ``--arx-src`` names an ARX source tree the user
 fetched (``git clone https://github.com/arx-deidentifier/arx``, ``git checkout v3.9.2``), which
@@ -17,7 +17,10 @@ sensitive and ``salary_class`` among the quasi-identifiers; each with 0% and 5% 
 
 Warm (the default): one JVM for the whole benchmark. Every configuration is run once by each
 tool, untimed; then per configuration ``--warmup`` more untimed runs of each, then ``--repeat``
-rounds of [ARX run, microanon end to end, microanon search]; medians. ARX: the driver's
+rounds of [ARX run, microanon end to end, microanon search]; medians. Each tool's timed call
+starts after a pause of ``--settle`` seconds, so that neither call shares the machine with the
+other tool's leftover work (the JVM's compiler and collector threads after ARX's run). ARX: the
+driver's
 main-thread CPU (ThreadMXBean) from the rows in memory to the output table read cell by cell
 (``ARX JVM CPU``: all the JVM's threads, its JIT compiler and garbage collector included).
 microanon: process CPU (``time.process_time``) of
@@ -270,9 +273,11 @@ def warm_row(
     arx, arx_process, e2e, alone = [], [], [], []
     run, result = None, None
     for _ in range(args.repeat):
+        time.sleep(args.settle)
         run = session.run(todo.job)
         arx.append(run.cpu_ms)
         arx_process.append(run.process_cpu_ms)
+        time.sleep(args.settle)
         e2e.append(cpu_seconds(todo.ours)[0] * 1000)
         seconds, result = cpu_seconds(todo.search)
         alone.append(seconds * 1000)
@@ -348,6 +353,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds (median; default 5)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed runs first (default 2)")
     parser.add_argument("--quick", action="store_true", help="k = 2 and 100 only")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.2,
+        help="seconds of pause before each tool's timed call (default 0.2)",
+    )
     parser.add_argument("--cold", action="store_true", help="also fresh processes (wall)")
     parser.add_argument(
         "--metric", default="lm", help="what full_domain minimizes: lm (default), loss, ..."
@@ -356,8 +367,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--arx-metric", choices=arx_jvm.ARX_METRICS, default="loss", help="ARX's quality model"
     )
     args = parser.parse_args(argv)
-    if args.repeat < 1 or args.warmup < 0:
-        parser.error("--repeat must be at least 1 and --warmup at least 0")
+    if args.repeat < 1 or args.warmup < 0 or args.settle < 0:
+        parser.error("--repeat must be at least 1, --warmup and --settle at least 0")
     return args
 
 
