@@ -134,6 +134,8 @@ class Row:
     our_lm: float | None
     arx_process_ms: float
     arx_check: str = ""
+    arx_checked: int = 0
+    our_checked: int = 0
 
 
 def _fmt_ms(ms: float) -> str:
@@ -157,7 +159,7 @@ def _same(row: Row) -> str:
 
 WARM_HEADER = (
     "config", "ARX ms", "microanon ms", "ratio", "search ms", "ARX node", "our node", "LM(ARX)",
-    "LM(ours)", "same node", "ARX JVM CPU", "ARX output",
+    "LM(ours)", "same node", "ARX JVM CPU", "ARX output", "nodes checked (ARX/ours)",
 )  # fmt: skip
 
 
@@ -176,6 +178,7 @@ def warm_cells(row: Row) -> list[str]:
         _same(row),
         _fmt_ms(row.arx_process_ms),
         row.arx_check,
+        f"{row.arx_checked}/{row.our_checked}",
     ]
 
 
@@ -294,6 +297,8 @@ def warm_row(
         node_lm(config, our_node),
         statistics.median(arx_process),
         check_arx_output(session, config, args.arx_metric, folder),
+        run.checked,
+        result.nodes_checked,
     )
 
 

@@ -77,6 +77,9 @@ def test_warm_table_cells_ratio_and_targets(arx: ModuleType) -> None:
     assert arx.warm_cells(k5)[5:10] == ["none", "11", "n/a", "0.2500", "no"]
     tie = arx.Row(k2.config, 1.0, 1.0, 1.0, (0, 1), (1, 0), 0.5, 0.5, 1.0)
     assert arx.warm_cells(tie)[9] == "no (LM tie)"
+    counted = arx.Row(k2.config, 1.0, 1.0, 1.0, None, (1, 0), None, 0.5, 1.0, "", 142, 111)
+    assert arx.warm_cells(counted)[-1] == "142/111"
+    assert arx.WARM_HEADER[-1] == "nodes checked (ARX/ours)"
     table = arx.format_table(arx.WARM_HEADER, [cells, arx.warm_cells(k5)]).splitlines()
     assert len(table) == 4 and len({len(line) for line in table}) == 1
     assert table[0].startswith("| config ") and set(table[1]) <= {"|", "-", " "}
