@@ -153,19 +153,14 @@ def _column_type(s: pd.Series) -> str:
     return "string"
 
 
-def _text_values(s: pd.Series) -> np.ndarray:
-    """The values of a non-numeric column as text: an object array of str (missing = None)."""
+def _as_text(s: pd.Series) -> pd.Series:
+    """Non-numeric columns are published as text: an object column of str (missing = None)."""
     if isinstance(s.dtype, pd.CategoricalDtype):  # the codes are there: no hashing of values
         codes, uniques = s.array.codes, s.array.categories
     else:
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
     text = np.array([v if isinstance(v, str) else str(v) for v in uniques] + [None], dtype=object)
-    return text[codes]
-
-
-def _as_text(s: pd.Series) -> pd.Series:
-    """Non-numeric columns are published as text: an object column of str (missing = None)."""
-    return pd.Series(_text_values(s), index=s.index, dtype=object)
+    return pd.Series(text[codes], index=s.index, dtype=object)
 
 
 def canonical_column(s: pd.Series) -> pd.Series:

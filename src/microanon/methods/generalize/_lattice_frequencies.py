@@ -294,24 +294,39 @@ def _grouped(
         fixed = False
     ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa)
     new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
-    # Rows come in ascending (class key, sensitive code) order: a class is a run of equal keys.
     class_key = qkey[rep]
+    fs = _with_classes(levels, _take_columns(codes, rep), sa[rep], new_counts, class_key)
+    fs.key = class_key if fixed else None
+    return fs, ids
+
+
+def _with_classes(
+    levels: np.ndarray,
+    codes: np.ndarray,
+    sa: np.ndarray,
+    counts: np.ndarray,
+    class_key: np.ndarray,
+) -> FrequencySet:
+    """The frequency set of distinct (class, sensitive code) rows in ascending key order.
+
+    A class is a run of equal ``class_key``: its number, size and distinct sensitive values
+    follow from the runs.
+    """
+    n = len(class_key)
     change = np.empty(n, dtype=bool)
     change[:1] = True
     np.not_equal(class_key[1:], class_key[:-1], out=change[1:])
     cls = np.cumsum(change, dtype=np.int64) - 1
     n_cls = int(cls[-1]) + 1 if n else 0
-    fs = FrequencySet(
+    return FrequencySet(
         np.asarray(levels),
-        _take_columns(codes, rep),
-        sa[rep],
-        new_counts,
+        codes,
+        sa,
+        counts,
         cls,
-        np.bincount(cls, weights=new_counts, minlength=n_cls).astype(np.int64),
+        np.bincount(cls, weights=counts, minlength=n_cls).astype(np.int64),
         np.bincount(cls, minlength=n_cls).astype(np.int64),
-        class_key if fixed else None,
     )
-    return fs, ids
 
 
 def _take_columns(codes: Any, rows: np.ndarray) -> np.ndarray:
@@ -380,26 +395,13 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     per_key = np.bincount(key, weights=fs.counts, minlength=space * sa_radix)
     keys = np.flatnonzero(per_key)
     counts = per_key[keys].astype(np.int64)
-    n = len(keys)
     if fs.sa is None:
-        codes = _decoded(keys, cards)
-        cls = np.arange(n, dtype=np.int64)
-        return FrequencySet(np.asarray(target), codes, None, counts, cls, counts, None)
+        cls = np.arange(len(keys), dtype=np.int64)
+        return FrequencySet(
+            np.asarray(target), _decoded(keys, cards), None, counts, cls, counts, None
+        )
     class_key, sa = np.divmod(keys, sa_radix)
-    change = np.empty(n, dtype=bool)
-    change[:1] = True
-    np.not_equal(class_key[1:], class_key[:-1], out=change[1:])
-    cls = np.cumsum(change, dtype=np.int64) - 1
-    n_cls = int(cls[-1]) + 1 if n else 0
-    return FrequencySet(
-        np.asarray(target),
-        _decoded(class_key, cards),
-        sa,
-        counts,
-        cls,
-        np.bincount(cls, weights=counts, minlength=n_cls).astype(np.int64),
-        np.bincount(cls, minlength=n_cls).astype(np.int64),
-    )
+    return _with_classes(target, _decoded(class_key, cards), sa, counts, class_key)
 
 
 def _decoded(keys: np.ndarray, cards: Sequence[int]) -> np.ndarray:
