@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -321,17 +320,7 @@ def cold_code(config: Config, metric: str) -> str:
 
 def cold_ours(config: Config, metric: str) -> float:
     """Wall seconds of a fresh ``python -c`` running one configuration."""
-    start = time.perf_counter()
-    r = subprocess.run(
-        [sys.executable, "-c", cold_code(config, metric)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    wall = time.perf_counter() - start
-    if r.returncode:
-        raise RuntimeError(f"cold microanon run failed: {r.stderr.strip().splitlines()[-1:]}")
-    return wall
+    return arx_jvm.timed_process([sys.executable, "-c", cold_code(config, metric)], "microanon")[0]
 
 
 def cold_cells(

@@ -125,17 +125,26 @@ class Session:
         self.close()
 
 
-def cold_run(classpath: str, data: str, hierarchies: str, job: str) -> float:
-    """Wall seconds of a fresh JVM that reads the inputs, runs ``job`` once and exits."""
+def timed_process(command: list[str], what: str) -> tuple[float, str]:
+    """Wall seconds of a fresh process running ``command``, and its standard output.
+
+    Raises
+    ------
+    DriverError
+        The process failed (``what`` names it, with the last line of its standard error).
+    """
     start = time.perf_counter()
-    r = subprocess.run(
-        [_java(), "-cp", classpath, "ArxBench", data, hierarchies, *job.split(" ")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    r = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     if r.returncode:
-        raise DriverError(f"cold ARX run failed: {r.stderr.strip().splitlines()[-1:]}")
-    ArxRun.from_json(r.stdout.strip().splitlines()[-1])  # a run that reports an error fails
+        raise DriverError(f"cold {what} run failed: {r.stderr.strip().splitlines()[-1:]}")
+    return wall, r.stdout
+
+
+def cold_run(classpath: str, data: str, hierarchies: str, job: str) -> float:
+    """Wall seconds of a fresh JVM that reads the inputs, runs ``job`` once and exits."""
+    wall, out = timed_process(
+        [_java(), "-cp", classpath, "ArxBench", data, hierarchies, *job.split(" ")], "ARX"
+    )
+    ArxRun.from_json(out.strip().splitlines()[-1])  # a run that reports an error fails
     return wall

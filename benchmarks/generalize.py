@@ -38,7 +38,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -273,12 +273,7 @@ def end_to_end(configs: list[Config], metric: str, repeat: int, methods: list[st
                  _ms(searched), _ms(rest)]
             )  # fmt: skip
             print("  ".join(rows[-1]), flush=True)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print()
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    print_aligned(header, rows)
     print(f"\nCPU seconds (time.process_time), warm, median of {repeat} runs")
 
 
@@ -482,7 +477,11 @@ def peer_row(config: Config, run: peer_tools.PeerRun, ours: Result) -> list[str]
 
 def print_table(rows: list[list[str]], metric: str) -> None:
     """Print the rows aligned under the header."""
-    header = [*HEADER[:8], metric, *HEADER[9:], *HEADER_END]
+    print_aligned([*HEADER[:8], metric, *HEADER[9:], *HEADER_END], rows)
+
+
+def print_aligned(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Print ``rows`` in columns aligned under ``header``, after a blank line."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     print()
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
