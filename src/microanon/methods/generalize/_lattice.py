@@ -71,9 +71,10 @@ class Lattice:
         grid = np.indices(dims, dtype=np.int16).reshape(len(dims), -1)
         self.levels = np.ascontiguousarray(grid.T)
         self.total = self.levels.sum(axis=1, dtype=np.int64)
-        order = np.lexsort(
-            tuple(self.levels[:, i] for i in range(len(dims) - 1, -1, -1)) + (self.total,)
-        )
+        # Node ids are row-major positions, i.e. in lexicographic order of the levels: a stable
+        # sort by total level (a radix sort when the totals fit 16 bits) gives total, then levels.
+        small = int(self.total[-1]) <= np.iinfo(np.int16).max
+        order = np.argsort(self.total.astype(np.int16) if small else self.total, kind="stable")
         self.rank = np.empty(size, dtype=np.int64)
         self.rank[order] = np.arange(size, dtype=np.int64)
         #: The grid's shape: node ids are the row-major positions of a ``dims`` array, so a

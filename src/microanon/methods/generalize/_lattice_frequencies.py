@@ -84,7 +84,7 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
     if space <= _DENSE_FACTOR * n + _DENSE_SLACK:
         present = np.zeros(space, dtype=bool)
         present[key] = True
-        rank = np.cumsum(present, dtype=np.int64) - 1
+        rank = present.cumsum(dtype=np.int64) - 1
         ids = rank[key]
         n_groups = int(rank[-1]) + 1
         rep = np.empty(n_groups, dtype=np.int64)
@@ -96,7 +96,7 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
         start = np.empty(n, dtype=bool)
         start[0] = True
         np.not_equal(sorted_key[1:], sorted_key[:-1], out=start[1:])
-        gid = np.cumsum(start, dtype=np.int64) - 1
+        gid = start.cumsum(dtype=np.int64) - 1
         ids = np.empty(n, dtype=np.int64)
         ids[rows] = gid
         return ids, int(gid[-1]) + 1, rows[start]
@@ -316,7 +316,7 @@ def _with_classes(
     change = np.empty(n, dtype=bool)
     change[:1] = True
     np.not_equal(class_key[1:], class_key[:-1], out=change[1:])
-    cls = np.cumsum(change, dtype=np.int64) - 1
+    cls = change.cumsum(dtype=np.int64) - 1
     n_cls = int(cls[-1]) + 1 if n else 0
     return FrequencySet(
         np.asarray(levels),
@@ -393,7 +393,7 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
         key *= sa_radix
         key += fs.sa
     per_key = np.bincount(key, weights=fs.counts, minlength=space * sa_radix)
-    keys = np.flatnonzero(per_key)
+    keys = per_key.nonzero()[0]
     counts = per_key[keys].astype(np.int64)
     if fs.sa is None:
         cls = np.arange(len(keys), dtype=np.int64)
@@ -405,14 +405,20 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
 
 
 def _decoded(keys: np.ndarray, cards: Sequence[int]) -> np.ndarray:
-    """The codes of mixed-radix keys (radices ``cards``), as a (q, len(keys)) int64 array."""
+    """The codes of mixed-radix keys (radices ``cards``), as a (q, len(keys)) int64 array.
+
+    An attribute with one code (at its top level) is 0 without arithmetic.
+    """
     if len(keys) < _FEW_ROWS:
-        return np.array(np.unravel_index(keys, cards), dtype=np.int64)
-    codes = np.empty((len(cards), len(keys)), dtype=np.int64)
+        return np.array(np.unravel_index(keys, cards), dtype=np.int64).reshape(len(cards), -1)
+    codes = np.zeros((len(cards), len(keys)), dtype=np.int64)
+    varying = [i for i, card in enumerate(cards) if card > 1]
+    if not varying:
+        return codes
     rest = keys
-    for i in range(len(cards) - 1, 0, -1):
+    for i in varying[:0:-1]:
         rest, codes[i] = np.divmod(rest, cards[i])
-    codes[0] = rest
+    codes[varying[0]] = rest
     return codes
 
 
@@ -421,15 +427,21 @@ def _target_key(
 ) -> np.ndarray:
     """Each row's key at the target levels, in mixed radix ``cards`` (Horner's scheme).
 
-    ``up[i]`` maps attribute ``i``'s codes to the target level (``None``: unchanged).
+    ``up[i]`` maps attribute ``i``'s codes to the target level (``None``: unchanged). An
+    attribute with one code at the target (its top level) adds nothing, so it is skipped.
     """
+    varying = [i for i, card in enumerate(cards) if card > 1]
+    if not varying:
+        return np.zeros(codes.shape[1], dtype=np.int64)
     if codes.shape[1] < _FEW_ROWS:
-        mapped = tuple(c if m is None else m.take(c) for m, c in zip(up, codes, strict=True))
-        return np.ravel_multi_index(mapped, cards).astype(np.int64, copy=False)
-    qkey = codes[0].copy() if up[0] is None else up[0].take(codes[0])
-    for m, c, card in zip(up[1:], codes[1:], cards[1:], strict=True):
-        qkey *= card
-        qkey += c if m is None else m.take(c)
+        mapped = tuple(codes[i] if up[i] is None else up[i].take(codes[i]) for i in varying)
+        radices = [cards[i] for i in varying]
+        return np.ravel_multi_index(mapped, radices).astype(np.int64, copy=False)
+    first = varying[0]
+    qkey = codes[first].copy() if up[first] is None else up[first].take(codes[first])
+    for i in varying[1:]:
+        qkey *= cards[i]
+        qkey += codes[i] if up[i] is None else up[i].take(codes[i])
     return qkey
 
 

@@ -226,7 +226,7 @@ class _Engine:
         """
         target = self.lattice.levels[node].astype(np.int64)
         source = self._smallest_below(target)
-        if np.array_equal(source.levels, target):
+        if source.levels.tolist() == target.tolist():
             return source
         if source is self.bottom:
             meet = (
@@ -235,16 +235,16 @@ class _Engine:
                 else np.minimum(self._last_from_bottom, target)
             )
             self._last_from_bottom = target
-            if meet.any() and not np.array_equal(meet, target):
+            if meet.any() and meet.tolist() != target.tolist():
                 source = self._rolled(source, meet)
         return self._rolled(source, target)
 
     def _smallest_below(self, target: np.ndarray) -> FrequencySet:
         """The cached frequency set with the fewest rows at or below ``target``."""
         size = len(self._cache)
-        below = np.all(self._cache_levels[:size] <= target, axis=1)
-        candidates = np.flatnonzero(below)
-        return self._cache[candidates[np.argmin(self._cache_rows[candidates])]]
+        below = (self._cache_levels[:size] <= target).all(axis=1)
+        rows = np.where(below, self._cache_rows[:size], np.iinfo(np.int64).max)
+        return self._cache[int(rows.argmin())]
 
     def _rolled(self, source: FrequencySet, target: np.ndarray) -> FrequencySet:
         """``target``'s frequency set rolled up from ``source``, cached when it is smaller."""

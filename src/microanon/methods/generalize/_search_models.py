@@ -450,11 +450,12 @@ class ModelSet:
         deficit = int(fs.sizes[fail_filter].sum())
         if not self.others:
             return fail_filter, deficit
-        passing = np.flatnonzero(~fail_filter)
+        kept = ~fail_filter
+        passing = kept.nonzero()[0]
         if len(passing) == 0:
             return fail_filter, deficit
-        keep = np.flatnonzero(~fail_filter[fs.cls])
-        compact = np.cumsum(~fail_filter) - 1  # passing classes numbered 0..len(passing)-1
+        keep = kept[fs.cls].nonzero()[0]
+        compact = kept.cumsum() - 1  # passing classes numbered 0..len(passing)-1
         groups = self.groups(fs, keep, compact[fs.cls[keep]], len(passing))
         # Group g is passing class g (from_codes numbers groups in code order).
         people = {
