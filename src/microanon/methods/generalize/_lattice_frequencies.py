@@ -334,8 +334,11 @@ def _take_columns(codes: Any, rows: np.ndarray) -> np.ndarray:
     if isinstance(codes, _Mapped):
         return codes.take(rows)
     if isinstance(codes, np.ndarray) and codes.ndim == 2:
-        return codes[:, rows].astype(np.int64, copy=False)
-    return np.stack([np.asarray(c)[rows] for c in codes]).astype(np.int64, copy=False)
+        return codes.take(rows, axis=1).astype(np.int64, copy=False)
+    out = np.empty((len(codes), len(rows)), dtype=np.int64)
+    for i, c in enumerate(codes):
+        out[i] = np.asarray(c).take(rows)
+    return out
 
 
 def roll_up(
@@ -462,8 +465,10 @@ class _Mapped:
         self.codes = codes
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        out = self.codes[:, rows]
+        # One take along the rows beats fancy indexing; a map's take into a fresh array beats
+        # one in place.
+        out = self.codes.take(rows, axis=1)
         for i, m in enumerate(self.up):
             if m is not None:
-                m.take(out[i], out=out[i])
+                out[i] = m.take(out[i])
         return out

@@ -78,6 +78,8 @@ __all__ = ["SearchResult", "evaluate_levels", "search"]
 
 #: Frequency sets kept for rolling up, at most this many rows in total (besides the bottom's).
 _CACHE_ROWS = 1_000_000
+#: Rows of a cached set that does not lie below the node sought (never the smallest).
+_NOT_BELOW = np.iinfo(np.int64).max
 
 
 @dataclass
@@ -243,7 +245,7 @@ class _Engine:
         """The cached frequency set with the fewest rows at or below ``target``."""
         size = len(self._cache)
         below = (self._cache_levels[:size] <= target).all(axis=1)
-        rows = np.where(below, self._cache_rows[:size], np.iinfo(np.int64).max)
+        rows = np.where(below, self._cache_rows[:size], _NOT_BELOW)
         return self._cache[int(rows.argmin())]
 
     def _rolled(self, source: FrequencySet, target: np.ndarray) -> FrequencySet:
