@@ -139,7 +139,7 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
     """
     labels = np.asarray(labels, dtype=object)
     if all(isinstance(v, str) for v in labels):
-        return pd.Series(labels[codes], index=index, dtype=object, copy=False)
+        return pd.Series(labels.take(codes), index=index, dtype=object, copy=False)
     return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
 

@@ -105,7 +105,7 @@ def publish_levels(
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
         labels = _level_labels(h, lv)
-        codes = h.level_codes(lv)[table.codes(c) if every else table.codes(c)[rows]]
+        codes = h.level_codes(lv).take(table.codes(c) if every else table.codes(c)[rows])
         if star is not None and star.any():
             codes[star] = len(labels)
             labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
