@@ -84,3 +84,40 @@ def test_reference_distribution_drives_t_closeness():
     )
     assert TCloseness(0.1, "equal").group_ok(g).tolist() == [False]
     assert g.keys.columns.tolist() == ["q"]
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 4)), min_size=1, max_size=60),
+    st.lists(st.integers(0, 6), min_size=5, max_size=5),
+)
+@settings(max_examples=80, deadline=None)
+def test_sorted_pairs_are_grouped_as_their_codes(rows, reference):
+    # Distinct (class, sensitive code) pairs in order, as a frequency set holds them: taken as
+    # they are, they give the Groups that grouping their codes gives (domain, pairs, verdicts).
+    df = pd.DataFrame(rows, columns=["c", "s"])
+    pairs = df.value_counts().sort_index()
+    cls, _ = pd.factorize(pairs.index.get_level_values("c"), sort=True)
+    sa = pairs.index.get_level_values("s").to_numpy()
+    counts = pairs.to_numpy()
+    sizes = np.bincount(cls, weights=counts).astype(np.int64)
+    ref = np.array(reference) + np.bincount(df.s, minlength=5)
+    ref[np.array(reference) == 0] = 0  # some values absent from the reference ...
+    for reference_counts in (ref, np.bincount(df.s, minlength=5)):  # ... or from everything
+        common = dict(sensitive="s", values=[10, 20, 30, 40, 50], numeric=True)
+        grouped = Groups.from_codes(
+            ["class"],
+            [cls],
+            [len(sizes)],
+            sa_codes=sa,
+            weights=counts,
+            reference=reference_counts,
+            **common,
+        )
+        taken = Groups.from_sorted_pairs(
+            cls, sa, counts, sizes, reference=reference_counts, **common
+        )
+        assert list(taken.values) == list(grouped.values)
+        for name in ("sizes", "pair_group", "pair_value", "pair_count", "starts", "value_counts"):
+            assert np.array_equal(getattr(taken, name), getattr(grouped, name)), name
+        for model in MODELS:
+            assert np.array_equal(model.group_ok(taken), model.group_ok(grouped)), model

@@ -253,19 +253,7 @@ class Groups:
             return cls(names, combined.inverse, sizes, key_parts, weights=w)
         if values is None:
             raise InputError("from_codes: sa_codes need the sensitive values behind them")
-        # The sensitive domain is what occurs here or in the reference, as for a DataFrame.
-        sa_codes = np.asarray(sa_codes, dtype=np.int64)
-        present = np.bincount(sa_codes, minlength=len(values)) > 0
-        if reference is not None:
-            reference = np.asarray(reference)
-            present |= reference > 0
-            reference = reference[present]
-        if present.all():  # every value occurs: the codes and values stand as they are
-            domain = values if isinstance(values, pd.Index) else pd.Index(list(values))
-        else:
-            remap = np.cumsum(present) - 1
-            sa_codes = remap[sa_codes]
-            domain = pd.Index([v for v, keep in zip(values, present, strict=True) if keep])
+        sa_codes, domain, reference = _domain(sa_codes, values, reference)
         return cls(
             names,
             combined.inverse,
@@ -278,6 +266,58 @@ class Groups:
             weights=w,
             reference=reference,
         )
+
+    @classmethod
+    def from_sorted_pairs(
+        cls,
+        group: np.ndarray,
+        sa_codes: np.ndarray,
+        counts: np.ndarray,
+        sizes: np.ndarray,
+        *,
+        sensitive: Hashable,
+        values: Sequence[Any],
+        numeric: bool,
+        reference: np.ndarray,
+    ) -> Groups:
+        """Groups of rows that already are distinct (group, sensitive code) pairs, in order.
+
+        What a frequency set of classes and sensitive values is: :meth:`from_codes` would find
+        these very pairs, so they are taken as they are, with no grouping.
+
+        Parameters
+        ----------
+        group : int array
+            Group of each row, ``0..n_groups-1``, ascending; every group has a row.
+        sa_codes : int array
+            Sensitive code of each row (a position in ``values``), ascending within a group.
+        counts : int array
+            Records of each row.
+        sizes : int array
+            Records per group (the sums of ``counts``).
+        sensitive, values, numeric, reference
+            As for :meth:`from_codes` (``reference`` is required).
+        """
+        n = len(sizes)
+        sa_codes, domain, reference = _domain(sa_codes, values, reference)
+        out = cls(
+            ("class",),
+            group,
+            sizes,
+            [(np.arange(n, dtype=np.int64), pd.RangeIndex(n))],
+            sensitive,
+            None,
+            domain,
+            numeric,
+        )
+        out.pair_group, out.pair_value = group, sa_codes
+        out.pair_count = np.asarray(counts, dtype=np.int64)
+        change = np.empty(len(group), dtype=bool)
+        change[:1] = True
+        np.not_equal(group[1:], group[:-1], out=change[1:])
+        out.starts = change.nonzero()[0]
+        out.value_counts = np.asarray(reference).astype(np.int64)
+        return out
 
     @property
     def n_rows(self) -> int:
@@ -364,6 +404,25 @@ def require_sensitive(groups: Groups) -> None:
             "these Groups were built without a sensitive column; ℓ-diversity and t-closeness "
             "need one"
         )
+
+
+def _domain(
+    sa_codes: np.ndarray, values: Sequence[Any], reference: np.ndarray | None
+) -> tuple[np.ndarray, pd.Index, np.ndarray | None]:
+    """The sensitive domain: the values that occur in ``sa_codes`` or in ``reference``, as for a
+    DataFrame; the codes and reference counts renumbered to it."""
+    sa_codes = np.asarray(sa_codes, dtype=np.int64)
+    present = np.bincount(sa_codes, minlength=len(values)) > 0
+    if reference is not None:
+        reference = np.asarray(reference)
+        present |= reference > 0
+        reference = reference[present]
+    if present.all():  # every value occurs: the codes and values stand as they are
+        domain = values if isinstance(values, pd.Index) else pd.Index(list(values))
+        return sa_codes, domain, reference
+    remap = np.cumsum(present) - 1
+    domain = pd.Index([v for v, keep in zip(values, present, strict=True) if keep])
+    return remap[sa_codes], domain, reference
 
 
 def _pairs(

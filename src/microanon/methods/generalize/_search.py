@@ -425,7 +425,7 @@ def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
     """Name the tightest constraint: the models the single class of the top node fails."""
     models = engine.models
     top = engine.frequency_set(engine.lattice.top)
-    groups = models.groups(top, slice(None), top.cls, top.n_classes)
+    groups = models.groups(top, slice(None), top.cls, top.sizes)
     parts = []
     for model in models.models:
         if bool(models.model_ok(model, top, groups).all()):

@@ -399,21 +399,32 @@ class ModelSet:
         return fail
 
     def groups(
-        self, fs: FrequencySet, rows: np.ndarray | slice, cls: np.ndarray, n_classes: int
+        self,
+        fs: FrequencySet,
+        rows: np.ndarray | slice,
+        cls: np.ndarray,
+        sizes: np.ndarray,
+        reference: np.ndarray | None = None,
     ) -> Groups:
-        """Frequency-set rows as :class:`Groups`, one group per class (``cls`` per row)."""
+        """Frequency-set rows as :class:`Groups`, one group per class.
+
+        ``cls`` numbers the classes of the rows ``0..len(sizes)-1`` in row order, ``sizes``
+        holds their records; t-closeness and the like compare with ``reference`` (default: the
+        original table's distribution). The rows of a frequency set with sensitive codes are
+        the classes' distinct (class, sensitive code) pairs in order, so they are the groups'
+        pairs as they are.
+        """
         if fs.sa is None or self.sensitive is None:
-            return Groups.from_codes(("class",), [cls], [n_classes], weights=fs.counts[rows])
-        return Groups.from_codes(
-            ("class",),
-            [cls],
-            [n_classes],
+            return Groups.from_codes(("class",), [cls], [len(sizes)], weights=fs.counts[rows])
+        return Groups.from_sorted_pairs(
+            cls,
+            fs.sa[rows],
+            fs.counts[rows],
+            sizes,
             sensitive=self.sensitive,
-            sa_codes=fs.sa[rows],
             values=self.values,
             numeric=self.numeric,
-            weights=fs.counts[rows],
-            reference=self.reference,
+            reference=self.reference if reference is None else reference,
         )
 
     def model_ok(self, model: PrivacyModel, fs: FrequencySet, groups: Groups) -> np.ndarray:
@@ -456,7 +467,7 @@ class ModelSet:
             return fail_filter, deficit
         keep = kept[fs.cls].nonzero()[0]
         compact = kept.cumsum() - 1  # passing classes numbered 0..len(passing)-1
-        groups = self.groups(fs, keep, compact[fs.cls[keep]], len(passing))
+        groups = self.groups(fs, keep, compact[fs.cls[keep]], fs.sizes[passing])
         # Group g is passing class g (from_codes numbers groups in code order).
         people = {
             id(m): self.populations[id(m)].people(fs)[passing]
@@ -518,16 +529,8 @@ class ModelSet:
             previous = reference
             kept_classes = np.flatnonzero(~fail)
             compact = np.cumsum(~fail) - 1
-            groups = Groups.from_codes(
-                ("class",),
-                [compact[fs.cls[kept_rows]]],
-                [len(kept_classes)],
-                sensitive=self.sensitive,
-                sa_codes=fs.sa[kept_rows],
-                values=self.values,
-                numeric=self.numeric,
-                weights=fs.counts[kept_rows],
-                reference=reference,
+            groups = self.groups(
+                fs, kept_rows, compact[fs.cls[kept_rows]], fs.sizes[kept_classes], reference
             )
             at = np.searchsorted(passing, kept_classes)  # kept classes passed the filter
             ok = self._others_ok(groups, {m: p[at] for m, p in people.items()})
