@@ -146,13 +146,15 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
 def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
     """A column published as it is (a sensitive or insensitive one), for the given rows.
 
+    ``rows`` are positions in ascending order (all of them: the whole column, nothing taken).
     Built from the table's codes and dictionary (:func:`text_column`); a numeric column is
     decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it.
     """
-    index = table.index[rows]
     if table.schema[column].kind is Kind.NUMERIC:
         return table.to_frame([column])[column].iloc[rows]
-    return text_column(table.codes(column)[rows], table.dictionary(column), index)
+    if len(rows) == table.n_rows:  # every row, in order (rows are ascending)
+        return text_column(table.codes(column), table.dictionary(column), table.index)
+    return text_column(table.codes(column)[rows], table.dictionary(column), table.index[rows])
 
 
 def generalized_release(

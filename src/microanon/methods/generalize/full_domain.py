@@ -96,7 +96,7 @@ def publish_levels(
     rows = np.flatnonzero(keep)
     star = mask[rows] if mode == "star" else None
     every = len(rows) == table.n_rows
-    index = table.index[rows]
+    index = table.index if every else table.index[rows]
     data: dict[str, Any] = {}
     for c in table.columns:
         if c not in levels:
