@@ -383,13 +383,21 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     them), the rows are counted with one weighted bincount over the target's keys, and the codes
     are decoded from the keys present: no grouping of the rows, no representative rows. The keys
     present come in ascending order, so rows and classes are numbered as :func:`roll_up` numbers
-    them.
+    them. When only the classes' key space is small, the classes present are numbered densely
+    first (in ascending key order) and the (class, sensitive code) pairs counted over those
+    numbers.
     """
     source = tuple(fs.levels.tolist())
     levels = tuple(int(b) for b in target)
     up, cards, space = maps.between(source, levels)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
-    if space * sa_radix > _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK:
+    dense = _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK
+    if space * sa_radix > dense:
+        if fs.sa is not None and space <= dense:
+            key = _target_key(up, fs.codes, cards)
+            out = _rolled_by_class(fs, target, key, cards, space, sa_radix, dense)
+            if out is not None:
+                return out
         return roll_up(fs, target, maps, n_sa)[0]
     key = _target_key(up, fs.codes, cards)
     if fs.sa is not None:
@@ -404,6 +412,34 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
             np.asarray(target), _decoded(keys, cards), None, counts, cls, counts, None
         )
     class_key, sa = np.divmod(keys, sa_radix)
+    return _with_classes(target, _decoded(class_key, cards), sa, counts, class_key)
+
+
+def _rolled_by_class(
+    fs: FrequencySet,
+    target: np.ndarray,
+    key: np.ndarray,
+    cards: Sequence[int],
+    space: int,
+    sa_radix: int,
+    dense: int,
+) -> FrequencySet | None:
+    """:func:`rolled` of a set with sensitive codes whose target classes' keys (``key``, in a
+    ``space`` at most ``dense``) are numbered densely before the pairs are counted; None when
+    even the pairs of those numbers span more than ``dense``."""
+    present = np.zeros(space, dtype=bool)
+    present[key] = True
+    class_keys = present.nonzero()[0]  # ascending
+    n_classes = len(class_keys)
+    if n_classes * sa_radix > dense:
+        return None
+    number = present.cumsum(dtype=np.int64) - 1
+    pair = number.take(key) * sa_radix + fs.sa
+    per_pair = np.bincount(pair, weights=fs.counts, minlength=n_classes * sa_radix)
+    pairs = per_pair.nonzero()[0]
+    counts = per_pair[pairs].astype(np.int64)
+    cls, sa = np.divmod(pairs, sa_radix)
+    class_key = class_keys.take(cls)
     return _with_classes(target, _decoded(class_key, cards), sa, counts, class_key)
 
 
