@@ -325,7 +325,7 @@ def _with_classes(
         counts,
         cls,
         np.bincount(cls, weights=counts, minlength=n_cls).astype(np.int64),
-        np.bincount(cls, minlength=n_cls).astype(np.int64),
+        np.bincount(cls, minlength=n_cls).astype(np.int64, copy=False),
     )
 
 
@@ -351,7 +351,7 @@ def roll_up(
     key and only the representatives' codes are mapped up.
     """
     source = tuple(fs.levels.tolist())
-    levels = tuple(int(b) for b in target)
+    levels = tuple(np.asarray(target).tolist())
     up, cards, space = maps.between(source, levels)
     n = len(fs.counts)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
@@ -388,7 +388,7 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     numbers.
     """
     source = tuple(fs.levels.tolist())
-    levels = tuple(int(b) for b in target)
+    levels = tuple(np.asarray(target).tolist())
     up, cards, space = maps.between(source, levels)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
     dense = _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK

@@ -399,7 +399,7 @@ class _Engine:
 def _weighted_bincount(codes: np.ndarray, counts: np.ndarray | None, size: int) -> np.ndarray:
     """Records per code (``counts``: records per row, None for one each), as int64."""
     if counts is None:
-        return np.bincount(codes, minlength=size).astype(np.int64)
+        return np.bincount(codes, minlength=size).astype(np.int64, copy=False)
     return np.bincount(codes, weights=counts, minlength=size).astype(np.int64)
 
 
