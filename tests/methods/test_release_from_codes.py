@@ -107,6 +107,18 @@ def test_text_column_is_what_the_release_publishes(labels: list) -> None:
     assert [type(v) for v in fast["x"]] == [type(v) for v in plain["x"]]
 
 
+def test_one_label_fills_the_column() -> None:
+    # A top level (one label) is filled rather than taken: the same column, the same object.
+    index = pd.RangeIndex(3, 8)
+    column = text_column(np.zeros(5, dtype=np.int64), np.array(["*"], dtype=object), index)
+    assert column.index.equals(index) and column.dtype == object
+    assert column.tolist() == ["*"] * 5
+    plain = Release("generalized", {"data": pd.DataFrame({"x": ["*"] * 5})}).data
+    pd.testing.assert_frame_equal(
+        text_release("generalized", {"data": pd.DataFrame({"x": column})}).data, plain
+    )
+
+
 def test_lattice_boxes_are_the_order() -> None:
     lat = _lattice.Lattice([2, 1, 3], ["a", "b", "c"])
     rng = np.random.default_rng(7)

@@ -139,7 +139,12 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
     """
     labels = np.asarray(labels, dtype=object)
     if all(isinstance(v, str) for v in labels):
-        return pd.Series(labels.take(codes), index=index, dtype=object, copy=False)
+        if len(labels) == 1:  # e.g. a hierarchy's top level: filled, nothing to take
+            values = np.empty(len(codes), dtype=object)
+            values.fill(labels[0])
+        else:
+            values = labels.take(codes)
+        return pd.Series(values, index=index, dtype=object, copy=False)
     return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
 
