@@ -417,8 +417,9 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
     codes = table.codes(sa).astype(np.int64)
     dictionary = table.dictionary(sa)
     reference = _weighted_bincount(codes, table.counts, len(dictionary))
-    numeric = pd.api.types.is_numeric_dtype(pd.Index(list(dictionary)))
-    return ModelSet.build(models, sa, list(dictionary), bool(numeric), reference, follows_release)
+    values = pd.Index(list(dictionary))
+    numeric = pd.api.types.is_numeric_dtype(values)
+    return ModelSet.build(models, sa, values, bool(numeric), reference, follows_release)
 
 
 def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:

@@ -323,7 +323,9 @@ class ModelSet:
         :meth:`failing`).
         """
         # One Index of the sensitive values, shared by every class check's Groups.
-        domain = None if values is None else pd.Index(list(values))
+        domain = values
+        if values is not None and not isinstance(values, pd.Index):
+            domain = pd.Index(list(values))
         out = cls(list(models), sensitive, domain, numeric, reference)
         out.follows_release = follows_release and any(map(_has_reference, models))
         for model in models:
