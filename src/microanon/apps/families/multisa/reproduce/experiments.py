@@ -35,15 +35,16 @@ METHODS: dict[str, Callable[..., Any]] = {"mixed": mixed_model, "rating": rating
 
 
 def _timed(func: Callable[[], Any], repeats: int) -> float:
-    """Fastest of up to ``repeats`` runs, in CPU seconds of this process; no more runs once 0.5 s
-    are spent (a slow function is timed well enough by one run, a fast one needs the minimum over
-    several). CPU time, not wall time, so that other work on the machine (a parallel test run)
-    does not distort the comparison of the two SID creations."""
+    """Fastest of up to ``repeats`` runs, in CPU seconds of the calling thread; no more runs once
+    0.5 s are spent (a slow function is timed well enough by one run, a fast one needs the minimum
+    over several). The thread's CPU time, not wall time nor the process's, so that other work on
+    the machine (a parallel test run) or in the process (threads another library left running)
+    does not distort the comparison of the two SID creations, which run in the calling thread."""
     best, spent = np.inf, 0.0
     for _ in range(repeats):
-        started = time.process_time()
+        started = time.thread_time()
         func()
-        took = time.process_time() - started
+        took = time.thread_time() - started
         best, spent = min(best, took), spent + took
         if spent > 0.5:
             break
