@@ -79,8 +79,13 @@ def test_spans_of_positive_arguments(z, k):
 @given(w=positive, k=st.integers(1, 3000))
 def test_spans_of_negative_arguments_without_a_pole(w, k):
     z = 1 - w - k  # z + i runs over −(w + k − 1) .. −w: all negative
-    assert digamma_span(z, k) == pytest.approx(_digamma_loop(z, k), rel=1e-11)
-    assert trigamma_span(z, k) == pytest.approx(_trigamma_loop(z, k), rel=1e-11)
+    # Near a pole the answer is ill-conditioned in z itself: z holds |z|·eps of rounding, which
+    # moves ψ(z + i) by about that over w² and ψ'(z + i) by twice that over w³.
+    slack = 4 * np.finfo(float).eps * abs(z)
+    assert digamma_span(z, k) == pytest.approx(_digamma_loop(z, k), rel=1e-11, abs=slack / w**2)
+    assert trigamma_span(z, k) == pytest.approx(
+        _trigamma_loop(z, k), rel=1e-11, abs=2 * slack / w**3
+    )
 
 
 def test_large_arguments_do_not_cancel():
