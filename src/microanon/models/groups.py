@@ -132,8 +132,7 @@ class Groups:
             self.pair_group, self.pair_value, self.pair_count = _pairs(
                 row_group, sa_codes, len(sizes), m, weights
             )
-            change = self.pair_group[1:] != self.pair_group[:-1]
-            self.starts = np.flatnonzero(np.concatenate([[True], change]))
+            self.starts = _run_starts(self.pair_group)
             if reference is None:
                 reference = np.bincount(sa_codes, weights=weights, minlength=m)
             elif len(reference) != m:
@@ -312,10 +311,7 @@ class Groups:
         )
         out.pair_group, out.pair_value = group, sa_codes
         out.pair_count = np.asarray(counts, dtype=np.int64)
-        change = np.empty(len(group), dtype=bool)
-        change[:1] = True
-        np.not_equal(group[1:], group[:-1], out=change[1:])
-        out.starts = change.nonzero()[0]
+        out.starts = _run_starts(group)
         out.value_counts = np.asarray(reference).astype(np.int64)
         return out
 
@@ -404,6 +400,14 @@ def require_sensitive(groups: Groups) -> None:
             "these Groups were built without a sensitive column; ℓ-diversity and t-closeness "
             "need one"
         )
+
+
+def _run_starts(keys: np.ndarray) -> np.ndarray:
+    """Offsets where each run of equal ``keys`` begins."""
+    change = np.empty(len(keys), dtype=bool)
+    change[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=change[1:])
+    return change.nonzero()[0]
 
 
 def _domain(
