@@ -8,6 +8,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import httpx
 import pytest
 from collect_helpers import (
     TOKEN,
@@ -20,6 +21,7 @@ from starlette.testclient import TestClient
 
 from microanon.apps.server import (
     CollectionService,
+    ServiceProcess,
     StoreError,
     create_app,
     load_service_config,
@@ -27,6 +29,7 @@ from microanon.apps.server import (
     parse_service_config,
     survey_fingerprint,
 )
+from microanon.apps.server.app import client_address
 from microanon.apps.server.config import invitation_hash
 from microanon.core.errors import HierarchyError, InputError
 from microanon.methods.collect import CollectedSet, gtr
@@ -200,6 +203,100 @@ def test_malformed_and_oversized_bodies(client: TestClient) -> None:
     assert client.get("/submissions").status_code == 405
 
 
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"[" * 5000 + b"]" * 5000, "nests"),
+        (b'{"id": ' + b"[" * 900 + b"]" * 900 + b', "version": 0, "tuple": []}', "nests"),
+        (b'{"id": "respondent-0001", "version": ' + b"9" * 5000 + b', "tuple": []}', "digits"),
+        (
+            b'{"id": "respondent-0001", "version": 0, "tuple": {"age": ' + b"7" * 30 + b"}}",
+            "19 dig",
+        ),
+        (b'{"id": "' + b"[{" * 3000 + b'", "version": 0, "tuple": []}', "id:"),
+        (b"\xff\xfe", "UTF-8"),
+        (b'"text"', "JSON object"),
+        (b"null", "JSON object"),
+    ],
+)
+def test_odd_bodies_get_a_one_line_400(tmp_path: Path, body: bytes, words: str) -> None:
+    """Deep nesting (a RecursionError in the parser), integers past Python's digit limit, bodies
+    that are not objects: 400 with one short line, never a traceback; brackets inside strings
+    do not count as nesting."""
+    with _app(tmp_path) as c:
+        r = c.post("/submissions", content=body)
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert words in error and "\n" not in error and len(error) < 120, error
+        assert _version(c) == 0
+
+
+def _limited(tmp_path: Path, peer: str, **extra: object) -> TestClient:
+    """The service with ``rate_limit: 2``, every request coming from ``peer``."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    config = load_service_config(write_survey(tmp_path, rate_limit=2, **extra))
+    return TestClient(create_app(config), client=(peer, 40000))
+
+
+def _statuses(c: TestClient, forwarded: list[str]) -> list[int]:
+    body = {"id": SID, "version": 0, "tuple": ["Any", "AnyD"]}
+    return [_post(c, body, headers={"X-Forwarded-For": f}).status_code for f in forwarded]
+
+
+def test_forwarded_for_does_not_bypass_the_rate_limit(tmp_path: Path) -> None:
+    """Without trusted proxies, X-Forwarded-For is ignored: one client is one address."""
+    spoofed = ["198.51.100.1", "198.51.100.2", "198.51.100.3"]
+    for peer in ("10.0.0.5", "127.0.0.1"):
+        with _limited(tmp_path / peer, peer) as c:
+            assert _statuses(c, spoofed) == [201, 200, 429]
+
+
+def test_forwarded_for_is_believed_from_a_trusted_proxy(tmp_path: Path) -> None:
+    with _limited(tmp_path / "a", "10.0.0.5", trusted_proxies=["10.0.0.0/24"]) as c:
+        clients = ["198.51.100.1", "198.51.100.2", "198.51.100.3"]
+        assert _statuses(c, clients) == [201, 200, 200]  # three clients behind the proxy
+        # A client that prepends addresses of its own is still counted under the address the
+        # proxy appended.
+        forged = [f"203.0.113.{i}, 198.51.100.9" for i in range(3)]
+        assert _statuses(c, forged) == [200, 200, 429]
+    with _limited(tmp_path / "b", "10.0.1.5", trusted_proxies=["10.0.0.0/24"]) as c:
+        assert _statuses(c, clients) == [201, 200, 429]  # not from the proxy: ignored
+    config = load_service_config(write_survey(tmp_path / "b", trusted_proxies=["10.0.0.5"]))
+    assert config.trusted_proxies == ("10.0.0.5/32",)
+    again = parse_service_config(config.to_document(), tmp_path)
+    assert again.trusted_proxies == config.trusted_proxies
+
+
+def test_client_address() -> None:
+    import ipaddress
+
+    proxies = (ipaddress.ip_network("10.0.0.0/24"), ipaddress.ip_network("::1"))
+    assert client_address("198.51.100.1", ["203.0.113.7"], proxies) == "198.51.100.1"
+    assert client_address("testclient", ["203.0.113.7"], proxies) == "testclient"
+    assert client_address("10.0.0.5", [], proxies) == "10.0.0.5"
+    assert client_address("10.0.0.5", ["203.0.113.7"], proxies) == "203.0.113.7"
+    assert client_address("::1", ["a, 203.0.113.7 , 10.0.0.9"], proxies) == "203.0.113.7"
+    assert client_address("10.0.0.5", ["1.2.3.4", "10.0.0.9"], proxies) == "1.2.3.4"
+    assert client_address("10.0.0.5", ["10.0.0.8, 10.0.0.9"], proxies) == "10.0.0.8"
+    assert client_address("10.0.0.5", ["203.0.113.7"], ()) == "10.0.0.5"
+
+
+def test_served_by_uvicorn_forwarded_for_from_loopback_is_ignored(tmp_path: Path) -> None:
+    """uvicorn's default would take X-Forwarded-For from any loopback client as its address."""
+    with ServiceProcess(write_survey(tmp_path, rate_limit=2)) as server:
+        body = json.dumps({"id": SID, "version": 0, "tuple": ["Any", "AnyD"]})
+        codes = [
+            httpx.post(
+                f"{server.url}/submissions",
+                content=body,
+                headers={"X-Forwarded-For": f"198.51.100.{i}"},
+                timeout=10,
+            ).status_code
+            for i in range(3)
+        ]
+    assert codes == [201, 200, 429]
+
+
 def test_export_needs_the_token(client: TestClient) -> None:
     _post(client, {"id": SID, "version": 0, "tuple": ["25-29", "Resp"]})
     assert client.get("/export").status_code == 401
@@ -289,6 +386,9 @@ def test_restart_reloads_the_set_and_refuses_another_survey(tmp_path: Path) -> N
         ({"export_token": "env:MICROANON_TEST_UNSET_VAR"}, InputError, "not set"),
         ({"storage": "mysql://db"}, InputError, "unsupported"),
         ({"max_body_bytes": 10}, InputError, "max_body_bytes"),
+        ({"trusted_proxies": "10.0.0.5"}, InputError, "trusted_proxies: a list"),
+        ({"trusted_proxies": ["proxy.example"]}, InputError, "trusted_proxies: 'proxy"),
+        ({"trusted_proxies": ["10.0.0.5/8"]}, InputError, "trusted_proxies: '10.0.0.5/8'"),
         ({"colour": "red"}, InputError, "unknown key"),
         ({"weights": {"zip": {"a": 1}}}, InputError, "zip"),
         ({"weights": {"disease": {"Plague": 1}}}, HierarchyError, "Plague"),

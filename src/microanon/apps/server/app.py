@@ -63,7 +63,9 @@ Endpoints (JSON unless stated):
 
 With ``rate_limit: N`` in the survey file, a client address gets at most ``N`` submission
 requests checked per minute (429 with ``Retry-After`` beyond; counted in memory per process,
-kept for one minute, never logged).
+kept for one minute, never logged). The client address is the connection's peer address;
+``X-Forwarded-For`` is believed only from the reverse proxies named in ``trusted_proxies``
+(:func:`client_address`), and uvicorn runs with its own proxy-header handling off.
 
 **What is public.** Respondents need the collected set to run GTR, so it is public by design:
 ``/survey``, ``/collected`` (with ``since=V``, the tuple accepted as each version: the order of
@@ -85,6 +87,7 @@ import base64
 import hashlib
 import hmac
 import io
+import ipaddress
 import json
 import re
 import threading
@@ -115,7 +118,13 @@ from .config import ServiceConfig, invitation_hash
 from .reconstruct import leaf_distribution
 from .store import Accepted, Store, open_store
 
-__all__ = ["INVITATION_HEADER", "CollectionService", "create_app", "survey_fingerprint"]
+__all__ = [
+    "INVITATION_HEADER",
+    "CollectionService",
+    "client_address",
+    "create_app",
+    "survey_fingerprint",
+]
 
 #: The request header of a submission's invitation token (never in the URL or the body).
 INVITATION_HEADER = "X-Invitation"
@@ -123,6 +132,12 @@ INVITATION_HEADER = "X-Invitation"
 #: Submission ids: 8–128 characters of letters, digits, '-' and '_' (a UUID fits).
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 _SUBMISSION_KEYS = {"id", "version", "tuple"}
+#: Deepest nesting of arrays and objects in a request body (a submission needs 2).
+MAX_DEPTH = 8
+#: Most digits of an integer in a request body (a version; a number label).
+MAX_DIGITS = 19
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
 #: The survey page's files (package data).
 STATIC = resources.files("microanon.apps.server") / "static"
 #: Headers of the survey page: its own files only, no network beyond this server, no framing.
@@ -135,6 +150,45 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _is_proxy(host: str, proxies: tuple[Network, ...]) -> bool:
+    """Whether ``host`` is an IP address inside one of ``proxies``."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in net for net in proxies)
+
+
+def client_address(peer: str, forwarded: list[str], proxies: tuple[Network, ...]) -> str:
+    """The address a request is counted under by the rate limit.
+
+    Parameters
+    ----------
+    peer : str
+        The connection's peer address.
+    forwarded : list of str
+        The request's ``X-Forwarded-For`` headers (comma-separated addresses, the nearest last).
+    proxies : tuple of networks
+        The trusted reverse proxies (``trusted_proxies``).
+
+    Returns
+    -------
+    str
+        ``peer`` unless it is a trusted proxy; then the nearest ``X-Forwarded-For`` address
+        that is not a trusted proxy (the farthest one when all are), or ``peer`` without one.
+    """
+    if not _is_proxy(peer, proxies):
+        return peer
+    hops = [hop.strip() for header in forwarded for hop in header.split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not _is_proxy(hop, proxies):
+            return hop
+    return hops[0] if hops else peer
 
 
 class RateLimiter:
@@ -514,6 +568,8 @@ class CollectionService:
 
 # ------------------------------------------------------------------------------ request parsing
 async def _read_json(request: Request, limit: int) -> Any:
+    """The request's body as JSON: at most ``limit`` bytes of UTF-8, nested at most
+    :data:`MAX_DEPTH` deep, integers of at most :data:`MAX_DIGITS` digits (400 or 413 else)."""
     declared = request.headers.get("content-length")
     if declared is not None:
         try:
@@ -527,9 +583,39 @@ async def _read_json(request: Request, limit: int) -> Any:
         if len(body) > limit:
             raise HTTPError(413, f"request body larger than {limit} bytes")
     try:
-        return json.loads(bytes(body))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise HTTPError(400, "the body is not valid JSON: it is not UTF-8 text") from None
+    if _nesting(text) > MAX_DEPTH:
+        raise HTTPError(
+            400, f"the body nests arrays or objects more than {MAX_DEPTH} deep (a submission: 2)"
+        )
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except json.JSONDecodeError as exc:
         raise HTTPError(400, f"the body is not valid JSON: {exc}") from None
+
+
+def _nesting(text: str) -> int:
+    """How deep arrays and objects nest in a JSON text (brackets inside strings skipped)."""
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_JSON_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _json_int(literal: str) -> int:
+    """An integer of the body (Python would refuse past 4300 digits with a ValueError)."""
+    if len(literal.lstrip("-")) > MAX_DIGITS:
+        raise HTTPError(400, f"the body holds an integer of more than {MAX_DIGITS} digits")
+    return int(literal)
+
+
+def _brief(value: Any, width: int = 40) -> str:
+    """``repr(value)``, cut to ``width`` characters (for echoing input in an error)."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _parse_submission(doc: Any, service: CollectionService) -> tuple[str, int, np.ndarray]:
@@ -546,7 +632,7 @@ def _parse_submission(doc: Any, service: CollectionService) -> tuple[str, int, n
     if not isinstance(sid, str) or not ID_PATTERN.match(sid):
         raise HTTPError(400, "id: 8-128 characters of letters, digits, '-' or '_' (e.g. a UUID)")
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-        raise HTTPError(400, f"version: a non-negative integer, got {version!r}")
+        raise HTTPError(400, f"version: a non-negative integer, got {_brief(version)}")
     if not isinstance(values, (dict, list)):
         raise HTTPError(400, "tuple: an object {attribute: value} or a list of values")
     scalar = (str, int, float)
@@ -662,10 +748,12 @@ def create_app(config: ServiceConfig, store: Store | None = None) -> Starlette:
         )
 
     limiter = RateLimiter(config.rate_limit)
+    proxies = tuple(ipaddress.ip_network(p) for p in config.trusted_proxies)
 
     @_errors
     async def submissions(request: Request) -> Response:
-        address = request.client.host if request.client is not None else "?"
+        peer = request.client.host if request.client is not None else "?"
+        address = client_address(peer, request.headers.getlist("x-forwarded-for"), proxies)
         wait = limiter.hit(address)
         if wait:
             raise HTTPError(

@@ -17,6 +17,7 @@ Paths are relative to the file::
     export_token: env:MICROANON_EXPORT_TOKEN   # or a literal token (at least 16 characters)
     max_body_bytes: 16384           # larger request bodies get 413
     rate_limit: 30                  # submissions per minute and client address (0: no limit)
+    trusted_proxies: [10.0.0.5]     # optional: reverse proxies whose X-Forwarded-For is believed
     title: Survey on work           # the survey page's heading (GET /)
     help:                           # optional help text per attribute, shown under its field
       age: Your age in years.
@@ -30,6 +31,7 @@ one at start and prints it once.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 import secrets
 from collections.abc import Mapping
@@ -49,7 +51,8 @@ __all__ = ["ServiceConfig", "invitation_hash", "load_service_config", "parse_ser
 
 _KEYS = {
     "schema", "weights", "tau", "loss", "mode", "storage", "durability", "conflicts",
-    "export_token", "max_body_bytes", "rate_limit", "title", "help", "invitations",
+    "export_token", "max_body_bytes", "rate_limit", "trusted_proxies", "title", "help",
+    "invitations",
 }  # fmt: skip
 #: ``conflicts:`` values: 409 for changes that can affect the respondent, or for any change.
 CONFLICT_POLICIES = ("relevant", "any")
@@ -91,6 +94,10 @@ class ServiceConfig:
     rate_limit : int
         Submissions accepted for checking per minute and client address (0: no limit); more
         get 429.
+    trusted_proxies : tuple of str
+        IP addresses or networks (``10.0.0.5``, ``10.0.0.0/24``) of reverse proxies: a request
+        from one of them is counted under the address its ``X-Forwarded-For`` names. Empty (the
+        default): that header is ignored and every request is counted under its peer address.
     title : str
         Heading of the survey page.
     help : dict of str to str
@@ -113,6 +120,7 @@ class ServiceConfig:
     token_generated: bool = False
     max_body_bytes: int = MAX_BODY_BYTES
     rate_limit: int = RATE_LIMIT
+    trusted_proxies: tuple[str, ...] = ()
     title: str = "Survey"
     help: Mapping[str, str] = field(default_factory=dict)
     invitations: frozenset[str] | None = None
@@ -135,6 +143,7 @@ class ServiceConfig:
             "export_token": self.export_token,
             "max_body_bytes": self.max_body_bytes,
             "rate_limit": self.rate_limit,
+            "trusted_proxies": list(self.trusted_proxies),
             "title": self.title,
             "help": dict(self.help),
             **({"invitations": self.invitations_file} if self.invitations_file else {}),
@@ -256,10 +265,31 @@ def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = Non
         token_generated=generated,
         max_body_bytes=limit,
         rate_limit=rate,
+        trusted_proxies=_trusted_proxies(doc.get("trusted_proxies")),
         title=title.strip(),
         help={str(k): v.strip() for k, v in help_text.items()},
         **_invitations(doc.get("invitations"), base),
     )
+
+
+def _trusted_proxies(value: Any) -> tuple[str, ...]:
+    """``trusted_proxies:``: IP addresses or networks, normalized (``10.0.0.5/32``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InputError(
+            f"trusted_proxies: a list of IP addresses or networks (e.g. [10.0.0.5]), got {value!r}"
+        )
+    out = []
+    for item in value:
+        try:
+            out.append(str(ipaddress.ip_network(str(item).strip())))
+        except ValueError:
+            raise InputError(
+                f"trusted_proxies: {item!r} is not an IP address or network "
+                "(e.g. 10.0.0.5, 10.0.0.0/24 or ::1)"
+            ) from None
+    return tuple(out)
 
 
 def invitation_hash(token: str) -> str:

@@ -30,7 +30,12 @@ __all__ = ["ServiceProcess", "free_port", "running_service", "serve"]
 
 
 def serve(config: ServiceConfig, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the collection until interrupted (the storage is opened before binding)."""
+    """Serve the collection until interrupted (the storage is opened before binding).
+
+    uvicorn's own proxy-header handling is off: it would take any loopback client's
+    ``X-Forwarded-For`` as its address. The application believes that header only from the
+    survey's ``trusted_proxies`` (:func:`~.app.client_address`).
+    """
     app = create_app(config)
     if config.token_generated:
         print(
@@ -39,7 +44,9 @@ def serve(config: ServiceConfig, host: str = "127.0.0.1", port: int = 8000) -> N
             flush=True,
         )
     print(f"serving the collection on http://{host}:{port}", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app, host=host, port=port, log_level="warning", access_log=False, proxy_headers=False
+    )
 
 
 def free_port(host: str = "127.0.0.1") -> int:
