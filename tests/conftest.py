@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from faults import deny_writes
+from oracles import unavailable
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SHARED_DATA = SHARED / "data"
@@ -12,14 +15,31 @@ SHARED_DATA = SHARED / "data"
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The independent reference folder ../shared/data; tests that need it skip where it is absent.
+    """The independent reference folder ../shared/data (CI has a copy beside its clone).
 
     Only the bundle's own checks (checksums, re-bundling) need it: everything else uses
-    :func:`reference_data`, which is always available.
+    :func:`reference_data`, which is always available. Without it those checks fail under CI and
+    skip elsewhere (:func:`oracles.unavailable`).
     """
     if not SHARED_DATA.exists():
-        pytest.skip("../shared/data is not available")
+        unavailable(f"the reference folder {SHARED_DATA} is not available (../shared/data)")
     return SHARED_DATA
+
+
+@pytest.fixture
+def read_only_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A new directory that this test may not write in, whoever runs it (root too).
+
+    ``chmod 0o500``, which stops an ordinary user, and the refusals of the OS calls that root
+    would get through (:func:`faults.deny_writes`); the mode is put back after the test.
+    """
+    locked = tmp_path_factory.mktemp("read-only")
+    locked.chmod(0o500)
+    deny_writes(monkeypatch, locked)
+    yield locked
+    locked.chmod(0o700)
 
 
 @pytest.fixture(scope="session")

@@ -10,18 +10,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import require_module
 
 import microanon
 from microanon import InputError
 from microanon.datasets import adult_schema, load_adult
 from microanon.sklearn import AnonymizingTransformer
 
-sklearn = pytest.importorskip("sklearn")
+sklearn = require_module("sklearn", "the transformer is tested under scikit-learn's Pipeline")
 from sklearn.base import clone  # noqa: E402
 from sklearn.compose import ColumnTransformer  # noqa: E402
 from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import OneHotEncoder  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+from sklearn.utils import get_tags  # noqa: E402
 
 EXAMPLE = Path(microanon.__file__).resolve().parent / "examples" / "sklearn_pipeline.py"
 MODELS = [{"k_anonymity": {"k": 5}}]
@@ -141,7 +143,7 @@ def test_bad_use_is_refused(data, schema) -> None:
 
 
 def test_tags_for_scikit_learn(schema) -> None:
-    tags = pytest.importorskip("sklearn.utils").get_tags(_transformer(schema))
+    tags = get_tags(_transformer(schema))
     assert tags.input_tags.string and tags.requires_fit
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from oracles import unavailable
 
 
 def _pg_binaries() -> Path | None:
@@ -26,13 +27,14 @@ def _pg_binaries() -> Path | None:
 def postgres_url() -> Iterator[str]:
     """A real PostgreSQL server for this session (trust authentication on loopback).
 
-    Started from Debian's postgresql binaries; the tests using it skip when they are missing.
+    Started from Debian's postgresql binaries; without them, or when the server does not start,
+    the tests using it fail under CI and skip elsewhere (:func:`oracles.unavailable`).
     """
     from microanon.apps.server.run import free_port
 
     bindir = _pg_binaries()
     if bindir is None:
-        pytest.skip(
+        unavailable(
             "PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian's "
             "'postgresql' package to run the PostgreSQL storage tests"
         )
@@ -43,7 +45,7 @@ def postgres_url() -> Iterator[str]:
     prefix: list[str] = []
     if os.geteuid() == 0:  # PostgreSQL refuses to run as root
         if shutil.which("runuser") is None:
-            pytest.skip("running as root without 'runuser': cannot start PostgreSQL")
+            unavailable("running as root without 'runuser': cannot start PostgreSQL")
         shutil.chown(root, "postgres")
         shutil.chown(sock, "postgres")
         prefix = ["runuser", "-u", "postgres", "--"]
@@ -52,7 +54,7 @@ def postgres_url() -> Iterator[str]:
     def run(*args: str) -> None:
         done = subprocess.run([*prefix, *args], capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
-            pytest.skip(f"could not start PostgreSQL ({args[0]}): {done.stderr.strip()[:300]}")
+            unavailable(f"could not start PostgreSQL ({args[0]}): {done.stderr.strip()[:300]}")
 
     run(str(bindir / "initdb"), "-D", str(data), "--auth=trust", "-U", "postgres", "-E", "UTF8")
     run(

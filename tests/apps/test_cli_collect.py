@@ -183,7 +183,7 @@ def test_collect_export_interrupted_leaves_no_partial_file(tmp_path: Path, monke
     assert list(tmp_path.iterdir()) == [out]
 
 
-def test_collect_export_bad_destinations(tmp_path: Path, monkeypatch) -> None:
+def test_collect_export_bad_destinations(tmp_path: Path, monkeypatch, read_only_dir) -> None:
     fake = _Fake(monkeypatch, FRAME)
     regular = tmp_path / "file.txt"
     regular.write_text("x")
@@ -193,12 +193,9 @@ def test_collect_export_bad_destinations(tmp_path: Path, monkeypatch) -> None:
     _one_line_error(_export(tmp_path, "--overwrite"), "is a directory")
     assert fake.calls == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
-    # A directory the process may not write in (root may write anywhere: skip the check then).
-    if os.geteuid() != 0:
-        locked = tmp_path / "locked"
-        locked.mkdir(mode=0o555)
-        _one_line_error(_export(locked / "collected.csv"), "no permission")
-        assert list(locked.iterdir()) == []
+    # A directory the process may not write in (refused to root too: tests/faults.py).
+    _one_line_error(_export(read_only_dir / "collected.csv"), "permission denied")
+    assert list(read_only_dir.iterdir()) == [] and fake.calls == 0
     # The file system refusing the write itself (a full disk, a read-only mount, ...).
     out = tmp_path / "collected.csv"
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,8 +21,6 @@ from microanon.apps.cli import main
 from microanon.apps.config import load_config
 from microanon.datasets import load_arx_adult
 from microanon.scale.client import SCHEDULER_ENV
-
-distributed = pytest.importorskip("distributed")
 
 # The example pipelines that ship in the package (`microanon examples` writes them out).
 EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"

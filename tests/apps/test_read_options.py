@@ -237,7 +237,8 @@ def test_bad_read_blocks_are_one_line(files, tmp_path, read, message):
 
 # ------------------------------------------------------------------------------ Dask
 def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     memory = _run("check", files["utf8"], *CHECK)
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"

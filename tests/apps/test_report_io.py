@@ -73,8 +73,9 @@ def test_repeated_names_only_matter_in_a_header(tmp_path):
 
 
 def test_repeated_parquet_column_names_are_refused(tmp_path):
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pa.Table.from_arrays(
         [pa.array([1, 2]), pa.array([3, 4]), pa.array(["x", "y"])], names=["zip", "zip", "d"]
     )

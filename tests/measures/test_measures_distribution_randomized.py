@@ -1,8 +1,6 @@
 """estimate_distribution / utility_report on real randomized-response releases.
 
 The reconstruction is that of Guo, Ying & Wu (2011).
-
-Skipped until methods.randomize provides ``release.randomize`` and ``reconstruct.reconstruct``.
 """
 
 from __future__ import annotations
@@ -12,13 +10,11 @@ import math
 import numpy as np
 import pytest
 
+import microanon.methods.randomize.release as release_mod
 from microanon.core import Table
 from microanon.datasets import adult_schema, load_adult
 from microanon.measures.distribution import estimate_distribution, utility_report
 from microanon.measures.estimators import true_joint
-
-release_mod = pytest.importorskip("microanon.methods.randomize.release")
-pytest.importorskip("microanon.methods.randomize.reconstruct")
 
 QUASI = ["race", "sex"]
 

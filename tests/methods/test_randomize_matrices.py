@@ -13,12 +13,12 @@ from microanon.methods.randomize import (
 )
 
 
-@pytest.mark.parametrize("d", [2, 3, 7, 16])
-@pytest.mark.parametrize("p", [0.2, 0.5, 0.9, 1.0])
+# p = 1/d is singular and p below it is outside the allowed range: only p > 1/d.
+@pytest.mark.parametrize(
+    ("d", "p"), [(d, p) for d in (2, 3, 7, 16) for p in (0.2, 0.5, 0.9, 1.0) if p > 1 / d]
+)
 def test_lemma4_closed_forms(d, p):
     # Lemma 4 of Guo, Ying & Wu (2011): numeric ‖inv(P)‖_F² equals both closed forms
-    if p <= 1 / d:
-        pytest.skip("p = 1/d is singular and p below it is outside the allowed range")
     inv = np.linalg.inv(uniform_retention(d, p))
     numeric = float((inv**2).sum())
     second = d * (d * p**2 - 2 * p + d**2 - 3 * d + 3) / (d * p - 1) ** 2

@@ -8,16 +8,17 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import require_module
 
-pytest.importorskip("mlxtend")
-
-from microanon.core.errors import InputError  # noqa: E402
-from microanon.measures.multisa import disclosure_probabilities  # noqa: E402
-from microanon.methods.multisa import (  # noqa: E402
+from microanon.core.errors import InputError
+from microanon.measures.multisa import disclosure_probabilities
+from microanon.methods.multisa import (
     itemset_rules,
     mixed_model,
     strong_rules,
 )
+
+require_module("mlxtend", "itemset_rules mines multi-item rules with mlxtend (microanon[rules])")
 
 
 def _table(rng: np.random.Generator, n: int, d: int, k: int) -> pd.DataFrame:

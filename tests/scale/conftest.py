@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import distributed
 import pytest
-
-distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")

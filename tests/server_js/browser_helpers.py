@@ -1,35 +1,33 @@
 """What the real-browser tests share: Debian's chromium driven by Playwright's Python client.
 
-A test skips, saying why, without a chromium binary on PATH (Debian's ``chromium`` package) or
-without the ``playwright`` module; Playwright's own browser downloads are never used.
+Without a chromium binary on PATH (Debian's ``chromium`` package) or the ``playwright`` module a
+test fails under CI and skips elsewhere, saying why (``tests/oracles.py``); Playwright's own
+browser downloads are never used.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from oracles import require_module, require_program
 
 
 def chromium() -> str:
-    """The chromium binary, or a skip."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.skip("no chromium binary on PATH (Debian package 'chromium'): no browser test")
-    return exe
+    """The chromium binary (a failure under CI, a skip elsewhere, without one)."""
+    return require_program(
+        "chromium", "chromium-browser", package="chromium", why="the browser tests drive chromium"
+    )
 
 
 def sync_playwright() -> Any:
-    """Playwright's synchronous entry point, or a skip."""
-    try:
-        from playwright.sync_api import sync_playwright as entry
-    except ImportError:
-        pytest.skip("no playwright module (pip install playwright): no browser test")
-    return entry
+    """Playwright's synchronous entry point (a failure under CI, a skip elsewhere, without it)."""
+    api = require_module(
+        "playwright.sync_api", "the browser tests drive chromium through Playwright's Python client"
+    )
+    return api.sync_playwright
 
 
 def artifacts(tmp_path: Path) -> Path:

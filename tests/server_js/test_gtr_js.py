@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import subprocess
 from fractions import Fraction
 from importlib import resources
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oracles import require_program
 
 from microanon.methods.collect import CollectedSet, Survey, gtr
 
@@ -74,9 +74,9 @@ def test_python_gtr_gives_the_vectors(doc: dict[str, Any]) -> None:
 
 
 def test_javascript_gtr_gives_the_vectors(doc: dict[str, Any]) -> None:
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("node is not installed: the JavaScript GTR of the survey page is not tested")
+    node = require_program(
+        "node", "nodejs", package="nodejs", why="the survey page's JavaScript GTR runs under node"
+    )
     out = subprocess.run(
         [node, str(RUNNER), str(_gtr_js()), str(VECTORS)],
         capture_output=True,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import shutil
 import subprocess
 from fractions import Fraction
 from importlib import resources
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from oracles import require_program
 from starlette.testclient import TestClient
 
 from microanon.apps.server import create_app, load_service_config, parse_service_config
@@ -62,10 +62,9 @@ def client(tmp_path: Path):
 
 
 def _node() -> str:
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("node is not installed: the survey page's JavaScript GTR is not tested")
-    return node
+    return require_program(
+        "node", "nodejs", package="nodejs", why="the survey page's JavaScript GTR runs under node"
+    )
 
 
 # ------------------------------------------------------------------------------ the page

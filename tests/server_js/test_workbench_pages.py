@@ -8,12 +8,11 @@ exists and every file is loaded, every field has a label, and (with node) every 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
+from oracles import require_program
 from starlette.testclient import TestClient
 
 from microanon.apps.workbench.app import STATIC, create_app
@@ -96,9 +95,9 @@ def test_every_field_has_a_label() -> None:
 
 
 def test_modules_parse_under_node() -> None:
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("no node binary on PATH (Debian package 'nodejs'): modules not parsed")
+    node = require_program(
+        "node", "nodejs", package="nodejs", why="the workbench's modules are parsed by node"
+    )
     for path in SCRIPTS:
         done = subprocess.run(
             [node, "--input-type=module", "--check"],

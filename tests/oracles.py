@@ -1,0 +1,89 @@
+"""What the tests check against from outside microanon, and what happens when one is missing.
+
+An *oracle* or *service* is something the tests need that microanon does not ship: an
+independent checker (pycanon), a program (node, chromium, PostgreSQL's server binaries), an
+optional Python package (mlxtend, scikit-learn, polars, playwright) or the reference folder
+``../shared/data``. Every test that needs one asks for it here, and only here:
+
+- under CI (the environment variable ``CI`` is ``true`` or ``1``, as ``.ci/run`` sets it) a
+  missing one FAILS the test, naming what is missing and how to install it, so that a test
+  cannot silently stop testing;
+- elsewhere (a developer's machine without, say, chromium) it skips the test with the same
+  message.
+
+``tests/test_suite_rules.py`` checks that no test skips by itself (``pytest.importorskip``,
+``pytest.skip``, ``skipif``) outside this module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+from types import ModuleType
+from typing import NoReturn
+
+import pytest
+
+__all__ = ["in_ci", "pycanon_anonymity", "require_module", "require_program", "unavailable"]
+
+
+def in_ci() -> bool:
+    """Whether the tests run under CI: ``CI`` is ``true`` or ``1`` (any case)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1")
+
+
+def unavailable(what: str) -> NoReturn:
+    """A missing oracle or service: a failure under CI, else a skip, with ``what`` as message.
+
+    Also usable at module level (the whole module then skips outside CI).
+    """
+    if in_ci():
+        pytest.fail(
+            f"{what} [CI={os.environ.get('CI')}: under CI a missing oracle or service is a "
+            "failure, not a skip; .ci/run and `make test` install them]",
+            pytrace=False,
+        )
+    pytest.skip(what, allow_module_level=True)
+
+
+def require_module(name: str, why: str, install: str | None = None) -> ModuleType:
+    """The module ``name`` imported, or :func:`unavailable`.
+
+    ``why``: what the tests check with it; ``install``: how to get it (default ``make
+    install``, which installs the ``dev`` extra and pycanon).
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        how = install or "make install"
+        unavailable(f"{why}: cannot import {name} ({exc}); install it with {how}")
+
+
+def require_program(*names: str, package: str, why: str) -> str:
+    """The path of the first of the programs ``names`` on PATH, or :func:`unavailable`.
+
+    ``package``: the Debian package that provides it (``.ci/run`` installs it).
+    """
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    unavailable(
+        f"{why}: no {' or '.join(names)} on PATH (Debian package '{package}': "
+        f"apt-get install {package})"
+    )
+
+
+def pycanon_anonymity() -> ModuleType:
+    """``pycanon.anonymity``, the independent checker of k, ℓ and t, or :func:`unavailable`.
+
+    Not in an extra of pyproject.toml: pycanon 1.3.6 pins numpy, pandas and scipy exactly
+    (numpy==2.0.2, pandas==2.3.3, ...), which would downgrade what microanon is tested on, so
+    the Makefile installs it with ``--no-deps`` (``make install``).
+    """
+    return require_module(
+        "pycanon.anonymity",
+        "pycanon is the independent oracle of k-anonymity, l-diversity and t-closeness",
+        "make install (pip install --no-deps pycanon==1.3.6)",
+    )
