@@ -114,6 +114,32 @@ def _answer(page: Any, age: int, sex: str, disease: str) -> None:
     page.click("#compute")
 
 
+def _check_preview(page: Any, o: dict[str, Any], sent: tuple[Any, ...]) -> None:
+    """The preview names, per answer, the value to be sent and why (as gtr.js decided it)."""
+    for (name, answer), value in zip(o.items(), sent, strict=True):
+        item = page.locator(f"#preview-list li[data-attribute={name}]")
+        why = item.locator(".why").inner_text()
+        if str(value) == str(answer):
+            assert item.get_attribute("data-sent") == "as-answered"
+            assert item.locator(".sent").inner_text() == str(answer)
+            assert "sent as you answered it" in why and "keeps your disease protected" in why
+        else:
+            assert item.get_attribute("data-sent") == "less-precise"
+            assert item.locator(".sent").inner_text() in (str(value), "any (not disclosed)")
+            assert f"less precise than your answer ({answer})" in why, why
+            assert "would not keep your disease protected" in why, why
+    changed = sum(str(v) != str(a) for v, a in zip(sent, o.values(), strict=True))
+    why = page.inner_text("#preview-why")
+    summary = {
+        0: "All your answers are sent exactly as you gave them.",
+        1: "1 of your 3 answers is sent less precisely than you gave it, the others exactly",
+        3: "All your answers are sent less precisely than you gave them.",
+    }.get(changed, f"{changed} of your 3 answers are sent less precisely than you gave them,")
+    assert why.startswith(summary), why
+    assert "cannot estimate any one disease for you with a probability above 50%" in why, why
+    assert "answers sent later can change it" in why
+
+
 def _screenshots(page: Any, out: Path, name: str) -> None:
     for width in (375, 1280):
         page.set_viewport_size({"width": width, "height": 800})
@@ -143,17 +169,19 @@ def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path)
     before = _collected(url, survey)
     want = gtr(o, before, survey, tau)
     assert want is not None and want.labels[0] == "20-24", want  # the age is generalized
+    intro = page.inner_text("#survey-intro")
+    assert "your disease stays protected" in intro and "exactly as you gave them" in intro
     _answer(page, **o)
     page.wait_for_selector("#preview:not([hidden])")
-    shown = page.inner_text("#preview-list li[data-attribute=age]")
-    assert "20-24" in shown and "23" not in shown
-    assert "less precise" in page.inner_text("#preview-why")
+    # Before anything is sent, each answer says what will be sent and why.
+    _check_preview(page, o, want.labels)
     assert record.posts() == []  # computing sends nothing
+    assert "never sent" not in page.inner_text("body")
     _screenshots(page, out, "survey-preview")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#send")
     page.wait_for_selector("#done:not([hidden])")
-    assert "recorded" in page.inner_text("#done-text")
+    assert page.inner_text("#done-text") == "Your answers were recorded as shown."
 
     posts = record.posts()
     assert len(posts) == 1
@@ -198,8 +226,12 @@ def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path)
     # (c) A refusal by the server is shown: this address used up its submissions (rate_limit).
     page.goto(f"{url}/")
     page.wait_for_selector("#survey-form:not([hidden])")
-    _answer(page, age=33, sex="male", disease="flu")
+    o = {"age": 33, "sex": "male", "disease": "flu"}
+    want = gtr(o, _collected(url, survey), survey, tau)
+    assert want is not None
+    _answer(page, **o)
     page.wait_for_selector("#preview:not([hidden])")
+    _check_preview(page, o, want.labels)
     page.click("#send")
     page.wait_for_selector("#error:not([hidden])")
     message = page.inner_text("#error")

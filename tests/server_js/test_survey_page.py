@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 from microanon.apps.server import create_app, load_service_config, parse_service_config
 from microanon.apps.server.app import RateLimiter
 from microanon.core.errors import InputError
-from microanon.methods.collect import CollectedSet, Survey, gtr
+from microanon.methods.collect import CollectedSet, Survey, gtr, protects
 
 HERE = Path(__file__).resolve().parent
 STATIC = Path(str(resources.files("microanon.apps.server") / "static"))
@@ -102,6 +102,22 @@ def test_form_fields_have_ids_but_no_names() -> None:
     assert " name=" not in form
     script = (STATIC / "survey.js").read_text(encoding="utf-8")
     assert ".name = " not in script and 'setAttribute("name"' not in script
+
+
+def test_page_does_not_say_exact_answers_are_never_sent() -> None:
+    """GTR sends an answer unchanged where that already protects the respondent, so the page
+    says per answer what is sent and why, and no longer claims that exact answers never leave
+    the device (nor does the guide)."""
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    script = (STATIC / "survey.js").read_text(encoding="utf-8")
+    text = re.sub(r"\s+", " ", page + script)
+    for claim in ("never sent", "exact answers are never", "anonymous answers", "only the less"):
+        assert claim not in text, claim
+    assert "the others are sent exactly as you gave them" in text
+    assert "sent as you answered it" in text and "less precise than your answer" in text
+    guide = re.sub(r"\s+", " ", (HERE.parents[1] / "docs" / "collection.md").read_text("utf-8"))
+    for claim in ("never hand over", "the server never receives them", "What the server never"):
+        assert claim not in guide, claim
 
 
 def test_survey_answer_carries_title_and_help(client: TestClient) -> None:
@@ -218,6 +234,7 @@ def _respondents_through_the_page(node: str, client: TestClient, mode: str) -> N
             abstained += 1
             continue
         assert t is not None and t["codes"] == [int(x) for x in want.codes]
+        _check_reasons(t, o, collected, survey, mode)
         tuple_ = dict(zip(t["attributes"], t["labels"], strict=True))
         body = {"id": f"page-respondent-{i:04d}", "version": t["version"], "tuple": tuple_}
         r = client.post("/submissions", json=body)
@@ -225,6 +242,24 @@ def _respondents_through_the_page(node: str, client: TestClient, mode: str) -> N
         accepted += 1
     assert accepted >= 3
     assert accepted + abstained == len(respondents)
+
+
+def _check_reasons(
+    t: dict[str, Any], o: dict[str, Any], collected: CollectedSet, survey: Survey, mode: str
+) -> None:
+    """What the page says per answer (gtr.js's ``exactWouldProtect``): null where the answer is
+    sent as given, else whether the respondent's own value there, the rest as sent, would protect
+    them, as the Python ``protects`` decides it. In exact mode it never would (GTR's optimum)."""
+    base = [int(c) for c in survey.encode_base(o)]
+    for k, attribute in enumerate(survey.attributes):
+        flag = t["exactWouldProtect"][k]
+        if t["codes"][k] == base[k]:
+            assert flag is None, (attribute, t)
+            continue
+        alternative = list(t["labels"])
+        alternative[k] = o[attribute]
+        assert flag is protects(o, alternative, collected, survey, Fraction(1, 2)), (attribute, t)
+        assert not (mode == "exact" and flag), (attribute, t)
 
 
 def test_page_takes_the_invitation_from_the_fragment_and_sends_it_in_a_header() -> None:

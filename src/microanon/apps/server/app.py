@@ -54,8 +54,8 @@ Endpoints (JSON unless stated):
 ``GET /`` and ``GET /static/...``
     The respondent's survey page (HTML, CSS and JavaScript shipped in the package, nothing from
     elsewhere): a form generated from ``/survey`` that runs GTR on the respondent's device
-    (``static/gtr.js``, a port of :func:`~microanon.methods.collect.gtr`) and posts only the
-    anonymous tuple to ``/submissions``.
+    (``static/gtr.js``, a port of :func:`~microanon.methods.collect.gtr`), shows per answer what
+    would be sent and why, and posts only that tuple to ``/submissions``.
 ``GET /results``
     The data user's page (same files and headers): the export token typed into a form field is
     sent as ``Authorization: Bearer`` to ``/summary`` and ``/export`` (never in a URL) and kept in
@@ -73,11 +73,12 @@ acceptance) and ``/health`` need no token. No endpoint serves submission ids (an
 only to the request that sent it), client addresses or times; nothing is kept confidential by
 the export token.
 
-The server never receives an original tuple: clients compute GTR locally and send its output.
-It still refuses what it can prove unprotected: ``Pv`` depends on the respondent only through
-which collected tuples cover their quasi-identifiers, so a tuple of leaves fixes its
-respondent's ``Pv`` exactly, and a generalized tuple is refused when no base tuple under it
-reaches τ (:mod:`microanon.methods.collect.verify`).
+The server receives only GTR's output ``t ⪰ o``, computed by the client: the values GTR
+generalizes never reach it, the ones it keeps arrive exactly as given. It still refuses what it
+can prove unprotected: ``Pv`` depends on the respondent only through which collected tuples cover
+their quasi-identifiers, so a tuple of leaves fixes its respondent's ``Pv`` exactly, and a
+generalized tuple is refused when no base tuple under it reaches τ
+(:mod:`microanon.methods.collect.verify`).
 """
 
 from __future__ import annotations

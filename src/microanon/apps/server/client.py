@@ -3,7 +3,8 @@
 :class:`CollectionClient` talks to a running service over HTTP. It keeps a local copy of the
 collected set, refreshed incrementally (``GET /collected?since=V``), computes the respondent's
 generalization with :func:`~microanon.methods.collect.gtr` on this machine and sends only that
-generalization, with the version it was computed against. When the set changed in between
+tuple (values GTR keeps exactly as given, the others generalized), with the version it was
+computed against. When the set changed in between
 (409), it fetches the new tuples and recomputes; when the server is unreachable, it retries with
 the same submission id until ``retry_for`` seconds have passed, so a submission that was stored
 just before a crash is recognized as such (200, ``duplicate``) and never stored twice.

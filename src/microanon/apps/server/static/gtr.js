@@ -505,7 +505,11 @@
    * @param {string|number} tau  "3/10", "0.3" or 0.3
    * @param {{loss?: string, mode?: string}} options  loss: "paper" (default) or "normalized";
    *   mode: "exact" (default) or "greedy" (gtr.py's greedy subroutines, decided exactly)
-   * @returns {null|{codes, labels, loss, phi, pv}}  null: nothing protects o (abstain)
+   * @returns {null|{codes, labels, loss, phi, pv, exactWouldProtect}}  null: nothing protects o
+   *   (abstain). exactWouldProtect[k] is null where the answer keeps o's value, else whether the
+   *   answer with o's value in place of attribute k (the others as they are) would still protect
+   *   o: never in exact mode (it would have lower loss, or equal loss and win the tie-break), but
+   *   greedy mode's answer need not be the most precise.
    */
   function gtr(survey, collected, o, tau, options = {}) {
     const loss = options.loss || "paper";
@@ -645,6 +649,13 @@
       if (cmp(pr, top) > 0) top = pr;
     }
     const pv = sub(ONE, div(top, add(total, best.phi)));
+    const exactWouldProtect = codes.map((c, k) => {
+      if (c === oc[k]) return null;
+      if (k === m) return feasible(0, best.phi); // saChain[0] is o's own sensitive value
+      const steps = best.steps.slice();
+      steps[k] = 0;
+      return feasible(best.j, phiOf(steps));
+    });
     return {
       attributes: survey.attributes.slice(),
       codes,
@@ -653,6 +664,7 @@
       phi: toNumber(best.phi),
       pv: qToString(pv),
       pvNumber: toNumber(pv),
+      exactWouldProtect,
     };
   }
 

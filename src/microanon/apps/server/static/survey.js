@@ -1,11 +1,13 @@
 /*
  * The respondent page of `microanon serve`: render the survey's form, run GTR on this device
- * (gtr.js), show what will be sent and why, send only that anonymous tuple.
+ * (gtr.js), show per answer what will be sent and why, send only that tuple once approved.
  *
  * Mirrors microanon.apps.server.client.CollectionClient: GET survey, GET collected (compressed),
  * GTR locally, POST submissions {id, version, tuple}; on 409 (the set changed in a way that can
- * matter) fetch the set again and recompute. The respondent's own answers stay in this page's
- * memory: they are never sent, stored (no cookies, no localStorage) or logged.
+ * matter) fetch the set again and recompute. Only GTR's tuple is sent, after the respondent
+ * approved it: each answer either generalized or, where GTR keeps it, exactly as given (the page
+ * says which, and why). The form's own values are kept in this page's memory only: nothing is
+ * stored in the browser (no cookies, no localStorage).
  */
 (function () {
   "use strict";
@@ -48,6 +50,21 @@
     box.hidden = !text;
     if (text && box.scrollIntoView) box.scrollIntoView({ block: "nearest" });
   }
+  /** The name people see for an attribute. */
+  function nameOf(attribute) {
+    const labels = state.doc.labels || {};
+    return labels[attribute] || attribute;
+  }
+  /** "a", "a and b", "a, b and c". */
+  function listed(words) {
+    if (words.length < 2) return words.join("");
+    return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+  }
+  /** 1 - τ as a percentage, rounded up to a tenth (so "not above" it stays true). */
+  function ceilingPercent(tau) {
+    const tenths = ((tau.d - tau.n) * 1000n + tau.d - 1n) / tau.d;
+    return tenths % 10n === 0n ? `${tenths / 10n}` : `${tenths / 10n}.${tenths % 10n}`;
+  }
   /** A label for people: the root of a taxonomy means "not disclosed". */
   function shown(tx, code) {
     if (code === 0 && !tx.isLeaf[0]) return "any (not disclosed)";
@@ -83,7 +100,7 @@
       div.className = "field";
       const label = document.createElement("label");
       label.htmlFor = `field-${name}`;
-      label.textContent = (doc.labels && doc.labels[name]) || name;
+      label.textContent = nameOf(name);
       div.appendChild(label);
       const described = [];
       if (help[name]) {
@@ -181,6 +198,30 @@
     return state.result;
   }
 
+  /** Why one answer is sent as it is (gtr.js's exactWouldProtect, against the set used). */
+  function reason(j) {
+    const { result, o, doc } = state;
+    const protectedText = `your ${nameOf(doc.sensitive)} protected`;
+    if (result.exactWouldProtect[j] === null) {
+      return (
+        "sent as you answered it: together with your other answers as shown, it keeps " +
+        `${protectedText}.`
+      );
+    }
+    const yours = String(o[j]);
+    if (!result.exactWouldProtect[j]) {
+      return (
+        `less precise than your answer (${yours}): sending ${yours}, with your other answers ` +
+        `as shown, would not keep ${protectedText}.`
+      );
+    }
+    return (
+      `less precise than your answer (${yours}), by the survey's fast search, which does not ` +
+      `always find the most precise version: sending ${yours}, with your other answers as ` +
+      `shown, would also keep ${protectedText}.`
+    );
+  }
+
   function renderPreview() {
     const { survey, result, doc } = state;
     const list = $("preview-list");
@@ -189,18 +230,39 @@
       const tx = survey.taxonomies[j];
       const li = document.createElement("li");
       li.dataset.attribute = tx.name;
-      li.textContent = `${(doc.labels && doc.labels[tx.name]) || tx.name}: ${shown(tx, code)}`;
+      li.dataset.sent = result.exactWouldProtect[j] === null ? "as-answered" : "less-precise";
+      const sent = document.createElement("strong");
+      sent.className = "sent";
+      sent.textContent = shown(tx, code);
+      const why = document.createElement("span");
+      why.className = "why";
+      why.textContent = ` — ${reason(j)}`;
+      li.append(`${nameOf(tx.name)}: `, sent, why);
       list.appendChild(li);
     });
-    const tau = GTR.parseTau(doc.tau);
-    const pct = Math.round((1 - Number(tau.n) / Number(tau.d)) * 1000) / 10;
-    const changed = result.codes.some((c, j) => !survey.taxonomies[j].isLeaf[c]);
-    $("preview-why").textContent = changed
-      ? `Some answers are less precise than the ones you gave. This is needed so that nobody can ` +
-        `guess your ${doc.sensitive} with more than ${pct}% confidence from what has been collected ` +
-        `(τ = ${doc.tau}). Only this is sent.`
-      : `Your answers can be sent as they are: nobody can guess your ${doc.sensitive} with more ` +
-        `than ${pct}% confidence from what has been collected (τ = ${doc.tau}).`;
+    const n = result.exactWouldProtect.filter((x) => x !== null).length;
+    const total = result.codes.length;
+    const summary =
+      n === 0
+        ? "All your answers are sent exactly as you gave them."
+        : n === total
+          ? "All your answers are sent less precisely than you gave them."
+          : `${n} of your ${total} answers ${n === 1 ? "is" : "are"} sent less precisely than ` +
+            `you gave ${n === 1 ? "it" : "them"}, the others exactly as you gave them.`;
+    const qi = listed(survey.quasi.map(nameOf));
+    const sensitive = nameOf(doc.sensitive);
+    const along = [
+      "the version of the collected answers it was worked out against",
+      "a random identifier that keeps a repeated sending from being counted twice",
+      ...(state.invite ? ["your invitation code"] : []),
+    ];
+    $("preview-why").textContent =
+      `${summary} “Protected” means: someone who knows your ${qi} and reads all the answers ` +
+      `collected so far, yours included, cannot estimate any one ${sensitive} for you with a ` +
+      `probability above ${ceilingPercent(GTR.parseTau(doc.tau))}% (the survey's threshold ` +
+      `τ = ${doc.tau}) by the estimate this survey guards against. This holds for the answers ` +
+      "collected when yours are recorded; answers sent later can change it. Of your answers, " +
+      `only what is listed above is sent, with ${listed(along)}.`;
   }
 
   async function onCompute(event) {
@@ -222,7 +284,7 @@
     state.o = o;
     state.id = state.id || newId();
     $("compute").disabled = true;
-    status("Generalizing your answers on this device…");
+    status("Working out on this device what can be sent…");
     try {
       await fetchCollected();
       const t = compute();
@@ -230,8 +292,9 @@
       show("abstain", t === null);
       if (t === null) {
         $("abstain-text").textContent =
-          `With the answers collected so far, no version of your answers keeps your ` +
-          `${state.doc.sensitive} protected enough, so nothing was sent. Thank you for your time.`;
+          `With the answers collected so far, no version of your answers, not even the least ` +
+          `precise, keeps your ${nameOf(state.doc.sensitive)} protected, so nothing was sent. ` +
+          "Thank you for your time.";
         status("Nothing was sent.");
         $("abstain").focus();
       } else {
@@ -272,7 +335,7 @@
           show("preview", false);
           show("survey-form", false);
           show("done", true);
-          $("done-text").textContent = "Your anonymous answers were recorded.";
+          $("done-text").textContent = "Your answers were recorded as shown.";
           status("Sent.");
           $("done").focus();
           return;
@@ -288,8 +351,9 @@
           show("abstain", t === null);
           if (t === null) {
             $("abstain-text").textContent =
-              "Answers arrived meanwhile, and now no version of your answers is protected " +
-              "enough: nothing was sent.";
+              "Other answers arrived while yours were being sent, and now no version of your " +
+              `answers keeps your ${nameOf(state.doc.sensitive)} protected. The server did not ` +
+              "record what was sent, and nothing more will be sent.";
             $("abstain").focus();
           } else {
             renderPreview();
@@ -321,6 +385,7 @@
       if (!response.ok) throw new Error(await serverMessage(response));
       state.doc = await response.json();
       state.survey = GTR.buildSurvey(state.doc);
+      $("intro-sensitive").textContent = `your ${nameOf(state.doc.sensitive)}`;
       if (state.doc.title) {
         $("survey-title").textContent = state.doc.title;
         document.title = state.doc.title;
