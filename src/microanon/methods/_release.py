@@ -19,6 +19,7 @@ __all__ = [
     "prepare",
     "generalized_release",
     "resolve_hierarchies",
+    "numbers_of",
     "text_column",
     "unchanged_column",
     "SUPPRESSED_ROWS",
@@ -148,18 +149,40 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
     return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
 
+def numbers_of(table: Table, column: str) -> np.ndarray | None:
+    """A column's dictionary as a numeric array when its values are numbers, else None.
+
+    A column declared numeric is numbers; so is a column of numbers declared without a kind: it
+    is published with a numeric type (the written release records ``int`` or ``float``), so the
+    methods, the re-checks of the release in memory and the verification of the files read back
+    all see numbers, in numeric order (the ordered distance of t-closeness and its default).
+    Booleans are not numbers here: a release publishes them as text.
+    """
+    values = pd.Index(list(table.dictionary(column)))
+    if table.schema[column].kind is Kind.NUMERIC:
+        values = pd.Index(pd.to_numeric(values, errors="coerce"))
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        return None
+    return values.to_numpy()
+
+
 def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
     """A column published as it is (a sensitive or insensitive one), for the given rows.
 
     ``rows`` are positions in ascending order (all of them: the whole column, nothing taken).
     Built from the table's codes and dictionary (:func:`text_column`); a numeric column is
-    decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it.
+    decoded to its numbers as :meth:`~microanon.core.Table.to_frame` decodes it, and a column
+    of numbers declared with another kind keeps a numeric type too (:func:`numbers_of`).
     """
     if table.schema[column].kind is Kind.NUMERIC:
         return table.to_frame([column])[column].iloc[rows]
-    if len(rows) == table.n_rows:  # every row, in order (rows are ascending)
-        return text_column(table.codes(column), table.dictionary(column), table.index)
-    return text_column(table.codes(column)[rows], table.dictionary(column), table.index[rows])
+    every = len(rows) == table.n_rows  # every row, in order (rows are ascending)
+    codes = table.codes(column) if every else table.codes(column)[rows]
+    index = table.index if every else table.index[rows]
+    numbers = numbers_of(table, column)
+    if numbers is not None:
+        return pd.Series(numbers[codes], index=index, copy=False)
+    return text_column(codes, table.dictionary(column), index)
 
 
 def generalized_release(

@@ -33,7 +33,7 @@ from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
-from ..methods._release import SUPPRESSED_ROWS
+from ..methods._release import SUPPRESSED_ROWS, numbers_of
 from ..methods.generalize._search import check_metric, check_suppression, search
 from ..methods.generalize.full_domain import population_records
 from ..models import PopulationModel, PrivacyModel, Verdict, as_models
@@ -127,10 +127,18 @@ def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) 
 
 
 def _check_before_writing(
-    published: FrequencyTable, quasi: list[str], sensitive: str | None, models: list, n_star: int
+    published: FrequencyTable,
+    quasi: list[str],
+    sensitive: str | None,
+    numeric: bool,
+    models: list,
+    n_star: int,
 ) -> None:
-    """Refuse a release whose classes fail a model (star mode: the ``*`` class can)."""
-    groups = groups_of(published, quasi, sensitive)
+    """Refuse a release whose classes fail a model (star mode: the ``*`` class can).
+
+    ``numeric``: whether the sensitive values are numbers, as the search took them.
+    """
+    groups = groups_of(published, quasi, sensitive, numeric)
     for m in models:
         verdict = m.check(groups)
         if verdict.holds is False:
@@ -313,7 +321,10 @@ def full_domain_dask(
             classes = pd.DataFrame({q: published.codes[q] for q in schema.quasi})
             records = population_records(table, result.levels, classes, resolved)
             checked = _with_records(resolved, records)
-        _check_before_writing(published, schema.quasi, sensitive, checked, result.suppressed)
+        numeric = sensitive is not None and numbers_of(table, sensitive) is not None
+        _check_before_writing(
+            published, schema.quasi, sensitive, numeric, checked, result.suppressed
+        )
         public = {
             "method": "full_domain",
             "parameters": {
@@ -360,7 +371,7 @@ def full_domain_dask(
         shutil.rmtree(work)
         seconds["write"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        numeric = sensitive is not None and types[sensitive] != pa.string()
+        numeric = sensitive is not None and types[sensitive] not in (pa.string(), pa.bool_())
         verdicts, rows_out = verify_files(
             paths, schema.quasi, sensitive, checked, run, progress, numeric=numeric
         )

@@ -28,7 +28,7 @@ from ...core.table import Table
 from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
 from ...models.ldiversity import group_diversity
 from ...models.tcloseness import group_emd
-from .._release import text_column, unchanged_column
+from .._release import numbers_of, text_column, unchanged_column
 
 __all__: list[str] = []
 
@@ -276,7 +276,7 @@ class GroupCheck:
             self.sensitive = table.schema.sensitive[0]
             dictionary = table.dictionary(self.sensitive)
             self.n_values = len(dictionary)
-            self.numeric = table.schema[self.sensitive].kind is Kind.NUMERIC
+            self.numeric = numbers_of(table, self.sensitive) is not None
             # The models only see codes unless a distance needs the values themselves; integer
             # stand-ins make every Groups construction much cheaper than text values.
             blind = all(

@@ -69,6 +69,7 @@ from tqdm import tqdm
 from ...core.errors import InfeasibleError, InputError
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
+from .._release import numbers_of
 from ._lattice import Lattice
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up, rolled
 from ._metrics import Metric, canonical_metric, make_metric
@@ -418,8 +419,8 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
     dictionary = table.dictionary(sa)
     reference = _weighted_bincount(codes, table.counts, len(dictionary))
     values = pd.Index(list(dictionary))
-    numeric = pd.api.types.is_numeric_dtype(values)
-    return ModelSet.build(models, sa, values, bool(numeric), reference, follows_release)
+    numeric = numbers_of(table, sa) is not None
+    return ModelSet.build(models, sa, values, numeric, reference, follows_release)
 
 
 def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
