@@ -29,6 +29,7 @@ __all__ = [
     "choose_engine",
     "lint_dask",
     "read_options",
+    "refuse_out_in_input",
     "risk_dask",
 ]
 
@@ -60,6 +61,47 @@ def _files(source: str) -> list[Path]:
             if f.is_file() and not any(p.startswith((".", "_")) for p in f.relative_to(path).parts)
         )
     return [path] if path.is_file() else []
+
+
+def _glob_root(pattern: str) -> Path:
+    """The directory a glob reads from: its leading components before the first wildcard."""
+    fixed = []
+    for part in Path(pattern).parts:
+        if any(ch in _GLOB for ch in part):
+            break
+        fixed.append(part)
+    return Path(*fixed) if fixed else Path(".")
+
+
+def refuse_out_in_input(out: Path, source: Any) -> None:
+    """Refuse an output directory that is, or lies inside, a directory the input reads from.
+
+    A directory input reads every data file under it, a glob every match under its leading
+    directory (``dir`` for ``dir/*.parquet``): a release written there would mix with the
+    originals, and a later run of the same input (or of its directory) would read the release's
+    files as data. A single file reads no directory: ``--out`` may be beside it (never hold it,
+    which :func:`microanon.core.output.check_output_target` refuses).
+
+    Raises
+    ------
+    InputError
+        Naming ``--out``, the directory and the input.
+    """
+    if source is None or str(source).startswith(DATASET_PREFIX):
+        return
+    text = os.fspath(source)
+    if any(ch in _GLOB for ch in text):
+        root = _glob_root(text)
+    elif Path(text).is_dir():
+        root = Path(text)
+    else:
+        return
+    target, read = Path(out).resolve(), root.resolve()
+    if target == read or read in target.parents:
+        raise InputError(
+            f"--out {out} is inside {root}, which the input {text} reads data files from; "
+            "write the release outside it"
+        )
 
 
 def _many(source: str) -> bool:
@@ -288,6 +330,7 @@ def anonymize_dask(
     from ..core.output import check_output_target
 
     source = data if data is not None else cfg.data
+    refuse_out_in_input(Path(out), source)
     protect = [cfg.path] if cfg.path is not None else []
     if source is not None and not str(source).startswith(DATASET_PREFIX):
         protect += [p for p in _files(os.fspath(source))] + (
