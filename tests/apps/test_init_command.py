@@ -331,3 +331,39 @@ def test_a_latin1_semicolon_file_is_read_as_told_and_the_config_says_how(runner,
     assert _anonymize(runner, config, tmp_path / "release")["verified"] is True
     refused = runner.invoke(main, ["init", str(data), "--out", str(tmp_path / "u.yaml"), "--yes"])
     assert refused.exit_code == 2 and "latin-1" in refused.output
+
+
+def test_init_lint_and_anonymize_say_when_the_dependency_scan_was_limited(
+    runner, tmp_path, monkeypatch
+):
+    """``salary`` (insensitive: income is the one sensitive column) is ``a`` xor ``b``. With the
+    scan budget at one row-test nothing is scanned: init keeps salary insensitive and says so
+    in one line, as lint and anonymize do; nothing is cut short without a word."""
+    rng = np.random.default_rng(4)
+    n = 300
+    a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    frame = pd.DataFrame({"a": a, "b": b, "salary": a ^ b, "income": rng.integers(0, 20, n)})
+    data = tmp_path / "people.csv"
+    frame.to_csv(data, index=False)
+    monkeypatch.setattr("microanon.core.lint.DEPENDENCY_SCAN_BUDGET", 1)
+    config = tmp_path / "c.yaml"
+    result = runner.invoke(main, ["init", str(data), "--yes", "--out", str(config)])
+    assert result.exit_code == 0, result.output
+    (warning,) = [w for w in result.stderr.splitlines() if "dependency scan" in w]
+    assert warning.startswith("WARNING: schema lint: dependency scan skipped: testing 1 ")
+    assert "budget of 1 row-tests" in warning
+    assert _schema(config)["salary"]["role"] == "insensitive"
+    args = ["lint", str(data), "--quasi", "a,b", "--sensitive", "income", "--insensitive", "salary"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0 and result.stdout.strip() == "no findings"
+    assert result.stderr.startswith("WARNING: dependency scan skipped:")
+    assert len(result.stderr.splitlines()) == 1
+    result = runner.invoke(main, [*args, "--json"])
+    assert json.loads(result.stdout)["limited"].startswith("dependency scan skipped:")
+    numbers = _anonymize(runner, config, tmp_path / "out")
+    assert numbers["lint"]["limited"].startswith("dependency scan skipped:")
+    assert any(w.startswith("schema lint: dependency scan skipped:") for w in numbers["warnings"])
+    monkeypatch.undo()
+    result = runner.invoke(main, ["init", str(data), "--yes", "--out", str(config), "--overwrite"])
+    assert result.exit_code == 0 and "dependency scan" not in result.stderr
+    assert _schema(config)["salary"]["role"] == "quasi"  # found by the pair (a, b)

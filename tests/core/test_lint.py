@@ -98,3 +98,36 @@ def test_dependency_accuracy_matches_the_plain_definition(pairs):
     det = np.array([d for d, _ in pairs])
     target = np.array([t for _, t in pairs])
     assert dependency_accuracy(det, target, 3) == pytest.approx(_loo_reference(det, target))
+
+
+def _xor_table(n: int = 400) -> pd.DataFrame:
+    """``r`` is ``a`` xor ``b``: neither quasi-identifier predicts it, the pair does exactly."""
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    ids = [f"p{i}" for i in range(n)]
+    return pd.DataFrame({"a": a, "b": b, "r": a ^ b, "note": ["x"] * n, "id": ids})
+
+
+def test_the_dependency_scan_is_bounded_and_says_what_it_left_out():
+    """Above its budget the scan tests single quasi-identifiers only, then nothing, and the
+    report says so in one line; constant columns cost nothing, near-unique ones are still found.
+    Two quasi-identifiers and one tested column on 400 rows (each test counted as 2,000 rows):
+    10,000 row-tests in full, 8,000 for single quasi-identifiers."""
+    df = _xor_table()
+    roles = {"a": "quasi", "b": "quasi", "r": "insensitive", "note": "insensitive",
+             "id": "insensitive"}  # fmt: skip
+    full = lint_schema(df, roles, budget=10_000)
+    assert full.limited is None and full.to_dict()["limited"] is None
+    (pair,) = [f for f in full.findings if f.column == "r"]
+    assert pair.kind == "determined_by_quasi" and pair.related == ("a", "b")
+    singles = lint_schema(df, roles, budget=9_999)
+    assert [f.column for f in singles.findings] == ["id"]  # near_unique, found without the scan
+    assert singles.limited.startswith("dependency scan limited: testing 1 insensitive column(s)")
+    assert "budget of 9,999 row-tests" in singles.limited and "\n" not in singles.limited
+    assert "only single quasi-identifiers" in singles.to_dict()["limited"]
+    skipped = lint_schema(df, roles, budget=7_999)
+    assert [f.column for f in skipped.findings] == ["id"]
+    assert skipped.limited.startswith("dependency scan skipped:")
+    assert "determines_quasi and determined_by_quasi were not checked" in skipped.limited
+    with pytest.raises(InputError, match="budget must be at least 1"):
+        lint_schema(df, roles, budget=0)

@@ -81,7 +81,8 @@ def run_anonymize(
     (path, release, numbers)
         ``numbers``: before/after privacy, utility, ``verified`` (whether every claimed model
         holds on the files as written; ``None`` when nothing is claimed), ``verification``,
-        ``lint``, ``columns`` (what was done per column) and ``warnings``.
+        ``lint``, ``columns`` (what was done per column) and ``warnings`` (the schema lint's too,
+        when its dependency scan was limited).
 
     Raises
     ------
@@ -123,4 +124,6 @@ def run_anonymize(
             progress=reporter,
         )
     numbers["seconds"] = seconds
+    if lint.limited:
+        numbers["warnings"].append(f"schema lint: {lint.limited}")
     return path, release, numbers

@@ -23,6 +23,11 @@ This is the ``g3`` error of approximate functional dependencies (Kivinen and Man
 "Approximate inference of functional dependencies from relations", Theoretical Computer
 Science 149, 1995) made robust to small groups.
 
+The dependency scan tests every insensitive column against every quasi-identifier and every
+pair of them, which grows with the square of the number of quasi-identifiers. It is bounded by
+:data:`DEPENDENCY_SCAN_BUDGET`: a scan above it tests single quasi-identifiers only, or, if
+that is above it too, nothing, and the report says so in one line (:attr:`LintReport.limited`).
+
 A finding refuses the run until the user accepts it for that column (``accept`` in the config
 or the API). Accepting a dependency does not make the column harmless: the release's claimed
 models are then verified with that column counted as a quasi-identifier
@@ -34,7 +39,7 @@ internal audit trail.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +50,14 @@ from .errors import InputError
 from .frames import as_pandas
 from .schema import Role, Schema
 
-__all__ = ["FINDING_KINDS", "Finding", "LintReport", "lint_schema", "dependency_accuracy"]
+__all__ = [
+    "DEPENDENCY_SCAN_BUDGET",
+    "FINDING_KINDS",
+    "Finding",
+    "LintReport",
+    "lint_schema",
+    "dependency_accuracy",
+]
 
 #: The kinds of finding the lint reports.
 FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_quasi")
@@ -54,6 +66,12 @@ FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_qu
 UNIQUE_SHARE = 0.5
 #: A dependency is flagged when it removes at least this share of the prediction error.
 DEPENDENCY_STRENGTH = 0.5
+#: Most row-tests the dependency scan makes: rows times the dependency tests (an insensitive
+#: column against a quasi-identifier or a pair of them), each test counted as at least
+#: :data:`_TEST_ROWS` rows. About ten seconds on one core; beyond it the scan is limited.
+DEPENDENCY_SCAN_BUDGET = 100_000_000
+#: The fixed cost of one dependency test, in rows (a test of a few rows costs about this much).
+_TEST_ROWS = 2_000
 
 
 @dataclass(frozen=True)
@@ -85,10 +103,20 @@ class Finding:
 
 @dataclass
 class LintReport:
-    """What the lint found on a table and its schema."""
+    """What the lint found on a table and its schema.
+
+    Attributes
+    ----------
+    rows : int
+    findings : list of Finding
+    limited : str or None
+        One line saying how the dependency scan was limited by
+        :data:`DEPENDENCY_SCAN_BUDGET` and what was not tested (None: it was complete).
+    """
 
     rows: int
     findings: list[Finding] = field(default_factory=list)
+    limited: str | None = None
 
     @property
     def blocking(self) -> list[Finding]:
@@ -136,6 +164,7 @@ class LintReport:
             "ok": self.ok,
             "linkable": self.linkable,
             "findings": [f.to_dict() for f in self.findings],
+            "limited": self.limited,
         }
 
 
@@ -188,6 +217,7 @@ def lint_schema(
     accept: Mapping[str, Iterable[str]] | None = None,
     unique_share: float = UNIQUE_SHARE,
     strength: float = DEPENDENCY_STRENGTH,
+    budget: int | None = None,
 ) -> LintReport:
     """Find the columns whose role lets a release re-identify, measured on ``data``.
 
@@ -202,6 +232,9 @@ def lint_schema(
         Distinct values per row from which a column is ``near_unique``.
     strength : float, default 0.5
         Least dependency strength (share of prediction error removed) that is flagged.
+    budget : int, optional
+        Most row-tests of the dependency scan (default :data:`DEPENDENCY_SCAN_BUDGET`); a
+        larger scan is limited and the report's ``limited`` says how.
 
     Returns
     -------
@@ -210,7 +243,8 @@ def lint_schema(
     Raises
     ------
     InputError
-        Unknown columns or finding kinds in ``accept``, thresholds outside ``(0, 1]``.
+        Unknown columns or finding kinds in ``accept``, thresholds outside ``(0, 1]``, a
+        budget below 1.
     """
     data = as_pandas(data, "lint: data")
     if not isinstance(schema, Schema):
@@ -218,11 +252,15 @@ def lint_schema(
     for name, value in (("unique_share", unique_share), ("strength", strength)):
         if not 0 < float(value) <= 1:
             raise InputError(f"lint: {name} must be in (0, 1], got {value!r}")
+    budget = DEPENDENCY_SCAN_BUDGET if budget is None else int(budget)
+    if budget < 1:
+        raise InputError(f"lint: budget must be at least 1, got {budget!r}")
     accepted = _accepted(accept, data)
     n = len(data)
     findings: list[Finding] = []
+    named = set(schema.columns)
     for c in data.columns:
-        if str(c) not in schema.columns:
+        if str(c) not in named:
             distinct = data[c].nunique(dropna=False)
             likely = (
                 f"; {distinct:,} distinct values on {n:,} rows: likely an identifier"
@@ -238,25 +276,24 @@ def lint_schema(
                 )
             )
     quasi = [q for q in schema.quasi if q in data.columns]
-    codes = {q: _codes(data[q]) for q in quasi}
-    determinants = _determinants(quasi, codes)
-    bases = {q: dependency_accuracy(None, *codes[q]) for q in quasi}
     candidates = [a.name for a in schema if a.role is Role.INSENSITIVE and a.name in data.columns]
+    values = {c: data[c].nunique(dropna=False) for c in candidates}
+    # A constant column neither gives nor is given by anything (strength 0): not tested.
+    tested = [c for c in candidates if 1 < values[c] < unique_share * n]
+    size, limited = _scan_size(n, len(quasi), len(tested), budget)
+    dependencies = _scan(data, quasi, tested, size, strength)
     for c in candidates:
-        col = data[c]
-        distinct = col.nunique(dropna=False)
-        if distinct >= unique_share * n:
+        if values[c] >= unique_share * n:
             findings.append(
                 Finding(
                     c,
                     "near_unique",
-                    f"{distinct:,} distinct values on {n:,} rows; {_unique_share(col):.0%} of the "
-                    "rows have a value no other row has",
-                    strength=distinct / n,
+                    f"{values[c]:,} distinct values on {n:,} rows; {_unique_share(data[c]):.0%} "
+                    "of the rows have a value no other row has",
+                    strength=values[c] / n,
                 )
             )
-            continue
-        findings.extend(_dependencies(c, _codes(col), codes, bases, determinants, strength))
+        findings.extend(dependencies.get(c, []))
     out = [
         Finding(
             f.column,
@@ -268,7 +305,7 @@ def lint_schema(
         )
         for f in findings
     ]
-    return LintReport(n, out)
+    return LintReport(n, out, limited)
 
 
 def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) -> dict[str, set]:
@@ -296,14 +333,57 @@ def _unique_share(col: pd.Series) -> float:
     return float(counts[counts == 1].sum() / max(len(col), 1))
 
 
+def _scan_size(rows: int, quasi: int, tested: int, budget: int) -> tuple[int, str | None]:
+    """How many quasi-identifiers a tested determinant combines within ``budget`` (2, 1, or 0
+    for no dependency scan), and the line saying what the scan leaves out (None: nothing)."""
+    per_test = max(rows, _TEST_ROWS)
+    pairs = quasi * (quasi - 1) // 2
+    if tested * (2 * quasi + pairs) * per_test <= budget:
+        return 2, None
+    what = (
+        f"testing {tested:,} insensitive column(s) against {quasi:,} quasi-identifiers and "
+        f"their {pairs:,} pairs on {rows:,} rows is above the budget of {budget:,} row-tests"
+    )
+    if tested * 2 * quasi * per_test <= budget:
+        return 1, (
+            f"dependency scan limited: {what}, so only single quasi-identifiers were tested "
+            "(a column that two of them determine together is not found); check the "
+            "insensitive columns yourself or give fewer columns the role quasi"
+        )
+    return 0, (
+        f"dependency scan skipped: {what}, so determines_quasi and determined_by_quasi were "
+        "not checked; check the insensitive columns yourself or give fewer columns the role "
+        "quasi or insensitive"
+    )
+
+
+def _scan(
+    data: pd.DataFrame, quasi: Sequence[str], tested: Sequence[str], size: int, threshold: float
+) -> dict[str, list[Finding]]:
+    """The dependency findings of each tested column, by determinants of up to ``size``
+    quasi-identifiers (none when ``size`` is 0)."""
+    if size == 0 or not tested:
+        return {}
+    codes = {q: _codes(data[q]) for q in quasi}
+    bases = {q: dependency_accuracy(None, *codes[q]) for q in quasi}
+    return {
+        c: _dependencies(
+            c, _codes(data[c]), codes, bases, _determinants(quasi, codes, size), threshold
+        )
+        for c in tested
+    }
+
+
 def _determinants(
-    quasi: Sequence[str], codes: Mapping[str, tuple[np.ndarray, int]]
-) -> list[tuple[tuple[str, ...], np.ndarray]]:
-    """Single quasi-identifiers and pairs of them, as group codes."""
-    out = [((q,), codes[q][0]) for q in quasi]
-    for a, b in itertools.combinations(quasi, 2):
-        out.append(((a, b), codes[a][0] * codes[b][1] + codes[b][0]))
-    return out
+    quasi: Sequence[str], codes: Mapping[str, tuple[np.ndarray, int]], size: int
+) -> Iterator[tuple[tuple[str, ...], np.ndarray]]:
+    """Single quasi-identifiers and, when ``size`` is 2, pairs of them, as group codes (made
+    one at a time: the pairs of many quasi-identifiers do not fit in memory together)."""
+    for q in quasi:
+        yield (q,), codes[q][0]
+    if size == 2:
+        for a, b in itertools.combinations(quasi, 2):
+            yield (a, b), codes[a][0] * codes[b][1] + codes[b][0]
 
 
 def _dependencies(
@@ -311,7 +391,7 @@ def _dependencies(
     coded: tuple[np.ndarray, int],
     quasi: Mapping[str, tuple[np.ndarray, int]],
     bases: Mapping[str, float],
-    determinants: Sequence[tuple[tuple[str, ...], np.ndarray]],
+    determinants: Iterable[tuple[tuple[str, ...], np.ndarray]],
     threshold: float,
 ) -> list[Finding]:
     x, nx = coded

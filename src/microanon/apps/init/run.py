@@ -239,14 +239,18 @@ def _check_schema(
 
 def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Finding], list[str]]:
     """What the lint and full_domain will refuse in the roles as decided: the lint's findings
-    (none unless the user changed a role) and the warnings to print."""
+    (none unless the user changed a role) and the warnings to print (also a dependency scan
+    limited by its budget)."""
     schema = Schema.from_dict({p.column: p.role.value for p in proposals})
-    findings = lint_schema(data, schema).findings
+    report = lint_schema(data, schema)
+    findings = report.findings
     out = [
         f"schema lint: {f}; anonymize refuses it until you change {f.column}'s role or accept "
         f"the finding (lint: {{accept: {{{f.column}: [{f.kind}]}}}})"
         for f in findings
     ]
+    if report.limited:
+        out.append(f"schema lint: {report.limited}")
     if not schema.quasi:
         out.append(
             "no quasi-identifier: full_domain needs at least one; give the columns an attacker "
