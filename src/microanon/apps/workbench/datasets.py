@@ -21,7 +21,7 @@ import pandas as pd
 
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
-from ...core.lint import Finding, lint_schema
+from ...core.lint import Finding, LintReport, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
 from ..init.hierarchies import arx_csv
@@ -87,6 +87,8 @@ class Dataset:
     columns : dict of str to ColumnState
     lint : list of Finding
         The schema lint on the current roles.
+    lint_limited : str or None
+        How the lint's dependency scan was limited by its budget (None: it was complete).
     levels : dict of str to int
         Generalization levels above the leaves of each quasi-identifier's hierarchy.
     accept : dict of str to list of str
@@ -106,6 +108,7 @@ class Dataset:
     path: Path | None
     columns: dict[str, ColumnState]
     lint: list[Finding] = field(default_factory=list)
+    lint_limited: str | None = None
     runs: list[str] = field(default_factory=list)
     levels: dict[str, int] = field(default_factory=dict)
     accept: dict[str, list[str]] = field(default_factory=dict)
@@ -131,7 +134,8 @@ def _new(
         spec = {"type": "auto"} if p.role is Role.QUASI else None
         columns[p.column] = ColumnState(p.role, p.reason, kind, spec)
     ds = Dataset(ds_id, name, frame, profiles, read, path, columns)
-    ds.lint = _lint(frame, columns)
+    report = _lint(frame, columns)
+    ds.lint, ds.lint_limited = report.findings, report.limited
     try:
         ds.levels = schema_files(ds, {})[2]
     except RequestError:  # a proposal the data do not fit: shown when the owner changes it
@@ -169,8 +173,8 @@ def _lint(
     frame: pd.DataFrame,
     columns: Mapping[str, ColumnState],
     accept: Mapping[str, list[str]] | None = None,
-) -> list[Finding]:
-    """The schema lint's findings on the roles (accepted ones marked).
+) -> LintReport:
+    """The schema lint on the roles (accepted findings marked).
 
     Raises
     ------
@@ -179,7 +183,7 @@ def _lint(
     """
     schema = Schema.from_dict({c: s.role.value for c, s in columns.items()})
     try:
-        return lint_schema(frame, schema, accept=accept).findings
+        return lint_schema(frame, schema, accept=accept)
     except MicroanonError as exc:
         raise RequestError(str(exc), "accept") from None
 
@@ -327,7 +331,8 @@ def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
     trial = replace(ds, columns=columns)
     levels = schema_files(trial, uploads)[2]
     lint = _lint(ds.frame, columns, accept)
-    ds.columns, ds.levels, ds.lint, ds.accept = columns, levels, lint, dict(accept)
+    ds.columns, ds.levels, ds.accept = columns, levels, dict(accept)
+    ds.lint, ds.lint_limited = lint.findings, lint.limited
 
 
 def _plain(value: Any) -> Any:
@@ -378,6 +383,7 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
             }
             for f in ds.lint
         ],
+        "lint_limited": ds.lint_limited,
         "accept": ds.accept,
         "runs": runs,
     }

@@ -1,10 +1,11 @@
 """Requests the workbench refuses before any route sees them: other sites' pages.
 
 A page of another site open in the same browser can send requests to a server on 127.0.0.1.
-Two checks keep it out: the ``Host`` header must name this machine (a site that made its own
-name resolve to 127.0.0.1, "DNS rebinding", sends its own name), and a request that changes
-something must come from the workbench's own pages (its ``Origin``, when the browser sends one,
-is the address the request went to).
+Two checks keep it out: the ``Host`` header must name this machine, or one of the names the
+workbench was told it is reached by (a site that made its own name resolve to the workbench's
+address, "DNS rebinding", sends its own name), and a request that changes something must come
+from the workbench's own pages (its ``Origin``, when the browser sends one, is the address the
+request went to). Both checks are always on.
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ class LocalOnly:
     Parameters
     ----------
     app : ASGI application
-    hosts : collection of str, optional
-        The host names allowed in ``Host`` (None: any).
+    hosts : collection of str
+        The host names allowed in ``Host``.
     """
 
-    def __init__(self, app: Any, hosts: Collection[str] | None = None) -> None:
+    def __init__(self, app: Any, hosts: Collection[str]) -> None:
         self.app = app
-        self.hosts = None if hosts is None else {h.lower() for h in hosts}
+        self.hosts = {h.lower() for h in hosts}
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Pass the request on, or answer 403."""
@@ -48,7 +49,7 @@ class LocalOnly:
             headers = Headers(scope=scope)
             host = headers.get("host", "")
             problem = None
-            if self.hosts is not None and _hostname(host) not in self.hosts:
+            if _hostname(host) not in self.hosts:
                 problem = (
                     f"host {host!r} is not this machine: open the workbench at its own address"
                 )

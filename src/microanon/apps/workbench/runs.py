@@ -159,8 +159,9 @@ def _readme(ds: Dataset) -> str:
         f"The data: {ds.name} {source}.\n"
         "Run it with:\n"
         "  microanon anonymize --config config.yaml --out release\n"
-        "On the same data it writes the same public part, byte for byte (randomized methods "
-        "draw new randomness on every run).\n"
+        "On the same data it writes the same public part, byte for byte, as the workbench's "
+        "public.zip holds it before its quotes for spreadsheets (see README.txt there; "
+        "randomized methods draw new randomness on every run).\n"
     )
 
 

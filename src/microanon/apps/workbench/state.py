@@ -1,5 +1,6 @@
 """The workbench's state: data sets, uploaded hierarchies and runs, in memory, with their files
-in a private work directory that is deleted when the workbench closes.
+in a private work directory that is deleted when the workbench closes (and, should the workbench
+be killed, by the next one: :mod:`.workdirs`).
 
 Uploaded files are stored under names the workbench makes (never a path the client sent);
 runs execute one at a time on a worker thread, so a page can poll their progress.
@@ -10,7 +11,6 @@ from __future__ import annotations
 import re
 import secrets
 import shutil
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +23,7 @@ from .datasets import Dataset, dataset_json, load_bundled, load_file
 from .errors import RequestError
 from .hierarchies import read_upload
 from .runs import Run, execute, prepare
+from .workdirs import make_workdir, remove_stale
 
 __all__ = ["Workbench", "safe_name"]
 
@@ -38,11 +39,20 @@ class Workbench:
     Parameters
     ----------
     parent : path, optional
-        Where the private work directory is made (default: the system's temporary directory).
+        Where the private work directory is made (default: the system's temporary directory);
+        the work directories that killed workbenches left there are removed first.
+
+    Attributes
+    ----------
+    workdir : Path
+    removed : list of Path
+        The work directories of killed workbenches removed at start
+        (:func:`~.workdirs.remove_stale`).
     """
 
     def __init__(self, parent: str | Path | None = None) -> None:
-        self.workdir = Path(tempfile.mkdtemp(prefix="microanon-workbench-", dir=parent))
+        self.removed = remove_stale(parent)
+        self.workdir = make_workdir(parent)
         self.datasets: dict[str, Dataset] = {}
         self.uploads: dict[str, Path] = {}
         self.runs: dict[str, Run] = {}

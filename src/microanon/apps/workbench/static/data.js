@@ -131,8 +131,9 @@ function render() {
   $("dataset-summary").textContent =
     `${ds.name}: ${fmt(ds.rows)} records, ${ds.columns.length} columns` + (read ? ` (read with ${read})` : "");
   $("columns").tBodies[0].replaceChildren(...ds.columns.map(columnRow));
-  const lint = ds.lint || [];
-  $("lint").replaceChildren(...(lint.length ? lint.map(finding) : [h("li", {}, "Nothing to report.")]));
+  const lint = (ds.lint || []).map(finding);
+  if (ds.lint_limited) lint.push(h("li", { class: "lint-warning lint-limited" }, ds.lint_limited));
+  $("lint").replaceChildren(...(lint.length ? lint : [h("li", {}, "Nothing to report.")]));
   say("lint-error", "");
   const quasi = ds.columns.filter((c) => c.role === "quasi");
   $("hierarchies").replaceChildren(
