@@ -142,10 +142,18 @@ def test_sanity_of_the_measured_numbers(quick_run):
         results["E4.11"]["SA-only"][-1]["domain_values"]
         < results["E4.11"]["SA-only"][0]["domain_values"]
     )
+    assert {c["experiment"] for c in results["checks"] if c["kind"] == "paper"} == set(EXPERIMENTS)
+
+
+def test_run_times_are_measured_not_checked(quick_run):
+    """E4.12's run times are recorded and reported, but the machine's speed is no check: the
+    test suite does not assert them, and its linear_time lines never fail the run."""
+    _, _, results = quick_run
     for m in ("SA-only", "QI-SA"):
         seconds = results["E4.12"][m]["seconds"]
-        assert seconds[-1] > seconds[0] > 0  # 300x the records take longer
-    assert {c["experiment"] for c in results["checks"] if c["kind"] == "paper"} == set(EXPERIMENTS)
+        assert len(seconds) == len(results["E4.12"]["sizes"]) and all(s >= 0 for s in seconds)
+    timed = [(c["id"], c.get("variant")) for c in results["checks"] if c["timing"]]
+    assert timed == [("linear_time", "SA-only"), ("linear_time", "QI-SA")]
 
 
 def test_existing_output_is_refused_before_any_work(tmp_path):

@@ -10,11 +10,14 @@ from reproduce_helpers import DEVIATIONS
 
 from microanon.apps.reproduction.expected import (
     FULL_ONLY,
+    MEASURED_NOTE,
     QUICK_ONLY,
     Deviation,
     check_name,
+    checked,
     mark_expected,
     outcome,
+    timings,
     unexpected_failures,
     verdict,
 )
@@ -74,11 +77,30 @@ def test_outcome_is_one_plain_object(tmp_path):
         "expected_deviations": 2,
         "now_passing": 1,
         "unexpected_failures": 1,
+        "timings": 0,
     }
     assert doc["checks"][0]["reason"] == "a's reason" and doc["checks"][0]["detail"] == "numbers"
     assert doc["outputs"]["results"] == str(tmp_path / "results.json")
     ok = {**results, "checks": [c for c in results["checks"] if c["variant"] != "y"]}
     assert outcome("randomization", tmp_path, ok)["exit_status"] == 0
+
+
+def test_a_timing_never_fails_the_run(tmp_path):
+    """A line that compares run times is reported (with whether it held) but never checked."""
+    slow = check_line("paper", "speed", "E9.2", "x is faster", False, "0.9x", timing=True)
+    fast = check_line("paper", "speed", "E9.3", "x is faster", True, "3x", timing=True)
+    lines = mark_expected([_line("b", True), slow, fast], LIST, quick=True)
+    assert unexpected_failures(lines) == [] and not lines[1]["expected"]
+    assert checked(lines) == lines[:1] and timings(lines) == lines[1:]
+    assert verdict(lines[1], "holds", "does not hold") == (
+        f"measured: does not hold in this run ({MEASURED_NOTE})"
+    )
+    assert verdict(lines[2]).startswith("measured: PASS in this run")
+    results = {"checks": lines, "meta": {"quick": True, "runtime_seconds": 1.0}}
+    doc = outcome("multisa", tmp_path, results)
+    assert doc["exit_status"] == 0 and doc["summary"]["checks"] == 1
+    assert doc["summary"]["timings"] == 2
+    assert [c["timing"] for c in doc["checks"]] == [False, True, True]
 
 
 @pytest.mark.parametrize("name", sorted(DEVIATIONS))

@@ -12,9 +12,10 @@ from microanon.apps.demo_context import DemoContext
 from microanon.apps.demo_papers import PAPERS_SECTIONS
 from microanon.apps.families import reproductions
 from microanon.apps.report import Report
-from microanon.apps.reproduction.expected import Deviation, mark_expected
+from microanon.apps.reproduction.expected import MEASURED_NOTE, Deviation, mark_expected
 from microanon.apps.reproduction.findings import (
     FINDINGS_COLUMNS,
+    MEASURED,
     NO_REASON,
     add_findings,
     findings_table,
@@ -56,7 +57,33 @@ def test_summary_counts_and_reasons():
         "expected_deviations": 1,
         "unexpected_failures": 1,
         "reasons": [("b's reason", 1)],
+        "timings": 0,
     }
+
+
+def _with_timings() -> list[dict]:
+    """The lines of :func:`_checks` and two timings, one that held and one that did not."""
+    timings = [
+        check_line("paper", "fast", "E9.4", "x is faster", True, "3x", paper="faster", timing=True),
+        check_line("paper", "slow", "E9.4", "y is faster", False, "0.9x", timing=True),
+    ]
+    return _checks() + mark_expected(timings, LIST, quick=True)
+
+
+def test_timings_are_measured_not_checked():
+    checks = _with_timings()
+    table = findings_table(checks)
+    assert table["holds"].tolist()[4:] == [MEASURED[True], MEASURED[False]] == [
+        "✓ (measured)",
+        "✗ (measured)",
+    ]
+    assert table["reason"].tolist()[4:] == [MEASURED_NOTE, MEASURED_NOTE]
+    assert summarize(checks) == {**summarize(_checks()), "timings": 2}
+    report = Report("t")
+    add_findings(report, checks, "Some & Body (2020)")
+    html = report.render()
+    assert "2 of 4" in html and "timings (measured, not checked)" in html
+    assert html.count("<td>✗</td>") == 2 and html.count("<td>✗ (measured)</td>") == 1
 
 
 def test_add_findings_writes_one_section():

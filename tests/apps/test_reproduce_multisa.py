@@ -90,6 +90,14 @@ def test_disclosure_numbers(quick_run):
         assert [r["rule"] for r in mixed["rules"]] == [r["rule"] for r in rat["rules"]]
 
 
+def test_run_times_are_measured_not_checked(quick_run):
+    """E2.1's and E2.2's speed comparisons are reported but never checked: the machine's load is
+    no property of the reproduction (they never fail the run; this test does not assert them)."""
+    _, _, results = quick_run
+    assert {c["id"] for c in results["checks"] if c["timing"]} == {"e21_faster", "e22_age"}
+    assert set(results["E2.1"]) >= {"bubble", "improved"}
+
+
 def test_refuses_to_overwrite(quick_run):
     out, _, _ = quick_run
     result = CliRunner().invoke(main, ["reproduce", "multisa", "--quick", "--out", str(out)])

@@ -1200,12 +1200,14 @@ def _reproduction_text(path: Path, results: dict[str, Any], summary: dict[str, A
     text += f", {counts['expected_deviations']} fail as expected deviations"
     if counts["unexpected_failures"]:
         text += f", {counts['unexpected_failures']} fail UNEXPECTEDLY"
-    findings = [c for c in checks if c["kind"] == "paper"]
+    findings = [c for c in checks if c["kind"] == "paper" and not c.get("timing")]
     if findings:
         text += (
             f"; the paper's findings hold in {sum(c['passed'] for c in findings)} of "
             f"{len(findings)} tests"
         )
+    if counts.get("timings"):
+        text += f"; {counts['timings']} timings measured, not checked"
     lines.append(
         f"{text} (see report.html); {results['meta']['runtime_seconds']:.1f} s; "
         f"wrote {path}/ (report.html, results.json)"

@@ -4,7 +4,9 @@ Built from the check lines a reproduction records (:func:`~.outputs.check_line`,
 :func:`~.expected.mark_expected`), so it is the same for every reproduction and for every check,
 including checks added later: the experiment (and variant), what is compared (the claim), the
 paper's number (``paper``), ours (``ours``, else the check's ``detail``), whether it holds, and for
-a failing check the one-line reason from the reviewed list of expected deviations.
+a failing check the one-line reason from the reviewed list of expected deviations. A line that
+compares run times (a timing) shows whether the paper's speed claim held in this run, marked
+"measured": it is reported, not checked (:data:`~.expected.MEASURED_NOTE`).
 :func:`summarize` condenses the same lines to one row per paper (the demo's "The papers,
 reproduced").
 """
@@ -18,10 +20,12 @@ from typing import Any
 import pandas as pd
 
 from microanon.apps.report import Report
+from microanon.apps.reproduction.expected import MEASURED_NOTE, checked, timings
 
 __all__ = [
     "FINDINGS_COLUMNS",
     "HOLDS",
+    "MEASURED",
     "NO_REASON",
     "add_findings",
     "findings_table",
@@ -32,6 +36,8 @@ __all__ = [
 FINDINGS_COLUMNS = ("experiment", "compared", "paper", "ours", "holds", "reason")
 #: The ``holds`` cell of a passing and of a failing check.
 HOLDS = {True: "✓", False: "✗"}
+#: The ``holds`` cell of a timing (a line that compares run times) that held and that did not.
+MEASURED = {True: "✓ (measured)", False: "✗ (measured)"}
 #: The reason cell of a failing check no expected deviation covers (the command exits with 1).
 NO_REASON = "not an expected deviation: microanon reproduce exits with status 1"
 
@@ -42,6 +48,8 @@ def _where(line: dict[str, Any]) -> str:
 
 
 def _reason(line: dict[str, Any]) -> str:
+    if line.get("timing"):
+        return MEASURED_NOTE
     if line["passed"]:
         if line.get("expected"):
             return f"now passes (listed as an expected deviation: {line['reason']})"
@@ -63,7 +71,8 @@ def findings_table(checks: Sequence[dict[str, Any]]) -> pd.DataFrame:
         ``experiment`` (with the variant in parentheses when there is one), ``compared`` (the
         claim), ``paper`` (the paper's number or finding; ``–`` when the check records none),
         ``ours`` (our number; the check's ``detail`` when it records no ``ours``), ``holds``
-        (✓ / ✗) and ``reason`` (for a failing check, its expected deviation's reason).
+        (✓ / ✗; for a timing ✓ / ✗ "(measured)") and ``reason`` (for a failing check, its
+        expected deviation's reason; for a timing, :data:`~.expected.MEASURED_NOTE`).
     """
     rows = [
         {
@@ -71,7 +80,7 @@ def findings_table(checks: Sequence[dict[str, Any]]) -> pd.DataFrame:
             "compared": c["claim"],
             "paper": c.get("paper") or "–",
             "ours": c.get("ours") or c["detail"],
-            "holds": HOLDS[bool(c["passed"])],
+            "holds": (MEASURED if c.get("timing") else HOLDS)[bool(c["passed"])],
             "reason": _reason(c),
         }
         for c in checks
@@ -97,15 +106,18 @@ def add_findings(report: Report, checks: Sequence[dict[str, Any]], paper: str) -
         f"One row per check of {paper}: the issue's checks (what the reproduction must show) "
         "first, then the paper's findings on our data. 'paper' is the paper's number or "
         "finding, 'ours' the same measured in this run; a failing check (✗) carries the reason "
-        "from the reproduction's reviewed list of expected deviations.",
+        "from the reproduction's reviewed list of expected deviations. A row marked 'measured' "
+        "compares run times on this machine: it shows whether the paper's speed claim held in "
+        "this run, but it is a measurement, not a check (it never fails the run).",
     )
-    sec.metrics(
-        {
-            "checks passing": f"{counts['passed']} of {counts['checks']}",
-            "expected deviations": counts["expected_deviations"],
-            "unexpected failures": counts["unexpected_failures"],
-        }
-    )
+    metrics = {
+        "checks passing": f"{counts['passed']} of {counts['checks']}",
+        "expected deviations": counts["expected_deviations"],
+        "unexpected failures": counts["unexpected_failures"],
+    }
+    if counts["timings"]:
+        metrics["timings (measured, not checked)"] = counts["timings"]
+    sec.metrics(metrics)
     sec.table(findings_table(checks), caption=f"{paper}: the paper's numbers against ours.")
 
 
@@ -123,15 +135,18 @@ def summarize(checks: Sequence[dict[str, Any]], top: int = 3) -> dict[str, Any]:
     -------
     dict
         ``checks``, ``passed``, ``expected_deviations`` (failing checks with a reason),
-        ``unexpected_failures`` and ``reasons``: up to ``top`` ``(reason, number of failing
-        checks)`` pairs, most frequent first.
+        ``unexpected_failures``, ``reasons``: up to ``top`` ``(reason, number of failing
+        checks)`` pairs, most frequent first, and ``timings``: the number of lines that compare
+        run times, which the other counts leave out (measured, not checked).
     """
-    failing = [c for c in checks if not c["passed"]]
+    counted = checked(checks)
+    failing = [c for c in counted if not c["passed"]]
     reasons = Counter(c["reason"] for c in failing if c.get("expected"))
     return {
-        "checks": len(checks),
-        "passed": len(checks) - len(failing),
+        "checks": len(counted),
+        "passed": len(counted) - len(failing),
         "expected_deviations": sum(bool(c.get("expected")) for c in failing),
         "unexpected_failures": sum(not c.get("expected") for c in failing),
         "reasons": reasons.most_common(top),
+        "timings": len(timings(checks)),
     }

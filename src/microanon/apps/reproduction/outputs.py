@@ -37,12 +37,19 @@ def check_line(
     *,
     paper: str | None = None,
     ours: str | None = None,
+    timing: bool = False,
     **extra: Any,
 ) -> dict[str, Any]:
     """One pass/fail line of a reproduction: ``kind`` (``issue`` or ``paper``), its ``id``, the
     experiment, the claim checked, whether it passed, the numbers behind it, the paper's number or
-    finding (``paper``) and ours (``ours``) as shown in the findings table, and any ``extra``
-    fields (e.g. ``variant``, ``values``)."""
+    finding (``paper``) and ours (``ours``) as shown in the findings table, whether it compares
+    run times (``timing``) and any ``extra`` fields (e.g. ``variant``, ``values``).
+
+    A ``timing`` line is a measurement of this machine, reported with whether the paper's speed
+    claim held in this run but never checked: it does not set the exit status of ``microanon
+    reproduce`` (a loaded machine is no fault of the reproduction) and the test suite does not
+    assert it (:func:`~microanon.apps.reproduction.expected.unexpected_failures`).
+    """
     return {
         "kind": kind,
         "id": check,
@@ -52,6 +59,7 @@ def check_line(
         "detail": detail,
         "paper": paper,
         "ours": ours,
+        "timing": bool(timing),
         **extra,
     }
 
@@ -68,6 +76,7 @@ def variant_line(
     *,
     paper: str,
     ours: str | None = None,
+    timing: bool = False,
 ) -> dict[str, Any]:
     """:func:`check_line` with the ``variant`` and ``values`` fields taken by position, as the
     distribution and randomize reproductions write their lines."""
@@ -80,6 +89,7 @@ def variant_line(
         detail,
         paper=paper,
         ours=ours,
+        timing=timing,
         variant=variant,
         values=values,
     )
