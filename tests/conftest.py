@@ -1,4 +1,5 @@
-"""Shared test fixtures: the reference data, from ../shared/data or from the package's bundle."""
+"""Shared test fixtures: the reference data (from ../shared/data or the package's bundle), a
+read-only directory for any user, and no Hypothesis deadline."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from pathlib import Path
 
 import pytest
 from faults import deny_writes
+from hypothesis import settings
 from oracles import unavailable
+
+# No timing in the test suite: Hypothesis fails an example that takes longer than its deadline
+# (200 ms by default), which a loaded machine reaches by itself. Its "ci" profile (CI set) has
+# no deadline; elsewhere the default profile gets none either.
+if settings.default.deadline is not None:
+    settings.register_profile("microanon-no-deadline", settings.default, deadline=None)
+    settings.load_profile("microanon-no-deadline")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SHARED_DATA = SHARED / "data"
