@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from microanon import Release
+from microanon.apps import query_process
 from microanon.apps.cli import main
 
 K = 1000
@@ -160,3 +161,63 @@ def test_over_the_memory_limit_is_a_one_line_error(tmp_path):
     assert len(result.stderr.splitlines()) == 1
     assert "needs more memory than the limit of 1MB" in result.stderr
     assert run(*args).exit_code == 0  # the default limit is enough
+
+
+#: Conditions whose values take far more memory than DuckDB's memory limit counts: one string of
+#: 1 GB, 1 GB per record, 10^8 numbers joined as text, a list of 5 * 10^8 numbers per record.
+HUGE_VALUES = [
+    "length(repeat('x', 1000000000)) > 0",
+    "length(repeat(gender, 1000000000)) > 0",
+    "length(array_to_string(generate_series(1, 100000000), ',')) > 0",
+    "list_sum(range(length(zipcode) * 100000000)) > 0",
+]
+
+
+@pytest.mark.parametrize("condition", HUGE_VALUES)
+def test_a_query_building_huge_values_stops_within_its_memory(saved, condition):
+    sql = f"SELECT COUNT(*) FROM release WHERE {condition}"
+    result = run(saved / "rel", sql, "--memory-limit", "64MB")
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.output
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "memory" in result.stderr and "--memory-limit" in result.stderr
+
+
+def test_a_query_running_past_its_time_limit_stops(saved):
+    # Edit distances between strings of 10^5 characters: minutes per record, little memory,
+    # and DuckDB notices no interruption inside one call: the query process is killed.
+    condition = "levenshtein(repeat(gender, 100000), repeat(zipcode, 20000)) > 0"
+    result = run(saved / "rel", f"SELECT COUNT(*) FROM release WHERE {condition}", "--timeout", 1)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.output
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "stopped after 1 s, the time limit (--timeout" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan"])
+def test_a_bad_timeout_is_one_line(saved, value):
+    result = run(saved / "rel", "SELECT COUNT(*) FROM release", "--timeout", value)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"Error: --timeout: give a positive number of seconds, got {value!r}\n"
+
+
+def test_a_timeout_is_a_number_of_seconds(saved):
+    result = run(saved / "rel", "SELECT COUNT(*) FROM release", "--timeout", "2.5")
+    assert result.exit_code == 0 and "11 records selected" in result.output
+
+
+def test_the_query_process_ignores_modules_in_the_working_directory(saved, monkeypatch):
+    (saved / "microanon").mkdir()
+    (saved / "microanon" / "__init__.py").write_text("raise SystemExit(7)\n")
+    monkeypatch.chdir(saved)
+    result = run("rel", "SELECT COUNT(*) FROM release")
+    assert result.exit_code == 0 and "11 records selected" in result.output
+
+
+def test_a_query_process_that_dies_is_reported_in_one_line():
+    killed = query_process._outcome(-6, b"", b"", {"budget": 2**30})
+    assert killed.status == 2 and "SIGABRT" in killed.err and "1,024 MiB" in killed.err
+    failed = query_process._outcome(1, b"", b"Traceback (most recent call last):\nBoom: x\n", {})
+    assert failed == (2, "", "query: the query process failed with exit status 1: Boom: x")
+    answer = b'noise\n{"status": 0, "out": "table", "err": ""}\n'
+    assert query_process._outcome(-6, answer, b"", {}) == (0, "table", "")

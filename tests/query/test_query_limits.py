@@ -1,7 +1,10 @@
-"""DuckDB runs SQL queries under a memory limit and a thread count: defaults, per-query and
-process-wide settings that reach DuckDB, and a clean error for a query that needs more memory."""
+"""DuckDB runs SQL queries under a memory limit, a thread count and a time limit: defaults,
+per-query and process-wide settings that reach DuckDB, and a clean error for a query that needs
+more memory or time."""
 
 from __future__ import annotations
+
+import inspect
 
 import duckdb
 import numpy as np
@@ -9,8 +12,17 @@ import pandas as pd
 import pytest
 
 from microanon import InputError, Release
-from microanon.query import limits, query, set_limits
-from microanon.query.sql import MEMORY_CAP, default_memory_limit, default_threads
+from microanon.query import BoundTables, limits, query, set_limits, where_mask
+from microanon.query.sql import (
+    DEFAULT_TIMEOUT,
+    MEMORY_CAP,
+    default_memory_limit,
+    default_threads,
+)
+
+#: A condition that costs DuckDB about a minute on 20,000 records: an edit distance between two
+#: 700-character strings per record, in batches of rows (so DuckDB notices an interruption).
+SLOW = "levenshtein(repeat(zipcode, 100), repeat(reverse(zipcode), 100)) > 0"
 
 
 def rendered(size: str) -> str:
@@ -112,3 +124,40 @@ def test_set_limits_refused_by_duckdb_changes_nothing():
     with pytest.raises(InputError, match="memory limit"):
         set_limits(memory_limit="2 parsecs", threads=1)
     assert limits() == before
+
+
+def test_a_query_over_the_time_limit_is_an_input_error():
+    rel, original = big_release()
+    tables = BoundTables.from_release(rel)
+    with pytest.raises(InputError, match=r"stopped after 0\.5 s, the time limit") as caught:
+        query(tables, f"SELECT COUNT(*) FROM release WHERE {SLOW}", timeout=0.5)
+    assert "\n" not in str(caught.value) and "timeout=" in str(caught.value)
+    with pytest.raises(InputError, match=r"WHERE: stopped after 0\.5 s"):
+        where_mask(tables, SLOW, timeout=0.5)
+    # The interrupted DuckDB session answers the next query, under the default limit.
+    result = query(tables, "SELECT COUNT(*) FROM release WHERE zipcode < 'z000010'")
+    assert int(result["count"].iloc[0]) == 10
+
+
+def test_the_time_limit_covers_the_true_answers():
+    rel, original = big_release()
+    longer = original.assign(zipcode=original["zipcode"] * 2)  # only these pass length > 7
+    sql = f"SELECT COUNT(*) FROM release WHERE length(zipcode) > 7 AND {SLOW}"
+    assert query(rel, sql, original=original, timeout=0.5)["true"].iloc[0] == 0
+    with pytest.raises(InputError, match=r"^original: stopped after 0\.5 s"):
+        query(rel, sql, original=longer, timeout=0.5)
+
+
+def test_the_default_time_limit_and_no_limit(release):
+    assert DEFAULT_TIMEOUT == 10.0
+    assert inspect.signature(query).parameters["timeout"].default == DEFAULT_TIMEOUT
+    assert inspect.signature(where_mask).parameters["timeout"].default == DEFAULT_TIMEOUT
+    assert selected(release, "zipcode > 'a'", timeout=None) == 2
+
+
+@pytest.mark.parametrize("timeout", [0, -1, 0.0, float("nan"), float("inf"), "10", True])
+def test_bad_timeouts_are_refused(release, timeout):
+    with pytest.raises(InputError, match="timeout: give a positive number of seconds"):
+        query(release, "SELECT COUNT(*) FROM release", timeout=timeout)
+    with pytest.raises(InputError, match="timeout: give a positive number of seconds"):
+        where_mask(release.tables["qit"], "zipcode > 'a'", timeout=timeout)

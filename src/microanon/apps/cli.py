@@ -874,6 +874,12 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     default=None,
     help="Threads DuckDB may use. Default: the cores available to this process.",
 )
+@click.option(
+    "--timeout",
+    default=None,
+    metavar="SECONDS",
+    help="Stop a query that runs longer (with an error). Default: 10.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @_read_options
 @_friendly_errors
@@ -883,36 +889,35 @@ def query_command(
     original: Path | None,
     memory_limit: str | None,
     threads: int | None,
+    timeout: str | None,
     as_json: bool,
     read: dict[str, Any],
 ) -> None:
     """Bounds of an aggregate SQL query over the distribution release in RELEASE_DIR.
 
     SQL: SELECT COUNT/SUM/AVG/MIN/MAX(column), ... FROM release [WHERE <published columns>]
-    [GROUP BY <published columns>] (see docs/queries.md).
+    [GROUP BY <published columns>] (see docs/queries.md). The query runs in a child process
+    that is stopped when it exceeds its memory or its time.
     """
-    from ..core.release import Release
-    from ..query.sql import format_result, query
-    from .io import read_table
+    from .query_process import run_query
 
-    csv = _csv(read)
-    release = Release.load(release_dir)
-    data = None
-    if original is not None:
-        data = read_table(original, options=csv)
-        data.columns = [str(c) for c in data.columns]
-    result = query(release, sql, original=data, memory_limit=memory_limit, threads=threads)
-    outside = None if data is None else int((~result["within"].astype(bool)).sum())
-    document = {
+    request = {
+        "release_dir": str(release_dir),
         "sql": sql,
-        "columns": [str(c) for c in result.columns],
-        "rows": result.astype(object).to_dict("records"),
-        "outside_bounds": outside,
+        "original": None if original is None else str(original),
+        "memory_limit": memory_limit,
+        "threads": threads,
+        "timeout": timeout,
+        "as_json": as_json,
+        "read": read,
     }
-    _emit(as_json, document, format_result(result))
-    if outside:
-        click.echo(f"Error: {outside} true answer(s) outside their bounds", err=True)
-        sys.exit(EXIT_CODES["does not hold"])
+    outcome = run_query(request)
+    if outcome.status == EXIT_CODES["bad input"]:
+        raise InputFailure(outcome.err)
+    click.echo(outcome.out)
+    if outcome.status:
+        click.echo(f"Error: {outcome.err}", err=True)
+        sys.exit(outcome.status)
 
 
 # ---------------------------------------------------------------------------- demo

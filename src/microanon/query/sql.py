@@ -23,14 +23,23 @@ DuckDB runs with a memory limit and a thread count (:func:`default_memory_limit`
 :func:`default_threads`): a query that needs more memory ends in an :class:`InputError`, not in
 an exhausted machine. :func:`set_limits` changes them for the process, ``query(...,
 memory_limit=..., threads=...)`` for one call; :func:`limits` reads DuckDB's current settings.
+
+Every query also has a time limit (``timeout=``, :data:`DEFAULT_TIMEOUT` seconds): a timer
+thread interrupts DuckDB when it passes, and the query ends in an :class:`InputError`. DuckDB
+looks for the interruption between batches of rows, so one long function call (``repeat`` of a
+billion characters, ``levenshtein`` of long strings) runs to its end first; and DuckDB's memory
+limit does not count the strings and lists such calls build. ``microanon query`` therefore runs
+its query in a child process that it stops outright (:mod:`microanon.apps.query_process`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,6 +68,8 @@ __all__ = [
     "default_memory_limit",
     "default_threads",
     "MEMORY_CAP",
+    "DEFAULT_TIMEOUT",
+    "check_timeout",
 ]
 
 #: The table name queries use.
@@ -111,6 +122,8 @@ _LOCK = threading.RLock()  # guards changes of the limits
 
 #: The default memory limit is half the physical memory, but at most this many bytes (4 GiB).
 MEMORY_CAP = 4 * 1024**3
+#: Seconds a query may run unless told otherwise (``timeout=``, ``--timeout``).
+DEFAULT_TIMEOUT = 10.0
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]*|%)\s*", re.IGNORECASE)
 
 
@@ -159,6 +172,57 @@ def _threads(value: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"threads: give a whole number of at least 1, got {value!r}")
     return int(value)
+
+
+def check_timeout(value: float | None) -> float | None:
+    """A checked time limit in seconds: a positive finite number, or ``None`` (no limit).
+
+    Raises
+    ------
+    InputError
+        Anything else (zero, a negative number, infinity, NaN, text, a bool).
+    """
+    if value is None:
+        return None
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value <= 0:
+        raise InputError(f"timeout: give a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+class _Deadline:
+    """The time limit of one call, shared by the DuckDB statements it runs."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.end = None if seconds is None else time.monotonic() + seconds
+
+    def error(self, what: str) -> InputError:
+        return InputError(
+            f"{what}: stopped after {self.seconds:g} s, the time limit (--timeout, timeout=); "
+            "simplify the condition or raise the limit"
+        )
+
+    @contextmanager
+    def watch(self, cursor: Any, what: str) -> Iterator[None]:
+        """Interrupt ``cursor``'s statement when the time is up; its end is an InputError."""
+        import duckdb
+
+        timer = None
+        if self.end is not None:
+            left = self.end - time.monotonic()
+            if left <= 0:
+                raise self.error(what)
+            timer = threading.Timer(left, cursor.interrupt)
+            timer.daemon = True
+            timer.start()
+        try:
+            yield
+        except duckdb.InterruptException:
+            raise self.error(what) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
 
 
 def _set(memory_limit: str | None, threads: int | None) -> None:
@@ -319,6 +383,8 @@ def _run(con: Any, sql: str, params: list[Any] | None = None, what: str = "query
         return con.execute(sql, params or [])
     except duckdb.OutOfMemoryException as exc:
         raise _out_of_memory(what, _first_line(exc)) from None
+    except duckdb.InterruptException:  # the time limit's: see _Deadline.watch
+        raise
     except duckdb.Error as exc:
         raise InputError(f"{what}: {exc}") from None
 
@@ -570,7 +636,11 @@ def _select_list(
 
 
 def where_mask(
-    qit: pd.DataFrame | BoundTables, condition: str, sensitive: str | None = None
+    qit: pd.DataFrame | BoundTables,
+    condition: str,
+    sensitive: str | None = None,
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> np.ndarray:
     """Which records of ``qit`` an SQL condition selects.
 
@@ -582,6 +652,8 @@ def where_mask(
         A WHERE condition over its columns, e.g. ``"age BETWEEN 30 AND 40 AND sex = 'F'"``.
     sensitive : str, optional
         The sensitive column, which the condition may not use.
+    timeout : float or None, default :data:`DEFAULT_TIMEOUT`
+        Seconds DuckDB may take to select the records (``None``: no limit); see :func:`query`.
 
     Returns
     -------
@@ -590,32 +662,36 @@ def where_mask(
     Raises
     ------
     InputError
-        A condition that does not parse, uses the sensitive column or a subquery.
+        A condition that does not parse, uses the sensitive column or a subquery, a bad
+        ``timeout``, or a selection that takes longer.
     """
     if not isinstance(condition, str) or not condition.strip():
         raise InputError('where: give an SQL condition, e.g. "age BETWEEN 30 AND 40"')
+    deadline = _Deadline(check_timeout(timeout))
     frame = qit.qit if isinstance(qit, BoundTables) else qit
     published = [str(c) for c in frame.columns]
     parsed = parse_query(f"SELECT count(*) FROM {TABLE} WHERE {condition}", published, sensitive)
-    rows = _selected_rows(qit, parsed)[0]
+    rows = _selected_rows(qit, parsed, deadline)[0]
     mask = np.zeros(len(frame), dtype=bool)
     mask[rows] = True
     return mask
 
 
 def _selected_rows(
-    source: BoundTables | pd.DataFrame, parsed: ParsedQuery
+    source: BoundTables | pd.DataFrame, parsed: ParsedQuery, deadline: _Deadline
 ) -> tuple[np.ndarray, pd.DataFrame]:
     """Positions of the selected records and their GROUP BY key values, from DuckDB."""
     cols = ", ".join(_quote(c) for c in (_ROW, *parsed.keys))
     sql = f"SELECT {cols} FROM ({parsed.selection}) AS s"
     cursor = _session(source)
     try:
-        result = _run(cursor, sql, what="WHERE")
+        with deadline.watch(cursor, "WHERE"):
+            result = _run(cursor, sql, what="WHERE")
+            how = "df" if parsed.keys else "fetchnumpy"
+            out = _fetch(result, how, "WHERE")
         if not parsed.keys:
-            rows = np.asarray(_fetch(result, "fetchnumpy", "WHERE")[_ROW], dtype=np.int64)
+            rows = np.asarray(out[_ROW], dtype=np.int64)
             return rows, pd.DataFrame(index=range(len(rows)))
-        out = _fetch(result, "df", "WHERE")
     finally:
         if not isinstance(source, BoundTables):  # a one-off registration
             cursor.close()
@@ -644,6 +720,7 @@ def query(
     *,
     memory_limit: str | int | None = None,
     threads: int | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> pd.DataFrame:
     """Answer an aggregate SQL query from a distribution release with guaranteed bounds.
 
@@ -663,6 +740,12 @@ def query(
         :func:`set_limits`). A query that needs more raises :class:`InputError`.
     threads : int, optional
         DuckDB's threads for this query; default the process's (:func:`default_threads`).
+    timeout : float or None, default :data:`DEFAULT_TIMEOUT`
+        Seconds the query may take in DuckDB (``None``: no limit). A timer thread interrupts
+        DuckDB when they have passed, and the query raises :class:`InputError`. DuckDB notices
+        the interruption between batches of rows, so a single long function call finishes
+        first: the limit bounds ordinary queries, not hostile ones (``microanon query`` stops
+        its query process outright).
 
     Returns
     -------
@@ -678,7 +761,8 @@ def query(
     ------
     InputError
         A query outside the supported subset, a release of another kind, an ``original``
-        without the needed columns, a bad limit, or a query needing more memory than the limit.
+        without the needed columns, a bad limit, or a query needing more memory or time than
+        the limits.
 
     Examples
     --------
@@ -687,6 +771,7 @@ def query(
          aggregate    lower    upper    width  count  groups
     0  AVG(salary)  35000.0  55000.0  20000.0      4       1
     """
+    deadline = _Deadline(check_timeout(timeout))
     original = pandas_if_arrow(original, "original")
     tables = release if isinstance(release, BoundTables) else BoundTables.from_release(release)
     if tables.qit is None:
@@ -699,17 +784,17 @@ def query(
     parsed = parse_query(sql, published, sensitive)
     with _limited(memory_limit, threads):
         try:
-            return _answer(tables, parsed, original)
+            return _answer(tables, parsed, original, deadline)
         except MemoryError:  # numpy or pandas, after DuckDB
             raise _out_of_memory("query", "its answer does not fit in memory") from None
 
 
 def _answer(
-    tables: BoundTables, parsed: ParsedQuery, original: pd.DataFrame | None
+    tables: BoundTables, parsed: ParsedQuery, original: pd.DataFrame | None, deadline: _Deadline
 ) -> pd.DataFrame:
     """The result of :func:`query` for a checked query."""
     qit = tables.qit
-    rows, key_values = _selected_rows(tables, parsed)
+    rows, key_values = _selected_rows(tables, parsed, deadline)
     key_index, keys = _key_index(key_values)
     n_keys = len(keys)
     counts = np.zeros((n_keys, tables.n_groups), dtype=np.int64)
@@ -741,7 +826,7 @@ def _answer(
         }
     )
     if original is not None:
-        result = _with_truth(result, parsed, original, keys, qit)
+        result = _with_truth(result, parsed, original, keys, qit, deadline)
     return result
 
 
@@ -751,6 +836,7 @@ def _with_truth(
     original: pd.DataFrame,
     keys: pd.DataFrame,
     qit: pd.DataFrame,
+    deadline: _Deadline,
 ) -> pd.DataFrame:
     """Add the true answers, computed by DuckDB on the original table, and whether they fit."""
     if not isinstance(original, pd.DataFrame):
@@ -774,7 +860,8 @@ def _with_truth(
     con = _connect()
     try:
         con.register(TABLE, original)
-        truth = _fetch(_run(con, sql, what="original"), "df", "original")
+        with deadline.watch(con, "original"):
+            truth = _fetch(_run(con, sql, what="original"), "df", "original")
     finally:
         con.close()
     if parsed.keys:
