@@ -13,7 +13,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	# pycanon is only an independent checker for the tests; --no-deps keeps its exact pins out.
+	# pycanon is only an independent checker for the tests; --no-deps keeps its exact pins out
+	# (numpy==2.0.2, pandas==2.3.3, ... would downgrade what microanon is tested on), so it is in
+	# no extra of pyproject.toml. Under CI=true its tests fail without it (tests/oracles.py).
 	$(BIN)/python -m pip install --quiet --no-deps pycanon==$(PYCANON_VERSION)
 	touch $(STAMP)
 
