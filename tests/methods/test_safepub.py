@@ -231,7 +231,7 @@ def test_fixed_levels_use_the_whole_budget_arx_anchor(adult, adult_schema) -> No
 def test_metadata_public_and_internal(adult, adult_schema) -> None:
     release = safepub(adult, adult_schema, epsilon=2.0, delta=1e-6, steps=20, rng=1)
     public = release.public_metadata
-    assert set(public) == set(ALWAYS_PUBLIC) | {"epsilon_anon", "k", "beta", "levels", "heights"}
+    assert set(public) == set(ALWAYS_PUBLIC) | {"epsilon_anon", "k", "beta", "levels"}
     assert public["parameters"] == {
         "epsilon": 2.0,
         "delta": 1e-6,
@@ -242,7 +242,7 @@ def test_metadata_public_and_internal(adult, adult_schema) -> None:
     }
     assert public["models"] == [{"k_anonymity": {"k": public["k"]}}]
     internal = release.internal_metadata
-    assert {"rows_in", "sampled", "suppressed", "score", "nodes_scored"} <= set(internal)
+    assert {"heights", "rows_in", "sampled", "suppressed", "score", "nodes_scored"} <= set(internal)
     assert not any("seed" in key or "rng" in key for key in release.metadata)
 
 

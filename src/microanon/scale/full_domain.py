@@ -48,8 +48,10 @@ from .verify import groups_of, verify_files
 
 __all__ = ["ScaleResult", "full_domain_dask"]
 
-#: Metadata keys of the public part: those of ``full_domain``'s in-memory release.
-PUBLIC_KEYS = frozenset(ALWAYS_PUBLIC) | {"levels", "heights"}
+#: Metadata keys of the public part: those of ``full_domain``'s in-memory release (the
+#: hierarchies' heights stay internal: a hierarchy built from the data has a height that depends
+#: on the original values).
+PUBLIC_KEYS = frozenset(ALWAYS_PUBLIC) | {"levels"}
 #: How the records' codes are kept between the passes: ``auto`` keeps them on the workers while
 #: they fit a share of the cluster's memory and writes the rest to a temporary Parquet file.
 SPILL = ("auto", "never", "always")
@@ -338,9 +340,9 @@ def full_domain_dask(
             "sensitive": list(encoding.schema.sensitive),
             "rows_out": published.records,
             "levels": dict(result.levels),
-            "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
         }
         internal = {
+            "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
             "hierarchies": {
                 q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi
             },

@@ -430,7 +430,7 @@ def safepub(
         Claimed model: k-anonymity with the derived ``k`` (re-checked on the table);
         differential privacy is a property of the mechanism, stated by the parameters. Public
         metadata: ``parameters`` (ε, δ and the search settings, or the fixed ``levels``),
-        ``epsilon_anon``, ``k``, ``beta``, ``levels`` and ``heights``. Internal: ``rows_in``,
+        ``epsilon_anon``, ``k``, ``beta`` and ``levels``. Internal: ``heights``, ``rows_in``,
         ``sampled`` (records drawn), ``suppressed`` (drawn records in classes of fewer than
         ``k``), ``score`` (name and value of the published node) and ``nodes_scored``.
 
@@ -537,7 +537,9 @@ def safepub(
         table,
         parameters,
         [KAnonymity(k=k)],
-        public=("epsilon_anon", "k", "beta", "levels", "heights"),
+        # The heights stay internal: a hierarchy built from the data has a height that depends
+        # on the original values.
+        public=("epsilon_anon", "k", "beta", "levels"),
         text=True,
         epsilon_anon=eps_anon,
         k=k,

@@ -372,7 +372,9 @@ def _release(
         table,
         parameters,
         models,
-        public=("levels", "heights"),
+        # The heights stay internal: a hierarchy built from the data (intervals, quantiles,
+        # balanced, masking) has a height that depends on the original values.
+        public=("levels",),
         text=True,
         levels=result.levels,
         heights={q: table.schema.hierarchy(q).height for q in result.levels},

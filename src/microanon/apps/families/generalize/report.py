@@ -64,11 +64,12 @@ def _generalized(release: Release, column: str) -> str:
     data = release.data
     labels = data[column][data[column].astype(str) != SUPPRESSED].astype(str).unique()[:3]
     example = f" (e.g. {', '.join(labels)})" if len(labels) else ""
-    if column in levels:
+    if column in levels:  # the heights are internal: the public part shows the level alone
         level, height = int(levels[column]), heights.get(column)
-        if height is not None and level >= int(height):
-            return f"fully generalized to {SUPPRESSED} (level {level} of {height})"
         of = f" of {height}" if height is not None else ""
+        top = level >= int(height) if height is not None else all_suppressed(release, column)
+        if top:
+            return f"fully generalized to {SUPPRESSED} (level {level}{of})"
         return f"generalized to level {level}{of}{example}"
     if all_suppressed(release, column):
         return f"fully generalized to {SUPPRESSED}"
