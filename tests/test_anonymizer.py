@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import runpy
 from pathlib import Path
@@ -17,6 +18,7 @@ from oracles import pycanon_anonymity
 
 import microanon
 from microanon import Anonymizer, Hierarchy, InfeasibleError, InputError, Schema
+from microanon.core.files import MAX_FILE_BYTES
 from microanon.datasets import adult_schema, load_adult
 from microanon.methods.generalize import full_domain
 from microanon.methods.sdc import global_recode
@@ -310,6 +312,65 @@ def test_load_validates(fitted, tmp_path) -> None:
     with pytest.raises(InputError, match="unknown privacy model"):
         load({**good, "models": [{"nope": {}}]})
     assert load(good).recoding == anonymizer.recoding
+
+
+def _toy_file(tmp_path: Path, hierarchy: object) -> Path:
+    """A saved toy anonymizer whose hierarchy of ``q`` was replaced by ``hierarchy``."""
+    anonymizer = Anonymizer(_toy_schema(), [{"k_anonymity": {"k": 2}}], suppression=0.0)
+    doc = anonymizer.fit(_toy("aabbccdd")).to_dict()
+    doc["schema"]["q"]["hierarchy"] = hierarchy
+    path = tmp_path / "saved" / "anonymizer.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "hierarchy",
+    [
+        "/etc/passwd",
+        "../outside.csv",
+        "{outside}",
+        {"builder": "arx", "file": "/etc/passwd"},
+        "/dev/zero",
+        "anonymizer.json",
+    ],
+)
+def test_load_reads_no_hierarchy_file(tmp_path, hierarchy) -> None:
+    """A saved anonymizer carries its hierarchies inline: a path is refused, unread."""
+    outside = tmp_path / "outside.csv"
+    outside.write_text("secret-a;*\nsecret-b;*\n", encoding="utf-8")
+    if hierarchy == "{outside}":
+        hierarchy = str(outside)
+    path = _toy_file(tmp_path, hierarchy)
+    with pytest.raises(InputError, match="hierarchy of column 'q' names a file") as caught:
+        Anonymizer.load(path)
+    message = str(caught.value)
+    assert "\n" not in message and "secret" not in message
+    passwd = Path("/etc/passwd").read_text(encoding="utf-8").splitlines()
+    assert not [line for line in passwd if line.strip() and line in message]
+
+
+def test_load_reads_only_a_regular_file_under_the_size_limit(tmp_path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", fifo, tmp_path):
+        with pytest.raises(InputError, match=f"anonymizer file {path} is not a regular file"):
+            Anonymizer.load(path)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_FILE_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(InputError, match="big.json is larger than 64 MiB"):
+        Anonymizer.load(big)
+
+
+def test_saved_hierarchies_are_inline_and_load_back(tmp_path) -> None:
+    anonymizer = Anonymizer(_toy_schema(), [{"k_anonymity": {"k": 2}}], suppression=0.0)
+    saved = anonymizer.fit(_toy("aabbccdd")).save(tmp_path / "a.json")
+    doc = json.loads(saved.read_text(encoding="utf-8"))
+    assert doc["schema"]["q"]["hierarchy"]["paths"][0] == ["*", "AB", "a"]
+    later = _toy("abcdabcd")
+    assert Anonymizer.load(saved).transform(later).data.equals(anonymizer.transform(later).data)
 
 
 def test_numpy_parameters_are_saved_as_numbers(tmp_path) -> None:

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microanon import Hierarchy, HierarchyError
+from microanon import Hierarchy, HierarchyError, Schema
+from microanon.core.files import MAX_FILE_BYTES
 
 ARX = [
     "age",
@@ -177,3 +179,54 @@ def test_paths_and_to_dict_are_fresh_lists_each_call():
     assert h.paths() == [["*", "young", np.int64(20)], ["*", "old", 70]]
     assert h.to_dict()["paths"] == [["*", "young", 20], ["*", "old", 70]]
     assert type(h.to_dict()["paths"][0][2]) is int
+
+
+# ---------------------------------------------------------------------- reading a named file
+def test_only_a_regular_file_is_read_as_a_hierarchy(tmp_path):
+    """Refused before a byte is read (a read of /dev/zero or a FIFO would never end)."""
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", fifo, tmp_path):
+        with pytest.raises(HierarchyError, match="is not a regular file"):
+            Hierarchy.from_arx_csv(path, name="q")
+        with pytest.raises(HierarchyError, match=f"hierarchy file {path} is not a regular file"):
+            Schema.from_dict({"q": {"role": "quasi", "hierarchy": str(path)}})
+
+
+def test_a_hierarchy_file_over_the_size_limit_is_refused(tmp_path):
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_FILE_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(HierarchyError, match=f"big.csv is larger than {MAX_FILE_BYTES >> 20} MiB"):
+        Hierarchy.from_arx_csv(big)
+    schema_file = tmp_path / "schema.yaml"
+    schema_file.write_text("q: {role: quasi, hierarchy: big.csv}\n", encoding="utf-8")
+    with pytest.raises(HierarchyError, match="larger than 64 MiB"):
+        Schema.from_yaml(schema_file)
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("secret-a;secret-x;*\nsecret-b;secret-x;*\n\nsecret-c;*\n", "line 4: 2 levels, line 1"),
+        ("secret-a;secret-x;*\nsecret-b;secret-x;*\nsecret-a;secret-y;*\n", "line 3 column 2"),
+        ("secret-a;secret-x;*\nsecret-b;secret-y;secret-root\n", "line 2 column 3"),
+        ("secret-x;secret-y;*\nsecret-b;secret-x;*\n", "line 1 column 1"),
+        ("secret-a;*\n" + "secret-b" * 20_000 + ";*\n", "line 2: not valid CSV"),  # > 128 KiB
+    ],
+)
+def test_a_malformed_hierarchy_file_names_file_and_line_not_content(tmp_path, text, line):
+    path = tmp_path / "h.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(HierarchyError) as caught:
+        Hierarchy.from_arx_csv(path, name="q")
+    message = str(caught.value)
+    assert message.startswith(f"hierarchy file {path}") and line in message
+    assert "secret" not in message and "\n" not in message
+
+
+def test_a_hierarchy_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("Zürich;*\n".encode("latin-1"))
+    with pytest.raises(HierarchyError, match=r"latin.csv is not UTF-8 text \(byte 2\)"):
+        Hierarchy.from_arx_csv(path)

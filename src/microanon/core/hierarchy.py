@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError
+from .files import read_text_file
 
 __all__ = [
     "Hierarchy",
@@ -121,6 +122,43 @@ def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> 
     if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise HierarchyError(f"hierarchy{where}: weights must be {n} finite non-negative numbers")
     return w
+
+
+def _arx_rows(text: str, sep: str, where: str) -> tuple[list[list[str]], list[int]]:
+    """The non-empty rows of ARX CSV text (cells stripped) and the lines they start on."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    start = 1
+    try:
+        for row in reader:
+            cells = [c.strip() for c in row]
+            if any(cells):
+                rows.append(cells)
+                lines.append(start)
+            start = reader.line_num + 1
+    except csv.Error:
+        raise HierarchyError(f"{where}, line {start}: not valid CSV") from None
+    return rows, lines
+
+
+def _places(rows: list[list[str]], lines: list[int]) -> list[list[str]]:
+    """``rows`` with every value replaced by where it first appears (``line 3 column 2``): the
+    same tree, whose problems can be told without the values."""
+    first: dict[str, str] = {}
+    return [
+        [first.setdefault(value_key(c), f"line {line} column {j + 1}") for j, c in enumerate(r)]
+        for r, line in zip(rows, lines, strict=True)
+    ]
+
+
+def _tree_problem(rows: list[list[str]], name: str | None) -> str:
+    """What :meth:`Hierarchy.from_levels` finds wrong with ``rows``."""
+    try:
+        Hierarchy.from_levels(rows, name=name)
+    except HierarchyError as exc:
+        return str(exc)
+    return "its rows do not form a tree"
 
 
 class Hierarchy:
@@ -642,22 +680,37 @@ class Hierarchy:
         Parameters
         ----------
         source : path or text stream
+            A path is read only if it is a regular file of at most
+            :data:`~microanon.core.files.MAX_FILE_BYTES` (never ``/dev/zero``, a FIFO or a
+            directory), and its errors name the file and the line, never the file's content.
         sep : str
             Field separator (ARX uses ``;``).
         name : str, optional
             Column name for messages.
         """
+        if not isinstance(source, (str, os.PathLike)):
+            rows, _ = _arx_rows(source.read(), sep, "hierarchy")
+            return cls.from_levels(rows, name=name)
+        return cls._from_arx_file(source, sep, name)
+
+    @classmethod
+    def _from_arx_file(cls, path: str | os.PathLike[str], sep: str, name: str | None) -> Hierarchy:
+        """:meth:`from_arx_csv` of a file: errors name the file and lines, never values."""
+        where = f"hierarchy file {path}"
+        text = read_text_file(path, "hierarchy file", HierarchyError)
+        rows, lines = _arx_rows(text, sep, where)
+        for r, line in zip(rows, lines, strict=True):
+            if len(r) != len(rows[0]):
+                raise HierarchyError(
+                    f"{where}, line {line}: {len(r)} levels, line {lines[0]} has {len(rows[0])}"
+                )
         try:
-            if isinstance(source, (str, os.PathLike)):
-                with open(source, newline="", encoding="utf-8") as fh:
-                    text = fh.read()
-            else:
-                text = source.read()
-        except OSError as exc:
-            raise HierarchyError(f"cannot read hierarchy file {source}: {exc.strerror}") from exc
-        rows = [[c.strip() for c in r] for r in csv.reader(io.StringIO(text), delimiter=sep)]
-        rows = [r for r in rows if any(c for c in r)]
-        return cls.from_levels(rows, name=name)
+            return cls.from_levels(rows, name=name)
+        except HierarchyError:
+            problem = _tree_problem(_places(rows, lines), name)
+        raise HierarchyError(
+            f"{where}: {problem} (values named by the line and column where they first appear)"
+        )
 
     @classmethod
     def from_nested(cls, tree: Mapping[Any, Any], name: str | None = None) -> Hierarchy:

@@ -7,7 +7,8 @@ labels, so the two releases can be compared and stacked, and the same suppressio
 February's release satisfies the models too (or the error says how much suppression it would
 need). The recoding is saved to a JSON file that holds the schema with its hierarchies, the
 models, the parameters and the levels — no record, no count, no seed — and loads back into an
-:class:`Anonymizer` that gives the same output.
+:class:`Anonymizer` that gives the same output. The file carries its hierarchies inline: loading
+it reads no other file.
 
 Reusable methods are those with a fixed recoding: ``full_domain``, ``global_recode`` and
 ``top_bottom_code`` (see :mod:`microanon.methods.generalize._reusable`).
@@ -26,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import HierarchyError, InfeasibleError, InputError
+from ...core.files import read_text_file
 from ...core.release import Release
 from ...core.schema import Role, Schema
 from ...models import PopulationModel, PrivacyModel, as_models, check_release
@@ -316,8 +318,10 @@ class Anonymizer:
         Raises
         ------
         InputError
-            A missing or unknown key, another layout version, or any part that does not
-            validate (method, parameters, models, schema, recoding).
+            A missing or unknown key, another layout version, a hierarchy given as a file
+            (the document carries its hierarchies as label paths, as :meth:`to_dict` writes
+            them), or any part that does not validate (method, parameters, models, schema,
+            recoding).
         """
         if not isinstance(doc, Mapping):
             raise InputError(f"{where}: not a microanon anonymizer (expected a JSON object)")
@@ -336,6 +340,13 @@ class Anonymizer:
             )
         if not isinstance(doc["parameters"], Mapping):
             raise InputError(f"{where}: parameters must be a mapping")
+        filed = _hierarchy_files(doc["schema"])
+        if filed:
+            raise InputError(
+                f"{where}: the hierarchy of column {filed[0]!r} names a file; an anonymizer "
+                "carries its hierarchies inline, as label paths (the way save writes them), and "
+                "loading it reads no other file"
+            )
         try:
             out = cls(doc["schema"], doc["models"] or None, doc["method"], **doc["parameters"])
             unresolved = [
@@ -417,17 +428,21 @@ class Anonymizer:
     def load(cls, path: str | os.PathLike[str]) -> Anonymizer:
         """Read an anonymizer written by :meth:`save`, validating it.
 
+        Only this file is read: a hierarchy that names a file is refused (see
+        :meth:`from_dict`), and so is a path that is not a regular file of at most
+        :data:`~microanon.core.files.MAX_FILE_BYTES` (``/dev/zero``, a FIFO).
+
         Raises
         ------
         InputError
-            An unreadable file, invalid JSON, or content that does not validate.
+            An unreadable file, not a regular file, too large, invalid JSON, or content that
+            does not validate.
         """
         path = Path(path)
+        text = read_text_file(path, "anonymizer file")
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
             raise InputError(f"{path} is not valid JSON: {exc}") from None
         return cls.from_dict(doc, where=str(path))
 
@@ -442,7 +457,24 @@ def _plain(value: Any) -> Any:
 def _is_anonymizer_file(path: Path) -> bool:
     """Whether ``path`` holds a JSON object written by :meth:`Anonymizer.save`."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(read_text_file(path, "anonymizer file"))
+    except ValueError:  # InputError included
         return False
     return isinstance(doc, dict) and "microanon_anonymizer" in doc
+
+
+def _hierarchy_files(schema: Any) -> list[str]:
+    """The columns of a saved schema whose hierarchy names a file (a path or an ARX builder)."""
+    if not isinstance(schema, Mapping):
+        return []
+    return [
+        str(name)
+        for name, desc in schema.items()
+        if isinstance(desc, Mapping) and _names_a_file(desc.get("hierarchy"))
+    ]
+
+
+def _names_a_file(spec: Any) -> bool:
+    if isinstance(spec, (str, os.PathLike)):
+        return True
+    return isinstance(spec, Mapping) and ("file" in spec or spec.get("builder") == "arx")
