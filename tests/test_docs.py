@@ -71,3 +71,27 @@ def test_exports_named_like_their_submodule_are_rendered_explicitly():
             if path not in objects:
                 missing.append(f"{page}: add '::: {path}' (exported as {objects[0]}.{name})")
     assert missing == []
+
+
+#: Fenced code blocks and inline code spans: an output's literal values, not prose.
+CODE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"`[^`]+`")  # may run over a line break
+#: A reference to an issue of the tracker ("issue 8", "the issue's figures", "(issue)").
+ISSUE = re.compile(r"\bissues?\b|\bissue's\b|\bissues'", re.IGNORECASE)
+
+
+def _prose(text: str) -> str:
+    return INLINE_CODE.sub("", CODE.sub("", text))
+
+
+def test_docs_speak_of_the_project_not_of_its_issues():
+    """The docs, README.md and benchmarks/README.md cite the project and its measurements,
+    never an issue of the tracker (a number or figure "from the issue" is not a measurement)."""
+    pages = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md", ROOT / "benchmarks" / "README.md"]
+    found = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in pages
+        for line in _prose(path.read_text("utf-8")).splitlines()
+        if ISSUE.search(line)
+    ]
+    assert found == []

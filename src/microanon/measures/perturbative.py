@@ -237,7 +237,7 @@ def il1s(original: Any, masked: Any, columns: Sequence[Any] | None = None) -> fl
 
     ``IL1s = 1/(n p) Σ_i Σ_j |x_ij - x'_ij| / (√2 S_j)`` with ``S_j`` the sample standard
     deviation of original column ``j`` (Mateo-Sanz, Sebé & Domingo-Ferrer 2004; divided by
-    ``n p`` as the issue asks, so that it is per cell).
+    ``n p``, so that it is per cell).
 
     sdcMicro's ``dUtility(method = "IL1")`` computes ``|x - x'| / S_j * √2`` — multiplying by
     √2 instead of dividing — so its value is exactly **twice** this one.
