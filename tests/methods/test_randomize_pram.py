@@ -116,7 +116,11 @@ def test_pram_invariant_release():
     assert entry["keep"] is None
     assert entry["domain"] == ["concrete", "straw", "tile", "tin"]
     counts = df["roof"].value_counts().reindex(entry["domain"]).to_numpy()
-    assert np.allclose(entry["matrix"], invariant_matrix(counts, 0.8, alpha=0.5))
+    # the invariant matrix reveals the original's distribution: internal, never public
+    assert entry["matrix"] is None
+    applied = rel.metadata["applied_matrices"]["roof"]
+    assert np.allclose(applied, invariant_matrix(counts, 0.8, alpha=0.5))
+    assert "applied_matrices" not in rel.public_metadata
     assert sorted(rel.data["walls"]) == sorted(df["walls"])
 
 
@@ -139,7 +143,7 @@ def test_invariant_pram_preserves_expected_frequencies():
     for i in range(reps):
         rel = pram(df, SCHEMA, keep={"roof": 0.6}, invariant=True, alpha=0.9, rng=gen)
         published[i] = rel.data["roof"].value_counts().reindex(domain, fill_value=0).to_numpy()
-    r = np.array(rel.metadata["randomized"]["roof"]["matrix"])
+    r = np.array(rel.metadata["applied_matrices"]["roof"])
     sd = np.sqrt((r * (1 - r)) @ original)  # per published value, a sum of Bernoulli draws
     assert np.all(np.abs(published.mean(axis=0) - original) <= 4 * sd / np.sqrt(reps))
     # whereas plain randomized response pulls the frequencies towards uniform
@@ -176,8 +180,13 @@ def test_invariant_alpha_one_needs_every_value_present():
     }
     with pytest.raises(InputError, match="'mud' does not occur.*alpha < 1"):
         pram(df, schema, keep={"walls": 0.8}, invariant=True, alpha=1.0)
+    # a hierarchy's leaves are not a declaration: its domain would name 'mud', held by nobody
+    with pytest.raises(InputError, match="column 'walls': 1 value.*categories"):
+        pram(df, schema, keep={"walls": 0.8}, invariant=True, alpha=0.5, rng=0)
+    schema["walls"]["categories"] = ["brick", "wood", "mud"]  # the codebook: public
     rel = pram(df, schema, keep={"walls": 0.8}, invariant=True, alpha=0.5, rng=0)
     assert "mud" not in set(rel.data["walls"])  # absent values are never published
+    assert rel.public_metadata["randomized"]["walls"]["domain"] == ["brick", "wood", "mud"]
     full = pram(df, SCHEMA, keep={"walls": 0.8}, invariant=True, alpha=1.0, rng=0)
     assert full.metadata["parameters"]["alpha"] == 1.0
 

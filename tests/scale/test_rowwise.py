@@ -261,9 +261,11 @@ def test_invariant_pram_matrix_is_the_in_memory_one(client, small, original):
         rng=1,
     )
     for c in ("disease", "region"):
+        assert rel.metadata["randomized"][c]["matrix"] is None  # built from counts: internal
+        assert "applied_matrices" not in rel.public_metadata
         np.testing.assert_allclose(
-            rel.metadata["randomized"][c]["matrix"],
-            memory.metadata["randomized"][c]["matrix"],
+            rel.metadata["applied_matrices"][c],
+            memory.metadata["applied_matrices"][c],
             rtol=0,
             atol=1e-12,
         )
@@ -447,3 +449,26 @@ def test_write_never_replaces_what_we_did_not_write(client, small, tmp_path):
         write_rowwise(rel, target, client=client, progress=False)
     assert (target / "notes.txt").read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_a_domain_value_randomized_away_is_refused_out_of_core(client, tmp_path):
+    """As in memory: a value no written row holds is not named by the public domain."""
+    frame = pd.DataFrame({"zip": ["A"] * 19 + ["Z1"], "disease": ["flu", "cold"] * 10})
+    frame.to_parquet(tmp_path / "in.parquet")
+    schema = {"zip": {"role": "quasi"}, "disease": {"role": "sensitive"}}
+    matrix = [[1.0, 0.5], [0.0, 0.5]]  # Z1 (one person's) is published as A half the time
+    outcomes = {}
+    for seed in range(8):
+        rel = randomize_dask(
+            tmp_path / "in.parquet", schema, matrices={"zip": matrix}, rng=seed,
+            client=client, progress=False,
+        )  # fmt: skip
+        try:
+            written = write_rowwise(rel, tmp_path / f"out{seed}", client=client, progress=False)
+            outcomes[seed] = written.metadata["randomized"]["zip"]["domain"]
+        except InputError as exc:
+            outcomes[seed] = str(exc)
+            assert not (tmp_path / f"out{seed}").exists()
+    refused = [o for o in outcomes.values() if isinstance(o, str)]
+    assert refused and "column 'zip': 1 value(s)" in refused[0]
+    assert ["A", "Z1"] in outcomes.values()

@@ -16,6 +16,7 @@ from typing import Any
 from ..core.lint import lint_schema
 from ..core.output import check_output_target
 from ..core.progress import ProgressLike, as_progress
+from ..core.random import make_rng, state_fingerprints
 from ..core.release import Release
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .publish import PUBLISH_STAGES, publish
@@ -104,9 +105,11 @@ def run_anonymize(
         with reporter.stage("schema lint"):
             lint = lint_schema(original, cfg.schema, accept=cfg.lint_accept)
             lint.raise_if_blocking()
+        generator = make_rng(rng)
+        secrets = state_fingerprints(generator)  # before the method draws from it
         started = time.perf_counter()
         with reporter.stage(f"method {cfg.method}"):
-            release = cfg.run(original, rng=rng, progress=reporter.bar)
+            release = cfg.run(original, rng=generator, progress=reporter.bar)
         seconds = time.perf_counter() - started
         release.metadata["audit"] = _audit(cfg, data, rng, seconds)
         path, numbers = publish(
@@ -122,6 +125,7 @@ def run_anonymize(
             subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in "
             f"{seconds:.2f} s.",
             progress=reporter,
+            secrets=secrets,
         )
     numbers["seconds"] = seconds
     if lint.limited:

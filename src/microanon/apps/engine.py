@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.progress import ProgressLike, as_progress
+from ..core.random import make_rng, state_fingerprints
 from ..core.reading import ReadOptions
 from .config import DATASET_PREFIX, PipelineConfig
 
@@ -359,6 +360,8 @@ def anonymize_dask(
     from ..scale import write_rowwise
     from ..scale.client import dask_client
 
+    generator = make_rng(rng)
+    secrets = state_fingerprints(generator)  # before the release draws from it
     with dask_client(None, scheduler) as client:
         run = {"client": client, "progress": progress, "read_options": options}
         if cfg.method == "microaggregation":
@@ -367,9 +370,15 @@ def anonymize_dask(
             import microanon.scale as scale
 
             func = getattr(scale, DASK_METHODS[cfg.method])
-            release = func(frame, cfg.schema, **params, rng=rng, **run)
+            release = func(frame, cfg.schema, **params, rng=generator, **run)
         return write_rowwise(
-            release, out, client=client, progress=progress, overwrite=overwrite, protect=protect
+            release,
+            out,
+            client=client,
+            progress=progress,
+            overwrite=overwrite,
+            protect=protect,
+            secrets=secrets,
         )
 
 

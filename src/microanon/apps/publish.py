@@ -30,7 +30,7 @@ from ..core.output import atomic_directory
 from ..core.progress import ProgressLike, as_progress
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
-from ..models import Verification, verify_written
+from ..models import Verification, texts_in_files, verify_written
 from .families import add_release_sections
 from .release_summary import (
     add_public_report,
@@ -61,6 +61,7 @@ def publish(
     config: Any = None,
     subtitle: str | None = None,
     progress: ProgressLike = False,
+    secrets: Iterable[str] = (),
 ) -> tuple[Path, dict[str, Any]]:
     """Write ``release`` to ``out`` with its reports, verified from disk, or write nothing.
 
@@ -92,6 +93,10 @@ def publish(
         Progress on stderr: the stages write, verify and reports (see
         :func:`microanon.core.progress.as_progress`); a
         :class:`~microanon.core.progress.Progress` given continues its own numbering.
+    secrets : iterable of str
+        Texts no public file may hold, whatever the key or file: the fingerprints of the
+        generator the method drew from, taken before it ran
+        (:func:`~microanon.core.random.state_fingerprints`).
 
     Returns
     -------
@@ -118,7 +123,7 @@ def publish(
         with reporter.stage(PUBLISH_STAGES[0]):
             release.write_parts(tmp, format)
         with reporter.stage(PUBLISH_STAGES[1]):
-            verification = verify_written(tmp, original, lint.linkable)
+            verification = verify_written(tmp, original, lint.linkable, schema.declared())
             if not verification.ok:
                 raise VerificationError(
                     "the written release does not hold what it claims, so nothing was written: "
@@ -128,6 +133,12 @@ def publish(
             numbers = _write_reports(
                 tmp, release, original, schema, lint, verification, config, subtitle
             )
+            exposed = texts_in_files(tmp / PUBLIC_DIR, secrets)
+            if exposed:
+                raise VerificationError(
+                    "the written release is not safe to publish, so nothing was written: "
+                    + "; ".join(exposed)
+                )
     numbers.update(
         verification=verification.to_dict(),
         lint=lint.to_dict(),

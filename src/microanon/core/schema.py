@@ -90,6 +90,11 @@ class Attribute:
         A built hierarchy, or a builder description still to be resolved against data.
     order : tuple, optional
         Value order of an ordinal column (also used by ordered distances).
+    categories : tuple, optional
+        The values a categorical column can take, as the data owner states them (a codebook,
+        e.g. a questionnaire's answer options). They are public by that statement: a release may
+        name a category that no published row holds (a randomized column's domain does). Every
+        value of the column must be one of them.
     missing : {"error", "drop", "category"}
         Treatment of missing values (``category`` turns them into the value ``"?"``).
     """
@@ -99,6 +104,7 @@ class Attribute:
     kind: Kind = Kind.CATEGORICAL
     hierarchy: Hierarchy | Mapping[str, Any] | None = None
     order: tuple[Any, ...] | None = None
+    categories: tuple[Any, ...] | None = None
     missing: str = "error"
     source: Any = field(default=None, compare=False, repr=False)
 
@@ -111,9 +117,24 @@ class Attribute:
             d["hierarchy"] = dict(self.hierarchy)
         if self.order is not None:
             d["order"] = [v.item() if isinstance(v, np.generic) else v for v in self.order]
+        if self.categories is not None:
+            d["categories"] = [
+                v.item() if isinstance(v, np.generic) else v for v in self.categories
+            ]
         if self.missing != "error":
             d["missing"] = self.missing
         return d
+
+    @property
+    def declared_values(self) -> tuple[Any, ...] | None:
+        """The values the data owner declared for this column (public by that statement).
+
+        An ordinal column's ``order`` or a categorical column's ``categories``; None when the
+        column's values are only known from the data.
+        """
+        if self.kind is Kind.ORDINAL and self.order is not None:
+            return self.order
+        return self.categories
 
 
 def _enum(enum: type[Enum], value: Any, what: str, column: str) -> Any:
@@ -126,6 +147,23 @@ def _enum(enum: type[Enum], value: Any, what: str, column: str) -> Any:
         raise SchemaError(
             f"column '{column}': unknown {what} {value!r} (use one of {allowed})"
         ) from None
+
+
+def _categories(spec: Any, column: str, kind: Kind) -> tuple[Any, ...] | None:
+    """A column's declared ``categories``: a non-empty list of distinct values, not numeric."""
+    if spec is None:
+        return None
+    if kind is not Kind.CATEGORICAL:
+        raise SchemaError(
+            f"column '{column}': categories are for categorical columns (an ordinal column's "
+            "order lists its values)"
+        )
+    if isinstance(spec, (str, bytes, Mapping)) or not isinstance(spec, Sequence) or not spec:
+        raise SchemaError(f"column '{column}': categories must be a non-empty list of values")
+    keys = [value_key(v) for v in spec]
+    if len(set(keys)) != len(keys):
+        raise SchemaError(f"column '{column}': categories list a value twice")
+    return tuple(spec)
 
 
 def _hierarchy_spec(spec: Any, column: str, base_dir: Path | None) -> Hierarchy | dict | None:
@@ -227,7 +265,8 @@ class Schema:
     def from_dict(
         cls, spec: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None
     ) -> Schema:
-        """Build from ``{column: {role, kind, hierarchy, order, missing}}`` (or ``{column: role}``).
+        """Build from ``{column: {role, kind, hierarchy, order, categories, missing}}`` (or
+        ``{column: role}``).
 
         Parameters
         ----------
@@ -246,7 +285,7 @@ class Schema:
                 desc = {"role": desc}
             if not isinstance(desc, Mapping):
                 raise SchemaError(f"column '{name}': description must be a mapping or a role name")
-            unknown = set(desc) - {"role", "kind", "hierarchy", "order", "missing"}
+            unknown = set(desc) - {"role", "kind", "hierarchy", "order", "categories", "missing"}
             if unknown:
                 raise SchemaError(
                     f"column '{name}': unknown schema key(s) {', '.join(sorted(unknown))}"
@@ -273,6 +312,7 @@ class Schema:
                     kind=kind,
                     hierarchy=_hierarchy_spec(desc.get("hierarchy"), name, base),
                     order=tuple(order) if order is not None else None,
+                    categories=_categories(desc.get("categories"), name, kind),
                     missing=missing,
                 )
             )
@@ -429,6 +469,13 @@ class Schema:
         """All resolved hierarchies, by column."""
         return {a.name: a.hierarchy for a in self if isinstance(a.hierarchy, Hierarchy)}
 
+    def declared(self) -> dict[str, tuple[Any, ...]]:
+        """Column -> the values its data owner declared (``categories`` or an ordinal ``order``).
+
+        Public by that statement: a release may name them even where no published row does.
+        """
+        return {a.name: a.declared_values for a in self if a.declared_values is not None}
+
     def with_attribute(self, attr: Attribute) -> Schema:
         """Copy with one attribute added or replaced."""
         attrs = dict(self._attrs)
@@ -523,12 +570,14 @@ class Schema:
                             f"{int(bad.sum())} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
                         )
                     out[a.name] = num
-            if a.kind is Kind.ORDINAL and a.order is not None:
-                known = {value_key(v) for v in a.order}
+            declared = a.declared_values
+            if declared is not None and a.role is not Role.IDENTIFIER:
+                known = {value_key(v) for v in declared}
                 absent = sorted({value_key(v) for v in out[a.name].unique()} - known)
                 if absent:
+                    what = "order" if a.kind is Kind.ORDINAL else "categories"
                     raise SchemaError(
-                        f"column '{a.name}': value(s) {', '.join(absent[:5])} are not in its order"
+                        f"column '{a.name}': value(s) {', '.join(absent[:5])} are not in its {what}"
                     )
             if check_leaves and isinstance(a.hierarchy, Hierarchy):
                 a.hierarchy.leaf_index(out[a.name].unique(), column=a.name)

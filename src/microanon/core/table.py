@@ -238,8 +238,8 @@ class Table:
     Build it with :meth:`Table.from_frame`. A column with a hierarchy is coded by the leaf index of
     its values (the dictionary is the hierarchy's full leaf list, values absent from the data
     included), so recoding to a level is one array lookup. Other numeric columns are coded in
-    ascending value order, ordinal columns in their declared order, categorical columns in sorted
-    order.
+    ascending value order, ordinal columns in their declared order, categorical columns in their
+    declared ``categories`` (values absent from the data included) or else in sorted order.
 
     Attributes
     ----------
@@ -315,11 +315,11 @@ class Table:
             if isinstance(h, Hierarchy):
                 c = _leaf_codes(col, h, attr.name)
                 d = np.asarray(h.leaves, dtype=object)
-            elif attr.kind is Kind.ORDINAL and attr.order is not None:
-                pos = {value_key(v): i for i, v in enumerate(attr.order)}
+            elif attr.declared_values is not None:  # an ordinal order or declared categories
+                pos = {value_key(v): i for i, v in enumerate(attr.declared_values)}
                 inv, uniq = pd.factorize(col, sort=False)
                 c = np.array([pos[value_key(u)] for u in uniq], dtype=np.int64)[inv]
-                d = np.asarray(attr.order, dtype=object)
+                d = np.asarray(attr.declared_values, dtype=object)
             else:
                 c, d = _sorted_codes(col, attr.name)
             codes[attr.name] = c.astype(_code_dtype(len(d)))

@@ -10,13 +10,15 @@ produced them) and checks
 2. that the public part alone loads, and holds no metadata the method did not declare public;
 3. that the public metadata contains no value of an original column that does not appear in
    the published tables themselves (a hierarchy's leaves, a suppressed person's value, a
-   dropped column's values). A randomization's domains and distortion matrices are public by
-   design (reconstruction needs them) and are not scanned.
+   dropped column's values), unless the data owner declared it public (a column's
+   ``categories`` or ordinal ``order`` in the schema). Every public key is scanned, with no
+   exemption: a method publishes by design only what it declares with ``public=``, and a key
+   that names values (a randomization's domains) holds declared or published values only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,12 +32,10 @@ from ..core.release import PUBLIC_DIR, Release
 from .release_check import check_release
 from .verdict import Verdict
 
-__all__ = ["Verification", "verify_written", "public_leaks"]
+__all__ = ["Verification", "verify_written", "public_leaks", "texts_in_files"]
 
 #: Release kinds whose claimed models are checked on equivalence classes of one table.
 _CLASS_KINDS = ("generalized", "masked")
-#: Metadata that a kind publishes by design even where it names values absent from the data.
-_BY_DESIGN = {"randomized": ("randomized", "mrr", "epr")}
 
 
 @dataclass
@@ -104,15 +104,22 @@ def _text_values(values: Iterable[Any]) -> set[str]:
     return out
 
 
-def public_leaks(release: Release, original: pd.DataFrame) -> list[str]:
+def public_leaks(
+    release: Release,
+    original: pd.DataFrame,
+    declared: Mapping[str, Sequence[Any]] | None = None,
+) -> list[str]:
     """Public metadata strings that are original values absent from the published tables.
 
     Parameters
     ----------
     release : Release
-        The release (its public metadata is scanned).
+        The release (its public metadata is scanned, every key).
     original : DataFrame
         The original table, every column (dropped ones included).
+    declared : mapping of column to values, optional
+        Values the data owner declared public (:meth:`microanon.core.schema.Schema.declared`):
+        a value of column ``c`` listed for ``c`` is not a leak.
 
     Returns
     -------
@@ -127,13 +134,11 @@ def public_leaks(release: Release, original: pd.DataFrame) -> list[str]:
             published |= _text_values(pd.unique(df[c]))
     by_value: dict[str, str] = {}
     for c in original.columns:
-        for v in _text_values(pd.unique(original[c])) - published:
+        allowed = published | _text_values((declared or {}).get(str(c), ()))
+        for v in _text_values(pd.unique(original[c])) - allowed:
             by_value.setdefault(v, str(c))
-    skip = _BY_DESIGN.get(release.kind, ())
     leaks = []
     for key, value in release.public_metadata.items():
-        if key in skip:
-            continue
         for path, text in _strings(value, key):
             if text in by_value:
                 leaks.append(
@@ -143,10 +148,34 @@ def public_leaks(release: Release, original: pd.DataFrame) -> list[str]:
     return leaks
 
 
+def texts_in_files(directory: str | Path, texts: Iterable[str]) -> list[str]:
+    """Which of ``texts`` occur in the bytes of any file under ``directory``.
+
+    Used on a release's ``public/`` with the random generator's fingerprints
+    (:func:`microanon.core.random.state_fingerprints`): a seed or state is refused whatever
+    key, file or format holds it.
+
+    Returns
+    -------
+    list of str
+        One line per file holding one of them (the text itself is not repeated).
+    """
+    needles = [t.encode() for t in texts if t]
+    found = []
+    for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if any(n in data for n in needles):
+            found.append(
+                f"{path.relative_to(directory)} holds the random generator's seed or state"
+            )
+    return found
+
+
 def verify_written(
     directory: str | Path,
     original: pd.DataFrame,
     linkable: Sequence[str] = (),
+    declared: Mapping[str, Sequence[Any]] | None = None,
 ) -> Verification:
     """Read a written release back from ``directory`` and verify it.
 
@@ -159,6 +188,8 @@ def verify_written(
     linkable : sequence of str
         Published non-quasi columns an attacker can link (the lint's
         :attr:`~microanon.core.lint.LintReport.linkable`); counted as quasi-identifiers.
+    declared : mapping of column to values, optional
+        Values the data owner declared public (see :func:`public_leaks`).
 
     Returns
     -------
@@ -173,7 +204,7 @@ def verify_written(
     extra = sorted(set(public.metadata) - set(full.public_keys))
     if extra:
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
-    out.leaks = public_leaks(public, original)
+    out.leaks = public_leaks(public, original, declared)
     models = full.metadata.get("models")
     if not models and full.kind != "distribution":
         return out

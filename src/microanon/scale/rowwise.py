@@ -31,9 +31,9 @@ from typing import Any, NoReturn
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from dask import delayed
+from dask import compute, delayed
 
-from ..core.errors import InputError, SchemaError
+from ..core.errors import InputError, SchemaError, VerificationError
 from ..core.output import atomic_directory, check_output_target
 from ..core.progress import ProgressLike
 from ..core.random import RandomLike, make_rng
@@ -41,7 +41,13 @@ from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, _plain
 from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods.randomize._onehot import OneHotLayout
-from ..methods.randomize._sampling import ColumnSpec, randomize_codes, resolve_specs
+from ..methods.randomize._sampling import (
+    ColumnSpec,
+    randomize_codes,
+    randomized_metadata,
+    resolve_specs,
+)
+from ..methods.randomize.domains import check_domains
 from ..methods.randomize.mrr import _check_theta, _flip_records
 from ..methods.randomize.optimal import _MAX_CELLS, check_tau, optimal_parameters_from_pi
 from ..methods.randomize.pram import DEFAULT_ALPHA, _check_alpha, _invariant_spec
@@ -56,6 +62,7 @@ from ..methods.sdc.noise import (
     geometric_noise,
     laplace_noise,
 )
+from ..models.release_verify import texts_in_files
 from .client import dask_client, run_stage
 from .encode import encode_dataset
 from .encoding import Encoding
@@ -243,12 +250,21 @@ class RowwiseRelease:
         :data:`microanon.core.release.ALWAYS_PUBLIC` and the method's own, as in memory).
     kind : str
         The release kind, as in memory: ``"randomized"`` or ``"masked"``.
+    domains : dict
+        Column -> the public domain the metadata names for it (a randomized column's):
+        :func:`write_rowwise` refuses the release if one names a value that the written column
+        does not hold and ``declared`` does not list
+        (:func:`microanon.methods.randomize.domains.check_domains`).
+    declared : dict
+        Column -> the values the data owner declared (:meth:`Schema.declared`).
     """
 
     data: dd.DataFrame
     metadata: dict[str, Any]
     public: tuple[str, ...] = field(default=ALWAYS_PUBLIC)
     kind: str = "randomized"
+    domains: dict[str, list[Any]] = field(default_factory=dict)
+    declared: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     @property
     def public_metadata(self) -> dict[str, Any]:
@@ -300,6 +316,7 @@ def write_rowwise(
     progress: ProgressLike = None,
     overwrite: bool = False,
     protect: Sequence[str | os.PathLike[str]] = (),
+    secrets: Sequence[str] = (),
 ) -> WrittenRelease:
     """Compute a row-wise release and write it as :meth:`Release.save` lays a release out.
 
@@ -323,6 +340,9 @@ def write_rowwise(
         Replace ``out_dir`` if it holds a previous microanon output and nothing else.
     protect : sequence of path
         Files the output must never contain (the input data, the config).
+    secrets : sequence of str
+        Texts no public file may hold: the fingerprints of the generator the release draws from
+        (:func:`microanon.core.random.state_fingerprints`).
 
     Returns
     -------
@@ -350,10 +370,15 @@ def write_rowwise(
             name_function=_part_name,
         )
         run_stage(run, "write", [write], progress)
+        if release.domains:
+            check_domains(release.domains, _distinct(root, list(release.domains)), release.declared)
         info = table_info(root)
         public = {**release.public_metadata, "rows_out": info["rows"]}
         internal = release.internal_metadata
         write_manifests(tmp, release.kind, public, internal, release.public, {"data": info})
+        exposed = texts_in_files(tmp / PUBLIC_DIR, secrets)
+        if exposed:
+            raise VerificationError("nothing was written: " + "; ".join(exposed))
     return WrittenRelease(
         target,
         target / PUBLIC_DIR / DATA,
@@ -362,6 +387,13 @@ def write_rowwise(
         release.kind,
         _plain(internal),
     )
+
+
+def _distinct(root: Path, columns: list[str]) -> dict[str, list[Any]]:
+    """The distinct values of ``columns`` in the Parquet dataset written at ``root``."""
+    frame = read_dataset(str(root), columns=columns)
+    found = compute(*(frame[c].drop_duplicates() for c in columns))
+    return {c: list(values) for c, values in zip(columns, found, strict=True)}
 
 
 def _part_name(i: int) -> str:
@@ -485,17 +517,17 @@ def _randomized_release(
         "models": [],
         "quasi": list(schema.quasi),
         "sensitive": list(schema.sensitive),
-        "randomized": {
-            c: {
-                "domain": encoding.dictionaries[c].tolist(),
-                "matrix": spec.matrix.tolist(),
-                "keep": spec.keep,
-            }
-            for c, spec in specs.items()
-        },
+        **randomized_metadata({c: encoding.dictionaries[c].tolist() for c in specs}, specs),
         **dict(extra or {}),
     }
-    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "randomized", *public))
+    domains = {c: metadata["randomized"][c]["domain"] for c in specs}
+    return RowwiseRelease(
+        data,
+        metadata,
+        (*ALWAYS_PUBLIC, "randomized", *public),
+        domains=domains,
+        declared=schema.declared(),
+    )
 
 
 def randomize_dask(

@@ -25,16 +25,22 @@ from ...core.errors import InputError
 from ...core.release import Release
 from ...core.table import Table
 from .._release import generalized_release
+from .domains import check_domains
 from .matrices import check_distortion, uniform_retention
 
-__all__ = ["ColumnSpec", "randomize_codes", "resolve_specs", "publish"]
+__all__ = ["ColumnSpec", "randomize_codes", "randomized_metadata", "resolve_specs", "publish"]
 
 
 class ColumnSpec(NamedTuple):
-    """How one column is randomized: its matrix and, for uniform retention, the keep probability."""
+    """How one column is randomized: its matrix and, for uniform retention, the keep probability.
+
+    ``from_data``: the matrix was computed from the original's value counts (invariant PRAM), so
+    it is kept internal: its stationary distribution is the original's distribution.
+    """
 
     matrix: np.ndarray
     keep: float | None
+    from_data: bool = False
 
 
 def randomize_codes(
@@ -160,8 +166,16 @@ def publish(
     """Randomize the columns of ``specs`` and build the ``randomized`` release.
 
     The published table holds every published column in schema order (randomized columns
-    decoded from their randomized codes), rows in random order. Metadata adds ``randomized``:
-    column -> ``{"domain", "matrix", "keep"}`` (``keep`` null unless uniform retention).
+    decoded from their randomized codes), rows in random order. Metadata adds ``randomized``
+    (public): column -> ``{"domain", "matrix", "keep"}`` (``keep`` null unless uniform
+    retention; ``matrix`` null when computed from the original's counts, which
+    ``applied_matrices`` keeps internal).
+
+    Raises
+    ------
+    InputError
+        A domain that would name a value neither declared nor published
+        (:func:`~microanon.methods.randomize.domains.check_domains`).
     """
     codes = {c: table.codes(c) for c in table.columns}
     for column, spec in specs.items():
@@ -170,18 +184,16 @@ def publish(
             codes[column] = randomize_codes(codes[column], d, rng, keep=spec.keep)
         else:
             codes[column] = randomize_codes(codes[column], d, rng, matrix=spec.matrix)
+    domains = {c: table.dictionary(c) for c in specs}
+    check_domains(
+        domains,
+        {c: domains[c][np.bincount(codes[c], minlength=len(domains[c])) > 0] for c in specs},
+        table.schema.declared(),
+    )
     order = rng.permutation(table.n_rows)  # rows are published in random order
     shuffled = {c: v[order] for c, v in codes.items()}
     dictionaries = {c: table.dictionary(c) for c in table.columns}
     published = Table(shuffled, dictionaries, table.schema).to_frame()
-    randomized = {
-        column: {
-            "domain": table.dictionary(column).tolist(),
-            "matrix": spec.matrix.tolist(),
-            "keep": spec.keep,
-        }
-        for column, spec in specs.items()
-    }
     return generalized_release(
         method,
         published,
@@ -190,6 +202,33 @@ def publish(
         [],
         kind="randomized",
         extra_tables={"data": published},
+        # Public by design: each randomized column's domain (declared or published values only,
+        # checked above) and its distortion matrix, which decoding and reconstruction need; a
+        # matrix computed from the original's counts stays internal (applied_matrices).
         public=("randomized",),
-        randomized=randomized,
+        **randomized_metadata(domains, specs),
     )
+
+
+def randomized_metadata(
+    domains: Mapping[str, Any], specs: Mapping[str, ColumnSpec]
+) -> dict[str, Any]:
+    """The ``randomized`` metadata (public) and, if any, ``applied_matrices`` (internal).
+
+    ``randomized``: column -> ``{"domain", "matrix", "keep"}``, the matrix null where it was
+    computed from the original's counts; ``applied_matrices``: column -> those matrices.
+    """
+    out: dict[str, Any] = {
+        "randomized": {
+            column: {
+                "domain": list(domains[column]),
+                "matrix": None if spec.from_data else spec.matrix.tolist(),
+                "keep": spec.keep,
+            }
+            for column, spec in specs.items()
+        }
+    }
+    applied = {c: spec.matrix.tolist() for c, spec in specs.items() if spec.from_data}
+    if applied:
+        out["applied_matrices"] = applied
+    return out

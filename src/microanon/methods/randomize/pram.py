@@ -26,8 +26,10 @@ Differences from sdcMicro (our choices): sdcMicro stores matrices row-stochastic
 whereas here the keep probability ``p`` is used as given (a deterministic, published matrix); strata
 are not supported (sdcMicro computes one matrix per variable for all strata anyway).
 
-The published ``R_α`` reveals the column's original distribution (its stationary distribution),
-which invariant PRAM preserves in expectation by design.
+``R_α`` reveals the column's original distribution (its stationary distribution), so a release
+keeps it internal (``applied_matrices``): the public part names the basic matrix's keep
+probability and ``alpha``, and the published frequencies themselves estimate the original ones
+without bias, which is what invariant PRAM is for.
 """
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ def _invariant_spec(
             "the invariant matrix with alpha = 1 singular; use alpha < 1"
         )
     r = invariant_matrix(counts, spec.matrix, alpha=alpha)
-    return ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None)
+    return ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None, from_data=True)
 
 
 def pram(
@@ -184,7 +186,8 @@ def pram(
         Kind ``"randomized"``, as :func:`~microanon.methods.randomize.randomize` publishes it,
         with ``method`` = ``"pram"``, parameters ``keep``, ``matrices`` (the columns given
         matrices), ``invariant`` and ``alpha``; in ``randomized`` each column's matrix is the one
-        applied (the invariant one when ``invariant``; ``keep`` is then null).
+        applied, except that an invariant matrix (computed from the original's counts) is
+        null there and kept internal in ``applied_matrices`` (``keep`` is then null too).
 
     Raises
     ------

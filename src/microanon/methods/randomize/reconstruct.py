@@ -384,6 +384,11 @@ def _spec_of(column: str, entry: Any, series: pd.Series) -> tuple[list[Any], np.
         if "matrix" not in entry or "domain" not in entry:
             raise InputError(f"randomization of '{column}' needs 'domain' and 'matrix'")
         domain, matrix, keep = list(entry["domain"]), entry["matrix"], entry.get("keep")
+        if matrix is None:
+            raise InputError(
+                f"the matrix of '{column}' is internal: invariant PRAM builds it from the "
+                "original's frequencies, and the published frequencies already estimate them"
+            )
     else:
         matrix, keep = entry, None
         domain = _sorted_domain(series, column)[1]
@@ -419,8 +424,9 @@ def reconstruct(
     Parameters
     ----------
     release_or_frame : Release or DataFrame
-        A ``randomized`` release (its domains and matrices are read from the metadata), or a
-        randomized table together with ``matrices``.
+        A ``randomized`` release (its domains and matrices are read from the metadata; an
+        invariant PRAM matrix only from the full release, its public part does not hold it), or
+        a randomized table together with ``matrices``.
     columns : sequence of str, optional
         The columns of the joint distribution, in axis order (row-major cells, the first column
         slowest). Default: every randomized column, in table order. Columns that were not
@@ -468,7 +474,13 @@ def reconstruct(
         if matrices is not None:
             raise InputError("a release carries its own matrices; pass matrices only with a frame")
         frame = release_or_frame.data
-        specs = dict(release_or_frame.metadata.get("randomized", {}))
+        meta = release_or_frame.metadata
+        applied = meta.get("applied_matrices") or {}  # internal: only in the full release
+        specs = {
+            c: {**entry, "matrix": applied[c]} if entry.get("matrix") is None and c in applied
+            else entry
+            for c, entry in (meta.get("randomized") or {}).items()
+        }
     elif isinstance(release_or_frame, pd.DataFrame):
         if not isinstance(matrices, Mapping):
             raise InputError("reconstructing a DataFrame needs matrices: column -> matrix")

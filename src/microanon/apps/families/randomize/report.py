@@ -83,5 +83,7 @@ def describe_column(release: Release, column: str) -> str | None:
     if spec is None:
         return None
     keep = spec.get("keep")
+    if spec.get("matrix") is None:
+        return "invariant PRAM (its matrix, built from the original's frequencies, is internal)"
     how = f"keep probability {keep:.3g}" if keep is not None else "distortion matrix"
     return f"randomized response ({how}; the matrix is public for reconstruction)"

@@ -1,0 +1,101 @@
+"""A randomized column's public domain names only declared or published values.
+
+The domain a randomized release publishes (decoding and reconstruction need it) is the
+column's values in the original unless the schema declares them (``categories``). A value held
+by one person and randomized away would be named by no published row but by the domain: such a
+release is refused, and the verification's scan of the public metadata has no exemption for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microanon.apps.publish import publish
+from microanon.core.errors import InputError, SchemaError, VerificationError
+from microanon.core.random import state_fingerprints
+from microanon.core.release import Release
+from microanon.methods.randomize import pram, randomize
+from microanon.models import public_leaks
+
+#: Original A is always published as A; original Z1 (one person's) half the time as A.
+MATRIX = np.array([[1.0, 0.5], [0.0, 0.5]])
+FRAME = pd.DataFrame({"zip": ["A"] * 19 + ["Z1"], "disease": ["flu", "cold"] * 10})
+SCHEMA = {"zip": {"role": "quasi"}, "disease": {"role": "sensitive"}}
+DECLARED = {**SCHEMA, "zip": {"role": "quasi", "categories": ["A", "Z1"]}}
+
+
+def _outcomes(schema, seeds=range(12)):
+    out = {}
+    for seed in seeds:
+        try:
+            out[seed] = randomize(FRAME, schema, matrices={"zip": MATRIX}, rng=seed)
+        except InputError as exc:
+            out[seed] = str(exc)
+    return out
+
+
+def test_a_value_randomized_away_is_not_named_by_the_public_domain():
+    outcomes = _outcomes(SCHEMA)
+    refused = [s for s, o in outcomes.items() if isinstance(o, str)]
+    published = [s for s, o in outcomes.items() if not isinstance(o, str)]
+    assert refused and published  # Z1 is kept with probability 1/2
+    message = outcomes[refused[0]]
+    assert "column 'zip': 1 value(s)" in message and "categories" in message
+    assert "Z1" not in message  # the refusal does not name the value either
+    for seed in published:
+        release = outcomes[seed]
+        assert "Z1" in set(release.data["zip"])
+        assert release.public_metadata["randomized"]["zip"]["domain"] == ["A", "Z1"]
+
+
+def test_declared_categories_are_public_by_the_owners_statement():
+    for seed, release in _outcomes(DECLARED).items():
+        assert not isinstance(release, str), f"seed {seed}: {release}"
+        assert release.public_metadata["randomized"]["zip"]["domain"] == ["A", "Z1"]
+
+
+def test_categories_may_name_values_nobody_holds_and_must_cover_the_data():
+    schema = {**SCHEMA, "zip": {"role": "quasi", "categories": ["A", "Z1", "Z2"]}}
+    release = pram(FRAME, schema, keep={"zip": 0.9}, rng=0)
+    assert release.public_metadata["randomized"]["zip"]["domain"] == ["A", "Z1", "Z2"]
+    with pytest.raises(SchemaError, match="column 'zip': value.*Z1.*not in its categories"):
+        randomize(FRAME, {**SCHEMA, "zip": {"role": "quasi", "categories": ["A"]}},
+                  keep={"zip": 0.9}, rng=0)  # fmt: skip
+    with pytest.raises(SchemaError, match="categorical"):
+        randomize(FRAME, {"zip": {"role": "quasi", "kind": "numeric", "categories": [1]}},
+                  keep={"zip": 0.9})  # fmt: skip
+
+
+def test_the_scan_of_public_metadata_has_no_exemption_for_domains():
+    published = pd.DataFrame({"zip": ["A"] * 20, "disease": FRAME["disease"]})
+    spec = {"domain": ["A", "Z1"], "matrix": MATRIX.tolist(), "keep": None}
+    release = Release(
+        "randomized", {"data": published}, {"randomized": {"zip": spec}}, public=("randomized",)
+    )
+    leaks = public_leaks(release, FRAME)
+    assert len(leaks) == 1 and "randomized.zip.domain[1]" in leaks[0] and "'zip'" in leaks[0]
+    assert public_leaks(release, FRAME, declared={"zip": ("A", "Z1")}) == []
+
+
+def test_invariant_pram_publishes_no_matrix_built_from_the_original():
+    release = pram(FRAME, DECLARED, keep={"zip": 0.8}, invariant=True, rng=0)
+    assert release.public_metadata["randomized"]["zip"]["matrix"] is None
+    assert "applied_matrices" not in release.public_metadata
+    assert np.asarray(release.metadata["applied_matrices"]["zip"]).shape == (2, 2)
+
+
+def test_a_seed_stored_under_another_name_is_refused(tmp_path):
+    gen = np.random.default_rng()
+    secrets = state_fingerprints(gen)
+    entropy = gen.bit_generator.seed_seq.entropy
+    release = randomize(FRAME, DECLARED, keep={"zip": 0.9}, rng=gen)
+    release.metadata["salt"] = str(entropy)  # a method that stores its seed as "salt"
+    release.public_keys = release.public_keys | {"salt"}
+    with pytest.raises(VerificationError, match="random generator's seed or state"):
+        publish(release, tmp_path / "out", FRAME, DECLARED, secrets=secrets)
+    assert not (tmp_path / "out").exists()
+    release.metadata["salt"] = "pepper"
+    publish(release, tmp_path / "ok", FRAME, DECLARED, secrets=secrets)
+    assert (tmp_path / "ok" / "public" / "release.json").is_file()
