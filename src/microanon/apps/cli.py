@@ -14,17 +14,14 @@ import click
 from .. import __version__
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 from .families import Family, reproductions
+from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode
 
 __all__ = ["main"]
 
 
-#: Exit status of the commands: success, a privacy requirement that does not hold, bad input.
-EXIT_CODES = {"ok": 0, "does not hold": 1, "bad input": 2}
-
-
 class InputFailure(click.ClickException):
-    """A one-line error about the user's input or usage: exit status 2 (see :data:`EXIT_CODES`)."""
+    """A one-line error about the user's input or usage: exit status 2 (see ``EXIT_CODES``)."""
 
     exit_code = EXIT_CODES["bad input"]
 
@@ -33,22 +30,6 @@ class RequirementFailure(click.ClickException):
     """A privacy requirement that does not (or cannot) hold: exit status 1, one line."""
 
     exit_code = EXIT_CODES["does not hold"]
-
-
-def _one_line(message: str) -> str:
-    """``message`` on one line (multi-line messages, e.g. DuckDB's, joined with spaces)."""
-    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
-
-
-def _os_message(exc: OSError) -> str:
-    """``path: reason`` for an operating-system error on a user's path."""
-    reason = exc.strerror or str(exc)
-    if exc.filename is None:
-        return reason
-    where = str(exc.filename)
-    if exc.filename2 is not None:
-        where += f" -> {exc.filename2}"
-    return f"{where}: {reason}"
 
 
 def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -65,11 +46,11 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except (InfeasibleError, VerificationError) as exc:
-            raise RequirementFailure(_one_line(str(exc))) from None
+            raise RequirementFailure(one_line(str(exc))) from None
         except MicroanonError as exc:
-            raise InputFailure(_one_line(str(exc))) from None
+            raise InputFailure(one_line(str(exc))) from None
         except OSError as exc:
-            raise InputFailure(_one_line(_os_message(exc))) from None
+            raise InputFailure(one_line(os_message(exc))) from None
 
     return wrapper
 

@@ -194,7 +194,7 @@ def _answer(request: dict[str, Any], report: Any) -> Outcome:
 
     ``report`` is the pipe on which the child tells the parent that the query starts.
     """
-    from .cli import EXIT_CODES, _one_line, _os_message
+    from .messages import EXIT_CODES, one_line, os_message
 
     budget: int | None = None
     try:
@@ -204,9 +204,9 @@ def _answer(request: dict[str, Any], report: Any) -> Outcome:
         report.flush()
         text, outside = _result(request, loaded)
     except MicroanonError as exc:
-        return Outcome(EXIT_CODES["bad input"], "", _one_line(str(exc)))
+        return Outcome(EXIT_CODES["bad input"], "", one_line(str(exc)))
     except OSError as exc:
-        return Outcome(EXIT_CODES["bad input"], "", _one_line(_os_message(exc)))
+        return Outcome(EXIT_CODES["bad input"], "", one_line(os_message(exc)))
     except MemoryError:
         room = "" if budget is None else f"the {_mib(budget)} "
         return Outcome(
@@ -223,9 +223,9 @@ def _answer(request: dict[str, Any], report: Any) -> Outcome:
 
 def _prepare(request: dict[str, Any]) -> _Loaded:
     """Check and apply the limits, load the tables, then cap the address space."""
+    from ..core.reading import ReadOptions
     from ..core.release import Release
     from ..query.sql import limits, set_limits
-    from .cli import _csv
     from .io import read_table
 
     timeout = _seconds(request["timeout"])
@@ -233,7 +233,9 @@ def _prepare(request: dict[str, Any]) -> _Loaded:
     release = Release.load(request["release_dir"])
     original = None
     if request["original"] is not None:
-        original = read_table(request["original"], options=_csv(request["read"]))
+        original = read_table(
+            request["original"], options=ReadOptions.from_mapping(request["read"], "--")
+        )
         original.columns = [str(c) for c in original.columns]
     budget = _bytes(limits()["memory_limit"]) + HEADROOM + ARENA * applied["threads"]
     return _Loaded(timeout, _cap_address_space(budget), release, original)
