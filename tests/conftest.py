@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from faults import deny_writes
 from hypothesis import settings
-from oracles import unavailable
+from oracles import outside_repository
 
 # No timing in the test suite: Hypothesis fails an example that takes longer than its deadline
 # (200 ms by default), which a loaded machine reaches by itself. Its "ci" profile (CI set) has
@@ -24,14 +24,14 @@ SHARED_DATA = SHARED / "data"
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The independent reference folder ../shared/data (CI has a copy beside its clone).
+    """The independent reference folder ../shared/data, beside the repository.
 
     Only the bundle's own checks (checksums, re-bundling) need it: everything else uses
-    :func:`reference_data`, which is always available. Without it those checks fail under CI and
-    skip elsewhere (:func:`oracles.unavailable`).
+    :func:`reference_data`, which is always available. It is not part of the repository, so
+    without it those checks skip, under CI too (:func:`oracles.outside_repository`).
     """
     if not SHARED_DATA.exists():
-        unavailable(f"the reference folder {SHARED_DATA} is not available (../shared/data)")
+        outside_repository(f"the reference folder {SHARED_DATA} is not available")
     return SHARED_DATA
 
 

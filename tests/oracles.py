@@ -11,6 +11,13 @@ optional Python package (mlxtend, scikit-learn, polars, playwright) or the refer
 - elsewhere (a developer's machine without, say, chromium) it skips the test with the same
   message.
 
+One thing is not an oracle CI can install: the reference folder ``../shared/data`` beside the
+repository, from which the package's bundle of reference data was made. It is not part of the
+repository, so a clone has it only where the machine provides it. The three checks of the bundle
+against it (checksum list, bytes, re-bundling) run where it exists and otherwise skip, under CI
+too (:func:`outside_repository`); every other test uses the bundle, which ships its own
+checksums and is verified against them on every load.
+
 ``tests/test_suite_rules.py`` checks that no test skips by itself (``pytest.importorskip``,
 ``pytest.skip``, ``skipif``) outside this module.
 """
@@ -25,7 +32,14 @@ from typing import NoReturn
 
 import pytest
 
-__all__ = ["in_ci", "pycanon_anonymity", "require_module", "require_program", "unavailable"]
+__all__ = [
+    "in_ci",
+    "outside_repository",
+    "pycanon_anonymity",
+    "require_module",
+    "require_program",
+    "unavailable",
+]
 
 
 def in_ci() -> bool:
@@ -45,6 +59,15 @@ def unavailable(what: str) -> NoReturn:
             pytrace=False,
         )
     pytest.skip(what, allow_module_level=True)
+
+
+def outside_repository(what: str) -> NoReturn:
+    """A missing input that is not part of the repository (``../shared/data``): a skip, CI too.
+
+    CI runs on a clone of the repository; what lies outside it is not an oracle or service that
+    ``.ci/run`` can install, so its absence is reported (``what``) but fails nothing.
+    """
+    pytest.skip(f"{what} (outside the repository: not installable by .ci/run)")
 
 
 def require_module(name: str, why: str, install: str | None = None) -> ModuleType:
