@@ -83,3 +83,14 @@ def postgres_db(postgres_url: str) -> str:
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     return postgres_url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a threaded local Dask cluster that every test of a module runs on."""
+    import distributed
+
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address

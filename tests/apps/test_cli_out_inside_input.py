@@ -7,7 +7,6 @@ directory: its release may go beside it, but never into the folder that holds it
 
 from __future__ import annotations
 
-import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,15 +24,6 @@ CONFIG = {
     "method": "full_domain",
     "models": [{"k_anonymity": {"k": 2}}],
 }
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a threaded local Dask cluster."""
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
-        yield cluster.scheduler_address
 
 
 @pytest.fixture()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 
-import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,15 +27,6 @@ METHODS = {
     "full_domain": {"models": [{"k_anonymity": {"k": 5}}]},
     "safepub": {"params": {"epsilon": 1.0, "delta": 1.0e-4, "steps": 5}},
 }
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a threaded local Dask cluster."""
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
-        yield cluster.scheduler_address
 
 
 def _config(folder, method: str):

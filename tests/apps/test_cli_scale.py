@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,15 +25,6 @@ from microanon.scale.client import SCHEDULER_ENV
 EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 QUASI = "sex,age,race,marital_status,education,native_country,workclass"
 ARX_QUASI = QUASI + ",occupation"
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a threaded local cluster that every test of the module runs on."""
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
-        yield cluster.scheduler_address
 
 
 @pytest.fixture(scope="module")

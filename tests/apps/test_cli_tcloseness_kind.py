@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,15 +26,6 @@ method: {method}
 models:
   - t_closeness: {{t: 0.5{distance}}}
 """
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a threaded local Dask cluster."""
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
-        yield cluster.scheduler_address
 
 
 def _config(folder, method: str, distance: str):

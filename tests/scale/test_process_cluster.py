@@ -66,6 +66,16 @@ def _rowwise(tmp_path: Path, schema: dict, method: str, params: dict) -> Path:
     return _config(tmp_path, {**doc, "method": method, "params": params})
 
 
+def _anonymize(files: dict, config: Path, out: Path, scheduler: str):
+    """``microanon anonymize --engine dask --json`` on the Parquet file, checked to succeed."""
+    r = _run(
+        "anonymize", files["parquet"], "--config", config, "--out", out,
+        "--engine", "dask", "--scheduler", scheduler, "--json",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    return r
+
+
 def test_anonymize_full_domain_on_processes(scheduler, files, tmp_path):
     doc = yaml.safe_load((EXAMPLES / "full_domain.yaml").read_text("utf-8"))
     for column, spec in doc["schema"].items():
@@ -75,11 +85,7 @@ def test_anonymize_full_domain_on_processes(scheduler, files, tmp_path):
             spec["hierarchy"] = str(EXAMPLES / spec["hierarchy"])
     config = _config(tmp_path, doc)
     out = tmp_path / "release"
-    r = _run(
-        "anonymize", files["parquet"], "--config", config, "--out", out,
-        "--engine", "dask", "--scheduler", scheduler, "--json",
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
+    r = _anonymize(files, config, out, scheduler)
     got = json.loads(r.stdout)
     assert got["engine"] == "dask" and got["verified"] is True
     memory = load_config(config).run(pd.read_parquet(files["parquet"]))
@@ -94,11 +100,7 @@ def test_anonymize_rowwise_on_processes(scheduler, files, tmp_path):
     schema["marital_status"] = {"role": "sensitive"}
     config = _rowwise(tmp_path, schema, "randomized_response", {"scenario": "Both", "l": 3})
     out = tmp_path / "rr"
-    r = _run(
-        "anonymize", files["parquet"], "--config", config, "--out", out,
-        "--engine", "dask", "--scheduler", scheduler, "--json",
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
+    r = _anonymize(files, config, out, scheduler)
     got = json.loads(r.stdout)
     assert got["method"] == "randomized_response" and got["rows_out"] == 3000
     release = Release.load(out)
@@ -116,11 +118,7 @@ def test_anonymize_microaggregation_blocks_on_processes(scheduler, files, tmp_pa
     }
     config = _rowwise(tmp_path, schema, "microaggregation", {"k": 5, "by": "sex"})
     out = tmp_path / "mdav"
-    r = _run(
-        "anonymize", files["parquet"], "--config", config, "--out", out,
-        "--engine", "dask", "--scheduler", scheduler, "--json",
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
+    r = _anonymize(files, config, out, scheduler)
     assert json.loads(r.stdout)["masked"] == ["age"]
     release = Release.load(out)
     assert release.metadata["blocks"] == 2 and len(release.data) == 3000
