@@ -131,3 +131,104 @@ def test_the_dependency_scan_is_bounded_and_says_what_it_left_out():
     assert "determines_quasi and determined_by_quasi were not checked" in skipped.limited
     with pytest.raises(InputError, match="budget must be at least 1"):
         lint_schema(df, roles, budget=0)
+
+
+_DEPENDENCY_KINDS = ("determines_quasi", "determined_by_quasi")
+
+
+def _dependency_findings(df: pd.DataFrame, quasi: list[str], column: str = "x") -> list:
+    roles = {c: "quasi" for c in quasi} | {column: "insensitive"}
+    report = lint_schema(df, roles)
+    return [str(f) for f in report.findings if f.kind in _DEPENDENCY_KINDS]
+
+
+@pytest.mark.parametrize("levels", [(2, 2), (2, 3), (3, 2), (3, 3), (2, 4), (4, 2), (4, 4)])
+@pytest.mark.parametrize("reps", [3, 10])
+def test_balanced_designs_give_no_finding(levels, reps):
+    """Every combination of the insensitive column and the quasi-identifiers equally often: the
+    column is independent of them, whatever ties that leaves."""
+    lx, lq = levels
+    x, q, _ = np.meshgrid(np.arange(lx), np.arange(lq), np.arange(reps), indexing="ij")
+    df = pd.DataFrame({"x": x.ravel(), "q": q.ravel()}).sample(frac=1, random_state=reps)
+    assert _dependency_findings(df, ["q"]) == []
+    two = pd.concat([df.assign(p=k) for k in range(3)], ignore_index=True)  # the pair too
+    assert _dependency_findings(two, ["q", "p"]) == []
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("lq", [2, 3, 4])
+def test_a_coin_flip_beside_an_exactly_balanced_quasi_identifier_gives_no_finding(seed, lq):
+    """The reported case: a quasi-identifier split exactly evenly (50/50 for two values) and an
+    independent coin flip. Leave-one-out, every record of an exact tie is 'missed' by the
+    overall majority (its own removal turns the majority against it), so the baseline was 0 and
+    the coin flip 'determined' the quasi-identifier at strength about 0.5; one record flipped
+    and the finding went. Both directions, with or without that record, and as a pair."""
+    rng = np.random.default_rng(seed)
+    n = 120 * lq
+    q = rng.permutation(np.repeat(np.arange(lq), n // lq))
+    x = rng.integers(0, 2, n)
+    df = pd.DataFrame({"q": q, "x": x, "p": rng.integers(0, 3, n)})
+    assert _dependency_findings(df, ["q"]) == []
+    assert _dependency_findings(df, ["q", "p"]) == []
+    flipped = df.copy()
+    flipped.loc[0, "q"] = (flipped.loc[0, "q"] + 1) % lq
+    assert _dependency_findings(flipped, ["q"]) == []
+    # the other way round: an exactly balanced insensitive column beside random quasi-identifiers
+    other = pd.DataFrame({"x": q, "q": x, "p": df["p"]})
+    assert _dependency_findings(other, ["q", "p"]) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=25),
+    st.lists(st.integers(1, 3), min_size=2, max_size=4),
+)
+def test_a_column_crossed_exactly_with_the_quasi_identifiers_gives_no_finding(rows, weights):
+    """Each row of arbitrary quasi-identifiers repeated ``weights[j]`` times with value ``j``
+    of the column: the column is exactly independent of every quasi-identifier and pair, so no
+    determinant predicts it better than its most frequent value, nor it them."""
+    table = [(a, b, j) for a, b in rows for j, w in enumerate(weights) for _ in range(w)]
+    df = pd.DataFrame(table, columns=["q", "p", "x"])
+    assert _dependency_findings(df, ["q", "p"]) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 4),
+    st.integers(2, 4),
+    st.integers(2, 4),
+    st.integers(100, 200),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_column_drawn_independently_gives_no_finding(lq, lp, lx, per_value, balanced, seed):
+    """An exactly balanced quasi-identifier (ties everywhere), another drawn at random, and an
+    insensitive column drawn independently of both (an exactly balanced one shuffled, or coin
+    flips), at least 100 rows per value: chance never comes near the threshold (its strength
+    stays below 0.2 over thousands of such tables), exact ties included."""
+    rng = np.random.default_rng(seed)
+    n = lq * per_value
+    q = rng.permutation(np.repeat(np.arange(lq), per_value))
+    x = rng.permutation(np.resize(np.arange(lx), n)) if balanced else rng.integers(0, lx, n)
+    df = pd.DataFrame({"q": q, "p": rng.integers(0, lp, n), "x": x})
+    assert _dependency_findings(df, ["q", "p"]) == []
+
+
+def test_dependencies_are_still_found_beside_an_exact_tie():
+    """A column that is a function of an evenly split quasi-identifier, or nearly so, is still
+    found, at the strength the tie-free baseline gives."""
+    rng = np.random.default_rng(5)
+    n = 400
+    q = rng.permutation(np.repeat([0, 1, 2, 3], n // 4))
+    code = q * 7 + 1  # one-to-one
+    coarse = q // 2  # a function of q, with ties of its own
+    noisy = np.where(rng.random(n) < 0.05, rng.integers(0, 4, n), q)  # nearly q
+    df = pd.DataFrame({"q": q, "code": code, "coarse": coarse, "noisy": noisy})
+    roles = {"q": "quasi", "code": "insensitive", "coarse": "insensitive", "noisy": "insensitive"}
+    report = lint_schema(df, roles)
+    kinds = {(f.column, f.kind): f for f in report.findings}
+    exact = kinds[("code", "determines_quasi")]
+    assert exact.strength == 1.0 and "exactly" in exact.evidence
+    assert kinds[("coarse", "determined_by_quasi")].strength == 1.0
+    assert kinds[("noisy", "determines_quasi")].strength > 0.9
+    assert set(report.linkable) == {"code", "coarse", "noisy"}

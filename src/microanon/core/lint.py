@@ -17,8 +17,12 @@ Dependencies are measured with the leave-one-out accuracy of predicting the targ
 majority value of its determinant's group (a record counts as predicted only if the majority of
 the *other* records of its group has its value), which does not reward determinants that merely
 split the table into tiny groups. The strength of a dependency is the share of the remaining
-prediction error it removes, ``(acc - acc0) / (1 - acc0)`` with ``acc0`` the accuracy of
-predicting the overall majority value (Goodman and Kruskal's lambda, computed leave-one-out).
+prediction error it removes, ``(acc - acc0) / (1 - acc0)`` with ``acc0`` the share of the most
+frequent value, the accuracy of always predicting it (Goodman and Kruskal's lambda). ``acc0`` is
+not taken leave-one-out: on an exact tie every record's removal turns the overall majority
+against it, which made ``acc0`` 0 and an independent coin flip a determinant at strength 0.5.
+Leave-one-out only lowers ``acc``, so a column exactly independent of a determinant (every group
+with the table's distribution) has strength 0, ties included.
 This is the ``g3`` error of approximate functional dependencies (Kivinen and Mannila,
 "Approximate inference of functional dependencies from relations", Theoretical Computer
 Science 149, 1995) made robust to small groups.
@@ -207,6 +211,16 @@ def dependency_accuracy(det: np.ndarray | None, target: np.ndarray, n_target: in
     return float(np.where(top - 1 > second, top, 0).sum() / n)
 
 
+def _majority_share(target: np.ndarray, n_target: int) -> float:
+    """Share of the most frequent code: the accuracy of always predicting it, the baseline of a
+    dependency's strength. Not taken leave-one-out: a single constant has nothing to fit, and
+    leaving a record out of an exact tie (or a lead of one) turns the majority against it, so
+    every record would count as missed and the baseline would fall to 0."""
+    if len(target) == 0:
+        return 1.0
+    return float(np.bincount(target, minlength=n_target).max() / len(target))
+
+
 def _strength(acc: float, base: float) -> float:
     return 0.0 if base >= 1.0 else max(0.0, (acc - base) / (1.0 - base))
 
@@ -365,7 +379,7 @@ def _scan(
     if size == 0 or not tested:
         return {}
     codes = {q: _codes(data[q]) for q in quasi}
-    bases = {q: dependency_accuracy(None, *codes[q]) for q in quasi}
+    bases = {q: _majority_share(*codes[q]) for q in quasi}
     return {
         c: _dependencies(
             c, _codes(data[c]), codes, bases, _determinants(quasi, codes, size), threshold
@@ -396,7 +410,7 @@ def _dependencies(
 ) -> list[Finding]:
     x, nx = coded
     found = []
-    base_x = dependency_accuracy(None, x, nx)
+    base_x = _majority_share(x, nx)
     scored = [(dependency_accuracy(d, x, nx), names) for names, d in determinants]
     best_acc, best_names = max(
         scored, key=lambda a: (_strength(a[0], base_x), -len(a[1]), a[1]), default=(0.0, ())
