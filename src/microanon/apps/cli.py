@@ -326,7 +326,7 @@ def check(
     engine: str,
     scheduler: str | None,
 ) -> None:
-    """Privacy and re-identification risk profile of a CSV or Parquet FILE.
+    """Privacy and re-identification risk profile of a CSV, Parquet, SPSS, Stata or SAS FILE.
 
     With --k, --l, --t, --beta, --delta-disclosure, --delta-min/--delta-max or --k-map it also
     checks those requirements and exits 1 when one does not hold. δ-presence and k-map need
@@ -477,7 +477,8 @@ def risk(
     engine: str,
     scheduler: str | None,
 ) -> None:
-    """Disclosure-risk profile of a CSV or Parquet FILE (an original table or a release).
+    """Disclosure-risk profile of a CSV, Parquet, SPSS, Stata or SAS FILE (an original table or
+    a release).
 
     Re-identification under the prosecutor, journalist and marketer models, population
     uniqueness (with --population, --sampling-fraction, --region or --population-file: the
@@ -563,7 +564,8 @@ def risk(
 @_read_options
 @_friendly_errors
 def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]) -> None:
-    """Propose a config for DATA (CSV or Parquet): roles, hierarchies, models, with reasons.
+    """Propose a config for DATA (CSV, Parquet, SPSS, Stata or SAS): roles, hierarchies, models,
+    with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
     rule behind it, and hierarchies for the quasi-identifiers; on a terminal asks to confirm or
@@ -839,8 +841,8 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     "--original",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The original table (CSV or Parquet): also print the true answers (exit status 1 if "
-    "one lies outside its bounds).",
+    help="The original table (CSV, Parquet, SPSS, Stata or SAS): also print the true answers "
+    "(exit status 1 if one lies outside its bounds).",
 )
 @click.option(
     "--memory-limit",

@@ -1,5 +1,6 @@
 """Files of the command line: reading user data (CSV with its delimiter detected or given, its
-encoding, decimal mark and quote character, or Parquet) and printing plain JSON."""
+encoding, decimal mark and quote character; Parquet; SPSS, Stata and SAS files with their value
+labels applied) and printing plain JSON."""
 
 from __future__ import annotations
 
@@ -18,9 +19,27 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.reading import ReadOptions
 
-__all__ = ["decode_failure", "detect_delimiter", "json_plain", "json_text", "read_table"]
+__all__ = [
+    "STATISTICAL_SUFFIXES",
+    "decode_failure",
+    "detect_delimiter",
+    "json_plain",
+    "json_text",
+    "read_table",
+]
 
 _DELIMITERS = ",;\t|"
+
+#: The suffixes of the statistical packages' files that :func:`read_table` reads with pyreadstat:
+#: SPSS (``.sav``, compressed ``.zsav``), Stata (``.dta``), SAS (``.sas7bdat``, XPORT ``.xpt``);
+#: each with the kind of file its messages name.
+STATISTICAL_SUFFIXES = {
+    ".sav": "an SPSS",
+    ".zsav": "an SPSS",
+    ".dta": "a Stata",
+    ".sas7bdat": "a SAS",
+    ".xpt": "a SAS XPORT",
+}
 
 
 def detect_delimiter(sample: str, exclude: str = "") -> str:
@@ -45,8 +64,14 @@ def read_table(
     *,
     options: ReadOptions | None = None,
 ) -> pd.DataFrame:
-    """Read a CSV (delimiter detected unless given, spaces after delimiters skipped) or a Parquet
-    file.
+    """Read a CSV (delimiter detected unless given, spaces after delimiters skipped), a Parquet,
+    or an SPSS (``.sav``, ``.zsav``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file.
+
+    The statistical packages' files are read with pyreadstat, their value labels applied (a
+    labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
+    and their missing values (SPSS user-defined missing values, Stata's ``.a``-``.z``, SAS's
+    special missing values) missing; a SAS file's labels come from a format catalog of the same
+    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one.
 
     Parameters
     ----------
@@ -58,14 +83,15 @@ def read_table(
         Whether the first CSV line holds the column names.
     options : ReadOptions, optional
         Delimiter, encoding, decimal mark, quote character and missing-value markers of a CSV
-        file (default: detected delimiter, UTF-8, ``.``, ``"``); a Parquet file ignores them.
+        file (default: detected delimiter, UTF-8, ``.``, ``"``); Parquet, SPSS, Stata and SAS
+        files ignore them (and ``na_values``).
 
     Raises
     ------
     InputError
         If the file is missing, unreadable, empty, not a table, or not text in the encoding
         (naming the byte offset and line of the first undecodable byte), or if its header (CSV)
-        or schema (Parquet) repeats a column name.
+        or schema (Parquet) repeats a column name; one line naming the file, never its content.
     """
     path = Path(path)
     options = options or ReadOptions()
@@ -73,6 +99,8 @@ def read_table(
         raise InputError(f"cannot read {path}: no such file")
     if path.suffix.lower() in {".parquet", ".pq"}:
         return _read_parquet(path)
+    if path.suffix.lower() in STATISTICAL_SUFFIXES:
+        return _read_statistical(path)
     try:
         with open(path, encoding=options.encoding, errors="strict", newline="") as fh:
             sample = fh.read(65536)
@@ -116,6 +144,60 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError(f"cannot read {path}: {_one_line(exc)} (is it a Parquet file?)") from None
+
+
+def _read_statistical(path: Path) -> pd.DataFrame:
+    """An SPSS, Stata or SAS file through pyreadstat, value labels applied; anything it cannot
+    read is one :class:`InputError` line naming the file and the format expected."""
+    suffix = path.suffix.lower()
+    kind = STATISTICAL_SUFFIXES[suffix]
+    try:
+        import pyreadstat
+    except ImportError:  # a dependency of microanon; only a broken installation lacks it
+        raise InputError(
+            f"cannot read {path}: reading it needs pyreadstat (pip install pyreadstat)"
+        ) from None
+    labels: dict[str, Any] = {"apply_value_formats": True, "formats_as_category": False}
+    try:
+        if suffix in (".sav", ".zsav"):
+            # user_missing=False (the default): user-defined missing values become missing
+            frame, meta = pyreadstat.read_sav(path, dates_as_pandas_datetime=True, **labels)
+        elif suffix == ".dta":
+            frame, meta = pyreadstat.read_dta(path, dates_as_pandas_datetime=True, **labels)
+        elif suffix == ".sas7bdat":
+            # a SAS file's value labels live in a format catalog (applied when given): one of
+            # the same name beside it
+            catalogs = [path.with_suffix(s) for s in (".sas7bcat", ".SAS7BCAT")]
+            catalog = next((str(c) for c in catalogs if c.is_file()), None)
+            frame, meta = pyreadstat.read_sas7bdat(
+                path, dates_as_pandas_datetime=True, catalog_file=catalog, formats_as_category=False
+            )
+        else:
+            frame, meta = pyreadstat.read_xport(path, dates_as_pandas_datetime=True)
+    except Exception as exc:  # any failure of the binary reader, as one line
+        raise InputError(f"cannot read {path}: {_one_line(exc)} (is it {kind} file?)") from None
+    _refuse_repeated(path, [str(c) for c in frame.columns])
+    labelled = getattr(meta, "variable_to_label", None) or {}
+    for column in labelled:
+        if column in frame.columns:
+            frame[column] = _labels_text(frame[column])
+    return frame
+
+
+def _labels_text(column: pd.Series) -> pd.Series:
+    """A column with value labels applied as text: labels kept, an unlabelled code as its text
+    (``3`` for 3.0), missing values missing (one type, not labels mixed with numbers)."""
+    if not column.map(lambda v: isinstance(v, str)).any():
+        return column  # no code of the file was labelled: its numbers stay numbers
+
+    def text(value: Any) -> Any:
+        if isinstance(value, str) or pd.isna(value):
+            return value if isinstance(value, str) else np.nan
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            return str(int(value))
+        return str(value)
+
+    return pd.Series([text(v) for v in column], index=column.index, name=column.name)
 
 
 def _one_line(exc: BaseException) -> str:

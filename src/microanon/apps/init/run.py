@@ -85,7 +85,8 @@ class InitResult:
 
 
 def read_data(path: str | os.PathLike[str], read: ReadOptions | None = None) -> pd.DataFrame:
-    """Read the table init profiles (CSV or Parquet, as ``anonymize`` reads ``data:``).
+    """Read the table init profiles (CSV, Parquet, SPSS, Stata or SAS, as ``anonymize`` reads
+    ``data:``).
 
     ``read``: how to read a CSV file (delimiter, encoding, decimal mark, quote, missing-value
     markers); the config init writes repeats it in its ``read:`` block.
@@ -292,7 +293,7 @@ def run_init(
     Parameters
     ----------
     data : path
-        A CSV or Parquet file.
+        A CSV, Parquet, SPSS, Stata or SAS file.
     out : path
         The config to write; hierarchy files go to ``hierarchies/`` beside it.
     overwrite : bool

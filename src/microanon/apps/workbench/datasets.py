@@ -144,7 +144,8 @@ def _new(
 
 
 def load_file(ds_id: str, path: Path, name: str, read: ReadOptions) -> Dataset:
-    """A data set from an uploaded CSV or Parquet file (read as ``anonymize`` reads ``data:``).
+    """A data set from an uploaded CSV, Parquet, SPSS, Stata or SAS file (read as ``anonymize``
+    reads ``data:``).
 
     Raises
     ------

@@ -1,0 +1,192 @@
+"""SPSS, Stata and SAS files read wherever a table is read (:func:`microanon.apps.io.read_table`):
+value labels applied, user-defined missing values missing, an unreadable file one error line.
+
+SAS ``.sas7bdat`` files cannot be written by pyreadstat and none ships with an installed
+package, so SAS is tested through its XPORT format (``.xpt``, written by ``write_xport``); the
+``.sas7bdat`` reader itself (``pyreadstat.read_sas7bdat``) is exercised only on a corrupt file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from microanon.apps.cli import main
+from microanon.apps.engine import choose_engine
+from microanon.apps.io import read_table
+from microanon.apps.workbench import create_app
+from microanon.core.errors import InputError
+
+pyreadstat = pytest.importorskip("pyreadstat")
+
+#: A small survey: coded sex and region with value labels, age, a sensitive text column.
+CODES = pd.DataFrame(
+    {
+        "sex": [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 3.0],
+        "region": [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 9.0],
+        "age": [34.0, 41.0, 34.0, 41.0, 52.0, 63.0, 52.0, 99.0],
+        "disease": ["flu", "cold", "hiv", "flu", "cold", "flu", "hiv", "cold"],
+    }
+)
+LABELS = {
+    "sex": {1.0: "male", 2.0: "female"},
+    "region": {1.0: "north", 2.0: "south", 9.0: "refused"},
+}
+#: The values read back: labels for labelled codes, the code's text for an unlabelled one (3).
+SEX = ["male", "female", "male", "female", "male", "female", "male", "3"]
+REGION = ["north"] * 4 + ["south"] * 3
+
+
+def _write(path: Path, frame: pd.DataFrame = CODES) -> Path:
+    suffix = path.suffix
+    if suffix in (".sav", ".zsav"):
+        pyreadstat.write_sav(
+            frame,
+            str(path),
+            variable_value_labels=LABELS,
+            missing_ranges={"region": [9.0]},  # SPSS user-defined missing: "refused"
+            compress=suffix == ".zsav",
+        )
+    elif suffix == ".dta":
+        pyreadstat.write_dta(frame, str(path), variable_value_labels=LABELS)
+    elif suffix == ".xpt":
+        pyreadstat.write_xport(frame, str(path))
+    else:
+        raise AssertionError(suffix)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".sav", ".zsav"])
+def test_spss_round_trip_applies_labels_and_user_missing(tmp_path, suffix):
+    frame = read_table(_write(tmp_path / f"survey{suffix}"))
+    assert list(frame.columns) == ["sex", "region", "age", "disease"]
+    assert frame["sex"].tolist() == SEX
+    assert frame["region"].iloc[:7].tolist() == REGION
+    assert pd.isna(frame["region"].iloc[7])  # 9 is a user-defined missing value in SPSS
+    assert frame["age"].tolist() == CODES["age"].tolist()
+    assert frame["disease"].tolist() == CODES["disease"].tolist()
+
+
+def test_stata_round_trip_applies_labels(tmp_path):
+    frame = read_table(_write(tmp_path / "survey.dta"))
+    assert frame["sex"].tolist() == SEX
+    assert frame["region"].tolist() == [*REGION, "refused"]  # no user-missing codes in Stata
+    assert frame["age"].tolist() == CODES["age"].tolist()
+    assert frame["disease"].tolist() == CODES["disease"].tolist()
+
+
+def test_sas_xport_round_trip(tmp_path):
+    """XPORT files carry no value labels (SAS keeps them in a format catalog): codes stay."""
+    frame = read_table(_write(tmp_path / "survey.xpt"))
+    assert frame["sex"].tolist() == CODES["sex"].tolist()
+    assert frame["disease"].tolist() == CODES["disease"].tolist()
+
+
+def test_labelled_columns_are_text_and_numbers_stay_numbers(tmp_path):
+    frame = read_table(_write(tmp_path / "survey.sav"))
+    assert all(isinstance(v, str) for v in frame["sex"])
+    assert pd.api.types.is_float_dtype(frame["age"])
+
+
+def test_check_runs_end_to_end_on_an_spss_file(tmp_path):
+    path = _write(tmp_path / "survey.sav", CODES.iloc[:7])
+    result = CliRunner().invoke(
+        main,
+        ["check", str(path), "--quasi", "sex,region", "--sensitive", "disease", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    # classes (male, north) 2, (female, north) 2, (male, south) 2, (female, south) 1
+    assert out["rows"] == 7 and out["classes"] == 4 and out["k"] == 1
+
+
+def test_check_reads_labels_as_the_quasi_identifiers_values(tmp_path):
+    """A Stata file's labels are the published categories: k counts them, not the codes."""
+    frame = CODES.iloc[:6].copy()
+    frame["sex"] = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]
+    path = tmp_path / "survey.dta"
+    pyreadstat.write_dta(frame, str(path), variable_value_labels={"sex": LABELS["sex"]})
+    result = CliRunner().invoke(
+        main, ["check", str(path), "--quasi", "sex", "--sensitive", "disease", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["k"] == 3
+
+
+def test_anonymize_reads_a_config_naming_an_spss_file(tmp_path):
+    _write(tmp_path / "survey.sav", CODES.iloc[:7])
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "data: survey.sav\n"
+        "schema: {sex: {role: quasi}, disease: {role: sensitive},\n"
+        "         region: {role: identifier}, age: {role: identifier}}\n"
+        "method: anatomy\nparams: {l: 2}\n"
+    )
+    result = CliRunner().invoke(
+        main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "rel")]
+    )
+    assert result.exit_code == 0, result.output
+    published = pd.read_csv(tmp_path / "rel" / "public" / "qit.csv")
+    assert set(published["sex"]) == {"male", "female"}  # the labels, not the codes
+
+
+def test_workbench_upload_of_a_stata_file(tmp_path):
+    path = _write(tmp_path / "survey.dta")
+    (tmp_path / "bench").mkdir()
+    with TestClient(create_app(tmp_path / "bench"), base_url="http://127.0.0.1:8765") as client:
+        r = client.post("/api/datasets", files={"file": ("survey.dta", path.read_bytes())})
+    assert r.status_code == 201, r.text
+    assert r.json()["rows"] == len(CODES)
+
+
+def test_auto_engine_reads_statistical_files_in_memory(tmp_path, monkeypatch):
+    """Only the in-memory reader reads them: ``auto`` keeps them there whatever their size."""
+    from microanon.apps import engine
+
+    monkeypatch.setattr(engine, "AUTO_BYTES", 1)
+    assert choose_engine("auto", _write(tmp_path / "survey.sav")) == "memory"
+    assert choose_engine("auto", _write(tmp_path / "survey.xpt")) == "memory"
+
+
+#: Corrupt files: each suffix's reader gets bytes that are not its format.
+SECRET = b"SECRET-RESPONDENT-42"
+
+
+@pytest.mark.parametrize("suffix", [".sav", ".zsav", ".dta", ".sas7bdat", ".xpt"])
+def test_corrupt_file_is_one_error_line(tmp_path, suffix):
+    path = tmp_path / f"broken{suffix}"
+    path.write_bytes(b"$FL2" + SECRET * 20 + bytes(range(256)))
+    with pytest.raises(InputError) as caught:
+        read_table(path)
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message and "SECRET" not in message
+    result = CliRunner().invoke(
+        main, ["check", str(path), "--quasi", "sex", "--sensitive", "disease"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "SECRET" not in result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert str(path) in result.stderr
+
+
+def test_empty_statistical_file_is_one_error_line(tmp_path):
+    path = tmp_path / "empty.sav"
+    path.write_bytes(b"")
+    with pytest.raises(InputError, match="cannot read .*empty.sav"):
+        read_table(path)
+
+
+def test_unlabelled_codes_keep_numbers_numeric(tmp_path):
+    """A column without value labels stays numeric; a missing value stays missing."""
+    frame = pd.DataFrame({"x": [1.0, np.nan, 3.0], "y": ["a", "b", "c"]})
+    path = tmp_path / "plain.sav"
+    pyreadstat.write_sav(frame, str(path))
+    read = read_table(path)
+    assert pd.api.types.is_float_dtype(read["x"]) and pd.isna(read["x"].iloc[1])
