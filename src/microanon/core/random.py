@@ -91,4 +91,3 @@ def _state_integers(state: object) -> list[int]:
     if isinstance(state, (int, np.integer)) and not isinstance(state, bool):
         return [int(state)]
     return []
-

@@ -477,7 +477,8 @@ def reconstruct(
         meta = release_or_frame.metadata
         applied = meta.get("applied_matrices") or {}  # internal: only in the full release
         specs = {
-            c: {**entry, "matrix": applied[c]} if entry.get("matrix") is None and c in applied
+            c: {**entry, "matrix": applied[c]}
+            if entry.get("matrix") is None and c in applied
             else entry
             for c, entry in (meta.get("randomized") or {}).items()
         }
