@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyreadstat
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
@@ -22,8 +23,6 @@ from microanon.apps.engine import choose_engine
 from microanon.apps.io import read_table
 from microanon.apps.workbench import create_app
 from microanon.core.errors import InputError
-
-pyreadstat = pytest.importorskip("pyreadstat")
 
 #: A small survey: coded sex and region with value labels, age, a sensitive text column.
 CODES = pd.DataFrame(
