@@ -99,3 +99,14 @@ def test_a_seed_stored_under_another_name_is_refused(tmp_path):
     release.metadata["salt"] = "pepper"
     publish(release, tmp_path / "ok", FRAME, DECLARED, secrets=secrets)
     assert (tmp_path / "ok" / "public" / "release.json").is_file()
+
+
+def test_the_state_scan_finds_a_text_across_read_chunks(tmp_path, monkeypatch):
+    import microanon.models.release_verify as verify
+
+    monkeypatch.setattr(verify, "_CHUNK", 8)  # the needle straddles the first two chunks
+    (tmp_path / "data.csv").write_bytes(b"xxxxxx123456789yyyy")
+    assert verify.texts_in_files(tmp_path, ["123456789"]) == [
+        "data.csv holds the random generator's seed or state"
+    ]
+    assert verify.texts_in_files(tmp_path, ["999"]) == []

@@ -161,14 +161,32 @@ def texts_in_files(directory: str | Path, texts: Iterable[str]) -> list[str]:
         One line per file holding one of them (the text itself is not repeated).
     """
     needles = [t.encode() for t in texts if t]
+    if not needles:
+        return []
     found = []
     for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        if any(n in data for n in needles):
+        if _holds_any(path, needles):
             found.append(
                 f"{path.relative_to(directory)} holds the random generator's seed or state"
             )
     return found
+
+
+#: Bytes read at a time by :func:`_holds_any` (a large data file is never read whole).
+_CHUNK = 1 << 22
+
+
+def _holds_any(path: Path, needles: list[bytes]) -> bool:
+    """Whether the file holds one of ``needles``, read in chunks that overlap by a needle."""
+    overlap = max(map(len, needles)) - 1
+    tail = b""
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            window = tail + chunk
+            if any(n in window for n in needles):
+                return True
+            tail = window[-overlap:] if overlap else b""
+    return False
 
 
 def verify_written(
