@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from faults import deny_writes
 from hypothesis import settings
 from oracles import outside_repository
+from real_surveys import survey
 
 # No timing in the test suite: Hypothesis fails an example that takes longer than its deadline
 # (200 ms by default), which a loaded machine reaches by itself. Its "ci" profile (CI set) has
@@ -66,3 +68,9 @@ def reference_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(_files.read_bytes(rel))
     return root
+
+
+@pytest.fixture(scope="session")
+def survey_gss() -> pd.DataFrame:
+    """The General Social Survey's abortion file (:mod:`real_surveys`)."""
+    return survey("gss_abortion")

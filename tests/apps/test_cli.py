@@ -152,7 +152,11 @@ BAD_INPUTS = [
     # check: columns and missing values
     ([*CHECK, "--quasi", "age,nope", "--sensitive", "d"], "'nope' not found", False),
     ([*CHECK, "--quasi", "age", "--sensitive", "d,zip"], "exactly one sensitive", True),
-    ([*CHECK, "--quasi", "zip", "--sensitive", "d"], "column 'zip' has 1 missing", False),
+    (
+        [*CHECK, "--quasi", "zip", "--sensitive", "d", "--missing", "error"],
+        "missing values in column(s) 'zip' (1)",
+        False,
+    ),
     ([*CHECK, "--quasi", "age", "--sensitive", "d", "--missing", "keep"], "'keep'", True),
     ([*CHECK, "--quasi", "age", "--sensitive", "d", "--distance", "cosine"], "'cosine'", True),
     # check: unreadable files

@@ -68,7 +68,7 @@ def test_survey_measures_match_sdcmicro():
         "--household",
         "hid",
         "--missing",
-        "sdcmicro",
+        "any",
         "--json",
     )
     assert r.exit_code == 0, r.output

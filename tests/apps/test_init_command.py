@@ -156,7 +156,7 @@ def test_fixed_width_codes_dates_and_missing_values(runner, tmp_path):
     assert schema["ward"] == {
         "role": "quasi",
         "hierarchy": "hierarchies/ward.csv",
-        "missing": "category",
+        "missing": "value",
     }
     assert Hierarchy.from_arx_csv(tmp_path / "hierarchies" / "ward.csv").contains("?")
     assert load_config(config).schema.quasi == ["postcode", "admitted", "ward"]

@@ -532,7 +532,7 @@ def test_a_messy_file_runs_and_its_config_reproduces_the_release(client, tmp_pat
     fields = {"sep": ";", "encoding": "latin-1", "decimal": ",", "na_values": "?"}
     ds = _upload(client, data, "adult.csv", **fields).json()
     cols = {c["name"]: c for c in ds["columns"]}
-    assert cols["age"]["missing"] == "drop" and cols["city"]["missing"] == "category"
+    assert cols["age"]["missing"] == "value" and cols["city"]["missing"] == "value"
     assert cols["visited"]["type"] == "date"
     url = f"/api/datasets/{ds['id']}/hierarchy-preview"
     dates = client.post(url, json={"column": "visited", "hierarchy": {"type": "dates"}}).json()
@@ -541,7 +541,7 @@ def test_a_messy_file_runs_and_its_config_reproduces_the_release(client, tmp_pat
     assert _refused(wrong)["field"] == "city"
     roles = {
         "name": {"role": "identifier"},
-        "age": {"role": "quasi", "kind": "numeric",
+        "age": {"role": "quasi", "kind": "numeric", "missing": "drop",
                 "hierarchy": {"type": "intervals", "widths": [10, 20, 40]}},
         "city": {"role": "quasi", "hierarchy": {"type": "auto"}},
         "visited": {"role": "identifier"},

@@ -132,11 +132,58 @@ def test_missing_values_in_quasi_identifier():
     df = small_frame()
     df.loc[11, "zip"] = None
     df.loc[12, "zip"] = None
-    with pytest.raises(InputError, match="column 'zip' has 2 missing"):
-        Table.from_frame(df, {"zip": "quasi"})
+    with pytest.raises(InputError, match=r"missing: error\) in column\(s\) 'zip' \(2\)"):
+        Table.from_frame(df, {"zip": {"role": "quasi", "missing": "error"}})
     assert len(Table.from_frame(df, {"zip": {"role": "quasi", "missing": "drop"}})) == 4
-    kept = Table.from_frame(df, {"zip": {"role": "quasi", "missing": "category"}})
-    assert "?" in set(kept.values("zip"))
+    for schema in ({"zip": "quasi"}, {"zip": {"role": "quasi", "missing": "category"}}):
+        kept = Table.from_frame(df, schema)  # the default, and the policy's former name
+        assert "?" in set(kept.values("zip")) and len(kept) == len(df)
+
+
+def test_every_refused_column_is_named_at_once():
+    df = small_frame()
+    df.loc[11, "zip"] = None
+    df.loc[[12, 13, 14], "disease"] = None
+    schema = {
+        "zip": {"role": "quasi", "missing": "error"},
+        "disease": {"role": "sensitive", "missing": "error"},
+    }
+    with pytest.raises(InputError, match=r"'zip' \(1\), 'disease' \(3\)"):
+        Table.from_frame(df, schema)
+
+
+def test_kept_missing_values_are_an_unknown_code():
+    df = small_frame()
+    df.loc[[11, 12], "disease"] = None
+    df.loc[13, "age"] = None
+    table = Table.from_frame(
+        df, {"disease": "sensitive", "age": {"role": "insensitive", "kind": "numeric"}}
+    )
+    assert table.dictionary("disease")[-1] is None and len(table) == len(df)
+    out = table.to_frame()
+    assert out["disease"].isna().sum() == 2 and out["age"].isna().sum() == 1
+    with pytest.raises(SchemaError, match="missing: keep is for sensitive and insensitive"):
+        Table.from_frame(df, {"age": {"role": "quasi", "kind": "numeric", "missing": "keep"}})
+
+
+def test_numeric_quasi_identifier_missing_value_is_a_leaf():
+    df = small_frame()
+    df.loc[[14, 15], "age"] = None
+    spec = {
+        "role": "quasi",
+        "kind": "numeric",
+        "hierarchy": {"builder": "intervals", "widths": [10]},
+    }
+    table = Table.from_frame(df, {"age": spec})
+    h = table.schema["age"].hierarchy
+    assert h.leaves[-1] == "?" and [h.generalize("?", lv)[0] for lv in range(h.height + 1)] == [
+        "?",
+        "?",
+        "*",
+    ]
+    assert list(table.to_frame()["age"]).count("?") == 2
+    with pytest.raises(InputError, match="column .age. has 2 missing value.*without a hierarchy"):
+        Table.from_frame(df, {"age": {"role": "quasi", "kind": "numeric"}})
 
 
 def test_value_absent_from_hierarchy():

@@ -111,6 +111,7 @@ def test_profile_matches_individual_checks() -> None:
             "l_recursive": l_diversity(DF, "q", "s", form="recursive", c=3).value,
             "t_closeness": t_closeness(DF, "q", "s").value,
             "t_distance": "equal",
+            "unknown_sensitive": 0,
         }
     assert profile(DF, "q", "n")["t_distance"] == "ordered"
     # group a: x y y z (size 4); group b: x x x y z w (size 6)

@@ -87,11 +87,21 @@ def test_single_column_and_column_types() -> None:
     assert Groups.from_frame(df, "x", 0).numeric is True
 
 
-@pytest.mark.parametrize("column", ["q", "s"])
-def test_missing_values_are_rejected(column: str) -> None:
+def test_missing_quasi_identifier_values_are_rejected() -> None:
     df = pd.DataFrame({"q": ["a", "b", "c", "d"], "s": ["x", "y", "z", "w"]})
-    df.loc[[1, 3], column] = None
-    with pytest.raises(InputError, match=rf"column '{column}' has 2 missing value\(s\)"):
+    df.loc[[1, 3], "q"] = None
+    with pytest.raises(InputError, match=r"column 'q' has 2 missing value\(s\)"):
+        Groups.from_frame(df, "q", "s")
+
+
+def test_missing_sensitive_values_are_unknown() -> None:
+    df = pd.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", None, None, None]})
+    g = Groups.from_frame(df, "q", "s")
+    assert list(g.unknown) == [1, 2] and g.unknown_records == 3
+    view, positions = g.known_view()
+    assert list(positions) == [0] and list(view.sizes) == [1] and list(view.values) == ["x"]
+    df.loc[0, "s"] = None
+    with pytest.raises(InputError, match="sensitive column 's' holds no known value"):
         Groups.from_frame(df, "q", "s")
 
 

@@ -27,6 +27,7 @@ RISK_FIGURES = (
     "rows",
     "quasi",
     "threshold",
+    "missing",
     "rows_with_missing_keys_left_out",
     "attackers",
     "population_uniqueness",
@@ -206,19 +207,22 @@ def test_missing_values_as_in_memory():
     data = _table([(0, 1, 3, 1), (0, 1, 2, 1), (1, 2, 3, 0), (1, 2, 2, 4)], with_missing=True)
     table = _frequencies(data, ["a", "c", "s"])
     with pytest.raises(InputError) as memory:
-        privacy_profile(data, ["a", "c"], "s")
+        privacy_profile(data, ["a", "c"], "s", missing="error")
     with pytest.raises(InputError) as frequencies:
-        privacy_profile_of(table, ["a", "c"], "s", numeric=True)
+        privacy_profile_of(table, ["a", "c"], "s", numeric=True, missing="error")
     assert str(frequencies.value) == str(memory.value)
-    dropped = privacy_profile(data, ["a", "c"], "s", missing="drop")
-    _same_profile(privacy_profile_of(table, ["a", "c"], "s", numeric=True, missing="drop"), dropped)
-    assert dropped["dropped"] == 2
+    for policy in ("drop", "value"):
+        expected = privacy_profile(data, ["a", "c"], "s", missing=policy)
+        got = privacy_profile_of(table, ["a", "c"], "s", numeric=True, missing=policy)
+        _same_profile(got, expected)
+    assert privacy_profile(data, ["a", "c"], "s", missing="drop")["dropped"] == 2
     keys = _frequencies(data, ["a", "c"])
-    expected = assess_risk(data, RiskOptions(quasi=["a", "c"], suda=False, missing="sdcmicro"))
-    got = risk_profile_of(keys, ["a", "c"], missing="sdcmicro")
-    assert {k: expected.numbers[k] for k in RISK_FIGURES} == got.numbers
+    for policy in ("sdcmicro", "any", "value", "drop"):
+        expected = assess_risk(data, RiskOptions(quasi=["a", "c"], suda=False, missing=policy))
+        got = risk_profile_of(keys, ["a", "c"], missing=policy)
+        assert {k: expected.numbers[k] for k in RISK_FIGURES} == got.numbers, policy
     with pytest.raises(InputError, match="'c' has 2 missing"):
-        risk_profile_of(keys, ["a", "c"])
+        risk_profile_of(keys, ["a", "c"], missing="error")
 
 
 def test_stray_text_refused_as_in_memory():

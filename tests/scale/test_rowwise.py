@@ -427,8 +427,8 @@ def test_blocks_too_large_or_too_small_are_named(client, blocked):
             client=client,
             progress=False,
         )
-    tiny.loc[tiny.index[:2], "block"] = None
-    with pytest.raises(InputError, match="2 missing"):
+    tiny.loc[tiny.index[:2], "block"] = None  # missing: value, the default: a block of its own
+    with pytest.raises(InfeasibleError, match=r"'\?' \(2 records\).*k = 3"):
         microaggregate_blocks(
             dd.from_pandas(tiny, npartitions=2),
             ["income", "age"],

@@ -8,11 +8,13 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.missing import MISSING_LABEL
 from ..core.schema import check_frame
-from ..measures.table_profile import groups_profile
+from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
 
 __all__ = [
+    "apply_check_missing",
     "privacy_profile",
     "format_profile",
     "format_requirements",
@@ -34,7 +36,7 @@ def privacy_profile(
     c: float = 2.0,
     distance: str | None = None,
     threshold: float = 0.2,
-    missing: str = "error",
+    missing: str = "value",
     beta_form: str = "basic",
     population: pd.DataFrame | None = None,
     population_count: str | None = None,
@@ -57,9 +59,11 @@ def privacy_profile(
         t-closeness ground distance; default ordered for a numeric sensitive column, else equal.
     threshold : float
         Records whose re-identification risk exceeds it are counted as at risk.
-    missing : {"error", "drop"}
-        Rows with missing values in the checked columns raise an error or are dropped (and
-        counted under ``dropped``).
+    missing : {"value", "drop", "error"}
+        Missing values in the checked columns: ``value`` (the default), a missing
+        quasi-identifier value is the value ``?`` and a missing sensitive value is unknown
+        (counted under ``unknown_sensitive``, toward no ℓ, t, β or δ); ``drop``, those rows are
+        left out (counted under ``dropped``); ``error``, refuse the table.
     beta_form : {"basic", "enhanced"}
         Form of β-likeness whose achieved β is reported.
     population : DataFrame, optional
@@ -79,22 +83,15 @@ def privacy_profile(
         ``l_frequency``, ``l_distinct``, ``l_entropy``, ``l_recursive``, ``c``,
         ``t_closeness``, ``t_distance``, ``beta_likeness``, ``beta_form``,
         ``delta_disclosure``, ``uniques``, ``risk_max``, ``risk_avg``, ``risk_threshold``,
-        ``records_at_risk``, ``dropped``; with a population also ``delta_presence_min``,
-        ``delta_presence_max`` and ``k_map``, with an estimator ``k_map`` and
-        ``k_map_estimator``.
+        ``records_at_risk``, ``dropped``, ``unknown_sensitive``; with a population also
+        ``delta_presence_min``, ``delta_presence_max`` and ``k_map``, with an estimator
+        ``k_map`` and ``k_map_estimator``.
     """
     quasi = list(quasi)
     if not quasi:
         raise InputError("--quasi: name at least one quasi-identifier column")
     check_frame(data, [*quasi, sensitive])
-    if missing not in ("error", "drop"):
-        raise InputError(f"missing must be 'error' or 'drop', got {missing!r}")
-    dropped = 0
-    if missing == "drop":
-        keep = data[[*quasi, sensitive]].notna().all(axis=1)
-        dropped = int((~keep).sum())
-        data = data.loc[keep]
-        check_frame(data, what="table after dropping rows with missing values")
+    data, dropped = apply_check_missing(data, quasi, sensitive, missing)
     return groups_profile(
         Groups.from_frame(data, quasi, sensitive),
         quasi,
@@ -111,6 +108,35 @@ def privacy_profile(
         significance=significance,
         dropped=dropped,
     )
+
+
+def apply_check_missing(
+    data: pd.DataFrame, quasi: Sequence[str], sensitive: str, missing: str
+) -> tuple[pd.DataFrame, int]:
+    """``data`` with the checked columns' missing values treated by ``missing`` (see
+    :func:`privacy_profile`), and the rows left out.
+
+    Raises
+    ------
+    InputError
+        An unknown policy; missing values under ``error`` (naming every such column); no row
+        left.
+    """
+    columns = [*quasi, sensitive]
+    counts = {c: int(n) for c, n in data[columns].isna().sum().items() if n}
+    check_missing_policy(missing, counts)
+    if not counts:
+        return data, 0
+    if missing == "drop":
+        keep = data[columns].notna().all(axis=1)
+        data = data.loc[keep]
+        check_frame(data, what="table after dropping rows with missing values")
+        return data, int((~keep).sum())
+    data = data.copy()
+    for c in quasi:
+        if c in counts:
+            data[c] = data[c].astype(object).where(data[c].notna(), MISSING_LABEL)
+    return data, 0
 
 
 def refuse_stray_text(
@@ -168,6 +194,16 @@ def format_profile(p: dict[str, Any]) -> str:
             "rows",
             f"{p['rows']:,}"
             + (f"  ({p['dropped']:,} dropped for missing values)" if p["dropped"] else ""),
+        ),
+        *(
+            [
+                (
+                    "unknown sensitive values",
+                    f"{p['unknown_sensitive']:,} (count toward no l, t, beta, delta)",
+                )
+            ]
+            if p.get("unknown_sensitive")
+            else []
         ),
         ("equivalence classes", f"{p['classes']:,}"),
         ("k-anonymity", f"k = {p['k']}"),

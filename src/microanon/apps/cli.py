@@ -13,6 +13,7 @@ import click
 
 from .. import __version__
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
+from ..core.missing import CHECK_MISSING, RISK_MISSING
 from .families import Family, reproductions
 from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode
@@ -229,10 +230,11 @@ def datasets_export(name: str, out: Path) -> None:
 )
 @click.option(
     "--missing",
-    type=click.Choice(["error", "drop"]),
-    default="error",
+    type=click.Choice(list(CHECK_MISSING)),
+    default="value",
     show_default=True,
-    help="What to do with rows that have missing values in the checked columns.",
+    help="Missing values in the checked columns: a value of its own (a missing sensitive value "
+    "is unknown and counts toward no l, t, beta, delta), rows left out (counted), or refuse.",
 )
 @click.option("--k", "req_k", type=int, default=None, help="Require k-anonymity with this k.")
 @click.option("--l", "req_l", type=float, default=None, help="Require l-diversity with this l.")
@@ -440,10 +442,11 @@ def check(
 @click.option("--suda-max-size", type=int, default=None, help="Largest MSU SUDA2 looks for.")
 @click.option(
     "--missing",
-    type=click.Choice(["error", "sdcmicro"]),
-    default="error",
+    type=click.Choice(list(RISK_MISSING)),
+    default="value",
     show_default=True,
-    help="Missing key values: refuse, or count them as sdcMicro does.",
+    help="Missing key values: a value of its own, sdcMicro's convention (any: it matches every "
+    "value), records left out (drop, counted), or refuse.",
 )
 @click.option(
     "--report",

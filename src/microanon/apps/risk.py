@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
 from ..measures import (
     attacker_risks,
     individual_risk,
@@ -69,10 +70,12 @@ class RiskOptions:
         Whether to compute SUDA2 (the slowest part on many keys).
     suda_max_size : int, optional
         Largest minimal sample unique SUDA2 looks for (default: all keys).
-    missing : {"error", "sdcmicro"}
-        Missing key values: refused, or counted as sdcMicro counts them in the survey measures
-        (a missing value matches any value in the frequencies, rows with one are dropped from
-        the log-linear fit and ignored by SUDA2).
+    missing : {"value", "any", "drop", "error"}
+        Missing key values (:mod:`microanon.core.missing`): a value of its own (``?``, the
+        default); counted as sdcMicro counts them in the survey measures (``any``: a missing
+        value matches any value in the frequencies, rows with one are dropped from the
+        log-linear fit and ignored by SUDA2; ``sdcmicro`` is read as ``any``); the records
+        left out of every measure (``drop``, counted); or refused (``error``).
     """
 
     quasi: list[str]
@@ -86,7 +89,7 @@ class RiskOptions:
     threshold: float = 0.2
     suda: bool = True
     suda_max_size: int | None = None
-    missing: str = "error"
+    missing: str = "value"
 
     def __post_init__(self) -> None:
         sources = ("population", "fraction", "region", "population_table")
@@ -99,8 +102,11 @@ class RiskOptions:
             raise InputError("'population_count' names a column of 'population_table': give it")
         if self.household is not None and self.weights is None:
             raise InputError("'household' needs 'weights' (the household risk is built on them)")
-        if self.missing not in ("error", "sdcmicro"):
-            raise InputError(f"'missing' must be 'error' or 'sdcmicro', got {self.missing!r}")
+        try:
+            policy = policy_name(self.missing, RISK_MISSING, "risk")
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        object.__setattr__(self, "missing", policy)
 
     def has_population(self) -> bool:
         """Whether a population was given (size, fraction, region or table)."""
@@ -166,14 +172,21 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
         sampling fraction outside (0, 1], missing key values with ``missing="error"``.
     """
     quasi = list(options.quasi)
-    missing = {
-        k: "error" if options.missing == "error" else v for k, v in _SDCMICRO_MISSING.items()
-    }
-    # The attacker models and the population estimates need every key: in sdcMicro mode the
-    # records with a missing key are left out of them (and counted), as they are refused otherwise.
+    missing = {k: v if options.missing == "any" else "error" for k, v in _SDCMICRO_MISSING.items()}
+    if options.missing == "value":  # a missing key value is the value ?
+        data = data.copy()
+        for q in quasi:
+            if q in data.columns:
+                data[q] = data[q].astype(object).where(data[q].notna(), MISSING_LABEL)
+    # The attacker models and the population estimates need every key: under any (sdcMicro's
+    # convention) the records with a missing key are left out of them (and counted), and under
+    # drop out of every measure.
     complete = data
-    if options.missing == "sdcmicro":
+    if options.missing in ("any", "drop"):
         complete = data.loc[data[quasi].notna().all(axis=1).to_numpy()]
+    left_out = len(data) - len(complete)
+    if options.missing == "drop":
+        data = complete
     size = options.population
     fraction = options.fraction
     table = options.population_table
@@ -199,10 +212,11 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
     else:
         attackers = attacker_risks(complete, quasi, fraction=fraction, threshold=options.threshold)
     numbers: dict[str, Any] = {
-        "rows": len(data),
+        "rows": len(data) + (left_out if options.missing == "drop" else 0),
         "quasi": quasi,
         "threshold": options.threshold,
-        "rows_with_missing_keys_left_out": len(data) - len(complete),
+        "missing": options.missing,
+        "rows_with_missing_keys_left_out": left_out,
         "attackers": attackers.to_dict(),
         "population_uniqueness": None if pu is None else pu.to_dict(),
     }
@@ -284,7 +298,9 @@ def _summary_rows(numbers: dict[str, Any]) -> list[tuple[str, str]]:
     if numbers["rows_with_missing_keys_left_out"]:
         rows.append(
             (
-                "records with a missing key (not in the attacker and population figures)",
+                "records with a missing key (left out of every figure)"
+                if numbers.get("missing") == "drop"
+                else "records with a missing key (not in the attacker and population figures)",
                 f"{numbers['rows_with_missing_keys_left_out']:,}",
             )
         )

@@ -29,6 +29,7 @@ import pandas as pd
 from .errors import HierarchyError, InputError, SchemaError
 from .frames import as_pandas
 from .hierarchy import Hierarchy, value_key
+from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
 
 __all__ = [
     "Role",
@@ -37,13 +38,20 @@ __all__ = [
     "Schema",
     "SchemaInferenceWarning",
     "MISSING_POLICIES",
+    "MISSING_LABEL",
+    "missing_policy",
+    "with_missing_leaf",
     "check_frame",
 ]
 
-#: How missing values in a column are treated: raise, drop the rows, or keep them as a category.
-MISSING_POLICIES = ("error", "drop", "category")
-#: Label given to missing values under the ``category`` policy.
-MISSING_LABEL = "?"
+
+def missing_policy(name: Any, column: str) -> str:
+    """The policy called ``name`` (an older name resolved), or :class:`SchemaError` naming
+    ``column`` (see :mod:`microanon.core.missing`)."""
+    try:
+        return policy_name(name, MISSING_POLICIES, f"column '{column}'")
+    except ValueError as exc:
+        raise SchemaError(str(exc)) from None
 
 
 class Role(str, Enum):
@@ -95,8 +103,9 @@ class Attribute:
         e.g. a questionnaire's answer options). They are public by that statement: a release may
         name a category that no published row holds (a randomized column's domain does). Every
         value of the column must be one of them.
-    missing : {"error", "drop", "category"}
-        Treatment of missing values (``category`` turns them into the value ``"?"``).
+    missing : {"value", "keep", "drop", "error"}, optional
+        Treatment of missing values (see :data:`MISSING_POLICIES`); by default ``value`` for a
+        quasi-identifier and ``keep`` for any other column (:attr:`missing_policy`).
     """
 
     name: str
@@ -105,7 +114,7 @@ class Attribute:
     hierarchy: Hierarchy | Mapping[str, Any] | None = None
     order: tuple[Any, ...] | None = None
     categories: tuple[Any, ...] | None = None
-    missing: str = "error"
+    missing: str | None = None
     source: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -121,9 +130,17 @@ class Attribute:
             d["categories"] = [
                 v.item() if isinstance(v, np.generic) else v for v in self.categories
             ]
-        if self.missing != "error":
+        if self.missing is not None:
             d["missing"] = self.missing
         return d
+
+    @property
+    def missing_policy(self) -> str:
+        """The missing-value policy in force: the declared one, else ``value`` for a
+        quasi-identifier and ``keep`` for any other column."""
+        if self.missing is not None:
+            return self.missing
+        return "value" if self.role is Role.QUASI else "keep"
 
     @property
     def declared_values(self) -> tuple[Any, ...] | None:
@@ -135,6 +152,17 @@ class Attribute:
         if self.kind is Kind.ORDINAL and self.order is not None:
             return self.order
         return self.categories
+
+
+def with_missing_leaf(h: Hierarchy) -> Hierarchy:
+    """``h`` with the missing-value label ``?`` as a leaf of its own (unless it is one already).
+
+    The leaf stays ``?`` at every level below the root, so a missing value generalizes like
+    any other value: to itself until the whole column is suppressed.
+    """
+    if h.contains(MISSING_LABEL):
+        return h
+    return Hierarchy.from_paths([*h.paths(), [h.root, MISSING_LABEL]], name=h.name)
 
 
 def _enum(enum: type[Enum], value: Any, what: str, column: str) -> Any:
@@ -296,12 +324,15 @@ class Schema:
                 )
             role = _enum(Role, desc["role"], "role", name)
             kind = _enum(Kind, desc.get("kind", "categorical"), "kind", name)
-            missing = desc.get("missing", "error")
-            if missing not in MISSING_POLICIES:
-                raise SchemaError(
-                    f"column '{name}': missing must be one of {', '.join(MISSING_POLICIES)}, "
-                    f"got {missing!r}"
-                )
+            missing = desc.get("missing")
+            if missing is not None:
+                missing = missing_policy(missing, name)
+                if missing == "keep" and role is Role.QUASI:
+                    raise SchemaError(
+                        f"column '{name}': missing: keep is for sensitive and insensitive "
+                        "columns; a quasi-identifier's missing value is the value ? (missing: "
+                        "value) or its rows are left out (missing: drop)"
+                    )
             order = desc.get("order")
             if kind is Kind.ORDINAL and order is None and desc.get("hierarchy") is None:
                 raise SchemaError(f"column '{name}': an ordinal column needs an 'order' list")
@@ -515,6 +546,13 @@ class Schema:
                 if extra and h.get("builder") != "quantiles":
                     values = pd.concat([values, *extra], ignore_index=True)
                 h = _build_from_data(h, values, a)
+            if (
+                isinstance(h, Hierarchy)
+                and a.missing_policy == "value"
+                and a.name in df.columns
+                and bool(df[a.name].isna().any())
+            ):
+                h = with_missing_leaf(h)
             attrs.append(replace(a, hierarchy=h))
         return Schema(attrs)
 
@@ -537,23 +575,34 @@ class Schema:
         df = check_frame(df, self.columns)
         out = df.copy() if list(df.columns) == self.columns else df.loc[:, self.columns].copy()
         drop = np.zeros(len(out), dtype=bool)
+        refused = []
+        as_value = set()
         for a in self:
+            if a.role is Role.IDENTIFIER:
+                continue
             col = out[a.name]
             na = np.asarray(col.array.isna())
-            if na.any() and a.role is not Role.IDENTIFIER:
-                if a.missing == "error":
+            if not na.any():
+                continue
+            policy = a.missing_policy
+            if policy == "error":
+                refused.append(f"'{a.name}' ({int(na.sum()):,})")
+            elif policy == "drop":
+                drop |= na
+            elif policy == "value":
+                if a.kind is Kind.NUMERIC and not isinstance(a.hierarchy, (Hierarchy, Mapping)):
                     raise InputError(
-                        f"column '{a.name}' has {int(na.sum())} missing value(s); drop or impute "
-                        "them, or set 'missing: drop' or 'missing: category' for it in the schema"
+                        f"column '{a.name}' has {int(na.sum()):,} missing value(s), which a "
+                        "numeric column without a hierarchy cannot hold as the value ?: set "
+                        "missing: drop for it, give it a hierarchy, or impute them"
                     )
-                if a.missing == "drop":
-                    drop |= na
-                else:
-                    if a.kind is Kind.NUMERIC:
-                        raise SchemaError(
-                            f"column '{a.name}': 'missing: category' needs a non-numeric column"
-                        )
-                    out[a.name] = col.astype(object).where(~na, MISSING_LABEL)
+                out[a.name] = col.astype(object).where(~na, MISSING_LABEL)
+                as_value.add(a.name)
+        if refused:
+            raise InputError(
+                f"missing values (missing: error) in column(s) {', '.join(refused)}; set "
+                "missing: value, keep or drop for them in the schema, or impute them"
+            )
         if drop.any():
             out = out.loc[~drop]
             if len(out) == 0:
@@ -561,7 +610,18 @@ class Schema:
         for a in self:
             if a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
                 col = out[a.name]
-                if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+                if a.name in as_value:  # numbers and the value ?: converted cell by cell
+                    marker = col.eq(MISSING_LABEL).to_numpy()
+                    num = pd.to_numeric(col.where(~marker), errors="coerce")
+                    bad = num.isna() & col.notna() & ~marker
+                    if bad.any():
+                        raise InputError(
+                            f"column '{a.name}' is numeric in the schema but holds "
+                            f"{int(bad.sum())} non-numeric value(s), e.g. "
+                            f"{col[bad].iloc[0]!r}"
+                        )
+                    out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
+                elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
                     num = pd.to_numeric(col, errors="coerce")
                     bad = num.isna() & col.notna()
                     if bad.any():
@@ -572,8 +632,11 @@ class Schema:
                     out[a.name] = num
             declared = a.declared_values
             if declared is not None and a.role is not Role.IDENTIFIER:
-                known = {value_key(v) for v in declared}
-                absent = sorted({value_key(v) for v in out[a.name].unique()} - known)
+                known = {value_key(v) for v in declared} | (
+                    {MISSING_LABEL} if a.name in as_value else set()
+                )
+                present = out[a.name].dropna().unique()
+                absent = sorted({value_key(v) for v in present} - known)
                 if absent:
                     what = "order" if a.kind is Kind.ORDINAL else "categories"
                     raise SchemaError(

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .errors import InputError, SchemaError
 from .hierarchy import Hierarchy, value_key
-from .schema import Kind, Role, Schema, check_frame
+from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
 __all__ = ["Table", "Frequencies", "Combined", "combine_codes", "factorize_column"]
 
@@ -232,6 +232,23 @@ class Frequencies:
         return pd.DataFrame(data)
 
 
+def _encode_column(col: pd.Series, attr: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and dictionary of a column without missing cells (see :class:`Table`)."""
+    h = attr.hierarchy
+    if isinstance(h, Hierarchy):
+        return _leaf_codes(col, h, attr.name), np.asarray(h.leaves, dtype=object)
+    if attr.declared_values is not None:  # an ordinal order or declared categories
+        declared = list(attr.declared_values)
+        pos = {value_key(v): i for i, v in enumerate(declared)}
+        inv, uniq = pd.factorize(col, sort=False)
+        if MISSING_LABEL in set(uniq) and value_key(MISSING_LABEL) not in pos:
+            pos[value_key(MISSING_LABEL)] = len(declared)  # missing: value, after the declared
+            declared.append(MISSING_LABEL)
+        c = np.array([pos[value_key(u)] for u in uniq], dtype=np.int64)[inv]
+        return c, np.asarray(declared, dtype=object)
+    return _sorted_codes(col, attr.name)
+
+
 class Table:
     """An original table encoded as integer codes, one dictionary per column.
 
@@ -239,7 +256,9 @@ class Table:
     its values (the dictionary is the hierarchy's full leaf list, values absent from the data
     included), so recoding to a level is one array lookup. Other numeric columns are coded in
     ascending value order, ordinal columns in their declared order, categorical columns in their
-    declared ``categories`` (values absent from the data included) or else in sorted order.
+    declared ``categories`` (values absent from the data included) or else in sorted order. A
+    column whose missing cells are kept (``missing: keep``) has one more code, the last, whose
+    dictionary value is ``None``: the cell is unknown.
 
     Attributes
     ----------
@@ -311,17 +330,14 @@ class Table:
         dicts: dict[str, np.ndarray] = {}
         for attr in schema:
             col = clean[attr.name]
-            h = attr.hierarchy
-            if isinstance(h, Hierarchy):
-                c = _leaf_codes(col, h, attr.name)
-                d = np.asarray(h.leaves, dtype=object)
-            elif attr.declared_values is not None:  # an ordinal order or declared categories
-                pos = {value_key(v): i for i, v in enumerate(attr.declared_values)}
-                inv, uniq = pd.factorize(col, sort=False)
-                c = np.array([pos[value_key(u)] for u in uniq], dtype=np.int64)[inv]
-                d = np.asarray(attr.declared_values, dtype=object)
+            unknown = np.asarray(col.array.isna())  # cells kept empty (missing: keep)
+            if unknown.any():
+                known, d = _encode_column(col[~unknown], attr)
+                c = np.full(len(col), len(d), dtype=np.int64)
+                c[~unknown] = known
+                d = np.append(d, np.array([None], dtype=object))  # the last code: unknown
             else:
-                c, d = _sorted_codes(col, attr.name)
+                c, d = _encode_column(col, attr)
             codes[attr.name] = c.astype(_code_dtype(len(d)))
             dicts[attr.name] = d
         return cls(codes, dicts, schema, index=clean.index)
@@ -413,6 +429,34 @@ class Table:
         self._check([column])
         return self._dicts[column]
 
+    def unknown_count(self, column: str) -> int:
+        """Records whose value of ``column`` is unknown (a missing cell kept empty)."""
+        d = self.dictionary(column)
+        if not len(d) or d[-1] is not None:
+            return 0
+        codes = self.codes(column)
+        unknown = codes == len(d) - 1
+        if self.counts is None:
+            return int(np.count_nonzero(unknown))
+        return int(self.counts[unknown].sum())
+
+    def refuse_unknown(self, columns: Sequence[str], method: str) -> None:
+        """Refuse missing cells kept empty in ``columns``, which ``method`` cannot treat.
+
+        Raises
+        ------
+        InputError
+            Naming the first such column, its count and what to do.
+        """
+        for column in columns:
+            n = self.unknown_count(column)
+            if n:
+                raise InputError(
+                    f"column '{column}' has {n:,} missing value(s) (missing: keep), which "
+                    f"{method} cannot treat as unknown: set missing: drop (the rows are left "
+                    "out and counted) or missing: value (the value ?) for it"
+                )
+
     def cardinality(self, column: str) -> int:
         """Number of possible codes of a column (the dictionary's size)."""
         return len(self.dictionary(column))
@@ -441,8 +485,15 @@ class Table:
         for c in columns:
             vals = self.values(c)
             if self.schema[c].kind is Kind.NUMERIC and self.levels.get(c, 0) == 0:
-                vals = pd.to_numeric(pd.Series(vals, index=self.index), errors="coerce")
-                data[c] = vals.to_numpy()
+                marker = vals == MISSING_LABEL  # missing: value keeps the value ? among numbers
+                num = pd.to_numeric(
+                    pd.Series(vals, index=self.index).where(~marker), errors="coerce"
+                )
+                data[c] = (
+                    num.to_numpy()
+                    if not marker.any()
+                    else num.astype(object).where(~marker, MISSING_LABEL).to_numpy()
+                )
             else:
                 data[c] = vals
         return pd.DataFrame(data, index=self.index)

@@ -7,11 +7,32 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputError
+from ..core.missing import CHECK_MISSING
 from ..models import Groups, beta_likeness, delta_disclosure, profile, t_closeness
 from ..models.profile import Profile, population_profile
 from .attacker import class_attacker_risks
 
-__all__ = ["groups_profile"]
+__all__ = ["check_missing_policy", "groups_profile"]
+
+
+def check_missing_policy(missing: str, counts: dict[str, int]) -> None:
+    """Refuse an unknown policy, or missing values (``counts`` per column) under ``error``.
+
+    Raises
+    ------
+    InputError
+        Naming the policy, or every column with missing values and their counts.
+    """
+    if missing not in CHECK_MISSING:
+        raise InputError(f"missing must be one of {', '.join(CHECK_MISSING)}, got {missing!r}")
+    if counts and missing == "error":
+        named = ", ".join(f"'{c}' ({n:,})" for c, n in counts.items())
+        raise InputError(
+            f"missing values in column(s) {named}; pass --missing value (a missing "
+            "quasi-identifier value is the value ?, a missing sensitive value is unknown) or "
+            "--missing drop"
+        )
 
 
 def groups_profile(
@@ -85,5 +106,6 @@ significance
             "risk_threshold": float(threshold),
             "records_at_risk": float(risk["share_above"]),
             "dropped": dropped,
+            "unknown_sensitive": int(prof["unknown_sensitive"]),
         }
     )

@@ -35,6 +35,7 @@ def prepare(
     models: Any = None,
     need_hierarchies: bool = True,
     populations: bool = False,
+    unknown_sensitive: bool = False,
 ) -> tuple[Table, list[PrivacyModel]]:
     """Validate and encode the input of a method; resolve its privacy models.
 
@@ -49,6 +50,10 @@ def prepare(
     populations : bool
         Whether the method checks models against a population table (δ-presence, k-map with a
         population); other methods refuse them.
+    unknown_sensitive : bool
+        Whether the method treats a sensitive column's missing cells (``missing: keep``) as
+        unknown values that count toward no model (its checks go through
+        :meth:`~microanon.models.Groups.known_view`); other methods refuse them.
 
     Returns
     -------
@@ -73,6 +78,8 @@ def prepare(
     if populations:
         schema = _resolve_with_populations(data, schema, resolved)
     table = Table.from_frame(data, schema)
+    if not unknown_sensitive:
+        table.refuse_unknown(table.schema.sensitive, "this method")
     if need_hierarchies:
         missing = [q for q in table.schema.quasi if table.schema[q].hierarchy is None]
         if missing:

@@ -32,7 +32,7 @@ from microanon.core.errors import InputError
 
 from ._params import TOL, real
 from .base import PrivacyModel
-from .groups import Columns, Groups, groups_of, require_sensitive
+from .groups import Columns, Groups, groups_of, spread
 from .likeness import pair_ratios
 from .verdict import Verdict, build_verdict
 
@@ -94,7 +94,8 @@ def delta_disclosure(
     """
     delta = _check_delta(delta)
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
-    own = _own(groups)
+    view, positions = groups.known_view()
+    own = spread(groups, positions, _own(view), 0.0)
     offending = None if delta is None else own >= delta - TOL
     return build_verdict(
         "delta-disclosure privacy",
@@ -142,8 +143,8 @@ class DeltaDisclosure(PrivacyModel):
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups whose every ``|ln(q / p)|`` is below δ."""
-        require_sensitive(groups)
-        return _own(groups) < self.delta - TOL
+        view, positions = groups.known_view()
+        return spread(groups, positions, _own(view) < self.delta - TOL, True)
 
     def bounds(self, reference: np.ndarray) -> np.ndarray:
         """The in-class share each value stays below, ``p e^δ``, for reference counts."""

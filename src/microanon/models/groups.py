@@ -21,7 +21,7 @@ from microanon.core.errors import InputError
 from microanon.core.frames import pandas_if_arrow
 from microanon.core.table import _DENSE_FACTOR, _DENSE_SLACK, combine_codes, factorize_column
 
-__all__ = ["Groups", "Columns", "as_columns", "groups_of", "require_sensitive"]
+__all__ = ["Groups", "Columns", "as_columns", "groups_of", "require_sensitive", "spread"]
 
 #: One column name or a sequence of them.
 Columns = Hashable | Sequence[Hashable]
@@ -127,8 +127,18 @@ class Groups:
         self.numeric = numeric
         self.value_counts = self.pair_group = self.pair_value = self.pair_count = None
         self.starts = None
+        self.unknown: np.ndarray | None = None
         if sa_codes is not None and values is not None:
             m = len(values)
+            unknown = sa_codes < 0
+            self.unknown = np.bincount(
+                row_group[unknown],
+                weights=None if weights is None else weights[unknown],
+                minlength=len(sizes),
+            ).astype(np.int64)
+            if unknown.any():  # unknown sensitive values count toward no sensitive statistic
+                row_group, sa_codes = row_group[~unknown], sa_codes[~unknown]
+                weights = None if weights is None else weights[~unknown]
             self.pair_group, self.pair_value, self.pair_count = _pairs(
                 row_group, sa_codes, len(sizes), m, weights
             )
@@ -183,7 +193,7 @@ class Groups:
         if sensitive is None:
             return cls(names, row_group, sizes, key_parts)
         column = df[sensitive]
-        sa_codes, values = factorize_column(column, sensitive)
+        sa_codes, values = _sensitive_codes(column, sensitive)
         numeric = pd.api.types.is_numeric_dtype(column.dtype)
         return cls(names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric)
 
@@ -299,6 +309,10 @@ class Groups:
         """
         n = len(sizes)
         sa_codes, domain, reference = _domain(sa_codes, values, reference)
+        unknown_pairs = sa_codes < 0
+        unknown = np.bincount(group[unknown_pairs], weights=counts[unknown_pairs], minlength=n)
+        if unknown_pairs.any():
+            group, sa_codes, counts = (a[~unknown_pairs] for a in (group, sa_codes, counts))
         out = cls(
             ("class",),
             group,
@@ -313,7 +327,53 @@ class Groups:
         out.pair_count = np.asarray(counts, dtype=np.int64)
         out.starts = _run_starts(group)
         out.value_counts = np.asarray(reference).astype(np.int64)
+        out.unknown = unknown.astype(np.int64)
         return out
+
+    def known_view(self) -> tuple[Groups, np.ndarray | None]:
+        """The groups seen by the sensitive-value models: those with a known sensitive value.
+
+        A missing sensitive value (a cell kept empty, ``missing: keep``) is unknown: it counts
+        toward no sensitive statistic, so a group is ℓ-diverse (t-close, ...) on its known
+        values, sized by them; a group whose every value is unknown discloses none and is
+        left out of the view.
+
+        Returns
+        -------
+        view : Groups
+            ``self`` when every sensitive value is known; else the groups with at least one
+            known value, in order, with ``sizes`` counting known values only.
+        positions : int array or None
+            Position of each group of the view among ``self``'s groups (None for ``self``).
+        """
+        require_sensitive(self)
+        if self.unknown is None or not self.unknown.any():
+            return self, None
+        known = self.sizes - self.unknown
+        positions = np.flatnonzero(known > 0)
+        renumber = np.full(len(self.sizes), -1, dtype=np.int64)
+        renumber[positions] = np.arange(len(positions))
+        view = Groups(
+            self.quasi,
+            renumber[self.row_group],
+            known[positions],
+            [(codes[positions], uniques) for codes, uniques in self._key_parts],
+        )
+        view.sensitive, view.values, view.numeric = self.sensitive, self.values, self.numeric
+        view.value_counts, view.pair_value, view.pair_count = (
+            self.value_counts,
+            self.pair_value,
+            self.pair_count,
+        )
+        view.pair_group = renumber[self.pair_group]
+        view.starts = _run_starts(view.pair_group)
+        view.unknown = np.zeros(len(positions), dtype=np.int64)
+        return view, positions
+
+    @property
+    def unknown_records(self) -> int:
+        """Records whose sensitive value is unknown (0 without a sensitive column)."""
+        return 0 if self.unknown is None else int(self.unknown.sum())
 
     @property
     def n_rows(self) -> int:
@@ -393,6 +453,17 @@ def groups_of(
     return Groups.from_frame(data, quasi, sensitive if need_sensitive else None)
 
 
+def spread(groups: Groups, positions: np.ndarray | None, values: Any, fill: Any) -> Any:
+    """Per-group ``values`` of a :meth:`Groups.known_view` over all of ``groups``' groups, with
+    ``fill`` for the groups left out of the view (``values`` itself when nothing was)."""
+    if positions is None or values is None:
+        return values
+    values = np.asarray(values)
+    out = np.full(groups.n_groups, fill, dtype=np.result_type(values.dtype, type(fill)))
+    out[positions] = values
+    return out
+
+
 def require_sensitive(groups: Groups) -> None:
     """Raise unless ``groups`` were built with a sensitive column."""
     if groups.values is None:
@@ -416,17 +487,31 @@ def _domain(
     """The sensitive domain: the values that occur in ``sa_codes`` or in ``reference``, as for a
     DataFrame; the codes and reference counts renumbered to it."""
     sa_codes = np.asarray(sa_codes, dtype=np.int64)
-    present = np.bincount(sa_codes, minlength=len(values)) > 0
+    unknown = np.asarray(pd.isna(pd.Index(values, dtype=object)))  # a kept missing cell
+    present = np.bincount(sa_codes[sa_codes >= 0], minlength=len(values)) > 0
     if reference is not None:
         reference = np.asarray(reference)
         present |= reference > 0
+    present &= ~unknown
+    if reference is not None:
         reference = reference[present]
     if present.all():  # every value occurs: the codes and values stand as they are
         domain = values if isinstance(values, pd.Index) else pd.Index(list(values))
         return sa_codes, domain, reference
-    remap = np.cumsum(present) - 1
+    remap = np.where(present, np.cumsum(present) - 1, -1)
     domain = pd.Index([v for v, keep in zip(values, present, strict=True) if keep])
-    return remap[sa_codes], domain, reference
+    return np.where(sa_codes < 0, -1, remap[np.maximum(sa_codes, 0)]), domain, reference
+
+
+def _sensitive_codes(column: pd.Series, name: Hashable) -> tuple[np.ndarray, pd.Index]:
+    """Codes of a sensitive column (``-1`` for a missing, i.e. unknown, value) and its values."""
+    try:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    except TypeError as exc:
+        raise InputError(f"column {name!r} holds unhashable values: {exc}") from exc
+    if len(uniques) == 0:
+        raise InputError(f"sensitive column {name!r} holds no known value")
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 
 def _pairs(

@@ -11,7 +11,9 @@ Forms, for a group with sensitive-value counts ``r_1 >= r_2 >= ... >= r_m`` and 
 - ``recursive`` (c, ℓ): ``r_1 < c (r_ℓ + ... + r_m)``; a group's own ℓ is the largest ℓ it
   satisfies for the given c (0 when even ℓ = 1 fails, i.e. ``c <= 1`` and ``m = 1``).
 
-The table's achieved ℓ is the minimum over groups.
+The table's achieved ℓ is the minimum over groups. A missing sensitive value is unknown and
+counts toward nothing: a group is ℓ-diverse on its known values (``n`` counts those), and a group
+whose every value is unknown discloses none and passes (:meth:`Groups.known_view`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from microanon.core.errors import InputError
 
 from ._params import TOL, choice, integer, real
 from .base import PrivacyModel
-from .groups import Columns, Groups, groups_of, require_sensitive
+from .groups import Columns, Groups, groups_of, spread
 from .verdict import Verdict, build_verdict
 
 __all__ = ["l_diversity", "LDiversity", "FORMS", "group_diversity"]
@@ -41,6 +43,15 @@ _NAMES = {
     "distinct": "distinct l-diversity",
     "entropy": "entropy l-diversity",
     "recursive": "recursive (c,l)-diversity",
+}
+
+
+#: A group's own ℓ where no sensitive value is known (it discloses none).
+_UNBOUNDED = {
+    "frequency": math.inf,
+    "distinct": np.iinfo(np.int64).max,
+    "entropy": math.inf,
+    "recursive": np.iinfo(np.int64).max,
 }
 
 
@@ -166,14 +177,22 @@ def l_diversity(
             f"l = {ell} is impossible: column {groups.sensitive!r} has only {groups.n_values} "
             "distinct value(s), and no group can be more diverse than the whole table"
         )
-    values = group_diversity(groups, form, c)
+    view, positions = groups.known_view()
+    values = group_diversity(view, form, c)
     achieved = values.min()
     achieved = float(achieved) if form in ("frequency", "entropy") else int(achieved)
     parameters: dict[str, Any] = {"l": ell, "form": form}
     if form == "recursive":
         parameters["c"] = c
-    offending = None if ell is None else _violations(groups, form, values, ell)
-    return build_verdict(_NAMES[form], parameters, groups, values, achieved, offending)
+    offending = None if ell is None else _violations(view, form, values, ell)
+    return build_verdict(
+        _NAMES[form],
+        parameters,
+        groups,
+        spread(groups, positions, values, _UNBOUNDED[form]),
+        achieved,
+        spread(groups, positions, offending, False),
+    )
 
 
 @dataclass(frozen=True)
@@ -207,9 +226,9 @@ class LDiversity(PrivacyModel):
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups that are ℓ-diverse in this form."""
-        require_sensitive(groups)
-        values = group_diversity(groups, self.form, self.c)
-        return ~_violations(groups, self.form, values, self.l)
+        view, positions = groups.known_view()
+        values = group_diversity(view, self.form, self.c)
+        return spread(groups, positions, ~_violations(view, self.form, values, self.l), True)
 
     def to_config(self) -> dict[str, dict[str, Any]]:
         """``{"l_diversity": {"l": ..., "form": ..., ["c": ...]}}``."""

@@ -32,7 +32,7 @@ from microanon.core.errors import InputError
 
 from ._params import TOL, choice, real
 from .base import PrivacyModel
-from .groups import Columns, Groups, groups_of, require_sensitive
+from .groups import Columns, Groups, groups_of, spread
 from .verdict import Verdict, build_verdict
 
 __all__ = ["beta_likeness", "BetaLikeness", "LIKENESS_FORMS", "pair_ratios"]
@@ -126,7 +126,9 @@ def beta_likeness(
     """
     beta = _check_beta(beta, form)
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
-    own, ok = _own(groups, form, beta)
+    view, positions = groups.known_view()
+    own, ok = _own(view, form, beta)
+    own, ok = spread(groups, positions, own, 0.0), spread(groups, positions, ok, True)
     return build_verdict(
         f"{form} beta-likeness",
         {"beta": beta, "form": form},
@@ -174,8 +176,8 @@ class BetaLikeness(PrivacyModel):
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups whose every relative gain is within the bound."""
-        require_sensitive(groups)
-        return _own(groups, self.form, self.beta)[1]
+        view, positions = groups.known_view()
+        return spread(groups, positions, _own(view, self.form, self.beta)[1], True)
 
     def bounds(self, reference: np.ndarray) -> np.ndarray:
         """Largest allowed in-class share of each value, ``p (1 + bound)``, for reference counts."""

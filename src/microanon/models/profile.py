@@ -60,8 +60,9 @@ def profile(
     Profile
         A dict: ``rows``, ``classes`` (number of groups), ``k``, ``l_frequency``, ``l_distinct``,
         ``l_entropy``, ``l_recursive`` (for ``c``), ``t_closeness`` (default distance, see
-        :func:`~microanon.models.t_closeness`) and ``t_distance`` (the distance used); plain
-        Python numbers.
+        :func:`~microanon.models.t_closeness`), ``t_distance`` (the distance used) and
+        ``unknown_sensitive`` (records whose sensitive value is missing: the ℓ and t figures
+        count known values only); plain Python numbers.
 
     Raises
     ------
@@ -72,18 +73,20 @@ def profile(
     if c <= 0:
         raise InputError(f"c must be positive, got {c!r}")
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
-    emd, distance = group_emd(groups)
+    view, _ = groups.known_view()  # the sensitive figures count known values only
+    emd, distance = group_emd(view)
     return Profile(
         {
             "rows": groups.n_rows,
             "classes": groups.n_groups,
             "k": int(groups.sizes.min()),
-            "l_frequency": float(group_diversity(groups, "frequency").min()),
-            "l_distinct": int(group_diversity(groups, "distinct").min()),
-            "l_entropy": float(group_diversity(groups, "entropy").min()),
-            "l_recursive": int(group_diversity(groups, "recursive", c).min()),
+            "l_frequency": float(group_diversity(view, "frequency").min()),
+            "l_distinct": int(group_diversity(view, "distinct").min()),
+            "l_entropy": float(group_diversity(view, "entropy").min()),
+            "l_recursive": int(group_diversity(view, "recursive", c).min()),
             "t_closeness": float(emd.max()),
             "t_distance": distance,
+            "unknown_sensitive": groups.unknown_records,
         }
     )
 

@@ -29,7 +29,7 @@ from microanon.core.hierarchy import Hierarchy, value_key
 from ._params import TOL, choice, real
 from .base import PrivacyModel
 from .emd import emd_equal, emd_hierarchical, emd_ordered
-from .groups import Columns, Groups, groups_of, require_sensitive
+from .groups import Columns, Groups, groups_of, spread
 from .verdict import Verdict, build_verdict
 
 __all__ = ["t_closeness", "TCloseness", "DISTANCES", "group_emd"]
@@ -180,7 +180,9 @@ def t_closeness(
     """
     t, distance, order = _check_parameters(t, distance, order, hierarchy)
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
-    emd, distance = group_emd(groups, distance, order, hierarchy)
+    view, positions = groups.known_view()
+    emd, distance = group_emd(view, distance, order, hierarchy)
+    emd = spread(groups, positions, emd, 0.0)
     parameters: dict[str, Any] = {"t": t, "distance": distance}
     if order is not None:
         parameters["order"] = list(order)
@@ -227,9 +229,9 @@ class TCloseness(PrivacyModel):
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups whose EMD to the reference distribution is at most t."""
-        require_sensitive(groups)
-        emd, _ = group_emd(groups, self.distance, self.order, self.hierarchy)
-        return emd <= self.t + TOL
+        view, positions = groups.known_view()
+        emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
+        return spread(groups, positions, emd <= self.t + TOL, True)
 
     def to_config(self) -> dict[str, dict[str, Any]]:
         """``{"t_closeness": {"t": ..., ["distance"|"order"|"hierarchy": ...]}}``.

@@ -20,7 +20,7 @@ import pandas as pd
 from ..core.errors import InputError, SchemaError
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.progress import ProgressLike
-from ..core.schema import MISSING_LABEL, Kind, Role, Schema
+from ..core.schema import MISSING_LABEL, Kind, Role, Schema, with_missing_leaf
 from .client import run_stage
 from .encoding import Encoding
 from .frequencies import count_combinations, factorize_keys
@@ -41,29 +41,42 @@ def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """One partition with the schema's missing-value policies applied and numbers coerced.
 
     What :meth:`Schema.validate` does row by row: ``missing: drop`` removes the row,
-    ``missing: category`` fills ``"?"``, numeric columns are coerced to numbers (a non-numeric
-    value raises :class:`InputError`). Missing values under the ``error`` policy are left for
-    :func:`encode_dataset` to count over the whole dataset.
+    ``missing: value`` fills ``"?"``, ``missing: keep`` leaves the cell empty, numeric columns
+    are coerced to numbers (a non-numeric value raises :class:`InputError`). Missing values
+    under the ``error`` policy are left for :func:`encode_dataset` to count over the whole
+    dataset.
     """
     out = part.loc[:, schema.columns].copy()
     drop = np.zeros(len(out), dtype=bool)
+    as_value = set()
     for a in schema:
-        if a.role is Role.IDENTIFIER or a.missing == "error":
+        if a.role is Role.IDENTIFIER or a.missing_policy in ("error", "keep"):
             continue
         na = out[a.name].isna().to_numpy()
         if not na.any():
             continue
-        if a.missing == "drop":
+        if a.missing_policy == "drop":
             drop |= na
         else:
             out[a.name] = out[a.name].astype(object).where(~na, MISSING_LABEL)
+            as_value.add(a.name)
     if drop.any():
         out = out.loc[~drop]
     for a in schema:
         if a.kind is not Kind.NUMERIC or a.role is Role.IDENTIFIER:
             continue
         col = out[a.name]
-        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        if a.name in as_value:  # numbers and the value ?
+            marker = col.eq(MISSING_LABEL).to_numpy()
+            num = pd.to_numeric(col.where(~marker), errors="coerce")
+            bad = num.isna() & col.notna() & ~marker
+            if bad.any():
+                raise InputError(
+                    f"column '{a.name}' is numeric in the schema but holds "
+                    f"{int(bad.sum())} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
+                )
+            out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
+        elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             num = pd.to_numeric(col, errors="coerce")
             bad = num.isna() & col.notna()
             if bad.any():
@@ -137,6 +150,27 @@ def _dictionary(attr: Any, uniques: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(uniq, dtype=object), inv.astype(np.int64)
 
 
+def _counted_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
+    """Columns whose missing values are counted over the whole dataset: those under the
+    ``error`` policy, and the encoded ones whose missing cells would be kept."""
+    return [
+        a.name
+        for a in schema
+        if a.role is not Role.IDENTIFIER
+        and (
+            a.missing_policy == "error"
+            or (a.missing_policy == "keep" and a.name in columns)
+            or _numbers_only(a)
+        )
+    ]
+
+
+def _numbers_only(a: Any) -> bool:
+    """Whether ``a`` is a numeric column without hierarchy whose missing values would be the
+    value ``?`` (which only a hierarchy can hold)."""
+    return a.missing_policy == "value" and a.kind is Kind.NUMERIC and a.hierarchy is None
+
+
 def check_frame(frame: dd.DataFrame, schema: Schema) -> None:
     """Refuse, before any work, data that lacks a schema column or a policy that cannot apply."""
     absent = [c for c in schema.columns if c not in frame.columns]
@@ -145,9 +179,6 @@ def check_frame(frame: dd.DataFrame, schema: Schema) -> None:
             f"table: column(s) {', '.join(repr(c) for c in absent)} not found; available: "
             + ", ".join(map(str, frame.columns))
         )
-    for a in schema:
-        if a.missing == "category" and a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
-            raise SchemaError(f"column '{a.name}': 'missing: category' needs a non-numeric column")
 
 
 def encode_dataset(
@@ -191,7 +222,7 @@ def encode_dataset(
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
-    checked = [a.name for a in schema if a.role is not Role.IDENTIFIER and a.missing == "error"]
+    checked = _counted_missing(schema, columns)
     wanted = (
         [frame[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
         + [frame[c].isna().sum() for c in checked]
@@ -218,11 +249,34 @@ def _build(
     """The encoding from the distinct values of the whole dataset."""
     schema = _resolve(schema, raw, more_values)
     for name, count in missing.items():
-        if int(count):
+        if not int(count):
+            continue
+        if _numbers_only(schema[name]):
             raise InputError(
-                f"column '{name}' has {int(count)} missing value(s); drop or impute them, or set "
-                "'missing: drop' or 'missing: category' for it in the schema"
+                f"column '{name}' has {int(count):,} missing value(s), which a "
+                "numeric column without a hierarchy cannot hold as the value ?: set "
+                "missing: drop for it, give it a hierarchy, or impute them"
             )
+        if schema[name].missing_policy == "keep":
+            raise InputError(
+                f"column '{name}' has {int(count):,} missing value(s) to keep (missing: keep); "
+                "the Dask engine cannot keep unknown values of an encoded column: use --engine "
+                "memory, or set missing: drop for it"
+            )
+        raise InputError(
+            f"column '{name}' has {int(count):,} missing value(s) (missing: error); set "
+            "missing: value, keep or drop for it in the schema, or impute them"
+        )
+    schema = Schema(
+        [
+            replace(a, hierarchy=with_missing_leaf(a.hierarchy))
+            if isinstance(a.hierarchy, Hierarchy)
+            and a.name in uniques
+            and MISSING_LABEL in set(pd.Series(uniques[a.name]).astype(object))
+            else a
+            for a in schema
+        ]
+    )
     if rows == 0:
         raise InputError("no rows are left after dropping rows with missing values")
     published = schema.select(schema.published)
@@ -381,11 +435,7 @@ def encode_partition(
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
     raw = {c: _tally(part[c]) for c in builders}
-    missing = {
-        a.name: int(part[a.name].isna().sum())
-        for a in schema
-        if a.role is not Role.IDENTIFIER and a.missing == "error"
-    }
+    missing = {c: int(part[c].isna().sum()) for c in _counted_missing(schema, columns)}
     clean = clean_partition(part, schema)
     uniques, combos, counts, inverse = local_counts(clean, columns, inverse=True)
     kept = None

@@ -21,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
 from ..core.progress import ProgressLike
 from ..measures._common import check_share
 from ..measures.attacker import class_attacker_risks
 from ..measures.population import uniqueness_of_sizes
-from ..measures.table_profile import groups_profile
+from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
 from ..models.population import population_sizes
 from .frequencies import FrequencyTable, value_frequencies
@@ -132,6 +133,18 @@ def _refuse_missing(table: FrequencyTable, columns: Sequence[str]) -> None:
             )
 
 
+def _as_values(table: FrequencyTable, columns: Sequence[str]) -> FrequencyTable:
+    """The combinations with each missing value of ``columns`` made the value ``?``."""
+    codes = dict(table.codes)
+    for c in columns:
+        missing = _missing(table, c)
+        if missing.any():
+            values = np.asarray(codes[c], dtype=object).copy()
+            values[missing] = MISSING_LABEL
+            codes[c] = values
+    return FrequencyTable(list(table.columns), codes, table.counts)
+
+
 def _complete(table: FrequencyTable, columns: Sequence[str]) -> FrequencyTable:
     """The combinations without a missing value in ``columns``."""
     keep = np.ones(len(table), dtype=bool)
@@ -155,7 +168,8 @@ def frequency_groups(
     Parameters
     ----------
     table : FrequencyTable
-        Values per combination (:func:`dataset_frequencies`); no missing values.
+        Values per combination (:func:`dataset_frequencies`); no missing quasi-identifier
+        value (a missing sensitive value is unknown, see :meth:`Groups.known_view`).
     quasi : sequence of str
     sensitive : str, optional
     numeric : bool
@@ -168,10 +182,10 @@ def frequency_groups(
     Raises
     ------
     InputError
-        Missing values in a used column (naming it and the records).
+        Missing values in a quasi-identifier (naming it and the records).
     """
     quasi = list(quasi)
-    _refuse_missing(table, quasi + ([sensitive] if sensitive is not None else []))
+    _refuse_missing(table, quasi)  # a missing sensitive value is unknown (code -1)
     codes, cards, dictionaries = [], [], []
     for q in quasi:
         c, uniques = pd.factorize(np.asarray(table.codes[q], dtype=object))
@@ -242,7 +256,7 @@ def privacy_profile_of(
     c: float = 2.0,
     distance: str | None = None,
     threshold: float = 0.2,
-    missing: str = "error",
+    missing: str = "value",
     beta_form: str = "basic",
     population: pd.DataFrame | None = None,
     population_count: str | None = None,
@@ -283,12 +297,13 @@ fraction, significance
             f"sensitive column {sensitive!r} is also listed as a quasi-identifier; "
             "a column is either one or the other"
         )
-    if missing not in ("error", "drop"):
-        raise InputError(f"missing must be 'error' or 'drop', got {missing!r}")
     if table.records == 0:
         raise InputError(_EMPTY)
     dropped = 0
-    if missing == "drop":
+    counts = {c: int(table.counts[_missing(table, c)].sum()) for c in [*quasi, sensitive]}
+    counts = {c: n for c, n in counts.items() if n}
+    check_missing_policy(missing, counts)
+    if counts and missing == "drop":
         kept = _complete(table, [*quasi, sensitive])
         dropped = table.records - kept.records
         table = kept
@@ -297,6 +312,8 @@ fraction, significance
                 "table after dropping rows with missing values is empty: there are no rows "
                 "to work on"
             )
+    if counts and missing == "value":
+        table = _as_values(table, quasi)
     return groups_profile(
         frequency_groups(table, quasi, sensitive, numeric),
         quasi,
@@ -346,7 +363,7 @@ def risk_profile_of(
     population_table: pd.DataFrame | None = None,
     population_count: str | None = None,
     threshold: float = 0.2,
-    missing: str = "error",
+    missing: str = "value",
 ) -> ClassRisks:
     """The class-size figures of :func:`microanon.apps.risk.assess_risk`, from a frequency table.
 
@@ -370,9 +387,10 @@ def risk_profile_of(
     population_count : str, optional
         Column of ``population_table`` with the people per row.
     threshold : float
-    missing : {"error", "sdcmicro"}
-        Missing key values: refused (naming the column), or their records left out of every
-        figure and counted.
+    missing : {"value", "any", "drop", "error"}
+        Missing key values: a value of its own (``?``); their records left out of every figure
+        and counted (``any``: out of core only class-size figures are computed, and they need
+        every key; ``drop``); or refused, naming the column (``error``).
 
     Returns
     -------
@@ -384,12 +402,18 @@ def risk_profile_of(
         As ``assess_risk``.
     """
     quasi = list(quasi)
+    try:
+        missing = policy_name(missing, RISK_MISSING, "risk")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if table.records == 0:
         raise InputError(_EMPTY)
-    if missing == "sdcmicro":
+    if missing in ("any", "drop"):
         complete = _complete(table, quasi)
         if complete.records == 0:
             raise InputError(_EMPTY)
+    elif missing == "value":
+        complete = _as_values(table, quasi)
     else:
         _refuse_missing(table, quasi)
         complete = table
@@ -417,6 +441,7 @@ def risk_profile_of(
         "rows": table.records,
         "quasi": quasi,
         "threshold": threshold,
+        "missing": missing,
         "rows_with_missing_keys_left_out": table.records - complete.records,
         "attackers": attackers,
         "population_uniqueness": None if pu is None else pu.to_dict(),

@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
-from ...core.schema import MISSING_LABEL
+from ...core.schema import with_missing_leaf
 from ...datasets import ADULT_COLUMNS, adult_hierarchies
 from .profile import ColumnProfile, normalized_name
 
@@ -46,7 +46,6 @@ __all__ = [
     "arx_csv",
     "date_paths",
     "plan_hierarchy",
-    "with_missing",
 ]
 
 #: Numbers with at most this many distinct values get a balanced binary tree.
@@ -204,13 +203,6 @@ def _bundled(col: pd.Series, p: ColumnProfile) -> Hierarchy | None:
     return Hierarchy.from_paths(h.paths(), name=p.name)
 
 
-def with_missing(h: Hierarchy) -> Hierarchy:
-    """``h`` with the missing-value label ``?`` as a leaf under the root (if not a leaf yet)."""
-    if h.contains(MISSING_LABEL):
-        return h
-    return Hierarchy.from_paths([*h.paths(), [SUPPRESSED, MISSING_LABEL]], name=h.name)
-
-
 def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -> HierarchyPlan:
     """Propose the hierarchy of one quasi-identifier (see the module docstring).
 
@@ -220,9 +212,9 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
         The column's values.
     profile : ColumnProfile
     missing_leaf : bool
-        Whether missing values are kept as ``?`` (``missing: category``), which must then be a
-        leaf: such a hierarchy is written to a file. Not for numbers (their missing values can
-        only be dropped).
+        Whether missing values are the value ``?`` (``missing: value``), which must then be a
+        leaf: such a hierarchy is written to a file. Numbers get a builder, which adds the leaf
+        ``?`` itself when the column has missing values (:meth:`Schema.resolve`).
 
     Returns
     -------
@@ -262,5 +254,5 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
     return HierarchyPlan(
         profile.name,
         plan.how + "; missing values are the leaf ?",
-        hierarchy=with_missing(plan.hierarchy),
+        hierarchy=with_missing_leaf(plan.hierarchy),
     )

@@ -130,16 +130,18 @@ def hierarchy_file_names(columns: Sequence[str]) -> dict[str, str]:
 
 
 def missing_policy(profile: ColumnProfile, role: Role) -> tuple[str | None, str | None]:
-    """The missing-value policy of a column and the note saying what it does."""
+    """The missing-value policy of a column and the note saying what it does.
+
+    The schema's defaults, said out loud: a quasi-identifier's missing value is the value ``?``
+    (``missing: value``), any other column keeps its empty cells (``missing: keep``; a
+    sensitive column's unknown values count toward no model). No row is left out.
+    """
     if not profile.has_missing or role is Role.IDENTIFIER:
         return None, None
     n = round(profile.missing_share * profile.rows)
-    if profile.type == "numeric":
-        return "drop", (
-            f"the {n:,} rows without a value are left out of the release (missing: drop); "
-            "impute the values to keep them"
-        )
-    return "category", f"the {n:,} missing values are the value ? (missing: category)"
+    if role is Role.QUASI:
+        return "value", f"the {n:,} missing values are the value ? (missing: value)"
+    return "keep", f"the {n:,} missing values stay empty (missing: keep)"
 
 
 def _entries(
@@ -161,7 +163,7 @@ def _entries(
         missing, note = missing_policy(profile, p.role)
         plan: HierarchyPlan | None = None
         if p.role is Role.QUASI:
-            plan = plan_hierarchy(data[p.column], profile, missing_leaf=missing == "category")
+            plan = plan_hierarchy(data[p.column], profile, missing_leaf=missing == "value")
             if plan.hierarchy is not None:
                 files[names[p.column]] = plan.hierarchy
                 entry["hierarchy"] = names[p.column]

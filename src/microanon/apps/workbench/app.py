@@ -165,7 +165,7 @@ async def hierarchy_preview(request: Request) -> Response:
         built = built_hierarchy(ds, column, body.get("hierarchy"), bench.uploads)
         kind = ds.columns[column].kind
         try:
-            return preview(built, ds.frame, kind, ds.missing(column) == "category")
+            return preview(built, ds.frame, kind, ds.missing(column) == "value")
         except MicroanonError as exc:
             raise RequestError(f"hierarchy of {column!r}: {exc}", column) from None
 

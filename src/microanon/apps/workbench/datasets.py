@@ -24,6 +24,7 @@ from ...core.hierarchy import Hierarchy, value_key
 from ...core.lint import Finding, LintReport, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
+from ...core.schema import missing_policy as missing_policy_name
 from ..init.hierarchies import arx_csv
 from ..init.profile import ColumnProfile, profile_table
 from ..init.render import ColumnEntry
@@ -61,12 +62,16 @@ class ColumnState:
     kind : {"categorical", "numeric"}
     hierarchy : dict or None
         The ``HierarchySpec`` of a quasi-identifier.
+    missing : str or None
+        The missing-value policy the data owner chose (:mod:`microanon.core.missing`); None
+        for the default (``init``'s: :func:`missing_policy`).
     """
 
     role: Role
     reason: str
     kind: str
     hierarchy: dict[str, Any] | None = None
+    missing: str | None = None
 
 
 @dataclass
@@ -120,8 +125,20 @@ class Dataset:
         return [c for c, s in self.columns.items() if s.role is Role.QUASI]
 
     def missing(self, column: str) -> str | None:
-        """The missing-value policy of a column (``init``'s: numbers dropped, others ``?``)."""
-        return missing_policy(self.profiles[column], self.columns[column].role)[0]
+        """The missing-value policy of a column: the data owner's choice, else ``init``'s
+        (:func:`missing_policy`); None for a column without missing values."""
+        state = self.columns[column]
+        if not self.profiles[column].has_missing or state.role is Role.IDENTIFIER:
+            return None
+        if state.missing is not None:
+            return state.missing
+        return missing_policy(self.profiles[column], state.role)[0]
+
+    def rows_left_out(self) -> dict[str, int]:
+        """Rows left out for a missing value (``missing: drop``), by column."""
+        return {
+            c: int(self.frame[c].isna().sum()) for c in self.columns if self.missing(c) == "drop"
+        }
 
 
 def _new(
@@ -193,7 +210,7 @@ def _state(column: str, old: ColumnState, change: Any) -> ColumnState:
     """``old`` with a client's change (role, kind, hierarchy) applied, checked."""
     if not isinstance(change, Mapping):
         raise RequestError(f"column {column!r}: give a mapping of role, kind, hierarchy", column)
-    unknown = sorted(set(change) - {"role", "kind", "hierarchy"})
+    unknown = sorted(set(change) - {"role", "kind", "hierarchy", "missing"})
     if unknown:
         raise RequestError(f"column {column!r}: unknown key(s) {', '.join(unknown)}", column)
     new = old
@@ -218,6 +235,21 @@ def _state(column: str, old: ColumnState, change: Any) -> ColumnState:
         new = replace(new, kind=change["kind"])
     if "hierarchy" in change:
         new = replace(new, hierarchy=change["hierarchy"])
+    if "missing" in change:
+        policy = change["missing"]
+        if policy is not None:
+            try:
+                policy = missing_policy_name(policy, str(column))
+            except MicroanonError as exc:
+                raise RequestError(str(exc), column) from None
+        new = replace(new, missing=policy)
+    if new.role is Role.QUASI and new.missing == "keep":
+        raise RequestError(
+            f"column {column!r}: missing: keep is for sensitive and insensitive columns; a "
+            "quasi-identifier's missing value is the value ? (value) or its rows are left out "
+            "(drop)",
+            column,
+        )
     if new.role is Role.QUASI and new.hierarchy is None:
         new = replace(new, hierarchy={"type": "auto"})
     return new
@@ -231,7 +263,7 @@ def built_hierarchy(ds: Dataset, column: str, spec: Any, uploads: Mapping[str, P
         spec,
         ds.frame[column],
         ds.profiles[column],
-        ds.missing(column) == "category",
+        ds.missing(column) == "value",
         uploads,
     )
 
@@ -260,7 +292,7 @@ def schema_files(
             how = built.how
             if built.hierarchy is not None:
                 absent = missing_values(
-                    built.hierarchy, ds.frame[column], ds.missing(column) == "category"
+                    built.hierarchy, ds.frame[column], ds.missing(column) == "value"
                 )
                 if absent:
                     more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""

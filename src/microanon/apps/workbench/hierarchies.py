@@ -33,9 +33,9 @@ import pandas as pd
 
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
-from ...core.schema import MISSING_LABEL, Schema
+from ...core.schema import MISSING_LABEL, Schema, with_missing_leaf
 from ...datasets import adult_hierarchies
-from ..init.hierarchies import date_paths, plan_hierarchy, with_missing
+from ..init.hierarchies import date_paths, plan_hierarchy
 from ..init.profile import ColumnProfile
 from .errors import RequestError
 
@@ -194,7 +194,7 @@ def build(
         built = _build(spec, values, profile, missing_leaf, uploads)
         if built.builder is not None and missing_leaf:
             # '?' must be a leaf: build the hierarchy now and write it as a file.
-            tree = with_missing(built.resolve(values.to_frame(), "categorical"))
+            tree = with_missing_leaf(built.resolve(values.to_frame(), "categorical"))
             built = Built(column, built.how + "; missing values are the leaf ?", hierarchy=tree)
     except RequestError:
         raise
@@ -246,7 +246,7 @@ def _build(
         tree = read_upload(uploads[upload].read_bytes(), name=column)
         how = "an ARX hierarchy file (uploaded)"
     if missing_leaf and kind != "arx_csv":
-        tree = with_missing(tree)
+        tree = with_missing_leaf(tree)
     return Built(column, how, hierarchy=tree)
 
 

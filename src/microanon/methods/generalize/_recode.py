@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...core.errors import InfeasibleError, SchemaError
+from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
-from ...core.schema import Kind
+from ...core.schema import MISSING_LABEL, Kind
 from ...core.table import Table
 from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
 from ...models.ldiversity import group_diversity
@@ -183,6 +183,12 @@ def quasi_dims(table: Table, method: str) -> list[Dim]:
         attr = table.schema[q]
         if attr.kind is Kind.NUMERIC:
             dictionary = table.dictionary(q)
+            if MISSING_LABEL in set(dictionary):
+                raise InputError(
+                    f"quasi-identifier '{q}' has missing values (the value ?), which {method} "
+                    "cannot place in a range of numbers: set missing: drop for it (the rows are "
+                    "left out and counted), or use full_domain with a hierarchy"
+                )
             values = pd.to_numeric(pd.Series(dictionary, dtype=object)).to_numpy(dtype=float)
             order = np.argsort(values, kind="stable")
             rank = np.empty(len(order), dtype=np.int64)

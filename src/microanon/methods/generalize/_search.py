@@ -195,7 +195,7 @@ class _Engine:
             self.maps,
             self.n,
             self.bottom.n_classes,
-            max(models.min_size, models.min_distinct),
+            models.min_class_size,
         )
         size = self.lattice.size
         self.lb = self.metric.bounds(self.lattice)
@@ -419,6 +419,7 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
     dictionary = table.dictionary(sa)
     reference = _weighted_bincount(codes, table.counts, len(dictionary))
     values = pd.Index(list(dictionary))
+    reference[np.asarray(pd.isna(values))] = 0  # unknown values are in no reference distribution
     numeric = numbers_of(table, sa) is not None
     return ModelSet.build(models, sa, values, numeric, reference, follows_release)
 

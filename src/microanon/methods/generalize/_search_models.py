@@ -71,6 +71,7 @@ from ...models import (
     TCloseness,
     Verdict,
 )
+from ...models.groups import spread
 from ...models.ldiversity import group_diversity
 from ...models.population import population_weights
 from ...models.tcloseness import group_emd
@@ -305,6 +306,7 @@ class ModelSet:
     monotone: bool = True
     populations: dict[int, Population] = field(default_factory=dict)
     follows_release: bool = False
+    unknown_code: int | None = None
 
     @classmethod
     def build(
@@ -328,6 +330,9 @@ class ModelSet:
             domain = pd.Index(list(values))
         out = cls(list(models), sensitive, domain, numeric, reference)
         out.follows_release = follows_release and any(map(_has_reference, models))
+        if domain is not None:
+            unknown = np.flatnonzero(np.asarray(pd.isna(domain)))
+            out.unknown_code = int(unknown[0]) if len(unknown) else None
         for model in models:
             out.monotone &= _monotone(model)
             if isinstance(model, KAnonymity):
@@ -341,6 +346,8 @@ class ModelSet:
                 out.min_distinct = max(out.min_distinct, _implied_distinct(model))
                 if model.form == "distinct":
                     continue
+            elif out.unknown_code is not None:
+                pass  # a class whose values are all unknown passes whatever its size
             elif isinstance(model, TCloseness):
                 size, coverage = _implied_by_t(model, reference, numeric)
                 out.min_size = max(out.min_size, size)
@@ -382,6 +389,14 @@ class ModelSet:
             self.populations[id(model)] = encoded
 
     @property
+    def min_class_size(self) -> int:
+        """The fewest records a passing class holds (a class of unknown sensitive values
+        passes the sensitive-value models whatever its size)."""
+        if self.unknown_code is not None:
+            return self.min_size
+        return max(self.min_size, self.min_distinct)
+
+    @property
     def needs_sensitive(self) -> bool:
         """Whether the frequency sets must keep the sensitive attribute."""
         return self.sensitive is not None and any(m.needs_sensitive for m in self.models)
@@ -390,7 +405,12 @@ class ModelSet:
         """Classes failing the monotone filter."""
         fail = fs.sizes < self.min_size
         if self.min_distinct > 1:
-            fail |= fs.n_distinct < self.min_distinct
+            if self.unknown_code is None:
+                fail |= fs.n_distinct < self.min_distinct
+            else:  # distinct known values; a class of unknown values discloses none
+                unknown = fs.sa == self.unknown_code
+                known = fs.n_distinct - np.bincount(fs.cls[unknown], minlength=fs.n_classes)
+                fail |= (known < self.min_distinct) & (known > 0)
         if self.min_coverage > 0.0:
             share = self.reference / self.reference.sum()
             covered = np.bincount(fs.cls, weights=share[fs.sa], minlength=fs.n_classes)
@@ -579,12 +599,23 @@ def _deficits(model: PrivacyModel, groups: Groups, people: np.ndarray | None) ->
       their population cells, which lie in the group's, so ``s >= n - δ_max N`` for ``N``
       people (``people``)
 
-    (thresholds widened by the checks' tolerance and a slack). Other models give 0.
+    (thresholds widened by the checks' tolerance and a slack). Other models give 0. The
+    sensitive-value models count known values only (:meth:`Groups.known_view`): a group's
+    known records that stay suppressed are a lower bound of its records that do.
     """
+    if isinstance(model, DeltaPresence):
+        sizes = groups.sizes.astype(np.float64)
+        return np.maximum(sizes - (model.delta_max + _TOL + _SLACK) * people, 0.0)
+    if groups.values is None:
+        return np.zeros(groups.n_groups)
+    view, positions = groups.known_view()
+    return spread(groups, positions, _known_deficits(model, view), 0.0)
+
+
+def _known_deficits(model: PrivacyModel, groups: Groups) -> np.ndarray:
+    """:func:`_deficits` of a sensitive-value model on groups whose values are all known."""
     sizes = groups.sizes.astype(np.float64)
     zero = np.zeros(groups.n_groups)
-    if isinstance(model, DeltaPresence):
-        return np.maximum(sizes - (model.delta_max + _TOL + _SLACK) * people, 0.0)
     if isinstance(model, (BetaLikeness, DeltaDisclosure)):
         return _share_deficits(groups, model.bounds(groups.value_counts))
     if isinstance(model, TCloseness):

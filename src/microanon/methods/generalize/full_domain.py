@@ -341,7 +341,12 @@ def _prepare(
             f"suppressed_rows must be one of {', '.join(SUPPRESSED_ROWS)}, got {suppressed_rows!r}"
         )
     table, resolved = prepare(
-        data, schema, as_models(models), need_hierarchies=True, populations=True
+        data,
+        schema,
+        as_models(models),
+        need_hierarchies=True,
+        populations=True,
+        unknown_sensitive=True,
     )
     with_population = [m for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
     if with_population and suppressed_rows == "star" and suppression > 0:

