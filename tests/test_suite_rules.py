@@ -116,9 +116,7 @@ def _is_zero(node: ast.AST) -> bool:
 
 
 def _mentions_deadline(node: ast.AST) -> bool:
-    return any(
-        isinstance(sub, ast.Name) and "deadline" in sub.id.lower() for sub in ast.walk(node)
-    )
+    return any(isinstance(sub, ast.Name) and "deadline" in sub.id.lower() for sub in ast.walk(node))
 
 
 def _speed_asserts(tree: ast.AST) -> list[int]:

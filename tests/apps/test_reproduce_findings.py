@@ -73,10 +73,14 @@ def _with_timings() -> list[dict]:
 def test_timings_are_measured_not_checked():
     checks = _with_timings()
     table = findings_table(checks)
-    assert table["holds"].tolist()[4:] == [MEASURED[True], MEASURED[False]] == [
-        "✓ (measured)",
-        "✗ (measured)",
-    ]
+    assert (
+        table["holds"].tolist()[4:]
+        == [MEASURED[True], MEASURED[False]]
+        == [
+            "✓ (measured)",
+            "✗ (measured)",
+        ]
+    )
     assert table["reason"].tolist()[4:] == [MEASURED_NOTE, MEASURED_NOTE]
     assert summarize(checks) == {**summarize(_checks()), "timings": 2}
     report = Report("t")
