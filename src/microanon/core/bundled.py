@@ -120,13 +120,15 @@ def bundled_definition(key: str, name: str | None = None) -> BundledDefinition:
 
 
 def list_hierarchies() -> list[dict[str, Any]]:
-    """The bundled hierarchies: name, title, leaves, levels, what the leaves are, source.
+    """The bundled hierarchies: name, title, leaves, levels, what the leaves are, sources.
 
     Returns
     -------
     list of dict
-        One per hierarchy, in :data:`BUNDLED_HIERARCHIES` order; ``leaves`` is the number of
-        leaves and ``levels`` the number of labels per level from the leaves up (root included).
+        One per hierarchy, in :data:`BUNDLED_HIERARCHIES` order: ``name``, ``title``,
+        ``leaves`` (their number), ``levels`` (the number of labels per level from the leaves
+        up, root included), ``values`` (what the leaves are), ``origin`` (the source in a few
+        words) and ``source`` (the source in full).
     """
     out = []
     for key, spec in BUNDLED_HIERARCHIES.items():
@@ -135,12 +137,12 @@ def list_hierarchies() -> list[dict[str, Any]]:
             lo, hi = _AGES
             sizes = [hi - lo + 1] + [len(range(lo, hi + 1, w)) for w in _AGE_WIDTHS] + [1]
             title = "Ages 0-120 -> 5-, 10- and 20-year bands"
-            source = _AGE_SOURCE
+            origin, source = "fixed-width bands", _AGE_SOURCE
         else:
             sizes = [sum(len(m) for m in d.levels[0].values())]
             sizes += [len(level) for level in d.levels] + [1]
             doc = _document(spec.file or "")
-            title, source = doc["title"], doc["source"]
+            title, origin, source = doc["title"], doc["origin"], doc["source"]
         out.append(
             {
                 "name": key,
@@ -148,6 +150,7 @@ def list_hierarchies() -> list[dict[str, Any]]:
                 "leaves": sizes[0],
                 "levels": sizes,
                 "values": spec.what,
+                "origin": origin,
                 "source": source,
             }
         )
