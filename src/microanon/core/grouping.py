@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .errors import HierarchyError
-from .keys import SUPPRESSED, is_missing, value_key
+from .keys import SUPPRESSED, is_missing, shown, value_key
 
 __all__ = ["group_levels", "group_paths"]
 
@@ -65,12 +65,12 @@ def group_levels(levels: Any, name: str | None = None) -> list[Mapping[Any, Any]
 def _members(members: Any, group: Any, level: int, where: str) -> list[Any]:
     if isinstance(members, (str, bytes, Mapping)) or not isinstance(members, Iterable):
         raise HierarchyError(
-            f"{where}: group '{group}' of level {level} must list its members, "
+            f"{where}: group {shown(group)} of level {level} must list its members, "
             f"got {type(members).__name__}"
         )
     out = [_plain(m) for m in members]
     if not out:
-        raise HierarchyError(f"{where}: group '{group}' of level {level} is empty")
+        raise HierarchyError(f"{where}: group {shown(group)} of level {level} is empty")
     return out
 
 
@@ -121,22 +121,22 @@ def group_paths(
                     f"{where}: a group of level {i} is named '*', the implicit root's label"
                 )
             if gk in names:
-                raise HierarchyError(f"{where}: level {i} names group '{group}' twice")
+                raise HierarchyError(f"{where}: level {i} names group {shown(group)} twice")
             names[gk] = group
             for m in _members(members, group, i, where):
                 mk = value_key(m)
                 if i > 1 and mk not in below:
-                    shown = ", ".join(f"'{g}'" for g in list(below.values())[:5])
+                    listed = ", ".join(shown(g) for g in list(below.values())[:5])
                     more = " ..." if len(below) > 5 else ""
                     raise HierarchyError(
-                        f"{where}: unknown member '{m}' of group '{group}' at level {i}: "
-                        f"not a group of level {i - 1} ({shown}{more})"
+                        f"{where}: unknown member {shown(m)} of group {shown(group)} at level {i}: "
+                        f"not a group of level {i - 1} ({listed}{more})"
                     )
                 if mk in up:
                     what = "value" if i == 1 else "group"
                     raise HierarchyError(
-                        f"{where}: {what} '{m}' is in two groups of level {i}, "
-                        f"'{up[mk]}' and '{group}'"
+                        f"{where}: {what} {shown(m)} is in two groups of level {i}, "
+                        f"{shown(up[mk])} and {shown(group)}"
                     )
                 up[mk] = group
                 if i == 1:
@@ -145,14 +145,15 @@ def group_paths(
             orphan = [g for k, g in below.items() if k not in up]
             if orphan:
                 raise HierarchyError(
-                    f"{where}: group '{orphan[0]}' of level {i - 1} is in no group of level {i}"
+                    f"{where}: group {shown(orphan[0])} of level {i - 1} is in no group of "
+                    f"level {i}"
                 )
         parent.append(up)
         below = names
     if values is not None:
         for v in values:
             if not is_missing(v) and value_key(v) not in leaves:
-                raise HierarchyError(f"{where}: value '{_plain(v)}' is in no group of level 1")
+                raise HierarchyError(f"{where}: value {shown(v)} is in no group of level 1")
     paths = []
     for key, leaf in leaves.items():
         path = [leaf]
