@@ -193,3 +193,17 @@ def test_declared_intervals_contain_the_builder_over_the_values(values, widths, 
         assert (
             declared.generalize(values, level).tolist() == plain.generalize(values, level).tolist()
         )
+
+
+def test_declared_categories_written_as_text_match_the_data_numbers():
+    schema = Schema.from_dict(
+        {
+            "grade": {
+                "role": "quasi",
+                "categories": ["1", "2", "3", "4"],
+                "hierarchy": {"builder": "balanced", "fanout": 2},
+            }
+        }
+    )
+    h = schema.resolve(pd.DataFrame({"grade": np.array([1, 2], dtype=np.int64)})).hierarchy("grade")
+    assert h.n_leaves == 4 and h.contains(3) and h.contains("1")

@@ -241,7 +241,10 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
     vals = values.dropna()
     declared = attr.declared_values
     if declared is not None and b != "quantiles":
-        vals = pd.concat([vals, pd.Series(list(declared), dtype=object)], ignore_index=True)
+        seen = {value_key(v) for v in vals.unique()}
+        extra = [v for v in declared if value_key(v) not in seen]  # "25" is the data's 25
+        if extra:
+            vals = pd.concat([vals, pd.Series(extra, dtype=object)], ignore_index=True)
     if b == "intervals":
         if "widths" not in spec:
             raise SchemaError(f"column '{attr.name}': the intervals builder needs 'widths'")
