@@ -170,6 +170,21 @@ def datasets_list(as_json: bool) -> None:
     _emit(as_json, {"datasets": found}, text)
 
 
+@datasets.command("hierarchies")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@_friendly_errors
+def datasets_hierarchies(as_json: bool) -> None:
+    """List the bundled hierarchies (use one with hierarchy: {builder: bundled, name: NAME})."""
+    from ..core.bundled import list_hierarchies
+
+    found = list_hierarchies()
+    text = "\n".join(
+        f"{d['name']:<17} {d['values']:<33} {' -> '.join(map(str, d['levels'])):<26} {d['origin']}"
+        for d in found
+    )
+    _emit(as_json, {"hierarchies": found}, text + "\n(--json gives titles and full sources)")
+
+
 @datasets.command("describe")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")

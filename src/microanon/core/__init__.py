@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .bundled import list_hierarchies
     from .errors import (
         DataIntegrityError,
         HierarchyError,
@@ -40,6 +41,7 @@ _WHERE = {
         "errors",
     ),
     "as_pandas": "frames",
+    "list_hierarchies": "bundled",
     **dict.fromkeys(["SUPPRESSED", "Hierarchy", "TreeArrays", "value_key"], "hierarchy"),
     **dict.fromkeys(["Finding", "LintReport", "lint_schema"], "lint"),
     **dict.fromkeys(["RandomLike", "make_rng"], "random"),
@@ -60,6 +62,7 @@ __all__ = [
     "Frequencies",
     "LintReport",
     "lint_schema",
+    "list_hierarchies",
     "Hierarchy",
     "HierarchyError",
     "InfeasibleError",

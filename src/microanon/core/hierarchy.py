@@ -10,8 +10,9 @@ at different depths, level ``h`` maps a leaf at depth ``d`` to its ancestor at d
 Builders: :meth:`Hierarchy.from_arx_csv` (one row per leaf: value, coarser levels, root),
 :meth:`Hierarchy.from_paths`, :meth:`Hierarchy.from_parents` (a parent array),
 :meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals` (fixed width),
-:meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced` (k-ary tree over ordered values) and
-:meth:`Hierarchy.masking` (ZIP-code style suffix masking).
+:meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced` (k-ary tree over ordered values),
+:meth:`Hierarchy.masking` (ZIP-code style suffix masking), :meth:`Hierarchy.from_groups` (named
+groups per level) and :meth:`Hierarchy.bundled` (the hierarchies that ship with microanon).
 
 :class:`TreeArrays` is the array view of a hierarchy's tree in a canonical node numbering
 (pre-order or breadth-first): parents, leaf ranges, depths, children. The method families that
@@ -36,42 +37,18 @@ import pandas as pd
 
 from .errors import HierarchyError
 from .files import read_text_file
+from .keys import SUPPRESSED, is_missing, shown, value_key
 
 __all__ = [
     "Hierarchy",
     "Interval",
+    "MAX_DECLARED_LEAVES",
     "NODE_ORDERS",
     "SUPPRESSED",
     "TreeArrays",
     "parse_interval",
     "value_key",
 ]
-
-#: The label of a fully suppressed cell in published tables.
-SUPPRESSED = "*"
-
-
-def value_key(value: Any) -> str:
-    """Return the canonical lookup key of a value: integral numbers lose their ``.0``.
-
-    Data read from CSV may hold ``25`` where a hierarchy file holds ``"25"`` and a float column
-    ``25.0``; all three share the key ``"25"``.
-    """
-    kind = type(value)  # the common cases first: this runs for every label and value
-    if kind is str:
-        return value.strip()
-    if kind is int:
-        return str(value)
-    if isinstance(value, (bool, np.bool_)):
-        return str(value)
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        if math.isfinite(value) and float(value).is_integer():
-            return str(int(value))
-        return repr(float(value))
-    return str(value).strip()
-
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _INTERVAL = re.compile(rf"^\s*([\[(])\s*({_NUMBER})\s*,\s*({_NUMBER})\s*([\])])\s*$")
@@ -122,6 +99,43 @@ def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> 
     if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise HierarchyError(f"hierarchy{where}: weights must be {n} finite non-negative numbers")
     return w
+
+
+#: Most whole numbers a declared interval domain ``[start, end]`` may hold as leaves.
+MAX_DECLARED_LEAVES = 1_000_000
+
+
+def _declared_numbers(
+    values: Iterable[Any], start: float | None, end: float, where: str, name: str | None
+) -> np.ndarray:
+    """The leaves of intervals over a declared domain: the whole numbers in ``[start, end]`` and
+    the values (each checked to lie in it)."""
+    if start is None:
+        raise HierarchyError(f"{where}: intervals with an 'end' need a 'start' too")
+    lo, hi = float(start), float(end)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:
+        raise HierarchyError(f"{where}: the intervals' end {_fmt(hi)} is below start {_fmt(lo)}")
+    first, last = math.ceil(lo), math.floor(hi)
+    if last - first + 1 > MAX_DECLARED_LEAVES:
+        raise HierarchyError(
+            f"{where}: [{_fmt(lo)}, {_fmt(hi)}] holds more than {MAX_DECLARED_LEAVES:,} whole "
+            "numbers; give a narrower domain or let the data give the leaves (no 'end')"
+        )
+    data = pd.Series(list(values) if not isinstance(values, (pd.Series, np.ndarray)) else values)
+    data = data.dropna()
+    dom = np.arange(first, last + 1, dtype=float)
+    if len(data):
+        seen = np.unique(Hierarchy._numeric_domain(data, "interval", name))
+        outside = seen[(seen < lo) | (seen > hi)]
+        if len(outside):
+            raise HierarchyError(
+                f"{where}: value {_fmt(outside[0])} is outside the intervals' domain "
+                f"[{_fmt(lo)}, {_fmt(hi)}]"
+            )
+        dom = np.union1d(dom, seen)
+    if len(dom) == 0:
+        raise HierarchyError(f"{where}: [{_fmt(lo)}, {_fmt(hi)}] holds no whole number")
+    return dom
 
 
 def _arx_rows(text: str, sep: str, where: str) -> tuple[list[list[str]], list[int]]:
@@ -443,7 +457,7 @@ class Hierarchy:
     def _check_level(self, level: int) -> int:
         if not isinstance(level, (int, np.integer)) or not 0 <= level <= self.height:
             col = f" of column '{self.name}'" if self.name else ""
-            raise HierarchyError(f"level {level!r}{col} is outside 0..{self.height}")
+            raise HierarchyError(f"level {shown(level)}{col} is outside 0..{self.height}")
         return int(level)
 
     # ------------------------------------------------------------------ lookups
@@ -469,7 +483,7 @@ class Hierarchy:
             col = column or self.name or "?"
             raise HierarchyError(
                 f"column '{col}': {len(missing)} value(s) not in its hierarchy: "
-                + ", ".join(repr(m) for m in missing[:5])
+                + ", ".join(shown(m) for m in missing[:5])
                 + (" ..." if len(missing) > 5 else "")
             )
         return idx
@@ -755,7 +769,7 @@ class Hierarchy:
             bad = arr[num.isna()].iloc[0]
             raise HierarchyError(
                 f"{what} hierarchy{' for ' + repr(name) if name else ''} needs numeric values, "
-                f"got {bad!r}"
+                f"got {shown(bad)}"
             )
         if len(num) == 0:
             raise HierarchyError(f"{what} hierarchy needs at least one value")
@@ -768,6 +782,7 @@ class Hierarchy:
         widths: Sequence[float],
         start: float | None = None,
         name: str | None = None,
+        end: float | None = None,
     ) -> Hierarchy:
         """Fixed-width intervals ``[lo, lo + w)`` at each width, then the root ``*``.
 
@@ -781,17 +796,35 @@ class Hierarchy:
         start : float, optional
             Left end of the first interval at every level (default: the minimum rounded down to a
             multiple of the coarsest width).
+        name : str, optional
+            Column name for messages.
+        end : float, optional
+            With ``start``, the declared domain ``[start, end]``: every whole number in it is a
+            leaf as well as ``values`` (so a later table's value that ``values`` lack is covered),
+            and a value outside it is an error.
+
+        Raises
+        ------
+        HierarchyError
+            Widths that are not positive or do not nest, ``end`` without ``start`` or below it,
+            a domain of more than :data:`MAX_DECLARED_LEAVES` whole numbers, or a value outside
+            ``[start, end]`` (naming the column and the value).
         """
-        dom = np.unique(cls._numeric_domain(values, "interval", name))
+        where = f"column '{name}'" if name else "intervals"
         widths = [float(w) for w in widths]
         if not widths or any(w <= 0 for w in widths):
-            raise HierarchyError("intervals: widths must be positive numbers")
+            raise HierarchyError(f"{where}: interval widths must be positive numbers")
         for a, b in zip(widths, widths[1:], strict=False):
             ratio = b / a
             if b <= a or abs(ratio - round(ratio)) > 1e-9:
                 raise HierarchyError(
-                    f"intervals: width {b:g} is not a multiple of {a:g}; intervals would not nest"
+                    f"{where}: interval width {b:g} is not a multiple of {a:g}; intervals would "
+                    "not nest"
                 )
+        if end is None:
+            dom = np.unique(cls._numeric_domain(values, "interval", name))
+        else:
+            dom = _declared_numbers(values, start, end, where, name)
         if start is None:
             start = math.floor(dom.min() / widths[-1]) * widths[-1]
         paths = []
@@ -803,6 +836,100 @@ class Hierarchy:
             p.append(int(v) if float(v).is_integer() else float(v))
             paths.append(p)
         return cls(paths, name=name)
+
+    @classmethod
+    def from_groups(
+        cls,
+        levels: Mapping[Any, Iterable[Any]] | Sequence[Mapping[Any, Iterable[Any]]],
+        values: Iterable[Any] | None = None,
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Build from named groups per level, finest first; the root ``*`` is added on top.
+
+        Parameters
+        ----------
+        levels : mapping or sequence of mappings
+            Level 1 maps each group name to the values it holds; each further level maps its
+            group names to groups of the level below. A single mapping is one level. Every
+            value and every group is in exactly one group of the next level.
+        values : iterable, optional
+            Values that must be leaves, e.g. a column's data (missing values are ignored).
+        name : str, optional
+            Column name for messages.
+
+        Returns
+        -------
+        Hierarchy
+            Leaves in the order the groups list them.
+
+        Raises
+        ------
+        HierarchyError
+            One line naming the column, the level and the value: a value or group in two
+            groups, an unknown member of level 2 or above, a group that no group of the next
+            level holds, an empty group, or one of ``values`` in no group.
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_groups([{"NE": ["CT", "ME"], "MW": ["IL"]}, {"North": ["NE", "MW"]}])
+        >>> h.generalize(["ME", "IL"], 1).tolist(), h.generalize(["ME"], 2).tolist()
+        (['NE', 'MW'], ['North'])
+        """
+        from .grouping import group_paths
+
+        return cls(group_paths(levels, values, name), name=name)
+
+    @classmethod
+    def bundled(
+        cls, key: str, values: Iterable[Any] | None = None, name: str | None = None
+    ) -> Hierarchy:
+        """A hierarchy that ships with microanon (``us-states``, ``countries``, ``isco-08``, ...).
+
+        Parameters
+        ----------
+        key : str
+            Its name; :func:`microanon.core.bundled.list_hierarchies` lists them with their
+            sources (``us-states``, ``us-state-names``, ``countries``, ``countries-alpha3``,
+            ``country-names``, ``isco-08``, ``isced-2011``, ``age-bands``).
+        values : iterable, optional
+            Values that must be leaves (a column's data); one that is not is an error naming
+            the column and the value.
+        name : str, optional
+            Column name for messages.
+
+        Returns
+        -------
+        Hierarchy
+            The whole classification: leaves ``values`` lack are leaves too.
+
+        Raises
+        ------
+        HierarchyError
+            An unknown name, or one of ``values`` that is not a leaf (naming the column, the
+            value and the hierarchy).
+
+        Examples
+        --------
+        >>> h = Hierarchy.bundled("us-states")
+        >>> h.generalize(["CA", "NY"], 1).tolist(), h.generalize(["CA", "NY"], 2).tolist()
+        (['Pacific', 'Middle Atlantic'], ['West', 'Northeast'])
+        """
+        from .bundled import bundled_definition
+
+        d = bundled_definition(key, name)
+        if d.levels is None:
+            assert d.widths is not None and d.domain is not None
+            seen = [] if values is None else values
+            return cls.intervals(seen, d.widths, start=d.domain[0], name=name, end=d.domain[1])
+        h = cls.from_groups(d.levels, name=name)
+        if values is not None:
+            for v in values:
+                if not is_missing(v) and not h.contains(v):
+                    col = f"column '{name}': " if name else ""
+                    raise HierarchyError(
+                        f"{col}value {shown(v)} is not in the bundled hierarchy '{key}' ({d.what})"
+                    )
+        return h
 
     @classmethod
     def quantiles(

@@ -8,9 +8,12 @@ A schema is built from a dict (or the same thing in YAML)::
     name:       identifier          # shorthand: only the role
 
 Hierarchies are given as a path to an ARX-style CSV (relative to ``base_dir``), a builder
-description (``{builder: intervals, widths: [5, 10, 20]}``, ``quantiles`` with ``bins``,
-``balanced`` with ``fanout``, ``masking``, ``nested`` with ``tree``), or a :class:`Hierarchy`.
-Builders that need the data are resolved when the schema meets a table (:meth:`Schema.resolve`).
+description (``{builder: intervals, widths: [5, 10, 20], start: 0, end: 120}``, ``quantiles``
+with ``bins``, ``balanced`` with ``fanout``, ``masking``, ``nested`` with ``tree``, ``groups``
+with ``levels`` (or ``groups`` for one level), ``bundled`` with ``name``), or a
+:class:`Hierarchy`. Builders other than ``nested`` are resolved when the schema meets a table
+(:meth:`Schema.resolve`); all but ``quantiles`` then cover the column's declared values
+(``categories`` or ``order``) as well as the table's.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import pandas as pd
 from .errors import HierarchyError, InputError, SchemaError
 from .frames import as_pandas
 from .hierarchy import Hierarchy, value_key
+from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
 
 __all__ = [
@@ -76,12 +80,14 @@ class SchemaInferenceWarning(UserWarning):
 
 
 _BUILDERS = {
-    "intervals": ("widths", "start"),
+    "intervals": ("widths", "start", "end"),
     "quantiles": ("bins",),
     "balanced": ("fanout", "order"),
     "masking": ("char", "max_masked"),
     "nested": ("tree",),
     "arx": ("file", "sep"),
+    "groups": ("levels", "groups"),
+    "bundled": ("name",),
 }
 
 
@@ -208,6 +214,8 @@ def _hierarchy_spec(spec: Any, column: str, base_dir: Path | None) -> Hierarchy 
     spec = dict(spec)
     if "paths" in spec:
         return Hierarchy.from_dict({**spec, "name": column})
+    if "builder" not in spec and "groups" in spec:
+        spec["builder"] = "groups"  # the one-level shorthand: {groups: {group: [values]}}
     builder = spec.get("builder")
     if builder not in _BUILDERS:
         raise SchemaError(
@@ -229,17 +237,51 @@ def _hierarchy_spec(spec: Any, column: str, base_dir: Path | None) -> Hierarchy 
         return Hierarchy.from_arx_csv(path, sep=spec.get("sep", ";"), name=column)
     if builder == "nested":
         return Hierarchy.from_nested(spec["tree"], name=column)
+    if builder in ("groups", "bundled"):
+        _check_domain_builder(spec, column)
     return spec
 
 
+def _check_domain_builder(spec: dict[str, Any], column: str) -> None:
+    """Check a ``groups`` or ``bundled`` builder now (they are built when the data are known,
+    so that every value of the data and every declared category is checked to be a leaf)."""
+    if spec["builder"] == "bundled":
+        if "name" not in spec:
+            raise SchemaError(f"column '{column}': the bundled builder needs 'name'")
+        Hierarchy.bundled(spec["name"], name=column)
+        return
+    if ("levels" in spec) == ("groups" in spec):
+        raise SchemaError(
+            f"column '{column}': the groups builder needs 'levels' (a list of levels, finest "
+            "first) or 'groups' (one level), not both"
+        )
+    Hierarchy.from_groups(spec.get("levels", spec.get("groups")), name=column)
+
+
 def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute) -> Hierarchy:
+    """Build a builder hierarchy over the column's values and its declared ones.
+
+    Every builder but ``quantiles`` (cut on the records) also covers the values the data owner
+    declared (``categories``, an ordinal ``order``), so that a later table holding a declared
+    value the data lack is covered.
+    """
     b = spec["builder"]
     vals = values.dropna()
+    declared = attr.declared_values
+    if declared is not None and b != "quantiles":
+        seen = {value_key(v) for v in vals.unique()}
+        extra = [v for v in declared if value_key(v) not in seen]  # "25" is the data's 25
+        if extra:
+            vals = pd.concat([vals, pd.Series(extra, dtype=object)], ignore_index=True)
     if b == "intervals":
         if "widths" not in spec:
             raise SchemaError(f"column '{attr.name}': the intervals builder needs 'widths'")
         return Hierarchy.intervals(
-            vals.unique(), spec["widths"], start=spec.get("start"), name=attr.name
+            vals.unique(),
+            spec["widths"],
+            start=spec.get("start"),
+            name=attr.name,
+            end=spec.get("end"),
         )
     if b == "quantiles":
         if "bins" not in spec:
@@ -248,6 +290,11 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
     if b == "balanced":
         order = spec.get("order", attr.order)
         return Hierarchy.balanced(vals.unique(), spec.get("fanout", 2), order=order, name=attr.name)
+    if b == "groups":
+        levels = spec.get("levels", spec.get("groups"))
+        return Hierarchy.from_groups(levels, values=vals.unique(), name=attr.name)
+    if b == "bundled":
+        return Hierarchy.bundled(spec["name"], values=vals.unique(), name=attr.name)
     return Hierarchy.masking(
         vals.unique(), char=spec.get("char", "*"), max_masked=spec.get("max_masked"), name=attr.name
     )
@@ -618,7 +665,7 @@ class Schema:
                         raise InputError(
                             f"column '{a.name}' is numeric in the schema but holds "
                             f"{int(bad.sum())} non-numeric value(s), e.g. "
-                            f"{col[bad].iloc[0]!r}"
+                            f"{shown(col[bad].iloc[0])}"
                         )
                     out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
                 elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
@@ -627,7 +674,7 @@ class Schema:
                     if bad.any():
                         raise InputError(
                             f"column '{a.name}' is numeric in the schema but holds "
-                            f"{int(bad.sum())} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
+                            f"{int(bad.sum())} non-numeric value(s), e.g. {shown(col[bad].iloc[0])}"
                         )
                     out[a.name] = num
             declared = a.declared_values

@@ -7,12 +7,16 @@ licenses: :func:`list_datasets` and ``data/README.txt``.
 
 * :func:`load_adult`, :func:`load_arx_adult`, :func:`load_nursery` — the tables.
 * :func:`adult_hierarchies`, :func:`adult_schema` — the usual Adult anonymization setup.
+* :func:`list_hierarchies` — the bundled hierarchies of common classifications (US states,
+  countries, ISCO-08, ISCED 2011, age bands) with their sources; build one with
+  :meth:`Hierarchy.bundled <microanon.core.hierarchy.Hierarchy.bundled>`.
 * :func:`synthetic_numeric` — the synthetic tables of Koudas et al.'s experiments (PVLDB 2009).
 * :func:`list_datasets`, :func:`describe`, :func:`load_dataset` — the catalog (CLI).
 """
 
 from __future__ import annotations
 
+from ..core.bundled import list_hierarchies
 from ._files import DataIntegrityError, verify_bundle
 from .adult import (
     ADULT_ARX_COLUMNS,
@@ -40,6 +44,7 @@ __all__ = [
     "adult_schema",
     "describe",
     "list_datasets",
+    "list_hierarchies",
     "load_adult",
     "load_arx_adult",
     "load_dataset",

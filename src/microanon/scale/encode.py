@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..core.errors import InputError, SchemaError
 from ..core.hierarchy import Hierarchy, value_key
+from ..core.keys import shown
 from ..core.progress import ProgressLike
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema, with_missing_leaf
 from .client import run_stage
@@ -82,7 +83,7 @@ def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
             if bad.any():
                 raise InputError(
                     f"column '{a.name}' is numeric in the schema but holds non-numeric "
-                    f"value(s), e.g. {col[bad].iloc[0]!r}"
+                    f"value(s), e.g. {shown(col[bad].iloc[0])}"
                 )
             out[a.name] = num
     return out

@@ -15,11 +15,14 @@ A quasi-identifier gets, by its profile (:mod:`microanon.apps.init.profile`):
   read as numbers shorter than the code's width are masked as if zero-padded (the file lost
   their leading zeros) while keeping the values as they are;
 * dates: the **month**, **year** and **decade**, then ``*``;
+* US states or countries (at least :data:`FEW_CLASSIFIED` distinct values, every one a leaf of
+  a bundled classification, tried in :data:`CLASSIFICATIONS` order): the **bundled hierarchy**
+  (census divisions and regions; UN M49 sub-regions and regions), inline;
 * other columns: a **flat** hierarchy (each value, or ``*``) to refine by hand.
 
-Builders that the schema knows (intervals, quantiles, balanced, masking) are written inline in
-the config and built from the data when ``microanon anonymize`` runs; the others are written as
-ARX CSV files. A column whose missing values are kept as ``?`` gets ``?`` as a leaf under the
+Builders that the schema knows (intervals, quantiles, balanced, masking, bundled) are written
+inline in the config and built when ``microanon anonymize`` runs; the others are written as ARX
+CSV files. A column whose missing values are kept as ``?`` gets ``?`` as a leaf under the
 root, in a file.
 """
 
@@ -39,6 +42,8 @@ from ...datasets import ADULT_COLUMNS, adult_hierarchies
 from .profile import ColumnProfile, normalized_name
 
 __all__ = [
+    "CLASSIFICATIONS",
+    "FEW_CLASSIFIED",
     "FEW_VALUES",
     "FINEST_INTERVALS",
     "HierarchyPlan",
@@ -56,6 +61,12 @@ FINEST_INTERVALS = 15
 SKEW_LIMIT = 2.0
 #: Bins of a quantiles hierarchy, finest first (those not below the distinct values dropped).
 QUANTILE_BINS = (16, 4, 2)
+
+#: Bundled classifications a text column is recognized as, in this order (US state codes before
+#: country codes: ``CA``, ``IN`` or ``DE`` are both).
+CLASSIFICATIONS = ("us-states", "us-state-names", "countries", "countries-alpha3", "country-names")
+#: A column is recognized as a classification from this many distinct values on.
+FEW_CLASSIFIED = 3
 
 #: Names of data columns -> the bundled Adult column whose hierarchy they take.
 _ADULT_ALIASES = {"salary_class": "income"}
@@ -203,6 +214,22 @@ def _bundled(col: pd.Series, p: ColumnProfile) -> Hierarchy | None:
     return Hierarchy.from_paths(h.paths(), name=p.name)
 
 
+def _classification(col: pd.Series) -> tuple[str, Hierarchy] | None:
+    """The first of :data:`CLASSIFICATIONS` holding every value of ``col``, and its hierarchy."""
+    values = col.dropna().unique()
+    if len(values) < FEW_CLASSIFIED or not all(isinstance(v, str) for v in values):
+        return None
+    for key in CLASSIFICATIONS:
+        h = Hierarchy.bundled(key)
+        if all(h.contains(v) for v in values):
+            return key, h
+    return None
+
+
+def _sizes(h: Hierarchy) -> list[int]:
+    return [len(h.level_labels(i)) for i in range(h.n_levels)]
+
+
 def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -> HierarchyPlan:
     """Propose the hierarchy of one quasi-identifier (see the module docstring).
 
@@ -240,6 +267,15 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
             "dates: month, year, decade, then *"
             + (" (day or month first is ambiguous in these dates: no month)" if ambiguous else ""),
             hierarchy=Hierarchy.from_paths(date_paths(col, profile), name=profile.name),
+        )
+    elif (found := _classification(col)) is not None:
+        key, h = found
+        plan = HierarchyPlan(
+            profile.name,
+            f"the bundled hierarchy {key} ({' -> '.join(map(str, _sizes(h)))} labels per "
+            "level), which covers every value",
+            spec=None if missing_leaf else {"builder": "bundled", "name": key},
+            hierarchy=Hierarchy.from_paths(h.paths(), name=profile.name) if missing_leaf else None,
         )
     else:
         keys = [value_key(v) for v in col.dropna().unique()]

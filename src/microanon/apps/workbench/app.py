@@ -184,6 +184,7 @@ async def add_hierarchy(request: Request) -> Response:
 
 
 async def bundled(request: Request) -> Response:
+    from ...core.bundled import BUNDLED_HIERARCHIES
     from ...datasets import adult_hierarchies
     from ...datasets import list_datasets as bundled_datasets
 
@@ -193,7 +194,7 @@ async def bundled(request: Request) -> Response:
                 {"name": d["name"], "rows": d["rows"], "description": d["description"]}
                 for d in bundled_datasets()
             ],
-            "hierarchies": list(adult_hierarchies()),
+            "hierarchies": [*adult_hierarchies(), *BUNDLED_HIERARCHIES],
             "regions": dict(REGIONS),
         }
     )

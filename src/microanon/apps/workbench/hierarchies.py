@@ -6,7 +6,9 @@ A specification (``HierarchySpec`` in the JSON API) is a mapping with a ``type``
     what ``microanon init`` proposes for the column
     (:func:`microanon.apps.init.hierarchies.plan_hierarchy`);
 ``bundled``
-    a bundled Adult hierarchy by name (``name``; :func:`microanon.datasets.adult_hierarchies`);
+    a bundled hierarchy by name (``name``): an Adult column's
+    (:func:`microanon.datasets.adult_hierarchies`), or a common classification's
+    (:func:`microanon.datasets.list_hierarchies`: ``us-states``, ``countries``, ...; inline);
 ``intervals``, ``quantiles``, ``balanced``, ``masking``
     the schema's builders with their parameters (``widths`` and ``start``; ``bins``; ``fanout``;
     ``max_masked`` and ``char``), built from the data when ``microanon anonymize`` runs;
@@ -31,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...core.bundled import BUNDLED_HIERARCHIES
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
 from ...core.schema import MISSING_LABEL, Schema, with_missing_leaf
@@ -220,10 +223,13 @@ def _build(
     if kind == "bundled":
         bundled = adult_hierarchies()
         name = str(_param(spec, "name", column))
+        if name in BUNDLED_HIERARCHIES:
+            builder = {"builder": "bundled", "name": name}
+            return Built(column, f"the bundled hierarchy {name}", builder)
         if name not in bundled:
             raise RequestError(
                 f"hierarchy of {column!r}: no bundled hierarchy {name!r}; choose one of "
-                + ", ".join(bundled),
+                + ", ".join([*bundled, *BUNDLED_HIERARCHIES]),
                 field=column,
             )
         tree = Hierarchy.from_paths(bundled[name].paths(), name=column)

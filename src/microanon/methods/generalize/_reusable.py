@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.keys import shown
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import PrivacyModel
@@ -165,7 +166,7 @@ class FullDomain(Recoding):
         for q, lv in levels.items():
             height = schema.hierarchy(q).height
             if isinstance(lv, bool) or not isinstance(lv, int) or not 0 <= lv <= height:
-                raise InputError(f"full_domain: level {lv!r} of {q!r} is outside 0..{height}")
+                raise InputError(f"full_domain: level {shown(lv)} of {q!r} is outside 0..{height}")
         return {"levels": {q: int(levels[q]) for q in schema.quasi}}
 
     def keeps_rows(self, params: Mapping[str, Any]) -> bool:

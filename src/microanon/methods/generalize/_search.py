@@ -67,6 +67,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from ...core.errors import InfeasibleError, InputError
+from ...core.keys import shown
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
 from .._release import numbers_of
@@ -714,7 +715,7 @@ def _check_levels(table: Table, levels: Mapping[str, int]) -> list[int]:
             raise InputError(f"levels: no level for quasi-identifier {q!r}")
         lv, height = levels[q], table.schema.hierarchy(q).height
         if isinstance(lv, (bool, np.bool_)) or not isinstance(lv, (int, np.integer)):
-            raise InputError(f"levels[{q!r}]: expected an integer level, got {lv!r}")
+            raise InputError(f"levels[{q!r}]: expected an integer level, got {shown(lv)}")
         if not 0 <= int(lv) <= height:
             raise InputError(f"levels[{q!r}]: level {lv} is outside 0..{height}")
         out.append(int(lv))

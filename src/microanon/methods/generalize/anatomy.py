@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
+from ...core.keys import shown
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
@@ -79,7 +80,7 @@ def _check_eligible(sa_counts: np.ndarray, values: np.ndarray, column: str, ell:
     top = int(np.argmax(sa_counts))
     if sa_counts[top] * ell > n:
         raise InfeasibleError(
-            f"l = {ell} is impossible: value {values[top]!r} of column '{column}' occurs in "
+            f"l = {ell} is impossible: value {shown(values[top])} of column '{column}' occurs in "
             f"{int(sa_counts[top])} of {n} records, more than n/l = {n / ell:g}; lower l or "
             "merge sensitive values"
         )

@@ -237,8 +237,9 @@ class Anonymizer:
             schema.validate(data)
         except HierarchyError as exc:
             raise InputError(
-                f"{exc} (the fitted hierarchies must cover the new table: give hierarchies over "
-                "the whole domain and fit again)"
+                f"{exc} (the fitted hierarchies must cover the new table: declare the whole "
+                "domain (intervals with start and end, categories, groups, a bundled hierarchy "
+                "or a file) and fit again)"
             ) from None
         release = self._recoding.apply(data, schema, self.models, params, fitted)
         return self._verified(release)

@@ -1,0 +1,60 @@
+"""Canonical value keys and the root label, shared by the hierarchy modules.
+
+Data read from CSV may hold ``25`` where a hierarchy file holds ``"25"`` and a float column
+``25.0``; :func:`value_key` gives all three the key ``"25"``, so that values and labels match
+whatever type they were read as.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SUPPRESSED", "is_missing", "shown", "value_key"]
+
+#: The label of a fully suppressed cell in published tables.
+SUPPRESSED = "*"
+
+
+def value_key(value: Any) -> str:
+    """Return the canonical lookup key of a value: integral numbers lose their ``.0``.
+
+    Data read from CSV may hold ``25`` where a hierarchy file holds ``"25"`` and a float column
+    ``25.0``; all three share the key ``"25"``.
+    """
+    kind = type(value)  # the common cases first: this runs for every label and value
+    if kind is str:
+        return value.strip()
+    if kind is int:
+        return str(value)
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if math.isfinite(value) and float(value).is_integer():
+            return str(int(value))
+        return repr(float(value))
+    return str(value).strip()
+
+
+def shown(value: Any) -> str:
+    """How an error message shows a value of the data: ``98``, ``2.5``, ``'PR'``.
+
+    numpy scalars print as the Python scalars they hold (``98``, never ``np.int64(98)``);
+    text is quoted; anything else is its text, quoted.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return repr(value)
+    return f"'{value}'"
+
+
+def is_missing(value: Any) -> bool:
+    """Whether a scalar is a missing value (None, NaN, ``pd.NA``, NaT)."""
+    missing = pd.isna(value)
+    return bool(missing) if isinstance(missing, (bool, np.bool_)) else False
