@@ -41,13 +41,37 @@ def test_the_old_tour_schema_is_caught(adult):
 
 
 def test_accepting_a_finding(adult):
-    schema = adult_schema(sensitive="occupation", published=["education_num"])
-    report = lint_schema(adult, schema, accept={"education_num": ["determines_quasi"]})
-    assert report.ok and report.linkable == ["education_num"]
+    schema = adult_schema(sensitive="occupation", published=["fnlwgt"])
+    report = lint_schema(adult, schema, accept={"fnlwgt": ["near_unique"]})
+    assert report.ok and report.linkable == [] and report.findings[0].accepted
+    (statement,) = report.statements
+    assert "does not know fnlwgt" in statement and "not counted as a quasi-identifier" in statement
     with pytest.raises(InputError, match="unknown finding kind"):
         lint_schema(adult, schema, accept={"education_num": ["harmless"]})
     with pytest.raises(InputError, match="not in the data"):
         lint_schema(adult, schema, accept={"zip": ["near_unique"]})
+
+
+@pytest.mark.parametrize("kind", ["determines_quasi", "determined_by_quasi"])
+def test_a_dependency_is_never_accepted(adult, kind):
+    """A column that links like a quasi-identifier: one line naming it and what to do."""
+    schema = adult_schema(sensitive="occupation", published=["education_num"])
+    with pytest.raises(InputError) as caught:
+        lint_schema(adult, schema, accept={"education_num": [kind]})
+    message = str(caught.value)
+    assert "\n" not in message and f"education_num: {kind} cannot be accepted" in message
+    assert "role quasi" in message and "identifier" in message
+
+
+def test_a_dependency_blocks_even_if_marked_accepted(adult):
+    """A report built by hand with an accepted dependency still refuses, with the remedy."""
+    from microanon.core.lint import Finding, LintReport
+
+    finding = Finding("education_num", "determines_quasi", "gives education", ("education",))
+    report = LintReport(10, [Finding(**{**finding.__dict__, "accepted": True})])
+    assert not report.ok
+    with pytest.raises(InputError, match="give education_num the role quasi"):
+        report.raise_if_blocking()
 
 
 def test_columns_without_a_role_and_identifiers():

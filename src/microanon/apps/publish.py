@@ -4,10 +4,11 @@
 user calls instead of :meth:`Release.save` to get the same guarantees:
 
 1. the schema lint (:func:`microanon.core.lint.lint_schema`) on the original data: findings not
-   accepted refuse the release;
+   accepted refuse the release, and so does a column that links records like a
+   quasi-identifier (such a finding is never accepted);
 2. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``;
 3. the written files are read back and verified (:func:`microanon.models.verify_written`): the
-   claimed models with the lint's linkable columns counted as quasi-identifiers, the public
+   claimed models on the declared quasi-identifiers (those the method protected), the public
    part's declared keys, no original value absent from the published data in public metadata;
 4. the public report (from the public part alone) and the internal report are added, and the
    directory is moved to ``out``. On any failure nothing is left behind.
@@ -123,7 +124,9 @@ def publish(
         with reporter.stage(PUBLISH_STAGES[0]):
             release.write_parts(tmp, format)
         with reporter.stage(PUBLISH_STAGES[1]):
-            verification = verify_written(tmp, original, lint.linkable, schema.declared())
+            # The declared quasi-identifiers, the ones the method protected: the lint refused
+            # every column that links records like one (lint.linkable is empty here).
+            verification = verify_written(tmp, original, (), schema.declared())
             if not verification.ok:
                 raise VerificationError(
                     "the written release does not hold what it claims, so nothing was written: "
@@ -199,7 +202,8 @@ def public_report(verification: Verification, schema: Schema, lint: LintReport) 
     schema : Schema
         The schema the release was made with (its published columns are described).
     lint : LintReport
-        The lint of the original: its linkable columns are marked.
+        The lint of the original: the data owner's statements made by accepting findings are
+        recorded.
     """
     public = verification.public
     if public is None:

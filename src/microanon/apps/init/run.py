@@ -245,11 +245,7 @@ def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Findi
     schema = Schema.from_dict({p.column: p.role.value for p in proposals})
     report = lint_schema(data, schema)
     findings = report.findings
-    out = [
-        f"schema lint: {f}; anonymize refuses it until you change {f.column}'s role or accept "
-        f"the finding (lint: {{accept: {{{f.column}: [{f.kind}]}}}})"
-        for f in findings
-    ]
+    out = [f"schema lint: {f}; anonymize refuses it until you {f.remedy}" for f in findings]
     if report.limited:
         out.append(f"schema lint: {report.limited}")
     if not schema.quasi:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
-from ...core.lint import Finding, LintReport, lint_schema
+from ...core.lint import ACCEPTABLE_KINDS, Finding, LintReport, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
 from ..init.hierarchies import arx_csv
@@ -381,6 +381,8 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
                 "severity": "accepted" if f.accepted else "blocking",
                 "kind": f.kind,
                 "message": f.evidence,
+                "acceptable": f.kind in ACCEPTABLE_KINDS,
+                "remedy": f.remedy,
             }
             for f in ds.lint
         ],
