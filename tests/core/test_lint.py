@@ -238,6 +238,47 @@ def test_a_column_drawn_independently_gives_no_finding(lq, lp, lx, per_value, ba
     assert _dependency_findings(df, ["q", "p"]) == []
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 5),
+    st.integers(2, 5),
+    st.integers(1, 3),
+    st.integers(1, 6),
+    st.integers(0, 2**32 - 1),
+)
+def test_balanced_designs_have_strength_exactly_zero(lx, lq, lp, reps, seed):
+    """Every combination of the column and the quasi-identifiers equally often, rows shuffled:
+    exactly independent, with a tie in every group and in the baseline. Not only below the
+    threshold: no dependency at any strength above 0, in either direction, for single
+    quasi-identifiers and the pair (the threshold is set to the smallest it can be)."""
+    x, q, p, _ = np.meshgrid(
+        np.arange(lx), np.arange(lq), np.arange(lp), np.arange(reps), indexing="ij"
+    )
+    df = pd.DataFrame({"x": x.ravel(), "q": q.ravel(), "p": p.ravel()})
+    df = df.sample(frac=1, random_state=seed % 2**31, ignore_index=True)
+    roles = {"q": "quasi", "p": "quasi", "x": "insensitive"}
+    report = lint_schema(df, roles, strength=1e-12, unique_share=1.0)
+    assert [str(f) for f in report.findings if f.kind in _DEPENDENCY_KINDS] == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(100, 300), st.integers(0, 2**32 - 1))
+def test_a_coin_flip_beside_a_fifty_fifty_quasi_identifier_gives_no_finding(half, seed):
+    """The reported case as a property: a quasi-identifier split exactly 50/50 and fair coin
+    flips drawn independently, 200 to 600 rows (chance stays far below the threshold: a 50/50
+    split of 100 per value is 7 standard deviations from a strength of 0.5); and the coin flips made
+    an exact 50/50 too, crossed exactly with it (strength exactly 0)."""
+    rng = np.random.default_rng(seed)
+    q = rng.permutation(np.repeat([0, 1], half))
+    df = pd.DataFrame({"q": q, "x": rng.integers(0, 2, 2 * half)})
+    assert _dependency_findings(df, ["q"]) == []
+    crossed = pd.DataFrame({"q": np.repeat([0, 1], 2 * half), "x": np.tile([0, 1], 2 * half)})
+    crossed = crossed.sample(frac=1, random_state=seed % 2**31, ignore_index=True)
+    roles = {"q": "quasi", "x": "insensitive"}
+    report = lint_schema(crossed, roles, strength=1e-12, unique_share=1.0)
+    assert report.findings == []
+
+
 def test_dependencies_are_still_found_beside_an_exact_tie():
     """A column that is a function of an evenly split quasi-identifier, or nearly so, is still
     found, at the strength the tie-free baseline gives."""
