@@ -269,7 +269,7 @@ def read_block(read: ReadOptions | None) -> dict[str, Any]:
         return {}
     default = ReadOptions()
     out: dict[str, Any] = {}
-    for name in ("sep", "encoding", "decimal", "quotechar", "na_values"):
+    for name in ("sep", "encoding", "decimal", "quotechar", "na_values", "sheet"):
         value = getattr(read, name)
         if value != getattr(default, name):
             out[name] = list(value) if name == "na_values" else value

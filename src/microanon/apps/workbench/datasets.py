@@ -144,8 +144,8 @@ def _new(
 
 
 def load_file(ds_id: str, path: Path, name: str, read: ReadOptions) -> Dataset:
-    """A data set from an uploaded CSV, Parquet, SPSS, Stata or SAS file (read as ``anonymize``
-    reads ``data:``).
+    """A data set from an uploaded CSV, Parquet, SPSS, Stata, SAS or Excel file (read as
+    ``anonymize`` reads ``data:``).
 
     Raises
     ------

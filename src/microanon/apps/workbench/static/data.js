@@ -76,7 +76,7 @@ async function loadFile(e) {
   say("load-error", "");
   const file = $("file").files[0];
   if (!file) {
-    say("load-error", "Choose a file first (CSV, Parquet, SPSS, Stata or SAS).");
+    say("load-error", "Choose a file first (CSV, Parquet, SPSS, Stata, SAS or Excel).");
     $("file").focus();
     return;
   }
