@@ -8,7 +8,8 @@ user calls instead of :meth:`Release.save` to get the same guarantees:
    quasi-identifier (such a finding is never accepted);
 2. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``;
 3. the written files are read back and verified (:func:`microanon.models.verify_written`): the
-   claimed models on the declared quasi-identifiers (those the method protected), the public
+   claimed models on the declared quasi-identifiers (those the method protected: a lint that
+   passed has no linkable column, so ``lint.linkable`` adds none), the public
    part's declared keys, no original value absent from the published data in public metadata;
 4. the public report (from the public part alone) and the internal report are added, and the
    directory is moved to ``out``. On any failure nothing is left behind.
@@ -124,9 +125,7 @@ def publish(
         with reporter.stage(PUBLISH_STAGES[0]):
             release.write_parts(tmp, format)
         with reporter.stage(PUBLISH_STAGES[1]):
-            # The declared quasi-identifiers, the ones the method protected: the lint refused
-            # every column that links records like one (lint.linkable is empty here).
-            verification = verify_written(tmp, original, (), schema.declared())
+            verification = verify_written(tmp, original, lint.linkable, schema.declared())
             if not verification.ok:
                 raise VerificationError(
                     "the written release does not hold what it claims, so nothing was written: "
