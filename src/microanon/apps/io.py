@@ -22,6 +22,8 @@ from ..core.reading import ReadOptions
 __all__ = [
     "EXCEL_SUFFIXES",
     "STATISTICAL_SUFFIXES",
+    "categories_entry",
+    "declared_categories",
     "decode_failure",
     "detect_delimiter",
     "json_plain",
@@ -79,7 +81,10 @@ def read_table(
     labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
     and their missing values (SPSS user-defined missing values, Stata's ``.a``-``.z``, SAS's
     special missing values) missing; a SAS file's labels come from a format catalog of the same
-    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one.
+    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one. The labels of
+    an SPSS or Stata column every value of which is labelled are its codebook: they are kept,
+    in the order of their codes and without those of SPSS user-defined missing values, in
+    ``frame.attrs["categories"]`` (read them with :func:`declared_categories`).
 
     An Excel workbook is read one sheet at a time: ``options.sheet`` by name, else the first.
     Its first row holds the column names (unless ``header`` is false), empty cells and the
@@ -197,7 +202,97 @@ def _read_statistical(path: Path) -> pd.DataFrame:
     for column in labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
+    if suffix in (".sav", ".zsav", ".dta"):
+        missing = _spss_user_missing(path) if suffix != ".dta" else {}
+        value_labels = getattr(meta, "variable_value_labels", None) or {}
+        frame.attrs["categories"] = _label_categories(frame, value_labels, missing)
     return frame
+
+
+def _spss_user_missing(path: Path) -> dict[str, list[tuple[Any, Any]]]:
+    """The user-defined missing values of an SPSS file's columns, as ``(lo, hi)`` ranges (read
+    from its metadata alone: the data were read with them made missing)."""
+    import pyreadstat
+
+    try:
+        _, meta = pyreadstat.read_sav(path, metadataonly=True, user_missing=True)
+    except Exception:  # the data were read: a metadata failure leaves the labels unfiltered
+        return {}
+    ranges = getattr(meta, "missing_ranges", None) or {}
+    return {c: [(r.get("lo"), r.get("hi")) for r in rs] for c, rs in ranges.items()}
+
+
+def _is_missing_code(code: Any, ranges: Sequence[tuple[Any, Any]]) -> bool:
+    for lo, hi in ranges:
+        try:
+            if lo == code or hi == code or (lo is not None and hi is not None and lo <= code <= hi):
+                return True
+        except TypeError:  # a text code against numeric bounds
+            continue
+    return False
+
+
+def _label_categories(
+    frame: pd.DataFrame,
+    value_labels: dict[str, dict[Any, Any]],
+    missing: dict[str, list[tuple[Any, Any]]],
+) -> dict[str, list[str]]:
+    """Per labelled column whose every value is one of its labels: the labels, in the order of
+    their codes, without those of user-defined missing values (and once each)."""
+    out: dict[str, list[str]] = {}
+    for column, mapping in value_labels.items():
+        if column not in frame.columns or not mapping:
+            continue
+        codes = sorted(mapping, key=lambda v: (isinstance(v, str), v))
+        labels: list[str] = []
+        for code in codes:
+            if isinstance(code, float) and not math.isfinite(code):
+                continue
+            if _is_missing_code(code, missing.get(column, ())):
+                continue
+            text = str(mapping[code])
+            if text not in labels:
+                labels.append(text)
+        values = frame[column].dropna()
+        if labels and len(values) and values.map(lambda v: isinstance(v, str)).all():
+            if set(values.unique()) <= set(labels):
+                out[str(column)] = labels
+    return out
+
+
+def declared_categories(frame: pd.DataFrame) -> dict[str, tuple[str, ...]]:
+    """The categories a read file declares for its columns: an SPSS or Stata file's value labels
+    (its codebook), for the columns every value of which is labelled (see :func:`read_table`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A table :func:`read_table` returned (any other has none).
+
+    Returns
+    -------
+    dict of str to tuple of str
+        Column -> its labels in the order of their codes; only columns ``frame`` still holds.
+    """
+    found = frame.attrs.get("categories") or {}
+    return {str(c): tuple(v) for c, v in found.items() if c in frame.columns}
+
+
+def categories_entry(
+    frame: pd.DataFrame, column: str, missing: str | None = None
+) -> list[str] | None:
+    """A schema entry's ``categories`` for ``column``: its value labels as the file declares
+    them, with the missing-value label ``?`` added when ``missing`` is ``"category"`` and the
+    column has missing values; ``None`` when the file declares none for it."""
+    from ..core.schema import MISSING_LABEL
+
+    labels = declared_categories(frame).get(column)
+    if labels is None:
+        return None
+    out = list(labels)
+    if missing == "category" and frame[column].isna().any() and MISSING_LABEL not in out:
+        out.append(MISSING_LABEL)
+    return out
 
 
 def _read_excel(

@@ -348,9 +348,13 @@ class Schema:
         """Guess a schema from a DataFrame, warning about every guess.
 
         Named columns get the given roles; all other columns become ``insensitive``. Kinds are
-        ``numeric`` for numeric dtypes and ``categorical`` otherwise. Each guess is reported with a
-        :class:`SchemaInferenceWarning`; write the schema down to silence them.
+        ``numeric`` for numeric dtypes and ``categorical`` otherwise; a categorical column whose
+        file declares its categories (an SPSS or Stata file's value labels, as
+        :func:`microanon.apps.io.read_table` keeps them in ``df.attrs["categories"]``) gets
+        them. Each guess is reported with a :class:`SchemaInferenceWarning`; write the schema
+        down to silence them.
         """
+        declared = dict(getattr(df, "attrs", {}).get("categories") or {})
         df = check_frame(df, [*quasi, *sensitive, *identifiers])
         roles: dict[str, Role] = {}
         for group, role in (
@@ -382,7 +386,8 @@ class Schema:
                 SchemaInferenceWarning,
                 stacklevel=2,
             )
-            attrs.append(Attribute(col, role, kind))
+            labels = declared.get(col) if kind is Kind.CATEGORICAL else None
+            attrs.append(Attribute(col, role, kind, categories=_categories(labels, col, kind)))
         return cls(attrs)
 
     # ------------------------------------------------------------------ access

@@ -27,7 +27,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
-from ..io import read_table
+from ..io import categories_entry, read_table
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
 from .profile import ColumnProfile, profile_table
@@ -55,6 +55,11 @@ K = 5
 L_MAX = 3
 #: Directory of the hierarchy files, beside the config.
 HIERARCHY_DIR = "hierarchies"
+#: The note on a column whose categories are the data file's value labels.
+LABELS_NOTE = (
+    "categories: the file's value labels (its codebook), public by your statement: a release "
+    "may name a category no published row holds; remove them if the codebook is not public"
+)
 
 #: Decides the roles from the proposal: ``(proposals, profiles) -> proposals``.
 Decide = Callable[[list[Proposal], Sequence[ColumnProfile]], list[Proposal]]
@@ -169,6 +174,9 @@ def _entries(
                 entry["hierarchy"] = plan.spec
         if missing is not None:
             entry["missing"] = missing
+        labels = None if p.role is Role.IDENTIFIER else categories_entry(data, p.column, missing)
+        if labels is not None and "kind" not in entry:
+            entry["categories"] = labels
         entries.append(
             ColumnEntry(
                 p.column,
@@ -177,6 +185,7 @@ def _entries(
                 f"role {p.role.value}: {p.reason}",
                 None if plan is None else plan.how,
                 ([] if note is None else [note])
+                + ([LABELS_NOTE] if "categories" in entry else [])
                 + [
                     f"schema lint: {f.kind}: {f.evidence}" for f in findings if f.column == p.column
                 ],

@@ -29,6 +29,7 @@ from ..init.profile import ColumnProfile, profile_table
 from ..init.render import ColumnEntry
 from ..init.roles import propose_roles
 from ..init.run import hierarchy_file_names, missing_policy, read_block, read_data
+from ..io import categories_entry
 from .errors import RequestError
 from .hierarchies import Built, build, missing_values
 
@@ -274,6 +275,10 @@ def schema_files(
         missing = ds.missing(column)
         if missing is not None:
             entry["missing"] = missing
+        if state.role is not Role.IDENTIFIER and state.kind != "numeric":
+            labels = categories_entry(ds.frame, column, missing)  # the file's value labels
+            if labels is not None:
+                entry["categories"] = labels
         profile = ds.profiles[column]
         entries.append(
             ColumnEntry(
