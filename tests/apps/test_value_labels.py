@@ -181,3 +181,70 @@ def test_the_labelled_values_are_text(tmp_path):
     frame = read_table(_gss_file(tmp_path / "gss.sav"))
     assert frame["race"].map(type).eq(str).all()
     assert np.issubdtype(frame["age"].dtype, np.floating)
+
+
+@pytest.mark.parametrize("fmt", ["sav", "dta"])
+def test_a_release_written_as_spss_or_stata_labels_only_what_it_publishes(tmp_path, fmt):
+    """``output: {format: sav|dta}``: text columns as labelled codes, a label for each value the
+    published column holds and none for any other (not Asian, declared but nobody's answer, nor
+    a generalized-away original value); the release verifies from those files."""
+    from microanon.models import verify_written
+
+    data = _gss_file(tmp_path / "gss.sav")
+    config = tmp_path / "config.yaml"
+    assert _run("init", str(data), "--out", str(config), "--yes").exit_code == 0
+    doc = yaml.safe_load(config.read_text())
+    doc["output"] = {"format": fmt}
+    doc["models"] = [{"k_anonymity": {"k": 25}}]
+    config.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "release"
+    result = _run("anonymize", "--config", str(config), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    written = out / "public" / f"data.{fmt}"
+    reader = pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta
+    codes, meta = reader(str(written))
+    public = Release.load(out / "public")
+    original = read_table(data)
+    for column, labels in meta.variable_value_labels.items():
+        held = set(public.data[column].dropna())
+        assert set(labels.values()) == held, column  # a label for each value held, no other
+        assert set(codes[column].dropna()) == set(labels), column  # every code is labelled
+    labelled = {v for labels in meta.variable_value_labels.values() for v in labels.values()}
+    assert not labelled & {"Asian", "Don't know", "No answer"}  # declared or missing, not held
+    assert {"sex", "race", "partyid", "abany"} <= set(meta.variable_value_labels)
+    again = verify_written(out, original)
+    assert again.ok, again.failures()
+    assert all(v.holds for v in check_release(public))
+
+
+def test_a_name_the_format_does_not_allow_is_one_line(tmp_path):
+    frame = GSS.head(60).rename(columns={"partyid": "party-id"})
+    data = tmp_path / "gss.csv"
+    frame.to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "data": "gss.csv",
+                "schema": {
+                    "sex": {
+                        "role": "quasi",
+                        "hierarchy": {"builder": "nested", "tree": {"*": ["Male", "Female"]}},
+                    },
+                    "party-id": "insensitive",
+                    "abany": "sensitive",
+                    "age": "identifier",
+                    "race": "identifier",
+                },
+                "method": "full_domain",
+                "models": [{"k_anonymity": {"k": 2}}],
+                "output": {"format": "dta"},
+            }
+        )
+    )
+    out = tmp_path / "release"
+    result = _run("anonymize", "--config", str(config), "--out", str(out))
+    assert result.exit_code == 2, result.output
+    (error,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert "column 'party-id' cannot be a Stata variable" in error and "rename it" in error
+    assert not out.exists()

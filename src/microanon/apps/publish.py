@@ -82,7 +82,8 @@ def publish(
         A lint already run on ``original`` (else it is run here, with ``accept``).
     accept : mapping of column to finding kinds, optional
         Lint findings the user accepts.
-    format : {"csv", "parquet"}
+    format : {"csv", "parquet", "sav", "dta"}
+        The tables' file format (see :meth:`~microanon.core.release.Release.save`).
     overwrite : bool
         Replace ``out`` if it holds a previous microanon output and nothing else.
     protect : paths
