@@ -39,7 +39,8 @@ declared ones):
 
 - ``no_role``: the column is left out of the release, as it is without the acceptance;
 - ``near_unique``: the data owner states that an attacker does not know the column's values; it
-  is published unchanged and is not a quasi-identifier. The statement is recorded in the
+  is published, and is not a quasi-identifier for the method or the verification. The
+  statement is recorded in the
   release's audit trail, its internal report and its public report.
 
 A dependency (``determines_quasi``, ``determined_by_quasi``) cannot be accepted: the column links
@@ -177,8 +178,8 @@ class LintReport:
             if f.accepted and f.kind == "near_unique":
                 out.append(
                     f"The data owner states that an attacker does not know {f.column} "
-                    "(accepted schema lint finding near_unique): it is published unchanged and "
-                    "not counted as a quasi-identifier."
+                    "(accepted schema lint finding near_unique), so neither the method nor the "
+                    "verification counts it as a quasi-identifier."
                 )
         return out
 
