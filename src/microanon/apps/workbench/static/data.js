@@ -151,7 +151,7 @@ function finding(f) {
     h("strong", {}, `${f.column ? `${f.column}: ` : ""}${what}`),
     blocking ? " (blocks the runs) — " : " (accepted) — ", f.message, " ",
     f.column && f.kind && f.acceptable === false
-      ? h("span", { class: "help lint-remedy" }, `To publish: ${f.remedy}.`)
+      ? h("span", { class: "help lint-remedy" }, `What to do: ${f.remedy}.`)
       : f.column && f.kind
       ? h("button", { type: "button", class: `lint-${blocking ? "accept" : "undo"} secondary small`,
           onclick: () => accept(f, blocking) },
