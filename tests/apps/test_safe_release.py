@@ -276,6 +276,8 @@ def test_an_accepted_near_unique_column_is_published_and_the_release_verifies(tm
     assert verdict.holds and verdict.value >= 5
     statement = "The data owner states that an attacker does not know fnlwgt"
     assert statement in (out / "public" / "report.html").read_text()
+    (stated,) = public.metadata["owner_statements"]
+    assert stated.startswith(statement)
     assert statement in (out / "internal" / "report.html").read_text()
     audit = json.loads((out / "internal" / "internal.json").read_text())["metadata"]["audit"]
     (finding,) = [f for f in audit["lint"]["findings"] if f["column"] == "fnlwgt"]

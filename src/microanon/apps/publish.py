@@ -43,7 +43,11 @@ from .release_summary import (
 from .report import Report
 from .risk import RiskOptions, add_risk_section, assess_risk
 
-__all__ = ["PUBLISH_STAGES", "publish", "public_report"]
+__all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report"]
+
+#: The public metadata key of the data owner's statements made by accepting lint findings
+#: (:attr:`microanon.core.lint.LintReport.statements`).
+OWNER_STATEMENTS = "owner_statements"
 
 #: What :func:`publish` reports as its stages, in order.
 PUBLISH_STAGES = ("write the release", "verify the written files", "reports")
@@ -121,6 +125,9 @@ def publish(
         lint = lint_schema(original, schema, accept=accept)
     lint.raise_if_blocking()
     release.metadata.setdefault("audit", {})["lint"] = lint.to_dict()
+    if lint.statements:  # the owner's statements (column names and kinds only): public
+        release.metadata[OWNER_STATEMENTS] = list(lint.statements)
+        release.public_keys = release.public_keys | {OWNER_STATEMENTS}
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
     with atomic_directory(out, overwrite, protect) as tmp, reporter:
         with reporter.stage(PUBLISH_STAGES[0]):

@@ -40,8 +40,8 @@ declared ones):
 - ``no_role``: the column is left out of the release, as it is without the acceptance;
 - ``near_unique``: the data owner states that an attacker does not know the column's values; it
   is published, and is not a quasi-identifier for the method or the verification. The
-  statement is recorded in the release's audit trail, its internal report and its public
-  report.
+  statement is recorded in the release's audit trail, its internal report, its public report
+  and its public metadata (``owner_statements``).
 
 A dependency (``determines_quasi``, ``determined_by_quasi``) cannot be accepted: the column links
 records like a quasi-identifier whatever the attacker is said to know (a code that restores a
