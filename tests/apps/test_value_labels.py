@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 
 from microanon import Release
 from microanon.apps.cli import main
-from microanon.apps.io import categories_entry, declared_categories, read_table
+from microanon.apps.io import categories_entry, read_table, value_label_categories
 from microanon.apps.workbench import create_app
 from microanon.core.schema import Schema
 from microanon.models import check_release
@@ -73,15 +73,21 @@ def _gss_file(path: Path, rows: int = 600) -> Path:
 PARTIES = [CODEBOOK["partyid"][float(c)] for c in range(10) if c != 8]
 
 
+def _declared(path: Path) -> dict[str, tuple[str, ...]]:
+    return value_label_categories(path, read_table(path))
+
+
 def test_labels_are_the_categories_in_code_order(tmp_path):
-    frame = read_table(_gss_file(tmp_path / "gss.sav"))
-    declared = declared_categories(frame)
+    path = _gss_file(tmp_path / "gss.sav")
+    frame = read_table(path)
+    assert frame.attrs == {}  # kept apart from the table: nothing derived from it carries them
+    declared = value_label_categories(path, frame)
     assert declared["sex"] == ("Male", "Female")
     assert declared["race"] == ("White", "Black", "Other", "Asian")  # Asian: nobody, declared
     assert declared["partyid"] == tuple(PARTIES)  # 8 is user-missing: not a category
     assert frame["partyid"].isna().sum() == 7 and "No answer" not in set(frame["partyid"])
     assert set(declared) == {"sex", "race", "partyid"}  # age and abany have no labels
-    stata = declared_categories(read_table(_gss_file(tmp_path / "gss.dta")))
+    stata = _declared(_gss_file(tmp_path / "gss.dta"))
     assert stata["partyid"] == tuple(CODEBOOK["partyid"].values())  # no user-missing in Stata
 
 
@@ -92,28 +98,32 @@ def test_a_column_with_an_unlabelled_value_declares_nothing(tmp_path):
     pyreadstat.write_sav(frame, str(path), variable_value_labels={"sex": CODEBOOK["sex"]})
     read = read_table(path)
     assert read["sex"].tolist() == ["Male", "Female", "3"]
-    assert declared_categories(read) == {}
-    assert categories_entry(read, "sex") is None
+    assert value_label_categories(path, read) == {}
+    assert categories_entry({}, read, "sex") is None
 
 
 def test_other_formats_declare_nothing(tmp_path):
     path = tmp_path / "t.csv"
     GSS.head(20).to_csv(path, index=False)
-    assert declared_categories(read_table(path)) == {}
+    assert _declared(path) == {}
 
 
 def test_missing_values_as_a_category_add_its_label(tmp_path):
-    frame = read_table(_gss_file(tmp_path / "gss.sav"))
-    assert categories_entry(frame, "partyid", "category") == [*PARTIES, "?"]
-    assert categories_entry(frame, "partyid", "drop") == PARTIES
-    assert categories_entry(frame, "sex", "category") == ["Male", "Female"]  # none missing
+    path = _gss_file(tmp_path / "gss.sav")
+    frame = read_table(path)
+    declared = value_label_categories(path, frame)
+    assert categories_entry(declared, frame, "partyid", "category") == [*PARTIES, "?"]
+    assert categories_entry(declared, frame, "partyid", "drop") == PARTIES
+    assert categories_entry(declared, frame, "sex", "category") == ["Male", "Female"]
 
 
 def test_schema_infer_declares_the_labels(tmp_path):
-    frame = read_table(_gss_file(tmp_path / "gss.sav"))
+    path = _gss_file(tmp_path / "gss.sav")
+    frame = read_table(path)
+    labels = value_label_categories(path, frame)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        schema = Schema.infer(frame, quasi=["sex", "race"], sensitive=["abany"])
+        schema = Schema.infer(frame, quasi=["sex", "race"], sensitive=["abany"], categories=labels)
     assert schema["race"].categories == ("White", "Black", "Other", "Asian")
     assert schema["age"].categories is None and schema["abany"].categories is None
     assert schema.declared()["sex"] == ("Male", "Female")
@@ -248,3 +258,23 @@ def test_a_name_the_format_does_not_allow_is_one_line(tmp_path):
     (error,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert "column 'party-id' cannot be a Stata variable" in error and "rename it" in error
     assert not out.exists()
+
+
+def test_a_codebook_the_config_does_not_declare_is_nowhere_in_the_release(tmp_path):
+    """Without categories in the config, a label nobody's record holds (Asian) appears in no
+    public file, whatever the format (Parquet files could carry a table's pandas attributes)."""
+    data = _gss_file(tmp_path / "gss.sav")
+    config = tmp_path / "config.yaml"
+    assert _run("init", str(data), "--out", str(config), "--yes").exit_code == 0
+    doc = yaml.safe_load(config.read_text())
+    for entry in doc["schema"].values():
+        if isinstance(entry, dict):
+            entry.pop("categories", None)
+    for fmt in ("parquet", "csv", "sav"):
+        doc["output"] = {"format": fmt}
+        config.write_text(yaml.safe_dump(doc))
+        out = tmp_path / f"release-{fmt}"
+        result = _run("anonymize", "--config", str(config), "--out", str(out))
+        assert result.exit_code == 0, result.output
+        for file in (out / "public").iterdir():
+            assert b"Asian" not in file.read_bytes(), (fmt, file.name)

@@ -22,8 +22,9 @@ from ..core.reading import ReadOptions
 __all__ = [
     "EXCEL_SUFFIXES",
     "STATISTICAL_SUFFIXES",
+    "LABELLED_SUFFIXES",
     "categories_entry",
-    "declared_categories",
+    "value_label_categories",
     "decode_failure",
     "detect_delimiter",
     "json_plain",
@@ -81,10 +82,8 @@ def read_table(
     labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
     and their missing values (SPSS user-defined missing values, Stata's ``.a``-``.z``, SAS's
     special missing values) missing; a SAS file's labels come from a format catalog of the same
-    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one. The labels of
-    an SPSS or Stata column every value of which is labelled are its codebook: they are kept,
-    in the order of their codes and without those of SPSS user-defined missing values, in
-    ``frame.attrs["categories"]`` (read them with :func:`declared_categories`).
+    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one. The labels
+    as a codebook (declared categories) are :func:`value_label_categories`.
 
     An Excel workbook is read one sheet at a time: ``options.sheet`` by name, else the first.
     Its first row holds the column names (unless ``header`` is false), empty cells and the
@@ -202,24 +201,61 @@ def _read_statistical(path: Path) -> pd.DataFrame:
     for column in labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
-    if suffix in (".sav", ".zsav", ".dta"):
-        missing = _spss_user_missing(path) if suffix != ".dta" else {}
-        value_labels = getattr(meta, "variable_value_labels", None) or {}
-        frame.attrs["categories"] = _label_categories(frame, value_labels, missing)
     return frame
 
 
-def _spss_user_missing(path: Path) -> dict[str, list[tuple[Any, Any]]]:
-    """The user-defined missing values of an SPSS file's columns, as ``(lo, hi)`` ranges (read
-    from its metadata alone: the data were read with them made missing)."""
+#: The suffixes of the files whose value labels :func:`value_label_categories` reads.
+LABELLED_SUFFIXES = (".sav", ".zsav", ".dta")
+
+
+def value_label_categories(
+    path: str | os.PathLike[str], frame: pd.DataFrame
+) -> dict[str, tuple[str, ...]]:
+    """The categories an SPSS or Stata file's value labels declare: its codebook.
+
+    For each labelled column of ``frame`` (the file as :func:`read_table` read it) every value
+    of which is one of its labels: the labels, in the order of their codes, once each, without
+    those of SPSS user-defined missing values. Read from the file's metadata alone; kept apart
+    from the table, so that nothing carries them into what a method derives from it.
+
+    Parameters
+    ----------
+    path : path
+        The file ``frame`` was read from; any suffix but ``.sav``, ``.zsav`` and ``.dta``
+        declares nothing.
+    frame : DataFrame
+        The table :func:`read_table` returned for ``path``.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        Column -> its labels (no entry for a column holding a value without a label).
+
+    Raises
+    ------
+    InputError
+        The file's metadata cannot be read (one line naming the file).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in LABELLED_SUFFIXES:
+        return {}
     import pyreadstat
 
     try:
-        _, meta = pyreadstat.read_sav(path, metadataonly=True, user_missing=True)
-    except Exception:  # the data were read: a metadata failure leaves the labels unfiltered
-        return {}
-    ranges = getattr(meta, "missing_ranges", None) or {}
-    return {c: [(r.get("lo"), r.get("hi")) for r in rs] for c, rs in ranges.items()}
+        if suffix == ".dta":
+            _, meta = pyreadstat.read_dta(str(path), metadataonly=True)
+            missing: dict[str, list[tuple[Any, Any]]] = {}
+        else:
+            _, meta = pyreadstat.read_sav(str(path), metadataonly=True, user_missing=True)
+            ranges = getattr(meta, "missing_ranges", None) or {}
+            missing = {c: [(r.get("lo"), r.get("hi")) for r in rs] for c, rs in ranges.items()}
+    except Exception as exc:  # any failure of the binary reader, as one line
+        kind = STATISTICAL_SUFFIXES[suffix]
+        raise InputError(f"cannot read {path}: {_one_line(exc)} (is it {kind} file?)") from None
+    value_labels = getattr(meta, "variable_value_labels", None) or {}
+    found = _label_categories(frame, value_labels, missing)
+    return {c: tuple(v) for c, v in found.items()}
 
 
 def _is_missing_code(code: Any, ranges: Sequence[tuple[Any, Any]]) -> bool:
@@ -260,33 +296,19 @@ def _label_categories(
     return out
 
 
-def declared_categories(frame: pd.DataFrame) -> dict[str, tuple[str, ...]]:
-    """The categories a read file declares for its columns: an SPSS or Stata file's value labels
-    (its codebook), for the columns every value of which is labelled (see :func:`read_table`).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        A table :func:`read_table` returned (any other has none).
-
-    Returns
-    -------
-    dict of str to tuple of str
-        Column -> its labels in the order of their codes; only columns ``frame`` still holds.
-    """
-    found = frame.attrs.get("categories") or {}
-    return {str(c): tuple(v) for c, v in found.items() if c in frame.columns}
-
-
 def categories_entry(
-    frame: pd.DataFrame, column: str, missing: str | None = None
+    declared: dict[str, tuple[str, ...]],
+    frame: pd.DataFrame,
+    column: str,
+    missing: str | None = None,
 ) -> list[str] | None:
     """A schema entry's ``categories`` for ``column``: its value labels as the file declares
-    them, with the missing-value label ``?`` added when ``missing`` is ``"category"`` and the
-    column has missing values; ``None`` when the file declares none for it."""
+    them (``declared``, from :func:`value_label_categories`), with the missing-value label ``?``
+    added when ``missing`` is ``"category"`` and the column has missing values; ``None`` when
+    the file declares none for it."""
     from ..core.schema import MISSING_LABEL
 
-    labels = declared_categories(frame).get(column)
+    labels = declared.get(column)
     if labels is None:
         return None
     out = list(labels)

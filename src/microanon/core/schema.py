@@ -344,17 +344,17 @@ class Schema:
         quasi: Sequence[str] = (),
         sensitive: Sequence[str] = (),
         identifiers: Sequence[str] = (),
+        categories: Mapping[str, Sequence[Any]] | None = None,
     ) -> Schema:
         """Guess a schema from a DataFrame, warning about every guess.
 
         Named columns get the given roles; all other columns become ``insensitive``. Kinds are
-        ``numeric`` for numeric dtypes and ``categorical`` otherwise; a categorical column whose
-        file declares its categories (an SPSS or Stata file's value labels, as
-        :func:`microanon.apps.io.read_table` keeps them in ``df.attrs["categories"]``) gets
-        them. Each guess is reported with a :class:`SchemaInferenceWarning`; write the schema
-        down to silence them.
+        ``numeric`` for numeric dtypes and ``categorical`` otherwise; a categorical column named
+        in ``categories`` declares those (an SPSS or Stata file's value labels:
+        :func:`microanon.apps.io.value_label_categories`). Each guess is reported with a
+        :class:`SchemaInferenceWarning`; write the schema down to silence them.
         """
-        declared = dict(getattr(df, "attrs", {}).get("categories") or {})
+        declared = dict(categories or {})
         df = check_frame(df, [*quasi, *sensitive, *identifiers])
         roles: dict[str, Role] = {}
         for group, role in (

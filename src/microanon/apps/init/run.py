@@ -14,7 +14,7 @@ import io
 import os
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
-from ..io import categories_entry, read_table
+from ..io import categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
 from .profile import ColumnProfile, profile_table
@@ -152,9 +152,12 @@ def _entries(
     profiles: Sequence[ColumnProfile],
     proposals: Sequence[Proposal],
     findings: Sequence[Finding],
+    declared: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
     """The schema entries with their comments (the lint's ``findings`` among the notes), and
-    the hierarchies to write by file name."""
+    the hierarchies to write by file name; ``declared``: the file's value labels by column
+    (:func:`~microanon.apps.io.value_label_categories`), written as ``categories``."""
+    declared = dict(declared or {})
     by_name = {p.name: p for p in profiles}
     names = hierarchy_file_names([p.column for p in proposals if p.role is Role.QUASI])
     entries, files = [], {}
@@ -174,7 +177,9 @@ def _entries(
                 entry["hierarchy"] = plan.spec
         if missing is not None:
             entry["missing"] = missing
-        labels = None if p.role is Role.IDENTIFIER else categories_entry(data, p.column, missing)
+        labels = None
+        if p.role is not Role.IDENTIFIER:
+            labels = categories_entry(declared, data, p.column, missing)
         if labels is not None and "kind" not in entry:
             entry["categories"] = labels
         entries.append(
@@ -327,7 +332,8 @@ def run_init(
     if decide is not None:
         proposals = decide(proposals, profiles)
     findings, warnings = _lint(frame, proposals)
-    entries, hierarchies = _entries(frame, profiles, proposals, findings)
+    declared = value_label_categories(data, frame)
+    entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
     _check_schema(frame, entries, texts)
     models, more = _models(proposals, profiles)

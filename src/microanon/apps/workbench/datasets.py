@@ -29,7 +29,7 @@ from ..init.profile import ColumnProfile, profile_table
 from ..init.render import ColumnEntry
 from ..init.roles import propose_roles
 from ..init.run import hierarchy_file_names, missing_policy, read_block, read_data
-from ..io import categories_entry
+from ..io import categories_entry, value_label_categories
 from .errors import RequestError
 from .hierarchies import Built, build, missing_values
 
@@ -251,6 +251,8 @@ def schema_files(
     """
     names = hierarchy_file_names(ds.quasi)
     entries, files = [], {}
+    # the file's value labels (its codebook), read from its metadata: categories of the config
+    declared = {} if ds.path is None else value_label_categories(ds.path, ds.frame)
     for column, state in ds.columns.items():
         entry: dict[str, Any] = {"role": state.role.value}
         if state.role is not Role.IDENTIFIER and state.kind == "numeric":
@@ -276,7 +278,7 @@ def schema_files(
         if missing is not None:
             entry["missing"] = missing
         if state.role is not Role.IDENTIFIER and state.kind != "numeric":
-            labels = categories_entry(ds.frame, column, missing)  # the file's value labels
+            labels = categories_entry(declared, ds.frame, column, missing)
             if labels is not None:
                 entry["categories"] = labels
         profile = ds.profiles[column]
