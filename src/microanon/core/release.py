@@ -587,12 +587,13 @@ def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping
     Raises
     ------
     InputError
-        A column name the format does not allow, or a table pyreadstat cannot write; one line
-        naming the column or the file.
+        A column name the format does not allow, whole numbers a double cannot hold, or a table
+        pyreadstat cannot write; one line naming the column or the file.
     """
     import pyreadstat
 
     kind = _STATISTICAL[format]
+    article = "an" if kind == "SPSS" else "a"
     out = pd.DataFrame(index=range(len(df)))
     labels: dict[str, dict[float, str]] = {}
     for c in df.columns:
@@ -600,12 +601,19 @@ def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping
         problem = _statistical_name_problem(name, format)
         if problem:
             raise InputError(
-                f"output format {format}: column {name!r} cannot be a {kind} variable "
+                f"output format {format}: column {name!r} cannot be {article} {kind} variable "
                 f"({problem}); rename it, or write csv or parquet"
             )
         col = df[c].reset_index(drop=True)
         if types[name] in ("int", "float"):
-            out[name] = pd.to_numeric(col).astype("float64")
+            number = pd.to_numeric(col)
+            if types[name] == "int" and (number.abs() > 2**53).any():
+                raise InputError(
+                    f"output format {format}: column {name!r} holds whole numbers above 2**53, "
+                    f"which {article} {kind} file (numbers as doubles) cannot hold exactly; "
+                    "write csv or parquet"
+                )
+            out[name] = number.astype("float64")
             continue
         text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
         values = sorted(set(text.dropna()))
@@ -619,7 +627,7 @@ def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping
             pyreadstat.write_dta(out, str(path), variable_value_labels=labels)
     except Exception as exc:  # any failure of the binary writer, as one line
         message = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(f"cannot write {path.name} as a {kind} file: {message}") from None
+        raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
 
 
 def _read_statistical(path: Path) -> pd.DataFrame:
