@@ -30,7 +30,7 @@ import yaml
 
 from microanon.apps.anonymize import run_anonymize
 from microanon.core.errors import MicroanonError
-from microanon.core.lint import FINDING_KINDS
+from microanon.core.lint import ACCEPTABLE_KINDS
 from microanon.core.release import PUBLIC_DIR, Release
 
 #: Hierarchies the generalization methods need (built from the data).
@@ -113,7 +113,7 @@ def _config(tmp: Path, method: str, data: Path, fmt: str) -> Path:
         "method": method,
         "params": params,
         "models": models,
-        "lint": {"accept": {c: list(FINDING_KINDS) for c in published}},
+        "lint": {"accept": {c: list(ACCEPTABLE_KINDS) for c in published}},
         "output": {"format": fmt},
     }
     path = tmp / f"{method}.yaml"

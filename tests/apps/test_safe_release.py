@@ -74,18 +74,17 @@ def test_a_code_of_a_quasi_identifier_is_refused_before_anything_runs(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_accepting_it_means_verifying_with_it_counted(tmp_path):
-    """Accepted, education_num is counted as a quasi-identifier: k falls to 1, nothing is kept."""
-    cfg = _adult_config(
-        tmp_path,
-        lint={"accept": {"education_num": ["determines_quasi"]}},
-        models=[{"k_anonymity": {"k": 100}}],
-    )
+def test_accepting_it_is_refused_before_the_search(tmp_path):
+    """A code of a quasi-identifier cannot be accepted: one line naming it and what to do."""
+    cfg = _adult_config(tmp_path, lint={"accept": {"education_num": ["determines_quasi"]}})
     result = run("anonymize", "--config", str(cfg), "--out", str(tmp_path / "o"))
-    assert result.exit_code == 1, result.output
-    assert "education_num" in result.output and "k-anonymity" in result.output
-    assert not (tmp_path / "o").exists()
+    assert result.exit_code == 2, result.output
+    (error,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert "education_num: determines_quasi cannot be accepted" in error
+    assert "role quasi" in error and "method" not in result.output.split("Error:")[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv", "cfg.yaml"]
+    lint = run("lint", "--config", str(cfg))
+    assert lint.exit_code == 2 and "cannot be accepted" in lint.output
 
 
 def test_full_domain_publishes_no_hierarchy_leaf(tmp_path):
@@ -248,3 +247,38 @@ def test_a_report_never_replaces_a_file_microanon_did_not_write(tmp_path):
     Report("first").write(ours)
     Report("second").write(ours)  # its own earlier report is replaced
     assert "second" in ours.read_text()
+
+
+def test_an_accepted_near_unique_column_is_published_and_the_release_verifies(tmp_path):
+    """Accepting near_unique states an attacker does not know the column: the search and the
+    verification read the declared quasi-identifiers only, and the release records the statement."""
+    from microanon.models import verify_written
+
+    cfg = _adult_config(tmp_path, lint={"accept": {"fnlwgt": ["near_unique"]}})
+    doc = yaml.safe_load(cfg.read_text())
+    doc["schema"].update(education_num="identifier", fnlwgt="insensitive")
+    cfg.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "o"
+    result = run("anonymize", "--config", str(cfg), "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    numbers = json.loads(result.output[result.output.index("{") :])
+    assert numbers["verified"] is True
+    assert numbers["verification"]["counted_as_quasi"] == []
+    # Read back from disk: the claimed model holds on the declared quasi-identifiers, and the
+    # weights are published as they were.
+    original = pd.read_csv(tmp_path / "adult.csv")
+    again = verify_written(out, original)
+    assert again.ok and again.counted_quasi == [], again.failures()
+    public = Release.load(out / "public")
+    assert sorted(public.metadata["quasi"]) == ["age", "education", "sex"]
+    assert set(public.data["fnlwgt"]) <= set(original["fnlwgt"])
+    (verdict,) = check_release(public)
+    assert verdict.holds and verdict.value >= 5
+    statement = "The data owner states that an attacker does not know fnlwgt"
+    assert statement in (out / "public" / "report.html").read_text()
+    (stated,) = public.metadata["owner_statements"]
+    assert stated.startswith(statement)
+    assert statement in (out / "internal" / "report.html").read_text()
+    audit = json.loads((out / "internal" / "internal.json").read_text())["metadata"]["audit"]
+    (finding,) = [f for f in audit["lint"]["findings"] if f["column"] == "fnlwgt"]
+    assert finding["kind"] == "near_unique" and finding["accepted"] is True

@@ -495,6 +495,22 @@ def test_lint_findings_refuse_a_run_until_accepted(client):
     _wait(client, r.json()["id"])
 
 
+def test_a_dependency_finding_cannot_be_accepted(client):
+    """A code of a quasi-identifier: no accept offered, and accepting it is refused in one line."""
+    frame = load_dataset("arx_adult").head(300)
+    frame.insert(0, "sex_code", frame["sex"].map({"Male": 1, "Female": 2}))
+    ds = _upload(client, frame.to_csv(index=False).encode()).json()
+    roles = {**ROLES, "sex_code": {"role": "insensitive"}}
+    ds = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles}).json()
+    (finding,) = [f for f in ds["lint"] if f["column"] == "sex_code"]
+    assert finding["kind"] == "determines_quasi" and finding["acceptable"] is False
+    assert "give sex_code the role quasi" in finding["remedy"]
+    accept = {"accept": {"sex_code": ["determines_quasi"]}}
+    refused = _refused(client.put(f"/api/datasets/{ds['id']}/schema", json=accept))
+    assert refused["field"] == "accept" and "cannot be accepted" in refused["error"]
+    assert client.get(f"/api/datasets/{ds['id']}").json()["accept"] == {}
+
+
 def test_foreign_hosts_and_origins_are_refused(tmp_path):
     from microanon.apps.workbench.guard import LOOPBACK_HOSTS
 

@@ -174,3 +174,40 @@ def test_a_table_naming_a_column_twice_is_refused():
     message = r"^release table 'data' names column\(s\) more than once: x$"
     with pytest.raises(InputError, match=message):
         Release("generalized", {"data": table})
+
+
+@pytest.mark.parametrize("fmt", ["sav", "dta"])
+def test_spss_and_stata_tables_round_trip_with_labels_for_held_values_only(tmp_path, fmt):
+    """Text as labelled codes (a label per value held), numbers as numbers, missing values
+    missing, truth values as text labels; read back as written."""
+    import pyreadstat
+
+    data = pd.DataFrame(
+        {
+            "age": [30, 41, 41, 52],
+            "score": [1.5, None, 2.25, 3.0],
+            "city": ["Orléans", None, "Nîmes", "Orléans"],
+            "flag": [True, False, True, True],
+        }
+    )
+    release = Release("masked", {"data": data}, {"quasi": ["city"]})
+    release.save(tmp_path / "r", format=fmt)
+    back = Release.load(tmp_path / "r" / "public")
+    pd.testing.assert_frame_equal(back.data, release.data)
+    reader = pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta
+    codes, meta = reader(str(tmp_path / "r" / "public" / f"data.{fmt}"))
+    assert meta.variable_value_labels["city"] == {1.0: "Nîmes", 2.0: "Orléans"}
+    assert set(meta.variable_value_labels) == {"city", "flag"}
+    assert codes["age"].tolist() == [30, 41, 41, 52]
+
+
+def test_spss_and_stata_refuse_what_they_cannot_hold(tmp_path):
+    bad_name = Release("masked", {"data": pd.DataFrame({"salary-class": ["a", "b"]})}, {})
+    with pytest.raises(InputError, match="column 'salary-class' cannot be a Stata variable"):
+        bad_name.save(tmp_path / "a", format="dta")
+    with pytest.raises(InputError, match="column .salary-class. cannot be an SPSS variable"):
+        bad_name.save(tmp_path / "b", format="sav")
+    big = Release("masked", {"data": pd.DataFrame({"id": [2**60, 1]})}, {})
+    with pytest.raises(InputError, match="column 'id' holds whole numbers above 2\\*\\*53"):
+        big.save(tmp_path / "c", format="sav")
+    assert not any((tmp_path / d).exists() for d in "abc")

@@ -361,3 +361,27 @@ def test_file_given_at_start_is_shown(browser: Any, tmp_path: Path) -> None:
         assert page.is_enabled("#tab-risk") and page.is_enabled("#tab-run")
         assert not problems, problems
         context.close()
+
+
+def test_a_dependency_finding_offers_no_acceptance(
+    app_url: str, browser: Any, tmp_path: Path
+) -> None:
+    """A code of a quasi-identifier, published: the lint list shows what to do, no accept."""
+    rows = [("Orléans", 1, 34), ("Besançon", 2, 41), ("Nîmes", 3, 29)] * 8
+    lines = ["city,city_code,age", *(f"{c},{n},{a}" for c, n, a in rows)]
+    (tmp_path / "codes.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+    page.set_input_files("#file", str(tmp_path / "codes.csv"))
+    page.click("#load-file")
+    page.wait_for_selector("#dataset:not([hidden])")
+    page.select_option("tr[data-column=city] select.role", "quasi")
+    page.wait_for_selector("#hierarchies fieldset[data-column=city]")
+    page.select_option("tr[data-column=city_code] select.role", "insensitive")
+    item = "#lint li.lint-blocking[data-column=city_code][data-kind=determines_quasi]"
+    page.wait_for_selector(item)
+    assert page.locator(f"{item} button").count() == 0
+    remedy = page.inner_text(f"{item} .lint-remedy")
+    assert remedy.startswith("What to do: give city_code the role quasi"), remedy
+    assert not problems, problems
+    context.close()

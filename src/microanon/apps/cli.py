@@ -91,18 +91,21 @@ def _engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--sep``, ``--encoding``, ``--decimal``, ``--quotechar`` and ``--na-values``: how the
-    command reads CSV files, passed to it as one mapping ``read`` of the flags given (field of
-    :class:`~microanon.core.reading.ReadOptions` -> value; validated by the command)."""
+    """``--sep``, ``--encoding``, ``--decimal``, ``--quotechar``, ``--na-values`` and ``--sheet``:
+    how the command reads CSV files (and which sheet of an Excel workbook), passed to it as one
+    mapping ``read`` of the flags given (field of :class:`~microanon.core.reading.ReadOptions`
+    -> value; validated by the command)."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        given = {name: kwargs.pop(name) for name in ("sep", "encoding", "decimal", "quotechar")}
+        names = ("sep", "encoding", "decimal", "quotechar", "sheet")
+        given = {name: kwargs.pop(name) for name in names}
         na_values = kwargs.pop("na_values")
         given["na_values"] = None if na_values is None else _split(na_values)
         return func(*args, read={k: v for k, v in given.items() if v is not None}, **kwargs)
 
     for flag, metavar, help_text in (
+        ("--sheet", "NAME", "Excel sheet to read (default: the first)."),
         ("--na-values", "LIST", "Comma-separated extra missing-value markers, e.g. '?'."),
         ("--quotechar", "CHAR", 'CSV quote character (default ").'),
         ("--decimal", "CHAR", "CSV decimal mark, e.g. ',' (default .)."),
@@ -343,7 +346,7 @@ def check(
     engine: str,
     scheduler: str | None,
 ) -> None:
-    """Privacy and re-identification risk profile of a CSV, Parquet, SPSS, Stata or SAS FILE.
+    """Privacy and re-identification risk profile of a CSV, Parquet, SPSS, Stata, SAS or Excel FILE.
 
     With --k, --l, --t, --beta, --delta-disclosure, --delta-min/--delta-max or --k-map it also
     checks those requirements and exits 1 when one does not hold. δ-presence and k-map need
@@ -495,8 +498,8 @@ def risk(
     engine: str,
     scheduler: str | None,
 ) -> None:
-    """Disclosure-risk profile of a CSV, Parquet, SPSS, Stata or SAS FILE (an original table or
-    a release).
+    """Disclosure-risk profile of a CSV, Parquet, SPSS, Stata, SAS or Excel FILE (an original
+    table or a release).
 
     Re-identification under the prosecutor, journalist and marketer models, population
     uniqueness (with --population, --sampling-fraction, --region or --population-file: the
@@ -582,8 +585,8 @@ def risk(
 @_read_options
 @_friendly_errors
 def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]) -> None:
-    """Propose a config for DATA (CSV, Parquet, SPSS, Stata or SAS): roles, hierarchies, models,
-    with reasons.
+    """Propose a config for DATA (CSV, Parquet, SPSS, Stata, SAS or Excel): roles, hierarchies,
+    models, with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
     rule behind it, and hierarchies for the quasi-identifiers; on a terminal asks to confirm or
@@ -859,8 +862,8 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     "--original",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The original table (CSV, Parquet, SPSS, Stata or SAS): also print the true answers "
-    "(exit status 1 if one lies outside its bounds).",
+    help="The original table (CSV, Parquet, SPSS, Stata, SAS or Excel): also print the true "
+    "answers (exit status 1 if one lies outside its bounds).",
 )
 @click.option(
     "--memory-limit",

@@ -230,8 +230,8 @@ def parse_config(
     _check_parameters(method, params, bool(models))
     output = doc.get("output") or {}
     fmt = output.get("format", "csv") if isinstance(output, Mapping) else None
-    if fmt not in ("csv", "parquet"):
-        raise InputError("output: format must be csv or parquet")
+    if fmt not in ("csv", "parquet", "sav", "dta"):
+        raise InputError("output: format must be csv, parquet, sav (SPSS) or dta (Stata)")
     lint_accept = _lint_accept(doc.get("lint"))
     data = doc.get("data")
     if data is not None and not str(data).startswith(DATASET_PREFIX):

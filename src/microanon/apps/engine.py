@@ -19,7 +19,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.reading import ReadOptions
 from .config import DATASET_PREFIX, PipelineConfig
-from .io import STATISTICAL_SUFFIXES
+from .io import EXCEL_SUFFIXES, STATISTICAL_SUFFIXES
 
 __all__ = [
     "AUTO_BYTES",
@@ -119,7 +119,7 @@ def choose_engine(engine: str, source: Any) -> str:
     engine : {"auto", "memory", "dask"}
         ``auto``: Dask when ``source`` is a directory or a glob, or its files total more than
         :data:`AUTO_BYTES`; memory otherwise (and for a bundled ``dataset:NAME`` or an SPSS,
-        Stata or SAS file, which only the in-memory reader reads).
+        Stata, SAS or Excel file, which only the in-memory reader reads).
     source : path, str or None
         The data.
 
@@ -141,7 +141,7 @@ def choose_engine(engine: str, source: Any) -> str:
         return "memory"
     if engine == "dask" or _many(text):
         return "dask"
-    if Path(text).suffix.lower() in STATISTICAL_SUFFIXES:
+    if Path(text).suffix.lower() in {**STATISTICAL_SUFFIXES, **EXCEL_SUFFIXES}:
         return "memory"
     total = sum(f.stat().st_size for f in _files(text))
     return "dask" if total > AUTO_BYTES else "memory"
@@ -240,13 +240,7 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     drawn = [dask.delayed(_sample_rows)(p, per, int(s)) for p, s in zip(parts, seeds, strict=True)]
     sample = pd.concat(dask.compute(*drawn, scheduler="threads"), ignore_index=True)
     report = lint_schema(sample, cfg.schema, accept=cfg.lint_accept)
-    report.raise_if_blocking()
-    if report.linkable:
-        raise InputError(
-            f"lint: {', '.join(report.linkable)} accepted as linkable; --engine dask cannot yet "
-            "verify a release with them counted as quasi-identifiers: leave them out of the "
-            "schema or use --engine memory"
-        )
+    report.raise_if_blocking()  # also every column that links like a quasi-identifier
     return report
 
 

@@ -1,6 +1,6 @@
 """Files of the command line: reading user data (CSV with its delimiter detected or given, its
 encoding, decimal mark and quote character; Parquet; SPSS, Stata and SAS files with their value
-labels applied) and printing plain JSON."""
+labels applied; Excel workbooks, one sheet) and printing plain JSON."""
 
 from __future__ import annotations
 
@@ -20,7 +20,11 @@ from ..core.errors import InputError
 from ..core.reading import ReadOptions
 
 __all__ = [
+    "EXCEL_SUFFIXES",
     "STATISTICAL_SUFFIXES",
+    "LABELLED_SUFFIXES",
+    "categories_entry",
+    "value_label_categories",
     "decode_failure",
     "detect_delimiter",
     "json_plain",
@@ -40,6 +44,12 @@ STATISTICAL_SUFFIXES = {
     ".sas7bdat": "a SAS",
     ".xpt": "a SAS XPORT",
 }
+
+
+#: The suffixes of the Excel workbooks that :func:`read_table` reads through pandas, each with the
+#: package pandas reads it with: ``.xlsx`` and ``.xlsm`` with openpyxl (a dependency of
+#: microanon), the older ``.xls`` with xlrd (not a dependency: install it to read them).
+EXCEL_SUFFIXES = {".xlsx": "openpyxl", ".xlsm": "openpyxl", ".xls": "xlrd"}
 
 
 def detect_delimiter(sample: str, exclude: str = "") -> str:
@@ -65,13 +75,19 @@ def read_table(
     options: ReadOptions | None = None,
 ) -> pd.DataFrame:
     """Read a CSV (delimiter detected unless given, spaces after delimiters skipped), a Parquet,
-    or an SPSS (``.sav``, ``.zsav``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file.
+    an SPSS (``.sav``, ``.zsav``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file, or
+    one sheet of an Excel workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is installed).
 
     The statistical packages' files are read with pyreadstat, their value labels applied (a
     labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
     and their missing values (SPSS user-defined missing values, Stata's ``.a``-``.z``, SAS's
     special missing values) missing; a SAS file's labels come from a format catalog of the same
-    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one.
+    name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one. The labels
+    as a codebook (declared categories) are :func:`value_label_categories`.
+
+    An Excel workbook is read one sheet at a time: ``options.sheet`` by name, else the first.
+    Its first row holds the column names (unless ``header`` is false), empty cells and the
+    ``na_values`` markers are missing, and cells keep their types (numbers, text, dates).
 
     Parameters
     ----------
@@ -80,18 +96,20 @@ def read_table(
         Extra markers of missing values (for example ``?`` in UCI files), on top of empty fields
         and of those of ``options``.
     header : bool
-        Whether the first CSV line holds the column names.
+        Whether the first CSV line (first row of an Excel sheet) holds the column names.
     options : ReadOptions, optional
         Delimiter, encoding, decimal mark, quote character and missing-value markers of a CSV
-        file (default: detected delimiter, UTF-8, ``.``, ``"``); Parquet, SPSS, Stata and SAS
-        files ignore them (and ``na_values``).
+        file (default: detected delimiter, UTF-8, ``.``, ``"``); an Excel workbook takes its
+        missing-value markers and ``sheet``; Parquet, SPSS, Stata and SAS files ignore them (and
+        ``na_values``).
 
     Raises
     ------
     InputError
         If the file is missing, unreadable, empty, not a table, or not text in the encoding
-        (naming the byte offset and line of the first undecodable byte), or if its header (CSV)
-        or schema (Parquet) repeats a column name; one line naming the file, never its content.
+        (naming the byte offset and line of the first undecodable byte), if its header (CSV,
+        Excel) or schema (Parquet) repeats a column name, or if the workbook has no sheet of
+        that name (listing its sheets); one line naming the file, never its content.
     """
     path = Path(path)
     options = options or ReadOptions()
@@ -101,6 +119,8 @@ def read_table(
         return _read_parquet(path)
     if path.suffix.lower() in STATISTICAL_SUFFIXES:
         return _read_statistical(path)
+    if path.suffix.lower() in EXCEL_SUFFIXES:
+        return _read_excel(path, [*options.na_values, *na_values], header, options.sheet)
     try:
         with open(path, encoding=options.encoding, errors="strict", newline="") as fh:
             sample = fh.read(65536)
@@ -181,6 +201,164 @@ def _read_statistical(path: Path) -> pd.DataFrame:
     for column in labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
+    return frame
+
+
+#: The suffixes of the files whose value labels :func:`value_label_categories` reads.
+LABELLED_SUFFIXES = (".sav", ".zsav", ".dta")
+
+
+def value_label_categories(
+    path: str | os.PathLike[str], frame: pd.DataFrame
+) -> dict[str, tuple[str, ...]]:
+    """The categories an SPSS or Stata file's value labels declare: its codebook.
+
+    For each labelled column of ``frame`` (the file as :func:`read_table` read it) every value
+    of which is one of its labels: the labels, in the order of their codes, once each, without
+    those of SPSS user-defined missing values. Read from the file's metadata alone; kept apart
+    from the table, so that nothing carries them into what a method derives from it.
+
+    Parameters
+    ----------
+    path : path
+        The file ``frame`` was read from; any suffix but ``.sav``, ``.zsav`` and ``.dta``
+        declares nothing.
+    frame : DataFrame
+        The table :func:`read_table` returned for ``path``.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        Column -> its labels (no entry for a column holding a value without a label).
+
+    Raises
+    ------
+    InputError
+        The file's metadata cannot be read (one line naming the file).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in LABELLED_SUFFIXES:
+        return {}
+    import pyreadstat
+
+    try:
+        if suffix == ".dta":
+            _, meta = pyreadstat.read_dta(str(path), metadataonly=True)
+            missing: dict[str, list[tuple[Any, Any]]] = {}
+        else:
+            _, meta = pyreadstat.read_sav(str(path), metadataonly=True, user_missing=True)
+            ranges = getattr(meta, "missing_ranges", None) or {}
+            missing = {c: [(r.get("lo"), r.get("hi")) for r in rs] for c, rs in ranges.items()}
+    except Exception as exc:  # any failure of the binary reader, as one line
+        kind = STATISTICAL_SUFFIXES[suffix]
+        raise InputError(f"cannot read {path}: {_one_line(exc)} (is it {kind} file?)") from None
+    value_labels = getattr(meta, "variable_value_labels", None) or {}
+    found = _label_categories(frame, value_labels, missing)
+    return {c: tuple(v) for c, v in found.items()}
+
+
+def _is_missing_code(code: Any, ranges: Sequence[tuple[Any, Any]]) -> bool:
+    for lo, hi in ranges:
+        try:
+            if lo == code or hi == code or (lo is not None and hi is not None and lo <= code <= hi):
+                return True
+        except TypeError:  # a text code against numeric bounds
+            continue
+    return False
+
+
+def _label_categories(
+    frame: pd.DataFrame,
+    value_labels: dict[str, dict[Any, Any]],
+    missing: dict[str, list[tuple[Any, Any]]],
+) -> dict[str, list[str]]:
+    """Per labelled column whose every value is one of its labels: the labels, in the order of
+    their codes, without those of user-defined missing values (and once each)."""
+    out: dict[str, list[str]] = {}
+    for column, mapping in value_labels.items():
+        if column not in frame.columns or not mapping:
+            continue
+        codes = sorted(mapping, key=lambda v: (isinstance(v, str), v))
+        labels: list[str] = []
+        for code in codes:
+            if isinstance(code, float) and not math.isfinite(code):
+                continue
+            if _is_missing_code(code, missing.get(column, ())):
+                continue
+            text = str(mapping[code])
+            if text not in labels:
+                labels.append(text)
+        values = frame[column].dropna()
+        if labels and len(values) and values.map(lambda v: isinstance(v, str)).all():
+            if set(values.unique()) <= set(labels):
+                out[str(column)] = labels
+    return out
+
+
+def categories_entry(
+    declared: dict[str, tuple[str, ...]],
+    frame: pd.DataFrame,
+    column: str,
+    missing: str | None = None,
+) -> list[str] | None:
+    """A schema entry's ``categories`` for ``column``: its value labels as the file declares
+    them (``declared``, from :func:`value_label_categories`), with the missing-value label ``?``
+    added when ``missing`` is ``"category"`` and the column has missing values; ``None`` when
+    the file declares none for it."""
+    from ..core.schema import MISSING_LABEL
+
+    labels = declared.get(column)
+    if labels is None:
+        return None
+    out = list(labels)
+    if missing == "category" and frame[column].isna().any() and MISSING_LABEL not in out:
+        out.append(MISSING_LABEL)
+    return out
+
+
+def _read_excel(
+    path: Path, na_values: Sequence[str], header: bool, sheet: str | None
+) -> pd.DataFrame:
+    """One sheet of an Excel workbook through pandas (``sheet`` by name, else the first);
+    anything the engine cannot read is one :class:`InputError` line naming the file."""
+    import importlib
+
+    engine = EXCEL_SUFFIXES[path.suffix.lower()]
+    try:
+        importlib.import_module(engine)
+    except ImportError:
+        raise InputError(
+            f"cannot read {path}: reading {path.suffix} files needs {engine} (pip install "
+            f"{engine}); or save the sheet as .xlsx or CSV"
+        ) from None
+    try:
+        with pd.ExcelFile(path, engine=engine) as book:
+            names = [str(n) for n in book.sheet_names]
+            if not names:
+                raise InputError(f"cannot read {path}: the workbook has no sheet")
+            if sheet is not None and sheet not in names:
+                raise InputError(
+                    f"cannot read {path}: no sheet {sheet!r}; its sheets: {', '.join(names)}"
+                )
+            chosen = names[0] if sheet is None else sheet
+            options: dict[str, Any] = {"keep_default_na": False, "na_values": ["", *na_values]}
+            if header:  # pandas would silently rename a repeated name: zip, zip.1, ...
+                first = pd.read_excel(book, chosen, header=None, nrows=1, dtype=object)
+                names_row = [] if first.empty else first.iloc[0].tolist()
+                _refuse_repeated(
+                    path, ["" if pd.isna(v) else str(v) for v in names_row], f" (sheet {chosen})"
+                )
+            frame = pd.read_excel(book, chosen, header=0 if header else None, **options)
+    except InputError:
+        raise
+    except Exception as exc:  # any failure of the workbook reader, as one line
+        raise InputError(
+            f"cannot read {path}: {_one_line(exc)} (is it an Excel workbook?)"
+        ) from None
+    if frame.empty and len(frame.columns) == 0:
+        raise InputError(f"cannot read {path}: sheet {chosen} is empty")
+    frame.columns = [str(c) for c in frame.columns]
     return frame
 
 

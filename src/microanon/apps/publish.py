@@ -4,10 +4,12 @@
 user calls instead of :meth:`Release.save` to get the same guarantees:
 
 1. the schema lint (:func:`microanon.core.lint.lint_schema`) on the original data: findings not
-   accepted refuse the release;
+   accepted refuse the release, and so does a column that links records like a
+   quasi-identifier (such a finding is never accepted);
 2. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``;
 3. the written files are read back and verified (:func:`microanon.models.verify_written`): the
-   claimed models with the lint's linkable columns counted as quasi-identifiers, the public
+   claimed models on the declared quasi-identifiers (those the method protected: a lint that
+   passed has no linkable column, so ``lint.linkable`` adds none), the public
    part's declared keys, no original value absent from the published data in public metadata;
 4. the public report (from the public part alone) and the internal report are added, and the
    directory is moved to ``out``. On any failure nothing is left behind.
@@ -41,7 +43,11 @@ from .release_summary import (
 from .report import Report
 from .risk import RiskOptions, add_risk_section, assess_risk
 
-__all__ = ["PUBLISH_STAGES", "publish", "public_report"]
+__all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report"]
+
+#: The public metadata key of the data owner's statements made by accepting lint findings
+#: (:attr:`microanon.core.lint.LintReport.statements`).
+OWNER_STATEMENTS = "owner_statements"
 
 #: What :func:`publish` reports as its stages, in order.
 PUBLISH_STAGES = ("write the release", "verify the written files", "reports")
@@ -80,7 +86,8 @@ def publish(
         A lint already run on ``original`` (else it is run here, with ``accept``).
     accept : mapping of column to finding kinds, optional
         Lint findings the user accepts.
-    format : {"csv", "parquet"}
+    format : {"csv", "parquet", "sav", "dta"}
+        The tables' file format (see :meth:`~microanon.core.release.Release.save`).
     overwrite : bool
         Replace ``out`` if it holds a previous microanon output and nothing else.
     protect : paths
@@ -118,6 +125,9 @@ def publish(
         lint = lint_schema(original, schema, accept=accept)
     lint.raise_if_blocking()
     release.metadata.setdefault("audit", {})["lint"] = lint.to_dict()
+    if lint.statements:  # the owner's statements (column names and kinds only): public
+        release.metadata[OWNER_STATEMENTS] = list(lint.statements)
+        release.public_keys = release.public_keys | {OWNER_STATEMENTS}
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
     with atomic_directory(out, overwrite, protect) as tmp, reporter:
         with reporter.stage(PUBLISH_STAGES[0]):
@@ -199,7 +209,8 @@ def public_report(verification: Verification, schema: Schema, lint: LintReport) 
     schema : Schema
         The schema the release was made with (its published columns are described).
     lint : LintReport
-        The lint of the original: its linkable columns are marked.
+        The lint of the original: the data owner's statements made by accepting findings are
+        recorded.
     """
     public = verification.public
     if public is None:

@@ -235,6 +235,8 @@ def add_summary_sections(
             pd.DataFrame([f.to_dict() for f in lint.findings]).drop(columns=["related"]),
             caption="Schema lint findings on the original data.",
         )
+    for statement in lint.statements:
+        sec.paragraph(statement)
     report.sections.extend(sections)
 
 
@@ -263,12 +265,15 @@ def add_public_report(
     published = _published_columns(public)
     view = Schema([schema[c] for c in schema.columns if c in published])
     actions = column_actions(public, view, lint=None)
+    stated = {f.column for f in lint.findings if f.accepted and f.kind == "near_unique"}
     for c in actions["column"]:
-        if c in lint.linkable:
+        if c in stated:
             actions.loc[actions["column"] == c, "done"] += (
-                "; counted as a quasi-identifier in the check (linkable)"
+                "; the data owner states that an attacker does not know it"
             )
     sec.table(actions, caption="Every published column and what was done to it.")
+    for statement in lint.statements:
+        sec.paragraph(statement)
     vsec = report.section("Guarantees")
     _verification_section(vsec, verification, "Claimed models, re-checked on the published files.")
     quasi = [q for q in meta.get("quasi") or [] if q in public.data.columns]

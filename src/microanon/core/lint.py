@@ -32,12 +32,23 @@ pair of them, which grows with the square of the number of quasi-identifiers. It
 :data:`DEPENDENCY_SCAN_BUDGET`: a scan above it tests single quasi-identifiers only, or, if
 that is above it too, nothing, and the report says so in one line (:attr:`LintReport.limited`).
 
-A finding refuses the run until the user accepts it for that column (``accept`` in the config
-or the API). Accepting a dependency does not make the column harmless: the release's claimed
-models are then verified with that column counted as a quasi-identifier
-(:attr:`LintReport.linkable`).
-Accepting ``near_unique`` states that an attacker cannot know the column; it is recorded in the
-internal audit trail.
+A finding refuses the run until the schema gives the column its real role, or the user accepts
+it for that column (``accept`` in the config or the API). What accepting means depends on the
+kind, and the search and the verification read the same quasi-identifiers either way (the
+declared ones):
+
+- ``no_role``: the column is left out of the release, as it is without the acceptance;
+- ``near_unique``: the data owner states that an attacker does not know the column's values; it
+  is published, and is not a quasi-identifier for the method or the verification. The
+  statement is recorded in the release's audit trail, its internal report, its public report
+  and its public metadata (``owner_statements``).
+
+A dependency (``determines_quasi``, ``determined_by_quasi``) cannot be accepted: the column links
+records like a quasi-identifier whatever the attacker is said to know (a code that restores a
+generalized quasi-identifier, a value inferred from known ones), and a method protects only the
+quasi-identifiers it is told about. ``accept`` naming one is refused in one line before
+anything runs, saying to give the column the role ``quasi`` (with a hierarchy, so the method
+protects it) or ``identifier`` (to leave it out).
 """
 
 from __future__ import annotations
@@ -55,8 +66,10 @@ from .frames import as_pandas
 from .schema import Role, Schema
 
 __all__ = [
+    "ACCEPTABLE_KINDS",
     "DEPENDENCY_SCAN_BUDGET",
     "FINDING_KINDS",
+    "LINKING_KINDS",
     "Finding",
     "LintReport",
     "lint_schema",
@@ -65,6 +78,10 @@ __all__ = [
 
 #: The kinds of finding the lint reports.
 FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_quasi")
+#: The kinds a user can accept (see the module docstring for what that states).
+ACCEPTABLE_KINDS = ("no_role", "near_unique")
+#: The kinds of a column that links records like a quasi-identifier: never accepted.
+LINKING_KINDS = ("determines_quasi", "determined_by_quasi")
 
 #: A column is near-unique when it has at least this many distinct values per row.
 UNIQUE_SHARE = 0.5
@@ -104,6 +121,19 @@ class Finding:
         note = " (accepted)" if self.accepted else ""
         return f"{self.column}: {self.kind}{note}: {self.evidence}"
 
+    @property
+    def remedy(self) -> str:
+        """What the user can do about the finding, in one clause."""
+        if self.kind in LINKING_KINDS:
+            return (
+                f"give {self.column} the role quasi (with a hierarchy, so the method protects "
+                "it) or identifier (to leave it out)"
+            )
+        return (
+            f"give {self.column} the role it has (quasi, or identifier to leave it out) or "
+            f"accept the finding (lint: {{accept: {{{self.column}: [{self.kind}]}}}})"
+        )
+
 
 @dataclass
 class LintReport:
@@ -124,8 +154,9 @@ class LintReport:
 
     @property
     def blocking(self) -> list[Finding]:
-        """Findings the user has not accepted."""
-        return [f for f in self.findings if not f.accepted]
+        """Findings that refuse a release: not accepted, or of a kind never accepted
+        (:data:`LINKING_KINDS`)."""
+        return [f for f in self.findings if not f.accepted or f.kind in LINKING_KINDS]
 
     @property
     def ok(self) -> bool:
@@ -134,9 +165,23 @@ class LintReport:
 
     @property
     def linkable(self) -> list[str]:
-        """Published non-quasi columns an attacker can link: verified as quasi-identifiers."""
-        kinds = ("determines_quasi", "determined_by_quasi")
-        return list(dict.fromkeys(f.column for f in self.findings if f.kind in kinds))
+        """Non-quasi columns an attacker can link (:data:`LINKING_KINDS`); a report that has
+        any is never :attr:`ok`."""
+        return list(dict.fromkeys(f.column for f in self.findings if f.kind in LINKING_KINDS))
+
+    @property
+    def statements(self) -> list[str]:
+        """The data owner's statements made by accepting findings, one sentence each (what a
+        release records of them; they name columns and kinds only, no value or count)."""
+        out = []
+        for f in self.findings:
+            if f.accepted and f.kind == "near_unique":
+                out.append(
+                    f"The data owner states that an attacker does not know {f.column} "
+                    "(accepted schema lint finding near_unique), so neither the method nor the "
+                    "verification counts it as a quasi-identifier."
+                )
+        return out
 
     def for_column(self, column: str) -> list[Finding]:
         """The findings about one column."""
@@ -152,14 +197,13 @@ class LintReport:
         """
         if self.blocking:
             unnamed = [f.column for f in self.blocking if f.kind == "no_role"]
-            listed = [str(f) for f in self.blocking if f.kind != "no_role"]
+            listed = [f"{f}; {f.remedy}" for f in self.blocking if f.kind != "no_role"]
             if unnamed:
-                listed.append(f"no role in the schema: {', '.join(unnamed)}")
-            raise InputError(
-                f"schema lint: {'; '.join(listed)}. Give these columns the role they have "
-                "(quasi, or identifier to leave them out) or accept the finding in the "
-                "config's 'lint: {accept: {column: [kind]}}'"
-            )
+                listed.append(
+                    f"no role in the schema: {', '.join(unnamed)}; give each its role or accept "
+                    "the finding (lint: {accept: {column: [no_role]}}) to leave it out"
+                )
+            raise InputError(f"schema lint: {'; '.join(listed)}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -241,7 +285,8 @@ def lint_schema(
         The original table.
     schema : Schema or mapping
     accept : mapping of column to finding kinds, optional
-        Findings the user accepts (see the module docstring for what accepting means).
+        Findings the user accepts, of :data:`ACCEPTABLE_KINDS` (see the module docstring for
+        what accepting states).
     unique_share : float, default 0.5
         Distinct values per row from which a column is ``near_unique``.
     strength : float, default 0.5
@@ -257,8 +302,8 @@ def lint_schema(
     Raises
     ------
     InputError
-        Unknown columns or finding kinds in ``accept``, thresholds outside ``(0, 1]``, a
-        budget below 1.
+        Unknown columns or finding kinds in ``accept``, a dependency kind in ``accept`` (never
+        accepted), thresholds outside ``(0, 1]``, a budget below 1.
     """
     data = as_pandas(data, "lint: data")
     if not isinstance(schema, Schema):
@@ -337,6 +382,14 @@ def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) ->
             raise InputError(
                 f"lint: unknown finding kind {bad[0]!r} for column {column!r}; "
                 f"known: {', '.join(FINDING_KINDS)}"
+            )
+        linking = [k for k in kinds if k in LINKING_KINDS]
+        if linking:
+            raise InputError(
+                f"lint: accept: {column}: {linking[0]} cannot be accepted, since {column} links "
+                "records like a quasi-identifier and the method protects only the declared "
+                f"ones; give {column} the role quasi (with a hierarchy, so the method protects "
+                "it) or identifier (to leave it out)"
             )
         out[str(column)] = set(kinds)
     return out

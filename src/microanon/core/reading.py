@@ -1,5 +1,6 @@
 """How to read a user's CSV file: delimiter, text encoding, decimal mark, quote character and
-missing-value markers, in one validated value that commands, configs and engines pass along."""
+missing-value markers (and which sheet of an Excel workbook), in one validated value that
+commands, configs and engines pass along."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .errors import InputError
 __all__ = ["CSV_KEYS", "ReadOptions"]
 
 #: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).
-CSV_KEYS = ("sep", "encoding", "decimal", "quotechar")
+CSV_KEYS = ("sep", "encoding", "decimal", "quotechar", "sheet")
 
 #: Spellings of the tab delimiter that survive a shell or YAML without quoting tricks.
 _TAB = {"\\t": "\t", "tab": "\t", "TAB": "\t"}
@@ -23,7 +24,8 @@ _ROLES = {"sep": "delimiter", "decimal": "decimal mark", "quotechar": "quote cha
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How CSV files are read (Parquet files carry their own types and ignore these).
+    """How CSV files are read, and which sheet of an Excel workbook (Parquet files carry their
+    own types and ignore these; SPSS, Stata and SAS files too).
 
     Parameters
     ----------
@@ -37,7 +39,10 @@ class ReadOptions:
     quotechar : str
         The character that quotes fields holding the delimiter, one character.
     na_values : tuple of str
-        Markers of missing values on top of empty fields (``?`` in UCI files).
+        Markers of missing values on top of empty fields (``?`` in UCI files); also in Excel
+        sheets.
+    sheet : str, optional
+        The name of the Excel sheet to read (``None``: the first); CSV files ignore it.
 
     Raises
     ------
@@ -56,8 +61,13 @@ class ReadOptions:
     decimal: str = "."
     quotechar: str = '"'
     na_values: tuple[str, ...] = ()
+    sheet: str | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.sheet, int) and not isinstance(self.sheet, bool):
+            object.__setattr__(self, "sheet", str(self.sheet))  # YAML's sheet: 2024
+        if self.sheet is not None and (not isinstance(self.sheet, str) or not self.sheet):
+            raise InputError(f"sheet: give the name of a sheet, got {self.sheet!r}")
         if self.sep is not None:
             object.__setattr__(self, "sep", _TAB.get(self.sep, self.sep))
         if isinstance(self.na_values, str):

@@ -11,7 +11,7 @@ owner keeps it.
 ``save`` writes a release directory::
 
     DIR/public/release.json     manifest: kind, tables, column types, public metadata
-    DIR/public/data.csv ...     the published tables (CSV or Parquet)
+    DIR/public/data.csv ...     the published tables (CSV, Parquet, SPSS .sav or Stata .dta)
     DIR/internal/internal.json  internal metadata and audit trail (kept by the data owner)
 
 ``public/`` may be handed out as a whole. ``Release.load(DIR)`` reads both parts,
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -70,7 +71,13 @@ ALWAYS_PUBLIC = ("method", "parameters", "models", "quasi", "sensitive", "rows_o
 PUBLIC_DIR, INTERNAL_DIR = "public", "internal"
 
 
-_FORMATS = {"csv": ".csv", "parquet": ".parquet"}
+_FORMATS = {"csv": ".csv", "parquet": ".parquet", "sav": ".sav", "dta": ".dta"}
+#: The formats of the statistical packages: text columns written as codes with value labels.
+_STATISTICAL = {"sav": "SPSS", "dta": "Stata"}
+#: SPSS's reserved words, which no variable may be named.
+_SPSS_RESERVED = frozenset(
+    {"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO", "WITH"}
+)
 _MANIFEST = "release.json"
 _INTERNAL = "internal.json"
 _LAYOUT = 2
@@ -412,7 +419,10 @@ class Release:
         directory : path
             Created; an existing directory is replaced only with ``overwrite`` and only if it
             holds a previous microanon output and nothing else.
-        format : {"csv", "parquet"}
+        format : {"csv", "parquet", "sav", "dta"}
+            The tables' file format. In an SPSS (``sav``) or Stata (``dta``) file a text column
+            is written as codes 1, 2, ... (its values in sorted order) with value labels: one
+            label for each value the published column holds, and none for any other value.
         overwrite : bool
             Replace a previous output in ``directory``.
         protect : paths
@@ -453,6 +463,8 @@ class Release:
         file = name + _FORMATS[format]
         if format == "csv":
             df.to_csv(directory / file, index=False)
+        elif format in _STATISTICAL:
+            _write_statistical(df, directory / file, format, types)
         else:
             Release._to_parquet(df, directory / file)
         info: dict[str, Any] = {
@@ -532,6 +544,8 @@ class Release:
             raise InputError(f"release table file {path} is missing")
         if path.suffix == ".parquet":
             df = pd.read_parquet(path)
+        elif path.suffix in (".sav", ".dta"):
+            df = _read_statistical(path)
         else:
             df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
         if list(df.columns) != info.get("columns"):
@@ -546,6 +560,87 @@ class Release:
                 col = col.replace("", None)
             df[c] = _restore(col, t)
         return df
+
+
+def _statistical_name_problem(name: str, format: str) -> str | None:
+    """Why ``name`` cannot be a variable of an SPSS or Stata file (None: it can)."""
+    if format == "dta":
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,31}", name):
+            return "Stata names are 1 to 32 letters, digits or _, not starting with a digit"
+        return None
+    if (
+        not re.fullmatch(r"[A-Za-z@][A-Za-z0-9_.@#$]*", name)
+        or len(name.encode("utf-8")) > 64
+        or name.endswith(".")
+    ):
+        return "SPSS names are up to 64 letters, digits or _ . @ # $, starting with a letter"
+    if name.upper() in _SPSS_RESERVED:
+        return f"{name.upper()} is a reserved word of SPSS"
+    return None
+
+
+def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping[str, str]) -> None:
+    """A table as an SPSS or Stata file: numbers as numbers; text and truth values as codes
+    1, 2, ... (the values in sorted order) labelled with the values the column holds, no label
+    for any other value; missing values missing.
+
+    Raises
+    ------
+    InputError
+        A column name the format does not allow, whole numbers a double cannot hold, or a table
+        pyreadstat cannot write; one line naming the column or the file.
+    """
+    import pyreadstat
+
+    kind = _STATISTICAL[format]
+    article = "an" if kind == "SPSS" else "a"
+    out = pd.DataFrame(index=range(len(df)))
+    labels: dict[str, dict[float, str]] = {}
+    for c in df.columns:
+        name = str(c)
+        problem = _statistical_name_problem(name, format)
+        if problem:
+            raise InputError(
+                f"output format {format}: column {name!r} cannot be {article} {kind} variable "
+                f"({problem}); rename it, or write csv or parquet"
+            )
+        col = df[c].reset_index(drop=True)
+        if types[name] in ("int", "float"):
+            number = pd.to_numeric(col)
+            if types[name] == "int" and (number.abs() > 2**53).any():
+                raise InputError(
+                    f"output format {format}: column {name!r} holds whole numbers above 2**53, "
+                    f"which {article} {kind} file (numbers as doubles) cannot hold exactly; "
+                    "write csv or parquet"
+                )
+            out[name] = number.astype("float64")
+            continue
+        text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
+        values = sorted(set(text.dropna()))
+        codes = {v: float(i) for i, v in enumerate(values, start=1)}
+        out[name] = text.map(codes).astype("float64")
+        labels[name] = {code: value for value, code in codes.items()}
+    try:
+        if format == "sav":
+            pyreadstat.write_sav(out, str(path), variable_value_labels=labels)
+        else:
+            pyreadstat.write_dta(out, str(path), variable_value_labels=labels)
+    except Exception as exc:  # any failure of the binary writer, as one line
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
+
+
+def _read_statistical(path: Path) -> pd.DataFrame:
+    """A table :func:`_write_statistical` wrote: labels applied (text), numbers as numbers."""
+    import pyreadstat
+
+    reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
+    try:
+        df, _ = reader(str(path), apply_value_formats=True, formats_as_category=False)
+    except Exception as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot read release table {path}: {message}") from None
+    return df
 
 
 def text_release(
@@ -601,7 +696,7 @@ def write_manifests(
         The release being built (``public/`` and ``internal/`` are created if missing).
     kind : str
         The release kind.
-    format : {"csv", "parquet"}
+    format : {"csv", "parquet", "sav", "dta"}
     tables : mapping of str to dict
         Each table's description: ``file``, ``rows``, ``columns``, ``types`` (and what
         :meth:`Release.load` reads besides).

@@ -422,13 +422,17 @@ class Schema:
         quasi: Sequence[str] = (),
         sensitive: Sequence[str] = (),
         identifiers: Sequence[str] = (),
+        categories: Mapping[str, Sequence[Any]] | None = None,
     ) -> Schema:
         """Guess a schema from a DataFrame, warning about every guess.
 
         Named columns get the given roles; all other columns become ``insensitive``. Kinds are
-        ``numeric`` for numeric dtypes and ``categorical`` otherwise. Each guess is reported with a
+        ``numeric`` for numeric dtypes and ``categorical`` otherwise; a categorical column named
+        in ``categories`` declares those (an SPSS or Stata file's value labels:
+        :func:`microanon.apps.io.value_label_categories`). Each guess is reported with a
         :class:`SchemaInferenceWarning`; write the schema down to silence them.
         """
+        declared = dict(categories or {})
         df = check_frame(df, [*quasi, *sensitive, *identifiers])
         roles: dict[str, Role] = {}
         for group, role in (
@@ -460,7 +464,8 @@ class Schema:
                 SchemaInferenceWarning,
                 stacklevel=2,
             )
-            attrs.append(Attribute(col, role, kind))
+            labels = declared.get(col) if kind is Kind.CATEGORICAL else None
+            attrs.append(Attribute(col, role, kind, categories=_categories(labels, col, kind)))
         return cls(attrs)
 
     # ------------------------------------------------------------------ access

@@ -14,7 +14,7 @@ import io
 import os
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
-from ..io import read_table
+from ..io import categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
 from .profile import ColumnProfile, profile_table
@@ -55,6 +55,11 @@ K = 5
 L_MAX = 3
 #: Directory of the hierarchy files, beside the config.
 HIERARCHY_DIR = "hierarchies"
+#: The note on a column whose categories are the data file's value labels.
+LABELS_NOTE = (
+    "categories: the file's value labels (its codebook), public by your statement: a release "
+    "may name a category no published row holds; remove them if the codebook is not public"
+)
 
 #: Decides the roles from the proposal: ``(proposals, profiles) -> proposals``.
 Decide = Callable[[list[Proposal], Sequence[ColumnProfile]], list[Proposal]]
@@ -149,9 +154,12 @@ def _entries(
     profiles: Sequence[ColumnProfile],
     proposals: Sequence[Proposal],
     findings: Sequence[Finding],
+    declared: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
     """The schema entries with their comments (the lint's ``findings`` among the notes), and
-    the hierarchies to write by file name."""
+    the hierarchies to write by file name; ``declared``: the file's value labels by column
+    (:func:`~microanon.apps.io.value_label_categories`), written as ``categories``."""
+    declared = dict(declared or {})
     by_name = {p.name: p for p in profiles}
     names = hierarchy_file_names([p.column for p in proposals if p.role is Role.QUASI])
     entries, files = [], {}
@@ -171,6 +179,11 @@ def _entries(
                 entry["hierarchy"] = plan.spec
         if missing is not None:
             entry["missing"] = missing
+        labels = None
+        if p.role is not Role.IDENTIFIER:
+            labels = categories_entry(declared, data, p.column, missing)
+        if labels is not None and "kind" not in entry:
+            entry["categories"] = labels
         entries.append(
             ColumnEntry(
                 p.column,
@@ -179,6 +192,7 @@ def _entries(
                 f"role {p.role.value}: {p.reason}",
                 None if plan is None else plan.how,
                 ([] if note is None else [note])
+                + ([LABELS_NOTE] if "categories" in entry else [])
                 + [
                     f"schema lint: {f.kind}: {f.evidence}" for f in findings if f.column == p.column
                 ],
@@ -247,11 +261,7 @@ def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Findi
     schema = Schema.from_dict({p.column: p.role.value for p in proposals})
     report = lint_schema(data, schema)
     findings = report.findings
-    out = [
-        f"schema lint: {f}; anonymize refuses it until you change {f.column}'s role or accept "
-        f"the finding (lint: {{accept: {{{f.column}: [{f.kind}]}}}})"
-        for f in findings
-    ]
+    out = [f"schema lint: {f}; anonymize refuses it until you {f.remedy}" for f in findings]
     if report.limited:
         out.append(f"schema lint: {report.limited}")
     if not schema.quasi:
@@ -275,7 +285,7 @@ def read_block(read: ReadOptions | None) -> dict[str, Any]:
         return {}
     default = ReadOptions()
     out: dict[str, Any] = {}
-    for name in ("sep", "encoding", "decimal", "quotechar", "na_values"):
+    for name in ("sep", "encoding", "decimal", "quotechar", "na_values", "sheet"):
         value = getattr(read, name)
         if value != getattr(default, name):
             out[name] = list(value) if name == "na_values" else value
@@ -324,7 +334,8 @@ def run_init(
     if decide is not None:
         proposals = decide(proposals, profiles)
     findings, warnings = _lint(frame, proposals)
-    entries, hierarchies = _entries(frame, profiles, proposals, findings)
+    declared = value_label_categories(data, frame)
+    entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
     _check_schema(frame, entries, texts)
     models, more = _models(proposals, profiles)

@@ -45,7 +45,7 @@ MAX_UPLOAD = 512 * 1024**2
 STATIC = Path(__file__).parent / "static"
 #: Runs compared side by side at most.
 COMPARE_MAX = 4
-_READ_FIELDS = ("sep", "encoding", "decimal", "quotechar")
+_READ_FIELDS = ("sep", "encoding", "decimal", "quotechar", "sheet")
 _CHUNK = 1024**2
 #: Bytes of a form beyond its file (boundaries, headers, the reading options).
 _FORM_OVERHEAD = 64 * 1024

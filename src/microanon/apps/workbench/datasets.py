@@ -21,7 +21,7 @@ import pandas as pd
 
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
-from ...core.lint import Finding, LintReport, lint_schema
+from ...core.lint import ACCEPTABLE_KINDS, Finding, LintReport, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
 from ...core.schema import missing_policy as missing_policy_name
@@ -30,6 +30,7 @@ from ..init.profile import ColumnProfile, profile_table
 from ..init.render import ColumnEntry
 from ..init.roles import propose_roles
 from ..init.run import hierarchy_file_names, missing_policy, read_block, read_data
+from ..io import categories_entry, value_label_categories
 from .errors import RequestError
 from .hierarchies import Built, build, missing_values
 
@@ -161,8 +162,8 @@ def _new(
 
 
 def load_file(ds_id: str, path: Path, name: str, read: ReadOptions) -> Dataset:
-    """A data set from an uploaded CSV, Parquet, SPSS, Stata or SAS file (read as ``anonymize``
-    reads ``data:``).
+    """A data set from an uploaded CSV, Parquet, SPSS, Stata, SAS or Excel file (read as
+    ``anonymize`` reads ``data:``).
 
     Raises
     ------
@@ -282,6 +283,8 @@ def schema_files(
     """
     names = hierarchy_file_names(ds.quasi)
     entries, files = [], {}
+    # the file's value labels (its codebook), read from its metadata: categories of the config
+    declared = {} if ds.path is None else value_label_categories(ds.path, ds.frame)
     for column, state in ds.columns.items():
         entry: dict[str, Any] = {"role": state.role.value}
         if state.role is not Role.IDENTIFIER and state.kind == "numeric":
@@ -306,6 +309,10 @@ def schema_files(
         missing = ds.missing(column)
         if missing is not None:
             entry["missing"] = missing
+        if state.role is not Role.IDENTIFIER and state.kind != "numeric":
+            labels = categories_entry(declared, ds.frame, column, missing)
+            if labels is not None:
+                entry["categories"] = labels
         profile = ds.profiles[column]
         entries.append(
             ColumnEntry(
@@ -413,6 +420,8 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
                 "severity": "accepted" if f.accepted else "blocking",
                 "kind": f.kind,
                 "message": f.evidence,
+                "acceptable": f.kind in ACCEPTABLE_KINDS,
+                "remedy": f.remedy,
             }
             for f in ds.lint
         ],

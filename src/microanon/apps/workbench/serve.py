@@ -96,7 +96,7 @@ def serve(
     Parameters
     ----------
     data : path, optional
-        A CSV, Parquet, SPSS, Stata or SAS file to load at start (read, never written).
+        A CSV, Parquet, SPSS, Stata, SAS or Excel file to load at start (read, never written).
     read : ReadOptions, optional
         How to read it.
     host, port

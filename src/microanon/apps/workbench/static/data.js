@@ -76,7 +76,7 @@ async function loadFile(e) {
   say("load-error", "");
   const file = $("file").files[0];
   if (!file) {
-    say("load-error", "Choose a file first (CSV, Parquet, SPSS, Stata or SAS).");
+    say("load-error", "Choose a file first (CSV, Parquet, SPSS, Stata, SAS or Excel).");
     $("file").focus();
     return;
   }
@@ -142,14 +142,17 @@ function render() {
   if (focus) document.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
 }
 
-/** One lint finding; a blocking one can be accepted (and an accepted one taken back). */
+/** One lint finding; a blocking one can be accepted (and an accepted one taken back), except a
+ * column that links records like a quasi-identifier: its remedy is shown instead. */
 function finding(f) {
   const blocking = f.severity === "blocking";
   const what = f.kind ? f.kind.replaceAll("_", " ") : f.severity;
   return h("li", { class: `lint-${f.severity}`, dataset: { column: f.column ?? "", kind: f.kind ?? "" } },
     h("strong", {}, `${f.column ? `${f.column}: ` : ""}${what}`),
     blocking ? " (blocks the runs) — " : " (accepted) — ", f.message, " ",
-    f.column && f.kind
+    f.column && f.kind && f.acceptable === false
+      ? h("span", { class: "help lint-remedy" }, `What to do: ${f.remedy}.`)
+      : f.column && f.kind
       ? h("button", { type: "button", class: `lint-${blocking ? "accept" : "undo"} secondary small`,
           onclick: () => accept(f, blocking) },
         blocking ? `Accept this finding on ${f.column}` : `Take back the acceptance on ${f.column}`)
