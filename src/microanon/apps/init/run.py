@@ -411,7 +411,12 @@ def format_result(result: InitResult) -> str:
             f"wrote {result.config}{where}",
             f"roles: {roles[Role.QUASI]} quasi-identifier(s), {roles[Role.SENSITIVE]} "
             f"sensitive, {roles[Role.INSENSITIVE]} insensitive, {roles[Role.IDENTIFIER]} "
-            "identifier(s) (dropped)",
+            "identifier(s) (dropped)"
+            + "".join(
+                f", {roles[r]} {r.value}"
+                for r in (Role.WEIGHT, Role.HOUSEHOLD, Role.STRATA)
+                if roles[r]
+            ),
             f"next: check the proposal in {result.config} (the comments say why each column "
             "has its role), then run",
             f"  {result.command}",
