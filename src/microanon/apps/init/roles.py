@@ -2,30 +2,34 @@
 
 The first rule that matches a column decides its role:
 
-0. it has no value at all: dropped (``identifier``);
-1. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
-2. its name looks like sensitive information (``sensitive``): health, finances, occupation
-   (the convention of ARX's Adult examples) and the special categories of personal data of data
-   protection law (religion, sexual orientation, convictions, ...). A guess from the name;
-3. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
+0. it is a survey design column (:mod:`.design`: a sampling weight, a household id, a stratum
+   id, recognized by name and values): ``weight``, ``household``, ``strata``;
+1. it has no value at all: dropped (``identifier``);
+2. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
+3. its name looks like sensitive information (``sensitive``): health, finances, occupation
+   (the convention of ARX's Adult examples), votes and political opinions, and the special
+   categories of personal data of data protection law (religion, sexual orientation,
+   convictions, ...). A guess from the name;
+4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education, marital status, race, country, job-like names;
-4. it holds dates: dates (birth, admission, death) are commonly known to others: ``quasi``;
-5. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
+5. its values look like answers to an opinion question (:mod:`.items`: a rating scale, a yes/no
+   item asked of part of the sample, answer labels): ``sensitive``, a guess from the values;
+6. it holds dates: dates (birth, admission, death) are commonly known to others: ``quasi``;
+7. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
    row, the schema lint's threshold): it singles out records like an identifier: dropped;
-6. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
-7. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
+8. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
+9. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
    combine with others into a key: ``quasi``;
-8. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
+10. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
 
-Two adjustments follow (:func:`propose_roles`). ``full_domain``'s ℓ-diversity protects one
-sensitive column, so when several look sensitive one stays sensitive and the others are
-proposed insensitive, saying so: a categorical column before a numeric one (distinct
-ℓ-diversity says little about numbers, which seldom repeat), health data before other
-columns, then the column with the most distinct values (of which ℓ-diversity can ask the
-most). Then the schema lint (:func:`microanon.core.lint.lint_schema`) checks the proposal:
-an insensitive column it finds near-unique becomes an identifier, one that determines or is
-determined by quasi-identifiers becomes a quasi-identifier; the lint runs again until it finds
-nothing, so that ``microanon anonymize`` accepts the proposal as written.
+Every column that looks sensitive stays sensitive (a survey holds many answers). Then two
+checks alternate until both hold (:func:`propose_roles`). The schema lint
+(:func:`microanon.core.lint.lint_schema`): an insensitive column it finds near-unique becomes an
+identifier, one that determines or is determined by quasi-identifiers becomes a
+quasi-identifier, a stratum id it finds so is dropped. The key limit (:func:`limit_keys`): the
+quasi-identifiers are ranked by the sample uniques they add and kept while ``full_domain``'s
+exact search handles their lattice; the others are dropped with the reason. So
+``microanon anonymize`` accepts the proposal as written.
 
 All of this is a proposal from names and values: the data owner, who knows what an attacker
 can know, decides.

@@ -131,16 +131,24 @@ def hierarchy_file_names(columns: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def missing_policy(profile: ColumnProfile, role: Role) -> tuple[str | None, str | None]:
+def missing_policy(
+    profile: ColumnProfile, role: Role, drop_numbers: bool = True
+) -> tuple[str | None, str | None]:
     """The missing-value policy of a column and the note saying what it does.
 
     A column that is not numeric keeps its missing values as the value ``?`` (``missing:
-    category``). A numeric column gets no policy: the schema's default applies (init never
-    leaves rows out on its own); the note counts the missing values.
+    category``). A numeric column's rows without a value are dropped (``missing: drop``, the
+    workbench's choice), or, without ``drop_numbers`` (``microanon init``'s), it gets no policy:
+    the schema's default applies and the note counts the missing values.
     """
     if not profile.has_missing or not role.published:
         return None, None
     n = round(profile.missing_share * profile.rows)
+    if profile.type == "numeric" and drop_numbers:
+        return "drop", (
+            f"the {n:,} rows without a value are left out of the release (missing: drop); "
+            "impute the values to keep them"
+        )
     if profile.type == "numeric":
         return None, (
             f"{n:,} rows have no value; no missing: policy is written, so the schema's default "
@@ -165,7 +173,7 @@ def _entries(
         entry: dict[str, Any] = {"role": p.role.value}
         if p.role is not Role.IDENTIFIER and profile.type == "numeric":
             entry["kind"] = "numeric"
-        missing, note = missing_policy(profile, p.role)
+        missing, note = missing_policy(profile, p.role, drop_numbers=False)
         plan: HierarchyPlan | None = None
         if p.role is Role.QUASI:
             plan = plan_hierarchy(data[p.column], profile, missing_leaf=missing == "category")
