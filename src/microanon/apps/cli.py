@@ -546,6 +546,11 @@ def risk(
         from .engine import risk_dask
 
         _not_with_dask(suda_max_size=suda_max_size)
+        if schema is not None and schema.weight is not None and weights is None:
+            design_note = (
+                f"the schema's weight {schema.weight} is not used with --engine dask (the survey "
+                "risk measures need the records)"
+            )
         options = RiskOptions(weights=weights, household=household, **settings)
         assessment = risk_dask(
             file,
