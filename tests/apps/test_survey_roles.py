@@ -225,3 +225,19 @@ def test_a_weight_or_stratum_is_never_masked_or_randomized():
         randomize(data, schema, keep={"stratum": 0.9}, rng=0)
     with pytest.raises(InputError, match="'hh'"):
         randomize(data, schema, keep={"hh": 0.9}, rng=0)
+
+
+def test_the_verification_refuses_a_public_table_holding_an_unpublished_column(tmp_path):
+    from microanon.models import verify_written
+
+    data = _survey()
+    leaky = Schema.from_dict({**SCHEMA, "hh": "insensitive"})  # as if a method published it
+    release = full_domain(data, leaky, models=[{"k_anonymity": {"k": 5}}])
+    (tmp_path / "rel").mkdir()
+    release.write_parts(tmp_path / "rel", "csv")
+    found = verify_written(tmp_path / "rel", data, unpublished=["hh"])
+    assert not found.ok
+    assert found.problems == [
+        "public table data holds column(s) hh, which the schema does not publish"
+    ]
+    assert verify_written(tmp_path / "rel", data).ok
