@@ -241,3 +241,14 @@ def test_the_verification_refuses_a_public_table_holding_an_unpublished_column(t
         "public table data holds column(s) hh, which the schema does not publish"
     ]
     assert verify_written(tmp_path / "rel", data).ok
+
+
+def test_lint_takes_the_design_roles_on_the_command_line(runner, tmp_path):
+    data = tmp_path / "survey.csv"
+    _survey().to_csv(data, index=False)
+    args = ["lint", str(data), "--quasi", "sex,age,income", "--sensitive", "health,vote"]
+    design = ["--weights", "wt", "--household", "hh", "--strata", "stratum"]
+    result = runner.invoke(main, [*args, *design])
+    assert result.exit_code == 0 and result.stdout.strip() == "no findings"
+    result = runner.invoke(main, [*args, "--household", "hh", "--strata", "stratum"])
+    assert result.exit_code == 1 and "wt: no_role" in result.stdout

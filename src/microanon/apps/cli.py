@@ -636,6 +636,11 @@ def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[s
 @click.option("--sensitive", default=None, help="Comma-separated sensitive columns.")
 @click.option("--identifiers", default=None, help="Comma-separated columns never published.")
 @click.option("--insensitive", default=None, help="Comma-separated columns published unchanged.")
+@click.option(
+    "--weights", default=None, help="Comma-separated sampling weights (published, not linted)."
+)
+@click.option("--household", default=None, help="The household-id column (never published).")
+@click.option("--strata", default=None, help="Comma-separated stratum ids (published, linted).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_read_options
 @_friendly_errors
@@ -646,6 +651,9 @@ def lint_command(
     sensitive: str | None,
     identifiers: str | None,
     insensitive: str | None,
+    weights: str | None,
+    household: str | None,
+    strata: str | None,
     read: dict[str, Any],
     as_json: bool,
 ) -> None:
@@ -656,7 +664,7 @@ def lint_command(
     from .io import read_table
 
     if config is not None:
-        if quasi or sensitive or identifiers or insensitive:
+        if quasi or sensitive or identifiers or insensitive or weights or household or strata:
             raise click.UsageError("give either --config or the roles, not both")
         cfg = load_config(config, read=read)
         frame = cfg.read_data(data)
@@ -670,6 +678,9 @@ def lint_command(
             (sensitive, "sensitive"),
             (identifiers, "identifier"),
             (insensitive, "insensitive"),
+            (weights, "weight"),
+            (household, "household"),
+            (strata, "strata"),
         ):
             roles.update({c: role for c in _split(group)})
         schema, accept = Schema.from_dict(roles), None
