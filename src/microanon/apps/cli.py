@@ -433,10 +433,24 @@ def check(
 
 # ---------------------------------------------------------------------------- risk
 @main.command("risk")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("--quasi", required=True, help="Comma-separated key (quasi-identifier) columns.")
-@click.option("--weights", default=None, help="Sampling-weight column (individual, LL risk).")
-@click.option("--household", default=None, help="Household-id column (household risk).")
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Pipeline YAML: its schema gives the keys, the weight and the household id.",
+)
+@click.option("--quasi", default=None, help="Comma-separated key (quasi-identifier) columns.")
+@click.option(
+    "--weights",
+    default=None,
+    help="Sampling-weight column (individual, LL risk); default: the schema's weight.",
+)
+@click.option(
+    "--household",
+    default=None,
+    help="Household-id column (household risk); default: the schema's household.",
+)
 @click.option("--population", type=int, default=None, help="Population size.")
 @click.option(
     "--sampling-fraction", "fraction", type=float, default=None, help="Sampling fraction in (0, 1]."
@@ -479,8 +493,9 @@ def check(
 @quiet_option
 @_friendly_errors
 def risk(
-    file: Path,
-    quasi: str,
+    file: Path | None,
+    config: Path | None,
+    quasi: str | None,
     weights: str | None,
     household: str | None,
     population: int | None,
@@ -507,36 +522,57 @@ def risk(
     and log-linear risk (with --weights) and SUDA2. With --engine dask, FILE may be a Parquet or
     CSV directory or glob of any size: the attacker models and population uniqueness are
     computed from its frequency table; --weights and --household are not available and SUDA2
-    is skipped.
+    is skipped. With --config, the schema's quasi-identifiers are the keys (unless --quasi
+    names them) and its weight and household id are used (unless --weights, --household name
+    others); FILE defaults to the config's data.
     """
     from ..core.progress import as_progress
     from .io import read_table
     from .report import Report
-    from .risk import RiskOptions, add_risk_section, assess_risk, format_risk
+    from .risk import RiskOptions, add_risk_section, assess_risk, format_risk, schema_design
 
     csv = _csv(read)
+    schema = None
+    if config is not None:
+        from .config import load_config
+
+        cfg = load_config(config, read=read)
+        schema = cfg.schema
+        if file is None:
+            file = cfg.data if isinstance(cfg.data, Path) else None
+        if file is None:
+            raise click.UsageError("give FILE: the config's data is not a file")
+        if not quasi:
+            quasi = ",".join(schema.quasi)
+    if file is None or not quasi:
+        raise click.UsageError("give FILE and --quasi (or --config)")
     population_table = None
     if population_file is not None:
         population_table = read_table(population_file, options=csv)
         population_table.columns = [str(c) for c in population_table.columns]
-    options = RiskOptions(
-        quasi=_split(quasi),
-        weights=weights,
-        household=household,
-        population=population,
-        fraction=fraction,
-        region=region,
-        population_table=population_table,
-        population_count=population_count,
-        threshold=threshold,
-        suda=not no_suda,
-        suda_max_size=suda_max_size,
-        missing=missing,
-    )
+    settings = {
+        "quasi": _split(quasi),
+        "population": population,
+        "fraction": fraction,
+        "region": region,
+        "population_table": population_table,
+        "population_count": population_count,
+        "threshold": threshold,
+        "suda": not no_suda,
+        "suda_max_size": suda_max_size,
+        "missing": missing,
+    }
+    design_note = None
     if _engine(engine, scheduler, file) == "dask":
         from .engine import risk_dask
 
         _not_with_dask(suda_max_size=suda_max_size)
+        if schema is not None and schema.weight is not None and weights is None:
+            design_note = (
+                f"the schema's weight {schema.weight} is not used with --engine dask (the survey "
+                "risk measures need the records)"
+            )
+        options = RiskOptions(weights=weights, household=household, **settings)
         assessment = risk_dask(
             file,
             options,
@@ -555,11 +591,17 @@ def risk(
         with reporter.stage(f"read {file.name}"):
             data = read_table(file, options=csv)
             data.columns = [str(c) for c in data.columns]
+        if schema is not None and weights is None:
+            weights, from_schema, design_note = schema_design(schema, data)
+            household = household or from_schema
+        options = RiskOptions(weights=weights, household=household, **settings)
         with reporter.stage("risk profile"):
             assessment = assess_risk(data, options)
+    if design_note is not None:
+        click.echo(f"note: {design_note}", err=True)
     if report_path is not None:
         report = Report(f"Disclosure risk of {file.name}", "microanon risk")
-        add_risk_section(report, assessment, "Disclosure risk")
+        add_risk_section(report, assessment, "Disclosure risk", note=design_note)
         report.write(report_path)
     _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
 
@@ -615,6 +657,11 @@ def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[s
 @click.option("--sensitive", default=None, help="Comma-separated sensitive columns.")
 @click.option("--identifiers", default=None, help="Comma-separated columns never published.")
 @click.option("--insensitive", default=None, help="Comma-separated columns published unchanged.")
+@click.option(
+    "--weights", default=None, help="Comma-separated sampling weights (published, not linted)."
+)
+@click.option("--household", default=None, help="The household-id column (never published).")
+@click.option("--strata", default=None, help="Comma-separated stratum ids (published, linted).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_read_options
 @_friendly_errors
@@ -625,6 +672,9 @@ def lint_command(
     sensitive: str | None,
     identifiers: str | None,
     insensitive: str | None,
+    weights: str | None,
+    household: str | None,
+    strata: str | None,
     read: dict[str, Any],
     as_json: bool,
 ) -> None:
@@ -635,7 +685,7 @@ def lint_command(
     from .io import read_table
 
     if config is not None:
-        if quasi or sensitive or identifiers or insensitive:
+        if quasi or sensitive or identifiers or insensitive or weights or household or strata:
             raise click.UsageError("give either --config or the roles, not both")
         cfg = load_config(config, read=read)
         frame = cfg.read_data(data)
@@ -649,6 +699,9 @@ def lint_command(
             (sensitive, "sensitive"),
             (identifiers, "identifier"),
             (insensitive, "insensitive"),
+            (weights, "weight"),
+            (household, "household"),
+            (strata, "strata"),
         ):
             roles.update({c: role for c in _split(group)})
         schema, accept = Schema.from_dict(roles), None

@@ -41,7 +41,7 @@ from .release_summary import (
     warnings_of,
 )
 from .report import Report
-from .risk import RiskOptions, add_risk_section, assess_risk
+from .risk import RiskOptions, add_risk_section, assess_risk, schema_design
 
 __all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report"]
 
@@ -133,7 +133,10 @@ def publish(
         with reporter.stage(PUBLISH_STAGES[0]):
             release.write_parts(tmp, format)
         with reporter.stage(PUBLISH_STAGES[1]):
-            verification = verify_written(tmp, original, lint.linkable, schema.declared())
+            hidden = [c for c in schema.columns if not schema[c].role.published]
+            verification = verify_written(
+                tmp, original, lint.linkable, schema.declared(), unpublished=hidden
+            )
             if not verification.ok:
                 raise VerificationError(
                     "the written release does not hold what it claims, so nothing was written: "
@@ -188,7 +191,9 @@ def _write_reports(
     add_summary_sections(internal, release, config, original, columns, verification, lint, numbers)
     quasi = [q for q in schema.quasi if q in original.columns]
     if quasi:
-        _add_risk(internal, original[quasi].dropna(), quasi, "Disclosure risk of the original")
+        design = [c for c in (schema.weight, schema.household) if c in original.columns]
+        frame = original[[*quasi, *design]].dropna()
+        _add_risk(internal, frame, quasi, "Disclosure risk of the original", schema)
     internal.write(tmp / INTERNAL_DIR / "report.html")
     public_report(verification, schema, lint).write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
@@ -221,10 +226,21 @@ def public_report(verification: Verification, schema: Schema, lint: LintReport) 
     if quasi and data is not None and set(quasi) <= set(data.columns):
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
         shown = data[quasi].astype(object).where(data[quasi].notna(), SUPPRESSED)
-        _add_risk(report, shown, quasi, "Disclosure risk of the published table")
+        weight = schema.weight if schema.weight in data.columns else None
+        if weight is not None:  # published unchanged: its rows with a weight are measured
+            shown = shown.assign(**{weight: data[weight]}).loc[data[weight].notna()]
+        _add_risk(report, shown, quasi, "Disclosure risk of the published table", schema)
     return report
 
 
-def _add_risk(report: Report, frame: pd.DataFrame, quasi: list[str], title: str) -> None:
-    """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``)."""
-    add_risk_section(report, assess_risk(frame, RiskOptions(quasi, suda=False)), title)
+def _add_risk(
+    report: Report, frame: pd.DataFrame, quasi: list[str], title: str, schema: Schema | None = None
+) -> None:
+    """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
+    with the survey measures when ``schema`` has a sampling weight (and a household id) that
+    ``frame`` holds."""
+    weights = household = note = None
+    if schema is not None:
+        weights, household, note = schema_design(schema, frame)
+    options = RiskOptions(quasi, weights=weights, household=household, suda=False)
+    add_risk_section(report, assess_risk(frame, options), title, note=note)

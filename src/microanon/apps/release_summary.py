@@ -74,14 +74,19 @@ def column_actions(
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
         if c not in published:
-            why = {"identifier": "dropped (identifier: never published)"}.get(
-                role, "left out (no role in the schema)" if role == "none" else "not published"
-            )
+            why = {
+                "identifier": "dropped (identifier: never published)",
+                "household": "left out (household id: used for the household risk, never "
+                "published)",
+            }.get(role, "left out (no role in the schema)" if role == "none" else "not published")
             rows.append((c, role, why))
             continue
         done = family_of(release).describe_column(release, c)
         if done is None:
-            done = "published unchanged"
+            done = {
+                "weight": "published unchanged (sampling weight)",
+                "strata": "published unchanged (stratum id)",
+            }.get(role, "published unchanged")
             notes = [str(f) for f in (lint.for_column(c) if lint else [])]
             if notes:
                 done += "; lint: " + "; ".join(notes)

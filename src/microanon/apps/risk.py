@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
+from ..core.schema import Schema
 from ..measures import (
     attacker_risks,
     individual_risk,
@@ -33,7 +34,14 @@ from ..measures import (
 )
 from .report import Report, new_figure
 
-__all__ = ["RiskAssessment", "RiskOptions", "add_risk_section", "assess_risk", "format_risk"]
+__all__ = [
+    "RiskAssessment",
+    "RiskOptions",
+    "add_risk_section",
+    "assess_risk",
+    "format_risk",
+    "schema_design",
+]
 
 #: How each survey measure counts missing key values in ``missing="sdcmicro"`` mode.
 _SDCMICRO_MISSING = {"individual": "match", "loglinear": "drop", "suda": "ignore"}
@@ -133,6 +141,52 @@ class RiskAssessment:
     numbers: dict[str, Any]
     record_risks: pd.DataFrame
     record_weights: np.ndarray | None = None
+
+
+def schema_design(schema: Schema, data: pd.DataFrame) -> tuple[str | None, str | None, str | None]:
+    """The sampling weight and household id the survey risk measures take from ``schema``.
+
+    sdcMicro's ``weightVar`` and ``hhId``: the first column with role ``weight`` and the column
+    with role ``household``. A weight the measures cannot use (not numeric, missing, below 1:
+    the individual risk needs inverse inclusion probabilities) is left out, and so is the
+    household id then; the note says why.
+
+    Parameters
+    ----------
+    schema : Schema
+    data : pandas.DataFrame
+        The table measured (it must hold the weight column).
+
+    Returns
+    -------
+    (weights, household, note)
+        Column names or None; ``note`` is one line for the user, or None.
+    """
+    from ..measures._keys import check_weights
+
+    weight, household = schema.weight, schema.household
+    if weight is None or weight not in data.columns:
+        note = None
+        if household is not None:
+            note = f"household id {household} not used: the household risk needs a sampling weight"
+        return None, None, note
+    try:
+        check_weights(data, weight)
+    except InputError as exc:
+        return (
+            None,
+            None,
+            (f"the schema's weight {weight} is not used by the survey risk measures: {exc}"),
+        )
+    note = None
+    if len(schema.weights) > 1:
+        note = (
+            f"the schema has {len(schema.weights)} weights ({', '.join(schema.weights)}): the "
+            f"survey risk measures use the first, {weight}; --weights names another"
+        )
+    if household is not None and household not in data.columns:
+        household = None
+    return weight, household, note
 
 
 def _people(table: pd.DataFrame, count: str | None) -> int:
@@ -355,7 +409,9 @@ def format_risk(numbers: dict[str, Any]) -> str:
     return "\n".join([head, *(f"{k:<{width}}  {v}" for k, v in rows)])
 
 
-def add_risk_section(report: Report, assessment: RiskAssessment, title: str) -> None:
+def add_risk_section(
+    report: Report, assessment: RiskAssessment, title: str, note: str | None = None
+) -> None:
     """Add the profile to ``report``: the figures and a plot of the per-record risks.
 
     Parameters
@@ -366,6 +422,8 @@ def add_risk_section(report: Report, assessment: RiskAssessment, title: str) -> 
         From :func:`assess_risk`.
     title : str
         The section's title.
+    note : str, optional
+        A sentence added to the section's text (e.g. why a weight was not used).
     """
     numbers = assessment.numbers
     sec = report.section(
@@ -373,7 +431,8 @@ def add_risk_section(report: Report, assessment: RiskAssessment, title: str) -> 
         f"{numbers['rows']:,} records; keys: {', '.join(numbers['quasi'])}. The prosecutor knows "
         "the person is in the table; the journalist matches against the population; the "
         "marketer tries every record. Population uniqueness estimates how many records are "
-        "unique in the whole population, not only in the sample.",
+        "unique in the whole population, not only in the sample."
+        + (f" Note: {note}." if note else ""),
     )
     rows = _summary_rows(numbers)
     sec.table(pd.DataFrame(rows, columns=["measure", "value"]))

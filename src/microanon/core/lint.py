@@ -335,7 +335,9 @@ def lint_schema(
                 )
             )
     quasi = [q for q in schema.quasi if q in data.columns]
-    candidates = [a.name for a in schema if a.role is Role.INSENSITIVE and a.name in data.columns]
+    # Published unchanged: insensitive columns and stratum ids (a sampling weight is exempt).
+    linted = (Role.INSENSITIVE, Role.STRATA)
+    candidates = [a.name for a in schema if a.role in linted and a.name in data.columns]
     values = {c: data[c].nunique(dropna=False) for c in candidates}
     # A constant column neither gives nor is given by anything (strength 0): not tested.
     tested = [c for c in candidates if 1 < values[c] < unique_share * n]

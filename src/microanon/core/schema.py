@@ -59,12 +59,32 @@ def missing_policy(name: Any, column: str) -> str:
 
 
 class Role(str, Enum):
-    """What a column is to an attacker."""
+    """What a column is to an attacker, or to the design of the survey it comes from.
+
+    ``weight``, ``household`` and ``strata`` are survey design columns: a sampling weight is
+    published unchanged and used by the risk measures (sdcMicro's ``weightVar``); a household
+    (cluster) id is used for the household risk and never published; a stratum id is published
+    unchanged (checked by the schema lint like an insensitive column).
+    """
 
     IDENTIFIER = "identifier"
     QUASI = "quasi"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
+    WEIGHT = "weight"
+    HOUSEHOLD = "household"
+    STRATA = "strata"
+
+    @property
+    def published(self) -> bool:
+        """Whether a release publishes columns of this role (not identifiers, not households)."""
+        return self not in (Role.IDENTIFIER, Role.HOUSEHOLD)
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether a column of this role is published as it is, never masked by a method
+        (a sampling weight, a stratum id)."""
+        return self in (Role.WEIGHT, Role.STRATA)
 
 
 class Kind(str, Enum):
@@ -333,6 +353,12 @@ class Schema:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise SchemaError(f"schema names column(s) more than once: {', '.join(dup)}")
+        households = [a.name for a in attributes if a.role is Role.HOUSEHOLD]
+        if len(households) > 1:
+            raise SchemaError(
+                f"schema gives role household to {', '.join(households)}: the household risk "
+                "takes one household id, give the others role identifier"
+            )
         self._attrs: dict[str, Attribute] = {a.name: a for a in attributes}
 
     # ------------------------------------------------------------------ construction
@@ -367,10 +393,12 @@ class Schema:
                 )
             if "role" not in desc:
                 raise SchemaError(
-                    f"column '{name}': no role given (identifier, quasi, sensitive, insensitive)"
+                    f"column '{name}': no role given ({', '.join(r.value for r in Role)})"
                 )
             role = _enum(Role, desc["role"], "role", name)
-            kind = _enum(Kind, desc.get("kind", "categorical"), "kind", name)
+            # A sampling weight is a number: numeric unless the schema says otherwise.
+            default_kind = "numeric" if role is Role.WEIGHT else "categorical"
+            kind = _enum(Kind, desc.get("kind", default_kind), "kind", name)
             missing = desc.get("missing")
             if missing is not None:
                 missing = missing_policy(missing, name)
@@ -526,9 +554,32 @@ class Schema:
         return self._with_role(Role.INSENSITIVE)
 
     @property
+    def weights(self) -> list[str]:
+        """Sampling-weight columns (published unchanged; the risk measures use the first)."""
+        return self._with_role(Role.WEIGHT)
+
+    @property
+    def weight(self) -> str | None:
+        """The sampling weight the risk measures use: the first weight column, or None."""
+        weights = self.weights
+        return weights[0] if weights else None
+
+    @property
+    def household(self) -> str | None:
+        """The household (cluster) id column, or None (used for the household risk, never
+        published)."""
+        households = self._with_role(Role.HOUSEHOLD)
+        return households[0] if households else None
+
+    @property
+    def strata(self) -> list[str]:
+        """Stratum-id columns (published unchanged)."""
+        return self._with_role(Role.STRATA)
+
+    @property
     def published(self) -> list[str]:
-        """Every column except identifiers."""
-        return [a.name for a in self if a.role is not Role.IDENTIFIER]
+        """Every column a release publishes: all but identifiers and the household id."""
+        return [a.name for a in self if a.role.published]
 
     def hierarchy(self, name: str) -> Hierarchy:
         """The resolved hierarchy of a column.

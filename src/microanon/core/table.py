@@ -306,8 +306,8 @@ class Table:
     def from_frame(cls, df: pd.DataFrame, schema: Schema | Mapping[str, Any]) -> Table:
         """Validate and encode a DataFrame.
 
-        Identifier columns are dropped; missing-value policies are applied; builder hierarchies
-        are resolved against the data.
+        Identifier and household columns are dropped (they are never published); missing-value
+        policies are applied; builder hierarchies are resolved against the data.
 
         Parameters
         ----------

@@ -13,7 +13,9 @@ produced them) and checks
    dropped column's values), unless the data owner declared it public (a column's
    ``categories`` or ordinal ``order`` in the schema). Every public key is scanned, with no
    exemption: a method publishes by design only what it declares with ``public=``, and a key
-   that names values (a randomization's domains) holds declared or published values only.
+   that names values (a randomization's domains) holds declared or published values only;
+4. that no public table holds a column the schema does not publish (an identifier, a
+   household id). A sampling weight or a stratum id is published like an insensitive column.
 """
 
 from __future__ import annotations
@@ -194,6 +196,7 @@ def verify_written(
     original: pd.DataFrame,
     linkable: Sequence[str] = (),
     declared: Mapping[str, Sequence[Any]] | None = None,
+    unpublished: Sequence[str] = (),
 ) -> Verification:
     """Read a written release back from ``directory`` and verify it.
 
@@ -208,6 +211,8 @@ def verify_written(
         :attr:`~microanon.core.lint.LintReport.linkable`); counted as quasi-identifiers.
     declared : mapping of column to values, optional
         Values the data owner declared public (see :func:`public_leaks`).
+    unpublished : sequence of str
+        Columns no public table may hold (the schema's identifiers and household id).
 
     Returns
     -------
@@ -223,6 +228,13 @@ def verify_written(
     if extra:
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
     out.leaks = public_leaks(public, original, declared)
+    for name, table in public.tables.items():
+        held = [str(c) for c in table.columns if str(c) in set(unpublished)]
+        if held:
+            out.problems.append(
+                f"public table {name} holds column(s) {', '.join(held)}, which the schema does "
+                "not publish"
+            )
     models = full.metadata.get("models")
     if not models and full.kind != "distribution":
         return out

@@ -26,7 +26,7 @@ from dask import delayed
 from ..core.errors import InfeasibleError, InputError
 from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC
-from ..core.schema import Kind, Role, Schema
+from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
 from ..methods.sdc._common import check_flag, check_k
 from .client import dask_client, run_stage
@@ -179,7 +179,7 @@ def microaggregate_blocks(
     else:
         schema = _as_schema(schema)
         frame = _source(source, schema.columns, read_options)
-    if by not in schema.columns or schema[by].role is Role.IDENTIFIER:
+    if by not in schema.columns or not schema[by].role.published:
         raise InputError(f"by: {by!r} is not a published column of the schema")
     absent = [c for c in [*columns, *modal] if c not in schema.columns]
     if absent:

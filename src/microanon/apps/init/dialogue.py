@@ -11,7 +11,7 @@ from ...core.schema import Role
 from .profile import ColumnProfile
 from .roles import Proposal, with_role
 
-__all__ = ["ask_roles", "roles_table", "show_roles", "stdin_is_terminal"]
+__all__ = ["ITEM_RULES", "ask_roles", "decisions", "roles_table", "show_roles", "stdin_is_terminal"]
 
 _ROLES = [r.value for r in Role]
 
@@ -42,16 +42,52 @@ def roles_table(proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile]
     return "\n".join(lines)
 
 
+#: Rules that propose a column sensitive from its values (asked about on a terminal).
+ITEM_RULES = ("answer-scale", "answer-labels", "yes-no-item")
+
+
+def decisions(proposals: Sequence[Proposal]) -> str:
+    """What was decided for each column and why: one line per column."""
+    return "\n".join(f"{p.column}: {p.role.value}: {p.reason}" for p in proposals)
+
+
 def show_roles(proposals: list[Proposal], profiles: Sequence[ColumnProfile]) -> list[Proposal]:
     """Print the proposal and accept it as it is (``--yes``, or no terminal)."""
     click.echo(roles_table(proposals, profiles))
+    click.echo(decisions(proposals))
     return proposals
+
+
+def _ask_items(proposals: list[Proposal]) -> list[Proposal]:
+    """Ask whether the columns proposed sensitive from their values are; if not, their roles."""
+    items = [p for p in proposals if p.role is Role.SENSITIVE and p.rule in ITEM_RULES]
+    if not items:
+        return proposals
+    click.echo(
+        f"{len(items)} column(s) look like answers to opinion questions, proposed sensitive: "
+        + ", ".join(p.column for p in items)
+    )
+    if click.confirm("Are they sensitive?", default=True):
+        return proposals
+    chosen = {}
+    for p in items:
+        click.echo(f"{p.column}: {p.reason}")
+        answer = click.prompt(
+            f"  role of {p.column}",
+            type=click.Choice(_ROLES),
+            default=p.role.value,
+            show_choices=True,
+        )
+        chosen[p.column] = with_role(p, Role(answer))
+    return [chosen.get(p.column, p) for p in proposals]
 
 
 def ask_roles(proposals: list[Proposal], profiles: Sequence[ColumnProfile]) -> list[Proposal]:
     """Print the proposal and ask whether to keep it; if not, ask for each column's role.
 
-    Each question shows the reason for the proposed role and defaults to it.
+    First, when columns were proposed sensitive from their values (rating scales, answer
+    labels, yes/no items), whether they are. Each question shows the reason for the proposed
+    role and defaults to it.
 
     Returns
     -------
@@ -59,6 +95,8 @@ def ask_roles(proposals: list[Proposal], profiles: Sequence[ColumnProfile]) -> l
         The roles chosen (rule ``user`` where the answer changed one).
     """
     click.echo(roles_table(proposals, profiles))
+    click.echo(decisions(proposals))
+    proposals = _ask_items(proposals)
     if click.confirm("Use these roles?", default=True):
         return proposals
     chosen = []

@@ -126,8 +126,11 @@ def render_config(
         *(line for paragraph in intro for line in _comment(paragraph, "", then="")),
         *_comment(
             "Roles: identifier (dropped), quasi (known to others: generalized), sensitive "
-            "(protected by l-diversity), insensitive (published unchanged; the schema lint "
-            "checks it). Hierarchies written {builder: ...} are built from the data when "
+            "(published with its record, protected by the models on sensitive columns), "
+            "insensitive (published unchanged; the schema lint checks it), and a survey's "
+            "design: weight (published unchanged, used by the risk measures), household (never "
+            "published), strata (published unchanged; linted). Hierarchies written {builder: ...} "
+            "are built from the data when "
             "anonymize runs; files under hierarchies/ are ARX CSVs (value;level 1;...;*) to "
             "edit.",
             "",

@@ -2,30 +2,34 @@
 
 The first rule that matches a column decides its role:
 
-0. it has no value at all: dropped (``identifier``);
-1. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
-2. its name looks like sensitive information (``sensitive``): health, finances, occupation
-   (the convention of ARX's Adult examples) and the special categories of personal data of data
-   protection law (religion, sexual orientation, convictions, ...). A guess from the name;
-3. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
+0. it is a survey design column (:mod:`.design`: a sampling weight, a household id, a stratum
+   id, recognized by name and values): ``weight``, ``household``, ``strata``;
+1. it has no value at all: dropped (``identifier``);
+2. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
+3. its name looks like sensitive information (``sensitive``): health, finances, occupation
+   (the convention of ARX's Adult examples), votes and political opinions, and the special
+   categories of personal data of data protection law (religion, sexual orientation,
+   convictions, ...). A guess from the name;
+4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education, marital status, race, country, job-like names;
-4. it holds dates: dates (birth, admission, death) are commonly known to others: ``quasi``;
-5. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
+5. its values look like answers to an opinion question (:mod:`.items`: a rating scale, a yes/no
+   item asked of part of the sample, answer labels): ``sensitive``, a guess from the values;
+6. it holds dates: dates (birth, admission, death) are commonly known to others: ``quasi``;
+7. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
    row, the schema lint's threshold): it singles out records like an identifier: dropped;
-6. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
-7. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
+8. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
+9. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
    combine with others into a key: ``quasi``;
-8. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
+10. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
 
-Two adjustments follow (:func:`propose_roles`). ``full_domain``'s ℓ-diversity protects one
-sensitive column, so when several look sensitive one stays sensitive and the others are
-proposed insensitive, saying so: a categorical column before a numeric one (distinct
-ℓ-diversity says little about numbers, which seldom repeat), health data before other
-columns, then the column with the most distinct values (of which ℓ-diversity can ask the
-most). Then the schema lint (:func:`microanon.core.lint.lint_schema`) checks the proposal:
-an insensitive column it finds near-unique becomes an identifier, one that determines or is
-determined by quasi-identifiers becomes a quasi-identifier; the lint runs again until it finds
-nothing, so that ``microanon anonymize`` accepts the proposal as written.
+Every column that looks sensitive stays sensitive (a survey holds many answers). Then two
+checks alternate until both hold (:func:`propose_roles`). The schema lint
+(:func:`microanon.core.lint.lint_schema`): an insensitive column it finds near-unique becomes an
+identifier, one that determines or is determined by quasi-identifiers becomes a
+quasi-identifier, a stratum id it finds so is dropped. The key limit (:func:`limit_keys`): the
+quasi-identifiers are ranked by the sample uniques they add and kept while ``full_domain``'s
+exact search handles their lattice; the others are dropped with the reason. So
+``microanon anonymize`` accepts the proposal as written.
 
 All of this is a proposal from names and values: the data owner, who knows what an attacker
 can know, decides.
@@ -34,20 +38,25 @@ can know, decides.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from ...core.lint import UNIQUE_SHARE, lint_schema
 from ...core.schema import Role, Schema
+from .design import design_role
+from .items import answer_item
+from .keys import KeyChoice, choose_keys, hierarchy_levels
 from .profile import ColumnProfile, normalized_name
 
 __all__ = [
     "MODERATE_DISTINCT",
     "NAME_RULES",
+    "Levels",
     "NameRule",
     "Proposal",
+    "limit_keys",
     "lint_roles",
     "propose_roles",
     "with_role",
@@ -85,7 +94,10 @@ def _rule(role: Role, group: str, pattern: str, why: str) -> NameRule:
 
 
 _DROP = "it names or numbers a person directly: dropped from the release"
-_GUESS = "a guess from the name: protected by l-diversity; decide whether it is sensitive"
+_GUESS = (
+    "a guess from the name: published with its record (not linted; l-diversity protects it "
+    "when it is the only sensitive column); decide whether it is sensitive"
+)
 _KNOWN = "others can know it (registers, social media, acquaintances)"
 HEALTH = "health data"
 
@@ -115,14 +127,15 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.SENSITIVE,
         HEALTH,
-        r"diagnos|disease|illness|_condition|symptom|medical|health|treatment|therap"
-        r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical",
+        r"diagnos|disease|illness|_condition|symptom|medical|health|hlth|treatment|therap"
+        r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical|insur",
         _GUESS,
     ),
     _rule(
         Role.SENSITIVE,
         "financial data",
-        r"salary|income|_wages?_|earning|_debts?_|_loans?_|credit_score|_bonus_",
+        r"salary|income|_inc_|_hh?inc|_faminc|_wages?_|earning|_debts?_|_loans?_|credit_score"
+        r"|_bonus_|wealth|poverty",
         _GUESS,
     ),
     _rule(
@@ -133,23 +146,33 @@ NAME_RULES: tuple[NameRule, ...] = (
     ),
     _rule(
         Role.SENSITIVE,
+        "a vote or a political opinion",
+        r"vote|voting|_party|partyid|partisan|_pid\d+_|ideolog|lr_?scale|left_?right|therm"
+        r"|polint|trust|_govt?_|government|opinion|attitud|approv|abortion",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
         "a special category of personal data",
-        r"religio|_faith_|politic|sexual|orientation|criminal|convict|offen[cs]e|_union_"
-        r"|genetic|biometric",
+        r"religio|_relig|relactiv|_faith_|politic|sexual|orientation|criminal|convict"
+        r"|offen[cs]e|_union_|genetic|biometric",
         _GUESS,
     ),
     _rule(
         Role.QUASI,
         "a demographic",
-        r"_(age|ages|sex|gender|race|dob|born|zip|plz|fips)_|_age_?(group|band|years?)"
-        r"|birth|zip_?code|post_?code|postal|marital|educat|ethnic|nationalit|citizen"
-        r"|country|native|_region_|_state_|_city_|_county_|district|municipal|residen",
+        r"_(age|agea|ages|sex|gender|female|male|race|dob|born|brn\w*|zip|plz|fips)\d*_"
+        r"|_age_?(group|band|years?)|birth|zip_?code|post_?code|postal|marital|_educ|_y?edu_?"
+        r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
+        r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
+        r"|rural|famsize|fam_size|_hh_?size_|household_size",
         _KNOWN,
     ),
     _rule(
         Role.QUASI,
         "a job or employment",
-        r"_(job|jobs|profession|employment|employer|workclass|work_class|industry|sector)_",
+        r"_(job|jobs|profession|employment|employer|workclass|work_class|industry|sector)_"
+        r"|_u?n?empl|_u?emp_|unemploy",
         _KNOWN,
     ),
 )
@@ -244,41 +267,14 @@ def _name_rule(name: str) -> tuple[NameRule, str] | None:
     return None
 
 
-def _one_sensitive(proposals: list[Proposal], profiles: Sequence[ColumnProfile]) -> list[Proposal]:
-    """Keep one sensitive column: categorical before numeric, health data first, then the one
-    with the most distinct values (the first on ties)."""
-    sensitive = [p for p in proposals if p.role is Role.SENSITIVE]
-    if len(sensitive) < 2:
-        return proposals
-    by_name = {p.name: p for p in profiles}
-
-    def rank(p: Proposal) -> tuple[bool, bool, int]:
-        profile = by_name[p.column]
-        matched = _name_rule(p.column)
-        health = matched is not None and matched[0].group == HEALTH
-        return profile.type != "numeric", health, profile.distinct
-
-    keep = max(sensitive, key=rank)
-    out = []
-    for p in proposals:
-        if p.role is Role.SENSITIVE and p is not keep:
-            p = Proposal(
-                p.column,
-                Role.INSENSITIVE,
-                "one-sensitive",
-                f"{p.reason}; but full_domain's l-diversity protects one sensitive column and "
-                f"{keep.column} was preferred, so this one is published unchanged (make it "
-                "sensitive instead, or use a method for several: mixed_model, rating)",
-            )
-        out.append(p)
-    return out
-
-
 def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
-    """Change the insensitive columns the schema lint finds until it finds nothing.
+    """Change the columns the schema lint finds (insensitive ones, strata) until it finds
+    nothing.
 
-    A near-unique column becomes an identifier; a column that determines or is determined by
-    quasi-identifiers becomes a quasi-identifier. The reason keeps the lint's evidence.
+    A near-unique column becomes an identifier; an insensitive column that determines or is
+    determined by quasi-identifiers becomes a quasi-identifier; a stratum id that does is
+    dropped (an identifier): published unchanged it would reveal the quasi-identifier. The
+    reason keeps the lint's evidence.
 
     Parameters
     ----------
@@ -300,7 +296,8 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
             f = findings.get(p.column)
             if f is None:
                 continue
-            role = Role.IDENTIFIER if f.kind == "near_unique" else Role.QUASI
+            drop = f.kind == "near_unique" or p.role is Role.STRATA
+            role = Role.IDENTIFIER if drop else Role.QUASI
             done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
             out[i] = Proposal(
                 p.column,
@@ -312,8 +309,71 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     return out
 
 
-def propose_roles(data: pd.DataFrame, profiles: Sequence[ColumnProfile]) -> list[Proposal]:
-    """Propose a role for every column: the rules of the module docstring, then the lint.
+#: Levels of a quasi-identifier's proposed hierarchy: ``(column, profile) -> levels``.
+Levels = Callable[[pd.Series, ColumnProfile], int]
+
+
+def limit_keys(
+    data: pd.DataFrame,
+    proposals: Sequence[Proposal],
+    profiles: Sequence[ColumnProfile],
+    levels: Levels = hierarchy_levels,
+    k: int = 5,
+) -> tuple[list[Proposal], KeyChoice]:
+    """Keep the quasi-identifiers the exact search handles, ranked by the sample uniques they
+    add (:func:`~microanon.apps.init.keys.choose_keys`); the others are dropped, with why.
+
+    Parameters
+    ----------
+    data : DataFrame
+    proposals : sequence of Proposal
+    profiles : sequence of ColumnProfile
+        One per column of ``data``.
+    levels : callable
+        The number of levels of a quasi-identifier's proposed hierarchy.
+    k : int
+        The proposed k-anonymity's k.
+
+    Returns
+    -------
+    proposals : list of Proposal
+    choice : KeyChoice
+        The quasi-identifiers chosen (with their levels) and those left out.
+    """
+    by_name = {p.name: p for p in profiles}
+    quasi = [p.column for p in proposals if p.role is Role.QUASI]
+    choice = choose_keys(data, quasi, {c: levels(data[c], by_name[c]) for c in quasi}, k=k)
+    out = []
+    for p in proposals:
+        why = choice.left_out.get(p.column)
+        if why is not None:
+            p = Proposal(
+                p.column, Role.IDENTIFIER, "key-limit", f"{why} (proposed quasi: {p.reason})"
+            )
+        out.append(p)
+    return out, choice
+
+
+def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
+    """The first rule that fires: design, name, answer items, then the values."""
+    design = design_role(col, p)
+    if design is not None:
+        return Proposal(p.name, *design)
+    named = _by_name(p)
+    if named is not None:
+        return named
+    if p.rows and p.distinct < UNIQUE_SHARE * p.rows:
+        item = answer_item(col, p)
+        if item is not None:
+            return Proposal(p.name, Role.SENSITIVE, *item)
+    return _by_values(p)
+
+
+def propose_roles(
+    data: pd.DataFrame, profiles: Sequence[ColumnProfile], levels: Levels = hierarchy_levels
+) -> list[Proposal]:
+    """Propose a role for every column: the rules of the module docstring, then the lint, then
+    the limit of the exact search on the quasi-identifiers (repeated until both hold).
 
     Parameters
     ----------
@@ -321,14 +381,31 @@ def propose_roles(data: pd.DataFrame, profiles: Sequence[ColumnProfile]) -> list
         The table (the lint measures dependencies on it).
     profiles : sequence of ColumnProfile
         One per column of ``data``, in order.
+    levels : callable
+        The number of levels of a quasi-identifier's proposed hierarchy.
 
     Returns
     -------
     list of Proposal
         One per column, in order.
     """
-    proposals = [_by_name(p) or _by_values(p) for p in profiles]
-    return lint_roles(data, _one_sensitive(proposals, profiles))
+    proposals = [_propose(data[p.name], p) for p in profiles]
+    for _ in range(len(proposals) + 1):  # a dropped key never returns: this ends
+        proposals, choice = limit_keys(data, lint_roles(data, proposals), profiles, levels)
+        if not choice.left_out:
+            break
+    out = []
+    for p in proposals:
+        if p.column in choice.chosen:
+            rank = choice.chosen.index(p.column) + 1
+            p = replace(
+                p,
+                reason=f"{p.reason}; key rank {rank} of {len(choice.chosen)} (adds "
+                f"{choice.uniques[p.column]:,} sample uniques; {choice.levels[p.column]} "
+                f"levels, lattice {choice.nodes:,} nodes)",
+            )
+        out.append(p)
+    return out
 
 
 def with_role(proposal: Proposal, role: Role) -> Proposal:

@@ -11,6 +11,7 @@ hierarchy files (:mod:`.render`, :mod:`.files`).
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 import shlex
@@ -27,6 +28,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
+from ...methods.generalize._lattice import MAX_NODES
 from ..io import categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
@@ -141,7 +143,7 @@ def missing_policy(profile: ColumnProfile, role: Role) -> tuple[str | None, str 
     (``missing: value``), any other column keeps its empty cells (``missing: keep``; a
     sensitive column's unknown values count toward no model). No row is left out.
     """
-    if not profile.has_missing or role is Role.IDENTIFIER:
+    if not profile.has_missing or not role.published:
         return None, None
     n = round(profile.missing_share * profile.rows)
     if role is Role.QUASI:
@@ -227,16 +229,26 @@ def _models(
     if len(sensitive) > 1:
         return models, [
             f"{len(sensitive)} sensitive columns ({', '.join(sensitive)}): full_domain's "
-            "l-diversity protects one, so none is claimed; make the others insensitive to "
-            "claim it for one, or use mixed_model or rating"
+            "l-diversity protects one, so none is claimed and they are published with their "
+            "records under k-anonymity only; to claim it for one, give the others another role, "
+            "or use mixed_model or rating for several"
         ]
     return models, []
 
 
 def _check_schema(
     data: pd.DataFrame, entries: Sequence[ColumnEntry], texts: dict[str, str]
-) -> None:
+) -> list[str]:
     """Check the schema as written against the data, hierarchy files read back from their text.
+
+    Missing values in a column without a ``missing:`` policy are left to the schema's
+    default: where that default refuses them, the other checks run on the rows with a value
+    and the warning returned says which columns ``anonymize`` will refuse.
+
+    Returns
+    -------
+    list of str
+        Warnings (columns whose missing values the schema's default refuses).
 
     Raises
     ------
@@ -251,7 +263,35 @@ def _check_schema(
             source = io.StringIO(texts[desc["hierarchy"]])
             desc["hierarchy"] = Hierarchy.from_arx_csv(source, name=e.column)
         spec[e.column] = desc
-    Schema.from_dict(spec).resolve(data).validate(data)
+    schema = Schema.from_dict(spec)
+    refused = [
+        a.name
+        for a in schema
+        if a.role.published and a.missing == "error" and data[a.name].isna().any()
+    ]
+    rows = data.dropna(subset=refused) if refused else data
+    if len(rows) == 0:
+        raise InputError(
+            f"no row has a value in every one of {', '.join(refused)}: set a missing: policy "
+            "for them, or drop them, before anonymize"
+        )
+    resolved = schema.resolve(rows)
+    resolved.validate(rows)
+    out = []
+    nodes = math.prod(resolved.hierarchy(q).n_levels for q in resolved.quasi)
+    if nodes > MAX_NODES:
+        out.append(
+            f"the {len(resolved.quasi)} quasi-identifiers make a generalization lattice of "
+            f"{nodes:,} nodes and full_domain's exact search handles up to {MAX_NODES:,}: "
+            "anonymize will refuse it; give fewer columns role quasi"
+        )
+    if refused:
+        out.append(
+            f"{', '.join(refused)} have missing values and the schema's default policy refuses "
+            "them: anonymize will refuse the file until you set missing: drop (rows left out) "
+            "or fill them"
+        )
+    return out
 
 
 def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Finding], list[str]]:
@@ -337,7 +377,7 @@ def run_init(
     declared = value_label_categories(data, frame)
     entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
-    _check_schema(frame, entries, texts)
+    warnings += _check_schema(frame, entries, texts)
     models, more = _models(proposals, profiles)
     warnings += more
     release = out.with_name(f"{out.stem}-release")
@@ -379,7 +419,12 @@ def format_result(result: InitResult) -> str:
             f"wrote {result.config}{where}",
             f"roles: {roles[Role.QUASI]} quasi-identifier(s), {roles[Role.SENSITIVE]} "
             f"sensitive, {roles[Role.INSENSITIVE]} insensitive, {roles[Role.IDENTIFIER]} "
-            "identifier(s) (dropped)",
+            "identifier(s) (dropped)"
+            + "".join(
+                f", {roles[r]} {r.value}"
+                for r in (Role.WEIGHT, Role.HOUSEHOLD, Role.STRATA)
+                if roles[r]
+            ),
             f"next: check the proposal in {result.config} (the comments say why each column "
             "has its role), then run",
             f"  {result.command}",

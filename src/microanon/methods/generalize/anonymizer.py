@@ -29,7 +29,7 @@ import pandas as pd
 from ...core.errors import HierarchyError, InfeasibleError, InputError
 from ...core.files import read_text_file
 from ...core.release import Release
-from ...core.schema import Role, Schema
+from ...core.schema import Schema
 from ...models import PopulationModel, PrivacyModel, as_models, check_release
 from .._release import resolve_hierarchies
 from ._reusable import NOT_REUSABLE, RECODINGS, Recoding
@@ -298,10 +298,10 @@ class Anonymizer:
                 "table of people and an anonymizer file holds no data; keep the Anonymizer in "
                 "memory, or use k_map with an estimator"
             )
-        # Identifiers are never published: their role is all a later table needs.
+        # Identifiers and household ids are never published: their role is all a later table
+        # needs.
         columns = {
-            a.name: a.to_dict() if a.role is not Role.IDENTIFIER else {"role": a.role.value}
-            for a in schema
+            a.name: a.to_dict() if a.role.published else {"role": a.role.value} for a in schema
         }
         return {
             "microanon_anonymizer": FORMAT_VERSION,
@@ -353,7 +353,7 @@ class Anonymizer:
             unresolved = [
                 a.name
                 for a in out.schema
-                if a.role is not Role.IDENTIFIER
+                if a.role.published
                 and a.hierarchy is not None
                 and a.name not in out.schema.hierarchies()
             ]

@@ -115,8 +115,9 @@ def resolve_specs(
     Raises
     ------
     InputError
-        Not mappings; no column named; a column that is not published (unknown, or an
-        identifier); a column in both; a keep probability outside ``(1/d, 1]``; a matrix that is
+        Not mappings; no column named; a column that is not published (unknown, an identifier
+        or a household id) or is published unchanged (a sampling weight, a stratum id); a
+        column in both; a keep probability outside ``(1/d, 1]``; a matrix that is
         not a valid ``d × d`` distortion matrix (see :func:`check_distortion`).
     """
     for name, arg in (("keep", keep), ("matrices", matrices)):
@@ -130,6 +131,12 @@ def resolve_specs(
         raise InputError(
             f"column(s) {', '.join(map(repr, unknown))} are not published columns of the table; "
             f"it has {', '.join(table.columns)}"
+        )
+    fixed = [c for c in (*keep, *matrices) if table.schema[c].role.unchanged]
+    if fixed:
+        raise InputError(
+            f"column '{fixed[0]}' has role {table.schema[fixed[0]].role.value}, which is "
+            "published unchanged; give it role insensitive to randomize it"
         )
     both = [c for c in keep if c in matrices]
     if both:

@@ -209,8 +209,9 @@ def select_columns(
     Raises
     ------
     InputError
-        An empty or duplicated list, a column not in the schema, an identifier, a column of
-        another kind; no quasi-identifier of the right kind when ``columns`` is None.
+        An empty or duplicated list, a column not in the schema, an identifier, a sampling
+        weight or stratum id (published unchanged), a column of another kind; no
+        quasi-identifier of the right kind when ``columns`` is None.
     """
     kind_names = " or ".join(k.value for k in kinds)
     if columns is None:
@@ -232,6 +233,11 @@ def select_columns(
             raise InputError(
                 f"{method}: column {c!r} is not a published column of the schema (identifiers "
                 f"are dropped); available: {', '.join(schema.columns)}"
+            )
+        if schema[c].role.unchanged:
+            raise InputError(
+                f"{method}: column '{c}' has role {schema[c].role.value}, which is published "
+                "unchanged; give it role insensitive to mask it"
             )
         if schema[c].kind not in kinds:
             raise InputError(

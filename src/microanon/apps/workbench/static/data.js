@@ -13,6 +13,9 @@ const ROLES = [
   ["quasi", "quasi-identifier"],
   ["sensitive", "sensitive"],
   ["insensitive", "insensitive"],
+  ["weight", "sampling weight (published unchanged)"],
+  ["household", "household id (never published)"],
+  ["strata", "stratum id (published unchanged)"],
 ];
 const KINDS = [
   ["categorical", "categorical"],

@@ -1,0 +1,121 @@
+"""Survey design columns ``microanon init`` recognizes: sampling weights, household ids, strata.
+
+Each is recognized by its name *and* its values, and the reason names both:
+
+``weight``
+    a name like a sampling weight (:data:`WEIGHT_NAMES`: ``wght``, ``wgt``, ``wt``, ``pw``,
+    ``perweight``, ``dweight``, ``final_weight``, ...) on a numeric column whose values are all
+    positive and not a handful of whole numbers. A column named just ``weight`` may be a body
+    weight: it is taken for a sampling weight only when its values carry more than two
+    decimals (a scale does not weigh people to the gram);
+``household``
+    a name like a household id (:data:`HOUSEHOLD_NAMES`: ``hh``, ``hhid``, ``household``,
+    ``hh_id``, ...) whose values repeat (several people share a household) and are not a few
+    codes (a household *size* or *type* has few values);
+``strata``
+    a name like a stratum id (``stratum``, ``strata``, ``strat``, ``varstrat``) with at least
+    two values.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ...core.schema import Role
+from .profile import ColumnProfile, normalized_name
+
+__all__ = ["HOUSEHOLD_NAMES", "STRATA_NAMES", "WEIGHT_NAMES", "design_role"]
+
+#: Names (normalized, see :func:`~microanon.apps.init.profile.normalized_name`) of sampling weights.
+WEIGHT_NAMES = re.compile(
+    r"wght|wgt|_wts?\d*_|_w_?t_?(fin|final|fnl|per|hh|s)|(samp|pers?|fin|hh|base|design)_?wt_"
+    r"|_pw\d*_|_pwt_"
+    r"|[a-z0-9]weights?_|_(final|sample|sampling|design|survey|person|household|hh|base|post"
+    r"|calibrat\w*|analysis|cross|panel|trim\w*|expansion|raking)_weights?_"
+    r"|_weights?_(final|fin|adj\w*|post|trim\w*|\d+)_"
+)
+#: A bare ``weight``: a sampling weight or a body weight, told apart by the values.
+_BARE_WEIGHT = re.compile(r"_weights?_")
+#: Names of household ids.
+HOUSEHOLD_NAMES = re.compile(r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_")
+#: Names that say a household column is something else than its id (size, type, income, ...).
+_HOUSEHOLD_ATTRIBUTE = re.compile(r"size|type|income|inc_|head|member|count|weight|wt")
+#: Names of stratum ids.
+STRATA_NAMES = re.compile(r"_strat(a|um|ification)?\d*_|_var_?strat_|_stratum_?id_")
+
+
+def _decimals_over_two(values: pd.Series) -> float:
+    """Share of the values with more than two decimals."""
+    x = values.to_numpy(dtype=float)
+    return float(np.mean(np.abs(x * 100 - np.round(x * 100)) > 1e-6))
+
+
+def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | None:
+    """The survey design role of a column, its rule and the reason, or None.
+
+    Parameters
+    ----------
+    col : Series
+        The column's values.
+    p : ColumnProfile
+        Its profile.
+
+    Returns
+    -------
+    (role, rule, reason) or None
+    """
+    name = normalized_name(p.name)
+    if p.distinct == 0:
+        return None
+    if WEIGHT_NAMES.search(name) or _BARE_WEIGHT.search(name):
+        return _weight(col, p, bare=not WEIGHT_NAMES.search(name))
+    if HOUSEHOLD_NAMES.search(name) and not _HOUSEHOLD_ATTRIBUTE.search(name):
+        return _household(p)
+    if STRATA_NAMES.search(name) and p.distinct >= 2:
+        return (
+            Role.STRATA,
+            "design",
+            f"design rule: the name looks like a stratum id ({p.distinct:,} strata); published "
+            "unchanged, checked by the schema lint like an insensitive column",
+        )
+    return None
+
+
+def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str, str] | None:
+    present = col.dropna()
+    if p.type != "numeric" or present.empty or (present <= 0).any():
+        return None
+    if p.integer and p.distinct <= 10:  # a few whole numbers: a code, not a weight
+        return None
+    precise = _decimals_over_two(present)
+    if bare and precise < 0.5:  # a body weight is kept to a decimal or two
+        return None
+    values = "whole numbers" if p.integer else f"{precise:.0%} with more than two decimals"
+    return (
+        Role.WEIGHT,
+        "design",
+        f"design rule: the name looks like a sampling weight and the values are positive numbers "
+        f"({p.distinct:,} distinct, {values}, {_number(p.low)} to {_number(p.high)}); "
+        "published unchanged and used by the risk measures, not generalized (the schema lint "
+        "does not check it)",
+    )
+
+
+def _household(p: ColumnProfile) -> tuple[Role, str, str] | None:
+    if p.distinct <= 20 or p.unique_share >= 0.95:  # a few codes, or one person per id
+        return None
+    return (
+        Role.HOUSEHOLD,
+        "design",
+        f"design rule: the name looks like a household id and values repeat ({p.distinct:,} "
+        f"households on {p.rows:,} rows); used for the household risk, never published",
+    )
+
+
+def _number(x: float | None) -> str:
+    if x is None:
+        return "?"
+    return str(int(x)) if float(x).is_integer() else f"{x:.4g}"

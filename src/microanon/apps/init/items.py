@@ -1,0 +1,99 @@
+"""Survey answers ``microanon init`` proposes as sensitive from their values.
+
+A column without a telling name is taken for the answer to an opinion or attitude question when
+
+* its values are a **rating scale**: whole numbers on a consecutive range from 0 or 1, of
+  :data:`SCALE_POINTS` points (a 1–5 Likert item, a 0–10 scale, a 1–7 party identification),
+  nearly every point used; or
+* it has **two values and many missing** (at least :data:`YES_NO_MISSING`): a yes/no question
+  asked of part of the sample (split ballots, filters), as opinion items are, whereas
+  demographics are asked of everyone; or
+* its values are **answer labels**: most of its distinct values read like the answer options of
+  a questionnaire (:data:`ANSWER_WORDS`: ``agree strongly``, ``very satisfied``, ``not at all``,
+  ...), as value labels read from an SPSS or Stata file are.
+
+What people answered is what a survey collects from them and seldom what others know about
+them; it is the survey's sensitive content. A guess from the values, asked about on a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from .profile import ColumnProfile
+
+__all__ = ["ANSWER_WORDS", "SCALE_POINTS", "YES_NO_MISSING", "answer_item"]
+
+#: Smallest share of missing answers of a two-valued column taken for a yes/no opinion item.
+YES_NO_MISSING = 0.1
+#: Points of a rating scale (smallest and largest number of values).
+SCALE_POINTS = (4, 11)
+#: Words of questionnaire answer options.
+ANSWER_WORDS = re.compile(
+    r"\b(agree|disagree|satisf\w*|dissatisf\w*|approve|disapprove|favou?r\w*|oppose\w*"
+    r"|support\w*|trust\w*|important|likely|unlikely|confiden\w*|strongly|somewhat|very"
+    r"|not at all|don'?t know|refused|never|always|often|sometimes|rarely|excellent|good|fair"
+    r"|poor|better|worse)\b",
+    re.IGNORECASE,
+)
+
+
+def _whole_numbers(col: pd.Series) -> np.ndarray | None:
+    """The distinct values as whole numbers, or None when some value is not one."""
+    values = pd.to_numeric(pd.Series(col.dropna().unique()), errors="coerce")
+    if values.isna().any() or values.empty:
+        return None
+    x = values.to_numpy(dtype=float)
+    if not np.all(x == np.round(x)):
+        return None
+    return np.sort(x.astype(np.int64))
+
+
+def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
+    """Whether a column looks like answers to an opinion question: ``(rule, reason)`` or None.
+
+    Parameters
+    ----------
+    col : Series
+    p : ColumnProfile
+
+    Returns
+    -------
+    (rule, reason) or None
+    """
+    if p.distinct == 2 and p.missing_share >= YES_NO_MISSING and p.type not in ("date", "code"):
+        return (
+            "yes-no-item",
+            f"yes/no-item rule: two answers and {p.missing_share:.0%} missing, a question asked "
+            "of part of the sample, as opinion items are (demographics are asked of everyone); "
+            "answers respondents disclose, seldom known to others; a guess from the values: "
+            "decide whether it is sensitive",
+        )
+    low, high = SCALE_POINTS
+    if not low <= p.distinct <= high or p.type in ("date", "code"):
+        return None
+    numbers = _whole_numbers(col)
+    if numbers is not None:
+        first, last = int(numbers[0]), int(numbers[-1])
+        span = last - first + 1
+        if first in (0, 1) and low <= span <= high and len(numbers) >= span - 1:
+            return (
+                "answer-scale",
+                f"answer-scale rule: whole numbers {first} to {last} ({p.distinct} points), a "
+                "rating scale: opinions and attitudes respondents disclose, seldom known to "
+                "others; a guess from the values: decide whether it is sensitive",
+            )
+        return None
+    labels = [str(v) for v in col.dropna().unique()]
+    worded = [v for v in labels if ANSWER_WORDS.search(v)]
+    if len(worded) * 2 > len(labels):
+        return (
+            "answer-labels",
+            f"answer-labels rule: {len(worded)} of its {len(labels)} values read like answer "
+            f"options (e.g. {worded[0]!r}): answers respondents disclose, seldom known to "
+            "others; a guess from the values: decide whether it is sensitive",
+        )
+    return None

