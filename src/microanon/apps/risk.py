@@ -230,7 +230,7 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
     if options.missing == "value":  # a missing key value is the value ?
         data = data.copy()
         for q in quasi:
-            if q in data.columns:
+            if q in data.columns and bool(data[q].isna().any()):
                 data[q] = data[q].astype(object).where(data[q].notna(), MISSING_LABEL)
     # The attacker models and the population estimates need every key: under any (sdcMicro's
     # convention) the records with a missing key are left out of them (and counted), and under
