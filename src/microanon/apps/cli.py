@@ -767,6 +767,7 @@ def anonymize(
     """
     from .anonymize import run_anonymize
     from .config import load_config
+    from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
@@ -781,7 +782,7 @@ def anonymize(
     util = {k: v for k, v in numbers["utility"].items() if isinstance(v, (int, float))}
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
     lines = [
-        f"{meta['method']}: {meta['rows_in']:,} records in, {meta['rows_out']:,} rows out",
+        f"{meta['method']}: {counts_sentence(meta)}",
         *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
         "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
@@ -796,6 +797,7 @@ def anonymize(
             "internal": str(path / "internal"),
             "rows_in": meta["rows_in"],
             "rows_out": meta["rows_out"],
+            "rows": numbers["rows"],
             "verified": numbers["verified"],
             "verification": numbers["verification"],
             "warnings": numbers["warnings"],

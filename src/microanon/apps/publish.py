@@ -42,6 +42,7 @@ from .release_summary import (
 )
 from .report import Report
 from .risk import RiskOptions, add_risk_section, assess_risk, schema_design
+from .row_counts import ROW_COUNTS_KEY, row_counts
 
 __all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report"]
 
@@ -109,7 +110,8 @@ def publish(
     -------
     (path, numbers)
         ``numbers``: before/after privacy, utility, ``verified`` (``None`` when nothing is
-        claimed), ``verification``, ``lint``, ``columns`` and ``warnings``.
+        claimed), ``verification``, ``lint``, ``columns``, ``warnings`` and ``rows`` (the
+        :class:`~microanon.apps.row_counts.RowCounts` of the run, as a dict).
 
     Raises
     ------
@@ -128,6 +130,8 @@ def publish(
     if lint.statements:  # the owner's statements (column names and kinds only): public
         release.metadata[OWNER_STATEMENTS] = list(lint.statements)
         release.public_keys = release.public_keys | {OWNER_STATEMENTS}
+    counts = row_counts(original, schema, release)
+    release.metadata[ROW_COUNTS_KEY] = counts.to_dict()  # internal: counts of the original
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
     with atomic_directory(out, overwrite, protect) as tmp, reporter:
         with reporter.stage(PUBLISH_STAGES[0]):
@@ -153,6 +157,7 @@ def publish(
                     + "; ".join(exposed)
                 )
     numbers.update(
+        rows=counts.to_dict(),
         verification=verification.to_dict(),
         lint=lint.to_dict(),
         columns=numbers.pop("columns").to_dict(orient="records"),
@@ -175,14 +180,15 @@ def _write_reports(
     ``numbers["columns"]`` is the table of what was done to each column.
     """
     published = [c for c in schema.published if c in original.columns]
+    # The rows the method received, with the missing-value policies applied (a quasi-identifier's
+    # missing value is ?, a kept cell stays empty): what the before/after figures compare.
+    entering = schema.validate(original, check_leaves=False)
     internal = Report(
         f"{release.metadata.get('method')}: internal report, for the data owner only",
         (subtitle + " " if subtitle else "")
         + "This report shows values and counts of the original data: do not publish it.",
     )
-    numbers = add_release_sections(
-        internal, original.loc[:, published].dropna(), release, schema=schema
-    )
+    numbers = add_release_sections(internal, entering.loc[:, published], release, schema=schema)
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )
@@ -192,7 +198,7 @@ def _write_reports(
     quasi = [q for q in schema.quasi if q in original.columns]
     if quasi:
         design = [c for c in (schema.weight, schema.household) if c in original.columns]
-        frame = original[[*quasi, *design]].dropna()
+        frame = entering[[*quasi, *design]].dropna(subset=design)
         _add_risk(internal, frame, quasi, "Disclosure risk of the original", schema)
     internal.write(tmp / INTERNAL_DIR / "report.html")
     public_report(verification, schema, lint).write(tmp / PUBLIC_DIR / "report.html")

@@ -29,6 +29,7 @@ from ..measures import (
 )
 from ..models import Verdict, check_release, profile, published_groups_frame
 from .report import Report, Section, describe_parameters, new_figure
+from .row_counts import counts_sentence
 
 __all__ = [
     "add_single_table_sections",
@@ -168,7 +169,7 @@ def add_single_table_sections(
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
-        f"{len(original):,} records in, {meta.get('rows_out'):,} rows published.",
+        + counts_sentence(meta),
     )
     verdicts = verdict_table(sec, release)
     if note is not None:

@@ -26,6 +26,7 @@ from ..models import Verification
 from .families import family_of
 from .release_sections import all_suppressed, privacy_metrics, utility_metrics
 from .report import Report, Section, describe_parameters
+from .row_counts import counts_of, counts_sentence
 
 __all__ = [
     "add_public_report",
@@ -93,20 +94,25 @@ def column_actions(
         if original is not None and c in release.data.columns and c in original.columns:
             done += _changed(original[c], release.data[c], release)
         rows.append((c, role, done))
-    if original is not None:
-        removed = len(original) - int(release.metadata.get("rows_out", len(release.data)))
-        suppressed = int(release.metadata.get("suppressed", 0) or 0)
-        sampled = release.metadata.get("sampled")
-        if sampled is not None:
-            rows.append(("(records)", "", f"{len(original) - int(sampled):,} records not drawn"))
-        if suppressed and release.kind == "generalized":
+    counts = counts_of(release.metadata)
+    if original is not None and counts is not None:
+        for column, n in counts.left_out.items():
+            rows.append(("(records)", "", f"{n:,} left out: missing {column} (missing: drop)"))
+        if counts.not_drawn:
+            rows.append(("(records)", "", f"{counts.not_drawn:,} records not drawn"))
+        if counts.suppressed and release.kind == "generalized":
             mode = (release.metadata.get("parameters") or {}).get("suppressed_rows", "remove")
             how = (
                 "removed" if mode == "remove" else f"kept with every quasi-identifier {SUPPRESSED}"
             )
-            rows.append(("(records)", "", f"{suppressed:,} records suppressed ({how})"))
-        elif removed > 0 and release.kind in ("generalized", "masked"):
-            rows.append(("(records)", "", f"{removed:,} records not published"))
+            rows.append(("(records)", "", f"{counts.suppressed:,} records suppressed ({how})"))
+        elif counts.suppressed and release.kind in ("generalized", "masked"):
+            rows.append(("(records)", "", f"{counts.suppressed:,} records not published"))
+        for column, n in counts.unknown_sensitive.items():
+            if n:
+                rows.append(
+                    (column, "", f"{n:,} unknown values (missing: keep): counted toward no model")
+                )
     return pd.DataFrame(rows, columns=["column", "role", "done"])
 
 
@@ -228,8 +234,7 @@ def add_summary_sections(
         "What was done",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}. "
         f"Quasi-identifiers: {', '.join(meta.get('quasi') or []) or 'none'}; sensitive: "
-        f"{', '.join(meta.get('sensitive') or []) or 'none'}. "
-        f"{len(original):,} records in, {int(meta.get('rows_out', 0)):,} rows published.",
+        f"{', '.join(meta.get('sensitive') or []) or 'none'}. " + counts_sentence(meta),
     )
     sec.table(columns, caption="Every column of the input and what the release did with it.")
     _verification_section(

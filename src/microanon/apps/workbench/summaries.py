@@ -20,6 +20,7 @@ from ...core.schema import Schema
 from ...measures import REGIONS, sample_uniques
 from ..io import json_plain
 from ..risk import RiskOptions, assess_risk
+from ..row_counts import RowCounts
 from .errors import RequestError
 
 __all__ = [
@@ -144,15 +145,11 @@ def run_result(
         Charts of the original's columns drawn earlier (filled in here with those missing).
     """
     before = {} if before is None else before
-    meta = release.metadata
     public = release.tables.get("data")
-    records = int(meta.get("rows_out", len(public) if public is not None else 0))
-    rows_in = int(meta.get("rows_in", len(original)))
+    rows = RowCounts.from_dict(numbers["rows"])  # the run's counts, as every output states them
+    records, rows_in, suppressed = rows.published, rows.entering, rows.suppressed
     utility = _numbers(numbers.get("utility"))
-    counted = utility.pop("suppressed", None)
-    suppressed = meta.get("suppressed", counted)
-    if not _number(suppressed):
-        suppressed = max(rows_in - records, 0)
+    utility.pop("suppressed", None)
     verdicts = (numbers.get("verification") or {}).get("verdicts") or []
     columns = {}
     for q in schema.quasi:
@@ -171,6 +168,8 @@ def run_result(
             for v in verdicts
         ],
         "records": records,
+        "rows": rows.to_dict(),
+        "rows_sentence": rows.sentence(),
         "suppressed": int(suppressed),
         "suppressed_share": int(suppressed) / rows_in if rows_in else 0.0,
         "utility": utility,

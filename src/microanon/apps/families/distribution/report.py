@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.apps.report import Report, describe_parameters, new_figure
+from microanon.apps.row_counts import counts_sentence
 from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.models import check_release
@@ -64,8 +65,9 @@ def add_sections(
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
-        f"{meta.get('rows_in'):,} records in, {meta.get('rows_out'):,} published with their exact "
-        f"quasi-identifiers. The {sensitive} values are published per group as ranges whose "
+        + counts_sentence(meta)
+        + " The rows are published with their exact quasi-identifiers. "
+        f"The {sensitive} values are published per group as ranges whose "
         "mixture is exactly the group's target distribution P (P-privacy, Definition 3.2): an "
         "attacker who finds a person's group learns that their value follows P, nothing more. "
         "It protects against linkage, not membership.",

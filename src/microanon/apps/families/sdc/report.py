@@ -23,6 +23,7 @@ from microanon.apps.release_sections import (
     verdict_table,
 )
 from microanon.apps.report import Report, Section, describe_parameters, new_figure
+from microanon.apps.row_counts import counts_sentence
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.core.schema import Schema
@@ -163,8 +164,8 @@ def _add_perturbative_sections(
     sec = report.section(
         f"{title}: privacy (disclosure risk of the masked values)",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
-        f"{meta.get('rows_in'):,} records in, {meta.get('rows_out'):,} rows published; masked "
-        f"numeric columns: {', '.join(cols)}.",
+        + counts_sentence(meta)
+        + f" Masked numeric columns: {', '.join(cols)}.",
     )
     verified = all_hold(verdict_table(sec, release))
     if len(original) != len(release.data):

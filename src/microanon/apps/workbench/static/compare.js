@@ -50,6 +50,9 @@ function table(doc) {
     h("caption", {}, "The runs side by side; ★ marks the better value of a row."),
     h("thead", {}, head),
     h("tbody", {}, row("method", method, null),
+      row("rows in the file", runs.map((r) => r.result?.rows?.in_file), null),
+      row("rows left out (missing values)", runs.map((r) => r.result?.rows?.left_out_total), "lower"),
+      row("rows entering the method", runs.map((r) => r.result?.rows?.entering), null),
       row("records published", runs.map((r) => r.result?.records), null),
       ...doc.rows.map((r) => row(r.measure, r.values, r.better, /share/.test(r.measure))), ...extra),
   ];

@@ -215,7 +215,7 @@ function finished(r) {
   const warnings = res.warnings || [];
   done.replaceChildren(
     `“${r.label || r.id}” is done: ${held ? "every model holds" : "a model does not hold"}; ` +
-    `${fmt(res.records)} records published, ${fmt(res.suppressed)} suppressed. `,
+    `${res.rows_sentence} `,
     ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
     h("button", { type: "button", class: "secondary small", onclick: () => emit("open", "compare") },
       "Compare and download (step 4)"));

