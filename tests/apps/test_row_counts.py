@@ -71,11 +71,7 @@ def test_every_output_states_the_same_counts(tmp_path):
     assert rows["entering"] == rows["published"] + rows["suppressed"]  # suppressed: removed
     assert rows["unknown_sensitive"] == {"pid7": int(data.loc[~left, "pid7"].isna().sum())}
     internal = json.loads((tmp_path / "out" / "internal" / "internal.json").read_text("utf-8"))
-    assert (
-        internal["metadata"]["row_counts"] == rows
-        if "metadata" in internal
-        else (internal["row_counts"] == rows)
-    )
+    assert internal["metadata"]["row_counts"] == rows
     sentence = (
         f"{rows['in_file']:,} rows in the file; {rows['left_out_total']:,} left out for a missing "
         f"value (incomeperc {rows['left_out']['incomeperc']:,}); {rows['entering']:,} entered the "
