@@ -498,7 +498,8 @@ class Hierarchy:
     def node_of(self, labels: Iterable[Any], column: str | None = None) -> np.ndarray:
         """Node ids of generalized labels (a label carried by a chain resolves to its deepest node).
 
-        ``"*"`` always resolves to the root.
+        ``"*"`` always resolves to the root; a number's text (``"1.0"`` as a CSV file holds the
+        number 1.0) resolves to the number's node.
         """
         labels = list(labels)
         out = np.empty(len(labels), dtype=np.int64)
@@ -506,6 +507,8 @@ class Hierarchy:
         for i, lab in enumerate(labels):
             k = value_key(lab)
             node = self._by_key.get(k)
+            if node is None and isinstance(lab, str):  # a number's text as a file holds it
+                node = self._by_key.get(_number_key(lab))
             if node is None:
                 if k == SUPPRESSED:
                     node = 0
@@ -1223,3 +1226,11 @@ class TreeArrays:
     def label(self, code: int) -> Any:
         """Label of the node with code ``code``."""
         return self.hierarchy.label(int(self.node_id[code]))
+
+
+def _number_key(text: str) -> str | None:
+    """The key of the number ``text`` spells (``"1.0"`` -> the key of 1.0), or None."""
+    try:
+        return value_key(float(text))
+    except ValueError:
+        return None
