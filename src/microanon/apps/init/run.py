@@ -241,14 +241,14 @@ def _check_schema(
 ) -> list[str]:
     """Check the schema as written against the data, hierarchy files read back from their text.
 
-    Missing values in a column without a ``missing:`` policy are left to the schema's
-    default: where that default refuses them, the other checks run on the rows with a value
-    and the warning returned says which columns ``anonymize`` will refuse.
+    Missing values follow the columns' policies (the schema's defaults lose no row); where a
+    policy is ``error``, the other checks run on the rows with a value and the warning returned
+    says which columns ``anonymize`` will refuse.
 
     Returns
     -------
     list of str
-        Warnings (columns whose missing values the schema's default refuses).
+        Warnings (columns whose missing values their policy refuses).
 
     Raises
     ------
@@ -267,7 +267,7 @@ def _check_schema(
     refused = [
         a.name
         for a in schema
-        if a.role.published and a.missing == "error" and data[a.name].isna().any()
+        if a.role.published and a.missing_policy == "error" and data[a.name].isna().any()
     ]
     rows = data.dropna(subset=refused) if refused else data
     if len(rows) == 0:
@@ -287,9 +287,9 @@ def _check_schema(
         )
     if refused:
         out.append(
-            f"{', '.join(refused)} have missing values and the schema's default policy refuses "
-            "them: anonymize will refuse the file until you set missing: drop (rows left out) "
-            "or fill them"
+            f"{', '.join(refused)} have missing values and missing: error refuses them: "
+            "anonymize will refuse the file until you set missing: value, keep or drop, or "
+            "fill them"
         )
     return out
 
