@@ -37,12 +37,14 @@ from .runs import CONFIG_DIR, RELEASE_DIR
 from .state import Workbench, safe_name
 from .summaries import compare_rows, population_options, risk_profile
 
-__all__ = ["MAX_UPLOAD", "STATIC", "create_app"]
+__all__ = ["MAX_UPLOAD", "STATIC", "VALUES_MAX", "create_app"]
 
 #: Largest upload in bytes (a larger one is refused with 413).
 MAX_UPLOAD = 512 * 1024**2
 #: The pages.
 STATIC = Path(__file__).parent / "static"
+#: Distinct values of a column listed at most (``GET /api/datasets/{id}/values``).
+VALUES_MAX = 1000
 #: Runs compared side by side at most.
 COMPARE_MAX = 4
 _READ_FIELDS = ("sep", "encoding", "decimal", "quotechar", "sheet")
@@ -170,6 +172,13 @@ async def hierarchy_preview(request: Request) -> Response:
             raise RequestError(f"hierarchy of {column!r}: {exc}", column) from None
 
     return _json(await run_in_threadpool(work))
+
+
+async def column_values(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    column = request.query_params.get("column", "")
+    return _json(await run_in_threadpool(ds.value_counts, column, VALUES_MAX))
 
 
 async def add_hierarchy(request: Request) -> Response:
@@ -332,6 +341,7 @@ def create_app(
         Route("/api/datasets/{id}/schema", put_schema, methods=["PUT"]),
         Route("/api/datasets/{id}/hierarchy-preview", hierarchy_preview, methods=["POST"]),
         Route("/api/datasets/{id}/risk", risk, methods=["GET"]),
+        Route("/api/datasets/{id}/values", column_values, methods=["GET"]),
         Route("/api/datasets/{id}/runs", start_run, methods=["POST"]),
         Route("/api/datasets/{id}/compare", compare, methods=["GET"]),
         Route("/api/hierarchies", add_hierarchy, methods=["POST"]),
