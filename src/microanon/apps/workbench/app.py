@@ -204,6 +204,10 @@ async def bundled(request: Request) -> Response:
                 for d in bundled_datasets()
             ],
             "hierarchies": [*adult_hierarchies(), *BUNDLED_HIERARCHIES],
+            "hierarchy_help": {
+                **{name: f"the Adult column {name} (ARX's)" for name in adult_hierarchies()},
+                **{name: b.what for name, b in BUNDLED_HIERARCHIES.items()},
+            },
             "regions": dict(REGIONS),
         }
     )
