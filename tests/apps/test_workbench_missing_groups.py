@@ -172,3 +172,39 @@ def test_missing_choice_and_groups_round_trip(client, anes, tmp_path):
     assert len(again) == rows["published"]
     pd.testing.assert_frame_equal(again, shown)
     assert set(again["stateabb"]) <= {*states, "A-I", "K-M", "N-O", "P-W", "A-M", "N-W", "*"}
+
+
+def test_groups_with_missing_values_as_the_value_question_mark(client, tmp_path):
+    """A categorical quasi-identifier with empty cells (``missing: value``): the groups need no
+    group for ``?``, the builder stays inline in the config, and the run publishes ``?``."""
+    cities = ["Köln", "Bonn", "Essen", "Aachen", ""]
+    lines = ["city,age"] + [f"{cities[i % 5]},{20 + i % 40}" for i in range(200)]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    ds = client.post("/api/datasets", files={"file": ("cities.csv", data, "text/csv")}).json()
+    spec = {"type": "groups", "levels": [{"Rhein": ["Köln", "Bonn"], "Ruhr": ["Essen", "Aachen"]}]}
+    schema = {
+        "city": {"role": "quasi", "kind": "categorical", "hierarchy": spec},
+        "age": {"role": "identifier"},
+    }
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
+    assert r.status_code == 200, r.text
+    city = next(c for c in r.json()["columns"] if c["name"] == "city")
+    assert city["missing"] == "value" and r.json()["left_out"]["total"] == 0
+    pv = client.post(
+        f"/api/datasets/{ds['id']}/hierarchy-preview", json={"column": "city", "hierarchy": spec}
+    ).json()
+    assert pv["missing"] == [] and ["?", "?", "*"] in pv["rows"]
+    r = client.post(
+        f"/api/datasets/{ds['id']}/runs",
+        json={"method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]},
+    )
+    run = _wait(client, r.json()["id"])
+    assert run["status"] == "done", run["error"]
+    assert run["result"]["rows"]["left_out_total"] == 0
+    config = _files(client.get(f"/api/runs/{run['id']}/config.zip").content)
+    entry = yaml.safe_load(config["config.yaml"])["schema"]["city"]
+    assert entry["missing"] == "value"
+    assert entry["hierarchy"] == {"builder": "groups", "levels": spec["levels"]}
+    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+    published = pd.read_csv(io.BytesIO(public["data.csv"]), dtype=str, keep_default_na=False)
+    assert "?" in set(published["city"]) and len(published) == 200
