@@ -190,6 +190,14 @@ def test_groups_with_missing_values_as_the_value_question_mark(client, tmp_path)
     assert r.status_code == 200, r.text
     city = next(c for c in r.json()["columns"] if c["name"] == "city")
     assert city["missing"] == "value" and r.json()["left_out"]["total"] == 0
+    # keep, then quasi again: the page sends missing null, the quasi-identifier's default.
+    url = f"/api/datasets/{ds['id']}/schema"
+    kept = client.put(url, json={"columns": {"city": {"role": "insensitive", "missing": "keep"}}})
+    assert next(c for c in kept.json()["columns"] if c["name"] == "city")["missing"] == "keep"
+    r = client.put(url, json={"columns": {"city": {"role": "quasi", "missing": None}}})
+    assert next(c for c in r.json()["columns"] if c["name"] == "city")["missing"] == "value"
+    r = client.put(url, json={"columns": {"city": {"hierarchy": spec}}})
+    assert r.status_code == 200, r.text
     pv = client.post(
         f"/api/datasets/{ds['id']}/hierarchy-preview", json={"column": "city", "hierarchy": spec}
     ).json()
