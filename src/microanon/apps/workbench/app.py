@@ -37,12 +37,14 @@ from .runs import CONFIG_DIR, RELEASE_DIR
 from .state import Workbench, safe_name
 from .summaries import compare_rows, population_options, risk_profile
 
-__all__ = ["MAX_UPLOAD", "STATIC", "create_app"]
+__all__ = ["MAX_UPLOAD", "STATIC", "VALUES_MAX", "create_app"]
 
 #: Largest upload in bytes (a larger one is refused with 413).
 MAX_UPLOAD = 512 * 1024**2
 #: The pages.
 STATIC = Path(__file__).parent / "static"
+#: Distinct values of a column listed at most (``GET /api/datasets/{id}/values``).
+VALUES_MAX = 1000
 #: Runs compared side by side at most.
 COMPARE_MAX = 4
 _READ_FIELDS = ("sep", "encoding", "decimal", "quotechar", "sheet")
@@ -172,6 +174,13 @@ async def hierarchy_preview(request: Request) -> Response:
     return _json(await run_in_threadpool(work))
 
 
+async def column_values(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    column = request.query_params.get("column", "")
+    return _json(await run_in_threadpool(ds.value_counts, column, VALUES_MAX))
+
+
 async def add_hierarchy(request: Request) -> Response:
     bench, limit = _bench(request), request.app.state.max_upload
     upload, _ = await _form(request)
@@ -195,6 +204,10 @@ async def bundled(request: Request) -> Response:
                 for d in bundled_datasets()
             ],
             "hierarchies": [*adult_hierarchies(), *BUNDLED_HIERARCHIES],
+            "hierarchy_help": {
+                **{name: f"the Adult column {name} (ARX's)" for name in adult_hierarchies()},
+                **{name: b.what for name, b in BUNDLED_HIERARCHIES.items()},
+            },
             "regions": dict(REGIONS),
         }
     )
@@ -332,6 +345,7 @@ def create_app(
         Route("/api/datasets/{id}/schema", put_schema, methods=["PUT"]),
         Route("/api/datasets/{id}/hierarchy-preview", hierarchy_preview, methods=["POST"]),
         Route("/api/datasets/{id}/risk", risk, methods=["GET"]),
+        Route("/api/datasets/{id}/values", column_values, methods=["GET"]),
         Route("/api/datasets/{id}/runs", start_run, methods=["POST"]),
         Route("/api/datasets/{id}/compare", compare, methods=["GET"]),
         Route("/api/hierarchies", add_hierarchy, methods=["POST"]),

