@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 from real_surveys import survey
@@ -79,14 +80,19 @@ def test_the_survey_section_states_the_files_numbers(tmp_path, monkeypatch):
     sensitive = [r["column"] for r in roles if r["proposed role"] == "sensitive"]
     assert sensitive and all(missing[c] for c in sensitive)  # the GSS's items have gaps
     sentence = re.search(
-        rf"Rows \({re.escape(full)}\): (.*?\.)(?: Unknown sensitive values.*?: (.*?)\.)?\s", text
+        rf"Rows \({re.escape(full)}\): (?P<all>(?P<rows>.*?\.)"
+        r"(?: Unknown sensitive values.*?: (?P<unknown>.*?)\.)?)\s",
+        text,
     )
     assert sentence is not None, text
-    assert sentence[1] == (
+    assert sentence["rows"] == (
         f"{len(data):,} rows in the file; none left out; {len(data):,} entered the method; "
         f"{counts['suppressed']:,} suppressed; {counts['published']:,} published."
     )
-    assert sentence[2] == ", ".join(f"{c} {missing[c]:,}" for c in sensitive)
+    assert sentence["unknown"] == ", ".join(f"{c} {missing[c]:,}" for c in sensitive)
+    # The README's tour quotes anonymize's summary line of this very run.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    assert f"\nfull_domain: {sentence['all']}\n" in readme
     for c in sensitive:
         assert counts[f"unknown {c} (missing: keep; in no model)"] == missing[c]
     for r in table_of(f"Unknown (missing) sensitive values of {full}"):
