@@ -112,9 +112,10 @@ def test_missing_values_as_a_category_add_its_label(tmp_path):
     path = _gss_file(tmp_path / "gss.sav")
     frame = read_table(path)
     declared = value_label_categories(path, frame)
-    assert categories_entry(declared, frame, "partyid", "category") == [*PARTIES, "?"]
+    assert categories_entry(declared, frame, "partyid", "value") == [*PARTIES, "?"]
     assert categories_entry(declared, frame, "partyid", "drop") == PARTIES
-    assert categories_entry(declared, frame, "sex", "category") == ["Male", "Female"]
+    assert categories_entry(declared, frame, "partyid", "keep") == PARTIES
+    assert categories_entry(declared, frame, "sex", "value") == ["Male", "Female"]
 
 
 def test_schema_infer_declares_the_labels(tmp_path):
@@ -144,8 +145,10 @@ def test_init_writes_the_codebook_and_anonymize_verifies(tmp_path, suffix):
     schema = yaml.safe_load(text)["schema"]
     assert schema["race"]["categories"] == ["White", "Black", "Other", "Asian"]
     parties = PARTIES if suffix == ".sav" else list(CODEBOOK["partyid"].values())
-    extra = ["?"] if suffix == ".sav" else []  # 7 user-missing answers: missing as a category
-    assert schema["partyid"]["categories"] == parties + extra
+    # partyid is a sensitive candidate: its 7 user-missing answers stay empty (missing: keep),
+    # unknown values, so the codebook gets no "?"
+    assert schema["partyid"]["role"] == "sensitive"
+    assert schema["partyid"]["categories"] == parties
     assert "categories" not in schema["age"] and "categories" not in schema["abany"]
     out = tmp_path / "release"
     result = _run("anonymize", "--config", str(config), "--out", str(out))
@@ -183,7 +186,7 @@ def test_workbench_config_declares_the_codebook(tmp_path):
     with zipfile.ZipFile(io.BytesIO(config.content)) as z:
         doc = yaml.safe_load(z.read("config.yaml"))
     assert doc["schema"]["race"]["categories"] == ["White", "Black", "Other", "Asian"]
-    assert doc["schema"]["partyid"]["categories"] == [*PARTIES, "?"]
+    assert doc["schema"]["partyid"]["categories"] == PARTIES  # sensitive: missing: keep
     assert "categories" not in doc["schema"]["age"]
 
 

@@ -474,11 +474,11 @@ def check(
 @click.option("--suda-max-size", type=int, default=None, help="Largest MSU SUDA2 looks for.")
 @click.option(
     "--missing",
-    type=click.Choice(list(RISK_MISSING)),
+    type=click.Choice([*RISK_MISSING, "sdcmicro"]),
     default="value",
     show_default=True,
-    help="Missing key values: a value of its own, sdcMicro's convention (any: it matches every "
-    "value), records left out (drop, counted), or refuse.",
+    help="Missing key values: a value of its own, sdcMicro's convention (any, formerly sdcmicro: "
+    "it matches every value), records left out (drop, counted), or refuse.",
 )
 @click.option(
     "--report",

@@ -304,15 +304,15 @@ def categories_entry(
 ) -> list[str] | None:
     """A schema entry's ``categories`` for ``column``: its value labels as the file declares
     them (``declared``, from :func:`value_label_categories`), with the missing-value label ``?``
-    added when ``missing`` is ``"category"`` and the column has missing values; ``None`` when
+    added when ``missing`` is ``"value"`` and the column has missing values; ``None`` when
     the file declares none for it."""
-    from ..core.schema import MISSING_LABEL
+    from ..core.missing import MISSING_LABEL
 
     labels = declared.get(column)
     if labels is None:
         return None
     out = list(labels)
-    if missing == "category" and frame[column].isna().any() and MISSING_LABEL not in out:
+    if missing == "value" and frame[column].isna().any() and MISSING_LABEL not in out:
         out.append(MISSING_LABEL)
     return out
 
