@@ -53,7 +53,8 @@ def prepare(
     unknown_sensitive : bool
         Whether the method treats a sensitive column's missing cells (``missing: keep``) as
         unknown values that count toward no model (its checks go through
-        :meth:`~microanon.models.Groups.known_view`); other methods refuse them.
+        :meth:`~microanon.models.Groups.known_view`: full_domain, Mondrian, local recoding);
+        other methods refuse them.
 
     Returns
     -------

@@ -26,6 +26,7 @@ from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
 from ...core.schema import MISSING_LABEL, Kind
 from ...core.table import Table
 from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
+from ...models.groups import spread
 from ...models.ldiversity import group_diversity
 from ...models.tcloseness import group_emd
 from .._release import numbers_of, text_column, unchanged_column
@@ -249,12 +250,15 @@ def _shortfall(model: PrivacyModel, groups: Groups) -> np.ndarray:
 
     ℓ-diversity: ``(ℓ - own ℓ) / ℓ``; t-closeness: ``EMD - t``; any other model: 1.
     """
-    if isinstance(model, LDiversity):
-        own = group_diversity(groups, model.form, model.c).astype(float)
-        gap = (model.l - own) / model.l
-    elif isinstance(model, TCloseness):
-        emd, _ = group_emd(groups, model.distance, model.order, model.hierarchy)
-        gap = emd - model.t
+    if isinstance(model, (LDiversity, TCloseness)):
+        view, positions = groups.known_view()  # unknown sensitive values count toward neither
+        if isinstance(model, LDiversity):
+            own = group_diversity(view, model.form, model.c).astype(float)
+            gap = (model.l - own) / model.l
+        else:
+            emd, _ = group_emd(view, model.distance, model.order, model.hierarchy)
+            gap = emd - model.t
+        gap = spread(groups, positions, gap, 0.0)
     else:
         gap = np.ones(groups.n_groups)
     return np.maximum(gap, 1e-12)
@@ -293,7 +297,11 @@ class GroupCheck:
             self.values = (
                 list(range(self.n_values)) if blind and not self.numeric else list(dictionary)
             )
+            unknown = np.asarray(pd.isna(pd.Index(dictionary, dtype=object)))
+            for code in np.flatnonzero(unknown):  # a kept missing cell stays unknown
+                self.values[code] = None
             self.reference = np.bincount(enc.sa, weights=enc.counts, minlength=len(dictionary))
+            self.reference[unknown] = 0
 
     def _groups(
         self, group: np.ndarray, weights: np.ndarray, n: int, sa: np.ndarray | None

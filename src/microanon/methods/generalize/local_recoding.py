@@ -471,7 +471,9 @@ def local_recoding(
     """
     k = integer("k", k)
     resolved = [KAnonymity(k), *([] if models is None else as_models(models))]
-    table, resolved = prepare(data, schema, resolved, need_hierarchies=False)
+    table, resolved = prepare(
+        data, schema, resolved, need_hierarchies=False, unknown_sensitive=True
+    )
     dims = quasi_dims(table, "local recoding")
     sensitive = table.schema.sensitive[0] if any(m.needs_sensitive for m in resolved) else None
     enc = encode(table, dims, sensitive)

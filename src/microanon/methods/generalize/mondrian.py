@@ -286,7 +286,7 @@ def mondrian(
     """
     if not isinstance(relaxed, (bool, np.bool_)):
         raise InputError(f"relaxed must be True or False, got {relaxed!r}")
-    table, resolved = prepare(data, schema, models, need_hierarchies=False)
+    table, resolved = prepare(data, schema, models, need_hierarchies=False, unknown_sensitive=True)
     dims = quasi_dims(table, "Mondrian")
     sensitive = table.schema.sensitive[0] if any(m.needs_sensitive for m in resolved) else None
     enc = encode(table, dims, sensitive)
