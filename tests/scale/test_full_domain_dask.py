@@ -94,6 +94,9 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     assert public.public_keys == expected.public_keys
     internal = {k: v for k, v in loaded.internal_metadata.items() if k != "search_seconds"}
     assert internal.pop("combinations") == got.combinations
+    rows = internal.pop("row_counts")  # what publish() adds in memory (apps.row_counts)
+    assert rows == got.rows and rows["published"] == meta["rows_out"]
+    assert rows["entering"] == rows["in_file"] == meta["rows_in"] == len(adult)
     assert internal == {
         k: v for k, v in expected.internal_metadata.items() if k != "search_seconds"
     }
@@ -290,8 +293,10 @@ def test_overwrite_replaces_only_our_own_output(adult_parquet, client, tmp_path)
 
 
 def _internal(metadata: dict) -> dict:
-    # The population records list their classes in value order, whichever path wrote them.
-    return {k: v for k, v in metadata.items() if k not in ("search_seconds", "combinations")}
+    # The population records list their classes in value order, whichever path wrote them; the
+    # row counts are what publish() adds in memory (tests/apps/test_row_counts.py).
+    skip = ("search_seconds", "combinations", "row_counts")
+    return {k: v for k, v in metadata.items() if k not in skip}
 
 
 def test_population_models_equal_in_memory(adult, adult_parquet, client, tmp_path):

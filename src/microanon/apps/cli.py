@@ -821,6 +821,7 @@ def _anonymize_dask(
     """``anonymize --engine dask``: the method out of core, and its summary."""
     from ..scale import WrittenRelease
     from .engine import anonymize_dask
+    from .row_counts import RowCounts
 
     result = anonymize_dask(
         cfg,
@@ -837,8 +838,8 @@ def _anonymize_dask(
     verified = all(v.holds for v in result.verdicts) if result.verdicts else None
     levels = ", ".join(f"{q} {level}" for q, level in result.levels.items())
     lines = [
-        f"full_domain (dask): {result.rows_in:,} records in, {result.rows_out:,} rows out, "
-        f"{result.combinations:,} distinct combinations",
+        f"full_domain (dask): {RowCounts.from_dict(result.rows).sentence()} "
+        f"{result.combinations:,} distinct combinations.",
         f"  levels: {levels}",
         f"  suppressed: {result.suppressed:,} records",
         f"  {result.metric}: {result.metric_value:.6g}",
@@ -855,6 +856,7 @@ def _anonymize_dask(
             "out": str(result.path),
             "rows_in": result.rows_in,
             "rows_out": result.rows_out,
+            "rows": RowCounts.from_dict(result.rows).to_dict(),
             "combinations": result.combinations,
             "levels": result.levels,
             "suppressed": result.suppressed,

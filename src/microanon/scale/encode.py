@@ -27,6 +27,7 @@ from .encoding import Encoding
 from .frequencies import count_combinations, factorize_keys
 
 __all__ = [
+    "row_counts_of",
     "Encoded",
     "Encoding",
     "check_frame",
@@ -333,6 +334,10 @@ class Encoded:
         The published columns that are not encoded, as cleaned.
     spilled : str or None
         The Parquet file holding ``inverse`` and ``others`` when they were written to disk.
+    read : int
+        Records of the partition as read, before the missing-value policies.
+    left_out : dict of str to int
+        Records with a missing value in each ``missing: drop`` column (left out).
     """
 
     rows: int
@@ -344,6 +349,8 @@ class Encoded:
     inverse: np.ndarray | None = None
     others: Any = None
     spilled: str | None = None
+    read: int = 0
+    left_out: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> Encoded:
         """What the client needs to build the dictionaries (nothing per record or combination)."""
@@ -445,7 +452,19 @@ def encode_partition(
 
         kept = pa.Table.from_pandas(clean[list(others)], preserve_index=False)
         kept = kept.replace_schema_metadata(None)
-    out = Encoded(len(clean), uniques, combos, counts, raw, missing, inverse, kept)
+    drop = [a.name for a in schema if a.role.published and a.missing_policy == "drop"]
+    out = Encoded(
+        len(clean),
+        uniques,
+        combos,
+        counts,
+        raw,
+        missing,
+        inverse,
+        kept,
+        read=len(part),
+        left_out={c: int(part[c].isna().sum()) for c in drop},
+    )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -514,3 +533,17 @@ def union_codes(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
     joined = np.concatenate([np.asarray(a) for a in arrays if len(a)])
     codes, values = pd.factorize(joined, use_na_sentinel=False)
     return _values(values), np.split(codes.astype(np.int64), np.cumsum(sizes)[:-1])
+
+
+def row_counts_of(summaries: Sequence[Encoded]) -> dict[str, Any]:
+    """The rows read, left out per ``missing: drop`` column and entering the method, over the
+    partitions' summaries (the keys of :class:`microanon.apps.row_counts.RowCounts`)."""
+    left_out: dict[str, int] = {}
+    for s in summaries:
+        for c, n in s.left_out.items():
+            left_out[c] = left_out.get(c, 0) + n
+    return {
+        "in_file": sum(s.read for s in summaries),
+        "left_out": {c: n for c, n in left_out.items() if n},
+        "entering": sum(s.rows for s in summaries),
+    }

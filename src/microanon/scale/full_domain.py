@@ -40,7 +40,14 @@ from ..models import PopulationModel, PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
 from .client import dask_client, wait_stage
-from .encode import Encoded, check_frame, clean_partition, combine_encodings, encode_partition
+from .encode import (
+    Encoded,
+    check_frame,
+    clean_partition,
+    combine_encodings,
+    encode_partition,
+    row_counts_of,
+)
 from .frequencies import SPLIT_EVERY, FrequencyTable, global_partial, sorted_table, tree_reduce
 from .read import parquet_files, read_dataset, read_parquet_file
 from .release_files import DATA, arrow_type, logical_type, write_manifests
@@ -75,6 +82,9 @@ class ScaleResult:
         The metric and its value (for ``precision`` the precision).
     rows_in, rows_out : int
         Records read (after the missing-value policies) and written.
+    rows : dict
+        The run's row counts (the keys of :class:`microanon.apps.row_counts.RowCounts`): in the
+        file, left out per ``missing: drop`` column, entering, suppressed, published.
     combinations : int
         Rows of the frequency table the search ran on.
     verdicts : list of Verdict
@@ -97,6 +107,7 @@ class ScaleResult:
     metric_value: float
     rows_in: int
     rows_out: int
+    rows: dict[str, Any]
     combinations: int
     verdicts: list[Verdict]
     path: Path
@@ -294,6 +305,7 @@ def full_domain_dask(
         encoding, maps = combine_encodings(
             schema, columns, summaries, _population_values(schema, resolved)
         )
+        rows = row_counts_of(summaries)
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
         cards = [encoding.cardinality(c) for c in columns]
@@ -347,6 +359,12 @@ def full_domain_dask(
                 q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi
             },
             "rows_in": freq.records,
+            "row_counts": {
+                **rows,
+                "suppressed": result.suppressed,
+                "published": published.records,
+                "unknown_sensitive": {},  # refused out of core (encode: missing: keep)
+            },
             "suppressed": result.suppressed,
             "metric": {"name": metric, "value": result.metric_value},
             "nodes_checked": result.nodes_checked,
@@ -403,6 +421,7 @@ def full_domain_dask(
         metric_value=result.metric_value,
         rows_in=freq.records,
         rows_out=rows_out,
+        rows=internal["row_counts"],
         combinations=len(freq),
         verdicts=verdicts,
         path=target,
