@@ -662,8 +662,9 @@ class Schema:
     def validate(self, df: pd.DataFrame, check_leaves: bool = True) -> pd.DataFrame:
         """Check ``df`` against the schema and return the rows and columns to work on.
 
-        Applies the missing-value policies (``drop`` removes rows, ``category`` fills ``"?"``),
-        coerces numeric columns, and checks that every value of a column with a resolved
+        Applies the missing-value policies (:mod:`microanon.core.missing`: ``value`` fills
+        ``"?"``, ``keep`` leaves the cell empty, ``drop`` removes the row), coerces numeric
+        columns, and checks that every value of a column with a resolved
         hierarchy is one of its leaves (unless ``check_leaves`` is false: the caller looks every
         value up in its hierarchy itself, as :meth:`Table.from_frame` does when it encodes).
 
@@ -671,7 +672,8 @@ class Schema:
         ------
         InputError
             Empty table, duplicate or absent columns, missing values under the ``error`` policy
-            (naming the column and count), non-numeric values in a numeric column.
+            (naming every such column and its count), missing values a numeric column without
+            hierarchy cannot hold as ``?``, non-numeric values in a numeric column.
         HierarchyError
             A value absent from its column's hierarchy (naming value and column).
         """
