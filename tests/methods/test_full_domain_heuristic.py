@@ -314,3 +314,25 @@ def test_anes_many_quasi_identifiers_heuristic_release_verifies() -> None:
     data = release.tables["data"]
     assert k_anonymity(data, list(schema), k=5).holds
     assert all(v.holds for v in check_release(release))
+
+
+def test_a_config_passes_the_search_parameters() -> None:
+    from microanon.apps.config import parse_config
+
+    df, _ = _small()
+    cfg = parse_config(
+        {
+            "schema": {
+                "a": {"role": "quasi", "hierarchy": {"builder": "intervals", "widths": [2, 4, 8]}},
+                "b": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+                "s": {"role": "sensitive"},
+            },
+            "method": "full_domain",
+            "models": [{"k_anonymity": {"k": 3}}],
+            "params": {"search": "heuristic", "step_limit": 12, "suppression": 0.05},
+        }
+    )
+    release = cfg.run(df[["a", "b", "s"]])
+    assert release.metadata["parameters"]["search"] == "heuristic"
+    assert release.metadata["search"]["nodes_checked"] <= 12
+    assert all(v.holds for v in check_release(release))

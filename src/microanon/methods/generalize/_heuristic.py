@@ -28,16 +28,22 @@ bound are checked, and the search moves to a better feasible one while there is 
 nodes are expanded too (with suppression a node above may suppress fewer records), except
 those that suppress nothing when every model's "every class passes" is monotone: every node
 above them suppresses nothing and is no better. The search stops when the queue is empty, or
-before a check that would exceed ``step_limit`` checked nodes or come after ``time_limit``
-seconds.
+before a check that would exceed ``step_limit`` checked nodes or start after 90 % of
+``time_limit`` seconds (the lower bound below takes at most the rest; the release is built
+after that). Nothing is drawn at random: the same table, models and ``step_limit`` give the
+same node; a node found under a time limit depends on the machine's speed.
 
 What is known about the gap. The bound of every metric never decreases from a node to its
 successors and is at most the value of every feasible node. Every node the search did not check
 lies above an unchecked successor of a checked node that was not fully expanded (a chain from
 the bottom leaves the checked nodes somewhere), or above a successor skipped for its bound. So
-the smallest bound over the unchecked successors of the nodes left in the queue is a lower bound
-of the value of every feasible node not checked, and the smaller of it and the incumbent's value
-is a lower bound of the optimum (``lower_bound``). When the queue empties, every node skipped
+the smallest bound over the unchecked successors of the nodes left in the queue (the frontier)
+is a lower bound of the value of every feasible node not checked, and the smaller of it and the
+incumbent's value is a lower bound of the optimum (``lower_bound``). Nodes known to be
+infeasible (below a checked node whose filter alone suppresses more than the limit, or below
+any infeasible node when feasibility is monotone) cannot be the optimum: the bound steps over
+them to their successors, in order of bounds, for at most 20,000 nodes (see
+:func:`_unexplored_bound`). When the queue empties, every node skipped
 had a bound above the incumbent plus the tie tolerance: the search then checked every node that
 could beat or tie it, and its answer is the exact search's (``stopped="exhausted"``).
 """
@@ -75,6 +81,7 @@ class _Checked:
     suppressed: int
     value: float  # the metric with the failing classes' records suppressed (feasible or not)
     total: int
+    sunk: bool = False  # infeasible, and so is every node below it
 
 
 def check_limits(time_limit: object, step_limit: object) -> tuple[float | None, int | None]:
@@ -149,6 +156,8 @@ class _Walk:
         self.best = float("inf")
         self.incumbent: Levels | None = None  # a feasible node of the smallest value so far
         self.feasible: list[Levels] = []
+        # Feasibility is monotone when the filter decides everything or nothing may be suppressed.
+        self.monotone = models.exact_filter or (limit == 0 and models.monotone)
 
     def tolerance(self) -> float:
         """How far above the incumbent a value still ties (infinite before any incumbent)."""
@@ -162,12 +171,15 @@ class _Walk:
         """Check a node exactly, as the exact search does, and update the incumbent."""
         fs = self.cache.at(np.asarray(node, dtype=np.int64))
         fail = self.models.filter(fs)
-        suppressed = int(fs.sizes[fail].sum())
+        suppressed = filtered = int(fs.sizes[fail].sum())
         if suppressed <= self.limit:
             fail, _ = self.models.failing(fs, fail, self.limit)
             suppressed = int(fs.sizes[fail].sum())
         feasible = suppressed <= self.limit
         res = _Checked(feasible, suppressed, self.metric.value(fs, fail, suppressed), sum(node))
+        # The filter's records only grow down the lattice; with monotone feasibility every
+        # node below an infeasible one is infeasible.
+        res.sunk = not feasible and (filtered > self.limit or self.monotone)
         self.checked[node] = res
         if feasible:
             self.feasible.append(node)
@@ -260,7 +272,7 @@ def heuristic_search(
         nonlocal steps
         if step_limit is not None and steps >= step_limit:
             raise _Budget("step_limit")
-        if time_limit is not None and time.perf_counter() - started >= time_limit:
+        if time_limit is not None and time.perf_counter() - started >= _WALK_SHARE * time_limit:
             raise _Budget("time_limit")
         steps += 1
         return walk.check(node)
@@ -332,7 +344,8 @@ def heuristic_search(
         raise _no_node(walk, stopped, steps, seconds, suppression)
     winner = walk.winner()
     inc = walk.checked[winner]
-    lower = min(walk.best, _unexplored_bound(walk, queued - expanded))
+    until = None if time_limit is None else started + time_limit
+    lower = min(walk.best, _unexplored_bound(walk, queued - expanded, until))
     if inc.suppressed:
         mask = walk.rows_of(winner)
     else:  # no class fails: nothing to map back to the rows
@@ -352,12 +365,56 @@ def heuristic_search(
     )
 
 
-def _unexplored_bound(walk: _Walk, pending: set[Levels]) -> float:
-    """Smallest bound of the unchecked successors of the nodes not fully expanded."""
-    frontier = {s for node in pending for s in walk.successors(node) if s not in walk.checked}
+#: Nodes the lower bound's walk over known-infeasible nodes visits at most.
+_BOUND_STEPS = 20_000
+#: Share of the time limit the search's walk takes; the lower bound's walk takes the rest.
+_WALK_SHARE = 0.9
+
+
+def _maximal(nodes: list[Levels]) -> np.ndarray:
+    """The nodes below no other of them (same down-sets), as an ``(m, q)`` array."""
+    kept: list[Levels] = []
+    tops = np.zeros((0, 0), dtype=np.int64)
+    for node in sorted(nodes, key=lambda x: -sum(x)):
+        if kept and (tops >= np.asarray(node)).all(axis=1).any():
+            continue
+        kept.append(node)
+        tops = np.asarray(kept, dtype=np.int64)
+    return tops
+
+
+def _unexplored_bound(walk: _Walk, pending: set[Levels], until: float | None) -> float:
+    """A lower bound of the value of every feasible node the search did not check.
+
+    Starts from the unchecked successors of the nodes not fully expanded (the frontier) and,
+    in order of their bounds, steps over the nodes known to be infeasible (below a sunk node
+    checked) to their unchecked successors; the first node not known to be infeasible, or
+    after :data:`_BOUND_STEPS` nodes or at the time ``until`` the smallest bound left, gives
+    the bound. Every feasible
+    unchecked node lies above a chain of unchecked nodes from the frontier whose known
+    infeasible part this walk crosses, and bounds never decrease along a chain.
+    """
+    frontier = sorted({s for n in pending for s in walk.successors(n) if s not in walk.checked})
     if not frontier:
         return float("inf")
-    return float(walk.bounds(sorted(frontier)).min())
+    tops = _maximal([n for n, r in walk.checked.items() if r.sunk])
+    heap = [(float(b), n) for b, n in zip(walk.bounds(frontier), frontier, strict=True)]
+    heapq.heapify(heap)
+    seen = set(frontier)
+    for _ in range(_BOUND_STEPS):
+        if not heap:
+            return float("inf")
+        if until is not None and time.perf_counter() >= until:
+            break
+        bound, node = heap[0]
+        if not len(tops) or not (tops >= np.asarray(node)).all(axis=1).any():
+            return bound  # not known to be infeasible
+        heapq.heappop(heap)
+        succ = [s for s in walk.successors(node) if s not in walk.checked and s not in seen]
+        seen.update(succ)
+        for b, s in zip(walk.bounds(succ), succ, strict=True):
+            heapq.heappush(heap, (float(b), s))
+    return heap[0][0] if heap else float("inf")
 
 
 def _no_node(

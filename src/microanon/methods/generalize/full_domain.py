@@ -7,7 +7,10 @@ K-Anonymity*, IEEE PASSAT 2012.
 Every quasi-identifier is recoded to one level of its hierarchy (one *node* of the lattice of
 level vectors); the records of equivalence classes that fail some privacy model are suppressed,
 at most ``suppression`` of them; among the nodes that satisfy every model this way, the one with
-the best value of the chosen metric is published. The answer is the exact optimum.
+the best value of the chosen metric is published. The answer is the exact optimum on lattices
+of at most :data:`._lattice.MAX_NODES` nodes; on bigger ones (or with ``search="heuristic"``)
+it is the best feasible node a best-first search finds within a budget
+(:mod:`._heuristic`), which satisfies every model but may not be optimal.
 
 Metrics (all minimized; each equals the named measure of the published table, ``N`` input
 records, ``S`` suppressed, ``q`` quasi-identifiers):
