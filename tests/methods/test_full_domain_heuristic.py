@@ -336,3 +336,46 @@ def test_a_config_passes_the_search_parameters() -> None:
     assert release.metadata["parameters"]["search"] == "heuristic"
     assert release.metadata["search"]["nodes_checked"] <= 12
     assert all(v.holds for v in check_release(release))
+
+
+def test_the_dask_engine_refuses_the_heuristic_search(tmp_path) -> None:
+    from microanon.apps.config import parse_config
+    from microanon.apps.engine import anonymize_dask
+
+    cfg = parse_config(
+        {
+            "schema": {"a": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}}},
+            "method": "full_domain",
+            "models": [{"k_anonymity": {"k": 3}}],
+            "params": {"search": "heuristic"},
+        }
+    )
+    with pytest.raises(InputError, match="heuristic search .* not available with --engine dask"):
+        anonymize_dask(cfg, tmp_path / "out", data=tmp_path / "none.csv")
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(fdp.problems(), st.integers(1, 15))
+def test_heuristic_star_release_satisfies_the_models(p: dict, steps: int) -> None:
+    try:
+        release = full_domain(
+            p["df"],
+            p["schema"],
+            models=p["models"],
+            suppression=p["suppression"],
+            suppressed_rows="star",
+            search="heuristic",
+            step_limit=steps,
+        )
+    except InfeasibleError:
+        return  # nothing feasible found within the budget, or the '*' class fails a model
+    meta = release.metadata
+    assert meta["rows_out"] == len(p["df"])
+    assert meta["suppressed"] <= math.floor(p["suppression"] * len(p["df"]) + 1e-9)
+    stars = (release.tables["data"][p["quasi"]] == "*").all(axis=1)
+    assert int(stars.sum()) >= meta["suppressed"]
+    assert all(v.holds for v in check_release(release))
