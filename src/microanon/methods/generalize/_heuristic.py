@@ -23,8 +23,10 @@ score (then total level, then levels). The search pops the best one and *dives*:
 the node (checks each unchecked successor whose lower bound (:meth:`Metric.bound_of`) does not
 exceed the incumbent's value plus the tie tolerance), moves to the best-scoring infeasible
 successor just checked and expands it in turn, until a feasible node is found or no successor
-is left. A new incumbent is then improved by descent: its unchecked predecessors within the
-bound are checked, and the search moves to a better feasible one while there is one. Feasible
+is left. A new incumbent is then improved by local moves: its unchecked predecessors within
+the bound are checked, then (if none is better) the nodes one level lower in one attribute
+and one level higher in another, and the search moves to a better feasible one while there is
+one. Feasible
 nodes are expanded too (with suppression a node above may suppress fewer records), except
 those that suppress nothing when every model's "every class passes" is monotone: every node
 above them suppresses nothing and is no better. The search stops when the queue is empty, or
@@ -207,6 +209,16 @@ class _Walk:
         """Nodes one level lower in exactly one attribute."""
         return [node[:i] + (lv - 1,) + node[i + 1 :] for i, lv in enumerate(node) if lv > 0]
 
+    def sideways(self, node: Levels) -> list[Levels]:
+        """Nodes one level lower in one attribute and one level higher in another."""
+        out = []
+        for i, lv in enumerate(node):
+            if lv == 0:
+                continue
+            down = node[:i] + (lv - 1,) + node[i + 1 :]
+            out += [s for s in self.successors(down) if s != node]
+        return out
+
     def bounds(self, nodes: Sequence[Levels]) -> np.ndarray:
         """The metric's lower bound of each node."""
         if not nodes:
@@ -297,17 +309,22 @@ def heuristic_search(
         return res
 
     def descend(node: Levels) -> None:
-        """Move down from a new incumbent to better feasible predecessors."""
+        """Move from a new incumbent to better feasible neighbours: its predecessors, then the
+        nodes one level lower in one attribute and higher in another."""
         while True:
-            preds = [p for p in walk.predecessors(node) if p not in walk.checked]
             better = None
-            for p, ok in zip(preds, walk.within(walk.bounds(preds)), strict=True):
-                if not ok:
-                    continue
-                res = check(p)
-                push(p, res)
-                if walk.incumbent == p:
-                    better = p
+            for near in (walk.predecessors, walk.sideways):
+                cand = [p for p in near(node) if p not in walk.checked]
+                bounds = walk.bounds(cand)
+                for j in np.argsort(bounds, kind="stable").tolist():
+                    if not walk.within(bounds[j : j + 1])[0]:
+                        continue
+                    res = check(cand[j])
+                    push(cand[j], res)
+                    if walk.incumbent == cand[j]:
+                        better = cand[j]
+                if better is not None:
+                    break
             if better is None:
                 return
             node = better
