@@ -365,3 +365,19 @@ def test_heuristic_star_release_satisfies_the_models(p: dict, steps: int) -> Non
     stars = (release.tables["data"][p["quasi"]] == "*").all(axis=1)
     assert int(stars.sum()) >= meta["suppressed"]
     assert all(v.holds for v in check_release(release))
+
+
+def test_a_written_heuristic_release_verifies_and_keeps_the_search_internal(tmp_path) -> None:
+    from microanon.core import Release
+    from microanon.models import verify_written
+
+    df, schema = _small()
+    release = full_domain(
+        df, schema, models=[KAnonymity(5)], suppression=0.02, search="heuristic", step_limit=30
+    )
+    release.save(tmp_path / "rel")
+    assert Release.load(tmp_path / "rel").metadata["search"] == release.metadata["search"]
+    public = Release.load(tmp_path / "rel" / "public").metadata
+    assert "search" not in public and "lower_bound" not in str(public)
+    verification = verify_written(tmp_path / "rel", df)
+    assert verification.ok, verification
