@@ -316,7 +316,8 @@ def anonymize_dask(
     Raises
     ------
     InputError
-        Another method (one line naming it); ``all_minimal``; an output that would hold the
+        Another method (one line naming it); ``all_minimal``; the heuristic search
+        (``search: heuristic``, ``time_limit``, ``step_limit``); an output that would hold the
         input; bad data or parameters (as the function that runs the method); lint findings
         (see :func:`lint_dask`).
     InfeasibleError, VerificationError
@@ -326,6 +327,11 @@ def anonymize_dask(
     params = dict(cfg.params)
     if params.pop("all_minimal", False):
         raise InputError("params: all_minimal is not available with --engine dask yet")
+    if params.get("search", "auto") == "heuristic" or {"time_limit", "step_limit"} & set(params):
+        raise InputError(
+            "params: the heuristic search (search: heuristic, time_limit, step_limit) is not "
+            "available with --engine dask yet"
+        )
     from ..core.output import check_output_target
 
     source = data if data is not None else cfg.data

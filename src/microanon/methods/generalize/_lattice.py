@@ -60,8 +60,8 @@ class Lattice:
         if size > MAX_NODES:
             raise InputError(
                 f"the generalization lattice of {', '.join(self.names)} has {size:,} nodes; the "
-                f"exact search handles up to {MAX_NODES:,}: use fewer quasi-identifiers or "
-                "shorter hierarchies"
+                f"exact search handles up to {MAX_NODES:,}: use search='heuristic' (or "
+                "'auto'), fewer quasi-identifiers or shorter hierarchies"
             )
         self.size = size
         dims = tuple(int(h) + 1 for h in self.heights)

@@ -113,6 +113,15 @@ class Metric:
 
     def bounds(self, lattice: Lattice) -> np.ndarray:
         """Lower bound of the value of every node."""
+        return self.bound_of(lattice.levels)
+
+    def bound_of(self, levels: np.ndarray) -> np.ndarray:
+        """Lower bound of the value of the nodes of a ``(m, q)`` array of level vectors.
+
+        The bound :meth:`bounds` gives every node of a lattice, before any :meth:`refine`; it
+        never decreases from a node to its successors, and needs no lattice (the heuristic
+        search evaluates it on a few nodes of lattices too big to enumerate).
+        """
         raise NotImplementedError
 
     def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
@@ -163,12 +172,15 @@ class _Additive(Metric):
         self._bounds: np.ndarray | None = None
 
     def bounds(self, lattice: Lattice) -> np.ndarray:
-        total = np.zeros(lattice.size)
-        for i in range(lattice.q):
-            total += self.kept[i][lattice.levels[:, i]]
-        self._bounds = total * self.norm
-        self._lattice = lattice
+        self._bounds = self.bound_of(lattice.levels)
         return self._bounds.copy()
+
+    def bound_of(self, levels: np.ndarray) -> np.ndarray:
+        levels = np.asarray(levels).reshape(-1, len(self.kept))
+        total = np.zeros(len(levels))
+        for i in range(len(self.kept)):
+            total += self.kept[i][levels[:, i]]
+        return total * self.norm
 
     def refine(
         self,
@@ -188,7 +200,7 @@ class _Additive(Metric):
         bounds[below] = np.maximum(bounds[below], self._bounds[below] + penalty)
 
     def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
-        base = float(self._bounds[self._lattice.node(fs.levels)])
+        base = float(self.bound_of(fs.levels)[0])
         if suppressed == 0:
             return base
         rows = fail[fs.cls]
@@ -292,14 +304,15 @@ class _Discernibility(Metric):
     name = "discernibility"
     learns_above = True
 
-    def __init__(self, n_records: int, max_classes: np.ndarray, min_kept: int) -> None:
+    def __init__(self, n_records: int, max_classes: _MaxClasses, min_kept: int) -> None:
         super().__init__(n_records)
         self.max_classes = max_classes  # per node: an upper bound of its number of classes
         self.min_kept = min_kept
 
-    def bounds(self, lattice: Lattice) -> np.ndarray:
+    def bound_of(self, levels: np.ndarray) -> np.ndarray:
         n = float(self.n)
-        return np.maximum(n * n / self.max_classes, float(min(self.min_kept, self.n)) * n)
+        classes = self.max_classes(levels)
+        return np.maximum(n * n / classes, float(min(self.min_kept, self.n)) * n)
 
     def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
         kept = fs.sizes[~fail]
@@ -339,17 +352,17 @@ class _Aecs(Metric):
     learns_above = True
 
     def __init__(
-        self, n_records: int, max_classes: np.ndarray, star: list[np.ndarray], min_kept: int
+        self, n_records: int, max_classes: _MaxClasses, star: list[np.ndarray], min_kept: int
     ) -> None:
         super().__init__(n_records)
         self.max_classes = max_classes
         self.star = star  # star[i][level]: the level code labelled "*", or -1
         self.min_kept = min_kept
 
-    def bounds(self, lattice: Lattice) -> np.ndarray:
+    def bound_of(self, levels: np.ndarray) -> np.ndarray:
         n = float(self.n)
         k = float(max(min(self.min_kept, self.n), 1))
-        return np.maximum(n / self.max_classes, n / (n / k + 1.0))
+        return np.maximum(n / self.max_classes(levels), n / (n / k + 1.0))
 
     def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
         kept = int(np.count_nonzero(~fail))
@@ -378,6 +391,22 @@ class _Aecs(Metric):
             below = lattice.below(node)
             bound = self.n / ((self.n - filtered) / k + 1.0)
             bounds[below] = np.maximum(bounds[below], bound)
+
+
+class _MaxClasses:
+    """An upper bound of the number of classes of nodes: the table's classes at the bottom,
+    and the product of the codes each attribute's level holds records of."""
+
+    def __init__(self, occupied: list[np.ndarray], bottom: float) -> None:
+        self.occupied = occupied
+        self.bottom = bottom
+
+    def __call__(self, levels: np.ndarray) -> np.ndarray:
+        levels = np.asarray(levels).reshape(-1, len(self.occupied))
+        prod = np.ones(len(levels))
+        for i, occ in enumerate(self.occupied):
+            prod *= occ[levels[:, i]]
+        return np.minimum(np.full(len(levels), self.bottom), prod)
 
 
 def canonical_metric(metric: Any) -> str:
@@ -480,7 +509,7 @@ class _Loss(Metric):
         self.span = span  # per attribute: N - low (0 when the loss is always 0)
         self.geometric = geometric
         self._pending: dict[float, np.ndarray] = {}
-        self._pending_node = -1
+        self._pending_node: tuple[int, ...] = ()
 
     def _losses(self, raw: np.ndarray) -> np.ndarray:
         """Per-attribute losses (last axis) of raw per-attribute costs."""
@@ -495,15 +524,21 @@ class _Loss(Metric):
             return np.exp(np.log1p(losses).sum(axis=-1) / q) - 1.0
         return losses.sum(axis=-1) / q
 
+    def _raw_of(self, levels: np.ndarray) -> np.ndarray:
+        """Per-attribute kept costs of ``(m, q)`` level vectors, as an ``(m, q)`` array."""
+        levels = np.asarray(levels).reshape(-1, len(self.kept))
+        return np.stack([self.kept[i][levels[:, i]] for i in range(len(self.kept))], axis=1)
+
     def bounds(self, lattice: Lattice) -> np.ndarray:
-        raw = np.stack([self.kept[i][lattice.levels[:, i]] for i in range(lattice.q)], axis=1)
-        self._raw = raw
-        self._lattice = lattice
-        return self._aggregate(self._losses(raw))
+        self._raw = self._raw_of(lattice.levels)
+        return self._aggregate(self._losses(self._raw))
+
+    def bound_of(self, levels: np.ndarray) -> np.ndarray:
+        return self._aggregate(self._losses(self._raw_of(levels)))
 
     def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
-        node = self._lattice.node(fs.levels)
-        extra = np.zeros(self._lattice.q)
+        node = tuple(np.asarray(fs.levels).tolist())
+        extra = np.zeros(len(self.kept))
         if suppressed:
             rows = fail[fs.cls]
             w = fs.counts[rows].astype(np.float64)
@@ -511,7 +546,7 @@ class _Loss(Metric):
                 pen = self.penalty[i][int(lv)]
                 per_code = np.bincount(fs.codes[i][rows], weights=w, minlength=len(pen))
                 extra[i] = float(np.dot(per_code, pen))
-        value = float(self._aggregate(self._losses(self._raw[node] + extra)))
+        value = float(self._aggregate(self._losses(self._raw_of(fs.levels)[0] + extra)))
         # refine() needs the per-attribute penalty of the filter's records at this node.
         if node != self._pending_node:
             self._pending, self._pending_node = {}, node
@@ -529,7 +564,11 @@ class _Loss(Metric):
     ) -> None:
         # The filter's records are suppressed below too, each cell costing there at least its
         # penalty here (the penalty never grows with the share): per attribute, then aggregated.
-        if filter_value is None or filtered == 0 or node != self._pending_node:
+        if (
+            filter_value is None
+            or filtered == 0
+            or tuple(lattice.levels[node].tolist()) != self._pending_node
+        ):
             return
         extra = self._pending.get(filter_value)
         if extra is None:
@@ -572,7 +611,7 @@ def _loss_metric(
 
 def make_metric(
     name: str,
-    lattice: Lattice,
+    lattice: Lattice | None,
     hierarchies: Sequence[Hierarchy],
     leaf_counts: Sequence[np.ndarray],
     maps: LevelMaps,
@@ -585,7 +624,8 @@ def make_metric(
     Parameters
     ----------
     name : one of :data:`METRICS`, or ``loss`` with options (see :func:`canonical_metric`)
-    lattice : Lattice
+    lattice : Lattice or None
+        Unused (the bounds are computed from level vectors, :meth:`Metric.bound_of`).
     hierarchies : the quasi-identifiers' hierarchies, in lattice order
     leaf_counts : records per leaf of each quasi-identifier
     maps : LevelMaps
@@ -608,11 +648,7 @@ def make_metric(
             for lv in range(h.n_levels)
         ]
         occupied.append(np.asarray(occ, dtype=np.float64))
-    max_classes = np.full(lattice.size, float(min(bottom_classes, n_records)))
-    prod = np.ones(lattice.size)
-    for i in range(lattice.q):
-        prod *= occupied[i][lattice.levels[:, i]]
-    max_classes = np.minimum(max_classes, prod)
+    max_classes = _MaxClasses(occupied, float(min(bottom_classes, n_records)))
     if name == "discernibility":
         return _Discernibility(n_records, max_classes, min_kept)
     star = []

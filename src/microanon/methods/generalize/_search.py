@@ -76,7 +76,7 @@ from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_u
 from ._metrics import Metric, canonical_metric, make_metric
 from ._search_models import ModelSet
 
-__all__ = ["SearchResult", "evaluate_levels", "search"]
+__all__ = ["FrequencyCache", "SearchResult", "evaluate_levels", "search"]
 
 #: Frequency sets kept for rolling up, at most this many rows in total (besides the bottom's).
 _CACHE_ROWS = 1_000_000
@@ -108,6 +108,16 @@ class SearchResult:
     suppressed_mask : bool array
         Which rows of the table are suppressed at the optimum (of a frequency table, with
         :attr:`Table.counts`: which distinct combinations).
+    kind : {"exact", "heuristic"}
+        Which search found the node: the exact one (the node is optimal) or the best-first
+        heuristic (:mod:`._heuristic`; the best node it checked).
+    lower_bound : float or None
+        Heuristic only: a lower bound of the optimum's value (for ``precision`` an upper bound
+        of the optimal precision), the smaller of the node's value and the bounds of every node
+        left unchecked; None for the exact search.
+    stopped : str
+        Why the search ended: ``"exhausted"`` (every node checked or ruled out by its bound),
+        ``"time_limit"`` or ``"step_limit"``.
     """
 
     levels: dict[str, int]
@@ -119,6 +129,9 @@ class SearchResult:
     minimal_nodes: list[dict[str, int]] | None = None
     search_seconds: float = 0.0
     suppressed_mask: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    kind: str = "exact"
+    lower_bound: float | None = None
+    stopped: str = "exhausted"
 
 
 @dataclass
@@ -150,6 +163,76 @@ def check_suppression(suppression: Any) -> float:
 def check_metric(metric: Any) -> str:
     """Validate the metric: its canonical name (:func:`._metrics.canonical_metric`)."""
     return canonical_metric(metric)
+
+
+class FrequencyCache:
+    """Frequency sets rolled up from the bottom's, with the smaller ones kept for later roll-ups.
+
+    Parameters
+    ----------
+    bottom : FrequencySet
+        The frequency set of the bottom node (every level 0).
+    maps : LevelMaps
+    n_sa : int
+        Number of sensitive codes (0 without a sensitive attribute in the sets).
+    """
+
+    def __init__(self, bottom: FrequencySet, maps: LevelMaps, n_sa: int) -> None:
+        self.bottom = bottom
+        self.maps = maps
+        self.n_sa = n_sa
+        q = len(bottom.levels)
+        self._cache: list[FrequencySet] = [bottom]
+        # Levels and rows of the cached sets; the arrays grow by doubling (first len(_cache)).
+        self._cache_levels = np.zeros((64, q), dtype=np.int64)
+        self._cache_rows = np.zeros(64, dtype=np.int64)
+        self._cache_rows[0] = len(bottom)
+        self._cached_rows = 0  # rows of the cached sets besides the bottom's
+        self._last_from_bottom: np.ndarray | None = None  # the last node rolled up from the bottom
+
+    def at(self, target: np.ndarray) -> FrequencySet:
+        """The frequency set of the node ``target`` (a level vector), rolled up from the
+        smallest cached one below it.
+
+        When nothing cached lies below the node but the bottom, the node's meet with the previous
+        such node (their lower level, attribute by attribute) is rolled up first and cached:
+        nodes visited one after the other share high levels of some attributes, so the next
+        nodes roll up from that much smaller set instead of the bottom's.
+        """
+        source = self._smallest_below(target)
+        if source.levels.tolist() == target.tolist():
+            return source
+        if source is self.bottom:
+            meet = (
+                target
+                if self._last_from_bottom is None
+                else np.minimum(self._last_from_bottom, target)
+            )
+            self._last_from_bottom = target
+            if meet.any() and meet.tolist() != target.tolist():
+                source = self._rolled(source, meet)
+        return self._rolled(source, target)
+
+    def _smallest_below(self, target: np.ndarray) -> FrequencySet:
+        """The cached frequency set with the fewest rows at or below ``target``."""
+        size = len(self._cache)
+        below = (self._cache_levels[:size] <= target).all(axis=1)
+        rows = np.where(below, self._cache_rows[:size], _NOT_BELOW)
+        return self._cache[int(rows.argmin())]
+
+    def _rolled(self, source: FrequencySet, target: np.ndarray) -> FrequencySet:
+        """``target``'s frequency set rolled up from ``source``, cached when it is smaller."""
+        fs = rolled(source, target, self.maps, self.n_sa)
+        size = len(self._cache)
+        if len(fs) < len(source) and self._cached_rows + len(fs) <= _CACHE_ROWS:
+            if size == len(self._cache_rows):
+                self._cache_levels = np.concatenate([self._cache_levels, self._cache_levels])
+                self._cache_rows = np.concatenate([self._cache_rows, self._cache_rows])
+            self._cache.append(fs)
+            self._cache_levels[size] = target
+            self._cache_rows[size] = len(fs)
+            self._cached_rows += len(fs)
+        return fs
 
 
 class _Engine:
@@ -211,58 +294,12 @@ class _Engine:
         self.feasible: list[int] = []
         self.best = float("inf")
         self.checks = 0
-        self._cache: list[FrequencySet] = [self.bottom]
-        # Levels and rows of the cached sets; the arrays grow by doubling (first len(_cache)).
-        self._cache_levels = np.zeros((64, self.lattice.q), dtype=np.int64)
-        self._cache_rows = np.zeros(64, dtype=np.int64)
-        self._cache_rows[0] = len(self.bottom)
-        self._cached_rows = 0  # rows of the cached sets besides the bottom's
-        self._last_from_bottom: np.ndarray | None = None  # the last node rolled up from the bottom
+        self.cache = FrequencyCache(self.bottom, self.maps, n_sa)
 
     # ------------------------------------------------------------------ frequency sets
     def frequency_set(self, node: int) -> FrequencySet:
-        """The frequency set of a node, rolled up from the smallest cached one below it.
-
-        When nothing cached lies below the node but the bottom, the node's meet with the previous
-        such node (their lower level, attribute by attribute) is rolled up first and cached:
-        nodes visited one after the other share high levels of some attributes, so the next
-        nodes roll up from that much smaller set instead of the bottom's.
-        """
-        target = self.lattice.levels[node].astype(np.int64)
-        source = self._smallest_below(target)
-        if source.levels.tolist() == target.tolist():
-            return source
-        if source is self.bottom:
-            meet = (
-                target
-                if self._last_from_bottom is None
-                else np.minimum(self._last_from_bottom, target)
-            )
-            self._last_from_bottom = target
-            if meet.any() and meet.tolist() != target.tolist():
-                source = self._rolled(source, meet)
-        return self._rolled(source, target)
-
-    def _smallest_below(self, target: np.ndarray) -> FrequencySet:
-        """The cached frequency set with the fewest rows at or below ``target``."""
-        size = len(self._cache)
-        below = (self._cache_levels[:size] <= target).all(axis=1)
-        rows = np.where(below, self._cache_rows[:size], _NOT_BELOW)
-        return self._cache[int(rows.argmin())]
-
-    def _rolled(self, source: FrequencySet, target: np.ndarray) -> FrequencySet:
-        """``target``'s frequency set rolled up from ``source``, cached when it is smaller."""
-        fs = rolled(source, target, self.maps, self.n_sa)
-        size = len(self._cache)
-        if len(fs) < len(source) and self._cached_rows + len(fs) <= _CACHE_ROWS:
-            if size == len(self._cache_rows):
-                self._cache_levels = np.concatenate([self._cache_levels, self._cache_levels])
-                self._cache_rows = np.concatenate([self._cache_rows, self._cache_rows])
-            self._cache.append(fs)
-            self._cache_levels[size] = target
-            self._cache_rows[size] = len(fs)
-            self._cached_rows += len(fs)
-        return fs
+        """The frequency set of a node (see :meth:`FrequencyCache.at`)."""
+        return self.cache.at(self.lattice.levels[node].astype(np.int64))
 
     # ------------------------------------------------------------------ evaluation
     def tolerance(self) -> float:
@@ -427,8 +464,20 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
 
 def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
     """Name the tightest constraint: the models the single class of the top node fails."""
-    models = engine.models
+    needs = [r.suppressed if r.checked else r.filtered for r in engine.results.values()]
     top = engine.frequency_set(engine.lattice.top)
+    return infeasible_error(engine.models, top, engine.n, engine.limit, min(needs), suppression)
+
+
+def infeasible_error(
+    models: ModelSet, top: FrequencySet, n: int, limit: int, needs: int, suppression: float
+) -> InfeasibleError:
+    """The error of a search that found no feasible node.
+
+    It names the models the single class of the top node (``top``, its frequency set) fails,
+    with their achieved values, and the fewest suppressed records a node checked needed
+    (``needs``).
+    """
     groups = models.groups(top, slice(None), top.cls, top.sizes)
     parts = []
     for model in models.models:
@@ -440,14 +489,12 @@ def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
         except InputError as exc:
             detail = str(exc)
         parts.append(
-            f"{model.name} ({params}) fails even when all {engine.n} records form one class "
-            f"({detail})"
+            f"{model.name} ({params}) fails even when all {n} records form one class ({detail})"
         )
-    needs = [r.suppressed if r.checked else r.filtered for r in engine.results.values()]
     return InfeasibleError(
         f"no full-domain generalization satisfies the models with at most {suppression:.2%} "
-        f"of the records suppressed ({engine.limit} of {engine.n}): {'; '.join(parts)}; every "
-        f"node checked needs at least {min(needs)} suppressed records. Allow more suppression "
+        f"of the records suppressed ({limit} of {n}): {'; '.join(parts)}; every "
+        f"node checked needs at least {needs} suppressed records. Allow more suppression "
         "or relax the models"
     )
 

@@ -7,7 +7,10 @@ K-Anonymity*, IEEE PASSAT 2012.
 Every quasi-identifier is recoded to one level of its hierarchy (one *node* of the lattice of
 level vectors); the records of equivalence classes that fail some privacy model are suppressed,
 at most ``suppression`` of them; among the nodes that satisfy every model this way, the one with
-the best value of the chosen metric is published. The answer is the exact optimum.
+the best value of the chosen metric is published. The answer is the exact optimum on lattices
+of at most :data:`._lattice.MAX_NODES` nodes; on bigger ones (or with ``search="heuristic"``)
+it is the best feasible node a best-first search finds within a budget
+(:mod:`._heuristic`), which satisfies every model but may not be optimal.
 
 Metrics (all minimized; each equals the named measure of the published table, ``N`` input
 records, ``S`` suppressed, ``q`` quasi-identifiers):
@@ -41,6 +44,7 @@ schema order. How the search prunes and why its answer is optimal is documented 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -61,7 +65,20 @@ from .._release import (
     text_column,
     unchanged_column,
 )
-from ._search import SearchResult, check_metric, check_suppression, evaluate_levels, search
+from ._heuristic import DEFAULT_TIME_LIMIT, check_limits, heuristic_search
+from ._lattice import MAX_NODES
+from ._search import (
+    SearchResult,
+    _model_set,
+    check_metric,
+    check_suppression,
+    evaluate_levels,
+    search,
+)
+from ._search import search as search_exact
+
+#: The searches :func:`full_domain` runs (``search=``).
+SEARCHES = ("auto", "exact", "heuristic")
 
 __all__ = ["apply_levels", "full_domain", "search", "SearchResult"]
 
@@ -177,8 +194,11 @@ def full_domain(
     suppressed_rows: str = "remove",
     all_minimal: bool = False,
     progress: bool = False,
+    search: str = "auto",
+    time_limit: float | None = None,
+    step_limit: int | None = None,
 ) -> Release:
-    """Publish the optimal full-domain generalization of a table, with record suppression.
+    """Publish the optimal (or, on a huge lattice, the best found) full-domain generalization.
 
     Parameters
     ----------
@@ -207,7 +227,18 @@ def full_domain(
     all_minimal : bool, default False
         Also record every minimal feasible node (Incognito's answer) in ``minimal_nodes``.
     progress : bool, default False
-        Show a progress bar over the lattice.
+        Show a progress bar over the lattice (exact search).
+    search : {"auto", "exact", "heuristic"}, default "auto"
+        ``"exact"``: the optimum, for lattices of at most ``MAX_NODES`` (2,097,152) nodes.
+        ``"heuristic"``: a best-first walk up the lattice within a budget (see
+        :mod:`microanon.methods.generalize._heuristic`): the best feasible node it checked,
+        which satisfies every model but may not be optimal. ``"auto"``: the exact search when
+        the lattice is small enough, else the heuristic.
+    time_limit : float, optional
+        Seconds after which the heuristic search checks no further node; 30 when neither
+        limit is given. A result found under a time limit depends on the machine's speed.
+    step_limit : int, optional
+        Most lattice nodes the heuristic search checks (deterministic).
 
     Returns
     -------
@@ -216,9 +247,14 @@ def full_domain(
         quasi-identifiers as level labels (strings), other columns unchanged. Metadata: the
         standard keys (``rows_in``, ``rows_out``, ...) plus ``levels`` ({quasi-identifier:
         level}), ``suppressed`` (records), ``metric`` ({"name", "value"}), ``nodes_checked``,
-        ``lattice_size``, ``search_seconds``, with ``all_minimal`` ``minimal_nodes``, and with
+        ``lattice_size``, ``search_seconds``, ``search`` (which search ran, whether the node is
+        optimal, and for the heuristic why it stopped and a lower bound of the optimum), with
+        ``all_minimal`` ``minimal_nodes``, and with
         a model checked against a population ``populations`` (internal: per claimed model, the
-        people of each published class, for :func:`microanon.models.check_release`).
+        people of each published class, for :func:`microanon.models.check_release`). Public:
+        ``levels`` and the ``parameters``, which name ``search``, ``time_limit`` and
+        ``step_limit`` when given (not which search ``"auto"`` ran: that depends on the
+        hierarchies' heights, internal like them).
 
     Raises
     ------
@@ -227,10 +263,13 @@ def full_domain(
         bad data or schema (a quasi-identifier without hierarchy is a ``SchemaError``); a
         population that lacks a quasi-identifier, holds a value outside its hierarchy or does
         not contain the table; ``suppressed_rows="star"`` with a population model and
-        ``suppression > 0``.
+        ``suppression > 0``; an unknown ``search``, a bad ``time_limit`` or ``step_limit``, a
+        limit or ``all_minimal`` with the exact search, ``search="exact"`` on a lattice of more
+        than ``MAX_NODES`` nodes.
     InfeasibleError
         No node satisfies the models within the suppression limit; the message names the model
-        that fails even when every record is in one class.
+        that fails even when every record is in one class. The heuristic search raises it too
+        when its budget runs out before it finds a feasible node.
 
     Examples
     --------
@@ -241,10 +280,51 @@ def full_domain(
     """
     all_minimal = _flag("all_minimal", all_minimal)
     progress = _flag("progress", progress)
+    if not isinstance(search, str) or search not in SEARCHES:
+        raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
+    time_limit, step_limit = check_limits(time_limit, step_limit)
+    limited = time_limit is not None or step_limit is not None
+    if search == "exact" and limited:
+        raise InputError(
+            "time_limit and step_limit bound the heuristic search; search='exact' runs to the "
+            "optimum (use search='heuristic' or 'auto')"
+        )
+    if search == "heuristic" and all_minimal:
+        raise InputError("all_minimal needs the exact search (search='exact' or 'auto')")
     table, resolved, suppression, metric = _prepare(
         data, schema, models, suppression, metric, suppressed_rows
     )
-    result = search(table, resolved, suppression, metric, all_minimal, progress, suppressed_rows)
+    size = math.prod(table.schema.hierarchy(q).height + 1 for q in table.schema.quasi)
+    kind = search if search != "auto" else ("exact" if size <= MAX_NODES else "heuristic")
+    if kind == "heuristic" and all_minimal:
+        raise InputError(
+            f"all_minimal needs the exact search, which handles up to {MAX_NODES:,} lattice "
+            f"nodes; this lattice has {size:,}"
+        )
+    # What the user asked for is public (it depends on no data); which search ran under "auto"
+    # depends on the hierarchies' heights, internal, so it goes to the internal metadata only.
+    asked: dict[str, Any] = {} if search == "auto" else {"search": search}
+    if time_limit is not None:
+        asked["time_limit"] = time_limit
+    if step_limit is not None:
+        asked["step_limit"] = step_limit
+    if kind == "exact":
+        result = search_exact(
+            table, resolved, suppression, metric, all_minimal, progress, suppressed_rows
+        )
+    else:
+        if not limited:
+            time_limit = DEFAULT_TIME_LIMIT
+        limit = int(np.floor(suppression * table.n_records + 1e-9))
+        result = heuristic_search(
+            table,
+            _model_set(table, resolved, follows_release=suppressed_rows == "remove"),
+            limit,
+            metric,
+            suppression,
+            time_limit,
+            step_limit,
+        )
     extra: dict[str, Any] = {}
     if all_minimal:
         extra["minimal_nodes"] = result.minimal_nodes
@@ -257,12 +337,50 @@ def full_domain(
             "metric": metric,
             "suppressed_rows": suppressed_rows,
             "all_minimal": all_minimal,
+            **asked,
         },
         nodes_checked=result.nodes_checked,
         lattice_size=result.lattice_size,
         search_seconds=result.search_seconds,
+        search=search_record(result, time_limit, step_limit),
         **extra,
     )
+
+
+def search_record(
+    result: SearchResult, time_limit: float | None = None, step_limit: int | None = None
+) -> dict[str, Any]:
+    """The internal ``search`` metadata of a release: which search ran and what is known.
+
+    ``kind`` (``"exact"`` or ``"heuristic"``), ``optimal`` (True only for the exact search),
+    ``summary`` (one sentence), and for the heuristic ``stopped`` (``"exhausted"``,
+    ``"time_limit"`` or ``"step_limit"``), ``lower_bound`` (of the optimum's metric value; for
+    precision an upper bound of the optimal precision: a number computed on the original
+    table, so it stays internal), ``nodes_checked``, ``seconds``, ``time_limit`` and
+    ``step_limit`` (the budget it ran with, the default time limit included).
+    """
+    if result.kind == "exact":
+        return {"kind": "exact", "optimal": True, "summary": "optimal"}
+    side = "upper" if result.metric == "precision" else "lower"
+    gap = abs(result.metric_value - float(result.lower_bound))
+    tol = 1e-10 * max(abs(result.metric_value), 1e-300)
+    closed = "; no node left unchecked can be better" if gap <= tol else ""
+    summary = (
+        f"best found in {result.search_seconds:.1f} s ({result.nodes_checked:,} of "
+        f"{result.lattice_size:,} nodes checked, stopped: {result.stopped}); {side} bound of "
+        f"the optimal {result.metric} {result.lower_bound:.6g}{closed}"
+    )
+    return {
+        "kind": "heuristic",
+        "optimal": False,
+        "stopped": result.stopped,
+        f"{side}_bound": result.lower_bound,
+        "nodes_checked": result.nodes_checked,
+        "seconds": result.search_seconds,
+        "time_limit": time_limit,
+        "step_limit": step_limit,
+        "summary": summary,
+    }
 
 
 def apply_levels(

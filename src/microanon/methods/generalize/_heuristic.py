@@ -1,0 +1,454 @@
+"""Best-first full-domain search with a budget, for lattices too big for the exact search.
+
+The exact search (:mod:`._search`) keeps arrays over every node of the lattice, so it stops at
+:data:`._lattice.MAX_NODES` nodes; twelve survey variables with five or six levels each already
+make billions. This search never enumerates the lattice: a node is its level vector, its
+successors are the vectors one level higher in one attribute, and only the nodes it checks are
+stored.
+
+What it checks, it checks exactly: a node's frequency set is rolled up from the table's, the
+models' filter and :meth:`ModelSet.failing` decide which classes are suppressed (the very check
+of the exact search, re-checks against the kept records' distribution included), and the node
+is feasible when at most the limit of records is suppressed. The published node is the best
+feasible node checked under the exact search's rule (smallest value, ties within a relative
+1e-10 broken by fewer suppressed records, the lower total level, the lexicographically smaller
+levels), so it satisfies every model whatever the budget; it is the optimum when the exact
+search would have found no better node, which a search stopped by its budget cannot promise.
+
+The walk (bottom up, best first). The bottom and the top are checked first. Every checked node
+gets a *score*: its metric value with the records of its failing classes suppressed, whether
+or not that is within the limit (an infeasible node scores worse the more it would suppress
+and the more it generalizes). A priority queue holds the checked nodes not yet expanded, by
+score (then total level, then levels). The search pops the best one and *dives*: it expands
+the node (checks each unchecked successor whose lower bound (:meth:`Metric.bound_of`) does not
+exceed the incumbent's value plus the tie tolerance), moves to the best-scoring infeasible
+successor just checked and expands it in turn, until a feasible node is found or no successor
+is left. A new incumbent is then improved by local moves: its unchecked predecessors within
+the bound are checked, then (if none is better) the nodes one level lower in one attribute
+and one level higher in another, and the search moves to a better feasible one while there is
+one. Feasible
+nodes are expanded too (with suppression a node above may suppress fewer records), except
+those that suppress nothing when every model's "every class passes" is monotone: every node
+above them suppresses nothing and is no better. The search stops when the queue is empty, or
+before a check that would exceed ``step_limit`` checked nodes or start after 90 % of
+``time_limit`` seconds (the lower bound below takes at most the rest; the release is built
+after that). Nothing is drawn at random: the same table, models and ``step_limit`` give the
+same node; a node found under a time limit depends on the machine's speed.
+
+What is known about the gap. The bound of every metric never decreases from a node to its
+successors and is at most the value of every feasible node. Every node the search did not check
+lies above an unchecked successor of a checked node that was not fully expanded (a chain from
+the bottom leaves the checked nodes somewhere), or above a successor skipped for its bound. So
+the smallest bound over the unchecked successors of the nodes left in the queue (the frontier)
+is a lower bound of the value of every feasible node not checked, and the smaller of it and the
+incumbent's value is a lower bound of the optimum (``lower_bound``). Nodes known to be
+infeasible (below a checked node whose filter alone suppresses more than the limit, or below
+any infeasible node when feasibility is monotone) cannot be the optimum: the bound steps over
+them to their successors, in order of bounds, for at most 20,000 nodes (see
+:func:`_unexplored_bound`). When the queue empties, every node skipped
+had a bound above the incumbent plus the tie tolerance: the search then checked every node that
+could beat or tie it, and its answer is the exact search's (``stopped="exhausted"``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.errors import InfeasibleError, InputError
+from ...core.table import Table
+from ._lattice_frequencies import LevelMaps, frequency_set, roll_up
+from ._metrics import Metric, make_metric
+from ._search import FrequencyCache, SearchResult, _weighted_bincount, infeasible_error
+from ._search_models import ModelSet
+
+__all__ = ["DEFAULT_TIME_LIMIT", "check_limits", "heuristic_search"]
+
+#: Seconds the heuristic search runs when neither limit is given.
+DEFAULT_TIME_LIMIT = 30.0
+
+Levels = tuple[int, ...]
+
+
+@dataclass
+class _Checked:
+    """What the exact check of one node found."""
+
+    feasible: bool
+    suppressed: int
+    value: float  # the metric with the failing classes' records suppressed (feasible or not)
+    total: int
+    sunk: bool = False  # infeasible, and so is every node below it
+
+
+def check_limits(time_limit: object, step_limit: object) -> tuple[float | None, int | None]:
+    """Validate the heuristic search's budget.
+
+    Raises
+    ------
+    InputError
+        ``time_limit`` not a positive number, ``step_limit`` not a positive integer.
+    """
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(
+            time_limit, (int, float, np.integer, np.floating)
+        ):
+            raise InputError(f"time_limit must be a number of seconds, got {time_limit!r}")
+        if not math.isfinite(float(time_limit)) or float(time_limit) <= 0:
+            raise InputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        time_limit = float(time_limit)
+    if step_limit is not None:
+        if isinstance(step_limit, bool) or not isinstance(step_limit, (int, np.integer)):
+            raise InputError(f"step_limit must be a positive integer, got {step_limit!r}")
+        if int(step_limit) < 1:
+            raise InputError(f"step_limit must be a positive integer, got {step_limit!r}")
+        step_limit = int(step_limit)
+    return time_limit, step_limit  # type: ignore[return-value]
+
+
+class _Walk:
+    """The table's frequency sets, the exact node checks and the incumbent of one search."""
+
+    def __init__(self, table: Table, models: ModelSet, limit: int, metric_name: str) -> None:
+        schema = table.schema
+        self.quasi = schema.quasi
+        self.hierarchies = [schema.hierarchy(c) for c in self.quasi]
+        self.heights = [int(h.height) for h in self.hierarchies]
+        self.size = math.prod(h + 1 for h in self.heights)
+        self.maps = LevelMaps(self.hierarchies)
+        self.models = models
+        self.limit = limit
+        self.n = table.n_records
+        sa = None
+        self.n_sa = 0
+        if models.needs_sensitive:
+            sa = table.codes(models.sensitive).astype(np.int64)
+            self.n_sa = table.cardinality(models.sensitive)
+        leaf_codes = [table.codes(c).astype(np.int64) for c in self.quasi]
+        self.bottom, self.row_of = frequency_set(
+            np.zeros(len(self.quasi), dtype=np.int64),
+            leaf_codes,
+            [h.n_leaves for h in self.hierarchies],
+            table.weights,
+            sa,
+            self.n_sa,
+        )
+        models.attach_populations(self.quasi, self.hierarchies, self.maps, self.bottom)
+        leaf_counts = [
+            _weighted_bincount(c, table.counts, h.n_leaves)
+            for c, h in zip(leaf_codes, self.hierarchies, strict=True)
+        ]
+        self.metric: Metric = make_metric(
+            metric_name,
+            None,
+            self.hierarchies,
+            leaf_counts,
+            self.maps,
+            self.n,
+            self.bottom.n_classes,
+            models.min_class_size,
+        )
+        self.cache = FrequencyCache(self.bottom, self.maps, self.n_sa)
+        self.checked: dict[Levels, _Checked] = {}
+        self.best = float("inf")
+        self.incumbent: Levels | None = None  # a feasible node of the smallest value so far
+        self.feasible: list[Levels] = []
+        # Feasibility is monotone when the filter decides everything or nothing may be suppressed.
+        self.monotone = models.exact_filter or (limit == 0 and models.monotone)
+
+    def tolerance(self) -> float:
+        """How far above the incumbent a value still ties (infinite before any incumbent)."""
+        return self.metric.tolerance(self.best) if self.incumbent is not None else float("inf")
+
+    def within(self, bounds: np.ndarray) -> np.ndarray:
+        """Which bounds leave room to beat or tie the incumbent."""
+        return bounds <= self.best + self.tolerance()
+
+    def check(self, node: Levels) -> _Checked:
+        """Check a node exactly, as the exact search does, and update the incumbent."""
+        fs = self.cache.at(np.asarray(node, dtype=np.int64))
+        fail = self.models.filter(fs)
+        suppressed = filtered = int(fs.sizes[fail].sum())
+        if suppressed <= self.limit:
+            fail, _ = self.models.failing(fs, fail, self.limit)
+            suppressed = int(fs.sizes[fail].sum())
+        feasible = suppressed <= self.limit
+        res = _Checked(feasible, suppressed, self.metric.value(fs, fail, suppressed), sum(node))
+        # The filter's records only grow down the lattice; with monotone feasibility every
+        # node below an infeasible one is infeasible.
+        res.sunk = not feasible and (filtered > self.limit or self.monotone)
+        self.checked[node] = res
+        if feasible:
+            self.feasible.append(node)
+            if res.value < self.best:
+                self.best, self.incumbent = res.value, node
+        return res
+
+    def winner(self) -> Levels:
+        """The feasible node checked that the exact search's rule prefers: the smallest value,
+        ties (within the tolerance) broken by fewer suppressed records, then the lower total
+        level, then the lexicographically smaller levels."""
+        tol = self.metric.tolerance(self.best)
+        ties = [x for x in self.feasible if self.checked[x].value <= self.best + tol]
+        return min(ties, key=lambda x: (self.checked[x].suppressed, self.checked[x].total, x))
+
+    def successors(self, node: Levels) -> list[Levels]:
+        """Nodes one level higher in exactly one attribute."""
+        out = []
+        for i, (lv, h) in enumerate(zip(node, self.heights, strict=True)):
+            if lv < h:
+                out.append(node[:i] + (lv + 1,) + node[i + 1 :])
+        return out
+
+    def predecessors(self, node: Levels) -> list[Levels]:
+        """Nodes one level lower in exactly one attribute."""
+        return [node[:i] + (lv - 1,) + node[i + 1 :] for i, lv in enumerate(node) if lv > 0]
+
+    def sideways(self, node: Levels) -> list[Levels]:
+        """Nodes one level lower in one attribute and one level higher in another."""
+        out = []
+        for i, lv in enumerate(node):
+            if lv == 0:
+                continue
+            down = node[:i] + (lv - 1,) + node[i + 1 :]
+            out += [s for s in self.successors(down) if s != node]
+        return out
+
+    def bounds(self, nodes: Sequence[Levels]) -> np.ndarray:
+        """The metric's lower bound of each node."""
+        if not nodes:
+            return np.zeros(0)
+        return self.metric.bound_of(np.asarray(nodes, dtype=np.int64))
+
+    def rows_of(self, node: Levels) -> np.ndarray:
+        """A feasible node's suppressed rows of the table, as the exact search maps them."""
+        fs, row_of = roll_up(self.bottom, np.asarray(node, dtype=np.int64), self.maps, self.n_sa)
+        fail, _ = self.models.failing(fs, self.models.filter(fs))
+        return fail[fs.cls[row_of[self.row_of]]]
+
+
+class _Budget(Exception):
+    """The search's budget is spent."""
+
+
+def heuristic_search(
+    table: Table,
+    models: ModelSet,
+    limit: int,
+    metric: str,
+    suppression: float,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    step_limit: int | None = None,
+) -> SearchResult:
+    """The best feasible node a best-first walk finds within a budget (see the module docstring).
+
+    Parameters
+    ----------
+    table : Table
+        The encoded original table (quasi-identifiers with hierarchies).
+    models : ModelSet
+        The models, as the exact search builds them (:func:`._search._model_set`).
+    limit : int
+        Records that may be suppressed.
+    metric : str
+        A canonical metric name (:func:`._metrics.canonical_metric`).
+    suppression : float
+        The share behind ``limit`` (for messages).
+    time_limit : float or None
+        Seconds after which no further node is checked (None: no time limit).
+    step_limit : int or None
+        Most nodes checked (None: no such limit).
+
+    Returns
+    -------
+    SearchResult
+        With ``kind="heuristic"``, ``lower_bound`` and ``stopped``.
+
+    Raises
+    ------
+    InfeasibleError
+        No feasible node was found: every node was checked (or the models fail on the top node
+        and feasibility is monotone), or the budget ran out first (the message says which).
+    """
+    started = time.perf_counter()
+    walk = _Walk(table, models, limit, metric)
+    steps = 0
+    stopped = "exhausted"
+
+    def check(node: Levels) -> _Checked:
+        nonlocal steps
+        if step_limit is not None and steps >= step_limit:
+            raise _Budget("step_limit")
+        if time_limit is not None and time.perf_counter() - started >= _WALK_SHARE * time_limit:
+            raise _Budget("time_limit")
+        steps += 1
+        return walk.check(node)
+
+    queue: list[tuple[float, int, Levels]] = []
+    queued: set[Levels] = set()
+    expanded: set[Levels] = set()
+    skip_feasible = models.monotone
+
+    def push(node: Levels, res: _Checked) -> None:
+        if res.feasible and res.suppressed == 0 and skip_feasible:
+            return  # every node above suppresses nothing and is no better
+        heapq.heappush(queue, (res.value, res.total, node))
+        queued.add(node)
+
+    def visit(node: Levels) -> _Checked:
+        before = walk.incumbent
+        res = check(node)
+        push(node, res)
+        if walk.incumbent != before:
+            descend(node)
+        return res
+
+    def descend(node: Levels) -> None:
+        """Move from a new incumbent to better feasible neighbours: its predecessors, then the
+        nodes one level lower in one attribute and higher in another."""
+        while True:
+            better = None
+            for near in (walk.predecessors, walk.sideways):
+                cand = [p for p in near(node) if p not in walk.checked]
+                bounds = walk.bounds(cand)
+                for j in np.argsort(bounds, kind="stable").tolist():
+                    if not walk.within(bounds[j : j + 1])[0]:
+                        continue
+                    res = check(cand[j])
+                    push(cand[j], res)
+                    if walk.incumbent == cand[j]:
+                        better = cand[j]
+                if better is not None:
+                    break
+            if better is None:
+                return
+            node = better
+
+    def expand(node: Levels) -> Levels | None:
+        """Check the node's successors within the bound; the best infeasible one checked."""
+        succ = [s for s in walk.successors(node) if s not in walk.checked]
+        bounds = walk.bounds(succ)
+        order = np.argsort(bounds, kind="stable")
+        best: tuple[float, int, Levels] | None = None
+        for j in order.tolist():
+            if not walk.within(bounds[j : j + 1])[0]:
+                continue
+            res = visit(succ[j])
+            if not res.feasible and (best is None or (res.value, res.total, succ[j]) < best):
+                best = (res.value, res.total, succ[j])
+        expanded.add(node)
+        return None if best is None or best[2] in expanded else best[2]
+
+    top = tuple(walk.heights)
+    bottom = (0,) * len(top)
+    try:
+        visit(bottom)
+        if top != bottom:
+            visit(top)
+        while queue:
+            node = heapq.heappop(queue)[2]
+            while node is not None and node not in expanded:
+                node = expand(node)
+    except _Budget as exc:
+        stopped = str(exc)
+    seconds = time.perf_counter() - started
+    if walk.incumbent is None:
+        raise _no_node(walk, stopped, steps, seconds, suppression)
+    winner = walk.winner()
+    inc = walk.checked[winner]
+    until = None if time_limit is None else started + time_limit
+    lower = min(walk.best, _unexplored_bound(walk, queued - expanded, until))
+    if inc.suppressed:
+        mask = walk.rows_of(winner)
+    else:  # no class fails: nothing to map back to the rows
+        mask = np.zeros(table.n_rows, dtype=bool)
+    return SearchResult(
+        levels={q: int(lv) for q, lv in zip(walk.quasi, winner, strict=True)},
+        metric=metric,
+        metric_value=walk.metric.report(inc.value),
+        suppressed=inc.suppressed,
+        nodes_checked=steps,
+        lattice_size=walk.size,
+        search_seconds=time.perf_counter() - started,
+        suppressed_mask=mask,
+        kind="heuristic",
+        lower_bound=walk.metric.report(lower),
+        stopped=stopped,
+    )
+
+
+#: Nodes the lower bound's walk over known-infeasible nodes visits at most.
+_BOUND_STEPS = 20_000
+#: Share of the time limit the search's walk takes; the lower bound's walk takes the rest.
+_WALK_SHARE = 0.9
+
+
+def _maximal(nodes: list[Levels]) -> np.ndarray:
+    """The nodes below no other of them (same down-sets), as an ``(m, q)`` array."""
+    kept: list[Levels] = []
+    tops = np.zeros((0, 0), dtype=np.int64)
+    for node in sorted(nodes, key=lambda x: -sum(x)):
+        if kept and (tops >= np.asarray(node)).all(axis=1).any():
+            continue
+        kept.append(node)
+        tops = np.asarray(kept, dtype=np.int64)
+    return tops
+
+
+def _unexplored_bound(walk: _Walk, pending: set[Levels], until: float | None) -> float:
+    """A lower bound of the value of every feasible node the search did not check.
+
+    Starts from the unchecked successors of the nodes not fully expanded (the frontier) and,
+    in order of their bounds, steps over the nodes known to be infeasible (below a sunk node
+    checked) to their unchecked successors; the first node not known to be infeasible, or
+    after :data:`_BOUND_STEPS` nodes or at the time ``until`` the smallest bound left, gives
+    the bound. Every feasible
+    unchecked node lies above a chain of unchecked nodes from the frontier whose known
+    infeasible part this walk crosses, and bounds never decrease along a chain.
+    """
+    frontier = sorted({s for n in pending for s in walk.successors(n) if s not in walk.checked})
+    if not frontier:
+        return float("inf")
+    tops = _maximal([n for n, r in walk.checked.items() if r.sunk])
+    heap = [(float(b), n) for b, n in zip(walk.bounds(frontier), frontier, strict=True)]
+    heapq.heapify(heap)
+    seen = set(frontier)
+    for _ in range(_BOUND_STEPS):
+        if not heap:
+            return float("inf")
+        if until is not None and time.perf_counter() >= until:
+            break
+        bound, node = heap[0]
+        if not len(tops) or not (tops >= np.asarray(node)).all(axis=1).any():
+            return bound  # not known to be infeasible
+        heapq.heappop(heap)
+        succ = [s for s in walk.successors(node) if s not in walk.checked and s not in seen]
+        seen.update(succ)
+        for b, s in zip(walk.bounds(succ), succ, strict=True):
+            heapq.heappush(heap, (float(b), s))
+    return heap[0][0] if heap else float("inf")
+
+
+def _no_node(
+    walk: _Walk, stopped: str, steps: int, seconds: float, suppression: float
+) -> InfeasibleError:
+    """The error when the search checked no feasible node."""
+    top = tuple(walk.heights)
+    monotone = walk.models.exact_filter or (walk.limit == 0 and walk.models.monotone)
+    top_infeasible = top in walk.checked and not walk.checked[top].feasible
+    if stopped == "exhausted" or (monotone and top_infeasible):
+        needs = min(r.suppressed for r in walk.checked.values())
+        fs = walk.cache.at(np.asarray(top, dtype=np.int64))
+        return infeasible_error(walk.models, fs, walk.n, walk.limit, needs, suppression)
+    budget = "step_limit" if stopped == "step_limit" else "time_limit"
+    return InfeasibleError(
+        f"the heuristic search checked {steps} of the {walk.size:,} lattice nodes in "
+        f"{seconds:.1f} s and found none that satisfies the models with at most "
+        f"{suppression:.2%} of the records suppressed; raise {budget}, allow more suppression "
+        "or relax the models"
+    )
