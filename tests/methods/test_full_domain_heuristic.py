@@ -33,7 +33,7 @@ from microanon.methods.generalize._search import _model_set, search
 from microanon.models import KAnonymity, check_release, k_anonymity
 
 #: The module (the package exports its function under the same name).
-full_domain_module = importlib.import_module("microanon.methods.generalize.full_domain")
+searches_module = importlib.import_module("microanon.methods.generalize._searches")
 SETTINGS = settings(
     max_examples=40,
     deadline=None,
@@ -197,7 +197,7 @@ def test_auto_runs_the_heuristic_above_the_exact_search_limit(
 ) -> None:
     df, schema = _small()
     exact = full_domain(df, schema, models=[KAnonymity(5)], suppression=0.02)
-    monkeypatch.setattr(full_domain_module, "MAX_NODES", 10)
+    monkeypatch.setattr(searches_module, "MAX_NODES", 10)
     release = full_domain(df, schema, models=[KAnonymity(5)], suppression=0.02, step_limit=40)
     info = release.metadata["search"]
     assert info["kind"] == "heuristic" and not info["optimal"]

@@ -109,7 +109,7 @@ def run_anonymize(
         secrets = state_fingerprints(generator)  # before the method draws from it
         started = time.perf_counter()
         with reporter.stage(f"method {cfg.method}"):
-            release = cfg.run(original, rng=generator, progress=reporter.bar)
+            release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)
         seconds = time.perf_counter() - started
         release.metadata["audit"] = _audit(cfg, data, rng, seconds)
         path, numbers = publish(

@@ -48,7 +48,14 @@ from ..core.schema import Schema
 from ..models import PrivacyModel, as_models
 from .io import read_table
 
-__all__ = ["DASK_PARAMS", "METHODS", "PipelineConfig", "load_config", "method_function"]
+__all__ = [
+    "DASK_PARAMS",
+    "METHODS",
+    "RUN_ARGUMENTS",
+    "PipelineConfig",
+    "load_config",
+    "method_function",
+]
 
 #: Method name in configs -> "module:function" implementing it.
 METHODS: dict[str, str] = {
@@ -75,6 +82,9 @@ METHODS: dict[str, str] = {
 #: Parameters only ``--engine dask`` takes, per method: ``by`` microaggregates within the blocks
 #: of a column (:func:`microanon.scale.microaggregate_blocks`).
 DASK_PARAMS: dict[str, tuple[str, ...]] = {"microaggregation": ("by",)}
+
+#: Keyword arguments the pipeline gives a method itself, never parameters of a configuration.
+RUN_ARGUMENTS = ("models", "rng", "progress", "watch")
 
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
 DATASET_PREFIX = "dataset:"
@@ -143,8 +153,15 @@ class PipelineConfig:
             kwargs["models"] = self.models
         return kwargs
 
-    def run(self, data: pd.DataFrame, rng: Any = None, progress: bool = False) -> Any:
-        """Run the configured method on ``data`` and return its release."""
+    def run(
+        self, data: pd.DataFrame, rng: Any = None, progress: bool = False, watch: Any = None
+    ) -> Any:
+        """Run the configured method on ``data`` and return its release.
+
+        ``watch``: follows a heuristic search and may stop it (a
+        :class:`~microanon.methods.generalize._budget.SearchWatch`), for the methods that take
+        one.
+        """
         func = method_function(self.method)
         kwargs = self.call_arguments()
         accepted = inspect.signature(func).parameters
@@ -152,6 +169,8 @@ class PipelineConfig:
             kwargs["rng"] = rng
         if "progress" in accepted:
             kwargs["progress"] = progress
+        if watch is not None and "watch" in accepted:
+            kwargs["watch"] = watch
         return func(data, self.schema, **kwargs)
 
 
@@ -160,9 +179,9 @@ def _check_parameters(method: str, params: Mapping[str, Any], has_models: bool) 
     accepted = inspect.signature(func).parameters
     keyword = [n for n, p in accepted.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
     keyword += list(DASK_PARAMS.get(method, ()))
-    unknown = [p for p in params if p not in keyword or p in ("models", "rng", "progress")]
+    unknown = [p for p in params if p not in keyword or p in RUN_ARGUMENTS]
     if unknown:
-        allowed = [n for n in keyword if n not in ("models", "rng", "progress")]
+        allowed = [n for n in keyword if n not in RUN_ARGUMENTS]
         raise InputError(
             f"params: {method} does not take {', '.join(map(repr, unknown))}; it takes "
             + (", ".join(allowed) or "no parameters")

@@ -101,6 +101,7 @@ class Progress:
         self.mode = mode
         self.done = 0
         self._bar: Any = None
+        self._searched_at = 0.0
 
     @property
     def stream(self) -> TextIO:
@@ -167,6 +168,21 @@ class Progress:
             self._bar.set_postfix_str(text, refresh=True)
         elif self.mode == "lines":
             self.line(f"{self._counter()}{text}")
+
+    def stop_requested(self) -> bool:
+        """Whether a heuristic search should stop now and keep its best node (never, here;
+        the workbench's runs have a stop button)."""
+        return False
+
+    def searched(self, nodes: int, best: float | None, seconds: float) -> None:
+        """A heuristic search's progress: the bar's label (at most twice a second) or, in
+        ``"lines"`` mode, a line every :data:`LINE_INTERVAL` seconds."""
+        interval = LINE_INTERVAL if self.mode == "lines" else 0.5
+        if seconds - self._searched_at < interval or self.mode == "off":
+            return
+        self._searched_at = seconds
+        found = "none feasible yet" if best is None else f"best value so far {best:.6g}"
+        self.note(f"search: {nodes:,} nodes checked in {seconds:.0f} s, {found}")
 
     def iterate(self, items: Iterable[T], name: str) -> Iterator[T]:
         """``items``, reported as one stage named ``name`` with a count.

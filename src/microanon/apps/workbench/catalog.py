@@ -16,13 +16,12 @@ import inspect
 import re
 from typing import Any
 
-from ..config import DASK_PARAMS, METHODS, method_function
+from ..config import DASK_PARAMS, METHODS, RUN_ARGUMENTS, method_function
 from ..io import json_plain
 
 __all__ = ["METHOD_WORDS", "PARAM_WORDS", "PROMISES", "methods", "models"]
 
 #: Arguments a configuration does not set.
-_NOT_PARAMS = ("models", "rng", "progress")
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
 #: Pointers to documentation a form cannot follow ("see the module docstring" and the like).
@@ -124,7 +123,7 @@ def methods() -> list[dict[str, Any]]:
             _param(p.name, p.default, doc, name)
             for p in signature.parameters.values()
             if p.kind is inspect.Parameter.KEYWORD_ONLY
-            and p.name not in _NOT_PARAMS
+            and p.name not in RUN_ARGUMENTS
             and p.name not in DASK_PARAMS.get(name, ())
         ]
         takes = signature.parameters.get("models")

@@ -54,23 +54,20 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.errors import InfeasibleError, InputError
+from ...core.errors import InfeasibleError
 from ...core.table import Table
+from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
 from ._lattice_frequencies import LevelMaps, frequency_set, roll_up
 from ._metrics import Metric, make_metric
 from ._search import FrequencyCache, SearchResult, _weighted_bincount, infeasible_error
 from ._search_models import ModelSet
 
-__all__ = ["DEFAULT_TIME_LIMIT", "check_limits", "heuristic_search"]
-
-#: Seconds the heuristic search runs when neither limit is given.
-DEFAULT_TIME_LIMIT = 30.0
+__all__ = ["heuristic_search"]
 
 Levels = tuple[int, ...]
 
@@ -84,31 +81,6 @@ class _Checked:
     value: float  # the metric with the failing classes' records suppressed (feasible or not)
     total: int
     sunk: bool = False  # infeasible, and so is every node below it
-
-
-def check_limits(time_limit: object, step_limit: object) -> tuple[float | None, int | None]:
-    """Validate the heuristic search's budget.
-
-    Raises
-    ------
-    InputError
-        ``time_limit`` not a positive number, ``step_limit`` not a positive integer.
-    """
-    if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(
-            time_limit, (int, float, np.integer, np.floating)
-        ):
-            raise InputError(f"time_limit must be a number of seconds, got {time_limit!r}")
-        if not math.isfinite(float(time_limit)) or float(time_limit) <= 0:
-            raise InputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-        time_limit = float(time_limit)
-    if step_limit is not None:
-        if isinstance(step_limit, bool) or not isinstance(step_limit, (int, np.integer)):
-            raise InputError(f"step_limit must be a positive integer, got {step_limit!r}")
-        if int(step_limit) < 1:
-            raise InputError(f"step_limit must be a positive integer, got {step_limit!r}")
-        step_limit = int(step_limit)
-    return time_limit, step_limit  # type: ignore[return-value]
 
 
 class _Walk:
@@ -160,6 +132,10 @@ class _Walk:
         self.feasible: list[Levels] = []
         # Feasibility is monotone when the filter decides everything or nothing may be suppressed.
         self.monotone = models.exact_filter or (limit == 0 and models.monotone)
+
+    def reported_best(self) -> float | None:
+        """The incumbent's metric value as reported (None before a feasible node is found)."""
+        return None if self.incumbent is None else self.metric.report(self.best)
 
     def tolerance(self) -> float:
         """How far above the incumbent a value still ties (infinite before any incumbent)."""
@@ -232,10 +208,6 @@ class _Walk:
         return fail[fs.cls[row_of[self.row_of]]]
 
 
-class _Budget(Exception):
-    """The search's budget is spent."""
-
-
 def heuristic_search(
     table: Table,
     models: ModelSet,
@@ -244,6 +216,7 @@ def heuristic_search(
     suppression: float,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     step_limit: int | None = None,
+    watch: SearchWatch | None = None,
 ) -> SearchResult:
     """The best feasible node a best-first walk finds within a budget (see the module docstring).
 
@@ -263,6 +236,8 @@ def heuristic_search(
         Seconds after which no further node is checked (None: no time limit).
     step_limit : int or None
         Most nodes checked (None: no such limit).
+    watch : SearchWatch, optional
+        Hears of every node checked and may stop the search (the best node so far is kept).
 
     Returns
     -------
@@ -275,18 +250,12 @@ def heuristic_search(
         No feasible node was found: every node was checked (or the models fail on the top node
         and feasibility is monotone), or the budget ran out first (the message says which).
     """
-    started = time.perf_counter()
+    budget = Budget(time_limit, step_limit, watch)
     walk = _Walk(table, models, limit, metric)
-    steps = 0
     stopped = "exhausted"
 
     def check(node: Levels) -> _Checked:
-        nonlocal steps
-        if step_limit is not None and steps >= step_limit:
-            raise _Budget("step_limit")
-        if time_limit is not None and time.perf_counter() - started >= _WALK_SHARE * time_limit:
-            raise _Budget("time_limit")
-        steps += 1
+        budget.spend(walk.reported_best())
         return walk.check(node)
 
     queue: list[tuple[float, int, Levels]] = []
@@ -354,15 +323,13 @@ def heuristic_search(
             node = heapq.heappop(queue)[2]
             while node is not None and node not in expanded:
                 node = expand(node)
-    except _Budget as exc:
+    except BudgetSpent as exc:
         stopped = str(exc)
-    seconds = time.perf_counter() - started
     if walk.incumbent is None:
-        raise _no_node(walk, stopped, steps, seconds, suppression)
+        raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression)
     winner = walk.winner()
     inc = walk.checked[winner]
-    until = None if time_limit is None else started + time_limit
-    lower = min(walk.best, _unexplored_bound(walk, queued - expanded, until))
+    lower = min(walk.best, _unexplored_bound(walk, queued - expanded, budget))
     if inc.suppressed:
         mask = walk.rows_of(winner)
     else:  # no class fails: nothing to map back to the rows
@@ -372,9 +339,9 @@ def heuristic_search(
         metric=metric,
         metric_value=walk.metric.report(inc.value),
         suppressed=inc.suppressed,
-        nodes_checked=steps,
+        nodes_checked=budget.steps,
         lattice_size=walk.size,
-        search_seconds=time.perf_counter() - started,
+        search_seconds=budget.seconds,
         suppressed_mask=mask,
         kind="heuristic",
         lower_bound=walk.metric.report(lower),
@@ -384,8 +351,6 @@ def heuristic_search(
 
 #: Nodes the lower bound's walk over known-infeasible nodes visits at most.
 _BOUND_STEPS = 20_000
-#: Share of the time limit the search's walk takes; the lower bound's walk takes the rest.
-_WALK_SHARE = 0.9
 
 
 def _maximal(nodes: list[Levels]) -> np.ndarray:
@@ -400,7 +365,7 @@ def _maximal(nodes: list[Levels]) -> np.ndarray:
     return tops
 
 
-def _unexplored_bound(walk: _Walk, pending: set[Levels], until: float | None) -> float:
+def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> float:
     """A lower bound of the value of every feasible node the search did not check.
 
     Starts from the unchecked successors of the nodes not fully expanded (the frontier) and,
@@ -421,7 +386,7 @@ def _unexplored_bound(walk: _Walk, pending: set[Levels], until: float | None) ->
     for _ in range(_BOUND_STEPS):
         if not heap:
             return float("inf")
-        if until is not None and time.perf_counter() >= until:
+        if budget.out_of_time():
             break
         bound, node = heap[0]
         if not len(tops) or not (tops >= np.asarray(node)).all(axis=1).any():
@@ -445,10 +410,14 @@ def _no_node(
         needs = min(r.suppressed for r in walk.checked.values())
         fs = walk.cache.at(np.asarray(top, dtype=np.int64))
         return infeasible_error(walk.models, fs, walk.n, walk.limit, needs, suppression)
-    budget = "step_limit" if stopped == "step_limit" else "time_limit"
+    remedy = {
+        "step_limit": "raise step_limit",
+        "time_limit": "raise time_limit",
+        "stopped": "let it run longer",
+    }[stopped]
     return InfeasibleError(
         f"the heuristic search checked {steps} of the {walk.size:,} lattice nodes in "
         f"{seconds:.1f} s and found none that satisfies the models with at most "
-        f"{suppression:.2%} of the records suppressed; raise {budget}, allow more suppression "
+        f"{suppression:.2%} of the records suppressed; {remedy}, allow more suppression "
         "or relax the models"
     )

@@ -44,7 +44,6 @@ schema order. How the search prunes and why its answer is optimal is documented 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,20 +64,15 @@ from .._release import (
     text_column,
     unchanged_column,
 )
-from ._heuristic import DEFAULT_TIME_LIMIT, check_limits, heuristic_search
-from ._lattice import MAX_NODES
+from ._budget import SearchWatch
 from ._search import (
     SearchResult,
-    _model_set,
     check_metric,
     check_suppression,
     evaluate_levels,
     search,
 )
-from ._search import search as search_exact
-
-#: The searches :func:`full_domain` runs (``search=``).
-SEARCHES = ("auto", "exact", "heuristic")
+from ._searches import check_search, run_search
 
 __all__ = ["apply_levels", "full_domain", "search", "SearchResult"]
 
@@ -197,6 +191,7 @@ def full_domain(
     search: str = "auto",
     time_limit: float | None = None,
     step_limit: int | None = None,
+    watch: SearchWatch | None = None,
 ) -> Release:
     """Publish the optimal (or, on a huge lattice, the best found) full-domain generalization.
 
@@ -239,6 +234,9 @@ def full_domain(
         limit is given. A result found under a time limit depends on the machine's speed.
     step_limit : int, optional
         Most lattice nodes the heuristic search checks (deterministic).
+    watch : SearchWatch, optional
+        Follows the heuristic search (nodes checked, best value so far) and may stop it early;
+        the best node found until then is published (the workbench's stop button).
 
     Returns
     -------
@@ -280,51 +278,20 @@ def full_domain(
     """
     all_minimal = _flag("all_minimal", all_minimal)
     progress = _flag("progress", progress)
-    if not isinstance(search, str) or search not in SEARCHES:
-        raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
-    time_limit, step_limit = check_limits(time_limit, step_limit)
-    limited = time_limit is not None or step_limit is not None
-    if search == "exact" and limited:
-        raise InputError(
-            "time_limit and step_limit bound the heuristic search; search='exact' runs to the "
-            "optimum (use search='heuristic' or 'auto')"
-        )
-    if search == "heuristic" and all_minimal:
-        raise InputError("all_minimal needs the exact search (search='exact' or 'auto')")
+    choice = check_search(search, time_limit, step_limit, all_minimal)
     table, resolved, suppression, metric = _prepare(
         data, schema, models, suppression, metric, suppressed_rows
     )
-    size = math.prod(table.schema.hierarchy(q).height + 1 for q in table.schema.quasi)
-    kind = search if search != "auto" else ("exact" if size <= MAX_NODES else "heuristic")
-    if kind == "heuristic" and all_minimal:
-        raise InputError(
-            f"all_minimal needs the exact search, which handles up to {MAX_NODES:,} lattice "
-            f"nodes; this lattice has {size:,}"
-        )
-    # What the user asked for is public (it depends on no data); which search ran under "auto"
-    # depends on the hierarchies' heights, internal, so it goes to the internal metadata only.
-    asked: dict[str, Any] = {} if search == "auto" else {"search": search}
-    if time_limit is not None:
-        asked["time_limit"] = time_limit
-    if step_limit is not None:
-        asked["step_limit"] = step_limit
-    if kind == "exact":
-        result = search_exact(
-            table, resolved, suppression, metric, all_minimal, progress, suppressed_rows
-        )
-    else:
-        if not limited:
-            time_limit = DEFAULT_TIME_LIMIT
-        limit = int(np.floor(suppression * table.n_records + 1e-9))
-        result = heuristic_search(
-            table,
-            _model_set(table, resolved, follows_release=suppressed_rows == "remove"),
-            limit,
-            metric,
-            suppression,
-            time_limit,
-            step_limit,
-        )
+    result, record = run_search(
+        table,
+        resolved,
+        suppression,
+        metric,
+        suppressed_rows,
+        choice,
+        progress=progress,
+        watch=watch,
+    )
     extra: dict[str, Any] = {}
     if all_minimal:
         extra["minimal_nodes"] = result.minimal_nodes
@@ -337,50 +304,14 @@ def full_domain(
             "metric": metric,
             "suppressed_rows": suppressed_rows,
             "all_minimal": all_minimal,
-            **asked,
+            **choice.public(),
         },
         nodes_checked=result.nodes_checked,
         lattice_size=result.lattice_size,
         search_seconds=result.search_seconds,
-        search=search_record(result, time_limit, step_limit),
+        search=record,
         **extra,
     )
-
-
-def search_record(
-    result: SearchResult, time_limit: float | None = None, step_limit: int | None = None
-) -> dict[str, Any]:
-    """The internal ``search`` metadata of a release: which search ran and what is known.
-
-    ``kind`` (``"exact"`` or ``"heuristic"``), ``optimal`` (True only for the exact search),
-    ``summary`` (one sentence), and for the heuristic ``stopped`` (``"exhausted"``,
-    ``"time_limit"`` or ``"step_limit"``), ``lower_bound`` (of the optimum's metric value; for
-    precision an upper bound of the optimal precision: a number computed on the original
-    table, so it stays internal), ``nodes_checked``, ``seconds``, ``time_limit`` and
-    ``step_limit`` (the budget it ran with, the default time limit included).
-    """
-    if result.kind == "exact":
-        return {"kind": "exact", "optimal": True, "summary": "optimal"}
-    side = "upper" if result.metric == "precision" else "lower"
-    gap = abs(result.metric_value - float(result.lower_bound))
-    tol = 1e-10 * max(abs(result.metric_value), 1e-300)
-    closed = "; no node left unchecked can be better" if gap <= tol else ""
-    summary = (
-        f"best found in {result.search_seconds:.1f} s ({result.nodes_checked:,} of "
-        f"{result.lattice_size:,} nodes checked, stopped: {result.stopped}); {side} bound of "
-        f"the optimal {result.metric} {result.lower_bound:.6g}{closed}"
-    )
-    return {
-        "kind": "heuristic",
-        "optimal": False,
-        "stopped": result.stopped,
-        f"{side}_bound": result.lower_bound,
-        "nodes_checked": result.nodes_checked,
-        "seconds": result.search_seconds,
-        "time_limit": time_limit,
-        "step_limit": step_limit,
-        "summary": summary,
-    }
 
 
 def apply_levels(

@@ -1,0 +1,125 @@
+"""The budget of a heuristic search: a time limit, a step limit, and someone who may stop it.
+
+Both heuristic searches (:mod:`._heuristic`, :mod:`._genetic`) check nodes one at a time
+through a :class:`Budget`, which counts them, ends the search when a limit is reached or its
+watcher asks it to stop, and tells the watcher how far it got. The best node found so far is
+kept whatever ends the search.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Protocol
+
+import numpy as np
+
+from ...core.errors import InputError
+
+__all__ = ["DEFAULT_TIME_LIMIT", "Budget", "BudgetSpent", "SearchWatch", "check_limits"]
+
+#: Seconds a heuristic search runs when neither limit is given.
+DEFAULT_TIME_LIMIT = 30.0
+
+#: Share of the time limit the search's walk takes; its lower bound takes at most the rest.
+WALK_SHARE = 0.9
+
+
+class SearchWatch(Protocol):
+    """Who follows a heuristic search: hears how far it got and may ask it to stop."""
+
+    def stop_requested(self) -> bool:
+        """Whether the search should stop now and keep its best node."""
+        ...
+
+    def searched(self, nodes: int, best: float | None, seconds: float) -> None:
+        """The search has checked ``nodes`` nodes in ``seconds``; ``best`` is the metric value
+        of the best feasible node so far (None before one is found)."""
+        ...
+
+
+class BudgetSpent(Exception):
+    """The search's budget is spent; the message says why (``time_limit``, ``step_limit`` or
+    ``stopped``)."""
+
+
+def check_limits(time_limit: object, step_limit: object) -> tuple[float | None, int | None]:
+    """Validate the heuristic search's budget.
+
+    Raises
+    ------
+    InputError
+        ``time_limit`` not a positive number, ``step_limit`` not a positive integer.
+    """
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(
+            time_limit, (int, float, np.integer, np.floating)
+        ):
+            raise InputError(f"time_limit must be a number of seconds, got {time_limit!r}")
+        if not math.isfinite(float(time_limit)) or float(time_limit) <= 0:
+            raise InputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        time_limit = float(time_limit)
+    if step_limit is not None:
+        if isinstance(step_limit, bool) or not isinstance(step_limit, (int, np.integer)):
+            raise InputError(f"step_limit must be a positive integer, got {step_limit!r}")
+        if int(step_limit) < 1:
+            raise InputError(f"step_limit must be a positive integer, got {step_limit!r}")
+        step_limit = int(step_limit)
+    return time_limit, step_limit  # type: ignore[return-value]
+
+
+class Budget:
+    """The limits of one search and the count of the nodes it checked.
+
+    Parameters
+    ----------
+    time_limit : float or None
+        Seconds of the whole search; the walk stops at :data:`WALK_SHARE` of them (None: no
+        time limit).
+    step_limit : int or None
+        Most nodes checked (None: no such limit).
+    watch : SearchWatch, optional
+        Hears of every check, and may stop the search.
+    """
+
+    def __init__(
+        self,
+        time_limit: float | None,
+        step_limit: int | None,
+        watch: SearchWatch | None = None,
+    ) -> None:
+        self.time_limit = time_limit
+        self.step_limit = step_limit
+        self.watch = watch
+        self.started = time.perf_counter()
+        self.steps = 0
+
+    @property
+    def seconds(self) -> float:
+        """Seconds since the search began."""
+        return time.perf_counter() - self.started
+
+    @property
+    def deadline(self) -> float | None:
+        """The :func:`time.perf_counter` at which the time limit ends (None without one)."""
+        return None if self.time_limit is None else self.started + self.time_limit
+
+    def spend(self, best: float | None) -> None:
+        """Count one more node, or raise :class:`BudgetSpent` when no more may be checked.
+
+        ``best``: the best feasible value so far (as reported), for the watcher.
+        """
+        if self.watch is not None:
+            self.watch.searched(self.steps, best, self.seconds)
+            if self.watch.stop_requested():
+                raise BudgetSpent("stopped")
+        if self.step_limit is not None and self.steps >= self.step_limit:
+            raise BudgetSpent("step_limit")
+        if self.time_limit is not None and self.seconds >= WALK_SHARE * self.time_limit:
+            raise BudgetSpent("time_limit")
+        self.steps += 1
+
+    def out_of_time(self) -> bool:
+        """Whether the whole time limit (the lower bound's share included) is spent."""
+        deadline = self.deadline
+        return deadline is not None and time.perf_counter() >= deadline

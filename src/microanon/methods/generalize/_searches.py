@@ -1,0 +1,184 @@
+"""Which full-domain search runs, with what budget, and what the release says about it.
+
+:func:`full_domain` and the Dask engine's :func:`~microanon.scale.full_domain_dask` both take
+``search``, ``time_limit`` and ``step_limit``; :func:`check_search` validates them once,
+:func:`run_search` runs the chosen search on the encoded table, and :func:`search_record`
+writes what is known about the node (optimal, or the best found and a bound of the optimum)
+into the release's internal metadata.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import InputError
+from ...core.table import Table
+from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits
+from ._heuristic import heuristic_search
+from ._lattice import MAX_NODES
+from ._search import SearchResult, _model_set
+from ._search import search as search_exact
+
+__all__ = ["SEARCHES", "SearchChoice", "check_search", "run_search", "search_record"]
+
+#: The values of ``search=``.
+SEARCHES = ("auto", "exact", "heuristic")
+
+
+@dataclass(frozen=True)
+class SearchChoice:
+    """A validated ``search`` with its budget.
+
+    Attributes
+    ----------
+    search : str
+        One of :data:`SEARCHES`.
+    time_limit, step_limit : float, int or None
+        The budget as given (None when not given).
+    all_minimal : bool
+        Whether every minimal feasible node is asked for (exact search only).
+    """
+
+    search: str
+    time_limit: float | None
+    step_limit: int | None
+    all_minimal: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """The parameters the user gave, public in the release: they depend on no data.
+
+        Which search ``"auto"`` ran depends on the hierarchies' heights, internal, so it is not
+        among them.
+        """
+        asked: dict[str, Any] = {} if self.search == "auto" else {"search": self.search}
+        if self.time_limit is not None:
+            asked["time_limit"] = self.time_limit
+        if self.step_limit is not None:
+            asked["step_limit"] = self.step_limit
+        return asked
+
+    def kind(self, lattice_size: int) -> str:
+        """The search that runs on a lattice of ``lattice_size`` nodes."""
+        if self.search != "auto":
+            return self.search
+        return "exact" if lattice_size <= MAX_NODES else "heuristic"
+
+
+def check_search(
+    search: object, time_limit: object, step_limit: object, all_minimal: bool = False
+) -> SearchChoice:
+    """Validate ``search`` and its budget.
+
+    Raises
+    ------
+    InputError
+        An unknown ``search``, a bad ``time_limit`` or ``step_limit``, a limit with
+        ``search="exact"``, ``all_minimal`` with the heuristic.
+    """
+    if not isinstance(search, str) or search not in SEARCHES:
+        raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
+    time_limit, step_limit = check_limits(time_limit, step_limit)
+    if search == "exact" and (time_limit is not None or step_limit is not None):
+        raise InputError(
+            "time_limit and step_limit bound the heuristic search; search='exact' runs to the "
+            "optimum (use search='heuristic' or 'auto')"
+        )
+    if search == "heuristic" and all_minimal:
+        raise InputError("all_minimal needs the exact search (search='exact' or 'auto')")
+    return SearchChoice(search, time_limit, step_limit, all_minimal)
+
+
+def run_search(
+    table: Table,
+    resolved: list[Any],
+    suppression: float,
+    metric: str,
+    suppressed_rows: str,
+    choice: SearchChoice,
+    *,
+    progress: bool = False,
+    watch: SearchWatch | None = None,
+) -> tuple[SearchResult, dict[str, Any]]:
+    """Run the chosen search on an encoded table (rows or a frequency table).
+
+    Returns
+    -------
+    SearchResult, dict
+        The node and the internal ``search`` record (:func:`search_record`).
+
+    Raises
+    ------
+    InputError
+        ``all_minimal`` on a lattice too big for the exact search (and what the exact search
+        raises).
+    InfeasibleError
+        As the search that ran.
+    """
+    size = math.prod(table.schema.hierarchy(q).height + 1 for q in table.schema.quasi)
+    kind = choice.kind(size)
+    if kind != "exact" and choice.all_minimal:
+        raise InputError(
+            f"all_minimal needs the exact search, which handles up to {MAX_NODES:,} lattice "
+            f"nodes; this lattice has {size:,}"
+        )
+    if kind == "exact":
+        result = search_exact(
+            table, resolved, suppression, metric, choice.all_minimal, progress, suppressed_rows
+        )
+        return result, search_record(result)
+    time_limit, step_limit = choice.time_limit, choice.step_limit
+    if time_limit is None and step_limit is None:
+        time_limit = DEFAULT_TIME_LIMIT
+    limit = int(np.floor(suppression * table.n_records + 1e-9))
+    models = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
+    result = heuristic_search(
+        table, models, limit, metric, suppression, time_limit, step_limit, watch
+    )
+    return result, search_record(result, time_limit, step_limit)
+
+
+def search_record(
+    result: SearchResult, time_limit: float | None = None, step_limit: int | None = None
+) -> dict[str, Any]:
+    """The internal ``search`` metadata of a release: which search ran and what is known.
+
+    ``kind`` (``"exact"`` or ``"heuristic"``), ``optimal`` (True only for the exact search),
+    ``summary`` (one sentence), and for the heuristic ``stopped`` (``"exhausted"``,
+    ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` when its watcher stopped it),
+    ``lower_bound`` (of the optimum's metric value; for precision ``upper_bound`` of the
+    optimal precision: a number computed on the original table, so it stays internal),
+    ``nodes_checked``, ``seconds``, ``time_limit`` and ``step_limit`` (the budget it ran
+    with, the default time limit included).
+    """
+    if result.kind == "exact":
+        return {"kind": "exact", "optimal": True, "summary": "optimal"}
+    side = "upper" if result.metric == "precision" else "lower"
+    gap = abs(result.metric_value - float(result.lower_bound))
+    tol = 1e-10 * max(abs(result.metric_value), 1e-300)
+    closed = "; no node left unchecked can be better" if gap <= tol else ""
+    why = {
+        "exhausted": "nothing left to check",
+        "time_limit": "time limit",
+        "step_limit": "step limit",
+        "stopped": "stopped by the user",
+    }[result.stopped]
+    summary = (
+        f"best found in {result.search_seconds:.1f} s ({result.nodes_checked:,} of "
+        f"{result.lattice_size:,} nodes checked; {why}); {side} bound of "
+        f"the optimal {result.metric} {result.lower_bound:.6g}{closed}"
+    )
+    return {
+        "kind": result.kind,
+        "optimal": False,
+        "stopped": result.stopped,
+        f"{side}_bound": result.lower_bound,
+        "nodes_checked": result.nodes_checked,
+        "seconds": result.search_seconds,
+        "time_limit": time_limit,
+        "step_limit": step_limit,
+        "summary": summary,
+    }
