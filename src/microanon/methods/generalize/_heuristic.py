@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,6 +195,35 @@ class _Walk:
             out += [s for s in self.successors(down) if s != node]
         return out
 
+    def improve(
+        self, node: Levels, check: Callable[[Levels], _Checked], sideways: bool = True
+    ) -> None:
+        """Move from a new incumbent to better feasible neighbours: its predecessors, then (with
+        ``sideways``) the nodes one level lower in one attribute and higher in another.
+
+        Only unchecked neighbours whose bound leaves room to beat or tie the incumbent are
+        checked, with ``check`` (the caller's budgeted check, which may raise
+        :class:`BudgetSpent`), in order of their bounds; the move goes to the last of them that
+        became the incumbent, and is repeated from there while there is one.
+        """
+        moves = (self.predecessors, self.sideways) if sideways else (self.predecessors,)
+        while True:
+            better = None
+            for near in moves:
+                cand = [p for p in near(node) if p not in self.checked]
+                bounds = self.bounds(cand)
+                for j in np.argsort(bounds, kind="stable").tolist():
+                    if not self.within(bounds[j : j + 1])[0]:
+                        continue
+                    check(cand[j])
+                    if self.incumbent == cand[j]:
+                        better = cand[j]
+                if better is not None:
+                    break
+            if better is None:
+                return
+            node = better
+
     def bounds(self, nodes: Sequence[Levels]) -> np.ndarray:
         """The metric's lower bound of each node."""
         if not nodes:
@@ -277,26 +306,13 @@ def heuristic_search(
             descend(node)
         return res
 
+    def checked_and_queued(node: Levels) -> _Checked:
+        res = check(node)
+        push(node, res)
+        return res
+
     def descend(node: Levels) -> None:
-        """Move from a new incumbent to better feasible neighbours: its predecessors, then the
-        nodes one level lower in one attribute and higher in another."""
-        while True:
-            better = None
-            for near in (walk.predecessors, walk.sideways):
-                cand = [p for p in near(node) if p not in walk.checked]
-                bounds = walk.bounds(cand)
-                for j in np.argsort(bounds, kind="stable").tolist():
-                    if not walk.within(bounds[j : j + 1])[0]:
-                        continue
-                    res = check(cand[j])
-                    push(cand[j], res)
-                    if walk.incumbent == cand[j]:
-                        better = cand[j]
-                if better is not None:
-                    break
-            if better is None:
-                return
-            node = better
+        walk.improve(node, checked_and_queued)
 
     def expand(node: Levels) -> Levels | None:
         """Check the node's successors within the bound; the best infeasible one checked."""
@@ -400,7 +416,12 @@ def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> floa
 
 
 def _no_node(
-    walk: _Walk, stopped: str, steps: int, seconds: float, suppression: float
+    walk: _Walk,
+    stopped: str,
+    steps: int,
+    seconds: float,
+    suppression: float,
+    name: str = "heuristic",
 ) -> InfeasibleError:
     """The error when the search checked no feasible node."""
     top = tuple(walk.heights)
@@ -416,7 +437,7 @@ def _no_node(
         "stopped": "let it run longer",
     }[stopped]
     return InfeasibleError(
-        f"the heuristic search checked {steps} of the {walk.size:,} lattice nodes in "
+        f"the {name} search checked {steps} of the {walk.size:,} lattice nodes in "
         f"{seconds:.1f} s and found none that satisfies the models with at most "
         f"{suppression:.2%} of the records suppressed; {remedy}, allow more suppression "
         "or relax the models"

@@ -18,6 +18,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits
+from ._genetic import genetic_search
 from ._heuristic import heuristic_search
 from ._lattice import MAX_NODES
 from ._search import SearchResult, _model_set
@@ -26,7 +27,7 @@ from ._search import search as search_exact
 __all__ = ["SEARCHES", "SearchChoice", "check_search", "run_search", "search_record"]
 
 #: The values of ``search=``.
-SEARCHES = ("auto", "exact", "heuristic")
+SEARCHES = ("auto", "exact", "heuristic", "genetic")
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,10 @@ def check_search(
     time_limit, step_limit = check_limits(time_limit, step_limit)
     if search == "exact" and (time_limit is not None or step_limit is not None):
         raise InputError(
-            "time_limit and step_limit bound the heuristic search; search='exact' runs to the "
-            "optimum (use search='heuristic' or 'auto')"
+            "time_limit and step_limit bound the heuristic and genetic searches; search='exact' "
+            "runs to the optimum (use search='heuristic', 'genetic' or 'auto')"
         )
-    if search == "heuristic" and all_minimal:
+    if search in ("heuristic", "genetic") and all_minimal:
         raise InputError("all_minimal needs the exact search (search='exact' or 'auto')")
     return SearchChoice(search, time_limit, step_limit, all_minimal)
 
@@ -102,6 +103,7 @@ def run_search(
     *,
     progress: bool = False,
     watch: SearchWatch | None = None,
+    rng: np.random.Generator | None = None,
 ) -> tuple[SearchResult, dict[str, Any]]:
     """Run the chosen search on an encoded table (rows or a frequency table).
 
@@ -135,9 +137,14 @@ def run_search(
         time_limit = DEFAULT_TIME_LIMIT
     limit = int(np.floor(suppression * table.n_records + 1e-9))
     models = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
-    result = heuristic_search(
-        table, models, limit, metric, suppression, time_limit, step_limit, watch
-    )
+    if kind == "genetic":
+        result = genetic_search(
+            table, models, limit, metric, suppression, time_limit, step_limit, watch, rng
+        )
+    else:
+        result = heuristic_search(
+            table, models, limit, metric, suppression, time_limit, step_limit, watch
+        )
     return result, search_record(result, time_limit, step_limit)
 
 

@@ -192,6 +192,7 @@ def full_domain(
     time_limit: float | None = None,
     step_limit: int | None = None,
     watch: SearchWatch | None = None,
+    rng: np.random.Generator | None = None,
 ) -> Release:
     """Publish the optimal (or, on a huge lattice, the best found) full-domain generalization.
 
@@ -291,6 +292,7 @@ def full_domain(
         choice,
         progress=progress,
         watch=watch,
+        rng=rng,
     )
     extra: dict[str, Any] = {}
     if all_minimal:

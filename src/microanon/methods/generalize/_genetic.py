@@ -1,0 +1,287 @@
+"""Genetic full-domain search with a budget, for lattices of many quasi-identifiers.
+
+A population of lattice nodes (level vectors, one level per quasi-identifier) evolves by
+elitism, crossover, mutation and immigration, in the spirit of the genetic algorithm ARX runs
+on high-dimensional data, described in T. Meurers, R. Bild, K.-M. Do, F. Prasser, "A scalable
+software solution for anonymizing high-dimensional biomedical data", GigaScience 10(10), 2021,
+giab068 (doi:10.1093/gigascience/giab068; ARX's implementation in turn follows the genetic
+algorithm of Wan et al., Am. J. Hum. Genet. 100(2), 2017, doi:10.1016/j.ajhg.2016.12.002).
+This is an independent implementation: its operators, selection and the local descent of new
+incumbents are microanon's own.
+
+What it checks, it checks exactly, with the best-first search's :class:`._heuristic._Walk`:
+a node's frequency set is rolled up from the table's, the models' filter and
+:meth:`ModelSet.failing` decide which classes are suppressed (the re-checks against the kept
+records' distribution included), and the node is feasible when at most the limit of records
+is suppressed. The published node is the best feasible node checked under the exact search's
+rule (:meth:`._heuristic._Walk.winner`), so it satisfies every model whatever the budget; it
+is the optimum only when the search could prove that no unchecked node beats or ties it.
+
+How it searches. The first generation is the bottom, the top and random nodes at every
+height: for each, a share ``s`` drawn uniformly in [0, 1) and a level drawn uniformly in
+``0..floor(s·height)`` for every attribute, so low nodes (one or two moves up from the
+bottom) and high ones are both represented. Nodes are ranked feasible first, by metric value
+(ties: fewer suppressed records, lower total level, smaller levels); infeasible ones by the
+records they would suppress, then value. Each generation keeps the best fifth (elitism), and
+fills the rest of the population with children: two fifths by uniform crossover of two
+parents, a tenth of immigrants (fresh random nodes, as in the first generation) and the rest
+by mutation, which changes between one and ``ceil(q/5)`` attributes (of ``q``), each either
+one level up or down or to a random level. Parents are chosen by binary tournament on the
+rank. A child that repeats a node of the population is mutated again (at most three times).
+Every new feasible incumbent is improved by a greedy descent: its unchecked predecessors whose
+lower bound could beat or tie it are checked, and the search moves to a better one while
+there is one (:meth:`._heuristic._Walk.improve`, without the best-first search's sideways
+moves, which cost ``q(q-1)`` checks a step). The population has ``2q`` nodes, at least 16 and
+at most 64, and never more than the lattice.
+
+The budget (:class:`._budget.Budget`): a node already checked costs nothing; before every new
+check the watcher hears of the progress and may stop the search, and the search stops before
+a check beyond ``step_limit`` nodes or after 90 % of ``time_limit`` seconds (the bound below
+takes at most the rest). A generation that checks no new node (a small lattice nearly
+covered) checks instead the unchecked nodes of the smallest bound just above the checked ones;
+when no unchecked node is left, or the bound below shows that none can beat or tie the
+incumbent, the search ends with ``stopped="exhausted"`` and its answer is the exact search's.
+
+What is known about the gap. The search does not walk the lattice in order, so the best-first
+search's frontier (the successors of the nodes it has not expanded) does not apply. What does:
+every unchecked node lies above (or is) a *minimal* unchecked node, whose predecessors are all
+checked; it is an unchecked successor of a checked node (the bottom is checked first). The
+metric's bound never decreases up the lattice and is at most the value of every feasible node,
+so the smallest bound over the unchecked successors of *all* checked nodes bounds every
+unchecked feasible node; nodes known to be infeasible (below a checked node whose filter alone
+suppresses more than the limit, or below any infeasible node when feasibility is monotone) are
+stepped over to their successors as in the best-first search
+(:func:`._heuristic._unexplored_bound`). The smaller of it and the incumbent's value is
+``lower_bound``. Because the bottom's successors are usually unchecked, this is often little
+more than the metric's bound near the bottom of the lattice: honest, and loose.
+
+Determinism. Every draw comes from the ``rng`` given (a :class:`numpy.random.Generator`), in
+an order fixed by the checks, so the same table, models, generator state and ``step_limit``
+give the same node; a run under ``time_limit`` depends on the machine's speed as well. The
+generator is only drawn from: nothing about it is written into the release.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.table import Table
+from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
+from ._heuristic import Levels, _Checked, _no_node, _unexplored_bound, _Walk
+from ._search import SearchResult
+from ._search_models import ModelSet
+
+__all__ = ["genetic_search", "population_size"]
+
+#: Shares of a generation: kept unchanged (the best), bred by crossover, fresh immigrants; the
+#: rest are mutants.
+ELITE, CROSSOVER, IMMIGRANTS = 0.2, 0.4, 0.1
+#: Most attributes a mutation changes, as a share of the quasi-identifiers (at least one).
+MUTATED = 0.2
+#: Bounds of the population size (``2q`` in between, never more than the lattice).
+MIN_POPULATION, MAX_POPULATION = 16, 64
+#: Times a child that repeats a node of the population is mutated again.
+RETRIES = 3
+
+
+def population_size(q: int, lattice_size: int) -> int:
+    """Nodes in a generation for ``q`` quasi-identifiers on a lattice of ``lattice_size``."""
+    return int(min(lattice_size, max(MIN_POPULATION, min(MAX_POPULATION, 2 * q))))
+
+
+def genetic_search(
+    table: Table,
+    models: ModelSet,
+    limit: int,
+    metric: str,
+    suppression: float,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    step_limit: int | None = None,
+    watch: SearchWatch | None = None,
+    rng: np.random.Generator | None = None,
+) -> SearchResult:
+    """The best feasible node a genetic search finds within a budget (see the module docstring).
+
+    Parameters
+    ----------
+    table : Table
+        The encoded original table (quasi-identifiers with hierarchies).
+    models : ModelSet
+        The models, as the exact search builds them (:func:`._search._model_set`).
+    limit : int
+        Records that may be suppressed.
+    metric : str
+        A canonical metric name (:func:`._metrics.canonical_metric`).
+    suppression : float
+        The share behind ``limit`` (for messages).
+    time_limit : float or None
+        Seconds after which no further node is checked (None: no time limit).
+    step_limit : int or None
+        Most nodes checked (None: no such limit).
+    watch : SearchWatch, optional
+        Hears of every node checked and may stop the search (the best node so far is kept).
+    rng : numpy.random.Generator, optional
+        The source of every random choice (None: a generator seeded from the operating
+        system's entropy, :func:`numpy.random.default_rng`).
+
+    Returns
+    -------
+    SearchResult
+        With ``kind="genetic"``, ``lower_bound`` and ``stopped``.
+
+    Raises
+    ------
+    InfeasibleError
+        No feasible node was found: the top node's single class fails the models and nothing
+        below it can do better, every node was checked, or the budget ran out first (the
+        message says which).
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    budget = Budget(time_limit, step_limit, watch)
+    walk = _Walk(table, models, limit, metric)
+    heights = np.asarray(walk.heights, dtype=np.int64)
+    q = len(heights)
+    size = population_size(q, walk.size)
+    n_elite = max(1, math.ceil(ELITE * size))
+    n_cross = round(CROSSOVER * size)
+    n_imm = max(1, round(IMMIGRANTS * size))
+    n_mut = max(0, size - n_elite - n_cross - n_imm)
+    most_mutated = max(1, math.ceil(MUTATED * q))
+    stopped = "exhausted"
+
+    def plain(node: Levels) -> _Checked:
+        """The exact check of a node, charged to the budget unless it was checked before."""
+        known = walk.checked.get(node)
+        if known is not None:
+            return known
+        budget.spend(walk.reported_best())
+        return walk.check(node)
+
+    def check(node: Levels) -> _Checked:
+        """:func:`plain`, and a greedy descent from a new incumbent."""
+        before = walk.incumbent
+        res = plain(node)
+        if walk.incumbent != before:
+            walk.improve(node, plain, sideways=False)
+        return res
+
+    def rank(node: Levels) -> tuple:
+        r = walk.checked[node]
+        if r.feasible:
+            return (0, r.value, r.suppressed, r.total, node)
+        return (1, r.suppressed, r.value, r.total, node)
+
+    def random_node() -> Levels:
+        share = rng.random()
+        tops = np.floor(share * heights).astype(np.int64)
+        return tuple(int(x) for x in rng.integers(0, tops + 1))
+
+    def mutate(node: Levels) -> Levels:
+        levels = np.asarray(node, dtype=np.int64)
+        count = int(rng.integers(1, most_mutated + 1))
+        for i in rng.choice(q, size=count, replace=False).tolist():
+            if rng.random() < 0.5:
+                levels[i] += 1 if rng.random() < 0.5 else -1
+            else:
+                levels[i] = rng.integers(0, heights[i] + 1)
+        return tuple(int(x) for x in np.clip(levels, 0, heights))
+
+    def frontier(count: int) -> list[Levels]:
+        """The ``count`` unchecked successors of checked nodes with the smallest bounds."""
+        nodes = sorted({s for n in walk.checked for s in walk.successors(n)} - walk.checked.keys())
+        order = np.argsort(walk.bounds(nodes), kind="stable")[:count]
+        return [nodes[j] for j in order.tolist()]
+
+    def covered() -> bool:
+        """Whether no unchecked node can beat or tie the incumbent."""
+        if len(walk.checked) >= walk.size:
+            return True
+        if walk.incumbent is None:
+            return False
+        bound = _unexplored_bound(walk, set(walk.checked), budget)
+        return not bool(walk.within(np.array([bound]))[0])
+
+    bottom: Levels = (0,) * q
+    top: Levels = tuple(int(h) for h in heights)
+    population: list[Levels] = []
+    try:
+        for node in (bottom, top):
+            check(node)
+            if node not in population:
+                population.append(node)
+        if walk.checked[top].sunk:
+            raise BudgetSpent("exhausted")  # every node is infeasible
+        for _ in range(50 * size):
+            if len(population) >= size:
+                break
+            node = random_node()
+            if node not in population:
+                check(node)
+                population.append(node)
+        while True:
+            population.sort(key=rank)
+            kept = population[:n_elite]
+            if walk.incumbent is not None and walk.incumbent not in kept:
+                kept[-1:] = [walk.incumbent]  # a descent may have found it outside the population
+            members = set(kept)
+            children: list[Levels] = []
+            steps = budget.steps
+
+            def add(child: Levels) -> None:
+                for _ in range(RETRIES):
+                    if child not in members:
+                        break
+                    child = mutate(child)
+                if child in members:
+                    return
+                check(child)
+                members.add(child)
+                children.append(child)
+
+            def parent() -> Levels:
+                i, j = rng.integers(0, len(population), size=2).tolist()
+                return population[min(i, j)]
+
+            for _ in range(n_cross):
+                a, b = np.asarray(parent()), np.asarray(parent())
+                mask = rng.random(q) < 0.5
+                add(tuple(int(x) for x in np.where(mask, a, b)))
+            for _ in range(n_mut):
+                add(mutate(parent()))
+            for _ in range(n_imm):
+                add(random_node())
+            if budget.steps == steps:  # nothing new: close the gap from below instead
+                if covered():
+                    break
+                for node in frontier(n_imm):
+                    check(node)
+                    if node not in members:
+                        members.add(node)
+                        children.append(node)
+            population = sorted(set(kept) | set(children), key=rank)[:size]
+    except BudgetSpent as exc:
+        stopped = str(exc)
+    if walk.incumbent is None:
+        raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression, "genetic")
+    winner = walk.winner()
+    inc = walk.checked[winner]
+    lower = min(walk.best, _unexplored_bound(walk, set(walk.checked), budget))
+    if inc.suppressed:
+        mask = walk.rows_of(winner)
+    else:  # no class fails: nothing to map back to the rows
+        mask = np.zeros(table.n_rows, dtype=bool)
+    return SearchResult(
+        levels={qi: int(lv) for qi, lv in zip(walk.quasi, winner, strict=True)},
+        metric=metric,
+        metric_value=walk.metric.report(inc.value),
+        suppressed=inc.suppressed,
+        nodes_checked=budget.steps,
+        lattice_size=walk.size,
+        search_seconds=budget.seconds,
+        suppressed_mask=mask,
+        kind="genetic",
+        lower_bound=walk.metric.report(lower),
+        stopped=stopped,
+    )
