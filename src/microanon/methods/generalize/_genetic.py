@@ -203,6 +203,47 @@ def genetic_search(
         bound = _unexplored_bound(walk, set(walk.checked), budget)
         return not bool(walk.within(np.array([bound]))[0])
 
+    def generation(population: list[Levels]) -> list[Levels]:
+        """The next generation of a ranked population (empty when the search is done)."""
+        kept = population[:n_elite]
+        if walk.incumbent is not None and walk.incumbent not in kept:
+            kept[-1:] = [walk.incumbent]  # a descent may have found it outside the population
+        members = set(kept)
+        children: list[Levels] = []
+        steps = budget.steps
+
+        def add(child: Levels) -> None:
+            for _ in range(RETRIES):
+                if child not in members:
+                    break
+                child = mutate(child)
+            if child in members:
+                return
+            check(child)
+            members.add(child)
+            children.append(child)
+
+        def parent() -> Levels:
+            i, j = rng.integers(0, len(population), size=2).tolist()
+            return population[min(i, j)]
+
+        for _ in range(n_cross):
+            a, b = np.asarray(parent()), np.asarray(parent())
+            add(tuple(int(x) for x in np.where(rng.random(q) < 0.5, a, b)))
+        for _ in range(n_mut):
+            add(mutate(parent()))
+        for _ in range(n_imm):
+            add(random_node())
+        if budget.steps == steps:  # nothing new: close the gap from below instead
+            if covered():
+                return []
+            for node in frontier(n_imm):
+                check(node)
+                if node not in members:
+                    members.add(node)
+                    children.append(node)
+        return sorted(members, key=rank)[:size]
+
     bottom: Levels = (0,) * q
     top: Levels = tuple(int(h) for h in heights)
     population: list[Levels] = []
@@ -221,46 +262,9 @@ def genetic_search(
                 check(node)
                 population.append(node)
         while True:
-            population.sort(key=rank)
-            kept = population[:n_elite]
-            if walk.incumbent is not None and walk.incumbent not in kept:
-                kept[-1:] = [walk.incumbent]  # a descent may have found it outside the population
-            members = set(kept)
-            children: list[Levels] = []
-            steps = budget.steps
-
-            def add(child: Levels) -> None:
-                for _ in range(RETRIES):
-                    if child not in members:
-                        break
-                    child = mutate(child)
-                if child in members:
-                    return
-                check(child)
-                members.add(child)
-                children.append(child)
-
-            def parent() -> Levels:
-                i, j = rng.integers(0, len(population), size=2).tolist()
-                return population[min(i, j)]
-
-            for _ in range(n_cross):
-                a, b = np.asarray(parent()), np.asarray(parent())
-                mask = rng.random(q) < 0.5
-                add(tuple(int(x) for x in np.where(mask, a, b)))
-            for _ in range(n_mut):
-                add(mutate(parent()))
-            for _ in range(n_imm):
-                add(random_node())
-            if budget.steps == steps:  # nothing new: close the gap from below instead
-                if covered():
-                    break
-                for node in frontier(n_imm):
-                    check(node)
-                    if node not in members:
-                        members.add(node)
-                        children.append(node)
-            population = sorted(set(kept) | set(children), key=rank)[:size]
+            population = generation(sorted(population, key=rank))
+            if not population:
+                break
     except BudgetSpent as exc:
         stopped = str(exc)
     if walk.incumbent is None:

@@ -1,0 +1,251 @@
+"""The genetic full-domain search against brute force, and its determinism given a generator.
+
+Small random lattices are enumerated by the brute-force reference of
+``test_full_domain_properties`` (k-anonymity, the ℓ-diversity forms, t-closeness), which never
+uses the search's code. Whatever its budget and generator, the genetic search's node must be
+one of the feasible nodes brute force finds, with the same suppressed records and metric
+value, never better than the optimum; the published table must satisfy the models; its lower
+bound must not exceed the optimum; and run without a budget it ends with the exact search's
+answer. The same generator state and ``step_limit`` give the same release; nothing about the
+generator is written into it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import test_full_domain_properties as fdp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_full_domain_heuristic import _small, exact_name
+
+from microanon.core import InfeasibleError, InputError, Table
+from microanon.methods.generalize import full_domain
+from microanon.methods.generalize._genetic import genetic_search
+from microanon.methods.generalize._heuristic import _Walk
+from microanon.methods.generalize._search import _model_set, search
+from microanon.models import KAnonymity, check_release
+
+SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+RTOL = 1e-9
+
+
+def _cost(value: float, metric: str) -> float:
+    return 1.0 - value if metric == "precision" else value
+
+
+@SETTINGS
+@given(
+    fdp.problems(),
+    st.sampled_from(fdp.METRICS),
+    st.one_of(st.integers(1, 12), st.just(10**6)),
+    st.integers(0, 2**32 - 1),
+)
+def test_genetic_node_is_feasible_and_never_better_than_the_optimum(
+    p: dict, metric: str, steps: int, seed: int
+) -> None:
+    nodes = fdp.brute_force(p)
+    try:
+        release = full_domain(
+            p["df"],
+            p["schema"],
+            models=p["models"],
+            suppression=p["suppression"],
+            metric=metric,
+            search="genetic",
+            step_limit=steps,
+            rng=np.random.default_rng(seed),
+        )
+    except InfeasibleError as exc:
+        # Either nothing is feasible, or the budget ran out before a feasible node.
+        assert not nodes or "step_limit" in str(exc)
+        return
+    meta = release.metadata
+    found = [x for x in nodes if x["levels"] == meta["levels"]]
+    assert found, "the genetic search returned an infeasible node"
+    node = found[0]
+    assert meta["suppressed"] == node["suppressed"]
+    assert meta["metric"]["value"] == pytest.approx(node[metric], rel=RTOL, abs=1e-12)
+    info = meta["search"]
+    assert info["kind"] == "genetic" and info["optimal"] is False
+    assert info["nodes_checked"] <= steps
+    best = fdp.optimum(nodes, metric)
+    value = _cost(meta["metric"]["value"], metric)
+    assert value >= _cost(best[metric], metric) * (1 - RTOL) - 1e-12  # never beats the optimum
+    if metric == "precision":
+        assert info["upper_bound"] >= best[metric] - RTOL
+    else:
+        assert info["lower_bound"] <= best[metric] * (1 + RTOL) + 1e-12
+    if info["stopped"] == "exhausted":  # every node that could win was checked
+        assert meta["levels"] == best["levels"]
+    data = release.tables["data"]
+    fdp._holds(data, p, data)
+    assert all(v.holds for v in check_release(release))
+
+
+@SETTINGS
+@given(
+    fdp.problems(),
+    st.sampled_from(["remove", "star"]),
+    st.integers(1, 15),
+    st.integers(0, 2**32 - 1),
+)
+def test_every_genetic_release_satisfies_the_models(
+    p: dict, mode: str, steps: int, seed: int
+) -> None:
+    try:
+        release = full_domain(
+            p["df"],
+            p["schema"],
+            models=p["models"],
+            suppression=p["suppression"],
+            suppressed_rows=mode,
+            search="genetic",
+            step_limit=steps,
+            rng=np.random.default_rng(seed),
+        )
+    except InfeasibleError:
+        return  # nothing feasible found within the budget, or the '*' class fails a model
+    meta = release.metadata
+    assert meta["suppressed"] <= np.floor(p["suppression"] * len(p["df"]) + 1e-9)
+    if mode == "star":
+        assert meta["rows_out"] == len(p["df"])
+    assert all(v.holds for v in check_release(release))
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    fdp.problems(),
+    st.sampled_from([*fdp.METRICS, "loss"]),
+    st.sampled_from(["remove", "star"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_genetic_run_to_exhaustion_is_the_exact_search(
+    p: dict, metric: str, mode: str, seed: int
+) -> None:
+    table = Table.from_frame(p["df"], p["schema"])
+    limit = int(np.floor(p["suppression"] * table.n_records + 1e-9))
+    models = _model_set(table, p["models"], follows_release=mode == "remove")
+    rng = np.random.default_rng(seed)
+    try:
+        exact = search(table, p["models"], p["suppression"], metric, suppressed_rows=mode)
+    except InfeasibleError:
+        with pytest.raises(InfeasibleError):
+            genetic_search(
+                table, models, limit, exact_name(metric), p["suppression"], None, rng=rng
+            )
+        return
+    got = genetic_search(table, models, limit, exact.metric, p["suppression"], None, rng=rng)
+    assert got.stopped == "exhausted"
+    assert got.levels == exact.levels
+    assert got.suppressed == exact.suppressed
+    assert got.metric_value == exact.metric_value
+    assert np.array_equal(got.suppressed_mask, exact.suppressed_mask)
+    assert got.lower_bound == got.metric_value
+
+
+def _genetic(seed: int, **kw: object) -> object:
+    df, schema = _small()
+    return full_domain(
+        df,
+        schema,
+        models=[KAnonymity(4)],
+        suppression=0.05,
+        search="genetic",
+        rng=np.random.default_rng(seed),
+        **kw,
+    )
+
+
+def test_same_seed_and_step_limit_same_release() -> None:
+    one, two = _genetic(11, step_limit=25), _genetic(11, step_limit=25)
+    assert one.metadata["levels"] == two.metadata["levels"]
+    assert one.tables["data"].equals(two.tables["data"])
+    assert one.metadata["search"]["lower_bound"] == two.metadata["search"]["lower_bound"]
+    assert one.metadata["search"]["kind"] == "genetic"
+
+
+def test_different_generators_walk_differently(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple] = []
+    check = _Walk.check
+
+    def recording(self: _Walk, node: tuple) -> object:
+        seen.append(node)
+        return check(self, node)
+
+    monkeypatch.setattr(_Walk, "check", recording)
+    walks = []
+    for seed in (1, 2, 1):
+        seen.clear()
+        _genetic(seed, step_limit=20)
+        walks.append(list(seen))
+    assert walks[0] == walks[2]  # the same generator state, the same checks
+    assert walks[0] != walks[1]  # another state, other random nodes
+
+
+def test_the_generator_is_never_written_into_the_release() -> None:
+    rng = np.random.default_rng(123)
+    state = json.dumps(rng.bit_generator.state, default=str)
+    df, schema = _small()
+    release = full_domain(
+        df,
+        schema,
+        models=[KAnonymity(5)],
+        suppression=0.02,
+        search="genetic",
+        step_limit=30,
+        rng=rng,
+    )
+    for meta in (release.metadata, release.public_metadata):
+        dumped = json.dumps(meta, default=str).lower()
+        assert "rng" not in dumped and "seed" not in dumped and "generator" not in dumped
+        assert str(json.loads(state)["state"]["state"]) not in dumped
+    assert release.public_metadata["parameters"]["search"] == "genetic"
+    assert all(v.holds for v in check_release(release))
+
+
+class _StopAfter:
+    """A watcher that asks the search to stop after ``n`` nodes."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.calls = n, []
+
+    def stop_requested(self) -> bool:
+        return bool(self.calls) and self.calls[-1][0] >= self.n
+
+    def searched(self, nodes: int, best: float | None, seconds: float) -> None:
+        self.calls.append((nodes, best))
+
+
+def test_the_watcher_stops_it_and_the_best_node_is_kept() -> None:
+    watch = _StopAfter(20)
+    release = _genetic(5, watch=watch)
+    info = release.metadata["search"]
+    assert info["stopped"] == "stopped" and info["nodes_checked"] == 20
+    assert "stopped by the user" in info["summary"]
+    assert watch.calls[-1][1] == pytest.approx(release.metadata["metric"]["value"])
+    assert all(v.holds for v in check_release(release))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"search": "genetic", "all_minimal": True}, "all_minimal needs the exact search"),
+        ({"search": "genetic", "step_limit": 0}, "step_limit must be a positive integer"),
+        ({"search": "exact", "step_limit": 5}, "bound the heuristic and genetic searches"),
+    ],
+)
+def test_bad_genetic_parameters(kwargs: dict, message: str) -> None:
+    df, schema = _small()
+    with pytest.raises(InputError, match=message):
+        full_domain(df, schema, models=[KAnonymity(2)], **kwargs)
