@@ -316,10 +316,10 @@ def anonymize_dask(
     Raises
     ------
     InputError
-        Another method (one line naming it); ``all_minimal``; the heuristic search
-        (``search: heuristic``, ``time_limit``, ``step_limit``); an output that would hold the
-        input; bad data or parameters (as the function that runs the method); lint findings
-        (see :func:`lint_dask`).
+        Another method (one line naming it); ``all_minimal``; the heuristic and genetic
+        searches (``search: heuristic`` or ``genetic``, ``time_limit``, ``step_limit``); an
+        output that would hold the input; bad data or parameters (as the function that runs
+        the method); lint findings (see :func:`lint_dask`).
     InfeasibleError, VerificationError
         As ``full_domain_dask`` (nothing is left behind).
     """
@@ -327,10 +327,13 @@ def anonymize_dask(
     params = dict(cfg.params)
     if params.pop("all_minimal", False):
         raise InputError("params: all_minimal is not available with --engine dask yet")
-    if params.get("search", "auto") == "heuristic" or {"time_limit", "step_limit"} & set(params):
+    if params.get("search", "auto") in ("heuristic", "genetic") or {
+        "time_limit",
+        "step_limit",
+    } & set(params):
         raise InputError(
-            "params: the heuristic search (search: heuristic, time_limit, step_limit) is not "
-            "available with --engine dask yet"
+            "params: the heuristic search or the genetic search (search: heuristic or genetic, "
+            "time_limit, step_limit) is not available with --engine dask yet"
         )
     from ..core.output import check_output_target
 

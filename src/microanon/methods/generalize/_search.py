@@ -108,16 +108,17 @@ class SearchResult:
     suppressed_mask : bool array
         Which rows of the table are suppressed at the optimum (of a frequency table, with
         :attr:`Table.counts`: which distinct combinations).
-    kind : {"exact", "heuristic"}
-        Which search found the node: the exact one (the node is optimal) or the best-first
-        heuristic (:mod:`._heuristic`; the best node it checked).
+    kind : {"exact", "heuristic", "genetic"}
+        Which search found the node: the exact one (the node is optimal), the best-first
+        heuristic (:mod:`._heuristic`) or the genetic search (:mod:`._genetic`; for both, the
+        best node it checked).
     lower_bound : float or None
-        Heuristic only: a lower bound of the optimum's value (for ``precision`` an upper bound
-        of the optimal precision), the smaller of the node's value and the bounds of every node
-        left unchecked; None for the exact search.
+        Heuristic and genetic only: a lower bound of the optimum's value (for ``precision``
+        an upper bound of the optimal precision), the smaller of the node's value and the
+        bounds of every node left unchecked; None for the exact search.
     stopped : str
         Why the search ended: ``"exhausted"`` (every node checked or ruled out by its bound),
-        ``"time_limit"`` or ``"step_limit"``.
+        ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` (by its watcher).
     """
 
     levels: dict[str, int]

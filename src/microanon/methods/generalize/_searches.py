@@ -24,10 +24,22 @@ from ._lattice import MAX_NODES
 from ._search import SearchResult, _model_set
 from ._search import search as search_exact
 
-__all__ = ["SEARCHES", "SearchChoice", "check_search", "run_search", "search_record"]
+__all__ = [
+    "GENETIC_MIN_QUASI",
+    "SEARCHES",
+    "SearchChoice",
+    "check_search",
+    "run_search",
+    "search_record",
+]
 
 #: The values of ``search=``.
 SEARCHES = ("auto", "exact", "heuristic", "genetic")
+
+#: Quasi-identifiers from which ``"heuristic"`` and ``"auto"`` run the genetic search on a
+#: lattice of more than :data:`MAX_NODES` nodes (fewer: the best-first search); measured in
+#: docs/generalization.md ("Which search runs").
+GENETIC_MIN_QUASI = 12
 
 
 @dataclass(frozen=True)
@@ -62,11 +74,20 @@ class SearchChoice:
             asked["step_limit"] = self.step_limit
         return asked
 
-    def kind(self, lattice_size: int) -> str:
-        """The search that runs on a lattice of ``lattice_size`` nodes."""
-        if self.search != "auto":
+    def kind(self, lattice_size: int, n_quasi: int) -> str:
+        """The search that runs on a lattice of ``lattice_size`` nodes and ``n_quasi``
+        quasi-identifiers.
+
+        ``"exact"`` and ``"genetic"`` run as asked. ``"auto"`` runs the exact search on a
+        lattice of at most :data:`MAX_NODES` nodes. Above it, ``"auto"`` and ``"heuristic"``
+        run the genetic search with at least :data:`GENETIC_MIN_QUASI` quasi-identifiers and
+        the best-first search with fewer; ``"heuristic"`` on a smaller lattice runs best-first.
+        """
+        if self.search in ("exact", "genetic"):
             return self.search
-        return "exact" if lattice_size <= MAX_NODES else "heuristic"
+        if lattice_size <= MAX_NODES:
+            return "exact" if self.search == "auto" else "heuristic"
+        return "genetic" if n_quasi >= GENETIC_MIN_QUASI else "heuristic"
 
 
 def check_search(
@@ -78,7 +99,7 @@ def check_search(
     ------
     InputError
         An unknown ``search``, a bad ``time_limit`` or ``step_limit``, a limit with
-        ``search="exact"``, ``all_minimal`` with the heuristic.
+        ``search="exact"``, ``all_minimal`` with the heuristic or genetic search.
     """
     if not isinstance(search, str) or search not in SEARCHES:
         raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
@@ -107,6 +128,9 @@ def run_search(
 ) -> tuple[SearchResult, dict[str, Any]]:
     """Run the chosen search on an encoded table (rows or a frequency table).
 
+    ``rng`` is drawn from by the genetic search only (None: fresh entropy from the operating
+    system); ``watch`` follows the heuristic and genetic searches.
+
     Returns
     -------
     SearchResult, dict
@@ -121,7 +145,7 @@ def run_search(
         As the search that ran.
     """
     size = math.prod(table.schema.hierarchy(q).height + 1 for q in table.schema.quasi)
-    kind = choice.kind(size)
+    kind = choice.kind(size, len(table.schema.quasi))
     if kind != "exact" and choice.all_minimal:
         raise InputError(
             f"all_minimal needs the exact search, which handles up to {MAX_NODES:,} lattice "
@@ -153,8 +177,9 @@ def search_record(
 ) -> dict[str, Any]:
     """The internal ``search`` metadata of a release: which search ran and what is known.
 
-    ``kind`` (``"exact"`` or ``"heuristic"``), ``optimal`` (True only for the exact search),
-    ``summary`` (one sentence), and for the heuristic ``stopped`` (``"exhausted"``,
+    ``kind`` (``"exact"``, ``"heuristic"`` or ``"genetic"``), ``optimal`` (True only for the
+    exact search), ``summary`` (one sentence; the genetic search's names it), and for the
+    heuristic and genetic searches ``stopped`` (``"exhausted"``,
     ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` when its watcher stopped it),
     ``lower_bound`` (of the optimum's metric value; for precision ``upper_bound`` of the
     optimal precision: a number computed on the original table, so it stays internal),
@@ -173,8 +198,9 @@ def search_record(
         "step_limit": "step limit",
         "stopped": "stopped by the user",
     }[result.stopped]
+    by = "by the genetic search " if result.kind == "genetic" else ""
     summary = (
-        f"best found in {result.search_seconds:.1f} s ({result.nodes_checked:,} of "
+        f"best found {by}in {result.search_seconds:.1f} s ({result.nodes_checked:,} of "
         f"{result.lattice_size:,} nodes checked; {why}); {side} bound of "
         f"the optimal {result.metric} {result.lower_bound:.6g}{closed}"
     )
