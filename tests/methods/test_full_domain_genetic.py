@@ -12,6 +12,7 @@ generator is written into it.
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -34,13 +35,19 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 RTOL = 1e-9
+#: The module (the package exports its function under the same name).
+searches_module = importlib.import_module("microanon.methods.generalize._searches")
 
 
 def _cost(value: float, metric: str) -> float:
     return 1.0 - value if metric == "precision" else value
 
 
-@SETTINGS
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(
     fdp.problems(),
     st.sampled_from(fdp.METRICS),
@@ -249,3 +256,42 @@ def test_bad_genetic_parameters(kwargs: dict, message: str) -> None:
     df, schema = _small()
     with pytest.raises(InputError, match=message):
         full_domain(df, schema, models=[KAnonymity(2)], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("search", "min_quasi", "kind"),
+    [
+        ("auto", 3, "genetic"),
+        ("heuristic", 3, "genetic"),
+        ("auto", 4, "heuristic"),
+        ("heuristic", 4, "heuristic"),
+        ("genetic", 4, "genetic"),
+    ],
+)
+def test_which_search_runs_above_the_exact_search_limit(
+    monkeypatch: pytest.MonkeyPatch, search: str, min_quasi: int, kind: str
+) -> None:
+    # _small has three quasi-identifiers and 80 nodes; shrink the limits around it.
+    monkeypatch.setattr(searches_module, "MAX_NODES", 10)
+    monkeypatch.setattr(searches_module, "GENETIC_MIN_QUASI", min_quasi)
+    df, schema = _small()
+    release = full_domain(
+        df,
+        schema,
+        models=[KAnonymity(5)],
+        search=search,
+        step_limit=30,
+        rng=np.random.default_rng(0),
+    )
+    info = release.metadata["search"]
+    assert info["kind"] == kind
+    assert info["summary"].startswith(
+        "best found by the genetic search in " if kind == "genetic" else "best found in "
+    )
+    assert all(v.holds for v in check_release(release))
+
+
+def test_heuristic_on_a_small_lattice_stays_best_first() -> None:
+    df, schema = _small()
+    release = full_domain(df, schema, models=[KAnonymity(5)], search="heuristic", step_limit=30)
+    assert release.metadata["search"]["kind"] == "heuristic"

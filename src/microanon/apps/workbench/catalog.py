@@ -200,11 +200,14 @@ PARAM_WORDS: dict[tuple[str, str], str] = {
     "the models (for comparison; slower).",
     ("full_domain", "search"): "How the levels are chosen: exact finds the best levels but "
     "handles at most 2,097,152 combinations of levels; heuristic searches within a time or "
-    "step budget and may miss the best; auto uses exact when it can.",
-    ("full_domain", "time_limit"): "Seconds the heuristic search may run (30 when no limit is "
-    "given); the result then depends on the computer's speed.",
-    ("full_domain", "step_limit"): "Most combinations of levels the heuristic search checks "
-    "(the same result on every computer).",
+    "step budget and may miss the best (with 12 or more quasi-identifiers it runs the genetic "
+    "search); genetic evolves random combinations within the budget; auto uses exact when it "
+    "can.",
+    ("full_domain", "time_limit"): "Seconds the heuristic or genetic search may run (30 when "
+    "no limit is given); the result then depends on the computer's speed.",
+    ("full_domain", "step_limit"): "Most combinations of levels the heuristic or genetic "
+    "search checks (the same result on every computer; for the genetic search, with the same "
+    "seed).",
     ("mondrian", "relaxed"): "Allow records with the median value on either side of a split "
     "(groups more even in size).",
     ("*", "k"): "Smallest number of records that must look alike (share their published "

@@ -8,9 +8,10 @@ Every quasi-identifier is recoded to one level of its hierarchy (one *node* of t
 level vectors); the records of equivalence classes that fail some privacy model are suppressed,
 at most ``suppression`` of them; among the nodes that satisfy every model this way, the one with
 the best value of the chosen metric is published. The answer is the exact optimum on lattices
-of at most :data:`._lattice.MAX_NODES` nodes; on bigger ones (or with ``search="heuristic"``)
-it is the best feasible node a best-first search finds within a budget
-(:mod:`._heuristic`), which satisfies every model but may not be optimal.
+of at most :data:`._lattice.MAX_NODES` nodes; on bigger ones (or with ``search="heuristic"``
+or ``"genetic"``) it is the best feasible node a best-first search (:mod:`._heuristic`) or a
+genetic search (:mod:`._genetic`, for many quasi-identifiers) finds within a budget, which
+satisfies every model but may not be optimal.
 
 Metrics (all minimized; each equals the named measure of the published table, ``N`` input
 records, ``S`` suppressed, ``q`` quasi-identifiers):
@@ -224,20 +225,33 @@ def full_domain(
         Also record every minimal feasible node (Incognito's answer) in ``minimal_nodes``.
     progress : bool, default False
         Show a progress bar over the lattice (exact search).
-    search : {"auto", "exact", "heuristic"}, default "auto"
+    search : {"auto", "exact", "heuristic", "genetic"}, default "auto"
         ``"exact"``: the optimum, for lattices of at most ``MAX_NODES`` (2,097,152) nodes.
-        ``"heuristic"``: a best-first walk up the lattice within a budget (see
-        :mod:`microanon.methods.generalize._heuristic`): the best feasible node it checked,
-        which satisfies every model but may not be optimal. ``"auto"``: the exact search when
-        the lattice is small enough, else the heuristic.
+        ``"genetic"``: a genetic search within a budget (see
+        :mod:`microanon.methods.generalize._genetic`; it draws from ``rng``). ``"heuristic"``:
+        a search within a budget: on a lattice of more than ``MAX_NODES`` nodes with at least
+        ``GENETIC_MIN_QUASI`` (12) quasi-identifiers the genetic search, otherwise a
+        best-first walk up the lattice (:mod:`microanon.methods.generalize._heuristic`, which
+        draws nothing at random). Both publish the best feasible node they checked, which
+        satisfies every model but may not be optimal. ``"auto"``: the exact search when the
+        lattice is small enough, else as ``"heuristic"``.
     time_limit : float, optional
-        Seconds after which the heuristic search checks no further node; 30 when neither
-        limit is given. A result found under a time limit depends on the machine's speed.
+        Seconds after which the heuristic or genetic search checks no further node; 30 when
+        neither limit is given. A result found under a time limit depends on the machine's
+        speed.
     step_limit : int, optional
-        Most lattice nodes the heuristic search checks (deterministic).
+        Most lattice nodes the heuristic or genetic search checks (with the genetic search,
+        the same result for the same ``rng`` state).
     watch : SearchWatch, optional
-        Follows the heuristic search (nodes checked, best value so far) and may stop it early;
-        the best node found until then is published (the workbench's stop button).
+        Follows the heuristic or genetic search (nodes checked, best value so far) and may
+        stop it early; the best node found until then is published (the workbench's stop
+        button).
+    rng : numpy.random.Generator, optional
+        The genetic search's source of randomness (its first generation, parents, crossover,
+        mutation and immigrants); no other search draws from it. None: a generator seeded
+        from the operating system's entropy (:func:`numpy.random.default_rng`), so two runs
+        may differ. Only drawn from: neither the generator nor its state is written anywhere
+        (not into the release's metadata).
 
     Returns
     -------
@@ -247,7 +261,8 @@ def full_domain(
         standard keys (``rows_in``, ``rows_out``, ...) plus ``levels`` ({quasi-identifier:
         level}), ``suppressed`` (records), ``metric`` ({"name", "value"}), ``nodes_checked``,
         ``lattice_size``, ``search_seconds``, ``search`` (which search ran, whether the node is
-        optimal, and for the heuristic why it stopped and a lower bound of the optimum), with
+        optimal, and for the heuristic and genetic searches why it stopped and a lower bound
+        of the optimum), with
         ``all_minimal`` ``minimal_nodes``, and with
         a model checked against a population ``populations`` (internal: per claimed model, the
         people of each published class, for :func:`microanon.models.check_release`). Public:
@@ -267,8 +282,8 @@ def full_domain(
         than ``MAX_NODES`` nodes.
     InfeasibleError
         No node satisfies the models within the suppression limit; the message names the model
-        that fails even when every record is in one class. The heuristic search raises it too
-        when its budget runs out before it finds a feasible node.
+        that fails even when every record is in one class. The heuristic and genetic searches
+        raise it too when their budget runs out before they find a feasible node.
 
     Examples
     --------
