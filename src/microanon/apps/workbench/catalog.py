@@ -109,6 +109,11 @@ def _param(
     return out
 
 
+#: Methods that take ``rng`` but draw from it only in some settings (``full_domain``: with its
+#: genetic search); the parameter's help says so instead of the method's.
+PARTLY_RANDOMIZED = frozenset({"full_domain"})
+
+
 @functools.cache
 def methods() -> list[dict[str, Any]]:
     """Every method of a configuration: name, label, family, parameters, whether it takes
@@ -137,7 +142,7 @@ def methods() -> list[dict[str, Any]]:
                 "params": params,
                 "models": takes is not None,
                 "models_required": takes is not None and takes.default is inspect.Parameter.empty,
-                "randomized": "rng" in signature.parameters,
+                "randomized": "rng" in signature.parameters and name not in PARTLY_RANDOMIZED,
             }
         )
     return out
@@ -201,8 +206,8 @@ PARAM_WORDS: dict[tuple[str, str], str] = {
     ("full_domain", "search"): "How the levels are chosen: exact finds the best levels but "
     "handles at most 2,097,152 combinations of levels; heuristic searches within a time or "
     "step budget and may miss the best (with 12 or more quasi-identifiers it runs the genetic "
-    "search); genetic evolves random combinations within the budget; auto uses exact when it "
-    "can.",
+    "search); genetic evolves random combinations within the budget (fresh randomness on every "
+    "run); auto uses exact when it can.",
     ("full_domain", "time_limit"): "Seconds the heuristic or genetic search may run (30 when "
     "no limit is given); the result then depends on the computer's speed.",
     ("full_domain", "step_limit"): "Most combinations of levels the heuristic or genetic "
