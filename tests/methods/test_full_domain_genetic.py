@@ -44,7 +44,7 @@ def _cost(value: float, metric: str) -> float:
 
 
 @settings(
-    max_examples=8,
+    max_examples=5,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -93,6 +93,40 @@ def test_genetic_node_is_feasible_and_never_better_than_the_optimum(
         assert meta["levels"] == best["levels"]
     data = release.tables["data"]
     fdp._holds(data, p, data)
+    assert all(v.holds for v in check_release(release))
+
+
+@SETTINGS
+@given(
+    fdp.problems(),
+    st.sampled_from([*fdp.METRICS, "loss"]),
+    st.integers(1, 20),
+    st.integers(0, 2**32 - 1),
+)
+def test_genetic_value_is_never_better_than_the_exact_optimum(
+    p: dict, metric: str, steps: int, seed: int
+) -> None:
+    # The exact search is itself tested against brute force (test_full_domain_properties):
+    # a cheaper reference for more examples than the brute-force test above.
+    kw = {"models": p["models"], "suppression": p["suppression"], "metric": metric}
+    try:
+        exact = full_domain(p["df"], p["schema"], search="exact", **kw).metadata["metric"]
+    except InfeasibleError:
+        return
+    try:
+        release = full_domain(
+            p["df"],
+            p["schema"],
+            search="genetic",
+            step_limit=steps,
+            rng=np.random.default_rng(seed),
+            **kw,
+        )
+    except InfeasibleError as exc:
+        assert "step_limit" in str(exc)
+        return
+    got = release.metadata["metric"]["value"]
+    assert _cost(got, metric) >= _cost(exact["value"], metric) * (1 - RTOL) - 1e-12
     assert all(v.holds for v in check_release(release))
 
 
