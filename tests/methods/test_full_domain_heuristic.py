@@ -324,22 +324,6 @@ def test_a_config_passes_the_search_parameters() -> None:
     assert all(v.holds for v in check_release(release))
 
 
-def test_the_dask_engine_refuses_the_heuristic_search(tmp_path) -> None:
-    from microanon.apps.config import parse_config
-    from microanon.apps.engine import anonymize_dask
-
-    cfg = parse_config(
-        {
-            "schema": {"a": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}}},
-            "method": "full_domain",
-            "models": [{"k_anonymity": {"k": 3}}],
-            "params": {"search": "heuristic"},
-        }
-    )
-    with pytest.raises(InputError, match="heuristic search .* not available with --engine dask"):
-        anonymize_dask(cfg, tmp_path / "out", data=tmp_path / "none.csv")
-
-
 @settings(
     max_examples=30,
     deadline=None,

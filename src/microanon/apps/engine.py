@@ -316,8 +316,7 @@ def anonymize_dask(
     Raises
     ------
     InputError
-        Another method (one line naming it); ``all_minimal``; the heuristic search
-        (``search: heuristic``, ``time_limit``, ``step_limit``); an output that would hold the
+        Another method (one line naming it); ``all_minimal``; an output that would hold the
         input; bad data or parameters (as the function that runs the method); lint findings
         (see :func:`lint_dask`).
     InfeasibleError, VerificationError
@@ -327,11 +326,6 @@ def anonymize_dask(
     params = dict(cfg.params)
     if params.pop("all_minimal", False):
         raise InputError("params: all_minimal is not available with --engine dask yet")
-    if params.get("search", "auto") == "heuristic" or {"time_limit", "step_limit"} & set(params):
-        raise InputError(
-            "params: the heuristic search (search: heuristic, time_limit, step_limit) is not "
-            "available with --engine dask yet"
-        )
     from ..core.output import check_output_target
 
     source = data if data is not None else cfg.data
@@ -356,6 +350,9 @@ def anonymize_dask(
             suppression=params.get("suppression", 0.0),
             metric=params.get("metric", "lm"),
             suppressed_rows=params.get("suppressed_rows", "remove"),
+            search=params.get("search", "auto"),
+            time_limit=params.get("time_limit"),
+            step_limit=params.get("step_limit"),
             scheduler=scheduler,
             progress=progress,
             read_options=options,
