@@ -365,3 +365,88 @@ def test_a_written_heuristic_release_verifies_and_keeps_the_search_internal(tmp_
     assert "search" not in public and "lower_bound" not in str(public)
     verification = verify_written(tmp_path / "rel", df)
     assert verification.ok, verification
+
+
+class _StopAfter:
+    """A watcher that asks the search to stop once it has checked ``n`` nodes."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.calls, self.best = n, 0, []
+
+    def searched(self, nodes: int, best: float | None, seconds: float) -> None:
+        self.calls, self.best = nodes, [*self.best, best]
+
+    def stop_requested(self) -> bool:
+        return self.calls >= self.n
+
+
+def test_a_watcher_stops_the_search_and_the_best_node_is_published() -> None:
+    df, schema = _small()
+    watch = _StopAfter(12)
+    release = full_domain(
+        df, schema, models=[KAnonymity(5)], suppression=0.02, search="heuristic", watch=watch
+    )
+    info = release.metadata["search"]
+    assert info["stopped"] == "stopped" and info["nodes_checked"] == 12
+    assert "stopped by the user" in info["summary"]
+    assert watch.best[0] is None and watch.best[-1] is not None  # the best value so far
+    assert all(v.holds for v in check_release(release))
+    # The same node as a search limited to the same number of steps.
+    same = full_domain(
+        df, schema, models=[KAnonymity(5)], suppression=0.02, search="heuristic", step_limit=12
+    )
+    assert same.metadata["levels"] == release.metadata["levels"]
+
+
+def test_an_anonymizer_fits_with_the_heuristic_and_applies_the_levels(tmp_path) -> None:
+    from microanon.methods.generalize.anonymizer import Anonymizer
+
+    df, schema = _small()
+    anonymizer = Anonymizer(
+        schema, [KAnonymity(3)], suppression=0.05, search="heuristic", step_limit=20
+    )
+    first = anonymizer.fit_transform(df.iloc[::2])
+    assert first.metadata["search"]["kind"] == "heuristic"
+    anonymizer.save(tmp_path / "fit.json")
+    again = Anonymizer.load(tmp_path / "fit.json")
+    assert again.params["step_limit"] == 20 and again.params["search"] == "heuristic"
+    second = again.transform(df.iloc[1::2])
+    assert second.metadata["levels"] == first.metadata["levels"]
+    assert all(v.holds for v in check_release(second))
+    with pytest.raises(InputError, match="step_limit must be a positive integer"):
+        Anonymizer(schema, [KAnonymity(3)], step_limit=0)
+
+
+def test_the_command_line_says_the_levels_are_not_proven_optimal(tmp_path) -> None:
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    df, _ = _small()
+    df.to_csv(tmp_path / "data.csv", index=False)
+    config = {
+        "schema": {
+            "a": {"role": "quasi", "hierarchy": {"builder": "intervals", "widths": [2, 4, 8]}},
+            "b": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "c": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "s": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 40}}, {"l_diversity": {"l": 3}}],
+        "params": {"search": "heuristic", "step_limit": 15, "suppression": 0.02},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), str(tmp_path / "data.csv")]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out"), "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["search"]["kind"] == "heuristic" and summary["search"]["nodes_checked"] == 15
+    report = (tmp_path / "out" / "internal" / "report.html").read_text()
+    assert "not proven optimal" in report
+    public = (tmp_path / "out" / "public" / "report.html").read_text()
+    assert "proven optimal" not in public and "lower bound" not in public
+    if "Closest configurations" in report:  # shown with a warning (here: high loss)
+        assert "within 15 nodes; a longer search may lose less" in report

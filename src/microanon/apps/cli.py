@@ -767,6 +767,7 @@ def anonymize(
     """
     from .anonymize import run_anonymize
     from .config import load_config
+    from .release_summary import search_sentence
     from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
@@ -783,6 +784,7 @@ def anonymize(
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
+        *filter(None, [search_sentence(meta)]),
         *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
         "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
@@ -798,6 +800,7 @@ def anonymize(
             "rows_in": meta["rows_in"],
             "rows_out": meta["rows_out"],
             "rows": numbers["rows"],
+            **({"search": meta["search"]} if "search" in meta else {}),
             "verified": numbers["verified"],
             "verification": numbers["verification"],
             "warnings": numbers["warnings"],
@@ -821,6 +824,7 @@ def _anonymize_dask(
     """``anonymize --engine dask``: the method out of core, and its summary."""
     from ..scale import WrittenRelease
     from .engine import anonymize_dask
+    from .release_summary import search_sentence
     from .row_counts import RowCounts
 
     result = anonymize_dask(
@@ -840,6 +844,7 @@ def _anonymize_dask(
     lines = [
         f"full_domain (dask): {RowCounts.from_dict(result.rows).sentence()} "
         f"{result.combinations:,} distinct combinations.",
+        search_sentence({**result.internal, **result.metadata}),
         f"  levels: {levels}",
         f"  suppressed: {result.suppressed:,} records",
         f"  {result.metric}: {result.metric_value:.6g}",
@@ -862,6 +867,7 @@ def _anonymize_dask(
             "suppressed": result.suppressed,
             "metric": result.metric,
             "metric_value": result.metric_value,
+            "search": result.internal["search"],
             "verified": verified,
             "verification": [
                 {"model": v.model, "holds": v.holds, "value": v.value} for v in result.verdicts
