@@ -116,6 +116,37 @@ def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+#: The role flags of ``lint`` and ``init``: (flag, role, help).
+_ROLE_FLAGS = (
+    ("--quasi", "quasi", "Comma-separated quasi-identifiers: the columns an attacker may know."),
+    ("--sensitive", "sensitive", "Comma-separated sensitive columns."),
+    ("--identifiers", "identifier", "Comma-separated columns never published."),
+    ("--insensitive", "insensitive", "Comma-separated columns published unchanged."),
+    ("--weights", "weight", "Comma-separated sampling weights (published, not linted)."),
+    ("--household", "household", "The household-id column (never published)."),
+    ("--strata", "strata", "Comma-separated stratum ids (published, linted)."),
+)
+
+
+def _role_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The role flags (:data:`_ROLE_FLAGS`), passed to the command as one mapping ``roles``
+    (column -> role name) of the columns named; a column named twice is refused."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        roles: dict[str, str] = {}
+        for flag, role, _ in _ROLE_FLAGS:
+            for column in _split(kwargs.pop(flag[2:])):
+                if roles.get(column, role) != role:
+                    raise click.UsageError(f"column {column!r} is given two roles")
+                roles[column] = role
+        return func(*args, roles=roles, **kwargs)
+
+    for flag, _, help_text in reversed(_ROLE_FLAGS):
+        wrapper = click.option(flag, default=None, help=help_text)(wrapper)
+    return wrapper
+
+
 def _csv(read: dict[str, Any]) -> Any:
     """The :class:`~microanon.core.reading.ReadOptions` of the flags given (see
     :func:`_read_options`)."""
@@ -624,21 +655,27 @@ def risk(
     is_flag=True,
     help="Replace files an earlier init wrote there and nobody changed since (never others).",
 )
+@_role_options
 @_read_options
 @_friendly_errors
-def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]) -> None:
+def init_command(
+    data: Path, out: Path, yes: bool, overwrite: bool, roles: dict[str, str], read: dict[str, Any]
+) -> None:
     """Propose a config for DATA (CSV, Parquet, SPSS, Stata, SAS or Excel): roles, hierarchies,
     models, with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
     rule behind it, and hierarchies for the quasi-identifiers; on a terminal asks to confirm or
-    change the roles. Writes a commented YAML config that `microanon anonymize` runs as is. It
-    is a proposal: check it before you publish.
+    change the roles. The role flags state roles (e.g. --quasi with the columns an attacker may
+    know); the other columns get the proposed ones. Writes a commented YAML config that
+    `microanon anonymize` runs as is. It is a proposal: check it before you publish.
     """
+    from ..core.schema import Role
     from .init import dialogue, format_result, run_init
 
     decide = dialogue.show_roles if yes or not dialogue.stdin_is_terminal() else dialogue.ask_roles
-    result = run_init(data, out, overwrite=overwrite, decide=decide, read=_csv(read))
+    stated = {c: Role(r) for c, r in roles.items()}
+    result = run_init(data, out, overwrite=overwrite, decide=decide, read=_csv(read), roles=stated)
     for w in result.warnings:
         click.echo(f"WARNING: {w}", err=True)
     click.echo(format_result(result))
@@ -653,28 +690,14 @@ def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[s
     default=None,
     help="Pipeline YAML whose schema (and lint: accept) to check.",
 )
-@click.option("--quasi", default=None, help="Comma-separated quasi-identifiers (without --config).")
-@click.option("--sensitive", default=None, help="Comma-separated sensitive columns.")
-@click.option("--identifiers", default=None, help="Comma-separated columns never published.")
-@click.option("--insensitive", default=None, help="Comma-separated columns published unchanged.")
-@click.option(
-    "--weights", default=None, help="Comma-separated sampling weights (published, not linted)."
-)
-@click.option("--household", default=None, help="The household-id column (never published).")
-@click.option("--strata", default=None, help="Comma-separated stratum ids (published, linted).")
+@_role_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_read_options
 @_friendly_errors
 def lint_command(
     data: Path | None,
     config: Path | None,
-    quasi: str | None,
-    sensitive: str | None,
-    identifiers: str | None,
-    insensitive: str | None,
-    weights: str | None,
-    household: str | None,
-    strata: str | None,
+    roles: dict[str, str],
     read: dict[str, Any],
     as_json: bool,
 ) -> None:
@@ -685,25 +708,15 @@ def lint_command(
     from .io import read_table
 
     if config is not None:
-        if quasi or sensitive or identifiers or insensitive or weights or household or strata:
+        if roles:
             raise click.UsageError("give either --config or the roles, not both")
         cfg = load_config(config, read=read)
         frame = cfg.read_data(data)
         schema, accept = cfg.schema, cfg.lint_accept
     else:
-        if data is None or not quasi:
+        if data is None or "quasi" not in roles.values():
             raise click.UsageError("give DATA and --quasi (or --config)")
         frame = read_table(data, options=_csv(read))
-        roles = {c: "quasi" for c in _split(quasi)}
-        for group, role in (
-            (sensitive, "sensitive"),
-            (identifiers, "identifier"),
-            (insensitive, "insensitive"),
-            (weights, "weight"),
-            (household, "household"),
-            (strata, "strata"),
-        ):
-            roles.update({c: role for c in _split(group)})
         schema, accept = Schema.from_dict(roles), None
     report = lint_schema(frame, schema, accept=accept)
     text = "\n".join(str(f) for f in report.findings) or "no findings"
