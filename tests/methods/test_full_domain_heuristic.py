@@ -450,3 +450,48 @@ def test_the_command_line_says_the_levels_are_not_proven_optimal(tmp_path) -> No
     assert "proven optimal" not in public and "lower bound" not in public
     if "Closest configurations" in report:  # shown with a warning (here: high loss)
         assert "within 15 nodes; a longer search may lose less" in report
+
+
+def test_the_command_line_overrides_the_search(tmp_path) -> None:
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    df, _ = _small()
+    df[["a", "b", "s"]].to_csv(tmp_path / "data.csv", index=False)
+    config = {
+        "schema": {
+            "a": {"role": "quasi", "hierarchy": {"builder": "intervals", "widths": [2, 4, 8]}},
+            "b": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "s": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 3}}],
+        "params": {"search": "heuristic", "step_limit": 3, "suppression": 0.05},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    base = ["anonymize", "--config", str(tmp_path / "c.yaml"), str(tmp_path / "data.csv"), "-q"]
+
+    def run(*extra: str, out: str = "out") -> object:
+        return CliRunner().invoke(main, [*base, "--out", str(tmp_path / out), "--json", *extra])
+
+    exact = run("--search", "exact")  # the config's step limit was for the heuristic
+    assert exact.exit_code == 0, exact.output
+    assert json.loads(exact.stdout)["search"] == {
+        "kind": "exact",
+        "optimal": True,
+        "summary": "optimal",
+    }
+    limited = run("--step-limit", "5", out="out2")
+    assert limited.exit_code == 0, limited.output
+    assert json.loads(limited.stdout)["search"]["nodes_checked"] == 5
+    bad = run("--search", "exact", "--time-limit", "3", out="out3")
+    assert bad.exit_code == 2 and "bound the heuristic search" in bad.output
+    assert not (tmp_path / "out3").exists()
+    config["method"], config["params"], config["models"] = "mondrian", {}, config["models"]
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    other = run("--time-limit", "3", out="out4")
+    assert other.exit_code == 2 and "--time-limit: only full_domain searches" in other.output

@@ -755,6 +755,24 @@ def lint_command(
     help="Replace --out if it holds a previous microanon output and nothing else.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option(
+    "--search",
+    default=None,
+    help="full_domain's search: auto (exact when the lattice is small enough), exact or "
+    "heuristic; overrides the config's params.",
+)
+@click.option(
+    "--time-limit",
+    type=float,
+    default=None,
+    help="Seconds of full_domain's heuristic search (default 30); overrides the config's.",
+)
+@click.option(
+    "--step-limit",
+    type=int,
+    default=None,
+    help="Most nodes full_domain's heuristic search checks; overrides the config's.",
+)
 @_read_options
 @_engine_options
 @quiet_option
@@ -766,6 +784,9 @@ def anonymize(
     seed: int | None,
     overwrite: bool,
     as_json: bool,
+    search: str | None,
+    time_limit: float | None,
+    step_limit: int | None,
     read: dict[str, Any],
     engine: str,
     scheduler: str | None,
@@ -779,11 +800,13 @@ def anonymize(
     any size; the release is written as Parquet. The read flags override the config's.
     """
     from .anonymize import run_anonymize
-    from .config import load_config
+    from .config import load_config, with_search
     from .release_summary import search_sentence
     from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
+    given = {"search": search, "time_limit": time_limit, "step_limit": step_limit}
+    cfg = with_search(cfg, {k: v for k, v in given.items() if v is not None})
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
