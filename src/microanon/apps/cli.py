@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from .. import __version__
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 from ..core.missing import CHECK_MISSING, RISK_MISSING
+from ..core.version import __version__
 from .families import Family, reproductions
 from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode

@@ -395,7 +395,7 @@ class Anonymizer:
             or lies in a missing directory.
         """
         doc = self.to_dict()
-        from ... import __version__
+        from ...core.version import __version__
 
         doc["microanon_version"] = __version__
         path = Path(path)
