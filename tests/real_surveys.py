@@ -8,6 +8,9 @@
   missing values.
 - ``ess10no``: European Social Survey round 10, Norway: 1,411 respondents with four sampling
   weights, strata and primary sampling units, region, EU vote and attitude items.
+- ``tv16``: the 2016 Cooperative Congressional Election Study as used for "the individual
+  correlates of the Trump vote": 64,600 respondents, state, age, sex, race, income, religion
+  and racial-attitude items, the vote missing for 30 % (twenty items in all).
 - ``mm_nhis``: a National Health Interview Survey extract (Angrist and Pischke's *Mastering
   'Metrics*): 18,790 people with a person weight, health insurance and health status.
 
@@ -30,6 +33,7 @@ SURVEYS = {
     "anes_partytherms": ("stevedata", "anes_partytherms"),
     "ess10no": ("stevedata", "ESS10NO"),
     "mm_nhis": ("stevedata", "mm_nhis"),
+    "tv16": ("stevedata", "TV16"),
 }
 
 

@@ -35,8 +35,7 @@ if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see __getattr_
     )
     from .methods.generalize.anonymizer import Anonymizer
 
-__version__ = "0.1.0"
-"""The version of this microanon."""
+from .core.version import __version__
 
 
 def _verdict_rows(release: Release) -> list[tuple[str, bool | None, str]]:

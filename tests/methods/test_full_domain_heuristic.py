@@ -331,22 +331,6 @@ def test_a_config_passes_the_search_parameters() -> None:
     assert all(v.holds for v in check_release(release))
 
 
-def test_the_dask_engine_refuses_the_heuristic_search(tmp_path) -> None:
-    from microanon.apps.config import parse_config
-    from microanon.apps.engine import anonymize_dask
-
-    cfg = parse_config(
-        {
-            "schema": {"a": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}}},
-            "method": "full_domain",
-            "models": [{"k_anonymity": {"k": 3}}],
-            "params": {"search": "heuristic"},
-        }
-    )
-    with pytest.raises(InputError, match="heuristic search .* not available with --engine dask"):
-        anonymize_dask(cfg, tmp_path / "out", data=tmp_path / "none.csv")
-
-
 @settings(
     max_examples=30,
     deadline=None,
@@ -388,3 +372,133 @@ def test_a_written_heuristic_release_verifies_and_keeps_the_search_internal(tmp_
     assert "search" not in public and "lower_bound" not in str(public)
     verification = verify_written(tmp_path / "rel", df)
     assert verification.ok, verification
+
+
+class _StopAfter:
+    """A watcher that asks the search to stop once it has checked ``n`` nodes."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.calls, self.best = n, 0, []
+
+    def searched(self, nodes: int, best: float | None, seconds: float) -> None:
+        self.calls, self.best = nodes, [*self.best, best]
+
+    def stop_requested(self) -> bool:
+        return self.calls >= self.n
+
+
+def test_a_watcher_stops_the_search_and_the_best_node_is_published() -> None:
+    df, schema = _small()
+    watch = _StopAfter(12)
+    release = full_domain(
+        df, schema, models=[KAnonymity(5)], suppression=0.02, search="heuristic", watch=watch
+    )
+    info = release.metadata["search"]
+    assert info["stopped"] == "stopped" and info["nodes_checked"] == 12
+    assert "stopped by the user" in info["summary"]
+    assert watch.best[0] is None and watch.best[-1] is not None  # the best value so far
+    assert all(v.holds for v in check_release(release))
+    # The same node as a search limited to the same number of steps.
+    same = full_domain(
+        df, schema, models=[KAnonymity(5)], suppression=0.02, search="heuristic", step_limit=12
+    )
+    assert same.metadata["levels"] == release.metadata["levels"]
+
+
+def test_an_anonymizer_fits_with_the_heuristic_and_applies_the_levels(tmp_path) -> None:
+    from microanon.methods.generalize.anonymizer import Anonymizer
+
+    df, schema = _small()
+    anonymizer = Anonymizer(
+        schema, [KAnonymity(3)], suppression=0.05, search="heuristic", step_limit=20
+    )
+    first = anonymizer.fit_transform(df.iloc[::2])
+    assert first.metadata["search"]["kind"] == "heuristic"
+    anonymizer.save(tmp_path / "fit.json")
+    again = Anonymizer.load(tmp_path / "fit.json")
+    assert again.params["step_limit"] == 20 and again.params["search"] == "heuristic"
+    second = again.transform(df.iloc[1::2])
+    assert second.metadata["levels"] == first.metadata["levels"]
+    assert all(v.holds for v in check_release(second))
+    with pytest.raises(InputError, match="step_limit must be a positive integer"):
+        Anonymizer(schema, [KAnonymity(3)], step_limit=0)
+
+
+def test_the_command_line_says_the_levels_are_not_proven_optimal(tmp_path) -> None:
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    df, _ = _small()
+    df.to_csv(tmp_path / "data.csv", index=False)
+    config = {
+        "schema": {
+            "a": {"role": "quasi", "hierarchy": {"builder": "intervals", "widths": [2, 4, 8]}},
+            "b": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "c": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "s": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 40}}, {"l_diversity": {"l": 3}}],
+        "params": {"search": "heuristic", "step_limit": 15, "suppression": 0.02},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), str(tmp_path / "data.csv")]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out"), "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["search"]["kind"] == "heuristic" and summary["search"]["nodes_checked"] == 15
+    report = (tmp_path / "out" / "internal" / "report.html").read_text()
+    assert "not proven optimal" in report
+    public = (tmp_path / "out" / "public" / "report.html").read_text()
+    assert "proven optimal" not in public and "lower bound" not in public
+    if "Closest configurations" in report:  # shown with a warning (here: high loss)
+        assert "within 15 nodes; a longer search may lose less" in report
+
+
+def test_the_command_line_overrides_the_search(tmp_path) -> None:
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    df, _ = _small()
+    df[["a", "b", "s"]].to_csv(tmp_path / "data.csv", index=False)
+    config = {
+        "schema": {
+            "a": {"role": "quasi", "hierarchy": {"builder": "intervals", "widths": [2, 4, 8]}},
+            "b": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "s": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 3}}],
+        "params": {"search": "heuristic", "step_limit": 3, "suppression": 0.05},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    base = ["anonymize", "--config", str(tmp_path / "c.yaml"), str(tmp_path / "data.csv"), "-q"]
+
+    def run(*extra: str, out: str = "out") -> object:
+        return CliRunner().invoke(main, [*base, "--out", str(tmp_path / out), "--json", *extra])
+
+    exact = run("--search", "exact")  # the config's step limit was for the heuristic
+    assert exact.exit_code == 0, exact.output
+    assert json.loads(exact.stdout)["search"] == {
+        "kind": "exact",
+        "optimal": True,
+        "summary": "optimal",
+    }
+    limited = run("--step-limit", "5", out="out2")
+    assert limited.exit_code == 0, limited.output
+    assert json.loads(limited.stdout)["search"]["nodes_checked"] == 5
+    bad = run("--search", "exact", "--time-limit", "3", out="out3")
+    assert bad.exit_code == 2 and "bound the heuristic search" in bad.output
+    assert not (tmp_path / "out3").exists()
+    config["method"], config["params"], config["models"] = "mondrian", {}, config["models"]
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    other = run("--time-limit", "3", out="out4")
+    assert other.exit_code == 2 and "--time-limit: only full_domain searches" in other.output

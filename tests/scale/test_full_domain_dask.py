@@ -97,10 +97,13 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     rows = internal.pop("row_counts")  # what publish() adds in memory (apps.row_counts)
     assert rows == got.rows and rows["published"] == meta["rows_out"]
     assert rows["entering"] == rows["in_file"] == meta["rows_in"] == len(adult)
-    assert expected.internal_metadata["search"]["kind"] == "exact"
-    assert internal == {
-        k: v for k, v in expected.internal_metadata.items() if k not in ("search_seconds", "search")
+    assert expected.internal_metadata["search"] == {
+        "kind": "exact",
+        "optimal": True,
+        "summary": "optimal",
     }
+    want = {k: v for k, v in expected.internal_metadata.items() if k != "search_seconds"}
+    assert internal == want
     assert _rows(public.data) == _rows(expected.data)
     assert sorted(p.name for p in out.iterdir()) == [".microanon-output", "internal", "public"]
     assert _siblings(out) == []
@@ -296,10 +299,36 @@ def test_overwrite_replaces_only_our_own_output(adult_parquet, client, tmp_path)
 def _internal(metadata: dict) -> dict:
     # The population records list their classes in value order, whichever path wrote them; the
     # row counts are what publish() adds in memory (tests/apps/test_row_counts.py).
-    # The in-memory search's record (kind, nodes, seconds; the Dask engine runs the exact search
-    # and records nodes_checked and lattice_size itself) is left out too.
-    skip = ("search_seconds", "combinations", "row_counts", "search")
+    skip = ("search_seconds", "combinations", "row_counts")
     return {k: v for k, v in metadata.items() if k not in skip}
+
+
+def test_heuristic_search_equals_in_memory(adult, adult_parquet, client, tmp_path):
+    # The heuristic search runs on the frequency table of the distinct combinations; with a
+    # step limit it checks the same nodes and picks the same one as on the rows.
+    schema = _adult_schema(QUASI, "occupation")
+    kw = {
+        "models": [{"k_anonymity": {"k": 5}}],
+        "suppression": 0.02,
+        "search": "heuristic",
+        "step_limit": 25,
+    }
+    expected = full_domain(adult, schema, **kw)
+    out = tmp_path / "release"
+    got = full_domain_dask(adult_parquet, schema, **kw, out_dir=out, client=client, progress=False)
+    assert got.levels == expected.metadata["levels"]
+    assert got.metric_value == expected.metadata["metric"]["value"]
+    loaded = Release.load(out)
+    record = dict(loaded.internal_metadata["search"])
+    want = dict(expected.metadata["search"])
+    for info in (record, want):
+        assert info.pop("seconds") >= 0 and info.pop("summary").startswith("best found in ")
+    assert record == want and record["kind"] == "heuristic" and record["nodes_checked"] == 25
+    public = Release.load(out / "public").metadata
+    assert public["parameters"]["search"] == "heuristic"
+    assert public["parameters"]["step_limit"] == 25
+    assert "search" not in public
+    assert verify_written(out, adult).ok
 
 
 def test_population_models_equal_in_memory(adult, adult_parquet, client, tmp_path):

@@ -34,7 +34,7 @@ def _sources(cfg: PipelineConfig, data: Any) -> list[Path]:
 
 
 def _audit(cfg: PipelineConfig, data: Any, rng: Any, seconds: float) -> dict[str, Any]:
-    from .. import __version__
+    from ..core.version import __version__
 
     source = data if data is not None else cfg.data
     return {

@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from .. import __version__
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 from ..core.missing import CHECK_MISSING, RISK_MISSING
+from ..core.version import __version__
 from .families import Family, reproductions
 from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode
@@ -113,6 +113,37 @@ def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
         ("--sep", "CHAR", "CSV delimiter, one character or 'tab' (default: detected)."),
     ):
         wrapper = click.option(flag, default=None, metavar=metavar, help=help_text)(wrapper)
+    return wrapper
+
+
+#: The role flags of ``lint`` and ``init``: (flag, role, help).
+_ROLE_FLAGS = (
+    ("--quasi", "quasi", "Comma-separated quasi-identifiers: the columns an attacker may know."),
+    ("--sensitive", "sensitive", "Comma-separated sensitive columns."),
+    ("--identifiers", "identifier", "Comma-separated columns never published."),
+    ("--insensitive", "insensitive", "Comma-separated columns published unchanged."),
+    ("--weights", "weight", "Comma-separated sampling weights (published, not linted)."),
+    ("--household", "household", "The household-id column (never published)."),
+    ("--strata", "strata", "Comma-separated stratum ids (published, linted)."),
+)
+
+
+def _role_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The role flags (:data:`_ROLE_FLAGS`), passed to the command as one mapping ``roles``
+    (column -> role name) of the columns named; a column named twice is refused."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        roles: dict[str, str] = {}
+        for flag, role, _ in _ROLE_FLAGS:
+            for column in _split(kwargs.pop(flag[2:])):
+                if roles.get(column, role) != role:
+                    raise click.UsageError(f"column {column!r} is given two roles")
+                roles[column] = role
+        return func(*args, roles=roles, **kwargs)
+
+    for flag, _, help_text in reversed(_ROLE_FLAGS):
+        wrapper = click.option(flag, default=None, help=help_text)(wrapper)
     return wrapper
 
 
@@ -624,21 +655,27 @@ def risk(
     is_flag=True,
     help="Replace files an earlier init wrote there and nobody changed since (never others).",
 )
+@_role_options
 @_read_options
 @_friendly_errors
-def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[str, Any]) -> None:
+def init_command(
+    data: Path, out: Path, yes: bool, overwrite: bool, roles: dict[str, str], read: dict[str, Any]
+) -> None:
     """Propose a config for DATA (CSV, Parquet, SPSS, Stata, SAS or Excel): roles, hierarchies,
     models, with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
     rule behind it, and hierarchies for the quasi-identifiers; on a terminal asks to confirm or
-    change the roles. Writes a commented YAML config that `microanon anonymize` runs as is. It
-    is a proposal: check it before you publish.
+    change the roles. The role flags state roles (e.g. --quasi with the columns an attacker may
+    know); the other columns get the proposed ones. Writes a commented YAML config that
+    `microanon anonymize` runs as is. It is a proposal: check it before you publish.
     """
+    from ..core.schema import Role
     from .init import dialogue, format_result, run_init
 
     decide = dialogue.show_roles if yes or not dialogue.stdin_is_terminal() else dialogue.ask_roles
-    result = run_init(data, out, overwrite=overwrite, decide=decide, read=_csv(read))
+    stated = {c: Role(r) for c, r in roles.items()}
+    result = run_init(data, out, overwrite=overwrite, decide=decide, read=_csv(read), roles=stated)
     for w in result.warnings:
         click.echo(f"WARNING: {w}", err=True)
     click.echo(format_result(result))
@@ -653,28 +690,14 @@ def init_command(data: Path, out: Path, yes: bool, overwrite: bool, read: dict[s
     default=None,
     help="Pipeline YAML whose schema (and lint: accept) to check.",
 )
-@click.option("--quasi", default=None, help="Comma-separated quasi-identifiers (without --config).")
-@click.option("--sensitive", default=None, help="Comma-separated sensitive columns.")
-@click.option("--identifiers", default=None, help="Comma-separated columns never published.")
-@click.option("--insensitive", default=None, help="Comma-separated columns published unchanged.")
-@click.option(
-    "--weights", default=None, help="Comma-separated sampling weights (published, not linted)."
-)
-@click.option("--household", default=None, help="The household-id column (never published).")
-@click.option("--strata", default=None, help="Comma-separated stratum ids (published, linted).")
+@_role_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @_read_options
 @_friendly_errors
 def lint_command(
     data: Path | None,
     config: Path | None,
-    quasi: str | None,
-    sensitive: str | None,
-    identifiers: str | None,
-    insensitive: str | None,
-    weights: str | None,
-    household: str | None,
-    strata: str | None,
+    roles: dict[str, str],
     read: dict[str, Any],
     as_json: bool,
 ) -> None:
@@ -685,25 +708,15 @@ def lint_command(
     from .io import read_table
 
     if config is not None:
-        if quasi or sensitive or identifiers or insensitive or weights or household or strata:
+        if roles:
             raise click.UsageError("give either --config or the roles, not both")
         cfg = load_config(config, read=read)
         frame = cfg.read_data(data)
         schema, accept = cfg.schema, cfg.lint_accept
     else:
-        if data is None or not quasi:
+        if data is None or "quasi" not in roles.values():
             raise click.UsageError("give DATA and --quasi (or --config)")
         frame = read_table(data, options=_csv(read))
-        roles = {c: "quasi" for c in _split(quasi)}
-        for group, role in (
-            (sensitive, "sensitive"),
-            (identifiers, "identifier"),
-            (insensitive, "insensitive"),
-            (weights, "weight"),
-            (household, "household"),
-            (strata, "strata"),
-        ):
-            roles.update({c: role for c in _split(group)})
         schema, accept = Schema.from_dict(roles), None
     report = lint_schema(frame, schema, accept=accept)
     text = "\n".join(str(f) for f in report.findings) or "no findings"
@@ -742,6 +755,24 @@ def lint_command(
     help="Replace --out if it holds a previous microanon output and nothing else.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option(
+    "--search",
+    default=None,
+    help="full_domain's search: auto (exact when the lattice is small enough), exact, "
+    "heuristic or genetic; overrides the config's params.",
+)
+@click.option(
+    "--time-limit",
+    type=float,
+    default=None,
+    help="Seconds of full_domain's heuristic search (default 30); overrides the config's.",
+)
+@click.option(
+    "--step-limit",
+    type=int,
+    default=None,
+    help="Most nodes full_domain's heuristic search checks; overrides the config's.",
+)
 @_read_options
 @_engine_options
 @quiet_option
@@ -753,6 +784,9 @@ def anonymize(
     seed: int | None,
     overwrite: bool,
     as_json: bool,
+    search: str | None,
+    time_limit: float | None,
+    step_limit: int | None,
     read: dict[str, Any],
     engine: str,
     scheduler: str | None,
@@ -766,10 +800,13 @@ def anonymize(
     any size; the release is written as Parquet. The read flags override the config's.
     """
     from .anonymize import run_anonymize
-    from .config import load_config
+    from .config import load_config, with_search
+    from .release_summary import search_sentence
     from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
+    given = {"search": search, "time_limit": time_limit, "step_limit": step_limit}
+    cfg = with_search(cfg, {k: v for k, v in given.items() if v is not None})
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
@@ -783,6 +820,7 @@ def anonymize(
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
+        *filter(None, [search_sentence(meta)]),
         *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
         "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
@@ -798,6 +836,7 @@ def anonymize(
             "rows_in": meta["rows_in"],
             "rows_out": meta["rows_out"],
             "rows": numbers["rows"],
+            **({"search": meta["search"]} if "search" in meta else {}),
             "verified": numbers["verified"],
             "verification": numbers["verification"],
             "warnings": numbers["warnings"],
@@ -821,6 +860,7 @@ def _anonymize_dask(
     """``anonymize --engine dask``: the method out of core, and its summary."""
     from ..scale import WrittenRelease
     from .engine import anonymize_dask
+    from .release_summary import search_sentence
     from .row_counts import RowCounts
 
     result = anonymize_dask(
@@ -840,6 +880,7 @@ def _anonymize_dask(
     lines = [
         f"full_domain (dask): {RowCounts.from_dict(result.rows).sentence()} "
         f"{result.combinations:,} distinct combinations.",
+        search_sentence({**result.internal, **result.metadata}),
         f"  levels: {levels}",
         f"  suppressed: {result.suppressed:,} records",
         f"  {result.metric}: {result.metric_value:.6g}",
@@ -862,6 +903,7 @@ def _anonymize_dask(
             "suppressed": result.suppressed,
             "metric": result.metric,
             "metric_value": result.metric_value,
+            "search": result.internal["search"],
             "verified": verified,
             "verification": [
                 {"model": v.model, "holds": v.holds, "value": v.value} for v in result.verdicts

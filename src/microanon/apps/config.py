@@ -36,7 +36,7 @@ import importlib
 import inspect
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ __all__ = [
     "PipelineConfig",
     "load_config",
     "method_function",
+    "with_search",
 ]
 
 #: Method name in configs -> "module:function" implementing it.
@@ -337,3 +338,37 @@ def _lint_accept(doc: Any) -> dict[str, list[str]]:
             raise InputError(f"lint: accept: {column}: give a list of finding kinds")
         out[str(column)] = list(kinds)
     return out
+
+
+#: ``full_domain``'s parameters that bound a heuristic search.
+LIMITS = ("time_limit", "step_limit")
+
+
+def with_search(cfg: PipelineConfig, search: Mapping[str, Any]) -> PipelineConfig:
+    """``cfg`` with ``full_domain``'s search parameters replaced (the command line's
+    ``--search``, ``--time-limit``, ``--step-limit``).
+
+    Raises
+    ------
+    InputError
+        Search parameters for another method, or bad values (as ``full_domain`` says).
+    """
+    if not search:
+        return cfg
+    if cfg.method != "full_domain":
+        raise InputError(
+            f"{', '.join('--' + k.replace('_', '-') for k in search)}: only full_domain searches "
+            f"a lattice; the config's method is {cfg.method}"
+        )
+    from ..methods.generalize._searches import check_search
+
+    params = {**cfg.params, **search}
+    if search.get("search") == "exact":  # the config's budget was for a heuristic
+        params = {k: v for k, v in params.items() if k in search or k not in LIMITS}
+    check_search(
+        params.get("search", "auto"),
+        params.get("time_limit"),
+        params.get("step_limit"),
+        bool(params.get("all_minimal", False)),
+    )
+    return replace(cfg, params=params)

@@ -306,7 +306,8 @@ def anonymize_dask(
         Replace ``out`` if it is a release microanon wrote (see
         :func:`microanon.core.output.check_output_target`).
     rng : numpy.random.Generator, int or None
-        Source of the row-wise methods' random streams (never written).
+        Source of the row-wise methods' random streams and of ``full_domain``'s genetic
+        search (never written).
 
     Returns
     -------
@@ -316,10 +317,9 @@ def anonymize_dask(
     Raises
     ------
     InputError
-        Another method (one line naming it); ``all_minimal``; the heuristic and genetic
-        searches (``search: heuristic`` or ``genetic``, ``time_limit``, ``step_limit``); an
-        output that would hold the input; bad data or parameters (as the function that runs
-        the method); lint findings (see :func:`lint_dask`).
+        Another method (one line naming it); ``all_minimal``; an output that would hold the
+        input; bad data or parameters (as the function that runs the method); lint findings
+        (see :func:`lint_dask`).
     InfeasibleError, VerificationError
         As ``full_domain_dask`` (nothing is left behind).
     """
@@ -327,14 +327,6 @@ def anonymize_dask(
     params = dict(cfg.params)
     if params.pop("all_minimal", False):
         raise InputError("params: all_minimal is not available with --engine dask yet")
-    if params.get("search", "auto") in ("heuristic", "genetic") or {
-        "time_limit",
-        "step_limit",
-    } & set(params):
-        raise InputError(
-            "params: the heuristic search or the genetic search (search: heuristic or genetic, "
-            "time_limit, step_limit) is not available with --engine dask yet"
-        )
     from ..core.output import check_output_target
 
     source = data if data is not None else cfg.data
@@ -359,6 +351,10 @@ def anonymize_dask(
             suppression=params.get("suppression", 0.0),
             metric=params.get("metric", "lm"),
             suppressed_rows=params.get("suppressed_rows", "remove"),
+            search=params.get("search", "auto"),
+            time_limit=params.get("time_limit"),
+            step_limit=params.get("step_limit"),
+            rng=make_rng(rng),
             scheduler=scheduler,
             progress=progress,
             read_options=options,

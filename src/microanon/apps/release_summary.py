@@ -33,11 +33,32 @@ __all__ = [
     "add_summary_sections",
     "closest_configurations",
     "column_actions",
+    "search_sentence",
     "warnings_of",
 ]
 
 #: Information loss above which the report warns.
 LOSS_WARNING = 0.5
+
+
+def search_sentence(meta: dict[str, Any]) -> str:
+    """How a full-domain release's levels were found, in one sentence ("" for other methods).
+
+    ``meta``: the release's metadata with its internal part (``search``, ``metric``,
+    ``lattice_size``); the sentence is for the data owner, never for the public report.
+    """
+    info = meta.get("search")
+    if not isinstance(info, dict):
+        return ""
+    metric = (meta.get("metric") or {}).get("name", "the metric")
+    if info.get("optimal"):
+        size = meta.get("lattice_size")
+        over = f" over all {size:,} combinations of levels" if isinstance(size, int) else ""
+        return f"The levels are optimal for {metric}{over} (exact search)."
+    return (
+        f"The levels are the best the {info['kind']} search found, not proven optimal: "
+        f"{info['summary']}."
+    )
 
 
 def _published_columns(release: Release) -> set[str]:
@@ -145,9 +166,30 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     return out
 
 
-def closest_configurations(cfg: Any, original: pd.DataFrame) -> pd.DataFrame:
+#: Most nodes the heuristic search checks for each alternative configuration.
+ALTERNATIVE_STEPS = 200
+
+
+def _alternative_budget(search: dict[str, Any] | None) -> dict[str, Any]:
+    """The search parameters of an alternative when the release's search was a heuristic:
+    at most :data:`ALTERNATIVE_STEPS` nodes (and no more than the release's search checked),
+    instead of another full time limit each."""
+    if not search or search.get("optimal", True):
+        return {}
+    steps = min(int(search.get("nodes_checked") or ALTERNATIVE_STEPS), ALTERNATIVE_STEPS)
+    return {"search": search["kind"], "step_limit": max(steps, 1), "time_limit": None}
+
+
+def closest_configurations(
+    cfg: Any, original: pd.DataFrame, release_search: dict[str, Any] | None = None
+) -> pd.DataFrame:
     """Re-run the method without each model in turn (and, for ``full_domain``, with twice the
     suppression) and measure the information loss of each alternative.
+
+    ``release_search``: the release's internal ``search`` record; when its levels came from a
+    heuristic search, each alternative runs the same heuristic with at most
+    :data:`ALTERNATIVE_STEPS` nodes (its loss is then what that search found, an upper bound of
+    the alternative's optimum).
 
     Returns
     -------
@@ -168,6 +210,7 @@ def closest_configurations(cfg: Any, original: pd.DataFrame) -> pd.DataFrame:
         )
     rows = []
     for change, alt in alternatives:
+        alt = replace(alt, params={**alt.params, **_alternative_budget(release_search)})
         try:
             rel = alt.run(original)
         except MicroanonError as exc:
@@ -223,18 +266,27 @@ def add_summary_sections(
         for w in warnings:
             sec.warning(f"Warning: {w}.")
         if cfg is not None and cfg.models:
-            alt = closest_configurations(cfg, original)
+            search = meta.get("search")
+            alt = closest_configurations(cfg, original, search)
             if len(alt):
+                budget = _alternative_budget(search)
+                found = (
+                    f" Each alternative's levels are the best the {budget['search']} search "
+                    f"found within {budget['step_limit']:,} nodes; a longer search may lose less."
+                    if budget
+                    else ""
+                )
                 sec.table(
                     alt,
                     caption="Closest configurations (information loss LM: 0 = "
-                    "original values, 1 = everything suppressed).",
+                    "original values, 1 = everything suppressed)." + found,
                 )
     sec = report.section(
         "What was done",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}. "
         f"Quasi-identifiers: {', '.join(meta.get('quasi') or []) or 'none'}; sensitive: "
-        f"{', '.join(meta.get('sensitive') or []) or 'none'}. " + counts_sentence(meta),
+        f"{', '.join(meta.get('sensitive') or []) or 'none'}. "
+        + " ".join(filter(None, [counts_sentence(meta), search_sentence(meta)])),
     )
     sec.table(columns, caption="Every column of the input and what the release did with it.")
     _verification_section(

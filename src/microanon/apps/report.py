@@ -194,7 +194,7 @@ class Report:
         """The whole report as one HTML string."""
         import jinja2
 
-        from .. import __version__
+        from ..core.version import __version__
 
         env = jinja2.Environment(autoescape=True)
         return env.from_string(_TEMPLATE).render(

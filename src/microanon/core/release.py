@@ -705,7 +705,7 @@ def write_manifests(
     public, internal : mapping
         The public and internal metadata (refused if they hold a seed or random state).
     """
-    from .. import __version__
+    from .version import __version__
 
     common = {"microanon_release": _LAYOUT, "microanon_version": __version__, "kind": kind}
     # No date in the public part: the same configuration on the same data publishes the same

@@ -34,7 +34,8 @@ from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods._release import SUPPRESSED_ROWS, numbers_of
-from ..methods.generalize._search import check_metric, check_suppression, search
+from ..methods.generalize._search import check_metric, check_suppression
+from ..methods.generalize._searches import check_search, run_search
 from ..methods.generalize.full_domain import population_records
 from ..models import PopulationModel, PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
@@ -177,6 +178,10 @@ def full_domain_dask(
     suppression: float = 0.0,
     metric: str = "lm",
     suppressed_rows: str = "remove",
+    search: str = "auto",
+    time_limit: float | None = None,
+    step_limit: int | None = None,
+    rng: np.random.Generator | None = None,
     client: Any = None,
     scheduler: str | None = None,
     progress: ProgressLike = None,
@@ -209,6 +214,11 @@ def full_domain_dask(
         and renamed at the end; on failure only that sibling is removed.
     suppression, metric, suppressed_rows
         As for ``full_domain``.
+    search, time_limit, step_limit
+        As for ``full_domain``: the search runs on the frequency table of the distinct
+        combinations, in this process, with the same choice, budget and record.
+    rng : numpy.random.Generator, optional
+        As for ``full_domain``: drawn from by the genetic search only, never written.
     client : distributed.Client, optional
         Run on this client (left open). Default: ``scheduler``, else the environment variable
         ``MICROANON_SCHEDULER``, else a local cluster started for the run and closed after.
@@ -248,6 +258,7 @@ def full_domain_dask(
     started = time.perf_counter()
     suppression = check_suppression(suppression)
     metric = check_metric(metric)
+    choice = check_search(search, time_limit, step_limit)
     if suppressed_rows not in SUPPRESSED_ROWS:
         raise InputError(
             f"suppressed_rows must be one of {', '.join(SUPPRESSED_ROWS)}, got {suppressed_rows!r}"
@@ -325,7 +336,9 @@ def full_domain_dask(
             encoding.schema.select(columns),
             counts=freq.counts,
         )
-        result = search(table, resolved, suppression, metric, False, False, suppressed_rows)
+        result, record = run_search(
+            table, resolved, suppression, metric, suppressed_rows, choice, rng=rng
+        )
         seconds["search"] = result.search_seconds
         plan = make_plan(encoding, freq, result.levels, result.suppressed_mask, suppressed_rows)
         published = _published_frequencies(freq, plan, list(schema.quasi))
@@ -346,6 +359,7 @@ def full_domain_dask(
                 "metric": metric,
                 "suppressed_rows": suppressed_rows,
                 "all_minimal": False,
+                **choice.public(),
             },
             "models": [m.to_config() for m in resolved],
             "quasi": list(encoding.schema.quasi),
@@ -370,6 +384,7 @@ def full_domain_dask(
             "nodes_checked": result.nodes_checked,
             "lattice_size": result.lattice_size,
             "search_seconds": result.search_seconds,
+            "search": record,
             "combinations": len(freq),
         }
         if records is not None:

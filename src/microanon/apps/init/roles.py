@@ -26,10 +26,10 @@ Every column that looks sensitive stays sensitive (a survey holds many answers).
 checks alternate until both hold (:func:`propose_roles`). The schema lint
 (:func:`microanon.core.lint.lint_schema`): an insensitive column it finds near-unique becomes an
 identifier, one that determines or is determined by quasi-identifiers becomes a
-quasi-identifier, a stratum id it finds so is dropped. The key limit (:func:`limit_keys`): the
-quasi-identifiers are ranked by the sample uniques they add and kept while ``full_domain``'s
-exact search handles their lattice; the others are dropped with the reason. So
-``microanon anonymize`` accepts the proposal as written.
+quasi-identifier, a stratum id it finds so is dropped. The quasi-identifiers are ranked by
+the sample uniques they add (:func:`~microanon.apps.init.keys.rank_keys`); none is dropped for
+the size of their lattice (``full_domain`` runs a heuristic search above what the exact search
+handles). So ``microanon anonymize`` accepts the proposal as written.
 
 All of this is a proposal from names and values: the data owner, who knows what an attacker
 can know, decides.
@@ -38,7 +38,7 @@ can know, decides.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -47,7 +47,7 @@ from ...core.lint import UNIQUE_SHARE, lint_schema
 from ...core.schema import Role, Schema
 from .design import design_role
 from .items import answer_item
-from .keys import KeyChoice, choose_keys, hierarchy_levels
+from .keys import hierarchy_levels, rank_keys
 from .profile import ColumnProfile, normalized_name
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "Levels",
     "NameRule",
     "Proposal",
-    "limit_keys",
     "lint_roles",
     "propose_roles",
     "with_role",
@@ -188,7 +187,8 @@ class Proposal:
     role : Role
     rule : str
         Short name of the rule: ``name``, ``empty``, ``dates``, ``near-unique``, ``code``,
-        ``moderate``, ``otherwise``, ``one-sensitive``, ``lint:<finding kind>`` or ``user``.
+        ``moderate``, ``otherwise``, ``one-sensitive``, ``lint:<finding kind>``, ``stated`` (on
+        the command line) or ``user`` (in the dialogue).
     reason : str
         A sentence naming the rule and the evidence.
     """
@@ -313,47 +313,6 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
 Levels = Callable[[pd.Series, ColumnProfile], int]
 
 
-def limit_keys(
-    data: pd.DataFrame,
-    proposals: Sequence[Proposal],
-    profiles: Sequence[ColumnProfile],
-    levels: Levels = hierarchy_levels,
-    k: int = 5,
-) -> tuple[list[Proposal], KeyChoice]:
-    """Keep the quasi-identifiers the exact search handles, ranked by the sample uniques they
-    add (:func:`~microanon.apps.init.keys.choose_keys`); the others are dropped, with why.
-
-    Parameters
-    ----------
-    data : DataFrame
-    proposals : sequence of Proposal
-    profiles : sequence of ColumnProfile
-        One per column of ``data``.
-    levels : callable
-        The number of levels of a quasi-identifier's proposed hierarchy.
-    k : int
-        The proposed k-anonymity's k.
-
-    Returns
-    -------
-    proposals : list of Proposal
-    choice : KeyChoice
-        The quasi-identifiers chosen (with their levels) and those left out.
-    """
-    by_name = {p.name: p for p in profiles}
-    quasi = [p.column for p in proposals if p.role is Role.QUASI]
-    choice = choose_keys(data, quasi, {c: levels(data[c], by_name[c]) for c in quasi}, k=k)
-    out = []
-    for p in proposals:
-        why = choice.left_out.get(p.column)
-        if why is not None:
-            p = Proposal(
-                p.column, Role.IDENTIFIER, "key-limit", f"{why} (proposed quasi: {p.reason})"
-            )
-        out.append(p)
-    return out, choice
-
-
 def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
     """The first rule that fires: design, name, answer items, then the values."""
     design = design_role(col, p)
@@ -370,10 +329,15 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
 
 
 def propose_roles(
-    data: pd.DataFrame, profiles: Sequence[ColumnProfile], levels: Levels = hierarchy_levels
+    data: pd.DataFrame,
+    profiles: Sequence[ColumnProfile],
+    levels: Levels = hierarchy_levels,
+    stated: Mapping[str, Role] | None = None,
+    k: int = 5,
 ) -> list[Proposal]:
-    """Propose a role for every column: the rules of the module docstring, then the lint, then
-    the limit of the exact search on the quasi-identifiers (repeated until both hold).
+    """Propose a role for every column: the rules of the module docstring (or the role the
+    data owner stated), then the lint; the quasi-identifiers are ranked by the sample uniques
+    they add.
 
     Parameters
     ----------
@@ -383,6 +347,11 @@ def propose_roles(
         One per column of ``data``, in order.
     levels : callable
         The number of levels of a quasi-identifier's proposed hierarchy.
+    stated : mapping of str to Role, optional
+        Roles the data owner stated (``init --quasi ...``): they replace the rules' proposal;
+        the lint may still change them.
+    k : int
+        The proposed k-anonymity's k (for the ranking's tie-break).
 
     Returns
     -------
@@ -390,22 +359,37 @@ def propose_roles(
         One per column, in order.
     """
     proposals = [_propose(data[p.name], p) for p in profiles]
-    for _ in range(len(proposals) + 1):  # a dropped key never returns: this ends
-        proposals, choice = limit_keys(data, lint_roles(data, proposals), profiles, levels)
-        if not choice.left_out:
-            break
+    for column, role in (stated or {}).items():
+        at = next(i for i, p in enumerate(proposals) if p.column == column)
+        proposals[at] = stated_role(proposals[at], role)
+    proposals = lint_roles(data, proposals)
+    by_name = {p.name: p for p in profiles}
+    quasi = [p.column for p in proposals if p.role is Role.QUASI]
+    ranking = rank_keys(data, quasi, {c: levels(data[c], by_name[c]) for c in quasi}, k=k)
     out = []
     for p in proposals:
-        if p.column in choice.chosen:
-            rank = choice.chosen.index(p.column) + 1
+        if p.column in ranking.chosen:
+            rank = ranking.chosen.index(p.column) + 1
             p = replace(
                 p,
-                reason=f"{p.reason}; key rank {rank} of {len(choice.chosen)} (adds "
-                f"{choice.uniques[p.column]:,} sample uniques; {choice.levels[p.column]} "
-                f"levels, lattice {choice.nodes:,} nodes)",
+                reason=f"{p.reason}; key rank {rank} of {len(ranking.chosen)} (adds "
+                f"{ranking.uniques[p.column]:,} sample uniques; {ranking.levels[p.column]} "
+                f"levels, lattice {ranking.nodes:,} nodes)",
             )
         out.append(p)
     return out
+
+
+def stated_role(proposal: Proposal, role: Role) -> Proposal:
+    """``proposal`` given ``role`` by the data owner on the command line (rule ``stated``)."""
+    same = role is proposal.role
+    rules = "the rules agree" if same else f"the rules proposed {proposal.role.value}"
+    return replace(
+        proposal,
+        role=role,
+        rule="stated",
+        reason=f"stated by the data owner ({rules}: {proposal.reason})",
+    )
 
 
 def with_role(proposal: Proposal, role: Role) -> Proposal:

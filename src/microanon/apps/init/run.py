@@ -28,6 +28,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
+from ...methods.generalize._budget import DEFAULT_TIME_LIMIT
 from ...methods.generalize._lattice import MAX_NODES
 from ..io import categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
@@ -282,8 +283,10 @@ def _check_schema(
     if nodes > MAX_NODES:
         out.append(
             f"the {len(resolved.quasi)} quasi-identifiers make a generalization lattice of "
-            f"{nodes:,} nodes and full_domain's exact search handles up to {MAX_NODES:,}: "
-            "anonymize will refuse it; give fewer columns role quasi"
+            f"{nodes:,} nodes, more than full_domain's exact search handles ({MAX_NODES:,}): "
+            f"anonymize runs the heuristic search for up to {DEFAULT_TIME_LIMIT:.0f} s and says "
+            "the levels are the best found, not proven optimal (set params: time_limit for a "
+            "longer search)"
         )
     if refused:
         out.append(
@@ -339,6 +342,7 @@ def run_init(
     overwrite: bool = False,
     decide: Decide | None = None,
     read: ReadOptions | None = None,
+    roles: Mapping[str, Role] | None = None,
 ) -> InitResult:
     """Profile ``data``, propose roles and hierarchies, and write the config ``out``.
 
@@ -355,6 +359,9 @@ def run_init(
         dialogue); default: the proposal.
     read : ReadOptions, optional
         How to read a CSV file; written to the config's ``read:`` block when not the default.
+    roles : mapping of str to Role, optional
+        Roles the data owner states (``--quasi``, ``--sensitive``, ...): they replace the
+        proposed ones (the lint may still change them).
 
     Returns
     -------
@@ -364,13 +371,19 @@ def run_init(
     ------
     InputError
         Unreadable or empty data; an existing target that may not be replaced; a schema that
-        does not fit the data.
+        does not fit the data; a stated role for a column the data does not have.
     """
     data, out = Path(data), Path(out)
     check_targets(out, {}, overwrite)  # a bad --out fails before the data are read
     frame = read_data(data, read)
+    unknown = [c for c in roles or {} if c not in frame.columns]
+    if unknown:
+        raise InputError(
+            f"column {unknown[0]!r} is not in {data.name} (its columns: "
+            f"{', '.join(map(str, frame.columns))})"
+        )
     profiles = profile_table(frame)
-    proposals = propose_roles(frame, profiles)
+    proposals = propose_roles(frame, profiles, stated=roles, k=K)
     if decide is not None:
         proposals = decide(proposals, profiles)
     findings, warnings = _lint(frame, proposals)

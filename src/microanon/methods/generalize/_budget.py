@@ -119,7 +119,11 @@ class Budget:
             raise BudgetSpent("time_limit")
         self.steps += 1
 
-    def out_of_time(self) -> bool:
-        """Whether the whole time limit (the lower bound's share included) is spent."""
+    def bound_deadline(self) -> float:
+        """When the lower bound's walk, which starts now, must end: at the time limit, or
+        without one after a ninth of the time spent so far (at least a second), so that the
+        bound never takes more than a tenth of the search."""
         deadline = self.deadline
-        return deadline is not None and time.perf_counter() >= deadline
+        if deadline is not None:
+            return deadline
+        return time.perf_counter() + max(1.0, self.seconds / 9)

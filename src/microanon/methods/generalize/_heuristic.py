@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -387,8 +388,8 @@ def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> floa
     Starts from the unchecked successors of the nodes not fully expanded (the frontier) and,
     in order of their bounds, steps over the nodes known to be infeasible (below a sunk node
     checked) to their unchecked successors; the first node not known to be infeasible, or
-    after :data:`_BOUND_STEPS` nodes or at the time ``until`` the smallest bound left, gives
-    the bound. Every feasible
+    after :data:`_BOUND_STEPS` nodes or at the budget's bound deadline
+    (:meth:`Budget.bound_deadline`) the smallest bound left, gives the bound. Every feasible
     unchecked node lies above a chain of unchecked nodes from the frontier whose known
     infeasible part this walk crosses, and bounds never decrease along a chain.
     """
@@ -399,10 +400,11 @@ def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> floa
     heap = [(float(b), n) for b, n in zip(walk.bounds(frontier), frontier, strict=True)]
     heapq.heapify(heap)
     seen = set(frontier)
+    until = budget.bound_deadline()
     for _ in range(_BOUND_STEPS):
         if not heap:
             return float("inf")
-        if budget.out_of_time():
+        if time.perf_counter() >= until:
             break
         bound, node = heap[0]
         if not len(tops) or not (tops >= np.asarray(node)).all(axis=1).any():

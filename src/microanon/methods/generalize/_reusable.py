@@ -32,6 +32,7 @@ from ...models import PrivacyModel
 from .._release import SUPPRESSED_ROWS
 from ..sdc import global_recode, top_bottom_code
 from ._search import check_metric, check_suppression
+from ._searches import check_search
 from .full_domain import apply_levels, full_domain
 
 __all__ = ["NOT_REUSABLE", "RECODINGS", "Recoding"]
@@ -119,11 +120,22 @@ class FullDomain(Recoding):
     """Optimal full-domain generalization: the levels are fitted, suppression is per table."""
 
     name = "full_domain"
-    defaults = {"suppression": 0.0, "metric": "lm", "suppressed_rows": "remove"}
+    defaults = {
+        "suppression": 0.0,
+        "metric": "lm",
+        "suppressed_rows": "remove",
+        "search": "auto",
+        "time_limit": None,
+        "step_limit": None,
+    }
     needs_models = True
+    #: The parameters of the search only: the fit uses them, applying the levels does not.
+    search_params = ("search", "time_limit", "step_limit")
 
     def check(self, params: Mapping[str, Any]) -> dict[str, Any]:
         out = super().check(params)
+        choice = check_search(out["search"], out["time_limit"], out["step_limit"])
+        out.update(search=choice.search, time_limit=choice.time_limit, step_limit=choice.step_limit)
         out["suppression"] = check_suppression(out["suppression"])
         out["metric"] = check_metric(out["metric"])
         if out["suppressed_rows"] not in SUPPRESSED_ROWS:
@@ -151,7 +163,8 @@ class FullDomain(Recoding):
         params: Mapping[str, Any],
         fitted: Mapping[str, Any],
     ) -> Release:
-        return apply_levels(data, schema, models=models, levels=fitted["levels"], **params)
+        kept = {k: v for k, v in params.items() if k not in self.search_params}
+        return apply_levels(data, schema, models=models, levels=fitted["levels"], **kept)
 
     def check_fitted(self, fitted: Any, schema: Schema) -> dict[str, Any]:
         out = super().check_fitted(fitted, schema)

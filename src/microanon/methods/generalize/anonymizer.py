@@ -90,7 +90,8 @@ class Anonymizer:
         microaggregation, noise, swapping, sampling, local suppression) build their output from
         each table's own records and are refused.
     **params
-        The method's parameters: ``suppression``, ``metric`` and ``suppressed_rows`` for
+        The method's parameters: ``suppression``, ``metric``, ``suppressed_rows``, ``search``,
+        ``time_limit`` and ``step_limit`` (the fit's search only) for
         :func:`~microanon.methods.generalize.full_domain`; ``levels``, ``maps`` and ``columns``
         for :func:`~microanon.methods.sdc.global_recode`; ``column``, ``top``, ``bottom``,
         ``quantiles`` and ``replacement`` (not ``"mean"``) for
@@ -394,7 +395,7 @@ class Anonymizer:
             or lies in a missing directory.
         """
         doc = self.to_dict()
-        from ... import __version__
+        from ...core.version import __version__
 
         doc["microanon_version"] = __version__
         path = Path(path)

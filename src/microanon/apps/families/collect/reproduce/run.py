@@ -120,7 +120,7 @@ def run_collection(
 
 
 def _meta(plan: Plan, runner: Runner, seconds: float) -> dict[str, Any]:
-    from microanon import __version__
+    from microanon.core.version import __version__
 
     data = {}
     for name, s in runner.samples.items():

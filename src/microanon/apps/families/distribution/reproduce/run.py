@@ -129,7 +129,7 @@ def run_distribution(
 
 
 def _meta(plan: Plan, rows: dict[str, int], seed_given: bool, seconds: float) -> dict[str, Any]:
-    from microanon import __version__
+    from microanon.core.version import __version__
 
     return {
         "microanon_version": __version__,

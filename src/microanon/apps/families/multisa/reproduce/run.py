@@ -133,7 +133,7 @@ def run_multisa(
 
 
 def _meta(plan: Plan, records: int, seconds: float) -> dict[str, Any]:
-    from microanon import __version__
+    from microanon.core.version import __version__
 
     return {
         "microanon_version": __version__,

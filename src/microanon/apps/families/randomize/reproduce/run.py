@@ -135,7 +135,7 @@ def run_randomization(
 
 
 def _meta(plan: Any, rows: dict[str, int], seconds: float) -> dict[str, Any]:
-    from microanon import __version__
+    from microanon.core.version import __version__
 
     return {
         "microanon_version": __version__,
