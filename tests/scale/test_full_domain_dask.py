@@ -331,6 +331,37 @@ def test_heuristic_search_equals_in_memory(adult, adult_parquet, client, tmp_pat
     assert verify_written(out, adult).ok
 
 
+def test_genetic_search_equals_in_memory(adult, adult_parquet, client, tmp_path):
+    # The genetic search on the frequency table, with the same generator state and step
+    # limit, checks the same nodes and picks the same one as on the rows.
+    schema = _adult_schema(QUASI, "occupation")
+    kw = {
+        "models": [{"k_anonymity": {"k": 5}}],
+        "suppression": 0.02,
+        "search": "genetic",
+        "step_limit": 25,
+    }
+    expected = full_domain(adult, schema, **kw, rng=np.random.default_rng(7))
+    out = tmp_path / "release"
+    got = full_domain_dask(
+        adult_parquet,
+        schema,
+        **kw,
+        rng=np.random.default_rng(7),
+        out_dir=out,
+        client=client,
+        progress=False,
+    )
+    assert got.levels == expected.metadata["levels"]
+    record = dict(Release.load(out).internal_metadata["search"])
+    want = dict(expected.metadata["search"])
+    for info in (record, want):
+        assert info.pop("seconds") >= 0
+        assert info.pop("summary").startswith("best found by the genetic search in ")
+    assert record == want and record["kind"] == "genetic" and record["nodes_checked"] == 25
+    assert verify_written(out, adult).ok
+
+
 def test_population_models_equal_in_memory(adult, adult_parquet, client, tmp_path):
     """δ-presence and k-map against a population: same release and internal record as memory."""
     from microanon.models import DeltaPresence, KMap

@@ -106,8 +106,8 @@ def check_search(
     time_limit, step_limit = check_limits(time_limit, step_limit)
     if search == "exact" and (time_limit is not None or step_limit is not None):
         raise InputError(
-            "time_limit and step_limit bound the heuristic and genetic searches; search='exact' "
-            "runs to the optimum (use search='heuristic', 'genetic' or 'auto')"
+            "time_limit and step_limit bound the heuristic search and the genetic search; "
+            "search='exact' runs to the optimum (use search='heuristic', 'genetic' or 'auto')"
         )
     if search in ("heuristic", "genetic") and all_minimal:
         raise InputError("all_minimal needs the exact search (search='exact' or 'auto')")
