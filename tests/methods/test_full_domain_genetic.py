@@ -283,7 +283,7 @@ def test_the_watcher_stops_it_and_the_best_node_is_kept() -> None:
     [
         ({"search": "genetic", "all_minimal": True}, "all_minimal needs the exact search"),
         ({"search": "genetic", "step_limit": 0}, "step_limit must be a positive integer"),
-        ({"search": "exact", "step_limit": 5}, "bound the heuristic search and the genetic search"),
+        ({"search": "exact", "step_limit": 5}, "bound the heuristic searches"),
     ],
 )
 def test_bad_genetic_parameters(kwargs: dict, message: str) -> None:
@@ -297,8 +297,9 @@ def test_bad_genetic_parameters(kwargs: dict, message: str) -> None:
     [
         ("auto", 3, "genetic"),
         ("heuristic", 3, "genetic"),
-        ("auto", 4, "heuristic"),
-        ("heuristic", 4, "heuristic"),
+        ("auto", 4, "best-first"),
+        ("heuristic", 4, "best-first"),
+        ("best-first", 3, "best-first"),
         ("genetic", 4, "genetic"),
     ],
 )
@@ -320,7 +321,9 @@ def test_which_search_runs_above_the_exact_search_limit(
     info = release.metadata["search"]
     assert info["kind"] == kind
     assert info["summary"].startswith(
-        "best found by the genetic search in " if kind == "genetic" else "best found in "
+        "best found by the genetic search in "
+        if kind == "genetic"
+        else "best found by the best-first search in "
     )
     assert all(v.holds for v in check_release(release))
 
@@ -328,4 +331,4 @@ def test_which_search_runs_above_the_exact_search_limit(
 def test_heuristic_on_a_small_lattice_stays_best_first() -> None:
     df, schema = _small()
     release = full_domain(df, schema, models=[KAnonymity(5)], search="heuristic", step_limit=30)
-    assert release.metadata["search"]["kind"] == "heuristic"
+    assert release.metadata["search"]["kind"] == "best-first"

@@ -74,7 +74,7 @@ def _against_brute_force(p: dict, nodes: list[dict], metric: str, steps: int) ->
     assert meta["metric"]["value"] == pytest.approx(node[metric], rel=RTOL, abs=1e-12)
     assert meta["rows_out"] == len(p["df"]) - node["suppressed"]
     info = meta["search"]
-    assert info["kind"] == "heuristic" and info["optimal"] is False
+    assert info["kind"] == "best-first" and info["optimal"] is False
     assert info["nodes_checked"] <= steps
     best = fdp.optimum(nodes, metric)
     # The bound is a bound of the optimum (of 1 - precision: the precision's upper bound).
@@ -200,10 +200,10 @@ def test_auto_runs_the_heuristic_above_the_exact_search_limit(
     monkeypatch.setattr(searches_module, "MAX_NODES", 10)
     release = full_domain(df, schema, models=[KAnonymity(5)], suppression=0.02, step_limit=40)
     info = release.metadata["search"]
-    assert info["kind"] == "heuristic" and not info["optimal"]
+    assert info["kind"] == "best-first" and not info["optimal"]
     assert info["nodes_checked"] <= 40
     assert info["lower_bound"] <= exact.metadata["metric"]["value"]
-    assert info["summary"].startswith("best found in ")
+    assert info["summary"].startswith("best found by the best-first search in ")
     assert "lower bound of the optimal lm" in info["summary"]
     for key in ("search", "nodes_checked", "search_seconds", "lattice_size"):
         assert key not in release.public_metadata
@@ -246,7 +246,7 @@ def test_budget_spent_before_a_feasible_node() -> None:
         ({"search": "heuristic", "time_limit": "1"}, "time_limit must be a number"),
         ({"search": "heuristic", "step_limit": 0}, "step_limit must be a positive integer"),
         ({"search": "heuristic", "step_limit": 2.5}, "step_limit must be a positive integer"),
-        ({"search": "exact", "step_limit": 10}, "time_limit and step_limit bound the heuristic"),
+        ({"search": "exact", "step_limit": 10}, "time_limit and step_limit bound the heuristic searches"),
         ({"search": "heuristic", "all_minimal": True}, "all_minimal needs the exact search"),
     ],
 )
@@ -413,7 +413,7 @@ def test_an_anonymizer_fits_with_the_heuristic_and_applies_the_levels(tmp_path) 
         schema, [KAnonymity(3)], suppression=0.05, search="heuristic", step_limit=20
     )
     first = anonymizer.fit_transform(df.iloc[::2])
-    assert first.metadata["search"]["kind"] == "heuristic"
+    assert first.metadata["search"]["kind"] == "best-first"
     anonymizer.save(tmp_path / "fit.json")
     again = Anonymizer.load(tmp_path / "fit.json")
     assert again.params["step_limit"] == 20 and again.params["search"] == "heuristic"
@@ -450,7 +450,7 @@ def test_the_command_line_says_the_levels_are_not_proven_optimal(tmp_path) -> No
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out"), "--json", "-q"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert summary["search"]["kind"] == "heuristic" and summary["search"]["nodes_checked"] == 15
+    assert summary["search"]["kind"] == "best-first" and summary["search"]["nodes_checked"] == 15
     report = (tmp_path / "out" / "internal" / "report.html").read_text()
     assert "not proven optimal" in report
     public = (tmp_path / "out" / "public" / "report.html").read_text()

@@ -322,8 +322,10 @@ def test_heuristic_search_equals_in_memory(adult, adult_parquet, client, tmp_pat
     record = dict(loaded.internal_metadata["search"])
     want = dict(expected.metadata["search"])
     for info in (record, want):
-        assert info.pop("seconds") >= 0 and info.pop("summary").startswith("best found in ")
-    assert record == want and record["kind"] == "heuristic" and record["nodes_checked"] == 25
+        assert info.pop("seconds") >= 0 and info.pop("summary").startswith(
+            "best found by the best-first search in "
+        )
+    assert record == want and record["kind"] == "best-first" and record["nodes_checked"] == 25
     public = Release.load(out / "public").metadata
     assert public["parameters"]["search"] == "heuristic"
     assert public["parameters"]["step_limit"] == 25

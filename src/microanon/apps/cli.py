@@ -759,7 +759,8 @@ def lint_command(
     "--search",
     default=None,
     help="full_domain's search: auto (exact when the lattice is small enough), exact, "
-    "heuristic or genetic; overrides the config's params.",
+    "heuristic (best-first or genetic by the lattice), best-first or genetic; overrides the "
+    "config's params.",
 )
 @click.option(
     "--time-limit",

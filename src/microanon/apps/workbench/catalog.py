@@ -206,8 +206,9 @@ PARAM_WORDS: dict[tuple[str, str], str] = {
     ("full_domain", "search"): "How the levels are chosen: exact finds the best levels but "
     "handles at most 2,097,152 combinations of levels; heuristic searches within a time or "
     "step budget and may miss the best (with 12 or more quasi-identifiers it runs the genetic "
-    "search); genetic evolves random combinations within the budget (fresh randomness on every "
-    "run); auto uses exact when it can.",
+    "search, else best-first); best-first walks up from the least generalized levels; genetic "
+    "evolves random combinations within the budget (fresh randomness on every run); auto uses "
+    "exact when it can.",
     ("full_domain", "time_limit"): "Seconds the heuristic or genetic search may run (30 when "
     "no limit is given); the result then depends on the computer's speed.",
     ("full_domain", "step_limit"): "Most combinations of levels the heuristic or genetic "

@@ -272,7 +272,7 @@ def heuristic_search(
     Returns
     -------
     SearchResult
-        With ``kind="heuristic"``, ``lower_bound`` and ``stopped``.
+        With ``kind="best-first"``, ``lower_bound`` and ``stopped``.
 
     Raises
     ------
@@ -360,7 +360,7 @@ def heuristic_search(
         lattice_size=walk.size,
         search_seconds=budget.seconds,
         suppressed_mask=mask,
-        kind="heuristic",
+        kind="best-first",
         lower_bound=walk.metric.report(lower),
         stopped=stopped,
     )

@@ -108,7 +108,7 @@ class SearchResult:
     suppressed_mask : bool array
         Which rows of the table are suppressed at the optimum (of a frequency table, with
         :attr:`Table.counts`: which distinct combinations).
-    kind : {"exact", "heuristic", "genetic"}
+    kind : {"exact", "best-first", "genetic"}
         Which search found the node: the exact one (the node is optimal), the best-first
         heuristic (:mod:`._heuristic`) or the genetic search (:mod:`._genetic`; for both, the
         best node it checked).

@@ -25,6 +25,7 @@ from ._search import SearchResult, _model_set
 from ._search import search as search_exact
 
 __all__ = [
+    "BUDGETED",
     "GENETIC_MIN_QUASI",
     "SEARCHES",
     "SearchChoice",
@@ -34,7 +35,10 @@ __all__ = [
 ]
 
 #: The values of ``search=``.
-SEARCHES = ("auto", "exact", "heuristic", "genetic")
+SEARCHES = ("auto", "exact", "heuristic", "best-first", "genetic")
+
+#: The searches that run within a budget (what ``search_record`` calls their ``kind``).
+BUDGETED = ("best-first", "genetic")
 
 #: Quasi-identifiers from which ``"heuristic"`` and ``"auto"`` run the genetic search on a
 #: lattice of more than :data:`MAX_NODES` nodes (fewer: the best-first search); measured in
@@ -78,16 +82,17 @@ class SearchChoice:
         """The search that runs on a lattice of ``lattice_size`` nodes and ``n_quasi``
         quasi-identifiers.
 
-        ``"exact"`` and ``"genetic"`` run as asked. ``"auto"`` runs the exact search on a
-        lattice of at most :data:`MAX_NODES` nodes. Above it, ``"auto"`` and ``"heuristic"``
-        run the genetic search with at least :data:`GENETIC_MIN_QUASI` quasi-identifiers and
-        the best-first search with fewer; ``"heuristic"`` on a smaller lattice runs best-first.
+        ``"exact"``, ``"best-first"`` and ``"genetic"`` run as asked. ``"auto"`` runs the exact
+        search on a lattice of at most :data:`MAX_NODES` nodes. Above it, ``"auto"`` and
+        ``"heuristic"`` run the genetic search with at least :data:`GENETIC_MIN_QUASI`
+        quasi-identifiers and the best-first search with fewer; ``"heuristic"`` on a smaller
+        lattice runs best-first.
         """
-        if self.search in ("exact", "genetic"):
+        if self.search in ("exact", *BUDGETED):
             return self.search
         if lattice_size <= MAX_NODES:
-            return "exact" if self.search == "auto" else "heuristic"
-        return "genetic" if n_quasi >= GENETIC_MIN_QUASI else "heuristic"
+            return "exact" if self.search == "auto" else "best-first"
+        return "genetic" if n_quasi >= GENETIC_MIN_QUASI else "best-first"
 
 
 def check_search(
@@ -106,10 +111,10 @@ def check_search(
     time_limit, step_limit = check_limits(time_limit, step_limit)
     if search == "exact" and (time_limit is not None or step_limit is not None):
         raise InputError(
-            "time_limit and step_limit bound the heuristic search and the genetic search; "
-            "search='exact' runs to the optimum (use search='heuristic', 'genetic' or 'auto')"
+            "time_limit and step_limit bound the heuristic searches; search='exact' runs to the "
+            "optimum (use search='heuristic', 'best-first', 'genetic' or 'auto')"
         )
-    if search in ("heuristic", "genetic") and all_minimal:
+    if search in ("heuristic", *BUDGETED) and all_minimal:
         raise InputError("all_minimal needs the exact search (search='exact' or 'auto')")
     return SearchChoice(search, time_limit, step_limit, all_minimal)
 
@@ -177,7 +182,7 @@ def search_record(
 ) -> dict[str, Any]:
     """The internal ``search`` metadata of a release: which search ran and what is known.
 
-    ``kind`` (``"exact"``, ``"heuristic"`` or ``"genetic"``), ``optimal`` (True only for the
+    ``kind`` (``"exact"``, ``"best-first"`` or ``"genetic"``), ``optimal`` (True only for the
     exact search), ``summary`` (one sentence; the genetic search's names it), and for the
     heuristic and genetic searches ``stopped`` (``"exhausted"``,
     ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` when its watcher stopped it),
@@ -198,11 +203,10 @@ def search_record(
         "step_limit": "step limit",
         "stopped": "stopped by the user",
     }[result.stopped]
-    by = "by the genetic search " if result.kind == "genetic" else ""
     summary = (
-        f"best found {by}in {result.search_seconds:.1f} s ({result.nodes_checked:,} of "
-        f"{result.lattice_size:,} nodes checked; {why}); {side} bound of "
-        f"the optimal {result.metric} {result.lower_bound:.6g}{closed}"
+        f"best found by the {result.kind} search in {result.search_seconds:.1f} s "
+        f"({result.nodes_checked:,} of {result.lattice_size:,} nodes checked; {why}); "
+        f"{side} bound of the optimal {result.metric} {result.lower_bound:.6g}{closed}"
     )
     return {
         "kind": result.kind,

@@ -225,14 +225,15 @@ def full_domain(
         Also record every minimal feasible node (Incognito's answer) in ``minimal_nodes``.
     progress : bool, default False
         Show a progress bar over the lattice (exact search).
-    search : {"auto", "exact", "heuristic", "genetic"}, default "auto"
+    search : {"auto", "exact", "heuristic", "best-first", "genetic"}, default "auto"
         ``"exact"``: the optimum, for lattices of at most ``MAX_NODES`` (2,097,152) nodes.
+        ``"best-first"``: a best-first walk up the lattice within a budget
+        (:mod:`microanon.methods.generalize._heuristic`, which draws nothing at random).
         ``"genetic"``: a genetic search within a budget (see
         :mod:`microanon.methods.generalize._genetic`; it draws from ``rng``). ``"heuristic"``:
-        a search within a budget: on a lattice of more than ``MAX_NODES`` nodes with at least
-        ``GENETIC_MIN_QUASI`` (12) quasi-identifiers the genetic search, otherwise a
-        best-first walk up the lattice (:mod:`microanon.methods.generalize._heuristic`, which
-        draws nothing at random). Both publish the best feasible node they checked, which
+        on a lattice of more than ``MAX_NODES`` nodes with at least ``GENETIC_MIN_QUASI``
+        (12) quasi-identifiers the genetic search, otherwise the best-first one. Both
+        publish the best feasible node they checked, which
         satisfies every model but may not be optimal. ``"auto"``: the exact search when the
         lattice is small enough, else as ``"heuristic"``.
     time_limit : float, optional
