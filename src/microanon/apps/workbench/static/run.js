@@ -202,13 +202,15 @@ function stopButton(r) {
   let help;
   if (r.stop_requested && r.status === "running") {
     label = "Stopping…";
-    help = "Stop requested: the search checks no further node; the best levels found so far are then written and verified.";
+    help = "Stop requested: the search checks no further node. The best levels it found that meet the models are then written and verified; if it found none, the run ends without a release.";
   } else if (r.status === "queued") {
     label = "Cancel this run";
     help = "The run waits for the one before it; cancelling it now means nothing of it runs.";
   } else if (search) {
     label = "Stop the search";
-    help = "Stops the heuristic search and publishes the best levels found so far, written and verified like any release.";
+    help = search.best === null || search.best === undefined
+      ? "Stops the heuristic search. It had found no levels meeting the models when this was shown: stopped before it finds some, the run ends without a release."
+      : "Stops the heuristic search and publishes the best levels found so far, written and verified like any release.";
   } else {
     help = "Only a heuristic search can be stopped, while it runs; this stage runs to its end.";
   }
