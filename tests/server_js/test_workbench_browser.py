@@ -575,7 +575,7 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     page.wait_for_selector("#run-stop:not([disabled])")
     text = page.inner_text("#progress-search")
     assert re.fullmatch(
-        r"Search: [\d,]+ nodes checked in \d+ s, "
+        r"Search: [\d,]+ nodes checked in [\d,]+(\.\d)? s, "
         r"(best lm so far [\d.,]+|no node meeting the models yet)\.",
         text.strip(),
     ), text

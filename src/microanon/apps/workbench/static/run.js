@@ -191,7 +191,8 @@ function searchText(s) {
   const best = s.best === null || s.best === undefined
     ? "no node meeting the models yet"
     : `best ${s.metric || "value"} so far ${fmt(s.best)}`;
-  return `Search: ${fmt(s.nodes)} nodes checked in ${Math.round(s.seconds)} s, ${best}.`;
+  const seconds = s.seconds < 10 ? s.seconds.toFixed(1) : fmt(Math.round(s.seconds));
+  return `Search: ${fmt(s.nodes)} nodes checked in ${seconds} s, ${best}.`;
 }
 
 /** The Stop button as the run's state allows: what it would do, or why it cannot. */
