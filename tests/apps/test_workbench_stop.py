@@ -8,7 +8,9 @@ not in a heuristic search, is refused with one line.
 
 from __future__ import annotations
 
+import io
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,11 @@ def test_a_heuristic_search_shows_its_progress_and_stops_with_its_best_node(clie
     assert "stopped by the user" in result["search"]["summary"]
     assert run["progress"]["search"] is None
     assert client.get(f"/api/runs/{run_id}/public.zip").status_code == 200
+    internal = client.get(f"/api/runs/{run_id}/internal.zip")
+    with zipfile.ZipFile(io.BytesIO(internal.content)) as archive:
+        report = archive.read("report.html").decode("utf-8")
+    if "information loss" in " ".join(result["warnings"]):  # the alternatives are not re-run
+        assert "closest configurations are not computed: the search was stopped" in report
 
     assert "nothing to stop" in _one_line(client.post(f"/api/runs/{run_id}/stop"), 409)
     assert _one_line(client.post("/api/runs/rnope/stop"), 404)
