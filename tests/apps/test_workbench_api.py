@@ -330,6 +330,13 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
         result = fd["result"]
         assert result["verified"] is True and result["models"][0]["holds"] is True
         assert result["records"] + result["suppressed"] == 1500
+        assert result["search"] == {
+            "kind": "exact",
+            "optimal": True,
+            "stopped": None,
+            "summary": "optimal",
+        }
+        assert runs[1]["result"]["search"] is None  # Mondrian runs no lattice search
         assert set(result["columns"]) == {"age", "sex", "race"}
         chart = result["columns"]["age"]
         assert len(chart["before"]["labels"]) <= 30 and sum(chart["before"]["counts"]) == 1500

@@ -534,3 +534,61 @@ def test_survey_missing_values_and_a_grouping_in_a_real_browser(
     assert hierarchy["builder"] == "groups" and list(hierarchy["levels"][1]) == ["A-M", "N-W"]
     assert not problems, problems
     context.close()
+
+
+def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
+    app_url: str, browser: Any, tmp_path: Path
+) -> None:
+    """A heuristic full-domain search on a lattice of 1,270,080 nodes (finer age and hours
+    bands): the page shows its nodes and best value, the Stop button stops it, and the release
+    of its best node is done and verified, its summary saying the search was stopped."""
+    import httpx
+
+    from microanon.datasets import load_dataset
+
+    data = load_dataset("adult").head(1500).to_csv(index=False).encode("utf-8")
+    fine = {"type": "intervals", "widths": [2, 4, 8, 16, 32]}
+    columns = {
+        "age": {"role": "quasi", "hierarchy": fine},
+        "hours_per_week": {"role": "quasi", "hierarchy": fine},
+        "capital_loss": {"role": "quasi"},
+    }
+    with httpx.Client(base_url=app_url, timeout=60) as api:  # the page opens on this data set
+        ds = api.post("/api/datasets", files={"file": ("adult.csv", data, "text/csv")}).json()
+        r = api.put(f"/api/datasets/{ds['id']}/schema", json={"columns": columns})
+        assert r.status_code == 200, r.text
+
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+    page.wait_for_selector("#dataset:not([hidden])")
+    page.click("#tab-run")
+    page.wait_for_selector("#method option[value=full_domain]", state="attached")
+    page.select_option("#method", "full_domain")
+    page.fill("#param-suppression", "0.02")
+    page.select_option("#param-search", "heuristic")
+    page.fill("#param-time_limit", "600")  # far away: the search runs until it is stopped
+    page.fill("#model-0-k", "5")
+    page.fill("#run-label", "heuristic")
+    page.click("#run")
+
+    page.wait_for_selector("#progress-search:not([hidden])")
+    page.wait_for_selector("#run-stop:not([disabled])")
+    text = page.inner_text("#progress-search")
+    assert re.fullmatch(
+        r"Search: [\d,]+ nodes checked in [\d,]+(\.\d)? s, "
+        r"(best lm so far [\d.,]+|no node meeting the models yet)\.",
+        text.strip(),
+    ), text
+    assert page.inner_text("#run-stop") == "Stop the search"
+    assert "publishes the best levels found so far" in page.inner_text("#run-stop-help")
+    _shot(page, artifacts(tmp_path), "5-search")
+    page.click("#run-stop")
+
+    page.wait_for_selector("#run-done:not([hidden])")
+    done = page.inner_text("#run-done")
+    assert "“heuristic” is done: every model holds" in done, done
+    summary = page.inner_text("#run-search")
+    assert summary.startswith("Search: best found in ") and "stopped by the user" in summary
+    assert page.is_hidden("#progress")
+    assert not problems, problems
+    context.close()

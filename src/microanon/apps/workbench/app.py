@@ -241,6 +241,11 @@ async def get_run(request: Request) -> Response:
     return _json(_bench(request).run(request.path_params["id"]).to_json())
 
 
+async def stop_run(request: Request) -> Response:
+    run, message = _bench(request).stop_run(request.path_params["id"])
+    return _json({"message": message, "run": run.to_json()}, 202)
+
+
 async def delete_run(request: Request) -> Response:
     _bench(request).delete_run(request.path_params["id"])
     return Response(status_code=204)
@@ -354,6 +359,7 @@ def create_app(
         Route("/api/models", models, methods=["GET"]),
         Route("/api/runs/{id}", get_run, methods=["GET"]),
         Route("/api/runs/{id}", delete_run, methods=["DELETE"]),
+        Route("/api/runs/{id}/stop", stop_run, methods=["POST"]),
         Route("/api/runs/{id}/public.zip", _download("public"), methods=["GET"]),
         Route("/api/runs/{id}/internal.zip", _download("internal"), methods=["GET"]),
         Route("/api/runs/{id}/config.zip", _download("config"), methods=["GET"]),

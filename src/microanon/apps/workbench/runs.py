@@ -6,12 +6,15 @@
 parameter or model, or a model the data cannot meet (k above the number of records, ℓ above the
 sensitive values), is refused there, before anything runs. :func:`execute` then runs it through
 :func:`microanon.apps.anonymize.run_anonymize` into ``release/`` beside it, reporting its stages
-on the :class:`Run`.
+on the :class:`Run`. A heuristic full-domain search reports its nodes on the run too, and
+stops when the data owner asks (:meth:`Run.request_stop`), publishing its best node.
 """
 
 from __future__ import annotations
 
+import inspect
 import shlex
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,7 +27,7 @@ from ...core.progress import Progress, Stage
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
 from ..anonymize import run_anonymize
-from ..config import PipelineConfig, load_config
+from ..config import PipelineConfig, load_config, method_function
 from ..init.hierarchies import arx_csv
 from ..init.render import render_config, yaml_flow
 from ..init.run import read_block
@@ -33,7 +36,7 @@ from .datasets import Dataset, schema_files
 from .errors import RequestError
 from .summaries import run_result
 
-__all__ = ["CONFIG_DIR", "RELEASE_DIR", "Run", "execute", "prepare"]
+__all__ = ["CONFIG_DIR", "RELEASE_DIR", "Run", "RunProgress", "execute", "prepare"]
 
 #: The run's configuration (what ``config.zip`` holds), under its directory.
 CONFIG_DIR = "config"
@@ -54,7 +57,8 @@ class Run:
         ``method``, ``params`` and ``models`` as the request gave them.
     directory : Path
         ``config/`` and, once done, ``release/``.
-    status : {"queued", "running", "done", "failed"}
+    status : {"queued", "running", "done", "failed", "cancelled"}
+        ``"cancelled"``: stopped while queued, before it started (nothing ran).
     stage : str
         The stage running (or the last one).
     done : int
@@ -63,6 +67,11 @@ class Run:
         Why it failed, one line.
     result : dict or None
         The summary of a finished run (:func:`~microanon.apps.workbench.summaries.run_result`).
+    search : dict or None
+        While a heuristic search runs: ``nodes`` checked, ``best`` metric value so far (None
+        before a feasible node is found), ``seconds``, ``metric`` (its name).
+    stop : threading.Event
+        Set when the data owner asked the run to stop (:meth:`request_stop`).
     """
 
     id: str
@@ -75,23 +84,97 @@ class Run:
     done: int = 0
     error: str | None = None
     result: dict[str, Any] | None = field(default=None, repr=False)
+    search: dict[str, Any] | None = field(default=None, repr=False)
+    metric: str | None = field(default=None, repr=False)
+    stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def stoppable(self) -> bool:
+        """Whether :meth:`request_stop` would act now: queued, or in a heuristic search, and
+        not asked to stop yet."""
+        if self.stop.is_set():
+            return False
+        return self.status == "queued" or (self.status == "running" and self.search is not None)
 
     def to_json(self) -> dict[str, Any]:
         """The ``RunSummary`` of the JSON API."""
-        return {
-            "id": self.id,
-            "dataset": self.dataset,
-            "label": self.label,
-            "status": self.status,
-            "progress": {"stage": self.stage, "done": self.done, "total": STAGES},
-            "error": self.error,
-            "config": self.config,
-            "result": self.result,
-        }
+        with self.lock:
+            search = None if self.search is None else dict(self.search)
+            return {
+                "id": self.id,
+                "dataset": self.dataset,
+                "label": self.label,
+                "status": self.status,
+                "progress": {
+                    "stage": self.stage,
+                    "done": self.done,
+                    "total": STAGES,
+                    "search": search,
+                },
+                "stop_requested": self.stop.is_set(),
+                "stoppable": self.stoppable(),
+                "error": self.error,
+                "config": self.config,
+                "result": self.result,
+            }
+
+    def start(self) -> bool:
+        """Mark a queued run as running; False when it was cancelled meanwhile."""
+        with self.lock:
+            if self.status != "queued":
+                return False
+            self.status = "running"
+            return True
+
+    def request_stop(self) -> str:
+        """Ask the run to stop: a queued run is cancelled; a heuristic search stops before its
+        next node check and its best node is published as a normal, verified release.
+
+        Returns
+        -------
+        str
+            What happens, in one sentence.
+
+        Raises
+        ------
+        RequestError
+            409: the run has ended, or it is running something other than a heuristic search
+            (reading, the lint, the exact search, another method, writing and verifying the
+            release), which runs to its end.
+        """
+        with self.lock:
+            if self.status == "queued":
+                self.stop.set()
+                self.status, self.stage = "cancelled", "cancelled before it started"
+                return f"run {self.id} is cancelled: it had not started, nothing ran"
+            if self.status != "running":
+                raise RequestError(
+                    f"run {self.id} is {self.status}: it has ended, there is nothing to stop",
+                    "id",
+                    409,
+                )
+            if self.search is None:
+                raise RequestError(
+                    f"run {self.id} is at the stage {self.stage!r}, which cannot be stopped: only "
+                    "a heuristic search stops, while it runs (it then publishes the best node "
+                    "found so far); the exact search, the other methods and the other stages "
+                    "run to their end",
+                    "id",
+                    409,
+                )
+            self.stop.set()
+            return (
+                f"run {self.id}: the search checks no further node; the best node found so far is "
+                "then written and verified like any release"
+            )
 
 
 class RunProgress(Progress):
-    """Progress that shows nothing and records the stage on its :class:`Run`."""
+    """Progress that shows nothing and records the stage, and a heuristic search's progress,
+    on its :class:`Run`; it stops the search when the run is asked to stop.
+
+    It is the :class:`~microanon.methods.generalize._budget.SearchWatch` of the run's method.
+    """
 
     def __init__(self, run: Run) -> None:
         super().__init__("anonymize", "off", total=STAGES)
@@ -99,11 +182,31 @@ class RunProgress(Progress):
 
     @contextmanager
     def stage(self, name: str) -> Iterator[Stage]:
-        """Record the stage on the run, then report it as :class:`Progress` does."""
+        """Record the stage on the run, then report it as :class:`Progress` does; a search
+        that ran in the stage has ended with it."""
         self.run.stage = name
-        with super().stage(name) as stage:
-            yield stage
+        try:
+            with super().stage(name) as stage:
+                yield stage
+        finally:
+            with self.run.lock:
+                self.run.search = None
         self.run.done = self.done
+
+    def searched(self, nodes: int, best: float | None, seconds: float) -> None:
+        """Record how far the heuristic search got on the run (the page polls it)."""
+        record = {
+            "nodes": int(nodes),
+            "best": None if best is None else float(best),
+            "seconds": float(seconds),
+            "metric": self.run.metric,
+        }
+        with self.run.lock:
+            self.run.search = record
+
+    def stop_requested(self) -> bool:
+        """Whether the data owner asked the run to stop."""
+        return self.run.stop.is_set()
 
 
 def _body(body: Any) -> tuple[str, dict[str, Any], list[Any], str | None]:
@@ -211,11 +314,25 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
     return cfg
 
 
+def _metric(cfg: PipelineConfig) -> str | None:
+    """The metric a method's search minimizes: the configured one, or its default."""
+    given = cfg.params.get("metric")
+    if given is not None:
+        return str(given)
+    param = inspect.signature(method_function(cfg.method)).parameters.get("metric")
+    if param is None or param.default is inspect.Parameter.empty:
+        return None
+    return str(param.default)
+
+
 def execute(run: Run, cfg: PipelineConfig, ds: Dataset) -> None:
     """Run a prepared configuration into ``run.directory / RELEASE_DIR``; never raises: a
-    failure is the run's status and one-line error."""
-    run.status = "running"
+    failure is the run's status and one-line error. A run cancelled while queued does not
+    start."""
+    if not run.start():
+        return
     try:
+        run.metric = _metric(cfg)
         _, release, numbers = run_anonymize(
             cfg, run.directory / RELEASE_DIR, data=ds.path, progress=RunProgress(run)
         )

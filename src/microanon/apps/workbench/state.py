@@ -153,6 +153,17 @@ class Workbench:
             raise RequestError(f"no run {run_id!r}", "id", status=404)
         return run
 
+    def stop_run(self, run_id: str) -> tuple[Run, str]:
+        """Ask a run to stop (:meth:`~.runs.Run.request_stop`): the run and what happens.
+
+        Raises
+        ------
+        RequestError
+            404 for an unknown run; 409 for one that has ended or cannot stop now.
+        """
+        run = self.run(run_id)
+        return run, run.request_stop()
+
     def delete_run(self, run_id: str) -> None:
         """Forget a finished run and remove its files (409 while it is queued or running)."""
         run = self.run(run_id)

@@ -124,6 +124,21 @@ def _round(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(f"{x:.4g}")
 
 
+def _search(release: Release) -> dict[str, Any] | None:
+    """What the release's internal metadata says of its full-domain search (None without one):
+    ``kind``, ``optimal``, ``stopped`` (why a heuristic search ended, None for the exact one)
+    and ``summary``, one sentence."""
+    record = release.metadata.get("search")
+    if not isinstance(record, Mapping) or "summary" not in record:
+        return None
+    return {
+        "kind": record.get("kind"),
+        "optimal": bool(record.get("optimal")),
+        "stopped": record.get("stopped"),
+        "summary": str(record["summary"]),
+    }
+
+
 def run_result(
     numbers: Mapping[str, Any],
     release: Release,
@@ -176,6 +191,7 @@ def run_result(
         "risk": _numbers(numbers.get("after")),
         "warnings": [str(w) for w in numbers.get("warnings") or []],
         "seconds": json_plain(numbers.get("seconds")),
+        "search": _search(release),
         "columns": columns,
     }
 

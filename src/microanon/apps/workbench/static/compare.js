@@ -45,6 +45,7 @@ function table(doc) {
   if (!seen.has("suppressed_share")) extra.push(row("suppressed_share", runs.map((r) => r.result?.suppressed_share), "lower", true));
   extra.push(row("models", runs.map(models), null));
   extra.push(row("verified", runs.map((r) => (r.result?.verified ? "yes" : "no")), null));
+  if (runs.some((r) => r.result?.search)) extra.push(row("search", runs.map((r) => r.result?.search?.summary ?? "–"), null));
   const method = runs.map((r) => `${r.config?.method ?? ""}`);
   return [
     h("caption", {}, "The runs side by side; ★ marks the better value of a row."),

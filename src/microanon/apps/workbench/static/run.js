@@ -1,8 +1,9 @@
 /*
  * Step 3, configure and run: a method, its parameters and the privacy models, each explained in
  * plain words by the server (/api/methods, /api/models); a run started and followed with a
- * progress bar. A refused configuration shows the message next to the field it names, and
- * nothing set is lost.
+ * progress bar, a heuristic search's nodes and best value, and a Stop button (a queued run is
+ * cancelled; a heuristic search stops and its best node is published). A refused configuration
+ * shows the message next to the field it names, and nothing set is lost.
  */
 import { $, h, say, show, fmt, options } from "./dom.js";
 import { api, enc } from "./api.js";
@@ -14,6 +15,8 @@ const POLL_MS = 400;
 let chosen = [];
 /** Parameter values typed per method, kept when switching methods. */
 const typed = new Map();
+/** The id of the run the page follows (the Stop button's). */
+let following = null;
 
 // The types the server's catalog gives: int, float, bool, str, list or any.
 const isInt = (t) => t === "int";
@@ -171,13 +174,60 @@ async function run(e) {
     showError(err);
     return;
   }
+  following = id;
   show("progress", true);
   $("progress-label").textContent = `Running ${$("run-label").value.trim() || method().label || method().name}…`;
   status("Run started.");
   try {
     await follow(id);
   } finally {
+    following = null;
     $("run").disabled = false;
+  }
+}
+
+/** A heuristic search's progress in words (the server's record of it). */
+function searchText(s) {
+  const best = s.best === null || s.best === undefined
+    ? "no node meeting the models yet"
+    : `best ${s.metric || "value"} so far ${fmt(s.best)}`;
+  const seconds = s.seconds < 10 ? s.seconds.toFixed(1) : fmt(Math.round(s.seconds));
+  return `Search: ${fmt(s.nodes)} nodes checked in ${seconds} s, ${best}.`;
+}
+
+/** The Stop button as the run's state allows: what it would do, or why it cannot. */
+function stopButton(r) {
+  const button = $("run-stop");
+  const search = r.progress?.search;
+  let label = "Stop";
+  let help;
+  if (r.stop_requested && r.status === "running") {
+    label = "Stopping…";
+    help = "Stop requested: the search checks no further node. The best levels it found that meet the models are then written and verified; if it found none, the run ends without a release.";
+  } else if (r.status === "queued") {
+    label = "Cancel this run";
+    help = "The run waits for the one before it; cancelling it now means nothing of it runs.";
+  } else if (search) {
+    label = "Stop the search";
+    help = search.best === null || search.best === undefined
+      ? "Stops the heuristic search. It had found no levels meeting the models when this was shown: stopped before it finds some, the run ends without a release."
+      : "Stops the heuristic search and publishes the best levels found so far, written and verified like any release.";
+  } else {
+    help = "Only a heuristic search can be stopped, while it runs; this stage runs to its end.";
+  }
+  button.textContent = label;
+  button.disabled = !r.stoppable;
+  $("run-stop-help").textContent = help;
+}
+
+async function stop() {
+  if (!following) return;
+  $("run-stop").disabled = true;
+  try {
+    const { message } = await api("POST", `/api/runs/${enc(following)}/stop`);
+    status(`${message}.`);
+  } catch (err) {
+    say("run-error", err.message);
   }
 }
 
@@ -197,7 +247,16 @@ async function follow(id) {
     bar.max = Math.max(1, p.total || 1);
     bar.value = r.status === "done" ? bar.max : p.done || 0;
     $("progress-text").textContent = p.total ? `${p.stage || ""} (${p.done} of ${p.total})` : p.stage || r.status;
+    if (p.search) $("progress-search").textContent = searchText(p.search);
+    show("progress-search", Boolean(p.search));
+    stopButton(r);
     if (r.status === "done") return finished(r);
+    if (r.status === "cancelled") {
+      show("progress", false);
+      say("run-done", `“${r.label || r.id}” was cancelled before it started: nothing of it ran.`);
+      status(`Run ${r.label || r.id} cancelled.`);
+      return;
+    }
     if (r.status === "failed") {
       show("progress", false);
       say("run-error", `The run ${r.label || r.id} failed: ${r.error}`);
@@ -217,6 +276,7 @@ function finished(r) {
   done.replaceChildren(
     `“${r.label || r.id}” is done: ${held ? "every model holds" : "a model does not hold"}; ` +
     `${res.rows_sentence} `,
+    res.search ? h("span", { id: "run-search" }, `Search: ${res.search.summary}. `) : null,
     ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
     h("button", { type: "button", class: "secondary small", onclick: () => emit("open", "compare") },
       "Compare and download (step 4)"));
@@ -228,6 +288,7 @@ function finished(r) {
 export async function initRun() {
   $("run-form").addEventListener("submit", run);
   $("add-model").addEventListener("click", addModel);
+  $("run-stop").addEventListener("click", stop);
   $("method").addEventListener("change", renderMethod);
   try {
     [state.methods, state.models] = await Promise.all([api("GET", "/api/methods"), api("GET", "/api/models")]);
