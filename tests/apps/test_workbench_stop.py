@@ -33,7 +33,7 @@ BIG_LATTICE = {
 #: A heuristic run that goes on until it is stopped (the time limit is far away).
 HEURISTIC = {
     "method": "full_domain",
-    "params": {"search": "heuristic", "time_limit": 600, "suppression": 0.02},
+    "params": {"search": "best-first", "time_limit": 600, "suppression": 0.02},
     "models": [{"k_anonymity": {"k": 5}}],
     "label": "heuristic",
 }
@@ -102,7 +102,7 @@ def test_a_heuristic_search_shows_its_progress_and_stops_with_its_best_node(clie
     assert run["status"] == "done", run["error"]
     result = run["result"]
     assert result["verified"] is True and all(m["holds"] for m in result["models"])
-    assert result["search"]["kind"] == "heuristic" and result["search"]["stopped"] == "stopped"
+    assert result["search"]["kind"] == "best-first" and result["search"]["stopped"] == "stopped"
     assert "stopped by the user" in result["search"]["summary"]
     assert run["progress"]["search"] is None
     assert client.get(f"/api/runs/{run_id}/public.zip").status_code == 200

@@ -565,7 +565,7 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     page.wait_for_selector("#method option[value=full_domain]", state="attached")
     page.select_option("#method", "full_domain")
     page.fill("#param-suppression", "0.02")
-    page.select_option("#param-search", "heuristic")
+    page.select_option("#param-search", "best-first")
     page.fill("#param-time_limit", "600")  # far away: the search runs until it is stopped
     page.fill("#model-0-k", "5")
     page.fill("#run-label", "heuristic")
@@ -588,7 +588,8 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     done = page.inner_text("#run-done")
     assert "“heuristic” is done: every model holds" in done, done
     summary = page.inner_text("#run-search")
-    assert summary.startswith("Search: best found in ") and "stopped by the user" in summary
+    assert summary.startswith("Search: best found by the best-first search in ")
+    assert "stopped by the user" in summary
     assert page.is_hidden("#progress")
     assert not problems, problems
     context.close()

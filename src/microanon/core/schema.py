@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -350,7 +351,7 @@ class Schema:
 
     def __init__(self, attributes: Sequence[Attribute]) -> None:
         names = [a.name for a in attributes]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = sorted(n for n, times in Counter(names).items() if times > 1)
         if dup:
             raise SchemaError(f"schema names column(s) more than once: {', '.join(dup)}")
         households = [a.name for a in attributes if a.role is Role.HOUSEHOLD]
