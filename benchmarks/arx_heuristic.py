@@ -474,8 +474,8 @@ def goal_lines(problem: Problem, runs: dict[str, list[Run]]) -> list[str]:
         faster = wall <= b_wall
         lines.append(
             f"{label(problem)}: {tool} LM {_fmt(lm)} vs {b_tool} {_fmt(b_lm)}{optimum}: "
-            f"{'met' if better else 'NOT met'}; wall {wall:.1f} s vs {b_wall:.1f} s: "
-            f"{'met' if faster else 'NOT met'}"
+            f"{'met' if better else 'NOT met'}; wall {wall:.2f} s vs {b_wall:.2f} s "
+            f"({wall - b_wall:+.2f} s): {'met' if faster else 'NOT met'}"
         )
     return lines
 
@@ -536,10 +536,14 @@ def run_file(
                     runs.setdefault(run.tool, []).append(run)
                     rows.append(cells(problem, round_, run))
                     print("  ".join(rows[-1]), run.note, flush=True)
-            failed = [r.tool for rs in runs.values() for r in rs if not r.holds]
             goals += goal_lines(problem, runs)
+            runs_all = [r for rs in runs.values() for r in rs]
+            none = sorted({r.tool for r in runs_all if r.levels is None})
+            failed = sorted({r.tool for r in runs_all if r.levels is not None and not r.holds})
+            if none:
+                goals.append(f"{label(problem)}: no node found by {', '.join(none)}")
             if failed:
-                goals.append(f"{label(problem)}: check FAILED or no node: {', '.join(failed)}")
+                goals.append(f"{label(problem)}: microanon's check FAILS on {', '.join(failed)}")
 
 
 def _floats(text: str) -> list[float]:
