@@ -44,9 +44,10 @@ in one process (and one JVM), each run after a pause of ``--settle`` seconds.
 Measured per run. ``LM``: the chosen node scored by one function for every tool,
 :meth:`Problem.score`: the table published at the node (each quasi-identifier at its level,
 the records of the classes smaller than k suppressed: microanon's rule, and ARX's, for
-k-anonymity alone; :func:`published_at`), then :func:`generalize.published_lm` (microanon's
-loss metric, suppressed records at full loss). ``arx.node_lm`` cannot score these nodes:
-``apply_levels`` builds the exact search's lattice and refuses more than ``MAX_NODES`` nodes.
+k-anonymity alone; :func:`published_at`), then microanon's ``loss_metric`` with suppressed
+records at full loss (as :func:`generalize.published_lm` computes it for a release).
+``arx.node_lm`` cannot score these nodes: ``apply_levels`` builds the exact search's lattice
+and refuses more than ``MAX_NODES`` nodes.
 The LM and suppressed count of each tool's own published table are compared with the score;
 a difference is printed after the run's row. ``wall`` and ``CPU``: ARX: the driver's
 wall and whole-JVM CPU from the rows in memory to the published table read cell by cell
@@ -257,9 +258,10 @@ class Problem:
     def score(self, levels: Sequence[int] | None) -> tuple[float, int] | None:
         """LM of the node and the records it suppresses: one function for every tool.
 
-        :func:`published_at` builds the table published at ``levels``; its LM is
-        :func:`generalize.published_lm` (microanon's loss metric, suppressed records at full
-        loss). ``None`` when there is no node or it needs more suppression than the limit.
+        :func:`published_at` builds the table published at ``levels``; its LM is microanon's
+        ``loss_metric`` with the suppressed records at full loss (as
+        :func:`generalize.published_lm` computes it for a release). ``None`` when there is no
+        node or it needs more suppression than the limit.
         """
         if levels is None:
             return None
