@@ -28,13 +28,14 @@ Tools. ARX 3.9.x, built by ``arx_build.py`` from a source tree you fetch (``--ar
 ``genetic`` (BEST_EFFORT_GENETIC, ARX's default parameters), ``--arx-algorithms`` (also
 ``top-down``), each with ``setHeuristicSearchTimeLimit(--time-limit)``, ARX's Loss (its
 default; ``--arx-metric``). microanon: ``full_domain(..., search=s, time_limit=--time-limit)``
-for each search ``s`` of ``full_domain.SEARCHES``, read at run time (so a search added to it,
-``genetic``, is run too, with ``rng=--seed + round`` for those of :data:`RANDOM_SEARCHES`), but
-``auto`` (on each lattice the same as one of the others) and ``exact`` where the lattice has
-more than ``MAX_NODES`` nodes (refused there). Where it runs (GSS with 12 quasi-identifiers,
-829,440 nodes) ``exact`` has no time limit: it gives the optimum the others are measured
-against and takes no part in the goal. ``--searches`` names the searches instead; ``--metric``
-is what they minimize (LM by default).
+for each value ``s`` of ``search=`` microanon lists (``SEARCHES``, of ``full_domain`` or of
+``_searches`` where the dispatch now keeps it: :func:`listed_searches`), read at run time, so a
+search added to it (``genetic``) is run too, with ``rng=--seed + round`` for those of
+:data:`RANDOM_SEARCHES`. Left out: ``auto`` (on each lattice the same as one of the others) and
+``exact`` where the lattice has more than ``MAX_NODES`` nodes (refused there). Where it runs
+(GSS with 12 quasi-identifiers, 829,440 nodes) ``exact`` has no time limit: it gives the
+optimum the others are measured against and takes no part in the goal. ``--searches`` names
+the searches instead; ``--metric`` is what they minimize (LM by default).
 
 Protocol. Per survey file, one untimed warm-up run of each tool on the first configuration with
 ``--warmup-limit`` seconds. Then per configuration (k-anonymity with ``--k``, suppression
@@ -69,6 +70,7 @@ asserted anywhere.
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import statistics
 import sys
@@ -91,7 +93,7 @@ from microanon.core.errors import InfeasibleError, MicroanonError
 from microanon.core.keys import value_key
 from microanon.measures import loss_metric
 from microanon.methods.generalize import full_domain
-from microanon.methods.generalize.full_domain import MAX_NODES, SEARCHES
+from microanon.methods.generalize._lattice import MAX_NODES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -131,6 +133,25 @@ PROBLEMS = {
 
 #: microanon searches that draw at random: they get ``rng=``.
 RANDOM_SEARCHES = ("genetic",)
+
+
+def listed_searches() -> tuple[str, ...]:
+    """The values of ``full_domain``'s ``search=``, read at run time.
+
+    ``SEARCHES`` of the module ``full_domain``, or of ``_searches`` where the search dispatch
+    keeps it since it was split out of ``full_domain``.
+    """
+    for name in ("full_domain", "_searches"):
+        try:
+            module = importlib.import_module(f"microanon.methods.generalize.{name}")
+        except ImportError:
+            continue
+        if isinstance(getattr(module, "SEARCHES", None), tuple):
+            return tuple(module.SEARCHES)
+    raise RuntimeError("microanon lists no SEARCHES: where does full_domain keep them now?")
+
+
+SEARCHES = listed_searches()
 
 
 def default_searches() -> list[str]:
