@@ -1,4 +1,4 @@
-// microanon's driver of ARX for benchmarks/arx.py (our code; it calls ARX's public API only).
+// microanon's driver of ARX for benchmarks/arx.py and arx_heuristic.py (our code; it calls ARX's public API only).
 //
 // Usage: java -cp <ARX classes and jars>:<this class> ArxBench DATA.csv HIERARCHY_DIR [JOB]
 //
