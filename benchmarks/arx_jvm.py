@@ -2,7 +2,8 @@
 
 The driver reads ARX's Adult and hierarchy CSVs (written by :func:`peer_tools.write_inputs` from
 microanon's bundled copies of ARX's files) and runs jobs, one line each (see the Java file):
-``<model> <parameter> <suppression> <metric> <quasi,...> <sensitive> <output.csv|->``. A warm
+``<model> <parameter> <suppression> <metric> <quasi,...> <sensitive> <output.csv|->``, and
+optionally ``<algorithm> <time limit ms>`` (ARX's heuristic searches, ``arx_heuristic.py``). A warm
 :class:`Session` keeps one JVM for every run; :func:`cold_run` starts a fresh JVM for one job and
 times it from the outside (wall seconds, JVM start-up and reading the CSVs included).
 """
@@ -20,6 +21,10 @@ from typing import Any
 #: ARX's quality models the driver can select: ``loss`` is ARX's default (Loss, gs-factor 0.5,
 #: geometric mean of the attributes), ``loss-mean`` Loss with the arithmetic mean (nearest LM).
 ARX_METRICS = ("loss", "loss-mean")
+
+#: ARX's searches the driver can select: ``optimal`` (FLASH), ``lightning``
+#: (BEST_EFFORT_BOTTOM_UP), ``top-down`` (BEST_EFFORT_TOP_DOWN), ``genetic`` (BEST_EFFORT_GENETIC).
+ARX_ALGORITHMS = ("optimal", "lightning", "top-down", "genetic")
 
 
 class DriverError(RuntimeError):
@@ -62,8 +67,14 @@ def job_line(
     quasi: tuple[str, ...],
     sensitive: str,
     output: Path | None = None,
+    algorithm: str | None = None,
+    time_limit_ms: int | None = None,
 ) -> str:
-    """The driver's job line of a one-model configuration (``models`` as microanon's spec)."""
+    """The driver's job line of a one-model configuration (``models`` as microanon's spec).
+
+    ``algorithm`` (one of :data:`ARX_ALGORITHMS`) and ``time_limit_ms`` choose ARX's search
+    and its heuristic time limit; without them ARX runs its optimal search.
+    """
     ((name, params),) = models[0].items()
     if name == "k_anonymity":
         model, value = "k", params["k"]
@@ -76,7 +87,15 @@ def job_line(
     if metric not in ARX_METRICS:
         raise ValueError(f"ARX metric {metric!r}: choose among {ARX_METRICS}")
     fields = [model, str(value), repr(float(suppression)), metric, ",".join(quasi), sensitive]
-    return " ".join([*fields, str(output) if output is not None else "-"])
+    fields.append(str(output) if output is not None else "-")
+    if algorithm is not None:
+        if algorithm not in ARX_ALGORITHMS or time_limit_ms is None or time_limit_ms <= 0:
+            raise ValueError(
+                f"ARX algorithm {algorithm!r} with time limit {time_limit_ms!r}: choose among "
+                f"{ARX_ALGORITHMS} and a positive limit in ms"
+            )
+        fields += [algorithm, str(int(time_limit_ms))]
+    return " ".join(fields)
 
 
 def _java() -> str:

@@ -282,9 +282,11 @@ def release_check(release: Release) -> str:
     return peer_tools.verdict_text(check_release(release))[1]
 
 
-def published_lm(release: Release, config: Config) -> float:
-    """LM of a release's table, suppressed rows at full loss."""
-    hs = _adult_hierarchies()
+def published_lm(
+    release: Release, config: Config, hierarchies: dict[str, Hierarchy] | None = None
+) -> float:
+    """LM of a release's table, suppressed rows at full loss (``hierarchies``: Adult's)."""
+    hs = _adult_hierarchies() if hierarchies is None else hierarchies
     suppressed = int(release.metadata.get("suppressed", 0))
     return loss_metric(release.data, hs, list(config.quasi), suppressed=suppressed).total
 

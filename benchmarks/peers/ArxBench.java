@@ -1,4 +1,4 @@
-// microanon's driver of ARX for benchmarks/arx.py (our code; it calls ARX's public API only).
+// microanon's driver of ARX for benchmarks/arx.py and arx_heuristic.py (our code; it calls ARX's public API only).
 //
 // Usage: java -cp <ARX classes and jars>:<this class> ArxBench DATA.csv HIERARCHY_DIR [JOB]
 //
@@ -10,6 +10,11 @@
 //   <model> <parameter> <suppression> <metric> <quasi,identifiers> <sensitive> <output.csv|->
 // model: k, l-distinct, l-entropy or t (equal distance); metric: loss (ARX's default Loss:
 // gs-factor 0.5, geometric mean) or loss-mean (Loss with the arithmetic mean, closest to LM).
+// Two more fields choose ARX's search (benchmarks/arx_heuristic.py):
+//   ... <output.csv|-> <algorithm> <time limit ms>
+// algorithm: optimal (the default without them: FLASH), lightning (BEST_EFFORT_BOTTOM_UP),
+// top-down (BEST_EFFORT_TOP_DOWN) or genetic (BEST_EFFORT_GENETIC, ARX's default parameters);
+// the time limit is ARXConfiguration.setHeuristicSearchTimeLimit (ignored by optimal).
 // Columns that are neither quasi-identifiers nor the sensitive attribute of an l/t model are
 // insensitive.
 //
@@ -99,10 +104,20 @@ public final class ArxBench {
         }
     }
 
+    private static ARXConfiguration.AnonymizationAlgorithm algorithm(String name) {
+        switch (name) {
+            case "optimal": return ARXConfiguration.AnonymizationAlgorithm.OPTIMAL;
+            case "lightning": return ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_BOTTOM_UP;
+            case "top-down": return ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_TOP_DOWN;
+            case "genetic": return ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_GENETIC;
+            default: throw new IllegalArgumentException("unknown ARX algorithm " + name);
+        }
+    }
+
     private String run(String job) throws IOException {
         String[] f = job.trim().split(" ");
-        if (f.length != 7) {
-            throw new IllegalArgumentException("a job has 7 fields, got: " + job);
+        if (f.length != 7 && f.length != 9) {
+            throw new IllegalArgumentException("a job has 7 or 9 fields, got: " + job);
         }
         String modelName = f[0];
         String parameter = f[1];
@@ -141,6 +156,10 @@ public final class ArxBench {
         config.addPrivacyModel(model(modelName, parameter, sensitive));
         config.setSuppressionLimit(suppression);
         config.setQualityModel(metric(f[3]));
+        if (f.length == 9) {
+            config.setAlgorithm(algorithm(f[7]));
+            config.setHeuristicSearchTimeLimit(Integer.parseInt(f[8]));
+        }
         ARXResult result = new ARXAnonymizer().anonymize(data, config);
         ARXNode optimum = result.getGlobalOptimum();
         DataHandle output = optimum == null ? null : result.getOutput();
