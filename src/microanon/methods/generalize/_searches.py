@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import InputError
+from ...core.random import RandomLike, make_rng
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits
 from ._genetic import genetic_search
@@ -129,7 +130,7 @@ def run_search(
     *,
     progress: bool = False,
     watch: SearchWatch | None = None,
-    rng: np.random.Generator | None = None,
+    rng: RandomLike = None,
 ) -> tuple[SearchResult, dict[str, Any]]:
     """Run the chosen search on an encoded table (rows or a frequency table).
 
@@ -168,7 +169,7 @@ def run_search(
     models = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
     if kind == "genetic":
         result = genetic_search(
-            table, models, limit, metric, suppression, time_limit, step_limit, watch, rng
+            table, models, limit, metric, suppression, time_limit, step_limit, watch, make_rng(rng)
         )
     else:
         result = heuristic_search(

@@ -53,6 +53,7 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy
+from ...core.random import RandomLike
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
@@ -193,7 +194,7 @@ def full_domain(
     time_limit: float | None = None,
     step_limit: int | None = None,
     watch: SearchWatch | None = None,
-    rng: np.random.Generator | None = None,
+    rng: RandomLike = None,
 ) -> Release:
     """Publish the optimal (or, on a huge lattice, the best found) full-domain generalization.
 
@@ -247,9 +248,10 @@ def full_domain(
         Follows the heuristic or genetic search (nodes checked, best value so far) and may
         stop it early; the best node found until then is published (the workbench's stop
         button).
-    rng : numpy.random.Generator, optional
+    rng : numpy.random.Generator, int or None
         The genetic search's source of randomness (its first generation, parents, crossover,
-        mutation and immigrants); no other search draws from it. None: a generator seeded
+        mutation and immigrants; an integer seeds a new generator); no other search draws from
+        it. None: a generator seeded
         from the operating system's entropy (:func:`numpy.random.default_rng`), so two runs
         may differ. Only drawn from: neither the generator nor its state is written anywhere
         (not into the release's metadata).
