@@ -35,7 +35,7 @@ from microanon.models import KAnonymity, check_release, k_anonymity
 #: The module (the package exports its function under the same name).
 searches_module = importlib.import_module("microanon.methods.generalize._searches")
 SETTINGS = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
