@@ -46,6 +46,7 @@ from ..core.errors import InputError
 from ..core.reading import CSV_KEYS, ReadOptions
 from ..core.schema import Schema
 from ..models import PrivacyModel, as_models
+from .document_keys import check_document
 from .io import read_table
 
 __all__ = [
@@ -228,17 +229,7 @@ def parse_config(
     read: Mapping[str, Any] | None = None,
 ) -> PipelineConfig:
     """Validate a configuration already loaded as Python data (see :func:`load_config`)."""
-    if not isinstance(doc, Mapping):
-        raise InputError("the config must be a mapping with at least 'schema' and 'method'")
-    unknown = set(doc) - _KEYS
-    if unknown:
-        raise InputError(
-            f"config: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
-            f"known: {', '.join(sorted(_KEYS))}"
-        )
-    for key in ("schema", "method"):
-        if key not in doc:
-            raise InputError(f"config: '{key}' is missing")
+    doc = check_document(doc, _KEYS, ("schema", "method"), "config")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     method = str(doc["method"])
     params = doc.get("params") or {}

@@ -46,6 +46,7 @@ from ...core.errors import HierarchyError, InputError
 from ...core.hierarchy import Hierarchy
 from ...core.schema import Schema
 from ...methods.collect import GTR_MODES, LOSS_VARIANTS, Survey, as_tau
+from ..document_keys import check_document
 
 __all__ = ["ServiceConfig", "invitation_hash", "load_service_config", "parse_service_config"]
 
@@ -183,17 +184,7 @@ def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
 
 def parse_service_config(doc: Any, base_dir: str | os.PathLike[str] | None = None) -> ServiceConfig:
     """Validate a survey description already loaded as Python data."""
-    if not isinstance(doc, Mapping):
-        raise InputError("the survey file must be a mapping with at least 'schema' and 'tau'")
-    unknown = set(doc) - _KEYS
-    if unknown:
-        raise InputError(
-            f"survey file: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
-            f"known: {', '.join(sorted(_KEYS))}"
-        )
-    for key in ("schema", "tau"):
-        if key not in doc:
-            raise InputError(f"survey file: '{key}' is missing")
+    doc = check_document(doc, _KEYS, ("schema", "tau"), "survey file")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     schema = Schema.from_dict(doc["schema"], base_dir=base)
     hierarchies = {}
