@@ -136,3 +136,22 @@ def test_the_size_table_of_the_architecture_doc_is_current():
         measured = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
         assert abs(len(paths) - int(files)) <= 0.2 * len(paths), (layer, len(paths))
         assert abs(measured - int(lines.replace(",", ""))) <= 0.2 * measured, (layer, measured)
+
+
+def test_the_full_domain_search_asks_the_models_not_their_types():
+    """The search's modules never switch on a model's class: each model declares what the
+    search needs (monotone, class bounds, deficits, reference, population) beside its code."""
+    import microanon.models as models
+
+    names = set(models.__all__)
+    search = PACKAGE / "methods" / "generalize"
+    modules = ["_search.py", "_search_models.py", "_heuristic.py", "_genetic.py", "_searches.py"]
+    found = []
+    for module in [*modules, "full_domain.py"]:
+        tree = ast.parse((search / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
+                kinds = node.args[1]
+                elts = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+                found += [f"{module}: {e.id}" for e in elts if getattr(e, "id", None) in names]
+    assert found == []

@@ -344,18 +344,16 @@ def test_deficits_bound_the_suppression_of_every_refinement(
     the population (δ-presence) gives each part its records plus a few spare people and adds
     cells without any record.
     """
-    from microanon.methods.generalize._search_models import _deficits
-
     merged = [sum(col) for col in zip(*parts, strict=True)]
     reference = np.array(merged) + np.array(others)
     people = np.array([sum(p) + x for p, x in zip(parts, spare, strict=False)])
     whole = _class_groups([merged], reference)
     fine = _class_groups(parts, reference)
     if isinstance(model, DeltaPresence):
-        need = _deficits(model, whole, np.array([people.sum() + empty]))
+        need = model.deficits(whole, np.array([people.sum() + empty]))
         failing = ~model.class_ok(fine.sizes, people)
     else:
-        need = _deficits(model, whole, None)
+        need = model.deficits(whole, None)
         failing = ~model.group_ok(fine)
     assert math.ceil(need[0] - 1e-9) <= int(fine.sizes[failing].sum())
 
@@ -372,10 +370,8 @@ def test_deficits_bound_the_suppression_of_every_refinement(
 )
 def test_implied_size_rejects_only_failing_classes(model, reference: list) -> None:
     """Every class smaller than the implied size fails the model, whatever its values."""
-    from microanon.methods.generalize._search_models import _implied_by_caps
-
     ref = np.array(reference)
-    size = _implied_by_caps(model.bounds(ref), int(ref.sum()))
+    size = model.class_bounds(ref, numeric=False).min_size
     for n in range(1, size):
         for counts in itertools.product(range(n + 1), repeat=len(ref)):
             if sum(counts) == n:

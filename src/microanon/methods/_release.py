@@ -13,7 +13,7 @@ from ..core.frames import pandas_if_arrow
 from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
 from ..core.table import Table
-from ..models import PopulationModel, PrivacyModel, as_models
+from ..models import PrivacyModel, as_models
 
 __all__ = [
     "prepare",
@@ -89,7 +89,7 @@ def prepare(
                 "(a file, or a builder such as {builder: intervals, widths: [5, 10]})"
             )
     if not populations:
-        needs = [m.name for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
+        needs = [m.name for m in resolved if m.needs_population]
         if needs:
             raise InputError(
                 f"models: {', '.join(needs)} against a population table is supported by "
@@ -123,11 +123,7 @@ def _resolve_with_populations(
     A population contains the table, so it may hold values the table lacks (older people, other
     postcodes); a hierarchy built from the table alone would refuse them.
     """
-    populations = [
-        m.population
-        for m in models
-        if isinstance(m, PopulationModel) and m.needs_population and m.population is not None
-    ]
+    populations = [m.population for m in models if m.needs_population and m.population is not None]
     more: dict[str, list[pd.Series]] = {}
     for frame in populations:
         for column in schema.quasi:

@@ -27,7 +27,7 @@ from .p_privacy import PPrivacy, covers, p_privacy
 from .profile import Profile, profile
 
 if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see _WHERE
-    from .base import PrivacyModel
+    from .base import ClassBounds, PrivacyModel
     from .config import MODELS, as_models, model_from_config
     from .disclosure import DeltaDisclosure, delta_disclosure
     from .groups import Groups
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see _WHERE
 
 #: Exported name -> its submodule.
 _WHERE = {
-    "PrivacyModel": "base",
+    **dict.fromkeys(["ClassBounds", "PrivacyModel"], "base"),
     **dict.fromkeys(["MODELS", "as_models", "model_from_config"], "config"),
     **dict.fromkeys(["DeltaDisclosure", "delta_disclosure"], "disclosure"),
     "Groups": "groups",
@@ -77,6 +77,7 @@ __all__ = [
     "BetaLikeness",
     "DeltaDisclosure",
     "DeltaPresence",
+    "ClassBounds",
     "Groups",
     "KAnonymity",
     "KMap",

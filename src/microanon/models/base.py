@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,36 @@ import pandas as pd
 from .groups import Columns, Groups
 from .verdict import Verdict
 
-__all__ = ["PrivacyModel"]
+__all__ = ["ClassBounds", "PrivacyModel"]
+
+#: Slack of the implied class bounds, so that rounding never makes them reject a passing class.
+BOUND_SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class ClassBounds:
+    """What every class that satisfies a model has: a necessary condition that stays true
+    when classes merge, which the full-domain search uses as its monotone filter.
+
+    Attributes
+    ----------
+    min_size : int
+        Fewest records.
+    min_distinct : int
+        Fewest distinct (known) sensitive values.
+    min_coverage : float
+        Smallest share of the reference distribution its sensitive values cover.
+    min_people : int
+        Fewest people of the model's population table in the class.
+    exact : bool
+        Whether the bounds are the whole verdict (a class meeting them satisfies the model).
+    """
+
+    min_size: int = 1
+    min_distinct: int = 1
+    min_coverage: float = 0.0
+    min_people: int = 0
+    exact: bool = False
 
 
 class PrivacyModel(ABC):
@@ -36,6 +66,37 @@ class PrivacyModel(ABC):
     def needs_sensitive(self) -> bool:
         """Whether the model is about a sensitive attribute (ℓ-diversity, t-closeness)."""
         return True
+
+    @property
+    def needs_population(self) -> bool:
+        """Whether the model is checked against a population table (δ-presence, k-map)."""
+        return False
+
+    @property
+    def monotone(self) -> bool:
+        """Whether "every class passes" stays true when classes merge, so up the
+        generalization lattice (the search prunes with it only when every model says so)."""
+        return False
+
+    @property
+    def compares_with_reference(self) -> bool:
+        """Whether each class is compared with the whole table's sensitive distribution
+        (t-closeness, β-likeness, δ-disclosure privacy)."""
+        return False
+
+    def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
+        """The necessary condition every passing class meets (see :class:`ClassBounds`).
+
+        ``reference``: the original table's sensitive counts (for the models that compare with
+        it); ``numeric``: whether the sensitive values are numbers. Default: no condition.
+        """
+        return ClassBounds()
+
+    def deficits(self, groups: Groups, people: np.ndarray | None) -> np.ndarray:
+        """Records of each group that stay suppressed in every refinement of it (a lower
+        bound; 0 when the model gives none). ``people``: each group's people in the
+        population table, for the models checked against one."""
+        return np.zeros(groups.n_groups)
 
     @abstractmethod
     def group_ok(self, groups: Groups) -> np.ndarray:

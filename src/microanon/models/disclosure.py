@@ -31,9 +31,8 @@ import pandas as pd
 from microanon.core.errors import InputError
 
 from ._params import TOL, real
-from .base import PrivacyModel
 from .groups import Columns, Groups, groups_of, spread
-from .likeness import pair_ratios
+from .likeness import ShareCapped, pair_ratios
 from .verdict import Verdict, build_verdict
 
 __all__ = ["delta_disclosure", "DeltaDisclosure"]
@@ -109,7 +108,7 @@ def delta_disclosure(
 
 
 @dataclass(frozen=True)
-class DeltaDisclosure(PrivacyModel):
+class DeltaDisclosure(ShareCapped):
     """δ-disclosure privacy with a fixed δ (see :func:`delta_disclosure`).
 
     Notes

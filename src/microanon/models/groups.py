@@ -21,7 +21,15 @@ from microanon.core.errors import InputError
 from microanon.core.frames import pandas_if_arrow
 from microanon.core.table import _DENSE_FACTOR, _DENSE_SLACK, combine_codes, factorize_column
 
-__all__ = ["Groups", "Columns", "as_columns", "groups_of", "require_sensitive", "spread"]
+__all__ = [
+    "on_known",
+    "Groups",
+    "Columns",
+    "as_columns",
+    "groups_of",
+    "require_sensitive",
+    "spread",
+]
 
 #: One column name or a sequence of them.
 Columns = Hashable | Sequence[Hashable]
@@ -462,6 +470,16 @@ def spread(groups: Groups, positions: np.ndarray | None, values: Any, fill: Any)
     out = np.full(groups.n_groups, fill, dtype=np.result_type(values.dtype, type(fill)))
     out[positions] = values
     return out
+
+
+def on_known(groups: Groups, per_group: Any) -> np.ndarray:
+    """``per_group`` (a function of :class:`Groups` returning one number per group) computed on
+    the groups' known sensitive values (:meth:`Groups.known_view`), 0 for the groups without
+    one and for groups built without a sensitive column."""
+    if groups.values is None:
+        return np.zeros(groups.n_groups)
+    view, positions = groups.known_view()
+    return spread(groups, positions, per_group(view), 0.0)
 
 
 def require_sensitive(groups: Groups) -> None:

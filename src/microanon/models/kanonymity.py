@@ -16,7 +16,7 @@ import pandas as pd
 from microanon.core.errors import InputError
 
 from ._params import integer
-from .base import PrivacyModel
+from .base import ClassBounds, PrivacyModel
 from .groups import Columns, Groups, groups_of
 from .verdict import Verdict, build_verdict
 
@@ -89,6 +89,15 @@ class KAnonymity(PrivacyModel):
     def needs_sensitive(self) -> bool:
         """k-anonymity is about the quasi-identifiers only."""
         return False
+
+    @property
+    def monotone(self) -> bool:
+        """A union of classes of at least k records has at least k."""
+        return True
+
+    def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
+        """At least k records: the whole verdict."""
+        return ClassBounds(min_size=int(self.k), exact=True)
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups with at least k records."""

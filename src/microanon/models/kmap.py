@@ -37,6 +37,7 @@ import pandas as pd
 from microanon.core.errors import InputError
 
 from ._params import choice, integer, real
+from .base import ClassBounds
 from .groups import Columns, Groups, groups_of
 from .population import PopulationModel, population_sizes
 from .verdict import Verdict, build_verdict
@@ -288,6 +289,18 @@ class KMap(PopulationModel):
         if self.estimator is None:
             return None
         return estimated_threshold(self.k, self.fraction, self.significance, self.estimator)
+
+    @property
+    def monotone(self) -> bool:
+        """Population cells and class sizes add up when classes merge."""
+        return True
+
+    def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
+        """The estimator's derived class size, or k people of the population: the whole
+        verdict."""
+        if self.estimator is not None:
+            return ClassBounds(min_size=int(self.threshold or 1), exact=True)
+        return ClassBounds(min_people=int(self.k), exact=True)
 
     def class_ok(self, sizes: np.ndarray, population: np.ndarray) -> np.ndarray:
         """Classes with at least k people in the population."""

@@ -29,8 +29,8 @@ import pandas as pd
 from microanon.core.errors import InputError
 
 from ._params import TOL, choice, integer, real
-from .base import PrivacyModel
-from .groups import Columns, Groups, groups_of, spread
+from .base import BOUND_SLACK, ClassBounds, PrivacyModel
+from .groups import Columns, Groups, groups_of, on_known, spread
 from .verdict import Verdict, build_verdict
 
 __all__ = ["l_diversity", "LDiversity", "FORMS", "group_diversity"]
@@ -223,6 +223,56 @@ class LDiversity(PrivacyModel):
     ) -> Verdict:
         """Check the model on a table or prebuilt groups."""
         return l_diversity(data, quasi, sensitive, self.l, self.form, self.c)
+
+    @property
+    def monotone(self) -> bool:
+        """Distinct counts add up, entropy is concave, the largest count subadditive and the
+        tail superadditive: a union of ℓ-diverse classes is ℓ-diverse, in every form."""
+        return True
+
+    def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
+        """Every form implies distinct ℓ-diversity (``exp(H) <= m``; ``r_1 <= n/ℓ`` needs
+        ``m >= ℓ`` values; the recursive form needs ``r_ℓ``): at least ⌈ℓ⌉ distinct values
+        (with the checks' tolerance); the whole verdict for the distinct form."""
+        ell = float(self.l)
+        if self.form in ("distinct", "recursive"):
+            least = int(math.ceil(ell))
+        else:
+            # entropy: log(exp H) >= log ℓ - tol and exp H <= m; frequency: r_1/n <= 1/ℓ + tol
+            bound = ell * math.exp(-TOL) if self.form == "entropy" else 1.0 / (1.0 / ell + TOL)
+            least = max(1, int(math.ceil(bound - BOUND_SLACK)))
+        return ClassBounds(min_distinct=least, exact=self.form == "distinct")
+
+    def deficits(self, groups: Groups, people: np.ndarray | None) -> np.ndarray:
+        """Records of each group that stay suppressed in every refinement, on its known
+        values: if a share ``F`` of a group's records is in failing parts, entropy ℓ gives
+        ``F >= 1 - H / log ℓ``; frequency ℓ ``r_1 <= (n - s)/ℓ + s``, so
+        ``s >= (r_1 - n/ℓ) / (1 - 1/ℓ)``; recursive (c, ℓ) ``r_1 <= c·tail + s``."""
+        return on_known(groups, self._known_deficits)
+
+    def _known_deficits(self, groups: Groups) -> np.ndarray:
+        sizes = groups.sizes.astype(np.float64)
+        zero = np.zeros(groups.n_groups)
+        if self.l <= 1:
+            return zero
+        if self.form == "entropy":
+            log_l = math.log(self.l) - TOL - BOUND_SLACK
+            if log_l <= 0:
+                return zero
+            entropy = np.log(group_diversity(groups, "entropy"))
+            return sizes * np.maximum(1.0 - entropy / log_l, 0.0)
+        top = groups.max_count.astype(np.float64)
+        if self.form == "frequency":
+            share = 1.0 / self.l + TOL + BOUND_SLACK
+            return np.maximum(top - sizes * share, 0.0) / (1.0 - share)
+        if self.form == "recursive":
+            g = groups.pair_group
+            order = np.lexsort((-groups.pair_count, g))
+            counts = groups.pair_count[order].astype(np.float64)
+            rank = np.arange(len(counts)) - groups.starts[g[order]]
+            head = np.bincount(g[order], weights=counts * (rank < self.l - 1), minlength=len(sizes))
+            return np.maximum(top - self.c * (sizes - head) - BOUND_SLACK, 0.0)
+        return zero
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups that are ℓ-diverse in this form."""

@@ -21,6 +21,7 @@ forms (``BasicBLikeness``, ``EnhancedBLikeness``) the same way.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +32,8 @@ import pandas as pd
 from microanon.core.errors import InputError
 
 from ._params import TOL, choice, real
-from .base import PrivacyModel
-from .groups import Columns, Groups, groups_of, spread
+from .base import BOUND_SLACK, ClassBounds, PrivacyModel
+from .groups import Columns, Groups, groups_of, on_known, spread
 from .verdict import Verdict, build_verdict
 
 __all__ = ["beta_likeness", "BetaLikeness", "LIKENESS_FORMS", "pair_ratios"]
@@ -140,8 +141,65 @@ def beta_likeness(
     )
 
 
+def size_under_caps(caps: np.ndarray, n_total: int) -> int:
+    """Smallest class size whose records can all fit under per-value share caps.
+
+    A class of ``n`` records holds at most ``⌊a_v n⌋`` records of value ``v`` (and at most
+    ``n``); it needs ``Σ_v min(n, ⌊a_v n⌋) >= n``. The caps are widened by the slack.
+    """
+    caps = caps[caps > 0] * (1.0 + BOUND_SLACK) + BOUND_SLACK
+    start = 1
+    while start <= n_total:
+        sizes = np.arange(start, min(start + 512, n_total + 1), dtype=np.float64)
+        fit = np.minimum(np.floor(sizes[:, None] * caps[None, :]), sizes[:, None]).sum(axis=1)
+        ok = fit >= sizes
+        if ok.any():
+            return int(sizes[np.argmax(ok)])
+        start += 512
+    return n_total
+
+
+def share_cap_deficits(groups: Groups, caps: np.ndarray) -> np.ndarray:
+    """Deficits of per-value share caps ``q_v <= a_v``: ``max_v (c_v - a_v n) / (1 - a_v)``.
+
+    Passing parts hold at most ``a_v`` of their records with value ``v``, failing parts at most
+    all of theirs, so ``c_v <= a_v (n - s) + s`` for ``s`` failing records.
+    """
+    a = caps[groups.pair_value] * (1.0 + BOUND_SLACK) + BOUND_SLACK
+    n = groups.sizes[groups.pair_group].astype(np.float64)
+    bounded = a < 1.0
+    need = np.where(bounded, (groups.pair_count - a * n) / np.where(bounded, 1.0 - a, 1.0), 0.0)
+    return np.maximum(np.maximum.reduceat(need, groups.starts), 0.0)
+
+
+class ShareCapped(PrivacyModel):
+    """What β-likeness and δ-disclosure privacy share for the search: each caps every value's
+    share in a class at a fixed multiple of its share in the reference (``bounds``)."""
+
+    @abstractmethod
+    def bounds(self, reference: np.ndarray) -> np.ndarray:
+        """The cap of each value's share in a class, given the reference's counts."""
+
+    @property
+    def compares_with_reference(self) -> bool:
+        """Each class is compared with the whole table's sensitive distribution."""
+        return True
+
+    def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
+        """The smallest class whose records fit under the caps (:func:`size_under_caps`)."""
+        if reference is None:
+            return ClassBounds()
+        return ClassBounds(min_size=size_under_caps(self.bounds(reference), int(reference.sum())))
+
+    def deficits(self, groups: Groups, people: np.ndarray | None) -> np.ndarray:
+        """:func:`share_cap_deficits` on each group's known values."""
+        return on_known(
+            groups, lambda view: share_cap_deficits(view, self.bounds(view.value_counts))
+        )
+
+
 @dataclass(frozen=True)
-class BetaLikeness(PrivacyModel):
+class BetaLikeness(ShareCapped):
     """β-likeness with a fixed β and form (see :func:`beta_likeness`).
 
     Notes
@@ -173,6 +231,11 @@ class BetaLikeness(PrivacyModel):
     ) -> Verdict:
         """Check the model on a table or prebuilt groups."""
         return beta_likeness(data, quasi, sensitive, self.beta, self.form)
+
+    @property
+    def monotone(self) -> bool:
+        """A share cap that holds in every part holds in their union."""
+        return True
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups whose every relative gain is within the bound."""

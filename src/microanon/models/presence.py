@@ -26,6 +26,7 @@ import pandas as pd
 from microanon.core.errors import InputError
 
 from ._params import TOL, real
+from .base import BOUND_SLACK
 from .groups import Columns, Groups, groups_of
 from .population import PopulationModel, population_sizes
 from .verdict import Verdict, build_verdict
@@ -156,6 +157,18 @@ class DeltaPresence(PopulationModel):
     def name(self) -> str:
         """``"delta-presence"``."""
         return "delta-presence"
+
+    @property
+    def monotone(self) -> bool:
+        """Only without a lower bound (see the class's notes)."""
+        return self.delta_min == 0.0
+
+    def deficits(self, groups: Groups, people: np.ndarray | None) -> np.ndarray:
+        """From the upper bound: passing parts hold at most ``δ_max`` records per person of
+        their population cells, which lie in the group's, so ``s >= n - δ_max N`` records of a
+        group with ``N`` people stay suppressed."""
+        sizes = groups.sizes.astype(np.float64)
+        return np.maximum(sizes - (self.delta_max + TOL + BOUND_SLACK) * people, 0.0)
 
     def class_ok(self, sizes: np.ndarray, population: np.ndarray) -> np.ndarray:
         """Classes whose ratio of records to people lies in ``[delta_min, delta_max]``."""

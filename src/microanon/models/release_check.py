@@ -14,7 +14,7 @@ from microanon.core.release import Release
 from .base import PrivacyModel
 from .config import as_models
 from .p_privacy import distribution_verdicts
-from .population import PopulationModel, population_from_record
+from .population import population_from_record
 from .verdict import Verdict
 
 __all__ = ["check_release", "published_groups_frame"]
@@ -94,7 +94,7 @@ def check_release(
     return [
         m.check(
             table,
-            quasi if isinstance(m, PopulationModel) and m.needs_population else linked,
+            quasi if m.needs_population else linked,
             sensitive if m.needs_sensitive else None,
         )
         for m in resolved
@@ -113,7 +113,7 @@ def _with_populations(release: Release, models: list[PrivacyModel]) -> list[Priv
         raise InputError("populations: the release keeps one entry per claimed model")
     out = []
     for model, record in zip(models, records, strict=True):
-        if isinstance(model, PopulationModel) and model.needs_population:
+        if model.needs_population:
             if record is None:
                 where = "" if release.has_internal else " (its internal part is not loaded)"
                 raise InputError(

@@ -27,9 +27,9 @@ from microanon.core.errors import HierarchyError, InputError
 from microanon.core.hierarchy import Hierarchy, value_key
 
 from ._params import TOL, choice, real
-from .base import PrivacyModel
+from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .emd import emd_equal, emd_hierarchical, emd_ordered
-from .groups import Columns, Groups, groups_of, spread
+from .groups import Columns, Groups, groups_of, on_known, spread
 from .verdict import Verdict, build_verdict
 
 __all__ = ["t_closeness", "TCloseness", "DISTANCES", "group_emd"]
@@ -194,6 +194,20 @@ def t_closeness(
     )
 
 
+def _min_total_variation(reference: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Smallest total-variation distance to ``reference`` of an ``n``-record distribution."""
+    q = reference / reference.sum()
+    target = sizes[:, None] * q[None, :]
+    base = np.floor(target)
+    frac = target - base
+    short = (sizes - base.sum(axis=1)).astype(np.int64)
+    order = np.argsort(-frac, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(q.size)[None, :], axis=1)
+    counts = base + (ranks < short[:, None])
+    return 0.5 * np.abs(counts / sizes[:, None] - q[None, :]).sum(axis=1)
+
+
 @dataclass(frozen=True)
 class TCloseness(PrivacyModel):
     """t-closeness with fixed parameters (see :func:`t_closeness` for the default distance)."""
@@ -232,6 +246,64 @@ class TCloseness(PrivacyModel):
         view, positions = groups.known_view()
         emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
         return spread(groups, positions, emd <= self.t + TOL, True)
+
+    @property
+    def monotone(self) -> bool:
+        """The EMD to a fixed distribution is convex in the class distribution."""
+        return True
+
+    @property
+    def compares_with_reference(self) -> bool:
+        """Each class is compared with the whole table's sensitive distribution."""
+        return True
+
+    def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
+        """Smallest class size, and share of the reference its values must cover, to be
+        within t: with the equal ground distance a class of ``n`` records is at least the
+        total variation between the reference and its best ``n``-record rounding away, and at
+        least the reference's mass outside its values; the ordered and hierarchical distances
+        are at least the total variation divided by ``m - 1`` and by the tree's height."""
+        if reference is None:
+            return ClassBounds()
+        ref = reference[reference > 0].astype(np.float64)
+        factor = self._emd_factor(len(ref), numeric)
+        if factor == 0.0 or len(ref) <= 1:
+            return ClassBounds()
+        t = self.t + TOL + BOUND_SLACK
+        n_total = int(ref.sum())
+        start, size = 1, n_total
+        while start <= n_total:
+            sizes = np.arange(start, min(start + 512, n_total + 1), dtype=np.float64)
+            ok = _min_total_variation(ref, sizes) * factor <= t
+            if ok.any():
+                size = int(sizes[np.argmax(ok)])
+                break
+            start += 512
+        return ClassBounds(min_size=size, min_coverage=1.0 - t / factor)
+
+    def _emd_factor(self, m: int, numeric: bool) -> float:
+        """A factor ``f`` with ``EMD >= f · total variation`` under the ground distance."""
+        distance = self.distance or ("ordered" if numeric else "equal")
+        if distance == "equal":
+            return 1.0
+        if distance == "ordered":
+            width = len(self.order) if self.order is not None else m
+            return 1.0 / (width - 1) if width > 1 else 0.0
+        height = self.hierarchy.height
+        return 1.0 / height if height > 0 else 0.0
+
+    def deficits(self, groups: Groups, people: np.ndarray | None) -> np.ndarray:
+        """On each group's known values: ``EMD <= (1 - F) t + F`` for a share ``F`` of its
+        records in failing parts (an EMD never exceeds 1), so ``F >= (EMD - t) / (1 - t)``."""
+        t = self.t + TOL + BOUND_SLACK
+        if t >= 1.0:
+            return np.zeros(groups.n_groups)
+
+        def known(view: Groups) -> np.ndarray:
+            emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
+            return view.sizes.astype(np.float64) * np.maximum(emd - t, 0.0) / (1.0 - t)
+
+        return on_known(groups, known)
 
     def to_config(self) -> dict[str, dict[str, Any]]:
         """``{"t_closeness": {"t": ..., ["distance"|"order"|"hierarchy": ...]}}``.

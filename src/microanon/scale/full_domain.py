@@ -37,7 +37,7 @@ from ..methods._release import SUPPRESSED_ROWS, numbers_of
 from ..methods.generalize._search import check_metric, check_suppression
 from ..methods.generalize._searches import check_search, run_search
 from ..methods.generalize.full_domain import population_records
-from ..models import PopulationModel, PrivacyModel, Verdict, as_models
+from ..models import PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
 from .client import dask_client, wait_stage
@@ -448,7 +448,7 @@ def full_domain_dask(
 
 
 def _against_population(model: PrivacyModel) -> bool:
-    return isinstance(model, PopulationModel) and model.needs_population
+    return model.needs_population
 
 
 def _population_values(schema: Schema, models: list[PrivacyModel]) -> dict[str, list[pd.Series]]:

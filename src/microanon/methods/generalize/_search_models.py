@@ -1,7 +1,11 @@
 """Which classes of a node the privacy models reject, and what stays valid for pruning.
 
 Every model here is a per-class condition (:meth:`PrivacyModel.group_ok`); the records of a
-class that fails any model are suppressed. Three facts drive the pruning of the search:
+class that fails any model are suppressed. Each model declares what the search needs about it
+(:attr:`~microanon.models.PrivacyModel.monotone`, :meth:`~microanon.models.PrivacyModel.
+class_bounds`, :meth:`~microanon.models.PrivacyModel.deficits`, ``compares_with_reference``,
+``needs_population``), next to its definition; the search asks the model, never its type.
+Three facts drive the pruning of the search:
 
 * **Monotone under merging without suppression.** If two classes satisfy k-anonymity, any
   ℓ-diversity form, t-closeness or β-likeness (against a fixed reference distribution), or
@@ -49,7 +53,6 @@ value. Both keep valid deficits from their upper bounds (:func:`_deficits`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -58,126 +61,21 @@ import pandas as pd
 
 from ...core.errors import HierarchyError, InputError
 from ...core.hierarchy import Hierarchy
-from ...models import (
-    BetaLikeness,
-    DeltaDisclosure,
-    DeltaPresence,
-    Groups,
-    KAnonymity,
-    KMap,
-    LDiversity,
-    PopulationModel,
-    PrivacyModel,
-    TCloseness,
-    Verdict,
-)
-from ...models.groups import spread
-from ...models.ldiversity import group_diversity
+from ...models import ClassBounds, Groups, PopulationModel, PrivacyModel, Verdict
 from ...models.population import population_weights
-from ...models.tcloseness import group_emd
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, group_keys, pack, roll_up
 
 __all__ = ["ModelSet", "Population"]
 
-_TOL = 1e-12
 #: Slack of the implied bounds, so that rounding never makes them reject a passing class.
 _SLACK = 1e-9
 #: Population frequency sets kept for rolling up, at most this many rows (besides the bottom's).
 _CACHE_ROWS = 1_000_000
-#: Models for which "every class passes" is monotone up the lattice (δ-presence: see _monotone).
-_MONOTONE = (KAnonymity, LDiversity, TCloseness, BetaLikeness, KMap)
-
-
-def _implied_distinct(model: LDiversity) -> int:
-    """Fewest distinct sensitive values a class needs to satisfy an ℓ-diversity form."""
-    ell = float(model.l)
-    if model.form in ("distinct", "recursive"):
-        return int(math.ceil(ell))
-    if model.form == "entropy":  # pass: log(exp H) >= log ℓ - tol and exp H <= m
-        bound = ell * math.exp(-_TOL)
-    else:  # frequency: r_1 / n <= 1/ℓ + tol and n <= m r_1
-        bound = 1.0 / (1.0 / ell + _TOL)
-    return max(1, int(math.ceil(bound - _SLACK)))
-
-
-def _min_total_variation(reference: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Smallest total-variation distance to ``reference`` of an ``n``-record distribution."""
-    q = reference / reference.sum()
-    target = sizes[:, None] * q[None, :]
-    base = np.floor(target)
-    frac = target - base
-    short = (sizes - base.sum(axis=1)).astype(np.int64)
-    order = np.argsort(-frac, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(q.size)[None, :], axis=1)
-    counts = base + (ranks < short[:, None])
-    return 0.5 * np.abs(counts / sizes[:, None] - q[None, :]).sum(axis=1)
-
-
-def _emd_factor(model: TCloseness, m: int, numeric: bool) -> float:
-    """A factor ``f`` with ``EMD >= f · total variation`` under the model's ground distance."""
-    distance = model.distance or ("ordered" if numeric else "equal")
-    if distance == "equal":
-        return 1.0
-    if distance == "ordered":
-        width = len(model.order) if model.order is not None else m
-        return 1.0 / (width - 1) if width > 1 else 0.0
-    height = model.hierarchy.height
-    return 1.0 / height if height > 0 else 0.0
-
-
-def _implied_by_t(model: TCloseness, reference: np.ndarray, numeric: bool) -> tuple[int, float]:
-    """Smallest class size, and share of the reference its values must cover, to be within t.
-
-    A class whose values cover a share ``c`` of the reference is at least ``1 - c`` away in
-    total variation (the uncovered mass must move), so it needs ``c >= 1 - t / f``.
-    """
-    ref = reference[reference > 0].astype(np.float64)
-    factor = _emd_factor(model, len(ref), numeric)
-    if factor == 0.0 or len(ref) <= 1:
-        return 1, 0.0
-    t = model.t + _TOL + _SLACK
-    n_total = int(ref.sum())
-    start = 1
-    size = n_total
-    while start <= n_total:
-        sizes = np.arange(start, min(start + 512, n_total + 1), dtype=np.float64)
-        ok = _min_total_variation(ref, sizes) * factor <= t
-        if ok.any():
-            size = int(sizes[np.argmax(ok)])
-            break
-        start += 512
-    return size, 1.0 - t / factor
-
-
-def _implied_by_caps(caps: np.ndarray, n_total: int) -> int:
-    """Smallest class size whose records can all fit under per-value share caps.
-
-    A class of ``n`` records holds at most ``⌊a_v n⌋`` records of value ``v`` (and at most
-    ``n``); it needs ``Σ_v min(n, ⌊a_v n⌋) >= n``. The caps are widened by the slack.
-    """
-    caps = caps[caps > 0] * (1.0 + _SLACK) + _SLACK
-    start = 1
-    while start <= n_total:
-        sizes = np.arange(start, min(start + 512, n_total + 1), dtype=np.float64)
-        fit = np.minimum(np.floor(sizes[:, None] * caps[None, :]), sizes[:, None]).sum(axis=1)
-        ok = fit >= sizes
-        if ok.any():
-            return int(sizes[np.argmax(ok)])
-        start += 512
-    return n_total
-
-
-def _monotone(model: PrivacyModel) -> bool:
-    """Whether "every class passes" stays true up the lattice (see the module docstring)."""
-    if isinstance(model, DeltaPresence):
-        return model.delta_min == 0.0
-    return isinstance(model, _MONOTONE)
 
 
 def _population_of(model: PrivacyModel) -> bool:
     """Whether the search checks ``model`` against a population table."""
-    return isinstance(model, PopulationModel) and model.needs_population
+    return model.needs_population
 
 
 class Population:
@@ -301,6 +199,7 @@ class ModelSet:
     min_size: int = 1
     min_distinct: int = 1
     min_coverage: float = 0.0
+    min_people: dict[int, int] = field(default_factory=dict)
     others: list[PrivacyModel] = field(default_factory=list)
     exact_filter: bool = True
     monotone: bool = True
@@ -329,34 +228,23 @@ class ModelSet:
         if values is not None and not isinstance(values, pd.Index):
             domain = pd.Index(list(values))
         out = cls(list(models), sensitive, domain, numeric, reference)
-        out.follows_release = follows_release and any(map(_has_reference, models))
+        out.follows_release = follows_release and any(m.compares_with_reference for m in models)
         if domain is not None:
             unknown = np.flatnonzero(np.asarray(pd.isna(domain)))
             out.unknown_code = int(unknown[0]) if len(unknown) else None
         for model in models:
-            out.monotone &= _monotone(model)
-            if isinstance(model, KAnonymity):
-                out.min_size = max(out.min_size, int(model.k))
-                continue
-            if isinstance(model, KMap):
-                if model.estimator is not None:
-                    out.min_size = max(out.min_size, model.threshold)
-                continue  # with a population: the filter's population test
-            if isinstance(model, LDiversity):
-                out.min_distinct = max(out.min_distinct, _implied_distinct(model))
-                if model.form == "distinct":
-                    continue
-            elif out.unknown_code is not None:
-                pass  # a class whose values are all unknown passes whatever its size
-            elif isinstance(model, TCloseness):
-                size, coverage = _implied_by_t(model, reference, numeric)
-                out.min_size = max(out.min_size, size)
-                out.min_coverage = max(out.min_coverage, coverage)
-            elif isinstance(model, (BetaLikeness, DeltaDisclosure)):
-                size = _implied_by_caps(model.bounds(reference), int(reference.sum()))
-                out.min_size = max(out.min_size, size)
-            out.others.append(model)
-            out.exact_filter = False
+            out.monotone &= model.monotone
+            bounds = model.class_bounds(reference, numeric)
+            if out.unknown_code is not None and model.compares_with_reference:
+                bounds = ClassBounds()  # a class whose values are all unknown passes
+            out.min_size = max(out.min_size, bounds.min_size)
+            out.min_distinct = max(out.min_distinct, bounds.min_distinct)
+            out.min_coverage = max(out.min_coverage, bounds.min_coverage)
+            if bounds.min_people:
+                out.min_people[id(model)] = bounds.min_people
+            if not bounds.exact:
+                out.others.append(model)
+                out.exact_filter = False
         return out
 
     def attach_populations(
@@ -415,9 +303,8 @@ class ModelSet:
             share = self.reference / self.reference.sum()
             covered = np.bincount(fs.cls, weights=share[fs.sa], minlength=fs.n_classes)
             fail |= covered < self.min_coverage - _SLACK
-        for model in self.models:
-            if isinstance(model, KMap) and _population_of(model):
-                fail |= self.populations[id(model)].people(fs) < model.k
+        for model_id, least in self.min_people.items():
+            fail |= self.populations[model_id].people(fs) < least
         return fail
 
     def groups(
@@ -502,7 +389,7 @@ class ModelSet:
         if not ok.all():
             need = np.zeros(groups.n_groups)
             for model in self.others:
-                need = np.maximum(need, _deficits(model, groups, people.get(id(model))))
+                need = np.maximum(need, model.deficits(groups, people.get(id(model))))
             deficit += int(np.ceil(need[~ok] - _SLACK).clip(min=0).sum())
         over = limit is not None and int(fs.sizes[fail].sum()) > limit
         if self.follows_release and not over:
@@ -560,87 +447,3 @@ class ModelSet:
                 return fail
             fail = fail.copy()
             fail[kept_classes[~ok]] = True
-
-
-def _has_reference(model: PrivacyModel) -> bool:
-    """Whether a model compares each class with the whole table's sensitive distribution."""
-    return isinstance(model, (TCloseness, BetaLikeness, DeltaDisclosure))
-
-
-def _share_deficits(groups: Groups, caps: np.ndarray) -> np.ndarray:
-    """Deficits of per-value share caps ``q_v <= a_v``: ``max_v (c_v - a_v n) / (1 - a_v)``.
-
-    Passing parts hold at most ``a_v`` of their records with value ``v``, failing parts at most
-    all of theirs, so ``c_v <= a_v (n - s) + s`` for ``s`` failing records.
-    """
-    a = caps[groups.pair_value] * (1.0 + _SLACK) + _SLACK
-    n = groups.sizes[groups.pair_group].astype(np.float64)
-    bounded = a < 1.0
-    need = np.where(bounded, (groups.pair_count - a * n) / np.where(bounded, 1.0 - a, 1.0), 0.0)
-    return np.maximum(np.maximum.reduceat(need, groups.starts), 0.0)
-
-
-def _deficits(model: PrivacyModel, groups: Groups, people: np.ndarray | None) -> np.ndarray:
-    """Records of each group that stay suppressed in every refinement of it.
-
-    If the parts of a group are split into passing and failing ones, with a share ``F`` of the
-    records in failing parts, then (concavity of entropy, convexity of the EMD to a fixed
-    distribution, subadditivity of the largest count and superadditivity of the tail):
-
-    - entropy ℓ: ``H >= (1 - F) log ℓ``, so ``F >= 1 - H / log ℓ``;
-    - t-closeness: ``EMD <= (1 - F) t + F`` (an EMD never exceeds 1), so
-      ``F >= (EMD - t) / (1 - t)``;
-    - frequency ℓ: ``r_1 <= (n - s)/ℓ + s`` for ``s`` failing records, so
-      ``s >= (r_1 - n/ℓ) / (1 - 1/ℓ)``;
-    - recursive (c, ℓ): ``r_1 <= c·tail + s``, so ``s >= r_1 - c·tail``;
-    - β-likeness and δ-disclosure (its upper bound ``q < p e^δ``): the share caps of
-      :func:`_share_deficits`;
-    - δ-presence (its upper bound): passing parts have at most ``δ_max`` records per person of
-      their population cells, which lie in the group's, so ``s >= n - δ_max N`` for ``N``
-      people (``people``)
-
-    (thresholds widened by the checks' tolerance and a slack). Other models give 0. The
-    sensitive-value models count known values only (:meth:`Groups.known_view`): a group's
-    known records that stay suppressed are a lower bound of its records that do.
-    """
-    if isinstance(model, DeltaPresence):
-        sizes = groups.sizes.astype(np.float64)
-        return np.maximum(sizes - (model.delta_max + _TOL + _SLACK) * people, 0.0)
-    if groups.values is None:
-        return np.zeros(groups.n_groups)
-    view, positions = groups.known_view()
-    return spread(groups, positions, _known_deficits(model, view), 0.0)
-
-
-def _known_deficits(model: PrivacyModel, groups: Groups) -> np.ndarray:
-    """:func:`_deficits` of a sensitive-value model on groups whose values are all known."""
-    sizes = groups.sizes.astype(np.float64)
-    zero = np.zeros(groups.n_groups)
-    if isinstance(model, (BetaLikeness, DeltaDisclosure)):
-        return _share_deficits(groups, model.bounds(groups.value_counts))
-    if isinstance(model, TCloseness):
-        t = model.t + _TOL + _SLACK
-        if t >= 1.0:
-            return zero
-        emd, _ = group_emd(groups, model.distance, model.order, model.hierarchy)
-        return sizes * np.maximum(emd - t, 0.0) / (1.0 - t)
-    if not isinstance(model, LDiversity) or model.l <= 1:
-        return zero
-    if model.form == "entropy":
-        log_l = math.log(model.l) - _TOL - _SLACK
-        if log_l <= 0:
-            return zero
-        entropy = np.log(group_diversity(groups, "entropy"))
-        return sizes * np.maximum(1.0 - entropy / log_l, 0.0)
-    top = groups.max_count.astype(np.float64)
-    if model.form == "frequency":
-        share = 1.0 / model.l + _TOL + _SLACK
-        return np.maximum(top - sizes * share, 0.0) / (1.0 - share)
-    if model.form == "recursive":
-        g = groups.pair_group
-        order = np.lexsort((-groups.pair_count, g))
-        counts = groups.pair_count[order].astype(np.float64)
-        rank = np.arange(len(counts)) - groups.starts[g[order]]
-        head = np.bincount(g[order], weights=counts * (rank < model.l - 1), minlength=len(sizes))
-        return np.maximum(top - model.c * (sizes - head) - _SLACK, 0.0)
-    return zero

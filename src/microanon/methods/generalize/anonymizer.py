@@ -30,7 +30,7 @@ from ...core.errors import HierarchyError, InfeasibleError, InputError
 from ...core.files import read_text_file
 from ...core.release import Release
 from ...core.schema import Schema
-from ...models import PopulationModel, PrivacyModel, as_models, check_release
+from ...models import PrivacyModel, as_models, check_release
 from .._release import resolve_hierarchies
 from ._reusable import NOT_REUSABLE, RECODINGS, Recoding
 
@@ -70,7 +70,7 @@ def _models(models: Any, recoding: Recoding) -> list[PrivacyModel]:
 
 
 def _population_models(models: list[PrivacyModel]) -> list[str]:
-    return [m.name for m in models if isinstance(m, PopulationModel) and m.needs_population]
+    return [m.name for m in models if m.needs_population]
 
 
 class Anonymizer:

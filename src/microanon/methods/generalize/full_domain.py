@@ -57,7 +57,7 @@ from ...core.random import RandomLike
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
-from ...models import Groups, PopulationModel, as_models
+from ...models import Groups, as_models
 from ...models.population import population_record, population_sizes, population_weights
 from .._release import (
     SUPPRESSED_ROWS,
@@ -166,7 +166,7 @@ def population_records(
         count += "_"
     out: list[dict[str, Any] | None] = []
     for model in models:
-        if not (isinstance(model, PopulationModel) and model.needs_population):
+        if not model.needs_population:
             out.append(None)
             continue
         columns = {}
@@ -417,7 +417,7 @@ def _prepare(
         populations=True,
         unknown_sensitive=True,
     )
-    with_population = [m for m in resolved if isinstance(m, PopulationModel) and m.needs_population]
+    with_population = [m for m in resolved if m.needs_population]
     if with_population and suppressed_rows == "star" and suppression > 0:
         raise InputError(
             f"suppressed_rows: star is not available with {with_population[0].name} against a "
@@ -438,7 +438,7 @@ def _release(
     published = publish_levels(table, result.levels, result.suppressed_mask, mode)
     if mode == "star" and result.suppressed:
         _check_star_class(published, result.suppressed, table, models)
-    if any(isinstance(m, PopulationModel) and m.needs_population for m in models):
+    if any(m.needs_population for m in models):
         metadata["populations"] = population_records(table, result.levels, published, models)
     return generalized_release(
         "full_domain",
