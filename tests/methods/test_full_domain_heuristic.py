@@ -119,7 +119,7 @@ def test_heuristic_with_population_and_share_models(p: dict, metric: str, steps:
 
 
 @settings(
-    max_examples=40,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -332,7 +332,7 @@ def test_a_config_passes_the_search_parameters() -> None:
 
 
 @settings(
-    max_examples=30,
+    max_examples=15,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -233,7 +233,7 @@ def test_optimum_equals_brute_force(p: dict) -> None:
 
 
 @settings(
-    max_examples=150,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
