@@ -106,22 +106,10 @@ def genetic_search(
 
     Parameters
     ----------
-    table : Table
-        The encoded original table (quasi-identifiers with hierarchies).
-    models : ModelSet
-        The models, as the exact search builds them (:func:`._search._model_set`).
-    limit : int
-        Records that may be suppressed.
-    metric : str
-        A canonical metric name (:func:`._metrics.canonical_metric`).
-    suppression : float
-        The share behind ``limit`` (for messages).
-    time_limit : float or None
-        Seconds after which no further node is checked (None: no time limit).
-    step_limit : int or None
-        Most nodes checked (None: no such limit).
-    watch : SearchWatch, optional
-        Hears of every node checked and may stop the search (the best node so far is kept).
+    table, models, limit, metric, suppression, time_limit, step_limit, watch
+        As for :func:`._heuristic.heuristic_search`: the encoded table, the models, the records
+        that may be suppressed (and their share, for messages), the metric, the budget and
+        its watcher.
     rng : numpy.random.Generator, optional
         The source of every random choice (None: a generator seeded from the operating
         system's entropy, :func:`numpy.random.default_rng`).
