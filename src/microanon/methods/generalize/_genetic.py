@@ -257,23 +257,4 @@ def genetic_search(
         stopped = str(exc)
     if walk.incumbent is None:
         raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression, "genetic")
-    winner = walk.winner()
-    inc = walk.checked[winner]
-    lower = min(walk.best, _unexplored_bound(walk, set(walk.checked), budget))
-    if inc.suppressed:
-        mask = walk.rows_of(winner)
-    else:  # no class fails: nothing to map back to the rows
-        mask = np.zeros(table.n_rows, dtype=bool)
-    return SearchResult(
-        levels={qi: int(lv) for qi, lv in zip(walk.quasi, winner, strict=True)},
-        metric=metric,
-        metric_value=walk.metric.report(inc.value),
-        suppressed=inc.suppressed,
-        nodes_checked=budget.steps,
-        lattice_size=walk.size,
-        search_seconds=budget.seconds,
-        suppressed_mask=mask,
-        kind="genetic",
-        lower_bound=walk.metric.report(lower),
-        stopped=stopped,
-    )
+    return walk.result("genetic", budget, stopped, set(walk.checked))

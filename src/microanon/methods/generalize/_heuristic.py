@@ -97,6 +97,8 @@ class _Walk:
         self.models = models
         self.limit = limit
         self.n = table.n_records
+        self.n_rows = table.n_rows
+        self.metric_name = metric_name
         sa = None
         self.n_sa = 0
         if models.needs_sensitive:
@@ -231,6 +233,31 @@ class _Walk:
             return np.zeros(0)
         return self.metric.bound_of(np.asarray(nodes, dtype=np.int64))
 
+    def result(self, kind: str, budget: Budget, stopped: str, pending: set[Levels]) -> SearchResult:
+        """The search's answer: the winner (:meth:`winner`), its suppressed rows, and a lower
+        bound of the optimum from the nodes not fully expanded (``pending``, see
+        :func:`_unexplored_bound`)."""
+        winner = self.winner()
+        inc = self.checked[winner]
+        lower = min(self.best, _unexplored_bound(self, pending, budget))
+        if inc.suppressed:
+            mask = self.rows_of(winner)
+        else:  # no class fails: nothing to map back to the rows
+            mask = np.zeros(self.n_rows, dtype=bool)
+        return SearchResult(
+            levels={q: int(lv) for q, lv in zip(self.quasi, winner, strict=True)},
+            metric=self.metric_name,
+            metric_value=self.metric.report(inc.value),
+            suppressed=inc.suppressed,
+            nodes_checked=budget.steps,
+            lattice_size=self.size,
+            search_seconds=budget.seconds,
+            suppressed_mask=mask,
+            kind=kind,
+            lower_bound=self.metric.report(lower),
+            stopped=stopped,
+        )
+
     def rows_of(self, node: Levels) -> np.ndarray:
         """A feasible node's suppressed rows of the table, as the exact search maps them."""
         fs, row_of = roll_up(self.bottom, np.asarray(node, dtype=np.int64), self.maps, self.n_sa)
@@ -344,26 +371,7 @@ def heuristic_search(
         stopped = str(exc)
     if walk.incumbent is None:
         raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression)
-    winner = walk.winner()
-    inc = walk.checked[winner]
-    lower = min(walk.best, _unexplored_bound(walk, queued - expanded, budget))
-    if inc.suppressed:
-        mask = walk.rows_of(winner)
-    else:  # no class fails: nothing to map back to the rows
-        mask = np.zeros(table.n_rows, dtype=bool)
-    return SearchResult(
-        levels={q: int(lv) for q, lv in zip(walk.quasi, winner, strict=True)},
-        metric=metric,
-        metric_value=walk.metric.report(inc.value),
-        suppressed=inc.suppressed,
-        nodes_checked=budget.steps,
-        lattice_size=walk.size,
-        search_seconds=budget.seconds,
-        suppressed_mask=mask,
-        kind="best-first",
-        lower_bound=walk.metric.report(lower),
-        stopped=stopped,
-    )
+    return walk.result("best-first", budget, stopped, queued - expanded)
 
 
 #: Nodes the lower bound's walk over known-infeasible nodes visits at most.
