@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Integer, Param
 from microanon.core.errors import InputError
 
 from ._params import integer
@@ -65,6 +66,19 @@ def k_anonymity(
 @dataclass(frozen=True)
 class KAnonymity(PrivacyModel):
     """k-anonymity with a fixed ``k`` (see :func:`k_anonymity`)."""
+
+    PROMISE: ClassVar[str] = (
+        "Every combination of quasi-identifier values that is published is shared by at least k "
+        "records, so nobody can be singled out among fewer than k."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "k",
+            "Smallest number of records that must look alike (share their published "
+            "quasi-identifier values or group).",
+            (Integer(1),),
+        ),
+    )
 
     k: int
 

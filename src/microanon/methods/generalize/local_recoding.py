@@ -54,11 +54,13 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from ...core.constraints import Integer, Param
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity, as_models
 from ...models._params import integer
 from .._release import generalized_release, prepare
+from ..registry import method
 from ._recode import (
     CategoricalDim,
     Dim,
@@ -410,6 +412,23 @@ class _Clustering:
         return group, len(ids)
 
 
+@method(
+    "local_recoding",
+    kind="generalized",
+    publishes="Groups of at least k records with their common generalization. Claims k-anonymity "
+    "and the optional l-diversity or t-closeness given.",
+    help="Forms groups of at least k similar records and generalizes each group only as much "
+    "as it needs, so different records may get different levels.",
+    params=(
+        Param(
+            "k",
+            "Smallest number of records that must look alike (share their published "
+            "quasi-identifier values or group).",
+            (Integer(1),),
+        ),
+    ),
+    in_memory_because="it clusters records, and each cluster's recoding depends on its records",
+)
 def local_recoding(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],
