@@ -21,13 +21,13 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from microanon.apps.cli import main
-from microanon.methods.registry import methods as registered
 from microanon.apps.workbench import create_app
 from microanon.apps.workbench import serve as serve_module
 from microanon.apps.workbench.state import Workbench
 from microanon.apps.workbench.summaries import chart
 from microanon.apps.workbench.workdirs import OWNER_FILE, PREFIX
 from microanon.datasets import load_dataset
+from microanon.methods.registry import methods as registered
 
 #: Roles of the Adult sample: three quasi-identifiers, one sensitive, the rest left out.
 ROLES = {
