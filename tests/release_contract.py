@@ -3,9 +3,9 @@
 Used by ``test_release_contract.py`` (random tables) and ``test_release_contract_typical.py``.
 
 For each registered method (:func:`microanon.methods.registry.methods`), on random tables
-(hypothesis), the configuration is run as ``microanon anonymize`` runs it (lint, method, ``publish``): either it is
-refused with a one-line error and nothing is written, or every byte of ``public/`` (the data
-files, ``release.json`` and the public report) is scanned for
+(hypothesis), the configuration is run as ``microanon anonymize`` runs it (lint, method,
+``publish``): either it is refused with a one-line error and nothing is written, or every byte
+of ``public/`` (the data files, ``release.json`` and the public report) is scanned for
 
 - a value of an original column that the published tables do not hold (a suppressed person's
   value, a dropped column's, a randomized-away domain value), unless the schema declares it;

@@ -1,6 +1,7 @@
 """The public part of every configurable method on random tables (hypothesis).
 
-Every registered method (:func:`microanon.methods.registry.methods`) is run as ``microanon anonymize`` runs it;
+Every registered method (:func:`microanon.methods.registry.methods`) is run as
+``microanon anonymize`` runs it;
 either it refuses in one line and writes nothing, or no byte of ``public/`` holds an original
 value absent from the published data or the generator's seed or state (see
 ``release_contract.py``).
