@@ -30,10 +30,7 @@ METHODS = registry.methods()
 
 def _bad_cases() -> list[tuple[str, str, object]]:
     return [
-        (m.name, p.name, bad)
-        for m in METHODS.values()
-        for p in m.params
-        for bad in p.violations()
+        (m.name, p.name, bad) for m in METHODS.values() for p in m.params for bad in p.violations()
     ]
 
 
