@@ -35,6 +35,7 @@ __all__ = [
     "PerColumn",
     "Param",
     "REQUIRED",
+    "SMALLEST_GROUP",
     "Real",
     "Text",
     "plain_value",
@@ -369,3 +370,12 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_json_default(v) for v in value]
     return None
+
+
+#: The parameter ``k`` of every method and model that makes at least k records look alike.
+SMALLEST_GROUP = Param(
+    "k",
+    "Smallest number of records that must look alike (share their published quasi-identifier "
+    "values or group).",
+    (Integer(1),),
+)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from microanon.core.constraints import Integer, Param
+from microanon.core.constraints import SMALLEST_GROUP, Param
 from microanon.core.errors import InputError
 
 from ._params import integer
@@ -71,14 +71,7 @@ class KAnonymity(PrivacyModel):
         "Every combination of quasi-identifier values that is published is shared by at least k "
         "records, so nobody can be singled out among fewer than k."
     )
-    PARAMETERS: ClassVar[tuple[Param, ...]] = (
-        Param(
-            "k",
-            "Smallest number of records that must look alike (share their published "
-            "quasi-identifier values or group).",
-            (Integer(1),),
-        ),
-    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (SMALLEST_GROUP,)
 
     k: int
 

@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ...core.constraints import Integer, Param
+from ...core.constraints import SMALLEST_GROUP
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity, as_models
@@ -419,14 +419,7 @@ class _Clustering:
     "and the optional l-diversity or t-closeness given.",
     help="Forms groups of at least k similar records and generalizes each group only as much "
     "as it needs, so different records may get different levels.",
-    params=(
-        Param(
-            "k",
-            "Smallest number of records that must look alike (share their published "
-            "quasi-identifier values or group).",
-            (Integer(1),),
-        ),
-    ),
+    params=(SMALLEST_GROUP,),
     in_memory_because="it clusters records, and each cluster's recoding depends on its records",
 )
 def local_recoding(

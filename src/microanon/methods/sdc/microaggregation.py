@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.constraints import Boolean, Choice, ColumnNames, Integer, Param, Real, Text
+from ...core.constraints import SMALLEST_GROUP, Boolean, Choice, ColumnNames, Param, Real, Text
 from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
@@ -160,12 +160,7 @@ def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
     help="Forms groups of at least k similar records and replaces their numeric values by the "
     "group's mean.",
     params=(
-        Param(
-            "k",
-            "Smallest number of records that must look alike (share their published "
-            "quasi-identifier values or group).",
-            (Integer(1),),
-        ),
+        SMALLEST_GROUP,
         Param(
             "method",
             "How groups are formed: mdav (the usual choice), vmdav, projection, "

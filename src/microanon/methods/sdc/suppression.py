@@ -75,7 +75,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.constraints import Anything, Boolean, ColumnNames, Integer, Param, PerColumn
+from ...core.constraints import (
+    SMALLEST_GROUP,
+    Anything,
+    Boolean,
+    ColumnNames,
+    Integer,
+    Param,
+    PerColumn,
+)
 from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
@@ -339,12 +347,7 @@ def _published_column(values: pd.Series, blank: np.ndarray, kind: Kind, star: bo
     help="Blanks out single values (not whole records) of the records that stand out until "
     "every record matches at least k records.",
     params=(
-        Param(
-            "k",
-            "Smallest number of records that must look alike (share their published "
-            "quasi-identifier values or group).",
-            (Integer(1),),
-        ),
+        SMALLEST_GROUP,
         Param(
             "columns",
             "The key columns (the categorical and ordinal quasi-identifiers by default).",
