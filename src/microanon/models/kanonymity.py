@@ -15,9 +15,9 @@ import pandas as pd
 
 from microanon.core.errors import InputError
 
-from ._params import integer
 from .base import ClassBounds, PrivacyModel
 from .groups import Columns, Groups, groups_of
+from .params import integer
 from .verdict import Verdict, build_verdict
 
 __all__ = ["k_anonymity", "KAnonymity"]

@@ -28,9 +28,9 @@ import pandas as pd
 
 from microanon.core.errors import InputError
 
-from ._params import TOL, choice, integer, real
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .groups import Columns, Groups, groups_of, on_known, spread
+from .params import TOL, choice, integer, real
 from .verdict import Verdict, build_verdict
 
 __all__ = ["l_diversity", "LDiversity", "FORMS", "group_diversity"]

@@ -26,10 +26,10 @@ import pandas as pd
 from microanon.core.errors import HierarchyError, InputError
 from microanon.core.hierarchy import Hierarchy, value_key
 
-from ._params import TOL, choice, real
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .emd import emd_equal, emd_hierarchical, emd_ordered
 from .groups import Columns, Groups, groups_of, on_known, spread
+from .params import TOL, choice, real
 from .verdict import Verdict, build_verdict
 
 __all__ = ["t_closeness", "TCloseness", "DISTANCES", "group_emd"]

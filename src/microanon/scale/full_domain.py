@@ -33,10 +33,14 @@ from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
-from ..methods._release import SUPPRESSED_ROWS, numbers_of
-from ..methods.generalize._search import check_metric, check_suppression
-from ..methods.generalize._searches import check_search, run_search
 from ..methods.generalize.full_domain import population_records
+from ..methods.generalize.searches import (
+    check_metric,
+    check_search,
+    check_suppression,
+    run_search,
+)
+from ..methods.release import SUPPRESSED_ROWS, numbers_of
 from ..models import PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded

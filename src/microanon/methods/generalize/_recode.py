@@ -29,7 +29,7 @@ from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
 from ...models.groups import spread
 from ...models.ldiversity import group_diversity
 from ...models.tcloseness import group_emd
-from .._release import numbers_of, text_column, unchanged_column
+from ..release import numbers_of, text_column, unchanged_column
 
 __all__: list[str] = []
 
@@ -394,7 +394,7 @@ def publish(
     """The published table: quasi-identifiers replaced by their group's labels, rows in order.
 
     Its columns are text as a release publishes them
-    (:func:`~microanon.methods._release.text_column`): release it with
+    (:func:`~microanon.methods.release.text_column`): release it with
     ``generalized_release(..., text=True)``.
     """
     quasi = {d.name: lab for d, lab in zip(dims, labels, strict=True)}
