@@ -244,16 +244,18 @@ def test_the_private_import_check_sees_every_form(tmp_path, monkeypatch):
     ]
 
 
-def test_the_full_domain_search_asks_the_models_not_their_types():
-    """The search's modules never switch on a model's class: each model declares what the
-    search needs (monotone, class bounds, deficits, reference, population) beside its code."""
+def test_the_generalizing_methods_ask_the_models_not_their_types():
+    """The full-domain search's modules and the recoding shared by Mondrian and local recoding
+    never switch on a model's class: each model declares what they need (monotone, class
+    bounds, deficits, reference, population; recoding size, shortfall, whether it reads the
+    sensitive values) beside its code."""
     import microanon.models as models
 
     names = set(models.__all__)
     search = PACKAGE / "methods" / "generalize"
     modules = ["_search.py", "_search_models.py", "_heuristic.py", "_genetic.py", "searches.py"]
     found = []
-    for module in [*modules, "full_domain.py"]:
+    for module in [*modules, "full_domain.py", "_recode.py", "mondrian.py", "local_recoding.py"]:
         tree = ast.parse((search / module).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":

@@ -99,6 +99,11 @@ class KAnonymity(PrivacyModel):
         """At least k records: the whole verdict."""
         return ClassBounds(min_size=int(self.k), exact=True)
 
+    @property
+    def recoding_size(self) -> int:
+        """At least k records: the whole verdict, counted."""
+        return int(self.k)
+
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups with at least k records."""
         return groups.sizes >= self.k

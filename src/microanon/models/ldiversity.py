@@ -274,6 +274,16 @@ class LDiversity(PrivacyModel):
             return np.maximum(top - self.c * (sizes - head) - BOUND_SLACK, 0.0)
         return zero
 
+    def shortfall(self, groups: Groups) -> np.ndarray:
+        """``(ℓ - own ℓ) / ℓ`` on each group's known values (0 for a group without one)."""
+        view, positions = groups.known_view()  # unknown sensitive values count toward neither
+        own = group_diversity(view, self.form, self.c).astype(float)
+        return spread(groups, positions, (self.l - own) / self.l, 0.0)
+
+    def reads_sensitive_values(self, numeric: bool) -> bool:
+        """Every form counts records per value: which records share one is all it reads."""
+        return False
+
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups that are ℓ-diverse in this form."""
         view, positions = groups.known_view()

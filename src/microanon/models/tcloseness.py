@@ -247,6 +247,17 @@ class TCloseness(PrivacyModel):
         emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
         return spread(groups, positions, emd <= self.t + TOL, True)
 
+    def shortfall(self, groups: Groups) -> np.ndarray:
+        """``EMD - t`` on each group's known values (0 for a group without one)."""
+        view, positions = groups.known_view()  # unknown sensitive values count toward neither
+        emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
+        return spread(groups, positions, emd - self.t, 0.0)
+
+    def reads_sensitive_values(self, numeric: bool) -> bool:
+        """Only the ordered and hierarchical distances read the values; the equal distance
+        (the default on values that are not numbers) compares codes."""
+        return self.distance not in (None, "equal") or (self.distance is None and numeric)
+
     @property
     def monotone(self) -> bool:
         """The EMD to a fixed distribution is convex in the class distribution."""
