@@ -70,7 +70,7 @@ from ...core.errors import InfeasibleError, InputError
 from ...core.keys import shown
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
-from .._release import numbers_of
+from ..release import numbers_of
 from ._lattice import Lattice
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up, rolled
 from ._metrics import Metric, canonical_metric, make_metric

@@ -57,8 +57,8 @@ from tqdm import tqdm
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity, as_models
-from ...models._params import integer
-from .._release import generalized_release, prepare
+from ...models.params import integer
+from ..release import generalized_release, prepare
 from ._recode import (
     CategoricalDim,
     Dim,

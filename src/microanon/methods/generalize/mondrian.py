@@ -51,7 +51,7 @@ from tqdm import tqdm
 from ...core.errors import InputError
 from ...core.release import Release
 from ...core.schema import Schema
-from .._release import generalized_release, prepare
+from ..release import generalized_release, prepare
 from ._recode import (
     CategoricalDim,
     Dim,

@@ -38,7 +38,7 @@ from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
-from ._common import (
+from .common import (
     CATEGORICAL,
     _named,
     check_number,

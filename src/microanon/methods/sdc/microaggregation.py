@@ -57,7 +57,7 @@ from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import KAnonymity
-from ._common import (
+from .common import (
     CATEGORICAL,
     _named,
     check_flag,

@@ -37,7 +37,7 @@ from ...core.errors import InputError
 from ...core.hierarchy import Hierarchy, value_key
 from ...core.release import Release
 from ...core.schema import Kind, Schema
-from ._common import (
+from .common import (
     CATEGORICAL,
     check_flag,
     masked_release,

@@ -29,7 +29,7 @@ from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema, check_frame
-from ._common import check_number, combination_codes, masked_release, masking_input
+from .common import check_number, combination_codes, masked_release, masking_input
 
 __all__ = ["sample", "sample_rows", "stratum_sizes"]
 

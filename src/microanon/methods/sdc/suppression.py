@@ -81,7 +81,7 @@ from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
 from ...core.schema import Kind, Schema, check_frame
 from ...models import KAnonymity
-from ._common import (
+from .common import (
     CATEGORICAL,
     check_flag,
     check_k,

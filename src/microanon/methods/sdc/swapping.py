@@ -47,7 +47,7 @@ from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
-from ._common import (
+from .common import (
     check_number,
     masked_release,
     masking_input,

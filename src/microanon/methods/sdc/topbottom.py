@@ -30,7 +30,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
-from ._common import (
+from .common import (
     check_flag,
     check_number,
     masked_release,

@@ -7,7 +7,7 @@ needs no integer codes, and encoding dominates the run time on large tables (23 
 10⁷ × 6 values against 1 s for the validation). Methods that need codes (the group modes of
 :func:`~.microaggregation.microaggregation`) encode just the columns they need with
 :func:`encode_columns`. :func:`masked_release` builds every release, with the metadata of
-:func:`~microanon.methods._release.generalized_release`.
+:func:`~microanon.methods.release.generalized_release`.
 
 Error messages name the parameter or the column: ``"<parameter>: expected <what>, got <value>"``
 and ``"<method>: column '<name>' ..."``.
@@ -28,7 +28,7 @@ from ...core.release import Release
 from ...core.schema import Kind, Schema, check_frame
 from ...core.table import Table
 from ...models import PrivacyModel
-from .._release import generalized_release
+from ..release import generalized_release
 
 __all__ = [
     "CATEGORICAL",
@@ -324,7 +324,7 @@ def masked_release(
 ) -> Release:
     """The ``masked`` release of an SDC method, with the metadata every method records.
 
-    Metadata: that of :func:`~microanon.methods._release.generalized_release` (``method``,
+    Metadata: that of :func:`~microanon.methods.release.generalized_release` (``method``,
     ``parameters``, ``models``, ``quasi``, ``sensitive``, ``hierarchies``, ``rows_in``,
     ``rows_out``) plus ``metadata``. Methods that replace numeric values record by record (same
     rows, same order) list those columns in ``masked_numeric``: the report compares them with

@@ -5,6 +5,11 @@
 :func:`run_search` runs the chosen search on the encoded table, and :func:`search_record`
 writes what is known about the node (optimal, or the best found and a bound of the optimum)
 into the release's internal metadata.
+
+It is the module through which the searches are run from outside this package: the checks of
+``suppression`` and ``metric`` (:func:`check_suppression`, :func:`check_metric`), the default
+budget (:data:`DEFAULT_TIME_LIMIT`) and the largest lattice of the exact search
+(:data:`MAX_NODES`), which the Dask engine and ``microanon init`` use, are exported from here.
 """
 
 from __future__ import annotations
@@ -22,15 +27,19 @@ from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits
 from ._genetic import genetic_search
 from ._heuristic import heuristic_search
 from ._lattice import MAX_NODES
-from ._search import SearchResult, _model_set
+from ._search import SearchResult, _model_set, check_metric, check_suppression
 from ._search import search as search_exact
 
 __all__ = [
     "BUDGETED",
+    "DEFAULT_TIME_LIMIT",
     "GENETIC_MIN_QUASI",
+    "MAX_NODES",
     "SEARCHES",
     "SearchChoice",
+    "check_metric",
     "check_search",
+    "check_suppression",
     "run_search",
     "search_record",
 ]

@@ -1,4 +1,8 @@
-"""Validation of model parameters (shared by the functions and the model classes)."""
+"""Validation of model parameters (shared by the functions and the model classes).
+
+Local recoding (:func:`~microanon.methods.generalize.local_recoding`) checks its ``k`` with
+:func:`integer` too.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from microanon.core.errors import InputError
+
+__all__ = ["TOL", "choice", "integer", "real"]
 
 #: Tolerance of every real-valued threshold comparison (absorbs rounding).
 TOL = 1e-12

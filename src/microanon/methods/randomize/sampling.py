@@ -24,7 +24,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.release import Release
 from ...core.table import Table
-from .._release import generalized_release
+from ..release import generalized_release
 from .domains import check_domains
 from .matrices import check_distortion, uniform_retention
 

@@ -1,4 +1,4 @@
-"""Shared validation and grouping helpers of :mod:`microanon.measures` (private).
+"""Shared validation and grouping helpers of :mod:`microanon.measures`.
 
 Every measure takes a pandas DataFrame and a list of quasi-identifier (QI) column names. Rows are
 grouped by their QI values without Python loops: each column is factorized with
@@ -22,7 +22,23 @@ from ..core.hierarchy import SUPPRESSED, Hierarchy, parse_interval
 from ..core.schema import check_frame
 from ..core.table import combine_codes, factorize_column
 
-__all__: list[str] = []
+#: Used across the measures; :func:`check_share` also by the out-of-core profiles
+#: (:mod:`microanon.scale.profile`), which check their shares as the measures do.
+__all__ = [
+    "Cells",
+    "NumericDomain",
+    "check_count",
+    "check_hierarchies",
+    "check_quasi",
+    "check_share",
+    "group_rows",
+    "normalize_columns",
+    "numeric_leaves",
+    "numeric_values",
+    "parse_range",
+    "range_reduce",
+    "resolve_cells",
+]
 
 
 def check_quasi(data: Any, quasi: Any, what: str = "table") -> list[str]:

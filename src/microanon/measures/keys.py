@@ -1,5 +1,7 @@
-"""Validation shared by the survey risk measures (private): key columns that may hold missing
-values, sampling weights, household ids.
+"""Validation shared by the survey risk measures: key columns that may hold missing values,
+sampling weights, household ids.
+
+:func:`check_weights` is also how the command line's risk report checks a weight column.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ._common import check_quasi
+from .common import check_quasi
 
-__all__: list[str] = []
+__all__ = ["check_fraction", "check_household", "check_weights", "key_codes", "pack"]
 
 
 def key_codes(
