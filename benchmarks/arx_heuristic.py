@@ -29,7 +29,7 @@ Tools. ARX 3.9.x, built by ``arx_build.py`` from a source tree you fetch (``--ar
 ``top-down``), each with ``setHeuristicSearchTimeLimit(--time-limit)``, ARX's Loss (its
 default; ``--arx-metric``). microanon: ``full_domain(..., search=s, time_limit=--time-limit)``
 for each value ``s`` of ``search=`` microanon lists (``SEARCHES``, of ``full_domain`` or of
-``_searches`` where the dispatch now keeps it: :func:`listed_searches`), read at run time, so a
+``searches`` where the dispatch now keeps it: :func:`listed_searches`), read at run time, so a
 search added to it (``genetic``) is run too, with ``rng=--seed + round`` for those of
 :data:`RANDOM_SEARCHES`. Left out: ``auto`` (on each lattice the same as one of the others) and
 ``exact`` where the lattice has more than ``MAX_NODES`` nodes (refused there). Where it runs
@@ -138,10 +138,11 @@ RANDOM_SEARCHES = ("genetic",)
 def listed_searches() -> tuple[str, ...]:
     """The values of ``full_domain``'s ``search=``, read at run time.
 
-    ``SEARCHES`` of the module ``full_domain``, or of ``_searches`` where the search dispatch
-    keeps it since it was split out of ``full_domain``.
+    ``SEARCHES`` of the module ``full_domain``, or of ``searches`` where the search dispatch
+    keeps it since it was split out of ``full_domain`` (named ``_searches`` until it was shared
+    with the Dask engine).
     """
-    for name in ("full_domain", "_searches"):
+    for name in ("full_domain", "searches", "_searches"):
         try:
             module = importlib.import_module(f"microanon.methods.generalize.{name}")
         except ImportError:

@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 
 from microanon import Release
-from microanon.methods.randomize._sampling import randomize_codes
 from microanon.methods.randomize.matrices import uniform_retention
 from microanon.methods.randomize.pram import pram
 from microanon.methods.randomize.reconstruct import reconstruct
+from microanon.methods.randomize.sampling import randomize_codes
 
 DOMAINS = (2, 7, 16, 14, 41)
 #: Table shapes and which axes get a general matrix (the others uniform retention).

@@ -15,20 +15,14 @@ from click.testing import CliRunner, Result
 from markupsafe import escape
 
 from microanon.apps.cli import main
-from microanon.apps.families import reproductions
-from microanon.apps.families.collect.reproduce import checks as _col_checks
-from microanon.apps.families.distribution.reproduce import checks as _dist_checks
-from microanon.apps.families.multisa.reproduce import checks as _msa_checks
-from microanon.apps.families.randomize.reproduce import checks as _rr_checks
-from microanon.apps.reproduction.expected import Deviation, check_name, mark_expected
-from microanon.apps.reproduction.findings import FINDINGS_COLUMNS, HOLDS, MEASURED
+from microanon.reproductions import runner
+from microanon.reproductions.catalog import PAPERS
+from microanon.reproductions.expected import Deviation, check_name, mark_expected
+from microanon.reproductions.findings import FINDINGS_COLUMNS, HOLDS, MEASURED
 
 #: Each reproduction's list of expected deviations.
 DEVIATIONS: dict[str, tuple[Deviation, ...]] = {
-    "randomization": _rr_checks.EXPECTED_DEVIATIONS,
-    "distribution": _dist_checks.EXPECTED_DEVIATIONS,
-    "multisa": _msa_checks.EXPECTED_DEVIATIONS,
-    "collection": _col_checks.EXPECTED_DEVIATIONS,
+    name: tuple(paper.pieces().deviations) for name, paper in PAPERS.items()
 }
 
 
@@ -57,12 +51,7 @@ def all_keys(obj: Any) -> Iterator[Any]:
 def replay(monkeypatch: Any, name: str, results: dict[str, Any], *args: str) -> Result:
     """``microanon reproduce NAME --out DIR ARGS`` with the runner replaced by one that returns
     ``results`` at once: the command's output and exit status for given check lines."""
-    family = reproductions()[name]
-    monkeypatch.setattr(
-        family.module("reproduce"),
-        family.reproduction.runner,
-        lambda out, **_: (Path(out), results),
-    )
+    monkeypatch.setattr(runner, "run", lambda command, out, **_: (Path(out), results))
     return CliRunner().invoke(main, ["reproduce", name, "--out", "unused", *args])
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import microanon
-from microanon.apps.families import FAMILIES, family_of, reproductions
+from microanon.apps.families import FAMILIES, family_of
 from microanon.core.release import RELEASE_KINDS, Release
 
 SRC = Path(microanon.__file__).parent
@@ -36,8 +36,6 @@ def test_family_has_the_common_shape(family):
         ]
     if family.demo:
         assert family.demo_sections()
-    if family.reproduction is not None:
-        assert callable(getattr(family.module("reproduce"), family.reproduction.runner))
 
 
 def test_every_family_folder_is_registered():
@@ -54,7 +52,3 @@ def test_every_release_kind_has_exactly_one_family():
     assert sorted(kinds) == sorted(RELEASE_KINDS)
     assert family_of(Release("masked", {"data": pd.DataFrame()}, {})).name == "sdc"
     assert family_of(Release("anatomized", {"qit": pd.DataFrame(), "st": pd.DataFrame()}, {}))
-
-
-def test_reproduction_commands():
-    assert sorted(reproductions()) == ["collection", "distribution", "multisa", "randomization"]

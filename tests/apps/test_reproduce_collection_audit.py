@@ -7,9 +7,9 @@ from fractions import Fraction as F
 
 import numpy as np
 
-from microanon.apps.families.collect.reproduce.audit import final_protection, greedy_gap
 from microanon.core import Hierarchy
 from microanon.methods.collect import CollectedSet, Survey, gtr, pv
+from microanon.reproductions.collection.audit import final_protection, greedy_gap
 
 
 def _survey() -> Survey:

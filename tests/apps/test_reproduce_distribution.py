@@ -10,12 +10,13 @@ from click.testing import CliRunner
 from reproduce_helpers import all_keys, check_expected_deviations, check_findings_table, run_quick
 
 from microanon.apps.cli import main
-from microanon.apps.families.distribution.reproduce.data import (
+from microanon.methods.distribution import AnnotatedHierarchy, distribution_anonymize
+from microanon.reproductions.distribution.data import (
     DataSet,
     adult_capital_loss,
     age_groups,
 )
-from microanon.apps.families.distribution.reproduce.measure import (
+from microanon.reproductions.distribution.measure import (
     Target,
     Workload,
     anonymize,
@@ -23,7 +24,6 @@ from microanon.apps.families.distribution.reproduce.measure import (
     measure,
     rounded_weights,
 )
-from microanon.methods.distribution import AnnotatedHierarchy, distribution_anonymize
 
 EXPERIMENTS = [f"E4.{i}" for i in range(1, 13)]
 SEED = "918273"

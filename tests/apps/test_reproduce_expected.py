@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from reproduce_helpers import DEVIATIONS
 
-from microanon.apps.reproduction.expected import (
+from microanon.reproductions.catalog import PAPERS
+from microanon.reproductions.expected import (
     FULL_ONLY,
     MEASURED_NOTE,
     QUICK_ONLY,
@@ -21,7 +23,8 @@ from microanon.apps.reproduction.expected import (
     unexpected_failures,
     verdict,
 )
-from microanon.apps.reproduction.outputs import check_line
+from microanon.reproductions.outputs import check_line
+from microanon.reproductions.paper import Experiments, Pieces
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -113,3 +116,21 @@ def test_every_list_is_reviewed_and_documented(name):
     for d in deviations:
         assert len(d.reason) > 40 and d.modes and d.modes <= {"quick", "full"}
         assert f"| `{d.check}` |" in doc and d.reason in doc, d.check
+
+
+def test_reproduction_commands():
+    assert sorted(PAPERS) == ["collection", "distribution", "multisa", "randomization"]
+    assert all(name == paper.command for name, paper in PAPERS.items())
+
+
+@pytest.mark.parametrize("name", sorted(PAPERS))
+def test_every_paper_declares_its_pieces(name):
+    """Each paper's ``pieces`` gives the runner two plans, its deviations, a report builder and
+    experiments whose stages are counted before any of them runs (building them does no work)."""
+    pieces = PAPERS[name].pieces()
+    assert isinstance(pieces, Pieces) and pieces.quick.quick and not pieces.full.quick
+    assert tuple(pieces.deviations) == DEVIATIONS[name] and callable(pieces.report)
+    experiments = pieces.experiments(pieces.quick, np.random.default_rng(0))
+    assert isinstance(experiments, Experiments)
+    titles = [stage.title for stage in experiments.stages()]
+    assert titles and len(set(titles)) == len(titles)

@@ -10,10 +10,11 @@ import pytest
 
 from microanon.apps.demo_context import DemoContext
 from microanon.apps.demo_papers import PAPERS_SECTIONS
-from microanon.apps.families import reproductions
 from microanon.apps.report import Report
-from microanon.apps.reproduction.expected import MEASURED_NOTE, Deviation, mark_expected
-from microanon.apps.reproduction.findings import (
+from microanon.core.errors import InputError
+from microanon.reproductions.catalog import PAPERS
+from microanon.reproductions.expected import MEASURED_NOTE, Deviation, mark_expected
+from microanon.reproductions.findings import (
     FINDINGS_COLUMNS,
     MEASURED,
     NO_REASON,
@@ -21,9 +22,8 @@ from microanon.apps.reproduction.findings import (
     findings_table,
     summarize,
 )
-from microanon.apps.reproduction.outputs import check_line
-from microanon.apps.reproduction.papers import PAPERS_COLUMNS, papers_table, read_runs
-from microanon.core.errors import InputError
+from microanon.reproductions.outputs import check_line
+from microanon.reproductions.papers import PAPERS_COLUMNS, papers_table, read_runs
 
 LIST = (Deviation("b", "b's reason"), Deviation("d", "d's reason"))
 
@@ -109,7 +109,7 @@ def test_papers_table_has_one_row_per_paper(tmp_path):
     _write(tmp_path, "collection", _checks()[:1], quick=False)
     table = papers_table(read_runs(tmp_path))
     assert list(table.columns) == list(PAPERS_COLUMNS)
-    assert sorted(table["reproduction"]) == sorted(reproductions())
+    assert sorted(table["reproduction"]) == sorted(PAPERS)
     rows = table.set_index("reproduction")
     assert rows.loc["multisa", "checks passing"] == "2 / 4"
     assert rows.loc["multisa", "top reasons"] == "b's reason"
@@ -142,6 +142,6 @@ def test_demo_section_the_papers_reproduced(tmp_path, given):
     assert section.title == "The papers, reproduced"
     html = report.render()
     if given:
-        assert html.count("<tr><td>") == len(reproductions()) and str(tmp_path) in html
+        assert html.count("<tr><td>") == len(PAPERS) and str(tmp_path) in html
     else:
         assert "<table>" not in html and "--reproductions" in html

@@ -8,9 +8,9 @@ from click.testing import CliRunner
 from reproduce_helpers import all_keys, check_expected_deviations, check_findings_table, run_quick
 
 from microanon.apps.cli import main
-from microanon.apps.families.randomize.reproduce.measure import randomized_point
-from microanon.apps.families.randomize.reproduce.setup import SETTINGS, SettingData
 from microanon.datasets import load_adult
+from microanon.reproductions.randomization.measure import randomized_point
+from microanon.reproductions.randomization.setup import SETTINGS, SettingData
 
 EXPERIMENTS = [f"E0.{i}" for i in range(1, 10)]  # E0.8, E0.9: our extensions
 VARIANTS = {"adult_45222", "adult_30162"}

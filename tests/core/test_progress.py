@@ -89,6 +89,28 @@ def test_iterate_reports_the_count(monkeypatch):
     )
 
 
+def test_count_reports_units_done_in_steps(monkeypatch):
+    monkeypatch.setattr(progress_module, "LINE_INTERVAL", 0.0)  # a line after every step
+    out = io.StringIO()
+    reporter = Progress("anonymize", "lines", stream=out)
+    with reporter.count("mondrian", total=10, unit="rec") as done:
+        done.advance(3)
+        done.advance(7)
+    lines = _lines(out)
+    assert lines[0].startswith("microanon anonymize: mondrian: 3/10 after ")
+    assert lines[1].startswith("microanon anonymize: mondrian: 10/10 after ")
+    assert re.match(r"microanon anonymize: mondrian: 10 \.\.\. done in \d+\.\d s$", lines[2])
+    assert done.n == 10 and reporter.done == 1
+    bar = io.StringIO()
+    with Progress("", "bar", stream=bar).count("search", total=4, unit="node") as done:
+        done.advance(4)
+    assert "search" in bar.getvalue() and "4/4" in bar.getvalue() and "node" in bar.getvalue()
+    quiet = io.StringIO()
+    with Progress("", "off", stream=quiet).count("search", total=4) as done:
+        done.advance(4)
+    assert quiet.getvalue() == "" and done.n == 4
+
+
 def test_as_progress():
     given = Progress("anonymize", "lines", stream=io.StringIO())
     assert as_progress(given, "ignored", total=9) is given  # nested steps share it

@@ -36,7 +36,7 @@ SETTINGS = settings(
 )
 RTOL = 1e-9
 #: The module (the package exports its function under the same name).
-searches_module = importlib.import_module("microanon.methods.generalize._searches")
+searches_module = importlib.import_module("microanon.methods.generalize.searches")
 
 
 def _cost(value: float, metric: str) -> float:

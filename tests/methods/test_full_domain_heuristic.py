@@ -33,7 +33,7 @@ from microanon.methods.generalize._search import _model_set, search
 from microanon.models import KAnonymity, check_release, k_anonymity
 
 #: The module (the package exports its function under the same name).
-searches_module = importlib.import_module("microanon.methods.generalize._searches")
+searches_module = importlib.import_module("microanon.methods.generalize.searches")
 SETTINGS = settings(
     max_examples=25,
     deadline=None,

@@ -11,7 +11,7 @@ import pytest
 
 from microanon import InputError, Release
 from microanon.methods.randomize import epr, epr_decode, epr_vectors
-from microanon.methods.randomize._onehot import OneHotLayout
+from microanon.methods.randomize.onehot import OneHotLayout
 
 
 def _table(n: int, seed: int = 0) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from microanon import InputError, Release
 from microanon.measures.classification import ID3
 from microanon.methods.randomize import MRRData, mrr
-from microanon.methods.randomize._onehot import OneHotLayout
+from microanon.methods.randomize.onehot import OneHotLayout
 
 DF = pd.DataFrame(
     {

@@ -10,10 +10,10 @@ import pytest
 
 from microanon import InputError, Release
 from microanon.methods.generalize import anatomy
-from microanon.methods.randomize._sampling import randomize_codes
 from microanon.methods.randomize.matrices import inverse_frobenius_sq, uniform_retention
 from microanon.methods.randomize.reconstruct import Reconstruction, reconstruct
 from microanon.methods.randomize.release import randomize
+from microanon.methods.randomize.sampling import randomize_codes
 
 # the package re-exports the function under the module's name, so fetch the module itself
 reconstruct_module = importlib.import_module("microanon.methods.randomize.reconstruct")

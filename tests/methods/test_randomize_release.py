@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from microanon import InputError, Release
-from microanon.methods.randomize._sampling import randomize_codes
 from microanon.methods.randomize.matrices import uniform_retention
 from microanon.methods.randomize.release import randomize
+from microanon.methods.randomize.sampling import randomize_codes
 
 SCHEMA = {
     "sex": "quasi",

@@ -12,9 +12,9 @@ from microanon.core import Release, Schema, Table
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import text_release
 from microanon.datasets import adult_hierarchies, load_arx_adult
-from microanon.methods._release import text_column
 from microanon.methods.generalize.full_domain import full_domain, search
 from microanon.methods.generalize.mondrian import mondrian
+from microanon.methods.release import text_column
 
 _lattice = importlib.import_module("microanon.methods.generalize._lattice")
 _frequencies = importlib.import_module("microanon.methods.generalize._lattice_frequencies")

@@ -11,7 +11,7 @@ import pytest
 
 from microanon.core.errors import InfeasibleError, InputError, SchemaError
 from microanon.methods import sdc
-from microanon.methods.sdc._common import check_flag, check_k, check_number
+from microanon.methods.sdc.common import check_flag, check_k, check_number
 
 NUMERIC = {"role": "quasi", "kind": "numeric"}
 SCHEMA = {"x": NUMERIC, "y": NUMERIC, "g": "quasi", "id": "identifier"}
@@ -93,5 +93,5 @@ def test_k_above_n_is_infeasible_everywhere(frame):
 
 
 def test_docstring_examples():
-    module = importlib.import_module("microanon.methods.sdc._common")
+    module = importlib.import_module("microanon.methods.sdc.common")
     assert doctest.testmod(module).failed == 0

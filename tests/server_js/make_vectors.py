@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import microanon
-from microanon.apps.families.collect.reproduce.setup import NURSERY_TREES, _tree
 from microanon.apps.server.config import load_service_config
 from microanon.core.hierarchy import Hierarchy
 from microanon.datasets.hierarchies import adult_hierarchies
 from microanon.methods.collect import CollectedSet, Survey, gtr
+from microanon.reproductions.collection.setup import NURSERY_TREES, _tree
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = Path(microanon.__file__).resolve().parent / "examples"

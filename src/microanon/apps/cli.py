@@ -14,7 +14,8 @@ import click
 from ..core.errors import InfeasibleError, MicroanonError, VerificationError
 from ..core.missing import CHECK_MISSING, RISK_MISSING
 from ..core.version import __version__
-from .families import Family, reproductions
+from ..reproductions.catalog import PAPERS
+from ..reproductions.paper import Paper
 from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode
 
@@ -1274,20 +1275,18 @@ def reproduce() -> None:
     """Reproduce the experiments of the source papers (report.html + results.json)."""
 
 
-def _reproduction(family: Family) -> None:
-    """Register ``microanon reproduce COMMAND`` running the family's reproduction."""
-    assert family.reproduction is not None
-    name, quick_help = family.reproduction.command, family.reproduction.quick
-    doc = family.reproduction.summary
+def _reproduction(paper: Paper) -> None:
+    """Register ``microanon reproduce COMMAND`` running the paper's reproduction."""
+    name = paper.command
 
-    @reproduce.command(name, help=doc + _REPRODUCE_EXIT)
+    @reproduce.command(name, help=paper.summary + _REPRODUCE_EXIT)
     @click.option(
         "--out",
         required=True,
         type=click.Path(file_okay=False, path_type=Path),
         help="Directory for report.html and results.json (written atomically).",
     )
-    @click.option("--quick", is_flag=True, help=quick_help)
+    @click.option("--quick", is_flag=True, help=paper.quick)
     @click.option(
         "--seed",
         type=int,
@@ -1299,10 +1298,11 @@ def _reproduction(family: Family) -> None:
     @quiet_option
     @_friendly_errors
     def command(out: Path, quick: bool, seed: int | None, overwrite: bool, as_json: bool) -> None:
-        from .reproduction.expected import outcome
+        from ..reproductions import runner
+        from ..reproductions.expected import outcome
 
-        path, results = family.run_reproduction(
-            out, quick=quick, rng=seed, progress=progress_mode(), overwrite=overwrite
+        path, results = runner.run(
+            name, out, quick=quick, rng=seed, progress=progress_mode(), overwrite=overwrite
         )
         summary = outcome(name, path, results)
         _emit(as_json, summary, _reproduction_text(path, results, summary))
@@ -1355,7 +1355,7 @@ def _check_text(c: dict[str, Any]) -> str:
 
 def _report_unexpected(name: str, checks: list[dict[str, Any]]) -> None:
     """One stderr line per failed check that is not an expected deviation."""
-    from .reproduction.expected import check_name, unexpected_failures
+    from ..reproductions.expected import check_name, unexpected_failures
 
     for c in unexpected_failures(checks):
         click.echo(
@@ -1365,8 +1365,8 @@ def _report_unexpected(name: str, checks: list[dict[str, Any]]) -> None:
         )
 
 
-for _family in reproductions().values():
-    _reproduction(_family)
+for _paper in PAPERS.values():
+    _reproduction(_paper)
 
 
 if __name__ == "__main__":  # pragma: no cover

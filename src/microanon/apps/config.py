@@ -301,7 +301,7 @@ def with_search(cfg: PipelineConfig, search: Mapping[str, Any]) -> PipelineConfi
             f"{', '.join('--' + k.replace('_', '-') for k in search)}: only full_domain searches "
             f"a lattice; the config's method is {cfg.method}"
         )
-    from ..methods.generalize._searches import check_search
+    from ..methods.generalize.searches import check_search
 
     params = {**cfg.params, **search}
     if search.get("search") == "exact":  # the config's budget was for a heuristic

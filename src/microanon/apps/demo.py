@@ -19,6 +19,7 @@ import pandas as pd
 from ..core.progress import ProgressLike, as_progress
 from ..datasets import adult_schema, load_adult
 from ..measures import equivalence_classes, reidentification_risk
+from ..reproductions.papers import read_runs
 from .check import privacy_profile
 from .demo_context import DemoContext
 from .demo_everyday import EVERYDAY_SECTIONS
@@ -26,7 +27,6 @@ from .demo_papers import PAPERS_SECTIONS
 from .demo_survey import SURVEY_SECTIONS
 from .families import FAMILIES
 from .report import Report, new_figure
-from .reproduction.papers import read_runs
 from .risk import RiskOptions, add_risk_section, assess_risk
 
 __all__ = ["DemoContext", "DEMO_SECTIONS", "run_demo"]

@@ -3,16 +3,16 @@
 The reproductions take minutes even with ``--quick``, so the demo does not run them: it reads the
 runs written earlier under the directory given by ``microanon demo --reproductions DIR``, read
 by :func:`~microanon.apps.demo.run_demo` before any section
-(:func:`~microanon.apps.reproduction.papers.read_runs`), and says so in the section.
+(:func:`~microanon.reproductions.papers.read_runs`), and says so in the section.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..reproductions.papers import papers_table
 from .demo_context import DemoContext
 from .report import Report
-from .reproduction.papers import papers_table
 
 __all__ = ["PAPERS_SECTIONS"]
 

@@ -162,7 +162,7 @@ def schema_design(schema: Schema, data: pd.DataFrame) -> tuple[str | None, str |
     (weights, household, note)
         Column names or None; ``note`` is one line for the user, or None.
     """
-    from ..measures._keys import check_weights
+    from ..measures.keys import check_weights
 
     weight, household = schema.weight, schema.household
     if weight is None or weight not in data.columns:

@@ -103,6 +103,11 @@ def group_paths(
         member of level 2 or above that is not a group of the level below, a group of a level
         that no group of the next level holds, an empty group, a group named ``*``, or one of
         ``values`` in no group.
+
+    Examples
+    --------
+    >>> group_paths([{"NE": ["CT", "ME"], "MW": ["IL"]}, {"North": ["NE", "MW"]}])
+    [['*', 'North', 'NE', 'CT'], ['*', 'North', 'NE', 'ME'], ['*', 'North', 'MW', 'IL']]
     """
     where = _where(name)
     levels = group_levels(levels, name)

@@ -7,12 +7,12 @@ recoding: level 0 is the leaf itself and level ``height`` is the root. In a tree
 at different depths, level ``h`` maps a leaf at depth ``d`` to its ancestor at depth
 ``min(d, height - h)``, so every level is a partition of the leaves.
 
-Builders: :meth:`Hierarchy.from_arx_csv` (one row per leaf: value, coarser levels, root),
-:meth:`Hierarchy.from_paths`, :meth:`Hierarchy.from_parents` (a parent array),
-:meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals` (fixed width),
-:meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced` (k-ary tree over ordered values),
-:meth:`Hierarchy.masking` (ZIP-code style suffix masking), :meth:`Hierarchy.from_groups` (named
-groups per level) and :meth:`Hierarchy.bundled` (the hierarchies that ship with microanon).
+The tree is built from root-to-leaf label paths (the constructor, :meth:`Hierarchy.from_paths`)
+or a parent array (:meth:`Hierarchy.from_parents`). The builders (:meth:`Hierarchy.from_arx_csv`,
+:meth:`Hierarchy.from_levels`, :meth:`Hierarchy.from_nested`, :meth:`Hierarchy.intervals`,
+:meth:`Hierarchy.quantiles`, :meth:`Hierarchy.balanced`, :meth:`Hierarchy.masking`,
+:meth:`Hierarchy.from_groups`, :meth:`Hierarchy.bundled`) build the tree of the paths that
+:mod:`.hierarchy_builders` (and :mod:`.grouping` for named groups) make and document.
 
 :class:`TreeArrays` is the array view of a hierarchy's tree in a canonical node numbering
 (pre-order or breadth-first): parents, leaf ranges, depths, children. The method families that
@@ -23,9 +23,7 @@ privacy-annotated hierarchies), so there is one hierarchy type and one tree code
 from __future__ import annotations
 
 import copy
-import csv
 import io
-import math
 import os
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -36,8 +34,19 @@ import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError
-from .files import read_text_file
-from .keys import SUPPRESSED, is_missing, shown, value_key
+from .grouping import group_paths
+from .hierarchy_builders import (
+    MAX_DECLARED_LEAVES,
+    balanced_paths,
+    bundled_paths,
+    interval_paths,
+    level_paths,
+    masking_paths,
+    nested_paths,
+    quantile_paths,
+    read_arx_csv,
+)
+from .keys import SUPPRESSED, shown, value_key
 
 __all__ = [
     "Hierarchy",
@@ -66,8 +75,8 @@ class Interval(NamedTuple):
 def parse_interval(label: Any) -> Interval | None:
     """The interval a label such as ``"[20, 30)"`` or ``"[17, 25]"`` denotes, or None.
 
-    Interval labels are what generalization publishes for numeric values (the builders of this
-    module, Mondrian and local recoding); any other value gives None.
+    Interval labels are what generalization publishes for numeric values (the interval and
+    quantile builders, Mondrian and local recoding); any other value gives None.
     """
     if not isinstance(label, str):
         return None
@@ -76,15 +85,6 @@ def parse_interval(label: Any) -> Interval | None:
         return None
     left, lo, hi, right = match.groups()
     return Interval(float(lo), float(hi), left == "[", right == "]")
-
-
-def _fmt(x: Any) -> str:
-    """Format a numeric bound for an interval label."""
-    if isinstance(x, (float, np.floating)) and float(x).is_integer():
-        return str(int(x))
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    return f"{float(x):g}" if isinstance(x, (float, np.floating)) else str(x)
 
 
 def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> np.ndarray:
@@ -99,80 +99,6 @@ def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> 
     if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise HierarchyError(f"hierarchy{where}: weights must be {n} finite non-negative numbers")
     return w
-
-
-#: Most whole numbers a declared interval domain ``[start, end]`` may hold as leaves.
-MAX_DECLARED_LEAVES = 1_000_000
-
-
-def _declared_numbers(
-    values: Iterable[Any], start: float | None, end: float, where: str, name: str | None
-) -> np.ndarray:
-    """The leaves of intervals over a declared domain: the whole numbers in ``[start, end]`` and
-    the values (each checked to lie in it)."""
-    if start is None:
-        raise HierarchyError(f"{where}: intervals with an 'end' need a 'start' too")
-    lo, hi = float(start), float(end)
-    if not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:
-        raise HierarchyError(f"{where}: the intervals' end {_fmt(hi)} is below start {_fmt(lo)}")
-    first, last = math.ceil(lo), math.floor(hi)
-    if last - first + 1 > MAX_DECLARED_LEAVES:
-        raise HierarchyError(
-            f"{where}: [{_fmt(lo)}, {_fmt(hi)}] holds more than {MAX_DECLARED_LEAVES:,} whole "
-            "numbers; give a narrower domain or let the data give the leaves (no 'end')"
-        )
-    data = pd.Series(list(values) if not isinstance(values, (pd.Series, np.ndarray)) else values)
-    data = data.dropna()
-    dom = np.arange(first, last + 1, dtype=float)
-    if len(data):
-        seen = np.unique(Hierarchy._numeric_domain(data, "interval", name))
-        outside = seen[(seen < lo) | (seen > hi)]
-        if len(outside):
-            raise HierarchyError(
-                f"{where}: value {_fmt(outside[0])} is outside the intervals' domain "
-                f"[{_fmt(lo)}, {_fmt(hi)}]"
-            )
-        dom = np.union1d(dom, seen)
-    if len(dom) == 0:
-        raise HierarchyError(f"{where}: [{_fmt(lo)}, {_fmt(hi)}] holds no whole number")
-    return dom
-
-
-def _arx_rows(text: str, sep: str, where: str) -> tuple[list[list[str]], list[int]]:
-    """The non-empty rows of ARX CSV text (cells stripped) and the lines they start on."""
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    start = 1
-    try:
-        for row in reader:
-            cells = [c.strip() for c in row]
-            if any(cells):
-                rows.append(cells)
-                lines.append(start)
-            start = reader.line_num + 1
-    except csv.Error:
-        raise HierarchyError(f"{where}, line {start}: not valid CSV") from None
-    return rows, lines
-
-
-def _places(rows: list[list[str]], lines: list[int]) -> list[list[str]]:
-    """``rows`` with every value replaced by where it first appears (``line 3 column 2``): the
-    same tree, whose problems can be told without the values."""
-    first: dict[str, str] = {}
-    return [
-        [first.setdefault(value_key(c), f"line {line} column {j + 1}") for j, c in enumerate(r)]
-        for r, line in zip(rows, lines, strict=True)
-    ]
-
-
-def _tree_problem(rows: list[list[str]], name: str | None) -> str:
-    """What :meth:`Hierarchy.from_levels` finds wrong with ``rows``."""
-    try:
-        Hierarchy.from_levels(rows, name=name)
-    except HierarchyError as exc:
-        return str(exc)
-    return "its rows do not form a tree"
 
 
 class Hierarchy:
@@ -661,122 +587,20 @@ class Hierarchy:
 
     @classmethod
     def from_levels(cls, rows: Sequence[Sequence[Any]], name: str | None = None) -> Hierarchy:
-        """Build from leaf-to-root rows (ARX layout): ``[value, level 1, ..., root]``.
-
-        Every row must have the same number of levels, and a label at one level must always map to
-        the same label at the next level.
-        """
-        where = f" of column '{name}'" if name else ""
-        rows = [list(r) for r in rows]
-        if not rows:
-            raise HierarchyError(f"hierarchy{where} has no rows")
-        width = len(rows[0])
-        parent_of: dict[tuple[int, str], str] = {}
-        for i, r in enumerate(rows):
-            if len(r) != width:
-                raise HierarchyError(
-                    f"hierarchy{where}: row {i + 1} has {len(r)} levels, the first row has {width}"
-                )
-            for j in range(width - 1):
-                key, up = (j, value_key(r[j])), value_key(r[j + 1])
-                seen = parent_of.setdefault(key, up)
-                if seen != up:
-                    raise HierarchyError(
-                        f"hierarchy{where} is not a tree: '{r[j]}' at level {j} "
-                        f"generalizes to both '{seen}' and '{up}'"
-                    )
-        unique_rows = list({value_key(r[0]): r for r in rows}.values())
-        return cls([r[::-1] for r in unique_rows], name=name)
+        """Leaf-to-root rows (ARX layout): see :func:`.hierarchy_builders.level_paths`."""
+        return cls(level_paths(rows, name=name), name=name)
 
     @classmethod
     def from_arx_csv(
         cls, source: str | os.PathLike[str] | io.TextIOBase, sep: str = ";", name: str | None = None
     ) -> Hierarchy:
-        """Read ARX's hierarchy CSV: no header, one row per leaf, leaf first, root last.
-
-        Parameters
-        ----------
-        source : path or text stream
-            A path is read only if it is a regular file of at most
-            :data:`~microanon.core.files.MAX_FILE_BYTES` (never ``/dev/zero``, a FIFO or a
-            directory), and its errors name the file and the line, never the file's content.
-        sep : str
-            Field separator (ARX uses ``;``).
-        name : str, optional
-            Column name for messages.
-        """
-        if not isinstance(source, (str, os.PathLike)):
-            rows, _ = _arx_rows(source.read(), sep, "hierarchy")
-            return cls.from_levels(rows, name=name)
-        return cls._from_arx_file(source, sep, name)
-
-    @classmethod
-    def _from_arx_file(cls, path: str | os.PathLike[str], sep: str, name: str | None) -> Hierarchy:
-        """:meth:`from_arx_csv` of a file: errors name the file and lines, never values."""
-        where = f"hierarchy file {path}"
-        text = read_text_file(path, "hierarchy file", HierarchyError)
-        rows, lines = _arx_rows(text, sep, where)
-        for r, line in zip(rows, lines, strict=True):
-            if len(r) != len(rows[0]):
-                raise HierarchyError(
-                    f"{where}, line {line}: {len(r)} levels, line {lines[0]} has {len(rows[0])}"
-                )
-        try:
-            return cls.from_levels(rows, name=name)
-        except HierarchyError:
-            problem = _tree_problem(_places(rows, lines), name)
-        raise HierarchyError(
-            f"{where}: {problem} (values named by the line and column where they first appear)"
-        )
+        """ARX's hierarchy CSV: see :func:`.hierarchy_builders.read_arx_csv`."""
+        return read_arx_csv(source, lambda paths: cls(paths, name=name), sep=sep, name=name)
 
     @classmethod
     def from_nested(cls, tree: Mapping[Any, Any], name: str | None = None) -> Hierarchy:
-        """Build from nested dicts: ``{"*": {"Europe": ["France", "Spain"], "Asia": {...}}}``.
-
-        A node's value is a mapping of children, a list of leaf labels, or ``None`` for a leaf. With
-        more than one top-level key a root ``"*"`` is added above them.
-        """
-        if not isinstance(tree, Mapping) or not tree:
-            raise HierarchyError("a nested hierarchy must be a non-empty mapping")
-        if len(tree) > 1:
-            tree = {SUPPRESSED: dict(tree)}
-        paths: list[list[Any]] = []
-
-        def walk(label: Any, sub: Any, prefix: list[Any]) -> None:
-            here = prefix + [label]
-            if sub is None or (isinstance(sub, (list, tuple)) and not sub):
-                paths.append(here)
-            elif isinstance(sub, Mapping):
-                for k, v in sub.items():
-                    walk(k, v, here)
-            elif isinstance(sub, (list, tuple)):
-                for leaf in sub:
-                    if isinstance(leaf, Mapping):
-                        for k, v in leaf.items():
-                            walk(k, v, here)
-                    else:
-                        paths.append(here + [leaf])
-            else:
-                paths.append(here + [sub])
-
-        for k, v in tree.items():
-            walk(k, v, [])
-        return cls(paths, name=name)
-
-    @staticmethod
-    def _numeric_domain(values: Iterable[Any], what: str, name: str | None) -> np.ndarray:
-        arr = pd.Series(list(values) if not isinstance(values, (pd.Series, np.ndarray)) else values)
-        arr = arr.dropna()
-        num = pd.to_numeric(arr, errors="coerce")
-        if num.isna().any():
-            bad = arr[num.isna()].iloc[0]
-            raise HierarchyError(
-                f"{what} hierarchy{' for ' + repr(name) if name else ''} needs numeric values, "
-                f"got {shown(bad)}"
-            )
-        if len(num) == 0:
-            raise HierarchyError(f"{what} hierarchy needs at least one value")
-        return num.to_numpy(dtype=float)
+        """Nested dicts: see :func:`.hierarchy_builders.nested_paths`."""
+        return cls(nested_paths(tree), name=name)
 
     @classmethod
     def intervals(
@@ -787,58 +611,8 @@ class Hierarchy:
         name: str | None = None,
         end: float | None = None,
     ) -> Hierarchy:
-        """Fixed-width intervals ``[lo, lo + w)`` at each width, then the root ``*``.
-
-        Parameters
-        ----------
-        values : iterable of numbers
-            The domain (distinct values are taken).
-        widths : sequence of positive numbers
-            One width per level, finest first; each must be a multiple of the previous one so that
-            intervals nest.
-        start : float, optional
-            Left end of the first interval at every level (default: the minimum rounded down to a
-            multiple of the coarsest width).
-        name : str, optional
-            Column name for messages.
-        end : float, optional
-            With ``start``, the declared domain ``[start, end]``: every whole number in it is a
-            leaf as well as ``values`` (so a later table's value that ``values`` lack is covered),
-            and a value outside it is an error.
-
-        Raises
-        ------
-        HierarchyError
-            Widths that are not positive or do not nest, ``end`` without ``start`` or below it,
-            a domain of more than :data:`MAX_DECLARED_LEAVES` whole numbers, or a value outside
-            ``[start, end]`` (naming the column and the value).
-        """
-        where = f"column '{name}'" if name else "intervals"
-        widths = [float(w) for w in widths]
-        if not widths or any(w <= 0 for w in widths):
-            raise HierarchyError(f"{where}: interval widths must be positive numbers")
-        for a, b in zip(widths, widths[1:], strict=False):
-            ratio = b / a
-            if b <= a or abs(ratio - round(ratio)) > 1e-9:
-                raise HierarchyError(
-                    f"{where}: interval width {b:g} is not a multiple of {a:g}; intervals would "
-                    "not nest"
-                )
-        if end is None:
-            dom = np.unique(cls._numeric_domain(values, "interval", name))
-        else:
-            dom = _declared_numbers(values, start, end, where, name)
-        if start is None:
-            start = math.floor(dom.min() / widths[-1]) * widths[-1]
-        paths = []
-        for v in dom:
-            p: list[Any] = [SUPPRESSED]
-            for w in reversed(widths):
-                lo = start + math.floor((v - start) / w) * w
-                p.append(f"[{_fmt(lo)}, {_fmt(lo + w)})")
-            p.append(int(v) if float(v).is_integer() else float(v))
-            paths.append(p)
-        return cls(paths, name=name)
+        """Fixed-width intervals: see :func:`.hierarchy_builders.interval_paths`."""
+        return cls(interval_paths(values, widths, start=start, name=name, end=end), name=name)
 
     @classmethod
     def from_groups(
@@ -847,92 +621,15 @@ class Hierarchy:
         values: Iterable[Any] | None = None,
         name: str | None = None,
     ) -> Hierarchy:
-        """Build from named groups per level, finest first; the root ``*`` is added on top.
-
-        Parameters
-        ----------
-        levels : mapping or sequence of mappings
-            Level 1 maps each group name to the values it holds; each further level maps its
-            group names to groups of the level below. A single mapping is one level. Every
-            value and every group is in exactly one group of the next level.
-        values : iterable, optional
-            Values that must be leaves, e.g. a column's data (missing values are ignored).
-        name : str, optional
-            Column name for messages.
-
-        Returns
-        -------
-        Hierarchy
-            Leaves in the order the groups list them.
-
-        Raises
-        ------
-        HierarchyError
-            One line naming the column, the level and the value: a value or group in two
-            groups, an unknown member of level 2 or above, a group that no group of the next
-            level holds, an empty group, or one of ``values`` in no group.
-
-        Examples
-        --------
-        >>> h = Hierarchy.from_groups([{"NE": ["CT", "ME"], "MW": ["IL"]}, {"North": ["NE", "MW"]}])
-        >>> h.generalize(["ME", "IL"], 1).tolist(), h.generalize(["ME"], 2).tolist()
-        (['NE', 'MW'], ['North'])
-        """
-        from .grouping import group_paths
-
+        """Named groups per level, finest first: see :func:`.grouping.group_paths`."""
         return cls(group_paths(levels, values, name), name=name)
 
     @classmethod
     def bundled(
         cls, key: str, values: Iterable[Any] | None = None, name: str | None = None
     ) -> Hierarchy:
-        """A hierarchy that ships with microanon (``us-states``, ``countries``, ``isco-08``, ...).
-
-        Parameters
-        ----------
-        key : str
-            Its name; :func:`microanon.core.bundled.list_hierarchies` lists them with their
-            sources (``us-states``, ``us-state-names``, ``countries``, ``countries-alpha3``,
-            ``country-names``, ``isco-08``, ``isced-2011``, ``age-bands``).
-        values : iterable, optional
-            Values that must be leaves (a column's data); one that is not is an error naming
-            the column and the value.
-        name : str, optional
-            Column name for messages.
-
-        Returns
-        -------
-        Hierarchy
-            The whole classification: leaves ``values`` lack are leaves too.
-
-        Raises
-        ------
-        HierarchyError
-            An unknown name, or one of ``values`` that is not a leaf (naming the column, the
-            value and the hierarchy).
-
-        Examples
-        --------
-        >>> h = Hierarchy.bundled("us-states")
-        >>> h.generalize(["CA", "NY"], 1).tolist(), h.generalize(["CA", "NY"], 2).tolist()
-        (['Pacific', 'Middle Atlantic'], ['West', 'Northeast'])
-        """
-        from .bundled import bundled_definition
-
-        d = bundled_definition(key, name)
-        if d.levels is None:
-            assert d.widths is not None and d.domain is not None
-            seen = [] if values is None else values
-            return cls.intervals(seen, d.widths, start=d.domain[0], name=name, end=d.domain[1])
-        h = cls.from_groups(d.levels, name=name)
-        if values is not None:
-            for v in values:
-                if not is_missing(v) and not h.contains(v):
-                    col = f"column '{name}': " if name else ""
-                    raise HierarchyError(
-                        f"{col}value {shown(v)} is not in the bundled hierarchy '{key}' ({d.what})"
-                    )
-        return h
+        """A hierarchy that ships with microanon: see :func:`.hierarchy_builders.bundled_paths`."""
+        return cls(bundled_paths(key, values, name), name=name)
 
     @classmethod
     def quantiles(
@@ -942,85 +639,8 @@ class Hierarchy:
         name: str | None = None,
         counts: Iterable[int] | None = None,
     ) -> Hierarchy:
-        """Intervals holding about equal numbers of records, nested across levels.
-
-        Parameters
-        ----------
-        values : iterable of numbers
-            Observed values with their multiplicity (quantiles are taken over records).
-        bins : sequence of int
-            Number of intervals per level, finest first, non-increasing. Coarser cut points are
-            chosen among the finer ones, so the levels nest. Labels are closed ranges
-            ``[min, max]`` of the domain values inside.
-        name : str, optional
-        counts : iterable of int, optional
-            Records holding each of ``values`` (then ``values`` need not repeat): a frequency
-            table gives the same hierarchy as the records it counts.
-
-        Notes
-        -----
-        The cut points of ``b`` intervals are the "higher" quantiles at ``j/b``: with the ``n``
-        records sorted, the value at position ``ceil(j (n - 1) / b)`` (0-based), computed in
-        integers.
-        """
-        if counts is None:
-            data = cls._numeric_domain(values, "quantile", name)
-            dom, tally = np.unique(data, return_counts=True)
-        else:
-            observed = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
-            weight = np.asarray(list(counts), dtype=np.int64)
-            if len(weight) != len(observed) or (len(weight) and int(weight.min()) < 1):
-                raise HierarchyError(
-                    "quantiles: counts must give a positive number of records for each value"
-                )
-            known = observed.notna().to_numpy()
-            data = cls._numeric_domain(observed[known], "quantile", name)
-            dom, where = np.unique(data, return_inverse=True)
-            # float64 sums are exact below 2**53 records
-            summed = np.bincount(where, weights=weight[known].astype(np.float64))
-            tally = np.rint(summed).astype(np.int64)
-        bins = [int(b) for b in bins]
-        if (
-            not bins
-            or any(b < 1 for b in bins)
-            or any(b2 > b1 for b1, b2 in zip(bins, bins[1:], strict=False))
-        ):
-            raise HierarchyError(
-                "quantiles: bins must be positive and non-increasing (finest first)"
-            )
-        ends = np.cumsum(tally)  # records up to and including each domain value
-        n = int(ends[-1])
-
-        def cuts(n_bins: int, allowed: np.ndarray | None) -> np.ndarray:
-            j = np.arange(1, n_bins, dtype=np.int64)
-            position = -((-j * (n - 1)) // n_bins)  # ceil(j (n - 1) / b)
-            c = np.unique(dom[np.searchsorted(ends, position, side="right")])
-            if allowed is not None:
-                if len(allowed) == 0:
-                    return allowed
-                pos = np.abs(allowed[None, :] - c[:, None]).argmin(axis=1)
-                c = np.unique(allowed[pos])
-            return c[c > dom[0]]
-
-        level_cuts = [cuts(bins[0], None)]
-        for b in bins[1:]:
-            level_cuts.append(cuts(b, level_cuts[-1]))
-        codes_per_level = [np.searchsorted(c, dom, side="right") for c in level_cuts]
-        label_per_level = []
-        for codes in codes_per_level:
-            lab = {}
-            for code in np.unique(codes):
-                members = dom[codes == code]
-                lab[code] = f"[{_fmt(members.min())}, {_fmt(members.max())}]"
-            label_per_level.append(lab)
-        paths = []
-        for i, v in enumerate(dom):
-            p: list[Any] = [SUPPRESSED]
-            for lvl in range(len(bins) - 1, -1, -1):
-                p.append(label_per_level[lvl][codes_per_level[lvl][i]])
-            p.append(int(v) if float(v).is_integer() else float(v))
-            paths.append(p)
-        return cls(paths, name=name)
+        """Equal-count intervals: see :func:`.hierarchy_builders.quantile_paths`."""
+        return cls(quantile_paths(values, bins, name=name, counts=counts), name=name)
 
     @classmethod
     def balanced(
@@ -1030,50 +650,8 @@ class Hierarchy:
         order: Sequence[Hashable] | None = None,
         name: str | None = None,
     ) -> Hierarchy:
-        """Balanced ``fanout``-ary tree over sorted distinct values (ordered grouping).
-
-        Consecutive runs of ``fanout`` nodes are merged level by level until one root remains.
-        Numeric values are sorted numerically; others follow ``order`` (or sorted order). Inner
-        labels are closed ranges ``[first, last]``; the root is ``*``.
-        """
-        if fanout < 2:
-            raise HierarchyError("balanced: fanout must be at least 2")
-        distinct = list(dict.fromkeys(values))
-        if order is not None:
-            keys = [value_key(v) for v in order]
-            missing = [v for v in distinct if value_key(v) not in set(keys)]
-            if missing:
-                raise HierarchyError(f"balanced: values {missing[:5]} are not in the given order")
-            present = {value_key(v) for v in distinct}
-            dom = [v for v in order if value_key(v) in present]
-        else:
-            try:
-                num = pd.to_numeric(pd.Series(distinct), errors="raise")
-                dom = [distinct[i] for i in np.argsort(num.to_numpy(), kind="stable")]
-            except (ValueError, TypeError):
-                dom = sorted(distinct, key=str)
-        if not dom:
-            raise HierarchyError("balanced: needs at least one value")
-        # groups: list of (first, last, [leaf indices]) per level bottom-up
-        level = [(v, v, [i]) for i, v in enumerate(dom)]
-        uppers: list[list[tuple[Any, Any, list[int]]]] = []
-        while len(level) > 1:
-            nxt = []
-            for s in range(0, len(level), fanout):
-                chunk = level[s : s + fanout]
-                nxt.append((chunk[0][0], chunk[-1][1], [i for c in chunk for i in c[2]]))
-            if len(nxt) == 1:
-                break
-            uppers.append(nxt)
-            level = nxt
-        leaf_paths: list[list[Any]] = [[SUPPRESSED] for _ in dom]
-        for lvl in reversed(uppers):
-            for first, last, members in lvl:
-                for i in members:
-                    leaf_paths[i].append(f"[{_fmt(first)}, {_fmt(last)}]")
-        for i, v in enumerate(dom):
-            leaf_paths[i].append(v)
-        return cls(leaf_paths, name=name)
+        """A k-ary tree over ordered values: see :func:`.hierarchy_builders.balanced_paths`."""
+        return cls(balanced_paths(values, fanout, order), name=name)
 
     @classmethod
     def masking(
@@ -1083,36 +661,8 @@ class Hierarchy:
         max_masked: int | None = None,
         name: str | None = None,
     ) -> Hierarchy:
-        """Mask trailing characters one at a time, as for ZIP codes: ``13053 → 1305* → 130**``.
-
-        Parameters
-        ----------
-        values : iterable
-            Values (converted to strings).
-        char : str
-            Masking character.
-        max_masked : int, optional
-            Largest number of masked characters before the root (default: the longest value's
-            length).
-        """
-        dom = list(dict.fromkeys(value_key(v) for v in values))
-        if not dom:
-            raise HierarchyError("masking: needs at least one value")
-        longest = max(len(v) for v in dom)
-        top = longest if max_masked is None else int(max_masked)
-        if top < 0:
-            raise HierarchyError("masking: max_masked must be non-negative")
-        paths = []
-        for v in dom:
-            p: list[Any] = [SUPPRESSED]
-            for m in range(top, 0, -1):
-                keep = max(len(v) - m, 0)
-                label = v[:keep] + char * (len(v) - keep)
-                if label != SUPPRESSED:  # a one-character value fully masked is the root itself
-                    p.append(label)
-            p.append(v)
-            paths.append(p)
-        return cls(paths, name=name)
+        """Suffix masking, as for ZIP codes: see :func:`.hierarchy_builders.masking_paths`."""
+        return cls(masking_paths(values, char, max_masked), name=name)
 
 
 #: Node numberings of :class:`TreeArrays`.

@@ -9,6 +9,10 @@ A :class:`Progress` reports the stages of one command (``microanon demo``, ``rep
 - ``"off"``: nothing (the command line's ``--quiet``);
 - ``"auto"``: ``"bar"`` when stderr is a terminal, else ``"lines"``.
 
+A stage done in steps of a known number of units (records placed by Mondrian, lattice nodes of
+the full-domain search) is counted with :meth:`Progress.count`: the methods draw no bars of
+their own.
+
 The functions that take ``progress=`` accept a :class:`Progress` (used as it is, so that nested
 steps share its numbering), a mode, or a bool: ``True`` bars, ``False`` nothing, ``None`` auto
 (see :func:`as_progress`). Everything goes to stderr; stdout stays the command's result.
@@ -24,12 +28,12 @@ from typing import Any, TextIO, TypeVar, Union
 
 from .errors import InputError
 
-__all__ = ["LINE_INTERVAL", "MODES", "Progress", "ProgressLike", "Stage", "as_progress"]
+__all__ = ["LINE_INTERVAL", "MODES", "Count", "Progress", "ProgressLike", "Stage", "as_progress"]
 
 #: The modes of a :class:`Progress`.
 MODES = ("auto", "bar", "lines", "off")
 
-#: Seconds between two lines of a counted loop (:meth:`Progress.iterate`) in ``"lines"`` mode.
+#: Seconds between two lines of a counted stage (:meth:`Progress.count`) in ``"lines"`` mode.
 LINE_INTERVAL = 10.0
 
 T = TypeVar("T")
@@ -57,6 +61,49 @@ class Stage:
     def seconds(self) -> float:
         """Seconds since the stage began."""
         return time.perf_counter() - self.started
+
+
+class Count:
+    """The units done so far in a counted stage of a :class:`Progress` (:meth:`Progress.count`).
+
+    Parameters
+    ----------
+    progress : Progress
+        Whose stage it is.
+    name : str
+        The stage's name.
+    total : int or None
+        Units to do, when known.
+    bar : tqdm bar, optional
+        The stage's bar (``"bar"`` mode).
+
+    Attributes
+    ----------
+    n : int
+        Units done so far.
+    """
+
+    def __init__(self, progress: Progress, name: str, total: int | None, bar: Any = None) -> None:
+        self.n = 0
+        self._progress = progress
+        self._name = name
+        self._total = total
+        self._bar = bar
+        self._started = self._said_at = time.perf_counter()
+
+    def advance(self, units: int = 1) -> None:
+        """Count ``units`` more done: the bar moves, or in ``"lines"`` mode a line tells the count
+        when :data:`LINE_INTERVAL` seconds have passed since the last."""
+        self.n += units
+        if self._bar is not None:
+            self._bar.update(units)
+        elif self._progress.mode == "lines":
+            now = time.perf_counter()
+            if now - self._said_at >= LINE_INTERVAL:
+                of = "" if self._total is None else f"/{self._total:,}"
+                seconds = now - self._started
+                self._progress.note(f"{self._name}: {self.n:,}{of} after {seconds:.1f} s")
+                self._said_at = now
 
 
 class Progress:
@@ -185,30 +232,39 @@ class Progress:
         self.note(f"search: {nodes:,} nodes checked in {seconds:.0f} s, {found}")
 
     def iterate(self, items: Iterable[T], name: str) -> Iterator[T]:
-        """``items``, reported as one stage named ``name`` with a count.
+        """``items``, reported as one stage named ``name`` with a count (see :meth:`count`)."""
+        with self.count(name, len(items) if isinstance(items, Sized) else None) as done:
+            for item in items:
+                yield item
+                done.advance()
 
-        ``"bar"``: a bar of its own over the items. ``"lines"``: a line every
-        :data:`LINE_INTERVAL` seconds with the count so far, and the stage's line at the end.
+    @contextmanager
+    def count(self, name: str, total: int | None = None, unit: str = "it") -> Iterator[Count]:
+        """Report one stage named ``name`` whose ``with`` block does ``total`` units in steps.
+
+        The block advances the yielded :class:`Count` by the units each step did. ``"bar"``: a
+        bar of its own, counting ``unit``. ``"lines"``: a line every :data:`LINE_INTERVAL`
+        seconds with the count so far, and the stage's line at the end. ``"off"``: nothing.
+
+        Examples
+        --------
+        >>> with Progress(mode="off").count("records", total=10, unit="rec") as done:
+        ...     done.advance(4)
+        ...     done.advance(6)
+        >>> done.n
+        10
         """
-        count = len(items) if isinstance(items, Sized) else None
         if self.mode == "bar":
             from tqdm import tqdm
 
-            yield from tqdm(items, desc=name, total=count, file=self.stream)
+            with tqdm(total=total, desc=name, unit=unit, file=self.stream) as bar:
+                yield Count(self, name, total, bar)
             self.done += 1
             return
         with self.stage(name) as stage:
-            last = stage.started
-            seen = 0
-            for item in items:
-                yield item
-                seen += 1
-                now = time.perf_counter()
-                if self.mode == "lines" and now - last >= LINE_INTERVAL:
-                    of = "" if count is None else f"/{count:,}"
-                    self.line(f"{self._counter()}{name}: {seen:,}{of} after {stage.seconds:.1f} s")
-                    last = now
-            stage.name = f"{name}: {seen:,}"
+            done = Count(self, name, total)
+            yield done
+            stage.name = f"{name}: {done.n:,}"
 
     def _open_bar(self) -> Any:
         if self._bar is None:

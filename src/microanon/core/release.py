@@ -49,6 +49,7 @@ __all__ = [
     "ALWAYS_PUBLIC",
     "PUBLIC_DIR",
     "INTERNAL_DIR",
+    "plain_metadata",
 ]
 
 #: Kind -> tables it must contain.
@@ -88,12 +89,35 @@ def _forbidden_key(key: str) -> bool:
     return k in FORBIDDEN_METADATA_KEYS or "seed" in k or k.endswith("_rng")
 
 
-#: Types :func:`_plain` keeps as they are (exact types: no subclass, no float to check).
+#: Types :func:`plain_metadata` keeps as they are (exact types: no subclass, no float to check).
 _TEXT_OR_INT = frozenset({str, int, bool, type(None)})
 
 
-def _plain(obj: Any, path: str = "metadata") -> Any:
-    """Convert metadata to JSON types, refusing seeds and unserializable objects."""
+def plain_metadata(obj: Any, path: str = "metadata") -> Any:
+    """Convert metadata to JSON types, refusing seeds and unserializable objects.
+
+    What every release's metadata goes through, in memory (:class:`Release`) and when the
+    out-of-core engine writes its manifests (:mod:`microanon.scale.rowwise`).
+
+    Parameters
+    ----------
+    obj : Any
+        The metadata (mappings, sequences, NumPy values, objects with ``to_dict``).
+    path : str
+        Where ``obj`` is in the metadata (for the messages).
+
+    Returns
+    -------
+    Any
+        ``obj`` made of dictionaries, lists, strings, numbers, booleans and None; non-finite
+        floats as strings.
+
+    Raises
+    ------
+    InputError
+        On a key that would publish a seed, a random generator, or an object that cannot be
+        stored.
+    """
     if isinstance(obj, Mapping):
         out = {}
         for k, v in obj.items():
@@ -101,7 +125,7 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
                 raise InputError(
                     f"{path}: key '{k}' would publish the random seed; releases never contain seeds"
                 )
-            out[str(k)] = _plain(v, f"{path}.{k}")
+            out[str(k)] = plain_metadata(v, f"{path}.{k}")
         return out
     if isinstance(obj, (list, tuple)):
         if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label path
@@ -109,11 +133,11 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
         return [
             list(v)  # a list of such lists (a hierarchy's paths): no recursion per path
             if type(v) is list and all(type(x) in _TEXT_OR_INT for x in v)
-            else _plain(v, f"{path}[{i}]")
+            else plain_metadata(v, f"{path}[{i}]")
             for i, v in enumerate(obj)
         ]
     if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist(), path)
+        return plain_metadata(obj.tolist(), path)
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, float) and not np.isfinite(obj):
@@ -134,7 +158,7 @@ def _plain(obj: Any, path: str = "metadata") -> Any:
             "contain random state"
         )
     if hasattr(obj, "to_dict"):
-        return _plain(obj.to_dict(), path)
+        return plain_metadata(obj.to_dict(), path)
     raise InputError(f"{path}: cannot store a {type(obj).__name__} in release metadata")
 
 
@@ -295,7 +319,7 @@ class Release:
             raise InputError("public must be a list of metadata keys, not a string")
         self.kind = kind
         self.tables = {str(k): canonical(v) for k, v in tables.items()}
-        self.metadata = _plain(dict(metadata or {}))
+        self.metadata = plain_metadata(dict(metadata or {}))
         self.public_keys = frozenset(ALWAYS_PUBLIC) | frozenset(map(str, public))
         #: Whether the internal part is known (False for a release loaded from its public part).
         self.has_internal = True
@@ -510,7 +534,7 @@ class Release:
                 meta = _read_json(internal).get("metadata", {})
                 if not isinstance(meta, dict):
                     raise InputError(f"{internal}: metadata must be a mapping")
-                release.metadata.update(_plain(meta))
+                release.metadata.update(plain_metadata(meta))
                 release.has_internal = True
             return release
         if (directory / _MANIFEST).is_file():
@@ -716,7 +740,7 @@ def write_manifests(
         "format": format,
         "tables": {name: dict(info) for name, info in tables.items()},
         "public_keys": sorted(public_keys),
-        "metadata": _plain(dict(public)),
+        "metadata": plain_metadata(dict(public)),
     }
     (directory / PUBLIC_DIR).mkdir(exist_ok=True)
     (directory / PUBLIC_DIR / _MANIFEST).write_text(
@@ -727,7 +751,7 @@ def write_manifests(
         **common,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "part": INTERNAL_DIR,
-        "metadata": _plain(dict(internal)),
+        "metadata": plain_metadata(dict(internal)),
     }
     (directory / INTERNAL_DIR / _INTERNAL).write_text(
         json.dumps(doc, indent=2, ensure_ascii=False), "utf-8"

@@ -18,16 +18,24 @@ from .errors import InputError, SchemaError
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
-__all__ = ["Table", "Frequencies", "Combined", "combine_codes", "factorize_column"]
+__all__ = [
+    "Table",
+    "Frequencies",
+    "Combined",
+    "combine_codes",
+    "factorize_column",
+    "DENSE_FACTOR",
+    "DENSE_SLACK",
+]
 
 
 #: pandas columns backed by a pyarrow array (``str`` columns of pandas 3, ``string[pyarrow]``).
 _ArrowArray = pd.arrays.ArrowExtensionArray
 
 #: Key spaces up to this many times the number of rows (plus a constant) are counted, not sorted
-#: (here and in the lattice's frequency sets, ``methods.generalize._lattice_frequencies``).
-_DENSE_FACTOR = 4
-_DENSE_SLACK = 4096
+#: (here, in the models' groups and in the lattice's frequency sets, which share the rule).
+DENSE_FACTOR = 4
+DENSE_SLACK = 4096
 
 
 def _code_dtype(n: int) -> np.dtype:
@@ -172,7 +180,7 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
         for c, s in zip(codes, radices, strict=True):
             key = key * s + c.astype(np.int64)
         space = math.prod(radices)
-        if space <= _DENSE_FACTOR * n + _DENSE_SLACK:
+        if space <= DENSE_FACTOR * n + DENSE_SLACK:
             # A small key space is counted directly, no sort: the same answer as np.unique.
             per_key = np.bincount(key, minlength=space)
             uniq = np.flatnonzero(per_key)

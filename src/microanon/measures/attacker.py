@@ -29,7 +29,7 @@ import pandas as pd
 from ..core import display
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from ._common import check_quasi, check_share, group_rows
+from .common import check_quasi, check_share, group_rows
 
 __all__ = ["AttackerRisks", "ModelRisk", "attacker_risks"]
 

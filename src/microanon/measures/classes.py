@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from ._common import check_count, check_quasi, group_rows
+from .common import check_count, check_quasi, group_rows
 
 __all__ = ["ClassStats", "equivalence_classes", "discernibility", "aecs"]
 

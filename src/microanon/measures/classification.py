@@ -42,7 +42,7 @@ from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
 from ..core.table import factorize_column
-from ._common import normalize_columns
+from .common import normalize_columns
 
 __all__ = ["ID3", "NodeCounts", "classification_accuracy", "relative_accuracy"]
 

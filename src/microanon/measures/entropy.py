@@ -33,7 +33,7 @@ from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import Hierarchy
 from ..core.table import combine_codes, factorize_column
-from ._common import check_quasi
+from .common import check_quasi
 from .estimators import cover_intervals
 
 __all__ = ["NonUniformEntropy", "non_uniform_entropy"]

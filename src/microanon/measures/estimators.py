@@ -36,7 +36,7 @@ from ..core.hierarchy import SUPPRESSED, Hierarchy, parse_interval, value_key
 from ..core.release import Release
 from ..core.table import Table, combine_codes, factorize_column
 from ..methods.generalize.anatomy import COUNT_COLUMN, GROUP_COLUMN
-from ._common import normalize_columns, numeric_values
+from .common import normalize_columns, numeric_values
 
 __all__ = [
     "MAX_JOINT_CELLS",

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from ._keys import check_weights, key_codes, pack
+from .keys import check_weights, key_codes, pack
 
 __all__ = ["LoglinearRisk", "loglinear_risk"]
 

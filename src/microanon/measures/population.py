@@ -50,8 +50,8 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from ._common import check_quasi, check_share, group_rows
 from ._uniqueness import ClassSizes, Fit, pitman, snb, zayatz
+from .common import check_quasi, check_share, group_rows
 
 __all__ = ["REGIONS", "PopulationUniqueness", "UniquenessEstimate", "population_uniqueness"]
 

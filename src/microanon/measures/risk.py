@@ -18,8 +18,8 @@ import pandas as pd
 
 from ..core import display
 from ..core.frames import pandas_if_arrow
-from ._common import check_quasi, group_rows
 from .attacker import attacker_risks
+from .common import check_quasi, group_rows
 
 __all__ = ["RiskProfile", "Uniques", "reidentification_risk", "sample_uniques"]
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from ._keys import check_fraction, key_codes, pack
+from .keys import check_fraction, key_codes, pack
 
 __all__ = ["Suda", "minimal_uniques", "suda2"]
 

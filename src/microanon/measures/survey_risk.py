@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.frames import pandas_if_arrow
-from ._keys import check_fraction, check_household, check_weights, key_codes, pack
+from .keys import check_fraction, check_household, check_weights, key_codes, pack
 
 __all__ = ["IndividualRisk", "KeyFrequencies", "individual_risk", "key_frequencies"]
 

@@ -31,7 +31,7 @@ import pandas as pd
 from ..core.errors import HierarchyError, InputError
 from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import Hierarchy
-from ._common import (
+from .common import (
     NumericDomain,
     check_count,
     check_hierarchies,

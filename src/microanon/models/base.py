@@ -133,6 +133,26 @@ class PrivacyModel(ABC):
         population table, for the models checked against one."""
         return np.zeros(groups.n_groups)
 
+    @property
+    def recoding_size(self) -> int | None:
+        """The number of records that is the model's whole verdict on a group, which the
+        recoding methods (Mondrian, local recoding) test by counting and grow their groups to
+        (k-anonymity's k). None (the default): they ask :meth:`group_ok`."""
+        return None
+
+    def shortfall(self, groups: Groups) -> np.ndarray:
+        """How far each group is from satisfying the model, which local recoding uses to rank
+        the records it could add to a failing group (only the order matters). Default: 1 for
+        every group (the model gives no measure)."""
+        return np.ones(groups.n_groups)
+
+    def reads_sensitive_values(self, numeric: bool) -> bool:
+        """Whether the model reads the sensitive values themselves (their order, distances or
+        hierarchy), not only which records share one; ``numeric``: whether they are numbers.
+        When no model does, the recoding methods build their groups on integer stand-ins.
+        Default: True."""
+        return True
+
     @abstractmethod
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Whether each group satisfies the model on its own (a boolean array over groups).

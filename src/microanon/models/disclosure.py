@@ -31,9 +31,9 @@ import pandas as pd
 from microanon.core.constraints import Param, Real
 from microanon.core.errors import InputError
 
-from ._params import TOL, real
 from .groups import Columns, Groups, groups_of, spread
 from .likeness import ShareCapped, pair_ratios
+from .params import TOL, real
 from .verdict import Verdict, build_verdict
 
 __all__ = ["delta_disclosure", "DeltaDisclosure"]

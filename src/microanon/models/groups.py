@@ -19,7 +19,7 @@ import pandas as pd
 
 from microanon.core.errors import InputError
 from microanon.core.frames import pandas_if_arrow
-from microanon.core.table import _DENSE_FACTOR, _DENSE_SLACK, combine_codes, factorize_column
+from microanon.core.table import DENSE_FACTOR, DENSE_SLACK, combine_codes, factorize_column
 
 __all__ = [
     "on_known",
@@ -547,7 +547,7 @@ def _pairs(
     # n_groups * m <= n_rows**2, which fits int64 for any table that fits in memory.
     key = row_group.astype(np.int64, copy=False) * m + sa_codes
     space = n_groups * m
-    if space <= _DENSE_FACTOR * len(key) + _DENSE_SLACK:
+    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
         pairs = np.flatnonzero(np.bincount(key, minlength=space))
         per_pair = np.bincount(key, weights=weights, minlength=space)[pairs]
     else:

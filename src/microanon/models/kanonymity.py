@@ -16,9 +16,9 @@ import pandas as pd
 from microanon.core.constraints import SMALLEST_GROUP, Param
 from microanon.core.errors import InputError
 
-from ._params import integer
 from .base import ClassBounds, PrivacyModel
 from .groups import Columns, Groups, groups_of
+from .params import integer
 from .verdict import Verdict, build_verdict
 
 __all__ = ["k_anonymity", "KAnonymity"]
@@ -105,6 +105,11 @@ class KAnonymity(PrivacyModel):
     def class_bounds(self, reference: np.ndarray | None, numeric: bool) -> ClassBounds:
         """At least k records: the whole verdict."""
         return ClassBounds(min_size=int(self.k), exact=True)
+
+    @property
+    def recoding_size(self) -> int:
+        """At least k records: the whole verdict, counted."""
+        return int(self.k)
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups with at least k records."""

@@ -37,9 +37,9 @@ import pandas as pd
 from microanon.core.constraints import Choice, Integer, Param, Real
 from microanon.core.errors import InputError
 
-from ._params import choice, integer, real
 from .base import ClassBounds
 from .groups import Columns, Groups, groups_of
+from .params import choice, integer, real
 from .population import POPULATION_PARAMETERS, PopulationModel, population_sizes
 from .verdict import Verdict, build_verdict
 

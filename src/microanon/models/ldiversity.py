@@ -29,9 +29,9 @@ import pandas as pd
 from microanon.core.constraints import Choice, Param, Real
 from microanon.core.errors import InputError
 
-from ._params import TOL, choice, integer, real
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .groups import Columns, Groups, groups_of, on_known, spread
+from .params import TOL, choice, integer, real
 from .verdict import Verdict, build_verdict
 
 __all__ = ["l_diversity", "LDiversity", "FORMS", "group_diversity"]
@@ -294,6 +294,16 @@ class LDiversity(PrivacyModel):
             head = np.bincount(g[order], weights=counts * (rank < self.l - 1), minlength=len(sizes))
             return np.maximum(top - self.c * (sizes - head) - BOUND_SLACK, 0.0)
         return zero
+
+    def shortfall(self, groups: Groups) -> np.ndarray:
+        """``(ℓ - own ℓ) / ℓ`` on each group's known values (0 for a group without one)."""
+        view, positions = groups.known_view()  # unknown sensitive values count toward neither
+        own = group_diversity(view, self.form, self.c).astype(float)
+        return spread(groups, positions, (self.l - own) / self.l, 0.0)
+
+    def reads_sensitive_values(self, numeric: bool) -> bool:
+        """Every form counts records per value: which records share one is all it reads."""
+        return False
 
     def group_ok(self, groups: Groups) -> np.ndarray:
         """Groups that are ℓ-diverse in this form."""

@@ -32,9 +32,9 @@ import pandas as pd
 from microanon.core.constraints import Choice, Param, Real
 from microanon.core.errors import InputError
 
-from ._params import TOL, choice, real
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .groups import Columns, Groups, groups_of, on_known, spread
+from .params import TOL, choice, real
 from .verdict import Verdict, build_verdict
 
 __all__ = ["beta_likeness", "BetaLikeness", "LIKENESS_FORMS", "pair_ratios"]

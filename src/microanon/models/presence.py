@@ -26,9 +26,9 @@ import pandas as pd
 from microanon.core.constraints import Param, Real
 from microanon.core.errors import InputError
 
-from ._params import TOL, real
 from .base import BOUND_SLACK
 from .groups import Columns, Groups, groups_of
+from .params import TOL, real
 from .population import POPULATION_PARAMETERS, PopulationModel, population_sizes
 from .verdict import Verdict, build_verdict
 

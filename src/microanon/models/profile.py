@@ -10,10 +10,10 @@ import pandas as pd
 from microanon.core import display
 from microanon.core.errors import InputError
 
-from ._params import real
 from .groups import Columns, Groups, groups_of
 from .kmap import k_map
 from .ldiversity import group_diversity
+from .params import real
 from .presence import delta_presence
 from .tcloseness import group_emd
 

@@ -27,10 +27,10 @@ from microanon.core.constraints import Anything, Choice, Param, Real
 from microanon.core.errors import HierarchyError, InputError
 from microanon.core.hierarchy import Hierarchy, value_key
 
-from ._params import TOL, choice, real
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .emd import emd_equal, emd_hierarchical, emd_ordered
 from .groups import Columns, Groups, groups_of, on_known, spread
+from .params import TOL, choice, real
 from .verdict import Verdict, build_verdict
 
 __all__ = ["t_closeness", "TCloseness", "DISTANCES", "group_emd"]
@@ -276,6 +276,17 @@ class TCloseness(PrivacyModel):
         view, positions = groups.known_view()
         emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
         return spread(groups, positions, emd <= self.t + TOL, True)
+
+    def shortfall(self, groups: Groups) -> np.ndarray:
+        """``EMD - t`` on each group's known values (0 for a group without one)."""
+        view, positions = groups.known_view()  # unknown sensitive values count toward neither
+        emd, _ = group_emd(view, self.distance, self.order, self.hierarchy)
+        return spread(groups, positions, emd - self.t, 0.0)
+
+    def reads_sensitive_values(self, numeric: bool) -> bool:
+        """Only the ordered and hierarchical distances read the values; the equal distance
+        (the default on values that are not numbers) compares codes."""
+        return self.distance not in (None, "equal") or (self.distance is None and numeric)
 
     @property
     def monotone(self) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.hierarchy import SUPPRESSED
-from ..methods.generalize.full_domain import _level_labels
+from ..methods.generalize.full_domain import level_labels
 from .encoding import Encoding
 from .frequencies import FrequencyTable, pack_codes
 
@@ -65,7 +65,7 @@ def make_plan(
     labels = {}
     for q, lv in levels.items():
         h = schema.hierarchy(q)
-        labels[q] = _level_labels(h, int(lv))[h.level_codes(int(lv))]
+        labels[q] = level_labels(h, int(lv))[h.level_codes(int(lv))]
     if table.keys is not None:
         suppressed: Any = np.sort(table.keys[mask])
     else:

@@ -28,7 +28,7 @@ from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC
 from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
-from ..methods.sdc._common import check_flag, check_k
+from ..methods.sdc.common import check_flag, check_k
 from .client import dask_client, run_stage
 from .encode import encode_dataset
 from .rowwise import RowwiseRelease, _as_schema, _source, _text

@@ -33,10 +33,15 @@ from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
-from ..methods._release import SUPPRESSED_ROWS, numbers_of
-from ..methods.generalize._search import check_metric, check_suppression
-from ..methods.generalize._searches import check_search, run_search
-from ..methods.generalize.full_domain import population_records
+from ..methods.generalize.full_domain import SearchResult, population_records
+from ..methods.generalize.searches import (
+    SearchChoice,
+    check_metric,
+    check_search,
+    check_suppression,
+    run_search,
+)
+from ..methods.release import SUPPRESSED_ROWS, numbers_of
 from ..models import PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
@@ -49,6 +54,7 @@ from .encode import (
     encode_partition,
     row_counts_of,
 )
+from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, FrequencyTable, global_partial, sorted_table, tree_reduce
 from .read import parquet_files, read_dataset, read_parquet_file
 from .release_files import DATA, arrow_type, logical_type, write_manifests
@@ -256,6 +262,96 @@ def full_domain_dask(
     """
     seconds: dict[str, float] = {}
     started = time.perf_counter()
+    args = _check_arguments(
+        schema, models, suppression, metric, suppressed_rows, search, time_limit, step_limit, spill
+    )
+    target = Path(out_dir)
+    protect = [source] if isinstance(source, (str, os.PathLike)) else []
+    check_output_target(target, overwrite, protect)
+    with dask_client(client, scheduler) as run, atomic_directory(target, overwrite, protect) as tmp:
+        coded = _encode(run, source, args, read_options, tmp / _WORK, spill, progress)
+        seconds["encode"] = time.perf_counter() - started
+        mark = time.perf_counter()
+        freq = _frequencies(run, coded, args.columns, progress)
+        seconds["frequencies"] = time.perf_counter() - mark
+        chosen = _search(args, coded.encoding, freq, rng)
+        seconds["search"] = chosen.result.search_seconds
+        public, internal = _metadata(args, coded, freq, chosen)
+        mark = time.perf_counter()
+        written = _write(run, coded, args.schema, chosen.plan, tmp, progress)
+        del coded  # the codes leave the workers' memory
+        shutil.rmtree(tmp / _WORK)
+        seconds["write"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        verdicts = _verify(run, written, args, chosen, progress)
+        info = {
+            "file": DATA,
+            "rows": chosen.published.records,
+            "columns": list(chosen.plan.columns),
+            "types": {c: logical_type(written.types[c]) for c in chosen.plan.columns},
+            "parts": len(written.paths),
+        }
+        write_manifests(tmp, "generalized", public, internal, PUBLIC_KEYS, {"data": info})
+        seconds["verify"] = time.perf_counter() - mark
+    seconds["total"] = time.perf_counter() - started
+    result = chosen.result
+    return ScaleResult(
+        levels=dict(result.levels),
+        suppressed=result.suppressed,
+        metric=args.metric,
+        metric_value=result.metric_value,
+        rows_in=freq.records,
+        rows_out=chosen.published.records,
+        rows=internal["row_counts"],
+        combinations=len(freq),
+        verdicts=verdicts,
+        path=target,
+        data=target / PUBLIC_DIR / DATA,
+        metadata=public,
+        seconds=seconds,
+        internal=internal,
+    )
+
+
+@dataclass(frozen=True)
+class _Arguments:
+    """The validated arguments of a run."""
+
+    schema: Schema
+    models: list[PrivacyModel]
+    suppression: float
+    metric: str
+    suppressed_rows: str
+    choice: SearchChoice
+    #: The sensitive column, when a model needs it.
+    sensitive: str | None
+    #: Whether a model is checked against a population table.
+    with_population: bool
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns of the frequency table: the quasi-identifiers, then the sensitive one."""
+        return list(self.schema.quasi) + ([self.sensitive] if self.sensitive is not None else [])
+
+
+def _check_arguments(
+    schema: Schema | Mapping[str, Any],
+    models: Any,
+    suppression: float,
+    metric: str,
+    suppressed_rows: str,
+    search: str,
+    time_limit: float | None,
+    step_limit: int | None,
+    spill: str,
+) -> _Arguments:
+    """Validate the arguments of :func:`full_domain_dask` before any work.
+
+    Raises
+    ------
+    InputError, SchemaError
+        As :func:`full_domain_dask` documents.
+    """
     suppression = check_suppression(suppression)
     metric = check_metric(metric)
     choice = check_search(search, time_limit, step_limit)
@@ -288,163 +384,242 @@ def full_domain_dask(
         )
     if spill not in SPILL:
         raise InputError(f"spill must be one of {', '.join(SPILL)}, got {spill!r}")
-    target = Path(out_dir)
-    protect = [source] if isinstance(source, (str, os.PathLike)) else []
-    check_output_target(target, overwrite, protect)
-    sensitive = schema.sensitive[0] if needs_sa else None
-    columns = list(schema.quasi) + ([sensitive] if sensitive is not None else [])
-    others = [c for c in schema.published if c not in columns]
-    with dask_client(client, scheduler) as run, atomic_directory(target, overwrite, protect) as tmp:
-        if isinstance(source, (str, os.PathLike)):
-            frame = read_dataset(source, columns=schema.columns, **dict(read_options or {}))
-        else:
-            frame = source
-        check_frame(frame, schema)
-        work = tmp / _WORK
-        work.mkdir()
-        pieces = _pieces(source, frame, schema, read_options)
-        budget = _budget(run, len(pieces), spill)
-        encode = delayed(encode_partition, pure=False)
-        tasks = [
-            encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"))
-            for i, d in enumerate(pieces)
-        ]
-        parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
-        summaries = wait_stage(
-            run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
-        )
-        encoding, maps = combine_encodings(
-            schema, columns, summaries, _population_values(schema, resolved)
-        )
-        rows = row_counts_of(summaries)
-        seconds["encode"] = time.perf_counter() - started
-        mark = time.perf_counter()
-        cards = [encoding.cardinality(c) for c in columns]
-        partial = [
-            run.submit(global_partial, f, m, columns, cards, pure=False)
-            for f, m in zip(parts, maps, strict=True)
-        ]
-        (merged,) = wait_stage(
-            run, "frequency table", [tree_reduce(run, partial, cards, SPLIT_EVERY)], progress
-        )
-        del partial
-        freq = sorted_table(columns, merged[0], merged[1], cards)
-        seconds["frequencies"] = time.perf_counter() - mark
-        table = Table.from_codes(
-            freq.codes,
-            {c: encoding.dictionaries[c] for c in columns},
-            encoding.schema.select(columns),
-            counts=freq.counts,
-        )
-        result, record = run_search(
-            table, resolved, suppression, metric, suppressed_rows, choice, rng=rng
-        )
-        seconds["search"] = result.search_seconds
-        plan = make_plan(encoding, freq, result.levels, result.suppressed_mask, suppressed_rows)
-        published = _published_frequencies(freq, plan, list(schema.quasi))
-        records = None
-        checked = resolved
-        if with_population:
-            classes = pd.DataFrame({q: published.codes[q] for q in schema.quasi})
-            records = population_records(table, result.levels, classes, resolved)
-            checked = _with_records(resolved, records)
-        numeric = sensitive is not None and numbers_of(table, sensitive) is not None
-        _check_before_writing(
-            published, schema.quasi, sensitive, numeric, checked, result.suppressed
-        )
-        public = {
-            "method": "full_domain",
-            "parameters": {
-                "suppression": suppression,
-                "metric": metric,
-                "suppressed_rows": suppressed_rows,
-                "all_minimal": False,
-                **choice.public(),
-            },
-            "models": [m.to_config() for m in resolved],
-            "quasi": list(encoding.schema.quasi),
-            "sensitive": list(encoding.schema.sensitive),
-            "rows_out": published.records,
-            "levels": dict(result.levels),
-        }
-        internal = {
-            "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
-            "hierarchies": {
-                q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi
-            },
-            "rows_in": freq.records,
-            "row_counts": {
-                **rows,
-                "suppressed": result.suppressed,
-                "published": published.records,
-                "unknown_sensitive": {},  # refused out of core (encode: missing: keep)
-            },
-            "suppressed": result.suppressed,
-            "metric": {"name": metric, "value": result.metric_value},
-            "nodes_checked": result.nodes_checked,
-            "lattice_size": result.lattice_size,
-            "search_seconds": result.search_seconds,
-            "search": record,
-            "combinations": len(freq),
-        }
-        if records is not None:
-            internal["populations"] = records
-        mark = time.perf_counter()
-        meta = clean_partition(frame._meta, schema)
-        types = {c: pa.string() if c in plan.labels else arrow_type(meta[c]) for c in plan.columns}
-        # sent to every worker once, not pickled again with each task
-        (writer,) = run.scatter([make_writer(plan, types)], broadcast=True, hash=False)
-        data = tmp / PUBLIC_DIR / DATA
-        data.mkdir(parents=True)
-        paths = [str(data / f"part.{i}.parquet") for i in range(len(parts))]
-        writes = [
-            run.submit(write_encoded, f, m, writer, p, pure=False)
-            for f, m, p in zip(parts, maps, paths, strict=True)
-        ]
-        written = wait_stage(run, "write", writes, progress)
-        del parts, writes  # the codes leave the workers' memory
-        shutil.rmtree(work)
-        seconds["write"] = time.perf_counter() - mark
-        mark = time.perf_counter()
-        numeric = sensitive is not None and types[sensitive] not in (pa.string(), pa.bool_())
-        verdicts, rows_out = verify_files(
-            paths, schema.quasi, sensitive, checked, run, progress, numeric=numeric
-        )
-        failed = [str(v) for v in verdicts if v.holds is False]
-        if failed:
-            raise VerificationError(
-                "the written release fails " + "; ".join(failed) + " (nothing was kept)"
-            )
-        if rows_out != published.records or sum(written) != rows_out:
-            raise VerificationError(
-                f"the written release holds {rows_out} records, expected {published.records}"
-            )
-        info = {
-            "file": DATA,
-            "rows": rows_out,
-            "columns": list(plan.columns),
-            "types": {c: logical_type(types[c]) for c in plan.columns},
-            "parts": len(paths),
-        }
-        write_manifests(tmp, "generalized", public, internal, PUBLIC_KEYS, {"data": info})
-        seconds["verify"] = time.perf_counter() - mark
-    seconds["total"] = time.perf_counter() - started
-    return ScaleResult(
-        levels=dict(result.levels),
-        suppressed=result.suppressed,
-        metric=metric,
-        metric_value=result.metric_value,
-        rows_in=freq.records,
-        rows_out=rows_out,
-        rows=internal["row_counts"],
-        combinations=len(freq),
-        verdicts=verdicts,
-        path=target,
-        data=target / PUBLIC_DIR / DATA,
-        metadata=public,
-        seconds=seconds,
-        internal=internal,
+    return _Arguments(
+        schema,
+        resolved,
+        suppression,
+        metric,
+        suppressed_rows,
+        choice,
+        schema.sensitive[0] if needs_sa else None,
+        bool(with_population),
     )
+
+
+@dataclass(frozen=True)
+class _Coded:
+    """The original read and coded: the records' codes wait on the workers (or on disk)."""
+
+    #: The dask DataFrame read (its ``_meta`` gives the published columns' types).
+    frame: Any
+    #: One future per partition: its :class:`Encoded` codes.
+    parts: list[Any]
+    #: Per partition, the global code of each local code of each column.
+    maps: list[dict[str, np.ndarray]]
+    encoding: Encoding
+    #: The row counts of the read (in the file, left out, entering).
+    rows: dict[str, Any]
+
+
+def _encode(
+    run: Any,
+    source: Any,
+    args: _Arguments,
+    read_options: Mapping[str, Any] | None,
+    work: Path,
+    spill: str,
+    progress: ProgressLike,
+) -> _Coded:
+    """Stage 1: read the original and code every partition with its own dictionaries, then
+    combine the partitions' dictionaries into the global encoding (``work``: where spilled
+    codes go)."""
+    schema, columns = args.schema, args.columns
+    others = [c for c in schema.published if c not in columns]
+    if isinstance(source, (str, os.PathLike)):
+        frame = read_dataset(source, columns=schema.columns, **dict(read_options or {}))
+    else:
+        frame = source
+    check_frame(frame, schema)
+    work.mkdir()
+    pieces = _pieces(source, frame, schema, read_options)
+    budget = _budget(run, len(pieces), spill)
+    encode = delayed(encode_partition, pure=False)
+    tasks = [
+        encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"))
+        for i, d in enumerate(pieces)
+    ]
+    parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
+    summaries = wait_stage(
+        run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
+    )
+    encoding, maps = combine_encodings(
+        schema, columns, summaries, _population_values(schema, args.models)
+    )
+    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries))
+
+
+def _frequencies(
+    run: Any, coded: _Coded, columns: list[str], progress: ProgressLike
+) -> FrequencyTable:
+    """Stage 2: the frequency table of ``columns``, merged from the partitions' combinations."""
+    cards = [coded.encoding.cardinality(c) for c in columns]
+    partial = [
+        run.submit(global_partial, f, m, columns, cards, pure=False)
+        for f, m in zip(coded.parts, coded.maps, strict=True)
+    ]
+    (merged,) = wait_stage(
+        run, "frequency table", [tree_reduce(run, partial, cards, SPLIT_EVERY)], progress
+    )
+    del partial
+    return sorted_table(columns, merged[0], merged[1], cards)
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """The node the search chose, and the release it gives."""
+
+    result: SearchResult
+    #: What the release says about the search.
+    record: dict[str, Any]
+    plan: Plan
+    #: The release's frequency table.
+    published: FrequencyTable
+    #: The people of each published class, per model against a population (None otherwise).
+    records: list[dict[str, Any] | None] | None
+    #: The models as the written files are checked (against the records' people).
+    checked: list[PrivacyModel]
+
+
+def _search(
+    args: _Arguments, encoding: Encoding, freq: FrequencyTable, rng: np.random.Generator | None
+) -> _Chosen:
+    """Stage 3: the search on the frequency table, in this process, and the release it gives,
+    checked before anything is written.
+
+    Raises
+    ------
+    InfeasibleError
+        No node satisfies the models (or the star class fails one).
+    VerificationError
+        The chosen node fails a model.
+    """
+    columns, sensitive, quasi = args.columns, args.sensitive, list(args.schema.quasi)
+    table = Table.from_codes(
+        freq.codes,
+        {c: encoding.dictionaries[c] for c in columns},
+        encoding.schema.select(columns),
+        counts=freq.counts,
+    )
+    result, record = run_search(
+        table,
+        args.models,
+        args.suppression,
+        args.metric,
+        args.suppressed_rows,
+        args.choice,
+        rng=rng,
+    )
+    plan = make_plan(encoding, freq, result.levels, result.suppressed_mask, args.suppressed_rows)
+    published = _published_frequencies(freq, plan, quasi)
+    records = None
+    checked = args.models
+    if args.with_population:
+        classes = pd.DataFrame({q: published.codes[q] for q in quasi})
+        records = population_records(table, result.levels, classes, args.models)
+        checked = _with_records(args.models, records)
+    numeric = sensitive is not None and numbers_of(table, sensitive) is not None
+    _check_before_writing(published, quasi, sensitive, numeric, checked, result.suppressed)
+    return _Chosen(result, record, plan, published, records, checked)
+
+
+def _metadata(
+    args: _Arguments, coded: _Coded, freq: FrequencyTable, chosen: _Chosen
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The public and internal metadata of the release."""
+    encoding, result, published = coded.encoding, chosen.result, chosen.published
+    public = {
+        "method": "full_domain",
+        "parameters": {
+            "suppression": args.suppression,
+            "metric": args.metric,
+            "suppressed_rows": args.suppressed_rows,
+            "all_minimal": False,
+            **args.choice.public(),
+        },
+        "models": [m.to_config() for m in args.models],
+        "quasi": list(encoding.schema.quasi),
+        "sensitive": list(encoding.schema.sensitive),
+        "rows_out": published.records,
+        "levels": dict(result.levels),
+    }
+    internal = {
+        "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
+        "hierarchies": {q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi},
+        "rows_in": freq.records,
+        "row_counts": {
+            **coded.rows,
+            "suppressed": result.suppressed,
+            "published": published.records,
+            "unknown_sensitive": {},  # refused out of core (encode: missing: keep)
+        },
+        "suppressed": result.suppressed,
+        "metric": {"name": args.metric, "value": result.metric_value},
+        "nodes_checked": result.nodes_checked,
+        "lattice_size": result.lattice_size,
+        "search_seconds": result.search_seconds,
+        "search": chosen.record,
+        "combinations": len(freq),
+    }
+    if chosen.records is not None:
+        internal["populations"] = chosen.records
+    return public, internal
+
+
+@dataclass(frozen=True)
+class _Written:
+    """The release's Parquet files."""
+
+    paths: list[str]
+    #: The Arrow type of each published column.
+    types: dict[str, pa.DataType]
+    #: Records written to each file.
+    rows: list[int]
+
+
+def _write(
+    run: Any, coded: _Coded, schema: Schema, plan: Plan, tmp: Path, progress: ProgressLike
+) -> _Written:
+    """Stage 4: every partition of the release written from its codes, one file each."""
+    meta = clean_partition(coded.frame._meta, schema)
+    types = {c: pa.string() if c in plan.labels else arrow_type(meta[c]) for c in plan.columns}
+    # sent to every worker once, not pickled again with each task
+    (writer,) = run.scatter([make_writer(plan, types)], broadcast=True, hash=False)
+    data = tmp / PUBLIC_DIR / DATA
+    data.mkdir(parents=True)
+    paths = [str(data / f"part.{i}.parquet") for i in range(len(coded.parts))]
+    writes = [
+        run.submit(write_encoded, f, m, writer, p, pure=False)
+        for f, m, p in zip(coded.parts, coded.maps, paths, strict=True)
+    ]
+    return _Written(paths, types, wait_stage(run, "write", writes, progress))
+
+
+def _verify(
+    run: Any, written: _Written, args: _Arguments, chosen: _Chosen, progress: ProgressLike
+) -> list[Verdict]:
+    """Stage 5: the written files read back and every claimed model checked on them.
+
+    Raises
+    ------
+    VerificationError
+        A model fails on the files, or they hold other than the release's records.
+    """
+    sensitive = args.sensitive
+    numeric = sensitive is not None and written.types[sensitive] not in (pa.string(), pa.bool_())
+    verdicts, rows_out = verify_files(
+        written.paths, args.schema.quasi, sensitive, chosen.checked, run, progress, numeric=numeric
+    )
+    failed = [str(v) for v in verdicts if v.holds is False]
+    if failed:
+        raise VerificationError(
+            "the written release fails " + "; ".join(failed) + " (nothing was kept)"
+        )
+    expected = chosen.published.records
+    if rows_out != expected or sum(written.rows) != rows_out:
+        raise VerificationError(
+            f"the written release holds {rows_out} records, expected {expected}"
+        )
+    return verdicts
 
 
 def _against_population(model: PrivacyModel) -> bool:

@@ -23,8 +23,8 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
 from ..core.progress import ProgressLike
-from ..measures._common import check_share
 from ..measures.attacker import class_attacker_risks
+from ..measures.common import check_share
 from ..measures.population import uniqueness_of_sizes
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups

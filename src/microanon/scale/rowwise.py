@@ -37,31 +37,39 @@ from ..core.errors import InputError, SchemaError, VerificationError
 from ..core.output import atomic_directory, check_output_target
 from ..core.progress import ProgressLike
 from ..core.random import RandomLike, make_rng
-from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, _plain
+from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, plain_metadata
 from ..core.schema import Kind, Schema
 from ..core.table import Table
-from ..methods.randomize._onehot import OneHotLayout
-from ..methods.randomize._sampling import (
+from ..methods.randomize.domains import check_domains
+from ..methods.randomize.mrr import check_theta, flip_records
+from ..methods.randomize.onehot import OneHotLayout
+from ..methods.randomize.optimal import (
+    MAX_JOINT_CELLS,
+    check_tau,
+    optimal_parameters_from_pi,
+)
+from ..methods.randomize.pram import (
+    DEFAULT_ALPHA,
+    check_alpha,
+    invariant_spec,
+)
+from ..methods.randomize.risk import check_scenario
+from ..methods.randomize.sampling import (
     ColumnSpec,
     randomize_codes,
     randomized_metadata,
     resolve_specs,
 )
-from ..methods.randomize.domains import check_domains
-from ..methods.randomize.mrr import _check_theta, _flip_records
-from ..methods.randomize.optimal import _MAX_CELLS, check_tau, optimal_parameters_from_pi
-from ..methods.randomize.pram import DEFAULT_ALPHA, _check_alpha, _invariant_spec
-from ..methods.randomize.risk import check_scenario
 from ..methods.registry import methods
-from ..methods.sdc._common import check_number, numeric_matrix, select_columns
+from ..methods.sdc.common import check_number, numeric_matrix, select_columns
 from ..methods.sdc.noise import (
     NOISE_METHODS,
-    _add_correlated,
-    _add_independent,
-    _per_column,
-    _sqrt_psd,
+    add_correlated,
+    add_independent,
+    check_per_column,
     geometric_noise,
     laplace_noise,
+    sqrt_psd,
 )
 from ..models.release_verify import texts_in_files
 from .client import dask_client, run_stage
@@ -387,10 +395,10 @@ def write_rowwise(
     return WrittenRelease(
         target,
         target / PUBLIC_DIR / DATA,
-        _plain(public),
+        plain_metadata(public),
         info["rows"],
         release.kind,
-        _plain(internal),
+        plain_metadata(internal),
     )
 
 
@@ -477,7 +485,7 @@ class _Randomization:
 def _randomize_partition(
     part: pd.DataFrame, gen: np.random.Generator, plan: _Randomization
 ) -> pd.DataFrame:
-    """One partition through the in-memory release procedure (``_sampling.publish``).
+    """One partition through the in-memory release procedure (``sampling.publish``).
 
     Each randomized column's codes go through :func:`randomize_codes` (in schema order, as in
     memory), then the partition's rows are put in random order.
@@ -652,10 +660,10 @@ def randomized_response_dask(
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
         shape = tuple(encoding.cardinality(c) for c in columns)
-        if math.prod(shape) > _MAX_CELLS:
+        if math.prod(shape) > MAX_JOINT_CELLS:
             raise InputError(
                 f"the joint domain of {', '.join(columns)} has {math.prod(shape):,} cells "
-                f"(sizes {shape}); at most {_MAX_CELLS:,} are supported: use fewer or coarser "
+                f"(sizes {shape}); at most {MAX_JOINT_CELLS:,} are supported: use fewer or coarser "
                 "quasi-identifiers"
             )
         freq = code_frequencies(cleaned, encoding, columns, run, progress)
@@ -736,7 +744,7 @@ def pram_dask(
         raise InputError(f"invariant must be True or False, got {invariant!r}")
     if alpha is not None and not invariant:
         raise InputError("alpha mixes the invariant PRAM matrix; it needs invariant=True")
-    a = _check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
+    a = check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
     schema = _as_schema(schema)
     named = _named(keep, matrices, schema.published)
     with dask_client(client, scheduler) as run:
@@ -755,7 +763,7 @@ def pram_dask(
                 codes = code_of[index.get_indexer(vc.index)]
                 counts = np.zeros(encoding.cardinality(column), dtype=np.int64)
                 np.add.at(counts, codes, vc.to_numpy(dtype=np.int64))
-                specs[column] = _invariant_spec(
+                specs[column] = invariant_spec(
                     column, spec, counts, encoding.dictionaries[column], a
                 )
     parameters = {
@@ -793,9 +801,9 @@ def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise)
     if plan.method in ("additive", "correlated"):
         xt = np.ascontiguousarray(x.T)
         if plan.method == "additive":
-            yt = _add_independent(xt, plan.sigma, gen)
+            yt = add_independent(xt, plan.sigma, gen)
         else:
-            yt = _add_correlated(xt, plan.root, gen)
+            yt = add_correlated(xt, plan.root, gen)
         y = yt.T
     elif plan.method == "laplace":
         y = laplace_noise(x, plan.epsilon, plan.sensitivity, gen)
@@ -964,7 +972,7 @@ def add_noise_dask(
                 plan = _Noise(method, published.columns, cols, sigma=sigma)
                 scale = dict(zip(cols, sigma.tolist(), strict=True))
             else:
-                plan = _Noise(method, published.columns, cols, root=_sqrt_psd(alpha * cov))
+                plan = _Noise(method, published.columns, cols, root=sqrt_psd(alpha * cov))
         else:
             if isinstance(sensitivity, Mapping):
                 unknown = sorted(set(map(str, sensitivity)) - set(cols))
@@ -981,7 +989,7 @@ def add_noise_dask(
                 sens: Any = [sensitivity[c] for c in cols]
             else:
                 sens = sensitivity
-            delta = _per_column(sens, len(cols), "sensitivity")
+            delta = check_per_column(sens, len(cols), "sensitivity")
             plan = _Noise(method, published.columns, cols, epsilon=eps, sensitivity=delta)
             factor = np.exp(-eps / delta) if method == "geometric" else delta / eps
             scale = dict(zip(cols, factor.tolist(), strict=True))
@@ -1019,7 +1027,7 @@ def _mrr_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _MRR) -> 
         out = pd.DataFrame({b: np.zeros(0, dtype=np.uint8) for b in names})
     else:
         bits = plan.layout.encode(part)
-        order = _flip_records(bits, plan.theta, gen)
+        order = flip_records(bits, plan.theta, gen)
         out = pd.DataFrame(bits[order].astype(np.uint8), columns=names)
         part = part.iloc[order]
     for c in plan.clear:
@@ -1068,7 +1076,7 @@ def mrr_dask(
     InputError
         As :func:`~microanon.methods.randomize.mrr`.
     """
-    theta = _check_theta(theta)
+    theta = check_theta(theta)
     cols = [columns] if isinstance(columns, str) else list(columns)
     clear_cols = [clear] if isinstance(clear, str) else list(clear)
     if not cols:

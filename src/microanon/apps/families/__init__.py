@@ -4,16 +4,16 @@ methods' folder under :mod:`microanon.methods`.
 Each ``families/<name>/`` holds:
 
 ``__init__.py``
-    ``FAMILY``, a :class:`Family` record: its title, the release kinds it writes, whether it has
-    demo sections and its paper's reproduction.
+    ``FAMILY``, a :class:`Family` record: its title, the release kinds it writes and whether it
+    has demo sections.
 ``report.py``
     ``add_sections(report, original, release, title, schema)``: the report sections of its
     releases (families that write releases).
 ``demo.py``
     ``SECTIONS``: what it adds to ``microanon demo``.
-``reproduce/``
-    The reproduction of its paper's experiments (setup, experiments, measures, checks, report,
-    ``run``), behind ``microanon reproduce <command>``.
+
+The reproductions of the families' papers (``microanon reproduce <command>``) are not here: they
+are :mod:`microanon.reproductions`, built on the applications.
 
 Adding a family means adding ``methods/<name>/``, ``apps/families/<name>/`` and its record to
 :data:`FAMILIES`; the report, the demo and the command line find it there.
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.errors import InputError
 from .collect import FAMILY as COLLECT
 from .distribution import FAMILY as DISTRIBUTION
-from .family import Family, Reproduction
+from .family import Family
 from .generalize import FAMILY as GENERALIZE
 from .multisa import FAMILY as MULTISA
 from .randomize import FAMILY as RANDOMIZE
@@ -42,10 +42,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FAMILIES",
     "Family",
-    "Reproduction",
     "add_release_sections",
     "family_of",
-    "reproductions",
 ]
 
 #: Every family, in the order of the demo.
@@ -92,8 +90,3 @@ def add_release_sections(
         The numbers shown, with ``verified`` (whether every claimed model holds).
     """
     return family_of(release).add_sections(report, original, release, title, schema)
-
-
-def reproductions() -> dict[str, Family]:
-    """The families with a reproduction, by the reproduction's command name."""
-    return {f.reproduction.command: f for f in FAMILIES if f.reproduction is not None}

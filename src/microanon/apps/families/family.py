@@ -7,29 +7,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-__all__ = ["Family", "Reproduction"]
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    """A family's reproduction of its paper's experiments (``microanon reproduce COMMAND``).
-
-    Attributes
-    ----------
-    command : str
-        The name after ``microanon reproduce``.
-    runner : str
-        The function of the family's ``reproduce`` package that runs it.
-    summary : str
-        One line for the command's help: whose experiments, on what.
-    quick : str
-        What ``--quick`` reduces, and how long it takes.
-    """
-
-    command: str
-    runner: str
-    summary: str
-    quick: str
+__all__ = ["Family"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +17,9 @@ class Family:
     The family's code lives in two parallel folders with the same name:
     ``microanon/methods/<name>/`` (its methods and releases) and
     ``microanon/apps/families/<name>/`` (its report sections in ``report.py``, its demo sections
-    in ``demo.py``, its paper's reproduction in ``reproduce/``). Those modules are imported when
-    first used, so that listing the families stays cheap.
+    in ``demo.py``). Those modules are imported when first used, so that listing the families
+    stays cheap. A paper's reproduction is not a family's: it lives in
+    :mod:`microanon.reproductions`.
 
     Attributes
     ----------
@@ -53,18 +32,15 @@ class Family:
         writes none, like the collection family, whose product is a collected set).
     demo : bool
         Whether ``demo.py`` adds sections to ``microanon demo``.
-    reproduction : Reproduction or None
-        Its paper's reproduction, if it has one.
     """
 
     name: str
     title: str
     kinds: tuple[str, ...] = ()
     demo: bool = False
-    reproduction: Reproduction | None = None
 
     def module(self, part: str) -> ModuleType:
-        """The family's module ``part`` (``"report"``, ``"demo"`` or ``"reproduce"``)."""
+        """The family's module ``part`` (``"report"`` or ``"demo"``)."""
         return importlib.import_module(f"microanon.apps.families.{self.name}.{part}")
 
     def add_sections(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -89,9 +65,3 @@ class Family:
     def demo_sections(self) -> list[Any]:
         """The sections the family adds to ``microanon demo`` (none when ``demo`` is False)."""
         return list(self.module("demo").SECTIONS) if self.demo else []
-
-    def run_reproduction(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the family's reproduction (see its ``reproduce`` package for the arguments)."""
-        if self.reproduction is None:
-            raise LookupError(f"family {self.name!r} has no reproduction")
-        return getattr(self.module("reproduce"), self.reproduction.runner)(*args, **kwargs)

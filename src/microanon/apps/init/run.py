@@ -28,8 +28,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
-from ...methods.generalize._budget import DEFAULT_TIME_LIMIT
-from ...methods.generalize._lattice import MAX_NODES
+from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES
 from ..io import categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy

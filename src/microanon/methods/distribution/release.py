@@ -44,8 +44,8 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import factorize_column
-from .._release import generalized_release, prepare
 from ..registry import method
+from ..release import generalized_release, prepare
 from .fakes import fake_budget, min_sor_fake
 from .hierarchy import AnnotatedHierarchy, rounded_weights, sensitive_domain, target_weights
 from .min_sum_of_range import allocate

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.hierarchy import Hierarchy
-from ...core.table import _DENSE_FACTOR, _DENSE_SLACK
+from ...core.table import DENSE_FACTOR, DENSE_SLACK
 
 __all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled", "roll_up"]
 
@@ -81,7 +81,7 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
     n = len(key)
     if n == 0:
         return np.zeros(0, np.int64), 0, np.zeros(0, np.int64)
-    if space <= _DENSE_FACTOR * n + _DENSE_SLACK:
+    if space <= DENSE_FACTOR * n + DENSE_SLACK:
         present = np.zeros(space, dtype=bool)
         present[key] = True
         rank = present.cumsum(dtype=np.int64) - 1
@@ -355,7 +355,7 @@ def roll_up(
     up, cards, space = maps.between(source, levels)
     n = len(fs.counts)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
-    if space * sa_radix > _DENSE_FACTOR * n + _DENSE_SLACK and maps.space * sa_radix < _MAX_KEY:
+    if space * sa_radix > DENSE_FACTOR * n + DENSE_SLACK and maps.space * sa_radix < _MAX_KEY:
         # A large key space is grouped by sorting anyway: sort keys of the fixed radix, which
         # only the attributes whose level changes alter.
         if fs.key is None:
@@ -391,7 +391,7 @@ def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> 
     levels = tuple(np.asarray(target).tolist())
     up, cards, space = maps.between(source, levels)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
-    dense = _DENSE_FACTOR * len(fs.counts) + _DENSE_SLACK
+    dense = DENSE_FACTOR * len(fs.counts) + DENSE_SLACK
     if space * sa_radix > dense:
         if fs.sa is not None and space <= dense:
             key = _target_key(up, fs.codes, cards)

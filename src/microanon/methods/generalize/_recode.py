@@ -25,11 +25,8 @@ from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
 from ...core.schema import MISSING_LABEL, Kind
 from ...core.table import Table
-from ...models import Groups, KAnonymity, LDiversity, PrivacyModel, TCloseness
-from ...models.groups import spread
-from ...models.ldiversity import group_diversity
-from ...models.tcloseness import group_emd
-from .._release import numbers_of, text_column, unchanged_column
+from ...models import Groups, PrivacyModel
+from ..release import numbers_of, text_column, unchanged_column
 
 __all__: list[str] = []
 
@@ -245,31 +242,14 @@ def encode(table: Table, dims: Sequence[Dim], sensitive: str | None) -> Encoded:
 
 
 # ---------------------------------------------------------------------------------- models
-def _shortfall(model: PrivacyModel, groups: Groups) -> np.ndarray:
-    """How far each group is from satisfying a model (> 0; used only to rank candidates).
-
-    ℓ-diversity: ``(ℓ - own ℓ) / ℓ``; t-closeness: ``EMD - t``; any other model: 1.
-    """
-    if isinstance(model, (LDiversity, TCloseness)):
-        view, positions = groups.known_view()  # unknown sensitive values count toward neither
-        if isinstance(model, LDiversity):
-            own = group_diversity(view, model.form, model.c).astype(float)
-            gap = (model.l - own) / model.l
-        else:
-            emd, _ = group_emd(view, model.distance, model.order, model.hierarchy)
-            gap = emd - model.t
-        gap = spread(groups, positions, gap, 0.0)
-    else:
-        gap = np.ones(groups.n_groups)
-    return np.maximum(gap, 1e-12)
-
-
 class GroupCheck:
     """Every privacy model, evaluated on weighted groups of frequency rows.
 
-    k-anonymity is a size test; the other models are evaluated with
-    :meth:`PrivacyModel.group_ok` on :meth:`Groups.from_codes`, t-closeness against the whole
-    table's sensitive distribution (``reference``).
+    The models whose verdict is a number of records (:attr:`PrivacyModel.recoding_size`:
+    k-anonymity) are a size test, the largest of their sizes ``k``; the other models are
+    evaluated with :meth:`PrivacyModel.group_ok` on :meth:`Groups.from_codes`, those that
+    compare with the whole table's sensitive distribution against it (``reference``). The
+    check asks the models, never their types.
 
     Every test takes ``group`` (the group of each weighted entry; every id ``0..n-1`` must
     occur), ``weights`` (records per entry), ``n`` (number of groups) and ``sa`` (the sensitive
@@ -278,8 +258,9 @@ class GroupCheck:
 
     def __init__(self, models: Sequence[PrivacyModel], table: Table, enc: Encoded) -> None:
         self.models = list(models)
-        self.k = max([m.k for m in self.models if isinstance(m, KAnonymity)], default=1)
-        self.others = [m for m in self.models if not isinstance(m, KAnonymity)]
+        sizes = [m.recoding_size for m in self.models]
+        self.k = max([s for s in sizes if s is not None], default=1)
+        self.others = [m for m, s in zip(self.models, sizes, strict=True) if s is None]
         self.sensitive = None
         self.n_values = 0
         if enc.sa is not None:
@@ -289,11 +270,7 @@ class GroupCheck:
             self.numeric = numbers_of(table, self.sensitive) is not None
             # The models only see codes unless a distance needs the values themselves; integer
             # stand-ins make every Groups construction much cheaper than text values.
-            blind = all(
-                isinstance(m, LDiversity)
-                or (isinstance(m, TCloseness) and m.distance in (None, "equal"))
-                for m in self.others
-            )
+            blind = not any(m.reads_sensitive_values(self.numeric) for m in self.others)
             self.values = (
                 list(range(self.n_values)) if blind and not self.numeric else list(dictionary)
             )
@@ -340,7 +317,8 @@ class GroupCheck:
         if self.others:
             groups = self._groups(group, weights, n, sa)
             for m in self.others:
-                short = short + np.where(m.group_ok(groups), 0.0, _shortfall(m, groups))
+                gap = np.maximum(m.shortfall(groups), 1e-12)  # > 0 where the group fails
+                short = short + np.where(m.group_ok(groups), 0.0, gap)
         return short
 
     def require_feasible(self, enc: Encoded) -> None:
@@ -355,8 +333,9 @@ class GroupCheck:
         n = int(enc.counts.sum())
         groups = None
         for m in self.models:
-            if isinstance(m, KAnonymity):
-                holds = n >= m.k
+            size = m.recoding_size
+            if size is not None:
+                holds = n >= size
             else:
                 if groups is None:
                     groups = self._groups(group, enc.counts, 1, enc.sa)
@@ -394,7 +373,7 @@ def publish(
     """The published table: quasi-identifiers replaced by their group's labels, rows in order.
 
     Its columns are text as a release publishes them
-    (:func:`~microanon.methods._release.text_column`): release it with
+    (:func:`~microanon.methods.release.text_column`): release it with
     ``generalized_release(..., text=True)``.
     """
     quasi = {d.name: lab for d, lab in zip(dims, labels, strict=True)}

@@ -29,11 +29,11 @@ from ...core.keys import shown
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import PrivacyModel
-from .._release import SUPPRESSED_ROWS
+from ..release import SUPPRESSED_ROWS
 from ..sdc import global_recode, top_bottom_code
 from ._search import check_metric, check_suppression
-from ._searches import check_search
 from .full_domain import apply_levels, full_domain
+from .searches import check_search
 
 __all__ = ["NOT_REUSABLE", "RECODINGS", "Recoding"]
 

@@ -64,13 +64,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ...core.errors import InfeasibleError, InputError
 from ...core.keys import shown
+from ...core.progress import as_progress
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
-from .._release import numbers_of
+from ..release import numbers_of
 from ._lattice import Lattice
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up, rolled
 from ._metrics import Metric, canonical_metric, make_metric
@@ -593,40 +593,38 @@ def search(
     models_set = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
     engine = _Engine(table, models_set, limit, metric, all_minimal)
     lat = engine.lattice
-    bar = tqdm(total=lat.size, desc="full-domain search", unit="node", disable=not progress)
+    with as_progress(bool(progress)).count("full-domain search", lat.size, unit="node") as nodes:
 
-    def tick() -> None:
-        if progress:
-            bar.n = int(np.count_nonzero(engine.evaluated | engine.bad | engine.dominated))
-            bar.refresh()
+        def tick() -> None:
+            if progress:
+                seen = engine.evaluated | engine.bad | engine.dominated
+                nodes.advance(int(np.count_nonzero(seen)) - nodes.n)
 
-    engine.evaluate(lat.top)
-    if not engine.monotone:
-        engine.dive()
-    if all_minimal:
+        engine.evaluate(lat.top)
+        if not engine.monotone:
+            engine.dive()
+        if all_minimal:
+            while True:
+                unknown = ~(engine.good | engine.bad)
+                node = int(np.argmax(unknown)) if unknown.any() else None
+                if node is None:
+                    break
+                engine.evaluate(node)
+                if engine.sunk[node]:
+                    engine.climb(node)
+                tick()
         while True:
-            unknown = ~(engine.good | engine.bad)
-            node = int(np.argmax(unknown)) if unknown.any() else None
-            if node is None:
+            node = _next(engine, ~(engine.evaluated | engine.bad | engine.dominated))
+            if node is None or engine.lb[node] > engine.best + engine.tolerance():
                 break
-            engine.evaluate(node)
-            if engine.sunk[node]:
-                engine.climb(node)
+            if engine.monotone and not engine.good[node] and not engine.metric.learns_above:
+                engine.climb(node, include=True)
+            else:
+                engine.evaluate(node)
+                if engine.sunk[node]:
+                    engine.climb(node)
             tick()
-    while True:
-        node = _next(engine, ~(engine.evaluated | engine.bad | engine.dominated))
-        if node is None or engine.lb[node] > engine.best + engine.tolerance():
-            break
-        if engine.monotone and not engine.good[node] and not engine.metric.learns_above:
-            engine.climb(node, include=True)
-        else:
-            engine.evaluate(node)
-            if engine.sunk[node]:
-                engine.climb(node)
-        tick()
-    bar.n = lat.size
-    bar.refresh()
-    bar.close()
+        nodes.advance(lat.size - nodes.n)
     if not engine.feasible:
         raise _infeasible(engine, suppression)
     best = engine.best

@@ -48,8 +48,8 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import LDiversity
-from .._release import generalized_release, prepare
 from ..registry import method
+from ..release import generalized_release, prepare
 
 __all__ = ["anatomy", "GROUP_COLUMN", "COUNT_COLUMN"]
 

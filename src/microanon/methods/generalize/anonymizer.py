@@ -31,7 +31,7 @@ from ...core.files import read_text_file
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import PrivacyModel, as_models, check_release
-from .._release import resolve_hierarchies
+from ..release import resolve_hierarchies
 from ._reusable import NOT_REUSABLE, RECODINGS, Recoding
 
 __all__ = ["Anonymizer", "FORMAT_VERSION"]

@@ -72,8 +72,8 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity
-from .._release import generalized_release, prepare
 from ..registry import method
+from ..release import generalized_release, prepare
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up
 from .full_domain import publish_levels
 

@@ -60,14 +60,14 @@ from ...core.schema import Schema
 from ...core.table import Table
 from ...models import Groups, as_models
 from ...models.population import population_record, population_sizes, population_weights
-from .._release import (
+from ..registry import OutOfCore, method
+from ..release import (
     SUPPRESSED_ROWS,
     generalized_release,
     prepare,
     text_column,
     unchanged_column,
 )
-from ..registry import OutOfCore, method
 from ._budget import SearchWatch
 from ._metrics import METRICS
 from ._search import (
@@ -77,9 +77,9 @@ from ._search import (
     evaluate_levels,
     search,
 )
-from ._searches import SEARCHES, check_search, run_search
+from .searches import SEARCHES, check_search, run_search
 
-__all__ = ["apply_levels", "full_domain", "search", "SearchResult"]
+__all__ = ["apply_levels", "full_domain", "level_labels", "search", "SearchResult"]
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -88,8 +88,24 @@ def _flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def _level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
-    """The published labels of a hierarchy level (strings), indexed by level code."""
+def level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
+    """The published labels of a hierarchy level (strings), indexed by level code.
+
+    Shared with the out-of-core engine (:mod:`microanon.scale.apply`), which publishes the same
+    labels partition by partition.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The quasi-identifier's hierarchy.
+    level : int
+        The generalization level.
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of strings, one per code of the level.
+    """
     return np.array([str(x) for x in hierarchy.level_labels(level)], dtype=object)
 
 
@@ -105,7 +121,7 @@ def publish_levels(
     The table is built from the codes: a quasi-identifier's column is its level's labels
     indexed by the level codes of its records, another column its dictionary indexed by its
     codes (object columns of text as a release publishes them, see
-    :func:`microanon.methods._release.text_column`); only numeric columns are decoded value
+    :func:`microanon.methods.release.text_column`); only numeric columns are decoded value
     by value.
     """
     keep = ~mask if mode == "remove" else np.ones(len(mask), dtype=bool)
@@ -120,7 +136,7 @@ def publish_levels(
             continue
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
-        labels = _level_labels(h, lv)
+        labels = level_labels(h, lv)
         codes = h.level_codes(lv).take(table.codes(c) if every else table.codes(c)[rows])
         if star is not None and star.any():
             codes[star] = len(labels)
@@ -176,7 +192,7 @@ def population_records(
         for q in quasi:
             h = table.schema.hierarchy(q)
             leaves = h.leaf_index(model.population[q], column=q)
-            columns[q] = _level_labels(h, int(levels[q]))[h.level_codes(int(levels[q]))[leaves]]
+            columns[q] = level_labels(h, int(levels[q]))[h.level_codes(int(levels[q]))[leaves]]
         generalized = pd.DataFrame(columns)
         generalized[count] = population_weights(model.population, model.count)
         out.append(population_record(groups.keys, population_sizes(groups, generalized, count)))

@@ -52,15 +52,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ...core.constraints import SMALLEST_GROUP
+from ...core.progress import Count, as_progress
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity, as_models
-from ...models._params import integer
-from .._release import generalized_release, prepare
+from ...models.params import integer
 from ..registry import method
+from ..release import generalized_release, prepare
 from ._recode import (
     CategoricalDim,
     Dim,
@@ -211,10 +211,10 @@ class _Combos:
 class _Clustering:
     """Greedy clustering of the combinations: ``group[i]`` is the group of combination i."""
 
-    def __init__(self, combos: _Combos, check: GroupCheck, bar: Any) -> None:
+    def __init__(self, combos: _Combos, check: GroupCheck, placed: Count) -> None:
         self.c = combos
         self.check = check
-        self.bar = bar
+        self.placed = placed
         self.group = np.full(len(combos), -1, dtype=np.int64)
         self.n_groups = 0
         self.pool_size = max(4 * check.k, 64)
@@ -269,7 +269,7 @@ class _Clustering:
     def _add_groups(self, members: np.ndarray, group: np.ndarray, n: int) -> None:
         self.group[members] = group + self.n_groups
         self.n_groups += n
-        self.bar.update(int(self.c.counts[members].sum()))
+        self.placed.advance(int(self.c.counts[members].sum()))
 
     # ------------------------------------------------------------------ steps
     def singles(self) -> None:
@@ -373,7 +373,7 @@ class _Clustering:
                 return
             g = int(np.flatnonzero(ok)[np.argmin(grown[ok])])
             self.group[x] = g
-            self.bar.update(int(c.counts[x]))
+            self.placed.advance(int(c.counts[x]))
             grown_box = c.extend(tuple(b[g] for b in box), int(x))
             for b, new in zip(box, grown_box, strict=True):
                 b[g] = new
@@ -390,7 +390,7 @@ class _Clustering:
         """Put ``rest`` into group ``g``, then merge the cheapest groups into it until it passes."""
         c = self.c
         self.group[rest] = g
-        self.bar.update(int(c.counts[rest].sum()))
+        self.placed.advance(int(c.counts[rest].sum()))
         while True:
             members = np.flatnonzero(self.group == g)
             if self._ok(members, np.zeros(len(members), dtype=np.int64), 1)[0]:
@@ -492,8 +492,8 @@ def local_recoding(
     check = GroupCheck(resolved, table, enc)
     check.require_feasible(enc)
     combos = _Combos(dims, enc)
-    with tqdm(total=table.n_rows, desc="local recoding", unit="rec", disable=not progress) as bar:
-        clustering = _Clustering(combos, check, bar)
+    with as_progress(bool(progress)).count("local recoding", table.n_rows, unit="rec") as placed:
+        clustering = _Clustering(combos, check, placed)
         clustering.singles()
         clustering.greedy()
         clustering.leftovers()

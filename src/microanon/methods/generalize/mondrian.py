@@ -46,14 +46,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ...core.constraints import Boolean, Param
 from ...core.errors import InputError
+from ...core.progress import Count, as_progress
 from ...core.release import Release
 from ...core.schema import Schema
-from .._release import generalized_release, prepare
 from ..registry import method
+from ..release import generalized_release, prepare
 from ._recode import (
     CategoricalDim,
     Dim,
@@ -136,7 +136,7 @@ def _widths(dims: list[Dim], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray
 
 
 def _partition(
-    dims: list[Dim], enc: Encoded, check: GroupCheck, relaxed: bool, bar: Any
+    dims: list[Dim], enc: Encoded, check: GroupCheck, relaxed: bool, placed: Count
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Run Mondrian breadth-first over the frequency table.
 
@@ -208,7 +208,7 @@ def _partition(
         fin = ~split[part]
         done.append((rows[fin], w[fin], final_id[part[fin]]))
         n_final += int(np.count_nonzero(~split))
-        bar.update(int(size[~split].sum()))
+        placed.advance(int(size[~split].sum()))
         if not split.any():
             break
         rows = np.concatenate(next_rows)
@@ -313,8 +313,8 @@ def mondrian(
     enc = encode(table, dims, sensitive)
     check = GroupCheck(resolved, table, enc)
     check.require_feasible(enc)
-    with tqdm(total=table.n_rows, desc="mondrian", unit="rec", disable=not progress) as bar:
-        rows, weights, part, n_parts = _partition(dims, enc, check, bool(relaxed), bar)
+    with as_progress(bool(progress)).count("mondrian", table.n_rows, unit="rec") as placed:
+        rows, weights, part, n_parts = _partition(dims, enc, check, bool(relaxed), placed)
     lo, hi = group_bounds(enc.codes, rows, part, n_parts)
     group_of_row = part[_row_pieces(enc.inverse, rows, weights)]
     published = publish(table, dims, box_labels(dims, lo, hi), group_of_row)

@@ -34,8 +34,8 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
-from .._release import generalized_release, prepare
 from ..registry import method
+from ..release import generalized_release, prepare
 from .clustering import cluster_attributes
 from .grouping import Grouping, group_records
 from .itemsets import check_max_items, check_min_support, itemset_rule_codes

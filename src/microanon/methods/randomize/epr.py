@@ -31,7 +31,7 @@ from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
-from ._onehot import OneHotLayout, bit_release, read_bit_release
+from .onehot import OneHotLayout, bit_release, read_bit_release
 
 __all__ = ["epr", "epr_decode", "epr_vectors"]
 

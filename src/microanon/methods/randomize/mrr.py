@@ -35,15 +35,32 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import check_frame
 from ...measures.classification import ID3
-from ._onehot import OneHotLayout, bit_release, read_bit_release
+from .onehot import OneHotLayout, bit_release, read_bit_release
 
-__all__ = ["MRRData", "mrr"]
+__all__ = ["MRRData", "check_theta", "flip_records", "mrr"]
 
 #: Largest number of (records × patterns) cells counted at once by :meth:`MRRData.conditional`.
 _CHUNK_CELLS = 20_000_000
 
 
-def _check_theta(theta: Any) -> float:
+def check_theta(theta: Any) -> float:
+    """Validate MRR's keep probability: shared by :func:`mrr` and the out-of-core engine.
+
+    Parameters
+    ----------
+    theta : float
+        The probability of publishing a record's bits as they are.
+
+    Returns
+    -------
+    float
+        ``theta`` as a float.
+
+    Raises
+    ------
+    InputError
+        Unless ``theta`` is a number in [0, 1] away from 1/2 (where nothing could be estimated).
+    """
     if isinstance(theta, (bool, np.bool_)) or not isinstance(theta, numbers.Real):
         raise InputError(f"theta must be a probability, got {theta!r}")
     theta = float(theta)
@@ -104,12 +121,12 @@ def mrr(
     ['sex=F', 'sex=M', 'smoker=n', 'smoker=y']
     """
     data = pandas_if_arrow(data, "data")
-    theta = _check_theta(theta)
+    theta = check_theta(theta)
     layout = OneHotLayout.from_frame(data, columns, "mrr")
     clear = layout.clear_columns(data, clear, "mrr")
     gen = make_rng(rng)
     bits = layout.encode(data)
-    order = _flip_records(bits, theta, gen)
+    order = flip_records(bits, theta, gen)
     return bit_release(
         "mrr",
         bits[order].astype(np.uint8),
@@ -120,12 +137,27 @@ def mrr(
     )
 
 
-def _flip_records(bits: np.ndarray, theta: float, gen: np.random.Generator) -> np.ndarray:
+def flip_records(bits: np.ndarray, theta: float, gen: np.random.Generator) -> np.ndarray:
     """MRR per record: complement all of a row's bits with probability ``1 − θ`` (in place).
 
-    One uniform per record decides it (kept when below ``θ``); then a random permutation of the
-    rows is drawn and returned, the order in which they are published. :mod:`microanon.scale.
-    rowwise` applies this partition by partition.
+    The per-record kernel that :func:`mrr` shares with the out-of-core engine
+    (:mod:`microanon.scale.rowwise` applies it partition by partition). One uniform per record
+    decides it (kept when below ``θ``); then a random permutation of the rows is drawn and
+    returned, the order in which they are published.
+
+    Parameters
+    ----------
+    bits : numpy.ndarray
+        Boolean array, one row per record; complemented in place.
+    theta : float
+        The keep probability (validated by :func:`check_theta`).
+    gen : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        The publication order of the rows (a permutation of ``range(len(bits))``).
     """
     flipped = gen.random(len(bits)) >= theta
     bits[flipped] = ~bits[flipped]
@@ -154,7 +186,7 @@ class MRRData:
         layout: OneHotLayout,
         clear: pd.DataFrame | None = None,
     ) -> None:
-        self.theta = _check_theta(theta)
+        self.theta = check_theta(theta)
         self.layout = layout
         self.bits = np.asarray(bits, dtype=bool)
         if self.bits.ndim != 2 or self.bits.shape[1] != layout.width:

@@ -38,13 +38,14 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.schema import Schema
-from .._release import prepare
+from ..release import prepare
 from ._constraints import AverageRisk, ScaledRisk
 from ._opt_risk import CellRisk
 from .matrices import inverse_frobenius_sq, uniform_retention
 from .risk import check_proportions, check_scenario, property1_minimum, risk_from_matrices
 
 __all__ = [
+    "MAX_JOINT_CELLS",
     "OptimalParameters",
     "optimal_parameters",
     "optimal_parameters_from_pi",
@@ -73,8 +74,9 @@ _RESCALE = 4.0
 _SNAP = 1e-9
 #: Tolerance of the check that no randomization is needed (floating-point tolerance).
 _TOL = 1e-12
-#: Largest joint domain ``D`` the dense computation accepts.
-_MAX_CELLS = 20_000_000
+#: Largest joint domain ``D`` the dense computation accepts (here and in the out-of-core engine,
+#: which refuses larger domains before counting them).
+MAX_JOINT_CELLS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -696,10 +698,10 @@ def cell_counts(
         )
     columns = [*table.schema.quasi, sensitive[0]]
     shape = tuple(table.cardinality(c) for c in columns)
-    if math.prod(shape) > _MAX_CELLS:
+    if math.prod(shape) > MAX_JOINT_CELLS:
         raise InputError(
             f"the joint domain of {', '.join(columns)} has {math.prod(shape):,} cells "
-            f"(sizes {shape}); at most {_MAX_CELLS:,} are supported: use fewer or coarser "
+            f"(sizes {shape}); at most {MAX_JOINT_CELLS:,} are supported: use fewer or coarser "
             "quasi-identifiers"
         )
     key = np.zeros(table.n_rows, dtype=np.int64)  # row-major cell index (mixed radix)

@@ -48,16 +48,33 @@ from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
 from ..registry import OutOfCore, method
-from ._sampling import ColumnSpec, publish, resolve_specs
 from .matrices import check_distortion, uniform_retention
+from .sampling import ColumnSpec, publish, resolve_specs
 
-__all__ = ["pram", "invariant_matrix", "DEFAULT_ALPHA"]
+__all__ = ["pram", "invariant_matrix", "check_alpha", "invariant_spec", "DEFAULT_ALPHA"]
 
 #: sdcMicro's default amount of perturbation of the invariant matrix.
 DEFAULT_ALPHA = 0.5
 
 
-def _check_alpha(alpha: Any) -> float:
+def check_alpha(alpha: Any) -> float:
+    """Validate invariant PRAM's ``alpha``: shared by :func:`pram` and the out-of-core engine.
+
+    Parameters
+    ----------
+    alpha : float
+        The amount of perturbation of the invariant matrix.
+
+    Returns
+    -------
+    float
+        ``alpha`` as a float.
+
+    Raises
+    ------
+    InputError
+        Unless ``alpha`` is a number in [0, 1].
+    """
     if (
         isinstance(alpha, (bool, np.bool_))
         or not isinstance(alpha, numbers.Real)
@@ -110,7 +127,7 @@ def invariant_matrix(
         raise InputError(
             "frequencies: expected a non-empty vector of non-negative counts with a positive sum"
         )
-    a = _check_alpha(alpha)
+    a = check_alpha(alpha)
     d = f.size
     if isinstance(keep, numbers.Real) and not isinstance(keep, (bool, np.bool_)):
         basic = uniform_retention(d, float(keep), "keep")
@@ -130,13 +147,37 @@ def invariant_matrix(
     return a * r + (1.0 - a) * np.eye(d)
 
 
-def _invariant_spec(
+def invariant_spec(
     column: str, spec: ColumnSpec, counts: np.ndarray, dictionary: np.ndarray, alpha: float
 ) -> ColumnSpec:
     """The invariant matrix of one column from its value counts (domain order), validated.
 
-    :func:`pram` counts the codes of the table; :mod:`microanon.scale.rowwise` passes the counts
-    of a dataset larger than memory.
+    The kernel that :func:`pram` shares with the out-of-core engine: :func:`pram` counts the
+    codes of the table; :mod:`microanon.scale.rowwise` passes the counts of a dataset larger than
+    memory.
+
+    Parameters
+    ----------
+    column : str
+        The column's name (for the messages).
+    spec : ColumnSpec
+        The column's distortion specification (its keep probabilities).
+    counts : numpy.ndarray
+        The count of each value of the column's domain, in domain order.
+    dictionary : numpy.ndarray
+        The column's values, in domain order.
+    alpha : float
+        The amount of perturbation (validated by :func:`check_alpha`).
+
+    Returns
+    -------
+    ColumnSpec
+        The column's invariant distortion matrix.
+
+    Raises
+    ------
+    InputError
+        When ``alpha`` is 1 and a value of the domain does not occur (singular matrix).
     """
     d = len(counts)
     if alpha == 1.0 and d > 1 and np.any(counts == 0):
@@ -244,13 +285,13 @@ def pram(
         raise InputError(f"invariant must be True or False, got {invariant!r}")
     if alpha is not None and not invariant:
         raise InputError("alpha mixes the invariant PRAM matrix; it needs invariant=True")
-    a = _check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
+    a = check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
     table = Table.from_frame(data, schema)
     specs = resolve_specs(table, keep, matrices)
     if invariant:
         for column, spec in specs.items():
             counts = np.bincount(table.codes(column), minlength=table.cardinality(column))
-            specs[column] = _invariant_spec(column, spec, counts, table.dictionary(column), a)
+            specs[column] = invariant_spec(column, spec, counts, table.dictionary(column), a)
     parameters = {
         "keep": dict(keep or {}),
         "matrices": list(matrices or {}),

@@ -22,7 +22,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
-from ._sampling import publish, resolve_specs
+from .sampling import publish, resolve_specs
 
 __all__ = ["randomize"]
 

@@ -25,8 +25,8 @@ import numpy as np
 
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
-from ._sampling import randomize_codes
 from .reconstruct import Reconstruction
+from .sampling import randomize_codes
 
 __all__ = ["warner", "warner_estimate", "warner_matrix"]
 

@@ -40,7 +40,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ..registry import method
-from ._common import (
+from .common import (
     CATEGORICAL,
     _named,
     check_number,

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import InputError
-from ._common import check_matrix
+from .common import check_matrix
 
 __all__ = ["group_means", "fixed_size_groups"]
 

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._common import check_k, check_matrix
+from .common import check_k, check_matrix
 
 __all__ = ["mdav_groups"]
 

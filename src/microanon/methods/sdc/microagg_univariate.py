@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import InputError
-from ._common import check_k, check_matrix, check_vector
+from .common import check_k, check_matrix, check_vector
 from .microagg_common import fixed_size_groups, group_means
 
 __all__ = [

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import check_k, check_matrix, check_number
+from .common import check_k, check_matrix, check_number
 
 __all__ = ["vmdav_groups"]
 

@@ -59,7 +59,7 @@ from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import KAnonymity
 from ..registry import OutOfCore, method
-from ._common import (
+from .common import (
     CATEGORICAL,
     _named,
     check_flag,

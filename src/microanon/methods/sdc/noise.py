@@ -57,7 +57,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ..registry import OutOfCore, method
-from ._common import (
+from .common import (
     check_matrix,
     check_number,
     masked_release,
@@ -69,6 +69,8 @@ from ._common import (
 
 __all__ = [
     "NOISE_METHODS",
+    "add_correlated",
+    "add_independent",
     "add_noise",
     "additive_noise",
     "correlated_noise",
@@ -76,6 +78,8 @@ __all__ = [
     "multiplicative_noise",
     "laplace_noise",
     "geometric_noise",
+    "check_per_column",
+    "sqrt_psd",
 ]
 
 NOISE_METHODS = ("additive", "correlated", "kim", "multiplicative", "laplace", "geometric")
@@ -88,8 +92,31 @@ def _amount(noise: Any) -> float:
     return check_number(noise, "noise", 0)
 
 
-def _per_column(value: Any, p: int, name: str) -> np.ndarray:
-    """A positive scalar, or one positive value per column."""
+def check_per_column(value: Any, p: int, name: str) -> np.ndarray:
+    """A positive scalar, or one positive value per column, as one value per column.
+
+    Shared with the out-of-core engine (:mod:`microanon.scale.rowwise`), which checks the
+    sensitivities of the differential-privacy mechanisms the same way.
+
+    Parameters
+    ----------
+    value : float or sequence of float
+        One number, or ``p`` numbers.
+    p : int
+        The number of columns.
+    name : str
+        The parameter's name (for the messages).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``p`` positive floats.
+
+    Raises
+    ------
+    InputError
+        When ``value`` is neither one nor ``p`` positive numbers.
+    """
     arr = np.atleast_1d(np.asarray(value, dtype=object))
     if arr.ndim != 1 or len(arr) not in (1, p):
         raise InputError(f"{name}: expected one number or {p} numbers (one per column)")
@@ -110,7 +137,7 @@ def _dp_input(x: Any, epsilon: float, sensitivity: Any) -> tuple[np.ndarray, boo
     """The data of a differential-privacy mechanism (``p × n``), its layout and ``Δ_j / ε``."""
     eps = check_number(epsilon, "epsilon", 0, low_open=True)
     xt, flat = _columns_first(x)
-    return xt, flat, _per_column(sensitivity, xt.shape[0], "sensitivity") / eps
+    return xt, flat, check_per_column(sensitivity, xt.shape[0], "sensitivity") / eps
 
 
 def _rows_first(yt: np.ndarray, flat: bool) -> np.ndarray:
@@ -134,8 +161,22 @@ def _centred(xt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return mean, xc, (xc @ xc.T) / (xt.shape[1] - 1)
 
 
-def _sqrt_psd(s: np.ndarray) -> np.ndarray:
-    """A matrix ``A`` with ``A Aᵀ = S`` for a symmetric positive semi-definite ``S``."""
+def sqrt_psd(s: np.ndarray) -> np.ndarray:
+    """A matrix ``A`` with ``A Aᵀ = S`` for a symmetric positive semi-definite ``S``.
+
+    Shared with the out-of-core engine (:mod:`microanon.scale.rowwise`), which takes the root
+    of the covariance it computes in one pass over the data.
+
+    Parameters
+    ----------
+    s : numpy.ndarray
+        A symmetric positive semi-definite matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``A`` (negative eigenvalues of rounding clipped to 0).
+    """
     vals, vecs = np.linalg.eigh(s)
     return vecs * np.sqrt(np.clip(vals, 0.0, None))
 
@@ -170,15 +211,29 @@ def _additive(x: Any, noise: float, rng: RandomLike) -> tuple[np.ndarray, np.nda
     xt, flat = _columns_first(x)
     _need_rows(xt, 2, "additive noise")
     sigma = alpha * _column_sd(xt)
-    return _rows_first(_add_independent(xt, sigma, make_rng(rng)), flat), sigma
+    return _rows_first(add_independent(xt, sigma, make_rng(rng)), flat), sigma
 
 
-def _add_independent(xt: np.ndarray, sigma: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+def add_independent(xt: np.ndarray, sigma: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """``xt`` (``p × n``) plus independent ``N(0, sigma_j²)`` noise: additive noise per record.
 
-    The per-record draw of :func:`additive_noise`, given the noise's standard deviations (which
-    the caller computes on the whole table; :mod:`microanon.scale.rowwise` applies it partition
-    by partition).
+    The per-record kernel of :func:`additive_noise`, shared with the out-of-core engine: given
+    the noise's standard deviations (which the caller computes on the whole table;
+    :mod:`microanon.scale.rowwise` applies it partition by partition).
+
+    Parameters
+    ----------
+    xt : numpy.ndarray
+        The data, one row per column (``p × n``).
+    sigma : numpy.ndarray
+        The standard deviation of the noise of each column (``p``).
+    gen : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noisy data (``p × n``).
     """
     yt = gen.standard_normal(xt.shape)
     yt *= sigma[:, None]
@@ -186,11 +241,26 @@ def _add_independent(xt: np.ndarray, sigma: np.ndarray, gen: np.random.Generator
     return yt
 
 
-def _add_correlated(xt: np.ndarray, root: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+def add_correlated(xt: np.ndarray, root: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """``xt`` (``p × n``) plus noise ``root @ N(0, I)``: covariance ``root rootᵀ`` per record.
 
-    The per-record draw of :func:`correlated_noise`, given a square root of the noise's
-    covariance (``_sqrt_psd(α Σ)``, with ``Σ`` computed on the whole table).
+    The per-record kernel of :func:`correlated_noise`, shared with the out-of-core engine
+    (:mod:`microanon.scale.rowwise` applies it partition by partition): given a square root of
+    the noise's covariance (:func:`sqrt_psd` of ``α Σ``, with ``Σ`` computed on the whole table).
+
+    Parameters
+    ----------
+    xt : numpy.ndarray
+        The data, one row per column (``p × n``).
+    root : numpy.ndarray
+        A square root of the noise's covariance (``p × p``).
+    gen : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noisy data (``p × n``).
     """
     yt = root @ gen.standard_normal(xt.shape)
     yt += xt
@@ -207,7 +277,7 @@ def correlated_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray
     _need_rows(xt, 2, "correlated noise")
     _, xc, cov = _centred(xt)
     del xc
-    return _rows_first(_add_correlated(xt, _sqrt_psd(alpha * cov), make_rng(rng)), flat)
+    return _rows_first(add_correlated(xt, sqrt_psd(alpha * cov), make_rng(rng)), flat)
 
 
 def kim_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray:
@@ -229,7 +299,7 @@ def kim_noise(x: Any, noise: float, rng: RandomLike = None) -> np.ndarray:
         g -= (g @ xc.T @ gram_inv) @ xc
     chol = np.linalg.cholesky((g @ g.T) / (n - 1))
     # Sample covariance exactly I, then exactly α·Σ; still centred and orthogonal to the data.
-    e = (_sqrt_psd(alpha * cov) @ np.linalg.inv(chol)) @ g
+    e = (sqrt_psd(alpha * cov) @ np.linalg.inv(chol)) @ g
     del g
     e += xc
     e *= 1.0 / math.sqrt(1.0 + alpha)
@@ -284,9 +354,7 @@ def _multiplicative(x: Any, noise: float, rng: RandomLike) -> tuple[np.ndarray, 
         )
     logs = np.log(xt)
     sigma = alpha * _column_sd(logs)
-    e = _add_independent(
-        np.broadcast_to(-0.5 * sigma[:, None] ** 2, xt.shape), sigma, make_rng(rng)
-    )
+    e = add_independent(np.broadcast_to(-0.5 * sigma[:, None] ** 2, xt.shape), sigma, make_rng(rng))
     np.exp(e, out=e)
     e *= xt
     return _rows_first(e, flat), sigma
@@ -505,7 +573,7 @@ def add_noise(
         y = kim_noise(x, noise, gen)
     else:
         eps = float(epsilon)
-        delta = _per_column(sens, len(cols), "sensitivity")
+        delta = check_per_column(sens, len(cols), "sensitivity")
         if method == "geometric":
             bad = [c for j, c in enumerate(cols) if not np.array_equal(x[:, j], np.round(x[:, j]))]
             if bad:

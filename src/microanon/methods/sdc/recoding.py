@@ -39,7 +39,7 @@ from ...core.hierarchy import Hierarchy, value_key
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ..registry import method
-from ._common import (
+from .common import (
     CATEGORICAL,
     check_flag,
     masked_release,

@@ -31,7 +31,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema, check_frame
 from ..registry import method
-from ._common import check_number, combination_codes, masked_release, masking_input
+from .common import check_number, combination_codes, masked_release, masking_input
 
 __all__ = ["sample", "sample_rows", "stratum_sizes"]
 

@@ -91,7 +91,7 @@ from ...core.release import Release
 from ...core.schema import Kind, Schema, check_frame
 from ...models import KAnonymity
 from ..registry import method
-from ._common import (
+from .common import (
     CATEGORICAL,
     check_flag,
     check_k,

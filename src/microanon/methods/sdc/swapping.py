@@ -49,7 +49,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ..registry import method
-from ._common import (
+from .common import (
     check_number,
     masked_release,
     masking_input,

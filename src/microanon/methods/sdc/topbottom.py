@@ -32,7 +32,7 @@ from ...core.errors import InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ..registry import method
-from ._common import (
+from .common import (
     check_flag,
     check_number,
     masked_release,

@@ -1,18 +1,12 @@
 """The randomization family in the applications: report and demo sections of randomized
-releases and the reproduction of Guo, Ying & Wu's experiments (:mod:`microanon.methods.randomize`).
-"""
+releases (:mod:`microanon.methods.randomize`). Guo, Ying & Wu's experiments (JCSE 2011) are
+reproduced in :mod:`microanon.reproductions.randomization`."""
 
-from ..family import Family, Reproduction
+from ..family import Family
 
 FAMILY = Family(
     name="randomize",
     title="randomized response and PRAM against attribute disclosure",
     kinds=("randomized",),
     demo=True,
-    reproduction=Reproduction(
-        command="randomization",
-        runner="run_randomization",
-        summary="Guo, Ying & Wu's randomized-response experiments E0.1-E0.7 on UCI Adult.",
-        quick="Reduced grid (R = 1, fewer l and sizes): under a minute.",
-    ),
 )

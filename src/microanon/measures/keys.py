@@ -1,0 +1,148 @@
+"""Validation shared by the survey risk measures: key columns that may hold missing values,
+sampling weights, household ids.
+
+:func:`check_weights` is also how the command line's risk report checks a weight column.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import InputError
+from .common import check_quasi
+
+__all__ = ["check_fraction", "check_household", "check_weights", "key_codes", "pack"]
+
+
+def key_codes(
+    data: Any, keys: Any, missing: Any, modes: dict[str, str]
+) -> tuple[list[str], np.ndarray, list[int]]:
+    """Validate the key columns; return their names, codes and numbers of distinct values.
+
+    Parameters
+    ----------
+    modes : dict
+        The accepted values of ``missing`` other than ``"error"``, each with the sentence that
+        says how that mode counts a missing value (used in the error message).
+
+    Returns
+    -------
+    keys : list of str
+    codes : (n_rows, n_keys) int64 array
+        ``0..d-1`` per column in order of first appearance; ``-1`` for a missing value.
+    sizes : list of int
+        Distinct (non-missing) values per column.
+
+    Raises
+    ------
+    InputError
+        Bad table or key list; ``missing`` not ``"error"`` or one of ``modes``; with
+        ``missing="error"``, a key column with missing values (naming it, the count and the
+        modes that count them).
+    """
+    cols = check_quasi(data, keys)
+    if not isinstance(missing, str) or (missing != "error" and missing not in modes):
+        raise InputError(
+            f"'missing' must be one of {', '.join(map(repr, ['error', *modes]))}, got {missing!r}"
+        )
+    codes = np.empty((len(data), len(cols)), dtype=np.int64)
+    sizes = []
+    for j, c in enumerate(cols):
+        try:
+            col_codes, uniques = pd.factorize(data[c], use_na_sentinel=True)
+        except TypeError as exc:
+            raise InputError(f"key column {c!r} holds unhashable values: {exc}") from exc
+        n_missing = int(np.count_nonzero(col_codes < 0))
+        if n_missing and missing == "error":
+            how = "; ".join(f"missing={m!r}: {text}" for m, text in modes.items())
+            raise InputError(
+                f"key column {c!r} has {n_missing} missing value(s); fill them, or count them "
+                f"as sdcMicro does ({how})"
+            )
+        if n_missing == len(data):
+            raise InputError(f"key column {c!r} is missing in every row")
+        codes[:, j] = col_codes
+        sizes.append(len(uniques))
+    return cols, codes, sizes
+
+
+def check_weights(data: pd.DataFrame, weights: Any) -> np.ndarray:
+    """The sampling weights of column ``weights`` as floats, each at least 1.
+
+    Raises
+    ------
+    InputError
+        If the column is absent or not numeric, or has missing, infinite, zero, negative or
+        (as an inverse inclusion probability cannot be) below-1 weights, with their count.
+    """
+    if not isinstance(weights, str) and not isinstance(weights, numbers.Integral):
+        raise InputError(
+            f"'weights' must name the sampling-weight column, got {type(weights).__name__}"
+        )
+    if weights not in data.columns:
+        raise InputError(
+            f"weight column {weights!r} not found; available: {', '.join(map(str, data.columns))}"
+        )
+    col = data[weights]
+    if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        raise InputError(f"weight column {weights!r} is not numeric (dtype {col.dtype})")
+    w = col.to_numpy(dtype=float, na_value=np.nan)
+    checks = [
+        (np.isnan(w), "missing"),
+        (np.isinf(w), "infinite"),
+        (w <= 0, "zero or negative"),
+        (w < 1, "below 1 (a sampling weight is an inverse inclusion probability, at least 1)"),
+    ]
+    for bad, what in checks:
+        count = int(np.count_nonzero(bad))
+        if count:
+            raise InputError(f"weight column {weights!r} has {count} {what} weight(s)")
+    return w
+
+
+def check_household(data: pd.DataFrame, household: Any) -> np.ndarray:
+    """Household codes ``0..h-1`` of column ``household``.
+
+    Raises
+    ------
+    InputError
+        If the column is absent or has missing ids (with their count).
+    """
+    if household not in data.columns:
+        raise InputError(
+            f"household column {household!r} not found; available: "
+            + ", ".join(map(str, data.columns))
+        )
+    codes, _ = pd.factorize(data[household], use_na_sentinel=True)
+    n_missing = int(np.count_nonzero(codes < 0))
+    if n_missing:
+        raise InputError(f"household column {household!r} has {n_missing} missing id(s)")
+    return codes.astype(np.int64, copy=False)
+
+
+def check_fraction(value: Any, param: str, *, closed_lo: bool = False) -> float:
+    """A number in (0, 1) — or in [0, 1] with ``closed_lo``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InputError(f"{param!r} must be a number, got {value!r}")
+    v = float(value)
+    inside = 0 <= v <= 1 if closed_lo else 0 < v < 1
+    if not (math.isfinite(v) and inside):
+        raise InputError(
+            f"{param!r} must be in {'[0, 1]' if closed_lo else '(0, 1)'}, got {value!r}"
+        )
+    return v
+
+
+def pack(codes: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
+    """A dense id ``0..g-1`` per row of ``codes`` (a missing ``-1`` is a value of its own)."""
+    key = np.zeros(len(codes), dtype=np.int64)
+    for j, s in enumerate(sizes):
+        key, _ = pd.factorize(key * (s + 1) + codes[:, j] + 1)
+        key = key.astype(np.int64, copy=False)
+    return key

@@ -1,0 +1,242 @@
+"""What randomized response and PRAM share: drawing published codes, validating the per-column
+parameters, and building the ``randomized`` release (the distortion matrices and release procedure
+of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*, JCSE
+2011, eq. 1).
+
+A column is randomized by a column-stochastic matrix ``P`` (``P[u, v] = Pr(published u | original
+v)``), one independent draw per record. Two vectorized kernels, both O(n) over the codes:
+
+- uniform retention with keep probability ``p``: draw ``u``; records with ``u >= p`` move by a
+  uniformly drawn offset ``1 .. d-1`` (mod ``d``), i.e. to one of the *other* values uniformly;
+- a general matrix: inverse-CDF sampling, ``published = #{j : cum[j, v] <= u}`` with the cumulative
+  column of the record's code, records grouped by code with one stable (radix) sort.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ...core.errors import InputError
+from ...core.release import Release
+from ...core.table import Table
+from ..release import generalized_release
+from .domains import check_domains
+from .matrices import check_distortion, uniform_retention
+
+__all__ = ["ColumnSpec", "randomize_codes", "randomized_metadata", "resolve_specs", "publish"]
+
+
+class ColumnSpec(NamedTuple):
+    """How one column is randomized: its matrix and, for uniform retention, the keep probability.
+
+    ``from_data``: the matrix was computed from the original's value counts (invariant PRAM), so
+    it is kept internal: its stationary distribution is the original's distribution.
+    """
+
+    matrix: np.ndarray
+    keep: float | None
+    from_data: bool = False
+
+
+def randomize_codes(
+    codes: np.ndarray,
+    d: int,
+    rng: np.random.Generator,
+    *,
+    keep: float | None = None,
+    matrix: np.ndarray | None = None,
+) -> np.ndarray:
+    """Randomize one column of codes ``0 .. d-1``, independently per record.
+
+    Exactly one of ``keep`` (uniform retention; any probability in ``[0, 1]`` works here, e.g.
+    Warner's ``p < ½`` for ``d = 2``) and ``matrix`` (a validated ``d × d`` column-stochastic
+    matrix) is given. Parameters are not validated here (the callers do); the result has the
+    dtype of ``codes``.
+    """
+    codes = np.asarray(codes)
+    if d <= 1 or len(codes) == 0:
+        return codes.copy()
+    if keep is not None:
+        u = rng.random(len(codes))
+        moved = np.flatnonzero(u >= keep)
+        out = codes.copy()
+        shifted = codes[moved].astype(np.int64) + rng.integers(1, d, size=len(moved))
+        shifted[shifted >= d] -= d
+        out[moved] = shifted
+        return out
+    cum = np.cumsum(matrix, axis=0)
+    cum[-1] = 1.0  # u < 1 always lands inside the column, whatever the rounding of the sums
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=d))])
+    u = rng.random(len(codes))  # one uniform per record, in code-sorted order
+    drawn = np.empty_like(codes)
+    for v in np.flatnonzero(np.diff(bounds)):  # a loop over the d codes, not over records
+        part = slice(bounds[v], bounds[v + 1])
+        drawn[part] = np.searchsorted(cum[:, v], u[part], side="right")
+    out = np.empty_like(codes)
+    out[order] = drawn
+    return out
+
+
+def _check_keep(value: Any, d: int, column: str) -> float:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(float(value))
+    ):
+        raise InputError(f"keep['{column}']: the keep probability must be a number, got {value!r}")
+    p = float(value)
+    if d > 1 and not 1.0 / d - 1e-12 <= p <= 1.0:
+        raise InputError(
+            f"keep['{column}']: keep probability {p} is outside [1/{d}, 1] (the column has {d} "
+            "values)"
+        )
+    if d > 1 and p <= 1.0 / d + 1e-12:
+        raise InputError(
+            f"keep['{column}']: keep probability 1/{d} makes the distortion matrix singular (the "
+            "published column would be independent of the original, and the original "
+            "distribution could not be reconstructed); use a larger keep probability"
+        )
+    return p
+
+
+def resolve_specs(
+    table: Table,
+    keep: Mapping[str, Any] | None,
+    matrices: Mapping[str, Any] | None,
+) -> dict[str, ColumnSpec]:
+    """Validate ``keep`` and ``matrices`` against the table; one spec per column, schema order.
+
+    Raises
+    ------
+    InputError
+        Not mappings; no column named; a column that is not published (unknown, an identifier
+        or a household id) or is published unchanged (a sampling weight, a stratum id); a
+        column in both; a keep probability outside ``(1/d, 1]``; a matrix that is
+        not a valid ``d × d`` distortion matrix (see :func:`check_distortion`).
+    """
+    for name, arg in (("keep", keep), ("matrices", matrices)):
+        if arg is not None and not isinstance(arg, Mapping):
+            raise InputError(f"{name} must be a mapping of column name to parameter")
+    keep, matrices = dict(keep or {}), dict(matrices or {})
+    if not keep and not matrices:
+        raise InputError("name the columns to randomize in keep (probabilities) or matrices")
+    unknown = [c for c in (*keep, *matrices) if c not in table.columns]
+    if unknown:
+        raise InputError(
+            f"column(s) {', '.join(map(repr, unknown))} are not published columns of the table; "
+            f"it has {', '.join(table.columns)}"
+        )
+    fixed = [c for c in (*keep, *matrices) if table.schema[c].role.unchanged]
+    if fixed:
+        raise InputError(
+            f"column '{fixed[0]}' has role {table.schema[fixed[0]].role.value}, which is "
+            "published unchanged; give it role insensitive to randomize it"
+        )
+    both = [c for c in keep if c in matrices]
+    if both:
+        raise InputError(
+            f"column(s) {', '.join(map(repr, both))} appear in both keep and matrices; give "
+            "each column one distortion"
+        )
+    table.refuse_unknown([c for c in table.columns if c in keep or c in matrices], "randomization")
+    specs: dict[str, ColumnSpec] = {}
+    for column in table.columns:
+        d = table.cardinality(column)
+        if column in keep:
+            p = _check_keep(keep[column], d, column)
+            specs[column] = ColumnSpec(uniform_retention(d, p, f"keep['{column}']"), p)
+        elif column in matrices:
+            m = check_distortion(matrices[column], f"matrices['{column}']")
+            if m.shape != (d, d):
+                values = ", ".join(map(repr, table.dictionary(column)[:10].tolist()))
+                raise InputError(
+                    f"matrices['{column}']: shape {m.shape} but the column's domain has {d} "
+                    f"value(s) ({values}{', ...' if d > 10 else ''}); rows and columns follow "
+                    "the domain order"
+                )
+            specs[column] = ColumnSpec(m, None)
+    return specs
+
+
+def publish(
+    table: Table,
+    specs: Mapping[str, ColumnSpec],
+    method: str,
+    parameters: Mapping[str, Any],
+    rng: np.random.Generator,
+) -> Release:
+    """Randomize the columns of ``specs`` and build the ``randomized`` release.
+
+    The published table holds every published column in schema order (randomized columns
+    decoded from their randomized codes), rows in random order. Metadata adds ``randomized``
+    (public): column -> ``{"domain", "matrix", "keep"}`` (``keep`` null unless uniform
+    retention; ``matrix`` null when computed from the original's counts, which
+    ``applied_matrices`` keeps internal).
+
+    Raises
+    ------
+    InputError
+        A domain that would name a value neither declared nor published
+        (:func:`~microanon.methods.randomize.domains.check_domains`).
+    """
+    codes = {c: table.codes(c) for c in table.columns}
+    for column, spec in specs.items():
+        d = table.cardinality(column)
+        if spec.keep is not None:
+            codes[column] = randomize_codes(codes[column], d, rng, keep=spec.keep)
+        else:
+            codes[column] = randomize_codes(codes[column], d, rng, matrix=spec.matrix)
+    domains = {c: table.dictionary(c) for c in specs}
+    check_domains(
+        domains,
+        {c: domains[c][np.bincount(codes[c], minlength=len(domains[c])) > 0] for c in specs},
+        table.schema.declared(),
+    )
+    order = rng.permutation(table.n_rows)  # rows are published in random order
+    shuffled = {c: v[order] for c, v in codes.items()}
+    dictionaries = {c: table.dictionary(c) for c in table.columns}
+    published = Table(shuffled, dictionaries, table.schema).to_frame()
+    return generalized_release(
+        method,
+        published,
+        table,
+        parameters,
+        [],
+        kind="randomized",
+        extra_tables={"data": published},
+        # Public by design: each randomized column's domain (declared or published values only,
+        # checked above) and its distortion matrix, which decoding and reconstruction need; a
+        # matrix computed from the original's counts stays internal (applied_matrices).
+        public=("randomized",),
+        **randomized_metadata(domains, specs),
+    )
+
+
+def randomized_metadata(
+    domains: Mapping[str, Any], specs: Mapping[str, ColumnSpec]
+) -> dict[str, Any]:
+    """The ``randomized`` metadata (public) and, if any, ``applied_matrices`` (internal).
+
+    ``randomized``: column -> ``{"domain", "matrix", "keep"}``, the matrix null where it was
+    computed from the original's counts; ``applied_matrices``: column -> those matrices.
+    """
+    out: dict[str, Any] = {
+        "randomized": {
+            column: {
+                "domain": list(domains[column]),
+                "matrix": None if spec.from_data else spec.matrix.tolist(),
+                "keep": spec.keep,
+            }
+            for column, spec in specs.items()
+        }
+    }
+    applied = {c: spec.matrix.tolist() for c, spec in specs.items() if spec.from_data}
+    if applied:
+        out["applied_matrices"] = applied
+    return out
