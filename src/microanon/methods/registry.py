@@ -26,6 +26,7 @@ import inspect
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.constraints import REQUIRED, Param
@@ -288,19 +289,21 @@ def method(
 def methods() -> dict[str, Method]:
     """Every registered method by name, families in :data:`FAMILY_ORDER`.
 
-    Imports the public modules of :mod:`microanon.methods` once (the first call).
+    Imports the public modules of every family's folder of :mod:`microanon.methods` once (the
+    first call).
     """
-    import microanon.methods as package
-
+    base = __name__.rsplit(".", 1)[0]
     found: list[Method] = []
-    for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-        if any(part.startswith("_") for part in info.name.split(".")):
-            continue
-        module = importlib.import_module(info.name)
-        for value in vars(module).values():
-            spec = getattr(value, "method", None)
-            if isinstance(spec, Method) and spec.function is value and spec not in found:
-                found.append(spec)
+    for family in FAMILY_ORDER:
+        folder = str(Path(__file__).with_name(family))
+        for info in pkgutil.walk_packages([folder], f"{base}.{family}."):
+            if any(part.startswith("_") for part in info.name.split(".")):
+                continue
+            module = importlib.import_module(info.name)
+            for value in vars(module).values():
+                spec = getattr(value, "method", None)
+                if isinstance(spec, Method) and spec.function is value and spec not in found:
+                    found.append(spec)
     found.sort(key=lambda m: FAMILY_ORDER.index(m.family))
     names = [m.name for m in found]
     twice = {n for n in names if names.count(n) > 1}
