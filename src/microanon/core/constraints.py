@@ -32,6 +32,7 @@ __all__ = [
     "ColumnNames",
     "Constraint",
     "Integer",
+    "ListOf",
     "PerColumn",
     "Param",
     "REQUIRED",
@@ -188,16 +189,24 @@ class Boolean(Constraint):
 
 @dataclass(frozen=True)
 class Choice(Constraint):
-    """One of a fixed set of strings."""
+    """One of a fixed set of strings; with ``prefix``, also any of them in any case after an
+    optional prefix (randomized response's ``rr-s`` for ``S``)."""
 
     options: tuple[str, ...]
+    prefix: str = ""
     form = "str"
 
     def holds(self, value: Any) -> bool:
-        return isinstance(value, str) and value in self.options
+        if not isinstance(value, str):
+            return False
+        if not self.prefix:
+            return value in self.options
+        name = value.strip().lower().removeprefix(self.prefix.lower())
+        return name in {o.lower() for o in self.options}
 
     def describe(self) -> str:
-        return "one of " + ", ".join(self.options)
+        lenient = f" (in any case, after an optional {self.prefix})" if self.prefix else ""
+        return "one of " + ", ".join(self.options) + lenient
 
     def public(self) -> dict[str, Any]:
         return {"choices": list(self.options)}
@@ -266,6 +275,28 @@ class PerColumn(Constraint):
     def violations(self) -> list[Any]:
         bad = [] if self.values is None else self.values.violations()[:1]
         return [{}, "column", *({"column": v} for v in bad)]
+
+
+@dataclass(frozen=True)
+class ListOf(Constraint):
+    """A non-empty list whose items all satisfy ``values`` (one per column, in order)."""
+
+    values: Constraint
+    form = "list"
+
+    def holds(self, value: Any) -> bool:
+        return (
+            isinstance(value, Sequence)
+            and not isinstance(value, str)
+            and len(value) > 0
+            and all(self.values.holds(v) for v in value)
+        )
+
+    def describe(self) -> str:
+        return f"a list of {self.values.describe()}"
+
+    def violations(self) -> list[Any]:
+        return [[], [v for v in self.values.violations()[:1]]]
 
 
 @dataclass(frozen=True)

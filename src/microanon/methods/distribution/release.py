@@ -150,7 +150,7 @@ def _check_options(partition: str, layout: str) -> None:
             "groups",
             "How records are grouped first: one group (not given), by column(s), by a prefix of "
             "a column, or by Mondrian with k.",
-            (ColumnNames(), PerColumn()),
+            (ColumnNames(), PerColumn(), Anything("labels, one per record")),
         ),
         Param(
             "partition",

@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.constraints import Anything, Choice, Integer, Param, PerColumn, Real
+from ...core.constraints import Choice, Integer, ListOf, Param, PerColumn, Real
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import Hierarchy
 from ...core.random import RandomLike, make_rng
@@ -424,7 +424,7 @@ def _fixed_levels(levels: Any, quasi: Sequence[str], heights: Sequence[int]) -> 
             "levels",
             "Levels fixed in advance, one per quasi-identifier (no search: the whole epsilon "
             "protects the sample).",
-            (PerColumn(Integer(0)), Anything("a list of levels")),
+            (PerColumn(Integer(0)), ListOf(Integer(0))),
         ),
     ),
     in_memory_because="it samples and searches over the whole table",

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.constraints import Boolean, Choice, Integer, Param, PerColumn, Real
+from ...core.constraints import Anything, Boolean, Choice, Integer, Param, Real
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.random import RandomLike
@@ -223,7 +223,7 @@ def population_records(
             "generalized; the usual choice), loss (ARX's default measure), discernibility or "
             "aecs (group sizes), precision, entropy. ARX's loss takes options as a mapping, "
             "e.g. {name: loss, aggregate: arithmetic, gs_factor: 0.3}.",
-            (Choice(METRICS), PerColumn()),
+            (Choice(METRICS), Anything("a metric with options, e.g. {name: loss, gs_factor: 0.3}")),
         ),
         Param(
             "suppressed_rows",

@@ -24,6 +24,7 @@ from ...core.schema import Schema
 from ..registry import OutOfCore, method
 from .optimal import optimal_parameters
 from .release import randomize
+from .risk import SCENARIOS
 
 __all__ = ["randomized_response"]
 
@@ -41,7 +42,7 @@ __all__ = ["randomized_response"]
             "scenario",
             "Which columns are randomized: the sensitive one (S), the quasi-identifiers (QI) or "
             "both (Both, the default, never less accurate than the other two).",
-            (Choice(("S", "QI", "Both")),),
+            (Choice(SCENARIOS, prefix="RR-"),),
         ),
         Param(
             "l",

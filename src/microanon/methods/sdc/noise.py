@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.constraints import Choice, ColumnNames, Param, PerColumn, Real
+from ...core.constraints import Choice, ColumnNames, ListOf, Param, PerColumn, Real
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
@@ -450,7 +450,11 @@ def geometric_noise(
         Param(
             "sensitivity",
             "How much one record can change each column, above 0 (laplace and geometric).",
-            (Real(0, None, closed="neither"), PerColumn(Real(0, None, closed="neither"))),
+            (
+                Real(0, None, closed="neither"),
+                ListOf(Real(0, None, closed="neither")),
+                PerColumn(Real(0, None, closed="neither")),
+            ),
         ),
         Param(
             "columns",

@@ -77,10 +77,10 @@ import pandas as pd
 
 from ...core.constraints import (
     SMALLEST_GROUP,
-    Anything,
     Boolean,
     ColumnNames,
     Integer,
+    ListOf,
     Param,
     PerColumn,
 )
@@ -356,7 +356,7 @@ def _published_column(values: pd.Series, blank: np.ndarray, kind: Kind, star: bo
         Param(
             "importance",
             "Per key column, 1 (blanked last) to the number of keys (blanked first).",
-            (PerColumn(Integer(1)), Anything("a list of ranks")),
+            (PerColumn(Integer(1)), ListOf(Integer(1))),
         ),
         Param(
             "wildcard",

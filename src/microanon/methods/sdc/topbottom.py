@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.constraints import Boolean, Param, Real, Text
+from ...core.constraints import Anything, Boolean, Param, Real, Text
 from ...core.errors import InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
@@ -108,7 +108,7 @@ def _sides(replacement: Any, top: float | None, bottom: float | None) -> dict[st
             "replacement",
             "What coded values become: the threshold, or a label you give (the column then "
             "becomes text).",
-            (Text(), Real()),
+            (Text(), Real(), Anything("a label for each end: {top: ..., bottom: ...}")),
         ),
     ),
     in_memory_because="its quantile thresholds are computed over the whole table, and it has "
