@@ -338,6 +338,9 @@ class Param:
         signature by whoever registers the function.
     dask_only : bool
         Taken only out of core (``--engine dask``).
+    none_means : str
+        What ``None`` means when the default is not ``None`` (e.g. ``"no limit"``); empty when
+        ``None`` is refused (unless it is the default).
     """
 
     name: str
@@ -345,6 +348,7 @@ class Param:
     allowed: tuple[Constraint, ...]
     default: Any = REQUIRED
     dask_only: bool = False
+    none_means: str = ""
 
     @property
     def required(self) -> bool:
@@ -358,11 +362,13 @@ class Param:
     def describe(self) -> str:
         """What the value must be, in a few words."""
         text = " or ".join(c.describe() for c in self.allowed) or "any value"
+        if self.none_means:
+            return f"{text} (or null: {self.none_means})"
         return text + (" (or null)" if self.default is None else "")
 
     def holds(self, value: Any) -> bool:
         """Whether ``value`` is allowed."""
-        if value is None and self.default is None:
+        if value is None and (self.default is None or self.none_means):
             return True
         return any(c.holds(value) for c in self.allowed)
 

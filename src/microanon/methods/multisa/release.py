@@ -265,6 +265,7 @@ def _release(
             "max_items",
             "Most values in one association, both sides counted (2: between two single values).",
             (Integer(2),),
+            none_means="no limit",
         ),
         Param(
             "allow_suppression",
