@@ -2,10 +2,10 @@
 
 Used by ``test_release_contract.py`` (random tables) and ``test_release_contract_typical.py``.
 
-For each method of :data:`microanon.apps.config.METHODS`, on random tables (hypothesis), the
-configuration is run as ``microanon anonymize`` runs it (lint, method, ``publish``): either it is
-refused with a one-line error and nothing is written, or every byte of ``public/`` (the data
-files, ``release.json`` and the public report) is scanned for
+For each registered method (:func:`microanon.methods.registry.methods`), on random tables
+(hypothesis), the configuration is run as ``microanon anonymize`` runs it (lint, method,
+``publish``): either it is refused with a one-line error and nothing is written, or every byte
+of ``public/`` (the data files, ``release.json`` and the public report) is scanned for
 
 - a value of an original column that the published tables do not hold (a suppressed person's
   value, a dropped column's, a randomized-away domain value), unless the schema declares it;
@@ -32,6 +32,7 @@ from microanon.apps.anonymize import run_anonymize
 from microanon.core.errors import MicroanonError
 from microanon.core.lint import ACCEPTABLE_KINDS
 from microanon.core.release import PUBLIC_DIR, Release
+from microanon.methods import registry
 
 #: Hierarchies the generalization methods need (built from the data).
 HIERARCHIES = {
@@ -213,5 +214,14 @@ def check(
         a, b = public / name, again / name
         if a.is_file():
             assert a.read_bytes() == b.read_bytes(), f"{method}: {name} depends on the identifier"
-    assert json.loads((public / "release.json").read_text())["kind"]
+    assert json.loads((public / "release.json").read_text())["kind"] == registry.get(method).kind
+    _round_trip(tmp, public, method)
     return True
+
+
+def _round_trip(tmp: Path, public: Path, method: str) -> None:
+    """The public part read back, saved again and read again is the same release."""
+    loaded = Release.load(public)
+    loaded.save(tmp / "saved", format="csv")
+    again = Release.load(tmp / "saved" / PUBLIC_DIR)
+    assert again.equals(loaded), f"{method}: the public part changed in a save/load round trip"

@@ -21,13 +21,13 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from microanon.apps.cli import main
-from microanon.apps.config import METHODS
 from microanon.apps.workbench import create_app
 from microanon.apps.workbench import serve as serve_module
 from microanon.apps.workbench.state import Workbench
 from microanon.apps.workbench.summaries import chart
 from microanon.apps.workbench.workdirs import OWNER_FILE, PREFIX
 from microanon.datasets import load_dataset
+from microanon.methods.registry import methods as registered
 
 #: Roles of the Adult sample: three quasi-identifiers, one sensitive, the rest left out.
 ROLES = {
@@ -242,7 +242,7 @@ def test_risk_against_a_population(client, adult_csv):
 
 def test_methods_and_models_in_plain_words(client):
     methods = client.get("/api/methods").json()
-    assert [m["name"] for m in methods] == list(METHODS)
+    assert [m["name"] for m in methods] == list(registered())
     full = next(m for m in methods if m["name"] == "full_domain")
     assert full["models"] and full["family"] == "generalize" and not full["randomized"]
     assert next(m for m in methods if m["name"] == "pram")["randomized"]

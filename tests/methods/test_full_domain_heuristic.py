@@ -242,10 +242,7 @@ def test_budget_spent_before_a_feasible_node() -> None:
     ("kwargs", "message"),
     [
         ({"search": "fast"}, "search must be one of auto, exact, heuristic"),
-        ({"search": "heuristic", "time_limit": 0}, "time_limit must be a positive"),
         ({"search": "heuristic", "time_limit": "1"}, "time_limit must be a number"),
-        ({"search": "heuristic", "step_limit": 0}, "step_limit must be a positive integer"),
-        ({"search": "heuristic", "step_limit": 2.5}, "step_limit must be a positive integer"),
         ({"search": "exact", "step_limit": 10}, "step_limit bound the heuristic searches"),
         ({"search": "heuristic", "all_minimal": True}, "all_minimal needs the exact search"),
     ],

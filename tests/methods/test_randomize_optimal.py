@@ -143,10 +143,12 @@ def test_result_risks_match_disclosure_risk():
     ],
 )
 def test_bad_parameters(kwargs, error, message):
+    """The method refuses a value its declaration forbids in its own words (``l must be ...``)."""
+    declared = rf"{message}|: {next(iter(kwargs))} must be" if kwargs else message
     kwargs = {"scenario": "Both", **kwargs}
     with pytest.raises(error, match=message):
         optimal_parameters(gender_disease(), SCHEMA, **kwargs)
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=declared):
         randomized_response(gender_disease(), SCHEMA, **kwargs, rng=0)
 
 

@@ -196,7 +196,6 @@ def test_invariant_alpha_one_needs_every_value_present():
     [
         ({"keep": {"roof": 0.8}, "alpha": 0.5}, "needs invariant=True"),
         ({"keep": {"roof": 0.8}, "invariant": True, "alpha": -0.1}, "alpha"),
-        ({"keep": {"roof": 0.8}, "invariant": "yes"}, "True or False"),
         ({"keep": {"roof": 0.25}, "invariant": True}, "singular"),
         ({"invariant": True}, "name the columns"),
         ({"keep": {"roof": 0.8}, "matrices": {"roof": np.eye(4)}}, "both"),

@@ -290,17 +290,8 @@ def test_too_small_a_table_publishes_nothing(small) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"epsilon": 0.0}, "epsilon must be > 0"),
-        ({"epsilon": -1.0}, "epsilon must be > 0"),
-        ({"epsilon": float("nan")}, "epsilon must be finite"),
         ({"epsilon": "1"}, "epsilon must be a number"),
-        ({"delta": 0.0}, r"delta must lie in \(0, 1\)"),
-        ({"delta": 1.0}, r"delta must lie in \(0, 1\)"),
-        ({"delta": 2}, r"delta must lie in \(0, 1\)"),
         ({"epsilon_search": 1.0}, "epsilon_search must be smaller than epsilon"),
-        ({"epsilon_search": 0.0}, "epsilon_search must be > 0"),
-        ({"steps": 0}, "steps must be >= 1"),
-        ({"steps": 2.5}, "steps must be a whole number"),
         ({"score": "lm"}, "score must be one of"),
         ({"select": "first"}, "select must be one of"),
         ({"levels": {"sex": 1, "age": 1}, "steps": 5}, "leave out steps"),

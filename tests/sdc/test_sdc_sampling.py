@@ -130,7 +130,7 @@ def test_empty_sample_and_bad_strata(frame):
         sample(frame.iloc[:10], SCHEMA, fraction=0.01)
     with pytest.raises(InputError, match="'zone'"):
         sample(frame, SCHEMA, fraction=0.5, strata="zone")
-    with pytest.raises(InputError, match="at least one"):
+    with pytest.raises(InputError, match="strata must be a column name"):
         sample(frame, SCHEMA, fraction=0.5, strata=[])
     with pytest.raises(InputError, match="stratum codes"):
         sample_rows(4, 0.5, strata=np.array([0, 1, -1, 0]))

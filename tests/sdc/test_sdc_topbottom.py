@@ -99,7 +99,7 @@ def test_nothing_beyond_the_threshold(frame):
         ({"top": 10, "replacement": {"bottom": 1}}, "exactly the keys"),
         ({"top": 10, "column": "region"}, "'region' is categorical"),
         ({"top": 10, "column": "nope"}, "'nope'"),
-        ({"top": 10, "column": ["income"]}, "one column name"),
+        ({"top": 10, "column": ["income"]}, "column must be a text"),
     ],
 )
 def test_errors(frame, kwargs, match):

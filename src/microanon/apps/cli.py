@@ -639,6 +639,25 @@ def risk(
 
 
 # ---------------------------------------------------------------------------- init
+@main.command("methods")
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option(
+    "--markdown", is_flag=True, help="Print the method table of docs/anonymize.md (Markdown)."
+)
+@_friendly_errors
+def methods_command(name: str | None, as_json: bool, markdown: bool) -> None:
+    """List the methods a pipeline config can name and the privacy models, or one method in
+    full (NAME): its parameters with their values and defaults, its engines, its randomness."""
+    from .method_listing import listing, markdown_table, method_text, summary_text
+
+    if markdown:
+        click.echo(markdown_table())
+        return
+    obj = listing(name)
+    _emit(as_json, obj, method_text(name) if name else summary_text())
+
+
 @main.command("init")
 @click.argument("data", type=click.Path(path_type=Path))
 @click.option(
@@ -759,9 +778,8 @@ def lint_command(
 @click.option(
     "--search",
     default=None,
-    help="full_domain's search: auto (exact when the lattice is small enough), exact, "
-    "heuristic (best-first or genetic by the lattice), best-first or genetic; overrides the "
-    "config's params.",
+    help="full_domain's search: auto, exact, heuristic, best-first or genetic (see `microanon "
+    "methods full_domain`); overrides the config's params.",
 )
 @click.option(
     "--time-limit",
@@ -797,9 +815,9 @@ def anonymize(
 
     The release is read back from disk and verified before it is kept; exit 1 when the models
     cannot be met or the verification fails (nothing is written), 2 on bad input. With
-    --engine dask (methods full_domain, randomized_response, pram, add_noise, and
-    microaggregation with params: by), DATA may be a Parquet or CSV file, directory or glob of
-    any size; the release is written as Parquet. The read flags override the config's.
+    --engine dask (the methods `microanon methods` lists with engine dask), DATA may be a
+    Parquet or CSV file, directory or glob of any size; the release is written as Parquet. The
+    read flags override the config's.
     """
     from .anonymize import run_anonymize
     from .config import load_config, with_search

@@ -11,7 +11,7 @@ config file::
       sex:          {role: quasi, hierarchy: hierarchies/sex.csv}
       occupation:   {role: sensitive}
       salary-class: {role: insensitive}
-    method: full_domain             # see METHODS
+    method: full_domain             # see ``microanon methods``
     params: {suppression: 0.05, metric: lm}
     models:
       - k_anonymity: {k: 5}
@@ -32,7 +32,6 @@ files ignore it. The command line's ``--sep``, ``--encoding``, ``--decimal``, ``
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 from collections.abc import Callable, Mapping
@@ -45,48 +44,17 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.reading import CSV_KEYS, ReadOptions
 from ..core.schema import Schema
+from ..methods import registry
 from ..models import PrivacyModel, as_models
 from .document_keys import check_document
 from .io import read_table
 
 __all__ = [
-    "DASK_PARAMS",
-    "METHODS",
-    "RUN_ARGUMENTS",
     "PipelineConfig",
     "load_config",
     "method_function",
     "with_search",
 ]
-
-#: Method name in configs -> "module:function" implementing it.
-METHODS: dict[str, str] = {
-    "full_domain": "microanon.methods.generalize.full_domain:full_domain",
-    "mondrian": "microanon.methods.generalize.mondrian:mondrian",
-    "local_recoding": "microanon.methods.generalize.local_recoding:local_recoding",
-    "anatomy": "microanon.methods.generalize.anatomy:anatomy",
-    "safepub": "microanon.methods.generalize.dp_sampling:safepub",
-    "randomized_response": "microanon.methods.randomize.response:randomized_response",
-    "pram": "microanon.methods.randomize.pram:pram",
-    "distribution": "microanon.methods.distribution.release:distribution_anonymize",
-    "mixed_model": "microanon.methods.multisa.release:mixed_model",
-    "rating": "microanon.methods.multisa.release:rating",
-    "sample": "microanon.methods.sdc.sampling:sample",
-    "global_recode": "microanon.methods.sdc.recoding:global_recode",
-    "top_bottom_code": "microanon.methods.sdc.topbottom:top_bottom_code",
-    "local_suppression": "microanon.methods.sdc.suppression:local_suppression",
-    "add_noise": "microanon.methods.sdc.noise:add_noise",
-    "rank_swap": "microanon.methods.sdc.swapping:rank_swap",
-    "data_swap": "microanon.methods.sdc.data_swapping:data_swap",
-    "microaggregation": "microanon.methods.sdc.microaggregation:microaggregation",
-}
-
-#: Parameters only ``--engine dask`` takes, per method: ``by`` microaggregates within the blocks
-#: of a column (:func:`microanon.scale.microaggregate_blocks`).
-DASK_PARAMS: dict[str, tuple[str, ...]] = {"microaggregation": ("by",)}
-
-#: Keyword arguments the pipeline gives a method itself, never parameters of a configuration.
-RUN_ARGUMENTS = ("models", "rng", "progress", "watch")
 
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
 DATASET_PREFIX = "dataset:"
@@ -95,17 +63,14 @@ _KEYS = {"data", "na_values", "read", "schema", "method", "params", "models", "o
 
 
 def method_function(name: str) -> Callable[..., Any]:
-    """The function implementing a configured method.
+    """The function implementing a configured method (:func:`microanon.methods.registry.get`).
 
     Raises
     ------
     InputError
         For an unknown method name (listing the known ones).
     """
-    if name not in METHODS:
-        raise InputError(f"method: unknown method {name!r}; choose one of {', '.join(METHODS)}")
-    module, func = METHODS[name].split(":")
-    return getattr(importlib.import_module(module), func)
+    return registry.get(name).function
 
 
 @dataclass
@@ -142,15 +107,10 @@ class PipelineConfig:
         Raises
         ------
         InputError
-            A parameter only ``--engine dask`` takes (:data:`DASK_PARAMS`).
+            A parameter only ``--engine dask`` takes (declared ``dask_only``).
         """
+        registry.get(self.method).check(self.params, engine="memory")
         kwargs = dict(self.params)
-        dask_only = [p for p in DASK_PARAMS.get(self.method, ()) if p in kwargs]
-        if dask_only:
-            raise InputError(
-                f"params: {', '.join(dask_only)} of {self.method} runs only with --engine dask "
-                "(within blocks, out of core); remove it to run on the whole table in memory"
-            )
         if self.models:
             kwargs["models"] = self.models
         return kwargs
@@ -177,23 +137,13 @@ class PipelineConfig:
 
 
 def _check_parameters(method: str, params: Mapping[str, Any], has_models: bool) -> None:
-    func = method_function(method)
-    accepted = inspect.signature(func).parameters
-    keyword = [n for n, p in accepted.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    keyword += list(DASK_PARAMS.get(method, ()))
-    unknown = [p for p in params if p not in keyword or p in RUN_ARGUMENTS]
-    if unknown:
-        allowed = [n for n in keyword if n not in RUN_ARGUMENTS]
-        raise InputError(
-            f"params: {method} does not take {', '.join(map(repr, unknown))}; it takes "
-            + (", ".join(allowed) or "no parameters")
-        )
-    if has_models and "models" not in accepted:
+    """Check ``params:`` and ``models:`` against the method's declaration (any engine)."""
+    spec = registry.get(method)
+    spec.check(params, engine="dask")
+    if has_models and spec.models == "none":
         raise InputError(f"models: {method} does not take privacy models; set its params instead")
-    if not has_models and "models" in accepted:
-        required = accepted["models"].default is inspect.Parameter.empty
-        if required:
-            raise InputError(f"models: {method} needs at least one privacy model")
+    if not has_models and spec.models == "required":
+        raise InputError(f"models: {method} needs at least one privacy model")
 
 
 def load_config(

@@ -18,17 +18,18 @@ from ..core.errors import InputError
 from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.reading import ReadOptions
+from ..methods import registry
 from .config import DATASET_PREFIX, PipelineConfig
 from .io import EXCEL_SUFFIXES, STATISTICAL_SUFFIXES
 
 __all__ = [
     "AUTO_BYTES",
-    "DASK_METHODS",
     "ENGINES",
     "LINT_SAMPLE",
     "anonymize_dask",
     "check_dask",
     "choose_engine",
+    "dask_methods",
     "lint_dask",
     "read_options",
     "refuse_out_in_input",
@@ -244,29 +245,31 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     return report
 
 
-#: Methods ``anonymize --engine dask`` runs, and the function of :mod:`microanon.scale` each
-#: runs with (microaggregation only within the blocks of ``params: by``).
-DASK_METHODS: dict[str, str] = {
-    "full_domain": "full_domain_dask",
-    "randomized_response": "randomized_response_dask",
-    "pram": "pram_dask",
-    "add_noise": "add_noise_dask",
-    "microaggregation": "microaggregate_blocks",
-}
+def dask_methods() -> dict[str, str]:
+    """Methods ``anonymize --engine dask`` runs, and the function of :mod:`microanon.scale` each
+    runs with, as the methods declare (:attr:`~microanon.methods.registry.Method.out_of_core`)."""
+    return {
+        name: spec.out_of_core.function
+        for name, spec in registry.methods().items()
+        if spec.out_of_core is not None
+    }
 
 
 def _refuse_method(cfg: PipelineConfig) -> None:
     """Refuse, in one line, a method ``--engine dask`` cannot run as configured."""
-    if cfg.method == "microaggregation" and "by" not in cfg.params:
+    spec = registry.get(cfg.method)
+    if spec.out_of_core is None:
+        runs = ", ".join(dask_methods())
         raise InputError(
-            "method microaggregation forms its groups from distances between all records, so "
-            "it needs the whole table in memory: with --engine dask give params: {by: COLUMN} "
-            "to microaggregate within the blocks of a column, or use --engine memory"
+            f"method {cfg.method} needs the whole table in memory ({spec.in_memory_because}); "
+            f"--engine dask runs {runs}; use --engine memory"
         )
-    if cfg.method not in DASK_METHODS:
+    missing = [p for p in spec.out_of_core.needs if p not in cfg.params]
+    if missing:
         raise InputError(
-            f"method {cfg.method} needs the whole table in memory; --engine dask runs "
-            f"{', '.join(DASK_METHODS)} (microaggregation with params: by); use --engine memory"
+            f"method {cfg.method} needs the whole table in memory ({spec.in_memory_because}): "
+            f"with --engine dask give params: {missing[0]} ({spec.param(missing[0]).help}), "
+            "or use --engine memory"
         )
 
 
@@ -284,7 +287,7 @@ def anonymize_dask(
     Parameters
     ----------
     cfg : PipelineConfig
-        Its method one of :data:`DASK_METHODS`. ``full_domain`` runs with
+        Its method one of :func:`dask_methods`. ``full_domain`` runs with
         :func:`microanon.scale.full_domain_dask` (schema, models and the parameters
         ``suppression``, ``metric`` and ``suppressed_rows``); ``randomized_response``,
         ``pram`` and ``add_noise`` with their row-wise functions and the in-memory method's
@@ -372,7 +375,7 @@ def anonymize_dask(
         else:
             import microanon.scale as scale
 
-            func = getattr(scale, DASK_METHODS[cfg.method])
+            func = getattr(scale, dask_methods()[cfg.method])
             release = func(frame, cfg.schema, **params, rng=generator, **run)
         return write_rowwise(
             release,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+
+from microanon.core.constraints import REQUIRED, Param
 
 from .groups import Columns, Groups
 from .verdict import Verdict
@@ -46,7 +49,39 @@ class ClassBounds:
 
 
 class PrivacyModel(ABC):
-    """A privacy model with its parameters fixed (validated at construction)."""
+    """A privacy model with its parameters fixed (validated at construction).
+
+    Each model declares, beside its code, what it promises in words (:attr:`PROMISE`) and its
+    parameters with their constraints (:attr:`PARAMETERS`, one per dataclass field); the
+    workbench's forms and ``microanon methods`` read them (:meth:`declared_parameters`).
+    """
+
+    #: What the model promises, in words for a data owner.
+    PROMISE: ClassVar[str] = ""
+    #: Its parameters, one per field, with what each means and the values it takes (defaults
+    #: come from the fields: :meth:`declared_parameters`).
+    PARAMETERS: ClassVar[tuple[Param, ...]] = ()
+
+    @classmethod
+    def declared_parameters(cls) -> tuple[Param, ...]:
+        """:attr:`PARAMETERS` in the fields' order, with the fields' defaults.
+
+        Raises
+        ------
+        TypeError
+            When the declaration and the fields differ.
+        """
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        declared = {p.name: p for p in cls.PARAMETERS}
+        if set(declared) != {f.name for f in fields}:
+            raise TypeError(f"{cls.__name__}: PARAMETERS differ from the fields")
+        return tuple(
+            replace(
+                declared[f.name],
+                default=REQUIRED if f.default is dataclasses.MISSING else f.default,
+            )
+            for f in fields
+        )
 
     @property
     @abstractmethod

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,18 +77,18 @@ def model_from_config(name: str, params: Mapping[str, Any] | None = None) -> Pri
     if not isinstance(params, Mapping):
         raise InputError(f"parameters of {name} must be a mapping, got {type(params).__name__}")
     cls = MODELS[name]
-    fields = dataclasses.fields(cls)
-    known = [f.name for f in fields]
-    unknown = [p for p in params if p not in known]
+    declared = {p.name: p for p in cls.declared_parameters()}
+    unknown = [p for p in params if p not in declared]
     if unknown:
         raise InputError(
             f"{name}: unknown parameter(s) {', '.join(map(repr, unknown))}; "
-            f"accepted: {', '.join(known)}"
+            f"accepted: {', '.join(declared)}"
         )
-    required = [f.name for f in fields if f.default is dataclasses.MISSING]
-    missing = [p for p in required if p not in params]
+    missing = [n for n, p in declared.items() if p.required and n not in params]
     if missing:
         raise InputError(f"{name}: missing parameter(s) {', '.join(map(repr, missing))}")
+    for key, value in params.items():
+        declared[key].check(name, value)
     kwargs = dict(params)
     if "hierarchy" in kwargs:
         kwargs["hierarchy"] = _hierarchy(kwargs["hierarchy"])

@@ -23,11 +23,12 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Param, Real
 from microanon.core.errors import InputError
 
 from .groups import Columns, Groups, groups_of, spread
@@ -117,6 +118,19 @@ class DeltaDisclosure(ShareCapped):
     merging that class into another dilutes the value's share below ``p e^-δ``. Only the upper
     half of the bound, ``q < p e^δ``, adds up over merged classes.
     """
+
+    PROMISE: ClassVar[str] = (
+        "In every group, every sensitive value's frequency stays within a factor e^delta of its "
+        "frequency in the whole table."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "delta",
+            "How far a sensitive value's frequency in a group may be from its frequency in the "
+            "table, as a factor e^delta (0.5 = within about 1.65 times).",
+            (Real(0, None, closed="neither"),),
+        ),
+    )
 
     delta: float
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import SMALLEST_GROUP, Param
 from microanon.core.errors import InputError
 
 from .base import ClassBounds, PrivacyModel
@@ -65,6 +66,12 @@ def k_anonymity(
 @dataclass(frozen=True)
 class KAnonymity(PrivacyModel):
     """k-anonymity with a fixed ``k`` (see :func:`k_anonymity`)."""
+
+    PROMISE: ClassVar[str] = (
+        "Every combination of quasi-identifier values that is published is shared by at least k "
+        "records, so nobody can be singled out among fewer than k."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (SMALLEST_GROUP,)
 
     k: int
 

@@ -29,17 +29,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Choice, Integer, Param, Real
 from microanon.core.errors import InputError
 
 from .base import ClassBounds
 from .groups import Columns, Groups, groups_of
 from .params import choice, integer, real
-from .population import PopulationModel, population_sizes
+from .population import POPULATION_PARAMETERS, PopulationModel, population_sizes
 from .verdict import Verdict, build_verdict
 
 __all__ = ["k_map", "KMap", "ESTIMATORS", "estimated_threshold"]
@@ -255,6 +256,35 @@ class KMap(PopulationModel):
     Monotone in both senses k-anonymity is: a class passing stays passing when merged, and a
     failing class is made of failing parts (their population cells are smaller).
     """
+
+    PROMISE: ClassVar[str] = (
+        "Every published combination matches at least k people of the population (given, or "
+        "estimated), not just k records of the sample."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        *POPULATION_PARAMETERS,
+        Param(
+            "k",
+            "Smallest number of people of the population every published combination must match.",
+            (Integer(1),),
+        ),
+        Param(
+            "estimator",
+            "Estimate the population from the sample instead of a population table.",
+            (Choice(("poisson", "zero_truncated_poisson")),),
+        ),
+        Param(
+            "fraction",
+            "The estimator's sampling fraction: the share of the population in the data, above "
+            "0 and at most 1.",
+            (Real(0, 1, closed="right"),),
+        ),
+        Param(
+            "significance",
+            "The estimator's significance level, between 0 and 1.",
+            (Real(0, 1, closed="neither"),),
+        ),
+    )
 
     k: int
     estimator: str | None = None

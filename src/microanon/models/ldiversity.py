@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Choice, Param, Real
 from microanon.core.errors import InputError
 
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
@@ -198,6 +199,26 @@ def l_diversity(
 @dataclass(frozen=True)
 class LDiversity(PrivacyModel):
     """ℓ-diversity with fixed parameters (see :func:`l_diversity`)."""
+
+    PROMISE: ClassVar[str] = (
+        "Within every group of records that look alike, the sensitive column holds at least l "
+        "well-represented values, so knowing someone's group does not reveal theirs."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        Param("l", "Number of different sensitive values every group must hold.", (Real(1, None),)),
+        Param(
+            "form",
+            "distinct: l different values; entropy: l values about equally frequent (stronger); "
+            "recursive: the most frequent value is not too frequent (with c); frequency: no "
+            "value in more than 1/l of a group.",
+            (Choice(FORMS),),
+        ),
+        Param(
+            "c",
+            "Constant of the recursive form (required there, refused elsewhere).",
+            (Real(0, None, closed="neither"),),
+        ),
+    )
 
     l: int | float  # noqa: E741
     form: str = "distinct"

@@ -24,11 +24,12 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Choice, Param, Real
 from microanon.core.errors import InputError
 
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
@@ -208,6 +209,25 @@ class BetaLikeness(ShareCapped):
     such bounds add up), not under suppression (a passing class merged with a failing one may
     fail).
     """
+
+    PROMISE: ClassVar[str] = (
+        "In every group, no sensitive value is more frequent than in the whole table by more "
+        "than a relative beta (beta = 1: at most twice as frequent)."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "beta",
+            "How much more frequent a sensitive value may be in a group than in the whole "
+            "table, relatively (1 = at most twice as frequent).",
+            (Real(0, None, closed="neither"),),
+        ),
+        Param(
+            "form",
+            "basic: bounds each value's gain by beta; enhanced: also keeps a value that is "
+            "frequent in the table from filling a whole group.",
+            (Choice(("basic", "enhanced")),),
+        ),
+    )
 
     beta: float
     form: str = "basic"

@@ -41,7 +41,7 @@ import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -446,6 +446,11 @@ class PPrivacy(PrivacyModel):
     It has no parameter: each group's target distribution is part of the release. It is checked
     on a whole distribution release (:func:`p_privacy`), not on a table's groups.
     """
+
+    PROMISE: ClassVar[str] = (
+        "Each published group's sensitive values follow the group's target distribution (the "
+        "distribution method's model; no parameter)."
+    )
 
     @property
     def name(self) -> str:

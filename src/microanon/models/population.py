@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Anything, Param, Text
 from microanon.core.errors import InputError
 from microanon.core.frames import pandas_if_arrow
 from microanon.core.table import combine_codes
@@ -31,6 +32,7 @@ from .groups import Columns, Groups, groups_of
 from .verdict import Verdict
 
 __all__ = [
+    "POPULATION_PARAMETERS",
     "PopulationModel",
     "population_weights",
     "population_sizes",
@@ -190,6 +192,18 @@ def population_from_record(record: Any) -> tuple[pd.DataFrame, str]:
     frame = pd.DataFrame(record["classes"], columns=quasi, dtype=object)
     frame[name] = np.asarray(record["people"], dtype=np.int64)
     return frame, name
+
+
+#: The parameters every population model takes (its fields ``population`` and ``count``).
+POPULATION_PARAMETERS = (
+    Param(
+        "population",
+        "The public population: a file (or table) with the quasi-identifier columns, one row "
+        "per person or with a count column.",
+        (Anything("a file or a table"),),
+    ),
+    Param("count", "The population's column with the people each row stands for.", (Text(),)),
+)
 
 
 @dataclass(frozen=True)

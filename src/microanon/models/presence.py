@@ -18,17 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Param, Real
 from microanon.core.errors import InputError
 
 from .base import BOUND_SLACK
 from .groups import Columns, Groups, groups_of
 from .params import TOL, real
-from .population import PopulationModel, population_sizes
+from .population import POPULATION_PARAMETERS, PopulationModel, population_sizes
 from .verdict import Verdict, build_verdict
 
 __all__ = ["delta_presence", "DeltaPresence"]
@@ -143,6 +144,26 @@ class DeltaPresence(PopulationModel):
     cells that have no released record lowers its ratio below ``delta_min``. With
     ``delta_min = 0`` it is (sums of ``n <= δ N`` stay so).
     """
+
+    PROMISE: ClassVar[str] = (
+        "Whether a person of a public population is in the data can be guessed with a "
+        "probability between delta_min and delta_max only (needs the population)."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        *POPULATION_PARAMETERS,
+        Param(
+            "delta_min",
+            "Smallest share of the population's people of a published combination that may be "
+            "in the data, from 0 to delta_max.",
+            (Real(0, 1),),
+        ),
+        Param(
+            "delta_max",
+            "Largest share of the population's people of a published combination that may be in "
+            "the data, from delta_min to 1.",
+            (Real(0, 1),),
+        ),
+    )
 
     delta_min: float
     delta_max: float

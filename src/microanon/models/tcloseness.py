@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from microanon.core.constraints import Anything, Choice, Param, Real
 from microanon.core.errors import HierarchyError, InputError
 from microanon.core.hierarchy import Hierarchy, value_key
 
@@ -211,6 +212,35 @@ def _min_total_variation(reference: np.ndarray, sizes: np.ndarray) -> np.ndarray
 @dataclass(frozen=True)
 class TCloseness(PrivacyModel):
     """t-closeness with fixed parameters (see :func:`t_closeness` for the default distance)."""
+
+    PROMISE: ClassVar[str] = (
+        "In every group, the sensitive values are distributed almost as in the whole table (at "
+        "distance at most t), so a group reveals little more than the table does."
+    )
+    PARAMETERS: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "t",
+            "How far a group's sensitive values may be distributed from the whole table's, from "
+            "0 (identical) to 1 (anything); 0.2 is a common choice.",
+            (Real(0, 1),),
+        ),
+        Param(
+            "distance",
+            "How differences between sensitive values are measured: equal (any two values "
+            "differ alike), ordered (by their order), hierarchical (by their hierarchy).",
+            (Choice(("equal", "ordered", "hierarchical")),),
+        ),
+        Param(
+            "order",
+            "The sensitive values from lowest to highest, for the ordered distance.",
+            (Anything("a list of values"),),
+        ),
+        Param(
+            "hierarchy",
+            "A tree over the sensitive values, for the hierarchical distance.",
+            (Anything("a hierarchy"),),
+        ),
+    )
 
     t: float
     distance: str | None = None

@@ -43,8 +43,16 @@ from ..core.table import Table
 from ..methods.randomize.domains import check_domains
 from ..methods.randomize.mrr import check_theta, flip_records
 from ..methods.randomize.onehot import OneHotLayout
-from ..methods.randomize.optimal import MAX_JOINT_CELLS, check_tau, optimal_parameters_from_pi
-from ..methods.randomize.pram import DEFAULT_ALPHA, check_alpha, invariant_spec
+from ..methods.randomize.optimal import (
+    MAX_JOINT_CELLS,
+    check_tau,
+    optimal_parameters_from_pi,
+)
+from ..methods.randomize.pram import (
+    DEFAULT_ALPHA,
+    check_alpha,
+    invariant_spec,
+)
 from ..methods.randomize.risk import check_scenario
 from ..methods.randomize.sampling import (
     ColumnSpec,
@@ -52,6 +60,7 @@ from ..methods.randomize.sampling import (
     randomized_metadata,
     resolve_specs,
 )
+from ..methods.registry import methods
 from ..methods.sdc.common import check_number, numeric_matrix, select_columns
 from ..methods.sdc.noise import (
     NOISE_METHODS,
@@ -87,35 +96,39 @@ __all__ = [
     "write_rowwise",
 ]
 
-#: Methods that run partition by partition, and the function of :mod:`microanon.scale` that
-#: runs each.
-ROWWISE_METHODS: dict[str, str] = {
-    "randomize": "randomize_dask",
-    "randomized_response": "randomized_response_dask",
-    "pram": "pram_dask",
-    "add_noise (additive, correlated, laplace, geometric)": "add_noise_dask",
-    "mrr": "mrr_dask",
-}
+#: Row-wise functions that are not methods of a configuration, and the function of
+#: :mod:`microanon.scale` that runs each partition by partition.
+_OTHER_ROWWISE = {"randomize": "randomize_dask", "mrr": "mrr_dask"}
 
-#: Methods that need the whole table in memory, and why.
-WHOLE_TABLE_METHODS: dict[str, str] = {
-    "microaggregation": "its groups are formed from distances between all records",
-    "rank_swap": "each value is swapped with one of close rank among all records",
-    "data_swap": "each value is swapped with one of another record of its stratum",
+#: Variants and relatives of the configuration's methods that need the whole table, and why.
+_OTHER_WHOLE_TABLE = {
     "kim": "Kim's noise is conditioned on the whole sample (exact means and covariance)",
     "multiplicative": "its log-noise is scaled by the standard deviation of each column's "
     "logarithm, computed over the whole table in memory",
-    "local_suppression": "what it suppresses depends on the frequencies of the combinations "
-    "it changes, record by record",
-    "mondrian": "it splits the whole table recursively, and each group's recoding depends on "
-    "its records",
-    "local_recoding": "it clusters records, and each cluster's recoding depends on its records",
-    "anatomy": "it builds groups record by record from the whole table",
-    "distribution": "its groups (MinSumOfRange, optimal fakes) are built from the whole table",
     "multisa": "its groupings of several sensitive attributes are built record by record",
     "epr": "each respondent's vector depends on the vectors submitted before it",
     "gtr": "each respondent generalizes against the tuples collected before it",
-    "safepub": "it samples and searches over the whole table",
+}
+
+#: Methods that run partition by partition, and the function of :mod:`microanon.scale` that
+#: runs each: the registered methods that declare a row-wise kernel
+#: (:attr:`microanon.methods.registry.Method.out_of_core`) and :data:`_OTHER_ROWWISE`.
+ROWWISE_METHODS: dict[str, str] = {
+    **{
+        f"{m.name} ({m.out_of_core.variants})" if m.out_of_core.variants else m.name: (
+            m.out_of_core.function
+        )
+        for m in methods().values()
+        if m.out_of_core is not None and m.out_of_core.rowwise
+    },
+    **_OTHER_ROWWISE,
+}
+
+#: Methods that need the whole table in memory, and why: the registered methods that say so
+#: (:attr:`microanon.methods.registry.Method.in_memory_because`) and :data:`_OTHER_WHOLE_TABLE`.
+WHOLE_TABLE_METHODS: dict[str, str] = {
+    **{m.name: m.in_memory_because for m in methods().values() if m.in_memory_because},
+    **_OTHER_WHOLE_TABLE,
 }
 
 #: Block microaggregation, the standard way out for microaggregation out of core.

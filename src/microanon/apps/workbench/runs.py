@@ -12,7 +12,6 @@ stops when the data owner asks (:meth:`Run.request_stop`), publishing its best n
 
 from __future__ import annotations
 
-import inspect
 import shlex
 import threading
 from collections.abc import Iterator, Mapping
@@ -24,10 +23,11 @@ from typing import Any
 from ...core.errors import MicroanonError
 from ...core.lint import LintReport
 from ...core.progress import Progress, Stage
+from ...methods import registry
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
 from ..anonymize import run_anonymize
-from ..config import PipelineConfig, load_config, method_function
+from ..config import PipelineConfig, load_config
 from ..init.hierarchies import arx_csv
 from ..init.render import render_config, yaml_flow
 from ..init.run import read_block
@@ -319,10 +319,11 @@ def _metric(cfg: PipelineConfig) -> str | None:
     given = cfg.params.get("metric")
     if given is not None:
         return str(given)
-    param = inspect.signature(method_function(cfg.method)).parameters.get("metric")
-    if param is None or param.default is inspect.Parameter.empty:
+    spec = registry.get(cfg.method)
+    if "metric" not in spec.taken():
         return None
-    return str(param.default)
+    default = spec.param("metric").default
+    return None if default is None else str(default)
 
 
 def execute(run: Run, cfg: PipelineConfig, ds: Dataset) -> None:

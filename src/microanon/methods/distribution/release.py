@@ -28,12 +28,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import (
+    Anything,
+    Boolean,
+    Choice,
+    ColumnNames,
+    Integer,
+    Param,
+    PerColumn,
+    Real,
+)
 from ...core.errors import InputError, SchemaError
 from ...core.hierarchy import Hierarchy
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import factorize_column
+from ..registry import method
 from ..release import generalized_release, prepare
 from .fakes import fake_budget, min_sor_fake
 from .hierarchy import AnnotatedHierarchy, rounded_weights, sensitive_domain, target_weights
@@ -121,6 +132,78 @@ def _check_options(partition: str, layout: str) -> None:
         raise InputError(f"layout: only 'split' (qit + st) is supported, got {layout!r}")
 
 
+@method(
+    "distribution",
+    kind="distribution",
+    publishes="Two tables: the exact quasi-identifiers with a group number, and per group its "
+    "sensitive ranges (low, high, count). P-privacy by construction, re-checked exactly.",
+    help="Publishes groups whose sensitive values follow a target distribution, generalizing or "
+    "adding fake values where needed; aggregate queries keep guaranteed bounds.",
+    params=(
+        Param(
+            "target",
+            "The distribution every group's sensitive values must follow: empirical (the whole "
+            "table's), uniform, or a named distribution with its parameters.",
+            (Choice(("empirical", "uniform")), PerColumn()),
+        ),
+        Param(
+            "groups",
+            "How records are grouped first: one group (not given), by column(s), by a prefix of "
+            "a column, or by Mondrian with k.",
+            (ColumnNames(), PerColumn(), Anything("labels, one per record")),
+        ),
+        Param(
+            "partition",
+            "Publish each group whole (sa_only) or split into subgroups of identical "
+            "quasi-identifiers (qi_sa).",
+            (Choice(("sa_only", "qi_sa")),),
+        ),
+        Param(
+            "subgroup_by",
+            "The quasi-identifiers that define subgroups (all of them when not given).",
+            (ColumnNames(),),
+        ),
+        Param(
+            "fakes",
+            "Fake values allowed per group: a count, or a share of the group below 1 (0.1 = "
+            "10 %); 0 allows none.",
+            (Real(0, None),),
+        ),
+        Param("arity", "Branches per node of the value hierarchies (2 = binary).", (Integer(2),)),
+        Param(
+            "domain",
+            "The values the hierarchy covers: the distinct sensitive values, every integer "
+            "between the smallest and the largest, or a given integer range.",
+            (Anything("values, a range or a name"),),
+        ),
+        Param(
+            "per_group",
+            "One hierarchy per group, over that group's own values.",
+            (Boolean(),),
+        ),
+        Param(
+            "scale",
+            "Whole-number scale of targets that are not whole numbers (the number of records "
+            "by default).",
+            (Integer(1),),
+        ),
+        Param(
+            "resolution",
+            "Round each node's share of the target to whole numbers summing to this (e.g. 16) "
+            "instead of scaling; not with scale.",
+            (Integer(1),),
+        ),
+        Param(
+            "categorical",
+            "Treat the sensitive values as unordered categories (detected when not given).",
+            (Boolean(),),
+        ),
+        Param(
+            "layout", "Two tables joined by group number (the only layout).", (Choice(("split",)),)
+        ),
+    ),
+    in_memory_because="its groups (MinSumOfRange, optimal fakes) are built from the whole table",
+)
 def distribution_anonymize(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

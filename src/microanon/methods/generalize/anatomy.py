@@ -41,12 +41,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Integer, Param
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.keys import shown
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import LDiversity
+from ..registry import method
 from ..release import generalized_release, prepare
 
 __all__ = ["anatomy", "GROUP_COLUMN", "COUNT_COLUMN"]
@@ -101,6 +103,18 @@ def _assign_groups(sa: np.ndarray, sa_counts: np.ndarray, ell: int, rng: np.rand
     return rng.permutation(g)[group], g
 
 
+@method(
+    "anatomy",
+    kind="anatomized",
+    publishes="Two tables: the exact quasi-identifiers with a group number, and per group its "
+    "sensitive values with counts. Frequency l-diversity by construction, re-checked.",
+    help="Publishes the quasi-identifiers unchanged in one table and the sensitive values in "
+    "another, linked only by a group number: every group holds l different sensitive values.",
+    params=(
+        Param("l", "Number of different sensitive values every group must hold.", (Integer(2),)),
+    ),
+    in_memory_because="it builds groups record by record from the whole table",
+)
 def anatomy(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -65,12 +65,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Choice, Integer, ListOf, Param, PerColumn, Real
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import Hierarchy
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity
+from ..registry import method
 from ..release import generalized_release, prepare
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up
 from .full_domain import publish_levels
@@ -375,6 +377,58 @@ def _fixed_levels(levels: Any, quasi: Sequence[str], heights: Sequence[int]) -> 
     return tuple(out)
 
 
+@method(
+    "safepub",
+    kind="generalized",
+    publishes="A random sample, one hierarchy level per quasi-identifier, classes of fewer than k "
+    "drawn records suppressed, rows shuffled. (epsilon, delta)-differential privacy of "
+    "the mechanism; claims k-anonymity with the derived k.",
+    help="Publishes a random sample of generalized records with a differential-privacy "
+    "guarantee (epsilon, delta): the strongest promise, at a cost in detail.",
+    params=(
+        Param(
+            "epsilon",
+            "The whole privacy budget: smaller is more private (1 is a common choice).",
+            (Real(0, None, closed="neither"),),
+        ),
+        Param(
+            "delta",
+            "The chance the guarantee may fail, between 0 and 1; choose it well below one "
+            "over the number of records.",
+            (Real(0, 1, closed="neither"),),
+        ),
+        Param(
+            "epsilon_search",
+            "The part of epsilon spent on choosing the levels (0.1 when not given); the rest "
+            "protects the sample. Not with levels.",
+            (Real(0, None, closed="neither"),),
+        ),
+        Param(
+            "steps",
+            "How many candidate levels the search draws (100 when not given). Not with levels.",
+            (Integer(1),),
+        ),
+        Param(
+            "score",
+            "What the search prefers: granularity (the default), intensity, discernibility, "
+            "entropy or group_size. Not with levels.",
+            (Choice(("granularity", "intensity", "discernibility", "entropy", "group_size")),),
+        ),
+        Param(
+            "select",
+            "Publish the best-scoring levels the search met (best, the default) or the last "
+            "ones. Not with levels.",
+            (Choice(("best", "last")),),
+        ),
+        Param(
+            "levels",
+            "Levels fixed in advance, one per quasi-identifier (no search: the whole epsilon "
+            "protects the sample).",
+            (PerColumn(Integer(0)), ListOf(Integer(0))),
+        ),
+    ),
+    in_memory_because="it samples and searches over the whole table",
+)
 def safepub(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Anything, Boolean, Choice, Integer, Param, Real
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.random import RandomLike
@@ -59,6 +60,7 @@ from ...core.schema import Schema
 from ...core.table import Table
 from ...models import Groups, as_models
 from ...models.population import population_record, population_sizes, population_weights
+from ..registry import OutOfCore, method
 from ..release import (
     SUPPRESSED_ROWS,
     generalized_release,
@@ -67,6 +69,7 @@ from ..release import (
     unchanged_column,
 )
 from ._budget import SearchWatch
+from ._metrics import METRICS
 from ._search import (
     SearchResult,
     check_metric,
@@ -74,7 +77,7 @@ from ._search import (
     evaluate_levels,
     search,
 )
-from .searches import check_search, run_search
+from .searches import SEARCHES, check_search, run_search
 
 __all__ = ["apply_levels", "full_domain", "level_labels", "search", "SearchResult"]
 
@@ -196,6 +199,70 @@ def population_records(
     return out
 
 
+@method(
+    "full_domain",
+    kind="generalized",
+    publishes="One hierarchy level per quasi-identifier: the optimum for the metric, or on a "
+    "lattice too big for the exact search the best a heuristic search found (the summary "
+    "and the internal report say which). Claims the models given.",
+    help="Replaces each quasi-identifier by one level of its hierarchy, the same level for every "
+    "record (e.g. every age by its 10-year band), choosing the levels that lose the least "
+    "information while the privacy models hold. Records that would still stand out can be "
+    "removed, up to the share you allow. The most common choice.",
+    params=(
+        Param(
+            "suppression",
+            "Largest share of the records that may be removed because they would still stand "
+            "out, from 0 to below 1 (0.05 = 5 %). Removing a few records often lets the others "
+            "keep much more detail.",
+            (Real(0, 1, closed="left"),),
+        ),
+        Param(
+            "metric",
+            "What counts as information lost when comparing levels: lm (how much each value is "
+            "generalized; the usual choice), loss (ARX's default measure), discernibility or "
+            "aecs (group sizes), precision, entropy. ARX's loss takes options as a mapping, "
+            "e.g. {name: loss, aggregate: arithmetic, gs_factor: 0.3}.",
+            (Choice(METRICS), Anything("a metric with options, e.g. {name: loss, gs_factor: 0.3}")),
+        ),
+        Param(
+            "suppressed_rows",
+            "Removed records are left out of the release (remove), or kept with every "
+            "quasi-identifier shown as * (star).",
+            (Choice(("remove", "star")),),
+        ),
+        Param(
+            "all_minimal",
+            "Also list every other smallest set of levels that meets the models (for "
+            "comparison; slower).",
+            (Boolean(),),
+        ),
+        Param(
+            "search",
+            "How the levels are chosen: exact finds the best levels but handles at most "
+            "2,097,152 combinations of levels; heuristic searches within a time or step budget "
+            "and may miss the best (with 12 or more quasi-identifiers it runs the genetic "
+            "search, else best-first); best-first walks up from the least generalized levels; "
+            "genetic evolves random combinations within the budget (fresh randomness on every "
+            "run); auto uses exact when it can.",
+            (Choice(SEARCHES),),
+        ),
+        Param(
+            "time_limit",
+            "Seconds the heuristic or genetic search may run (30 when no limit is given); the "
+            "result then depends on the computer's speed.",
+            (Real(0, None, closed="neither"),),
+        ),
+        Param(
+            "step_limit",
+            "Most combinations of levels the heuristic or genetic search checks (the same "
+            "result on every computer; for the genetic search, with the same seed).",
+            (Integer(1),),
+        ),
+    ),
+    out_of_core=OutOfCore("full_domain_dask", rowwise=False),
+    randomized="partly",
+)
 def full_domain(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

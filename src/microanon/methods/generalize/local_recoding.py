@@ -53,11 +53,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import SMALLEST_GROUP
 from ...core.progress import Count, as_progress
 from ...core.release import Release
 from ...core.schema import Schema
 from ...models import KAnonymity, as_models
 from ...models.params import integer
+from ..registry import method
 from ..release import generalized_release, prepare
 from ._recode import (
     CategoricalDim,
@@ -410,6 +412,16 @@ class _Clustering:
         return group, len(ids)
 
 
+@method(
+    "local_recoding",
+    kind="generalized",
+    publishes="Groups of at least k records with their common generalization. Claims k-anonymity "
+    "and the optional l-diversity or t-closeness given.",
+    help="Forms groups of at least k similar records and generalizes each group only as much "
+    "as it needs, so different records may get different levels.",
+    params=(SMALLEST_GROUP,),
+    in_memory_because="it clusters records, and each cluster's recoding depends on its records",
+)
 def local_recoding(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

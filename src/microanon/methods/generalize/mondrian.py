@@ -47,10 +47,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Boolean, Param
 from ...core.errors import InputError
 from ...core.progress import Count, as_progress
 from ...core.release import Release
 from ...core.schema import Schema
+from ..registry import method
 from ..release import generalized_release, prepare
 from ._recode import (
     CategoricalDim,
@@ -225,6 +227,25 @@ def _row_pieces(inverse: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> n
     return by_row[np.searchsorted(ends, position, side="right")]
 
 
+@method(
+    "mondrian",
+    kind="generalized",
+    publishes="Numeric quasi-identifiers as ranges [lo, hi], categorical ones as hierarchy nodes. "
+    "Claims the models given.",
+    help="Splits the records into groups of similar people and publishes each group's range of "
+    "values (e.g. age 30-39) instead of the values. Keeps more detail than one level for "
+    "everybody; no record is removed.",
+    params=(
+        Param(
+            "relaxed",
+            "Allow records with the median value on either side of a split (groups more even in "
+            "size).",
+            (Boolean(),),
+        ),
+    ),
+    in_memory_because="it splits the whole table recursively, and each group's recoding "
+    "depends on its records",
+)
 def mondrian(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

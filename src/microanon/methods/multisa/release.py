@@ -28,11 +28,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Boolean, Integer, Param, PerColumn, Real
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
+from ..registry import method
 from ..release import generalized_release, prepare
 from .clustering import cluster_attributes
 from .grouping import Grouping, group_records
@@ -236,6 +238,43 @@ def _release(
     )
 
 
+@method(
+    "mixed_model",
+    kind="multi-sa",
+    publishes="The records in groups of l whose sensitive values break the strong association "
+    "rules, with what was deleted or blanked out.",
+    help="For several sensitive columns: publishes them so that strong associations between "
+    "their values do not give anyone's values away.",
+    params=(
+        Param(
+            "l",
+            "Records per group and different values per sensitive column in every group.",
+            (Integer(2),),
+        ),
+        Param(
+            "min_confidence",
+            "How certain an association must be to count as strong, above 0 and at most 1.",
+            (Real(0, 1, closed="right"),),
+        ),
+        Param(
+            "min_support",
+            "How many records must hold an association for it to count.",
+            (Integer(1),),
+        ),
+        Param(
+            "max_items",
+            "Most values in one association, both sides counted (2: between two single values).",
+            (Integer(2),),
+            none_means="no limit",
+        ),
+        Param(
+            "allow_suppression",
+            "Delete or blank out what no group can take (otherwise refuse).",
+            (Boolean(),),
+        ),
+    ),
+    in_memory_because="its groupings of several sensitive attributes are built record by record",
+)
 def mixed_model(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],
@@ -376,6 +415,32 @@ def mixed_model(
     )
 
 
+@method(
+    "rating",
+    kind="multi-sa",
+    publishes="An attribute table and one table per sensitive column, linked through groups "
+    "holding l different values each.",
+    help="For several sensitive columns: publishes each one in its own table of groups, every "
+    "group holding l different values.",
+    params=(
+        Param(
+            "l",
+            "Different values per group, one for all sensitive columns or one per column.",
+            (Integer(2), PerColumn(Integer(2))),
+        ),
+        Param(
+            "improved",
+            "Use the faster improved way of forming groups (the same groups as the original).",
+            (Boolean(),),
+        ),
+        Param(
+            "allow_suppression",
+            "Blank out the values no group can take (otherwise refuse).",
+            (Boolean(),),
+        ),
+    ),
+    in_memory_because="its groupings of several sensitive attributes are built record by record",
+)
 def rating(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

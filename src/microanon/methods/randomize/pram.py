@@ -41,11 +41,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Boolean, Param, PerColumn, Real
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
+from ..registry import OutOfCore, method
 from .matrices import check_distortion, uniform_retention
 from .sampling import ColumnSpec, publish, resolve_specs
 
@@ -188,6 +190,40 @@ def invariant_spec(
     return ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None, from_data=True)
 
 
+@method(
+    "pram",
+    kind="randomized",
+    publishes="The table with PRAM-randomized columns and the transition matrices.",
+    help="Changes values of chosen columns at random with known probabilities (PRAM), so that a "
+    "published value may not be the person's own.",
+    params=(
+        Param(
+            "matrices",
+            "Per column, the probabilities of publishing each value for each original value "
+            "(a square matrix in the column's domain order).",
+            (PerColumn(),),
+        ),
+        Param(
+            "keep",
+            "Per column (or one for all), the probability that a value is published unchanged "
+            "(0.8 = 80 %); the other values are equally likely.",
+            (Real(0, 1, closed="right"), PerColumn(Real(0, 1, closed="right"))),
+        ),
+        Param(
+            "invariant",
+            "Adjust the probabilities so that the published frequencies of each column are "
+            "expected to equal the original ones.",
+            (Boolean(),),
+        ),
+        Param(
+            "alpha",
+            "Only with invariant: how much of the change to apply, from 0 to 1 (0.5 when not "
+            "given).",
+            (Real(0, 1),),
+        ),
+    ),
+    out_of_core=OutOfCore("pram_dask"),
+)
 def pram(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -17,15 +17,58 @@ from typing import Any
 
 import pandas as pd
 
+from ...core.constraints import Choice, Param, Real, Text
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
+from ..registry import OutOfCore, method
 from .optimal import optimal_parameters
 from .release import randomize
+from .risk import SCENARIOS
 
 __all__ = ["randomized_response"]
 
 
+@method(
+    "randomized_response",
+    kind="randomized",
+    publishes="The table with optimally randomized columns and the distortion matrices. The "
+    "attacker's success is bounded by tau.",
+    help="Replaces values at random with known probabilities, so that nobody's sensitive value "
+    "can be guessed with a probability above a bound; analysts can still estimate the original "
+    "distribution.",
+    params=(
+        Param(
+            "scenario",
+            "Which columns are randomized: the sensitive one (S), the quasi-identifiers (QI) or "
+            "both (Both, the default, never less accurate than the other two).",
+            (Choice(SCENARIOS, prefix="RR-"),),
+        ),
+        Param(
+            "l",
+            "The bound as a diversity level: nobody's sensitive value can be guessed with a "
+            "probability above 1/l (give l, tau or tau_column).",
+            (Real(1, None),),
+        ),
+        Param(
+            "tau",
+            "The bound itself, a probability above 0 and at most 1 (give l, tau or tau_column).",
+            (Real(0, 1, closed="right"),),
+        ),
+        Param(
+            "tau_column",
+            "A column (not published) with each record's own bound (give l, tau or tau_column).",
+            (Text(),),
+        ),
+        Param(
+            "constraint",
+            "Bound every record's risk (every, the paper's) or only the records' average risk "
+            "(average, an extension).",
+            (Choice(("every", "average")),),
+        ),
+    ),
+    out_of_core=OutOfCore("randomized_response_dask"),
+)
 def randomized_response(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -34,10 +34,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import ColumnNames, Param, Real
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
+from ..registry import method
 from .common import (
     CATEGORICAL,
     _named,
@@ -137,6 +139,36 @@ def swap_codes(
     return partner
 
 
+@method(
+    "data_swap",
+    kind="masked",
+    publishes="The table with values of categorical columns exchanged between records.",
+    help="Exchanges the values of categorical columns between pairs of records.",
+    params=(
+        Param(
+            "rate",
+            "Share of the records whose value is exchanged (0.05 = 5 %).",
+            (Real(0, 1),),
+        ),
+        Param(
+            "columns",
+            "Categorical columns to swap, each on its own (the categorical quasi-identifiers by "
+            "default).",
+            (ColumnNames(),),
+        ),
+        Param(
+            "strata",
+            "Columns whose combinations values are swapped within (never across).",
+            (ColumnNames(),),
+        ),
+        Param(
+            "keys",
+            "Swap first the records whose combination of these columns is rare.",
+            (ColumnNames(),),
+        ),
+    ),
+    in_memory_because="each value is swapped with one of another record of its stratum",
+)
 def data_swap(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -53,10 +53,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import SMALLEST_GROUP, Boolean, Choice, ColumnNames, Param, Real, Text
 from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import KAnonymity
+from ..registry import OutOfCore, method
 from .common import (
     CATEGORICAL,
     _named,
@@ -150,6 +152,61 @@ def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
     return codes
 
 
+@method(
+    "microaggregation",
+    kind="masked",
+    publishes="Group means of the numeric columns (modes of the categorical ones). Claims "
+    "k-anonymity when every quasi-identifier is aggregated.",
+    help="Forms groups of at least k similar records and replaces their numeric values by the "
+    "group's mean.",
+    params=(
+        SMALLEST_GROUP,
+        Param(
+            "method",
+            "How groups are formed: mdav (the usual choice), vmdav, projection, "
+            "individual_ranking or optimal_univariate.",
+            (Choice(METHODS),),
+        ),
+        Param(
+            "projection",
+            "With method projection: the axis records are sorted on (zscore_sum or pca).",
+            (Choice(("zscore_sum", "pca")),),
+        ),
+        Param(
+            "standardize",
+            "Compare records on standardized columns, so that no column dominates.",
+            (Boolean(),),
+        ),
+        Param(
+            "columns",
+            "Numeric columns to microaggregate (the numeric quasi-identifiers by default).",
+            (ColumnNames(),),
+        ),
+        Param(
+            "categorical",
+            "Categorical columns replaced by their group's most frequent value.",
+            (ColumnNames(),),
+        ),
+        Param(
+            "strata",
+            "Columns whose combinations are microaggregated each on their own.",
+            (ColumnNames(),),
+        ),
+        Param(
+            "gamma",
+            "With method vmdav: how readily groups grow, above 0.",
+            (Real(0, None, closed="neither"),),
+        ),
+        Param(
+            "by",
+            "The column within whose blocks records are microaggregated, out of core only.",
+            (Text(),),
+            dask_only=True,
+        ),
+    ),
+    out_of_core=OutOfCore("microaggregate_blocks", rowwise=False, variants="mdav", needs=("by",)),
+    in_memory_because="its groups are formed from distances between all records",
+)
 def microaggregation(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -51,10 +51,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Choice, ColumnNames, ListOf, Param, PerColumn, Real
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
+from ..registry import OutOfCore, method
 from .common import (
     check_matrix,
     check_number,
@@ -422,6 +424,46 @@ def geometric_noise(
 
 
 # ---------------------------------------------------------------------- DataFrame level
+@method(
+    "add_noise",
+    kind="masked",
+    publishes="The table with noisy numeric columns.",
+    help="Adds random noise to numeric columns, keeping their means and spread approximately.",
+    params=(
+        Param(
+            "method",
+            "The kind of noise: additive, correlated, kim, multiplicative (Gaussian), laplace "
+            "or geometric (differential privacy).",
+            (Choice(NOISE_METHODS),),
+        ),
+        Param(
+            "noise",
+            "How much Gaussian noise: a multiple of each column's standard deviation (0.1 = a "
+            "tenth of it).",
+            (Real(0, None),),
+        ),
+        Param(
+            "epsilon",
+            "Privacy budget of laplace and geometric noise, above 0 (smaller: more noise).",
+            (Real(0, None, closed="neither"),),
+        ),
+        Param(
+            "sensitivity",
+            "How much one record can change each column, above 0 (laplace and geometric).",
+            (
+                Real(0, None, closed="neither"),
+                ListOf(Real(0, None, closed="neither")),
+                PerColumn(Real(0, None, closed="neither")),
+            ),
+        ),
+        Param(
+            "columns",
+            "Numeric columns to perturb (the numeric quasi-identifiers by default).",
+            (ColumnNames(),),
+        ),
+    ),
+    out_of_core=OutOfCore("add_noise_dask", variants="additive, correlated, laplace, geometric"),
+)
 def add_noise(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -33,10 +33,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import ColumnNames, Integer, Param, PerColumn
 from ...core.errors import InputError
 from ...core.hierarchy import Hierarchy, value_key
 from ...core.release import Release
 from ...core.schema import Kind, Schema
+from ..registry import method
 from .common import (
     CATEGORICAL,
     check_flag,
@@ -190,6 +192,33 @@ def _domain(schema: Schema, frame: pd.DataFrame, column: str) -> list[Any]:
     return dom
 
 
+@method(
+    "global_recode",
+    kind="masked",
+    publishes="The table with the chosen columns recoded to broader categories or intervals.",
+    help="Recodes columns into broader categories or intervals you choose, the same for every "
+    "record.",
+    params=(
+        Param(
+            "columns",
+            "Only with one level for all: the columns recoded (the quasi-identifiers with a "
+            "hierarchy by default).",
+            (ColumnNames(),),
+        ),
+        Param(
+            "maps",
+            "Per column, the new category of each old one, or breaks and labels of intervals.",
+            (PerColumn(),),
+        ),
+        Param(
+            "levels",
+            "Hierarchy level per column, or one level for all the columns.",
+            (Integer(0), PerColumn(Integer(0))),
+        ),
+    ),
+    in_memory_because="it has no out-of-core version yet (each record is recoded on its own, "
+    "so it could have one)",
+)
 def global_recode(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

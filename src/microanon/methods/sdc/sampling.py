@@ -24,11 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import ColumnNames, Param, Real
 from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema, check_frame
+from ..registry import method
 from .common import check_number, combination_codes, masked_release, masking_input
 
 __all__ = ["sample", "sample_rows", "stratum_sizes"]
@@ -126,6 +128,26 @@ def sample_rows(
     return rows
 
 
+@method(
+    "sample",
+    kind="masked",
+    publishes="A random subsample of the records.",
+    help="Publishes a random share of the records only, so nobody can be sure a given person is "
+    "in the file.",
+    params=(
+        Param(
+            "fraction",
+            "Share of the records published, from above 0 to 1 (0.1 = 10 %).",
+            (Real(0, 1, closed="right"),),
+        ),
+        Param(
+            "strata",
+            "Column(s) whose combinations are sampled each on its own (the same share of each).",
+            (ColumnNames(),),
+        ),
+    ),
+    in_memory_because="its strata are sampled with exact sizes over the whole table",
+)
 def sample(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

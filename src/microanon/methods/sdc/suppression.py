@@ -75,12 +75,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import (
+    SMALLEST_GROUP,
+    Boolean,
+    ColumnNames,
+    Integer,
+    ListOf,
+    Param,
+    PerColumn,
+)
 from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
 from ...core.schema import Kind, Schema, check_frame
 from ...models import KAnonymity
+from ..registry import method
 from .common import (
     CATEGORICAL,
     check_flag,
@@ -329,6 +339,35 @@ def _published_column(values: pd.Series, blank: np.ndarray, kind: Kind, star: bo
     )
 
 
+@method(
+    "local_suppression",
+    kind="masked",
+    publishes="The table with single values blanked out. Claims k-anonymity on the keys when "
+    "strict (wildcard: false).",
+    help="Blanks out single values (not whole records) of the records that stand out until "
+    "every record matches at least k records.",
+    params=(
+        SMALLEST_GROUP,
+        Param(
+            "columns",
+            "The key columns (the categorical and ordinal quasi-identifiers by default).",
+            (ColumnNames(),),
+        ),
+        Param(
+            "importance",
+            "Per key column, 1 (blanked last) to the number of keys (blanked first).",
+            (PerColumn(Integer(1)), ListOf(Integer(1))),
+        ),
+        Param(
+            "wildcard",
+            "A blank matches any value (true, as sdcMicro), or is a value of its own (false: "
+            "strict k-anonymity).",
+            (Boolean(),),
+        ),
+    ),
+    in_memory_because="what it suppresses depends on the frequencies of the combinations it "
+    "changes, record by record",
+)
 def local_suppression(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -43,10 +43,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import ColumnNames, Param, Real
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
+from ..registry import method
 from .common import (
     check_number,
     masked_release,
@@ -159,6 +161,27 @@ def rank_swap_values(x: Any, p: float, rng: RandomLike = None) -> np.ndarray:
     return out
 
 
+@method(
+    "rank_swap",
+    kind="masked",
+    publishes="The table with rank-swapped numeric columns.",
+    help="Swaps each numeric value with another one of close rank, so values stay realistic but "
+    "may not be the person's own.",
+    params=(
+        Param(
+            "p",
+            "How far a value may move, as a percent of the records' ranks (5 = within 5 % of "
+            "the ranks), from 0 to 100.",
+            (Real(0, 100),),
+        ),
+        Param(
+            "columns",
+            "Numeric columns to swap (the numeric quasi-identifiers by default).",
+            (ColumnNames(),),
+        ),
+    ),
+    in_memory_because="each value is swapped with one of close rank among all records",
+)
 def rank_swap(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

@@ -27,9 +27,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.constraints import Anything, Boolean, Param, Real, Text
 from ...core.errors import InputError
 from ...core.release import Release
 from ...core.schema import Kind, Schema
+from ..registry import method
 from .common import (
     check_flag,
     check_number,
@@ -79,6 +81,39 @@ def _sides(replacement: Any, top: float | None, bottom: float | None) -> dict[st
     return {s: _replacement(replacement, s) for s in wanted}
 
 
+@method(
+    "top_bottom_code",
+    kind="masked",
+    publishes="The table with one numeric column coded at its thresholds.",
+    help="Replaces the extreme values of a numeric column (e.g. incomes above a threshold) by "
+    "the threshold, so outliers no longer stand out.",
+    params=(
+        Param("column", "The numeric column coded.", (Text(),)),
+        Param(
+            "top",
+            "Values above it are coded (with quantiles: a probability, 0.99 = the top 1 %).",
+            (Real(),),
+        ),
+        Param(
+            "bottom",
+            "Values below it are coded (with quantiles: a probability).",
+            (Real(),),
+        ),
+        Param(
+            "quantiles",
+            "Read top and bottom as shares of the records rather than values.",
+            (Boolean(),),
+        ),
+        Param(
+            "replacement",
+            "What coded values become: the threshold, or a label you give (the column then "
+            "becomes text).",
+            (Text(), Real(), Anything("a label for each end: {top: ..., bottom: ...}")),
+        ),
+    ),
+    in_memory_because="its quantile thresholds are computed over the whole table, and it has "
+    "no out-of-core version yet",
+)
 def top_bottom_code(
     data: pd.DataFrame,
     schema: Schema | Mapping[str, Any],

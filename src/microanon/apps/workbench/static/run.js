@@ -49,8 +49,8 @@ function paramField(p, values, id, field) {
   return h("div", { class: `field${isBool(p.type) ? " check" : ""}` },
     h("label", { for: id }, p.label || p.name.replaceAll("_", " "), p.required ? " (required)" : ""), input,
     h("p", { class: "help", id: `${id}-help` }, p.help || ""),
-    p.details && p.details !== p.help
-      ? h("details", { class: "precise" }, h("summary", {}, "Precisely"), h("p", { class: "help" }, p.details))
+    p.accepts
+      ? h("details", { class: "precise" }, h("summary", {}, "Accepts"), h("p", { class: "help" }, p.accepts))
       : null,
     h("p", { class: "invalid", id: `${id}-error`, dataset: { field }, role: "alert", hidden: true }));
 }
