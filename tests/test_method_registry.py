@@ -188,3 +188,35 @@ def test_the_allowed_defaults_are_accepted_by_the_config(tmp_path):
         }
         path = _config(tmp_path, name, optional)
         assert load_config(path).params == optional, name
+
+
+def test_the_out_of_core_twins_check_values_as_their_methods_do():
+    import microanon.scale as scale
+
+    with pytest.raises(InputError, match="pram: invariant must be true or false"):
+        scale.pram_dask(None, None, invariant="yes")
+    with pytest.raises(InputError, match="full_domain: suppression must be a number in"):
+        scale.full_domain_dask(None, None, models=[], out_dir="x", suppression=1.5)
+
+    def shadow(source, schema, *, scenario="Both", speed=1, client=None):  # noqa: ARG001
+        return None
+
+    with pytest.raises(TypeError, match="speed"):
+        registry.twin("randomized_response")(shadow)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("full_domain", {"all_minimal": True}, "all_minimal of full_domain is not available"),
+        ("randomized_response", {"l": 2, "constraint": "average"}, "constraint of random"),
+    ],
+)
+def test_the_dask_engine_refuses_what_the_twin_does_not_take(tmp_path, name, params, message):
+    from microanon.apps.engine import _twin_params
+
+    cfg = load_config(_config(tmp_path, name, params))
+    with pytest.raises(InputError, match=message):
+        _twin_params(cfg)
+    defaults = {n: METHODS[name].param(n).default for n in params}
+    assert "constraint" not in _twin_params(load_config(_config(tmp_path, name, defaults)))

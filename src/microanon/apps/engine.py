@@ -273,6 +273,26 @@ def _refuse_method(cfg: PipelineConfig) -> None:
         )
 
 
+def _twin_params(cfg: PipelineConfig) -> dict[str, Any]:
+    """The parameters for the method's out-of-core twin: those it takes
+    (:func:`~microanon.methods.registry.twin_parameters`); any other parameter set to a value
+    other than its default is refused in one line."""
+    import microanon.scale as scale
+
+    spec = registry.get(cfg.method)
+    assert spec.out_of_core is not None  # _refuse_method
+    if spec.out_of_core.needs:  # microaggregation within blocks takes its own arguments
+        return dict(cfg.params)
+    taken = registry.twin_parameters(getattr(scale, spec.out_of_core.function))
+    other = [n for n, v in cfg.params.items() if n not in taken and v != spec.param(n).default]
+    if other:
+        raise InputError(
+            f"params: {', '.join(other)} of {cfg.method} is not available with --engine dask "
+            f"(it takes {', '.join(taken)}); use --engine memory"
+        )
+    return {n: v for n, v in cfg.params.items() if n in taken}
+
+
 def anonymize_dask(
     cfg: PipelineConfig,
     out: Path,
@@ -327,9 +347,7 @@ def anonymize_dask(
         As ``full_domain_dask`` (nothing is left behind).
     """
     _refuse_method(cfg)
-    params = dict(cfg.params)
-    if params.pop("all_minimal", False):
-        raise InputError("params: all_minimal is not available with --engine dask yet")
+    params = _twin_params(cfg)
     from ..core.output import check_output_target
 
     source = data if data is not None else cfg.data
@@ -351,12 +369,7 @@ def anonymize_dask(
             cfg.schema,
             models=cfg.models,
             out_dir=out,
-            suppression=params.get("suppression", 0.0),
-            metric=params.get("metric", "lm"),
-            suppressed_rows=params.get("suppressed_rows", "remove"),
-            search=params.get("search", "auto"),
-            time_limit=params.get("time_limit"),
-            step_limit=params.get("step_limit"),
+            **params,
             rng=make_rng(rng),
             scheduler=scheduler,
             progress=progress,

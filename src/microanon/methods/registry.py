@@ -32,10 +32,32 @@ from typing import Any, TypeVar
 from ..core.constraints import REQUIRED, Param
 from ..core.errors import InputError
 
-__all__ = ["FAMILY_ORDER", "RUN_ARGUMENTS", "Method", "OutOfCore", "get", "method", "methods"]
+__all__ = [
+    "ENGINE_ARGUMENTS",
+    "FAMILY_ORDER",
+    "RUN_ARGUMENTS",
+    "Method",
+    "OutOfCore",
+    "get",
+    "method",
+    "methods",
+    "twin",
+    "twin_parameters",
+]
 
 #: Keyword arguments the pipeline gives a method itself, never parameters of a configuration.
 RUN_ARGUMENTS = ("models", "rng", "progress", "watch")
+
+#: Keyword arguments an out-of-core twin takes from the engine, never from a configuration.
+ENGINE_ARGUMENTS = (
+    *RUN_ARGUMENTS,
+    "client",
+    "scheduler",
+    "read_options",
+    "out_dir",
+    "overwrite",
+    "spill",
+)
 
 #: The order families are listed in (the demo's).
 FAMILY_ORDER = ("generalize", "randomize", "distribution", "multisa", "sdc", "collect")
@@ -324,3 +346,47 @@ def get(name: str) -> Method:
     if name not in known:
         raise InputError(f"method: unknown method {name!r}; choose one of {', '.join(known)}")
     return known[name]
+
+
+def twin_parameters(func: Callable[..., Any]) -> list[str]:
+    """The configuration parameters an out-of-core twin takes (its keywords but the engine's)."""
+    return [
+        n
+        for n, p in inspect.signature(func).parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in ENGINE_ARGUMENTS
+    ]
+
+
+def twin(name: str) -> Callable[[F], F]:
+    """Mark the decorated function as method ``name``'s out-of-core twin (``OutOfCore``).
+
+    The twin takes a subset of the method's declared parameters (and the engine's arguments,
+    :data:`ENGINE_ARGUMENTS`), checked at import; called, it checks their values against the
+    method's declaration, so that both engines accept and refuse the same values in the same
+    words.
+
+    Raises
+    ------
+    TypeError
+        When the twin takes a parameter the method does not declare (at import time).
+    """
+
+    def register(func: F) -> F:
+        spec = get(name)
+        taken = twin_parameters(func)
+        undeclared = [n for n in taken if n not in spec.taken("dask")]
+        if undeclared:
+            raise TypeError(
+                f"{func.__name__} takes parameters {name} does not declare: {undeclared}"
+            )
+
+        @functools.wraps(func)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            for key, value in kwargs.items():
+                if key in taken:
+                    spec.param(key).check(name, value)
+            return func(*args, **kwargs)
+
+        return checked  # type: ignore[return-value]
+
+    return register

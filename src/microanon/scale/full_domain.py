@@ -41,6 +41,7 @@ from ..methods.generalize.searches import (
     check_suppression,
     run_search,
 )
+from ..methods.registry import twin
 from ..methods.release import SUPPRESSED_ROWS, numbers_of
 from ..models import PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
@@ -175,6 +176,7 @@ def _check_before_writing(
             raise VerificationError(f"the chosen node fails {verdict}")
 
 
+@twin("full_domain")
 def full_domain_dask(
     source: Any,
     schema: Schema | Mapping[str, Any],

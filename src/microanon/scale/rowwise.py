@@ -60,7 +60,7 @@ from ..methods.randomize.sampling import (
     randomized_metadata,
     resolve_specs,
 )
-from ..methods.registry import methods
+from ..methods.registry import methods, twin
 from ..methods.sdc.common import check_number, numeric_matrix, select_columns
 from ..methods.sdc.noise import (
     NOISE_METHODS,
@@ -601,6 +601,7 @@ def randomize_dask(
     return _randomized_release(cleaned, encoding, specs, "randomized_response", parameters, rng)
 
 
+@twin("randomized_response")
 def randomized_response_dask(
     source: Any,
     schema: Schema | Mapping[str, Any],
@@ -702,6 +703,7 @@ def randomized_response_dask(
     )
 
 
+@twin("pram")
 def pram_dask(
     source: Any,
     schema: Schema | Mapping[str, Any],
@@ -886,6 +888,7 @@ def column_moments(
     return int(n), mean, cov
 
 
+@twin("add_noise")
 def add_noise_dask(
     source: Any,
     schema: Schema | Mapping[str, Any],
