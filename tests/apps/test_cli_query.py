@@ -8,31 +8,14 @@ import json
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from paper_tables import employees
 
 from microanon import Release
 from microanon.apps import query_process
 from microanon.apps.cli import main
 
 K = 1000
-EMPLOYEES = pd.DataFrame(
-    {
-        "zipcode": [
-            "91110",
-            "91110",
-            "91110",
-            "91130",
-            "91210",
-            "91220",
-            "91240",
-            "91310",
-            "91320",
-            "91330",
-            "91340",
-        ],  # fmt: skip
-        "gender": list("FMMFFFFMMMF"),
-        "salary": [v * K for v in (30, 40, 50, 60, 40, 30, 50, 40, 60, 60, 60)],
-    }
-)
+EMPLOYEES = employees(K)
 FIGURE2 = [
     (1, 30, 30, 1), (1, 40, 40, 1), (1, 50, 50, 1), (1, 60, 60, 1),
     (2, 30, 40, 1), (2, 50, 60, 1), (2, 30, 60, 1),

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paper_tables import employees
 
 from microanon import InputError, Release, SchemaError
 from microanon.datasets import load_adult
@@ -15,25 +16,7 @@ from microanon.methods.distribution import distribution_anonymize
 from microanon.models import check_release
 from microanon.models.p_privacy import covers, p_privacy
 
-EMPLOYEES = pd.DataFrame(
-    {
-        "zipcode": [
-            "91110",
-            "91110",
-            "91110",
-            "91130",
-            "91210",
-            "91220",
-            "91240",
-            "91310",
-            "91320",
-            "91330",
-            "91340",
-        ],  # fmt: skip
-        "gender": list("FMMFFFFMMMF"),
-        "salary": [30, 40, 50, 60, 40, 30, 50, 40, 60, 60, 60],
-    }
-)
+EMPLOYEES = employees()
 SCHEMA = {"zipcode": "quasi", "gender": "quasi", "salary": "sensitive"}
 BY_PREFIX = {"column": "zipcode", "prefix": 3}
 

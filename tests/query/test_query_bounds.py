@@ -9,30 +9,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from paper_tables import employees
 
 from microanon import InputError, Release
 from microanon.query import BoundTables, bounded_aggregate
 
 K = 1000
-EMPLOYEES = pd.DataFrame(
-    {
-        "zipcode": [
-            "91110",
-            "91110",
-            "91110",
-            "91130",
-            "91210",
-            "91220",
-            "91240",
-            "91310",
-            "91320",
-            "91330",
-            "91340",
-        ],  # fmt: skip
-        "gender": list("FMMFFFFMMMF"),
-        "salary": [v * K for v in (30, 40, 50, 60, 40, 30, 50, 40, 60, 60, 60)],
-    }
-)
+EMPLOYEES = employees(K)
 GROUPS = [1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
 # Figure 2: MinSumOfRange of each zipcode-prefix group under the uniform target.
 FIGURE2 = {

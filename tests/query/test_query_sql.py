@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from paper_tables import employees
 
 from microanon import InputError, Release
 from microanon.datasets import load_adult
@@ -14,26 +15,8 @@ from microanon.methods.distribution import distribution_anonymize
 from microanon.query import BoundTables, parse_query, query, where_mask
 
 K = 1000
-EMPLOYEES = pd.DataFrame(
-    {
-        "zipcode": [
-            "91110",
-            "91110",
-            "91110",
-            "91130",
-            "91210",
-            "91220",
-            "91240",
-            "91310",
-            "91320",
-            "91330",
-            "91340",
-        ],  # fmt: skip
-        "gender": list("FMMFFFFMMMF"),
-        "age": [31, 45, 52, 38, 29, 33, 41, 36, 58, 47, 30],
-        "salary": [v * K for v in (30, 40, 50, 60, 40, 30, 50, 40, 60, 60, 60)],
-    }
-)
+EMPLOYEES = employees(K)
+EMPLOYEES.insert(2, "age", [31, 45, 52, 38, 29, 33, 41, 36, 58, 47, 30])
 GROUPS = [1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
 FIGURE2 = [
     (1, 30, 30, 1), (1, 40, 40, 1), (1, 50, 50, 1), (1, 60, 60, 1),
