@@ -40,6 +40,7 @@ How the steps compose:
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -50,7 +51,7 @@ import pandas as pd
 
 from ..core.errors import InputError, VerificationError
 from ..core.hierarchy import Hierarchy, parse_interval
-from ..core.random import RandomLike, make_rng
+from ..core.random import RandomLike, make_rng, state_fingerprints
 from ..core.release import Release
 from ..core.schema import Attribute, Kind, Role, Schema
 from ..measures.perturbative import il1s
@@ -59,7 +60,20 @@ from ..models import as_models, check_release
 from . import registry
 from .sdc.common import masked_release
 
-__all__ = ["StepResult", "Steps", "TRACER", "run_steps", "step_risk", "step_rng"]
+__all__ = [
+    "STEPS_METHOD",
+    "StepResult",
+    "Steps",
+    "TRACER",
+    "check_steps",
+    "run_steps",
+    "step_fingerprints",
+    "step_risk",
+    "step_rng",
+]
+
+#: The ``method`` a release of several steps records.
+STEPS_METHOD = "steps"
 
 #: The column that traces every record through the steps (never published).
 TRACER = "__microanon_row__"
@@ -82,6 +96,14 @@ def step_rng(root: np.random.SeedSequence, index: int) -> np.random.Generator:
 def _root(rng: RandomLike) -> np.random.SeedSequence:
     gen = make_rng(rng)
     return np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+
+
+def step_fingerprints(rng: np.random.Generator, count: int) -> tuple[str, ...]:
+    """The fingerprints (:func:`~microanon.core.random.state_fingerprints`) of the generators
+    the first ``count`` steps would draw from, given the pipeline's generator before it draws;
+    ``rng`` itself is not advanced. A release's public part must hold none of them."""
+    root = _root(copy.deepcopy(rng))
+    return tuple(f for i in range(1, count + 1) for f in state_fingerprints(step_rng(root, i)))
 
 
 @dataclass
@@ -149,14 +171,15 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     weight = schema.weight if schema.weight in data.columns else None
     keys = data[quasi].where(data[quasi] != _MISSING_LABEL)
     frame = keys.assign(**({weight: data[weight]} if weight else {}))
-    fk = key_frequencies(frame, quasi, weight, missing="match").sample.to_numpy()
+    risk = individual_risk(frame, quasi, weight, missing="match") if weight else None
+    frequencies = risk.frequencies if risk else key_frequencies(frame, quasi, missing="match")
+    fk = frequencies.sample.to_numpy()
     out: dict[str, Any] = {
         "sample_uniques": int((fk == 1).sum()),
         "min_fk": int(fk.min()),
         **{f"below_{k}": int((fk < k).sum()) for k in (2, 3, 5)},
     }
-    if weight:
-        risk = individual_risk(frame, quasi, weight, missing="match")
+    if risk:
         out |= {
             "global_risk": float(risk.global_risk),
             "expected_reidentifications": float(risk.expected_reidentifications),
@@ -186,9 +209,7 @@ def step_loss(
         differ += int((~same).sum())
     cells = len(after) * len(columns)
     changed_numeric = [
-        c
-        for c in numeric
-        if by_column.get(c, 0) > 0 and pd.api.types.is_numeric_dtype(after[c])
+        c for c in numeric if by_column.get(c, 0) > 0 and pd.api.types.is_numeric_dtype(after[c])
     ]
     return {
         "cells_changed": differ / cells if cells else 0.0,
@@ -488,8 +509,9 @@ class Steps:
         parameters; ``models`` (every claim, each re-checked after every later step);
         ``steps``: per step its method, parameters, the columns it changed and the metadata
         keys its method declares public (a PRAM step's matrices, the masked numeric columns).
-        Internal: ``step_records`` (risk, loss, seconds per step, the original first) and each
-        step's internal metadata.
+        Internal: ``step_records`` (risk, loss, seconds per step, the original first), each
+        step's internal metadata, and ``source_rows``, the original record (its position) each
+        published row comes from.
 
         Raises
         ------
@@ -520,7 +542,7 @@ class Steps:
             internal_steps.append({k: v for k, v in meta.items() if k not in r.release.public_keys})
             numeric += [c for c in meta.get("masked_numeric") or [] if c not in numeric]
         return masked_release(
-            "steps",
+            STEPS_METHOD,
             table,
             schema,
             {
@@ -534,6 +556,7 @@ class Steps:
             steps=public_steps,
             step_records=[r.record() for r in self.results],
             step_metadata=internal_steps,
+            source_rows=[int(v) for v in last.data[TRACER]],
             masked_numeric=numeric,
         )
 
@@ -569,15 +592,50 @@ def run_steps(
     InputError
         No step, an unknown key of a step, or as :meth:`Steps.add`.
     """
-    if not steps:
-        raise InputError("steps: give at least one step")
+    checked = check_steps(steps)
     pipeline = Steps(data, schema, rng=rng)
-    for i, step in enumerate(steps, start=1):
-        unknown = [k for k in step if k not in ("method", "params")]
-        if unknown or "method" not in step:
-            raise InputError(
-                f"steps[{i}]: a step is {{method: NAME, params: {{...}}}}, got {dict(step)!r}"
-            )
-        _check_position(i, len(steps), str(step["method"]))
-        pipeline.add(str(step["method"]), **dict(step.get("params") or {}))
+    for step in checked:
+        pipeline.add(step["method"], **step["params"])
     return pipeline.release()
+
+
+def check_steps(steps: Any) -> list[dict[str, Any]]:
+    """Check a list of steps before running any: their shape, methods, places and parameters.
+
+    Parameters
+    ----------
+    steps : sequence of mappings
+        ``{"method": NAME, "params": {...}}`` per step (``params`` optional).
+
+    Returns
+    -------
+    list of dict
+        The steps, each with ``method`` and ``params``.
+
+    Raises
+    ------
+    InputError
+        One line naming the step (``steps[2]``, counting from 1) and what is wrong.
+    """
+    if not isinstance(steps, Sequence) or isinstance(steps, str) or not steps:
+        raise InputError("steps: give a list of at least one {method: NAME, params: {...}}")
+    out = []
+    for i, step in enumerate(steps, start=1):
+        if (
+            not isinstance(step, Mapping)
+            or "method" not in step
+            or set(step) - {"method", "params"}
+        ):
+            raise InputError(
+                f"steps[{i}]: a step is {{method: NAME, params: {{...}}}}, got {step!r}"
+            )
+        spec = _check_position(i, len(steps), str(step["method"]))
+        params = step.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise InputError(f"steps[{i}].params: must be a mapping of parameter name to value")
+        try:
+            spec.check(params)
+        except InputError as exc:
+            raise InputError(f"steps[{i}].{exc}") from None
+        out.append({"method": spec.name, "params": dict(params)})
+    return out
