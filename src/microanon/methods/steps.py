@@ -311,11 +311,10 @@ def _apply(
     # columns the method does not publish (identifiers) pass through from its input
     columns = [c for c in previous.data.columns if c != TRACER and c in out.columns]
     result = before.copy()
-    for c in columns:
-        values = out[c].to_numpy(dtype=object)
+    for c in columns:  # a missing cell the method read as "?" stays missing
+        column = out[c].reset_index(drop=True)
         was_missing = before[c].isna().to_numpy()
-        values = np.where(was_missing & (values == _MISSING_LABEL), None, values)
-        result[c] = pd.Series(values, index=result.index).astype(before[c].dtype, errors="ignore")
+        result[c] = column.where(~(was_missing & (column == _MISSING_LABEL).to_numpy()), None)
     changed = _changes(before, result, columns)
     for c in changed:
         rows = suppressed.get(c)
@@ -440,7 +439,7 @@ class Steps:
         spec.check(params)
         suppressed = self._suppressed()
         data, release, changed, seconds = _apply(
-            index, method, params, previous, suppressed, step_rng(self._root, index)
+            index, method, params, previous, suppressed, self.stream(index)
         )
         schema = previous.schema
         for c in changed:
@@ -458,6 +457,10 @@ class Steps:
         )  # fmt: skip
         self.results.append(result)
         return result
+
+    def stream(self, index: int) -> np.random.Generator:
+        """A fresh generator of step ``index``'s stream (what that step draws from)."""
+        return step_rng(self._root, index)
 
     def undo(self) -> StepResult:
         """Drop the last step; the current table is the previous one again.
