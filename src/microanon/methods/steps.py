@@ -256,6 +256,14 @@ def _truncated(h: Hierarchy, labels: set[Any]) -> Hierarchy | None:
     return Hierarchy.from_paths(sorted(paths, key=str), name=h.name)
 
 
+def _built(schema: Schema) -> Schema:
+    """``schema`` without the hierarchies still to be built from data (each step builds them
+    from its own input; the release records the hierarchies that exist)."""
+    return Schema(
+        [replace(a, hierarchy=None) if isinstance(a.hierarchy, Mapping) else a for a in schema]
+    )
+
+
 # ---------------------------------------------------------------------- one step
 def _check_position(index: int, count: int, method: str) -> registry.Method:
     spec = registry.get(method)
@@ -362,9 +370,8 @@ def _claims_hold(
         return
     published = [a.name for a in schema if a.name != TRACER and a.role.published]
     table = data[published]
-    probe = masked_release(
-        "steps", table, schema.select([c for c in schema.columns if c != TRACER]), {}, len(table)
-    )
+    columns = [c for c in schema.columns if c != TRACER]
+    probe = masked_release(STEPS_METHOD, table, _built(schema.select(columns)), {}, len(table))
     for step, by, claim in claims:
         (verdict,) = check_release(probe, [claim])
         if not verdict.holds:
@@ -525,7 +532,7 @@ class Steps:
             raise InputError("no step yet: add at least one")
         last = self.results[-1]
         published = [a.name for a in last.schema if a.name != TRACER and a.role.published]
-        schema = last.schema.select([c for c in last.schema.columns if c != TRACER])
+        schema = _built(last.schema.select([c for c in last.schema.columns if c != TRACER]))
         table = last.data[published]
         public_steps, internal_steps, numeric = [], [], []
         for r in self.results[1:]:
