@@ -202,6 +202,10 @@ def test_steps_from_yaml_through_anonymize_are_verified_from_disk(tmp_path, adul
     assert meta["models"] == [{"k_anonymity": {"k": 3}}]
     assert "randomized" in meta["steps"][2] and "step_records" not in meta
     assert "source_rows" not in meta and TRACER not in (out / "public" / "data.csv").read_text()
+    internal = (out / "internal" / "report.html").read_text(encoding="utf-8")
+    assert "Risk and loss after every step" in internal and "Guarantees at the end" in internal
+    assert "holds: verified on the files as written" in internal
+    assert "Risk and loss after every step" not in (out / "public" / "report.html").read_text()
     text = CliRunner().invoke(main, ["anonymize", "--config", config, "--out", str(tmp_path / "b")])
     assert "step 2 local_suppression (changed" in text.output
     assert "globally recoded; then locally suppressed" in text.output
