@@ -203,9 +203,8 @@ def step_loss(
     by_column: dict[str, float] = {}
     differ = 0
     for c in columns:
-        a, b = before[c].to_numpy(dtype=object), after[c].to_numpy(dtype=object)
-        same = (a == b) | (pd.isna(a) & pd.isna(b))
-        by_column[c] = float(1 - same.mean()) if len(a) else 0.0
+        same = _same(before[c], after[c])
+        by_column[c] = float(1 - same.mean()) if len(same) else 0.0
         differ += int((~same).sum())
     cells = len(after) * len(columns)
     changed_numeric = [
@@ -285,12 +284,28 @@ def _check_position(index: int, count: int, method: str) -> registry.Method:
 
 def _changes(before: pd.DataFrame, after: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     """The columns whose values differ between two aligned tables (missing equal missing)."""
-    out = []
-    for c in columns:
-        a, b = before[c].to_numpy(dtype=object), after[c].to_numpy(dtype=object)
-        if not ((a == b) | (pd.isna(a) & pd.isna(b))).all():
-            out.append(c)
-    return out
+    return [c for c in columns if not _same(before[c], after[c]).all()]
+
+
+def _same(before: pd.Series, after: pd.Series) -> np.ndarray:
+    """Per aligned cell, whether the value is the same: missing equals missing, and a number
+    equals its text (``1``, ``1.0`` and ``"1"``: a method that encodes categories may give
+    its codes back as text)."""
+    a, b = before.to_numpy(dtype=object), after.to_numpy(dtype=object)
+    same = np.asarray((a == b) | (pd.isna(a) & pd.isna(b)), dtype=bool)
+    differ = np.flatnonzero(~same)  # few: compare those in plain form
+    same[differ] = [_plain(x) == _plain(y) for x, y in zip(a[differ], b[differ], strict=True)]
+    return same
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return (
+            None
+            if value != value
+            else (str(int(value)) if value == int(value) else repr(float(value)))
+        )
+    return value
 
 
 def _apply(
