@@ -33,6 +33,7 @@ from microanon.core.errors import MicroanonError
 from microanon.core.lint import ACCEPTABLE_KINDS
 from microanon.core.release import PUBLIC_DIR, Release
 from microanon.methods import registry
+from microanon.methods.steps import STEPS_METHOD
 
 #: Hierarchies the generalization methods need (built from the data).
 HIERARCHIES = {
@@ -51,7 +52,8 @@ BASE = {
 }
 K2 = [{"k_anonymity": {"k": 2}}]
 
-#: Method -> (schema changes, params, models): one configuration the method accepts.
+#: Method -> (schema changes, params, models): one configuration the method accepts (and
+#: ``steps``, several methods in one release).
 CASES: dict[str, tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]] = {
     "full_domain": (HIERARCHIES, {"suppression": 0.5}, K2),
     "mondrian": (HIERARCHIES, {}, K2),
@@ -83,6 +85,19 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]] = 
     "rank_swap": ({}, {"p": 5}, []),
     "data_swap": ({}, {"rate": 0.3}, []),
     "microaggregation": ({}, {"k": 3, "method": "mdav"}, []),
+    # several methods in one release (microanon.methods.steps): the params are the steps
+    "steps": (
+        HIERARCHIES,
+        {
+            "steps": [
+                {"method": "global_recode", "params": {"levels": {"age": 1, "q1": 1}}},
+                {"method": "local_suppression", "params": {"k": 2}},
+                {"method": "pram", "params": {"keep": {"s": 0.8}}},
+                {"method": "microaggregation", "params": {"k": 3, "columns": ["x"]}},
+            ]
+        },
+        [],
+    ),
 }
 
 
@@ -108,12 +123,11 @@ def _config(tmp: Path, method: str, data: Path, fmt: str) -> Path:
     changes, params, models = CASES[method]
     schema = {c: {**d, **changes.get(c, {})} for c, d in BASE.items()}
     published = [c for c, d in schema.items() if d["role"] != "identifier"]
+    run = {"steps": params["steps"]} if method == STEPS_METHOD else {}
     doc = {
         "data": str(data),
         "schema": schema,
-        "method": method,
-        "params": params,
-        "models": models,
+        **(run or {"method": method, "params": params, "models": models}),
         "lint": {"accept": {c: list(ACCEPTABLE_KINDS) for c in published}},
         "output": {"format": fmt},
     }
@@ -214,7 +228,8 @@ def check(
         a, b = public / name, again / name
         if a.is_file():
             assert a.read_bytes() == b.read_bytes(), f"{method}: {name} depends on the identifier"
-    assert json.loads((public / "release.json").read_text())["kind"] == registry.get(method).kind
+    kind = "masked" if method == STEPS_METHOD else registry.get(method).kind
+    assert json.loads((public / "release.json").read_text())["kind"] == kind
     _round_trip(tmp, public, method)
     return True
 

@@ -18,6 +18,7 @@ from ..core.output import check_output_target
 from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.release import Release
+from ..methods.steps import step_fingerprints
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .publish import PUBLISH_STAGES, publish
 
@@ -107,6 +108,7 @@ def run_anonymize(
             lint.raise_if_blocking()
         generator = make_rng(rng)
         secrets = state_fingerprints(generator)  # before the method draws from it
+        secrets += step_fingerprints(generator, len(cfg.steps))  # each step's own stream
         started = time.perf_counter()
         with reporter.stage(f"method {cfg.method}"):
             release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)

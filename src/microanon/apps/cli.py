@@ -821,7 +821,7 @@ def anonymize(
     """
     from .anonymize import run_anonymize
     from .config import load_config, with_search
-    from .release_summary import search_sentence
+    from .release_summary import search_sentence, step_lines
     from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
@@ -841,6 +841,7 @@ def anonymize(
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
         *filter(None, [search_sentence(meta)]),
+        *step_lines(meta),
         *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
         "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
@@ -857,6 +858,7 @@ def anonymize(
             "rows_out": meta["rows_out"],
             "rows": numbers["rows"],
             **({"search": meta["search"]} if "search" in meta else {}),
+            **({"steps": meta["step_records"]} if "step_records" in meta else {}),
             "verified": numbers["verified"],
             "verification": numbers["verification"],
             "warnings": numbers["warnings"],

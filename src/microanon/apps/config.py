@@ -19,6 +19,10 @@ config file::
       - t_closeness: {t: 0.2, distance: equal}
       # against a public population (full_domain): a file with the quasi-identifier columns
       # - delta_presence: {delta_min: 0.05, delta_max: 0.5, population: population.csv}
+    # or, instead of method/params/models, several methods one after the other (docs/sdc.md):
+    # steps:
+    #   - {method: global_recode, params: {maps: {age: {breaks: [0, 30, 50, 100]}}}}
+    #   - {method: local_suppression, params: {k: 3}}
     output: {format: csv}           # optional: csv | parquet
     lint:                           # optional: schema-lint findings you accept, by column
       accept: {hours_per_week: [near_unique]}
@@ -45,6 +49,7 @@ from ..core.errors import InputError
 from ..core.reading import CSV_KEYS, ReadOptions
 from ..core.schema import Schema
 from ..methods import registry
+from ..methods.steps import STEPS_METHOD, check_steps, run_steps
 from ..models import PrivacyModel, as_models
 from .document_keys import check_document
 from .io import read_table
@@ -59,7 +64,9 @@ __all__ = [
 #: ``data:`` values with this prefix name a bundled data set rather than a file.
 DATASET_PREFIX = "dataset:"
 
-_KEYS = {"data", "na_values", "read", "schema", "method", "params", "models", "output", "lint"}
+_KEYS = {
+    "data", "na_values", "read", "schema", "method", "params", "models", "steps", "output", "lint"
+}  # fmt: skip
 
 
 def method_function(name: str) -> Callable[..., Any]:
@@ -86,6 +93,8 @@ class PipelineConfig:
     read: ReadOptions = field(default_factory=ReadOptions)
     output_format: str = "csv"
     lint_accept: dict[str, list[str]] = field(default_factory=dict)
+    #: ``steps:``: the methods run one after the other (``method`` is then ``steps``).
+    steps: list[dict[str, Any]] = field(default_factory=list)
 
     def read_data(self, override: str | os.PathLike[str] | None = None) -> pd.DataFrame:
         """Read the data file named on the command line, or else in the config.
@@ -109,6 +118,8 @@ class PipelineConfig:
         InputError
             A parameter only ``--engine dask`` takes (declared ``dask_only``).
         """
+        if self.steps:
+            return {}
         registry.get(self.method).check(self.params, engine="memory")
         kwargs = dict(self.params)
         if self.models:
@@ -124,6 +135,8 @@ class PipelineConfig:
         :class:`~microanon.methods.generalize._budget.SearchWatch`), for the methods that take
         one.
         """
+        if self.steps:
+            return run_steps(data, self.schema, self.steps, rng=rng)
         func = method_function(self.method)
         kwargs = self.call_arguments()
         accepted = inspect.signature(func).parameters
@@ -179,16 +192,22 @@ def parse_config(
     read: Mapping[str, Any] | None = None,
 ) -> PipelineConfig:
     """Validate a configuration already loaded as Python data (see :func:`load_config`)."""
-    doc = check_document(doc, _KEYS, ("schema", "method"), "config")
+    doc = check_document(doc, _KEYS, ("schema",), "config")
+    if ("method" in doc) == ("steps" in doc):
+        raise InputError("config: give either method: (one method) or steps: (several), not both")
+    steps = check_steps(doc["steps"]) if "steps" in doc else []
+    if steps and ("params" in doc or doc.get("models")):
+        raise InputError("config: with steps:, each step has its own params; models: are not taken")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
-    method = str(doc["method"])
+    method = STEPS_METHOD if steps else str(doc["method"])
     params = doc.get("params") or {}
     if not isinstance(params, Mapping):
         raise InputError("params: must be a mapping of parameter name to value")
     options = _read_options(doc.get("read"), doc.get("na_values"))
     options = ReadOptions.from_mapping(read or {}, "--", base=options)
     models = as_models(_read_populations(doc["models"], base, options)) if doc.get("models") else []
-    _check_parameters(method, params, bool(models))
+    if not steps:
+        _check_parameters(method, params, bool(models))
     output = doc.get("output") or {}
     fmt = output.get("format", "csv") if isinstance(output, Mapping) else None
     if fmt not in ("csv", "parquet", "sav", "dta"):
@@ -207,6 +226,7 @@ def parse_config(
         read=options,
         output_format=fmt,
         lint_accept=lint_accept,
+        steps=steps,
     )
 
 

@@ -257,6 +257,8 @@ def dask_methods() -> dict[str, str]:
 
 def _refuse_method(cfg: PipelineConfig) -> None:
     """Refuse, in one line, a method ``--engine dask`` cannot run as configured."""
+    if cfg.steps:
+        raise InputError("steps: several methods in one release run in memory; use --engine memory")
     spec = registry.get(cfg.method)
     if spec.out_of_core is None:
         runs = ", ".join(dask_methods())

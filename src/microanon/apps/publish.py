@@ -43,6 +43,7 @@ from .release_summary import (
 from .report import Report
 from .risk import RiskOptions, add_risk_section, assess_risk, schema_design
 from .row_counts import ROW_COUNTS_KEY, row_counts
+from .steps_report import add_steps_sections
 
 __all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report"]
 
@@ -195,6 +196,7 @@ def _write_reports(
     columns = column_actions(release, schema, lint, original)
     numbers["warnings"] = warnings_of(release, columns, numbers)
     add_summary_sections(internal, release, config, original, columns, verification, lint, numbers)
+    add_steps_sections(internal, release)
     quasi = [q for q in schema.quasi if q in original.columns]
     if quasi:
         design = [c for c in (schema.weight, schema.household) if c in original.columns]

@@ -34,11 +34,37 @@ __all__ = [
     "closest_configurations",
     "column_actions",
     "search_sentence",
+    "step_lines",
     "warnings_of",
 ]
 
 #: Information loss above which the report warns.
 LOSS_WARNING = 0.5
+
+
+def step_lines(meta: dict[str, Any]) -> list[str]:
+    """One line per step of a release of several steps (none for one method): what it changed
+    and the risk and loss after it, the original first.
+
+    ``meta``: the release's metadata with its internal part (``step_records``); the lines are
+    for the data owner, never for the public report.
+    """
+    lines = []
+    for r in meta.get("step_records") or []:
+        risk, loss = r["risk"], r["loss"]
+        what = "original" if r["step"] == 0 else f"step {r['step']} {r['method']}"
+        changed = f" (changed {', '.join(r['changed'])})" if r["changed"] else ""
+        weighted = (
+            f", expected re-identifications {risk['expected_reidentifications']:.3g}"
+            if "expected_reidentifications" in risk
+            else ""
+        )
+        lines.append(
+            f"  {what}{changed}: {risk['sample_uniques']:,} sample uniques, smallest key "
+            f"frequency {risk['min_fk']}{weighted}; {loss['cells_changed']:.1%} of the cells "
+            "changed"
+        )
+    return lines
 
 
 def search_sentence(meta: dict[str, Any]) -> str:

@@ -93,16 +93,21 @@ class IndividualRisk:
         }
 
 
-def _sum_by(
-    target: np.ndarray, source: np.ndarray, values: np.ndarray, sizes: Sequence[int]
-) -> np.ndarray:
-    """For every row of ``target``, the sum of ``values`` over the rows of ``source`` equal to it.
+def _sums_by(
+    target: np.ndarray,
+    source: np.ndarray,
+    values: Sequence[np.ndarray],
+    sizes: Sequence[int],
+) -> list[np.ndarray]:
+    """For every row of ``target``, the sums of each of ``values`` over the rows of ``source``
+    equal to it.
 
     ``target`` and ``source`` are code matrices over the same columns (no missing values).
     """
     ids = pack(np.vstack([source, target]), sizes)
-    totals = np.bincount(ids[: len(source)], weights=values, minlength=int(ids.max()) + 1)
-    return totals[ids[len(source) :]]
+    size = int(ids.max()) + 1 if len(ids) else 0
+    src, tgt = ids[: len(source)], ids[len(source) :]
+    return [np.bincount(src, weights=v, minlength=size)[tgt] for v in values]
 
 
 def _match_missing(
@@ -117,6 +122,10 @@ def _match_missing(
     counts of the compatible combinations with missing keys other than the all-missing one. A
     combination missing every key gets the whole sample. With one key, a value gets ``alpha``
     times the count of the missing values.
+
+    The partner combinations of one missingness pattern are grouped by the keys both observe,
+    so that the work grows with the distinct pairs of (pattern, shared keys), not with the
+    pairs of patterns.
     """
     n_keys = codes.shape[1]
     observed = codes >= 0
@@ -125,8 +134,9 @@ def _match_missing(
     add_f, add_w = np.zeros(len(f)), np.zeros(len(f))
     complete = np.flatnonzero(pattern == full)
     partial_patterns = [int(q) for q in np.unique(pattern) if q != full]
+    rows_of = {q: np.flatnonzero(pattern == q) for q in partial_patterns}
     for q in partial_patterns:
-        rows = np.flatnonzero(pattern == q)
+        rows = rows_of[q]
         if q == 0:  # all keys missing: counted below (and, with one key, for every value)
             if n_keys == 1:
                 add_f[complete] += alpha * f[rows].sum()
@@ -136,17 +146,22 @@ def _match_missing(
         sub_sizes = [sizes[j] for j in cols]
         if len(complete):
             sub, target = codes[np.ix_(complete, cols)], codes[np.ix_(rows, cols)]
-            add_f[rows] += _sum_by(target, sub, f[complete], sub_sizes)
-            add_w[rows] += _sum_by(target, sub, w[complete], sub_sizes)
-            add_f[complete] += alpha * _sum_by(sub, target, f[rows], sub_sizes)
-            add_w[complete] += alpha * _sum_by(sub, target, w[rows], sub_sizes)
+            to_rows = _sums_by(target, sub, (f[complete], w[complete]), sub_sizes)
+            to_complete = _sums_by(sub, target, (f[rows], w[rows]), sub_sizes)
+            add_f[rows] += to_rows[0]
+            add_w[rows] += to_rows[1]
+            add_f[complete] += alpha * to_complete[0]
+            add_w[complete] += alpha * to_complete[1]
+        partners: dict[int, list[np.ndarray]] = {}
         for r in partial_patterns:
-            other = np.flatnonzero(pattern == r)
-            common = [j for j in cols if r >> j & 1]
-            sub_sizes = [sizes[j] for j in common]
+            partners.setdefault(q & r, []).append(rows_of[r])
+        for shared, parts in partners.items():
+            other = np.concatenate(parts)
+            common = [j for j in cols if shared >> j & 1]
             target, source = codes[np.ix_(rows, common)], codes[np.ix_(other, common)]
-            add_f[rows] += alpha * _sum_by(target, source, f[other], sub_sizes)
-            add_w[rows] += alpha * _sum_by(target, source, w[other], sub_sizes)
+            sums = _sums_by(target, source, (f[other], w[other]), [sizes[j] for j in common])
+            add_f[rows] += alpha * sums[0]
+            add_w[rows] += alpha * sums[1]
         same = alpha * f[rows], alpha * w[rows]  # a combination is compatible with itself
         add_f[rows] -= same[0]
         add_w[rows] -= same[1]

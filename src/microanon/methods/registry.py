@@ -116,6 +116,9 @@ class Method:
     in_memory_because : str
         Why it needs the whole table in memory (empty when it runs out of core; for a method
         whose variant runs out of core, why the method as a whole does not).
+    step : {"any", "first", "last", ""}
+        Where it may stand in a release of several steps (:mod:`microanon.methods.steps`):
+        anywhere, first only, last only, or not at all (empty).
     """
 
     name: str
@@ -129,6 +132,7 @@ class Method:
     models: str
     out_of_core: OutOfCore | None
     in_memory_because: str
+    step: str = ""
 
     def param(self, name: str) -> Param:
         """The declared parameter ``name`` (KeyError when it has none)."""
@@ -196,6 +200,7 @@ class Method:
                 "needs": list(self.out_of_core.needs),
             },
             "in_memory_because": self.in_memory_because,
+            "step": self.step or None,
         }
 
 
@@ -239,6 +244,7 @@ def method(
     out_of_core: OutOfCore | None = None,
     in_memory_because: str = "",
     randomized: str | None = None,
+    step: str = "",
 ) -> Callable[[F], F]:
     """Register the decorated function as the method ``name`` (see :class:`Method`).
 
@@ -265,12 +271,16 @@ def method(
         method as a whole does while ``out_of_core`` runs a variant).
     randomized : {"always", "partly", "never"}, optional
         Default: ``always`` when it takes ``rng``, else ``never``.
+    step : {"any", "first", "last", ""}
+        Where it may stand among several steps (empty: it cannot be a step).
 
     Raises
     ------
     TypeError
         When the declaration does not match the function (at import time).
     """
+    if step not in ("any", "first", "last", ""):
+        raise TypeError(f"method {name}: step must be any, first, last or empty, got {step!r}")
     if out_of_core is None and not in_memory_because:
         raise TypeError(f"method {name}: say how it runs out of core or why it cannot")
 
@@ -301,6 +311,7 @@ def method(
             else ("required" if takes.default is inspect.Parameter.empty else "optional"),
             out_of_core=out_of_core,
             in_memory_because=in_memory_because,
+            step=step,
         )
         return checked  # type: ignore[return-value]
 

@@ -31,6 +31,7 @@ __all__ = ["randomized_response"]
 
 @method(
     "randomized_response",
+    step="last",
     kind="randomized",
     publishes="The table with optimally randomized columns and the distortion matrices. The "
     "attacker's success is bounded by tau.",

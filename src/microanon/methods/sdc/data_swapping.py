@@ -141,6 +141,7 @@ def swap_codes(
 
 @method(
     "data_swap",
+    step="any",
     kind="masked",
     publishes="The table with values of categorical columns exchanged between records.",
     help="Exchanges the values of categorical columns between pairs of records.",

@@ -154,6 +154,7 @@ def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
 
 @method(
     "microaggregation",
+    step="any",
     kind="masked",
     publishes="Group means of the numeric columns (modes of the categorical ones). Claims "
     "k-anonymity when every quasi-identifier is aggregated.",

@@ -426,6 +426,7 @@ def geometric_noise(
 # ---------------------------------------------------------------------- DataFrame level
 @method(
     "add_noise",
+    step="any",
     kind="masked",
     publishes="The table with noisy numeric columns.",
     help="Adds random noise to numeric columns, keeping their means and spread approximately.",

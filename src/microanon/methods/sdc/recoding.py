@@ -194,6 +194,7 @@ def _domain(schema: Schema, frame: pd.DataFrame, column: str) -> list[Any]:
 
 @method(
     "global_recode",
+    step="any",
     kind="masked",
     publishes="The table with the chosen columns recoded to broader categories or intervals.",
     help="Recodes columns into broader categories or intervals you choose, the same for every "

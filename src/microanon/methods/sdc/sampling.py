@@ -130,6 +130,7 @@ def sample_rows(
 
 @method(
     "sample",
+    step="first",
     kind="masked",
     publishes="A random subsample of the records.",
     help="Publishes a random share of the records only, so nobody can be sure a given person is "

@@ -341,6 +341,7 @@ def _published_column(values: pd.Series, blank: np.ndarray, kind: Kind, star: bo
 
 @method(
     "local_suppression",
+    step="any",
     kind="masked",
     publishes="The table with single values blanked out. Claims k-anonymity on the keys when "
     "strict (wildcard: false).",

@@ -163,6 +163,7 @@ def rank_swap_values(x: Any, p: float, rng: RandomLike = None) -> np.ndarray:
 
 @method(
     "rank_swap",
+    step="any",
     kind="masked",
     publishes="The table with rank-swapped numeric columns.",
     help="Swaps each numeric value with another one of close rank, so values stay realistic but "

@@ -83,6 +83,7 @@ def _sides(replacement: Any, top: float | None, bottom: float | None) -> dict[st
 
 @method(
     "top_bottom_code",
+    step="any",
     kind="masked",
     publishes="The table with one numeric column coded at its thresholds.",
     help="Replaces the extreme values of a numeric column (e.g. incomes above a threshold) by "

@@ -16,7 +16,7 @@ from microanon.core.schema import Schema
 from microanon.core.table import Table
 from microanon.measures import utility_report
 
-__all__ = ["add_sections", "randomized_utility", "describe_column"]
+__all__ = ["add_sections", "describe_column", "describe_randomized", "randomized_utility"]
 
 
 def add_sections(
@@ -80,8 +80,11 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
 def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged)."""
     spec = (release.metadata.get("randomized") or {}).get(column)
-    if spec is None:
-        return None
+    return None if spec is None else describe_randomized(spec)
+
+
+def describe_randomized(spec: dict[str, Any]) -> str:
+    """What randomizing a column did, from its public ``randomized`` entry."""
     keep = spec.get("keep")
     if spec.get("matrix") is None:
         return "invariant PRAM (its matrix, built from the original's frequencies, is internal)"

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microanon.apps.families.randomize.report import describe_randomized
 from microanon.apps.release_sections import (
     add_single_table_sections,
     all_hold,
@@ -28,6 +29,7 @@ from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.measures import RiskSummary, UtilitySummary, risk_summary, utility_summary
+from microanon.methods.steps import STEPS_METHOD
 
 __all__ = ["add_sections", "perturbative_metrics", "describe_column"]
 
@@ -46,8 +48,13 @@ def add_sections(
     """Add the privacy and utility sections of a masked release.
 
     The arguments and the numbers returned are those of every family's ``add_sections``
-    (:func:`microanon.apps.families.add_release_sections`).
+    (:func:`microanon.apps.families.add_release_sections`). A release of several steps
+    records which original record each published row is (``source_rows``, internal, as PRAM
+    shuffles and sampling drops rows): its columns are compared with those records.
     """
+    rows = release.metadata.get("source_rows")
+    if rows is not None:
+        original = original.iloc[list(rows)].reset_index(drop=True)
     if release.metadata.get("masked_numeric"):
         return _add_perturbative_sections(report, original, release, title)
     release = _suppressed_as_star(release)
@@ -242,10 +249,31 @@ _VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 def describe_column(release: Release, column: str) -> str | None:
-    """What the method did to ``column``, from the public part (None: published unchanged)."""
+    """What the method did to ``column``, from the public part (None: published unchanged).
+
+    For a release of several steps, what each step that changed the column did, in order.
+    """
     meta = release.metadata
-    method = meta.get("method")
-    params = meta.get("parameters") or {}
+    if meta.get("method") == STEPS_METHOD:
+        done = [
+            _describe_step(step, column)
+            for step in meta.get("steps") or []
+            if column in (step.get("changed") or [])
+        ]
+        return "; then ".join(done) or None
+    return _describe_masked(str(meta.get("method")), meta.get("parameters") or {}, column)
+
+
+def _describe_step(step: dict[str, Any], column: str) -> str:
+    """What one step of several did to a column it changed."""
+    if column in (step.get("randomized") or {}):
+        return describe_randomized(step["randomized"][column])
+    method = str(step.get("method"))
+    return _describe_masked(method, step.get("parameters") or {}, column) or f"changed by {method}"
+
+
+def _describe_masked(method: str, params: dict[str, Any], column: str) -> str | None:
+    """What a masking method with these public parameters did to ``column``."""
     columns = params.get("columns") or params.get("column") or []
     columns = [columns] if isinstance(columns, str) else list(columns)
     if (
@@ -253,7 +281,7 @@ def describe_column(release: Release, column: str) -> str | None:
         or column in (params.get("maps") or [])
         or column in (params.get("levels") or {})
     ):
-        return _VERBS.get(str(method), lambda p: f"masked by {method}")(params)
+        return _VERBS.get(method, lambda p: f"masked by {method}")(params)
     if method == "microaggregation" and column in (params.get("categorical") or []):
         how = f"{params.get('method')}, k = {params.get('k')}"
         return f"replaced by its group's most frequent value ({how})"

@@ -1,0 +1,666 @@
+"""Several methods in one release: each step runs on the previous step's output.
+
+Statistical disclosure control is rarely one method. The workflow that the SDC literature
+describes, and that sdcMicro keeps in one ``sdcMicroObj`` (Templ, Kowarik & Meindl, *Statistical
+Disclosure Control for Micro-Data Using the R Package sdcMicro*, JSS 67(4), 2015), recodes the
+key variables, measures the risk, suppresses what is still unique, randomizes a categorical
+variable, microaggregates the continuous ones, and measures again after every step.
+
+:func:`run_steps` runs such a sequence and :class:`Steps` builds it one step at a time (with
+undo). Which methods may be steps, and where, each method declares beside its code
+(:attr:`~microanon.methods.registry.Method.step`: the single-table masking and randomization
+methods; ``sample`` first only, ``randomized_response`` last only).
+
+How the steps compose:
+
+- **Rows are traced.** A tracer column (never published) follows every record through the
+  steps, so that a method that shuffles (PRAM) or drops (sampling) rows still compares with the
+  original record by record.
+- **A step changes only its columns.** Every column a step did not change is taken from the
+  step's input, so that a cell an earlier step suppressed stays missing rather than becoming
+  the ``?`` a later method reads missing values as. A step that changes a cell an earlier step
+  suppressed (PRAM on a suppressed key, say) is refused, naming both steps: sdcMicro's PRAM
+  leaves missing cells alone, ours would randomize them into real categories.
+- **The schema follows the data.** A column a step made text (intervals, labels) becomes
+  ordinal (intervals, in their order) or categorical without hierarchy; a column recoded to
+  inner nodes of its hierarchy keeps the hierarchy above them.
+- **Claims hold at the end or the run is refused.** After every step each model a step claimed
+  so far is re-checked on the current table (:func:`~microanon.models.check_release`); a step
+  that breaks one (PRAM on a key after k-anonymizing local suppression) is refused, naming the
+  step and the claim. The written release is verified from disk as any other.
+- **Risk and loss after every step**, as sdcMicro's ``calcRisks``: sample uniques, the
+  smallest key frequency and the records in keys of fewer than 2, 3 and 5 (a missing key value
+  matching any, as sdcMicro counts), with a weight the individual risk, the expected
+  re-identifications and the global risk; the share of cells changed against the original, per
+  column and in all, and IL1s of the numeric columns changed.
+- **Randomness**: one root drawn from the pipeline's generator; step ``i`` draws from stream
+  ``i`` of it (NumPy's ``SeedSequence`` spawning), so a step's draws do not depend on the steps
+  after it. Nothing of it is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import InputError, VerificationError
+from ..core.hierarchy import Hierarchy, parse_interval
+from ..core.random import RandomLike, make_rng, state_fingerprints
+from ..core.release import Release
+from ..core.schema import Attribute, Kind, Role, Schema
+from ..measures.perturbative import il1s
+from ..measures.survey_risk import individual_risk, key_frequencies
+from ..models import as_models, check_release
+from . import registry
+from .sdc.common import masked_release
+
+__all__ = [
+    "STEPS_METHOD",
+    "StepResult",
+    "Steps",
+    "TRACER",
+    "check_steps",
+    "run_steps",
+    "step_fingerprints",
+    "step_risk",
+    "step_rng",
+]
+
+#: The ``method`` a release of several steps records.
+STEPS_METHOD = "steps"
+
+#: The column that traces every record through the steps (never published).
+TRACER = "__microanon_row__"
+
+#: The value methods read a missing cell of a quasi-identifier as.
+_MISSING_LABEL = "?"
+
+
+def step_rng(root: np.random.SeedSequence, index: int) -> np.random.Generator:
+    """The generator of step ``index``: stream ``index`` spawned from ``root``.
+
+    The same as ``numpy.random.default_rng(root.spawn(n)[index])`` for any ``n > index``, so a
+    step's draws do not depend on how many steps follow it.
+    """
+    return np.random.default_rng(
+        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, index))
+    )
+
+
+def _root(rng: RandomLike) -> np.random.SeedSequence:
+    gen = make_rng(rng)
+    return np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+
+
+def step_fingerprints(rng: np.random.Generator, count: int) -> tuple[str, ...]:
+    """The fingerprints (:func:`~microanon.core.random.state_fingerprints`) of the generators
+    the first ``count`` steps would draw from, given the pipeline's generator before it draws;
+    ``rng`` itself is not advanced. A release's public part must hold none of them."""
+    root = _root(copy.deepcopy(rng))
+    return tuple(f for i in range(1, count + 1) for f in state_fingerprints(step_rng(root, i)))
+
+
+@dataclass
+class StepResult:
+    """One step run: what it was, what it changed, and the table, risk and loss after it.
+
+    Attributes
+    ----------
+    index : int
+        1 for the first step (0 is the original).
+    method : str
+    params : dict
+        Its parameters as given.
+    changed : list of str
+        The columns it changed.
+    data : pandas.DataFrame
+        The table after the step, with the tracer column.
+    schema : Schema
+        The schema after the step (with the tracer).
+    release : Release or None
+        The step's own release (its metadata); None for the original.
+    risk, loss : dict
+        See :func:`step_risk` and :func:`step_loss`.
+    seconds : float
+        The method's time.
+    """
+
+    index: int
+    method: str
+    params: dict[str, Any]
+    changed: list[str]
+    data: pd.DataFrame
+    schema: Schema
+    release: Release | None
+    risk: dict[str, Any]
+    loss: dict[str, Any]
+    seconds: float = 0.0
+    claims: list[dict[str, Any]] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The plain-JSON record of the step (internal report, ``--json``)."""
+        return {
+            "step": self.index,
+            "method": self.method,
+            "changed": list(self.changed),
+            "risk": self.risk,
+            "loss": self.loss,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+# ---------------------------------------------------------------------- risk and loss
+def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
+    """The re-identification risk of a table on its schema's quasi-identifiers.
+
+    As sdcMicro's ``calcRisks``: a missing key value matches any value (suppressed cells
+    count as wildcards). Keys: ``sample_uniques`` (records whose key combination no other
+    record shares), ``min_fk``, ``below_2``, ``below_3``, ``below_5`` (records in keys of fewer
+    than 2, 3, 5); with a weight column also ``global_risk``, ``expected_reidentifications``
+    and ``highest_risk`` (sdcMicro's individual risk).
+    """
+    quasi = [q for q in schema.quasi if q in data.columns]
+    if not quasi or len(data) == 0:
+        return {"sample_uniques": 0, "min_fk": None}
+    weight = schema.weight if schema.weight in data.columns else None
+    keys = data[quasi].where(data[quasi] != _MISSING_LABEL)
+    frame = keys.assign(**({weight: data[weight]} if weight else {}))
+    risk = individual_risk(frame, quasi, weight, missing="match") if weight else None
+    frequencies = risk.frequencies if risk else key_frequencies(frame, quasi, missing="match")
+    fk = frequencies.sample.to_numpy()
+    out: dict[str, Any] = {
+        "sample_uniques": int((fk == 1).sum()),
+        "min_fk": int(fk.min()),
+        **{f"below_{k}": int((fk < k).sum()) for k in (2, 3, 5)},
+    }
+    if risk:
+        out |= {
+            "global_risk": float(risk.global_risk),
+            "expected_reidentifications": float(risk.expected_reidentifications),
+            "highest_risk": float(risk.record_risk.max()),
+        }
+    return out
+
+
+def step_loss(
+    original: pd.DataFrame, current: pd.DataFrame, columns: Sequence[str], numeric: Sequence[str]
+) -> dict[str, Any]:
+    """What the steps so far changed against the original, record by record (by the tracer).
+
+    ``cells_changed``: the share of the cells of ``columns`` that differ (a suppressed cell
+    counts); ``by_column``: the same per column; ``il1s``: IL1s of the ``numeric`` columns
+    changed that are still numbers (None without any: a recode to intervals is counted in
+    ``cells_changed`` only).
+    """
+    before = original.set_index(TRACER).loc[current[TRACER].to_numpy()]
+    after = current.set_index(TRACER)
+    by_column: dict[str, float] = {}
+    differ = 0
+    for c in columns:
+        same = _same(before[c], after[c])
+        by_column[c] = float(1 - same.mean()) if len(same) else 0.0
+        differ += int((~same).sum())
+    cells = len(after) * len(columns)
+    changed_numeric = [
+        c for c in numeric if by_column.get(c, 0) > 0 and pd.api.types.is_numeric_dtype(after[c])
+    ]
+    return {
+        "cells_changed": differ / cells if cells else 0.0,
+        "by_column": by_column,
+        "il1s": il1s(before[changed_numeric], after[changed_numeric]) if changed_numeric else None,
+    }
+
+
+# ---------------------------------------------------------------------- schema after a step
+def _after(attr: Attribute, values: pd.Series) -> Attribute:
+    """``attr`` as the values a step left in its column describe it."""
+    present = values[values.notna() & (values != _MISSING_LABEL)]
+    if attr.kind is Kind.NUMERIC:
+        if pd.api.types.is_numeric_dtype(present) or present.empty:
+            return attr
+        labels = list(pd.unique(present))
+        intervals = [parse_interval(v) for v in labels]
+        if all(i is not None for i in intervals):
+            order = tuple(v for _, v in sorted(zip(intervals, labels, strict=True)))
+            return replace(attr, kind=Kind.ORDINAL, hierarchy=None, order=order, categories=None)
+        return replace(attr, kind=Kind.CATEGORICAL, hierarchy=None, order=None, categories=None)
+    labels = set(pd.unique(present))
+    declared = attr.declared_values
+    if declared is not None and not labels <= set(declared):
+        attr = replace(attr, order=None, categories=None, kind=Kind.CATEGORICAL)
+    if isinstance(attr.hierarchy, Hierarchy) and not all(
+        attr.hierarchy.contains(v) for v in labels
+    ):
+        return replace(attr, hierarchy=_truncated(attr.hierarchy, labels))
+    return attr
+
+
+def _truncated(h: Hierarchy, labels: set[Any]) -> Hierarchy | None:
+    """``h`` cut at the nodes ``labels`` (a level recode), or None when they are not its nodes."""
+    paths = set()
+    for path in h.paths():
+        cut = next((i for i, v in enumerate(path) if v in labels), None)
+        if cut is None:
+            continue
+        paths.add(tuple(path[: cut + 1]))
+    covered = {p[-1] for p in paths}
+    if covered != labels or len({len(p) for p in paths}) != 1:
+        return None
+    return Hierarchy.from_paths(sorted(paths, key=str), name=h.name)
+
+
+def _built(schema: Schema) -> Schema:
+    """``schema`` without the hierarchies still to be built from data (each step builds them
+    from its own input; the release records the hierarchies that exist)."""
+    return Schema(
+        [replace(a, hierarchy=None) if isinstance(a.hierarchy, Mapping) else a for a in schema]
+    )
+
+
+# ---------------------------------------------------------------------- one step
+def _check_position(index: int, count: int, method: str) -> registry.Method:
+    spec = registry.get(method)
+    allowed = [m.name for m in registry.methods().values() if m.step]
+    if not spec.step:
+        raise InputError(
+            f"steps[{index}]: {method} cannot be a step; a step is one of {', '.join(allowed)} "
+            "(methods whose release is one table of the original's columns)"
+        )
+    if spec.step == "first" and index != 1:
+        raise InputError(f"steps[{index}]: {method} may only be the first step")
+    if spec.step == "last" and index != count:
+        raise InputError(
+            f"steps[{index}]: {method} may only be the last step (its risk bound holds for the "
+            "table it randomizes, which a later step would change)"
+        )
+    return spec
+
+
+def _changes(before: pd.DataFrame, after: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """The columns whose values differ between two aligned tables (missing equal missing)."""
+    return [c for c in columns if not _same(before[c], after[c]).all()]
+
+
+def _same(before: pd.Series, after: pd.Series) -> np.ndarray:
+    """Per aligned cell, whether the value is the same: missing equals missing, and a number
+    equals its text (``1``, ``1.0`` and ``"1"``: a method that encodes categories may give
+    its codes back as text)."""
+    a, b = before.to_numpy(dtype=object), after.to_numpy(dtype=object)
+    same = np.asarray((a == b) | (pd.isna(a) & pd.isna(b)), dtype=bool)
+    differ = np.flatnonzero(~same)  # few: compare those in plain form
+    same[differ] = [_plain(x) == _plain(y) for x, y in zip(a[differ], b[differ], strict=True)]
+    return same
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return (
+            None
+            if value != value
+            else (str(int(value)) if value == int(value) else repr(float(value)))
+        )
+    return value
+
+
+def _apply(
+    index: int,
+    method: str,
+    params: Mapping[str, Any],
+    previous: StepResult,
+    suppressed: dict[str, np.ndarray],
+    rng: np.random.Generator,
+) -> tuple[pd.DataFrame, Release, list[str], float]:
+    """Run one method on the previous table; the aligned output with untouched columns restored."""
+    spec = registry.get(method)
+    kwargs = dict(params)
+    if spec.randomized != "never":
+        kwargs["rng"] = rng
+    started = time.perf_counter()
+    try:
+        release = spec.function(previous.data, previous.schema, **kwargs)
+    except InputError as exc:
+        raise InputError(f"steps[{index}] ({method}): {exc}") from None
+    seconds = time.perf_counter() - started
+    out = release.data
+    if TRACER not in out.columns:
+        raise VerificationError(f"steps[{index}] ({method}) did not keep the records' tracer")
+    before = previous.data.set_index(TRACER).loc[out[TRACER].to_numpy()].reset_index()
+    # columns the method does not publish (identifiers) pass through from its input
+    columns = [c for c in previous.data.columns if c != TRACER and c in out.columns]
+    result = before.copy()
+    for c in columns:  # a missing cell the method read as "?" stays missing
+        column = out[c].reset_index(drop=True)
+        was_missing = before[c].isna().to_numpy()
+        result[c] = column.where(~(was_missing & (column == _MISSING_LABEL).to_numpy()), None)
+    changed = _changes(before, result, columns)
+    for c in changed:
+        rows = suppressed.get(c)
+        if rows is None:
+            continue
+        held = np.isin(result[TRACER].to_numpy(), rows)
+        now = result[c].to_numpy(dtype=object)[held]
+        if not all(pd.isna(v) or v in ("*", _MISSING_LABEL) for v in now) or (
+            (result[c].to_numpy(dtype=object) == _MISSING_LABEL)[~held].any()
+        ):
+            raise InputError(
+                f"steps[{index}] ({method}) changes {c!r}, whose cells an earlier "
+                "local_suppression step suppressed: run it before the suppression, or on other "
+                "columns"
+            )
+    for c in columns:  # keep the dtypes of unchanged columns
+        if c not in changed:
+            result[c] = before[c]
+    return result, release, changed, seconds
+
+
+def _suppressed_now(
+    before: pd.DataFrame, after: pd.DataFrame, changed: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Per column, the tracers of the cells a suppression step blanked (missing or ``*``)."""
+    out = {}
+    for c in changed:
+        a = before[c].to_numpy(dtype=object)
+        b = after[c].to_numpy(dtype=object)
+        blanked = (pd.isna(b) | (b == "*")) & ~(pd.isna(a) | (a == "*"))
+        if blanked.any():
+            out[c] = after[TRACER].to_numpy()[blanked]
+    return out
+
+
+def _claims_hold(
+    index: int,
+    method: str,
+    claims: list[tuple[int, str, dict[str, Any]]],
+    data: pd.DataFrame,
+    schema: Schema,
+) -> None:
+    """Re-check every claim made so far on the current table; refuse the step that breaks one."""
+    if not claims:
+        return
+    published = [a.name for a in schema if a.name != TRACER and a.role.published]
+    table = data[published]
+    columns = [c for c in schema.columns if c != TRACER]
+    probe = masked_release(STEPS_METHOD, table, _built(schema.select(columns)), {}, len(table))
+    for step, by, claim in claims:
+        (verdict,) = check_release(probe, [claim])
+        if not verdict.holds:
+            raise InputError(
+                f"steps[{index}] ({method}) breaks what step {step} ({by}) claims: {verdict}; "
+                f"run {method} before {by}, or on other columns"
+            )
+
+
+# ---------------------------------------------------------------------- the pipeline
+class Steps:
+    """A release built one step at a time, with the risk and loss after each (and undo).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The original table.
+    schema : Schema or mapping
+        Its schema.
+    rng : numpy.random.Generator, int or None
+        The pipeline's randomness (never written): step ``i`` draws from stream ``i`` of a root
+        drawn from it once (:func:`step_rng`).
+
+    Examples
+    --------
+    >>> from microanon.datasets import load_adult, adult_schema
+    >>> steps = Steps(load_adult().head(600), adult_schema(), rng=7)
+    >>> _ = steps.add("local_suppression", k=3)
+    >>> _ = steps.add("microaggregation", k=3, columns=["hours_per_week"])
+    >>> [r["method"] for r in steps.table().to_dict("records")]
+    ['original', 'local_suppression', 'microaggregation']
+    """
+
+    def __init__(
+        self, data: pd.DataFrame, schema: Schema | Mapping[str, Any], rng: RandomLike = None
+    ):
+        schema = schema if isinstance(schema, Schema) else Schema.from_dict(schema)
+        if TRACER in data.columns:
+            raise InputError(f"column {TRACER!r} is reserved for the steps; rename it")
+        missing = [c for c in schema.columns if c not in data.columns]
+        if missing:
+            raise InputError(f"schema names columns the data lacks: {', '.join(missing)}")
+        columns = schema.columns
+        traced = data[columns].reset_index(drop=True).assign(**{TRACER: np.arange(len(data))})
+        self.schema = schema.with_attribute(Attribute(TRACER, Role.INSENSITIVE, Kind.NUMERIC))
+        self.original = traced
+        self._root = _root(rng)
+        self._numeric = [c for c in columns if schema[c].kind is Kind.NUMERIC]
+        self._published = [c for c in columns if schema[c].role.published]
+        origin = StepResult(
+            0, "original", {}, [], traced, self.schema, None,
+            step_risk(traced, self.schema), step_loss(traced, traced, self._published, []),
+        )  # fmt: skip
+        self.results: list[StepResult] = [origin]
+        self._planned: list[tuple[str, dict[str, Any]]] = []
+
+    def add(self, method: str, **params: Any) -> StepResult:
+        """Run ``method`` with ``params`` on the current table as the next step.
+
+        Raises
+        ------
+        InputError
+            A method that cannot be a step (or not here), bad parameters, or a step that
+            changes a suppressed cell or breaks a model an earlier step claims (naming both);
+            the pipeline is then unchanged.
+        """
+        index = len(self.results)
+        spec = _check_position(index, index, method)
+        previous = self.results[-1]
+        if previous.release is not None and registry.get(previous.method).step == "last":
+            raise InputError(f"steps[{index}]: {previous.method} may only be the last step")
+        spec.check(params)
+        suppressed = self._suppressed()
+        data, release, changed, seconds = _apply(
+            index, method, params, previous, suppressed, self.stream(index)
+        )
+        schema = previous.schema
+        for c in changed:
+            schema = schema.with_attribute(_after(schema[c], data[c]))
+        claims = self._claims() + [
+            (index, method, claim) for claim in release.metadata.get("models") or []
+        ]
+        _claims_hold(index, method, claims, data, schema)
+        result = StepResult(
+            index, method, dict(params), changed, data, schema, release,
+            step_risk(data, schema),
+            step_loss(self.original, data, self._published, self._numeric),
+            seconds,
+            [{"step": s, "method": m, "model": c} for s, m, c in claims],
+        )  # fmt: skip
+        self.results.append(result)
+        return result
+
+    def stream(self, index: int) -> np.random.Generator:
+        """A fresh generator of step ``index``'s stream (what that step draws from)."""
+        return step_rng(self._root, index)
+
+    def undo(self) -> StepResult:
+        """Drop the last step; the current table is the previous one again.
+
+        Raises
+        ------
+        InputError
+            When there is no step to undo.
+        """
+        if len(self.results) == 1:
+            raise InputError("no step to undo")
+        return self.results.pop()
+
+    def _suppressed(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for before, after in zip(self.results, self.results[1:], strict=False):
+            if after.method != "local_suppression":
+                continue
+            aligned = before.data.set_index(TRACER).loc[after.data[TRACER].to_numpy()]
+            blanked = _suppressed_now(aligned.reset_index(), after.data, after.changed)
+            for c, rows in blanked.items():
+                out[c] = np.union1d(out.get(c, np.array([], dtype=int)), rows)
+        return out
+
+    def _claims(self) -> list[tuple[int, str, dict[str, Any]]]:
+        return [(c["step"], c["method"], c["model"]) for c in self.results[-1].claims]
+
+    def table(self) -> pd.DataFrame:
+        """One row per step (the original first): method, changed columns, risk and loss."""
+        rows = []
+        for r in self.results:
+            rows.append(
+                {
+                    "step": r.index,
+                    "method": r.method,
+                    "changed": ", ".join(r.changed),
+                    **{k: v for k, v in r.risk.items()},
+                    "cells_changed": r.loss["cells_changed"],
+                    "il1s": r.loss["il1s"],
+                    "seconds": r.seconds,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def release(self) -> Release:
+        """The release of the steps so far: the last table, every step recorded.
+
+        Public: ``method`` ``steps``; ``parameters`` with each step's method and public
+        parameters; ``models`` (every claim, each re-checked after every later step);
+        ``steps``: per step its method, parameters, the columns it changed and the metadata
+        keys its method declares public (a PRAM step's matrices, the masked numeric columns).
+        Internal: ``step_records`` (risk, loss, seconds per step, the original first), each
+        step's internal metadata, and ``source_rows``, the original record (its position) each
+        published row comes from.
+
+        Raises
+        ------
+        InputError
+            When no step has run.
+        """
+        if len(self.results) == 1:
+            raise InputError("no step yet: add at least one")
+        last = self.results[-1]
+        published = [a.name for a in last.schema if a.name != TRACER and a.role.published]
+        schema = _built(last.schema.select([c for c in last.schema.columns if c != TRACER]))
+        table = last.data[published]
+        public_steps, internal_steps, numeric = [], [], []
+        for r in self.results[1:]:
+            assert r.release is not None
+            meta = r.release.metadata
+            public = {k: meta[k] for k in r.release.public_keys if k in meta}
+            declared = {k: v for k, v in public.items() if k not in _TOP_LEVEL}
+            public_steps.append(
+                {
+                    "method": r.method,
+                    "parameters": meta.get("parameters", {}),
+                    "models": meta.get("models") or [],
+                    "changed": list(r.changed),
+                    **declared,
+                }
+            )
+            internal_steps.append({k: v for k, v in meta.items() if k not in r.release.public_keys})
+            numeric += [c for c in meta.get("masked_numeric") or [] if c not in numeric]
+        return masked_release(
+            STEPS_METHOD,
+            table,
+            schema,
+            {
+                "steps": [
+                    {"method": s["method"], "parameters": s["parameters"]} for s in public_steps
+                ]
+            },
+            len(self.original),
+            models=as_models([c["model"] for c in last.claims]) if last.claims else [],
+            public=("steps",),
+            steps=public_steps,
+            step_records=[r.record() for r in self.results],
+            step_metadata=internal_steps,
+            source_rows=[int(v) for v in last.data[TRACER]],
+            masked_numeric=numeric,
+        )
+
+
+#: Keys every release has at its top level: a step's own are in ``parameters`` of ``steps``.
+_TOP_LEVEL = ("method", "parameters", "models", "quasi", "sensitive", "rows_out")
+
+
+def run_steps(
+    data: pd.DataFrame,
+    schema: Schema | Mapping[str, Any],
+    steps: Sequence[Mapping[str, Any]],
+    rng: RandomLike = None,
+) -> Release:
+    """Run methods one after the other, each on the previous step's output, into one release.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    schema : Schema or mapping
+    steps : sequence of mappings
+        ``{"method": NAME, "params": {...}}`` per step, in order.
+    rng : numpy.random.Generator, int or None
+        The pipeline's randomness (never written; see :class:`Steps`).
+
+    Returns
+    -------
+    Release
+        Kind ``masked``; see :meth:`Steps.release`.
+
+    Raises
+    ------
+    InputError
+        No step, an unknown key of a step, or as :meth:`Steps.add`.
+    """
+    checked = check_steps(steps)
+    pipeline = Steps(data, schema, rng=rng)
+    for step in checked:
+        pipeline.add(step["method"], **step["params"])
+    return pipeline.release()
+
+
+def check_steps(steps: Any) -> list[dict[str, Any]]:
+    """Check a list of steps before running any: their shape, methods, places and parameters.
+
+    Parameters
+    ----------
+    steps : sequence of mappings
+        ``{"method": NAME, "params": {...}}`` per step (``params`` optional).
+
+    Returns
+    -------
+    list of dict
+        The steps, each with ``method`` and ``params``.
+
+    Raises
+    ------
+    InputError
+        One line naming the step (``steps[2]``, counting from 1) and what is wrong.
+    """
+    if not isinstance(steps, Sequence) or isinstance(steps, str) or not steps:
+        raise InputError("steps: give a list of at least one {method: NAME, params: {...}}")
+    out = []
+    for i, step in enumerate(steps, start=1):
+        if (
+            not isinstance(step, Mapping)
+            or "method" not in step
+            or set(step) - {"method", "params"}
+        ):
+            raise InputError(
+                f"steps[{i}]: a step is {{method: NAME, params: {{...}}}}, got {step!r}"
+            )
+        spec = _check_position(i, len(steps), str(step["method"]))
+        params = step.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise InputError(f"steps[{i}].params: must be a mapping of parameter name to value")
+        try:
+            spec.check(params)
+        except InputError as exc:
+            raise InputError(f"steps[{i}].{exc}") from None
+        out.append({"method": spec.name, "params": dict(params)})
+    return out

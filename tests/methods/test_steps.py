@@ -1,0 +1,273 @@
+"""Several methods in one release: each step against the method run alone, the risk after each
+step against the measures run directly, and the ways steps may not compose."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+from microanon.apps.config import load_config
+from microanon.apps.engine import anonymize_dask
+from microanon.core.errors import InputError
+from microanon.core.schema import Schema
+from microanon.datasets import load_adult
+from microanon.measures.survey_risk import individual_risk
+from microanon.methods import registry
+from microanon.methods.steps import TRACER, Steps, check_steps, run_steps, step_rng
+
+COLUMNS = ["age", "sex", "race", "marital_status", "fnlwgt", "hours_per_week", "income"]
+SCHEMA = {
+    "age": {"role": "quasi", "kind": "numeric"},
+    "sex": {"role": "quasi"},
+    "race": {"role": "quasi"},
+    "marital_status": {"role": "quasi"},
+    "fnlwgt": {"role": "weight", "kind": "numeric"},
+    "hours_per_week": {"role": "insensitive", "kind": "numeric"},
+    "income": {"role": "sensitive"},
+}
+RECODE = {"maps": {"age": {"breaks": [0, 30, 45, 60, 100]}}}
+WORKFLOW = [
+    ("global_recode", RECODE),
+    ("local_suppression", {"k": 3}),
+    ("pram", {"keep": {"income": 0.8}}),
+    ("microaggregation", {"k": 3, "columns": ["hours_per_week"]}),
+]
+
+
+@pytest.fixture(scope="module")
+def adult() -> pd.DataFrame:
+    return load_adult().head(800)[COLUMNS]
+
+
+@pytest.fixture(scope="module")
+def workflow(adult) -> Steps:
+    steps = Steps(adult, SCHEMA, rng=11)
+    for method, params in WORKFLOW:
+        steps.add(method, **params)
+    return steps
+
+
+def test_each_step_is_its_method_run_alone_on_the_previous_table(workflow):
+    """Same input, same stream: the step's changed columns are the method's output."""
+    for before, after in zip(workflow.results, workflow.results[1:], strict=False):
+        spec = registry.get(after.method)
+        extra = {"rng": workflow.stream(after.index)} if spec.randomized != "never" else {}
+        alone = spec.function(before.data, before.schema, **after.params, **extra).data
+        alone = alone.set_index(TRACER).loc[after.data[TRACER].to_numpy()]
+        for c in after.changed:
+            mine = after.data[c].to_numpy(dtype=object)
+            theirs = alone[c].to_numpy(dtype=object)
+            same = (mine == theirs) | (pd.isna(mine) & pd.isna(theirs))
+            assert same.all(), (after.method, c)
+        assert after.changed, after.method
+
+
+def test_the_workflow_lowers_the_risk_as_sdcmicro_counts_it(workflow):
+    risks = [r.risk for r in workflow.results]
+    assert risks[1]["sample_uniques"] <= risks[0]["sample_uniques"]
+    assert risks[2]["min_fk"] >= 3 and risks[2]["sample_uniques"] == 0
+    assert risks[4]["expected_reidentifications"] < risks[0]["expected_reidentifications"]
+    assert [r.changed for r in workflow.results[1:]] == [
+        ["age"],
+        [c for c in ("age", "sex", "race", "marital_status") if c in workflow.results[2].changed],
+        ["income"],
+        ["hours_per_week"],
+    ]
+    table = workflow.table()
+    assert list(table["method"]) == ["original"] + [m for m, _ in WORKFLOW]
+    assert table["cells_changed"].is_monotonic_increasing
+
+
+def test_the_risk_after_each_step_is_the_measure_run_directly(workflow):
+    for r in workflow.results:
+        quasi = [q for q in r.schema.quasi]
+        keys = r.data[quasi].where(r.data[quasi] != "?")
+        direct = individual_risk(keys.assign(w=r.data["fnlwgt"]), quasi, "w", missing="match")
+        fk = direct.frequencies.sample.to_numpy()
+        assert r.risk["sample_uniques"] == int((fk == 1).sum())
+        assert r.risk["min_fk"] == int(fk.min())
+        assert r.risk["expected_reidentifications"] == pytest.approx(
+            direct.expected_reidentifications
+        )
+
+
+def test_a_recode_to_intervals_makes_the_column_ordinal(workflow):
+    attr = workflow.results[1].schema["age"]
+    assert attr.kind.value == "ordinal" and attr.hierarchy is None
+    assert attr.order == ("(0, 30]", "(30, 45]", "(45, 60]", "(60, 100]")
+
+
+def test_suppressed_cells_stay_missing_through_later_steps(workflow):
+    suppressed = workflow.results[2].data
+    last = workflow.results[-1].data.set_index(TRACER).loc[suppressed[TRACER]]
+    for c in ("age", "sex", "race", "marital_status"):
+        assert last[c].isna().to_numpy().tolist() == suppressed[c].isna().tolist()
+        assert not (last[c] == "?").any()
+
+
+def test_undo_and_redo_draw_the_same_stream(adult):
+    steps = Steps(adult, SCHEMA, rng=5)
+    steps.add("pram", keep={"income": 0.7})
+    first = steps.results[-1].data.copy()
+    steps.undo()
+    steps.add("pram", keep={"income": 0.7})
+    pd.testing.assert_frame_equal(first, steps.results[-1].data)
+    steps.undo()
+    with pytest.raises(InputError, match="no step to undo"):
+        steps.undo()
+    root = np.random.SeedSequence(3)
+    assert step_rng(root, 2).integers(10**9) == np.random.default_rng(root.spawn(4)[2]).integers(
+        10**9
+    )
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ([{"method": "full_domain"}], r"steps\[1\]: full_domain cannot be a step"),
+        (
+            [
+                {"method": "pram", "params": {"keep": {"income": 0.8}}},
+                {"method": "sample", "params": {"fraction": 0.5}},
+            ],
+            r"steps\[2\]: sample may only be the first step",
+        ),  # fmt: skip
+        (
+            [{"method": "randomized_response", "params": {"l": 2}}, {"method": "pram"}],
+            r"steps\[1\]: randomized_response may only be the last step",
+        ),
+        ([{"method": "local_suppression", "params": {"k": 0}}], r"steps\[1\]\.params: .*k must"),
+        ([{"method": "pram", "speed": 1}], r"steps\[1\]: a step is"),
+        ([], "at least one"),
+    ],
+)
+def test_bad_step_lists_are_refused_naming_the_step(steps, message):
+    with pytest.raises(InputError, match=message):
+        check_steps(steps)
+
+
+def test_a_step_that_changes_suppressed_cells_is_refused(adult):
+    steps = Steps(adult, SCHEMA, rng=1)
+    steps.add("global_recode", **RECODE)
+    suppressed = steps.add("local_suppression", k=3).data
+    column = max(["sex", "race", "marital_status"], key=lambda c: suppressed[c].isna().sum())
+    assert suppressed[column].isna().any()
+    with pytest.raises(InputError, match=rf"steps\[3\] \(pram\) changes '{column}'.*suppressed"):
+        steps.add("pram", keep={column: 0.6})
+    assert len(steps.results) == 3  # the pipeline is unchanged
+
+
+def test_a_step_that_breaks_an_earlier_claim_is_refused(adult):
+    steps = Steps(adult, SCHEMA, rng=2)
+    steps.add("global_recode", **RECODE)
+    importance = {"age": 4, "sex": 1, "race": 2, "marital_status": 3}  # sex suppressed last
+    strict = steps.add("local_suppression", k=3, wildcard=False, importance=importance)
+    assert strict.claims and not (strict.data["sex"] == "*").any()  # strict: claims 3-anonymity
+    breaks = r"steps\[3\] \(data_swap\) breaks what step 2 \(local_suppression\) claims"
+    with pytest.raises(InputError, match=breaks):
+        steps.add("data_swap", rate=1.0, columns=["sex"])  # swaps a key: classes change
+    kept = steps.add("microaggregation", k=3, columns=["hours_per_week"])
+    assert kept.claims and steps.release().metadata["models"] == [{"k_anonymity": {"k": 3}}]
+
+
+def _config(tmp_path, adult, steps) -> str:
+    adult.to_csv(tmp_path / "adult.csv", index=False)
+    doc = {"data": "adult.csv", "schema": SCHEMA, "steps": steps}
+    path = tmp_path / "steps.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return str(path)
+
+
+def test_steps_from_yaml_through_anonymize_are_verified_from_disk(tmp_path, adult):
+    steps = [{"method": m, "params": p} for m, p in WORKFLOW]
+    steps[1]["params"] = {"k": 3, "wildcard": False}
+    config = _config(tmp_path, adult, steps)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["anonymize", "--config", config, "--out", str(out), "--seed", "4", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["method"] == "steps" and summary["verified"] is True
+    assert [s["method"] for s in summary["steps"]] == ["original"] + [m for m, _ in WORKFLOW]
+    public = json.loads((out / "public" / "release.json").read_text(encoding="utf-8"))
+    meta = public["metadata"]
+    assert [s["method"] for s in meta["steps"]] == [m for m, _ in WORKFLOW]
+    assert meta["models"] == [{"k_anonymity": {"k": 3}}]
+    assert "randomized" in meta["steps"][2] and "step_records" not in meta
+    assert "source_rows" not in meta and TRACER not in (out / "public" / "data.csv").read_text()
+    internal = (out / "internal" / "report.html").read_text(encoding="utf-8")
+    assert "Risk and loss after every step" in internal and "Guarantees at the end" in internal
+    assert "holds: verified on the files as written" in internal
+    assert "Risk and loss after every step" not in (out / "public" / "report.html").read_text()
+    text = CliRunner().invoke(main, ["anonymize", "--config", config, "--out", str(tmp_path / "b")])
+    assert "step 2 local_suppression (changed" in text.output
+    assert "globally recoded; then locally suppressed" in text.output
+
+
+def test_steps_and_method_are_exclusive_and_dask_refuses_steps(tmp_path, adult):
+    config = _config(tmp_path, adult, [{"method": "pram", "params": {"keep": {"income": 0.8}}}])
+    cfg = load_config(config)
+    assert cfg.method == "steps" and cfg.steps[0]["method"] == "pram"
+    with pytest.raises(InputError, match="run in memory"):
+        anonymize_dask(cfg, tmp_path / "dask-out")
+    doc = yaml.safe_load((tmp_path / "steps.yaml").read_text()) | {"method": "pram"}
+    (tmp_path / "both.yaml").write_text(yaml.safe_dump(doc))
+    with pytest.raises(InputError, match="either method: .* or steps:"):
+        load_config(tmp_path / "both.yaml")
+
+
+def test_run_steps_is_the_pipeline_in_one_call(adult):
+    release = run_steps(adult, Schema.from_dict(SCHEMA), [{"method": "pram", "params": {
+        "keep": {"income": 0.8}}}], rng=3)  # fmt: skip
+    assert release.kind == "masked" and release.metadata["method"] == "steps"
+    assert sorted(release.metadata["source_rows"]) == list(range(len(adult)))
+
+
+#: The National Health Interview Survey extract with its person weight, as sdcMicro's workflow
+#: treats a survey file: five keys, a sensitive health status, two continuous variables.
+NHIS_SCHEMA = {
+    "fml": {"role": "quasi"},
+    "nwhite": {"role": "quasi"},
+    "empl": {"role": "quasi"},
+    "famsize": {"role": "quasi"},
+    "age": {"role": "quasi", "kind": "numeric"},
+    "hlth": {"role": "sensitive"},
+    "hi": {"role": "insensitive"},
+    "inc": {"role": "insensitive", "kind": "numeric"},
+    "yedu": {"role": "insensitive", "kind": "numeric"},
+    "perweight": {"role": "weight", "kind": "numeric"},
+}
+NHIS_STEPS = [
+    {"method": "global_recode", "params": {"maps": {"age": {"breaks": list(range(25, 61, 5))}}}},
+    {"method": "local_suppression", "params": {"k": 3}},
+    {"method": "pram", "params": {"keep": {"hlth": 0.8}}},
+    {"method": "microaggregation", "params": {"k": 3, "columns": ["inc", "yedu"]}},
+]
+
+
+def test_sdcmicros_workflow_on_a_real_weighted_survey_file(tmp_path):
+    """recode → local suppression → PRAM → microaggregation on the NHIS extract (18,790
+    people, person weights): the risk after each step, the published file verified from disk."""
+    from real_surveys import survey
+
+    from microanon.apps.publish import publish
+
+    data = survey("mm_nhis")
+    steps = Steps(data, NHIS_SCHEMA, rng=2015)
+    for step in NHIS_STEPS:
+        steps.add(step["method"], **step["params"])
+    uniques = [r.risk["sample_uniques"] for r in steps.results]
+    assert uniques[0] > uniques[1] > uniques[2] == 0  # 312, 62, 0 with this file
+    assert steps.results[2].risk["min_fk"] >= 3
+    assert [r.changed for r in steps.results[3:]] == [["hlth"], ["inc", "yedu"]]
+    ers = [r.risk["expected_reidentifications"] for r in steps.results]
+    assert ers == sorted(ers, reverse=True) and ers[-1] < ers[0] / 10
+    _, numbers = publish(steps.release(), tmp_path / "out", data, NHIS_SCHEMA)
+    assert numbers["verification"]["ok"]
