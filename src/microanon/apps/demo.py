@@ -24,6 +24,7 @@ from .check import privacy_profile
 from .demo_context import DemoContext
 from .demo_everyday import EVERYDAY_SECTIONS
 from .demo_papers import PAPERS_SECTIONS
+from .demo_steps import STEPS_SECTIONS
 from .demo_survey import SURVEY_SECTIONS
 from .families import FAMILIES
 from .report import Report, new_figure
@@ -120,6 +121,7 @@ DEMO_SECTIONS: list[Callable[[Report, DemoContext], None]] = [
     *(section for family in FAMILIES for section in family.demo_sections()),
     *EVERYDAY_SECTIONS,
     *SURVEY_SECTIONS,
+    *STEPS_SECTIONS,
     *PAPERS_SECTIONS,
 ]
 
