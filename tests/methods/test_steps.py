@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from microanon.apps.cli import main
 from microanon.apps.config import load_config
+from microanon.apps.demo_steps import SCHEMA as NHIS_SCHEMA
+from microanon.apps.demo_steps import WORKFLOW as NHIS_STEPS
 from microanon.apps.engine import anonymize_dask
 from microanon.core.errors import InputError
 from microanon.core.schema import Schema
@@ -230,31 +232,10 @@ def test_run_steps_is_the_pipeline_in_one_call(adult):
     assert sorted(release.metadata["source_rows"]) == list(range(len(adult)))
 
 
-#: The National Health Interview Survey extract with its person weight, as sdcMicro's workflow
-#: treats a survey file: five keys, a sensitive health status, two continuous variables.
-NHIS_SCHEMA = {
-    "fml": {"role": "quasi"},
-    "nwhite": {"role": "quasi"},
-    "empl": {"role": "quasi"},
-    "famsize": {"role": "quasi"},
-    "age": {"role": "quasi", "kind": "numeric"},
-    "hlth": {"role": "sensitive"},
-    "hi": {"role": "insensitive"},
-    "inc": {"role": "insensitive", "kind": "numeric"},
-    "yedu": {"role": "insensitive", "kind": "numeric"},
-    "perweight": {"role": "weight", "kind": "numeric"},
-}
-NHIS_STEPS = [
-    {"method": "global_recode", "params": {"maps": {"age": {"breaks": list(range(25, 61, 5))}}}},
-    {"method": "local_suppression", "params": {"k": 3}},
-    {"method": "pram", "params": {"keep": {"hlth": 0.8}}},
-    {"method": "microaggregation", "params": {"k": 3, "columns": ["inc", "yedu"]}},
-]
-
-
 def test_sdcmicros_workflow_on_a_real_weighted_survey_file(tmp_path):
     """recode → local suppression → PRAM → microaggregation on the NHIS extract (18,790
-    people, person weights): the risk after each step, the published file verified from disk."""
+    people, person weights; the demo's configuration): the risk after each step, the published
+    file verified from disk."""
     from real_surveys import survey
 
     from microanon.apps.publish import publish
