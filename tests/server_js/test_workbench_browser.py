@@ -595,7 +595,9 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     context.close()
 
 
-def test_several_methods_as_steps_in_a_real_browser(app_url: str, browser: Any) -> None:
+def test_several_methods_as_steps_in_a_real_browser(
+    app_url: str, browser: Any, tmp_path: Path
+) -> None:
     """Two steps (global recoding of age, then local suppression), the risk and loss after each
     in a row of the table, the last undone and added again, then published as a run."""
     context, page, problems = _page(browser)
@@ -637,6 +639,7 @@ def test_several_methods_as_steps_in_a_real_browser(app_url: str, browser: Any) 
     uniques = [int(rows.nth(i).locator("td").nth(3).inner_text().replace(",", "")) for i in (0, 2)]
     assert uniques[1] < uniques[0]
     assert page.locator("#steps-chart svg circle").count() == 3
+    _shot(page, artifacts(tmp_path), "3-steps")
 
     page.fill("#steps-label", "recode then suppress")
     page.click("#steps-publish")
