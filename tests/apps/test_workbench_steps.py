@@ -119,3 +119,21 @@ def test_a_published_pipeline_reproduces_from_its_config(adult_csv, tmp_path):
         assert written == _as_anonymize_writes(public)
         released = pd.read_csv(io.BytesIO(written["data.csv"]))
         assert set(released["age"].dropna()) <= {"(0, 30]", "(30, 45]", "(45, 60]", "(60, 100]"}
+
+
+def test_a_step_the_new_schema_refuses_stops_the_steps_there(client, adult_csv):
+    """salary_class made an identifier: the PRAM step on it no longer runs; the answer has the
+    step before it, the PRAM step not run and why; removing it runs the rest again."""
+    ds = _adult(client, adult_csv)["id"]
+    url = f"/api/datasets/{ds}/steps"
+    _add(client, ds, SUPPRESS)
+    answer = _add(client, ds, PRAM)
+    assert answer["not_run"] == [] and answer["error"] is None
+    roles = {"columns": {"salary_class": {"role": "identifier"}}}
+    assert client.put(f"/api/datasets/{ds}/schema", json=roles).status_code == 200
+    broken = client.get(url).json()
+    assert _methods(broken) == ["local_suppression"] and broken["not_run"] == [PRAM]
+    assert broken["error"].startswith("steps[2] (pram)") and "salary_class" in broken["error"]
+    fixed = client.delete(f"{url}/2").json()
+    assert _methods(fixed) == ["local_suppression"] and fixed["not_run"] == []
+    assert fixed["error"] is None

@@ -67,6 +67,7 @@ class Pipeline:
         the others run again (all of them when the table or its schema changed)."""
         if self._built is None or self._basis != basis:
             generator = np.random.default_rng(np.random.SeedSequence(self._entropy))
+            self._built = None  # stays None when the table cannot be traced
             self._built, self._basis = Steps(frame, schema, rng=generator), basis
         built = self._built
         same = 0
@@ -84,21 +85,32 @@ class Pipeline:
         """The ``Steps`` answer: the original's risk and loss, then each step's.
 
         ``basis``: what the table and its schema are (any value comparable with ``==``); the
-        steps run again from the first when it changes.
+        steps run again from the first when it changes. A step that no longer runs on the
+        schema as it is now (a column made an identifier, say) stops the steps there: the
+        answer has the steps that ran, the others in ``not_run`` and the refusal in ``error``
+        (null when every step ran).
 
         Raises
         ------
         RequestError
-            When the steps no longer run on the schema as it is now (naming the step).
+            When the table cannot be traced through steps at all (a reserved column name).
         """
         with self._lock:
+            refusal: MicroanonError | None = None
             try:
-                built = self._run(self.steps, frame, schema, basis)
+                self._run(self.steps, frame, schema, basis)
             except MicroanonError as exc:
-                raise _refused(exc) from None
+                refusal = exc
+            built = self._built
+            if built is None:
+                assert refusal is not None  # only a table that cannot be traced leaves none
+                raise _refused(refusal)
+            results = built.results
             return {
-                "original": _record(built.results[0]),
-                "steps": [_record(r) for r in built.results[1:]],
+                "original": _record(results[0]),
+                "steps": [_record(r) for r in results[1:]],
+                "not_run": [dict(s) for s in self.steps[len(results) - 1 :]],
+                "error": None if refusal is None else str(_refused(refusal)),
             }
 
     def change(

@@ -69,8 +69,10 @@ async function change(verb, tail, body, what) {
   }
 }
 
+/** A step's row (``r.risk`` absent: a step that did not run). */
 function row(r, i, count) {
-  const risk = r.risk;
+  const risk = r.risk || {};
+  const ran = Boolean(r.risk);
   const moves = i === 0 ? [] : [
     h("button", { type: "button", class: "secondary small", disabled: i === 1, "aria-label": `Move step ${i} up`,
       onclick: () => change("POST", "/move", { from: i, to: i - 1 }, "The step was not moved") }, "↑"),
@@ -79,33 +81,40 @@ function row(r, i, count) {
     h("button", { type: "button", class: "secondary small", "aria-label": `Remove step ${i}`,
       onclick: () => change("DELETE", `/${i}`, undefined, "The step was not removed") }, "Remove"),
   ];
-  return h("tr", { dataset: { step: i } },
+  const numbers = ran
+    ? [
+      h("td", {}, r.changed.join(", ") || "–"),
+      h("td", {}, fmt(risk.sample_uniques)),
+      h("td", {}, fmt(risk.below_3)),
+      h("td", {}, fmt(risk.min_fk)),
+      h("td", {}, risk.expected_reidentifications === undefined ? "–" : fmt(risk.expected_reidentifications)),
+      h("td", {}, fmt(r.loss.cells_changed, true)),
+    ]
+    : [h("td", { colspan: 6 }, "not run (see the message below)")];
+  return h("tr", { dataset: { step: i, ran } },
     h("td", {}, i === 0 ? "–" : String(i)),
     h("td", {}, i === 0 ? "original" : r.method.replaceAll("_", " ")),
-    h("td", {}, r.changed.join(", ") || "–"),
-    h("td", {}, fmt(risk.sample_uniques)),
-    h("td", {}, fmt(risk.below_3)),
-    h("td", {}, fmt(risk.min_fk)),
-    h("td", {}, risk.expected_reidentifications === undefined ? "–" : fmt(risk.expected_reidentifications)),
-    h("td", {}, fmt(r.loss.cells_changed, true)),
+    ...numbers,
     h("td", {}, moves));
 }
 
 function show(answer) {
   current = answer;
-  const all = [answer.original, ...answer.steps];
+  const ran = [answer.original, ...answer.steps];
+  const all = [...ran, ...answer.not_run];
   const head = ["Step", "Method", "Columns changed", "Sample uniques", "Records in keys of fewer than 3",
     "Smallest key", "Expected re-identifications", "Cells changed", ""];
   $("steps-table").replaceChildren(
     h("caption", {}, "Risk and loss after each step (a missing key value matches any, as sdcMicro counts)"),
     h("thead", {}, h("tr", {}, ...head.map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, ...all.map((r, i) => row(r, i, answer.steps.length))));
+    h("tbody", {}, ...all.map((r, i) => row(r, i, all.length - 1))));
   $("steps-chart").replaceChildren(answer.steps.length
-    ? riskLoss(all.map((r, i) => ({ label: i === 0 ? "original" : `${i} ${r.method}`,
+    ? riskLoss(ran.map((r, i) => ({ label: i === 0 ? "original" : `${i} ${r.method}`,
       loss: r.loss.cells_changed, risk: r.risk.sample_uniques })), "Sample uniques against cells changed")
     : "");
-  $("step-undo").disabled = !answer.steps.length;
-  $("steps-publish").disabled = !answer.steps.length;
+  if (answer.error) say("steps-error", `The steps stop at a step that does not run on the data set as it is now: ${answer.error}`);
+  $("step-undo").disabled = all.length === 1;
+  $("steps-publish").disabled = !answer.steps.length || Boolean(answer.error);
 }
 
 async function load() {
@@ -114,14 +123,14 @@ async function load() {
   try {
     show(await api("GET", url()));
   } catch (e) {
-    refused(e, "The steps do not run on the data set as it is now");
+    refused(e, "The steps cannot run on this data set");
   }
 }
 
 async function publish(e) {
   e.preventDefault();
   clearErrors();
-  if (!current?.steps.length) return;
+  if (!current?.steps.length || current.error) return;
   const steps = current.steps.map((s) => ({ method: s.method, params: s.params }));
   const label = $("steps-label").value.trim();
   $("steps-publish").disabled = true;
@@ -129,7 +138,7 @@ async function publish(e) {
     await launch({ steps, ...(label ? { label } : {}) }, label || "the steps",
       (err) => say("steps-error", `The run was not started: ${err.message}`));
   } finally {
-    $("steps-publish").disabled = !current?.steps.length;
+    $("steps-publish").disabled = !current?.steps.length || Boolean(current.error);
   }
 }
 
