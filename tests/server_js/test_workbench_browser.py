@@ -646,5 +646,9 @@ def test_several_methods_as_steps_in_a_real_browser(
     page.wait_for_selector("#run-done:not([hidden])")
     assert "recode then suppress" in page.inner_text("#run-done")
     assert page.is_hidden("#run-error") and page.is_hidden("#steps-error")
+    page.click("#tab-compare")
+    page.wait_for_selector("#compare-table tr[data-measure=method]")
+    method = page.inner_text("#compare-table tr[data-measure=method] td")
+    assert method == "steps: global_recode → local_suppression", method
     assert not problems, problems
     context.close()
