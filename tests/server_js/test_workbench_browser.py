@@ -593,3 +593,62 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     assert page.is_hidden("#progress")
     assert not problems, problems
     context.close()
+
+
+def test_several_methods_as_steps_in_a_real_browser(
+    app_url: str, browser: Any, tmp_path: Path
+) -> None:
+    """Two steps (global recoding of age, then local suppression), the risk and loss after each
+    in a row of the table, the last undone and added again, then published as a run."""
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+    page.wait_for_selector("#bundled option[value=arx_adult]", state="attached")
+    page.select_option("#bundled", "arx_adult")
+    page.click("#load-bundled")
+    page.wait_for_selector("#dataset:not([hidden])")
+    for column in ("native_country", "workclass", "marital_status", "education", "occupation"):
+        page.select_option(f"tr[data-column='{column}'] select.role", "insensitive")
+        page.wait_for_selector(f"#hierarchies fieldset[data-column='{column}']", state="detached")
+    page.click("#tab-run")
+    page.wait_for_selector("#step-method option[value=local_suppression]", state="attached")
+    assert page.locator("#step-method option[value=full_domain]").count() == 0  # not a step
+    page.check("input[name=run-mode][value=steps]")
+    assert page.is_hidden("#run-form") and page.is_visible("#steps-form")
+    page.wait_for_selector("#steps-table tr[data-step='0']")
+    assert page.is_disabled("#steps-publish")
+
+    page.select_option("#step-method", "global_recode")
+    page.fill("#step-param-maps", '{"age": {"breaks": [0, 30, 45, 60, 100]}}')
+    page.click("#step-add")
+    page.wait_for_selector("#steps-table tr[data-step='1']")
+    page.select_option("#step-method", "local_suppression")
+    page.fill("#step-param-k", "0")
+    page.click("#step-add")  # refused next to the field; the steps stay as they were
+    page.wait_for_selector("#step-params p.invalid[data-field=k]:not([hidden])")
+    assert page.locator("#steps-table tbody tr").count() == 2
+    page.fill("#step-param-k", "3")
+    page.click("#step-add")
+    page.wait_for_selector("#steps-table tr[data-step='2']")
+    page.click("#step-undo")
+    page.wait_for_selector("#steps-table tr[data-step='2']", state="detached")
+    page.click("#step-add")
+    page.wait_for_selector("#steps-table tr[data-step='2']")
+    rows = page.locator("#steps-table tbody tr")
+    assert rows.count() == 3  # the original, then a row per step
+    assert "age" in rows.nth(1).inner_text() and "local suppression" in rows.nth(2).inner_text()
+    uniques = [int(rows.nth(i).locator("td").nth(3).inner_text().replace(",", "")) for i in (0, 2)]
+    assert uniques[1] < uniques[0]
+    assert page.locator("#steps-chart svg circle").count() == 3
+    _shot(page, artifacts(tmp_path), "3-steps")
+
+    page.fill("#steps-label", "recode then suppress")
+    page.click("#steps-publish")
+    page.wait_for_selector("#run-done:not([hidden])")
+    assert "recode then suppress" in page.inner_text("#run-done")
+    assert page.is_hidden("#run-error") and page.is_hidden("#steps-error")
+    page.click("#tab-compare")
+    page.wait_for_selector("#compare-table tr[data-measure=method]")
+    method = page.inner_text("#compare-table tr[data-measure=method] td")
+    assert method == "steps: global_recode → local_suppression", method
+    assert not problems, problems
+    context.close()

@@ -87,6 +87,7 @@ def render_config(
     method: str = "full_domain",
     params: Mapping[str, Any] | None = None,
     intro: Sequence[str] | None = None,
+    steps: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """The config text, without the manifest line (see :func:`~microanon.apps.init.files.sign`).
 
@@ -111,6 +112,9 @@ def render_config(
         suppressed, the loss metric minimized).
     intro : sequence of str, optional
         The opening comment's paragraphs; default init's (a proposal to check).
+    steps : sequence of mappings, optional
+        ``{"method", "params"}`` per step: written as ``steps:`` instead of ``method:`` and
+        ``params:`` (``models`` must then be empty).
     """
     csv = {k: v for k, v in read.items() if k != "na_values"}
     na_values = read.get("na_values")  # a top-level key of the config, not one of read:
@@ -155,7 +159,13 @@ def render_config(
         for note in c.notes:
             out += _comment(note, "  ", "note: ")
         out.append(f"  {_scalar(c.column)}: {yaml_flow(c.entry)}")
-    if method == "full_domain" and params is None:
+    if steps:
+        out.append("steps:")
+        out += [
+            f"  - {yaml_flow({'method': s['method'], 'params': dict(s.get('params') or {})})}"
+            for s in steps
+        ]
+    elif method == "full_domain" and params is None:
         out += [
             "method: full_domain   # optimal full-domain generalization: a level per "
             "quasi-identifier",

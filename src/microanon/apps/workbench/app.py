@@ -229,6 +229,74 @@ async def models(request: Request) -> Response:
     return _json(await run_in_threadpool(catalog.models))
 
 
+async def get_steps(request: Request) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    return _json(await run_in_threadpool(bench.steps, ds))
+
+
+def _position(value: Any, count: int, name: str) -> int:
+    """A step's place, 1 to ``count``, as the request gave it (400 otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= count:
+        raise RequestError(f"{name}: give a step's place, 1 to {count}", name)
+    return value
+
+
+async def _change_steps(request: Request, edit: Any) -> Response:
+    bench = _bench(request)
+    ds = bench.dataset(request.path_params["id"])
+    return _json(await run_in_threadpool(bench.change_steps, ds, edit))
+
+
+async def add_step(request: Request) -> Response:
+    body = await _body(request)
+    if not isinstance(body, dict) or not isinstance(body.get("method"), str):
+        raise RequestError('give {"method", "params", "position"}', "method")
+    unknown = sorted(set(body) - {"method", "params", "position"})
+    if unknown:
+        raise RequestError(f"unknown key(s) {', '.join(unknown)}", unknown[0])
+    step = {"method": body["method"], "params": body.get("params") or {}}
+
+    def edit(steps: list[dict[str, Any]]) -> list[Any]:
+        at = _position(body.get("position", len(steps) + 1), len(steps) + 1, "position")
+        return [*steps[: at - 1], step, *steps[at - 1 :]]
+
+    return await _change_steps(request, edit)
+
+
+async def remove_step(request: Request) -> Response:
+    index = request.path_params["index"]
+
+    def edit(steps: list[dict[str, Any]]) -> list[Any]:
+        at = _position(index, len(steps), "index")
+        return [*steps[: at - 1], *steps[at:]]
+
+    return await _change_steps(request, edit)
+
+
+async def move_step(request: Request) -> Response:
+    body = await _body(request)
+    if not isinstance(body, dict) or set(body) != {"from", "to"}:
+        raise RequestError('give {"from", "to"}: the step\'s place and its new place', "from")
+
+    def edit(steps: list[dict[str, Any]]) -> list[Any]:
+        start = _position(body["from"], len(steps), "from")
+        end = _position(body["to"], len(steps), "to")
+        moved = [*steps[: start - 1], *steps[start:]]
+        return [*moved[: end - 1], steps[start - 1], *moved[end - 1 :]]
+
+    return await _change_steps(request, edit)
+
+
+async def undo_step(request: Request) -> Response:
+    def edit(steps: list[dict[str, Any]]) -> list[Any]:
+        if not steps:
+            raise RequestError("no step to undo", "steps")
+        return steps[:-1]
+
+    return await _change_steps(request, edit)
+
+
 async def start_run(request: Request) -> Response:
     bench = _bench(request)
     ds = bench.dataset(request.path_params["id"])
@@ -351,6 +419,11 @@ def create_app(
         Route("/api/datasets/{id}/hierarchy-preview", hierarchy_preview, methods=["POST"]),
         Route("/api/datasets/{id}/risk", risk, methods=["GET"]),
         Route("/api/datasets/{id}/values", column_values, methods=["GET"]),
+        Route("/api/datasets/{id}/steps", get_steps, methods=["GET"]),
+        Route("/api/datasets/{id}/steps", add_step, methods=["POST"]),
+        Route("/api/datasets/{id}/steps/undo", undo_step, methods=["POST"]),
+        Route("/api/datasets/{id}/steps/move", move_step, methods=["POST"]),
+        Route("/api/datasets/{id}/steps/{index:int}", remove_step, methods=["DELETE"]),
         Route("/api/datasets/{id}/runs", start_run, methods=["POST"]),
         Route("/api/datasets/{id}/compare", compare, methods=["GET"]),
         Route("/api/hierarchies", add_hierarchy, methods=["POST"]),

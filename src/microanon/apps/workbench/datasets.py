@@ -39,6 +39,7 @@ __all__ = [
     "ColumnState",
     "Dataset",
     "apply_schema",
+    "config_schema",
     "dataset_json",
     "load_bundled",
     "load_file",
@@ -328,6 +329,32 @@ def schema_files(
     Raises
     ------
     RequestError
+        As :func:`config_schema`.
+    """
+    entries, files, schema = _config(ds, uploads)
+    return entries, files, {q: schema.hierarchy(q).height for q in schema.quasi}
+
+
+def config_schema(ds: Dataset, uploads: Mapping[str, Path]) -> Schema:
+    """The schema of ``ds`` as its config states it, resolved on its table.
+
+    Raises
+    ------
+    RequestError
+        A hierarchy that does not build or misses a value of its column, a value the schema
+        refuses (naming the column).
+    """
+    return _config(ds, uploads)[2]
+
+
+def _config(
+    ds: Dataset, uploads: Mapping[str, Path]
+) -> tuple[list[ColumnEntry], dict[str, Hierarchy], Schema]:
+    """The config's schema entries, its hierarchy files and the schema they state.
+
+    Raises
+    ------
+    RequestError
         A hierarchy that does not build or misses a value of its column, a value the schema
         refuses (naming the column).
     """
@@ -369,8 +396,7 @@ def schema_files(
                 column, entry, profile.describe(), f"role {state.role.value}: {state.reason}", how
             )
         )
-    schema = _check(ds.frame, entries, files)
-    return entries, files, {q: schema.hierarchy(q).height for q in schema.quasi}
+    return entries, files, _check(ds.frame, entries, files)
 
 
 def _check(

@@ -24,6 +24,7 @@ from ...core.errors import MicroanonError
 from ...core.lint import LintReport
 from ...core.progress import Progress, Stage
 from ...methods import registry
+from ...methods.steps import STEPS_METHOD, check_steps
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
 from ..anonymize import run_anonymize
@@ -54,7 +55,7 @@ class Run:
     ----------
     id, dataset, label : str
     config : dict
-        ``method``, ``params`` and ``models`` as the request gave them.
+        ``method``, ``params`` and ``models`` as the request gave them, or ``steps``.
     directory : Path
         ``config/`` and, once done, ``release/``.
     status : {"queued", "running", "done", "failed", "cancelled"}
@@ -209,12 +210,27 @@ class RunProgress(Progress):
         return self.run.stop.is_set()
 
 
-def _body(body: Any) -> tuple[str, dict[str, Any], list[Any], str | None]:
+def _body(body: Any) -> tuple[str, dict[str, Any], list[Any], list[Any], str | None]:
+    """A run's request: method, params, models, steps and label (steps instead of a method)."""
     if not isinstance(body, Mapping):
-        raise RequestError('give {"method", "params", "models", "label"}', "method")
-    unknown = sorted(set(body) - {"method", "params", "models", "label"})
+        raise RequestError(
+            'give {"method", "params", "models", "label"} or {"steps", "label"}', "method"
+        )
+    unknown = sorted(set(body) - {"method", "params", "models", "steps", "label"})
     if unknown:
         raise RequestError(f"unknown key(s) {', '.join(unknown)}", unknown[0])
+    label = body.get("label")
+    label = None if label is None else str(label)
+    if "steps" in body:
+        if set(body) & {"method", "params", "models"}:
+            raise RequestError(
+                "give either method (with params and models) or steps, not both", "steps"
+            )
+        try:
+            steps = check_steps(body["steps"])
+        except MicroanonError as exc:
+            raise RequestError(str(exc), "steps") from None
+        return STEPS_METHOD, {}, [], steps, label
     method = body.get("method")
     if not isinstance(method, str) or not method:
         raise RequestError("method: give the name of a method (GET /api/methods)", "method")
@@ -224,8 +240,7 @@ def _body(body: Any) -> tuple[str, dict[str, Any], list[Any], str | None]:
     models = body.get("models") or []
     if not isinstance(models, list) or not all(isinstance(m, Mapping) for m in models):
         raise RequestError('models: give a list like [{"k_anonymity": {"k": 5}}]', "models")
-    label = body.get("label")
-    return method, dict(params), [dict(m) for m in models], None if label is None else str(label)
+    return method, dict(params), [dict(m) for m in models], [], label
 
 
 def _field(message: str) -> str | None:
@@ -277,8 +292,10 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
         A bad body, unaccepted lint findings, a schema the data do not fit, an unknown method,
         parameter or model, a model the data cannot meet (naming it).
     """
-    method, params, models, label = _body(body)
-    run.config = {"method": method, "params": params, "models": models}
+    method, params, models, steps, label = _body(body)
+    run.config = (
+        {"steps": steps} if steps else {"method": method, "params": params, "models": models}
+    )
     run.label = label or f"{method} #{len(ds.runs) + 1}"
     report = LintReport(len(ds.frame), list(ds.lint))
     try:
@@ -297,6 +314,7 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
         command=f"microanon anonymize --config config.yaml --out {shlex.quote(RELEASE_DIR)}",
         method=method,
         params=params,
+        steps=steps,
         intro=[f"microanon workbench: {run.label} on {ds.name} ({len(ds.frame):,} rows)."],
     )
     if ds.accept:
@@ -315,7 +333,10 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
 
 
 def _metric(cfg: PipelineConfig) -> str | None:
-    """The metric a method's search minimizes: the configured one, or its default."""
+    """The metric a method's search minimizes: the configured one, or its default (none for
+    steps)."""
+    if cfg.steps:
+        return None
     given = cfg.params.get("metric")
     if given is not None:
         return str(given)

@@ -12,6 +12,7 @@ import re
 import secrets
 import shutil
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,10 @@ from typing import Any
 from ...core.errors import MicroanonError
 from ...core.reading import ReadOptions
 from ..init.run import safe_stem
-from .datasets import Dataset, dataset_json, load_bundled, load_file
+from .datasets import Dataset, config_schema, dataset_json, load_bundled, load_file
 from .errors import RequestError
 from .hierarchies import read_upload
+from .pipelines import Pipeline
 from .runs import Run, execute, prepare
 from .workdirs import make_workdir, remove_stale
 
@@ -56,6 +58,7 @@ class Workbench:
         self.datasets: dict[str, Dataset] = {}
         self.uploads: dict[str, Path] = {}
         self.runs: dict[str, Run] = {}
+        self.pipelines: dict[str, Pipeline] = {}
         self.lock = threading.Lock()
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="microanon-workbench-run")
 
@@ -127,6 +130,26 @@ class Workbench:
         with self.lock:
             self.uploads[upload] = path
         return {"upload": upload, "leaves": tree.n_leaves, "levels": tree.height}
+
+    # ---------------------------------------------------------------- steps
+    def pipeline(self, ds: Dataset) -> Pipeline:
+        """The steps chosen on ``ds`` (none at first)."""
+        with self.lock:
+            return self.pipelines.setdefault(ds.id, Pipeline())
+
+    def steps(self, ds: Dataset) -> dict[str, Any]:
+        """The ``Steps`` answer of ``ds``: the risk and loss after each step, on its schema as
+        it is now (:meth:`~.pipelines.Pipeline.table`)."""
+        schema = config_schema(ds, self.uploads)
+        return self.pipeline(ds).table(ds.frame, schema, dict(ds.columns))
+
+    def change_steps(
+        self, ds: Dataset, edit: Callable[[list[dict[str, Any]]], list[Any]]
+    ) -> dict[str, Any]:
+        """Change the steps of ``ds`` by ``edit``, or refuse and change nothing
+        (:meth:`~.pipelines.Pipeline.change`)."""
+        schema = config_schema(ds, self.uploads)
+        return self.pipeline(ds).change(edit, ds.frame, schema, dict(ds.columns))
 
     # ---------------------------------------------------------------- runs
     def start_run(self, ds: Dataset, body: Any) -> Run:

@@ -1,7 +1,8 @@
 /*
- * The two charts of the workbench, drawn as inline SVG (no chart library): a histogram of the
- * per-record risk and a small bar chart of one column's values. Every bar has a <title> with its
- * label and count, so the numbers are readable without the picture.
+ * The charts of the workbench, drawn as inline SVG (no chart library): a histogram of the
+ * per-record risk, a small bar chart of one column's values, and the risk against the loss after
+ * each of several steps. Every bar and point has a <title> with its label and numbers, so the
+ * numbers are readable without the picture.
  */
 import { s, fmt } from "./dom.js";
 
@@ -75,4 +76,37 @@ export function histogram(edges, counts, title, log) {
 /** One column's values before or after (``run``: "before" or the run's id). */
 export function columnChart(chart, title, run) {
   return bars(chart.labels, chart.counts, { width: 260, height: 150, title, run });
+}
+
+/**
+ * The risk against the loss after each step (``points``: {label, loss as a share, risk}), the
+ * steps joined in their order from the original.
+ */
+export function riskLoss(points, title) {
+  const width = 420;
+  const height = 220;
+  const pad = { left: 52, right: 12, top: 18, bottom: 34 };
+  const w = width - pad.left - pad.right;
+  const hgt = height - pad.top - pad.bottom;
+  const maxLoss = Math.max(1e-9, ...points.map((p) => p.loss));
+  const maxRisk = Math.max(1, ...points.map((p) => p.risk));
+  const x = (p) => pad.left + (p.loss / maxLoss) * w;
+  const y = (p) => pad.top + hgt - (p.risk / maxRisk) * hgt;
+  const svg = s("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, width, height, role: "img",
+    "aria-label": title });
+  svg.append(s("title", {}, title));
+  svg.append(s("text", { x: pad.left, y: 12, class: "chart-title" }, title));
+  svg.append(s("line", { x1: pad.left, y1: pad.top + hgt, x2: pad.left + w, y2: pad.top + hgt, class: "axis" }));
+  svg.append(s("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: pad.top + hgt, class: "axis" }));
+  svg.append(s("text", { x: pad.left - 4, y: pad.top + 8, class: "tick", "text-anchor": "end" }, fmt(maxRisk)));
+  svg.append(s("text", { x: pad.left - 4, y: pad.top + hgt, class: "tick", "text-anchor": "end" }, "0"));
+  svg.append(s("text", { x: pad.left + w, y: height - 16, class: "tick", "text-anchor": "end" }, fmt(maxLoss, true)));
+  svg.append(s("polyline", { points: points.map((p) => `${x(p)},${y(p)}`).join(" "), class: "path",
+    fill: "none", stroke: "currentColor" }));
+  for (const p of points) {
+    const dot = s("circle", { cx: x(p), cy: y(p), r: 4, class: "bar" });
+    dot.append(s("title", {}, `${p.label}: ${fmt(p.risk)} sample uniques, ${fmt(p.loss, true)} of the cells changed`));
+    svg.append(dot);
+  }
+  return svg;
 }

@@ -46,7 +46,10 @@ function table(doc) {
   extra.push(row("models", runs.map(models), null));
   extra.push(row("verified", runs.map((r) => (r.result?.verified ? "yes" : "no")), null));
   if (runs.some((r) => r.result?.search)) extra.push(row("search", runs.map((r) => r.result?.search?.summary ?? "–"), null));
-  const method = runs.map((r) => `${r.config?.method ?? ""}`);
+  // A run of several methods names its steps in their order.
+  const method = runs.map((r) => (r.config?.steps
+    ? `steps: ${r.config.steps.map((s) => s.method).join(" → ")}`
+    : `${r.config?.method ?? ""}`));
   return [
     h("caption", {}, "The runs side by side; ★ marks the better value of a row."),
     h("thead", {}, head),

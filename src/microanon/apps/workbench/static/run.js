@@ -1,6 +1,7 @@
 /*
- * Step 3, configure and run: a method, its parameters and the privacy models, each explained in
- * plain words by the server (/api/methods, /api/models); a run started and followed with a
+ * Step 3, configure and run: one method, its parameters and the privacy models, each explained in
+ * plain words by the server (/api/methods, /api/models), or several methods one after the other
+ * (steps.js, the "Several methods (steps)" mode); a run started and followed with a
  * progress bar, a heuristic search's nodes and best value, and a Stop button (a queued run is
  * cancelled; a heuristic search stops and its best node is published). A refused configuration
  * shows the message next to the field it names, and nothing set is lost.
@@ -28,7 +29,7 @@ function method() {
 }
 
 /** One parameter's field; ``values`` holds what was typed, ``field`` names it in errors. */
-function paramField(p, values, id, field) {
+export function paramField(p, values, id, field) {
   const given = values[p.name] ?? p.default;
   const current = given !== null && typeof given === "object" ? JSON.stringify(given) : given;
   let input;
@@ -55,7 +56,8 @@ function paramField(p, values, id, field) {
     h("p", { class: "invalid", id: `${id}-error`, dataset: { field }, role: "alert", hidden: true }));
 }
 
-function value(p, raw) {
+/** A parameter's value as the server takes it, from what was typed (undefined: none). */
+export function value(p, raw) {
   if (raw === undefined || raw === null || raw === "") return undefined;
   if (isBool(p.type)) return Boolean(raw);
   if (typeof raw !== "string") return raw;
@@ -163,26 +165,36 @@ function body() {
 async function run(e) {
   e.preventDefault();
   clearErrors();
+  $("run").disabled = true;
+  try {
+    await launch(body(), $("run-label").value.trim() || method().label || method().name, showError);
+  } finally {
+    $("run").disabled = false;
+  }
+}
+
+/**
+ * Start a run of the data set with the request ``payload`` and follow it to its end;
+ * ``refused(error)`` shows a refusal (nothing was started then).
+ */
+export async function launch(payload, name, refused) {
   show("run-done", false);
   const ds = state.dataset;
   let id;
-  $("run").disabled = true;
   try {
-    ({ id } = await api("POST", `/api/datasets/${enc(ds.id)}/runs`, body()));
+    ({ id } = await api("POST", `/api/datasets/${enc(ds.id)}/runs`, payload));
   } catch (err) {
-    $("run").disabled = false;
-    showError(err);
+    refused(err);
     return;
   }
   following = id;
   show("progress", true);
-  $("progress-label").textContent = `Running ${$("run-label").value.trim() || method().label || method().name}…`;
+  $("progress-label").textContent = `Running ${name}…`;
   status("Run started.");
   try {
     await follow(id);
   } finally {
     following = null;
-    $("run").disabled = false;
   }
 }
 
@@ -285,8 +297,17 @@ function finished(r) {
   if (state.picked.length < MAX_COMPARE) pick(r.id, true);
 }
 
+/** One method or several (steps): the form of the mode chosen. */
+function mode() {
+  const steps = document.querySelector('input[name="run-mode"]:checked')?.value === "steps";
+  show("run-form", !steps);
+  show("steps-form", steps);
+  if (steps) emit("steps-mode");
+}
+
 export async function initRun() {
   $("run-form").addEventListener("submit", run);
+  for (const input of document.querySelectorAll('input[name="run-mode"]')) input.addEventListener("change", mode);
   $("add-model").addEventListener("click", addModel);
   $("run-stop").addEventListener("click", stop);
   $("method").addEventListener("change", renderMethod);
@@ -301,6 +322,7 @@ export async function initRun() {
   if (state.models.some((m) => m.name === "k_anonymity")) chosen = [{ name: "k_anonymity", values: {} }];
   renderMethod();
   renderModels();
+  emit("methods");
 }
 
 on("dataset", (ds) => {

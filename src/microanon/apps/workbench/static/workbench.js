@@ -8,6 +8,7 @@ import { state, on, emit, pick, status, fail, MAX_COMPARE } from "./state.js";
 import { initData } from "./data.js";
 import { showRisk } from "./risk.js";
 import { initRun } from "./run.js";
+import { initSteps } from "./steps.js";
 import { showCompare } from "./compare.js";
 
 const STEPS = ["data", "risk", "run", "compare"];
@@ -110,6 +111,7 @@ async function deleteRun(run) {
 function init() {
   initTabs();
   initData();
+  initSteps();
   initRun();
   on("dataset", (ds) => {
     $("tab-risk").disabled = !ds;
