@@ -44,7 +44,8 @@ function table(doc) {
   if (!seen.has("suppressed")) extra.push(row("suppressed", runs.map((r) => r.result?.suppressed), "lower"));
   if (!seen.has("suppressed_share")) extra.push(row("suppressed_share", runs.map((r) => r.result?.suppressed_share), "lower", true));
   extra.push(row("models", runs.map(models), null));
-  extra.push(row("verified", runs.map((r) => (r.result?.verified ? "yes" : "no")), null));
+  const verified = (v) => (v === true ? "yes" : v === false ? "no" : "nothing claimed");
+  extra.push(row("verified", runs.map((r) => verified(r.result?.verified)), null));
   if (runs.some((r) => r.result?.search)) extra.push(row("search", runs.map((r) => r.result?.search?.summary ?? "–"), null));
   // A run of several methods names its steps in their order.
   const method = runs.map((r) => (r.config?.steps

@@ -282,11 +282,12 @@ async function follow(id) {
 function finished(r) {
   show("progress", false);
   const res = r.result;
-  const held = res.models.every((m) => m.holds);
+  const held = res.models.length === 0 ? "no privacy model is claimed"
+    : res.models.every((m) => m.holds) ? "every model holds" : "a model does not hold";
   const done = $("run-done");
   const warnings = res.warnings || [];
   done.replaceChildren(
-    `“${r.label || r.id}” is done: ${held ? "every model holds" : "a model does not hold"}; ` +
+    `“${r.label || r.id}” is done: ${held}; ` +
     `${res.rows_sentence} `,
     res.search ? h("span", { id: "run-search" }, `Search: ${res.search.summary}. `) : null,
     ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
