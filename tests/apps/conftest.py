@@ -1,4 +1,5 @@
-"""Fixtures of the collection-service tests: a real PostgreSQL server."""
+"""Fixtures of the apps tests: a real PostgreSQL server for the collection service, a
+workbench client and the Adult upload for the workbench."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from pathlib import Path
 
 import pytest
 from oracles import unavailable
+from starlette.testclient import TestClient
+
+from microanon.apps.workbench import create_app
+from microanon.datasets import load_dataset
 
 
 def _pg_binaries() -> Path | None:
@@ -94,3 +99,20 @@ def scheduler() -> Iterator[str]:
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
         yield cluster.scheduler_address
+
+
+#: The workbench's own address (``LOCAL`` of the workbench tests): other hosts are refused.
+WORKBENCH = "http://127.0.0.1:8765"
+
+
+@pytest.fixture()
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    """A workbench on its own temporary directory."""
+    with TestClient(create_app(tmp_path), base_url=WORKBENCH) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def adult_csv() -> bytes:
+    """The first 1,500 records of ARX's Adult as an uploaded CSV file."""
+    return load_dataset("arx_adult").head(1500).to_csv(index=False).encode("utf-8")

@@ -46,17 +46,6 @@ ROLES = {
 LOCAL = "http://127.0.0.1:8765"
 
 
-@pytest.fixture()
-def client(tmp_path: Path):
-    with TestClient(create_app(tmp_path), base_url=LOCAL) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def adult_csv() -> bytes:
-    return load_dataset("arx_adult").head(1500).to_csv(index=False).encode("utf-8")
-
-
 def _upload(client, data: bytes, name: str = "adult.csv", **fields):
     return client.post("/api/datasets", files={"file": (name, data, "text/csv")}, data=fields)
 

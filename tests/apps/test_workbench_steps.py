@@ -5,10 +5,8 @@ public part byte for byte."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pandas as pd
-import pytest
 import yaml
 from starlette.testclient import TestClient
 from test_workbench_api import (
@@ -22,22 +20,10 @@ from test_workbench_api import (
 )
 
 from microanon.apps.workbench import create_app
-from microanon.datasets import load_dataset
 
 RECODE = {"method": "global_recode", "params": {"maps": {"age": {"breaks": [0, 30, 45, 60, 100]}}}}
 SUPPRESS = {"method": "local_suppression", "params": {"k": 3}}
 PRAM = {"method": "pram", "params": {"keep": {"salary_class": 0.8}}}
-
-
-@pytest.fixture()
-def client(tmp_path: Path):
-    with TestClient(create_app(tmp_path), base_url=LOCAL) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def adult_csv() -> bytes:
-    return load_dataset("arx_adult").head(1500).to_csv(index=False).encode("utf-8")
 
 
 def _add(client, ds_id: str, step: dict, **more) -> dict:

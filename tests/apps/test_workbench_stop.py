@@ -11,12 +11,10 @@ from __future__ import annotations
 import io
 import time
 import zipfile
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
-from microanon.apps.workbench import create_app
 from microanon.apps.workbench.errors import RequestError
 from microanon.apps.workbench.runs import Run, RunProgress
 from microanon.datasets import load_dataset
@@ -37,12 +35,6 @@ HEURISTIC = {
     "models": [{"k_anonymity": {"k": 5}}],
     "label": "heuristic",
 }
-
-
-@pytest.fixture()
-def client(tmp_path: Path):
-    with TestClient(create_app(tmp_path), base_url=LOCAL) as c:
-        yield c
 
 
 def _dataset(client: TestClient, columns: dict) -> dict:
