@@ -252,3 +252,23 @@ def test_sdcmicros_workflow_on_a_real_weighted_survey_file(tmp_path):
     assert ers == sorted(ers, reverse=True) and ers[-1] < ers[0] / 10
     _, numbers = publish(steps.release(), tmp_path / "out", data, NHIS_SCHEMA)
     assert numbers["verification"]["ok"]
+
+
+@pytest.mark.parametrize("as_steps", [False, True])
+def test_rows_a_sample_did_not_draw_are_said_not_drawn_not_suppressed(tmp_path, adult, as_steps):
+    """Sampling alone or as the first step: the row counts say not drawn (was: suppressed)."""
+    sample = {"method": "sample", "params": {"fraction": 0.5}}
+    if as_steps:
+        config = _config(
+            tmp_path, adult, [sample, {"method": "local_suppression", "params": {"k": 2}}]
+        )
+    else:
+        adult.to_csv(tmp_path / "adult.csv", index=False)
+        config = str(tmp_path / "sample.yaml")
+        doc = {"data": "adult.csv", "schema": SCHEMA, **sample}
+        (tmp_path / "sample.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["anonymize", "--config", config, "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "800 entered the method; 400 not drawn; 0 suppressed; 400 published" in result.stdout

@@ -582,8 +582,20 @@ class Steps:
             step_records=[r.record() for r in self.results],
             step_metadata=internal_steps,
             source_rows=[int(v) for v in last.data[TRACER]],
+            **_sampled(self.results[1:]),
             masked_numeric=numeric,
         )
+
+
+def _sampled(steps: Sequence[StepResult]) -> dict[str, int]:
+    """``sampled``, the rows a sampling step drew (so the row counts say not drawn, not
+    suppressed), when a step sampled."""
+    drawn = [
+        r.release.metadata["sampled"]
+        for r in steps
+        if r.release and "sampled" in r.release.metadata
+    ]
+    return {"sampled": int(drawn[0])} if drawn else {}
 
 
 #: Keys every release has at its top level: a step's own are in ``parameters`` of ``steps``.

@@ -178,7 +178,8 @@ def sample(
     Release
         Kind ``"masked"``: the sampled records (validated published columns, unchanged), in
         their original relative order. Metadata: ``parameters`` (``fraction``, ``strata``),
-        ``rows_in``, ``rows_out`` and, when stratified, ``strata_count`` (number of strata).
+        ``rows_in``, ``rows_out``, ``sampled`` (the rows drawn, internal) and, when stratified,
+        ``strata_count`` (number of strata).
 
     Raises
     ------
@@ -211,4 +212,5 @@ def sample(
     rows = sample_rows(len(frame), f, codes, rng)
     published = frame.iloc[rows]
     parameters = {"fraction": fraction, "strata": names}
+    extra["sampled"] = len(published)  # the rows not drawn are not suppressed ones
     return masked_release("sample", published, schema, parameters, len(frame), **extra)
