@@ -196,7 +196,7 @@ def _holds(release_df: pd.DataFrame, p: dict, reference_df: pd.DataFrame) -> Non
 
 # ---------------------------------------------------------------------------- properties
 @settings(
-    max_examples=60,
+    max_examples=35,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -38,7 +38,7 @@ from microanon.models import (
 METRICS = ("lm", "precision", "discernibility", "aecs")
 RTOL = 1e-10
 SETTINGS = settings(
-    max_examples=50,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -233,7 +233,7 @@ def test_optimum_equals_brute_force(p: dict) -> None:
 
 
 @settings(
-    max_examples=100,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
