@@ -24,10 +24,11 @@ from ..measures import (
     ncp,
     non_uniform_entropy,
     precision,
-    reidentification_risk,
     relative_accuracy,
 )
-from ..models import Verdict, check_release, profile, published_groups_frame
+from ..measures.attacker import class_attacker_risks
+from ..models import Groups, Verdict, check_release, profile
+from .release_frequencies import PUBLISHED, Combinations, ReleaseTables
 from .report import Report, Section, describe_parameters, new_figure
 from .row_counts import counts_sentence
 
@@ -50,11 +51,22 @@ def _hierarchies(release: Release) -> dict[str, Hierarchy]:
     return {c: Hierarchy.from_dict(d) for c, d in release.metadata.get("hierarchies", {}).items()}
 
 
-def privacy_metrics(table: pd.DataFrame, quasi: list[str], sensitive: str | None) -> dict[str, Any]:
-    """Classes, k, ℓ (distinct, entropy), t and prosecutor risk of a table (attacker view)."""
+def privacy_metrics(
+    table: pd.DataFrame,
+    quasi: list[str],
+    sensitive: str | None,
+    counts: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """Classes, k, ℓ (distinct, entropy), t and prosecutor risk of a table (attacker view).
+
+    ``counts``: records per row when ``table`` is a frequency table of distinct combinations
+    (:class:`~microanon.apps.release_frequencies.Combinations`); the numbers are those of the
+    table it summarizes.
+    """
     out: dict[str, Any] = {}
+    groups = Groups.from_frame(table, quasi, sensitive, weights=counts)
     if sensitive is not None:
-        prof = profile(table, quasi, sensitive)
+        prof = profile(groups, None, None)
         out.update(
             classes=prof["classes"],
             k=prof["k"],
@@ -63,10 +75,11 @@ def privacy_metrics(table: pd.DataFrame, quasi: list[str], sensitive: str | None
             t_closeness=prof["t_closeness"],
         )
     else:
-        stats = equivalence_classes(table, quasi)
-        out.update(classes=stats.count, k=stats.min_size)
-    risk = reidentification_risk(table, quasi, threshold=_RISK_THRESHOLD)
-    out.update(risk_max=risk.max, risk_avg=risk.average, records_at_risk=risk.share_above)
+        out.update(classes=groups.n_groups, k=int(groups.sizes.min()))
+    risk = class_attacker_risks(groups.sizes, None, _RISK_THRESHOLD, "sample")["prosecutor"]
+    out.update(
+        risk_max=risk["highest"], risk_avg=risk["average"], records_at_risk=risk["share_above"]
+    )
     return out
 
 
@@ -79,7 +92,10 @@ def _attempt(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def utility_metrics(
-    release: Release, original: pd.DataFrame | None = None, extended: bool = False
+    release: Release,
+    original: pd.DataFrame | None = None,
+    extended: bool = False,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Information loss of a single-table generalized release (None where a measure does not apply).
 
@@ -89,6 +105,10 @@ def utility_metrics(
     suppression, Mondrian, local recoding), also the normalized non-uniform entropy and the
     relative 5-fold ID3 accuracy of predicting the sensitive attribute from the
     quasi-identifiers.
+
+    Every measure but the ID3 accuracy is computed from the frequency tables ``tables`` of the
+    release and ``original`` (:class:`~microanon.apps.release_frequencies.ReleaseTables`,
+    grouped here when not given).
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
@@ -96,28 +116,47 @@ def utility_metrics(
     if release.kind == "anatomized":  # exact quasi-identifiers: nothing generalized
         return {"LM": 0.0, "GCP": 0.0, "precision": 1.0, "suppressed": 0}
     data = release.data
+    if tables is None and original is not None:
+        tables = ReleaseTables.of(original, release)
+    published = tables.after if tables is not None else Combinations.of(data, quasi)
+    table, counts = published.values, published.counts
     removed = max(int(meta.get("rows_in", len(data))) - len(data), 0)
     hs = _hierarchies(release)
-    domains = {q: original[q] for q in quasi if q not in hs} if original is not None else None
-    lm = _attempt(loss_metric, data, hs, quasi, suppressed=removed, domains=domains or None)
-    gcp = _attempt(ncp, data, hs, quasi, suppressed=removed, domains=domains or None)
-    prec = _attempt(precision, data, hs, quasi, suppressed=removed)
+    domains = None
+    if tables is not None:
+        domains = {q: tables.before.values[q] for q in quasi if q not in hs}
+    measured = {"suppressed": removed, "counts": counts}
+    lm = _attempt(loss_metric, table, hs, quasi, domains=domains or None, **measured)
+    gcp = _attempt(ncp, table, hs, quasi, domains=domains or None, **measured)
+    prec = _attempt(precision, table, hs, quasi, **measured)
     # Discernibility charges each suppressed record N: leave the '*' rows of star mode out of
     # the classes (an attacker still sees them as one class; see published_groups_frame).
-    kept = data
+    kept = np.ones(len(table), dtype=bool)
     if suppressed:
-        kept = data.loc[~(data[quasi].astype(str) == SUPPRESSED).all(axis=1).to_numpy()]
-    disc = discernibility(kept, quasi, suppressed=suppressed) if len(kept) else None
+        kept = ~(table[quasi].astype(str) == SUPPRESSED).all(axis=1).to_numpy()
+    disc = None
+    if kept.any():
+        disc = discernibility(table.loc[kept], quasi, suppressed=suppressed, counts=counts[kept])
     out = {
         "LM": None if lm is None else lm.total,
         "GCP": None if gcp is None else gcp.gcp,
         "precision": prec,
         "discernibility": disc,
-        "AECS": len(data) / max(equivalence_classes(data, quasi).count, 1),
+        "AECS": len(data) / max(equivalence_classes(table, quasi, counts=counts).count, 1),
         "suppressed": suppressed,
     }
     if extended and original is not None and len(original) == len(data):
-        entropy = _attempt(non_uniform_entropy, original, data, quasi, hs or None)
+        pairs = None if tables is None else tables.pairs
+        entropy = None
+        if pairs is not None:
+            entropy = _attempt(
+                non_uniform_entropy,
+                pairs.values[quasi],
+                pairs.values[[q + PUBLISHED for q in quasi]].set_axis(quasi, axis=1),
+                quasi,
+                hs or None,
+                counts=pairs.counts,
+            )
         out["non-uniform entropy (normalized)"] = None if entropy is None else entropy.normalized
         sensitive = (meta.get("sensitive") or [None])[0]
         if sensitive is not None:
@@ -161,11 +200,10 @@ def add_single_table_sections(
         claimed model holds on the release; None when none is claimed).
     """
     meta = release.metadata
-    quasi = list(meta.get("quasi") or [])
-    sensitive = (meta.get("sensitive") or [None])[0]
-    kept, attack_quasi, _ = published_groups_frame(release)
-    before = privacy_metrics(original, quasi, sensitive)
-    after = privacy_metrics(kept, attack_quasi, sensitive)
+    tables = ReleaseTables.of(original, release)
+    quasi, sensitive, attack_quasi = tables.quasi, tables.sensitive, tables.attack_quasi
+    before = privacy_metrics(tables.before.values, quasi, sensitive, tables.before.counts)
+    after = privacy_metrics(tables.after.values, attack_quasi, sensitive, tables.after.counts)
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
@@ -183,7 +221,7 @@ def add_single_table_sections(
     )
     sec.table(comparison, caption=caption)
     if utility is None:
-        util = utility_metrics(release, original, extended=True)
+        util = utility_metrics(release, original, extended=True, tables=tables)
     else:
         util = utility(release, original)
     usec = report.section(
@@ -196,7 +234,9 @@ def add_single_table_sections(
         "that on the original; shown when the release keeps every record in order).",
     )
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
-    sizes = equivalence_classes(kept, attack_quasi).histogram()
+    sizes = equivalence_classes(
+        tables.after.values, attack_quasi, counts=tables.after.counts
+    ).histogram()
     fig = new_figure(6.4, 3.0)
     ax = fig.add_subplot()
     ax.bar(sizes.index.to_numpy(), sizes.to_numpy(), color="#4a6fa5")

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from .common import check_count, check_quasi, group_rows
+from .common import check_count, check_counts, check_quasi, group_rows
 
 __all__ = ["ClassStats", "equivalence_classes", "discernibility", "aecs"]
 
@@ -72,14 +72,18 @@ class ClassStats:
         }
 
 
-def _class_sizes(data: Any, quasi: Any) -> np.ndarray:
+def _class_sizes(data: Any, quasi: Any, counts: Any = None) -> np.ndarray:
     data = pandas_if_arrow(data, "data")
     cols = check_quasi(data, quasi)
-    sizes, _ = group_rows(data, cols)
+    sizes, _ = group_rows(data, cols, check_counts(counts, len(data)))
     return sizes
 
 
-def equivalence_classes(data: pd.DataFrame, quasi: Sequence[str] | str) -> ClassStats:
+def equivalence_classes(
+    data: pd.DataFrame,
+    quasi: Sequence[str] | str,
+    counts: Sequence[int] | np.ndarray | None = None,
+) -> ClassStats:
     """Group the rows of ``data`` by their quasi-identifier values.
 
     Parameters
@@ -88,6 +92,9 @@ def equivalence_classes(data: pd.DataFrame, quasi: Sequence[str] | str) -> Class
         Original or generalized table (any index).
     quasi : sequence of str or str
         Quasi-identifier columns.
+    counts : sequence of int, optional
+        Records per row: ``data`` is then a frequency table of distinct combinations, grouped as
+        the table with each row repeated ``counts`` times (default: one record per row).
 
     Returns
     -------
@@ -106,7 +113,7 @@ def equivalence_classes(data: pd.DataFrame, quasi: Sequence[str] | str) -> Class
     >>> equivalence_classes(df, ["age", "zip"]).sizes.tolist()
     [2, 1]
     """
-    sizes = _class_sizes(data, quasi)
+    sizes = _class_sizes(data, quasi, counts)
     sizes.setflags(write=False)
     rows = int(sizes.sum())
     return ClassStats(
@@ -119,7 +126,12 @@ def equivalence_classes(data: pd.DataFrame, quasi: Sequence[str] | str) -> Class
     )
 
 
-def discernibility(data: pd.DataFrame, quasi: Sequence[str] | str, suppressed: int = 0) -> int:
+def discernibility(
+    data: pd.DataFrame,
+    quasi: Sequence[str] | str,
+    suppressed: int = 0,
+    counts: Sequence[int] | np.ndarray | None = None,
+) -> int:
     """Discernibility metric of Bayardo & Agrawal (2005): ``Σ_E |E|² + suppressed · N``.
 
     Every row is charged the size of its class; a suppressed row is charged the size ``N`` of the
@@ -133,6 +145,8 @@ def discernibility(data: pd.DataFrame, quasi: Sequence[str] | str, suppressed: i
         Quasi-identifier columns.
     suppressed : int, default 0
         Number of rows removed from ``data`` by suppression.
+    counts : sequence of int, optional
+        Records per row of a frequency table (see :func:`equivalence_classes`).
 
     Returns
     -------
@@ -145,7 +159,7 @@ def discernibility(data: pd.DataFrame, quasi: Sequence[str] | str, suppressed: i
         Bad table or QI list (see :func:`equivalence_classes`) or ``suppressed < 0``.
     """
     n_suppressed = check_count(suppressed, "suppressed")
-    sizes = _class_sizes(data, quasi)
+    sizes = _class_sizes(data, quasi, counts)
     n = int(sizes.sum()) + n_suppressed
     return int(np.dot(sizes, sizes)) + n_suppressed * n
 

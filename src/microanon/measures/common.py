@@ -28,6 +28,7 @@ __all__ = [
     "Cells",
     "NumericDomain",
     "check_count",
+    "check_counts",
     "check_hierarchies",
     "check_quasi",
     "check_share",
@@ -98,25 +99,56 @@ def check_share(value: Any, param: str) -> float:
     return share
 
 
-def group_rows(data: pd.DataFrame, quasi: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def check_counts(counts: Any, rows: int) -> np.ndarray | None:
+    """The records each row of a frequency table stands for, checked (None: one each).
+
+    A measure given ``counts`` reads its table as distinct combinations, row ``i`` holding
+    ``counts[i]`` records: it gives the value it gives on the table with each row repeated that
+    many times.
+
+    Raises
+    ------
+    InputError
+        Not one whole number >= 1 per row.
+    """
+    if counts is None:
+        return None
+    w = np.asarray(counts)
+    if w.shape != (rows,) or not (
+        np.issubdtype(w.dtype, np.integer) or np.issubdtype(w.dtype, np.floating)
+    ):
+        raise InputError(f"'counts' must hold one number of records per row ({rows})")
+    if not np.all(np.isfinite(w)) or np.any(w < 1) or np.any(w != np.floor(w)):
+        raise InputError("'counts' must be whole numbers >= 1")
+    return w.astype(np.int64)
+
+
+def group_rows(
+    data: pd.DataFrame, quasi: Sequence[str], counts: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Group rows into equivalence classes (identical values on every QI column).
+
+    ``counts``: records per row (:func:`check_counts`; None: one each).
 
     Returns
     -------
     sizes : (n_classes,) int64 array
-        Class sizes, classes ordered by their first row.
+        Class sizes (in records), classes ordered by their first row.
     row_class : (n_rows,) int64 array
         Class index of every row.
     """
     factorized = [factorize_column(data[c], c) for c in quasi]
-    _, counts, inverse, first = combine_codes(
+    _, counts_of_class, inverse, first = combine_codes(
         [codes for codes, _ in factorized], [len(u) for _, u in factorized]
     )
     # Reorder classes by first appearance so the order does not depend on code values.
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return counts[order], rank[inverse]
+    row_class = rank[inverse]
+    if counts is not None:
+        return np.bincount(row_class, weights=counts).astype(np.int64), row_class
+    return counts_of_class[order], row_class
 
 
 def check_hierarchies(
@@ -326,7 +358,11 @@ class Cells:
 
 
 def resolve_cells(
-    column: pd.Series, hierarchy: Hierarchy | None, domain: NumericDomain | None, name: str
+    column: pd.Series,
+    hierarchy: Hierarchy | None,
+    domain: NumericDomain | None,
+    name: str,
+    counts: np.ndarray | None = None,
 ) -> Cells:
     """Resolve the distinct values of a (possibly generalized) quasi-identifier column.
 
@@ -334,7 +370,7 @@ def resolve_cells(
     column, a closed range ``"[lo, hi]"`` that is not a label. Without a hierarchy (a numeric
     column with a given domain) a value is a number, a closed range or ``"*"`` (the whole
     domain). A range must satisfy ``lo <= hi``, lie inside the domain's ``[min, max]`` and
-    cover at least one domain value.
+    cover at least one domain value. ``counts``: records per row (None: one each).
 
     Raises
     ------
@@ -345,7 +381,7 @@ def resolve_cells(
     """
     codes, uniques = factorize_column(column, name)
     labels = list(uniques)
-    counts = np.bincount(codes, minlength=len(labels)).astype(np.int64)
+    rows = np.bincount(codes, weights=counts, minlength=len(labels)).astype(np.int64)
     nodes = np.full(len(labels), -1, dtype=np.int64)
     lo = np.full(len(labels), np.nan)
     hi = np.full(len(labels), np.nan)
@@ -374,7 +410,7 @@ def resolve_cells(
                         "'[lo, hi]' nor '*'"
                     )
                 lo[i] = hi[i] = number
-    cells = Cells(nodes, lo, hi, counts, labels)
+    cells = Cells(nodes, lo, hi, rows, labels)
     if cells.ranges.any() and domain is not None:
         _check_ranges(cells, domain, name)
     return cells

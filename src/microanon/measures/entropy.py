@@ -33,7 +33,7 @@ from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import Hierarchy
 from ..core.table import combine_codes, factorize_column
-from .common import check_quasi
+from .common import check_counts, check_quasi
 from .estimators import cover_intervals
 
 __all__ = ["NonUniformEntropy", "non_uniform_entropy"]
@@ -91,8 +91,11 @@ def _kept_mask(kept: Any, n_original: int, n_published: int) -> np.ndarray:
     return mask
 
 
-def _domain(original: pd.Series, hierarchy: Hierarchy | None, column: str):
-    """Domain (code order), the code of every original row, and each domain value's frequency."""
+def _domain(
+    original: pd.Series, hierarchy: Hierarchy | None, column: str, counts: np.ndarray | None
+):
+    """Domain (code order), the code of every original row, and each domain value's frequency
+    (in records: ``counts`` per row, or one)."""
     codes, uniques = factorize_column(original, column)
     if hierarchy is not None:
         domain = hierarchy.leaves
@@ -106,7 +109,7 @@ def _domain(original: pd.Series, hierarchy: Hierarchy | None, column: str):
         to_domain = np.empty(len(order), dtype=np.int64)
         to_domain[order] = np.arange(len(order))
     row_code = to_domain[codes]
-    freq = np.bincount(row_code, minlength=len(domain)).astype(np.int64)
+    freq = np.bincount(row_code, weights=counts, minlength=len(domain)).astype(np.int64)
     return domain, row_code, freq
 
 
@@ -116,15 +119,20 @@ def _column_bits(
     kept: np.ndarray,
     hierarchy: Hierarchy | None,
     column: str,
+    counts: np.ndarray | None,
 ) -> tuple[float, float]:
-    """Bits lost in one column, and the bits lost if every cell were suppressed."""
-    domain, row_code, freq = _domain(original, hierarchy, column)
-    n = len(row_code)
+    """Bits lost in one column, and the bits lost if every cell were suppressed (``counts``:
+    records per original row, or one)."""
+    domain, row_code, freq = _domain(original, hierarchy, column, counts)
+    n = int(freq.sum())
     cum = np.concatenate([[0], np.cumsum(freq)])
     pub_codes, labels = factorize_column(published, column)
     lo, hi = cover_intervals(list(labels), domain, hierarchy=hierarchy, column=column)
     kept_code = row_code[kept]
     pairs = combine_codes([kept_code, pub_codes], [len(domain), len(labels)])
+    records = pairs.counts
+    if counts is not None:
+        records = np.bincount(pairs.inverse, weights=counts[kept], minlength=len(records))
     v, g = pairs.combos[:, 0], pairs.combos[:, 1]
     outside = (v < lo[g]) | (v >= hi[g])
     if outside.any():
@@ -134,8 +142,9 @@ def _column_bits(
             f"value {domain[v[i]]!r} of its row; is published aligned with original[kept]?"
         )
     covered = cum[hi[g]] - cum[lo[g]]
-    bits = float(np.dot(pairs.counts, np.log2(covered / freq[v])))
-    removed = np.bincount(row_code[~kept], minlength=len(domain))
+    bits = float(np.dot(records.astype(np.int64), np.log2(covered / freq[v])))
+    dropped = None if counts is None else counts[~kept]
+    removed = np.bincount(row_code[~kept], weights=dropped, minlength=len(domain)).astype(np.int64)
     present = freq > 0
     per_value = np.zeros(len(domain))
     per_value[present] = np.log2(n / freq[present])
@@ -150,6 +159,7 @@ def non_uniform_entropy(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     *,
     kept: np.ndarray | Sequence[bool] | None = None,
+    counts: np.ndarray | Sequence[int] | None = None,
 ) -> NonUniformEntropy:
     """Non-uniform entropy of a generalized table: ``Σ_records Σ_QI -log2 P(v | g)``.
 
@@ -172,6 +182,10 @@ def non_uniform_entropy(
     kept : boolean array, optional
         Which original rows are in ``published`` (default: all; then the tables have one
         length). Removed rows count as fully suppressed.
+    counts : sequence of int, optional
+        Records per row of ``original`` (and of the aligned ``published`` row): the tables are
+        then a frequency table of distinct (original, published) combinations, measured as the
+        tables with each row repeated ``counts`` times (default: one record per row).
 
     Returns
     -------
@@ -202,10 +216,11 @@ def non_uniform_entropy(
     if bad:
         raise InputError(f"'hierarchies' entry for column '{bad[0]}' is not a Hierarchy")
     mask = _kept_mask(kept, len(original), len(published))
+    weights = check_counts(counts, len(original))
     per: dict[str, float] = {}
     worst = 0.0
     for c in cols:
-        bits, full = _column_bits(original[c], published[c], mask, hierarchies.get(c), c)
+        bits, full = _column_bits(original[c], published[c], mask, hierarchies.get(c), c, weights)
         per[c] = max(bits, 0.0)
         worst += full
     total = float(math.fsum(per.values()))

@@ -34,6 +34,7 @@ from ..core.hierarchy import Hierarchy
 from .common import (
     NumericDomain,
     check_count,
+    check_counts,
     check_hierarchies,
     normalize_columns,
     numeric_leaves,
@@ -211,13 +212,17 @@ def _mean_losses(
     domains: Mapping[str, NumericDomain],
     losses: Mapping[str, _Loss],
     suppressed: int,
+    counts: Any = None,
 ) -> dict[str, float]:
-    """Mean cell loss of each column; suppressed rows are charged the root's (whole domain's)."""
+    """Mean cell loss of each column; suppressed rows are charged the root's (whole domain's).
+
+    ``counts``: records per row of ``data`` (a frequency table; None: one each)."""
     out = {}
-    n = len(data) + suppressed
+    weights = check_counts(counts, len(data))
+    n = (len(data) if weights is None else int(weights.sum())) + suppressed
     for c in cols:
         h, dom, loss = hierarchies.get(c), domains.get(c), losses[c]
-        cells = resolve_cells(data[c], h, dom, c)
+        cells = resolve_cells(data[c], h, dom, c, weights)
         per_value = np.zeros(len(cells.counts))
         ranged = cells.ranges
         if (~ranged).any():
@@ -250,6 +255,7 @@ def loss_metric(
     *,
     weighted: bool = False,
     domains: Mapping[str, Any] | None = None,
+    counts: Sequence[int] | np.ndarray | None = None,
 ) -> LossMetric:
     """Iyengar's loss metric (LM) of a generalized table.
 
@@ -280,6 +286,9 @@ def loss_metric(
         The domain of a numeric quasi-identifier that has no hierarchy: its original column or
         its distinct values. Its cells hold numbers, closed ranges ``"[lo, hi]"`` or ``"*"``.
         The domain of a column with a numeric hierarchy is the hierarchy's leaves.
+    counts : sequence of int, optional
+        Records per row: ``data`` is then a frequency table of distinct combinations, measured
+        as the table with each row repeated ``counts`` times (default: one record per row).
 
     Returns
     -------
@@ -304,7 +313,7 @@ def loss_metric(
     n_suppressed = check_count(suppressed, "suppressed")
     cols, hs, doms = check_hierarchies(data, hierarchies, quasi, domains)
     loss = _Loss(_lm_weighted_loss, _lm_weighted_range) if weighted else _Loss(_lm_loss, _lm_range)
-    per = _mean_losses(data, cols, hs, doms, {c: loss for c in cols}, n_suppressed)
+    per = _mean_losses(data, cols, hs, doms, {c: loss for c in cols}, n_suppressed, counts)
     total = float(np.mean(list(per.values())))
     return LossMetric(total=total, per_attribute=per, weighted=bool(weighted))
 
@@ -395,6 +404,7 @@ def ncp(
     numeric_ranges: bool | Collection[str] = False,
     suppressed: int = 0,
     domains: Mapping[str, Any] | None = None,
+    counts: Sequence[int] | np.ndarray | None = None,
 ) -> NCPScore:
     """Normalized certainty penalty (NCP) per attribute and global certainty penalty (GCP).
 
@@ -427,6 +437,8 @@ def ncp(
         Rows removed from ``data`` by suppression; each costs the root's NCP in every cell.
     domains : mapping of str to sequence of numbers, optional
         The domain of a numeric quasi-identifier that has no hierarchy (see :func:`loss_metric`).
+    counts : sequence of int, optional
+        Records per row of a frequency table (see :func:`loss_metric`).
 
     Returns
     -------
@@ -448,7 +460,7 @@ def ncp(
     w = _check_weights(weights, cols)
     ranged = _range_columns(numeric_ranges, cols, hs, doms)
     losses = {c: _ncp_loss(c, ranged, hs) for c in cols}
-    per = _mean_losses(data, cols, hs, doms, losses, n_suppressed)
+    per = _mean_losses(data, cols, hs, doms, losses, n_suppressed, counts)
     gcp = float(sum(w[c] * per[c] for c in cols))
     return NCPScore(gcp=min(max(gcp, 0.0), 1.0), per_attribute=per, weights=w)
 
@@ -458,6 +470,8 @@ def precision(
     hierarchies: Mapping[str, Hierarchy],
     quasi: Sequence[str] | str | None = None,
     suppressed: int = 0,
+    *,
+    counts: Sequence[int] | np.ndarray | None = None,
 ) -> float:
     """Sweeney's precision ``Prec = 1 - Σ_cells level(v) / height(A) / (N · |QI|)``.
 
@@ -474,6 +488,9 @@ def precision(
     suppressed : int, default 0
         Rows removed from ``data`` by suppression; each counts at full height in every cell and
         ``N = len(data) + suppressed``.
+    counts : sequence of int, optional
+        Records per row of a frequency table (see :func:`loss_metric`); ``N`` is then their sum
+        plus ``suppressed``.
 
     Returns
     -------
@@ -493,5 +510,5 @@ def precision(
     n_suppressed = check_count(suppressed, "suppressed")
     cols, hs, doms = check_hierarchies(data, hierarchies, quasi)
     loss = _Loss(_precision_loss, None)
-    per = _mean_losses(data, cols, hs, doms, {c: loss for c in cols}, n_suppressed)
+    per = _mean_losses(data, cols, hs, doms, {c: loss for c in cols}, n_suppressed, counts)
     return float(1.0 - np.mean(list(per.values())))

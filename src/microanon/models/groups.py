@@ -159,7 +159,11 @@ class Groups:
 
     @classmethod
     def from_frame(
-        cls, data: pd.DataFrame, quasi: Columns, sensitive: Hashable | None = None
+        cls,
+        data: pd.DataFrame,
+        quasi: Columns,
+        sensitive: Hashable | None = None,
+        weights: np.ndarray | None = None,
     ) -> Groups:
         """Group a DataFrame by its quasi-identifiers.
 
@@ -172,6 +176,9 @@ class Groups:
             Quasi-identifier columns.
         sensitive : column name, optional
             Sensitive column, needed by ℓ-diversity and t-closeness.
+        weights : int array, optional
+            Records each row stands for (default 1): a frequency table of distinct
+            combinations is grouped exactly as the table it summarizes.
 
         Returns
         -------
@@ -198,12 +205,20 @@ class Groups:
             [codes for codes, _ in factorized], [len(u) for _, u in factorized]
         )
         key_parts = [(codes[first], uniques) for codes, uniques in factorized]
+        w = None
+        if weights is not None:
+            w = np.asarray(weights, dtype=np.int64)
+            if w.shape != (len(df),) or (w < 1).any():
+                raise InputError(f"weights: one whole number >= 1 per row ({len(df)})")
+            sizes = np.bincount(row_group, weights=w, minlength=len(sizes)).astype(np.int64)
         if sensitive is None:
-            return cls(names, row_group, sizes, key_parts)
+            return cls(names, row_group, sizes, key_parts, weights=w)
         column = df[sensitive]
         sa_codes, values = _sensitive_codes(column, sensitive)
         numeric = pd.api.types.is_numeric_dtype(column.dtype)
-        return cls(names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric)
+        return cls(
+            names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric, weights=w
+        )
 
     @classmethod
     def from_codes(

@@ -1,0 +1,184 @@
+"""The frequency tables a release's reports are measured on: the distinct combinations of the
+columns a report needs, and how many records hold each.
+
+Every number of the privacy and utility sections (classes, k, ℓ, t, the prosecutor risk, LM, GCP,
+precision, discernibility, AECS, the non-uniform entropy) depends on a table only through these
+combinations and their counts, so the reports group the records once and measure the (much
+smaller) frequency tables, in time proportional to the combinations rather than the rows. The
+tables are plain pandas DataFrames with a count per row: the Dask engine can build the same
+tables out of core (:func:`microanon.scale.value_frequencies`) and hand them to
+:meth:`Combinations.from_table`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.release import Release
+from ..core.table import combine_codes
+from ..models import published_groups_frame
+from ..scale.frequencies import FrequencyTable
+
+__all__ = ["PUBLISHED", "Combinations", "ReleaseTables"]
+
+
+@dataclass(frozen=True)
+class Combinations:
+    """Distinct combinations of some columns of a table and the records holding each.
+
+    Built from rows (:meth:`of`), the combinations are in order of their first row, so every
+    value, and every combination of fewer columns, first appears in the same order as in the
+    rows: a measure that numbers values or classes by first appearance numbers them alike.
+
+    Attributes
+    ----------
+    values : pandas.DataFrame
+        One row per combination (missing values kept), default index, the columns' dtypes.
+    counts : int64 array
+        Records per combination (each at least one).
+    """
+
+    values: pd.DataFrame
+    counts: np.ndarray
+
+    @classmethod
+    def of(
+        cls, frame: pd.DataFrame, columns: Sequence[str], counts: np.ndarray | None = None
+    ) -> Combinations:
+        """The combinations of ``columns`` in ``frame`` (``counts``: records per row, or one)."""
+        columns = list(columns)
+        row_class, first = _classes(frame, columns)
+        return cls._at(frame[columns], row_class, first, counts)
+
+    @classmethod
+    def _at(
+        cls,
+        frame: pd.DataFrame,
+        row_class: np.ndarray,
+        first: np.ndarray,
+        counts: np.ndarray | None = None,
+    ) -> Combinations:
+        records = np.bincount(row_class, weights=counts, minlength=len(first))
+        values = frame.iloc[first].reset_index(drop=True)
+        return cls(values, np.asarray(records, dtype=np.int64))
+
+    @classmethod
+    def from_table(cls, table: FrequencyTable) -> Combinations:
+        """The combinations of a frequency table of values computed out of core."""
+        values = pd.DataFrame({c: table.codes[c] for c in table.columns})
+        return cls(values.infer_objects(), np.asarray(table.counts, dtype=np.int64))
+
+    @property
+    def records(self) -> int:
+        """Records the combinations stand for."""
+        return int(self.counts.sum())
+
+
+def _classes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The combination of every row, numbered by first appearance, and the first row of each
+    (a missing value is a value of its own)."""
+    codes, sizes = [], []
+    for c in columns:
+        k, uniques = pd.factorize(frame[c], use_na_sentinel=False)
+        codes.append(k.astype(np.int64, copy=False))
+        sizes.append(len(uniques))
+    return _first_order(codes, sizes, len(frame))
+
+
+def _first_order(
+    codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_classes` of code columns."""
+    if not codes:  # no column: one combination of every row
+        return np.zeros(rows, dtype=np.int64), np.zeros(1 if rows else 0, dtype=np.int64)
+    combined = combine_codes(codes, sizes)
+    order = np.argsort(combined.first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[combined.inverse], combined.first[order]
+
+
+#: Suffix of the published columns in :attr:`ReleaseTables.pairs`.
+PUBLISHED = " (published)"
+
+
+@dataclass(frozen=True)
+class ReleaseTables:
+    """The frequency tables of one single-table release that its report sections measure.
+
+    Attributes
+    ----------
+    quasi : list of str
+        The release's quasi-identifiers.
+    sensitive : str or None
+        Its (first) sensitive attribute.
+    before : Combinations
+        The original on the quasi-identifiers and the sensitive attribute (those it holds).
+    after : Combinations
+        The table an attacker links against (:func:`microanon.models.published_groups_frame`)
+        on its quasi-identifiers ``attack_quasi`` and the sensitive attribute.
+    attack_quasi : list of str
+        The quasi-identifiers of ``after``.
+    pairs : Combinations or None
+        When the release keeps every original record in order: each record's original
+        quasi-identifiers, then its published ones (named with the suffix ``" (published)"``).
+    """
+
+    quasi: list[str]
+    sensitive: str | None
+    before: Combinations
+    after: Combinations
+    attack_quasi: list[str]
+    pairs: Combinations | None = None
+
+    @classmethod
+    def of(cls, original: pd.DataFrame, release: Release) -> ReleaseTables:
+        """Group ``original`` and ``release``'s published table once.
+
+        ``original``: the records the method received (every column the release's metadata
+        names that it holds).
+        """
+        meta = release.metadata
+        quasi = [str(q) for q in meta.get("quasi") or []]
+        sensitive = (meta.get("sensitive") or [None])[0]
+        kept, attack_quasi, _ = published_groups_frame(release)
+        held = [c for c in [*quasi, sensitive] if c is not None and c in original.columns]
+        data = release.data
+        shown = [c for c in [*attack_quasi, sensitive] if c is not None and c in kept.columns]
+        aligned = (
+            release.kind != "anatomized"
+            and len(original) == len(data)
+            and set(quasi) <= set(data.columns)
+            and set(quasi) <= set(original.columns)
+        )
+        if not aligned:
+            return cls(
+                quasi,
+                sensitive,
+                Combinations.of(original, held),
+                Combinations.of(kept, shown),
+                list(attack_quasi),
+            )
+        # Each side is grouped once; the pairs are the combinations of the two groupings.
+        left, right = _classes(original, held), _classes(data, shown)
+        joint = _first_order([left[0], right[0]], [len(left[1]), len(right[1])], len(data))
+        names = {c: c + PUBLISHED for c in shown}
+        both = pd.concat(
+            [
+                original[held].iloc[joint[1]].reset_index(drop=True),
+                data[shown].iloc[joint[1]].reset_index(drop=True).rename(columns=names),
+            ],
+            axis=1,
+        )
+        return cls(
+            quasi,
+            sensitive,
+            Combinations._at(original[held], *left),
+            Combinations._at(data[shown], *right),
+            list(attack_quasi),
+            Combinations(both, np.bincount(joint[0], minlength=len(joint[1])).astype(np.int64)),
+        )
