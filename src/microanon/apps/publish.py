@@ -22,11 +22,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.errors import VerificationError
 from ..core.frames import pandas_if_arrow
-from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
 from ..core.progress import ProgressLike, as_progress
@@ -34,6 +34,7 @@ from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..models import Verification, texts_in_files, verify_written
 from .families import add_release_sections
+from .release_frequencies import Combinations, as_suppressed
 from .release_summary import (
     add_public_report,
     add_summary_sections,
@@ -200,8 +201,13 @@ def _write_reports(
     quasi = [q for q in schema.quasi if q in original.columns]
     if quasi:
         design = [c for c in (schema.weight, schema.household) if c in original.columns]
-        frame = entering[[*quasi, *design]].dropna(subset=design)
-        _add_risk(internal, frame, quasi, "Disclosure risk of the original", schema)
+        title = "Disclosure risk of the original"
+        if design:
+            frame = entering[[*quasi, *design]].dropna(subset=design)
+            _add_risk(internal, frame, quasi, title, schema)
+        else:
+            keys = Combinations.of(entering, quasi)
+            _add_risk(internal, keys.values, quasi, title, schema, keys.counts)
     internal.write(tmp / INTERNAL_DIR / "report.html")
     public_report(verification, schema, lint).write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
@@ -228,27 +234,43 @@ def public_report(verification: Verification, schema: Schema, lint: LintReport) 
     public = verification.public
     if public is None:
         raise ValueError("the verification holds no public part to report on")
-    report = add_public_report(public, verification, schema, lint)
     quasi = list(schema.quasi)
     data = public.tables.get("data")
+    keys = None
+    if data is not None:  # grouped once for both the guarantees and the risk
+        meta = public.metadata
+        named = [*quasi, *(meta.get("quasi") or []), *verification.counted_quasi]
+        named += list(meta.get("sensitive") or [])
+        columns = [c for c in dict.fromkeys(named) if c in data.columns]
+        keys = Combinations.of(data, columns) if columns else None
+    report = add_public_report(public, verification, schema, lint, keys)
     if quasi and data is not None and set(quasi) <= set(data.columns):
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
-        shown = data[quasi].astype(object).where(data[quasi].notna(), SUPPRESSED)
+        title = "Disclosure risk of the published table"
         weight = schema.weight if schema.weight in data.columns else None
         if weight is not None:  # published unchanged: its rows with a weight are measured
+            shown = as_suppressed(data[quasi])
             shown = shown.assign(**{weight: data[weight]}).loc[data[weight].notna()]
-        _add_risk(report, shown, quasi, "Disclosure risk of the published table", schema)
+            _add_risk(report, shown, quasi, title, schema)
+        else:
+            shown = keys.project(quasi)
+            _add_risk(report, as_suppressed(shown.values), quasi, title, schema, shown.counts)
     return report
 
 
 def _add_risk(
-    report: Report, frame: pd.DataFrame, quasi: list[str], title: str, schema: Schema | None = None
+    report: Report,
+    frame: pd.DataFrame,
+    quasi: list[str],
+    title: str,
+    schema: Schema | None = None,
+    counts: np.ndarray | None = None,
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
-    ``frame`` holds."""
+    ``frame`` holds; ``counts``: records per row of a frequency table of the keys."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame)
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
-    add_risk_section(report, assess_risk(frame, options), title, note=note)
+    add_risk_section(report, assess_risk(frame, options, counts), title, note=note)

@@ -12,18 +12,24 @@ tables out of core (:func:`microanon.scale.value_frequencies`) and hand them to
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import combine_codes
 from ..models import published_groups_frame
-from ..scale.frequencies import FrequencyTable
 
-__all__ = ["PUBLISHED", "Combinations", "ReleaseTables"]
+if TYPE_CHECKING:  # the Dask engine's table; importing it here would import Dask
+    from ..scale.frequencies import FrequencyTable
+
+
+__all__ = ["PUBLISHED", "Combinations", "ReleaseTables", "as_suppressed"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,11 @@ class Combinations:
         row_class, first = _classes(frame, columns)
         return cls._at(frame[columns], row_class, first, counts)
 
+    def project(self, columns: Sequence[str]) -> Combinations:
+        """The combinations of fewer ``columns``, their counts summed (in order of first
+        appearance still)."""
+        return Combinations.of(self.values, columns, self.counts)
+
     @classmethod
     def _at(
         cls,
@@ -78,14 +89,23 @@ class Combinations:
         return int(self.counts.sum())
 
 
+def as_suppressed(values: pd.DataFrame) -> pd.DataFrame:
+    """``values`` as an attacker reads a published table: a missing cell is the value ``*``."""
+    return values.astype(object).where(values.notna(), SUPPRESSED)
+
+
 def _classes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """The combination of every row, numbered by first appearance, and the first row of each
     (a missing value is a value of its own)."""
     codes, sizes = [], []
     for c in columns:
-        k, uniques = pd.factorize(frame[c], use_na_sentinel=False)
-        codes.append(k.astype(np.int64, copy=False))
-        sizes.append(len(uniques))
+        k, uniques = pd.factorize(frame[c])  # missing: -1, made a code of its own
+        k = k.astype(np.int64)
+        missing = k < 0
+        if missing.any():
+            k[missing] = len(uniques)
+        codes.append(k)
+        sizes.append(len(uniques) + 1)
     return _first_order(codes, sizes, len(frame))
 
 
@@ -95,11 +115,21 @@ def _first_order(
     """:func:`_classes` of code columns."""
     if not codes:  # no column: one combination of every row
         return np.zeros(rows, dtype=np.int64), np.zeros(1 if rows else 0, dtype=np.int64)
-    combined = combine_codes(codes, sizes)
-    order = np.argsort(combined.first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    return rank[combined.inverse], combined.first[order]
+    radices = [max(int(s), 1) for s in sizes]
+    if math.prod(radices) > np.iinfo(np.int64).max:  # no packed key: sort the code rows
+        combined = combine_codes(codes, sizes)
+        order = np.argsort(combined.first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order), dtype=np.int64)
+        return rank[combined.inverse], combined.first[order]
+    key = np.zeros(rows, dtype=np.int64)
+    for c, r in zip(codes, radices, strict=True):
+        key = key * r + c
+    # A hash table numbers the keys by first appearance, in one pass and without a sort.
+    row_class, uniques = pd.factorize(key)
+    first = np.full(len(uniques), rows, dtype=np.int64)
+    np.minimum.at(first, row_class, np.arange(rows, dtype=np.int64))
+    return row_class.astype(np.int64, copy=False), first
 
 
 #: Suffix of the published columns in :attr:`ReleaseTables.pairs`.

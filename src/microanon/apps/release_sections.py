@@ -35,6 +35,7 @@ from .row_counts import counts_sentence
 __all__ = [
     "add_single_table_sections",
     "all_suppressed",
+    "first_values",
     "privacy_metrics",
     "utility_metrics",
     "verdict_table",
@@ -239,7 +240,8 @@ def add_single_table_sections(
     ).histogram()
     fig = new_figure(6.4, 3.0)
     ax = fig.add_subplot()
-    ax.bar(sizes.index.to_numpy(), sizes.to_numpy(), color="#4a6fa5")
+    # One line collection, not a patch per bar: as many class sizes as there are, one artist.
+    ax.vlines(sizes.index.to_numpy(), 0.8, sizes.to_numpy(), color="#4a6fa5", linewidth=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("equivalence-class size in the release")
@@ -276,9 +278,29 @@ def verdict_table(sec: Section, release: Release) -> list[Verdict]:
     return verdicts
 
 
+def first_values(column: pd.Series, count: int, skip: str = SUPPRESSED) -> list[str]:
+    """The first ``count`` distinct values of ``column`` other than ``skip``, as text, in order
+    of first appearance.
+
+    Read from a prefix of the column that doubles until it holds them (or is the whole column):
+    the distinct values of a prefix appear in the order they first appear in the column.
+    """
+    rows = 1024
+    while True:
+        texts = pd.Series(column.iloc[:rows].unique(), dtype=column.dtype).astype(str).unique()
+        found = [str(t) for t in texts if t != skip][:count]
+        if len(found) == count or rows >= len(column):
+            return found
+        rows *= 2
+
+
 def all_suppressed(release: Release, column: str) -> bool:
     """Whether ``column`` is suppressed (``*`` or missing) in every published row."""
     col = release.data[column] if column in release.data.columns else None
     if col is None or len(col) == 0:
         return False
-    return bool((col.isna() | (col.astype(str) == SUPPRESSED)).all())
+    head = col.iloc[:1]
+    if not (head.isna() | (head.astype(str) == SUPPRESSED)).all():
+        return False  # the first row answers without reading the others
+    values = pd.Series(col.unique(), dtype=col.dtype)
+    return bool((values.isna() | (values.astype(str) == SUPPRESSED)).all())

@@ -24,6 +24,7 @@ from ..core.release import Release
 from ..core.schema import Schema
 from ..models import Verification
 from .families import family_of
+from .release_frequencies import Combinations, as_suppressed
 from .release_sections import all_suppressed, privacy_metrics, utility_metrics
 from .report import Report, Section, describe_parameters
 from .row_counts import counts_of, counts_sentence
@@ -165,12 +166,10 @@ def column_actions(
 
 def _changed(before: pd.Series, after: pd.Series, release: Release) -> str:
     """How many published cells differ from the original (same rows, same order only)."""
-    if len(before) != len(after) or release.kind == "randomized":
+    if len(before) != len(after) or release.kind != "masked":
         return ""
     star = after.isna() | (after.astype(str) == SUPPRESSED)
-    if star.any() and release.kind == "masked":
-        return f"; suppressed in {int(star.sum()):,} rows"
-    return ""
+    return f"; suppressed in {int(star.sum()):,} rows" if star.any() else ""
 
 
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
@@ -329,13 +328,19 @@ def add_summary_sections(
 
 
 def add_public_report(
-    public: Release, verification: Verification, schema: Schema, lint: LintReport
+    public: Release,
+    verification: Verification,
+    schema: Schema,
+    lint: LintReport,
+    keys: Combinations | None = None,
 ) -> Report:
     """The report that may be published: built from the public part alone.
 
     It names the method, its parameters and models, what was done to each published column,
     the guarantees re-checked on the files and what the published data itself shows (rows,
-    classes); no original value and no count taken on the original.
+    classes); no original value and no count taken on the original. ``keys``: the frequency
+    table of the published table's quasi-identifiers and sensitive attribute, when the caller
+    has grouped it (else it is grouped here).
     """
     meta = public.metadata
     report = Report(
@@ -368,7 +373,12 @@ def add_public_report(
     if public.kind in ("generalized", "masked") and quasi and not meta.get("masked_numeric"):
         counted = quasi + [c for c in verification.counted_quasi if c not in quasi]
         sensitive = next((s for s in meta.get("sensitive") or [] if s in public.data.columns), None)
-        risk = privacy_metrics(public.data.astype(object).fillna(SUPPRESSED), counted, sensitive)
+        columns = counted + ([sensitive] if sensitive else [])
+        if keys is not None and set(columns) <= set(keys.values.columns):
+            keys = keys.project(columns)
+        else:
+            keys = Combinations.of(public.data, columns)
+        risk = privacy_metrics(as_suppressed(keys.values), counted, sensitive, keys.counts)
         vsec.metrics(
             {k: v for k, v in risk.items() if v is not None},
             caption="Measured on the published table alone (suppressed cells as *): classes, "

@@ -205,7 +205,9 @@ def _finite(x: float | None) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
+def assess_risk(
+    data: pd.DataFrame, options: RiskOptions, counts: np.ndarray | None = None
+) -> RiskAssessment:
     """Compute the risk profile of ``data`` as ``options`` allow.
 
     Parameters
@@ -214,6 +216,11 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
         The table (original or the published data of a release).
     options : RiskOptions
         Keys, weights, population and what to compute.
+    counts : int array, optional
+        Records per row: ``data`` is then a frequency table of distinct combinations
+        (:class:`~microanon.apps.release_frequencies.Combinations`) and the profile is that of
+        the table it summarizes, its per-record risks one row per combination
+        (``record_weights``). The class-size figures only: without weights and SUDA2.
 
     Returns
     -------
@@ -223,9 +230,13 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
     ------
     InputError
         A column that does not exist, bad weights, a population smaller than the table, a
-        sampling fraction outside (0, 1], missing key values with ``missing="error"``.
+        sampling fraction outside (0, 1], missing key values with ``missing="error"``; weights
+        or SUDA2 with ``counts``.
     """
     quasi = list(options.quasi)
+    if counts is not None and (options.weights is not None or options.suda):
+        raise InputError("the weighted risks and SUDA2 need the records, not a frequency table")
+    records = np.ones(len(data), dtype=np.int64) if counts is None else np.asarray(counts)
     missing = {k: v if options.missing == "any" else "error" for k, v in _SDCMICRO_MISSING.items()}
     if options.missing == "value":  # a missing key value is the value ?
         data = data.copy()
@@ -235,12 +246,14 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
     # The attacker models and the population estimates need every key: under any (sdcMicro's
     # convention) the records with a missing key are left out of them (and counted), and under
     # drop out of every measure.
-    complete = data
+    complete, present = data, records
     if options.missing in ("any", "drop"):
-        complete = data.loc[data[quasi].notna().all(axis=1).to_numpy()]
-    left_out = len(data) - len(complete)
+        full = data[quasi].notna().all(axis=1).to_numpy()
+        complete, present = data.loc[full], records[full]
+    left_out = int(records.sum() - present.sum())
     if options.missing == "drop":
-        data = complete
+        data, records = complete, present
+    counted = None if counts is None else present
     size = options.population
     fraction = options.fraction
     table = options.population_table
@@ -248,11 +261,16 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
         size = _people(table, options.population_count)
     if options.region is not None or size is not None:
         pu = population_uniqueness(
-            complete, quasi, population_size=size, fraction=fraction, region=options.region
+            complete,
+            quasi,
+            population_size=size,
+            fraction=fraction,
+            region=options.region,
+            counts=counted,
         )
         fraction = pu.sampling_fraction
     elif fraction is not None:
-        pu = population_uniqueness(complete, quasi, fraction=fraction)
+        pu = population_uniqueness(complete, quasi, fraction=fraction, counts=counted)
     else:
         pu = None
     if table is not None:
@@ -262,11 +280,14 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
             population=table,
             count=options.population_count,
             threshold=options.threshold,
+            counts=counted,
         )
     else:
-        attackers = attacker_risks(complete, quasi, fraction=fraction, threshold=options.threshold)
+        attackers = attacker_risks(
+            complete, quasi, fraction=fraction, threshold=options.threshold, counts=counted
+        )
     numbers: dict[str, Any] = {
-        "rows": len(data) + (left_out if options.missing == "drop" else 0),
+        "rows": int(records.sum()) + (left_out if options.missing == "drop" else 0),
         "quasi": quasi,
         "threshold": options.threshold,
         "missing": options.missing,
@@ -322,7 +343,11 @@ def assess_risk(data: pd.DataFrame, options: RiskOptions) -> RiskAssessment:
         risks["dis_suda"] = s.dis_score
     else:
         numbers["suda"] = None
-    return RiskAssessment(numbers, pd.DataFrame(risks, index=data.index))
+    return RiskAssessment(
+        numbers,
+        pd.DataFrame(risks, index=data.index),
+        record_weights=None if counts is None else records,
+    )
 
 
 def _pct(x: float | None) -> str:

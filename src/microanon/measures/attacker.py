@@ -29,7 +29,7 @@ import pandas as pd
 from ..core import display
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
-from .common import check_quasi, check_share, group_rows
+from .common import check_counts, check_quasi, check_share, group_rows
 
 __all__ = ["AttackerRisks", "ModelRisk", "attacker_risks"]
 
@@ -173,6 +173,7 @@ def attacker_risks(
     count: str | None = None,
     fraction: float | None = None,
     threshold: float = 0.2,
+    counts: Sequence[int] | np.ndarray | None = None,
 ) -> AttackerRisks:
     """Re-identification risk of every record under the prosecutor, journalist and marketer.
 
@@ -204,6 +205,10 @@ def attacker_risks(
     threshold : float, default 0.2
         Records with risk strictly above it are counted in ``records_above`` (0.2: classes of
         fewer than 5). Must be in ``(0, 1]``.
+    counts : sequence of int, optional
+        Records per row: ``data`` is then a frequency table of distinct combinations, measured
+        as the table with each row repeated ``counts`` times (default: one record per row); the
+        per-record risks are then those of a record of each row.
 
     Returns
     -------
@@ -235,11 +240,12 @@ def attacker_risks(
         raise InputError("give 'population' or 'fraction', not both")
     if count is not None and population is None:
         raise InputError("'count' names a column of 'population', which is not given")
+    weights = check_counts(counts, len(data))
     if population is not None:
-        f, big_f, row_class = _with_population(data, cols, population, count)
+        f, big_f, row_class = _with_population(data, cols, population, count, weights)
         source = "table"
     else:
-        f, row_class = group_rows(data, cols)
+        f, row_class = group_rows(data, cols, weights)
         f = f.astype(float)
         big_f = f if fraction is None else f / check_share(fraction, "fraction")
         source = "sample" if fraction is None else "fraction"
@@ -322,9 +328,14 @@ def _model(
 
 
 def _with_population(
-    data: pd.DataFrame, cols: list[str], population: Any, count: str | None
+    data: pd.DataFrame,
+    cols: list[str],
+    population: Any,
+    count: str | None,
+    records: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sample class sizes ``f``, population class sizes ``F`` and the class of every row."""
+    """Sample class sizes ``f``, population class sizes ``F`` and the class of every row
+    (``records``: records per row of ``data``, or one)."""
     check_quasi(population, cols, what="population")
     if count is not None:
         if count not in population.columns:
@@ -348,7 +359,7 @@ def _with_population(
     _, classes = group_rows(both, cols)
     sample_class, population_class = classes[:n], classes[n:]
     used, row_class = np.unique(sample_class, return_inverse=True)
-    f = np.bincount(row_class).astype(float)
+    f = np.bincount(row_class, weights=records).astype(float)
     big_f = np.bincount(population_class, weights=weights, minlength=classes.max() + 1)[used]
     short = np.flatnonzero(big_f < f)
     if len(short):

@@ -51,7 +51,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ._uniqueness import ClassSizes, Fit, pitman, snb, zayatz
-from .common import check_quasi, check_share, group_rows
+from .common import check_counts, check_quasi, check_share, group_rows
 
 __all__ = ["REGIONS", "PopulationUniqueness", "UniquenessEstimate", "population_uniqueness"]
 
@@ -172,6 +172,7 @@ def population_uniqueness(
     population_size: int | None = None,
     fraction: float | None = None,
     region: str | None = None,
+    counts: Sequence[int] | np.ndarray | None = None,
 ) -> PopulationUniqueness:
     """Estimate the share of the population that is unique on the quasi-identifiers.
 
@@ -192,6 +193,9 @@ def population_uniqueness(
     region : str, optional
         One of ARX's region presets (:data:`REGIONS`, any letter case), e.g. ``"usa"``
         (317,238,626).
+    counts : sequence of int, optional
+        Records per row: ``data`` is then a frequency table of distinct combinations, measured
+        as the table with each row repeated ``counts`` times (default: one record per row).
 
     Returns
     -------
@@ -216,7 +220,7 @@ def population_uniqueness(
     """
     data = pandas_if_arrow(data, "data")
     cols = check_quasi(data, quasi)
-    sizes, _ = group_rows(data, cols)
+    sizes, _ = group_rows(data, cols, check_counts(counts, len(data)))
     return uniqueness_of_sizes(
         sizes, population_size=population_size, fraction=fraction, region=region
     )

@@ -11,7 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from microanon.apps.release_sections import add_single_table_sections, all_suppressed
+from microanon.apps.release_sections import (
+    add_single_table_sections,
+    all_suppressed,
+    first_values,
+)
 from microanon.apps.report import Report
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
@@ -61,8 +65,7 @@ def describe_column(release: Release, column: str) -> str | None:
 def _generalized(release: Release, column: str) -> str:
     meta = release.metadata
     levels, heights = meta.get("levels") or {}, meta.get("heights") or {}
-    data = release.data
-    labels = data[column][data[column].astype(str) != SUPPRESSED].astype(str).unique()[:3]
+    labels = first_values(release.data[column], 3)
     example = f" (e.g. {', '.join(labels)})" if len(labels) else ""
     if column in levels:  # the heights are internal: the public part shows the level alone
         level, height = int(levels[column]), heights.get(column)
