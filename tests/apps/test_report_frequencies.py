@@ -25,7 +25,6 @@ from microanon.measures import (
     loss_metric,
     ncp,
     non_uniform_entropy,
-    precision,
     reidentification_risk,
 )
 from microanon.models import profile
@@ -52,6 +51,9 @@ def rows_privacy(table: pd.DataFrame, quasi: list[str], sensitive: str | None) -
     return out
 
 
+SENSITIVE = st.sampled_from(["x", "y", "z", None])
+
+
 @st.composite
 def records(draw: st.DrawFn, missing_quasi: bool = False) -> pd.DataFrame:
     rows = draw(st.integers(1, 30))
@@ -60,7 +62,7 @@ def records(draw: st.DrawFn, missing_quasi: bool = False) -> pd.DataFrame:
         {
             "a": draw(st.lists(letters, min_size=rows, max_size=rows)),
             "n": draw(st.lists(st.integers(0, 3), min_size=rows, max_size=rows)),
-            "s": draw(st.lists(st.sampled_from(["x", "y", "z", None]), min_size=rows, max_size=rows)),
+            "s": draw(st.lists(SENSITIVE, min_size=rows, max_size=rows)),
         }
     )
 
@@ -78,7 +80,8 @@ def test_privacy_metrics_from_counts_equal_rows(table, with_sensitive):
 @SETTINGS
 @given(records(missing_quasi=True), st.sampled_from(["value", "any", "drop"]), st.booleans())
 def test_risk_from_counts_equals_rows(table, missing, fraction):
-    options = RiskOptions(["a", "n"], suda=False, missing=missing, fraction=0.5 if fraction else None)
+    share = 0.5 if fraction else None
+    options = RiskOptions(["a", "n"], suda=False, missing=missing, fraction=share)
     if missing == "drop" and table["a"].isna().all():
         return  # nothing left to measure, either way
     ref = assess_risk(table, options)

@@ -63,7 +63,8 @@ def published(draw: st.DrawFn, missing: bool = False) -> pd.DataFrame:
 def frequency_table(draw: st.DrawFn, missing: bool = False) -> tuple[pd.DataFrame, np.ndarray]:
     """Any rows (duplicates allowed, any order) with any counts >= 1."""
     values = draw(published(missing))
-    counts = np.asarray(draw(st.lists(st.integers(1, 4), min_size=len(values), max_size=len(values))))
+    size = len(values)
+    counts = np.asarray(draw(st.lists(st.integers(1, 4), min_size=size, max_size=size)))
     return values, counts
 
 
@@ -88,7 +89,9 @@ def test_information_loss_from_counts_equals_rows(table, suppressed):
     gcp = ncp(rows, hs, ["a", "n"], suppressed=suppressed, domains=DOMAIN, numeric_ranges=True)
     prec = precision(rows, hs, ["a"], suppressed=suppressed)
     for values, counts in both(table):
-        got = loss_metric(values, hs, ["a", "n"], suppressed=suppressed, domains=DOMAIN, counts=counts)
+        got = loss_metric(
+            values, hs, ["a", "n"], suppressed=suppressed, domains=DOMAIN, counts=counts
+        )
         assert got == lm
         assert (
             ncp(

@@ -65,15 +65,18 @@ def describe_column(release: Release, column: str) -> str | None:
 def _generalized(release: Release, column: str) -> str:
     meta = release.metadata
     levels, heights = meta.get("levels") or {}, meta.get("heights") or {}
-    labels = first_values(release.data[column], 3)
-    example = f" (e.g. {', '.join(labels)})" if len(labels) else ""
+
+    def example() -> str:  # read only when shown
+        labels = first_values(release.data[column], 3)
+        return f" (e.g. {', '.join(labels)})" if labels else ""
+
     if column in levels:  # the heights are internal: the public part shows the level alone
         level, height = int(levels[column]), heights.get(column)
         of = f" of {height}" if height is not None else ""
         top = level >= int(height) if height is not None else all_suppressed(release, column)
         if top:
             return f"fully generalized to {SUPPRESSED} (level {level}{of})"
-        return f"generalized to level {level}{of}{example}"
+        return f"generalized to level {level}{of}{example()}"
     if all_suppressed(release, column):
         return f"fully generalized to {SUPPRESSED}"
-    return f"generalized class by class{example}"
+    return f"generalized class by class{example()}"
