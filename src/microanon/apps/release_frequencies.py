@@ -5,9 +5,8 @@ Every number of the privacy and utility sections (classes, k, ℓ, t, the prosec
 precision, discernibility, AECS, the non-uniform entropy) depends on a table only through these
 combinations and their counts, so the reports group the records once and measure the (much
 smaller) frequency tables, in time proportional to the combinations rather than the rows. The
-tables are plain pandas DataFrames with a count per row: the Dask engine can build the same
-tables out of core (:func:`microanon.scale.value_frequencies`) and hand them to
-:meth:`Combinations.from_table`.
+tables are plain pandas DataFrames with a count per row, so that they can also be computed out
+of core (:func:`microanon.scale.value_frequencies` gives the same combinations and counts).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,10 +22,6 @@ from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import combine_codes
 from ..models import published_groups_frame
-
-if TYPE_CHECKING:  # the Dask engine's table; importing it here would import Dask
-    from ..scale.frequencies import FrequencyTable
-
 
 __all__ = ["PUBLISHED", "Combinations", "ReleaseTables", "as_suppressed"]
 
@@ -76,12 +70,6 @@ class Combinations:
         records = np.bincount(row_class, weights=counts, minlength=len(first))
         values = frame.iloc[first].reset_index(drop=True)
         return cls(values, np.asarray(records, dtype=np.int64))
-
-    @classmethod
-    def from_table(cls, table: FrequencyTable) -> Combinations:
-        """The combinations of a frequency table of values computed out of core."""
-        values = pd.DataFrame({c: table.codes[c] for c in table.columns})
-        return cls(values.infer_objects(), np.asarray(table.counts, dtype=np.int64))
 
     @property
     def records(self) -> int:
