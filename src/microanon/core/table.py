@@ -191,9 +191,16 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
             first = np.full(len(uniq), n, dtype=np.int64)
             np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
         else:
-            uniq, first, inverse, counts = np.unique(
-                key, return_index=True, return_inverse=True, return_counts=True
-            )
+            # Hashed, not sorted: only the distinct keys are sorted (the same answer as np.unique).
+            found, seen = pd.factorize(key)
+            order = np.argsort(seen)
+            uniq = seen[order]
+            rank = np.empty(len(uniq), dtype=np.int64)
+            rank[order] = np.arange(len(uniq), dtype=np.int64)
+            inverse = rank[found]
+            counts = np.bincount(inverse, minlength=len(uniq))
+            first = np.full(len(uniq), n, dtype=np.int64)
+            np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
         combos = np.empty((len(uniq), len(codes)), dtype=np.int64)
         rest = uniq
         for j in range(len(codes) - 1, -1, -1):
