@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/whole_run.py [--sizes 1e5,1e6] [--huge] [--data adult]
      [--engines memory,dask] [--dir DIR] [--repeat 1] [--arx-src DIR] [--arx-sizes 1.5e6]
-     [--no-arx] [--json FILE]
+     [--no-arx] [--no-workbench] [--json FILE]
 
 Data (generated, never committed; into ``--dir`` or a temporary directory removed at the end):
 ``adult`` is ARX's Adult extract (30,162 rows) resampled with replacement to each size (fixed
@@ -27,6 +27,10 @@ memory of that process and the children it waited for, from ``os.wait4``):
   frequency table and search; no lint, no reports);
 - ``search``: the full-domain search alone (``microanon.methods.generalize.full_domain.search``)
   on the encoded table of the same file, in this process (wall seconds).
+
+- ``workbench``: with the in-memory engine, the workbench (``microanon app``'s application through
+  starlette's test client, in a fresh process, the file preloaded, roles and hierarchies given)
+  from the run's request to its end; the target: within 30 s on 10^6 rows.
 
 The target of a row: the run less the interpreter's start, ``(total - start) / (floor +
 search)``, at most 3. The Dask run's reports are compared with the in-memory run's (their text
