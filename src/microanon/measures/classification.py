@@ -41,7 +41,7 @@ from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
-from ..core.table import factorize_column
+from ..core.table import DENSE_FACTOR, DENSE_SLACK, factorize_column
 from .common import normalize_columns
 
 __all__ = ["ID3", "NodeCounts", "classification_accuracy", "relative_accuracy"]
@@ -59,26 +59,96 @@ def _entropy_rows(counts: np.ndarray) -> np.ndarray:
     return -(p * logs).sum(axis=1)
 
 
+def _label_rank(labels: np.ndarray) -> np.ndarray:
+    """Rank of each label among the sorted labels (labels of mixed types: by their text)."""
+    try:
+        order = np.argsort(np.asarray(labels, dtype=object), kind="stable")
+    except TypeError:  # labels of mixed types: order them by their text
+        order = np.argsort(np.asarray([str(u) for u in labels]), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
 def _class_codes(y: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Class codes in sorted label order (so ties go to the label that sorts first)."""
     codes, uniques = factorize_column(y, y.name if y.name is not None else "target")
-    try:
-        order = np.argsort(np.asarray(uniques, dtype=object), kind="stable")
-    except TypeError:  # labels of mixed types: order them by their text
-        order = np.argsort(np.asarray([str(u) for u in uniques]), kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[codes], np.asarray(uniques, dtype=object)[order]
+    labels = np.asarray(uniques, dtype=object)
+    rank = _label_rank(labels)
+    classes = np.empty(len(labels), dtype=object)
+    classes[rank] = labels
+    return rank[codes], classes
 
 
-@dataclass
+def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct combinations of code columns (codes ``0..card-1``) and the combination of each row.
+
+    Returns the combinations as a ``(len(columns), n_distinct)`` code matrix, in order of first
+    appearance, and each row's combination number. The codes are packed into one int64 key
+    (packed keys are renumbered by hashing before they would overflow) and hashed, not sorted.
+    """
+    n = len(columns[0])
+    key, space = np.zeros(n, dtype=np.int64), 1
+    limit = np.iinfo(np.int64).max
+    for col, card in zip(columns, cards, strict=True):
+        card = max(int(card), 1)
+        if space * card > limit:
+            key, uniques = pd.factorize(key)
+            space = len(uniques)
+        key, space = key * card + col, space * card
+    inverse = pd.factorize(key)[0].astype(np.int64, copy=False)
+    # Combination numbers appear in increasing order: a row starts one when it exceeds all before.
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    new[1:] = inverse[1:] > np.maximum.accumulate(inverse)[:-1]
+    first = np.flatnonzero(new)
+    return np.stack([np.asarray(c)[first] for c in columns]), inverse
+
+
+def _group_sum(key: np.ndarray, weight: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (sorted) of ``key`` in ``0..space-1`` and the sum of ``weight`` per key."""
+    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
+        per_key = np.bincount(key, weights=weight, minlength=space)
+        seen = np.bincount(key, minlength=space)
+        uniq = np.flatnonzero(seen)
+        return uniq, per_key[uniq]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return uniq, np.bincount(inverse.reshape(-1), weights=weight, minlength=len(uniq))
+
+
+@dataclass(frozen=True)
 class _Tree:
     """Array form of a fitted tree. Node 0 is the root."""
 
-    attribute: list[int] = field(default_factory=list)  # split attribute, -1 for a leaf
-    majority: list[int] = field(default_factory=list)  # class code predicted at the node
-    first_child: list[int] = field(default_factory=list)  # offset into `children`, -1 for a leaf
-    children: list[np.ndarray] = field(default_factory=list)  # child per value (-1: unseen)
+    attribute: np.ndarray  # split attribute per node, -1 for a leaf
+    majority: np.ndarray  # class code predicted at the node
+    first_child: np.ndarray  # offset into `child`, -1 for a leaf
+    child: np.ndarray  # per split node, its child per value of its attribute (-1: unseen)
+
+    def descend(self, codes: np.ndarray) -> np.ndarray:
+        """The node where each row (of a ``rows × features`` code matrix, -1 for a value
+        without a code) stops: a leaf, or a node that never saw the row's value."""
+        node = np.zeros(len(codes), dtype=np.int64)
+        active = np.flatnonzero(self.attribute[node] >= 0)
+        while len(active):
+            at = node[active]
+            value = codes[active, self.attribute[at]]
+            nxt = np.where(value >= 0, self.child[self.first_child[at] + np.maximum(value, 0)], -1)
+            moved = nxt >= 0
+            node[active[moved]] = nxt[moved]
+            active = active[moved]
+            active = active[self.attribute[node[active]] >= 0]
+        return node
+
+
+@dataclass
+class _TreeBuilder:
+    """A tree grown node by node (:meth:`ID3.from_counts`); :meth:`build` gives its array form."""
+
+    attribute: list[int] = field(default_factory=list)
+    majority: list[int] = field(default_factory=list)
+    first_child: list[int] = field(default_factory=list)
+    children: list[np.ndarray] = field(default_factory=list)
     n_children: int = 0  # total length of `children`
 
     def add(self, majority: int) -> int:
@@ -93,6 +163,107 @@ class _Tree:
         self.children.append(child)
         self.n_children += len(child)
 
+    def build(self) -> _Tree:
+        return _Tree(
+            np.asarray(self.attribute, dtype=np.int64),
+            np.asarray(self.majority, dtype=np.int64),
+            np.asarray(self.first_child, dtype=np.int64),
+            np.concatenate(self.children) if self.children else np.empty(0, dtype=np.int64),
+        )
+
+
+def _check_counts(counts: Any, n: int) -> np.ndarray | None:
+    """``counts`` of :meth:`ID3.fit` as a float array (``None`` stays ``None``)."""
+    if counts is None:
+        return None
+    try:
+        weight = np.asarray(counts, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"ID3.fit: counts must be whole numbers >= 0 ({exc})") from None
+    if len(weight) != n:
+        raise InputError(f"ID3.fit: X has {n} rows but counts has {len(weight)}")
+    if not (
+        np.isfinite(weight).all() and (weight >= 0).all() and (weight == np.round(weight)).all()
+    ):
+        raise InputError("ID3.fit: counts must be whole numbers >= 0")
+    if not weight.any():
+        raise InputError("ID3.fit: counts are all 0; no record to grow the tree on")
+    return weight
+
+
+def _grow_weighted(
+    codes: np.ndarray, cards: Sequence[int], target: np.ndarray, k: int, weight: np.ndarray
+) -> _Tree:
+    """Grow the tree of the module docstring's rule from weighted records, one level at a time.
+
+    ``codes`` is a ``features × records`` code matrix, ``target`` the class codes (``0..k-1`` in
+    sorted label order), ``weight`` the number of records each column of ``codes`` stands for.
+    All nodes of a level are handled together: one weighted count per candidate attribute over
+    the (node, value, class) cells of the level.
+    """
+    n_feat = len(cards)
+    card = np.asarray(cards, dtype=np.int64)
+    weight = np.asarray(weight, dtype=np.float64)
+    rows = np.arange(codes.shape[1])
+    node = np.zeros(len(rows), dtype=np.int64)  # position of each record's node in the level
+    used = np.zeros((1, n_feat), dtype=bool)  # attributes split on above each node of the level
+    attribute, majority, first_child, child = [], [], [], []
+    n_nodes, n_child = 1, 0
+    while len(used):
+        nn = len(used)
+        ys, ws = target[rows], weight[rows]
+        class_counts = np.bincount(node * k + ys, weights=ws, minlength=nn * k).reshape(nn, k)
+        majority.append(np.argmax(class_counts, axis=1))
+        total = class_counts.sum(axis=1)
+        splittable = (total >= 2) & (np.count_nonzero(class_counts, axis=1) > 1)
+        # H(class) is fixed at a node: the largest gain is the smallest H(class | A).
+        best = np.full(nn, -1, dtype=np.int64)
+        best_cond = np.full(nn, np.inf)
+        for a in range(n_feat):
+            candidate = splittable & ~used[:, a]
+            if not candidate.any():
+                continue
+            at = np.flatnonzero(candidate[node])
+            pair = node[at] * card[a] + codes[a, rows[at]]
+            cells, n_cell = _group_sum(pair * k + ys[at], ws[at], nn * int(card[a]) * k)
+            cell_pair = cells // k
+            starts = np.flatnonzero(np.diff(cell_pair, prepend=-1))
+            size = np.add.reduceat(n_cell, starts)
+            share = n_cell / np.repeat(size, np.diff(np.append(starts, len(cells))))
+            entropy = -np.add.reduceat(share * np.log2(share), starts)
+            owner = cell_pair[starts] // card[a]
+            n_values = np.bincount(owner, minlength=nn)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cond = np.bincount(owner, weights=size * entropy, minlength=nn) / total
+            better = candidate & (n_values >= 2) & (cond < best_cond - _GAIN_TIE)
+            best[better] = a
+            best_cond[better] = cond[better]
+        attribute.append(best)
+        split = best >= 0
+        offset = np.full(nn, -1, dtype=np.int64)
+        widths = card[best[split]]
+        offset[split] = n_child + np.cumsum(widths) - widths
+        first_child.append(offset)
+        # The children: one per (node, value) present among the node's records.
+        at = np.flatnonzero(split[node])
+        parent = node[at]
+        value = codes[best[parent], rows[at]]
+        pairs, inverse = np.unique(parent * int(card.max()) + value, return_inverse=True)
+        pair_parent, pair_value = pairs // int(card.max()), pairs % int(card.max())
+        segment = np.full(int(widths.sum()), -1, dtype=np.int64)
+        segment[offset[pair_parent] - n_child + pair_value] = n_nodes + np.arange(len(pairs))
+        child.append(segment)
+        n_nodes, n_child = n_nodes + len(pairs), n_child + len(segment)
+        used = used[pair_parent]
+        used[np.arange(len(pairs)), best[pair_parent]] = True
+        rows, node = rows[at], inverse.reshape(-1)
+    return _Tree(
+        np.concatenate(attribute),
+        np.concatenate(majority),
+        np.concatenate(first_child),
+        np.concatenate(child),
+    )
+
 
 class NodeCounts(Protocol):
     """What :meth:`ID3.from_counts` asks of the data at each node (``state`` is opaque)."""
@@ -106,36 +277,6 @@ class NodeCounts(Protocol):
 
     def children(self, state: Any, attribute: int, values: np.ndarray) -> list[Any]:
         """The states of the children for ``values`` of ``attribute`` (in that order)."""
-
-
-class _RowCounts:
-    """:class:`NodeCounts` over records: a node is the array of its row positions."""
-
-    def __init__(self, codes: list[np.ndarray], cards: list[int], target: np.ndarray, k: int):
-        self.codes, self.cards, self.target, self.k = codes, cards, target, k
-
-    def root(self) -> np.ndarray:
-        return np.arange(len(self.target))
-
-    def counts(self, rows: np.ndarray, attrs: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
-        k, ys = self.k, self.target[rows]
-        class_counts = np.bincount(ys, minlength=k)
-        if len(rows) < 2 or np.count_nonzero(class_counts) <= 1:
-            return class_counts, [np.zeros((self.cards[a], k)) for a in attrs]  # a leaf anyway
-        joints = [
-            np.bincount(self.codes[a][rows] * k + ys, minlength=self.cards[a] * k).reshape(
-                self.cards[a], k
-            )
-            for a in attrs
-        ]
-        return class_counts, joints
-
-    def children(self, rows: np.ndarray, attribute: int, values: np.ndarray) -> list[np.ndarray]:
-        xs = self.codes[attribute][rows]
-        order = np.argsort(xs, kind="stable")
-        bounds = np.searchsorted(xs[order], np.concatenate([values, values + 1]))
-        m = len(values)
-        return [rows[order[bounds[i] : bounds[m + i]]] for i in range(m)]
 
 
 class ID3:
@@ -164,39 +305,55 @@ class ID3:
         self.features: list[Hashable] = []
         self.classes: np.ndarray = np.empty(0, dtype=object)
         self._categories: list[pd.Index] = []
-        self._tree = _Tree()
-        self._child_index = np.empty(0, dtype=np.int64)
+        self._tree = _Tree(*(np.empty(0, dtype=np.int64) for _ in range(4)))
 
     @property
     def n_nodes(self) -> int:
         """Number of nodes of the fitted tree."""
         return len(self._tree.attribute)
 
-    def fit(self, X: pd.DataFrame, y: pd.Series | Sequence[Any]) -> ID3:  # noqa: N803
+    def fit(
+        self,
+        X: pd.DataFrame,  # noqa: N803
+        y: pd.Series | Sequence[Any],
+        counts: Sequence[int] | np.ndarray | None = None,
+    ) -> ID3:
         """Grow the tree on categorical features ``X`` and class labels ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Categorical features (every distinct value is a category).
+        y : Series or sequence
+            Class labels, one per row of ``X``.
+        counts : sequence of whole numbers, optional
+            Row ``i`` stands for ``counts[i]`` identical records (a frequency table): the tree
+            is the one grown on the rows repeated that often (rows of count 0 are left out).
+            ``None``: every row is one record.
 
         Raises
         ------
         InputError
-            ``X`` not a non-empty DataFrame, ``y`` of another length, missing values.
+            ``X`` not a non-empty DataFrame, ``y`` or ``counts`` of another length, ``counts``
+            not whole numbers >= 0 or all 0, missing values.
         """
         if not isinstance(X, pd.DataFrame) or len(X) == 0 or X.shape[1] == 0:
             raise InputError("ID3.fit: X must be a DataFrame with at least one row and column")
         y = pd.Series(y) if not isinstance(y, pd.Series) else y
         if len(y) != len(X):
             raise InputError(f"ID3.fit: X has {len(X)} rows but y has {len(y)}")
+        weight = _check_counts(counts, len(X))
+        if weight is not None:
+            X, y = X.iloc[weight > 0], y.iloc[weight > 0]  # noqa: N806
+            weight = weight[weight > 0]
         self.features = list(X.columns)
         encoded = [factorize_column(X[c], c) for c in self.features]
         self._categories = [u for _, u in encoded]
         target, self.classes = _class_codes(y.reset_index(drop=True))
-        self._grow(
-            _RowCounts(
-                [c for c, _ in encoded],
-                [len(u) for u in self._categories],
-                target,
-                len(self.classes),
-            )
-        )
+        cards = [len(u) for u in self._categories] + [len(self.classes)]
+        cells, inverse = _distinct([c for c, _ in encoded] + [target], cards)
+        per_cell = np.bincount(inverse, weights=weight, minlength=cells.shape[1])
+        self._tree = _grow_weighted(cells[:-1], cards[:-1], cells[-1], len(self.classes), per_cell)
         return self
 
     @classmethod
@@ -252,7 +409,7 @@ class ID3:
         Nodes are expanded largest first (the order changes nothing without a budget: every
         split depends on its node only)."""
         cards = [len(c) for c in self._categories]
-        tree = _Tree()
+        tree = _TreeBuilder()
         budget = np.inf if max_nodes is None else max_nodes
         # Work items: (-size, tie-breaker, node id, node state, candidate attributes).
         heap = [(-np.inf, 0, tree.add(0), counts.root(), list(range(len(cards))))]
@@ -285,10 +442,7 @@ class ID3:
                     heap, (-float(best_sizes[v]), int(child[v]), int(child[v]), sub, rest)
                 )
             tree.split(node, best, child)
-        self._tree = tree
-        self._child_index = (
-            np.concatenate(tree.children) if tree.children else np.empty(0, dtype=np.int64)
-        )
+        self._tree = tree.build()
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
         """Class labels of the rows of ``X`` (an object array).
@@ -315,19 +469,7 @@ class ID3:
             if len(X)
             else np.empty((0, len(self.features)), dtype=np.int64)
         )
-        attribute = np.asarray(self._tree.attribute, dtype=np.int64)
-        first = np.asarray(self._tree.first_child, dtype=np.int64)
-        node = np.zeros(len(X), dtype=np.int64)
-        active = np.flatnonzero(attribute[node] >= 0)
-        while len(active):
-            at = node[active]
-            value = codes[active, attribute[at]]
-            nxt = np.where(value >= 0, self._child_index[first[at] + np.maximum(value, 0)], -1)
-            moved = nxt >= 0
-            node[active[moved]] = nxt[moved]
-            active = active[moved]
-            active = active[attribute[node[active]] >= 0]
-        return self.classes[np.asarray(self._tree.majority, dtype=np.int64)[node]]
+        return self.classes[self._tree.majority[self._tree.descend(codes)]]
 
 
 # ---------------------------------------------------------------------------------- accuracy
@@ -358,14 +500,60 @@ def _fold_of(n: int, folds: int, rng: RandomLike) -> np.ndarray:
     return fold
 
 
-def _cv_accuracy(X: pd.DataFrame, y: pd.Series, fold: np.ndarray, folds: int) -> float:  # noqa: N803
-    correct = 0
-    truth = y.to_numpy(dtype=object)
+def _encode(frame: pd.DataFrame, cols: list[Hashable]) -> tuple[list[np.ndarray], list[int]]:
+    """Codes (order of first appearance) and number of distinct values of each column."""
+    encoded = [factorize_column(frame[c], c) for c in cols]
+    return [c for c, _ in encoded], [len(u) for _, u in encoded]
+
+
+def _per_fold(
+    codes: list[np.ndarray], cards: list[int], inverse: np.ndarray, fold: np.ndarray, folds: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct combinations of ``codes`` and their records per fold.
+
+    ``inverse`` and ``fold`` give each record's cell and fold; the records of a cell share
+    their codes. Returns the combinations (``len(codes) × d``) and a ``d × folds`` count matrix.
+    """
+    combos, which = _distinct(codes, cards)
+    d = combos.shape[1]
+    cell_fold = np.bincount(inverse * folds + fold, minlength=(int(inverse.max()) + 1) * folds)
+    cell_fold = cell_fold.reshape(-1, folds)
+    table = np.zeros((d, folds), dtype=np.int64)
     for f in range(folds):
-        test = fold == f
-        tree = ID3().fit(X.loc[~test], y.loc[~test])
-        correct += int(np.count_nonzero(tree.predict(X.loc[test]) == truth[test]))
-    return correct / len(y)
+        table[:, f] = np.bincount(which, weights=cell_fold[:, f], minlength=d).astype(np.int64)
+    return combos, table
+
+
+def _cv_correct(
+    combos: np.ndarray, cards: list[int], classes: np.ndarray, table: np.ndarray
+) -> int:
+    """Held-out records predicted correctly, summed over the folds.
+
+    ``combos`` are the distinct (features..., class) combinations (class codes index the sorted
+    ``classes``) and ``table`` their records per fold. Each fold's tree grows on the
+    combinations weighted by their records in the other folds, with the classes those hold
+    ranked as :class:`ID3` ranks them, and predicts the fold's combinations.
+    """
+    features, target = combos[:-1], combos[-1]
+    total = table.sum(axis=1)
+    correct = 0
+    for f in range(table.shape[1]):
+        train = np.flatnonzero(total > table[:, f])
+        present = np.unique(target[train])
+        local = np.full(len(classes), -1, dtype=np.int64)  # -1: a class the fold never saw
+        local[present] = _label_rank(classes[present])
+        tree = _grow_weighted(
+            features[:, train],
+            cards,
+            local[target[train]],
+            len(present),
+            (total - table[:, f])[train],
+        )
+        test = np.flatnonzero(table[:, f])
+        predicted = tree.majority[tree.descend(features[:, test].T)]
+        hit = predicted == local[target[test]]
+        correct += int(table[test[hit], f].sum())
+    return correct
 
 
 def classification_accuracy(
@@ -404,7 +592,12 @@ def classification_accuracy(
         raise InputError(f"the table has no target column {target!r}")
     k = _check_folds(folds, len(data))
     frame = data.reset_index(drop=True)
-    return _cv_accuracy(frame[cols], frame[target], _fold_of(len(frame), k, rng), k)
+    fold = _fold_of(len(frame), k, rng)
+    codes, cards = _encode(frame, cols)
+    y, classes = _class_codes(frame[target])
+    cells, inverse = _distinct([*codes, y], [*cards, len(classes)])
+    combos, table = _per_fold(list(cells), [*cards, len(classes)], inverse, fold, k)
+    return _cv_correct(combos, cards, classes, table) / len(frame)
 
 
 def relative_accuracy(
@@ -464,9 +657,20 @@ def relative_accuracy(
             "aligned (restrict original to the rows the release kept)"
         )
     k = _check_folds(folds, len(original))
-    fold = _fold_of(len(original), k, rng)
-    y = original[target].reset_index(drop=True)
-    base = _cv_accuracy(original[cols].reset_index(drop=True), y, fold, k)
-    if base == 0:
+    n = len(original)
+    fold = _fold_of(n, k, rng)
+    y, classes = _class_codes(original[target].reset_index(drop=True))
+    before, before_cards = _encode(original.reset_index(drop=True), cols)
+    after, after_cards = _encode(released.reset_index(drop=True), cols)
+    # One pass over the rows: the distinct (original features, released features, class).
+    cells, inverse = _distinct([*before, *after, y], [*before_cards, *after_cards, len(classes)])
+    p = len(cols)
+    accuracy = []
+    for part, cards in ((slice(0, p), before_cards), (slice(p, 2 * p), after_cards)):
+        combos, table = _per_fold(
+            [*cells[part], cells[-1]], [*cards, len(classes)], inverse, fold, k
+        )
+        accuracy.append(_cv_correct(combos, cards, classes, table) / n)
+    if accuracy[0] == 0:
         raise InputError("ID3 predicts no held-out row of the original correctly")
-    return _cv_accuracy(released[cols].reset_index(drop=True), y, fold, k) / base
+    return accuracy[1] / accuracy[0]
