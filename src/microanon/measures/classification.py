@@ -9,13 +9,19 @@ in feature order), one branch per value seen at the node; a node becomes a leaf 
 holds fewer than 2 records, or has no attribute left that takes two values among its records
 (splitting on an attribute constant at a node changes nothing). A leaf predicts the majority
 class; ties go to the class that sorts first. A value the node never saw in training (unseen or
-absent there) stops the descent at that node, which predicts its own majority class. Work per
-node is one ``np.bincount`` per candidate attribute over the node's records; prediction walks all
-rows down the tree together, one step per level.
+absent there) stops the descent at that node, which predicts its own majority class. Every
+quantity of the rule is a count of records per (feature values, class), so the records are first
+grouped into their distinct combinations with counts, and the tree grows one level at a time:
+work per level is one weighted ``np.bincount`` (or sort) per candidate attribute over the
+(node, value, class) cells of all the level's nodes; prediction walks all rows (combinations)
+down the tree together, one step per level.
 
 Protocol of :func:`classification_accuracy` and :func:`relative_accuracy`: the rows are split
 into ``folds`` random folds of (almost) equal size; for each fold a tree is trained on the other
 folds and predicts the held-out rows; the accuracy is the share of all rows predicted correctly.
+The rows are read once, into the distinct (features, class) combinations with their records per
+fold; each fold's tree is grown on the combinations weighted by their records in the other folds
+and predicts the combinations, each correct one counting its records in the fold.
 :func:`relative_accuracy` runs this twice *with the same folds*: on the original features and on
 the released features (the release's rows aligned with the original's), always predicting the
 *original* class labels — a release that generalizes the target itself cannot score by
@@ -105,15 +111,17 @@ def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.n
     return np.stack([np.asarray(c)[first] for c in columns]), inverse
 
 
-def _group_sum(key: np.ndarray, weight: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys (sorted) of ``key`` in ``0..space-1`` and the sum of ``weight`` per key."""
+def _number(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``key`` (ints in ``0..space-1``) and each entry's number among them.
+
+    A small key space is counted directly, a large one hashed; neither sorts."""
     if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
-        per_key = np.bincount(key, weights=weight, minlength=space)
-        seen = np.bincount(key, minlength=space)
-        uniq = np.flatnonzero(seen)
-        return uniq, per_key[uniq]
-    uniq, inverse = np.unique(key, return_inverse=True)
-    return uniq, np.bincount(inverse.reshape(-1), weights=weight, minlength=len(uniq))
+        uniq = np.flatnonzero(np.bincount(key, minlength=space))
+        rank = np.zeros(space, dtype=np.int64)
+        rank[uniq] = np.arange(len(uniq))
+        return uniq, rank[key]
+    inverse, uniq = pd.factorize(key)
+    return np.asarray(uniq, dtype=np.int64), inverse.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -225,13 +233,13 @@ def _grow_weighted(
                 continue
             at = np.flatnonzero(candidate[node])
             pair = node[at] * card[a] + codes[a, rows[at]]
-            cells, n_cell = _group_sum(pair * k + ys[at], ws[at], nn * int(card[a]) * k)
-            cell_pair = cells // k
-            starts = np.flatnonzero(np.diff(cell_pair, prepend=-1))
-            size = np.add.reduceat(n_cell, starts)
-            share = n_cell / np.repeat(size, np.diff(np.append(starts, len(cells))))
-            entropy = -np.add.reduceat(share * np.log2(share), starts)
-            owner = cell_pair[starts] // card[a]
+            cells, of_cell = _number(pair * k + ys[at], nn * int(card[a]) * k)
+            n_cell = np.bincount(of_cell, weights=ws[at], minlength=len(cells))
+            pairs, of_pair = _number(cells // k, nn * int(card[a]))
+            size = np.bincount(of_pair, weights=n_cell, minlength=len(pairs))
+            share = n_cell / size[of_pair]
+            entropy = -np.bincount(of_pair, weights=share * np.log2(share), minlength=len(pairs))
+            owner = pairs // card[a]
             n_values = np.bincount(owner, minlength=nn)
             with np.errstate(divide="ignore", invalid="ignore"):
                 cond = np.bincount(owner, weights=size * entropy, minlength=nn) / total
@@ -248,7 +256,7 @@ def _grow_weighted(
         at = np.flatnonzero(split[node])
         parent = node[at]
         value = codes[best[parent], rows[at]]
-        pairs, inverse = np.unique(parent * int(card.max()) + value, return_inverse=True)
+        pairs, inverse = _number(parent * int(card.max()) + value, nn * int(card.max()))
         pair_parent, pair_value = pairs // int(card.max()), pairs % int(card.max())
         segment = np.full(int(widths.sum()), -1, dtype=np.int64)
         segment[offset[pair_parent] - n_child + pair_value] = n_nodes + np.arange(len(pairs))
@@ -256,7 +264,7 @@ def _grow_weighted(
         n_nodes, n_child = n_nodes + len(pairs), n_child + len(segment)
         used = used[pair_parent]
         used[np.arange(len(pairs)), best[pair_parent]] = True
-        rows, node = rows[at], inverse.reshape(-1)
+        rows, node = rows[at], inverse
     return _Tree(
         np.concatenate(attribute),
         np.concatenate(majority),
