@@ -86,31 +86,6 @@ def _class_codes(y: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return rank[codes], classes
 
 
-def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct combinations of code columns (codes ``0..card-1``) and the combination of each row.
-
-    Returns the combinations as a ``(len(columns), n_distinct)`` code matrix, in order of first
-    appearance, and each row's combination number. The codes are packed into one int64 key
-    (packed keys are renumbered by hashing before they would overflow) and hashed, not sorted.
-    """
-    n = len(columns[0])
-    key, space = np.zeros(n, dtype=np.int64), 1
-    limit = np.iinfo(np.int64).max
-    for col, card in zip(columns, cards, strict=True):
-        card = max(int(card), 1)
-        if space * card > limit:
-            key, uniques = pd.factorize(key)
-            space = len(uniques)
-        key, space = key * card + col, space * card
-    inverse = pd.factorize(key)[0].astype(np.int64, copy=False)
-    # Combination numbers appear in increasing order: a row starts one when it exceeds all before.
-    new = np.empty(n, dtype=bool)
-    new[:1] = True
-    new[1:] = inverse[1:] > np.maximum.accumulate(inverse)[:-1]
-    first = np.flatnonzero(new)
-    return np.stack([np.asarray(c)[first] for c in columns]), inverse
-
-
 def _number(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of ``key`` (ints in ``0..space-1``) and each entry's number among them.
 
@@ -122,6 +97,26 @@ def _number(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
         return uniq, rank[key]
     inverse, uniq = pd.factorize(key)
     return np.asarray(uniq, dtype=np.int64), inverse.astype(np.int64, copy=False)
+
+
+def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct combinations of code columns (codes ``0..card-1``) and the combination of each row.
+
+    Returns the combinations as a ``(len(columns), n_distinct)`` code matrix and each row's
+    combination number. The codes are packed into one int64 key (renumbered before the packing
+    would overflow) and numbered by :func:`_number`.
+    """
+    key, space = np.zeros(len(columns[0]), dtype=np.int64), 1
+    for col, card in zip(columns, cards, strict=True):
+        card = max(int(card), 1)
+        if space * card > np.iinfo(np.int64).max:
+            uniq, key = _number(key, space)
+            space = len(uniq)
+        key, space = key * card + col, space * card
+    uniq, inverse = _number(key, space)
+    some_row = np.empty(len(uniq), dtype=np.int64)
+    some_row[inverse] = np.arange(len(key))  # the rows of a combination share their codes
+    return np.stack([np.asarray(c)[some_row] for c in columns]), inverse
 
 
 @dataclass(frozen=True)
@@ -514,22 +509,22 @@ def _encode(frame: pd.DataFrame, cols: list[Hashable]) -> tuple[list[np.ndarray]
     return [c for c, _ in encoded], [len(u) for _, u in encoded]
 
 
-def _per_fold(
-    codes: list[np.ndarray], cards: list[int], inverse: np.ndarray, fold: np.ndarray, folds: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct combinations of ``codes`` and their records per fold.
+def _fold_counts(inverse: np.ndarray, n_cells: int, fold: np.ndarray, folds: int) -> np.ndarray:
+    """Records per cell and fold (``n_cells × folds``); ``inverse`` is each record's cell."""
+    return np.bincount(inverse * folds + fold, minlength=n_cells * folds).reshape(n_cells, folds)
 
-    ``inverse`` and ``fold`` give each record's cell and fold; the records of a cell share
-    their codes. Returns the combinations (``len(codes) × d``) and a ``d × folds`` count matrix.
-    """
+
+def _merge(
+    codes: list[np.ndarray], cards: list[int], per_fold: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct combinations of cells' ``codes`` and their records per fold (the sums of
+    the cells' ``per_fold`` rows): a ``len(codes) × d`` code matrix and a ``d × folds`` table."""
     combos, which = _distinct(codes, cards)
     d = combos.shape[1]
-    cell_fold = np.bincount(inverse * folds + fold, minlength=(int(inverse.max()) + 1) * folds)
-    cell_fold = cell_fold.reshape(-1, folds)
-    table = np.zeros((d, folds), dtype=np.int64)
-    for f in range(folds):
-        table[:, f] = np.bincount(which, weights=cell_fold[:, f], minlength=d).astype(np.int64)
-    return combos, table
+    table = np.column_stack(
+        [np.bincount(which, weights=column, minlength=d) for column in per_fold.T]
+    )
+    return combos, table.astype(np.int64)
 
 
 def _cv_correct(
@@ -604,8 +599,8 @@ def classification_accuracy(
     codes, cards = _encode(frame, cols)
     y, classes = _class_codes(frame[target])
     cells, inverse = _distinct([*codes, y], [*cards, len(classes)])
-    combos, table = _per_fold(list(cells), [*cards, len(classes)], inverse, fold, k)
-    return _cv_correct(combos, cards, classes, table) / len(frame)
+    per_fold = _fold_counts(inverse, cells.shape[1], fold, k)
+    return _cv_correct(cells, cards, classes, per_fold) / len(frame)
 
 
 def relative_accuracy(
@@ -672,12 +667,11 @@ def relative_accuracy(
     after, after_cards = _encode(released.reset_index(drop=True), cols)
     # One pass over the rows: the distinct (original features, released features, class).
     cells, inverse = _distinct([*before, *after, y], [*before_cards, *after_cards, len(classes)])
+    per_fold = _fold_counts(inverse, cells.shape[1], fold, k)
     p = len(cols)
     accuracy = []
     for part, cards in ((slice(0, p), before_cards), (slice(p, 2 * p), after_cards)):
-        combos, table = _per_fold(
-            [*cells[part], cells[-1]], [*cards, len(classes)], inverse, fold, k
-        )
+        combos, table = _merge([*cells[part], cells[-1]], [*cards, len(classes)], per_fold)
         accuracy.append(_cv_correct(combos, cards, classes, table) / n)
     if accuracy[0] == 0:
         raise InputError("ID3 predicts no held-out row of the original correctly")
