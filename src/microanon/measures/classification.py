@@ -215,11 +215,21 @@ def _grow_weighted(
     while len(used):
         nn = len(used)
         ys, ws = target[rows], weight[rows]
-        class_counts = np.bincount(node * k + ys, weights=ws, minlength=nn * k).reshape(nn, k)
-        majority.append(np.argmax(class_counts, axis=1))
-        total = class_counts.sum(axis=1)
-        splittable = (total >= 2) & (np.count_nonzero(class_counts, axis=1) > 1)
-        # H(class) is fixed at a node: the largest gain is the smallest H(class | A).
+        # The (node, class) counts present, not an nn × k matrix (k may be large).
+        node_class, of_node_class = _number(node * k + ys, nn * k)
+        count = np.bincount(of_node_class, weights=ws, minlength=len(node_class))
+        owner, label = node_class // k, node_class % k
+        most = np.zeros(nn)
+        np.maximum.at(most, owner, count)
+        first_most = np.full(nn, k, dtype=np.int64)  # ties: the class that sorts first
+        top = count == most[owner]
+        np.minimum.at(first_most, owner[top], label[top])
+        majority.append(first_most)
+        total = np.bincount(owner, weights=count, minlength=nn)
+        splittable = (total >= 2) & (np.bincount(owner, minlength=nn) > 1)
+        # H(class) is fixed at a node: the largest gain is the smallest H(class | A). Sums run
+        # in another order than a node's own count matrix would give: the same gains up to
+        # rounding (~1e-16), far inside the tie margin _GAIN_TIE.
         best = np.full(nn, -1, dtype=np.int64)
         best_cond = np.full(nn, np.inf)
         for a in range(n_feat):
@@ -234,10 +244,9 @@ def _grow_weighted(
             size = np.bincount(of_pair, weights=n_cell, minlength=len(pairs))
             share = n_cell / size[of_pair]
             entropy = -np.bincount(of_pair, weights=share * np.log2(share), minlength=len(pairs))
-            owner = pairs // card[a]
-            n_values = np.bincount(owner, minlength=nn)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                cond = np.bincount(owner, weights=size * entropy, minlength=nn) / total
+            pair_node = pairs // card[a]
+            n_values = np.bincount(pair_node, minlength=nn)
+            cond = np.bincount(pair_node, weights=size * entropy, minlength=nn) / total
             better = candidate & (n_values >= 2) & (cond < best_cond - _GAIN_TIE)
             best[better] = a
             best_cond[better] = cond[better]
