@@ -112,7 +112,9 @@ def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.n
         if space * card > np.iinfo(np.int64).max:
             uniq, key = _number(key, space)
             space = len(uniq)
-        key, space = key * card + col, space * card
+        key *= card
+        key += col
+        space *= card
     uniq, inverse = _number(key, space)
     some_row = np.empty(len(uniq), dtype=np.int64)
     some_row[inverse] = np.arange(len(key))  # the rows of a combination share their codes
