@@ -26,9 +26,10 @@ from microanon.models import (
     KMap,
     LDiversity,
     TCloseness,
+    check_frequencies,
     check_release,
+    frequencies_of,
 )
-from microanon.models.frequencies import check_frequencies, frequencies_of
 
 QUASI = ["zip", "age"]
 
@@ -59,8 +60,9 @@ def _model(draw: st.DrawFn, numeric: bool, population: pd.DataFrame) -> object:
 def _case(draw: st.DrawFn) -> tuple[Release, list[str]]:
     n = draw(st.integers(1, 25))
     missing = draw(st.booleans())
-    zips = draw(st.lists(st.sampled_from(["a", "b", "c", None if missing else "a"]), min_size=n,
-                         max_size=n))
+    zips = draw(
+        st.lists(st.sampled_from(["a", "b", "c", None if missing else "a"]), min_size=n, max_size=n)
+    )
     ages = draw(st.lists(st.sampled_from([20, 30, 40]), min_size=n, max_size=n))
     numeric = draw(st.booleans())
     pool = [1.0, 2.0, 5.0, np.nan] if numeric else ["flu", "cold", "hiv", None]
