@@ -9,6 +9,7 @@ rows and random claims; a failure to check is compared too (the first model's er
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -29,6 +30,7 @@ from microanon.models import (
     check_frequencies,
     check_release,
     frequencies_of,
+    verify_written,
 )
 
 QUASI = ["zip", "age"]
@@ -149,3 +151,32 @@ def test_frequency_table_keeps_first_appearance_and_counts_missing_values() -> N
         assert "1 missing value(s)" in str(exc)
     else:
         raise AssertionError("a missing quasi-identifier value must be refused")
+
+
+def test_written_release_is_read_once_and_its_public_part_derived(tmp_path) -> None:
+    """The public part verify_written hands on is the one public/ loads alone; a key the public
+    manifest holds without declaring it is found; the verdicts are check_release's on the rows."""
+    table = pd.DataFrame(
+        {
+            "zip": ["a", "a", "b", "b", "b"],
+            "visit": ["x", "y", "x", "x", "y"],
+            "sick": list("pqpqr"),
+        }
+    )
+    meta = {"quasi": ["zip"], "sensitive": ["sick"], "models": [{"k_anonymity": {"k": 2}}]}
+    release = Release("generalized", {"data": table}, {**meta, "note": "internal"})
+    release.write_parts(tmp_path, "csv")
+    check = verify_written(tmp_path, table, linkable=["visit"])
+    public = Release.load(tmp_path / "public")
+    assert check.public.equals(public) and not check.public.has_internal
+    assert not check.public.metadata.get("note")
+    (verdict,) = check.verdicts
+    assert (verdict.holds, verdict.value) == (False, 1)  # zip and visit counted: (b, y) alone
+    assert check.counted_quasi == ["visit"]
+    manifest = tmp_path / "public" / "release.json"
+    written = json.loads(manifest.read_text())
+    written["metadata"]["note"] = "leaked"
+    manifest.write_text(json.dumps(written))
+    assert verify_written(tmp_path, table).problems == [
+        "public metadata holds undeclared keys note"
+    ]

@@ -123,6 +123,7 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     check = verify_written(out, adult)
     assert check.ok, check.failures()
     assert check.public is not None and not check.public.has_internal
+    assert check.public.equals(public)  # the public part as it loads alone, read once
     assert public_leaks(check.public, adult) == []
     _same_verdicts(check.verdicts, got.verdicts)
 
