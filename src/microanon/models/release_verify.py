@@ -1,12 +1,15 @@
 """Verification of a release as written: read back from disk, re-checked, scanned for leaks.
 
-After a release is written, :func:`verify_written` reads the files back (never the objects that
-produced them) and checks
+After a release is written, :func:`verify_written` reads the files back once (never the objects
+that produced them; the public part is the loaded tables with the public manifest's metadata)
+and checks
 
 1. the claimed models, by their plain definitions, on the published tables, with every published
    column the schema lint found linkable counted as a quasi-identifier (except by δ-presence and
    k-map against a population table, whose people are counted by the declared
-   quasi-identifiers, the only columns the population has);
+   quasi-identifiers, the only columns the population has): on the frequency table of the
+   published combinations (:mod:`microanon.models.frequencies`), the columns factorized once
+   for it and for the scan of item 3;
 2. that the public part alone loads, and holds no metadata the method did not declare public;
 3. that the public metadata contains no value of an original column that does not appear in
    the published tables themselves (a hierarchy's leaves, a suppressed person's value, a
