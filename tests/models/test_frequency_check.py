@@ -180,3 +180,14 @@ def test_written_release_is_read_once_and_its_public_part_derived(tmp_path) -> N
     assert verify_written(tmp_path, table).problems == [
         "public metadata holds undeclared keys note"
     ]
+
+
+def test_frequency_table_of_more_combinations_than_one_key_numbers() -> None:
+    """Columns whose value counts multiply past one int64 key are renumbered on the way."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({f"c{i}": rng.permutation(300) % (300 - i) for i in range(8)})
+    table = pd.concat([table, table.iloc[:50]], ignore_index=True)
+    freq = frequencies_of(table, list(table.columns))
+    expected = table.groupby(list(table.columns), sort=False).size()
+    assert list(freq.counts) == list(expected)
+    pd.testing.assert_frame_equal(freq.combinations, expected.index.to_frame(index=False))

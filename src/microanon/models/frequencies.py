@@ -10,7 +10,7 @@ The combinations are kept in the order of their first appearance in the table, s
 :meth:`Groups.from_frame` numbers their classes and values as it numbers the table's: the checks
 then compute the same numbers in the same order (floating-point sums included). The same
 :func:`check_frequencies` checks the frequency table an out-of-core read-back computes
-(:func:`microanon.scale.verify_files`).
+(:func:`microanon.scale.verify.verify_files`).
 """
 
 from __future__ import annotations
