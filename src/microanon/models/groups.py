@@ -159,7 +159,11 @@ class Groups:
 
     @classmethod
     def from_frame(
-        cls, data: pd.DataFrame, quasi: Columns, sensitive: Hashable | None = None
+        cls,
+        data: pd.DataFrame,
+        quasi: Columns,
+        sensitive: Hashable | None = None,
+        weights: np.ndarray | None = None,
     ) -> Groups:
         """Group a DataFrame by its quasi-identifiers.
 
@@ -172,6 +176,11 @@ class Groups:
             Quasi-identifier columns.
         sensitive : column name, optional
             Sensitive column, needed by ℓ-diversity and t-closeness.
+        weights : int array, optional
+            Records each row stands for (default 1): a frequency table whose rows are in the
+            order of their combinations' first appearance in a table (see
+            :func:`microanon.models.frequencies_of`) is grouped exactly as that table, with the
+            same group and value numbering.
 
         Returns
         -------
@@ -193,17 +202,22 @@ class Groups:
             )
         used = list(names) + ([sensitive] if sensitive is not None else [])
         df = _check_frame(data, used)
-        factorized = [factorize_column(df[c], c) for c in names]
+        w = None if weights is None else np.asarray(weights, dtype=np.int64)
+        factorized = [factorize_column(df[c], c, w) for c in names]
         _, sizes, row_group, first = combine_codes(
             [codes for codes, _ in factorized], [len(u) for _, u in factorized]
         )
+        if w is not None:
+            sizes = np.bincount(row_group, weights=w, minlength=len(sizes)).astype(np.int64)
         key_parts = [(codes[first], uniques) for codes, uniques in factorized]
         if sensitive is None:
-            return cls(names, row_group, sizes, key_parts)
+            return cls(names, row_group, sizes, key_parts, weights=w)
         column = df[sensitive]
         sa_codes, values = _sensitive_codes(column, sensitive)
         numeric = pd.api.types.is_numeric_dtype(column.dtype)
-        return cls(names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric)
+        return cls(
+            names, row_group, sizes, key_parts, sensitive, sa_codes, values, numeric, weights=w
+        )
 
     @classmethod
     def from_codes(
