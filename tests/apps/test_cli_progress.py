@@ -96,6 +96,10 @@ def test_anonymize_reports_its_stages_and_keeps_stdout_json(runner, tmp_path):
     quiet_run = runner.invoke(main, [*args, "--out", str(tmp_path / "q"), "--quiet"])
     assert quiet_run.exit_code == 0, quiet_run.output
     assert quiet_run.stderr == "" and json.loads(quiet_run.stdout)["verified"] is True
+    for run in (result, quiet_run):  # each stage's seconds, with or without progress lines
+        seconds = json.loads(run.stdout)["seconds"]
+        assert list(seconds) == ["read", "lint", "method", "write", "verify", "reports"]
+        assert all(s >= 0 for s in seconds.values())
 
 
 def test_check_and_risk_report_their_stages_on_big_tables(runner, tmp_path, monkeypatch):

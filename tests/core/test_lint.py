@@ -297,3 +297,20 @@ def test_dependencies_are_still_found_beside_an_exact_tie():
     assert kinds[("coarse", "determined_by_quasi")].strength == 1.0
     assert kinds[("noisy", "determines_quasi")].strength > 0.9
     assert set(report.linkable) == {"code", "coarse", "noisy"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=40),
+    st.booleans(),
+)
+def test_dependency_accuracy_on_combinations_equals_rows(rows, whole_table):
+    """The scan reduces rows to distinct combinations with counts: the same accuracy."""
+    det = np.array([d for d, _ in rows], dtype=np.int64)
+    target = np.array([t for _, t in rows], dtype=np.int64)
+    pairs, counts = np.unique(np.column_stack([det, target]), axis=0, return_counts=True)
+    by_rows = dependency_accuracy(None if whole_table else det, target, 3)
+    by_counts = dependency_accuracy(
+        None if whole_table else pairs[:, 0], pairs[:, 1], 3, weights=counts
+    )
+    assert by_counts == by_rows

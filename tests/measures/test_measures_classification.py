@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -47,9 +48,11 @@ def entropy(labels: list) -> float:
 
 
 def majority(labels: list):
+    """The most frequent label; ties: the label that sorts first (labels of mixed types, as
+    ``p``, ``1``, ``2`` here: by their text, which orders one-digit numbers as numbers)."""
     counts = Counter(labels)
     best = max(counts.values())
-    return min(c for c in counts if counts[c] == best)
+    return min((c for c in counts if counts[c] == best), key=str)
 
 
 def ref_fit(rows: list[dict], target: str, attrs: list[str]) -> dict:
@@ -215,6 +218,112 @@ def test_accuracy_errors():
     anat = Release("anatomized", {"qit": TENNIS, "st": TENNIS})
     with pytest.raises(InputError, match="single-table"):
         relative_accuracy(TENNIS, anat, FEATURES, "play")
+
+
+# --------------------------------------------------- frequency tables against the row-based ID3
+def ref_folds(n: int, folds: int, seed: int) -> np.ndarray:
+    """The protocol's folds: a random permutation cut into ``folds`` near-equal parts."""
+    fold = np.empty(n, dtype=np.int64)
+    fold[np.random.default_rng(seed).permutation(n)] = np.arange(n) * folds // n
+    return fold
+
+
+def ref_cv_accuracy(X: pd.DataFrame, y: list, fold: np.ndarray, folds: int) -> float:  # noqa: N803
+    """Row by row: the reference tree of each fold's other rows predicts the fold's rows."""
+    rows = [{**r, "_y": t} for r, t in zip(X.to_dict("records"), y, strict=True)]
+    correct = 0
+    for f in range(folds):
+        tree = ref_fit([r for r, g in zip(rows, fold, strict=True) if g != f], "_y", list(X))
+        correct += sum(
+            ref_predict(tree, r) == r["_y"] for r, g in zip(rows, fold, strict=True) if g == f
+        )
+    return correct / len(rows)
+
+
+@st.composite
+def repeated_tables(draw):
+    """Few distinct rows, each repeated, shuffled: features, a coarser release of them, labels."""
+    m = draw(st.integers(1, 3))
+    distinct = draw(
+        st.lists(
+            st.tuples(
+                *(st.sampled_from("abcd") for _ in range(m)), st.sampled_from(["p", "q", 1, 2])
+            ),
+            min_size=1,
+            max_size=8,
+        )
+    )
+    repeats = draw(st.lists(st.integers(1, 6), min_size=len(distinct), max_size=len(distinct)))
+    rows = [r for r, times in zip(distinct, repeats, strict=True) for _ in range(times)]
+    rows = draw(st.permutations(rows))
+    X = pd.DataFrame([r[:m] for r in rows], columns=[f"f{j}" for j in range(m)])
+    coarse = {f: draw(st.dictionaries(st.sampled_from("abcd"), st.sampled_from("ab*"))) for f in X}
+    released = X.apply(lambda col: col.map(lambda v, c=col.name: coarse[c].get(v, v)))
+    return X, released, [r[m] for r in rows]
+
+
+@settings(max_examples=40, deadline=None)
+@given(repeated_tables(), st.integers(2, 5), st.integers(0, 2**32 - 1))
+def test_frequency_table_accuracy_equals_the_row_by_row_reference(data, folds, seed):
+    X, released, y = data
+    if len(X) < folds:
+        return
+    feats = list(X.columns)
+    fold = ref_folds(len(X), folds, seed)
+    base = ref_cv_accuracy(X, y, fold, folds)
+    assert classification_accuracy(X.assign(y=y), feats, "y", folds, seed) == base
+    if base == 0:
+        with pytest.raises(InputError, match="no held-out row"):
+            relative_accuracy(X.assign(y=y), released, feats, "y", folds, seed)
+    else:
+        expected = ref_cv_accuracy(released, y, fold, folds) / base
+        assert relative_accuracy(X.assign(y=y), released, feats, "y", folds, seed) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(repeated_tables(), st.data())
+def test_counts_grow_the_tree_of_the_repeated_rows(data, draw):
+    X, _, y = data
+    counts = draw.draw(st.lists(st.integers(0, 3), min_size=len(X), max_size=len(X)))
+    if not any(counts):
+        with pytest.raises(InputError, match="all 0"):
+            ID3().fit(X, y, counts=counts)
+        return
+    repeated = np.repeat(np.arange(len(X)), counts)
+    tree = ID3().fit(X, y, counts=counts)
+    plain = ID3().fit(X.iloc[repeated], [y[i] for i in repeated])
+    ref = ref_fit([{**X.iloc[i].to_dict(), "_y": y[i]} for i in repeated], "_y", list(X.columns))
+    probe = pd.concat([X, X.assign(f0="e")], ignore_index=True)
+    expected = [ref_predict(ref, r) for r in probe.to_dict("records")]
+    assert tree.n_nodes == plain.n_nodes == ref_size(ref)
+    assert tree.predict(probe).tolist() == plain.predict(probe).tolist() == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(repeated_tables(), st.integers(0, 2**32 - 1), st.data())
+def test_missing_values_are_refused_by_both_measures(data, seed, draw):
+    X, released, y = data
+    if len(X) < 2:
+        return
+    where = draw.draw(st.integers(0, len(X) - 1))
+    holed = X.copy()
+    holed.iloc[where, 0] = None
+    feats = list(X.columns)
+    with pytest.raises(InputError, match="missing"):
+        classification_accuracy(holed.assign(y=y), feats, "y", 2, seed)
+    with pytest.raises(InputError, match="missing"):
+        relative_accuracy(X.assign(y=y), holed, feats, "y", 2, seed)
+    labels = pd.Series(y, dtype=object)
+    labels.iloc[where] = None
+    with pytest.raises(InputError, match="missing"):
+        ID3().fit(X, labels)
+
+
+def test_counts_errors():
+    with pytest.raises(InputError, match="counts has 3"):
+        ID3().fit(TENNIS[FEATURES], TENNIS["play"], counts=[1, 2, 3])
+    with pytest.raises(InputError, match="whole numbers"):
+        ID3().fit(TENNIS[FEATURES], TENNIS["play"], counts=[0.5] * 14)
 
 
 # ------------------------------------------------------------------------------ Adult

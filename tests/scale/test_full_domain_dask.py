@@ -49,6 +49,17 @@ def _rows(frame: pd.DataFrame) -> list[tuple]:
     return sorted(map(tuple, frame.astype(object).itertuples(index=False)))
 
 
+def _same_verdicts(in_memory: list, out_of_core: list) -> None:
+    """The in-memory read-back of a release and the out-of-core one give the same verdicts, the
+    same numbers: both check the same frequency table with the same code."""
+    assert len(in_memory) == len(out_of_core)
+    for a, b in zip(in_memory, out_of_core, strict=True):
+        assert (a.model, a.holds, a.value, a.groups) == (b.model, b.holds, b.value, b.groups)
+        pd.testing.assert_frame_equal(
+            a.offending.astype(object), b.offending.astype(object), check_dtype=False
+        )
+
+
 def _siblings(target: Path) -> list[str]:
     return sorted(p.name for p in target.parent.iterdir() if p.name.startswith(f".{target.name}"))
 
@@ -112,7 +123,9 @@ def test_adult_equals_in_memory(adult, adult_parquet, client, tmp_path, models, 
     check = verify_written(out, adult)
     assert check.ok, check.failures()
     assert check.public is not None and not check.public.has_internal
+    assert check.public.equals(public)  # the public part as it loads alone, read once
     assert public_leaks(check.public, adult) == []
+    _same_verdicts(check.verdicts, got.verdicts)
 
 
 @pytest.mark.parametrize(
@@ -404,6 +417,7 @@ def test_population_models_equal_in_memory(adult, adult_parquet, client, tmp_pat
     assert loaded.internal_metadata["populations"][0]["people"]
     check = verify_written(out, adult)
     assert check.ok, check.failures()
+    _same_verdicts(check.verdicts, got.verdicts)
 
 
 def test_population_star_refused(adult_parquet, client, tmp_path):

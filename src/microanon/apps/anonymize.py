@@ -22,7 +22,11 @@ from ..methods.steps import step_fingerprints
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .publish import PUBLISH_STAGES, publish
 
-__all__ = ["run_anonymize"]
+__all__ = ["STAGES", "run_anonymize"]
+
+#: The stages of a run, as ``stage_seconds`` names them: read, lint, method, then the first
+#: word of each of :func:`~microanon.apps.publish.publish`'s (write, verify, reports).
+STAGES = ("read", "lint", "method", *(stage.split()[0] for stage in PUBLISH_STAGES))
 
 
 def _sources(cfg: PipelineConfig, data: Any) -> list[Path]:
@@ -83,8 +87,9 @@ def run_anonymize(
     (path, release, numbers)
         ``numbers``: before/after privacy, utility, ``verified`` (whether every claimed model
         holds on the files as written; ``None`` when nothing is claimed), ``verification``,
-        ``lint``, ``columns`` (what was done per column) and ``warnings`` (the schema lint's too,
-        when its dependency scan was limited).
+        ``lint``, ``columns`` (what was done per column), ``warnings`` (the schema lint's too,
+        when its dependency scan was limited), ``seconds`` (the method's) and ``stage_seconds``
+        (each stage's: read, lint, the method, write, verify, reports).
 
     Raises
     ------
@@ -99,7 +104,7 @@ def run_anonymize(
     out = Path(out)
     protect = _sources(cfg, data)
     check_output_target(out, overwrite, protect)  # before any work: a bad --out fails fast
-    with as_progress(progress, "anonymize", total=3 + len(PUBLISH_STAGES)) as reporter:
+    with as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
         with reporter.stage("read the data") as stage:
             original = cfg.read_data(data)
             stage.name = f"read {len(original):,} records"
@@ -130,6 +135,7 @@ def run_anonymize(
             secrets=secrets,
         )
     numbers["seconds"] = seconds
+    numbers["stage_seconds"] = dict(zip(STAGES, reporter.seconds.values(), strict=True))
     if lint.limited:
         numbers["warnings"].append(f"schema lint: {lint.limited}")
     return path, release, numbers

@@ -865,6 +865,7 @@ def anonymize(
             "columns": numbers["columns"],
             "utility": numbers["utility"],
             "lint": numbers["lint"],
+            "seconds": numbers["stage_seconds"],
         },
         "\n".join(lines),
     )

@@ -64,6 +64,7 @@ import pandas as pd
 from .errors import InputError
 from .frames import as_pandas
 from .schema import Role, Schema
+from .table import combine_codes
 
 __all__ = [
     "ACCEPTABLE_KINDS",
@@ -221,7 +222,12 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
     return codes.astype(np.int64), len(uniques)
 
 
-def dependency_accuracy(det: np.ndarray | None, target: np.ndarray, n_target: int) -> float:
+def dependency_accuracy(
+    det: np.ndarray | None,
+    target: np.ndarray,
+    n_target: int,
+    weights: np.ndarray | None = None,
+) -> float:
     """Leave-one-out accuracy of predicting ``target`` codes by the majority of ``det``'s group.
 
     Parameters
@@ -231,18 +237,25 @@ def dependency_accuracy(det: np.ndarray | None, target: np.ndarray, n_target: in
     target : int array
         Codes of the predicted column, in ``[0, n_target)``.
     n_target : int
+    weights : int array, optional
+        Records per entry (entries are then the distinct combinations of a frequency table);
+        default one record each.
 
     Returns
     -------
     float
-        The share of rows whose value is the strict majority among the other rows of their
-        group.
+        The share of records whose value is the strict majority among the other records of
+        their group.
     """
-    n = len(target)
+    if weights is None:
+        weights = np.ones(len(target), dtype=np.int64)
+    n = int(weights.sum())
     if n == 0:
         return 1.0
     key = target if det is None else det * n_target + target
-    pairs, counts = np.unique(key, return_counts=True)
+    pairs, inverse = np.unique(key, return_inverse=True)
+    counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=len(pairs))
+    counts = counts.astype(np.int64)
     group = np.zeros(len(pairs), dtype=np.int64) if det is None else pairs // n_target
     order = np.lexsort((-counts, group))
     group, counts = group[order], counts[order]
@@ -255,14 +268,15 @@ def dependency_accuracy(det: np.ndarray | None, target: np.ndarray, n_target: in
     return float(np.where(top - 1 > second, top, 0).sum() / n)
 
 
-def _majority_share(target: np.ndarray, n_target: int) -> float:
+def _majority_share(target: np.ndarray, n_target: int, weights: np.ndarray) -> float:
     """Share of the most frequent code: the accuracy of always predicting it, the baseline of a
     dependency's strength. Not taken leave-one-out: a single constant has nothing to fit, and
     leaving a record out of an exact tie (or a lead of one) turns the majority against it, so
     every record would count as missed and the baseline would fall to 0."""
-    if len(target) == 0:
+    n = int(weights.sum())
+    if n == 0:
         return 1.0
-    return float(np.bincount(target, minlength=n_target).max() / len(target))
+    return float(np.bincount(target, weights=weights, minlength=n_target).max() / n)
 
 
 def _strength(acc: float, base: float) -> float:
@@ -430,14 +444,29 @@ def _scan(
     data: pd.DataFrame, quasi: Sequence[str], tested: Sequence[str], size: int, threshold: float
 ) -> dict[str, list[Finding]]:
     """The dependency findings of each tested column, by determinants of up to ``size``
-    quasi-identifiers (none when ``size`` is 0)."""
+    quasi-identifiers (none when ``size`` is 0).
+
+    The rows are reduced once to the distinct combinations of the quasi-identifiers and the
+    tested columns with their counts: every accuracy is a sum of counts, so each test works on
+    the combinations, not the rows."""
     if size == 0 or not tested:
         return {}
-    codes = {q: _codes(data[q]) for q in quasi}
-    bases = {q: _majority_share(*codes[q]) for q in quasi}
+    names = [*quasi, *(c for c in tested if c not in quasi)]
+    coded = [_codes(data[c]) for c in names]
+    combined = combine_codes([c for c, _ in coded], [m for _, m in coded])
+    weights = combined.counts
+    codes = {c: (combined.combos[:, j], coded[j][1]) for j, c in enumerate(names)}
+    quasi_codes = {q: codes[q] for q in quasi}
+    bases = {q: _majority_share(*codes[q], weights) for q in quasi}
     return {
         c: _dependencies(
-            c, _codes(data[c]), codes, bases, _determinants(quasi, codes, size), threshold
+            c,
+            codes[c],
+            quasi_codes,
+            bases,
+            _determinants(quasi, quasi_codes, size),
+            threshold,
+            weights,
         )
         for c in tested
     }
@@ -462,17 +491,18 @@ def _dependencies(
     bases: Mapping[str, float],
     determinants: Iterable[tuple[tuple[str, ...], np.ndarray]],
     threshold: float,
+    weights: np.ndarray,
 ) -> list[Finding]:
     x, nx = coded
     found = []
-    base_x = _majority_share(x, nx)
-    scored = [(dependency_accuracy(d, x, nx), names) for names, d in determinants]
+    base_x = _majority_share(x, nx, weights)
+    scored = [(dependency_accuracy(d, x, nx, weights), names) for names, d in determinants]
     best_acc, best_names = max(
         scored, key=lambda a: (_strength(a[0], base_x), -len(a[1]), a[1]), default=(0.0, ())
     )
     best = (_strength(best_acc, base_x), best_names)
     for q, (qc, nq) in quasi.items():
-        acc = dependency_accuracy(x, qc, nq)
+        acc = dependency_accuracy(x, qc, nq, weights)
         s = _strength(acc, bases[q])
         if s >= threshold:
             how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows"

@@ -147,6 +147,8 @@ class Progress:
             mode = "bar" if _isatty(self.stream) else "lines"
         self.mode = mode
         self.done = 0
+        #: Seconds of each finished stage, by the name it began with (in order).
+        self.seconds: dict[str, float] = {}
         self._bar: Any = None
         self._searched_at = 0.0
 
@@ -196,11 +198,13 @@ class Progress:
                 self.line(name)
             else:
                 self._open_bar().set_postfix_str(name, refresh=True)
+        began = stage.name
         try:
             yield stage
         except BaseException:
             self.close()
             raise
+        self.seconds[began] = round(stage.seconds, 3)
         if self.mode == "lines":
             self.line(f"{self._counter()}{stage.name} ... done in {stage.seconds:.1f} s")
         self.done += 1

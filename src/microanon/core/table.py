@@ -45,11 +45,14 @@ def _code_dtype(n: int) -> np.dtype:
     return np.dtype(np.int64)
 
 
-def factorize_column(series: pd.Series, column: Any) -> tuple[np.ndarray, pd.Index]:
+def factorize_column(
+    series: pd.Series, column: Any, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, pd.Index]:
     """Integer codes ``0..d-1`` (order of first appearance) and the distinct values of a column.
 
     Values are compared as they are (generalized labels such as ``"[20, 30)"`` or ``"*"`` are just
-    values).
+    values). ``weights``: the records each row stands for (a frequency table's counts), by which
+    missing values are counted.
 
     Raises
     ------
@@ -60,7 +63,8 @@ def factorize_column(series: pd.Series, column: Any) -> tuple[np.ndarray, pd.Ind
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
     except TypeError as exc:
         raise InputError(f"column {column!r} holds unhashable values: {exc}") from exc
-    missing = int(np.count_nonzero(codes < 0))
+    gaps = codes < 0
+    missing = int(np.count_nonzero(gaps) if weights is None else weights[gaps].sum())
     if missing:
         raise InputError(
             f"column {column!r} has {missing} missing value(s); fill them with an explicit "
@@ -191,9 +195,16 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
             first = np.full(len(uniq), n, dtype=np.int64)
             np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
         else:
-            uniq, first, inverse, counts = np.unique(
-                key, return_index=True, return_inverse=True, return_counts=True
-            )
+            # Hashed, not sorted: only the distinct keys are sorted (the same answer as np.unique).
+            found, seen = pd.factorize(key)
+            order = np.argsort(seen)
+            uniq = seen[order]
+            rank = np.empty(len(uniq), dtype=np.int64)
+            rank[order] = np.arange(len(uniq), dtype=np.int64)
+            inverse = rank[found]
+            counts = np.bincount(inverse, minlength=len(uniq))
+            first = np.full(len(uniq), n, dtype=np.int64)
+            np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
         combos = np.empty((len(uniq), len(codes)), dtype=np.int64)
         rest = uniq
         for j in range(len(codes) - 1, -1, -1):

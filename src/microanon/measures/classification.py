@@ -9,13 +9,19 @@ in feature order), one branch per value seen at the node; a node becomes a leaf 
 holds fewer than 2 records, or has no attribute left that takes two values among its records
 (splitting on an attribute constant at a node changes nothing). A leaf predicts the majority
 class; ties go to the class that sorts first. A value the node never saw in training (unseen or
-absent there) stops the descent at that node, which predicts its own majority class. Work per
-node is one ``np.bincount`` per candidate attribute over the node's records; prediction walks all
-rows down the tree together, one step per level.
+absent there) stops the descent at that node, which predicts its own majority class. Every
+quantity of the rule is a count of records per (feature values, class), so the records are first
+grouped into their distinct combinations with counts, and the tree grows one level at a time:
+work per level is one weighted ``np.bincount`` (or sort) per candidate attribute over the
+(node, value, class) cells of all the level's nodes; prediction walks all rows (combinations)
+down the tree together, one step per level.
 
 Protocol of :func:`classification_accuracy` and :func:`relative_accuracy`: the rows are split
 into ``folds`` random folds of (almost) equal size; for each fold a tree is trained on the other
 folds and predicts the held-out rows; the accuracy is the share of all rows predicted correctly.
+The rows are read once, into the distinct (features, class) combinations with their records per
+fold; each fold's tree is grown on the combinations weighted by their records in the other folds
+and predicts the combinations, each correct one counting its records in the fold.
 :func:`relative_accuracy` runs this twice *with the same folds*: on the original features and on
 the released features (the release's rows aligned with the original's), always predicting the
 *original* class labels — a release that generalizes the target itself cannot score by
@@ -41,7 +47,7 @@ from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
-from ..core.table import factorize_column
+from ..core.table import DENSE_FACTOR, DENSE_SLACK, factorize_column
 from .common import normalize_columns
 
 __all__ = ["ID3", "NodeCounts", "classification_accuracy", "relative_accuracy"]
@@ -59,26 +65,95 @@ def _entropy_rows(counts: np.ndarray) -> np.ndarray:
     return -(p * logs).sum(axis=1)
 
 
+def _label_rank(labels: np.ndarray) -> np.ndarray:
+    """Rank of each label among the sorted labels (labels of mixed types: by their text)."""
+    try:
+        order = np.argsort(np.asarray(labels, dtype=object), kind="stable")
+    except TypeError:  # labels of mixed types: order them by their text
+        order = np.argsort(np.asarray([str(u) for u in labels]), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
 def _class_codes(y: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Class codes in sorted label order (so ties go to the label that sorts first)."""
     codes, uniques = factorize_column(y, y.name if y.name is not None else "target")
-    try:
-        order = np.argsort(np.asarray(uniques, dtype=object), kind="stable")
-    except TypeError:  # labels of mixed types: order them by their text
-        order = np.argsort(np.asarray([str(u) for u in uniques]), kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[codes], np.asarray(uniques, dtype=object)[order]
+    labels = np.asarray(uniques, dtype=object)
+    rank = _label_rank(labels)
+    classes = np.empty(len(labels), dtype=object)
+    classes[rank] = labels
+    return rank[codes], classes
 
 
-@dataclass
+def _number(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``key`` (ints in ``0..space-1``) and each entry's number among them.
+
+    A small key space is counted directly, a large one hashed; neither sorts."""
+    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
+        uniq = np.flatnonzero(np.bincount(key, minlength=space))
+        rank = np.zeros(space, dtype=np.int64)
+        rank[uniq] = np.arange(len(uniq))
+        return uniq, rank[key]
+    inverse, uniq = pd.factorize(key)
+    return np.asarray(uniq, dtype=np.int64), inverse.astype(np.int64, copy=False)
+
+
+def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct combinations of code columns (codes ``0..card-1``) and the combination of each row.
+
+    Returns the combinations as a ``(len(columns), n_distinct)`` code matrix and each row's
+    combination number. The codes are packed into one int64 key (renumbered before the packing
+    would overflow) and numbered by :func:`_number`.
+    """
+    key, space = np.zeros(len(columns[0]), dtype=np.int64), 1
+    for col, card in zip(columns, cards, strict=True):
+        card = max(int(card), 1)
+        if space * card > np.iinfo(np.int64).max:
+            uniq, key = _number(key, space)
+            space = len(uniq)
+        key *= card
+        key += col
+        space *= card
+    uniq, inverse = _number(key, space)
+    some_row = np.empty(len(uniq), dtype=np.int64)
+    some_row[inverse] = np.arange(len(key))  # the rows of a combination share their codes
+    return np.stack([np.asarray(c)[some_row] for c in columns]), inverse
+
+
+@dataclass(frozen=True)
 class _Tree:
     """Array form of a fitted tree. Node 0 is the root."""
 
-    attribute: list[int] = field(default_factory=list)  # split attribute, -1 for a leaf
-    majority: list[int] = field(default_factory=list)  # class code predicted at the node
-    first_child: list[int] = field(default_factory=list)  # offset into `children`, -1 for a leaf
-    children: list[np.ndarray] = field(default_factory=list)  # child per value (-1: unseen)
+    attribute: np.ndarray  # split attribute per node, -1 for a leaf
+    majority: np.ndarray  # class code predicted at the node
+    first_child: np.ndarray  # offset into `child`, -1 for a leaf
+    child: np.ndarray  # per split node, its child per value of its attribute (-1: unseen)
+
+    def descend(self, codes: np.ndarray) -> np.ndarray:
+        """The node where each row (of a ``rows × features`` code matrix, -1 for a value
+        without a code) stops: a leaf, or a node that never saw the row's value."""
+        node = np.zeros(len(codes), dtype=np.int64)
+        active = np.flatnonzero(self.attribute[node] >= 0)
+        while len(active):
+            at = node[active]
+            value = codes[active, self.attribute[at]]
+            nxt = np.where(value >= 0, self.child[self.first_child[at] + np.maximum(value, 0)], -1)
+            moved = nxt >= 0
+            node[active[moved]] = nxt[moved]
+            active = active[moved]
+            active = active[self.attribute[node[active]] >= 0]
+        return node
+
+
+@dataclass
+class _TreeBuilder:
+    """A tree grown node by node (:meth:`ID3.from_counts`); :meth:`build` gives its array form."""
+
+    attribute: list[int] = field(default_factory=list)
+    majority: list[int] = field(default_factory=list)
+    first_child: list[int] = field(default_factory=list)
+    children: list[np.ndarray] = field(default_factory=list)
     n_children: int = 0  # total length of `children`
 
     def add(self, majority: int) -> int:
@@ -93,6 +168,116 @@ class _Tree:
         self.children.append(child)
         self.n_children += len(child)
 
+    def build(self) -> _Tree:
+        return _Tree(
+            np.asarray(self.attribute, dtype=np.int64),
+            np.asarray(self.majority, dtype=np.int64),
+            np.asarray(self.first_child, dtype=np.int64),
+            np.concatenate(self.children) if self.children else np.empty(0, dtype=np.int64),
+        )
+
+
+def _check_counts(counts: Any, n: int) -> np.ndarray | None:
+    """``counts`` of :meth:`ID3.fit` as a float array (``None`` stays ``None``)."""
+    if counts is None:
+        return None
+    try:
+        weight = np.asarray(counts, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"ID3.fit: counts must be whole numbers >= 0 ({exc})") from None
+    if len(weight) != n:
+        raise InputError(f"ID3.fit: X has {n} rows but counts has {len(weight)}")
+    if not (
+        np.isfinite(weight).all() and (weight >= 0).all() and (weight == np.round(weight)).all()
+    ):
+        raise InputError("ID3.fit: counts must be whole numbers >= 0")
+    if not weight.any():
+        raise InputError("ID3.fit: counts are all 0; no record to grow the tree on")
+    return weight
+
+
+def _grow_weighted(
+    codes: np.ndarray, cards: Sequence[int], target: np.ndarray, k: int, weight: np.ndarray
+) -> _Tree:
+    """Grow the tree of the module docstring's rule from weighted records, one level at a time.
+
+    ``codes`` is a ``features × records`` code matrix, ``target`` the class codes (``0..k-1`` in
+    sorted label order), ``weight`` the number of records each column of ``codes`` stands for.
+    All nodes of a level are handled together: one weighted count per candidate attribute over
+    the (node, value, class) cells of the level.
+    """
+    n_feat = len(cards)
+    card = np.asarray(cards, dtype=np.int64)
+    weight = np.asarray(weight, dtype=np.float64)
+    rows = np.arange(codes.shape[1])
+    node = np.zeros(len(rows), dtype=np.int64)  # position of each record's node in the level
+    used = np.zeros((1, n_feat), dtype=bool)  # attributes split on above each node of the level
+    attribute, majority, first_child, child = [], [], [], []
+    n_nodes, n_child = 1, 0
+    while len(used):
+        nn = len(used)
+        ys, ws = target[rows], weight[rows]
+        # The (node, class) counts present, not an nn × k matrix (k may be large).
+        node_class, of_node_class = _number(node * k + ys, nn * k)
+        count = np.bincount(of_node_class, weights=ws, minlength=len(node_class))
+        owner, label = node_class // k, node_class % k
+        most = np.zeros(nn)
+        np.maximum.at(most, owner, count)
+        first_most = np.full(nn, k, dtype=np.int64)  # ties: the class that sorts first
+        top = count == most[owner]
+        np.minimum.at(first_most, owner[top], label[top])
+        majority.append(first_most)
+        total = np.bincount(owner, weights=count, minlength=nn)
+        splittable = (total >= 2) & (np.bincount(owner, minlength=nn) > 1)
+        # H(class) is fixed at a node: the largest gain is the smallest H(class | A). Sums run
+        # in another order than a node's own count matrix would give: the same gains up to
+        # rounding (~1e-16), far inside the tie margin _GAIN_TIE.
+        best = np.full(nn, -1, dtype=np.int64)
+        best_cond = np.full(nn, np.inf)
+        for a in range(n_feat):
+            candidate = splittable & ~used[:, a]
+            if not candidate.any():
+                continue
+            at = np.flatnonzero(candidate[node])
+            pair = node[at] * card[a] + codes[a, rows[at]]
+            cells, of_cell = _number(pair * k + ys[at], nn * int(card[a]) * k)
+            n_cell = np.bincount(of_cell, weights=ws[at], minlength=len(cells))
+            pairs, of_pair = _number(cells // k, nn * int(card[a]))
+            size = np.bincount(of_pair, weights=n_cell, minlength=len(pairs))
+            share = n_cell / size[of_pair]
+            entropy = -np.bincount(of_pair, weights=share * np.log2(share), minlength=len(pairs))
+            pair_node = pairs // card[a]
+            n_values = np.bincount(pair_node, minlength=nn)
+            cond = np.bincount(pair_node, weights=size * entropy, minlength=nn) / total
+            better = candidate & (n_values >= 2) & (cond < best_cond - _GAIN_TIE)
+            best[better] = a
+            best_cond[better] = cond[better]
+        attribute.append(best)
+        split = best >= 0
+        offset = np.full(nn, -1, dtype=np.int64)
+        widths = card[best[split]]
+        offset[split] = n_child + np.cumsum(widths) - widths
+        first_child.append(offset)
+        # The children: one per (node, value) present among the node's records.
+        at = np.flatnonzero(split[node])
+        parent = node[at]
+        value = codes[best[parent], rows[at]]
+        pairs, inverse = _number(parent * int(card.max()) + value, nn * int(card.max()))
+        pair_parent, pair_value = pairs // int(card.max()), pairs % int(card.max())
+        segment = np.full(int(widths.sum()), -1, dtype=np.int64)
+        segment[offset[pair_parent] - n_child + pair_value] = n_nodes + np.arange(len(pairs))
+        child.append(segment)
+        n_nodes, n_child = n_nodes + len(pairs), n_child + len(segment)
+        used = used[pair_parent]
+        used[np.arange(len(pairs)), best[pair_parent]] = True
+        rows, node = rows[at], inverse
+    return _Tree(
+        np.concatenate(attribute),
+        np.concatenate(majority),
+        np.concatenate(first_child),
+        np.concatenate(child),
+    )
+
 
 class NodeCounts(Protocol):
     """What :meth:`ID3.from_counts` asks of the data at each node (``state`` is opaque)."""
@@ -106,36 +291,6 @@ class NodeCounts(Protocol):
 
     def children(self, state: Any, attribute: int, values: np.ndarray) -> list[Any]:
         """The states of the children for ``values`` of ``attribute`` (in that order)."""
-
-
-class _RowCounts:
-    """:class:`NodeCounts` over records: a node is the array of its row positions."""
-
-    def __init__(self, codes: list[np.ndarray], cards: list[int], target: np.ndarray, k: int):
-        self.codes, self.cards, self.target, self.k = codes, cards, target, k
-
-    def root(self) -> np.ndarray:
-        return np.arange(len(self.target))
-
-    def counts(self, rows: np.ndarray, attrs: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
-        k, ys = self.k, self.target[rows]
-        class_counts = np.bincount(ys, minlength=k)
-        if len(rows) < 2 or np.count_nonzero(class_counts) <= 1:
-            return class_counts, [np.zeros((self.cards[a], k)) for a in attrs]  # a leaf anyway
-        joints = [
-            np.bincount(self.codes[a][rows] * k + ys, minlength=self.cards[a] * k).reshape(
-                self.cards[a], k
-            )
-            for a in attrs
-        ]
-        return class_counts, joints
-
-    def children(self, rows: np.ndarray, attribute: int, values: np.ndarray) -> list[np.ndarray]:
-        xs = self.codes[attribute][rows]
-        order = np.argsort(xs, kind="stable")
-        bounds = np.searchsorted(xs[order], np.concatenate([values, values + 1]))
-        m = len(values)
-        return [rows[order[bounds[i] : bounds[m + i]]] for i in range(m)]
 
 
 class ID3:
@@ -164,39 +319,55 @@ class ID3:
         self.features: list[Hashable] = []
         self.classes: np.ndarray = np.empty(0, dtype=object)
         self._categories: list[pd.Index] = []
-        self._tree = _Tree()
-        self._child_index = np.empty(0, dtype=np.int64)
+        self._tree = _Tree(*(np.empty(0, dtype=np.int64) for _ in range(4)))
 
     @property
     def n_nodes(self) -> int:
         """Number of nodes of the fitted tree."""
         return len(self._tree.attribute)
 
-    def fit(self, X: pd.DataFrame, y: pd.Series | Sequence[Any]) -> ID3:  # noqa: N803
+    def fit(
+        self,
+        X: pd.DataFrame,  # noqa: N803
+        y: pd.Series | Sequence[Any],
+        counts: Sequence[int] | np.ndarray | None = None,
+    ) -> ID3:
         """Grow the tree on categorical features ``X`` and class labels ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Categorical features (every distinct value is a category).
+        y : Series or sequence
+            Class labels, one per row of ``X``.
+        counts : sequence of whole numbers, optional
+            Row ``i`` stands for ``counts[i]`` identical records (a frequency table): the tree
+            is the one grown on the rows repeated that often (rows of count 0 are left out).
+            ``None``: every row is one record.
 
         Raises
         ------
         InputError
-            ``X`` not a non-empty DataFrame, ``y`` of another length, missing values.
+            ``X`` not a non-empty DataFrame, ``y`` or ``counts`` of another length, ``counts``
+            not whole numbers >= 0 or all 0, missing values.
         """
         if not isinstance(X, pd.DataFrame) or len(X) == 0 or X.shape[1] == 0:
             raise InputError("ID3.fit: X must be a DataFrame with at least one row and column")
         y = pd.Series(y) if not isinstance(y, pd.Series) else y
         if len(y) != len(X):
             raise InputError(f"ID3.fit: X has {len(X)} rows but y has {len(y)}")
+        weight = _check_counts(counts, len(X))
+        if weight is not None:
+            X, y = X.iloc[weight > 0], y.iloc[weight > 0]  # noqa: N806
+            weight = weight[weight > 0]
         self.features = list(X.columns)
         encoded = [factorize_column(X[c], c) for c in self.features]
         self._categories = [u for _, u in encoded]
         target, self.classes = _class_codes(y.reset_index(drop=True))
-        self._grow(
-            _RowCounts(
-                [c for c, _ in encoded],
-                [len(u) for u in self._categories],
-                target,
-                len(self.classes),
-            )
-        )
+        cards = [len(u) for u in self._categories] + [len(self.classes)]
+        cells, inverse = _distinct([c for c, _ in encoded] + [target], cards)
+        per_cell = np.bincount(inverse, weights=weight, minlength=cells.shape[1])
+        self._tree = _grow_weighted(cells[:-1], cards[:-1], cells[-1], len(self.classes), per_cell)
         return self
 
     @classmethod
@@ -252,7 +423,7 @@ class ID3:
         Nodes are expanded largest first (the order changes nothing without a budget: every
         split depends on its node only)."""
         cards = [len(c) for c in self._categories]
-        tree = _Tree()
+        tree = _TreeBuilder()
         budget = np.inf if max_nodes is None else max_nodes
         # Work items: (-size, tie-breaker, node id, node state, candidate attributes).
         heap = [(-np.inf, 0, tree.add(0), counts.root(), list(range(len(cards))))]
@@ -285,10 +456,7 @@ class ID3:
                     heap, (-float(best_sizes[v]), int(child[v]), int(child[v]), sub, rest)
                 )
             tree.split(node, best, child)
-        self._tree = tree
-        self._child_index = (
-            np.concatenate(tree.children) if tree.children else np.empty(0, dtype=np.int64)
-        )
+        self._tree = tree.build()
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
         """Class labels of the rows of ``X`` (an object array).
@@ -315,19 +483,7 @@ class ID3:
             if len(X)
             else np.empty((0, len(self.features)), dtype=np.int64)
         )
-        attribute = np.asarray(self._tree.attribute, dtype=np.int64)
-        first = np.asarray(self._tree.first_child, dtype=np.int64)
-        node = np.zeros(len(X), dtype=np.int64)
-        active = np.flatnonzero(attribute[node] >= 0)
-        while len(active):
-            at = node[active]
-            value = codes[active, attribute[at]]
-            nxt = np.where(value >= 0, self._child_index[first[at] + np.maximum(value, 0)], -1)
-            moved = nxt >= 0
-            node[active[moved]] = nxt[moved]
-            active = active[moved]
-            active = active[attribute[node[active]] >= 0]
-        return self.classes[np.asarray(self._tree.majority, dtype=np.int64)[node]]
+        return self.classes[self._tree.majority[self._tree.descend(codes)]]
 
 
 # ---------------------------------------------------------------------------------- accuracy
@@ -358,14 +514,60 @@ def _fold_of(n: int, folds: int, rng: RandomLike) -> np.ndarray:
     return fold
 
 
-def _cv_accuracy(X: pd.DataFrame, y: pd.Series, fold: np.ndarray, folds: int) -> float:  # noqa: N803
+def _encode(frame: pd.DataFrame, cols: list[Hashable]) -> tuple[list[np.ndarray], list[int]]:
+    """Codes (order of first appearance) and number of distinct values of each column."""
+    encoded = [factorize_column(frame[c], c) for c in cols]
+    return [c for c, _ in encoded], [len(u) for _, u in encoded]
+
+
+def _fold_counts(inverse: np.ndarray, n_cells: int, fold: np.ndarray, folds: int) -> np.ndarray:
+    """Records per cell and fold (``n_cells × folds``); ``inverse`` is each record's cell."""
+    return np.bincount(inverse * folds + fold, minlength=n_cells * folds).reshape(n_cells, folds)
+
+
+def _merge(
+    codes: list[np.ndarray], cards: list[int], per_fold: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct combinations of cells' ``codes`` and their records per fold (the sums of
+    the cells' ``per_fold`` rows): a ``len(codes) × d`` code matrix and a ``d × folds`` table."""
+    combos, which = _distinct(codes, cards)
+    d = combos.shape[1]
+    table = np.column_stack(
+        [np.bincount(which, weights=column, minlength=d) for column in per_fold.T]
+    )
+    return combos, table.astype(np.int64)
+
+
+def _cv_correct(
+    combos: np.ndarray, cards: list[int], classes: np.ndarray, table: np.ndarray
+) -> int:
+    """Held-out records predicted correctly, summed over the folds.
+
+    ``combos`` are the distinct (features..., class) combinations (class codes index the sorted
+    ``classes``) and ``table`` their records per fold. Each fold's tree grows on the
+    combinations weighted by their records in the other folds, with the classes those hold
+    ranked as :class:`ID3` ranks them, and predicts the fold's combinations.
+    """
+    features, target = combos[:-1], combos[-1]
+    total = table.sum(axis=1)
     correct = 0
-    truth = y.to_numpy(dtype=object)
-    for f in range(folds):
-        test = fold == f
-        tree = ID3().fit(X.loc[~test], y.loc[~test])
-        correct += int(np.count_nonzero(tree.predict(X.loc[test]) == truth[test]))
-    return correct / len(y)
+    for f in range(table.shape[1]):
+        train = np.flatnonzero(total > table[:, f])
+        present = np.unique(target[train])
+        local = np.full(len(classes), -1, dtype=np.int64)  # -1: a class the fold never saw
+        local[present] = _label_rank(classes[present])
+        tree = _grow_weighted(
+            features[:, train],
+            cards,
+            local[target[train]],
+            len(present),
+            (total - table[:, f])[train],
+        )
+        test = np.flatnonzero(table[:, f])
+        predicted = tree.majority[tree.descend(features[:, test].T)]
+        hit = predicted == local[target[test]]
+        correct += int(table[test[hit], f].sum())
+    return correct
 
 
 def classification_accuracy(
@@ -404,7 +606,12 @@ def classification_accuracy(
         raise InputError(f"the table has no target column {target!r}")
     k = _check_folds(folds, len(data))
     frame = data.reset_index(drop=True)
-    return _cv_accuracy(frame[cols], frame[target], _fold_of(len(frame), k, rng), k)
+    fold = _fold_of(len(frame), k, rng)
+    codes, cards = _encode(frame, cols)
+    y, classes = _class_codes(frame[target])
+    cells, inverse = _distinct([*codes, y], [*cards, len(classes)])
+    per_fold = _fold_counts(inverse, cells.shape[1], fold, k)
+    return _cv_correct(cells, cards, classes, per_fold) / len(frame)
 
 
 def relative_accuracy(
@@ -464,9 +671,19 @@ def relative_accuracy(
             "aligned (restrict original to the rows the release kept)"
         )
     k = _check_folds(folds, len(original))
-    fold = _fold_of(len(original), k, rng)
-    y = original[target].reset_index(drop=True)
-    base = _cv_accuracy(original[cols].reset_index(drop=True), y, fold, k)
-    if base == 0:
+    n = len(original)
+    fold = _fold_of(n, k, rng)
+    y, classes = _class_codes(original[target].reset_index(drop=True))
+    before, before_cards = _encode(original.reset_index(drop=True), cols)
+    after, after_cards = _encode(released.reset_index(drop=True), cols)
+    # One pass over the rows: the distinct (original features, released features, class).
+    cells, inverse = _distinct([*before, *after, y], [*before_cards, *after_cards, len(classes)])
+    per_fold = _fold_counts(inverse, cells.shape[1], fold, k)
+    p = len(cols)
+    accuracy = []
+    for part, cards in ((slice(0, p), before_cards), (slice(p, 2 * p), after_cards)):
+        combos, table = _merge([*cells[part], cells[-1]], [*cards, len(classes)], per_fold)
+        accuracy.append(_cv_correct(combos, cards, classes, table) / n)
+    if accuracy[0] == 0:
         raise InputError("ID3 predicts no held-out row of the original correctly")
-    return _cv_accuracy(released[cols].reset_index(drop=True), y, fold, k) / base
+    return accuracy[1] / accuracy[0]

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see _WHERE
     from .base import ClassBounds, PrivacyModel
     from .config import MODELS, as_models, model_from_config
     from .disclosure import DeltaDisclosure, delta_disclosure
+    from .frequencies import Frequencies, check_frequencies, column_codes, frequencies_of
     from .groups import Groups
     from .kanonymity import KAnonymity, k_anonymity
     from .kmap import ESTIMATORS, KMap, k_map
@@ -47,6 +48,9 @@ _WHERE = {
     **dict.fromkeys(["ClassBounds", "PrivacyModel"], "base"),
     **dict.fromkeys(["MODELS", "as_models", "model_from_config"], "config"),
     **dict.fromkeys(["DeltaDisclosure", "delta_disclosure"], "disclosure"),
+    **dict.fromkeys(
+        ["Frequencies", "check_frequencies", "column_codes", "frequencies_of"], "frequencies"
+    ),
     "Groups": "groups",
     **dict.fromkeys(["KAnonymity", "k_anonymity"], "kanonymity"),
     **dict.fromkeys(["ESTIMATORS", "KMap", "k_map"], "kmap"),
@@ -78,6 +82,7 @@ __all__ = [
     "DeltaDisclosure",
     "DeltaPresence",
     "ClassBounds",
+    "Frequencies",
     "Groups",
     "KAnonymity",
     "KMap",
@@ -90,10 +95,13 @@ __all__ = [
     "Verdict",
     "as_models",
     "beta_likeness",
+    "check_frequencies",
     "check_release",
+    "column_codes",
     "covers",
     "delta_disclosure",
     "delta_presence",
+    "frequencies_of",
     "k_anonymity",
     "k_map",
     "l_diversity",

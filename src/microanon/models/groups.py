@@ -177,8 +177,10 @@ class Groups:
         sensitive : column name, optional
             Sensitive column, needed by ℓ-diversity and t-closeness.
         weights : int array, optional
-            Records each row stands for (default 1): a frequency table of distinct
-            combinations is grouped exactly as the table it summarizes.
+            Records each row stands for (default 1): a frequency table whose rows are in the
+            order of their combinations' first appearance in a table (see
+            :func:`microanon.models.frequencies_of`) is grouped exactly as that table, with the
+            same group and value numbering.
 
         Returns
         -------
@@ -200,17 +202,14 @@ class Groups:
             )
         used = list(names) + ([sensitive] if sensitive is not None else [])
         df = _check_frame(data, used)
-        factorized = [factorize_column(df[c], c) for c in names]
+        w = None if weights is None else np.asarray(weights, dtype=np.int64)
+        factorized = [factorize_column(df[c], c, w) for c in names]
         _, sizes, row_group, first = combine_codes(
             [codes for codes, _ in factorized], [len(u) for _, u in factorized]
         )
-        key_parts = [(codes[first], uniques) for codes, uniques in factorized]
-        w = None
-        if weights is not None:
-            w = np.asarray(weights, dtype=np.int64)
-            if w.shape != (len(df),) or (w < 1).any():
-                raise InputError(f"weights: one whole number >= 1 per row ({len(df)})")
+        if w is not None:
             sizes = np.bincount(row_group, weights=w, minlength=len(sizes)).astype(np.int64)
+        key_parts = [(codes[first], uniques) for codes, uniques in factorized]
         if sensitive is None:
             return cls(names, row_group, sizes, key_parts, weights=w)
         column = df[sensitive]

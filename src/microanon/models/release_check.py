@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,6 +13,7 @@ from microanon.core.release import Release
 
 from .base import PrivacyModel
 from .config import as_models
+from .frequencies import check_frequencies, frequencies_of
 from .p_privacy import distribution_verdicts
 from .population import population_from_record
 from .verdict import Verdict
@@ -21,6 +22,9 @@ __all__ = ["check_release", "published_groups_frame"]
 
 #: Column that holds the group id of an anatomized release's expanded sensitive table.
 GROUP = "group"
+
+#: Release kinds whose one published table is checked on its frequency table.
+_ONE_TABLE_KINDS = ("generalized", "masked", "randomized")
 
 
 def published_groups_frame(release: Release) -> tuple[pd.DataFrame, list[str], str | None]:
@@ -56,8 +60,13 @@ def check_release(
     release: Release,
     models: Sequence[PrivacyModel] | Any = None,
     linkable: Sequence[str] = (),
+    codes: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
 ) -> list[Verdict]:
     """Check the privacy models of a release on its published tables.
+
+    A release of one table (generalized, masked, randomized) is checked on the frequency table
+    of its checked columns, built in one pass over its rows (:func:`~.frequencies.
+    frequencies_of`): the same classes, counts and numbers as on the rows themselves.
 
     Parameters
     ----------
@@ -73,6 +82,8 @@ def check_release(
         as quasi-identifiers by every model except those checked against a population: a
         population table holds the declared quasi-identifiers only, so nobody can count its
         people by another column.
+    codes : mapping, optional
+        :func:`~.frequencies.column_codes` of columns of the published table, already computed.
 
     Returns
     -------
@@ -91,6 +102,12 @@ def check_release(
     if models is None:
         resolved = _with_populations(release, resolved)
     linked = quasi + [c for c in linkable if c in table.columns and c not in quasi]
+    needs = sensitive if any(m.needs_sensitive for m in resolved) else None
+    checked = linked + ([needs] if needs is not None else [])
+    if release.kind in _ONE_TABLE_KINDS and all(c in table.columns for c in checked):
+        frequencies = frequencies_of(table, checked, codes)
+        return check_frequencies(frequencies, resolved, linked, quasi, sensitive)
+    # several tables, or a column the table lacks (refused below as each model refuses it)
     return [
         m.check(
             table,

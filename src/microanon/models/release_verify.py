@@ -1,12 +1,15 @@
 """Verification of a release as written: read back from disk, re-checked, scanned for leaks.
 
-After a release is written, :func:`verify_written` reads the files back (never the objects that
-produced them) and checks
+After a release is written, :func:`verify_written` reads the files back once (never the objects
+that produced them; the public part is the loaded tables with the public manifest's metadata)
+and checks
 
 1. the claimed models, by their plain definitions, on the published tables, with every published
    column the schema lint found linkable counted as a quasi-identifier (except by δ-presence and
    k-map against a population table, whose people are counted by the declared
-   quasi-identifiers, the only columns the population has);
+   quasi-identifiers, the only columns the population has): on the frequency table of the
+   published combinations (:mod:`microanon.models.frequencies`), the columns factorized once
+   for it and for the scan of item 3;
 2. that the public part alone loads, and holds no metadata the method did not declare public;
 3. that the public metadata contains no value of an original column that does not appear in
    the published tables themselves (a hierarchy's leaves, a suppressed person's value, a
@@ -20,7 +23,8 @@ produced them) and checks
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import json
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +34,8 @@ import pandas as pd
 
 from ..core.errors import MicroanonError
 from ..core.frames import pandas_if_arrow
-from ..core.release import PUBLIC_DIR, Release
+from ..core.release import PUBLIC_DIR, Release, text_release
+from .frequencies import column_codes
 from .release_check import check_release
 from .verdict import Verdict
 
@@ -38,6 +43,12 @@ __all__ = ["Verification", "verify_written", "public_leaks", "texts_in_files"]
 
 #: Release kinds whose claimed models are checked on equivalence classes of one table.
 _CLASS_KINDS = ("generalized", "masked")
+
+#: The manifest of a release part (what :meth:`Release.load` reads in ``public/``).
+_MANIFEST = "release.json"
+
+#: Codes and distinct values of each column of each published table (:func:`column_codes`).
+_Codes = dict[str, dict[Hashable, tuple[np.ndarray, pd.Index]]]
 
 
 @dataclass
@@ -128,12 +139,29 @@ def public_leaks(
     list of str
         One line per leaked value, naming the metadata path and the original column.
     """
+    return _leaks(release, _codes(release), original, declared)
+
+
+def _codes(release: Release) -> _Codes:
+    """:func:`column_codes` of every column of every published table: one pass per column."""
+    return {
+        name: {c: column_codes(df[c]) for c in df.columns} for name, df in release.tables.items()
+    }
+
+
+def _leaks(
+    release: Release,
+    codes: _Codes,
+    original: pd.DataFrame,
+    declared: Mapping[str, Sequence[Any]] | None,
+) -> list[str]:
+    """:func:`public_leaks`, the published tables' distinct values read from ``codes``."""
     original = pandas_if_arrow(original, "original")
     published: set[str] = set()
-    for df in release.tables.values():
-        published |= set(map(str, df.columns))
-        for c in df.columns:
-            published |= _text_values(pd.unique(df[c]))
+    for columns in codes.values():
+        published |= set(map(str, columns))
+        for _, uniques in columns.values():
+            published |= _text_values(uniques)
     by_value: dict[str, str] = {}
     for c in original.columns:
         allowed = published | _text_values((declared or {}).get(str(c), ()))
@@ -222,12 +250,13 @@ def verify_written(
     directory = Path(directory)
     out = Verification()
     full = Release.load(directory)
-    public = Release.load(directory / PUBLIC_DIR)
+    public = _public_part(full, directory / PUBLIC_DIR / _MANIFEST)
     out.public = public
     extra = sorted(set(public.metadata) - set(full.public_keys))
     if extra:
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
-    out.leaks = public_leaks(public, original, declared)
+    codes = _codes(public)
+    out.leaks = _leaks(public, codes, original, declared)
     for name, table in public.tables.items():
         held = [str(c) for c in table.columns if str(c) in set(unpublished)]
         if held:
@@ -244,7 +273,18 @@ def verify_written(
         counted = [c for c in linkable if c in full.data.columns and c not in quasi]
         out.counted_quasi = counted
     try:
-        out.verdicts = check_release(full, linkable=counted)
+        out.verdicts = check_release(full, linkable=counted, codes=codes.get("data"))
     except MicroanonError as exc:
         out.problems.append(f"the claimed models cannot be checked on the written files: {exc}")
     return out
+
+
+def _public_part(full: Release, manifest: Path) -> Release:
+    """The public part of a release loaded whole, as :meth:`Release.load` loads ``public/``
+    alone: the same tables (read once), the metadata and public keys its manifest holds."""
+    written = json.loads(manifest.read_text(encoding="utf-8"))
+    public = text_release(
+        full.kind, full.tables, written.get("metadata", {}), written.get("public_keys", ())
+    )
+    public.has_internal = False
+    return public

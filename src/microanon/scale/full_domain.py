@@ -606,10 +606,8 @@ def _verify(
     VerificationError
         A model fails on the files, or they hold other than the release's records.
     """
-    sensitive = args.sensitive
-    numeric = sensitive is not None and written.types[sensitive] not in (pa.string(), pa.bool_())
     verdicts, rows_out = verify_files(
-        written.paths, args.schema.quasi, sensitive, chosen.checked, run, progress, numeric=numeric
+        written.paths, args.schema.quasi, args.sensitive, chosen.checked, run, progress
     )
     failed = [str(v) for v in verdicts if v.holds is False]
     if failed:

@@ -1,4 +1,9 @@
-"""Verify a written release out of core: its frequency table, checked by the models' own code."""
+"""Verify a written release out of core: its frequency table, checked by the models' own code.
+
+The frequency table of the written files is computed on the cluster and handed to
+:func:`microanon.models.frequencies.check_frequencies`, the very code that checks a release read
+back in memory (:func:`microanon.models.verify_written`): the same classes, values and verdicts.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.progress import ProgressLike
-from ..models import Groups, PrivacyModel, Verdict
+from ..models import Frequencies, Groups, PrivacyModel, Verdict, check_frequencies
 from .client import wait_stage
 from .encode import Encoded, union_codes
 from .frequencies import (
@@ -19,8 +24,8 @@ from .frequencies import (
     FrequencyTable,
     count_combinations,
     global_partial,
-    sorted_table,
     tree_reduce,
+    unpack_keys,
     value_frequencies,
 )
 from .read import read_dataset
@@ -72,9 +77,9 @@ def verify_written(
 
     The dataset is read back, its frequency table over the quasi-identifiers (and the sensitive
     column, when a model needs it) computed with a tree reduction, and every model checked on
-    the classes of that table with :meth:`PrivacyModel.check`, as :func:`microanon.models.
-    check_release` checks a release in memory (records published with every quasi-identifier
-    ``"*"`` form one class like any other).
+    the classes of that table by :func:`~microanon.models.frequencies.check_frequencies`, as
+    :func:`microanon.models.check_release` checks a release in memory (records published with
+    every quasi-identifier ``"*"`` form one class like any other).
 
     Returns
     -------
@@ -91,12 +96,24 @@ def verify_written(
     needs = sensitive if any(m.needs_sensitive for m in models) else None
     columns = list(quasi) + ([needs] if needs is not None else [])
     frame = read_dataset(path, columns=columns)
-    numeric = needs is not None and pd.api.types.is_numeric_dtype(frame[needs].dtype)
     table = value_frequencies(frame, columns, client, progress)
-    if table.records == 0:
+    dtypes = frame.dtypes
+    combinations = pd.DataFrame(
+        {c: pd.Series(table.codes[c]).astype(dtypes[c]) for c in columns}, columns=columns
+    )
+    return _checked(Frequencies(combinations, table.counts), quasi, needs, models)
+
+
+def _checked(
+    frequencies: Frequencies,
+    quasi: Sequence[str],
+    sensitive: str | None,
+    models: Sequence[PrivacyModel],
+) -> tuple[list[Verdict], int]:
+    """The models checked on the frequency table of a written dataset, and its records."""
+    if frequencies.records == 0:
         raise InputError("the release publishes no unsuppressed record")
-    groups = groups_of(table, quasi, needs, bool(numeric))
-    return [m.check(groups) for m in models], table.records
+    return check_frequencies(frequencies, models, quasi, quasi, sensitive), frequencies.records
 
 
 def file_counts(path: str, columns: Sequence[str]) -> Encoded:
@@ -136,14 +153,15 @@ def verify_files(
     models: Sequence[PrivacyModel],
     client: Any,
     progress: ProgressLike = None,
-    numeric: bool = False,
     split_every: int = SPLIT_EVERY,
 ) -> tuple[list[Verdict], int]:
     """Check every model on written Parquet files, as :func:`verify_written` does.
 
     Each file is read back (only the checked columns) and reduced to its frequency table on the
-    worker; the tables are merged up a tree on the cluster. ``sensitive`` is the sensitive column
-    when a model needs it (``numeric``: whether its values are numbers).
+    worker; the tables are merged up a tree on the cluster, in file order, so that the
+    combinations stay in the order of their first appearance in the files, as
+    :func:`microanon.models.frequencies.frequencies_of` orders those of the table read back in
+    memory. ``sensitive`` is the sensitive column when a model needs it.
     """
     columns = list(quasi) + ([sensitive] if sensitive is not None else [])
     parts = [client.submit(file_counts, str(p), columns, pure=False) for p in paths]
@@ -166,9 +184,10 @@ def verify_files(
     (merged,) = wait_stage(
         client, "frequency table", [tree_reduce(client, partial, cards, split_every)], progress
     )
-    coded = sorted_table(columns, merged[0], merged[1], cards)
-    table = FrequencyTable(columns, {c: values[c][coded.codes[c]] for c in columns}, coded.counts)
-    if table.records == 0:
-        raise InputError("the release publishes no unsuppressed record")
-    groups = groups_of(table, quasi, sensitive, numeric)
-    return [m.check(groups) for m in models], table.records
+    combos, counts = merged
+    codes = unpack_keys(combos, cards) if isinstance(combos, np.ndarray) else combos
+    combinations = pd.DataFrame(
+        {c: values[c][code] for c, code in zip(columns, codes, strict=True)}, columns=columns
+    )
+    frequencies = Frequencies(combinations, np.asarray(counts, dtype=np.int64))
+    return _checked(frequencies, quasi, sensitive, models)

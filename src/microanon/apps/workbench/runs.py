@@ -27,12 +27,12 @@ from ...methods import registry
 from ...methods.steps import STEPS_METHOD, check_steps
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
+from ..anonymize import STAGES as RUN_STAGES
 from ..anonymize import run_anonymize
 from ..config import PipelineConfig, load_config
 from ..init.hierarchies import arx_csv
 from ..init.render import render_config, yaml_flow
 from ..init.run import read_block
-from ..publish import PUBLISH_STAGES
 from .datasets import Dataset, schema_files
 from .errors import RequestError
 from .summaries import run_result
@@ -44,7 +44,7 @@ CONFIG_DIR = "config"
 #: The run's release (``public/`` and ``internal/``), under its directory.
 RELEASE_DIR = "release"
 #: Stages of a run: read, lint, the method, then publishing's.
-STAGES = 3 + len(PUBLISH_STAGES)
+STAGES = len(RUN_STAGES)
 
 
 @dataclass
