@@ -21,7 +21,7 @@ import pandas as pd
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import combine_codes
-from ..models import published_groups_frame
+from ..models import column_codes, published_groups_frame
 
 __all__ = ["PUBLISHED", "Combinations", "ReleaseTables", "as_suppressed"]
 
@@ -87,12 +87,8 @@ def _classes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, n
     (a missing value is a value of its own)."""
     codes, sizes = [], []
     for c in columns:
-        k, uniques = pd.factorize(frame[c])  # missing: -1, made a code of its own
-        k = k.astype(np.int64)
-        missing = k < 0
-        if missing.any():
-            k[missing] = len(uniques)
-        codes.append(k)
+        k, uniques = column_codes(frame[c])
+        codes.append(k + 1)  # a missing value (-1) is the code 0, every value its code + 1
         sizes.append(len(uniques) + 1)
     return _first_order(codes, sizes, len(frame))
 
