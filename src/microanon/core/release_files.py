@@ -66,16 +66,47 @@ def _field(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if _NEEDS_QUOTES.search(text) else text
 
 
-def _text_fields(codes: np.ndarray, uniques: np.ndarray) -> _Fields:
-    """Each distinct value formatted once; a missing value as an empty field."""
-    words = pa.array([_field(v) for v in uniques] + [""], _TEXT)
-    index = np.where(codes < 0, len(uniques), codes)
-    return lambda a, b: words.take(pa.array(index[a:b]))
+#: A column as codes into the fields it writes: (codes, fields), missing values included.
+_Coded = tuple[np.ndarray, pa.Array]
 
 
-def _int_fields(s: pd.Series) -> _Fields:
-    numbers = pa.array(s, from_pandas=True)
-    return lambda a, b: pc.cast(numbers.slice(a, b - a), _TEXT).fill_null(_EMPTY)
+def _coded(codes: np.ndarray, fields: Sequence[str] | pa.Array) -> _Coded:
+    """Codes -1 (missing) as one more field, empty."""
+    words = pa.concat_arrays([pa.array(fields, _TEXT), pa.array([""], _TEXT)])
+    return np.where(codes < 0, len(words) - 1, codes), words
+
+
+def _text_coded(codes: np.ndarray, uniques: np.ndarray) -> _Coded:
+    return _coded(codes, [_field(v) for v in uniques])
+
+
+def _int_coded(s: pd.Series) -> _Coded:
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    return _coded(codes, pc.cast(pa.array(uniques, from_pandas=True), _TEXT))
+
+
+def _bool_coded(s: pd.Series) -> _Coded:
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    return _coded(codes, ["True" if v else "False" for v in uniques])
+
+
+def _joined(run: Sequence[_Coded], limit: int) -> _Coded | None:
+    """Consecutive coded columns as one, each combination of their fields written once; None
+    when there are more than ``limit`` combinations."""
+    code = run[0][0]
+    for codes, words in run[1:]:
+        code, uniques = pd.factorize(code * len(words) + codes)
+        if len(uniques) > limit:
+            return None
+    first = np.empty(len(uniques), dtype=np.intp)  # the first row of each combination
+    first[code[::-1]] = np.arange(len(code) - 1, -1, -1)
+    parts = [words.take(pa.array(codes[first])) for codes, words in run]
+    return code, pc.binary_join_element_wise(*parts, _COMMA)
+
+
+def _taken(coded: _Coded) -> _Fields:
+    codes, words = coded
+    return lambda a, b: words.take(pa.array(codes[a:b]))
 
 
 def _float_text(v: np.ndarray) -> pa.Array:
@@ -101,13 +132,6 @@ def _float_fields(s: pd.Series) -> _Fields:
     return lambda a, b: _float_text(values[a:b])
 
 
-def _bool_fields(s: pd.Series) -> _Fields:
-    truth = pa.array(s, from_pandas=True)
-    return lambda a, b: (
-        pc.if_else(truth.slice(a, b - a), "True", "False").cast(_TEXT).fill_null(_EMPTY)
-    )
-
-
 def write_csv(
     df: pd.DataFrame,
     types: Mapping[str, str],
@@ -126,11 +150,18 @@ def write_csv(
     codes : mapping of str to (ndarray, ndarray)
         Each text column's :func:`text_codes`.
     """
-    makers = {"int": _int_fields, "float": _float_fields, "bool": _bool_fields}
-    fields = [
-        _text_fields(*codes[str(c)]) if types[str(c)] == "string" else makers[types[str(c)]](s)
-        for c, s in df.items()
-    ]
+    coders = {"int": _int_coded, "bool": _bool_coded}
+    fields: list[_Fields] = []
+    run: list[_Coded] = []  # consecutive columns of codes, written together
+    for c, s in df.items():
+        kind = types[str(c)]
+        if kind == "float":
+            fields += _run_fields(run, len(df))
+            fields.append(_float_fields(s))
+            run = []
+        else:
+            run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
+    fields += _run_fields(run, len(df))
     header = ",".join(_field(str(c)) for c in df.columns)
     with open(path, "wb") as out:
         out.write(((header if header or len(fields) != 1 else '""') + "\n").encode("utf-8"))
@@ -144,6 +175,12 @@ def write_csv(
                 columns[0] = pc.if_else(blank, pa.scalar('""', _TEXT), columns[0])
             columns[-1] = pc.binary_join_element_wise(columns[-1], _EMPTY, _NEWLINE)
             _write_values(out, pc.binary_join_element_wise(*columns, _COMMA))
+
+
+def _run_fields(run: Sequence[_Coded], rows: int) -> list[_Fields]:
+    """The fields of consecutive coded columns: joined, unless they combine in too many ways."""
+    joined = _joined(run, rows // 2) if len(run) > 1 else None
+    return [_taken(joined)] if joined else [_taken(coded) for coded in run]
 
 
 def _write_values(out, strings: pa.Array) -> None:
