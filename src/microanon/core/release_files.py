@@ -48,16 +48,21 @@ def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     address = np.frombuffer(
         (ctypes.c_void_p * len(values)).from_address(values.ctypes.data), np.uintp
     )
-    codes, _ = pd.factorize(address)
+    codes, objects = pd.factorize(address)
     del address  # (it points into ``values``)
-    first = np.empty(codes.max(initial=-1) + 1, dtype=np.intp)
-    if len(first) > max(len(values) // 4, 1024):
+    if len(objects) > max(len(values) // 4, 1024):
         return pd.factorize(values, use_na_sentinel=True)
-    first[codes[::-1]] = np.arange(len(values) - 1, -1, -1)
-    uniques = values[first]
+    uniques = values[_first_rows(codes, len(objects))]
     text = np.not_equal(uniques, None)
     renumber = np.where(text, np.cumsum(text) - 1, -1)
     return renumber[codes], uniques[text]
+
+
+def _first_rows(codes: np.ndarray, k: int) -> np.ndarray:
+    """The first row of each of the codes ``0 .. k - 1`` (each of which occurs)."""
+    first = np.empty(k, dtype=np.intp)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return first
 
 
 def _field(text: str) -> str:
@@ -98,8 +103,7 @@ def _joined(run: Sequence[_Coded], limit: int) -> _Coded | None:
         code, uniques = pd.factorize(code * len(words) + codes)
         if len(uniques) > limit:
             return None
-    first = np.empty(len(uniques), dtype=np.intp)  # the first row of each combination
-    first[code[::-1]] = np.arange(len(code) - 1, -1, -1)
+    first = _first_rows(code, len(uniques))
     parts = [words.take(pa.array(codes[first])) for codes, words in run]
     return code, pc.binary_join_element_wise(*parts, _COMMA)
 
@@ -163,14 +167,15 @@ def write_csv(
             run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
     fields += _run_fields(run, len(df))
     header = ",".join(_field(str(c)) for c in df.columns)
+    alone = len(df.columns) == 1  # one empty field alone on a line is written ""
     with open(path, "wb") as out:
-        out.write(((header if header or len(fields) != 1 else '""') + "\n").encode("utf-8"))
+        out.write(((header if header or not alone else '""') + "\n").encode("utf-8"))
         if not fields:
             out.write(b"\n" * len(df))
         for a in range(0, len(df) if fields else 0, _CHUNK):
             b = min(a + _CHUNK, len(df))
             columns = [f(a, b) for f in fields]
-            if len(columns) == 1:  # one empty field alone on a line is written ""
+            if alone:
                 blank = pc.equal(columns[0], _EMPTY)
                 columns[0] = pc.if_else(blank, pa.scalar('""', _TEXT), columns[0])
             columns[-1] = pc.binary_join_element_wise(columns[-1], _EMPTY, _NEWLINE)
