@@ -672,7 +672,7 @@ def text_release(
     For methods that build their tables from codes: every column is numeric or an object
     column of :func:`canonical_column`'s text (str, missing values None). The tables are kept
     as they are, with a fresh index; :class:`Release` itself converts whatever it is given,
-    scanning object columns value by value.
+    inferring the type of each object column (one that is already such text is kept).
 
     Parameters
     ----------

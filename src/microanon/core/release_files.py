@@ -53,9 +53,9 @@ def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if len(objects) > max(len(values) // 4, 1024):
         return pd.factorize(values, use_na_sentinel=True)
     uniques = values[_first_rows(codes, len(objects))]
-    text = np.not_equal(uniques, None)
-    renumber = np.where(text, np.cumsum(text) - 1, -1)
-    return renumber[codes], uniques[text]
+    present = ~pd.isna(uniques)
+    renumber = np.where(present, np.cumsum(present) - 1, -1)
+    return renumber[codes], uniques[present]
 
 
 def _first_rows(codes: np.ndarray, k: int) -> np.ndarray:
@@ -82,7 +82,7 @@ def _coded(codes: np.ndarray, fields: Sequence[str] | pa.Array) -> _Coded:
 
 
 def _text_coded(codes: np.ndarray, uniques: np.ndarray) -> _Coded:
-    return _coded(codes, [_field(v) for v in uniques])
+    return _coded(codes, [_field(v if isinstance(v, str) else str(v)) for v in uniques])
 
 
 def _int_coded(s: pd.Series) -> _Coded:
