@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from microanon import Hierarchy, InputError, Release
-from microanon.core import RELEASE_KINDS
+from microanon.core import RELEASE_KINDS, release_files
 
 
 def frame(n: int = 5) -> pd.DataFrame:
@@ -83,13 +83,13 @@ def test_bad_releases():
 def test_a_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
     rel = Release("anatomized", {"qit": frame(), "st": frame()})
 
-    def broken(self, path, *args, **kwargs):
+    def broken(df, types, path, *args, **kwargs):
         if str(path).endswith("st.csv"):
             raise OSError("disk full")
-        return original(self, path, *args, **kwargs)
+        return original(df, types, path, *args, **kwargs)
 
-    original = pd.DataFrame.to_csv
-    monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
+    original = release_files.write_csv
+    monkeypatch.setattr(release_files, "write_csv", broken)
     with pytest.raises(OSError, match="disk full"):
         rel.save(tmp_path / "a")
     assert list(tmp_path.iterdir()) == []

@@ -32,8 +32,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from . import display
+from . import display, release_files
 from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
 from .output import atomic_directory
@@ -162,6 +164,11 @@ def plain_metadata(obj: Any, path: str = "metadata") -> Any:
     raise InputError(f"{path}: cannot store a {type(obj).__name__} in release metadata")
 
 
+#: What :func:`pandas.api.types.infer_dtype` says of a column's values (missing ones skipped)
+#: -> the type recorded for it; any other answer (text, truth values, a mixture) is text.
+_INFERRED = {"integer": "int", "floating": "float", "mixed-integer-float": "float"}
+
+
 def _column_type(s: pd.Series) -> str:
     """Logical type recorded for a column so that loading restores it."""
     if pd.api.types.is_bool_dtype(s):
@@ -172,16 +179,18 @@ def _column_type(s: pd.Series) -> str:
         return "float"
     if isinstance(s.dtype, pd.CategoricalDtype):
         return "string"
-    vals = s.dropna()
-    if len(vals) and all(
-        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals
-    ):
-        return "int"
-    if len(vals) and all(
-        isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals
-    ):
-        return "float"
-    return "string"
+    return _INFERRED.get(pd.api.types.infer_dtype(s, skipna=True), "string")
+
+
+def _is_text(s: pd.Series) -> bool:
+    """Whether ``s`` is already as a release publishes text: an object column of str and None."""
+    if s.dtype != object:
+        return False
+    values = s.to_numpy()
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":  # no missing value
+        return True
+    present = values[np.not_equal(values, None)]
+    return pd.api.types.infer_dtype(present, skipna=False) in ("string", "empty")
 
 
 def _as_text(s: pd.Series) -> pd.Series:
@@ -206,7 +215,9 @@ def canonical_column(s: pd.Series) -> pd.Series:
     -------
     Series
     """
-    return _as_text(s) if _column_type(s) == "string" else s
+    if _column_type(s) != "string" or _is_text(s):
+        return s
+    return _as_text(s)
 
 
 def _canonical(df: pd.DataFrame) -> pd.DataFrame:
@@ -226,17 +237,6 @@ def _reindexed(df: pd.DataFrame) -> pd.DataFrame:
         if not (text or pd.api.types.is_numeric_dtype(dtype)):
             raise InputError(f"text release: column {c!r} is {dtype}, neither text nor numbers")
     return df.reset_index(drop=True)
-
-
-def _restore(s: pd.Series, kind: str) -> pd.Series:
-    if kind == "int":
-        num = pd.to_numeric(s)
-        return num.astype("int64") if not num.isna().any() else num.astype("Int64")
-    if kind == "float":
-        return pd.to_numeric(s).astype("float64")
-    if kind == "bool":
-        return s.map({"True": True, "False": False, True: True, False: False})
-    return _as_text(s)
 
 
 def _table_file(directory: Path, name: Any) -> Path:
@@ -484,9 +484,12 @@ class Release:
     @staticmethod
     def _write_table(df: pd.DataFrame, directory: Path, name: str, format: str) -> dict[str, Any]:
         types = {str(c): _column_type(df[c]) for c in df.columns}
+        codes = {
+            str(c): release_files.text_codes(df[c]) for c in df.columns if types[str(c)] == "string"
+        }
         file = name + _FORMATS[format]
         if format == "csv":
-            df.to_csv(directory / file, index=False)
+            release_files.write_csv(df, types, directory / file, codes)
         elif format in _STATISTICAL:
             _write_statistical(df, directory / file, format, types)
         else:
@@ -498,23 +501,14 @@ class Release:
             "types": types,
         }
         # CSV cannot tell an empty string from a missing value: record text gaps.
-        gaps = {
-            str(c): np.flatnonzero(df[c].isna().to_numpy()).tolist()
-            for c in df.columns
-            if types[str(c)] == "string" and df[c].isna().any()
-        }
+        gaps = {c: np.flatnonzero(code < 0).tolist() for c, (code, _) in codes.items()}
+        gaps = {c: rows for c, rows in gaps.items() if rows}
         if gaps:
             info["missing"] = gaps
         return info
 
     @staticmethod
     def _to_parquet(df: pd.DataFrame, path: Path) -> None:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise InputError(
-                "Parquet output needs pyarrow: pip install 'microanon[parquet]'"
-            ) from None
         df.to_parquet(path, index=False)
 
     @classmethod
@@ -555,10 +549,12 @@ class Release:
                 raise InputError(f"{manifest_path}: table {name!r} has no file")
             tables[name] = cls._read_table(_table_file(directory, info["file"]), info)
         metadata = manifest.get("metadata", {})
+        release = cls.__new__(cls)
         if manifest.get("microanon_release", 1) < _LAYOUT:  # 0.1: one block, nothing declared
-            release = cls(manifest["kind"], tables, metadata)
+            release._fill(manifest["kind"], tables, metadata, (), _reindexed)
             return release
-        release = cls(manifest["kind"], tables, metadata, manifest.get("public_keys", ()))
+        public = manifest.get("public_keys", ())
+        release._fill(manifest["kind"], tables, metadata, public, _reindexed)
         release.has_internal = False
         return release
 
@@ -566,24 +562,22 @@ class Release:
     def _read_table(path: Path, info: Mapping[str, Any]) -> pd.DataFrame:
         if not path.exists():
             raise InputError(f"release table file {path} is missing")
+        columns = info.get("columns")
         if path.suffix == ".parquet":
-            df = pd.read_parquet(path)
+            table = pq.read_table(path)
         elif path.suffix in (".sav", ".dta"):
-            df = _read_statistical(path)
+            table = pa.Table.from_pandas(_read_statistical(path), preserve_index=False)
         else:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
-        if list(df.columns) != info.get("columns"):
+            rows = info.get("rows")
+            table = release_files.read_csv(path, columns or [], rows if type(rows) is int else None)
+        if table.column_names != columns:
             raise InputError(f"{path}: columns do not match {_MANIFEST}")
-        gaps = info.get("missing", {})
-        for c, t in info.get("types", {}).items():
-            col = df[c]
-            if t == "string":
-                col = col.astype(object)
-                col.iloc[gaps.get(c, [])] = None
-            else:
-                col = col.replace("", None)
-            df[c] = _restore(col, t)
-        return df
+        gaps, types = info.get("missing", {}), info.get("types", {})
+        restored = {
+            c: release_files.restore(table.column(c), types.get(c, "string"), gaps.get(c, ()))
+            for c in columns
+        }
+        return pd.DataFrame(restored, index=pd.RangeIndex(table.num_rows), copy=False)
 
 
 def _statistical_name_problem(name: str, format: str) -> str | None:
@@ -678,7 +672,7 @@ def text_release(
     For methods that build their tables from codes: every column is numeric or an object
     column of :func:`canonical_column`'s text (str, missing values None). The tables are kept
     as they are, with a fresh index; :class:`Release` itself converts whatever it is given,
-    scanning object columns value by value.
+    inferring the type of each object column (one that is already such text is kept).
 
     Parameters
     ----------

@@ -1,0 +1,275 @@
+"""A release's tables as files and back, column by column with Arrow.
+
+:func:`write_csv` writes a table in the CSV form pandas' ``to_csv(index=False)`` gives (the
+fields of Python's :mod:`csv` module with minimal quoting, a carriage return quoted as well),
+built with Arrow's compute functions from the columns themselves: a text column is formatted
+once per distinct value, numbers by Arrow's cast. :func:`read_csv` reads such a file with every
+field as text ("" stays ""), and :func:`restore` gives a column back the type the release's
+manifest records, vectorized: the columns come back as :class:`~microanon.core.release.Release`
+keeps them (text as an object column of str with None for a missing value, ``int64`` or
+``Int64``, ``float64``, ``bool``), so that a loaded release needs no second conversion.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+__all__ = ["write_csv", "read_csv", "restore", "text_codes"]
+
+#: Rows formatted at a time (bounds the memory the text of a table takes).
+_CHUNK = 1 << 18
+#: What makes a CSV field need quotes.
+_NEEDS_QUOTES = re.compile(r'[,"\r\n]')
+#: Where Arrow writes a float as NumPy does (without an exponent; ".0" added to a whole number).
+_FIXED = (1e-4, 1e10)
+
+_TEXT = pa.large_string()
+_EMPTY, _POINT_ZERO, _COMMA, _NEWLINE = (pa.scalar(t, _TEXT) for t in ("", ".0", ",", "\n"))
+_Fields = Callable[[int, int], pa.Array]
+
+
+def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a text column of str and None, and the text of each code (-1: missing).
+
+    A release's text column holds few distinct objects (it is built from codes), so the
+    objects are told apart by their address, without hashing the text; an equal text held by
+    two objects gets two codes. A column of many distinct objects is factorized by value.
+    """
+    values = np.ascontiguousarray(s.to_numpy(dtype=object))
+    address = np.frombuffer(
+        (ctypes.c_void_p * len(values)).from_address(values.ctypes.data), np.uintp
+    )
+    codes, objects = pd.factorize(address)
+    del address  # (it points into ``values``)
+    if len(objects) > max(len(values) // 4, 1024):
+        return pd.factorize(values, use_na_sentinel=True)
+    uniques = values[_first_rows(codes, len(objects))]
+    present = ~pd.isna(uniques)
+    renumber = np.where(present, np.cumsum(present) - 1, -1)
+    return renumber[codes], uniques[present]
+
+
+def _first_rows(codes: np.ndarray, k: int) -> np.ndarray:
+    """The first row of each of the codes ``0 .. k - 1`` (each of which occurs)."""
+    first = np.empty(k, dtype=np.intp)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return first
+
+
+def _field(text: str) -> str:
+    """``text`` as a CSV field: quoted, its quotes doubled, if it holds a comma, a quote or a
+    line break."""
+    return '"' + text.replace('"', '""') + '"' if _NEEDS_QUOTES.search(text) else text
+
+
+#: A column as codes into the fields it writes: (codes, fields), missing values included.
+_Coded = tuple[np.ndarray, pa.Array]
+
+
+def _coded(codes: np.ndarray, fields: Sequence[str] | pa.Array) -> _Coded:
+    """Codes -1 (missing) as one more field, empty."""
+    words = pa.concat_arrays([pa.array(fields, _TEXT), pa.array([""], _TEXT)])
+    return np.where(codes < 0, len(words) - 1, codes), words
+
+
+def _text_coded(codes: np.ndarray, uniques: np.ndarray) -> _Coded:
+    return _coded(codes, [_field(v if isinstance(v, str) else str(v)) for v in uniques])
+
+
+def _int_coded(s: pd.Series) -> _Coded:
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    return _coded(codes, pc.cast(pa.array(uniques, from_pandas=True), _TEXT))
+
+
+def _bool_coded(s: pd.Series) -> _Coded:
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    return _coded(codes, ["True" if v else "False" for v in uniques])
+
+
+def _joined(run: Sequence[_Coded], limit: int) -> _Coded | None:
+    """Consecutive coded columns as one, each combination of their fields written once; None
+    when there are more than ``limit`` combinations."""
+    code = run[0][0]
+    for codes, words in run[1:]:
+        code, uniques = pd.factorize(code * len(words) + codes)
+        if len(uniques) > limit:
+            return None
+    first = _first_rows(code, len(uniques))
+    parts = [words.take(pa.array(codes[first])) for codes, words in run]
+    return code, pc.binary_join_element_wise(*parts, _COMMA)
+
+
+def _taken(coded: _Coded) -> _Fields:
+    codes, words = coded
+    return lambda a, b: words.take(pa.array(codes[a:b]))
+
+
+def _float_text(v: np.ndarray) -> pa.Array:
+    """Floats as pandas writes them (NumPy's ``str``, a missing value empty): Arrow's shortest
+    text where it is the same (with ".0" added to a whole number), NumPy's elsewhere."""
+    if v.dtype != np.float64:
+        return pa.array(np.where(np.isnan(v), "", v.astype(str)), _TEXT)
+    magnitude = np.abs(v)
+    same = ((magnitude >= _FIXED[0]) & (magnitude < _FIXED[1])) | (v == 0)
+    text = pc.cast(pa.array(v, from_pandas=True), _TEXT)  # NaN: null, written empty
+    whole = same & (v == np.trunc(v))
+    if whole.any():
+        point = pc.binary_join_element_wise(text, _POINT_ZERO, _EMPTY)
+        text = pc.if_else(pa.array(whole), point, text)
+    other = ~same & np.isfinite(v)  # (Arrow and NumPy both write inf and -inf)
+    if other.any():
+        text = pc.replace_with_mask(text, pa.array(other), pa.array(v[other].astype(str), _TEXT))
+    return text.fill_null(_EMPTY)
+
+
+def _float_fields(s: pd.Series) -> _Fields:
+    values = s.to_numpy(dtype=np.float64 if s.dtype == object else None, na_value=np.nan)
+    return lambda a, b: _float_text(values[a:b])
+
+
+def write_csv(
+    df: pd.DataFrame,
+    types: Mapping[str, str],
+    path: Path,
+    codes: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> None:
+    """Write ``df`` to ``path`` as pandas' ``to_csv(index=False)`` writes it.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A release table (text columns of str and None).
+    types : mapping of str to str
+        Each column's type in the manifest (``string``, ``int``, ``float``, ``bool``).
+    path : Path
+    codes : mapping of str to (ndarray, ndarray)
+        Each text column's :func:`text_codes`.
+    """
+    coders = {"int": _int_coded, "bool": _bool_coded}
+    fields: list[_Fields] = []
+    run: list[_Coded] = []  # consecutive columns of codes, written together
+    for c, s in df.items():
+        kind = types[str(c)]
+        if kind == "float":
+            fields += _run_fields(run, len(df))
+            fields.append(_float_fields(s))
+            run = []
+        else:
+            run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
+    fields += _run_fields(run, len(df))
+    header = ",".join(_field(str(c)) for c in df.columns)
+    alone = len(df.columns) == 1  # one empty field alone on a line is written ""
+    with open(path, "wb") as out:
+        out.write(((header if header or not alone else '""') + "\n").encode("utf-8"))
+        if not fields:
+            out.write(b"\n" * len(df))
+        for a in range(0, len(df) if fields else 0, _CHUNK):
+            b = min(a + _CHUNK, len(df))
+            columns = [f(a, b) for f in fields]
+            if alone:
+                blank = pc.equal(columns[0], _EMPTY)
+                columns[0] = pc.if_else(blank, pa.scalar('""', _TEXT), columns[0])
+            columns[-1] = pc.binary_join_element_wise(columns[-1], _EMPTY, _NEWLINE)
+            _write_values(out, pc.binary_join_element_wise(*columns, _COMMA))
+
+
+def _run_fields(run: Sequence[_Coded], rows: int) -> list[_Fields]:
+    """The fields of consecutive coded columns: joined, unless they combine in too many ways."""
+    joined = _joined(run, rows // 2) if len(run) > 1 else None
+    return [_taken(joined)] if joined else [_taken(coded) for coded in run]
+
+
+def _write_values(out, strings: pa.Array) -> None:
+    """Write the bytes of a string array without nulls, one value after the other."""
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    data = strings.buffers()[2]
+    if data is not None:
+        out.write(memoryview(data)[offsets[0] : offsets[-1]])
+
+
+def read_csv(path: Path, columns: Sequence[str], rows: int | None = None) -> pa.Table:
+    """A CSV table with every field as text: an empty field is "", never missing.
+
+    Parameters
+    ----------
+    path : Path
+    columns : sequence of str
+        The columns the manifest lists.
+    rows : int, optional
+        The rows it records: a file of that many lines and no carriage return has no line
+        break inside a value, and is read without looking for one.
+    """
+    data = path.read_bytes()
+    breaks = rows is None or data.count(b"\n") != rows + 1 or b"\r" in data
+    return pacsv.read_csv(
+        pa.BufferReader(data),
+        parse_options=pacsv.ParseOptions(newlines_in_values=breaks),
+        convert_options=pacsv.ConvertOptions(
+            column_types=dict.fromkeys(columns, pa.string()),
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
+def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
+    """An object column of str (None where a value is missing or listed in ``gaps``)."""
+    encoded = col.combine_chunks().dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)
+    codes[np.asarray(gaps, dtype=np.intp)] = -1
+    words = [v if isinstance(v, str) else str(v) for v in encoded.dictionary.to_pylist()]
+    return pd.Series(np.array([*words, None], dtype=object)[codes], dtype=object, copy=False)
+
+
+def restore(col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = ()) -> pd.Series:
+    """A column read from a release file, with the type ``kind`` its manifest records.
+
+    Parameters
+    ----------
+    col : pyarrow.ChunkedArray
+        As read: text from a CSV file, typed from a Parquet, SPSS or Stata file.
+    kind : {"string", "int", "float", "bool"}
+    gaps : sequence of int
+        The rows of a text column whose value is missing (a CSV file writes them as "").
+
+    Returns
+    -------
+    Series
+        With a fresh index. Text as an object column of str and None; ``int64`` (``Int64``
+        with a missing value); ``float64``; ``bool``, or text ("True", "False", None) when a
+        truth value is missing (``float64``, all NaN, when every one is).
+    """
+    if kind == "string":
+        return _as_text(col, gaps)
+    if kind == "bool":
+        if pa.types.is_boolean(col.type):
+            col = pc.if_else(col, "True", "False")
+        col = col.cast(pa.string())
+        true, false = pc.equal(col, "True"), pc.equal(col, "False")
+        either = pc.or_(true, false)
+        if pc.all(either, skip_nulls=False).as_py():
+            return pd.Series(true.to_numpy(), copy=False)
+        if len(col) and not pc.any(either).as_py():  # nothing but gaps: NaN, as pandas maps them
+            return pd.Series(np.full(len(col), np.nan), copy=False)
+        return _as_text(pc.if_else(either, col, pa.scalar(None, pa.string())), ())
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        col = pc.if_else(pc.equal(col, ""), pa.scalar(None, col.type), col)
+    if kind == "float":
+        return pd.Series(pc.cast(col, pa.float64()).to_numpy(), copy=False)
+    numbers = pc.cast(col, pa.int64())
+    if not numbers.null_count:
+        return pd.Series(numbers.to_numpy(), copy=False)
+    values = numbers.fill_null(0).to_numpy()
+    missing = numbers.is_null().to_numpy()
+    return pd.Series(pd.arrays.IntegerArray(values, missing), copy=False)
