@@ -12,6 +12,7 @@ keeps them (text as an object column of str with None for a missing value, ``int
 
 from __future__ import annotations
 
+import ctypes
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -37,8 +38,24 @@ _Fields = Callable[[int, int], pa.Array]
 
 
 def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of a text column of str and None, and the text of each code (-1: missing)."""
-    return pd.factorize(np.asarray(s.to_numpy(dtype=object)), use_na_sentinel=True)
+    """Codes of a text column of str and None, and the text of each code (-1: missing).
+
+    A release's text column holds few distinct objects (it is built from codes), so the
+    objects are told apart by their address, without hashing the text; an equal text held by
+    two objects gets two codes. A column of many distinct objects is factorized by value.
+    """
+    values = np.ascontiguousarray(s.to_numpy(dtype=object))
+    address = np.frombuffer(
+        (ctypes.c_void_p * len(values)).from_address(values.ctypes.data), np.uintp
+    )
+    codes, objects = pd.factorize(address)
+    del address  # (it points into ``values``)
+    if len(objects) > max(len(values) // 4, 1024):
+        return pd.factorize(values, use_na_sentinel=True)
+    uniques = values[_first_rows(codes, len(objects))]
+    present = ~pd.isna(uniques)
+    renumber = np.where(present, np.cumsum(present) - 1, -1)
+    return renumber[codes], uniques[present]
 
 
 def _first_rows(codes: np.ndarray, k: int) -> np.ndarray:
