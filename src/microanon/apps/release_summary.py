@@ -5,9 +5,11 @@ level, microaggregated, randomized, published unchanged with the lint's evidence
 Given the original table it adds counts taken on the original (for the internal report);
 without it, only what the published files show (for the public report).
 :func:`warnings_of` raises the alarms a data owner must see: a quasi-identifier that became
-``*`` everywhere, information loss above one half. :func:`closest_configurations` re-runs the
-method without one model at a time (and, for full-domain generalization, with twice the
-suppression) to show what would lose less.
+``*`` everywhere, information loss above one half. :func:`closest_configurations` measures the
+configurations without one model at a time (and, for full-domain generalization, with twice the
+suppression) to show what would lose less: a full-domain alternative is one more lattice search
+on a frequency table of the original encoded once (:mod:`microanon.methods.generalize.reruns`),
+another method is run again.
 """
 
 from __future__ import annotations
@@ -210,8 +212,14 @@ def _alternative_budget(search: dict[str, Any] | None) -> dict[str, Any]:
 def closest_configurations(
     cfg: Any, original: pd.DataFrame, release_search: dict[str, Any] | None = None
 ) -> pd.DataFrame:
-    """Re-run the method without each model in turn (and, for ``full_domain``, with twice the
-    suppression) and measure the information loss of each alternative.
+    """Measure the configurations without each model in turn (and, for ``full_domain``, with
+    twice the suppression): the information loss of each alternative's published table.
+
+    For ``full_domain`` with ``suppressed_rows: remove`` and no model against a population, the
+    original is encoded once into a frequency table and each alternative is one more search on
+    it (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`), measured from the classes
+    it would publish without building its rows: the same numbers as the method run anew. Any
+    other configuration runs the whole method for each alternative.
 
     ``release_search``: the release's internal ``search`` record; when its levels came from a
     heuristic search, each alternative runs the same heuristic with at most

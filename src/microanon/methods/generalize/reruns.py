@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
-from ...core.hierarchy import Hierarchy
+from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.random import RandomLike
 from ...core.schema import Schema
 from ...core.table import Table, combine_codes
@@ -64,7 +64,7 @@ class PublishedClasses:
         published), in schema order."""
         if not len(self.values):
             return []
-        return [q for q in self.values.columns if bool((self.values[q] == "*").all())]
+        return [q for q in self.values.columns if bool((self.values[q] == SUPPRESSED).all())]
 
 
 class FrequencyRuns:
@@ -138,22 +138,19 @@ class FrequencyRuns:
         """The published classes of the kept rows at ``levels``, in order of first record."""
         schema = self.table.schema
         quasi = list(schema.quasi)
-        # As a release records them (its metadata keeps them as label paths).
-        hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
         codes = [
-            hierarchies[q].level_codes(int(levels[q])).take(self.table.codes(q)[kept])
+            schema.hierarchy(q).level_codes(int(levels[q])).take(self.table.codes(q)[kept])
             for q in quasi
         ]
-        sizes = [len(hierarchies[q].level_labels(int(levels[q]))) for q in quasi]
-        found = combine_codes(codes, sizes)
+        labels = [level_labels(schema.hierarchy(q), int(levels[q])) for q in quasi]
+        found = combine_codes(codes, [len(x) for x in labels])
         order = np.argsort(found.first, kind="stable")
         counts = np.bincount(
             found.inverse, weights=self.table.weights[kept], minlength=len(found.first)
         ).astype(np.int64)
         values = pd.DataFrame(
-            {
-                q: level_labels(hierarchies[q], int(levels[q])).take(found.combos[order, j])
-                for j, q in enumerate(quasi)
-            }
+            {q: labels[j].take(found.combos[order, j]) for j, q in enumerate(quasi)}
         )
+        # The hierarchies as a release records them (its metadata keeps them as label paths).
+        hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
         return PublishedClasses(dict(levels), int(suppressed), values, counts[order], hierarchies)
