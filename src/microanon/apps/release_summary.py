@@ -5,9 +5,11 @@ level, microaggregated, randomized, published unchanged with the lint's evidence
 Given the original table it adds counts taken on the original (for the internal report);
 without it, only what the published files show (for the public report).
 :func:`warnings_of` raises the alarms a data owner must see: a quasi-identifier that became
-``*`` everywhere, information loss above one half. :func:`closest_configurations` re-runs the
-method without one model at a time (and, for full-domain generalization, with twice the
-suppression) to show what would lose less.
+``*`` everywhere, information loss above one half. :func:`closest_configurations` measures the
+configurations without one model at a time (and, for full-domain generalization, with twice the
+suppression) to show what would lose less: a full-domain alternative is one more lattice search
+on a frequency table of the original encoded once (:mod:`microanon.methods.generalize.reruns`),
+another method is run again.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
+from ..measures import loss_metric
+from ..methods.generalize.reruns import FrequencyRuns, PublishedClasses
 from ..models import Verification
 from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
-from .release_sections import all_suppressed, privacy_metrics, utility_metrics
+from .release_sections import _attempt, all_suppressed, privacy_metrics, utility_metrics
 from .report import Report, Section, describe_parameters
 from .row_counts import counts_of, counts_sentence
 
@@ -208,8 +212,14 @@ def _alternative_budget(search: dict[str, Any] | None) -> dict[str, Any]:
 def closest_configurations(
     cfg: Any, original: pd.DataFrame, release_search: dict[str, Any] | None = None
 ) -> pd.DataFrame:
-    """Re-run the method without each model in turn (and, for ``full_domain``, with twice the
-    suppression) and measure the information loss of each alternative.
+    """Measure the configurations without each model in turn (and, for ``full_domain``, with
+    twice the suppression): the information loss of each alternative's published table.
+
+    For ``full_domain`` with ``suppressed_rows: remove`` and no model against a population, the
+    original is encoded once into a frequency table and each alternative is one more search on
+    it (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`), measured from the classes
+    it would publish without building its rows: the same numbers as the method run anew. Any
+    other configuration runs the whole method for each alternative.
 
     ``release_search``: the release's internal ``search`` record; when its levels came from a
     heuristic search, each alternative runs the same heuristic with at most
@@ -233,19 +243,58 @@ def closest_configurations(
         alternatives.append(
             (f"suppression up to {more['suppression']:.0%}", replace(cfg, params=more))
         )
+    runs = _frequency_runs(cfg, original)
     rows = []
     for change, alt in alternatives:
         alt = replace(alt, params={**alt.params, **_alternative_budget(release_search)})
         try:
-            rel = alt.run(original)
+            if runs is None:
+                rows.append((change, *_measured_release(alt.run(original), original)))
+            else:
+                params = {k: v for k, v in alt.params.items() if k != "suppressed_rows"}
+                rows.append((change, *_measured_classes(runs.search(alt.models, **params))))
         except MicroanonError as exc:
             rows.append((change, None, None, f"not possible: {exc}"))
-            continue
-        util = utility_metrics(rel, original)
-        quasi = [q for q in rel.metadata.get("quasi") or [] if q in rel.data.columns]
-        gone = [q for q in quasi if all_suppressed(rel, q)]
-        rows.append((change, util.get("LM"), rel.metadata.get("suppressed"), ", ".join(gone)))
     return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
+
+
+def _frequency_runs(cfg: Any, original: pd.DataFrame) -> FrequencyRuns | None:
+    """The original encoded once for the alternatives' searches, when they are full-domain
+    searches that remove the suppressed records and check no model against a population (the
+    others run the whole method)."""
+    if (
+        cfg.method != "full_domain"
+        or cfg.steps
+        or cfg.params.get("suppressed_rows", "remove") != "remove"
+        or any(m.needs_population for m in cfg.models)
+    ):
+        return None
+    return FrequencyRuns(original, cfg.schema, cfg.models)
+
+
+def _measured_release(release: Release, original: pd.DataFrame) -> tuple[Any, Any, str]:
+    """An alternative's LM, suppressed records and fully generalized quasi-identifiers, from
+    its release."""
+    util = utility_metrics(release, original)
+    quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
+    gone = [q for q in quasi if all_suppressed(release, q)]
+    return util.get("LM"), release.metadata.get("suppressed"), ", ".join(gone)
+
+
+def _measured_classes(classes: PublishedClasses) -> tuple[Any, Any, str]:
+    """The same numbers from the frequency table of what the alternative would publish: LM as
+    :func:`~.release_sections.utility_metrics` measures it on the published table (each
+    suppressed record charged 1 in every cell)."""
+    lm = _attempt(
+        loss_metric,
+        classes.values,
+        classes.hierarchies,
+        list(classes.values.columns),
+        suppressed=classes.suppressed,
+        counts=classes.counts,
+    )
+    gone = classes.fully_generalized()
+    return None if lm is None else lm.total, classes.suppressed, ", ".join(gone)
 
 
 def _verification_section(sec: Section, verification: Verification, title: str) -> None:

@@ -1,0 +1,156 @@
+"""Full-domain searches re-run on one frequency table, without publishing rows.
+
+The internal report of a release that warns proposes the closest configurations (one model
+left out, twice the suppression) with the information loss each would have. For
+:func:`~microanon.methods.generalize.full_domain` each alternative differs from the release only
+in the search's input (models, suppression, budget), so :class:`FrequencyRuns` encodes the
+original once into the frequency table of its quasi-identifiers and sensitive attributes (the
+table the out-of-core engine searches; the search's answer on it is the answer on the records
+it summarizes) and runs one lattice search per alternative on it. Each answer is given as the
+frequency table of what the release at that node would publish on its quasi-identifiers
+(:class:`PublishedClasses`): the measures of the published table (Iyengar's loss metric,
+columns ``*`` in every row) follow from it without building the published rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InputError
+from ...core.hierarchy import SUPPRESSED, Hierarchy
+from ...core.random import RandomLike
+from ...core.schema import Schema
+from ...core.table import Table, combine_codes
+from ...models import PrivacyModel, as_models
+from .full_domain import _flag, _prepare, level_labels
+from .searches import check_search, run_search
+
+__all__ = ["FrequencyRuns", "PublishedClasses"]
+
+
+@dataclass(frozen=True)
+class PublishedClasses:
+    """What a full-domain release at one node publishes on its quasi-identifiers.
+
+    Attributes
+    ----------
+    levels : dict of str to int
+        The node the search chose.
+    suppressed : int
+        Records suppressed (left out of the published table).
+    values : pandas.DataFrame
+        One row per distinct combination of published quasi-identifier values (the level
+        labels, strings), in order of the combination's first published record, so that every
+        value of a column first appears in the same order as in the published rows.
+    counts : int64 array
+        Published records per row of ``values``.
+    hierarchies : dict of str to Hierarchy
+        The quasi-identifiers' hierarchies, as the release records them.
+    """
+
+    levels: dict[str, int]
+    suppressed: int
+    values: pd.DataFrame
+    counts: np.ndarray
+    hierarchies: dict[str, Hierarchy]
+
+    def fully_generalized(self) -> list[str]:
+        """The quasi-identifiers that are ``*`` in every published row (none if no row is
+        published), in schema order."""
+        if not len(self.values):
+            return []
+        return [q for q in self.values.columns if bool((self.values[q] == SUPPRESSED).all())]
+
+
+class FrequencyRuns:
+    """An original table encoded once, for several full-domain searches with
+    ``suppressed_rows="remove"`` and models not checked against a population.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The original table, as :func:`~microanon.methods.generalize.full_domain` receives it.
+    schema : Schema or mapping
+    models : model specification
+        The release's models (the alternatives search with some of them); validated and
+        resolved as :func:`~microanon.methods.generalize.full_domain` does.
+
+    Raises
+    ------
+    InputError
+        What :func:`~microanon.methods.generalize.full_domain` raises on its input, and a
+        model checked against a population (whose hierarchies depend on the models given).
+    """
+
+    def __init__(self, data: pd.DataFrame, schema: Schema | Mapping[str, Any], models: Any) -> None:
+        table, resolved, _, _ = _prepare(data, schema, models, 0.0, "lm", "remove")
+        if any(m.needs_population for m in resolved):
+            raise InputError("FrequencyRuns: models against a population are not supported")
+        columns = [*table.schema.quasi, *table.schema.sensitive]
+        found = combine_codes(
+            [table.codes(c) for c in columns], [table.cardinality(c) for c in columns]
+        )
+        order = np.argsort(found.first, kind="stable")  # rows in order of first record
+        #: The frequency table the searches run on.
+        self.table = Table.from_codes(
+            {c: found.combos[order, j] for j, c in enumerate(columns)},
+            {c: table.dictionary(c) for c in columns},
+            table.schema.select(columns),
+            counts=found.counts[order],
+        )
+
+    def search(
+        self,
+        models: Sequence[PrivacyModel],
+        *,
+        suppression: float = 0.0,
+        metric: str | Mapping[str, Any] = "lm",
+        all_minimal: bool = False,
+        search: str = "auto",
+        time_limit: float | None = None,
+        step_limit: int | None = None,
+        rng: RandomLike = None,
+    ) -> PublishedClasses:
+        """The node :func:`~microanon.methods.generalize.full_domain` would choose with these
+        parameters (``suppressed_rows="remove"``), and what it would publish.
+
+        Parameters as :func:`~microanon.methods.generalize.full_domain`'s.
+
+        Raises
+        ------
+        InputError, InfeasibleError
+            As :func:`~microanon.methods.generalize.full_domain`.
+        """
+        choice = check_search(search, time_limit, step_limit, _flag("all_minimal", all_minimal))
+        result, _ = run_search(
+            self.table, as_models(list(models)), suppression, metric, "remove", choice, rng=rng
+        )
+        return self._published(result.levels, result.suppressed, ~result.suppressed_mask)
+
+    def _published(
+        self, levels: dict[str, int], suppressed: int, kept: np.ndarray
+    ) -> PublishedClasses:
+        """The published classes of the kept rows at ``levels``, in order of first record."""
+        schema = self.table.schema
+        quasi = list(schema.quasi)
+        codes = [
+            schema.hierarchy(q).level_codes(int(levels[q])).take(self.table.codes(q)[kept])
+            for q in quasi
+        ]
+        labels = [level_labels(schema.hierarchy(q), int(levels[q])) for q in quasi]
+        found = combine_codes(codes, [len(x) for x in labels])
+        order = np.argsort(found.first, kind="stable")
+        counts = np.bincount(
+            found.inverse, weights=self.table.weights[kept], minlength=len(found.first)
+        ).astype(np.int64)
+        values = pd.DataFrame(
+            {q: labels[j].take(found.combos[order, j]) for j, q in enumerate(quasi)}
+        )
+        # The hierarchies as a release records them (its metadata keeps them as label paths).
+        hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
+        return PublishedClasses(dict(levels), int(suppressed), values, counts[order], hierarchies)

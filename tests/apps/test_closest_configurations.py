@@ -1,0 +1,162 @@
+"""The closest configurations of a full-domain release, searched on one frequency table, show
+the numbers of the whole method re-run for each alternative.
+
+The reference below is the computation the report made before (kept here, not in the
+package): each alternative configuration run on the original, its published table measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon.apps.config import PipelineConfig
+from microanon.apps.release_sections import all_suppressed, utility_metrics
+from microanon.apps.release_summary import closest_configurations
+from microanon.core import Hierarchy
+from microanon.core.errors import InputError, MicroanonError
+from microanon.core.schema import Schema
+from microanon.methods.generalize.reruns import FrequencyRuns
+from microanon.models import as_models
+
+LETTERS = Hierarchy.from_levels(
+    [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"], ["e", "e", "*"]]
+)
+SCHEMA = {
+    "x": {"role": "quasi", "hierarchy": LETTERS},
+    "y": {"role": "quasi", "hierarchy": LETTERS},
+    "n": {"role": "quasi", "kind": "numeric", "hierarchy": {"builder": "intervals", "widths": [3]}},
+    "s": {"role": "sensitive"},
+    "w": {"role": "insensitive"},
+}
+MODELS = [
+    {"k_anonymity": {"k": 3}},
+    {"l_diversity": {"l": 2, "form": "distinct"}},
+    {"t_closeness": {"t": 0.6, "distance": "equal"}},
+]
+
+
+def reference(cfg: Any, original: pd.DataFrame, budget: dict[str, Any]) -> pd.DataFrame:
+    """Every alternative run as a whole method and measured on its published table."""
+    alternatives = []
+    if len(cfg.models) > 1:
+        for i, m in enumerate(cfg.models):
+            rest = cfg.models[:i] + cfg.models[i + 1 :]
+            alternatives.append((f"without {m.name}", replace(cfg, models=rest)))
+    share = cfg.params.get("suppression")
+    if share is not None and 0 < share < 0.5:
+        more = {**cfg.params, "suppression": min(2 * share, 0.5)}
+        alternatives.append(
+            (f"suppression up to {more['suppression']:.0%}", replace(cfg, params=more))
+        )
+    rows = []
+    for change, alt in alternatives:
+        alt = replace(alt, params={**alt.params, **budget})
+        try:
+            rel = alt.run(original)
+        except MicroanonError as exc:
+            rows.append((change, None, None, f"not possible: {exc}"))
+            continue
+        quasi = [q for q in rel.metadata["quasi"] if q in rel.data.columns]
+        gone = ", ".join(q for q in quasi if all_suppressed(rel, q))
+        lm = utility_metrics(rel, original).get("LM")
+        rows.append((change, lm, rel.metadata.get("suppressed"), gone))
+    return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
+
+
+@st.composite
+def configurations(draw: Any) -> tuple[PipelineConfig, pd.DataFrame, dict[str, Any] | None]:
+    n = draw(st.integers(4, 80))
+    letters = st.sampled_from(["a", "a", "b", "c", "d", "e", None])
+    column = st.lists(letters, min_size=n, max_size=n)
+    data = pd.DataFrame(
+        {
+            "x": draw(column),
+            "y": draw(column),
+            "n": draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)),
+            "s": draw(st.lists(st.sampled_from(["p", "q", "r", None]), min_size=n, max_size=n)),
+            "w": np.arange(n),
+        }
+    )
+    models = draw(st.lists(st.sampled_from(MODELS), min_size=1, max_size=3, unique_by=str))
+    k = draw(st.integers(2, 4))
+    models = [{"k_anonymity": {"k": k}} if "k_anonymity" in m else m for m in models]
+    if any("t_closeness" in m for m in models):
+        # full_domain's t-closeness check fails (ValueError) on unknown sensitive values, on
+        # rows and frequency tables alike: a bug of the search outside this comparison.
+        data["s"] = data["s"].fillna("p")
+    params = {
+        "suppression": draw(st.sampled_from([0.0, 0.04, 0.1, 0.3])),
+        "metric": draw(st.sampled_from(["lm", "discernibility", "loss", "entropy"])),
+        "suppressed_rows": draw(st.sampled_from(["remove", "remove", "star"])),
+    }
+    release_search = None
+    if draw(st.booleans()):  # the release came from a heuristic search: alternatives budgeted
+        params["search"] = "best-first"
+        release_search = {"kind": "best-first", "optimal": False, "nodes_checked": 6}
+    cfg = PipelineConfig(
+        path=None,
+        schema=Schema.from_dict(SCHEMA),
+        method="full_domain",
+        params=params,
+        models=as_models(models),
+    )
+    return cfg, data, release_search
+
+
+@settings(max_examples=40, deadline=None)
+@given(configurations())
+def test_the_alternatives_equal_the_whole_method_rerun(case) -> None:
+    from microanon.apps.release_summary import _alternative_budget
+
+    cfg, data, release_search = case
+    got = closest_configurations(cfg, data, release_search)
+    want = reference(cfg, data, _alternative_budget(release_search))
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_a_warning_release_shows_the_same_rows() -> None:
+    rng = np.random.default_rng(3)
+    n = 200
+    data = pd.DataFrame(
+        {
+            "x": rng.choice(list("abcde"), n),
+            "y": rng.choice(list("abcde"), n),
+            "n": rng.integers(0, 16, n),
+            "s": rng.choice(list("pqr"), n),
+            "w": np.arange(n),
+        }
+    )
+    cfg = PipelineConfig(
+        path=None,
+        schema=Schema.from_dict(SCHEMA),
+        method="full_domain",
+        params={"suppression": 0.05, "metric": "lm"},
+        models=as_models([{"k_anonymity": {"k": 30}}, {"l_diversity": {"l": 3}}]),
+    )
+    got = closest_configurations(cfg, data)
+    assert list(got["change"]) == [
+        "without k-anonymity",
+        "without distinct l-diversity",
+        "suppression up to 10%",
+    ]
+    assert got["fully generalized"].str.len().gt(0).any()  # the case warns
+    pd.testing.assert_frame_equal(got, reference(cfg, data, {}), check_exact=True)
+
+
+def test_models_against_a_population_are_not_searched_on_the_frequency_table() -> None:
+    data = pd.DataFrame({"x": list("abcde"), "y": list("abcde"), "n": range(5), "s": list("pqrpq")})
+    population = pd.concat([data, data])[["x", "y", "n"]]
+    schema = {c: d for c, d in SCHEMA.items() if c != "w"}
+    with pytest.raises(InputError, match="population"):
+        FrequencyRuns(
+            data,
+            schema,
+            [{"delta_presence": {"delta_min": 0.0, "delta_max": 1.0, "population": population}}],
+        )
