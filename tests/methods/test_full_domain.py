@@ -406,3 +406,18 @@ def test_adult_t_closeness_with_removed_records_holds_on_the_published_table(
     data = release.tables["data"]
     assert t_closeness(data, ARX_L_QI, "occupation", t=0.2).holds
     assert release.metadata["suppressed"] <= 0.3 * len(adult)
+
+
+@pytest.mark.parametrize(("t", "levels"), [(0.5, 1), (0.65, 0)])
+def test_t_closeness_with_unknown_sensitive_values(t, levels):
+    """A missing sensitive value counts toward no class's distribution: class x holds u
+    (twice) and one unknown value, class y v, w, v; the known table is u .4, v .4, w .2, so x is
+    0.6 from it and y 0.4 (equal distance)."""
+    df = pd.DataFrame({"a": list("xyxyxy") * 5, "s": ["u", "v", None, "w", "u", "v"] * 5})
+    spec = {
+        "a": {"role": "quasi", "hierarchy": {"builder": "groups", "groups": {"G": ["x", "y"]}}},
+        "s": {"role": "sensitive"},
+    }
+    release = full_domain(df, spec, models=[{"t_closeness": {"t": t}}], suppression=0.1)
+    assert release.metadata["levels"] == {"a": levels}
+    assert all(v.holds for v in check_release(release))

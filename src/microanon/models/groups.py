@@ -333,11 +333,12 @@ class Groups:
         sa_codes, domain, reference = _domain(sa_codes, values, reference)
         unknown_pairs = sa_codes < 0
         unknown = np.bincount(group[unknown_pairs], weights=counts[unknown_pairs], minlength=n)
+        row_group = group  # one per row, an unknown sensitive value's rows included
         if unknown_pairs.any():
             group, sa_codes, counts = (a[~unknown_pairs] for a in (group, sa_codes, counts))
         out = cls(
             ("class",),
-            group,
+            row_group,
             sizes,
             [(np.arange(n, dtype=np.int64), pd.RangeIndex(n))],
             sensitive,
