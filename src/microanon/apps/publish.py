@@ -233,7 +233,7 @@ def write_reports(
         title = "Disclosure risk of the original"
         if counted is not None:
             keys = counted.tables.before.project(quasi)
-            _add_risk(internal, keys.values, quasi, title, schema, keys.counts)
+            _add_risk(internal, keys.values, quasi, title, schema, keys.counts, bool(design))
         elif design:
             frame = entering[[*quasi, *design]].dropna(subset=design)
             _add_risk(internal, frame, quasi, title, schema)
@@ -292,14 +292,16 @@ def public_report(
     if quasi and data is not None and set(quasi) <= set(data.columns):
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
         title = "Disclosure risk of the published table"
-        weight = schema.weight if schema.weight in data.columns and published is None else None
-        if weight is not None:  # published unchanged: its rows with a weight are measured
+        weight = schema.weight if schema.weight in data.columns else None
+        if weight is not None and published is None:
+            # published unchanged: its rows with a weight are measured
             shown = as_suppressed(data[quasi])
             shown = shown.assign(**{weight: data[weight]}).loc[data[weight].notna()]
             _add_risk(report, shown, quasi, title, schema)
         else:
             shown = keys.project(quasi)
-            _add_risk(report, as_suppressed(shown.values), quasi, title, schema, shown.counts)
+            frame = as_suppressed(shown.values)
+            _add_risk(report, frame, quasi, title, schema, shown.counts, weight is not None)
     return report
 
 
@@ -310,12 +312,20 @@ def _add_risk(
     title: str,
     schema: Schema | None = None,
     counts: np.ndarray | None = None,
+    unweighted: bool = False,
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
-    ``frame`` holds; ``counts``: records per row of a frequency table of the keys."""
+    ``frame`` holds; ``counts``: records per row of a frequency table of the keys.
+    ``unweighted``: the table has a weight or household id that a release made out of core
+    does not measure (the survey measures need the records); the section says so."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame)
+    if unweighted:
+        note = (
+            "The survey measures (sampling weight, household) need the records: they are not "
+            "computed for a release made out of core; the figures count each record once."
+        )
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
     add_risk_section(report, assess_risk(frame, options, counts), title, note=note)
