@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from ..core.frames import pandas_if_arrow
+from ..core.hierarchy import SUPPRESSED, Hierarchy
 from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
+from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
 from .publish import write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease
@@ -71,6 +73,12 @@ def _keys(frame: pd.DataFrame) -> pd.Index:
     return pd.MultiIndex.from_frame(frame.astype(str)).to_flat_index()
 
 
+def _labels(hierarchy: Hierarchy, level: int, values: pd.Series) -> np.ndarray:
+    """The published labels of ``values`` at ``level``, as the release's files hold them."""
+    codes = hierarchy.level_codes(level)[hierarchy.leaf_index(values, str(values.name))]
+    return level_labels(hierarchy, level)[codes]
+
+
 def published_of(
     original: Combinations,
     published: Combinations,
@@ -81,14 +89,12 @@ def published_of(
     """What each of the original's combinations became: its quasi-identifiers generalized with
     the release's levels (``*`` where the combination was suppressed, whether it was published
     so, in star mode, or removed) and its sensitive value, when published."""
-    from ..core.hierarchy import SUPPRESSED, Hierarchy
-
     levels = result.metadata.get("levels") or {}
     hierarchies = result.internal.get("hierarchies") or {}
     shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values.columns]
     labels = pd.DataFrame(
         {
-            c: Hierarchy.from_dict(hierarchies[c]).generalize(original.values[c], int(levels[c]), c)
+            c: _labels(Hierarchy.from_dict(hierarchies[c]), int(levels[c]), original.values[c])
             if c in quasi
             else original.values[c].to_numpy()
             for c in shown
