@@ -448,10 +448,14 @@ ID3 = "relative ID3 accuracy"
 @pytest.mark.parametrize("rows", ["remove", "star"])
 def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tmp_path, rows):
     """The Dask engine's internal and public reports say what the in-memory ones say, from the
-    frequency tables counted partition by partition (3,000 records in three files): suppressed
-    records removed (the tables differ in size), or kept as ``*`` (each record is published,
-    the non-uniform entropy is measured on the pairs of original and published combinations)."""
-    data = adult.head(3000)
+    frequency tables counted partition by partition (3,000 records in three files, some values
+    missing): suppressed records removed (the tables differ in size), or kept as ``*`` (each
+    record is published, the non-uniform entropy is measured on the pairs of original and
+    published combinations)."""
+    data = adult.head(3000).copy()
+    rng = np.random.default_rng(1)
+    for column in ("education", "workclass", "occupation"):  # a quasi, an insensitive, the SA
+        data.loc[rng.random(len(data)) < 0.05, column] = None
     parts = tmp_path / "parts"
     parts.mkdir()
     for i, (a, b) in enumerate([(0, 1200), (1200, 2100), (2100, 3000)]):
@@ -471,6 +475,7 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tm
         runs[engine] = json.loads(r.stdout)
     memory, dask = runs["memory"], runs["dask"]
     assert dask["utility"]["suppressed"] > 0 and not dask["warnings"]
+    assert memory["rows"]["unknown_sensitive"]["occupation"] > 0
     assert (dask["rows_out"] < dask["rows_in"]) == (rows == "remove")
     assert dask["warnings"] == memory["warnings"] and dask["columns"] == memory["columns"]
     kept = ID3 in memory["utility"]

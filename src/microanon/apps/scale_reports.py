@@ -43,27 +43,51 @@ def _combinations(part: pd.DataFrame, columns: list[str], schema: Schema | None)
     """One partition's combinations of ``columns`` (the missing-value policies of ``schema``
     applied first, as the method received the records)."""
     part = pandas_if_arrow(part, "partition")
-    if schema is not None:
+    if schema is not None and len(part):  # an empty partition adds no combination
         part = schema.validate(part, check_leaves=False)
     return Combinations.of(part, columns)
 
 
+def _unknown(part: pd.DataFrame, schema: Schema) -> dict[str, int]:
+    """The records of one partition entering the method whose sensitive value is unknown
+    (``missing: keep``), by sensitive column (:attr:`~microanon.apps.row_counts.RowCounts.
+    unknown_sensitive`)."""
+    part = pandas_if_arrow(part, "partition")
+    if not len(part):
+        return {}
+    part = schema.validate(part, check_leaves=False)
+    return {
+        c: int(part[c].isna().sum())
+        for c in schema.sensitive
+        if c in part.columns and schema[c].missing_policy == "keep"
+    }
+
+
 def ordered_combinations(
     frame: Any, columns: Sequence[str], client: Any, schema: Schema | None = None
-) -> Combinations:
+) -> tuple[Combinations, dict[str, int]]:
     """The combinations of ``columns`` in a dask DataFrame, in order of first appearance.
 
     Each partition is grouped where it lies; only the partitions' frequency tables come here.
-    ``schema``: apply its missing-value policies to each partition first.
+    ``schema``: apply its missing-value policies to each partition first, and count the
+    unknown sensitive values of the records entering the method (else none are counted).
     """
     from dask import delayed
 
     columns = list(columns)
     count = delayed(_combinations, pure=False)
-    parts = client.gather(client.compute([count(p, columns, schema) for p in frame.to_delayed()]))
+    pieces = frame.to_delayed()
+    tasks = [count(p, columns, schema) for p in pieces]
+    if schema is not None:
+        tasks += [delayed(_unknown, pure=False)(p, schema) for p in pieces]
+    done = client.gather(client.compute(tasks))
+    parts, unknown = done[: len(pieces)], {}
+    for found in done[len(pieces) :]:
+        for c, n in found.items():
+            unknown[c] = unknown.get(c, 0) + n
     values = pd.concat([p.values for p in parts], ignore_index=True)
     counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, np.int64)
-    return Combinations.of(values, columns, counts)
+    return Combinations.of(values, columns, counts), unknown
 
 
 def _keys(frame: pd.DataFrame) -> pd.Index:
@@ -163,9 +187,9 @@ def write_scale_reports(
     quasi = [str(q) for q in result.metadata.get("quasi") or []]
     sensitive = (result.metadata.get("sensitive") or [None])[0]
     held = [c for c in [*quasi, sensitive] if c is not None and c in frame.columns]
-    original = ordered_combinations(frame, held, client, schema)
+    original, unknown = ordered_combinations(frame, held, client, schema)
     written = read_dataset(os.fspath(result.data))
-    published = ordered_combinations(written, list(written.columns), client)
+    published, _ = ordered_combinations(written, list(written.columns), client)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)
@@ -173,6 +197,7 @@ def write_scale_reports(
     counted = CountedRelease.of(original, published, quasi, sensitive, pairs)
     public = dict(result.metadata)
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
+    internal["row_counts"] = {**internal["row_counts"], "unknown_sensitive": unknown}
     release = Release("generalized", {"data": published.values}, internal, public)
     part = Release("generalized", {"data": published.values}, public, public)
     part.has_internal = False
