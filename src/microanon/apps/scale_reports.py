@@ -39,28 +39,25 @@ __all__ = [
 ]
 
 
-def _combinations(part: pd.DataFrame, columns: list[str], schema: Schema | None) -> Combinations:
-    """One partition's combinations of ``columns`` (the missing-value policies of ``schema``
-    applied first, as the method received the records)."""
-    part = pandas_if_arrow(part, "partition")
-    if schema is not None and len(part):  # an empty partition adds no combination
-        part = schema.validate(part, check_leaves=False)
-    return Combinations.of(part, columns)
+def _counted(
+    part: pd.DataFrame, columns: list[str], schema: Schema | None
+) -> tuple[Combinations, dict[str, int]]:
+    """One partition's combinations of ``columns`` and its unknown sensitive values.
 
-
-def _unknown(part: pd.DataFrame, schema: Schema) -> dict[str, int]:
-    """The records of one partition entering the method whose sensitive value is unknown
-    (``missing: keep``), by sensitive column (:attr:`~microanon.apps.row_counts.RowCounts.
-    unknown_sensitive`)."""
+    With ``schema``, its missing-value policies are applied first, as the method received the
+    records, and the records whose sensitive value is unknown (``missing: keep``) are counted by
+    sensitive column (:attr:`~microanon.apps.row_counts.RowCounts.unknown_sensitive`).
+    """
     part = pandas_if_arrow(part, "partition")
-    if not len(part):
-        return {}
+    if schema is None or not len(part):  # an empty partition adds no combination
+        return Combinations.of(part, columns), {}
     part = schema.validate(part, check_leaves=False)
-    return {
+    unknown = {
         c: int(part[c].isna().sum())
         for c in schema.sensitive
         if c in part.columns and schema[c].missing_policy == "keep"
     }
+    return Combinations.of(part, columns), unknown
 
 
 def ordered_combinations(
@@ -75,18 +72,14 @@ def ordered_combinations(
     from dask import delayed
 
     columns = list(columns)
-    count = delayed(_combinations, pure=False)
-    pieces = frame.to_delayed()
-    tasks = [count(p, columns, schema) for p in pieces]
-    if schema is not None:
-        tasks += [delayed(_unknown, pure=False)(p, schema) for p in pieces]
-    done = client.gather(client.compute(tasks))
-    parts, unknown = done[: len(pieces)], {}
-    for found in done[len(pieces) :]:
+    count = delayed(_counted, pure=False)
+    done = client.gather(client.compute([count(p, columns, schema) for p in frame.to_delayed()]))
+    unknown: dict[str, int] = {}
+    for _, found in done:
         for c, n in found.items():
             unknown[c] = unknown.get(c, 0) + n
-    values = pd.concat([p.values for p in parts], ignore_index=True)
-    counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, np.int64)
+    values = pd.concat([p.values for p, _ in done], ignore_index=True)
+    counts = np.concatenate([p.counts for p, _ in done]) if done else np.zeros(0, np.int64)
     return Combinations.of(values, columns, counts), unknown
 
 
