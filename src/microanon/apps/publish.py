@@ -35,6 +35,7 @@ from ..core.schema import Schema
 from ..models import Verification, texts_in_files, verify_written
 from .families import add_release_sections
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
+from .release_sections import add_single_table_sections
 from .release_summary import (
     add_public_report,
     add_summary_sections,
@@ -193,23 +194,31 @@ def write_reports(
     schema, lint, verification, config, subtitle
         As :func:`publish` has them (``verification.public``: as ``release`` with ``counted``).
     counted : CountedRelease, optional
-        The frequency tables of a release made out of core, counted from the original's and the
-        written files' partitions: every number is measured on them, none on rows. The closest
-        configurations (which re-run the method on the records) are then not proposed.
+        The frequency tables of a generalized release made out of core, counted from the
+        original's and the written files' partitions: every number is measured on them, none on
+        rows. The closest configurations (which re-run the method on the records) are then not
+        proposed.
     """
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
     # missing value is ?, a kept cell stays empty): what the before/after figures compare.
     entering = original if counted is not None else schema.validate(original, check_leaves=False)
-    extra = {} if counted is None else {"tables": counted.tables, "verdicts": verification.verdicts}
     internal = Report(
         f"{release.metadata.get('method')}: internal report, for the data owner only",
         (subtitle + " " if subtitle else "")
         + "This report shows values and counts of the original data: do not publish it.",
     )
-    numbers = add_release_sections(
-        internal, entering.loc[:, published], release, schema=schema, **extra
-    )
+    if counted is None:
+        numbers = add_release_sections(internal, entering.loc[:, published], release, schema=schema)
+    else:  # a generalized release made out of core: its family's sections, on the tables
+        numbers = add_single_table_sections(
+            internal,
+            entering.loc[:, published],
+            release,
+            "Release",
+            tables=counted.tables,
+            verdicts=verification.verdicts,
+        )
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )

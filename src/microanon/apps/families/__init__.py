@@ -67,7 +67,6 @@ def add_release_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    **counted: Any,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of one release, as its family builds them.
 
@@ -84,13 +83,10 @@ def add_release_sections(
     schema : Schema, optional
         The schema the release was made with (randomized releases measure utility on the
         reconstructed distribution, which needs it).
-    **counted
-        The frequency tables and verdicts of a release made out of core (``tables``,
-        ``verdicts``), for the families whose releases it makes (generalization).
 
     Returns
     -------
     dict
         The numbers shown, with ``verified`` (whether every claimed model holds).
     """
-    return family_of(release).add_sections(report, original, release, title, schema, **counted)
+    return family_of(release).add_sections(report, original, release, title, schema)

@@ -36,20 +36,15 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    **counted: Any,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a generalized or anatomized release.
 
     The arguments and the numbers returned are those of every family's ``add_sections``
-    (:func:`microanon.apps.families.add_release_sections`); ``counted``: the frequency tables
-    and verdicts counted elsewhere (``tables``, ``verdicts`` of
-    :func:`~microanon.apps.release_sections.add_single_table_sections`).
+    (:func:`microanon.apps.families.add_release_sections`).
     """
     if release.kind == "anatomized":
-        return add_single_table_sections(
-            report, original, release, title, caption=_ANATOMY_CAPTION, **counted
-        )
-    return add_single_table_sections(report, original, release, title, **counted)
+        return add_single_table_sections(report, original, release, title, caption=_ANATOMY_CAPTION)
+    return add_single_table_sections(report, original, release, title)
 
 
 def describe_column(release: Release, column: str) -> str | None:
