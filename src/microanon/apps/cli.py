@@ -900,6 +900,10 @@ def _anonymize_dask(
         return
     verified = all(v.holds for v in result.verdicts) if result.verdicts else None
     levels = ", ".join(f"{q} {level}" for q, level in result.levels.items())
+    reported = result.reported
+    for w in reported["warnings"]:
+        click.echo(f"WARNING: {w}", err=True)
+    util = {k: v for k, v in reported["utility"].items() if isinstance(v, (int, float))}
     lines = [
         f"full_domain (dask): {RowCounts.from_dict(result.rows).sentence()} "
         f"{result.combinations:,} distinct combinations.",
@@ -910,7 +914,10 @@ def _anonymize_dask(
         *(f"  {v}" for v in result.verdicts),
         "claimed models verified on the files as written: "
         + {None: "nothing claimed", True: "yes", False: "NO"}[verified],
-        f"wrote {result.path} in {result.seconds.get('total', 0.0):.1f} s",
+        "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
+        f"wrote {result.path}/public (publish this, with its report.html) and "
+        f"{result.path}/internal (keep this, with its report.html) in "
+        f"{result.seconds.get('total', 0.0):.1f} s",
     ]
     _emit(
         as_json,
@@ -931,6 +938,9 @@ def _anonymize_dask(
             "verification": [
                 {"model": v.model, "holds": v.holds, "value": v.value} for v in result.verdicts
             ],
+            "warnings": reported["warnings"],
+            "columns": reported["columns"].to_dict(orient="records"),
+            "utility": reported["utility"],
             "seconds": result.seconds,
         },
         "\n".join(lines),
@@ -956,7 +966,9 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
             else ""
         ),
         "claimed models verified on the files as written: nothing claimed",
-        f"wrote {result.path}/public (publish this) and {result.path}/internal (keep this)",
+        f"wrote {result.path}/public (publish this) and {result.path}/internal (keep this); "
+        "no report.html: out of core only full_domain writes its reports (use --engine memory "
+        "for them)",
     ]
     _emit(
         as_json,

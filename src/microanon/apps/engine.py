@@ -337,7 +337,9 @@ def anonymize_dask(
     Returns
     -------
     microanon.scale.ScaleResult or microanon.scale.WrittenRelease
-        The first for ``full_domain``, the second for the other methods.
+        The first for ``full_domain``, with its reports written (``internal/report.html``,
+        ``public/report.html``: :func:`microanon.apps.scale_reports.write_scale_reports`) and
+        their numbers in ``reported``; the second for the other methods (no report).
 
     Raises
     ------
@@ -362,9 +364,17 @@ def anonymize_dask(
     check_output_target(Path(out), overwrite, protect)
     progress = as_progress(progress, "anonymize")
     frame, options = _source(source, cfg.read)
-    lint_dask(frame, options, cfg)
+    lint = lint_dask(frame, options, cfg)
+
     if cfg.method == "full_domain":
-        from ..scale import full_domain_dask
+        from ..scale import full_domain_dask, read_dataset
+        from .scale_reports import write_scale_reports
+
+        original = read_dataset(frame, **options) if isinstance(frame, str) else frame
+        subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
+
+        def reports(written: Any, client: Any) -> dict[str, Any]:
+            return write_scale_reports(written, original, cfg.schema, lint, client, subtitle)
 
         return full_domain_dask(
             frame,
@@ -377,6 +387,7 @@ def anonymize_dask(
             progress=progress,
             read_options=options,
             overwrite=overwrite,
+            reports=reports,
         )
     from ..scale import write_rowwise
     from ..scale.client import dask_client

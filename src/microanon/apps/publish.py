@@ -34,7 +34,8 @@ from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..models import Verification, texts_in_files, verify_written
 from .families import add_release_sections
-from .release_frequencies import Combinations, as_suppressed
+from .release_frequencies import Combinations, CountedRelease, as_suppressed
+from .release_sections import add_single_table_sections
 from .release_summary import (
     add_public_report,
     add_summary_sections,
@@ -46,7 +47,7 @@ from .risk import RiskOptions, add_risk_section, assess_risk, schema_design
 from .row_counts import ROW_COUNTS_KEY, row_counts
 from .steps_report import add_steps_sections
 
-__all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report"]
+__all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report", "write_reports"]
 
 #: The public metadata key of the data owner's statements made by accepting lint findings
 #: (:attr:`microanon.core.lint.LintReport.statements`).
@@ -149,7 +150,7 @@ def publish(
                     + "; ".join(verification.failures())
                 )
         with reporter.stage(PUBLISH_STAGES[2]):
-            numbers = _write_reports(
+            numbers = write_reports(
                 tmp, release, original, schema, lint, verification, config, subtitle
             )
             exposed = texts_in_files(tmp / PUBLIC_DIR, secrets)
@@ -167,7 +168,7 @@ def publish(
     return Path(out), numbers
 
 
-def _write_reports(
+def write_reports(
     tmp: Path,
     release: Release,
     original: pd.DataFrame,
@@ -176,45 +177,91 @@ def _write_reports(
     verification: Verification,
     config: Any,
     subtitle: str | None,
+    counted: CountedRelease | None = None,
 ) -> dict[str, Any]:
-    """Write the internal and public reports into the release being built; the numbers shown.
+    """Write the internal and public reports into the release at ``tmp``; the numbers shown.
 
     ``numbers["columns"]`` is the table of what was done to each column.
+
+    Parameters
+    ----------
+    tmp : path
+        The release directory (``public/`` and ``internal/`` written).
+    release : Release
+        The release; with ``counted``, its table holds the published table's distinct rows.
+    original : DataFrame
+        The original table (every column); with ``counted``, its columns only are read.
+    schema, lint, verification, config, subtitle
+        As :func:`publish` has them (``verification.public``: as ``release`` with ``counted``).
+    counted : CountedRelease, optional
+        The frequency tables of a generalized release made out of core, counted from the
+        original's and the written files' partitions: every number is measured on them, none on
+        rows. The closest configurations (which re-run the method on the records) are then not
+        proposed.
     """
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
     # missing value is ?, a kept cell stays empty): what the before/after figures compare.
-    entering = schema.validate(original, check_leaves=False)
+    entering = original if counted is not None else schema.validate(original, check_leaves=False)
     internal = Report(
         f"{release.metadata.get('method')}: internal report, for the data owner only",
         (subtitle + " " if subtitle else "")
         + "This report shows values and counts of the original data: do not publish it.",
     )
-    numbers = add_release_sections(internal, entering.loc[:, published], release, schema=schema)
+    if counted is None:
+        numbers = add_release_sections(internal, entering.loc[:, published], release, schema=schema)
+    else:  # a generalized release made out of core: its family's sections, on the tables
+        numbers = add_single_table_sections(
+            internal,
+            entering.loc[:, published],
+            release,
+            "Release",
+            tables=counted.tables,
+            verdicts=verification.verdicts,
+        )
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )
     columns = column_actions(release, schema, lint, original)
     numbers["warnings"] = warnings_of(release, columns, numbers)
-    add_summary_sections(internal, release, config, original, columns, verification, lint, numbers)
+    add_summary_sections(
+        internal,
+        release,
+        config,
+        original,
+        columns,
+        verification,
+        lint,
+        numbers,
+        out_of_core=counted is not None,
+    )
     add_steps_sections(internal, release)
     quasi = [q for q in schema.quasi if q in original.columns]
     if quasi:
         design = [c for c in (schema.weight, schema.household) if c in original.columns]
         title = "Disclosure risk of the original"
-        if design:
+        if counted is not None:
+            keys = counted.tables.before.project(quasi)
+            _add_risk(internal, keys.values, quasi, title, schema, keys.counts, bool(design))
+        elif design:
             frame = entering[[*quasi, *design]].dropna(subset=design)
             _add_risk(internal, frame, quasi, title, schema)
         else:
             keys = Combinations.of(entering, quasi)
             _add_risk(internal, keys.values, quasi, title, schema, keys.counts)
     internal.write(tmp / INTERNAL_DIR / "report.html")
-    public_report(verification, schema, lint).write(tmp / PUBLIC_DIR / "report.html")
+    shown = None if counted is None else counted.published
+    public_report(verification, schema, lint, shown).write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
     return numbers
 
 
-def public_report(verification: Verification, schema: Schema, lint: LintReport) -> Report:
+def public_report(
+    verification: Verification,
+    schema: Schema,
+    lint: LintReport,
+    published: Combinations | None = None,
+) -> Report:
     """The public report of a verified release: built from its public part alone.
 
     :func:`~microanon.apps.release_summary.add_public_report` (what was done, the guarantees)
@@ -230,6 +277,9 @@ def public_report(verification: Verification, schema: Schema, lint: LintReport) 
     lint : LintReport
         The lint of the original: the data owner's statements made by accepting findings are
         recorded.
+    published : Combinations, optional
+        The frequency table of every column of the published table, when ``verification.public``
+        holds its distinct rows rather than its records (a release made out of core).
     """
     public = verification.public
     if public is None:
@@ -242,19 +292,25 @@ def public_report(verification: Verification, schema: Schema, lint: LintReport) 
         named = [*quasi, *(meta.get("quasi") or []), *verification.counted_quasi]
         named += list(meta.get("sensitive") or [])
         columns = [c for c in dict.fromkeys(named) if c in data.columns]
-        keys = Combinations.of(data, columns) if columns else None
-    report = add_public_report(public, verification, schema, lint, keys)
+        if published is not None:
+            keys = published.project(columns)
+        elif columns:
+            keys = Combinations.of(data, columns)
+    rows = None if published is None else {"data": published.records}
+    report = add_public_report(public, verification, schema, lint, keys, rows)
     if quasi and data is not None and set(quasi) <= set(data.columns):
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
         title = "Disclosure risk of the published table"
         weight = schema.weight if schema.weight in data.columns else None
-        if weight is not None:  # published unchanged: its rows with a weight are measured
+        if weight is not None and published is None:
+            # published unchanged: its rows with a weight are measured
             shown = as_suppressed(data[quasi])
             shown = shown.assign(**{weight: data[weight]}).loc[data[weight].notna()]
             _add_risk(report, shown, quasi, title, schema)
         else:
             shown = keys.project(quasi)
-            _add_risk(report, as_suppressed(shown.values), quasi, title, schema, shown.counts)
+            frame = as_suppressed(shown.values)
+            _add_risk(report, frame, quasi, title, schema, shown.counts, weight is not None)
     return report
 
 
@@ -265,12 +321,20 @@ def _add_risk(
     title: str,
     schema: Schema | None = None,
     counts: np.ndarray | None = None,
+    unweighted: bool = False,
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
-    ``frame`` holds; ``counts``: records per row of a frequency table of the keys."""
+    ``frame`` holds; ``counts``: records per row of a frequency table of the keys.
+    ``unweighted``: the table has a weight or household id that a release made out of core
+    does not measure (the survey measures need the records); the section says so."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame)
+    if unweighted:
+        note = (
+            "The survey measures (sampling weight, household) need the records: they are not "
+            "computed for a release made out of core; the figures count each record once."
+        )
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
     add_risk_section(report, assess_risk(frame, options, counts), title, note=note)

@@ -23,7 +23,7 @@ from ..core.release import Release
 from ..core.table import combine_codes
 from ..models import column_codes, published_groups_frame
 
-__all__ = ["PUBLISHED", "Combinations", "ReleaseTables", "as_suppressed"]
+__all__ = ["PUBLISHED", "Combinations", "CountedRelease", "ReleaseTables", "as_suppressed"]
 
 
 @dataclass(frozen=True)
@@ -196,3 +196,38 @@ class ReleaseTables:
             list(attack_quasi),
             Combinations(both, np.bincount(joint[0], minlength=len(joint[1])).astype(np.int64)),
         )
+
+
+@dataclass(frozen=True)
+class CountedRelease:
+    """The frequency tables of a release made out of core, counted from its partitions.
+
+    Attributes
+    ----------
+    tables : ReleaseTables
+        The original's and the published table's, as :meth:`ReleaseTables.of` groups them from
+        rows.
+    published : Combinations
+        Every column of the published table (its distinct rows, with their records).
+    """
+
+    tables: ReleaseTables
+    published: Combinations
+
+    @classmethod
+    def of(
+        cls,
+        original: Combinations,
+        published: Combinations,
+        quasi: Sequence[str],
+        sensitive: str | None,
+        pairs: Combinations | None = None,
+    ) -> CountedRelease:
+        """From the original's frequency table (its quasi-identifiers and sensitive column that
+        it holds) and the published table's (every column), each in order of first appearance;
+        ``pairs`` as :attr:`ReleaseTables.pairs`."""
+        quasi = [str(q) for q in quasi]
+        shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
+        after = published.project(shown)
+        tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)
+        return cls(tables, published)

@@ -109,7 +109,9 @@ def utility_metrics(
 
     Every measure but the ID3 accuracy is computed from the frequency tables ``tables`` of the
     release and ``original`` (:class:`~microanon.apps.release_frequencies.ReleaseTables`,
-    grouped here when not given).
+    grouped here when not given); the records are counted from them. The ID3 accuracy needs the
+    records themselves: it is None when ``original`` does not hold them (a release made out of
+    core, whose ``tables`` were counted from its files).
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
@@ -121,7 +123,8 @@ def utility_metrics(
         tables = ReleaseTables.of(original, release)
     published = tables.after if tables is not None else Combinations.of(data, quasi)
     table, counts = published.values, published.counts
-    removed = max(int(meta.get("rows_in", len(data))) - len(data), 0)
+    rows = published.records
+    removed = max(int(meta.get("rows_in", rows)) - rows, 0)
     hs = _hierarchies(release)
     domains = None
     if tables is not None:
@@ -143,10 +146,13 @@ def utility_metrics(
         "GCP": None if gcp is None else gcp.gcp,
         "precision": prec,
         "discernibility": disc,
-        "AECS": len(data) / max(equivalence_classes(table, quasi, counts=counts).count, 1),
+        "AECS": rows / max(equivalence_classes(table, quasi, counts=counts).count, 1),
         "suppressed": suppressed,
     }
-    if extended and original is not None and len(original) == len(data):
+    entered = None if tables is None else tables.before.records
+    if original is not None and entered is None:
+        entered = len(original)
+    if extended and entered == rows:
         pairs = None if tables is None else tables.pairs
         entropy = None
         if pairs is not None:
@@ -161,8 +167,10 @@ def utility_metrics(
         out["non-uniform entropy (normalized)"] = None if entropy is None else entropy.normalized
         sensitive = (meta.get("sensitive") or [None])[0]
         if sensitive is not None:
-            out["relative ID3 accuracy"] = _attempt(
-                relative_accuracy, original.reset_index(drop=True), data, quasi, sensitive
+            out["relative ID3 accuracy"] = (
+                _attempt(relative_accuracy, original.reset_index(drop=True), data, quasi, sensitive)
+                if len(original) == rows == len(data)
+                else None
             )
     return out
 
@@ -177,6 +185,8 @@ def add_single_table_sections(
     utility: UtilityMeasure | None = None,
     caption: str = "Before: the original table. After: the published table without suppressed "
     "records.",
+    tables: ReleaseTables | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a single-table release.
 
@@ -193,6 +203,12 @@ def add_single_table_sections(
         (:func:`utility_metrics`, extended).
     caption : str
         Caption of the before/after comparison.
+    tables : ReleaseTables, optional
+        The frequency tables of ``original`` and the release, when counted elsewhere (out of
+        core, from the original's and the written files' partitions); grouped here otherwise.
+    verdicts : list of Verdict, optional
+        The claimed models checked elsewhere (on the written files); re-checked on the
+        release's table otherwise.
 
     Returns
     -------
@@ -201,7 +217,8 @@ def add_single_table_sections(
         claimed model holds on the release; None when none is claimed).
     """
     meta = release.metadata
-    tables = ReleaseTables.of(original, release)
+    if tables is None:
+        tables = ReleaseTables.of(original, release)
     quasi, sensitive, attack_quasi = tables.quasi, tables.sensitive, tables.attack_quasi
     before = privacy_metrics(tables.before.values, quasi, sensitive, tables.before.counts)
     after = privacy_metrics(tables.after.values, attack_quasi, sensitive, tables.after.counts)
@@ -210,7 +227,7 @@ def add_single_table_sections(
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         + counts_sentence(meta),
     )
-    verdicts = verdict_table(sec, release)
+    verdicts = verdict_table(sec, release, verdicts)
     if note is not None:
         note(sec)
     comparison = pd.DataFrame(
@@ -235,6 +252,11 @@ def add_single_table_sections(
         "that on the original; shown when the release keeps every record in order).",
     )
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
+    if util.get("relative ID3 accuracy", 0) is None and len(original) != tables.before.records:
+        usec.paragraph(
+            "The relative ID3 accuracy needs the records themselves (each in its fold): it is "
+            "not computed for a release made out of core."
+        )
     sizes = equivalence_classes(
         tables.after.values, attack_quasi, counts=tables.after.counts
     ).histogram()
@@ -255,9 +277,13 @@ def all_hold(verdicts: list[Verdict]) -> bool | None:
     return bool(np.all([v.holds for v in verdicts])) if verdicts else None
 
 
-def verdict_table(sec: Section, release: Release) -> list[Verdict]:
-    """Re-check the release's claimed models and show the verdicts; return them."""
-    verdicts = check_release(release) if release.metadata.get("models") else []
+def verdict_table(
+    sec: Section, release: Release, verdicts: list[Verdict] | None = None
+) -> list[Verdict]:
+    """Re-check the release's claimed models (unless their ``verdicts`` are given) and show the
+    verdicts; return them."""
+    if verdicts is None:
+        verdicts = check_release(release) if release.metadata.get("models") else []
     if verdicts:
         sec.table(
             pd.DataFrame(

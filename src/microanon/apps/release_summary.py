@@ -329,8 +329,13 @@ def add_summary_sections(
     verification: Verification,
     lint: LintReport,
     numbers: dict[str, Any],
+    out_of_core: bool = False,
 ) -> None:
-    """Put the summary (warnings, columns, verification, lint, alternatives) first in ``report``."""
+    """Put the summary (warnings, columns, verification, lint, alternatives) first in ``report``.
+
+    ``out_of_core``: the release was made out of core, ``original`` holds no records: the
+    alternatives (which re-run the method on them) are not proposed, and the report says so.
+    """
     meta = release.metadata
     sections = list(report.sections)
     report.sections.clear()
@@ -339,7 +344,13 @@ def add_summary_sections(
         sec = report.section("Warnings")
         for w in warnings:
             sec.warning(f"Warning: {w}.")
-        if cfg is not None and cfg.models:
+        if out_of_core:
+            sec.paragraph(
+                "The closest configurations are not proposed for a release made out of core "
+                "(each re-runs the method on the records): run a sample with --engine memory "
+                "to see them."
+            )
+        elif cfg is not None and cfg.models:
             search = meta.get("search")
             alt = closest_configurations(cfg, original, search)
             if len(alt):
@@ -382,6 +393,7 @@ def add_public_report(
     schema: Schema,
     lint: LintReport,
     keys: Combinations | None = None,
+    rows: dict[str, int] | None = None,
 ) -> Report:
     """The report that may be published: built from the public part alone.
 
@@ -389,7 +401,8 @@ def add_public_report(
     the guarantees re-checked on the files and what the published data itself shows (rows,
     classes); no original value and no count taken on the original. ``keys``: the frequency
     table of the published table's quasi-identifiers and sensitive attribute, when the caller
-    has grouped it (else it is grouped here).
+    has grouped it (else it is grouped here); ``rows``: the records of each table when
+    ``public`` holds their distinct rows (a release made out of core).
     """
     meta = public.metadata
     report = Report(
@@ -402,7 +415,10 @@ def add_public_report(
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}. "
         f"Quasi-identifiers: {', '.join(meta.get('quasi') or []) or 'none'}; sensitive: "
         f"{', '.join(meta.get('sensitive') or []) or 'none'}. "
-        + " ".join(f"Table {name}: {len(df):,} rows." for name, df in public.tables.items()),
+        + " ".join(
+            f"Table {name}: {(rows or {}).get(name, len(df)):,} rows."
+            for name, df in public.tables.items()
+        ),
     )
     published = _published_columns(public)
     view = Schema([schema[c] for c in schema.columns if c in published])

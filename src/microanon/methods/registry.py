@@ -57,6 +57,7 @@ ENGINE_ARGUMENTS = (
     "out_dir",
     "overwrite",
     "spill",
+    "reports",
 )
 
 #: The order families are listed in (the demo's).

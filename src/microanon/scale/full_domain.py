@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,10 @@ class ScaleResult:
         Wall time of each stage.
     internal : dict
         The internal metadata written to ``path / "internal" / "internal.json"``.
+    reported : dict
+        The numbers of the release's reports, when its caller wrote them
+        (:mod:`microanon.apps.scale_reports`: privacy before and after, utility, warnings);
+        empty otherwise.
     """
 
     levels: dict[str, int]
@@ -123,6 +127,7 @@ class ScaleResult:
     metadata: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
     internal: dict[str, Any] = field(default_factory=dict)
+    reported: dict[str, Any] = field(default_factory=dict)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -196,6 +201,7 @@ def full_domain_dask(
     read_options: Mapping[str, Any] | None = None,
     overwrite: bool = False,
     spill: str = "auto",
+    reports: Callable[[ScaleResult, Any], dict[str, Any]] | None = None,
 ) -> ScaleResult:
     """Optimal full-domain generalization with suppression, out of core, written as Parquet.
 
@@ -247,6 +253,12 @@ def full_domain_dask(
         ``KEEP_SHARE`` of the cluster's memory (``auto``), always there (``never``), or in a
         temporary Parquet file inside the output being built (``always``), removed before the
         end.
+    reports : callable, optional
+        Called with the verified release (its ``path`` the directory being built) and the
+        client, before the directory is moved to ``out_dir``: what it writes there is part of
+        the output (``microanon anonymize`` writes the reports,
+        :func:`microanon.apps.scale_reports.write_scale_reports`); what it returns is
+        ``reported``.
 
     Returns
     -------
@@ -295,24 +307,29 @@ def full_domain_dask(
         }
         write_manifests(tmp, "generalized", public, internal, PUBLIC_KEYS, {"data": info})
         seconds["verify"] = time.perf_counter() - mark
+        found = chosen.result
+        written_release = ScaleResult(
+            levels=dict(found.levels),
+            suppressed=found.suppressed,
+            metric=args.metric,
+            metric_value=found.metric_value,
+            rows_in=freq.records,
+            rows_out=chosen.published.records,
+            rows=internal["row_counts"],
+            combinations=len(freq),
+            verdicts=verdicts,
+            path=tmp,
+            data=tmp / PUBLIC_DIR / DATA,
+            metadata=public,
+            seconds=seconds,
+            internal=internal,
+        )
+        if reports is not None:
+            mark = time.perf_counter()
+            written_release = replace(written_release, reported=reports(written_release, run))
+            seconds["reports"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
-    result = chosen.result
-    return ScaleResult(
-        levels=dict(result.levels),
-        suppressed=result.suppressed,
-        metric=args.metric,
-        metric_value=result.metric_value,
-        rows_in=freq.records,
-        rows_out=chosen.published.records,
-        rows=internal["row_counts"],
-        combinations=len(freq),
-        verdicts=verdicts,
-        path=target,
-        data=target / PUBLIC_DIR / DATA,
-        metadata=public,
-        seconds=seconds,
-        internal=internal,
-    )
+    return replace(written_release, path=target, data=target / PUBLIC_DIR / DATA)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,201 @@
+"""The internal and public reports of a release made out of core (``anonymize --engine dask``).
+
+The reports of :func:`microanon.apps.publish.publish` measure frequency tables
+(:mod:`microanon.apps.release_frequencies`), which can be counted partition by partition: each
+partition's distinct combinations in order of first appearance, then those of the partitions'
+tables in partition order, give the combinations of the whole table in order of first appearance,
+with their records. The original's table is counted from the input, the published table's from
+the written files; :func:`microanon.apps.publish.write_reports` then writes the same reports as in
+memory, every number measured on these tables (see :class:`CountedRelease` for what needs the
+records and is therefore left out).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.frames import pandas_if_arrow
+from ..core.hierarchy import SUPPRESSED, Hierarchy
+from ..core.lint import LintReport
+from ..core.release import Release
+from ..core.schema import Schema
+from ..methods.generalize.full_domain import level_labels
+from ..models import Verification
+from .publish import write_reports
+from .release_frequencies import PUBLISHED, Combinations, CountedRelease
+
+__all__ = [
+    "in_original_order",
+    "ordered_combinations",
+    "pairs_of",
+    "published_of",
+    "write_scale_reports",
+]
+
+
+def _counted(
+    part: pd.DataFrame, columns: list[str], schema: Schema | None
+) -> tuple[Combinations, dict[str, int]]:
+    """One partition's combinations of ``columns`` and its unknown sensitive values.
+
+    With ``schema``, its missing-value policies are applied first, as the method received the
+    records, and the records whose sensitive value is unknown (``missing: keep``) are counted by
+    sensitive column (:attr:`~microanon.apps.row_counts.RowCounts.unknown_sensitive`).
+    """
+    part = pandas_if_arrow(part, "partition")
+    if schema is None or not len(part):  # an empty partition adds no combination
+        return Combinations.of(part, columns), {}
+    part = schema.validate(part, check_leaves=False)
+    unknown = {
+        c: int(part[c].isna().sum())
+        for c in schema.sensitive
+        if c in part.columns and schema[c].missing_policy == "keep"
+    }
+    return Combinations.of(part, columns), unknown
+
+
+def ordered_combinations(
+    frame: Any, columns: Sequence[str], client: Any, schema: Schema | None = None
+) -> tuple[Combinations, dict[str, int]]:
+    """The combinations of ``columns`` in a dask DataFrame, in order of first appearance.
+
+    Each partition is grouped where it lies; only the partitions' frequency tables come here.
+    ``schema``: apply its missing-value policies to each partition first, and count the
+    unknown sensitive values of the records entering the method (else none are counted).
+    """
+    from dask import delayed
+
+    columns = list(columns)
+    count = delayed(_counted, pure=False)
+    done = client.gather(client.compute([count(p, columns, schema) for p in frame.to_delayed()]))
+    unknown: dict[str, int] = {}
+    for _, found in done:
+        for c, n in found.items():
+            unknown[c] = unknown.get(c, 0) + n
+    values = pd.concat([p.values for p, _ in done], ignore_index=True)
+    counts = np.concatenate([p.counts for p, _ in done]) if done else np.zeros(0, np.int64)
+    return Combinations.of(values, columns, counts), unknown
+
+
+def _keys(frame: pd.DataFrame) -> pd.Index:
+    """One text key per row of ``frame`` (its cells as text, missing cells as ``nan``)."""
+    if frame.shape[1] == 0:
+        return pd.Index([""] * len(frame))
+    return pd.MultiIndex.from_frame(frame.astype(str)).to_flat_index()
+
+
+def _labels(hierarchy: Hierarchy, level: int, values: pd.Series) -> np.ndarray:
+    """The published labels of ``values`` at ``level``, as the release's files hold them."""
+    codes = hierarchy.level_codes(level)[hierarchy.leaf_index(values, str(values.name))]
+    return level_labels(hierarchy, level)[codes]
+
+
+def published_of(
+    original: Combinations,
+    published: Combinations,
+    quasi: Sequence[str],
+    sensitive: str | None,
+    result: Any,
+) -> pd.DataFrame:
+    """What each of the original's combinations became: its quasi-identifiers generalized with
+    the release's levels (``*`` where the combination was suppressed, whether it was published
+    so, in star mode, or removed) and its sensitive value, when published."""
+    levels = result.metadata.get("levels") or {}
+    hierarchies = result.internal.get("hierarchies") or {}
+    shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values.columns]
+    labels = pd.DataFrame(
+        {
+            c: _labels(Hierarchy.from_dict(hierarchies[c]), int(levels[c]), original.values[c])
+            if c in quasi
+            else original.values[c].to_numpy()
+            for c in shown
+        }
+    )
+    gone = ~_keys(labels).isin(_keys(published.values[shown]))
+    labels.loc[gone, [c for c in shown if c in quasi]] = SUPPRESSED
+    return labels
+
+
+def in_original_order(published: Combinations, labels: pd.DataFrame) -> Combinations:
+    """The published table's combinations in the order of the records they were made from.
+
+    The release's files are written grouped by class (:func:`microanon.scale.apply.
+    write_encoded`); the release made in memory keeps the records' order, in which its reports
+    read the classes and the first labels of a column. ``labels``: what each of the original's
+    combinations became (:func:`published_of`), in order of first appearance; a published
+    combination comes where its quasi-identifiers' labels and sensitive value first appear,
+    ties in the files' order.
+    """
+    first = pd.Series(np.arange(len(labels)), index=_keys(labels))
+    first = first[~first.index.duplicated()]
+    rank = first.reindex(_keys(published.values[list(labels.columns)])).to_numpy(dtype=float)
+    order = np.lexsort((np.arange(len(rank)), np.nan_to_num(rank, nan=len(labels))))
+    values = published.values.iloc[order].reset_index(drop=True)
+    return Combinations(values, published.counts[order])
+
+
+def pairs_of(original: Combinations, labels: pd.DataFrame) -> Combinations:
+    """Each record's original quasi-identifiers and sensitive value, then its published ones
+    (named with :data:`~microanon.apps.release_frequencies.PUBLISHED`), as
+    :meth:`ReleaseTables.of` pairs them when the release keeps every record: what a combination
+    became depends on the combination alone, so the pairs are the original's combinations."""
+    right = labels.rename(columns={c: c + PUBLISHED for c in labels.columns})
+    values = pd.concat([original.values.reset_index(drop=True), right], axis=1)
+    return Combinations(values, original.counts)
+
+
+def write_scale_reports(
+    result: Any,
+    frame: Any,
+    schema: Schema,
+    lint: LintReport,
+    client: Any,
+    subtitle: str | None = None,
+) -> dict[str, Any]:
+    """Write ``internal/report.html`` and ``public/report.html`` of a full-domain release made
+    out of core; return the numbers shown (as :func:`microanon.apps.publish.publish`).
+
+    Parameters
+    ----------
+    result : microanon.scale.ScaleResult
+        What :func:`microanon.scale.full_domain_dask` wrote (the release at ``result.path``).
+    frame : dask DataFrame
+        The original, every column.
+    schema : Schema
+        The schema the release was made with.
+    lint : LintReport
+        The schema lint of the original (on a sample).
+    client : distributed.Client
+    subtitle : str, optional
+        First line of the internal report.
+    """
+    from ..scale import read_dataset
+
+    quasi = [str(q) for q in result.metadata.get("quasi") or []]
+    sensitive = (result.metadata.get("sensitive") or [None])[0]
+    held = [c for c in [*quasi, sensitive] if c is not None and c in frame.columns]
+    original, unknown = ordered_combinations(frame, held, client, schema)
+    written = read_dataset(os.fspath(result.data))
+    published, _ = ordered_combinations(written, list(written.columns), client)
+    labels = published_of(original, published, quasi, sensitive, result)
+    published = in_original_order(published, labels)
+    kept = original.records == published.records  # every record published (suppressed as *)
+    pairs = pairs_of(original, labels) if kept else None
+    counted = CountedRelease.of(original, published, quasi, sensitive, pairs)
+    public = dict(result.metadata)
+    internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
+    internal["row_counts"] = {**internal["row_counts"], "unknown_sensitive": unknown}
+    release = Release("generalized", {"data": published.values}, internal, public)
+    part = Release("generalized", {"data": published.values}, public, public)
+    part.has_internal = False
+    verification = Verification(list(result.verdicts), public=part)
+    columns = pd.DataFrame(columns=list(frame.columns))
+    return write_reports(
+        Path(result.path), release, columns, schema, lint, verification, None, subtitle, counted
+    )

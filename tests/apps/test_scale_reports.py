@@ -1,0 +1,154 @@
+"""The Dask engine's report tables equal those the in-memory reports group from rows.
+
+:func:`ordered_combinations` counts a table partition by partition; :func:`published_of`,
+:func:`in_original_order` and :func:`pairs_of` rebuild, from the original's combinations and the
+published files' (grouped by class, in another order), the tables
+:meth:`ReleaseTables.of` groups from the original's and the release's rows.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon.apps.release_frequencies import Combinations, CountedRelease, ReleaseTables
+from microanon.apps.scale_reports import (
+    in_original_order,
+    ordered_combinations,
+    pairs_of,
+    published_of,
+)
+from microanon.core import Hierarchy
+from microanon.core.hierarchy import SUPPRESSED
+from microanon.core.release import Release
+from microanon.methods.generalize.full_domain import level_labels
+
+SETTINGS = settings(max_examples=30, deadline=None)
+
+LETTERS = Hierarchy.from_levels(
+    [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"], ["e", "e", "*"]]
+)
+NUMBERS = Hierarchy.from_levels(
+    [[0, "0-1", "*"], [1, "0-1", "*"], [2, "2-3", "*"], [3, "2-3", "*"]]
+)
+
+
+@st.composite
+def records(draw: st.DrawFn, missing: bool = True) -> pd.DataFrame:
+    rows = draw(st.integers(1, 30))
+    letters = st.sampled_from(list("abcde") + ([None] if missing else []))
+    sensitive = st.sampled_from(["x", "y", "z"] + ([None] if missing else []))
+    return pd.DataFrame(
+        {
+            "a": draw(st.lists(letters, min_size=rows, max_size=rows)),
+            "n": draw(st.lists(st.integers(0, 3), min_size=rows, max_size=rows)),
+            "s": draw(st.lists(sensitive, min_size=rows, max_size=rows)),
+        }
+    )
+
+
+def _plain(values: pd.DataFrame) -> pd.DataFrame:
+    """``values`` as objects, a missing value ``None`` (Dask reads an all-missing text column
+    as Arrow strings, whose missing value is ``pd.NA``)."""
+    values = values.astype(object)
+    return values.where(values.notna(), None)
+
+
+def _same(got: Combinations, expected: Combinations) -> None:
+    pd.testing.assert_frame_equal(_plain(got.values), _plain(expected.values), check_dtype=False)
+    assert got.counts.tolist() == expected.counts.tolist()
+
+
+@pytest.fixture(scope="module")
+def client(scheduler):
+    import distributed
+
+    with distributed.Client(scheduler, set_as_default=False) as c:
+        yield c
+
+
+def _partitions(table: pd.DataFrame, cuts: list[int]):
+    import dask
+    import dask.dataframe as dd
+
+    bounds = [0, *sorted(c % (len(table) + 1) for c in cuts), len(table)]
+    pieces = [table.iloc[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return dd.from_delayed(
+        [dask.delayed(p) for p in pieces], meta=table.iloc[:0], verify_meta=False
+    )
+
+
+@SETTINGS
+@given(records(), st.lists(st.integers(0, 30), max_size=3))
+def test_ordered_combinations_equal_the_whole_table_grouped(client, table, cuts):
+    got, unknown = ordered_combinations(_partitions(table, cuts), ["a", "n", "s"], client)
+    assert unknown == {}
+    _same(got, Combinations.of(table, ["a", "n", "s"]))
+
+
+@st.composite
+def generalized(draw: st.DrawFn):
+    """A full-domain release of a table in memory: levels, whole classes suppressed (removed or
+    published as ``*``); and its published combinations in another order, as the files hold them."""
+    original = draw(records(missing=False))
+    levels = {"a": draw(st.integers(0, 2)), "n": draw(st.integers(0, 2))}
+    labels = pd.DataFrame(  # as full_domain publishes them: text
+        {
+            "a": level_labels(LETTERS, levels["a"])[
+                LETTERS.level_codes(levels["a"])[LETTERS.leaf_index(original["a"])]
+            ],
+            "n": level_labels(NUMBERS, levels["n"])[
+                NUMBERS.level_codes(levels["n"])[NUMBERS.leaf_index(original["n"])]
+            ],
+        }
+    )
+    classes = list(dict.fromkeys(map(tuple, labels.to_numpy().tolist())))
+    gone = draw(st.sets(st.sampled_from(classes), max_size=len(classes) - 1))
+    suppressed = labels.apply(tuple, axis=1).isin(gone).to_numpy()
+    star = draw(st.booleans())
+    data = labels.assign(s=original["s"].to_numpy())
+    if star:
+        data.loc[suppressed, ["a", "n"]] = SUPPRESSED
+    else:
+        data = data.loc[~suppressed].reset_index(drop=True)
+    meta = {
+        "method": "full_domain",
+        "quasi": ["a", "n"],
+        "sensitive": ["s"],
+        "levels": levels,
+        "suppressed": int(suppressed.sum()),
+        "rows_in": len(original),
+    }
+    release = Release("generalized", {"data": data}, meta)
+    files = Combinations.of(data, ["a", "n", "s"])
+    shuffled = draw(st.permutations(range(len(files.counts))))
+    files = Combinations(files.values.iloc[shuffled].reset_index(drop=True), files.counts[shuffled])
+    result = SimpleNamespace(
+        metadata={"levels": levels},
+        internal={"hierarchies": {"a": LETTERS.to_dict(), "n": NUMBERS.to_dict()}},
+    )
+    return original, release, files, result
+
+
+@SETTINGS
+@given(generalized())
+def test_counted_release_equals_the_tables_of_the_rows(case):
+    original, release, files, result = case
+    expected = ReleaseTables.of(original, release)
+    before = Combinations.of(original, ["a", "n", "s"])
+    labels = published_of(before, files, ["a", "n"], "s", result)
+    published = in_original_order(files, labels)
+    kept = before.records == published.records
+    counted = CountedRelease.of(
+        before, published, ["a", "n"], "s", pairs_of(before, labels) if kept else None
+    )
+    _same(counted.tables.before, expected.before)
+    _same(counted.tables.after, expected.after)
+    _same(counted.published, Combinations.of(release.data, list(release.data.columns)))
+    assert (counted.tables.pairs is None) == (expected.pairs is None)
+    if expected.pairs is not None:
+        _same(counted.tables.pairs, expected.pairs)
