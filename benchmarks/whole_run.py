@@ -24,7 +24,7 @@ memory of that process and the children it waited for, from ``os.wait4``):
   stage seconds (read, lint, method, write, verify, reports) parsed from the progress lines it
   prints on stderr when stderr is not a terminal; with ``--engine dask`` on the Parquet
   directory, the stage seconds of its ``--json`` answer (read = read and encode, method =
-  frequency table and search; no lint, no reports);
+  frequency table and search; its lint runs on a sample before the stages);
 - ``search``: the full-domain search alone (``microanon.methods.generalize.full_domain.search``)
   on the encoded table of the same file, in this process (wall seconds).
 
@@ -204,6 +204,7 @@ def dask_stage_seconds(answer: dict[str, Any]) -> dict[str, float]:
         "method": s["frequencies"] + s["search"],
         "write": s["write"],
         "verify": s["verify"],
+        **({"reports": s["reports"]} if "reports" in s else {}),
     }
 
 
