@@ -60,7 +60,8 @@ def frames(draw, carriage_return: bool = True) -> pd.DataFrame:
 
 
 def old_column_type(s: pd.Series) -> str:
-    """The type a release recorded for a column, cell by cell (before issue 36)."""
+    """The type a release recorded for a column, cell by cell (the definition before the
+    vectorized one)."""
     if pd.api.types.is_bool_dtype(s):
         return "bool"
     if pd.api.types.is_integer_dtype(s):
