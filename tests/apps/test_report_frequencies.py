@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from letters import LETTERS
 
 from microanon.apps.release_frequencies import Combinations, ReleaseTables, as_suppressed
 from microanon.apps.release_sections import privacy_metrics, utility_metrics
 from microanon.apps.risk import RiskOptions, assess_risk
-from microanon.core import Hierarchy
 from microanon.core.errors import MicroanonError
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
@@ -31,9 +31,6 @@ from microanon.models import profile
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
-LETTERS = Hierarchy.from_levels(
-    [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"], ["e", "e", "*"]]
-)
 PARENT = {"a": "ab", "b": "ab", "c": "cd", "d": "cd", "e": "e"}
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from letters import LETTERS
 
 from microanon.apps.release_frequencies import Combinations, CountedRelease, ReleaseTables
 from microanon.apps.scale_reports import (
@@ -29,9 +30,6 @@ from microanon.methods.generalize.full_domain import level_labels
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
-LETTERS = Hierarchy.from_levels(
-    [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"], ["e", "e", "*"]]
-)
 NUMBERS = Hierarchy.from_levels(
     [[0, "0-1", "*"], [1, "0-1", "*"], [2, "2-3", "*"], [3, "2-3", "*"]]
 )

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from letters import LETTERS
 
 from microanon.apps.release_frequencies import Combinations
-from microanon.core import Hierarchy
 from microanon.measures import (
     attacker_risks,
     discernibility,
@@ -29,10 +29,6 @@ from microanon.measures import (
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
-#: A two-level hierarchy of the column ``a``.
-LETTERS = Hierarchy.from_levels(
-    [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"], ["e", "e", "*"]]
-)
 #: What a published cell of ``a`` may hold, and the original value each covers.
 COVERS = {"a": "a", "b": "b", "c": "c", "d": "d", "e": "e", "ab": "ab", "cd": "cd", "*": "*"}
 
