@@ -51,6 +51,7 @@ __all__ = [
     "ALWAYS_PUBLIC",
     "PUBLIC_DIR",
     "INTERNAL_DIR",
+    "MANIFEST",
     "plain_metadata",
 ]
 
@@ -81,7 +82,8 @@ _STATISTICAL = {"sav": "SPSS", "dta": "Stata"}
 _SPSS_RESERVED = frozenset(
     {"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO", "WITH"}
 )
-_MANIFEST = "release.json"
+#: The manifest of a release part (``public/release.json``).
+MANIFEST = "release.json"
 _INTERNAL = "internal.json"
 _LAYOUT = 2
 
@@ -243,11 +245,11 @@ def _table_file(directory: Path, name: Any) -> Path:
     """The path of a table file named in a manifest, refusing names that leave ``directory``."""
     if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
         raise InputError(
-            f"{directory / _MANIFEST}: table file name {name!r} is not a plain file name"
+            f"{directory / MANIFEST}: table file name {name!r} is not a plain file name"
         )
     path = directory / name
     if path.resolve().parent != directory.resolve():
-        raise InputError(f"{directory / _MANIFEST}: table file {name!r} lies outside the release")
+        raise InputError(f"{directory / MANIFEST}: table file {name!r} lies outside the release")
     return path
 
 
@@ -521,7 +523,7 @@ class Release:
         internal.
         """
         directory = Path(directory)
-        if (directory / PUBLIC_DIR / _MANIFEST).is_file():
+        if (directory / PUBLIC_DIR / MANIFEST).is_file():
             release = cls._load_part(directory / PUBLIC_DIR)
             internal = directory / INTERNAL_DIR / _INTERNAL
             if internal.is_file():
@@ -531,15 +533,15 @@ class Release:
                 release.metadata.update(plain_metadata(meta))
                 release.has_internal = True
             return release
-        if (directory / _MANIFEST).is_file():
+        if (directory / MANIFEST).is_file():
             return cls._load_part(directory)
         raise InputError(
-            f"{directory} holds no release (neither {PUBLIC_DIR}/{_MANIFEST} nor {_MANIFEST})"
+            f"{directory} holds no release (neither {PUBLIC_DIR}/{MANIFEST} nor {MANIFEST})"
         )
 
     @classmethod
     def _load_part(cls, directory: Path) -> Release:
-        manifest_path = directory / _MANIFEST
+        manifest_path = directory / MANIFEST
         manifest = _read_json(manifest_path)
         if "kind" not in manifest or not isinstance(manifest.get("tables"), dict):
             raise InputError(f"{manifest_path} is not a microanon release manifest")
@@ -571,7 +573,7 @@ class Release:
             rows = info.get("rows")
             table = release_files.read_csv(path, columns or [], rows if type(rows) is int else None)
         if table.column_names != columns:
-            raise InputError(f"{path}: columns do not match {_MANIFEST}")
+            raise InputError(f"{path}: columns do not match {MANIFEST}")
         gaps, types = info.get("missing", {}), info.get("types", {})
         restored = {
             c: release_files.restore(table.column(c), types.get(c, "string"), gaps.get(c, ()))
@@ -737,7 +739,7 @@ def write_manifests(
         "metadata": plain_metadata(dict(public)),
     }
     (directory / PUBLIC_DIR).mkdir(exist_ok=True)
-    (directory / PUBLIC_DIR / _MANIFEST).write_text(
+    (directory / PUBLIC_DIR / MANIFEST).write_text(
         json.dumps(manifest, indent=2, ensure_ascii=False), "utf-8"
     )
     (directory / INTERNAL_DIR).mkdir(exist_ok=True)

@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..core.errors import MicroanonError
 from ..core.frames import pandas_if_arrow
-from ..core.release import PUBLIC_DIR, Release, text_release
+from ..core.release import MANIFEST, PUBLIC_DIR, Release, text_release
 from .frequencies import column_codes
 from .release_check import check_release
 from .verdict import Verdict
@@ -43,9 +43,6 @@ __all__ = ["Verification", "verify_written", "public_leaks", "texts_in_files"]
 
 #: Release kinds whose claimed models are checked on equivalence classes of one table.
 _CLASS_KINDS = ("generalized", "masked")
-
-#: The manifest of a release part (what :meth:`Release.load` reads in ``public/``).
-_MANIFEST = "release.json"
 
 #: Codes and distinct values of each column of each published table (:func:`column_codes`).
 _Codes = dict[str, dict[Hashable, tuple[np.ndarray, pd.Index]]]
@@ -250,7 +247,7 @@ def verify_written(
     directory = Path(directory)
     out = Verification()
     full = Release.load(directory)
-    public = _public_part(full, directory / PUBLIC_DIR / _MANIFEST)
+    public = _public_part(full, directory / PUBLIC_DIR / MANIFEST)
     out.public = public
     extra = sorted(set(public.metadata) - set(full.public_keys))
     if extra:
