@@ -74,7 +74,7 @@ def test_exports_named_like_their_submodule_are_rendered_explicitly():
 
 
 #: Fenced code blocks and inline code spans: an output's literal values, not prose.
-CODE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+CODE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.MULTILINE | re.DOTALL)  # indented too
 INLINE_CODE = re.compile(r"`[^`]+`")  # may run over a line break
 #: A reference to an issue of the tracker ("issue 8", "the issue's figures", "(issue)").
 ISSUE = re.compile(r"\bissues?\b|\bissue's\b|\bissues'", re.IGNORECASE)
