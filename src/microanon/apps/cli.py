@@ -740,8 +740,8 @@ def lint_command(
         schema, accept = Schema.from_dict(roles), None
     report = lint_schema(frame, schema, accept=accept)
     text = "\n".join(str(f) for f in report.findings) or "no findings"
-    if report.limited:
-        click.echo(f"WARNING: {report.limited}", err=True)
+    for alert in report.alerts:
+        click.echo(f"WARNING: {alert}", err=True)
     _emit(as_json, report.to_dict(), text)
     if not report.ok:
         sys.exit(EXIT_CODES["does not hold"])

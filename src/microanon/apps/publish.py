@@ -224,6 +224,7 @@ def write_reports(
     )
     columns = column_actions(release, schema, lint, original)
     numbers["warnings"] = warnings_of(release, columns, numbers)
+    numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(
         internal,
         release,

@@ -43,6 +43,14 @@ declared ones):
   statement is recorded in the release's audit trail, its internal report, its public report
   and its public metadata (``owner_statements``).
 
+A sampling weight is published unchanged and is not a finding (an attacker seldom knows a
+weight, and a weight is often nearly unique). But a weight calibrated on quasi-identifiers
+(region, sex, age group) can give one of them back: its value then restores a quasi-identifier
+the release generalized, and the published classes, split by the weight, are smaller than the
+claim says. The lint tests each weight against each quasi-identifier and, when it determines
+one, says so in :attr:`LintReport.cautions` (one line each), which every command shows; it
+does not refuse the run.
+
 A dependency (``determines_quasi``, ``determined_by_quasi``) cannot be accepted: the column links
 records like a quasi-identifier whatever the attacker is said to know (a code that restores a
 generalized quasi-identifier, a value inferred from known ones), and a method protects only the
@@ -147,17 +155,27 @@ class LintReport:
     limited : str or None
         One line saying how the dependency scan was limited by
         :data:`DEPENDENCY_SCAN_BUDGET` and what was not tested (None: it was complete).
+    cautions : list of str
+        One line per sampling weight that determines a quasi-identifier: published unchanged,
+        it restores what the release generalizes (not a finding: it refuses nothing).
     """
 
     rows: int
     findings: list[Finding] = field(default_factory=list)
     limited: str | None = None
+    cautions: list[str] = field(default_factory=list)
 
     @property
     def blocking(self) -> list[Finding]:
         """Findings that refuse a release: not accepted, or of a kind never accepted
         (:data:`LINKING_KINDS`)."""
         return [f for f in self.findings if not f.accepted or f.kind in LINKING_KINDS]
+
+    @property
+    def alerts(self) -> list[str]:
+        """What every command shows beside the findings, one line each: how the dependency scan
+        was limited, and the :attr:`cautions`."""
+        return [*([self.limited] if self.limited else []), *self.cautions]
 
     @property
     def ok(self) -> bool:
@@ -214,6 +232,7 @@ class LintReport:
             "linkable": self.linkable,
             "findings": [f.to_dict() for f in self.findings],
             "limited": self.limited,
+            "cautions": list(self.cautions),
         }
 
 
@@ -355,8 +374,13 @@ def lint_schema(
     values = {c: data[c].nunique(dropna=False) for c in candidates}
     # A constant column neither gives nor is given by anything (strength 0): not tested.
     tested = [c for c in candidates if 1 < values[c] < unique_share * n]
-    size, limited = _scan_size(n, len(quasi), len(tested), budget)
-    dependencies = _scan(data, quasi, tested, size, strength)
+    weighted = [
+        a.name
+        for a in schema
+        if a.role is Role.WEIGHT and a.name in data.columns and data[a.name].nunique() > 1
+    ]
+    size, limited = _scan_size(n, len(quasi), len(tested) + len(weighted), budget)
+    dependencies = _scan(data, quasi, [*tested, *weighted], size, strength)
     for c in candidates:
         if values[c] >= unique_share * n:
             findings.append(
@@ -380,7 +404,22 @@ def lint_schema(
         )
         for f in findings
     ]
-    return LintReport(n, out, limited)
+    cautions = [_caution(c, dependencies.get(c, [])) for c in weighted]
+    return LintReport(n, out, limited, [c for c in cautions if c])
+
+
+def _caution(weight: str, found: Sequence[Finding]) -> str | None:
+    """The line saying which quasi-identifiers a sampling weight gives back (None: none)."""
+    given = [f for f in found if f.kind == "determines_quasi"]
+    if not given:
+        return None
+    names = ", ".join(f"{f.related[0]} (strength {f.strength:.2f})" for f in given)
+    return (
+        f"weight {weight} determines quasi-identifier(s) {names}: published unchanged, it "
+        "restores them where the release generalizes them, so the published classes split by "
+        f"{weight} can be smaller than claimed; coarsen the weight, or give it the role quasi "
+        "(with a hierarchy)"
+    )
 
 
 def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) -> dict[str, set]:

@@ -304,8 +304,7 @@ def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Findi
     report = lint_schema(data, schema)
     findings = report.findings
     out = [f"schema lint: {f}; anonymize refuses it until you {f.remedy}" for f in findings]
-    if report.limited:
-        out.append(f"schema lint: {report.limited}")
+    out.extend(f"schema lint: {alert}" for alert in report.alerts)
     if not schema.quasi:
         out.append(
             "no quasi-identifier: full_domain needs at least one; give the columns an attacker "

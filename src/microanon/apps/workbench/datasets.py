@@ -96,6 +96,8 @@ class Dataset:
         The schema lint on the current roles.
     lint_limited : str or None
         How the lint's dependency scan was limited by its budget (None: it was complete).
+    lint_cautions : list of str
+        The lint's cautions: sampling weights that give back a quasi-identifier.
     levels : dict of str to int
         Generalization levels above the leaves of each quasi-identifier's hierarchy.
     accept : dict of str to list of str
@@ -116,6 +118,7 @@ class Dataset:
     columns: dict[str, ColumnState]
     lint: list[Finding] = field(default_factory=list)
     lint_limited: str | None = None
+    lint_cautions: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
     levels: dict[str, int] = field(default_factory=dict)
     accept: dict[str, list[str]] = field(default_factory=dict)
@@ -204,7 +207,7 @@ def _new(
         columns[p.column] = ColumnState(p.role, p.reason, kind, spec)
     ds = Dataset(ds_id, name, frame, profiles, read, path, columns)
     report = _lint(frame, columns)
-    ds.lint, ds.lint_limited = report.findings, report.limited
+    ds.lint, ds.lint_limited, ds.lint_cautions = report.findings, report.limited, report.cautions
     try:
         ds.levels = schema_files(ds, {})[2]
     except RequestError:  # a proposal the data do not fit: shown when the owner changes it
@@ -448,7 +451,7 @@ def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
     levels = schema_files(trial, uploads)[2]
     lint = _lint(ds.frame, columns, accept)
     ds.columns, ds.levels, ds.accept = columns, levels, dict(accept)
-    ds.lint, ds.lint_limited = lint.findings, lint.limited
+    ds.lint, ds.lint_limited, ds.lint_cautions = lint.findings, lint.limited, lint.cautions
 
 
 def _plain(value: Any) -> Any:
@@ -502,6 +505,7 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
             for f in ds.lint
         ],
         "lint_limited": ds.lint_limited,
+        "lint_cautions": ds.lint_cautions,
         "accept": ds.accept,
         "left_out": ds.left_out(),
         "runs": runs,

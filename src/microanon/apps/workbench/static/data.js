@@ -142,6 +142,7 @@ function render() {
   $("left-out").textContent = leftOutSentence(ds);
   const lint = (ds.lint || []).map(finding);
   if (ds.lint_limited) lint.push(h("li", { class: "lint-warning lint-limited" }, ds.lint_limited));
+  for (const caution of ds.lint_cautions || []) lint.push(h("li", { class: "lint-warning lint-caution" }, caution));
   $("lint").replaceChildren(...(lint.length ? lint : [h("li", {}, "Nothing to report.")]));
   say("lint-error", "");
   const quasi = ds.columns.filter((c) => c.role === "quasi");
