@@ -5,7 +5,7 @@ import pytest
 
 from microanon import InputError
 from microanon.apps.io import detect_delimiter, read_table
-from microanon.apps.report import Report, new_figure
+from microanon.apps.report import Report, count_axis, new_figure
 
 
 def test_report_sections_tables_and_figures(tmp_path):
@@ -21,6 +21,23 @@ def test_report_sections_tables_and_figures(tmp_path):
     assert "Title &lt;b&gt;" in html and "intro &amp; more" in html  # escaped
     assert "0.1235" in html and "–" in html
     assert html.count("<section") == 2 and "data:image/png;base64," in html
+
+
+def test_a_count_axis_is_labelled_in_short_plain_numbers():
+    """Log axes of counts: 1, 2, 5 of each power of ten as 2k, 1M (no mathtext, no minor
+    ticks), inside a fixed-margin figure."""
+    fig = new_figure(6.4, 3.0, fixed=True)
+    ax = fig.add_subplot()
+    ax.plot([1, 3_000_000], [0.5, 2_000])
+    count_axis(ax, "x")
+    count_axis(ax, "y")
+    fig.canvas.draw()
+    xs = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    ys = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert {"1", "100", "2k", "50k", "1M", "2M"} <= set(xs)
+    assert {"0.5", "1", "2", "5", "1k", "2k"} <= set(ys)
+    assert not any("$" in t for t in xs + ys)
+    assert ax.xaxis.get_minorticklocs().size == 0
 
 
 @pytest.mark.parametrize("sep", [",", ";", "\t", "|"])

@@ -29,7 +29,7 @@ from ..measures import (
 from ..measures.attacker import class_attacker_risks
 from ..models import Groups, Verdict, check_release, profile
 from .release_frequencies import PUBLISHED, Combinations, ReleaseTables
-from .report import Report, Section, describe_parameters, new_figure
+from .report import Report, Section, count_axis, describe_parameters, new_figure
 from .row_counts import counts_sentence
 
 __all__ = [
@@ -260,12 +260,12 @@ def add_single_table_sections(
     sizes = equivalence_classes(
         tables.after.values, attack_quasi, counts=tables.after.counts
     ).histogram()
-    fig = new_figure(6.4, 3.0)
+    fig = new_figure(6.4, 3.0, fixed=True)
     ax = fig.add_subplot()
     # One line collection, not a patch per bar: as many class sizes as there are, one artist.
     ax.vlines(sizes.index.to_numpy(), 0.8, sizes.to_numpy(), color="#4a6fa5", linewidth=2)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    count_axis(ax, "x")
+    count_axis(ax, "y")
     ax.set_xlabel("equivalence-class size in the release")
     ax.set_ylabel("number of classes")
     usec.figure(fig, "Class sizes after anonymization.")

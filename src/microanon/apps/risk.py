@@ -32,7 +32,7 @@ from ..measures import (
     population_uniqueness,
     suda2,
 )
-from .report import Report, new_figure
+from .report import Report, count_axis, new_figure
 
 __all__ = [
     "RiskAssessment",
@@ -462,7 +462,7 @@ def add_risk_section(
     rows = _summary_rows(numbers)
     sec.table(pd.DataFrame(rows, columns=["measure", "value"]))
     risks = assessment.record_risks.drop(columns=["dis_suda"], errors="ignore")
-    fig = new_figure(6.4, 3.0)
+    fig = new_figure(6.4, 3.0, fixed=True)
     ax = fig.add_subplot()
     bins = np.linspace(0.0, 1.0, 21)
     for name in risks.columns:
@@ -474,7 +474,7 @@ def add_risk_section(
             label=name,
         )
     ax.axvline(numbers["threshold"], color="#999999", linestyle=":", linewidth=1)
-    ax.set_yscale("log")
+    count_axis(ax, "y")
     ax.set_xlabel("re-identification risk of a record")
     ax.set_ylabel("records")
     ax.legend(fontsize=8)
