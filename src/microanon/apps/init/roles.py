@@ -14,7 +14,8 @@ The first rule that matches a column decides its role:
    education, marital status, race, country, job-like names;
 5. its values look like answers to an opinion question (:mod:`.items`: a rating scale, a yes/no
    item asked of part of the sample, answer labels): ``sensitive``, a guess from the values;
-6. it holds dates: a date ties a record to an event others may know of (a birth, an admission, an interview): ``quasi``;
+6. it holds dates: a date ties a record to an event others may know of (a birth, an
+   admission, an interview): ``quasi``;
 7. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
    row, the schema lint's threshold): it singles out records like an identifier: dropped;
 8. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
