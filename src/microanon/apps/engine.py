@@ -8,9 +8,11 @@ to :mod:`microanon.scale`. Nothing here imports Dask until a Dask engine runs.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +148,46 @@ def choose_engine(engine: str, source: Any) -> str:
         return "memory"
     total = sum(f.stat().st_size for f in _files(text))
     return "dask" if total > AUTO_BYTES else "memory"
+
+
+#: What a type dask found in a later partition means.
+_KINDS = {
+    "str": "text",
+    "object": "text",
+    "string": "text",
+    "float64": "a decimal number or a missing value",
+}
+#: A row of the table dask prints when a partition's column does not have the inferred type.
+_MISMATCH_ROW = re.compile(r"^\|\s*(\S.*?)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|$", re.MULTILINE)
+
+
+@contextlib.contextmanager
+def _csv_types_hold() -> Iterator[None]:
+    """Turn dask's failure on a CSV column whose later rows do not fit the type inferred from
+    its first :data:`microanon.scale.read.TYPE_SAMPLE_BYTES` into one line naming the column.
+
+    Raises
+    ------
+    InputError
+        Naming the column, the type inferred and the type found, and the remedies.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        text = str(exc)
+        if "Mismatched dtypes found" not in text:
+            raise
+        found = [m for m in _MISMATCH_ROW.findall(text) if m[0] != "Column"]
+        named = "; ".join(
+            f"column {c!r} read as {want} from its first rows, but a later row holds "
+            f"{_KINDS.get(got, got)}"
+            for c, got, want in found
+        )
+        raise InputError(
+            f"CSV types: {named or 'a column changes type'} (the Dask engine infers a CSV "
+            "column's type from the file's first rows); convert the file to Parquet, or run it "
+            "with --engine memory"
+        ) from None
 
 
 def read_options(source: Any, read: ReadOptions | None = None) -> dict[str, Any]:
@@ -295,6 +337,7 @@ def _twin_params(cfg: PipelineConfig) -> dict[str, Any]:
     return {n: v for n, v in cfg.params.items() if n in taken}
 
 
+@_csv_types_hold()
 def anonymize_dask(
     cfg: PipelineConfig,
     out: Path,
@@ -442,6 +485,7 @@ def _blocks(frame: Any, cfg: PipelineConfig, params: dict[str, Any], run: dict[s
     return microaggregate_blocks(frame, columns, k, by=str(by), schema=cfg.schema, **params, **run)
 
 
+@_csv_types_hold()
 def check_dask(
     file: Any,
     quasi: Sequence[str],
@@ -497,6 +541,7 @@ def check_dask(
     )
 
 
+@_csv_types_hold()
 def risk_dask(
     file: Any,
     options: Any,

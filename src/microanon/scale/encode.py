@@ -338,6 +338,9 @@ class Encoded:
         Records of the partition as read, before the missing-value policies.
     left_out : dict of str to int
         Records with a missing value in each ``missing: drop`` column (left out).
+    unknown : dict of str to int
+        Records entering the method whose value of each ``missing: keep`` sensitive column is
+        unknown.
     """
 
     rows: int
@@ -351,6 +354,7 @@ class Encoded:
     spilled: str | None = None
     read: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
+    unknown: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> Encoded:
         """What the client needs to build the dictionaries (nothing per record or combination)."""
@@ -464,6 +468,11 @@ def encode_partition(
         kept,
         read=len(part),
         left_out={c: int(part[c].isna().sum()) for c in drop},
+        unknown={
+            a.name: int(clean[a.name].isna().sum())
+            for a in schema
+            if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in clean.columns
+        },
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa
@@ -536,14 +545,19 @@ def union_codes(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
 
 
 def row_counts_of(summaries: Sequence[Encoded]) -> dict[str, Any]:
-    """The rows read, left out per ``missing: drop`` column and entering the method, over the
-    partitions' summaries (the keys of :class:`microanon.apps.row_counts.RowCounts`)."""
+    """The rows read, left out per ``missing: drop`` column, entering the method and with an
+    unknown sensitive value, over the partitions' summaries (the keys of
+    :class:`microanon.apps.row_counts.RowCounts`)."""
     left_out: dict[str, int] = {}
+    unknown: dict[str, int] = {}
     for s in summaries:
         for c, n in s.left_out.items():
             left_out[c] = left_out.get(c, 0) + n
+        for c, n in s.unknown.items():
+            unknown[c] = unknown.get(c, 0) + n
     return {
         "in_file": sum(s.read for s in summaries),
         "left_out": {c: n for c, n in left_out.items() if n},
         "entering": sum(s.rows for s in summaries),
+        "unknown_sensitive": unknown,
     }

@@ -569,7 +569,6 @@ def _metadata(
             **coded.rows,
             "suppressed": result.suppressed,
             "published": published.records,
-            "unknown_sensitive": {},  # refused out of core (encode: missing: keep)
         },
         "suppressed": result.suppressed,
         "metric": {"name": args.metric, "value": result.metric_value},

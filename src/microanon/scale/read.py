@@ -23,6 +23,10 @@ __all__ = ["parquet_files", "read_dataset", "read_parquet_file"]
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.xz")
 _GLOB = set("*?[")
+#: Bytes of a CSV file from whose rows each column's type is inferred (dask's default is the
+#: first 10 rows of 256 kB): a survey file's first rows often lack the text codes ("other") or
+#: the missing values that later rows hold.
+TYPE_SAMPLE_BYTES = 4 * 2**20
 
 
 def _hidden(path: Path, root: Path) -> bool:
@@ -171,6 +175,8 @@ def read_dataset(
             quotechar=quotechar,
             na_values=na_values,
             blocksize=blocksize,
+            sample=TYPE_SAMPLE_BYTES,
+            sample_rows=TYPE_SAMPLE_BYTES,  # every row of the sample (a row has a byte at least)
         )
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
