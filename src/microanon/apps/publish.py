@@ -295,8 +295,8 @@ def public_report(
         columns = [c for c in dict.fromkeys(named) if c in data.columns]
         if published is not None:
             keys = published.project(columns)
-        elif columns:
-            keys = Combinations.of(data, columns)
+        elif columns:  # the columns as the verification coded them
+            keys = Combinations.of(data, columns, codes=verification.codes.get("data"))
     rows = None if published is None else {"data": published.records}
     report = add_public_report(public, verification, schema, lint, keys, rows)
     if quasi and data is not None and set(quasi) <= set(data.columns):

@@ -12,7 +12,7 @@ of core (:func:`microanon.scale.value_frequencies` gives the same combinations a
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,11 +47,17 @@ class Combinations:
 
     @classmethod
     def of(
-        cls, frame: pd.DataFrame, columns: Sequence[str], counts: np.ndarray | None = None
+        cls,
+        frame: pd.DataFrame,
+        columns: Sequence[str],
+        counts: np.ndarray | None = None,
+        codes: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
     ) -> Combinations:
-        """The combinations of ``columns`` in ``frame`` (``counts``: records per row, or one)."""
+        """The combinations of ``columns`` in ``frame`` (``counts``: records per row, or one;
+        ``codes``: :func:`~microanon.models.frequencies.column_codes` of some of its columns,
+        already computed)."""
         columns = list(columns)
-        row_class, first = _classes(frame, columns)
+        row_class, first = _classes(frame, columns, codes)
         return cls._at(frame[columns], row_class, first, counts)
 
     def project(self, columns: Sequence[str]) -> Combinations:
@@ -82,12 +88,16 @@ def as_suppressed(values: pd.DataFrame) -> pd.DataFrame:
     return values.astype(object).where(values.notna(), SUPPRESSED)
 
 
-def _classes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def _classes(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    known: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The combination of every row, numbered by first appearance, and the first row of each
-    (a missing value is a value of its own)."""
+    (a missing value is a value of its own); ``known``: column codes already computed."""
     codes, sizes = [], []
     for c in columns:
-        k, uniques = column_codes(frame[c])
+        k, uniques = (known or {}).get(c) or column_codes(frame[c])
         codes.append(k + 1)  # a missing value (-1) is the code 0, every value its code + 1
         sizes.append(len(uniques) + 1)
     return _first_order(codes, sizes, len(frame))

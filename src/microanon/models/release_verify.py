@@ -58,6 +58,9 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     #: The public part as read back (what a data user gets).
     public: Release | None = field(default=None, repr=False)
+    #: :func:`column_codes` of every column of each table of ``public``, by table: what the
+    #: verification coded them with, for the reports to group the same columns again.
+    codes: _Codes = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -252,7 +255,7 @@ def verify_written(
     extra = sorted(set(public.metadata) - set(full.public_keys))
     if extra:
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
-    codes = _codes(public)
+    codes = out.codes = _codes(public)
     out.leaks = _leaks(public, codes, original, declared)
     for name, table in public.tables.items():
         held = [str(c) for c in table.columns if str(c) in set(unpublished)]
