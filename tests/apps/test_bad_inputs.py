@@ -38,7 +38,6 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_YAML = "config/survey read whole (/dev/zero: out of memory), bad UTF-8 a traceback, key twice kept"
 _CHECK = "check takes --l nan, and --delta-min above --delta-max, as requirements"
 _LINT = "lint ignores a role on a column the data lacks"
 _HEADER = "a CSV with a header and no rows is refused without naming the file"
@@ -51,17 +50,6 @@ _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "anonymize --config {ws}/yaml_duplicate_key.yaml --out {out}",
-            "anonymize --config {ws}/yaml_binary.yaml --out {out}",
-            "anonymize --config {ws}/yaml_latin1.yaml --out {out}",
-            "anonymize --config /dev/zero --out {out}",
-            "serve --config /dev/zero",
-            "serve --config {ws}/yaml_binary.yaml",
-        ],
-        _YAML,
-    ),
     **dict.fromkeys(
         [
             "check {ws}/a.csv --quasi age,sex --sensitive occupation --l nan",
@@ -111,9 +99,6 @@ KNOWN_BUGS: dict[str, str] = {
     "publish not a release": _PUBLISH,
 }
 
-#: Known bugs whose case would exhaust the memory (run only once fixed).
-NOT_RUN = {case for case in KNOWN_BUGS if "--config /dev/zero" in case}
-
 
 def _marked(cases: list[Any]) -> list[Any]:
     """``cases`` as pytest parameters, those of :data:`KNOWN_BUGS` marked as expected failures."""
@@ -121,11 +106,7 @@ def _marked(cases: list[Any]) -> list[Any]:
         pytest.param(
             case,
             id=str(case),
-            marks=[
-                pytest.mark.xfail(
-                    strict=True, reason=KNOWN_BUGS[str(case)], run=str(case) not in NOT_RUN
-                )
-            ]
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[str(case)])]
             if str(case) in KNOWN_BUGS
             else [],
         )
