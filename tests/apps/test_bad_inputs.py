@@ -38,7 +38,6 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_CHECK = "check takes --l nan, and --delta-min above --delta-max, as requirements"
 _LINT = "lint ignores a role on a column the data lacks"
 _HEADER = "a CSV with a header and no rows is refused without naming the file"
 _QUERY = "a statement other than SELECT gets DuckDB's 'serialized to json' message"
@@ -50,14 +49,6 @@ _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "check {ws}/a.csv --quasi age,sex --sensitive occupation --l nan",
-            "check {ws}/a.csv --quasi age,sex --sensitive occupation --population-file "
-            "{ws}/a.csv --delta-min 0.9 --delta-max 0.1",
-        ],
-        _CHECK,
-    ),
     **dict.fromkeys(
         [
             "lint {ws}/a.csv --quasi zodiac",
