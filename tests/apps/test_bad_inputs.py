@@ -38,7 +38,6 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_LINT = "lint ignores a role on a column the data lacks"
 _HEADER = "a CSV with a header and no rows is refused without naming the file"
 _QUERY = "a statement other than SELECT gets DuckDB's 'serialized to json' message"
 _MODELS = "models given as a string: 'give at least one privacy model', not naming it"
@@ -49,14 +48,6 @@ _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "lint {ws}/a.csv --quasi zodiac",
-            "lint --config {ws}/absent_column.yaml",
-            "lint_schema absent column",
-        ],
-        _LINT,
-    ),
     **dict.fromkeys(
         [
             "check {ws}/header.csv --quasi age,sex --sensitive occupation",
