@@ -38,7 +38,6 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_HEADER = "a CSV with a header and no rows is refused without naming the file"
 _QUERY = "a statement other than SELECT gets DuckDB's 'serialized to json' message"
 _MODELS = "models given as a string: 'give at least one privacy model', not naming it"
 _PORT = "a port outside 0-65535 escapes as an OverflowError traceback"
@@ -48,14 +47,6 @@ _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "check {ws}/header.csv --quasi age,sex --sensitive occupation",
-            "risk {ws}/header.csv --quasi age,sex --no-suda",
-            "anonymize --config {ws}/ok.yaml --out {out} {ws}/header.csv",
-        ],
-        _HEADER,
-    ),
     **dict.fromkeys(
         [
             "query {ws}/rel DROP TABLE release",
