@@ -38,7 +38,6 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_QUERY = "a statement other than SELECT gets DuckDB's 'serialized to json' message"
 _MODELS = "models given as a string: 'give at least one privacy model', not naming it"
 _PORT = "a port outside 0-65535 escapes as an OverflowError traceback"
 _MARKDOWN = "--markdown silently ignores NAME and --json"
@@ -47,17 +46,6 @@ _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "query {ws}/rel DROP TABLE release",
-            "query {ws}/rel DELETE FROM release",
-            "query {ws}/rel INSERT INTO release VALUES (1, 'F', 1)",
-            "query {ws}/rel COPY release TO '{ws}/leak.csv'",
-            "query {ws}/rel ATTACH '{ws}/x.db' AS x",
-            "query {ws}/rel PRAGMA database_list",
-        ],
-        _QUERY,
-    ),
     **dict.fromkeys(["full_domain models text", "as_models text"], _MODELS),
     **dict.fromkeys(
         [
