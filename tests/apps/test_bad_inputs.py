@@ -38,7 +38,6 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_MODELS = "models given as a string: 'give at least one privacy model', not naming it"
 _PORT = "a port outside 0-65535 escapes as an OverflowError traceback"
 _MARKDOWN = "--markdown silently ignores NAME and --json"
 _PARENTS = "collect export leaves the --out parent directories it created"
@@ -46,7 +45,6 @@ _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(["full_domain models text", "as_models text"], _MODELS),
     **dict.fromkeys(
         [
             "serve --config {ws}/survey_ok.yaml --port -1",
