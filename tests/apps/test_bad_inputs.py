@@ -38,21 +38,12 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_PORT = "a port outside 0-65535 escapes as an OverflowError traceback"
 _MARKDOWN = "--markdown silently ignores NAME and --json"
 _PARENTS = "collect export leaves the --out parent directories it created"
 _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "serve --config {ws}/survey_ok.yaml --port -1",
-            "serve --config {ws}/survey_ok.yaml --port 99999",
-            "app --port 70000 --no-browser",
-        ],
-        _PORT,
-    ),
     **dict.fromkeys(["methods --json --markdown", "methods mondrian --markdown"], _MARKDOWN),
     "collect export --server gopher://x --out {out}/x.csv": _PARENTS,
     "publish not a release": _PUBLISH,
