@@ -655,6 +655,10 @@ def methods_command(name: str | None, as_json: bool, markdown: bool) -> None:
     from .method_listing import listing, markdown_table, method_text, summary_text
 
     if markdown:
+        if name or as_json:
+            raise click.UsageError(
+                "--markdown prints the whole method table: give no NAME or --json"
+            )
         click.echo(markdown_table())
         return
     obj = listing(name)
