@@ -38,12 +38,10 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_PARENTS = "collect export leaves the --out parent directories it created"
 _PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    "collect export --server gopher://x --out {out}/x.csv": _PARENTS,
     "publish not a release": _PUBLISH,
 }
 

@@ -117,14 +117,32 @@ def _recover(target: Path) -> None:
                 os.replace(sibling, target)
 
 
-def _writable_parent(target: Path) -> None:
-    """Create ``target``'s directory if needed; refuse one that cannot be written into."""
+def _writable_parent(target: Path) -> list[Path]:
+    """Create ``target``'s directory if needed; refuse one that cannot be written into.
+
+    Returns the directories created, deepest first (:func:`_remove_created` undoes them).
+    """
+    created = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        _remove_created(created)
         raise InputError(f"cannot write {target}: {_unwritable(target, exc)}") from None
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise InputError(f"cannot write {target}: permission denied ({target.parent})")
+    return created
+
+
+def _remove_created(created: list[Path]) -> None:
+    """Remove the directories :func:`_writable_parent` created, deepest first, while empty: a
+    failed write leaves no trace."""
+    for directory in created:
+        try:
+            directory.rmdir()
+        except FileNotFoundError:  # never made (a mkdir that failed half way)
+            continue
+        except OSError:  # not empty: someone wrote there meanwhile
+            return
 
 
 @contextmanager
@@ -157,7 +175,7 @@ def atomic_directory(
     target = Path(target)
     protect = [Path(p) for p in protect]
     check_output_target(target, overwrite, protect)
-    _writable_parent(target)
+    created = _writable_parent(target)
     _recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{_TMP_TAG}", dir=target.parent))
     (tmp / _PARTIAL).touch()
@@ -175,6 +193,7 @@ def atomic_directory(
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_created(created)
         raise
 
 
@@ -234,12 +253,13 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
         raise InputError(f"{target} is a directory; give a file name")
     if target.exists() and not overwrite:
         raise InputError(f"{target} already exists")
-    _writable_parent(target)
+    created = _writable_parent(target)
     try:
         fd, name = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
         )
     except OSError as exc:
+        _remove_created(created)
         raise InputError(f"cannot write {target}: {_unwritable(target, exc)}") from None
     os.close(fd)
     tmp = Path(name)
@@ -249,4 +269,5 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
+        _remove_created(created)
         raise
