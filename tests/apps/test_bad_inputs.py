@@ -38,12 +38,9 @@ SECRET = "s3cr3t-do-not-print"
 #: case instead of hanging the suite.
 HANG_GUARD = 20
 
-_PUBLISH = "publish of something not a Release fails with an AttributeError"
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = {
-    "publish not a release": _PUBLISH,
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _marked(cases: list[Any]) -> list[Any]:
