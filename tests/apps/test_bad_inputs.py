@@ -40,11 +40,7 @@ HANG_GUARD = 20
 
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = {
-    "check {ws}/header.csv --quasi age --sensitive sex --engine dask": (
-        "on Dask, a CSV with a header and no rows is 'table is empty', naming no file"
-    ),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _marked(cases: list[Any]) -> list[Any]:
