@@ -39,20 +39,8 @@ SECRET = "s3cr3t-do-not-print"
 HANG_GUARD = 20
 
 
-_UNHASHABLE = "a dict or list as a column name escapes from pandas as a TypeError"
-
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = dict.fromkeys(
-    [
-        "l_diversity",
-        "t_closeness",
-        "beta_likeness",
-        "delta_disclosure",
-        "profile",
-        "individual_risk",
-    ],
-    _UNHASHABLE,
-)
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _marked(cases: list[Any]) -> list[Any]:
