@@ -104,7 +104,7 @@ def read_yaml_file(
 
     text = read_text_file(path, what, error)
     try:
-        return yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 - a SafeLoader
+        return yaml.load(text, Loader=_unique_key_loader())  # a SafeLoader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = "; ".join(str(p) for p in (exc.context, exc.problem) if p)
