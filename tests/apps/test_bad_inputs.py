@@ -153,7 +153,8 @@ def _with(base: Callable[[Path], dict[str, Any]], **changes: Any) -> Callable[[P
     return build
 
 
-#: Config file name -> (config: a dict built from the workspace, or raw YAML text).
+#: Config file name -> its content: YAML text or bytes, or a function of the workspace giving
+#: the text or a mapping (written as YAML).
 CONFIGS: dict[str, Any] = {
     "ok": _base,
     "fd_ok": _full_domain,
@@ -298,14 +299,13 @@ CONFIGS: dict[str, Any] = {
 def _write_configs(d: Path) -> None:
     for name, config in CONFIGS.items():
         path = d / f"{name}.yaml"
-        if callable(config) and config.__name__ == "<lambda>":
-            path.write_text(config(d))
-        elif isinstance(config, bytes):
-            path.write_bytes(config)
-        elif isinstance(config, str):
-            path.write_text(config)
+        content = config(d) if callable(config) else config
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content)
         else:
-            path.write_text(yaml.safe_dump(config(d), sort_keys=False))
+            path.write_text(yaml.safe_dump(content, sort_keys=False))
     survey = yaml.safe_load(
         (Path(__file__).parents[2] / "src/microanon/examples/collect/survey.yaml").read_text()
     )
@@ -899,6 +899,19 @@ CLI_CASES: list[Cli] = [
     cli("--frobnicate", needle="--frobnicate"),
     cli("chek", needle="chek"),
 ]
+
+
+def test_the_inputs_broken_are_good_otherwise(ws: Path, monkeypatch) -> None:
+    """The config and the survey the cases break are valid as written, so that each case fails
+    for the one thing it breaks."""
+    from microanon.apps.config import load_config
+    from microanon.apps.server import load_service_config
+
+    for name in ("ok", "fd_ok"):
+        config = load_config(ws / f"{name}.yaml")
+        config.schema.validate(config.read_data())
+    monkeypatch.setenv("MICROANON_EXPORT_TOKEN", "change-me-0123456789")
+    load_service_config(ws / "survey_ok.yaml")
 
 
 @pytest.mark.parametrize("case", _marked(CLI_CASES))
