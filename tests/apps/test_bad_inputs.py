@@ -39,17 +39,8 @@ SECRET = "s3cr3t-do-not-print"
 HANG_GUARD = 20
 
 
-_REPLACED = "a report or export onto a FIFO (or /dev/null) replaces it with a regular file"
-
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
 KNOWN_BUGS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "risk {ws}/a.csv --quasi age,sex --no-suda --report {fifo}",
-            "collect export --server http://127.0.0.1:9 --out {fifo} --overwrite",
-        ],
-        _REPLACED,
-    ),
     "init {ws}/a.csv --yes --overwrite --out {fifo}": "init reads a FIFO --out: hangs",
 }
 

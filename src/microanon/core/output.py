@@ -240,8 +240,9 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
     Raises
     ------
     InputError
-        If ``target`` exists (and ``overwrite`` is false) or is a directory, or its directory
-        cannot be created or written (a parent is a regular file, no permission, ...).
+        If ``target`` exists (and ``overwrite`` is false), is a directory or another file that
+        is not a regular one (never replaced: a FIFO, a device such as ``/dev/null``), or its
+        directory cannot be created or written (a parent is a regular file, no permission, ...).
 
     Examples
     --------
@@ -251,6 +252,8 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
     target = Path(target)
     if target.is_dir():
         raise InputError(f"{target} is a directory; give a file name")
+    if target.exists() and not target.is_file():  # a FIFO, a device such as /dev/null, a socket
+        raise InputError(f"{target} is not a regular file; give a file name")
     if target.exists() and not overwrite:
         raise InputError(f"{target} already exists")
     created = _writable_parent(target)
