@@ -40,9 +40,7 @@ HANG_GUARD = 20
 
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = {
-    "init {ws}/a.csv --yes --overwrite --out {fifo}": "init reads a FIFO --out: hangs",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _marked(cases: list[Any]) -> list[Any]:
