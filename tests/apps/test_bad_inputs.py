@@ -802,12 +802,10 @@ CLI_CASES: list[Cli] = [
     cli("anonymize", "--config", "{ws}/ok.yaml", "--out", "{old}", "--overwrite", needle="{old}"),
     # ---- query
     cli(*QUERY, "DROP TABLE release", needle="DROP"),
-    cli(*QUERY, "INSERT INTO release VALUES (1, 'F', 1)", needle="INSERT"),
     cli(*QUERY, "COPY release TO '{ws}/leak.csv'", needle="COPY"),
     cli(*QUERY, "ATTACH '{ws}/x.db' AS x", needle="ATTACH"),
     cli(*QUERY, "SELECT COUNT(*) FROM read_csv('{ws}/secret.txt')", needle="FROM clause must name"),
     cli(*QUERY, "SELECT COUNT(*) FROM release; SELECT 1", needle="one"),
-    cli(*QUERY, "PRAGMA database_list", needle="PRAGMA"),
     cli(*QUERY, "", needle="SQL"),
     cli(*QUERY, "SELECT COUNT(*) FROM somewhere_else", needle="FROM clause must name"),
     cli(*QUERY, "SELECT AVG(nonexistent) FROM release", needle="nonexistent"),
@@ -926,9 +924,10 @@ def test_the_inputs_broken_are_good_otherwise(ws: Path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("case", _marked(CLI_CASES))
-def test_bad_command_line(case: Cli, ws: Path, tmp_path: Path, monkeypatch) -> None:
+def test_bad_command_line(case: Cli, ws: Path, tmp_path: Path, monkeypatch, scheduler: str) -> None:
     """Exit status 2 (1 where documented), one clear line naming the thing, nothing written."""
     monkeypatch.chdir(tmp_path)  # a stray relative write shows up in the snapshot
+    monkeypatch.setenv("MICROANON_SCHEDULER", scheduler)  # Dask runs: the module's one cluster
     monkeypatch.delenv("MICROANON_BAD_INPUTS_UNSET", raising=False)
     monkeypatch.setenv("MICROANON_EXPORT_TOKEN", "change-me-0123456789")
     out, old, fifo = tmp_path / "out", tmp_path / "old", tmp_path / "report.fifo"
