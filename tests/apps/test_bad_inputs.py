@@ -40,7 +40,9 @@ HANG_GUARD = 20
 
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = {}
+KNOWN_BUGS: dict[str, str] = {
+    "demo --out {fifo}": "demo checks --out only when it writes, after the whole demo has run",
+}
 
 
 def _marked(cases: list[Any]) -> list[Any]:
@@ -888,6 +890,38 @@ CLI_CASES: list[Cli] = [
     cli("examples", "--out", "{ws}/file_not_dir", needle="file_not_dir"),
     cli("examples", "--out", "{ws}/file_not_dir/ex", needle="file_not_dir"),
     cli("examples", "--out", "/dev/null", needle="/dev/null"),
+    cli("examples", "--out", "{fifo}", needle="report.fifo"),
+    cli("demo", "--out", "{fifo}", needle="report.fifo"),
+    cli(
+        "reproduce",
+        "distribution",
+        "--quick",
+        "--out",
+        "{fifo}",
+        "--overwrite",
+        needle="report.fifo",
+    ),
+    cli(
+        "anonymize",
+        "--config",
+        "{ws}/ok.yaml",
+        "--out",
+        "{fifo}",
+        "--overwrite",
+        needle="report.fifo",
+    ),
+    cli("anonymize", "--config", "{ws}/ok.yaml", "--out", "/dev/null", needle="/dev/null"),
+    cli(
+        "collect",
+        "submit",
+        "--server",
+        "http://127.0.0.1:9",
+        "--csv",
+        "/dev/zero",
+        needle="/dev/zero",
+    ),
+    cli(*QUERY, COUNT, "--original", "{ws}/fifo.csv", needle="fifo.csv"),
+    cli(*RISK, "--population-file", "/dev/zero", needle="/dev/zero"),
     cli("demo", "--out", "{ws}/file_not_dir", needle="file_not_dir"),
     cli("demo", "--out", "{out}", "--reproductions", "{ws}/nowhere", needle="nowhere"),
     cli("demo", "--out", "{out}", "--reproductions", "{ws}/a.csv", needle="a.csv"),
