@@ -40,9 +40,7 @@ HANG_GUARD = 20
 
 
 #: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = {
-    "demo --out {fifo}": "demo checks --out only when it writes, after the whole demo has run",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _marked(cases: list[Any]) -> list[Any]:

@@ -581,6 +581,10 @@ def risk(
             quasi = ",".join(schema.quasi)
     if file is None or not quasi:
         raise click.UsageError("give FILE and --quasi (or --config)")
+    if report_path is not None:  # refused before the work, not after
+        from ..core.output import check_file_target
+
+        check_file_target(report_path, overwrite=True)
     population_table = None
     if population_file is not None:
         population_table = read_table(population_file, options=csv)

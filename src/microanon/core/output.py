@@ -28,6 +28,7 @@ __all__ = [
     "MARKER",
     "atomic_directory",
     "atomic_file",
+    "check_file_target",
     "check_output_target",
     "written_by_microanon",
 ]
@@ -101,6 +102,27 @@ def check_output_target(
             f"{target} holds files that microanon did not write (or that changed since); "
             "refusing to replace it: choose another directory or empty it yourself"
         )
+
+
+def check_file_target(target: str | os.PathLike[str], overwrite: bool = False) -> None:
+    """Refuse a file that :func:`atomic_file` would refuse (see there), creating nothing: for
+    a command to check its output before the work.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the reason.
+    """
+    target = Path(target)
+    if target.is_dir():
+        raise InputError(f"{target} is a directory; give a file name")
+    if target.exists() and not target.is_file():  # a FIFO, a device such as /dev/null, a socket
+        raise InputError(f"{target} is not a regular file; give a file name")
+    if target.exists() and not overwrite:
+        raise InputError(f"{target} already exists")
+    existing = next(p for p in target.parents if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"cannot write {target}: {existing} is not a directory")
 
 
 def _recover(target: Path) -> None:
@@ -250,12 +272,7 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
     ...     frame.to_csv(tmp, index=False)
     """
     target = Path(target)
-    if target.is_dir():
-        raise InputError(f"{target} is a directory; give a file name")
-    if target.exists() and not target.is_file():  # a FIFO, a device such as /dev/null, a socket
-        raise InputError(f"{target} is not a regular file; give a file name")
-    if target.exists() and not overwrite:
-        raise InputError(f"{target} already exists")
+    check_file_target(target, overwrite)
     created = _writable_parent(target)
     try:
         fd, name = tempfile.mkstemp(
