@@ -134,7 +134,7 @@ def test_names_are_case_insensitive_and_where_mask(release):
         ("SELECT AVG(salary) FROM main.release", "one table 'release'"),
         ("SELECT AVG(salary) FROM release; SELECT 1", "exactly one SQL statement"),
         ("SELEC AVG(salary) FROM release", "cannot parse"),
-        ("DELETE FROM release", "cannot parse"),
+        ("DELETE FROM release", "only a SELECT query is answered, not DELETE"),
         ("SELECT AVG(height) FROM release", "unknown column 'height'"),
         ("SELECT AVG(salary) FROM release WHERE height = 1", "unknown column"),
         ("SELECT AVG(salary) FROM release WHERE age = ?", "parameters"),

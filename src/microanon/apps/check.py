@@ -287,8 +287,8 @@ def requirements(
     Raises
     ------
     InputError
-        A requirement out of range, an unknown ``l_form``, or a population requirement without
-        a population in the profile.
+        A requirement out of range (or NaN), an unknown ``l_form``, ``delta_min`` above
+        ``delta_max``, or a population requirement without a population in the profile.
     """
     if l_form not in L_FORMS:
         raise InputError(f"--l-form must be one of {', '.join(L_FORMS)}, got {l_form!r}")
@@ -296,11 +296,13 @@ def requirements(
         if value is not None and not 0 <= value <= 1:
             raise InputError(f"{flag} must be in [0, 1], got {value:g}")
     for flag, value, low in (("--k", k, 1), ("--l", l, 1), ("--k-map", k_map, 1)):
-        if value is not None and value < low:
+        if value is not None and not value >= low:  # NaN too
             raise InputError(f"{flag} must be at least {low}, got {value:g}")
     for flag, value in (("--beta", beta), ("--delta-disclosure", delta)):
         if value is not None and not value > 0:
             raise InputError(f"{flag} must be positive, got {value:g}")
+    if delta_min is not None and delta_max is not None and delta_min > delta_max:
+        raise InputError(f"--delta-min ({delta_min:g}) exceeds --delta-max ({delta_max:g})")
     if (delta_min is not None or delta_max is not None) and "delta_presence_max" not in p:
         raise InputError("--delta-min/--delta-max need --population-file (delta-presence)")
     if k_map is not None and "k_map" not in p:

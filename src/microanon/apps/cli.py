@@ -117,6 +117,9 @@ def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+#: A TCP port (0: one the system chooses), for ``serve`` and ``app``.
+_PORT = click.IntRange(0, 65535)
+
 #: The role flags of ``lint`` and ``init``: (flag, role, help).
 _ROLE_FLAGS = (
     ("--quasi", "quasi", "Comma-separated quasi-identifiers: the columns an attacker may know."),
@@ -578,6 +581,10 @@ def risk(
             quasi = ",".join(schema.quasi)
     if file is None or not quasi:
         raise click.UsageError("give FILE and --quasi (or --config)")
+    if report_path is not None:  # refused before the work, not after
+        from ..core.output import check_file_target
+
+        check_file_target(report_path, overwrite=True)
     population_table = None
     if population_file is not None:
         population_table = read_table(population_file, options=csv)
@@ -652,6 +659,10 @@ def methods_command(name: str | None, as_json: bool, markdown: bool) -> None:
     from .method_listing import listing, markdown_table, method_text, summary_text
 
     if markdown:
+        if name or as_json:
+            raise click.UsageError(
+                "--markdown prints the whole method table: give no NAME or --json"
+            )
         click.echo(markdown_table())
         return
     obj = listing(name)
@@ -1113,7 +1124,7 @@ def examples_command(out: Path) -> None:
     help="Survey file: schema with taxonomies, tau, storage (see docs/collection.md).",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="TCP port.")
+@click.option("--port", default=8000, show_default=True, type=_PORT, help="TCP port.")
 @_friendly_errors
 def serve(config: Path, host: str, port: int) -> None:
     """Run the data-collection service of a survey (respondents submit generalized tuples)."""
@@ -1127,7 +1138,7 @@ def serve(config: Path, host: str, port: int) -> None:
 @main.command("app")
 @click.argument("data", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", default=8765, show_default=True, type=int, help="TCP port.")
+@click.option("--port", default=8765, show_default=True, type=_PORT, help="TCP port.")
 @click.option("--no-browser", is_flag=True, help="Do not open the workbench in the browser.")
 @click.option(
     "--allow-host",

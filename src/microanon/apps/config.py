@@ -46,6 +46,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.files import read_yaml_file
 from ..core.reading import CSV_KEYS, ReadOptions
 from ..core.schema import Schema
 from ..methods import registry
@@ -173,15 +174,8 @@ def load_config(
         Unreadable or invalid YAML, unknown keys, an unknown method, parameters the method does
         not take, or invalid models; :class:`SchemaError` for schema problems.
     """
-    import yaml
-
     path = Path(path)
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read config {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"config {path} is not valid YAML: {exc}") from None
+    doc = read_yaml_file(path, "config")
     return parse_config(doc, base_dir=path.parent, path=path, read=read)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.output import check_file_target
 from ..core.progress import ProgressLike, as_progress
 from ..datasets import adult_schema, load_adult
 from ..measures import equivalence_classes, reidentification_risk
@@ -154,8 +155,10 @@ def run_demo(
     Raises
     ------
     InputError
-        ``reproductions`` is not a directory or holds an unreadable ``results.json``.
+        ``out/report.html`` cannot be written (checked first), or ``reproductions`` is not a
+        directory or holds an unreadable ``results.json``.
     """
+    check_file_target(Path(out) / "report.html", overwrite=True)
     schema = adult_schema(sensitive=SENSITIVE)
     data = load_adult("train", dropna=True)
     ctx = DemoContext(data=data, schema=schema, quasi=schema.quasi, sensitive=SENSITIVE)

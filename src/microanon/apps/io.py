@@ -106,15 +106,17 @@ def read_table(
     Raises
     ------
     InputError
-        If the file is missing, unreadable, empty, not a table, or not text in the encoding
-        (naming the byte offset and line of the first undecodable byte), if its header (CSV,
-        Excel) or schema (Parquet) repeats a column name, or if the workbook has no sheet of
-        that name (listing its sheets); one line naming the file, never its content.
+        If the file is missing, not a regular file, unreadable, empty (or a CSV header alone),
+        not a table, or not text in the encoding (naming the byte offset and line of the first
+        undecodable byte), if its header (CSV, Excel) or schema (Parquet) repeats a column name,
+        or if the workbook has no sheet of that name (listing its sheets); one line naming the
+        file, never its content.
     """
     path = Path(path)
     options = options or ReadOptions()
     if not path.is_file():
-        raise InputError(f"cannot read {path}: no such file")
+        reason = "not a regular file" if path.exists() else "no such file"
+        raise InputError(f"cannot read {path}: {reason}")
     if path.suffix.lower() in {".parquet", ".pq"}:
         return _read_parquet(path)
     if path.suffix.lower() in STATISTICAL_SUFFIXES:
@@ -139,12 +141,15 @@ def read_table(
             first = pd.read_csv(path, header=None, nrows=1, dtype=str, **csv_options)
             names = [str(v) for v in first.iloc[0]] if len(first) else []
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
-        return pd.read_csv(
+        frame = pd.read_csv(
             path,
             header=0 if header else None,
             na_values=["", *options.na_values, *na_values],
             **csv_options,
         )
+        if frame.empty:
+            raise InputError(f"{path} has a header line but no rows")
+        return frame
     except InputError:
         raise
     except UnicodeDecodeError:

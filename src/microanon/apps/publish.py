@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.errors import VerificationError
+from ..core.errors import InputError, VerificationError
 from ..core.frames import pandas_if_arrow
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
@@ -119,10 +119,13 @@ def publish(
     Raises
     ------
     InputError
-        Unaccepted lint findings, a bad ``out``.
+        ``release`` is not a :class:`~microanon.Release`, unaccepted lint findings, a bad
+        ``out``.
     VerificationError
         The written release fails a claimed model or leaks; nothing is left in ``out``.
     """
+    if not isinstance(release, Release):
+        raise InputError(f"release: expected a microanon Release, got {type(release).__name__}")
     original = pandas_if_arrow(original, "original")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)

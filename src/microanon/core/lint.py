@@ -335,12 +335,19 @@ def lint_schema(
     Raises
     ------
     InputError
-        Unknown columns or finding kinds in ``accept``, a dependency kind in ``accept`` (never
-        accepted), thresholds outside ``(0, 1]``, a budget below 1.
+        Columns of the schema absent from ``data``, unknown columns or finding kinds in
+        ``accept``, a dependency kind in ``accept`` (never accepted), thresholds outside
+        ``(0, 1]``, a budget below 1.
     """
     data = as_pandas(data, "lint: data")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
+    absent = [c for c in schema.columns if c not in data.columns]
+    if absent:  # a role on a column the data lacks would lint nothing, silently
+        raise InputError(
+            f"lint: column(s) {', '.join(map(repr, absent))} of the schema not found; "
+            f"available: {', '.join(map(str, data.columns))}"
+        )
     for name, value in (("unique_share", unique_share), ("strength", strength)):
         if not 0 < float(value) <= 1:
             raise InputError(f"lint: {name} must be in (0, 1], got {value!r}")

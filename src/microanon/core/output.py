@@ -28,6 +28,7 @@ __all__ = [
     "MARKER",
     "atomic_directory",
     "atomic_file",
+    "check_file_target",
     "check_output_target",
     "written_by_microanon",
 ]
@@ -103,6 +104,27 @@ def check_output_target(
         )
 
 
+def check_file_target(target: str | os.PathLike[str], overwrite: bool = False) -> None:
+    """Refuse a file that :func:`atomic_file` would refuse (see there), creating nothing: for
+    a command to check its output before the work.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the reason.
+    """
+    target = Path(target)
+    if target.is_dir():
+        raise InputError(f"{target} is a directory; give a file name")
+    if target.exists() and not target.is_file():  # a FIFO, a device such as /dev/null, a socket
+        raise InputError(f"{target} is not a regular file; give a file name")
+    if target.exists() and not overwrite:
+        raise InputError(f"{target} already exists")
+    existing = next(p for p in target.parents if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"cannot write {target}: {existing} is not a directory")
+
+
 def _recover(target: Path) -> None:
     """Restore or remove what an interrupted earlier write left beside ``target``."""
     for sibling in target.parent.glob(f".{target.name}.microanon-*"):
@@ -117,14 +139,32 @@ def _recover(target: Path) -> None:
                 os.replace(sibling, target)
 
 
-def _writable_parent(target: Path) -> None:
-    """Create ``target``'s directory if needed; refuse one that cannot be written into."""
+def _writable_parent(target: Path) -> list[Path]:
+    """Create ``target``'s directory if needed; refuse one that cannot be written into.
+
+    Returns the directories created, deepest first (:func:`_remove_created` undoes them).
+    """
+    created = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        _remove_created(created)
         raise InputError(f"cannot write {target}: {_unwritable(target, exc)}") from None
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise InputError(f"cannot write {target}: permission denied ({target.parent})")
+    return created
+
+
+def _remove_created(created: list[Path]) -> None:
+    """Remove the directories :func:`_writable_parent` created, deepest first, while empty: a
+    failed write leaves no trace."""
+    for directory in created:
+        try:
+            directory.rmdir()
+        except FileNotFoundError:  # never made (a mkdir that failed half way)
+            continue
+        except OSError:  # not empty: someone wrote there meanwhile
+            return
 
 
 @contextmanager
@@ -157,7 +197,7 @@ def atomic_directory(
     target = Path(target)
     protect = [Path(p) for p in protect]
     check_output_target(target, overwrite, protect)
-    _writable_parent(target)
+    created = _writable_parent(target)
     _recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{_TMP_TAG}", dir=target.parent))
     (tmp / _PARTIAL).touch()
@@ -175,6 +215,7 @@ def atomic_directory(
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_created(created)
         raise
 
 
@@ -221,8 +262,9 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
     Raises
     ------
     InputError
-        If ``target`` exists (and ``overwrite`` is false) or is a directory, or its directory
-        cannot be created or written (a parent is a regular file, no permission, ...).
+        If ``target`` exists (and ``overwrite`` is false), is a directory or another file that
+        is not a regular one (never replaced: a FIFO, a device such as ``/dev/null``), or its
+        directory cannot be created or written (a parent is a regular file, no permission, ...).
 
     Examples
     --------
@@ -230,16 +272,14 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
     ...     frame.to_csv(tmp, index=False)
     """
     target = Path(target)
-    if target.is_dir():
-        raise InputError(f"{target} is a directory; give a file name")
-    if target.exists() and not overwrite:
-        raise InputError(f"{target} already exists")
-    _writable_parent(target)
+    check_file_target(target, overwrite)
+    created = _writable_parent(target)
     try:
         fd, name = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
         )
     except OSError as exc:
+        _remove_created(created)
         raise InputError(f"cannot write {target}: {_unwritable(target, exc)}") from None
     os.close(fd)
     tmp = Path(name)
@@ -249,4 +289,5 @@ def atomic_file(target: str | os.PathLike[str], overwrite: bool = False) -> Iter
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
+        _remove_created(created)
         raise

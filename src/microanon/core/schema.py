@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError, InputError, SchemaError
+from .files import read_yaml_file
 from .frames import as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
@@ -431,15 +432,8 @@ class Schema:
 
         Relative hierarchy paths are resolved against the YAML file's directory.
         """
-        import yaml
-
         path = Path(path)
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise SchemaError(f"cannot read schema file {path}: {exc.strerror}") from exc
-        except yaml.YAMLError as exc:
-            raise SchemaError(f"schema file {path} is not valid YAML: {exc}") from exc
+        doc = read_yaml_file(path, "schema file", SchemaError)
         if isinstance(doc, Mapping) and "schema" in doc and isinstance(doc["schema"], Mapping):
             doc = doc["schema"]
         return cls.from_dict(doc, base_dir=path.parent)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -114,7 +114,7 @@ def check_household(data: pd.DataFrame, household: Any) -> np.ndarray:
     InputError
         If the column is absent or has missing ids (with their count).
     """
-    if household not in data.columns:
+    if not isinstance(household, Hashable) or household not in data.columns:
         raise InputError(
             f"household column {household!r} not found; available: "
             + ", ".join(map(str, data.columns))

@@ -108,7 +108,12 @@ def as_models(models: Any) -> list[PrivacyModel]:
     """
     if isinstance(models, (PrivacyModel, Mapping)):
         models = [models]
-    if not isinstance(models, (list, tuple)) or not models:
+    if models is not None and not isinstance(models, (list, tuple)):
+        raise InputError(
+            f"models: cannot read {models!r} as privacy models; give a list such as "
+            "[{'k_anonymity': {'k': 5}}]"
+        )
+    if not models:
         raise InputError(
             "models: give at least one privacy model, e.g. [{'k_anonymity': {'k': 5}}]"
         )

@@ -69,7 +69,7 @@ def _check_frame(df: object, columns: Sequence[Hashable]) -> pd.DataFrame:
         raise InputError("the table is empty: privacy models need at least one row")
     available = list(df.columns)
     for c in columns:
-        if c not in df.columns:
+        if not isinstance(c, Hashable) or c not in df.columns:  # a list or dict names no column
             raise InputError(f"column {c!r} is not in the table; available columns: {available}")
     duplicated = df.columns[df.columns.duplicated()]
     clashes = [c for c in columns if c in duplicated]

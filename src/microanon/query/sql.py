@@ -392,9 +392,20 @@ def _run(con: Any, sql: str, params: list[Any] | None = None, what: str = "query
 def _tree(con: Any, sql: str) -> dict[str, Any]:
     rows = _run(con, "SELECT json_serialize_sql(?::VARCHAR)", [sql], "SQL").fetchall()
     tree = json.loads(rows[0][0])
+    if tree.get("error") and tree.get("error_type") == "not implemented":  # DuckDB's for non-SELECT
+        raise InputError(f"only a SELECT query is answered, not {_statement_kind(sql)}")
     if tree.get("error"):
         raise InputError(f"cannot parse the SQL: {tree.get('error_message', 'syntax error')}")
     return tree
+
+
+def _statement_kind(sql: str) -> str:
+    """The first word of the first statement in ``sql`` that is not a SELECT (for messages)."""
+    for statement in sql.split(";"):
+        words = statement.split()
+        if words and words[0].lstrip("(").upper() not in ("SELECT", "WITH", "FROM"):
+            return words[0].upper()
+    return "another statement"
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:

@@ -82,7 +82,8 @@ def dataset_frequencies(
     Raises
     ------
     InputError
-        A path that does not exist, a column the data lacks, unreadable files.
+        A path that does not exist or holds no rows (a CSV header alone), a column the data
+        lacks, unreadable files.
     """
     columns = list(columns)
     repeated = sorted({c for c in columns if columns.count(c) > 1})
@@ -107,7 +108,10 @@ def dataset_frequencies(
         )
         for c in columns
     }
-    return value_frequencies(frame, columns, client, progress), numeric
+    table = value_frequencies(frame, columns, client, progress)
+    if table.records == 0 and isinstance(source, (str, os.PathLike)):
+        raise InputError(f"{source} has no rows")
+    return table, numeric
 
 
 def _missing(table: FrequencyTable, column: str) -> np.ndarray:

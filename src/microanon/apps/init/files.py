@@ -85,8 +85,9 @@ def check_targets(config: Path, others: Mapping[str, bytes], overwrite: bool) ->
     Raises
     ------
     InputError
-        A target is a directory, or exists and ``overwrite`` is false, or exists and is not a
-        file the config at ``config`` records as written by init and unchanged.
+        A target is a directory or another file that is not a regular one (a FIFO, a device),
+        or exists and ``overwrite`` is false, or exists and is not a file the config at
+        ``config`` records as written by init and unchanged.
     """
     base = config.parent
     targets = {config.name: config, **{rel: base / rel for rel in others}}
@@ -94,6 +95,8 @@ def check_targets(config: Path, others: Mapping[str, bytes], overwrite: bool) ->
     for path in existing.values():
         if path.is_dir():
             raise InputError(f"{path} is a directory; give --out a file name such as config.yaml")
+        if path.exists() and not path.is_file():  # a FIFO (reading it waits), a device
+            raise InputError(f"{path} is not a regular file; give --out a file name")
     existing = {
         rel: path
         for rel, path in existing.items()

@@ -40,9 +40,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ...core.errors import HierarchyError, InputError
+from ...core.files import read_yaml_file
 from ...core.hierarchy import Hierarchy
 from ...core.schema import Schema
 from ...methods.collect import GTR_MODES, LOSS_VARIANTS, Survey, as_tau
@@ -173,12 +172,7 @@ def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
         :class:`SchemaError` / :class:`HierarchyError` for the schema and the taxonomies.
     """
     path = Path(path)
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read survey file {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"survey file {path} is not valid YAML: {exc}") from None
+    doc = read_yaml_file(path, "survey file")
     return parse_service_config(doc, base_dir=path.parent)
 
 
