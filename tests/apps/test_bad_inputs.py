@@ -39,22 +39,9 @@ SECRET = "s3cr3t-do-not-print"
 HANG_GUARD = 20
 
 
-#: Cases that do not keep the promise yet (case id -> why): strict expected failures.
-KNOWN_BUGS: dict[str, str] = {}
-
-
-def _marked(cases: list[Any]) -> list[Any]:
-    """``cases`` as pytest parameters, those of :data:`KNOWN_BUGS` marked as expected failures."""
-    return [
-        pytest.param(
-            case,
-            id=str(case),
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[str(case)])]
-            if str(case) in KNOWN_BUGS
-            else [],
-        )
-        for case in cases
-    ]
+def _ids(cases: list[Any]) -> list[Any]:
+    """``cases`` as pytest parameters named by their text."""
+    return [pytest.param(case, id=str(case)) for case in cases]
 
 
 #: The lines on stderr that are not the error: progress (``microanon anonymize: [1/6] ...``) and
@@ -955,7 +942,7 @@ def test_the_inputs_broken_are_good_otherwise(ws: Path, monkeypatch) -> None:
     load_service_config(ws / "survey_ok.yaml")
 
 
-@pytest.mark.parametrize("case", _marked(CLI_CASES))
+@pytest.mark.parametrize("case", _ids(CLI_CASES))
 def test_bad_command_line(case: Cli, ws: Path, tmp_path: Path, monkeypatch, scheduler: str) -> None:
     """Exit status 2 (1 where documented), one clear line naming the thing, nothing written."""
     monkeypatch.chdir(tmp_path)  # a stray relative write shows up in the snapshot
@@ -1303,7 +1290,7 @@ def _broken_release() -> Path:
 API_CASES = _api()
 
 
-@pytest.mark.parametrize("name", _marked(list(API_CASES)))
+@pytest.mark.parametrize("name", _ids(list(API_CASES)))
 def test_bad_python_call(name: str) -> None:
     """A microanon error (InputError or another MicroanonError) with a one-line message."""
     call, needle = API_CASES[name]
@@ -1370,7 +1357,7 @@ def _sweep() -> dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, A
 SWEEP = _sweep()
 
 
-@pytest.mark.parametrize("name", _marked(list(SWEEP)))
+@pytest.mark.parametrize("name", _ids(list(SWEEP)))
 def test_wrong_values_of_every_parameter(name: str) -> None:
     """Each argument of a good call, replaced in turn by each :data:`WRONG` value, gives a
     microanon error with a one-line message (or still works), never a bare Python error."""
