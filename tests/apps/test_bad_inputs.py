@@ -800,6 +800,7 @@ CLI_CASES: list[Cli] = [
     cli(*QUERY, COUNT, "--timeout", "nan", needle="--timeout"),
     cli(*QUERY, COUNT, "--timeout", "soon", needle="--timeout"),
     cli(*QUERY, COUNT, "--threads", "-2", needle="--threads"),
+    cli(*QUERY, COUNT, "--threads", "100000", needle="threads: at most"),
     cli(*QUERY, COUNT, "--memory-limit", "-1GB", needle="-1GB"),
     cli(*QUERY, COUNT, "--original", "{ws}/garbage.csv", needle="garbage.csv"),
     cli("query", "{ws}/folder", COUNT, needle="folder"),

@@ -168,9 +168,20 @@ def _memory(value: str | int) -> str:
     return f"{match.group(1)}{match.group(2)}"
 
 
+#: Most DuckDB threads per core this process may run on: more only take memory (each thread
+#: reserves its own; the query process's address-space cap grows with them) and time.
+THREADS_PER_CORE = 4
+
+
 def _threads(value: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"threads: give a whole number of at least 1, got {value!r}")
+    most = THREADS_PER_CORE * default_threads()
+    if value > most:
+        raise InputError(
+            f"threads: at most {most} ({THREADS_PER_CORE} per core this process may run on), "
+            f"got {value}"
+        )
     return int(value)
 
 
