@@ -446,6 +446,8 @@ def anonymize(config: str, *extra: str, needle: str, code: int = 2) -> Cli:
 
 CHECK = ("check", "{ws}/a.csv", "--quasi", "age,sex")
 CHECK_S = (*CHECK, "--sensitive", "occupation")
+#: k-map against a Poisson estimate of the population, which needs a sampling fraction.
+POISSON = (*CHECK_S, "--k-map", "2", "--k-map-estimator", "poisson")
 ON_DASK = ("--quasi", "age", "--sensitive", "sex", "--engine", "dask")
 RISK = ("risk", "{ws}/a.csv", "--quasi", "age,sex", "--no-suda")
 COUNT = "SELECT COUNT(*) FROM release"
@@ -528,33 +530,21 @@ CLI_CASES: list[Cli] = [
     cli(*CHECK_S, "--population-file", "{ws}/nowhere.csv", needle="nowhere.csv"),
     cli(*CHECK_S, "--population-file", "{ws}/garbage.csv", needle="garbage.csv"),
     cli(*CHECK_S, "--population-file", "{ws}/a.csv", "--population-count", "heads", needle="heads"),
-    cli(*CHECK_S, "--k-map", "2", "--k-map-estimator", "poisson", needle="sampling fraction"),
+    cli(*POISSON, needle="sampling fraction"),
     cli(
-        *CHECK_S,
-        "--k-map",
-        "2",
-        "--k-map-estimator",
-        "poisson",
+        *POISSON,
         "--sampling-fraction",
         "0",
         needle="fraction must lie in (0, 1]",
     ),
     cli(
-        *CHECK_S,
-        "--k-map",
-        "2",
-        "--k-map-estimator",
-        "poisson",
+        *POISSON,
         "--sampling-fraction",
         "1.5",
         needle="fraction must lie in (0, 1]",
     ),
     cli(
-        *CHECK_S,
-        "--k-map",
-        "2",
-        "--k-map-estimator",
-        "poisson",
+        *POISSON,
         "--sampling-fraction",
         "0.1",
         "--significance",
