@@ -489,8 +489,8 @@ def _report_lines(path: Path) -> list[str]:
     ]
 
 
-#: What the Dask engine's reports leave out of a release that keeps every record: the relative
-#: ID3 accuracy (its folds need the records), the number and the sentence saying so.
+#: The one number of a release that keeps every record that differs from run to run, on either
+#: engine: the relative ID3 accuracy (its folds are drawn at random).
 ID3 = "relative ID3 accuracy"
 
 
@@ -528,14 +528,16 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tm
     assert (dask["rows_out"] < dask["rows_in"]) == (rows == "remove")
     assert dask["warnings"] == memory["warnings"] and dask["columns"] == memory["columns"]
     kept = ID3 in memory["utility"]
-    assert kept == (rows == "star") and dask["utility"].pop(ID3, None) is None
-    memory["utility"].pop(ID3, None)
+    assert kept == (rows == "star") == (ID3 in dask["utility"])
+    if kept:  # measured by both engines, on the pairs of original and published combinations
+        for run in (memory, dask):
+            assert 0 < run["utility"].pop(ID3) <= 2
     assert dask["utility"] == memory["utility"]
     for part in ("internal", "public"):
         expected = _report_lines(tmp_path / "memory" / part / "report.html")
         got = _report_lines(tmp_path / "dask" / part / "report.html")
         if part == "internal" and kept:
             at = expected.index(ID3)
-            assert got[at : at + 3] == [ID3, "–", got[at + 2]] and "out of core" in got[at + 2]
-            del expected[at + 1], got[at + 1 : at + 3]
+            assert got.index(ID3) == at
+            del expected[at + 1], got[at + 1]
         assert got == expected, part

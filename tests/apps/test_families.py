@@ -33,6 +33,7 @@ def test_family_has_the_common_shape(family):
             "release",
             "title",
             "schema",
+            "verdicts",
         ]
     if family.demo:
         assert family.demo_sections()

@@ -204,6 +204,56 @@ def test_relative_accuracy_uses_original_labels_and_same_folds():
     assert relative_accuracy(df, release, FEATURES, "play", folds=3, rng=1) == rel
 
 
+def _pairs(original: pd.DataFrame, released: pd.DataFrame) -> tuple:
+    """The frequency table of (original row, released row) pairs, as the reports count it."""
+    both = pd.concat([original, released.add_suffix(" (published)")], axis=1)
+    table = both.groupby(list(both.columns), sort=False).size().reset_index(name="n")
+    back = table[[c + " (published)" for c in released.columns]]
+    return table[list(original.columns)], back.set_axis(released.columns, axis=1), table["n"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(datasets(), st.integers(0, 2**32 - 1))
+def test_relative_accuracy_on_counted_pairs_is_that_of_the_records(data, seed):
+    """Leave-one-out (folds = records) is the same whatever the draw of the folds: on the
+    counted pairs it is the accuracy on the records, exactly."""
+    X, y, _ = data
+    if len(X) < 2:
+        return
+    df = X.assign(target=y)
+    released = df.assign(**{c: df[c].where(df[c] != "a", "*") for c in X.columns})
+    features, n = list(X.columns), len(df)
+    if classification_accuracy(df, features, "target", folds=n, rng=seed) == 0:
+        return
+    expected = relative_accuracy(df, released, features, "target", folds=n, rng=seed)
+    original, back, counts = _pairs(df, released[features])
+    got = relative_accuracy(original, back, features, "target", n, seed, counts=counts.to_numpy())
+    assert got == expected
+
+
+def test_drawn_folds_split_every_pair_and_fold_as_a_random_split_would():
+    from microanon.measures.classification import _drawn_fold_counts
+
+    records = np.array([7, 1, 30, 2, 5], dtype=np.int64)
+    rng = np.random.default_rng(3)
+    means = np.zeros((5, 4))
+    for _ in range(2000):
+        per_fold = _drawn_fold_counts(records, 4, rng)
+        assert per_fold.sum(axis=1).tolist() == records.tolist()
+        assert per_fold.sum(axis=0).tolist() == [12, 11, 11, 11]  # as _fold_of cuts 45 rows
+        means += per_fold / 2000
+    # each record is in fold f with probability size_f / 45
+    expected = np.outer(records, [12, 11, 11, 11]) / 45
+    assert np.abs(means - expected).max() < 0.15
+
+
+def test_relative_accuracy_refuses_bad_counts():
+    with pytest.raises(InputError, match="counts"):
+        relative_accuracy(TENNIS, TENNIS, FEATURES, "play", counts=np.ones(3, dtype=int))
+    with pytest.raises(InputError, match="at least 1"):
+        relative_accuracy(TENNIS, TENNIS, FEATURES, "play", counts=np.zeros(14, dtype=int))
+
+
 def test_accuracy_errors():
     with pytest.raises(InputError, match="folds"):
         classification_accuracy(TENNIS, FEATURES, "play", folds=1)

@@ -212,7 +212,13 @@ def write_reports(
         + "This report shows values and counts of the original data: do not publish it.",
     )
     if counted is None:
-        numbers = add_release_sections(internal, entering.loc[:, published], release, schema=schema)
+        numbers = add_release_sections(
+            internal,
+            entering.loc[:, published],
+            release,
+            schema=schema,
+            verdicts=verification.verdicts or None,
+        )
     else:  # a generalized release made out of core: its family's sections, on the tables
         numbers = add_single_table_sections(
             internal,

@@ -107,11 +107,11 @@ def utility_metrics(
     relative 5-fold ID3 accuracy of predicting the sensitive attribute from the
     quasi-identifiers.
 
-    Every measure but the ID3 accuracy is computed from the frequency tables ``tables`` of the
-    release and ``original`` (:class:`~microanon.apps.release_frequencies.ReleaseTables`,
-    grouped here when not given); the records are counted from them. The ID3 accuracy needs the
-    records themselves: it is None when ``original`` does not hold them (a release made out of
-    core, whose ``tables`` were counted from its files).
+    Every measure is computed from the frequency tables ``tables`` of the release and
+    ``original`` (:class:`~microanon.apps.release_frequencies.ReleaseTables`, grouped here when
+    not given); the records are counted from them. The ID3 accuracy is measured on the pairs of
+    an original combination and its release whose sensitive value is known (each fold's records
+    per pair drawn as a random split of the records would place them).
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
@@ -167,11 +167,18 @@ def utility_metrics(
         out["non-uniform entropy (normalized)"] = None if entropy is None else entropy.normalized
         sensitive = (meta.get("sensitive") or [None])[0]
         if sensitive is not None:
-            out["relative ID3 accuracy"] = (
-                _attempt(relative_accuracy, original.reset_index(drop=True), data, quasi, sensitive)
-                if len(original) == rows == len(data)
-                else None
-            )
+            accuracy = None
+            if pairs is not None and sensitive in pairs.values.columns:
+                known = pairs.values[sensitive].notna().to_numpy()  # the records it can predict
+                accuracy = _attempt(
+                    relative_accuracy,
+                    pairs.values.loc[known, [*quasi, sensitive]],
+                    pairs.values.loc[known, [q + PUBLISHED for q in quasi]].set_axis(quasi, axis=1),
+                    quasi,
+                    sensitive,
+                    counts=pairs.counts[known],
+                )
+            out["relative ID3 accuracy"] = accuracy
     return out
 
 
@@ -249,14 +256,10 @@ def add_single_table_sections(
         "squared class sizes, suppressed records charged the table size), the average class "
         "size (AECS, suppressed records as one class) and how well ID3 still predicts the "
         "sensitive attribute from the quasi-identifiers (5-fold accuracy on the release over "
-        "that on the original; shown when the release keeps every record in order).",
+        "that on the original, on the records whose sensitive value is known; shown when the "
+        "release keeps every record in order).",
     )
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
-    if util.get("relative ID3 accuracy", 0) is None and len(original) != tables.before.records:
-        usec.paragraph(
-            "The relative ID3 accuracy needs the records themselves (each in its fold): it is "
-            "not computed for a release made out of core."
-        )
     sizes = equivalence_classes(
         tables.after.values, attack_quasi, counts=tables.after.counts
     ).histogram()

@@ -514,6 +514,36 @@ def _fold_of(n: int, folds: int, rng: RandomLike) -> np.ndarray:
     return fold
 
 
+def _record_counts(counts: Any, rows: int) -> np.ndarray | None:
+    """``counts`` checked as records per row of a frequency table of ``rows`` rows."""
+    if counts is None:
+        return None
+    weights = np.asarray(counts)
+    if weights.shape != (rows,) or not np.issubdtype(weights.dtype, np.integer):
+        raise InputError(f"counts must be {rows} whole numbers, one per row")
+    if rows and weights.min() < 1:
+        raise InputError("counts must be at least 1 (a row stands for its records)")
+    return weights.astype(np.int64, copy=False)
+
+
+def _drawn_fold_counts(records: np.ndarray, folds: int, rng: RandomLike) -> np.ndarray:
+    """Records per cell and fold (``len(records) × folds``) of a random assignment of the
+    records to the folds of :func:`_fold_of` (sizes differing by at most one), drawn without
+    the records: fold ``f`` takes a uniformly random subset of the records the earlier folds
+    left, so its records per cell are multivariate hypergeometric."""
+    gen = make_rng(rng)
+    n = int(records.sum())
+    ends = [-(-f * n // folds) for f in range(folds + 1)]  # fold f: positions ends[f]..ends[f+1]
+    left = records.copy()
+    per_fold = np.zeros((len(records), folds), dtype=np.int64)
+    for f in range(folds - 1):
+        taken = gen.multivariate_hypergeometric(left, ends[f + 1] - ends[f], method="marginals")
+        per_fold[:, f] = taken
+        left -= taken
+    per_fold[:, folds - 1] = left
+    return per_fold
+
+
 def _encode(frame: pd.DataFrame, cols: list[Hashable]) -> tuple[list[np.ndarray], list[int]]:
     """Codes (order of first appearance) and number of distinct values of each column."""
     encoded = [factorize_column(frame[c], c) for c in cols]
@@ -621,6 +651,7 @@ def relative_accuracy(
     target: Hashable,
     folds: int = 5,
     rng: RandomLike = None,
+    counts: np.ndarray | None = None,
 ) -> float:
     """Cross-validated ID3 accuracy on a release relative to that on the original table.
 
@@ -640,6 +671,13 @@ def relative_accuracy(
     folds : int, default 5
     rng : numpy.random.Generator, int or None
         Randomness of the (shared) fold assignment.
+    counts : (len(original),) int array, optional
+        Records per row, when row ``i`` of ``original`` and of ``released`` is a distinct pair
+        of an original record and its release, standing for ``counts[i]`` records (a frequency
+        table). The records of each pair in each fold are drawn as a random assignment of the
+        records to the folds would place them (one multivariate hypergeometric draw per fold):
+        the accuracy has the same distribution as on the records themselves, in time
+        proportional to the pairs.
 
     Returns
     -------
@@ -670,15 +708,19 @@ def relative_accuracy(
             f"released has {len(released)} rows but original has {len(original)}; rows must be "
             "aligned (restrict original to the rows the release kept)"
         )
-    k = _check_folds(folds, len(original))
-    n = len(original)
-    fold = _fold_of(n, k, rng)
+    weights = _record_counts(counts, len(original))
+    n = len(original) if weights is None else int(weights.sum())
+    k = _check_folds(folds, n)
     y, classes = _class_codes(original[target].reset_index(drop=True))
     before, before_cards = _encode(original.reset_index(drop=True), cols)
     after, after_cards = _encode(released.reset_index(drop=True), cols)
     # One pass over the rows: the distinct (original features, released features, class).
     cells, inverse = _distinct([*before, *after, y], [*before_cards, *after_cards, len(classes)])
-    per_fold = _fold_counts(inverse, cells.shape[1], fold, k)
+    if weights is None:
+        per_fold = _fold_counts(inverse, cells.shape[1], _fold_of(n, k, rng), k)
+    else:
+        records = np.bincount(inverse, weights=weights, minlength=cells.shape[1])
+        per_fold = _drawn_fold_counts(records.astype(np.int64), k, rng)
     p = len(cols)
     accuracy = []
     for part, cards in ((slice(0, p), before_cards), (slice(p, 2 * p), after_cards)):

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from ...core.release import Release
     from ...core.schema import Schema
+    from ...models import Verdict
     from ..report import Report
 
 __all__ = [
@@ -67,6 +68,7 @@ def add_release_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of one release, as its family builds them.
 
@@ -83,10 +85,13 @@ def add_release_sections(
     schema : Schema, optional
         The schema the release was made with (randomized releases measure utility on the
         reconstructed distribution, which needs it).
+    verdicts : list of Verdict, optional
+        The claimed models as the verification of the written files found them (:func:`anonymize
+        <microanon.apps.publish.publish>` has them); re-checked on ``release`` when not given.
 
     Returns
     -------
     dict
         The numbers shown, with ``verified`` (whether every claimed model holds).
     """
-    return family_of(release).add_sections(report, original, release, title, schema)
+    return family_of(release).add_sections(report, original, release, title, schema, verdicts)

@@ -16,7 +16,7 @@ from microanon.apps.report import Report, describe_parameters, new_figure
 from microanon.apps.row_counts import counts_sentence
 from microanon.core.release import Release
 from microanon.core.schema import Schema
-from microanon.models import check_release
+from microanon.models import Verdict, check_release
 
 __all__ = ["distribution_numbers", "add_sections", "describe_column"]
 
@@ -53,6 +53,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a distribution-based release; return the numbers.
 
@@ -60,7 +61,8 @@ def add_sections(
     (:func:`microanon.apps.families.add_release_sections`).
     """
     meta = release.metadata
-    verdicts = check_release(release)
+    if verdicts is None:
+        verdicts = check_release(release)
     sensitive = (meta.get("sensitive") or ["sensitive"])[0]
     sec = report.section(
         f"{title}: privacy",

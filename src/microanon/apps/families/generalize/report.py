@@ -20,6 +20,7 @@ from microanon.apps.report import Report
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.core.schema import Schema
+from microanon.models import Verdict
 
 __all__ = ["add_sections", "describe_column"]
 
@@ -36,6 +37,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a generalized or anatomized release.
 
@@ -43,8 +45,10 @@ def add_sections(
     (:func:`microanon.apps.families.add_release_sections`).
     """
     if release.kind == "anatomized":
-        return add_single_table_sections(report, original, release, title, caption=_ANATOMY_CAPTION)
-    return add_single_table_sections(report, original, release, title)
+        return add_single_table_sections(
+            report, original, release, title, caption=_ANATOMY_CAPTION, verdicts=verdicts
+        )
+    return add_single_table_sections(report, original, release, title, verdicts=verdicts)
 
 
 def describe_column(release: Release, column: str) -> str | None:

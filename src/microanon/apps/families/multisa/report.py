@@ -17,6 +17,7 @@ from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.measures.multisa import ail_components, disclosure_probabilities, rce
 from microanon.methods.multisa import SUPPRESSED_SID, strong_rules
+from microanon.models import Verdict
 
 __all__ = ["multisa_diversity", "add_sections", "describe_column"]
 
@@ -54,11 +55,13 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a multi-SA release; return the numbers.
 
     The arguments and the numbers returned are those of every family's ``add_sections``
-    (:func:`microanon.apps.families.add_release_sections`).
+    (:func:`microanon.apps.families.add_release_sections`). A multi-SA release claims no
+    privacy model (``verdicts`` is empty): its ℓ-diversity is checked here, on its tables.
     """
     meta = release.metadata
     info = meta.get("multisa", {})

@@ -15,6 +15,7 @@ from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.core.table import Table
 from microanon.measures import utility_report
+from microanon.models import Verdict
 
 __all__ = ["add_sections", "describe_column", "describe_randomized", "randomized_utility"]
 
@@ -25,6 +26,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a randomized release.
 
@@ -36,7 +38,7 @@ def add_sections(
     randomized table.
     """
     if schema is None:
-        return add_single_table_sections(report, original, release, title)
+        return add_single_table_sections(report, original, release, title, verdicts=verdicts)
     meta = release.metadata
 
     def note(sec: Section) -> None:
@@ -56,6 +58,7 @@ def add_sections(
         title,
         note=note,
         utility=lambda rel, orig: randomized_utility(rel, orig, schema),
+        verdicts=verdicts,
     )
 
 

@@ -30,6 +30,7 @@ from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.measures import RiskSummary, UtilitySummary, risk_summary, utility_summary
 from microanon.methods.steps import STEPS_METHOD
+from microanon.models import Verdict
 
 __all__ = ["add_sections", "perturbative_metrics", "describe_column"]
 
@@ -44,6 +45,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a masked release.
 
@@ -56,7 +58,7 @@ def add_sections(
     if rows is not None:
         original = original.iloc[list(rows)].reset_index(drop=True)
     if release.metadata.get("masked_numeric"):
-        return _add_perturbative_sections(report, original, release, title)
+        return _add_perturbative_sections(report, original, release, title, verdicts)
     release = _suppressed_as_star(release)
     meta = release.metadata
 
@@ -69,7 +71,9 @@ def add_sections(
             util["suppressed cells"] = meta["suppressed_total"]
         return util
 
-    return add_single_table_sections(report, original, release, title, note=note, utility=utility)
+    return add_single_table_sections(
+        report, original, release, title, note=note, utility=utility, verdicts=verdicts
+    )
 
 
 def _suppressed_as_star(release: Release) -> Release:
@@ -159,11 +163,16 @@ def perturbative_metrics(
 
 
 def _add_perturbative_sections(
-    report: Report, original: pd.DataFrame, release: Release, title: str
+    report: Report,
+    original: pd.DataFrame,
+    release: Release,
+    title: str,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Privacy and utility sections of a masked release with numeric columns replaced in place.
 
-    Privacy: the claimed models re-checked, record linkage, interval and rank disclosure.
+    Privacy: the claimed models (``verdicts``, re-checked when not given), record linkage,
+    interval and rank disclosure.
     Utility: SSE/SST, IL1s and the moment changes (:func:`perturbative_metrics`).
     """
     meta = release.metadata
@@ -174,7 +183,7 @@ def _add_perturbative_sections(
         + counts_sentence(meta)
         + f" Masked numeric columns: {', '.join(cols)}.",
     )
-    verified = all_hold(verdict_table(sec, release))
+    verified = all_hold(verdict_table(sec, release, verdicts))
     if len(original) != len(release.data):
         sec.paragraph(
             f"The original table given has {len(original):,} rows and the release "
