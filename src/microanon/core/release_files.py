@@ -12,7 +12,6 @@ keeps them (text as an object column of str with None for a missing value, ``int
 
 from __future__ import annotations
 
-import ctypes
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -22,6 +21,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+
+from .factorize import factorize, first_rows
 
 __all__ = ["write_csv", "read_csv", "restore", "text_codes"]
 
@@ -38,31 +39,8 @@ _Fields = Callable[[int, int], pa.Array]
 
 
 def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of a text column of str and None, and the text of each code (-1: missing).
-
-    A release's text column holds few distinct objects (it is built from codes), so the
-    objects are told apart by their address, without hashing the text; an equal text held by
-    two objects gets two codes. A column of many distinct objects is factorized by value.
-    """
-    values = np.ascontiguousarray(s.to_numpy(dtype=object))
-    address = np.frombuffer(
-        (ctypes.c_void_p * len(values)).from_address(values.ctypes.data), np.uintp
-    )
-    codes, objects = pd.factorize(address)
-    del address  # (it points into ``values``)
-    if len(objects) > max(len(values) // 4, 1024):
-        return pd.factorize(values, use_na_sentinel=True)
-    uniques = values[_first_rows(codes, len(objects))]
-    present = ~pd.isna(uniques)
-    renumber = np.where(present, np.cumsum(present) - 1, -1)
-    return renumber[codes], uniques[present]
-
-
-def _first_rows(codes: np.ndarray, k: int) -> np.ndarray:
-    """The first row of each of the codes ``0 .. k - 1`` (each of which occurs)."""
-    first = np.full(k, len(codes), dtype=np.intp)
-    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.intp))
-    return first
+    """Codes of a text column of str and None, and the text of each code (-1: missing)."""
+    return factorize(s.to_numpy(dtype=object))
 
 
 def _field(text: str) -> str:
@@ -103,7 +81,7 @@ def _joined(run: Sequence[_Coded], limit: int) -> _Coded | None:
         code, uniques = pd.factorize(code * len(words) + codes)
         if len(uniques) > limit:
             return None
-    first = _first_rows(code, len(uniques))
+    first = first_rows(code, len(uniques))
     parts = [words.take(pa.array(codes[first])) for codes, words in run]
     return code, pc.binary_join_element_wise(*parts, _COMMA)
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
+from .factorize import factorize
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -60,7 +61,7 @@ def factorize_column(
         If the column has missing values (naming the column and the count) or unhashable values.
     """
     try:
-        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+        codes, uniques = factorize(series)
     except TypeError as exc:
         raise InputError(f"column {column!r} holds unhashable values: {exc}") from exc
     gaps = codes < 0

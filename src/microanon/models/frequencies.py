@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.factorize import factorize
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
@@ -56,7 +57,7 @@ class Frequencies:
 def column_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """Codes of a column in order of first appearance (``-1`` for a missing value), and its
     distinct values (missing values left out), as :func:`pandas.factorize` gives them."""
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    codes, uniques = factorize(column)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 
