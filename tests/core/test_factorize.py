@@ -41,3 +41,45 @@ def test_equal_text_of_two_objects_is_one_value():
 def test_typed_columns_are_left_to_pandas():
     for data in (pd.Series([3, 1, 3]), pd.Series(["b", "a", "b"], dtype="str")):
         assert factorize(data)[0].tolist() == [0, 1, 0]
+
+
+def test_shared_codes_code_a_column_once_and_follow_its_changes():
+    """Within ``shared_codes`` a column selected again (or from a selection of its table) gets
+    the codes computed before; a table changed in place afterwards is coded anew."""
+    from microanon.core.factorize import shared_codes
+
+    table = pd.DataFrame(
+        {
+            "text": np.array(["a", "b", None, "a"], dtype=object),
+            "arrow": pd.array(["x", "y", "x", None], dtype="str"),
+            "number": [1.0, 2.0, 1.0, np.nan],
+        }
+    )
+    with shared_codes():
+        for c in table.columns:
+            first = factorize(table[c])
+            again = factorize(table[["text", "arrow", "number"]][c])
+            assert again[0] is first[0] and not first[0].flags.writeable
+            assert first[0].tolist() == pd.factorize(table[c])[0].tolist()
+        table.loc[0, "text"] = "b"
+        table.loc[0, "number"] = 2.0
+        table.loc[0, "arrow"] = "y"
+        for c in table.columns:
+            assert factorize(table[c])[0].tolist() == pd.factorize(table[c])[0].tolist()
+    assert factorize(table["text"])[0].flags.writeable  # outside: computed, not kept
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-1, 30), max_size=400), st.integers(1, 200_000))
+def test_first_rows_are_where_each_code_first_appears(values, repeat):
+    """Codes in order of first appearance (-1 anywhere), over one chunk or several."""
+    from microanon.core.factorize import first_rows
+
+    rows = np.resize(
+        np.array(values or [0], dtype=np.int64), min(len(values or [0]) * repeat, 300_000)
+    )
+    codes, uniques = pd.factorize(rows, use_na_sentinel=True)
+    codes[rows < 0] = -1
+    present = np.unique(codes[codes >= 0])
+    expected = [int(np.flatnonzero(codes == c)[0]) for c in present]
+    assert first_rows(codes, len(present)).tolist() == expected

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..core.factorize import shared_codes
 from ..core.lint import lint_schema
 from ..core.output import check_output_target
 from ..core.progress import ProgressLike, as_progress
@@ -104,7 +105,8 @@ def run_anonymize(
     out = Path(out)
     protect = _sources(cfg, data)
     check_output_target(out, overwrite, protect)  # before any work: a bad --out fails fast
-    with as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
+    # each column coded once for the lint, the method, the verification and the reports
+    with shared_codes(), as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
         with reporter.stage("read the data") as stage:
             original = cfg.read_data(data)
             stage.name = f"read {len(original):,} records"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.factorize import first_rows
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import combine_codes
@@ -121,8 +122,7 @@ def _first_order(
         key = key * r + c
     # A hash table numbers the keys by first appearance, in one pass and without a sort.
     row_class, uniques = pd.factorize(key)
-    first = np.full(len(uniques), rows, dtype=np.int64)
-    np.minimum.at(first, row_class, np.arange(rows, dtype=np.int64))
+    first = first_rows(row_class, len(uniques)).astype(np.int64, copy=False)
     return row_class.astype(np.int64, copy=False), first
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import MicroanonError
+from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED, Hierarchy
 from ..core.release import Release
 from ..measures import (
@@ -308,19 +309,26 @@ def verdict_table(
 
 
 def first_values(column: pd.Series, count: int, skip: str = SUPPRESSED) -> list[str]:
-    """The first ``count`` distinct values of ``column`` other than ``skip``, as text, in order
-    of first appearance.
+    """The first ``count`` distinct values of ``column`` other than ``skip`` and missing
+    values, as text, in order of first appearance.
 
-    Read from a prefix of the column that doubles until it holds them (or is the whole column):
-    the distinct values of a prefix appear in the order they first appear in the column.
+    Read from a prefix of the column that doubles until it holds them, the distinct values of a
+    prefix appearing in the order they first appear in the column; past :data:`_PREFIX_ROWS`
+    rows, from the column's codes (:func:`~microanon.core.factorize.factorize`).
     """
     rows = 1024
     while True:
-        texts = pd.Series(column.iloc[:rows].unique(), dtype=column.dtype).astype(str).unique()
+        whole = rows > _PREFIX_ROWS or rows >= len(column)
+        distinct = factorize(column if rows > _PREFIX_ROWS else column.iloc[:rows])[1]
+        texts = pd.Series(distinct, dtype=column.dtype).astype(str).unique()
         found = [str(t) for t in texts if t != skip][:count]
-        if len(found) == count or rows >= len(column):
+        if len(found) == count or whole:
             return found
         rows *= 2
+
+
+#: The longest prefix :func:`first_values` reads before coding the whole column.
+_PREFIX_ROWS = 1 << 16
 
 
 def all_suppressed(release: Release, column: str) -> bool:

@@ -6,19 +6,59 @@ distinct *objects* (each row points at one of the column's distinct strings), so
 first told apart by the address of their object, an integer hash with no string hashed, and
 only the distinct objects are then factorized by value (two objects of equal text get one code).
 A column of many distinct objects is factorized by value directly.
+
+One run of a command codes the same columns in several places (the lint, the method, the
+verification, the reports): within :func:`shared_codes`, a column whose data was coded before
+gets the same codes back. A column is recognized by its data (the Arrow array, or the memory,
+shape and type of the NumPy array behind it), which a table selected, copied or reindexed from
+another shares; the memo keeps the column itself, so its data is neither freed (an address is
+never reused) nor changed in place (pandas copies a table's data on write while another object
+refers to it), and its codes are read-only.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["factorize", "first_rows"]
+__all__ = ["factorize", "first_rows", "shared_codes"]
+
+_Codes = tuple[np.ndarray, "np.ndarray | pd.Index"]
+#: Within :func:`shared_codes`: each column's data key, the column and its codes.
+_SHARED: ContextVar[dict[Hashable, tuple[pd.Series, _Codes]] | None] = ContextVar(
+    "microanon_shared_codes", default=None
+)
 
 
-def factorize(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray | pd.Index]:
+@contextmanager
+def shared_codes() -> Iterator[None]:
+    """Within the block, :func:`factorize` codes each column's data once (the block's columns
+    are kept alive until it ends)."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _data_key(values: pd.Series) -> Hashable | None:
+    """What identifies the data of a column: its Arrow array, or its NumPy array's memory,
+    layout and type (None: a column of another kind, not shared)."""
+    arrow = getattr(values.array, "_pa_array", None)
+    if arrow is not None:
+        return ("arrow", id(arrow))
+    if not isinstance(values.dtype, np.dtype):
+        return None
+    array = values.to_numpy(copy=False)
+    return ("numpy", array.__array_interface__["data"][0], array.strides, array.shape, array.dtype)
+
+
+def factorize(values: pd.Series | np.ndarray) -> _Codes:
     """Codes (``-1`` for a missing value) and distinct values of ``values``, as
     ``pandas.factorize(values, use_na_sentinel=True)`` gives them.
 
@@ -29,9 +69,24 @@ def factorize(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray | 
     Returns
     -------
     codes : int array
+        Read-only when shared (:func:`shared_codes`).
     uniques : array or Index
         In order of first appearance, missing values left out.
     """
+    memo = _SHARED.get()
+    key = _data_key(values) if memo is not None and isinstance(values, pd.Series) else None
+    if key is None:
+        return _factorize(values)
+    known = memo.get(key)
+    if known is None:
+        codes, uniques = _factorize(values)
+        codes.flags.writeable = False
+        known = memo[key] = (values, (codes, uniques))
+    return known[1]
+
+
+def _factorize(values: pd.Series | np.ndarray) -> _Codes:
+    """:func:`factorize`, computed."""
     held = isinstance(values, (pd.Series, np.ndarray)) and values.dtype == np.dtype(object)
     if not held or len(values) < 2:
         return pd.factorize(values, use_na_sentinel=True)
@@ -57,6 +112,18 @@ def factorize(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray | 
 
 def first_rows(codes: np.ndarray, k: int) -> np.ndarray:
     """The first row of each of the codes ``0 .. k - 1``, numbered in order of first appearance
-    (each of which occurs; ``-1`` may too): where the highest code so far goes up."""
-    rising = np.diff(np.maximum.accumulate(codes), prepend=-1) > 0
-    return np.flatnonzero(rising)[:k]
+    (each of which occurs; ``-1`` may too): where the highest code so far goes up.
+
+    Read in growing chunks until every code was seen: the first rows of few codes are found in
+    a short prefix.
+    """
+    first = np.empty(k, dtype=np.intp)
+    found, start, chunk = 0, 0, 1 << 16
+    while found < k and start < len(codes):
+        part = codes[start : start + chunk]
+        highest = np.maximum.accumulate(np.maximum(part, found - 1))
+        rising = np.flatnonzero(highest > np.concatenate(([found - 1], highest[:-1])))
+        first[found : found + len(rising)] = start + rising
+        found += len(rising)
+        start, chunk = start + len(part), chunk * 2
+    return first[:found]

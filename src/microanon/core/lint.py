@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .factorize import factorize
 from .frames import as_pandas
 from .schema import Role, Schema
 from .table import combine_codes
@@ -237,7 +238,11 @@ class LintReport:
 
 
 def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
-    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    """Codes of a column with a missing value a value of its own (the last code)."""
+    codes, uniques = factorize(col)
+    missing = codes < 0
+    if missing.any():
+        return np.where(missing, len(uniques), codes).astype(np.int64), len(uniques) + 1
     return codes.astype(np.int64), len(uniques)
 
 

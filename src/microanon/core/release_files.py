@@ -40,7 +40,8 @@ _Fields = Callable[[int, int], pa.Array]
 
 def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes of a text column of str and None, and the text of each code (-1: missing)."""
-    return factorize(s.to_numpy(dtype=object))
+    codes, uniques = factorize(s)
+    return codes, np.asarray(uniques, dtype=object)
 
 
 def _field(text: str) -> str:

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import MicroanonError
+from ..core.factorize import factorize
 from ..core.frames import pandas_if_arrow
 from ..core.release import MANIFEST, PUBLIC_DIR, Release, text_release
 from .frequencies import column_codes
@@ -165,7 +166,7 @@ def _leaks(
     by_value: dict[str, str] = {}
     for c in original.columns:
         allowed = published | _text_values((declared or {}).get(str(c), ()))
-        for v in _text_values(pd.unique(original[c])) - allowed:
+        for v in _text_values(factorize(original[c])[1]) - allowed:
             by_value.setdefault(v, str(c))
     leaks = []
     for key, value in release.public_metadata.items():
