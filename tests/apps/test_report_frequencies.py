@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from letters import LETTERS
@@ -16,7 +17,7 @@ from letters import LETTERS
 from microanon.apps.release_frequencies import Combinations, ReleaseTables, as_suppressed
 from microanon.apps.release_sections import privacy_metrics, utility_metrics
 from microanon.apps.risk import RiskOptions, assess_risk
-from microanon.core.errors import MicroanonError
+from microanon.core.errors import InputError, MicroanonError
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.measures import (
@@ -69,6 +70,12 @@ def records(draw: st.DrawFn, missing_quasi: bool = False) -> pd.DataFrame:
 def test_privacy_metrics_from_counts_equal_rows(table, with_sensitive):
     sensitive = "s" if with_sensitive else None
     combos = Combinations.of(table, ["a", "n", "s"])
+    if with_sensitive and table["s"].isna().all():  # no ℓ or t of no known value, either way
+        for measured in (lambda: privacy_metrics(combos.values, ["a", "n"], "s", combos.counts),
+                         lambda: rows_privacy(table, ["a", "n"], "s")):  # fmt: skip
+            with pytest.raises(InputError, match="holds no known value"):
+                measured()
+        return
     got = privacy_metrics(combos.values, ["a", "n"], sensitive, combos.counts)
     assert got == rows_privacy(table, ["a", "n"], sensitive)
     assert privacy_metrics(table, ["a", "n"], sensitive) == got

@@ -83,3 +83,25 @@ def test_first_rows_are_where_each_code_first_appears(values, repeat):
     present = np.unique(codes[codes >= 0])
     expected = [int(np.flatnonzero(codes == c)[0]) for c in present]
     assert first_rows(codes, len(present)).tolist() == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "", "x,y", 'q"', None]), min_size=1, max_size=80))
+def test_a_release_read_back_knows_the_codes_of_its_text(tmp_path_factory, values):
+    """The codes a text column's dictionary gives when a written release is read back (empty
+    text and missing values told apart by the manifest) are those ``factorize`` computes."""
+    from microanon.core import Release
+    from microanon.core.factorize import _SHARED, shared_codes
+
+    data = pd.DataFrame({"t": pd.Series(values, dtype=object), "n": range(len(values))})
+    directory = tmp_path_factory.mktemp("release") / "r"
+    Release("generalized", {"data": data}).save(directory)
+    with shared_codes():
+        back = Release.load(directory).data["t"]
+        remembered = _SHARED.get()  # the codes read from the file
+        assert len(remembered) == 1
+        codes, uniques = factorize(back)
+    expected_codes, expected_uniques = pd.factorize(back, use_na_sentinel=True)
+    assert back.tolist() == data["t"].tolist()
+    assert codes.tolist() == expected_codes.tolist()
+    assert list(uniques) == list(expected_uniques)

@@ -26,7 +26,7 @@ from contextvars import ContextVar
 import numpy as np
 import pandas as pd
 
-__all__ = ["factorize", "first_rows", "shared_codes"]
+__all__ = ["factorize", "first_rows", "remember", "shared_codes"]
 
 _Codes = tuple[np.ndarray, "np.ndarray | pd.Index"]
 #: Within :func:`shared_codes`: each column's data key, the column and its codes.
@@ -83,6 +83,20 @@ def factorize(values: pd.Series | np.ndarray) -> _Codes:
         codes.flags.writeable = False
         known = memo[key] = (values, (codes, uniques))
     return known[1]
+
+
+def remember(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:
+    """Within :func:`shared_codes`, let :func:`factorize` give ``codes`` and ``uniques`` for
+    ``column`` (known where it was made, e.g. from the dictionary of a file's column) when they
+    are what it would compute: codes ``-1`` (missing) or ``0 .. len(uniques) - 1`` numbered in
+    order of first appearance, each occurring. Codes of another order are not kept."""
+    memo = _SHARED.get()
+    key = None if memo is None else _data_key(column)
+    if key is None or len(first_rows(codes, len(uniques))) != len(uniques):
+        return
+    codes = codes.astype(np.intp, copy=False)
+    codes.flags.writeable = False
+    memo[key] = (column, (codes, uniques))
 
 
 def _factorize(values: pd.Series | np.ndarray) -> _Codes:

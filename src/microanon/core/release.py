@@ -571,7 +571,11 @@ class Release:
             table = pa.Table.from_pandas(_read_statistical(path), preserve_index=False)
         else:
             rows = info.get("rows")
-            table = release_files.read_csv(path, columns or [], rows if type(rows) is int else None)
+            kinds = info.get("types")
+            text = [c for c, k in kinds.items() if k == "string"] if isinstance(kinds, dict) else []
+            table = release_files.read_csv(
+                path, columns or [], rows if type(rows) is int else None, text
+            )
         if table.column_names != columns:
             raise InputError(f"{path}: columns do not match {MANIFEST}")
         gaps, types = info.get("missing", {}), info.get("types", {})

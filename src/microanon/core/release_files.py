@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .factorize import factorize, first_rows
+from .factorize import factorize, first_rows, remember
 
 __all__ = ["write_csv", "read_csv", "restore", "text_codes"]
 
@@ -36,6 +36,7 @@ _FIXED = (1e-4, 1e10)
 _TEXT = pa.large_string()
 _EMPTY, _POINT_ZERO, _COMMA, _NEWLINE = (pa.scalar(t, _TEXT) for t in ("", ".0", ",", "\n"))
 _Fields = Callable[[int, int], pa.Array]
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
 
 def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -176,7 +177,9 @@ def _write_values(out, strings: pa.Array) -> None:
         out.write(memoryview(data)[offsets[0] : offsets[-1]])
 
 
-def read_csv(path: Path, columns: Sequence[str], rows: int | None = None) -> pa.Table:
+def read_csv(
+    path: Path, columns: Sequence[str], rows: int | None = None, text: Sequence[str] = ()
+) -> pa.Table:
     """A CSV table with every field as text: an empty field is "", never missing.
 
     Parameters
@@ -187,14 +190,17 @@ def read_csv(path: Path, columns: Sequence[str], rows: int | None = None) -> pa.
     rows : int, optional
         The rows it records: a file of that many lines and no carriage return has no line
         break inside a value, and is read without looking for one.
+    text : sequence of str
+        The text columns among them: read dictionary-encoded (each distinct field parsed into
+        one string, and the column's codes known for :func:`restore`).
     """
-    data = path.read_bytes()
+    data, text = path.read_bytes(), set(text)
     breaks = rows is None or data.count(b"\n") != rows + 1 or b"\r" in data
     return pacsv.read_csv(
         pa.BufferReader(data),
         parse_options=pacsv.ParseOptions(newlines_in_values=breaks),
         convert_options=pacsv.ConvertOptions(
-            column_types=dict.fromkeys(columns, pa.string()),
+            column_types={c: _DICTIONARY if c in text else pa.string() for c in columns},
             null_values=[],
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
@@ -203,12 +209,31 @@ def read_csv(path: Path, columns: Sequence[str], rows: int | None = None) -> pa.
 
 
 def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
-    """An object column of str (None where a value is missing or listed in ``gaps``)."""
-    encoded = col.combine_chunks().dictionary_encode()
+    """An object column of str (None where a value is missing or listed in ``gaps``), its codes
+    remembered for :func:`~microanon.core.factorize.factorize` (within
+    :func:`~microanon.core.factorize.shared_codes`)."""
+    if pa.types.is_dictionary(col.type):  # one dictionary for the chunks, in order of rows
+        encoded = col.unify_dictionaries().combine_chunks()
+    else:
+        encoded = col.combine_chunks().dictionary_encode()
     codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)
     codes[np.asarray(gaps, dtype=np.intp)] = -1
-    words = [v if isinstance(v, str) else str(v) for v in encoded.dictionary.to_pylist()]
-    return pd.Series(np.array([*words, None], dtype=object)[codes], dtype=object, copy=False)
+    words = np.array(
+        [v if isinstance(v, str) else str(v) for v in encoded.dictionary.to_pylist()] + [None],
+        dtype=object,
+    )
+    column = pd.Series(words[codes], dtype=object, copy=False)
+    kept = np.arange(len(words) - 1)  # the dictionary's words: in order of first appearance
+    if len(gaps):  # unless a word's first rows were gaps: the words left, by their first row
+        first = np.full(len(kept), len(codes))
+        rows = np.flatnonzero(codes >= 0)
+        np.minimum.at(first, codes[rows], rows)
+        kept = kept[first < len(codes)]
+        kept = kept[np.argsort(first[kept], kind="stable")]
+    renumber = np.full(len(words), -1)  # code -1 (the last word, None) stays -1
+    renumber[kept] = np.arange(len(kept))
+    remember(column, renumber[codes], pd.Index(words[kept], dtype=object))
+    return column
 
 
 def restore(col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = ()) -> pd.Series:
