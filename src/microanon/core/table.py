@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import factorize
+from .factorize import factorize, known_codes
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -123,11 +123,17 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
     (it matches only after :func:`value_key`, or is not a leaf at all), or for any other column,
     the distinct values are looked up by key.
 
+    A column coded earlier in the run (:func:`~microanon.core.factorize.shared_codes`) maps
+    its distinct values instead.
+
     Raises
     ------
     HierarchyError
         Naming the column and the values that are not leaves.
     """
+    known = known_codes(col)
+    if known is not None and not (known[0] < 0).any():
+        return hierarchy.leaf_index(known[1], column=column)[known[0]]
     arrow = _arrow_text(col)
     if arrow is not None:
         import pyarrow as pa
