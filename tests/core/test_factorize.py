@@ -105,3 +105,27 @@ def test_a_release_read_back_knows_the_codes_of_its_text(tmp_path_factory, value
     assert back.tolist() == data["t"].tolist()
     assert codes.tolist() == expected_codes.tolist()
     assert list(uniques) == list(expected_uniques)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(["b", "a", "é", "Z", "", None]), min_size=1, max_size=50),
+        st.lists(st.one_of(st.none(), st.floats(-5, 5, allow_nan=False)), min_size=1, max_size=50),
+        st.lists(st.integers(-3, 3), min_size=1, max_size=50),
+        st.lists(st.sampled_from([1, 2, "a", "b", None]), min_size=1, max_size=50),
+    ),
+    st.booleans(),
+)
+def test_sorted_codes_are_pandas_sorted_factorize(values, arrow):
+    """The codes a column without a hierarchy is encoded by: pandas' sorted factorize, for
+    object, Arrow text and numeric columns."""
+    from microanon.core.table import _sorted_codes
+
+    column = pd.Series(values)
+    if arrow and column.dtype == object:
+        column = column.astype("str")
+    expected_codes, expected_values = pd.factorize(column, sort=True)
+    codes, sorted_values = _sorted_codes(column, "c")
+    assert codes.tolist() == expected_codes.tolist()
+    assert sorted_values.tolist() == list(expected_values)

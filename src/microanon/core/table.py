@@ -86,33 +86,36 @@ def _arrow_text(col: pd.Series) -> Any:
 
 
 def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of a column by the rank of its value among its sorted distinct values, and those.
+    """Codes of a column by the rank of its value among its sorted distinct values, and those
+    (``-1`` for a missing value), as ``pandas.factorize(col, sort=True)`` gives them.
 
-    An Arrow-backed string column is encoded by pyarrow as pandas encodes it (distinct values
-    in the byte order of their UTF-8, i.e. code point order), without pandas' wrapping.
+    The column's codes in order of first appearance (:func:`~microanon.core.factorize.factorize`,
+    shared within a run) are renumbered by the rank of their value: text in code point order.
 
     Raises
     ------
     SchemaError
         Values that cannot be ordered.
     """
-    arrow = _arrow_text(col)
-    if arrow is not None and len(arrow):
-        import pyarrow.compute as pc
-
-        encoded = pc.dictionary_encode(arrow).combine_chunks()
-        order = pc.array_sort_indices(encoded.dictionary).to_numpy()
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        values = encoded.dictionary.take(order).to_numpy(zero_copy_only=False)
-        return rank[encoded.indices.to_numpy()], np.asarray(values, dtype=object)
     try:
-        inv, uniq = pd.factorize(col, sort=True)
-    except TypeError as exc:
-        raise SchemaError(
-            f"column '{column}' mixes values that cannot be ordered ({exc}); convert it to one type"
-        ) from None
-    return inv, np.asarray(uniq, dtype=object)
+        inv, uniq = factorize(col)
+        values = np.asarray(uniq)
+        order = np.argsort(values if values.dtype.kind in "iufb" else values.astype(object))
+    except TypeError:  # numbers beside text: pandas puts the numbers first
+        try:
+            inv, uniq = pd.factorize(col, sort=True)
+        except TypeError as exc:
+            raise SchemaError(
+                f"column '{column}' mixes values that cannot be ordered ({exc}); convert it to "
+                "one type"
+            ) from None
+        return inv, np.asarray(uniq, dtype=object)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes = rank[inv] if len(rank) else np.full(len(inv), -1, dtype=np.int64)
+    if len(rank) and len(inv) and inv.min() < 0:  # missing values: -1, not the last rank
+        codes[inv < 0] = -1
+    return codes, np.asarray(values[order], dtype=object)
 
 
 def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray:
