@@ -129,7 +129,9 @@ def write_data(frame: pd.DataFrame, folder: Path, per_file: int, parquet: bool) 
     folder.mkdir(parents=True, exist_ok=True)
     frame.to_csv(folder / "data.csv", index=False)
     if parquet:
-        (folder / "parquet").mkdir()
+        (folder / "parquet").mkdir(exist_ok=True)  # a --dir used before: its files rewritten
+        for old in (folder / "parquet").glob("part-*.parquet"):
+            old.unlink()
         for i, start in enumerate(range(0, len(frame), per_file)):
             part = frame.iloc[start : start + per_file]
             part.to_parquet(folder / "parquet" / f"part-{i:05d}.parquet", index=False)
