@@ -129,3 +129,15 @@ def test_sorted_codes_are_pandas_sorted_factorize(values, arrow):
     codes, sorted_values = _sorted_codes(column, "c")
     assert codes.tolist() == expected_codes.tolist()
     assert sorted_values.tolist() == list(expected_values)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(VALUES, min_size=1, max_size=30))
+def test_a_release_column_type_read_from_its_codes_is_that_of_its_values(values):
+    """Text is recognized from the distinct values; any other column is read whole, so 1, 1.0
+    and True (one value to a hash table) keep the type their mix has."""
+    from microanon.core.release import _INFERRED, _column_type
+
+    column = pd.Series(values, dtype=object)
+    inferred = _INFERRED.get(pd.api.types.infer_dtype(column, skipna=True), "string")
+    assert _column_type(column) == inferred

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from . import display, release_files
 from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
+from .factorize import factorize
 from .output import atomic_directory
 
 __all__ = [
@@ -180,6 +181,11 @@ def _column_type(s: pd.Series) -> str:
     if pd.api.types.is_float_dtype(s):
         return "float"
     if isinstance(s.dtype, pd.CategoricalDtype):
+        return "string"
+    # Text: its distinct values (its codes are needed anyway) are all str exactly when the
+    # column's are, a str equalling no other type (equal numbers and truth values of other
+    # types, 1 and 1.0 or True, are one value: those columns are read whole).
+    if s.dtype == object and pd.api.types.infer_dtype(factorize(s)[1]) == "string":
         return "string"
     return _INFERRED.get(pd.api.types.infer_dtype(s, skipna=True), "string")
 

@@ -58,6 +58,8 @@ _Coded = tuple[np.ndarray, pa.Array]
 def _coded(codes: np.ndarray, fields: Sequence[str] | pa.Array) -> _Coded:
     """Codes -1 (missing) as one more field, empty."""
     words = pa.concat_arrays([pa.array(fields, _TEXT), pa.array([""], _TEXT)])
+    if not len(codes) or codes.min() >= 0:
+        return codes, words
     return np.where(codes < 0, len(words) - 1, codes), words
 
 
