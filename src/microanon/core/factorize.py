@@ -26,7 +26,7 @@ from contextvars import ContextVar
 import numpy as np
 import pandas as pd
 
-__all__ = ["factorize", "first_rows", "known_codes", "remember", "shared_codes"]
+__all__ = ["factorize", "first_rows", "remember", "shared_codes", "sharing"]
 
 _Codes = tuple[np.ndarray, "np.ndarray | pd.Index"]
 #: Within :func:`shared_codes`: each column's data key, the column and its codes.
@@ -44,6 +44,11 @@ def shared_codes() -> Iterator[None]:
         yield
     finally:
         _SHARED.reset(token)
+
+
+def sharing() -> bool:
+    """Whether :func:`factorize` keeps the codes it computes (within :func:`shared_codes`)."""
+    return _SHARED.get() is not None
 
 
 def _data_key(values: pd.Series) -> Hashable | None:
@@ -83,15 +88,6 @@ def factorize(values: pd.Series | np.ndarray) -> _Codes:
         codes.flags.writeable = False
         known = memo[key] = (values, (codes, uniques))
     return known[1]
-
-
-def known_codes(column: pd.Series) -> _Codes | None:
-    """The codes :func:`factorize` gave ``column`` earlier in this :func:`shared_codes` block
-    (None when it has not coded it)."""
-    memo = _SHARED.get()
-    key = None if memo is None else _data_key(column)
-    known = None if key is None else memo.get(key)
-    return None if known is None else known[1]
 
 
 def remember(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:

@@ -225,13 +225,15 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
         dtype=object,
     )
     column = pd.Series(words[codes], dtype=object, copy=False)
-    kept = np.arange(len(words) - 1)  # the dictionary's words: in order of first appearance
-    if len(gaps):  # unless a word's first rows were gaps: the words left, by their first row
-        first = np.full(len(kept), len(codes))
-        rows = np.flatnonzero(codes >= 0)
-        np.minimum.at(first, codes[rows], rows)
-        kept = kept[first < len(codes)]
-        kept = kept[np.argsort(first[kept], kind="stable")]
+    if not len(gaps):  # the dictionary's words, in order of first appearance
+        remember(column, codes, pd.Index(words[:-1], dtype=object))
+        return column
+    # a word's first rows may have been gaps: the words left, by their first row
+    first = np.full(len(words) - 1, len(codes))
+    rows = np.flatnonzero(codes >= 0)
+    np.minimum.at(first, codes[rows], rows)
+    kept = np.flatnonzero(first < len(codes))
+    kept = kept[np.argsort(first[kept], kind="stable")]
     renumber = np.full(len(words), -1)  # code -1 (the last word, None) stays -1
     renumber[kept] = np.arange(len(kept))
     remember(column, renumber[codes], pd.Index(words[kept], dtype=object))

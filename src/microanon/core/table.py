@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import factorize, known_codes
+from .factorize import factorize, sharing
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -126,17 +126,18 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
     (it matches only after :func:`value_key`, or is not a leaf at all), or for any other column,
     the distinct values are looked up by key.
 
-    A column coded earlier in the run (:func:`~microanon.core.factorize.shared_codes`) maps
-    its distinct values instead.
+    Within a run (:func:`~microanon.core.factorize.shared_codes`) the column is coded once, for
+    every later step too, and its distinct values are mapped instead.
 
     Raises
     ------
     HierarchyError
         Naming the column and the values that are not leaves.
     """
-    known = known_codes(col)
-    if known is not None and not (known[0] < 0).any():
-        return hierarchy.leaf_index(known[1], column=column)[known[0]]
+    if sharing():
+        inv, uniq = factorize(col)
+        if not (inv < 0).any():
+            return hierarchy.leaf_index(uniq, column=column)[inv]
     arrow = _arrow_text(col)
     if arrow is not None:
         import pyarrow as pa
