@@ -83,11 +83,7 @@ def factorize(values: pd.Series | np.ndarray) -> _Codes:
     if key is None:
         return _factorize(values)
     known = memo.get(key)
-    if known is None:
-        codes, uniques = _factorize(values)
-        codes.flags.writeable = False
-        known = memo[key] = (values, (codes, uniques))
-    return known[1]
+    return known[1] if known is not None else _keep(memo, key, values, *_factorize(values))
 
 
 def remember(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:
@@ -99,9 +95,20 @@ def remember(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:
     key = None if memo is None else _data_key(column)
     if key is None or len(first_rows(codes, len(uniques))) != len(uniques):
         return
-    codes = codes.astype(np.intp, copy=False)
+    _keep(memo, key, column, codes.astype(np.intp, copy=False), uniques)
+
+
+def _keep(
+    memo: dict[Hashable, tuple[pd.Series, _Codes]],
+    key: Hashable,
+    column: pd.Series,
+    codes: np.ndarray,
+    uniques: np.ndarray | pd.Index,
+) -> _Codes:
+    """Keep ``column`` and its codes (made read-only) in ``memo``; the codes."""
     codes.flags.writeable = False
     memo[key] = (column, (codes, uniques))
+    return codes, uniques
 
 
 def _factorize(values: pd.Series | np.ndarray) -> _Codes:

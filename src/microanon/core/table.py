@@ -97,25 +97,30 @@ def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
     SchemaError
         Values that cannot be ordered.
     """
-    try:
-        inv, uniq = factorize(col)
-        values = np.asarray(uniq)
-        order = np.argsort(values if values.dtype.kind in "iufb" else values.astype(object))
-    except TypeError:  # numbers beside text: pandas puts the numbers first
-        try:
-            inv, uniq = pd.factorize(col, sort=True)
-        except TypeError as exc:
-            raise SchemaError(
-                f"column '{column}' mixes values that cannot be ordered ({exc}); convert it to "
-                "one type"
-            ) from None
-        return inv, np.asarray(uniq, dtype=object)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
+    inv, uniq = factorize(col)
+    rank, values = sorted_values(uniq, column)  # the rank of each distinct value
     codes = rank[inv] if len(rank) else np.full(len(inv), -1, dtype=np.int64)
     if len(rank) and len(inv) and inv.min() < 0:  # missing values: -1, not the last rank
         codes[inv < 0] = -1
-    return codes, np.asarray(values[order], dtype=object)
+    return codes, values
+
+
+def sorted_values(values: Any, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize(values, sort=True)``: the rank of each value among the sorted distinct
+    values (numbers before text when both occur), and those values.
+
+    Raises
+    ------
+    SchemaError
+        Values that cannot be ordered, naming ``column``.
+    """
+    try:
+        inv, uniq = pd.factorize(values, sort=True)
+    except TypeError as exc:
+        raise SchemaError(
+            f"column '{column}' mixes values that cannot be ordered ({exc}); convert it to one type"
+        ) from None
+    return inv.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
 
 
 def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import factorize
+from ..core.factorize import factorize, first_rows
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
@@ -92,9 +92,8 @@ def frequencies_of(
         key = key * radix + (codes_c + 1)
         size *= radix
     # one hash pass: combinations numbered in order of first appearance
-    combination, _ = pd.factorize(key)
-    # a combination's first row is where the highest number so far goes up
-    first = np.flatnonzero(np.diff(np.maximum.accumulate(combination), prepend=-1) > 0)
+    combination, distinct = pd.factorize(key)
+    first = first_rows(combination, len(distinct))
     combinations = pd.DataFrame(
         {c: table[c].take(first).reset_index(drop=True) for c in names}, columns=names
     )

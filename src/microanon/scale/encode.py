@@ -22,6 +22,7 @@ from ..core.hierarchy import Hierarchy, value_key
 from ..core.keys import shown
 from ..core.progress import ProgressLike
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema, with_missing_leaf
+from ..core.table import sorted_values
 from .client import run_stage
 from .encoding import Encoding
 from .frequencies import count_combinations, factorize_keys
@@ -142,14 +143,8 @@ def _dictionary(attr: Any, uniques: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         return np.asarray(attr.order, dtype=object), np.array(
             [pos[value_key(u)] for u in uniques], dtype=np.int64
         )
-    try:
-        inv, uniq = pd.factorize(uniques, sort=True)
-    except TypeError as exc:
-        raise SchemaError(
-            f"column '{attr.name}' mixes values that cannot be ordered ({exc}); convert it to "
-            "one type"
-        ) from None
-    return np.asarray(uniq, dtype=object), inv.astype(np.int64)
+    inv, uniq = sorted_values(uniques, attr.name)
+    return uniq, inv
 
 
 def _counted_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
