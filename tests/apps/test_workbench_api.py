@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -488,6 +489,44 @@ def test_lint_findings_refuse_a_run_until_accepted(client):
     config = _files(client.get(f"/api/runs/{r.json()['id']}/config.zip").content)
     assert "lint: {accept: {name: [near_unique]}}" in config["config.yaml"].decode()
     _wait(client, r.json()["id"])
+
+
+def test_schema_changes_sent_at_once_are_all_kept_with_their_lint(client, monkeypatch):
+    """The page sends one change per select: two arriving together are applied one after the
+    other (the slower lint of the first no longer stores its stale roles over the second), the
+    lint stored is the one of the roles stored, and the answers carry increasing versions."""
+    from microanon.apps.workbench import datasets
+
+    frame = load_dataset("arx_adult").head(300)
+    frame.insert(0, "name", [f"P{i}" for i in range(len(frame))])
+    ds_id = _upload(client, frame.to_csv(index=False).encode()).json()["id"]
+    url = f"/api/datasets/{ds_id}/schema"
+    first = client.put(url, json={"columns": ROLES}).json()
+    linting, lint = threading.Event(), datasets._lint
+
+    def slow_once(*args, **kwargs):
+        if not linting.is_set():
+            linting.set()
+            time.sleep(0.5)
+        return lint(*args, **kwargs)
+
+    monkeypatch.setattr(datasets, "_lint", slow_once)
+    answers: dict[str, dict] = {}
+
+    def put(column: str, role: str) -> None:
+        answers[column] = client.put(url, json={"columns": {column: {"role": role}}}).json()
+
+    slow = threading.Thread(target=put, args=("workclass", "insensitive"))
+    slow.start()
+    linting.wait(10)
+    put("name", "insensitive")
+    slow.join(10)
+    ds = client.get(f"/api/datasets/{ds_id}").json()
+    roles = {c["name"]: c["role"] for c in ds["columns"]}
+    assert roles["workclass"] == roles["name"] == "insensitive"
+    assert [f["kind"] for f in ds["lint"] if f["column"] == "name"] == ["near_unique"]
+    assert first["version"] < answers["workclass"]["version"] < answers["name"]["version"]
+    assert ds["version"] == answers["name"]["version"]
 
 
 def test_a_dependency_finding_cannot_be_accepted(client):

@@ -12,6 +12,7 @@ the data as ``anonymize`` will check it before it replaces the previous one
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -107,6 +108,14 @@ class Dataset:
     charts : dict of str to dict
         Each column's chart of the original (:func:`~.summaries.chart`), drawn once and shared
         by every run's before/after comparison.
+    version : int
+        How many changes of the schema were applied: the page shows the latest it was sent.
+    change_lock : threading.Lock
+        Held while the schema changes and while a run reads it: two changes sent at once are
+        applied one after the other (neither is lost), each with the lint of its own roles.
+    state_lock : threading.Lock
+        Held while the changed schema and its lint are stored, and while the answer describing
+        them is made, so that it never mixes the roles of one change with the lint of another.
     """
 
     id: str
@@ -123,6 +132,9 @@ class Dataset:
     levels: dict[str, int] = field(default_factory=dict)
     accept: dict[str, list[str]] = field(default_factory=dict)
     charts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    version: int = 0
+    change_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    state_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def quasi(self) -> list[str]:
@@ -439,19 +451,22 @@ def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
     unknown = sorted(set(body) - {"columns", "accept"})
     if unknown:
         raise RequestError(f"unknown key(s) {', '.join(unknown)}", unknown[0])
-    accept = body.get("accept", ds.accept)
-    if not isinstance(accept, Mapping) or not all(isinstance(k, list) for k in accept.values()):
-        raise RequestError('accept: give {"<column>": ["<finding kind>", ...]}', "accept")
-    columns = dict(ds.columns)
-    for column, change in body.get("columns", {}).items():
-        if column not in columns:
-            raise RequestError(f"no column {column!r} in {ds.name}", str(column))
-        columns[column] = _state(column, columns[column], change)
-    trial = replace(ds, columns=columns)
-    levels = schema_files(trial, uploads)[2]
-    lint = _lint(ds.frame, columns, accept)
-    ds.columns, ds.levels, ds.accept = columns, levels, dict(accept)
-    ds.lint, ds.lint_limited, ds.lint_cautions = lint.findings, lint.limited, lint.cautions
+    with ds.change_lock:
+        accept = body.get("accept", ds.accept)
+        if not isinstance(accept, Mapping) or not all(isinstance(k, list) for k in accept.values()):
+            raise RequestError('accept: give {"<column>": ["<finding kind>", ...]}', "accept")
+        columns = dict(ds.columns)
+        for column, change in body.get("columns", {}).items():
+            if column not in columns:
+                raise RequestError(f"no column {column!r} in {ds.name}", str(column))
+            columns[column] = _state(column, columns[column], change)
+        trial = replace(ds, columns=columns)
+        levels = schema_files(trial, uploads)[2]
+        lint = _lint(ds.frame, columns, accept)
+        with ds.state_lock:
+            ds.columns, ds.levels, ds.accept = columns, levels, dict(accept)
+            ds.lint, ds.lint_limited, ds.lint_cautions = lint.findings, lint.limited, lint.cautions
+            ds.version += 1
 
 
 def _plain(value: Any) -> Any:
@@ -466,6 +481,11 @@ def _plain(value: Any) -> Any:
 
 def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The ``Dataset`` answer of the JSON API (``runs``: the runs' summaries)."""
+    with ds.state_lock:
+        return _described(ds, runs)
+
+
+def _described(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
     columns = []
     for column, state in ds.columns.items():
         p = ds.profiles[column]
@@ -489,6 +509,7 @@ def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
         )
     return {
         "id": ds.id,
+        "version": ds.version,
         "name": ds.name,
         "rows": len(ds.frame),
         "read": read_block(ds.read),

@@ -140,16 +140,18 @@ class Workbench:
     def steps(self, ds: Dataset) -> dict[str, Any]:
         """The ``Steps`` answer of ``ds``: the risk and loss after each step, on its schema as
         it is now (:meth:`~.pipelines.Pipeline.table`)."""
-        schema = config_schema(ds, self.uploads)
-        return self.pipeline(ds).table(ds.frame, schema, dict(ds.columns))
+        with ds.change_lock:
+            schema, columns = config_schema(ds, self.uploads), dict(ds.columns)
+        return self.pipeline(ds).table(ds.frame, schema, columns)
 
     def change_steps(
         self, ds: Dataset, edit: Callable[[list[dict[str, Any]]], list[Any]]
     ) -> dict[str, Any]:
         """Change the steps of ``ds`` by ``edit``, or refuse and change nothing
         (:meth:`~.pipelines.Pipeline.change`)."""
-        schema = config_schema(ds, self.uploads)
-        return self.pipeline(ds).change(edit, ds.frame, schema, dict(ds.columns))
+        with ds.change_lock:
+            schema, columns = config_schema(ds, self.uploads), dict(ds.columns)
+        return self.pipeline(ds).change(edit, ds.frame, schema, columns)
 
     # ---------------------------------------------------------------- runs
     def start_run(self, ds: Dataset, body: Any) -> Run:
@@ -159,7 +161,8 @@ class Workbench:
         directory.mkdir(parents=True)
         run = Run(run_id, ds.id, "", {}, directory)
         try:
-            cfg = prepare(ds, body, self.uploads, run)
+            with ds.change_lock:  # the schema as the changes sent before left it
+                cfg = prepare(ds, body, self.uploads, run)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
             raise

@@ -115,8 +115,10 @@ async function load(request, what) {
   }
 }
 
-/** The dataset as the server now has it: every view of step 1 redrawn from it. */
+/** The dataset as the server now has it: every view of step 1 redrawn from it. An answer older
+ * than the one shown (two changes sent at once, answered out of order) is left aside. */
 function setDataset(ds) {
+  if (state.dataset?.id === ds.id && ds.version < state.dataset.version) return;
   if (editorsOf !== ds.id) {
     editors.clear();
     editorsOf = ds.id;
