@@ -494,13 +494,21 @@ def _report_lines(path: Path) -> list[str]:
 ID3 = "relative ID3 accuracy"
 
 
-@pytest.mark.parametrize("rows", ["remove", "star"])
-def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tmp_path, rows):
+#: k-anonymity alone, or with a k so large that the release warns: its closest configurations
+#: are then searched on the frequency table the release's search ran on.
+CALM = [{"k_anonymity": {"k": 5}}]
+WARNS = [{"k_anonymity": {"k": 50}}]
+
+
+@pytest.mark.parametrize(("rows", "models"), [("remove", CALM), ("star", CALM), ("remove", WARNS)])
+def test_anonymize_on_dask_writes_the_reports_memory_writes(
+    scheduler, adult, tmp_path, rows, models
+):
     """The Dask engine's internal and public reports say what the in-memory ones say, from the
     frequency tables counted partition by partition (3,000 records in three files, some values
     missing): suppressed records removed (the tables differ in size), or kept as ``*`` (each
     record is published, the non-uniform entropy is measured on the pairs of original and
-    published combinations)."""
+    published combinations); a release that warns shows the same closest configurations."""
     data = adult.head(3000).copy()
     rng = np.random.default_rng(1)
     for column in ("education", "workclass", "occupation"):  # a quasi, an insensitive, the SA
@@ -512,7 +520,7 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tm
     whole = tmp_path / "adult.parquet"
     data.to_parquet(whole, index=False)
     params = {"suppression": 0.05, "suppressed_rows": rows}
-    config = _config(tmp_path, models=[{"k_anonymity": {"k": 5}}], params=params)
+    config = _config(tmp_path, models=models, params=params)
     runs = {}
     for engine, source in (("memory", whole), ("dask", parts)):
         on = ["--scheduler", scheduler] if engine == "dask" else []
@@ -523,7 +531,7 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tm
         assert r.exit_code == 0, r.output
         runs[engine] = json.loads(r.stdout)
     memory, dask = runs["memory"], runs["dask"]
-    assert dask["utility"]["suppressed"] > 0 and not dask["warnings"]
+    assert dask["utility"]["suppressed"] > 0 and bool(dask["warnings"]) == (models is WARNS)
     assert memory["rows"]["unknown_sensitive"]["occupation"] > 0
     assert (dask["rows_out"] < dask["rows_in"]) == (rows == "remove")
     assert dask["warnings"] == memory["warnings"] and dask["columns"] == memory["columns"]
@@ -541,3 +549,5 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(scheduler, adult, tm
             assert got.index(ID3) == at
             del expected[at + 1], got[at + 1]
         assert got == expected, part
+    internal = (tmp_path / "dask" / "internal" / "report.html").read_text("utf-8")
+    assert ("Closest configurations" in internal) == (models is WARNS)

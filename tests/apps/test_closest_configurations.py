@@ -22,6 +22,7 @@ from microanon.apps.release_summary import closest_configurations
 from microanon.core import Hierarchy
 from microanon.core.errors import InputError, MicroanonError
 from microanon.core.schema import Schema
+from microanon.core.table import Table
 from microanon.methods.generalize.reruns import FrequencyRuns
 from microanon.models import as_models
 
@@ -155,8 +156,28 @@ def test_models_against_a_population_are_not_searched_on_the_frequency_table() -
     population = pd.concat([data, data])[["x", "y", "n"]]
     schema = {c: d for c, d in SCHEMA.items() if c != "w"}
     with pytest.raises(InputError, match="population"):
-        FrequencyRuns(
+        FrequencyRuns.of_records(
             data,
             schema,
             [{"delta_presence": {"delta_min": 0.0, "delta_max": 1.0, "population": population}}],
         )
+
+
+@settings(max_examples=25, deadline=None)
+@given(configurations(), st.randoms(use_true_random=False))
+def test_a_frequency_table_in_any_row_order_gives_the_same_alternatives(case, random) -> None:
+    """Out of core the alternatives are searched on the release's own frequency table, whose
+    rows are not in order of first record: the same rows as from the records."""
+    cfg, data, release_search = case
+    cfg = replace(cfg, params={**cfg.params, "suppressed_rows": "remove"})
+    table = FrequencyRuns.of_records(data, cfg.schema, cfg.models).table
+    order = np.array(random.sample(range(table.n_rows), table.n_rows), dtype=np.int64)
+    shuffled = Table.from_codes(
+        {c: table.codes(c)[order] for c in table.schema.columns},
+        {c: table.dictionary(c) for c in table.schema.columns},
+        table.schema,
+        counts=table.counts[order],
+    )
+    want = closest_configurations(cfg, data, release_search)
+    got = closest_configurations(cfg, None, release_search, shuffled)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)

@@ -417,7 +417,7 @@ def anonymize_dask(
         subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
 
         def reports(written: Any, client: Any) -> dict[str, Any]:
-            return write_scale_reports(written, original, cfg.schema, lint, client, subtitle)
+            return write_scale_reports(written, original, cfg.schema, lint, client, subtitle, cfg)
 
         return full_domain_dask(
             frame,

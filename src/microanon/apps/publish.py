@@ -199,8 +199,8 @@ def write_reports(
     counted : CountedRelease, optional
         The frequency tables of a generalized release made out of core, counted from the
         original's and the written files' partitions: every number is measured on them, none on
-        rows. The closest configurations (which re-run the method on the records) are then not
-        proposed.
+        rows; the closest configurations are searched on ``counted.searched`` (those that would
+        re-run the method on the records are not proposed).
     """
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
@@ -244,6 +244,7 @@ def write_reports(
         lint,
         numbers,
         out_of_core=counted is not None,
+        searched=None if counted is None else counted.searched,
     )
     add_steps_sections(internal, release)
     quasi = [q for q in schema.quasi if q in original.columns]

@@ -21,7 +21,7 @@ import pandas as pd
 from ..core.factorize import first_rows
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
-from ..core.table import combine_codes
+from ..core.table import Table, combine_codes
 from ..models import column_codes, published_groups_frame
 
 __all__ = ["PUBLISHED", "Combinations", "CountedRelease", "ReleaseTables", "as_suppressed"]
@@ -219,10 +219,14 @@ class CountedRelease:
         rows.
     published : Combinations
         Every column of the published table (its distinct rows, with their records).
+    searched : Table or None
+        The encoded frequency table the release's search ran on, for the closest
+        configurations (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`).
     """
 
     tables: ReleaseTables
     published: Combinations
+    searched: Table | None = None
 
     @classmethod
     def of(
@@ -232,12 +236,13 @@ class CountedRelease:
         quasi: Sequence[str],
         sensitive: str | None,
         pairs: Combinations | None = None,
+        searched: Table | None = None,
     ) -> CountedRelease:
         """From the original's frequency table (its quasi-identifiers and sensitive column that
         it holds) and the published table's (every column), each in order of first appearance;
-        ``pairs`` as :attr:`ReleaseTables.pairs`."""
+        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched`` as :attr:`searched`."""
         quasi = [str(q) for q in quasi]
         shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
         after = published.project(shown)
         tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)
-        return cls(tables, published)
+        return cls(tables, published, searched)

@@ -24,6 +24,7 @@ from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
+from ..core.table import Table
 from ..measures import loss_metric
 from ..methods.generalize.reruns import FrequencyRuns, PublishedClasses
 from ..models import Verification
@@ -210,16 +211,21 @@ def _alternative_budget(search: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def closest_configurations(
-    cfg: Any, original: pd.DataFrame, release_search: dict[str, Any] | None = None
-) -> pd.DataFrame:
+    cfg: Any,
+    original: pd.DataFrame | None,
+    release_search: dict[str, Any] | None = None,
+    searched: Table | None = None,
+) -> pd.DataFrame | None:
     """Measure the configurations without each model in turn (and, for ``full_domain``, with
     twice the suppression): the information loss of each alternative's published table.
 
-    For ``full_domain`` with ``suppressed_rows: remove`` and no model against a population, the
-    original is encoded once into a frequency table and each alternative is one more search on
-    it (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`), measured from the classes
-    it would publish without building its rows: the same numbers as the method run anew. Any
-    other configuration runs the whole method for each alternative.
+    For ``full_domain`` with ``suppressed_rows: remove`` and no model against a population,
+    each alternative is one more search on a frequency table of the original
+    (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`): ``searched``, the one the
+    release's search ran on, when given (out of core), else the original encoded once. Each is
+    measured from the classes it would publish without building its rows: the same numbers as
+    the method run anew. Any other configuration runs the whole method for each alternative on
+    ``original``'s records; without them (``original`` None) nothing is measured.
 
     ``release_search``: the release's internal ``search`` record; when its levels came from a
     heuristic search, each alternative runs the same heuristic with at most
@@ -228,9 +234,10 @@ def closest_configurations(
 
     Returns
     -------
-    DataFrame
+    DataFrame or None
         ``change``, ``LM``, ``suppressed`` and ``fully generalized`` quasi-identifiers; a row
-        says why when an alternative is infeasible.
+        says why when an alternative is infeasible. None when there are alternatives but they
+        would need ``original``'s records, which were not given.
     """
     alternatives: list[tuple[str, Any]] = []
     for i, m in enumerate(cfg.models):
@@ -243,12 +250,15 @@ def closest_configurations(
         alternatives.append(
             (f"suppression up to {more['suppression']:.0%}", replace(cfg, params=more))
         )
-    runs = _frequency_runs(cfg, original)
+    runs = _frequency_runs(cfg, original, searched) if alternatives else None
+    if alternatives and runs is None and original is None:
+        return None
     rows = []
     for change, alt in alternatives:
         alt = replace(alt, params={**alt.params, **_alternative_budget(release_search)})
         try:
             if runs is None:
+                assert original is not None  # (None returned above)
                 rows.append((change, *_measured_release(alt.run(original), original)))
             else:
                 params = {k: v for k, v in alt.params.items() if k != "suppressed_rows"}
@@ -258,10 +268,12 @@ def closest_configurations(
     return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
 
 
-def _frequency_runs(cfg: Any, original: pd.DataFrame) -> FrequencyRuns | None:
-    """The original encoded once for the alternatives' searches, when they are full-domain
-    searches that remove the suppressed records and check no model against a population (the
-    others run the whole method)."""
+def _frequency_runs(
+    cfg: Any, original: pd.DataFrame | None, searched: Table | None
+) -> FrequencyRuns | None:
+    """The frequency table the alternatives' searches run on (``searched``, else the original
+    encoded once), when they are full-domain searches that remove the suppressed records and
+    check no model against a population (the others run the whole method)."""
     if (
         cfg.method != "full_domain"
         or cfg.steps
@@ -269,7 +281,9 @@ def _frequency_runs(cfg: Any, original: pd.DataFrame) -> FrequencyRuns | None:
         or any(m.needs_population for m in cfg.models)
     ):
         return None
-    return FrequencyRuns(original, cfg.schema, cfg.models)
+    if searched is not None:
+        return FrequencyRuns.of_table(searched, cfg.models)
+    return None if original is None else FrequencyRuns.of_records(original, cfg.schema, cfg.models)
 
 
 def _measured_release(release: Release, original: pd.DataFrame) -> tuple[Any, Any, str]:
@@ -330,11 +344,14 @@ def add_summary_sections(
     lint: LintReport,
     numbers: dict[str, Any],
     out_of_core: bool = False,
+    searched: Table | None = None,
 ) -> None:
     """Put the summary (warnings, columns, verification, lint, alternatives) first in ``report``.
 
-    ``out_of_core``: the release was made out of core, ``original`` holds no records: the
-    alternatives (which re-run the method on them) are not proposed, and the report says so.
+    ``out_of_core``: the release was made out of core, ``original`` holds no records; the
+    alternatives are searched on ``searched``, the frequency table the release's search ran on
+    (see :func:`closest_configurations`), and where they would re-run the method on the
+    records they are not proposed, and the report says so.
     """
     meta = release.metadata
     sections = list(report.sections)
@@ -344,16 +361,22 @@ def add_summary_sections(
         sec = report.section("Warnings")
         for w in warnings:
             sec.warning(f"Warning: {w}.")
-        if out_of_core:
+        if cfg is None and out_of_core:
             sec.paragraph(
-                "The closest configurations are not proposed for a release made out of core "
-                "(each re-runs the method on the records): run a sample with --engine memory "
-                "to see them."
+                "The closest configurations are not proposed: the release was made out of core "
+                "without its configuration."
             )
         elif cfg is not None and cfg.models:
             search = meta.get("search")
-            alt = closest_configurations(cfg, original, search)
-            if len(alt):
+            alt = closest_configurations(cfg, None if out_of_core else original, search, searched)
+            if alt is None:
+                sec.paragraph(
+                    "The closest configurations are not proposed for this release made out of "
+                    "core: with suppressed records published as * or a model checked against a "
+                    "population, each re-runs the method on the records. Run a sample with "
+                    "--engine memory to see them."
+                )
+            elif len(alt):
                 budget = _alternative_budget(search)
                 found = (
                     f" Each alternative's levels are the best the {budget['search']} search "

@@ -157,6 +157,7 @@ def write_scale_reports(
     lint: LintReport,
     client: Any,
     subtitle: str | None = None,
+    config: Any = None,
 ) -> dict[str, Any]:
     """Write ``internal/report.html`` and ``public/report.html`` of a full-domain release made
     out of core; return the numbers shown (as :func:`microanon.apps.publish.publish`).
@@ -174,6 +175,9 @@ def write_scale_reports(
     client : distributed.Client
     subtitle : str, optional
         First line of the internal report.
+    config : PipelineConfig, optional
+        The run's configuration: with it, a release that warns proposes the closest
+        configurations, searched on the frequency table the release's search ran on.
     """
     from ..scale import read_dataset
 
@@ -187,7 +191,7 @@ def write_scale_reports(
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)
     pairs = pairs_of(original, labels) if kept else None
-    counted = CountedRelease.of(original, published, quasi, sensitive, pairs)
+    counted = CountedRelease.of(original, published, quasi, sensitive, pairs, result.searched)
     public = dict(result.metadata)
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
     internal["row_counts"] = {**internal["row_counts"], "unknown_sensitive": unknown}
@@ -197,5 +201,5 @@ def write_scale_reports(
     verification = Verification(list(result.verdicts), public=part)
     columns = pd.DataFrame(columns=list(frame.columns))
     return write_reports(
-        Path(result.path), release, columns, schema, lint, verification, None, subtitle, counted
+        Path(result.path), release, columns, schema, lint, verification, config, subtitle, counted
     )

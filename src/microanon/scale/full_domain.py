@@ -111,6 +111,9 @@ class ScaleResult:
         The numbers of the release's reports, when its caller wrote them
         (:mod:`microanon.apps.scale_reports`: privacy before and after, utility, warnings);
         empty otherwise.
+    searched : Table or None
+        The frequency table the search ran on (in memory, never written): the reports search it
+        again for the closest configurations.
     """
 
     levels: dict[str, int]
@@ -128,6 +131,7 @@ class ScaleResult:
     seconds: dict[str, float] = field(default_factory=dict)
     internal: dict[str, Any] = field(default_factory=dict)
     reported: dict[str, Any] = field(default_factory=dict)
+    searched: Table | None = field(default=None, repr=False, compare=False)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -323,6 +327,7 @@ def full_domain_dask(
             metadata=public,
             seconds=seconds,
             internal=internal,
+            searched=chosen.table,
         )
         if reports is not None:
             mark = time.perf_counter()
@@ -497,6 +502,8 @@ class _Chosen:
     records: list[dict[str, Any] | None] | None
     #: The models as the written files are checked (against the records' people).
     checked: list[PrivacyModel]
+    #: The frequency table the search ran on.
+    table: Table
 
 
 def _search(
@@ -538,7 +545,7 @@ def _search(
         checked = _with_records(args.models, records)
     numeric = sensitive is not None and numbers_of(table, sensitive) is not None
     _check_before_writing(published, quasi, sensitive, numeric, checked, result.suppressed)
-    return _Chosen(result, record, plan, published, records, checked)
+    return _Chosen(result, record, plan, published, records, checked, table)
 
 
 def _metadata(

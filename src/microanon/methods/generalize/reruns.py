@@ -6,7 +6,9 @@ left out, twice the suppression) with the information loss each would have. For
 in the search's input (models, suppression, budget), so :class:`FrequencyRuns` encodes the
 original once into the frequency table of its quasi-identifiers and sensitive attributes (the
 table the out-of-core engine searches; the search's answer on it is the answer on the records
-it summarizes) and runs one lattice search per alternative on it. Each answer is given as the
+it summarizes) and runs one lattice search per alternative on it; out of core, the frequency
+table the release's own search ran on, counted partition by partition, serves the same way
+(:meth:`FrequencyRuns.of_table`). Each answer is given as the
 frequency table of what the release at that node would publish on its quasi-identifiers
 (:class:`PublishedClasses`): the measures of the published table (Iyengar's loss metric,
 columns ``*`` in every row) follow from it without building the published rows.
@@ -45,8 +47,9 @@ class PublishedClasses:
         Records suppressed (left out of the published table).
     values : pandas.DataFrame
         One row per distinct combination of published quasi-identifier values (the level
-        labels, strings), in order of the combination's first published record, so that every
-        value of a column first appears in the same order as in the published rows.
+        labels, strings), in order of the combination's first row of the frequency table (built
+        from records: of its first published record, so that every value of a column first
+        appears in the same order as in the published rows).
     counts : int64 array
         Published records per row of ``values``.
     hierarchies : dict of str to Hierarchy
@@ -68,41 +71,71 @@ class PublishedClasses:
 
 
 class FrequencyRuns:
-    """An original table encoded once, for several full-domain searches with
+    """A frequency table of the original, for several full-domain searches with
     ``suppressed_rows="remove"`` and models not checked against a population.
 
     Parameters
     ----------
-    data : DataFrame
-        The original table, as :func:`~microanon.methods.generalize.full_domain` receives it.
-    schema : Schema or mapping
-    models : model specification
-        The release's models (the alternatives search with some of them); validated and
-        resolved as :func:`~microanon.methods.generalize.full_domain` does.
-
-    Raises
-    ------
-    InputError
-        What :func:`~microanon.methods.generalize.full_domain` raises on its input, and a
-        model checked against a population (whose hierarchies depend on the models given).
+    table : Table
+        The original encoded as a frequency table (:attr:`Table.counts`) of its
+        quasi-identifiers, each with its hierarchy, and of the sensitive column the models
+        need, in any row order: :meth:`of_records` encodes a DataFrame, and the out-of-core
+        engine passes the table its search ran on.
     """
 
-    def __init__(self, data: pd.DataFrame, schema: Schema | Mapping[str, Any], models: Any) -> None:
+    def __init__(self, table: Table) -> None:
+        #: The frequency table the searches run on.
+        self.table = table
+
+    @classmethod
+    def of_records(
+        cls, data: pd.DataFrame, schema: Schema | Mapping[str, Any], models: Any
+    ) -> FrequencyRuns:
+        """The original table encoded once, its rows in order of first record.
+
+        Parameters
+        ----------
+        data : DataFrame
+            The original table, as :func:`~microanon.methods.generalize.full_domain` receives
+            it.
+        schema : Schema or mapping
+        models : model specification
+            The release's models (the alternatives search with some of them); validated and
+            resolved as :func:`~microanon.methods.generalize.full_domain` does.
+
+        Raises
+        ------
+        InputError
+            What :func:`~microanon.methods.generalize.full_domain` raises on its input, and a
+            model checked against a population (whose hierarchies depend on the models given).
+        """
         table, resolved, _, _ = _prepare(data, schema, models, 0.0, "lm", "remove")
-        if any(m.needs_population for m in resolved):
-            raise InputError("FrequencyRuns: models against a population are not supported")
+        _refuse_population(resolved)
         columns = [*table.schema.quasi, *table.schema.sensitive]
         found = combine_codes(
             [table.codes(c) for c in columns], [table.cardinality(c) for c in columns]
         )
         order = np.argsort(found.first, kind="stable")  # rows in order of first record
-        #: The frequency table the searches run on.
-        self.table = Table.from_codes(
-            {c: found.combos[order, j] for j, c in enumerate(columns)},
-            {c: table.dictionary(c) for c in columns},
-            table.schema.select(columns),
-            counts=found.counts[order],
+        return cls(
+            Table.from_codes(
+                {c: found.combos[order, j] for j, c in enumerate(columns)},
+                {c: table.dictionary(c) for c in columns},
+                table.schema.select(columns),
+                counts=found.counts[order],
+            )
         )
+
+    @classmethod
+    def of_table(cls, table: Table, models: Any) -> FrequencyRuns:
+        """Searches on a frequency table already encoded (the one a release's search ran on).
+
+        Raises
+        ------
+        InputError
+            Bad models, or a model checked against a population.
+        """
+        _refuse_population(as_models(models))
+        return cls(table)
 
     def search(
         self,
@@ -154,3 +187,9 @@ class FrequencyRuns:
         # The hierarchies as a release records them (its metadata keeps them as label paths).
         hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
         return PublishedClasses(dict(levels), int(suppressed), values, counts[order], hierarchies)
+
+
+def _refuse_population(models: Sequence[PrivacyModel]) -> None:
+    """Refuse models checked against a population (their hierarchies depend on the models)."""
+    if any(m.needs_population for m in models):
+        raise InputError("FrequencyRuns: models against a population are not supported")
