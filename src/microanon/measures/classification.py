@@ -48,7 +48,7 @@ from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
 from ..core.table import DENSE_FACTOR, DENSE_SLACK, factorize_column
-from .common import normalize_columns
+from .common import check_counts, normalize_columns
 
 __all__ = ["ID3", "NodeCounts", "classification_accuracy", "relative_accuracy"]
 
@@ -514,18 +514,6 @@ def _fold_of(n: int, folds: int, rng: RandomLike) -> np.ndarray:
     return fold
 
 
-def _record_counts(counts: Any, rows: int) -> np.ndarray | None:
-    """``counts`` checked as records per row of a frequency table of ``rows`` rows."""
-    if counts is None:
-        return None
-    weights = np.asarray(counts)
-    if weights.shape != (rows,) or not np.issubdtype(weights.dtype, np.integer):
-        raise InputError(f"counts must be {rows} whole numbers, one per row")
-    if rows and weights.min() < 1:
-        raise InputError("counts must be at least 1 (a row stands for its records)")
-    return weights.astype(np.int64, copy=False)
-
-
 def _drawn_fold_counts(records: np.ndarray, folds: int, rng: RandomLike) -> np.ndarray:
     """Records per cell and fold (``len(records) × folds``) of a random assignment of the
     records to the folds of :func:`_fold_of` (sizes differing by at most one), drawn without
@@ -708,7 +696,7 @@ def relative_accuracy(
             f"released has {len(released)} rows but original has {len(original)}; rows must be "
             "aligned (restrict original to the rows the release kept)"
         )
-    weights = _record_counts(counts, len(original))
+    weights = check_counts(counts, len(original))
     n = len(original) if weights is None else int(weights.sum())
     k = _check_folds(folds, n)
     y, classes = _class_codes(original[target].reset_index(drop=True))

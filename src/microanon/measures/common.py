@@ -109,7 +109,7 @@ def check_counts(counts: Any, rows: int) -> np.ndarray | None:
     Raises
     ------
     InputError
-        Not one whole number >= 1 per row.
+        Not one whole number, at least 1, per row.
     """
     if counts is None:
         return None
@@ -119,7 +119,7 @@ def check_counts(counts: Any, rows: int) -> np.ndarray | None:
     ):
         raise InputError(f"'counts' must hold one number of records per row ({rows})")
     if not np.all(np.isfinite(w)) or np.any(w < 1) or np.any(w != np.floor(w)):
-        raise InputError("'counts' must be whole numbers >= 1")
+        raise InputError("'counts' must be whole numbers, each at least 1 (a row's records)")
     return w.astype(np.int64)
 
 
