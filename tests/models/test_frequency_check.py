@@ -115,8 +115,16 @@ def _same_number(a: object, b: object) -> bool:
 def test_frequency_table_verdicts_equal_row_verdicts(case) -> None:
     release, models, linkable = case
     expected = _plain(release, models, linkable)
+    # grouped on the checked columns, or on more of them (as the verification groups once for
+    # its checks and the public report): the same verdicts
+    wide = frequencies_of(release.data, [*QUASI, "visit", "sick"])
+    for frequencies in (None, wide):
+        _check_alike(expected, release, models, linkable, frequencies)
+
+
+def _check_alike(expected, release, models, linkable, frequencies) -> None:
     try:
-        got = check_release(release, models, linkable=linkable)
+        got = check_release(release, models, linkable=linkable, frequencies=frequencies)
     except MicroanonError as exc:
         got = str(exc)
     event("refused" if isinstance(expected, str) else "checked")
@@ -173,6 +181,10 @@ def test_written_release_is_read_once_and_its_public_part_derived(tmp_path) -> N
     (verdict,) = check.verdicts
     assert (verdict.holds, verdict.value) == (False, 1)  # zip and visit counted: (b, y) alone
     assert check.counted_quasi == ["visit"]
+    # grouped once, on the checked columns and the sensitive attribute, for the public report
+    distinct = check.public.data.drop_duplicates(ignore_index=True)
+    pd.testing.assert_frame_equal(check.grouped.combinations, distinct)
+    assert list(check.grouped.counts) == [1] * 5
     manifest = tmp_path / "public" / "release.json"
     written = json.loads(manifest.read_text())
     written["metadata"]["note"] = "leaked"

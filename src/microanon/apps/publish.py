@@ -303,8 +303,11 @@ def public_report(
         named = [*quasi, *(meta.get("quasi") or []), *verification.counted_quasi]
         named += list(meta.get("sensitive") or [])
         columns = [c for c in dict.fromkeys(named) if c in data.columns]
+        grouped = verification.grouped
         if published is not None:
             keys = published.project(columns)
+        elif grouped is not None and set(columns) <= set(grouped.combinations.columns):
+            keys = Combinations(grouped.combinations, grouped.counts).project(columns)
         elif columns:  # the columns as the verification coded them
             keys = Combinations.of(data, columns, codes=verification.codes.get("data"))
     rows = None if published is None else {"data": published.records}

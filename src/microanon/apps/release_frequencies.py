@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import first_rows
+from ..core.factorize import first_rows, push_digit
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table, combine_codes
@@ -99,27 +99,27 @@ def _classes(
     codes, sizes = [], []
     for c in columns:
         k, uniques = (known or {}).get(c) or column_codes(frame[c])
-        codes.append(k + 1)  # a missing value (-1) is the code 0, every value its code + 1
-        sizes.append(len(uniques) + 1)
-    return _first_order(codes, sizes, len(frame))
+        codes.append(k)
+        sizes.append(len(uniques) + 1)  # a missing value (-1) is the code 0, a value its code + 1
+    return _first_order(codes, sizes, len(frame), offset=1)
 
 
 def _first_order(
-    codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int
+    codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int, offset: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_classes` of code columns."""
+    """:func:`_classes` of code columns (each code plus ``offset`` in ``0 .. size - 1``)."""
     if not codes:  # no column: one combination of every row
         return np.zeros(rows, dtype=np.int64), np.zeros(1 if rows else 0, dtype=np.int64)
     radices = [max(int(s), 1) for s in sizes]
     if math.prod(radices) > np.iinfo(np.int64).max:  # no packed key: sort the code rows
-        combined = combine_codes(codes, sizes)
+        combined = combine_codes([c + offset for c in codes], sizes)
         order = np.argsort(combined.first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order), dtype=np.int64)
         return rank[combined.inverse], combined.first[order]
     key = np.zeros(rows, dtype=np.int64)
     for c, r in zip(codes, radices, strict=True):
-        key = key * r + c
+        push_digit(key, c, r, offset)
     # A hash table numbers the keys by first appearance, in one pass and without a sort.
     row_class, uniques = pd.factorize(key)
     first = first_rows(row_class, len(uniques)).astype(np.int64, copy=False)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import factorize, sharing
+from .factorize import factorize, push_digit, sharing
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -198,7 +198,7 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
     if math.prod(radices) <= np.iinfo(np.int64).max:
         key = np.zeros(n, dtype=np.int64)
         for c, s in zip(codes, radices, strict=True):
-            key = key * s + c.astype(np.int64)
+            push_digit(key, c, s)
         space = math.prod(radices)
         if space <= DENSE_FACTOR * n + DENSE_SLACK:
             # A small key space is counted directly, no sort: the same answer as np.unique.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import factorize, first_rows
+from ..core.factorize import factorize, first_rows, push_digit
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
@@ -89,7 +89,7 @@ def frequencies_of(
         if size * radix > _KEY_LIMIT:  # renumber the combinations so far: they fit one key
             key, distinct = pd.factorize(key)
             size = len(distinct)
-        key = key * radix + (codes_c + 1)
+        push_digit(key, codes_c, radix, 1)
         size *= radix
     # one hash pass: combinations numbered in order of first appearance
     combination, distinct = pd.factorize(key)

@@ -13,18 +13,18 @@ from microanon.core.release import Release
 
 from .base import PrivacyModel
 from .config import as_models
-from .frequencies import check_frequencies, frequencies_of
+from .frequencies import Frequencies, check_frequencies, frequencies_of
 from .p_privacy import distribution_verdicts
 from .population import population_from_record
 from .verdict import Verdict
 
-__all__ = ["check_release", "published_groups_frame"]
+__all__ = ["ONE_TABLE_KINDS", "check_release", "published_groups_frame"]
 
 #: Column that holds the group id of an anatomized release's expanded sensitive table.
 GROUP = "group"
 
 #: Release kinds whose one published table is checked on its frequency table.
-_ONE_TABLE_KINDS = ("generalized", "masked", "randomized")
+ONE_TABLE_KINDS = ("generalized", "masked", "randomized")
 
 
 def published_groups_frame(release: Release) -> tuple[pd.DataFrame, list[str], str | None]:
@@ -61,6 +61,7 @@ def check_release(
     models: Sequence[PrivacyModel] | Any = None,
     linkable: Sequence[str] = (),
     codes: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
+    frequencies: Frequencies | None = None,
 ) -> list[Verdict]:
     """Check the privacy models of a release on its published tables.
 
@@ -84,6 +85,9 @@ def check_release(
         people by another column.
     codes : mapping, optional
         :func:`~.frequencies.column_codes` of columns of the published table, already computed.
+    frequencies : Frequencies, optional
+        The frequency table of the published table on the checked columns (or more), already
+        computed from its rows; grouped here otherwise (or when it lacks a checked column).
 
     Returns
     -------
@@ -104,8 +108,9 @@ def check_release(
     linked = quasi + [c for c in linkable if c in table.columns and c not in quasi]
     needs = sensitive if any(m.needs_sensitive for m in resolved) else None
     checked = linked + ([needs] if needs is not None else [])
-    if release.kind in _ONE_TABLE_KINDS and all(c in table.columns for c in checked):
-        frequencies = frequencies_of(table, checked, codes)
+    if release.kind in ONE_TABLE_KINDS and all(c in table.columns for c in checked):
+        if frequencies is None or not set(checked) <= set(frequencies.combinations.columns):
+            frequencies = frequencies_of(table, checked, codes)
         return check_frequencies(frequencies, resolved, linked, quasi, sensitive)
     # several tables, or a column the table lacks (refused below as each model refuses it)
     return [

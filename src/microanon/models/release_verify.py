@@ -36,8 +36,8 @@ from ..core.errors import MicroanonError
 from ..core.factorize import factorize
 from ..core.frames import pandas_if_arrow
 from ..core.release import MANIFEST, PUBLIC_DIR, Release, text_release
-from .frequencies import column_codes
-from .release_check import check_release
+from .frequencies import Frequencies, column_codes, frequencies_of
+from .release_check import ONE_TABLE_KINDS, check_release
 from .verdict import Verdict
 
 __all__ = ["Verification", "verify_written", "public_leaks", "texts_in_files"]
@@ -62,6 +62,10 @@ class Verification:
     #: :func:`column_codes` of every column of each table of ``public``, by table: what the
     #: verification coded them with, for the reports to group the same columns again.
     codes: _Codes = field(default_factory=dict, repr=False)
+    #: The frequency table of the published table (one-table releases) on the columns its
+    #: checks count (the quasi-identifiers, the linkable columns counted as such, the sensitive
+    #: attribute), grouped once for the checks and the public report.
+    grouped: Frequencies | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -265,19 +269,34 @@ def verify_written(
                 f"public table {name} holds column(s) {', '.join(held)}, which the schema does "
                 "not publish"
             )
-    models = full.metadata.get("models")
-    if not models and full.kind != "distribution":
-        return out
     counted: list[str] = []
     if full.kind in _CLASS_KINDS:
         quasi = list(full.metadata.get("quasi") or [])
         counted = [c for c in linkable if c in full.data.columns and c not in quasi]
         out.counted_quasi = counted
+    out.grouped = _grouped(public, counted, codes.get("data"))
+    if not full.metadata.get("models") and full.kind != "distribution":
+        return out
     try:
-        out.verdicts = check_release(full, linkable=counted, codes=codes.get("data"))
+        out.verdicts = check_release(
+            full, linkable=counted, codes=codes.get("data"), frequencies=out.grouped
+        )
     except MicroanonError as exc:
         out.problems.append(f"the claimed models cannot be checked on the written files: {exc}")
     return out
+
+
+def _grouped(
+    public: Release, counted: Sequence[str], codes: Mapping[Hashable, Any] | None
+) -> Frequencies | None:
+    """:attr:`Verification.grouped` of the public part (None: no such table, or no row)."""
+    data = public.tables.get("data")
+    if public.kind not in ONE_TABLE_KINDS or data is None or not len(data):
+        return None
+    meta = public.metadata
+    named = [*(meta.get("quasi") or []), *counted, *(meta.get("sensitive") or [])]
+    columns = [c for c in dict.fromkeys(named) if c in data.columns]
+    return frequencies_of(data, columns, codes) if columns else None
 
 
 def _public_part(full: Release, manifest: Path) -> Release:

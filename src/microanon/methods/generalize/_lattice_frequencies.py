@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.factorize import push_digit
 from ...core.hierarchy import Hierarchy
 from ...core.table import DENSE_FACTOR, DENSE_SLACK
 
@@ -56,7 +57,7 @@ def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndar
             continue
         if space * radix >= _MAX_KEY:
             key, space = _dense_rank(key)
-        key = key * radix + col
+        push_digit(key, col, radix)
         space *= radix
     if key is None:
         raise ValueError("pack needs at least one column")
