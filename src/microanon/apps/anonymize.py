@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..core.factorize import shared_codes
+from ..core.factorize import code_columns, shared_codes
 from ..core.lint import lint_schema
 from ..core.output import check_output_target
 from ..core.progress import ProgressLike, as_progress
@@ -22,6 +22,7 @@ from ..core.release import Release
 from ..methods.steps import step_fingerprints
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .publish import PUBLISH_STAGES, publish
+from .report import preload_drawing
 
 __all__ = ["STAGES", "run_anonymize"]
 
@@ -105,6 +106,7 @@ def run_anonymize(
     out = Path(out)
     protect = _sources(cfg, data)
     check_output_target(out, overwrite, protect)  # before any work: a bad --out fails fast
+    preload_drawing()  # the reports' libraries imported while the data is read and coded
     # each column coded once for the lint, the method, the verification and the reports
     with shared_codes(), as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
         with reporter.stage("read the data") as stage:
@@ -118,6 +120,9 @@ def run_anonymize(
         secrets += step_fingerprints(generator, len(cfg.steps))  # each step's own stream
         started = time.perf_counter()
         with reporter.stage(f"method {cfg.method}"):
+            # the columns the method and the reports group, coded side by side first
+            grouped = [*cfg.schema.quasi, *cfg.schema.sensitive]
+            code_columns(original[c] for c in grouped if c in original.columns)
             release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)
         seconds = time.perf_counter() - started
         release.metadata["audit"] = _audit(cfg, data, rng, seconds)

@@ -19,14 +19,25 @@ refers to it), and its codes are read-only.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Hashable, Iterator
+import os
+from collections.abc import Hashable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["factorize", "first_rows", "push_digit", "remember", "shared_codes", "sharing"]
+__all__ = [
+    "code_columns",
+    "factorize",
+    "first_rows",
+    "push_digit",
+    "remember",
+    "shared_codes",
+    "sharing",
+    "usable_cores",
+]
 
 _Codes = tuple[np.ndarray, "np.ndarray | pd.Index"]
 #: Within :func:`shared_codes`: each column's data key, the column and its codes.
@@ -84,6 +95,41 @@ def factorize(values: pd.Series | np.ndarray) -> _Codes:
         return _factorize(values)
     known = memo.get(key)
     return known[1] if known is not None else _keep(memo, key, values, *_factorize(values))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def code_columns(columns: Iterable[pd.Series]) -> None:
+    """Within :func:`shared_codes`, code the columns not coded yet, as many at a time as there
+    are cores, for the later :func:`factorize` calls (outside it: nothing).
+
+    Hashing an Arrow-backed text column (pyarrow's dictionary encoding) or a numeric one
+    (pandas' hash table) runs outside Python's interpreter lock, so the columns a run is sure to
+    code (its quasi-identifiers and sensitive attributes, which the method and the reports
+    group) are coded side by side instead of one after the other.
+    """
+    memo = _SHARED.get()
+    if memo is None:
+        return
+    todo: dict[Hashable, pd.Series] = {}
+    for column in columns:
+        key = _data_key(column)
+        if key is not None and key not in memo:
+            todo[key] = column
+    workers = min(len(todo), usable_cores())
+    if workers > 1:
+        with ThreadPoolExecutor(workers, thread_name_prefix="microanon-codes") as pool:
+            found = list(pool.map(_factorize, todo.values()))
+    else:
+        found = [_factorize(column) for column in todo.values()]
+    for (key, column), (codes, uniques) in zip(todo.items(), found, strict=True):
+        _keep(memo, key, column, codes, uniques)
 
 
 def remember(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:

@@ -53,6 +53,7 @@ import pandas as pd
 from microanon.core.errors import InputError
 from microanon.core.release import Release
 
+from ..core.factorize import usable_cores
 from ..core.frames import pandas_if_arrow
 from .bounds import BoundTables, column_bounds
 
@@ -148,10 +149,7 @@ def default_memory_limit() -> str:
 
 def default_threads() -> int:
     """DuckDB's thread count unless told otherwise: the cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 def _memory(value: str | int) -> str:
