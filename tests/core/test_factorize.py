@@ -69,6 +69,31 @@ def test_shared_codes_code_a_column_once_and_follow_its_changes():
     assert factorize(table["text"])[0].flags.writeable  # outside: computed, not kept
 
 
+def test_columns_coded_side_by_side_are_those_factorize_gives():
+    """``code_columns`` codes several columns at once (threads) into the shared codes: the same
+    codes as one at a time, found again by ``factorize``; outside ``shared_codes``, nothing."""
+    from microanon.core.factorize import code_columns, shared_codes
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(
+        {
+            "arrow": pd.array(rng.choice(["x", "y", "z", None], 5000).tolist(), dtype="str"),
+            "text": np.array(rng.choice(["a", "b", None], 5000).tolist(), dtype=object),
+            "number": rng.integers(0, 7, 5000),
+        }
+    )
+    with shared_codes():
+        code_columns(table[c] for c in table.columns)
+        for c in table.columns:
+            codes, uniques = factorize(table[c])
+            assert not codes.flags.writeable  # kept by code_columns, not computed again
+            expected_codes, expected_uniques = pd.factorize(table[c])
+            assert codes.tolist() == expected_codes.tolist()
+            assert list(uniques) == list(expected_uniques)
+    code_columns(table[c] for c in table.columns)  # outside: nothing kept
+    assert factorize(table["text"])[0].flags.writeable
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(-1, 30), max_size=400), st.integers(1, 200_000))
 def test_first_rows_are_where_each_code_first_appears(values, repeat):
