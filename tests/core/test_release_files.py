@@ -176,3 +176,15 @@ def test_column_types_and_canonical_text_as_cell_by_cell(values):
         pd.testing.assert_series_equal(canonical, old_text(s))
     else:
         assert canonical is s
+
+
+def test_line_breaks_inside_values_read_back_whole(tmp_path):
+    """A file whose lines are not one per row is read allowing line breaks inside quoted values
+    (one column, where a row split at its line break would still parse, and two)."""
+    for df in (
+        pd.DataFrame({"a": ["x\ny", "z", "\r", "w\r\n"]}),
+        pd.DataFrame({"a": ["x\ny", "z"], "b": ["1", "p\nq\nr"]}),
+    ):
+        release = Release("masked", {"data": df})
+        out = release.save(tmp_path / f"r{len(df.columns)}")
+        pd.testing.assert_frame_equal(Release.load(out).data, df.astype(object))

@@ -111,6 +111,9 @@ def run_anonymize(
     with shared_codes(), as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
         with reporter.stage("read the data") as stage:
             original = cfg.read_data(data)
+            # the published columns, which the lint, the method and the reports group, coded
+            # side by side
+            code_columns(original[c] for c in cfg.schema.published if c in original.columns)
             stage.name = f"read {len(original):,} records"
         with reporter.stage("schema lint"):
             lint = lint_schema(original, cfg.schema, accept=cfg.lint_accept)
@@ -120,9 +123,6 @@ def run_anonymize(
         secrets += step_fingerprints(generator, len(cfg.steps))  # each step's own stream
         started = time.perf_counter()
         with reporter.stage(f"method {cfg.method}"):
-            # the columns the method and the reports group, coded side by side first
-            grouped = [*cfg.schema.quasi, *cfg.schema.sensitive]
-            code_columns(original[c] for c in grouped if c in original.columns)
             release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)
         seconds = time.perf_counter() - started
         release.metadata["audit"] = _audit(cfg, data, rng, seconds)
