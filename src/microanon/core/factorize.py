@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "KEY_LIMIT",
     "code_columns",
     "factorize",
     "first_rows",
@@ -199,6 +200,10 @@ def first_rows(codes: np.ndarray, k: int) -> np.ndarray:
         found += len(rising)
         start, chunk = start + len(part), chunk * 2
     return first[:found]
+
+
+#: Largest size of a space of mixed-radix keys packed into one int64 (:func:`push_digit`).
+KEY_LIMIT = 2**62
 
 
 def push_digit(key: np.ndarray, codes: np.ndarray, radix: int, offset: int = 0) -> np.ndarray:

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .factorize import factorize, first_rows, remember
+from .factorize import KEY_LIMIT, factorize, first_rows, push_digit, remember
 
 __all__ = ["write_csv", "read_csv", "restore", "text_codes"]
 
@@ -80,11 +80,18 @@ def _bool_coded(s: pd.Series) -> _Coded:
 def _joined(run: Sequence[_Coded], limit: int) -> _Coded | None:
     """Consecutive coded columns as one, each combination of their fields written once; None
     when there are more than ``limit`` combinations."""
-    code = run[0][0]
+    key, space = run[0][0].astype(np.int64), len(run[0][1])
     for codes, words in run[1:]:
-        code, uniques = pd.factorize(code * len(words) + codes)
-        if len(uniques) > limit:
-            return None
+        if space * len(words) > KEY_LIMIT:  # renumber the combinations so far: they fit
+            key, uniques = pd.factorize(key)
+            if len(uniques) > limit:
+                return None
+            space = len(uniques)
+        push_digit(key, codes, len(words))
+        space *= len(words)
+    code, uniques = pd.factorize(key)  # numbered in order of first row
+    if len(uniques) > limit:
+        return None
     first = first_rows(code, len(uniques))
     parts = [words.take(pa.array(codes[first])) for codes, words in run]
     return code, pc.binary_join_element_wise(*parts, _COMMA)

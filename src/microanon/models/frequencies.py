@@ -21,15 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import factorize, first_rows, push_digit
+from ..core.factorize import KEY_LIMIT, factorize, first_rows, push_digit
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
 
 __all__ = ["Frequencies", "check_frequencies", "column_codes", "frequencies_of"]
-
-#: Largest number of combinations one packed int64 key numbers (the radix product's bound).
-_KEY_LIMIT = 2**62
 
 
 @dataclass(frozen=True)
@@ -86,7 +83,7 @@ def frequencies_of(
     for c in names:
         codes_c, uniques = (codes or {}).get(c) or column_codes(table[c])
         radix = len(uniques) + 1  # a missing value is code 0, every value its code + 1
-        if size * radix > _KEY_LIMIT:  # renumber the combinations so far: they fit one key
+        if size * radix > KEY_LIMIT:  # renumber the combinations so far: they fit one key
             key, distinct = pd.factorize(key)
             size = len(distinct)
         push_digit(key, codes_c, radix, 1)

@@ -26,13 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.factorize import push_digit
+from ...core.factorize import KEY_LIMIT, push_digit
 from ...core.hierarchy import Hierarchy
 from ...core.table import DENSE_FACTOR, DENSE_SLACK
 
 __all__ = ["FrequencySet", "LevelMaps", "frequency_set", "group_keys", "rolled", "roll_up"]
 
-_MAX_KEY = 1 << 62
 #: Source/target pairs whose concatenated level maps :class:`LevelMaps` keeps.
 _BETWEEN_CACHE = 4096
 #: Below this many rows, numpy's one-call (un)ravelling of mixed-radix keys beats a loop of
@@ -55,7 +54,7 @@ def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndar
         if key is None:
             key, space = col.astype(np.int64), radix
             continue
-        if space * radix >= _MAX_KEY:
+        if space * radix >= KEY_LIMIT:
             key, space = _dense_rank(key)
         push_digit(key, col, radix)
         space *= radix
@@ -91,7 +90,7 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
         rep = np.empty(n_groups, dtype=np.int64)
         rep[ids] = np.arange(n, dtype=np.int64)
         return ids, n_groups, rep
-    if space * n < _MAX_KEY:
+    if space * n < KEY_LIMIT:
         packed = np.sort(key * n + np.arange(n, dtype=np.int64))
         sorted_key, rows = np.divmod(packed, n)
         start = np.empty(n, dtype=bool)
@@ -290,7 +289,7 @@ def _grouped(
             qkey[rep] if fixed else None,
         )
         return fs, ids
-    if space * max(n_sa, 1) >= _MAX_KEY:
+    if space * max(n_sa, 1) >= KEY_LIMIT:
         qkey, space = _dense_rank(qkey)
         fixed = False
     ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa)
@@ -356,7 +355,7 @@ def roll_up(
     up, cards, space = maps.between(source, levels)
     n = len(fs.counts)
     sa_radix = max(n_sa, 1) if fs.sa is not None else 1
-    if space * sa_radix > DENSE_FACTOR * n + DENSE_SLACK and maps.space * sa_radix < _MAX_KEY:
+    if space * sa_radix > DENSE_FACTOR * n + DENSE_SLACK and maps.space * sa_radix < KEY_LIMIT:
         # A large key space is grouped by sorting anyway: sort keys of the fixed radix, which
         # only the attributes whose level changes alter.
         if fs.key is None:
@@ -369,7 +368,7 @@ def roll_up(
                 qkey += gain.take(fs.codes[i])
         mapped = _Mapped(up, fs.codes)
         return _grouped(target, mapped, qkey, maps.space, fs.counts, fs.sa, n_sa, fixed=True)
-    if space >= _MAX_KEY:
+    if space >= KEY_LIMIT:
         codes = [c if m is None else m[c] for m, c in zip(up, fs.codes, strict=True)]
         return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
     qkey = _target_key(up, fs.codes, cards)

@@ -85,6 +85,7 @@ from ...core.constraints import (
     PerColumn,
 )
 from ...core.errors import InputError
+from ...core.factorize import KEY_LIMIT
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
@@ -103,8 +104,6 @@ from .common import (
 
 __all__ = ["local_suppression", "suppress_codes", "wildcard_frequencies"]
 
-_INT64_RADIX = 1 << 62
-
 
 def _missingness(codes: np.ndarray) -> np.ndarray:
     """Bit mask of the present (non-missing) keys of each row."""
@@ -118,7 +117,7 @@ def _pack(rows: np.ndarray) -> np.ndarray:
     radix = 1
     for col in rows.T:
         size = int(col.max()) + 1 if len(col) else 1
-        if radix * size >= _INT64_RADIX:
+        if radix * size >= KEY_LIMIT:
             _, key = np.unique(key, return_inverse=True)
             key = key.reshape(-1).astype(np.int64)
             radix = int(key.max()) + 1 if len(key) else 1
