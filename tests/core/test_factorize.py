@@ -166,3 +166,26 @@ def test_a_release_column_type_read_from_its_codes_is_that_of_its_values(values)
     column = pd.Series(values, dtype=object)
     inferred = _INFERRED.get(pd.api.types.infer_dtype(column, skipna=True), "string")
     assert _column_type(column) == inferred
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "", "é", "a ", 1, 1.0, True]), min_size=1, max_size=6),
+    st.lists(st.integers(0, 5), max_size=300),
+    st.integers(0, 40_000),
+)
+def test_a_column_taken_from_labels_is_coded_as_pandas_codes_it(labels, picks, late):
+    """``remember_taken``: a column ``labels.take(codes)`` gets pandas' codes and values from
+    its codes renumbered by first appearance (a label first seen after ``late`` rows too);
+    labels equal to one another are left to ``factorize``."""
+    from microanon.core.factorize import remember_taken, shared_codes
+
+    labels = np.array(labels, dtype=object)
+    codes = np.array([p % len(labels) for p in picks] + [0] * late + [len(labels) - 1], np.intp)
+    column = pd.Series(labels.take(codes), dtype=object)
+    expected_codes, expected_uniques = pd.factorize(column)
+    with shared_codes():
+        remember_taken(column, codes, labels)
+        got_codes, got_uniques = factorize(column)
+    assert got_codes.tolist() == expected_codes.tolist()
+    assert [(type(u), u) for u in got_uniques] == [(type(u), u) for u in expected_uniques]

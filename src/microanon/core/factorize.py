@@ -35,6 +35,7 @@ __all__ = [
     "first_rows",
     "push_digit",
     "remember",
+    "remember_taken",
     "shared_codes",
     "sharing",
     "usable_cores",
@@ -143,6 +144,40 @@ def remember(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:
     if key is None or len(first_rows(codes, len(uniques))) != len(uniques):
         return
     _keep(memo, key, column, codes.astype(np.intp, copy=False), uniques)
+
+
+def remember_taken(column: pd.Series, codes: np.ndarray, labels: np.ndarray) -> None:
+    """Within :func:`shared_codes`, let :func:`factorize` give the codes of ``column``, which
+    is ``labels.take(codes)`` (``codes`` from 0, distinct labels of one type), without hashing
+    its rows: ``codes`` renumbered in order of first appearance (found in a prefix of the rows
+    as a rule). Labels equal to one another (1 and 1.0) are not remembered."""
+    if not sharing() or len(set(labels)) != len(labels) or len({type(v) for v in labels}) > 1:
+        return
+    order = _appearance(codes, len(labels))
+    renumber = np.empty(len(labels), dtype=np.intp)
+    renumber[order] = np.arange(len(order), dtype=np.intp)
+    remember(column, renumber.take(codes), pd.Index(labels[order], dtype=object))
+
+
+def _appearance(codes: np.ndarray, k: int) -> np.ndarray:
+    """The codes ``0 .. k - 1`` that occur, in order of their first row: read in growing
+    chunks until every code that occurs was seen (a hash pass over every row if a code first
+    occurs late)."""
+    wanted = int(np.count_nonzero(np.bincount(codes, minlength=k)))
+    first = np.full(k, len(codes), dtype=np.intp)
+    found, start, chunk = 0, 0, 1 << 12
+    while found < wanted:
+        if start > len(codes) // 8:  # a code first seen late: one hash pass instead
+            _, order = pd.factorize(codes)
+            return np.asarray(order, dtype=np.intp)
+        part = codes[start : start + chunk]
+        values, rows = np.unique(part, return_index=True)
+        new = first[values] == len(codes)
+        first[values[new]] = start + rows[new]
+        found += int(np.count_nonzero(new))
+        start, chunk = start + len(part), chunk * 2
+    seen = np.flatnonzero(first < len(codes))
+    return seen[np.argsort(first[seen], kind="stable")]
 
 
 def _keep(

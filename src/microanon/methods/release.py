@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, SchemaError
+from ..core.factorize import remember_taken
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
@@ -149,7 +150,9 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
             values.fill(labels[0])
         else:
             values = labels.take(codes)
-        return pd.Series(values, index=index, dtype=object, copy=False)
+        column = pd.Series(values, index=index, dtype=object, copy=False)
+        remember_taken(column, codes, labels)  # its codes are known: its rows are not hashed
+        return column
     return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
 
