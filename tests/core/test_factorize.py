@@ -189,3 +189,18 @@ def test_a_column_taken_from_labels_is_coded_as_pandas_codes_it(labels, picks, l
         got_codes, got_uniques = factorize(column)
     assert got_codes.tolist() == expected_codes.tolist()
     assert [(type(u), u) for u in got_uniques] == [(type(u), u) for u in expected_uniques]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=200), st.integers(0, 3), st.booleans())
+def test_factorize_keys_is_pandas_factorize(values, repeat, unsigned):
+    from microanon.core.factorize import factorize_keys
+
+    keys = np.array(values * (repeat + 1), dtype=np.int64)
+    if unsigned:
+        keys = keys.view(np.uint64)
+    expected_codes, expected_uniques = pd.factorize(keys)
+    codes, uniques = factorize_keys(keys)
+    assert codes.dtype == np.intp and codes.flags.writeable
+    assert codes.tolist() == expected_codes.tolist()
+    assert uniques.tolist() == expected_uniques.tolist()

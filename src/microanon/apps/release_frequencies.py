@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import first_rows, push_digit
+from ..core.factorize import factorize_keys, first_rows, push_digit
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table, combine_codes
@@ -121,7 +121,7 @@ def _first_order(
     for c, r in zip(codes, radices, strict=True):
         push_digit(key, c, r, offset)
     # A hash table numbers the keys by first appearance, in one pass and without a sort.
-    row_class, uniques = pd.factorize(key)
+    row_class, uniques = factorize_keys(key)
     first = first_rows(row_class, len(uniques)).astype(np.int64, copy=False)
     return row_class.astype(np.int64, copy=False), first
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .factorize import KEY_LIMIT, factorize, first_rows, push_digit, remember
+from .factorize import KEY_LIMIT, factorize, factorize_keys, first_rows, push_digit, remember
 
 __all__ = ["write_csv", "read_csv", "restore", "text_codes"]
 
@@ -83,13 +83,13 @@ def _joined(run: Sequence[_Coded], limit: int) -> _Coded | None:
     key, space = run[0][0].astype(np.int64), len(run[0][1])
     for codes, words in run[1:]:
         if space * len(words) > KEY_LIMIT:  # renumber the combinations so far: they fit
-            key, uniques = pd.factorize(key)
+            key, uniques = factorize_keys(key)
             if len(uniques) > limit:
                 return None
             space = len(uniques)
         push_digit(key, codes, len(words))
         space *= len(words)
-    code, uniques = pd.factorize(key)  # numbered in order of first row
+    code, uniques = factorize_keys(key)  # numbered in order of first row
     if len(uniques) > limit:
         return None
     first = first_rows(code, len(uniques))

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import factorize, push_digit, sharing
+from .factorize import factorize, factorize_keys, push_digit, sharing
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -212,7 +212,7 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
             np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
         else:
             # Hashed, not sorted: only the distinct keys are sorted (the same answer as np.unique).
-            found, seen = pd.factorize(key)
+            found, seen = factorize_keys(key)
             order = np.argsort(seen)
             uniq = seen[order]
             rank = np.empty(len(uniq), dtype=np.int64)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import KEY_LIMIT, factorize, first_rows, push_digit
+from ..core.factorize import KEY_LIMIT, factorize, factorize_keys, first_rows, push_digit
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
@@ -84,12 +84,12 @@ def frequencies_of(
         codes_c, uniques = (codes or {}).get(c) or column_codes(table[c])
         radix = len(uniques) + 1  # a missing value is code 0, every value its code + 1
         if size * radix > KEY_LIMIT:  # renumber the combinations so far: they fit one key
-            key, distinct = pd.factorize(key)
+            key, distinct = factorize_keys(key)
             size = len(distinct)
         push_digit(key, codes_c, radix, 1)
         size *= radix
     # one hash pass: combinations numbered in order of first appearance
-    combination, distinct = pd.factorize(key)
+    combination, distinct = factorize_keys(key)
     first = first_rows(combination, len(distinct))
     combinations = pd.DataFrame(
         {c: table[c].take(first).reset_index(drop=True) for c in names}, columns=names
