@@ -5,7 +5,7 @@ import pytest
 
 from microanon import InputError
 from microanon.apps.io import detect_delimiter, read_table
-from microanon.apps.report import Report, count_axis, new_figure, preload_drawing
+from microanon.apps.report import Report, count_axis, new_figure
 
 
 def test_report_sections_tables_and_figures(tmp_path):
@@ -21,16 +21,6 @@ def test_report_sections_tables_and_figures(tmp_path):
     assert "Title &lt;b&gt;" in html and "intro &amp; more" in html  # escaped
     assert "0.1235" in html and "–" in html
     assert html.count("<section") == 2 and "data:image/png;base64," in html
-
-
-def test_drawing_libraries_are_imported_in_a_thread_of_their_own():
-    import sys
-
-    thread = preload_drawing()
-    assert thread.name == "microanon-preload-drawing" and not thread.daemon
-    thread.join(timeout=60)
-    assert not thread.is_alive()
-    assert {"matplotlib.figure", "jinja2"} <= set(sys.modules)
 
 
 def test_a_count_axis_is_labelled_in_short_plain_numbers():

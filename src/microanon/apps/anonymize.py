@@ -22,7 +22,6 @@ from ..core.release import Release
 from ..methods.steps import step_fingerprints
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .publish import PUBLISH_STAGES, publish
-from .report import preload_drawing
 
 __all__ = ["STAGES", "run_anonymize"]
 
@@ -106,7 +105,6 @@ def run_anonymize(
     out = Path(out)
     protect = _sources(cfg, data)
     check_output_target(out, overwrite, protect)  # before any work: a bad --out fails fast
-    preload_drawing()  # the reports' libraries imported while the data is read and coded
     # each column coded once for the lint, the method, the verification and the reports
     with shared_codes(), as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
         with reporter.stage("read the data") as stage:

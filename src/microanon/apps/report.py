@@ -14,10 +14,8 @@ Example
 from __future__ import annotations
 
 import base64
-import importlib
 import io
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -88,31 +86,6 @@ def describe_parameters(parameters: dict[str, Any]) -> str:
         return "none" if v is None else str(v)
 
     return "; ".join(f"{k} = {show(v)}" for k, v in parameters.items()) or "none"
-
-
-#: The modules drawing and rendering a report imports (about a second of the interpreter's time).
-_DRAWING = ("matplotlib.figure", "matplotlib.backends.backend_agg", "matplotlib.ticker", "jinja2")
-
-
-def preload_drawing() -> threading.Thread:
-    """Import what drawing and rendering a report needs in a thread of its own, started now.
-
-    A command that writes reports at its end calls it first: the imports, mostly the
-    interpreter's work, then run while the command's first steps read and code the data
-    (pyarrow's and pandas' work outside the interpreter lock), instead of after them. A module
-    that fails to import here is imported again where it is used, which reports the failure.
-    """
-
-    def load() -> None:
-        for name in _DRAWING:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - raised again by the import where it is used
-                return
-
-    thread = threading.Thread(target=load, name="microanon-preload-drawing")
-    thread.start()
-    return thread
 
 
 def new_figure(width: float = 6.4, height: float = 3.6, *, fixed: bool = False) -> Figure:

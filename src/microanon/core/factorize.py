@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "ARROW_KEYS",
     "KEY_LIMIT",
     "code_columns",
     "factorize",
@@ -116,8 +117,8 @@ def code_columns(columns: Iterable[pd.Series]) -> None:
 
     Hashing an Arrow-backed text column (pyarrow's dictionary encoding) or a numeric one
     (pandas' hash table) runs outside Python's interpreter lock, so the columns a run is sure to
-    code (its quasi-identifiers and sensitive attributes, which the method and the reports
-    group) are coded side by side instead of one after the other.
+    code (the published ones, which the lint, the method, the writer and the reports group) are
+    coded side by side instead of one after the other.
     """
     memo = _SHARED.get()
     if memo is None:
@@ -155,6 +156,8 @@ def remember_taken(column: pd.Series, codes: np.ndarray, labels: np.ndarray) -> 
     its rows: ``codes`` renumbered in order of first appearance (found in a prefix of the rows
     as a rule). Labels equal to one another (1 and 1.0) are not remembered."""
     if not sharing() or len(set(labels)) != len(labels) or len({type(v) for v in labels}) > 1:
+        return
+    if len(codes) and codes.min() < 0:  # (not a take of these labels)
         return
     order = _appearance(codes, len(labels))
     renumber = np.empty(len(labels), dtype=np.intp)
@@ -221,13 +224,21 @@ def _factorize(values: pd.Series | np.ndarray) -> _Codes:
     return by_value[by_object], uniques
 
 
+#: From how many keys :func:`factorize_keys` uses Arrow's hash rather than pandas'.
+ARROW_KEYS = 1 << 17
+
+
 def factorize_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``pandas.factorize`` of a 1-d integer array without missing values: codes (``intp``)
     numbered in order of first appearance, and the distinct keys in that order.
 
-    Computed by Arrow's dictionary encoding, the same codes about three times as fast as
-    pandas' hash table on ten million keys, and outside Python's interpreter lock.
+    From :data:`ARROW_KEYS` keys on, computed by Arrow's dictionary encoding: the same codes
+    about three times as fast as pandas' hash table on ten million keys, and outside Python's
+    interpreter lock (on fewer keys pandas' is the faster).
     """
+    if len(keys) < ARROW_KEYS:
+        codes, uniques = pd.factorize(keys)
+        return codes.astype(np.intp, copy=False), uniques
     encoded = pc.dictionary_encode(pa.array(keys))
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)  # writable
     return codes, encoded.dictionary.to_numpy(zero_copy_only=False)
