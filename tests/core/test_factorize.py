@@ -194,11 +194,11 @@ def test_a_column_taken_from_labels_is_coded_as_pandas_codes_it(labels, picks, l
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(-(2**62), 2**62), max_size=200), st.integers(0, 3), st.booleans())
 def test_factorize_keys_is_pandas_factorize(values, repeat, unsigned):
-    from microanon.core.factorize import ARROW_KEYS, factorize_keys
+    from microanon.core.factorize import HASH_START, factorize_keys
 
     keys = np.array(values * (repeat + 1), dtype=np.int64)
-    if repeat == 3:  # past the length from which Arrow's hash is used
-        keys = np.resize(keys, ARROW_KEYS + 5) if len(keys) else keys
+    if repeat == 3:  # past the hash table's first size
+        keys = np.resize(keys, HASH_START + 5) if len(keys) else keys
     if unsigned:
         keys = keys.view(np.uint64)
     expected_codes, expected_uniques = pd.factorize(keys)

@@ -27,11 +27,10 @@ from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+from pandas.core.algorithms import factorize_array
 
 __all__ = [
-    "ARROW_KEYS",
+    "HASH_START",
     "KEY_LIMIT",
     "code_columns",
     "factorize",
@@ -224,24 +223,18 @@ def _factorize(values: pd.Series | np.ndarray) -> _Codes:
     return by_value[by_object], uniques
 
 
-#: From how many keys :func:`factorize_keys` uses Arrow's hash rather than pandas'.
-ARROW_KEYS = 1 << 17
+#: Initial size of the hash table of :func:`factorize_keys`; it grows as the distinct keys need.
+#: ``pd.factorize`` sizes it for every key distinct: on ten million keys of a few thousand
+#: combinations a table far larger than the cache, two to four times slower.
+HASH_START = 1 << 16
 
 
 def factorize_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``pandas.factorize`` of a 1-d integer array without missing values: codes (``intp``)
-    numbered in order of first appearance, and the distinct keys in that order.
-
-    From :data:`ARROW_KEYS` keys on, computed by Arrow's dictionary encoding: the same codes
-    about three times as fast as pandas' hash table on ten million keys, and outside Python's
-    interpreter lock (on fewer keys pandas' is the faster).
-    """
-    if len(keys) < ARROW_KEYS:
-        codes, uniques = pd.factorize(keys)
-        return codes.astype(np.intp, copy=False), uniques
-    encoded = pc.dictionary_encode(pa.array(keys))
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)  # writable
-    return codes, encoded.dictionary.to_numpy(zero_copy_only=False)
+    numbered in order of first appearance, and the distinct keys in that order (pandas' hash
+    table, started at :data:`HASH_START` entries)."""
+    codes, uniques = factorize_array(keys, size_hint=min(len(keys), HASH_START))
+    return codes.astype(np.intp, copy=False), uniques
 
 
 def first_rows(codes: np.ndarray, k: int) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, SchemaError
+from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.keys import shown
 from ..core.progress import ProgressLike
@@ -25,7 +26,7 @@ from ..core.schema import MISSING_LABEL, Kind, Role, Schema, with_missing_leaf
 from ..core.table import sorted_values
 from .client import run_stage
 from .encoding import Encoding
-from .frequencies import count_combinations, factorize_keys
+from .frequencies import count_combinations
 
 __all__ = [
     "row_counts_of",
@@ -381,7 +382,8 @@ def _local_codes(column: pd.Series) -> tuple[np.ndarray, Any]:
 
     A categorical column (what the Parquet reader makes of text) is coded by its categories:
     no value is hashed per record, only the categories that occur are kept. Integers are hashed
-    in a table that grows with the distinct values (see :func:`.frequencies.factorize_keys`).
+    in a table that grows with the distinct values
+    (:func:`microanon.core.factorize.factorize_keys`).
     """
     if pd.api.types.is_integer_dtype(column.dtype) and isinstance(column.dtype, np.dtype):
         return factorize_keys(column.to_numpy())

@@ -17,6 +17,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from ..core.factorize import factorize_keys
 from ..core.progress import ProgressLike
 from .client import run_stage
 from .encoding import Encoding
@@ -25,7 +26,6 @@ __all__ = [
     "FrequencyTable",
     "code_frequencies",
     "count_combinations",
-    "factorize_keys",
     "pack_codes",
     "tree_reduce",
     "value_frequencies",
@@ -92,19 +92,6 @@ def unpack_keys(keys: np.ndarray, cards: Sequence[int]) -> list[np.ndarray]:
         out.append(rest % radix)
         rest = rest // radix
     return out[::-1]
-
-
-#: Initial size of the hash table of a partition's keys; it grows as the distinct keys need.
-#: ``pd.factorize`` sizes it for every row distinct: a table far larger than the cache when a
-#: partition has a few thousand combinations, about 4x slower.
-_HASH_START = 1 << 16
-
-
-def factorize_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize`` of integer keys: codes in order of first appearance, the distinct keys."""
-    from pandas.core.algorithms import factorize_array
-
-    return factorize_array(keys, size_hint=min(len(keys), _HASH_START))
 
 
 def count_combinations(
