@@ -173,8 +173,7 @@ def _appearance(codes: np.ndarray, k: int) -> np.ndarray:
     found, start, chunk = 0, 0, 1 << 12
     while found < wanted:
         if start > len(codes) // 8:  # a code first seen late: one hash pass instead
-            _, order = pd.factorize(codes)
-            return np.asarray(order, dtype=np.intp)
+            return factorize_keys(codes)[1].astype(np.intp, copy=False)
         part = codes[start : start + chunk]
         values, rows = np.unique(part, return_index=True)
         new = first[values] == len(codes)

@@ -153,7 +153,7 @@ def merge_partial(parts: Sequence[tuple[Any, np.ndarray]], cards: Sequence[int])
         return parts[0]
     counts = np.concatenate([p[1] for p in parts])
     if isinstance(parts[0][0], np.ndarray):
-        inv, keys = pd.factorize(np.concatenate([p[0] for p in parts]))
+        inv, keys = factorize_keys(np.concatenate([p[0] for p in parts]))
         summed = np.bincount(inv, weights=counts.astype(np.float64), minlength=len(keys))
         return np.asarray(keys, dtype=np.int64), np.rint(summed).astype(np.int64)
     codes = [np.concatenate([p[0][i] for p in parts]) for i in range(len(cards))]

@@ -47,7 +47,7 @@ _SAMPLE = 4096
 
 def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ids ``0..n-1`` of the distinct values of ``key`` (any order) and their number."""
-    ids, uniques = pd.factorize(key)
+    ids, uniques = factorize_keys(key)
     return ids.astype(np.int64, copy=False), len(uniques)
 
 
