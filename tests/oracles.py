@@ -30,6 +30,7 @@ import shutil
 from types import ModuleType
 from typing import NoReturn
 
+import pandas as pd
 import pytest
 
 __all__ = [
@@ -98,15 +99,52 @@ def require_program(*names: str, package: str, why: str) -> str:
     )
 
 
-def pycanon_anonymity() -> ModuleType:
+class _OnTheirColumns:
+    """pycanon's functions, each called on a frame of the columns it reads, as NumPy columns.
+
+    pycanon takes the rows of every class from the whole frame (``data.iloc[rows]``, one call per
+    class); with the other columns, and text in pandas' Arrow-backed ``str`` columns, that copy is
+    most of its time. It gets the same values: the quasi-identifiers as objects (it only groups
+    on them) and the sensitive attributes, in order, with the frame's index.
+    """
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str):
+        function = getattr(self._module, name)
+        if not callable(function):
+            return function
+
+        def on_their_columns(data, quasi_ident, *rest, **options):
+            sensitive = list(rest[0] if rest else options.get("sens_att", ()))
+            columns = {c: data[c].astype(object) for c in quasi_ident}
+            columns.update((c, _numpy(data[c])) for c in sensitive if c not in columns)
+            frame = pd.DataFrame(columns)
+            return function(frame, quasi_ident, *rest, **options)
+
+        return on_their_columns
+
+
+def _numpy(column: pd.Series) -> pd.Series:
+    """A sensitive column in NumPy: numbers as they are (pycanon's t-closeness takes the
+    ordered distance for numbers), anything else as objects."""
+    numeric = pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+    return column if numeric else column.astype(object)
+
+
+def pycanon_anonymity() -> _OnTheirColumns:
     """``pycanon.anonymity``, the independent checker of k, ℓ and t, or :func:`unavailable`.
 
     Not in an extra of pyproject.toml: pycanon 1.3.6 pins numpy, pandas and scipy exactly
     (numpy==2.0.2, pandas==2.3.3, ...), which would downgrade what microanon is tested on, so
-    the Makefile installs it with ``--no-deps`` (``make install``).
+    the Makefile installs it with ``--no-deps`` (``make install``). Its functions are called on
+    the columns they read (:class:`_OnTheirColumns`).
     """
-    return require_module(
-        "pycanon.anonymity",
-        "pycanon is the independent oracle of k-anonymity, l-diversity and t-closeness",
-        "make install (pip install --no-deps pycanon==1.3.6)",
+    return _OnTheirColumns(
+        require_module(
+            "pycanon.anonymity",
+            "pycanon is the independent oracle of k-anonymity, l-diversity and t-closeness",
+            "make install (pip install --no-deps pycanon==1.3.6)",
+        )
     )
