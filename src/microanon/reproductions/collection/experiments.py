@@ -156,7 +156,7 @@ class Runner:
                 len(by_version), min(GREEDY_SAMPLE, len(by_version)), replace=False
             ).tolist()
         )
-        rows = [s.frame.loc[i, survey.attributes].tolist() for i, _ in by_version]
+        rows = [s.answers[i] for i, _ in by_version]
         codes = [r.submission.codes for _, r in by_version]
         return greedy_gap(survey, rows, codes, chosen, as_tau(tau))
 
@@ -175,7 +175,7 @@ class Runner:
         passed = 0
         for k, (i, r) in enumerate(by_version):
             if k in chosen:
-                o = s.frame.loc[i, survey.attributes].tolist()
+                o = s.answers[i]
                 passed += bool(protects(o, r.submission.labels, prefix, survey, tau))
             prefix.add_codes(r.submission.codes)
         return {"checked": len(chosen), "protected": passed}

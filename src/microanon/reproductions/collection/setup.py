@@ -204,6 +204,8 @@ class Sample:
         self.fold = rng.permutation(n) % folds
         self.folds = folds
         self.y = self.frame[ds.target].to_numpy(dtype=object)
+        #: Each respondent's answers to the survey's attributes, in arrival order.
+        self.answers = self.frame[ds.survey.attributes].to_numpy(dtype=object).tolist()
 
     @property
     def n(self) -> int:
