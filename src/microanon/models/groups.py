@@ -520,17 +520,17 @@ def _domain(
     """The sensitive domain: the values that occur in ``sa_codes`` or in ``reference``, as for a
     DataFrame; the codes and reference counts renumbered to it."""
     sa_codes = np.asarray(sa_codes, dtype=np.int64)
-    unknown = np.asarray(pd.isna(pd.Index(values, dtype=object)))  # a kept missing cell
+    index = values if isinstance(values, pd.Index) else pd.Index(list(values))
     present = np.bincount(sa_codes[sa_codes >= 0], minlength=len(values)) > 0
     if reference is not None:
         reference = np.asarray(reference)
         present |= reference > 0
-    present &= ~unknown
+    if index.hasnans:  # a kept missing cell (an Index caches whether it has one)
+        present &= ~np.asarray(pd.isna(pd.Index(values, dtype=object)))
     if reference is not None:
         reference = reference[present]
     if present.all():  # every value occurs: the codes and values stand as they are
-        domain = values if isinstance(values, pd.Index) else pd.Index(list(values))
-        return sa_codes, domain, reference
+        return sa_codes, index, reference
     remap = np.where(present, np.cumsum(present) - 1, -1)
     domain = pd.Index([v for v, keep in zip(values, present, strict=True) if keep])
     return np.where(sa_codes < 0, -1, remap[np.maximum(sa_codes, 0)]), domain, reference

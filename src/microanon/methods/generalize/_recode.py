@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -271,12 +272,13 @@ class GroupCheck:
             # The models only see codes unless a distance needs the values themselves; integer
             # stand-ins make every Groups construction much cheaper than text values.
             blind = not any(m.reads_sensitive_values(self.numeric) for m in self.others)
-            self.values = (
-                list(range(self.n_values)) if blind and not self.numeric else list(dictionary)
-            )
+            values = list(range(self.n_values)) if blind and not self.numeric else list(dictionary)
             unknown = np.asarray(pd.isna(pd.Index(dictionary, dtype=object)))
             for code in np.flatnonzero(unknown):  # a kept missing cell stays unknown
-                self.values[code] = None
+                values[code] = None
+            # one Index for every Groups built (with an unknown value, a list: its Index would
+            # make integer stand-ins floats)
+            self.values: list[Any] | pd.Index = values if unknown.any() else pd.Index(values)
             self.reference = np.bincount(enc.sa, weights=enc.counts, minlength=len(dictionary))
             self.reference[unknown] = 0
 
