@@ -13,7 +13,7 @@ keeps them (text as an object column of str with None for a missing value, ``int
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -203,8 +203,9 @@ def read_csv(
         The text columns among them: read dictionary-encoded (each distinct field parsed into
         one string, and the column's codes known for :func:`restore`).
     """
-    data, text = path.read_bytes(), set(text)
-    breaks = rows is None or data.count(b"\n") != rows + 1 or b"\r" in data
+    text = set(text)
+    data = pa.memory_map(str(path)).read_buffer()  # the file's pages, not a copy of them
+    breaks = rows is None or _line_breaks(data) != rows + 1 or _holds(data, ord("\r"))
     return pacsv.read_csv(
         pa.BufferReader(data),
         parse_options=pacsv.ParseOptions(newlines_in_values=breaks),
@@ -215,6 +216,26 @@ def read_csv(
             quoted_strings_can_be_null=False,
         ),
     )
+
+
+#: Bytes looked at a time when counting a file's line breaks (bounds the temporary memory).
+_SCAN = 1 << 24
+
+
+def _chunks(data: pa.Buffer) -> Iterator[np.ndarray]:
+    view = np.frombuffer(data, dtype=np.uint8)
+    for start in range(0, len(view), _SCAN):
+        yield view[start : start + _SCAN]
+
+
+def _line_breaks(data: pa.Buffer) -> int:
+    """The number of line feeds in ``data``."""
+    return sum(int(np.count_nonzero(chunk == ord("\n"))) for chunk in _chunks(data))
+
+
+def _holds(data: pa.Buffer, byte: int) -> bool:
+    """Whether ``data`` holds ``byte``."""
+    return any(bool((chunk == byte).any()) for chunk in _chunks(data))
 
 
 def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
