@@ -180,11 +180,13 @@ def test_column_types_and_canonical_text_as_cell_by_cell(values):
 
 def test_line_breaks_inside_values_read_back_whole(tmp_path):
     """A file whose lines are not one per row is read allowing line breaks inside quoted values
-    (one column, where a row split at its line break would still parse, and two)."""
+    (one column, where a row split at its line break would still parse, and two), and so is a
+    file of one line per row whose values hold a carriage return."""
     for df in (
         pd.DataFrame({"a": ["x\ny", "z", "\r", "w\r\n"]}),
+        pd.DataFrame({"a": ["x\ry", "z"]}),
         pd.DataFrame({"a": ["x\ny", "z"], "b": ["1", "p\nq\nr"]}),
     ):
         release = Release("masked", {"data": df})
-        out = release.save(tmp_path / f"r{len(df.columns)}")
+        out = release.save(tmp_path / f"r{len(df.columns)}-{len(df)}")
         pd.testing.assert_frame_equal(Release.load(out).data, df.astype(object))
