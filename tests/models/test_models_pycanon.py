@@ -1,12 +1,13 @@
 """Agreement with pycanon (and brute force where pycanon is wrong) on UCI Adult.
 
-pycanon 1.3.6 runs unchanged under pandas 3 (the default ``str`` dtype counts as a string dtype
-there, so string sensitive columns get the equal distance and numeric ones the ordered distance,
-as ours). It needs a default RangeIndex: it collects group *labels* and reads them back with
-``iloc``. Its entropy ℓ is truncated to an int and its recursive (c, ℓ) sorts counts ascending, so
-those two are compared with brute force instead. pycanon's t-closeness loops over groups and
-values in pandas (about 10 s for all 8 quasi-identifiers), so t is checked on quasi-identifier
-subsets and on a sample for all 8, which keeps this file well under 30 s.
+pycanon 1.3.6 runs unchanged under pandas 3; ``oracles.pycanon_anonymity`` gives it the columns it
+reads, text as objects (which count as a string dtype, so string sensitive columns get the equal
+distance and numeric ones the ordered distance, as ours). It needs a default RangeIndex: it
+collects group *labels* and reads them back with ``iloc``. Its entropy ℓ is truncated to an int and
+its recursive (c, ℓ) sorts counts ascending, so those two are compared with brute force instead.
+pycanon's t-closeness loops over groups and values in pandas (about 10 s for all 8 quasi-
+identifiers), so t is checked on quasi-identifier subsets and on a sample for all 8, which keeps
+this file well under 30 s.
 """
 
 from __future__ import annotations
