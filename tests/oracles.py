@@ -100,7 +100,7 @@ def require_program(*names: str, package: str, why: str) -> str:
 
 
 class _OnTheirColumns:
-    """pycanon's functions, each called on a frame of the columns it reads, as NumPy columns.
+    """pycanon's functions, each called on a frame of the columns it reads, in NumPy.
 
     pycanon takes the rows of every class from the whole frame (``data.iloc[rows]``, one call per
     class); with the other columns, and text in pandas' Arrow-backed ``str`` columns, that copy is
@@ -119,15 +119,15 @@ class _OnTheirColumns:
         def on_their_columns(data, quasi_ident, *rest, **options):
             sensitive = list(rest[0] if rest else options.get("sens_att", ()))
             columns = {c: data[c].astype(object) for c in quasi_ident}
-            columns.update((c, _numpy(data[c])) for c in sensitive if c not in columns)
+            columns.update((c, _sensitive(data[c])) for c in sensitive if c not in columns)
             frame = pd.DataFrame(columns)
             return function(frame, quasi_ident, *rest, **options)
 
         return on_their_columns
 
 
-def _numpy(column: pd.Series) -> pd.Series:
-    """A sensitive column in NumPy: numbers as they are (pycanon's t-closeness takes the
+def _sensitive(column: pd.Series) -> pd.Series:
+    """A sensitive column as pycanon gets it: numbers as they are (pycanon's t-closeness takes the
     ordered distance for numbers), anything else as objects."""
     numeric = pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
     return column if numeric else column.astype(object)

@@ -526,7 +526,7 @@ def _domain(
         reference = np.asarray(reference)
         present |= reference > 0
     if index.hasnans:  # a kept missing cell (an Index caches whether it has one)
-        present &= ~np.asarray(pd.isna(pd.Index(values, dtype=object)))
+        present &= ~np.asarray(index.isna())
     if reference is not None:
         reference = reference[present]
     if present.all():  # every value occurs: the codes and values stand as they are
