@@ -181,3 +181,24 @@ def test_a_frequency_table_in_any_row_order_gives_the_same_alternatives(case, ra
     want = closest_configurations(cfg, data, release_search)
     got = closest_configurations(cfg, None, release_search, shuffled)
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(configurations())
+def test_the_release_own_encoding_gives_the_same_alternatives(case) -> None:
+    """Within a command's run the release keeps the original as its method encoded it, and the
+    alternatives are counted from it: the same rows as from the original encoded again."""
+    from microanon.core.factorize import shared_codes
+
+    cfg, data, release_search = case
+    cfg = replace(cfg, params={**cfg.params, "suppressed_rows": "remove"})
+    try:
+        assert cfg.run(data).encoded is None  # outside a run nothing is kept
+        with shared_codes():
+            encoded = cfg.run(data).encoded
+    except MicroanonError:  # the release itself is infeasible: nothing to compare
+        return
+    assert encoded is not None and encoded.n_rows == len(data)
+    want = closest_configurations(cfg, data, release_search)
+    got = closest_configurations(cfg, data, release_search, encoded=encoded)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)

@@ -126,6 +126,21 @@ def _first_order(
     return row_class.astype(np.int64, copy=False), first
 
 
+def _paired(
+    left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_first_order` of two groupings of the same rows (each a class per row and the
+    first row of each class): the classes of their pairs. When every class of ``left`` lies in
+    one class of ``right`` (each original combination published one way), the pairs are the
+    classes of ``left`` themselves, found without grouping the rows again."""
+    (left_class, left_first), (right_class, right_first) = left, right
+    if np.array_equal(right_class[left_first].take(left_class), right_class):
+        return left_class, left_first
+    return _first_order(
+        [left_class, right_class], [len(left_first), len(right_first)], len(left_class)
+    )
+
+
 #: Suffix of the published columns in :attr:`ReleaseTables.pairs`.
 PUBLISHED = " (published)"
 
@@ -189,7 +204,7 @@ class ReleaseTables:
             )
         # Each side is grouped once; the pairs are the combinations of the two groupings.
         left, right = _classes(original, held), _classes(data, shown)
-        joint = _first_order([left[0], right[0]], [len(left[1]), len(right[1])], len(data))
+        joint = _paired(left, right)
         names = {c: c + PUBLISHED for c in shown}
         both = pd.concat(
             [

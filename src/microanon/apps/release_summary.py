@@ -215,6 +215,7 @@ def closest_configurations(
     original: pd.DataFrame | None,
     release_search: dict[str, Any] | None = None,
     searched: Table | None = None,
+    encoded: Table | None = None,
 ) -> pd.DataFrame | None:
     """Measure the configurations without each model in turn (and, for ``full_domain``, with
     twice the suppression): the information loss of each alternative's published table.
@@ -222,7 +223,9 @@ def closest_configurations(
     For ``full_domain`` with ``suppressed_rows: remove`` and no model against a population,
     each alternative is one more search on a frequency table of the original
     (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`): ``searched``, the one the
-    release's search ran on, when given (out of core), else the original encoded once. Each is
+    release's search ran on, when given (out of core), else the original counted from
+    ``encoded``, the release's own encoding of it (its
+    :attr:`~microanon.core.release.Release.encoded`), else the original encoded once. Each is
     measured from the classes it would publish without building its rows: the same numbers as
     the method run anew. Any other configuration runs the whole method for each alternative on
     ``original``'s records; without them (``original`` None) nothing is measured.
@@ -250,7 +253,7 @@ def closest_configurations(
         alternatives.append(
             (f"suppression up to {more['suppression']:.0%}", replace(cfg, params=more))
         )
-    runs = _frequency_runs(cfg, original, searched) if alternatives else None
+    runs = _frequency_runs(cfg, original, searched, encoded) if alternatives else None
     if alternatives and runs is None and original is None:
         return None
     rows = []
@@ -269,11 +272,12 @@ def closest_configurations(
 
 
 def _frequency_runs(
-    cfg: Any, original: pd.DataFrame | None, searched: Table | None
+    cfg: Any, original: pd.DataFrame | None, searched: Table | None, encoded: Table | None
 ) -> FrequencyRuns | None:
     """The frequency table the alternatives' searches run on (``searched``, else the original
-    encoded once), when they are full-domain searches that remove the suppressed records and
-    check no model against a population (the others run the whole method)."""
+    counted from ``encoded``, else encoded once), when they are full-domain searches that
+    remove the suppressed records and check no model against a population (the others run the
+    whole method)."""
     if (
         cfg.method != "full_domain"
         or cfg.steps
@@ -283,7 +287,11 @@ def _frequency_runs(
         return None
     if searched is not None:
         return FrequencyRuns.of_table(searched, cfg.models)
-    return None if original is None else FrequencyRuns.of_records(original, cfg.schema, cfg.models)
+    if original is None:
+        return None
+    if encoded is not None:  # the method's own encoding of ``original``
+        return FrequencyRuns.of_encoded(encoded, cfg.models)
+    return FrequencyRuns.of_records(original, cfg.schema, cfg.models)
 
 
 def _measured_release(release: Release, original: pd.DataFrame) -> tuple[Any, Any, str]:
@@ -368,7 +376,9 @@ def add_summary_sections(
             )
         elif cfg is not None and cfg.models:
             search = meta.get("search")
-            alt = closest_configurations(cfg, None if out_of_core else original, search, searched)
+            alt = closest_configurations(
+                cfg, None if out_of_core else original, search, searched, release.encoded
+            )
             if alt is None:
                 sec.paragraph(
                     "The closest configurations are not proposed for this release made out of "

@@ -331,6 +331,10 @@ class Release:
         self.public_keys = frozenset(ALWAYS_PUBLIC) | frozenset(map(str, public))
         #: Whether the internal part is known (False for a release loaded from its public part).
         self.has_internal = True
+        #: The original as the method encoded it (a :class:`~microanon.core.table.Table`), kept
+        #: only within one run of a command (:func:`~microanon.core.factorize.shared_codes`) for
+        #: that run's reports; never written, and None otherwise.
+        self.encoded: Any = None
 
     @property
     def data(self) -> pd.DataFrame:

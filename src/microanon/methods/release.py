@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, SchemaError
-from ..core.factorize import remember_taken
+from ..core.factorize import remember_taken, sharing
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
@@ -238,4 +238,7 @@ def generalized_release(
         "rows_out": len(published),
         **metadata,
     }
-    return (text_release if text else Release)(kind, tables, meta, public=public)
+    release = (text_release if text else Release)(kind, tables, meta, public=public)
+    if sharing():  # within a command's run: its reports may reuse the encoding
+        release.encoded = table
+    return release

@@ -212,15 +212,20 @@ _CHUNK = 1 << 22
 
 
 def _holds_any(path: Path, needles: list[bytes]) -> bool:
-    """Whether the file holds one of ``needles``, read in chunks that overlap by a needle."""
+    """Whether the file holds one of ``needles``, read in chunks that overlap by a needle (into
+    one buffer, reused: no memory allocated per chunk)."""
     overlap = max(map(len, needles)) - 1
-    tail = b""
+    buffer = bytearray(overlap + _CHUNK)
+    view = memoryview(buffer)
+    kept = 0  # bytes of the previous chunk's end kept at the buffer's start
     with path.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            window = tail + chunk
+        while read := f.readinto(view[kept:]):
+            end = kept + read
+            window = buffer if end == len(buffer) else bytes(view[:end])  # (the file's end)
             if any(n in window for n in needles):
                 return True
-            tail = window[-overlap:] if overlap else b""
+            kept = min(overlap, end)
+            buffer[:kept] = buffer[end - kept : end]
     return False
 
 

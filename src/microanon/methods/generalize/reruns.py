@@ -111,6 +111,27 @@ class FrequencyRuns:
         """
         table, resolved, _, _ = _prepare(data, schema, models, 0.0, "lm", "remove")
         _refuse_population(resolved)
+        return cls._counted(table)
+
+    @classmethod
+    def of_encoded(cls, table: Table, models: Any) -> FrequencyRuns:
+        """The original as :func:`~microanon.methods.generalize.full_domain` encoded it for a
+        release (:attr:`Release.encoded <microanon.core.release.Release.encoded>`, one row per
+        record), counted as :meth:`of_records` counts it: the same frequency table, without
+        encoding the records again.
+
+        Raises
+        ------
+        InputError
+            Bad models, or a model checked against a population.
+        """
+        _refuse_population(as_models(models))
+        return cls._counted(table)
+
+    @classmethod
+    def _counted(cls, table: Table) -> FrequencyRuns:
+        """An encoded original (one row per record) counted into a frequency table of its
+        quasi-identifiers and sensitive attributes, rows in order of first record."""
         columns = [*table.schema.quasi, *table.schema.sensitive]
         found = combine_codes(
             [table.codes(c) for c in columns], [table.cardinality(c) for c in columns]
