@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microanon import Release
-from microanon.core.release import _column_type, canonical_column
+from microanon.core.release import _column_type, canonical_column, text_release
 
 #: Text with what CSV must quote (a carriage return apart: see ``texts``).
 _LETTERS = st.sampled_from(list("ab ,\"\n'é=") + ["NA", "1", "-0"])
@@ -190,3 +190,39 @@ def test_line_breaks_inside_values_read_back_whole(tmp_path):
         release = Release("masked", {"data": df})
         out = release.save(tmp_path / f"r{len(df.columns)}-{len(df)}")
         pd.testing.assert_frame_equal(Release.load(out).data, df.astype(object))
+
+
+@settings(max_examples=60, deadline=None)
+@given(frames(), st.data())
+def test_a_release_loaded_like_the_one_in_memory_holds_what_the_files_hold(
+    tmp_path_factory, df, data
+):
+    """Loaded ``like`` the release written (as the verification loads it, within a run), a
+    text column holds the values read from the file: the in-memory column's objects when it
+    holds the same values row by row, and otherwise (another value, a missing value as NaN,
+    a number for its text) the file's, exactly as loaded without it."""
+    from microanon.core.factorize import shared_codes
+
+    release = Release("masked", {"data": df})
+    out = release.save(tmp_path_factory.mktemp("r") / "r")
+    plain = Release.load(out).data
+    other = release.data.copy()
+    text = [c for c in other.columns if other[c].dtype == object]
+    if text and len(other):  # another column in memory: one cell changed, maybe
+        c = data.draw(st.sampled_from(text))
+        row = data.draw(st.integers(0, len(other) - 1))
+        cell = data.draw(st.sampled_from(["a", "zz", None, float("nan"), 1]))
+        other[c] = other[c].astype(object)
+        other.iloc[row, list(other.columns).index(c)] = cell
+    for like in (release, text_release("masked", {"data": other})):  # (kept as it is)
+        with shared_codes():
+            back = Release.load(out, like=like).data
+            pd.testing.assert_frame_equal(back, plain)
+            for c in back.columns:
+                if back[c].dtype == object:
+                    assert all(v is None or type(v) is str for v in back[c])
+    with shared_codes():  # unchanged: the column's objects are shared, not built again
+        back = Release.load(out, like=release).data
+        for c in text:
+            if len(df) and release.data[c].notna().any():
+                assert np.shares_memory(back[c].to_numpy(), release.data[c].to_numpy())

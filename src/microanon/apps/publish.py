@@ -145,7 +145,7 @@ def publish(
         with reporter.stage(PUBLISH_STAGES[1]):
             hidden = [c for c in schema.columns if not schema[c].role.published]
             verification = verify_written(
-                tmp, original, lint.linkable, schema.declared(), unpublished=hidden
+                tmp, original, lint.linkable, schema.declared(), unpublished=hidden, written=release
             )
             if not verification.ok:
                 raise VerificationError(

@@ -22,7 +22,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .factorize import KEY_LIMIT, factorize, factorize_keys, first_rows, push_digit, remember
+from .factorize import (
+    KEY_LIMIT,
+    factorize,
+    factorize_keys,
+    first_rows,
+    push_digit,
+    remember,
+    sharing,
+)
 
 __all__ = ["write_csv", "read_csv", "restore", "text_codes"]
 
@@ -238,10 +246,11 @@ def _holds(data: pa.Buffer, byte: int) -> bool:
     return any(bool((chunk == byte).any()) for chunk in _chunks(data))
 
 
-def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
+def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None = None) -> pd.Series:
     """An object column of str (None where a value is missing or listed in ``gaps``), its codes
     remembered for :func:`~microanon.core.factorize.factorize` (within
-    :func:`~microanon.core.factorize.shared_codes`)."""
+    :func:`~microanon.core.factorize.shared_codes`); ``like``'s objects when it holds the same
+    values row by row (:func:`_same_text`)."""
     if pa.types.is_dictionary(col.type):  # one dictionary for the chunks, in order of rows
         encoded = col.unify_dictionaries().combine_chunks()
     else:
@@ -252,6 +261,8 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
         [v if isinstance(v, str) else str(v) for v in encoded.dictionary.to_pylist()] + [None],
         dtype=object,
     )
+    if like is not None and _same_text(codes, words[:-1], like):
+        return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)
     column = pd.Series(words[codes], dtype=object, copy=False)
     if not len(gaps):  # the dictionary's words, in order of first appearance
         remember(column, codes, pd.Index(words[:-1], dtype=object))
@@ -268,7 +279,28 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int]) -> pd.Series:
     return column
 
 
-def restore(col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = ()) -> pd.Series:
+def _same_text(codes: np.ndarray, words: np.ndarray, like: pd.Series) -> bool:
+    """Whether the column of ``words[codes]`` (code ``-1``: missing, None) holds, row by row,
+    the values of ``like``, an object column: compared on ``like``'s codes, a value by its
+    text and type (``"1"`` is not ``1``), a missing value only as None. Only within a run
+    (:func:`~microanon.core.factorize.shared_codes`), where the codes of a column a method
+    built are known without hashing its rows."""
+    if not sharing() or len(like) != len(codes):
+        return False
+    theirs, uniques = factorize(like)
+    if not all(type(v) is str for v in uniques):
+        return False
+    position = pd.Index(uniques, dtype=object).get_indexer(pd.Index(words, dtype=object))
+    position[position < 0] = -2  # a word ``like`` does not hold: no row of ``like`` matches
+    if not np.array_equal(np.append(position, -1).take(codes), theirs):  # -1 stays -1
+        return False
+    missing = like.to_numpy()[theirs < 0]
+    return bool(np.equal(missing, None).all())  # (not NaN: restored text has None)
+
+
+def restore(
+    col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = (), like: pd.Series | None = None
+) -> pd.Series:
     """A column read from a release file, with the type ``kind`` its manifest records.
 
     Parameters
@@ -278,6 +310,10 @@ def restore(col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = ()) -> pd.Ser
     kind : {"string", "int", "float", "bool"}
     gaps : sequence of int
         The rows of a text column whose value is missing (a CSV file writes them as "").
+    like : Series, optional
+        The object column a text column was written from: when the column read back holds
+        its values row by row, ``like``'s objects are returned (see
+        :meth:`~microanon.core.release.Release.load`).
 
     Returns
     -------
@@ -287,7 +323,7 @@ def restore(col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = ()) -> pd.Ser
         truth value is missing (``float64``, all NaN, when every one is).
     """
     if kind == "string":
-        return _as_text(col, gaps)
+        return _as_text(col, gaps, like)
     if kind == "bool":
         if pa.types.is_boolean(col.type):
             col = pc.if_else(col, "True", "False")

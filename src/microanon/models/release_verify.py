@@ -235,6 +235,7 @@ def verify_written(
     linkable: Sequence[str] = (),
     declared: Mapping[str, Sequence[Any]] | None = None,
     unpublished: Sequence[str] = (),
+    written: Release | None = None,
 ) -> Verification:
     """Read a written release back from ``directory`` and verify it.
 
@@ -251,6 +252,10 @@ def verify_written(
         Values the data owner declared public (see :func:`public_leaks`).
     unpublished : sequence of str
         Columns no public table may hold (the schema's identifiers and household id).
+    written : Release, optional
+        The release the files were written from, still in memory: a text column read back
+        that holds its column's values row by row shares that column's objects (see
+        :meth:`Release.load`); every check is made on what was read.
 
     Returns
     -------
@@ -259,7 +264,7 @@ def verify_written(
     original = pandas_if_arrow(original, "original")
     directory = Path(directory)
     out = Verification()
-    full = Release.load(directory)
+    full = Release.load(directory, like=written)
     public = _public_part(full, directory / PUBLIC_DIR / MANIFEST)
     out.public = public
     extra = sorted(set(public.metadata) - set(full.public_keys))
