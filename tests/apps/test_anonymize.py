@@ -186,3 +186,24 @@ def test_population_models_from_yaml_run_and_verify(tmp_path):
     release = Release.load(out)
     assert len(release.metadata["populations"]) == 2
     assert all(v.holds for v in check_release(release))
+
+
+def test_the_run_keeps_the_method_encoding_only_while_it_runs(tmp_path):
+    """Within the run the release keeps the original as its method encoded it (for the
+    reports); the release the run returns no longer holds it."""
+    import microanon.apps.release_summary as summary
+    from microanon.apps.anonymize import run_anonymize
+
+    seen = []
+    real = summary.closest_configurations
+
+    def watched(cfg, original, release_search=None, searched=None, encoded=None):
+        seen.append(encoded)
+        return real(cfg, original, release_search, searched, encoded)
+
+    cfg = load_config(EXAMPLES / "full_domain.yaml")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(summary, "closest_configurations", watched)
+        _, release, _ = run_anonymize(cfg, tmp_path / "out")
+    assert release.encoded is None
+    assert seen and all(e is not None and e.n_rows == release.metadata["rows_in"] for e in seen)

@@ -139,6 +139,7 @@ def run_anonymize(
             progress=reporter,
             secrets=secrets,
         )
+    release.encoded = None  # the run is over: its encoding is not kept with the release
     numbers["seconds"] = seconds
     numbers["stage_seconds"] = dict(zip(STAGES, reporter.seconds.values(), strict=True))
     return path, release, numbers
