@@ -206,3 +206,32 @@ def test_factorize_keys_is_pandas_factorize(values, repeat, unsigned):
     assert codes.dtype == np.intp and codes.flags.writeable
     assert codes.tolist() == expected_codes.tolist()
     assert uniques.tolist() == expected_uniques.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(1, 40), min_size=1, max_size=4).flatmap(
+        lambda sizes: st.tuples(
+            st.just(sizes),
+            st.lists(st.tuples(*(st.integers(0, s - 1) for s in sizes)), min_size=1, max_size=300),
+        )
+    )
+)
+def test_combined_codes_are_numpy_unique_of_the_code_rows(case):
+    """:func:`~microanon.core.table.combine_codes`, counted densely or hashed (few rows in a
+    large space of keys): the combinations in lexicographic order, their counts, each row's
+    combination and each one's first row, as ``numpy.unique`` of the rows gives them."""
+    from microanon.core.table import combine_codes
+
+    sizes, rows = case
+    codes = [np.array(column, dtype=np.int64) for column in zip(*rows, strict=True)]
+    for radix in (sizes, [s * 10_000 for s in sizes]):  # dense, then hashed
+        got = combine_codes(codes, radix)
+        combos, first, inverse, counts = np.unique(
+            np.column_stack(codes), axis=0, return_index=True, return_inverse=True,
+            return_counts=True,
+        )  # fmt: skip
+        np.testing.assert_array_equal(got.combos, combos)
+        np.testing.assert_array_equal(got.first, first)
+        np.testing.assert_array_equal(got.inverse, inverse.reshape(-1))
+        np.testing.assert_array_equal(got.counts, counts)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import factorize, factorize_keys, push_digit, sharing
+from .factorize import factorize, factorize_keys, first_rows, push_digit, sharing
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -212,15 +212,15 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
             np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
         else:
             # Hashed, not sorted: only the distinct keys are sorted (the same answer as np.unique).
+            # Numbered by first appearance, so each one's first row is found in a prefix.
             found, seen = factorize_keys(key)
             order = np.argsort(seen)
             uniq = seen[order]
             rank = np.empty(len(uniq), dtype=np.int64)
             rank[order] = np.arange(len(uniq), dtype=np.int64)
             inverse = rank[found]
-            counts = np.bincount(inverse, minlength=len(uniq))
-            first = np.full(len(uniq), n, dtype=np.int64)
-            np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
+            counts = np.bincount(found, minlength=len(uniq))[order]
+            first = first_rows(found, len(uniq))[order]
         combos = np.empty((len(uniq), len(codes)), dtype=np.int64)
         rest = uniq
         for j in range(len(codes) - 1, -1, -1):
