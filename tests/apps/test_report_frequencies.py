@@ -217,3 +217,26 @@ def test_paired_classes_equal_grouping_the_pairs(rows):
     got = _paired(left, right)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 6), min_size=1, max_size=4).flatmap(
+        lambda sizes: st.tuples(
+            st.just(sizes),
+            st.lists(st.tuples(*(st.integers(-1, s - 1) for s in sizes)), min_size=1, max_size=60),
+        )
+    )
+)
+def test_classes_of_codes_with_missing_values_are_their_rows_by_first_appearance(case):
+    """Codes from ``-1`` (a missing value) packed into one key per row: each row's class is
+    its combination's number in order of first appearance, as reading the rows gives it."""
+    from microanon.apps.release_frequencies import _first_order
+
+    sizes, rows = case
+    codes = [np.array([r[j] for r in rows], dtype=np.int64) for j in range(len(sizes))]
+    number: dict[tuple, int] = {}
+    want = [number.setdefault(r, len(number)) for r in rows]
+    first = [rows.index(r) for r in number]
+    got = _first_order(codes, [s + 1 for s in sizes], len(rows), offset=1)
+    assert got[0].tolist() == want and got[1].tolist() == first

@@ -119,7 +119,9 @@ def _first_order(
         return rank[combined.inverse], combined.first[order]
     key = np.zeros(rows, dtype=np.int64)
     for c, r in zip(codes, radices, strict=True):
-        push_digit(key, c, r, offset)
+        # Each digit's ``offset`` would add the same constant (the digits' weights times it)
+        # to every key: the keys group alike without it, and a pass per column is saved.
+        push_digit(key, c, r)
     # A hash table numbers the keys by first appearance, in one pass and without a sort.
     row_class, uniques = factorize_keys(key)
     first = first_rows(row_class, len(uniques)).astype(np.int64, copy=False)
