@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,9 @@ from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
 from .factorize import factorize
 from .output import atomic_directory
+
+if TYPE_CHECKING:
+    from .table import Table
 
 __all__ = [
     "EXTENSIONS",
@@ -334,7 +337,7 @@ class Release:
         #: The original as the method encoded it (a :class:`~microanon.core.table.Table`), kept
         #: only within one run of a command (:func:`~microanon.core.factorize.shared_codes`) for
         #: that run's reports; never written, and None otherwise.
-        self.encoded: Any = None
+        self.encoded: Table | None = None
 
     @property
     def data(self) -> pd.DataFrame:
