@@ -1,6 +1,8 @@
 """The Dask engine's report tables equal those the in-memory reports group from rows.
 
-:func:`ordered_combinations` counts a table partition by partition; :func:`published_of`,
+:func:`merge_counted` merges a table's partitions' frequency tables, counted while the engine
+encodes them (:attr:`Encoded.counted`) or from written files (:func:`written_combinations`);
+:func:`published_of`,
 :func:`in_original_order` and :func:`pairs_of` rebuild, from the original's combinations and the
 published files' (grouped by class, in another order), the tables
 :meth:`ReleaseTables.of` groups from the original's and the release's rows.
@@ -18,15 +20,17 @@ from letters import LETTERS
 
 from microanon.apps.release_frequencies import Combinations, CountedRelease, ReleaseTables
 from microanon.apps.scale_reports import (
+    combinations_of,
     in_original_order,
-    ordered_combinations,
     pairs_of,
     published_of,
+    written_combinations,
 )
-from microanon.core import Hierarchy
+from microanon.core import Hierarchy, Schema
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.methods.generalize.full_domain import level_labels
+from microanon.scale.encode import encode_partition, merge_counted
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -69,23 +73,52 @@ def client(scheduler):
         yield c
 
 
-def _partitions(table: pd.DataFrame, cuts: list[int]):
-    import dask
-    import dask.dataframe as dd
-
+def _pieces(table: pd.DataFrame, cuts: list[int]) -> list[pd.DataFrame]:
+    """``table`` cut into consecutive pieces at ``cuts`` (some may be empty)."""
     bounds = [0, *sorted(c % (len(table) + 1) for c in cuts), len(table)]
-    pieces = [table.iloc[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
-    return dd.from_delayed(
-        [dask.delayed(p) for p in pieces], meta=table.iloc[:0], verify_meta=False
-    )
+    return [table.iloc[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+#: ``a`` a quasi-identifier whose missing value is the value ``?``, ``n`` a number, ``s`` a
+#: sensitive column whose missing values are kept as unknown.
+POLICIES = Schema.from_dict(
+    {
+        "a": {"role": "quasi", "missing": "value"},
+        "n": {"role": "quasi", "kind": "numeric"},
+        "s": {"role": "sensitive", "missing": "keep"},
+    }
+)
+
+
+@SETTINGS
+@given(
+    records(),
+    st.lists(st.integers(0, 30), max_size=3),
+    st.sampled_from([["a", "n"], ["a", "n", "s"]]),
+)
+def test_partitions_counted_while_encoding_give_the_whole_table(table, cuts, encoded):
+    """The combinations each partition counts while it is encoded (from its codes when the
+    encoded columns are the counted ones, else grouped again), one partition after the other,
+    are those of the whole table as the method receives it, in order of first appearance."""
+    columns = ["a", "n", "s"]
+    parts = [encode_partition(p, POLICIES, encoded, counted=columns) for p in _pieces(table, cuts)]
+    got = combinations_of(merge_counted([p.counted for p in parts], columns))
+    expected = Combinations.of(POLICIES.validate(table, check_leaves=False), columns)
+    _same(got, expected)
+    assert sum(p.unknown.get("s", 0) for p in parts) == int(table["s"].isna().sum())
 
 
 @SETTINGS
 @given(records(), st.lists(st.integers(0, 30), max_size=3))
-def test_ordered_combinations_equal_the_whole_table_grouped(client, table, cuts):
-    got, unknown = ordered_combinations(_partitions(table, cuts), ["a", "n", "s"], client)
-    assert unknown == {}
-    _same(got, Combinations.of(table, ["a", "n", "s"]))
+def test_written_combinations_equal_the_whole_table_grouped(client, tmp_path_factory, table, cuts):
+    """The combinations of written Parquet files, each counted where it lies and merged in file
+    order, are those of the table the files hold, in order of first appearance."""
+    folder = tmp_path_factory.mktemp("files")
+    files = []
+    for i, piece in enumerate(_pieces(table, cuts)):
+        files.append(str(folder / f"part.{i}.parquet"))
+        piece.to_parquet(files[-1], index=False)
+    _same(written_combinations(files, client), Combinations.of(table, ["a", "n", "s"]))
 
 
 @st.composite

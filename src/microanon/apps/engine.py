@@ -414,10 +414,11 @@ def anonymize_dask(
         from .scale_reports import write_scale_reports
 
         original = read_dataset(frame, **options) if isinstance(frame, str) else frame
+        columns = list(original.columns)
         subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
 
         def reports(written: Any, client: Any) -> dict[str, Any]:
-            return write_scale_reports(written, original, cfg.schema, lint, client, subtitle, cfg)
+            return write_scale_reports(written, columns, cfg.schema, lint, client, subtitle, cfg)
 
         return full_domain_dask(
             frame,

@@ -4,15 +4,15 @@ The reports of :func:`microanon.apps.publish.publish` measure frequency tables
 (:mod:`microanon.apps.release_frequencies`), which can be counted partition by partition: each
 partition's distinct combinations in order of first appearance, then those of the partitions'
 tables in partition order, give the combinations of the whole table in order of first appearance,
-with their records. The original's table is counted from the input, the published table's from
-the written files; :func:`microanon.apps.publish.write_reports` then writes the same reports as in
-memory, every number measured on these tables (see :class:`CountedRelease` for what needs the
-records and is therefore left out).
+with their records. The original's table is counted while the engine encodes the input
+(:attr:`microanon.scale.ScaleResult.original`), the published table's from the written files,
+each file where it lies; :func:`microanon.apps.publish.write_reports` then writes the same
+reports as in memory, every number measured on these tables (see :class:`CountedRelease` for
+what needs the records and is therefore left out).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,67 +20,44 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.frames import pandas_if_arrow
 from ..core.hierarchy import SUPPRESSED, Hierarchy
 from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
+from ..scale.encode import merge_counted
+from ..scale.frequencies import FrequencyTable
+from ..scale.verify import file_counts
 from .publish import write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease
 
 __all__ = [
+    "combinations_of",
     "in_original_order",
-    "ordered_combinations",
     "pairs_of",
     "published_of",
     "write_scale_reports",
+    "written_combinations",
 ]
 
 
-def _counted(
-    part: pd.DataFrame, columns: list[str], schema: Schema | None
-) -> tuple[Combinations, dict[str, int]]:
-    """One partition's combinations of ``columns`` and its unknown sensitive values.
-
-    With ``schema``, its missing-value policies are applied first, as the method received the
-    records, and the records whose sensitive value is unknown (``missing: keep``) are counted by
-    sensitive column (:attr:`~microanon.apps.row_counts.RowCounts.unknown_sensitive`).
-    """
-    part = pandas_if_arrow(part, "partition")
-    if schema is None or not len(part):  # an empty partition adds no combination
-        return Combinations.of(part, columns), {}
-    part = schema.validate(part, check_leaves=False)
-    unknown = {
-        c: int(part[c].isna().sum())
-        for c in schema.sensitive
-        if c in part.columns and schema[c].missing_policy == "keep"
-    }
-    return Combinations.of(part, columns), unknown
+def combinations_of(table: FrequencyTable) -> Combinations:
+    """The combinations of a frequency table of values (in its order, each once), as
+    :class:`Combinations`."""
+    values = pd.DataFrame(dict(table.codes), columns=list(table.columns))
+    return Combinations.of(values, table.columns, table.counts)
 
 
-def ordered_combinations(
-    frame: Any, columns: Sequence[str], client: Any, schema: Schema | None = None
-) -> tuple[Combinations, dict[str, int]]:
-    """The combinations of ``columns`` in a dask DataFrame, in order of first appearance.
+def written_combinations(files: Sequence[str], client: Any) -> Combinations:
+    """The combinations of every column of the written Parquet ``files``, in order of first
+    appearance: each file counted where it lies (its text read dictionary-encoded,
+    :func:`microanon.scale.verify.file_counts`), the files' tables merged here in file order."""
+    import pyarrow.parquet as pq
 
-    Each partition is grouped where it lies; only the partitions' frequency tables come here.
-    ``schema``: apply its missing-value policies to each partition first, and count the
-    unknown sensitive values of the records entering the method (else none are counted).
-    """
-    from dask import delayed
-
-    columns = list(columns)
-    count = delayed(_counted, pure=False)
-    done = client.gather(client.compute([count(p, columns, schema) for p in frame.to_delayed()]))
-    unknown: dict[str, int] = {}
-    for _, found in done:
-        for c, n in found.items():
-            unknown[c] = unknown.get(c, 0) + n
-    values = pd.concat([p.values for p, _ in done], ignore_index=True)
-    counts = np.concatenate([p.counts for p, _ in done]) if done else np.zeros(0, np.int64)
-    return Combinations.of(values, columns, counts), unknown
+    columns = list(pq.read_schema(files[0]).names) if files else []
+    counted = client.gather([client.submit(file_counts, f, columns, pure=False) for f in files])
+    return combinations_of(merge_counted(counted, columns))
 
 
 def _keys(frame: pd.DataFrame) -> pd.Index:
@@ -152,7 +129,7 @@ def pairs_of(original: Combinations, labels: pd.DataFrame) -> Combinations:
 
 def write_scale_reports(
     result: Any,
-    frame: Any,
+    columns: Sequence[str],
     schema: Schema,
     lint: LintReport,
     client: Any,
@@ -165,9 +142,10 @@ def write_scale_reports(
     Parameters
     ----------
     result : microanon.scale.ScaleResult
-        What :func:`microanon.scale.full_domain_dask` wrote (the release at ``result.path``).
-    frame : dask DataFrame
-        The original, every column.
+        What :func:`microanon.scale.full_domain_dask` wrote (the release at ``result.path``),
+        with the original's combinations it counted while encoding (``result.original``).
+    columns : sequence of str
+        The original's columns.
     schema : Schema
         The schema the release was made with.
     lint : LintReport
@@ -179,14 +157,15 @@ def write_scale_reports(
         The run's configuration: with it, a release that warns proposes the closest
         configurations, searched on the frequency table the release's search ran on.
     """
-    from ..scale import read_dataset
+    from ..scale.read import parquet_files
 
     quasi = [str(q) for q in result.metadata.get("quasi") or []]
     sensitive = (result.metadata.get("sensitive") or [None])[0]
-    held = [c for c in [*quasi, sensitive] if c is not None and c in frame.columns]
-    original, unknown = ordered_combinations(frame, held, client, schema)
-    written = read_dataset(os.fspath(result.data))
-    published, _ = ordered_combinations(written, list(written.columns), client)
+    held = [c for c in [*quasi, sensitive] if c is not None]
+    if result.original is None or list(result.original.columns) != held:
+        raise ValueError("the release's original combinations were not counted for its reports")
+    original = combinations_of(result.original)
+    published = written_combinations(parquet_files(result.data, "parquet") or [], client)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)
@@ -194,12 +173,11 @@ def write_scale_reports(
     counted = CountedRelease.of(original, published, quasi, sensitive, pairs, result.searched)
     public = dict(result.metadata)
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
-    internal["row_counts"] = {**internal["row_counts"], "unknown_sensitive": unknown}
     release = Release("generalized", {"data": published.values}, internal, public)
     part = Release("generalized", {"data": published.values}, public, public)
     part.has_internal = False
     verification = Verification(list(result.verdicts), public=part)
-    columns = pd.DataFrame(columns=list(frame.columns))
+    shown = pd.DataFrame(columns=list(columns))
     return write_reports(
-        Path(result.path), release, columns, schema, lint, verification, config, subtitle, counted
+        Path(result.path), release, shown, schema, lint, verification, config, subtitle, counted
     )

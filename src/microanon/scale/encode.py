@@ -26,7 +26,7 @@ from ..core.schema import MISSING_LABEL, Kind, Role, Schema, with_missing_leaf
 from ..core.table import sorted_values
 from .client import run_stage
 from .encoding import Encoding
-from .frequencies import count_combinations
+from .frequencies import FrequencyTable, count_combinations
 
 __all__ = [
     "row_counts_of",
@@ -38,6 +38,7 @@ __all__ = [
     "encode_dataset",
     "encode_partition",
     "local_counts",
+    "merge_counted",
 ]
 
 
@@ -337,6 +338,11 @@ class Encoded:
     unknown : dict of str to int
         Records entering the method whose value of each ``missing: keep`` sensitive column is
         unknown.
+    counted : Encoded or None
+        The distinct combinations of the ``counted`` columns of :func:`encode_partition` as the
+        method receives them (missing values as they are), in order of first appearance, with
+        their records (``uniques``, ``combos`` and ``counts`` only; :func:`merge_counted` merges
+        the partitions'); None when none were asked for.
     """
 
     rows: int
@@ -351,9 +357,10 @@ class Encoded:
     read: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
+    counted: Encoded | None = None
 
     def summary(self) -> Encoded:
-        """What the client needs to build the dictionaries (nothing per record or combination)."""
+        """What the client needs to build the dictionaries and to report (nothing per record)."""
         return replace(self, combos={}, counts=self.counts[:0], inverse=None, others=None)
 
     def nbytes(self) -> int:
@@ -422,6 +429,7 @@ def encode_partition(
     others: Sequence[str] = (),
     budget: float | None = None,
     spill: str | None = None,
+    counted: Sequence[str] = (),
 ) -> Encoded:
     """Clean one partition and code it with local dictionaries, in one pass.
 
@@ -439,6 +447,9 @@ def encode_partition(
         Bytes this partition may keep in memory; more are written to ``spill``.
     spill : str, optional
         Parquet file for the records' data beyond the budget.
+    counted : sequence of str
+        Columns whose combinations of values the partition also counts (:attr:`Encoded.counted`,
+        for the reports): when they are ``columns``, from the same codes.
     """
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
@@ -470,6 +481,7 @@ def encode_partition(
             for a in schema
             if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in clean.columns
         },
+        counted=_combinations(clean, counted, columns, uniques, combos, counts),
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa
@@ -482,6 +494,55 @@ def encode_partition(
         pq.write_table(table, spill)
         out = replace(out, inverse=None, others=None, spilled=spill)
     return out
+
+
+def _combinations(
+    clean: pd.DataFrame,
+    counted: Sequence[str],
+    columns: Sequence[str],
+    uniques: dict[str, np.ndarray],
+    combos: dict[str, np.ndarray],
+    counts: np.ndarray,
+) -> Encoded | None:
+    """The combinations of ``counted`` in ``clean``, in order of first appearance (those of the
+    encoded ``columns`` when they are the same)."""
+    counted = list(counted)
+    if not counted:
+        return None
+    if counted != list(columns):
+        uniques, combos, counts, _ = local_counts(clean, counted)
+    return Encoded(len(clean), uniques, combos, counts)
+
+
+def merge_counted(parts: Sequence[Encoded], columns: Sequence[str]) -> FrequencyTable:
+    """The combinations of values of ``columns`` over partitions counted each with its own
+    dictionaries (:attr:`Encoded.counted`, :func:`~microanon.scale.verify.file_counts`).
+
+    The partitions' combinations, each partition's in order of first appearance, taken one
+    partition after the other, give the whole table's in order of first appearance: the
+    dictionaries are united (one hash pass over the distinct values), the combinations merged
+    on their codes, and only the merged ones turned into values.
+
+    Returns
+    -------
+    FrequencyTable
+        Its ``codes`` the values of each combination (a missing value as a value).
+    """
+    columns = list(columns)
+    if not parts:
+        empty = {c: np.zeros(0, dtype=object) for c in columns}
+        return FrequencyTable(columns, empty, np.zeros(0, dtype=np.int64))
+    values, codes = {}, []
+    for c in columns:
+        values[c], positions = union_codes([p.uniques[c] for p in parts])
+        codes.append(
+            np.concatenate([at[p.combos[c]] for p, at in zip(parts, positions, strict=True)])
+        )
+    counts = np.concatenate([p.counts for p in parts])
+    combos, merged, _ = count_combinations(codes, [len(values[c]) for c in columns], counts)
+    return FrequencyTable(
+        columns, {c: values[c][k] for c, k in zip(columns, combos, strict=True)}, merged
+    )
 
 
 def combine_encodings(

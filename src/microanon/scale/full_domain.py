@@ -53,10 +53,17 @@ from .encode import (
     clean_partition,
     combine_encodings,
     encode_partition,
+    merge_counted,
     row_counts_of,
 )
 from .encoding import Encoding
-from .frequencies import SPLIT_EVERY, FrequencyTable, global_partial, sorted_table, tree_reduce
+from .frequencies import (
+    SPLIT_EVERY,
+    FrequencyTable,
+    global_partial,
+    sorted_table,
+    tree_reduce,
+)
 from .read import parquet_files, read_dataset, read_parquet_file
 from .release_files import DATA, arrow_type, logical_type, write_manifests
 from .verify import groups_of, verify_files
@@ -114,6 +121,12 @@ class ScaleResult:
     searched : Table or None
         The frequency table the search ran on (in memory, never written): the reports search it
         again for the closest configurations.
+    original : FrequencyTable or None
+        With ``reports``: the original's combinations of values of the quasi-identifiers and the
+        first sensitive column, as the method received them (missing-value policies applied),
+        in order of first appearance, with their records: counted in the encoding pass (each
+        partition on its worker, merged here, :func:`~microanon.scale.encode.merge_counted`).
+        In memory, never written.
     """
 
     levels: dict[str, int]
@@ -132,6 +145,7 @@ class ScaleResult:
     internal: dict[str, Any] = field(default_factory=dict)
     reported: dict[str, Any] = field(default_factory=dict)
     searched: Table | None = field(default=None, repr=False, compare=False)
+    original: FrequencyTable | None = field(default=None, repr=False, compare=False)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -287,7 +301,8 @@ def full_domain_dask(
     protect = [source] if isinstance(source, (str, os.PathLike)) else []
     check_output_target(target, overwrite, protect)
     with dask_client(client, scheduler) as run, atomic_directory(target, overwrite, protect) as tmp:
-        coded = _encode(run, source, args, read_options, tmp / _WORK, spill, progress)
+        counted = [*args.schema.quasi, *args.schema.sensitive[:1]] if reports is not None else []
+        coded = _encode(run, source, args, read_options, tmp / _WORK, spill, progress, counted)
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
         freq = _frequencies(run, coded, args.columns, progress)
@@ -297,7 +312,7 @@ def full_domain_dask(
         public, internal = _metadata(args, coded, freq, chosen)
         mark = time.perf_counter()
         written = _write(run, coded, args.schema, chosen.plan, tmp, progress)
-        del coded  # the codes leave the workers' memory
+        coded = replace(coded, parts=[])  # the codes leave the workers' memory
         shutil.rmtree(tmp / _WORK)
         seconds["write"] = time.perf_counter() - mark
         mark = time.perf_counter()
@@ -328,6 +343,7 @@ def full_domain_dask(
             seconds=seconds,
             internal=internal,
             searched=chosen.table,
+            original=coded.counted,
         )
         if reports is not None:
             mark = time.perf_counter()
@@ -433,6 +449,8 @@ class _Coded:
     encoding: Encoding
     #: The row counts of the read (in the file, left out, entering).
     rows: dict[str, Any]
+    #: The partitions' :attr:`Encoded.counted` tables merged (None when not asked for).
+    counted: FrequencyTable | None = None
 
 
 def _encode(
@@ -443,10 +461,12 @@ def _encode(
     work: Path,
     spill: str,
     progress: ProgressLike,
+    counted: list[str],
 ) -> _Coded:
     """Stage 1: read the original and code every partition with its own dictionaries, then
     combine the partitions' dictionaries into the global encoding (``work``: where spilled
-    codes go)."""
+    codes go; ``counted``: the columns whose combinations of values the partitions count too,
+    see :attr:`Encoded.counted`)."""
     schema, columns = args.schema, args.columns
     others = [c for c in schema.published if c not in columns]
     if isinstance(source, (str, os.PathLike)):
@@ -459,7 +479,7 @@ def _encode(
     budget = _budget(run, len(pieces), spill)
     encode = delayed(encode_partition, pure=False)
     tasks = [
-        encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"))
+        encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"), counted)
         for i, d in enumerate(pieces)
     ]
     parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
@@ -469,7 +489,10 @@ def _encode(
     encoding, maps = combine_encodings(
         schema, columns, summaries, _population_values(schema, args.models)
     )
-    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries))
+    together = None
+    if counted:
+        together = merge_counted([s.counted for s in summaries if s.counted is not None], counted)
+    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries), together)
 
 
 def _frequencies(
