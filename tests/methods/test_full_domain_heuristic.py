@@ -26,8 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from microanon.core import Hierarchy, InfeasibleError, InputError, Table
-from microanon.methods.generalize import full_domain
-from microanon.methods.generalize._heuristic import heuristic_search
+from microanon.methods.generalize import _heuristic, full_domain
+from microanon.methods.generalize._budget import Budget
+from microanon.methods.generalize._heuristic import _maximal, heuristic_search
 from microanon.methods.generalize._lattice import MAX_NODES
 from microanon.methods.generalize._search import _model_set, search
 from microanon.models import KAnonymity, check_release, k_anonymity
@@ -218,6 +219,56 @@ def test_same_step_limit_same_release() -> None:
     assert one.metadata["levels"] == two.metadata["levels"]
     assert one.tables["data"].equals(two.tables["data"])
     assert one.metadata["search"]["lower_bound"] == two.metadata["search"]["lower_bound"]
+
+
+class _Clock:
+    """A stand-in for :mod:`time` whose clock ticks once per reading."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@SETTINGS
+@given(fdp.problems(), st.sampled_from(fdp.METRICS), st.integers(1, 12), st.integers(0, 40))
+def test_a_lower_bound_cut_short_by_its_deadline_still_bounds_the_optimum(
+    p: dict, metric: str, steps: int, ticks: int
+) -> None:
+    """The lower bound stops at its deadline wherever it is (the frontier, the frontier's
+    bounds, the walk over nodes known to be infeasible) and returns a looser bound, never one
+    above the optimum: here its clock ticks once per reading and the deadline is ``ticks``
+    readings away."""
+    nodes = fdp.brute_force(p)
+    clock = _Clock()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_heuristic, "time", clock)
+        patch.setattr(Budget, "bound_deadline", lambda self: clock.now + ticks)
+        _against_brute_force(p, nodes, metric, steps)
+
+
+@SETTINGS
+@given(
+    st.integers(1, 4).flatmap(
+        lambda q: st.lists(st.tuples(*[st.integers(0, 3)] * q), min_size=1, max_size=120)
+    ),
+    st.integers(0, 200),
+)
+def test_maximal_nodes_and_those_found_by_a_deadline(nodes: list, ticks: int) -> None:
+    """The nodes below no other (each once), as brute force finds them; stopped by a deadline,
+    some of them, which only leaves fewer nodes known to be infeasible."""
+    unique = list(dict.fromkeys(nodes))
+    below = {a for a in unique for b in unique if a != b and all(np.less_equal(a, b).tolist())}
+    expected = {a for a in unique if a not in below}
+    found = _maximal(nodes, float("inf"))
+    assert len(found) == len(expected) and {tuple(r) for r in found.tolist()} == expected
+    clock = _Clock()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_heuristic, "time", clock)
+        cut = _maximal(nodes, float(ticks))
+    assert {tuple(r) for r in cut.tolist()} <= expected
 
 
 def test_time_limit_is_a_budget() -> None:

@@ -23,6 +23,9 @@ DEFAULT_TIME_LIMIT = 30.0
 
 #: Share of the time limit the search's walk takes; its lower bound takes at most the rest.
 WALK_SHARE = 0.9
+#: Share of the time limit by which the lower bound ends: the last of it is left for the answer
+#: (the winner's suppressed rows, the record of the search).
+BOUND_SHARE = 0.99
 
 
 class SearchWatch(Protocol):
@@ -99,11 +102,6 @@ class Budget:
         """Seconds since the search began."""
         return time.perf_counter() - self.started
 
-    @property
-    def deadline(self) -> float | None:
-        """The :func:`time.perf_counter` at which the time limit ends (None without one)."""
-        return None if self.time_limit is None else self.started + self.time_limit
-
     def spend(self, best: float | None) -> None:
         """Count one more node, or raise :class:`BudgetSpent` when no more may be checked.
 
@@ -120,10 +118,9 @@ class Budget:
         self.steps += 1
 
     def bound_deadline(self) -> float:
-        """When the lower bound's walk, which starts now, must end: at the time limit, or
-        without one after a ninth of the time spent so far (at least a second), so that the
-        bound never takes more than a tenth of the search."""
-        deadline = self.deadline
-        if deadline is not None:
-            return deadline
+        """When the lower bound, which starts now, must end: at :data:`BOUND_SHARE` of the time
+        limit, or without one after a ninth of the time spent so far (at least a second), so
+        that the bound never takes more than a tenth of the search."""
+        if self.time_limit is not None:
+            return self.started + BOUND_SHARE * self.time_limit
         return time.perf_counter() + max(1.0, self.seconds / 9)

@@ -37,10 +37,11 @@ at most 64, and never more than the lattice.
 The budget (:class:`._budget.Budget`): a node already checked costs nothing; before every new
 check the watcher hears of the progress and may stop the search, and the search stops before
 a check beyond ``step_limit`` nodes or after 90 % of ``time_limit`` seconds (the bound below
-takes at most the rest). A generation that checks no new node (a small lattice nearly
-covered) checks instead the unchecked nodes of the smallest bound just above the checked ones;
-when no unchecked node is left, or the bound below shows that none can beat or tie the
-incumbent, the search ends with ``stopped="exhausted"`` and its answer is the exact search's.
+takes at most the rest, up to 99 % of it). A generation that checks no new node (a small
+lattice nearly covered) checks instead the unchecked nodes of the smallest bound just above
+the checked ones; when no unchecked node is left, or the bound below shows that none can beat
+or tie the incumbent, the search ends with ``stopped="exhausted"`` and its answer is the
+exact search's.
 
 What is known about the gap. The search does not walk the lattice in order, so the best-first
 search's frontier (the successors of the nodes it has not expanded) does not apply. What does:

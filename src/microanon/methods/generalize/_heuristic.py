@@ -31,9 +31,10 @@ nodes are expanded too (with suppression a node above may suppress fewer records
 those that suppress nothing when every model's "every class passes" is monotone: every node
 above them suppresses nothing and is no better. The search stops when the queue is empty, or
 before a check that would exceed ``step_limit`` checked nodes or start after 90 % of
-``time_limit`` seconds (the lower bound below takes at most the rest; the release is built
-after that). Nothing is drawn at random: the same table, models and ``step_limit`` give the
-same node; a node found under a time limit depends on the machine's speed.
+``time_limit`` seconds (the lower bound below takes at most the rest, up to 99 % of it, and
+stops short, with a looser bound, rather than run over; the release is built after that).
+Nothing is drawn at random: the same table, models and ``step_limit`` give the same node; a
+node found under a time limit depends on the machine's speed.
 
 What is known about the gap. The bound of every metric never decreases from a node to its
 successors and is at most the value of every feasible node. Every node the search did not check
@@ -378,16 +379,39 @@ def heuristic_search(
 _BOUND_STEPS = 20_000
 
 
-def _maximal(nodes: list[Levels]) -> np.ndarray:
-    """The nodes below no other of them (same down-sets), as an ``(m, q)`` array."""
-    kept: list[Levels] = []
-    tops = np.zeros((0, 0), dtype=np.int64)
-    for node in sorted(nodes, key=lambda x: -sum(x)):
-        if kept and (tops >= np.asarray(node)).all(axis=1).any():
+def _maximal(nodes: list[Levels], until: float) -> np.ndarray:
+    """The nodes below no other of them (same down-sets), as an ``(m, q)`` array.
+
+    At ``until`` (a :func:`time.perf_counter` time) the nodes kept so far are returned: fewer
+    nodes are then known to be infeasible, which can only lower the bound they serve.
+    """
+    if not nodes:
+        return np.zeros((0, 0), dtype=np.int64)
+    ordered = np.asarray(nodes, dtype=np.int64)
+    ordered = ordered[np.argsort(-ordered.sum(axis=1), kind="stable")]
+    tops = np.empty_like(ordered)
+    kept = 0
+    for i, node in enumerate(ordered):
+        if i % 32 == 31 and time.perf_counter() >= until:
+            break
+        if kept and (tops[:kept] >= node).all(axis=1).any():
             continue
-        kept.append(node)
-        tops = np.asarray(kept, dtype=np.int64)
-    return tops
+        tops[kept] = node
+        kept += 1
+    return tops[:kept]
+
+
+def _frontier(
+    walk: _Walk, pending: set[Levels], until: float
+) -> tuple[list[Levels], set[Levels]] | None:
+    """The unchecked successors of ``pending``, sorted and as a set; None when ``until`` (a
+    :func:`time.perf_counter` time) comes first."""
+    found: set[Levels] = set()
+    for i, node in enumerate(pending):
+        found.update(s for s in walk.successors(node) if s not in walk.checked)
+        if i % 512 == 511 and time.perf_counter() >= until:
+            return None
+    return sorted(found), found
 
 
 def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> float:
@@ -399,30 +423,40 @@ def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> floa
     after :data:`_BOUND_STEPS` nodes or at the budget's bound deadline
     (:meth:`Budget.bound_deadline`) the smallest bound left, gives the bound. Every feasible
     unchecked node lies above a chain of unchecked nodes from the frontier whose known
-    infeasible part this walk crosses, and bounds never decrease along a chain.
+    infeasible part this walk crosses, and bounds never decrease along a chain. When the
+    deadline comes before the frontier is known, the bound is the bottom node's, which no
+    node's is below: looser, and still a bound, so that the search keeps its time limit.
     """
-    frontier = sorted({s for n in pending for s in walk.successors(n) if s not in walk.checked})
+    until = budget.bound_deadline()
+    found = _frontier(walk, pending, until)
+    if found is None or time.perf_counter() >= until:
+        return float(walk.bounds([(0,) * len(walk.heights)])[0])
+    frontier, seen = found
     if not frontier:
         return float("inf")
-    tops = _maximal([n for n, r in walk.checked.items() if r.sunk])
-    heap = [(float(b), n) for b, n in zip(walk.bounds(frontier), frontier, strict=True)]
+    bounds = walk.bounds(frontier)
+    if time.perf_counter() >= until:
+        return float(bounds.min())
+    # (bound, index into frontier): ties in the frontier's order, no tuple compared
+    heap = list(zip(bounds.tolist(), range(len(frontier)), strict=True))
     heapq.heapify(heap)
-    seen = set(frontier)
-    until = budget.bound_deadline()
+    tops = _maximal([n for n, r in walk.checked.items() if r.sunk], until)
     for _ in range(_BOUND_STEPS):
         if not heap:
             return float("inf")
         if time.perf_counter() >= until:
             break
-        bound, node = heap[0]
+        bound, at = heap[0]
+        node = frontier[at]
         if not len(tops) or not (tops >= np.asarray(node)).all(axis=1).any():
-            return bound  # not known to be infeasible
+            return float(bound)  # not known to be infeasible
         heapq.heappop(heap)
         succ = [s for s in walk.successors(node) if s not in walk.checked and s not in seen]
         seen.update(succ)
-        for b, s in zip(walk.bounds(succ), succ, strict=True):
-            heapq.heappush(heap, (float(b), s))
-    return heap[0][0] if heap else float("inf")
+        for b, s in zip(walk.bounds(succ).tolist(), succ, strict=True):
+            heapq.heappush(heap, (b, len(frontier)))
+            frontier.append(s)
+    return float(heap[0][0]) if heap else float("inf")
 
 
 def _no_node(
