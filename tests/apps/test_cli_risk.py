@@ -90,6 +90,28 @@ def test_text_output_names_every_part(arx_adult_csv):
         assert part in r.output
 
 
+def test_suda_on_many_keys_searches_what_it_can_and_says_so(tmp_path, monkeypatch):
+    """On a real survey file whose every MSU size would take past the default budget, SUDA2
+    searches the largest size within it and the profile names it; --suda-max-size overrides."""
+    from real_surveys import survey
+
+    from microanon.measures import suda
+
+    data = survey("gss_abortion")
+    keys = ["year", "age", "sex", "race", "educ", "partyid", "relactiv"]
+    path = tmp_path / "gss.csv"
+    data.to_csv(path, index=False)
+    distinct = len(data[keys].value_counts(dropna=False))
+    monkeypatch.setattr(suda, "AUTO_WORK", (1 + 7 + 21) * distinct)  # sizes up to 2 of 7 keys
+    r = _run(str(path), "--quasi", ",".join(keys), "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["suda"]["max_size"] == 2
+    r = _run(str(path), "--quasi", ",".join(keys))
+    assert "SUDA2 (MSUs up to 2 of 7 keys, its default on this table)" in r.output
+    r = _run(str(path), "--quasi", ",".join(keys), "--suda-max-size", "3", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["suda"]["max_size"] == 3
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 from microanon.core.errors import InputError
 from microanon.measures import minimal_uniques, suda2
+from microanon.measures import suda as suda_module
+from microanon.measures.suda import AUTO_WORK, auto_size
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
@@ -152,9 +154,50 @@ def test_bad_input() -> None:
     wide = pd.DataFrame(np.zeros((3, 30), dtype=int), columns=[f"k{i}" for i in range(30)])
     assert (suda2(wide, list(wide.columns)).score == 0).all()  # no unique record: no search
     wide.iloc[0, 0] = 1
-    with pytest.raises(InputError, match="1,073,741,824 key subsets.*smaller 'max_size'"):
+    with pytest.raises(InputError, match="1,073,741,824 key subsets.*searches here is 7 "):
         suda2(wide, list(wide.columns))
     assert minimal_uniques(wide, list(wide.columns), max_size=2)["keys"].tolist() == [("k0",)]
+
+
+def _subsets(n_keys: int, size: int) -> int:
+    return sum(math.comb(n_keys, k) for k in range(size + 1))
+
+
+@given(st.integers(1, 40), st.integers(0, 10**6), st.integers(0, 10**6))
+def test_auto_size_is_the_largest_within_the_limits(n_keys: int, uniques: int, more: int) -> None:
+    """Every size up to it searches at most 2^22 key subsets, one bit per subset and unique
+    within 1 GiB, and subsets times distinct combinations within AUTO_WORK; one more does not."""
+    distinct = uniques + more
+
+    def fits(size: int) -> bool:
+        n = _subsets(n_keys, size)
+        return n <= 1 << 22 and n * (uniques // 8 + 1) <= 1 << 30 and n * distinct <= AUTO_WORK
+
+    size = auto_size(n_keys, uniques, distinct)
+    assert 0 <= size <= n_keys
+    assert size == 0 or fits(size)
+    assert size == n_keys or not fits(size + 1)
+
+
+def test_auto_searches_every_key_when_short_else_the_largest_size_that_is() -> None:
+    """``max_size="auto"``: every key on a small table (sdcMicro's default, the same scores);
+    on a real survey file with more work than the budget, the largest size within it, which
+    the result says, with the scores of that size."""
+    cols = list(GUIDE.columns)
+    pd.testing.assert_series_equal(
+        suda2(GUIDE, cols, max_size="auto").score, suda2(GUIDE, cols).score
+    )
+    from real_surveys import survey
+
+    data = survey("gss_abortion")
+    keys = ["year", "age", "sex", "race", "educ", "partyid", "relactiv"]
+    keys = [k for k in keys if k in data.columns]
+    counts = data[keys].value_counts(dropna=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suda_module, "AUTO_WORK", _subsets(len(keys), 2) * len(counts))
+        got = suda2(data, keys, max_size="auto", missing="ignore")
+    assert got.max_size == 2 < len(keys)
+    pd.testing.assert_series_equal(got.score, suda2(data, keys, max_size=2, missing="ignore").score)
 
 
 # ------------------------------------------------------------------ brute force on small tables

@@ -506,7 +506,13 @@ def check(
     "--threshold", default=0.2, show_default=True, type=float, help="Risk threshold for counts."
 )
 @click.option("--no-suda", is_flag=True, help="Skip SUDA2 (the slowest part on many keys).")
-@click.option("--suda-max-size", type=int, default=None, help="Largest MSU SUDA2 looks for.")
+@click.option(
+    "--suda-max-size",
+    type=int,
+    default=None,
+    help="Largest MSU SUDA2 looks for (default: every key, or on many keys the largest size "
+    "that keeps the search to seconds; the profile says which).",
+)
 @click.option(
     "--missing",
     type=click.Choice([*RISK_MISSING, "sdcmicro"]),

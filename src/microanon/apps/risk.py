@@ -32,6 +32,7 @@ from ..measures import (
     population_uniqueness,
     suda2,
 )
+from ..measures.suda import AUTO
 from .report import Report, count_axis, new_figure
 
 __all__ = [
@@ -77,7 +78,9 @@ class RiskOptions:
     suda : bool
         Whether to compute SUDA2 (the slowest part on many keys).
     suda_max_size : int, optional
-        Largest minimal sample unique SUDA2 looks for (default: all keys).
+        Largest minimal sample unique SUDA2 looks for (None: every key when the search is
+        short, else the largest size that keeps it so, :data:`microanon.measures.suda.AUTO_WORK`;
+        the profile says which).
     missing : {"value", "any", "drop", "error"}
         Missing key values (:mod:`microanon.core.missing`): a value of its own (``?``, the
         default); counted as sdcMicro counts them in the survey measures (``any``: a missing
@@ -330,7 +333,8 @@ def assess_risk(
     else:
         numbers["individual_risk"] = numbers["loglinear"] = None
     if options.suda:
-        s = suda2(data, quasi, max_size=options.suda_max_size, missing=missing["suda"])
+        size = AUTO if options.suda_max_size is None else options.suda_max_size
+        s = suda2(data, quasi, max_size=size, missing=missing["suda"])
         numbers["suda"] = {
             "max_size": s.max_size,
             "records_with_msu": int((s.score > 0).sum()),
@@ -416,9 +420,12 @@ def _summary_rows(numbers: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(("log-linear risk τ1 / τ2", f"{ll['tau1']:.4g} / {ll['tau2']:.4g} expected"))
     s = numbers["suda"]
     if s is not None:
+        of = len(numbers["quasi"])
         rows.append(
             (
-                f"SUDA2 (MSUs up to {s['max_size']} keys)",
+                f"SUDA2 (MSUs up to {s['max_size']} keys)"
+                if s["max_size"] >= of
+                else f"SUDA2 (MSUs up to {s['max_size']} of {of} keys, its default on this table)",
                 f"{s['records_with_msu']:,} records with a special unique, highest DIS-SUDA "
                 f"{s['highest_dis_score']:.4g}",
             )

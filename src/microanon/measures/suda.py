@@ -34,7 +34,7 @@ from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from .keys import check_fraction, key_codes, pack
 
-__all__ = ["Suda", "minimal_uniques", "suda2"]
+__all__ = ["AUTO", "AUTO_WORK", "Suda", "auto_size", "minimal_uniques", "suda2"]
 
 _MISSING_MODES = {
     "ignore": "a missing value matches no other record and is never part of an MSU (suda2)"
@@ -80,11 +80,21 @@ class Suda:
     dis_fraction: float
 
 
+#: ``max_size`` for every key when the search stays within :data:`AUTO_WORK`, else the largest
+#: size that does (:func:`auto_size`).
+AUTO = "auto"
+#: The default search's work: key subsets times distinct key combinations, each subset a pass
+#: over the combinations (about 10^8 is ten seconds on a laptop core).
+AUTO_WORK = 10**8
+
+
 def _check_max_size(max_size: Any, n_keys: int) -> int:
-    if max_size is None:
+    if max_size is None or max_size == AUTO:
         return n_keys
     if isinstance(max_size, (bool, np.bool_)) or not isinstance(max_size, (int, np.integer)):
-        raise InputError(f"'max_size' must be a positive integer or None, got {max_size!r}")
+        raise InputError(
+            f"'max_size' must be a positive integer, {AUTO!r} or None, got {max_size!r}"
+        )
     if not 1 <= max_size <= n_keys:
         raise InputError(f"'max_size' must be between 1 and the {n_keys} key(s), got {max_size}")
     return int(max_size)
@@ -92,6 +102,26 @@ def _check_max_size(max_size: Any, n_keys: int) -> int:
 
 _MAX_BYTES = 1 << 30  # uniqueness flags kept during the search: one bit per record and subset
 _MAX_SUBSETS = 1 << 22  # key subsets searched
+
+
+def _fits(n_keys: int, max_size: int, n_uniques: int, n_distinct: int | None = None) -> bool:
+    """Whether the search up to ``max_size`` of ``n_keys`` keys stays within its limits (at
+    most :data:`_MAX_SUBSETS` key subsets, one bit per subset and unique within
+    :data:`_MAX_BYTES`), and with ``n_distinct`` combinations within :data:`AUTO_WORK`."""
+    n_subsets = sum(math.comb(n_keys, k) for k in range(max_size + 1))
+    if n_distinct is not None and n_subsets * n_distinct > AUTO_WORK:
+        return False
+    return n_subsets <= _MAX_SUBSETS and n_subsets * (n_uniques // 8 + 1) <= _MAX_BYTES
+
+
+def auto_size(n_keys: int, n_uniques: int, n_distinct: int | None = None) -> int:
+    """The largest MSU size the search takes on for ``n_keys`` keys and ``n_uniques``
+    sample-unique combinations, within :data:`AUTO_WORK` as well when the number of distinct
+    combinations ``n_distinct`` is given; 0 when not even single keys fit."""
+    size = 0
+    while size < n_keys and _fits(n_keys, size + 1, n_uniques, n_distinct):
+        size += 1
+    return size
 
 
 def _chains(n_keys: int, max_size: int) -> list[tuple[list[int], list[int]]]:
@@ -152,12 +182,13 @@ def _msu_search(
     uniques = np.flatnonzero(counts == 1)
     if not len(uniques):
         return uniques, []
-    n_subsets = sum(math.comb(p, k) for k in range(max_size + 1))
-    if n_subsets > _MAX_SUBSETS or n_subsets * (len(uniques) // 8 + 1) > _MAX_BYTES:
+    if not _fits(p, max_size, len(uniques)):
+        n_subsets = sum(math.comb(p, k) for k in range(max_size + 1))
         raise InputError(
             f"SUDA over {p} keys up to size {max_size} would search {n_subsets:,} key subsets for "
-            f"{len(uniques):,} sample-unique records, past what this function searches; pass a "
-            "smaller 'max_size'"
+            f"{len(uniques):,} sample-unique records, past what this function searches; the "
+            f"largest size it searches here is {auto_size(p, len(uniques))} ('max_size', "
+            "--suda-max-size on the command line)"
         )
     columns = [np.ascontiguousarray(combos[:, a]) + 1 for a in range(p)]  # missing: a value
     radix = [s + 1 for s in sizes]
@@ -310,9 +341,11 @@ def suda2(
     data : pandas.DataFrame
     keys : sequence of str
         The key (quasi-identifier) columns.
-    max_size : int, optional
-        Largest MSU size searched; default all keys (as sdcMicro). The weights still use
-        ``m = len(keys)``.
+    max_size : int, ``"auto"`` or None
+        Largest MSU size searched; default all keys (as sdcMicro). ``"auto"``: all keys when
+        the search stays within :data:`AUTO_WORK` (key subsets times distinct combinations),
+        else the largest size that does (:func:`auto_size`), which the result's ``max_size``
+        says. The weights still use ``m = len(keys)``.
     dis_fraction : float
         Sampling fraction for DIS-SUDA, in (0, 1); sdcMicro's ``DisFraction`` (default 0.01).
     original_scores : bool
@@ -349,8 +382,11 @@ def suda2(
     if not isinstance(original_scores, (bool, np.bool_)):
         raise InputError(f"'original_scores' must be True or False, got {original_scores!r}")
     fraction = check_fraction(dis_fraction, "dis_fraction")
+    auto = isinstance(max_size, str) and max_size == AUTO
     cols, combos, counts, row_combo, sizes, max_size = _prepare(data, keys, max_size, missing)
     n_keys = len(cols)
+    if auto:
+        max_size = max(1, min(max_size, auto_size(n_keys, int((counts == 1).sum()), len(counts))))
     weights = _score_weights(n_keys, bool(original_scores))
     uniques, found = _msu_search(combos, counts, sizes, max_size)
 
