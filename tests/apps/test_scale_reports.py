@@ -1,7 +1,8 @@
 """The Dask engine's report tables equal those the in-memory reports group from rows.
 
 :func:`merge_counted` merges a table's partitions' frequency tables, counted while the engine
-encodes them (:attr:`Encoded.counted`) or from written files (:func:`written_combinations`);
+encodes them (:attr:`Encoded.counted`) or from the written files as they are verified
+(:func:`~microanon.scale.verify.verify_files`);
 :func:`published_of`,
 :func:`in_original_order` and :func:`pairs_of` rebuild, from the original's combinations and the
 published files' (grouped by class, in another order), the tables
@@ -24,13 +25,14 @@ from microanon.apps.scale_reports import (
     in_original_order,
     pairs_of,
     published_of,
-    written_combinations,
 )
 from microanon.core import Hierarchy, Schema
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.methods.generalize.full_domain import level_labels
+from microanon.models import KAnonymity
 from microanon.scale.encode import encode_partition, merge_counted
+from microanon.scale.verify import verify_files
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -110,15 +112,24 @@ def test_partitions_counted_while_encoding_give_the_whole_table(table, cuts, enc
 
 @SETTINGS
 @given(records(), st.lists(st.integers(0, 30), max_size=3))
-def test_written_combinations_equal_the_whole_table_grouped(client, tmp_path_factory, table, cuts):
-    """The combinations of written Parquet files, each counted where it lies and merged in file
-    order, are those of the table the files hold, in order of first appearance."""
+def test_the_verified_files_combinations_equal_the_whole_table_grouped(
+    client, tmp_path_factory, table, cuts
+):
+    """The read that verifies written Parquet files also gives their combinations of every
+    column (each file counted where it lies, merged in file order): those of the table the files
+    hold, in order of first appearance, missing values included; the checked column's verdict
+    comes from the same read."""
     folder = tmp_path_factory.mktemp("files")
     files = []
     for i, piece in enumerate(_pieces(table, cuts)):
         files.append(str(folder / f"part.{i}.parquet"))
         piece.to_parquet(files[-1], index=False)
-    _same(written_combinations(files, client), Combinations.of(table, ["a", "n", "s"]))
+    columns = ["a", "n", "s"]
+    (verdict,), rows, counted = verify_files(
+        files, ["n"], None, [KAnonymity(1)], client, counted=columns
+    )
+    assert verdict.holds and rows == len(table)
+    _same(combinations_of(counted), Combinations.of(table, columns))
 
 
 @st.composite

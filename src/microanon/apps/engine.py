@@ -418,7 +418,7 @@ def anonymize_dask(
         subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
 
         def reports(written: Any, client: Any) -> dict[str, Any]:
-            return write_scale_reports(written, columns, cfg.schema, lint, client, subtitle, cfg)
+            return write_scale_reports(written, columns, cfg.schema, lint, subtitle, cfg)
 
         return full_domain_dask(
             frame,

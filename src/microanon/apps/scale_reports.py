@@ -5,10 +5,11 @@ The reports of :func:`microanon.apps.publish.publish` measure frequency tables
 partition's distinct combinations in order of first appearance, then those of the partitions'
 tables in partition order, give the combinations of the whole table in order of first appearance,
 with their records. The original's table is counted while the engine encodes the input
-(:attr:`microanon.scale.ScaleResult.original`), the published table's from the written files,
-each file where it lies; :func:`microanon.apps.publish.write_reports` then writes the same
-reports as in memory, every number measured on these tables (see :class:`CountedRelease` for
-what needs the records and is therefore left out).
+(:attr:`microanon.scale.ScaleResult.original`), the published table's in the read of the
+written files that verifies them (:attr:`~microanon.scale.ScaleResult.published`);
+:func:`microanon.apps.publish.write_reports` then writes the same reports as in memory, every
+number measured on these tables (see :class:`CountedRelease` for what needs the records and is
+therefore left out).
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ from ..core.release import Release
 from ..core.schema import Schema
 from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
-from ..scale.encode import merge_counted
 from ..scale.frequencies import FrequencyTable
-from ..scale.verify import file_counts
 from .publish import write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease
 
@@ -38,7 +37,6 @@ __all__ = [
     "pairs_of",
     "published_of",
     "write_scale_reports",
-    "written_combinations",
 ]
 
 
@@ -47,17 +45,6 @@ def combinations_of(table: FrequencyTable) -> Combinations:
     :class:`Combinations`."""
     values = pd.DataFrame(dict(table.codes), columns=list(table.columns))
     return Combinations.of(values, table.columns, table.counts)
-
-
-def written_combinations(files: Sequence[str], client: Any) -> Combinations:
-    """The combinations of every column of the written Parquet ``files``, in order of first
-    appearance: each file counted where it lies (its text read dictionary-encoded,
-    :func:`microanon.scale.verify.file_counts`), the files' tables merged here in file order."""
-    import pyarrow.parquet as pq
-
-    columns = list(pq.read_schema(files[0]).names) if files else []
-    counted = client.gather([client.submit(file_counts, f, columns, pure=False) for f in files])
-    return combinations_of(merge_counted(counted, columns))
 
 
 def _keys(frame: pd.DataFrame) -> pd.Index:
@@ -132,7 +119,6 @@ def write_scale_reports(
     columns: Sequence[str],
     schema: Schema,
     lint: LintReport,
-    client: Any,
     subtitle: str | None = None,
     config: Any = None,
 ) -> dict[str, Any]:
@@ -143,29 +129,27 @@ def write_scale_reports(
     ----------
     result : microanon.scale.ScaleResult
         What :func:`microanon.scale.full_domain_dask` wrote (the release at ``result.path``),
-        with the original's combinations it counted while encoding (``result.original``).
+        with the combinations it counted: the original's while encoding it
+        (``result.original``), the written files' while verifying them (``result.published``).
     columns : sequence of str
         The original's columns.
     schema : Schema
         The schema the release was made with.
     lint : LintReport
         The schema lint of the original (on a sample).
-    client : distributed.Client
     subtitle : str, optional
         First line of the internal report.
     config : PipelineConfig, optional
         The run's configuration: with it, a release that warns proposes the closest
         configurations, searched on the frequency table the release's search ran on.
     """
-    from ..scale.read import parquet_files
-
     quasi = [str(q) for q in result.metadata.get("quasi") or []]
     sensitive = (result.metadata.get("sensitive") or [None])[0]
     held = [c for c in [*quasi, sensitive] if c is not None]
-    if result.original is None or list(result.original.columns) != held:
-        raise ValueError("the release's original combinations were not counted for its reports")
+    if result.original is None or result.published is None or result.original.columns != held:
+        raise ValueError("the release's combinations were not counted for its reports")
     original = combinations_of(result.original)
-    published = written_combinations(parquet_files(result.data, "parquet") or [], client)
+    published = combinations_of(result.published)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)

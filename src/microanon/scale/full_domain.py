@@ -127,6 +127,9 @@ class ScaleResult:
         in order of first appearance, with their records: counted in the encoding pass (each
         partition on its worker, merged here, :func:`~microanon.scale.encode.merge_counted`).
         In memory, never written.
+    published : FrequencyTable or None
+        With ``reports``: the written files' combinations of every column, in order of first
+        appearance, counted from the read that verifies them. In memory, never written.
     """
 
     levels: dict[str, int]
@@ -146,6 +149,7 @@ class ScaleResult:
     reported: dict[str, Any] = field(default_factory=dict)
     searched: Table | None = field(default=None, repr=False, compare=False)
     original: FrequencyTable | None = field(default=None, repr=False, compare=False)
+    published: FrequencyTable | None = field(default=None, repr=False, compare=False)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -316,7 +320,7 @@ def full_domain_dask(
         shutil.rmtree(tmp / _WORK)
         seconds["write"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        verdicts = _verify(run, written, args, chosen, progress)
+        verdicts, published = _verify(run, written, args, chosen, progress, reports is not None)
         info = {
             "file": DATA,
             "rows": chosen.published.records,
@@ -344,6 +348,7 @@ def full_domain_dask(
             internal=internal,
             searched=chosen.table,
             original=coded.counted,
+            published=published,
         )
         if reports is not None:
             mark = time.perf_counter()
@@ -643,17 +648,29 @@ def _write(
 
 
 def _verify(
-    run: Any, written: _Written, args: _Arguments, chosen: _Chosen, progress: ProgressLike
-) -> list[Verdict]:
-    """Stage 5: the written files read back and every claimed model checked on them.
+    run: Any,
+    written: _Written,
+    args: _Arguments,
+    chosen: _Chosen,
+    progress: ProgressLike,
+    counted: bool,
+) -> tuple[list[Verdict], FrequencyTable | None]:
+    """Stage 5: the written files read back and every claimed model checked on them; with
+    ``counted``, the files' combinations of every column from the same read (for the reports).
 
     Raises
     ------
     VerificationError
         A model fails on the files, or they hold other than the release's records.
     """
-    verdicts, rows_out = verify_files(
-        written.paths, args.schema.quasi, args.sensitive, chosen.checked, run, progress
+    verdicts, rows_out, table = verify_files(
+        written.paths,
+        args.schema.quasi,
+        args.sensitive,
+        chosen.checked,
+        run,
+        progress,
+        counted=list(written.types) if counted else (),
     )
     failed = [str(v) for v in verdicts if v.holds is False]
     if failed:
@@ -665,7 +682,7 @@ def _verify(
         raise VerificationError(
             f"the written release holds {rows_out} records, expected {expected}"
         )
-    return verdicts
+    return verdicts, table
 
 
 def _against_population(model: PrivacyModel) -> bool:

@@ -18,7 +18,7 @@ from ..core.errors import InputError
 from ..core.progress import ProgressLike
 from ..models import Frequencies, Groups, PrivacyModel, Verdict, check_frequencies
 from .client import wait_stage
-from .encode import Encoded, union_codes
+from .encode import Encoded, merge_counted, union_codes
 from .frequencies import (
     SPLIT_EVERY,
     FrequencyTable,
@@ -30,7 +30,7 @@ from .frequencies import (
 )
 from .read import read_dataset
 
-__all__ = ["file_counts", "groups_of", "verify_files", "verify_written"]
+__all__ = ["file_counts", "groups_of", "project_counts", "verify_files", "verify_written"]
 
 
 def groups_of(
@@ -146,6 +146,21 @@ def file_counts(path: str, columns: Sequence[str]) -> Encoded:
     return Encoded(table.num_rows, uniques, dict(zip(columns, combos, strict=True)), counts)
 
 
+def project_counts(part: Encoded, columns: Sequence[str]) -> Encoded:
+    """A file's (or partition's) frequency table on fewer ``columns``: their combinations,
+    counts summed, in order of first appearance."""
+    columns = list(columns)
+    combos, counts, _ = count_combinations(
+        [part.combos[c] for c in columns], [len(part.uniques[c]) for c in columns], part.counts
+    )
+    return Encoded(
+        part.rows,
+        {c: part.uniques[c] for c in columns},
+        dict(zip(columns, combos, strict=True)),
+        counts,
+    )
+
+
 def verify_files(
     paths: Sequence[str],
     quasi: Sequence[str],
@@ -154,17 +169,31 @@ def verify_files(
     client: Any,
     progress: ProgressLike = None,
     split_every: int = SPLIT_EVERY,
-) -> tuple[list[Verdict], int]:
+    counted: Sequence[str] = (),
+) -> tuple[list[Verdict], int, FrequencyTable | None]:
     """Check every model on written Parquet files, as :func:`verify_written` does.
 
-    Each file is read back (only the checked columns) and reduced to its frequency table on the
-    worker; the tables are merged up a tree on the cluster, in file order, so that the
-    combinations stay in the order of their first appearance in the files, as
+    Each file is read back (only the checked columns, and ``counted``) and reduced to its
+    frequency table on the worker; the tables are merged up a tree on the cluster, in file
+    order, so that the combinations stay in the order of their first appearance in the files, as
     :func:`microanon.models.frequencies.frequencies_of` orders those of the table read back in
     memory. ``sensitive`` is the sensitive column when a model needs it.
+
+    Returns
+    -------
+    verdicts : list of Verdict
+    rows : int
+        Records in the files.
+    table : FrequencyTable or None
+        With ``counted``: the files' combinations of those columns (values), in order of first
+        appearance (:func:`~microanon.scale.encode.merge_counted`), from the same read.
     """
     columns = list(quasi) + ([sensitive] if sensitive is not None else [])
-    parts = [client.submit(file_counts, str(p), columns, pure=False) for p in paths]
+    read = list(dict.fromkeys([*counted, *columns]))
+    files = [client.submit(file_counts, str(p), read, pure=False) for p in paths]
+    parts = files
+    if read != columns:
+        parts = [client.submit(project_counts, f, columns, pure=False) for f in files]
     summaries = wait_stage(
         client,
         "read back",
@@ -190,4 +219,6 @@ def verify_files(
         {c: values[c][code] for c, code in zip(columns, codes, strict=True)}, columns=columns
     )
     frequencies = Frequencies(combinations, np.asarray(counts, dtype=np.int64))
-    return _checked(frequencies, quasi, sensitive, models)
+    verdicts, rows = _checked(frequencies, quasi, sensitive, models)
+    table = merge_counted(client.gather(files), read) if counted else None
+    return verdicts, rows, table
