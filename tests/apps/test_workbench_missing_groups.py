@@ -216,3 +216,40 @@ def test_groups_with_missing_values_as_the_value_question_mark(client, tmp_path)
     public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
     published = pd.read_csv(io.BytesIO(public["data.csv"]), dtype=str, keep_default_na=False)
     assert "?" in set(published["city"]) and len(published) == 200
+
+
+def test_the_risk_step_measures_the_records_a_run_takes(client, anes):
+    """The risk of the original counts every record a run takes: a row missing a ``missing:
+    drop`` column is left out and counted, a missing quasi-identifier value is a value of its
+    own (as the run's internal report measures it); the numbers say so, the same as the run."""
+    data = anes.to_csv(index=False).encode("utf-8")
+    ds = client.post("/api/datasets", files={"file": ("anes.csv", data, "text/csv")}).json()
+    schema = {
+        "stateabb": {"role": "quasi"},
+        "age": {"role": "quasi", "kind": "numeric",
+                "hierarchy": {"type": "intervals", "widths": [10, 20, 40]}},
+        "educat": {"role": "quasi", "missing": "value"},
+        "pid7": {"role": "insensitive", "missing": "keep"},
+        "therm_dem": {"role": "insensitive", "missing": "drop"},
+    }  # fmt: skip
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
+    assert r.status_code == 200, r.text
+    risk = client.get(f"/api/datasets/{ds['id']}/risk").json()
+    numbers = risk["numbers"]
+    entering = anes[anes["therm_dem"].notna()]
+    assert entering["educat"].isna().any()  # some measured records miss a quasi-identifier
+    assert numbers["rows_in_file"] == len(anes)
+    assert numbers["rows_left_out"] == len(anes) - len(entering) > 0
+    assert numbers["rows"] == len(entering) == sum(risk["histogram"]["counts"])
+    keys = entering.astype({"educat": object}).fillna({"educat": "?"})
+    sizes = keys.groupby(["stateabb", "age", "educat"]).size()
+    assert numbers["sample_uniques"] == int((sizes == 1).sum())
+    body = {"method": "full_domain", "models": [{"k_anonymity": {"k": 3}}],
+            "params": {"suppression": 0.1}}  # fmt: skip
+    started = client.post(f"/api/datasets/{ds['id']}/runs", json=body)
+    assert started.status_code == 202, started.text
+    run = _wait(client, started.json()["id"])
+    assert run["status"] == "done", run["error"]
+    rows = run["result"]["rows"]
+    assert rows["in_file"] == numbers["rows_in_file"] and rows["entering"] == numbers["rows"]
+    assert rows["left_out_total"] == numbers["rows_left_out"]

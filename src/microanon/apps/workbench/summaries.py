@@ -16,7 +16,7 @@ import pandas as pd
 
 from ...core.hierarchy import SUPPRESSED, value_key
 from ...core.release import Release
-from ...core.schema import Schema
+from ...core.schema import MISSING_LABEL, Schema
 from ...measures import REGIONS, sample_uniques
 from ..io import json_plain
 from ..risk import RiskOptions, assess_risk
@@ -275,10 +275,15 @@ def population_options(query: Mapping[str, str]) -> dict[str, Any]:
 
 
 def risk_profile(
-    frame: pd.DataFrame, quasi: Sequence[str], population: Mapping[str, Any] | None = None
+    frame: pd.DataFrame,
+    quasi: Sequence[str],
+    population: Mapping[str, Any] | None = None,
+    drop: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The risk profile of the original on its quasi-identifiers (rows with a missing key left
-    out, as the release's internal report does; no SUDA2).
+    """The risk profile of the records a run would take on their quasi-identifiers, as the
+    release's internal report measures the original: the rows with a missing value in a
+    ``missing: drop`` column (``drop``) left out and counted, any other missing key a value of
+    its own (``?``); no SUDA2.
 
     Parameters
     ----------
@@ -290,20 +295,32 @@ def risk_profile(
         The population the table is a sample of (see :func:`population_options`): with it, the
         journalist's and the marketer's risks use the sampling fraction and ``numbers`` holds
         the population-uniqueness estimates (Pitman, Zayatz, SNB and Dankar et al.'s choice).
+    drop : sequence of str
+        The columns whose missing values leave their rows out of a run.
 
     Returns
     -------
     dict
         ``numbers`` (as ``microanon risk --json``, plus ``sample_uniques``: the records whose
-        combination of quasi-identifier values no other record has) and ``histogram``
-        (``edges``, ``counts``) of the per-record re-identification risk (the prosecutor's).
+        combination of quasi-identifier values no other record has, ``rows_in_file`` and
+        ``rows_left_out``: the rows with a missing value in a ``drop`` column) and
+        ``histogram`` (``edges``, ``counts``) of the per-record re-identification risk (the
+        prosecutor's).
     """
-    keys = frame[list(quasi)].dropna()
+    entering = frame.dropna(subset=list(drop)) if drop else frame
+    keys = entering[list(quasi)]
+    keys = keys.astype(object).where(keys.notna(), MISSING_LABEL)
     assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False, **(population or {})))
     risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
     counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0))
     uniques = sample_uniques(keys, list(quasi)).count
+    numbers = {
+        **json_plain(assessment.numbers),
+        "sample_uniques": uniques,
+        "rows_in_file": len(frame),
+        "rows_left_out": len(frame) - len(entering),
+    }
     return {
-        "numbers": {**json_plain(assessment.numbers), "sample_uniques": uniques},
+        "numbers": numbers,
         "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]},
     }

@@ -9,7 +9,9 @@ import { histogram } from "./charts.js";
 
 /** The figures worth a headline: [label, path in the numbers, is a share]. */
 const HEADLINES = [
-  ["Records", "rows", false],
+  ["Records in the file", "rows_in_file", false],
+  ["Records left out for a missing value (missing: drop)", "rows_left_out", false],
+  ["Records measured (a missing key is the value ?)", "rows", false],
   ["Sample uniques", "sample_uniques", false],
   ["Records at risk (prosecutor, above the threshold)", "attackers.prosecutor.records_above", false],
   ["Share of records at risk", "attackers.prosecutor.share_above", true],
