@@ -179,6 +179,19 @@ def test_every_forbidden_model_value_is_refused_naming_it(model, param, bad):
         model_from_config(model, {**good, param: bad})
 
 
+#: Values to try for a required parameter, the first one its constraints allow is given.
+_CANDIDATES = [2, 0.5, 5, "a", 0.05, ["a"], {"a": 2}]
+
+
+def _required(spec) -> dict:
+    """A value its constraints allow for every required parameter of a method."""
+    return {
+        p.name: next(v for v in _CANDIDATES if p.holds(v))
+        for p in spec.params
+        if p.required and not p.dask_only
+    }
+
+
 def test_the_allowed_defaults_are_accepted_by_the_config(tmp_path):
     for name, spec in METHODS.items():
         optional = {
@@ -186,8 +199,24 @@ def test_the_allowed_defaults_are_accepted_by_the_config(tmp_path):
             for p in spec.params
             if not p.required and p.default is not None and not p.dask_only
         }
-        path = _config(tmp_path, name, optional)
-        assert load_config(path).params == optional, name
+        given = {**optional, **_required(spec)}
+        path = _config(tmp_path, name, given)
+        assert load_config(path).params == given, name
+
+
+@pytest.mark.parametrize(
+    ("name", "param"),
+    [(n, p.name) for n, s in METHODS.items() for p in s.params if p.required and not p.dask_only],
+    ids=repr,
+)
+def test_a_missing_required_parameter_is_one_line_naming_it(tmp_path, name, param):
+    """Generated from the declarations: a config without a required parameter is refused when
+    it is read, in one line naming the method, the parameter and what it takes (not a
+    traceback when the method runs)."""
+    given = {n: v for n, v in _required(METHODS[name]).items() if n != param}
+    with pytest.raises(InputError, match=rf"params: {name} needs {param} \(") as exc:
+        load_config(_config(tmp_path, name, given))
+    assert "\n" not in str(exc.value)
 
 
 def test_the_out_of_core_twins_check_values_as_their_methods_do():

@@ -147,7 +147,8 @@ class Method:
         return [p.name for p in self.params if engine == "dask" or not p.dask_only]
 
     def check(self, params: Mapping[str, Any], engine: str = "memory") -> None:
-        """Check a configuration's parameters: known names, allowed values.
+        """Check a configuration's parameters: known names, the required ones given, allowed
+        values.
 
         Parameters
         ----------
@@ -176,6 +177,12 @@ class Method:
             )
         for name, value in params.items():
             self.param(name).check(f"params: {self.name}", value)
+        absent = [p for p in self.params if p.required and not p.dask_only and p.name not in params]
+        if absent:
+            raise InputError(
+                f"params: {self.name} needs "
+                + "; ".join(f"{p.name} ({p.describe()}): {p.help.rstrip('.')}" for p in absent)
+            )
 
     def public(self) -> dict[str, Any]:
         """The declaration as plain JSON (``microanon methods --json``, the workbench)."""
