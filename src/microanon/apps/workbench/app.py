@@ -218,8 +218,7 @@ async def risk(request: Request) -> Response:
     ds = bench.dataset(request.path_params["id"])
     quasi = bench.quasi(ds)
     population = population_options(request.query_params)
-    drop = [c for c in ds.columns if ds.missing(c) == "drop"]
-    return _json(await run_in_threadpool(risk_profile, ds.frame, quasi, population, drop))
+    return _json(await run_in_threadpool(risk_profile, ds.frame, quasi, population, ds.dropped()))
 
 
 async def methods(request: Request) -> Response:

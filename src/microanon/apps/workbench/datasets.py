@@ -151,12 +151,14 @@ class Dataset:
             return state.missing
         return missing_policy(self.profiles[column], state.role)[0]
 
+    def dropped(self) -> list[str]:
+        """The columns whose missing values leave their rows out of a run (``missing: drop``)."""
+        return [c for c in self.columns if self.missing(c) == "drop"]
+
     def rows_left_out(self) -> dict[str, int]:
         """Rows left out for a missing value (``missing: drop``), by column (a row missing in
         two such columns is counted under each, as a run's ``rows.left_out``)."""
-        return {
-            c: int(self.frame[c].isna().sum()) for c in self.columns if self.missing(c) == "drop"
-        }
+        return {c: int(self.frame[c].isna().sum()) for c in self.dropped()}
 
     def left_out(self) -> dict[str, Any]:
         """What a run will leave out for a missing value, before it starts.
@@ -167,7 +169,7 @@ class Dataset:
             ``columns`` (:meth:`rows_left_out`), ``total`` (rows left out, each counted once)
             and ``entering`` (the rows that enter the method).
         """
-        drop = [c for c in self.columns if self.missing(c) == "drop"]
+        drop = self.dropped()
         total = int(self.frame[drop].isna().any(axis=1).sum()) if drop else 0
         return {
             "columns": self.rows_left_out(),

@@ -16,8 +16,8 @@ import pandas as pd
 
 from ...core.hierarchy import SUPPRESSED, value_key
 from ...core.release import Release
-from ...core.schema import MISSING_LABEL, Schema
-from ...measures import REGIONS, sample_uniques
+from ...core.schema import Schema
+from ...measures import REGIONS
 from ..io import json_plain
 from ..risk import RiskOptions, assess_risk
 from ..row_counts import RowCounts
@@ -308,15 +308,14 @@ def risk_profile(
         prosecutor's).
     """
     entering = frame.dropna(subset=list(drop)) if drop else frame
-    keys = entering[list(quasi)]
-    keys = keys.astype(object).where(keys.notna(), MISSING_LABEL)
-    assessment = assess_risk(keys, RiskOptions(list(quasi), suda=False, **(population or {})))
+    # missing="value" (the default): a missing key is the value ?
+    options = RiskOptions(list(quasi), suda=False, **(population or {}))
+    assessment = assess_risk(entering[list(quasi)], options)
     risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
     counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0))
-    uniques = sample_uniques(keys, list(quasi)).count
     numbers = {
         **json_plain(assessment.numbers),
-        "sample_uniques": uniques,
+        "sample_uniques": int(np.count_nonzero(risks == 1.0)),  # alone in their class
         "rows_in_file": len(frame),
         "rows_left_out": len(frame) - len(entering),
     }
