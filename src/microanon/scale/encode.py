@@ -449,7 +449,8 @@ def encode_partition(
         Parquet file for the records' data beyond the budget.
     counted : sequence of str
         Columns whose combinations of values the partition also counts (:attr:`Encoded.counted`,
-        for the reports): when they are ``columns``, from the same codes.
+        for the reports): every column of ``columns`` and possibly more, counted from the same
+        codes (only the more are coded again).
     """
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
@@ -481,7 +482,7 @@ def encode_partition(
             for a in schema
             if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in clean.columns
         },
-        counted=_combinations(clean, counted, columns, uniques, combos, counts),
+        counted=_combinations(clean, counted, columns, uniques, combos, counts, inverse),
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa
@@ -503,15 +504,27 @@ def _combinations(
     uniques: dict[str, np.ndarray],
     combos: dict[str, np.ndarray],
     counts: np.ndarray,
+    inverse: np.ndarray,
 ) -> Encoded | None:
-    """The combinations of ``counted`` in ``clean``, in order of first appearance (those of the
-    encoded ``columns`` when they are the same)."""
+    """The combinations of ``counted`` in ``clean``, in order of first appearance: those of the
+    encoded ``columns`` when they are the same; when ``counted`` adds columns to them, the
+    pairs of each row's encoded combination (``inverse``) and its codes of the added columns,
+    so that only those are coded again."""
     counted = list(counted)
     if not counted:
         return None
-    if counted != list(columns):
-        uniques, combos, counts, _ = local_counts(clean, counted)
-    return Encoded(len(clean), uniques, combos, counts)
+    if counted == list(columns):
+        return Encoded(len(clean), uniques, combos, counts)
+    added = [c for c in counted if c not in columns]
+    if len(added) + len(columns) != len(counted):
+        raise ValueError("the counted columns must include every encoded column")
+    more, more_combos, more_counts, row_more = local_counts(clean, added, inverse=True)
+    (pair_combo, pair_more), pair_counts, _ = count_combinations(
+        [inverse, row_more], [len(counts), len(more_counts)]
+    )
+    found = {c: combos[c].take(pair_combo) for c in columns}
+    found.update({c: more_combos[c].take(pair_more) for c in added})
+    return Encoded(len(clean), {**uniques, **more}, found, pair_counts)
 
 
 def merge_counted(parts: Sequence[Encoded], columns: Sequence[str]) -> FrequencyTable:
