@@ -226,12 +226,15 @@ def test_the_risk_step_measures_the_records_a_run_takes(client, anes):
     ds = client.post("/api/datasets", files={"file": ("anes.csv", data, "text/csv")}).json()
     schema = {
         "stateabb": {"role": "quasi"},
-        "age": {"role": "quasi", "kind": "numeric",
-                "hierarchy": {"type": "intervals", "widths": [10, 20, 40]}},
+        "age": {
+            "role": "quasi",
+            "kind": "numeric",
+            "hierarchy": {"type": "intervals", "widths": [10, 20, 40]},
+        },
         "educat": {"role": "quasi", "missing": "value"},
         "pid7": {"role": "insensitive", "missing": "keep"},
         "therm_dem": {"role": "insensitive", "missing": "drop"},
-    }  # fmt: skip
+    }
     r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
     assert r.status_code == 200, r.text
     risk = client.get(f"/api/datasets/{ds['id']}/risk").json()
@@ -244,8 +247,11 @@ def test_the_risk_step_measures_the_records_a_run_takes(client, anes):
     keys = entering.astype({"educat": object}).fillna({"educat": "?"})
     sizes = keys.groupby(["stateabb", "age", "educat"]).size()
     assert numbers["sample_uniques"] == int((sizes == 1).sum())
-    body = {"method": "full_domain", "models": [{"k_anonymity": {"k": 3}}],
-            "params": {"suppression": 0.1}}  # fmt: skip
+    body = {
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 3}}],
+        "params": {"suppression": 0.1},
+    }
     started = client.post(f"/api/datasets/{ds['id']}/runs", json=body)
     assert started.status_code == 202, started.text
     run = _wait(client, started.json()["id"])
