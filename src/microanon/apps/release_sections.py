@@ -29,8 +29,9 @@ from ..measures import (
 )
 from ..measures.attacker import class_attacker_risks
 from ..models import Groups, Verdict, check_release, profile
+from .release_figures import class_sizes
 from .release_frequencies import PUBLISHED, Combinations, ReleaseTables
-from .report import Report, Section, count_axis, describe_parameters, new_figure
+from .report import Report, Section, describe_parameters
 from .row_counts import counts_sentence
 
 __all__ = [
@@ -264,15 +265,9 @@ def add_single_table_sections(
     sizes = equivalence_classes(
         tables.after.values, attack_quasi, counts=tables.after.counts
     ).histogram()
-    fig = new_figure(6.4, 3.0, fixed=True)
-    ax = fig.add_subplot()
-    # One line collection, not a patch per bar: as many class sizes as there are, one artist.
-    ax.vlines(sizes.index.to_numpy(), 0.8, sizes.to_numpy(), color="#4a6fa5", linewidth=2)
-    count_axis(ax, "x")
-    count_axis(ax, "y")
-    ax.set_xlabel("equivalence-class size in the release")
-    ax.set_ylabel("number of classes")
-    usec.figure(fig, "Class sizes after anonymization.")
+    usec.plot(
+        class_sizes(sizes.index.to_numpy(), sizes.to_numpy()), "Class sizes after anonymization."
+    )
     return {"before": before, "after": after, "utility": util, "verified": all_hold(verdicts)}
 
 

@@ -28,6 +28,7 @@ from ..core.table import Table
 from ..measures import loss_metric
 from ..methods.generalize.reruns import FrequencyRuns, PublishedClasses
 from ..models import Verification
+from .aside import shared
 from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
 from .release_sections import _attempt, all_suppressed, privacy_metrics, utility_metrics
@@ -256,19 +257,41 @@ def closest_configurations(
     runs = _frequency_runs(cfg, original, searched, encoded) if alternatives else None
     if alternatives and runs is None and original is None:
         return None
-    rows = []
-    for change, alt in alternatives:
-        alt = replace(alt, params={**alt.params, **_alternative_budget(release_search)})
-        try:
-            if runs is None:
-                assert original is not None  # (None returned above)
-                rows.append((change, *_measured_release(alt.run(original), original)))
-            else:
-                params = {k: v for k, v in alt.params.items() if k != "suppressed_rows"}
-                rows.append((change, *_measured_classes(runs.search(alt.models, **params))))
-        except MicroanonError as exc:
-            rows.append((change, None, None, f"not possible: {exc}"))
+    budget = _alternative_budget(release_search)
+    alternatives = [(c, replace(alt, params={**alt.params, **budget})) for c, alt in alternatives]
+    if runs is None:
+        rows = [_rerun(change, alt, original) for change, alt in alternatives]
+    else:  # the searches shared with the worker of working_aside, if one runs
+        searches = [
+            (
+                change,
+                runs,
+                alt.models,
+                {k: v for k, v in alt.params.items() if k != "suppressed_rows"},
+            )
+            for change, alt in alternatives
+        ]
+        rows = shared(_searched, searches)
     return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
+
+
+def _rerun(change: str, alt: Any, original: pd.DataFrame | None) -> tuple[Any, ...]:
+    """An alternative's row, the whole method run again on ``original``'s records."""
+    assert original is not None  # (closest_configurations returns None without them)
+    try:
+        return (change, *_measured_release(alt.run(original), original))
+    except MicroanonError as exc:
+        return (change, None, None, f"not possible: {exc}")
+
+
+def _searched(
+    change: str, runs: FrequencyRuns, models: list[Any], params: dict[str, Any]
+) -> tuple[Any, ...]:
+    """An alternative's row, one search on the frequency table of ``runs``."""
+    try:
+        return (change, *_measured_classes(runs.search(models, **params)))
+    except MicroanonError as exc:
+        return (change, None, None, f"not possible: {exc}")
 
 
 def _frequency_runs(

@@ -14,7 +14,6 @@ Example
 from __future__ import annotations
 
 import base64
-import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,9 +26,10 @@ from markupsafe import Markup, escape
 
 from ..core.errors import InputError
 from ..core.output import atomic_file
+from .aside import Aside, aside
+from .drawing import Drawing, count_axis, figure_png, new_figure, png
 
 if TYPE_CHECKING:  # matplotlib is imported by new_figure, when a report draws one
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["Report", "Section", "count_axis", "describe_parameters", "new_figure"]
@@ -88,52 +88,6 @@ def describe_parameters(parameters: dict[str, Any]) -> str:
     return "; ".join(f"{k} = {show(v)}" for k, v in parameters.items()) or "none"
 
 
-def new_figure(width: float = 6.4, height: float = 3.6, *, fixed: bool = False) -> Figure:
-    """A matplotlib figure not tied to any GUI backend (safe on machines without a screen).
-
-    Parameters
-    ----------
-    width, height : float
-        Inches.
-    fixed : bool, default False
-        Fixed margins for one axes whose tick labels are short (:func:`count_axis`, numbers
-        from 0 to 1) instead of matplotlib's constrained layout, which measures every label
-        and takes longer than drawing the figure.
-    """
-    from matplotlib.figure import Figure
-
-    if not fixed:
-        return Figure(figsize=(width, height), layout="constrained")
-    fig = Figure(figsize=(width, height))
-    # Room for five characters of tick labels and an axis label at the default font size.
-    fig.subplots_adjust(
-        left=0.85 / width, right=1 - 0.15 / width, bottom=0.5 / height, top=1 - 0.12 / height
-    )
-    return fig
-
-
-def _compact(value: float) -> str:
-    """A count as a short label: 1, 20, 500, 2k, 50k, 1M, 2.5M."""
-    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if value >= size:
-            return f"{value / size:g}{unit}"
-    return f"{value:g}"
-
-
-def count_axis(ax: Axes, which: str) -> None:
-    """Make the ``which`` (``"x"`` or ``"y"``) axis of ``ax`` a logarithmic axis of counts,
-    labelled at 1, 2 and 5 of each power of ten with short plain labels (2k, 1M) and without
-    minor ticks: matplotlib's default mathtext labels and minor ticks of a log axis cost more
-    than the rest of the figure."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
-
-    getattr(ax, f"set_{which}scale")("log")
-    axis = getattr(ax, f"{which}axis")
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
-    axis.set_minor_locator(NullLocator())
-    axis.set_major_formatter(FuncFormatter(lambda v, _: _compact(v)))
-
-
 def _format_cell(v: Any, digits: int) -> str:
     if isinstance(v, float):
         if v != v:  # NaN
@@ -151,7 +105,7 @@ class Section:
     """A titled part of a report; add blocks in display order."""
 
     title: str
-    blocks: list[Markup] = field(default_factory=list)
+    blocks: list[Markup | _Pending] = field(default_factory=list)
 
     def paragraph(self, text: str) -> Section:
         """Add a paragraph of plain text (escaped)."""
@@ -193,15 +147,40 @@ class Section:
 
     def figure(self, fig: Figure, caption: str | None = None) -> Section:
         """Add a matplotlib figure, inlined as a PNG."""
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110)
-        data = base64.b64encode(buf.getvalue()).decode("ascii")
-        cap = Markup("<figcaption>{}</figcaption>").format(caption) if caption else ""
-        alt = escape(caption or self.title)
+        self.blocks.append(_figure_html(figure_png(fig), caption, caption or self.title))
+        return self
+
+    def plot(self, drawing: Drawing, caption: str | None = None) -> Section:
+        """Add a figure (drawn by the worker within :func:`~microanon.apps.aside.working_aside`,
+        its bytes taken when the report is rendered), inlined as a PNG."""
+        drawn = aside(png, drawing)
+        alt = caption or self.title
         self.blocks.append(
-            Markup(f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">{cap}</figure>')
+            _Pending(drawn, caption, alt)
+            if drawn.pending
+            else _figure_html(drawn.result(), caption, alt)
         )
         return self
+
+
+def _figure_html(image: bytes, caption: str | None, alt: str) -> Markup:
+    data = base64.b64encode(image).decode("ascii")
+    cap = Markup("<figcaption>{}</figcaption>").format(caption) if caption else ""
+    return Markup(
+        f'<figure><img alt="{escape(alt)}" src="data:image/png;base64,{data}">{cap}</figure>'
+    )
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A figure block whose figure is being drawn: its HTML when the report is rendered."""
+
+    drawn: Aside[bytes]
+    caption: str | None
+    alt: str
+
+    def __html__(self) -> Markup:
+        return _figure_html(self.drawn.result(), self.caption, self.alt)
 
 
 class Report:

@@ -33,7 +33,8 @@ from ..measures import (
     suda2,
 )
 from ..measures.suda import AUTO
-from .report import Report, count_axis, new_figure
+from .release_figures import record_risks
+from .report import Report
 
 __all__ = [
     "RiskAssessment",
@@ -469,20 +470,9 @@ def add_risk_section(
     rows = _summary_rows(numbers)
     sec.table(pd.DataFrame(rows, columns=["measure", "value"]))
     risks = assessment.record_risks.drop(columns=["dis_suda"], errors="ignore")
-    fig = new_figure(6.4, 3.0, fixed=True)
-    ax = fig.add_subplot()
-    bins = np.linspace(0.0, 1.0, 21)
-    for name in risks.columns:
-        ax.hist(
-            risks[name].to_numpy(dtype=float),
-            bins=bins,
-            weights=assessment.record_weights,
-            histtype="step",
-            label=name,
-        )
-    ax.axvline(numbers["threshold"], color="#999999", linestyle=":", linewidth=1)
-    count_axis(ax, "y")
-    ax.set_xlabel("re-identification risk of a record")
-    ax.set_ylabel("records")
-    ax.legend(fontsize=8)
-    sec.figure(fig, "Per-record risk under each model (dotted: the threshold).")
+    drawing = record_risks(
+        {name: risks[name].to_numpy(dtype=float) for name in risks.columns},
+        assessment.record_weights,
+        numbers["threshold"],
+    )
+    sec.plot(drawing, "Per-record risk under each model (dotted: the threshold).")

@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 
 from ..core.release import Release
-from .report import Report, new_figure
+from .release_figures import steps_path
+from .report import Report
 
 __all__ = ["add_steps_sections"]
 
@@ -53,14 +54,11 @@ def add_steps_sections(report: Report, release: Release) -> None:
     weighted = "expected re-identifications" in table.columns
     rows_out = max(release.metadata.get("rows_out") or 1, 1)
     y = table["expected re-identifications"] if weighted else table["sample uniques"] / rows_out
-    fig = new_figure(6.0, 3.6)
-    ax = fig.add_subplot()
-    ax.plot(table["cells changed"], y, marker="o")
-    for x_, y_, step in zip(table["cells changed"], y, table["step"], strict=True):
-        ax.annotate(str(step), (x_, y_), textcoords="offset points", xytext=(4, 4))
-    ax.set_xlabel("share of the published cells changed")
-    ax.set_ylabel("expected re-identifications" if weighted else "share of sample uniques")
-    sec.figure(fig, "Risk against loss along the steps (points labelled by step)")
+    label = "expected re-identifications" if weighted else "share of sample uniques"
+    sec.plot(
+        steps_path(table["cells changed"], y, table["step"], label),
+        "Risk against loss along the steps (points labelled by step)",
+    )
     _add_guarantees(report, release)
 
 

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microanon.apps.report import Report, describe_parameters, new_figure
+from microanon.apps.release_figures import range_widths
+from microanon.apps.report import Report, describe_parameters
 from microanon.apps.row_counts import counts_sentence
 from microanon.core.release import Release
 from microanon.core.schema import Schema
@@ -94,12 +95,10 @@ def add_sections(
     usec.metrics(numbers)
     st = release.tables["st"]
     width = (st["high"] - st["low"]).to_numpy(dtype=float)
-    fig = new_figure(6.4, 3.0)
-    ax = fig.add_subplot()
-    ax.hist(width, bins=30, weights=st["count"].to_numpy(), color="#4a6fa5")
-    ax.set_xlabel(f"width of a published {sensitive} range")
-    ax.set_ylabel("entries")
-    usec.figure(fig, "Widths of the published ranges (0 = the exact value).")
+    usec.plot(
+        range_widths(width, st["count"].to_numpy(), sensitive),
+        "Widths of the published ranges (0 = the exact value).",
+    )
     return {
         "before": {},
         "after": {},

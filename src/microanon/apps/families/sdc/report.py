@@ -17,13 +17,14 @@ import numpy as np
 import pandas as pd
 
 from microanon.apps.families.randomize.report import describe_randomized
+from microanon.apps.release_figures import column_risks
 from microanon.apps.release_sections import (
     add_single_table_sections,
     all_hold,
     utility_metrics,
     verdict_table,
 )
-from microanon.apps.report import Report, Section, describe_parameters, new_figure
+from microanon.apps.report import Report, Section, describe_parameters
 from microanon.apps.row_counts import counts_sentence
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
@@ -203,16 +204,10 @@ def _add_perturbative_sections(
         f"values): the masked value's rank is within {_RANK_R:g}% of the records of the "
         "original rank.",
     )
-    fig = new_figure(6.4, 3.0)
-    ax = fig.add_subplot()
-    x = np.arange(len(cols))
-    ax.bar(x - 0.2, risk.interval.per_column.to_numpy(), width=0.4, label="interval disclosure")
-    ax.bar(x + 0.2, risk.rank.per_column.to_numpy(), width=0.4, label="rank disclosure")
-    ax.set_xticks(x, [str(c) for c in cols], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("share of records")
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
-    sec.figure(fig, "Disclosure risk left in each masked column.")
+    drawing = column_risks(
+        cols, risk.interval.per_column.to_numpy(), risk.rank.per_column.to_numpy()
+    )
+    sec.plot(drawing, "Disclosure risk left in each masked column.")
     per_column = pd.DataFrame(
         {
             "column": [str(c) for c in cols],

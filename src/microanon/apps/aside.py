@@ -1,0 +1,136 @@
+"""A second process for the reports' own work, so that a command uses two cores.
+
+The reports of a run draw figures (importing matplotlib and rendering take about a second,
+more than the whole method on most survey files) and, when a release warns, search the
+closest configurations (one lattice search each). Within :func:`working_aside`, on a machine
+of two cores or more, :func:`aside` hands such work to one worker process started when the
+block begins: it prepares itself (imports, a first figure) while the command reads, lints,
+anonymizes, writes and verifies, and then works beside it. Without the worker, :func:`aside`
+does the work at once, in this process; the answers are the same either way, and a worker
+that dies leaves its work to this process.
+
+The worker is started as :mod:`multiprocessing` starts a process afresh ("spawn"), which
+imports the main module of the program again: ``microanon``'s command line enters
+:func:`working_aside`, and a script that does keeps its own work under
+``if __name__ == "__main__":``. What is sent is pickled: module-level functions and plain data.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Generic, TypeVar
+
+__all__ = ["Aside", "aside", "shared", "working_aside"]
+
+T = TypeVar("T")
+
+_WORKER: ContextVar[ProcessPoolExecutor | None] = ContextVar("aside_worker", default=None)
+
+
+class Aside(Generic[T]):
+    """The answer of ``function(*args)``, worked out by the worker or already here;
+    :meth:`result` waits for it."""
+
+    def __init__(self, function: Callable[..., T], args: tuple[Any, ...]) -> None:
+        self._function = function
+        self._args = args
+        self._future: Future[T] | None = None
+        worker = _WORKER.get()
+        if worker is not None:
+            try:
+                self._future = worker.submit(function, *args)
+                return
+            except BrokenProcessPool:
+                pass
+        self._answer = function(*args)
+
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`result` would answer without waiting."""
+        return self._future is None or self._future.done()
+
+    @property
+    def pending(self) -> bool:
+        """Whether the worker has the work (its answer is taken by :meth:`result`)."""
+        return self._future is not None
+
+    def result(self) -> T:
+        """The answer (worked out here if the worker died); the function's error is raised
+        here as it would be in this process."""
+        if self._future is not None:
+            try:
+                self._answer = self._future.result()
+            except BrokenProcessPool:
+                self._answer = self._function(*self._args)
+            self._future = None
+        return self._answer
+
+
+def aside(function: Callable[..., T], *args: Any) -> Aside[T]:
+    """``function(*args)``: by the worker of :func:`working_aside` if one runs, else now."""
+    return Aside(function, args)
+
+
+def shared(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]]) -> list[T]:
+    """``[function(*task) for task in tasks]``, the tasks shared with the worker of
+    :func:`working_aside` if one runs: this process takes them from the front, one at a time,
+    and the worker from the back, the next one each time it has finished, so that neither
+    waits while tasks of unknown length remain."""
+    answers: dict[int, T] = {}
+    front, back = 0, len(tasks) - 1
+    handed: tuple[int, Aside[T]] | None = None
+    while front <= back:
+        if _WORKER.get() is not None and (handed is None or handed[1].ready):
+            if handed is not None:
+                answers[handed[0]] = handed[1].result()
+            handed = (back, aside(function, *tasks[back]))
+            back -= 1
+            continue
+        answers[front] = function(*tasks[front])
+        front += 1
+    if handed is not None:
+        answers[handed[0]] = handed[1].result()
+    return [answers[i] for i in range(len(tasks))]
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextmanager
+def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Within the block, :func:`aside` hands work to one worker process, started here, on a
+    machine of two cores or more; yields whether it does.
+
+    Parameters
+    ----------
+    prepare : callable, optional
+        A module-level function the worker runs first (e.g. importing what it will need).
+
+    The worker is stopped when the block ends: work not yet started is cancelled.
+    """
+    if _cores() < 2 or _WORKER.get() is not None:
+        yield False
+        return
+    # spawn: a fresh interpreter (forking a process that runs threads is not safe)
+    worker = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    worker.submit(prepare or _nothing)  # starts the process now, not at the first work
+    token = _WORKER.set(worker)
+    try:
+        yield True
+    finally:
+        _WORKER.reset(token)
+        worker.shutdown(wait=False, cancel_futures=True)
+
+
+def _nothing() -> None:
+    """A first work that does nothing (it starts the process)."""

@@ -1,0 +1,184 @@
+"""The reports' work handed to a second process (microanon.apps.aside): the same answers, the
+same files, and this process takes over when the worker dies.
+
+The worker is a real process started by ``working_aside``; ``_cores`` is set to two so that the
+worker runs on any machine (and to one for the runs without it).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from real_surveys import survey
+
+from microanon.apps import aside as aside_module
+from microanon.apps import release_figures
+from microanon.apps.aside import aside, shared, working_aside
+from microanon.apps.cli import main
+from microanon.apps.drawing import png, prepare
+
+
+@pytest.fixture(scope="module")
+def worker() -> Iterator[None]:
+    """One worker for the module's tests (a process started for each example would be slow)."""
+    keep = aside_module._cores
+    aside_module._cores = lambda: 2
+    try:
+        with working_aside(prepare) as started:
+            assert started
+            yield
+    finally:
+        aside_module._cores = keep
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12))
+def test_shared_tasks_give_the_answers_in_order(worker, tasks) -> None:
+    assert shared(math.comb, tasks) == [math.comb(*t) for t in tasks]
+
+
+def test_an_error_of_the_work_is_raised_here(worker) -> None:
+    handed = aside(math.sqrt, -1.0)
+    assert handed.pending
+    with pytest.raises(ValueError, match="math domain error"):
+        handed.result()
+    with pytest.raises(ValueError, match="math domain error"):
+        shared(math.sqrt, [(4.0,), (-1.0,), (9.0,)])
+
+
+def test_without_a_worker_the_work_is_done_at_once() -> None:
+    def check() -> None:
+        handed = aside(math.comb, 6, 3)
+        assert not handed.pending and handed.ready and handed.result() == 20
+        assert shared(math.comb, [(5, 2), (4, 4)]) == [10, 1]
+
+    contextvars.Context().run(check)  # a context where no worker runs
+
+
+def _drawings() -> list[release_figures.Drawing]:
+    rng = np.random.default_rng(5)
+    return [
+        release_figures.class_sizes(np.array([5, 6, 9, 40]), np.array([30, 12, 4, 1])),
+        release_figures.record_risks(
+            {"prosecutor": rng.random(500), "journalist": rng.random(500) / 2},
+            rng.integers(1, 9, 500),
+            0.2,
+        ),
+        release_figures.column_risks(["age", "income"], np.array([0.3, 0.8]), np.array([0.1, 1])),
+        release_figures.range_widths(rng.random(40) * 10, rng.integers(1, 5, 40), "income"),
+        release_figures.steps_path(
+            np.array([0, 0.1, 0.3]),
+            np.array([0.5, 0.2, 0.05]),
+            [0, 1, 2],
+            "share of sample uniques",
+        ),
+    ]
+
+
+def test_a_figure_drawn_by_the_worker_has_the_same_bytes(worker) -> None:
+    for drawing in _drawings():
+        handed = aside(png, drawing)
+        assert handed.pending
+        assert handed.result() == png(drawing)
+
+
+def test_the_work_of_a_dead_worker_is_done_here() -> None:
+    def check() -> None:
+        with working_aside() as started:
+            assert started
+            aside_module._WORKER.get().submit(os._exit, 1).exception()  # the worker dies
+            deadline = time.monotonic() + 30
+            while not aside_module._WORKER.get()._broken and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert aside(math.comb, 5, 2).result() == 10
+            assert shared(math.comb, [(5, 2), (6, 3), (7, 1)]) == [10, 20, 7]
+
+    keep = aside_module._cores
+    aside_module._cores = lambda: 2
+    try:
+        contextvars.Context().run(check)  # not the module's worker: a worker of its own
+    finally:
+        aside_module._cores = keep
+
+
+def _gss_config(tmp_path: Path) -> tuple[Path, Path]:
+    """The GSS abortion file (64,814 respondents) with four keys under k = 50 and distinct
+    2-diversity of ``abany``: a release that warns, so its report searches the closest
+    configurations."""
+    data = tmp_path / "gss.csv"
+    survey("gss_abortion")[["year", "age", "sex", "race", "educ", "abany"]].to_csv(
+        data, index=False
+    )
+    numeric = {"role": "quasi", "kind": "numeric", "missing": "value"}
+    config = {
+        "data": str(data),
+        "schema": {
+            "year": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
+            "age": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
+            "educ": {**numeric, "hierarchy": {"builder": "intervals", "widths": [4, 8]}},
+            "sex": {"role": "quasi", "hierarchy": {"builder": "balanced"}, "missing": "value"},
+            "race": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "abany": {"role": "sensitive", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.02, "metric": "lm"},
+        "models": [{"k_anonymity": {"k": 50}}, {"l_diversity": {"l": 2, "form": "distinct"}}],
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return data, path
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_anonymize_writes_the_same_release_and_reports_with_the_worker(tmp_path, cores) -> None:
+    """A real survey file, anonymized with the figures and closest configurations handed to the
+    worker (two cores) and without it (one): the same public files byte for byte, and the same
+    internal report but for the times it states."""
+    _, config = _gss_config(tmp_path)
+    runs = {}
+    for n in (1, cores):
+        keep = aside_module._cores
+        aside_module._cores = lambda n=n: n
+        try:
+            out = tmp_path / f"out{n}-{len(runs)}"
+            args = ["anonymize", "--config", str(config), "--out", str(out)]
+            # a context of its own: the command starts its own worker (or none)
+            result = contextvars.Context().run(CliRunner().invoke, main, args)
+        finally:
+            aside_module._cores = keep
+        assert result.exit_code == 0, result.output
+        runs[len(runs)] = out
+    first, second = runs[0], runs[1]
+    assert _files(first / "public") == _files(second / "public")
+    internal = [(p / "internal" / "report.html").read_text("utf-8") for p in (first, second)]
+    public = (first / "public" / "report.html").read_text("utf-8")
+    assert "closest configurations" in internal[0].lower()
+    assert public.count("data:image/png;base64,") + internal[0].count("data:image/png") >= 3
+
+    def timeless(html: str) -> str:
+        import re
+
+        html = re.sub(r" on \d{4}-\d\d-\d\d \d\d:\d\d UTC", "", html)
+        return re.sub(r"ran in [0-9.]+ s", "ran in", html)
+
+    assert timeless(internal[0]) == timeless(internal[1])
+    frame = pd.read_csv(first / "public" / "data.csv")
+    assert len(frame) > 0
