@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -587,68 +588,73 @@ def risk(
             quasi = ",".join(schema.quasi)
     if file is None or not quasi:
         raise click.UsageError("give FILE and --quasi (or --config)")
+    figures = ExitStack()
     if report_path is not None:  # refused before the work, not after
         from ..core.output import check_file_target
+        from .aside import working_aside
+        from .drawing import prepare
 
         check_file_target(report_path, overwrite=True)
-    population_table = None
-    if population_file is not None:
-        population_table = read_table(population_file, options=csv)
-        population_table.columns = [str(c) for c in population_table.columns]
-    settings = {
-        "quasi": _split(quasi),
-        "population": population,
-        "fraction": fraction,
-        "region": region,
-        "population_table": population_table,
-        "population_count": population_count,
-        "threshold": threshold,
-        "suda": not no_suda,
-        "suda_max_size": suda_max_size,
-        "missing": missing,
-    }
-    design_note = None
-    if _engine(engine, scheduler, file) == "dask":
-        from .engine import risk_dask
+        figures.enter_context(working_aside(prepare))  # the report's figure drawn aside
+    with figures:
+        population_table = None
+        if population_file is not None:
+            population_table = read_table(population_file, options=csv)
+            population_table.columns = [str(c) for c in population_table.columns]
+        settings = {
+            "quasi": _split(quasi),
+            "population": population,
+            "fraction": fraction,
+            "region": region,
+            "population_table": population_table,
+            "population_count": population_count,
+            "threshold": threshold,
+            "suda": not no_suda,
+            "suda_max_size": suda_max_size,
+            "missing": missing,
+        }
+        design_note = None
+        if _engine(engine, scheduler, file) == "dask":
+            from .engine import risk_dask
 
-        _not_with_dask(suda_max_size=suda_max_size)
-        if schema is not None and schema.weight is not None and weights is None:
-            design_note = (
-                f"the schema's weight {schema.weight} is not used with --engine dask (the survey "
-                "risk measures need the records)"
+            _not_with_dask(suda_max_size=suda_max_size)
+            if schema is not None and schema.weight is not None and weights is None:
+                design_note = (
+                    f"the schema's weight {schema.weight} is not used with --engine dask (the "
+                    "survey risk measures need the records)"
+                )
+            options = RiskOptions(weights=weights, household=household, **settings)
+            assessment = risk_dask(
+                file,
+                options,
+                read=csv,
+                scheduler=scheduler,
+                progress=progress_mode(),
             )
-        options = RiskOptions(weights=weights, household=household, **settings)
-        assessment = risk_dask(
-            file,
-            options,
-            read=csv,
-            scheduler=scheduler,
-            progress=progress_mode(),
-        )
-        if not no_suda:
-            click.echo(
-                "note: SUDA2 is skipped with --engine dask (it looks at the records); "
-                "--no-suda silences this note",
-                err=True,
-            )
-    else:
-        reporter = as_progress(table_progress_mode(file), "risk", total=2)
-        with reporter.stage(f"read {file.name}"):
-            data = read_table(file, options=csv)
-            data.columns = [str(c) for c in data.columns]
-        if schema is not None and weights is None:
-            weights, from_schema, design_note = schema_design(schema, data)
-            household = household or from_schema
-        options = RiskOptions(weights=weights, household=household, **settings)
-        with reporter.stage("risk profile"):
-            assessment = assess_risk(data, options)
-    if design_note is not None:
-        click.echo(f"note: {design_note}", err=True)
-    if report_path is not None:
-        report = Report(f"Disclosure risk of {file.name}", "microanon risk")
-        add_risk_section(report, assessment, "Disclosure risk", note=design_note)
-        report.write(report_path)
-    _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
+            if not no_suda:
+                click.echo(
+                    "note: SUDA2 is skipped with --engine dask (it looks at the records); "
+                    "--no-suda silences this note",
+                    err=True,
+                )
+        else:
+            reporter = as_progress(table_progress_mode(file), "risk", total=2)
+            with reporter.stage(f"read {file.name}"):
+                data = read_table(file, options=csv)
+                data.columns = [str(c) for c in data.columns]
+            if schema is not None and weights is None:
+                weights, from_schema, design_note = schema_design(schema, data)
+                household = household or from_schema
+            options = RiskOptions(weights=weights, household=household, **settings)
+            with reporter.stage("risk profile"):
+                assessment = assess_risk(data, options)
+        if design_note is not None:
+            click.echo(f"note: {design_note}", err=True)
+        if report_path is not None:
+            report = Report(f"Disclosure risk of {file.name}", "microanon risk")
+            add_risk_section(report, assessment, "Disclosure risk", note=design_note)
+            report.write(report_path)
+        _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
 
 
 # ---------------------------------------------------------------------------- init
