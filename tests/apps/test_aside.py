@@ -113,6 +113,29 @@ def test_the_work_of_a_dead_worker_is_done_here() -> None:
         aside_module._cores = keep
 
 
+def test_the_worker_is_ended_with_the_block_even_while_it_prepares() -> None:
+    """A command that fails ends its worker at once, in the middle of its imports."""
+
+    def check() -> list:
+        with pytest.raises(RuntimeError, match="bad input"):
+            with working_aside(prepare) as started:
+                assert started
+                processes = list(aside_module._WORKER.get()._processes.values())
+                raise RuntimeError("bad input")
+        return processes
+
+    keep = aside_module._cores
+    aside_module._cores = lambda: 2
+    try:
+        processes = contextvars.Context().run(check)
+    finally:
+        aside_module._cores = keep
+    assert processes
+    for process in processes:
+        process.join(timeout=30)
+        assert not process.is_alive()
+
+
 def _gss_config(tmp_path: Path) -> tuple[Path, Path]:
     """The GSS abortion file (64,814 respondents) with four keys under k = 50 and distinct
     2-diversity of ``abany``: a release that warns, so its report searches the closest

@@ -116,7 +116,8 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
     prepare : callable, optional
         A module-level function the worker runs first (e.g. importing what it will need).
 
-    The worker is stopped when the block ends: work not yet started is cancelled.
+    The worker is stopped when the block ends, its work given up: take every answer needed
+    within the block.
     """
     if _cores() < 2 or _WORKER.get() is not None:
         yield False
@@ -129,7 +130,18 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
         yield True
     finally:
         _WORKER.reset(token)
-        worker.shutdown(wait=False, cancel_futures=True)
+        _stop(worker)
+
+
+def _stop(worker: ProcessPoolExecutor) -> None:
+    """Stop the worker now, whatever it is doing: the work the block asked for has been taken
+    by then (a report is rendered before the block ends), and a command that fails must not
+    wait for the worker's imports. (The executor's processes: Python before 3.14 has no
+    public way to end them.)"""
+    processes = list(worker._processes.values())
+    worker.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 def _nothing() -> None:

@@ -842,42 +842,10 @@ def anonymize(
     Parquet or CSV file, directory or glob of any size; the release is written as Parquet. The
     read flags override the config's.
     """
-    from .aside import working_aside
-    from .drawing import prepare
-
-    with working_aside(prepare):  # the reports' figures drawn by a second process, started now
-        _anonymize(
-            data,
-            config,
-            out,
-            seed,
-            overwrite,
-            as_json,
-            search,
-            time_limit,
-            step_limit,
-            read,
-            engine,
-            scheduler,
-        )
-
-
-def _anonymize(
-    data: Path | None,
-    config: Path,
-    out: Path,
-    seed: int | None,
-    overwrite: bool,
-    as_json: bool,
-    search: str | None,
-    time_limit: float | None,
-    step_limit: int | None,
-    read: dict[str, Any],
-    engine: str,
-    scheduler: str | None,
-) -> None:
     from .anonymize import run_anonymize
+    from .aside import working_aside
     from .config import load_config, with_search
+    from .drawing import prepare
     from .release_summary import search_sentence, step_lines
     from .row_counts import counts_sentence
 
@@ -887,9 +855,10 @@ def _anonymize(
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
-    path, release, numbers = run_anonymize(
-        cfg, out, data=data, rng=seed, progress=progress_mode(), overwrite=overwrite
-    )
+    with working_aside(prepare):  # the reports' figures drawn by a second process, started now
+        path, release, numbers = run_anonymize(
+            cfg, out, data=data, rng=seed, progress=progress_mode(), overwrite=overwrite
+        )
     meta = release.metadata
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
