@@ -1,8 +1,8 @@
 """The reports' work handed to a second process (microanon.apps.aside): the same answers, the
 same files, and this process takes over when the worker dies.
 
-The worker is a real process started by ``working_aside``; ``_cores`` is set to two so that the
-worker runs on any machine (and to one for the runs without it).
+The worker is a real process started by ``working_aside``; ``_spare_cores`` is set to two so
+that the worker runs on any machine, busy or not (and to none for the runs without it).
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from microanon.apps.drawing import png, prepare
 @pytest.fixture(scope="module")
 def worker() -> Iterator[None]:
     """One worker for the module's tests (a process started for each example would be slow)."""
-    keep = aside_module._cores
-    aside_module._cores = lambda: 2
-    try:
-        with working_aside(prepare) as started:
-            assert started
-            yield
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+        aside = working_aside(prepare)
+        assert aside.__enter__()
+    try:  # the worker runs for the module; the spare cores are read again by other tests
+        yield
     finally:
-        aside_module._cores = keep
+        aside.__exit__(None, None, None)
 
 
 @settings(max_examples=30, deadline=None)
@@ -94,7 +94,7 @@ def test_a_figure_drawn_by_the_worker_has_the_same_bytes(worker) -> None:
         assert handed.result() == png(drawing)
 
 
-def test_the_work_of_a_dead_worker_is_done_here() -> None:
+def test_the_work_of_a_dead_worker_is_done_here(monkeypatch) -> None:
     def check() -> None:
         with working_aside() as started:
             assert started
@@ -105,15 +105,11 @@ def test_the_work_of_a_dead_worker_is_done_here() -> None:
             assert aside(math.comb, 5, 2).result() == 10
             assert shared(math.comb, [(5, 2), (6, 3), (7, 1)]) == [10, 20, 7]
 
-    keep = aside_module._cores
-    aside_module._cores = lambda: 2
-    try:
-        contextvars.Context().run(check)  # not the module's worker: a worker of its own
-    finally:
-        aside_module._cores = keep
+    monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    contextvars.Context().run(check)  # not the module's worker: a worker of its own
 
 
-def test_the_worker_is_ended_with_the_block_even_while_it_prepares() -> None:
+def test_the_worker_is_ended_with_the_block_even_while_it_prepares(monkeypatch) -> None:
     """A command that fails ends its worker at once, in the middle of its imports."""
 
     def check() -> list:
@@ -124,16 +120,46 @@ def test_the_worker_is_ended_with_the_block_even_while_it_prepares() -> None:
                 raise RuntimeError("bad input")
         return processes
 
-    keep = aside_module._cores
-    aside_module._cores = lambda: 2
-    try:
-        processes = contextvars.Context().run(check)
-    finally:
-        aside_module._cores = keep
+    monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    processes = contextvars.Context().run(check)
     assert processes
-    for process in processes:
-        process.join(timeout=30)
-        assert not process.is_alive()
+    deadline = time.monotonic() + 30  # (the executor's own thread may reap it first)
+    while any(p.exitcode is None for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert all(p.exitcode is not None for p in processes)
+
+
+def test_where_no_process_can_be_started_the_work_is_done_here(monkeypatch) -> None:
+    def refused(*args, **kwargs):
+        raise OSError(38, "Function not implemented")  # e.g. no shared memory for the locks
+
+    def check() -> None:
+        with working_aside(prepare) as started:
+            assert not started
+            handed = aside(math.comb, 7, 2)
+            assert not handed.pending and handed.result() == 21
+
+    monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    monkeypatch.setattr(aside_module, "ProcessPoolExecutor", refused)
+    contextvars.Context().run(check)
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "starts"),
+    [(2, 0.1, True), (2, 1.2, True), (2, 2.4, False), (4, 3.0, True), (1, 0.0, False)],
+)
+def test_a_worker_is_started_only_with_a_core_to_spare(monkeypatch, cores, load, starts) -> None:
+    """An idle machine, or one command after another (the load counts the command's own core),
+    starts it; a machine whose every core is busy (a test suite on every core), or a single
+    core, does not."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+
+    def check() -> bool:
+        with working_aside() as started:
+            return started
+
+    assert contextvars.Context().run(check) is starts
 
 
 def _gss_config(tmp_path: Path) -> tuple[Path, Path]:
@@ -171,22 +197,20 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("cores", [1, 2])
-def test_anonymize_writes_the_same_release_and_reports_with_the_worker(tmp_path, cores) -> None:
+def test_anonymize_writes_the_same_release_and_reports_with_the_worker(
+    tmp_path, monkeypatch, cores
+) -> None:
     """A real survey file, anonymized with the figures and closest configurations handed to the
     worker (two cores) and without it (one): the same public files byte for byte, and the same
     internal report but for the times it states."""
     _, config = _gss_config(tmp_path)
     runs = {}
     for n in (1, cores):
-        keep = aside_module._cores
-        aside_module._cores = lambda n=n: n
-        try:
-            out = tmp_path / f"out{n}-{len(runs)}"
-            args = ["anonymize", "--config", str(config), "--out", str(out)]
-            # a context of its own: the command starts its own worker (or none)
-            result = contextvars.Context().run(CliRunner().invoke, main, args)
-        finally:
-            aside_module._cores = keep
+        monkeypatch.setattr(aside_module, "_spare_cores", lambda n=n: n - 1.0)
+        out = tmp_path / f"out{n}-{len(runs)}"
+        args = ["anonymize", "--config", str(config), "--out", str(out)]
+        # a context of its own: the command starts its own worker (or none)
+        result = contextvars.Context().run(CliRunner().invoke, main, args)
         assert result.exit_code == 0, result.output
         runs[len(runs)] = out
     first, second = runs[0], runs[1]

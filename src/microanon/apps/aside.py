@@ -3,7 +3,7 @@
 The reports of a run draw figures (importing matplotlib and rendering take about a second,
 more than the whole method on most survey files) and, when a release warns, search the
 closest configurations (one lattice search each). Within :func:`working_aside`, on a machine
-of two cores or more, :func:`aside` hands such work to one worker process started when the
+with a core to spare, :func:`aside` hands such work to one worker process started when the
 block begins: it prepares itself (imports, a first figure) while the command reads, lints,
 anonymizes, writes and verifies, and then works beside it. Without the worker, :func:`aside`
 does the work at once, in this process; the answers are the same either way, and a worker
@@ -99,17 +99,33 @@ def shared(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]]) -> list
     return [answers[i] for i in range(len(tasks))]
 
 
-def _cores() -> int:
+def _spare_cores() -> float:
+    """The cores this process may use, less the load average of the last minute (the cores
+    other work kept busy); none on a single core."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    if cores < 2:  # the command's own core is the only one
+        return 0.0
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here (Windows)
+        load = 0.0
+    return cores - load
+
+
+#: Spare cores (:func:`_spare_cores`) from which :func:`working_aside` starts a worker: on two
+#: cores, a load average below 1.5 (an idle machine, or one command after another: the load
+#: then counts the command's own core) and not one of commands or tests on every core.
+SPARE = 0.5
 
 
 @contextmanager
 def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
-    """Within the block, :func:`aside` hands work to one worker process, started here, on a
-    machine of two cores or more; yields whether it does.
+    """Within the block, :func:`aside` hands work to one worker process, started here, when the
+    machine has a core to spare (:data:`SPARE`) and a process can be started; yields whether it
+    does.
 
     Parameters
     ----------
@@ -119,12 +135,15 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
     The worker is stopped when the block ends, its work given up: take every answer needed
     within the block.
     """
-    if _cores() < 2 or _WORKER.get() is not None:
+    if _spare_cores() < SPARE or _WORKER.get() is not None:
         yield False
         return
-    # spawn: a fresh interpreter (forking a process that runs threads is not safe)
-    worker = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    worker.submit(prepare or _nothing)  # starts the process now, not at the first work
+    try:  # spawn: a fresh interpreter (forking a process that runs threads is not safe)
+        worker = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        worker.submit(prepare or _nothing)  # starts the process now, not at the first work
+    except OSError:  # no process can be started here (e.g. no shared memory for its locks)
+        yield False
+        return
     token = _WORKER.set(worker)
     try:
         yield True
