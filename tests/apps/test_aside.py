@@ -49,6 +49,15 @@ def test_shared_tasks_give_the_answers_in_order(worker, tasks) -> None:
     assert shared(math.comb, tasks) == [math.comb(*t) for t in tasks]
 
 
+def test_short_tasks_left_to_a_busy_worker_are_done_here(worker) -> None:
+    """The worker busy with a long task: this process, whose own tasks are short, does the
+    task handed to the worker itself instead of waiting."""
+    busy = aside(time.sleep, 5.0)  # the worker asleep for five seconds
+    assert shared(math.comb, [(5, 2), (6, 3)]) == [10, 20]
+    assert not busy.ready  # answered while the worker still sleeps: its task was done here
+    busy.result()
+
+
 def test_an_error_of_the_work_is_raised_here(worker) -> None:
     handed = aside(math.sqrt, -1.0)
     assert handed.pending

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -77,16 +78,28 @@ def aside(function: Callable[..., T], *args: Any) -> Aside[T]:
     return Aside(function, args)
 
 
+#: Seconds of this process's own tasks, on average, under which :func:`shared` does the
+#: worker's last task here rather than wait for it: a worker importing a function's modules
+#: for the first time takes longer than a short task.
+SHORT = 0.25
+
+
 def shared(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]]) -> list[T]:
     """``[function(*task) for task in tasks]``, the tasks shared with the worker of
-    :func:`working_aside` if one runs: this process takes them from the front, one at a time,
-    and the worker from the back, the next one each time it has finished, so that neither
-    waits while tasks of unknown length remain."""
+    :func:`working_aside` if one runs.
+
+    This process takes them from the front, one at a time, and the worker from the back while
+    two or more are left, the next one each time it has finished, so that neither waits while
+    tasks of unknown length remain. When this process is done and the worker is not, and this
+    process's tasks took less than :data:`SHORT` seconds each, it does the worker's last task
+    itself (the worker's answer, the same, is left).
+    """
     answers: dict[int, T] = {}
     front, back = 0, len(tasks) - 1
     handed: tuple[int, Aside[T]] | None = None
+    started = time.perf_counter()
     while front <= back:
-        if _WORKER.get() is not None and (handed is None or handed[1].ready):
+        if _WORKER.get() is not None and back > front and (handed is None or handed[1].ready):
             if handed is not None:
                 answers[handed[0]] = handed[1].result()
             handed = (back, aside(function, *tasks[back]))
@@ -95,7 +108,9 @@ def shared(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]]) -> list
         answers[front] = function(*tasks[front])
         front += 1
     if handed is not None:
-        answers[handed[0]] = handed[1].result()
+        index, answer = handed
+        short = front and (time.perf_counter() - started) / front < SHORT
+        answers[index] = function(*tasks[index]) if short and not answer.ready else answer.result()
     return [answers[i] for i in range(len(tasks))]
 
 

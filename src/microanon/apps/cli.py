@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from contextlib import ExitStack
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -588,73 +587,72 @@ def risk(
             quasi = ",".join(schema.quasi)
     if file is None or not quasi:
         raise click.UsageError("give FILE and --quasi (or --config)")
-    figures = ExitStack()
     if report_path is not None:  # refused before the work, not after
         from ..core.output import check_file_target
         from .aside import working_aside
         from .drawing import prepare
 
         check_file_target(report_path, overwrite=True)
-        figures.enter_context(working_aside(prepare))  # the report's figure drawn aside
-    with figures:
-        population_table = None
-        if population_file is not None:
-            population_table = read_table(population_file, options=csv)
-            population_table.columns = [str(c) for c in population_table.columns]
-        settings = {
-            "quasi": _split(quasi),
-            "population": population,
-            "fraction": fraction,
-            "region": region,
-            "population_table": population_table,
-            "population_count": population_count,
-            "threshold": threshold,
-            "suda": not no_suda,
-            "suda_max_size": suda_max_size,
-            "missing": missing,
-        }
-        design_note = None
-        if _engine(engine, scheduler, file) == "dask":
-            from .engine import risk_dask
+        # the report's figure drawn by a second process while the profile is measured
+        click.get_current_context().with_resource(working_aside(prepare))
+    population_table = None
+    if population_file is not None:
+        population_table = read_table(population_file, options=csv)
+        population_table.columns = [str(c) for c in population_table.columns]
+    settings = {
+        "quasi": _split(quasi),
+        "population": population,
+        "fraction": fraction,
+        "region": region,
+        "population_table": population_table,
+        "population_count": population_count,
+        "threshold": threshold,
+        "suda": not no_suda,
+        "suda_max_size": suda_max_size,
+        "missing": missing,
+    }
+    design_note = None
+    if _engine(engine, scheduler, file) == "dask":
+        from .engine import risk_dask
 
-            _not_with_dask(suda_max_size=suda_max_size)
-            if schema is not None and schema.weight is not None and weights is None:
-                design_note = (
-                    f"the schema's weight {schema.weight} is not used with --engine dask (the "
-                    "survey risk measures need the records)"
-                )
-            options = RiskOptions(weights=weights, household=household, **settings)
-            assessment = risk_dask(
-                file,
-                options,
-                read=csv,
-                scheduler=scheduler,
-                progress=progress_mode(),
+        _not_with_dask(suda_max_size=suda_max_size)
+        if schema is not None and schema.weight is not None and weights is None:
+            design_note = (
+                f"the schema's weight {schema.weight} is not used with --engine dask (the survey "
+                "risk measures need the records)"
             )
-            if not no_suda:
-                click.echo(
-                    "note: SUDA2 is skipped with --engine dask (it looks at the records); "
-                    "--no-suda silences this note",
-                    err=True,
-                )
-        else:
-            reporter = as_progress(table_progress_mode(file), "risk", total=2)
-            with reporter.stage(f"read {file.name}"):
-                data = read_table(file, options=csv)
-                data.columns = [str(c) for c in data.columns]
-            if schema is not None and weights is None:
-                weights, from_schema, design_note = schema_design(schema, data)
-                household = household or from_schema
-            options = RiskOptions(weights=weights, household=household, **settings)
-            with reporter.stage("risk profile"):
-                assessment = assess_risk(data, options)
-        if design_note is not None:
-            click.echo(f"note: {design_note}", err=True)
-        if report_path is not None:
-            report = Report(f"Disclosure risk of {file.name}", "microanon risk")
-            add_risk_section(report, assessment, "Disclosure risk", note=design_note)
-            report.write(report_path)
-        _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
+        options = RiskOptions(weights=weights, household=household, **settings)
+        assessment = risk_dask(
+            file,
+            options,
+            read=csv,
+            scheduler=scheduler,
+            progress=progress_mode(),
+        )
+        if not no_suda:
+            click.echo(
+                "note: SUDA2 is skipped with --engine dask (it looks at the records); "
+                "--no-suda silences this note",
+                err=True,
+            )
+    else:
+        reporter = as_progress(table_progress_mode(file), "risk", total=2)
+        with reporter.stage(f"read {file.name}"):
+            data = read_table(file, options=csv)
+            data.columns = [str(c) for c in data.columns]
+        if schema is not None and weights is None:
+            weights, from_schema, design_note = schema_design(schema, data)
+            household = household or from_schema
+        options = RiskOptions(weights=weights, household=household, **settings)
+        with reporter.stage("risk profile"):
+            assessment = assess_risk(data, options)
+    if design_note is not None:
+        click.echo(f"note: {design_note}", err=True)
+    if report_path is not None:
+        report = Report(f"Disclosure risk of {file.name}", "microanon risk")
+        add_risk_section(report, assessment, "Disclosure risk", note=design_note)
+        report.write(report_path)
+    _emit(as_json, assessment.numbers, format_risk(assessment.numbers))
 
 
 # ---------------------------------------------------------------------------- init
@@ -842,10 +840,13 @@ def anonymize(
     Parquet or CSV file, directory or glob of any size; the release is written as Parquet. The
     read flags override the config's.
     """
-    from .anonymize import run_anonymize
     from .aside import working_aside
-    from .config import load_config, with_search
     from .drawing import prepare
+
+    if engine != "dask":  # the reports' work by a second process, started before the imports
+        click.get_current_context().with_resource(working_aside(prepare))
+    from .anonymize import run_anonymize
+    from .config import load_config, with_search
     from .release_summary import search_sentence, step_lines
     from .row_counts import counts_sentence
 
@@ -855,10 +856,9 @@ def anonymize(
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
-    with working_aside(prepare):  # the reports' figures drawn by a second process, started now
-        path, release, numbers = run_anonymize(
-            cfg, out, data=data, rng=seed, progress=progress_mode(), overwrite=overwrite
-        )
+    path, release, numbers = run_anonymize(
+        cfg, out, data=data, rng=seed, progress=progress_mode(), overwrite=overwrite
+    )
     meta = release.metadata
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
