@@ -170,12 +170,12 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
 def _stop(worker: ProcessPoolExecutor) -> None:
     """Stop the worker now, whatever it is doing: the work the block asked for has been taken
     by then (a report is rendered before the block ends), and a command that fails must not
-    wait for the worker's imports. (The executor's processes: Python before 3.14 has no
-    public way to end them.)"""
-    processes = list(worker._processes.values())
-    worker.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
+    wait for the worker's imports. The executor's own thread is then joined, so that nothing
+    of it is left for the interpreter's exit (where Python 3.11 may write to its closed pipe).
+    (The executor's processes: Python before 3.14 has no public way to end them.)"""
+    for process in list(worker._processes.values()):
         process.terminate()
+    worker.shutdown(wait=True, cancel_futures=True)
 
 
 def _nothing() -> None:
