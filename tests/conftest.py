@@ -3,6 +3,7 @@ read-only directory for any user, and no Hypothesis deadline."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,11 @@ from real_surveys import survey
 if settings.default.deadline is not None:
     settings.register_profile("microanon-no-deadline", settings.default, deadline=None)
     settings.load_profile("microanon-no-deadline")
+
+# The suite keeps every core busy: no command starts a second process for its reports (the
+# load average, which would say so, rises only after the first minute). tests/apps/test_aside.py
+# starts it explicitly.
+os.environ.setdefault("MICROANON_ASIDE", "0")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SHARED_DATA = SHARED / "data"

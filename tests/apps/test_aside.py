@@ -35,6 +35,7 @@ def worker() -> Iterator[None]:
     """One worker for the module's tests (a process started for each example would be slow)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+        patch.delenv(aside_module.ENVIRONMENT, raising=False)
         aside = working_aside(prepare)
         assert aside.__enter__()
     try:  # the worker runs for the module; the spare cores are read again by other tests
@@ -115,6 +116,7 @@ def test_the_work_of_a_dead_worker_is_done_here(monkeypatch) -> None:
             assert shared(math.comb, [(5, 2), (6, 3), (7, 1)]) == [10, 20, 7]
 
     monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
     contextvars.Context().run(check)  # not the module's worker: a worker of its own
 
 
@@ -130,6 +132,7 @@ def test_the_worker_is_ended_with_the_block_even_while_it_prepares(monkeypatch) 
         return processes
 
     monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
     processes = contextvars.Context().run(check)
     assert processes
     deadline = time.monotonic() + 30  # (the executor's own thread may reap it first)
@@ -149,6 +152,7 @@ def test_where_no_process_can_be_started_the_work_is_done_here(monkeypatch) -> N
             assert not handed.pending and handed.result() == 21
 
     monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
     monkeypatch.setattr(aside_module, "ProcessPoolExecutor", refused)
     contextvars.Context().run(check)
 
@@ -163,12 +167,24 @@ def test_a_worker_is_started_only_with_a_core_to_spare(monkeypatch, cores, load,
     core, does not."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
 
     def check() -> bool:
         with working_aside() as started:
             return started
 
     assert contextvars.Context().run(check) is starts
+
+
+def test_the_environment_keeps_the_command_in_one_process(monkeypatch) -> None:
+    monkeypatch.setattr(aside_module, "_spare_cores", lambda: 2.0)
+    monkeypatch.setenv(aside_module.ENVIRONMENT, "0")
+
+    def check() -> bool:
+        with working_aside(prepare) as started:
+            return started
+
+    assert contextvars.Context().run(check) is False
 
 
 def _gss_config(tmp_path: Path) -> tuple[Path, Path]:
@@ -213,6 +229,7 @@ def test_anonymize_writes_the_same_release_and_reports_with_the_worker(
     worker (two cores) and without it (one): the same public files byte for byte, and the same
     internal report but for the times it states."""
     _, config = _gss_config(tmp_path)
+    monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
     runs = {}
     for n in (1, cores):
         monkeypatch.setattr(aside_module, "_spare_cores", lambda n=n: n - 1.0)

@@ -136,11 +136,16 @@ def _spare_cores() -> float:
 SPARE = 0.5
 
 
+#: The environment variable that, set to ``0``, keeps every command in one process (for
+#: commands run side by side on every core, where the load average catches up too late).
+ENVIRONMENT = "MICROANON_ASIDE"
+
+
 @contextmanager
 def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
     """Within the block, :func:`aside` hands work to one worker process, started here, when the
-    machine has a core to spare (:data:`SPARE`) and a process can be started; yields whether it
-    does.
+    machine has a core to spare (:data:`SPARE`), the environment does not say otherwise
+    (:data:`ENVIRONMENT`) and a process can be started; yields whether it does.
 
     Parameters
     ----------
@@ -150,7 +155,7 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
     The worker is stopped when the block ends, its work given up: take every answer needed
     within the block.
     """
-    if _spare_cores() < SPARE or _WORKER.get() is not None:
+    if os.environ.get(ENVIRONMENT) == "0" or _spare_cores() < SPARE or _WORKER.get() is not None:
         yield False
         return
     try:  # spawn: a fresh interpreter (forking a process that runs threads is not safe)
