@@ -82,8 +82,8 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
     A small key space is grouped densely (presence array and cumulative sum); many rows of
     repeated keys by a hash pass (only the distinct keys sorted: on ten million rows of 30,000
     keys, a tenth of the time of a sort); otherwise the keys are sorted together with their row
-    numbers packed into the low digits (one value sort, much cheaper than an argsort), or with
-    :func:`numpy.unique` when that would overflow.
+    numbers packed into the low digits (one value sort, cheaper than an argsort), or, when that
+    would overflow, by an argsort of the keys.
 
     Returns
     -------
@@ -123,8 +123,18 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
         ids = np.empty(n, dtype=np.int64)
         ids[rows] = gid
         return ids, int(gid[-1]) + 1, rows[start]
-    _, first, ids = np.unique(key, return_index=True, return_inverse=True)
-    return ids.reshape(-1).astype(np.int64), len(first), first.astype(np.int64)
+    # Any row of a group may stand for it, so the sort need not be stable: numpy's default
+    # argsort (vectorized where the CPU allows) is several times faster than the stable one
+    # np.unique(return_index=True) needs.
+    order = np.argsort(key)
+    sorted_key = key.take(order)
+    start = np.empty(n, dtype=bool)
+    start[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=start[1:])
+    gid = start.cumsum(dtype=np.int64) - 1
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = gid
+    return ids, int(gid[-1]) + 1, order[start]
 
 
 class LevelMaps:
