@@ -116,25 +116,24 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
     if space * n < KEY_LIMIT:
         packed = np.sort(key * n + np.arange(n, dtype=np.int64))
         sorted_key, rows = np.divmod(packed, n)
-        start = np.empty(n, dtype=bool)
-        start[0] = True
-        np.not_equal(sorted_key[1:], sorted_key[:-1], out=start[1:])
-        gid = start.cumsum(dtype=np.int64) - 1
-        ids = np.empty(n, dtype=np.int64)
-        ids[rows] = gid
-        return ids, int(gid[-1]) + 1, rows[start]
+        return _sorted_groups(sorted_key, rows)
     # Any row of a group may stand for it, so the sort need not be stable: numpy's default
     # argsort (vectorized where the CPU allows) is several times faster than the stable one
     # np.unique(return_index=True) needs.
     order = np.argsort(key)
-    sorted_key = key.take(order)
+    return _sorted_groups(key.take(order), order)
+
+
+def _sorted_groups(sorted_key: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+    """:func:`group_keys`'s answer from the keys in ascending order and the row of each."""
+    n = len(sorted_key)
     start = np.empty(n, dtype=bool)
     start[0] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=start[1:])
     gid = start.cumsum(dtype=np.int64) - 1
     ids = np.empty(n, dtype=np.int64)
-    ids[order] = gid
-    return ids, int(gid[-1]) + 1, order[start]
+    ids[rows] = gid
+    return ids, int(gid[-1]) + 1, rows[start]
 
 
 class LevelMaps:
