@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from contextlib import ExitStack
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -845,8 +844,7 @@ def anonymize(
     from .drawing import prepare
 
     # the reports' work by a second process, started before the imports
-    aside = click.get_current_context().with_resource(ExitStack())
-    aside.enter_context(working_aside(prepare))
+    click.get_current_context().with_resource(working_aside(prepare))
     from .anonymize import run_anonymize
     from .config import load_config, with_search
     from .release_summary import search_sentence, step_lines
@@ -856,7 +854,6 @@ def anonymize(
     given = {"search": search, "time_limit": time_limit, "step_limit": step_limit}
     cfg = with_search(cfg, {k: v for k, v in given.items() if v is not None})
     if _engine(engine, scheduler, data if data is not None else cfg.data) == "dask":
-        aside.close()  # Dask starts processes of its own
         _anonymize_dask(cfg, out, data, scheduler, overwrite, as_json, seed)
         return
     path, release, numbers = run_anonymize(
