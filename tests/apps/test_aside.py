@@ -255,3 +255,46 @@ def test_anonymize_writes_the_same_release_and_reports_with_the_worker(
     assert timeless(internal[0]) == timeless(internal[1])
     frame = pd.read_csv(first / "public" / "data.csv")
     assert len(frame) > 0
+
+
+def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
+    worker, tmp_path, monkeypatch
+) -> None:
+    """The public files as written are scanned by the worker while this process verifies
+    them, what the reports write is scanned at the end: a state in either is refused, and
+    nothing is left behind."""
+    from microanon.apps import publish as publish_module
+    from microanon.core.errors import VerificationError
+    from microanon.core.random import state_fingerprints
+    from microanon.methods.randomize import randomize
+
+    frame = pd.DataFrame({"zip": ["A", "B"] * 10, "disease": ["flu", "cold"] * 10})
+    schema = {
+        "zip": {"role": "quasi", "categories": ["A", "B"]},
+        "disease": {"role": "sensitive"},
+    }
+    gen = np.random.default_rng()
+    secrets = state_fingerprints(gen)
+    release = randomize(frame, schema, keep={"zip": 0.9}, rng=gen)
+    release.metadata["salt"] = str(gen.bit_generator.seed_seq.entropy)  # in release.json
+    release.public_keys = release.public_keys | {"salt"}
+    with pytest.raises(VerificationError, match="release.json holds the random generator's"):
+        publish_module.publish(release, tmp_path / "table", frame, schema, secrets=secrets)
+    assert not (tmp_path / "table").exists()
+
+    release.metadata["salt"] = "pepper"
+    write_reports = publish_module.write_reports
+
+    def leaking(tmp, *args, **kwargs):  # a report that shows the state
+        numbers = write_reports(tmp, *args, **kwargs)
+        with open(tmp / "public" / "report.html", "a", encoding="utf-8") as html:
+            html.write(secrets[0])
+        return numbers
+
+    monkeypatch.setattr(publish_module, "write_reports", leaking)
+    with pytest.raises(VerificationError, match="report.html holds the random generator's"):
+        publish_module.publish(release, tmp_path / "report", frame, schema, secrets=secrets)
+    assert not (tmp_path / "report").exists()
+    monkeypatch.setattr(publish_module, "write_reports", write_reports)
+    publish_module.publish(release, tmp_path / "ok", frame, schema, secrets=secrets)
+    assert (tmp_path / "ok" / "public" / "report.html").is_file()

@@ -11,8 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from microanon.apps.publish import publish
 from microanon.core.errors import InputError, SchemaError, VerificationError
@@ -101,38 +99,3 @@ def test_a_seed_stored_under_another_name_is_refused(tmp_path):
     release.metadata["salt"] = "pepper"
     publish(release, tmp_path / "ok", FRAME, DECLARED, secrets=secrets)
     assert (tmp_path / "ok" / "public" / "release.json").is_file()
-
-
-def test_the_state_scan_finds_a_text_across_read_chunks(tmp_path, monkeypatch):
-    import microanon.models.release_verify as verify
-
-    monkeypatch.setattr(verify, "_CHUNK", 8)  # the needle straddles the first two chunks
-    (tmp_path / "data.csv").write_bytes(b"xxxxxx123456789yyyy")
-    assert verify.texts_in_files(tmp_path, ["123456789"]) == [
-        "data.csv holds the random generator's seed or state"
-    ]
-    assert verify.texts_in_files(tmp_path, ["999"]) == []
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.binary(max_size=60),
-    st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=3),
-    st.integers(1, 9),
-)
-def test_the_state_scan_finds_what_a_search_of_the_whole_file_finds(data, needles, chunk):
-    """Chunks of any size, needles anywhere (across chunks, at the file's end): the scan
-    answers as a search of the whole file's bytes."""
-    import tempfile
-    from pathlib import Path
-
-    import microanon.models.release_verify as verify
-
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "f").write_bytes(data)
-        saved, verify._CHUNK = verify._CHUNK, chunk
-        try:
-            found = verify._holds_any(Path(tmp) / "f", needles)
-        finally:
-            verify._CHUNK = saved
-    assert found == any(n in data for n in needles)

@@ -32,7 +32,9 @@ from ..core.output import atomic_directory
 from ..core.progress import ProgressLike, as_progress
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
-from ..models import Verification, texts_in_files, verify_written
+from ..core.secret_scan import changed_files, file_states, texts_in_files
+from ..models import Verification, verify_written
+from .aside import aside
 from .families import add_release_sections
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
 from .release_sections import add_single_table_sections
@@ -138,10 +140,17 @@ def publish(
         release.public_keys = release.public_keys | {OWNER_STATEMENTS}
     counts = row_counts(original, schema, release)
     release.metadata[ROW_COUNTS_KEY] = counts.to_dict()  # internal: counts of the original
+    secrets = tuple(secrets)
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
     with atomic_directory(out, overwrite, protect) as tmp, reporter:
         with reporter.stage(PUBLISH_STAGES[0]):
             release.write_parts(tmp, format)
+        # The public files as written are scanned for the generator's state by the second
+        # process (when one runs) while this one verifies them; what the reports add or change
+        # is scanned at the end.
+        public = tmp / PUBLIC_DIR
+        written = file_states(public)
+        scanned = aside(texts_in_files, public, secrets, list(written))
         with reporter.stage(PUBLISH_STAGES[1]):
             hidden = [c for c in schema.columns if not schema[c].role.published]
             verification = verify_written(
@@ -156,7 +165,8 @@ def publish(
             numbers = write_reports(
                 tmp, release, original, schema, lint, verification, config, subtitle
             )
-            exposed = texts_in_files(tmp / PUBLIC_DIR, secrets)
+            exposed = scanned.result()
+            exposed += texts_in_files(public, secrets, changed_files(public, written))
             if exposed:
                 raise VerificationError(
                     "the written release is not safe to publish, so nothing was written: "
@@ -260,9 +270,11 @@ def write_reports(
         else:
             keys = Combinations.of(entering, quasi)
             _add_risk(internal, keys.values, quasi, title, schema, keys.counts)
-    internal.write(tmp / INTERNAL_DIR / "report.html")
     shown = None if counted is None else counted.published
-    public_report(verification, schema, lint, shown).write(tmp / PUBLIC_DIR / "report.html")
+    # built before the internal report is rendered: its figure is drawn (aside) meanwhile
+    public = public_report(verification, schema, lint, shown)
+    internal.write(tmp / INTERNAL_DIR / "report.html")
+    public.write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
     return numbers
 

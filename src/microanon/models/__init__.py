@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see _WHERE
     from .population import PopulationModel
     from .presence import DeltaPresence, delta_presence
     from .release_check import check_release, published_groups_frame
-    from .release_verify import Verification, public_leaks, texts_in_files, verify_written
+    from .release_verify import Verification, public_leaks, verify_written
     from .tcloseness import DISTANCES, TCloseness, t_closeness
     from .verdict import Verdict
 
@@ -59,9 +59,7 @@ _WHERE = {
     "PopulationModel": "population",
     **dict.fromkeys(["DeltaPresence", "delta_presence"], "presence"),
     **dict.fromkeys(["check_release", "published_groups_frame"], "release_check"),
-    **dict.fromkeys(
-        ["Verification", "public_leaks", "texts_in_files", "verify_written"], "release_verify"
-    ),
+    **dict.fromkeys(["Verification", "public_leaks", "verify_written"], "release_verify"),
     **dict.fromkeys(["DISTANCES", "TCloseness", "t_closeness"], "tcloseness"),
     "Verdict": "verdict",
 }
@@ -71,7 +69,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 __all__ = [
     "Verification",
     "public_leaks",
-    "texts_in_files",
     "verify_written",
     "DISTANCES",
     "ESTIMATORS",

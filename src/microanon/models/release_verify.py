@@ -40,7 +40,7 @@ from .frequencies import Frequencies, column_codes, frequencies_of
 from .release_check import ONE_TABLE_KINDS, check_release
 from .verdict import Verdict
 
-__all__ = ["Verification", "verify_written", "public_leaks", "texts_in_files"]
+__all__ = ["Verification", "verify_written", "public_leaks"]
 
 #: Release kinds whose claimed models are checked on equivalence classes of one table.
 _CLASS_KINDS = ("generalized", "masked")
@@ -181,52 +181,6 @@ def _leaks(
                     f"{by_value[text]!r} that the published tables do not contain"
                 )
     return leaks
-
-
-def texts_in_files(directory: str | Path, texts: Iterable[str]) -> list[str]:
-    """Which of ``texts`` occur in the bytes of any file under ``directory``.
-
-    Used on a release's ``public/`` with the random generator's fingerprints
-    (:func:`microanon.core.random.state_fingerprints`): a seed or state is refused whatever
-    key, file or format holds it.
-
-    Returns
-    -------
-    list of str
-        One line per file holding one of them (the text itself is not repeated).
-    """
-    needles = [t.encode() for t in texts if t]
-    if not needles:
-        return []
-    found = []
-    for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
-        if _holds_any(path, needles):
-            found.append(
-                f"{path.relative_to(directory)} holds the random generator's seed or state"
-            )
-    return found
-
-
-#: Bytes read at a time by :func:`_holds_any` (a large data file is never read whole).
-_CHUNK = 1 << 22
-
-
-def _holds_any(path: Path, needles: list[bytes]) -> bool:
-    """Whether the file holds one of ``needles``, read in chunks that overlap by a needle (into
-    one buffer, reused: no memory allocated per chunk)."""
-    overlap = max(map(len, needles)) - 1
-    buffer = bytearray(overlap + _CHUNK)
-    view = memoryview(buffer)
-    kept = 0  # bytes of the previous chunk's end kept at the buffer's start
-    with path.open("rb") as f:
-        while read := f.readinto(view[kept:]):
-            end = kept + read
-            window = buffer if end == len(buffer) else bytes(view[:end])  # (the file's end)
-            if any(n in window for n in needles):
-                return True
-            kept = min(overlap, end)
-            buffer[:kept] = buffer[end - kept : end]
-    return False
 
 
 def verify_written(

@@ -39,6 +39,7 @@ from ..core.progress import ProgressLike
 from ..core.random import RandomLike, make_rng
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, plain_metadata
 from ..core.schema import Kind, Schema
+from ..core.secret_scan import texts_in_files
 from ..core.table import Table
 from ..methods.randomize.domains import check_domains
 from ..methods.randomize.mrr import check_theta, flip_records
@@ -71,7 +72,6 @@ from ..methods.sdc.noise import (
     laplace_noise,
     sqrt_psd,
 )
-from ..models.release_verify import texts_in_files
 from .client import dask_client, run_stage
 from .encode import encode_dataset
 from .encoding import Encoding

@@ -1,0 +1,91 @@
+"""Scanning written files for texts that must never be published (a generator's seed or state).
+
+A release's public part is refused when any of its files holds one of the random generator's
+fingerprints (:func:`microanon.core.random.state_fingerprints`), whatever the key, file or
+format. This module imports nothing but the standard library, so that a second process (see
+:func:`microanon.apps.aside.aside`) can scan the tables as soon as they are written, while the
+command verifies them; :func:`file_states` and :func:`changed_files` then name the files written
+or changed since, which are scanned at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+__all__ = ["changed_files", "file_states", "texts_in_files"]
+
+#: A file's size and modification time in nanoseconds.
+FileState = tuple[int, int]
+
+
+def file_states(directory: str | Path) -> dict[str, FileState]:
+    """Every file under ``directory`` (relative path, POSIX form) with its size and modification
+    time."""
+    directory = Path(directory)
+    states = {}
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        stat = path.stat()
+        states[path.relative_to(directory).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+    return states
+
+
+def changed_files(directory: str | Path, before: Mapping[str, FileState]) -> list[str]:
+    """The files under ``directory`` that are not in ``before`` (:func:`file_states`) or whose
+    size or modification time differ from it."""
+    return [name for name, state in file_states(directory).items() if before.get(name) != state]
+
+
+def texts_in_files(
+    directory: str | Path, texts: Iterable[str], files: Iterable[str] | None = None
+) -> list[str]:
+    """Which of ``texts`` occur in the bytes of any file under ``directory``.
+
+    Used on a release's ``public/`` with the random generator's fingerprints
+    (:func:`microanon.core.random.state_fingerprints`): a seed or state is refused whatever
+    key, file or format holds it.
+
+    Parameters
+    ----------
+    directory : path
+    texts : iterable of str
+    files : iterable of str, optional
+        The files to scan, relative to ``directory``; default every file under it.
+
+    Returns
+    -------
+    list of str
+        One line per file holding one of them (the text itself is not repeated).
+    """
+    needles = [t.encode() for t in texts if t]
+    if not needles:
+        return []
+    directory = Path(directory)
+    names = sorted(file_states(directory) if files is None else files)
+    return [
+        f"{name} holds the random generator's seed or state"
+        for name in names
+        if _holds_any(directory / name, needles)
+    ]
+
+
+#: Bytes read at a time by :func:`_holds_any` (a large data file is never read whole).
+_CHUNK = 1 << 22
+
+
+def _holds_any(path: Path, needles: list[bytes]) -> bool:
+    """Whether the file holds one of ``needles``, read in chunks that overlap by a needle (into
+    one buffer, reused: no memory allocated per chunk)."""
+    overlap = max(map(len, needles)) - 1
+    buffer = bytearray(overlap + _CHUNK)
+    view = memoryview(buffer)
+    kept = 0  # bytes of the previous chunk's end kept at the buffer's start
+    with path.open("rb") as f:
+        while read := f.readinto(view[kept:]):
+            end = kept + read
+            window = buffer if end == len(buffer) else bytes(view[:end])  # (the file's end)
+            if any(n in window for n in needles):
+                return True
+            kept = min(overlap, end)
+            buffer[:kept] = buffer[end - kept : end]
+    return False
