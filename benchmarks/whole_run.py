@@ -15,8 +15,9 @@ marital_status, education, native_country`` with ARX's hierarchy files (``age`` 
 5 % suppression, LM.
 
 Per size, each measured in a fresh process (best wall of ``--repeat``; CPU and peak resident
-memory of that process and the children it waited for, from ``os.wait4``; Python's bytecode
-cache on even where the environment turns it off, as for a package installed by pip):
+memory of that process and the children it waited for, from ``os.wait4`` in a small launcher
+process that never held the data (:data:`LAUNCHER`); Python's bytecode cache on even where the
+environment turns it off, as for a package installed by pip):
 
 - ``start``: ``python -c "import numpy, pandas, pyarrow"``, the interpreter's start;
 - ``imports``: the same process importing too what the command imports besides matplotlib
@@ -164,12 +165,31 @@ class Proc:
 _CACHING = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+#: A small process that runs a measured command and prints its wall seconds and ``os.wait4``
+#: usage as JSON. Linux carries a process's peak resident memory over to the children it forks
+#: (through ``execve`` too): a command started from this script, which holds the generated
+#: table, would report at least this script's peak. Started from the launcher, which never held
+#: the data, it reports its own.
+LAUNCHER = """
+import json, os, subprocess, sys, time
+out, err, command = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(out, "w") as fo, open(err, "w") as fe:
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=fo, stderr=fe)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+code = os.waitstatus_to_exitcode(status)
+print(json.dumps([wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code]))
+"""
+
+
 def run_process(command: list[str], folder: Path) -> Proc:
     """Run ``command`` in a fresh process; CPU and peak memory of it and its waited children.
 
-    The process may cache the bytecode of the modules it compiles (``PYTHONDONTWRITEBYTECODE``
-    is left out of its environment), as a package installed by pip has its bytecode compiled:
-    a run after the first compiles no source.
+    The process is started by :data:`LAUNCHER` (its wall seconds measured there, from its start
+    to its end). It may cache the bytecode of the modules it compiles
+    (``PYTHONDONTWRITEBYTECODE`` is left out of its environment), as a package installed by pip
+    has its bytecode compiled: a run after the first compiles no source.
 
     Raises
     ------
@@ -177,18 +197,20 @@ def run_process(command: list[str], folder: Path) -> Proc:
         The process failed (with the end of its standard error).
     """
     out, err = folder / "proc.out", folder / "proc.err"
-    with out.open("w") as fo, err.open("w") as fe:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=fo, stderr=fe, env=_CACHING)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
+    launched = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, str(out), str(err), *command],
+        env=_CACHING,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    wall, cpu, rss_mb, code = json.loads(launched.stdout)
     stdout, stderr = out.read_text("utf-8"), err.read_text("utf-8")
     out.unlink()
     err.unlink()
-    if process.returncode:
+    if code:
         raise RuntimeError(f"{command[:4]} failed: {stderr.strip()[-400:]}")
-    return Proc(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout, stderr)
+    return Proc(wall, cpu, rss_mb, stdout, stderr)
 
 
 def best(command: list[str], folder: Path, repeat: int) -> Proc:
