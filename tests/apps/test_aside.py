@@ -158,15 +158,27 @@ def test_where_no_process_can_be_started_the_work_is_done_here(monkeypatch) -> N
 
 
 @pytest.mark.parametrize(
-    ("cores", "load", "starts"),
-    [(2, 0.1, True), (2, 1.2, True), (2, 2.4, False), (4, 3.0, True), (1, 0.0, False)],
+    ("cores", "load", "running", "starts"),
+    [
+        (2, 0.1, None, True),
+        (2, 1.2, None, True),
+        (2, 2.4, None, False),
+        (4, 3.0, None, True),
+        (1, 0.0, None, False),
+        (2, 1.9, 0, True),  # one command after another: the load still counts the last one
+        (2, 2.4, 2, False),  # a test suite on every core
+        (2, 0.2, 2, True),  # work just begun beside the command: the load not risen yet
+    ],
 )
-def test_a_worker_is_started_only_with_a_core_to_spare(monkeypatch, cores, load, starts) -> None:
-    """An idle machine, or one command after another (the load counts the command's own core),
-    starts it; a machine whose every core is busy (a test suite on every core), or a single
-    core, does not."""
+def test_a_worker_is_started_only_with_a_core_to_spare(
+    monkeypatch, cores, load, running, starts
+) -> None:
+    """An idle machine, or one command after another (the load average still counts the last
+    one, but nothing else runs now), starts it; a machine whose every core is busy (a test
+    suite on every core), or a single core, does not."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(aside_module, "_running_now", lambda: running)
     monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
 
     def check() -> bool:
@@ -298,3 +310,12 @@ def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
     monkeypatch.setattr(publish_module, "write_reports", write_reports)
     publish_module.publish(release, tmp_path / "ok", frame, schema, secrets=secrets)
     assert (tmp_path / "ok" / "public" / "report.html").is_file()
+
+
+def test_the_threads_running_now_are_read_on_linux() -> None:
+    """This test's own thread is not counted; elsewhere than Linux there is no count."""
+    running = aside_module._running_now()
+    if Path("/proc/loadavg").is_file():
+        assert isinstance(running, int) and running >= 0
+    else:
+        assert running is None

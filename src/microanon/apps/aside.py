@@ -115,8 +115,14 @@ def shared(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]]) -> list
 
 
 def _spare_cores() -> float:
-    """The cores this process may use, less the load average of the last minute (the cores
-    other work kept busy); none on a single core."""
+    """The cores this process may use, less those other work keeps busy: the load average of
+    the last minute, or, when fewer, the other threads running now (:func:`_running_now`);
+    none on a single core.
+
+    The load average lags: after one command and then another it still counts the first one's
+    cores for a minute, although nothing else runs when the second begins. The threads running
+    now tell that apart from work that goes on beside the command (a test suite on every core
+    keeps both high)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -127,12 +133,24 @@ def _spare_cores() -> float:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average here (Windows)
         load = 0.0
-    return cores - load
+    running = _running_now()
+    return cores - (load if running is None else min(load, running))
+
+
+def _running_now() -> int | None:
+    """The threads running or ready to run now besides this one, from Linux's
+    ``/proc/loadavg`` (its fourth field counts this thread too); None elsewhere."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            running = int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(running - 1, 0)
 
 
 #: Spare cores (:func:`_spare_cores`) from which :func:`working_aside` starts a worker: on two
-#: cores, a load average below 1.5 (an idle machine, or one command after another: the load
-#: then counts the command's own core) and not one of commands or tests on every core.
+#: cores, a load average below 1.5 or at most one other thread running (an idle machine, one
+#: command after another, one job beside the command), not commands or tests on every core.
 SPARE = 0.5
 
 
