@@ -214,6 +214,25 @@ def test_columns_missing_from_the_data(tmp_path):
         read_dataset(path, columns=["age", "sex"])
 
 
+def test_the_local_cluster_is_threads_of_this_process(monkeypatch):
+    """Without a scheduler the run's cluster is one worker in this process, a thread per core
+    (no process to start, no table sent between processes), closed after the run."""
+    import os
+
+    from dask.system import CPU_COUNT
+
+    from microanon.scale.client import dask_client
+
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    with dask_client() as client:
+        pids = client.run(os.getpid)
+        threads = sum(client.nthreads().values())
+        cluster = client.cluster
+    assert set(pids.values()) == {os.getpid()}
+    assert threads == CPU_COUNT  # the cores Dask sees (affinity and CPU quota)
+    assert cluster.status.name == "closed"
+
+
 def test_unreachable_scheduler(adult_parquet, tmp_path, monkeypatch):
     monkeypatch.setenv(SCHEDULER_ENV, "tcp://127.0.0.1:9")
     out = tmp_path / "out"
