@@ -75,10 +75,8 @@ def dask_client(
         Whether the local cluster's workers are processes; by default it is one worker of
         this process with a thread per core. The work of a stage is Arrow and NumPy code that
         releases the GIL, and the threads share the client's memory: no process to start, no
-        table sent between processes. On a 2-core machine the whole ``full_domain`` run took
-        2.0 s instead of 4.1 s on 10⁵ records, 2.8 s instead of 4.3 s on 10⁶ and 6.2 s instead
-        of 8.3 s on 10⁷. A cluster of processes is one ``dask scheduler`` and ``dask worker``
-        away (``scheduler=``).
+        table sent between processes (the measurements are in docs/scale.md). A cluster of
+        processes is one ``dask scheduler`` and ``dask worker`` away (``scheduler=``).
 
     Raises
     ------
