@@ -75,7 +75,7 @@ def dask_client(
         Whether the local cluster's workers are processes; by default it is one worker of
         this process with a thread per core. The work of a stage is Arrow and NumPy code that
         releases the GIL, and the threads share the client's memory: no process to start, no
-        table sent between processes (the measurements are in docs/scale.md). A cluster of
+        table sent between processes (measured in ``docs/scale.md``). A cluster of
         processes is one ``dask scheduler`` and ``dask worker`` away (``scheduler=``).
 
     Raises
