@@ -22,8 +22,8 @@ if settings.default.deadline is not None:
     settings.load_profile("microanon-no-deadline")
 
 # The suite keeps every core busy: no command starts a second process for its reports (the
-# load average, which would say so, rises only after the first minute). tests/apps/test_aside.py
-# starts it explicitly.
+# load average, which would say so, rises only after the first minute, and the threads running
+# as a command begins may by chance leave a core). tests/apps/test_aside.py starts it explicitly.
 os.environ.setdefault("MICROANON_ASIDE", "0")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

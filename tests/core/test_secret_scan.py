@@ -42,7 +42,8 @@ def test_the_state_scan_finds_what_a_search_of_the_whole_file_finds(data, needle
 
 def test_the_files_written_or_changed_since_are_named(tmp_path):
     """What a scan of the tables as written leaves to the end: a file added after it, a file
-    rewritten (another size, or the same size at another time), nothing unchanged."""
+    rewritten (another size, or the same size at another time), a file replaced by another of
+    the same size and time, nothing unchanged."""
     (tmp_path / "sub").mkdir()
     for name in ("data.csv", "release.json", "sub/part.parquet"):
         (tmp_path / name).write_text("written")
@@ -51,7 +52,7 @@ def test_the_files_written_or_changed_since_are_named(tmp_path):
     assert scan.changed_files(tmp_path, before) == []
     (tmp_path / "report.html").write_text("added")
     (tmp_path / "release.json").write_text("rewritten, longer")
-    size, mtime = before["sub/part.parquet"]
+    _, mtime, _ = before["sub/part.parquet"]
     (tmp_path / "sub/part.parquet").write_text("changed")  # the same size
     os.utime(tmp_path / "sub/part.parquet", ns=(mtime + 10**9, mtime + 10**9))
     assert scan.changed_files(tmp_path, before) == [
@@ -59,6 +60,13 @@ def test_the_files_written_or_changed_since_are_named(tmp_path):
         "report.html",
         "sub/part.parquet",
     ]
+    after = scan.file_states(tmp_path)
+    data = tmp_path / "data.csv"
+    stat = data.stat()
+    (tmp_path / "replacement").write_text("WRITTEN")  # the same size
+    os.utime(tmp_path / "replacement", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    os.replace(tmp_path / "replacement", data)  # as an atomic write replaces a file
+    assert scan.changed_files(tmp_path, after) == ["data.csv"]
 
 
 def test_only_the_files_named_are_scanned(tmp_path):

@@ -15,24 +15,28 @@ from pathlib import Path
 
 __all__ = ["changed_files", "file_states", "texts_in_files"]
 
-#: A file's size and modification time in nanoseconds.
-FileState = tuple[int, int]
+#: A file's size, modification time in nanoseconds and inode (a file replaced by another, as
+#: an atomic write replaces it, has another inode even within the clock's resolution).
+FileState = tuple[int, int, int]
 
 
 def file_states(directory: str | Path) -> dict[str, FileState]:
-    """Every file under ``directory`` (relative path, POSIX form) with its size and modification
-    time."""
+    """Every file under ``directory`` (relative path, POSIX form) with its :data:`FileState`."""
     directory = Path(directory)
     states = {}
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         stat = path.stat()
-        states[path.relative_to(directory).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+        states[path.relative_to(directory).as_posix()] = (
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ino,
+        )
     return states
 
 
 def changed_files(directory: str | Path, before: Mapping[str, FileState]) -> list[str]:
     """The files under ``directory`` that are not in ``before`` (:func:`file_states`) or whose
-    size or modification time differ from it."""
+    size, modification time or inode differ from it."""
     return [name for name, state in file_states(directory).items() if before.get(name) != state]
 
 
