@@ -19,6 +19,7 @@ from microanon.methods.randomize import (
     optimal_parameters,
     pram,
     randomize,
+    randomized_response,
     reconstruct,
     uniform_retention,
 )
@@ -361,6 +362,32 @@ def test_refusals_of_kim_row_wise_and_unknown_methods(client, small):
         require_in_memory("pram")
     with pytest.raises(InputError, match="unknown method"):
         require_in_memory("shuffle_everything")
+
+
+@pytest.mark.parametrize("method", ["randomize", "pram", "randomized_response"])
+def test_unknown_values_refused_as_in_memory(client, original, tmp_path, method):
+    """A randomized column's (or randomized response's sensitive column's) missing cells kept
+    empty are refused out of core with the in-memory error, counted after the other columns'
+    missing: drop."""
+    data = original.iloc[:3000].copy()
+    data["disease"] = data["disease"].where(np.arange(len(data)) % 100 != 7)  # 30 missing
+    data["income"] = data["income"].where(np.arange(len(data)) % 300 != 7)  # 10 of them dropped
+    schema = {**SCHEMA, "income": {"role": "insensitive", "kind": "numeric", "missing": "drop"}}
+    parts = _write(data, [0, 1000, 2000, 3000], tmp_path / "parts")
+    args = {"randomize": {"keep": {"disease": 0.7}}, "pram": {"keep": {"disease": 0.7}}}
+    args["randomized_response"] = {"l": 2.0}
+    in_memory = {"randomize": randomize, "pram": pram, "randomized_response": randomized_response}
+    scaled = {
+        "randomize": randomize_dask,
+        "pram": pram_dask,
+        "randomized_response": randomized_response_dask,
+    }
+    with pytest.raises(InputError) as expected:
+        in_memory[method](data, schema, **args[method])
+    assert "'disease' has 20 missing value(s) (missing: keep)" in str(expected.value)
+    with pytest.raises(InputError) as got:
+        scaled[method](parts, schema, **args[method], client=client, progress=False)
+    assert str(got.value) == str(expected.value)
 
 
 # ---------------------------------------------------------------------- microaggregation in blocks

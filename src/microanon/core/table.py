@@ -24,6 +24,7 @@ __all__ = [
     "Frequencies",
     "Combined",
     "combine_codes",
+    "refuse_unknown",
     "factorize_column",
     "DENSE_FACTOR",
     "DENSE_SLACK",
@@ -483,14 +484,7 @@ class Table:
         InputError
             Naming the first such column, its count and what to do.
         """
-        for column in columns:
-            n = self.unknown_count(column)
-            if n:
-                raise InputError(
-                    f"column '{column}' has {n:,} missing value(s) (missing: keep), which "
-                    f"{method} cannot treat as unknown: set missing: drop (the rows are left "
-                    "out and counted) or missing: value (the value ?) for it"
-                )
+        refuse_unknown({c: self.unknown_count(c) for c in columns}, method)
 
     def cardinality(self, column: str) -> int:
         """Number of possible codes of a column (the dictionary's size)."""
@@ -594,3 +588,21 @@ class Table:
     def is_quasi(self, column: str) -> bool:
         """Whether a column is a quasi-identifier."""
         return self.schema[column].role is Role.QUASI
+
+
+def refuse_unknown(unknown: Mapping[str, int], method: str) -> None:
+    """Refuse missing cells kept empty (``unknown``: their count per column), which ``method``
+    cannot treat (:meth:`Table.refuse_unknown`; out of core, the encoding's counts).
+
+    Raises
+    ------
+    InputError
+        Naming the first column with such cells, its count and what to do.
+    """
+    for column, n in unknown.items():
+        if n:
+            raise InputError(
+                f"column '{column}' has {n:,} missing value(s) (missing: keep), which "
+                f"{method} cannot treat as unknown: set missing: drop (the rows are left "
+                "out and counted) or missing: value (the value ?) for it"
+            )

@@ -208,7 +208,10 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
             values = pa.array(part.uniques[c], from_pandas=True)
             if values.type != f.type:
                 values = values.cast(f.type)
-            col = pa.DictionaryArray.from_arrays(pa.array(codes[c][inverse]), values)
+            if values.null_count:  # unknown values (missing: keep): Parquet stores no null
+                col = values.take(pa.array(codes[c][inverse]))  # in a dictionary
+            else:
+                col = pa.DictionaryArray.from_arrays(pa.array(codes[c][inverse]), values)
         else:
             col = part.others.column(c).take(pa.array(order))
             if col.type != f.type:

@@ -164,6 +164,13 @@ def _counted_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
     ]
 
 
+def _missing_of(raw: Any, clean: Any, a: Any) -> Any:
+    """The column of ``a`` whose missing values :func:`_counted_missing` counts: as cleaned for a
+    column whose missing cells are kept (the records that enter the method, each one unknown),
+    as read otherwise (the values the policy refuses)."""
+    return clean[a.name] if a.missing_policy == "keep" else raw[a.name]
+
+
 def _numbers_only(a: Any) -> bool:
     """Whether ``a`` is a numeric column without hierarchy whose missing values would be the
     value ``?`` (which only a hierarchy can hold)."""
@@ -224,7 +231,7 @@ def encode_dataset(
     checked = _counted_missing(schema, columns)
     wanted = (
         [frame[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
-        + [frame[c].isna().sum() for c in checked]
+        + [_missing_of(frame, cleaned, schema[c]).isna().sum() for c in checked]
         + [_distinct(cleaned[c]) for c in columns]
         + [cleaned.map_partitions(len, meta=(None, "int64")).sum()]
     )
@@ -257,11 +264,7 @@ def _build(
                 "missing: drop for it, give it a hierarchy, or impute them"
             )
         if schema[name].missing_policy == "keep":
-            raise InputError(
-                f"column '{name}' has {int(count):,} missing value(s) to keep (missing: keep); "
-                "the Dask engine cannot keep unknown values of an encoded column: use --engine "
-                "memory, or set missing: drop for it"
-            )
+            continue  # unknown: the last code of the column (see below)
         raise InputError(
             f"column '{name}' has {int(count):,} missing value(s) (missing: error); set "
             "missing: value, keep or drop for it in the schema, or impute them"
@@ -281,9 +284,10 @@ def _build(
     published = schema.select(schema.published)
     dictionaries: dict[str, np.ndarray] = {}
     lookup: dict[str, tuple[pd.Index, np.ndarray]] = {}
+    unknown: dict[str, int] = {}
     for c in columns:
         attr = published[c]
-        values = pd.Series(uniques[c]).reset_index(drop=True)
+        values = pd.Series(uniques[c]).dropna().reset_index(drop=True)
         if attr.kind is Kind.ORDINAL and attr.order is not None:
             known = {value_key(v) for v in attr.order}
             absent = sorted({value_key(v) for v in values} - known)
@@ -292,9 +296,14 @@ def _build(
                     f"column '{c}': value(s) {', '.join(absent[:5])} are not in its order"
                 )
         d, code_of = _dictionary(attr, values)
+        if int(missing.get(c, 0)):  # kept empty: unknown, the last code (as Table.from_frame)
+            unknown[c] = int(missing[c])
+            d = np.append(d, np.array([None], dtype=object))
+            values = pd.concat([values, pd.Series([np.nan], dtype=values.dtype)])
+            code_of = np.append(code_of, len(d) - 1)
         dictionaries[c] = d
         lookup[c] = (pd.Index(values), code_of)
-    return Encoding(published, schema, list(columns), dictionaries, lookup)
+    return Encoding(published, schema, list(columns), dictionaries, lookup, unknown)
 
 
 # ---------------------------------------------------------------- one pass, codes kept
@@ -456,8 +465,11 @@ def encode_partition(
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
     raw = {c: _tally(part[c]) for c in builders}
-    missing = {c: int(part[c].isna().sum()) for c in _counted_missing(schema, columns)}
     clean = clean_partition(part, schema)
+    missing = {
+        c: int(_missing_of(part, clean, schema[c]).isna().sum())
+        for c in _counted_missing(schema, columns)
+    }
     uniques, combos, counts, inverse = local_counts(clean, columns, inverse=True)
     kept = None
     if others:

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
 from ..core.schema import Schema
+from ..core.table import refuse_unknown
 
 __all__ = ["Encoding"]
 
@@ -31,6 +33,10 @@ class Encoding:
         Values behind the codes of each encoded column.
     lookup : dict of str to (Index, int array)
         The distinct values of each encoded column and their codes.
+    unknown : dict of str to int
+        Records whose value of an encoded column is unknown (a missing cell kept empty,
+        ``missing: keep``): its last code, whose dictionary value is ``None``, as in
+        :meth:`Table.from_frame`.
     """
 
     schema: Schema
@@ -38,6 +44,7 @@ class Encoding:
     columns: list[str]
     dictionaries: dict[str, np.ndarray]
     lookup: dict[str, tuple[pd.Index, np.ndarray]]
+    unknown: dict[str, int] = field(default_factory=dict)
 
     def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
         """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""
@@ -49,6 +56,17 @@ class Encoding:
                 raise InputError(f"column {c!r} holds a value not seen when it was encoded")
             out[c] = code_of[pos]
         return out
+
+    def refuse_unknown(self, columns: Sequence[str], method: str) -> None:
+        """Refuse missing cells kept empty in ``columns``, which ``method`` cannot treat (as
+        :meth:`Table.refuse_unknown` does in memory).
+
+        Raises
+        ------
+        InputError
+            Naming the first such column, its count and what to do.
+        """
+        refuse_unknown({c: self.unknown.get(c, 0) for c in columns}, method)
 
     def cardinality(self, column: str) -> int:
         """Number of codes of an encoded column."""

@@ -596,6 +596,7 @@ def randomize_dask(
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
+    encoding.refuse_unknown(named, "randomization")
     specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
     parameters = {"keep": dict(keep or {}), "matrices": list(matrices or {})}
     return _randomized_release(cleaned, encoding, specs, "randomized_response", parameters, rng)
@@ -660,6 +661,7 @@ def randomized_response_dask(
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
+        encoding.refuse_unknown(schema.sensitive, "this method")
         shape = tuple(encoding.cardinality(c) for c in columns)
         if math.prod(shape) > MAX_JOINT_CELLS:
             raise InputError(
@@ -752,6 +754,7 @@ def pram_dask(
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
+        encoding.refuse_unknown(named, "randomization")
         specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
         if invariant:
             counted = run_stage(

@@ -36,7 +36,8 @@ __all__ = ["file_counts", "groups_of", "project_counts", "verify_files", "verify
 def groups_of(
     table: FrequencyTable, quasi: Sequence[str], sensitive: str | None, numeric: bool = False
 ) -> Groups:
-    """The equivalence classes of a frequency table of values, weighted by its counts."""
+    """The equivalence classes of a frequency table of values, weighted by its counts (an
+    unknown sensitive value counts toward no sensitive statistic, as in memory)."""
     codes, cards, dictionaries = [], [], []
     for q in quasi:
         c, uniques = pd.factorize(pd.Series(table.codes[q], dtype=object))
@@ -49,9 +50,8 @@ def groups_of(
         return Groups.from_codes(
             tuple(quasi), codes, cards, weights=table.counts, dictionaries=dictionaries
         )
+    # a missing sensitive value (kept empty, missing: keep) is unknown: code -1
     sa, values = pd.factorize(pd.Series(table.codes[sensitive], dtype=object), sort=True)
-    if np.any(sa < 0):
-        raise InputError(f"column {sensitive!r} of the release has missing values")
     return Groups.from_codes(
         tuple(quasi),
         codes,
