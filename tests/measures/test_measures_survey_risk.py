@@ -222,3 +222,48 @@ def test_risks_are_probabilities_and_households_dominate(d: pd.DataFrame, alpha:
         # without missing keys f_k is the plain class size
         sizes = d.groupby(keys)[keys[0]].transform("size").to_numpy()
         np.testing.assert_array_equal(f.sample, sizes)
+
+
+def _frequency_table(d: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The distinct rows of ``d[columns]`` (missing values kept) and the records of each."""
+    grouped = d[columns].astype(object).groupby(columns, dropna=False, sort=False).size()
+    table = grouped.index.to_frame(index=False)
+    return table.astype(d[columns].dtypes.to_dict()), grouped.to_numpy()
+
+
+@settings(max_examples=150, deadline=None)
+@given(surveys(), st.sampled_from([1.0, 0.5]), st.booleans())
+def test_a_frequency_table_gives_the_risks_of_its_records(
+    d: pd.DataFrame, alpha: float, coarse: bool
+) -> None:
+    """Given ``counts``, a frequency table of distinct rows (keys and weight) gives each row the
+    risk its records get, the global figures and n1, n2 counted in records, and the bad weights
+    counted in records."""
+    keys = [c for c in d.columns if c.startswith("k")]
+    if coarse:  # few distinct weights, so that rows repeat
+        d = d.assign(w=d["w"].round(-2).clip(lower=1))
+    table, counts = _frequency_table(d, [*keys, "w"])
+    rows = individual_risk(d, keys, "w", alpha=alpha, missing="match")
+    freq = individual_risk(table, keys, "w", alpha=alpha, missing="match", counts=counts)
+    expanded = np.repeat(freq.record_risk.to_numpy(), counts)
+    order = d[[*keys, "w"]].astype(object).groupby([*keys, "w"], dropna=False, sort=False).ngroup()
+    np.testing.assert_allclose(
+        freq.record_risk.to_numpy()[order.to_numpy()], rows.record_risk.to_numpy(), rtol=1e-12
+    )
+    assert np.isclose(freq.global_risk, rows.global_risk, rtol=1e-12)
+    assert np.isclose(freq.expected_reidentifications, rows.expected_reidentifications, rtol=1e-12)
+    assert np.isclose(expanded.sum(), rows.record_risk.sum(), rtol=1e-12)
+    assert (freq.frequencies.n1, freq.frequencies.n2) == (rows.frequencies.n1, rows.frequencies.n2)
+    low = d.assign(w=d["w"] / 1000)
+    lows, low_counts = _frequency_table(low, [*keys, "w"])
+    with pytest.raises(InputError) as by_rows:
+        individual_risk(low, keys, "w", missing="match")
+    with pytest.raises(InputError) as by_table:
+        individual_risk(lows, keys, "w", missing="match", counts=low_counts)
+    assert str(by_table.value) == str(by_rows.value)
+
+
+def test_household_risk_needs_the_records() -> None:
+    d = pd.DataFrame({"k": [0, 1], "w": [2.0, 3.0], "hh": [0, 0]})
+    with pytest.raises(InputError, match="household risk needs the records"):
+        individual_risk(d, ["k"], "w", household="hh", counts=[1, 2])

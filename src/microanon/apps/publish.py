@@ -261,9 +261,13 @@ def write_reports(
     if quasi:
         design = [c for c in (schema.weight, schema.household) if c in original.columns]
         title = "Disclosure risk of the original"
-        if counted is not None:
-            keys = counted.tables.before.project(quasi)
-            _add_risk(internal, keys.values, quasi, title, schema, keys.counts, bool(design))
+        if counted is not None:  # the weight's frequency table: every measure but households'
+            weighted = counted.weighted
+            keys = counted.tables.before.project(quasi) if weighted is None else weighted
+            known = _weighted(keys, schema.weight)
+            values = keys.values.loc[known].reset_index(drop=True)
+            households = schema.household is not None and schema.household in original.columns
+            _add_risk(internal, values, quasi, title, schema, keys.counts[known], households)
         elif design:
             frame = entering[[*quasi, *design]].dropna(subset=design)
             _add_risk(internal, frame, quasi, title, schema)
@@ -328,16 +332,27 @@ def public_report(
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
         title = "Disclosure risk of the published table"
         weight = schema.weight if schema.weight in data.columns else None
-        if weight is not None and published is None:
-            # published unchanged: its rows with a weight are measured
-            shown = as_suppressed(data[quasi])
-            shown = shown.assign(**{weight: data[weight]}).loc[data[weight].notna()]
-            _add_risk(report, shown, quasi, title, schema)
-        else:
+        if weight is None:
             shown = keys.project(quasi)
-            frame = as_suppressed(shown.values)
-            _add_risk(report, frame, quasi, title, schema, shown.counts, weight is not None)
+        elif published is not None:  # published unchanged: its records with a weight count
+            shown = published.project([*quasi, weight])
+        else:
+            codes = verification.codes.get("data")
+            shown = Combinations.of(data, [*quasi, weight], codes=codes)
+        known = _weighted(shown, weight)
+        frame = as_suppressed(shown.values.loc[known, quasi]).reset_index(drop=True)
+        if weight is not None:
+            frame[weight] = shown.values.loc[known, weight].to_numpy()
+        _add_risk(report, frame, quasi, title, schema, shown.counts[known])
     return report
+
+
+def _weighted(table: Combinations, weight: str | None) -> np.ndarray:
+    """Which rows of ``table`` the risk measures take: those with a sampling weight (every row
+    without ``weight``, or when the table does not hold it)."""
+    if weight is None or weight not in table.values.columns:
+        return np.ones(len(table.values), dtype=bool)
+    return table.values[weight].notna().to_numpy()
 
 
 def _add_risk(
@@ -347,20 +362,22 @@ def _add_risk(
     title: str,
     schema: Schema | None = None,
     counts: np.ndarray | None = None,
-    unweighted: bool = False,
+    households: bool = False,
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
-    ``frame`` holds; ``counts``: records per row of a frequency table of the keys.
-    ``unweighted``: the table has a weight or household id that a release made out of core
-    does not measure (the survey measures need the records); the section says so."""
+    ``frame`` holds; ``counts``: records per row of a frequency table of the keys (and the
+    weight). ``households``: the original has a household id that a frequency table does not
+    hold (a release made out of core: the household risk needs the records); the section says
+    so."""
     weights = household = note = None
     if schema is not None:
-        weights, household, note = schema_design(schema, frame)
-    if unweighted:
-        note = (
-            "The survey measures (sampling weight, household) need the records: they are not "
-            "computed for a release made out of core; the figures count each record once."
+        weights, household, note = schema_design(schema, frame, counts)
+    if households and weights is not None:
+        unused = (
+            f"household id {schema.household} not used: the household risk needs the records, "
+            "which a release made out of core does not hold in memory"
         )
+        note = unused if note is None else f"{note}; {unused}"
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
     add_risk_section(report, assess_risk(frame, options, counts), title, note=note)

@@ -239,11 +239,15 @@ class CountedRelease:
     searched : Table or None
         The encoded frequency table the release's search ran on, for the closest
         configurations (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`).
+    weighted : Combinations or None
+        The original's quasi-identifiers and sampling weight, for the survey risk measures
+        (None without a weight).
     """
 
     tables: ReleaseTables
     published: Combinations
     searched: Table | None = None
+    weighted: Combinations | None = None
 
     @classmethod
     def of(
@@ -254,12 +258,18 @@ class CountedRelease:
         sensitive: str | None,
         pairs: Combinations | None = None,
         searched: Table | None = None,
+        weight: str | None = None,
     ) -> CountedRelease:
         """From the original's frequency table (its quasi-identifiers and sensitive column that
-        it holds) and the published table's (every column), each in order of first appearance;
-        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched`` as :attr:`searched`."""
+        it holds, and ``weight``, a sampling weight, when given) and the published table's
+        (every column), each in order of first appearance; ``pairs`` as
+        :attr:`ReleaseTables.pairs`; ``searched`` as :attr:`searched`."""
         quasi = [str(q) for q in quasi]
+        weighted = None
+        if weight is not None:
+            weighted = original.project([*quasi, weight])
+            original = original.project([c for c in [*quasi, sensitive] if c is not None])
         shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
         after = published.project(shown)
         tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)
-        return cls(tables, published, searched)
+        return cls(tables, published, searched, weighted)

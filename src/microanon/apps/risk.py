@@ -147,7 +147,9 @@ class RiskAssessment:
     record_weights: np.ndarray | None = None
 
 
-def schema_design(schema: Schema, data: pd.DataFrame) -> tuple[str | None, str | None, str | None]:
+def schema_design(
+    schema: Schema, data: pd.DataFrame, counts: np.ndarray | None = None
+) -> tuple[str | None, str | None, str | None]:
     """The sampling weight and household id the survey risk measures take from ``schema``.
 
     sdcMicro's ``weightVar`` and ``hhId``: the first column with role ``weight`` and the column
@@ -160,6 +162,8 @@ def schema_design(schema: Schema, data: pd.DataFrame) -> tuple[str | None, str |
     schema : Schema
     data : pandas.DataFrame
         The table measured (it must hold the weight column).
+    counts : int array, optional
+        Records per row of ``data``, a frequency table (the note counts records).
 
     Returns
     -------
@@ -175,7 +179,7 @@ def schema_design(schema: Schema, data: pd.DataFrame) -> tuple[str | None, str |
             note = f"household id {household} not used: the household risk needs a sampling weight"
         return None, None, note
     try:
-        check_weights(data, weight)
+        check_weights(data, weight, counts)
     except InputError as exc:
         return (
             None,
@@ -224,7 +228,8 @@ def assess_risk(
         Records per row: ``data`` is then a frequency table of distinct combinations
         (:class:`~microanon.apps.release_frequencies.Combinations`) and the profile is that of
         the table it summarizes, its per-record risks one row per combination
-        (``record_weights``). The class-size figures only: without weights and SUDA2.
+        (``record_weights``); each row's records share its sampling weight. Without SUDA2 and
+        the household risk, which need the records.
 
     Returns
     -------
@@ -234,12 +239,12 @@ def assess_risk(
     ------
     InputError
         A column that does not exist, bad weights, a population smaller than the table, a
-        sampling fraction outside (0, 1], missing key values with ``missing="error"``; weights
-        or SUDA2 with ``counts``.
+        sampling fraction outside (0, 1], missing key values with ``missing="error"``; a
+        household or SUDA2 with ``counts``.
     """
     quasi = list(options.quasi)
-    if counts is not None and (options.weights is not None or options.suda):
-        raise InputError("the weighted risks and SUDA2 need the records, not a frequency table")
+    if counts is not None and (options.household is not None or options.suda):
+        raise InputError("the household risk and SUDA2 need the records, not a frequency table")
     records = np.ones(len(data), dtype=np.int64) if counts is None else np.asarray(counts)
     missing = {k: v if options.missing == "any" else "error" for k, v in _SDCMICRO_MISSING.items()}
     if options.missing == "value":  # a missing key value is the value ?
@@ -304,17 +309,19 @@ def assess_risk(
         "journalist": attackers.journalist.record_risk,
     }
     if options.weights is not None:
+        per_row = None if counts is None else records  # each row's records share its weight
         ind = individual_risk(
             data,
             quasi,
             options.weights,
             household=options.household,
             missing=missing["individual"],
+            counts=per_row,
         )
         numbers["individual_risk"] = {
             "global_risk": ind.global_risk,
             "expected_reidentifications": ind.expected_reidentifications,
-            "records_above": int((ind.record_risk > options.threshold).sum()),
+            "records_above": int(records[(ind.record_risk > options.threshold).to_numpy()].sum()),
             "highest": float(ind.record_risk.max()),
             "household_global_risk": _finite(ind.household_global_risk),
             "household_expected_reidentifications": _finite(
@@ -324,7 +331,9 @@ def assess_risk(
         risks["individual"] = ind.record_risk
         if ind.household_risk is not None:
             risks["household"] = ind.household_risk
-        ll = loglinear_risk(data, quasi, options.weights, missing=missing["loglinear"])
+        ll = loglinear_risk(
+            data, quasi, options.weights, missing=missing["loglinear"], counts=per_row
+        )
         numbers["loglinear"] = {
             "tau1": ll.tau1,
             "tau2": ll.tau2,

@@ -72,8 +72,10 @@ def key_codes(
     return cols, codes, sizes
 
 
-def check_weights(data: pd.DataFrame, weights: Any) -> np.ndarray:
+def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = None) -> np.ndarray:
     """The sampling weights of column ``weights`` as floats, each at least 1.
+
+    ``counts``: records per row of a frequency table (the bad weights are counted in records).
 
     Raises
     ------
@@ -100,7 +102,7 @@ def check_weights(data: pd.DataFrame, weights: Any) -> np.ndarray:
         (w < 1, "below 1 (a sampling weight is an inverse inclusion probability, at least 1)"),
     ]
     for bad, what in checks:
-        count = int(np.count_nonzero(bad))
+        count = int(np.count_nonzero(bad) if counts is None else counts[bad].sum())
         if count:
             raise InputError(f"weight column {weights!r} has {count} {what} weight(s)")
     return w

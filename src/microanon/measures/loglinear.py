@@ -20,6 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
+from .common import check_counts
 from .keys import check_weights, key_codes, pack
 
 __all__ = ["LoglinearRisk", "loglinear_risk"]
@@ -128,6 +129,7 @@ def loglinear_risk(
     *,
     interactions: Sequence[tuple[str, str]] = (),
     missing: str = "error",
+    counts: Any = None,
 ) -> LoglinearRisk:
     """Skinner–Shlomo global risk measures from a Poisson log-linear model of the key table.
 
@@ -160,6 +162,10 @@ def loglinear_risk(
         ``"error"``: a missing key value raises :class:`InputError`. ``"drop"``: records with a
         missing key are left out of the model and the risk, as in sdcMicro (where ``glm``
         drops them).
+    counts : int array, optional
+        Records per row: ``data`` is then a frequency table of distinct rows, each row's
+        records sharing its keys and its weight; the model and the risk are those of the table
+        it summarizes.
 
     Returns
     -------
@@ -183,20 +189,22 @@ def loglinear_risk(
     data = pandas_if_arrow(data, "data")
     cols, codes, _ = key_codes(data, keys, missing, _MISSING_MODES)
     pairs = _check_interactions(interactions, cols)
-    w = check_weights(data, weights)
+    checked = check_counts(counts, len(data))
+    w = check_weights(data, weights, checked)
     keep = (codes >= 0).all(axis=1)
     if not keep.any():
         raise InputError("every record has a missing key value: there is no record to model")
+    records = np.ones(int(keep.sum()), dtype=np.int64) if checked is None else checked[keep]
     kept = data.loc[keep, cols]
     codes = np.column_stack([pd.factorize(kept[c])[0] for c in cols]).astype(np.int64)
     levels = [int(codes[:, j].max()) + 1 for j in range(len(cols))]
     cell = pack(codes, levels)
     n_cells = int(cell.max()) + 1
-    count = np.bincount(cell, minlength=n_cells).astype(float)
-    inclusion = np.bincount(cell, weights=1 / w[keep], minlength=n_cells)
+    count = np.bincount(cell, weights=records, minlength=n_cells)
+    inclusion = np.bincount(cell, weights=records / w[keep], minlength=n_cells)
     first = np.unique(cell, return_index=True)[1]
     cell_codes = codes[first]
-    n = float(keep.sum())
+    n = float(records.sum())
     if pairs:
         n_params = (
             1
@@ -217,7 +225,7 @@ def loglinear_risk(
     else:
         fitted = np.full(n_cells, n)
         for j in range(len(cols)):
-            margin = np.bincount(codes[:, j], minlength=levels[j])
+            margin = np.bincount(codes[:, j], weights=records, minlength=levels[j])
             fitted *= margin[cell_codes[:, j]] / n
     v = (1 - inclusion) * fitted
     unique = count == 1

@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
+from .common import check_counts
 from .keys import check_fraction, check_household, check_weights, key_codes, pack
 
 __all__ = ["IndividualRisk", "KeyFrequencies", "individual_risk", "key_frequencies"]
@@ -172,15 +174,18 @@ def _match_missing(
 
 
 def _frequencies(
-    data: Any, keys: Any, weights: Any, alpha: Any, missing: Any
-) -> tuple[KeyFrequencies, np.ndarray | None]:
+    data: Any, keys: Any, weights: Any, alpha: Any, missing: Any, counts: Any = None
+) -> tuple[KeyFrequencies, np.ndarray | None, np.ndarray]:
+    """The key frequencies, the weights (None without) and the records of each row."""
     cols, codes, sizes = key_codes(data, keys, missing, _MISSING_MODES)
     alpha = check_fraction(alpha, "alpha", closed_lo=True)
-    w = None if weights is None else check_weights(data, weights)
+    checked = check_counts(counts, len(data))
+    w = None if weights is None else check_weights(data, weights, checked)
+    records = np.ones(len(data), dtype=np.int64) if checked is None else checked
     combo = pack(codes, sizes)
     n_combos = int(combo.max()) + 1
-    f = np.bincount(combo, minlength=n_combos).astype(float)
-    wsum = f if w is None else np.bincount(combo, weights=w, minlength=n_combos)
+    f = np.bincount(combo, weights=records, minlength=n_combos).astype(float)
+    wsum = f if w is None else np.bincount(combo, weights=w * records, minlength=n_combos)
     if (codes < 0).any():
         first = np.unique(combo, return_index=True)[1]
         f, wsum = _match_missing(codes[first], sizes, f, wsum, alpha)
@@ -188,10 +193,10 @@ def _frequencies(
     freq = KeyFrequencies(
         sample=pd.Series(fk, index=data.index, name="fk"),
         weighted=pd.Series(wk, index=data.index, name="Fk"),
-        n1=int(np.count_nonzero(fk == 1)),
-        n2=int(np.count_nonzero(fk == 2)),
+        n1=int(records[fk == 1].sum()),
+        n2=int(records[fk == 2].sum()),
     )
-    return freq, w
+    return freq, w, records
 
 
 def key_frequencies(
@@ -201,6 +206,7 @@ def key_frequencies(
     *,
     alpha: float = 1.0,
     missing: str = "error",
+    counts: Any = None,
 ) -> KeyFrequencies:
     """Sample frequency ``f_k`` and weighted frequency ``F_k`` of every record's key combination.
 
@@ -222,6 +228,10 @@ def key_frequencies(
         missing value matches every value of its column: two records are counted together when
         they agree on every key observed in both (the counting is spelled out in
         ``docs/measures.md``).
+    counts : int array, optional
+        Records per row: ``data`` is then a frequency table of distinct rows, each row's
+        records sharing its keys and its weight, and the frequencies are those of the table it
+        summarizes (given per row; ``n1`` and ``n2`` count records).
 
     Returns
     -------
@@ -235,7 +245,7 @@ def key_frequencies(
         negative or below-1 weights (named, with the count); ``alpha`` outside [0, 1].
     """
     data = pandas_if_arrow(data, "data")
-    return _frequencies(data, keys, weights, alpha, missing)[0]
+    return _frequencies(data, keys, weights, alpha, missing, counts)[0]
 
 
 def _approx_risk(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
@@ -261,6 +271,7 @@ def individual_risk(
     household: str | None = None,
     alpha: float = 1.0,
     missing: str = "error",
+    counts: Any = None,
 ) -> IndividualRisk:
     """Individual re-identification risk of every record, its global sums and the household risk.
 
@@ -294,6 +305,9 @@ def individual_risk(
         As in :func:`key_frequencies`.
     missing : {"error", "match"}
         As in :func:`key_frequencies`.
+    counts : int array, optional
+        As in :func:`key_frequencies`: the risks of the table ``data`` summarizes, one per row
+        (each of the row's records has it), the global risk its mean over the records.
 
     Returns
     -------
@@ -302,7 +316,8 @@ def individual_risk(
     Raises
     ------
     InputError
-        As :func:`key_frequencies`; a household column that is absent or has missing ids.
+        As :func:`key_frequencies`; a household column that is absent or has missing ids, or
+        given with ``counts`` (the household risk needs the records).
 
     References
     ----------
@@ -314,16 +329,19 @@ def individual_risk(
     *Privacy in Statistical Databases*, LNCS 3050, 262–272. Springer.
     """
     data = pandas_if_arrow(data, "data")
+    if household is not None and counts is not None:
+        raise InputError("the household risk needs the records, not a frequency table")
     hh = None if household is None else check_household(data, household)
-    freq, w = _frequencies(data, keys, weights, alpha, missing)
+    freq, w, records = _frequencies(data, keys, weights, alpha, missing, counts)
     fk, wk = freq.sample.to_numpy(), freq.weighted.to_numpy()
     risk = 1 / fk if w is None else _approx_risk(fk, wk)
-    n = len(risk)
+    n = int(records.sum())
+    expected = float((risk * records).sum())
     out = IndividualRisk(
         record_risk=pd.Series(risk, index=data.index, name="risk"),
         frequencies=freq,
-        global_risk=float(risk.sum() / n),
-        expected_reidentifications=float(risk.sum()),
+        global_risk=expected / n,
+        expected_reidentifications=expected,
     )
     if hh is None:
         return out

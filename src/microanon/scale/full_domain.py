@@ -122,8 +122,9 @@ class ScaleResult:
         The frequency table the search ran on (in memory, never written): the reports search it
         again for the closest configurations.
     original : FrequencyTable or None
-        With ``reports``: the original's combinations of values of the quasi-identifiers and the
-        first sensitive column, as the method received them (missing-value policies applied),
+        With ``reports``: the original's combinations of values of the quasi-identifiers, the
+        first sensitive column and the sampling weight (the schema's first weight column, for
+        the survey risk measures), as the method received them (missing-value policies applied),
         in order of first appearance, with their records: counted in the encoding pass (each
         partition on its worker, merged here, :func:`~microanon.scale.encode.merge_counted`).
         In memory, never written.
@@ -305,7 +306,10 @@ def full_domain_dask(
     protect = [source] if isinstance(source, (str, os.PathLike)) else []
     check_output_target(target, overwrite, protect)
     with dask_client(client, scheduler) as run, atomic_directory(target, overwrite, protect) as tmp:
-        counted = [*args.schema.quasi, *args.schema.sensitive[:1]] if reports is not None else []
+        counted = []  # the original's combinations counted for the reports
+        if reports is not None:
+            weight = [args.schema.weight] if args.schema.weight else []  # survey risk measures
+            counted = [*args.schema.quasi, *args.schema.sensitive[:1], *weight]
         coded = _encode(run, source, args, read_options, tmp / _WORK, spill, progress, counted)
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
