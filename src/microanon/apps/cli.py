@@ -562,10 +562,10 @@ def risk(
     journalist and marketer then match against that table), the individual, household
     and log-linear risk (with --weights) and SUDA2. With --engine dask, FILE may be a Parquet or
     CSV directory or glob of any size: the attacker models and population uniqueness are
-    computed from its frequency table; --weights and --household are not available and SUDA2
-    is skipped. With --config, the schema's quasi-identifiers are the keys (unless --quasi
-    names them) and its weight and household id are used (unless --weights, --household name
-    others); FILE defaults to the config's data.
+    computed from its frequency table (with --weights, that of the keys and the weight);
+    --household is not available and SUDA2 is skipped. With --config, the schema's
+    quasi-identifiers are the keys (unless --quasi names them) and its weight and household id
+    are used (unless --weights, --household name others); FILE defaults to the config's data.
     """
     from ..core.progress import as_progress
     from .io import read_table
@@ -616,18 +616,14 @@ def risk(
         from .engine import risk_dask
 
         _not_with_dask(suda_max_size=suda_max_size)
-        if schema is not None and schema.weight is not None and weights is None:
-            design_note = (
-                f"the schema's weight {schema.weight} is not used with --engine dask (the survey "
-                "risk measures need the records)"
-            )
         options = RiskOptions(weights=weights, household=household, **settings)
-        assessment = risk_dask(
+        assessment, design_note = risk_dask(
             file,
             options,
             read=csv,
             scheduler=scheduler,
             progress=progress_mode(),
+            schema=schema if weights is None else None,
         )
         if not no_suda:
             click.echo(

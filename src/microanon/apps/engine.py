@@ -550,46 +550,74 @@ def risk_dask(
     read: ReadOptions | None = None,
     scheduler: str | None = None,
     progress: ProgressLike = None,
-) -> Any:
-    """``microanon risk``'s class-size figures of a dataset of any size, computed with Dask.
+    schema: Any = None,
+) -> tuple[Any, str | None]:
+    """``microanon risk``'s figures of a dataset of any size, computed with Dask.
 
     Parameters
     ----------
     file : path or str
         A Parquet or CSV file, directory or glob.
     options : RiskOptions
-        Without weights or a household column (they need the records).
+        Without a household column (the household risk needs the records); with ``weights``,
+        the individual and log-linear risks are measured on the frequency table of the keys
+        and the weight (each combination stands for its records: the records' figures).
     read : ReadOptions, optional
         How CSV files are read.
     scheduler : str, optional
     progress : Progress, bool, str or None
+    schema : Schema, optional
+        A config's schema, when ``options`` names no weight: its weight is used as in memory
+        (:func:`~microanon.apps.risk.schema_design`: one the measures cannot use is left out,
+        and the note says why); its household id is not (the note says so).
 
     Returns
     -------
-    RiskAssessment
+    (RiskAssessment, note)
         The numbers of :func:`microanon.apps.risk.assess_risk` without SUDA2 (``None``), and
-        the prosecutor's and journalist's risks per class weighted by the records of each.
+        the per-record risks once per combination, weighted by its records; the note (or None).
 
     Raises
     ------
     InputError
-        ``weights`` or ``household`` in ``options``; as ``assess_risk``.
+        ``household`` in ``options``; as ``assess_risk``.
     """
+    from dataclasses import replace
+
+    import pandas as pd
+
     from ..scale.client import dask_client
     from ..scale.profile import dataset_frequencies, risk_profile_of
-    from .risk import RiskAssessment, _people
+    from .risk import RiskAssessment, _people, assess_risk, schema_design
 
-    for flag, value in (("--weights", options.weights), ("--household", options.household)):
-        if value is not None:
-            raise InputError(
-                f"{flag} is not available with --engine dask yet (the individual, household and "
-                "log-linear risks need the records)"
-            )
+    if options.household is not None:
+        raise InputError(
+            "--household is not available with --engine dask (the household risk needs the records)"
+        )
+    weight = options.weights
+    if weight is None and schema is not None:
+        weight = schema.weight
+    columns = [*options.quasi, *([weight] if weight is not None else [])]
     source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
-        table, _ = dataset_frequencies(
-            source, options.quasi, client, read_options=csv, progress=as_progress(progress, "risk")
+        table, numeric = dataset_frequencies(
+            source, columns, client, read_options=csv, progress=as_progress(progress, "risk")
         )
+    if weight is not None:  # the frequency table of the keys and the weight, as records
+        frame = pd.DataFrame({c: pd.Series(table.codes[c], dtype=object) for c in columns})
+        if numeric[weight]:
+            frame[weight] = pd.to_numeric(frame[weight])
+        note = None
+        if options.weights is None:  # the schema's
+            used, _, note = schema_design(schema, frame, table.counts)
+            options = replace(options, weights=used)
+            if used is not None and schema.household is not None:
+                unused = (
+                    f"household id {schema.household} not used: the household risk needs the "
+                    "records, which --engine dask does not hold in memory"
+                )
+                note = unused if note is None else f"{note}; {unused}"
+        return assess_risk(frame, replace(options, suda=False), table.counts), note
     result = risk_profile_of(
         table,
         options.quasi,
@@ -604,4 +632,4 @@ def risk_dask(
         missing=options.missing,
     )
     numbers = {**result.numbers, "individual_risk": None, "loglinear": None, "suda": None}
-    return RiskAssessment(numbers, result.class_risks, record_weights=result.records)
+    return RiskAssessment(numbers, result.class_risks, record_weights=result.records), None
