@@ -88,12 +88,37 @@ def test_privacy_metrics_from_counts_equal_rows(table, with_sensitive):
     assert privacy_metrics(table, ["a", "n"], sensitive) == got
 
 
+def _approx(got: object, expected: object) -> None:
+    """Equal numbers, floats to the last bits (sums over combinations rather than rows)."""
+    if isinstance(expected, dict):
+        assert isinstance(got, dict) and got.keys() == expected.keys()
+        for key in expected:
+            _approx(got[key], expected[key])
+    elif isinstance(expected, float) and not np.isnan(expected):
+        assert got == pytest.approx(expected, rel=1e-12)
+    else:
+        assert got == expected or (got != got and expected != expected)
+
+
 @SETTINGS
-@given(records(missing_quasi=True), st.sampled_from(["value", "any", "drop"]), st.booleans())
-def test_risk_from_counts_equals_rows(table, missing, fraction):
+@given(
+    records(missing_quasi=True),
+    st.sampled_from(["value", "any", "drop"]),
+    st.booleans(),
+    st.sampled_from([None, [1.0], [1.0, 40.0, 250.5]]),
+    st.randoms(use_true_random=False),
+)
+def test_risk_from_counts_equals_rows(table, missing, fraction, weights, random):
+    """The risk profile of a frequency table equals that of its records, with a sampling weight
+    too (a combination of the keys and the weight stands for its records)."""
     share = 0.5 if fraction else None
-    options = RiskOptions(["a", "n"], suda=False, missing=missing, fraction=share)
-    combos = Combinations.of(table, ["a", "n"])
+    columns = ["a", "n"]
+    if weights is not None:
+        table = table.assign(w=[random.choice(weights) for _ in range(len(table))])
+        columns.append("w")
+    weight = "w" if weights is not None else None
+    options = RiskOptions(["a", "n"], suda=False, missing=missing, fraction=share, weights=weight)
+    combos = Combinations.of(table, columns)
     try:
         ref = assess_risk(table, options)
     except InputError as exc:  # e.g. no record left to measure: refused from counts alike
@@ -101,13 +126,17 @@ def test_risk_from_counts_equals_rows(table, missing, fraction):
             assess_risk(combos.values, options, combos.counts)
         return
     got = assess_risk(combos.values, options, combos.counts)
-    assert got.numbers == ref.numbers
+    _approx(got.numbers, ref.numbers)
     # The plotted histogram: the same records at each risk.
     for model in ("prosecutor", "journalist"):
         by_rows = ref.record_risks[model].value_counts().sort_index()
         weighted = pd.Series(got.record_weights, index=got.record_risks.index)
         by_combos = weighted.groupby(got.record_risks[model]).sum().sort_index()
         assert by_rows.to_dict() == by_combos.to_dict()
+    if weight is not None:  # each record's individual risk, to the last bits of F_k's sum
+        by_rows = np.sort(ref.record_risks["individual"].to_numpy())
+        by_combos = np.repeat(got.record_risks["individual"].to_numpy(), got.record_weights)
+        np.testing.assert_allclose(np.sort(by_combos), by_rows, rtol=1e-12)
 
 
 @st.composite
