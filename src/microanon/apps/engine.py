@@ -597,7 +597,7 @@ def risk_dask(
     weight = options.weights
     if weight is None and schema is not None:
         weight = schema.weight
-    columns = [*options.quasi, *([weight] if weight is not None else [])]
+    columns = [*options.quasi, *([weight] if weight not in (None, *options.quasi) else [])]
     source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
         table, numeric = dataset_frequencies(

@@ -259,21 +259,7 @@ def write_reports(
     add_steps_sections(internal, release)
     quasi = [q for q in schema.quasi if q in original.columns]
     if quasi:
-        design = [c for c in (schema.weight, schema.household) if c in original.columns]
-        title = "Disclosure risk of the original"
-        if counted is not None:  # the weight's frequency table: every measure but households'
-            weighted = counted.weighted
-            keys = counted.tables.before.project(quasi) if weighted is None else weighted
-            known = _weighted(keys, schema.weight)
-            values = keys.values.loc[known].reset_index(drop=True)
-            households = schema.household is not None and schema.household in original.columns
-            _add_risk(internal, values, quasi, title, schema, keys.counts[known], households)
-        elif design:
-            frame = entering[[*quasi, *design]].dropna(subset=design)
-            _add_risk(internal, frame, quasi, title, schema)
-        else:
-            keys = Combinations.of(entering, quasi)
-            _add_risk(internal, keys.values, quasi, title, schema, keys.counts)
+        _add_original_risk(internal, entering, quasi, schema, counted)
     shown = None if counted is None else counted.published
     # built before the internal report is rendered: its figure is drawn (aside) meanwhile
     public = public_report(verification, schema, lint, shown)
@@ -281,6 +267,34 @@ def write_reports(
     public.write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
     return numbers
+
+
+def _add_original_risk(
+    report: Report,
+    entering: pd.DataFrame,
+    quasi: list[str],
+    schema: Schema,
+    counted: CountedRelease | None,
+) -> None:
+    """The original's risk profile, measured on the frequency table of its keys and sampling
+    weight (out of core, the one counted while encoding), or on the records when a household
+    risk is measured (it needs them: in memory, with a weight and a household id)."""
+    title = "Disclosure risk of the original"
+    weight = schema.weight if schema.weight in entering.columns else None
+    household = schema.household if schema.household in entering.columns else None
+    if counted is None and weight is not None and household is not None:
+        design = [weight, household]
+        _add_risk(report, entering[[*quasi, *design]].dropna(subset=design), quasi, title, schema)
+        return
+    if counted is None:
+        keys = Combinations.of(entering, [*quasi, *([weight] if weight is not None else [])])
+    elif counted.weighted is not None:
+        keys = counted.weighted
+    else:
+        keys = counted.tables.before.project(quasi)
+    known = _weighted(keys, weight)
+    values = keys.values.loc[known].reset_index(drop=True)
+    _add_risk(report, values, quasi, title, schema, keys.counts[known], household is not None)
 
 
 def public_report(
