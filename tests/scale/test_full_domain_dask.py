@@ -34,12 +34,15 @@ def adult() -> pd.DataFrame:
     return load_arx_adult()
 
 
-def _parts(data: pd.DataFrame, root: Path) -> Path:
-    """``data`` as a Parquet dataset of five files of unequal sizes."""
+def _parts(data: pd.DataFrame, root: Path, csv: bool = False) -> Path:
+    """``data`` as a Parquet (or CSV) dataset of five files of unequal sizes."""
     root.mkdir()
     cuts = [0, 1000, 9000, 9001, 20000, len(data)]
     for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
-        data.iloc[a:b].to_parquet(root / f"part-{i}.parquet", index=False)
+        if csv:
+            data.iloc[a:b].to_csv(root / f"part-{i}.csv", index=False)
+        else:
+            data.iloc[a:b].to_parquet(root / f"part-{i}.parquet", index=False)
     return root
 
 
@@ -51,11 +54,14 @@ def adult_parquet(adult, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def unknown_occupation(adult, tmp_path_factory) -> tuple[pd.DataFrame, Path]:
-    """Adult with 4 % of its occupations missing (kept empty: unknown), in memory and as
-    Parquet files."""
+    """Adult with 4 % of its occupations missing (kept empty: unknown), the first record's
+    among them, in memory and as CSV files: the missing value is met before the other values
+    (as a Parquet file's categories, which come first, would not have it)."""
     data = adult.copy()
-    data.loc[np.random.default_rng(3).random(len(data)) < 0.04, "occupation"] = None
-    return data, _parts(data, tmp_path_factory.mktemp("holes") / "parts")
+    holes = np.random.default_rng(3).random(len(data)) < 0.04
+    holes[0] = True
+    data.loc[holes, "occupation"] = None
+    return data, _parts(data, tmp_path_factory.mktemp("holes") / "parts", csv=True) / "*.csv"
 
 
 def _rows(frame: pd.DataFrame) -> list[tuple]:

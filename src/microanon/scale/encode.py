@@ -284,10 +284,12 @@ def _build(
     published = schema.select(schema.published)
     dictionaries: dict[str, np.ndarray] = {}
     lookup: dict[str, tuple[pd.Index, np.ndarray]] = {}
-    unknown: dict[str, int] = {}
+    unknowns: dict[str, int] = {}
     for c in columns:
         attr = published[c]
-        values = pd.Series(uniques[c]).dropna().reset_index(drop=True)
+        distinct = pd.Series(uniques[c]).reset_index(drop=True)  # in the order of the codes
+        unknown = distinct.isna().to_numpy()
+        values = distinct[~unknown].reset_index(drop=True)
         if attr.kind is Kind.ORDINAL and attr.order is not None:
             known = {value_key(v) for v in attr.order}
             absent = sorted({value_key(v) for v in values} - known)
@@ -295,15 +297,19 @@ def _build(
                 raise SchemaError(
                     f"column '{c}': value(s) {', '.join(absent[:5])} are not in its order"
                 )
-        d, code_of = _dictionary(attr, values)
+        d, known = _dictionary(attr, values)
+        code_of = np.empty(len(distinct), dtype=np.int64)
+        code_of[~unknown] = known
         if int(missing.get(c, 0)):  # kept empty: unknown, the last code (as Table.from_frame)
-            unknown[c] = int(missing[c])
+            unknowns[c] = int(missing[c])
             d = np.append(d, np.array([None], dtype=object))
-            values = pd.concat([values, pd.Series([np.nan], dtype=values.dtype)])
-            code_of = np.append(code_of, len(d) - 1)
+            code_of[unknown] = len(d) - 1
+            if not unknown.any():  # the distinct values were counted without it
+                distinct = pd.concat([distinct, pd.Series([np.nan], dtype=distinct.dtype)])
+                code_of = np.append(code_of, len(d) - 1)
         dictionaries[c] = d
-        lookup[c] = (pd.Index(values), code_of)
-    return Encoding(published, schema, list(columns), dictionaries, lookup, unknown)
+        lookup[c] = (pd.Index(distinct), code_of)
+    return Encoding(published, schema, list(columns), dictionaries, lookup, unknowns)
 
 
 # ---------------------------------------------------------------- one pass, codes kept
