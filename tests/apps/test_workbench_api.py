@@ -494,8 +494,10 @@ def test_lint_findings_refuse_a_run_until_accepted(client):
 def test_schema_changes_sent_at_once_are_all_kept_with_their_lint(client, monkeypatch):
     """The page sends one change per select: two arriving together are applied one after the
     other (the slower lint of the first no longer stores its stale roles over the second), the
-    lint stored is the one of the roles stored, and the answers carry increasing versions."""
+    lint stored is the one of the roles stored, and the answers carry increasing versions (each
+    describes its own change, however slowly it is made)."""
     from microanon.apps.workbench import datasets
+    from microanon.apps.workbench.state import Workbench
 
     frame = load_dataset("arx_adult").head(300)
     frame.insert(0, "name", [f"P{i}" for i in range(len(frame))])
@@ -511,6 +513,15 @@ def test_schema_changes_sent_at_once_are_all_kept_with_their_lint(client, monkey
         return lint(*args, **kwargs)
 
     monkeypatch.setattr(datasets, "_lint", slow_once)
+    answering, describe = threading.Event(), Workbench.dataset_json
+
+    def slow_answer(self, ds):  # the first answer is made slowly: the second change waits
+        if not answering.is_set():
+            answering.set()
+            time.sleep(0.3)
+        return describe(self, ds)
+
+    monkeypatch.setattr(Workbench, "dataset_json", slow_answer)
     answers: dict[str, dict] = {}
 
     def put(column: str, role: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -151,8 +152,8 @@ async def put_schema(request: Request) -> Response:
     bench = _bench(request)
     ds = bench.dataset(request.path_params["id"])
     body = await _body(request)
-    await run_in_threadpool(apply_schema, ds, body, bench.uploads)
-    return _json(bench.dataset_json(ds))
+    answer = partial(bench.dataset_json, ds)  # made before a change sent meanwhile applies
+    return _json(await run_in_threadpool(apply_schema, ds, body, bench.uploads, answer))
 
 
 async def hierarchy_preview(request: Request) -> Response:

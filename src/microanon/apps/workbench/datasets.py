@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -46,6 +46,8 @@ __all__ = [
     "load_file",
     "schema_files",
 ]
+
+T = TypeVar("T")
 
 #: The kinds a column may be given.
 KINDS = ("categorical", "numeric")
@@ -436,8 +438,10 @@ def _check(
     return schema
 
 
-def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
-    """Apply a ``PUT .../schema`` body to ``ds``, or change nothing and raise.
+def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path], answer: Callable[[], T]) -> T:
+    """Apply a ``PUT .../schema`` body to ``ds``, or change nothing and raise; return
+    ``answer()``, made before a change sent meanwhile is applied (it describes this change's
+    schema, lint and version).
 
     ``columns`` changes some columns (role, kind, hierarchy); ``accept`` replaces the accepted
     lint findings (``{column: [kind, ...]}``).
@@ -469,6 +473,7 @@ def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path]) -> None:
             ds.columns, ds.levels, ds.accept = columns, levels, dict(accept)
             ds.lint, ds.lint_limited, ds.lint_cautions = lint.findings, lint.limited, lint.cautions
             ds.version += 1
+        return answer()
 
 
 def _plain(value: Any) -> Any:
