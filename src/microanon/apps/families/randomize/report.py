@@ -5,6 +5,7 @@ distribution.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -15,6 +16,7 @@ from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.core.table import Table
 from microanon.measures import utility_report
+from microanon.measures.estimators import MAX_JOINT_CELLS
 from microanon.models import Verdict
 
 __all__ = ["add_sections", "describe_column", "describe_randomized", "randomized_utility"]
@@ -68,14 +70,27 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     Over the joint distribution of the quasi-identifiers and the sensitive attribute (the measures
     of Guo, Ying & Wu, *Limiting Attribute Disclosure in Randomization Based Microdata Release*,
     JCSE 2011): KL, χ², squared Euclidean distance, mean relative error of the base and CUBE count
-    queries, and the mean uncertainty coefficients.
+    queries, and the mean uncertainty coefficients. On the records whose sensitive value is
+    known (a column kept empty where missing is not randomized: its published values are the
+    original ones).
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
     sensitive = (meta.get("sensitive") or [None])[0]
     if sensitive is None or not quasi:
         return {}
+    original = original.loc[original[sensitive].notna()]
+    data = release.data
+    if bool(data[sensitive].isna().any()):
+        known = data.loc[data[sensitive].notna()]
+        release = Release(release.kind, {"data": known}, release.metadata, release.public_keys)
     table = Table.from_frame(original, schema.select([*quasi, sensitive]))
+    cells = math.prod(table.cardinality(c) for c in [*quasi, sensitive])
+    if cells > MAX_JOINT_CELLS:  # the measures compare dense joint distributions
+        return {
+            "joint distribution": f"{cells:,} cells, more than {MAX_JOINT_CELLS:,}: not "
+            "reconstructed, the measures of the distribution are not computed"
+        }
     numbers = utility_report(release, table, quasi, sensitive)
     return {k: v for k, v in numbers.items() if k not in ("uncertainty", "kind")}
 
