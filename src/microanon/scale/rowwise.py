@@ -57,6 +57,7 @@ from ..methods.randomize.pram import (
 from ..methods.randomize.risk import check_scenario
 from ..methods.randomize.sampling import (
     ColumnSpec,
+    check_domain_size,
     randomize_codes,
     randomized_metadata,
     resolve_specs,
@@ -663,6 +664,8 @@ def randomized_response_dask(
         encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
         encoding.refuse_unknown(schema.sensitive, "this method")
         shape = tuple(encoding.cardinality(c) for c in columns)
+        for c, d in zip(columns, shape, strict=True):  # each one's matrix is published
+            check_domain_size(c, d)
         if math.prod(shape) > MAX_JOINT_CELLS:
             raise InputError(
                 f"the joint domain of {', '.join(columns)} has {math.prod(shape):,} cells "

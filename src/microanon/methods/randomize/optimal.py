@@ -43,6 +43,7 @@ from ._constraints import AverageRisk, ScaledRisk
 from ._opt_risk import CellRisk
 from .matrices import inverse_frobenius_sq, uniform_retention
 from .risk import check_proportions, check_scenario, property1_minimum, risk_from_matrices
+from .sampling import check_domain_size
 
 __all__ = [
     "MAX_JOINT_CELLS",
@@ -687,8 +688,8 @@ def cell_counts(
     SchemaError
         No quasi-identifier, or not exactly one sensitive column.
     InputError
-        Bad data, a joint domain above 20 million cells, or a threshold missing or outside
-        ``(0, 1]``.
+        Bad data, a column of more than :data:`~.sampling.MAX_DOMAIN` values, a joint domain
+        above 20 million cells, or a threshold missing or outside ``(0, 1]``.
     """
     table, _ = prepare(data, schema, None, need_hierarchies=False)
     sensitive = table.schema.sensitive
@@ -699,6 +700,8 @@ def cell_counts(
         )
     columns = [*table.schema.quasi, sensitive[0]]
     shape = tuple(table.cardinality(c) for c in columns)
+    for c, d in zip(columns, shape, strict=True):  # each one's matrix is published
+        check_domain_size(c, d)
     if math.prod(shape) > MAX_JOINT_CELLS:
         raise InputError(
             f"the joint domain of {', '.join(columns)} has {math.prod(shape):,} cells "

@@ -28,7 +28,36 @@ from ..release import generalized_release
 from .domains import check_domains
 from .matrices import check_distortion, uniform_retention
 
-__all__ = ["ColumnSpec", "randomize_codes", "randomized_metadata", "resolve_specs", "publish"]
+__all__ = [
+    "MAX_DOMAIN",
+    "ColumnSpec",
+    "check_domain_size",
+    "randomize_codes",
+    "randomized_metadata",
+    "resolve_specs",
+    "publish",
+]
+
+#: Most values a randomized column may have: its distortion matrix, square in the domain, is
+#: public (a thousand values are a million numbers, about 20 MB of ``release.json``).
+MAX_DOMAIN = 1_000
+
+
+def check_domain_size(column: str, size: int) -> None:
+    """Refuse a column of more than :data:`MAX_DOMAIN` values to randomize, in one line.
+
+    Raises
+    ------
+    InputError
+        Naming the column, its number of values and the size of the matrix it would publish.
+    """
+    if size > MAX_DOMAIN:
+        raise InputError(
+            f"column '{column}' has {size:,} distinct values: randomizing it would publish a "
+            f"{size:,} × {size:,} distortion matrix ({size * size:,} numbers), and a randomized "
+            f"column may have at most {MAX_DOMAIN:,} values; recode it into fewer first (a "
+            "hierarchy level, global_recode) or leave it out"
+        )
 
 
 class ColumnSpec(NamedTuple):
@@ -117,8 +146,9 @@ def resolve_specs(
     InputError
         Not mappings; no column named; a column that is not published (unknown, an identifier
         or a household id) or is published unchanged (a sampling weight, a stratum id); a
-        column in both; a keep probability outside ``(1/d, 1]``; a matrix that is
-        not a valid ``d × d`` distortion matrix (see :func:`check_distortion`).
+        column in both; a column of more than :data:`MAX_DOMAIN` values; a keep probability
+        outside ``(1/d, 1]``; a matrix that is not a valid ``d × d`` distortion matrix (see
+        :func:`check_distortion`).
     """
     for name, arg in (("keep", keep), ("matrices", matrices)):
         if arg is not None and not isinstance(arg, Mapping):
@@ -148,6 +178,8 @@ def resolve_specs(
     specs: dict[str, ColumnSpec] = {}
     for column in table.columns:
         d = table.cardinality(column)
+        if column in keep or column in matrices:
+            check_domain_size(column, d)
         if column in keep:
             p = _check_keep(keep[column], d, column)
             specs[column] = ColumnSpec(uniform_retention(d, p, f"keep['{column}']"), p)
