@@ -266,7 +266,10 @@ def test_a_validated_table_validates_and_encodes_as_the_original(ages, cities, h
     if all(a is None for a in ages):
         ages[0] = 30
     values = [a + 0.5 if halves and a is not None else a for a in ages]
-    frame = pd.DataFrame({"age": values, "city": cities[: len(ages)]})
+    cities = cities[: len(ages)]
+    if all(c is None for c in cities):  # a hierarchy is built from at least one value
+        cities[0] = "a"
+    frame = pd.DataFrame({"age": values, "city": cities})
     schema = Schema.from_dict(
         {
             "age": {
