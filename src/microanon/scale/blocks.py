@@ -28,9 +28,9 @@ from ..core.progress import ProgressLike
 from ..core.release import ALWAYS_PUBLIC
 from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
-from ..methods.sdc.common import check_flag, check_k
+from ..methods.sdc.common import check_flag, check_k, refuse_marked
 from .client import dask_client, run_stage
-from .encode import encode_dataset
+from .encode import encode_dataset, numbers_as_text
 from .rowwise import RowwiseRelease, _as_schema, _source, _text
 
 __all__ = ["BLOCK_ROWS", "microaggregate_blocks"]
@@ -64,7 +64,12 @@ def _typed(frame: pd.DataFrame, plan: _Blocks) -> pd.DataFrame:
     out = {}
     for c in plan.published:
         kind = plan.dtypes[c]
-        out[c] = _text(frame[c].astype(object)) if kind == "text" else frame[c].astype(kind)
+        if kind == "numbers as text":  # numbers and ?: a block without ? gives numbers
+            out[c] = _text(numbers_as_text(frame[c]))
+        elif kind == "text":
+            out[c] = _text(frame[c].astype(object))
+        else:
+            out[c] = frame[c].astype(kind)
     return pd.DataFrame(out, index=frame.index)
 
 
@@ -189,6 +194,8 @@ def microaggregate_blocks(
         raise InputError(f"microaggregation: column '{not_numeric[0]}' is not numeric")
     with dask_client(client, scheduler) as run:
         encoding, cleaned = encode_dataset(frame, schema, [], run, progress)
+        for c in columns:  # as numeric_matrix refuses them in memory, counted over the dataset
+            refuse_marked("microaggregation", c, encoding.marked.get(c, 0))
         parts = cleaned.to_delayed(optimize_graph=True)
         sizes, missing, *lengths = run_stage(
             run,
@@ -233,6 +240,8 @@ def microaggregate_blocks(
         kind = cleaned._meta[c].dtype
         if c in columns:
             dtypes[c] = np.float64
+        elif c in encoding.marked:
+            dtypes[c] = "numbers as text"
         elif pd.api.types.is_object_dtype(kind) or pd.api.types.is_string_dtype(kind) or c in modal:
             dtypes[c] = "text"
         else:

@@ -39,17 +39,20 @@ __all__ = [
     "encode_partition",
     "local_counts",
     "merge_counted",
+    "numbers_as_text",
 ]
 
 
-def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()) -> pd.DataFrame:
     """One partition with the schema's missing-value policies applied and numbers coerced.
 
     What :meth:`Schema.validate` does row by row: ``missing: drop`` removes the row,
     ``missing: value`` fills ``"?"``, ``missing: keep`` leaves the cell empty, numeric columns
     are coerced to numbers (a non-numeric value raises :class:`InputError`). Missing values
     under the ``error`` policy are left for :func:`encode_dataset` to count over the whole
-    dataset.
+    dataset. The numeric columns ``text`` (those whose missing values are ``?`` somewhere in
+    the dataset) are given as text in every partition, numbers as memory publishes them
+    (``52``, ``52.5``), so that every partition has the same types.
     """
     out = part.loc[:, schema.columns].copy()
     drop = np.zeros(len(out), dtype=bool)
@@ -90,7 +93,22 @@ def clean_partition(part: pd.DataFrame, schema: Schema) -> pd.DataFrame:
                     f"value(s), e.g. {shown(col[bad].iloc[0])}"
                 )
             out[a.name] = num
+    for c in text:
+        out[c] = numbers_as_text(out[c])
     return out
+
+
+def numbers_as_text(column: pd.Series) -> pd.Series:
+    """Numbers (or their text) and the value ``?`` as text: whole numbers without ``.0``, as
+    memory publishes a numeric column whose missing values are ``?``."""
+    marker = column.astype(object).eq(MISSING_LABEL).to_numpy()
+    values = pd.to_numeric(column.where(~marker), errors="coerce").to_numpy(dtype=float)
+    whole = np.isfinite(values) & (values == np.floor(values))
+    out = np.full(len(values), MISSING_LABEL, dtype=object)
+    out[whole] = values[whole].astype(np.int64).astype(str)
+    other = ~whole & ~marker
+    out[other] = values[other].astype(str)
+    return pd.Series(out, index=column.index, name=column.name, dtype=object)
 
 
 def _distinct(series: dd.Series) -> dd.Series:
@@ -229,17 +247,37 @@ def encode_dataset(
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
     checked = _counted_missing(schema, columns)
+    numbers = [  # numeric columns whose missing values are the value ?
+        a.name
+        for a in schema
+        if a.kind is Kind.NUMERIC
+        and a.missing_policy == "value"
+        and a.role is not Role.IDENTIFIER
+        and a.name not in checked
+    ]
     wanted = (
         [frame[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
         + [_missing_of(frame, cleaned, schema[c]).isna().sum() for c in checked]
+        + [cleaned[c].astype(object).eq(MISSING_LABEL).sum() for c in numbers]
         + [_distinct(cleaned[c]) for c in columns]
         + [cleaned.map_partitions(len, meta=(None, "int64")).sum()]
     )
     results = run_stage(client, "distinct values", wanted, progress)
     raw = dict(zip(builders, results[: len(builders)], strict=True))
-    missing = dict(zip(checked, results[len(builders) : len(builders) + len(checked)], strict=True))
-    uniques = dict(zip(columns, results[len(builders) + len(checked) : -1], strict=True))
+    at = len(builders)
+    missing = dict(zip(checked, results[at : at + len(checked)], strict=True))
+    at += len(checked)
+    counts = dict(zip(numbers, results[at : at + len(numbers)], strict=True))
+    uniques = dict(zip(columns, results[at + len(numbers) : -1], strict=True))
     encoding = _build(schema, list(columns), raw, missing, uniques, int(results[-1]))
+    marked = {c: int(n) for c, n in counts.items() if int(n)}
+    encoding = replace(encoding, marked=marked)
+    # The same types in every partition: the columns published as they are given as text (an
+    # encoded column is published from its codes).
+    text = [c for c in marked if c not in columns]
+    if text:
+        meta = clean_partition(frame._meta, schema, text)
+        cleaned = frame.map_partitions(clean_partition, schema, text, meta=meta)
     return encoding, cleaned
 
 

@@ -37,6 +37,9 @@ class Encoding:
         Records whose value of an encoded column is unknown (a missing cell kept empty,
         ``missing: keep``): its last code, whose dictionary value is ``None``, as in
         :meth:`Table.from_frame`.
+    marked : dict of str to int
+        Records whose value of a numeric column is the value ``?`` (``missing: value``), for
+        the columns that hold one (the cleaned data gives them as text in every partition).
     """
 
     schema: Schema
@@ -45,6 +48,7 @@ class Encoding:
     dictionaries: dict[str, np.ndarray]
     lookup: dict[str, tuple[pd.Index, np.ndarray]]
     unknown: dict[str, int] = field(default_factory=dict)
+    marked: dict[str, int] = field(default_factory=dict)
 
     def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
         """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""

@@ -63,7 +63,7 @@ from ..methods.randomize.sampling import (
     resolve_specs,
 )
 from ..methods.registry import methods, twin
-from ..methods.sdc.common import check_number, numeric_matrix, select_columns
+from ..methods.sdc.common import check_number, numeric_matrix, refuse_marked, select_columns
 from ..methods.sdc.noise import (
     NOISE_METHODS,
     add_correlated,
@@ -970,6 +970,8 @@ def add_noise_dask(
         encoding, cleaned = encode_dataset(frame, schema, [], run, progress)
         published = encoding.schema
         cols = select_columns(published, columns, (Kind.NUMERIC,), "add_noise")
+        for c in cols:  # as numeric_matrix refuses them in memory, counted over the dataset
+            refuse_marked("add_noise", c, encoding.marked.get(c, 0))
         plan: _Noise
         scale: dict[str, float] = {}
         if gaussian:

@@ -247,20 +247,29 @@ def select_columns(
     return chosen
 
 
+def refuse_marked(method: str, column: str, count: int) -> None:
+    """Refuse a numeric column to mask whose ``count`` missing values are the value ``?``.
+
+    Raises
+    ------
+    InputError
+        Naming the method, the column and the count, when ``count`` is not 0.
+    """
+    if count:
+        raise InputError(
+            f"{method}: column '{column}' has {count:,} missing value(s) (the value ?), which "
+            "are no numbers to mask: set missing: drop for it (the rows are left out and "
+            "counted), or impute them"
+        )
+
+
 def numeric_matrix(frame: pd.DataFrame, columns: Sequence[str], method: str) -> np.ndarray:
     """The chosen columns as an ``n × p`` float array; non-finite values are refused, and so
     is a numeric quasi-identifier's missing value made the value ``?`` (``missing: value``),
     which is no number to compute with."""
     for c in columns:
-        if pd.api.types.is_numeric_dtype(frame[c]):
-            continue
-        marked = int(frame[c].astype(object).eq(MISSING_LABEL).sum())
-        if marked:
-            raise InputError(
-                f"{method}: column '{c}' has {marked:,} missing value(s) (the value ?), which "
-                "are no numbers to mask: set missing: drop for it (the rows are left out and "
-                "counted), or impute them"
-            )
+        if not pd.api.types.is_numeric_dtype(frame[c]):
+            refuse_marked(method, c, int(frame[c].astype(object).eq(MISSING_LABEL).sum()))
     x = frame.loc[:, list(columns)].to_numpy(dtype=np.float64)  # column-major from pandas
     bad = ~np.isfinite(x).all(axis=0)
     if bad.any():
