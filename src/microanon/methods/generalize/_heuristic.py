@@ -241,6 +241,10 @@ class _Walk:
         winner = self.winner()
         inc = self.checked[winner]
         lower = min(self.best, _unexplored_bound(self, pending, budget))
+        if lower >= inc.value - self.metric.tolerance(inc.value):
+            # It ties with the winner (the tie tolerance absorbs the rounding of a value or a
+            # bound computed in another order): the winner is optimal, its value the bound.
+            lower = inc.value
         if inc.suppressed:
             mask = self.rows_of(winner)
         else:  # no class fails: nothing to map back to the rows
