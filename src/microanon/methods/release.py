@@ -18,6 +18,7 @@ from ..models import PrivacyModel, as_models
 
 __all__ = [
     "prepare",
+    "require_quasi",
     "generalized_release",
     "resolve_hierarchies",
     "numbers_of",
@@ -28,6 +29,18 @@ __all__ = [
 
 #: How suppressed records are published: left out, or kept with every quasi-identifier as ``*``.
 SUPPRESSED_ROWS = ("remove", "star")
+
+
+def require_quasi(schema: Schema) -> None:
+    """Refuse a schema without a quasi-identifier (nothing to protect against linkage).
+
+    Raises
+    ------
+    SchemaError
+        Saying so, in one line.
+    """
+    if not schema.quasi:
+        raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
 
 
 def prepare(
@@ -74,8 +87,7 @@ def prepare(
     data = pandas_if_arrow(data, "data")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
-    if not schema.quasi:
-        raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    require_quasi(schema)
     resolved = [] if models is None else as_models(models)
     if populations:
         schema = _resolve_with_populations(data, schema, resolved)

@@ -42,7 +42,7 @@ from ..methods.generalize.searches import (
     run_search,
 )
 from ..methods.registry import twin
-from ..methods.release import SUPPRESSED_ROWS, numbers_of
+from ..methods.release import SUPPRESSED_ROWS, numbers_of, require_quasi
 from ..models import PrivacyModel, Verdict, as_models
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
@@ -410,8 +410,7 @@ def _check_arguments(
         )
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
-    if not schema.quasi:
-        raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    require_quasi(schema)
     resolved = as_models(models)
     with_population = [m for m in resolved if _against_population(m)]
     if with_population and suppressed_rows == "star" and suppression > 0:

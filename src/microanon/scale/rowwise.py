@@ -63,6 +63,7 @@ from ..methods.randomize.sampling import (
     resolve_specs,
 )
 from ..methods.registry import methods, twin
+from ..methods.release import require_quasi
 from ..methods.sdc.common import check_number, numeric_matrix, refuse_marked, select_columns
 from ..methods.sdc.noise import (
     NOISE_METHODS,
@@ -651,8 +652,7 @@ def randomized_response_dask(
     bound = check_tau(l, tau)
     scenario = check_scenario(scenario)
     schema = _as_schema(schema)
-    if not schema.quasi:
-        raise SchemaError("the schema has no quasi-identifier: mark the columns an attacker knows")
+    require_quasi(schema)
     if len(schema.sensitive) != 1:
         raise SchemaError(
             "randomized response bounds the disclosure of one sensitive column: the schema has "

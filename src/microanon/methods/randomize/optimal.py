@@ -38,7 +38,7 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.schema import Schema
-from ..release import prepare
+from ..release import prepare, require_quasi
 from ._constraints import AverageRisk, ScaledRisk
 from ._opt_risk import CellRisk
 from .matrices import inverse_frobenius_sq, uniform_retention
@@ -691,13 +691,16 @@ def cell_counts(
         Bad data, a column of more than :data:`~.sampling.MAX_DOMAIN` values, a joint domain
         above 20 million cells, or a threshold missing or outside ``(0, 1]``.
     """
-    table, _ = prepare(data, schema, None, need_hierarchies=False)
-    sensitive = table.schema.sensitive
+    if not isinstance(schema, Schema):
+        schema = Schema.from_dict(schema)
+    require_quasi(schema)  # the schema's shape first, as out of core, then the data's
+    sensitive = schema.sensitive
     if len(sensitive) != 1:
         raise SchemaError(
             "randomized response bounds the disclosure of one sensitive column: the schema has "
             f"{len(sensitive)} ({', '.join(sensitive) or 'none'})"
         )
+    table, _ = prepare(data, schema, None, need_hierarchies=False)
     columns = [*table.schema.quasi, sensitive[0]]
     shape = tuple(table.cardinality(c) for c in columns)
     for c, d in zip(columns, shape, strict=True):  # each one's matrix is published
