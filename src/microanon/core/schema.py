@@ -45,6 +45,7 @@ __all__ = [
     "SchemaInferenceWarning",
     "MISSING_POLICIES",
     "MISSING_LABEL",
+    "marked_missing",
     "missing_policy",
     "with_missing_leaf",
     "check_frame",
@@ -280,20 +281,13 @@ def _check_domain_builder(spec: dict[str, Any], column: str) -> None:
     Hierarchy.from_groups(spec.get("levels", spec.get("groups")), name=column)
 
 
-def _missing_marked(column: pd.Series) -> pd.Series:
-    """Which cells of a ``missing: value`` column are missing: empty, or already the value ``?``
-    (a table the policies were applied to, :meth:`Schema.validate`)."""
-    missing = column.isna()
+def marked_missing(column: pd.Series) -> np.ndarray:
+    """Which cells of a column hold the value ``?``, a missing value under ``missing: value``
+    in a table the policies were applied to (:meth:`Schema.validate`): none in a column of
+    numbers."""
     if pd.api.types.is_numeric_dtype(column):
-        return missing
-    return missing | column.eq(MISSING_LABEL).fillna(False).astype(bool)
-
-
-def _marked_already(column: pd.Series) -> bool:
-    """Whether a numeric column holds the value ``?`` (only a column of text can)."""
-    if pd.api.types.is_numeric_dtype(column):
-        return False
-    return bool(column.eq(MISSING_LABEL).fillna(False).any())
+        return np.zeros(len(column), dtype=bool)
+    return column.eq(MISSING_LABEL).fillna(False).to_numpy(dtype=bool)
 
 
 def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute) -> Hierarchy:
@@ -655,7 +649,7 @@ class Schema:
             h = a.hierarchy
             marked = None  # the missing values of a column whose missing value is the value ?
             if a.missing_policy == "value" and a.name in df.columns:
-                marked = _missing_marked(df[a.name])
+                marked = df[a.name].isna().to_numpy() | marked_missing(df[a.name])
             if h is not None and not isinstance(h, Hierarchy):
                 check_frame(df, [a.name])
                 values = df[a.name]
@@ -700,7 +694,7 @@ class Schema:
                 continue
             col = out[a.name]
             policy = a.missing_policy
-            if policy == "value" and a.kind is Kind.NUMERIC and _marked_already(col):
+            if policy == "value" and a.kind is Kind.NUMERIC and marked_missing(col).any():
                 as_value.add(a.name)  # a table validated before: its missing values are ?
             na = np.asarray(col.array.isna())
             if not na.any():

@@ -24,6 +24,7 @@ __all__ = [
     "Frequencies",
     "Combined",
     "combine_codes",
+    "numbers_with_marker",
     "refuse_unknown",
     "factorize_column",
     "DENSE_FACTOR",
@@ -268,7 +269,7 @@ class Frequencies:
         return pd.DataFrame(data)
 
 
-def _numbers_and_marker(numbers: pd.Series, marker: np.ndarray) -> np.ndarray:
+def numbers_with_marker(numbers: pd.Series, marker: np.ndarray) -> np.ndarray:
     """A numeric column's values with its missing values the value ``?``, as objects; whole
     numbers stay whole (``52``, not the ``52.0`` a float column with gaps would print)."""
     known = numbers.to_numpy()[~marker]
@@ -529,7 +530,7 @@ class Table:
                 num = pd.to_numeric(
                     pd.Series(vals, index=self.index).where(~marker), errors="coerce"
                 )
-                data[c] = num.to_numpy() if not marker.any() else _numbers_and_marker(num, marker)
+                data[c] = num.to_numpy() if not marker.any() else numbers_with_marker(num, marker)
             else:
                 data[c] = vals
         return pd.DataFrame(data, index=self.index)

@@ -22,8 +22,8 @@ from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.keys import shown
 from ..core.progress import ProgressLike
-from ..core.schema import MISSING_LABEL, Kind, Role, Schema, with_missing_leaf
-from ..core.table import sorted_values
+from ..core.schema import MISSING_LABEL, Kind, Role, Schema, marked_missing, with_missing_leaf
+from ..core.table import numbers_with_marker, sorted_values
 from .client import run_stage
 from .encoding import Encoding
 from .frequencies import FrequencyTable, count_combinations
@@ -99,16 +99,13 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
 
 
 def numbers_as_text(column: pd.Series) -> pd.Series:
-    """Numbers (or their text) and the value ``?`` as text: whole numbers without ``.0``, as
-    memory publishes a numeric column whose missing values are ``?``."""
-    marker = column.astype(object).eq(MISSING_LABEL).to_numpy()
-    values = pd.to_numeric(column.where(~marker), errors="coerce").to_numpy(dtype=float)
-    whole = np.isfinite(values) & (values == np.floor(values))
-    out = np.full(len(values), MISSING_LABEL, dtype=object)
-    out[whole] = values[whole].astype(np.int64).astype(str)
-    other = ~whole & ~marker
-    out[other] = values[other].astype(str)
-    return pd.Series(out, index=column.index, name=column.name, dtype=object)
+    """Numbers (or their text) and the value ``?`` as text, as memory publishes a numeric
+    column whose missing values are ``?`` (:func:`~microanon.core.table.numbers_with_marker`:
+    whole numbers without ``.0``)."""
+    marker = marked_missing(column)
+    numbers = pd.to_numeric(column.where(~marker), errors="coerce")
+    text = numbers_with_marker(numbers, marker).astype(str)
+    return pd.Series(text, index=column.index, name=column.name, dtype=object)
 
 
 def _distinct(series: dd.Series) -> dd.Series:
@@ -258,7 +255,7 @@ def encode_dataset(
     wanted = (
         [frame[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
         + [_missing_of(frame, cleaned, schema[c]).isna().sum() for c in checked]
-        + [cleaned[c].astype(object).eq(MISSING_LABEL).sum() for c in numbers]
+        + [cleaned[c].eq(MISSING_LABEL).sum() for c in numbers]  # none where numeric
         + [_distinct(cleaned[c]) for c in columns]
         + [cleaned.map_partitions(len, meta=(None, "int64")).sum()]
     )

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
-from ...core.schema import MISSING_LABEL, Kind, Schema, check_frame
+from ...core.schema import Kind, Schema, check_frame, marked_missing
 from ...core.table import Table
 from ...models import PrivacyModel
 from ..release import generalized_release
@@ -268,8 +268,7 @@ def numeric_matrix(frame: pd.DataFrame, columns: Sequence[str], method: str) -> 
     is a numeric quasi-identifier's missing value made the value ``?`` (``missing: value``),
     which is no number to compute with."""
     for c in columns:
-        if not pd.api.types.is_numeric_dtype(frame[c]):
-            refuse_marked(method, c, int(frame[c].astype(object).eq(MISSING_LABEL).sum()))
+        refuse_marked(method, c, int(marked_missing(frame[c]).sum()))
     x = frame.loc[:, list(columns)].to_numpy(dtype=np.float64)  # column-major from pandas
     bad = ~np.isfinite(x).all(axis=0)
     if bad.any():
