@@ -596,7 +596,7 @@ def risk_dask(
 
     from ..scale.client import dask_client
     from ..scale.profile import dataset_frequencies, risk_profile_of
-    from .risk import RiskAssessment, _people, assess_risk, schema_design
+    from .risk import RiskAssessment, _people, assess_risk, household_left_out, schema_design
 
     if options.household is not None:
         raise InputError(
@@ -620,11 +620,7 @@ def risk_dask(
             used, _, note = schema_design(schema, frame, table.counts)
             options = replace(options, weights=used)
             if used is not None and schema.household is not None:
-                unused = (
-                    f"household id {schema.household} not used: the household risk needs the "
-                    "records, which --engine dask does not hold in memory"
-                )
-                note = unused if note is None else f"{note}; {unused}"
+                note = household_left_out(schema.household, note)
         return assess_risk(frame, replace(options, suda=False), table.counts), note
     result = risk_profile_of(
         table,

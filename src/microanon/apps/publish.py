@@ -45,7 +45,7 @@ from .release_summary import (
     warnings_of,
 )
 from .report import Report
-from .risk import RiskOptions, add_risk_section, assess_risk, schema_design
+from .risk import RiskOptions, add_risk_section, assess_risk, household_left_out, schema_design
 from .row_counts import ROW_COUNTS_KEY, row_counts
 from .steps_report import add_steps_sections
 
@@ -294,7 +294,8 @@ def _add_original_risk(
         keys = counted.tables.before.project(quasi)
     known = _weighted(keys, weight)
     values = keys.values.loc[known].reset_index(drop=True)
-    _add_risk(report, values, quasi, title, schema, keys.counts[known], household is not None)
+    out_of_core = counted is not None and household is not None
+    _add_risk(report, values, quasi, title, schema, keys.counts[known], out_of_core)
 
 
 def public_report(
@@ -388,10 +389,6 @@ def _add_risk(
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
     if households and weights is not None:
-        unused = (
-            f"household id {schema.household} not used: the household risk needs the records, "
-            "which a release made out of core does not hold in memory"
-        )
-        note = unused if note is None else f"{note}; {unused}"
+        note = household_left_out(schema.household, note)
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
     add_risk_section(report, assess_risk(frame, options, counts), title, note=note)

@@ -258,17 +258,13 @@ class CountedRelease:
         sensitive: str | None,
         pairs: Combinations | None = None,
         searched: Table | None = None,
-        weight: str | None = None,
+        weighted: Combinations | None = None,
     ) -> CountedRelease:
         """From the original's frequency table (its quasi-identifiers and sensitive column that
-        it holds, and ``weight``, a sampling weight, when given) and the published table's
-        (every column), each in order of first appearance; ``pairs`` as
-        :attr:`ReleaseTables.pairs`; ``searched`` as :attr:`searched`."""
+        it holds) and the published table's (every column), each in order of first appearance;
+        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched`` and ``weighted`` as
+        :attr:`searched` and :attr:`weighted`."""
         quasi = [str(q) for q in quasi]
-        weighted = None
-        if weight is not None:
-            weighted = original.project([*quasi, weight])
-            original = original.project([c for c in [*quasi, sensitive] if c is not None])
         shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
         after = published.project(shown)
         tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)

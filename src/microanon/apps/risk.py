@@ -42,6 +42,7 @@ __all__ = [
     "add_risk_section",
     "assess_risk",
     "format_risk",
+    "household_left_out",
     "schema_design",
 ]
 
@@ -195,6 +196,16 @@ def schema_design(
     if household is not None and household not in data.columns:
         household = None
     return weight, household, note
+
+
+def household_left_out(household: str, note: str | None = None) -> str:
+    """The note of a risk profile measured on a frequency table although the schema has a
+    household id (out of core): ``note`` (if any), then why the household risk is missing."""
+    unused = (
+        f"household id {household} not used: the household risk needs the records, which out "
+        "of core only their frequency table stands for"
+    )
+    return unused if note is None else f"{note}; {unused}"
 
 
 def _people(table: pd.DataFrame, count: str | None) -> int:

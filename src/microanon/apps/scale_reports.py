@@ -147,18 +147,25 @@ def write_scale_reports(
     sensitive = (result.metadata.get("sensitive") or [None])[0]
     held = [c for c in [*quasi, sensitive] if c is not None]
     weight = schema.weight  # counted with the original's combinations, for the survey risks
-    counted = [*held, *([weight] if weight is not None else [])]
-    if result.original is None or result.published is None or result.original.columns != counted:
+    columns_counted = [*held, *([weight] if weight is not None else [])]
+    if (
+        result.original is None
+        or result.published is None
+        or result.original.columns != columns_counted
+    ):
         raise ValueError("the release's combinations were not counted for its reports")
-    with_weight = combinations_of(result.original)
-    original = with_weight.project(held) if weight is not None else with_weight
+    original = combinations_of(result.original)
+    weighted = None
+    if weight is not None:
+        weighted = original.project([*quasi, weight])
+        original = original.project(held)
     published = combinations_of(result.published)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)
     pairs = pairs_of(original, labels) if kept else None
     counted = CountedRelease.of(
-        with_weight, published, quasi, sensitive, pairs, result.searched, weight
+        original, published, quasi, sensitive, pairs, result.searched, weighted
     )
     public = dict(result.metadata)
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
