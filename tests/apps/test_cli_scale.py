@@ -474,6 +474,24 @@ def test_help_and_memory_runs_do_not_import_dask(files):
     assert done.stdout.strip() == "[]", done.stdout
 
 
+def _on_both_engines(
+    tmp_path: Path, config: Path, scheduler: str, sources: dict[str, object] | None = None
+) -> dict[str, dict]:
+    """``anonymize --json`` of ``config`` in memory and with Dask (``sources``: each engine's
+    input, else the config's data), into ``tmp_path / engine``; each run's JSON answer."""
+    runs = {}
+    for engine in ("memory", "dask"):
+        source = [] if sources is None else [str(sources[engine])]
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        r = _run(
+            "anonymize", *source, "--config", str(config), "--out", str(tmp_path / engine),
+            "--engine", engine, *extra, "--json",
+        )  # fmt: skip
+        assert r.exit_code == 0, r.output
+        runs[engine] = json.loads(r.stdout)
+    return runs
+
+
 def _intervals(*widths: int) -> dict:
     return {"builder": "intervals", "widths": list(widths)}
 
@@ -504,15 +522,7 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
     }  # fmt: skip
     config = tmp_path / "anes.yaml"
     config.write_text(yaml.safe_dump(doc), "utf-8")
-    runs = {}
-    for engine in ("dask", "memory"):
-        extra = ["--scheduler", scheduler] if engine == "dask" else []
-        r = _run(
-            "anonymize", "--config", str(config), "--out", str(tmp_path / engine),
-            "--engine", engine, *extra, "--json",
-        )  # fmt: skip
-        assert r.exit_code == 0, r.output
-        runs[engine] = json.loads(r.stdout)["rows"]
+    runs = {e: run["rows"] for e, run in _on_both_engines(tmp_path, config, scheduler).items()}
     left = int(data["incomeperc"].isna().sum())
     assert runs["dask"] == runs["memory"]
     assert runs["dask"]["left_out"] == {"incomeperc": left} and runs["dask"]["in_file"] == len(data)
@@ -559,13 +569,7 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     data.to_parquet(source, index=False)
     config = tmp_path / "nhis.yaml"
     config.write_text(yaml.safe_dump(doc), "utf-8")
-    for engine in ("dask", "memory"):
-        extra = ["--scheduler", scheduler] if engine == "dask" else []
-        r = _run(
-            "anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine),
-            "--engine", engine, *extra,
-        )  # fmt: skip
-        assert r.exit_code == 0, r.output
+    _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": source})
     public = _report_lines(tmp_path / "dask" / "public" / "report.html")
     assert public == _report_lines(tmp_path / "memory" / "public" / "report.html")
     assert "individual risk (weights): global" in public
@@ -616,15 +620,8 @@ def test_anonymize_on_dask_a_crash_survey_in_csv_files_as_in_memory(scheduler, t
     }  # fmt: skip
     config = tmp_path / "nass.yaml"
     config.write_text(yaml.safe_dump(doc), "utf-8")
-    runs = {}
-    for engine, source in (("memory", whole), ("dask", f"{parts}/*.csv")):
-        extra = ["--scheduler", scheduler] if engine == "dask" else []
-        r = _run(
-            "anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine),
-            "--engine", engine, *extra, "--json",
-        )  # fmt: skip
-        assert r.exit_code == 0, r.output
-        runs[engine] = json.loads(r.stdout)
+    sources = {"memory": whole, "dask": f"{parts}/*.csv"}
+    runs = _on_both_engines(tmp_path, config, scheduler, sources)
     assert runs["dask"]["rows"] == runs["memory"]["rows"]
     assert runs["memory"]["rows"]["unknown_sensitive"] == {"injSeverity": 153}
     assert runs["dask"]["utility"] == runs["memory"]["utility"]
@@ -666,13 +663,8 @@ def test_a_csv_column_is_typed_from_more_than_its_first_rows(scheduler, tmp_path
     after 300 numbers makes the column text, as in memory; a file whose sample misses it gets
     one line naming the column, no traceback."""
     source, config, data = _graded(tmp_path)
-    runs = {}
-    for engine in ("dask", "memory"):
-        extra = ["--scheduler", scheduler] if engine == "dask" else []
-        args = ["anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine)]
-        r = _run(*args, "--engine", engine, *extra, "--json")
-        assert r.exit_code == 0, r.output
-        runs[engine] = json.loads(r.stdout)["rows"]
+    both = _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": source})
+    runs = {e: run["rows"] for e, run in both.items()}
     assert runs["dask"] == runs["memory"] and runs["dask"]["in_file"] == len(data)
     monkeypatch.setattr("microanon.scale.read.TYPE_SAMPLE_BYTES", 1000)
     out = tmp_path / "small-sample"
@@ -739,15 +731,7 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(
     data.to_parquet(whole, index=False)
     params = {"suppression": 0.05, "suppressed_rows": rows}
     config = _config(tmp_path, models=models, params=params)
-    runs = {}
-    for engine, source in (("memory", whole), ("dask", parts)):
-        on = ["--scheduler", scheduler] if engine == "dask" else []
-        r = _run(
-            "anonymize", str(source), "--config", str(config), "--out", str(tmp_path / engine),
-            "--engine", engine, *on, "--json",
-        )  # fmt: skip
-        assert r.exit_code == 0, r.output
-        runs[engine] = json.loads(r.stdout)
+    runs = _on_both_engines(tmp_path, config, scheduler, {"memory": whole, "dask": parts})
     memory, dask = runs["memory"], runs["dask"]
     assert dask["utility"]["suppressed"] > 0 and bool(dask["warnings"]) == (models is not CALM)
     assert memory["rows"]["unknown_sensitive"]["occupation"] > 0
