@@ -546,9 +546,12 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     # frequency tables of the keys and the weight, the same as in memory. A household id (here
     # the family size's runs of records, for the sake of the example) needs the records: out of
     # core the internal report says it was not used, where memory measures the household risk.
+    # One record in 50 has no weight: each report counts those left out of its measures.
     from real_surveys import survey
 
     data = survey("mm_nhis")[["age", "yedu", "fml", "empl", "hlth", "perweight"]]
+    data = data.astype({"perweight": float})
+    data.loc[::50, "perweight"] = np.nan
     doc = {
         "schema": {
             "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
@@ -577,8 +580,11 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
         e: _report_lines(tmp_path / e / "internal" / "report.html") for e in ("dask", "memory")
     }
     assert "individual risk (weights): global" in internal["dask"]
+    unweighted = "records without a sampling weight are left out of every measure"
+    assert any(unweighted in line for line in public)
     if not households:
         assert internal["dask"] == internal["memory"]
+        assert any(f"{len(data[::50]):,} {unweighted}" in line for line in internal["dask"])
         return
     note = "household id family not used: the household risk needs the records"
     assert any(note in line for line in internal["dask"])

@@ -284,7 +284,11 @@ def _add_original_risk(
     household = schema.household if schema.household in entering.columns else None
     if counted is None and weight is not None and household is not None:
         design = [weight, household]
-        _add_risk(report, entering[[*quasi, *design]].dropna(subset=design), quasi, title, schema)
+        frame = entering[[*quasi, *design]].dropna(subset=design)
+        left = len(entering) - len(frame)
+        _add_risk(
+            report, frame, quasi, title, schema, left_out=(left, "sampling weight or household id")
+        )
         return
     if counted is None:
         keys = Combinations.of(entering, [*quasi, *([weight] if weight is not None else [])])
@@ -295,7 +299,8 @@ def _add_original_risk(
     known = _weighted(keys, weight)
     values = keys.values.loc[known].reset_index(drop=True)
     out_of_core = counted is not None and household is not None
-    _add_risk(report, values, quasi, title, schema, keys.counts[known], out_of_core)
+    left = (int(keys.counts[~known].sum()), "sampling weight")
+    _add_risk(report, values, quasi, title, schema, keys.counts[known], out_of_core, left)
 
 
 def public_report(
@@ -358,7 +363,8 @@ def public_report(
         frame = as_suppressed(shown.values.loc[known, quasi]).reset_index(drop=True)
         if weight is not None:
             frame[weight] = shown.values.loc[known, weight].to_numpy()
-        _add_risk(report, frame, quasi, title, schema, shown.counts[known])
+        left = (int(shown.counts[~known].sum()), "sampling weight")
+        _add_risk(report, frame, quasi, title, schema, shown.counts[known], left_out=left)
     return report
 
 
@@ -378,17 +384,22 @@ def _add_risk(
     schema: Schema | None = None,
     counts: np.ndarray | None = None,
     households: bool = False,
+    left_out: tuple[int, str] = (0, ""),
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
     ``frame`` holds; ``counts``: records per row of a frequency table of the keys (and the
     weight). ``households``: the original has a household id that a frequency table does not
     hold (a release made out of core: the household risk needs the records); the section says
-    so."""
+    so. ``left_out``: the records of the table left out of ``frame``, and what they lack (a
+    sampling weight); the section counts them."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
     if households and weights is not None:
         note = household_left_out(schema.household, note)
+    if left_out[0]:
+        without = f"{left_out[0]:,} records without a {left_out[1]} are left out of every measure"
+        note = without if note is None else f"{note}; {without}"
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
     add_risk_section(report, assess_risk(frame, options, counts), title, note=note)
