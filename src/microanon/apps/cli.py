@@ -573,8 +573,8 @@ def risk(
     journalist and marketer then match against that table), the individual, household
     and log-linear risk (with --weights) and SUDA2. With --engine dask, FILE may be a Parquet or
     CSV directory or glob of any size: the attacker models and population uniqueness are
-    computed from its frequency table (with --weights, that of the keys and the weight);
-    --household is not available and SUDA2 is skipped. With --config, the schema's
+    computed from its frequency table (with --weights, that of the keys and the weight; the
+    household risk in a second pass over the records); SUDA2 is skipped. With --config, the schema's
     quasi-identifiers are the keys (unless --quasi names them) and its weight and household id
     are used (unless --weights, --household name others); FILE defaults to the config's data.
     """

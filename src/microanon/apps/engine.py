@@ -426,7 +426,26 @@ def anonymize_dask(
         subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
 
         def reports(written: Any, client: Any) -> dict[str, Any]:
-            return write_scale_reports(written, columns, cfg.schema, lint, subtitle, cfg)
+            households = None
+            schema = cfg.schema
+            if schema.weight is not None and schema.household is not None:
+                from ..scale.households import household_measure
+                from .release_figures import RISK_BINS
+
+                households = household_measure(
+                    frame,
+                    schema.quasi,
+                    schema.weight,
+                    schema.household,
+                    RISK_BINS,
+                    client,
+                    schema=schema,
+                    read_options=options,
+                    progress=progress,
+                )
+            return write_scale_reports(
+                written, columns, cfg.schema, lint, subtitle, cfg, households
+            )
 
         return full_domain_dask(
             frame,
@@ -567,51 +586,56 @@ def risk_dask(
     file : path or str
         A Parquet or CSV file, directory or glob.
     options : RiskOptions
-        Without a household column (the household risk needs the records); with ``weights``,
-        the individual and log-linear risks are measured on the frequency table of the keys
-        and the weight (each combination stands for its records: the records' figures).
+        With ``weights``, the individual and log-linear risks are measured on the frequency
+        table of the keys and the weight (each combination stands for its records: the records'
+        figures); with a ``household`` column too, the household risk over the records, in a
+        second pass that gives each the risk of its combination
+        (:func:`microanon.scale.households.household_risks`).
     read : ReadOptions, optional
         How CSV files are read.
     scheduler : str, optional
     progress : Progress, bool, str or None
     schema : Schema, optional
-        A config's schema, when ``options`` names no weight: its weight is used as in memory
-        (:func:`~microanon.apps.risk.schema_design`: one the measures cannot use is left out,
-        and the note says why); its household id is not (the note says so).
+        A config's schema, when ``options`` names no weight: its weight and household id are
+        used as in memory (:func:`~microanon.apps.risk.schema_design`: a weight the measures
+        cannot use is left out, with the household id, and the note says why).
 
     Returns
     -------
     (RiskAssessment, note)
         The numbers of :func:`microanon.apps.risk.assess_risk` without SUDA2 (``None``), and
-        the per-record risks once per combination, weighted by its records; the note (or None).
+        the per-record risks once per combination, weighted by its records (the household
+        risk's counted per bin); the note (or None).
 
     Raises
     ------
     InputError
-        ``household`` in ``options``; as ``assess_risk``.
+        As ``assess_risk``: bad weights, a household column with missing ids, ...
     """
     from dataclasses import replace
 
     import pandas as pd
 
     from ..scale.client import dask_client
-    from ..scale.profile import dataset_frequencies, risk_profile_of
-    from .risk import RiskAssessment, _people, assess_risk, household_left_out, schema_design
+    from ..scale.profile import dataset_frequencies
+    from .risk import assess_risk, schema_design
 
-    if options.household is not None:
-        raise InputError(
-            "--household is not available with --engine dask (the household risk needs the records)"
-        )
-    weight = options.weights
-    if weight is None and schema is not None:
-        weight = schema.weight
-    columns = [*options.quasi, *([weight] if weight not in (None, *options.quasi) else [])]
+    weight, household = options.weights, options.household
     source, csv = _source(file, read or ReadOptions())
+    if weight is None and schema is not None:  # the schema's, if the file holds them
+        weight, household = schema.weight, schema.household
+        if household is not None and household not in _columns(source, csv):
+            household = None
+    columns = [*options.quasi, *([weight] if weight not in (None, *options.quasi) else [])]
     with dask_client(None, scheduler) as client:
+        measure = None
+        if household is not None:  # its columns checked before the work
+            measure = _households(source, options, weight, household, client, csv, progress)
         table, numeric = dataset_frequencies(
             source, columns, client, read_options=csv, progress=as_progress(progress, "risk")
         )
-    if weight is not None:  # the frequency table of the keys and the weight, as records
+        if weight is None:
+            return _risk_profile(table, options), None
         frame = pd.DataFrame({c: pd.Series(table.codes[c], dtype=object) for c in columns})
         if numeric[weight]:
             frame[weight] = pd.to_numeric(frame[weight])
@@ -619,9 +643,63 @@ def risk_dask(
         if options.weights is None:  # the schema's
             used, _, note = schema_design(schema, frame, table.counts)
             options = replace(options, weights=used)
-            if used is not None and schema.household is not None:
-                note = household_left_out(schema.household, note)
-        return assess_risk(frame, replace(options, suda=False), table.counts), note
+            if used is None:  # a weight the measures cannot use: no household risk either
+                measure = None
+        options = replace(options, household=None, suda=False)
+        return assess_risk(frame, options, table.counts, measure), note
+
+
+def _households(
+    source: Any,
+    options: Any,
+    weight: str,
+    household: str,
+    client: Any,
+    read_options: Any,
+    progress: ProgressLike,
+) -> Any:
+    """The household measure of ``risk --engine dask``: over the records as read, those with
+    a missing key left out under ``missing: drop``; missing household ids refused, as in
+    memory."""
+    from ..scale.households import household_measure
+    from .release_figures import RISK_BINS
+
+    measure = household_measure(
+        source,
+        options.quasi,
+        weight,
+        household,
+        RISK_BINS,
+        client,
+        read_options=read_options,
+        progress=as_progress(progress, "risk"),
+        complete=options.missing == "drop",
+    )
+
+    def refusing(keys: Any, risk: Any) -> Any:
+        found = measure(keys, risk)
+        if found.missing_ids:
+            missing = found.missing_ids
+            raise InputError(f"household column {household!r} has {missing} missing id(s)")
+        return found
+
+    return refusing
+
+
+def _columns(source: Any, read_options: Any) -> list[str]:
+    """The columns of a dataset (a path, glob or dask DataFrame)."""
+    from ..scale import read_dataset
+
+    if isinstance(source, (str, os.PathLike)):
+        return list(read_dataset(source, **dict(read_options or {})).columns)
+    return list(source.columns)
+
+
+def _risk_profile(table: Any, options: Any) -> Any:
+    """The attacker models and population uniqueness of a frequency table of the keys."""
+    from ..scale.profile import risk_profile_of
+    from .risk import RiskAssessment, _people
+
     result = risk_profile_of(
         table,
         options.quasi,
@@ -636,4 +714,4 @@ def risk_dask(
         missing=options.missing,
     )
     numbers = {**result.numbers, "individual_risk": None, "loglinear": None, "suda": None}
-    return RiskAssessment(numbers, result.class_risks, record_weights=result.records), None
+    return RiskAssessment(numbers, result.class_risks, record_weights=result.records)

@@ -45,7 +45,13 @@ from .release_summary import (
     warnings_of,
 )
 from .report import Report
-from .risk import RiskOptions, add_risk_section, assess_risk, household_left_out, schema_design
+from .risk import (
+    HouseholdMeasure,
+    RiskOptions,
+    add_risk_section,
+    assess_risk,
+    schema_design,
+)
 from .row_counts import ROW_COUNTS_KEY, row_counts
 from .steps_report import add_steps_sections
 
@@ -277,30 +283,35 @@ def _add_original_risk(
     counted: CountedRelease | None,
 ) -> None:
     """The original's risk profile, measured on the frequency table of its keys and sampling
-    weight (out of core, the one counted while encoding), or on the records when a household
-    risk is measured (it needs them: in memory, with a weight and a household id)."""
+    weight (out of core, the one counted while encoding, its household risk over the records
+    by :attr:`CountedRelease.households`), or on the records when a household risk is measured
+    in memory (with a weight and a household id). The records without a weight or household
+    id are left out of every measure, and counted."""
     title = "Disclosure risk of the original"
     weight = schema.weight if schema.weight in entering.columns else None
     household = schema.household if schema.household in entering.columns else None
+    lacking = "sampling weight" if household is None else "sampling weight or household id"
     if counted is None and weight is not None and household is not None:
         design = [weight, household]
         frame = entering[[*quasi, *design]].dropna(subset=design)
         left = len(entering) - len(frame)
-        _add_risk(
-            report, frame, quasi, title, schema, left_out=(left, "sampling weight or household id")
-        )
+        _add_risk(report, frame, quasi, title, schema, left_out=(left, lacking))
         return
     if counted is None:
         keys = Combinations.of(entering, [*quasi, *([weight] if weight is not None else [])])
     elif counted.weighted is not None:
-        keys = counted.weighted
+        keys = counted.weighted  # a weight counted as missing where the household id is
     else:
         keys = counted.tables.before.project(quasi)
     known = _weighted(keys, weight)
     values = keys.values.loc[known].reset_index(drop=True)
-    out_of_core = counted is not None and household is not None
-    left = (int(keys.counts[~known].sum()), "sampling weight")
-    _add_risk(report, values, quasi, title, schema, keys.counts[known], out_of_core, left)
+    measure = None
+    if counted is not None and household is not None and weight is not None:
+        measure = counted.households
+        if measure is None:
+            raise ValueError("a release made out of core with a household id needs its measure")
+    left = (int(keys.counts[~known].sum()), lacking if weight is not None else "sampling weight")
+    _add_risk(report, values, quasi, title, schema, keys.counts[known], measure, left)
 
 
 def public_report(
@@ -383,23 +394,22 @@ def _add_risk(
     title: str,
     schema: Schema | None = None,
     counts: np.ndarray | None = None,
-    households: bool = False,
+    households: HouseholdMeasure | None = None,
     left_out: tuple[int, str] = (0, ""),
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
     ``frame`` holds; ``counts``: records per row of a frequency table of the keys (and the
-    weight). ``households``: the original has a household id that a frequency table does not
-    hold (a release made out of core: the household risk needs the records); the section says
-    so. ``left_out``: the records of the table left out of ``frame``, and what they lack (a
-    sampling weight); the section counts them."""
+    weight). ``households``: the household risk of the records such a table stands for,
+    measured over them (a release made out of core whose schema has a household id). ``left_out``:
+    the records of the table left out of ``frame``, and what they lack (a sampling weight);
+    the section counts them."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
-    if households and weights is not None:
-        note = household_left_out(schema.household, note)
     if left_out[0]:
         without = f"{left_out[0]:,} records without a {left_out[1]} are left out of every measure"
         note = without if note is None else f"{note}; {without}"
     options = RiskOptions(quasi, weights=weights, household=household, suda=False)
-    add_risk_section(report, assess_risk(frame, options, counts), title, note=note)
+    measure = households if weights is not None else None
+    add_risk_section(report, assess_risk(frame, options, counts, measure), title, note=note)

@@ -8,7 +8,7 @@ numpy, and matplotlib through the figure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,15 +52,20 @@ def _record_risks(fig: Figure, counts: dict[str, np.ndarray], threshold: float) 
 
 
 def record_risks(
-    risks: dict[str, np.ndarray], weights: np.ndarray | None, threshold: float
+    risks: dict[str, np.ndarray],
+    weights: np.ndarray | None,
+    threshold: float,
+    binned: Mapping[str, np.ndarray] | None = None,
 ) -> Drawing:
     """The records by their re-identification risk under each model (one step line per
-    model, in :data:`RISK_BINS`; ``weights``: the records each risk stands for), with the
+    model, in :data:`RISK_BINS`; ``weights``: the records each risk stands for; ``binned``:
+    models whose records are already counted per bin, drawn after the others), with the
     threshold dotted."""
     counts = {
         name: np.histogram(np.asarray(values, dtype=float), RISK_BINS, weights=weights)[0]
         for name, values in risks.items()
     }
+    counts.update({name: np.asarray(per_bin) for name, per_bin in (binned or {}).items()})
     return Drawing(_record_risks, (counts, float(threshold)), 6.4, 3.0, fixed=True)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table, combine_codes
 from ..models import column_codes, published_groups_frame
+
+if TYPE_CHECKING:
+    from .risk import HouseholdMeasure
 
 __all__ = ["PUBLISHED", "Combinations", "CountedRelease", "ReleaseTables", "as_suppressed"]
 
@@ -241,13 +245,19 @@ class CountedRelease:
         configurations (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`).
     weighted : Combinations or None
         The original's quasi-identifiers and sampling weight, for the survey risk measures
-        (None without a weight).
+        (None without a weight; a record without a household id, when the schema has one,
+        counted as one without a weight).
+    households : callable or None
+        The household risk of the original's records, measured over them from the individual
+        risks of its combinations of keys (:data:`~microanon.apps.risk.HouseholdMeasure`;
+        with a weight and a household id).
     """
 
     tables: ReleaseTables
     published: Combinations
     searched: Table | None = None
     weighted: Combinations | None = None
+    households: HouseholdMeasure | None = None
 
     @classmethod
     def of(
@@ -259,13 +269,14 @@ class CountedRelease:
         pairs: Combinations | None = None,
         searched: Table | None = None,
         weighted: Combinations | None = None,
+        households: HouseholdMeasure | None = None,
     ) -> CountedRelease:
         """From the original's frequency table (its quasi-identifiers and sensitive column that
         it holds) and the published table's (every column), each in order of first appearance;
-        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched`` and ``weighted`` as
-        :attr:`searched` and :attr:`weighted`."""
+        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched``, ``weighted`` and
+        ``households`` as the attributes of those names."""
         quasi = [str(q) for q in quasi]
         shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
         after = published.project(shown)
         tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)
-        return cls(tables, published, searched, weighted)
+        return cls(tables, published, searched, weighted, households)

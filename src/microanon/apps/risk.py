@@ -16,8 +16,9 @@ for the plot), :func:`format_risk` prints it and :func:`add_risk_section` adds i
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -36,13 +37,21 @@ from ..measures.suda import AUTO
 from .release_figures import record_risks
 from .report import Report
 
+if TYPE_CHECKING:
+    from ..scale.households import HouseholdRisks
+
+#: The household risks of the records a frequency table stands for, from the distinct
+#: combinations of its keys and their individual risks (out of core:
+#: :func:`microanon.scale.households.household_risks` over the records).
+HouseholdMeasure = Callable[[pd.DataFrame, np.ndarray], "HouseholdRisks"]
+
 __all__ = [
+    "HouseholdMeasure",
     "RiskAssessment",
     "RiskOptions",
     "add_risk_section",
     "assess_risk",
     "format_risk",
-    "household_left_out",
     "schema_design",
 ]
 
@@ -141,11 +150,16 @@ class RiskAssessment:
         frequency table (``--engine dask``), one row per equivalence class.
     record_weights : int64 array, optional
         Records each row of ``record_risks`` stands for (None: one each).
+    binned : dict of str to int64 array
+        Measures whose per-record risks were counted per bin of
+        :data:`~microanon.apps.release_figures.RISK_BINS` instead (the household risk out of
+        core: a frequency table has no row per household).
     """
 
     numbers: dict[str, Any]
     record_risks: pd.DataFrame
     record_weights: np.ndarray | None = None
+    binned: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def schema_design(
@@ -198,16 +212,6 @@ def schema_design(
     return weight, household, note
 
 
-def household_left_out(household: str, note: str | None = None) -> str:
-    """The note of a risk profile measured on a frequency table although the schema has a
-    household id (out of core): ``note`` (if any), then why the household risk is missing."""
-    unused = (
-        f"household id {household} not used: the household risk needs the records, which out "
-        "of core only their frequency table stands for"
-    )
-    return unused if note is None else f"{note}; {unused}"
-
-
 def _people(table: pd.DataFrame, count: str | None) -> int:
     """The number of people of a population table (its rows, or the sum of ``count``)."""
     if count is None:
@@ -225,7 +229,10 @@ def _finite(x: float | None) -> float | None:
 
 
 def assess_risk(
-    data: pd.DataFrame, options: RiskOptions, counts: np.ndarray | None = None
+    data: pd.DataFrame,
+    options: RiskOptions,
+    counts: np.ndarray | None = None,
+    households: HouseholdMeasure | None = None,
 ) -> RiskAssessment:
     """Compute the risk profile of ``data`` as ``options`` allow.
 
@@ -241,6 +248,10 @@ def assess_risk(
         the table it summarizes, its per-record risks one row per combination
         (``record_weights``); each row's records share its sampling weight. Without SUDA2 and
         the household risk, which need the records.
+    households : callable, optional
+        With ``counts`` and a sampling weight (``options`` naming no household column): the
+        household risk of the records the table stands for, measured over them from the
+        individual risks of its combinations of keys (out of core).
 
     Returns
     -------
@@ -256,7 +267,10 @@ def assess_risk(
     quasi = list(options.quasi)
     if counts is not None and (options.household is not None or options.suda):
         raise InputError("the household risk and SUDA2 need the records, not a frequency table")
+    if households is not None and (counts is None or options.weights is None):
+        raise InputError("a household measure needs a frequency table with a sampling weight")
     records = np.ones(len(data), dtype=np.int64) if counts is None else np.asarray(counts)
+    given = data  # the values as the records hold them (before ? stands for a missing key)
     missing = {k: v if options.missing == "any" else "error" for k, v in _SDCMICRO_MISSING.items()}
     if options.missing == "value":  # a missing key value is the value ?
         data = data.copy()
@@ -319,6 +333,7 @@ def assess_risk(
         "prosecutor": attackers.prosecutor.record_risk,
         "journalist": attackers.journalist.record_risk,
     }
+    binned: dict[str, np.ndarray] = {}
     if options.weights is not None:
         per_row = None if counts is None else records  # each row's records share its weight
         ind = individual_risk(
@@ -342,6 +357,12 @@ def assess_risk(
         risks["individual"] = ind.record_risk
         if ind.household_risk is not None:
             risks["household"] = ind.household_risk
+        if households is not None:
+            keys = given.loc[data.index, quasi]
+            found = _households(households, keys, ind.record_risk.to_numpy(), int(records.sum()))
+            numbers["individual_risk"]["household_global_risk"] = found.global_risk
+            numbers["individual_risk"]["household_expected_reidentifications"] = found.expected
+            binned["household"] = found.binned
         ll = loglinear_risk(
             data, quasi, options.weights, missing=missing["loglinear"], counts=per_row
         )
@@ -372,7 +393,29 @@ def assess_risk(
         numbers,
         pd.DataFrame(risks, index=data.index),
         record_weights=None if counts is None else records,
+        binned=binned,
     )
+
+
+def _households(
+    measure: HouseholdMeasure, keys: pd.DataFrame, risk: np.ndarray, records: int
+) -> HouseholdRisks:
+    """The household risks of ``records`` records, from the individual ``risk`` of each row
+    of ``keys`` (the same for every row of one combination of keys).
+
+    Raises
+    ------
+    InputError
+        The measure found a different number of records (the data changed meanwhile).
+    """
+    first = ~keys.duplicated().to_numpy()
+    found = measure(keys.loc[first].reset_index(drop=True), risk[first])
+    if found.records != records:
+        raise InputError(
+            f"the household risk measured {found.records:,} records where the frequency table "
+            f"holds {records:,}: was the data changed meanwhile?"
+        )
+    return found
 
 
 def _pct(x: float | None) -> str:
@@ -494,5 +537,6 @@ def add_risk_section(
         {name: risks[name].to_numpy(dtype=float) for name in risks.columns},
         assessment.record_weights,
         numbers["threshold"],
+        assessment.binned,
     )
     sec.plot(drawing, "Per-record risk under each model (dotted: the threshold).")

@@ -30,6 +30,7 @@ from ..models import Verification
 from ..scale.frequencies import FrequencyTable
 from .publish import write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease
+from .risk import HouseholdMeasure
 
 __all__ = [
     "combinations_of",
@@ -121,6 +122,7 @@ def write_scale_reports(
     lint: LintReport,
     subtitle: str | None = None,
     config: Any = None,
+    households: HouseholdMeasure | None = None,
 ) -> dict[str, Any]:
     """Write ``internal/report.html`` and ``public/report.html`` of a full-domain release made
     out of core; return the numbers shown (as :func:`microanon.apps.publish.publish`).
@@ -142,6 +144,9 @@ def write_scale_reports(
     config : PipelineConfig, optional
         The run's configuration: with it, a release that warns proposes the closest
         configurations, searched on the frequency table the release's search ran on.
+    households : callable, optional
+        With a schema that has a sampling weight and a household id: the household risk of
+        the original's records (:func:`microanon.scale.households.household_measure`).
     """
     quasi = [str(q) for q in result.metadata.get("quasi") or []]
     sensitive = (result.metadata.get("sensitive") or [None])[0]
@@ -165,7 +170,7 @@ def write_scale_reports(
     kept = original.records == published.records  # every record published (suppressed as *)
     pairs = pairs_of(original, labels) if kept else None
     counted = CountedRelease.of(
-        original, published, quasi, sensitive, pairs, result.searched, weighted
+        original, published, quasi, sensitive, pairs, result.searched, weighted, households
     )
     public = dict(result.metadata)
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}

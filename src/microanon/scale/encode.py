@@ -480,6 +480,7 @@ def encode_partition(
     budget: float | None = None,
     spill: str | None = None,
     counted: Sequence[str] = (),
+    household: str | None = None,
 ) -> Encoded:
     """Clean one partition and code it with local dictionaries, in one pass.
 
@@ -501,6 +502,11 @@ def encode_partition(
         Columns whose combinations of values the partition also counts (:attr:`Encoded.counted`,
         for the reports): every column of ``columns`` and possibly more, counted from the same
         codes (only the more are coded again).
+    household : str, optional
+        The schema's household id, when the last of ``counted`` is its sampling weight: a
+        record without a household id has its weight counted as missing, so that the survey
+        risk measures leave it out, as in memory they leave out the records without a weight
+        or a household id.
     """
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
@@ -535,7 +541,15 @@ def encode_partition(
             for a in schema
             if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in clean.columns
         },
-        counted=_combinations(clean, counted, columns, uniques, combos, counts, inverse),
+        counted=_combinations(
+            _without_household(clean, counted, household),
+            counted,
+            columns,
+            uniques,
+            combos,
+            counts,
+            inverse,
+        ),
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa
@@ -548,6 +562,20 @@ def encode_partition(
         pq.write_table(table, spill)
         out = replace(out, inverse=None, others=None, spilled=spill)
     return out
+
+
+def _without_household(
+    clean: pd.DataFrame, counted: Sequence[str], household: str | None
+) -> pd.DataFrame:
+    """``clean`` with its sampling weight (the last of ``counted``) missing where the
+    household id is (see :func:`encode_partition`)."""
+    if household is None or not counted:
+        return clean
+    absent = clean[household].isna()
+    if not absent.any():
+        return clean
+    weight = counted[-1]
+    return clean.assign(**{weight: clean[weight].where(~absent)})
 
 
 def _combinations(

@@ -64,7 +64,7 @@ from .frequencies import (
     sorted_table,
     tree_reduce,
 )
-from .read import parquet_files, read_dataset, read_parquet_file
+from .read import dataset_pieces, read_dataset
 from .release_files import DATA, arrow_type, logical_type, write_manifests
 from .verify import groups_of, verify_files
 
@@ -124,7 +124,8 @@ class ScaleResult:
     original : FrequencyTable or None
         With ``reports``: the original's combinations of values of the quasi-identifiers, the
         first sensitive column and the sampling weight (the schema's first weight column, for
-        the survey risk measures), as the method received them (missing-value policies applied),
+        the survey risk measures; counted as missing for a record without a household id when
+        the schema has one), as the method received them (missing-value policies applied),
         in order of first appearance, with their records: counted in the encoding pass (each
         partition on its worker, merged here, :func:`~microanon.scale.encode.merge_counted`).
         In memory, never written.
@@ -483,11 +484,17 @@ def _encode(
         frame = source
     check_frame(frame, schema)
     work.mkdir()
-    pieces = _pieces(source, frame, schema, read_options)
+    numeric = [a.name for a in schema if a.kind is Kind.NUMERIC]
+    pieces = dataset_pieces(source, frame, schema.columns, numeric, read_options)
     budget = _budget(run, len(pieces), spill)
     encode = delayed(encode_partition, pure=False)
+    # With a sampling weight counted, a record without a household id counts as one without
+    # a weight: the survey risk measures leave out both, as in memory.
+    household = schema.household if counted and counted[-1] == schema.weight else None
     tasks = [
-        encode(d, schema, columns, others, budget, str(work / f"part.{i}.parquet"), counted)
+        encode(
+            d, schema, columns, others, budget, str(work / f"part.{i}.parquet"), counted, household
+        )
         for i, d in enumerate(pieces)
     ]
     parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
@@ -721,19 +728,6 @@ def _with_records(
             model = model.with_population(*population_from_record(record))
         out.append(model)
     return out
-
-
-def _pieces(
-    source: Any, frame: Any, schema: Schema, read_options: Mapping[str, Any] | None
-) -> list[Any]:
-    """One delayed pandas DataFrame per partition: a Parquet file read directly, else dask's."""
-    if isinstance(source, (str, os.PathLike)):
-        files = parquet_files(source, dict(read_options or {}).get("format"))
-        if files is not None:
-            numeric = [a.name for a in schema if a.kind is Kind.NUMERIC]
-            read = delayed(read_parquet_file, pure=False)
-            return [read(f, schema.columns, numeric) for f in files]
-    return list(frame.to_delayed())
 
 
 def _budget(client: Any, partitions: int, spill: str) -> float | None:

@@ -18,7 +18,7 @@ import dask.dataframe as dd
 
 from ..core.errors import InputError
 
-__all__ = ["parquet_files", "read_dataset", "read_parquet_file"]
+__all__ = ["dataset_pieces", "parquet_files", "read_dataset", "read_parquet_file"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.xz")
@@ -240,3 +240,23 @@ def read_parquet_file(path: str, columns: Sequence[str], numeric: Sequence[str] 
     ]
     table = pq.read_table(path, columns=list(columns), read_dictionary=text)
     return table.to_pandas()
+
+
+def dataset_pieces(
+    source: Any,
+    frame: dd.DataFrame,
+    columns: Sequence[str],
+    numeric: Sequence[str] = (),
+    read_options: Any = None,
+) -> list[Any]:
+    """One dask delayed pandas DataFrame per partition of ``columns``: each file of a Parquet
+    dataset read directly (:func:`read_parquet_file`, ``numeric`` as stored), else ``frame``'s
+    partitions (``source`` a CSV path or a dask DataFrame, ``frame`` it as read)."""
+    from dask import delayed
+
+    if isinstance(source, (str, os.PathLike)):
+        files = parquet_files(source, dict(read_options or {}).get("format"))
+        if files is not None:
+            read = delayed(read_parquet_file, pure=False)
+            return [read(f, list(columns), list(numeric)) for f in files]
+    return list(frame[list(columns)].to_delayed())
