@@ -387,6 +387,10 @@ def _weighted(table: Combinations, weight: str | None) -> np.ndarray:
     return table.values[weight].notna().to_numpy()
 
 
+#: The column of the harmonic mean weight of a table of keys (a name no data column takes).
+_HARMONIC = "__microanon_harmonic_weight__"
+
+
 def _add_risk(
     report: Report,
     frame: pd.DataFrame,
@@ -410,6 +414,10 @@ def _add_risk(
     if left_out[0]:
         without = f"{left_out[0]:,} records without a {left_out[1]} are left out of every measure"
         note = without if note is None else f"{note}; {without}"
-    options = RiskOptions(quasi, weights=weights, household=household, suda=False)
+    harmonic = None
+    if counts is not None and weights is not None:  # a row per combination of keys
+        keys = Combinations(frame, counts).key_weights(quasi, weights, _HARMONIC)
+        frame, counts, harmonic = keys.values, keys.counts, _HARMONIC
+    options = RiskOptions(quasi, weights, household, suda=False, harmonic=harmonic)
     measure = households if weights is not None else None
     add_risk_section(report, assess_risk(frame, options, counts, measure), title, note=note)

@@ -70,6 +70,27 @@ class Combinations:
         appearance still)."""
         return Combinations.of(self.values, columns, self.counts)
 
+    def key_weights(self, keys: Sequence[str], weight: str, harmonic: str) -> Combinations:
+        """The combinations of ``keys`` with the mean sampling weight of their records in
+        column ``weight`` and its harmonic mean in column ``harmonic``.
+
+        What the survey risk measures take of the weights: the individual risk the sum of a
+        combination's weights (its records times the mean), the log-linear model the sum of
+        their inverses (its records over the harmonic mean). A table of keys and a near-unique
+        weight has about a row per record; this one a row per combination of keys. Every
+        weight must be known and positive.
+        """
+        keys = list(keys)
+        row_class, first = _classes(self.values, keys)
+        records = np.bincount(row_class, weights=self.counts, minlength=len(first))
+        w = self.values[weight].to_numpy(dtype=float)
+        total = np.bincount(row_class, weights=self.counts * w, minlength=len(first))
+        inverse = np.bincount(row_class, weights=self.counts / w, minlength=len(first))
+        values = self.values[keys].iloc[first].reset_index(drop=True)
+        values[weight] = total / records
+        values[harmonic] = records / inverse
+        return Combinations(values, records.astype(np.int64))
+
     @classmethod
     def _at(
         cls,

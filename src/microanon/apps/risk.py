@@ -98,6 +98,11 @@ class RiskOptions:
         value matches any value in the frequencies, rows with one are dropped from the
         log-linear fit and ignored by SUDA2; ``sdcmicro`` is read as ``any``); the records
         left out of every measure (``drop``, counted); or refused (``error``).
+    harmonic : str, optional
+        With a frequency table of the keys alone (``counts`` of :func:`assess_risk`, see
+        :meth:`~microanon.apps.release_frequencies.Combinations.key_weights`): the column of
+        each row's harmonic mean weight, which the log-linear model takes, ``weights`` then
+        being the arithmetic mean, which the individual risk takes.
     """
 
     quasi: list[str]
@@ -112,6 +117,7 @@ class RiskOptions:
     suda: bool = True
     suda_max_size: int | None = None
     missing: str = "value"
+    harmonic: str | None = None
 
     def __post_init__(self) -> None:
         sources = ("population", "fraction", "region", "population_table")
@@ -364,7 +370,11 @@ def assess_risk(
             numbers["individual_risk"]["household_expected_reidentifications"] = found.expected
             binned["household"] = found.binned
         ll = loglinear_risk(
-            data, quasi, options.weights, missing=missing["loglinear"], counts=per_row
+            data,
+            quasi,
+            options.harmonic or options.weights,
+            missing=missing["loglinear"],
+            counts=per_row,
         )
         numbers["loglinear"] = {
             "tau1": ll.tau1,

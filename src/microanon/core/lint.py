@@ -392,7 +392,7 @@ def lint_schema(
         if a.role is Role.WEIGHT and a.name in data.columns and data[a.name].nunique() > 1
     ]
     size, limited = _scan_size(n, len(quasi), len(tested) + len(weighted), budget)
-    dependencies = _scan(data, quasi, [*tested, *weighted], size, strength)
+    dependencies = _scan(data, quasi, [*tested, *weighted], size, strength, weighted)
     for c in candidates:
         if values[c] >= unique_share * n:
             findings.append(
@@ -492,35 +492,45 @@ def _scan_size(rows: int, quasi: int, tested: int, budget: int) -> tuple[int, st
 
 
 def _scan(
-    data: pd.DataFrame, quasi: Sequence[str], tested: Sequence[str], size: int, threshold: float
+    data: pd.DataFrame,
+    quasi: Sequence[str],
+    tested: Sequence[str],
+    size: int,
+    threshold: float,
+    weights: Sequence[str] = (),
 ) -> dict[str, list[Finding]]:
     """The dependency findings of each tested column, by determinants of up to ``size``
-    quasi-identifiers (none when ``size`` is 0).
+    quasi-identifiers (none when ``size`` is 0); of a sampling weight among ``weights`` only
+    which quasi-identifiers it determines (what :func:`_caution` says).
 
-    The rows are reduced once to the distinct combinations of the quasi-identifiers and the
-    tested columns with their counts: every accuracy is a sum of counts, so each test works on
-    the combinations, not the rows."""
+    The rows are reduced once to the combinations of the quasi-identifiers, then, for each
+    tested column, to the distinct combinations of those and its values with their counts:
+    every accuracy is a sum of counts, so each test works on the combinations of the columns
+    it compares, not the rows (a near-unique weight does not make every other test one per
+    row)."""
     if size == 0 or not tested:
         return {}
-    names = [*quasi, *(c for c in tested if c not in quasi)]
-    coded = [_codes(data[c]) for c in names]
-    combined = combine_codes([c for c, _ in coded], [m for _, m in coded])
-    weights = combined.counts
-    codes = {c: (combined.combos[:, j], coded[j][1]) for j, c in enumerate(names)}
-    quasi_codes = {q: codes[q] for q in quasi}
-    bases = {q: _majority_share(*codes[q], weights) for q in quasi}
-    return {
-        c: _dependencies(
+    coded = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
+    keys = combine_codes([coded[q][0] for q in quasi], [coded[q][1] for q in quasi])
+    out = {}
+    for c in tested:
+        x, nx = coded[c]
+        combined = combine_codes([keys.inverse, x], [len(keys.counts), nx])
+        rows = keys.combos[combined.combos[:, 0]]
+        quasi_codes = {q: (rows[:, j], coded[q][1]) for j, q in enumerate(quasi)}
+        counts = combined.counts
+        bases = {q: _majority_share(*quasi_codes[q], counts) for q in quasi}
+        determinants = () if c in weights else _determinants(quasi, quasi_codes, size)
+        out[c] = _dependencies(
             c,
-            codes[c],
+            (combined.combos[:, 1], nx),
             quasi_codes,
             bases,
-            _determinants(quasi, quasi_codes, size),
+            determinants,
             threshold,
-            weights,
+            counts,
         )
-        for c in tested
-    }
+    return out
 
 
 def _determinants(
