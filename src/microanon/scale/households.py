@@ -112,10 +112,10 @@ class KeyLookup:
         """
         codes = []
         for c, values, missing in zip(self.columns, self._values, self._missing, strict=True):
-            column = records[c].to_numpy(dtype=object)
-            absent = pd.isna(column)
-            found = values.get_indexer(np.where(absent, None, column))
-            found[absent] = missing
+            # Each distinct value looked up once: the records' own codes, then their values'.
+            local, uniques = pd.factorize(records[c], use_na_sentinel=True)
+            at = values.get_indexer(np.asarray(uniques, dtype=object))
+            found = np.append(at, missing)[local]  # a missing value (-1): the last
             if len(found) and int(found.min()) < 0:
                 raise InputError(f"column {c!r} holds a value not counted before: {_CHANGED}")
             codes.append(found.astype(np.int64))
