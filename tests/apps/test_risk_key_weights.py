@@ -1,0 +1,58 @@
+"""A table of keys with the mean and harmonic mean weight of their records
+(:meth:`Combinations.key_weights`) gives every survey risk figure of the records, on random
+surveys with missing keys and weights drawn per record."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from microanon.apps.release_frequencies import Combinations
+from microanon.apps.risk import RiskOptions, assess_risk
+
+HARMONIC = "harmonic"
+
+
+def _close(got: object, expected: object) -> None:
+    if isinstance(expected, dict):
+        assert isinstance(got, dict) and got.keys() == expected.keys()
+        for key in expected:
+            _close(got[key], expected[key])
+    elif isinstance(expected, float):
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True)
+    else:
+        assert got == expected
+
+
+@st.composite
+def surveys(draw: st.DrawFn) -> pd.DataFrame:
+    n = draw(st.integers(2, 80))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return pd.DataFrame(
+        {
+            "a": rng.integers(0, draw(st.integers(1, 4)), n),
+            "b": rng.choice(np.array(["x", "y", None], dtype=object), n, p=[0.5, 0.4, 0.1]),
+            "w": np.round(rng.uniform(1, draw(st.sampled_from([1.5, 30, 500])), n), 2),
+        }
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(surveys(), st.sampled_from(["value", "any", "drop"]))
+def test_a_table_of_keys_gives_the_records_survey_risks(data, missing):
+    options = RiskOptions(["a", "b"], weights="w", suda=False, missing=missing)
+    expected = assess_risk(data, options)
+    keys = Combinations.of(data, ["a", "b", "w"]).key_weights(["a", "b"], "w", HARMONIC)
+    assert len(keys.values) == len(data[["a", "b"]].drop_duplicates())
+    reduced = RiskOptions(["a", "b"], weights="w", suda=False, missing=missing, harmonic=HARMONIC)
+    got = assess_risk(keys.values, reduced, keys.counts)
+    _close(got.numbers, expected.numbers)
+    # The per-record risks, each row of keys standing for its records.
+    for name in ("individual", "prosecutor"):
+        counts = keys.counts[got.record_risks.index]  # under drop, the complete rows only
+        records = np.sort(np.repeat(got.record_risks[name].to_numpy(), counts))
+        rows = np.sort(expected.record_risks[name].to_numpy())
+        assert records == pytest.approx(rows, nan_ok=True)  # a missing key under any: NaN
