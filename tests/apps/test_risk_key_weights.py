@@ -31,10 +31,12 @@ def _close(got: object, expected: object) -> None:
 def surveys(draw: st.DrawFn) -> pd.DataFrame:
     n = draw(st.integers(2, 80))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    b = rng.choice(np.array(["x", "y", None], dtype=object), n, p=[0.5, 0.4, 0.1])
+    b[0] = "x"  # a key missing in every record is refused (sdcMicro's counting needs one)
     return pd.DataFrame(
         {
             "a": rng.integers(0, draw(st.integers(1, 4)), n),
-            "b": rng.choice(np.array(["x", "y", None], dtype=object), n, p=[0.5, 0.4, 0.1]),
+            "b": b,
             "w": np.round(rng.uniform(1, draw(st.sampled_from([1.5, 30, 500])), n), 2),
         }
     )

@@ -24,10 +24,12 @@ def surveys(draw: st.DrawFn) -> tuple[pd.DataFrame, int, int]:
     and households of 1-4 records; a shuffle seed and a number of partitions."""
     n = draw(st.integers(1, 60))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    b = rng.choice(np.array(["x", "y", None], dtype=object), n, p=[0.5, 0.4, 0.1])
+    b[0] = "x"  # a key missing in every record is refused (sdcMicro's counting needs one)
     data = pd.DataFrame(
         {
             "a": rng.integers(0, 3, n),
-            "b": rng.choice(np.array(["x", "y", None], dtype=object), n, p=[0.5, 0.4, 0.1]),
+            "b": b,
             "w": np.round(rng.uniform(1, 40, n), 1),
             "hh": np.repeat(np.arange(n), rng.integers(1, 5, n))[:n],
         }

@@ -8,8 +8,8 @@ with their records. The original's table is counted while the engine encodes the
 (:attr:`microanon.scale.ScaleResult.original`), the published table's in the read of the
 written files that verifies them (:attr:`~microanon.scale.ScaleResult.published`);
 :func:`microanon.apps.publish.write_reports` then writes the same reports as in memory, every
-number measured on these tables (see :class:`CountedRelease` for what needs the records and is
-therefore left out).
+number measured on these tables but the household risk, which one more pass over the records
+measures (:mod:`microanon.scale.households`).
 """
 
 from __future__ import annotations

@@ -508,7 +508,7 @@ def _scan(
     every accuracy is a sum of counts, so each test works on the combinations of the columns
     it compares, not the rows (a near-unique weight does not make every other test one per
     row)."""
-    if size == 0 or not tested:
+    if size == 0 or not tested or not quasi:  # no quasi-identifier: nothing to find
         return {}
     coded = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
     keys = combine_codes([coded[q][0] for q in quasi], [coded[q][1] for q in quasi])
