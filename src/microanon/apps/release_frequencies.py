@@ -28,7 +28,14 @@ from ..models import column_codes, published_groups_frame
 if TYPE_CHECKING:
     from .risk import HouseholdMeasure
 
-__all__ = ["PUBLISHED", "Combinations", "CountedRelease", "ReleaseTables", "as_suppressed"]
+__all__ = [
+    "PUBLISHED",
+    "Combinations",
+    "CountedRelease",
+    "ReleaseTables",
+    "as_suppressed",
+    "row_classes",
+]
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class Combinations:
         ``codes``: :func:`~microanon.models.frequencies.column_codes` of some of its columns,
         already computed)."""
         columns = list(columns)
-        row_class, first = _classes(frame, columns, codes)
+        row_class, first = row_classes(frame, columns, codes)
         return cls._at(frame[columns], row_class, first, counts)
 
     def project(self, columns: Sequence[str]) -> Combinations:
@@ -81,7 +88,7 @@ class Combinations:
         weight must be known and positive.
         """
         keys = list(keys)
-        row_class, first = _classes(self.values, keys)
+        row_class, first = row_classes(self.values, keys)
         records = np.bincount(row_class, weights=self.counts, minlength=len(first))
         w = self.values[weight].to_numpy(dtype=float)
         total = np.bincount(row_class, weights=self.counts * w, minlength=len(first))
@@ -114,7 +121,7 @@ def as_suppressed(values: pd.DataFrame) -> pd.DataFrame:
     return values.astype(object).where(values.notna(), SUPPRESSED)
 
 
-def _classes(
+def row_classes(
     frame: pd.DataFrame,
     columns: Sequence[str],
     known: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
@@ -132,7 +139,7 @@ def _classes(
 def _first_order(
     codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int, offset: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_classes` of code columns (each code plus ``offset`` in ``0 .. size - 1``)."""
+    """:func:`row_classes` of code columns (each code plus ``offset`` in ``0 .. size - 1``)."""
     if not codes:  # no column: one combination of every row
         return np.zeros(rows, dtype=np.int64), np.zeros(1 if rows else 0, dtype=np.int64)
     radices = [max(int(s), 1) for s in sizes]
@@ -230,7 +237,7 @@ class ReleaseTables:
                 list(attack_quasi),
             )
         # Each side is grouped once; the pairs are the combinations of the two groupings.
-        left, right = _classes(original, held), _classes(data, shown)
+        left, right = row_classes(original, held), row_classes(data, shown)
         joint = _paired(left, right)
         names = {c: c + PUBLISHED for c in shown}
         both = pd.concat(

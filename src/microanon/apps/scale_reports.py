@@ -29,7 +29,7 @@ from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
 from ..scale.frequencies import FrequencyTable
 from .publish import write_reports
-from .release_frequencies import PUBLISHED, Combinations, CountedRelease
+from .release_frequencies import PUBLISHED, Combinations, CountedRelease, row_classes
 from .risk import HouseholdMeasure
 
 __all__ = [
@@ -53,6 +53,14 @@ def _keys(frame: pd.DataFrame) -> pd.Index:
     if frame.shape[1] == 0:
         return pd.Index([""] * len(frame))
     return pd.MultiIndex.from_frame(frame.astype(str)).to_flat_index()
+
+
+def _distinct_keys(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
+    """Each row's combination of ``frame`` (by first appearance) and the text key (:func:`_keys`)
+    of each combination: a table of many rows whose combinations of these columns are few is
+    keyed once per combination."""
+    row_class, first = row_classes(frame, list(frame.columns))
+    return row_class, _keys(frame.iloc[first])
 
 
 def _labels(hierarchy: Hierarchy, level: int, values: pd.Series) -> np.ndarray:
@@ -82,7 +90,7 @@ def published_of(
             for c in shown
         }
     )
-    gone = ~_keys(labels).isin(_keys(published.values[shown]))
+    gone = ~_keys(labels).isin(_distinct_keys(published.values[shown])[1])
     labels.loc[gone, [c for c in shown if c in quasi]] = SUPPRESSED
     return labels
 
@@ -99,7 +107,8 @@ def in_original_order(published: Combinations, labels: pd.DataFrame) -> Combinat
     """
     first = pd.Series(np.arange(len(labels)), index=_keys(labels))
     first = first[~first.index.duplicated()]
-    rank = first.reindex(_keys(published.values[list(labels.columns)])).to_numpy(dtype=float)
+    row_class, keys = _distinct_keys(published.values[list(labels.columns)])
+    rank = first.reindex(keys).to_numpy(dtype=float)[row_class]
     order = np.lexsort((np.arange(len(rank)), np.nan_to_num(rank, nan=len(labels))))
     values = published.values.iloc[order].reset_index(drop=True)
     return Combinations(values, published.counts[order])
