@@ -15,7 +15,19 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["as_pandas", "is_arrow_table", "pandas_if_arrow"]
+__all__ = ["arrow_text", "as_pandas", "is_arrow_table", "pandas_if_arrow"]
+
+
+def arrow_text(column: pd.Series) -> Any:
+    """The pyarrow array of an Arrow-backed string column without missing values (pandas'
+    ``str`` columns), else None: what pyarrow's compute functions take without a copy."""
+    if not isinstance(column.array, pd.arrays.ArrowExtensionArray):
+        return None
+    import pyarrow as pa
+
+    arrow = column.array.__arrow_array__()
+    text = pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)
+    return arrow if text and arrow.null_count == 0 else None
 
 
 def is_arrow_table(obj: Any) -> bool:

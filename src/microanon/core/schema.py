@@ -32,7 +32,7 @@ import pandas as pd
 
 from .errors import HierarchyError, InputError, SchemaError
 from .files import read_yaml_file
-from .frames import as_pandas
+from .frames import arrow_text, as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
@@ -287,6 +287,11 @@ def marked_missing(column: pd.Series) -> np.ndarray:
     numbers."""
     if pd.api.types.is_numeric_dtype(column):
         return np.zeros(len(column), dtype=bool)
+    arrow = arrow_text(column)
+    if arrow is not None:  # pyarrow's comparison, without pandas' wrapping of it
+        import pyarrow.compute as pc
+
+        return pc.equal(arrow, MISSING_LABEL).to_numpy(zero_copy_only=False)
     return column.eq(MISSING_LABEL).fillna(False).to_numpy(dtype=bool)
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .errors import InputError, SchemaError
 from .factorize import factorize, factorize_keys, first_rows, push_digit, sharing
+from .frames import arrow_text
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
@@ -33,8 +34,6 @@ __all__ = [
 
 
 #: pandas columns backed by a pyarrow array (``str`` columns of pandas 3, ``string[pyarrow]``).
-_ArrowArray = pd.arrays.ArrowExtensionArray
-
 #: Key spaces up to this many times the number of rows (plus a constant) are counted, not sorted
 #: (here, in the models' groups and in the lattice's frequency sets, which share the rule).
 DENSE_FACTOR = 4
@@ -74,17 +73,6 @@ def factorize_column(
             "value (a suppressed cell is '*') or drop those rows first"
         )
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
-
-
-def _arrow_text(col: pd.Series) -> Any:
-    """The pyarrow array of an Arrow-backed string column without missing values, else None."""
-    if not isinstance(col.array, _ArrowArray):
-        return None
-    import pyarrow as pa
-
-    arrow = col.array.__arrow_array__()
-    text = pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)
-    return arrow if text and arrow.null_count == 0 else None
 
 
 def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
@@ -145,7 +133,7 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
         inv, uniq = factorize(col)
         if not (inv < 0).any():
             return hierarchy.leaf_index(uniq, column=column)[inv]
-    arrow = _arrow_text(col)
+    arrow = arrow_text(col)
     if arrow is not None:
         import pyarrow as pa
         import pyarrow.compute as pc
