@@ -7,12 +7,15 @@ Run: .venv/bin/python benchmarks/whole_run.py [--sizes 1e5,1e6] [--huge] [--data
 Data (generated, never committed; into ``--dir`` or a temporary directory removed at the end):
 ``adult`` is ARX's Adult extract (30,162 rows) resampled with replacement to each size (fixed
 seed), ``synthetic`` every column drawn on its own from Adult's marginals (the same domains, far
-more distinct combinations). Each size is written as one CSV (pandas, unquoted: ARX's driver
-reads it too) and, for ``--engine dask``, as a Parquet directory of ``--rows-per-file`` rows per
-file. Configuration (a YAML file beside the data): the 6 quasi-identifiers ``sex, age, race,
-marital_status, education, native_country`` with ARX's hierarchy files (``age`` numeric),
-``workclass`` and ``salary_class`` insensitive, ``occupation`` sensitive; ``full_domain``, k = 5,
-5 % suppression, LM.
+more distinct combinations), ``survey`` the resampled records with a sampling weight drawn per
+record (uniform on 1-500, two decimals: nearly a value per record, as a survey's calibrated
+weights often are) and a household id (three consecutive records per household), which the
+configuration gives the roles ``weight`` and ``household`` (no ARX run on it). Each size is
+written as one CSV (pandas, unquoted: ARX's driver reads it too) and, for ``--engine dask``, as
+a Parquet directory of ``--rows-per-file`` rows per file. Configuration (a YAML file beside the
+data): the 6 quasi-identifiers ``sex, age, race, marital_status, education, native_country``
+with ARX's hierarchy files (``age`` numeric), ``workclass`` and ``salary_class`` insensitive,
+``occupation`` sensitive; ``full_domain``, k = 5, 5 % suppression, LM.
 
 Per size, each measured in a fresh process (best wall of ``--repeat``; CPU and peak resident
 memory of that process and the children it waited for, from ``os.wait4`` in a small launcher
@@ -104,19 +107,29 @@ TARGET_WORKBENCH = (10**6, 30.0)  # rows, seconds
 STAGE_LINE = re.compile(r"\[\d+/\d+\] (.+?) \.\.\. done in ([\d.]+) s$")
 
 
+#: The survey design columns of the ``survey`` data and their roles.
+DESIGN = {"weight": "{role: weight, kind: numeric}", "household": "{role: household}"}
+
+
 def generate(kind: str, rows: int, seed: int = 0) -> pd.DataFrame:
-    """``rows`` rows of ``adult`` (resampled records) or ``synthetic`` (independent columns)."""
+    """``rows`` rows of ``adult`` (resampled records), ``survey`` (those with a weight drawn
+    per record and households of three) or ``synthetic`` (independent columns)."""
     adult = load_arx_adult()
     rng = np.random.default_rng(seed)
-    if kind == "adult":
-        return adult.iloc[rng.integers(0, len(adult), rows)].reset_index(drop=True)
+    if kind in ("adult", "survey"):
+        frame = adult.iloc[rng.integers(0, len(adult), rows)].reset_index(drop=True)
+        if kind == "survey":
+            frame["weight"] = np.round(rng.uniform(1, 500, rows), 2)
+            frame["household"] = np.arange(rows) // 3
+        return frame
     return pd.DataFrame(
         {c: adult[c].to_numpy()[rng.integers(0, len(adult), rows)] for c in adult.columns}
     )
 
 
-def write_config(folder: Path) -> Path:
-    """ARX's hierarchy files ``hierarchy_<column>.csv`` and ``k5.yaml`` naming them."""
+def write_config(folder: Path, survey: bool = False) -> Path:
+    """ARX's hierarchy files ``hierarchy_<column>.csv`` and ``k5.yaml`` naming them (with
+    ``survey``, ``k5-survey.yaml``, the roles of :data:`DESIGN` added)."""
     folder.mkdir(parents=True, exist_ok=True)
     lines = ["schema:"]
     for column in QUASI:
@@ -125,13 +138,14 @@ def write_config(folder: Path) -> Path:
         kind = ", kind: numeric" if column == "age" else ""
         lines.append(f"  {column}: {{role: quasi{kind}, hierarchy: {path.name}}}")
     lines += [f"  {column}: {{role: {role}}}" for column, role in OTHERS.items()]
+    lines += [f"  {column}: {role}" for column, role in DESIGN.items() if survey]
     lines += [
         "method: full_domain",
         f"params: {{suppression: {SUPPRESSION}, metric: {METRIC}}}",
         "models:",
         f"  - k_anonymity: {{k: {K}}}",
     ]
-    config = folder / "k5.yaml"
+    config = folder / ("k5-survey.yaml" if survey else "k5.yaml")
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return config
 
@@ -281,6 +295,11 @@ def workbench_seconds(csv: str, folder: str) -> float:
     with TestClient(app, base_url="http://127.0.0.1:8765") as client:
         (ds,) = client.get("/api/datasets").json()
         columns: dict[str, Any] = {c: {"role": role} for c, role in OTHERS.items()}
+        with Path(csv).open(encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split(",")
+        if "weight" in header:  # the survey data: its design columns' roles (see DESIGN)
+            columns["weight"] = {"role": "weight", "kind": "numeric"}
+            columns["household"] = {"role": "household"}
         for q in QUASI:
             text = (Path(folder) / f"hierarchy_{q}.csv").read_bytes()
             files = {"file": (f"{q}.csv", text, "text/csv")}
@@ -503,7 +522,7 @@ def whole_runs(
     for engine in engines:
         shutil.rmtree(folder / f"out-{engine}", ignore_errors=True)
     arx = None
-    if classpath is not None and rows in args.arx_rows:
+    if classpath is not None and rows in args.arx_rows and kind != "survey":
         arx = arx_line(classpath, kind, csv, config.parent, frame, cfg, args.repeat)
         print("  ".join(arx_cells(arx)), flush=True)
     if not args.dir:
@@ -521,7 +540,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1e5,1e6", help="row counts (default 1e5,1e6)")
     parser.add_argument("--huge", action="store_true", help="also 10^7 rows (an 800 MB CSV)")
-    parser.add_argument("--data", default="adult", help="adult, synthetic or both (comma)")
+    parser.add_argument(
+        "--data", default="adult", help="adult, synthetic, survey or several (comma)"
+    )
     parser.add_argument("--engines", default="memory,dask", help="memory, dask or both (comma)")
     parser.add_argument("--dir", type=Path, help="where to write the data (default: a temp dir)")
     parser.add_argument("--rows-per-file", type=int, default=250_000, help="Parquet rows per file")
@@ -561,9 +582,12 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[Row] = []
     arx: list[ArxLine] = []
     try:
-        config = write_config(root / "config")
+        configs = {
+            kind: write_config(root / "config", survey=kind == "survey")
+            for kind in args.data.split(",")
+        }
         for n in args.size_list:
-            for kind in args.data.split(","):
+            for kind, config in configs.items():
                 got, line = whole_runs(kind, n, args, root, config, classpath)
                 rows += got
                 arx += [line] if line is not None else []

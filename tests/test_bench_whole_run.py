@@ -40,6 +40,11 @@ def test_config_and_stage_lines(whole_run: ModuleType, tmp_path: Path) -> None:
     assert whole_run.stage_seconds(stderr) == {
         "read": 0.6, "lint": 1.6, "method": 0.5, "reports": 47.1
     }  # fmt: skip
+    survey = load_config(whole_run.write_config(tmp_path, survey=True))
+    assert (survey.schema.weight, survey.schema.household) == ("weight", "household")
+    data = whole_run.generate("survey", 3000)
+    assert data["weight"].min() >= 1 and data["weight"].nunique() > 2000
+    assert data["household"].value_counts().max() == 3
     seconds = {"encode": 1.0, "frequencies": 0.5, "search": 0.25, "write": 2.0, "verify": 3.0}
     assert whole_run.dask_stage_seconds({"seconds": seconds})["method"] == 0.75
 
