@@ -1,6 +1,8 @@
-"""The household risk out of core (:mod:`microanon.scale.households`) against the in-memory
-measure (:func:`microanon.measures.individual_risk` with ``household=``), on random surveys
-split into partitions in random order, and its key lookup on values that differ only in type."""
+"""The household risk from the individual risks of the keys' combinations, in memory
+(:mod:`microanon.measures.households`) and out of core (:mod:`microanon.scale.households`),
+against the measure on the records (:func:`microanon.measures.individual_risk` with
+``household=``), on random surveys split into partitions in random order; the key lookup on
+values that differ only in type."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from hypothesis import strategies as st
 
 from microanon.core.errors import InputError
 from microanon.measures import individual_risk
-from microanon.scale.households import KeyLookup, household_risks
+from microanon.measures.households import KeyLookup, household_risks_of
+from microanon.scale.households import household_risks
 
 BINS = np.linspace(0.0, 1.0, 21)
 
@@ -51,6 +54,10 @@ def test_household_risk_out_of_core_is_the_in_memory_one(client, survey):
     found = household_risks(pieces, keys[["a", "b"]], keys["r"].to_numpy(), "w", "hh", BINS, client)
     assert found.records == len(data) and found.missing_ids == 0
     assert found.households == data["hh"].nunique()
+    in_memory = household_risks_of(data, keys[["a", "b"]], keys["r"], "w", "hh", BINS)
+    assert (in_memory.records, in_memory.households) == (found.records, found.households)
+    assert in_memory.expected == pytest.approx(found.expected)
+    np.testing.assert_array_equal(in_memory.binned, found.binned)
     assert found.expected == pytest.approx(expected.household_expected_reidentifications)
     assert found.global_risk == pytest.approx(expected.household_global_risk)
     np.testing.assert_array_equal(found.binned, np.histogram(expected.household_risk, BINS)[0])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,11 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
+from ..measures.households import household_risks_of
 from ..models import Verification, verify_written
 from .aside import aside
 from .families import add_release_sections
+from .release_figures import RISK_BINS
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
 from .release_sections import add_single_table_sections
 from .release_summary import (
@@ -283,10 +286,10 @@ def _add_original_risk(
     counted: CountedRelease | None,
 ) -> None:
     """The original's risk profile, measured on the frequency table of its keys and sampling
-    weight (out of core, the one counted while encoding, its household risk over the records
-    by :attr:`CountedRelease.households`), or on the records when a household risk is measured
-    in memory (with a weight and a household id). The records without a weight or household
-    id are left out of every measure, and counted."""
+    weight (out of core, the one counted while encoding), its household risk over the records
+    (in memory :func:`~microanon.measures.households.household_risks_of`, out of core
+    :attr:`CountedRelease.households`). The records without a weight or household id are left
+    out of every measure, and counted."""
     title = "Disclosure risk of the original"
     weight = schema.weight if schema.weight in entering.columns else None
     household = schema.household if schema.household in entering.columns else None
@@ -295,7 +298,13 @@ def _add_original_risk(
         design = [weight, household]
         frame = entering[[*quasi, *design]].dropna(subset=design)
         left = len(entering) - len(frame)
-        _add_risk(report, frame, quasi, title, schema, left_out=(left, lacking))
+        # the measures on the keys' combinations, the household risk over the records
+        keys = Combinations.of(frame, [*quasi, weight])
+        measure = partial(
+            household_risks_of, frame, weight=weight, household=household, bins=RISK_BINS
+        )
+        counts = keys.counts
+        _add_risk(report, keys.values, quasi, title, schema, counts, measure, (left, lacking))
         return
     if counted is None:
         keys = Combinations.of(entering, [*quasi, *([weight] if weight is not None else [])])

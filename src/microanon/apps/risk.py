@@ -38,11 +38,12 @@ from .release_figures import record_risks
 from .report import Report
 
 if TYPE_CHECKING:
-    from ..scale.households import HouseholdRisks
+    from ..measures.households import HouseholdRisks
 
 #: The household risks of the records a frequency table stands for, from the distinct
-#: combinations of its keys and their individual risks (out of core:
-#: :func:`microanon.scale.households.household_risks` over the records).
+#: combinations of its keys and their individual risks (in memory
+#: :func:`microanon.measures.households.household_risks_of`, out of core
+#: :func:`microanon.scale.households.household_risks`, over the records).
 HouseholdMeasure = Callable[[pd.DataFrame, np.ndarray], "HouseholdRisks"]
 
 __all__ = [
