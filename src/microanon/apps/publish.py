@@ -313,14 +313,14 @@ def _add_original_risk(
     else:
         keys = counted.tables.before.project(quasi)
     known = _weighted(keys, weight)
-    values = keys.values.loc[known].reset_index(drop=True)
+    values, counts, inverse = keys.rows(known)
     measure = None
     if counted is not None and household is not None and weight is not None:
         measure = counted.households
         if measure is None:
             raise ValueError("a release made out of core with a household id needs its measure")
     left = (int(keys.counts[~known].sum()), lacking if weight is not None else "sampling weight")
-    _add_risk(report, values, quasi, title, schema, keys.counts[known], measure, left)
+    _add_risk(report, values, quasi, title, schema, counts, measure, left, inverse)
 
 
 def public_report(
@@ -380,11 +380,12 @@ def public_report(
             codes = verification.codes.get("data")
             shown = Combinations.of(data, [*quasi, weight], codes=codes)
         known = _weighted(shown, weight)
-        frame = as_suppressed(shown.values.loc[known, quasi]).reset_index(drop=True)
+        values, counts, inverse = shown.rows(known)
+        frame = as_suppressed(values[quasi])
         if weight is not None:
-            frame[weight] = shown.values.loc[known, weight].to_numpy()
+            frame[weight] = values[weight].to_numpy()
         left = (int(shown.counts[~known].sum()), "sampling weight")
-        _add_risk(report, frame, quasi, title, schema, shown.counts[known], left_out=left)
+        _add_risk(report, frame, quasi, title, schema, counts, None, left, inverse)
     return report
 
 
@@ -409,14 +410,16 @@ def _add_risk(
     counts: np.ndarray | None = None,
     households: HouseholdMeasure | None = None,
     left_out: tuple[int, str] = (0, ""),
+    inverse: np.ndarray | None = None,
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
     ``frame`` holds; ``counts``: records per row of a frequency table of the keys (and the
     weight). ``households``: the household risk of the records such a table stands for,
-    measured over them (a release made out of core whose schema has a household id). ``left_out``:
+    measured over them (the schema has a household id). ``left_out``:
     the records of the table left out of ``frame``, and what they lack (a sampling weight);
-    the section counts them."""
+    the section counts them. ``inverse``: per row, the sum of its records' inverse weights,
+    when the weight column holds their mean (:attr:`Combinations.inverse`)."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
@@ -425,7 +428,7 @@ def _add_risk(
         note = without if note is None else f"{note}; {without}"
     harmonic = None
     if counts is not None and weights is not None:  # a row per combination of keys
-        keys = Combinations(frame, counts).key_weights(quasi, weights, _HARMONIC)
+        keys = Combinations(frame, counts, inverse).key_weights(quasi, weights, _HARMONIC)
         frame, counts, harmonic = keys.values, keys.counts, _HARMONIC
     options = RiskOptions(quasi, weights, household, suda=False, harmonic=harmonic)
     measure = households if weights is not None else None

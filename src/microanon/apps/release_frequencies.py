@@ -52,10 +52,15 @@ class Combinations:
         One row per combination (missing values kept), default index, the columns' dtypes.
     counts : int64 array
         Records per combination (each at least one).
+    inverse : float array or None
+        The sum of the inverse sampling weights of each combination's records, when its weight
+        column holds the mean of their weights (counted out of core by class and sums:
+        :mod:`microanon.scale.weight_sums`); None when the weight column holds each one's.
     """
 
     values: pd.DataFrame
     counts: np.ndarray
+    inverse: np.ndarray | None = None
 
     @classmethod
     def of(
@@ -64,18 +69,19 @@ class Combinations:
         columns: Sequence[str],
         counts: np.ndarray | None = None,
         codes: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
+        inverse: np.ndarray | None = None,
     ) -> Combinations:
         """The combinations of ``columns`` in ``frame`` (``counts``: records per row, or one;
         ``codes``: :func:`~microanon.models.frequencies.column_codes` of some of its columns,
-        already computed)."""
+        already computed; ``inverse``: per row, as :attr:`inverse`, summed)."""
         columns = list(columns)
         row_class, first = row_classes(frame, columns, codes)
-        return cls._at(frame[columns], row_class, first, counts)
+        return cls._at(frame[columns], row_class, first, counts, inverse)
 
     def project(self, columns: Sequence[str]) -> Combinations:
         """The combinations of fewer ``columns``, their counts summed (in order of first
         appearance still)."""
-        return Combinations.of(self.values, columns, self.counts)
+        return Combinations.of(self.values, columns, self.counts, inverse=self.inverse)
 
     def key_weights(self, keys: Sequence[str], weight: str, harmonic: str) -> Combinations:
         """The combinations of ``keys`` with the mean sampling weight of their records in
@@ -92,7 +98,8 @@ class Combinations:
         records = np.bincount(row_class, weights=self.counts, minlength=len(first))
         w = self.values[weight].to_numpy(dtype=float)
         total = np.bincount(row_class, weights=self.counts * w, minlength=len(first))
-        inverse = np.bincount(row_class, weights=self.counts / w, minlength=len(first))
+        each = self.counts / w if self.inverse is None else self.inverse
+        inverse = np.bincount(row_class, weights=each, minlength=len(first))
         values = self.values[keys].iloc[first].reset_index(drop=True)
         values[weight] = total / records
         values[harmonic] = records / inverse
@@ -105,10 +112,24 @@ class Combinations:
         row_class: np.ndarray,
         first: np.ndarray,
         counts: np.ndarray | None = None,
+        inverse: np.ndarray | None = None,
     ) -> Combinations:
         records = np.bincount(row_class, weights=counts, minlength=len(first))
         values = frame.iloc[first].reset_index(drop=True)
-        return cls(values, np.asarray(records, dtype=np.int64))
+        if inverse is not None:
+            inverse = np.bincount(row_class, weights=inverse, minlength=len(first))
+        return cls(values, np.asarray(records, dtype=np.int64), inverse)
+
+    def reordered(self, order: np.ndarray) -> Combinations:
+        """The same combinations in ``order`` (positions of the rows)."""
+        values = self.values.iloc[order].reset_index(drop=True)
+        inverse = None if self.inverse is None else self.inverse[order]
+        return Combinations(values, self.counts[order], inverse)
+
+    def rows(self, keep: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
+        """The values, counts and :attr:`inverse` of the rows ``keep`` (a boolean mask)."""
+        inverse = None if self.inverse is None else self.inverse[keep]
+        return self.values.loc[keep].reset_index(drop=True), self.counts[keep], inverse
 
     @property
     def records(self) -> int:

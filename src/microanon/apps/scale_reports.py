@@ -28,6 +28,7 @@ from ..core.schema import Schema
 from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
 from ..scale.frequencies import FrequencyTable
+from ..scale.weight_sums import INVERSE, TOTAL, stand_ins
 from .publish import write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease, row_classes
 from .risk import HouseholdMeasure
@@ -41,11 +42,17 @@ __all__ = [
 ]
 
 
-def combinations_of(table: FrequencyTable) -> Combinations:
+def combinations_of(table: FrequencyTable, weight: str | None = None) -> Combinations:
     """The combinations of a frequency table of values (in its order, each once), as
-    :class:`Combinations`."""
+    :class:`Combinations`; ``weight``, counted by class with its sums
+    (:mod:`microanon.scale.weight_sums`), as the mean of each combination's usable weights (or
+    a value of its refused class), with the sums of their inverses."""
     values = pd.DataFrame(dict(table.codes), columns=list(table.columns))
-    return Combinations.of(values, table.columns, table.counts)
+    inverse = None
+    if weight in values.columns and table.sums:
+        values[weight] = stand_ins(values[weight], table.counts, table.sums[TOTAL])
+        inverse = table.sums[INVERSE]
+    return Combinations.of(values, table.columns, table.counts, inverse=inverse)
 
 
 def _keys(frame: pd.DataFrame) -> pd.Index:
@@ -110,8 +117,7 @@ def in_original_order(published: Combinations, labels: pd.DataFrame) -> Combinat
     row_class, keys = _distinct_keys(published.values[list(labels.columns)])
     rank = first.reindex(keys).to_numpy(dtype=float)[row_class]
     order = np.lexsort((np.arange(len(rank)), np.nan_to_num(rank, nan=len(labels))))
-    values = published.values.iloc[order].reset_index(drop=True)
-    return Combinations(values, published.counts[order])
+    return published.reordered(order)
 
 
 def pairs_of(original: Combinations, labels: pd.DataFrame) -> Combinations:
@@ -168,12 +174,12 @@ def write_scale_reports(
         or result.original.columns != columns_counted
     ):
         raise ValueError("the release's combinations were not counted for its reports")
-    original = combinations_of(result.original)
+    original = combinations_of(result.original, weight)
     weighted = None
     if weight is not None:
         weighted = original.project([*quasi, weight])
         original = original.project(held)
-    published = combinations_of(result.published)
+    published = combinations_of(result.published, weight)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)

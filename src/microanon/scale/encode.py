@@ -27,6 +27,7 @@ from ..core.table import numbers_with_marker, sorted_values
 from .client import run_stage
 from .encoding import Encoding
 from .frequencies import FrequencyTable, count_combinations
+from .weight_sums import weight_classes
 
 __all__ = [
     "row_counts_of",
@@ -393,6 +394,9 @@ class Encoded:
         method receives them (missing values as they are), in order of first appearance, with
         their records (``uniques``, ``combos`` and ``counts`` only; :func:`merge_counted` merges
         the partitions'); None when none were asked for.
+    sums : dict of str to float array
+        Per combination, sums over its records (a sampling weight counted by class:
+        :mod:`microanon.scale.weight_sums`).
     """
 
     rows: int
@@ -408,6 +412,7 @@ class Encoded:
     left_out: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
     counted: Encoded | None = None
+    sums: dict[str, np.ndarray] = field(default_factory=dict)
 
     def summary(self) -> Encoded:
         """What the client needs to build the dictionaries and to report (nothing per record)."""
@@ -480,6 +485,7 @@ def encode_partition(
     budget: float | None = None,
     spill: str | None = None,
     counted: Sequence[str] = (),
+    weight: str | None = None,
     household: str | None = None,
 ) -> Encoded:
     """Clean one partition and code it with local dictionaries, in one pass.
@@ -502,11 +508,13 @@ def encode_partition(
         Columns whose combinations of values the partition also counts (:attr:`Encoded.counted`,
         for the reports): every column of ``columns`` and possibly more, counted from the same
         codes (only the more are coded again).
+    weight : str, optional
+        The sampling weight, among ``counted``: counted by the class of each record's weight,
+        with the sums of the usable ones (:mod:`microanon.scale.weight_sums`), not by value.
     household : str, optional
-        The schema's household id, when the last of ``counted`` is its sampling weight: a
-        record without a household id has its weight counted as missing, so that the survey
-        risk measures leave it out, as in memory they leave out the records without a weight
-        or a household id.
+        With ``weight``, the schema's household id: a record without one has its weight
+        counted as missing, so that the survey risk measures leave it out, as in memory they
+        leave out the records without a weight or a household id.
     """
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
@@ -542,13 +550,7 @@ def encode_partition(
             if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in clean.columns
         },
         counted=_combinations(
-            _without_household(clean, counted, household),
-            counted,
-            columns,
-            uniques,
-            combos,
-            counts,
-            inverse,
+            clean, counted, columns, uniques, combos, counts, inverse, weight, household
         ),
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
@@ -564,20 +566,6 @@ def encode_partition(
     return out
 
 
-def _without_household(
-    clean: pd.DataFrame, counted: Sequence[str], household: str | None
-) -> pd.DataFrame:
-    """``clean`` with its sampling weight (the last of ``counted``) missing where the
-    household id is (see :func:`encode_partition`)."""
-    if household is None or not counted:
-        return clean
-    absent = clean[household].isna()
-    if not absent.any():
-        return clean
-    weight = counted[-1]
-    return clean.assign(**{weight: clean[weight].where(~absent)})
-
-
 def _combinations(
     clean: pd.DataFrame,
     counted: Sequence[str],
@@ -586,11 +574,14 @@ def _combinations(
     combos: dict[str, np.ndarray],
     counts: np.ndarray,
     inverse: np.ndarray,
+    weight: str | None = None,
+    household: str | None = None,
 ) -> Encoded | None:
     """The combinations of ``counted`` in ``clean``, in order of first appearance: those of the
     encoded ``columns`` when they are the same; when ``counted`` adds columns to them, the
     pairs of each row's encoded combination (``inverse``) and its codes of the added columns,
-    so that only those are coded again."""
+    so that only those are coded again; ``weight`` (an added column) by class, with its sums
+    (see :func:`encode_partition`)."""
     counted = list(counted)
     if not counted:
         return None
@@ -599,13 +590,19 @@ def _combinations(
     added = [c for c in counted if c not in columns]
     if len(added) + len(columns) != len(counted):
         raise ValueError("the counted columns must include every encoded column")
+    sums: dict[str, np.ndarray] = {}
+    if weight is not None:
+        unknown = None if household is None else clean[household].isna().to_numpy()
+        classes, sums = weight_classes(clean[weight], unknown)
+        clean = clean.assign(**{weight: classes})
     more, more_combos, more_counts, row_more = local_counts(clean, added, inverse=True)
-    (pair_combo, pair_more), pair_counts, _ = count_combinations(
-        [inverse, row_more], [len(counts), len(more_counts)]
+    (pair_combo, pair_more), pair_counts, pairs = count_combinations(
+        [inverse, row_more], [len(counts), len(more_counts)], inverse=bool(sums)
     )
     found = {c: combos[c].take(pair_combo) for c in columns}
     found.update({c: more_combos[c].take(pair_more) for c in added})
-    return Encoded(len(clean), {**uniques, **more}, found, pair_counts)
+    summed = {k: np.bincount(pairs, weights=v, minlength=len(pair_counts)) for k, v in sums.items()}
+    return Encoded(len(clean), {**uniques, **more}, found, pair_counts, sums=summed)
 
 
 def merge_counted(parts: Sequence[Encoded], columns: Sequence[str]) -> FrequencyTable:
@@ -633,9 +630,16 @@ def merge_counted(parts: Sequence[Encoded], columns: Sequence[str]) -> Frequency
             np.concatenate([at[p.combos[c]] for p, at in zip(parts, positions, strict=True)])
         )
     counts = np.concatenate([p.counts for p in parts])
-    combos, merged, _ = count_combinations(codes, [len(values[c]) for c in columns], counts)
+    names = list(parts[0].sums)
+    combos, merged, at = count_combinations(
+        codes, [len(values[c]) for c in columns], counts, inverse=bool(names)
+    )
+    sums = {
+        k: np.bincount(at, np.concatenate([p.sums[k] for p in parts]), minlength=len(merged))
+        for k in names
+    }
     return FrequencyTable(
-        columns, {c: values[c][k] for c, k in zip(columns, combos, strict=True)}, merged
+        columns, {c: values[c][k] for c, k in zip(columns, combos, strict=True)}, merged, sums=sums
     )
 
 

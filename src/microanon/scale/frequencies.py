@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dask.dataframe as dd
@@ -49,12 +49,16 @@ class FrequencyTable:
     keys : int64 array or None
         The packed key of each combination (:func:`pack_codes`), ascending, when the codes fit
         one int64 key.
+    sums : dict of str to float array
+        Per combination, sums over its records (a sampling weight counted by class:
+        :mod:`microanon.scale.weight_sums`).
     """
 
     columns: list[str]
     codes: dict[str, np.ndarray]
     counts: np.ndarray
     keys: np.ndarray | None = None
+    sums: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.counts)

@@ -488,14 +488,14 @@ def _encode(
     pieces = dataset_pieces(source, frame, schema.columns, numeric, read_options)
     budget = _budget(run, len(pieces), spill)
     encode = delayed(encode_partition, pure=False)
-    # With a sampling weight counted, a record without a household id counts as one without
-    # a weight: the survey risk measures leave out both, as in memory.
-    household = schema.household if counted and counted[-1] == schema.weight else None
+    # A sampling weight is counted by class with its sums, a record without a household id as
+    # one without a weight: the survey risk measures leave out both, as in memory.
+    weight = schema.weight if counted and counted[-1] == schema.weight else None
+    household = schema.household if weight is not None else None
+    spills = [str(work / f"part.{i}.parquet") for i in range(len(pieces))]
     tasks = [
-        encode(
-            d, schema, columns, others, budget, str(work / f"part.{i}.parquet"), counted, household
-        )
-        for i, d in enumerate(pieces)
+        encode(d, schema, columns, others, budget, spill, counted, weight, household)
+        for d, spill in zip(pieces, spills, strict=True)
     ]
     parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
     summaries = wait_stage(
@@ -681,6 +681,7 @@ def _verify(
         run,
         progress,
         counted=list(written.types) if counted else (),
+        weight=args.schema.weight if args.schema.weight in written.types else None,
     )
     failed = [str(v) for v in verdicts if v.holds is False]
     if failed:

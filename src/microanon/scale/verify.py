@@ -29,6 +29,7 @@ from .frequencies import (
     value_frequencies,
 )
 from .read import read_dataset
+from .weight_sums import weight_classes
 
 __all__ = ["file_counts", "groups_of", "project_counts", "verify_files", "verify_written"]
 
@@ -116,11 +117,12 @@ def _checked(
     return check_frequencies(frequencies, models, quasi, quasi, sensitive), frequencies.records
 
 
-def file_counts(path: str, columns: Sequence[str]) -> Encoded:
+def file_counts(path: str, columns: Sequence[str], weight: str | None = None) -> Encoded:
     """The local frequency table of ``columns`` in one written Parquet file.
 
     Text columns are read dictionary-encoded (as the writer stored them), so no value is built
-    per record.
+    per record. ``weight``, one of ``columns``, is counted by the class of each record's weight
+    with the sums of the usable ones (:mod:`microanon.scale.weight_sums`).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -129,10 +131,13 @@ def file_counts(path: str, columns: Sequence[str]) -> Encoded:
     text = [c for c in columns if pa.types.is_string(schema.field(c).type)]
     table = pq.read_table(path, columns=list(columns), read_dictionary=text)
     table = table.unify_dictionaries()
-    codes, uniques, cards = [], {}, []
+    codes, uniques, cards, sums = [], {}, [], {}
     for c in columns:
         col = table.column(c)
-        if pa.types.is_dictionary(col.type) and col.null_count == 0:
+        if c == weight:
+            classes, sums = weight_classes(col.to_pandas())
+            code, values = pd.factorize(classes)
+        elif pa.types.is_dictionary(col.type) and col.null_count == 0:
             # the stored dictionary codes the column already: no value built per record
             col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
             code = col.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -142,8 +147,11 @@ def file_counts(path: str, columns: Sequence[str]) -> Encoded:
         codes.append(code)
         uniques[c] = np.asarray(values, dtype=object) if values.dtype.kind not in "biuf" else values
         cards.append(len(values))
-    combos, counts, _ = count_combinations(codes, cards)
-    return Encoded(table.num_rows, uniques, dict(zip(columns, combos, strict=True)), counts)
+    combos, counts, rows = count_combinations(codes, cards, inverse=bool(sums))
+    summed = {k: np.bincount(rows, weights=v, minlength=len(counts)) for k, v in sums.items()}
+    return Encoded(
+        table.num_rows, uniques, dict(zip(columns, combos, strict=True)), counts, sums=summed
+    )
 
 
 def project_counts(part: Encoded, columns: Sequence[str]) -> Encoded:
@@ -170,6 +178,7 @@ def verify_files(
     progress: ProgressLike = None,
     split_every: int = SPLIT_EVERY,
     counted: Sequence[str] = (),
+    weight: str | None = None,
 ) -> tuple[list[Verdict], int, FrequencyTable | None]:
     """Check every model on written Parquet files, as :func:`verify_written` does.
 
@@ -186,11 +195,12 @@ def verify_files(
         Records in the files.
     table : FrequencyTable or None
         With ``counted``: the files' combinations of those columns (values), in order of first
-        appearance (:func:`~microanon.scale.encode.merge_counted`), from the same read.
+        appearance (:func:`~microanon.scale.encode.merge_counted`), from the same read; the
+        sampling weight ``weight`` among them counted by class, with its sums.
     """
     columns = list(quasi) + ([sensitive] if sensitive is not None else [])
     read = list(dict.fromkeys([*counted, *columns]))
-    files = [client.submit(file_counts, str(p), read, pure=False) for p in paths]
+    files = [client.submit(file_counts, str(p), read, weight, pure=False) for p in paths]
     parts = files
     if read != columns:
         parts = [client.submit(project_counts, f, columns, pure=False) for f in files]

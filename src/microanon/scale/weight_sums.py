@@ -1,0 +1,73 @@
+"""A sampling weight in the combinations counted out of core: by class and sums, not by value.
+
+The reports' survey risk measures take of a weight only sums: a combination of keys' total
+weight (the individual risk) and the total of the inverse weights (the log-linear model); and
+they refuse a weight with a missing, infinite, zero or negative, below-1 or non-numeric value,
+naming the kind and counting its records. A weight with nearly a value per record would make the
+combinations counted with it about a row per record; counted instead by the *class* of each
+record's weight (usable, or which kind of bad value) with the sums of the usable ones, they stay
+as small as without a weight, and every figure and refusal is the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.missing import MISSING_LABEL
+
+__all__ = ["INVERSE", "TOTAL", "USABLE", "stand_ins", "weight_classes"]
+
+#: The classes of a record's weight: usable, then each kind of value the measures refuse.
+USABLE, MISSING, INFINITE, NOT_POSITIVE, BELOW_ONE, NOT_NUMERIC = range(6)
+#: The per-combination sums: the usable weights, and their inverses.
+TOTAL, INVERSE = "weight_total", "weight_inverse"
+#: A value of each refused class: a table holding it is refused for the same kind of value.
+_STAND_IN = {
+    MISSING: np.nan,
+    INFINITE: np.inf,
+    NOT_POSITIVE: 0.0,
+    BELOW_ONE: 0.5,
+    NOT_NUMERIC: MISSING_LABEL,
+}
+
+
+def weight_classes(
+    column: pd.Series, missing: np.ndarray | None = None
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The class of each record's weight, and per record the sums :data:`TOTAL` and
+    :data:`INVERSE` take (0 for a weight that is not usable).
+
+    A column that is not numeric holds no usable weight (every value is refused as in memory);
+    ``missing``: records to count as missing (a record without a household id).
+    """
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        w = column.to_numpy(dtype=float, na_value=np.nan)
+        classes = np.select(
+            [np.isnan(w), np.isinf(w), w <= 0, w < 1],
+            [MISSING, INFINITE, NOT_POSITIVE, BELOW_ONE],
+            default=USABLE,
+        )
+    else:
+        w = np.zeros(len(column))
+        classes = np.where(column.isna().to_numpy(), MISSING, NOT_NUMERIC)
+    if missing is not None:
+        classes = np.where(missing, MISSING, classes)
+    usable = classes == USABLE
+    total = np.where(usable, w, 0.0)
+    inverse = np.divide(1.0, w, out=np.zeros(len(w)), where=usable)
+    return classes.astype(np.int64), {TOTAL: total, INVERSE: inverse}
+
+
+def stand_ins(classes: np.ndarray, counts: np.ndarray, total: np.ndarray) -> pd.Series:
+    """The weight of each combination as the measures read it: the mean of its usable
+    weights, or a value of its refused class (a text value makes the column not numeric)."""
+    classes = np.asarray(classes, dtype=np.int64)
+    usable = classes == USABLE
+    mean = np.divide(total, counts, out=np.zeros(len(counts)), where=usable)
+    if not (classes == NOT_NUMERIC).any():
+        numeric = [np.nan if c in (USABLE, NOT_NUMERIC) else _STAND_IN[c] for c in range(6)]
+        return pd.Series(np.where(usable, mean, np.array(numeric, dtype=float)[classes]))
+    out = np.array([_STAND_IN.get(int(c), np.nan) for c in classes], dtype=object)
+    out[usable] = mean[usable]
+    return pd.Series(out, dtype=object)
