@@ -122,6 +122,26 @@ def _text_values(values: Iterable[Any]) -> set[str]:
     return out
 
 
+def _texts_of(values: Any, texts: set[str]) -> set[str]:
+    """The strings of ``texts`` that are the text of some value of ``values``, as
+    :func:`_text_values` writes them; only the values that could be written so are written (a
+    column of a million numbers is not turned into a million strings)."""
+    if not texts:
+        return set()
+    array = values.to_numpy() if isinstance(values, pd.Index) else np.asarray(values)
+    if array.dtype.kind in "iuf":
+        numbers = []
+        for text in texts:
+            try:
+                numbers.append(float(text))
+            except ValueError:
+                continue
+        array = array[np.isin(array, np.array(numbers, dtype=float))]
+    elif array.dtype.kind in "OU" and pd.api.types.infer_dtype(array, skipna=True) == "string":
+        array = array[pd.Index(array).isin(list(texts))]
+    return _text_values(array) & texts
+
+
 def public_leaks(
     release: Release,
     original: pd.DataFrame,
@@ -162,24 +182,29 @@ def _leaks(
 ) -> list[str]:
     """:func:`public_leaks`, the published tables' distinct values read from ``codes``."""
     original = pandas_if_arrow(original, "original")
+    strings = [
+        (path, text)
+        for key, value in release.public_metadata.items()
+        for path, text in _strings(value, key)
+    ]
+    texts = {text for _, text in strings}  # only these can leak: the values are matched to them
     published: set[str] = set()
     for columns in codes.values():
         published |= set(map(str, columns))
         for _, uniques in columns.values():
-            published |= _text_values(uniques)
+            published |= _texts_of(uniques, texts)
     by_value: dict[str, str] = {}
     for c in original.columns:
         allowed = published | _text_values((declared or {}).get(str(c), ()))
-        for v in _text_values(factorize(original[c])[1]) - allowed:
+        for v in _texts_of(factorize(original[c])[1], texts) - allowed:
             by_value.setdefault(v, str(c))
     leaks = []
-    for key, value in release.public_metadata.items():
-        for path, text in _strings(value, key):
-            if text in by_value:
-                leaks.append(
-                    f"public metadata {path} holds {text!r}, a value of original column "
-                    f"{by_value[text]!r} that the published tables do not contain"
-                )
+    for path, text in strings:
+        if text in by_value:
+            leaks.append(
+                f"public metadata {path} holds {text!r}, a value of original column "
+                f"{by_value[text]!r} that the published tables do not contain"
+            )
     return leaks
 
 
