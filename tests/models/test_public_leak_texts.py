@@ -38,8 +38,6 @@ VALUES = {
 def test_the_texts_found_are_those_of_every_value_written(column, noise, as_index):
     kind, items = column
     array = np.array(items, dtype=object if kind in ("mixed", "text") else None)
-    if kind == "text":
-        array = np.array(items, dtype=object)
     values = pd.Index(array) if as_index else array
     every = _text_values(array)
     texts = set(list(every)[:3]) | set(noise)
