@@ -8,13 +8,14 @@ Data (generated, never committed; into ``--dir`` or a temporary directory remove
 ``adult`` is ARX's Adult extract (30,162 rows) resampled with replacement to each size (fixed
 seed), ``synthetic`` every column drawn on its own from Adult's marginals (the same domains, far
 more distinct combinations), ``survey`` the resampled records with a sampling weight drawn per
-record (uniform on 1-500, two decimals: nearly a value per record, as a survey's calibrated
-weights often are) and a household id (three consecutive records per household), which the
-configuration gives the roles ``weight`` and ``household`` (no ARX run on it). Each size is
-written as one CSV (pandas, unquoted: ARX's driver reads it too) and, for ``--engine dask``, as
-a Parquet directory of ``--rows-per-file`` rows per file. Configuration (a YAML file beside the
-data): the 6 quasi-identifiers ``sex, age, race, marital_status, education, native_country``
-with ARX's hierarchy files (``age`` numeric), ``workclass`` and ``salary_class`` insensitive,
+record (uniform on 1-500, two decimals: about 50,000 distinct values, so that with the keys
+nearly every record's combination is its own, as with a survey's calibrated weights) and a
+household id (three consecutive records per household), which the configuration gives the
+roles ``weight`` and ``household`` (no ARX run on it). Each size is written as one CSV (pandas,
+unquoted: ARX's driver reads it too) and, for ``--engine dask``, as a Parquet directory of
+``--rows-per-file`` rows per file. Configuration (a YAML file beside the data): the 6
+quasi-identifiers ``sex, age, race, marital_status, education, native_country`` with ARX's
+hierarchy files (``age`` numeric), ``workclass`` and ``salary_class`` insensitive,
 ``occupation`` sensitive; ``full_domain``, k = 5, 5 % suppression, LM.
 
 Per size, each measured in a fresh process (best wall of ``--repeat``; CPU and peak resident

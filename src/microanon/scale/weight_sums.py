@@ -3,7 +3,7 @@
 The reports' survey risk measures take of a weight only sums: a combination of keys' total
 weight (the individual risk) and the total of the inverse weights (the log-linear model); and
 they refuse a weight with a missing, infinite, zero or negative, below-1 or non-numeric value,
-naming the kind and counting its records. A weight with nearly a value per record would make the
+naming the kind and counting its records. A weight with many distinct values would make the
 combinations counted with it about a row per record; counted instead by the *class* of each
 record's weight (usable, or which kind of bad value) with the sums of the usable ones, they stay
 as small as without a weight, and every figure and refusal is the same.
