@@ -579,3 +579,47 @@ def test_the_local_cluster_keeps_partition_arrays_on_the_heap():
         (environ,) = c.run(lambda: dict(__import__("os").environ)).values()
     for name, value in WORKER_ENVIRON.items():
         assert environ[name] == str(value)
+
+
+def test_the_reports_count_only_the_columns_they_measure(adult, client, tmp_path):
+    # Adult with a weight and an income drawn per record (each with many distinct values): the
+    # reports' tables count the quasi-identifiers, the sensitive column and the weight (by
+    # class, with its sums), not the income they only name, so that neither makes them a row
+    # per record; the original's table counts the weight by class too.
+    rng = np.random.default_rng(1)
+    data = adult.assign(
+        weight=np.round(rng.uniform(1, 500, len(adult)), 2),
+        income=np.round(rng.uniform(0, 2e5, len(adult)), 2),
+    )
+    spec = _adult_schema(QUASI, "occupation").to_dict()
+    spec["weight"] = {"role": "weight", "kind": "numeric"}
+    spec["income"] = {"role": "insensitive", "kind": "numeric"}
+    seen = {}
+
+    def reports(written, _client):
+        seen["original"], seen["published"] = written.original, written.published
+        seen["columns"] = written.columns
+        return {}
+
+    full_domain_dask(
+        _parts(data, tmp_path / "parts"),
+        Schema.from_dict(spec),
+        models=[{"k_anonymity": {"k": 5}}],
+        suppression=0.05,
+        out_dir=tmp_path / "release",
+        client=client,
+        progress=False,
+        reports=reports,
+    )
+    measured = [*QUASI, "occupation", "weight"]
+    assert seen["columns"] == [*QUASI, "occupation", "weight", "income"]
+    distinct = len(data[[*QUASI, "occupation"]].drop_duplicates())
+    for name in ("original", "published"):
+        table = seen[name]
+        assert table.columns == measured, name
+        assert set(np.unique(table.codes["weight"])) == {0}, name  # every weight usable
+        assert len(table) <= distinct, name  # a row per combination, not per weight
+    original = seen["original"]
+    assert len(original) == distinct
+    assert original.sums["weight_total"].sum() == pytest.approx(data["weight"].sum())
+    assert original.sums["weight_inverse"].sum() == pytest.approx((1 / data["weight"]).sum())

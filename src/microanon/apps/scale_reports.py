@@ -180,6 +180,10 @@ def write_scale_reports(
         weighted = original.project([*quasi, weight])
         original = original.project(held)
     published = combinations_of(result.published, weight)
+    for column in result.columns:  # the columns the reports name and do not measure
+        if column not in published.values.columns:
+            published.values[column] = pd.Series(pd.NA, index=published.values.index, dtype=object)
+    published.values.sort_index(axis=1, key=lambda c: c.map(result.columns.index), inplace=True)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)

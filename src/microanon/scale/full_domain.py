@@ -130,8 +130,12 @@ class ScaleResult:
         partition on its worker, merged here, :func:`~microanon.scale.encode.merge_counted`).
         In memory, never written.
     published : FrequencyTable or None
-        With ``reports``: the written files' combinations of every column, in order of first
-        appearance, counted from the read that verifies them. In memory, never written.
+        With ``reports``: the written files' combinations of the columns the reports measure
+        (the quasi-identifiers, the sensitive columns and the sampling weight, counted by class
+        with its sums), in order of first appearance, counted from the read that verifies them.
+        In memory, never written.
+    columns : list of str
+        The written files' columns, in their order.
     """
 
     levels: dict[str, int]
@@ -152,6 +156,7 @@ class ScaleResult:
     searched: Table | None = field(default=None, repr=False, compare=False)
     original: FrequencyTable | None = field(default=None, repr=False, compare=False)
     published: FrequencyTable | None = field(default=None, repr=False, compare=False)
+    columns: list[str] = field(default_factory=list)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -354,6 +359,7 @@ def full_domain_dask(
             searched=chosen.table,
             original=coded.counted,
             published=published,
+            columns=list(chosen.plan.columns),
         )
         if reports is not None:
             mark = time.perf_counter()
@@ -680,7 +686,7 @@ def _verify(
         chosen.checked,
         run,
         progress,
-        counted=list(written.types) if counted else (),
+        counted=_report_columns(args.schema, list(written.types)) if counted else (),
         weight=args.schema.weight if args.schema.weight in written.types else None,
     )
     failed = [str(v) for v in verdicts if v.holds is False]
@@ -694,6 +700,13 @@ def _verify(
             f"the written release holds {rows_out} records, expected {expected}"
         )
     return verdicts, table
+
+
+def _report_columns(schema: Schema, written: list[str]) -> list[str]:
+    """The written columns whose combinations the reports measure: the quasi-identifiers, the
+    sensitive columns and the sampling weight (the others they only name)."""
+    measured = {*schema.quasi, *schema.sensitive, *([schema.weight] if schema.weight else [])}
+    return [c for c in written if c in measured]
 
 
 def _against_population(model: PrivacyModel) -> bool:
