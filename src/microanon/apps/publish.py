@@ -285,40 +285,38 @@ def _add_original_risk(
     schema: Schema,
     counted: CountedRelease | None,
 ) -> None:
-    """The original's risk profile, measured on the frequency table of its keys and sampling
-    weight (out of core, the one counted while encoding), its household risk over the records
-    (in memory :func:`~microanon.measures.households.household_risks_of`, out of core
+    """The original's risk profile, measured on the combinations of its keys and the class of
+    each record's sampling weight with their sums (:meth:`Combinations.weighted`; out of core,
+    counted while encoding), its household risk over the records (in memory
+    :func:`~microanon.measures.households.household_risks_of`, out of core
     :attr:`CountedRelease.households`). The records without a weight or household id are left
     out of every measure, and counted."""
     title = "Disclosure risk of the original"
     weight = schema.weight if schema.weight in entering.columns else None
     household = schema.household if schema.household in entering.columns else None
     lacking = "sampling weight" if household is None else "sampling weight or household id"
-    if counted is None and weight is not None and household is not None:
-        design = [weight, household]
-        frame = entering[[*quasi, *design]].dropna(subset=design)
-        left = len(entering) - len(frame)
-        # the measures on the keys' combinations, the household risk over the records
-        keys = Combinations.of(frame, [*quasi, weight])
-        measure = partial(
-            household_risks_of, frame, weight=weight, household=household, bins=RISK_BINS
-        )
-        counts = keys.counts
-        _add_risk(report, keys.values, quasi, title, schema, counts, measure, (left, lacking))
-        return
-    if counted is None:
-        keys = Combinations.of(entering, [*quasi, *([weight] if weight is not None else [])])
-    elif counted.weighted is not None:
-        keys = counted.weighted  # a weight counted as missing where the household id is
+    measure = None
+    if counted is not None:  # counted while encoding (the weight by class, with its sums)
+        if counted.weighted is not None:
+            keys = counted.weighted
+        else:
+            keys = counted.tables.before.project(quasi)
+        if household is not None and weight is not None:
+            measure = counted.households
+            if measure is None:
+                raise ValueError("a release made out of core with a household id needs its measure")
+    elif weight is not None:  # a record without a household id counts as one without a weight
+        unknown = None if household is None else entering[household].isna().to_numpy()
+        keys = Combinations.weighted(entering, quasi, weight, unknown)
+        if household is not None:  # the household risk over the records
+            records = entering[[*quasi, weight, household]]
+            measure = partial(
+                household_risks_of, records, weight=weight, household=household, bins=RISK_BINS
+            )
     else:
-        keys = counted.tables.before.project(quasi)
+        keys = Combinations.of(entering, quasi)
     known = _weighted(keys, weight)
     values, counts, inverse = keys.rows(known)
-    measure = None
-    if counted is not None and household is not None and weight is not None:
-        measure = counted.households
-        if measure is None:
-            raise ValueError("a release made out of core with a household id needs its measure")
     left = (int(keys.counts[~known].sum()), lacking if weight is not None else "sampling weight")
     _add_risk(report, values, quasi, title, schema, counts, measure, left, inverse)
 
@@ -378,7 +376,7 @@ def public_report(
             shown = published.project([*quasi, weight])
         else:
             codes = verification.codes.get("data")
-            shown = Combinations.of(data, [*quasi, weight], codes=codes)
+            shown = Combinations.weighted(data, quasi, weight, codes=codes)
         known = _weighted(shown, weight)
         values, counts, inverse = shown.rows(known)
         frame = as_suppressed(values[quasi])

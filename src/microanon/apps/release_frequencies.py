@@ -23,6 +23,7 @@ from ..core.factorize import factorize_keys, first_rows, push_digit
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table, combine_codes
+from ..measures.weight_classes import INVERSE, TOTAL, stand_ins, weight_classes
 from ..models import column_codes, published_groups_frame
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class Combinations:
     inverse : float array or None
         The sum of the inverse sampling weights of each combination's records, when its weight
         column holds the mean of their weights (counted out of core by class and sums:
-        :mod:`microanon.scale.weight_sums`); None when the weight column holds each one's.
+        :mod:`microanon.measures.weight_classes`); None when the weight column holds each one's.
     """
 
     values: pd.DataFrame
@@ -77,6 +78,31 @@ class Combinations:
         columns = list(columns)
         row_class, first = row_classes(frame, columns, codes)
         return cls._at(frame[columns], row_class, first, counts, inverse)
+
+    @classmethod
+    def weighted(
+        cls,
+        frame: pd.DataFrame,
+        keys: Sequence[str],
+        weight: str,
+        missing: np.ndarray | None = None,
+        codes: Mapping[Hashable, tuple[np.ndarray, pd.Index]] | None = None,
+    ) -> Combinations:
+        """The combinations of ``keys`` and the class of each record's sampling ``weight``
+        (:mod:`microanon.measures.weight_classes`; ``missing``: records counted as without
+        one), the weight column the mean of the usable weights (or a value of the refused
+        class) and :attr:`inverse` the sums of their inverses: a row per combination of keys
+        and class, however many values the weight has (``codes`` as in :meth:`of`)."""
+        classes, sums = weight_classes(frame[weight], missing)
+        columns = [*keys, weight]
+        table = frame[list(keys)].assign(**{weight: classes})
+        row_class, first = row_classes(table, columns, codes)
+        counts = np.bincount(row_class, minlength=len(first)).astype(np.int64)
+        total = np.bincount(row_class, weights=sums[TOTAL], minlength=len(first))
+        inverse = np.bincount(row_class, weights=sums[INVERSE], minlength=len(first))
+        values = table.iloc[first].reset_index(drop=True)
+        values[weight] = stand_ins(values[weight].to_numpy(), counts, total).to_numpy()
+        return cls(values, counts, inverse)
 
     def project(self, columns: Sequence[str]) -> Combinations:
         """The combinations of fewer ``columns``, their counts summed (in order of first

@@ -25,10 +25,10 @@ from ..core.hierarchy import SUPPRESSED, Hierarchy
 from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
+from ..measures.weight_classes import INVERSE, TOTAL, stand_ins
 from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
 from ..scale.frequencies import FrequencyTable
-from ..scale.weight_sums import INVERSE, TOTAL, stand_ins
 from .publish import write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease, row_classes
 from .risk import HouseholdMeasure
@@ -45,7 +45,7 @@ __all__ = [
 def combinations_of(table: FrequencyTable, weight: str | None = None) -> Combinations:
     """The combinations of a frequency table of values (in its order, each once), as
     :class:`Combinations`; ``weight``, counted by class with its sums
-    (:mod:`microanon.scale.weight_sums`), as the mean of each combination's usable weights (or
+    (:mod:`microanon.measures.weight_classes`), as the mean of each combination's usable weights (or
     a value of its refused class), with the sums of their inverses."""
     values = pd.DataFrame(dict(table.codes), columns=list(table.columns))
     inverse = None

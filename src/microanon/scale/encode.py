@@ -24,10 +24,10 @@ from ..core.keys import shown
 from ..core.progress import ProgressLike
 from ..core.schema import MISSING_LABEL, Kind, Role, Schema, marked_missing, with_missing_leaf
 from ..core.table import numbers_with_marker, sorted_values
+from ..measures.weight_classes import weight_classes
 from .client import run_stage
 from .encoding import Encoding
 from .frequencies import FrequencyTable, count_combinations
-from .weight_sums import weight_classes
 
 __all__ = [
     "row_counts_of",
@@ -396,7 +396,7 @@ class Encoded:
         the partitions'); None when none were asked for.
     sums : dict of str to float array
         Per combination, sums over its records (a sampling weight counted by class:
-        :mod:`microanon.scale.weight_sums`).
+        :mod:`microanon.measures.weight_classes`).
     """
 
     rows: int
@@ -510,7 +510,7 @@ def encode_partition(
         codes (only the more are coded again).
     weight : str, optional
         The sampling weight, among ``counted``: counted by the class of each record's weight,
-        with the sums of the usable ones (:mod:`microanon.scale.weight_sums`), not by value.
+        with the sums of the usable ones (:mod:`microanon.measures.weight_classes`), not by value.
     household : str, optional
         With ``weight``, the schema's household id: a record without one has its weight
         counted as missing, so that the survey risk measures leave it out, as in memory they

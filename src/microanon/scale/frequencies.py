@@ -51,7 +51,7 @@ class FrequencyTable:
         one int64 key.
     sums : dict of str to float array
         Per combination, sums over its records (a sampling weight counted by class:
-        :mod:`microanon.scale.weight_sums`).
+        :mod:`microanon.measures.weight_classes`).
     """
 
     columns: list[str]

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.progress import ProgressLike
+from ..measures.weight_classes import weight_classes
 from ..models import Frequencies, Groups, PrivacyModel, Verdict, check_frequencies
 from .client import wait_stage
 from .encode import Encoded, merge_counted, union_codes
@@ -29,7 +30,6 @@ from .frequencies import (
     value_frequencies,
 )
 from .read import read_dataset
-from .weight_sums import weight_classes
 
 __all__ = ["file_counts", "groups_of", "project_counts", "verify_files", "verify_written"]
 
@@ -122,7 +122,7 @@ def file_counts(path: str, columns: Sequence[str], weight: str | None = None) ->
 
     Text columns are read dictionary-encoded (as the writer stored them), so no value is built
     per record. ``weight``, one of ``columns``, is counted by the class of each record's weight
-    with the sums of the usable ones (:mod:`microanon.scale.weight_sums`).
+    with the sums of the usable ones (:mod:`microanon.measures.weight_classes`).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq

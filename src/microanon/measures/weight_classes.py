@@ -1,4 +1,4 @@
-"""A sampling weight in the combinations counted out of core: by class and sums, not by value.
+"""A sampling weight in a table of combinations: by class and sums, not by value.
 
 The reports' survey risk measures take of a weight only sums: a combination of keys' total
 weight (the individual risk) and the total of the inverse weights (the log-linear model); and

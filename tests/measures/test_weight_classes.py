@@ -1,4 +1,4 @@
-"""A sampling weight counted by class and sums (:mod:`microanon.scale.weight_sums`) gives the
+"""A sampling weight counted by class and sums (:mod:`microanon.measures.weight_classes`) gives the
 survey risk measures what the weights of the records give them: the same refusal of a bad
 weight (its kind and records) and, for usable ones, the same sums, on random weight columns."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from microanon.apps.release_frequencies import Combinations
 from microanon.core.errors import InputError
 from microanon.measures.keys import check_weights
-from microanon.scale.weight_sums import INVERSE, TOTAL, stand_ins, weight_classes
+from microanon.measures.weight_classes import INVERSE, TOTAL, stand_ins, weight_classes
 
 BAD = [np.nan, np.inf, 0.0, -2.0, 0.25]
 
