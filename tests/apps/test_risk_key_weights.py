@@ -9,22 +9,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_helpers import assert_close
 
 from microanon.apps.release_frequencies import Combinations
 from microanon.apps.risk import RiskOptions, assess_risk
 
 HARMONIC = "harmonic"
-
-
-def _close(got: object, expected: object) -> None:
-    if isinstance(expected, dict):
-        assert isinstance(got, dict) and got.keys() == expected.keys()
-        for key in expected:
-            _close(got[key], expected[key])
-    elif isinstance(expected, float):
-        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True)
-    else:
-        assert got == expected
 
 
 @st.composite
@@ -51,7 +41,7 @@ def test_a_table_of_keys_gives_the_records_survey_risks(data, missing):
     assert len(keys.values) == len(data[["a", "b"]].drop_duplicates())
     reduced = RiskOptions(["a", "b"], weights="w", suda=False, missing=missing, harmonic=HARMONIC)
     got = assess_risk(keys.values, reduced, keys.counts)
-    _close(got.numbers, expected.numbers)
+    assert_close(got.numbers, expected.numbers, rel=1e-9, abs=1e-12, nan_ok=True)
     # The per-record risks, each row of keys standing for its records.
     for name in ("individual", "prosecutor"):
         counts = keys.counts[got.record_risks.index]  # under drop, the complete rows only
