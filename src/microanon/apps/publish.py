@@ -317,7 +317,7 @@ def _add_original_risk(
         keys = Combinations.of(entering, quasi)
     known = _weighted(keys, weight)
     values, counts, inverse = keys.rows(known)
-    left = (int(keys.counts[~known].sum()), lacking if weight is not None else "sampling weight")
+    left = (int(keys.counts[~known].sum()), lacking)  # none without a weight
     _add_risk(report, values, quasi, title, schema, counts, measure, left, inverse)
 
 

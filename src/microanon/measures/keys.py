@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from .common import check_quasi
+from .weight_classes import REFUSED, weight_classes
 
 __all__ = ["check_fraction", "check_household", "check_weights", "key_codes", "pack"]
 
@@ -94,18 +95,13 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
     col = data[weights]
     if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
         raise InputError(f"weight column {weights!r} is not numeric (dtype {col.dtype})")
-    w = col.to_numpy(dtype=float, na_value=np.nan)
-    checks = [
-        (np.isnan(w), "missing"),
-        (np.isinf(w), "infinite"),
-        (w <= 0, "zero or negative"),
-        (w < 1, "below 1 (a sampling weight is an inverse inclusion probability, at least 1)"),
-    ]
-    for bad, what in checks:
+    classes, _ = weight_classes(col)
+    for kind, what in REFUSED.items():
+        bad = classes == kind
         count = int(np.count_nonzero(bad) if counts is None else counts[bad].sum())
         if count:
             raise InputError(f"weight column {weights!r} has {count} {what} weight(s)")
-    return w
+    return col.to_numpy(dtype=float, na_value=np.nan)
 
 
 def check_household(data: pd.DataFrame, household: Any) -> np.ndarray:

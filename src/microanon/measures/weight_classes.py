@@ -16,10 +16,18 @@ import pandas as pd
 
 from ..core.missing import MISSING_LABEL
 
-__all__ = ["INVERSE", "TOTAL", "USABLE", "stand_ins", "weight_classes"]
+__all__ = ["INVERSE", "REFUSED", "TOTAL", "USABLE", "stand_ins", "weight_classes"]
 
 #: The classes of a record's weight: usable, then each kind of value the measures refuse.
 USABLE, MISSING, INFINITE, NOT_POSITIVE, BELOW_ONE, NOT_NUMERIC = range(6)
+#: The numeric classes the survey measures refuse, in the order they are checked, and their
+#: words (:func:`microanon.measures.keys.check_weights`).
+REFUSED = {
+    MISSING: "missing",
+    INFINITE: "infinite",
+    NOT_POSITIVE: "zero or negative",
+    BELOW_ONE: "below 1 (a sampling weight is an inverse inclusion probability, at least 1)",
+}
 #: The per-combination sums: the usable weights, and their inverses.
 TOTAL, INVERSE = "weight_total", "weight_inverse"
 #: A value of each refused class: a table holding it is refused for the same kind of value.
