@@ -42,17 +42,23 @@ __all__ = [
 ]
 
 
-def combinations_of(table: FrequencyTable, weight: str | None = None) -> Combinations:
+def combinations_of(
+    table: FrequencyTable, weight: str | None = None, named: Sequence[str] = ()
+) -> Combinations:
     """The combinations of a frequency table of values (in its order, each once), as
     :class:`Combinations`; ``weight``, counted by class with its sums
-    (:mod:`microanon.measures.weight_classes`), as the mean of each combination's usable weights (or
-    a value of its refused class), with the sums of their inverses."""
+    (:mod:`microanon.measures.weight_classes`), as the mean of each combination's usable
+    weights (or a value of its refused class), with the sums of their inverses; ``named``: the
+    table's columns in their order, those it did not count empty (the reports only name them)."""
     values = pd.DataFrame(dict(table.codes), columns=list(table.columns))
     inverse = None
     if weight in values.columns and table.sums:
         values[weight] = stand_ins(values[weight], table.counts, table.sums[TOTAL])
         inverse = table.sums[INVERSE]
-    return Combinations.of(values, table.columns, table.counts, inverse=inverse)
+    combos = Combinations.of(values, table.columns, table.counts, inverse=inverse)
+    if not named:
+        return combos
+    return Combinations(combos.values.reindex(columns=list(named)), combos.counts, combos.inverse)
 
 
 def _keys(frame: pd.DataFrame) -> pd.Index:
@@ -179,11 +185,7 @@ def write_scale_reports(
     if weight is not None:
         weighted = original.project([*quasi, weight])
         original = original.project(held)
-    published = combinations_of(result.published, weight)
-    for column in result.columns:  # the columns the reports name and do not measure
-        if column not in published.values.columns:
-            published.values[column] = pd.Series(pd.NA, index=published.values.index, dtype=object)
-    published.values.sort_index(axis=1, key=lambda c: c.map(result.columns.index), inplace=True)
+    published = combinations_of(result.published, weight, result.columns)
     labels = published_of(original, published, quasi, sensitive, result)
     published = in_original_order(published, labels)
     kept = original.records == published.records  # every record published (suppressed as *)
