@@ -64,9 +64,9 @@ import numpy as np
 from ...core.errors import InfeasibleError
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
-from ._lattice_frequencies import LevelMaps, frequency_set, roll_up
+from ._lattice_frequencies import LevelMaps, frequency_set, records_per, roll_up
 from ._metrics import Metric, make_metric
-from ._search import FrequencyCache, SearchResult, _weighted_bincount, infeasible_error
+from ._search import FrequencyCache, SearchResult, infeasible_error
 from ._search_models import ModelSet
 
 __all__ = ["heuristic_search"]
@@ -103,20 +103,20 @@ class _Walk:
         sa = None
         self.n_sa = 0
         if models.needs_sensitive:
-            sa = table.codes(models.sensitive).astype(np.int64)
+            sa = table.codes(models.sensitive)
             self.n_sa = table.cardinality(models.sensitive)
-        leaf_codes = [table.codes(c).astype(np.int64) for c in self.quasi]
+        leaf_codes = [table.codes(c) for c in self.quasi]  # (not copied: see frequency_set)
         self.bottom, self.row_of = frequency_set(
             np.zeros(len(self.quasi), dtype=np.int64),
             leaf_codes,
             [h.n_leaves for h in self.hierarchies],
-            table.weights,
+            table.counts,
             sa,
             self.n_sa,
         )
         models.attach_populations(self.quasi, self.hierarchies, self.maps, self.bottom)
         leaf_counts = [
-            _weighted_bincount(c, table.counts, h.n_leaves)
+            records_per(c, table.counts, h.n_leaves)
             for c, h in zip(leaf_codes, self.hierarchies, strict=True)
         ]
         self.metric: Metric = make_metric(

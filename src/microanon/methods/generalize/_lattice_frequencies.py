@@ -266,7 +266,7 @@ def frequency_set(
     levels: np.ndarray,
     codes: Sequence[np.ndarray],
     cards: Sequence[int],
-    counts: np.ndarray,
+    counts: np.ndarray | None,
     sa: np.ndarray | None,
     n_sa: int,
 ) -> tuple[FrequencySet, np.ndarray]:
@@ -275,10 +275,11 @@ def frequency_set(
     Parameters
     ----------
     levels : the node
-    codes : level codes of each input row, one array per quasi-identifier
+    codes : level codes of each input row, one array per quasi-identifier (of any integer
+        type: they are not copied)
     cards : number of level codes of each quasi-identifier at the node
-    counts : records per input row
-    sa : sensitive code per input row, or None
+    counts : records per input row, or None for one record each
+    sa : sensitive code per input row (of any integer type), or None
     n_sa : number of sensitive codes
 
     Returns
@@ -296,7 +297,7 @@ def _grouped(
     codes: Any,
     qkey: np.ndarray,
     space: int,
-    counts: np.ndarray,
+    counts: np.ndarray | None,
     sa: np.ndarray | None,
     n_sa: int,
     fixed: bool = False,
@@ -309,7 +310,7 @@ def _grouped(
     if sa is None:
         ids, n, rep = group_keys(qkey, space)
         new_codes = _take_columns(codes, rep)
-        new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
+        new_counts = records_per(ids, counts, n)
         fs = FrequencySet(
             np.asarray(levels),
             new_codes,
@@ -325,9 +326,10 @@ def _grouped(
         qkey, space = _dense_rank(qkey)
         fixed = False
     ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa)
-    new_counts = np.bincount(ids, weights=counts, minlength=n).astype(np.int64)
+    new_counts = records_per(ids, counts, n)
     class_key = qkey[rep]
-    fs = _with_classes(levels, _take_columns(codes, rep), sa[rep], new_counts, class_key)
+    taken = sa.take(rep).astype(np.int64, copy=False)
+    fs = _with_classes(levels, _take_columns(codes, rep), taken, new_counts, class_key)
     fs.key = class_key if fixed else None
     return fs, ids
 
@@ -359,6 +361,14 @@ def _with_classes(
         np.bincount(cls, weights=counts, minlength=n_cls).astype(np.int64),
         np.bincount(cls, minlength=n_cls).astype(np.int64, copy=False),
     )
+
+
+def records_per(codes: np.ndarray, counts: np.ndarray | None, size: int) -> np.ndarray:
+    """Records per code ``0 .. size - 1`` as int64 (``counts``: records per row, None for one
+    each)."""
+    if counts is None:
+        return np.bincount(codes, minlength=size).astype(np.int64, copy=False)
+    return np.bincount(codes, weights=counts, minlength=size).astype(np.int64)
 
 
 def _take_columns(codes: Any, rows: np.ndarray) -> np.ndarray:

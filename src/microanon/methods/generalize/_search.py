@@ -72,7 +72,14 @@ from ...core.table import Table
 from ...models import PrivacyModel, as_models
 from ..release import numbers_of
 from ._lattice import Lattice
-from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, roll_up, rolled
+from ._lattice_frequencies import (
+    FrequencySet,
+    LevelMaps,
+    frequency_set,
+    records_per,
+    roll_up,
+    rolled,
+)
 from ._metrics import Metric, canonical_metric, make_metric
 from ._search_models import ModelSet
 
@@ -254,22 +261,22 @@ class _Engine:
         n_sa = 0
         sa = None
         if models.needs_sensitive:
-            sa = table.codes(models.sensitive).astype(np.int64)
+            sa = table.codes(models.sensitive)
             n_sa = table.cardinality(models.sensitive)
         self.n_sa = n_sa
-        leaf_codes = [table.codes(c).astype(np.int64) for c in self.quasi]
+        leaf_codes = [table.codes(c) for c in self.quasi]  # (not copied: see frequency_set)
         bottom_levels = np.zeros(self.lattice.q, dtype=np.int64)
         self.bottom, self.row_of = frequency_set(
             bottom_levels,
             leaf_codes,
             [h.n_leaves for h in self.hierarchies],
-            table.weights,
+            table.counts,
             sa,
             n_sa,
         )
         models.attach_populations(self.quasi, self.hierarchies, self.maps, self.bottom)
         leaf_counts = [
-            _weighted_bincount(c, table.counts, h.n_leaves)
+            records_per(c, table.counts, h.n_leaves)
             for c, h in zip(leaf_codes, self.hierarchies, strict=True)
         ]
         self.metric: Metric = make_metric(
@@ -436,13 +443,6 @@ class _Engine:
                 hi = mid
 
 
-def _weighted_bincount(codes: np.ndarray, counts: np.ndarray | None, size: int) -> np.ndarray:
-    """Records per code (``counts``: records per row, None for one each), as int64."""
-    if counts is None:
-        return np.bincount(codes, minlength=size).astype(np.int64, copy=False)
-    return np.bincount(codes, weights=counts, minlength=size).astype(np.int64)
-
-
 def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bool) -> ModelSet:
     schema = table.schema
     needs = [m.name for m in models if m.needs_sensitive]
@@ -456,7 +456,7 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
     sa = schema.sensitive[0]
     codes = table.codes(sa).astype(np.int64)
     dictionary = table.dictionary(sa)
-    reference = _weighted_bincount(codes, table.counts, len(dictionary))
+    reference = records_per(codes, table.counts, len(dictionary))
     values = pd.Index(list(dictionary))
     reference[np.asarray(pd.isna(values))] = 0  # unknown values are in no reference distribution
     numeric = numbers_of(table, sa) is not None
