@@ -258,14 +258,18 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None =
     remembered for :func:`~microanon.core.factorize.factorize` (within
     :func:`~microanon.core.factorize.shared_codes`); ``like``'s objects when it holds the same
     values row by row (:func:`_same_text`)."""
-    if pa.types.is_dictionary(col.type):  # one dictionary for the chunks, in order of rows
-        encoded = col.unify_dictionaries().combine_chunks()
+    if not pa.types.is_dictionary(col.type):
+        col = pa.chunked_array([col.combine_chunks().dictionary_encode()])
+    elif col.num_chunks:  # one dictionary for the chunks, in order of rows
+        col = col.unify_dictionaries()
     else:
-        encoded = col.combine_chunks().dictionary_encode()
-    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)
+        col = pa.chunked_array([col.combine_chunks()])
+    # the chunks' codes copied once, into one array (a missing value's code is -1)
+    indices = [c.indices.fill_null(-1) if c.indices.null_count else c.indices for c in col.chunks]
+    codes = np.concatenate([i.to_numpy(zero_copy_only=False) for i in indices], dtype=np.intp)
     codes[np.asarray(gaps, dtype=np.intp)] = -1
     words = np.array(
-        [v if isinstance(v, str) else str(v) for v in encoded.dictionary.to_pylist()] + [None],
+        [v if isinstance(v, str) else str(v) for v in col.chunk(0).dictionary.to_pylist()] + [None],
         dtype=object,
     )
     if like is not None and _same_text(codes, words[:-1], like):
