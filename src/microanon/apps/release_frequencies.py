@@ -23,7 +23,7 @@ from ..core.factorize import factorize_keys, first_rows, push_digit
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table, combine_codes
-from ..measures.weight_classes import INVERSE, TOTAL, stand_ins, weight_classes
+from ..measures.weight_classes import CLASSES, INVERSE, TOTAL, stand_ins, weight_classes
 from ..models import column_codes, published_groups_frame
 
 if TYPE_CHECKING:
@@ -93,15 +93,16 @@ class Combinations:
         one), the weight column the mean of the usable weights (or a value of the refused
         class) and :attr:`inverse` the sums of their inverses: a row per combination of keys
         and class, however many values the weight has (``codes`` as in :meth:`of`)."""
+        keys = list(keys)
         classes, sums = weight_classes(frame[weight], missing)
-        columns = [*keys, weight]
-        table = frame[list(keys)].assign(**{weight: classes})
-        row_class, first = row_classes(table, columns, codes)
+        # the classes are their own codes: the records are grouped without copying a column
+        known = {**(codes or {}), weight: (classes, pd.RangeIndex(CLASSES))}
+        row_class, first = row_classes(frame, [*keys, weight], known)
         counts = np.bincount(row_class, minlength=len(first)).astype(np.int64)
         total = np.bincount(row_class, weights=sums[TOTAL], minlength=len(first))
         inverse = np.bincount(row_class, weights=sums[INVERSE], minlength=len(first))
-        values = table.iloc[first].reset_index(drop=True)
-        values[weight] = stand_ins(values[weight].to_numpy(), counts, total).to_numpy()
+        values = frame[keys].iloc[first].reset_index(drop=True)
+        values[weight] = stand_ins(classes[first], counts, total).to_numpy()
         return cls(values, counts, inverse)
 
     def project(self, columns: Sequence[str]) -> Combinations:

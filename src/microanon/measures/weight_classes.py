@@ -16,10 +16,12 @@ import pandas as pd
 
 from ..core.missing import MISSING_LABEL
 
-__all__ = ["INVERSE", "REFUSED", "TOTAL", "USABLE", "stand_ins", "weight_classes"]
+__all__ = ["CLASSES", "INVERSE", "REFUSED", "TOTAL", "USABLE", "stand_ins", "weight_classes"]
 
 #: The classes of a record's weight: usable, then each kind of value the measures refuse.
 USABLE, MISSING, INFINITE, NOT_POSITIVE, BELOW_ONE, NOT_NUMERIC = range(6)
+#: The number of classes (their codes are ``0 .. CLASSES - 1``).
+CLASSES = NOT_NUMERIC + 1
 #: The numeric classes the survey measures refuse, in the order they are checked, and their
 #: words (:func:`microanon.measures.keys.check_weights`).
 REFUSED = {
@@ -74,7 +76,7 @@ def stand_ins(classes: np.ndarray, counts: np.ndarray, total: np.ndarray) -> pd.
     usable = classes == USABLE
     mean = np.divide(total, counts, out=np.zeros(len(counts)), where=usable)
     if not (classes == NOT_NUMERIC).any():
-        numeric = [np.nan if c in (USABLE, NOT_NUMERIC) else _STAND_IN[c] for c in range(6)]
+        numeric = [np.nan if c in (USABLE, NOT_NUMERIC) else _STAND_IN[c] for c in range(CLASSES)]
         return pd.Series(np.where(usable, mean, np.array(numeric, dtype=float)[classes]))
     out = np.array([_STAND_IN.get(int(c), np.nan) for c in classes], dtype=object)
     out[usable] = mean[usable]
