@@ -309,9 +309,8 @@ def _add_original_risk(
         unknown = None if household is None else entering[household].isna().to_numpy()
         keys = Combinations.weighted(entering, quasi, weight, unknown)
         if household is not None:  # the household risk over the records
-            records = entering[[*quasi, weight, household]]
-            measure = partial(
-                household_risks_of, records, weight=weight, household=household, bins=RISK_BINS
+            measure = partial(  # (the records' columns as coded before: not copied)
+                household_risks_of, entering, weight=weight, household=household, bins=RISK_BINS
             )
     else:
         keys = Combinations.of(entering, quasi)

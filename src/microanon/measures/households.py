@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.factorize import KEY_LIMIT, push_digit
+from ..core.factorize import KEY_LIMIT, factorize, push_digit
 
 __all__ = [
     "HouseholdRisks",
@@ -116,12 +116,12 @@ class KeyLookup:
         codes = []
         for c, values, missing in zip(self.columns, self._values, self._missing, strict=True):
             # Each distinct value looked up once: the records' own codes, then their values'.
-            local, uniques = pd.factorize(records[c], use_na_sentinel=True)
+            local, uniques = factorize(records[c])  # (known when the run coded it)
             at = values.get_indexer(np.asarray(uniques, dtype=object))
             found = np.append(at, missing)[local]  # a missing value (-1): the last
             if len(found) and int(found.min()) < 0:
                 raise InputError(f"column {c!r} holds a value not counted before: {_CHANGED}")
-            codes.append(found.astype(np.int64))
+            codes.append(found.astype(np.int64, copy=False))
         at = self._rows.get_indexer(self._key(codes))
         if len(at) and int(at.min()) < 0:
             raise InputError(f"a combination of keys was not counted before: {_CHANGED}")
@@ -157,7 +157,9 @@ def household_partial(
     if complete:
         weighted = weighted & part[lookup.columns].notna().all(axis=1).to_numpy()
     identified = part[household].notna().to_numpy()
-    part = part.loc[weighted & identified]
+    kept = weighted & identified
+    if not kept.all():  # (else the columns are read as they are: their codes may be known)
+        part = part.loc[kept]
     survive = 1.0 - risk[lookup.rows(part)]
     frame = pd.DataFrame({household: _household_ids(part[household]), SURVIVE: survive})
     grouped = frame.groupby(household, sort=False)[SURVIVE]
