@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from microanon import Hierarchy, HierarchyError, InputError, Schema, SchemaError, Table
 from microanon.core import SchemaInferenceWarning
+from microanon.core.table import numbers_with_marker
 
 
 def small_frame() -> pd.DataFrame:
@@ -290,3 +291,41 @@ def test_a_validated_table_validates_and_encodes_as_the_original(ages, cities, h
     known = [v for v in decoded if v != "?"]
     assert all(isinstance(v, int) for v in known) == (not halves)
     assert [str(v) for v in decoded] == ["?" if a is None else str(a) for a in values]
+
+
+def _numbers_row_by_row(values: np.ndarray, index: pd.Index) -> np.ndarray:
+    """A numeric column decoded as to_frame defined it, value by value over the rows."""
+    marker = values == "?"
+    numbers = pd.to_numeric(pd.Series(values, index=index).where(~marker), errors="coerce")
+    return numbers.to_numpy() if not marker.any() else numbers_with_marker(numbers, marker)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.integers(-(10**6), 10**6), st.sampled_from([0.5, -2.25, 1e9]), st.none()),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(["insensitive", "quasi"]),
+    st.data(),
+)
+def test_numeric_columns_decode_as_value_by_value(values, role, data):
+    """to_frame converts each value a numeric column's rows hold once, then takes it by the
+    codes: the same numbers and type as converting every row's value, also when the table's
+    dictionary holds values no row holds (a table of some of the rows)."""
+    if role == "quasi" and all(v is None for v in values):
+        values[0] = 7
+    spec = {"role": role, "kind": "numeric"}
+    spec |= (
+        {"hierarchy": {"builder": "intervals", "widths": [10]}}
+        if role == "quasi"
+        else {"missing": "keep"}
+    )
+    table = Table.from_frame(pd.DataFrame({"x": values}), {"x": spec})
+    kept = data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values)))
+    for part in (table, table.take(np.asarray(kept, dtype=bool))):
+        got = part.to_frame()["x"].to_numpy()
+        want = _numbers_row_by_row(part.values("x"), part.index)
+        assert got.dtype == want.dtype
+        assert [str(v) for v in got] == [str(v) for v in want]

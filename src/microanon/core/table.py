@@ -512,16 +512,27 @@ class Table:
         self._check(columns)
         data = {}
         for c in columns:
-            vals = self.values(c)
             if self.schema[c].kind is Kind.NUMERIC and self.levels.get(c, 0) == 0:
-                marker = vals == MISSING_LABEL  # missing: value keeps the value ? among numbers
-                num = pd.to_numeric(
-                    pd.Series(vals, index=self.index).where(~marker), errors="coerce"
-                )
-                data[c] = num.to_numpy() if not marker.any() else numbers_with_marker(num, marker)
+                data[c] = self._numbers(c)
             else:
-                data[c] = vals
+                data[c] = self.values(c)
         return pd.DataFrame(data, index=self.index)
+
+    def _numbers(self, column: str) -> Any:
+        """A numeric column decoded as :meth:`to_frame` gives it: the values its rows hold
+        converted once each (``pandas.to_numeric``; the value ``?`` kept among the numbers
+        when a record holds it), then taken by the codes."""
+        codes = self._codes[column]
+        held = np.flatnonzero(np.bincount(codes, minlength=len(self._dicts[column])))
+        values = self._dicts[column][held]  # the values the rows hold (so the type is theirs)
+        marker = values == MISSING_LABEL
+        num = pd.to_numeric(pd.Series(values).where(~marker), errors="coerce").to_numpy()
+        position = np.zeros(len(self._dicts[column]), dtype=np.intp)
+        position[held] = np.arange(len(held))
+        at = position.take(codes)
+        if not marker.any():
+            return num.take(at)
+        return numbers_with_marker(pd.Series(num.take(at), index=self.index), marker.take(at))
 
     # ------------------------------------------------------------------ transformations
     def take(self, rows: np.ndarray) -> Table:

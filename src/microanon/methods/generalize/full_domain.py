@@ -137,8 +137,12 @@ def publish_levels(
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
         labels = level_labels(h, lv)
-        codes = h.level_codes(lv).take(table.codes(c) if every else table.codes(c)[rows])
+        codes = table.codes(c) if every else table.codes(c)[rows]
+        ancestor = h.level_codes(lv)
+        if not np.array_equal(ancestor, np.arange(len(ancestor))):  # (the leaves: as they are)
+            codes = ancestor.take(codes)
         if star is not None and star.any():
+            codes = codes.astype(np.int64)  # (a copy: the table's codes stay as they are)
             codes[star] = len(labels)
             labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
         data[c] = text_column(codes, labels, index)
