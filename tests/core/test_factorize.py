@@ -94,6 +94,23 @@ def test_columns_coded_side_by_side_are_those_factorize_gives():
     assert factorize(table["text"])[0].flags.writeable
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 120), max_size=300),
+    st.integers(1, 12_000),
+    st.sampled_from([np.int8, np.int16, np.int32, np.intp]),
+)
+def test_code_counts_are_numpy_bincount(values, repeat, dtype):
+    """Counted a chunk at a time (narrow codes of more than a chunk of rows) or at once: what
+    np.bincount counts."""
+    from microanon.core.factorize import code_counts
+
+    codes = np.resize(np.array(values or [0], dtype=dtype), len(values or [0]) * repeat)
+    counted = code_counts(codes, 130)
+    assert counted.dtype == np.int64
+    assert counted.tolist() == np.bincount(codes, minlength=130).tolist()
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(-1, 30), max_size=400), st.integers(1, 200_000))
 def test_first_rows_are_where_each_code_first_appears(values, repeat):

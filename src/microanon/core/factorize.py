@@ -33,6 +33,7 @@ __all__ = [
     "HASH_START",
     "KEY_LIMIT",
     "code_columns",
+    "code_counts",
     "factorize",
     "factorize_keys",
     "first_rows",
@@ -161,14 +162,15 @@ def remember_taken(column: pd.Series, codes: np.ndarray, labels: np.ndarray) -> 
     order = _appearance(codes, len(labels))
     renumber = np.empty(len(labels), dtype=np.intp)
     renumber[order] = np.arange(len(order), dtype=np.intp)
-    remember(column, renumber.take(codes), pd.Index(labels[order], dtype=object))
+    # (indexing casts narrow codes a buffer at a time; take would cast them whole first)
+    remember(column, renumber[codes], pd.Index(labels[order], dtype=object))
 
 
 def _appearance(codes: np.ndarray, k: int) -> np.ndarray:
     """The codes ``0 .. k - 1`` that occur, in order of their first row: read in growing
     chunks until every code that occurs was seen (a hash pass over every row if a code first
     occurs late)."""
-    wanted = int(np.count_nonzero(np.bincount(codes, minlength=k)))
+    wanted = int(np.count_nonzero(code_counts(codes, k)))
     first = np.full(k, len(codes), dtype=np.intp)
     found, start, chunk = 0, 0, 1 << 12
     while found < wanted:
@@ -234,6 +236,25 @@ def factorize_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     table, started at :data:`HASH_START` entries)."""
     codes, uniques = factorize_array(keys, size_hint=min(len(keys), HASH_START))
     return codes.astype(np.intp, copy=False), uniques
+
+
+#: Codes counted at a time by :func:`code_counts` (bounds its temporary array).
+_COUNTED = 1 << 20
+
+
+def code_counts(codes: np.ndarray, k: int) -> np.ndarray:
+    """How many times each of the codes ``0 .. k - 1`` occurs, as int64.
+
+    ``np.bincount`` casts codes of a narrower type to a whole array of ``intp`` first; such
+    codes are counted a chunk at a time instead (fresh memory is costly: each page is mapped
+    and zeroed).
+    """
+    if codes.dtype == np.intp or len(codes) <= _COUNTED:
+        return np.bincount(codes, minlength=k).astype(np.int64, copy=False)
+    out = np.zeros(k, dtype=np.int64)
+    for start in range(0, len(codes), _COUNTED):
+        out += np.bincount(codes[start : start + _COUNTED], minlength=k)
+    return out
 
 
 def first_rows(codes: np.ndarray, k: int) -> np.ndarray:

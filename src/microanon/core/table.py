@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import factorize, factorize_keys, first_rows, push_digit, sharing
+from .factorize import code_counts, factorize, factorize_keys, first_rows, push_digit, sharing
 from .frames import arrow_text
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
@@ -523,13 +523,13 @@ class Table:
         converted once each (``pandas.to_numeric``; the value ``?`` kept among the numbers
         when a record holds it), then taken by the codes."""
         codes = self._codes[column]
-        held = np.flatnonzero(np.bincount(codes, minlength=len(self._dicts[column])))
+        held = np.flatnonzero(code_counts(codes, len(self._dicts[column])))
         values = self._dicts[column][held]  # the values the rows hold (so the type is theirs)
         marker = values == MISSING_LABEL
         num = pd.to_numeric(pd.Series(values).where(~marker), errors="coerce").to_numpy()
         position = np.zeros(len(self._dicts[column]), dtype=np.intp)
         position[held] = np.arange(len(held))
-        at = position.take(codes)
+        at = position[codes]  # (narrow codes cast a buffer at a time, not whole)
         if not marker.any():
             return num.take(at)
         return numbers_with_marker(pd.Series(num.take(at), index=self.index), marker.take(at))

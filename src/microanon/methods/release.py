@@ -161,7 +161,7 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
             values = np.empty(len(codes), dtype=object)
             values.fill(labels[0])
         else:
-            values = labels.take(codes)
+            values = labels[codes]  # (narrow codes cast a buffer at a time, not whole)
         column = pd.Series(values, index=index, dtype=object, copy=False)
         remember_taken(column, codes, labels)  # its codes are known: its rows are not hashed
         return column

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.factorize import KEY_LIMIT, factorize_keys, first_rows, push_digit
+from ...core.factorize import KEY_LIMIT, code_counts, factorize_keys, first_rows, push_digit
 from ...core.hierarchy import Hierarchy
 from ...core.table import DENSE_FACTOR, DENSE_SLACK
 
@@ -367,7 +367,7 @@ def records_per(codes: np.ndarray, counts: np.ndarray | None, size: int) -> np.n
     """Records per code ``0 .. size - 1`` as int64 (``counts``: records per row, None for one
     each)."""
     if counts is None:
-        return np.bincount(codes, minlength=size).astype(np.int64, copy=False)
+        return code_counts(codes, size)
     return np.bincount(codes, weights=counts, minlength=size).astype(np.int64)
 
 
