@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,19 @@ def test_worked_example() -> None:
         "inclusion": [0.25, 1.0, 0.2],
         "fitted": [0.75, 2.25, 0.75],
     }
+
+
+def test_a_large_cell_of_small_weights_raises_no_warning() -> None:
+    """A cell of many records with weights near 1 has 1 - π far below 0: its exp would
+    overflow, and the command would print NumPy's warning. Only the sample uniques' risks are
+    computed; the measures are those of the worked example's rule."""
+    d = pd.DataFrame({"a": ["x"] * 2000 + ["y"], "w": [1.01] * 2000 + [4.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = loglinear_risk(d, ["a"], "w")
+    v = (1 - 0.25) * 1.0  # the unique (y): π = 1/4, λ = n · p_y = 1
+    assert r.tau1 == pytest.approx(math.exp(-v), rel=1e-14)
+    assert r.tau2 == pytest.approx((1 - math.exp(-v)) / v, rel=1e-14)
 
 
 @settings(max_examples=40, deadline=None)

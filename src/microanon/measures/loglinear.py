@@ -227,12 +227,13 @@ def loglinear_risk(
         for j in range(len(cols)):
             margin = np.bincount(codes[:, j], weights=records, minlength=levels[j])
             fitted *= margin[cell_codes[:, j]] / n
-    v = (1 - inclusion) * fitted
-    unique = count == 1
+    # The risks are those of the sample uniques: only their cells are computed (a larger cell
+    # of small weights has 1 - inclusion < 0, whose exp would overflow for nothing).
+    v = ((1 - inclusion) * fitted)[count == 1]
     risk1 = np.exp(-v)
     with np.errstate(divide="ignore", invalid="ignore"):
         risk2 = np.where(v == 0, 1.0, -np.expm1(-v) / v)
-    tau1, tau2 = float(risk1[unique].sum()), float(risk2[unique].sum())
+    tau1, tau2 = float(risk1.sum()), float(risk2.sum())
     table = pd.DataFrame({c: kept[c].to_numpy()[first] for c in cols})
     table["count"] = count.astype(np.int64)
     table["inclusion"] = inclusion
