@@ -226,3 +226,26 @@ def test_a_release_loaded_like_the_one_in_memory_holds_what_the_files_hold(
         for c in text:
             if len(df) and release.data[c].notna().any():
                 assert np.shares_memory(back[c].to_numpy(), release.data[c].to_numpy())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.sampled_from([0.0, -0.0, 1e-5, 1e16, 5e-324, 0.1, 138.61]),
+        ),
+        max_size=30,
+    ),
+    st.integers(1, 5),
+)
+def test_a_float_column_formatted_once_per_value_is_what_pandas_wrote(
+    tmp_path_factory, values, repeat
+):
+    """A float column of repeated values is formatted once per distinct value (0.0 and -0.0,
+    equal but written apart, row by row): the bytes pandas writes."""
+    column = np.resize(np.array(values or [1.0]), len(values or [1.0]) * repeat)
+    release = Release("masked", {"data": pd.DataFrame({"w": column, "t": "a"})})
+    out = release.save(tmp_path_factory.mktemp("r") / "r")
+    data = (out / "public" / "data.csv").read_bytes()
+    assert data == release.data.to_csv(index=False).encode("utf-8")

@@ -129,6 +129,20 @@ def _float_text(v: np.ndarray) -> pa.Array:
     return text.fill_null(_EMPTY)
 
 
+def _float_coded(s: pd.Series) -> _Coded | None:
+    """A float64 column as codes of its distinct values, each formatted once (a missing value
+    written empty); None for another type, or when it holds both 0.0 and -0.0 (equal values
+    written apart: formatted row by row then)."""
+    if s.dtype != np.float64:
+        return None
+    values = s.to_numpy()
+    zero = np.signbit(values[values == 0])
+    if zero.any() and not zero.all():
+        return None
+    codes, uniques = factorize(s)  # (kept for the verification and the reports)
+    return _coded(codes, _float_text(np.asarray(uniques, dtype=np.float64)))
+
+
 def _float_fields(s: pd.Series) -> _Fields:
     values = s.to_numpy(dtype=np.float64 if s.dtype == object else None, na_value=np.nan)
     return lambda a, b: _float_text(values[a:b])
@@ -159,7 +173,8 @@ def write_csv(
         kind = types[str(c)]
         if kind == "float":
             fields += _run_fields(run, len(df))
-            fields.append(_float_fields(s))
+            coded = _float_coded(s)
+            fields.append(_float_fields(s) if coded is None else _taken(coded))
             run = []
         else:
             run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
