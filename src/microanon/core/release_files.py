@@ -77,12 +77,12 @@ def _text_coded(codes: np.ndarray, uniques: np.ndarray) -> _Coded:
 
 
 def _int_coded(s: pd.Series) -> _Coded:
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    codes, uniques = factorize(s)  # (kept for the verification and the reports)
     return _coded(codes, pc.cast(pa.array(uniques, from_pandas=True), _TEXT))
 
 
 def _bool_coded(s: pd.Series) -> _Coded:
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    codes, uniques = factorize(s)
     return _coded(codes, ["True" if v else "False" for v in uniques])
 
 
