@@ -73,7 +73,7 @@ from .errors import InputError
 from .factorize import factorize
 from .frames import as_pandas
 from .schema import Role, Schema
-from .table import combine_codes
+from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 
 __all__ = [
     "ACCEPTABLE_KINDS",
@@ -271,25 +271,44 @@ def dependency_accuracy(
         The share of records whose value is the strict majority among the other records of
         their group.
     """
-    if weights is None:
-        weights = np.ones(len(target), dtype=np.int64)
-    n = int(weights.sum())
+    n = len(target) if weights is None else int(weights.sum())
     if n == 0:
         return 1.0
-    key = target if det is None else det * n_target + target
-    pairs, inverse = np.unique(key, return_inverse=True)
-    counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=len(pairs))
-    counts = counts.astype(np.int64)
-    group = np.zeros(len(pairs), dtype=np.int64) if det is None else pairs // n_target
-    order = np.lexsort((-counts, group))
-    group, counts = group[order], counts[order]
-    first = np.r_[True, group[1:] != group[:-1]]
-    start = np.flatnonzero(first)
-    top = counts[start]
-    nxt = np.minimum(start + 1, len(counts) - 1)
-    has_second = (start + 1 < len(counts)) & (group[nxt] == group[start])
-    second = np.where(has_second, counts[nxt], 0)
-    return float(np.where(top - 1 > second, top, 0).sum() / n)
+    if det is None:
+        key, space = target, n_target
+    else:
+        key = det.astype(np.int64) * n_target + target
+        space = (int(det.max()) + 1) * n_target if len(det) else 0
+    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:  # counted, not sorted
+        per_pair = np.bincount(key, weights=weights, minlength=space)
+        pairs = np.flatnonzero(per_pair)
+        counts = per_pair[pairs].astype(np.int64)
+    else:
+        pairs, inverse = np.unique(key, return_inverse=True)
+        counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=len(pairs))
+        counts = counts.astype(np.int64)
+    if det is None:
+        return _loo_hits(np.array([0]), counts) / n
+    starts = np.flatnonzero(np.r_[True, np.diff(pairs // n_target) != 0])
+    return _loo_hits(starts, counts) / n
+
+
+def _loo_hits(starts: np.ndarray, counts: np.ndarray) -> float:
+    """Records whose value is the strict majority among the other records of their group.
+
+    ``counts`` are records per (group, value) pair, a group's pairs one after the other from
+    each of ``starts``: a value with ``top`` records is predicted for each of them when
+    ``top - 1`` exceeds the next largest count of the group (its second value, or 0). Both
+    are found with a running maximum per group, no sort.
+    """
+    top = np.maximum.reduceat(counts, starts)
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(counts)]))
+    at_top = np.flatnonzero(counts == top[group])
+    first_top = at_top[np.r_[True, np.diff(group[at_top]) != 0]]  # one top pair per group
+    others = counts.copy()
+    others[first_top] = 0
+    second = np.maximum.reduceat(others, starts)
+    return float(np.where(top - 1 > second, top, 0).sum())
 
 
 def _majority_share(target: np.ndarray, n_target: int, weights: np.ndarray) -> float:

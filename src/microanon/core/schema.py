@@ -653,8 +653,10 @@ class Schema:
         for a in self:
             h = a.hierarchy
             marked = None  # the missing values of a column whose missing value is the value ?
-            if a.missing_policy == "value" and a.name in df.columns:
-                marked = df[a.name].isna().to_numpy() | marked_missing(df[a.name])
+            needed = h is not None and not (isinstance(h, Hierarchy) and h.contains(MISSING_LABEL))
+            if needed and a.missing_policy == "value" and a.name in df.columns:
+                column = df[a.name]
+                marked = np.asarray(column.array.isna()) | marked_missing(column)
             if h is not None and not isinstance(h, Hierarchy):
                 check_frame(df, [a.name])
                 values = df[a.name]
