@@ -311,12 +311,13 @@ def _loo_hits(starts: np.ndarray, counts: np.ndarray) -> float:
     return float(np.where(top - 1 > second, top, 0).sum())
 
 
-def _majority_share(target: np.ndarray, n_target: int, weights: np.ndarray) -> float:
+def _majority_share(target: np.ndarray, n_target: int, weights: np.ndarray | None) -> float:
     """Share of the most frequent code: the accuracy of always predicting it, the baseline of a
     dependency's strength. Not taken leave-one-out: a single constant has nothing to fit, and
     leaving a record out of an exact tie (or a lead of one) turns the majority against it, so
-    every record would count as missed and the baseline would fall to 0."""
-    n = int(weights.sum())
+    every record would count as missed and the baseline would fall to 0. ``weights``: records
+    per entry (None: one each)."""
+    n = len(target) if weights is None else int(weights.sum())
     if n == 0:
         return 1.0
     return float(np.bincount(target, weights=weights, minlength=n_target).max() / n)
@@ -526,7 +527,9 @@ def _scan(
     tested column, to the distinct combinations of those and its values with their counts:
     every accuracy is a sum of counts, so each test works on the combinations of the columns
     it compares, not the rows (a near-unique weight does not make every other test one per
-    row)."""
+    row). A weight's tests, one quasi-identifier at a time, count its pairs of values on the
+    rows: the combinations of the weight with every quasi-identifier together, near one per
+    row, would cost more than they save."""
     if size == 0 or not tested or not quasi:  # no quasi-identifier: nothing to find
         return {}
     coded = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
@@ -534,12 +537,20 @@ def _scan(
     out = {}
     for c in tested:
         x, nx = coded[c]
+        if c in weights:
+            quasi_rows = {q: coded[q] for q in quasi}
+            bases = {
+                q: _majority_share(keys.combos[:, j], coded[q][1], keys.counts)
+                for j, q in enumerate(quasi)
+            }
+            out[c] = _dependencies(c, (x, nx), quasi_rows, bases, (), threshold, None)
+            continue
         combined = combine_codes([keys.inverse, x], [len(keys.counts), nx])
         rows = keys.combos[combined.combos[:, 0]]
         quasi_codes = {q: (rows[:, j], coded[q][1]) for j, q in enumerate(quasi)}
         counts = combined.counts
         bases = {q: _majority_share(*quasi_codes[q], counts) for q in quasi}
-        determinants = () if c in weights else _determinants(quasi, quasi_codes, size)
+        determinants = _determinants(quasi, quasi_codes, size)
         out[c] = _dependencies(
             c,
             (combined.combos[:, 1], nx),
@@ -571,7 +582,7 @@ def _dependencies(
     bases: Mapping[str, float],
     determinants: Iterable[tuple[tuple[str, ...], np.ndarray]],
     threshold: float,
-    weights: np.ndarray,
+    weights: np.ndarray | None,
 ) -> list[Finding]:
     x, nx = coded
     found = []
