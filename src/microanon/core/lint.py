@@ -99,7 +99,7 @@ UNIQUE_SHARE = 0.5
 DEPENDENCY_STRENGTH = 0.5
 #: Most row-tests the dependency scan makes: rows times the dependency tests (an insensitive
 #: column against a quasi-identifier or a pair of them), each test counted as at least
-#: :data:`_TEST_ROWS` rows. About ten seconds on one core; beyond it the scan is limited.
+#: :data:`_TEST_ROWS` rows. A few seconds on one core; beyond it the scan is limited.
 DEPENDENCY_SCAN_BUDGET = 100_000_000
 #: The fixed cost of one dependency test, in rows (a test of a few rows costs about this much).
 _TEST_ROWS = 2_000
