@@ -128,16 +128,21 @@ def test_dependency_accuracy_matches_the_plain_definition(pairs):
 @given(
     st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), min_size=1, max_size=30),
     st.sampled_from([1, 7, 100_003]),
+    st.sampled_from([1, 100_003]),
     st.booleans(),
 )
-def test_dependency_accuracy_with_sparse_groups_matches_the_plain_definition(pairs, spread, ones):
-    """Group codes spread far apart (a key space too large to count densely, so the pairs are
-    sorted) give the plain definition too, with and without records per entry."""
-    det = np.array([d * spread for d, _ in pairs], dtype=np.int64)
-    target = np.array([t for _, t in pairs], dtype=np.int64)
+def test_dependency_accuracy_with_sparse_codes_matches_the_plain_definition(
+    pairs, det_spread, target_spread, ones
+):
+    """Group or value codes spread far apart (key spaces too large to count densely: the
+    pairs hashed when the groups are few, else sorted) give the plain definition too, with and
+    without records per entry."""
+    det = np.array([d * det_spread for d, _ in pairs], dtype=np.int64)
+    target = np.array([t * target_spread for _, t in pairs], dtype=np.int64)
     weights = np.ones(len(target), dtype=np.int64) if ones else None
     expected = _loo_reference(det, target)
-    assert dependency_accuracy(det, target, 4, weights=weights) == pytest.approx(expected)
+    n_target = 4 * target_spread
+    assert dependency_accuracy(det, target, n_target, weights=weights) == pytest.approx(expected)
 
 
 def _xor_table(n: int = 400) -> pd.DataFrame:

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .factorize import factorize
+from .factorize import factorize, factorize_keys
 from .frames import as_pandas
 from .schema import Role, Schema
 from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
@@ -275,39 +275,46 @@ def dependency_accuracy(
     if n == 0:
         return 1.0
     if det is None:
-        key, space = target, n_target
+        key, groups = target, 1
     else:
         key = det.astype(np.int64) * n_target + target
-        space = (int(det.max()) + 1) * n_target if len(det) else 0
-    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:  # counted, not sorted
-        per_pair = np.bincount(key, weights=weights, minlength=space)
+        groups = int(det.max()) + 1
+    dense = DENSE_FACTOR * len(key) + DENSE_SLACK
+    if groups * n_target <= dense:  # the pairs counted
+        per_pair = np.bincount(key, weights=weights, minlength=groups * n_target)
         pairs = np.flatnonzero(per_pair)
         counts = per_pair[pairs].astype(np.int64)
-    else:
+        group = pairs // n_target
+    elif groups <= dense:  # the pairs hashed, the groups counted
+        of_pair, pairs = factorize_keys(key)
+        counts = np.bincount(of_pair, weights=weights, minlength=len(pairs)).astype(np.int64)
+        group = pairs // n_target
+    else:  # the pairs sorted, the groups numbered in their order
         pairs, inverse = np.unique(key, return_inverse=True)
         counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=len(pairs))
         counts = counts.astype(np.int64)
-    if det is None:
-        return _loo_hits(np.array([0]), counts) / n
-    starts = np.flatnonzero(np.r_[True, np.diff(pairs // n_target) != 0])
-    return _loo_hits(starts, counts) / n
+        group = np.r_[0, np.cumsum(np.diff(pairs // n_target) != 0)]
+        groups = int(group[-1]) + 1
+    return _loo_hits(group, counts, groups) / n
 
 
-def _loo_hits(starts: np.ndarray, counts: np.ndarray) -> float:
+def _loo_hits(group: np.ndarray, counts: np.ndarray, groups: int) -> float:
     """Records whose value is the strict majority among the other records of their group.
 
-    ``counts`` are records per (group, value) pair, a group's pairs one after the other from
-    each of ``starts``: a value with ``top`` records is predicted for each of them when
-    ``top - 1`` exceeds the next largest count of the group (its second value, or 0). Both
-    are found with a running maximum per group, no sort.
+    ``counts`` are records per (group, value) pair, ``group`` each pair's group in
+    ``0 .. groups - 1`` (in any order): a value with ``top`` records is predicted for each of
+    them when ``top - 1`` exceeds the next largest count of the group (its second value, or 0).
+    Both are found with a maximum per group, no sort.
     """
-    top = np.maximum.reduceat(counts, starts)
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(counts)]))
+    top = np.zeros(groups, dtype=np.int64)
+    np.maximum.at(top, group, counts)
     at_top = np.flatnonzero(counts == top[group])
-    first_top = at_top[np.r_[True, np.diff(group[at_top]) != 0]]  # one top pair per group
+    first_top = np.full(groups, len(counts), dtype=np.int64)  # one top pair per group
+    np.minimum.at(first_top, group[at_top], at_top)
     others = counts.copy()
-    others[first_top] = 0
-    second = np.maximum.reduceat(others, starts)
+    others[first_top[first_top < len(counts)]] = 0
+    second = np.zeros(groups, dtype=np.int64)
+    np.maximum.at(second, group, others)
     return float(np.where(top - 1 > second, top, 0).sum())
 
 
