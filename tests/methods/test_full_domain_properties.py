@@ -310,3 +310,36 @@ def test_all_minimal_nodes_equal_brute_force(p: dict) -> None:
         # With monotone feasibility every feasible node lies above a minimal one.
         for x in feasible:
             assert any(all(a <= b for a, b in zip(m, x, strict=True)) for m in minimal)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems(), st.sampled_from(["remove", "star"]), st.booleans())
+def test_published_columns_keep_the_codes_pandas_gives_them(p: dict, mode: str, text: bool) -> None:
+    """Within a command's run (its columns coded first, as ``anonymize`` codes them), every
+    published column is coded as ``pandas.factorize`` codes it: from the original column's own
+    codes when each of its values has a label of its own, else renumbered, with rows suppressed
+    or starred."""
+    from microanon.core.factorize import code_columns, factorize, shared_codes
+
+    df = p["df"].astype({c: "str" for c in p["df"].columns}) if text else p["df"]
+    schema = Schema.from_dict(
+        {**p["schema"].to_dict(), "rid": {"role": "insensitive", "kind": "categorical"}}
+    )
+    with shared_codes():
+        code_columns(df[c] for c in df.columns)
+        try:
+            release = full_domain(
+                df, schema, models=p["models"], suppression=p["suppression"], suppressed_rows=mode
+            )
+        except InfeasibleError:
+            return
+        for c in release.data.columns:
+            column = release.data[c]
+            codes, uniques = factorize(column)
+            expected_codes, expected_uniques = pd.factorize(column)
+            assert codes.tolist() == expected_codes.tolist(), c
+            assert list(uniques) == list(expected_uniques), c

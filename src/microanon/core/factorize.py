@@ -34,6 +34,7 @@ __all__ = [
     "KEY_LIMIT",
     "code_columns",
     "code_counts",
+    "coded",
     "factorize",
     "factorize_keys",
     "first_rows",
@@ -101,6 +102,15 @@ def factorize(values: pd.Series | np.ndarray) -> _Codes:
         return _factorize(values)
     known = memo.get(key)
     return known[1] if known is not None else _keep(memo, key, values, *_factorize(values))
+
+
+def coded(values: pd.Series) -> _Codes | None:
+    """Within :func:`shared_codes`, what :func:`factorize` gave for ``values`` before (None:
+    not coded yet in this block, or outside one); nothing is computed."""
+    memo = _SHARED.get()
+    key = None if memo is None else _data_key(values)
+    known = None if key is None else memo.get(key)
+    return None if known is None else known[1]
 
 
 def usable_cores() -> int:

@@ -15,7 +15,15 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, SchemaError
-from .factorize import code_counts, factorize, factorize_keys, first_rows, push_digit, sharing
+from .factorize import (
+    code_counts,
+    coded,
+    factorize,
+    factorize_keys,
+    first_rows,
+    push_digit,
+    sharing,
+)
 from .frames import arrow_text
 from .hierarchy import Hierarchy, value_key
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
@@ -305,6 +313,13 @@ class Table:
     counts : int64 array or None
         Records each row stands for, when the table is a frequency table (distinct combinations
         with their counts, see :meth:`from_codes`); None when every row is one record.
+    appearance : dict of str to (int array, int array)
+        Of a column :meth:`from_frame` encoded within
+        :func:`~microanon.core.factorize.shared_codes`, every row of it: the run's codes of its
+        values (:func:`~microanon.core.factorize.factorize`, by first appearance) and the code
+        of each of those values, so that ``codes(column)`` is the second indexed by the first.
+        A column published with one label per value has these codes too: its rows need not be
+        coded again. Empty for any other table.
     """
 
     def __init__(
@@ -336,6 +351,7 @@ class Table:
             if len(counts) and int(counts.min()) < 1:
                 raise InputError("counts must be positive: a row stands for at least one record")
             self.counts = counts.astype(np.int64, copy=False)
+        self.appearance: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -364,6 +380,7 @@ class Table:
         schema = schema.select(schema.published)
         codes: dict[str, np.ndarray] = {}
         dicts: dict[str, np.ndarray] = {}
+        appearance: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for attr in schema:
             col = clean[attr.name]
             unknown = np.asarray(col.array.isna())  # cells kept empty (missing: keep)
@@ -374,9 +391,14 @@ class Table:
                 d = np.append(d, np.array([None], dtype=object))  # the last code: unknown
             else:
                 c, d = _encode_column(col, attr)
+                run = coded(col)
+                if run is not None:  # (no missing value: every run code is a value's)
+                    appearance[attr.name] = (run[0], c[first_rows(run[0], len(run[1]))])
             codes[attr.name] = c.astype(_code_dtype(len(d)))
             dicts[attr.name] = d
-        return cls(codes, dicts, schema, index=clean.index)
+        table = cls(codes, dicts, schema, index=clean.index)
+        table.appearance = appearance
+        return table
 
     @classmethod
     def from_codes(

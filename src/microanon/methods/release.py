@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, SchemaError
-from ..core.factorize import remember_taken, sharing
+from ..core.factorize import remember, remember_taken, sharing
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
@@ -148,12 +148,22 @@ def _resolve_with_populations(
     return schema.resolve(data, more)
 
 
-def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Series:
+def text_column(
+    codes: np.ndarray,
+    labels: np.ndarray,
+    index: pd.Index,
+    appearance: tuple[np.ndarray, np.ndarray] | None = None,
+) -> pd.Series:
     """The published column ``labels[codes]`` as a release publishes it.
 
     String labels are taken as they are (one object take, no value compared); other labels
     are converted as :func:`microanon.core.release.canonical_column` converts them. Tables of
     such columns are released by :func:`microanon.core.release.text_release`.
+
+    ``appearance``: the run's codes of the original column the rows come from and the label of
+    each of its values (``codes`` is the second indexed by the first; see
+    :attr:`~microanon.core.table.Table.appearance`). When no two values share a label, those
+    are the published column's codes as well, and are kept for it as they are.
     """
     labels = np.asarray(labels, dtype=object)
     if all(isinstance(v, str) for v in labels):
@@ -163,7 +173,11 @@ def text_column(codes: np.ndarray, labels: np.ndarray, index: pd.Index) -> pd.Se
         else:
             values = labels[codes]  # (narrow codes cast a buffer at a time, not whole)
         column = pd.Series(values, index=index, dtype=object, copy=False)
-        remember_taken(column, codes, labels)  # its codes are known: its rows are not hashed
+        shown = None if appearance is None else labels[appearance[1]]
+        if shown is not None and len(set(shown)) == len(shown):
+            remember(column, appearance[0], pd.Index(shown, dtype=object))
+        else:
+            remember_taken(column, codes, labels)  # its codes are known: its rows are not hashed
         return column
     return canonical_column(pd.Series(labels[codes], index=index, dtype=object))
 
@@ -201,7 +215,8 @@ def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
     numbers = numbers_of(table, column)
     if numbers is not None:
         return pd.Series(numbers[codes], index=index, copy=False)
-    return text_column(codes, table.dictionary(column), index)
+    appearance = table.appearance.get(column) if every else None
+    return text_column(codes, table.dictionary(column), index, appearance)
 
 
 def generalized_release(

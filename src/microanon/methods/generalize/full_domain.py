@@ -139,13 +139,18 @@ def publish_levels(
         labels = level_labels(h, lv)
         codes = table.codes(c) if every else table.codes(c)[rows]
         ancestor = h.level_codes(lv)
-        if not np.array_equal(ancestor, np.arange(len(ancestor))):  # (the leaves: as they are)
+        leaves = np.array_equal(ancestor, np.arange(len(ancestor)))
+        if not leaves:  # (the leaves: as they are)
             codes = ancestor.take(codes)
+        appearance = table.appearance.get(c) if every else None
+        if appearance is not None and not leaves:
+            appearance = (appearance[0], ancestor.take(appearance[1]))
         if star is not None and star.any():
             codes = codes.astype(np.int64)  # (a copy: the table's codes stay as they are)
             codes[star] = len(labels)
             labels = np.append(labels, np.array([SUPPRESSED], dtype=object))
-        data[c] = text_column(codes, labels, index)
+            appearance = None  # (a starred row is no longer its value's label)
+        data[c] = text_column(codes, labels, index, appearance)
     return pd.DataFrame(data, index=index, copy=False)  # fresh columns: nothing to copy
 
 
