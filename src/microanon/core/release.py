@@ -539,7 +539,10 @@ class Release:
         :func:`~microanon.models.verify_written` has it). A text column read back that holds,
         row by row, the values of the same column of ``like`` (compared on both columns'
         codes) is given that column's Python objects instead of new ones: the same values,
-        without building ten million objects again. Every other column is read as without it.
+        without building ten million objects again. A column of numbers that holds the same
+        column's numbers bit for bit is given the codes the run gave them (see
+        :func:`~microanon.core.release_files.restore`). Every other column is read as without
+        it.
         """
         directory = Path(directory)
         if (directory / PUBLIC_DIR / MANIFEST).is_file():
@@ -607,7 +610,7 @@ class Release:
                 table.column(c),
                 types.get(c, "string"),
                 gaps.get(c, ()),
-                like[c] if held and c in like.columns and like[c].dtype == object else None,
+                like[c] if held and c in like.columns else None,
             )
             for c in columns
         }

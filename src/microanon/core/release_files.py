@@ -25,6 +25,7 @@ import pyarrow.csv as pacsv
 
 from .factorize import (
     KEY_LIMIT,
+    coded,
     factorize,
     factorize_keys,
     first_rows,
@@ -324,6 +325,23 @@ def _same_text(codes: np.ndarray, words: np.ndarray, like: pd.Series) -> bool:
     return bool(np.equal(missing, None).all())  # (not NaN: restored text has None)
 
 
+def _same_numbers(column: pd.Series, like: pd.Series | None) -> pd.Series:
+    """``column``, with the codes the run gave ``like`` when it holds ``like``'s numbers bit
+    for bit, row by row (both of one NumPy type; a NaN read back is equal only to the same
+    NaN): :func:`~microanon.core.factorize.factorize` then finds them without hashing its
+    rows. Only within a run (:func:`~microanon.core.factorize.shared_codes`), once ``like``
+    was coded (as the writer codes the columns it writes)."""
+    known = None if like is None else coded(like)
+    if known is None or like.dtype != column.dtype or len(like) != len(column):
+        return column
+    mine, theirs = column.to_numpy(), like.to_numpy()
+    if not (mine.flags.c_contiguous and theirs.flags.c_contiguous):
+        return column
+    if np.array_equal(mine.view(np.uint8), theirs.view(np.uint8)):
+        remember(column, *known)
+    return column
+
+
 def restore(
     col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = (), like: pd.Series | None = None
 ) -> pd.Series:
@@ -337,9 +355,10 @@ def restore(
     gaps : sequence of int
         The rows of a text column whose value is missing (a CSV file writes them as "").
     like : Series, optional
-        The object column a text column was written from: when the column read back holds
-        its values row by row, ``like``'s objects are returned (see
-        :meth:`~microanon.core.release.Release.load`).
+        The column it was written from. A text column that holds an object column's values
+        row by row gets ``like``'s objects; a column of numbers without a missing value that
+        holds ``like``'s numbers bit for bit gets the codes the run gave ``like``, without
+        hashing its rows again (see :meth:`~microanon.core.release.Release.load`).
 
     Returns
     -------
@@ -349,7 +368,7 @@ def restore(
         truth value is missing (``float64``, all NaN, when every one is).
     """
     if kind == "string":
-        return _as_text(col, gaps, like)
+        return _as_text(col, gaps, like if like is not None and like.dtype == object else None)
     if kind == "bool":
         if pa.types.is_boolean(col.type):
             col = pc.if_else(col, "True", "False")
@@ -364,10 +383,10 @@ def restore(
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
         col = pc.if_else(pc.equal(col, ""), pa.scalar(None, col.type), col)
     if kind == "float":
-        return pd.Series(pc.cast(col, pa.float64()).to_numpy(), copy=False)
+        return _same_numbers(pd.Series(pc.cast(col, pa.float64()).to_numpy(), copy=False), like)
     numbers = pc.cast(col, pa.int64())
     if not numbers.null_count:
-        return pd.Series(numbers.to_numpy(), copy=False)
+        return _same_numbers(pd.Series(numbers.to_numpy(), copy=False), like)
     values = numbers.fill_null(0).to_numpy()
     missing = numbers.is_null().to_numpy()
     return pd.Series(pd.arrays.IntegerArray(values, missing), copy=False)
