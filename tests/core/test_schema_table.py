@@ -329,3 +329,37 @@ def test_numeric_columns_decode_as_value_by_value(values, role, data):
         want = _numbers_row_by_row(part.values("x"), part.index)
         assert got.dtype == want.dtype
         assert [str(v) for v in got] == [str(v) for v in want]
+
+
+def test_validate_leaves_the_callers_table_as_it_is():
+    """``Schema.validate`` applies the missing-value policies and coerces numbers on its own
+    copy: the caller's table is unchanged, also after the result is changed in place. Under
+    copy-on-write the columns it leaves as they are share their data with the caller's (and
+    so the codes a run gave them)."""
+    from microanon.core.frames import COPY_ON_WRITE
+
+    df = pd.DataFrame(
+        {
+            "a": [1.0, None, 3.0, 4.0],
+            "b": ["x", None, "z", "x"],
+            "c": [1, 2, 3, 4],
+            "d": ["1", "2", "3", "4"],
+        }
+    )
+    before = df.copy()
+    schema = Schema.from_dict(
+        {
+            "a": {"role": "quasi", "kind": "numeric", "missing": "drop"},
+            "b": {"role": "insensitive", "missing": "value"},
+            "c": {"role": "insensitive", "kind": "numeric"},
+            "d": {"role": "insensitive", "kind": "numeric"},
+        }
+    )
+    whole = Schema.from_dict({"c": {"role": "insensitive", "kind": "numeric"}})
+    kept = whole.validate(df[["c"]])
+    assert np.shares_memory(kept["c"].to_numpy(), df["c"].to_numpy()) == COPY_ON_WRITE
+    out = schema.validate(df)
+    assert out["b"].tolist() == ["x", "z", "x"] and out["d"].tolist() == [1, 3, 4]
+    out.iloc[0, out.columns.get_loc("c")] = 99
+    kept.iloc[0, 0] = 99
+    pd.testing.assert_frame_equal(df, before)

@@ -343,3 +343,38 @@ def test_published_columns_keep_the_codes_pandas_gives_them(p: dict, mode: str, 
             expected_codes, expected_uniques = pd.factorize(column)
             assert codes.tolist() == expected_codes.tolist(), c
             assert list(uniques) == list(expected_uniques), c
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems(), st.sampled_from(["remove", "star"]))
+def test_release_tables_within_a_run_equal_those_grouped_anew(p: dict, mode: str) -> None:
+    """The reports' frequency tables of a release made within a command's run (where a column
+    published with one label per value shares the original's codes, and one grouping serves
+    both sides) are those grouped from the rows without shared codes."""
+    from microanon.apps.release_frequencies import ReleaseTables
+    from microanon.core.factorize import code_columns, shared_codes
+
+    df = p["df"].astype({c: "str" for c in p["df"].columns})
+    schema = Schema.from_dict(
+        {**p["schema"].to_dict(), "rid": {"role": "insensitive", "kind": "categorical"}}
+    )
+    with shared_codes():
+        code_columns(df[c] for c in df.columns)
+        try:
+            release = full_domain(
+                df, schema, models=p["models"], suppression=p["suppression"], suppressed_rows=mode
+            )
+        except InfeasibleError:
+            return
+        within = ReleaseTables.of(df, release)
+    anew = ReleaseTables.of(df, release)
+    for side in ("before", "after", "pairs"):
+        mine, theirs = getattr(within, side), getattr(anew, side)
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            pd.testing.assert_frame_equal(mine.values, theirs.values)
+            np.testing.assert_array_equal(mine.counts, theirs.counts)

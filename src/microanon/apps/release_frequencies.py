@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import factorize_keys, first_rows, push_digit
+from ..core.factorize import coded, factorize_keys, first_rows, push_digit
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table, combine_codes
@@ -208,6 +208,25 @@ def _first_order(
     return row_class.astype(np.int64, copy=False), first
 
 
+def _coded_alike(
+    left: pd.DataFrame,
+    left_columns: Sequence[str],
+    right: pd.DataFrame,
+    right_columns: Sequence[str],
+) -> bool:
+    """Whether each column of ``right_columns`` was given, in this run, the very codes of the
+    column of ``left_columns`` at its place (a column published with one label per original
+    value keeps the original's, see :attr:`~microanon.core.table.Table.appearance`): the two
+    tables' rows then group alike on them. Nothing is coded here."""
+    if len(left_columns) != len(right_columns):
+        return False
+    for a, b in zip(left_columns, right_columns, strict=True):
+        mine, theirs = coded(left[a]), coded(right[b])
+        if mine is None or theirs is None or mine[0] is not theirs[0]:
+            return False
+    return True
+
+
 def _paired(
     left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -216,7 +235,7 @@ def _paired(
     one class of ``right`` (each original combination published one way), the pairs are the
     classes of ``left`` themselves, found without grouping the rows again."""
     (left_class, left_first), (right_class, right_first) = left, right
-    if np.array_equal(right_class[left_first].take(left_class), right_class):
+    if right is left or np.array_equal(right_class[left_first].take(left_class), right_class):
         return left_class, left_first
     return _first_order(
         [left_class, right_class], [len(left_first), len(right_first)], len(left_class)
@@ -284,8 +303,10 @@ class ReleaseTables:
                 Combinations.of(kept, shown),
                 list(attack_quasi),
             )
-        # Each side is grouped once; the pairs are the combinations of the two groupings.
-        left, right = row_classes(original, held), row_classes(data, shown)
+        # Each side is grouped once (or once for both, coded alike); the pairs are the
+        # combinations of the two groupings.
+        left = row_classes(original, held)
+        right = left if _coded_alike(original, held, data, shown) else row_classes(data, shown)
         joint = _paired(left, right)
         names = {c: c + PUBLISHED for c in shown}
         both = pd.concat(

@@ -15,7 +15,11 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["arrow_text", "as_pandas", "is_arrow_table", "pandas_if_arrow"]
+__all__ = ["COPY_ON_WRITE", "arrow_text", "as_pandas", "is_arrow_table", "pandas_if_arrow"]
+
+#: Whether pandas copies on write (always from pandas 3): a table copied shallowly then shares
+#: its columns' data with the original until one of them is changed, which copies it first.
+COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 
 
 def arrow_text(column: pd.Series) -> Any:

@@ -32,7 +32,7 @@ import pandas as pd
 
 from .errors import HierarchyError, InputError, SchemaError
 from .files import read_yaml_file
-from .frames import arrow_text, as_pandas
+from .frames import COPY_ON_WRITE, arrow_text, as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
@@ -692,7 +692,12 @@ class Schema:
             A value absent from its column's hierarchy (naming value and column).
         """
         df = check_frame(df, self.columns)
-        out = df.copy() if list(df.columns) == self.columns else df.loc[:, self.columns].copy()
+        # The policies below replace whole columns, never write into one: under copy-on-write
+        # a shallow copy keeps the caller's table as it is, and the columns left unchanged keep
+        # their data (and the codes a run gave them).
+        deep = not COPY_ON_WRITE
+        same = list(df.columns) == self.columns
+        out = df.copy(deep=deep) if same else df.loc[:, self.columns].copy(deep=deep)
         drop = np.zeros(len(out), dtype=bool)
         refused = []
         as_value = set()
