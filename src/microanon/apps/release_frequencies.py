@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..core.factorize import coded, factorize_keys, first_rows, push_digit
 from ..core.hierarchy import SUPPRESSED
@@ -101,7 +102,7 @@ class Combinations:
         counts = np.bincount(row_class, minlength=len(first)).astype(np.int64)
         total = np.bincount(row_class, weights=sums[TOTAL], minlength=len(first))
         inverse = np.bincount(row_class, weights=sums[INVERSE], minlength=len(first))
-        values = frame[keys].iloc[first].reset_index(drop=True)
+        values = rows_of(frame[keys], first)
         values[weight] = stand_ins(classes[first], counts, total).to_numpy()
         return cls(values, counts, inverse)
 
@@ -142,7 +143,7 @@ class Combinations:
         inverse: np.ndarray | None = None,
     ) -> Combinations:
         records = np.bincount(row_class, weights=counts, minlength=len(first))
-        values = frame.iloc[first].reset_index(drop=True)
+        values = rows_of(frame, first)
         if inverse is not None:
             inverse = np.bincount(row_class, weights=inverse, minlength=len(first))
         return cls(values, np.asarray(records, dtype=np.int64), inverse)
@@ -162,6 +163,38 @@ class Combinations:
     def records(self) -> int:
         """Records the combinations stand for."""
         return int(self.counts.sum())
+
+
+def rows_of(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """``frame.iloc[rows]`` with a fresh index.
+
+    A column of Arrow text, whole numbers or truth values that the run coded
+    (:func:`~microanon.core.factorize.coded`) is taken from its distinct values by the rows'
+    codes: equal values of those types are written alike, so that is the same column, without
+    taking along a column read in many chunks. Other columns are taken as they are.
+    """
+    if not frame.columns.is_unique:
+        return frame.iloc[rows].reset_index(drop=True)
+    out = {}
+    for c in frame.columns:
+        column = frame[c]
+        known = coded(column) if _written_alike(column) else None
+        if known is None:
+            out[c] = column.iloc[rows].reset_index(drop=True)
+            continue
+        codes, uniques = known
+        taken = uniques.array.take(codes[rows], allow_fill=True)
+        out[c] = pd.Series(taken, name=column.name, copy=False)
+    return pd.DataFrame(out, columns=frame.columns, copy=False)
+
+
+def _written_alike(column: pd.Series) -> bool:
+    """Whether every two equal values of ``column`` are the same value: Arrow text, whole
+    numbers, truth values (not floats: 0.0 equals -0.0; not objects: 1 equals 1.0 and True)."""
+    if isinstance(column.array, pd.arrays.ArrowExtensionArray):
+        kind = column.array._pa_array.type
+        return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+    return isinstance(column.dtype, np.dtype) and column.dtype.kind in "iub"
 
 
 def as_suppressed(values: pd.DataFrame) -> pd.DataFrame:
@@ -311,8 +344,8 @@ class ReleaseTables:
         names = {c: c + PUBLISHED for c in shown}
         both = pd.concat(
             [
-                original[held].iloc[joint[1]].reset_index(drop=True),
-                data[shown].iloc[joint[1]].reset_index(drop=True).rename(columns=names),
+                rows_of(original[held], joint[1]),
+                rows_of(data[shown], joint[1]).rename(columns=names),
             ],
             axis=1,
         )
