@@ -102,7 +102,7 @@ class Combinations:
         counts = np.bincount(row_class, minlength=len(first)).astype(np.int64)
         total = np.bincount(row_class, weights=sums[TOTAL], minlength=len(first))
         inverse = np.bincount(row_class, weights=sums[INVERSE], minlength=len(first))
-        values = rows_of(frame[keys], first)
+        values = _rows_of(frame[keys], first)
         values[weight] = stand_ins(classes[first], counts, total).to_numpy()
         return cls(values, counts, inverse)
 
@@ -143,7 +143,7 @@ class Combinations:
         inverse: np.ndarray | None = None,
     ) -> Combinations:
         records = np.bincount(row_class, weights=counts, minlength=len(first))
-        values = rows_of(frame, first)
+        values = _rows_of(frame, first)
         if inverse is not None:
             inverse = np.bincount(row_class, weights=inverse, minlength=len(first))
         return cls(values, np.asarray(records, dtype=np.int64), inverse)
@@ -165,7 +165,7 @@ class Combinations:
         return int(self.counts.sum())
 
 
-def rows_of(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+def _rows_of(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     """``frame.iloc[rows]`` with a fresh index.
 
     A column of Arrow text, whole numbers or truth values that the run coded
@@ -344,8 +344,8 @@ class ReleaseTables:
         names = {c: c + PUBLISHED for c in shown}
         both = pd.concat(
             [
-                rows_of(original[held], joint[1]),
-                rows_of(data[shown], joint[1]).rename(columns=names),
+                _rows_of(original[held], joint[1]),
+                _rows_of(data[shown], joint[1]).rename(columns=names),
             ],
             axis=1,
         )
