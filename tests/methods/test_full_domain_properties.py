@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -312,18 +314,12 @@ def test_all_minimal_nodes_equal_brute_force(p: dict) -> None:
             assert any(all(a <= b for a, b in zip(m, x, strict=True)) for m in minimal)
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(problems(), st.sampled_from(["remove", "star"]), st.booleans())
-def test_published_columns_keep_the_codes_pandas_gives_them(p: dict, mode: str, text: bool) -> None:
-    """Within a command's run (its columns coded first, as ``anonymize`` codes them), every
-    published column is coded as ``pandas.factorize`` codes it: from the original column's own
-    codes when each of its values has a label of its own, else renumbered, with rows suppressed
-    or starred."""
-    from microanon.core.factorize import code_columns, factorize, shared_codes
+@contextmanager
+def _made_in_a_run(p: dict, mode: str, text: bool) -> Iterator[tuple[pd.DataFrame, object]]:
+    """Within ``shared_codes``, the columns coded first as ``anonymize`` codes them: the table
+    (its columns as text with ``text``) and ``full_domain``'s release of it (None when no node
+    is feasible)."""
+    from microanon.core.factorize import code_columns, shared_codes
 
     df = p["df"].astype({c: "str" for c in p["df"].columns}) if text else p["df"]
     schema = Schema.from_dict(
@@ -336,6 +332,25 @@ def test_published_columns_keep_the_codes_pandas_gives_them(p: dict, mode: str, 
                 df, schema, models=p["models"], suppression=p["suppression"], suppressed_rows=mode
             )
         except InfeasibleError:
+            release = None
+        yield df, release
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems(), st.sampled_from(["remove", "star"]), st.booleans())
+def test_published_columns_keep_the_codes_pandas_gives_them(p: dict, mode: str, text: bool) -> None:
+    """Within a command's run (its columns coded first, as ``anonymize`` codes them), every
+    published column is coded as ``pandas.factorize`` codes it: from the original column's own
+    codes when each of its values has a label of its own, else renumbered, with rows suppressed
+    or starred."""
+    from microanon.core.factorize import factorize
+
+    with _made_in_a_run(p, mode, text) as (_, release):
+        if release is None:
             return
         for c in release.data.columns:
             column = release.data[c]
@@ -356,19 +371,9 @@ def test_release_tables_within_a_run_equal_those_grouped_anew(p: dict, mode: str
     published with one label per value shares the original's codes, and one grouping serves
     both sides) are those grouped from the rows without shared codes."""
     from microanon.apps.release_frequencies import ReleaseTables
-    from microanon.core.factorize import code_columns, shared_codes
 
-    df = p["df"].astype({c: "str" for c in p["df"].columns})
-    schema = Schema.from_dict(
-        {**p["schema"].to_dict(), "rid": {"role": "insensitive", "kind": "categorical"}}
-    )
-    with shared_codes():
-        code_columns(df[c] for c in df.columns)
-        try:
-            release = full_domain(
-                df, schema, models=p["models"], suppression=p["suppression"], suppressed_rows=mode
-            )
-        except InfeasibleError:
+    with _made_in_a_run(p, mode, True) as (df, release):
+        if release is None:
             return
         within = ReleaseTables.of(df, release)
     anew = ReleaseTables.of(df, release)

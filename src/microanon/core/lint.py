@@ -541,22 +541,21 @@ def _scan(
         return {}
     coded = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
     keys = combine_codes([coded[q][0] for q in quasi], [coded[q][1] for q in quasi])
+    # a quasi-identifier's baseline is a share of its own values: one for every test
+    bases = {
+        q: _majority_share(keys.combos[:, j], coded[q][1], keys.counts) for j, q in enumerate(quasi)
+    }
     out = {}
     for c in tested:
         x, nx = coded[c]
         if c in weights:
             quasi_rows = {q: coded[q] for q in quasi}
-            bases = {
-                q: _majority_share(keys.combos[:, j], coded[q][1], keys.counts)
-                for j, q in enumerate(quasi)
-            }
             out[c] = _dependencies(c, (x, nx), quasi_rows, bases, (), threshold, None)
             continue
         combined = combine_codes([keys.inverse, x], [len(keys.counts), nx])
         rows = keys.combos[combined.combos[:, 0]]
         quasi_codes = {q: (rows[:, j], coded[q][1]) for j, q in enumerate(quasi)}
         counts = combined.counts
-        bases = {q: _majority_share(*quasi_codes[q], counts) for q in quasi}
         determinants = _determinants(quasi, quasi_codes, size)
         out[c] = _dependencies(
             c,
