@@ -13,15 +13,21 @@ user calls instead of :meth:`Release.save` to get the same guarantees:
    part's declared keys, no original value absent from the published data in public metadata;
 4. the public report (from the public part alone) and the internal report are added, and the
    directory is moved to ``out``. On any failure nothing is left behind.
+
+The reports are made by a second thread from the start of step 2: their measures of the
+original and the release are taken while the files are written and verified, and they wait for
+the verification (step 3) before they show it or write anything.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -35,7 +41,7 @@ from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
 from ..measures.households import household_risks_of
-from ..models import Verification, verify_written
+from ..models import Verdict, Verification, verify_written
 from .aside import aside
 from .families import add_release_sections
 from .release_figures import RISK_BINS
@@ -151,29 +157,58 @@ def publish(
     release.metadata[ROW_COUNTS_KEY] = counts.to_dict()  # internal: counts of the original
     secrets = tuple(secrets)
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
-    with atomic_directory(out, overwrite, protect) as tmp, reporter:
-        with reporter.stage(PUBLISH_STAGES[0]):
-            release.write_parts(tmp, format)
-        # The public files as written are scanned for the generator's state by the second
-        # process (when one runs) while this one verifies them; what the reports add or change
-        # is scanned at the end.
-        public = tmp / PUBLIC_DIR
-        written = file_states(public)
-        scanned = aside(texts_in_files, public, secrets, list(written))
-        with reporter.stage(PUBLISH_STAGES[1]):
-            hidden = [c for c in schema.columns if not schema[c].role.published]
-            verification = verify_written(
-                tmp, original, lint.linkable, schema.declared(), unpublished=hidden, written=release
-            )
-            if not verification.ok:
-                raise VerificationError(
-                    "the written release does not hold what it claims, so nothing was written: "
-                    + "; ".join(verification.failures())
+    checked: Future[Verification] = Future()
+    with (
+        atomic_directory(out, overwrite, protect) as tmp,
+        reporter,
+        ThreadPoolExecutor(1, thread_name_prefix="microanon-reports") as beside,
+    ):
+        # The reports are made by a second thread from here on: every measure of the original
+        # and the release is taken while this thread writes and verifies the files, and they
+        # wait for the verification where they show it (the reports stage is what is left).
+        reports = beside.submit(
+            copy_context().run,
+            write_reports,
+            tmp,
+            release,
+            original,
+            schema,
+            lint,
+            checked,
+            config,
+            subtitle,
+        )
+        try:
+            with reporter.stage(PUBLISH_STAGES[0]):
+                release.write_parts(tmp, format)
+            # The public files as written are scanned for the generator's state by the second
+            # process (when one runs) while this one verifies them; what the reports add or
+            # change is scanned at the end.
+            public = tmp / PUBLIC_DIR
+            written = file_states(public)
+            scanned = aside(texts_in_files, public, secrets, list(written))
+            with reporter.stage(PUBLISH_STAGES[1]):
+                hidden = [c for c in schema.columns if not schema[c].role.published]
+                verification = verify_written(
+                    tmp,
+                    original,
+                    lint.linkable,
+                    schema.declared(),
+                    unpublished=hidden,
+                    written=release,
                 )
+                if not verification.ok:
+                    raise VerificationError(
+                        "the written release does not hold what it claims, so nothing was "
+                        "written: " + "; ".join(verification.failures())
+                    )
+        except BaseException:
+            # the reports stop where they would wait for the verification
+            checked.set_exception(VerificationError("the release was not verified"))
+            raise
+        checked.set_result(verification)
         with reporter.stage(PUBLISH_STAGES[2]):
-            numbers = write_reports(
-                tmp, release, original, schema, lint, verification, config, subtitle
-            )
+            numbers = reports.result()
             exposed = scanned.result()
             exposed += texts_in_files(public, secrets, changed_files(public, written))
             if exposed:
@@ -196,14 +231,17 @@ def write_reports(
     original: pd.DataFrame,
     schema: Schema,
     lint: LintReport,
-    verification: Verification,
+    verification: Verification | Future[Verification],
     config: Any,
     subtitle: str | None,
     counted: CountedRelease | None = None,
 ) -> dict[str, Any]:
     """Write the internal and public reports into the release at ``tmp``; the numbers shown.
 
-    ``numbers["columns"]`` is the table of what was done to each column.
+    ``numbers["columns"]`` is the table of what was done to each column. Given the
+    verification as a future (another thread verifying the written files), every measure
+    of the original and the release is taken before it is waited for, and nothing is written
+    into ``tmp`` before it is there.
 
     Parameters
     ----------
@@ -221,10 +259,16 @@ def write_reports(
         rows; the closest configurations are searched on ``counted.searched`` (those that would
         re-run the method on the records are not proposed).
     """
+    checked = _as_future(verification)
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
     # missing value is ?, a kept cell stays empty): what the before/after figures compare.
     entering = original if counted is not None else schema.validate(original, check_leaves=False)
+    # the original's risk, measured first and shown last
+    risk = Report("")
+    quasi = [q for q in schema.quasi if q in original.columns]
+    if quasi:
+        _add_original_risk(risk, entering, quasi, schema, counted)
     internal = Report(
         f"{release.metadata.get('method')}: internal report, for the data owner only",
         (subtitle + " " if subtitle else "")
@@ -236,7 +280,7 @@ def write_reports(
             entering.loc[:, published],
             release,
             schema=schema,
-            verdicts=verification.verdicts or None,
+            verdicts=_Verdicts(checked),
         )
     else:  # a generalized release made out of core: its family's sections, on the tables
         numbers = add_single_table_sections(
@@ -245,8 +289,9 @@ def write_reports(
             release,
             "Release",
             tables=counted.tables,
-            verdicts=verification.verdicts,
+            verdicts=_Verdicts(checked),
         )
+    verification = checked.result()
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )
@@ -266,9 +311,7 @@ def write_reports(
         searched=None if counted is None else counted.searched,
     )
     add_steps_sections(internal, release)
-    quasi = [q for q in schema.quasi if q in original.columns]
-    if quasi:
-        _add_original_risk(internal, entering, quasi, schema, counted)
+    internal.sections.extend(risk.sections)
     shown = None if counted is None else counted.published
     # built before the internal report is rendered: its figure is drawn (aside) meanwhile
     public = public_report(verification, schema, lint, shown)
@@ -276,6 +319,35 @@ def write_reports(
     public.write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
     return numbers
+
+
+def _as_future(verification: Verification | Future[Verification]) -> Future[Verification]:
+    """The verification as a future (one already done when it is given)."""
+    if isinstance(verification, Future):
+        return verification
+    done: Future[Verification] = Future()
+    done.set_result(verification)
+    return done
+
+
+class _Verdicts(Sequence[Verdict]):
+    """The verdicts of a verification another thread may still be making, waited for when
+    they are first read (the family's sections take their measures before they show them)."""
+
+    def __init__(self, verification: Future[Verification]) -> None:
+        self._verification = verification
+
+    def __len__(self) -> int:
+        return len(self._verification.result().verdicts)
+
+    @overload
+    def __getitem__(self, index: int) -> Verdict: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Verdict]: ...
+
+    def __getitem__(self, index: int | slice) -> Verdict | Sequence[Verdict]:
+        return self._verification.result().verdicts[index]
 
 
 def _add_original_risk(

@@ -8,7 +8,7 @@ this module knows nothing of any family.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -195,7 +195,7 @@ def add_single_table_sections(
     caption: str = "Before: the original table. After: the published table without suppressed "
     "records.",
     tables: ReleaseTables | None = None,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a single-table release.
 
@@ -215,9 +215,10 @@ def add_single_table_sections(
     tables : ReleaseTables, optional
         The frequency tables of ``original`` and the release, when counted elsewhere (out of
         core, from the original's and the written files' partitions); grouped here otherwise.
-    verdicts : list of Verdict, optional
+    verdicts : sequence of Verdict, optional
         The claimed models checked elsewhere (on the written files); re-checked on the
-        release's table otherwise.
+        release's table otherwise. Read only once every number is measured (they may be
+        waited for, see :func:`~microanon.apps.publish.write_reports`).
 
     Returns
     -------
@@ -229,8 +230,16 @@ def add_single_table_sections(
     if tables is None:
         tables = ReleaseTables.of(original, release)
     quasi, sensitive, attack_quasi = tables.quasi, tables.sensitive, tables.attack_quasi
+    # every number first, then the sections: the verdicts may still be on their way
     before = privacy_metrics(tables.before.values, quasi, sensitive, tables.before.counts)
     after = privacy_metrics(tables.after.values, attack_quasi, sensitive, tables.after.counts)
+    if utility is None:
+        util = utility_metrics(release, original, extended=True, tables=tables)
+    else:
+        util = utility(release, original)
+    sizes = equivalence_classes(
+        tables.after.values, attack_quasi, counts=tables.after.counts
+    ).histogram()
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
@@ -247,10 +256,6 @@ def add_single_table_sections(
         }
     )
     sec.table(comparison, caption=caption)
-    if utility is None:
-        util = utility_metrics(release, original, extended=True, tables=tables)
-    else:
-        util = utility(release, original)
     usec = report.section(
         f"{title}: utility",
         "Information loss (LM, GCP, normalized non-uniform entropy: 0 = original values, "
@@ -262,23 +267,20 @@ def add_single_table_sections(
         "release keeps every record in order).",
     )
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
-    sizes = equivalence_classes(
-        tables.after.values, attack_quasi, counts=tables.after.counts
-    ).histogram()
     usec.plot(
         class_sizes(sizes.index.to_numpy(), sizes.to_numpy()), "Class sizes after anonymization."
     )
     return {"before": before, "after": after, "utility": util, "verified": all_hold(verdicts)}
 
 
-def all_hold(verdicts: list[Verdict]) -> bool | None:
+def all_hold(verdicts: Sequence[Verdict]) -> bool | None:
     """Whether every verdict holds (None when no model was claimed)."""
     return bool(np.all([v.holds for v in verdicts])) if verdicts else None
 
 
 def verdict_table(
-    sec: Section, release: Release, verdicts: list[Verdict] | None = None
-) -> list[Verdict]:
+    sec: Section, release: Release, verdicts: Sequence[Verdict] | None = None
+) -> Sequence[Verdict]:
     """Re-check the release's claimed models (unless their ``verdicts`` are given) and show the
     verdicts; return them."""
     if verdicts is None:

@@ -21,6 +21,7 @@ Adding a family means adding ``methods/<name>/``, ``apps/families/<name>/`` and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import InputError
@@ -68,7 +69,7 @@ def add_release_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of one release, as its family builds them.
 
@@ -85,7 +86,7 @@ def add_release_sections(
     schema : Schema, optional
         The schema the release was made with (randomized releases measure utility on the
         reconstructed distribution, which needs it).
-    verdicts : list of Verdict, optional
+    verdicts : sequence of Verdict, optional
         The claimed models as the verification of the written files found them (:func:`anonymize
         <microanon.apps.publish.publish>` has them); re-checked on ``release`` when not given.
 

@@ -7,6 +7,7 @@ The release of Koudas, Srivastava, Yu & Zhang, *Distribution-based Microdata Ano
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a distribution-based release; return the numbers.
 

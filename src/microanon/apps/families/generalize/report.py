@@ -7,6 +7,7 @@ quasi-identifiers, the claimed models re-checked, and the information lost by ge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -37,7 +38,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a generalized or anatomized release.
 

@@ -7,6 +7,7 @@ Attributes Based on Strong Rule*, Mathematical Problems in Engineering 2015, Art
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a multi-SA release; return the numbers.
 

@@ -10,7 +10,7 @@ suppression) take the generalization-style measures, a suppressed (missing) cell
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,7 @@ def add_sections(
     release: Release,
     title: str = "Release",
     schema: Schema | None = None,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a masked release.
 
@@ -168,7 +168,7 @@ def _add_perturbative_sections(
     original: pd.DataFrame,
     release: Release,
     title: str,
-    verdicts: list[Verdict] | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> dict[str, Any]:
     """Privacy and utility sections of a masked release with numeric columns replaced in place.
 
