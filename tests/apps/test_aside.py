@@ -17,11 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from real_surveys import survey
+from real_surveys import gss_warning_config
 
 from microanon.apps import aside as aside_module
 from microanon.apps import release_figures
@@ -199,34 +198,6 @@ def test_the_environment_keeps_the_command_in_one_process(monkeypatch) -> None:
     assert contextvars.Context().run(check) is False
 
 
-def _gss_config(tmp_path: Path) -> tuple[Path, Path]:
-    """The GSS abortion file (64,814 respondents) with four keys under k = 50 and distinct
-    2-diversity of ``abany``: a release that warns, so its report searches the closest
-    configurations."""
-    data = tmp_path / "gss.csv"
-    survey("gss_abortion")[["year", "age", "sex", "race", "educ", "abany"]].to_csv(
-        data, index=False
-    )
-    numeric = {"role": "quasi", "kind": "numeric", "missing": "value"}
-    config = {
-        "data": str(data),
-        "schema": {
-            "year": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
-            "age": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}},
-            "educ": {**numeric, "hierarchy": {"builder": "intervals", "widths": [4, 8]}},
-            "sex": {"role": "quasi", "hierarchy": {"builder": "balanced"}, "missing": "value"},
-            "race": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
-            "abany": {"role": "sensitive", "missing": "keep"},
-        },
-        "method": "full_domain",
-        "params": {"suppression": 0.02, "metric": "lm"},
-        "models": [{"k_anonymity": {"k": 50}}, {"l_diversity": {"l": 2, "form": "distinct"}}],
-    }
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return data, path
-
-
 def _files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
@@ -240,7 +211,7 @@ def test_anonymize_writes_the_same_release_and_reports_with_the_worker(
     """A real survey file, anonymized with the figures and closest configurations handed to the
     worker (two cores) and without it (one): the same public files byte for byte, and the same
     internal report but for the times it states."""
-    _, config = _gss_config(tmp_path)
+    config = gss_warning_config(tmp_path)
     monkeypatch.delenv(aside_module.ENVIRONMENT, raising=False)
     runs = {}
     for n in (1, cores):

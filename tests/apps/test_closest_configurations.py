@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microanon.apps.closest import closest_configurations
 from microanon.apps.config import PipelineConfig
 from microanon.apps.release_sections import all_suppressed, utility_metrics
-from microanon.apps.release_summary import closest_configurations
 from microanon.core import Hierarchy
 from microanon.core.errors import InputError, MicroanonError
 from microanon.core.schema import Schema
@@ -114,11 +114,11 @@ def configurations(draw: Any) -> tuple[PipelineConfig, pd.DataFrame, dict[str, A
 @settings(max_examples=40, deadline=None)
 @given(configurations())
 def test_the_alternatives_equal_the_whole_method_rerun(case) -> None:
-    from microanon.apps.release_summary import _alternative_budget
+    from microanon.apps.closest import alternative_budget
 
     cfg, data, release_search = case
     got = closest_configurations(cfg, data, release_search)
-    want = reference(cfg, data, _alternative_budget(release_search))
+    want = reference(cfg, data, alternative_budget(release_search))
     pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 

@@ -20,6 +20,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.release import Release
 from ..methods.steps import step_fingerprints
+from .closest import searching_ahead
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .publish import PUBLISH_STAGES, publish
 
@@ -120,25 +121,27 @@ def run_anonymize(
         secrets = state_fingerprints(generator)  # before the method draws from it
         secrets += step_fingerprints(generator, len(cfg.steps))  # each step's own stream
         started = time.perf_counter()
-        with reporter.stage(f"method {cfg.method}"):
-            release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)
-        seconds = time.perf_counter() - started
-        release.metadata["audit"] = _audit(cfg, data, rng, seconds)
-        path, numbers = publish(
-            release,
-            out,
-            original,
-            cfg.schema,
-            lint=lint,
-            format=cfg.output_format,
-            overwrite=overwrite,
-            protect=protect,
-            config=cfg,
-            subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in "
-            f"{seconds:.2f} s.",
-            progress=reporter,
-            secrets=secrets,
-        )
+        # the closest configurations searched by the second process meanwhile, when one runs
+        with searching_ahead(cfg, original):
+            with reporter.stage(f"method {cfg.method}"):
+                release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)
+            seconds = time.perf_counter() - started
+            release.metadata["audit"] = _audit(cfg, data, rng, seconds)
+            path, numbers = publish(
+                release,
+                out,
+                original,
+                cfg.schema,
+                lint=lint,
+                format=cfg.output_format,
+                overwrite=overwrite,
+                protect=protect,
+                config=cfg,
+                subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in "
+                f"{seconds:.2f} s.",
+                progress=reporter,
+                secrets=secrets,
+            )
     release.encoded = None  # the run is over: its encoding is not kept with the release
     numbers["seconds"] = seconds
     numbers["stage_seconds"] = dict(zip(STAGES, reporter.seconds.values(), strict=True))

@@ -27,11 +27,24 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Aside", "aside", "shared", "working_aside"]
+__all__ = [
+    "Aside",
+    "ahead",
+    "aside",
+    "give_up",
+    "given_up",
+    "shared",
+    "working",
+    "working_aside",
+]
 
 T = TypeVar("T")
 
 _WORKER: ContextVar[ProcessPoolExecutor | None] = ContextVar("aside_worker", default=None)
+#: The worker's flag of work given up (:func:`give_up`), set by this process, read by the worker.
+_GIVE_UP: ContextVar[Any] = ContextVar("aside_give_up", default=None)
+#: In the worker: the same flag (None in the command's process).
+_GIVEN_UP: Any = None
 
 
 class Aside(Generic[T]):
@@ -76,6 +89,45 @@ class Aside(Generic[T]):
 def aside(function: Callable[..., T], *args: Any) -> Aside[T]:
     """``function(*args)``: by the worker of :func:`working_aside` if one runs, else now."""
     return Aside(function, args)
+
+
+def working() -> bool:
+    """Whether a worker of :func:`working_aside` runs for this block."""
+    return _WORKER.get() is not None
+
+
+def ahead(function: Callable[..., T], *args: Any) -> Future[T] | None:
+    """``function(*args)`` handed to the worker of :func:`working_aside` before anyone knows
+    whether its answer will be needed (None when no worker runs: such work is not done here).
+
+    ``function`` asks :func:`given_up` as it goes and stops soon after :func:`give_up`, so that
+    the work queued behind it is not kept waiting.
+    """
+    worker = _WORKER.get()
+    if worker is None:
+        return None
+    try:
+        return worker.submit(function, *args)
+    except BrokenProcessPool:
+        return None
+
+
+def give_up() -> None:
+    """Tell the worker that the work handed :func:`ahead` is no longer needed."""
+    flag = _GIVE_UP.get()
+    if flag is not None:
+        flag.set()
+
+
+def given_up() -> bool:
+    """In the worker: whether the command gave up the work handed :func:`ahead`."""
+    return _GIVEN_UP is not None and bool(_GIVEN_UP.is_set())
+
+
+def _given_up_by(flag: Any) -> None:
+    """How the worker starts: it keeps the command's flag of work given up."""
+    global _GIVEN_UP
+    _GIVEN_UP = flag
 
 
 #: Seconds of this process's own tasks, on average, under which :func:`shared` does the
@@ -176,16 +228,22 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
     if os.environ.get(ENVIRONMENT) == "0" or _spare_cores() < SPARE or _WORKER.get() is not None:
         yield False
         return
+    context = multiprocessing.get_context("spawn")
     try:  # spawn: a fresh interpreter (forking a process that runs threads is not safe)
-        worker = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        flag = context.Event()
+        worker = ProcessPoolExecutor(
+            1, mp_context=context, initializer=_given_up_by, initargs=(flag,)
+        )
         worker.submit(prepare or _nothing)  # starts the process now, not at the first work
     except OSError:  # no process can be started here (e.g. no shared memory for its locks)
         yield False
         return
     token = _WORKER.set(worker)
+    flag_token = _GIVE_UP.set(flag)
     try:
         yield True
     finally:
+        _GIVE_UP.reset(flag_token)
         _WORKER.reset(token)
         _stop(worker)
 

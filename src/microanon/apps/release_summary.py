@@ -5,40 +5,32 @@ level, microaggregated, randomized, published unchanged with the lint's evidence
 Given the original table it adds counts taken on the original (for the internal report);
 without it, only what the published files show (for the public report).
 :func:`warnings_of` raises the alarms a data owner must see: a quasi-identifier that became
-``*`` everywhere, information loss above one half. :func:`closest_configurations` measures the
-configurations without one model at a time (and, for full-domain generalization, with twice the
-suppression) to show what would lose less: a full-domain alternative is one more lattice search
-on a frequency table of the original encoded once (:mod:`microanon.methods.generalize.reruns`),
-another method is run again.
+``*`` everywhere, information loss above one half; the summary then shows the closest
+configurations (:mod:`microanon.apps.closest`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-from ..core.errors import MicroanonError
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..core.table import Table
-from ..measures import loss_metric
-from ..methods.generalize.reruns import FrequencyRuns, PublishedClasses
 from ..models import Verification
-from .aside import shared
+from .closest import alternative_budget, closest_configurations, give_up_ahead
 from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
-from .release_sections import _attempt, all_suppressed, privacy_metrics, utility_metrics
+from .release_sections import all_suppressed, privacy_metrics
 from .report import Report, Section, describe_parameters
 from .row_counts import counts_of, counts_sentence
 
 __all__ = [
     "add_public_report",
     "add_summary_sections",
-    "closest_configurations",
     "column_actions",
     "search_sentence",
     "step_lines",
@@ -197,151 +189,6 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     return out
 
 
-#: Most nodes the heuristic search checks for each alternative configuration.
-ALTERNATIVE_STEPS = 200
-
-
-def _alternative_budget(search: dict[str, Any] | None) -> dict[str, Any]:
-    """The search parameters of an alternative when the release's search was a heuristic:
-    at most :data:`ALTERNATIVE_STEPS` nodes (and no more than the release's search checked),
-    instead of another full time limit each."""
-    if not search or search.get("optimal", True):
-        return {}
-    steps = min(int(search.get("nodes_checked") or ALTERNATIVE_STEPS), ALTERNATIVE_STEPS)
-    return {"search": search["kind"], "step_limit": max(steps, 1), "time_limit": None}
-
-
-def closest_configurations(
-    cfg: Any,
-    original: pd.DataFrame | None,
-    release_search: dict[str, Any] | None = None,
-    searched: Table | None = None,
-    encoded: Table | None = None,
-) -> pd.DataFrame | None:
-    """Measure the configurations without each model in turn (and, for ``full_domain``, with
-    twice the suppression): the information loss of each alternative's published table.
-
-    For ``full_domain`` with ``suppressed_rows: remove`` and no model against a population,
-    each alternative is one more search on a frequency table of the original
-    (:class:`~microanon.methods.generalize.reruns.FrequencyRuns`): ``searched``, the one the
-    release's search ran on, when given (out of core), else the original counted from
-    ``encoded``, the release's own encoding of it (its
-    :attr:`~microanon.core.release.Release.encoded`), else the original encoded once. Each is
-    measured from the classes it would publish without building its rows: the same numbers as
-    the method run anew. Any other configuration runs the whole method for each alternative on
-    ``original``'s records; without them (``original`` None) nothing is measured.
-
-    ``release_search``: the release's internal ``search`` record; when its levels came from a
-    heuristic search, each alternative runs the same heuristic with at most
-    :data:`ALTERNATIVE_STEPS` nodes (its loss is then what that search found, an upper bound of
-    the alternative's optimum).
-
-    Returns
-    -------
-    DataFrame or None
-        ``change``, ``LM``, ``suppressed`` and ``fully generalized`` quasi-identifiers; a row
-        says why when an alternative is infeasible. None when there are alternatives but they
-        would need ``original``'s records, which were not given.
-    """
-    alternatives: list[tuple[str, Any]] = []
-    for i, m in enumerate(cfg.models):
-        if len(cfg.models) > 1:
-            rest = cfg.models[:i] + cfg.models[i + 1 :]
-            alternatives.append((f"without {m.name}", replace(cfg, models=rest)))
-    share = cfg.params.get("suppression")
-    if cfg.method == "full_domain" and share is not None and 0 < share < 0.5:
-        more = {**cfg.params, "suppression": min(2 * share, 0.5)}
-        alternatives.append(
-            (f"suppression up to {more['suppression']:.0%}", replace(cfg, params=more))
-        )
-    runs = _frequency_runs(cfg, original, searched, encoded) if alternatives else None
-    if alternatives and runs is None and original is None:
-        return None
-    budget = _alternative_budget(release_search)
-    alternatives = [(c, replace(alt, params={**alt.params, **budget})) for c, alt in alternatives]
-    if runs is None:
-        rows = [_rerun(change, alt, original) for change, alt in alternatives]
-    else:  # the searches shared with the worker of working_aside, if one runs
-        searches = [
-            (
-                change,
-                runs,
-                alt.models,
-                {k: v for k, v in alt.params.items() if k != "suppressed_rows"},
-            )
-            for change, alt in alternatives
-        ]
-        rows = shared(_searched, searches)
-    return pd.DataFrame(rows, columns=["change", "LM", "suppressed", "fully generalized"])
-
-
-def _rerun(change: str, alt: Any, original: pd.DataFrame | None) -> tuple[Any, ...]:
-    """An alternative's row, the whole method run again on ``original``'s records."""
-    assert original is not None  # (closest_configurations returns None without them)
-    try:
-        return (change, *_measured_release(alt.run(original), original))
-    except MicroanonError as exc:
-        return (change, None, None, f"not possible: {exc}")
-
-
-def _searched(
-    change: str, runs: FrequencyRuns, models: list[Any], params: dict[str, Any]
-) -> tuple[Any, ...]:
-    """An alternative's row, one search on the frequency table of ``runs``."""
-    try:
-        return (change, *_measured_classes(runs.search(models, **params)))
-    except MicroanonError as exc:
-        return (change, None, None, f"not possible: {exc}")
-
-
-def _frequency_runs(
-    cfg: Any, original: pd.DataFrame | None, searched: Table | None, encoded: Table | None
-) -> FrequencyRuns | None:
-    """The frequency table the alternatives' searches run on (``searched``, else the original
-    counted from ``encoded``, else encoded once), when they are full-domain searches that
-    remove the suppressed records and check no model against a population (the others run the
-    whole method)."""
-    if (
-        cfg.method != "full_domain"
-        or cfg.steps
-        or cfg.params.get("suppressed_rows", "remove") != "remove"
-        or any(m.needs_population for m in cfg.models)
-    ):
-        return None
-    if searched is not None:
-        return FrequencyRuns.of_table(searched, cfg.models)
-    if original is None:
-        return None
-    if encoded is not None:  # the method's own encoding of ``original``
-        return FrequencyRuns.of_encoded(encoded, cfg.models)
-    return FrequencyRuns.of_records(original, cfg.schema, cfg.models)
-
-
-def _measured_release(release: Release, original: pd.DataFrame) -> tuple[Any, Any, str]:
-    """An alternative's LM, suppressed records and fully generalized quasi-identifiers, from
-    its release."""
-    util = utility_metrics(release, original)
-    quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
-    gone = [q for q in quasi if all_suppressed(release, q)]
-    return util.get("LM"), release.metadata.get("suppressed"), ", ".join(gone)
-
-
-def _measured_classes(classes: PublishedClasses) -> tuple[Any, Any, str]:
-    """The same numbers from the frequency table of what the alternative would publish: LM as
-    :func:`~.release_sections.utility_metrics` measures it on the published table (each
-    suppressed record charged 1 in every cell)."""
-    lm = _attempt(
-        loss_metric,
-        classes.values,
-        classes.hierarchies,
-        list(classes.values.columns),
-        suppressed=classes.suppressed,
-        counts=classes.counts,
-    )
-    gone = classes.fully_generalized()
-    return None if lm is None else lm.total, classes.suppressed, ", ".join(gone)
-
-
 def _verification_section(sec: Section, verification: Verification, title: str) -> None:
     if verification.verdicts:
         sec.table(
@@ -381,8 +228,9 @@ def add_summary_sections(
 
     ``out_of_core``: the release was made out of core, ``original`` holds no records; the
     alternatives are searched on ``searched``, the frequency table the release's search ran on
-    (see :func:`closest_configurations`), and where they would re-run the method on the
-    records they are not proposed, and the report says so.
+    (see :func:`~microanon.apps.closest.closest_configurations`), and where they would re-run
+    the method on the records they are not proposed, and the report says so. Without warnings
+    the closest configurations searched ahead are given up.
     """
     meta = release.metadata
     sections = list(report.sections)
@@ -410,7 +258,7 @@ def add_summary_sections(
                     "--engine memory to see them."
                 )
             elif len(alt):
-                budget = _alternative_budget(search)
+                budget = alternative_budget(search)
                 found = (
                     f" Each alternative's levels are the best the {budget['search']} search "
                     f"found within {budget['step_limit']:,} nodes; a longer search may lose less."
@@ -422,6 +270,7 @@ def add_summary_sections(
                     caption="Closest configurations (information loss LM: 0 = "
                     "original values, 1 = everything suppressed)." + found,
                 )
+    give_up_ahead()  # (what was searched ahead is taken by now, or not needed)
     sec = report.section(
         "What was done",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}. "

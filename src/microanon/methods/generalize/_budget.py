@@ -14,9 +14,17 @@ from typing import Protocol
 
 import numpy as np
 
-from ...core.errors import InputError
+from ...core.errors import InputError, MicroanonError
 
-__all__ = ["DEFAULT_TIME_LIMIT", "Budget", "BudgetSpent", "SearchWatch", "check_limits"]
+__all__ = [
+    "DEFAULT_TIME_LIMIT",
+    "Budget",
+    "BudgetSpent",
+    "SearchStopped",
+    "SearchWatch",
+    "check_limits",
+    "check_watch",
+]
 
 #: Seconds a heuristic search runs when neither limit is given.
 DEFAULT_TIME_LIMIT = 30.0
@@ -41,9 +49,32 @@ class SearchWatch(Protocol):
         ...
 
 
+class SearchStopped(MicroanonError):
+    """The exact search was stopped by its watcher: it has no answer (a node it had not proven
+    optimal would not be one)."""
+
+
 class BudgetSpent(Exception):
     """The search's budget is spent; the message says why (``time_limit``, ``step_limit`` or
     ``stopped``)."""
+
+
+def check_watch(watch: object) -> SearchWatch | None:
+    """Validate a search's watcher (None: no one watches).
+
+    Raises
+    ------
+    InputError
+        ``watch`` lacks :meth:`SearchWatch.stop_requested` or :meth:`SearchWatch.searched`.
+    """
+    if watch is None:
+        return None
+    if not all(callable(getattr(watch, name, None)) for name in ("stop_requested", "searched")):
+        raise InputError(
+            "watch must have the methods stop_requested() and searched(nodes, best, seconds), "
+            f"got {type(watch).__name__}"
+        )
+    return watch  # type: ignore[return-value]
 
 
 def check_limits(time_limit: object, step_limit: object) -> tuple[float | None, int | None]:

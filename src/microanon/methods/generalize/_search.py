@@ -71,6 +71,7 @@ from ...core.progress import as_progress
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
 from ..release import numbers_of
+from ._budget import SearchStopped, SearchWatch
 from ._lattice import Lattice
 from ._lattice_frequencies import (
     FrequencySet,
@@ -540,6 +541,7 @@ def search(
     all_minimal: bool = False,
     progress: bool = False,
     suppressed_rows: str = "remove",
+    watch: SearchWatch | None = None,
 ) -> SearchResult:
     """Find the optimal full-domain generalization of an encoded table.
 
@@ -566,6 +568,9 @@ def search(
         t-closeness, β-likeness and δ-disclosure privacy are checked against the distribution of
         the records kept (a node suppresses further until its kept classes pass against it);
         published as ``*``, they stay, and the reference is the original table's.
+    watch : SearchWatch, optional
+        Asked after each step of the search whether to stop (only
+        :meth:`~._budget.SearchWatch.stop_requested`).
 
     Returns
     -------
@@ -578,6 +583,8 @@ def search(
     InfeasibleError
         When no node satisfies the models within the suppression limit, naming the model that
         fails even on the single class of the top node.
+    SearchStopped
+        ``watch`` asked the search to stop.
     """
     started = time.perf_counter()
     suppression = check_suppression(suppression)
@@ -596,6 +603,8 @@ def search(
     with as_progress(bool(progress)).count("full-domain search", lat.size, unit="node") as nodes:
 
         def tick() -> None:
+            if watch is not None and watch.stop_requested():
+                raise SearchStopped("the full-domain search was stopped before its optimum")
             if progress:
                 seen = engine.evaluated | engine.bad | engine.dominated
                 nodes.advance(int(np.count_nonzero(seen)) - nodes.n)

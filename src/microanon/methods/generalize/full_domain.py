@@ -339,7 +339,8 @@ def full_domain(
     watch : SearchWatch, optional
         Follows the heuristic or genetic search (nodes checked, best value so far) and may
         stop it early; the best node found until then is published (the workbench's stop
-        button).
+        button). Asked to stop, the exact search raises ``SearchStopped`` instead: it has no
+        answer until its optimum is proven.
     rng : numpy.random.Generator, int or None
         The genetic search's source of randomness (its first generation, parents, crossover,
         mutation and immigrants; an integer seeds a new generator); no other search draws from

@@ -29,8 +29,9 @@ from ...core.random import RandomLike
 from ...core.schema import Schema
 from ...core.table import Table, combine_codes
 from ...models import PrivacyModel, as_models
+from ._budget import SearchWatch
 from .full_domain import _flag, _prepare, level_labels
-from .searches import check_search, run_search
+from .searches import check_search, lattice_size, run_search
 
 __all__ = ["FrequencyRuns", "PublishedClasses"]
 
@@ -169,22 +170,39 @@ class FrequencyRuns:
         time_limit: float | None = None,
         step_limit: int | None = None,
         rng: RandomLike = None,
+        watch: SearchWatch | None = None,
     ) -> PublishedClasses:
         """The node :func:`~microanon.methods.generalize.full_domain` would choose with these
         parameters (``suppressed_rows="remove"``), and what it would publish.
 
-        Parameters as :func:`~microanon.methods.generalize.full_domain`'s.
+        Parameters as :func:`~microanon.methods.generalize.full_domain`'s; ``watch`` may stop
+        the search (see :func:`~.searches.run_search`).
 
         Raises
         ------
         InputError, InfeasibleError
             As :func:`~microanon.methods.generalize.full_domain`.
+        SearchStopped
+            ``watch`` stopped the exact search.
         """
         choice = check_search(search, time_limit, step_limit, _flag("all_minimal", all_minimal))
         result, _ = run_search(
-            self.table, as_models(list(models)), suppression, metric, "remove", choice, rng=rng
+            self.table,
+            as_models(list(models)),
+            suppression,
+            metric,
+            "remove",
+            choice,
+            rng=rng,
+            watch=watch,
         )
         return self._published(result.levels, result.suppressed, ~result.suppressed_mask)
+
+    def exact(self, search: str = "auto", all_minimal: bool = False) -> bool:
+        """Whether :meth:`search` with this ``search`` (and no limit) runs the exact search
+        on this table's lattice."""
+        choice = check_search(search, None, None, _flag("all_minimal", all_minimal))
+        return choice.kind(lattice_size(self.table), len(self.table.schema.quasi)) == "exact"
 
     def _published(
         self, levels: dict[str, int], suppressed: int, kept: np.ndarray

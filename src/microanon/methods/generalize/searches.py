@@ -23,7 +23,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.table import Table
-from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits
+from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits, check_watch
 from ._genetic import genetic_search
 from ._heuristic import heuristic_search
 from ._lattice import MAX_NODES
@@ -40,6 +40,7 @@ __all__ = [
     "check_metric",
     "check_search",
     "check_suppression",
+    "lattice_size",
     "run_search",
     "search_record",
 ]
@@ -129,6 +130,11 @@ def check_search(
     return SearchChoice(search, time_limit, step_limit, all_minimal)
 
 
+def lattice_size(table: Table) -> int:
+    """Nodes of the lattice of an encoded table's quasi-identifiers (their levels combined)."""
+    return math.prod(table.schema.hierarchy(q).height + 1 for q in table.schema.quasi)
+
+
 def run_search(
     table: Table,
     resolved: list[Any],
@@ -144,7 +150,8 @@ def run_search(
     """Run the chosen search on an encoded table (rows or a frequency table).
 
     ``rng`` is drawn from by the genetic search only (None: fresh entropy from the operating
-    system); ``watch`` follows the heuristic and genetic searches.
+    system); ``watch`` follows the heuristic and genetic searches, and may stop the exact one
+    (which then raises :class:`~._budget.SearchStopped`).
 
     Returns
     -------
@@ -154,12 +161,13 @@ def run_search(
     Raises
     ------
     InputError
-        ``all_minimal`` on a lattice too big for the exact search (and what the exact search
-        raises).
+        ``all_minimal`` on a lattice too big for the exact search, a ``watch`` that is not a
+        :class:`~._budget.SearchWatch` (and what the exact search raises).
     InfeasibleError
         As the search that ran.
     """
-    size = math.prod(table.schema.hierarchy(q).height + 1 for q in table.schema.quasi)
+    watch = check_watch(watch)
+    size = lattice_size(table)
     kind = choice.kind(size, len(table.schema.quasi))
     if kind != "exact" and choice.all_minimal:
         raise InputError(
@@ -168,7 +176,14 @@ def run_search(
         )
     if kind == "exact":
         result = search_exact(
-            table, resolved, suppression, metric, choice.all_minimal, progress, suppressed_rows
+            table,
+            resolved,
+            suppression,
+            metric,
+            choice.all_minimal,
+            progress,
+            suppressed_rows,
+            watch,
         )
         return result, search_record(result)
     time_limit, step_limit = choice.time_limit, choice.step_limit
