@@ -63,6 +63,7 @@ def add_sections(
     (:func:`microanon.apps.families.add_release_sections`).
     """
     meta = release.metadata
+    numbers = distribution_numbers(release)  # first: the verdicts may still be on their way
     if verdicts is None:
         verdicts = check_release(release)
     sensitive = (meta.get("sensitive") or ["sensitive"])[0]
@@ -86,7 +87,6 @@ def add_sections(
         ),
         caption="Every claimed model, checked independently on the published tables.",
     )
-    numbers = distribution_numbers(release)
     usec = report.section(
         f"{title}: utility",
         "Narrower published ranges mean tighter answers to aggregate queries (see "

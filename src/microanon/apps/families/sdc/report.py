@@ -178,6 +178,9 @@ def _add_perturbative_sections(
     """
     meta = release.metadata
     cols = list(meta["masked_numeric"])
+    # every number first, then the sections: the verdicts may still be on their way
+    aligned = len(original) == len(release.data)
+    measured = perturbative_metrics(original, release) if aligned else None
     sec = report.section(
         f"{title}: privacy (disclosure risk of the masked values)",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
@@ -185,7 +188,7 @@ def _add_perturbative_sections(
         + f" Masked numeric columns: {', '.join(cols)}.",
     )
     verified = all_hold(verdict_table(sec, release, verdicts))
-    if len(original) != len(release.data):
+    if measured is None:
         sec.paragraph(
             f"The original table given has {len(original):,} rows and the release "
             f"{len(release.data):,}: the masked columns are compared with the original ones by "
@@ -193,7 +196,7 @@ def _add_perturbative_sections(
         )
         report.section(f"{title}: utility", "Not measured (see above).")
         return {"before": {}, "after": {}, "utility": {}, "verified": verified}
-    utility, risks, util, risk = perturbative_metrics(original, release)
+    utility, risks, util, risk = measured
     sec.table(
         pd.DataFrame({"measure": list(risks), "share of records": list(risks.values())}),
         caption="An attacker who knows a person's original values of the masked columns. Record "
