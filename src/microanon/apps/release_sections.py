@@ -31,7 +31,7 @@ from ..measures.attacker import class_attacker_risks
 from ..models import Groups, Verdict, check_release, profile
 from .release_figures import class_sizes
 from .release_frequencies import PUBLISHED, Combinations, ReleaseTables
-from .report import Report, Section, describe_parameters
+from .report import Report, Section, describe_parameters, drawn
 from .row_counts import counts_sentence
 
 __all__ = [
@@ -240,6 +240,7 @@ def add_single_table_sections(
     sizes = equivalence_classes(
         tables.after.values, attack_quasi, counts=tables.after.counts
     ).histogram()
+    figure = drawn(class_sizes(sizes.index.to_numpy(), sizes.to_numpy()))
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
@@ -267,9 +268,7 @@ def add_single_table_sections(
         "release keeps every record in order).",
     )
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
-    usec.plot(
-        class_sizes(sizes.index.to_numpy(), sizes.to_numpy()), "Class sizes after anonymization."
-    )
+    usec.plot(figure, "Class sizes after anonymization.")
     return {"before": before, "after": after, "utility": util, "verified": all_hold(verdicts)}
 
 

@@ -32,7 +32,7 @@ from .drawing import Drawing, count_axis, figure_png, new_figure, png
 if TYPE_CHECKING:  # matplotlib is imported by new_figure, when a report draws one
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "Section", "count_axis", "describe_parameters", "new_figure"]
+__all__ = ["Report", "Section", "count_axis", "describe_parameters", "drawn", "new_figure"]
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -150,10 +150,11 @@ class Section:
         self.blocks.append(_figure_html(figure_png(fig), caption, caption or self.title))
         return self
 
-    def plot(self, drawing: Drawing, caption: str | None = None) -> Section:
+    def plot(self, drawing: Drawing | Aside[bytes], caption: str | None = None) -> Section:
         """Add a figure (drawn by the worker within :func:`~microanon.apps.aside.working_aside`,
-        its bytes taken when the report is rendered), inlined as a PNG."""
-        drawn = aside(png, drawing)
+        its bytes taken when the report is rendered), inlined as a PNG; ``drawing`` may be one
+        handed to be drawn before (:func:`drawn`)."""
+        drawn = drawing if isinstance(drawing, Aside) else aside(png, drawing)
         alt = caption or self.title
         self.blocks.append(
             _Pending(drawn, caption, alt)
@@ -161,6 +162,12 @@ class Section:
             else _figure_html(drawn.result(), caption, alt)
         )
         return self
+
+
+def drawn(drawing: Drawing) -> Aside[bytes]:
+    """``drawing`` handed to be drawn now (by the worker when one runs), for a section that
+    shows it later (:meth:`Section.plot`)."""
+    return aside(png, drawing)
 
 
 def _figure_html(image: bytes, caption: str | None, alt: str) -> Markup:

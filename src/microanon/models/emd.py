@@ -13,8 +13,13 @@ With ``r_i = p_i - q_i`` (group minus table proportions):
   over N's leaves and ``pos(N)`` / ``neg(N)`` sum the positive / negated negative ``extra`` of
   N's children.
 
-The ordered and hierarchical distances need dense per-group distributions; they are built for
-blocks of groups with at most ``_CELLS`` cells at a time, so memory stays bounded.
+The ordered distance is summed over each group's values only: between two consecutive values
+of a group its cumulative distribution is a constant ``c``, and ``Σ |c - T_i|`` over those
+positions follows from the prefix sums of the table's cumulative distribution ``T`` (non-
+decreasing) split where it passes ``c``, so the work grows with the (group, value) pairs, not
+with the groups times the domain. The hierarchical distance needs dense per-group
+distributions; they are built for blocks of groups with at most ``_CELLS`` cells at a time, so
+memory stays bounded.
 """
 
 from __future__ import annotations
@@ -77,13 +82,30 @@ def emd_ordered(groups: Groups, position: np.ndarray, width: int) -> np.ndarray:
     width : int
         Size of the ordered domain (at least the number of distinct values).
     """
-    out = np.zeros(groups.n_groups)
-    if width < 2:
-        return out
-    table_cdf = np.cumsum(_table_distribution(groups, position, width))
-    for rows, p in _blocks(groups, position, width, width):
-        out[rows] = np.abs(np.cumsum(p, axis=1) - table_cdf).sum(axis=1) / (width - 1)
-    return out
+    if width < 2 or groups.n_groups == 0:
+        return np.zeros(groups.n_groups)
+    table = np.cumsum(_table_distribution(groups, position, width))  # T_i
+    below = np.concatenate(([0.0], np.cumsum(table)))  # below[i] = T_0 + ... + T_{i-1}
+    # Each group's pairs by position; between two of its values the group's CDF is constant.
+    at = position[groups.pair_value]
+    order = np.lexsort((at, groups.pair_group))
+    group, at, count = groups.pair_group[order], at[order], groups.pair_count[order]
+    starts = groups.starts
+    records = np.cumsum(count)  # whole counts: the running sums are exact
+    before = np.repeat((records - count)[starts], np.diff(np.append(starts, len(count))))
+    cdf = (records - before) / groups.sizes[group]  # the group's CDF from the pair's position
+    end = np.append(at[1:], width)
+    end[np.append(starts[1:], len(count)) - 1] = width  # a group's last value runs to the end
+    # Σ_{a <= i < b} |c - T_i|, T non-decreasing: split where T passes c.
+    split = np.clip(np.searchsorted(table, cdf, side="right"), at, end)
+    segment = (
+        cdf * (split - at)
+        - (below[split] - below[at])
+        + (below[end] - below[split])
+        - cdf * (end - split)
+    )
+    # Before a group's first value its CDF is 0: Σ T_i there.
+    return (np.add.reduceat(segment, starts) + below[at[starts]]) / (width - 1)
 
 
 def emd_hierarchical(groups: Groups, position: np.ndarray, hierarchy: Hierarchy) -> np.ndarray:
