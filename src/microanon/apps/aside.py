@@ -7,7 +7,9 @@ with a core to spare, :func:`aside` hands such work to one worker process starte
 block begins: it prepares itself (imports, a first figure) while the command reads, lints,
 anonymizes, writes and verifies, and then works beside it. Without the worker, :func:`aside`
 does the work at once, in this process; the answers are the same either way, and a worker
-that dies leaves its work to this process.
+that dies leaves its work to this process. :func:`ahead` hands the worker work whose answer
+may not be needed (never done in this process), and :func:`give_up` tells it to stop such
+work, which asks :func:`given_up` as it goes.
 
 The worker is started as :mod:`multiprocessing` starts a process afresh ("spawn"), which
 imports the main module of the program again: ``microanon``'s command line enters
@@ -113,7 +115,9 @@ def ahead(function: Callable[..., T], *args: Any) -> Future[T] | None:
 
 
 def give_up() -> None:
-    """Tell the worker that the work handed :func:`ahead` is no longer needed."""
+    """Tell the worker that the work handed :func:`ahead` is no longer needed: for the rest of
+    the block (the flag is not cleared), so that work handed ahead later stops at once and is
+    done here if it is needed."""
     flag = _GIVE_UP.get()
     if flag is not None:
         flag.set()
