@@ -9,7 +9,6 @@ it runs on any machine).
 from __future__ import annotations
 
 import contextvars
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,24 +47,19 @@ def _gss(tmp_path: Path):
 
 def test_the_searches_ahead_give_the_answers_searched_after(tmp_path, worker):
     """The worker searches the alternatives while this process runs the method; once it has
-    answered some, closest_configurations takes them and searches the rest: the same table as
-    the searches run after the release, without a worker."""
+    answered them, closest_configurations takes its answers: the same table as the searches
+    run after the release, without a worker."""
     cfg, data = _gss(tmp_path)
     release = cfg.run(data)
     record = release.metadata["search"]
     with searching_ahead(cfg, data):
         held = closest._AHEAD.get()
         assert held is not None
-        done: list = []
-        waited = time.perf_counter()
-        while time.perf_counter() - waited < 120:  # the timer, the worker's encoding, a search
-            started = held._started
-            if started is not None:
-                with started._lock:
-                    done = [f for f in started._handed.values() if f.done()]
-            if done:
-                break
-            time.sleep(0.05)
+        held._timer.join()  # the searches start AHEAD_AFTER seconds into the block
+        started = held._started
+        assert started is not None and started.handing is not None
+        started.handing.join()  # the worker has answered every search it was handed
+        done = [f for f in started._handed.values() if f.done()]
         assert done, "the worker answered no search ahead"
         got = closest_configurations(cfg, data, record, encoded=release.encoded)
     want = contextvars.Context().run(closest_configurations, cfg, data, record)

@@ -310,9 +310,7 @@ def test_emd_ordered_is_the_sum_of_cdf_differences(rows, gaps) -> None:
 
     frame = pd.DataFrame(rows, columns=["q", "s", "n"])
     groups = Groups.from_frame(frame, ["q"], "s", weights=frame["n"].to_numpy())
-    width = groups.n_values + gaps
-    if width < 2:
-        return
+    width = max(groups.n_values + gaps, 2)  # (one value alone: a domain of two)
     position = np.sort(np.random.default_rng(gaps).choice(width, groups.n_values, replace=False))
     table = [Fraction(0)] * width
     per_group: dict[int, list[Fraction]] = {}

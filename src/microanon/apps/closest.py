@@ -243,11 +243,14 @@ class _SearchesAhead:
         self._encoded = ahead(
             _encode_ahead, self._key, data[columns], cfg.schema, cfg.models, search
         )
+        #: The thread that hands the searches to the worker (None without a worker).
+        self.handing: threading.Thread | None = None
         if self._encoded is not None:
             context = copy_context()  # (the worker is found in this block's context)
-            threading.Thread(
+            self.handing = threading.Thread(
                 target=context.run, args=(self._hand,), name="microanon-ahead", daemon=True
-            ).start()
+            )
+            self.handing.start()
 
     def _hand(self) -> None:
         """Hand the worker the last search left, each time it has answered the one before."""
