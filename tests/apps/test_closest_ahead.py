@@ -21,8 +21,8 @@ from microanon.apps import closest
 from microanon.apps.aside import ahead, aside, give_up, given_up, working_aside
 from microanon.apps.closest import closest_configurations, searching_ahead
 from microanon.apps.config import load_config
-from microanon.methods.generalize._budget import SearchStopped
 from microanon.methods.generalize.reruns import FrequencyRuns
+from microanon.methods.generalize.searches import SearchStopped
 
 
 @pytest.fixture()

@@ -39,6 +39,7 @@ from ..core.release import Release
 from ..core.table import Table
 from ..measures import loss_metric
 from ..methods.generalize.reruns import FrequencyRuns, PublishedClasses
+from ..methods.generalize.searches import SearchStopped
 from .aside import ahead, give_up, given_up, shared, working
 from .release_sections import _attempt, all_suppressed, utility_metrics
 
@@ -165,9 +166,12 @@ def _rerun(change: str, alt: Any, original: pd.DataFrame | None) -> tuple[Any, .
 def _searched(
     change: str, runs: FrequencyRuns, models: list[Any], params: dict[str, Any]
 ) -> tuple[Any, ...]:
-    """An alternative's row, one search on the frequency table of ``runs``."""
+    """An alternative's row, one search on the frequency table of ``runs`` (a search stopped
+    by its ``watch`` among ``params`` has no row: :class:`SearchStopped` is raised)."""
     try:
         return (change, *_measured_classes(runs.search(models, **params)))
+    except SearchStopped:
+        raise
     except MicroanonError as exc:
         return (change, None, None, f"not possible: {exc}")
 
@@ -231,7 +235,6 @@ class _SearchesAhead:
     thread of this process; :meth:`finish` takes the rest from the first."""
 
     def __init__(self, cfg: Any, data: pd.DataFrame) -> None:
-        self.cfg = cfg
         self._tasks = [(change, *_search_of(alt)) for change, alt in _alternatives(cfg)]
         self._key = uuid.uuid4().hex
         self._lock = threading.Lock()
@@ -394,10 +397,4 @@ def _search_ahead(
 ) -> tuple[Any, ...]:
     """In the worker: an alternative's row (:func:`_searched`) on the table encoded ahead,
     stopped when the command gives it up."""
-    runs = _RUNS[key]
-    try:
-        return (change, *_measured_classes(runs.search(models, **params, watch=_GivenUp())))
-    except MicroanonError as exc:
-        if given_up():
-            raise
-        return (change, None, None, f"not possible: {exc}")
+    return _searched(change, _RUNS[key], models, {**params, "watch": _GivenUp()})

@@ -23,7 +23,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.table import Table
-from ._budget import DEFAULT_TIME_LIMIT, SearchWatch, check_limits, check_watch
+from ._budget import DEFAULT_TIME_LIMIT, SearchStopped, SearchWatch, check_limits, check_watch
 from ._genetic import genetic_search
 from ._heuristic import heuristic_search
 from ._lattice import MAX_NODES
@@ -37,6 +37,7 @@ __all__ = [
     "MAX_NODES",
     "SEARCHES",
     "SearchChoice",
+    "SearchStopped",
     "check_metric",
     "check_search",
     "check_suppression",
