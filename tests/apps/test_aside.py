@@ -103,6 +103,15 @@ def test_a_figure_drawn_by_the_worker_has_the_same_bytes(worker) -> None:
         assert handed.result() == png(drawing)
 
 
+def test_the_worker_runs_nicer_than_the_command(worker) -> None:
+    """The command's own threads come first: the worker's priority is lowered by NICENESS
+    (up to the system's lowest)."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    pid = aside(os.getpid).result()
+    assert pid != os.getpid()
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + aside_module.NICENESS, 19)
+
+
 def test_the_work_of_a_dead_worker_is_done_here(monkeypatch) -> None:
     def check() -> None:
         with working_aside() as started:
