@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microanon import InputError, lint_schema
+from microanon.core import lint as lint_module
 from microanon.core.lint import dependency_accuracy
 from microanon.datasets import adult_schema, load_adult
 
@@ -361,3 +362,44 @@ def test_a_weight_calibrated_on_a_quasi_identifier_is_a_caution_not_a_finding():
     assert "sex" in caution and "independent" not in caution
     assert report.alerts == report.cautions
     assert report.to_dict()["cautions"] == report.cautions
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(20, 120),
+    st.sampled_from([0.0, 0.3, 0.7, 0.95, 1.0]),
+    st.sampled_from([0.05, 0.2, 0.5, 0.9]),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_bound_of_shared_values_changes_no_finding(
+    n, unique, threshold, weighted, continuous, seed
+):
+    """A column whose values are mostly unique (a share ``unique`` of its rows drawn from a
+    range far larger than the table, the others a function of the quasi-identifiers that gives
+    neither back), beside a quasi-identifier that is mostly unique too (``continuous``), is
+    cleared without its tests when the records sharing a value cannot reach the threshold; the
+    findings are those of every test run (the bound replaced by 1, which clears nothing)."""
+    rng = np.random.default_rng(seed)
+    q, p = rng.integers(0, 3, n), rng.integers(0, 4, n)
+    own = rng.random(n) < unique
+    if continuous:  # unique where the column is: the pair (q, p) then determines it elsewhere
+        p = np.where(own, rng.integers(10**6, 10**9, n), p)
+    x = np.where(own, rng.integers(10**6, 10**9, n), (q + p) % 2)
+    df = pd.DataFrame({"q": q, "p": p, "x": x, "w": np.where(own, rng.random(n), q + 0.5)})
+    roles = {
+        "q": "quasi",
+        "p": "quasi",
+        "x": "insensitive",
+        "w": "weight" if weighted else "insensitive",
+    }
+
+    def findings() -> tuple[list[str], list[str]]:
+        report = lint_schema(df, roles, strength=threshold, unique_share=1.0)
+        return [repr(f) for f in report.findings], list(report.cautions)
+
+    bounded = findings()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lint_module, "_shared_share", lambda *args: 1.0)
+        assert findings() == bounded

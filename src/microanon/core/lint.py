@@ -330,6 +330,20 @@ def _majority_share(target: np.ndarray, n_target: int, weights: np.ndarray | Non
     return float(np.bincount(target, weights=weights, minlength=n_target).max() / n)
 
 
+def _shared_share(target: np.ndarray, n_target: int, weights: np.ndarray | None) -> float:
+    """Share of the records whose code another record has too.
+
+    An upper bound of :func:`dependency_accuracy` wherever a record counts only when another
+    record shares its code: ``target`` predicted by any determinant (another record of its
+    group has its value), ``target`` as the determinant (its group holds another record), and
+    a determinant that includes ``target`` (the records of a group share its value)."""
+    n = len(target) if weights is None else int(weights.sum())
+    if n == 0:
+        return 1.0
+    per_code = np.bincount(target, weights=weights, minlength=n_target)
+    return float(per_code[per_code >= 2].sum() / n)
+
+
 def _strength(acc: float, base: float) -> float:
     return 0.0 if base >= 1.0 else max(0.0, (acc - base) / (1.0 - base))
 
@@ -545,12 +559,16 @@ def _scan(
     bases = {
         q: _majority_share(keys.combos[:, j], coded[q][1], keys.counts) for j, q in enumerate(quasi)
     }
+    # and its share of records whose value another record has (see _dependencies)
+    shared = {
+        q: _shared_share(keys.combos[:, j], coded[q][1], keys.counts) for j, q in enumerate(quasi)
+    }
     out = {}
     for c in tested:
         x, nx = coded[c]
         if c in weights:
             quasi_rows = {q: coded[q] for q in quasi}
-            out[c] = _dependencies(c, (x, nx), quasi_rows, bases, (), threshold, None)
+            out[c] = _dependencies(c, (x, nx), quasi_rows, bases, shared, (), threshold, None)
             continue
         combined = combine_codes([keys.inverse, x], [len(keys.counts), nx])
         rows = keys.combos[combined.combos[:, 0]]
@@ -562,6 +580,7 @@ def _scan(
             (combined.combos[:, 1], nx),
             quasi_codes,
             bases,
+            shared,
             determinants,
             threshold,
             counts,
@@ -586,6 +605,7 @@ def _dependencies(
     coded: tuple[np.ndarray, int],
     quasi: Mapping[str, tuple[np.ndarray, int]],
     bases: Mapping[str, float],
+    shared: Mapping[str, float],
     determinants: Iterable[tuple[tuple[str, ...], np.ndarray]],
     threshold: float,
     weights: np.ndarray | None,
@@ -593,12 +613,23 @@ def _dependencies(
     x, nx = coded
     found = []
     base_x = _majority_share(x, nx, weights)
-    scored = [(dependency_accuracy(d, x, nx, weights), names) for names, d in determinants]
+    # No test counts a record alone in its group, or without another record of its value in
+    # it: a test whose records sharing a value (of the column, or of a quasi-identifier of the
+    # determinant) cannot reach the threshold is left out (a rate, an amount, a continuous
+    # quasi-identifier).
+    bound = _shared_share(x, nx, weights)
+    scored = [
+        (dependency_accuracy(d, x, nx, weights), names)
+        for names, d in determinants
+        if _strength(min(bound, *(shared[q] for q in names)), base_x) >= threshold
+    ]
     best_acc, best_names = max(
         scored, key=lambda a: (_strength(a[0], base_x), -len(a[1]), a[1]), default=(0.0, ())
     )
     best = (_strength(best_acc, base_x), best_names)
     for q, (qc, nq) in quasi.items():
+        if _strength(bound, bases[q]) < threshold:
+            continue
         acc = dependency_accuracy(x, qc, nq, weights)
         s = _strength(acc, bases[q])
         if s >= threshold:

@@ -23,6 +23,7 @@ metadata is treated as internal. Random seeds are never part of a release, publi
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -97,8 +98,21 @@ def _forbidden_key(key: str) -> bool:
     return k in FORBIDDEN_METADATA_KEYS or "seed" in k or k.endswith("_rng")
 
 
-#: Types :func:`plain_metadata` keeps as they are (exact types: no subclass, no float to check).
-_TEXT_OR_INT = frozenset({str, int, bool, type(None)})
+#: Types :func:`plain_metadata` keeps as they are (exact types: a NumPy number, a subclass of
+#: ``float``, is converted); a float only when finite.
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
+def _plain_scalars(values: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+    """``values`` as a list when each is a plain scalar (a non-finite float as its text, as
+    :func:`plain_metadata` stores one), else None: a hierarchy's label paths, thousands of
+    them for a numeric column, without a call per label."""
+    types = set(map(type, values))
+    if not types <= _SCALARS:
+        return None
+    if float not in types:
+        return list(values)
+    return [v if type(v) is not float or math.isfinite(v) else str(v) for v in values]
 
 
 def plain_metadata(obj: Any, path: str = "metadata") -> Any:
@@ -136,19 +150,19 @@ def plain_metadata(obj: Any, path: str = "metadata") -> Any:
             out[str(k)] = plain_metadata(v, f"{path}.{k}")
         return out
     if isinstance(obj, (list, tuple)):
-        if all(type(v) in _TEXT_OR_INT for v in obj):  # e.g. a hierarchy's label path
-            return list(obj)
-        return [
-            list(v)  # a list of such lists (a hierarchy's paths): no recursion per path
-            if type(v) is list and all(type(x) in _TEXT_OR_INT for x in v)
-            else plain_metadata(v, f"{path}[{i}]")
-            for i, v in enumerate(obj)
-        ]
+        flat = _plain_scalars(obj)  # e.g. a hierarchy's label path
+        if flat is not None:
+            return flat
+        items = []
+        for i, v in enumerate(obj):  # a list of such lists (a hierarchy's paths): no call per label
+            flat = _plain_scalars(v) if type(v) is list else None
+            items.append(flat if flat is not None else plain_metadata(v, f"{path}[{i}]"))
+        return items
     if isinstance(obj, np.ndarray):
         return plain_metadata(obj.tolist(), path)
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, float) and not np.isfinite(obj):
+    if isinstance(obj, np.generic):  # (a NumPy float's NaN too: its text)
+        return plain_metadata(obj.item(), path)
+    if isinstance(obj, float) and not math.isfinite(obj):
         return str(obj)
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return obj
