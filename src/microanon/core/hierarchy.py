@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError
+from .factorize import factorize_keys, first_rows
 from .grouping import group_paths
 from .hierarchy_builders import (
     MAX_DECLARED_LEAVES,
@@ -101,6 +102,124 @@ def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> 
     return w
 
 
+class _KeyCache:
+    """:func:`~microanon.core.keys.value_key` of labels, each distinct label's computed once (a
+    label is known by its type and value: ``1`` and ``True`` are equal but keyed apart)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[type, Any], str] = {}
+
+    def __call__(self, label: Any) -> str:
+        known = (label.__class__, label)
+        try:
+            return self._known[known]
+        except KeyError:
+            key = self._known[known] = value_key(label)
+            return key
+        except TypeError:  # (an unhashable label: its key, as is)
+            return value_key(label)
+
+
+#: A tree's nodes: labels, their keys and parents by node id, and the leaf of each path.
+_Nodes = tuple[list[Any], list[str], np.ndarray, list[int]]
+
+#: Types of labels told apart by equality as by their keys (a boolean equals 1, None is
+#: missing to pandas: levels holding them are read path by path).
+_PLAIN_LABELS = frozenset({str, int, float})
+
+
+def _distinct_labels(labels: Iterable[Any]) -> list[Any]:
+    """The labels, one of each (type, value): each key computed once."""
+    try:
+        return [label for _, label in dict.fromkeys((v.__class__, v) for v in labels)]
+    except TypeError:  # (an unhashable label)
+        return list(labels)
+
+
+def _nodes_by_path(paths: Sequence[Sequence[Any]], key_of: _KeyCache, where: str) -> _Nodes:
+    """The nodes, one per root-to-node key path, numbered as the paths reach them."""
+    index: dict[tuple[int, str], int] = {}  # (parent node, label key) -> node
+    labels: list[Any] = []
+    keys: list[str] = []
+    parent: list[int] = []
+    has_child: list[bool] = []
+    leaf_of_path: list[int] = []
+    for p in paths:
+        prev = -1
+        for label in p:
+            key = key_of(label)
+            node = index.get((prev, key))
+            if node is None:
+                node = len(labels)
+                index[prev, key] = node
+                labels.append(label)
+                keys.append(key)
+                parent.append(prev)
+                has_child.append(False)
+                if prev >= 0:
+                    has_child[prev] = True
+            prev = node
+        if has_child[prev]:
+            raise HierarchyError(
+                f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
+            )
+        leaf_of_path.append(prev)
+    for p, leaf in zip(paths, leaf_of_path, strict=True):
+        if has_child[leaf]:
+            raise HierarchyError(
+                f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
+            )
+    return labels, keys, np.asarray(parent, dtype=np.int64), leaf_of_path
+
+
+def _nodes_by_level(paths: Sequence[Sequence[Any]], key_of: _KeyCache) -> _Nodes | None:
+    """The nodes of paths of one length, a level at a time (None for paths of several lengths,
+    or a level of labels other than text and numbers): what :func:`_nodes_by_path` gives, each
+    level's labels grouped by pandas and only its distinct ones keyed. A
+    numeric column's builder hierarchy has a path per distinct value; a path at a time, its
+    labels cost about half a microsecond each. With one length no leaf is an inner node."""
+    depth = len(paths[0])
+    if any(len(p) != depth for p in paths):
+        return None
+    columns = [[p[j] for p in paths] for j in range(depth)]
+    if any(not set(map(type, column)) <= _PLAIN_LABELS for column in columns):
+        return None
+    labels: list[Any] = []
+    keys: list[str] = []
+    parents: list[np.ndarray] = []
+    firsts: list[np.ndarray] = []
+    above = np.full(len(paths), -1, dtype=np.int64)  # each path's node on the level above
+    for column in columns:
+        values = np.empty(len(column), dtype=object)
+        values[:] = column
+        # equal labels (1 and 1.0) share a key; NaNs are one label, keyed "nan"
+        by_value, distinct = pd.factorize(values, use_na_sentinel=False)
+        value_keys = np.array([value_key(v) for v in distinct], dtype=object)
+        by_key, _ = pd.factorize(value_keys)  # (1 and "1" share a key too)
+        pair = (above + 1) * len(distinct) + by_key[by_value]
+        node, _ = factorize_keys(pair)
+        first = first_rows(node, int(node.max()) + 1)
+        base = len(labels)
+        labels.extend(values[first].tolist())
+        keys.extend(value_keys[by_value[first]].tolist())
+        parents.append(above[first])
+        firsts.append(first)
+        above = base + node
+    # numbered as path by path numbers them: by the first path that reaches a node, then depth
+    level = np.repeat(np.arange(depth), [len(f) for f in firsts])
+    order = np.lexsort((level, np.concatenate(firsts)))
+    number = np.empty(len(order), dtype=np.int64)
+    number[order] = np.arange(len(order))
+    parent = np.concatenate(parents)[order]
+    parent[parent >= 0] = number[parent[parent >= 0]]
+    return (
+        [labels[i] for i in order.tolist()],
+        [keys[i] for i in order.tolist()],
+        parent,
+        number[above].tolist(),
+    )
+
+
 class Hierarchy:
     """A rooted generalization tree over the values of one attribute.
 
@@ -134,46 +253,18 @@ class Hierarchy:
         where = f" of column '{name}'" if name else ""
         if len(paths) == 0:
             raise HierarchyError(f"hierarchy{where} has no leaves")
-        roots = {value_key(p[0]) for p in paths if len(p) > 0}
         if any(len(p) == 0 for p in paths):
             raise HierarchyError(f"hierarchy{where} contains an empty path")
+        key_of = _KeyCache()
+        roots = {key_of(label) for label in _distinct_labels([p[0] for p in paths])}
         if len(roots) != 1:
             raise HierarchyError(
                 f"hierarchy{where} is not a tree: it has {len(roots)} roots "
                 f"({', '.join(sorted(roots)[:5])}); add a common top level such as '*'"
             )
-        # Build nodes keyed by their root-to-node key path.
-        index: dict[tuple[str, ...], int] = {}
-        labels: list[Any] = []
-        parent: list[int] = []
-        has_child: list[bool] = []
-        leaf_of_path: list[int] = []
-        for p in paths:
-            key: tuple[str, ...] = ()
-            prev = -1
-            for label in p:
-                key = key + (value_key(label),)
-                node = index.get(key)
-                if node is None:
-                    node = len(labels)
-                    index[key] = node
-                    labels.append(label)
-                    parent.append(prev)
-                    has_child.append(False)
-                    if prev >= 0:
-                        has_child[prev] = True
-                prev = node
-            if has_child[prev]:
-                raise HierarchyError(
-                    f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
-                )
-            leaf_of_path.append(prev)
-        for p, leaf in zip(paths, leaf_of_path, strict=True):
-            if has_child[leaf]:
-                raise HierarchyError(
-                    f"hierarchy{where}: value '{p[-1]}' is both a leaf and an inner node"
-                )
-        self._build(labels, np.asarray(parent, dtype=np.int64))
+        nodes = _nodes_by_level(paths, key_of) or _nodes_by_path(paths, key_of, where)
+        labels, keys, parent, leaf_of_path = nodes
+        self._build(labels, parent, keys)
         if weights is None:
             self._set_weights(np.ones(self.n_leaves))
             return
@@ -184,7 +275,7 @@ class Hierarchy:
             w[pos[leaf]] = wt
         self._set_weights(w)
 
-    def _build(self, labels: list[Any], parent: np.ndarray) -> None:
+    def _build(self, labels: list[Any], parent: np.ndarray, keys: list[str] | None = None) -> None:
         """Set the tree arrays and the label lookups from labels and parents (vectorized).
 
         Parameters
@@ -194,6 +285,8 @@ class Hierarchy:
         parent : ndarray of int64
             Parent of every node id: -1 for node 0 (the root), an earlier node id for the others.
             Siblings are ordered by node id.
+        keys : list of str, optional
+            :func:`~microanon.core.keys.value_key` of every label, when known.
 
         Raises
         ------
@@ -237,7 +330,8 @@ class Hierarchy:
         self._is_leaf = is_leaf
         self.height = int(depth[leaves].max())
         # label -> node (the deepest node carrying it); one label must name one leaf set.
-        keys = [value_key(label) for label in labels]
+        if keys is None:
+            keys = [value_key(label) for label in labels]
         self._by_key: dict[str, int] = {}
         for node, k in enumerate(keys):
             other = self._by_key.get(k)
@@ -515,7 +609,17 @@ class Hierarchy:
 
     @cached_property
     def _paths(self) -> tuple[tuple[Any, ...], ...]:
-        """Root-to-leaf label paths, built once (the tree never changes after construction)."""
+        """Root-to-leaf label paths, built once (the tree never changes after construction).
+
+        Leaves of one depth take their labels a level at a time (ancestors found with array
+        lookups); otherwise each leaf's path is walked up to the root."""
+        depths = self._depth[self._leaf_nodes]
+        if len(depths) and depths.min() == depths.max():
+            labels = np.fromiter(self._labels, dtype=object, count=len(self._labels))
+            levels = [self._leaf_nodes]
+            for _ in range(int(depths[0])):
+                levels.append(self._parent[levels[-1]])
+            return tuple(zip(*(labels[nodes].tolist() for nodes in reversed(levels)), strict=True))
         out = []
         for leaf in self._leaf_nodes:
             p = []
@@ -529,6 +633,8 @@ class Hierarchy:
     @cached_property
     def _plain_paths(self) -> tuple[tuple[Any, ...], ...]:
         """:attr:`_paths` with numpy scalars as Python ones (what :meth:`to_dict` publishes)."""
+        if not any(isinstance(label, np.generic) for label in self._labels):
+            return self._paths
         return tuple(
             tuple(x.item() if isinstance(x, np.generic) else x for x in p) for p in self._paths
         )
