@@ -173,40 +173,45 @@ def _nodes_by_path(paths: Sequence[Sequence[Any]], key_of: _KeyCache, where: str
 
 
 def _nodes_by_level(paths: Sequence[Sequence[Any]], key_of: _KeyCache) -> _Nodes | None:
-    """The nodes of paths of one length, a level at a time (None for paths of several lengths,
-    or a level of labels other than text and numbers): what :func:`_nodes_by_path` gives, each
-    level's labels grouped by pandas and only its distinct ones keyed. A
-    numeric column's builder hierarchy has a path per distinct value; a path at a time, its
-    labels cost about half a microsecond each. With one length no leaf is an inner node."""
-    depth = len(paths[0])
-    if any(len(p) != depth for p in paths):
-        return None
-    columns = [[p[j] for p in paths] for j in range(depth)]
-    if any(not set(map(type, column)) <= _PLAIN_LABELS for column in columns):
-        return None
+    """What :func:`_nodes_by_path` gives, built a level at a time: each level's labels grouped
+    by pandas and only its distinct ones keyed (a numeric column's builder hierarchy has a path
+    per distinct value; a path at a time, its labels cost about half a microsecond each). None
+    for a level of labels other than text and numbers, or a leaf that is an inner node too
+    (path by path then names it)."""
+    lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
     labels: list[Any] = []
     keys: list[str] = []
     parents: list[np.ndarray] = []
     firsts: list[np.ndarray] = []
+    leaf = np.full(len(paths), -1, dtype=np.int64)  # each path's last node
     above = np.full(len(paths), -1, dtype=np.int64)  # each path's node on the level above
-    for column in columns:
+    for depth in range(int(lengths.max())):
+        rows = np.flatnonzero(lengths > depth)  # the paths that reach this level
+        every = len(rows) == len(paths)
+        column = [p[depth] for p in paths] if every else [paths[i][depth] for i in rows.tolist()]
+        if not set(map(type, column)) <= _PLAIN_LABELS:
+            return None
         values = np.empty(len(column), dtype=object)
         values[:] = column
         # equal labels (1 and 1.0) share a key; NaNs are one label, keyed "nan"
         by_value, distinct = pd.factorize(values, use_na_sentinel=False)
         value_keys = np.array([value_key(v) for v in distinct], dtype=object)
         by_key, _ = pd.factorize(value_keys)  # (1 and "1" share a key too)
-        pair = (above + 1) * len(distinct) + by_key[by_value]
-        node, _ = factorize_keys(pair)
+        parent_of = above[rows]
+        node, _ = factorize_keys((parent_of + 1) * len(distinct) + by_key[by_value])
         first = first_rows(node, int(node.max()) + 1)
+        if depth and np.isin(parent_of, leaf).any():  # a path's leaf has a child
+            return None
         base = len(labels)
         labels.extend(values[first].tolist())
         keys.extend(value_keys[by_value[first]].tolist())
-        parents.append(above[first])
-        firsts.append(first)
-        above = base + node
+        parents.append(parent_of[first])
+        firsts.append(rows[first])
+        above[rows] = base + node
+        ends = lengths[rows] == depth + 1
+        leaf[rows[ends]] = above[rows[ends]]
     # numbered as path by path numbers them: by the first path that reaches a node, then depth
-    level = np.repeat(np.arange(depth), [len(f) for f in firsts])
+    level = np.repeat(np.arange(len(firsts)), [len(f) for f in firsts])
     order = np.lexsort((level, np.concatenate(firsts)))
     number = np.empty(len(order), dtype=np.int64)
     number[order] = np.arange(len(order))
@@ -216,7 +221,7 @@ def _nodes_by_level(paths: Sequence[Sequence[Any]], key_of: _KeyCache) -> _Nodes
         [labels[i] for i in order.tolist()],
         [keys[i] for i in order.tolist()],
         parent,
-        number[above].tolist(),
+        number[leaf].tolist(),
     )
 
 
@@ -609,25 +614,22 @@ class Hierarchy:
 
     @cached_property
     def _paths(self) -> tuple[tuple[Any, ...], ...]:
-        """Root-to-leaf label paths, built once (the tree never changes after construction).
-
-        Leaves of one depth take their labels a level at a time (ancestors found with array
-        lookups); otherwise each leaf's path is walked up to the root."""
+        """Root-to-leaf label paths, built once (the tree never changes after construction):
+        the leaves of each depth take their labels a level at a time (their ancestors found
+        with array lookups)."""
+        labels = np.fromiter(self._labels, dtype=object, count=len(self._labels))
         depths = self._depth[self._leaf_nodes]
-        if len(depths) and depths.min() == depths.max():
-            labels = np.fromiter(self._labels, dtype=object, count=len(self._labels))
-            levels = [self._leaf_nodes]
-            for _ in range(int(depths[0])):
+        out: list[tuple[Any, ...]] = [()] * len(depths)
+        for depth in np.unique(depths).tolist():
+            at = np.flatnonzero(depths == depth)
+            levels = [self._leaf_nodes[at]]
+            for _ in range(depth):
                 levels.append(self._parent[levels[-1]])
-            return tuple(zip(*(labels[nodes].tolist() for nodes in reversed(levels)), strict=True))
-        out = []
-        for leaf in self._leaf_nodes:
-            p = []
-            v = int(leaf)
-            while v >= 0:
-                p.append(self._labels[v])
-                v = int(self._parent[v])
-            out.append(tuple(p[::-1]))
+            found = zip(*(labels[nodes].tolist() for nodes in reversed(levels)), strict=True)
+            if len(at) == len(depths):
+                return tuple(found)
+            for i, path in zip(at.tolist(), found, strict=True):
+                out[i] = path
         return tuple(out)
 
     @cached_property
