@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .factorize import factorize, factorize_keys
+from .factorize import factorize
 from .frames import as_pandas
 from .schema import Role, Schema
 from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
@@ -284,37 +284,33 @@ def dependency_accuracy(
         per_pair = np.bincount(key, weights=weights, minlength=groups * n_target)
         pairs = np.flatnonzero(per_pair)
         counts = per_pair[pairs].astype(np.int64)
-        group = pairs // n_target
-    elif groups <= dense:  # the pairs hashed, the groups counted
-        of_pair, pairs = factorize_keys(key)
-        counts = np.bincount(of_pair, weights=weights, minlength=len(pairs)).astype(np.int64)
-        group = pairs // n_target
-    else:  # the pairs sorted, the groups numbered in their order
-        pairs, inverse = np.unique(key, return_inverse=True)
-        counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=len(pairs))
-        counts = counts.astype(np.int64)
-        group = np.r_[0, np.cumsum(np.diff(pairs // n_target) != 0)]
-        groups = int(group[-1]) + 1
-    return _loo_hits(group, counts, groups) / n
+    else:  # the pairs sorted (faster than hashed)
+        order = None if weights is None else np.argsort(key)
+        ordered = np.sort(key) if order is None else key[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        pairs = ordered[starts]
+        if order is None:
+            counts = np.diff(np.append(starts, len(ordered)))
+        else:
+            counts = np.add.reduceat(np.asarray(weights)[order], starts).astype(np.int64)
+    if det is None:
+        return _loo_hits(np.zeros(1, dtype=np.intp), counts) / n
+    group = pairs // n_target  # (ascending: the pairs are)
+    return _loo_hits(np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1]))), counts) / n
 
 
-def _loo_hits(group: np.ndarray, counts: np.ndarray, groups: int) -> float:
+def _loo_hits(starts: np.ndarray, counts: np.ndarray) -> float:
     """Records whose value is the strict majority among the other records of their group.
 
-    ``counts`` are records per (group, value) pair, ``group`` each pair's group in
-    ``0 .. groups - 1`` (in any order): a value with ``top`` records is predicted for each of
-    them when ``top - 1`` exceeds the next largest count of the group (its second value, or 0).
-    Both are found with a maximum per group, no sort.
+    ``counts`` are records per (group, value) pair, the pairs of a group consecutive from
+    ``starts`` (each group's first pair): a value with ``top`` records is predicted for each of
+    them when ``top - 1`` exceeds the next largest count of the group (its second value, or 0:
+    ``top`` again when two values have it). Both are maxima per group, no sort.
     """
-    top = np.zeros(groups, dtype=np.int64)
-    np.maximum.at(top, group, counts)
-    at_top = np.flatnonzero(counts == top[group])
-    first_top = np.full(groups, len(counts), dtype=np.int64)  # one top pair per group
-    np.minimum.at(first_top, group[at_top], at_top)
-    others = counts.copy()
-    others[first_top[first_top < len(counts)]] = 0
-    second = np.zeros(groups, dtype=np.int64)
-    np.maximum.at(second, group, others)
+    top = np.maximum.reduceat(counts, starts)
+    at_top = counts == np.repeat(top, np.diff(np.append(starts, len(counts))))
+    tied = np.add.reduceat(at_top.astype(np.int64), starts) > 1
+    second = np.where(tied, top, np.maximum.reduceat(np.where(at_top, 0, counts), starts))
     return float(np.where(top - 1 > second, top, 0).sum())
 
 
