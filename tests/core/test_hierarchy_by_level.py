@@ -76,7 +76,7 @@ def test_a_numeric_builder_hierarchy_is_built_by_level() -> None:
     values = np.round(np.random.default_rng(0).lognormal(5, 1, 5000), 1)
     built = Hierarchy.quantiles(values, [8, 4, 2], name="income")
     paths = built.paths()
-    assert hierarchy_module._nodes_by_level(paths, hierarchy_module._KeyCache()) is not None
+    assert hierarchy_module._nodes_by_level(paths) is not None
     assert _described(lambda: Hierarchy(paths, name="c")) == _path_by_path(paths)
 
 
@@ -84,5 +84,5 @@ def test_a_missing_value_s_leaf_keeps_the_level_by_level_build() -> None:
     """``?`` beside a numeric column's leaves: a path shorter than the others."""
     values = np.arange(2000) * 1.5
     paths = [*Hierarchy.quantiles(values, [8, 2]).paths(), ["*", "?"]]
-    assert hierarchy_module._nodes_by_level(paths, hierarchy_module._KeyCache()) is not None
+    assert hierarchy_module._nodes_by_level(paths) is not None
     assert _described(lambda: Hierarchy(paths, name="c")) == _path_by_path(paths)

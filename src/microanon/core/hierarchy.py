@@ -172,7 +172,7 @@ def _nodes_by_path(paths: Sequence[Sequence[Any]], key_of: _KeyCache, where: str
     return labels, keys, np.asarray(parent, dtype=np.int64), leaf_of_path
 
 
-def _nodes_by_level(paths: Sequence[Sequence[Any]], key_of: _KeyCache) -> _Nodes | None:
+def _nodes_by_level(paths: Sequence[Sequence[Any]]) -> _Nodes | None:
     """What :func:`_nodes_by_path` gives, built a level at a time: each level's labels grouped
     by pandas and only its distinct ones keyed (a numeric column's builder hierarchy has a path
     per distinct value; a path at a time, its labels cost about half a microsecond each). None
@@ -267,7 +267,7 @@ class Hierarchy:
                 f"hierarchy{where} is not a tree: it has {len(roots)} roots "
                 f"({', '.join(sorted(roots)[:5])}); add a common top level such as '*'"
             )
-        nodes = _nodes_by_level(paths, key_of) or _nodes_by_path(paths, key_of, where)
+        nodes = _nodes_by_level(paths) or _nodes_by_path(paths, key_of, where)
         labels, keys, parent, leaf_of_path = nodes
         self._build(labels, parent, keys)
         if weights is None:
