@@ -124,12 +124,21 @@ def test_lattice_boxes_are_the_order() -> None:
     rng = np.random.default_rng(7)
     for node in rng.integers(0, lat.size, 12):
         lv = lat.levels[node]
-        np.testing.assert_array_equal(lat.below(node), np.all(lat.levels <= lv, axis=1))
-        np.testing.assert_array_equal(lat.above(node), np.all(lat.levels >= lv, axis=1))
-        succ = [
-            x for x in range(lat.size) if (lat.levels[x] - lv).sum() == 1 and lat.above(node)[x]
-        ]
+        below, above = np.all(lat.levels <= lv, axis=1), np.all(lat.levels >= lv, axis=1)
+        for mark, mask in ((lat.mark_below, below), (lat.mark_above, above)):
+            marked = np.zeros(lat.size, dtype=bool)
+            mark(marked, int(node))
+            np.testing.assert_array_equal(marked, mask)
+        succ = [x for x in range(lat.size) if (lat.levels[x] - lv).sum() == 1 and above[x]]
         assert sorted(lat.successors(int(node))) == succ
+        # a view of the down-set (up-set) holds its entries, and writing to it writes them
+        values = np.arange(lat.size * 2, dtype=float).reshape(lat.size, 2)
+        for view, mask in ((lat.view_below, below), (lat.view_above, above)):
+            seen = view(values, int(node))
+            assert sorted(seen.reshape(-1, 2).tolist()) == sorted(values[mask].tolist())
+            written = np.zeros(lat.size)
+            view(written, int(node))[...] = 1.0
+            np.testing.assert_array_equal(written == 1.0, mask)
 
 
 @pytest.mark.parametrize("with_sa", [False, True])

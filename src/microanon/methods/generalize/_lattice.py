@@ -8,10 +8,10 @@ every level of ``x`` is at most the level of ``y`` (``y`` generalizes ``x``). No
 in mixed radix (the first quasi-identifier most significant), so node ``0`` is the bottom (the
 original values) and node ``size - 1`` the top (every attribute at its root).
 
-The search tags whole down-sets and up-sets at once; :meth:`Lattice.below` and
-:meth:`Lattice.above` are boolean masks over all nodes; nodes are numbered in row-major order
-of the grid of level vectors, so a down-set or up-set is a box of that grid, set with one slice
-assignment (:meth:`Lattice.mark_below`, no Python loop over nodes).
+The search tags whole down-sets and up-sets at once: nodes are numbered in row-major order of
+the grid of level vectors, so a down-set or up-set is a box of that grid, set with one slice
+assignment (:meth:`Lattice.mark_below`, no Python loop over nodes), or read and updated as a
+view of a per-node array (:meth:`Lattice.view_below`), at the cost of its own size.
 """
 
 from __future__ import annotations
@@ -118,17 +118,15 @@ class Lattice:
         """Set ``mask`` on the up-set of ``node``, in place."""
         mask.reshape(self.dims)[self.box_above(node)] = True
 
-    def below(self, node: int) -> np.ndarray:
-        """Mask of the nodes ``x <= node`` (its down-set, the node included)."""
-        mask = np.zeros(self.size, dtype=bool)
-        self.mark_below(mask, node)
-        return mask
+    def view_below(self, values: np.ndarray, node: int) -> np.ndarray:
+        """The entries of a contiguous per-node array (one row per node) on the down-set of
+        ``node``, as a view shaped like its box of the grid (writing to it writes ``values``):
+        an update of the down-set costs its size, not the lattice's."""
+        return values.reshape(self.dims + values.shape[1:])[self.box_below(node)]
 
-    def above(self, node: int) -> np.ndarray:
-        """Mask of the nodes ``x >= node`` (its up-set, the node included)."""
-        mask = np.zeros(self.size, dtype=bool)
-        self.mark_above(mask, node)
-        return mask
+    def view_above(self, values: np.ndarray, node: int) -> np.ndarray:
+        """The entries of a per-node array on the up-set of ``node`` (see :meth:`view_below`)."""
+        return values.reshape(self.dims + values.shape[1:])[self.box_above(node)]
 
     def successors(self, node: int) -> list[int]:
         """Nodes one level higher in exactly one attribute."""

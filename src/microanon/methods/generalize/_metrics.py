@@ -196,8 +196,8 @@ class _Additive(Metric):
         if filter_value is None or filtered == 0:
             return
         penalty = filter_value - float(self._bounds[node])
-        below = lattice.below(node)
-        bounds[below] = np.maximum(bounds[below], self._bounds[below] + penalty)
+        below = lattice.view_below(bounds, node)
+        np.maximum(below, lattice.view_below(self._bounds, node) + penalty, out=below)
 
     def value(self, fs: FrequencySet, fail: np.ndarray, suppressed: int) -> float:
         base = float(self.bound_of(fs.levels)[0])
@@ -329,14 +329,14 @@ class _Discernibility(Metric):
     ) -> None:
         total = float(int(np.dot(fs.sizes, fs.sizes)))
         n = float(self.n)
-        above = lattice.above(node)
-        bounds[above] = np.maximum(bounds[above], max(total, n * n / fs.n_classes))
+        above = lattice.view_above(bounds, node)
+        np.maximum(above, max(total, n * n / fs.n_classes), out=above)
         if filter_value is not None and filtered:
             # Below, at least these records are suppressed (N each) and the kept classes have
             # at least k records: k (N - S) + S N >= k N + filtered (N - k).
             k = float(min(self.min_kept, self.n))
-            below = lattice.below(node)
-            bounds[below] = np.maximum(bounds[below], k * n + filtered * (n - k))
+            below = lattice.view_below(bounds, node)
+            np.maximum(below, k * n + filtered * (n - k), out=below)
 
     def report(self, value: float) -> int:
         return int(value)
@@ -383,14 +383,13 @@ class _Aecs(Metric):
         filtered: int,
         filter_value: float | None,
     ) -> None:
-        above = lattice.above(node)
-        bounds[above] = np.maximum(bounds[above], self.n / fs.n_classes)
+        above = lattice.view_above(bounds, node)
+        np.maximum(above, self.n / fs.n_classes, out=above)
         if filter_value is not None and filtered:
             # Below, at most N - filtered records are kept, in classes of at least k records.
             k = float(max(min(self.min_kept, self.n), 1))
-            below = lattice.below(node)
-            bound = self.n / ((self.n - filtered) / k + 1.0)
-            bounds[below] = np.maximum(bounds[below], bound)
+            below = lattice.view_below(bounds, node)
+            np.maximum(below, self.n / ((self.n - filtered) / k + 1.0), out=below)
 
 
 class _MaxClasses:
@@ -573,9 +572,9 @@ class _Loss(Metric):
         extra = self._pending.get(filter_value)
         if extra is None:
             return
-        below = lattice.below(node)
-        raised = self._aggregate(self._losses(self._raw[below] + extra))
-        bounds[below] = np.maximum(bounds[below], raised)
+        below = lattice.view_below(bounds, node)
+        raised = self._aggregate(self._losses(lattice.view_below(self._raw, node) + extra))
+        np.maximum(below, raised, out=below)
 
 
 def _share(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
