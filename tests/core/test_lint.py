@@ -125,25 +125,37 @@ def test_dependency_accuracy_matches_the_plain_definition(pairs):
     assert dependency_accuracy(det, target, 3) == pytest.approx(_loo_reference(det, target))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), min_size=1, max_size=30),
+    st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(1, 3)), min_size=1, max_size=30
+    ),
     st.sampled_from([1, 7, 100_003]),
     st.sampled_from([1, 100_003]),
+    st.sampled_from(["none", "ones", "records"]),
     st.booleans(),
 )
 def test_dependency_accuracy_with_sparse_codes_matches_the_plain_definition(
-    pairs, det_spread, target_spread, ones
+    pairs, det_spread, target_spread, weighted, packed
 ):
     """Group or value codes spread far apart (key spaces too large to count densely: the
-    pairs hashed when the groups are few, else sorted) give the plain definition too, with and
-    without records per entry."""
-    det = np.array([d * det_spread for d, _ in pairs], dtype=np.int64)
-    target = np.array([t * target_spread for _, t in pairs], dtype=np.int64)
-    weights = np.ones(len(target), dtype=np.int64) if ones else None
-    expected = _loo_reference(det, target)
+    pairs sorted) give the plain definition too, without and with records per entry (each
+    entry standing for that many records), the records sorted with the keys packed above them
+    or, when they do not fit (``packed`` False: no room), by an argsort."""
+    det = np.array([d * det_spread for d, _, _ in pairs], dtype=np.int64)
+    target = np.array([t * target_spread for _, t, _ in pairs], dtype=np.int64)
+    records = np.array([w for _, _, w in pairs], dtype=np.int64)
+    weights = {"none": None, "ones": np.ones(len(target), dtype=np.int64), "records": records}
+    if weighted == "records":
+        expected = _loo_reference(np.repeat(det, records), np.repeat(target, records))
+    else:
+        expected = _loo_reference(det, target)
     n_target = 4 * target_spread
-    assert dependency_accuracy(det, target, n_target, weights=weights) == pytest.approx(expected)
+    with pytest.MonkeyPatch.context() as patch:
+        if not packed:
+            patch.setattr(lint_module, "KEY_LIMIT", 0)
+        got = dependency_accuracy(det, target, n_target, weights=weights[weighted])
+    assert got == pytest.approx(expected)
 
 
 def _xor_table(n: int = 400) -> pd.DataFrame:
