@@ -523,14 +523,50 @@ def _minimal_nodes(engine: _Engine) -> list[dict[str, int]]:
     return [lat.as_dict(int(x)) for x in minimal]
 
 
-def _next(engine: _Engine, candidates: np.ndarray) -> int | None:
-    """The candidate with the smallest bound (then rank), or None."""
-    idx = np.flatnonzero(candidates)
-    if len(idx) == 0:
-        return None
-    lb = engine.lb[idx]
-    best = idx[lb == lb.min()]
-    return int(best[np.argmin(engine.lattice.rank[best])])
+class _Frontier:
+    """The open node (not evaluated, bad or dominated) of smallest bound, then rank: what the
+    search takes next.
+
+    A node's bound only rises and an open node only closes, so the smallest open bound never
+    falls. The frontier keeps the open nodes whose bound is at most a limit, about the
+    :data:`WINDOW` smallest when it is set: while one of them is still open and within the
+    limit, the smallest of them is the smallest of all (every other node was above the limit
+    and has only risen), and each step reads the window, not the lattice. When none is left,
+    the window is set again from the whole lattice.
+    """
+
+    #: Open nodes the window holds when it is set (about).
+    WINDOW = 4096
+
+    def __init__(self, engine: _Engine) -> None:
+        self.engine = engine
+        self.nodes = np.zeros(0, dtype=np.intp)
+        self.limit = -np.inf
+
+    def next(self) -> int | None:
+        """The node the search takes next, or None when every node is closed."""
+        engine = self.engine
+        nodes = self.nodes
+        if len(nodes):
+            shut = engine.evaluated[nodes] | engine.bad[nodes] | engine.dominated[nodes]
+            nodes = nodes[~shut & (engine.lb[nodes] <= self.limit)]
+            self.nodes = nodes
+        if not len(nodes):
+            nodes = np.flatnonzero(~(engine.evaluated | engine.bad | engine.dominated))
+            if not len(nodes):
+                return None
+            if len(nodes) > self.WINDOW:
+                bounds = engine.lb[nodes]
+                sample = bounds[:: max(len(bounds) // (4 * self.WINDOW), 1)]
+                share = min(self.WINDOW / len(nodes), 1.0)
+                self.limit = float(np.quantile(sample, share, method="higher"))
+                nodes = nodes[bounds <= self.limit]
+            else:
+                self.limit = np.inf
+            self.nodes = nodes
+        bounds = engine.lb[nodes]
+        best = nodes[bounds == bounds.min()]
+        return int(best[np.argmin(engine.lattice.rank[best])])
 
 
 def search(
@@ -622,8 +658,9 @@ def search(
                 if engine.sunk[node]:
                     engine.climb(node)
                 tick()
+        frontier = _Frontier(engine)
         while True:
-            node = _next(engine, ~(engine.evaluated | engine.bad | engine.dominated))
+            node = frontier.next()
             if node is None or engine.lb[node] > engine.best + engine.tolerance():
                 break
             if engine.monotone and not engine.good[node] and not engine.metric.learns_above:
