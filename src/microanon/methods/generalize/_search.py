@@ -555,14 +555,14 @@ class _Frontier:
             nodes = np.flatnonzero(~(engine.evaluated | engine.bad | engine.dominated))
             if not len(nodes):
                 return None
+            self.limit = np.inf
             if len(nodes) > self.WINDOW:
                 bounds = engine.lb[nodes]
                 sample = bounds[:: max(len(bounds) // (4 * self.WINDOW), 1)]
-                share = min(self.WINDOW / len(nodes), 1.0)
-                self.limit = float(np.quantile(sample, share, method="higher"))
-                nodes = nodes[bounds <= self.limit]
-            else:
-                self.limit = np.inf
+                limit = float(np.quantile(sample, self.WINDOW / len(nodes), method="higher"))
+                within = nodes[bounds <= limit]
+                if len(within):  # (else, e.g. a NaN limit: the whole lattice is the window)
+                    nodes, self.limit = within, limit
             self.nodes = nodes
         bounds = engine.lb[nodes]
         best = nodes[bounds == bounds.min()]
