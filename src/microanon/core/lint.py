@@ -62,9 +62,8 @@ protects it) or ``identifier`` (to leave it out).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -593,7 +592,7 @@ def _scan(
         rows = np.ascontiguousarray(keys.combos.T[:, combined.combos[:, 0]])
         quasi_codes = {q: (rows[j], coded[q][1]) for j, q in enumerate(quasi)}
         counts = combined.counts
-        determinants = _determinants(quasi, quasi_codes, size)
+        determinants = _determinants(quasi, size)
         out[c] = _dependencies(
             c,
             (combined.combos[:, 1], nx),
@@ -607,25 +606,20 @@ def _scan(
     return out
 
 
-def _determinants(
-    quasi: Sequence[str], codes: Mapping[str, tuple[np.ndarray, int]], size: int
-) -> Iterator[tuple[tuple[str, ...], Callable[[], np.ndarray]]]:
-    """Single quasi-identifiers and, when ``size`` is 2, pairs of them, each with what makes
-    its group codes (made one at a time, when a test needs them: the pairs of many
-    quasi-identifiers do not fit in memory together, and a bound may clear a test first)."""
-    for q in quasi:
-        yield (q,), partial(_single_codes, codes[q])
+def _determinants(quasi: Sequence[str], size: int) -> Iterator[tuple[str, ...]]:
+    """Single quasi-identifiers and, when ``size`` is 2, pairs of them."""
+    yield from ((q,) for q in quasi)
     if size == 2:
-        for a, b in itertools.combinations(quasi, 2):
-            yield (a, b), partial(_pair_codes, codes[a], codes[b])
+        yield from itertools.combinations(quasi, 2)
 
 
-def _single_codes(coded: tuple[np.ndarray, int]) -> np.ndarray:
-    return coded[0]
-
-
-def _pair_codes(a: tuple[np.ndarray, int], b: tuple[np.ndarray, int]) -> np.ndarray:
-    return a[0] * b[1] + b[0]
+def _group_codes(quasi: Mapping[str, tuple[np.ndarray, int]], names: tuple[str, ...]) -> np.ndarray:
+    """The group codes of a determinant (made one at a time, when a test needs them: the pairs
+    of many quasi-identifiers do not fit in memory together)."""
+    (first, _), *rest = (quasi[q] for q in names)
+    for codes, card in rest:
+        first = first * card + codes
+    return first
 
 
 def _dependencies(
@@ -634,7 +628,7 @@ def _dependencies(
     quasi: Mapping[str, tuple[np.ndarray, int]],
     bases: Mapping[str, float],
     shared: Mapping[str, float],
-    determinants: Iterable[tuple[tuple[str, ...], Callable[[], np.ndarray]]],
+    determinants: Iterable[tuple[str, ...]],
     threshold: float,
     weights: np.ndarray | None,
 ) -> list[Finding]:
@@ -647,8 +641,8 @@ def _dependencies(
     # quasi-identifier).
     bound = _shared_share(x, nx, weights)
     scored = [
-        (dependency_accuracy(codes(), x, nx, weights), names)
-        for names, codes in determinants
+        (dependency_accuracy(_group_codes(quasi, names), x, nx, weights), names)
+        for names in determinants
         if _strength(min(bound, *(shared[q] for q in names)), base_x) >= threshold
     ]
     best_acc, best_names = max(

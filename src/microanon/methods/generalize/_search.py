@@ -305,6 +305,11 @@ class _Engine:
         self.checks = 0
         self.cache = FrequencyCache(self.bottom, self.maps, n_sa)
 
+    def closed(self, nodes: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Whether each of ``nodes`` (all by default) is closed to the search: evaluated, bad
+        or dominated."""
+        return self.evaluated[nodes] | self.bad[nodes] | self.dominated[nodes]
+
     # ------------------------------------------------------------------ frequency sets
     def frequency_set(self, node: int) -> FrequencySet:
         """The frequency set of a node (see :meth:`FrequencyCache.at`)."""
@@ -548,11 +553,10 @@ class _Frontier:
         engine = self.engine
         nodes = self.nodes
         if len(nodes):
-            shut = engine.evaluated[nodes] | engine.bad[nodes] | engine.dominated[nodes]
-            nodes = nodes[~shut & (engine.lb[nodes] <= self.limit)]
+            nodes = nodes[~engine.closed(nodes) & (engine.lb[nodes] <= self.limit)]
             self.nodes = nodes
         if not len(nodes):
-            nodes = np.flatnonzero(~(engine.evaluated | engine.bad | engine.dominated))
+            nodes = np.flatnonzero(~engine.closed())
             if not len(nodes):
                 return None
             self.limit = np.inf
@@ -642,8 +646,7 @@ def search(
             if watch is not None and watch.stop_requested():
                 raise SearchStopped("the full-domain search was stopped before its optimum")
             if progress:
-                seen = engine.evaluated | engine.bad | engine.dominated
-                nodes.advance(int(np.count_nonzero(seen)) - nodes.n)
+                nodes.advance(int(np.count_nonzero(engine.closed())) - nodes.n)
 
         engine.evaluate(lat.top)
         if not engine.monotone:
