@@ -168,20 +168,23 @@ def write_csv(
         Each text column's :func:`text_codes`.
     """
     coders = {"int": _int_coded, "bool": _bool_coded}
-    fields: list[_Fields] = []
+    parts: list[_Coded | _Fields] = []
     run: list[_Coded] = []  # consecutive columns of codes, written together
     for c, s in df.items():
         kind = types[str(c)]
         if kind == "float":
-            fields += _run_fields(run, len(df))
+            parts += _run_parts(run, len(df))
             coded = _float_coded(s)
-            fields.append(_float_fields(s) if coded is None else _taken(coded))
+            parts.append(_float_fields(s) if coded is None else coded)
             run = []
         else:
             run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
-    fields += _run_fields(run, len(df))
+    parts += _run_parts(run, len(df))
     header = ",".join(_field(str(c)) for c in df.columns)
     alone = len(df.columns) == 1  # one empty field alone on a line is written ""
+    if parts:  # the last field ends the line: in its words once, when it has words
+        parts[-1] = _line_end(parts[-1], alone)
+    fields = [part if callable(part) else _taken(part) for part in parts]
     with open(path, "wb") as out:
         out.write(((header if header or not alone else '""') + "\n").encode("utf-8"))
         if not fields:
@@ -189,17 +192,29 @@ def write_csv(
         for a in range(0, len(df) if fields else 0, _CHUNK):
             b = min(a + _CHUNK, len(df))
             columns = [f(a, b) for f in fields]
-            if alone:
-                blank = pc.equal(columns[0], _EMPTY)
-                columns[0] = pc.if_else(blank, pa.scalar('""', _TEXT), columns[0])
-            columns[-1] = pc.binary_join_element_wise(columns[-1], _EMPTY, _NEWLINE)
-            _write_values(out, pc.binary_join_element_wise(*columns, _COMMA))
+            joined = pc.binary_join_element_wise(*columns, _COMMA) if len(columns) > 1 else None
+            _write_values(out, columns[0] if joined is None else joined)
 
 
-def _run_fields(run: Sequence[_Coded], rows: int) -> list[_Fields]:
-    """The fields of consecutive coded columns: joined, unless they combine in too many ways."""
+def _line_end(part: _Coded | _Fields, alone: bool) -> _Coded | _Fields:
+    """The last field of a line with the line's end after it (and, alone on the line, an empty
+    field written ""): in each word of a coded column, else in each formatted field."""
+
+    def ended(words: pa.Array) -> pa.Array:
+        if alone:
+            words = pc.if_else(pc.equal(words, _EMPTY), pa.scalar('""', _TEXT), words)
+        return pc.binary_join_element_wise(words, _EMPTY, _NEWLINE)
+
+    if callable(part):
+        return lambda a, b: ended(part(a, b))
+    codes, words = part
+    return codes, ended(words)
+
+
+def _run_parts(run: Sequence[_Coded], rows: int) -> list[_Coded]:
+    """Consecutive coded columns: joined, unless they combine in too many ways."""
     joined = _joined(run, rows // 2) if len(run) > 1 else None
-    return [_taken(joined)] if joined else [_taken(coded) for coded in run]
+    return [joined] if joined else list(run)
 
 
 def _write_values(out, strings: pa.Array) -> None:
