@@ -40,6 +40,32 @@ def test_the_state_scan_finds_what_a_search_of_the_whole_file_finds(data, needle
     assert found == any(n in data for n in needles)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=80).map(lambda b: bytes(b"01a,x"[v % 5] for v in b)),
+    st.lists(
+        st.binary(min_size=1, max_size=8).map(lambda b: bytes(b"01a,"[v % 4] for v in b)),
+        min_size=1,
+        max_size=4,
+    ),
+    st.integers(1, 9),
+)
+def test_a_chunk_without_a_run_of_the_needles_bytes_is_passed_over_only_when_it_holds_none(
+    data, needles, chunk
+):
+    """Files and needles of a few bytes, so that chunks with and without a run of the needles'
+    bytes as long as the shortest needle both occur: the scan answers as a search of the whole
+    file's bytes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "f").write_bytes(data)
+        saved, scan._CHUNK = scan._CHUNK, chunk
+        try:
+            found = scan._holds_any(Path(tmp) / "f", needles)
+        finally:
+            scan._CHUNK = saved
+    assert found == any(n in data for n in needles)
+
+
 def test_the_files_written_or_changed_since_are_named(tmp_path):
     """What a scan of the tables as written leaves to the end: a file added after it, a file
     rewritten (another size, or the same size at another time), a file replaced by another of

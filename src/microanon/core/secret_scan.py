@@ -79,8 +79,16 @@ _CHUNK = 1 << 22
 
 def _holds_any(path: Path, needles: list[bytes]) -> bool:
     """Whether the file holds one of ``needles``, read in chunks that overlap by a needle (into
-    one buffer, reused: no memory allocated per chunk)."""
+    one buffer, reused: no memory allocated per chunk).
+
+    A chunk is searched for the needles only when it holds a run of bytes of theirs as long as
+    the shortest: a needle is such a run. A generator's fingerprints are long runs of digits
+    (decimal or hexadecimal), which a table rarely holds, so most chunks take one pass (their
+    bytes mapped to whether a needle has them) instead of one per needle."""
     overlap = max(map(len, needles)) - 1
+    alphabet = frozenset(b for n in needles for b in n)
+    theirs = bytes(b in alphabet for b in range(256))
+    run = b"\x01" * min(map(len, needles))
     buffer = bytearray(overlap + _CHUNK)
     view = memoryview(buffer)
     kept = 0  # bytes of the previous chunk's end kept at the buffer's start
@@ -88,7 +96,7 @@ def _holds_any(path: Path, needles: list[bytes]) -> bool:
         while read := f.readinto(view[kept:]):
             end = kept + read
             window = buffer if end == len(buffer) else bytes(view[:end])  # (the file's end)
-            if any(n in window for n in needles):
+            if run in window.translate(theirs) and any(n in window for n in needles):
                 return True
             kept = min(overlap, end)
             buffer[:kept] = buffer[end - kept : end]
