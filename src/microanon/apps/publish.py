@@ -53,7 +53,7 @@ from .release_summary import (
     column_actions,
     warnings_of,
 )
-from .report import Report
+from .report import Report, template
 from .risk import (
     HouseholdMeasure,
     RiskOptions,
@@ -291,6 +291,7 @@ def write_reports(
             tables=counted.tables,
             verdicts=_Verdicts(checked),
         )
+    template()  # (compiled while the verification goes on)
     verification = checked.result()
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None

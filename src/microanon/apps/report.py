@@ -14,6 +14,7 @@ Example
 from __future__ import annotations
 
 import base64
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,9 +31,18 @@ from .aside import Aside, aside
 from .drawing import Drawing, count_axis, figure_png, new_figure, png
 
 if TYPE_CHECKING:  # matplotlib is imported by new_figure, when a report draws one
+    import jinja2
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "Section", "count_axis", "describe_parameters", "drawn", "new_figure"]
+__all__ = [
+    "Report",
+    "Section",
+    "count_axis",
+    "describe_parameters",
+    "drawn",
+    "new_figure",
+    "template",
+]
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -67,6 +77,15 @@ nav ol { columns: 2; }
 {% endfor %}
 </body></html>
 """
+
+
+@functools.cache
+def template() -> jinja2.Template:
+    """The reports' HTML template, compiled once per process (jinja2 imported then: a run that
+    writes reports can have it ready while it waits for other work)."""
+    import jinja2
+
+    return jinja2.Environment(autoescape=True).from_string(_TEMPLATE)
 
 
 #: The line every report carries, by which :meth:`Report.write` knows a report of its own.
@@ -218,12 +237,9 @@ class Report:
 
     def render(self) -> str:
         """The whole report as one HTML string."""
-        import jinja2
-
         from ..core.version import __version__
 
-        env = jinja2.Environment(autoescape=True)
-        return env.from_string(_TEMPLATE).render(
+        return template().render(
             title=self.title,
             subtitle=self.subtitle,
             sections=self.sections,
