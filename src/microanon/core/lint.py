@@ -242,8 +242,8 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
     codes, uniques = factorize(col)
     missing = codes < 0
     if missing.any():
-        return np.where(missing, len(uniques), codes).astype(np.int64), len(uniques) + 1
-    return codes.astype(np.int64), len(uniques)
+        return np.where(missing, len(uniques), codes).astype(np.int64, copy=False), len(uniques) + 1
+    return codes.astype(np.int64, copy=False), len(uniques)  # (shared codes: read, not changed)
 
 
 def dependency_accuracy(

@@ -229,8 +229,10 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
         combos, first, inverse, counts = np.unique(
             stacked, axis=0, return_index=True, return_inverse=True, return_counts=True
         )
-    inverse = inverse.reshape(-1).astype(np.int64)
-    return Combined(combos, counts.astype(np.int64), inverse, first.astype(np.int64))
+    inverse = inverse.reshape(-1).astype(np.int64, copy=False)  # (made here: no copy needed)
+    return Combined(
+        combos, counts.astype(np.int64, copy=False), inverse, first.astype(np.int64, copy=False)
+    )
 
 
 @dataclass(frozen=True)
