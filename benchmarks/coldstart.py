@@ -19,7 +19,6 @@ pays.
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import subprocess
 import sys
@@ -27,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import microanon
+from whole_run import compile_package
+
 from microanon.datasets import load_dataset
 
 ROWS = 1_000
@@ -59,8 +59,7 @@ def main() -> None:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(args.src.resolve()), env.get("PYTHONPATH")) if p
         )
-    package = Path(microanon.__file__).parent if args.src is None else args.src / "microanon"
-    compileall.compile_dir(package, quiet=1)
+    compile_package(args.src)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "adult1000.csv"
         load_dataset("adult").head(ROWS).to_csv(data, index=False)
