@@ -19,6 +19,7 @@ pays.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import subprocess
 import sys
@@ -26,8 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from whole_run import compile_package
-
+import microanon
 from microanon.datasets import load_dataset
 
 ROWS = 1_000
@@ -59,7 +59,8 @@ def main() -> None:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(args.src.resolve()), env.get("PYTHONPATH")) if p
         )
-    compile_package(args.src)
+    package = Path(microanon.__file__).parent if args.src is None else args.src / "microanon"
+    compileall.compile_dir(package, quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "adult1000.csv"
         load_dataset("adult").head(ROWS).to_csv(data, index=False)

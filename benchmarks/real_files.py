@@ -49,7 +49,6 @@ from whole_run import (
     TARGET_FLOOR,
     best,
     cli,
-    compile_package,
     run_process,
     stage_seconds,
 )
@@ -161,7 +160,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    compile_package()  # (as whole_run.py: an installed copy's modules are compiled)
     runs: list[FileRun] = []
     with tempfile.TemporaryDirectory(prefix="microanon-real-") as tmp:
         for i, name in enumerate(n for n in args.files.split(",") if n):

@@ -41,10 +41,6 @@ environment turns it off, as for a package installed by pip):
   starlette's test client, in a fresh process, the file preloaded, roles and hierarchies given)
   from the run's request to its end; the target: within 30 s on 10^6 rows.
 
-Before any run, microanon's modules are compiled to bytecode (:func:`compile_package`), as
-``pip install`` compiles an installed copy: with ``PYTHONDONTWRITEBYTECODE`` set, a source tree's
-modules changed since their last compile would otherwise be compiled again by every run.
-
 The target of a row: the run less the interpreter's start, ``(total - start) / (floor +
 search)``, at most 3. The script says at which sizes three times the floor and the search is
 less than the imports and the floor alone (every run imports its modules, reads the data and
@@ -200,17 +196,6 @@ with open(out, "w") as fo, open(err, "w") as fe:
 code = os.waitstatus_to_exitcode(status)
 print(json.dumps([wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code]))
 """
-
-
-def compile_package(source: Path | None = None) -> None:
-    """Compile microanon's modules to bytecode (those of ``source``, a source tree's directory
-    holding ``microanon``, or of the installed package), as ``pip install`` compiles them."""
-    import compileall
-
-    import microanon
-
-    package = Path(microanon.__file__).parent if source is None else source / "microanon"
-    compileall.compile_dir(package, quiet=1)
 
 
 def run_process(command: list[str], folder: Path) -> Proc:
@@ -586,7 +571,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Measure, print the tables and the targets."""
     args = parse_args(argv)
-    compile_package()
     classpath = None
     if args.arx_rows:
         import arx_build
