@@ -87,8 +87,8 @@ def test_anonymize_reports_its_stages_and_keeps_stdout_json(runner, tmp_path):
     names = _stages(result.stderr, "anonymize")
     assert names == [
         "read 1,500 records",
-        "schema lint",
         "method full_domain",
+        "schema lint (beside the method)",
         "write the release",
         "verify the written files",
         "reports",
@@ -98,7 +98,7 @@ def test_anonymize_reports_its_stages_and_keeps_stdout_json(runner, tmp_path):
     assert quiet_run.stderr == "" and json.loads(quiet_run.stdout)["verified"] is True
     for run in (result, quiet_run):  # each stage's seconds, with or without progress lines
         seconds = json.loads(run.stdout)["seconds"]
-        assert list(seconds) == ["read", "lint", "method", "write", "verify", "reports"]
+        assert list(seconds) == ["read", "method", "lint", "write", "verify", "reports"]
         assert all(s >= 0 for s in seconds.values())
 
 

@@ -1,8 +1,9 @@
 """``microanon anonymize``: lint, run the configured method, then publish it verified.
 
-The schema lint runs on the original data before the method (findings the config does not
-accept refuse the run); :func:`microanon.apps.publish.publish` then writes the release, reads it
-back, verifies it and adds the reports, or leaves nothing behind.
+The schema lint runs on the original data beside the method (:mod:`microanon.apps.lint_beside`;
+findings the config does not accept refuse the run, and stop the method's search);
+:func:`microanon.apps.publish.publish` then writes the release, reads it back, verifies it and
+adds the reports, or leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core.factorize import code_columns, shared_codes
-from ..core.lint import lint_schema
 from ..core.output import check_output_target
 from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
@@ -22,13 +22,15 @@ from ..core.release import Release
 from ..methods.steps import step_fingerprints
 from .closest import searching_ahead
 from .config import DATASET_PREFIX, PipelineConfig, load_config
+from .lint_beside import LintBeside
 from .publish import PUBLISH_STAGES, publish
 
 __all__ = ["STAGES", "run_anonymize"]
 
-#: The stages of a run, as ``stage_seconds`` names them: read, lint, method, then the first
-#: word of each of :func:`~microanon.apps.publish.publish`'s (write, verify, reports).
-STAGES = ("read", "lint", "method", *(stage.split()[0] for stage in PUBLISH_STAGES))
+#: The stages of a run, as ``stage_seconds`` names them: read, method, lint (made beside the
+#: method, reported after it with its own seconds), then the first word of each of
+#: :func:`~microanon.apps.publish.publish`'s (write, verify, reports).
+STAGES = ("read", "method", "lint", *(stage.split()[0] for stage in PUBLISH_STAGES))
 
 
 def _sources(cfg: PipelineConfig, data: Any) -> list[Path]:
@@ -91,7 +93,8 @@ def run_anonymize(
         holds on the files as written; ``None`` when nothing is claimed), ``verification``,
         ``lint``, ``columns`` (what was done per column), ``warnings`` (the schema lint's
         alerts too), ``seconds`` (the method's) and ``stage_seconds`` (each stage's: read,
-        lint, the method, write, verify, reports).
+        the method, the lint (its own seconds: it runs beside the method), write, verify,
+        reports).
 
     Raises
     ------
@@ -114,18 +117,29 @@ def run_anonymize(
             # side by side
             code_columns(original[c] for c in cfg.schema.published if c in original.columns)
             stage.name = f"read {len(original):,} records"
-        with reporter.stage("schema lint"):
-            lint = lint_schema(original, cfg.schema, accept=cfg.lint_accept)
-            lint.raise_if_blocking()
         generator = make_rng(rng)
         secrets = state_fingerprints(generator)  # before the method draws from it
         secrets += step_fingerprints(generator, len(cfg.steps))  # each step's own stream
         started = time.perf_counter()
         # the closest configurations searched by the second process meanwhile, when one runs
-        with searching_ahead(cfg, original):
-            with reporter.stage(f"method {cfg.method}"):
-                release = cfg.run(original, rng=generator, progress=reporter.bar, watch=reporter)
+        with (
+            searching_ahead(cfg, original),
+            LintBeside(original, cfg.schema, cfg.lint_accept, reporter) as beside,
+        ):
+            try:
+                with reporter.stage(f"method {cfg.method}"):
+                    release = cfg.run(original, rng=generator, progress=reporter.bar, watch=beside)
+            except Exception:
+                try:  # the lint's refusal first, as when it ran before the method
+                    beside.report()
+                except Exception as refused:
+                    raise refused from None
+                raise
             seconds = time.perf_counter() - started
+            with reporter.stage("schema lint") as stage:
+                lint, linted = beside.report()
+                stage.name = "schema lint (beside the method)"
+                stage.took(linted)
             release.metadata["audit"] = _audit(cfg, data, rng, seconds)
             path, numbers = publish(
                 release,

@@ -62,6 +62,11 @@ class Stage:
         """Seconds since the stage began."""
         return time.perf_counter() - self.started
 
+    def took(self, seconds: float) -> None:
+        """Count the stage as ``seconds`` long from now on: work made beside another stage and
+        reported after it, with its own seconds rather than those spent waiting for it."""
+        self.started = time.perf_counter() - seconds
+
 
 class Count:
     """The units done so far in a counted stage of a :class:`Progress` (:meth:`Progress.count`).
