@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -415,3 +417,36 @@ def test_the_bound_of_shared_values_changes_no_finding(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lint_module, "_shared_share", lambda *args: 1.0)
         assert findings() == bounded
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.integers(-3, 3),
+            st.sampled_from([0.0, -0.0, 1.5, float("nan")]),
+            st.sampled_from(["a", "b", ""]),
+        ),
+        max_size=30,
+    ),
+    st.sampled_from(["object", "str", "float", "Int64"]),
+    st.booleans(),
+)
+def test_distinct_values_from_the_codes_are_what_pandas_counts(values, dtype, shared):
+    """The lint counts a column's distinct values from its codes (shared within a run): the
+    values ``nunique`` counts without the missing ones, and one more for them all (None and
+    NaN in one object column are one missing value, as in the lint's codes)."""
+    from microanon.core.factorize import shared_codes
+
+    if dtype == "str":
+        values = [v for v in values if v is None or isinstance(v, str)]
+    elif dtype in ("float", "Int64"):
+        values = [v for v in values if v is None or isinstance(v, (int, float))]
+        if dtype == "Int64":
+            values = [None if v is None or v != v else int(v) for v in values]
+    column = pd.Series(values, dtype=dtype)
+    with shared_codes() if shared else contextlib.nullcontext():
+        for missing in (True, False):
+            expected = column.nunique() + int(missing and bool(column.isna().any()))
+            assert lint_module._distinct(column, missing) == expected

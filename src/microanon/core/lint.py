@@ -237,6 +237,14 @@ class LintReport:
         }
 
 
+def _distinct(col: pd.Series, missing: bool = True) -> int:
+    """The distinct values of ``col``, and with ``missing`` one more when it has a missing value
+    (None and NaN alike, as the lint's codes count them), from the column's codes: within a
+    run, those it made when it read the data (a published column is not hashed again)."""
+    codes, uniques = factorize(col)
+    return len(uniques) + int(missing and bool((codes < 0).any()))
+
+
 def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
     """Codes of a column with a missing value a value of its own (the last code)."""
     codes, uniques = factorize(col)
@@ -440,13 +448,13 @@ def lint_schema(
     # Published unchanged: insensitive columns and stratum ids (a sampling weight is exempt).
     linted = (Role.INSENSITIVE, Role.STRATA)
     candidates = [a.name for a in schema if a.role in linted and a.name in data.columns]
-    values = {c: data[c].nunique(dropna=False) for c in candidates}
+    values = {c: _distinct(data[c]) for c in candidates}
     # A constant column neither gives nor is given by anything (strength 0): not tested.
     tested = [c for c in candidates if 1 < values[c] < unique_share * n]
     weighted = [
         a.name
         for a in schema
-        if a.role is Role.WEIGHT and a.name in data.columns and data[a.name].nunique() > 1
+        if a.role is Role.WEIGHT and a.name in data.columns and _distinct(data[a.name], False) > 1
     ]
     size, limited = _scan_size(n, len(quasi), len(tested) + len(weighted), budget)
     dependencies = _scan(data, quasi, [*tested, *weighted], size, strength, weighted)
