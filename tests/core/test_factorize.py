@@ -238,17 +238,22 @@ def test_combined_codes_are_numpy_unique_of_the_code_rows(case):
     """:func:`~microanon.core.table.combine_codes`, counted densely or hashed (few rows in a
     large space of keys): the combinations in lexicographic order, their counts, each row's
     combination and each one's first row, as ``numpy.unique`` of the rows gives them."""
-    from microanon.core.table import combine_codes
+    import microanon.core.table as table
 
     sizes, rows = case
     codes = [np.array(column, dtype=np.int64) for column in zip(*rows, strict=True)]
-    for radix in (sizes, [s * 10_000 for s in sizes]):  # dense, then hashed
-        got = combine_codes(codes, radix)
-        combos, first, inverse, counts = np.unique(
-            np.column_stack(codes), axis=0, return_index=True, return_inverse=True,
-            return_counts=True,
-        )  # fmt: skip
-        np.testing.assert_array_equal(got.combos, combos)
-        np.testing.assert_array_equal(got.first, first)
-        np.testing.assert_array_equal(got.inverse, inverse.reshape(-1))
-        np.testing.assert_array_equal(got.counts, counts)
+    saved = table.DENSE_SLACK
+    try:  # dense, hashed; without the slack, a space a few times the rows: counted or hashed
+        for radix, slack in ((sizes, saved), ([s * 10_000 for s in sizes], saved), (sizes, 0)):
+            table.DENSE_SLACK = slack
+            got = table.combine_codes(codes, radix)
+            combos, first, inverse, counts = np.unique(
+                np.column_stack(codes), axis=0, return_index=True, return_inverse=True,
+                return_counts=True,
+            )  # fmt: skip
+            np.testing.assert_array_equal(got.combos, combos)
+            np.testing.assert_array_equal(got.first, first)
+            np.testing.assert_array_equal(got.inverse, inverse.reshape(-1))
+            np.testing.assert_array_equal(got.counts, counts)
+    finally:
+        table.DENSE_SLACK = saved

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microanon.core.factorize import KEY_LIMIT
+from microanon.core.factorize import KEY_LIMIT, few_distinct
 from microanon.methods.generalize import _lattice_frequencies as lattice
 
 
@@ -20,7 +20,7 @@ from microanon.methods.generalize import _lattice_frequencies as lattice
 def test_groups_are_numpy_unique_in_every_way(values, picks, way):
     keys = np.array([values[p % len(values)] for p in picks], dtype=np.int64)
     space = 2**41
-    saved = lattice._HASH_ROWS, lattice._few_distinct
+    saved = lattice._HASH_ROWS, lattice.few_distinct
     try:
         if way == "dense":
             keys = keys % 97
@@ -28,10 +28,10 @@ def test_groups_are_numpy_unique_in_every_way(values, picks, way):
         elif way == "argsorted":  # keys times rows would overflow: no packing
             space = KEY_LIMIT
         lattice._HASH_ROWS = 1 if way == "hashed" else 2**62
-        lattice._few_distinct = lambda key: True
+        lattice.few_distinct = lambda key: True
         ids, n_groups, rep = lattice.group_keys(keys, space)
     finally:
-        lattice._HASH_ROWS, lattice._few_distinct = saved
+        lattice._HASH_ROWS, lattice.few_distinct = saved
     uniques, inverse = np.unique(keys, return_inverse=True)
     assert n_groups == len(uniques)
     assert ids.tolist() == inverse.reshape(-1).tolist()
@@ -40,5 +40,5 @@ def test_groups_are_numpy_unique_in_every_way(values, picks, way):
 
 def test_a_sample_tells_repeated_keys_from_distinct_ones():
     rng = np.random.default_rng(0)
-    assert lattice._few_distinct(rng.integers(0, 1000, 200_000))
-    assert not lattice._few_distinct(rng.permutation(200_000))
+    assert few_distinct(rng.integers(0, 1000, 200_000))
+    assert not few_distinct(rng.permutation(200_000))

@@ -30,6 +30,7 @@ import pandas as pd
 from pandas.core.algorithms import factorize_array
 
 __all__ = [
+    "DISTINCT_SAMPLE",
     "HASH_START",
     "KEY_LIMIT",
     "code_columns",
@@ -37,6 +38,7 @@ __all__ = [
     "coded",
     "factorize",
     "factorize_keys",
+    "few_distinct",
     "first_rows",
     "push_digit",
     "remember",
@@ -284,6 +286,18 @@ def first_rows(codes: np.ndarray, k: int) -> np.ndarray:
         found += len(rising)
         start, chunk = start + len(part), chunk * 2
     return first[:found]
+
+
+#: Keys :func:`few_distinct` samples.
+DISTINCT_SAMPLE = 4096
+
+
+def few_distinct(key: np.ndarray) -> bool:
+    """Whether an evenly spread sample of ``key`` (:data:`DISTINCT_SAMPLE` keys) is at most
+    half distinct: then a hash pass, whose table holds the distinct keys only, beats sorting
+    every key or counting over a key space larger than the rows."""
+    sample = key[:: max(1, len(key) // DISTINCT_SAMPLE)]
+    return len(pd.unique(sample)) * 2 <= len(sample)
 
 
 #: Largest size of a space of mixed-radix keys packed into one int64 (:func:`push_digit`).

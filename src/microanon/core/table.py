@@ -20,6 +20,7 @@ from .factorize import (
     coded,
     factorize,
     factorize_keys,
+    few_distinct,
     first_rows,
     push_digit,
     sharing,
@@ -198,7 +199,12 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
         for c, s in zip(codes, radices, strict=True):
             push_digit(key, c, s)
         space = math.prod(radices)
-        if space <= DENSE_FACTOR * n + DENSE_SLACK:
+        # A key space larger than the rows is counted only when the keys are mostly distinct:
+        # of many repeated keys, a hash table of the few distinct ones is several times faster
+        # than counting over the whole space (3 ms against 10 at 10^6 rows of 8,000 keys).
+        if space <= n + DENSE_SLACK or (
+            space <= DENSE_FACTOR * n + DENSE_SLACK and not few_distinct(key)
+        ):
             # A small key space is counted directly, no sort: the same answer as np.unique.
             per_key = np.bincount(key, minlength=space)
             uniq = np.flatnonzero(per_key)

@@ -24,9 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ...core.factorize import KEY_LIMIT, code_counts, factorize_keys, first_rows, push_digit
+from ...core.factorize import (
+    KEY_LIMIT,
+    code_counts,
+    factorize_keys,
+    few_distinct,
+    first_rows,
+    push_digit,
+)
 from ...core.hierarchy import Hierarchy
 from ...core.table import DENSE_FACTOR, DENSE_SLACK
 
@@ -39,10 +45,9 @@ _BETWEEN_CACHE = 4096
 _FEW_ROWS = 1024
 
 
-#: From this many rows, :func:`group_keys` hashes keys that repeat (see :func:`_few_distinct`).
+#: From this many rows, :func:`group_keys` hashes keys that repeat (see
+#: :func:`~microanon.core.factorize.few_distinct`).
 _HASH_ROWS = 1 << 17
-#: Keys :func:`_few_distinct` samples.
-_SAMPLE = 4096
 
 
 def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
@@ -67,13 +72,6 @@ def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndar
     if key is None:
         raise ValueError("pack needs at least one column")
     return key, space
-
-
-def _few_distinct(key: np.ndarray) -> bool:
-    """Whether an evenly spread sample of ``key`` (:data:`_SAMPLE` keys) is at most half
-    distinct: then a hash pass, which sorts the distinct keys only, beats sorting every key."""
-    sample = key[:: max(1, len(key) // _SAMPLE)]
-    return len(pd.unique(sample)) * 2 <= len(sample)
 
 
 def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray]:
@@ -105,7 +103,7 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
         rep = np.empty(n_groups, dtype=np.int64)
         rep[ids] = np.arange(n, dtype=np.int64)
         return ids, n_groups, rep
-    if n >= _HASH_ROWS and _few_distinct(key):
+    if n >= _HASH_ROWS and few_distinct(key):
         # hashed: only the distinct keys are sorted
         codes, uniques = factorize_keys(key)
         order = np.argsort(uniques, kind="stable")
