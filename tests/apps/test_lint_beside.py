@@ -105,3 +105,28 @@ def test_a_refusing_lint_stops_a_heuristic_search_and_nothing_is_written(tmp_pat
         run_anonymize(cfg, tmp_path / "out", data=path, progress=False)
     assert not (tmp_path / "out").exists()
     assert asked and asked[-1] is True
+
+
+def test_a_method_nothing_can_stop_starts_only_once_the_lint_has_answered(tmp_path, monkeypatch):
+    """Mondrian takes no watch: a refusal of the lint comes before it runs at all."""
+    data = _adult()[["sex", "age", "race", "occupation"]]
+    path = tmp_path / "data.csv"
+    data.assign(extra=np.arange(len(data)) % 7).to_csv(path, index=False)
+    cfg = parse_config(
+        {
+            "schema": {
+                "sex": {"role": "quasi"},
+                "age": {"role": "quasi", "kind": "numeric"},
+                "race": {"role": "quasi"},
+                "occupation": {"role": "sensitive"},
+            },
+            "method": "mondrian",
+            "models": [{"k_anonymity": {"k": 5}}],
+        }
+    )
+    assert not cfg.watched and _config([{"k_anonymity": {"k": 5}}]).watched
+    ran: list[bool] = []
+    monkeypatch.setattr(PipelineConfig, "run", lambda self, *a, **k: ran.append(True))
+    with pytest.raises(InputError, match="extra"):
+        run_anonymize(cfg, tmp_path / "out", data=path, progress=False)
+    assert ran == [] and not (tmp_path / "out").exists()

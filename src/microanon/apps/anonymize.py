@@ -120,12 +120,14 @@ def run_anonymize(
         generator = make_rng(rng)
         secrets = state_fingerprints(generator)  # before the method draws from it
         secrets += step_fingerprints(generator, len(cfg.steps))  # each step's own stream
-        started = time.perf_counter()
         # the closest configurations searched by the second process meanwhile, when one runs
         with (
             searching_ahead(cfg, original),
             LintBeside(original, cfg.schema, cfg.lint_accept, reporter) as beside,
         ):
+            if not cfg.watched:  # a method its watch cannot stop: the lint's refusal first
+                beside.report()
+            started = time.perf_counter()
             try:
                 with reporter.stage(f"method {cfg.method}"):
                     release = cfg.run(original, rng=generator, progress=reporter.bar, watch=beside)

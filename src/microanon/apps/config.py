@@ -127,6 +127,13 @@ class PipelineConfig:
             kwargs["models"] = self.models
         return kwargs
 
+    @property
+    def watched(self) -> bool:
+        """Whether the method takes a ``watch`` that may stop it (see :meth:`run`)."""
+        if self.steps:
+            return False
+        return "watch" in inspect.signature(method_function(self.method)).parameters
+
     def run(
         self, data: pd.DataFrame, rng: Any = None, progress: bool = False, watch: Any = None
     ) -> Any:
@@ -145,7 +152,7 @@ class PipelineConfig:
             kwargs["rng"] = rng
         if "progress" in accepted:
             kwargs["progress"] = progress
-        if watch is not None and "watch" in accepted:
+        if watch is not None and self.watched:
             kwargs["watch"] = watch
         return func(data, self.schema, **kwargs)
 

@@ -7,7 +7,8 @@ before the lint's answer is taken: :meth:`LintBeside.report` waits for it and ra
 or its findings the configuration does not accept, as the lint before the method did. As the
 ``watch`` of the method's search (see :func:`~microanon.methods.generalize.full_domain`), it
 asks the search to stop as soon as the lint refuses the run, so that a long search does not
-delay that answer.
+delay that answer; a method that takes no watch (one that nothing can stop) starts only once
+the lint has answered.
 """
 
 from __future__ import annotations
