@@ -644,7 +644,10 @@ def relative_accuracy(
     """Cross-validated ID3 accuracy on a release relative to that on the original table.
 
     Both accuracies use the same folds and predict the original ``target`` labels; the release
-    contributes only its feature columns (protocol and scope: module docstring).
+    contributes only its feature columns (protocol and scope: module docstring). When each
+    released feature is, record by record, a one-to-one relabelling of its original (a release
+    that generalized nothing), the release's trees are the original's up to the labels and the
+    answer is 1 without growing them.
 
     Parameters
     ----------
@@ -710,10 +713,32 @@ def relative_accuracy(
         records = np.bincount(inverse, weights=weights, minlength=cells.shape[1])
         per_fold = _drawn_fold_counts(records.astype(np.int64), k, rng)
     p = len(cols)
+    parts = [(slice(0, p), before_cards)]
+    if not _relabelled(cells[:p], cells[p : 2 * p], before_cards, after_cards):
+        parts.append((slice(p, 2 * p), after_cards))  # (else the same trees, up to labels)
     accuracy = []
-    for part, cards in ((slice(0, p), before_cards), (slice(p, 2 * p), after_cards)):
+    for part, cards in parts:
         combos, table = _merge([*cells[part], cells[-1]], [*cards, len(classes)], per_fold)
         accuracy.append(_cv_correct(combos, cards, classes, table) / n)
     if accuracy[0] == 0:
         raise InputError("ID3 predicts no held-out row of the original correctly")
-    return accuracy[1] / accuracy[0]
+    return accuracy[-1] / accuracy[0]
+
+
+def _relabelled(
+    before: np.ndarray, after: np.ndarray, before_cards: Sequence[int], after_cards: Sequence[int]
+) -> bool:
+    """Whether each released feature is, row by row of the cells, a one-to-one relabelling of
+    its original (``before`` and ``after``: one row of codes per feature): a release that
+    generalized nothing. ID3 then grows the same trees on both, up to the values' labels (a
+    split chooses an attribute by its gain and a class by its label; neither depends on how an
+    attribute's values are named), and predicts the same records."""
+    for b, a, nb, na in zip(before, after, before_cards, after_cards, strict=True):
+        pairs = _distinct([b, a], [nb, na])[0].shape[1]
+        if (
+            not pairs
+            == np.count_nonzero(np.bincount(b, minlength=nb))
+            == np.count_nonzero(np.bincount(a, minlength=na))
+        ):
+            return False
+    return True
