@@ -407,7 +407,7 @@ def test_a_release_that_only_relabels_values_has_the_accuracy_of_its_trees(
     import microanon.measures.classification as classification
 
     X, y, _ = data
-    if len(X) < 3 or classification_accuracy(X.assign(target=y), list(X), "target", 3, seed) == 0:
+    if len(X) < 3:
         return
     df = X.assign(target=y)
     features = list(X.columns)
@@ -418,14 +418,22 @@ def test_a_release_that_only_relabels_values_has_the_accuracy_of_its_trees(
     if counted:
         original, back, found = _pairs(df, relabelled[features])
         released, counts = back, found.to_numpy()
-    shortcut = relative_accuracy(original, released, features, "target", 3, seed, counts=counts)
+
+    def answer() -> float | str:
+        try:
+            return relative_accuracy(original, released, features, "target", 3, seed, counts=counts)
+        except InputError as error:  # the original's accuracy 0 on these folds: both refuse
+            return str(error)
+
+    shortcut = answer()
     saved = classification._relabelled
     classification._relabelled = lambda *args: False
     try:
-        grown = relative_accuracy(original, released, features, "target", 3, seed, counts=counts)
+        grown = answer()
     finally:
         classification._relabelled = saved
-    assert shortcut == grown == 1.0
+    assert shortcut == grown
+    assert shortcut == 1.0 or "predicts no held-out row" in str(shortcut)
     merged = df[features[0]].replace({"b": "a"})
     if merged.nunique() < df[features[0]].nunique():
         codes = [pd.factorize(col)[0] for col in (df[features[0]], merged)]
