@@ -74,14 +74,14 @@ def texts_in_files(
 
 
 #: Bytes read at a time by :func:`_holds_any` (a large data file is never read whole): small
-#: enough that the memory of each chunk's mapped bytes is reused, not mapped afresh (on 82 MB,
-#: 113 pages touched instead of 3,379).
+#: enough that the memory of each chunk's translated bytes is reused, not mapped afresh (on
+#: 82 MB, 113 pages touched instead of 3,379).
 _CHUNK = 1 << 18
 
 
 def _holds_any(path: Path, needles: list[bytes]) -> bool:
     """Whether the file holds one of ``needles``, read in chunks that overlap by a needle (into
-    one buffer, reused: no memory allocated per chunk).
+    one buffer, reused; each chunk's translation below is a small allocation of its own).
 
     A chunk is searched for the needles only when it holds a run of bytes of theirs as long as
     the shortest: a needle is such a run. A generator's fingerprints are long runs of digits
