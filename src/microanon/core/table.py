@@ -98,8 +98,10 @@ def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
     """
     inv, uniq = factorize(col)
     rank, values = sorted_values(uniq, column)  # the rank of each distinct value
-    codes = rank[inv] if len(rank) else np.full(len(inv), -1, dtype=np.int64)
-    if len(rank) and len(inv) and inv.min() < 0:  # missing values: -1, not the last rank
+    if not len(rank):
+        return np.full(len(inv), -1, dtype=np.int64), values
+    codes = rank.astype(_code_dtype(len(values)))[inv]  # (narrow: one small array per row)
+    if len(inv) and inv.min() < 0:  # missing values: -1, not the last rank
         codes[inv < 0] = -1
     return codes, values
 
@@ -138,10 +140,11 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
     HierarchyError
         Naming the column and the values that are not leaves.
     """
+    narrow = _code_dtype(len(hierarchy.leaves))  # the table's dtype: no wider copy per row
     if sharing():
         inv, uniq = factorize(col)
         if not (inv < 0).any():
-            return hierarchy.leaf_index(uniq, column=column)[inv]
+            return hierarchy.leaf_index(uniq, column=column).astype(narrow)[inv]
     arrow = arrow_text(col)
     if arrow is not None:
         import pyarrow as pa
@@ -151,10 +154,12 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
         text = [i for i, v in enumerate(leaves) if type(v) is str]
         found = pc.index_in(arrow, value_set=pa.array([leaves[i] for i in text], type=arrow.type))
         if found.null_count == 0:
-            found = found.to_numpy()
-            return found if len(text) == len(leaves) else np.asarray(text, np.int64)[found]
+            found = found.to_numpy()  # (Arrow's buffer, read only: the codes are a copy)
+            if len(text) == len(leaves):
+                return found.astype(narrow)
+            return np.asarray(text, narrow)[found]
     inv, uniq = pd.factorize(col, sort=False)
-    return hierarchy.leaf_index(uniq, column=column)[inv]
+    return hierarchy.leaf_index(uniq, column=column).astype(narrow)[inv]
 
 
 class Combined(NamedTuple):
@@ -403,7 +408,7 @@ class Table:
                 run = coded(col)
                 if run is not None:  # (no missing value: every run code is a value's)
                     appearance[attr.name] = (run[0], c[first_rows(run[0], len(run[1]))])
-            codes[attr.name] = c.astype(_code_dtype(len(d)))
+            codes[attr.name] = c.astype(_code_dtype(len(d)), copy=False)
             dicts[attr.name] = d
         table = cls(codes, dicts, schema, index=clean.index)
         table.appearance = appearance
@@ -616,7 +621,7 @@ class Table:
                 continue
             mapping = h.level_codes(lvl)
             labels = np.asarray(h.level_labels(lvl), dtype=object)
-            codes[col] = mapping[self._codes[col]].astype(_code_dtype(len(labels)))
+            codes[col] = mapping.astype(_code_dtype(len(labels)))[self._codes[col]]
             dicts[col] = labels
             new_levels[col] = lvl
         return Table(
