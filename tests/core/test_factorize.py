@@ -257,3 +257,29 @@ def test_combined_codes_are_numpy_unique_of_the_code_rows(case):
             np.testing.assert_array_equal(got.counts, counts)
     finally:
         table.DENSE_SLACK = saved
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(["?", "a", "b", "", None]), min_size=1, max_size=40),
+        st.lists(st.sampled_from(["?", 1, 2.5, None, float("nan")]), min_size=1, max_size=40),
+        st.lists(st.one_of(st.none(), st.integers(-2, 2)), min_size=1, max_size=40),
+    ),
+    st.booleans(),
+)
+def test_missing_or_marked_cells_from_the_run_codes_are_those_compared(values, arrow):
+    """Which cells are missing or hold ``?``: from the codes a run gave the column, as by
+    comparing its cells (outside a run)."""
+    from microanon.core.factorize import code_columns, coded, shared_codes
+    from microanon.core.schema import marked_missing, missing_or_marked
+
+    column = pd.Series(values)
+    if arrow and column.dtype == object and all(isinstance(v, str) or v is None for v in values):
+        column = column.astype("str")
+    plain = np.asarray(column.array.isna()) | marked_missing(column)
+    assert missing_or_marked(column).tolist() == plain.tolist()
+    with shared_codes():
+        code_columns([column])
+        assert coded(column) is not None  # (the codes' way, not the comparison's)
+        assert missing_or_marked(column).tolist() == plain.tolist()

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError, InputError, SchemaError
+from .factorize import coded
 from .files import read_yaml_file
 from .frames import COPY_ON_WRITE, arrow_text, as_pandas
 from .hierarchy import Hierarchy, value_key
@@ -293,6 +294,21 @@ def marked_missing(column: pd.Series) -> np.ndarray:
 
         return pc.equal(arrow, MISSING_LABEL).to_numpy(zero_copy_only=False)
     return column.eq(MISSING_LABEL).fillna(False).to_numpy(dtype=bool)
+
+
+def missing_or_marked(column: pd.Series) -> np.ndarray:
+    """Which cells of a column are missing or hold ``?`` (see :func:`marked_missing`): within a
+    run (:func:`~microanon.core.factorize.shared_codes`), from the codes it gave the column
+    when it read it, without comparing its rows' text."""
+    known = coded(column)
+    if known is None:
+        return np.asarray(column.array.isna()) | marked_missing(column)
+    codes, uniques = known
+    marked = codes < 0
+    if not pd.api.types.is_numeric_dtype(column):
+        for at in np.flatnonzero(np.asarray(pd.Index(uniques, dtype=object) == MISSING_LABEL)):
+            marked |= codes == at
+    return marked
 
 
 def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute) -> Hierarchy:
@@ -655,8 +671,7 @@ class Schema:
             marked = None  # the missing values of a column whose missing value is the value ?
             needed = h is not None and not (isinstance(h, Hierarchy) and h.contains(MISSING_LABEL))
             if needed and a.missing_policy == "value" and a.name in df.columns:
-                column = df[a.name]
-                marked = np.asarray(column.array.isna()) | marked_missing(column)
+                marked = missing_or_marked(df[a.name])
             if h is not None and not isinstance(h, Hierarchy):
                 check_frame(df, [a.name])
                 values = df[a.name]
