@@ -402,8 +402,9 @@ def test_a_release_that_only_relabels_values_has_the_accuracy_of_its_trees(
     data, seed, counted, draw
 ):
     """Each feature relabelled one to one (a release that generalized nothing): the answer,
-    taken without growing the release's trees, is what growing them gives (1); a feature with
-    two values merged is not such a release."""
+    taken without growing the release's trees (and the original's only until a fold predicts a
+    record), is what growing them all gives (1); a feature with two values merged is not such
+    a release."""
     import microanon.measures.classification as classification
 
     X, y, _ = data

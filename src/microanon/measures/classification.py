@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 import numbers
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -559,7 +559,14 @@ def _merge(
 def _cv_correct(
     combos: np.ndarray, cards: list[int], classes: np.ndarray, table: np.ndarray
 ) -> int:
-    """Held-out records predicted correctly, summed over the folds.
+    """Held-out records predicted correctly, summed over the folds (see :func:`_fold_hits`)."""
+    return sum(_fold_hits(combos, cards, classes, table))
+
+
+def _fold_hits(
+    combos: np.ndarray, cards: list[int], classes: np.ndarray, table: np.ndarray
+) -> Iterator[int]:
+    """Held-out records predicted correctly in each fold, one fold after the other.
 
     ``combos`` are the distinct (features..., class) combinations (class codes index the sorted
     ``classes``) and ``table`` their records per fold. Each fold's tree grows on the
@@ -568,7 +575,6 @@ def _cv_correct(
     """
     features, target = combos[:-1], combos[-1]
     total = table.sum(axis=1)
-    correct = 0
     for f in range(table.shape[1]):
         train = np.flatnonzero(total > table[:, f])
         present = np.unique(target[train])
@@ -584,8 +590,7 @@ def _cv_correct(
         test = np.flatnonzero(table[:, f])
         predicted = tree.majority[tree.descend(features[:, test].T)]
         hit = predicted == local[target[test]]
-        correct += int(table[test[hit], f].sum())
-    return correct
+        yield int(table[test[hit], f].sum())
 
 
 def classification_accuracy(
@@ -647,7 +652,8 @@ def relative_accuracy(
     contributes only its feature columns (protocol and scope: module docstring). When each
     released feature is, record by record, a one-to-one relabelling of its original (a release
     that generalized nothing), the release's trees are the original's up to the labels and the
-    answer is 1 without growing them.
+    answer is 1 without growing them; the original's folds are then grown only until one of
+    them predicts a held-out record (the answer's condition).
 
     Parameters
     ----------
@@ -713,16 +719,19 @@ def relative_accuracy(
         records = np.bincount(inverse, weights=weights, minlength=cells.shape[1])
         per_fold = _drawn_fold_counts(records.astype(np.int64), k, rng)
     p = len(cols)
-    parts = [(slice(0, p), before_cards)]
-    if not _relabelled(cells[:p], cells[p : 2 * p], before_cards, after_cards):
-        parts.append((slice(p, 2 * p), after_cards))  # (else the same trees, up to labels)
-    accuracy = []
-    for part, cards in parts:
-        combos, table = _merge([*cells[part], cells[-1]], [*cards, len(classes)], per_fold)
-        accuracy.append(_cv_correct(combos, cards, classes, table) / n)
-    if accuracy[0] == 0:
+    combos, table = _merge([*cells[:p], cells[-1]], [*before_cards, len(classes)], per_fold)
+    hits = _fold_hits(combos, before_cards, classes, table)
+    if _relabelled(cells[:p], cells[p : 2 * p], before_cards, after_cards):
+        # The release's trees are the original's up to the labels, so the ratio is 1 once the
+        # original predicts a held-out record: its folds are grown until one does.
+        if not any(hits):
+            raise InputError("ID3 predicts no held-out row of the original correctly")
+        return 1.0
+    before = sum(hits) / n
+    if before == 0:
         raise InputError("ID3 predicts no held-out row of the original correctly")
-    return accuracy[-1] / accuracy[0]
+    combos, table = _merge([*cells[p : 2 * p], cells[-1]], [*after_cards, len(classes)], per_fold)
+    return _cv_correct(combos, after_cards, classes, table) / n / before
 
 
 def _relabelled(
