@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from microanon.apps.release_frequencies import Combinations
 from microanon.core.errors import InputError
 from microanon.measures.keys import check_weights
-from microanon.measures.weight_classes import INVERSE, TOTAL, stand_ins, weight_classes
+from microanon.measures.weight_classes import (
+    INVERSE,
+    REFUSED,
+    TOTAL,
+    USABLE,
+    stand_ins,
+    weight_classes,
+)
 
 BAD = [np.nan, np.inf, 0.0, -2.0, 0.25]
 
@@ -71,3 +78,25 @@ def test_a_text_weight_is_refused_as_not_numeric():
     with pytest.raises(InputError, match="is not numeric"):
         check_weights(pd.DataFrame({"w": shown}), "w")
     assert pd.isna(shown[1])
+
+
+@settings(max_examples=100, deadline=None)
+@given(weighted(), st.booleans(), st.booleans())
+def test_classes_and_sums_are_those_of_each_condition(data, holes, integers):
+    """Each record's class and sums, whether every weight is usable (the usual survey, taken
+    at once) or not, are those of the conditions checked one by one."""
+    w = data["w"].to_numpy()
+    column = pd.Series(np.floor(w) if integers and np.isfinite(w).all() else w)
+    missing = np.arange(len(w)) % 3 == 0 if holes else None
+    classes, sums = weight_classes(column, missing)
+    v = column.to_numpy(dtype=float)
+    checked = [np.isnan(v), np.isinf(v), v <= 0, v < 1]  # (REFUSED's order)
+    expected = np.select(checked, list(REFUSED), default=USABLE)
+    if missing is not None:
+        expected = np.where(missing, next(iter(REFUSED)), expected)  # (missing: the first)
+    usable = expected == USABLE
+    assert classes.tolist() == expected.tolist()
+    np.testing.assert_array_equal(sums[TOTAL], np.where(usable, v, 0.0))
+    np.testing.assert_array_equal(
+        sums[INVERSE], np.divide(1.0, v, out=np.zeros(len(v)), where=usable)
+    )

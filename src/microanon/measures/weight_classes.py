@@ -49,10 +49,14 @@ def weight_classes(
     :data:`INVERSE` take (0 for a weight that is not usable).
 
     A column that is not numeric holds no usable weight (every value is refused as in memory);
-    ``missing``: records to count as missing (a record without a household id).
+    ``missing``: records to count as missing (a record without a household id). The sums
+    are to be read, not changed (:data:`TOTAL` may be the column's own numbers).
     """
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
         w = column.to_numpy(dtype=float, na_value=np.nan)
+        if (missing is None or not missing.any()) and np.isfinite(w).all() and (w >= 1).all():
+            # every weight usable (the usual survey): the sums without a class per condition
+            return np.zeros(len(w), dtype=np.int64), {TOTAL: w, INVERSE: 1.0 / w}
         classes = np.select(
             [np.isnan(w), np.isinf(w), w <= 0, w < 1],
             [MISSING, INFINITE, NOT_POSITIVE, BELOW_ONE],
