@@ -85,23 +85,3 @@ def test_key_lookup_matches_values_by_value_and_missing_values_together():
         lookup.rows(pd.DataFrame({"age": [30], "sex": ["x"]}))
     with pytest.raises(InputError, match="a combination of keys was not counted before"):
         lookup.rows(pd.DataFrame({"age": [30], "sex": ["f"]}))
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["p", "q", None])), min_size=1),
-    st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["p", "q", None])), min_size=1),
-)
-def test_key_lookup_by_array_is_the_hashed_lookup(table, records):
-    """The row of each record's combination, looked up in an array over the packed keys'
-    space, is the one a hash of the table's keys finds (-1: not in the table)."""
-    keys = pd.DataFrame(list(dict.fromkeys(table)), columns=["a", "b"])
-    lookup = KeyLookup(keys)
-    found = pd.DataFrame(records, columns=["a", "b"])
-    codes = []
-    for c, values, missing in zip(lookup.columns, lookup._values, lookup._missing, strict=True):
-        at = values.get_indexer(np.asarray(found[c], dtype=object))
-        codes.append(np.where(pd.isna(found[c]), missing, at))
-    known = (np.stack(codes) >= 0).all(axis=0)
-    key = lookup._key([c[known] for c in codes])
-    np.testing.assert_array_equal(lookup._positions(key), lookup._rows.get_indexer(key))

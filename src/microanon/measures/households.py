@@ -21,7 +21,6 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.factorize import KEY_LIMIT, factorize, push_digit
-from ..core.table import DENSE_FACTOR, DENSE_SLACK
 
 __all__ = [
     "HouseholdRisks",
@@ -105,18 +104,6 @@ class KeyLookup:
             push_digit(key, c, max(card, 1))
         return key
 
-    def _positions(self, key: Any) -> np.ndarray:
-        """The table's row of each key (-1: none): looked up in an array over the packed keys'
-        space when it is not much larger than the records, else hashed."""
-        if not self._packed:
-            return self._rows.get_indexer(key)
-        space = int(np.prod([max(c, 1) for c in self._cards], dtype=float))
-        if space > DENSE_FACTOR * len(key) + DENSE_SLACK:
-            return self._rows.get_indexer(key)
-        row = np.full(space, -1, dtype=np.int64)
-        row[self._rows.to_numpy()] = np.arange(len(self._rows))
-        return row[key]
-
     def rows(self, records: pd.DataFrame) -> np.ndarray:
         """The row of the table holding each record's combination.
 
@@ -135,7 +122,7 @@ class KeyLookup:
             if len(found) and int(found.min()) < 0:
                 raise InputError(f"column {c!r} holds a value not counted before: {_CHANGED}")
             codes.append(found.astype(np.int64, copy=False))
-        at = self._positions(self._key(codes))
+        at = self._rows.get_indexer(self._key(codes))
         if len(at) and int(at.min()) < 0:
             raise InputError(f"a combination of keys was not counted before: {_CHANGED}")
         return at
