@@ -74,14 +74,20 @@ def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndar
     return key, space
 
 
-def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray]:
+def group_keys(
+    key: np.ndarray, space: int, runs: bool = False
+) -> tuple[np.ndarray, int, np.ndarray]:
     """Group equal keys; groups are numbered in ascending key order.
 
     A small key space is grouped densely (presence array and cumulative sum); many rows of
     repeated keys by a hash pass (only the distinct keys sorted: on ten million rows of 30,000
     keys, a tenth of the time of a sort); otherwise the keys are sorted together with their row
     numbers packed into the low digits (one value sort, cheaper than an argsort), or, when that
-    would overflow, by an argsort of the keys.
+    would overflow, by an argsort of the keys. With ``runs`` (the keys of a roll-up of a
+    frequency set in ascending key order: ascending runs wherever the attributes that change
+    level leave the order alone) the sort is numpy's stable one, which merges the runs it
+    finds (timsort): on a lattice of ten quasi-identifiers, 0.4 ms where the default sort takes
+    1.8 ms for the same 40,000 keys.
 
     Returns
     -------
@@ -111,14 +117,15 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, int, np.ndarray
         rank[order] = np.arange(len(uniques), dtype=np.int64)
         first = first_rows(codes, len(uniques)).astype(np.int64, copy=False)
         return rank.take(codes), len(uniques), first[order]
+    kind = "stable" if runs else None
     if space * n < KEY_LIMIT:
-        packed = np.sort(key * n + np.arange(n, dtype=np.int64))
+        packed = np.sort(key * n + np.arange(n, dtype=np.int64), kind=kind)
         sorted_key, rows = np.divmod(packed, n)
         return _sorted_groups(sorted_key, rows)
-    # Any row of a group may stand for it, so the sort need not be stable: numpy's default
-    # argsort (vectorized where the CPU allows) is several times faster than the stable one
-    # np.unique(return_index=True) needs.
-    order = np.argsort(key)
+    # Any row of a group may stand for it, so the sort need not be stable: on keys in no
+    # order, numpy's default argsort (vectorized where the CPU allows) is faster than the
+    # stable one np.unique(return_index=True) needs.
+    order = np.argsort(key, kind=kind)
     return _sorted_groups(key.take(order), order)
 
 
@@ -267,6 +274,7 @@ def frequency_set(
     counts: np.ndarray | None,
     sa: np.ndarray | None,
     n_sa: int,
+    runs: bool = False,
 ) -> tuple[FrequencySet, np.ndarray]:
     """Group rows of level codes (with weights ``counts``) into the frequency set of a node.
 
@@ -279,6 +287,8 @@ def frequency_set(
     counts : records per input row, or None for one record each
     sa : sensitive code per input row (of any integer type), or None
     n_sa : number of sensitive codes
+    runs : whether the rows come from a frequency set in ascending key order (see
+        :func:`group_keys`)
 
     Returns
     -------
@@ -287,7 +297,7 @@ def frequency_set(
         The frequency-set row of every input row.
     """
     qkey, space = pack(codes, cards)
-    return _grouped(levels, codes, qkey, space, counts, sa, n_sa)
+    return _grouped(levels, codes, qkey, space, counts, sa, n_sa, runs=runs)
 
 
 def _grouped(
@@ -299,14 +309,16 @@ def _grouped(
     sa: np.ndarray | None,
     n_sa: int,
     fixed: bool = False,
+    runs: bool = False,
 ) -> tuple[FrequencySet, np.ndarray]:
     """The frequency set of rows whose quasi-identifier key (of a ``space``) is ``qkey``.
 
     Classes are numbered in ascending key order; with ``fixed`` (``qkey`` in the fixed radix
-    of :class:`LevelMaps`) the frequency set keeps its rows' keys.
+    of :class:`LevelMaps`) the frequency set keeps its rows' keys; ``runs`` as
+    :func:`group_keys` takes it.
     """
     if sa is None:
-        ids, n, rep = group_keys(qkey, space)
+        ids, n, rep = group_keys(qkey, space, runs)
         new_codes = _take_columns(codes, rep)
         new_counts = records_per(ids, counts, n)
         fs = FrequencySet(
@@ -323,7 +335,7 @@ def _grouped(
     if space * max(n_sa, 1) >= KEY_LIMIT:
         qkey, space = _dense_rank(qkey)
         fixed = False
-    ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa)
+    ids, n, rep = group_keys(qkey * n_sa + sa, space * n_sa, runs)
     new_counts = records_per(ids, counts, n)
     class_key = qkey[rep]
     taken = sa.take(rep).astype(np.int64, copy=False)
@@ -407,12 +419,14 @@ def roll_up(
             for i, gain in changes:
                 qkey += gain.take(fs.codes[i])
         mapped = _Mapped(up, fs.codes)
-        return _grouped(target, mapped, qkey, maps.space, fs.counts, fs.sa, n_sa, fixed=True)
+        return _grouped(
+            target, mapped, qkey, maps.space, fs.counts, fs.sa, n_sa, fixed=True, runs=True
+        )
     if space >= KEY_LIMIT:
         codes = [c if m is None else m[c] for m, c in zip(up, fs.codes, strict=True)]
-        return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa)
+        return frequency_set(target, codes, cards, fs.counts, fs.sa, n_sa, runs=True)
     qkey = _target_key(up, fs.codes, cards)
-    return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa)
+    return _grouped(target, _Mapped(up, fs.codes), qkey, space, fs.counts, fs.sa, n_sa, runs=True)
 
 
 def rolled(fs: FrequencySet, target: np.ndarray, maps: LevelMaps, n_sa: int) -> FrequencySet:
