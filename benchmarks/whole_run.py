@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -88,6 +89,14 @@ K, SUPPRESSION, METRIC = 5, 0.05, "lm"
 HERE = Path(__file__).resolve().parent
 STAGES = ("read", "lint", "method", "write", "verify", "reports")
 TARGET_FLOOR = 3.0  # (total - start) / (floor + search)
+
+
+def whole_ratio(total: float, start: float, floor: float, search: float) -> float:
+    """``(total - start) / (floor + search)``, the whole-run target's ratio; infinite when the
+    floor and the search together measured no time (on a small file the floor, less the
+    interpreter's start measured apart, can come out below zero)."""
+    denominator = floor + search
+    return (total - start) / denominator if denominator > 0 else math.inf
 TARGET_ARX = 0.5  # microanon's full_domain CPU / ARX's anonymization CPU
 START_CODE = "import numpy, pandas, pyarrow"
 IMPORT_CODE = (
@@ -379,7 +388,7 @@ class Row:
     @property
     def ratio(self) -> float:
         """The run less the interpreter's start over the floor plus the search."""
-        return (self.total - self.start) / (self.floor + self.search)
+        return whole_ratio(self.total, self.start, self.floor, self.search)
 
 
 def row_cells(r: Row) -> list[str]:

@@ -49,6 +49,16 @@ def test_config_and_stage_lines(whole_run: ModuleType, tmp_path: Path) -> None:
     assert whole_run.dask_stage_seconds({"seconds": seconds})["method"] == 0.75
 
 
+def test_the_ratio_of_a_floor_measured_below_the_start_is_infinite(whole_run: ModuleType) -> None:
+    """A small file's floor, less the interpreter's start measured apart, can be negative: the
+    ratio is then not met (infinite), never a huge or negative number."""
+    import math
+
+    assert whole_run.whole_ratio(1.3, 0.4, 0.1, 0.2) == pytest.approx(3.0)
+    assert whole_run.whole_ratio(1.25, 0.56, -0.06, 0.01) == math.inf
+    assert whole_run.whole_ratio(1.25, 0.56, 0.0, 0.0) == math.inf
+
+
 def test_a_tiny_run_prints_its_table(
     whole_run: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
