@@ -90,13 +90,6 @@ HERE = Path(__file__).resolve().parent
 STAGES = ("read", "lint", "method", "write", "verify", "reports")
 TARGET_FLOOR = 3.0  # (total - start) / (floor + search)
 
-
-def whole_ratio(total: float, start: float, floor: float, search: float) -> float:
-    """``(total - start) / (floor + search)``, the whole-run target's ratio; infinite when the
-    floor and the search together measured no time (on a small file the floor, less the
-    interpreter's start measured apart, can come out below zero)."""
-    denominator = floor + search
-    return (total - start) / denominator if denominator > 0 else math.inf
 TARGET_ARX = 0.5  # microanon's full_domain CPU / ARX's anonymization CPU
 START_CODE = "import numpy, pandas, pyarrow"
 IMPORT_CODE = (
@@ -119,6 +112,14 @@ STAGE_LINE = re.compile(r"\[\d+/\d+\] (.+?) \.\.\. done in ([\d.]+) s$")
 
 #: The survey design columns of the ``survey`` data and their roles.
 DESIGN = {"weight": "{role: weight, kind: numeric}", "household": "{role: household}"}
+
+
+def whole_ratio(total: float, start: float, floor: float, search: float) -> float:
+    """``(total - start) / (floor + search)``, the whole-run target's ratio; infinite when the
+    floor and the search together measured no time (on a small file the floor, less the
+    interpreter's start measured apart, can come out below zero)."""
+    denominator = floor + search
+    return (total - start) / denominator if denominator > 0 else math.inf
 
 
 def generate(kind: str, rows: int, seed: int = 0) -> pd.DataFrame:
