@@ -89,7 +89,6 @@ K, SUPPRESSION, METRIC = 5, 0.05, "lm"
 HERE = Path(__file__).resolve().parent
 STAGES = ("read", "lint", "method", "write", "verify", "reports")
 TARGET_FLOOR = 3.0  # (total - start) / (floor + search)
-
 TARGET_ARX = 0.5  # microanon's full_domain CPU / ARX's anonymization CPU
 START_CODE = "import numpy, pandas, pyarrow"
 IMPORT_CODE = (
