@@ -118,10 +118,14 @@ class KeyLookup:
             # Each distinct value looked up once: the records' own codes, then their values'.
             local, uniques = factorize(records[c])  # (known when the run coded it)
             at = values.get_indexer(np.asarray(uniques, dtype=object))
-            found = np.append(at, missing)[local]  # a missing value (-1): the last
-            if len(found) and int(found.min()) < 0:
+            # (every distinct value is some record's, and a missing one is the code -1)
+            if (at < 0).any() or (missing < 0 and len(local) and int(local.min()) < 0):
                 raise InputError(f"column {c!r} holds a value not counted before: {_CHANGED}")
-            codes.append(found.astype(np.int64, copy=False))
+            # a missing value (-1): the last; each record's position taken in the narrowest
+            # type that holds them (fresh memory per record is what this pass costs)
+            narrow = np.min_scalar_type(max(len(values) - 1, 0))
+            found = np.append(at, max(missing, 0)).astype(narrow)[local]
+            codes.append(found if self._packed else found.astype(np.int64))
         at = self._rows.get_indexer(self._key(codes))
         if len(at) and int(at.min()) < 0:
             raise InputError(f"a combination of keys was not counted before: {_CHANGED}")
