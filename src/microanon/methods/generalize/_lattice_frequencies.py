@@ -487,7 +487,8 @@ def _rolled_by_class(
     n_classes = len(class_keys)
     if n_classes * sa_radix > dense:
         return None
-    number = present.cumsum(dtype=np.int64) - 1
+    number = np.empty(space, dtype=np.int64)  # (read only where a class is present)
+    number[class_keys] = np.arange(n_classes, dtype=np.int64)
     pair = number.take(key) * sa_radix + fs.sa
     per_pair = np.bincount(pair, weights=fs.counts, minlength=n_classes * sa_radix)
     pairs = per_pair.nonzero()[0]
