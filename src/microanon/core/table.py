@@ -37,6 +37,7 @@ __all__ = [
     "numbers_with_marker",
     "refuse_unknown",
     "factorize_column",
+    "code_dtype",
     "DENSE_FACTOR",
     "DENSE_SLACK",
 ]
@@ -49,7 +50,9 @@ DENSE_FACTOR = 4
 DENSE_SLACK = 4096
 
 
-def _code_dtype(n: int) -> np.dtype:
+def code_dtype(n: int) -> np.dtype:
+    """The narrowest signed integer type that holds the codes ``-1 .. n - 1`` (a table's codes,
+    positions among ``n`` values)."""
     for dt in (np.int8, np.int16, np.int32):
         if n <= np.iinfo(dt).max:
             return np.dtype(dt)
@@ -100,7 +103,7 @@ def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
     rank, values = sorted_values(uniq, column)  # the rank of each distinct value
     if not len(rank):
         return np.full(len(inv), -1, dtype=np.int64), values
-    codes = rank.astype(_code_dtype(len(values)))[inv]  # (narrow: one small array per row)
+    codes = rank.astype(code_dtype(len(values)))[inv]  # (narrow: one small array per row)
     if len(inv) and inv.min() < 0:  # missing values: -1, not the last rank
         codes[inv < 0] = -1
     return codes, values
@@ -140,7 +143,7 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
     HierarchyError
         Naming the column and the values that are not leaves.
     """
-    narrow = _code_dtype(len(hierarchy.leaves))  # the table's dtype: no wider copy per row
+    narrow = code_dtype(len(hierarchy.leaves))  # the table's dtype: no wider copy per row
     if sharing():
         inv, uniq = factorize(col)
         if not (inv < 0).any():
@@ -408,7 +411,7 @@ class Table:
                 run = coded(col)
                 if run is not None:  # (no missing value: every run code is a value's)
                     appearance[attr.name] = (run[0], c[first_rows(run[0], len(run[1]))])
-            codes[attr.name] = c.astype(_code_dtype(len(d)), copy=False)
+            codes[attr.name] = c.astype(code_dtype(len(d)), copy=False)
             dicts[attr.name] = d
         table = cls(codes, dicts, schema, index=clean.index)
         table.appearance = appearance
@@ -455,7 +458,7 @@ class Table:
             size = len(dictionaries[c])
             if len(v) and (int(v.min()) < 0 or int(v.max()) >= size):
                 raise InputError(f"from_codes: column {c!r} has codes outside 0..{size - 1}")
-            out[c] = v.astype(_code_dtype(size), copy=False)
+            out[c] = v.astype(code_dtype(size), copy=False)
         dicts = {c: np.asarray(list(d), dtype=object) for c, d in dictionaries.items()}
         return cls(out, dicts, schema, counts=counts)
 
@@ -621,7 +624,7 @@ class Table:
                 continue
             mapping = h.level_codes(lvl)
             labels = np.asarray(h.level_labels(lvl), dtype=object)
-            codes[col] = mapping.astype(_code_dtype(len(labels)))[self._codes[col]]
+            codes[col] = mapping.astype(code_dtype(len(labels)))[self._codes[col]]
             dicts[col] = labels
             new_levels[col] = lvl
         return Table(

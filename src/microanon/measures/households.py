@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.factorize import KEY_LIMIT, factorize, push_digit
+from ..core.table import code_dtype
 
 __all__ = [
     "HouseholdRisks",
@@ -123,8 +124,7 @@ class KeyLookup:
                 raise InputError(f"column {c!r} holds a value not counted before: {_CHANGED}")
             # a missing value (-1): the last; each record's position taken in the narrowest
             # type that holds them (fresh memory per record is what this pass costs)
-            narrow = np.min_scalar_type(max(len(values) - 1, 0))
-            found = np.append(at, max(missing, 0)).astype(narrow)[local]
+            found = np.append(at, max(missing, 0)).astype(code_dtype(len(values)))[local]
             codes.append(found if self._packed else found.astype(np.int64))
         at = self._rows.get_indexer(self._key(codes))
         if len(at) and int(at.min()) < 0:
