@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -652,7 +652,10 @@ class Schema:
 
     # ------------------------------------------------------------------ data checks
     def resolve(
-        self, df: pd.DataFrame, more_values: Mapping[str, Sequence[pd.Series]] | None = None
+        self,
+        df: pd.DataFrame,
+        more_values: Mapping[str, Sequence[pd.Series]] | None = None,
+        leaf_columns: Collection[str] = (),
     ) -> Schema:
         """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values.
 
@@ -663,6 +666,9 @@ class Schema:
             Further values of some columns that the domain builders (``intervals``,
             ``balanced``, ``masking``) must cover as well, e.g. those of a population containing
             ``df``. ``quantiles`` are always cut on ``df``'s values alone.
+        leaf_columns : collection of str, optional
+            Columns known to hold only leaves of the hierarchy they were given, none missing
+            (the caller looked every value up): no missing value is looked for in them.
         """
         df = as_pandas(df, "table")
         attrs = []
@@ -670,6 +676,7 @@ class Schema:
             h = a.hierarchy
             marked = None  # the missing values of a column whose missing value is the value ?
             needed = h is not None and not (isinstance(h, Hierarchy) and h.contains(MISSING_LABEL))
+            needed = needed and a.name not in leaf_columns
             if needed and a.missing_policy == "value" and a.name in df.columns:
                 marked = missing_or_marked(df[a.name])
             if h is not None and not isinstance(h, Hierarchy):
@@ -688,7 +695,9 @@ class Schema:
             attrs.append(replace(a, hierarchy=h))
         return Schema(attrs)
 
-    def validate(self, df: pd.DataFrame, check_leaves: bool = True) -> pd.DataFrame:
+    def validate(
+        self, df: pd.DataFrame, check_leaves: bool = True, leaf_columns: Collection[str] = ()
+    ) -> pd.DataFrame:
         """Check ``df`` against the schema and return the rows and columns to work on.
 
         Applies the missing-value policies (:mod:`microanon.core.missing`: ``value`` fills
@@ -696,6 +705,8 @@ class Schema:
         columns, and checks that every value of a column with a resolved
         hierarchy is one of its leaves (unless ``check_leaves`` is false: the caller looks every
         value up in its hierarchy itself, as :meth:`Table.from_frame` does when it encodes).
+        ``leaf_columns``: columns of text, without declared values, known to hold only leaves
+        of their resolved hierarchy, none missing: nothing is left to check or apply there.
 
         Raises
         ------
@@ -717,7 +728,7 @@ class Schema:
         refused = []
         as_value = set()
         for a in self:
-            if a.role is Role.IDENTIFIER:
+            if a.role is Role.IDENTIFIER or a.name in leaf_columns:
                 continue
             col = out[a.name]
             policy = a.missing_policy

@@ -148,21 +148,57 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
         inv, uniq = factorize(col)
         if not (inv < 0).any():
             return hierarchy.leaf_index(uniq, column=column).astype(narrow)[inv]
-    arrow = arrow_text(col)
-    if arrow is not None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        leaves = hierarchy.leaves
-        text = [i for i, v in enumerate(leaves) if type(v) is str]
-        found = pc.index_in(arrow, value_set=pa.array([leaves[i] for i in text], type=arrow.type))
-        if found.null_count == 0:
-            found = found.to_numpy()  # (Arrow's buffer, read only: the codes are a copy)
-            if len(text) == len(leaves):
-                return found.astype(narrow)
-            return np.asarray(text, narrow)[found]
+    codes = text_leaf_codes(col, hierarchy)
+    if codes is not None:
+        return codes
     inv, uniq = pd.factorize(col, sort=False)
     return hierarchy.leaf_index(uniq, column=column).astype(narrow)[inv]
+
+
+def text_leaf_codes(col: pd.Series, hierarchy: Hierarchy) -> np.ndarray | None:
+    """The leaf index of every value of an Arrow-backed text column, looked up by pyarrow in one
+    pass, when every value is equal to a leaf of ``hierarchy``; else None (another column, a
+    missing cell, or a value that is no leaf or matches one only after :func:`value_key`).
+
+    The codes are of the table's type for the hierarchy (:func:`code_dtype`).
+    """
+    arrow = arrow_text(col)
+    if arrow is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    leaves = hierarchy.leaves
+    text = [i for i, v in enumerate(leaves) if type(v) is str]
+    found = pc.index_in(arrow, value_set=pa.array([leaves[i] for i in text], type=arrow.type))
+    if found.null_count:
+        return None
+    narrow = code_dtype(len(leaves))
+    found = found.to_numpy()  # (Arrow's buffer, read only: the codes are a copy)
+    if len(text) == len(leaves):
+        return found.astype(narrow)
+    return np.asarray(text, narrow)[found]
+
+
+def _leaf_columns(df: pd.DataFrame, schema: Schema) -> dict[str, np.ndarray]:
+    """The leaf codes of the published columns whose every value is a leaf of the hierarchy
+    they were given (:func:`text_leaf_codes`): no cell is missing or ``?``, so the missing-value
+    policies have nothing to do there, and the hierarchy stays as given.
+
+    Numeric columns and those with declared values (which the validation compares with the
+    data) are left to the general path, and so is every column within a run, which codes each
+    column once for all its steps (:func:`~microanon.core.factorize.shared_codes`).
+    """
+    if sharing():
+        return {}
+    out = {}
+    for a in schema.select(schema.published):
+        h = a.hierarchy
+        if isinstance(h, Hierarchy) and a.kind is not Kind.NUMERIC and a.declared_values is None:
+            codes = text_leaf_codes(df[a.name], h)
+            if codes is not None:
+                out[a.name] = codes
+    return out
 
 
 class Combined(NamedTuple):
@@ -392,13 +428,21 @@ class Table:
         if not isinstance(schema, Schema):
             schema = Schema.from_dict(schema)
         df = check_frame(df, schema.columns)
-        schema = schema.resolve(df)
-        clean = schema.validate(df, check_leaves=False)  # the encoding looks every value up
+        leaf_codes = _leaf_columns(df, schema)  # coded already, nothing missing in them
+        schema = schema.resolve(df, leaf_columns=leaf_codes)
+        # (the encoding looks every value up)
+        clean = schema.validate(df, check_leaves=False, leaf_columns=leaf_codes)
+        if len(clean) != len(df):  # rows dropped for missing values elsewhere: coded again
+            leaf_codes = {}
         schema = schema.select(schema.published)
         codes: dict[str, np.ndarray] = {}
         dicts: dict[str, np.ndarray] = {}
         appearance: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for attr in schema:
+            if attr.name in leaf_codes:
+                codes[attr.name] = leaf_codes[attr.name]
+                dicts[attr.name] = np.asarray(attr.hierarchy.leaves, dtype=object)
+                continue
             col = clean[attr.name]
             unknown = np.asarray(col.array.isna())  # cells kept empty (missing: keep)
             if unknown.any():
