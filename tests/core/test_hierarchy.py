@@ -230,3 +230,13 @@ def test_a_hierarchy_file_that_is_not_utf8_is_named(tmp_path):
     path.write_bytes("Zürich;*\n".encode("latin-1"))
     with pytest.raises(HierarchyError, match=r"latin.csv is not UTF-8 text \(byte 2\)"):
         Hierarchy.from_arx_csv(path)
+
+
+def test_label_nodes_are_the_nodes_of_the_level_labels() -> None:
+    h = Hierarchy([["*", "young", 20], ["*", "young", 25], ["*", "old", 60]])
+    for level in range(h.n_levels):
+        nodes = h.label_nodes(level)
+        assert nodes.tolist() == h.node_of(h.level_labels(level)).tolist()
+        assert h.label_nodes(level) is nodes and not nodes.flags.writeable
+    with pytest.raises(HierarchyError, match="outside"):
+        h.label_nodes(h.n_levels)

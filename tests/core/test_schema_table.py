@@ -363,3 +363,24 @@ def test_validate_leaves_the_callers_table_as_it_is():
     out.iloc[0, out.columns.get_loc("c")] = 99
     kept.iloc[0, 0] = 99
     pd.testing.assert_frame_equal(df, before)
+
+
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=3), st.integers(-3, 3), st.floats(allow_nan=False)),
+        max_size=30,
+    )
+)
+def test_sorted_values_is_pandas_sorted_factorize(values):
+    from microanon.core.table import sorted_values
+
+    index = pd.Index(values, dtype=object)
+    try:
+        expected = pd.factorize(index, sort=True)
+    except TypeError:  # text and numbers: refused by both
+        with pytest.raises(SchemaError, match="'c'"):
+            sorted_values(index, "c")
+        return
+    rank, distinct = sorted_values(index, "c")
+    assert rank.tolist() == expected[0].tolist()
+    assert distinct.tolist() == list(expected[1])

@@ -479,6 +479,23 @@ class Hierarchy:
         """Node ids of ``level`` in depth-first order (node ids are used by the methods below)."""
         return self._levels[self._check_level(level)][0]
 
+    def label_nodes(self, level: int) -> np.ndarray:
+        """The node each label of ``level`` resolves to (:meth:`node_of` of its key), in
+        depth-first order: a label carried by a chain of nodes is its deepest one, as a measure
+        reading the published label finds it. Computed once per level (read only)."""
+        level = self._check_level(level)
+        known = self._label_nodes.get(level)
+        if known is None:
+            known = self.node_of([value_key(x) for x in self.level_labels(level)])
+            known.flags.writeable = False
+            self._label_nodes[level] = known
+        return known
+
+    @cached_property
+    def _label_nodes(self) -> dict[int, np.ndarray]:
+        """:meth:`label_nodes` of the levels asked for so far."""
+        return {}
+
     def _check_level(self, level: int) -> int:
         if not isinstance(level, (int, np.integer)) or not 0 <= level <= self.height:
             col = f" of column '{self.name}'" if self.name else ""

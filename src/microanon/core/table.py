@@ -50,12 +50,16 @@ DENSE_FACTOR = 4
 DENSE_SLACK = 4096
 
 
+#: The narrow code types with the largest number of values each holds.
+_NARROW = tuple((np.dtype(dt), int(np.iinfo(dt).max)) for dt in (np.int8, np.int16, np.int32))
+
+
 def code_dtype(n: int) -> np.dtype:
     """The narrowest signed integer type that holds the codes ``-1 .. n - 1`` (a table's codes,
     positions among ``n`` values)."""
-    for dt in (np.int8, np.int16, np.int32):
-        if n <= np.iinfo(dt).max:
-            return np.dtype(dt)
+    for dt, most in _NARROW:
+        if n <= most:
+            return dt
     return np.dtype(np.int64)
 
 
@@ -109,6 +113,10 @@ def _sorted_codes(col: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, values
 
 
+#: At most this many values of text are sorted by Python itself (pandas' call costs more).
+_FEW_SORTED = 4096
+
+
 def sorted_values(values: Any, column: str) -> tuple[np.ndarray, np.ndarray]:
     """``pandas.factorize(values, sort=True)``: the rank of each value among the sorted distinct
     values (numbers before text when both occur), and those values.
@@ -118,6 +126,11 @@ def sorted_values(values: Any, column: str) -> tuple[np.ndarray, np.ndarray]:
     SchemaError
         Values that cannot be ordered, naming ``column``.
     """
+    items = list(values) if len(values) <= _FEW_SORTED else None
+    if items is not None and all(type(v) is str for v in items):  # text: code point order
+        distinct = sorted(set(items))
+        at = {v: i for i, v in enumerate(distinct)}
+        return np.array([at[v] for v in items], dtype=np.int64), np.array(distinct, dtype=object)
     try:
         inv, uniq = pd.factorize(values, sort=True)
     except TypeError as exc:

@@ -217,8 +217,7 @@ def _node_costs(
     h: Hierarchy, level: int, cost: Callable[[Hierarchy, np.ndarray], np.ndarray]
 ) -> np.ndarray:
     """Cost of each level code, via the node its label resolves to (as the measures do)."""
-    labels = [value_key(x) for x in h.level_labels(level)]
-    return cost(h, h.node_of(labels))
+    return cost(h, h.label_nodes(level))
 
 
 def _lm_cost(h: Hierarchy, nodes: np.ndarray) -> np.ndarray:
