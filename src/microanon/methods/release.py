@@ -191,8 +191,12 @@ def numbers_of(table: Table, column: str) -> np.ndarray | None:
     all see numbers, in numeric order (the ordered distance of t-closeness and its default).
     Booleans are not numbers here: a release publishes them as text.
     """
-    values = pd.Index(list(table.dictionary(column)))
-    if table.schema[column].kind is Kind.NUMERIC:
+    dictionary = table.dictionary(column)
+    numeric = table.schema[column].kind is Kind.NUMERIC
+    if not numeric and all(type(v) is str for v in dictionary):  # text: no number to find
+        return None
+    values = pd.Index(list(dictionary))
+    if numeric:
         values = pd.Index(pd.to_numeric(values, errors="coerce"))
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         return None
