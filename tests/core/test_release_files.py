@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microanon import Release
+from microanon.core import release_files
 from microanon.core.release import _column_type, canonical_column, text_release
 
 #: Text with what CSV must quote (a carriage return apart: see ``texts``).
@@ -117,6 +118,20 @@ def old_load(data: bytes, info: dict) -> pd.DataFrame:
 def test_csv_bytes_are_those_pandas_wrote(tmp_path_factory, df):
     release = Release("masked", {"data": df})
     out = release.save(tmp_path_factory.mktemp("r") / "r")
+    data = (out / "public" / "data.csv").read_bytes()
+    assert data == release.data.to_csv(index=False).encode("utf-8")
+
+
+@settings(max_examples=40, deadline=None)
+@given(frames(carriage_return=False), st.integers(1, 4))
+def test_csv_bytes_written_in_chunks_are_those_pandas_wrote(tmp_path_factory, df, chunk):
+    """A table of more rows than a chunk is formatted a chunk at a time: the same bytes."""
+    release = Release("masked", {"data": df})
+    saved, release_files._CHUNK = release_files._CHUNK, chunk
+    try:
+        out = release.save(tmp_path_factory.mktemp("r") / "r")
+    finally:
+        release_files._CHUNK = saved
     data = (out / "public" / "data.csv").read_bytes()
     assert data == release.data.to_csv(index=False).encode("utf-8")
 
