@@ -38,6 +38,7 @@ __all__ = [
     "refuse_unknown",
     "factorize_column",
     "code_dtype",
+    "text_leaf_codes",
     "DENSE_FACTOR",
     "DENSE_SLACK",
 ]
@@ -170,10 +171,21 @@ def _leaf_codes(col: pd.Series, hierarchy: Hierarchy, column: str) -> np.ndarray
 
 def text_leaf_codes(col: pd.Series, hierarchy: Hierarchy) -> np.ndarray | None:
     """The leaf index of every value of an Arrow-backed text column, looked up by pyarrow in one
-    pass, when every value is equal to a leaf of ``hierarchy``; else None (another column, a
-    missing cell, or a value that is no leaf or matches one only after :func:`value_key`).
+    pass, when every value is equal to a leaf of ``hierarchy``.
 
-    The codes are of the table's type for the hierarchy (:func:`code_dtype`).
+    Parameters
+    ----------
+    col : Series
+        A column of the original table.
+    hierarchy : Hierarchy
+        The column's hierarchy.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The codes, of the table's type for the hierarchy (:func:`code_dtype`); None for a column
+        that is not Arrow-backed text, holds a missing cell, or holds a value that is no leaf
+        or matches one only after :func:`~microanon.core.hierarchy.value_key`.
     """
     arrow = arrow_text(col)
     if arrow is None:
