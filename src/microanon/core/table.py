@@ -455,7 +455,7 @@ class Table:
         df = check_frame(df, schema.columns)
         leaf_codes = _leaf_columns(df, schema)  # coded already, nothing missing in them
         schema = schema.resolve(df, leaf_columns=leaf_codes)
-        # (the encoding looks every value up)
+        # check_leaves=False: the encoding below looks every value up
         clean = schema.validate(df, check_leaves=False, leaf_columns=leaf_codes)
         if len(clean) != len(df):  # rows dropped for missing values elsewhere: coded again
             leaf_codes = {}
