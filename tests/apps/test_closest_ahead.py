@@ -19,7 +19,7 @@ from real_surveys import gss_warning_config
 from microanon.apps import aside as aside_module
 from microanon.apps import closest
 from microanon.apps.aside import ahead, aside, give_up, given_up, working_aside
-from microanon.apps.closest import closest_configurations, searching_ahead
+from microanon.apps.closest import closest_configurations, method_returned, searching_ahead
 from microanon.apps.config import load_config
 from microanon.methods.generalize.reruns import FrequencyRuns
 from microanon.methods.generalize.searches import SearchStopped
@@ -96,6 +96,23 @@ def test_a_short_method_starts_no_search_ahead(tmp_path, worker, monkeypatch):
         assert held is not None
         got = closest_configurations(cfg, data)
         assert held.take() is None
+    want = contextvars.Context().run(closest_configurations, cfg, data)
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_no_search_ahead_starts_once_the_method_has_returned(tmp_path, worker, monkeypatch):
+    """A method that returns before AHEAD_AFTER seconds (method_returned): the timer is
+    cancelled, nothing is handed to the worker later in the block (the writing, verification
+    and reports), and the report searches as without searches ahead."""
+    cfg, data = _gss(tmp_path)
+    monkeypatch.setattr(closest, "AHEAD_AFTER", 0.2)
+    with searching_ahead(cfg, data):
+        held = closest._AHEAD.get()
+        assert held is not None
+        method_returned()
+        held._timer.join()  # (cancelled: the timer ends without starting anything)
+        assert held._started is None
+        got = closest_configurations(cfg, data)
     want = contextvars.Context().run(closest_configurations, cfg, data)
     pd.testing.assert_frame_equal(got, want)
 

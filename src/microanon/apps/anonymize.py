@@ -20,7 +20,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.release import Release
 from ..methods.steps import step_fingerprints
-from .closest import searching_ahead
+from .closest import method_returned, searching_ahead
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .lint_beside import LintBeside
 from .publish import PUBLISH_STAGES, publish
@@ -131,6 +131,7 @@ def run_anonymize(
             try:
                 with reporter.stage(f"method {cfg.method}"):
                     release = cfg.run(original, rng=generator, progress=reporter.bar, watch=beside)
+                method_returned()
             except Exception:
                 try:  # the lint's refusal first, as when it ran before the method
                     beside.report()

@@ -11,14 +11,17 @@ with many quasi-identifiers. Within :func:`searching_ahead` (``microanon anonymi
 before the method runs), when the worker of :func:`~microanon.apps.aside.working_aside` runs
 and the table has at most :data:`AHEAD_ROWS` records, the worker encodes the original once and
 searches the alternatives one at a time, from the last, while this process runs the method and
-writes and verifies the release (from :data:`AHEAD_AFTER` seconds into the method: a shorter
-method leaves nothing to overlap). If the release warns, :func:`closest_configurations` takes
-what the worker found and searches the rest here, from the first, while the worker goes on; if
-it does not, the reports give them up (:func:`give_up_ahead`) and the worker's search stops at
-its next step, before the figures queued behind it. Either way the answers are those of the
-searches run after the release: the same frequency table and the same exact search (a
-heuristic search's alternatives depend on the release's own search, and are not searched
-ahead).
+writes and verifies the release. They start :data:`AHEAD_AFTER` seconds into the method, or
+never: a shorter method leaves them nothing to overlap, and once the method has returned
+(:func:`method_returned`) the table's copy to the worker would only delay the figures queued
+behind it (the pipe is written a block at a time by a thread of this process, which waits for
+the interpreter's lock while the reports are measured). If the release warns,
+:func:`closest_configurations` takes what the worker found and searches the rest here, from
+the first, while the worker goes on; if it does not, the reports give them up
+(:func:`give_up_ahead`) and the worker's search stops at its next step, before the figures
+queued behind it. Either way the answers are those of the searches run after the release: the
+same frequency table and the same exact search (a heuristic search's alternatives depend on the
+release's own search, and are not searched ahead).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ __all__ = [
     "alternative_budget",
     "closest_configurations",
     "give_up_ahead",
+    "method_returned",
     "searching_ahead",
 ]
 
@@ -346,8 +350,8 @@ def searching_ahead(cfg: Any, data: pd.DataFrame) -> Iterator[None]:
     """Within the block, the closest configurations of ``cfg`` on ``data`` are searched ahead
     by the worker of :func:`~microanon.apps.aside.working_aside` when one runs, the
     alternatives are full-domain searches, ``data`` has at most :data:`AHEAD_ROWS` rows and
-    the block (the method) has run :data:`AHEAD_AFTER` seconds (see the module docstring);
-    what is left of them is given up when the block ends."""
+    the block has run :data:`AHEAD_AFTER` seconds before :func:`method_returned` (see the
+    module docstring); what is left of them is given up when the block ends."""
     if not working() or len(data) > AHEAD_ROWS or not _searchable(cfg) or not _alternatives(cfg):
         yield
         return
@@ -358,6 +362,14 @@ def searching_ahead(cfg: Any, data: pd.DataFrame) -> Iterator[None]:
     finally:
         _AHEAD.reset(token)
         held.give_up()
+
+
+def method_returned() -> None:
+    """The method has returned: the closest configurations are searched ahead only if they
+    have started by now (see the module docstring)."""
+    held = _AHEAD.get()
+    if held is not None:
+        held.take()
 
 
 def give_up_ahead() -> None:
