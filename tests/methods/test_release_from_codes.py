@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from microanon.core import Release, Schema, Table
 from microanon.core.hierarchy import SUPPRESSED
@@ -139,6 +142,30 @@ def test_lattice_boxes_are_the_order() -> None:
             written = np.zeros(lat.size)
             view(written, int(node))[...] = 1.0
             np.testing.assert_array_equal(written == 1.0, mask)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    heights=st.lists(st.integers(0, 4), min_size=1, max_size=6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_lattice_levels_and_grid_sums_are_the_definition(heights: list[int], seed: int) -> None:
+    """Node ``i`` is the ``i``-th level vector in lexicographic order; its total, its rank (by
+    total, then lexicographically) and ``grid_sum`` are those of that vector, the sums bit for
+    bit as gathered attribute by attribute."""
+    lat = _lattice.Lattice(heights, [f"q{i}" for i in range(len(heights))])
+    vectors = np.array(list(itertools.product(*(range(h + 1) for h in heights))))
+    np.testing.assert_array_equal(lat.levels, vectors)
+    assert lat.levels.dtype == np.int16 and lat.levels.flags.c_contiguous
+    np.testing.assert_array_equal(lat.total, vectors.sum(axis=1))
+    order = sorted(range(lat.size), key=lambda x: (int(lat.total[x]), tuple(vectors[x])))
+    np.testing.assert_array_equal(lat.rank[order], np.arange(lat.size))
+    rng = np.random.default_rng(seed)
+    per_level = [rng.random(h + 1) for h in heights]
+    gathered = np.zeros(lat.size)
+    for i, values in enumerate(per_level):
+        gathered += values[vectors[:, i]]
+    np.testing.assert_array_equal(lat.grid_sum(per_level), gathered)
 
 
 @pytest.mark.parametrize("with_sa", [False, True])

@@ -68,20 +68,39 @@ class Lattice:
         self.strides = np.array(
             [math.prod(dims[i + 1 :]) for i in range(len(dims))], dtype=np.int64
         )
-        grid = np.indices(dims, dtype=np.int16).reshape(len(dims), -1)
-        self.levels = np.ascontiguousarray(grid.T)
-        self.total = self.levels.sum(axis=1, dtype=np.int64)
+        #: The grid's shape: node ids are the row-major positions of a ``dims`` array, so a
+        #: down-set or up-set is a box of it (see :meth:`box_below`).
+        self.dims = dims
+        # Each attribute's levels broadcast into the grid (no index grid and transposed copy).
+        levels = np.empty((*dims, len(dims)), dtype=np.int16)
+        for i, d in enumerate(dims):
+            levels[..., i] = np.arange(d, dtype=np.int16).reshape(self._axis(i))
+        self.levels = levels.reshape(size, len(dims))
+        self.total = self.grid_sum([np.arange(d, dtype=np.int64) for d in dims], np.int64)
         # Node ids are row-major positions, i.e. in lexicographic order of the levels: a stable
         # sort by total level (a radix sort when the totals fit 16 bits) gives total, then levels.
         small = int(self.total[-1]) <= np.iinfo(np.int16).max
         order = np.argsort(self.total.astype(np.int16) if small else self.total, kind="stable")
         self.rank = np.empty(size, dtype=np.int64)
         self.rank[order] = np.arange(size, dtype=np.int64)
-        #: The grid's shape: node ids are the row-major positions of a ``dims`` array, so a
-        #: down-set or up-set is a box of it (see :meth:`box_below`).
-        self.dims = dims
         self._strides = self.strides.tolist()
         self._heights = self.heights.tolist()
+
+    def _axis(self, i: int) -> tuple[int, ...]:
+        """The shape that broadcasts a vector of attribute ``i``'s levels along the grid."""
+        return tuple(d if j == i else 1 for j, d in enumerate(self.dims))
+
+    def grid_sum(self, per_level: Sequence[np.ndarray], dtype: type = np.float64) -> np.ndarray:
+        """``Σ_i per_level[i][x_i]`` for every node ``x``, as a ``(size,)`` array of ``dtype``.
+
+        Summed attribute by attribute, from the first, each one's values broadcast along the
+        grid: the same sums, in the same order, as gathering them with every node's level
+        vector, without reading :attr:`levels`.
+        """
+        out = np.zeros(self.dims, dtype=dtype)
+        for i, values in enumerate(per_level):
+            out += np.asarray(values, dtype=dtype).reshape(self._axis(i))
+        return out.reshape(self.size)
 
     @property
     def q(self) -> int:

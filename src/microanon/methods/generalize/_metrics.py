@@ -172,7 +172,7 @@ class _Additive(Metric):
         self._bounds: np.ndarray | None = None
 
     def bounds(self, lattice: Lattice) -> np.ndarray:
-        self._bounds = self.bound_of(lattice.levels)
+        self._bounds = lattice.grid_sum(self.kept) * self.norm  # (as bound_of sums them)
         return self._bounds.copy()
 
     def bound_of(self, levels: np.ndarray) -> np.ndarray:
