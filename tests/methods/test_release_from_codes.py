@@ -21,6 +21,7 @@ from microanon.methods.release import text_column
 
 _lattice = importlib.import_module("microanon.methods.generalize._lattice")
 _frequencies = importlib.import_module("microanon.methods.generalize._lattice_frequencies")
+_search = importlib.import_module("microanon.methods.generalize._search")
 
 QUASI = ["sex", "age", "race", "marital_status", "education", "native_country", "workclass"]
 
@@ -205,3 +206,40 @@ def test_roll_up_equals_grouping_the_records(
             if with_sa:
                 np.testing.assert_array_equal(got.sa, plain.sa)
                 np.testing.assert_array_equal(got.n_distinct, plain.n_distinct)
+
+
+@settings(max_examples=25, deadline=None)
+@given(limit=st.integers(0, 3000), with_sa=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_the_frequency_cache_gives_each_node_its_set_within_its_limit(
+    adult: tuple[pd.DataFrame, Schema], limit: int, with_sa: bool, seed: int
+) -> None:
+    """Whatever the sets kept (a limit of ``limit`` rows, the least recently used given up),
+    the cache answers every node with the set rolled up from the bottom; it keeps at most the
+    limit besides the bottom, and keeps the bottom."""
+    data, schema = adult
+    table = Table.from_frame(data, schema)
+    hs = [schema.hierarchy(q) for q in QUASI]
+    maps = _frequencies.LevelMaps(hs)
+    leaf = [table.codes(q).astype(np.int64) for q in QUASI]
+    sa = table.codes("occupation").astype(np.int64) if with_sa else None
+    n_sa = table.cardinality("occupation") if with_sa else 0
+    bottom, _ = _frequencies.frequency_set(
+        np.zeros(len(QUASI), np.int64), leaf, [h.n_leaves for h in hs], None, sa, n_sa
+    )
+    rng = np.random.default_rng(seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_search, "_CACHE_ROWS", limit)
+        cache = _search.FrequencyCache(bottom, maps, n_sa)
+        for _ in range(30):
+            node = np.array([rng.integers(0, h.height + 1) for h in hs], dtype=np.int64)
+            got = cache.at(node)
+            want = _frequencies.rolled(bottom, node, maps, n_sa)
+            np.testing.assert_array_equal(got.levels, node)
+            for name in ("codes", "counts", "cls", "sizes", "sa", "n_distinct"):
+                np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+            kept = cache._cache
+            assert kept[0] is bottom
+            assert sum(len(fs) for fs in kept[1:]) == cache._cached_rows <= limit
+            assert cache._cache_rows[: len(kept)].tolist() == [len(fs) for fs in kept]
+            for i, fs in enumerate(kept):
+                np.testing.assert_array_equal(cache._cache_levels[i], fs.levels)
