@@ -133,7 +133,7 @@ def test_the_wheel_holds_every_file_of_the_package_and_nothing_else(built):
         "microanon/py.typed",
     ):
         assert needed in names, needed
-    assert "microanon = microanon.apps.cli:main" in entry_points.decode()
+    assert "microanon = microanon.apps.cli:run" in entry_points.decode()
 
 
 def test_the_installed_wheel_is_the_only_microanon(venv, tmp_path):

@@ -112,6 +112,21 @@ def test_the_worker_runs_nicer_than_the_command(worker) -> None:
     assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + aside_module.NICENESS, 19)
 
 
+def _collector_state() -> tuple[bool, int]:
+    import gc
+
+    return gc.isenabled(), gc.get_freeze_count()
+
+
+def test_the_worker_imports_without_the_collector_and_freezes_what_it_imported(worker) -> None:
+    """The worker is a process of ours (collector.own_process): its first work (prepare) ran
+    with the garbage collector paused, the objects of its imports are frozen, and the
+    collector runs again. This process (the test runner) keeps its collector as it was."""
+    enabled, frozen = aside(_collector_state).result()
+    assert enabled and frozen > 10_000  # (matplotlib's objects among them)
+    assert _collector_state()[1] == 0
+
+
 def test_the_work_of_a_dead_worker_is_done_here(monkeypatch) -> None:
     def check() -> None:
         with working_aside() as started:

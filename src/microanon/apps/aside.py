@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
+from .collector import importing, own_process
+
 __all__ = [
     "Aside",
     "ahead",
@@ -129,9 +131,18 @@ def given_up() -> bool:
 
 
 def _given_up_by(flag: Any) -> None:
-    """How the worker starts: it keeps the command's flag of work given up."""
+    """How the worker starts: it keeps the command's flag of work given up, in a process of
+    ours (see :mod:`.collector`)."""
     global _GIVEN_UP
     _GIVEN_UP = flag
+    own_process()
+
+
+def _prepared(prepare: Callable[[], None]) -> None:
+    """The worker's first work: ``prepare``, the garbage collector paused while it imports
+    (see :mod:`.collector`)."""
+    with importing():
+        prepare()
 
 
 #: Seconds of this process's own tasks, on average, under which :func:`shared` does the
@@ -238,7 +249,7 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
         worker = ProcessPoolExecutor(
             1, mp_context=context, initializer=_given_up_by, initargs=(flag,)
         )
-        worker.submit(prepare or _nothing)  # starts the process now, not at the first work
+        worker.submit(_prepared, prepare or _nothing)  # (starts the process now)
         _yield_to_command(worker)
     except OSError:  # no process can be started here (e.g. no shared memory for its locks)
         yield False

@@ -16,10 +16,11 @@ from ..core.missing import CHECK_MISSING, RISK_MISSING
 from ..core.version import __version__
 from ..reproductions.catalog import PAPERS
 from ..reproductions.paper import Paper
+from .collector import importing, own_process
 from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 
 class InputFailure(click.ClickException):
@@ -578,10 +579,11 @@ def risk(
     quasi-identifiers are the keys (unless --quasi names them) and its weight and household id
     are used (unless --weights, --household name others); FILE defaults to the config's data.
     """
-    from ..core.progress import as_progress
-    from .io import read_table
-    from .report import Report
-    from .risk import RiskOptions, add_risk_section, assess_risk, format_risk, schema_design
+    with importing():
+        from ..core.progress import as_progress
+        from .io import read_table
+        from .report import Report
+        from .risk import RiskOptions, add_risk_section, assess_risk, format_risk, schema_design
 
     csv = _csv(read)
     schema = None
@@ -852,10 +854,11 @@ def anonymize(
 
     # the reports' work by a second process, started before the imports
     click.get_current_context().with_resource(working_aside(prepare))
-    from .anonymize import run_anonymize
-    from .config import load_config, with_search
-    from .release_summary import search_sentence, step_lines
-    from .row_counts import counts_sentence
+    with importing():
+        from .anonymize import run_anonymize
+        from .config import load_config, with_search
+        from .release_summary import search_sentence, step_lines
+        from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
     given = {"search": search, "time_limit": time_limit, "step_limit": step_limit}
@@ -1415,5 +1418,13 @@ for _paper in PAPERS.values():
     _reproduction(_paper)
 
 
-if __name__ == "__main__":  # pragma: no cover
+def run() -> None:
+    """The ``microanon`` program (its console script, ``python -m microanon.apps.cli``):
+    :func:`main` in a process of its own, where a command's imports pause the garbage
+    collector (see :mod:`.collector`)."""
+    own_process()
     main()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()
