@@ -401,16 +401,17 @@ def check(
     With --engine dask, FILE may be a Parquet or CSV directory or glob of any size: the profile
     is computed from its frequency table (the population file is read in memory).
     """
-    from ..core.progress import as_progress
-    from ..core.schema import check_frame
-    from .check import (
-        format_profile,
-        format_requirements,
-        privacy_profile,
-        refuse_stray_text,
-        requirements,
-    )
-    from .io import read_table
+    with importing():
+        from ..core.progress import as_progress
+        from ..core.schema import check_frame
+        from .check import (
+            format_profile,
+            format_requirements,
+            privacy_profile,
+            refuse_stray_text,
+            requirements,
+        )
+        from .io import read_table
 
     sens = _split(sensitive)
     if len(sens) != 1:
@@ -720,8 +721,9 @@ def init_command(
     know); the other columns get the proposed ones. Writes a commented YAML config that
     `microanon anonymize` runs as is. It is a proposal: check it before you publish.
     """
-    from ..core.schema import Role
-    from .init import dialogue, format_result, run_init
+    with importing():
+        from ..core.schema import Role
+        from .init import dialogue, format_result, run_init
 
     decide = dialogue.show_roles if yes or not dialogue.stdin_is_terminal() else dialogue.ask_roles
     stated = {c: Role(r) for c, r in roles.items()}
@@ -752,10 +754,11 @@ def lint_command(
     as_json: bool,
 ) -> None:
     """Find columns whose role lets a release re-identify (exit 1 if any is not accepted)."""
-    from ..core.lint import lint_schema
-    from ..core.schema import Schema
-    from .config import load_config
-    from .io import read_table
+    with importing():
+        from ..core.lint import lint_schema
+        from ..core.schema import Schema
+        from .config import load_config
+        from .io import read_table
 
     if config is not None:
         if roles:
@@ -1112,7 +1115,8 @@ def query_command(
 @_friendly_errors
 def demo(out: Path, reproductions: Path | None) -> None:
     """Run the demonstration on bundled Adult and write OUT/report.html."""
-    from .demo import run_demo
+    with importing():
+        from .demo import run_demo
 
     path = run_demo(out, progress=progress_mode(), reproductions=reproductions)
     click.echo(f"wrote {path}")

@@ -10,9 +10,10 @@ the block ends, the objects then alive are frozen (:func:`gc.freeze`: left out o
 pass) and the collector resumes. What the process allocates afterwards is collected as
 before; 5–7 ms of collection remain in each process.
 
-Only in a process of our own, marked by :func:`own_process`: the command line's (its entry
-point, :func:`microanon.apps.cli.run`) and the worker of
-:func:`~microanon.apps.aside.working_aside`. A frozen object that later becomes garbage in a
+The data owner's commands (``anonymize``, ``init``, ``check``, ``lint``, ``risk``, ``demo``)
+import their modules within :func:`importing`. Only in a process of our own, marked by
+:func:`own_process`: the command line's (its entry point, :func:`microanon.apps.cli.run`) and
+the worker of :func:`~microanon.apps.aside.working_aside`. A frozen object that later becomes garbage in a
 cycle is never collected, so a program calling our functions (a notebook, a test runner) keeps
 its collector as it is.
 """
