@@ -13,9 +13,9 @@ before; 5–7 ms of collection remain in each process.
 The data owner's commands (``anonymize``, ``init``, ``check``, ``lint``, ``risk``, ``demo``)
 import their modules within :func:`importing`. Only in a process of our own, marked by
 :func:`own_process`: the command line's (its entry point, :func:`microanon.apps.cli.run`) and
-the worker of :func:`~microanon.apps.aside.working_aside`. A frozen object that later becomes garbage in a
-cycle is never collected, so a program calling our functions (a notebook, a test runner) keeps
-its collector as it is.
+the worker of :func:`~microanon.apps.aside.working_aside`. A frozen object that later becomes
+garbage in a cycle is never collected, so a program calling our functions (a notebook, a test
+runner) keeps its collector as it is.
 """
 
 from __future__ import annotations

@@ -336,9 +336,15 @@ def _same_text(codes: np.ndarray, words: np.ndarray, like: pd.Series) -> bool:
     if not all(type(v) is str for v in uniques):
         return False
     position = pd.Index(uniques, dtype=object).get_indexer(pd.Index(words, dtype=object))
-    position[position < 0] = -2  # a word ``like`` does not hold: no row of ``like`` matches
-    if not np.array_equal(np.append(position, -1).take(codes), theirs):  # -1 stays -1
+    if np.array_equal(position, np.arange(len(uniques))):  # the words in ``like``'s order
+        same = np.array_equal(codes, theirs)  # (as the writer wrote them: no renumbering)
+    else:
+        position[position < 0] = -2  # a word ``like`` does not hold: no row of ``like`` matches
+        same = np.array_equal(np.append(position, -1).take(codes), theirs)  # -1 stays -1
+    if not same:
         return False
+    if int(theirs.min(initial=0)) >= 0:  # no missing value
+        return True
     missing = like.to_numpy()[theirs < 0]
     return bool(np.equal(missing, None).all())  # (not NaN: restored text has None)
 
