@@ -126,6 +126,21 @@ def test_work_given_up_is_told_to_the_worker(worker):
     assert aside(given_up).result() is True
 
 
+def _encoded_ahead(key: str) -> bool:
+    """In the worker: whether a table was encoded ahead under ``key``."""
+    return key in closest._RUNS
+
+
+def test_nothing_is_encoded_ahead_once_given_up(tmp_path, worker):
+    """The encoding handed ahead after the command gave the searches up returns at once: the
+    figures queued behind it wait for nothing."""
+    cfg, data = _gss(tmp_path)
+    give_up()
+    encoded = ahead(closest._encode_ahead, "given-up", data, cfg.schema, cfg.models, "auto")
+    assert encoded is not None and encoded.result(60) is False
+    assert aside(_encoded_ahead, "given-up").result() is False
+
+
 def test_the_exact_search_stops_when_its_watch_asks(tmp_path):
     """A watch that asks to stop after a few steps stops the exact search (SearchStopped); one
     that never asks changes nothing."""

@@ -395,7 +395,10 @@ class _GivenUp:
 
 def _encode_ahead(key: str, data: pd.DataFrame, schema: Any, models: Any, search: str) -> bool:
     """In the worker: encode the original for the searches ahead; whether they are exact
-    searches (only those are searched ahead)."""
+    searches (only those are searched ahead). Nothing is encoded once the command has given
+    them up (the figures queued behind wait for no work that is not needed)."""
+    if given_up():
+        return False
     runs = FrequencyRuns.of_records(data, schema, models)
     if not runs.exact(search):
         return False
