@@ -14,8 +14,8 @@ searches the alternatives one at a time, from the last, while this process runs 
 writes and verifies the release. They start :data:`AHEAD_AFTER` seconds into the method, or
 never: a shorter method leaves them nothing to overlap, and once the method has returned
 (:func:`method_returned`) the table's copy to the worker would only delay the figures queued
-behind it (the pipe is written a block at a time by a thread of this process, which waits for
-the interpreter's lock while the reports are measured). If the release warns,
+behind it (pickled and sent by a thread of this process and read by the worker while both
+cores are busy with the release's own work). If the release warns,
 :func:`closest_configurations` takes what the worker found and searches the rest here, from
 the first, while the worker goes on; if it does not, the reports give them up
 (:func:`give_up_ahead`) and the worker's search stops at its next step, before the figures
