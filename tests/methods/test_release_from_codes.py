@@ -169,10 +169,10 @@ def test_lattice_levels_and_grid_sums_are_the_definition(heights: list[int], see
     np.testing.assert_array_equal(lat.grid_sum(per_level), gathered)
 
 
-@pytest.mark.parametrize("with_sa", [False, True])
-def test_roll_up_equals_grouping_the_records(
-    adult: tuple[pd.DataFrame, Schema], with_sa: bool
-) -> None:
+def _bottom(adult: tuple[pd.DataFrame, Schema], with_sa: bool, ones: bool):
+    """Adult's hierarchies, level maps, leaf codes, sensitive codes (with ``with_sa``) and
+    their number, the records per row (``ones``: an array of ones, else None) and the
+    bottom's frequency set."""
     data, schema = adult
     table = Table.from_frame(data, schema)
     hs = [schema.hierarchy(q) for q in QUASI]
@@ -180,10 +180,18 @@ def test_roll_up_equals_grouping_the_records(
     leaf = [table.codes(q).astype(np.int64) for q in QUASI]
     sa = table.codes("occupation").astype(np.int64) if with_sa else None
     n_sa = table.cardinality("occupation") if with_sa else 0
-    ones = np.ones(table.n_rows, dtype=np.int64)
+    counts = np.ones(table.n_rows, dtype=np.int64) if ones else None
     bottom, _ = _frequencies.frequency_set(
-        np.zeros(len(QUASI), np.int64), leaf, [h.n_leaves for h in hs], ones, sa, n_sa
+        np.zeros(len(QUASI), np.int64), leaf, [h.n_leaves for h in hs], counts, sa, n_sa
     )
+    return hs, maps, leaf, sa, n_sa, counts, bottom
+
+
+@pytest.mark.parametrize("with_sa", [False, True])
+def test_roll_up_equals_grouping_the_records(
+    adult: tuple[pd.DataFrame, Schema], with_sa: bool
+) -> None:
+    hs, maps, leaf, sa, n_sa, ones, bottom = _bottom(adult, with_sa, ones=True)
     rng = np.random.default_rng(3)
     for _ in range(12):
         mid = np.array([rng.integers(0, h.height + 1) for h in hs])
@@ -216,16 +224,7 @@ def test_the_frequency_cache_gives_each_node_its_set_within_its_limit(
     """Whatever the sets kept (a limit of ``limit`` rows, the least recently used given up),
     the cache answers every node with the set rolled up from the bottom; it keeps at most the
     limit besides the bottom, and keeps the bottom."""
-    data, schema = adult
-    table = Table.from_frame(data, schema)
-    hs = [schema.hierarchy(q) for q in QUASI]
-    maps = _frequencies.LevelMaps(hs)
-    leaf = [table.codes(q).astype(np.int64) for q in QUASI]
-    sa = table.codes("occupation").astype(np.int64) if with_sa else None
-    n_sa = table.cardinality("occupation") if with_sa else 0
-    bottom, _ = _frequencies.frequency_set(
-        np.zeros(len(QUASI), np.int64), leaf, [h.n_leaves for h in hs], None, sa, n_sa
-    )
+    hs, maps, _, _, n_sa, _, bottom = _bottom(adult, with_sa, ones=False)
     rng = np.random.default_rng(seed)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_search, "_CACHE_ROWS", limit)
