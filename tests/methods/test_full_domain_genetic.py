@@ -220,9 +220,9 @@ def test_different_generators_walk_differently(monkeypatch: pytest.MonkeyPatch) 
     seen: list[tuple] = []
     check = _Walk.check
 
-    def recording(self: _Walk, node: tuple) -> object:
+    def recording(self: _Walk, node: tuple, budget: object) -> object:
         seen.append(node)
-        return check(self, node)
+        return check(self, node, budget)
 
     monkeypatch.setattr(_Walk, "check", recording)
     walks = []
@@ -331,3 +331,24 @@ def test_heuristic_on_a_small_lattice_stays_best_first() -> None:
     df, schema = _small()
     release = full_domain(df, schema, models=[KAnonymity(5)], search="heuristic", step_limit=30)
     assert release.metadata["search"]["kind"] == "best-first"
+
+
+@pytest.mark.parametrize(("kind", "seed"), [("genetic", 3), ("genetic", 11), ("heuristic", None)])
+def test_a_budget_cut_at_the_found_check_returns_the_same_node(kind: str, seed: int | None) -> None:
+    # The search record says which check found the node returned, and when: the same search
+    # stopped right after that check returns the same node (what followed found nothing better).
+    df, schema = _small()
+
+    def run(steps: int) -> object:
+        rng = None if seed is None else np.random.default_rng(seed)
+        return full_domain(
+            df, schema, models=[KAnonymity(4)], suppression=0.05, search=kind, rng=rng,
+            step_limit=steps,
+        )  # fmt: skip
+
+    whole = run(60)
+    info = whole.metadata["search"]
+    assert 1 <= info["found_check"] <= info["nodes_checked"]
+    assert 0 <= info["found_seconds"] <= info["seconds"]
+    assert f"s in (check {info['found_check']:,});" in info["summary"]
+    assert run(info["found_check"]).metadata["levels"] == whole.metadata["levels"]

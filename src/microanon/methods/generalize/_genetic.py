@@ -145,8 +145,7 @@ def genetic_search(
         known = walk.checked.get(node)
         if known is not None:
             return known
-        budget.spend(walk.reported_best())
-        return walk.check(node)
+        return walk.check(node, budget)
 
     def check(node: Levels) -> _Checked:
         """:func:`plain`, and a greedy descent from a new incumbent."""

@@ -83,6 +83,8 @@ class _Checked:
     value: float  # the metric with the failing classes' records suppressed (feasible or not)
     total: int
     sunk: bool = False  # infeasible, and so is every node below it
+    step: int = 0  # which check of the search it was (1 for the first)
+    seconds: float = 0.0  # when it was checked, in seconds since the search began
 
 
 class _Walk:
@@ -149,8 +151,10 @@ class _Walk:
         """Which bounds leave room to beat or tie the incumbent."""
         return bounds <= self.best + self.tolerance()
 
-    def check(self, node: Levels) -> _Checked:
-        """Check a node exactly, as the exact search does, and update the incumbent."""
+    def check(self, node: Levels, budget: Budget) -> _Checked:
+        """Charge one node to ``budget`` (:meth:`Budget.spend`), check it exactly, as the exact
+        search does, and update the incumbent."""
+        budget.spend(self.reported_best())
         fs = self.cache.at(np.asarray(node, dtype=np.int64))
         fail = self.models.filter(fs)
         suppressed = filtered = int(fs.sizes[fail].sum())
@@ -158,7 +162,10 @@ class _Walk:
             fail, _ = self.models.failing(fs, fail, self.limit)
             suppressed = int(fs.sizes[fail].sum())
         feasible = suppressed <= self.limit
-        res = _Checked(feasible, suppressed, self.metric.value(fs, fail, suppressed), sum(node))
+        value = self.metric.value(fs, fail, suppressed)
+        res = _Checked(
+            feasible, suppressed, value, sum(node), step=budget.steps, seconds=budget.seconds
+        )
         # The filter's records only grow down the lattice; with monotone feasibility every
         # node below an infeasible one is infeasible.
         res.sunk = not feasible and (filtered > self.limit or self.monotone)
@@ -261,6 +268,8 @@ class _Walk:
             kind=kind,
             lower_bound=self.metric.report(lower),
             stopped=stopped,
+            found_step=inc.step,
+            found_seconds=inc.seconds,
         )
 
     def rows_of(self, node: Levels) -> np.ndarray:
@@ -317,8 +326,7 @@ def heuristic_search(
     stopped = "exhausted"
 
     def check(node: Levels) -> _Checked:
-        budget.spend(walk.reported_best())
-        return walk.check(node)
+        return walk.check(node, budget)
 
     queue: list[tuple[float, int, Levels]] = []
     queued: set[Levels] = set()

@@ -127,6 +127,9 @@ class SearchResult:
     stopped : str
         Why the search ended: ``"exhausted"`` (every node checked or ruled out by its bound),
         ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` (by its watcher).
+    found_step, found_seconds : int or None, float or None
+        Heuristic and genetic only: when the search checked the node it returns (its first
+        check is step 1; seconds since it began): the rest of its budget found nothing better.
     """
 
     levels: dict[str, int]
@@ -141,6 +144,8 @@ class SearchResult:
     kind: str = "exact"
     lower_bound: float | None = None
     stopped: str = "exhausted"
+    found_step: int | None = None
+    found_seconds: float | None = None
 
 
 @dataclass

@@ -214,8 +214,10 @@ def search_record(
     ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` when its watcher stopped it),
     ``lower_bound`` (of the optimum's metric value; for precision ``upper_bound`` of the
     optimal precision: a number computed on the original table, so it stays internal),
-    ``nodes_checked``, ``seconds``, ``time_limit`` and ``step_limit`` (the budget it ran
-    with, the default time limit included).
+    ``nodes_checked``, ``seconds``, ``found_check`` and ``found_seconds`` (which check found
+    the node returned, and when: checks after it found nothing better, which helps choose a
+    budget), ``time_limit`` and ``step_limit`` (the budget it ran with, the default time limit
+    included).
     """
     if result.kind == "exact":
         return {"kind": "exact", "optimal": True, "summary": "optimal"}
@@ -231,7 +233,8 @@ def search_record(
     }[result.stopped]
     summary = (
         f"best found by the {result.kind} search in {result.search_seconds:.1f} s "
-        f"({result.nodes_checked:,} of {result.lattice_size:,} nodes checked; {why}); "
+        f"({result.nodes_checked:,} of {result.lattice_size:,} nodes checked; {why}), "
+        f"that node checked {result.found_seconds:.1f} s in (check {result.found_step:,}); "
         f"{side} bound of the optimal {result.metric} {result.lower_bound:.6g}{closed}"
     )
     return {
@@ -241,6 +244,8 @@ def search_record(
         f"{side}_bound": result.lower_bound,
         "nodes_checked": result.nodes_checked,
         "seconds": result.search_seconds,
+        "found_check": result.found_step,
+        "found_seconds": result.found_seconds,
         "time_limit": time_limit,
         "step_limit": step_limit,
         "summary": summary,
