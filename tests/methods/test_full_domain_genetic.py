@@ -16,13 +16,14 @@ import importlib
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import test_full_domain_properties as fdp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_full_domain_heuristic import _small, exact_name
 
-from microanon.core import InfeasibleError, InputError, Table
+from microanon.core import Hierarchy, InfeasibleError, InputError, Table
 from microanon.methods.generalize import full_domain
 from microanon.methods.generalize._genetic import genetic_search
 from microanon.methods.generalize._heuristic import _Walk
@@ -352,3 +353,37 @@ def test_a_budget_cut_at_the_found_check_returns_the_same_node(kind: str, seed: 
     assert 0 <= info["found_seconds"] <= info["seconds"]
     assert f"s in (check {info['found_check']:,});" in info["summary"]
     assert run(info["found_check"]).metadata["levels"] == whole.metadata["levels"]
+
+
+@pytest.mark.parametrize("kind", ["genetic", "best-first"])
+def test_more_quasi_identifiers_than_numpy_has_dimensions(kind: str) -> None:
+    # 70 quasi-identifiers: more than numpy's 64 array dimensions, so the keys of few rows are
+    # packed and unpacked attribute by attribute, not by numpy's one call (a real file, with
+    # 346 proposed by init, failed there).
+    rng = np.random.default_rng(5)
+    q = 70
+    df = pd.DataFrame({f"q{i}": rng.choice(["a", "b"], size=300) for i in range(q)})
+    flat = Hierarchy.balanced(["a", "b"], 2)
+    schema = {c: {"role": "quasi", "hierarchy": flat} for c in df.columns}
+    release = full_domain(
+        df, schema, models=[KAnonymity(3)], suppression=0.05, search=kind, step_limit=40,
+        rng=np.random.default_rng(1),
+    )  # fmt: skip
+    assert release.metadata["search"]["kind"] == kind
+    assert all(v.holds for v in check_release(release))
+    # 2^70 nodes, with three significant digits rather than 22 of them
+    assert " of 1.18e+21 nodes checked; step limit)" in release.metadata["search"]["summary"]
+
+
+def test_a_whole_number_bound_reads_as_a_number_at_the_sentence_end() -> None:
+    # "lower bound of the optimal lm 0." read as a number cut short (a real file's bound was 0).
+    from microanon.methods.generalize._search import SearchResult
+    from microanon.methods.generalize.searches import search_record
+
+    result = SearchResult(
+        {"a": 1}, "lm", 0.5, 0, 10, 100, kind="genetic", lower_bound=0.0, stopped="time_limit",
+        found_step=3, found_seconds=0.3,
+    )  # fmt: skip
+    summary = search_record(result)["summary"]
+    assert summary.endswith("(check 3); lower bound of the optimal lm 0.0")
+    assert ", that node checked 0.3 s in (check 3);" in summary

@@ -46,6 +46,7 @@ import pandas as pd
 
 from ...core.lint import UNIQUE_SHARE, lint_schema
 from ...core.schema import Role, Schema
+from ...methods.generalize.searches import node_count
 from .design import design_role
 from .items import answer_item
 from .keys import hierarchy_levels, rank_keys
@@ -377,7 +378,7 @@ def propose_roles(
                 p,
                 reason=f"{p.reason}; key rank {rank} of {len(ranking.chosen)} (adds "
                 f"{ranking.uniques[p.column]:,} sample uniques; {ranking.levels[p.column]} "
-                f"levels, lattice {ranking.nodes:,} nodes)",
+                f"levels, lattice {node_count(ranking.nodes)} nodes)",
             )
         out.append(p)
     return out

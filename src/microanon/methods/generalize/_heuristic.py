@@ -64,6 +64,7 @@ import numpy as np
 from ...core.errors import InfeasibleError
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
+from ._lattice import node_count
 from ._lattice_frequencies import LevelMaps, frequency_set, records_per, roll_up
 from ._metrics import Metric, make_metric
 from ._search import FrequencyCache, SearchResult, infeasible_error
@@ -493,7 +494,7 @@ def _no_node(
         "stopped": "let it run longer",
     }[stopped]
     return InfeasibleError(
-        f"the {name} search checked {steps} of the {walk.size:,} lattice nodes in "
+        f"the {name} search checked {steps} of the {node_count(walk.size)} lattice nodes in "
         f"{seconds:.1f} s and found none that satisfies the models with at most "
         f"{suppression:.2%} of the records suppressed; {remedy}, allow more suppression "
         "or relax the models"

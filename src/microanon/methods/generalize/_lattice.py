@@ -18,15 +18,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 
 import numpy as np
 
 from ...core.errors import InputError
 
-__all__ = ["Lattice", "MAX_NODES"]
+__all__ = ["Lattice", "MAX_NODES", "node_count"]
 
 #: Largest lattice the exact search enumerates (its per-node arrays stay within a few hundred MB).
 MAX_NODES = 1 << 21
+
+
+def node_count(nodes: int) -> str:
+    """A number of lattice nodes as text: ``16,000,000``, and from 10^15 on with three significant
+    digits, ``7.03e+300`` (a lattice of hundreds of quasi-identifiers has hundreds of digits)."""
+    if nodes < 10**15:
+        return f"{nodes:,}"
+    return format(Decimal(nodes), ".3g").lower()
 
 
 class Lattice:
@@ -59,7 +68,8 @@ class Lattice:
         size = math.prod(int(h) + 1 for h in self.heights)
         if size > MAX_NODES:
             raise InputError(
-                f"the generalization lattice of {', '.join(self.names)} has {size:,} nodes; the "
+                f"the generalization lattice of {', '.join(self.names)} has {node_count(size)} "
+                "nodes; the "
                 f"exact search handles up to {MAX_NODES:,}: use search='heuristic' (or "
                 "'auto'), fewer quasi-identifiers or shorter hierarchies"
             )

@@ -43,6 +43,9 @@ _BETWEEN_CACHE = 4096
 #: Below this many rows, numpy's one-call (un)ravelling of mixed-radix keys beats a loop of
 #: array operations per attribute; above it the loop is faster.
 _FEW_ROWS = 1024
+#: Most attributes numpy's (un)ravelling takes (one dimension each: numpy 2 allows 64 at most,
+#: numpy 1 32); more go through the loop, which takes any number.
+_FEW_DIMS = 32
 
 
 #: From this many rows, :func:`group_keys` hashes keys that repeat (see
@@ -503,7 +506,7 @@ def _decoded(keys: np.ndarray, cards: Sequence[int]) -> np.ndarray:
 
     An attribute with one code (at its top level) is 0 without arithmetic.
     """
-    if len(keys) < _FEW_ROWS:
+    if len(keys) < _FEW_ROWS and len(cards) <= _FEW_DIMS:
         return np.array(np.unravel_index(keys, cards), dtype=np.int64).reshape(len(cards), -1)
     codes = np.zeros((len(cards), len(keys)), dtype=np.int64)
     varying = [i for i, card in enumerate(cards) if card > 1]
@@ -527,7 +530,7 @@ def _target_key(
     varying = [i for i, card in enumerate(cards) if card > 1]
     if not varying:
         return np.zeros(codes.shape[1], dtype=np.int64)
-    if codes.shape[1] < _FEW_ROWS:
+    if codes.shape[1] < _FEW_ROWS and len(varying) <= _FEW_DIMS:
         mapped = tuple(codes[i] if up[i] is None else up[i].take(codes[i]) for i in varying)
         radices = [cards[i] for i in varying]
         return np.ravel_multi_index(mapped, radices).astype(np.int64, copy=False)

@@ -26,7 +26,7 @@ from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, SearchStopped, SearchWatch, check_limits, check_watch
 from ._genetic import genetic_search
 from ._heuristic import heuristic_search
-from ._lattice import MAX_NODES
+from ._lattice import MAX_NODES, node_count
 from ._search import SearchResult, _model_set, check_metric, check_suppression
 from ._search import search as search_exact
 
@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_TIME_LIMIT",
     "GENETIC_MIN_QUASI",
     "MAX_NODES",
+    "node_count",
     "SEARCHES",
     "SearchChoice",
     "SearchStopped",
@@ -173,7 +174,7 @@ def run_search(
     if kind != "exact" and choice.all_minimal:
         raise InputError(
             f"all_minimal needs the exact search, which handles up to {MAX_NODES:,} lattice "
-            f"nodes; this lattice has {size:,}"
+            f"nodes; this lattice has {node_count(size)}"
         )
     if kind == "exact":
         result = search_exact(
@@ -201,6 +202,13 @@ def run_search(
             table, models, limit, metric, suppression, time_limit, step_limit, watch
         )
     return result, search_record(result, time_limit, step_limit)
+
+
+def _decimal(value: float) -> str:
+    """``value`` to six significant digits, with a decimal point when it is a whole number
+    (``0.0``, not ``0``: at the end of a sentence, ``0.`` reads as a number cut short)."""
+    text = f"{value:.6g}"
+    return text if any(c in text for c in ".ein") else f"{text}.0"
 
 
 def search_record(
@@ -233,9 +241,9 @@ def search_record(
     }[result.stopped]
     summary = (
         f"best found by the {result.kind} search in {result.search_seconds:.1f} s "
-        f"({result.nodes_checked:,} of {result.lattice_size:,} nodes checked; {why}), "
+        f"({result.nodes_checked:,} of {node_count(result.lattice_size)} nodes checked; {why}), "
         f"that node checked {result.found_seconds:.1f} s in (check {result.found_step:,}); "
-        f"{side} bound of the optimal {result.metric} {result.lower_bound:.6g}{closed}"
+        f"{side} bound of the optimal {result.metric} {_decimal(result.lower_bound)}{closed}"
     )
     return {
         "kind": result.kind,
