@@ -207,3 +207,29 @@ def test_the_run_keeps_the_method_encoding_only_while_it_runs(tmp_path):
         _, release, _ = run_anonymize(cfg, tmp_path / "out")
     assert release.encoded is None
     assert seen and all(e is not None and e.n_rows == release.metadata["rows_in"] for e in seen)
+
+
+def test_the_column_table_stays_aligned_with_long_names(tmp_path):
+    # A column name longer than the table's usual 16 characters widens the name column instead
+    # of pushing its role out of line.
+    from microanon.datasets import load_arx_adult
+
+    long = "occupation_of_the_respondent"
+    load_arx_adult().head(400).rename(columns={"occupation": long}).to_csv(
+        tmp_path / "small.csv", index=False
+    )
+    config = yaml.safe_load((EXAMPLES / "full_domain.yaml").read_text(encoding="utf-8"))
+    config["schema"] = {long if c == "occupation" else c: d for c, d in config["schema"].items()}
+    config["schema"] = {
+        c: {**d, "hierarchy": str(EXAMPLES / d["hierarchy"])} if "hierarchy" in d else d
+        for c, d in config["schema"].items()
+    }
+    config["data"] = str(tmp_path / "small.csv")
+    config["models"] = [{"k_anonymity": {"k": 5}}]
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    rows = [x for x in result.stdout.splitlines() if x.startswith("  ") and "(records)" not in x]
+    starts = {x.index(" quasi ") if " quasi " in x else x.index(" sensitive ") for x in rows}
+    assert len(rows) == 9 and starts == {2 + len(long)}

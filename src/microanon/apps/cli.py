@@ -876,11 +876,13 @@ def anonymize(
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
+    # the column names' width, up to 32 characters (a longer name shifts its own line only)
+    width = min(max([16, *(len(r["column"]) for r in numbers["columns"])]), 32)
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
         *filter(None, [search_sentence(meta)]),
         *step_lines(meta),
-        *(f"  {r['column']:<16} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
+        *(f"  {r['column']:<{width}} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
         _utility_line(numbers["utility"]),
         f"wrote {path}/public (publish this) and {path}/internal (keep this)",
