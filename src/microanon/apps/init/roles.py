@@ -11,7 +11,8 @@ The first rule that matches a column decides its role:
    categories of personal data of data protection law (religion, sexual orientation,
    convictions, ...). A guess from the name;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
-   education, marital status, race, country, job-like names;
+   education, marital status, race, country, job-like names; but one value in every row (no
+   missing one) tells no record from another: ``insensitive``;
 5. its values look like answers to an opinion question (:mod:`.items`: a rating scale, a yes/no
    item asked of part of the sample, answer labels): ``sensitive``, a guess from the values;
 6. it holds dates: a date ties a record to an event others may know of (a birth, an
@@ -233,8 +234,9 @@ def _by_values(p: ColumnProfile) -> Proposal:
             p.name,
             Role.IDENTIFIER,
             "near-unique",
-            f"near-unique rule: {p.distinct:,} distinct values on {p.rows:,} rows "
-            f"({p.unique_share:.0%} of rows unique) single records out; dropped from the release",
+            f"near-unique rule: {p.distinct:,} distinct values on {p.rows:,} rows, at least one "
+            f"for every {1 / UNIQUE_SHARE:g} rows ({p.unique_share:.0%} of the rows hold a value "
+            "no other row has): such values single records out; dropped from the release",
         )
     if p.type == "code":
         return Proposal(
@@ -259,6 +261,11 @@ def _by_values(p: ColumnProfile) -> Proposal:
         "otherwise",
         f"no rule fired ({what}): published unchanged (the schema lint checks it)",
     )
+
+
+def _constant(p: ColumnProfile) -> bool:
+    """Whether every row holds the same value (none missing)."""
+    return p.distinct == 1 and not p.has_missing
 
 
 def _name_rule(name: str) -> tuple[NameRule, str] | None:
@@ -322,6 +329,16 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
     design = design_role(col, p)
     if design is not None:
         return Proposal(p.name, *design)
+    matched = _name_rule(p.name)
+    if matched is not None and matched[0].role is Role.QUASI and _constant(p):
+        rule, word = matched
+        return Proposal(
+            p.name,
+            Role.INSENSITIVE,
+            "constant",
+            f"constant rule: the name {word!r} looks like {rule.group}, but every row holds the "
+            "same value, which tells no record from another; published unchanged",
+        )
     named = _by_name(p)
     if named is not None:
         return named
