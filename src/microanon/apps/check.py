@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import MISSING_LABEL
+from ..core.missing import MARKER_NOTE, MISSING_LABEL, stray_text
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -148,7 +148,9 @@ def refuse_stray_text(
     text column: its values are then compared as labels, the t-closeness distance of a sensitive
     column silently changes from ordered to equal, and the marker forms its own equivalence class.
     A text column counts as mostly numeric when at least :data:`STRAY_TEXT_SHARE` of its
-    non-missing values parse as numbers.
+    non-missing values parse as numbers. In a quasi-identifier ``?`` is no stray string: a
+    release writes a missing value so, and ``--missing value`` reads one so
+    (:func:`~microanon.core.missing.stray_text`).
 
     Parameters
     ----------
@@ -172,7 +174,7 @@ def refuse_stray_text(
         values = values.dropna()
         if values.empty:
             continue
-        text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+        text = stray_text(values, quasi=column != sensitive)
         bad = int(text.sum())
         if bad == 0 or len(values) - bad < STRAY_TEXT_SHARE * len(values) - 1e-9:
             continue
@@ -182,8 +184,8 @@ def refuse_stray_text(
         )
         raise InputError(
             f"column {column!r} is numeric but for {bad:,} of {len(values):,} values that are "
-            f"not numbers, e.g. {example!r}: mark missing-value markers with --na-values "
-            f"{example!r} or correct the data{distance}"
+            f"not numbers, e.g. {example!r}{MARKER_NOTE if example == MISSING_LABEL else ''}: mark "
+            f"missing-value markers with --na-values {example!r} or correct the data{distance}"
         )
 
 

@@ -23,13 +23,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 __all__ = [
     "CHECK_MISSING",
     "MISSING_ALIASES",
     "MISSING_LABEL",
     "MISSING_POLICIES",
     "RISK_MISSING",
+    "MARKER_NOTE",
     "policy_name",
+    "stray_text",
 ]
 
 #: The policies of a schema column (``missing:``), in the order the docs list them.
@@ -38,11 +43,24 @@ MISSING_POLICIES = ("value", "keep", "drop", "error")
 MISSING_ALIASES = {"category": "value", "sdcmicro": "any"}
 #: Label of a missing value under the ``value`` policy.
 MISSING_LABEL = "?"
+#: Said of :data:`MISSING_LABEL` where a check finds it among numbers.
+MARKER_NOTE = " (how microanon's releases write a missing value)"
 #: The policies of ``check`` (``keep`` is ``value`` there: a missing sensitive value is unknown
 #: either way).
 CHECK_MISSING = tuple(p for p in MISSING_POLICIES if p != "keep")
 #: The policies of ``risk``: those of ``check`` and sdcMicro's ``any``.
 RISK_MISSING = (*CHECK_MISSING[:1], "any", *CHECK_MISSING[1:])
+
+
+def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:
+    """Which of a text column's present ``values`` are no numbers (a stray string in a column
+    of numbers). In a quasi-identifier :data:`MISSING_LABEL` is none: it is how microanon's
+    releases write a missing quasi-identifier value, and how the checks read one (a value of
+    its own)."""
+    text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+    if quasi:
+        return text & (values.astype(str) != MISSING_LABEL).to_numpy()
+    return text
 
 
 def policy_name(name: Any, allowed: tuple[str, ...], what: str) -> str:

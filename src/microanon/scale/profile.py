@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
+from ..core.missing import MARKER_NOTE, MISSING_LABEL, RISK_MISSING, policy_name, stray_text
 from ..core.progress import ProgressLike
 from ..measures.attacker import class_attacker_risks
 from ..measures.common import check_share
@@ -236,7 +236,7 @@ def refuse_stray_text_of(
         values, counts = values[present], table.counts[present]
         if not all(isinstance(v, str) for v in values):
             continue  # a numeric column as read (text columns hold only strings)
-        text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+        text = stray_text(values, quasi=column != sensitive)
         bad, total = int(counts[text].sum()), int(counts.sum())
         if bad == 0 or total - bad < STRAY_TEXT_SHARE * total - 1e-9:
             continue
@@ -246,8 +246,8 @@ def refuse_stray_text_of(
         )
         raise InputError(
             f"column {column!r} is numeric but for {bad:,} of {total:,} values that are "
-            f"not numbers, e.g. {example!r}: mark missing-value markers with --na-values "
-            f"{example!r} or correct the data{distance}"
+            f"not numbers, e.g. {example!r}{MARKER_NOTE if example == MISSING_LABEL else ''}: mark "
+            f"missing-value markers with --na-values {example!r} or correct the data{distance}"
         )
 
 
