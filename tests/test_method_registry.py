@@ -249,3 +249,13 @@ def test_the_dask_engine_refuses_what_the_twin_does_not_take(tmp_path, name, par
         _twin_params(cfg)
     defaults = {n: METHODS[name].param(n).default for n in params}
     assert "constraint" not in _twin_params(load_config(_config(tmp_path, name, defaults)))
+
+
+def test_pram_declares_keep_per_column_as_the_method_takes_it():
+    # The declaration offered "one for all" while the method takes a mapping: a scalar passed
+    # the config's check and failed in the method. Now the check refuses it, naming both.
+    from microanon.methods import registry
+
+    with pytest.raises(InputError, match="pram: keep must be a mapping from column names"):
+        registry.get("pram").check({"keep": 0.8})
+    registry.get("pram").check({"keep": {"sex": 0.8}})

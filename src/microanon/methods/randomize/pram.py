@@ -206,9 +206,9 @@ def invariant_spec(
         ),
         Param(
             "keep",
-            "Per column (or one for all), the probability that a value is published unchanged "
-            "(0.8 = 80 %); the other values are equally likely.",
-            (Real(0, 1, closed="right"), PerColumn(Real(0, 1, closed="right"))),
+            "Per column, the probability that a value is published unchanged (0.8 = 80 %), "
+            "above 1/d for a column of d values; the other values are equally likely.",
+            (PerColumn(Real(0, 1, closed="right")),),
         ),
         Param(
             "invariant",
