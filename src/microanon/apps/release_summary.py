@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.hierarchy import SUPPRESSED
@@ -163,11 +164,15 @@ def column_actions(
 
 
 def _changed(before: pd.Series, after: pd.Series, release: Release) -> str:
-    """How many published cells differ from the original (same rows, same order only)."""
+    """How many cells the release suppressed (missing or ``*``) that the original held (same
+    rows, same order only): a value missing in the original was not suppressed."""
     if len(before) != len(after) or release.kind != "masked":
         return ""
-    star = after.isna() | (after.astype(str) == SUPPRESSED)
-    return f"; suppressed in {int(star.sum()):,} rows" if star.any() else ""
+    gone = (after.isna() | (after.astype(str) == SUPPRESSED)).to_numpy()
+    n = int(
+        np.count_nonzero(gone & ~(before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy())
+    )
+    return f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
 
 
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
