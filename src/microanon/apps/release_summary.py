@@ -182,8 +182,8 @@ _TREATS_COLUMNS = ("masked",)
 
 
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
-    """The alarms of a release: quasi-identifiers fully suppressed, published unchanged or of
-    one published value, information loss above 1/2."""
+    """The alarms of a release: more than half the records suppressed; quasi-identifiers fully
+    suppressed, published unchanged or of one published value; information loss above 1/2."""
     out = []
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
     gone = [q for q in quasi if all_suppressed(release, q)]
@@ -202,6 +202,12 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
             f"{len(untouched)} of {len(quasi)} quasi-identifiers are published unchanged "
             f"({', '.join(untouched)}): the method left them as they are, so what it protects "
             "does not include them"
+        )
+    counts = counts_of(release.metadata)
+    if counts is not None and counts.entering and 2 * counts.suppressed > counts.entering:
+        out.append(
+            f"{counts.suppressed:,} of the {counts.entering:,} records that entered the method "
+            f"({counts.suppressed / counts.entering:.0%}) were suppressed, more than half"
         )
     single = {q: v for q in quasi if q not in gone and (v := one_value(release, q)) is not None}
     if single:
