@@ -519,7 +519,8 @@ def safepub(
         raise InputError(
             f"safepub publishes whole records, so every published column must be a "
             f"quasi-identifier with a hierarchy: {', '.join(others)} would be published unchanged "
-            "(give it the role quasi, or identifier to leave it out)"
+            f"(give {'it' if len(others) == 1 else 'each of them'} the role quasi, or identifier "
+            "to leave it out)"
         )
     hierarchies = [table.schema.hierarchy(c) for c in quasi]
     heights = [h.height for h in hierarchies]
