@@ -21,10 +21,11 @@ matches every value of its column.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # (the command line imports this module: numpy and pandas only when used)
+    import numpy as np
+    import pandas as pd
 
 __all__ = [
     "CHECK_MISSING",
@@ -57,6 +58,8 @@ def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:
     of numbers). In a quasi-identifier :data:`MISSING_LABEL` is none: it is how microanon's
     releases write a missing quasi-identifier value, and how the checks read one (a value of
     its own)."""
+    import pandas as pd
+
     text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
     if quasi:
         return text & (values.astype(str) != MISSING_LABEL).to_numpy()
