@@ -263,3 +263,6 @@ def test_categorical_errors():
         sensitive_count(rel)
     with pytest.raises(InputError, match="missing"):
         distribution_anonymize(df.assign(marital=[None] + ["single"] * 49), schema, rng=0)
+    both = {"age": "sensitive", "marital": "sensitive", "q": "quasi"}
+    with pytest.raises(InputError, match=r"one sensitive column, found 2 \(age, marital\)$"):
+        distribution_anonymize(df.assign(q=1), both, rng=0)

@@ -310,7 +310,7 @@ def distribution_anonymize(
     if len(sch.sensitive) != 1:
         raise SchemaError(
             f"distribution-based anonymization needs exactly one sensitive column, found "
-            f"{len(sch.sensitive)}"
+            f"{len(sch.sensitive)}" + (f" ({', '.join(sch.sensitive)})" if sch.sensitive else "")
         )
     sa = sch.sensitive[0]
     frame = table.to_frame().infer_objects()
