@@ -597,9 +597,10 @@ def _scan(
     out = {}
     for c in tested:
         x, nx = coded[c]
+        gap = nx - 1 if bool(data[c].isna().any()) else None  # (its missing code: the last)
         if c in weights:
             quasi_rows = {q: coded[q] for q in quasi}
-            out[c] = _dependencies(c, (x, nx), quasi_rows, bases, shared, (), threshold, None)
+            out[c] = _dependencies(c, (x, nx), quasi_rows, bases, shared, (), threshold, None, gap)
             continue
         combined = combine_codes([keys.inverse, x], [len(keys.counts), nx])
         # one contiguous row of codes per quasi-identifier (a strided column makes every pair
@@ -617,6 +618,7 @@ def _scan(
             determinants,
             threshold,
             counts,
+            gap,
         )
     return out
 
@@ -646,7 +648,10 @@ def _dependencies(
     determinants: Iterable[tuple[str, ...]],
     threshold: float,
     weights: np.ndarray | None,
+    gap: int | None = None,
 ) -> list[Finding]:
+    """The findings of one tested column (codes ``coded``; ``gap``: the code of its missing
+    value, if it has one)."""
     x, nx = coded
     found = []
     base_x = _majority_share(x, nx, weights)
@@ -671,6 +676,14 @@ def _dependencies(
         s = _strength(acc, bases[q])
         if s >= threshold:
             how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows"
+            if (
+                gap is not None
+                and _strength(
+                    dependency_accuracy((x == gap).astype(np.int64), qc, nq, weights), bases[q]
+                )
+                >= s - 1e-9
+            ):
+                how += ", as whether it is missing alone does"
             found.append(
                 Finding(
                     column,
