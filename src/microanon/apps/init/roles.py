@@ -395,8 +395,9 @@ def propose_roles(
             p = replace(
                 p,
                 reason=f"{p.reason}; key rank {rank} of {len(ranking.chosen)} (adds "
-                f"{ranking.uniques[p.column]:,} sample uniques; {ranking.levels[p.column]} "
-                f"levels, lattice {node_count(ranking.nodes)} nodes)",
+                f"{ranking.uniques[p.column]:,} sample uniques and "
+                f"{ranking.small[p.column]:,} records in classes smaller than {k}; "
+                f"{ranking.levels[p.column]} levels, lattice {node_count(ranking.nodes)} nodes)",
             )
         out.append(p)
     return out
