@@ -245,13 +245,15 @@ def _distinct(col: pd.Series, missing: bool = True) -> int:
     return len(uniques) + int(missing and bool((codes < 0).any()))
 
 
-def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
-    """Codes of a column with a missing value a value of its own (the last code)."""
+def _codes(col: pd.Series) -> tuple[np.ndarray, int, int | None]:
+    """Codes of a column with a missing value a value of its own (the last code), their number
+    and that missing value's code (None without one)."""
     codes, uniques = factorize(col)
     missing = codes < 0
     if missing.any():
-        return np.where(missing, len(uniques), codes).astype(np.int64, copy=False), len(uniques) + 1
-    return codes.astype(np.int64, copy=False), len(uniques)  # (shared codes: read, not changed)
+        n = len(uniques)
+        return np.where(missing, n, codes).astype(np.int64, copy=False), n + 1, n
+    return codes.astype(np.int64, copy=False), len(uniques), None  # (shared codes: read only)
 
 
 def dependency_accuracy(
@@ -584,7 +586,8 @@ def _scan(
     row, would cost more than they save."""
     if size == 0 or not tested or not quasi:  # no quasi-identifier: nothing to find
         return {}
-    coded = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
+    found = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
+    coded = {c: (codes, n) for c, (codes, n, _) in found.items()}
     keys = combine_codes([coded[q][0] for q in quasi], [coded[q][1] for q in quasi])
     # a quasi-identifier's baseline is a share of its own values: one for every test
     bases = {
@@ -597,7 +600,7 @@ def _scan(
     out = {}
     for c in tested:
         x, nx = coded[c]
-        gap = nx - 1 if bool(data[c].isna().any()) else None  # (its missing code: the last)
+        gap = found[c][2]
         if c in weights:
             quasi_rows = {q: coded[q] for q in quasi}
             out[c] = _dependencies(c, (x, nx), quasi_rows, bases, shared, (), threshold, None, gap)
