@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import MARKER_NOTE, MISSING_LABEL, stray_text
+from ..core.missing import MISSING_LABEL, stray_refusal, stray_text
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -179,14 +179,7 @@ def refuse_stray_text(
         if bad == 0 or len(values) - bad < STRAY_TEXT_SHARE * len(values) - 1e-9:
             continue
         example = str(values[text].iloc[0])
-        distance = (
-            "; or pass --distance equal to treat it as categories" if column == sensitive else ""
-        )
-        raise InputError(
-            f"column {column!r} is numeric but for {bad:,} of {len(values):,} values that are "
-            f"not numbers, e.g. {example!r}{MARKER_NOTE if example == MISSING_LABEL else ''}: mark "
-            f"missing-value markers with --na-values {example!r} or correct the data{distance}"
-        )
+        raise InputError(stray_refusal(column, bad, len(values), example, column == sensitive))
 
 
 def format_profile(p: dict[str, Any]) -> str:

@@ -33,8 +33,8 @@ __all__ = [
     "MISSING_LABEL",
     "MISSING_POLICIES",
     "RISK_MISSING",
-    "MARKER_NOTE",
     "policy_name",
+    "stray_refusal",
     "stray_text",
 ]
 
@@ -45,7 +45,7 @@ MISSING_ALIASES = {"category": "value", "sdcmicro": "any"}
 #: Label of a missing value under the ``value`` policy.
 MISSING_LABEL = "?"
 #: Said of :data:`MISSING_LABEL` where a check finds it among numbers.
-MARKER_NOTE = " (how microanon's releases write a missing value)"
+_MARKER_NOTE = " (how microanon's releases write a missing value)"
 #: The policies of ``check`` (``keep`` is ``value`` there: a missing sensitive value is unknown
 #: either way).
 CHECK_MISSING = tuple(p for p in MISSING_POLICIES if p != "keep")
@@ -64,6 +64,18 @@ def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:
     if quasi:
         return text & (values.astype(str) != MISSING_LABEL).to_numpy()
     return text
+
+
+def stray_refusal(column: str, bad: int, total: int, example: str, sensitive: bool) -> str:
+    """The message refusing a mostly numeric ``column`` with ``bad`` of ``total`` values that
+    are no numbers (:func:`stray_text`), one of them ``example``."""
+    note = _MARKER_NOTE if example == MISSING_LABEL else ""
+    distance = "; or pass --distance equal to treat it as categories" if sensitive else ""
+    return (
+        f"column {column!r} is numeric but for {bad:,} of {total:,} values that are not numbers, "
+        f"e.g. {example!r}{note}: mark missing-value markers with --na-values {example!r} or "
+        f"correct the data{distance}"
+    )
 
 
 def policy_name(name: Any, allowed: tuple[str, ...], what: str) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import MARKER_NOTE, MISSING_LABEL, RISK_MISSING, policy_name, stray_text
+from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name, stray_refusal, stray_text
 from ..core.progress import ProgressLike
 from ..measures.attacker import class_attacker_risks
 from ..measures.common import check_share
@@ -241,14 +241,7 @@ def refuse_stray_text_of(
         if bad == 0 or total - bad < STRAY_TEXT_SHARE * total - 1e-9:
             continue
         example = str(values[text].iloc[0])
-        distance = (
-            "; or pass --distance equal to treat it as categories" if column == sensitive else ""
-        )
-        raise InputError(
-            f"column {column!r} is numeric but for {bad:,} of {total:,} values that are "
-            f"not numbers, e.g. {example!r}{MARKER_NOTE if example == MISSING_LABEL else ''}: mark "
-            f"missing-value markers with --na-values {example!r} or correct the data{distance}"
-        )
+        raise InputError(stray_refusal(column, bad, total, example, column == sensitive))
 
 
 def privacy_profile_of(
