@@ -387,3 +387,36 @@ def test_a_whole_number_bound_reads_as_a_number_at_the_sentence_end() -> None:
     summary = search_record(result)["summary"]
     assert summary.endswith("(check 3); lower bound of the optimal lm 0.0")
     assert ", that node checked 0.3 s in (check 3);" in summary
+
+
+@pytest.mark.parametrize(("kind", "seed"), [("genetic", 3), ("heuristic", None)])
+def test_a_search_without_its_lower_bound_finds_the_same_node(
+    kind: str, seed: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The closest configurations read an alternative's node, not its bound: a search told not
+    # to work for the bound (which may take a second or more) finds the same node, and its
+    # bound is the bottom node's, at once (the walk over the frontier never starts).
+    from microanon.methods.generalize import _heuristic
+    from microanon.methods.generalize.searches import check_search, run_search
+
+    df, schema = _small()
+    table = Table.from_frame(df, schema)
+    choice = check_search(kind, None, 60, False)
+
+    def run(lower_bound: bool) -> object:
+        rng = None if seed is None else np.random.default_rng(seed)
+        return run_search(
+            table, [KAnonymity(4)], 0.05, "lm", "remove", choice, rng=rng, lower_bound=lower_bound
+        )[0]
+
+    bounded = run(True)
+    walks = []
+    monkeypatch.setattr(_heuristic, "_frontier", lambda *a: walks.append(a))
+    loose = run(False)
+    assert walks == []
+    assert loose.levels == bounded.levels
+    assert loose.metric_value == bounded.metric_value
+    models = _model_set(table, [KAnonymity(4)], follows_release=True)
+    bottom = _Walk(table, models, 0, "lm").bounds([(0,) * 3])[0]
+    assert loose.lower_bound == pytest.approx(min(bottom, loose.metric_value))
+    assert loose.lower_bound <= bounded.lower_bound

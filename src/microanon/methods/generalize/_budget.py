@@ -114,6 +114,9 @@ class Budget:
         Most nodes checked (None: no such limit).
     watch : SearchWatch, optional
         Hears of every check, and may stop the search.
+    bound : bool
+        Whether the search works for its lower bound (False, for a search whose bound nobody
+        reads: the bottom node's, at once; see :func:`._heuristic._unexplored_bound`).
     """
 
     def __init__(
@@ -121,10 +124,12 @@ class Budget:
         time_limit: float | None,
         step_limit: int | None,
         watch: SearchWatch | None = None,
+        bound: bool = True,
     ) -> None:
         self.time_limit = time_limit
         self.step_limit = step_limit
         self.watch = watch
+        self.bound = bound
         self.started = time.perf_counter()
         self.steps = 0
 

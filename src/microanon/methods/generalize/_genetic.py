@@ -102,15 +102,16 @@ def genetic_search(
     step_limit: int | None = None,
     watch: SearchWatch | None = None,
     rng: np.random.Generator | None = None,
+    lower_bound: bool = True,
 ) -> SearchResult:
     """The best feasible node a genetic search finds within a budget (see the module docstring).
 
     Parameters
     ----------
-    table, models, limit, metric, suppression, time_limit, step_limit, watch
+    table, models, limit, metric, suppression, time_limit, step_limit, watch, lower_bound
         As for :func:`._heuristic.heuristic_search`: the encoded table, the models, the records
-        that may be suppressed (and their share, for messages), the metric, the budget and
-        its watcher.
+        that may be suppressed (and their share, for messages), the metric, the budget, its
+        watcher, and whether the lower bound is worked for.
     rng : numpy.random.Generator, optional
         The source of every random choice (None: a generator seeded from the operating
         system's entropy, :func:`numpy.random.default_rng`).
@@ -128,7 +129,7 @@ def genetic_search(
         message says which).
     """
     rng = np.random.default_rng() if rng is None else rng
-    budget = Budget(time_limit, step_limit, watch)
+    budget = Budget(time_limit, step_limit, watch, lower_bound)
     walk = _Walk(table, models, limit, metric)
     heights = np.asarray(walk.heights, dtype=np.int64)
     q = len(heights)

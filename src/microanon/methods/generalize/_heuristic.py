@@ -289,6 +289,7 @@ def heuristic_search(
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     step_limit: int | None = None,
     watch: SearchWatch | None = None,
+    lower_bound: bool = True,
 ) -> SearchResult:
     """The best feasible node a best-first walk finds within a budget (see the module docstring).
 
@@ -310,6 +311,10 @@ def heuristic_search(
         Most nodes checked (None: no such limit).
     watch : SearchWatch, optional
         Hears of every node checked and may stop the search (the best node so far is kept).
+    lower_bound : bool
+        Whether to work for the result's ``lower_bound`` (False: the bottom node's bound, at
+        once, for a search whose bound nobody reads; a search that runs out of nodes to check
+        ends all the same).
 
     Returns
     -------
@@ -322,7 +327,7 @@ def heuristic_search(
         No feasible node was found: every node was checked (or the models fail on the top node
         and feasibility is monotone), or the budget ran out first (the message says which).
     """
-    budget = Budget(time_limit, step_limit, watch)
+    budget = Budget(time_limit, step_limit, watch, lower_bound)
     walk = _Walk(table, models, limit, metric)
     stopped = "exhausted"
 
@@ -438,10 +443,11 @@ def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> floa
     unchecked node lies above a chain of unchecked nodes from the frontier whose known
     infeasible part this walk crosses, and bounds never decrease along a chain. When the
     deadline comes before the frontier is known, the bound is the bottom node's, which no
-    node's is below: looser, and still a bound, so that the search keeps its time limit.
+    node's is below: looser, and still a bound, so that the search keeps its time limit. So it
+    is at once when the budget says that nobody reads the bound (:class:`._budget.Budget`).
     """
     until = budget.bound_deadline()
-    found = _frontier(walk, pending, until)
+    found = _frontier(walk, pending, until) if budget.bound else None
     if found is None or time.perf_counter() >= until:
         return float(walk.bounds([(0,) * len(walk.heights)])[0])
     frontier, seen = found

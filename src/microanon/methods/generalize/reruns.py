@@ -176,7 +176,9 @@ class FrequencyRuns:
         parameters (``suppressed_rows="remove"``), and what it would publish.
 
         Parameters as :func:`~microanon.methods.generalize.full_domain`'s; ``watch`` may stop
-        the search (see :func:`~.searches.run_search`).
+        the search (see :func:`~.searches.run_search`). A heuristic or genetic search does not
+        work for its lower bound, which is not returned: the same node, without the second or
+        more the bound may take.
 
         Raises
         ------
@@ -195,6 +197,7 @@ class FrequencyRuns:
             choice,
             rng=rng,
             watch=watch,
+            lower_bound=False,  # (what is published is read, not how far from the optimum)
         )
         return self._published(result.levels, result.suppressed, ~result.suppressed_mask)
 

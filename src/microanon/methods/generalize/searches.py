@@ -148,12 +148,14 @@ def run_search(
     progress: bool = False,
     watch: SearchWatch | None = None,
     rng: RandomLike = None,
+    lower_bound: bool = True,
 ) -> tuple[SearchResult, dict[str, Any]]:
     """Run the chosen search on an encoded table (rows or a frequency table).
 
     ``rng`` is drawn from by the genetic search only (None: fresh entropy from the operating
     system); ``watch`` follows the heuristic and genetic searches, and may stop the exact one
-    (which then raises :class:`~._budget.SearchStopped`).
+    (which then raises :class:`~._budget.SearchStopped`). Without ``lower_bound`` a heuristic
+    or genetic search does not work for its bound (see :func:`._heuristic.heuristic_search`).
 
     Returns
     -------
@@ -195,11 +197,20 @@ def run_search(
     models = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
     if kind == "genetic":
         result = genetic_search(
-            table, models, limit, metric, suppression, time_limit, step_limit, watch, make_rng(rng)
+            table,
+            models,
+            limit,
+            metric,
+            suppression,
+            time_limit,
+            step_limit,
+            watch,
+            make_rng(rng),
+            lower_bound,
         )
     else:
         result = heuristic_search(
-            table, models, limit, metric, suppression, time_limit, step_limit, watch
+            table, models, limit, metric, suppression, time_limit, step_limit, watch, lower_bound
         )
     return result, search_record(result, time_limit, step_limit)
 
