@@ -269,3 +269,34 @@ def test_classes_of_codes_with_missing_values_are_their_rows_by_first_appearance
     first = [rows.index(r) for r in number]
     got = _first_order(codes, [s + 1 for s in sizes], len(rows), offset=1)
     assert got[0].tolist() == want and got[1].tolist() == first
+
+
+def test_aecs_counts_removed_records_as_one_class_as_star_mode_does():
+    # The report says "AECS, suppressed records as one class": a release that removes its
+    # suppressed records has the AECS of the same release publishing them as one '*' class
+    # (a real survey run had reported published rows over published classes).
+    from microanon.methods.generalize.full_domain import apply_levels
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.choice(list("abcde"), 400), "n": rng.integers(0, 40, 400)})
+    ages = {"builder": "intervals", "widths": [10]}
+    schema = {
+        "a": {"role": "quasi", "hierarchy": LETTERS},
+        "n": {"role": "quasi", "hierarchy": ages},
+    }
+    releases = {
+        mode: apply_levels(
+            df,
+            schema,
+            models=[{"k_anonymity": {"k": 4}}],
+            levels={"a": 0, "n": 0},
+            suppression=0.9,
+            suppressed_rows=mode,
+        )  # fmt: skip
+        for mode in ("remove", "star")
+    }
+    got = {mode: utility_metrics(r, df) for mode, r in releases.items()}
+    assert got["remove"]["suppressed"] == got["star"]["suppressed"] > 0
+    assert got["remove"]["AECS"] == got["star"]["AECS"]
+    star = releases["star"].data
+    assert got["star"]["AECS"] == len(star) / equivalence_classes(star, ["a", "n"]).count

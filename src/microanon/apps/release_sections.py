@@ -149,7 +149,9 @@ def utility_metrics(
         "GCP": None if gcp is None else gcp.gcp,
         "precision": prec,
         "discernibility": disc,
-        "AECS": rows / max(equivalence_classes(table, quasi, counts=counts).count, 1),
+        # records removed by suppression count as one class, as the '*' rows of star mode do
+        "AECS": (rows + removed)
+        / max(equivalence_classes(table, quasi, counts=counts).count + (removed > 0), 1),
         "suppressed": suppressed,
     }
     entered = None if tables is None else tables.before.records
