@@ -110,7 +110,10 @@ def test_the_survey_section_states_the_files_numbers(tmp_path, monkeypatch):
     counts = {r["rows"]: _number(r["count"]) for r in table_of(f"Where the rows of {one}")}
     assert counts["in the file"] == counts["entered the method"] == len(data)
     assert counts[f"unknown {ITEM} (missing: keep; in no model)"] == missing[ITEM]
-    assert f"Unknown sensitive values (counted toward no model): {ITEM} {missing[ITEM]:,}." in text
+    assert (
+        "Unknown sensitive values among the records that entered the method (counted toward no "
+        f"model): {ITEM} {missing[ITEM]:,}." in text
+    )
     verdicts = {r["claimed model"]: r for r in table_of(f"The models the config of {one}")}
     assert verdicts["distinct l-diversity"]["holds on the files as written"] == "True"
     ell = verdicts["distinct l-diversity"]["achieved"]

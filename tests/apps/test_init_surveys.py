@@ -149,10 +149,11 @@ def test_the_key_is_ranked_by_the_sample_uniques_each_column_adds():
 
 def test_twenty_stated_quasi_identifiers_anonymize_from_init(runner, tmp_path):
     """TV16 (64,600 voters): the data owner states its twenty items as quasi-identifiers; init
-    keeps them all (a lattice of tens of billions of nodes) and says the heuristic search will
-    run; anonymize publishes a release whose k-anonymity holds on the files as written. A step
-    limit and the first 16,000 respondents keep the test short (the whole file with the
-    default 30 s of search is measured in docs/generalization.md)."""
+    keeps them all (a lattice of tens of billions of nodes) and says the genetic search (a
+    heuristic) will run, as it does for so many; anonymize publishes a release whose k-anonymity
+    holds on the files as written. A step limit and the first 16,000 respondents keep the test
+    short (the whole file with the default 30 s of search is measured in docs/generalization.md).
+    """
     frame = survey("tv16").iloc[:16000]
     data = tmp_path / "tv16.csv"
     frame.to_csv(data, index=False)
@@ -162,7 +163,7 @@ def test_twenty_stated_quasi_identifiers_anonymize_from_init(runner, tmp_path):
     args = ["init", str(data), "--out", str(config), "--yes", "--quasi", ",".join(items)]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "anonymize runs the heuristic search for up to 30 s" in result.stderr
+    assert "anonymize runs the genetic search (a heuristic) for up to 30 s" in result.stderr
     doc = yaml.safe_load(config.read_text(encoding="utf-8"))
     assert [c for c, d in doc["schema"].items() if d["role"] == "quasi"] == items
     assert all("stated by the data owner" in line for line in result.stdout.splitlines()

@@ -818,13 +818,15 @@ def lint_command(
     "--time-limit",
     type=float,
     default=None,
-    help="Seconds of full_domain's heuristic search (default 30); overrides the config's.",
+    help="Seconds of full_domain's heuristic search, best-first or genetic (default 30); "
+    "overrides the config's.",
 )
 @click.option(
     "--step-limit",
     type=int,
     default=None,
-    help="Most nodes full_domain's heuristic search checks; overrides the config's.",
+    help="Most nodes full_domain's heuristic search (best-first or genetic) checks; overrides "
+    "the config's.",
 )
 @_read_options
 @_engine_options

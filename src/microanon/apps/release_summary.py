@@ -158,7 +158,12 @@ def column_actions(
         for column, n in counts.unknown_sensitive.items():
             if n:
                 rows.append(
-                    (column, "", f"{n:,} unknown values (missing: keep): counted toward no model")
+                    (
+                        column,
+                        "",
+                        f"{n:,} unknown values in the records that entered the method "
+                        "(missing: keep): counted toward no model",
+                    )
                 )
     return pd.DataFrame(rows, columns=["column", "role", "done"])
 

@@ -86,7 +86,10 @@ class RowCounts:
         text = "; ".join(parts) + "."
         if any(self.unknown_sensitive.values()):
             unknown = ", ".join(f"{c} {n:,}" for c, n in self.unknown_sensitive.items() if n)
-            text += f" Unknown sensitive values (counted toward no model): {unknown}."
+            text += (
+                " Unknown sensitive values among the records that entered the method (counted "
+                f"toward no model): {unknown}."
+            )
         return text
 
     def table(self) -> pd.DataFrame:

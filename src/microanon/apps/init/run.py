@@ -28,7 +28,7 @@ from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions
 from ...core.schema import Role, Schema
-from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, node_count
+from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
@@ -280,13 +280,13 @@ def _check_schema(
     out = []
     nodes = math.prod(resolved.hierarchy(q).n_levels for q in resolved.quasi)
     if nodes > MAX_NODES:
+        search = SearchChoice("auto", None, None).kind(nodes, len(resolved.quasi))
         out.append(
             f"the {len(resolved.quasi)} quasi-identifiers make a generalization lattice of "
             f"{node_count(nodes)} nodes, more than full_domain's exact search handles "
-            f"({MAX_NODES:,}): "
-            f"anonymize runs the heuristic search for up to {DEFAULT_TIME_LIMIT:.0f} s and says "
-            "the levels are the best found, not proven optimal (set params: time_limit for a "
-            "longer search)"
+            f"({MAX_NODES:,}): anonymize runs the {search} search (a heuristic) for up to "
+            f"{DEFAULT_TIME_LIMIT:.0f} s and says the levels are the best found, not proven "
+            "optimal (set params: time_limit for a longer search)"
         )
     if refused:
         out.append(

@@ -81,6 +81,8 @@ def _generalized(release: Release, column: str) -> str:
         top = level >= int(height) if height is not None else all_suppressed(release, column)
         if top:
             return f"fully generalized to {SUPPRESSED} (level {level}{of})"
+        if not level:  # the values as in the file (a missing one written as the file writes it)
+            return f"not generalized, level 0{of}{example()}"
         return f"generalized to level {level}{of}{example()}"
     if all_suppressed(release, column):
         return f"fully generalized to {SUPPRESSED}"
