@@ -212,13 +212,14 @@ class QueryErrors:
 def _marginals(arr: np.ndarray, group_bys: list[tuple[int, ...]]) -> dict[tuple[int, ...], Any]:
     """Marginal of ``arr`` for every group-by (tuple of the axes kept).
 
-    Group-bys are visited from the largest; each is summed from the smallest marginal computed
-    so far that contains it, so the work is about the size of the marginals, not ``2^k · |arr|``.
+    Group-bys are visited from the largest; each is summed from the smallest marginal (in
+    cells) computed so far that contains it, so the work is about the size of the marginals, not
+    ``2^k · |arr|``.
     """
     out: dict[tuple[int, ...], Any] = {tuple(range(arr.ndim)): arr}
     for keep in sorted(group_bys, key=len, reverse=True):
         if keep not in out:
-            parent = min((k for k in out if set(keep) <= set(k)), key=len)
+            parent = min((k for k in out if set(keep) <= set(k)), key=lambda k: out[k].size)
             drop = tuple(i for i, a in enumerate(parent) if a not in keep)
             out[keep] = out[parent].sum(axis=drop)
     return out
