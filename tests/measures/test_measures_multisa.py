@@ -350,6 +350,21 @@ def test_example_disclosure(mixed_release, rating_release, example, rules) -> No
     assert rat["probability"].tolist() == [0.5] * 4
 
 
+def test_disclosure_links_a_missing_quasi_identifier_to_a_missing_one(
+    mixed_release, example, rules
+) -> None:
+    # A quasi-identifier's missing value is a value of its own: record 2, its age unknown, is
+    # still linked to the SAC row that shows it with its age unknown (a real file's insensitive
+    # column with one gap stopped the reports after the release was written).
+    data = mixed_release.tables["sac"].astype({"age": object})
+    data.loc[0, "age"] = None  # record 2's row
+    release = Release("multi-sa", {**mixed_release.tables, "sac": data}, mixed_release.metadata)
+    original = example.astype({"age": object})
+    original.loc[2, "age"] = np.nan
+    got = disclosure_probabilities(release, original, rules)
+    assert got.equals(disclosure_probabilities(mixed_release, example, rules))
+
+
 def test_example_disclosure_of_the_methods(example: pd.DataFrame, rules) -> None:
     for seed in range(5):
         release = mixed_model(example, SCHEMA, l=2, min_confidence=0.75, rng=seed)

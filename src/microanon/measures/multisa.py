@@ -74,6 +74,15 @@ def _text(values: Any, what: str) -> np.ndarray:
     return np.asarray([str(v) for v in s.tolist()], dtype=object)
 
 
+def _key_text(values: Any) -> np.ndarray:
+    """Values as an object array of ``str``, None where missing: a quasi-identifier's missing
+    value is a value of its own (an attacker who knows it is missing knows a key)."""
+    s = pd.Series(values, dtype=object)
+    text = np.asarray([str(v) for v in s.tolist()], dtype=object)
+    text[s.isna().to_numpy()] = None
+    return text
+
+
 @dataclass(frozen=True)
 class _Parts:
     """A ``multi-sa`` release, encoded: value codes per sensitive attribute, SIDs and groups."""
@@ -734,8 +743,8 @@ def _qi_keys(holders: pd.DataFrame, rows: pd.DataFrame, quasi: list[str]) -> tup
         return np.zeros(len(holders), np.int64), np.zeros(len(rows), np.int64)
     codes = []
     for c in quasi:
-        both = np.concatenate([_text(holders[c], f"original.{c}"), _text(rows[c], f"release.{c}")])
-        codes.append(pd.factorize(both)[0])
+        both = np.concatenate([_key_text(holders[c]), _key_text(rows[c])])
+        codes.append(pd.factorize(both)[0])  # a missing value (-1) equals only a missing value
     _, key = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
     key = key.reshape(-1)
     return key[: len(holders)], key[len(holders) :]
