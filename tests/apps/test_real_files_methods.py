@@ -200,6 +200,13 @@ def test_distribution_with_a_categorical_sensitive_column_reports(tmp_path):
     covered = np.where(st["low"] == st["high"], 1, 2)
     average = covered @ st["count"] / st["count"].sum()
     assert f"average range per entry {average:.4g}," in result.stdout
+    # The sensitive column is published in st.csv, under the names group, low, high, count:
+    # both the summary and the public report's table of columns say so (it read "not
+    # published", and the public report left it out).
+    said = "published as P-private ranges in the sensitive table"
+    assert re.search(rf"abortion +sensitive +{said}", result.stdout)
+    public = (out / "public" / "report.html").read_text("utf-8")
+    assert re.search(rf"<td>abortion</td>\s*<td>sensitive</td>\s*<td>{said}</td>", public)
 
 
 def test_check_reads_a_release_whose_numeric_keys_have_missing_values(tmp_path):

@@ -119,9 +119,11 @@ def column_actions(
     names = list(schema.columns)
     if original is not None:
         names += [str(c) for c in original.columns if str(c) not in names]
+    family = family_of(release)
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
-        if c not in published:
+        done = family.describe_column(release, c)
+        if c not in published and done is None:  # (a table may publish it under other names)
             why = {
                 "identifier": "dropped (identifier: never published)",
                 "household": "left out (household id: used for the household risk, never "
@@ -129,7 +131,6 @@ def column_actions(
             }.get(role, "left out (no role in the schema)" if role == "none" else "not published")
             rows.append((c, role, why))
             continue
-        done = family_of(release).describe_column(release, c)
         if done is None:
             done = {
                 "weight": "published unchanged (sampling weight)",
@@ -368,8 +369,14 @@ def add_public_report(
             for name, df in public.tables.items()
         ),
     )
-    published = _published_columns(public)
-    view = Schema([schema[c] for c in schema.columns if c in published])
+    published, family = _published_columns(public), family_of(public)
+    view = Schema(  # the tables' columns, and those a table publishes under other names
+        [
+            schema[c]
+            for c in schema.columns
+            if c in published or family.describe_column(public, c) is not None
+        ]
+    )
     actions = column_actions(public, view, lint=None)
     stated = {f.column for f in lint.findings if f.accepted and f.kind == "near_unique"}
     for c in actions["column"]:
