@@ -272,6 +272,12 @@ def test_local_suppression_counts_only_the_cells_it_suppressed(tmp_path):
     published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
     new = sum(int((published[c].isna() & frame[c].notna()).sum()) for c in keys)
     assert new == cells
+    # A key column in which no cell was suppressed says so, rather than only the treatment.
+    lines = {c: next(x for x in run.stdout.splitlines() if x.split()[:1] == [c]) for c in keys}
+    for c in keys:
+        kept = int((published[c].isna() & frame[c].notna()).sum()) == 0
+        assert lines[c].endswith("; no value changed") == kept, lines[c]
+    assert any(line.endswith("; no value changed") for line in lines.values())
 
 
 def test_a_masking_release_warns_of_keys_it_left_unchanged(tmp_path):
@@ -361,3 +367,8 @@ def test_a_rating_release_warns_of_sensitive_values_mostly_suppressed(tmp_path):
     head = f"sensitive values suppressed (*) in more than half of the {len(at):,} AT rows: "
     (warned,) = [w for w in json.loads(run.stdout)["warnings"] if w.startswith(head)]
     assert set(warned[len(head) :].split("; ")) == heavy
+    # Each sensitive column's line counts its '*' too (on the published AT: in the public
+    # report), whether or not it is above one half.
+    report = (tmp_path / "o" / "public" / "report.html").read_text("utf-8")
+    for c, n in starred.items():
+        assert f"tables; suppressed (*) in {n:,} of the {len(at):,} AT rows" in report, c

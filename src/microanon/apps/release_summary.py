@@ -123,6 +123,8 @@ def column_actions(
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
         done = family.describe_column(release, c)
+        # a column the method changed value by value (a generalization's levels say it)
+        treated = done is not None and c not in (release.metadata.get("levels") or {})
         if c not in published and done is None:  # (a table may publish it under other names)
             why = {
                 "identifier": "dropped (identifier: never published)",
@@ -140,7 +142,7 @@ def column_actions(
             if notes:
                 done += "; lint: " + "; ".join(notes)
         if original is not None and c in release.data.columns and c in original.columns:
-            done += _changed(original[c], release.data[c], release)
+            done += _changed(original[c], release.data[c], release, treated)
         rows.append((c, role, done))
     counts = counts_of(release.metadata)
     if original is not None and counts is not None:
@@ -169,16 +171,29 @@ def column_actions(
     return pd.DataFrame(rows, columns=["column", "role", "done"])
 
 
-def _changed(before: pd.Series, after: pd.Series, release: Release) -> str:
-    """How many cells the release suppressed (missing or ``*``) that the original held (same
-    rows, same order only): a value missing in the original was not suppressed."""
-    if len(before) != len(after) or release.kind != "masked":
+def _changed(before: pd.Series, after: pd.Series, release: Release, treated: bool) -> str:
+    """How many cells the release suppressed (missing or ``*``) that the original held, or, for
+    a column the method treated (``treated``), that it changed no value (same rows, same order
+    only): a value missing in the original was not suppressed."""
+    if len(before) != len(after):
         return ""
-    gone = (after.isna() | (after.astype(str) == SUPPRESSED)).to_numpy()
-    n = int(
-        np.count_nonzero(gone & ~(before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy())
-    )
-    return f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
+    if release.kind == "masked":
+        gone = (after.isna() | (after.astype(str) == SUPPRESSED)).to_numpy()
+        held = ~(before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy()
+        n = int(np.count_nonzero(gone & held))
+        if n:
+            return f"; suppressed in {n:,} row{'s' if n != 1 else ''}"
+    return "; no value changed" if treated and _same_values(before, after) else ""
+
+
+def _same_values(before: pd.Series, after: pd.Series) -> bool:
+    """Whether two columns of the same length hold equal values row by row (a missing value
+    equal only to a missing one; ``25`` is not ``"25"``)."""
+    missing = before.isna().to_numpy()
+    if not np.array_equal(missing, after.isna().to_numpy()):
+        return False
+    held = ~missing
+    return bool((before.to_numpy()[held] == after.to_numpy()[held]).all())
 
 
 #: Release kinds whose methods treat the columns they are given and publish the others as they

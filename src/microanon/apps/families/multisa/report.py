@@ -143,5 +143,10 @@ def add_sections(
 def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged)."""
     if column in (release.metadata.get("sensitive") or []):
-        return "published in grouped, permuted sensitive tables"
+        done = "published in grouped, permuted sensitive tables"
+        suppressed = _suppressed_values(release).get(column, 0)
+        if suppressed:  # (counted on the published AT)
+            rows = len(release.tables["at"])
+            done += f"; suppressed ({SUPPRESSED_SID}) in {suppressed:,} of the {rows:,} AT rows"
+        return done
     return None
