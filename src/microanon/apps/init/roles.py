@@ -124,8 +124,10 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.IDENTIFIER,
         "contact details",
-        # ("mobile" alone or as a number: Mobile_developer is a job, not a phone)
-        r"e_?mail|phone|_mobile_((no|nr|num|number|tel)_|$)|_fax_|address|_street|_ip_|_url_",
+        # ("mobile" and "phone" alone or as a number: Mobile_developer is a job, not a phone,
+        # and phone_service a subscription)
+        r"e_?mail|phone_?((no|nr|num|number)_|$)|_mobile_((no|nr|num|number|tel)_|$)|_fax_"
+        r"|address|_street|_ip_|_url_",
         _DROP,
     ),
     _rule(
