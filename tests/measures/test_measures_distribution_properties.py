@@ -54,8 +54,10 @@ def test_query_errors_vanish_at_the_truth(pq, n, include):
     p, _ = pq
     assert query_errors(p, p, n).mean == 0.0
     cube = query_errors(p, p, n, cube=True, include_sensitive=include)
-    assert cube.mean == 0.0 and cube.mean_absolute == 0.0
-    assert set(cube.per_group_by.values()) == {0.0}
+    # (P's answers are summed from its non-empty cells, Q's marginals from the dense array:
+    # the same numbers to rounding)
+    assert cube.mean <= 1e-12 and cube.mean_absolute <= 1e-12 * n
+    assert max(cube.per_group_by.values()) <= 1e-12
 
 
 @SETTINGS

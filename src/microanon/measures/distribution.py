@@ -220,9 +220,19 @@ def _marginals(arr: np.ndarray, group_bys: list[tuple[int, ...]]) -> dict[tuple[
     for keep in sorted(group_bys, key=len, reverse=True):
         if keep not in out:
             parent = min((k for k in out if set(keep) <= set(k)), key=lambda k: out[k].size)
-            drop = tuple(i for i, a in enumerate(parent) if a not in keep)
-            out[keep] = out[parent].sum(axis=drop)
+            marginal = out[parent]
+            for i in sorted((i for i, a in enumerate(parent) if a not in keep), reverse=True):
+                marginal = _sum_axis(marginal, i)
+            out[keep] = marginal
     return out
+
+
+def _sum_axis(arr: np.ndarray, axis: int) -> np.ndarray:
+    """``arr`` summed over one axis: as ``(before, d, after)``, by einsum, several times faster
+    than ``sum`` over a middle or last axis of a large array."""
+    shape = arr.shape[:axis] + arr.shape[axis + 1 :]
+    flat = np.ascontiguousarray(arr).reshape(math.prod(arr.shape[:axis]), arr.shape[axis], -1)
+    return np.einsum("bda->ba", flat).reshape(shape)
 
 
 def query_errors(
@@ -236,8 +246,8 @@ def query_errors(
     """Relative error of count queries answered from an estimate (Guo, Ying & Wu 2011, Fig. 6).
 
     ``SELECT <group-by>, COUNT(*) ... GROUP BY <group-by>``: the actual answer of a cell is
-    ``act = n · P(cell)`` and the estimate ``est = n · Q(cell)``, both from marginals of the dense
-    arrays (sums over the other axes). The relative error ``|act − est| / act`` is averaged over
+    ``act = n · P(cell)`` and the estimate ``est = n · Q(cell)``, both from marginals (sums over
+    the other axes: P's from its non-empty cells, Q's from the dense array). The relative error ``|act − est| / act`` is averaged over
     the cells with ``act > 0`` (our choice: empty cells have no relative error); ``n`` cancels in
     it and only scales :attr:`QueryErrors.mean_absolute`.
 
@@ -294,18 +304,22 @@ def query_errors(
             for keep in itertools.combinations(axes, size)
             if include_sensitive == "any" or last in keep
         ]
-    mp, mq = _marginals(p, group_bys), _marginals(q, group_bys)
+    mq = _marginals(q, group_bys)
+    # P's non-empty cells (few, in a big joint): each group-by's answered cells are theirs
+    held = np.flatnonzero(p.reshape(-1) > 0)
+    coords, mass = np.unravel_index(held, p.shape), p.reshape(-1)[held]
     per: dict[tuple[int, ...], float] = {}
     queries: dict[tuple[int, ...], int] = {}
     rel_sum = abs_sum = 0.0
     for keep in group_bys:
-        act = n * np.ravel(mp[keep])
-        est = n * np.ravel(mq[keep])
-        answered = act > 0
-        diff = np.abs(act[answered] - est[answered])
-        rel = diff / act[answered]
+        dims = tuple(p.shape[a] for a in keep)
+        cell = np.ravel_multi_index([coords[a] for a in keep], dims) if keep else held * 0
+        answered, which = np.unique(cell, return_inverse=True)
+        act = n * np.bincount(which.reshape(-1), weights=mass, minlength=len(answered))
+        diff = np.abs(act - n * np.ravel(mq[keep])[answered])
+        rel = diff / act
         per[keep] = float(rel.mean())
-        queries[keep] = int(answered.sum())
+        queries[keep] = len(answered)
         rel_sum += float(rel.sum())
         abs_sum += float(diff.sum())
     total = sum(queries.values())
