@@ -247,9 +247,10 @@ def query_errors(
 
     ``SELECT <group-by>, COUNT(*) ... GROUP BY <group-by>``: the actual answer of a cell is
     ``act = n · P(cell)`` and the estimate ``est = n · Q(cell)``, both from marginals (sums over
-    the other axes: P's from its non-empty cells, Q's from the dense array). The relative error ``|act − est| / act`` is averaged over
-    the cells with ``act > 0`` (our choice: empty cells have no relative error); ``n`` cancels in
-    it and only scales :attr:`QueryErrors.mean_absolute`.
+    the other axes: P's from its non-empty cells, Q's from the dense array). The relative error
+    ``|act − est| / act`` is averaged over the cells with ``act > 0`` (our choice: empty cells
+    have no relative error); ``n`` cancels in it and only scales
+    :attr:`QueryErrors.mean_absolute`.
 
     - base (``cube=False``): the group-by of all axes (``A1..Am, S``), i.e. every cell;
     - CUBE (``cube=True``): ``GROUP BY CUBE(A1..Am, S)``, every subset of the axes — ``2^(m+1)``
