@@ -102,6 +102,27 @@ def test_anonymize_reports_its_stages_and_keeps_stdout_json(runner, tmp_path):
         assert all(s >= 0 for s in seconds.values())
 
 
+def test_anonymize_on_dask_reports_every_stage(runner, tmp_path, scheduler):
+    # The search, the lint on a sample and the reports are most of a Dask run's time on a
+    # survey file: each has its line, as the in-memory run's stages have.
+    config = _small_config(tmp_path)
+    args = ["anonymize", "--config", str(config), "--engine", "dask", "--scheduler", scheduler]
+    result = runner.invoke(main, [*args, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    line = re.compile(r"^microanon anonymize: (?P<name>.+) \.\.\. done in \d+\.\d s$")
+    names = [m["name"] for m in map(line.match, result.stderr.splitlines()) if m]
+    assert names == [
+        "schema lint (on a sample)",
+        "encode",
+        "frequency table",
+        "search",
+        "write",
+        "read back",
+        "frequency table",
+        "reports",
+    ], result.stderr
+
+
 def test_check_and_risk_report_their_stages_on_big_tables(runner, tmp_path, monkeypatch):
     from microanon.datasets import load_arx_adult
 

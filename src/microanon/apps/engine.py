@@ -415,7 +415,8 @@ def anonymize_dask(
     check_output_target(Path(out), overwrite, protect)
     progress = as_progress(progress, "anonymize")
     frame, options = _source(source, cfg.read)
-    lint = lint_dask(frame, options, cfg)
+    with progress.stage("schema lint (on a sample)"):
+        lint = lint_dask(frame, options, cfg)
 
     if cfg.method == "full_domain":
         from ..scale import full_domain_dask, read_dataset

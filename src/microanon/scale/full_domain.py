@@ -29,7 +29,7 @@ from dask import delayed
 from ..core.errors import InfeasibleError, InputError, SchemaError, VerificationError
 from ..core.hierarchy import SUPPRESSED
 from ..core.output import atomic_directory, check_output_target
-from ..core.progress import ProgressLike
+from ..core.progress import ProgressLike, as_progress
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
@@ -321,7 +321,8 @@ def full_domain_dask(
         mark = time.perf_counter()
         freq = _frequencies(run, coded, args.columns, progress)
         seconds["frequencies"] = time.perf_counter() - mark
-        chosen = _search(args, coded.encoding, freq, rng)
+        with as_progress(progress).stage("search"):
+            chosen = _search(args, coded.encoding, freq, rng)
         seconds["search"] = chosen.result.search_seconds
         public, internal = _metadata(args, coded, freq, chosen)
         mark = time.perf_counter()
@@ -363,7 +364,9 @@ def full_domain_dask(
         )
         if reports is not None:
             mark = time.perf_counter()
-            written_release = replace(written_release, reported=reports(written_release, run))
+            with as_progress(progress).stage("reports"):
+                reported = reports(written_release, run)
+            written_release = replace(written_release, reported=reported)
             seconds["reports"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     return replace(written_release, path=target, data=target / PUBLIC_DIR / DATA)
