@@ -112,6 +112,24 @@ def test_anonymize_on_dask_equals_memory(scheduler, files, tmp_path):
     assert again.exit_code == 0, again.output
 
 
+def test_anonymize_on_dask_keeps_the_audit_and_row_counts_of_memory(scheduler, files, tmp_path):
+    # internal/internal.json holds the same audit trail (its keys; lint included) and the same
+    # row counts whichever engine wrote it (the Dask run had no audit, and two counts fewer).
+    config = _config(tmp_path)
+    internal = {}
+    for engine in ("memory", "dask"):
+        out = tmp_path / engine
+        args = ["anonymize", str(files["csv"]), "--config", str(config), "--out", str(out)]
+        where = ["--engine", "dask", "--scheduler", scheduler] if engine == "dask" else []
+        r = _run(*args, *where)
+        assert r.exit_code == 0, r.output
+        internal[engine] = json.loads((out / "internal" / "internal.json").read_text("utf-8"))
+    memory, dask = (internal[e]["metadata"] for e in ("memory", "dask"))
+    assert set(dask["audit"]) == set(memory["audit"])
+    assert dask["audit"]["data"] == memory["audit"]["data"] == str(files["csv"])
+    assert dask["row_counts"] == memory["row_counts"]
+
+
 def test_anonymize_on_dask_runs_the_schema_lint_on_a_sample(scheduler, files, tmp_path):
     # A record id published unchanged re-identifies whatever happens to the quasi-identifiers:
     # the lint (on a sample of the records) refuses the run, as in memory.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.release import Release
 from ..methods.steps import step_fingerprints
+from .audit import audit_trail
 from .closest import method_returned, searching_ahead
 from .config import DATASET_PREFIX, PipelineConfig, load_config
 from .lint_beside import LintBeside
@@ -40,22 +40,6 @@ def _sources(cfg: PipelineConfig, data: Any) -> list[Path]:
     if source is not None and not str(source).startswith(DATASET_PREFIX):
         paths.append(Path(source))
     return paths
-
-
-def _audit(cfg: PipelineConfig, data: Any, rng: Any, seconds: float) -> dict[str, Any]:
-    from ..core.version import __version__
-
-    source = data if data is not None else cfg.data
-    return {
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "microanon_version": __version__,
-        "config": str(cfg.path) if cfg.path is not None else None,
-        "data": str(source),
-        "randomness": "operating-system entropy"
-        if rng is None
-        else "fixed by the user for research (not recorded)",
-        "method_seconds": round(seconds, 3),
-    }
 
 
 def run_anonymize(
@@ -143,7 +127,7 @@ def run_anonymize(
                 lint, linted = beside.report()
                 stage.name = "schema lint (beside the method)"
                 stage.took(linted)
-            release.metadata["audit"] = _audit(cfg, data, rng, seconds)
+            release.metadata["audit"] = audit_trail(cfg, data, rng, seconds)
             path, numbers = publish(
                 release,
                 out,

@@ -21,6 +21,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.reading import ReadOptions
 from ..methods import registry
+from .audit import audit_trail
 from .config import DATASET_PREFIX, PipelineConfig
 from .io import EXCEL_SUFFIXES, STATISTICAL_SUFFIXES
 
@@ -460,6 +461,7 @@ def anonymize_dask(
             read_options=options,
             overwrite=overwrite,
             reports=reports,
+            audit={**audit_trail(cfg, data, rng, 0.0), "lint": lint.to_dict()},
         )
     from ..scale import write_rowwise
     from ..scale.client import dask_client

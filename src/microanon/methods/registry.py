@@ -58,6 +58,7 @@ ENGINE_ARGUMENTS = (
     "overwrite",
     "spill",
     "reports",
+    "audit",
 )
 
 #: The order families are listed in (the demo's).

@@ -231,6 +231,7 @@ def full_domain_dask(
     overwrite: bool = False,
     spill: str = "auto",
     reports: Callable[[ScaleResult, Any], dict[str, Any]] | None = None,
+    audit: Mapping[str, Any] | None = None,
 ) -> ScaleResult:
     """Optimal full-domain generalization with suppression, out of core, written as Parquet.
 
@@ -288,6 +289,11 @@ def full_domain_dask(
         the output (``microanon anonymize`` writes the reports,
         :func:`microanon.apps.scale_reports.write_scale_reports`); what it returns is
         ``reported``.
+    audit : mapping, optional
+        The audit trail of the command that runs it (``microanon anonymize``:
+        :func:`microanon.apps.audit.audit_trail` and its lint), kept in the internal metadata as
+        ``audit`` with ``method_seconds`` the seconds of the encoding, the frequency table and
+        the search.
 
     Returns
     -------
@@ -325,6 +331,9 @@ def full_domain_dask(
             chosen = _search(args, coded.encoding, freq, rng)
         seconds["search"] = chosen.result.search_seconds
         public, internal = _metadata(args, coded, freq, chosen)
+        if audit is not None:
+            method = seconds["encode"] + seconds["frequencies"] + seconds["search"]
+            internal["audit"] = {**audit, "method_seconds": round(method, 3)}
         mark = time.perf_counter()
         written = _write(run, coded, args.schema, chosen.plan, tmp, progress)
         coded = replace(coded, parts=[])  # the codes leave the workers' memory
@@ -619,10 +628,12 @@ def _metadata(
         "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
         "hierarchies": {q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi},
         "rows_in": freq.records,
-        "row_counts": {
+        "row_counts": {  # (the keys of microanon.apps.row_counts.RowCounts.to_dict)
             **coded.rows,
+            "not_drawn": 0,
             "suppressed": result.suppressed,
             "published": published.records,
+            "left_out_total": coded.rows["in_file"] - coded.rows["entering"],
         },
         "suppressed": result.suppressed,
         "metric": {"name": args.metric, "value": result.metric_value},
