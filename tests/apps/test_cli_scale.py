@@ -112,18 +112,25 @@ def test_anonymize_on_dask_equals_memory(scheduler, files, tmp_path):
     assert again.exit_code == 0, again.output
 
 
-def test_anonymize_on_dask_keeps_the_audit_and_row_counts_of_memory(scheduler, files, tmp_path):
+def test_anonymize_on_dask_keeps_the_audit_counts_and_json_of_memory(scheduler, files, tmp_path):
     # internal/internal.json holds the same audit trail (its keys; lint included) and the same
-    # row counts whichever engine wrote it (the Dask run had no audit, and two counts fewer).
+    # row counts whichever engine wrote it (the Dask run had no audit, and two counts fewer);
+    # --json gives the verification in one shape (the Dask run's was a bare list).
     config = _config(tmp_path)
-    internal = {}
+    internal, answers = {}, {}
     for engine in ("memory", "dask"):
         out = tmp_path / engine
         args = ["anonymize", str(files["csv"]), "--config", str(config), "--out", str(out)]
         where = ["--engine", "dask", "--scheduler", scheduler] if engine == "dask" else []
-        r = _run(*args, *where)
+        r = _run(*args, *where, "--json")
         assert r.exit_code == 0, r.output
         internal[engine] = json.loads((out / "internal" / "internal.json").read_text("utf-8"))
+        answers[engine] = json.loads(r.stdout)
+    # --json: the verification's verdicts, in the same shape; the lint's findings
+    shown = {e: a["verification"] for e, a in answers.items()}
+    assert shown["dask"]["verdicts"] == shown["memory"]["verdicts"]
+    assert shown["dask"]["ok"] is shown["memory"]["ok"] is True
+    assert set(answers["dask"]["lint"]) == set(answers["memory"]["lint"])
     memory, dask = (internal[e]["metadata"] for e in ("memory", "dask"))
     assert set(dask["audit"]) == set(memory["audit"])
     assert dask["audit"]["data"] == memory["audit"]["data"] == str(files["csv"])

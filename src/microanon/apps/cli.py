@@ -976,12 +976,11 @@ def _anonymize_dask(
             "metric_value": result.metric_value,
             "search": result.internal["search"],
             "verified": verified,
-            "verification": [
-                {"model": v.model, "holds": v.holds, "value": v.value} for v in result.verdicts
-            ],
+            "verification": reported["verification"],
             "warnings": reported["warnings"],
             "columns": reported["columns"].to_dict(orient="records"),
             "utility": reported["utility"],
+            "lint": reported["lint"],
             "seconds": result.seconds,
         },
         "\n".join(lines),
