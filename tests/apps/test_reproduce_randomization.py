@@ -102,7 +102,9 @@ def test_comparison_points_and_checks(quick_run):
     for method in ("RR-QI", "Anatomy", "l-diversity"):
         original = results["E0.4"]["adult_45222"][method]["1"]
         assert original["kl"] == 0 and original["squared_euclidean"] == 0
-        assert results["E0.5"]["adult_45222"][method]["1"]["query_error_cube"] == 0
+        # (the truth's answers summed from its non-empty cells, the estimate's from the dense
+        # array: zero to rounding)
+        assert results["E0.5"]["adult_45222"][method]["1"]["query_error_cube"] <= 1e-12
         for entry in results["E0.4"]["adult_45222"][method].values():
             assert all(entry[m] >= 0 for m in ("kl", "chi_square", "squared_euclidean"))
     ldiv = results["E0.6"]["adult_45222"]["l-diversity"]["3"]
