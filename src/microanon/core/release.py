@@ -528,10 +528,11 @@ class Release:
             "columns": [str(c) for c in df.columns],
             "types": types,
         }
-        # CSV cannot tell an empty string from a missing value: record text gaps.
+        # CSV (and SPSS and Stata text) cannot tell an empty string from a missing value:
+        # record text gaps (Parquet keeps a null).
         gaps = {c: np.flatnonzero(code < 0).tolist() for c, (code, _) in codes.items()}
         gaps = {c: rows for c, rows in gaps.items() if rows}
-        if gaps:
+        if gaps and format != "parquet":
             info["missing"] = gaps
         return info
 
