@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -515,7 +516,12 @@ def _encode(
         encode(d, schema, columns, others, budget, spill, counted, weight, household)
         for d, spill in zip(pieces, spills, strict=True)
     ]
-    parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
+    with warnings.catch_warnings():
+        # A CSV file's partitions carry the rows its column types were inferred from (up to
+        # TYPE_SAMPLE_BYTES of the file, by design): Dask's hint about a graph of that size
+        # is no news to the user.
+        warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
     summaries = wait_stage(
         run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
     )
