@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -227,6 +228,18 @@ def _marginals(arr: np.ndarray, group_bys: list[tuple[int, ...]]) -> dict[tuple[
     return out
 
 
+def _marginal(arr: np.ndarray, keep: tuple[int, ...]) -> np.ndarray:
+    """``arr`` summed over every axis but ``keep`` (in that order), in one pass: by einsum,
+    about twice as fast as ``sum`` over many axes of a large array (``sum`` beyond 52 axes)."""
+    if arr.ndim > len(_AXES):
+        return arr.sum(axis=tuple(a for a in range(arr.ndim) if a not in keep))
+    return np.einsum(f"{_AXES[: arr.ndim]}->{''.join(_AXES[a] for a in keep)}", arr)
+
+
+#: einsum's names of axes.
+_AXES = string.ascii_letters
+
+
 def _sum_axis(arr: np.ndarray, axis: int) -> np.ndarray:
     """``arr`` summed over one axis: as ``(before, d, after)``, by einsum, several times faster
     than ``sum`` over a middle or last axis of a large array."""
@@ -382,14 +395,14 @@ def uncertainty_coefficients(joint: Any, names: Sequence[str]) -> pd.DataFrame:
             f"names must name the {arr.ndim} axes of the joint once each, got {names!r}"
         )
     k = arr.ndim
-    marg = [arr.sum(axis=tuple(b for b in range(k) if b != a)) for a in range(k)]
+    marg = [_marginal(arr, (a,)) for a in range(k)]
     h = np.array([_entropy(m) for m in marg])
     u = np.full((k, k), np.nan)
     for a, b in itertools.combinations(range(k), 2):
         if min(h[a], h[b]) <= ENTROPY_TOLERANCE:  # a constant: I(A; B) <= min(H(A), H(B)) = 0
             u[a, b] = u[b, a] = 0.0
             continue
-        pair = arr.sum(axis=tuple(c for c in range(k) if c not in (a, b)))
+        pair = _marginal(arr, (a, b))
         mutual = h[a] + h[b] - _entropy(pair)
         u[a, b] = min(max(mutual / h[b], 0.0), 1.0)
         u[b, a] = min(max(mutual / h[a], 0.0), 1.0)
