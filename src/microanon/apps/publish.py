@@ -262,8 +262,11 @@ def write_reports(
     checked = _as_future(verification)
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
-    # missing value is ?, a kept cell stays empty): what the before/after figures compare.
-    entering = original if counted is not None else schema.validate(original, check_leaves=False)
+    # missing value is ?, a kept cell stays empty): what the before/after figures compare. Each
+    # row is labelled by its position in the file (a release of steps names its records so).
+    entering = original
+    if counted is None:
+        entering = schema.validate(original.reset_index(drop=True), check_leaves=False)
     # the original's risk, measured first and shown last
     risk = Report("")
     quasi = [q for q in schema.quasi if q in original.columns]

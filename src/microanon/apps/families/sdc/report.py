@@ -53,11 +53,12 @@ def add_sections(
     The arguments and the numbers returned are those of every family's ``add_sections``
     (:func:`microanon.apps.families.add_release_sections`). A release of several steps
     records which original record each published row is (``source_rows``, internal, as PRAM
-    shuffles and sampling drops rows): its columns are compared with those records.
+    shuffles and sampling drops rows, its position in the file): its columns are compared with
+    those records, which ``original`` (the rows that entered) labels by their positions.
     """
     rows = release.metadata.get("source_rows")
     if rows is not None:
-        original = original.iloc[list(rows)].reset_index(drop=True)
+        original = original.loc[list(rows)].reset_index(drop=True)
     if release.metadata.get("masked_numeric"):
         return _add_perturbative_sections(report, original, release, title, verdicts)
     release = _suppressed_as_star(release)
