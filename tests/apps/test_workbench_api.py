@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import subprocess
@@ -348,6 +349,11 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
             assert b"Person-" not in blob and b"Never-married" not in blob  # identifiers
             internal = _files(client.get(f"/api/runs/{run['id']}/internal.zip").content)
             assert "internal.json" in internal
+            # the audit trail and the internal report name the download's config and the file
+            # as uploaded, not the working copies that go when the workbench stops
+            audit = json.loads(internal["internal.json"])["metadata"]["audit"]
+            assert (audit["config"], audit["data"]) == ("config.yaml", "adult.csv")
+            assert str(workdir_of(tmp_path)).encode() not in b"".join(internal.values())
             config = client.get(f"/api/runs/{run['id']}/config.zip").content
             assert {"config.yaml", "README.txt"} <= set(_files(config))
             text = _files(config)["config.yaml"].decode()
@@ -365,6 +371,12 @@ def test_runs_compare_downloads_reproduction_delete_and_cleanup(adult_csv, tmp_p
         left = client.get(f"/api/datasets/{ds['id']}").json()["runs"]
         assert [r["id"] for r in left] == [runs[0]["id"], runs[2]["id"]]
     assert list((tmp_path / "app").iterdir()) == []
+
+
+def workdir_of(tmp_path: Path) -> Path:
+    """The workbench's work directory under ``tmp_path / "app"``."""
+    (workdir,) = (tmp_path / "app").iterdir()
+    return workdir
 
 
 def _dead_pid() -> int:

@@ -49,6 +49,7 @@ def run_anonymize(
     rng: Any = None,
     progress: ProgressLike = False,
     overwrite: bool = False,
+    named: tuple[str, str] | None = None,
 ) -> tuple[Path, Release, dict[str, Any]]:
     """Lint, run the configured method, write the release, verify it from disk, add reports.
 
@@ -69,6 +70,10 @@ def run_anonymize(
         terminal (None or ``"auto"``); see :func:`microanon.core.progress.as_progress`.
     overwrite : bool
         Replace ``out`` if it holds a previous microanon output and nothing else.
+    named : (str, str), optional
+        How the audit trail and the internal report name the configuration and the data when
+        the files run are working copies that will be gone (the workbench: the ``config.yaml``
+        of its download and the name of the uploaded file); by default their paths.
 
     Returns
     -------
@@ -127,7 +132,10 @@ def run_anonymize(
                 lint, linted = beside.report()
                 stage.name = "schema lint (beside the method)"
                 stage.took(linted)
-            release.metadata["audit"] = audit_trail(cfg, data, rng, seconds)
+            audit = audit_trail(cfg, data, rng, seconds)
+            if named is not None:
+                audit.update(config=named[0], data=named[1])
+            release.metadata["audit"] = audit
             path, numbers = publish(
                 release,
                 out,
@@ -138,7 +146,7 @@ def run_anonymize(
                 overwrite=overwrite,
                 protect=protect,
                 config=cfg,
-                subtitle=f"Configuration {cfg.path or '(in memory)'}; the method ran in "
+                subtitle=f"Configuration {audit['config'] or '(in memory)'}; the method ran in "
                 f"{seconds:.2f} s.",
                 progress=reporter,
                 secrets=secrets,

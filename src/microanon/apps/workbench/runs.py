@@ -356,7 +356,11 @@ def execute(run: Run, cfg: PipelineConfig, ds: Dataset) -> None:
     try:
         run.metric = _metric(cfg)
         _, release, numbers = run_anonymize(
-            cfg, run.directory / RELEASE_DIR, data=ds.path, progress=RunProgress(run)
+            cfg,
+            run.directory / RELEASE_DIR,
+            data=ds.path,
+            progress=RunProgress(run),
+            named=("config.yaml", ds.name),  # (the download's names: the copies run are gone)
         )
         run.result = run_result(numbers, release, ds.frame, cfg.schema, ds.charts)
     except MicroanonError as exc:
