@@ -413,11 +413,14 @@ def add_public_report(
             keys = keys.project(columns)
         else:
             keys = Combinations.of(public.data, columns)
-        risk = privacy_metrics(as_suppressed(keys.values), counted, sensitive, keys.counts)
+        # a key's empty cell is the value *; an unknown sensitive value counts toward no model,
+        # as the verification and `microanon check` count it
+        shown = keys.values.assign(**as_suppressed(keys.values[counted]))
+        risk = privacy_metrics(shown, counted, sensitive, keys.counts)
         vsec.metrics(
             {k: v for k, v in risk.items() if v is not None},
-            caption="Measured on the published table alone (suppressed cells as *): classes, "
-            "k, ℓ, t and the prosecutor re-identification risk (highest, average, share of "
-            "records above 0.2).",
+            caption="Measured on the published table alone (a quasi-identifier's empty cells "
+            "as *, unknown sensitive values in no class's ℓ or t): classes, k, ℓ, t and the "
+            "prosecutor re-identification risk (highest, average, share of records above 0.2).",
         )
     return report
