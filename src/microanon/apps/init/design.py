@@ -8,7 +8,8 @@ Each is recognized by its name *and* its values, and the reason names both:
     row (a survey gives every respondent a weight) whose values are all positive and not a
     handful of whole numbers. A column named just ``weight`` or ``wt`` (or ``wt71``) may
     be a body weight: it is taken for a sampling weight only when its values carry more than two
-    decimals (a scale does not weigh people to the gram);
+    decimals (a scale does not weigh people to the gram); a birth, baby or body weight
+    (``bwght``, ``lbwght``, ``birthweight``) never is;
 ``household``
     a name like a household id (:data:`HOUSEHOLD_NAMES`: ``hh``, ``hhid``, ``household``,
     ``hh_id``, ...) whose values repeat (several people share a household) and are not a few
@@ -40,6 +41,9 @@ WEIGHT_NAMES = re.compile(
 )
 #: A bare ``weight`` or ``wt``: a sampling weight or a body weight, told apart by the values.
 _BARE_WEIGHT = re.compile(r"_weights?_|_wts?\d*_")
+#: Names of a person's weight, never a sampling weight: birth, baby or body weight
+#: (``bwght``, ``lbwght``, ``birthweight``, ``body_wt``, ...).
+_PERSON_WEIGHT = re.compile(r"_l?bw(ght|gt|t)_|(birth|baby|body)_?w(ei)?g?h?t")
 #: Names of household ids.
 HOUSEHOLD_NAMES = re.compile(r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_")
 #: Names that say a household column is something else than its id (size, type, income, ...).
@@ -71,7 +75,7 @@ def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | Non
     name = normalized_name(p.name)
     if p.distinct == 0:
         return None
-    if WEIGHT_NAMES.search(name) or _BARE_WEIGHT.search(name):
+    if (WEIGHT_NAMES.search(name) or _BARE_WEIGHT.search(name)) and not _PERSON_WEIGHT.search(name):
         return _weight(col, p, bare=not WEIGHT_NAMES.search(name))
     if HOUSEHOLD_NAMES.search(name) and not _HOUSEHOLD_ATTRIBUTE.search(name):
         return _household(p)
