@@ -184,3 +184,21 @@ def test_journalist_matches_against_a_population_file(tmp_path):
         "n",
     )
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_a_schema_of_two_weights_names_the_one_the_measures_take():
+    # The note is read in anonymize's reports as well, where there is no --weights option: it
+    # names the command that has one.
+    import pandas as pd
+
+    from microanon.apps.risk import schema_design
+    from microanon.core.schema import Schema
+
+    data = pd.DataFrame({"q": list("abcab"), "w1": [2.5, 3.0, 4.0, 2.0, 5.0], "w2": [1.5] * 5})
+    schema = Schema.from_dict({"q": "quasi", "w1": "weight", "w2": "weight"})
+    weight, household, note = schema_design(schema, data)
+    assert (weight, household) == ("w1", None)
+    assert note == (
+        "the schema has 2 weights (w1, w2): the survey risk measures use the first, w1 "
+        "(`microanon risk --weights` names another)"
+    )

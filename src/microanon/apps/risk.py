@@ -212,7 +212,8 @@ def schema_design(
     if len(schema.weights) > 1:
         note = (
             f"the schema has {len(schema.weights)} weights ({', '.join(schema.weights)}): the "
-            f"survey risk measures use the first, {weight}; --weights names another"
+            f"survey risk measures use the first, {weight} (`microanon risk --weights` names "
+            "another)"
         )
     if household is not None and household not in data.columns:
         household = None
