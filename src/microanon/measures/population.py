@@ -201,7 +201,8 @@ def population_uniqueness(
     -------
     PopulationUniqueness
         Pitman's, Zayatz's and the SNB model's estimates and Dankar et al.'s choice among them.
-        Without sample uniques every estimate is 0 (valid).
+        Without sample uniques every estimate is 0 (valid); when the sample is the whole
+        population (``N = n``) every one is its sample uniques, exactly.
 
     Raises
     ------
@@ -253,8 +254,8 @@ def uniqueness_of_sizes(
     n = h.records
     big_n = _population_size(n, population_size, fraction, region)
     s1 = h.of_size(1)
-    if s1 == 0:
-        fits = {m: Fit(0.0, None) for m in ("pitman", "zayatz", "snb")}
+    if s1 == 0 or big_n == n:  # (a census: its uniques are the population's, no estimate)
+        fits = {m: Fit(float(s1), None) for m in ("pitman", "zayatz", "snb")}
     else:
         fits = {"pitman": pitman(h, big_n), "zayatz": zayatz(h, big_n), "snb": snb(h, big_n)}
     est = {m: _estimate(m, fit, big_n) for m, fit in fits.items()}
