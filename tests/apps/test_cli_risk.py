@@ -202,3 +202,21 @@ def test_a_schema_of_two_weights_names_the_one_the_measures_take():
         "the schema has 2 weights (w1, w2): the survey risk measures use the first, w1 "
         "(`microanon risk --weights` names another)"
     )
+
+
+def test_a_schema_weight_the_data_lack_is_said_to_be_left_out():
+    # A release read back without its weight column (or any file lacking it) would lose the
+    # individual and household risk without a word.
+    import pandas as pd
+
+    from microanon.apps.risk import schema_design
+    from microanon.core.schema import Schema
+
+    data = pd.DataFrame({"q": list("abcab"), "hh": [1, 1, 2, 2, 3]})
+    schema = Schema.from_dict({"q": "quasi", "w": "weight", "hh": "household"})
+    weight, household, note = schema_design(schema, data)
+    assert (weight, household) == (None, None)
+    assert note == (
+        "the schema's weight w is not in the data: the survey risk measures (individual and "
+        "household risk) are left out"
+    )

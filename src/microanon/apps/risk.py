@@ -197,7 +197,12 @@ def schema_design(
     weight, household = schema.weight, schema.household
     if weight is None or weight not in data.columns:
         note = None
-        if household is not None:
+        if weight is not None:  # the schema names one the table does not hold
+            note = (
+                f"the schema's weight {weight} is not in the data: the survey risk measures "
+                "(individual and household risk) are left out"
+            )
+        elif household is not None:
             note = f"household id {household} not used: the household risk needs a sampling weight"
         return None, None, note
     try:
