@@ -220,3 +220,15 @@ def test_a_schema_weight_the_data_lack_is_said_to_be_left_out():
         "the schema's weight w is not in the data: the survey risk measures (individual and "
         "household risk) are left out"
     )
+
+
+@pytest.mark.parametrize("population", [[], ["--sampling-fraction", "0.1"]])
+def test_the_report_explains_population_uniqueness_only_where_it_shows_it(
+    arx_adult_csv, tmp_path, population
+):
+    report = tmp_path / "risk.html"
+    r = _run(str(arx_adult_csv), "--quasi", "sex,age,race", "--no-suda", "--report",
+             str(report), *population)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    said = "Population uniqueness estimates how many records" in report.read_text("utf-8")
+    assert said == bool(population)

@@ -539,13 +539,17 @@ def add_risk_section(
         A sentence added to the section's text (e.g. why a weight was not used).
     """
     numbers = assessment.numbers
+    estimated = (  # (said only where the estimates are shown: with a population)
+        " Population uniqueness estimates how many records are unique in the whole population, "
+        "not only in the sample."
+        if numbers.get("population_uniqueness") is not None
+        else ""
+    )
     sec = report.section(
         title,
         f"{numbers['rows']:,} records; keys: {', '.join(numbers['quasi'])}. The prosecutor knows "
         "the person is in the table; the journalist matches against the population; the "
-        "marketer tries every record. Population uniqueness estimates how many records are "
-        "unique in the whole population, not only in the sample."
-        + (f" Note: {note}." if note else ""),
+        f"marketer tries every record.{estimated}" + (f" Note: {note}." if note else ""),
     )
     rows = _summary_rows(numbers)
     sec.table(pd.DataFrame(rows, columns=["measure", "value"]))
