@@ -118,7 +118,7 @@ def test_anonymize_on_dask_reports_every_stage(runner, tmp_path, scheduler):
         "search",
         "write",
         "read back",
-        "frequency table",
+        "frequency table of the written files",
         "reports",
     ], result.stderr
 

@@ -220,9 +220,8 @@ def verify_files(
         client.submit(global_partial, p, m, columns, cards, pure=False)
         for p, m in zip(parts, maps, strict=True)
     ]
-    (merged,) = wait_stage(
-        client, "frequency table", [tree_reduce(client, partial, cards, split_every)], progress
-    )
+    reduced = [tree_reduce(client, partial, cards, split_every)]
+    (merged,) = wait_stage(client, "frequency table of the written files", reduced, progress)
     combos, counts = merged
     codes = unpack_keys(combos, cards) if isinstance(combos, np.ndarray) else combos
     combinations = pd.DataFrame(
