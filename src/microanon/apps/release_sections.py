@@ -87,6 +87,17 @@ def privacy_metrics(
     return out
 
 
+def measured_sensitive(sensitive: str | None, columns: Sequence[str]) -> str:
+    """A caption's sentence naming the sensitive column that ℓ and t measure, when the release
+    has several (only the first is measured): empty otherwise."""
+    if sensitive is None or len(columns) < 2:
+        return ""
+    return (
+        f" ℓ and t are those of {sensitive} alone, of the {len(columns)} sensitive columns "
+        f"({', '.join(columns)}): the others are not measured here."
+    )
+
+
 def _attempt(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """A measure's value, or None where it does not apply to this release."""
     try:
@@ -259,7 +270,8 @@ def add_single_table_sections(
             "release": [after.get(k) for k in before],
         }
     )
-    sec.table(comparison, caption=caption)
+    listed = [str(c) for c in meta.get("sensitive") or []]
+    sec.table(comparison, caption=caption + measured_sensitive(sensitive, listed))
     usec = report.section(
         f"{title}: utility",
         "Information loss (LM, GCP, normalized non-uniform entropy: 0 = original values, "

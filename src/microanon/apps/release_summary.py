@@ -25,7 +25,7 @@ from ..models import Verification
 from .closest import alternative_budget, closest_configurations, give_up_ahead
 from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
-from .release_sections import all_suppressed, one_value, privacy_metrics
+from .release_sections import all_suppressed, measured_sensitive, one_value, privacy_metrics
 from .report import Report, Section, describe_parameters
 from .row_counts import counts_of, counts_sentence
 
@@ -421,6 +421,7 @@ def add_public_report(
             {k: v for k, v in risk.items() if v is not None},
             caption="Measured on the published table alone (a quasi-identifier's empty cells "
             "as *, unknown sensitive values in no class's ℓ or t): classes, k, ℓ, t and the "
-            "prosecutor re-identification risk (highest, average, share of records above 0.2).",
+            "prosecutor re-identification risk (highest, average, share of records above 0.2)."
+            + measured_sensitive(sensitive, meta.get("sensitive") or []),
         )
     return report
