@@ -4,7 +4,8 @@ A column without a telling name is taken for the answer to an opinion or attitud
 
 * its values are a **rating scale**: whole numbers on a consecutive range from 0 or 1, of
   :data:`SCALE_POINTS` points (a 1–5 Likert item, a 0–10 scale, a 1–7 party identification),
-  nearly every point used; or
+  nearly every point used, and its name is not that of a count or a rank others can know
+  (:data:`COUNT_NAMES`: dependents, children, birth order, ...); or
 * it has **two values and many missing** (at least :data:`YES_NO_MISSING`): a yes/no question
   asked of part of the sample (split ballots, filters), as opinion items are, whereas
   demographics are asked of everyone; or
@@ -23,14 +24,20 @@ import re
 import numpy as np
 import pandas as pd
 
-from .profile import ColumnProfile
+from .profile import ColumnProfile, normalized_name
 
-__all__ = ["ANSWER_WORDS", "SCALE_POINTS", "YES_NO_MISSING", "answer_item"]
+__all__ = ["ANSWER_WORDS", "COUNT_NAMES", "SCALE_POINTS", "YES_NO_MISSING", "answer_item"]
 
 #: Smallest share of missing answers of a two-valued column taken for a yes/no opinion item.
 YES_NO_MISSING = 0.1
 #: Points of a rating scale (smallest and largest number of values).
 SCALE_POINTS = (4, 11)
+#: Names (normalized) of counts and ranks others can know, whose whole numbers are no rating
+#: scale: dependents, children, siblings, household members, rooms, cars, birth order, ...
+COUNT_NAMES = re.compile(
+    r"_(n|nr|num|no|number|count|cnt)_|depend|child|kids?_|_sibs?_|sibling|brth_?ord|birth_?ord"
+    r"|_order_|member|_persons?_|_people_|_rooms?_|_cars?_|_vehicles?_"
+)
 #: Words of questionnaire answer options.
 ANSWER_WORDS = re.compile(
     r"\b(agree|disagree|satisf\w*|dissatisf\w*|approve|disapprove|favou?r\w*|oppose\w*"
@@ -77,6 +84,8 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         return None
     numbers = _whole_numbers(col)
     if numbers is not None:
+        if COUNT_NAMES.search(normalized_name(p.name)):  # a count or a rank, not an opinion
+            return None
         first, last = int(numbers[0]), int(numbers[-1])
         span = last - first + 1
         if first in (0, 1) and low <= span <= high and len(numbers) >= span - 1:
