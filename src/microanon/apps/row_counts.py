@@ -123,7 +123,7 @@ def row_counts(original: pd.DataFrame, schema: Schema, release: Release) -> RowC
         records them).
     """
     present = [a for a in schema if a.name in original.columns and a.role.published]
-    drop = [a.name for a in present if a.missing_policy == "drop"]
+    drop = [c for c in schema.dropping if c in original.columns]
     missing = original[drop].isna() if drop else pd.DataFrame(index=original.index)
     left_out = {c: int(missing[c].sum()) for c in drop if int(missing[c].sum())}
     entering = len(original) - (int(missing.any(axis=1).sum()) if drop else 0)

@@ -607,6 +607,11 @@ class Schema:
         """Every column a release publishes: all but identifiers and the household id."""
         return [a.name for a in self if a.role.published]
 
+    @property
+    def dropping(self) -> list[str]:
+        """The published columns whose missing value leaves its record out (``missing: drop``)."""
+        return [a.name for a in self if a.role.published and a.missing_policy == "drop"]
+
     def hierarchy(self, name: str) -> Hierarchy:
         """The resolved hierarchy of a column.
 

@@ -433,9 +433,8 @@ class Steps:
         traced = data[columns].reset_index(drop=True).assign(**{TRACER: np.arange(len(data))})
         # The records a missing value leaves out (missing: drop) enter no step: the original's
         # risk and loss are measured on those that do (the tracer keeps their file positions).
-        drop = [a.name for a in schema if a.role.published and a.missing_policy == "drop"]
-        if drop:
-            traced = traced.loc[traced[drop].notna().all(axis=1).to_numpy()]
+        if schema.dropping:
+            traced = traced.loc[traced[schema.dropping].notna().all(axis=1).to_numpy()]
         self.schema = schema.with_attribute(Attribute(TRACER, Role.INSENSITIVE, Kind.NUMERIC))
         self.original = traced
         self._root = _root(rng)

@@ -532,7 +532,7 @@ def encode_partition(
 
         kept = pa.Table.from_pandas(clean[list(others)], preserve_index=False)
         kept = kept.replace_schema_metadata(None)
-    drop = [a.name for a in schema if a.role.published and a.missing_policy == "drop"]
+    drop = schema.dropping
     out = Encoded(
         len(clean),
         uniques,

@@ -190,7 +190,7 @@ def household_measure(
     columns = [*keys, weight, household]
     clean = None
     if schema is not None:
-        columns += [a.name for a in schema if a.role.published and a.missing_policy == "drop"]
+        columns += schema.dropping
     columns = list(dict.fromkeys(columns))
     if isinstance(source, (str, os.PathLike)):
         frame = read_dataset(source, columns=columns, **dict(read_options or {}))
