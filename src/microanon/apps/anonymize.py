@@ -71,9 +71,8 @@ def run_anonymize(
     overwrite : bool
         Replace ``out`` if it holds a previous microanon output and nothing else.
     named : (str, str), optional
-        How the audit trail and the internal report name the configuration and the data when
-        the files run are working copies that will be gone (the workbench: the ``config.yaml``
-        of its download and the name of the uploaded file); by default their paths.
+        How the audit trail and the internal report name the configuration and the data (see
+        :func:`~microanon.apps.audit.audit_trail`); by default their paths.
 
     Returns
     -------
@@ -132,9 +131,7 @@ def run_anonymize(
                 lint, linted = beside.report()
                 stage.name = "schema lint (beside the method)"
                 stage.took(linted)
-            audit = audit_trail(cfg, data, rng, seconds)
-            if named is not None:
-                audit.update(config=named[0], data=named[1])
+            audit = audit_trail(cfg, data, rng, seconds, named)
             release.metadata["audit"] = audit
             path, numbers = publish(
                 release,

@@ -461,7 +461,7 @@ def anonymize_dask(
             read_options=options,
             overwrite=overwrite,
             reports=reports,
-            audit={**audit_trail(cfg, data, rng, 0.0), "lint": lint.to_dict()},
+            audit={**audit_trail(cfg, data, rng), "lint": lint.to_dict()},
         )
     from ..scale import write_rowwise
     from ..scale.client import dask_client
