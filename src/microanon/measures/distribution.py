@@ -326,8 +326,9 @@ def query_errors(
     queries: dict[tuple[int, ...], int] = {}
     rel_sum = abs_sum = 0.0
     for keep in group_bys:
-        dims = tuple(p.shape[a] for a in keep)
-        cell = np.ravel_multi_index([coords[a] for a in keep], dims) if keep else held * 0
+        cell = np.zeros_like(held)  # (the grand total: one cell)
+        if keep:
+            cell = np.ravel_multi_index([coords[a] for a in keep], [p.shape[a] for a in keep])
         answered, which = np.unique(cell, return_inverse=True)
         act = n * np.bincount(which.reshape(-1), weights=mass, minlength=len(answered))
         diff = np.abs(act - n * np.ravel(mq[keep])[answered])

@@ -50,13 +50,13 @@ def multisa_diversity(release: Release) -> dict[str, Any]:
     }
 
 
-def _suppressed_values(release: Release) -> dict[str, int]:
-    """AT rows whose SID of each sensitive attribute is suppressed (``*``)."""
+def _suppressed_values(release: Release, columns: list[str] | None = None) -> dict[str, int]:
+    """AT rows whose SID of each sensitive attribute (of ``columns``, default all) is
+    suppressed (``*``)."""
     at = release.tables["at"]
-    return {
-        a: int((at[a].astype(str) == SUPPRESSED_SID).sum())
-        for a in release.metadata.get("sensitive") or []
-    }
+    if columns is None:
+        columns = list(release.metadata.get("sensitive") or [])
+    return {a: int((at[a].astype(str) == SUPPRESSED_SID).sum()) for a in columns}
 
 
 def warnings(release: Release) -> list[str]:
@@ -144,7 +144,7 @@ def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged)."""
     if column in (release.metadata.get("sensitive") or []):
         done = "published in grouped, permuted sensitive tables"
-        suppressed = _suppressed_values(release).get(column, 0)
+        suppressed = _suppressed_values(release, [column])[column]
         if suppressed:  # (counted on the published AT)
             rows = len(release.tables["at"])
             done += f"; suppressed ({SUPPRESSED_SID}) in {suppressed:,} of the {rows:,} AT rows"
