@@ -15,6 +15,7 @@ import math
 import os
 import re
 import signal
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -1260,11 +1261,13 @@ def _api() -> dict[str, Callable[[], Any]]:
     }
 
 
+#: Where the cases' files are made when the module is collected: removed when the run ends.
+_SCRATCH = tempfile.TemporaryDirectory(prefix="microanon-bad-")
+
+
 def _text_file(name: str, text: str) -> Path:
     """A new file ``name`` holding ``text``, in a directory of its own."""
-    import tempfile
-
-    path = Path(tempfile.mkdtemp(prefix="microanon-bad-")) / name
+    path = Path(tempfile.mkdtemp(dir=_SCRATCH.name)) / name
     path.write_text(text)
     return path
 
