@@ -259,3 +259,54 @@ def test_the_risk_step_measures_the_records_a_run_takes(client, anes):
     rows = run["result"]["rows"]
     assert rows["in_file"] == numbers["rows_in_file"] and rows["entering"] == numbers["rows"]
     assert rows["left_out_total"] == numbers["rows_left_out"]
+
+
+def test_builders_with_missing_values_stay_inline_and_publish_as_the_command_line(client, tmp_path):
+    """A numeric quasi-identifier with empty cells, read as floats (GSS 2016 from ``carData``'s
+    GSSvocab: age and education missing for a few), with a built hierarchy and ``missing:
+    value``: the config keeps the builder inline, as init writes it, and the workbench's public
+    file is byte for byte what ``microanon anonymize`` writes from the same config (the file's
+    ``47.0``, not a tree's ``47``)."""
+    gss = survey("gss_vocab")
+    gss = gss[gss["year"] == 2016][["gender", "age", "educ", "vocab"]].reset_index(drop=True)
+    assert gss["age"].isna().any() and gss["educ"].isna().any()
+    data = gss.to_csv(index=False).encode("utf-8")
+    ds = client.post("/api/datasets", files={"file": ("gss.csv", data, "text/csv")}).json()
+    schema = {
+        "gender": {"role": "quasi", "kind": "categorical", "hierarchy": {"type": "auto"}},
+        "age": {"role": "quasi", "kind": "numeric", "missing": "value",
+                "hierarchy": {"type": "intervals", "widths": [5, 10, 20]}},
+        "educ": {"role": "quasi", "kind": "numeric", "missing": "value",
+                 "hierarchy": {"type": "balanced", "fanout": 2}},
+        "vocab": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+    }  # fmt: skip
+    r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
+    assert r.status_code == 200, r.text
+    r = client.post(
+        f"/api/datasets/{ds['id']}/runs",
+        json={"method": "full_domain", "params": {"suppression": 0.05},
+              "models": [{"k_anonymity": {"k": 5}}]},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    run = _wait(client, r.json()["id"])
+    assert run["status"] == "done", run["error"]
+    config = _files(client.get(f"/api/runs/{run['id']}/config.zip").content)
+    entries = yaml.safe_load(config["config.yaml"])["schema"]
+    assert entries["age"]["hierarchy"] == {"builder": "intervals", "widths": [5, 10, 20]}
+    assert entries["educ"]["hierarchy"] == {"builder": "balanced", "fanout": 2}
+    assert entries["age"]["missing"] == entries["educ"]["missing"] == "value"
+    assert not any(name.startswith(("hierarchies/age", "hierarchies/educ")) for name in config)
+
+    where = tmp_path / "again"
+    for rel, body in config.items():
+        (where / rel).parent.mkdir(parents=True, exist_ok=True)
+        (where / rel).write_bytes(body)
+    (where / "gss.csv").write_bytes(data)
+    done = CliRunner().invoke(
+        main,
+        ["anonymize", "--config", str(where / "config.yaml"), "--out", str(where / "out"), "-q"],
+    )
+    assert done.exit_code == 0, done.output
+    public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
+    written = (where / "out" / "public" / "data.csv").read_bytes()
+    assert public["data.csv"] == written

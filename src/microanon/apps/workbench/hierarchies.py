@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -203,9 +203,9 @@ def build(
     try:
         built = _build(spec, values, profile, missing_leaf, uploads)
         if built.builder is not None and missing_leaf:
-            # '?' must be a leaf: build the hierarchy now and write it as a file.
-            tree = with_missing_leaf(built.resolve(values.to_frame(), "categorical"))
-            built = Built(column, built.how + "; missing values are the leaf ?", hierarchy=tree)
+            # it stays inline, as init writes it: the schema adds the leaf ? when it resolves
+            # the builder on the data, so the command line builds the same tree
+            built = replace(built, how=built.how + "; missing values are the leaf ?")
     except RequestError:
         raise
     except (MicroanonError, ValueError, TypeError) as exc:
