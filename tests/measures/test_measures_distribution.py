@@ -23,6 +23,7 @@ from microanon.measures.distribution import (
 )
 from microanon.measures.estimators import kl_divergence, true_joint
 from microanon.methods.generalize import anatomy, full_domain
+from microanon.methods.randomize.matrices import kron_apply
 
 ESGRO = ["education", "income", "sex", "race"]  # ESGRO of Guo, Ying & Wu (2011), SA occupation
 SCALARS = [
@@ -275,13 +276,21 @@ def test_dispatcher_refuses_unknown_kinds(small):
 
 
 # ------------------------------------------------------------------------------ randomized branch
-def _fake_reconstruct(monkeypatch, estimate, domains):
-    """Install a stand-in for methods.randomize.reconstruct that returns a fixed estimate."""
+def _fake_reconstruct(monkeypatch, observed, domains, inverses=None):
+    """Install a stand-in for methods.randomize.reconstruct that returns a fixed reconstruction:
+    the published proportions ``observed`` and the inverse matrices (None: the identity)."""
     module = types.ModuleType("microanon.methods.randomize.reconstruct")
+    inverses = inverses or [None] * np.ndim(observed)
 
     def reconstruct(release, columns=None, *, clip_renorm=False):
+        estimate = kron_apply(inverses, np.asarray(observed, dtype=float))
         return types.SimpleNamespace(
-            columns=list(columns), estimate=np.ravel(estimate), domains=domains, n=6
+            columns=list(columns),
+            estimate=np.ravel(estimate),
+            observed=np.ravel(observed),
+            inverses=inverses,
+            domains=domains,
+            n=6,
         )
 
     module.reconstruct = reconstruct
@@ -294,9 +303,12 @@ SEXES = pd.DataFrame({"sex": ["F", "F", "M", "M", "M", "M"], "flu": ["n", "y", "
 def test_randomized_branch_aligns_domains(monkeypatch):
     table = Table.from_frame(SEXES, {"sex": "quasi", "flu": "sensitive"})  # codes F=0, M=1; n, y
     release = Release("randomized", {"data": SEXES})
-    # The reconstruction lists sex as (M, F) and has a negative cell.
-    raw = np.array([[0.4, 0.3], [0.35, -0.05]])  # rows M, F; columns n, y
-    _fake_reconstruct(monkeypatch, raw, [["M", "F"], ["n", "y"]])
+    # The reconstruction lists sex as (M, F) and has a negative cell: flu randomized, its
+    # inverse matrix applied to the published proportions gives
+    # [[0.4, 0.3], [0.35, -0.05]] (rows M, F; columns n, y).
+    observed = np.array([[0.3875, 0.3125], [0.3, 0.0]])
+    inverse = np.array([[7, -1], [-1, 7]]) / 6
+    _fake_reconstruct(monkeypatch, observed, [["M", "F"], ["n", "y"]], [None, inverse])
     got = estimate_distribution(release, table, ["sex"], "flu", clip_renorm=False)
     np.testing.assert_allclose(got, [[0.35, -0.05], [0.4, 0.3]])
     clipped = estimate_distribution(release, table, ["sex"], "flu")

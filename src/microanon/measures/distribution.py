@@ -51,6 +51,7 @@ from .estimators import (
     kl_divergence,
     true_joint,
 )
+from .factored import Factors
 
 __all__ = [
     "QueryErrors",
@@ -210,22 +211,27 @@ class QueryErrors:
         return float(np.mean(list(self.per_group_by.values())))
 
 
-def _marginals(arr: np.ndarray, group_bys: list[tuple[int, ...]]) -> dict[tuple[int, ...], Any]:
-    """Marginal of ``arr`` for every group-by (tuple of the axes kept).
+#: Most pairs of answered and published cells a group-by's estimates are summed from (bounds the
+#: temporary memory of :func:`query_errors` with factors, about 40 bytes a pair).
+_MAX_PAIRS = 20_000_000
 
-    Group-bys are visited from the largest; each is summed from the smallest marginal (in
-    cells) computed so far that contains it, so the work is about the size of the marginals, not
-    ``2^k · |arr|``.
-    """
-    out: dict[tuple[int, ...], Any] = {tuple(range(arr.ndim)): arr}
-    for keep in sorted(group_bys, key=len, reverse=True):
-        if keep not in out:
-            parent = min((k for k in out if set(keep) <= set(k)), key=lambda k: out[k].size)
-            marginal = out[parent]
-            for i in sorted((i for i, a in enumerate(parent) if a not in keep), reverse=True):
-                marginal = _sum_axis(marginal, i)
-            out[keep] = marginal
-    return out
+
+def _summed(done: dict[tuple[int, ...], np.ndarray], keep: tuple[int, ...]) -> np.ndarray:
+    """The marginal ``keep`` of the array ``done`` holds whole (its key: every axis), summed from
+    the smallest marginal of ``done`` (in cells) that contains it, and added to ``done``: visited
+    from the largest, group-bys cost about the size of the marginals, not ``2^k`` passes over
+    the array."""
+    parent = _parent(done, keep)
+    marginal = done[parent]
+    for i in sorted((i for i, a in enumerate(parent) if a not in keep), reverse=True):
+        marginal = _sum_axis(marginal, i)
+    done[keep] = marginal
+    return marginal
+
+
+def _parent(done: dict[tuple[int, ...], np.ndarray], keep: tuple[int, ...]) -> tuple[int, ...]:
+    """The smallest marginal of ``done`` (in cells) that contains ``keep``."""
+    return min((k for k in done if set(keep) <= set(k)), key=lambda k: done[k].size)
 
 
 def _marginal(arr: np.ndarray, keep: tuple[int, ...]) -> np.ndarray:
@@ -255,6 +261,7 @@ def query_errors(
     cube: bool = False,
     *,
     include_sensitive: str = "any",
+    factors: Factors | None = None,
 ) -> QueryErrors:
     """Relative error of count queries answered from an estimate (Guo, Ying & Wu 2011, Fig. 6).
 
@@ -285,6 +292,11 @@ def query_errors(
     cube : bool, default False
     include_sensitive : {"any", "always"}, default "any"
         Which CUBE group-bys to answer (ignored for the base group-by).
+    factors : Factors, optional
+        ``q`` as the factors of a reconstruction (:class:`~microanon.measures.factored.Factors`):
+        a group-by's estimates are then summed from the published cells that reach its
+        answered cells wherever that is less work than ``q``'s marginal (the same numbers to
+        rounding; ``q`` is read for the other group-bys).
 
     Returns
     -------
@@ -318,20 +330,33 @@ def query_errors(
             for keep in itertools.combinations(axes, size)
             if include_sensitive == "any" or last in keep
         ]
-    mq = _marginals(q, group_bys)
     # P's non-empty cells (few, in a big joint): each group-by's answered cells are theirs
     held = np.flatnonzero(p.reshape(-1) > 0)
     coords, mass = np.unravel_index(held, p.shape), p.reshape(-1)[held]
+    answers: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    dense: dict[tuple[int, ...], np.ndarray] = {axes: q}  # q's marginals summed so far
+    for keep in sorted(group_bys, key=len, reverse=True):
+        dims = [p.shape[a] for a in keep]
+        cell = np.zeros_like(held)  # (the grand total: one cell)
+        if keep:
+            cell = np.ravel_multi_index([coords[a] for a in keep], dims)
+        answered, which = np.unique(cell, return_inverse=True)
+        est = None
+        if factors is not None:  # from λ's cells, when that is less work than summing q
+            pairs = factors.pairs(keep, np.unravel_index(answered, dims) if keep else ())
+            if pairs.size <= _MAX_PAIRS and pairs.work <= dense[_parent(dense, keep)].size:
+                est = pairs.values()
+        if est is None:
+            marginal = dense[keep] if keep in dense else _summed(dense, keep)
+            est = np.ravel(marginal)[answered]
+        answers[keep] = answered, which.reshape(-1), est
     per: dict[tuple[int, ...], float] = {}
     queries: dict[tuple[int, ...], int] = {}
     rel_sum = abs_sum = 0.0
     for keep in group_bys:
-        cell = np.zeros_like(held)  # (the grand total: one cell)
-        if keep:
-            cell = np.ravel_multi_index([coords[a] for a in keep], [p.shape[a] for a in keep])
-        answered, which = np.unique(cell, return_inverse=True)
-        act = n * np.bincount(which.reshape(-1), weights=mass, minlength=len(answered))
-        diff = np.abs(act - n * np.ravel(mq[keep])[answered])
+        answered, which, est = answers[keep]
+        act = n * np.bincount(which, weights=mass, minlength=len(answered))
+        diff = np.abs(act - n * est)
         rel = diff / act
         per[keep] = float(rel.mean())
         queries[keep] = len(answered)
@@ -415,12 +440,13 @@ def uncertainty_coefficients(joint: Any, names: Sequence[str]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- estimates
-def _align_axis(est: np.ndarray, axis: int, domain: Sequence[Any], original: Table, column: str):
-    """Reorder one axis of a reconstruction to the Table's code order, checking the values."""
+def _axis_order(domain: Sequence[Any], original: Table, column: str) -> np.ndarray | None:
+    """Where each of the Table's codes of ``column`` is on a reconstruction's axis (None: in the
+    same order), checking the values."""
     target = [value_key(v) for v in original.dictionary(column)]
     got = [value_key(v) for v in domain]
     if got == target:
-        return est
+        return None
     position = {v: i for i, v in enumerate(got)}
     if len(position) != len(got) or set(position) != set(target):
         missing = [v for v in target if v not in position]
@@ -430,22 +456,48 @@ def _align_axis(est: np.ndarray, axis: int, domain: Sequence[Any], original: Tab
             f"(missing {missing[:5]}, unexpected {extra[:5]}); encode the original with the "
             "schema and data the release was made from"
         )
-    return np.take(est, [position[v] for v in target], axis=axis)
+    return np.array([position[v] for v in target], dtype=np.intp)
 
 
-def _reconstructed(
-    release: Release, original: Table, dims: list[str], clip_renorm: bool
-) -> np.ndarray:
+def _reconstruction(
+    release: Release, original: Table, columns: Sequence[str], sensitive: str
+) -> tuple[np.ndarray, Factors, list[np.ndarray | None]]:
+    """The raw reconstruction of ``columns`` and ``sensitive`` in the release's codes, its
+    factors (:class:`~microanon.measures.factored.Factors`) and, per axis, where each of the
+    Table's codes is on it (None: in the same order; :func:`_axis_order`)."""
     from ..methods.randomize.reconstruct import reconstruct  # lazy: a method module
 
+    cols, sensitive = _check_joint_columns(original, columns, sensitive)
+    dims = cols + [sensitive]
+    shape = _joint_shape(original, dims)
     rec = reconstruct(release, columns=dims)
     domains = list(rec.domains)
     if list(rec.columns) != dims or len(domains) != len(dims):
         raise InputError(f"the reconstruction is over columns {list(rec.columns)}, expected {dims}")
     est = np.asarray(rec.estimate, dtype=float).reshape(tuple(len(d) for d in domains))
-    for axis, (column, domain) in enumerate(zip(dims, domains, strict=True)):
-        est = _align_axis(est, axis, domain, original, column)
-    return _clip_renorm(est) if clip_renorm else est
+    if est.shape != shape:
+        raise InputError(f"the reconstruction has shape {est.shape}, expected {shape}")
+    orders = [_axis_order(d, original, c) for c, d in zip(dims, domains, strict=True)]
+    observed = np.asarray(rec.observed, dtype=float).reshape(-1)
+    held = np.flatnonzero(observed)
+    cells = tuple(np.unravel_index(held, shape))
+    return est, Factors(shape, cells, observed[held], tuple(rec.inverses)), orders
+
+
+def _reordered(p: np.ndarray, orders: Sequence[np.ndarray | None]) -> np.ndarray:
+    """``p``, indexed by the Table's codes, indexed by a reconstruction's (``orders`` as
+    :func:`_reconstruction` gives them), moved cell by non-empty cell."""
+    if all(order is None for order in orders):
+        return p
+    flat = p.reshape(-1)
+    held = np.flatnonzero(flat)
+    cells = list(np.unravel_index(held, p.shape))
+    for axis, order in enumerate(orders):
+        if order is not None:
+            cells[axis] = order[cells[axis]]
+    out = np.zeros(p.size)
+    out[np.ravel_multi_index(cells, p.shape)] = flat[held]
+    return out.reshape(p.shape)
 
 
 #: Release kinds :func:`estimate_distribution` reads, and the estimator it uses.
@@ -503,12 +555,11 @@ def estimate_distribution(
             + ", ".join(ESTIMATED_KINDS)
         )
     if isinstance(release, Release) and release.kind == "randomized":
-        cols, sensitive = _check_joint_columns(original, columns, sensitive)
-        shape = _joint_shape(original, cols + [sensitive])
-        est = _reconstructed(release, original, cols + [sensitive], clip_renorm)
-        if est.shape != shape:
-            raise InputError(f"the reconstruction has shape {est.shape}, expected {shape}")
-        return est
+        est, _, orders = _reconstruction(release, original, columns, sensitive)
+        for axis, order in enumerate(orders):
+            if order is not None:
+                est = np.take(est, order, axis=axis)
+        return _clip_renorm(est) if clip_renorm else est
     return estimate_joint(release, original, columns, sensitive)
 
 
@@ -559,7 +610,14 @@ def utility_report(
         See :func:`estimate_distribution`.
     """
     p = true_joint(original_table, columns, sensitive)
-    q = estimate_distribution(release, original_table, columns, sensitive, clip_renorm=False)
+    factors = None
+    if isinstance(release, Release) and release.kind == "randomized":
+        # P in the reconstruction's codes rather than Q in the Table's: every measure is the
+        # same under a renaming of an attribute's values, and P has few non-empty cells
+        q, factors, orders = _reconstruction(release, original_table, columns, sensitive)
+        p = _reordered(p, orders)
+    else:
+        q = estimate_distribution(release, original_table, columns, sensitive, clip_renorm=False)
     n = original_table.n_rows
     names = list(columns) + [sensitive]
     u = uncertainty_coefficients(q, names)
@@ -571,8 +629,8 @@ def utility_report(
         "kl": kl_divergence(p, q),
         "chi_square": chi_square(p, q),
         "squared_euclidean": squared_euclidean(p, q),
-        "query_error_base": query_errors(p, q, n).mean,
-        "query_error_cube": query_errors(p, q, n, cube=True).mean,
+        "query_error_base": query_errors(p, q, n, factors=factors).mean,
+        "query_error_cube": query_errors(p, q, n, cube=True, factors=factors).mean,
         "u_sa_qi": _mean(u.loc[qis, sensitive].to_numpy()),
         "u_qi_qi": _mean(among[~np.eye(len(qis), dtype=bool)]),
         "uncertainty": u,

@@ -403,12 +403,14 @@ def kl_divergence(p: np.ndarray, q: np.ndarray) -> float:
     if np.any(p < 0) or p.sum() <= 0:
         raise InputError("P must be a distribution: non-negative with a positive sum")
     q = np.clip(q, 0.0, None)
-    if q.sum() <= 0:
+    total = q.sum()
+    if total <= 0:
         raise InputError("Q has no positive entry")
-    p = p / p.sum()
-    q = np.maximum(q / q.sum(), KL_FLOOR)
-    nz = p > 0
-    return max(float(np.sum(p[nz] * np.log(p[nz] / q[nz]))), 0.0)  # >= 0 up to rounding
+    # only P's non-empty cells contribute: Q normalized and floored there alone
+    nz = np.flatnonzero(p.reshape(-1) > 0)
+    p_nz = p.reshape(-1)[nz] / p.sum()
+    q_nz = np.maximum(q.reshape(-1)[nz] / total, KL_FLOOR)
+    return max(float(np.sum(p_nz * np.log(p_nz / q_nz))), 0.0)  # >= 0 up to rounding
 
 
 def reconstruction_error(release: Release | Mapping[str, pd.DataFrame]) -> float:
