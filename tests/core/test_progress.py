@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import pytest
 
@@ -87,6 +88,39 @@ def test_iterate_reports_the_count(monkeypatch):
     assert re.match(
         r"microanon collect submit: respondents: 3 \.\.\. done in \d+\.\d s$", lines[-1]
     )
+
+
+def test_a_beating_stage_says_every_interval_that_it_runs(monkeypatch):
+    """A stage that reports nothing of its own (a method no search watch follows): a line every
+    interval while it runs, numbered as the stage, then its line; nothing beats when off or
+    after the stage, and a failed stage's error passes."""
+    monkeypatch.setattr(progress_module, "LINE_INTERVAL", 0.05)
+    out = io.StringIO()
+    reporter = Progress("anonymize", "lines", total=6, stream=out)
+    with reporter.stage("read"):
+        pass
+    with reporter.stage("method randomized_response", beat=True):
+        deadline = time.monotonic() + 30  # (a loaded machine may be slow to run the thread)
+        while len(_lines(out)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    lines = _lines(out)
+    beats = lines[1:-1]
+    assert len(beats) >= 2
+    for line in beats:
+        assert re.fullmatch(
+            r"microanon anonymize: \[2/6\] method randomized_response: running for \d+ s", line
+        )
+    assert re.fullmatch(r"microanon anonymize: \[2/6\] method randomized_response \.\.\. "
+                        r"done in \d+\.\d s", lines[-1])  # fmt: skip
+    time.sleep(0.15)
+    assert _lines(out) == lines  # (the beat ended with the stage)
+    with pytest.raises(InputError, match="bad"):
+        with reporter.stage("write", beat=True):
+            raise InputError("bad")
+    quiet = io.StringIO()
+    with Progress("anonymize", "off", stream=quiet).stage("method", beat=True):
+        time.sleep(0.12)
+    assert quiet.getvalue() == ""
 
 
 def test_count_reports_units_done_in_steps(monkeypatch):

@@ -117,7 +117,9 @@ def run_anonymize(
                 beside.report()
             started = time.perf_counter()
             try:
-                with reporter.stage(f"method {cfg.method}"):
+                # most methods say nothing until they end: a line now and then says that it
+                # runs, unless a heuristic search said how far it got
+                with reporter.stage(f"method {cfg.method}", beat=True):
                     release = cfg.run(original, rng=generator, progress=reporter.bar, watch=beside)
                 method_returned()
             except Exception:

@@ -21,9 +21,10 @@ steps share its numbering), a mode, or a bool: ``True`` bars, ``False`` nothing,
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sized
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, TextIO, TypeVar, Union
 
 from .errors import InputError
@@ -156,6 +157,7 @@ class Progress:
         self.seconds: dict[str, float] = {}
         self._bar: Any = None
         self._searched_at = 0.0
+        self._said_at = time.perf_counter()  # when the last line was written
 
     @property
     def stream(self) -> TextIO:
@@ -183,19 +185,23 @@ class Progress:
         """Write ``microanon COMMAND: text`` on its own line (``"lines"`` and ``"bar"`` modes)."""
         if self.mode == "off":
             return
+        self._said_at = time.perf_counter()
         if self._bar is not None:
             self._bar.write(f"{self.prefix} {text}", file=self.stream)
             return
         print(f"{self.prefix} {text}", file=self.stream, flush=True)
 
     @contextmanager
-    def stage(self, name: str) -> Iterator[Stage]:
+    def stage(self, name: str, *, beat: bool = False) -> Iterator[Stage]:
         """Report one stage of the run: the ``with`` block's work.
 
         ``"lines"``: one line when the block ends without an error (an error is the command's
-        own message). ``"bar"``: with a total, the run's bar shows the stage and advances after
-        it; without one, a line names the stage before it starts (a Dask stage shows its own
-        bar). Yields the :class:`Stage`, whose ``name`` the block may refine.
+        own message); with ``beat``, also a line saying how long it has run whenever
+        :data:`LINE_INTERVAL` seconds pass without a line (a search's lines of its progress
+        are enough).
+        ``"bar"``: with a total, the run's bar shows the stage and advances after it; without
+        one, a line names the stage before it starts (a Dask stage shows its own bar). Yields
+        the :class:`Stage`, whose ``name`` the block may refine.
         """
         stage = Stage(name)
         if self.mode == "bar":
@@ -205,7 +211,8 @@ class Progress:
                 self._open_bar().set_postfix_str(name, refresh=True)
         began = stage.name
         try:
-            yield stage
+            with self._beating(stage) if beat else nullcontext():
+                yield stage
         except BaseException:
             self.close()
             raise
@@ -217,6 +224,30 @@ class Progress:
             self._bar.update(1)
             if self.done >= (self.total or 0):
                 self.close()
+
+    @contextmanager
+    def _beating(self, stage: Stage) -> Iterator[None]:
+        """In ``"lines"`` mode, a line every :data:`LINE_INTERVAL` seconds until the block
+        ends, from a thread of its own."""
+        if self.mode != "lines":
+            yield
+            return
+        ended = threading.Event()
+        counter = self._counter()
+
+        def beat() -> None:
+            # (a little later than a search's own lines, which come every interval too)
+            while not ended.wait(1.1 * LINE_INTERVAL):
+                if time.perf_counter() - self._said_at >= LINE_INTERVAL:  # (nothing else said)
+                    self.line(f"{counter}{stage.name}: running for {stage.seconds:.0f} s")
+
+        thread = threading.Thread(target=beat, name="microanon-progress", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            ended.set()
+            thread.join()
 
     def note(self, text: str) -> None:
         """A step inside the current stage: the bar's label, or a line of its own."""

@@ -182,12 +182,12 @@ class RunProgress(Progress):
         self.run = run
 
     @contextmanager
-    def stage(self, name: str) -> Iterator[Stage]:
+    def stage(self, name: str, *, beat: bool = False) -> Iterator[Stage]:
         """Record the stage on the run, then report it as :class:`Progress` does; a search
         that ran in the stage has ended with it."""
         self.run.stage = name
         try:
-            with super().stage(name) as stage:
+            with super().stage(name, beat=beat) as stage:
                 yield stage
         finally:
             with self.run.lock:
