@@ -56,6 +56,34 @@ def _wait(client, run_id: str) -> dict:
     raise AssertionError(f"run {run_id} did not end")
 
 
+def _k5_run(client, dataset: str) -> dict:
+    """A full-domain run with k = 5 and 5 % suppression, ended."""
+    r = client.post(
+        f"/api/datasets/{dataset}/runs",
+        json={"method": "full_domain", "params": {"suppression": 0.05},
+              "models": [{"k_anonymity": {"k": 5}}]},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    run = _wait(client, r.json()["id"])
+    assert run["status"] == "done", run["error"]
+    return run
+
+
+def _run_by_the_command_line(config: dict[str, bytes], data: bytes, where: Path) -> Path:
+    """``config.zip``'s files and the data under the name ``data:`` gives, in ``where``, run
+    by ``microanon anonymize``: the release directory it wrote."""
+    for rel, body in config.items():
+        (where / rel).parent.mkdir(parents=True, exist_ok=True)
+        (where / rel).write_bytes(body)
+    (where / yaml.safe_load(config["config.yaml"])["data"]).write_bytes(data)
+    done = CliRunner().invoke(
+        main,
+        ["anonymize", "--config", str(where / "config.yaml"), "--out", str(where / "out"), "-q"],
+    )
+    assert done.exit_code == 0, done.output
+    return where / "out"
+
+
 def _files(data: bytes) -> dict[str, bytes]:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return {name: archive.read(name) for name in archive.namelist()}
@@ -127,14 +155,7 @@ def test_missing_choice_and_groups_round_trip(client, anes, tmp_path):
     assert r.status_code == 400 and "'age'" in r.json()["error"]
     assert client.get(f"/api/datasets/{ds['id']}").json()["left_out"] == ds["left_out"]
 
-    r = client.post(
-        f"/api/datasets/{ds['id']}/runs",
-        json={"method": "full_domain", "params": {"suppression": 0.05},
-              "models": [{"k_anonymity": {"k": 5}}]},
-    )  # fmt: skip
-    assert r.status_code == 202, r.text
-    run = _wait(client, r.json()["id"])
-    assert run["status"] == "done", run["error"]
+    run = _k5_run(client, ds["id"])
     rows = run["result"]["rows"]
     assert rows["in_file"] == len(anes)
     assert rows["left_out"] == ds["left_out"]["columns"]
@@ -156,18 +177,9 @@ def test_missing_choice_and_groups_round_trip(client, anes, tmp_path):
     assert not any("stateabb" in name for name in config if name.startswith("hierarchies/"))
 
     # The config reproduces the run: same rows, same public part.
-    where = tmp_path / "again"
-    for rel, body in config.items():
-        (where / rel).parent.mkdir(parents=True, exist_ok=True)
-        (where / rel).write_bytes(body)
-    (where / doc["data"]).write_bytes(data)
-    done = CliRunner().invoke(
-        main,
-        ["anonymize", "--config", str(where / "config.yaml"), "--out", str(where / "out"), "-q"],
-    )
-    assert done.exit_code == 0, done.output
+    out = _run_by_the_command_line(config, data, tmp_path / "again")
     public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
-    again = pd.read_csv(where / "out" / "public" / "data.csv", dtype=str, keep_default_na=False)
+    again = pd.read_csv(out / "public" / "data.csv", dtype=str, keep_default_na=False)
     shown = pd.read_csv(io.BytesIO(public["data.csv"]), dtype=str, keep_default_na=False)
     assert len(again) == rows["published"]
     pd.testing.assert_frame_equal(again, shown)
@@ -282,14 +294,7 @@ def test_builders_with_missing_values_stay_inline_and_publish_as_the_command_lin
     }  # fmt: skip
     r = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": schema})
     assert r.status_code == 200, r.text
-    r = client.post(
-        f"/api/datasets/{ds['id']}/runs",
-        json={"method": "full_domain", "params": {"suppression": 0.05},
-              "models": [{"k_anonymity": {"k": 5}}]},
-    )  # fmt: skip
-    assert r.status_code == 202, r.text
-    run = _wait(client, r.json()["id"])
-    assert run["status"] == "done", run["error"]
+    run = _k5_run(client, ds["id"])
     config = _files(client.get(f"/api/runs/{run['id']}/config.zip").content)
     entries = yaml.safe_load(config["config.yaml"])["schema"]
     assert entries["age"]["hierarchy"] == {"builder": "intervals", "widths": [5, 10, 20]}
@@ -297,16 +302,7 @@ def test_builders_with_missing_values_stay_inline_and_publish_as_the_command_lin
     assert entries["age"]["missing"] == entries["educ"]["missing"] == "value"
     assert not any(name.startswith(("hierarchies/age", "hierarchies/educ")) for name in config)
 
-    where = tmp_path / "again"
-    for rel, body in config.items():
-        (where / rel).parent.mkdir(parents=True, exist_ok=True)
-        (where / rel).write_bytes(body)
-    (where / "gss.csv").write_bytes(data)
-    done = CliRunner().invoke(
-        main,
-        ["anonymize", "--config", str(where / "config.yaml"), "--out", str(where / "out"), "-q"],
-    )
-    assert done.exit_code == 0, done.output
+    out = _run_by_the_command_line(config, data, tmp_path / "again")
     public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
-    written = (where / "out" / "public" / "data.csv").read_bytes()
+    written = (out / "public" / "data.csv").read_bytes()
     assert public["data.csv"] == written

@@ -213,7 +213,7 @@ class QueryErrors:
 
 #: Most pairs of answered and published cells a group-by's estimates are summed from (bounds the
 #: temporary memory of :func:`query_errors` with factors, about 40 bytes a pair).
-_MAX_PAIRS = 20_000_000
+_MAX_PAIRS = 5_000_000
 
 
 def _summed(done: dict[tuple[int, ...], np.ndarray], keep: tuple[int, ...]) -> np.ndarray:
