@@ -40,6 +40,7 @@ __all__ = [
     "ColumnState",
     "Dataset",
     "apply_schema",
+    "config_entries",
     "config_schema",
     "dataset_json",
     "load_bundled",
@@ -377,6 +378,22 @@ def _config(
         A hierarchy that does not build or misses a value of its column, a value the schema
         refuses (naming the column).
     """
+    entries, files = config_entries(ds, uploads)
+    return entries, files, _check(ds.frame, entries, files)
+
+
+def config_entries(
+    ds: Dataset, uploads: Mapping[str, Path]
+) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
+    """The config's schema entries and its hierarchy files (relative path -> hierarchy),
+    without checking the schema they state on the data (:func:`config_schema` does; the
+    schema a data set holds was checked when it was set).
+
+    Raises
+    ------
+    RequestError
+        A hierarchy that does not build or misses a value of its column.
+    """
     names = hierarchy_file_names(ds.quasi)
     entries, files = [], {}
     # the file's value labels (its codebook), read from its metadata: categories of the config
@@ -415,7 +432,7 @@ def _config(
                 column, entry, profile.describe(), f"role {state.role.value}: {state.reason}", how
             )
         )
-    return entries, files, _check(ds.frame, entries, files)
+    return entries, files
 
 
 def _check(

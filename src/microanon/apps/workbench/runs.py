@@ -33,7 +33,7 @@ from ..config import PipelineConfig, load_config
 from ..init.hierarchies import arx_csv
 from ..init.render import render_config, yaml_flow
 from ..init.run import read_block
-from .datasets import Dataset, schema_files
+from .datasets import Dataset, config_entries
 from .errors import RequestError
 from .summaries import run_result
 
@@ -302,7 +302,7 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
         report.raise_if_blocking()
     except MicroanonError as exc:
         raise RequestError(str(exc), report.blocking[0].column) from None
-    entries, files, _ = schema_files(ds, uploads)
+    entries, files = config_entries(ds, uploads)  # (checked on the data when it was set)
     config_dir = run.directory / CONFIG_DIR
     text = render_config(
         data=ds.name,
