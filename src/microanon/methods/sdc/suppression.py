@@ -382,8 +382,9 @@ def local_suppression(
     Parameters
     ----------
     data : DataFrame
-        May hold missing values in the key columns (they match anything, whatever the
-        schema's missing-value policy for those columns).
+        May hold missing values in the key columns: they match anything (sdcMicro's ``NA``),
+        unless the column's missing-value policy is ``drop`` (the rows are left out first) or
+        ``error`` (refused).
     schema : Schema or mapping
     k : int
         ``1 <= k <= n``.
@@ -447,8 +448,11 @@ def local_suppression(
     else:
         keys = select_columns(given, columns, tuple(Kind), "local_suppression")
     imp = _importance(importance, keys)
-    # Missing keys are wildcards: validate with a placeholder value, then blank them again.
-    missing = data.loc[:, keys].isna().to_numpy()
+    # Missing keys are wildcards: validate with a placeholder value, then blank them again;
+    # except where the column's policy leaves the row out (drop) or refuses it (error): the
+    # validation applies it
+    missing = data.loc[:, keys].isna().to_numpy().copy()
+    missing[:, [schema[c].missing_policy in ("drop", "error") for c in keys]] = False
     filled = data
     if missing.any():
         filled = data.copy()
