@@ -13,11 +13,15 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
 from real_surveys import survey
 
 from microanon.apps.cli import main
+from microanon.apps.publish import publish
+from microanon.core.errors import VerificationError
+from microanon.methods.sdc.suppression import local_suppression
 
 SCHEMA = {
     "year": {
@@ -86,3 +90,24 @@ def test_every_output_states_the_same_counts(tmp_path):
         p.read_bytes() for p in (tmp_path / "out" / "public").rglob("*") if p.is_file()
     )
     assert b"row_counts" not in public and b"left_out" not in public
+
+
+def test_a_method_that_received_other_rows_than_the_schema_lets_enter_is_refused(tmp_path):
+    """A release whose method received rows the schema's ``missing: drop`` leaves out (as
+    local suppression once did: it published them while every output counted them as left
+    out) is refused before anything is written, naming both counts."""
+    data = survey("anes_partytherms")[["stateabb", "educat", "race4", "pid7"]].head(3000)
+    schema = {
+        "stateabb": {"role": "quasi"},
+        "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+        "race4": {"role": "quasi", "kind": "categorical"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+    }
+    release = local_suppression(data, schema, k=5)
+    entering = int(data["educat"].notna().sum())
+    assert release.metadata["rows_in"] == entering < len(data)
+    release.metadata["rows_in"] = len(data)  # (what the method would say had it kept them)
+    out = tmp_path / "out"
+    with pytest.raises(VerificationError, match=f"received {len(data):,} rows.*lets {entering:,}"):
+        publish(release, out, data, schema)
+    assert not out.exists()

@@ -61,7 +61,7 @@ from .risk import (
     assess_risk,
     schema_design,
 )
-from .row_counts import ROW_COUNTS_KEY, row_counts
+from .row_counts import ROW_COUNTS_KEY, RowCounts, row_counts
 from .steps_report import add_steps_sections
 
 __all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report", "write_reports"]
@@ -154,6 +154,7 @@ def publish(
         release.metadata[OWNER_STATEMENTS] = list(lint.statements)
         release.public_keys = release.public_keys | {OWNER_STATEMENTS}
     counts = row_counts(original, schema, release)
+    _check_entering(release, counts)
     release.metadata[ROW_COUNTS_KEY] = counts.to_dict()  # internal: counts of the original
     secrets = tuple(secrets)
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
@@ -506,3 +507,21 @@ def _add_risk(
     options = RiskOptions(quasi, weights, household, suda=False, harmonic=harmonic)
     measure = households if weights is not None else None
     add_risk_section(report, assess_risk(frame, options, counts, measure), title, note=note)
+
+
+def _check_entering(release: Release, counts: RowCounts) -> None:
+    """Refuse a release whose method received other rows than those the schema lets enter (its
+    ``missing: drop`` columns): every output would state counts the published table
+    contradicts.
+
+    Raises
+    ------
+    VerificationError
+        The method's ``rows_in`` is not :attr:`RowCounts.entering`; nothing is written.
+    """
+    rows_in = release.metadata.get("rows_in")
+    if isinstance(rows_in, int) and not isinstance(rows_in, bool) and rows_in != counts.entering:
+        raise VerificationError(
+            f"the method received {rows_in:,} rows, but the schema lets {counts.entering:,} of "
+            f"the {counts.in_file:,} rows enter (missing: drop); nothing was written"
+        )

@@ -214,6 +214,13 @@ class QueryErrors:
 #: Most pairs of answered and published cells a group-by's estimates are summed from (bounds the
 #: temporary memory of :func:`query_errors` with factors, about 40 bytes a pair).
 _MAX_PAIRS = 5_000_000
+#: How many times the cells of ``λ`` and the answered cells a marginal of ``q`` must hold before
+#: the pairs are counted at all: grouping and sorting a cell costs about as much as summing a
+#: hundred cells of ``q``.
+_PAIRING = 100
+#: Cells of ``q`` summed in the time of one of :attr:`~microanon.measures.factored._Pairs.work`'s
+#: steps (a gather and a product per pair and matrix).
+_PAIR_STEP = 8
 
 
 def _summed(done: dict[tuple[int, ...], np.ndarray], keep: tuple[int, ...]) -> np.ndarray:
@@ -342,9 +349,11 @@ def query_errors(
             cell = np.ravel_multi_index([coords[a] for a in keep], dims)
         answered, which = np.unique(cell, return_inverse=True)
         est = None
-        if factors is not None:  # from λ's cells, when that is less work than summing q
+        parent = dense[_parent(dense, keep)].size  # the work of summing q's marginal
+        if factors is not None and parent > _PAIRING * (len(factors.mass) + len(answered)):
+            # from λ's cells, when that is less work than summing q (pairing them is work too)
             pairs = factors.pairs(keep, np.unravel_index(answered, dims) if keep else ())
-            if pairs.size <= _MAX_PAIRS and pairs.work <= dense[_parent(dense, keep)].size:
+            if pairs.size <= _MAX_PAIRS and _PAIR_STEP * pairs.work <= parent:
                 est = pairs.values()
         if est is None:
             marginal = dense[keep] if keep in dense else _summed(dense, keep)
