@@ -59,10 +59,14 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _utility_line(utility: dict[str, Any]) -> str:
-    """The summary's utility line: each number to 4 digits, a sentence as it is (a measure
-    that could not be computed says why)."""
+    """The summary's utility line: a count whole (``n 61,697``), any other number to 4
+    digits, a sentence as it is (a measure that could not be computed says why)."""
     shown = [
-        f"{k} {v:.4g}" if isinstance(v, (int, float)) else f"{k}: {v}"
+        f"{k} {v:,}"
+        if isinstance(v, int)
+        else f"{k} {v:.4g}"
+        if isinstance(v, float)
+        else f"{k}: {v}"
         for k, v in utility.items()
         if isinstance(v, (int, float, str)) and not isinstance(v, bool)
     ]

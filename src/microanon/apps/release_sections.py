@@ -198,6 +198,18 @@ def utility_metrics(
     return out
 
 
+#: What the generalization-style utility numbers are (the utility section's paragraph).
+GENERALIZATION_UTILITY = (
+    "Information loss (LM, GCP, normalized non-uniform entropy: 0 = original values, "
+    "1 = everything suppressed; precision: 1 = original), the discernibility metric (sum of "
+    "squared class sizes, suppressed records charged the table size), the average class "
+    "size (AECS, suppressed records as one class) and how well ID3 still predicts the "
+    "sensitive attribute from the quasi-identifiers (5-fold accuracy on the release over "
+    "that on the original, on the records whose sensitive value is known; shown when the "
+    "release keeps every record in order)."
+)
+
+
 def add_single_table_sections(
     report: Report,
     original: pd.DataFrame,
@@ -210,6 +222,7 @@ def add_single_table_sections(
     "records.",
     tables: ReleaseTables | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    utility_text: str = GENERALIZATION_UTILITY,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a single-table release.
 
@@ -224,6 +237,9 @@ def add_single_table_sections(
     utility : callable, optional
         The utility numbers; by default the generalization-style ones
         (:func:`utility_metrics`, extended).
+    utility_text : str
+        What the utility numbers are (the utility section's paragraph): by default
+        :data:`GENERALIZATION_UTILITY`, the default numbers'.
     caption : str
         Caption of the before/after comparison.
     tables : ReleaseTables, optional
@@ -272,16 +288,7 @@ def add_single_table_sections(
     )
     listed = [str(c) for c in meta.get("sensitive") or []]
     sec.table(comparison, caption=caption + measured_sensitive(sensitive, listed))
-    usec = report.section(
-        f"{title}: utility",
-        "Information loss (LM, GCP, normalized non-uniform entropy: 0 = original values, "
-        "1 = everything suppressed; precision: 1 = original), the discernibility metric (sum of "
-        "squared class sizes, suppressed records charged the table size), the average class "
-        "size (AECS, suppressed records as one class) and how well ID3 still predicts the "
-        "sensitive attribute from the quasi-identifiers (5-fold accuracy on the release over "
-        "that on the original, on the records whose sensitive value is known; shown when the "
-        "release keeps every record in order).",
-    )
+    usec = report.section(f"{title}: utility", utility_text)
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
     usec.plot(figure, "Class sizes after anonymization.")
     return {"before": before, "after": after, "utility": util, "verified": all_hold(verdicts)}

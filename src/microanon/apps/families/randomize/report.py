@@ -6,9 +6,10 @@ distribution.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from microanon.apps.release_sections import add_single_table_sections
@@ -62,7 +63,31 @@ def add_sections(
         note=note,
         utility=lambda rel, orig: randomized_utility(rel, orig, schema),
         verdicts=verdicts,
+        utility_text=_utility_text(meta),
     )
+
+
+def _utility_text(meta: Mapping[str, Any]) -> str:
+    """What :func:`randomized_utility`'s numbers are, naming the sensitive column measured."""
+    sensitive = [str(c) for c in meta.get("sensitive") or []]
+    if not sensitive or not meta.get("quasi"):
+        return "No utility measure: the release has no quasi-identifier or no sensitive column."
+    others = sensitive[1:]
+    text = (
+        f"The joint distribution of the quasi-identifiers and {sensitive[0]!r} reconstructed "
+        "from the published table and the public matrices (π̂ = P⁻¹λ̂), against the "
+        f"original's, on the records whose {sensitive[0]!r} is known (the measures of Guo, "
+        "Ying & Wu, 2011): n records; KL divergence, χ² (the original in the denominator) and "
+        "squared Euclidean distance (0 = the same distribution); the mean relative error of "
+        "the count queries of the base group-by (every cell) and of the CUBE (every group-by); "
+        "the mean uncertainty coefficients of the sensitive column given each quasi-identifier "
+        "(u_sa_qi) and of each quasi-identifier given another (u_qi_qi), on the reconstruction "
+        f"with its negative cells set to 0 and rescaled. Not computed on a joint of more than "
+        f"{MAX_JOINT_CELLS:,} cells."
+    )
+    if others:
+        text += f" The other sensitive columns ({', '.join(map(repr, others))}) are not measured."
+    return text
 
 
 def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema) -> dict[str, Any]:
@@ -99,13 +124,19 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
 def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged)."""
     spec = (release.metadata.get("randomized") or {}).get(column)
-    return None if spec is None else describe_randomized(spec)
+    return None if spec is None else describe_randomized(spec, release.metadata.get("method"))
 
 
-def describe_randomized(spec: dict[str, Any]) -> str:
-    """What randomizing a column did, from its public ``randomized`` entry."""
-    keep = spec.get("keep")
-    if spec.get("matrix") is None:
+def describe_randomized(spec: dict[str, Any], method: Any = None) -> str | None:
+    """What randomizing a column did, from its public ``randomized`` entry and the method's
+    name (``pram``: PRAM; any other: randomized response); None when its matrix is the
+    identity (keep probability 1: the column is published unchanged)."""
+    keep, matrix = spec.get("keep"), spec.get("matrix")
+    if matrix is None:
         return "invariant PRAM (its matrix, built from the original's frequencies, is internal)"
+    square = np.asarray(matrix, dtype=float)
+    if keep == 1 or (square.ndim == 2 and np.array_equal(square, np.eye(len(square)))):
+        return None
+    name = "PRAM" if method == "pram" else "randomized response"
     how = f"keep probability {keep:.3g}" if keep is not None else "distortion matrix"
-    return f"randomized response ({how}; the matrix is public for reconstruction)"
+    return f"{name} ({how}; the matrix is public for reconstruction)"

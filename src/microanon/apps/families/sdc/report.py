@@ -274,9 +274,9 @@ def describe_column(release: Release, column: str) -> str | None:
 
 def _describe_step(step: dict[str, Any], column: str) -> str:
     """What one step of several did to a column it changed."""
-    if column in (step.get("randomized") or {}):
-        return describe_randomized(step["randomized"][column])
     method = str(step.get("method"))
+    if column in (step.get("randomized") or {}):
+        return describe_randomized(step["randomized"][column], method) or "not randomized"
     return _describe_masked(method, step.get("parameters") or {}, column) or f"changed by {method}"
 
 

