@@ -306,3 +306,34 @@ def test_builders_with_missing_values_stay_inline_and_publish_as_the_command_lin
     public = _files(client.get(f"/api/runs/{run['id']}/public.zip").content)
     written = (out / "public" / "data.csv").read_bytes()
     assert public["data.csv"] == written
+
+
+def test_a_method_of_ranges_is_refused_before_its_run_on_a_numeric_question_mark(client):
+    """Mondrian and local recoding publish numeric quasi-identifiers as ranges, which cannot
+    hold the value ``?``: with GSS 2016's age missing for 5 and ``missing: value``, the run is
+    refused when it is asked for (naming the column), not queued to fail; ``missing: drop``
+    lets it run."""
+    gss = survey("gss_vocab")
+    gss = gss[gss["year"] == 2016][["gender", "age", "vocab"]].reset_index(drop=True)
+    data = gss.to_csv(index=False).encode("utf-8")
+    ds = client.post("/api/datasets", files={"file": ("gss.csv", data, "text/csv")}).json()
+    schema = {
+        "gender": {"role": "quasi", "kind": "categorical", "hierarchy": {"type": "auto"}},
+        "age": {"role": "quasi", "kind": "numeric", "missing": "value",
+                "hierarchy": {"type": "intervals", "widths": [5, 10, 20]}},
+        "vocab": {"role": "insensitive", "missing": "keep"},
+    }  # fmt: skip
+    url = f"/api/datasets/{ds['id']}"
+    assert client.put(f"{url}/schema", json={"columns": schema}).status_code == 200
+    for method, params in (("mondrian", {}), ("local_recoding", {"k": 5})):
+        models = [{"k_anonymity": {"k": 5}}] if method == "mondrian" else []
+        body = {"method": method, "params": params, "models": models}
+        r = client.post(f"{url}/runs", json=body)
+        assert r.status_code == 400, r.text
+        assert r.json()["field"] == "age" and "missing: drop" in r.json()["error"]
+    schema["age"]["missing"] = "drop"
+    assert client.put(f"{url}/schema", json={"columns": schema}).status_code == 200
+    body = {"method": "mondrian", "params": {}, "models": [{"k_anonymity": {"k": 5}}]}
+    r = client.post(f"{url}/runs", json=body)
+    assert r.status_code == 202, r.text
+    assert _wait(client, r.json()["id"])["status"] == "done"

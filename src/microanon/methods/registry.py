@@ -41,6 +41,7 @@ __all__ = [
     "get",
     "method",
     "methods",
+    "range_refusal",
     "twin",
     "twin_parameters",
 ]
@@ -121,6 +122,9 @@ class Method:
     step : {"any", "first", "last", ""}
         Where it may stand in a release of several steps (:mod:`microanon.methods.steps`):
         anywhere, first only, last only, or not at all (empty).
+    ranges : bool
+        Whether it publishes numeric quasi-identifiers as ranges of numbers: such a column
+        cannot hold the value ``?`` (``missing: value``) there.
     """
 
     name: str
@@ -135,6 +139,7 @@ class Method:
     out_of_core: OutOfCore | None
     in_memory_because: str
     step: str = ""
+    ranges: bool = False
 
     def param(self, name: str) -> Param:
         """The declared parameter ``name`` (KeyError when it has none)."""
@@ -243,6 +248,17 @@ def _declared(func: Callable[..., Any], name: str, params: tuple[Param, ...]) ->
     return tuple(sorted(out, key=lambda p: order.index(p.name) if p.name in order else len(order)))
 
 
+def range_refusal(column: str, method: str) -> str:
+    """Why ``method``, which publishes numeric quasi-identifiers as ranges (declared with
+    ``ranges``), refuses the numeric quasi-identifier ``column`` with missing values kept as the
+    value ``?``."""
+    return (
+        f"quasi-identifier '{column}' has missing values (the value ?), which {method} cannot "
+        "place in a range of numbers: set missing: drop for it (the rows are left out and "
+        "counted), or use full_domain with a hierarchy"
+    )
+
+
 def method(
     name: str,
     *,
@@ -254,6 +270,7 @@ def method(
     in_memory_because: str = "",
     randomized: str | None = None,
     step: str = "",
+    ranges: bool = False,
 ) -> Callable[[F], F]:
     """Register the decorated function as the method ``name`` (see :class:`Method`).
 
@@ -282,6 +299,8 @@ def method(
         Default: ``always`` when it takes ``rng``, else ``never``.
     step : {"any", "first", "last", ""}
         Where it may stand among several steps (empty: it cannot be a step).
+    ranges : bool
+        Whether it publishes numeric quasi-identifiers as ranges of numbers.
 
     Raises
     ------
@@ -321,6 +340,7 @@ def method(
             out_of_core=out_of_core,
             in_memory_because=in_memory_because,
             step=step,
+            ranges=ranges,
         )
         return checked  # type: ignore[return-value]
 

@@ -23,6 +23,7 @@ from typing import Any
 from ...core.errors import MicroanonError
 from ...core.lint import LintReport
 from ...core.progress import Progress, Stage
+from ...core.schema import Kind, missing_or_marked
 from ...methods import registry
 from ...methods.steps import STEPS_METHOD, check_steps
 from ...models.kanonymity import KAnonymity
@@ -250,7 +251,15 @@ def _field(message: str) -> str | None:
 
 
 def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
-    """Refuse models no release of ``ds`` can meet."""
+    """Refuse models no release of ``ds`` can meet, and a method that publishes numeric
+    quasi-identifiers as ranges when one of them holds missing values as the value ``?`` (its
+    run would stop with the same line)."""
+    if not cfg.steps and registry.get(cfg.method).ranges:
+        for q in cfg.schema.quasi:
+            attr = cfg.schema[q]
+            if attr.kind is Kind.NUMERIC and attr.missing_policy == "value":
+                if bool(missing_or_marked(ds.frame[q]).any()):
+                    raise RequestError(registry.range_refusal(q, cfg.method), q)
     rows = len(ds.frame)
     for model in cfg.models:
         if isinstance(model, KAnonymity) and model.k > rows:

@@ -27,6 +27,7 @@ from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
 from ...core.schema import MISSING_LABEL, Kind
 from ...core.table import Table
 from ...models import Groups, PrivacyModel
+from ..registry import range_refusal
 from ..release import numbers_of, text_column, unchanged_column
 
 __all__: list[str] = []
@@ -183,11 +184,7 @@ def quasi_dims(table: Table, method: str) -> list[Dim]:
         if attr.kind is Kind.NUMERIC:
             dictionary = table.dictionary(q)
             if MISSING_LABEL in set(dictionary):
-                raise InputError(
-                    f"quasi-identifier '{q}' has missing values (the value ?), which {method} "
-                    "cannot place in a range of numbers: set missing: drop for it (the rows are "
-                    "left out and counted), or use full_domain with a hierarchy"
-                )
+                raise InputError(range_refusal(q, method))
             values = pd.to_numeric(pd.Series(dictionary, dtype=object)).to_numpy(dtype=float)
             order = np.argsort(values, kind="stable")
             rank = np.empty(len(order), dtype=np.int64)

@@ -415,6 +415,7 @@ class _Clustering:
 @method(
     "local_recoding",
     kind="generalized",
+    ranges=True,
     publishes="Groups of at least k records with their common generalization. Claims k-anonymity "
     "and the optional l-diversity or t-closeness given.",
     help="Forms groups of at least k similar records and generalizes each group only as much "

@@ -230,6 +230,7 @@ def _row_pieces(inverse: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> n
 @method(
     "mondrian",
     kind="generalized",
+    ranges=True,
     publishes="Numeric quasi-identifiers as ranges [lo, hi], categorical ones as hierarchy nodes. "
     "Claims the models given.",
     help="Splits the records into groups of similar people and publishes each group's range of "
