@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from real_surveys import survey
 
 from microanon.apps.cli import main
 from microanon.apps.config import load_config
@@ -321,3 +322,31 @@ def test_steps_leave_out_the_records_missing_drop_leaves_out(tmp_path):
         utility = answer["utility"]
         lm[kind] = (utility["discernibility"], utility["AECS"])
     assert lm["steps"] == lm["method"]
+
+
+def test_missing_values_as_the_value_question_mark_are_published_as_the_last_method_did():
+    """ANES 2008 (anes_partytherms, 2,322 respondents): education (14 missing) and party id
+    (40 missing) kept as the value ``?`` (``missing: value``) are published ``?`` after a
+    sample and a microaggregation, as the sample alone publishes them, not empty; a column
+    whose missing cells are kept (``missing: keep``) stays empty."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["stateabb", "educat", "age", "pid7", "incomeperc"]]
+    anes = anes.reset_index(drop=True)
+    schema = {
+        "stateabb": {"role": "quasi"},
+        "educat": {"role": "quasi", "kind": "categorical", "missing": "value"},
+        "age": {"role": "quasi", "kind": "numeric"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "value"},
+        "incomeperc": {"role": "insensitive", "kind": "numeric", "missing": "keep"},
+    }
+    steps = [
+        {"method": "sample", "params": {"fraction": 0.6}},
+        {"method": "microaggregation", "params": {"k": 3, "columns": ["age"]}},
+    ]
+    release = run_steps(anes, schema, steps, rng=np.random.default_rng())
+    drawn = anes.loc[release.metadata["source_rows"]].reset_index(drop=True)
+    for c in ("educat", "pid7"):
+        published = release.data[c].reset_index(drop=True)
+        assert (published == "?").sum() == drawn[c].isna().sum() > 0, c
+        assert not published.isna().any(), c
+    assert release.data["incomeperc"].isna().sum() == drawn["incomeperc"].isna().sum() > 0

@@ -129,6 +129,12 @@ class StepResult:
         See :func:`step_risk` and :func:`step_loss`.
     seconds : float
         The method's time.
+    claims : list of dict
+        Every model claimed so far, with the step that claimed it.
+    marked : dict of str to numpy.ndarray
+        Per column, the tracers of the cells missing in the step's input that its method
+        published as the value ``?`` (``missing: value``): missing in ``data``, for the next
+        step to read as missing too, and ``?`` in the release when this step is the last.
     """
 
     index: int
@@ -142,6 +148,7 @@ class StepResult:
     loss: dict[str, Any]
     seconds: float = 0.0
     claims: list[dict[str, Any]] = field(default_factory=list)
+    marked: dict[str, np.ndarray] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
         """The plain-JSON record of the step (internal report, ``--json``)."""
@@ -315,8 +322,10 @@ def _apply(
     previous: StepResult,
     suppressed: dict[str, np.ndarray],
     rng: np.random.Generator,
-) -> tuple[pd.DataFrame, Release, list[str], float]:
-    """Run one method on the previous table; the aligned output with untouched columns restored."""
+) -> tuple[pd.DataFrame, Release, list[str], float, dict[str, np.ndarray]]:
+    """Run one method on the previous table: the aligned output with untouched columns
+    restored, and per column the tracers of the missing cells it published as ``?``
+    (:attr:`StepResult.marked`)."""
     spec = registry.get(method)
     kwargs = dict(params)
     if spec.randomized != "never":
@@ -334,10 +343,13 @@ def _apply(
     # columns the method does not publish (identifiers) pass through from its input
     columns = [c for c in previous.data.columns if c != TRACER and c in out.columns]
     result = before.copy()
-    for c in columns:  # a missing cell the method read as "?" stays missing
+    marked = {}
+    for c in columns:  # a missing cell the method read as "?" stays missing (and is marked)
         column = out[c].reset_index(drop=True)
-        was_missing = before[c].isna().to_numpy()
-        result[c] = column.where(~(was_missing & (column == _MISSING_LABEL).to_numpy()), None)
+        read = before[c].isna().to_numpy() & (column == _MISSING_LABEL).to_numpy()
+        result[c] = column.where(~read, None)
+        if read.any():
+            marked[c] = before[TRACER].to_numpy()[read]
     changed = _changes(before, result, columns)
     for c in changed:
         rows = suppressed.get(c)
@@ -356,7 +368,7 @@ def _apply(
     for c in columns:  # keep the dtypes of unchanged columns
         if c not in changed:
             result[c] = before[c]
-    return result, release, changed, seconds
+    return result, release, changed, seconds, marked
 
 
 def _suppressed_now(
@@ -464,7 +476,7 @@ class Steps:
             raise InputError(f"steps[{index}]: {previous.method} may only be the last step")
         spec.check(params)
         suppressed = self._suppressed()
-        data, release, changed, seconds = _apply(
+        data, release, changed, seconds, marked = _apply(
             index, method, params, previous, suppressed, self.stream(index)
         )
         schema = previous.schema
@@ -480,6 +492,7 @@ class Steps:
             step_loss(self.original, data, self._published, self._numeric),
             seconds,
             [{"step": s, "method": m, "model": c} for s, m, c in claims],
+            marked,
         )  # fmt: skip
         self.results.append(result)
         return result
@@ -553,6 +566,11 @@ class Steps:
         published = [a.name for a in last.schema if a.name != TRACER and a.role.published]
         schema = _built(last.schema.select([c for c in last.schema.columns if c != TRACER]))
         table = last.data[published]
+        tracers = last.data[TRACER].to_numpy()
+        for c, rows in last.marked.items():  # the last method's "?", as it published them
+            if c in table.columns:
+                held = np.isin(tracers, rows) & table[c].isna().to_numpy()
+                table = table.assign(**{c: table[c].astype(object).where(~held, _MISSING_LABEL)})
         public_steps, internal_steps, numeric = [], [], []
         for r in self.results[1:]:
             assert r.release is not None
