@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from real_surveys import survey
 
 from microanon.apps.publish import publish
 from microanon.core.errors import InputError, SchemaError, VerificationError
 from microanon.core.random import state_fingerprints
 from microanon.core.release import Release
-from microanon.methods.randomize import pram, randomize
+from microanon.methods.randomize import pram, randomize, randomized_response
 from microanon.models import public_leaks
 
 #: Original A is always published as A; original Z1 (one person's) half the time as A.
@@ -99,3 +100,26 @@ def test_a_seed_stored_under_another_name_is_refused(tmp_path):
     release.metadata["salt"] = "pepper"
     publish(release, tmp_path / "ok", FRAME, DECLARED, secrets=secrets)
     assert (tmp_path / "ok" / "public" / "release.json").is_file()
+
+
+def test_a_domain_holds_no_value_of_the_records_missing_drop_leaves_out():
+    """ANES 2008 (anes_partytherms): with ``missing: drop`` on education, party id and political
+    interest (1,301 of 2,322 respondents left out), age's hierarchy, built from the data, and so
+    its public domain are those of the 1,021 records that enter: before, they held the two ages
+    that only left-out respondents have, published in a randomized release's domain (or, where
+    no randomized row happened to hold them, refused)."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["age", "educat", "pid7", "polint"]].reset_index(drop=True)
+    schema = {
+        "age": {"role": "quasi", "kind": "numeric",
+                "hierarchy": {"builder": "balanced", "fanout": 2}},
+        "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+        "polint": {"role": "insensitive", "kind": "categorical", "missing": "drop"},
+    }  # fmt: skip
+    entering = anes.loc[anes[["educat", "pid7", "polint"]].notna().all(axis=1), "age"]
+    release = randomized_response(anes, schema, l=2, rng=np.random.default_rng())
+    domain = release.metadata["randomized"]["age"]["domain"]
+    assert len(release.data) == len(entering) == 1021
+    assert sorted(float(v) for v in domain) == sorted(float(v) for v in entering.unique())
+    assert len(set(anes["age"])) - len(domain) == 2

@@ -662,7 +662,9 @@ class Schema:
         more_values: Mapping[str, Sequence[pd.Series]] | None = None,
         leaf_columns: Collection[str] = (),
     ) -> Schema:
-        """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values.
+        """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values:
+        those of the records that enter, as :meth:`validate` leaves them (not those a
+        ``missing: drop`` column leaves out).
 
         Parameters
         ----------
@@ -676,6 +678,13 @@ class Schema:
             (the caller looked every value up): no missing value is looked for in them.
         """
         df = as_pandas(df, "table")
+        # the records a missing value leaves out (missing: drop) enter nothing: no hierarchy
+        # holds a value, or the leaf ?, that only they hold
+        dropping = [c for c in self.dropping if c in df.columns]
+        if dropping:
+            left_out = np.logical_or.reduce([np.asarray(df[c].array.isna()) for c in dropping])
+            if left_out.any():
+                df = df.loc[~left_out]
         attrs = []
         for a in self:
             h = a.hierarchy
