@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from real_surveys import survey
 
 from microanon.core import HierarchyError, InfeasibleError, InputError, Release, Schema, Table
 from microanon.datasets import adult_hierarchies, load_arx_adult
@@ -622,3 +623,34 @@ def test_the_reports_count_only_the_columns_they_measure(adult, client, tmp_path
     assert len(original) == distinct
     assert original.sums["weight_total"].sum() == pytest.approx(data["weight"].sum())
     assert original.sums["weight_inverse"].sum() == pytest.approx((1 / data["weight"]).sum())
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [{"builder": "balanced", "fanout": 2}, {"builder": "quantiles", "bins": [4, 2]}],
+)
+def test_hierarchies_are_built_from_the_records_that_enter(client, tmp_path, builder):
+    """ANES 2008 (anes_partytherms): with ``missing: drop`` on party id and political interest,
+    age's hierarchy is built out of core, as in memory, from the 1,021 records that enter: the
+    two ages only left-out respondents have are no leaves of it."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["age", "educat", "pid7", "polint"]].reset_index(drop=True)
+    schema = Schema.from_dict(
+        {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": builder},
+            "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+            "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+            "polint": {"role": "insensitive", "kind": "categorical", "missing": "drop"},
+        }
+    )
+    path = tmp_path / "anes.csv"
+    anes.to_csv(path, index=False)
+    table = Table.from_frame(anes, schema)
+    encoding, _ = encode_dataset(
+        read_dataset(path, blocksize=20_000), schema, table.columns, client, progress=False
+    )
+    memory = table.schema.hierarchy("age")
+    assert encoding.schema.hierarchy("age").to_dict() == memory.to_dict()
+    entering = anes.loc[anes[["educat", "pid7", "polint"]].notna().all(axis=1), "age"]
+    assert {float(v) for v in memory.leaves} == {float(v) for v in entering.unique()}
+    assert anes["age"].nunique() - len(memory.leaves) == 2

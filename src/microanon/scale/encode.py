@@ -113,6 +113,13 @@ def _distinct(series: dd.Series) -> dd.Series:
     return series.dropna().drop_duplicates(split_out=1)
 
 
+def _entering(frame: Any, schema: Schema) -> Any:
+    """The records of a (Dask or pandas) frame that a ``missing: drop`` column does not leave
+    out: those :meth:`Schema.resolve` builds hierarchies from."""
+    drop = [c for c in schema.dropping if c in frame.columns]
+    return frame[~frame[drop].isna().any(axis=1)] if drop else frame
+
+
 def _tally(series: pd.Series) -> pd.Series:
     """Records per distinct value of a column, missing values left out."""
     return series.value_counts(dropna=True, sort=False)
@@ -253,8 +260,9 @@ def encode_dataset(
         and a.role is not Role.IDENTIFIER
         and a.name not in checked
     ]
+    entering = _entering(frame, schema)  # the data-built hierarchies are theirs alone
     wanted = (
-        [frame[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
+        [entering[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
         + [_missing_of(frame, cleaned, schema[c]).isna().sum() for c in checked]
         + [cleaned[c].eq(MISSING_LABEL).sum() for c in numbers]  # none where numeric
         + [_distinct(cleaned[c]) for c in columns]
@@ -519,7 +527,7 @@ def encode_partition(
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
-    raw = {c: _tally(part[c]) for c in builders}
+    raw = {c: _tally(_entering(part, schema)[c]) for c in builders}
     clean = clean_partition(part, schema)
     missing = {
         c: int(_missing_of(part, clean, schema[c]).isna().sum())
