@@ -449,13 +449,21 @@ def uncertainty_coefficients(joint: Any, names: Sequence[str]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- estimates
-def _axis_order(domain: Sequence[Any], original: Table, column: str) -> np.ndarray | None:
+def _axis_order(
+    domain: Sequence[Any], original: Table, column: str, randomized: bool = True
+) -> tuple[np.ndarray | None, int]:
     """Where each of the Table's codes of ``column`` is on a reconstruction's axis (None: in the
-    same order), checking the values."""
+    same order), checking the values, and how many cells the axis lacks: a column that was not
+    randomized has the values the published table holds, and the Table's dictionary may name
+    more (a hierarchy's leaves over a declared range), which the axis gets as empty cells
+    after its own."""
     target = [value_key(v) for v in original.dictionary(column)]
     got = [value_key(v) for v in domain]
     if got == target:
-        return None
+        return None, 0
+    if not randomized and set(got) < set(target):
+        held = set(got)
+        got = got + [v for v in target if v not in held]
     position = {v: i for i, v in enumerate(got)}
     if len(position) != len(got) or set(position) != set(target):
         missing = [v for v in target if v not in position]
@@ -465,7 +473,7 @@ def _axis_order(domain: Sequence[Any], original: Table, column: str) -> np.ndarr
             f"(missing {missing[:5]}, unexpected {extra[:5]}); encode the original with the "
             "schema and data the release was made from"
         )
-    return np.array([position[v] for v in target], dtype=np.intp)
+    return np.array([position[v] for v in target], dtype=np.intp), len(got) - len(domain)
 
 
 def _reconstruction(
@@ -484,12 +492,19 @@ def _reconstruction(
     if list(rec.columns) != dims or len(domains) != len(dims):
         raise InputError(f"the reconstruction is over columns {list(rec.columns)}, expected {dims}")
     est = np.asarray(rec.estimate, dtype=float).reshape(tuple(len(d) for d in domains))
-    if est.shape != shape:
-        raise InputError(f"the reconstruction has shape {est.shape}, expected {shape}")
-    orders = [_axis_order(d, original, c) for c, d in zip(dims, domains, strict=True)]
     observed = np.asarray(rec.observed, dtype=float).reshape(-1)
     held = np.flatnonzero(observed)
-    cells = tuple(np.unravel_index(held, shape))
+    cells = tuple(np.unravel_index(held, est.shape))
+    orders = []
+    for axis, (column, domain) in enumerate(zip(dims, domains, strict=True)):
+        order, lacking = _axis_order(domain, original, column, rec.inverses[axis] is not None)
+        if lacking:  # values no published row holds: empty cells of a column kept as it was
+            pad = list(est.shape)
+            pad[axis] = lacking
+            est = np.concatenate([est, np.zeros(pad)], axis=axis)
+        orders.append(order)
+    if est.shape != shape:
+        raise InputError(f"the reconstruction has shape {est.shape}, expected {shape}")
     return est, Factors(shape, cells, observed[held], tuple(rec.inverses)), orders
 
 

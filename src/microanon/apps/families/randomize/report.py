@@ -105,7 +105,11 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     sensitive = (meta.get("sensitive") or [None])[0]
     if sensitive is None or not quasi:
         return {}
-    original = original.loc[original[sensitive].notna()]
+    # the records that entered the method (missing: drop left none of the others in), with a
+    # known sensitive value
+    entered = [c for c in schema.dropping if c in original.columns]
+    known = original[[sensitive, *entered]].notna().all(axis=1)
+    original = original.loc[known]
     data = release.data
     if bool(data[sensitive].isna().any()):
         known = data.loc[data[sensitive].notna()]
