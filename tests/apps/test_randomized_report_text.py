@@ -79,3 +79,27 @@ def test_a_column_kept_as_it_was_may_have_leaves_no_record_holds(tmp_path):
                                      "--out", str(out), "-q"])  # fmt: skip
     assert done.exit_code == 0, done.output
     assert f"utility: n {len(anes):,}, kl " in done.stdout
+
+
+def test_numbers_with_the_value_question_mark_are_reconstructed(tmp_path):
+    """Categorical columns coded as numbers with missing values as the value ``?`` (ANES 2008's
+    education and race, read as floats) are published as text ('1.0', '?'): the reconstruction
+    finds them in the domain the release declares (education, randomized) and in the Table's
+    (race, kept as it was); before, the report stopped the run ("published value '1.0' is not in
+    the domain the release declares")."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["educat", "race4", "pid7"]].reset_index(drop=True)
+    assert anes["educat"].isna().any() and anes["race4"].isna().any()
+    anes.to_csv(tmp_path / "anes.csv", index=False)
+    schema = {
+        "educat": {"role": "quasi", "kind": "categorical", "missing": "value"},
+        "race4": {"role": "quasi", "kind": "categorical", "missing": "value"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+    }
+    config = {"data": "anes.csv", "schema": schema, "method": "pram",
+              "params": {"keep": {"educat": 0.8, "pid7": 0.8}}}  # fmt: skip
+    (tmp_path / "pram.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    done = CliRunner().invoke(main, ["anonymize", "--config", str(tmp_path / "pram.yaml"),
+                                     "--out", str(tmp_path / "out"), "-q"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert f"utility: n {int(anes['pid7'].notna().sum()):,}, kl " in done.stdout

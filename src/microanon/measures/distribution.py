@@ -457,8 +457,13 @@ def _axis_order(
     randomized has the values the published table holds, and the Table's dictionary may name
     more (a hierarchy's leaves over a declared range), which the axis gets as empty cells
     after its own."""
-    target = [value_key(v) for v in original.dictionary(column)]
+    dictionary = list(original.dictionary(column))
+    target = [value_key(v) for v in dictionary]
     got = [value_key(v) for v in domain]
+    if got != target:  # a column of numbers and the value ? is published as text ('1.0')
+        known, text = set(target), {str(v): value_key(v) for v in dictionary}
+        got = [k if k in known or not isinstance(v, str) else text.get(v, k)
+               for v, k in zip(domain, got, strict=True)]  # fmt: skip
     if got == target:
         return None, 0
     if not randomized and set(got) < set(target):

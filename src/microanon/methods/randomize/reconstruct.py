@@ -336,7 +336,9 @@ def _check_method(method: object) -> str:
 
 # ---------------------------------------------------------------------- building from a release
 def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray:
-    """Position of each published value in ``domain`` (exact match first, then by value key)."""
+    """Position of each published value in ``domain``: exact match first, then by value key,
+    then as the text a table writes for it (a column of numbers and the value ``?`` is
+    published as text: ``'1.0'`` for the domain's ``1.0``)."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     if np.any(codes < 0):
         raise InputError(f"column '{column}' has missing values; a randomized release has none")
@@ -349,10 +351,14 @@ def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray
     where = index.get_indexer(pd.Index(uniques, dtype=object))
     if np.any(where < 0):
         keys: dict[str, int] = {}
+        texts: dict[str, int] = {}
         for i, v in enumerate(domain):
             keys.setdefault(value_key(v), i)
+            texts.setdefault(str(v), i)
         for j in np.flatnonzero(where < 0):
             found = keys.get(value_key(uniques[j]))
+            if found is None and isinstance(uniques[j], str):
+                found = texts.get(uniques[j])
             if found is None:
                 raise InputError(
                     f"column '{column}': published value {uniques[j]!r} is not in the domain "
