@@ -10,9 +10,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_surveys import survey
 
+from microanon.apps.cli import main
 from microanon.core import Hierarchy
 from microanon.core.errors import InputError
 from microanon.methods.distribution import (
@@ -266,3 +270,26 @@ def test_categorical_errors():
     both = {"age": "sensitive", "marital": "sensitive", "q": "quasi"}
     with pytest.raises(InputError, match=r"one sensitive column, found 2 \(age, marital\)$"):
         distribution_anonymize(df.assign(q=1), both, rng=0)
+
+
+def test_a_sensitive_column_of_numbers_and_the_value_question_mark_verifies(tmp_path):
+    """ANES 2008's party id (7 codes read as floats, 40 missing) as the sensitive column with
+    ``missing: value``: its categories are published as numbers and ``?`` and its entries as
+    text ('1.0'); the release verifies on the files as written (before: "an entry's low or high
+    is not a domain value", nothing written)."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["stateabb", "educat", "pid7"]].reset_index(drop=True)
+    assert anes["pid7"].isna().any()
+    anes.to_csv(tmp_path / "anes.csv", index=False)
+    schema = {
+        "stateabb": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 4}},
+        "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "value"},
+    }
+    config = {"data": "anes.csv", "schema": schema, "method": "distribution",
+              "params": {"categorical": True}}  # fmt: skip
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    done = CliRunner().invoke(main, ["anonymize", "--config", str(tmp_path / "c.yaml"),
+                                     "--out", str(tmp_path / "out"), "-q"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "claimed models verified on the files as written: yes" in done.stdout

@@ -152,7 +152,8 @@ class _Domains:
     categories: list[dict[Any, int] | None]  # categorical: label -> leaf position
 
     def positions(self, ends: np.ndarray, ent_g: np.ndarray) -> np.ndarray:
-        """Entry ends as numbers: categories as leaf positions (unknown ones NaN).
+        """Entry ends as numbers: categories as leaf positions, found by value or by the text a
+        table writes for it (``'1.0'`` for 1.0; unknown ones NaN).
 
         The hierarchies are all numeric or all categorical (:meth:`from_metadata`).
         """
@@ -167,6 +168,10 @@ class _Domains:
             if len(sel):
                 at = pd.Index(list(cats), dtype=object).get_indexer(ends[sel])
                 out[sel] = np.where(at >= 0, at, np.nan)
+                if (at < 0).any():  # as a table writes them: '1.0' for 1.0
+                    written = {str(c): j for c, j in cats.items()}
+                    for j in np.flatnonzero(at < 0):
+                        out[sel[j]] = written.get(str(ends[sel[j]]), np.nan)
         return out
 
     @classmethod
