@@ -403,3 +403,38 @@ def test_refuse_stray_text_threshold(values, refused):
             refuse_stray_text(data, ["v"])
     else:
         refuse_stray_text(data, ["v"])
+
+
+def test_a_model_of_the_sensitive_column_with_several_says_what_serves_them(tmp_path):
+    """ANES 2008 with party id and political interest both sensitive: ℓ-diversity is refused in
+    one line naming both columns and the methods made for several sensitive attributes."""
+    import yaml
+    from real_surveys import survey
+
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["stateabb", "educat", "pid7", "polint"]]
+    anes.to_csv(tmp_path / "anes.csv", index=False)
+    config = {
+        "data": "anes.csv",
+        "schema": {
+            "stateabb": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 4}},
+            "educat": {
+                "role": "quasi",
+                "kind": "categorical",
+                "missing": "drop",
+                "hierarchy": {"builder": "balanced", "fanout": 2},
+            },
+            "pid7": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+            "polint": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 2}}],
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, [*args, "-q"])
+    assert result.exit_code == 2
+    line = result.output.strip()
+    assert "\n" not in line and "l-diversity needs exactly one sensitive column" in line
+    assert "found 2 (pid7, polint)" in line and "rating or mixed_model" in line
+    assert not (tmp_path / "out").exists()

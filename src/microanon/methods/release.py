@@ -15,6 +15,7 @@ from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
 from ..core.table import Table
 from ..models import PrivacyModel, as_models
+from ..models.config import require_one_sensitive
 
 __all__ = [
     "prepare",
@@ -108,12 +109,7 @@ def prepare(
                 f"models: {', '.join(needs)} against a population table is supported by "
                 "full_domain only"
             )
-    needs_sa = [m.name for m in resolved if m.needs_sensitive]
-    if needs_sa and len(table.schema.sensitive) != 1:
-        raise SchemaError(
-            f"{', '.join(needs_sa)} need exactly one sensitive column in the schema, found "
-            f"{len(table.schema.sensitive)}"
-        )
+    require_one_sensitive(resolved, table.schema.sensitive)
     return table, resolved
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from microanon.core.errors import InputError
+from microanon.core.errors import InputError, SchemaError
 from microanon.core.hierarchy import Hierarchy
 
 from .base import PrivacyModel
@@ -18,7 +18,7 @@ from .p_privacy import PPrivacy
 from .presence import DeltaPresence
 from .tcloseness import TCloseness
 
-__all__ = ["model_from_config", "as_models", "MODELS"]
+__all__ = ["model_from_config", "as_models", "require_one_sensitive", "MODELS"]
 
 #: Configuration names of the models and their classes.
 MODELS: dict[str, type[PrivacyModel]] = {
@@ -126,3 +126,23 @@ def as_models(models: Any) -> list[PrivacyModel]:
         else:
             raise InputError(f"models: cannot read {entry!r} as a privacy model")
     return out
+
+
+def require_one_sensitive(models: Sequence[PrivacyModel], sensitive: Sequence[str]) -> None:
+    """Refuse models of the sensitive attribute (ℓ-diversity, t-closeness, ...) unless the schema
+    has exactly one sensitive column.
+
+    Raises
+    ------
+    SchemaError
+        Naming the models and the sensitive columns, and what serves several.
+    """
+    needs = [m.name for m in models if m.needs_sensitive]
+    if needs and len(sensitive) != 1:
+        verb = "needs" if len(needs) == 1 else "need"
+        found = f"{len(sensitive)} ({', '.join(sensitive)})" if sensitive else "none"
+        raise SchemaError(
+            f"{', '.join(needs)} {verb} exactly one sensitive column in the schema, found "
+            f"{found}; for several sensitive columns use method rating or mixed_model, or give "
+            "the others role insensitive"
+        )

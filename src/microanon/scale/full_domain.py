@@ -45,6 +45,7 @@ from ..methods.generalize.searches import (
 from ..methods.registry import twin
 from ..methods.release import SUPPRESSED_ROWS, numbers_of, require_quasi
 from ..models import PrivacyModel, Verdict, as_models
+from ..models.config import require_one_sensitive
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
 from .client import dask_client, wait_stage
@@ -438,12 +439,8 @@ def _check_arguments(
             f"suppressed_rows: star is not available with {with_population[0].name} against a "
             "population (a '*' record matches every person); use suppressed_rows: remove"
         )
-    needs_sa = [m.name for m in resolved if m.needs_sensitive]
-    if needs_sa and len(schema.sensitive) != 1:
-        raise SchemaError(
-            f"{', '.join(needs_sa)} need exactly one sensitive column in the schema, found "
-            f"{len(schema.sensitive)}"
-        )
+    require_one_sensitive(resolved, schema.sensitive)
+    needs_sa = any(m.needs_sensitive for m in resolved)
     missing = [q for q in schema.quasi if schema[q].hierarchy is None]
     if missing:
         raise SchemaError(

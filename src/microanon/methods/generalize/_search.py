@@ -70,6 +70,7 @@ from ...core.keys import shown
 from ...core.progress import as_progress
 from ...core.table import Table
 from ...models import PrivacyModel, as_models
+from ...models.config import require_one_sensitive
 from ..release import numbers_of
 from ._budget import SearchStopped, SearchWatch
 from ._lattice import Lattice
@@ -486,12 +487,8 @@ class _Engine:
 
 def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bool) -> ModelSet:
     schema = table.schema
+    require_one_sensitive(models, schema.sensitive)
     needs = [m.name for m in models if m.needs_sensitive]
-    if needs and len(schema.sensitive) != 1:
-        raise InputError(
-            f"{', '.join(needs)} need exactly one sensitive column in the schema, found "
-            f"{len(schema.sensitive)}"
-        )
     if not needs:
         return ModelSet.build(models, None, None, False, None)
     sa = schema.sensitive[0]
