@@ -207,3 +207,24 @@ def test_declared_categories_written_as_text_match_the_data_numbers():
     )
     h = schema.resolve(pd.DataFrame({"grade": np.array([1, 2], dtype=np.int64)})).hierarchy("grade")
     assert h.n_leaves == 4 and h.contains(3) and h.contains("1")
+
+
+@given(
+    st.lists(st.floats(-1e7, 1e7, allow_nan=False, allow_infinity=False), min_size=2, max_size=60),
+    st.lists(st.integers(2, 5), min_size=1, max_size=2),
+)
+def test_every_quantile_label_holds_the_values_below_it(values, bins):
+    """A range label of a quantiles hierarchy holds every leaf under it when its bounds are read
+    back as numbers: a bound is written with six significant digits only where they are the
+    bound (a value of -0.0737419781 was left out of the label [-1.92828, -0.073742])."""
+    distinct = sorted(set(values))
+    if len(distinct) < max(bins):
+        return
+    tree = Hierarchy.quantiles(distinct, sorted(bins, reverse=True))
+    frame = tree.to_frame()
+    for row in frame.itertuples(index=False):
+        leaf = float(row[0])
+        for label in row[1:]:
+            if isinstance(label, str) and label.startswith("["):
+                low, high = (float(x) for x in label.strip("[])").split(","))
+                assert low <= leaf <= high, (leaf, label)

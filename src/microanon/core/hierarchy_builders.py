@@ -56,12 +56,22 @@ MAX_DECLARED_LEAVES = 1_000_000
 
 
 def _fmt(x: Any) -> str:
-    """Format a numeric bound for an interval label."""
+    """Format a numeric bound for an interval label (six significant digits)."""
     if isinstance(x, (float, np.floating)) and float(x).is_integer():
         return str(int(x))
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     return f"{float(x):g}" if isinstance(x, (float, np.floating)) else str(x)
+
+
+def _exact(x: Any) -> str:
+    """Format a data value that bounds a range label: as :func:`_fmt` where its six digits are
+    the value, else the shortest text that is (a label rounded to six digits may leave out a
+    value it holds: -0.0737419781 in [-1.92828, -0.073742])."""
+    short = _fmt(x)
+    if not isinstance(x, (float, np.floating)) or float(short) == float(x):
+        return short
+    return repr(float(x))
 
 
 def _leaf(v: float) -> int | float:
@@ -505,7 +515,7 @@ def quantile_paths(
         lab = {}
         for code in np.unique(codes):
             members = dom[codes == code]
-            lab[code] = f"[{_fmt(members.min())}, {_fmt(members.max())}]"
+            lab[code] = f"[{_exact(members.min())}, {_exact(members.max())}]"
         label_per_level.append(lab)
     paths = []
     for i, v in enumerate(dom):
@@ -579,7 +589,7 @@ def balanced_paths(
     for lvl in reversed(uppers):
         for first, last, members in lvl:
             for i in members:
-                leaf_paths[i].append(f"[{_fmt(first)}, {_fmt(last)}]")
+                leaf_paths[i].append(f"[{_exact(first)}, {_exact(last)}]")
     for i, v in enumerate(dom):
         leaf_paths[i].append(v)
     return leaf_paths
