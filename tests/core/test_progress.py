@@ -4,6 +4,7 @@ Dask stages in the same format."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import time
 
@@ -65,6 +66,27 @@ def test_auto_is_lines_off_a_terminal_and_bar_on_one():
             return True
 
     assert Progress("x", stream=io.StringIO()).mode == "lines"
+    assert Progress("x", stream=Terminal()).mode == "bar"
+
+
+def test_auto_is_lines_on_a_terminal_of_no_width(monkeypatch):
+    """A pseudo-terminal that reports 0 columns (``script`` in CI) draws no bar: lines."""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            return 2
+
+    widths = {"columns": 0}
+    monkeypatch.setattr(
+        progress_module.os,
+        "get_terminal_size",
+        lambda fd: os.terminal_size((widths["columns"], 24)),
+    )
+    assert Progress("x", stream=Terminal()).mode == "lines"
+    widths["columns"] = 120
     assert Progress("x", stream=Terminal()).mode == "bar"
 
 

@@ -20,6 +20,7 @@ steps share its numbering), a mode, or a bool: ``True`` bars, ``False`` nothing,
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -330,10 +331,17 @@ class Progress:
 
 
 def _isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal a bar can be drawn on: one that reports no width (a
+    pseudo-terminal of 0 columns, as ``script`` makes in CI) shows no bar, so it gets lines."""
     try:
-        return bool(stream.isatty())
+        if not stream.isatty():
+            return False
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
+    try:
+        return os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, ValueError, OSError):  # no descriptor: a terminal by its word
+        return True
 
 
 def as_progress(progress: ProgressLike, command: str = "", total: int | None = None) -> Progress:
