@@ -117,6 +117,7 @@ def test_synthetic_roles_reasons_and_zip_masking(runner, tmp_path):
     assert "near-unique rule: " in text and "looks like health data" in text
     assert "a guess from the name" in text
     assert "masking of trailing digits" in text
+    assert "every class holds at least 3 distinct known values of it, or none" in text
     assert _models(config) == [
         {"k_anonymity": {"k": 5}},
         {"l_diversity": {"l": 3, "form": "distinct"}},

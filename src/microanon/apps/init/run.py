@@ -222,7 +222,8 @@ def _models(
         models.append(
             (
                 {"l_diversity": {"l": ell, "form": "distinct"}},
-                f"on {col}: every class holds at least {ell} of its distinct values",
+                f"on {col}: every class holds at least {ell} distinct known values of it, or "
+                "none (an unknown value counts toward no model)",
             )
         )
         return models, []
