@@ -435,6 +435,13 @@ class Schema:
             missing = desc.get("missing")
             if missing is not None:
                 missing = missing_policy(missing, name)
+                if missing != "keep" and not role.published:
+                    raise SchemaError(
+                        f"column '{name}': missing: {missing} would have no effect: a column of "
+                        f"role {role.value} is not published, and the missing-value policies "
+                        "leave no row out and change no value for it; remove it, or give the "
+                        "column a published role"
+                    )
                 if missing == "keep" and role is Role.QUASI:
                     raise SchemaError(
                         f"column '{name}': missing: keep is for sensitive and insensitive "
