@@ -200,13 +200,13 @@ def utility_metrics(
 
 #: What the generalization-style utility numbers are (the utility section's paragraph).
 GENERALIZATION_UTILITY = (
-    "Information loss (LM, GCP, normalized non-uniform entropy: 0 = original values, "
-    "1 = everything suppressed; precision: 1 = original), the discernibility metric (sum of "
-    "squared class sizes, suppressed records charged the table size), the average class "
-    "size (AECS, suppressed records as one class) and how well ID3 still predicts the "
-    "sensitive attribute from the quasi-identifiers (5-fold accuracy on the release over "
-    "that on the original, on the records whose sensitive value is known; shown when the "
-    "release keeps every record in order)."
+    "Information loss (LM, GCP: 0 = original values, 1 = everything suppressed; precision: "
+    "1 = original), the discernibility metric (sum of squared class sizes, suppressed records "
+    "charged the table size) and the average class size (AECS, suppressed records as one "
+    "class). When the release keeps every record in order, also the normalized non-uniform "
+    "entropy (0 = original values, 1 = everything suppressed) and how well ID3 still predicts "
+    "the sensitive attribute from the quasi-identifiers (5-fold accuracy on the release over "
+    "that on the original, on the records whose sensitive value is known)."
 )
 
 

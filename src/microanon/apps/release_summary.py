@@ -220,7 +220,8 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     ]
     if untouched and release.kind in _TREATS_COLUMNS:
         out.append(
-            f"{len(untouched)} of {len(quasi)} quasi-identifiers are published unchanged "
+            f"{len(untouched)} of {len(quasi)} quasi-identifiers "
+            f"{'is' if len(untouched) == 1 else 'are'} published unchanged "
             f"({', '.join(untouched)}): the method left them as they are, so what it protects "
             "does not include them"
         )

@@ -96,7 +96,10 @@ def check_output_target(
     if not target.exists() or not any(target.iterdir()):
         return
     if not overwrite:
-        raise InputError(f"{target} already exists; choose another directory or overwrite it")
+        raise InputError(
+            f"{target} already exists; choose another directory or overwrite it (--overwrite, "
+            "or overwrite=True in Python)"
+        )
     if not written_by_microanon(target):
         raise InputError(
             f"{target} holds files that microanon did not write (or that changed since); "
