@@ -84,6 +84,16 @@ def _run_by_the_command_line(config: dict[str, bytes], data: bytes, where: Path)
     return where / "out"
 
 
+def _gss_2016(client, columns: list[str]) -> tuple[pd.DataFrame, bytes, dict]:
+    """GSS 2016 (``carData``'s GSSvocab: 1,888 respondents, age and education missing for a
+    few, read as floats): the table, its CSV and the data set the workbench made of it."""
+    gss = survey("gss_vocab")
+    gss = gss[gss["year"] == 2016][columns].reset_index(drop=True)
+    data = gss.to_csv(index=False).encode("utf-8")
+    ds = client.post("/api/datasets", files={"file": ("gss.csv", data, "text/csv")}).json()
+    return gss, data, ds
+
+
 def _files(data: bytes) -> dict[str, bytes]:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return {name: archive.read(name) for name in archive.namelist()}
@@ -279,11 +289,8 @@ def test_builders_with_missing_values_stay_inline_and_publish_as_the_command_lin
     value``: the config keeps the builder inline, as init writes it, and the workbench's public
     file is byte for byte what ``microanon anonymize`` writes from the same config (the file's
     ``47.0``, not a tree's ``47``)."""
-    gss = survey("gss_vocab")
-    gss = gss[gss["year"] == 2016][["gender", "age", "educ", "vocab"]].reset_index(drop=True)
+    gss, data, ds = _gss_2016(client, ["gender", "age", "educ", "vocab"])
     assert gss["age"].isna().any() and gss["educ"].isna().any()
-    data = gss.to_csv(index=False).encode("utf-8")
-    ds = client.post("/api/datasets", files={"file": ("gss.csv", data, "text/csv")}).json()
     schema = {
         "gender": {"role": "quasi", "kind": "categorical", "hierarchy": {"type": "auto"}},
         "age": {"role": "quasi", "kind": "numeric", "missing": "value",
@@ -313,10 +320,7 @@ def test_a_method_of_ranges_is_refused_before_its_run_on_a_numeric_question_mark
     hold the value ``?``: with GSS 2016's age missing for 5 and ``missing: value``, the run is
     refused when it is asked for (naming the column), not queued to fail; ``missing: drop``
     lets it run."""
-    gss = survey("gss_vocab")
-    gss = gss[gss["year"] == 2016][["gender", "age", "vocab"]].reset_index(drop=True)
-    data = gss.to_csv(index=False).encode("utf-8")
-    ds = client.post("/api/datasets", files={"file": ("gss.csv", data, "text/csv")}).json()
+    _, _, ds = _gss_2016(client, ["gender", "age", "vocab"])
     schema = {
         "gender": {"role": "quasi", "kind": "categorical", "hierarchy": {"type": "auto"}},
         "age": {"role": "quasi", "kind": "numeric", "missing": "value",
