@@ -350,3 +350,22 @@ def test_missing_values_as_the_value_question_mark_are_published_as_the_last_met
         assert (published == "?").sum() == drawn[c].isna().sum() > 0, c
         assert not published.isna().any(), c
     assert release.data["incomeperc"].isna().sum() == drawn["incomeperc"].isna().sum() > 0
+
+
+def test_a_later_step_sees_a_number_column_an_earlier_one_left_alone_as_numbers():
+    """ANES 2008: income percentile (183 missing, ``missing: value`` with a hierarchy) is
+    written as text by a sample ('6.0' and '?'), which had made it "categorical" for the next
+    step: microaggregation then refused it as such. It is the same numbers, so the step
+    refuses it for what it is: missing values that are no numbers to mask."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["stateabb", "age", "incomeperc"]].reset_index(drop=True)
+    schema = {
+        "stateabb": {"role": "quasi"},
+        "age": {"role": "quasi", "kind": "numeric"},
+        "incomeperc": {"role": "quasi", "kind": "numeric", "missing": "value",
+                       "hierarchy": {"builder": "intervals", "widths": [10, 20]}},
+    }  # fmt: skip
+    steps = Steps(anes, schema, rng=np.random.default_rng())
+    assert steps.add("sample", fraction=0.6).changed == []
+    with pytest.raises(InputError, match="'incomeperc' has .* missing value.*the value ?"):
+        steps.add("microaggregation", k=3, columns=["incomeperc"])

@@ -302,7 +302,21 @@ def _same(before: pd.Series, after: pd.Series) -> np.ndarray:
     same = np.asarray((a == b) | (pd.isna(a) & pd.isna(b)), dtype=bool)
     differ = np.flatnonzero(~same)  # few: compare those in plain form
     same[differ] = [_plain(x) == _plain(y) for x, y in zip(a[differ], b[differ], strict=True)]
+    differ = np.flatnonzero(~same)  # a number and its text as a table writes it ("6.0")
+    same[differ] = [_as_number(x, y) for x, y in zip(a[differ], b[differ], strict=True)]
     return same
+
+
+def _as_number(x: Any, y: Any) -> bool:
+    """Whether one of ``x`` and ``y`` is a number and the other the text of the same number."""
+    if isinstance(x, str):
+        x, y = y, x
+    if not isinstance(y, str) or _plain(x) is x:  # (not a number and a text)
+        return False
+    try:
+        return _plain(float(y)) == _plain(x)
+    except ValueError:
+        return False
 
 
 def _plain(value: Any) -> Any:
