@@ -221,6 +221,8 @@ def test_a_panel_s_person_id_is_dropped_by_name():
     roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     assert roles["idcode"].role is Role.IDENTIFIER
     assert "name rule: 'idcode' looks like a record or person identifier" in roles["idcode"].reason
+    # (an id may number a group: the reason does not say it names a person)
+    assert "numbers records, people or the groups they belong to" in roles["idcode"].reason
     for name in ("respid", "resp_id", "subject_no", "participant_code", "person_code"):
         assert NAME_RULES[0].pattern.search(normalized_name(name)), name
     for name in ("pid7", "zip_code", "occ_code", "ind_code"):

@@ -95,7 +95,12 @@ def _rule(role: Role, group: str, pattern: str, why: str) -> NameRule:
     return NameRule(role, group, re.compile(pattern), why)
 
 
-_DROP = "it names or numbers a person directly: dropped from the release"
+_DROP = "it names a person or tells how to reach one: dropped from the release"
+_NUMBERS = (
+    "it numbers records, people or the groups they belong to (a school, a plot, a household: "
+    "check which): dropped from the release; a group's id may rather be a quasi-identifier, "
+    "or have role household for the household risk"
+)
 _GUESS = (
     "a guess from the name: published with its record (not linted; l-diversity protects it "
     "when it is the only sensitive column); decide whether it is sensitive"
@@ -112,7 +117,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|_(id|record|case|account|customer|patient|person|resp|respondent|subject|participant)"
         r"_?(no|number|nr|id|code)_"
         r"|social_security|national_id|tax_id",
-        _DROP,
+        _NUMBERS,
     ),
     _rule(
         Role.IDENTIFIER,
