@@ -180,6 +180,8 @@ def test_the_dependency_scan_is_bounded_and_says_what_it_left_out():
     assert full.limited is None and full.to_dict()["limited"] is None
     (pair,) = [f for f in full.findings if f.column == "r"]
     assert pair.kind == "determined_by_quasi" and pair.related == ("a", "b")
+    # (a leave-one-out share, which the sentence says: below the rows a column determines)
+    assert "of the rows (each row read off the other rows like it)" in pair.evidence
     singles = lint_schema(df, roles, budget=9_999)
     assert [f.column for f in singles.findings] == ["id"]  # near_unique, found without the scan
     assert singles.limited.startswith("dependency scan limited: testing 1 insensitive column(s)")

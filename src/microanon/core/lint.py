@@ -642,6 +642,11 @@ def _group_codes(quasi: Mapping[str, tuple[np.ndarray, int]], names: tuple[str, 
     return first
 
 
+#: How a share of the rows a column gives another is counted (leave-one-out: a value that one
+#: row alone holds gives nothing, so the share is below the rows the column determines).
+_OTHERS = " (each row read off the other rows like it)"
+
+
 def _dependencies(
     column: str,
     coded: tuple[np.ndarray, int],
@@ -678,7 +683,7 @@ def _dependencies(
         acc = dependency_accuracy(x, qc, nq, weights)
         s = _strength(acc, bases[q])
         if s >= threshold:
-            how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows"
+            how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows{_OTHERS}"
             if (
                 gap is not None
                 and _strength(
@@ -704,8 +709,8 @@ def _dependencies(
             Finding(
                 column,
                 "determined_by_quasi",
-                f"{names} predict it for {acc:.0%} of the "
-                f"rows (strength {best[0]:.2f}): an attacker who knows them can link it",
+                f"{names} predict it for {acc:.0%} of the rows{_OTHERS} (strength "
+                f"{best[0]:.2f}): an attacker who knows them can link it",
                 tuple(best[1]),
                 best[0],
             )
