@@ -26,6 +26,7 @@ from microanon.apps.cli import main
 from microanon.apps.init.keys import hierarchy_levels, rank_keys
 from microanon.apps.init.profile import normalized_name, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.run import _repeated_ids
 from microanon.core.schema import Role
 from microanon.methods.generalize._lattice import MAX_NODES
 
@@ -223,6 +224,10 @@ def test_a_panel_s_person_id_is_dropped_by_name():
     assert "name rule: 'idcode' looks like a record or person identifier" in roles["idcode"].reason
     # (an id may number a group: the reason does not say it names a person)
     assert "numbers records, people or the groups they belong to" in roles["idcode"].reason
+    # a person's several records: k counts records, which init says
+    (warning,) = _repeated_ids(list(roles.values()), profile_table(frame))
+    assert warning.startswith("'idcode', dropped as an identifier, repeats (4,711 values on ")
+    assert "k counts records, not people" in warning
     for name in ("respid", "resp_id", "subject_no", "participant_code", "person_code"):
         assert NAME_RULES[0].pattern.search(normalized_name(name)), name
     for name in ("pid7", "zip_code", "occ_code", "ind_code"):

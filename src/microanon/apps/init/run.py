@@ -34,7 +34,7 @@ from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
 from .profile import ColumnProfile, profile_table
 from .render import ColumnEntry, render_config
-from .roles import Proposal, propose_roles
+from .roles import NAME_RULES, Proposal, propose_roles
 
 __all__ = [
     "HIERARCHY_DIR",
@@ -237,6 +237,30 @@ def _models(
     return models, []
 
 
+def _repeated_ids(proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile]) -> list[str]:
+    """A warning per identifier (by its name) whose values repeat on many rows: if it numbers
+    people, a person has several records (a panel, a long file), which k counts one by one."""
+    by_name = {p.name: p for p in profiles}
+    out = []
+    for p in proposals:
+        profile = by_name[p.column]
+        if p.role is not Role.IDENTIFIER or p.rule != "name" or NAME_RULES[0].group not in p.reason:
+            continue
+        if profile.distinct >= profile.rows or profile.unique_share > 1 - _REPEATED:
+            continue
+        out.append(
+            f"{p.column!r}, dropped as an identifier, repeats ({profile.distinct:,} values on "
+            f"{profile.rows:,} rows): if it numbers people, a person has several records here "
+            "(a panel), and k counts records, not people (a class may be one person's records): "
+            "keep one record per person for k to count people"
+        )
+    return out
+
+
+#: Share of the rows whose identifier another row holds too from which it is said to repeat.
+_REPEATED = 0.2
+
+
 def _check_schema(
     data: pd.DataFrame, entries: Sequence[ColumnEntry], texts: dict[str, str]
 ) -> list[str]:
@@ -392,7 +416,7 @@ def run_init(
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
     warnings += _check_schema(frame, entries, texts)
     models, more = _models(proposals, profiles)
-    warnings += more
+    warnings += more + _repeated_ids(proposals, profiles)
     release = out.with_name(f"{out.stem}-release")
     text = render_config(
         data=_relative(data, out.parent),
