@@ -58,18 +58,12 @@ def reconstructions(draw):
     return lam, inverses, p
 
 
-def _factors(lam: np.ndarray, inverses: list) -> Factors:
-    held = np.flatnonzero(lam.reshape(-1))
-    cells = tuple(np.unravel_index(held, lam.shape))
-    return Factors(lam.shape, cells, lam.reshape(-1)[held], tuple(inverses))
-
-
 @settings(max_examples=150, deadline=None)
 @given(reconstructions(), st.data())
 def test_marginals_at_cells_equal_the_dense_reconstruction(case, data):
     lam, inverses, _ = case
     q = kron_apply(inverses, lam)
-    factors = _factors(lam, inverses)
+    factors = Factors.of(lam, inverses)
     axes = range(lam.ndim)
     for size in range(lam.ndim + 1):
         for keep in itertools.combinations(axes, size):
@@ -88,7 +82,7 @@ def test_marginals_at_cells_equal_the_dense_reconstruction(case, data):
 def test_query_errors_from_factors_equal_the_dense_ones(case, n, include):
     lam, inverses, p = case
     q = kron_apply(inverses, lam)
-    factors = _factors(lam, inverses)
+    factors = Factors.of(lam, inverses)
     for cube in (False, True):
         dense = query_errors(p, q, n, cube, include_sensitive=include)
         with pytest.MonkeyPatch.context() as patch:  # every group-by from the factors

@@ -8,12 +8,13 @@ whatever type they were read as.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["SUPPRESSED", "is_missing", "shown", "value_key"]
+__all__ = ["SUPPRESSED", "is_missing", "shown", "value_key", "written_positions"]
 
 #: The label of a fully suppressed cell in published tables.
 SUPPRESSED = "*"
@@ -39,6 +40,19 @@ def value_key(value: Any) -> str:
             return str(int(value))
         return repr(float(value))
     return str(value).strip()
+
+
+def written_positions(values: Iterable[Any]) -> dict[str, int]:
+    """Each value's position by the text a table writes for it (``str``: ``'1.0'`` for ``1.0``),
+    the first of equal texts.
+
+    A column of numbers and the value ``?`` is published as text: this finds such a text among
+    the values it was written from, where :func:`value_key` (``'1'`` for ``1.0``) does not.
+    """
+    out: dict[str, int] = {}
+    for i, v in enumerate(values):
+        out.setdefault(str(v), i)
+    return out
 
 
 def shown(value: Any) -> str:

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.hierarchy import value_key
+from ..core.keys import written_positions
 from ..core.release import Release
 from ..core.table import Table
 from .estimators import (
@@ -461,9 +462,11 @@ def _axis_order(
     target = [value_key(v) for v in dictionary]
     got = [value_key(v) for v in domain]
     if got != target:  # a column of numbers and the value ? is published as text ('1.0')
-        known, text = set(target), {str(v): value_key(v) for v in dictionary}
-        got = [k if k in known or not isinstance(v, str) else text.get(v, k)
-               for v, k in zip(domain, got, strict=True)]  # fmt: skip
+        known, written = set(target), written_positions(dictionary)
+        got = [
+            target[written[v]] if k not in known and isinstance(v, str) and v in written else k
+            for v, k in zip(domain, got, strict=True)
+        ]
     if got == target:
         return None, 0
     if not randomized and set(got) < set(target):
@@ -483,10 +486,12 @@ def _axis_order(
 
 def _reconstruction(
     release: Release, original: Table, columns: Sequence[str], sensitive: str
-) -> tuple[np.ndarray, Factors, list[np.ndarray | None]]:
-    """The raw reconstruction of ``columns`` and ``sensitive`` in the release's codes, its
-    factors (:class:`~microanon.measures.factored.Factors`) and, per axis, where each of the
-    Table's codes is on it (None: in the same order; :func:`_axis_order`)."""
+) -> tuple[np.ndarray, Any, list[np.ndarray | None]]:
+    """The raw reconstruction of ``columns`` and ``sensitive`` in the release's codes (with
+    empty cells for the Table's values a kept column's published rows lack), the
+    :class:`~microanon.methods.randomize.reconstruct.Reconstruction` it comes from and, per
+    axis, where each of the Table's codes is on it (None: in the same order;
+    :func:`_axis_order`)."""
     from ..methods.randomize.reconstruct import reconstruct  # lazy: a method module
 
     cols, sensitive = _check_joint_columns(original, columns, sensitive)
@@ -497,9 +502,6 @@ def _reconstruction(
     if list(rec.columns) != dims or len(domains) != len(dims):
         raise InputError(f"the reconstruction is over columns {list(rec.columns)}, expected {dims}")
     est = np.asarray(rec.estimate, dtype=float).reshape(tuple(len(d) for d in domains))
-    observed = np.asarray(rec.observed, dtype=float).reshape(-1)
-    held = np.flatnonzero(observed)
-    cells = tuple(np.unravel_index(held, est.shape))
     orders = []
     for axis, (column, domain) in enumerate(zip(dims, domains, strict=True)):
         order, lacking = _axis_order(domain, original, column, rec.inverses[axis] is not None)
@@ -510,7 +512,7 @@ def _reconstruction(
         orders.append(order)
     if est.shape != shape:
         raise InputError(f"the reconstruction has shape {est.shape}, expected {shape}")
-    return est, Factors(shape, cells, observed[held], tuple(rec.inverses)), orders
+    return est, rec, orders
 
 
 def _reordered(p: np.ndarray, orders: Sequence[np.ndarray | None]) -> np.ndarray:
@@ -643,7 +645,9 @@ def utility_report(
     if isinstance(release, Release) and release.kind == "randomized":
         # P in the reconstruction's codes rather than Q in the Table's: every measure is the
         # same under a renaming of an attribute's values, and P has few non-empty cells
-        q, factors, orders = _reconstruction(release, original_table, columns, sensitive)
+        q, rec, orders = _reconstruction(release, original_table, columns, sensitive)
+        observed = np.asarray(rec.observed).reshape(tuple(len(d) for d in rec.domains))
+        factors = Factors.of(observed, rec.inverses, q.shape)
         p = _reordered(p, orders)
     else:
         q = estimate_distribution(release, original_table, columns, sensitive, clip_renorm=False)

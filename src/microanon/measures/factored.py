@@ -51,6 +51,31 @@ class Factors:
     mass: np.ndarray
     matrices: tuple[np.ndarray | None, ...]
 
+    @classmethod
+    def of(
+        cls,
+        observed: np.ndarray,
+        matrices: Sequence[np.ndarray | None],
+        shape: Sequence[int] | None = None,
+    ) -> Factors:
+        """The factors of ``(⊗ M_i) observed``.
+
+        Parameters
+        ----------
+        observed : numpy.ndarray
+            ``λ``, dense, one axis per column in the matrices' column codes.
+        matrices : sequence of numpy.ndarray or None
+            ``M_i`` per axis (None: the identity).
+        shape : sequence of int, optional
+            ``Q``'s shape when an axis without a matrix has more cells than ``observed``'s
+            (empty ones, after its own); default ``observed``'s.
+        """
+        flat = np.asarray(observed, dtype=float).reshape(-1)
+        held = np.flatnonzero(flat)
+        cells = tuple(np.unravel_index(held, np.shape(observed)))
+        size = tuple(np.shape(observed) if shape is None else shape)
+        return cls(size, cells, flat[held], tuple(matrices))
+
     def pairs(self, keep: Sequence[int], at: Sequence[np.ndarray]) -> _Pairs:
         """The pairs of a marginal's cells ``at`` and ``λ``'s cells that reach them.
 

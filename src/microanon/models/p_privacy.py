@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
+from microanon.core.keys import written_positions
 from microanon.core.release import Release
 
 from .base import PrivacyModel
@@ -169,7 +170,7 @@ class _Domains:
                 at = pd.Index(list(cats), dtype=object).get_indexer(ends[sel])
                 out[sel] = np.where(at >= 0, at, np.nan)
                 if (at < 0).any():  # as a table writes them: '1.0' for 1.0
-                    written = {str(c): j for c, j in cats.items()}
+                    written = written_positions(cats)  # (cats: each label's position, in order)
                     for j in np.flatnonzero(at < 0):
                         out[sel[j]] = written.get(str(ends[sel[j]]), np.nan)
         return out

@@ -527,7 +527,8 @@ def encode_partition(
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
-    raw = {c: _tally(_entering(part, schema)[c]) for c in builders}
+    entering = _entering(part, schema) if builders else part
+    raw = {c: _tally(entering[c]) for c in builders}
     clean = clean_partition(part, schema)
     missing = {
         c: int(_missing_of(part, clean, schema[c]).isna().sum())

@@ -39,6 +39,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import value_key
+from ...core.keys import written_positions
 from ...core.release import Release
 from .matrices import check_distortion, kron_apply, uniform_inverse, uniform_retention
 from .simplex import em_reconstruct, project_simplex
@@ -351,10 +352,9 @@ def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray
     where = index.get_indexer(pd.Index(uniques, dtype=object))
     if np.any(where < 0):
         keys: dict[str, int] = {}
-        texts: dict[str, int] = {}
         for i, v in enumerate(domain):
             keys.setdefault(value_key(v), i)
-            texts.setdefault(str(v), i)
+        texts = written_positions(domain)
         for j in np.flatnonzero(where < 0):
             found = keys.get(value_key(uniques[j]))
             if found is None and isinstance(uniques[j], str):
