@@ -41,6 +41,7 @@ __all__ = [
     "few_distinct",
     "first_rows",
     "push_digit",
+    "radix_order",
     "remember",
     "remember_taken",
     "shared_codes",
@@ -298,6 +299,31 @@ def few_distinct(key: np.ndarray) -> bool:
     every key or counting over a key space larger than the rows."""
     sample = key[:: max(1, len(key) // DISTINCT_SAMPLE)]
     return len(pd.unique(sample)) * 2 <= len(sample)
+
+
+#: Bits of the digits :func:`radix_order` sorts by: numpy sorts 16-bit integers stably by radix.
+_DIGIT = 16
+#: From this many keys, :func:`radix_order` takes a third digit (below it, a comparison sort
+#: costs about as much).
+_THREE_DIGITS = 1 << 16
+
+
+def radix_order(key: np.ndarray, space: int) -> np.ndarray | None:
+    """The stable ascending order of non-negative int64 keys below ``space`` (an argsort), by
+    16-bit digits from the lowest: numpy's stable sort of 16-bit integers is a radix sort, two
+    such passes take a third of the time of a comparison sort of 30,000 keys of 30 bits.
+
+    None when the keys need more than two digits, or three for fewer than
+    :data:`_THREE_DIGITS` keys: a comparison sort is then as fast.
+    """
+    digits = -(-max(int(space) - 1, 1).bit_length() // _DIGIT)
+    if digits > 3 or (digits == 3 and len(key) < _THREE_DIGITS):
+        return None
+    order = np.argsort(key.astype(np.uint16), kind="stable")  # (the low 16 bits)
+    for shift in range(_DIGIT, digits * _DIGIT, _DIGIT):
+        digit = (key >> shift).astype(np.uint16)
+        order = order.take(np.argsort(digit.take(order), kind="stable"))
+    return order
 
 
 #: Largest size of a space of mixed-radix keys packed into one int64 (:func:`push_digit`).
