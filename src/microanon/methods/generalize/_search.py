@@ -189,6 +189,11 @@ class FrequencyCache:
     low, large ones) stop being the best sources of the later ones. On a survey of 61,697
     records and ten quasi-identifiers, the rows rolled up fall from 33.7 to 21.6 million.
 
+    A node is rolled up from one set, not through an intermediate one: its meet with the node
+    rolled before it (cached for the next ones) rolls fewer rows but one set more, and searches
+    without suppression took up to 23 % longer with it (ARX's Adult, a synthetic table, two
+    real surveys), those with suppression between 13 % less and 12 % more.
+
     Parameters
     ----------
     bottom : FrequencySet
@@ -211,29 +216,13 @@ class FrequencyCache:
         self._cache_used = np.zeros(64, dtype=np.int64)  # when each was last used (a count)
         self._uses = 0
         self._cached_rows = 0  # rows of the cached sets besides the bottom's
-        self._last_from_bottom: np.ndarray | None = None  # the last node rolled up from the bottom
 
     def at(self, target: np.ndarray) -> FrequencySet:
         """The frequency set of the node ``target`` (a level vector), rolled up from the
-        smallest cached one below it.
-
-        When nothing cached lies below the node but the bottom, the node's meet with the previous
-        such node (their lower level, attribute by attribute) is rolled up first and cached:
-        nodes visited one after the other share high levels of some attributes, so the next
-        nodes roll up from that much smaller set instead of the bottom's.
-        """
+        smallest cached one below it."""
         source = self._smallest_below(target)
         if source.levels.tolist() == target.tolist():
             return source
-        if source is self.bottom:
-            meet = (
-                target
-                if self._last_from_bottom is None
-                else np.minimum(self._last_from_bottom, target)
-            )
-            self._last_from_bottom = target
-            if meet.any() and meet.tolist() != target.tolist():
-                source = self._rolled(source, meet)
         return self._rolled(source, target)
 
     def _smallest_below(self, target: np.ndarray) -> FrequencySet:
