@@ -654,3 +654,34 @@ def test_hierarchies_are_built_from_the_records_that_enter(client, tmp_path, bui
     entering = anes.loc[anes[["educat", "pid7", "polint"]].notna().all(axis=1), "age"]
     assert {float(v) for v in memory.leaves} == {float(v) for v in entering.unique()}
     assert anes["age"].nunique() - len(memory.leaves) == 2
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_text_hierarchies_are_built_from_the_records_that_enter(client, tmp_path, suffix):
+    """ANES 2008 with age as text: out of core, from a CSV file or a Parquet file (whose text
+    columns are read as categoricals, which count every category, those of left-out records
+    with 0), age's balanced hierarchy has the leaves of the records that enter only, as in
+    memory: not the two ages only left-out respondents have."""
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["age", "educat", "pid7", "polint"]].reset_index(drop=True)
+    anes["age"] = "age " + anes["age"].astype(str)  # (text in a CSV file too)
+    schema = Schema.from_dict(
+        {
+            "age": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+            "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+            "polint": {"role": "insensitive", "kind": "categorical", "missing": "drop"},
+        }
+    )
+    path = tmp_path / f"anes{suffix}"
+    if suffix == ".csv":
+        anes.to_csv(path, index=False)
+    else:
+        anes.to_parquet(path, index=False)
+    table = Table.from_frame(anes, schema)
+    encoding, _ = encode_dataset(
+        read_dataset(path, blocksize=20_000), schema, table.columns, client, progress=False
+    )
+    memory = table.schema.hierarchy("age")
+    assert encoding.schema.hierarchy("age").to_dict() == memory.to_dict()
+    assert anes["age"].nunique() - len(memory.leaves) == 2

@@ -30,7 +30,7 @@ from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
 from ..methods.sdc.common import check_flag, check_k, refuse_marked
 from .client import dask_client, run_stage
-from .encode import encode_dataset, numbers_as_text
+from .encode import encode_dataset, held, numbers_as_text
 from .rowwise import RowwiseRelease, _as_schema, _source, _text
 
 __all__ = ["BLOCK_ROWS", "microaggregate_blocks"]
@@ -212,7 +212,7 @@ def microaggregate_blocks(
             f"by: the blocking column {by!r} has {int(missing)} missing value(s); give them a "
             "value (they would form a block of their own) or drop those rows"
         )
-    sizes = sizes.sort_index()
+    sizes = held(sizes).sort_index()  # (no block of a category no record holds)
     big = sizes[sizes > max_rows]
     if len(big):
         raise InputError(

@@ -38,6 +38,7 @@ __all__ = [
     "combine_encodings",
     "encode_dataset",
     "encode_partition",
+    "held",
     "local_counts",
     "merge_counted",
     "numbers_as_text",
@@ -121,8 +122,17 @@ def _entering(frame: Any, schema: Schema) -> Any:
 
 
 def _tally(series: pd.Series) -> pd.Series:
-    """Records per distinct value of a column, missing values left out."""
-    return series.value_counts(dropna=True, sort=False)
+    """Records per distinct value of a column, missing values left out (see :func:`held`)."""
+    return held(series.value_counts(dropna=True, sort=False))
+
+
+def held(counts: pd.Series) -> pd.Series:
+    """The values of a ``value_counts`` that some record holds.
+
+    A categorical column (a text column of a Parquet file) counts every category, those of
+    no record with 0: of records left out (``missing: drop``), or of none in this partition.
+    """
+    return counts[counts > 0]
 
 
 def _resolve(
@@ -269,7 +279,7 @@ def encode_dataset(
         + [cleaned.map_partitions(len, meta=(None, "int64")).sum()]
     )
     results = run_stage(client, "distinct values", wanted, progress)
-    raw = dict(zip(builders, results[: len(builders)], strict=True))
+    raw = {c: held(counts) for c, counts in zip(builders, results[: len(builders)], strict=True)}
     at = len(builders)
     missing = dict(zip(checked, results[at : at + len(checked)], strict=True))
     at += len(checked)

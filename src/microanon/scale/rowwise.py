@@ -75,7 +75,7 @@ from ..methods.sdc.noise import (
     sqrt_psd,
 )
 from .client import dask_client, run_stage
-from .encode import encode_dataset
+from .encode import encode_dataset, held
 from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, code_frequencies
 from .read import read_dataset
@@ -767,6 +767,7 @@ def pram_dask(
                 progress,
             )
             for (column, spec), vc in zip(list(specs.items()), counted, strict=True):
+                vc = held(vc)  # (a category of no record is no value of the encoding)
                 index, code_of = encoding.lookup[column]
                 codes = code_of[index.get_indexer(vc.index)]
                 counts = np.zeros(encoding.cardinality(column), dtype=np.int64)
