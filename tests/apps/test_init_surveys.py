@@ -225,13 +225,33 @@ def test_a_panel_s_person_id_is_dropped_by_name():
     # (an id may number a group: the reason does not say it names a person)
     assert "numbers records, people or the groups they belong to" in roles["idcode"].reason
     # a person's several records: k counts records, which init says
-    (warning,) = _repeated_ids(list(roles.values()), profile_table(frame))
+    (warning,) = _repeated_ids(list(roles.values()), profile_table(frame), frame)
     assert warning.startswith("'idcode', dropped as an identifier, repeats (4,711 values on ")
     assert "k counts records, not people" in warning
-    for name in ("respid", "resp_id", "subject_no", "participant_code", "person_code"):
+    for name in ("respid", "resp_id", "RESP", "respondent", "subject_no", "person_code"):
         assert NAME_RULES[0].pattern.search(normalized_name(name)), name
     for name in ("pid7", "zip_code", "occ_code", "ind_code"):
         assert not NAME_RULES[0].pattern.search(normalized_name(name)), name
+
+
+def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
+    """plm's Males (the NLSY young men, 545 men over 8 years): the person number ``nr`` has no
+    identifier's name; the schema lint makes it a quasi-identifier, as it tells residence. Its
+    545 values hold 8 rows each, as a person id in a panel does: init warns that published as
+    it is each class would be one man's records. A region's or a year's rows are no such id."""
+    from real_surveys import survey
+
+    frame = survey("males")
+    profiles = profile_table(frame)
+    roles = {p.column: p for p in propose_roles(frame, profiles)}
+    assert roles["nr"].role is Role.QUASI and roles["nr"].rule.startswith("lint:determines")
+    warnings = _repeated_ids(list(roles.values()), profiles, frame)
+    assert warnings == [
+        "'nr', a quasi-identifier because it tells another (the schema lint), has 545 values on "
+        "8 rows each: if it numbers people (a panel), a person has several records here, and "
+        "published as it is it makes each class one person's records, which k counts one by "
+        "one; give it role identifier then, and keep one record per person for k to count people"
+    ]
 
 
 def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypatch):

@@ -113,7 +113,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.IDENTIFIER,
         "a record or person identifier",
-        r"_(id|ids|uuid|guid|key|ssn|sin|nino|mrn|nhs|passport|iban|serial)_"
+        r"_(id|ids|uuid|guid|key|ssn|sin|nino|mrn|nhs|passport|iban|serial|resp|respondent)_"
         r"|_(id|record|case|account|customer|patient|person|resp|respondent|subject|participant)"
         r"_?(no|number|nr|id|code)_"
         r"|social_security|national_id|tax_id",

@@ -237,24 +237,60 @@ def _models(
     return models, []
 
 
-def _repeated_ids(proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile]) -> list[str]:
-    """A warning per identifier (by its name) whose values repeat on many rows: if it numbers
-    people, a person has several records (a panel, a long file), which k counts one by one."""
+def _repeated_ids(
+    proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile], data: pd.DataFrame
+) -> list[str]:
+    """A warning per column that may number people who have several records (a panel, a long
+    file), where k counts records, not people: an identifier (by its name) whose values
+    repeat, or a quasi-identifier the schema lint made one because it tells another (as a
+    person's id tells everything constant about them) whose many values each hold about
+    as many rows (:func:`_groups_rows`)."""
     by_name = {p.name: p for p in profiles}
     out = []
     for p in proposals:
         profile = by_name[p.column]
-        if p.role is not Role.IDENTIFIER or p.rule != "name" or NAME_RULES[0].group not in p.reason:
-            continue
-        if profile.distinct >= profile.rows or profile.unique_share > 1 - _REPEATED:
-            continue
-        out.append(
-            f"{p.column!r}, dropped as an identifier, repeats ({profile.distinct:,} values on "
-            f"{profile.rows:,} rows): if it numbers people, a person has several records here "
-            "(a panel), and k counts records, not people (a class may be one person's records): "
-            "keep one record per person for k to count people"
-        )
+        if p.role is Role.IDENTIFIER and p.rule == "name" and NAME_RULES[0].group in p.reason:
+            if profile.distinct >= profile.rows or profile.unique_share > 1 - _REPEATED:
+                continue
+            out.append(
+                f"{p.column!r}, dropped as an identifier, repeats ({profile.distinct:,} values "
+                f"on {profile.rows:,} rows): if it numbers people, a person has several records "
+                "here (a panel), and k counts records, not people (a class may be one person's "
+                "records): keep one record per person for k to count people"
+            )
+        elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):
+            rows = _groups_rows(data[p.column])
+            if rows is None:
+                continue
+            each = f"{rows[0]:,}" if rows[0] == rows[1] else f"{rows[0]:,} to {rows[1]:,}"
+            out.append(
+                f"{p.column!r}, a quasi-identifier because it tells another (the schema lint), "
+                f"has {profile.distinct:,} values on {each} rows each: if it "
+                "numbers people (a panel), a person has several records here, and published "
+                "as it is it makes each class one person's records, which k counts one by one; "
+                "give it role identifier then, and keep one record per person for k to count "
+                "people"
+            )
     return out
+
+
+def _groups_rows(column: pd.Series) -> tuple[int, int] | None:
+    """The fewest and most rows a value of ``column`` holds, when it looks like the id of
+    groups of records, such as a panel's person id: at least :data:`_GROUPS` values, each on
+    two rows or more, their rows varying little (a coefficient of variation of at most
+    :data:`_EVEN`; a region's or a county's rows vary far more); else None."""
+    counts = column.value_counts(dropna=True)
+    if len(counts) < _GROUPS or counts.min() < 2:
+        return None
+    if counts.std(ddof=0) > _EVEN * counts.mean():
+        return None
+    return int(counts.min()), int(counts.max())
+
+
+#: Fewest values of a column :func:`_groups_rows` takes for an id of groups of records.
+_GROUPS = 50
+#: Largest coefficient of variation of the rows per value of such an id.
+_EVEN = 0.5
 
 
 #: Share of the rows whose identifier another row holds too from which it is said to repeat.
@@ -416,7 +452,7 @@ def run_init(
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
     warnings += _check_schema(frame, entries, texts)
     models, more = _models(proposals, profiles)
-    warnings += more + _repeated_ids(proposals, profiles)
+    warnings += more + _repeated_ids(proposals, profiles, frame)
     release = out.with_name(f"{out.stem}-release")
     text = render_config(
         data=_relative(data, out.parent),
