@@ -1000,9 +1000,12 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     changed = (
         f"randomized: {', '.join(randomized)}" if randomized else f"masked: {', '.join(masked)}"
     )
+    from .row_counts import ROW_COUNTS_KEY, RowCounts
+
     blocks = result.internal.get("blocks")
+    rows = RowCounts.from_dict(result.internal[ROW_COUNTS_KEY])
     lines = [
-        f"{method} (dask): {result.rows_out:,} rows out",
+        f"{method} (dask): {rows.sentence()}",
         f"  {changed}"
         + (
             f" (within {blocks:,} blocks of {meta['parameters']['by']})"
@@ -1024,6 +1027,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
             "public": str(result.path / "public"),
             "internal": str(result.path / "internal"),
             "rows_out": result.rows_out,
+            "rows": rows.to_dict(),
             "randomized": randomized,
             "masked": masked,
             "verified": None,

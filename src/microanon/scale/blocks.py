@@ -197,13 +197,13 @@ def microaggregate_blocks(
         for c in columns:  # as numeric_matrix refuses them in memory, counted over the dataset
             refuse_marked("microaggregation", c, encoding.marked.get(c, 0))
         parts = cleaned.to_delayed(optimize_graph=True)
-        sizes, missing, *lengths = run_stage(
+        sizes, missing, lengths = run_stage(
             run,
             "blocks",
-            [
+            [  # (all dask collections of one kind: no delayed objects among them)
                 cleaned[by].value_counts(dropna=True),
                 cleaned[by].isna().sum(),
-                *(delayed(len)(p) for p in parts),
+                cleaned.map_partitions(len, meta=(None, "int64")),  # rows per partition
             ],
             progress,
         )
@@ -269,7 +269,9 @@ def microaggregate_blocks(
         "masked_numeric": columns,
         "blocks": len(sizes),
     }
-    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked")
+    return RowwiseRelease(
+        data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked", rows=encoding.rows
+    )
 
 
 def _describe(sizes: pd.Series, limit: int = 5) -> str:

@@ -271,24 +271,39 @@ def encode_dataset(
         and a.name not in checked
     ]
     entering = _entering(frame, schema)  # the data-built hierarchies are theirs alone
-    wanted = (
-        [entering[c].dropna().value_counts(sort=False, split_out=1) for c in builders]
-        + [_missing_of(frame, cleaned, schema[c]).isna().sum() for c in checked]
-        + [cleaned[c].eq(MISSING_LABEL).sum() for c in numbers]  # none where numeric
-        + [_distinct(cleaned[c]) for c in columns]
-        + [cleaned.map_partitions(len, meta=(None, "int64")).sum()]
-    )
-    results = run_stage(client, "distinct values", wanted, progress)
-    raw = {c: held(counts) for c, counts in zip(builders, results[: len(builders)], strict=True)}
-    at = len(builders)
-    missing = dict(zip(checked, results[at : at + len(checked)], strict=True))
-    at += len(checked)
-    counts = dict(zip(numbers, results[at : at + len(numbers)], strict=True))
-    uniques = dict(zip(columns, results[at + len(numbers) : -1], strict=True))
-    encoding = _build(schema, list(columns), raw, missing, uniques, int(results[-1]))
-    marked = {c: int(n) for c, n in counts.items() if int(n)}
-    encoding = replace(encoding, marked=marked)
-    # The same types in every partition: the columns published as they are given as text (an
+    drop = [c for c in schema.dropping if c in frame.columns]
+    unknown = [  # sensitive columns whose missing cells are kept: unknown values
+        a.name
+        for a in schema
+        if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in frame.columns
+    ]
+    wanted = {
+        "raw": [entering[c].dropna().value_counts(sort=False, split_out=1) for c in builders],
+        "missing": [_missing_of(frame, cleaned, schema[c]).isna().sum() for c in checked],
+        "marked": [cleaned[c].eq(MISSING_LABEL).sum() for c in numbers],  # none where numeric
+        "uniques": [_distinct(cleaned[c]) for c in columns],
+        "left_out": [frame[c].isna().sum() for c in drop],
+        "unknown": [cleaned[c].isna().sum() for c in unknown],
+        "rows": [
+            frame.map_partitions(len, meta=(None, "int64")).sum(),
+            cleaned.map_partitions(len, meta=(None, "int64")).sum(),
+        ],
+    }
+    results = iter(run_stage(client, "distinct values", sum(wanted.values(), []), progress))
+    found = {name: [next(results) for _ in tasks] for name, tasks in wanted.items()}
+    raw = {c: held(counts) for c, counts in zip(builders, found["raw"], strict=True)}
+    missing = dict(zip(checked, found["missing"], strict=True))
+    uniques = dict(zip(columns, found["uniques"], strict=True))
+    read, entered = (int(n) for n in found["rows"])
+    encoding = _build(schema, list(columns), raw, missing, uniques, entered)
+    marked = {c: int(n) for c, n in zip(numbers, found["marked"], strict=True) if int(n)}
+    rows = {  # (as row_counts_of counts them)
+        "in_file": read,
+        "left_out": {c: int(n) for c, n in zip(drop, found["left_out"], strict=True) if int(n)},
+        "entering": entered,
+        "unknown_sensitive": {c: int(n) for c, n in zip(unknown, found["unknown"], strict=True)},
+    }
+    encoding = replace(encoding, marked=marked, rows=rows)
     # encoded column is published from its codes).
     text = [c for c in marked if c not in columns]
     if text:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,10 @@ class Encoding:
     marked : dict of str to int
         Records whose value of a numeric column is the value ``?`` (``missing: value``), for
         the columns that hold one (the cleaned data gives them as text in every partition).
+    rows : dict
+        The rows read, left out per ``missing: drop`` column, entering the method and with an
+        unknown sensitive value (the keys of :class:`microanon.apps.row_counts.RowCounts`
+        before the method: ``in_file``, ``left_out``, ``entering``, ``unknown_sensitive``).
     """
 
     schema: Schema
@@ -49,6 +54,7 @@ class Encoding:
     lookup: dict[str, tuple[pd.Index, np.ndarray]]
     unknown: dict[str, int] = field(default_factory=dict)
     marked: dict[str, int] = field(default_factory=dict)
+    rows: dict[str, Any] = field(default_factory=dict)
 
     def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
         """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""

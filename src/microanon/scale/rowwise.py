@@ -272,6 +272,9 @@ class RowwiseRelease:
         (:func:`microanon.methods.randomize.domains.check_domains`).
     declared : dict
         Column -> the values the data owner declared (:meth:`Schema.declared`).
+    rows : dict
+        The rows before the method (:attr:`Encoding.rows`): :func:`write_rowwise` adds those
+        published and keeps them in the internal metadata (``row_counts``), as in memory.
     """
 
     data: dd.DataFrame
@@ -280,6 +283,7 @@ class RowwiseRelease:
     kind: str = "randomized"
     domains: dict[str, list[Any]] = field(default_factory=dict)
     declared: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    rows: dict[str, Any] = field(default_factory=dict)
 
     @property
     def public_metadata(self) -> dict[str, Any]:
@@ -389,7 +393,7 @@ def write_rowwise(
             check_domains(release.domains, _distinct(root, list(release.domains)), release.declared)
         info = table_info(root)
         public = {**release.public_metadata, "rows_out": info["rows"]}
-        internal = release.internal_metadata
+        internal = {**release.internal_metadata, "row_counts": _row_counts(release, info["rows"])}
         write_manifests(tmp, release.kind, public, internal, release.public, {"data": info})
         exposed = texts_in_files(tmp / PUBLIC_DIR, secrets)
         if exposed:
@@ -402,6 +406,24 @@ def write_rowwise(
         release.kind,
         plain_metadata(internal),
     )
+
+
+def _row_counts(release: RowwiseRelease, published: int) -> dict[str, Any]:
+    """The run's row counts (the keys of :meth:`microanon.apps.row_counts.RowCounts.to_dict`):
+    every record that entered is published, one row each, or nothing is written."""
+    rows = release.rows
+    if published != rows["entering"]:
+        raise VerificationError(
+            f"nothing was written: the method received {rows['entering']:,} rows, but "
+            f"{published:,} were written"
+        )
+    return {
+        **rows,
+        "not_drawn": 0,
+        "suppressed": 0,
+        "published": published,
+        "left_out_total": rows["in_file"] - rows["entering"],
+    }
 
 
 def _distinct(root: Path, columns: list[str]) -> dict[str, list[Any]]:
@@ -542,6 +564,7 @@ def _randomized_release(
         (*ALWAYS_PUBLIC, "randomized", *public),
         domains=domains,
         declared=schema.declared(),
+        rows=encoding.rows,
     )
 
 
@@ -1021,7 +1044,9 @@ def add_noise_dask(
         "masked_numeric": cols,
         **({"noise_scale": scale} if scale else {}),
     }
-    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked")
+    return RowwiseRelease(
+        data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked", rows=encoding.rows
+    )
 
 
 # ---------------------------------------------------------------------- MRR
@@ -1123,4 +1148,6 @@ def mrr_dask(
         "models": [],
         "mrr": {"theta": theta, "domains": layout.to_metadata()},
     }
-    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "mrr"))
+    rows = int(found[-1])  # (a missing value is refused: every row enters)
+    counted = {"in_file": rows, "left_out": {}, "entering": rows, "unknown_sensitive": {}}
+    return RowwiseRelease(data, metadata, (*ALWAYS_PUBLIC, "mrr"), rows=counted)
