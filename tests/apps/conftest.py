@@ -93,11 +93,9 @@ def postgres_db(postgres_url: str) -> str:
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """The address of a threaded local Dask cluster that every test of a module runs on."""
-    import distributed
+    from microanon.scale.client import local_cluster
 
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
+    with local_cluster(n_workers=2, threads_per_worker=1, processes=False) as cluster:
         yield cluster.scheduler_address
 
 

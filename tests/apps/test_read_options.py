@@ -237,12 +237,10 @@ def test_bad_read_blocks_are_one_line(files, tmp_path, read, message):
 
 # ------------------------------------------------------------------------------ Dask
 def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
-    import distributed
+    from microanon.scale.client import local_cluster
 
     memory = _run("check", files["utf8"], *CHECK)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
-    ) as cluster:
+    with local_cluster(n_workers=1, threads_per_worker=1, processes=False) as cluster:
         for flags in (LATIN, LATIN[2:]):
             got = _run(
                 "check", files["latin"], *CHECK, *flags,

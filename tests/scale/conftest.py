@@ -16,9 +16,7 @@ WORKER_MEMORY = "1GiB"
 def client():
     """A two-worker threaded local cluster (one thread each) and a client on it."""
     with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
+        local_cluster(n_workers=2, threads_per_worker=1, processes=False) as cluster,
         distributed.Client(cluster, set_as_default=False) as c,
     ):
         yield c
@@ -35,6 +33,5 @@ def process_cluster():
         threads_per_worker=1,
         processes=True,
         memory_limit=WORKER_MEMORY,
-        dashboard_address=":0",
     ) as cluster:
         yield cluster

@@ -37,18 +37,33 @@ SCHEDULER_ENV = "MICROANON_SCHEDULER"
 WORKER_ENVIRON = {"MALLOC_MMAP_THRESHOLD_": 32 * 2**20}
 
 
-def local_cluster(**kwargs: Any) -> Any:
-    """A :class:`distributed.LocalCluster` whose worker processes get :data:`WORKER_ENVIRON`.
+#: Where the local cluster's scheduler and workers listen for HTTP: this machine only, on a
+#: port the system picks. Without a dashboard Dask still starts an HTTP server on each (its
+#: health, metrics and information pages), by default on every interface, the scheduler's on
+#: port 8787 (and a warning on stderr when another program holds that port).
+LOCAL_HTTP = "127.0.0.1:0"
 
-    ``kwargs`` go to ``LocalCluster`` (``dashboard_address`` defaults to None: no dashboard).
-    A cluster of your own (``dask worker`` processes) can set the same variable.
+
+def local_cluster(**kwargs: Any) -> Any:
+    """A :class:`distributed.LocalCluster` whose worker processes get :data:`WORKER_ENVIRON`,
+    with no dashboard and no HTTP page served (their servers listen on :data:`LOCAL_HTTP`
+    with no route).
+
+    ``kwargs`` go to ``LocalCluster``. A cluster of your own (``dask worker`` processes) can
+    set the same variable.
     """
     import dask
     from distributed import LocalCluster
 
     kwargs.setdefault("dashboard_address", None)
-    environ = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()}
-    with dask.config.set(environ):
+    kwargs.setdefault("scheduler_kwargs", {"dashboard_address": LOCAL_HTTP})
+    kwargs.setdefault("worker_dashboard_address", LOCAL_HTTP)
+    settings: dict[str, Any] = {
+        f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()
+    }
+    settings["distributed.scheduler.http.routes"] = []
+    settings["distributed.worker.http.routes"] = []
+    with dask.config.set(settings):
         return LocalCluster(**kwargs)
 
 
