@@ -117,8 +117,10 @@ def column_actions(
     published = _published_columns(release)
     rows = []
     names = list(schema.columns)
+    aligned = None
     if original is not None:
         names += [str(c) for c in original.columns if str(c) not in names]
+        aligned = _as_published(original, schema, release)
     family = family_of(release)
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
@@ -141,8 +143,8 @@ def column_actions(
             notes = [str(f) for f in (lint.for_column(c) if lint else [])]
             if notes:
                 done += "; lint: " + "; ".join(notes)
-        if original is not None and c in release.data.columns and c in original.columns:
-            done += _changed(original[c], release.data[c], release, treated)
+        if aligned is not None and c in release.data.columns and c in aligned.columns:
+            done += _changed(aligned[c], release.data[c], release, treated)
         rows.append((c, role, done))
     counts = counts_of(release.metadata)
     if original is not None and counts is not None:
@@ -171,18 +173,37 @@ def column_actions(
     return pd.DataFrame(rows, columns=["column", "role", "done"])
 
 
+def _as_published(original: pd.DataFrame, schema: Schema, release: Release) -> pd.DataFrame | None:
+    """The original's records row for row with the published table: by the steps' record of
+    where each published row comes from (``source_rows``), else the records that entered the
+    method (those no ``missing: drop`` column left out, in their order) when the published
+    table has as many rows; None when neither tells (a method that left records out)."""
+    data = release.data
+    source = release.metadata.get("source_rows")
+    if source is not None and len(source) == len(data):
+        return original.iloc[np.asarray(source, dtype=np.intp)]
+    drop = [c for c in schema.dropping if c in original.columns]
+    entering = original[~original[drop].isna().any(axis=1)] if drop else original
+    return entering if len(entering) == len(data) else None
+
+
 def _changed(before: pd.Series, after: pd.Series, release: Release, treated: bool) -> str:
-    """How many cells the release suppressed (missing or ``*``) that the original held, or, for
-    a column the method treated (``treated``), that it changed no value (same rows, same order
-    only): a value missing in the original was not suppressed."""
-    if len(before) != len(after):
-        return ""
+    """How many cells the release suppressed (missing or ``*``) that the original held, and
+    how many the original lacked that it publishes as ``*``, or, for a column the method
+    treated (``treated``), that it changed no value (``before``: the original's records row
+    for row with the published ones)."""
     if release.kind == "masked":
         gone = (after.isna() | (after.astype(str) == SUPPRESSED)).to_numpy()
-        held = ~(before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy()
-        n = int(np.count_nonzero(gone & held))
-        if n:
-            return f"; suppressed in {n:,} row{'s' if n != 1 else ''}"
+        lacking = (before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy()
+        n = int(np.count_nonzero(gone & ~lacking))
+        text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
+        starred = np.count_nonzero(
+            (after.astype(str).to_numpy() == SUPPRESSED) & before.isna().to_numpy()
+        )
+        if starred:  # (as a suppressed value: local suppression's strict matching)
+            text += f"; {starred:,} missing in the data, published as {SUPPRESSED}"
+        if text:
+            return text
     return "; no value changed" if treated and _same_values(before, after) else ""
 
 
