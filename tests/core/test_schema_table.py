@@ -133,8 +133,21 @@ def test_missing_values_in_quasi_identifier():
     df = small_frame()
     df.loc[11, "zip"] = None
     df.loc[12, "zip"] = None
-    with pytest.raises(InputError, match=r"missing: error\) in column\(s\) 'zip' \(2\)"):
+    # the policies offered are those a quasi-identifier takes (keep is refused for one)
+    with pytest.raises(
+        InputError, match=r"missing: error\) in column\(s\) 'zip' \(2: missing: value or drop\)"
+    ):
         Table.from_frame(df, {"zip": {"role": "quasi", "missing": "error"}})
+    df["income"] = [float(i) for i in range(len(df))]
+    df.loc[3, "income"] = None
+    with pytest.raises(InputError, match=r"'income' \(1: missing: keep or drop\)"):
+        Table.from_frame(
+            df,
+            {
+                "zip": "quasi",
+                "income": {"role": "insensitive", "kind": "numeric", "missing": "error"},
+            },
+        )
     assert len(Table.from_frame(df, {"zip": {"role": "quasi", "missing": "drop"}})) == 4
     for schema in ({"zip": "quasi"}, {"zip": {"role": "quasi", "missing": "category"}}):
         kept = Table.from_frame(df, schema)  # the default, and the policy's former name
@@ -149,7 +162,10 @@ def test_every_refused_column_is_named_at_once():
         "zip": {"role": "quasi", "missing": "error"},
         "disease": {"role": "sensitive", "missing": "error"},
     }
-    with pytest.raises(InputError, match=r"'zip' \(1\), 'disease' \(3\)"):
+    with pytest.raises(
+        InputError,
+        match=r"'zip' \(1: missing: value or drop\), 'disease' \(3: missing: value, keep or drop\)",
+    ):
         Table.from_frame(df, schema)
 
 

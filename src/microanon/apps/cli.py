@@ -588,7 +588,14 @@ def risk(
         from ..core.progress import as_progress
         from .io import read_table
         from .report import Report
-        from .risk import RiskOptions, add_risk_section, assess_risk, format_risk, schema_design
+        from .risk import (
+            RiskOptions,
+            add_risk_section,
+            assess_risk,
+            format_risk,
+            schema_design,
+            schema_rows,
+        )
 
     csv = _csv(read)
     schema = None
@@ -630,10 +637,21 @@ def risk(
         "missing": missing,
     }
     design_note = None
+    # With a config, its missing-value policies say which records enter, unless --missing
+    # says how to count every key's missing values.
+    policies = schema is not None and (
+        click.get_current_context().get_parameter_source("missing")
+        is not click.core.ParameterSource.COMMANDLINE
+    )
     if _engine(engine, scheduler, file) == "dask":
         from .engine import risk_dask
 
         _not_with_dask(suda_max_size=suda_max_size)
+        if policies and any(a.missing_policy in ("drop", "error") for a in schema):
+            raise click.UsageError(
+                "--engine dask does not apply the config's missing: drop or error policies: "
+                "run risk in memory, or give --missing for every key"
+            )
         options = RiskOptions(weights=weights, household=household, **settings)
         assessment, design_note = risk_dask(
             file,
@@ -654,12 +672,17 @@ def risk(
         with reporter.stage(f"read {file.name}"):
             data = read_table(file, options=csv)
             data.columns = [str(c) for c in data.columns]
+        rows_note = None
+        if policies:
+            data, rows_note = schema_rows(schema, data)
         if schema is not None and weights is None:
             weights, from_schema, design_note = schema_design(schema, data)
             household = household or from_schema
         options = RiskOptions(weights=weights, household=household, **settings)
         with reporter.stage("risk profile"):
             assessment = assess_risk(data, options)
+        if rows_note is not None:
+            design_note = rows_note if design_note is None else f"{rows_note}; {design_note}"
     if design_note is not None:
         click.echo(f"note: {design_note}", err=True)
     if report_path is not None:

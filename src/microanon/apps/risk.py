@@ -169,6 +169,34 @@ class RiskAssessment:
     binned: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+def schema_rows(schema: Schema, data: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The records a run with ``schema`` lets enter, as ``anonymize`` counts them: those no
+    ``missing: drop`` column leaves out, and a refusal of missing values under
+    ``missing: error``, with ``anonymize``'s message (:meth:`Schema.validate`).
+
+    Returns
+    -------
+    (records, note)
+        The rows of ``data`` that enter (all its columns) and one line naming those left out
+        and why, or None when none is.
+
+    Raises
+    ------
+    InputError
+        Missing values under ``missing: error``, a column the schema names that ``data`` lacks.
+    """
+    entering = schema.validate(data, check_leaves=False).index
+    if len(entering) == len(data):
+        return data, None
+    drop = [c for c in schema.dropping if c in data.columns]
+    why = ", ".join(f"{c} {int(data[c].isna().sum()):,}" for c in drop if data[c].isna().any())
+    note = (
+        f"{len(data) - len(entering):,} of {len(data):,} records left out for a missing value "
+        f"({why}: missing: drop), as anonymize leaves them out"
+    )
+    return data.loc[entering], note
+
+
 def schema_design(
     schema: Schema, data: pd.DataFrame, counts: np.ndarray | None = None
 ) -> tuple[str | None, str | None, str | None]:

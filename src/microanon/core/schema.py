@@ -173,6 +173,19 @@ class Attribute:
         return "value" if self.role is Role.QUASI else "keep"
 
     @property
+    def missing_remedy(self) -> str:
+        """The policies that would take this column's missing values, as a message offers them
+        (``"value or drop"``): ``keep`` is refused for a quasi-identifier, and ``value`` for a
+        numeric column without a hierarchy (``?`` is no number)."""
+        numbers_only = self.kind is Kind.NUMERIC and self.hierarchy is None
+        policies = [
+            p
+            for p in ("value", "keep", "drop")
+            if not (p == "keep" and self.role is Role.QUASI) and not (p == "value" and numbers_only)
+        ]
+        return ", ".join(policies[:-1]) + " or " + policies[-1]
+
+    @property
     def declared_values(self) -> tuple[Any, ...] | None:
         """The values the data owner declared for this column (public by that statement).
 
@@ -759,7 +772,7 @@ class Schema:
             if not na.any():
                 continue
             if policy == "error":
-                refused.append(f"'{a.name}' ({int(na.sum()):,})")
+                refused.append(f"'{a.name}' ({int(na.sum()):,}: missing: {a.missing_remedy})")
             elif policy == "drop":
                 drop |= na
             elif policy == "value":
@@ -773,8 +786,8 @@ class Schema:
                 as_value.add(a.name)
         if refused:
             raise InputError(
-                f"missing values (missing: error) in column(s) {', '.join(refused)}; set "
-                "missing: value, keep or drop for them in the schema, or impute them"
+                f"missing values (missing: error) in column(s) {', '.join(refused)}; set one of "
+                "the policies named for each in the schema, or impute them"
             )
         if drop.any():
             out = out.loc[~drop]
@@ -790,7 +803,7 @@ class Schema:
                     if bad.any():
                         raise InputError(
                             f"column '{a.name}' is numeric in the schema but holds "
-                            f"{int(bad.sum())} non-numeric value(s), e.g. "
+                            f"{int(bad.sum()):,} non-numeric value(s), e.g. "
                             f"{shown(col[bad].iloc[0])}"
                         )
                     out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
@@ -800,7 +813,8 @@ class Schema:
                     if bad.any():
                         raise InputError(
                             f"column '{a.name}' is numeric in the schema but holds "
-                            f"{int(bad.sum())} non-numeric value(s), e.g. {shown(col[bad].iloc[0])}"
+                            f"{int(bad.sum()):,} non-numeric value(s), e.g. "
+                            f"{shown(col[bad].iloc[0])}"
                         )
                     out[a.name] = num
             declared = a.declared_values

@@ -592,7 +592,7 @@ class Table:
         InputError
             Naming the first such column, its count and what to do.
         """
-        refuse_unknown({c: self.unknown_count(c) for c in columns}, method)
+        refuse_unknown({c: self.unknown_count(c) for c in columns}, method, self.schema)
 
     def cardinality(self, column: str) -> int:
         """Number of possible codes of a column (the dictionary's size)."""
@@ -705,19 +705,27 @@ class Table:
         return self.schema[column].role is Role.QUASI
 
 
-def refuse_unknown(unknown: Mapping[str, int], method: str) -> None:
-    """Refuse missing cells kept empty (``unknown``: their count per column), which ``method``
-    cannot treat (:meth:`Table.refuse_unknown`; out of core, the encoding's counts).
+def refuse_unknown(unknown: Mapping[str, int], method: str, schema: Schema) -> None:
+    """Refuse missing cells kept empty (``unknown``: their count per column of ``schema``),
+    which ``method`` cannot treat (:meth:`Table.refuse_unknown`; out of core, the encoding's
+    counts).
 
     Raises
     ------
     InputError
-        Naming the first column with such cells, its count and what to do.
+        Naming the first column with such cells, its count and what to do (``missing: value``
+        only where the value ``?`` can be held: not in a numeric column without a hierarchy).
     """
     for column, n in unknown.items():
         if n:
+            a = schema[column]
+            value = (
+                ""
+                if a.kind is Kind.NUMERIC and a.hierarchy is None
+                else (" or missing: value (the value ?)")
+            )
             raise InputError(
                 f"column '{column}' has {n:,} missing value(s) (missing: keep), which "
                 f"{method} cannot treat as unknown: set missing: drop (the rows are left "
-                "out and counted) or missing: value (the value ?) for it"
+                f"out and counted){value} for it"
             )

@@ -83,7 +83,7 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
             if bad.any():
                 raise InputError(
                     f"column '{a.name}' is numeric in the schema but holds "
-                    f"{int(bad.sum())} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
+                    f"{int(bad.sum()):,} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
                 )
             out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
         elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
@@ -336,7 +336,7 @@ def _build(
             continue  # unknown: the last code of the column (see below)
         raise InputError(
             f"column '{name}' has {int(count):,} missing value(s) (missing: error); set "
-            "missing: value, keep or drop for it in the schema, or impute them"
+            f"missing: {schema[name].missing_remedy} for it in the schema, or impute them"
         )
     schema = Schema(
         [

@@ -76,7 +76,7 @@ class Encoding:
         InputError
             Naming the first such column, its count and what to do.
         """
-        refuse_unknown({c: self.unknown.get(c, 0) for c in columns}, method)
+        refuse_unknown({c: self.unknown.get(c, 0) for c in columns}, method, self.schema)
 
     def cardinality(self, column: str) -> int:
         """Number of codes of an encoded column."""

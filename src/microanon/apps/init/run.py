@@ -350,9 +350,10 @@ def _check_schema(
             "optimal (set params: time_limit for a longer search)"
         )
     if refused:
+        remedies = "; ".join(f"{c}: missing: {schema[c].missing_remedy}" for c in refused)
         out.append(
             f"{', '.join(refused)} have missing values and missing: error refuses them: "
-            "anonymize will refuse the file until you set missing: value, keep or drop, or "
+            f"anonymize will refuse the file until you set another policy ({remedies}), or "
             "fill them"
         )
     return out
