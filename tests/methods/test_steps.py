@@ -369,3 +369,12 @@ def test_a_later_step_sees_a_number_column_an_earlier_one_left_alone_as_numbers(
     assert steps.add("sample", fraction=0.6).changed == []
     with pytest.raises(InputError, match="'incomeperc' has .* missing value.*the value ?"):
         steps.add("microaggregation", k=3, columns=["incomeperc"])
+
+
+def test_a_step_naming_an_unknown_column_lists_the_user_s_columns(adult):
+    """The steps trace every record by a column of their own: a message listing the schema's
+    columns never names it."""
+    steps = Steps(adult, SCHEMA, rng=1)
+    with pytest.raises(InputError, match="not a published column") as refused:
+        steps.add("global_recode", maps={"agee": {"breaks": [0, 50, 100]}})
+    assert TRACER not in str(refused.value) and "hours_per_week" in str(refused.value)

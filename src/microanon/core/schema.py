@@ -39,6 +39,7 @@ from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
 
 __all__ = [
+    "TRACER",
     "Role",
     "Kind",
     "Attribute",
@@ -51,6 +52,11 @@ __all__ = [
     "with_missing_leaf",
     "check_frame",
 ]
+
+
+#: The column a pipeline of steps traces every record by (:mod:`microanon.methods.steps`):
+#: in its schemas, never published, never named to the user.
+TRACER = "__microanon_row__"
 
 
 def missing_policy(name: Any, column: str) -> str:

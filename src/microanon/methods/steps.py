@@ -53,7 +53,7 @@ from ..core.errors import InputError, VerificationError
 from ..core.hierarchy import Hierarchy, parse_interval
 from ..core.random import RandomLike, make_rng, state_fingerprints
 from ..core.release import Release
-from ..core.schema import Attribute, Kind, Role, Schema
+from ..core.schema import TRACER, Attribute, Kind, Role, Schema
 from ..measures.perturbative import il1s
 from ..measures.survey_risk import individual_risk, key_frequencies
 from ..models import as_models, check_release
@@ -75,8 +75,6 @@ __all__ = [
 #: The ``method`` a release of several steps records.
 STEPS_METHOD = "steps"
 
-#: The column that traces every record through the steps (never published).
-TRACER = "__microanon_row__"
 
 #: The value methods read a missing cell of a quasi-identifier as.
 _MISSING_LABEL = "?"

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError
 from ...core.release import Release
-from ...core.schema import Kind, Schema, check_frame, marked_missing
+from ...core.schema import TRACER, Kind, Schema, check_frame, marked_missing
 from ...core.table import Table
 from ...models import PrivacyModel
 from ..release import generalized_release
@@ -232,7 +232,7 @@ def select_columns(
         if c not in schema:
             raise InputError(
                 f"{method}: column {c!r} is not a published column of the schema (identifiers "
-                f"are dropped); available: {', '.join(schema.columns)}"
+                f"are dropped); available: {_named(schema)}"
             )
         if schema[c].role.unchanged:
             raise InputError(
@@ -304,7 +304,7 @@ def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list
         if c not in schema:
             raise InputError(
                 f"{what}: column {c!r} is not a published column of the schema; available: "
-                f"{', '.join(schema.columns)}"
+                f"{_named(schema)}"
             )
         if chosen.count(c) > 1:
             raise InputError(f"{what}: column {c!r} named twice")
@@ -362,3 +362,8 @@ def masked_release(
         rows_in=rows_in,
         **metadata,
     )
+
+
+def _named(schema: Schema) -> str:
+    """The schema's columns as a message lists them (a pipeline's record tracer is none)."""
+    return ", ".join(c for c in schema.columns if c != TRACER)

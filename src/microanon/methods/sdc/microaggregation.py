@@ -55,6 +55,7 @@ import pandas as pd
 
 from ...core.constraints import SMALLEST_GROUP, Boolean, Choice, ColumnNames, Param, Real, Text
 from ...core.errors import InfeasibleError, InputError
+from ...core.keys import shown
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import KAnonymity
@@ -143,7 +144,7 @@ def _strata_codes(frame: pd.DataFrame, strata: list[str], k: int) -> np.ndarray:
     small = np.flatnonzero(sizes < k)
     if len(small):
         first = int(np.flatnonzero(codes == small[0])[0])
-        values = ", ".join(f"{c} = {frame[c].iloc[first]!r}" for c in strata)
+        values = ", ".join(f"{c} = {shown(frame[c].iloc[first])}" for c in strata)
         raise InfeasibleError(
             f"strata: {len(small)} stratum/strata with fewer than k = {k} records, the first "
             f"({values}) with {int(sizes[small[0]])}; merge small strata first (e.g. recode "

@@ -36,6 +36,7 @@ import pandas as pd
 from ...core.constraints import ColumnNames, Integer, Param, PerColumn
 from ...core.errors import InputError
 from ...core.hierarchy import Hierarchy, value_key
+from ...core.keys import shown
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ..registry import method
@@ -149,7 +150,7 @@ def recode_breaks(
     if b.ndim != 1 or len(b) < 2 or not np.all(np.isfinite(b)) or np.any(np.diff(b) <= 0):
         raise InputError(
             f"maps['{column}'].breaks: expected at least two strictly increasing finite numbers, "
-            f"got {list(np.atleast_1d(breaks))}"
+            f"got [{', '.join(shown(v) for v in np.atleast_1d(breaks))}]"
         )
     m = len(b) - 1
     names = _interval_labels(b, right, include_lowest) if labels is None else list(labels)
