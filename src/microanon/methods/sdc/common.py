@@ -232,7 +232,7 @@ def select_columns(
         if c not in schema:
             raise InputError(
                 f"{method}: column {c!r} is not a published column of the schema (identifiers "
-                f"are dropped); available: {_named(schema)}"
+                f"are dropped); available: {_listed(schema)}"
             )
         if schema[c].role.unchanged:
             raise InputError(
@@ -304,7 +304,7 @@ def _named(schema: Schema, names: Sequence[str] | str | None, what: str) -> list
         if c not in schema:
             raise InputError(
                 f"{what}: column {c!r} is not a published column of the schema; available: "
-                f"{_named(schema)}"
+                f"{_listed(schema)}"
             )
         if chosen.count(c) > 1:
             raise InputError(f"{what}: column {c!r} named twice")
@@ -364,6 +364,6 @@ def masked_release(
     )
 
 
-def _named(schema: Schema) -> str:
+def _listed(schema: Schema) -> str:
     """The schema's columns as a message lists them (a pipeline's record tracer is none)."""
     return ", ".join(c for c in schema.columns if c != TRACER)
