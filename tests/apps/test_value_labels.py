@@ -261,6 +261,8 @@ def test_a_name_the_format_does_not_allow_is_one_line(tmp_path):
     (error,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert "column 'party-id' cannot be a Stata variable" in error and "rename it" in error
     assert not out.exists()
+    # refused as the config is read, before the data or the method (not after a search)
+    assert "read " not in result.output and "method" not in result.output
 
 
 def test_a_codebook_the_config_does_not_declare_is_nowhere_in_the_release(tmp_path):

@@ -48,6 +48,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.files import read_yaml_file
 from ..core.reading import CSV_KEYS, ReadOptions
+from ..core.release import check_statistical_names
 from ..core.schema import Schema
 from ..methods import registry
 from ..methods.steps import STEPS_METHOD, check_steps, run_steps
@@ -217,9 +218,11 @@ def parse_config(
     data = doc.get("data")
     if data is not None and not str(data).startswith(DATASET_PREFIX):
         data = base / str(data)
+    schema = Schema.from_dict(doc["schema"], base_dir=base)
+    check_statistical_names(schema.published, fmt)  # (before the method, not after it)
     return PipelineConfig(
         path=path,
-        schema=Schema.from_dict(doc["schema"], base_dir=base),
+        schema=schema,
         method=method,
         params=dict(params),
         models=models,

@@ -57,6 +57,7 @@ __all__ = [
     "INTERNAL_DIR",
     "MANIFEST",
     "plain_metadata",
+    "check_statistical_names",
 ]
 
 #: Kind -> tables it must contain.
@@ -633,6 +634,29 @@ class Release:
         return pd.DataFrame(restored, index=pd.RangeIndex(table.num_rows), copy=False)
 
 
+def check_statistical_names(names: Iterable[str], format: str) -> None:
+    """Refuse column names an SPSS (``sav``) or Stata (``dta``) file cannot hold as variables
+    (any name for another format): a config checks its published columns before the method
+    runs, the writer every column it writes.
+
+    Raises
+    ------
+    InputError
+        One line naming the first such column and the format's rule.
+    """
+    if format not in _STATISTICAL:
+        return
+    kind = _STATISTICAL[format]
+    article = "an" if kind == "SPSS" else "a"
+    for name in names:
+        problem = _statistical_name_problem(str(name), format)
+        if problem:
+            raise InputError(
+                f"output format {format}: column {str(name)!r} cannot be {article} {kind} "
+                f"variable ({problem}); rename it, or write csv or parquet"
+            )
+
+
 def _statistical_name_problem(name: str, format: str) -> str | None:
     """Why ``name`` cannot be a variable of an SPSS or Stata file (None: it can)."""
     if format == "dta":
@@ -667,14 +691,9 @@ def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping
     article = "an" if kind == "SPSS" else "a"
     out = pd.DataFrame(index=range(len(df)))
     labels: dict[str, dict[float, str]] = {}
+    check_statistical_names(df.columns, format)
     for c in df.columns:
         name = str(c)
-        problem = _statistical_name_problem(name, format)
-        if problem:
-            raise InputError(
-                f"output format {format}: column {name!r} cannot be {article} {kind} variable "
-                f"({problem}); rename it, or write csv or parquet"
-            )
         col = df[c].reset_index(drop=True)
         if types[name] in ("int", "float"):
             number = pd.to_numeric(col)
