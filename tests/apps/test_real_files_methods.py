@@ -493,3 +493,33 @@ def test_the_cells_suppressed_are_counted_on_the_records_they_belong_to(tmp_path
         assert suppressed + starred == stars
     assert lines["shuffled"] == lines["plain"]
     assert "1,245 missing in the data, published as *" in lines["plain"]
+
+
+def test_a_key_of_one_published_value_is_explained_by_what_happened(tmp_path):
+    """plm's Males: ``south`` holds residence only where it is south, missing elsewhere, with
+    ``missing: drop``; a 50 % sample publishes "south" in every row. The warning gives the
+    ways other values went (not drawn, left out for a missing value), not suppression, which
+    did not happen here, and agrees in number."""
+    from real_surveys import survey
+
+    frame = survey("males")[["year", "ethn", "residence"]]
+    frame["south"] = frame["residence"].where(frame["residence"] == "south")
+    data = tmp_path / "males.csv"
+    frame.drop(columns="residence").to_csv(data, index=False)
+    doc = {
+        "data": str(data),
+        "schema": {"year": "quasi", "ethn": "quasi", "south": {"role": "quasi", "missing": "drop"}},
+        "method": "sample",
+        "params": {"fraction": 0.5},
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    run = CliRunner().invoke(
+        main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "o")]
+    )
+    assert run.exit_code == 0, run.output
+    assert (
+        "WARNING: 1 of 3 quasi-identifiers holds one value in every published row (south = "
+        "south): the release shows no record with another value of them (records with other "
+        "values were not drawn or left out for a missing value, or there are none)"
+    ) in run.output

@@ -498,7 +498,9 @@ def _add_risk(
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
     if left_out[0]:
-        without = f"{left_out[0]:,} records without a {left_out[1]} are left out of every measure"
+        records = "1 record" if left_out[0] == 1 else f"{left_out[0]:,} records"
+        verb = "is" if left_out[0] == 1 else "are"
+        without = f"{records} without a {left_out[1]} {verb} left out of every measure"
         note = without if note is None else f"{note}; {without}"
     harmonic = None
     if counts is not None and weights is not None:  # a row per combination of keys

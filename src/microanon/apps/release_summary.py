@@ -255,10 +255,21 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     single = {q: v for q in quasi if q not in gone and (v := one_value(release, q)) is not None}
     if single:
         shown = "; ".join(f"{q} = {v}" for q, v in single.items())
+        ways = [
+            way
+            for way, n in (
+                ("suppressed", counts.suppressed if counts else 0),
+                ("not drawn", counts.not_drawn if counts else 0),
+                ("left out for a missing value", counts.left_out_total if counts else 0),
+            )
+            if n
+        ]
+        none = "there are none" + (" at that level" if release.kind == "generalized" else "")
+        why = f"records with other values were {' or '.join(ways)}, or {none}" if ways else none
         out.append(
-            f"{len(single)} of {len(quasi)} quasi-identifiers hold one value in every published "
-            f"row ({shown}): the release shows no record with another value of them (records "
-            "with other values were suppressed, or there are none at that level)"
+            f"{len(single)} of {len(quasi)} quasi-identifiers "
+            f"{'holds' if len(single) == 1 else 'hold'} one value in every published row "
+            f"({shown}): the release shows no record with another value of them ({why})"
         )
     out += family_of(release).warnings(release)
     util = numbers.get("utility") or {}
