@@ -64,7 +64,13 @@ from ..methods.randomize.sampling import (
 )
 from ..methods.registry import methods, twin
 from ..methods.release import require_quasi
-from ..methods.sdc.common import check_number, numeric_matrix, refuse_marked, select_columns
+from ..methods.sdc.common import (
+    check_number,
+    numeric_matrix,
+    refuse_marked,
+    refuse_non_finite,
+    select_columns,
+)
 from ..methods.sdc.noise import (
     NOISE_METHODS,
     add_correlated,
@@ -855,9 +861,10 @@ def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise)
 
 
 def _chunk_moments(part: pd.DataFrame, columns: list[str]) -> tuple:
-    """Records, means, centred cross-products and non-finite counts of one partition."""
+    """Records, means, centred cross-products and counts of missing and infinite values
+    (a 2 × p array) of one partition."""
     x = part.loc[:, columns].to_numpy(dtype=np.float64)
-    bad = (~np.isfinite(x)).sum(axis=0)
+    bad = np.stack([np.isnan(x).sum(axis=0), np.isinf(x).sum(axis=0)])
     n = len(x)
     if n == 0 or bad.any():
         return n, np.zeros(len(columns)), np.zeros((len(columns), len(columns))), bad
@@ -909,11 +916,8 @@ def column_moments(
             for i in range(0, len(level), split_every)
         ]
     ((n, mean, m2, bad),) = run_stage(client, "moments", level, progress)
-    if np.any(bad):
-        raise InputError(
-            f"add_noise: column '{columns[int(np.flatnonzero(bad)[0])]}' holds non-finite values "
-            "(inf or NaN); clean it first"
-        )
+    for j, column in enumerate(columns):  # as numeric_matrix refuses them in memory
+        refuse_non_finite("add_noise", column, int(bad[0, j]), int(bad[1, j]))
     cov = m2 / (n - 1) if n > 1 else np.full_like(m2, np.nan)
     return int(n), mean, cov
 

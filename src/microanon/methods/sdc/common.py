@@ -272,11 +272,33 @@ def numeric_matrix(frame: pd.DataFrame, columns: Sequence[str], method: str) -> 
     x = frame.loc[:, list(columns)].to_numpy(dtype=np.float64)  # column-major from pandas
     bad = ~np.isfinite(x).all(axis=0)
     if bad.any():
-        raise InputError(
-            f"{method}: column '{columns[int(np.flatnonzero(bad)[0])]}' holds non-finite values "
-            "(inf or NaN); clean it first"
+        j = int(np.flatnonzero(bad)[0])
+        refuse_non_finite(
+            method, columns[j], int(np.isnan(x[:, j]).sum()), int(np.isinf(x[:, j]).sum())
         )
     return x
+
+
+def refuse_non_finite(method: str, column: str, missing: int, infinite: int) -> None:
+    """Refuse a numeric column to mask that holds ``missing`` missing values (kept empty,
+    ``missing: keep``) and ``infinite`` infinite ones, naming the counts and what to do.
+
+    Raises
+    ------
+    InputError
+        When either count is not 0.
+    """
+    if missing:
+        raise InputError(
+            f"{method}: column '{column}' has {missing:,} missing value(s), which are no "
+            "numbers to mask: set missing: drop for it (the rows are left out and counted), or "
+            "impute them"
+        )
+    if infinite:
+        raise InputError(
+            f"{method}: column '{column}' holds {infinite:,} infinite value(s), which cannot "
+            "be masked: replace them, or leave those rows out"
+        )
 
 
 def encode_columns(
