@@ -224,3 +224,22 @@ def test_group_means_minimize_sse_for_given_groups(X, k):
     shifted = means + 0.01
     assert sse(X, means) <= sse(X, shifted)
     assert sse(X, means) == pytest.approx(sse(X, groups=labels))
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-1e6, 1e6, allow_nan=False), st.integers(1, 7)), min_size=1, max_size=8
+    ),
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=6),
+)
+def test_group_means_of_equal_values_are_those_values_and_others_are_close(groups, other):
+    """A group whose records share a value publishes that value exactly (a plain sum divided
+    by the size can be off by a rounding: a changed cell); a group of
+    different values gets their mean to rounding."""
+    values = [v for v, n in groups for _ in range(n)] + other
+    labels = [g for g, (_, n) in enumerate(groups) for _ in range(n)] + [len(groups)] * len(other)
+    means = group_means(np.array(values), np.array(labels))
+    equal = sum(n for _, n in groups)
+    assert means[:equal].tolist() == values[:equal]
+    assert np.allclose(means[equal:], np.mean(other), rtol=1e-12, atol=1e-6)

@@ -46,9 +46,15 @@ def group_means(X: Any, labels: Any) -> np.ndarray:
         raise InputError("labels: expected non-negative integer group numbers")
     counts = np.bincount(lab)
     out = np.empty_like(arr)
+    base = np.zeros(len(counts))
     for j in range(arr.shape[1]):
-        sums = np.bincount(lab, weights=arr[:, j], minlength=len(counts))
-        out[:, j] = (sums[lab]) / counts[lab]
+        # Summed as differences from a member's value (any one): a group of equal values has
+        # that value as its mean exactly (a plain sum of three -0.878 divided by 3 is
+        # -0.8779999999999999, a cell that would count as changed and be written so).
+        base[lab] = arr[:, j]
+        shift = base[lab]
+        sums = np.bincount(lab, weights=arr[:, j] - shift, minlength=len(counts))
+        out[:, j] = shift + sums[lab] / counts[lab]
     return out[:, 0] if one_d else out
 
 
