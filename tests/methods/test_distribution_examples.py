@@ -201,6 +201,9 @@ def test_bad_inputs():
         AnnotatedHierarchy.balanced([1, 2], arity=1)
     with pytest.raises(InputError, match="positive sum"):
         AnnotatedHierarchy.balanced([1, 2], target={"pmf": {1: 0}})
+    # probabilities that do not sum to 1 (a value forgotten): refused, not renormalized
+    with pytest.raises(InputError, match="sum to 0.6, not 1"):
+        AnnotatedHierarchy.balanced([1, 2, 3], target={"pmf": {1: 0.2, 2: 0.4}})
     with pytest.raises(HierarchyError, match="no mass"):
         AnnotatedHierarchy(np.array([1, 2]), np.array([0, 0]), [-1, 0, 0], [0, 0, 1], [2, 1, 2])
     with pytest.raises(HierarchyError, match="breadth-first|root"):

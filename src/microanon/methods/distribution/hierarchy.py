@@ -54,6 +54,8 @@ _PROBABILITY_SCALE = 1 << 40
 DEFAULT_SCALE = 1_000_000
 
 _TARGETS = ("empirical", "uniform", "normal", "zipf", "pmf")
+#: How far from 1 the probabilities of a target pmf may sum (rounding in a config's decimals).
+_PMF_SUM = 1e-6
 
 
 def sensitive_domain(values: np.ndarray, domain: Any = None) -> np.ndarray:
@@ -131,7 +133,7 @@ def target_weights(
         ``{"normal": {"mean": m, "variance": v}}`` (mean defaults to the centre of the domain;
         the density at each domain value), ``{"zipf": {"s": s}}`` (``P(rank i) ∝ i^-s``, rank 1 =
         smallest value) or ``{"pmf": {value: probability}}`` (values absent from the mapping get
-        0; integer probabilities are used as exact weights).
+        0; probabilities sum to 1, or are whole numbers, used as exact weights).
     values : array, optional
         The data the empirical target is taken from.
     scale : int, optional
@@ -195,6 +197,12 @@ def target_weights(
     probs = np.asarray(list(params.values()), dtype=float)
     if np.any(~np.isfinite(probs)) or np.any(probs < 0) or probs.sum() <= 0:
         raise InputError("target pmf: probabilities must be non-negative with a positive sum")
+    whole = bool(np.all(probs == np.round(probs)))
+    if not whole and abs(probs.sum() - 1.0) > _PMF_SUM:
+        raise InputError(
+            f"target pmf: the probabilities sum to {probs.sum():.6g}, not 1 (a value left out "
+            "has probability 0); give whole numbers to have them taken as weights"
+        )
     if categorical:
         position = {v: i for i, v in enumerate(domain.tolist())}
         missing = [k for k in params if k not in position]
@@ -210,7 +218,7 @@ def target_weights(
     prob = np.zeros(n)
     prob[pos] = probs
     desc = {"name": "pmf", "pmf": {str(k): float(p) for k, p in params.items()}}
-    if np.all(probs == np.round(probs)):
+    if whole:
         return prob.astype(np.int64), None, desc
     return _scaled(prob, scale), scale or DEFAULT_SCALE, desc
 
