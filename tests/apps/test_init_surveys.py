@@ -254,6 +254,19 @@ def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
     ]
 
 
+def test_answer_labels_coded_in_camel_case_are_answers():
+    """The 1997 Canadian election study's mail-back items (sem's CNES) are coded StronglyAgree,
+    Agree, Disagree, StronglyDisagree: all four are answer labels (two had been read as one
+    word each, and the items proposed quasi-identifiers)."""
+    from real_surveys import survey
+
+    frame = survey("cnes")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for item in ("MBSA2", "MBSA7", "MBSA8", "MBSA9"):
+        assert roles[item].role is Role.SENSITIVE and roles[item].rule == "answer-labels", item
+        assert "4 of its 4 values read like answer options" in roles[item].reason
+
+
 def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypatch):
     from microanon.apps.init import dialogue
 

@@ -48,6 +48,12 @@ ANSWER_WORDS = re.compile(
 )
 
 
+def _spaced(label: str) -> str:
+    """A value label with its words apart: ``StronglyAgree`` (a CamelCase code, as R's
+    factors often are), ``strongly_agree`` and ``strongly-agree`` read as ``strongly agree``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|[_-]", " ", label)
+
+
 def _whole_numbers(col: pd.Series) -> np.ndarray | None:
     """The distinct values as whole numbers, or None when some value is not one."""
     values = pd.to_numeric(pd.Series(col.dropna().unique()), errors="coerce")
@@ -97,7 +103,7 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
             )
         return None
     labels = [str(v) for v in col.dropna().unique()]
-    worded = [v for v in labels if ANSWER_WORDS.search(v)]
+    worded = [v for v in labels if ANSWER_WORDS.search(_spaced(v))]
     if len(worded) * 2 > len(labels):
         return (
             "answer-labels",
