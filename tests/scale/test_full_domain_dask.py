@@ -625,6 +625,33 @@ def test_the_reports_count_only_the_columns_they_measure(adult, client, tmp_path
     assert original.sums["weight_inverse"].sum() == pytest.approx((1 / data["weight"]).sum())
 
 
+def _age_hierarchies(client, anes: pd.DataFrame, age: dict, path: Path):
+    """Age's hierarchy built from ANES 2008 in memory and out of core from ``path`` (written
+    here), with ``missing: drop`` on party id, education and political interest."""
+    schema = Schema.from_dict(
+        {
+            "age": {"role": "quasi", **age},
+            "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+            "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+            "polint": {"role": "insensitive", "kind": "categorical", "missing": "drop"},
+        }
+    )
+    if path.suffix == ".csv":
+        anes.to_csv(path, index=False)
+    else:
+        anes.to_parquet(path, index=False)
+    table = Table.from_frame(anes, schema)
+    encoding, _ = encode_dataset(
+        read_dataset(path, blocksize=20_000), schema, table.columns, client, progress=False
+    )
+    return table.schema.hierarchy("age"), encoding.schema.hierarchy("age")
+
+
+def _anes_2008() -> pd.DataFrame:
+    anes = survey("anes_partytherms")
+    return anes[anes["year"] == 2008][["age", "educat", "pid7", "polint"]].reset_index(drop=True)
+
+
 @pytest.mark.parametrize(
     "builder",
     [{"builder": "balanced", "fanout": 2}, {"builder": "quantiles", "bins": [4, 2]}],
@@ -633,24 +660,10 @@ def test_hierarchies_are_built_from_the_records_that_enter(client, tmp_path, bui
     """ANES 2008 (anes_partytherms): with ``missing: drop`` on party id and political interest,
     age's hierarchy is built out of core, as in memory, from the 1,021 records that enter: the
     two ages only left-out respondents have are no leaves of it."""
-    anes = survey("anes_partytherms")
-    anes = anes[anes["year"] == 2008][["age", "educat", "pid7", "polint"]].reset_index(drop=True)
-    schema = Schema.from_dict(
-        {
-            "age": {"role": "quasi", "kind": "numeric", "hierarchy": builder},
-            "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
-            "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
-            "polint": {"role": "insensitive", "kind": "categorical", "missing": "drop"},
-        }
-    )
-    path = tmp_path / "anes.csv"
-    anes.to_csv(path, index=False)
-    table = Table.from_frame(anes, schema)
-    encoding, _ = encode_dataset(
-        read_dataset(path, blocksize=20_000), schema, table.columns, client, progress=False
-    )
-    memory = table.schema.hierarchy("age")
-    assert encoding.schema.hierarchy("age").to_dict() == memory.to_dict()
+    anes = _anes_2008()
+    age = {"kind": "numeric", "hierarchy": builder}
+    memory, out_of_core = _age_hierarchies(client, anes, age, tmp_path / "anes.csv")
+    assert out_of_core.to_dict() == memory.to_dict()
     entering = anes.loc[anes[["educat", "pid7", "polint"]].notna().all(axis=1), "age"]
     assert {float(v) for v in memory.leaves} == {float(v) for v in entering.unique()}
     assert anes["age"].nunique() - len(memory.leaves) == 2
@@ -662,26 +675,9 @@ def test_text_hierarchies_are_built_from_the_records_that_enter(client, tmp_path
     columns are read as categoricals, which count every category, those of left-out records
     with 0), age's balanced hierarchy has the leaves of the records that enter only, as in
     memory: not the two ages only left-out respondents have."""
-    anes = survey("anes_partytherms")
-    anes = anes[anes["year"] == 2008][["age", "educat", "pid7", "polint"]].reset_index(drop=True)
+    anes = _anes_2008()
     anes["age"] = "age " + anes["age"].astype(str)  # (text in a CSV file too)
-    schema = Schema.from_dict(
-        {
-            "age": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
-            "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
-            "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
-            "polint": {"role": "insensitive", "kind": "categorical", "missing": "drop"},
-        }
-    )
-    path = tmp_path / f"anes{suffix}"
-    if suffix == ".csv":
-        anes.to_csv(path, index=False)
-    else:
-        anes.to_parquet(path, index=False)
-    table = Table.from_frame(anes, schema)
-    encoding, _ = encode_dataset(
-        read_dataset(path, blocksize=20_000), schema, table.columns, client, progress=False
-    )
-    memory = table.schema.hierarchy("age")
-    assert encoding.schema.hierarchy("age").to_dict() == memory.to_dict()
+    age = {"hierarchy": {"builder": "balanced", "fanout": 2}}
+    memory, out_of_core = _age_hierarchies(client, anes, age, tmp_path / f"anes{suffix}")
+    assert out_of_core.to_dict() == memory.to_dict()
     assert anes["age"].nunique() - len(memory.leaves) == 2
