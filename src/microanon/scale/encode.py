@@ -304,6 +304,7 @@ def encode_dataset(
         "unknown_sensitive": {c: int(n) for c, n in zip(unknown, found["unknown"], strict=True)},
     }
     encoding = replace(encoding, marked=marked, rows=rows)
+    # The same types in every partition: the columns published as they are given as text (an
     # encoded column is published from its codes).
     text = [c for c in marked if c not in columns]
     if text:
