@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
-from ..core.schema import Schema
+from ..core.schema import Schema, missing_refused
 from ..measures import (
     attacker_risks,
     individual_risk,
@@ -171,8 +171,9 @@ class RiskAssessment:
 
 def schema_rows(schema: Schema, data: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
     """The records a run with ``schema`` lets enter, as ``anonymize`` counts them: those no
-    ``missing: drop`` column leaves out, and a refusal of missing values under
-    ``missing: error``, with ``anonymize``'s message (:meth:`Schema.validate`).
+    ``missing: drop`` column leaves out; missing values under ``missing: error`` refused with
+    ``anonymize``'s message. Only the schema's published columns that ``data`` holds are read
+    (a release lacks the identifiers).
 
     Returns
     -------
@@ -183,16 +184,22 @@ def schema_rows(schema: Schema, data: pd.DataFrame) -> tuple[pd.DataFrame, str |
     Raises
     ------
     InputError
-        Missing values under ``missing: error``, a column the schema names that ``data`` lacks.
+        Missing values under ``missing: error``.
     """
-    entering = schema.validate(data, check_leaves=False).index
-    if len(entering) == len(data):
+    present = [a for a in schema if a.name in data.columns and a.role.published]
+    missing = {a.name: int(data[a.name].isna().sum()) for a in present}
+    refused = [(a, missing[a.name]) for a in present if a.missing_policy == "error"]
+    refused = [(a, n) for a, n in refused if n]
+    if refused:
+        raise missing_refused(refused)
+    drop = [a.name for a in present if a.missing_policy == "drop" and missing[a.name]]
+    if not drop:
         return data, None
-    drop = [c for c in schema.dropping if c in data.columns]
-    why = ", ".join(f"{c} {int(data[c].isna().sum()):,}" for c in drop if data[c].isna().any())
+    entering = ~data[drop].isna().any(axis=1)
+    why = ", ".join(f"{c} {missing[c]:,}" for c in drop)
     note = (
-        f"{len(data) - len(entering):,} of {len(data):,} records left out for a missing value "
-        f"({why}: missing: drop), as anonymize leaves them out"
+        f"{len(data) - int(entering.sum()):,} of {len(data):,} records left out for a missing "
+        f"value ({why}: missing: drop), as anonymize leaves them out"
     )
     return data.loc[entering], note
 

@@ -49,6 +49,7 @@ __all__ = [
     "MISSING_LABEL",
     "marked_missing",
     "missing_policy",
+    "missing_refused",
     "with_missing_leaf",
     "check_frame",
 ]
@@ -57,6 +58,16 @@ __all__ = [
 #: The column a pipeline of steps traces every record by (:mod:`microanon.methods.steps`):
 #: in its schemas, never published, never named to the user.
 TRACER = "__microanon_row__"
+
+
+def missing_refused(refused: Sequence[tuple[Attribute, int]]) -> InputError:
+    """The error for missing values under ``missing: error``: every such column with its
+    count and the policies it could take instead (:attr:`Attribute.missing_remedy`)."""
+    named = ", ".join(f"'{a.name}' ({n:,}: missing: {a.missing_remedy})" for a, n in refused)
+    return InputError(
+        f"missing values (missing: error) in column(s) {named}; set one of the policies named "
+        "for each in the schema, or impute them"
+    )
 
 
 def missing_policy(name: Any, column: str) -> str:
@@ -765,7 +776,7 @@ class Schema:
         same = list(df.columns) == self.columns
         out = df.copy(deep=deep) if same else df.loc[:, self.columns].copy(deep=deep)
         drop = np.zeros(len(out), dtype=bool)
-        refused = []
+        refused: list[tuple[Attribute, int]] = []
         as_value = set()
         for a in self:
             if a.role is Role.IDENTIFIER or a.name in leaf_columns:
@@ -778,7 +789,7 @@ class Schema:
             if not na.any():
                 continue
             if policy == "error":
-                refused.append(f"'{a.name}' ({int(na.sum()):,}: missing: {a.missing_remedy})")
+                refused.append((a, int(na.sum())))
             elif policy == "drop":
                 drop |= na
             elif policy == "value":
@@ -791,10 +802,7 @@ class Schema:
                 out[a.name] = col.astype(object).where(~na, MISSING_LABEL)
                 as_value.add(a.name)
         if refused:
-            raise InputError(
-                f"missing values (missing: error) in column(s) {', '.join(refused)}; set one of "
-                "the policies named for each in the schema, or impute them"
-            )
+            raise missing_refused(refused)
         if drop.any():
             out = out.loc[~drop]
             if len(out) == 0:
