@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -283,3 +284,16 @@ def test_a_config_s_missing_value_policies_say_which_records_are_measured(tmp_pa
         ],
     )
     assert given.exit_code == 0 and json.loads(given.stdout)["rows"] == 4360
+    # a release of that config (labels, no identifier) is measured as it is
+    out = tmp_path / "release"
+    made = CliRunner().invoke(
+        main, ["anonymize", "--config", str(tmp_path / "drop.yaml"), "--out", str(out)]
+    )
+    assert made.exit_code == 0, made.output
+    published = out / "public" / "data.csv"
+    release = CliRunner().invoke(
+        main,
+        ["risk", "--config", str(tmp_path / "drop.yaml"), str(published), "--no-suda", "--json"],
+    )
+    assert release.exit_code == 0, release.output
+    assert json.loads(release.stdout)["rows"] == len(pd.read_csv(published))
