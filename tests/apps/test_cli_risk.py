@@ -248,8 +248,12 @@ def test_a_config_s_missing_value_policies_say_which_records_are_measured(tmp_pa
     frame.to_csv(data, index=False)
     answers = {}
     for policy in ("drop", "error"):
-        schema = {c: "quasi" for c in ("year", "school", "ethn", "married")}
-        schema["residence"] = {"role": "quasi", "missing": policy}
+        balanced = {"builder": "balanced"}
+        schema = {
+            c: {"role": "quasi", "hierarchy": balanced}
+            for c in ("year", "school", "ethn", "married")
+        }
+        schema["residence"] = {"role": "quasi", "missing": policy, "hierarchy": balanced}
         schema["wage"] = {"role": "sensitive", "kind": "numeric"}
         config = tmp_path / f"{policy}.yaml"
         doc = {
