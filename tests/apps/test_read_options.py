@@ -68,6 +68,27 @@ def test_latin1_semicolon_decimal_comma_reads_as_the_utf8_file(files):
     assert expected["income"].dtype == "float64" and "München" in set(expected["city"])
 
 
+def test_a_line_ending_in_the_separator_shifts_no_column(files, tmp_path):
+    """Spreadsheets and SAS export each data line with a separator after its last field: the
+    columns keep their names, in memory and with Dask (pandas had made the first field an
+    index, publishing each column under its neighbour's name); a line with more fields than
+    the header names is refused in one line, not read with a field lost."""
+    from microanon.scale.read import read_dataset
+
+    text = files["latin"].read_text("latin-1").splitlines()
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text("\n".join([text[0], *(line + ";" for line in text[1:])]) + "\n", "latin-1")
+    options = ReadOptions(sep=";", encoding="latin-1", decimal=",")
+    expected = read_table(files["latin"], options=options)
+    pd.testing.assert_frame_equal(read_table(trailing, options=options), expected)
+    dask = read_dataset(trailing, sep=";", encoding="latin-1", decimal=",").compute()
+    pd.testing.assert_frame_equal(dask.reset_index(drop=True), expected, check_dtype=False)
+    more = tmp_path / "more.csv"
+    more.write_text("\n".join([text[0], *(line + ";x" for line in text[1:])]) + "\n", "latin-1")
+    error = _one_error_line(_run("risk", more, "--quasi", "age", "--no-suda", *LATIN))
+    assert "its lines hold more fields than its header names" in error and "';'" in error
+
+
 def test_quotechar_and_tab(tmp_path):
     path = tmp_path / "quoted.csv"
     path.write_text("name,note\n'Smith, J.',a\n'Doe, A.','b, c'\n", "utf-8")

@@ -9,6 +9,7 @@ import csv
 import json
 import math
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -141,12 +142,18 @@ def read_table(
             first = pd.read_csv(path, header=None, nrows=1, dtype=str, **csv_options)
             names = [str(v) for v in first.iloc[0]] if len(first) else []
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
-        frame = pd.read_csv(
-            path,
-            header=0 if header else None,
-            na_values=["", *options.na_values, *na_values],
-            **csv_options,
-        )
+        with warnings.catch_warnings():
+            # A field beyond the header's names would be lost: refused (below), not warned of.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                path,
+                header=0 if header else None,
+                na_values=["", *options.na_values, *na_values],
+                # never the first fields as an index: a line ending in the separator (as
+                # spreadsheets and SAS export them) would shift every column one place left
+                index_col=False,
+                **csv_options,
+            )
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
         return frame
@@ -154,6 +161,11 @@ def read_table(
         raise
     except UnicodeDecodeError:
         raise InputError(decode_failure(path, options.encoding)) from None
+    except pd.errors.ParserWarning:
+        raise InputError(
+            f"cannot read {path}: its lines hold more fields than its header names, so a field "
+            f"would be lost; check the separator (read as {sep!r})"
+        ) from None
     except (OSError, ValueError, LookupError, pd.errors.ParserError) as exc:
         raise InputError(f"cannot read {path}: {_one_line(exc)}") from None
 

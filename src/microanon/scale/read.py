@@ -177,6 +177,7 @@ def read_dataset(
             blocksize=blocksize,
             sample=TYPE_SAMPLE_BYTES,
             sample_rows=TYPE_SAMPLE_BYTES,  # every row of the sample (a row has a byte at least)
+            index_col=False,  # (a line ending in the separator: no column shifted, see io)
         )
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
