@@ -229,6 +229,18 @@ def test_anonymize_reads_the_config_read_block(files, tmp_path):
     pd.testing.assert_frame_equal(got, expected)
 
 
+def test_risk_reads_the_config_read_block(files, tmp_path):
+    """``risk --config`` reads the file as the config says, as anonymize and lint do (it had
+    read it with the flags only: a Latin-1 file's first byte of ü stopped it)."""
+    read = {"sep": ";", "encoding": "latin-1", "decimal": ","}
+    config = _config(tmp_path, files["latin"], read=read)
+    got = _run("risk", "--config", config, "--no-suda", "--json")
+    assert got.exit_code == 0, got.output
+    expected = _run("risk", files["utf8"], "--quasi", ",".join(load_config(config).schema.quasi),
+                    "--no-suda", "--json")  # fmt: skip
+    assert json.loads(got.stdout) == json.loads(expected.stdout)
+
+
 def test_the_flags_override_the_config(files, tmp_path):
     wrong = {"sep": ",", "encoding": "utf-8", "decimal": "."}
     config = _config(tmp_path, files["latin"], read=wrong, na_values=["?"])

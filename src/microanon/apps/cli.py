@@ -604,6 +604,7 @@ def risk(
 
         cfg = load_config(config, read=read)
         schema = cfg.schema
+        csv = cfg.read  # the config's read: block and na_values, with the flags over them
         if file is None:
             file = cfg.data if isinstance(cfg.data, Path) else None
         if file is None:
