@@ -196,6 +196,25 @@ def test_the_labelled_values_are_text(tmp_path):
     assert np.issubdtype(frame["age"].dtype, np.floating)
 
 
+def test_a_number_column_labelled_only_on_its_missing_codes_stays_numbers(tmp_path):
+    """GSS 2018 ages with a few recorded as -9, labelled "Refused" and declared user-missing,
+    as survey offices ship them: read, -9 is missing and age is still a number column (it had
+    come back as objects, and init made it categorical with a flat hierarchy)."""
+    frame = GSS.head(300)[["age", "sex", "abany"]].copy()
+    frame["age"] = frame["age"].astype(float)
+    frame.loc[frame.index[:4], "age"] = -9.0
+    path = tmp_path / "gss.sav"
+    pyreadstat.write_sav(
+        frame,
+        str(path),
+        variable_value_labels={"age": {-9.0: "Refused"}},
+        missing_ranges={"age": [-9.0]},
+    )
+    age = read_table(path)["age"]
+    assert np.issubdtype(age.dtype, np.floating)
+    assert int(age.isna().sum()) == 4 and age.dropna().tolist() == frame["age"][4:].tolist()
+
+
 @pytest.mark.parametrize("fmt", ["sav", "dta"])
 def test_a_release_written_as_spss_or_stata_labels_only_what_it_publishes(tmp_path, fmt):
     """``output: {format: sav|dta}``: text columns as labelled codes, a label for each value the

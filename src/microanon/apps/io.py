@@ -383,7 +383,9 @@ def _labels_text(column: pd.Series) -> pd.Series:
     """A column with value labels applied as text: labels kept, an unlabelled code as its text
     (``3`` for 3.0), missing values missing (one type, not labels mixed with numbers)."""
     if not column.map(lambda v: isinstance(v, str)).any():
-        return column  # no code of the file was labelled: its numbers stay numbers
+        # No value the file holds is labelled (e.g. only the user-missing codes, -9 "Refused",
+        # which are read as missing): its numbers stay numbers, of a numeric type again.
+        return column.infer_objects()
 
     def text(value: Any) -> Any:
         if isinstance(value, str) or pd.isna(value):
