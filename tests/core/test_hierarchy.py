@@ -213,6 +213,10 @@ def test_a_hierarchy_file_over_the_size_limit_is_refused(tmp_path):
         ("secret-a;secret-x;*\nsecret-b;secret-y;secret-root\n", "line 2 column 3"),
         ("secret-x;secret-y;*\nsecret-b;secret-x;*\n", "line 1 column 1"),
         ("secret-a;*\n" + "secret-b" * 20_000 + ";*\n", "line 2: not valid CSV"),  # > 128 KiB
+        # one level (a file that is no hierarchy: a host name), which a missing value's leaf
+        # would have turned into "value 'secret-host' is both a leaf and an inner node"
+        ("secret-host\n", "line 1: one level"),
+        ("secret-a\nsecret-b\n", "line 1: one level"),
     ],
 )
 def test_a_malformed_hierarchy_file_names_file_and_line_not_content(tmp_path, text, line):

@@ -202,6 +202,11 @@ def read_arx_csv(
     where = f"hierarchy file {source}"
     text = read_text_file(source, "hierarchy file", HierarchyError)
     rows, lines = _arx_rows(text, sep, where)
+    if rows and len(rows[0]) < 2:
+        raise HierarchyError(
+            f"{where}, line {lines[0]}: one level; a hierarchy file holds a line per leaf, the "
+            f"leaf first and the root last, fields separated by {sep!r}"
+        )
     for r, line in zip(rows, lines, strict=True):
         if len(r) != len(rows[0]):
             raise HierarchyError(
