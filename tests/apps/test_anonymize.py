@@ -132,6 +132,15 @@ def test_bad_configs(changes, error, message):
         parse_config(_config(**changes), base_dir=EXAMPLES)
 
 
+def test_a_config_without_a_method_is_told_to_give_one():
+    doc = _config()
+    del doc["method"]
+    with pytest.raises(InputError, match=r"or steps: \(several\), one of them$"):
+        parse_config(doc, base_dir=EXAMPLES)
+    with pytest.raises(InputError, match=r", not both$"):
+        parse_config({**_config(), "steps": [{"method": "sample"}]}, base_dir=EXAMPLES)
+
+
 def test_failing_run_leaves_nothing(tmp_path):
     doc = _config(models=[{"l_diversity": {"l": 20, "form": "distinct"}}])
     (tmp_path / "hierarchies").symlink_to(EXAMPLES / "hierarchies")

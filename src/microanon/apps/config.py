@@ -196,7 +196,8 @@ def parse_config(
     """Validate a configuration already loaded as Python data (see :func:`load_config`)."""
     doc = check_document(doc, _KEYS, ("schema",), "config")
     if ("method" in doc) == ("steps" in doc):
-        raise InputError("config: give either method: (one method) or steps: (several), not both")
+        given = "not both" if "method" in doc else "one of them"
+        raise InputError(f"config: give either method: (one method) or steps: (several), {given}")
     steps = check_steps(doc["steps"]) if "steps" in doc else []
     if steps and ("params" in doc or doc.get("models")):
         raise InputError("config: with steps:, each step has its own params; models: are not taken")
