@@ -152,7 +152,7 @@ def test_one_key_with_missing_values() -> None:
     [
         ("nope", "weight column 'nope' not found"),
         ("txt", "weight column 'txt' is not numeric"),
-        ("nan", r"weight column 'nan' has 1 missing weight\(s\): set missing: drop for it"),
+        ("nan", r"weight column 'nan' has 1 missing weight\(s\): give those records a weight"),
         ("neg", "weight column 'neg' has 2 zero or negative weight"),
         ("small", "weight column 'small' has 1 below 1"),
     ],

@@ -101,8 +101,8 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
         count = int(np.count_nonzero(bad) if counts is None else counts[bad].sum())
         if count:
             hint = (
-                ": set missing: drop for it (those records are left out and counted), or give "
-                "them a weight"
+                ": give those records a weight, or leave them out (in a config, missing: drop "
+                "for the weight column: they are counted)"
                 if kind == MISSING
                 else ""
             )
