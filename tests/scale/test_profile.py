@@ -221,8 +221,11 @@ def test_missing_values_as_in_memory():
         expected = assess_risk(data, RiskOptions(quasi=["a", "c"], suda=False, missing=policy))
         got = risk_profile_of(keys, ["a", "c"], missing=policy)
         assert {k: expected.numbers[k] for k in RISK_FIGURES} == got.numbers, policy
-    with pytest.raises(InputError, match="'c' has 2 missing"):
+    with pytest.raises(InputError) as memory:
+        assess_risk(data, RiskOptions(quasi=["a", "c"], missing="error", suda=False))
+    with pytest.raises(InputError, match=r"missing key values in column\(s\) 'c' \(2\)") as got:
         risk_profile_of(keys, ["a", "c"], missing="error")
+    assert str(got.value) == str(memory.value)
 
 
 def test_stray_text_refused_as_in_memory():

@@ -34,6 +34,7 @@ from ..measures import (
     suda2,
 )
 from ..measures.suda import AUTO
+from ..measures.table_profile import refuse_missing_keys
 from .release_figures import record_risks
 from .report import Report
 
@@ -318,6 +319,10 @@ def assess_risk(
     if households is not None and (counts is None or options.weights is None):
         raise InputError("a household measure needs a frequency table with a sampling weight")
     records = np.ones(len(data), dtype=np.int64) if counts is None else np.asarray(counts)
+    if options.missing == "error":  # every key with missing values named at once
+        refuse_missing_keys(
+            {q: int(records[data[q].isna().to_numpy()].sum()) for q in quasi if q in data}
+        )
     given = data  # the values as the records hold them (before ? stands for a missing key)
     missing = {k: v if options.missing == "any" else "error" for k, v in _SDCMICRO_MISSING.items()}
     if options.missing == "value":  # a missing key value is the value ?

@@ -13,7 +13,7 @@ from ..models import Groups, beta_likeness, delta_disclosure, profile, t_closene
 from ..models.profile import Profile, population_profile
 from .attacker import class_attacker_risks
 
-__all__ = ["check_missing_policy", "groups_profile"]
+__all__ = ["check_missing_policy", "groups_profile", "refuse_missing_keys"]
 
 
 def check_missing_policy(missing: str, counts: dict[str, int]) -> None:
@@ -32,6 +32,24 @@ def check_missing_policy(missing: str, counts: dict[str, int]) -> None:
             f"missing values in column(s) {named}; pass --missing value (a missing "
             "quasi-identifier value is the value ?, a missing sensitive value is unknown) or "
             "--missing drop"
+        )
+
+
+def refuse_missing_keys(records: dict[str, int]) -> None:
+    """Refuse missing key values under the risk measures' ``error`` policy (``records``: the
+    records with a missing value, per key column), naming every such column and the other
+    policies.
+
+    Raises
+    ------
+    InputError
+        When some column has such records.
+    """
+    named = ", ".join(f"'{q}' ({n:,})" for q, n in records.items() if n)
+    if named:
+        raise InputError(
+            f"missing key values in column(s) {named}; pass --missing value (a missing value "
+            "is the value ?), any (sdcMicro's: it matches every value) or drop"
         )
 
 

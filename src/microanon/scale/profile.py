@@ -26,7 +26,7 @@ from ..core.progress import ProgressLike
 from ..measures.attacker import class_attacker_risks
 from ..measures.common import check_share
 from ..measures.population import uniqueness_of_sizes
-from ..measures.table_profile import check_missing_policy, groups_profile
+from ..measures.table_profile import check_missing_policy, groups_profile, refuse_missing_keys
 from ..models import Groups
 from ..models.population import population_sizes
 from .frequencies import FrequencyTable, value_frequencies
@@ -412,7 +412,7 @@ def risk_profile_of(
     elif missing == "value":
         complete = _as_values(table, quasi)
     else:
-        _refuse_missing(table, quasi)
+        refuse_missing_keys({q: int(table.counts[_missing(table, q)].sum()) for q in quasi})
         complete = table
     groups = frequency_groups(complete, quasi)
     sizes = groups.sizes
