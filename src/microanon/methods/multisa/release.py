@@ -184,6 +184,10 @@ def _rating_tables(
             )
         )
     idt = pd.concat(idt_parts, ignore_index=True)
+    # In random order: in table order the i-th AT row carrying a SID would hold, on a table
+    # sorted by the sensitive value, the i-th of the values the IDT lists for it (every value
+    # recovered from the public tables alone).
+    at = at.iloc[rng.permutation(len(at))].reset_index(drop=True)
     return at, idt, suppressed
 
 
@@ -319,7 +323,7 @@ def mixed_model(
         Kind ``multi-sa`` with tables ``sac`` (quasi-identifier and insensitive columns, ``group``
         ``1..g`` in random order, the sensitive columns with their original values permuted
         within the group cluster by cluster; rows sorted by group), ``at`` (the other published
-        records in table order, each sensitive value replaced by its SID name
+        records in random order, each sensitive value replaced by its SID name
         ``attribute#number`` or ``*``) and ``idt`` (``attribute``, ``sid``, ``value`` as text).
         Metadata: the standard keys (``method`` ``mixed_model``; ``rows_out`` = published
         records) and ``multisa``: ``l``, ``min_confidence``, ``clusters`` (lists of attribute
@@ -471,7 +475,7 @@ def rating(
     Returns
     -------
     Release
-        Kind ``multi-sa`` with an empty ``sac`` table, ``at`` (every record in table order) and
+        Kind ``multi-sa`` with an empty ``sac`` table, ``at`` (every record, in random order) and
         ``idt`` (see :func:`mixed_model`). Metadata ``method`` is ``improved_rating`` or
         ``rating``; ``multisa`` has ``l``, ``min_confidence`` (``None``), ``clusters`` (every
         attribute alone), ``deleted`` (0), ``suppressed`` and ``strong_rules`` (``None``: not
