@@ -150,6 +150,15 @@ def column_actions(
     if original is not None and counts is not None:
         for column, n in counts.left_out.items():
             rows.append(("(records)", "", f"{n:,} left out: missing {column} (missing: drop)"))
+        if sum(counts.left_out.values()) > counts.left_out_total:
+            rows.append(
+                (
+                    "(records)",
+                    "",
+                    f"{counts.left_out_total:,} left out in all (a record missing several is "
+                    "counted under each above)",
+                )
+            )
         if counts.not_drawn:
             rows.append(("(records)", "", f"{counts.not_drawn:,} records not drawn"))
         if counts.suppressed and release.kind == "generalized":

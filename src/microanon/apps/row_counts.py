@@ -75,6 +75,8 @@ class RowCounts:
         parts = [f"{self.in_file:,} rows in the file"]
         if self.left_out_total:
             why = ", ".join(f"{c} {n:,}" for c, n in self.left_out.items())
+            if sum(self.left_out.values()) > self.left_out_total:
+                why += "; a row missing several is counted under each"
             parts.append(f"{self.left_out_total:,} left out for a missing value ({why})")
         else:
             parts.append("none left out")
@@ -96,6 +98,8 @@ class RowCounts:
         """The numbers as a two-column table (``rows``, ``count``) for the reports."""
         rows = [("in the file", self.in_file)]
         rows += [(f"left out: missing {c} (missing: drop)", n) for c, n in self.left_out.items()]
+        if sum(self.left_out.values()) > self.left_out_total:  # (rows missing several)
+            rows += [("left out in all (a row missing several counted once)", self.left_out_total)]
         rows += [("entered the method", self.entering)]
         if self.not_drawn:
             rows.append(("not drawn (sampling)", self.not_drawn))
