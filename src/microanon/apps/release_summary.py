@@ -191,8 +191,8 @@ def _as_published(original: pd.DataFrame, schema: Schema, release: Release) -> p
     source = release.metadata.get("source_rows")
     if source is not None and len(source) == len(data):
         return original.iloc[np.asarray(source, dtype=np.intp)]
-    drop = [c for c in schema.dropping if c in original.columns]
-    entering = original[~original[drop].isna().any(axis=1)] if drop else original
+    left_out = schema.left_out(original)
+    entering = original if left_out is None else original[~left_out]
     return entering if len(entering) == len(data) else None
 
 

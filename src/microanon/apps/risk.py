@@ -193,16 +193,15 @@ def schema_rows(schema: Schema, data: pd.DataFrame) -> tuple[pd.DataFrame, str |
     refused = [(a, n) for a, n in refused if n]
     if refused:
         raise missing_refused(refused)
-    drop = [a.name for a in present if a.missing_policy == "drop" and missing[a.name]]
-    if not drop:
+    left_out = schema.left_out(data)
+    if left_out is None or not left_out.any():
         return data, None
-    entering = ~data[drop].isna().any(axis=1)
-    why = ", ".join(f"{c} {missing[c]:,}" for c in drop)
+    why = ", ".join(f"{c} {missing[c]:,}" for c in schema.dropping if missing.get(c))
     note = (
-        f"{len(data) - int(entering.sum()):,} of {len(data):,} records left out for a missing "
-        f"value ({why}: missing: drop), as anonymize leaves them out"
+        f"{int(left_out.sum()):,} of {len(data):,} records left out for a missing value "
+        f"({why}: missing: drop), as anonymize leaves them out"
     )
-    return data.loc[entering], note
+    return data.loc[~left_out], note
 
 
 def schema_design(

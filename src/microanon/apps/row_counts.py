@@ -128,9 +128,10 @@ def row_counts(original: pd.DataFrame, schema: Schema, release: Release) -> RowC
     """
     present = [a for a in schema if a.name in original.columns and a.role.published]
     drop = [c for c in schema.dropping if c in original.columns]
-    missing = original[drop].isna() if drop else pd.DataFrame(index=original.index)
-    left_out = {c: int(missing[c].sum()) for c in drop if int(missing[c].sum())}
-    entering = len(original) - (int(missing.any(axis=1).sum()) if drop else 0)
+    missing = {c: int(original[c].isna().sum()) for c in drop}
+    left_out = {c: n for c, n in missing.items() if n}
+    dropped = schema.left_out(original)
+    entering = len(original) - (0 if dropped is None else int(dropped.sum()))
     meta = release.metadata
     published = int(meta.get("rows_out", len(release.data)))
     sampled = meta.get("sampled")
@@ -138,7 +139,7 @@ def row_counts(original: pd.DataFrame, schema: Schema, release: Release) -> RowC
     suppressed = meta.get("suppressed")
     if not isinstance(suppressed, (int, float)) or isinstance(suppressed, bool):
         suppressed = max(entering - not_drawn - published, 0)
-    kept = ~missing.any(axis=1) if drop else slice(None)
+    kept = slice(None) if dropped is None else ~dropped
     unknown = {
         a.name: int(original.loc[kept, a.name].isna().sum())
         for a in present

@@ -649,6 +649,12 @@ class Schema:
         """The published columns whose missing value leaves its record out (``missing: drop``)."""
         return [a.name for a in self if a.role.published and a.missing_policy == "drop"]
 
+    def left_out(self, frame: Any) -> Any:
+        """Which rows of ``frame`` (pandas or Dask) a ``missing: drop`` column of it leaves out
+        (a boolean series), or None when it holds no such column."""
+        drop = [c for c in self.dropping if c in frame.columns]
+        return frame[drop].isna().any(axis=1) if drop else None
+
     def hierarchy(self, name: str) -> Hierarchy:
         """The resolved hierarchy of a column.
 
@@ -717,11 +723,9 @@ class Schema:
         df = as_pandas(df, "table")
         # the records a missing value leaves out (missing: drop) enter nothing: no hierarchy
         # holds a value, or the leaf ?, that only they hold
-        dropping = [c for c in self.dropping if c in df.columns]
-        if dropping:
-            left_out = np.logical_or.reduce([np.asarray(df[c].array.isna()) for c in dropping])
-            if left_out.any():
-                df = df.loc[~left_out]
+        left_out = self.left_out(df)
+        if left_out is not None and left_out.any():
+            df = df.loc[~left_out.to_numpy()]
         attrs = []
         for a in self:
             h = a.hierarchy

@@ -117,8 +117,8 @@ def _distinct(series: dd.Series) -> dd.Series:
 def _entering(frame: Any, schema: Schema) -> Any:
     """The records of a (Dask or pandas) frame that a ``missing: drop`` column does not leave
     out: those :meth:`Schema.resolve` builds hierarchies from."""
-    drop = [c for c in schema.dropping if c in frame.columns]
-    return frame[~frame[drop].isna().any(axis=1)] if drop else frame
+    left_out = schema.left_out(frame)
+    return frame if left_out is None else frame[~left_out]
 
 
 def _tally(series: pd.Series) -> pd.Series:

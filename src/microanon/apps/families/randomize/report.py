@@ -107,8 +107,8 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
         return {}
     # the records that entered the method (missing: drop left none of the others in), with a
     # known sensitive value
-    entered = [c for c in schema.dropping if c in original.columns]
-    known = original[[sensitive, *entered]].notna().all(axis=1)
+    left_out = schema.left_out(original)
+    known = original[sensitive].notna() & (True if left_out is None else ~left_out)
     original = original.loc[known]
     data = release.data
     if bool(data[sensitive].isna().any()):
