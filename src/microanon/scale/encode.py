@@ -31,6 +31,7 @@ from .frequencies import FrequencyTable, count_combinations
 
 __all__ = [
     "row_counts_of",
+    "run_row_counts",
     "Encoded",
     "Encoding",
     "check_frame",
@@ -733,6 +734,19 @@ def union_codes(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
     joined = np.concatenate([np.asarray(a) for a in arrays if len(a)])
     codes, values = pd.factorize(joined, use_na_sentinel=False)
     return _values(values), np.split(codes.astype(np.int64), np.cumsum(sizes)[:-1])
+
+
+def run_row_counts(rows: Mapping[str, Any], suppressed: int, published: int) -> dict[str, Any]:
+    """A run's whole row counts (the keys of :meth:`microanon.apps.row_counts.RowCounts.to_dict`)
+    from those before the method (:func:`row_counts_of`, :attr:`Encoding.rows`) and what it
+    suppressed and published (out of core nothing is drawn)."""
+    return {
+        **rows,
+        "not_drawn": 0,
+        "suppressed": suppressed,
+        "published": published,
+        "left_out_total": rows["in_file"] - rows["entering"],
+    }
 
 
 def row_counts_of(summaries: Sequence[Encoded]) -> dict[str, Any]:

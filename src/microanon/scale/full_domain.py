@@ -57,6 +57,7 @@ from .encode import (
     encode_partition,
     merge_counted,
     row_counts_of,
+    run_row_counts,
 )
 from .encoding import Encoding
 from .frequencies import (
@@ -631,13 +632,7 @@ def _metadata(
         "heights": {q: encoding.schema.hierarchy(q).height for q in result.levels},
         "hierarchies": {q: encoding.schema.hierarchy(q).to_dict() for q in encoding.schema.quasi},
         "rows_in": freq.records,
-        "row_counts": {  # (the keys of microanon.apps.row_counts.RowCounts.to_dict)
-            **coded.rows,
-            "not_drawn": 0,
-            "suppressed": result.suppressed,
-            "published": published.records,
-            "left_out_total": coded.rows["in_file"] - coded.rows["entering"],
-        },
+        "row_counts": run_row_counts(coded.rows, result.suppressed, published.records),
         "suppressed": result.suppressed,
         "metric": {"name": args.metric, "value": result.metric_value},
         "nodes_checked": result.nodes_checked,

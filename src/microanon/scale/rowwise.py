@@ -81,7 +81,7 @@ from ..methods.sdc.noise import (
     sqrt_psd,
 )
 from .client import dask_client, run_stage
-from .encode import encode_dataset, held
+from .encode import encode_dataset, held, run_row_counts
 from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, code_frequencies
 from .read import read_dataset
@@ -423,13 +423,7 @@ def _row_counts(release: RowwiseRelease, published: int) -> dict[str, Any]:
             f"nothing was written: the method received {rows['entering']:,} rows, but "
             f"{published:,} were written"
         )
-    return {
-        **rows,
-        "not_drawn": 0,
-        "suppressed": 0,
-        "published": published,
-        "left_out_total": rows["in_file"] - rows["entering"],
-    }
+    return run_row_counts(rows, 0, published)
 
 
 def _distinct(root: Path, columns: list[str]) -> dict[str, list[Any]]:
