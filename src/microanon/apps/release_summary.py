@@ -202,13 +202,12 @@ def _changed(before: pd.Series, after: pd.Series, release: Release, treated: boo
     treated (``treated``), that it changed no value (``before``: the original's records row
     for row with the published ones)."""
     if release.kind == "masked":
-        gone = (after.isna() | (after.astype(str) == SUPPRESSED)).to_numpy()
+        stars = (after.astype(str) == SUPPRESSED).to_numpy()
+        gone = after.isna().to_numpy() | stars
         lacking = (before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy()
         n = int(np.count_nonzero(gone & ~lacking))
         text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
-        starred = np.count_nonzero(
-            (after.astype(str).to_numpy() == SUPPRESSED) & before.isna().to_numpy()
-        )
+        starred = np.count_nonzero(stars & before.isna().to_numpy())
         if starred:  # (as a suppressed value: local suppression's strict matching)
             text += f"; {starred:,} missing in the data, published as {SUPPRESSED}"
         if text:
