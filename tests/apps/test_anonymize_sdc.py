@@ -44,10 +44,12 @@ def test_mdav_report_numbers_are_the_measures_of_the_release(mdav_run, adult):
     assert numbers["verified"] is True
     saved = Release.load(path)
     assert all(v.holds for v in check_release(saved))
+    # The files hold the release's rows, sorted by their values (in memory: the input's order)
+    assert saved.data.equals(release.in_written_order().data)
     # Utility and risk, recomputed against the original columns by position.
-    util = utility_summary(adult, saved.data, NUMERIC)
-    risk = risk_summary(adult, saved.data, NUMERIC, p=5, r=5)
-    drisk = risk_summary(adult, saved.data, NUMERIC, p=5, r=5, outside=1)
+    util = utility_summary(adult, release.data, NUMERIC)
+    risk = risk_summary(adult, release.data, NUMERIC, p=5, r=5)
+    drisk = risk_summary(adult, release.data, NUMERIC, p=5, r=5, outside=1)
     u, r = numbers["utility"], numbers["after"]
     assert u["SSE/SST"] == pytest.approx(util.information_loss.ratio)
     assert u["SSE/SST"] == pytest.approx(release.metadata["information_loss"])  # z-scores both

@@ -117,6 +117,8 @@ def test_anonymize_on_dask_reports_every_stage(runner, tmp_path, scheduler):
         "frequency table",
         "search",
         "write",
+        "rows to files drawn at random",
+        "each file sorted by value",
         "read back",
         "frequency table of the written files",
         "reports",

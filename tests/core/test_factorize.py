@@ -137,7 +137,9 @@ def test_a_release_read_back_knows_the_codes_of_its_text(tmp_path_factory, value
 
     data = pd.DataFrame({"t": pd.Series(values, dtype=object), "n": range(len(values))})
     directory = tmp_path_factory.mktemp("release") / "r"
-    Release("generalized", {"data": data}).save(directory)
+    release = Release("generalized", {"data": data})
+    release.save(directory)
+    data = release.in_written_order().data  # (the rows sorted by their values)
     with shared_codes():
         back = Release.load(directory).data["t"]
         remembered = _SHARED.get()  # the codes read from the file

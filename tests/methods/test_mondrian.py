@@ -164,7 +164,7 @@ def test_saves_and_loads(tmp_path, patients):
     rel = mondrian(df, schema, models={"k_anonymity": {"k": 2}})
     rel.save(tmp_path / "out")
     back = Release.load(tmp_path / "out")
-    assert back.equals(rel)
+    assert back.equals(rel.in_written_order())
 
 
 # ---------------------------------------------------------------------------------- bad input

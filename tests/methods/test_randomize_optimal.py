@@ -212,7 +212,7 @@ def test_randomized_response_release(tmp_path):
     assert meta["randomized"]["disease"]["domain"] == ["Cancer", "Diabetes", "Flu"]
     # the randomness comes from rng only, and no seed is stored
     assert rel.equals(randomized_response(df, SCHEMA, l=3, rng=7))
-    assert Release.load(rel.save(tmp_path / "rr")).equals(rel)
+    assert Release.load(rel.save(tmp_path / "rr")).equals(rel.in_written_order())
 
 
 def test_randomized_response_rr_s_keeps_the_quasi_identifiers():

@@ -343,9 +343,13 @@ def test_overwrite_replaces_only_our_own_output(adult_parquet, client, tmp_path)
     with pytest.raises(InputError, match="already exists"):
         _small(out, client, adult_parquet)
     assert _files(out) == data
-    # The codes spilled to disk give the same files; the temporary folder is gone.
+    # The codes spilled to disk give the same rows (each sent to a file drawn at random); the
+    # temporary folder is gone.
+    rows = _rows(pd.read_parquet(out / "public" / "data.parquet"))
     second = _small(out, client, adult_parquet, overwrite=True, spill="always")
-    assert _files(out) == data and second.levels == first.levels
+    assert _rows(pd.read_parquet(out / "public" / "data.parquet")) == rows
+    assert sorted(_files(out)) == sorted(data) and second.levels == first.levels
+    data = _files(out)
     assert Release.load(out).metadata["levels"] == first.levels
     assert _siblings(out) == []
     # A file microanon did not write: refused, nothing deleted.
@@ -550,21 +554,37 @@ def test_quantiles_builder_equals_in_memory(adult, client, tmp_path):
     assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)
 
 
-def test_records_are_written_grouped_by_published_class(adult_parquet, client, tmp_path):
-    """Each file holds its classes one after the other: the original order is not carried into
-    the release, and the labels form runs."""
-    schema = _adult_schema(QUASI, "occupation")
+def test_records_are_spread_over_the_files_and_sorted_by_value(adult, client, tmp_path):
+    """Adult sorted by age, read in eight partitions, with each record's place in that input
+    published beside it: each written file holds records of every eighth of the input (a file
+    is drawn at random for each row) sorted by their values, and the files hold what the
+    in-memory release publishes. In the input's order each file would be one range of ages."""
+    import pyarrow.parquet as pq
+
+    from microanon.scale.record_order import sorted_by_values
+
+    root = tmp_path / "by_age"
+    root.mkdir()
+    ordered = adult.sort_values("age", kind="stable").reset_index(drop=True)
+    ordered["place"] = np.arange(len(ordered))
+    for i, rows in enumerate(np.array_split(np.arange(len(ordered)), 8)):
+        ordered.iloc[rows].to_parquet(root / f"part.{i}.parquet", index=False)
+    spec = {**_adult_schema(QUASI, "occupation").to_dict(), "place": "insensitive"}
+    models = [{"k_anonymity": {"k": 5}}]
     got = full_domain_dask(
-        adult_parquet, schema, models=[{"k_anonymity": {"k": 5}}], suppression=0.05,
+        root, Schema.from_dict(spec), models=models, suppression=0.05,
         out_dir=tmp_path / "out", client=client, progress=False,
     )  # fmt: skip
-    for path in sorted(got.data.glob("*.parquet")):
-        part = pd.read_parquet(path)
-        if part.empty:
-            continue
-        keys = part[QUASI].astype(str).agg("|".join, axis=1)
-        runs = int((keys != keys.shift()).sum())
-        assert runs == keys.nunique(), path.name
+    files = sorted(got.data.glob("*.parquet"))
+    assert len(files) == 8
+    eighth = len(ordered) / 8
+    for path in files:
+        table = pq.read_table(path)
+        assert table.equals(sorted_by_values(table)), path.name
+        stretches = np.unique(table.column("place").to_numpy() // eighth)
+        assert stretches.tolist() == list(range(8)), path.name
+    expected = full_domain(ordered, Schema.from_dict(spec), models=models, suppression=0.05)
+    assert _rows(pd.read_parquet(got.data)) == _rows(expected.data)
 
 
 def test_the_local_cluster_keeps_partition_arrays_on_the_heap():

@@ -499,3 +499,37 @@ def test_a_domain_value_randomized_away_is_refused_out_of_core(client, tmp_path)
     refused = [o for o in outcomes.values() if isinstance(o, str)]
     assert refused and "column 'zip': 1 value(s)" in refused[0]
     assert ["A", "Z1"] in outcomes.values()
+
+
+def test_written_files_draw_on_the_whole_input_sorted_by_value(client, original, tmp_path):
+    """Noise on records sorted by income, in four files of unequal sizes: each written file
+    holds records of every file of the input (a file drawn at random for each row; in the
+    input's order each would hold one range of incomes), sorted by their values; the files hold
+    the release's rows."""
+    import pyarrow.parquet as pq
+
+    from microanon.scale.record_order import sorted_by_values
+
+    ordered = original.iloc[: SMALL[-1]].sort_values("income", kind="stable")
+    source = _write(ordered.reset_index(drop=True), SMALL, tmp_path / "parts")
+    rel = add_noise_dask(
+        source, SCHEMA, method="additive", noise=0.1, columns=["income"], rng=5,
+        client=client, progress=False,
+    )  # fmt: skip
+    computed = client.compute(rel.data).result()
+    written = write_rowwise(rel, tmp_path / "out", client=client, progress=False)
+    files = sorted(written.data.glob("*.parquet"))
+    assert len(files) == len(SMALL) - 1
+    low, high = np.quantile(computed["income"], [0.1, 0.9])
+    for path in files:
+        table = pq.read_table(path)
+        assert table.equals(sorted_by_values(table)), path.name
+        incomes = table.column("income").to_numpy()
+        assert incomes.min() < low and incomes.max() > high, path.name
+    back = pd.concat([pd.read_parquet(p) for p in files], ignore_index=True)
+    key = list(back.columns)
+    pd.testing.assert_frame_equal(
+        back.sort_values(key, ignore_index=True),
+        _plain(computed)[key].sort_values(key, ignore_index=True),
+        check_dtype=False,
+    )

@@ -6,7 +6,9 @@ user calls instead of :meth:`Release.save` to get the same guarantees:
 1. the schema lint (:func:`microanon.core.lint.lint_schema`) on the original data: findings not
    accepted refuse the release, and so does a column that links records like a
    quasi-identifier (such a finding is never accepted);
-2. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``;
+2. the release is written (``public/`` + ``internal/``) into a hidden directory beside ``out``,
+   a table of records with its rows sorted by their values
+   (:meth:`~microanon.core.release.Release.in_written_order`);
 3. the written files are read back and verified (:func:`microanon.models.verify_written`): the
    claimed models on the declared quasi-identifiers (those the method protected: a lint that
    passed has no linkable column, so ``lint.linkable`` adds none), the public
@@ -181,7 +183,7 @@ def publish(
         )
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
-                release.write_parts(tmp, format)
+                as_written = release.write_parts(tmp, format)
             # The public files as written are scanned for the generator's state by the second
             # process (when one runs) while this one verifies them; what the reports add or
             # change is scanned at the end.
@@ -196,7 +198,7 @@ def publish(
                     lint.linkable,
                     schema.declared(),
                     unpublished=hidden,
-                    written=release,
+                    written=as_written,
                 )
                 if not verification.ok:
                     raise VerificationError(

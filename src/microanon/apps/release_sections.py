@@ -17,6 +17,7 @@ import pandas as pd
 from ..core.errors import MicroanonError
 from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED, Hierarchy
+from ..core.record_order import ascending
 from ..core.release import Release
 from ..measures import (
     discernibility,
@@ -38,7 +39,7 @@ __all__ = [
     "add_single_table_sections",
     "all_suppressed",
     "one_value",
-    "first_values",
+    "smallest_values",
     "privacy_metrics",
     "utility_metrics",
     "verdict_table",
@@ -333,27 +334,14 @@ def verdict_table(
     return verdicts
 
 
-def first_values(column: pd.Series, count: int, skip: str = SUPPRESSED) -> list[str]:
-    """The first ``count`` distinct values of ``column`` other than ``skip`` and missing
-    values, as text, in order of first appearance.
-
-    Read from a prefix of the column that doubles until it holds them, the distinct values of a
-    prefix appearing in the order they first appear in the column; past :data:`_PREFIX_ROWS`
-    rows, from the column's codes (:func:`~microanon.core.factorize.factorize`).
-    """
-    rows = 1024
-    while True:
-        whole = rows > _PREFIX_ROWS or rows >= len(column)
-        distinct = factorize(column if rows > _PREFIX_ROWS else column.iloc[:rows])[1]
-        texts = pd.Series(distinct, dtype=column.dtype).astype(str).unique()
-        found = [str(t) for t in texts if t != skip][:count]
-        if len(found) == count or whole:
-            return found
-        rows *= 2
-
-
-#: The longest prefix :func:`first_values` reads before coding the whole column.
-_PREFIX_ROWS = 1 << 16
+def smallest_values(column: pd.Series, count: int, skip: str = SUPPRESSED) -> list[str]:
+    """The ``count`` smallest distinct values of ``column`` other than ``skip`` and missing
+    values, as text, in ascending order: examples that the published values alone give, not
+    the order of the rows (see :mod:`microanon.core.record_order`)."""
+    distinct = factorize(column)[1]
+    ordered = np.asarray(distinct)[ascending(distinct)]
+    texts = pd.Series(ordered, dtype=column.dtype).astype(str)
+    return [str(t) for t in texts if t != skip][:count]
 
 
 def all_suppressed(release: Release, column: str) -> bool:

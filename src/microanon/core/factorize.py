@@ -43,6 +43,7 @@ __all__ = [
     "push_digit",
     "radix_order",
     "remember",
+    "remember_reordered",
     "remember_taken",
     "shared_codes",
     "sharing",
@@ -177,6 +178,21 @@ def remember_taken(column: pd.Series, codes: np.ndarray, labels: np.ndarray) -> 
     renumber[order] = np.arange(len(order), dtype=np.intp)
     # (indexing casts narrow codes a buffer at a time; take would cast them whole first)
     remember(column, renumber[codes], pd.Index(labels[order], dtype=object))
+
+
+def remember_reordered(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:
+    """Within :func:`shared_codes`, let :func:`factorize` give the codes of ``column``, whose
+    rows are ``uniques`` at ``codes`` (``-1``: missing) numbered in any order (a coded column's
+    rows put in another order), renumbered in order of first appearance without hashing its
+    rows."""
+    if not sharing():
+        return
+    shifted = codes.astype(np.intp) + 1  # (missing: 0)
+    order = _appearance(shifted, len(uniques) + 1)
+    order = order[order > 0]
+    renumber = np.full(len(uniques) + 1, -1, dtype=np.intp)
+    renumber[order] = np.arange(len(order), dtype=np.intp)
+    remember(column, renumber[shifted], uniques[order - 1])
 
 
 def _appearance(codes: np.ndarray, k: int) -> np.ndarray:

@@ -22,6 +22,7 @@ metadata is treated as internal. Random seeds are never part of a release, publi
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -40,6 +41,7 @@ from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
 from .factorize import factorize
 from .output import atomic_directory
+from .record_order import rows_in_order, taken_rows, value_order
 
 if TYPE_CHECKING:
     from .table import Table
@@ -51,6 +53,7 @@ __all__ = [
     "canonical_column",
     "write_manifests",
     "RELEASE_KINDS",
+    "RECORD_TABLES",
     "FORBIDDEN_METADATA_KEYS",
     "ALWAYS_PUBLIC",
     "PUBLIC_DIR",
@@ -68,6 +71,15 @@ RELEASE_KINDS: dict[str, tuple[str, ...]] = {
     "masked": ("data",),
     "distribution": ("qit", "st"),
     "multi-sa": ("sac", "at", "idt"),
+}
+
+#: Kind -> its tables of one row per record, which the method computes in the order of the
+#: input: written with their rows sorted by their values (:mod:`~microanon.core.record_order`).
+#: The methods of the other kinds put their tables of records in random order themselves.
+RECORD_TABLES: dict[str, tuple[str, ...]] = {
+    "generalized": ("data",),
+    "randomized": ("data",),
+    "masked": ("data",),
 }
 
 #: Metadata keys (or parts of key names) that would leak the randomness behind a release.
@@ -492,23 +504,49 @@ class Release:
             self.write_parts(tmp, format)
         return Path(directory)
 
-    def write_parts(self, directory: Path, format: str = "csv") -> None:
-        """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``."""
+    def write_parts(self, directory: Path, format: str = "csv") -> Release:
+        """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``.
+
+        Returns
+        -------
+        Release
+            The release as written (:meth:`in_written_order`).
+        """
+        written = self.in_written_order()
         public, internal = directory / PUBLIC_DIR, directory / INTERNAL_DIR
         public.mkdir()
         internal.mkdir()
         manifest_tables = {
-            name: self._write_table(df, public, name, format) for name, df in self.tables.items()
+            name: self._write_table(df, public, name, format) for name, df in written.tables.items()
         }
         write_manifests(
             directory,
-            self.kind,
+            written.kind,
             format,
             manifest_tables,
-            self.public_keys,
-            self.public_metadata,  # again: metadata may have been added
-            self.internal_metadata,
+            written.public_keys,
+            written.public_metadata,  # again: metadata may have been added
+            written.internal_metadata,
         )
+        return written
+
+    def in_written_order(self) -> Release:
+        """The release as :meth:`save` writes it: each table of records
+        (:data:`RECORD_TABLES`) with its rows sorted by their published values, so that their
+        order says nothing about the input's (see :mod:`microanon.core.record_order`), and the
+        metadata naming rows of it (``source_rows``, ``suppressed_cells``) made about the rows
+        in that order. ``self`` when nothing moves."""
+        tables, metadata = dict(self.tables), self.metadata
+        orders = {name: value_order(tables[name]) for name in RECORD_TABLES.get(self.kind, ())}
+        orders = {name: order for name, order in orders.items() if order is not None}
+        if not orders:
+            return self
+        for name, order in orders.items():
+            tables[name] = taken_rows(tables[name], order)
+            metadata = rows_in_order(metadata, order)
+        written = copy.copy(self)
+        written.tables, written.metadata = tables, metadata
+        return written
 
     @staticmethod
     def _write_table(df: pd.DataFrame, directory: Path, name: str, format: str) -> dict[str, Any]:

@@ -156,23 +156,13 @@ def _suppressed_combos(plan: Plan, codes: list[np.ndarray]) -> np.ndarray:
     return pd.MultiIndex.from_arrays(codes).isin(plan.suppressed)
 
 
-def _grouped(inverse: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
-    """The records' order grouped by their published combination (``keys``: per column, the
-    code of each local combination), the records of one combination in their original order."""
-    rank = np.empty(len(keys[0]) if keys else 0, dtype=np.int64)
-    rank[np.lexsort(keys[::-1])] = np.arange(len(rank))
-    small = np.uint16 if len(rank) <= np.iinfo(np.uint16).max else np.int64
-    return np.argsort(rank.astype(small)[inverse], kind="stable")  # radix sort for uint16
-
-
 def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, path: str) -> int:
     """Write one partition of the release from its codes (see :class:`~.encode.Encoded`).
 
     No value is rebuilt per record: the labels of each combination are picked once and every
     column is gathered from them by the records' combination index. The records are written
-    grouped by published combination (quasi-identifiers first): each class's labels form runs
-    that Parquet stores in a few bytes, and nothing of the original file's order is carried
-    into the release.
+    in the partition's order; :func:`~microanon.scale.record_order.order_parts` then moves
+    them to files drawn at random and sorts each file by its values.
 
     Returns
     -------
@@ -195,9 +185,9 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
         else:
             code = part.combos[c].astype(np.int32)
         codes[c] = code
-    order = _grouped(part.inverse, [codes[c] for c in plan.key_columns])
+    order = np.arange(len(part.inverse))
     if plan.mode == "remove" and suppressed.any():
-        order = order[~suppressed[part.inverse[order]]]
+        order = order[~suppressed[part.inverse]]
     inverse = part.inverse[order]
     arrays = []
     for f in writer.schema:

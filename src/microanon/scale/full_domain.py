@@ -68,6 +68,7 @@ from .frequencies import (
     tree_reduce,
 )
 from .read import dataset_pieces, read_dataset
+from .record_order import order_parts
 from .release_files import DATA, arrow_type, logical_type, write_manifests
 from .verify import groups_of, verify_files
 
@@ -672,7 +673,10 @@ def _write(
         run.submit(write_encoded, f, m, writer, p, pure=False)
         for f, m, p in zip(coded.parts, coded.maps, paths, strict=True)
     ]
-    return _Written(paths, types, wait_stage(run, "write", writes, progress))
+    wait_stage(run, "write", writes, progress)
+    # (each file is a stretch of the input: the rows are sent to files at random, then sorted)
+    rows = order_parts(run, data, progress)
+    return _Written(paths, types, rows)
 
 
 def _verify(

@@ -85,6 +85,7 @@ from .encode import encode_dataset, held, run_row_counts
 from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, code_frequencies
 from .read import read_dataset
+from .record_order import order_parts
 from .release_files import DATA, table_info, write_manifests
 
 __all__ = [
@@ -395,6 +396,8 @@ def write_rowwise(
             name_function=_part_name,
         )
         run_stage(run, "write", [write], progress)
+        # (each file is a stretch of the input: the rows are sent to files at random, then sorted)
+        order_parts(run, root, progress)
         if release.domains:
             check_domains(release.domains, _distinct(root, list(release.domains)), release.declared)
         info = table_info(root)

@@ -11,8 +11,9 @@ records left over go, one each, to the strata with the largest fractional parts 
 floor(f·n_h)`` (ties between equal parts broken at random). So every stratum gets
 ``floor(f·n_h)`` or ``ceil(f·n_h)`` records (largest-remainder apportionment).
 
-The sample keeps the records' original relative order; their positions in the original table are
-not published (they would link the sample back to it).
+The sample keeps the records' original relative order in memory; their positions in the original
+table are not published (they would link the sample back to it), and a saved release writes its
+rows sorted by their values (:mod:`microanon.core.record_order`).
 """
 
 from __future__ import annotations
@@ -177,9 +178,9 @@ def sample(
     -------
     Release
         Kind ``"masked"``: the sampled records (validated published columns, unchanged), in
-        their original relative order. Metadata: ``parameters`` (``fraction``, ``strata``),
-        ``rows_in``, ``rows_out``, ``sampled`` (the rows drawn, internal) and, when stratified,
-        ``strata_count`` (number of strata).
+        their original relative order (written sorted by their values). Metadata:
+        ``parameters`` (``fraction``, ``strata``), ``rows_in``, ``rows_out``, ``sampled`` (the
+        rows drawn, internal) and, when stratified, ``strata_count`` (number of strata).
 
     Raises
     ------

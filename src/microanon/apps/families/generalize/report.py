@@ -15,7 +15,7 @@ import pandas as pd
 from microanon.apps.release_sections import (
     add_single_table_sections,
     all_suppressed,
-    first_values,
+    smallest_values,
 )
 from microanon.apps.report import Report
 from microanon.core.hierarchy import SUPPRESSED
@@ -72,7 +72,7 @@ def _generalized(release: Release, column: str) -> str:
     levels, heights = meta.get("levels") or {}, meta.get("heights") or {}
 
     def example() -> str:  # read only when shown
-        labels = first_values(release.data[column], 3)
+        labels = smallest_values(release.data[column], 3)
         return f" (e.g. {', '.join(labels)})" if labels else ""
 
     if column in levels:  # the heights are internal: the public part shows the level alone

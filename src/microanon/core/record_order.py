@@ -1,0 +1,125 @@
+"""The order in which a table of records is written: sorted by the published values.
+
+A method that publishes one row per record (generalization, masking, randomization) computes
+its rows in the order of the input file. Written in that order, the file would tell more than
+its values: on an input sorted by a column (a person id, an income, the date of an interview)
+the i-th published row is the i-th record, so the rows of one equivalence class are told apart
+by their place, a rank swap is undone by the ranks, and one person's rows of a panel stay
+together. A release therefore writes such a table with its rows sorted by their published
+values, column after column: an order that is a function of the published values alone, which
+anyone holding the file can compute, so that it says nothing the values do not (rows that are
+equal in every column are interchangeable). The same release on the same data writes the same
+bytes, which a random order would not.
+
+:func:`value_order` gives that order; :func:`rows_in_order` applies it to the metadata that
+names rows of the table (the steps' ``source_rows``, local suppression's ``suppressed_cells``),
+which the internal part keeps about the rows as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .factorize import KEY_LIMIT, coded, factorize, push_digit, radix_order, remember_reordered
+
+__all__ = ["ROW_METADATA", "ascending", "value_order", "rows_in_order", "taken_rows"]
+
+#: Metadata keys that name rows of a release's record table, and how: ``"per row"``, a list
+#: with one entry for each row (what the row is); ``"positions"``, per column a list of row
+#: positions.
+ROW_METADATA: dict[str, str] = {"source_rows": "per row", "suppressed_cells": "positions"}
+
+
+def ascending(values: Any) -> np.ndarray:
+    """Positions of ``values`` (distinct, none missing) in ascending order: numbers by number,
+    text by text, values of several types by type name, then text."""
+    values = np.asarray(values)
+    try:
+        return np.argsort(values, kind="stable")
+    except TypeError:  # values of several types: ordered by type, then by text
+        text = np.array([f"{type(v).__name__}\x00{v}" for v in values], dtype=object)
+        return np.argsort(text, kind="stable")
+
+
+def _value_ranks(uniques: Any) -> np.ndarray:
+    """The rank of each distinct value in :func:`ascending` order."""
+    order = ascending(uniques)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank
+
+
+def value_order(df: pd.DataFrame) -> np.ndarray | None:
+    """The rows of ``df`` sorted by their values: by the first column, then the second, ...;
+    a missing value after every other value of its column.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A release table (text as str and None, numbers, truth values).
+
+    Returns
+    -------
+    int64 array or None
+        Row positions in that order (rows equal in every column in their given order); None
+        when the rows are in that order already.
+
+    Notes
+    -----
+    Each column's codes (:func:`~microanon.core.factorize.factorize`, shared within a run) are
+    replaced by their values' ranks and packed into one integer key per row, renumbered in
+    order when the next column would overflow it; the key is sorted by a radix sort when it
+    is small. Cost: O(n) per column and one sort of n integers.
+    """
+    n = len(df)
+    if n < 2 or not len(df.columns):
+        return None
+    key = np.zeros(n, dtype=np.int64)
+    space = 1
+    for c in df.columns:
+        codes, uniques = factorize(df[c])
+        d = len(uniques) + 1  # the last rank: a missing value
+        rank = np.append(_value_ranks(uniques), d - 1)[codes]  # code -1 takes the last
+        if space * d > KEY_LIMIT:  # renumber the keys so far in their order: they fit
+            distinct, key = np.unique(key, return_inverse=True)
+            key = key.astype(np.int64, copy=False).reshape(-1)
+            space = len(distinct)
+        push_digit(key, rank, d)
+        space *= d
+    if (key[1:] >= key[:-1]).all():
+        return None
+    order = radix_order(key, space)
+    return np.argsort(key, kind="stable") if order is None else order.astype(np.int64)
+
+
+def taken_rows(df: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
+    """``df``'s rows in ``order``, with a fresh index; a column whose codes are known in this
+    run (:func:`~microanon.core.factorize.coded`) keeps them, taken in the same order, so that
+    writing and verifying it hashes no value again."""
+    out = df.take(order).reset_index(drop=True)
+    for c in df.columns:
+        known = coded(df[c])
+        if known is not None:
+            codes, uniques = known
+            remember_reordered(out[c], np.asarray(codes)[order], pd.Index(uniques))
+    return out
+
+
+def rows_in_order(metadata: Mapping[str, Any], order: np.ndarray) -> dict[str, Any]:
+    """``metadata`` with its :data:`ROW_METADATA` about the rows of a table written in
+    ``order`` (row ``i`` written is row ``order[i]``) made about the rows as written."""
+    out = dict(metadata)
+    if "source_rows" in out:
+        out["source_rows"] = np.asarray(out["source_rows"], dtype=np.int64)[order].tolist()
+    if "suppressed_cells" in out:
+        place = np.empty(len(order), dtype=np.int64)
+        place[order] = np.arange(len(order), dtype=np.int64)
+        out["suppressed_cells"] = {
+            c: np.sort(place[np.asarray(rows, dtype=np.int64)]).tolist()
+            for c, rows in out["suppressed_cells"].items()
+        }
+    return out
