@@ -183,7 +183,7 @@ def publish(
         )
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
-                as_written = release.write_parts(tmp, format)
+                release.write_parts(tmp, format)
             # The public files as written are scanned for the generator's state by the second
             # process (when one runs) while this one verifies them; what the reports add or
             # change is scanned at the end.
@@ -198,7 +198,7 @@ def publish(
                     lint.linkable,
                     schema.declared(),
                     unpublished=hidden,
-                    written=as_written,
+                    written=release,
                 )
                 if not verification.ok:
                     raise VerificationError(

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -43,16 +44,20 @@ __all__ = [
     "push_digit",
     "radix_order",
     "remember",
-    "remember_reordered",
     "remember_taken",
     "shared_codes",
+    "shared_result",
     "sharing",
     "usable_cores",
 ]
 
 _Codes = tuple[np.ndarray, "np.ndarray | pd.Index"]
 #: Within :func:`shared_codes`: each column's data key, the column and its codes.
-_SHARED: ContextVar[dict[Hashable, tuple[pd.Series, _Codes]] | None] = ContextVar(
+T = TypeVar("T")
+
+#: Per column data (:func:`_data_key`): the column and its codes; per (name, data keys): the
+#: columns and a result computed on them (:func:`shared_result`).
+_SHARED: ContextVar[dict[Hashable, tuple[Any, Any]] | None] = ContextVar(
     "microanon_shared_codes", default=None
 )
 
@@ -71,6 +76,19 @@ def shared_codes() -> Iterator[None]:
 def sharing() -> bool:
     """Whether :func:`factorize` keeps the codes it computes (within :func:`shared_codes`)."""
     return _SHARED.get() is not None
+
+
+def shared_result(columns: Sequence[pd.Series], what: str, compute: Callable[[], T]) -> T:
+    """Within :func:`shared_codes`, what ``compute()`` gave before for the data of
+    ``columns`` (``what`` names the result), computed once; outside, ``compute()``."""
+    memo = _SHARED.get()
+    keys = None if memo is None else tuple(_data_key(c) for c in columns)
+    if keys is None or None in keys:
+        return compute()
+    key = (what, keys)
+    if key not in memo:  # (the columns kept alive: their memory is not reused meanwhile)
+        memo[key] = (tuple(columns), compute())
+    return memo[key][1]
 
 
 def _data_key(values: pd.Series) -> Hashable | None:
@@ -178,21 +196,6 @@ def remember_taken(column: pd.Series, codes: np.ndarray, labels: np.ndarray) -> 
     renumber[order] = np.arange(len(order), dtype=np.intp)
     # (indexing casts narrow codes a buffer at a time; take would cast them whole first)
     remember(column, renumber[codes], pd.Index(labels[order], dtype=object))
-
-
-def remember_reordered(column: pd.Series, codes: np.ndarray, uniques: pd.Index) -> None:
-    """Within :func:`shared_codes`, let :func:`factorize` give the codes of ``column``, whose
-    rows are ``uniques`` at ``codes`` (``-1``: missing) numbered in any order (a coded column's
-    rows put in another order), renumbered in order of first appearance without hashing its
-    rows."""
-    if not sharing():
-        return
-    shifted = codes.astype(np.intp) + 1  # (missing: 0)
-    order = _appearance(shifted, len(uniques) + 1)
-    order = order[order > 0]
-    renumber = np.full(len(uniques) + 1, -1, dtype=np.intp)
-    renumber[order] = np.arange(len(order), dtype=np.intp)
-    remember(column, renumber[shifted], uniques[order - 1])
 
 
 def _appearance(codes: np.ndarray, k: int) -> np.ndarray:

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .factorize import KEY_LIMIT, coded, factorize, push_digit, radix_order, remember_reordered
+from .factorize import KEY_LIMIT, factorize, push_digit, radix_order, shared_result
 
-__all__ = ["ROW_METADATA", "ascending", "value_order", "rows_in_order", "taken_rows"]
+__all__ = ["ROW_METADATA", "ascending", "inverse_order", "value_order", "rows_in_order"]
 
 #: Metadata keys that name rows of a release's record table, and how: ``"per row"``, a list
 #: with one entry for each row (what the row is); ``"positions"``, per column a list of row
@@ -73,8 +73,29 @@ def value_order(df: pd.DataFrame) -> np.ndarray | None:
     Each column's codes (:func:`~microanon.core.factorize.factorize`, shared within a run) are
     replaced by their values' ranks and packed into one integer key per row, renumbered in
     order when the next column would overflow it; the key is sorted by a radix sort when it
-    is small. Cost: O(n) per column and one sort of n integers.
+    is small. Cost: O(n) per column and one sort of n integers; within a run
+    (:func:`~microanon.core.factorize.shared_result`) once per table's data, which the writer
+    and the verification both ask for.
     """
+    columns = [df[c] for c in df.columns]
+    return shared_result(columns, "value_order", lambda: _value_order(df))
+
+
+def _signed_zeros(column: pd.Series) -> np.ndarray | None:
+    """For a float column holding both -0.0 and 0.0 (equal values, written apart): 1 where a
+    row holds 0.0, else 0; None otherwise."""
+    if column.dtype != np.float64:
+        return None
+    values = column.to_numpy()
+    zero = values == 0
+    negative = np.signbit(values) & zero
+    if not negative.any() or negative.sum() == zero.sum():
+        return None
+    return (zero & ~negative).astype(np.int64)
+
+
+def _value_order(df: pd.DataFrame) -> np.ndarray | None:
+    """:func:`value_order`, computed."""
     n = len(df)
     if n < 2 or not len(df.columns):
         return None
@@ -83,30 +104,28 @@ def value_order(df: pd.DataFrame) -> np.ndarray | None:
     for c in df.columns:
         codes, uniques = factorize(df[c])
         d = len(uniques) + 1  # the last rank: a missing value
-        rank = np.append(_value_ranks(uniques), d - 1)[codes]  # code -1 takes the last
-        if space * d > KEY_LIMIT:  # renumber the keys so far in their order: they fit
-            distinct, key = np.unique(key, return_inverse=True)
-            key = key.astype(np.int64, copy=False).reshape(-1)
-            space = len(distinct)
-        push_digit(key, rank, d)
-        space *= d
+        digits = [(np.append(_value_ranks(uniques), d - 1)[codes], d)]  # code -1: the last
+        signed = _signed_zeros(df[c])
+        if signed is not None:  # -0.0 and 0.0, one value written two ways: -0.0 first
+            digits.append((signed, 2))
+        for rank, radix in digits:
+            if space * radix > KEY_LIMIT:  # renumber the keys so far in their order: they fit
+                distinct, key = np.unique(key, return_inverse=True)
+                key = key.astype(np.int64, copy=False).reshape(-1)
+                space = len(distinct)
+            push_digit(key, rank, radix)
+            space *= radix
     if (key[1:] >= key[:-1]).all():
         return None
     order = radix_order(key, space)
     return np.argsort(key, kind="stable") if order is None else order.astype(np.int64)
 
 
-def taken_rows(df: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
-    """``df``'s rows in ``order``, with a fresh index; a column whose codes are known in this
-    run (:func:`~microanon.core.factorize.coded`) keeps them, taken in the same order, so that
-    writing and verifying it hashes no value again."""
-    out = df.take(order).reset_index(drop=True)
-    for c in df.columns:
-        known = coded(df[c])
-        if known is not None:
-            codes, uniques = known
-            remember_reordered(out[c], np.asarray(codes)[order], pd.Index(uniques))
-    return out
+def inverse_order(order: np.ndarray) -> np.ndarray:
+    """The permutation that undoes ``order``: ``inverse_order(order)[order[i]] == i``."""
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.arange(len(order), dtype=np.int64)
+    return inverse
 
 
 def rows_in_order(metadata: Mapping[str, Any], order: np.ndarray) -> dict[str, Any]:
@@ -116,8 +135,7 @@ def rows_in_order(metadata: Mapping[str, Any], order: np.ndarray) -> dict[str, A
     if "source_rows" in out:
         out["source_rows"] = np.asarray(out["source_rows"], dtype=np.int64)[order].tolist()
     if "suppressed_cells" in out:
-        place = np.empty(len(order), dtype=np.int64)
-        place[order] = np.arange(len(order), dtype=np.int64)
+        place = inverse_order(order)
         out["suppressed_cells"] = {
             c: np.sort(place[np.asarray(rows, dtype=np.int64)]).tolist()
             for c, rows in out["suppressed_cells"].items()

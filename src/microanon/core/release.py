@@ -41,7 +41,7 @@ from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
 from .factorize import factorize
 from .output import atomic_directory
-from .record_order import rows_in_order, taken_rows, value_order
+from .record_order import inverse_order, rows_in_order, value_order
 
 if TYPE_CHECKING:
     from .table import Table
@@ -504,31 +504,37 @@ class Release:
             self.write_parts(tmp, format)
         return Path(directory)
 
-    def write_parts(self, directory: Path, format: str = "csv") -> Release:
-        """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``.
-
-        Returns
-        -------
-        Release
-            The release as written (:meth:`in_written_order`).
-        """
-        written = self.in_written_order()
+    def write_parts(self, directory: Path, format: str = "csv") -> None:
+        """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``: the
+        release :meth:`in_written_order`, each table of records written from its columns' codes
+        taken in that order (no table is copied)."""
+        orders = self._record_orders()
+        metadata = self.metadata
+        for order in orders.values():
+            metadata = rows_in_order(metadata, order)
         public, internal = directory / PUBLIC_DIR, directory / INTERNAL_DIR
         public.mkdir()
         internal.mkdir()
         manifest_tables = {
-            name: self._write_table(df, public, name, format) for name, df in written.tables.items()
+            name: self._write_table(df, public, name, format, orders.get(name))
+            for name, df in self.tables.items()
         }
         write_manifests(
             directory,
-            written.kind,
+            self.kind,
             format,
             manifest_tables,
-            written.public_keys,
-            written.public_metadata,  # again: metadata may have been added
-            written.internal_metadata,
+            self.public_keys,
+            {k: v for k, v in metadata.items() if k in self.public_keys},  # (added to since)
+            {k: v for k, v in metadata.items() if k not in self.public_keys},
         )
-        return written
+
+    def _record_orders(self) -> dict[str, np.ndarray]:
+        """The order in which each table of records (:data:`RECORD_TABLES`) is written, where
+        it is not the table's own: its rows sorted by their published values (see
+        :mod:`microanon.core.record_order`)."""
+        orders = {name: value_order(self.tables[name]) for name in RECORD_TABLES.get(self.kind, ())}
+        return {name: order for name, order in orders.items() if order is not None}
 
     def in_written_order(self) -> Release:
         """The release as :meth:`save` writes it: each table of records
@@ -536,31 +542,34 @@ class Release:
         order says nothing about the input's (see :mod:`microanon.core.record_order`), and the
         metadata naming rows of it (``source_rows``, ``suppressed_cells``) made about the rows
         in that order. ``self`` when nothing moves."""
-        tables, metadata = dict(self.tables), self.metadata
-        orders = {name: value_order(tables[name]) for name in RECORD_TABLES.get(self.kind, ())}
-        orders = {name: order for name, order in orders.items() if order is not None}
+        orders = self._record_orders()
         if not orders:
             return self
-        for name, order in orders.items():
-            tables[name] = taken_rows(tables[name], order)
-            metadata = rows_in_order(metadata, order)
         written = copy.copy(self)
-        written.tables, written.metadata = tables, metadata
+        written.tables = dict(self.tables)
+        for name, order in orders.items():
+            written.tables[name] = self.tables[name].take(order).reset_index(drop=True)
+            written.metadata = rows_in_order(written.metadata, order)
         return written
 
     @staticmethod
-    def _write_table(df: pd.DataFrame, directory: Path, name: str, format: str) -> dict[str, Any]:
+    def _write_table(
+        df: pd.DataFrame, directory: Path, name: str, format: str, order: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """Write one table, its rows in ``order`` (None: as they are); its manifest entry."""
         types = {str(c): _column_type(df[c]) for c in df.columns}
         codes = {
             str(c): release_files.text_codes(df[c]) for c in df.columns if types[str(c)] == "string"
         }
         file = name + _FORMATS[format]
         if format == "csv":
-            release_files.write_csv(df, types, directory / file, codes)
-        elif format in _STATISTICAL:
-            _write_statistical(df, directory / file, format, types)
+            release_files.write_csv(df, types, directory / file, codes, order)
         else:
-            Release._to_parquet(df, directory / file)
+            rows = df if order is None else df.take(order).reset_index(drop=True)
+            if format in _STATISTICAL:
+                _write_statistical(rows, directory / file, format, types)
+            else:
+                Release._to_parquet(rows, directory / file)
         info: dict[str, Any] = {
             "file": file,
             "rows": len(df),
@@ -569,8 +578,12 @@ class Release:
         }
         # CSV (and SPSS and Stata text) cannot tell an empty string from a missing value:
         # record text gaps (Parquet keeps a null).
-        gaps = {c: np.flatnonzero(code < 0).tolist() for c, (code, _) in codes.items()}
-        gaps = {c: rows for c, rows in gaps.items() if rows}
+        gaps = {c: np.flatnonzero(code < 0) for c, (code, _) in codes.items()}
+        gaps = {c: rows for c, rows in gaps.items() if len(rows)}
+        if gaps and order is not None:  # (the rows where they are written)
+            place = inverse_order(order)
+            gaps = {c: np.sort(place[rows]) for c, rows in gaps.items()}
+        gaps = {c: rows.tolist() for c, rows in gaps.items()}
         if gaps and format != "parquet":
             info["missing"] = gaps
         return info
@@ -595,51 +608,74 @@ class Release:
         without building ten million objects again. A column of numbers that holds the same
         column's numbers bit for bit is given the codes the run gave them (see
         :func:`~microanon.core.release_files.restore`). Every other column is read as without
-        it.
+        it. A table of records that ``like`` would write in another order
+        (:meth:`in_written_order`) comes back in ``like``'s order (the file's rows, moved
+        as Arrow codes before any value is built), and so does the metadata that names its
+        rows.
         """
         directory = Path(directory)
+        orders = {} if like is None else like._record_orders()
         if (directory / PUBLIC_DIR / MANIFEST).is_file():
-            release = cls._load_part(directory / PUBLIC_DIR, like)
+            release, moved = cls._load_part(directory / PUBLIC_DIR, like, orders)
             internal = directory / INTERNAL_DIR / _INTERNAL
             if internal.is_file():
                 meta = _read_json(internal).get("metadata", {})
                 if not isinstance(meta, dict):
                     raise InputError(f"{internal}: metadata must be a mapping")
+                for order in moved:  # (about the files' rows: made about like's)
+                    meta = rows_in_order(meta, inverse_order(order))
                 release.metadata.update(plain_metadata(meta))
                 release.has_internal = True
             return release
         if (directory / MANIFEST).is_file():
-            return cls._load_part(directory, like)
+            return cls._load_part(directory, like, orders)[0]
         raise InputError(
             f"{directory} holds no release (neither {PUBLIC_DIR}/{MANIFEST} nor {MANIFEST})"
         )
 
     @classmethod
-    def _load_part(cls, directory: Path, like: Release | None = None) -> Release:
+    def _load_part(
+        cls,
+        directory: Path,
+        like: Release | None = None,
+        orders: Mapping[str, np.ndarray] | None = None,
+    ) -> tuple[Release, list[np.ndarray]]:
+        """The part in ``directory``, and the orders of its tables put back in ``like``'s
+        order (``orders``: those ``like`` writes its tables of records in)."""
         manifest_path = directory / MANIFEST
         manifest = _read_json(manifest_path)
         if "kind" not in manifest or not isinstance(manifest.get("tables"), dict):
             raise InputError(f"{manifest_path} is not a microanon release manifest")
-        tables = {}
+        tables, moved = {}, []
         for name, info in manifest["tables"].items():
             if not isinstance(info, dict) or "file" not in info:
                 raise InputError(f"{manifest_path}: table {name!r} has no file")
             known = None if like is None else like.tables.get(str(name))
-            tables[name] = cls._read_table(_table_file(directory, info["file"]), info, known)
+            order = (orders or {}).get(str(name))
+            path = _table_file(directory, info["file"])
+            tables[name], held = cls._read_table(path, info, known, order)
+            if held:
+                moved.append(order)
         metadata = manifest.get("metadata", {})
         release = cls.__new__(cls)
         if manifest.get("microanon_release", 1) < _LAYOUT:  # 0.1: one block, nothing declared
             release._fill(manifest["kind"], tables, metadata, (), _reindexed)
-            return release
+            return release, moved
         public = manifest.get("public_keys", ())
         release._fill(manifest["kind"], tables, metadata, public, _reindexed)
         release.has_internal = False
-        return release
+        return release, moved
 
     @staticmethod
     def _read_table(
-        path: Path, info: Mapping[str, Any], like: pd.DataFrame | None = None
-    ) -> pd.DataFrame:
+        path: Path,
+        info: Mapping[str, Any],
+        like: pd.DataFrame | None = None,
+        order: np.ndarray | None = None,
+    ) -> tuple[pd.DataFrame, bool]:
+        """A table read from ``path``; with ``order`` (the rows of ``like`` in the order they
+        were written) of as many rows as the file, its rows put back in ``like``'s order
+        (then True)."""
         if not path.exists():
             raise InputError(f"release table file {path} is missing")
         columns = info.get("columns")
@@ -660,6 +696,10 @@ class Release:
             raise InputError(f"{path}: columns do not match {MANIFEST}")
         gaps, types = info.get("missing", {}), info.get("types", {})
         held = like is not None and len(like) == table.num_rows
+        moved = held and order is not None and len(order) == table.num_rows
+        if moved:  # file row i is like's row order[i]: moved as codes, the gaps with them
+            table = table.take(pa.array(inverse_order(order)))
+            gaps = {c: order[np.asarray(rows, dtype=np.intp)] for c, rows in gaps.items()}
         restored = {
             c: release_files.restore(
                 table.column(c),
@@ -669,7 +709,7 @@ class Release:
             )
             for c in columns
         }
-        return pd.DataFrame(restored, index=pd.RangeIndex(table.num_rows), copy=False)
+        return pd.DataFrame(restored, index=pd.RangeIndex(table.num_rows), copy=False), moved
 
 
 def check_statistical_names(names: Iterable[str], format: str) -> None:

@@ -147,8 +147,10 @@ def _float_coded(s: pd.Series) -> _Coded | None:
     return _coded(codes, _float_text(np.asarray(uniques, dtype=np.float64)))
 
 
-def _float_fields(s: pd.Series) -> _Fields:
+def _float_fields(s: pd.Series, order: np.ndarray | None = None) -> _Fields:
     values = s.to_numpy(dtype=np.float64 if s.dtype == object else None, na_value=np.nan)
+    if order is not None:
+        values = values[order]
     return lambda a, b: _float_text(values[a:b])
 
 
@@ -157,6 +159,7 @@ def write_csv(
     types: Mapping[str, str],
     path: Path,
     codes: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    order: np.ndarray | None = None,
 ) -> None:
     """Write ``df`` to ``path`` as pandas' ``to_csv(index=False)`` writes it.
 
@@ -169,6 +172,10 @@ def write_csv(
     path : Path
     codes : mapping of str to (ndarray, ndarray)
         Each text column's :func:`text_codes`.
+    order : int array, optional
+        The rows in the order they are written (default: as they are): ``df.take(order)`` is
+        written, from the codes of the columns (joined where they are written together) taken
+        in that order.
     """
     coders = {"int": _int_coded, "bool": _bool_coded}
     parts: list[_Coded | _Fields] = []
@@ -178,11 +185,13 @@ def write_csv(
         if kind == "float":
             parts += _run_parts(run, len(df))
             coded = _float_coded(s)
-            parts.append(_float_fields(s) if coded is None else coded)
+            parts.append(_float_fields(s, order) if coded is None else coded)
             run = []
         else:
             run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
     parts += _run_parts(run, len(df))
+    if order is not None:  # (the fields of a float column are taken in order already)
+        parts = [part if callable(part) else (part[0][order], part[1]) for part in parts]
     header = ",".join(_field(str(c)) for c in df.columns)
     alone = len(df.columns) == 1  # one empty field alone on a line is written ""
     if parts:  # the last field ends the line: in its words once, when it has words
