@@ -4,6 +4,8 @@ random tables, and real survey files sorted by a column)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from hypothesis import given, settings
@@ -17,6 +19,11 @@ from microanon.methods.sdc import top_bottom_code
 _KINDS = ("generalized", "masked", "randomized")
 
 
+def _positive_zero(v: object) -> int:
+    """1 for 0.0, 0 for -0.0 and any other value (equal zeros are written apart: -0.0 first)."""
+    return int(isinstance(v, float) and v == 0 and math.copysign(1.0, v) > 0)
+
+
 def _sorted_by_pandas(df: pd.DataFrame) -> pd.DataFrame:
     """The rows of ``df`` sorted by pandas (a missing value last), with a fresh index."""
     if not len(df.columns) or len(df) < 2:
@@ -26,7 +33,7 @@ def _sorted_by_pandas(df: pd.DataFrame) -> pd.DataFrame:
             i: df[c]
             .astype(object)
             .where(df[c].notna(), None)
-            .map(lambda v: (1, "") if v is None else (0, v))
+            .map(lambda v: (1, "", 0) if v is None else (0, v, _positive_zero(v)))
             for i, c in enumerate(df.columns)
         }
     )
