@@ -18,7 +18,7 @@ which the internal part keeps about the rows as written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,15 @@ import pandas as pd
 
 from .factorize import KEY_LIMIT, factorize, push_digit, radix_order, shared_result
 
-__all__ = ["ROW_METADATA", "ascending", "inverse_order", "value_order", "rows_in_order"]
+__all__ = [
+    "ROW_METADATA",
+    "ascending",
+    "inverse_order",
+    "order_of_ranks",
+    "rows_in_order",
+    "value_order",
+    "value_ranks",
+]
 
 #: Metadata keys that name rows of a release's record table, and how: ``"per row"``, a list
 #: with one entry for each row (what the row is); ``"positions"``, per column a list of row
@@ -35,9 +43,12 @@ ROW_METADATA: dict[str, str] = {"source_rows": "per row", "suppressed_cells": "p
 
 
 def ascending(values: Any) -> np.ndarray:
-    """Positions of ``values`` (distinct, none missing) in ascending order: numbers by number,
-    text by text, values of several types by type name, then text."""
+    """Positions of ``values`` (distinct, none missing) in ascending order: numbers by number
+    (-0.0 before 0.0, NaN last), text by text, values of several types by type name, then
+    text."""
     values = np.asarray(values)
+    if values.dtype.kind == "f":
+        return np.lexsort((~np.signbit(values), values))
     try:
         return np.argsort(values, kind="stable")
     except TypeError:  # values of several types: ordered by type, then by text
@@ -71,9 +82,8 @@ def value_order(df: pd.DataFrame) -> np.ndarray | None:
     Notes
     -----
     Each column's codes (:func:`~microanon.core.factorize.factorize`, shared within a run) are
-    replaced by their values' ranks and packed into one integer key per row, renumbered in
-    order when the next column would overflow it; the key is sorted by a radix sort when it
-    is small. Cost: O(n) per column and one sort of n integers; within a run
+    replaced by their values' ranks (:func:`value_ranks`) and sorted by
+    :func:`order_of_ranks`. Cost: O(n) per column and one sort of n integers; within a run
     (:func:`~microanon.core.factorize.shared_result`) once per table's data, which the writer
     and the verification both ask for.
     """
@@ -94,27 +104,46 @@ def _signed_zeros(column: pd.Series) -> np.ndarray | None:
     return (zero & ~negative).astype(np.int64)
 
 
+def value_ranks(codes: np.ndarray, uniques: Any) -> tuple[np.ndarray, int]:
+    """Per row, the rank of its value in :func:`ascending` order of ``uniques`` (code ``-1``,
+    a missing value, after every value), and the number of ranks: one digit of
+    :func:`order_of_ranks`."""
+    d = len(uniques) + 1
+    return np.append(_value_ranks(uniques), d - 1)[codes], d
+
+
 def _value_order(df: pd.DataFrame) -> np.ndarray | None:
     """:func:`value_order`, computed."""
-    n = len(df)
-    if n < 2 or not len(df.columns):
+
+    def digits() -> Iterator[tuple[np.ndarray, int]]:
+        for c in df.columns:
+            yield value_ranks(*factorize(df[c]))
+            signed = _signed_zeros(df[c])
+            if signed is not None:  # -0.0 and 0.0, one value written two ways: -0.0 first
+                yield signed, 2
+
+    return order_of_ranks(len(df), digits())
+
+
+def order_of_ranks(n: int, digits: Iterable[tuple[np.ndarray, int]]) -> np.ndarray | None:
+    """The ``n`` rows sorted by their ranks: by the first digit's (an array of ``n`` ranks
+    below its radix), then the second's, ...; rows of equal ranks in their order. None when
+    the rows are in that order already.
+
+    The ranks are packed into one integer key per row, renumbered in order when the next
+    digit would overflow it; the key is sorted by a radix sort when it is small.
+    """
+    if n < 2:
         return None
     key = np.zeros(n, dtype=np.int64)
     space = 1
-    for c in df.columns:
-        codes, uniques = factorize(df[c])
-        d = len(uniques) + 1  # the last rank: a missing value
-        digits = [(np.append(_value_ranks(uniques), d - 1)[codes], d)]  # code -1: the last
-        signed = _signed_zeros(df[c])
-        if signed is not None:  # -0.0 and 0.0, one value written two ways: -0.0 first
-            digits.append((signed, 2))
-        for rank, radix in digits:
-            if space * radix > KEY_LIMIT:  # renumber the keys so far in their order: they fit
-                distinct, key = np.unique(key, return_inverse=True)
-                key = key.astype(np.int64, copy=False).reshape(-1)
-                space = len(distinct)
-            push_digit(key, rank, radix)
-            space *= radix
+    for rank, radix in digits:
+        if space * radix > KEY_LIMIT:  # renumber the keys so far in their order: they fit
+            distinct, key = np.unique(key, return_inverse=True)
+            key = key.astype(np.int64, copy=False).reshape(-1)
+            space = len(distinct)
+        push_digit(key, rank, radix)
+        space *= radix
     if (key[1:] >= key[:-1]).all():
         return None
     order = radix_order(key, space)

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..core.progress import ProgressLike
+from ..core.record_order import order_of_ranks, value_ranks
 from .client import wait_stage
 from .release_files import part_files
 
@@ -42,37 +42,71 @@ ORDER_STAGES = ("rows to files drawn at random", "each file sorted by value")
 ORDER_WORK = ".order"
 
 
+def _ranks(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+    """Per row, the rank of its value among the column's distinct values (a missing value
+    after every value): from its dictionary's codes, the dictionary put in order."""
+    if pa.types.is_null(column.type):  # (nothing but missing values)
+        return np.zeros(len(column), dtype=np.intp), 1
+    coded = column if pa.types.is_dictionary(column.type) else column.dictionary_encode()
+    coded = coded.unify_dictionaries() if coded.num_chunks > 1 else coded
+    chunks = coded.chunks or [pa.array([], coded.type)]
+    codes = np.concatenate(
+        [c.indices.fill_null(-1).to_numpy(zero_copy_only=False) for c in chunks]
+    ).astype(np.intp, copy=False)
+    uniques = chunks[0].dictionary.to_numpy(zero_copy_only=False)
+    return value_ranks(codes, uniques)
+
+
 def sorted_by_values(table: pa.Table) -> pa.Table:
     """``table``'s rows sorted by their values: by the first column, then the second, ...; a
-    missing value (or NaN) after every other value of its column."""
-    if table.num_rows < 2 or not table.num_columns:
-        return table
-    keys = {}
-    for i, column in enumerate(table.columns):
-        if pa.types.is_dictionary(column.type):  # (Arrow sorts the values, not the codes)
-            column = column.cast(column.type.value_type)
-        keys[str(i)] = column
-    order = pc.sort_indices(pa.table(keys), sort_keys=[(k, "ascending", "at_end") for k in keys])
-    return table.unify_dictionaries().take(order)
+    missing value after every other value of its column (as
+    :func:`~microanon.core.record_order.value_order` sorts a table in memory, from each
+    column's dictionary codes)."""
+    order = order_of_ranks(table.num_rows, (_ranks(c) for c in table.columns))
+    return table if order is None else table.take(pa.array(order))
 
 
 def _split(path: str, seed: np.random.SeedSequence, parts: int, prefix: str) -> list[int]:
     """Send each row of the file at ``path`` to one of ``parts`` pieces at random; write the
-    non-empty pieces (``prefix.B.parquet``) and remove the file. Returns each piece's rows."""
+    non-empty pieces (``prefix.B.arrow``, Arrow files: read once, soon) and remove the file
+    (one part: the file is the piece, moved). Returns each piece's rows."""
+    import pyarrow.feather as feather
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
+    if parts == 1:
+        rows = pq.ParquetFile(path).metadata.num_rows
+        Path(path).rename(f"{prefix}.0.parquet")
+        return [rows]
+    table = _read_parquet(path)
     target = np.random.default_rng(seed).integers(0, parts, size=table.num_rows)
-    by_target = np.argsort(target, kind="stable")
+    small = target.astype(np.uint16) if parts <= 1 << 16 else target  # (a radix sort)
+    by_target = np.argsort(small, kind="stable")
     sizes = np.bincount(target, minlength=parts)
     start = 0
     for b, size in enumerate(sizes.tolist()):
         if size:
             piece = table.take(pa.array(by_target[start : start + size]))
-            pq.write_table(piece, f"{prefix}.{b}.parquet")
+            feather.write_feather(piece, f"{prefix}.{b}.arrow", compression="uncompressed")
         start += size
     Path(path).unlink()
     return sizes.tolist()
+
+
+def _read_parquet(path: str | Path) -> pa.Table:
+    """A written file, its text columns read as the dictionaries they are stored as (no text
+    hashed or copied again)."""
+    import pyarrow.parquet as pq
+
+    text = [f.name for f in pq.read_schema(path) if pa.types.is_string(f.type)]
+    return pq.read_table(path, read_dictionary=text)
+
+
+def _read_piece(path: Path) -> pa.Table:
+    import pyarrow.feather as feather
+
+    if path.suffix == ".parquet":
+        return _read_parquet(path)
+    return feather.read_table(path, memory_map=False)
 
 
 def _merge(pieces: list[str], path: str, schema: pa.Schema) -> int:
@@ -80,7 +114,7 @@ def _merge(pieces: list[str], path: str, schema: pa.Schema) -> int:
     Returns the rows written."""
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(p, schema=schema) for p in pieces]
+    tables = [_read_piece(Path(p)) for p in pieces]
     table = pa.concat_tables(tables) if tables else schema.empty_table()
     pq.write_table(sorted_by_values(table), path)
     for p in pieces:
@@ -122,8 +156,9 @@ def order_parts(run: Any, root: Path, progress: ProgressLike) -> list[int]:
     ]
     merges = []
     with_sizes = wait_stage(run, ORDER_STAGES[0], splits, progress)
+    suffix = ".parquet" if n == 1 else ".arrow"
     for b in range(n):
-        pieces = [str(work / f"{i}.{b}.parquet") for i in range(n) if with_sizes[i][b]]
+        pieces = [str(work / f"{i}.{b}{suffix}") for i in range(n) if with_sizes[i][b]]
         merges.append(
             run.submit(_merge, pieces, str(root / f"part.{b}.parquet"), schema, pure=False)
         )
