@@ -290,19 +290,19 @@ def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
     assert not (tmp_path / "table").exists()
 
     release.metadata["salt"] = "pepper"
-    write_reports = publish_module.write_reports
+    make_reports = publish_module.make_reports
 
-    def leaking(tmp, *args, **kwargs):  # a report that shows the state
-        numbers = write_reports(tmp, *args, **kwargs)
-        with open(tmp / "public" / "report.html", "a", encoding="utf-8") as html:
-            html.write(secrets[0])
-        return numbers
+    def leaking(*args, **kwargs):  # a report that shows the state
+        numbers, internal, public = make_reports(*args, **kwargs)
+        render = public.render
+        public.render = lambda: render() + secrets[0]
+        return numbers, internal, public
 
-    monkeypatch.setattr(publish_module, "write_reports", leaking)
+    monkeypatch.setattr(publish_module, "make_reports", leaking)
     with pytest.raises(VerificationError, match="report.html holds the random generator's"):
         publish_module.publish(release, tmp_path / "report", frame, schema, secrets=secrets)
     assert not (tmp_path / "report").exists()
-    monkeypatch.setattr(publish_module, "write_reports", write_reports)
+    monkeypatch.setattr(publish_module, "make_reports", make_reports)
     publish_module.publish(release, tmp_path / "ok", frame, schema, secrets=secrets)
     assert (tmp_path / "ok" / "public" / "report.html").is_file()
 

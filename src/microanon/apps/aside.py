@@ -30,6 +30,7 @@ from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
 from .collector import importing, own_process
+from .interrupts import wait_for
 
 __all__ = [
     "Aside",
@@ -83,7 +84,7 @@ class Aside(Generic[T]):
         here as it would be in this process."""
         if self._future is not None:
             try:
-                self._answer = self._future.result()
+                self._answer = wait_for(self._future)
             except BrokenProcessPool:
                 self._answer = self._function(*self._args)
             self._future = None

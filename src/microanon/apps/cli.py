@@ -17,6 +17,7 @@ from ..core.version import __version__
 from ..reproductions.catalog import PAPERS
 from ..reproductions.paper import Paper
 from .collector import importing, own_process
+from .interrupts import TERMINATED_EXIT, sigterm_as_interrupt
 from .messages import EXIT_CODES, one_line, os_message
 from .quiet import progress_mode, quiet_option, table_progress_mode
 
@@ -1460,9 +1461,16 @@ for _paper in PAPERS.values():
 def run() -> None:
     """The ``microanon`` program (its console script, ``python -m microanon.apps.cli``):
     :func:`main` in a process of its own, where a command's imports pause the garbage
-    collector (see :mod:`.collector`)."""
+    collector (see :mod:`.collector`), and SIGTERM stops a command as Ctrl-C does (see
+    :mod:`.interrupts`), with exit status 143."""
     own_process()
-    main()
+    with sigterm_as_interrupt() as stopped:
+        try:
+            main()
+        except SystemExit:
+            if stopped:
+                raise SystemExit(TERMINATED_EXIT) from None
+            raise
 
 
 if __name__ == "__main__":  # pragma: no cover

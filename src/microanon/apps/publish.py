@@ -24,12 +24,13 @@ the verification (step 3) before they show it or write anything.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from contextvars import copy_context
 from functools import partial
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,7 @@ from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
 from .aside import aside
 from .families import add_release_sections
+from .interrupts import wait_for
 from .release_figures import RISK_BINS
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
 from .release_sections import add_single_table_sections
@@ -66,7 +68,16 @@ from .risk import (
 from .row_counts import ROW_COUNTS_KEY, RowCounts, row_counts
 from .steps_report import add_steps_sections
 
-__all__ = ["OWNER_STATEMENTS", "PUBLISH_STAGES", "publish", "public_report", "write_reports"]
+__all__ = [
+    "OWNER_STATEMENTS",
+    "PUBLISH_STAGES",
+    "make_reports",
+    "publish",
+    "public_report",
+    "write_reports",
+]
+
+T = TypeVar("T")
 
 #: The public metadata key of the data owner's statements made by accepting lint findings
 #: (:attr:`microanon.core.lint.LintReport.statements`).
@@ -161,26 +172,13 @@ def publish(
     secrets = tuple(secrets)
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
     checked: Future[Verification] = Future()
-    with (
-        atomic_directory(out, overwrite, protect) as tmp,
-        reporter,
-        ThreadPoolExecutor(1, thread_name_prefix="microanon-reports") as beside,
-    ):
+    with atomic_directory(out, overwrite, protect) as tmp, reporter:
         # The reports are made by a second thread from here on: every measure of the original
         # and the release is taken while this thread writes and verifies the files, and they
         # wait for the verification where they show it (the reports stage is what is left).
-        reports = beside.submit(
-            copy_context().run,
-            write_reports,
-            tmp,
-            release,
-            original,
-            schema,
-            lint,
-            checked,
-            config,
-            subtitle,
-        )
+        # This thread writes them: a command stopped meanwhile removes ``tmp`` and leaves the
+        # other thread (a daemon: it does not keep the process) nothing to write into.
+        reports = _beside(make_reports, release, original, schema, lint, checked, config, subtitle)
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
                 release.write_parts(tmp, format)
@@ -205,13 +203,18 @@ def publish(
                         "the written release does not hold what it claims, so nothing was "
                         "written: " + "; ".join(verification.failures())
                     )
-        except BaseException:
-            # the reports stop where they would wait for the verification
+        except BaseException as failure:
+            # the reports stop where they would wait for the verification: waited for (a
+            # release refused leaves no thread working), unless the command is being stopped
             checked.set_exception(VerificationError("the release was not verified"))
+            if not isinstance(failure, KeyboardInterrupt):
+                _settled(reports)
             raise
         checked.set_result(verification)
         with reporter.stage(PUBLISH_STAGES[2]):
-            numbers = reports.result()
+            numbers, internal, public_page = wait_for(reports)
+            internal.write(tmp / INTERNAL_DIR / "report.html")
+            public_page.write(tmp / PUBLIC_DIR / "report.html")
             exposed = scanned.result()
             exposed += texts_in_files(public, secrets, changed_files(public, written))
             if exposed:
@@ -228,6 +231,33 @@ def publish(
     return Path(out), numbers
 
 
+def _beside(function: Callable[..., T], *args: Any) -> Future[T]:
+    """``function(*args)`` in a daemon thread (in this context): its future."""
+    future: Future[T] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(function(*args))
+        except BaseException as exc:  # (handed to the thread that waits for it)
+            future.set_exception(exc)
+
+    context = copy_context()
+    threading.Thread(
+        target=context.run, args=(work,), name="microanon-reports", daemon=True
+    ).start()
+    return future
+
+
+def _settled(future: Future[Any]) -> None:
+    """Wait for ``future`` to end, whatever its answer (a signal still ends the wait)."""
+    try:
+        wait_for(future)
+    except Exception:  # (its error is not the one being raised)
+        return
+
+
 def write_reports(
     tmp: Path,
     release: Release,
@@ -239,17 +269,34 @@ def write_reports(
     subtitle: str | None,
     counted: CountedRelease | None = None,
 ) -> dict[str, Any]:
-    """Write the internal and public reports into the release at ``tmp``; the numbers shown.
+    """Write the internal and public reports (:func:`make_reports`) into the release at
+    ``tmp`` (``public/`` and ``internal/`` written); the numbers shown."""
+    numbers, internal, public = make_reports(
+        release, original, schema, lint, verification, config, subtitle, counted
+    )
+    internal.write(tmp / INTERNAL_DIR / "report.html")
+    public.write(tmp / PUBLIC_DIR / "report.html")
+    return numbers
+
+
+def make_reports(
+    release: Release,
+    original: pd.DataFrame,
+    schema: Schema,
+    lint: LintReport,
+    verification: Verification | Future[Verification],
+    config: Any,
+    subtitle: str | None,
+    counted: CountedRelease | None = None,
+) -> tuple[dict[str, Any], Report, Report]:
+    """The internal and public reports of a release, and the numbers shown.
 
     ``numbers["columns"]`` is the table of what was done to each column. Given the
     verification as a future (another thread verifying the written files), every measure
-    of the original and the release is taken before it is waited for, and nothing is written
-    into ``tmp`` before it is there.
+    of the original and the release is taken before it is waited for.
 
     Parameters
     ----------
-    tmp : path
-        The release directory (``public/`` and ``internal/`` written).
     release : Release
         The release; with ``counted``, its table holds the published table's distinct rows.
     original : DataFrame
@@ -298,7 +345,7 @@ def write_reports(
             verdicts=_Verdicts(checked),
         )
     template()  # (compiled while the verification goes on)
-    verification = checked.result()
+    verification = wait_for(checked)
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )
@@ -322,10 +369,8 @@ def write_reports(
     shown = None if counted is None else counted.published
     # built before the internal report is rendered: its figure is drawn (aside) meanwhile
     public = public_report(verification, schema, lint, shown)
-    internal.write(tmp / INTERNAL_DIR / "report.html")
-    public.write(tmp / PUBLIC_DIR / "report.html")
     numbers["columns"] = columns
-    return numbers
+    return numbers, internal, public
 
 
 def _as_future(verification: Verification | Future[Verification]) -> Future[Verification]:
