@@ -573,3 +573,42 @@ def test_rating_disclosure_on_a_real_panel_equals_the_attack() -> None:
     expected = np.minimum(1.0, known / np.maximum(candidates, 1))[probs["rule"].to_numpy()]
     assert (candidates >= rules["support_xy"].to_numpy()).all()
     assert np.allclose(probs["probability"].to_numpy(), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_assignment_by_kinds_is_a_maximum_matching_of_the_holders(data):
+    """Holders of a few kinds, bins of a few places each, random allowed (kind, bin) pairs:
+    every holder placed is in a bin its kind may use, no bin takes more than its places, and
+    as many are placed as a maximum bipartite matching of holders to places (scipy, one node
+    per holder and per place) places."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    from microanon.measures.multisa import _assign
+
+    n_kinds = data.draw(st.integers(1, 5))
+    kind = np.array(data.draw(st.lists(st.integers(0, n_kinds - 1), min_size=1, max_size=30)))
+    kind = np.unique(kind, return_inverse=True)[1].reshape(-1)  # (every kind occurs)
+    capacity = np.array(data.draw(st.lists(st.integers(0, 4), min_size=1, max_size=6)))
+    allowed = data.draw(
+        st.sets(st.tuples(st.integers(0, kind.max()), st.integers(0, len(capacity) - 1)))
+    )
+    k = np.array([a for a, _ in allowed], dtype=np.int64)
+    b = np.array([c for _, c in allowed], dtype=np.int64)
+    got = _assign(kind, k, b, capacity)
+    placed = got >= 0
+    assert all((kind[i], got[i]) in allowed for i in np.flatnonzero(placed))
+    assert (np.bincount(got[placed], minlength=len(capacity)) <= capacity).all()
+    slots = np.repeat(np.arange(len(capacity)), capacity)
+    edges = [(i, s) for i in range(len(kind)) for s in range(len(slots))
+             if (kind[i], slots[s]) in allowed]  # fmt: skip
+    if edges and len(slots):
+        rows, cols = zip(*edges, strict=True)
+        graph = csr_array(
+            (np.ones(len(edges), dtype=np.int8), (rows, cols)), shape=(len(kind), len(slots))
+        )
+        best = int((maximum_bipartite_matching(graph, perm_type="column") >= 0).sum())
+    else:
+        best = 0
+    assert int(placed.sum()) == best

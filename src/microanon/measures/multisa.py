@@ -750,37 +750,63 @@ def _qi_keys(holders: pd.DataFrame, rows: pd.DataFrame, quasi: list[str]) -> tup
     return key[: len(holders)], key[len(holders) :]
 
 
-def _pairs(holder_key: np.ndarray, row_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All (holder, row) pairs with equal keys."""
-    left = pd.DataFrame({"h": np.arange(len(holder_key)), "k": holder_key})
-    right = pd.DataFrame({"r": np.arange(len(row_key)), "k": row_key})
+def _pairs(left_key: np.ndarray, right_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All (left, right) pairs of positions with equal keys."""
+    left = pd.DataFrame({"h": np.arange(len(left_key)), "k": left_key})
+    right = pd.DataFrame({"r": np.arange(len(right_key)), "k": right_key})
     pairs = left.merge(right, on="k")
     return pairs["h"].to_numpy(), pairs["r"].to_numpy()
 
 
-def _match(h: np.ndarray, b: np.ndarray, n_holders: int, capacity: np.ndarray) -> np.ndarray:
-    """Maximum matching of holders to bins: ``(h, b)`` are the allowed pairs, ``capacity[b]``
-    the holders a bin takes. Returns the bin of every holder, ``-1`` when unmatched."""
+def _kinds(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows alike in every column (integer columns, or 2-d blocks of them): each row's kind
+    and the first row of every kind."""
+    table = np.column_stack([c.reshape(len(c), -1) for c in columns])
+    _, first, kind = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    return kind.reshape(-1), first
+
+
+def _assign(kind: np.ndarray, k: np.ndarray, b: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """A maximum assignment of holders to bins, as a maximum flow between kinds of holders and
+    bins: holder ``i`` is of kind ``kind[i]``, ``(k, b)`` are the allowed (kind, bin) pairs and
+    ``capacity[b]`` the holders bin ``b`` takes. Returns the bin of every holder, ``-1`` when
+    unmatched (the holders of one kind are interchangeable: matched in their order).
+
+    The graph has a node per kind and per bin, not per holder and per place in a bin: its size
+    is that of the distinct (kind, bin) pairs (scipy's Dinic maximum flow)."""
+    out = np.full(len(kind), -1, dtype=np.int64)
     cap = np.asarray(capacity, dtype=np.int64)
-    out = np.full(n_holders, -1, dtype=np.int64)
-    if not len(h) or not cap.sum():
+    if not len(k) or not cap.sum():
         return out
-    pairs = np.unique(np.column_stack([h, b]), axis=0)
+    sizes = np.bincount(kind)
+    pairs = np.unique(np.column_stack([k, b]), axis=0)
     pairs = pairs[cap[pairs[:, 1]] > 0]
-    reps = cap[pairs[:, 1]]
-    start = np.cumsum(cap) - cap
-    first = np.repeat(np.cumsum(reps) - reps, reps)
-    slot = np.repeat(start[pairs[:, 1]], reps) + np.arange(int(reps.sum())) - first
+    n_kinds, n_bins = len(sizes), len(cap)
+    sink = n_kinds + n_bins + 1
+    tails = np.concatenate([np.zeros(n_kinds), 1 + pairs[:, 0], 1 + n_kinds + np.arange(n_bins)])
+    heads = np.concatenate(
+        [1 + np.arange(n_kinds), 1 + n_kinds + pairs[:, 1], np.full(n_bins, sink)]
+    )
+    room = np.concatenate([sizes, sizes[pairs[:, 0]], cap])
     from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import maximum_bipartite_matching
+    from scipy.sparse.csgraph import maximum_flow
 
     graph = csr_array(
-        (np.ones(len(slot), dtype=np.int8), (np.repeat(pairs[:, 0], reps), slot)),
-        shape=(n_holders, int(cap.sum())),
+        (room.astype(np.int32), (tails.astype(np.int64), heads.astype(np.int64))),
+        shape=(sink + 1, sink + 1),
     )
-    match = maximum_bipartite_matching(graph, perm_type="column")
-    slot_bin = np.repeat(np.arange(len(cap)), cap)
-    out[match >= 0] = slot_bin[match[match >= 0]]
+    flow = maximum_flow(graph, 0, sink).flow.tocoo()
+    sent = (flow.data > 0) & (flow.row >= 1) & (flow.row <= n_kinds) & (flow.col > n_kinds)
+    sent_kind = flow.row[sent] - 1
+    sent_bin = flow.col[sent] - 1 - n_kinds
+    amount = flow.data[sent].astype(np.int64)
+    by_kind = np.argsort(sent_kind, kind="stable")
+    bins = np.repeat(sent_bin[by_kind], amount[by_kind])  # the places, kind after kind
+    placed = np.bincount(sent_kind, weights=amount, minlength=n_kinds).astype(np.int64)
+    holders = np.argsort(kind, kind="stable")  # the holders, kind after kind
+    rank = np.arange(len(kind)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    taken = rank < np.repeat(placed, sizes)
+    out[holders[taken]] = bins
     return out
 
 
@@ -921,10 +947,14 @@ def disclosure_probabilities(
         codes = every[rows]
         hosting = np.flatnonzero(ev.sac_capacity[parts.group] > 0) if parts.n_sac else rows[:0]
         if len(rows) and len(hosting):
-            h, k = _pairs(*_qi_keys(original.iloc[rows], sac.iloc[hosting], parts.quasi))
-            g = parts.group[hosting[k]]
-            ok = _in_groups(parts, g, codes[h])
-            bins = _match(h[ok], g[ok], len(rows), np.rint(ev.sac_capacity))
+            # holders alike (quasi-identifiers, values) and the groups they may be in
+            held_key, row_key = _qi_keys(original.iloc[rows], sac.iloc[hosting], parts.quasi)
+            kind, first = _kinds(held_key, codes)
+            _, place_row = _kinds(row_key, parts.group[hosting])
+            h, k = _pairs(held_key[first], row_key[place_row])
+            g = parts.group[hosting[place_row[k]]]
+            ok = _in_groups(parts, g, codes[first[h]])
+            bins = _assign(kind, h[ok], g[ok], np.rint(ev.sac_capacity))
             linked = bins >= 0
             where[linked] = "sac"
             prob[linked] = ev.sac_group_certainty[bins[linked]]
@@ -934,9 +964,13 @@ def disclosure_probabilities(
             where[rest], prob[rest] = "deleted", 0.0
         elif parts.deleted and len(rest):
             cand = np.flatnonzero(ev.at_candidate)
-            h, k = _pairs(*_qi_keys(original.iloc[rows[rest]], at.iloc[cand], parts.quasi))
-            ok = _in_sids(parts, cand[k], codes[rest][h])
-            bins = _match(h[ok], k[ok], len(rest), np.ones(len(cand), dtype=np.int64))
+            # holders alike, and AT rows alike (quasi-identifiers, SIDs): one bin per kind
+            held_key, row_key = _qi_keys(original.iloc[rows[rest]], at.iloc[cand], parts.quasi)
+            kind, first = _kinds(held_key, codes[rest])
+            place, place_row = _kinds(row_key, parts.at_sid[cand])
+            h, k = _pairs(held_key[first], row_key[place_row])
+            ok = _in_sids(parts, cand[place_row[k]], codes[rest][first[h]])
+            bins = _assign(kind, h[ok], k[ok], np.bincount(place))
             gone = rest[bins < 0]
             where[gone], prob[gone] = "deleted", 0.0
         rule_of.append(np.full(len(rows), r, dtype=np.int64))
