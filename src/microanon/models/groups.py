@@ -405,8 +405,10 @@ class Groups:
 
     @property
     def table_distribution(self) -> np.ndarray:
-        """Reference distribution of the sensitive values (what t-closeness compares with)."""
-        return self.value_counts / self.value_counts.sum()
+        """Reference distribution of the sensitive values (what t-closeness compares with); all
+        zeros for a reference of no records."""
+        total = self.value_counts.sum()
+        return self.value_counts / total if total else np.zeros(len(self.value_counts))
 
     @property
     def n_groups(self) -> int:
