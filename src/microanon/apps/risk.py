@@ -16,7 +16,7 @@ for the plot), :func:`format_risk` prints it and :func:`add_risk_section` adds i
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -553,11 +553,19 @@ def _summary_rows(numbers: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _records(numbers: Mapping[str, Any]) -> str:
+    """The records read, and under ``--missing drop`` those the figures are measured on."""
+    rows, left = numbers["rows"], numbers["rows_with_missing_keys_left_out"]
+    if numbers.get("missing") != "drop" or not left:
+        return f"{rows:,} records"
+    return f"{rows:,} records, {left:,} left out for a missing key: figures on {rows - left:,}"
+
+
 def format_risk(numbers: dict[str, Any]) -> str:
     """The profile as aligned text lines (what ``microanon risk`` prints)."""
     rows = _summary_rows(numbers)
     width = max(len(k) for k, _ in rows)
-    head = f"{numbers['rows']:,} records, keys: {', '.join(numbers['quasi'])}"
+    head = f"{_records(numbers)}, keys: {', '.join(numbers['quasi'])}"
     return "\n".join([head, *(f"{k:<{width}}  {v}" for k, v in rows)])
 
 
@@ -586,7 +594,7 @@ def add_risk_section(
     )
     sec = report.section(
         title,
-        f"{numbers['rows']:,} records; keys: {', '.join(numbers['quasi'])}. The prosecutor knows "
+        f"{_records(numbers)}; keys: {', '.join(numbers['quasi'])}. The prosecutor knows "
         "the person is in the table; the journalist matches against the population; the "
         f"marketer tries every record.{estimated}" + (f" Note: {note}." if note else ""),
     )
