@@ -161,12 +161,16 @@ def rows_in_order(metadata: Mapping[str, Any], order: np.ndarray) -> dict[str, A
     """``metadata`` with its :data:`ROW_METADATA` about the rows of a table written in
     ``order`` (row ``i`` written is row ``order[i]``) made about the rows as written."""
     out = dict(metadata)
-    if "source_rows" in out:
-        out["source_rows"] = np.asarray(out["source_rows"], dtype=np.int64)[order].tolist()
-    if "suppressed_cells" in out:
-        place = inverse_order(order)
-        out["suppressed_cells"] = {
+    place = None  # (where each row is written, found once)
+    for key, how in ROW_METADATA.items():
+        if key not in out:
+            continue
+        if how == "per row":
+            out[key] = np.asarray(out[key], dtype=np.int64)[order].tolist()
+            continue
+        place = inverse_order(order) if place is None else place
+        out[key] = {
             c: np.sort(place[np.asarray(rows, dtype=np.int64)]).tolist()
-            for c, rows in out["suppressed_cells"].items()
+            for c, rows in out[key].items()
         }
     return out
