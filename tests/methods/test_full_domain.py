@@ -113,12 +113,18 @@ def test_worked_example_with_suppression(small: tuple[pd.DataFrame, Schema]) -> 
 
 
 def test_worked_example_star_rows(small: tuple[pd.DataFrame, Schema]) -> None:
-    """The one suppressed record would be a '*' class of size 1 < k: star mode refuses it."""
+    """The one suppressed record would be a '*' class of size 1 < k: star mode publishes the
+    best node that suppresses none instead, and says so."""
     df, schema = small
-    with pytest.raises(InfeasibleError, match="star"):
-        full_domain(
-            df, schema, models={"k_anonymity": {"k": 2}}, suppression=0.2, suppressed_rows="star"
-        )
+    models = {"k_anonymity": {"k": 2}}
+    release = full_domain(df, schema, models=models, suppression=0.2, suppressed_rows="star")
+    unsuppressed = full_domain(df, schema, models=models, suppression=0.0)
+    assert release.metadata["levels"] == unsuppressed.metadata["levels"]
+    assert release.metadata["suppressed"] == 0 and len(release.data) == len(df)
+    search = release.metadata["search"]
+    assert search["optimal"] is False
+    assert search["star"] == {"suppressed_at_best": 1, "fails": "k-anonymity (k=2)"}
+    assert all(v.holds for v in check_release(release))
     nine = NINE
     release = full_domain(
         nine, schema, models={"k_anonymity": {"k": 2}}, suppression=0.25, suppressed_rows="star"

@@ -64,14 +64,16 @@ class Verdict:
             value = f"{value} (lowest {self.lowest:.6g})"
         return f"{symbol} = {value}"
 
-    def _head(self) -> str:
+    @property
+    def head(self) -> str:
+        """The model and its parameters: ``"k-anonymity (k=5)"``."""
         args = ", ".join(
             f"{k}={v}" for k, v in self.parameters.items() if k != "form" and _short(v)
         )
         return f"{self.model} ({args})" if args else self.model
 
     def __str__(self) -> str:
-        head = self._head()
+        head = self.head
         if self.holds is None:
             return f"{head}: achieved {self.achieved} over {self.groups:,} groups"
         if self.holds:
@@ -97,7 +99,7 @@ class Verdict:
                 )
             )
         key = f"{display.mark(self.holds)} {state}: achieved {self.achieved}"
-        return display.card(self._head(), key, *parts)
+        return display.card(self.head, key, *parts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form: plain Python values, offending groups as a list of records."""
