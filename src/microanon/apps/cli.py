@@ -788,6 +788,7 @@ def lint_command(
         from ..core.schema import Schema
         from .config import load_config
         from .io import read_table
+        from .risk import schema_rows
 
     if config is not None:
         if roles:
@@ -795,6 +796,7 @@ def lint_command(
         cfg = load_config(config, read=read)
         frame = cfg.read_data(data)
         schema, accept = cfg.schema, cfg.lint_accept
+        schema_rows(schema, frame)  # (missing values anonymize would refuse: refused here too)
     else:
         if data is None or "quasi" not in roles.values():
             raise click.UsageError("give DATA and --quasi (or --config)")
