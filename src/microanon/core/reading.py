@@ -5,13 +5,14 @@ commands, configs and engines pass along."""
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import InputError
 
-__all__ = ["CSV_KEYS", "ReadOptions"]
+__all__ = ["CSV_KEYS", "ReadOptions", "decimal_comma", "decimal_comma_columns"]
 
 #: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).
 CSV_KEYS = ("sep", "encoding", "decimal", "quotechar", "sheet")
@@ -138,3 +139,44 @@ def _label(where: str, key: str) -> str:
     if where == "--":
         return f"--{key.replace('_', '-')}" if key else "--"
     return f"{where}: {key}" if key else f"{where}: "
+
+
+#: A number written with a decimal comma (thousands separated by dots or not): ``1186,2``,
+#: ``-0,5``, ``1.234,56``.
+_DECIMAL_COMMA = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+")
+_WHOLE = re.compile(r"[+-]?\d+")
+#: Values looked at per column.
+_SAMPLE = 1000
+#: The share of a column's values that must be such numbers (or whole numbers).
+_SHARE = 0.9
+
+
+def decimal_comma(value: Any) -> str:
+    """The hint for a value that is a number written with a decimal comma, else ``""``."""
+    if isinstance(value, str) and _DECIMAL_COMMA.fullmatch(value.strip()):
+        return (
+            f"; {value!r} looks like a number with a decimal comma: read the file with "
+            "--decimal , (in a config: read: {decimal: ','})"
+        )
+    return ""
+
+
+def decimal_comma_columns(frame: Any) -> dict[str, str]:
+    """The text columns of ``frame`` whose values are numbers written with a decimal comma
+    (at least :data:`_SHARE` of the first :data:`_SAMPLE` present values such numbers or whole
+    numbers, one of them with a comma): column -> one such value."""
+    import pandas as pd
+
+    found = {}
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column) or isinstance(column.dtype, pd.StringDtype)):
+            continue
+        values = column.dropna().iloc[:_SAMPLE].astype(str).str.strip()
+        if not len(values):
+            continue
+        comma = values.str.fullmatch(_DECIMAL_COMMA)
+        whole = values.str.fullmatch(_WHOLE)
+        if comma.any() and (comma | whole).mean() >= _SHARE:
+            found[str(name)] = str(values[comma].iloc[0])
+    return found

@@ -26,7 +26,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.hierarchy import Hierarchy
 from ...core.lint import Finding, lint_schema
-from ...core.reading import ReadOptions
+from ...core.reading import ReadOptions, decimal_comma_columns
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import categories_entry, read_table, value_label_categories
@@ -448,6 +448,12 @@ def run_init(
     if decide is not None:
         proposals = decide(proposals, profiles)
     findings, warnings = _lint(frame, proposals)
+    warnings += [
+        f"column {c!r} was read as text, but its values are numbers with a decimal comma "
+        f"(e.g. {example!r}): read the file with --decimal , (in the config: read: "
+        "{decimal: ','}) and run init again"
+        for c, example in decimal_comma_columns(frame).items()
+    ]
     declared = value_label_categories(data, frame)
     entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
     texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
