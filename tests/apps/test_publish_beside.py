@@ -12,7 +12,7 @@ import pytest
 from real_surveys import survey
 
 from microanon.apps import publish as publishing
-from microanon.apps.publish import publish, write_reports
+from microanon.apps.publish import make_reports, publish, write_reports
 from microanon.core.errors import VerificationError
 from microanon.core.lint import lint_schema
 from microanon.core.schema import Schema
@@ -60,8 +60,8 @@ def _titles(path: Path) -> list[str]:
 
 
 def test_the_reports_made_beside_the_verification_are_those_made_after_it(tmp_path, nhis):
-    """publish (reports in a second thread, the verification a future) and write_reports after
-    the verification: the same numbers and the same sections, in the same order."""
+    """publish (reports in a second thread, the verification a future) and the reports made
+    after the verification: the same numbers and the same sections, in the same order."""
     data, release = nhis
     schema = Schema.from_dict(SCHEMA)
     _, numbers = publish(release, tmp_path / "beside", data, schema)
@@ -72,7 +72,8 @@ def test_the_reports_made_beside_the_verification_are_those_made_after_it(tmp_pa
     (tmp_path / "after").mkdir()
     release.write_parts(tmp_path / "after", "csv")
     verification = verify_written(tmp_path / "after", data, written=release)
-    after = write_reports(tmp_path / "after", release, data, schema, lint, verification, None, None)
+    after, *pages = make_reports(release, data, schema, lint, verification, None, None)
+    write_reports(tmp_path / "after", *pages)
 
     def without(numbers: dict) -> dict:
         kept = {k: numbers[k] for k in ("before", "after", "utility", "verified", "warnings")}
@@ -87,8 +88,8 @@ def test_the_reports_made_beside_the_verification_are_those_made_after_it(tmp_pa
 
 
 def test_the_reports_write_nothing_before_the_verification(tmp_path, nhis):
-    """write_reports given a future: it measures, waits for the verification, and only then
-    writes the reports; the verdicts shown are the future's."""
+    """make_reports given a future: it measures and waits for the verification; the reports
+    are written after it; the verdicts shown are the future's."""
     data, release = nhis
     schema = Schema.from_dict(SCHEMA)
     lint = lint_schema(data, schema)
@@ -106,9 +107,8 @@ def test_the_reports_write_nothing_before_the_verification(tmp_path, nhis):
     answer: dict = {}
 
     def reports():
-        answer["numbers"] = write_reports(
-            tmp_path / "out", release, data, schema, lint, Watched(), None, None
-        )
+        answer["numbers"], *pages = make_reports(release, data, schema, lint, Watched(), None, None)
+        write_reports(tmp_path / "out", *pages)
 
     thread = threading.Thread(target=reports)
     thread.start()

@@ -212,9 +212,8 @@ def publish(
             raise
         checked.set_result(verification)
         with reporter.stage(PUBLISH_STAGES[2]):
-            numbers, internal, public_page = wait_for(reports)
-            internal.write(tmp / INTERNAL_DIR / "report.html")
-            public_page.write(tmp / PUBLIC_DIR / "report.html")
+            numbers, *pages = wait_for(reports)
+            write_reports(tmp, *pages)
             exposed = scanned.result()
             exposed += texts_in_files(public, secrets, changed_files(public, written))
             if exposed:
@@ -258,25 +257,11 @@ def _settled(future: Future[Any]) -> None:
         return
 
 
-def write_reports(
-    tmp: Path,
-    release: Release,
-    original: pd.DataFrame,
-    schema: Schema,
-    lint: LintReport,
-    verification: Verification | Future[Verification],
-    config: Any,
-    subtitle: str | None,
-    counted: CountedRelease | None = None,
-) -> dict[str, Any]:
+def write_reports(tmp: Path, internal: Report, public: Report) -> None:
     """Write the internal and public reports (:func:`make_reports`) into the release at
-    ``tmp`` (``public/`` and ``internal/`` written); the numbers shown."""
-    numbers, internal, public = make_reports(
-        release, original, schema, lint, verification, config, subtitle, counted
-    )
+    ``tmp`` (``public/`` and ``internal/`` written)."""
     internal.write(tmp / INTERNAL_DIR / "report.html")
     public.write(tmp / PUBLIC_DIR / "report.html")
-    return numbers
 
 
 def make_reports(

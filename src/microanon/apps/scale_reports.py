@@ -7,7 +7,7 @@ tables in partition order, give the combinations of the whole table in order of 
 with their records. The original's table is counted while the engine encodes the input
 (:attr:`microanon.scale.ScaleResult.original`), the published table's in the read of the
 written files that verifies them (:attr:`~microanon.scale.ScaleResult.published`);
-:func:`microanon.apps.publish.write_reports` then writes the same reports as in memory, every
+:func:`microanon.apps.publish.make_reports` then makes the same reports as in memory, every
 number measured on these tables but the household risk, which one more pass over the records
 measures (:mod:`microanon.scale.households`).
 """
@@ -29,7 +29,7 @@ from ..measures.weight_classes import INVERSE, TOTAL, stand_ins
 from ..methods.generalize.full_domain import level_labels
 from ..models import Verification
 from ..scale.frequencies import FrequencyTable
-from .publish import write_reports
+from .publish import make_reports, write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease, row_classes
 from .risk import HouseholdMeasure
 
@@ -200,9 +200,10 @@ def write_scale_reports(
     part.has_internal = False
     verification = Verification(list(result.verdicts), public=part)
     shown = pd.DataFrame(columns=list(columns))
-    numbers = write_reports(
-        Path(result.path), release, shown, schema, lint, verification, config, subtitle, counted
+    numbers, *pages = make_reports(
+        release, shown, schema, lint, verification, config, subtitle, counted
     )
+    write_reports(Path(result.path), *pages)
     # as the in-memory run's numbers give them (its verification also scans the public part)
     verdicts = verification.to_dict()
     return {

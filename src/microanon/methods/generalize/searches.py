@@ -15,6 +15,7 @@ budget (:data:`DEFAULT_TIME_LIMIT`) and the largest lattice of the exact search
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,7 +181,7 @@ def run_search(
     """
     searched = (table, resolved, suppression, metric, suppressed_rows, choice)
     options = {"progress": progress, "watch": watch, "rng": rng, "lower_bound": lower_bound}
-    result, record = _search_once(*searched, **options)
+    result, record = _search_once(searched, options)
     if suppressed_rows != "star" or not result.suppressed:
         return result, record
     fails = star_class_fails(table, resolved, result.suppressed_mask)
@@ -188,7 +189,7 @@ def run_search(
         return result, record
     starred = int(result.suppressed)
     try:
-        result, record = _search_once(table, resolved, 0.0, *searched[3:], **options)
+        result, record = _search_once((table, resolved, 0.0, *searched[3:]), options)
     except InfeasibleError:
         raise InfeasibleError(
             f"suppressed_rows: star would publish the {starred} suppressed record(s) "
@@ -235,20 +236,13 @@ def star_class_fails(table: Table, resolved: list[Any], suppressed: np.ndarray) 
 
 
 def _search_once(
-    table: Table,
-    resolved: list[Any],
-    suppression: float,
-    metric: str,
-    suppressed_rows: str,
-    choice: SearchChoice,
-    *,
-    progress: bool = False,
-    watch: SearchWatch | None = None,
-    rng: RandomLike = None,
-    lower_bound: bool = True,
+    searched: tuple[Table, list[Any], float, str, str, SearchChoice], options: Mapping[str, Any]
 ) -> tuple[SearchResult, dict[str, Any]]:
-    """:func:`run_search` without the star class's check."""
-    watch = check_watch(watch)
+    """:func:`run_search` without the star class's check: ``searched`` its positional
+    arguments, ``options`` its keyword arguments."""
+    table, resolved, suppression, metric, suppressed_rows, choice = searched
+    progress, rng, lower_bound = options["progress"], options["rng"], options["lower_bound"]
+    watch = check_watch(options["watch"])
     size = lattice_size(table)
     kind = choice.kind(size, len(table.schema.quasi))
     if kind != "exact" and choice.all_minimal:
