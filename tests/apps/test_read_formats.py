@@ -23,6 +23,7 @@ from microanon.apps.engine import choose_engine
 from microanon.apps.io import read_table
 from microanon.apps.workbench import create_app
 from microanon.core.errors import InputError
+from microanon.core.release import Release
 
 #: A small survey: coded sex and region with value labels, age, a sensitive text column.
 CODES = pd.DataFrame(
@@ -90,7 +91,28 @@ def test_sas_xport_round_trip(tmp_path):
 def test_labelled_columns_are_text_and_numbers_stay_numbers(tmp_path):
     frame = read_table(_write(tmp_path / "survey.sav"))
     assert all(isinstance(v, str) for v in frame["sex"])
-    assert pd.api.types.is_float_dtype(frame["age"])
+    assert frame["age"].dtype == np.int64  # whole numbers (SPSS stores doubles), as from a CSV
+
+
+def test_spss_and_stata_whole_numbers_are_written_as_from_a_csv(tmp_path):
+    """The same whole numbers read from SPSS (doubles) and from CSV publish the same text:
+    ``34``, not ``34.0``; a column with a missing value or a fraction stays float, as pandas
+    reads it from a CSV file."""
+    import pyreadstat
+
+    data = pd.DataFrame(
+        {"age": [34.0, 41.0, 52.0], "gap": [1.0, None, 3.0], "score": [1.5, 2.0, 2.5]}
+    )
+    pyreadstat.write_sav(data, str(tmp_path / "t.sav"))
+    data.astype({"age": "int64"}).to_csv(tmp_path / "t.csv", index=False)  # (34, as typed)
+    spss, csv = read_table(tmp_path / "t.sav"), read_table(tmp_path / "t.csv")
+    assert spss.dtypes.to_dict() == csv.dtypes.to_dict()
+    assert spss["age"].tolist() == [34, 41, 52] and spss["gap"].dtype == np.float64
+    written = [
+        (Release("masked", {"data": f}).save(tmp_path / name) / "public" / "data.csv").read_text()
+        for name, f in (("from_spss", spss), ("from_csv", csv))
+    ]
+    assert written[0] == written[1] and "\n34," in written[0]
 
 
 def test_check_runs_end_to_end_on_an_spss_file(tmp_path):

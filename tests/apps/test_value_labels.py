@@ -193,7 +193,7 @@ def test_workbench_config_declares_the_codebook(tmp_path):
 def test_the_labelled_values_are_text(tmp_path):
     frame = read_table(_gss_file(tmp_path / "gss.sav"))
     assert frame["race"].map(type).eq(str).all()
-    assert np.issubdtype(frame["age"].dtype, np.floating)
+    assert np.issubdtype(frame["age"].dtype, np.number)
 
 
 def test_a_number_column_labelled_only_on_its_missing_codes_stays_numbers(tmp_path):

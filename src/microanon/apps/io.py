@@ -218,7 +218,23 @@ def _read_statistical(path: Path) -> pd.DataFrame:
     for column in labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
+    for column in frame.columns:
+        frame[column] = _whole_numbers(frame[column])
     return frame
+
+
+def _whole_numbers(column: pd.Series) -> pd.Series:
+    """A column of doubles holding whole numbers only (SPSS stores every number as a double),
+    without a missing value, as int64: as a CSV file's column of the same numbers is read, so
+    that a release writes ``34``, not ``34.0``. Any other column as it is."""
+    if column.dtype != np.float64 or not len(column):
+        return column
+    values = column.to_numpy()
+    if not np.isfinite(values).all() or (np.abs(values) > 2.0**53).any():
+        return column
+    if (values != np.trunc(values)).any():
+        return column
+    return column.astype(np.int64)
 
 
 #: The suffixes of the files whose value labels :func:`value_label_categories` reads.
