@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..core.lint import LintReport, lint_schema
 from ..core.schema import Schema
+from .interrupts import wait_for
 
 __all__ = ["LintBeside"]
 
@@ -75,7 +76,7 @@ class LintBeside:
         InputError
             The lint's own error, or its findings the configuration does not accept.
         """
-        lint, seconds = self._future.result()
+        lint, seconds = wait_for(self._future)  # (a signal still ends the wait)
         lint.raise_if_blocking()
         return lint, seconds
 

@@ -34,6 +34,7 @@ __all__ = [
     "DISTINCT_SAMPLE",
     "HASH_START",
     "KEY_LIMIT",
+    "both_zero_signs",
     "code_columns",
     "code_counts",
     "coded",
@@ -76,6 +77,13 @@ def shared_codes() -> Iterator[None]:
 def sharing() -> bool:
     """Whether :func:`factorize` keeps the codes it computes (within :func:`shared_codes`)."""
     return _SHARED.get() is not None
+
+
+def both_zero_signs(values: np.ndarray) -> bool:
+    """Whether a float array holds both 0.0 and -0.0: one value to :func:`factorize`, written
+    apart (``0.0``, ``-0.0``)."""
+    signs = np.signbit(values[values == 0])
+    return bool(signs.any() and not signs.all())
 
 
 def shared_result(columns: Sequence[pd.Series], what: str, compute: Callable[[], T]) -> T:

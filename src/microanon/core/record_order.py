@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .factorize import KEY_LIMIT, factorize, push_digit, radix_order, shared_result
+from .factorize import (
+    KEY_LIMIT,
+    both_zero_signs,
+    factorize,
+    push_digit,
+    radix_order,
+    shared_result,
+)
 
 __all__ = [
     "ROW_METADATA",
@@ -94,14 +101,9 @@ def value_order(df: pd.DataFrame) -> np.ndarray | None:
 def _signed_zeros(column: pd.Series) -> np.ndarray | None:
     """For a float column holding both -0.0 and 0.0 (equal values, written apart): 1 where a
     row holds 0.0, else 0; None otherwise."""
-    if column.dtype != np.float64:
+    if column.dtype != np.float64 or not both_zero_signs(values := column.to_numpy()):
         return None
-    values = column.to_numpy()
-    zero = values == 0
-    negative = np.signbit(values) & zero
-    if not negative.any() or negative.sum() == zero.sum():
-        return None
-    return (zero & ~negative).astype(np.int64)
+    return ((values == 0) & ~np.signbit(values)).astype(np.int64)
 
 
 def value_ranks(codes: np.ndarray, uniques: Any) -> tuple[np.ndarray, int]:

@@ -25,6 +25,7 @@ import pyarrow.csv as pacsv
 
 from .factorize import (
     KEY_LIMIT,
+    both_zero_signs,
     coded,
     factorize,
     factorize_keys,
@@ -139,9 +140,7 @@ def _float_coded(s: pd.Series) -> _Coded | None:
     written apart: formatted row by row then)."""
     if s.dtype != np.float64:
         return None
-    values = s.to_numpy()
-    zero = np.signbit(values[values == 0])
-    if zero.any() and not zero.all():
+    if both_zero_signs(s.to_numpy()):
         return None
     codes, uniques = factorize(s)  # (kept for the verification and the reports)
     return _coded(codes, _float_text(np.asarray(uniques, dtype=np.float64)))

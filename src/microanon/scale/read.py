@@ -18,7 +18,13 @@ import dask.dataframe as dd
 
 from ..core.errors import InputError
 
-__all__ = ["dataset_pieces", "parquet_files", "read_dataset", "read_parquet_file"]
+__all__ = [
+    "dataset_pieces",
+    "parquet_files",
+    "read_dataset",
+    "read_parquet_file",
+    "read_text_coded",
+]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.xz")
@@ -220,27 +226,33 @@ def parquet_files(path: str | os.PathLike[str], format: str | None = None) -> li
 
 
 def read_parquet_file(path: str, columns: Sequence[str], numeric: Sequence[str] = ()) -> Any:
-    """One Parquet file as a pandas DataFrame, its text columns as categoricals.
+    """One Parquet file as a pandas DataFrame, its text columns as categoricals
+    (:func:`read_text_coded`)."""
+    return read_text_coded(path, columns, numeric).to_pandas()
 
-    Text columns are read dictionary-encoded (``read_dictionary``): a value is built once per
-    distinct value of a row group, not once per record, and coding them costs nothing more.
-    ``numeric`` columns (the schema's numeric ones) are read as they are stored.
-    """
+
+def read_text_coded(
+    path: str | os.PathLike[str], columns: Sequence[str] | None = None, numeric: Sequence[str] = ()
+) -> Any:
+    """One Parquet file as an Arrow table (``columns``: default every column), its text columns
+    read dictionary-encoded (``read_dictionary``): a value is built once per distinct value of
+    a row group, not once per record, and coding them costs nothing more. ``numeric`` columns
+    (the schema's numeric ones) are read as they are stored."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = pq.read_schema(path)
+    names = schema.names if columns is None else list(columns)
     text = [
         c
-        for c in columns
+        for c in names
         if c not in numeric
         and (
             pa.types.is_string(schema.field(c).type)
             or pa.types.is_large_string(schema.field(c).type)
         )
     ]
-    table = pq.read_table(path, columns=list(columns), read_dictionary=text)
-    return table.to_pandas()
+    return pq.read_table(path, columns=names, read_dictionary=text)
 
 
 def dataset_pieces(

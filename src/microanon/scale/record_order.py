@@ -32,6 +32,7 @@ import pyarrow as pa
 from ..core.progress import ProgressLike
 from ..core.record_order import order_of_ranks, value_ranks
 from .client import wait_stage
+from .read import read_text_coded
 from .release_files import part_files
 
 __all__ = ["ORDER_STAGES", "ORDER_WORK", "order_parts", "sorted_by_values"]
@@ -77,7 +78,7 @@ def _split(path: str, seed: np.random.SeedSequence, parts: int, prefix: str) -> 
         rows = pq.ParquetFile(path).metadata.num_rows
         Path(path).rename(f"{prefix}.0.parquet")
         return [rows]
-    table = _read_parquet(path)
+    table = read_text_coded(path)
     target = np.random.default_rng(seed).integers(0, parts, size=table.num_rows)
     small = target.astype(np.uint16) if parts <= 1 << 16 else target  # (a radix sort)
     by_target = np.argsort(small, kind="stable")
@@ -92,20 +93,11 @@ def _split(path: str, seed: np.random.SeedSequence, parts: int, prefix: str) -> 
     return sizes.tolist()
 
 
-def _read_parquet(path: str | Path) -> pa.Table:
-    """A written file, its text columns read as the dictionaries they are stored as (no text
-    hashed or copied again)."""
-    import pyarrow.parquet as pq
-
-    text = [f.name for f in pq.read_schema(path) if pa.types.is_string(f.type)]
-    return pq.read_table(path, read_dictionary=text)
-
-
 def _read_piece(path: Path) -> pa.Table:
     import pyarrow.feather as feather
 
     if path.suffix == ".parquet":
-        return _read_parquet(path)
+        return read_text_coded(path)
     return feather.read_table(path, memory_map=False)
 
 
@@ -116,7 +108,9 @@ def _merge(pieces: list[str], path: str, schema: pa.Schema) -> int:
 
     tables = [_read_piece(Path(p)) for p in pieces]
     table = pa.concat_tables(tables) if tables else schema.empty_table()
-    pq.write_table(sorted_by_values(table), path)
+    # without the stored Arrow schema: text read as dictionaries here reads back as the plain
+    # columns the writers wrote (Parquet keeps the dictionary encoding itself)
+    pq.write_table(sorted_by_values(table), path, store_schema=False)
     for p in pieces:
         Path(p).unlink()
     return table.num_rows

@@ -29,7 +29,7 @@ from .frequencies import (
     unpack_keys,
     value_frequencies,
 )
-from .read import read_dataset
+from .read import read_dataset, read_text_coded
 
 __all__ = ["file_counts", "groups_of", "project_counts", "verify_files", "verify_written"]
 
@@ -125,12 +125,8 @@ def file_counts(path: str, columns: Sequence[str], weight: str | None = None) ->
     with the sums of the usable ones (:mod:`microanon.measures.weight_classes`).
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    schema = pq.read_schema(path)
-    text = [c for c in columns if pa.types.is_string(schema.field(c).type)]
-    table = pq.read_table(path, columns=list(columns), read_dictionary=text)
-    table = table.unify_dictionaries()
+    table = read_text_coded(path, columns).unify_dictionaries()
     codes, uniques, cards, sums = [], {}, [], {}
     for c in columns:
         col = table.column(c)
