@@ -111,12 +111,12 @@ def published_of(
 def in_original_order(published: Combinations, labels: pd.DataFrame) -> Combinations:
     """The published table's combinations in the order of the records they were made from.
 
-    The release's files are written grouped by class (:func:`microanon.scale.apply.
-    write_encoded`); the release made in memory keeps the records' order, in which its reports
-    read the classes and the first labels of a column. ``labels``: what each of the original's
-    combinations became (:func:`published_of`), in order of first appearance; a published
-    combination comes where its quasi-identifiers' labels and sensitive value first appear,
-    ties in the files' order.
+    The release's files hold their rows in an order independent of the input (each row in a
+    file drawn at random, each file sorted by value: :mod:`microanon.scale.record_order`); the
+    release made in memory keeps the records' order, in which its reports read the classes.
+    ``labels``: what each of the original's combinations became (:func:`published_of`), in
+    order of first appearance; a published combination comes where its quasi-identifiers'
+    labels and sensitive value first appear, ties in the files' order.
     """
     first = pd.Series(np.arange(len(labels)), index=_keys(labels))
     first = first[~first.index.duplicated()]
