@@ -89,6 +89,64 @@ def test_a_line_ending_in_the_separator_shifts_no_column(files, tmp_path):
     assert "its lines hold more fields than its header names" in error and "';'" in error
 
 
+def test_dask_refuses_a_field_beyond_the_header_in_any_block(tmp_path):
+    """With Dask, every block of a CSV file is read as the whole file is in memory: on the
+    March 1988 CPS (AER's CPS1988), a line with one field too many past the rows that type the
+    columns is one line naming the file (it was pandas' traceback, with a line number counted
+    from its block's start); lines that all hold one field too many are refused (the field was
+    dropped with a warning and the release published); lines ending in the separator read as
+    the file does, in every block."""
+    from real_surveys import survey
+
+    from microanon.scale.read import TYPE_SAMPLE_BYTES, read_dataset
+
+    cps = survey("cps1988")
+    lines = cps.to_csv(index=False).splitlines()
+    far = tmp_path / "far.csv"  # six times the file: past the 4 MB whose rows type the columns
+    body = lines[1:] * 6
+    far.write_text("\n".join([lines[0], *body[:-100], body[-100] + ",1", *body[-99:]]) + "\n")
+    assert far.stat().st_size > TYPE_SAMPLE_BYTES
+    with pytest.raises(InputError) as caught:
+        read_dataset(far, blocksize=100_000).compute()
+    assert str(caught.value) == (
+        f"cannot read {far}: a line holds {cps.shape[1] + 1} fields where {cps.shape[1]} are "
+        "expected; check the separator (read as ',') and the quoting"
+    )
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text("\n".join([lines[0], *(line + "," for line in lines[1:])]) + "\n")
+    read = read_dataset(trailing, blocksize=100_000)
+    assert read.npartitions > 5
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(lines) + "\n")
+    pd.testing.assert_frame_equal(
+        read.compute().reset_index(drop=True),
+        read_dataset(plain, blocksize=100_000).compute().reset_index(drop=True),
+    )
+    more = tmp_path / "more.csv"
+    more.write_text("\n".join([lines[0], *(line + ",x" for line in lines[1:])]) + "\n")
+    config = tmp_path / "cps.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "schema": {
+                    "ethnicity": {"role": "quasi", "hierarchy": {"builder": "masking"}},
+                    "region": {"role": "quasi", "hierarchy": {"builder": "masking"}},
+                    "wage": {"role": "sensitive"},
+                },
+                "method": "full_domain",
+                "models": [{"k_anonymity": {"k": 5}}],
+            }
+        )
+    )
+    out = tmp_path / "out"
+    result = _run("anonymize", more, "--config", config, "--out", out, "--engine", "dask")
+    assert _one_error_line(result) == (
+        f"Error: cannot read {more}: its lines hold more fields than its header names, so a "
+        "field would be lost; check the separator (read as ',')"
+    )
+    assert not out.exists()
+
+
 def test_quotechar_and_tab(tmp_path):
     path = tmp_path / "quoted.csv"
     path.write_text("name,note\n'Smith, J.',a\n'Doe, A.','b, c'\n", "utf-8")

@@ -8,13 +8,17 @@ input fails with one clear line before any work starts.
 from __future__ import annotations
 
 import codecs
+import functools
 import glob
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import dask.dataframe as dd
+import pandas as pd
+from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
 
@@ -172,8 +176,10 @@ def read_dataset(
         _check_columns(wanted, available, path)
         return dd.read_parquet([str(f) for f in files], columns=wanted)
     _check_encoding(encoding)
+    block = functools.partial(read_csv_block, source=os.fspath(path))
+    reader = make_reader(functools.update_wrapper(block, read_csv_block), "read_csv", "CSV")
     try:
-        frame = dd.read_csv(
+        frame = reader(
             [str(f) for f in files],
             sep=sep,
             encoding=encoding,
@@ -185,10 +191,65 @@ def read_dataset(
             sample_rows=TYPE_SAMPLE_BYTES,  # every row of the sample (a row has a byte at least)
             index_col=False,  # (a line ending in the separator: no column shifted, see io)
         )
+    except InputError:
+        raise
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
     _check_columns(wanted, list(frame.columns), path)
     return frame if wanted is None else frame[wanted]
+
+
+def read_csv_block(data: Any, *, source: str, **kwargs: Any) -> pd.DataFrame:
+    """:func:`pandas.read_csv` of one block of a CSV file, as Dask reads it (``data``, the
+    header line and the block's lines), with a problem of the file in one line naming
+    ``source``.
+
+    pandas, told ``index_col=False`` (so that a line ending in the separator shifts no column),
+    drops a field beyond the header's names with a mere warning. The block is therefore read
+    with the first fields free to become an index: a block read without one has no line of
+    more fields than the names; one whose lines end in an empty field only (a separator after
+    the last field, as spreadsheets and SAS export them) is read again as ``index_col=False``
+    reads it; any other extra field is refused.
+
+    Raises
+    ------
+    InputError
+        A line with more fields than the header names; a line the parser cannot split; bytes
+        that are not text in the file's encoding.
+    """
+    try:
+        frame = pd.read_csv(data, **{**kwargs, "index_col": None})
+        if isinstance(frame.index, pd.RangeIndex):
+            return frame
+        last = frame.iloc[:, -1] if frame.shape[1] else None
+        if frame.index.nlevels == 1 and last is not None and (last.isna() | last.eq("")).all():
+            data.seek(0)
+            return pd.read_csv(data, **{**kwargs, "index_col": False})
+    except pd.errors.ParserError as exc:
+        raise InputError(f"cannot read {source}: {_parser_problem(exc, kwargs)}") from None
+    except UnicodeDecodeError as exc:
+        encoding = kwargs.get("encoding") or "utf-8"
+        raise InputError(
+            f"cannot read {source}: it holds bytes that are not {encoding} text ({exc.reason}); "
+            "give its encoding"
+        ) from None
+    raise InputError(
+        f"cannot read {source}: its lines hold more fields than its header names, so a field "
+        f"would be lost; check the separator (read as {kwargs.get('sep', ',')!r})"
+    )
+
+
+def _parser_problem(exc: Exception, kwargs: dict[str, Any]) -> str:
+    """pandas' message for a block it cannot split, without its line number (counted from the
+    block's start, not the file's)."""
+    found = re.search(r"Expected (\d+) fields in line \d+, saw (\d+)", str(exc))
+    if found is None:
+        return " ".join(str(exc).split())
+    expected, saw = found.groups()
+    return (
+        f"a line holds {saw} fields where {expected} are expected; check the separator (read "
+        f"as {kwargs.get('sep', ',')!r}) and the quoting"
+    )
 
 
 def _check_encoding(encoding: str) -> None:
