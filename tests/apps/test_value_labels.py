@@ -23,6 +23,7 @@ from microanon import Release
 from microanon.apps.cli import main
 from microanon.apps.io import categories_entry, read_table, value_label_categories
 from microanon.apps.workbench import create_app
+from microanon.core.hierarchy import parse_interval
 from microanon.core.schema import Schema
 from microanon.models import check_release
 
@@ -247,6 +248,48 @@ def test_a_release_written_as_spss_or_stata_labels_only_what_it_publishes(tmp_pa
     again = verify_written(out, original)
     assert again.ok, again.failures()
     assert all(v.holds for v in check_release(public))
+
+
+@pytest.mark.parametrize("fmt", ["sav", "dta"])
+def test_the_codes_follow_the_number_line(tmp_path, fmt):
+    """The March 1988 CPS's weekly wage and experience generalized to intervals: their codes
+    follow the intervals' lower ends (``[0, 500)`` is 1, ``[500, 1000)`` 2, ``[1000, 1500)``
+    3 ...), where text order had put ``[1000, 1500)`` before ``[500, 1000)``; labels that start
+    with no number come after, by their text."""
+    from real_surveys import survey
+
+    from microanon.methods.generalize import full_domain
+
+    cps = survey("cps1988")[["wage", "experience", "ethnicity", "region"]]
+    schema = {
+        "wage": {
+            "role": "quasi",
+            "kind": "numeric",
+            "hierarchy": {"builder": "intervals", "widths": [500, 1000]},
+        },
+        "experience": {
+            "role": "quasi",
+            "kind": "numeric",
+            "hierarchy": {"builder": "intervals", "widths": [5, 10]},
+        },
+        "ethnicity": {"role": "quasi", "hierarchy": {"builder": "masking"}},
+        "region": {"role": "sensitive"},
+    }
+    release = full_domain(
+        cps, schema, models=[{"k_anonymity": {"k": 10}}], suppressed_rows="star", suppression=0.02
+    )
+    release.save(tmp_path / "out", format=fmt)
+    reader = pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta
+    _, meta = reader(str(tmp_path / "out" / "public" / f"data.{fmt}"))
+    for column in ("wage", "experience", "ethnicity"):
+        labels = [label for _, label in sorted(meta.variable_value_labels[column].items())]
+        starts = [parse_interval(label) for label in labels]
+        numbered = [s.lo for s in starts if s is not None]
+        assert numbered == sorted(numbered) and len(set(numbered)) == len(numbered), column
+        text = labels[len(numbered) :]  # ("*", a star-mode record; the masked ethnicity)
+        assert all(s is None for s in starts[len(numbered) :]) and text == sorted(text), column
+    wage = list(meta.variable_value_labels["wage"].values())
+    assert len(wage) > 3 and wage != sorted(wage)  # (text order would differ)
 
 
 def test_a_name_the_format_does_not_allow_is_one_line(tmp_path):

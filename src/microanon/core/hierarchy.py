@@ -56,6 +56,8 @@ __all__ = [
     "NODE_ORDERS",
     "SUPPRESSED",
     "TreeArrays",
+    "label_start",
+    "number_line_order",
     "parse_interval",
     "value_key",
 ]
@@ -86,6 +88,30 @@ def parse_interval(label: Any) -> Interval | None:
         return None
     left, lo, hi, right = match.groups()
     return Interval(float(lo), float(hi), left == "[", right == "]")
+
+
+#: A label that starts at a number: the number itself, or an interval's lower end (``42``,
+#: ``[30, 35)``, ``(1.5, 2]``, ``30-34``, ``30 - 34``).
+_START = re.compile(r"^\s*[\[(]?\s*(-?\d+(?:\.\d+)?)\s*(?:[,–-]|$)")
+
+
+def label_start(label: Any) -> float | None:
+    """Where a label lies on the number line: the number itself, or an interval's lower end
+    (``"[30, 35)"`` and ``"30-34"`` start at 30); None for a label that starts otherwise."""
+    match = _START.match(str(label))
+    return float(match.group(1)) if match else None
+
+
+def number_line_order(labels: Iterable[str]) -> list[str]:
+    """Labels in the order a reader expects: those that start at a number
+    (:func:`label_start`) by that number, then the others; each by its text where that ties
+    (``"[20, 30)"`` before ``"[100, 110)"``, where text order puts it after)."""
+
+    def key(label: str) -> tuple[int, float, str]:
+        start = label_start(label)
+        return (1, 0.0, label) if start is None else (0, start, label)
+
+    return sorted(labels, key=key)
 
 
 def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> np.ndarray:

@@ -40,6 +40,7 @@ from . import display, release_files
 from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
 from .factorize import factorize
+from .hierarchy import number_line_order
 from .output import atomic_directory
 from .record_order import inverse_order, rows_in_order, value_order
 
@@ -486,8 +487,9 @@ class Release:
             holds a previous microanon output and nothing else.
         format : {"csv", "parquet", "sav", "dta"}
             The tables' file format. In an SPSS (``sav``) or Stata (``dta``) file a text column
-            is written as codes 1, 2, ... (its values in sorted order) with value labels: one
-            label for each value the published column holds, and none for any other value.
+            is written as codes 1, 2, ... (its values in order, an interval by its lower end:
+            :func:`~microanon.core.hierarchy.number_line_order`) with value labels: one label
+            for each value the published column holds, and none for any other value.
         overwrite : bool
             Replace a previous output in ``directory``.
         protect : paths
@@ -754,8 +756,9 @@ def _statistical_name_problem(name: str, format: str) -> str | None:
 
 def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping[str, str]) -> None:
     """A table as an SPSS or Stata file: numbers as numbers; text and truth values as codes
-    1, 2, ... (the values in sorted order) labelled with the values the column holds, no label
-    for any other value; missing values missing.
+    1, 2, ... (the values in :func:`~microanon.core.hierarchy.number_line_order`: intervals by
+    their lower ends) labelled with the values the column holds, no label for any other value;
+    missing values missing.
 
     Raises
     ------
@@ -784,7 +787,7 @@ def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping
             out[name] = number.astype("float64")
             continue
         text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
-        values = sorted(set(text.dropna()))
+        values = number_line_order(set(text.dropna()))
         codes = {v: float(i) for i, v in enumerate(values, start=1)}
         out[name] = text.map(codes).astype("float64")
         labels[name] = {code: value for value, code in codes.items()}

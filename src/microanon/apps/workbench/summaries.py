@@ -7,14 +7,13 @@ JSON API, never a file of the public part.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ...core.hierarchy import SUPPRESSED, value_key
+from ...core.hierarchy import SUPPRESSED, label_start, value_key
 from ...core.release import Release
 from ...core.schema import Schema
 from ...measures import REGIONS
@@ -99,7 +98,7 @@ def chart(values: pd.Series) -> dict[str, list[Any]]:
     else:
         keyed = pd.Series(sizes, index=distinct.map(value_key)).groupby(level=0, sort=False).sum()
         counts = keyed.sort_values(ascending=False, kind="stable").head(BARS)
-        starts = [_start(label) for label in counts.index]
+        starts = [label_start(label) for label in counts.index]
         if all(s is not None for s in starts):
             counts = counts.iloc[np.argsort(np.array(starts, dtype=float), kind="stable")]
         out = {"labels": list(counts.index), "counts": [int(c) for c in counts]}
@@ -108,16 +107,6 @@ def chart(values: pd.Series) -> dict[str, list[Any]]:
         out["labels"].append(SUPPRESSED)
         out["counts"].append(missing)
     return out
-
-
-#: A label that starts an interval: ``[30, 35)``, ``(1.5, 2]``, ``30-34``, ``30 - 34``.
-_INTERVAL = re.compile(r"^\s*[\[(]?\s*(-?\d+(?:\.\d+)?)\s*(?:[,–-]|$)")
-
-
-def _start(label: Any) -> float | None:
-    """Where a label lies on the number line: the number itself, or an interval's lower end."""
-    match = _INTERVAL.match(str(label))
-    return float(match.group(1)) if match else None
 
 
 def _round(x: float) -> int | float:
