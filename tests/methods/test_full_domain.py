@@ -113,17 +113,15 @@ def test_worked_example_with_suppression(small: tuple[pd.DataFrame, Schema]) -> 
 
 
 def test_worked_example_star_rows(small: tuple[pd.DataFrame, Schema]) -> None:
-    """The one suppressed record would be a '*' class of size 1 < k: star mode publishes the
-    best node that suppresses none instead, and says so."""
+    """The one suppressed record would be a '*' class of size 1 < k: that node is infeasible in
+    star mode, and the optimum is the best node that suppresses none."""
     df, schema = small
     models = {"k_anonymity": {"k": 2}}
     release = full_domain(df, schema, models=models, suppression=0.2, suppressed_rows="star")
     unsuppressed = full_domain(df, schema, models=models, suppression=0.0)
     assert release.metadata["levels"] == unsuppressed.metadata["levels"]
     assert release.metadata["suppressed"] == 0 and len(release.data) == len(df)
-    search = release.metadata["search"]
-    assert search["optimal"] is False
-    assert search["star"] == {"suppressed_at_best": 1, "fails": "k-anonymity (k=2)"}
+    assert release.metadata["search"] == {"kind": "exact", "optimal": True, "summary": "optimal"}
     assert all(v.holds for v in check_release(release))
     nine = NINE
     release = full_domain(

@@ -177,7 +177,7 @@ def test_genetic_run_to_exhaustion_is_the_exact_search(
 ) -> None:
     table = Table.from_frame(p["df"], p["schema"])
     limit = int(np.floor(p["suppression"] * table.n_records + 1e-9))
-    models = _model_set(table, p["models"], follows_release=mode == "remove")
+    models = _model_set(table, p["models"], mode)
     rng = np.random.default_rng(seed)
     try:
         exact = search(table, p["models"], p["suppression"], metric, suppressed_rows=mode)
@@ -416,7 +416,7 @@ def test_a_search_without_its_lower_bound_finds_the_same_node(
     assert walks == []
     assert loose.levels == bounded.levels
     assert loose.metric_value == bounded.metric_value
-    models = _model_set(table, [KAnonymity(4)], follows_release=True)
+    models = _model_set(table, [KAnonymity(4)], "remove")
     bottom = _Walk(table, models, 0, "lm").bounds([(0,) * 3])[0]
     assert loose.lower_bound == pytest.approx(min(bottom, loose.metric_value))
     assert loose.lower_bound <= bounded.lower_bound

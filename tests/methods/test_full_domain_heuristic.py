@@ -137,7 +137,7 @@ def test_heuristic_run_to_exhaustion_is_the_exact_search(
     table = Table.from_frame(p["df"], p["schema"])
     n = table.n_records
     limit = int(np.floor(p["suppression"] * n + 1e-9))
-    models = _model_set(table, p["models"], follows_release=mode == "remove")
+    models = _model_set(table, p["models"], mode)
     try:
         exact = search(table, p["models"], p["suppression"], metric, suppressed_rows=mode)
     except InfeasibleError:

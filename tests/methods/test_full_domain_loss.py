@@ -218,7 +218,7 @@ def test_bounds_never_exceed_a_feasible_value(p: dict, aggregate: str, gs: float
     # of the nodes above it (refine) before the node's own value is known.
     table = Table.from_frame(p["df"], p["schema"])
     limit = math.floor(p["suppression"] * table.n_records + 1e-9)
-    models = _model_set(table, as_models(p["models"]), follows_release=True)
+    models = _model_set(table, as_models(p["models"]), "remove")
     metric = canonical_metric({"name": "loss", "aggregate": aggregate, "gs_factor": gs})
     engine = _Engine(table, models, limit, metric, all_minimal=True)
     for node in np.argsort(-engine.lattice.total, kind="stable"):

@@ -107,11 +107,13 @@ def _against_kept(gen: pd.DataFrame, mask: np.ndarray, p: dict) -> np.ndarray:
     return mask
 
 
-def brute_force(p: dict, with_metrics: bool = True) -> list[dict]:
+def brute_force(p: dict, with_metrics: bool = True, mode: str = "remove") -> list[dict]:
     """Every feasible node with its suppression (and metric values).
 
-    Suppressed records are removed: t-closeness is checked against the distribution of the
-    records kept, suppressing further until every kept class passes against it.
+    ``remove``: suppressed records are removed, and t-closeness is checked against the
+    distribution of the records kept, suppressing further until every kept class passes
+    against it. ``star``: they are published with every quasi-identifier ``*``, and the table
+    so published must pass every model, its ``*`` class included.
     """
     df, quasi, hs = p["df"], p["quasi"], p["hierarchies"]
     n = len(df)
@@ -133,11 +135,17 @@ def brute_force(p: dict, with_metrics: bool = True) -> list[dict]:
         for m in p["models"]:
             ok &= m.group_ok(groups)
         mask = ~ok[groups.row_group]
-        if any(isinstance(m, TCloseness) for m in p["models"]):
+        if mode == "remove" and any(isinstance(m, TCloseness) for m in p["models"]):
             mask = _against_kept(gen, mask, p)
         s = int(mask.sum())
         if s > limit:
             continue
+        if mode == "star" and s:
+            starred = gen.copy()
+            starred.loc[mask, quasi] = "*"
+            published = Groups.from_frame(starred, quasi, "s")
+            if not all(m.group_ok(published).all() for m in p["models"]):
+                continue
         node = {
             "levels": dict(zip(quasi, levels, strict=True)),
             "suppressed": s,
@@ -218,6 +226,30 @@ def test_optimum_equals_brute_force_for_every_metric(p: dict) -> None:
         assert result.levels == want["levels"], metric
         assert result.suppressed == want["suppressed"]
         assert result.metric_value == pytest.approx(want[metric], rel=1e-9, abs=1e-12), metric
+        assert np.array_equal(result.suppressed_mask, want["mask"])
+
+
+@settings(
+    max_examples=35,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems())
+def test_star_mode_optimum_equals_brute_force(p: dict) -> None:
+    """In star mode the search's node is the optimum among the nodes whose published table,
+    the '*' class of the suppressed records included, passes every model by its plain
+    definition; none such: a refusal."""
+    nodes = brute_force(p, mode="star")
+    table = Table.from_frame(p["df"], p["schema"])
+    for metric in ("lm", "discernibility", "entropy"):
+        if not nodes:
+            with pytest.raises(InfeasibleError):
+                search(table, p["models"], p["suppression"], metric, suppressed_rows="star")
+            continue
+        result = search(table, p["models"], p["suppression"], metric, suppressed_rows="star")
+        want = optimum(nodes, metric)
+        assert result.levels == want["levels"], metric
+        assert result.suppressed == want["suppressed"]
         assert np.array_equal(result.suppressed_mask, want["mask"])
 
 

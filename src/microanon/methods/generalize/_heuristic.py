@@ -67,7 +67,7 @@ from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
 from ._lattice import node_count
 from ._lattice_frequencies import LevelMaps, frequency_set, records_per, roll_up
 from ._metrics import Metric, make_metric
-from ._search import FrequencyCache, SearchResult, infeasible_error
+from ._search import FrequencyCache, SearchResult, infeasible_error, star_refusal
 from ._search_models import ModelSet
 
 __all__ = ["heuristic_search"]
@@ -84,6 +84,7 @@ class _Checked:
     value: float  # the metric with the failing classes' records suppressed (feasible or not)
     total: int
     sunk: bool = False  # infeasible, and so is every node below it
+    star_fails: str | None = None  # star mode: the model its '*' class fails (Verdict.head)
     step: int = 0  # which check of the search it was (1 for the first)
     seconds: float = 0.0  # when it was checked, in seconds since the search began
 
@@ -137,8 +138,7 @@ class _Walk:
         self.best = float("inf")
         self.incumbent: Levels | None = None  # a feasible node of the smallest value so far
         self.feasible: list[Levels] = []
-        # Feasibility is monotone when the filter decides everything or nothing may be suppressed.
-        self.monotone = models.exact_filter or (limit == 0 and models.monotone)
+        self.monotone = models.feasibility_monotone(limit)
 
     def reported_best(self) -> float | None:
         """The incumbent's metric value as reported (None before a feasible node is found)."""
@@ -163,9 +163,19 @@ class _Walk:
             fail, _ = self.models.failing(fs, fail, self.limit)
             suppressed = int(fs.sizes[fail].sum())
         feasible = suppressed <= self.limit
+        starred = None
+        if feasible and suppressed and self.models.star:
+            starred = self.models.star_fails(fail[fs.cls], fs.sa, fs.counts)
+            feasible = starred is None
         value = self.metric.value(fs, fail, suppressed)
         res = _Checked(
-            feasible, suppressed, value, sum(node), step=budget.steps, seconds=budget.seconds
+            feasible,
+            suppressed,
+            value,
+            sum(node),
+            step=budget.steps,
+            seconds=budget.seconds,
+            star_fails=starred,
         )
         # The filter's records only grow down the lattice; with monotone feasibility every
         # node below an infeasible one is infeasible.
@@ -497,8 +507,11 @@ def _no_node(
 ) -> InfeasibleError:
     """The error when the search checked no feasible node."""
     top = tuple(walk.heights)
-    monotone = walk.models.exact_filter or (walk.limit == 0 and walk.models.monotone)
+    monotone = walk.models.feasibility_monotone(walk.limit)
     top_infeasible = top in walk.checked and not walk.checked[top].feasible
+    starred = [(r.suppressed, r.star_fails) for r in walk.checked.values() if r.star_fails]
+    if stopped == "exhausted" and starred:
+        return star_refusal(*min(starred, key=lambda x: x[0]))
     if stopped == "exhausted" or (monotone and top_infeasible):
         needs = min(r.suppressed for r in walk.checked.values())
         fs = walk.cache.at(np.asarray(top, dtype=np.int64))

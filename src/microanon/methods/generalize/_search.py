@@ -8,7 +8,11 @@ records win, then the lower total level, then the lexicographically smaller leve
 
 Evaluating a node means building its frequency set (rolled up from the smallest frequency set
 already built below it), applying the models' monotone *filter* (:mod:`._search_models`) and,
-when the filter's suppression is within the limit, the other models with ``group_ok``.
+when the filter's suppression is within the limit, the other models with ``group_ok``. In star
+mode (``suppressed_rows="star"``) the suppressed records are published as one ``*`` class,
+which must pass the models too: a node whose suppressed records fail them as one class is
+infeasible. That condition is not monotone (3 suppressed records fail k = 5 where the 10 of a
+node below pass), so with suppression allowed star mode's feasibility never is.
 
 What an evaluation teaches is propagated over the lattice with masks (predictive tagging):
 
@@ -21,7 +25,8 @@ What an evaluation teaches is propagated over the lattice with masks (predictive
   and ``good`` propagates up, when the filter is the whole verdict (k-anonymity, distinct ℓ,
   k-map) or nothing may be suppressed and "every class passes" is monotone up the lattice (true
   for every built-in model except δ-disclosure privacy and δ-presence with ``δ_min > 0``, see
-  :mod:`._search_models`); otherwise only evaluated nodes are tagged.
+  :mod:`._search_models`), and not star mode with suppression; otherwise only evaluated nodes
+  are tagged.
 * ``dominated``: nodes strictly above a node where nothing is suppressed, when "every class
   passes" is monotone. They suppress nothing either, and every metric without suppression is
   non-decreasing up the lattice, so they are never better than that node (an equal value loses
@@ -159,6 +164,7 @@ class _Node:
     feasible: bool = False
     suppressed: int = 0
     value: float = float("inf")
+    star_fails: str | None = None  # star mode: the model its '*' class fails (Verdict.head)
 
 
 def check_suppression(suppression: Any) -> float:
@@ -322,8 +328,7 @@ class _Engine:
         self.bad = np.zeros(size, dtype=bool)
         self.good = np.zeros(size, dtype=bool)
         self.dominated = np.zeros(size, dtype=bool)
-        # Feasibility is monotone when the filter decides everything or nothing may be suppressed.
-        self.monotone = models.exact_filter or (limit == 0 and models.monotone)
+        self.monotone = models.feasibility_monotone(limit)
         self.results: dict[int, _Node] = {}
         self.feasible: list[int] = []
         self.best = float("inf")
@@ -380,6 +385,9 @@ class _Engine:
             res.checked = True
             res.suppressed = int(fs.sizes[fail].sum())
             res.feasible = res.suppressed <= self.limit
+            if res.feasible and res.suppressed and self.models.star:
+                res.star_fails = self.models.star_fails(fail[fs.cls], fs.sa, fs.counts)
+                res.feasible = res.star_fails is None
             if res.feasible:
                 # Without other models the failing classes are the filter's: the value is known.
                 same = fail is fail_filter
@@ -474,12 +482,17 @@ class _Engine:
                 hi = mid
 
 
-def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bool) -> ModelSet:
+def _model_set(
+    table: Table, models: Sequence[PrivacyModel], suppressed_rows: str = "remove"
+) -> ModelSet:
+    """The models of a search on ``table`` whose suppressed records are published as
+    ``suppressed_rows`` says (removed, or as one ``*`` class)."""
     schema = table.schema
     require_one_sensitive(models, schema.sensitive)
+    star = suppressed_rows == "star"
     needs = [m.name for m in models if m.needs_sensitive]
     if not needs:
-        return ModelSet.build(models, None, None, False, None)
+        return ModelSet.build(models, None, None, False, None, star=star)
     sa = schema.sensitive[0]
     codes = table.codes(sa).astype(np.int64)
     dictionary = table.dictionary(sa)
@@ -487,14 +500,32 @@ def _model_set(table: Table, models: Sequence[PrivacyModel], follows_release: bo
     values = pd.Index(list(dictionary))
     reference[np.asarray(pd.isna(values))] = 0  # unknown values are in no reference distribution
     numeric = numbers_of(table, sa) is not None
-    return ModelSet.build(models, sa, values, numeric, reference, follows_release)
+    return ModelSet.build(
+        models, sa, values, numeric, reference, suppressed_rows == "remove", star=star
+    )
 
 
 def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
-    """Name the tightest constraint: the models the single class of the top node fails."""
+    """Name the tightest constraint: the models the single class of the top node fails, or in
+    star mode the ``*`` class of the nodes within the suppression limit."""
+    starred = [(r.suppressed, r.star_fails) for r in engine.results.values() if r.star_fails]
+    if starred:
+        return star_refusal(*min(starred, key=lambda x: x[0]))
     needs = [r.suppressed if r.checked else r.filtered for r in engine.results.values()]
     top = engine.frequency_set(engine.lattice.top)
     return infeasible_error(engine.models, top, engine.n, engine.limit, min(needs), suppression)
+
+
+def star_refusal(suppressed: int, fails: str) -> InfeasibleError:
+    """The error of a search in star mode that found no feasible node although a node kept
+    within the suppression limit: its ``suppressed`` records, as one ``*`` class, fail
+    ``fails`` (a model's :attr:`~microanon.models.Verdict.head`)."""
+    return InfeasibleError(
+        "suppressed_rows: star publishes the suppressed records as one '*' class, which fails "
+        f"the models at every node within the suppression limit (e.g. {suppressed:,} "
+        f"record(s) failing {fails}), and no node satisfies them without suppression; publish "
+        "them with suppressed_rows: remove"
+    )
 
 
 def infeasible_error(
@@ -658,7 +689,7 @@ def search(
     if table.n_rows == 0:
         raise InputError("the table is empty: there is nothing to generalize")
     limit = int(np.floor(suppression * table.n_records + 1e-9))
-    models_set = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
+    models_set = _model_set(table, resolved, suppressed_rows)
     engine = _Engine(table, models_set, limit, metric, all_minimal)
     lat = engine.lattice
     with as_progress(bool(progress)).count("full-domain search", lat.size, unit="node") as nodes:
@@ -789,7 +820,7 @@ def evaluate_levels(
         raise InputError("the table is empty: there is nothing to generalize")
     node_levels = _check_levels(table, levels)
     limit = int(np.floor(suppression * table.n_records + 1e-9))
-    models_set = _model_set(table, as_models(models), suppressed_rows == "remove")
+    models_set = _model_set(table, as_models(models), suppressed_rows)
     engine = _Engine(table, models_set, limit, metric, False)
     node = engine.lattice.node(node_levels)
     fs, fail, mask = _suppressed_rows(engine, node)

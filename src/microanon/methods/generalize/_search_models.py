@@ -189,6 +189,9 @@ class ModelSet:
         Whether the reference distribution of t-closeness, β-likeness and δ-disclosure privacy
         is that of the records kept (suppressed records removed from the release) rather than
         the original table's: see :meth:`failing`.
+    star : bool
+        Whether the suppressed records are published as one ``*`` class (star mode), which
+        must pass the models too: see :meth:`star_fails`.
     """
 
     models: list[PrivacyModel]
@@ -205,6 +208,7 @@ class ModelSet:
     monotone: bool = True
     populations: dict[int, Population] = field(default_factory=dict)
     follows_release: bool = False
+    star: bool = False
     unknown_code: int | None = None
 
     @classmethod
@@ -216,12 +220,14 @@ class ModelSet:
         numeric: bool,
         reference: np.ndarray | None,
         follows_release: bool = False,
+        star: bool = False,
     ) -> ModelSet:
         """Split ``models``; ``reference`` holds the original table's sensitive counts.
 
         ``follows_release``: the suppressed records are removed from the release, so the models
         compared with a reference distribution are checked against the kept records' (see
-        :meth:`failing`).
+        :meth:`failing`). ``star``: they are published as one ``*`` class instead (see
+        :meth:`star_fails`).
         """
         # One Index of the sensitive values, shared by every class check's Groups.
         domain = values
@@ -229,6 +235,7 @@ class ModelSet:
             domain = pd.Index(list(values))
         out = cls(list(models), sensitive, domain, numeric, reference)
         out.follows_release = follows_release and any(m.compares_with_reference for m in models)
+        out.star = star
         if domain is not None:
             unknown = np.flatnonzero(np.asarray(pd.isna(domain)))
             out.unknown_code = int(unknown[0]) if len(unknown) else None
@@ -275,6 +282,48 @@ class ModelSet:
                     "population must contain every record"
                 )
             self.populations[id(model)] = encoded
+
+    def feasibility_monotone(self, limit: int) -> bool:
+        """Whether a node's feasibility (with at most ``limit`` records suppressed) holds at
+        every node above a feasible one: when the filter decides everything, or when nothing
+        may be suppressed and every model is monotone. Never for star mode's ``*`` class, which
+        may pass below and fail above (10 suppressed records pass k = 5, 3 fail)."""
+        if self.star and limit > 0:
+            return False
+        return self.exact_filter or (limit == 0 and self.monotone)
+
+    def star_fails(
+        self, starred: np.ndarray, sa: np.ndarray | None, counts: np.ndarray | None
+    ) -> str | None:
+        """The first model that the rows ``starred`` fail as one ``*`` class (its name and
+        parameters, as :attr:`~microanon.models.Verdict.head` gives them), None when they pass
+        every model: star mode publishes a node's suppressed records so.
+
+        ``starred`` marks rows (of a table or a frequency set), ``sa`` their sensitive codes
+        (None without a model on them), ``counts`` the records per row (None: one each). The
+        class is checked by each model's plain definition against the original table's
+        sensitive distribution, as star mode publishes every record, beside one group of the
+        other rows (whose verdict is not read), so that the models see every record.
+        """
+        two = [(~np.asarray(starred, dtype=bool)).astype(np.int64)]
+        if sa is None or self.sensitive is None:
+            groups = Groups.from_codes(("class",), two, [2], weights=counts)
+        else:
+            groups = Groups.from_codes(
+                ("class",),
+                two,
+                [2],
+                sensitive=self.sensitive,
+                sa_codes=np.asarray(sa, dtype=np.int64),
+                values=self.values,
+                numeric=self.numeric,
+                weights=counts,
+                reference=self.reference,
+            )
+        for model in self.models:
+            if not model.group_ok(groups)[0]:
+                return model.check(groups).head
+        return None
 
     @property
     def min_class_size(self) -> int:

@@ -15,16 +15,14 @@ budget (:data:`DEFAULT_TIME_LIMIT`) and the largest lattice of the exact search
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...core.errors import InfeasibleError, InputError
+from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.table import Table
-from ...models.groups import Groups
 from ._budget import DEFAULT_TIME_LIMIT, SearchStopped, SearchWatch, check_limits, check_watch
 from ._genetic import genetic_search
 from ._heuristic import heuristic_search
@@ -160,10 +158,8 @@ def run_search(
     or genetic search does not work for its bound (see :func:`._heuristic.heuristic_search`).
 
     In star mode the suppressed records are published as one ``*`` class, which must satisfy
-    the models too; the searches do not check it (it is not monotone: a more general node
-    suppresses fewer records). When the node found suppresses records whose ``*`` class fails
-    a model, the search runs again without suppression, and its node is returned: the best
-    node that suppresses nothing (the record's ``star`` says so, ``optimal`` is False).
+    the models too: every search counts a node whose ``*`` class fails them as infeasible, so
+    the exact search's node is the optimum among the nodes whose ``*`` class passes.
 
     Returns
     -------
@@ -176,73 +172,10 @@ def run_search(
         ``all_minimal`` on a lattice too big for the exact search, a ``watch`` that is not a
         :class:`~._budget.SearchWatch` (and what the exact search raises).
     InfeasibleError
-        As the search that ran; in star mode, when the ``*`` class fails and no node satisfies
-        the models without suppression.
+        As the search that ran; in star mode, when every node within the suppression limit
+        leaves a ``*`` class that fails the models.
     """
-    searched = (table, resolved, suppression, metric, suppressed_rows, choice)
-    options = {"progress": progress, "watch": watch, "rng": rng, "lower_bound": lower_bound}
-    result, record = _search_once(searched, options)
-    if suppressed_rows != "star" or not result.suppressed:
-        return result, record
-    fails = star_class_fails(table, resolved, result.suppressed_mask)
-    if fails is None:
-        return result, record
-    starred = int(result.suppressed)
-    try:
-        result, record = _search_once((table, resolved, 0.0, *searched[3:]), options)
-    except InfeasibleError:
-        raise InfeasibleError(
-            f"suppressed_rows: star would publish the {starred} suppressed record(s) "
-            f"as one '*' class that fails it ({fails}), and no node satisfies the models "
-            "without suppression; publish them with suppressed_rows: remove"
-        ) from None
-    record["optimal"] = False
-    record["star"] = {"suppressed_at_best": starred, "fails": fails}
-    record["summary"] = (
-        f"the best node within the suppression limit suppressed {starred:,} record(s), which "
-        f"as one '*' class fail {fails}; this is the best node that suppresses none "
-        f"({record.get('kind', 'exact')} search)"
-    )
-    return result, record
-
-
-def star_class_fails(table: Table, resolved: list[Any], suppressed: np.ndarray) -> str | None:
-    """The first model the ``suppressed`` rows of ``table`` fail as one ``*`` class (as text),
-    compared with the whole table's sensitive values as star mode publishes
-    them; None when they pass every model."""
-    models = _model_set(table, resolved, follows_release=False)
-    # two groups, the '*' class first and the other records (whose verdict is not read): the
-    # models see the table's number of records
-    two = [(~np.asarray(suppressed, dtype=bool)).astype(np.int64)]
-    weights = None if table.counts is None else table.counts
-    if models.sensitive is None:
-        groups = Groups.from_codes(("class",), two, [2], weights=weights)
-    else:
-        groups = Groups.from_codes(
-            ("class",),
-            two,
-            [2],
-            sensitive=models.sensitive,
-            sa_codes=table.codes(models.sensitive).astype(np.int64),
-            values=models.values,
-            numeric=models.numeric,
-            weights=weights,
-            reference=models.reference,
-        )
-    for model in resolved:
-        if not model.group_ok(groups)[0]:
-            return model.check(groups).head
-    return None
-
-
-def _search_once(
-    searched: tuple[Table, list[Any], float, str, str, SearchChoice], options: Mapping[str, Any]
-) -> tuple[SearchResult, dict[str, Any]]:
-    """:func:`run_search` without the star class's check: ``searched`` its positional
-    arguments, ``options`` its keyword arguments."""
-    table, resolved, suppression, metric, suppressed_rows, choice = searched
-    progress, rng, lower_bound = options["progress"], options["rng"], options["lower_bound"]
-    watch = check_watch(options["watch"])
+    watch = check_watch(watch)
     size = lattice_size(table)
     kind = choice.kind(size, len(table.schema.quasi))
     if kind != "exact" and choice.all_minimal:
@@ -266,7 +199,7 @@ def _search_once(
     if time_limit is None and step_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
     limit = int(np.floor(suppression * table.n_records + 1e-9))
-    models = _model_set(table, resolved, follows_release=suppressed_rows == "remove")
+    models = _model_set(table, resolved, suppressed_rows)
     if kind == "genetic":
         result = genetic_search(
             table,
