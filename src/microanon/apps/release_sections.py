@@ -69,6 +69,10 @@ def privacy_metrics(
     table it summarizes.
     """
     out: dict[str, Any] = {}
+    if sensitive is not None and not table[sensitive].notna().any():
+        # no known value (every record that held one suppressed, say): nothing for ℓ and t
+        out.update(l_distinct=None, l_entropy=None, t_closeness=None)
+        sensitive = None
     groups = Groups.from_frame(table, quasi, sensitive, weights=counts)
     if sensitive is not None:
         prof = profile(groups, None, None)
@@ -80,7 +84,7 @@ def privacy_metrics(
             t_closeness=prof["t_closeness"],
         )
     else:
-        out.update(classes=groups.n_groups, k=int(groups.sizes.min()))
+        out = {"classes": groups.n_groups, "k": int(groups.sizes.min()), **out}
     risk = class_attacker_risks(groups.sizes, None, _RISK_THRESHOLD, "sample")["prosecutor"]
     out.update(
         risk_max=risk["highest"], risk_avg=risk["average"], records_at_risk=risk["share_above"]
@@ -295,7 +299,18 @@ def add_single_table_sections(
         }
     )
     listed = [str(c) for c in meta.get("sensitive") or []]
-    sec.table(comparison, caption=caption + measured_sensitive(sensitive, listed))
+    unknown = [
+        side
+        for side, numbers in (("original", before), ("published table", after))
+        if sensitive is not None and numbers.get("l_distinct") is None
+    ]
+    unmeasured = (
+        f" {sensitive} holds no known value in the {' nor the '.join(unknown)}: ℓ and t are not "
+        "measured there."
+        if unknown
+        else ""
+    )
+    sec.table(comparison, caption=caption + measured_sensitive(sensitive, listed) + unmeasured)
     usec = report.section(f"{title}: utility", utility_text)
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
     usec.plot(figure, "Class sizes after anonymization.")

@@ -6,9 +6,11 @@ A column without a telling name is taken for the answer to an opinion or attitud
   :data:`SCALE_POINTS` points (a 1–5 Likert item, a 0–10 scale, a 1–7 party identification),
   nearly every point used, and its name is not that of a count or a rank others can know
   (:data:`COUNT_NAMES`: dependents, children, birth order, ...); or
-* it has **two values and many missing** (at least :data:`YES_NO_MISSING`): a yes/no question
+* it has **two values and many missing** (at least :data:`YES_NO_MISSING`), text or answer
+  codes (whole numbers up to :data:`YES_NO_CODES`, as 1 = yes, 2 = no): a yes/no question
   asked of part of the sample (split ballots, filters), as opinion items are, whereas
-  demographics are asked of everyone; or
+  demographics are asked of everyone (two other numbers, such as a chart position of 17 or
+  22, are no answer); or
 * its values are **answer labels**: most of its distinct values read like the answer options of
   a questionnaire (:data:`ANSWER_WORDS`: ``agree strongly``, ``very satisfied``, ``not at all``,
   ...), as value labels read from an SPSS or Stata file are.
@@ -26,10 +28,19 @@ import pandas as pd
 
 from .profile import ColumnProfile, normalized_name
 
-__all__ = ["ANSWER_WORDS", "COUNT_NAMES", "SCALE_POINTS", "YES_NO_MISSING", "answer_item"]
+__all__ = [
+    "ANSWER_WORDS",
+    "COUNT_NAMES",
+    "SCALE_POINTS",
+    "YES_NO_CODES",
+    "YES_NO_MISSING",
+    "answer_item",
+]
 
 #: Smallest share of missing answers of a two-valued column taken for a yes/no opinion item.
 YES_NO_MISSING = 0.1
+#: Largest number coding a yes/no answer (0/1, 1/2, 1/5, ...).
+YES_NO_CODES = 9
 #: Points of a rating scale (smallest and largest number of values).
 SCALE_POINTS = (4, 11)
 #: Names (normalized) of counts and ranks others can know, whose whole numbers are no rating
@@ -65,6 +76,15 @@ def _whole_numbers(col: pd.Series) -> np.ndarray | None:
     return np.sort(x.astype(np.int64))
 
 
+def _answer_codes(col: pd.Series) -> bool:
+    """Whether a column's values could code answers: text, or whole numbers from 0 to
+    :data:`YES_NO_CODES`."""
+    if not pd.api.types.is_numeric_dtype(col):
+        return True
+    numbers = _whole_numbers(col)
+    return numbers is not None and 0 <= int(numbers[0]) and int(numbers[-1]) <= YES_NO_CODES
+
+
 def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     """Whether a column looks like answers to an opinion question: ``(rule, reason)`` or None.
 
@@ -77,7 +97,12 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     -------
     (rule, reason) or None
     """
-    if p.distinct == 2 and p.missing_share >= YES_NO_MISSING and p.type not in ("date", "code"):
+    if (
+        p.distinct == 2
+        and p.missing_share >= YES_NO_MISSING
+        and p.type not in ("date", "code")
+        and _answer_codes(col)
+    ):
         return (
             "yes-no-item",
             f"yes/no-item rule: two answers and {p.missing_share:.0%} missing, a question asked "
