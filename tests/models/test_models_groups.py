@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from microanon.core.errors import InputError
-from microanon.models import Groups, k_anonymity, t_closeness
+from microanon.models import Groups, k_anonymity, l_diversity, t_closeness
 
 
 def _partition(groups: Groups) -> set[frozenset[int]]:
@@ -100,9 +101,11 @@ def test_missing_sensitive_values_are_unknown() -> None:
     assert list(g.unknown) == [1, 2] and g.unknown_records == 3
     view, positions = g.known_view()
     assert list(positions) == [0] and list(view.sizes) == [1] and list(view.values) == ["x"]
-    df.loc[0, "s"] = None
-    with pytest.raises(InputError, match="sensitive column 's' holds no known value"):
-        Groups.from_frame(df, "q", "s")
+    df.loc[0, "s"] = None  # no known value at all: no group discloses one
+    g = Groups.from_frame(df, "q", "s")
+    assert g.n_values == 0 and g.known_view()[0].n_groups == 0
+    assert l_diversity(g, None, None, l=2).holds and l_diversity(g, None, None).value == math.inf
+    assert t_closeness(g, None, None, t=0.1).holds
 
 
 def test_missing_values_in_unused_columns_are_fine() -> None:

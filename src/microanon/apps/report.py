@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -111,6 +112,8 @@ def _format_cell(v: Any, digits: int) -> str:
     if isinstance(v, float):
         if v != v:  # NaN
             return "–"
+        if math.isinf(v):
+            return "∞" if v > 0 else "-∞"
         if v == int(v) and abs(v) < 1e15:
             return f"{int(v):,}"
         return f"{v:.{digits}g}"

@@ -539,13 +539,12 @@ def _domain(
 
 
 def _sensitive_codes(column: pd.Series, name: Hashable) -> tuple[np.ndarray, pd.Index]:
-    """Codes of a sensitive column (``-1`` for a missing, i.e. unknown, value) and its values."""
+    """Codes of a sensitive column (``-1`` for a missing, i.e. unknown, value) and its values
+    (none when every value is unknown: then no group discloses one)."""
     try:
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
     except TypeError as exc:
         raise InputError(f"column {name!r} holds unhashable values: {exc}") from exc
-    if len(uniques) == 0:
-        raise InputError(f"sensitive column {name!r} holds no known value")
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 

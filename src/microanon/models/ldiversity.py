@@ -173,15 +173,19 @@ def l_diversity(
     """
     ell, c = _check_parameters(l, form, c)
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
-    if ell is not None and ell > groups.n_values:
+    if ell is not None and 0 < groups.n_values < ell:
         raise InputError(
             f"l = {ell} is impossible: column {groups.sensitive!r} has only {groups.n_values} "
             "distinct value(s), and no group can be more diverse than the whole table"
         )
     view, positions = groups.known_view()
     values = group_diversity(view, form, c)
-    achieved = values.min()
-    achieved = float(achieved) if form in ("frequency", "entropy") else int(achieved)
+    if not len(values):  # no known value at all: no group discloses one, every ℓ holds
+        achieved: int | float = math.inf
+    elif form in ("frequency", "entropy"):
+        achieved = float(values.min())
+    else:
+        achieved = int(values.min())
     parameters: dict[str, Any] = {"l": ell, "form": form}
     if form == "recursive":
         parameters["c"] = c

@@ -241,9 +241,10 @@ class ModelSet:
             out.unknown_code = int(unknown[0]) if len(unknown) else None
         for model in models:
             out.monotone &= model.monotone
-            bounds = model.class_bounds(reference, numeric)
             if out.unknown_code is not None and model.compares_with_reference:
                 bounds = ClassBounds()  # a class whose values are all unknown passes
+            else:
+                bounds = model.class_bounds(reference, numeric)
             out.min_size = max(out.min_size, bounds.min_size)
             out.min_distinct = max(out.min_distinct, bounds.min_distinct)
             out.min_coverage = max(out.min_coverage, bounds.min_coverage)
