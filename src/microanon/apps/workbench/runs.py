@@ -25,6 +25,7 @@ from ...core.lint import LintReport
 from ...core.progress import Progress, Stage
 from ...core.schema import Kind, missing_or_marked
 from ...methods import registry
+from ...methods.release import require_quasi
 from ...methods.steps import STEPS_METHOD, check_steps
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
@@ -270,8 +271,11 @@ def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
             )
         sensitive = cfg.schema.sensitive
         if isinstance(model, LDiversity) and len(sensitive) == 1:
-            distinct = int(ds.frame[sensitive[0]].nunique(dropna=False))
-            if model.l > distinct:
+            # a missing value kept unknown (or left out) is no value; without a known value ℓ
+            # holds vacuously
+            known = cfg.schema[sensitive[0]].missing_policy in ("keep", "drop")
+            distinct = int(ds.frame[sensitive[0]].nunique(dropna=known))
+            if 0 < distinct < model.l:
                 raise RequestError(
                     f"models: l_diversity with l={model.l:g} is impossible: {sensitive[0]!r} "
                     f"has {distinct} distinct value(s)",
@@ -335,6 +339,7 @@ def prepare(ds: Dataset, body: Any, uploads: Mapping[str, Path], run: Run) -> Pi
     (config_dir / "README.txt").write_text(_readme(ds), encoding="utf-8")
     try:
         cfg = load_config(config_dir / "config.yaml")
+        require_quasi(cfg.schema)
     except MicroanonError as exc:
         raise RequestError(str(exc), _field(str(exc))) from None
     _possible(cfg, ds)
