@@ -105,6 +105,9 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     sensitive = (meta.get("sensitive") or [None])[0]
     if sensitive is None or not quasi:
         return {}
+    # the hierarchies built from the data as the method built them, from every record that
+    # entered (not from those measured alone, whose values may be missing where others are not)
+    measured = schema.select([*quasi, sensitive]).resolve(original)
     # the records that entered the method (missing: drop left none of the others in), with a
     # known sensitive value
     left_out = schema.left_out(original)
@@ -114,7 +117,7 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     if bool(data[sensitive].isna().any()):
         known = data.loc[data[sensitive].notna()]
         release = Release(release.kind, {"data": known}, release.metadata, release.public_keys)
-    table = Table.from_frame(original, schema.select([*quasi, sensitive]))
+    table = Table.from_frame(original, measured)
     cells = math.prod(table.cardinality(c) for c in [*quasi, sensitive])
     if cells > MAX_JOINT_CELLS:  # the measures compare dense joint distributions
         return {
