@@ -17,6 +17,7 @@ from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..models import Verification, check_release
+from ..models.release_check import CHECKED_KINDS
 from .publish import public_report
 from .report import Report
 
@@ -108,7 +109,7 @@ def release_report(release: Release) -> ReleaseReport:
         internal part).
     """
     public = release.public_part()
-    claims = bool(public.metadata.get("models")) or public.kind == "distribution"
+    claims = bool(public.metadata.get("models")) or public.kind in CHECKED_KINDS
     # As publish does: the models checked on the whole release (δ-presence and k-map need the
     # population counts it keeps internally); only the verdicts enter the public report.
     verification = Verification(verdicts=check_release(release) if claims else [], public=public)

@@ -14,17 +14,21 @@ from microanon.core.release import Release
 from .base import PrivacyModel
 from .config import as_models
 from .frequencies import Frequencies, check_frequencies, frequencies_of
+from .multisa_check import multisa_verdicts
 from .p_privacy import distribution_verdicts
 from .population import population_from_record
 from .verdict import Verdict
 
-__all__ = ["ONE_TABLE_KINDS", "check_release", "published_groups_frame"]
+__all__ = ["CHECKED_KINDS", "ONE_TABLE_KINDS", "check_release", "published_groups_frame"]
 
 #: Column that holds the group id of an anatomized release's expanded sensitive table.
 GROUP = "group"
 
 #: Release kinds whose one published table is checked on its frequency table.
 ONE_TABLE_KINDS = ("generalized", "masked", "randomized")
+#: Release kinds checked whatever models they claim: a distribution release for P-privacy, one
+#: of several sensitive attributes for the ℓ-diversity of its groups and SIDs.
+CHECKED_KINDS = ("distribution", "multi-sa")
 
 
 def published_groups_frame(release: Release) -> tuple[pd.DataFrame, list[str], str | None]:
@@ -77,7 +81,9 @@ def check_release(
         against a population are then checked with the population counts of the published
         classes that the release keeps internally (``metadata["populations"]``). A
         distribution release is always checked for P-privacy, and its other models on its groups
-        (see :func:`microanon.models.p_privacy.distribution_verdicts`).
+        (see :func:`microanon.models.p_privacy.distribution_verdicts`); a release of several
+        sensitive attributes for the ℓ-diversity of its groups and SIDs, whatever it claims
+        (:func:`microanon.models.multisa_check.multisa_verdicts`).
     linkable : sequence of str
         Published columns an attacker can link besides the declared quasi-identifiers, counted
         as quasi-identifiers by every model except those checked against a population: a
@@ -97,6 +103,8 @@ def check_release(
     spec = models if models is not None else release.metadata.get("models")
     if release.kind == "distribution":  # P-privacy always; see p_privacy.distribution_verdicts
         return distribution_verdicts(release, as_models(spec) if spec else [])
+    if release.kind == "multi-sa":  # the groups' and SIDs' ℓ-diversity, always
+        return multisa_verdicts(release)
     if not spec:
         raise InputError("the release claims no privacy model; pass models= to check")
     table, quasi, sensitive = published_groups_frame(release)

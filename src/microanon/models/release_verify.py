@@ -37,7 +37,7 @@ from ..core.factorize import factorize
 from ..core.frames import pandas_if_arrow
 from ..core.release import MANIFEST, PUBLIC_DIR, Release, text_release
 from .frequencies import Frequencies, column_codes, frequencies_of
-from .release_check import ONE_TABLE_KINDS, check_release
+from .release_check import CHECKED_KINDS, ONE_TABLE_KINDS, check_release
 from .verdict import Verdict
 
 __all__ = ["Verification", "verify_written", "public_leaks"]
@@ -264,7 +264,7 @@ def verify_written(
         counted = [c for c in linkable if c in full.data.columns and c not in quasi]
         out.counted_quasi = counted
     out.grouped = _grouped(public, counted, codes.get("data"))
-    if not full.metadata.get("models") and full.kind != "distribution":
+    if not full.metadata.get("models") and full.kind not in CHECKED_KINDS:
         return out
     try:
         out.verdicts = check_release(

@@ -34,6 +34,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
+from ...models.multisa_check import GROUP_COLUMN, IDT_COLUMNS, SUPPRESSED_SID
 from ..registry import method
 from ..release import generalized_release, prepare
 from .clustering import cluster_attributes
@@ -44,13 +45,6 @@ from .rules import check_min_confidence, rule_codes
 from .sids import assign_sids, check_l, create_sids
 
 __all__ = ["mixed_model", "rating", "GROUP_COLUMN", "SUPPRESSED_SID", "IDT_COLUMNS"]
-
-GROUP_COLUMN = "group"
-"""Group-id column of the ``sac`` table."""
-SUPPRESSED_SID = "*"
-"""What ``at`` holds for an occurrence no SID could take."""
-IDT_COLUMNS = ("attribute", "sid", "value")
-"""Columns of the ``idt`` table."""
 
 
 def _check_flag(value: Any, what: str) -> bool:
@@ -246,7 +240,8 @@ def _release(
     "mixed_model",
     kind="multi-sa",
     publishes="The records in groups of l whose sensitive values break the strong association "
-    "rules, with what was deleted or blanked out.",
+    "rules, with what was deleted or blanked out. Every group and SID l-diverse, re-checked on "
+    "the files.",
     help="For several sensitive columns: publishes them so that strong associations between "
     "their values do not give anyone's values away.",
     params=(
@@ -423,7 +418,7 @@ def mixed_model(
     "rating",
     kind="multi-sa",
     publishes="An attribute table and one table per sensitive column, linked through groups "
-    "holding l different values each.",
+    "holding l different values each, re-checked on the files.",
     help="For several sensitive columns: publishes each one in its own table of groups, every "
     "group holding l different values.",
     params=(
