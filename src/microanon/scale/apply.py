@@ -19,6 +19,7 @@ from ..core.hierarchy import SUPPRESSED
 from ..methods.generalize.full_domain import level_labels
 from .encoding import Encoding
 from .frequencies import FrequencyTable, pack_codes
+from .release_files import write_part
 
 __all__ = ["Plan", "make_plan", "publish_partition"]
 
@@ -170,7 +171,6 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
         Records written.
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     part = part.load()
     plan = writer.plan
@@ -209,9 +209,9 @@ def write_encoded(part: Any, maps: Mapping[str, np.ndarray], writer: Writer, pat
         arrays.append(col)
     # Statistics of dictionary columns would be computed over their values for every page: only
     # the plain columns get them (the labels are few and listed in each file's dictionary).
-    # Dictionary-encoded columns are written as such (no value built per record); without the
-    # stored Arrow schema they read back as plain columns of the published type.
+    # Dictionary-encoded columns are written as such (no value built per record) and read back
+    # as plain columns of the published type (write_part).
     table = pa.Table.from_arrays(arrays, names=writer.schema.names)
     plain = [a.name for a in table.schema if not pa.types.is_dictionary(a.type)]
-    pq.write_table(table, path, store_schema=False, write_statistics=plain or False)
+    write_part(table, path, writer.schema, write_statistics=plain or False)
     return len(inverse)

@@ -33,7 +33,7 @@ from ..core.progress import ProgressLike
 from ..core.record_order import order_of_ranks, value_ranks
 from .client import wait_stage
 from .read import read_text_coded
-from .release_files import part_files
+from .release_files import part_files, write_part
 
 __all__ = ["ORDER_STAGES", "ORDER_WORK", "order_parts", "sorted_by_values"]
 
@@ -104,13 +104,11 @@ def _read_piece(path: Path) -> pa.Table:
 def _merge(pieces: list[str], path: str, schema: pa.Schema) -> int:
     """Write the rows of ``pieces`` to ``path``, sorted by their values; remove the pieces.
     Returns the rows written."""
-    import pyarrow.parquet as pq
 
     tables = [_read_piece(Path(p)) for p in pieces]
     table = pa.concat_tables(tables) if tables else schema.empty_table()
-    # without the stored Arrow schema: text read as dictionaries here reads back as the plain
-    # columns the writers wrote (Parquet keeps the dictionary encoding itself)
-    pq.write_table(sorted_by_values(table), path, store_schema=False)
+    # the schema the writers wrote (text read as dictionaries here reads back as plain columns)
+    write_part(sorted_by_values(table), path, schema)
     for p in pieces:
         Path(p).unlink()
     return table.num_rows

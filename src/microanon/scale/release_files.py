@@ -12,6 +12,7 @@ so that :meth:`Release.load` and :func:`microanon.models.verify_written` read th
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import pyarrow as pa
 from ..core.release import ALWAYS_PUBLIC
 from ..core.release import write_manifests as write_release_manifests
 
-__all__ = ["DATA", "arrow_type", "logical_type", "table_info", "write_manifests"]
+__all__ = ["DATA", "arrow_type", "logical_type", "table_info", "write_manifests", "write_part"]
 
 #: The published Parquet dataset inside ``public/`` (a directory of ``part.N.parquet`` files).
 DATA = "data.parquet"
@@ -50,6 +51,26 @@ def logical_type(kind: pa.DataType) -> str:
     if pa.types.is_floating(kind):
         return "float"
     return "string"
+
+
+def write_part(table: pa.Table, path: str | Path, schema: pa.Schema, **options: Any) -> None:
+    """Write ``table`` as one Parquet file whose readers see the columns of ``schema``.
+
+    The writers hand pyarrow text as dictionaries (codes and labels, no value built per
+    record). Stored with the file, the Arrow schema of the table as written would make readers
+    return those columns as categoricals; without a stored schema they lose what Parquet itself
+    does not keep, such as a timestamp's time zone (a date published unchanged in Europe/Oslo
+    would read back in UTC). So the Arrow schema stored (the ``ARROW:schema`` entry of the
+    file's metadata, which Arrow's readers restore the columns' types from) is ``schema``, the
+    published types, its own metadata left out. ``options`` go to
+    :class:`pyarrow.parquet.ParquetWriter`.
+    """
+    import pyarrow.parquet as pq
+
+    stored = base64.b64encode(schema.remove_metadata().serialize().to_pybytes()).decode()
+    with pq.ParquetWriter(str(path), table.schema, store_schema=False, **options) as writer:
+        writer.write_table(table)
+        writer.add_key_value_metadata({"ARROW:schema": stored})
 
 
 def part_files(root: Path) -> list[Path]:
