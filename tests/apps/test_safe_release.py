@@ -14,6 +14,7 @@ from click.testing import CliRunner
 import microanon
 from microanon import Release
 from microanon.apps.cli import main
+from microanon.core.errors import InfeasibleError
 from microanon.core.hierarchy import Hierarchy
 from microanon.methods.generalize import full_domain
 from microanon.models import check_release, public_leaks
@@ -129,6 +130,24 @@ def test_star_mode_never_publishes_a_star_class_below_k():
     assert star.metadata["suppressed"] == 0
     assert star.metadata["search"]["optimal"] is True
     assert all(v.holds for v in check_release(star))
+
+
+@pytest.mark.parametrize("search", ["heuristic", "genetic"])
+def test_a_budget_spent_on_failing_star_classes_says_so(search):
+    """A heuristic or genetic search stopped by its budget before any feasible node, having
+    checked only nodes whose '*' class fails, names that class in its refusal."""
+    df, schema = _star_case()
+    models = [{"k_anonymity": {"k": 3}}]
+    with pytest.raises(InfeasibleError) as refused:
+        full_domain(
+            df, schema, models=models, suppression=0.05, suppressed_rows="star",
+            search=search, step_limit=1,
+        )  # fmt: skip
+    assert (
+        "(1 node(s) within the limit left a '*' class that fails them, e.g. 1 record(s) "
+        "failing k-anonymity (k=3): star mode publishes the suppressed records so; "
+        "suppressed_rows: remove leaves them out); raise step_limit"
+    ) in str(refused.value)
 
 
 def test_the_star_class_is_a_class_for_the_checker():

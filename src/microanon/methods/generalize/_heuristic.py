@@ -521,9 +521,17 @@ def _no_node(
         "time_limit": "raise time_limit",
         "stopped": "let it run longer",
     }[stopped]
+    star = ""
+    if starred:
+        suppressed, fails = min(starred, key=lambda x: x[0])
+        star = (
+            f" ({len(starred):,} node(s) within the limit left a '*' class that fails them, "
+            f"e.g. {suppressed:,} record(s) failing {fails}: star mode publishes the "
+            "suppressed records so; suppressed_rows: remove leaves them out)"
+        )
     return InfeasibleError(
         f"the {name} search checked {steps} of the {node_count(walk.size)} lattice nodes in "
         f"{seconds:.1f} s and found none that satisfies the models with at most "
-        f"{suppression:.2%} of the records suppressed; {remedy}, allow more suppression "
+        f"{suppression:.2%} of the records suppressed{star}; {remedy}, allow more suppression "
         "or relax the models"
     )
