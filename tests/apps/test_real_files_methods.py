@@ -723,6 +723,11 @@ def test_a_config_without_a_quasi_identifier_is_refused_before_the_work(tmp_path
     rain.to_csv(data, index=False)
     made = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(config)])
     assert made.exit_code == 0
+    assert "WARNING: no quasi-identifier: anonymize refuses a schema without one" in made.output
+    assert (
+        f"next: give the columns an attacker can know role quasi in {config} (anonymize "
+        "refuses a schema without one), then run"
+    ) in made.output
     doc = yaml.safe_load(config.read_text("utf-8"))
     for method, params, models in (
         ("full_domain", {}, [{"k_anonymity": {"k": 5}}]),

@@ -370,8 +370,8 @@ def _lint(data: pd.DataFrame, proposals: Sequence[Proposal]) -> tuple[list[Findi
     out.extend(f"schema lint: {alert}" for alert in report.alerts)
     if not schema.quasi:
         out.append(
-            "no quasi-identifier: full_domain needs at least one; give the columns an attacker "
-            "can know role quasi and a hierarchy"
+            "no quasi-identifier: anonymize refuses a schema without one, whatever the method; "
+            "give the columns an attacker can know role quasi and a hierarchy"
         )
     return findings, out
 
@@ -505,8 +505,13 @@ def format_result(result: InitResult) -> str:
                 for r in (Role.WEIGHT, Role.HOUSEHOLD, Role.STRATA)
                 if roles[r]
             ),
-            f"next: check the proposal in {result.config} (the comments say why each column "
-            "has its role), then run",
+            (
+                f"next: check the proposal in {result.config} (the comments say why each "
+                "column has its role), then run"
+                if roles[Role.QUASI]
+                else f"next: give the columns an attacker can know role quasi in "
+                f"{result.config} (anonymize refuses a schema without one), then run"
+            ),
             f"  {result.command}",
         ]
     )
