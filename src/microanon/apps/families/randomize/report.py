@@ -112,6 +112,11 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     # known sensitive value
     left_out = schema.left_out(original)
     known = original[sensitive].notna() & (True if left_out is None else ~left_out)
+    if not known.any():
+        return {
+            "joint distribution": f"{sensitive} holds no known value: not reconstructed, the "
+            "measures of the distribution are not computed"
+        }
     original = original.loc[known]
     data = release.data
     if bool(data[sensitive].isna().any()):
