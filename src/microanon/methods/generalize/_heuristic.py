@@ -67,7 +67,13 @@ from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
 from ._lattice import node_count
 from ._lattice_frequencies import LevelMaps, frequency_set, records_per, roll_up
 from ._metrics import Metric, make_metric
-from ._search import FrequencyCache, SearchResult, infeasible_error, star_refusal
+from ._search import (
+    FrequencyCache,
+    SearchResult,
+    infeasible_error,
+    least_starred,
+    star_refusal,
+)
 from ._search_models import ModelSet
 
 __all__ = ["heuristic_search"]
@@ -162,11 +168,8 @@ class _Walk:
         if suppressed <= self.limit:
             fail, _ = self.models.failing(fs, fail, self.limit)
             suppressed = int(fs.sizes[fail].sum())
-        feasible = suppressed <= self.limit
-        starred = None
-        if feasible and suppressed and self.models.star:
-            starred = self.models.star_fails(fail[fs.cls], fs.sa, fs.counts)
-            feasible = starred is None
+        starred = self.models.star_refused(fs, fail, self.limit)
+        feasible = suppressed <= self.limit and starred is None
         value = self.metric.value(fs, fail, suppressed)
         res = _Checked(
             feasible,
@@ -509,9 +512,9 @@ def _no_node(
     top = tuple(walk.heights)
     monotone = walk.models.feasibility_monotone(walk.limit)
     top_infeasible = top in walk.checked and not walk.checked[top].feasible
-    starred = [(r.suppressed, r.star_fails) for r in walk.checked.values() if r.star_fails]
-    if stopped == "exhausted" and starred:
-        return star_refusal(*min(starred, key=lambda x: x[0]))
+    starred = least_starred(walk.checked.values())
+    if stopped == "exhausted" and starred is not None:
+        return star_refusal(*starred[1:])
     if stopped == "exhausted" or (monotone and top_infeasible):
         needs = min(r.suppressed for r in walk.checked.values())
         fs = walk.cache.at(np.asarray(top, dtype=np.int64))
@@ -522,10 +525,10 @@ def _no_node(
         "stopped": "let it run longer",
     }[stopped]
     star = ""
-    if starred:
-        suppressed, fails = min(starred, key=lambda x: x[0])
+    if starred is not None:
+        refused, suppressed, fails = starred
         star = (
-            f" ({len(starred):,} node(s) within the limit left a '*' class that fails them, "
+            f" ({refused:,} node(s) within the limit left a '*' class that fails them, "
             f"e.g. {suppressed:,} record(s) failing {fails}: star mode publishes the "
             "suppressed records so; suppressed_rows: remove leaves them out)"
         )

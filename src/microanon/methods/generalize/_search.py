@@ -63,7 +63,7 @@ them — are returned, in lattice rank order.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -384,10 +384,8 @@ class _Engine:
             fail, deficit = self.models.failing(fs, fail_filter, self.limit)
             res.checked = True
             res.suppressed = int(fs.sizes[fail].sum())
-            res.feasible = res.suppressed <= self.limit
-            if res.feasible and res.suppressed and self.models.star:
-                res.star_fails = self.models.star_fails(fail[fs.cls], fs.sa, fs.counts)
-                res.feasible = res.star_fails is None
+            res.star_fails = self.models.star_refused(fs, fail, self.limit)
+            res.feasible = res.suppressed <= self.limit and res.star_fails is None
             if res.feasible:
                 # Without other models the failing classes are the filter's: the value is known.
                 same = fail is fail_filter
@@ -508,12 +506,22 @@ def _model_set(
 def _infeasible(engine: _Engine, suppression: float) -> InfeasibleError:
     """Name the tightest constraint: the models the single class of the top node fails, or in
     star mode the ``*`` class of the nodes within the suppression limit."""
-    starred = [(r.suppressed, r.star_fails) for r in engine.results.values() if r.star_fails]
-    if starred:
-        return star_refusal(*min(starred, key=lambda x: x[0]))
+    starred = least_starred(engine.results.values())
+    if starred is not None:
+        return star_refusal(*starred[1:])
     needs = [r.suppressed if r.checked else r.filtered for r in engine.results.values()]
     top = engine.frequency_set(engine.lattice.top)
     return infeasible_error(engine.models, top, engine.n, engine.limit, min(needs), suppression)
+
+
+def least_starred(results: Iterable[Any]) -> tuple[int, int, str] | None:
+    """Of node results (``suppressed``, ``star_fails``), those refused for their ``*`` class:
+    how many, and the records suppressed and model failed at the one suppressing fewest (None
+    when there is none)."""
+    starred = [(r.suppressed, r.star_fails) for r in results if r.star_fails]
+    if not starred:
+        return None
+    return (len(starred), *min(starred, key=lambda x: x[0]))
 
 
 def star_refusal(suppressed: int, fails: str) -> InfeasibleError:

@@ -293,6 +293,15 @@ class ModelSet:
             return False
         return self.exact_filter or (limit == 0 and self.monotone)
 
+    def star_refused(self, fs: FrequencySet, fail: np.ndarray, limit: int) -> str | None:
+        """In star mode, the model a node's ``*`` class fails (:meth:`star_fails` of the rows of
+        its failing classes ``fail``); None outside star mode, when the node suppresses nothing
+        or more than ``limit`` records (infeasible anyway), or when the class passes."""
+        suppressed = int(fs.sizes[fail].sum())
+        if not self.star or not 0 < suppressed <= limit:
+            return None
+        return self.star_fails(fail[fs.cls], fs.sa, fs.counts)
+
     def star_fails(
         self, starred: np.ndarray, sa: np.ndarray | None, counts: np.ndarray | None
     ) -> str | None:
