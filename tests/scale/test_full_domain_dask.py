@@ -9,7 +9,15 @@ import pandas as pd
 import pytest
 from real_surveys import survey
 
-from microanon.core import HierarchyError, InfeasibleError, InputError, Release, Schema, Table
+from microanon.core import (
+    Hierarchy,
+    HierarchyError,
+    InfeasibleError,
+    InputError,
+    Release,
+    Schema,
+    Table,
+)
 from microanon.datasets import adult_hierarchies, load_arx_adult
 from microanon.methods.generalize import full_domain
 from microanon.models import public_leaks, verify_written
@@ -701,3 +709,40 @@ def test_text_hierarchies_are_built_from_the_records_that_enter(client, tmp_path
     memory, out_of_core = _age_hierarchies(client, anes, age, tmp_path / f"anes{suffix}")
     assert out_of_core.to_dict() == memory.to_dict()
     assert anes["age"].nunique() - len(memory.leaves) == 2
+
+
+def test_non_numeric_values_are_counted_only_over_the_whole_file(client, tmp_path):
+    """A numeric column with text in two partitions, its missing values the value ?: in memory
+    the error counts the text values (the whole column is there); with Dask a partition holds
+    only some of them, so the error names one value and no count (it said 1, the partition's
+    count, not the file's)."""
+    cps = survey("cps1988")[["education", "experience", "region", "wage"]].copy()
+    cps["experience"] = cps["experience"].astype(object)
+    cps.loc[[10, len(cps) - 10], "experience"] = "unknown"
+    cps.loc[[11, len(cps) - 11], "experience"] = None
+    path = tmp_path / "cps.csv"
+    cps.to_csv(path, index=False)
+    schema = Schema.from_dict(
+        {
+            "education": {"role": "quasi", "kind": "numeric",
+                          "hierarchy": {"builder": "intervals", "widths": [4, 8]}},
+            "experience": {"role": "quasi", "kind": "numeric", "missing": "value",
+                           "hierarchy": Hierarchy.intervals(range(-4, 80), [10, 20])},
+            "region": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "wage": {"role": "sensitive"},
+        }
+    )  # fmt: skip
+    with pytest.raises(InputError) as in_memory:
+        Table.from_frame(pd.read_csv(path), schema)
+    assert str(in_memory.value) == (
+        "column 'experience' is numeric in the schema but holds 2 non-numeric value(s), "
+        "e.g. 'unknown'"
+    )
+    lazy = read_dataset(path, blocksize=200_000)
+    assert lazy.npartitions > 1
+    with pytest.raises(InputError) as scaled:
+        encode_dataset(lazy, schema, list(schema.columns), client, progress=False)
+    assert str(scaled.value) == (
+        "column 'experience' is numeric in the schema but holds non-numeric value(s), "
+        "e.g. 'unknown'"
+    )

@@ -51,6 +51,7 @@ __all__ = [
     "missing_policy",
     "no_values",
     "missing_refused",
+    "as_numbers",
     "with_missing_leaf",
     "check_frame",
 ]
@@ -59,6 +60,44 @@ __all__ = [
 #: The column a pipeline of steps traces every record by (:mod:`microanon.methods.steps`):
 #: in its schemas, never published, never named to the user.
 TRACER = "__microanon_row__"
+
+
+def as_numbers(col: pd.Series, column: str, marked: bool, counted: bool = True) -> pd.Series:
+    """A column the schema declares numeric, as numbers (a column of numbers: itself).
+
+    Parameters
+    ----------
+    col : Series
+        The column, its missing-value policy applied.
+    column : str
+        Its name, for the error.
+    marked : bool
+        Whether its missing values are the value ``?`` (``missing: value``): those stay ``?``
+        and the rest become numbers, as objects.
+    counted : bool, default True
+        Whether ``col`` is the whole column, so that the error may say how many values are
+        not numbers (a partition of a dataset is not: it names one value only).
+
+    Raises
+    ------
+    InputError
+        A value that is not a number, naming the column and one such value.
+    """
+    marker = col.eq(MISSING_LABEL).to_numpy() if marked else None
+    types = pd.api.types
+    if marker is None and types.is_numeric_dtype(col) and not types.is_bool_dtype(col):
+        return col
+    num = pd.to_numeric(col if marker is None else col.where(~marker), errors="coerce")
+    bad = num.isna() & col.notna()
+    if marker is not None:
+        bad &= ~marker
+    if bad.any():
+        many = f"{int(bad.sum()):,} " if counted else ""
+        raise InputError(
+            f"column '{column}' is numeric in the schema but holds {many}non-numeric "
+            f"value(s), e.g. {shown(col[bad].iloc[0])}"
+        )
+    return num if marker is None else num.astype(object).where(~marker, MISSING_LABEL)
 
 
 def missing_refused(refused: Sequence[tuple[Attribute, int]]) -> InputError:
@@ -836,26 +875,8 @@ class Schema:
         for a in self:
             if a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
                 col = out[a.name]
-                if a.name in as_value:  # numbers and the value ?: converted cell by cell
-                    marker = col.eq(MISSING_LABEL).to_numpy()
-                    num = pd.to_numeric(col.where(~marker), errors="coerce")
-                    bad = num.isna() & col.notna() & ~marker
-                    if bad.any():
-                        raise InputError(
-                            f"column '{a.name}' is numeric in the schema but holds "
-                            f"{int(bad.sum()):,} non-numeric value(s), e.g. "
-                            f"{shown(col[bad].iloc[0])}"
-                        )
-                    out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
-                elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-                    num = pd.to_numeric(col, errors="coerce")
-                    bad = num.isna() & col.notna()
-                    if bad.any():
-                        raise InputError(
-                            f"column '{a.name}' is numeric in the schema but holds "
-                            f"{int(bad.sum()):,} non-numeric value(s), e.g. "
-                            f"{shown(col[bad].iloc[0])}"
-                        )
+                num = as_numbers(col, a.name, a.name in as_value)
+                if num is not col:  # (a column of numbers is kept, with its codes)
                     out[a.name] = num
             declared = a.declared_values
             if declared is not None and a.role is not Role.IDENTIFIER:

@@ -20,13 +20,13 @@ import pandas as pd
 from ..core.errors import InputError, SchemaError
 from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
-from ..core.keys import shown
 from ..core.progress import ProgressLike
 from ..core.schema import (
     MISSING_LABEL,
     Kind,
     Role,
     Schema,
+    as_numbers,
     marked_missing,
     no_values,
     with_missing_leaf,
@@ -85,24 +85,8 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
         if a.kind is not Kind.NUMERIC or a.role is Role.IDENTIFIER:
             continue
         col = out[a.name]
-        if a.name in as_value:  # numbers and the value ?
-            marker = col.eq(MISSING_LABEL).to_numpy()
-            num = pd.to_numeric(col.where(~marker), errors="coerce")
-            bad = num.isna() & col.notna() & ~marker
-            if bad.any():
-                raise InputError(
-                    f"column '{a.name}' is numeric in the schema but holds "
-                    f"{int(bad.sum()):,} non-numeric value(s), e.g. {col[bad].iloc[0]!r}"
-                )
-            out[a.name] = num.astype(object).where(~marker, MISSING_LABEL)
-        elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-            num = pd.to_numeric(col, errors="coerce")
-            bad = num.isna() & col.notna()
-            if bad.any():
-                raise InputError(
-                    f"column '{a.name}' is numeric in the schema but holds non-numeric "
-                    f"value(s), e.g. {shown(col[bad].iloc[0])}"
-                )
+        num = as_numbers(col, a.name, a.name in as_value, counted=False)
+        if num is not col:
             out[a.name] = num
     for c in text:
         out[c] = numbers_as_text(out[c])
