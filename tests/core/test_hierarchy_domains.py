@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from microanon import Hierarchy, HierarchyError, InputError, Schema, Table
 from microanon.core.hierarchy import MAX_DECLARED_LEAVES
-from microanon.core.keys import shown
+from microanon.core.keys import number_text_key, shown, value_key
 
 
 def test_intervals_with_start_and_end_cover_every_whole_number_of_the_domain():
@@ -228,3 +228,13 @@ def test_every_quantile_label_holds_the_values_below_it(values, bins):
             if isinstance(label, str) and label.startswith("["):
                 low, high = (float(x) for x in label.strip("[])").split(","))
                 assert low <= leaf <= high, (leaf, label)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(10**9), 10**9))
+def test_a_number_written_as_text_meets_its_value_key(number):
+    """``'1.0'`` (how a float column with ``?`` is published) meets ``1`` (a hierarchy's whole
+    number) on one key; text that writes no number has none."""
+    assert number_text_key(str(number)) == value_key(number)
+    assert number_text_key(str(float(number))) == value_key(float(number))
+    assert number_text_key("?") is None and number_text_key(1.0) is None
+    assert number_text_key("inf") is None

@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SUPPRESSED", "is_missing", "shown", "value_key", "written_positions"]
+__all__ = [
+    "SUPPRESSED",
+    "is_missing",
+    "number_text_key",
+    "shown",
+    "value_key",
+    "written_positions",
+]
 
 #: The label of a fully suppressed cell in published tables.
 SUPPRESSED = "*"
@@ -53,6 +60,23 @@ def written_positions(values: Iterable[Any]) -> dict[str, int]:
     for i, v in enumerate(values):
         out.setdefault(str(v), i)
     return out
+
+
+def number_text_key(text: Any) -> str | None:
+    """The :func:`value_key` of the number a text writes (``'1'`` for ``'1.0'``), None for a
+    text that writes no finite number, or for a value that is not text.
+
+    A column of numbers and the value ``?`` is published as text written from its numbers
+    (``'1.0'``), where a hierarchy built from them may hold the whole number ``1``: the two
+    meet on this key.
+    """
+    if type(text) is not str:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return value_key(number) if math.isfinite(number) else None
 
 
 def shown(value: Any) -> str:

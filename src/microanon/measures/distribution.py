@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.hierarchy import value_key
-from ..core.keys import written_positions
+from ..core.keys import number_text_key, written_positions
 from ..core.release import Release
 from ..core.table import Table
 from .estimators import (
@@ -464,7 +464,7 @@ def _axis_order(
     if got != target:  # a column of numbers and the value ? is published as text ('1.0')
         known, written = set(target), written_positions(dictionary)
         got = [
-            target[written[v]] if k not in known and isinstance(v, str) and v in written else k
+            k if k in known else _written_key(v, k, target, written)
             for v, k in zip(domain, got, strict=True)
         ]
     if got == target:
@@ -482,6 +482,18 @@ def _axis_order(
             "schema and data the release was made from"
         )
     return np.array([position[v] for v in target], dtype=np.intp), len(got) - len(domain)
+
+
+def _written_key(value: Any, key: str, target: Sequence[str], written: Mapping[str, int]) -> str:
+    """The key in ``target`` of a domain value published as text (``'1.0'``): the dictionary
+    value written as that text, else the number it writes (the dictionary may hold ``1``
+    where the data held ``1.0``); ``key`` itself when neither is there."""
+    if not isinstance(value, str):
+        return key
+    if value in written:
+        return target[written[value]]
+    number = number_text_key(value)
+    return number if number is not None and number in set(target) else key
 
 
 def _reconstruction(

@@ -39,7 +39,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import value_key
-from ...core.keys import written_positions
+from ...core.keys import number_text_key, written_positions
 from ...core.release import Release
 from .matrices import check_distortion, kron_apply, uniform_inverse, uniform_retention
 from .simplex import em_reconstruct, project_simplex
@@ -339,7 +339,8 @@ def _check_method(method: object) -> str:
 def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray:
     """Position of each published value in ``domain``: exact match first, then by value key,
     then as the text a table writes for it (a column of numbers and the value ``?`` is
-    published as text: ``'1.0'`` for the domain's ``1.0``)."""
+    published as text: ``'1.0'`` for the domain's ``1.0``), then by the number that text
+    writes (``'1.0'`` for the domain's ``1``)."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     if np.any(codes < 0):
         raise InputError(f"column '{column}' has missing values; a randomized release has none")
@@ -359,6 +360,8 @@ def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray
             found = keys.get(value_key(uniques[j]))
             if found is None and isinstance(uniques[j], str):
                 found = texts.get(uniques[j])
+            if found is None:  # the domain may hold 1 where the text was written from 1.0
+                found = keys.get(number_text_key(uniques[j]))
             if found is None:
                 raise InputError(
                     f"column '{column}': published value {uniques[j]!r} is not in the domain "
