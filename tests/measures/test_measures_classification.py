@@ -440,3 +440,45 @@ def test_a_release_that_only_relabels_values_has_the_accuracy_of_its_trees(
         codes = [pd.factorize(col)[0] for col in (df[features[0]], merged)]
         cards = [int(c.max()) + 1 for c in codes]
         assert not classification._relabelled(codes[:1], codes[1:], cards[:1], cards[1:])
+
+
+@settings(max_examples=50, deadline=None)
+@given(datasets(), st.randoms(use_true_random=False))
+def test_spread_folds_give_one_answer_in_any_row_order(data, shuffle):
+    """Spread folds draw nothing: the records and their counted pairs, in any row order, give
+    the same accuracy (a report says the same on every run and engine)."""
+    X, y, _ = data
+    if len(X) < 3:
+        return
+    df = X.assign(target=y)
+    released = df.assign(**{c: df[c].where(df[c] != "a", "*") for c in X.columns})
+    features = list(X.columns)
+
+    def answer(original, back, counts=None) -> float | str:
+        try:
+            return relative_accuracy(
+                original, back, features, "target", 3, counts=counts, spread=True
+            )
+        except InputError as error:
+            return str(error)
+
+    expected = answer(df, released[features])
+    original, back, counts = _pairs(df, released[features])
+    order = list(range(len(original)))
+    shuffle.shuffle(order)
+    moved = answer(
+        original.iloc[order].reset_index(drop=True),
+        back.iloc[order].reset_index(drop=True),
+        counts.to_numpy()[order],
+    )
+    assert moved == answer(original, back, counts.to_numpy()) == expected
+
+
+def test_spread_folds_divide_every_pair_and_balance_the_folds():
+    from microanon.measures.classification import _spread_fold_counts
+
+    records = np.array([7, 1, 30, 2, 5], dtype=np.int64)
+    per_fold = _spread_fold_counts(records, 4, np.array([2, 0, 4, 1, 3]))
+    assert per_fold.sum(axis=1).tolist() == records.tolist()
+    assert sorted(per_fold.sum(axis=0).tolist()) == [11, 11, 11, 12]
+    assert (per_fold.max(axis=1) - per_fold.min(axis=1) <= 1).all()

@@ -532,10 +532,35 @@ def _drawn_fold_counts(records: np.ndarray, folds: int, rng: RandomLike) -> np.n
     return per_fold
 
 
-def _encode(frame: pd.DataFrame, cols: list[Hashable]) -> tuple[list[np.ndarray], list[int]]:
-    """Codes (order of first appearance) and number of distinct values of each column."""
+def _spread_fold_counts(records: np.ndarray, folds: int, order: np.ndarray) -> np.ndarray:
+    """Records per cell and fold (``len(records) × folds``) with each cell's records spread over
+    the folds as evenly as they go: ``r // folds`` in every fold, and the ``r % folds`` left
+    over in the next folds in turn, the cells taken in ``order`` (so that the folds' sizes
+    differ by at most one). Nothing is drawn: the same records give the same folds."""
+    extra = records % folds
+    per_fold = np.repeat((records // folds)[:, None], folds, axis=1)
+    ordered = extra[order]
+    first = (np.cumsum(ordered) - ordered) % folds  # the fold each cell's first extra goes to
+    fold = np.arange(folds)
+    per_fold[order] += ((fold[None, :] - first[:, None]) % folds) < ordered[:, None]
+    return per_fold
+
+
+def _value_order(cells: np.ndarray, uniques: Sequence[np.ndarray]) -> np.ndarray:
+    """The cells (columns of codes, one row per dimension) in the order of their values: by
+    the rank of each dimension's value among its sorted values, the first dimension first."""
+    ranked = [_label_rank(u)[c] for c, u in zip(cells, uniques, strict=True)]
+    return np.lexsort(ranked[::-1])
+
+
+def _encode(
+    frame: pd.DataFrame, cols: list[Hashable]
+) -> tuple[list[np.ndarray], list[int], list[np.ndarray]]:
+    """Codes (order of first appearance), number of distinct values and those values of each
+    column."""
     encoded = [factorize_column(frame[c], c) for c in cols]
-    return [c for c, _ in encoded], [len(u) for _, u in encoded]
+    uniques = [np.asarray(u, dtype=object) for _, u in encoded]
+    return [c for c, _ in encoded], [len(u) for u in uniques], uniques
 
 
 def _fold_counts(inverse: np.ndarray, n_cells: int, fold: np.ndarray, folds: int) -> np.ndarray:
@@ -630,7 +655,7 @@ def classification_accuracy(
     k = _check_folds(folds, len(data))
     frame = data.reset_index(drop=True)
     fold = _fold_of(len(frame), k, rng)
-    codes, cards = _encode(frame, cols)
+    codes, cards, _ = _encode(frame, cols)
     y, classes = _class_codes(frame[target])
     cells, inverse = _distinct([*codes, y], [*cards, len(classes)])
     per_fold = _fold_counts(inverse, cells.shape[1], fold, k)
@@ -645,6 +670,7 @@ def relative_accuracy(
     folds: int = 5,
     rng: RandomLike = None,
     counts: np.ndarray | None = None,
+    spread: bool = False,
 ) -> float:
     """Cross-validated ID3 accuracy on a release relative to that on the original table.
 
@@ -675,6 +701,12 @@ def relative_accuracy(
         records to the folds would place them (one multivariate hypergeometric draw per fold):
         the accuracy has the same distribution as on the records themselves, in time
         proportional to the pairs.
+    spread : bool, default False
+        The records of each distinct (original features, released features, class) spread
+        over the folds as evenly as they go (divided among the folds, what is left over given
+        to the next folds in turn, taken in the order of their values) instead of drawn.
+        Nothing is drawn (``rng`` is not used): the same records, or the same counted pairs,
+        give the same answer in any row order; this is what a release's report shows.
 
     Returns
     -------
@@ -709,15 +741,19 @@ def relative_accuracy(
     n = len(original) if weights is None else int(weights.sum())
     k = _check_folds(folds, n)
     y, classes = _class_codes(original[target].reset_index(drop=True))
-    before, before_cards = _encode(original.reset_index(drop=True), cols)
-    after, after_cards = _encode(released.reset_index(drop=True), cols)
+    before, before_cards, before_values = _encode(original.reset_index(drop=True), cols)
+    after, after_cards, after_values = _encode(released.reset_index(drop=True), cols)
     # One pass over the rows: the distinct (original features, released features, class).
     cells, inverse = _distinct([*before, *after, y], [*before_cards, *after_cards, len(classes)])
-    if weights is None:
+    if weights is None and not spread:
         per_fold = _fold_counts(inverse, cells.shape[1], _fold_of(n, k, rng), k)
     else:
-        records = np.bincount(inverse, weights=weights, minlength=cells.shape[1])
-        per_fold = _drawn_fold_counts(records.astype(np.int64), k, rng)
+        records = np.bincount(inverse, weights=weights, minlength=cells.shape[1]).astype(np.int64)
+        if spread:
+            values = [*before_values, *after_values, classes]
+            per_fold = _spread_fold_counts(records, k, _value_order(cells, values))
+        else:
+            per_fold = _drawn_fold_counts(records, k, rng)
     p = len(cols)
     combos, table = _merge([*cells[:p], cells[-1]], [*before_cards, len(classes)], per_fold)
     hits = _fold_hits(combos, before_cards, classes, table)
