@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from real_surveys import survey
 
 from microanon.apps.publish import publish
@@ -18,6 +20,9 @@ from microanon.core.errors import InputError, SchemaError, VerificationError
 from microanon.core.random import state_fingerprints
 from microanon.core.release import Release
 from microanon.methods.randomize import pram, randomize, randomized_response
+from microanon.methods.randomize.domains import absent_chances, check_domains
+from microanon.methods.randomize.matrices import uniform_retention
+from microanon.methods.randomize.sampling import randomize_codes
 from microanon.models import public_leaks
 
 #: Original A is always published as A; original Z1 (one person's) half the time as A.
@@ -38,17 +43,55 @@ def _outcomes(schema, seeds=range(12)):
 
 
 def test_a_value_randomized_away_is_not_named_by_the_public_domain():
+    """Z1, one person's, is published as A half the time: the domain would name a value no
+    published row holds in half the draws. The release is refused before the draw, whatever
+    it would draw (it had been refused or not by the draw itself)."""
     outcomes = _outcomes(SCHEMA)
-    refused = [s for s, o in outcomes.items() if isinstance(o, str)]
-    published = [s for s, o in outcomes.items() if not isinstance(o, str)]
-    assert refused and published  # Z1 is kept with probability 1/2
-    message = outcomes[refused[0]]
-    assert "column 'zip': 1 value(s)" in message and "categories" in message
+    assert len(set(outcomes.values())) == 1  # every seed: the same refusal
+    message = outcomes[0]
+    assert isinstance(message, str)
+    assert "column 'zip'" in message and "chance of 0.5 " in message
+    assert "categories" in message
     assert "Z1" not in message  # the refusal does not name the value either
-    for seed in published:
-        release = outcomes[seed]
-        assert "Z1" in set(release.data["zip"])
-        assert release.public_metadata["randomized"]["zip"]["domain"] == ["A", "Z1"]
+
+
+def test_a_draw_that_leaves_a_value_out_is_still_refused():
+    """Below the chance refused before the draw, the draw that does leave a value out is
+    refused after it, saying so (the value is never named)."""
+    domain = np.array(["A", "Z1"], dtype=object)
+    check_domains({"zip": domain}, {"zip": domain}, {})
+    with pytest.raises(InputError) as refused:
+        check_domains({"zip": domain}, {"zip": domain[:1]}, {})
+    assert "this draw left 1 value(s)" in str(refused.value) and "Z1" not in str(refused.value)
+    check_domains({"zip": domain}, {"zip": domain[:1]}, {"zip": ["A", "Z1"]})
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=5),
+    st.floats(0.05, 0.95),
+)
+def test_the_chance_a_value_is_left_out_is_that_of_the_draw(counts, keep):
+    """absent_chances against the plain product over the records, and against the draw's
+    frequency over many draws of a small column."""
+    counts = np.array(counts)
+    d = len(counts) + 1  # one value held by nobody too
+    counts = np.append(counts, 0)
+    if d < 2:
+        return
+    matrix = uniform_retention(d, max(keep, 1 / d + 0.01), "keep")
+    expected = [np.prod([(1 - matrix[u, v]) ** counts[v] for v in range(d)]) for u in range(d)]
+    np.testing.assert_allclose(absent_chances(matrix, counts), expected, rtol=1e-9, atol=0)
+    codes = np.repeat(np.arange(d), counts)
+    if not len(codes):
+        return
+    rng = np.random.default_rng(0)
+    draws = 2000
+    missed = np.zeros(d)
+    for _ in range(draws):
+        held = np.bincount(randomize_codes(codes, d, rng, matrix=matrix), minlength=d)
+        missed += held == 0
+    assert np.all(np.abs(missed / draws - expected) < 0.05)
 
 
 def test_declared_categories_are_public_by_the_owners_statement():

@@ -41,7 +41,7 @@ from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, plain_metadata
 from ..core.schema import Kind, Schema
 from ..core.secret_scan import texts_in_files
 from ..core.table import Table
-from ..methods.randomize.domains import check_domains
+from ..methods.randomize.domains import check_domains, check_drawable
 from ..methods.randomize.mrr import check_theta, flip_records
 from ..methods.randomize.onehot import OneHotLayout
 from ..methods.randomize.optimal import (
@@ -471,6 +471,27 @@ def _text(series: pd.Series) -> pd.Series:
     return series
 
 
+def _code_counts(
+    run: Any, cleaned: dd.DataFrame, encoding: Encoding, columns: Sequence[str], progress: Any
+) -> dict[str, np.ndarray]:
+    """The records holding each code of each of ``columns`` over the whole dataset (one pass)."""
+    counted = run_stage(
+        run,
+        "value counts",
+        [cleaned[c].value_counts(split_every=SPLIT_EVERY) for c in columns],
+        progress,
+    )
+    out = {}
+    for column, vc in zip(columns, counted, strict=True):
+        vc = held(vc)  # (a category of no record is no value of the encoding)
+        index, code_of = encoding.lookup[column]
+        codes = code_of[index.get_indexer(vc.index)]
+        counts = np.zeros(encoding.cardinality(column), dtype=np.int64)
+        np.add.at(counts, codes, vc.to_numpy(dtype=np.int64))
+        out[column] = counts
+    return out
+
+
 def _domain_table(encoding: Encoding, columns: Sequence[str]) -> Table:
     """A table without rows over ``columns`` with their global dictionaries (for validation)."""
     columns = [c for c in encoding.schema.columns if c in set(columns)]
@@ -538,12 +559,22 @@ def _randomized_release(
     cleaned: dd.DataFrame,
     encoding: Encoding,
     specs: dict[str, ColumnSpec],
+    counts: Mapping[str, np.ndarray],
     method: str,
     parameters: Mapping[str, Any],
     rng: RandomLike,
     extra: Mapping[str, Any] | None = None,
     public: Sequence[str] = (),
 ) -> RowwiseRelease:
+    """The release of ``specs`` drawn partition by partition, ``counts`` (the records per code
+    of each randomized column) checked before the draw as in memory
+    (:func:`~microanon.methods.randomize.domains.check_drawable`)."""
+    declared = encoding.schema.declared()
+    for column, spec in specs.items():
+        check_drawable(
+            column, spec.matrix, counts[column], encoding.dictionaries[column],
+            declared.get(column),
+        )  # fmt: skip
     values = {}
     for c in specs:
         index = pd.Index(list(encoding.dictionaries[c]))
@@ -566,7 +597,7 @@ def _randomized_release(
         metadata,
         (*ALWAYS_PUBLIC, "randomized", *public),
         domains=domains,
-        declared=schema.declared(),
+        declared=declared,
         rows=encoding.rows,
     )
 
@@ -624,10 +655,13 @@ def randomize_dask(
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
-    encoding.refuse_unknown(named, "randomization")
-    specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+        encoding.refuse_unknown(named, "randomization")
+        specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+        counts = _code_counts(run, cleaned, encoding, list(specs), progress)
     parameters = {"keep": dict(keep or {}), "matrices": list(matrices or {})}
-    return _randomized_release(cleaned, encoding, specs, "randomized_response", parameters, rng)
+    return _randomized_release(
+        cleaned, encoding, specs, counts, "randomized_response", parameters, rng
+    )
 
 
 @twin("randomized_response")
@@ -710,6 +744,10 @@ def randomized_response_dask(
         values=[encoding.dictionaries[c] for c in columns],
     )
     specs = resolve_specs(_domain_table(encoding, columns), best.keep, None)
+    marginals = {
+        c: counts.sum(axis=tuple(j for j in range(len(columns)) if j != i)).astype(np.int64)
+        for i, c in enumerate(columns)
+    }
     extra = {
         "scenario": best.scenario,
         "tau": best.tau,
@@ -726,6 +764,7 @@ def randomized_response_dask(
         cleaned,
         encoding,
         specs,
+        {c: marginals[c] for c in specs},
         "randomized_response",
         parameters,
         rng,
@@ -785,21 +824,11 @@ def pram_dask(
         encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
         encoding.refuse_unknown(named, "randomization")
         specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+        counts = _code_counts(run, cleaned, encoding, list(specs), progress)
         if invariant:
-            counted = run_stage(
-                run,
-                "value counts",
-                [cleaned[c].value_counts(split_every=SPLIT_EVERY) for c in specs],
-                progress,
-            )
-            for (column, spec), vc in zip(list(specs.items()), counted, strict=True):
-                vc = held(vc)  # (a category of no record is no value of the encoding)
-                index, code_of = encoding.lookup[column]
-                codes = code_of[index.get_indexer(vc.index)]
-                counts = np.zeros(encoding.cardinality(column), dtype=np.int64)
-                np.add.at(counts, codes, vc.to_numpy(dtype=np.int64))
+            for column, spec in list(specs.items()):
                 specs[column] = invariant_spec(
-                    column, spec, counts, encoding.dictionaries[column], a
+                    column, spec, counts[column], encoding.dictionaries[column], a
                 )
     parameters = {
         "keep": dict(keep or {}),
@@ -807,7 +836,7 @@ def pram_dask(
         "invariant": bool(invariant),
         "alpha": a,
     }
-    return _randomized_release(cleaned, encoding, specs, "pram", parameters, rng)
+    return _randomized_release(cleaned, encoding, specs, counts, "pram", parameters, rng)
 
 
 # ---------------------------------------------------------------------- noise

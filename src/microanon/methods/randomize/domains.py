@@ -10,9 +10,15 @@ somebody in the data holds them. A value of a public domain must therefore be
 - held by the published column itself.
 
 Otherwise the release is refused, naming the column; declaring the column's categories makes
-the domain independent of the data, and the release is never refused for this. In-memory
-methods check the randomized codes (:func:`check_domains`); the out-of-core engine checks the
-distinct values of the written files.
+the domain independent of the data, and the release is never refused for this.
+
+Whether a value ends up in no published row depends on the draw. So that the same input is
+not accepted or refused by chance, the chance is computed before the draw from the column's
+matrix and value counts (:func:`check_drawable`): a value ``u`` is in no published row with
+probability ``Π_v (1 - P[u, v])^n_v``, and a column whose undeclared values are missed with a
+total chance above :data:`ABSENT_CHANCE` is refused before anything is drawn. After the draw the
+published values are checked too (:func:`check_domains`; in memory on the randomized codes, out
+of core on the distinct values of the written files), which refuses with at most that chance.
 """
 
 from __future__ import annotations
@@ -20,10 +26,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...core.errors import InputError
 from ...core.hierarchy import value_key
 
-__all__ = ["check_domains", "undeclared_absent"]
+__all__ = [
+    "ABSENT_CHANCE",
+    "absent_chances",
+    "check_domains",
+    "check_drawable",
+    "undeclared_absent",
+]
+
+#: The largest chance, over the draw, that a randomized column's public domain names a value
+#: that no published row holds, with which a release is drawn at all (see :func:`check_drawable`):
+#: a column whose draw would be refused more than once in a hundred is refused before it.
+ABSENT_CHANCE = 0.01
 
 
 def undeclared_absent(
@@ -75,8 +94,77 @@ def check_domains(
         absent = undeclared_absent(domain, published[column], declared.get(column))
         if absent:
             raise InputError(
-                f"column '{column}': {len(absent)} value(s) of its domain are held by no "
-                "published row, and the public domain would name them (telling anyone that "
-                "somebody in the data holds them); declare the column's possible values "
-                "(categories: [...] in the schema, a codebook) or recode rare values first"
+                f"column '{column}': this draw left {len(absent)} value(s) of its domain in no "
+                f"published row (a chance of at most {ABSENT_CHANCE:g}), and the public domain would "
+                "name them (telling anyone that somebody in the data holds them); run it again, "
+                "or declare the column's possible values (categories: [...] in the schema, a "
+                "codebook)"
             )
+
+
+def absent_chances(matrix: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each domain value's chance of being held by no published row.
+
+    Parameters
+    ----------
+    matrix : (d, d) array
+        The column's distortion matrix, ``matrix[u, v] = Pr(published u | original v)``.
+    counts : (d,) int array
+        The records holding each original value.
+
+    Returns
+    -------
+    (d,) float array
+        ``Π_v (1 - matrix[u, v]) ** counts[v]`` for every ``u`` (the records are drawn
+        independently).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log1p(-np.clip(np.asarray(matrix, dtype=np.float64), 0.0, 1.0))
+        terms = np.where(counts[None, :] > 0, logs * counts[None, :], 0.0)
+    return np.exp(terms.sum(axis=1))
+
+
+def check_drawable(
+    column: str,
+    matrix: np.ndarray,
+    counts: np.ndarray,
+    domain: Sequence[Any],
+    declared: Sequence[Any] | None,
+) -> None:
+    """Refuse, before the draw, a column whose public domain would too likely name a value that
+    no published row holds.
+
+    Parameters
+    ----------
+    column : str
+    matrix : (d, d) array
+        Its distortion matrix, in domain order.
+    counts : (d,) int array
+        The records holding each value of ``domain``.
+    domain : sequence
+        Its public domain.
+    declared : sequence or None
+        Its declared values (never a leak).
+
+    Raises
+    ------
+    InputError
+        When the chance that some undeclared value is held by no published row (their chances
+        added up) exceeds :data:`ABSENT_CHANCE`; the message gives the chance, never a value.
+    """
+    undeclared = undeclared_absent(domain, (), declared)
+    if not undeclared:
+        return
+    keys = {value_key(v) for v in undeclared}
+    at = np.array([value_key(v) in keys for v in domain])
+    chances = absent_chances(matrix, counts)[at]
+    total = float(chances.sum())
+    if total > ABSENT_CHANCE:
+        raise InputError(
+            f"column '{column}': the randomization would leave some value of its domain in no "
+            f"published row with a chance of {min(total, 1.0):.2g} (more than "
+            f"{ABSENT_CHANCE:g}), and the public domain would name it (telling anyone that "
+            "somebody in the data holds it); declare the column's possible values (categories: "
+            "[...] in the schema, a codebook) or recode its rare values into common ones first"
+        )

@@ -83,7 +83,8 @@ def randomize(
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sex": ["F", "M", "M", "F"], "disease": ["flu", "cold", "flu", "hiv"]})
-    >>> rel = randomize(df, {"sex": "quasi", "disease": "sensitive"}, keep={"disease": 0.8}, rng=0)
+    >>> codebook = {"role": "sensitive", "categories": ["cold", "flu", "hiv"]}  # declared: public
+    >>> rel = randomize(df, {"sex": "quasi", "disease": codebook}, keep={"disease": 0.8}, rng=0)
     >>> rel.metadata["randomized"]["disease"]["domain"], len(rel.data)
     (['cold', 'flu', 'hiv'], 4)
     """

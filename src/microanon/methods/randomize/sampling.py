@@ -25,7 +25,7 @@ from ...core.errors import InputError
 from ...core.release import Release
 from ...core.table import Table
 from ..release import generalized_release
-from .domains import check_domains
+from .domains import check_domains, check_drawable
 from .matrices import check_distortion, uniform_retention
 
 __all__ = [
@@ -214,10 +214,15 @@ def publish(
     Raises
     ------
     InputError
-        A domain that would name a value neither declared nor published
-        (:func:`~microanon.methods.randomize.domains.check_domains`).
+        Before the draw, a column whose domain would too likely name a value neither declared
+        nor published (:func:`~microanon.methods.randomize.domains.check_drawable`); after
+        it, a domain that does (:func:`~microanon.methods.randomize.domains.check_domains`).
     """
     codes = {c: table.codes(c) for c in table.columns}
+    declared = table.schema.declared()
+    for column, spec in specs.items():  # before any draw: refused or not, whatever it draws
+        counts = np.bincount(codes[column], minlength=table.cardinality(column))
+        check_drawable(column, spec.matrix, counts, table.dictionary(column), declared.get(column))
     for column, spec in specs.items():
         d = table.cardinality(column)
         if spec.keep is not None:
@@ -228,7 +233,7 @@ def publish(
     check_domains(
         domains,
         {c: domains[c][np.bincount(codes[c], minlength=len(domains[c])) > 0] for c in specs},
-        table.schema.declared(),
+        declared,
     )
     order = rng.permutation(table.n_rows)  # rows are published in random order
     shuffled = {c: v[order] for c, v in codes.items()}
