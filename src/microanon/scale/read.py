@@ -77,7 +77,11 @@ def _format(files: Sequence[Path], directory: bool, format: str | None) -> str:
         elif name.endswith(_CSV):
             kinds.add("csv")
         else:
-            raise InputError(f"{f}: unknown file type (give format='parquet' or 'csv')")
+            raise InputError(
+                f"{f}: the Dask engine reads CSV and Parquet files only (named .csv, .tsv, "
+                ".txt or .parquet, or given format='csv' or 'parquet'): convert it first, or "
+                "run it in memory, which reads SPSS, Stata and SAS files too"
+            )
     if len(kinds) > 1:
         raise InputError("the input mixes Parquet and CSV files; read one format at a time")
     return kinds.pop()

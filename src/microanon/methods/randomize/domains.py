@@ -95,10 +95,10 @@ def check_domains(
         if absent:
             raise InputError(
                 f"column '{column}': this draw left {len(absent)} value(s) of its domain in no "
-                f"published row (a chance of at most {ABSENT_CHANCE:g}), and the public domain would "
-                "name them (telling anyone that somebody in the data holds them); run it again, "
-                "or declare the column's possible values (categories: [...] in the schema, a "
-                "codebook)"
+                f"published row (a chance of at most {ABSENT_CHANCE:g}), and the public domain "
+                "would name them (telling anyone that somebody in the data holds them); run it "
+                "again, or declare the column's possible values (categories: [...] in the "
+                "schema, a codebook)"
             )
 
 
