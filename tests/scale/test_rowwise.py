@@ -535,3 +535,12 @@ def test_written_files_draw_on_the_whole_input_sorted_by_value(client, original,
         _plain(computed)[key].sort_values(key, ignore_index=True),
         check_dtype=False,
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "lacking"), [("epsilon", "sensitivity"), ("sensitivity", "epsilon")]
+)
+def test_noise_parameters_lacking_are_named_out_of_core(tmp_path, given, lacking):
+    """As in memory: the one parameter laplace lacks is named, not both."""
+    with pytest.raises(InputError, match=f"^{lacking}: .* and {lacking} is not given$"):
+        add_noise_dask(tmp_path / "none.parquet", SCHEMA, method="laplace", **{given: 1.0})

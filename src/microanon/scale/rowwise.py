@@ -75,6 +75,7 @@ from ..methods.sdc.noise import (
     NOISE_METHODS,
     add_correlated,
     add_independent,
+    check_noise_parameters,
     check_per_column,
     geometric_noise,
     laplace_noise,
@@ -1001,22 +1002,10 @@ def add_noise_dask(
         require_in_memory(method)
     if method not in NOISE_METHODS:
         raise InputError(f"method: expected one of {', '.join(NOISE_METHODS)}, got {method!r}")
-    gaussian = method in ("additive", "correlated")
+    gaussian = check_noise_parameters(method, noise, epsilon, sensitivity)
     if gaussian:
-        if noise is None:
-            raise InputError(f"noise: method '{method}' needs noise = α (e.g. 0.5)")
-        if epsilon is not None or sensitivity is not None:
-            raise InputError(
-                f"epsilon, sensitivity: method '{method}' takes noise, not epsilon or sensitivity"
-            )
         alpha = check_number(noise, "noise", 0)
     else:
-        if noise is not None:
-            raise InputError(f"noise: method '{method}' takes epsilon and sensitivity, not noise")
-        if epsilon is None or sensitivity is None:
-            raise InputError(
-                f"epsilon, sensitivity: method '{method}' needs epsilon and sensitivity"
-            )
         eps = check_number(epsilon, "epsilon", 0, low_open=True)
     schema = _as_schema(schema)
     with dask_client(client, scheduler) as run:

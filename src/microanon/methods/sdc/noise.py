@@ -78,6 +78,7 @@ __all__ = [
     "multiplicative_noise",
     "laplace_noise",
     "geometric_noise",
+    "check_noise_parameters",
     "check_per_column",
     "sqrt_psd",
 ]
@@ -423,6 +424,39 @@ def geometric_noise(
     return _rows_first(out, flat)
 
 
+def check_noise_parameters(method: str, noise: Any, epsilon: Any, sensitivity: Any) -> bool:
+    """Refuse the parameters a noise ``method`` does not take, and name those it lacks.
+
+    Returns
+    -------
+    bool
+        Whether the method is one of the Gaussian ones (``noise`` = α), not a differentially
+        private one (``epsilon`` and ``sensitivity``).
+
+    Raises
+    ------
+    InputError
+        Naming the parameter given that the method does not take, or each one it lacks.
+    """
+    if method in _GAUSSIAN:
+        if noise is None:
+            raise InputError(f"noise: method '{method}' needs noise = α (e.g. 0.5)")
+        if epsilon is not None or sensitivity is not None:
+            raise InputError(
+                f"epsilon, sensitivity: method '{method}' takes noise, not epsilon or sensitivity"
+            )
+        return True
+    if noise is not None:
+        raise InputError(f"noise: method '{method}' takes epsilon and sensitivity, not noise")
+    lacking = [n for n, v in (("epsilon", epsilon), ("sensitivity", sensitivity)) if v is None]
+    if lacking:
+        raise InputError(
+            f"{', '.join(lacking)}: method '{method}' needs epsilon and sensitivity, and "
+            f"{' and '.join(lacking)} {'is' if len(lacking) == 1 else 'are'} not given"
+        )
+    return False
+
+
 # ---------------------------------------------------------------------- DataFrame level
 @method(
     "add_noise",
@@ -527,22 +561,10 @@ def add_noise(
     """
     if method not in NOISE_METHODS:
         raise InputError(f"method: expected one of {', '.join(NOISE_METHODS)}, got {method!r}")
-    gaussian = method in _GAUSSIAN
+    gaussian = check_noise_parameters(method, noise, epsilon, sensitivity)
     if gaussian:
-        if noise is None:
-            raise InputError(f"noise: method '{method}' needs noise = α (e.g. 0.5)")
-        if epsilon is not None or sensitivity is not None:
-            raise InputError(
-                f"epsilon, sensitivity: method '{method}' takes noise, not epsilon or sensitivity"
-            )
         _amount(noise)
     else:
-        if noise is not None:
-            raise InputError(f"noise: method '{method}' takes epsilon and sensitivity, not noise")
-        if epsilon is None or sensitivity is None:
-            raise InputError(
-                f"epsilon, sensitivity: method '{method}' needs epsilon and sensitivity"
-            )
         check_number(epsilon, "epsilon", 0, low_open=True)
     schema, frame = masking_input(data, schema)
     cols = select_columns(schema, columns, (Kind.NUMERIC,), "add_noise")
