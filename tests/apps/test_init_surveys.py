@@ -98,16 +98,24 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
 
 
 def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_path):
-    """ESS weights are scaled to the sample (below 1): the risk measures say why they are not
-    used rather than failing; NHIS's person weights are used."""
+    """ESS weights are scaled to the sample (below 1): init's proposal says the risk measures
+    do not use them (it said they did), and the risk measures say why rather than failing;
+    NHIS's person weights are used."""
     data, _ = _write(tmp_path, "ESS10NO")
     config = tmp_path / "ess.yaml"
-    assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
+    made = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert made.exit_code == 0
+    proposal = " ".join(config.read_text("utf-8").replace("#", " ").split())
+    assert "and not used by the risk measures: 676 value(s) are below 1" in proposal
     args = ["risk", "--config", str(config), "--no-suda", "--json", "--missing", "sdcmicro"]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["individual_risk"] is None
-    assert "weight dweight is not used" in result.stderr
+    assert (
+        "weight dweight is not used by the survey risk measures: weight column 'dweight' has "
+        "676 below 1 weight(s): a sampling weight is an inverse inclusion probability, at "
+        "least 1" in " ".join(result.stderr.split())
+    )
     data, _ = _write(tmp_path, "mm_nhis")
     config = tmp_path / "nhis.yaml"
     assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0

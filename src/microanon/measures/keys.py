@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from .common import check_quasi
-from .weight_classes import MISSING, REFUSED, weight_classes
+from .weight_classes import REFUSED, REMEDY, weight_classes
 
 __all__ = ["check_fraction", "check_household", "check_weights", "key_codes", "pack"]
 
@@ -100,12 +100,7 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
         bad = classes == kind
         count = int(np.count_nonzero(bad) if counts is None else counts[bad].sum())
         if count:
-            hint = (
-                ": give those records a weight, or leave them out (in a config, missing: drop "
-                "for the weight column: they are counted)"
-                if kind == MISSING
-                else ""
-            )
+            hint = f": {REMEDY[kind]}" if kind in REMEDY else ""
             raise InputError(f"weight column {weights!r} has {count:,} {what} weight(s){hint}")
     return col.to_numpy(dtype=float, na_value=np.nan)
 

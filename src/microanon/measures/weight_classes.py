@@ -16,7 +16,16 @@ import pandas as pd
 
 from ..core.missing import MISSING_LABEL
 
-__all__ = ["CLASSES", "INVERSE", "REFUSED", "TOTAL", "USABLE", "stand_ins", "weight_classes"]
+__all__ = [
+    "CLASSES",
+    "INVERSE",
+    "REFUSED",
+    "REMEDY",
+    "TOTAL",
+    "USABLE",
+    "stand_ins",
+    "weight_classes",
+]
 
 #: The classes of a record's weight: usable, then each kind of value the measures refuse.
 USABLE, MISSING, INFINITE, NOT_POSITIVE, BELOW_ONE, NOT_NUMERIC = range(6)
@@ -28,7 +37,15 @@ REFUSED = {
     MISSING: "missing",
     INFINITE: "infinite",
     NOT_POSITIVE: "zero or negative",
-    BELOW_ONE: "below 1 (a sampling weight is an inverse inclusion probability, at least 1)",
+    BELOW_ONE: "below 1",
+}
+#: Why a class is refused and what to do, where the kind alone does not say it.
+REMEDY = {
+    MISSING: "give those records a weight, or leave them out (in a config, missing: drop for "
+    "the weight column: they are counted)",
+    BELOW_ONE: "a sampling weight is an inverse inclusion probability, at least 1; a weight "
+    "scaled to a mean of 1 (as some surveys publish it) must be scaled back to the population "
+    "it stands for, e.g. multiplied by the population's size over the sample's",
 }
 #: The per-combination sums: the usable weights, and their inverses.
 TOTAL, INVERSE = "weight_total", "weight_inverse"

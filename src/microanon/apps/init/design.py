@@ -99,13 +99,20 @@ def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str,
     if bare and precise < 0.5:  # a body weight is kept to a decimal or two
         return None
     values = "whole numbers" if p.integer else f"{precise:.0%} with more than two decimals"
+    below = int((present < 1).sum())
+    used = (
+        "used by the risk measures"
+        if not below
+        else f"not used by the risk measures: {below:,} value(s) are below 1, and they read a "
+        "sampling weight as an inverse inclusion probability, at least 1 (a weight scaled to "
+        "the sample must be scaled back to the population it stands for)"
+    )
     return (
         Role.WEIGHT,
         "design",
         f"design rule: the name looks like a sampling weight and the values are positive numbers "
         f"({p.distinct:,} distinct, {values}, {_number(p.low)} to {_number(p.high)}); "
-        "published unchanged and used by the risk measures, not generalized (the schema lint "
-        "does not check it)",
+        f"published unchanged, not generalized (the schema lint does not check it), and {used}",
     )
 
 
