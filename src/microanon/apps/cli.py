@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,17 @@ def _emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
 
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
+
+
+def _matched(names: Sequence[str], columns: Sequence[str]) -> list[str]:
+    """``names`` as the columns they name: a name that is no column names the one column that
+    is it with spaces around it (a header's ``'arrest '``, which a comma-separated option
+    cannot carry), if there is exactly one."""
+    padded: dict[str, list[str]] = {}
+    for c in columns:
+        padded.setdefault(c.strip(), []).append(c)
+    present = set(columns)
+    return [n if n in present or len(padded.get(n, [])) != 1 else padded[n][0] for n in names]
 
 
 def _engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -458,13 +469,16 @@ def check(
         with reporter.stage(f"read {file.name}"):
             data = read_table(file, header=not no_header, options=csv)
             data.columns = [str(c) for c in data.columns]
-            check_frame(data, [*_split(quasi), sens[0]])
+            keys, (sensitive_column,) = (
+                _matched(names, list(data.columns)) for names in (_split(quasi), sens)
+            )
+            check_frame(data, [*keys, sensitive_column])
             # A numeric column with a stray string would silently become categorical; an
             # explicit --distance settles the sensitive column's type.
-            looked_at = _split(quasi) + ([sens[0]] if distance is None else [])
-            refuse_stray_text(data, looked_at, sensitive=sens[0])
+            looked_at = keys + ([sensitive_column] if distance is None else [])
+            refuse_stray_text(data, looked_at, sensitive=sensitive_column)
         with reporter.stage("privacy profile"):
-            profile = privacy_profile(data, _split(quasi), sens[0], distance=distance, **options)
+            profile = privacy_profile(data, keys, sensitive_column, distance=distance, **options)
     reqs = requirements(
         profile,
         req_k,
@@ -610,14 +624,15 @@ def risk(
             file = cfg.data if isinstance(cfg.data, Path) else None
         if file is None:
             raise click.UsageError("give FILE: the config's data is not a file")
-        if not quasi:
-            quasi = ",".join(schema.quasi)
-        if not quasi:
+        keys = _split(quasi) or list(schema.quasi)  # (the schema's names as they are)
+        if not keys:
             raise click.UsageError(
                 f"{config} names no quasi-identifier: give the columns an attacker can know "
                 "role quasi in its schema, or name them with --quasi"
             )
-    if file is None or not quasi:
+    else:
+        keys = _split(quasi)
+    if file is None or not keys:
         raise click.UsageError("give FILE and --quasi (or --config)")
     if report_path is not None:  # refused before the work, not after
         from ..core.output import check_file_target
@@ -632,7 +647,7 @@ def risk(
         population_table = read_table(population_file, options=csv)
         population_table.columns = [str(c) for c in population_table.columns]
     settings = {
-        "quasi": _split(quasi),
+        "quasi": keys,
         "population": population,
         "fraction": fraction,
         "region": region,
@@ -679,6 +694,7 @@ def risk(
         with reporter.stage(f"read {file.name}"):
             data = read_table(file, options=csv)
             data.columns = [str(c) for c in data.columns]
+        settings["quasi"] = _matched(keys, list(data.columns))
         rows_note = None
         if policies:
             data, rows_note = schema_rows(schema, data)
@@ -806,7 +822,9 @@ def lint_command(
         if data is None or "quasi" not in roles.values():
             raise click.UsageError("give DATA and --quasi (or --config)")
         frame = read_table(data, options=_csv(read))
-        schema, accept = Schema.from_dict(roles), None
+        names = _matched(list(roles), [str(c) for c in frame.columns])
+        schema = Schema.from_dict(dict(zip(names, roles.values(), strict=True)))
+        accept = None
     report = lint_schema(frame, schema, accept=accept)
     text = "\n".join(str(f) for f in report.findings) or "no findings"
     for alert in report.alerts:
