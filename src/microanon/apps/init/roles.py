@@ -9,7 +9,8 @@ The first rule that matches a column decides its role:
 3. its name looks like sensitive information (``sensitive``): health, finances, occupation
    (the convention of ARX's Adult examples), votes and political opinions, and the special
    categories of personal data of data protection law (religion, sexual orientation,
-   convictions, ...). A guess from the name;
+   convictions, ...). A guess from the name; but text whose values are near-unique (see 7) is
+   free text (notes, comments) or ids, not answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education, marital status, race, country, job-like names; but one value in every row (no
    missing one) tells no record from another: ``insensitive``;
@@ -347,10 +348,23 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
             f"constant rule: the name {word!r} looks like {rule.group}, but every row holds the "
             "same value, which tells no record from another; published unchanged",
         )
+    near_unique = bool(p.rows) and p.distinct >= UNIQUE_SHARE * p.rows
+    if matched is not None and matched[0].role is Role.SENSITIVE and near_unique:
+        if p.type == "categorical":  # free text: a sensitive name does not make it a category
+            rule, word = matched
+            return Proposal(
+                p.name,
+                Role.IDENTIFIER,
+                "near-unique",
+                f"near-unique rule: the name {word!r} looks like {rule.group}, but "
+                f"{p.distinct:,} distinct texts on {p.rows:,} rows are free text or ids, not "
+                "answers: each singles out its record and may name people; dropped from the "
+                "release (code it into categories first to publish it)",
+            )
     named = _by_name(p)
     if named is not None:
         return named
-    if p.rows and p.distinct < UNIQUE_SHARE * p.rows:
+    if p.rows and not near_unique:
         item = answer_item(col, p)
         if item is not None:
             return Proposal(p.name, Role.SENSITIVE, *item)
