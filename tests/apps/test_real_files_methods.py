@@ -1069,3 +1069,30 @@ def test_a_column_named_with_a_trailing_space_is_found_by_every_command(tmp_path
     ):
         run = CliRunner().invoke(main, args)
         assert "not found" not in run.output and run.exit_code in (0, 1), (args, run.output)
+
+
+@pytest.mark.parametrize("format", ["sav", "dta"])
+def test_spss_and_stata_codes_follow_the_declared_order(tmp_path, format):
+    """carData's World Values Survey, poverty declared ordinal (Too Little, About Right, Too
+    Much): an SPSS or Stata file codes it 1, 2, 3 in that order (it had coded About Right 1,
+    by the alphabet); a generalized column's labels keep the number line's order."""
+    import pyreadstat
+
+    _, data, schema = _wvs(tmp_path)
+    order = ["Too Little", "About Right", "Too Much"]
+    schema["poverty"] = {"role": "sensitive", "kind": "ordinal", "order": order}
+    schema["religion"] = {"role": "insensitive"}
+    doc = {
+        "data": str(data),
+        "schema": schema,
+        "method": "full_domain",
+        "params": {"suppression": 0.02},
+        "models": [{"k_anonymity": {"k": 5}}],
+        "output": {"format": format},
+    }
+    _published(tmp_path, doc, tmp_path / "out")
+    read = pyreadstat.read_sav if format == "sav" else pyreadstat.read_dta
+    _, meta = read(str(tmp_path / "out" / "public" / f"data.{format}"))
+    assert meta.variable_value_labels["poverty"] == {1.0: order[0], 2.0: order[1], 3.0: order[2]}
+    ages = list(meta.variable_value_labels["age"].values())
+    assert ages == sorted(ages, key=lambda label: float(label.strip("[(").split(",")[0]))

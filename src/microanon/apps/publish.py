@@ -181,7 +181,7 @@ def publish(
         reports = _beside(make_reports, release, original, schema, lint, checked, config, subtitle)
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
-                release.write_parts(tmp, format)
+                release.write_parts(tmp, format, schema.declared())
             # The public files as written are scanned for the generator's state by the second
             # process (when one runs) while this one verifies them; what the reports add or
             # change is scanned at the end.

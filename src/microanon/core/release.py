@@ -27,7 +27,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -488,8 +488,10 @@ class Release:
         format : {"csv", "parquet", "sav", "dta"}
             The tables' file format. In an SPSS (``sav``) or Stata (``dta``) file a text column
             is written as codes 1, 2, ... (its values in order, an interval by its lower end:
-            :func:`~microanon.core.hierarchy.number_line_order`) with value labels: one label
-            for each value the published column holds, and none for any other value.
+            :func:`~microanon.core.hierarchy.number_line_order`; through
+            :func:`~microanon.apps.publish.publish` in the order the schema declares, see
+            :meth:`write_parts`) with value labels: one label for each value the published
+            column holds, and none for any other value.
         overwrite : bool
             Replace a previous output in ``directory``.
         protect : paths
@@ -506,10 +508,17 @@ class Release:
             self.write_parts(tmp, format)
         return Path(directory)
 
-    def write_parts(self, directory: Path, format: str = "csv") -> None:
+    def write_parts(
+        self,
+        directory: Path,
+        format: str = "csv",
+        declared: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
         """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``: the
         release :meth:`in_written_order`, each table of records written from its columns' codes
-        taken in that order (no table is copied)."""
+        taken in that order (no table is copied). ``declared``: the values the data owner
+        declared per column (:meth:`~microanon.core.schema.Schema.declared`), whose order an
+        SPSS or Stata file's codes follow (see :meth:`save`)."""
         orders = self._record_orders()
         metadata = self.metadata
         for order in orders.values():
@@ -518,7 +527,7 @@ class Release:
         public.mkdir()
         internal.mkdir()
         manifest_tables = {
-            name: self._write_table(df, public, name, format, orders.get(name))
+            name: self._write_table(df, public, name, format, orders.get(name), declared)
             for name, df in self.tables.items()
         }
         write_manifests(
@@ -556,7 +565,12 @@ class Release:
 
     @staticmethod
     def _write_table(
-        df: pd.DataFrame, directory: Path, name: str, format: str, order: np.ndarray | None = None
+        df: pd.DataFrame,
+        directory: Path,
+        name: str,
+        format: str,
+        order: np.ndarray | None = None,
+        declared: Mapping[str, Sequence[Any]] | None = None,
     ) -> dict[str, Any]:
         """Write one table, its rows in ``order`` (None: as they are); its manifest entry."""
         types = {str(c): _column_type(df[c]) for c in df.columns}
@@ -569,7 +583,7 @@ class Release:
         else:
             rows = df if order is None else df.take(order).reset_index(drop=True)
             if format in _STATISTICAL:
-                _write_statistical(rows, directory / file, format, types)
+                _write_statistical(rows, directory / file, format, types, declared)
             else:
                 Release._to_parquet(rows, directory / file)
         info: dict[str, Any] = {
@@ -754,11 +768,19 @@ def _statistical_name_problem(name: str, format: str) -> str | None:
     return None
 
 
-def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping[str, str]) -> None:
+def _write_statistical(
+    df: pd.DataFrame,
+    path: Path,
+    format: str,
+    types: Mapping[str, str],
+    declared: Mapping[str, Sequence[Any]] | None = None,
+) -> None:
     """A table as an SPSS or Stata file: numbers as numbers; text and truth values as codes
-    1, 2, ... (the values in :func:`~microanon.core.hierarchy.number_line_order`: intervals by
-    their lower ends) labelled with the values the column holds, no label for any other value;
-    missing values missing.
+    1, 2, ... labelled with the values the column holds, no label for any other value; missing
+    values missing. The codes follow the order the data owner declared for the column (its
+    ``categories`` or ordinal ``order``, ``declared``), then, for the values it does not list
+    (a generalized level's labels), :func:`~microanon.core.hierarchy.number_line_order`
+    (intervals by their lower ends).
 
     Raises
     ------
@@ -787,7 +809,9 @@ def _write_statistical(df: pd.DataFrame, path: Path, format: str, types: Mapping
             out[name] = number.astype("float64")
             continue
         text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
-        values = number_line_order(set(text.dropna()))
+        held = set(text.dropna())
+        first = [v for v in dict.fromkeys(map(str, (declared or {}).get(name, ()))) if v in held]
+        values = first + number_line_order(held - set(first))
         codes = {v: float(i) for i, v in enumerate(values, start=1)}
         out[name] = text.map(codes).astype("float64")
         labels[name] = {code: value for value, code in codes.items()}
