@@ -223,6 +223,7 @@ def encode_dataset(
     columns: Sequence[str],
     client: Any,
     progress: ProgressLike = None,
+    counted: Sequence[str] = (),
 ) -> tuple[Encoding, dd.DataFrame]:
     """Dictionaries for ``columns`` over the whole dataset, and the cleaned lazy frame.
 
@@ -236,6 +237,9 @@ def encode_dataset(
     client : distributed.Client
     progress : Progress, bool, str or None
         See :func:`microanon.scale.client.run_stage`.
+    counted : sequence of str, optional
+        Columns among ``columns`` whose records per code are counted in the same pass
+        (:attr:`Encoding.value_counts`).
 
     Returns
     -------
@@ -281,6 +285,7 @@ def encode_dataset(
         "uniques": [_distinct(cleaned[c]) for c in columns],
         "left_out": [frame[c].isna().sum() for c in drop],
         "unknown": [cleaned[c].isna().sum() for c in unknown],
+        "counted": [cleaned[c].value_counts() for c in counted],
         "rows": [
             frame.map_partitions(len, meta=(None, "int64")).sum(),
             cleaned.map_partitions(len, meta=(None, "int64")).sum(),
@@ -302,7 +307,13 @@ def encode_dataset(
         "entering": entered,
         "unknown_sensitive": {c: int(n) for c, n in zip(unknown, found["unknown"], strict=True)},
     }
-    encoding = replace(encoding, marked=marked, rows=rows)
+    counts = {}
+    for c, per_value in zip(counted, found["counted"], strict=True):
+        per_value = held(per_value)  # (a category of no record is no value of the encoding)
+        index, code_of = encoding.lookup[c]
+        counts[c] = np.zeros(encoding.cardinality(c), dtype=np.int64)
+        np.add.at(counts[c], code_of[index.get_indexer(per_value.index)], per_value.to_numpy())
+    encoding = replace(encoding, marked=marked, rows=rows, value_counts=counts)
     # The same types in every partition: the columns published as they are given as text (an
     # encoded column is published from its codes).
     text = [c for c in marked if c not in columns]

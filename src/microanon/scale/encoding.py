@@ -55,6 +55,7 @@ class Encoding:
     unknown: dict[str, int] = field(default_factory=dict)
     marked: dict[str, int] = field(default_factory=dict)
     rows: dict[str, Any] = field(default_factory=dict)
+    value_counts: dict[str, np.ndarray] = field(default_factory=dict)
 
     def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
         """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""

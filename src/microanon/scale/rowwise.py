@@ -82,7 +82,7 @@ from ..methods.sdc.noise import (
     sqrt_psd,
 )
 from .client import dask_client, run_stage
-from .encode import encode_dataset, held, run_row_counts
+from .encode import encode_dataset, run_row_counts
 from .encoding import Encoding
 from .frequencies import SPLIT_EVERY, code_frequencies
 from .read import read_dataset
@@ -472,27 +472,6 @@ def _text(series: pd.Series) -> pd.Series:
     return series
 
 
-def _code_counts(
-    run: Any, cleaned: dd.DataFrame, encoding: Encoding, columns: Sequence[str], progress: Any
-) -> dict[str, np.ndarray]:
-    """The records holding each code of each of ``columns`` over the whole dataset (one pass)."""
-    counted = run_stage(
-        run,
-        "value counts",
-        [cleaned[c].value_counts(split_every=SPLIT_EVERY) for c in columns],
-        progress,
-    )
-    out = {}
-    for column, vc in zip(columns, counted, strict=True):
-        vc = held(vc)  # (a category of no record is no value of the encoding)
-        index, code_of = encoding.lookup[column]
-        codes = code_of[index.get_indexer(vc.index)]
-        counts = np.zeros(encoding.cardinality(column), dtype=np.int64)
-        np.add.at(counts, codes, vc.to_numpy(dtype=np.int64))
-        out[column] = counts
-    return out
-
-
 def _domain_table(encoding: Encoding, columns: Sequence[str]) -> Table:
     """A table without rows over ``columns`` with their global dictionaries (for validation)."""
     columns = [c for c in encoding.schema.columns if c in set(columns)]
@@ -655,10 +634,10 @@ def randomize_dask(
     named = _named(keep, matrices, schema.published)
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
-        encoding.refuse_unknown(named, "randomization")
-        specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
-        counts = _code_counts(run, cleaned, encoding, list(specs), progress)
+        encoding, cleaned = encode_dataset(frame, schema, named, run, progress, counted=named)
+    encoding.refuse_unknown(named, "randomization")
+    specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+    counts = encoding.value_counts
     parameters = {"keep": dict(keep or {}), "matrices": list(matrices or {})}
     return _randomized_release(
         cleaned, encoding, specs, counts, "randomized_response", parameters, rng
@@ -822,10 +801,10 @@ def pram_dask(
     named = _named(keep, matrices, schema.published)
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, named, run, progress)
+        encoding, cleaned = encode_dataset(frame, schema, named, run, progress, counted=named)
         encoding.refuse_unknown(named, "randomization")
         specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
-        counts = _code_counts(run, cleaned, encoding, list(specs), progress)
+        counts = encoding.value_counts
         if invariant:
             for column, spec in list(specs.items()):
                 specs[column] = invariant_spec(
