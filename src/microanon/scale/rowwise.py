@@ -771,8 +771,9 @@ def pram_dask(
     """PRAM (optionally invariant) on a dataset larger than memory.
 
     :func:`microanon.methods.randomize.pram` out of core. The invariant matrix needs each
-    column's value counts over the whole dataset: one more pass counts them, and the matrix is
-    built from them as in memory; the records are then post-randomized partition by partition.
+    column's value counts over the whole dataset: the pass that builds the domains counts them,
+    and the matrix is built from them as in memory; the records are then post-randomized
+    partition by partition.
 
     Parameters
     ----------
