@@ -1012,7 +1012,7 @@ def test_pram_refuses_before_the_draw_a_domain_the_draw_would_often_betray(tmp_p
     assert len(errors) == 1
     error = errors.pop()
     assert error.startswith("Error: column 'week': the randomization would leave some value")
-    assert "with a chance of 0.59 (more than 0.01)" in error and "categories" in error
+    assert "with a chance of up to 0.59 (more than 0.01)" in error and "categories" in error
 
 
 def test_the_dask_engine_on_an_spss_file_says_what_it_reads(tmp_path):

@@ -15,8 +15,9 @@ the domain independent of the data, and the release is never refused for this.
 Whether a value ends up in no published row depends on the draw. So that the same input is
 not accepted or refused by chance, the chance is computed before the draw from the column's
 matrix and value counts (:func:`check_drawable`): a value ``u`` is in no published row with
-probability ``Π_v (1 - P[u, v])^n_v``, and a column whose undeclared values are missed with a
-total chance above :data:`ABSENT_CHANCE` is refused before anything is drawn. After the draw the
+probability ``Π_v (1 - P[u, v])^n_v``, and a column whose undeclared values' chances add up to
+more than :data:`ABSENT_CHANCE` (a bound on the chance that any is missed) is refused before
+anything is drawn. After the draw the
 published values are checked too (:func:`check_domains`; in memory on the randomized codes, out
 of core on the distinct values of the written files), which refuses with at most that chance.
 """
@@ -150,8 +151,9 @@ def check_drawable(
     Raises
     ------
     InputError
-        When the chance that some undeclared value is held by no published row (their chances
-        added up) exceeds :data:`ABSENT_CHANCE`; the message gives the chance, never a value.
+        When the chance that some undeclared value is held by no published row (bounded by
+        their chances added up) may exceed :data:`ABSENT_CHANCE`; the message gives that bound,
+        never a value.
     """
     undeclared = undeclared_absent(domain, (), declared)
     if not undeclared:
@@ -163,7 +165,7 @@ def check_drawable(
     if total > ABSENT_CHANCE:
         raise InputError(
             f"column '{column}': the randomization would leave some value of its domain in no "
-            f"published row with a chance of {min(total, 1.0):.2g} (more than "
+            f"published row with a chance of up to {min(total, 1.0):.2g} (more than "
             f"{ABSENT_CHANCE:g}), and the public domain would name it (telling anyone that "
             "somebody in the data holds it); declare the column's possible values (categories: "
             "[...] in the schema, a codebook) or recode its rare values into common ones first"
