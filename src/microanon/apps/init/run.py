@@ -173,7 +173,10 @@ def _entries(
         missing, note = missing_policy(profile, p.role)
         plan: HierarchyPlan | None = None
         if p.role is Role.QUASI:
-            plan = plan_hierarchy(data[p.column], profile, missing_leaf=missing == "value")
+            plan = plan_hierarchy(
+                data[p.column], profile, missing_leaf=missing == "value",
+                declared=declared.get(p.column),
+            )  # fmt: skip
             if plan.hierarchy is not None:
                 files[names[p.column]] = plan.hierarchy
                 entry["hierarchy"] = names[p.column]
