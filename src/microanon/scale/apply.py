@@ -24,7 +24,7 @@ from .release_files import write_part
 __all__ = ["Plan", "make_plan", "publish_partition"]
 
 #: dtype of the published labels (strings in every partition, empty ones included).
-_TEXT = pd.StringDtype()
+_TEXT = pd.StringDtype("pyarrow")
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ _WAY_OUT = {
 }
 
 #: dtype of published text columns (one Parquet type in every partition, empty ones included).
-_TEXT = pd.StringDtype()
+_TEXT = pd.StringDtype("pyarrow")
 
 
 def require_in_memory(method: str) -> NoReturn:
