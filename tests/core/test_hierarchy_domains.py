@@ -238,3 +238,13 @@ def test_a_number_written_as_text_meets_its_value_key(number):
     assert number_text_key(str(float(number))) == value_key(float(number))
     assert number_text_key("?") is None and number_text_key(1.0) is None
     assert number_text_key("inf") is None
+
+
+def test_masking_more_characters_than_a_value_has_is_the_whole_value():
+    """max_masked above the longest value's length adds no level (it had added one identical
+    fully masked level per character asked for: 98 of them for 99 on two-digit codes)."""
+    codes = ["02", "17", "31"]
+    assert Hierarchy.masking(codes, max_masked=99).height == Hierarchy.masking(codes).height == 3
+    assert Hierarchy.masking(codes, max_masked=0).height == 1
+    with pytest.raises(HierarchyError, match=r"^column 'zip': max_masked must be a whole number"):
+        Hierarchy.masking(codes, max_masked="two", name="zip")

@@ -802,7 +802,7 @@ class Hierarchy:
         name: str | None = None,
     ) -> Hierarchy:
         """A k-ary tree over ordered values: see :func:`.hierarchy_builders.balanced_paths`."""
-        return cls(balanced_paths(values, fanout, order), name=name)
+        return cls(balanced_paths(values, fanout, order, name), name=name)
 
     @classmethod
     def masking(
@@ -813,7 +813,7 @@ class Hierarchy:
         name: str | None = None,
     ) -> Hierarchy:
         """Suffix masking, as for ZIP codes: see :func:`.hierarchy_builders.masking_paths`."""
-        return cls(masking_paths(values, char, max_masked), name=name)
+        return cls(masking_paths(values, char, max_masked, name), name=name)
 
 
 #: Node numberings of :class:`TreeArrays`.

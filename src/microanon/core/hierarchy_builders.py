@@ -318,6 +318,38 @@ def _declared_numbers(
     return dom
 
 
+def _given(value: Any) -> str:
+    """How a message shows a builder's parameter as given: ``[5, 'a']``, ``'five'``, ``0``."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(shown(v) for v in value) + "]"
+    return shown(value)
+
+
+def builder_numbers(given: Any, what: str, where: str, *, whole: bool = False) -> list[float]:
+    """A builder's parameter as a list of numbers (one number or a list of them; whole numbers
+    with ``whole``), or :class:`HierarchyError` naming ``where`` (the column) and ``what``.
+
+    A text (``"five"``), a truth value or anything else that is not a number is refused here,
+    where Python would take a text for its characters or say ``could not convert string to
+    float``.
+    """
+    several = isinstance(given, (list, tuple))
+    items = list(given) if several else [given]
+    shown_given = _given(given)
+    numbers_only = all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+        for v in items
+    )
+    if not items or not numbers_only or any(not math.isfinite(float(v)) for v in items):
+        kind = ("whole numbers" if whole else "numbers") if several else "a number"
+        kind = "a whole number" if whole and not several else kind
+        raise HierarchyError(f"{where}: {what} must be {kind}, got {shown_given}")
+    if whole and any(float(v) != int(v) for v in items):
+        kind = "whole numbers" if several else "a whole number"
+        raise HierarchyError(f"{where}: {what} must be {kind}, got {shown_given}")
+    return [int(v) if whole else float(v) for v in items]
+
+
 def interval_paths(
     values: Iterable[float],
     widths: Sequence[float],
@@ -358,8 +390,8 @@ def interval_paths(
         ``[start, end]`` (naming the column and the value).
     """
     where = f"column '{name}'" if name else "intervals"
-    widths = [float(w) for w in widths]
-    if not widths or any(w <= 0 for w in widths):
+    widths = builder_numbers(widths, "interval widths", where)
+    if any(w <= 0 for w in widths):
         raise HierarchyError(f"{where}: interval widths must be positive numbers")
     for a, b in zip(widths, widths[1:], strict=False):
         ratio = b / a
@@ -491,13 +523,13 @@ def quantile_paths(
         # float64 sums are exact below 2**53 records
         summed = np.bincount(where, weights=weight[known].astype(np.float64))
         tally = np.rint(summed).astype(np.int64)
-    bins = [int(b) for b in bins]
-    if (
-        not bins
-        or any(b < 1 for b in bins)
-        or any(b2 > b1 for b1, b2 in zip(bins, bins[1:], strict=False))
-    ):
-        raise HierarchyError("quantiles: bins must be positive and non-increasing (finest first)")
+    where = f"column '{name}'" if name else "quantiles"
+    bins = [int(b) for b in builder_numbers(bins, "quantile bins", where, whole=True)]
+    if any(b < 1 for b in bins) or any(b2 > b1 for b1, b2 in zip(bins, bins[1:], strict=False)):
+        raise HierarchyError(
+            f"{where}: quantile bins must be positive and non-increasing (finest first), got "
+            f"{_given(bins)}"
+        )
     ends = np.cumsum(tally)  # records up to and including each domain value
     n = int(ends[-1])
 
@@ -534,7 +566,10 @@ def quantile_paths(
 
 
 def balanced_paths(
-    values: Iterable[Hashable], fanout: int = 2, order: Sequence[Hashable] | None = None
+    values: Iterable[Hashable],
+    fanout: int = 2,
+    order: Sequence[Hashable] | None = None,
+    name: str | None = None,
 ) -> Paths:
     """Balanced ``fanout``-ary tree over sorted distinct values (ordered grouping).
 
@@ -549,6 +584,8 @@ def balanced_paths(
     order : sequence, optional
         The order of the values (every value must be in it). Without it numeric values are
         sorted numerically, others by their text.
+    name : str, optional
+        Column name for messages.
 
     Returns
     -------
@@ -561,8 +598,15 @@ def balanced_paths(
     HierarchyError
         A fanout below 2, no value, or a value missing from ``order``.
     """
+    where = f"column '{name}'" if name else "balanced"
+    given = fanout
+    if isinstance(given, (list, tuple)):
+        raise HierarchyError(
+            f"{where}: balanced fanout must be one whole number, got {shown(given)}"
+        )
+    (fanout,) = (int(f) for f in builder_numbers(given, "balanced fanout", where, whole=True))
     if fanout < 2:
-        raise HierarchyError("balanced: fanout must be at least 2")
+        raise HierarchyError(f"{where}: balanced fanout must be at least 2, got {shown(given)}")
     distinct = list(dict.fromkeys(values))
     if order is not None:
         keys = [value_key(v) for v in order]
@@ -601,7 +645,9 @@ def balanced_paths(
     return leaf_paths
 
 
-def masking_paths(values: Iterable[Any], char: str = "*", max_masked: int | None = None) -> Paths:
+def masking_paths(
+    values: Iterable[Any], char: str = "*", max_masked: int | None = None, name: str | None = None
+) -> Paths:
     """Mask trailing characters one at a time, as for ZIP codes: ``13053 → 1305* → 130**``.
 
     Parameters
@@ -611,8 +657,10 @@ def masking_paths(values: Iterable[Any], char: str = "*", max_masked: int | None
     char : str
         Masking character.
     max_masked : int, optional
-        Largest number of masked characters before the root (default: the longest value's
-        length).
+        Largest number of masked characters before the root (default, and at most: the
+        longest value's length; more would repeat the same fully masked level).
+    name : str, optional
+        Column name for messages.
 
     Returns
     -------
@@ -628,9 +676,17 @@ def masking_paths(values: Iterable[Any], char: str = "*", max_masked: int | None
     if not dom:
         raise HierarchyError("masking: needs at least one value")
     longest = max(len(v) for v in dom)
-    top = longest if max_masked is None else int(max_masked)
-    if top < 0:
-        raise HierarchyError("masking: max_masked must be non-negative")
+    where = f"column '{name}'" if name else "masking"
+    top = longest
+    if max_masked is not None:
+        if isinstance(max_masked, (list, tuple)):
+            raise HierarchyError(
+                f"{where}: max_masked must be a whole number, got {_given(max_masked)}"
+            )
+        (given,) = builder_numbers(max_masked, "max_masked", where, whole=True)
+        if given < 0:
+            raise HierarchyError(f"{where}: max_masked must be non-negative, got {int(given)}")
+        top = min(int(given), longest)
     paths = []
     for v in dom:
         p: list[Any] = [SUPPRESSED]

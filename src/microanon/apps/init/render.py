@@ -178,8 +178,8 @@ def render_config(
     if models:
         out.append("models:")
     for model, note in models:
-        ((name, model_params),) = model.items()
-        out.append(f"  - {_scalar(name)}: {yaml_flow(model_params)}")
+        # (an entry may name several models, as a config may: each is written as its own)
+        out += [f"  - {_scalar(name)}: {yaml_flow(params)}" for name, params in model.items()]
         if note:
             out += _comment(note, "    ")
     return "\n".join(out) + "\n"

@@ -115,8 +115,8 @@ def _builder(spec: Mapping[str, Any], column: str) -> dict[str, Any]:
     ``masking`` specification."""
     kind = spec["type"]
     if kind == "intervals":
-        if "widths" in spec:
-            out: dict[str, Any] = {"builder": "intervals", "widths": list(spec["widths"])}
+        if "widths" in spec:  # (checked, as every parameter here, by the builder itself)
+            out: dict[str, Any] = {"builder": "intervals", "widths": spec["widths"]}
         else:
             width, levels = _param(spec, "width", column), int(spec.get("levels", 3))
             out = {"builder": "intervals", "widths": [width * 2**i for i in range(levels)]}
@@ -124,13 +124,13 @@ def _builder(spec: Mapping[str, Any], column: str) -> dict[str, Any]:
             out["start"] = spec["start"]
         return out
     if kind == "quantiles":
-        return {"builder": "quantiles", "bins": list(_param(spec, "bins", column))}
+        return {"builder": "quantiles", "bins": _param(spec, "bins", column)}
     if kind == "balanced":
-        return {"builder": "balanced", "fanout": int(spec.get("fanout", 2))}
+        return {"builder": "balanced", "fanout": spec.get("fanout", 2)}
     out = {"builder": "masking"}
     masked = spec.get("max_masked", spec.get("levels"))
     if masked is not None:
-        out["max_masked"] = int(masked)
+        out["max_masked"] = masked
     if spec.get("char") is not None:
         out["char"] = str(spec["char"])
     return out
