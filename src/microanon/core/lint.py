@@ -442,7 +442,7 @@ def lint_schema(
             distinct = data[c].nunique(dropna=False)
             likely = (
                 f"; {distinct:,} distinct values on {n:,} rows: likely an identifier"
-                if distinct >= unique_share * n
+                if distinct >= max(2, unique_share * n)
                 else ""
             )
             findings.append(
@@ -476,7 +476,7 @@ def lint_schema(
     size, limited = _scan_size(n, len(quasi), counted, budget)
     dependencies = _scan(data, quasi, [*tested, *weighted], size, strength, weighted)
     for c in candidates:
-        if values[c] >= unique_share * n:
+        if values[c] >= max(2, unique_share * n):  # (a column of one value tells no record)
             findings.append(
                 Finding(
                     c,

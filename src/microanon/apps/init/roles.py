@@ -238,7 +238,7 @@ def _by_values(p: ColumnProfile) -> Proposal:
             "dates rule: a date ties a record to an event that others may know of (a birth, an "
             f"admission, an interview); {_KNOWN}",
         )
-    if p.rows and p.distinct >= UNIQUE_SHARE * p.rows:
+    if p.rows and p.distinct >= max(2, UNIQUE_SHARE * p.rows):  # (one value: no record told)
         return Proposal(
             p.name,
             Role.IDENTIFIER,
@@ -348,7 +348,7 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
             f"constant rule: the name {word!r} looks like {rule.group}, but every row holds the "
             "same value, which tells no record from another; published unchanged",
         )
-    near_unique = bool(p.rows) and p.distinct >= UNIQUE_SHARE * p.rows
+    near_unique = bool(p.rows) and p.distinct >= max(2, UNIQUE_SHARE * p.rows)
     if matched is not None and matched[0].role is Role.SENSITIVE and near_unique:
         if p.type == "categorical":  # free text: a sensitive name does not make it a category
             rule, word = matched

@@ -220,11 +220,14 @@ def _models(
     proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile]
 ) -> tuple[list[tuple[dict[str, Any], str]], list[str]]:
     """The ``models:`` entries with their comments, and warnings."""
+    rows = max((p.rows for p in profiles), default=0)
+    k = min(K, rows) if rows >= 2 else K  # (k = 5 on fewer rows: more than anonymize accepts)
+    fewer = f" (the file has {rows} rows: k = {K} would need more)" if k < K else ""
     models = [
         (
-            {"k_anonymity": {"k": K}},
-            f"every combination of quasi-identifier values published is shared by at least {K} "
-            "records",
+            {"k_anonymity": {"k": k}},
+            f"every combination of quasi-identifier values published is shared by at least {k} "
+            f"records{fewer}",
         )
     ]
     sensitive = [p.column for p in proposals if p.role is Role.SENSITIVE]
