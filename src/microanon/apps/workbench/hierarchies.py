@@ -42,7 +42,7 @@ from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
 from ...core.schema import MISSING_LABEL, Schema, with_missing_leaf
 from ...datasets import adult_hierarchies
-from ..init.hierarchies import date_paths, plan_hierarchy
+from ..init.hierarchies import date_hierarchy, plan_hierarchy
 from ..init.profile import ColumnProfile
 from .errors import RequestError
 
@@ -266,8 +266,8 @@ def _build(
                 f"hierarchy of {column!r}: dates needs a date column; {column} is {profile.type}",
                 field=column,
             )
-        tree = Hierarchy.from_paths(date_paths(values, profile), name=column)
-        how = "dates: month, year, decade, then *"
+        paths, how = date_hierarchy(values, profile)
+        tree = Hierarchy.from_paths(paths, name=column)
     else:
         upload = str(_param(spec, "upload", column))
         if upload not in uploads:
