@@ -102,6 +102,12 @@ def test_a_heuristic_search_shows_its_progress_and_stops_with_its_best_node(clie
     with zipfile.ZipFile(io.BytesIO(internal.content)) as archive:
         report = archive.read("report.html").decode("utf-8")
     assert "stopped by the user" in report  # the internal report says how the levels were found
+    config = client.get(f"/api/runs/{run_id}/config.zip")
+    with zipfile.ZipFile(io.BytesIO(config.content)) as archive:
+        readme = " ".join(archive.read("README.txt").decode("utf-8").split())
+    # it had promised the same public part byte for byte, which a stopped search does not give
+    assert "a heuristic or genetic search stopped in the workbench" in readme
+    assert "may reach another node" in readme
 
     assert "nothing to stop" in _one_line(client.post(f"/api/runs/{run_id}/stop"), 409)
     assert _one_line(client.post("/api/runs/rnope/stop"), 404)

@@ -291,8 +291,11 @@ def _readme(ds: Dataset) -> str:
         "Run it with:\n"
         "  microanon anonymize --config config.yaml --out release\n"
         "On the same data it writes the same public part, byte for byte, as the workbench's "
-        "public.zip holds it before its quotes for spreadsheets (see README.txt there; "
-        "randomized methods draw new randomness on every run).\n"
+        "public.zip holds it before its quotes for spreadsheets (see README.txt there), "
+        "except where the run depended on more than the configuration: randomized methods "
+        "draw new randomness on every run, and a heuristic or genetic search stopped in the "
+        "workbench or ended by its time_limit may reach another node (a step_limit gives the "
+        "same budget on every machine).\n"
     )
 
 
