@@ -218,6 +218,10 @@ def test_optimal_rr_reconstructs_the_original_from_the_written_files(
     memory = optimal_parameters(original, schema, "Both", l=3)
     assert rel.metadata["optimal"]["keep"] == pytest.approx(memory.keep, abs=1e-9)
     assert rel.metadata["risk_bound"] == pytest.approx(1 / 3)
+    # the parameters recorded as memory records them (tau_column and constraint had been left
+    # out of the public release.json)
+    in_memory = randomized_response(original, schema, scenario="Both", l=3, rng=0)
+    assert rel.metadata["parameters"] == in_memory.metadata["parameters"]
 
     written = write_rowwise(rel, tmp_path / "out", client=client, progress=False)
     assert written.rows_out == N

@@ -62,6 +62,7 @@ from ..methods.randomize.sampling import (
     randomized_metadata,
     resolve_specs,
 )
+from ..methods.registry import get as method_spec
 from ..methods.registry import methods, twin
 from ..methods.release import require_quasi
 from ..methods.sdc.common import (
@@ -739,7 +740,16 @@ def randomized_response_dask(
             "expected_squared_error": best.expected_squared_error,
         },
     }
-    parameters = {"scenario": best.scenario, "l": l, "tau": tau}
+    # (the in-memory method's per-record τ and its constraint, at their defaults: what this
+    # search solves, recorded as memory records them)
+    memory = method_spec("randomized_response")
+    parameters = {
+        "scenario": best.scenario,
+        "l": l,
+        "tau": tau,
+        "tau_column": memory.param("tau_column").default,
+        "constraint": memory.param("constraint").default,
+    }
     return _randomized_release(
         cleaned,
         encoding,
