@@ -107,11 +107,9 @@ def test_synthetic_roles_reasons_and_zip_masking(runner, tmp_path):
         "intervals",
         "quantiles",
     )
-    # Read as numbers, 02139 lost its leading zero: the masking file pads it back.
-    assert schema["zip"]["hierarchy"] == "hierarchies/zip.csv"
-    zips = Hierarchy.from_arx_csv(tmp_path / "hierarchies" / "zip.csv")
-    assert zips.generalize([2139, 13053], 1).tolist() == ["0213*", "1305*"]
-    assert zips.generalize([2139, 13053], 4).tolist() == ["0****", "1****"]
+    # Codes some of which start with 0 are read as text (02139, not 2139): every one five
+    # digits, masked by the builder from the data.
+    assert schema["zip"]["hierarchy"] == {"builder": "masking", "max_masked": 4}
     text = config.read_text(encoding="utf-8")
     assert "name rule: 'patient_id' looks like a record or person identifier" in text
     assert "near-unique rule: " in text and "looks like health data" in text
@@ -126,6 +124,8 @@ def test_synthetic_roles_reasons_and_zip_masking(runner, tmp_path):
     assert table[0].split()[:2] == ["column", "type"]
     assert any(line.split()[:2] == ["zip", "code"] for line in table)
     assert _anonymize(runner, config, tmp_path / "release")["verified"] is True
+    published = pd.read_csv(tmp_path / "release" / "public" / "data.csv", dtype=str)["zip"]
+    assert any(z.startswith("0") for z in published)  # 02139's zero kept
 
 
 def test_fixed_width_codes_dates_and_missing_values(runner, tmp_path):
@@ -203,7 +203,8 @@ def test_interactive_accepting_and_yes_ask_nothing(runner, tmp_path, monkeypatch
 
 def test_refuses_to_overwrite_what_init_did_not_write(runner, tmp_path):
     data = tmp_path / "patients.csv"
-    _patients(60).to_csv(data, index=False)
+    regions = np.resize(["north", "south", "east", "west"], 60)
+    _patients(60).assign(region=regions).to_csv(data, index=False)  # a flat hierarchy file
     config = tmp_path / "c.yaml"
     args = ["init", str(data), "--out", str(config), "--yes"]
     assert runner.invoke(main, args).exit_code == 0
@@ -214,18 +215,18 @@ def test_refuses_to_overwrite_what_init_did_not_write(runner, tmp_path):
     assert runner.invoke(main, [*args, "--overwrite"]).exit_code == 0  # init's own, unchanged
     assert config.read_text() == first
     # An edited hierarchy file, or a config init did not write, is never replaced.
-    zips = tmp_path / "hierarchies" / "zip.csv"
-    zips.write_text(zips.read_text() + "99999;9999*;999**;99***;9****;*\n")
-    edited = zips.read_text()
+    regions = tmp_path / "hierarchies" / "region.csv"
+    regions.write_text(regions.read_text() + "centre;*\n")
+    edited = regions.read_text()
     _one_line_error(refused := runner.invoke(main, [*args, "--overwrite"]))
-    assert "zip.csv was not written by microanon init" in refused.stderr
-    assert zips.read_text() == edited and config.read_text() == first
+    assert "region.csv was not written by microanon init" in refused.stderr
+    assert regions.read_text() == edited and config.read_text() == first
     mine = tmp_path / "mine.yaml"
     mine.write_text("# my own config\n")
     _one_line_error(runner.invoke(main, ["init", str(data), "--out", str(mine), "--overwrite"]))
     assert mine.read_text() == "# my own config\n"
     _one_line_error(runner.invoke(main, ["init", str(data), "--out", str(data), "--overwrite"]))
-    assert pd.read_csv(data).shape == (60, 5)
+    assert pd.read_csv(data).shape == (60, 6)
 
 
 @pytest.mark.parametrize(

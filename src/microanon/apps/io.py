@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.reading import ReadOptions
+from ..core.reading import ReadOptions, zero_led_codes
 
 __all__ = [
     "EXCEL_SUFFIXES",
@@ -142,6 +142,7 @@ def read_table(
             first = pd.read_csv(path, header=None, nrows=1, dtype=str, **csv_options)
             names = [str(v) for v in first.iloc[0]] if len(first) else []
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
+        codes = zero_led_codes(sample, csv_options, header)
         with warnings.catch_warnings():
             # A field beyond the header's names would be lost: refused (below), not warned of.
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -152,6 +153,7 @@ def read_table(
                 # never the first fields as an index: a line ending in the separator (as
                 # spreadsheets and SAS export them) would shift every column one place left
                 index_col=False,
+                dtype=dict.fromkeys(codes, str) or None,
                 **csv_options,
             )
         if frame.empty:

@@ -12,7 +12,13 @@ from typing import Any
 
 from .errors import InputError
 
-__all__ = ["CSV_KEYS", "ReadOptions", "decimal_comma", "decimal_comma_columns"]
+__all__ = [
+    "CSV_KEYS",
+    "ReadOptions",
+    "decimal_comma",
+    "decimal_comma_columns",
+    "zero_led_codes",
+]
 
 #: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).
 CSV_KEYS = ("sep", "encoding", "decimal", "quotechar", "sheet")
@@ -180,3 +186,56 @@ def decimal_comma_columns(frame: Any) -> dict[str, str]:
         if comma.any() and (comma | whole).mean() >= _SHARE:
             found[str(name)] = str(values[comma].iloc[0])
     return found
+
+
+#: A code written with a leading zero (``02139``, ``007``): digits only, the first a 0.
+_ZERO_LED = re.compile(r"0\d+")
+_DIGITS = re.compile(r"\d+")
+
+
+def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = True) -> list[Any]:
+    """The columns of a CSV file to read as text, not numbers: those its first lines
+    (``sample``) write as digit codes some of which start with ``0`` (ZIP codes such as
+    ``02139``, area or region codes). Read as numbers they would lose that zero, and a release
+    would publish ``2139``, a value the data do not hold.
+
+    Parameters
+    ----------
+    sample : str
+        The file's first characters (a last line cut short is left out).
+    csv_options : mapping
+        How :func:`pandas.read_csv` reads the file (``sep``, ``decimal``, ``quotechar``, ...;
+        ``encoding`` is not used: the sample is text already).
+    header : bool, default True
+        Whether the first line names the columns.
+
+    Returns
+    -------
+    list
+        The columns' names (positions without a header).
+    """
+    import io
+
+    import pandas as pd
+
+    lines = sample.splitlines()
+    lines = lines[:-1] if len(lines) > 2 else lines
+    options = {k: v for k, v in csv_options.items() if k not in ("encoding", "keep_default_na")}
+    try:
+        head = pd.read_csv(
+            io.StringIO("\n".join(lines)),
+            header=0 if header else None,
+            dtype=str,
+            keep_default_na=False,
+            index_col=False,
+            **options,
+        )
+    except (ValueError, pd.errors.ParserError):
+        return []  # (the full read says what is wrong)
+    out = []
+    for column in head.columns:
+        values = [v.strip() for v in head[column] if v.strip()]
+        if values and all(_DIGITS.fullmatch(v) for v in values):
+            if any(_ZERO_LED.fullmatch(v) for v in values):
+                out.append(column)
+    return out

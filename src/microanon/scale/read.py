@@ -21,6 +21,7 @@ import pandas as pd
 from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
+from ..core.reading import zero_led_codes
 
 __all__ = [
     "dataset_pieces",
@@ -180,6 +181,10 @@ def read_dataset(
         _check_columns(wanted, available, path)
         return dd.read_parquet([str(f) for f in files], columns=wanted)
     _check_encoding(encoding)
+    with open(files[0], encoding=encoding, errors="replace", newline="") as fh:
+        sample = fh.read(65536)  # (codes written with a leading zero: read as text, as memory)
+    options = {"sep": sep, "decimal": decimal, "quotechar": quotechar}
+    codes = zero_led_codes(sample, options)
     block = functools.partial(read_csv_block, source=os.fspath(path))
     reader = make_reader(functools.update_wrapper(block, read_csv_block), "read_csv", "CSV")
     try:
@@ -194,6 +199,7 @@ def read_dataset(
             sample=TYPE_SAMPLE_BYTES,
             sample_rows=TYPE_SAMPLE_BYTES,  # every row of the sample (a row has a byte at least)
             index_col=False,  # (a line ending in the separator: no column shifted, see io)
+            dtype=dict.fromkeys(codes, str) or None,
         )
     except InputError:
         raise
