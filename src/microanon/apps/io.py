@@ -68,6 +68,13 @@ def detect_delimiter(sample: str, exclude: str = "") -> str:
         return best if counts[best] > 0 else candidates[0]
 
 
+#: Suffixes of files that hold no table :func:`read_table` reads, refused by name (read as CSV,
+#: a JSON document had been "a header line but no rows").
+NOT_TABLES = frozenset(
+    {".json", ".jsonl", ".xml", ".html", ".htm", ".pdf", ".doc", ".docx", ".yaml", ".yml"}
+)
+
+
 def read_table(
     path: str | os.PathLike[str],
     na_values: Sequence[str] = (),
@@ -118,6 +125,11 @@ def read_table(
     if not path.is_file():
         reason = "not a regular file" if path.exists() else "no such file"
         raise InputError(f"cannot read {path}: {reason}")
+    if path.suffix.lower() in NOT_TABLES:
+        raise InputError(
+            f"cannot read {path}: a {path.suffix.lower()} file is not a table; give a CSV, "
+            "Parquet, SPSS, Stata, SAS or Excel file"
+        )
     if path.suffix.lower() in {".parquet", ".pq"}:
         return _read_parquet(path)
     if path.suffix.lower() in STATISTICAL_SUFFIXES:
