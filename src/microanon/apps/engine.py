@@ -20,6 +20,7 @@ from ..core.errors import InputError
 from ..core.progress import ProgressLike, as_progress
 from ..core.random import make_rng, state_fingerprints
 from ..core.reading import ReadOptions
+from ..core.release import not_a_dataset
 from ..methods import registry
 from .audit import audit_trail
 from .config import DATASET_PREFIX, PipelineConfig
@@ -141,6 +142,9 @@ def choose_engine(engine: str, source: Any) -> str:
     if source is None or str(source).startswith(DATASET_PREFIX):
         return "dask" if engine == "dask" else "memory"
     text = os.fspath(source)
+    refused = not_a_dataset(Path(text))  # (a release's part: its data file, whatever engine)
+    if refused is not None:
+        raise refused
     if engine == "memory":
         if _many(text):
             raise InputError(

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.reading import ReadOptions, zero_led_codes
+from ..core.release import not_a_dataset
 
 __all__ = [
     "EXCEL_SUFFIXES",
@@ -122,6 +123,9 @@ def read_table(
     """
     path = Path(path)
     options = options or ReadOptions()
+    refused = not_a_dataset(path)
+    if refused is not None:
+        raise refused
     if not path.is_file():
         reason = "not a regular file" if path.exists() else "no such file"
         raise InputError(f"cannot read {path}: {reason}")

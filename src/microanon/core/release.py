@@ -728,6 +728,18 @@ class Release:
         return pd.DataFrame(restored, index=pd.RangeIndex(table.num_rows), copy=False), moved
 
 
+def not_a_dataset(path: Path) -> InputError | None:
+    """The refusal of ``path`` as data when it is a release's part (a directory holding a
+    release manifest), naming its data file; None for any other path."""
+    if not (path.is_dir() and (path / MANIFEST).is_file()):
+        return None
+    tables = sorted(str(f) for f in path.iterdir() if f.stem == "data" and f.is_file())
+    return InputError(
+        f"{path} is a microanon release's part, not a dataset: give its data file "
+        f"({', '.join(tables) or 'data.csv or data.parquet'})"
+    )
+
+
 def check_statistical_names(names: Iterable[str], format: str) -> None:
     """Refuse column names an SPSS (``sav``) or Stata (``dta``) file cannot hold as variables
     (any name for another format): a config checks its published columns before the method

@@ -22,6 +22,7 @@ from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
 from ..core.reading import zero_led_codes
+from ..core.release import not_a_dataset
 
 __all__ = [
     "dataset_pieces",
@@ -53,6 +54,9 @@ def _files(path: str) -> tuple[list[Path], bool]:
             raise InputError(f"no file matches {path}")
         return found, False
     p = Path(path)
+    refused = not_a_dataset(p)
+    if refused is not None:
+        raise refused
     if p.is_dir():
         found = sorted(f for f in p.rglob("*") if f.is_file() and not _hidden(f, p))
         if not found:
