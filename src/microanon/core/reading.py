@@ -215,6 +215,7 @@ def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = T
         The columns' names (positions without a header).
     """
     import io
+    import warnings
 
     import pandas as pd
 
@@ -222,14 +223,16 @@ def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = T
     lines = lines[:-1] if len(lines) > 2 else lines
     options = {k: v for k, v in csv_options.items() if k not in ("encoding", "keep_default_na")}
     try:
-        head = pd.read_csv(
-            io.StringIO("\n".join(lines)),
-            header=0 if header else None,
-            dtype=str,
-            keep_default_na=False,
-            index_col=False,
-            **options,
-        )
+        with warnings.catch_warnings():  # (the full read says what is wrong with a line)
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            head = pd.read_csv(
+                io.StringIO("\n".join(lines)),
+                header=0 if header else None,
+                dtype=str,
+                keep_default_na=False,
+                index_col=False,
+                **options,
+            )
     except (ValueError, pd.errors.ParserError):
         return []  # (the full read says what is wrong)
     out = []
