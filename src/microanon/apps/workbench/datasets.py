@@ -23,7 +23,7 @@ import pandas as pd
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
 from ...core.lint import ACCEPTABLE_KINDS, Finding, LintReport, lint_schema
-from ...core.reading import ReadOptions
+from ...core.reading import ReadOptions, decimal_comma_columns
 from ...core.schema import Role, Schema
 from ...core.schema import missing_policy as missing_policy_name
 from ..init.hierarchies import arx_csv
@@ -537,6 +537,11 @@ def _described(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "name": ds.name,
         "rows": len(ds.frame),
         "read": read_block(ds.read),
+        "read_warnings": [
+            f"column {c!r} was read as text, but its values are numbers with a decimal comma "
+            f"(e.g. {example!r}): load the file again with the decimal mark ','"
+            for c, example in decimal_comma_columns(ds.frame).items()
+        ],
         "columns": columns,
         "lint": [
             {

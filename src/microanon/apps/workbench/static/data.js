@@ -143,6 +143,7 @@ function render() {
   $("columns").tBodies[0].replaceChildren(...ds.columns.map(columnRow));
   $("left-out").textContent = leftOutSentence(ds);
   const lint = (ds.lint || []).map(finding);
+  for (const warning of ds.read_warnings || []) lint.unshift(h("li", { class: "lint-warning read-warning" }, warning));
   if (ds.lint_limited) lint.push(h("li", { class: "lint-warning lint-limited" }, ds.lint_limited));
   for (const caution of ds.lint_cautions || []) lint.push(h("li", { class: "lint-warning lint-caution" }, caution));
   $("lint").replaceChildren(...(lint.length ? lint : [h("li", {}, "Nothing to report.")]));
