@@ -226,9 +226,11 @@ def test_risk_against_a_population(client, adult_csv):
         ({"population": "many"}, "population"),
         ({"region": "atlantis"}, "region"),
         ({"fraction": "0.1", "region": "usa"}, "fraction"),
+        ({"population": "5"}, "population"),  # (it had named 'population_size', no field)
     ]:
         refused = _refused(client.get(url, params=params))
         assert refused["field"] == field, refused
+        assert "population_size" not in refused["error"]
 
 
 def test_methods_and_models_in_plain_words(client):

@@ -297,6 +297,13 @@ def risk_profile(
         prosecutor's).
     """
     entering = frame.dropna(subset=list(drop)) if drop else frame
+    people = (population or {}).get("population")
+    if people is not None and people < len(entering):  # (said in the API's own words)
+        raise RequestError(
+            f"population: {people:,} people is fewer than the {len(entering):,} records the "
+            "risk is measured on; give the number of people the file is a sample of",
+            "population",
+        )
     # missing="value" (the default): a missing key is the value ?
     options = RiskOptions(list(quasi), suda=False, **(population or {}))
     assessment = assess_risk(entering[list(quasi)], options)
