@@ -1206,3 +1206,36 @@ def test_a_release_part_given_as_data_names_its_data_file(tmp_path, engine):
     ):
         run = CliRunner().invoke(main, args)
         assert run.exit_code == 2 and run.output.strip().splitlines()[-1] == expected, run.output
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        ("sample", {"fraction": 0.1, "strata": ["region", "region"]}, "strata"),
+        ("distribution", {"target": "empirical", "groups": ["region", "region"]}, "groups"),
+        (
+            "distribution",
+            {"target": "empirical", "subgroup_by": ["region", "region"]},
+            "subgroup_by",
+        ),
+    ],
+)
+def test_a_column_named_twice_is_one_line(tmp_path, method, params, message):
+    """AER's CPS 1988: strata or groups naming the region twice had been a Python traceback
+    ('Grouper for 'region' not 1-dimensional', exit 1), subgroup_by accepted silently."""
+    from real_surveys import survey
+
+    cps = survey("cps1988")[["education", "region", "smsa", "wage"]]
+    path = tmp_path / "cps.csv"
+    cps.to_csv(path, index=False)
+    schema = {
+        "education": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
+        "region": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "smsa": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "wage": {"role": "sensitive", "kind": "numeric"},
+    }
+    result, out = _anonymize(tmp_path, path, schema, method, params)
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert (
+        result.output.strip().splitlines()[-1] == f"Error: {message}: column 'region' named twice"
+    )

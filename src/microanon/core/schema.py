@@ -55,6 +55,7 @@ __all__ = [
     "as_numbers",
     "with_missing_leaf",
     "check_frame",
+    "refuse_repeated",
 ]
 
 
@@ -448,6 +449,22 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
     return Hierarchy.masking(
         vals.unique(), char=spec.get("char", "*"), max_masked=spec.get("max_masked"), name=attr.name
     )
+
+
+def refuse_repeated(names: Sequence[Any], what: str) -> None:
+    """Refuse a list of columns that names one twice, in one line naming it and ``what`` (the
+    parameter), where pandas would fail on a column taken twice.
+
+    Raises
+    ------
+    InputError
+        ``"<what>: column '<name>' named twice"``.
+    """
+    seen: set[Any] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"{what}: column {name!r} named twice")
+        seen.add(name)
 
 
 def check_frame(df: Any, columns: Sequence[str] | None = None, what: str = "table") -> pd.DataFrame:

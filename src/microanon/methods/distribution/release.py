@@ -42,7 +42,7 @@ from ...core.errors import InputError, SchemaError
 from ...core.hierarchy import Hierarchy
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
-from ...core.schema import Schema
+from ...core.schema import Schema, refuse_repeated
 from ...core.table import factorize_column
 from ..registry import method
 from ..release import generalized_release, prepare
@@ -70,6 +70,7 @@ def _owner_groups(frame: pd.DataFrame, groups: Any, schema: Schema, quasi: list[
     if isinstance(groups, Mapping):
         return _mapping_groups(frame, groups, schema, quasi)
     if isinstance(groups, (list, tuple)) and all(isinstance(c, str) for c in groups):
+        refuse_repeated(groups, "groups")
         missing = [c for c in groups if c not in frame.columns]
         if missing:
             raise InputError(f"groups: column(s) {', '.join(missing)} not in the table")
@@ -320,6 +321,7 @@ def distribution_anonymize(
     sa_tree = sch[sa].hierarchy if categorical else None
     quasi = list(sch.quasi)
     subgroup_by = list(quasi if subgroup_by is None else subgroup_by)
+    refuse_repeated(subgroup_by, "subgroup_by")
     bad = [c for c in subgroup_by if c not in quasi]
     if bad or not subgroup_by:
         raise InputError(f"subgroup_by: {bad or subgroup_by} must be quasi-identifier names")

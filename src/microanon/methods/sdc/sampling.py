@@ -30,7 +30,7 @@ from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
-from ...core.schema import Schema, check_frame
+from ...core.schema import Schema, check_frame, refuse_repeated
 from ..registry import method
 from .common import check_number, combination_codes, masked_release, masking_input
 
@@ -202,6 +202,7 @@ def sample(
     if names is not None:
         if not names:
             raise InputError("strata: give at least one column name, or None")
+        refuse_repeated(names, "strata")
         check_frame(data, names, what="strata")
     schema, frame = masking_input(data, schema)
     codes = None
