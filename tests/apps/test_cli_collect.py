@@ -205,3 +205,49 @@ def test_collect_export_bad_destinations(tmp_path: Path, monkeypatch, read_only_
     monkeypatch.setattr(tempfile, "mkstemp", refused)
     _one_line_error(_export(out), "Permission denied")
     assert not out.exists()
+
+
+def test_every_respondent_is_checked_before_any_is_sent(server: ServiceProcess, tmp_path) -> None:
+    """A CSV whose third row does not fit the survey sends nothing (it had sent the rows
+    before it, so that submitting the fixed file counted them twice), naming the row; an
+    attribute the survey has not, one given twice, and an empty cell are refused too (they
+    had been dropped, the last taken, or called 'nan')."""
+    runner = CliRunner()
+    before = httpx.get(f"{server.url}/health").json()["version"]
+    cases = {
+        "age,disease\n20-24,Flu\n25-29,Cold\n30-34,Astronaut\n": "people.csv row 3: ",
+        "age,disease\n20-24,Flu\n,Cold\n": "people.csv row 2: no value for 'age'",
+        "age,disease,name\n20-24,Flu,Ann\n": "people.csv row 1: 'name' is no attribute",
+    }
+    for text, message in cases.items():
+        csv = tmp_path / "people.csv"
+        csv.write_text(text, encoding="utf-8")
+        r = runner.invoke(main, ["collect", "submit", "--server", server.url, "--csv", str(csv)])
+        assert r.exit_code == 2 and "accepted" not in r.output, r.output
+        assert r.output.strip().splitlines()[-1].startswith(f"Error: {message}"), r.output
+    args = ["collect", "submit", "--server", server.url]
+    r = runner.invoke(main, [*args, "age=25-29", "disease=Flu", "color=red"])
+    assert r.exit_code == 2 and "'color' is no attribute of the survey" in r.output
+    r = runner.invoke(main, [*args, "age=25-29", "age=30-34", "disease=Flu"])
+    assert r.exit_code == 2 and "'age' is given twice" in r.output
+    assert httpx.get(f"{server.url}/health").json()["version"] == before  # nothing sent
+
+
+def test_a_repeated_command_with_its_id_is_safe(server: ServiceProcess) -> None:
+    """`collect submit --id` run again: the second run computes its generalization against a
+    set holding the first answer (here also from other values, as a respondent correcting an
+    answer would), which the service refuses as another tuple under a used id; the command
+    says the earlier submission stands and exits 0 (it had exited 2, telling the respondent to
+    use a new id, which would have stored them twice). The same tuple again is a duplicate."""
+    runner = CliRunner()
+    args = ["collect", "submit", "--server", server.url, "--id", "respondent-0042"]
+    first = runner.invoke(main, [*args, "age=25-29", "disease=Flu"])
+    assert first.exit_code == 0 and "accepted (version" in first.output, first.output
+    version = httpx.get(f"{server.url}/health").json()["version"]
+    again = runner.invoke(main, [*args, "age=35-39", "disease=Gastritis"])
+    assert again.exit_code == 0, again.output
+    assert again.output.strip() == (
+        "submitted before: submission id 'respondent-0042' was used by an earlier submission, "
+        "which stands; nothing new was stored"
+    )
+    assert httpx.get(f"{server.url}/health").json()["version"] == version

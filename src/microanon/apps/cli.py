@@ -1264,7 +1264,44 @@ def _respondent(values: tuple[str, ...]) -> dict[str, str]:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise click.BadParameter(f"{item!r}: write ATTRIBUTE=VALUE", param_hint="VALUES")
+        if name.strip() in out:
+            raise click.BadParameter(f"{name.strip()!r} is given twice", param_hint="VALUES")
         out[name.strip()] = value.strip()
+    return out
+
+
+def _fitting(respondents: list[dict[str, Any]], survey: Any, where: str | None) -> list[dict]:
+    """Every respondent's tuple checked against the survey before anything is sent: the
+    attributes it names, a value for each, each value a base value of its taxonomy
+    (``where``: the CSV file, whose rows the errors number; None for VALUES).
+
+    Raises
+    ------
+    InputError
+        Naming the row (of a file), the attribute and the value.
+    """
+    from ..core.errors import InputError
+    from ..core.keys import is_missing
+
+    attrs = list(survey.attributes)
+    out = []
+    for i, o in enumerate(respondents, start=1):
+        label = "VALUES" if where is None else f"{where} row {i:,}"
+        extra = [str(k) for k in o if k not in attrs]
+        if extra:
+            raise InputError(
+                f"{label}: {', '.join(map(repr, extra))} is no attribute of the survey; its "
+                f"attributes: {', '.join(attrs)}"
+            )
+        empty = [a for a in attrs if a not in o or is_missing(o[a]) or str(o[a]).strip() == ""]
+        if empty:
+            raise InputError(f"{label}: no value for {', '.join(map(repr, empty))}")
+        o = {a: o[a] for a in attrs}
+        try:
+            survey.encode_base(o)
+        except InputError as exc:
+            raise InputError(f"{label}: {exc}") from None
+        out.append(o)
     return out
 
 
@@ -1310,11 +1347,13 @@ def collect_submit(
     else:
         respondents = [_respondent(values)]
     with CollectionClient(server) as client:
-        attrs = client.survey.attributes
+        # every tuple checked before the first is sent: a bad row sends nothing
+        respondents = _fitting(
+            respondents, client.survey, None if csv_file is None else csv_file.name
+        )
         reporter = as_progress(progress_mode(), "collect submit")
         rows = reporter.iterate(respondents, "respondents") if len(respondents) > 1 else respondents
         for o in rows:
-            o = {a: o[a] for a in attrs} if all(a in o for a in attrs) else o
             r = client.submit(o, mode=mode, submission_id=submission_id)
             if as_json:
                 click.echo(
@@ -1327,6 +1366,11 @@ def collect_submit(
                             else {k: str(v) for k, v in r.submission.as_dict().items()},
                         }
                     )
+                )
+            elif r.status == "submitted before":
+                click.echo(
+                    f"submitted before: submission id {r.submission_id!r} was used by an "
+                    "earlier submission, which stands; nothing new was stored"
                 )
             elif r.submission is None:
                 click.echo("abstained: no generalization of this tuple protects it; nothing sent")

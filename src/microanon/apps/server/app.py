@@ -382,6 +382,7 @@ class CollectionService:
                 422,
                 f"submission id {submission_id!r} was already used for another tuple; "
                 "each respondent submits once, with a new id",
+                reason="id_reused",  # (a respondent's repeated command: its first answer stands)
             )
         raise HTTPError(
             409,

@@ -39,14 +39,25 @@ class ServiceError(MicroanonError):
         self.status = status
 
 
+def _reason(response: httpx.Response) -> str | None:
+    """The machine-readable ``reason`` of an error answer, if it has one."""
+    try:
+        doc = response.json()
+    except ValueError:
+        return None
+    return doc.get("reason") if isinstance(doc, dict) else None
+
+
 @dataclass(frozen=True)
 class SubmitResult:
     """What happened to one respondent.
 
     Attributes
     ----------
-    status : {"accepted", "duplicate", "abstained"}
-        Stored now; stored by an earlier attempt whose answer was lost; nothing protects the
+    status : {"accepted", "duplicate", "submitted before", "abstained"}
+        Stored now; stored by an earlier attempt whose answer was lost; the ``submission_id``
+        given was used by an earlier submission, computed against the set as it was then,
+        which stands (nothing new is stored: a repeated command); nothing protects the
         respondent, so nothing was sent.
     submission : Submission or None
         The generalization sent (None when abstaining).
@@ -225,6 +236,9 @@ class CollectionClient:
                 elif version > self.version:
                     self._stale = True
                 return SubmitResult(doc["status"], t, version, attempts, sid)
+            if response.status_code == 422 and submission_id is not None:
+                if _reason(response) == "id_reused":  # this respondent's earlier submission
+                    return SubmitResult("submitted before", None, self.version, attempts, sid)
             if response.status_code != 409:
                 raise self._error(response)
             if attempts >= max_attempts:
