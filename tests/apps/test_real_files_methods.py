@@ -1239,3 +1239,32 @@ def test_a_column_named_twice_is_one_line(tmp_path, method, params, message):
     assert (
         result.output.strip().splitlines()[-1] == f"Error: {message}: column 'region' named twice"
     )
+
+
+@pytest.mark.parametrize("method", ["rating", "mixed_model"])
+def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path, method):
+    """carData's WVS with ℓ = 3 for religion, which holds two values: every religion is
+    suppressed. Its verdict had vanished from the verification (one per sensitive column, the
+    docs say), and the summary said it was published in grouped, permuted tables."""
+    from microanon.models import verify_written
+
+    frame, data, schema = _wvs(tmp_path)
+    schema["degree"] = {"role": "insensitive"}
+    params = {"l": 3} if method == "rating" else {"l": 3, "min_confidence": 0.6}
+    doc = {"data": str(data), "schema": schema, "method": method, "params": params}
+    out = tmp_path / "out"
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    run = CliRunner().invoke(
+        main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    )
+    assert run.exit_code == 0, run.output
+    assert "religion         sensitive    not published: suppressed (*) in every one of the" in (
+        run.output
+    )
+    verdicts = {v.model: v for v in verify_written(out, frame).verdicts}
+    assert set(verdicts) == {
+        "frequency l-diversity of poverty",
+        "frequency l-diversity of religion",
+    }
+    religion = verdicts["frequency l-diversity of religion"]
+    assert religion.holds and religion.value == float("inf") and religion.groups == 0

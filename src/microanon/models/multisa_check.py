@@ -95,13 +95,28 @@ def multisa_verdicts(release: Release) -> list[Verdict]:
                 s: pd.concat([sac[s].astype(str), listed["value"].astype(str)], ignore_index=True),
             }
         )
-        if not len(classes):  # nothing published of this attribute
+        if not len(classes):  # nothing published of this attribute: no class discloses it
+            verdicts.append(_nothing_published(ells[s], s))
             continue
         verdict = LDiversity(ells[s], form="frequency").check(
             Groups.from_frame(classes, [_CLASS], s)
         )
         verdicts.append(dataclasses.replace(verdict, model=f"{verdict.model} of {s}"))
     return verdicts
+
+
+def _nothing_published(ell: float, sensitive: str) -> Verdict:
+    """The verdict of a sensitive attribute every value of which is suppressed: no group and no
+    SID holds a value of it, so none discloses one; ℓ holds unbounded, as for a table without
+    a known value."""
+    return Verdict(
+        model=f"frequency l-diversity of {sensitive}",
+        parameters={"l": ell, "form": "frequency"},
+        holds=True,
+        value=float("inf"),
+        offending=pd.DataFrame(),
+        groups=0,
+    )
 
 
 def _ells(l: Any, sensitive: list[str]) -> dict[str, float]:  # noqa: E741 - the model's name

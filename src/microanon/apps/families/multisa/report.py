@@ -143,10 +143,14 @@ def add_sections(
 def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged)."""
     if column in (release.metadata.get("sensitive") or []):
-        done = "published in grouped, permuted sensitive tables"
         suppressed = _suppressed_values(release, [column])[column]
-        if suppressed:  # (counted on the published AT)
-            rows = len(release.tables["at"])
+        rows = len(release.tables["at"])
+        if rows and suppressed == rows:  # (counted on the published AT)
+            return (
+                f"not published: suppressed ({SUPPRESSED_SID}) in every one of the {rows:,} AT rows"
+            )
+        done = "published in grouped, permuted sensitive tables"
+        if suppressed:
             done += f"; suppressed ({SUPPRESSED_SID}) in {suppressed:,} of the {rows:,} AT rows"
         return done
     return None
