@@ -374,8 +374,9 @@ class BoundTables:
             lower = self.sum_lo[idx].sum(axis=1)
             upper = self.sum_hi[idx].sum(axis=1)
             if not self.exact:  # widen, then one ulp more for the rounding of the widening
-                lower = np.nextafter(lower - self.slack, -np.inf)
-                upper = np.nextafter(upper + self.slack, np.inf)
+                # (a sum of no record is 0 exactly: nothing was added, nothing to widen)
+                lower = np.where(empty, 0.0, np.nextafter(lower - self.slack, -np.inf))
+                upper = np.where(empty, 0.0, np.nextafter(upper + self.slack, np.inf))
             if agg == "avg":
                 lower, upper = _outward_divide(lower, upper, n, self.exact)
         else:
