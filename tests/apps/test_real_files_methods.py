@@ -1268,3 +1268,51 @@ def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path, method)
     }
     religion = verdicts["frequency l-diversity of religion"]
     assert religion.holds and religion.value == float("inf") and religion.groups == 0
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        (  # decimal wages: the values' fault, not the ends' ('got integer' had blamed those)
+            "distribution",
+            {"target": "empirical", "domain": "integer"},
+            "domain: an integer domain needs whole-number sensitive values",
+        ),
+        (  # a target mapping names a distribution, not columns
+            "distribution",
+            {"target": "nosuch"},
+            "a mapping from a distribution's name (normal, zipf or pmf) to its parameters",
+        ),
+        (  # the unknown name first (it had listed the columns missing, not the typo)
+            "local_suppression",
+            {"k": 3, "importance": {"nosuch": 1}},
+            "importance: give one value per key column (unknown: nosuch)",
+        ),
+    ],
+)
+def test_a_refusal_names_what_is_wrong(tmp_path, method, params, message):
+    """AER's CPS 1988: refusals that had named the wrong thing."""
+    from real_surveys import survey
+
+    cps = survey("cps1988")[["education", "region", "smsa", "wage"]]
+    path = tmp_path / "cps.csv"
+    cps.to_csv(path, index=False)
+    schema = {
+        "education": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
+        "region": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "smsa": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "wage": {"role": "sensitive", "kind": "numeric"},
+    }
+    result, out = _anonymize(tmp_path, path, schema, method, params)
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert message in result.output.strip().splitlines()[-1], result.output
+
+
+def test_a_multisa_refusal_speaks_the_config_s_words(tmp_path):
+    """carData's WVS, rating with l = 3 and religion's two values: the refusal said 'pass
+    allow_suppression=True' (Python) to the writer of a YAML config."""
+    _, data, schema = _wvs(tmp_path)
+    result, out = _anonymize(tmp_path, data, schema, "rating", {"l": 3, "allow_suppression": False})
+    assert result.exit_code != 0 and not out.exists(), result.output
+    last = result.output.strip().splitlines()[-1]
+    assert "allow_suppression: true" in last and "allow_suppression=True" not in last

@@ -255,9 +255,11 @@ class ColumnNames(Constraint):
 
 @dataclass(frozen=True)
 class PerColumn(Constraint):
-    """A mapping from column names to values that satisfy ``values`` (any value when None)."""
+    """A mapping from column names to values that satisfy ``values`` (any value when None);
+    ``keys`` says what its keys are when they name something else (a distribution)."""
 
     values: Constraint | None = None
+    keys: str = "column names"
 
     def holds(self, value: Any) -> bool:
         return (
@@ -269,8 +271,8 @@ class PerColumn(Constraint):
 
     def describe(self) -> str:
         if self.values is None:
-            return "a mapping from column names"
-        return f"a mapping from column names to {self.values.describe()}"
+            return f"a mapping from {self.keys}"
+        return f"a mapping from {self.keys} to {self.values.describe()}"
 
     def violations(self) -> list[Any]:
         bad = [] if self.values is None else self.values.violations()[:1]

@@ -92,10 +92,10 @@ def sensitive_domain(values: np.ndarray, domain: Any = None) -> np.ndarray:
         low, high = domain
     else:
         raise InputError(f"domain: expected None, 'integer' or (low, high), got {domain!r}")
+    if np.any(values != np.round(values)):  # (first: with 'integer' the ends are the values)
+        raise InputError("domain: an integer domain needs whole-number sensitive values")
     if not all(isinstance(x, numbers.Real) and float(x) == int(x) for x in (low, high)):
         raise InputError(f"domain: an integer domain needs whole-number ends, got {domain!r}")
-    if np.any(values != np.round(values)):
-        raise InputError("domain: an integer domain needs whole-number sensitive values")
     low, high = int(low), int(high)
     if low > high or values.min() < low or values.max() > high:
         raise InputError(

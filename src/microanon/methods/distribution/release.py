@@ -145,7 +145,10 @@ def _check_options(partition: str, layout: str) -> None:
             "target",
             "The distribution every group's sensitive values must follow: empirical (the whole "
             "table's), uniform, or a named distribution with its parameters.",
-            (Choice(("empirical", "uniform")), PerColumn()),
+            (
+                Choice(("empirical", "uniform")),
+                PerColumn(keys="a distribution's name (normal, zipf or pmf) to its parameters"),
+            ),
         ),
         Param(
             "groups",

@@ -94,7 +94,8 @@ def _check_domains(codes: np.ndarray, sensitive: list[str], ells: dict[str, int]
             raise InfeasibleError(
                 f"l = {ells[s]} is impossible for sensitive column '{s}': it has only {distinct} "
                 "distinct value(s) and every SID (and SAC group) needs l different values; lower "
-                "l, or pass allow_suppression=True to suppress what cannot be grouped"
+                "l, or allow suppression (allow_suppression: true) to suppress what cannot be "
+                "grouped"
             )
 
 
@@ -108,8 +109,8 @@ def _deletion_error(
     return InfeasibleError(
         f"{len(deleted)} SAC record(s) cannot be put into groups of l = {ell} records with "
         f"pairwise distinct sensitive values and would be deleted; {int(counts[j][top])} of them "
-        f"hold '{table.dictionary(name)[top]}' in sensitive column '{name}'; lower l, or pass "
-        "allow_suppression=True to delete them"
+        f"hold '{table.dictionary(name)[top]}' in sensitive column '{name}'; lower l, or allow "
+        "suppression (allow_suppression: true) to delete them"
     )
 
 
@@ -161,7 +162,7 @@ def _rating_tables(
                 f"l = {ells[name]} distinct values, {int(sids.suppressed[worst])} of them of "
                 f"{values[appearance[worst]]!r}, which holds {int(sizes[worst])} of the "
                 f"{len(rows)} records published with Rating (at most n/l can be grouped); "
-                "lower l, or pass allow_suppression=True to publish them as '*'"
+                "lower l, or allow suppression (allow_suppression: true) to publish them as '*'"
             )
         suppressed[name] = lost
         names = _sid_names(name, sids.n_sids)

@@ -302,9 +302,9 @@ def _importance(importance: Any, columns: list[str]) -> list[int] | None:
         if keys != set(columns):
             absent = [c for c in columns if c not in keys]
             extra = sorted(keys - set(columns))
-            raise InputError(
+            raise InputError(  # (a name that is no key first: most likely a typo)
                 "importance: give one value per key column "
-                + (f"(missing: {', '.join(absent)})" if absent else f"(unknown: {extra[0]})")
+                + (f"(unknown: {extra[0]})" if extra else f"(missing: {', '.join(absent)})")
             )
         values = [importance[c] for c in columns]
     elif isinstance(importance, Sequence) and not isinstance(importance, str):
