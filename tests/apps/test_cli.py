@@ -188,6 +188,8 @@ BAD_INPUTS = [
         False,
     ),
     (["datasets", "export", "nursery", "{d}/rel"], "is a directory", True),
+    # (it had written CSV under any other name)
+    (["datasets", "export", "nursery", "{d}/n.txt"], "name a .csv or .parquet file", True),
     # anonymize
     (
         ["anonymize", "--config", "{d}/magic.yaml", "--out", "{d}/o"],

@@ -275,9 +275,15 @@ def datasets_export(name: str, out: Path) -> None:
 
     # OUT is refused before anything is read if it exists or cannot be written; the data go to a
     # temporary file beside it, renamed to OUT only when complete.
+    suffix = out.suffix.lower()
     with atomic_file(out) as tmp:
+        if suffix not in (".csv", ".parquet", ".pq"):  # (nothing is left behind)
+            raise click.BadParameter(
+                f"{out}: name a .csv or .parquet file (got {suffix or 'no suffix'})",
+                param_hint="OUT",
+            )
         data = load_dataset(name)
-        if out.suffix.lower() in (".parquet", ".pq"):
+        if suffix in (".parquet", ".pq"):
             data.to_parquet(tmp, index=False)
         else:
             data.to_csv(tmp, index=False)
