@@ -251,3 +251,26 @@ def test_a_repeated_command_with_its_id_is_safe(server: ServiceProcess) -> None:
         "which stands; nothing new was stored"
     )
     assert httpx.get(f"{server.url}/health").json()["version"] == version
+
+
+def test_a_survey_by_invitation_takes_the_code_on_the_command_line(tmp_path: Path) -> None:
+    """`collect submit --invitation CODE` (there was no way to give one: the command got 401):
+    the code goes in the submission's X-Invitation header; used once, it is refused."""
+    codes = ["invite-alpha-0001", "invite-bravo-0002"]
+    (tmp_path / "tokens.txt").write_text("\n".join(codes) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    with ServiceProcess(write_survey(tmp_path, invitations="tokens.txt")) as proc:
+        args = ["collect", "submit", "--server", proc.url, "age=25-29", "disease=Flu"]
+        missing = runner.invoke(main, args)
+        assert missing.exit_code == 2 and "401" in missing.output
+        first = runner.invoke(main, [*args, "--invitation", codes[0]])
+        assert first.exit_code == 0 and "accepted (version 1)" in first.output, first.output
+        again = runner.invoke(main, [*args, "--invitation", codes[0]])
+        assert again.exit_code == 2 and "403" in again.output, again.output
+        csv = tmp_path / "people.csv"
+        csv.write_text("age,disease\n20-24,Flu\n", encoding="utf-8")
+        both = runner.invoke(
+            main, ["collect", "submit", "--server", proc.url, "--csv", str(csv),
+                   "--invitation", codes[1]],
+        )  # fmt: skip
+        assert both.exit_code == 2 and "--invitation apply to one respondent" in both.output

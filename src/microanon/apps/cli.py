@@ -1323,6 +1323,11 @@ def _fitting(respondents: list[dict[str, Any]], survey: Any, where: str | None) 
 )
 @click.option("--mode", type=click.Choice(["exact", "greedy"]), default=None, help="GTR mode.")
 @click.option("--id", "submission_id", default=None, help="Submission id (default: a new UUID).")
+@click.option(
+    "--invitation",
+    default=None,
+    help="Your invitation code, for a survey by invitation (one respondent, not --csv).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per respondent.")
 @_read_options
 @quiet_option
@@ -1333,6 +1338,7 @@ def collect_submit(
     csv_file: Path | None,
     mode: str | None,
     submission_id: str | None,
+    invitation: str | None,
     as_json: bool,
     read: dict[str, Any],
 ) -> None:
@@ -1347,8 +1353,8 @@ def collect_submit(
     if bool(values) == bool(csv_file):
         raise click.UsageError("give either ATTRIBUTE=VALUE pairs or --csv FILE")
     if csv_file is not None:
-        if submission_id:
-            raise click.UsageError("--id applies to one respondent, not to --csv")
+        if submission_id or invitation:
+            raise click.UsageError("--id and --invitation apply to one respondent, not to --csv")
         respondents = read_table(csv_file, options=_csv(read)).to_dict("records")
     else:
         respondents = [_respondent(values)]
@@ -1360,7 +1366,7 @@ def collect_submit(
         reporter = as_progress(progress_mode(), "collect submit")
         rows = reporter.iterate(respondents, "respondents") if len(respondents) > 1 else respondents
         for o in rows:
-            r = client.submit(o, mode=mode, submission_id=submission_id)
+            r = client.submit(o, mode=mode, submission_id=submission_id, invitation=invitation)
             if as_json:
                 click.echo(
                     json.dumps(

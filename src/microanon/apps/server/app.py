@@ -115,7 +115,7 @@ from ...methods.collect import (
     average_loss,
     check_submission_codes,
 )
-from .config import ServiceConfig, invitation_hash
+from .config import INVITATION_HEADER, ServiceConfig, invitation_hash
 from .reconstruct import leaf_distribution
 from .store import Accepted, Store, open_store
 
@@ -127,8 +127,6 @@ __all__ = [
     "survey_fingerprint",
 ]
 
-#: The request header of a submission's invitation token (never in the URL or the body).
-INVITATION_HEADER = "X-Invitation"
 
 #: Submission ids: 8–128 characters of letters, digits, '-' and '_' (a UUID fits).
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,128}$")

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ...core.errors import InputError, MicroanonError
 from ...methods.collect import CollectedSet, Submission, Survey, gtr
+from .config import INVITATION_HEADER
 
 __all__ = ["CollectionClient", "ServiceError", "SubmitResult"]
 
@@ -195,6 +196,7 @@ class CollectionClient:
         mode: str | None = None,
         submission_id: str | None = None,
         max_attempts: int = 1000,
+        invitation: str | None = None,
     ) -> SubmitResult:
         """Compute the respondent's generalization locally and submit it (or abstain).
 
@@ -209,6 +211,9 @@ class CollectionClient:
             Reusing the id of an interrupted call makes the call safe to repeat.
         max_attempts : int, default 1000
             Give up after this many recomputations caused by concurrent submissions.
+        invitation : str, optional
+            The respondent's invitation code, for a survey by invitation: sent in the
+            ``X-Invitation`` header of the submission (never in its URL or body).
 
         Raises
         ------
@@ -226,7 +231,8 @@ class CollectionClient:
             if t is None:
                 return SubmitResult("abstained", None, self.version, attempts, sid)
             body = {"id": sid, "version": self.version, "tuple": _plain(t.as_dict())}
-            response = self._request("POST", "/submissions", json=body)
+            headers = {} if invitation is None else {INVITATION_HEADER: invitation}
+            response = self._request("POST", "/submissions", json=body, headers=headers)
             if response.status_code in (200, 201):
                 doc = response.json()
                 version = int(doc["version"])

@@ -47,7 +47,16 @@ from ...core.schema import Schema
 from ...methods.collect import GTR_MODES, LOSS_VARIANTS, Survey, as_tau
 from ..document_keys import check_document
 
-__all__ = ["ServiceConfig", "invitation_hash", "load_service_config", "parse_service_config"]
+#: The request header of a submission's invitation token (never in the URL or the body).
+INVITATION_HEADER = "X-Invitation"
+
+__all__ = [
+    "INVITATION_HEADER",
+    "ServiceConfig",
+    "invitation_hash",
+    "load_service_config",
+    "parse_service_config",
+]
 
 _KEYS = {
     "schema", "weights", "tau", "loss", "mode", "storage", "durability", "conflicts",
