@@ -1208,6 +1208,22 @@ def test_a_release_part_given_as_data_names_its_data_file(tmp_path, engine):
         assert run.exit_code == 2 and run.output.strip().splitlines()[-1] == expected, run.output
 
 
+def _anonymize_cps(tmp_path: Path, method: str, params: dict):
+    """AER's CPS 1988 (education, region, smsa quasi-identifiers, the wage sensitive) through
+    ``method`` with ``params``: :func:`_anonymize`'s answer."""
+    from real_surveys import survey
+
+    path = tmp_path / "cps.csv"
+    survey("cps1988")[["education", "region", "smsa", "wage"]].to_csv(path, index=False)
+    schema = {
+        "education": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
+        "region": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "smsa": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "wage": {"role": "sensitive", "kind": "numeric"},
+    }
+    return _anonymize(tmp_path, path, schema, method, params)
+
+
 @pytest.mark.parametrize(
     ("method", "params", "message"),
     [
@@ -1223,18 +1239,7 @@ def test_a_release_part_given_as_data_names_its_data_file(tmp_path, engine):
 def test_a_column_named_twice_is_one_line(tmp_path, method, params, message):
     """AER's CPS 1988: strata or groups naming the region twice had been a Python traceback
     ('Grouper for 'region' not 1-dimensional', exit 1), subgroup_by accepted silently."""
-    from real_surveys import survey
-
-    cps = survey("cps1988")[["education", "region", "smsa", "wage"]]
-    path = tmp_path / "cps.csv"
-    cps.to_csv(path, index=False)
-    schema = {
-        "education": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
-        "region": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
-        "smsa": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
-        "wage": {"role": "sensitive", "kind": "numeric"},
-    }
-    result, out = _anonymize(tmp_path, path, schema, method, params)
+    result, out = _anonymize_cps(tmp_path, method, params)
     assert result.exit_code == 2 and not out.exists(), result.output
     assert (
         result.output.strip().splitlines()[-1] == f"Error: {message}: column 'region' named twice"
@@ -1292,18 +1297,7 @@ def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path, method)
 )
 def test_a_refusal_names_what_is_wrong(tmp_path, method, params, message):
     """AER's CPS 1988: refusals that had named the wrong thing."""
-    from real_surveys import survey
-
-    cps = survey("cps1988")[["education", "region", "smsa", "wage"]]
-    path = tmp_path / "cps.csv"
-    cps.to_csv(path, index=False)
-    schema = {
-        "education": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(4, 8)},
-        "region": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
-        "smsa": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
-        "wage": {"role": "sensitive", "kind": "numeric"},
-    }
-    result, out = _anonymize(tmp_path, path, schema, method, params)
+    result, out = _anonymize_cps(tmp_path, method, params)
     assert result.exit_code == 2 and not out.exists(), result.output
     assert message in result.output.strip().splitlines()[-1], result.output
 
