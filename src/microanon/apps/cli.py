@@ -276,12 +276,11 @@ def datasets_export(name: str, out: Path) -> None:
     # OUT is refused before anything is read if it exists or cannot be written; the data go to a
     # temporary file beside it, renamed to OUT only when complete.
     suffix = out.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq") and not out.is_dir():  # (a directory: below)
+        raise click.BadParameter(
+            f"{out}: name a .csv or .parquet file (got {suffix or 'no suffix'})", param_hint="OUT"
+        )
     with atomic_file(out) as tmp:
-        if suffix not in (".csv", ".parquet", ".pq"):  # (nothing is left behind)
-            raise click.BadParameter(
-                f"{out}: name a .csv or .parquet file (got {suffix or 'no suffix'})",
-                param_hint="OUT",
-            )
         data = load_dataset(name)
         if suffix in (".parquet", ".pq"):
             data.to_parquet(tmp, index=False)
