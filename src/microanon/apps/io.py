@@ -42,6 +42,7 @@ _DELIMITERS = ",;\t|"
 STATISTICAL_SUFFIXES = {
     ".sav": "an SPSS",
     ".zsav": "an SPSS",
+    ".por": "an SPSS portable",
     ".dta": "a Stata",
     ".sas7bdat": "a SAS",
     ".xpt": "a SAS XPORT",
@@ -174,6 +175,11 @@ def read_table(
             )
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
+        whole = _written_whole(
+            path, frame, header, ["", *options.na_values, *na_values], csv_options
+        )
+        for column in whole:
+            frame[column] = frame[column].astype("Int64")
         return frame
     except InputError:
         raise
@@ -188,13 +194,71 @@ def read_table(
         raise InputError(f"cannot read {path}: {_one_line(exc)}") from None
 
 
+def _written_whole(
+    path: Path,
+    frame: pd.DataFrame,
+    header: bool,
+    na_values: Sequence[str],
+    csv_options: dict[str, Any],
+) -> list[Any]:
+    """The columns of a CSV file that pandas read as floats only because they miss values, whose
+    every field is written as a whole number (``3``, never ``3.0``): answer codes with
+    unanswered items. Read as floats, a release would publish ``3.0`` where the file holds ``3``;
+    these are read as pandas' nullable integers instead. The fields are read a second time, as
+    text, for these columns alone, and only when there are any."""
+    candidates = [
+        column
+        for column in frame.columns
+        if frame[column].dtype == np.float64 and _whole_or_missing(frame[column].to_numpy())
+    ]
+    if not candidates:
+        return []
+    text = pd.read_csv(
+        path,
+        header=0 if header else None,
+        usecols=candidates,
+        dtype=str,
+        na_values=list(na_values),
+        index_col=False,
+        **csv_options,
+    )
+    return [
+        column
+        for column in candidates
+        if text[column].dropna().str.fullmatch(r"\s*[+-]?\d+\s*").all()
+    ]
+
+
+def _whole_or_missing(values: np.ndarray) -> bool:
+    """Whether float64 ``values`` miss some value and hold only whole numbers that int64 keeps."""
+    missing = np.isnan(values)
+    if not missing.any() or missing.all():
+        return False
+    held = values[~missing]
+    return bool(
+        np.isfinite(held).all()
+        and (np.abs(held) <= 2.0**53).all()
+        and (held == np.trunc(held)).all()
+    )
+
+
 def _read_parquet(path: Path) -> pd.DataFrame:
-    """A Parquet file; anything pyarrow cannot read is one :class:`InputError` line."""
+    """A Parquet file, integer columns with missing values as pandas' nullable integers (not
+    floats); anything pyarrow cannot read is one :class:`InputError` line."""
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     try:
         _refuse_repeated(path, _parquet_names(path))
-        return pd.read_parquet(path)
+        frame = pd.read_parquet(path)
+        # integers with missing values come as floats (3.0): read those again as integers
+        ints = [f.name for f in pq.read_schema(path) if pa.types.is_integer(f.type)]
+        ints = [c for c in ints if c in frame.columns and frame[c].dtype.kind == "f"]
+        if ints:
+            again = pd.read_parquet(path, columns=ints, dtype_backend="numpy_nullable")
+            for column in ints:
+                frame[column] = again[column].to_numpy()
+        return frame
     except InputError:
         raise
     except (OSError, ValueError, pa.ArrowException) as exc:
@@ -217,6 +281,8 @@ def _read_statistical(path: Path) -> pd.DataFrame:
         if suffix in (".sav", ".zsav"):
             # user_missing=False (the default): user-defined missing values become missing
             frame, meta = pyreadstat.read_sav(path, dates_as_pandas_datetime=True, **labels)
+        elif suffix == ".por":
+            frame, meta = pyreadstat.read_por(path, dates_as_pandas_datetime=True, **labels)
         elif suffix == ".dta":
             frame, meta = pyreadstat.read_dta(path, dates_as_pandas_datetime=True, **labels)
         elif suffix == ".sas7bdat":
@@ -237,17 +303,32 @@ def _read_statistical(path: Path) -> pd.DataFrame:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
     for column in frame.columns:
-        frame[column] = _whole_numbers(frame[column])
+        frame[column] = _whole_numbers(_blank_missing(frame[column]))
     return frame
 
 
+def _blank_missing(column: pd.Series) -> pd.Series:
+    """A text column with its blank cells missing: Stata's missing string is ``""`` and an
+    unanswered SPSS or SAS string is blank (as a CSV file's empty field is missing). Any other
+    column as it is."""
+    if pd.api.types.infer_dtype(column, skipna=True) not in ("string", "mixed", "mixed-integer"):
+        return column  # (numbers, dates, times of day: no text to be blank)
+    blank = column.str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+    return column.mask(blank) if blank.any() else column
+
+
 def _whole_numbers(column: pd.Series) -> pd.Series:
-    """A column of doubles holding whole numbers only (SPSS stores every number as a double),
-    without a missing value, as int64: as a CSV file's column of the same numbers is read, so
-    that a release writes ``34``, not ``34.0``. Any other column as it is."""
+    """A column of doubles holding whole numbers only (SPSS stores every number as a double)
+    as int64, or as pandas' nullable integers where values are missing: as a CSV file's column
+    of the same numbers is read, so that a release writes ``34``, not ``34.0``. Any other column
+    as it is."""
     if column.dtype != np.float64 or not len(column):
         return column
     values = column.to_numpy()
+    if np.isnan(values).all():
+        return column
+    if _whole_or_missing(values):
+        return column.astype("Int64")
     if not np.isfinite(values).all() or (np.abs(values) > 2.0**53).any():
         return column
     if (values != np.trunc(values)).any():
@@ -256,7 +337,7 @@ def _whole_numbers(column: pd.Series) -> pd.Series:
 
 
 #: The suffixes of the files whose value labels :func:`value_label_categories` reads.
-LABELLED_SUFFIXES = (".sav", ".zsav", ".dta")
+LABELLED_SUFFIXES = (".sav", ".zsav", ".por", ".dta")
 
 
 def value_label_categories(
@@ -294,8 +375,9 @@ def value_label_categories(
     import pyreadstat
 
     try:
-        if suffix == ".dta":
-            _, meta = pyreadstat.read_dta(str(path), metadataonly=True)
+        if suffix in (".dta", ".por"):
+            read = pyreadstat.read_dta if suffix == ".dta" else pyreadstat.read_por
+            _, meta = read(str(path), metadataonly=True)
             missing: dict[str, list[tuple[Any, Any]]] = {}
         else:
             _, meta = pyreadstat.read_sav(str(path), metadataonly=True, user_missing=True)
@@ -371,8 +453,9 @@ def categories_entry(
 def _read_excel(
     path: Path, na_values: Sequence[str], header: bool, sheet: str | None
 ) -> pd.DataFrame:
-    """One sheet of an Excel workbook through pandas (``sheet`` by name, else the first);
-    anything the engine cannot read is one :class:`InputError` line naming the file."""
+    """One sheet of an Excel workbook through pandas (``sheet`` by name, else the first), each
+    column of the type its cells hold; anything the engine cannot read is one
+    :class:`InputError` line naming the file."""
     import importlib
 
     engine = EXCEL_SUFFIXES[path.suffix.lower()]
@@ -400,7 +483,9 @@ def _read_excel(
                 _refuse_repeated(
                     path, ["" if pd.isna(v) else str(v) for v in names_row], f" (sheet {chosen})"
                 )
-            frame = pd.read_excel(book, chosen, header=0 if header else None, **options)
+            frame = pd.read_excel(
+                book, chosen, header=0 if header else None, dtype=object, **options
+            )
     except InputError:
         raise
     except Exception as exc:  # any failure of the workbook reader, as one line
@@ -410,6 +495,11 @@ def _read_excel(
     if frame.empty and len(frame.columns) == 0:
         raise InputError(f"cannot read {path}: sheet {chosen} is empty")
     frame.columns = [str(c) for c in frame.columns]
+    # Each cell as the workbook types it: a text cell stays text (a code written 03264 keeps
+    # its zero, where pandas' parsing would make it the number 3264), numbers stay numbers
+    # (whole ones whole, missing cells and all), dates dates.
+    for column in frame.columns:
+        frame[column] = _whole_numbers(frame[column].infer_objects())
     return frame
 
 

@@ -31,6 +31,7 @@ from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
 __all__ = [
     "Table",
+    "whole_with_unknown",
     "Frequencies",
     "Combined",
     "combine_codes",
@@ -354,6 +355,17 @@ def numbers_with_marker(numbers: pd.Series, marker: np.ndarray) -> np.ndarray:
     return out
 
 
+def whole_with_unknown(values: np.ndarray, numbers: np.ndarray) -> bool:
+    """Whether a numeric column's dictionary ``values`` are integers (the column was read as
+    integers, pandas' nullable ones where cells are missing) and one is unknown (``None``, a
+    cell kept empty), so that ``numbers``, their conversion, are floats only for the gap."""
+    unknown = np.isnan(numbers) if numbers.dtype.kind == "f" else None
+    if unknown is None or not unknown.any():
+        return False
+    known = values[~unknown]
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in known)
+
+
 def _encode_column(col: pd.Series, attr: Any) -> tuple[np.ndarray, np.ndarray]:
     """Codes and dictionary of a column without missing cells (see :class:`Table`)."""
     h = attr.hierarchy
@@ -639,6 +651,8 @@ class Table:
         position[held] = np.arange(len(held))
         at = position[codes]  # (narrow codes cast a buffer at a time, not whole)
         if not marker.any():
+            if whole_with_unknown(values, num):  # integers with cells kept empty: 3, not 3.0
+                return pd.array(num, dtype="Int64").take(at)
             return num.take(at)
         return numbers_with_marker(pd.Series(num.take(at), index=self.index), marker.take(at))
 

@@ -13,7 +13,7 @@ from ..core.factorize import remember, remember_taken, sharing
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
-from ..core.table import Table
+from ..core.table import Table, whole_with_unknown
 from ..models import PrivacyModel, as_models
 from ..models.config import require_one_sensitive
 
@@ -214,6 +214,8 @@ def unchanged_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
     index = table.index if every else table.index[rows]
     numbers = numbers_of(table, column)
     if numbers is not None:
+        if whole_with_unknown(table.dictionary(column), numbers):  # 3, not 3.0, beside gaps
+            return pd.Series(pd.array(numbers, dtype="Int64")[codes], index=index, copy=False)
         return pd.Series(numbers[codes], index=index, copy=False)
     appearance = table.appearance.get(column) if every else None
     return text_column(codes, table.dictionary(column), index, appearance)
