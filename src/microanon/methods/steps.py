@@ -175,7 +175,9 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
         return {"sample_uniques": 0, "min_fk": None}
     weight = schema.weight if schema.weight in data.columns else None
     keys = data[quasi].where(data[quasi] != _MISSING_LABEL)
-    frame = keys.assign(**({weight: data[weight]} if weight else {}))
+    frame = keys.copy()  # (a column set by name: DataFrame.assign would take 'self')
+    if weight:
+        frame[weight] = data[weight]
     risk = individual_risk(frame, quasi, weight, missing="match") if weight else None
     frequencies = risk.frequencies if risk else key_frequencies(frame, quasi, missing="match")
     fk = frequencies.sample.to_numpy()
@@ -200,8 +202,9 @@ def step_loss(
 
     ``cells_changed``: the share of the cells of ``columns`` that differ (a suppressed cell
     counts); ``by_column``: the same per column; ``il1s``: IL1s of the ``numeric`` columns
-    changed that are still numbers (None without any: a recode to intervals is counted in
-    ``cells_changed`` only).
+    changed that are still numbers, over the records none of whose cells there was suppressed
+    (None without any: a recode to intervals or a suppression is counted in ``cells_changed``
+    only).
     """
     before = original.set_index(TRACER).loc[current[TRACER].to_numpy()]
     after = current.set_index(TRACER)
@@ -215,10 +218,21 @@ def step_loss(
     changed_numeric = [
         c for c in numeric if by_column.get(c, 0) > 0 and pd.api.types.is_numeric_dtype(after[c])
     ]
+    # IL1s on the records whose changed numbers are all still numbers (a suppressed cell is
+    # counted in cells_changed only)
+    known = (before[changed_numeric].notna() & after[changed_numeric].notna()).all(axis=1)
+    numbers = changed_numeric and bool(known.any())
     return {
         "cells_changed": differ / cells if cells else 0.0,
         "by_column": by_column,
-        "il1s": il1s(before[changed_numeric], after[changed_numeric]) if changed_numeric else None,
+        "il1s": (
+            il1s(
+                before.loc[known, changed_numeric].astype(np.float64),
+                after.loc[known, changed_numeric].astype(np.float64),
+            )
+            if numbers
+            else None
+        ),
     }
 
 
@@ -244,6 +258,16 @@ def _after(attr: Attribute, values: pd.Series) -> Attribute:
     ):
         return replace(attr, hierarchy=_truncated(attr.hierarchy, labels))
     return attr
+
+
+def _kept(attr: Attribute, values: pd.Series) -> Attribute:
+    """``attr`` with a policy that keeps the records whose cells a step blanked (a suppression):
+    a later step would otherwise leave them out (``missing: drop``) or refuse them (``error``),
+    where the step only hid one value. A quasi-identifier's blank cell is then its value ``?``
+    to the later methods, any other column's an unknown value; the release publishes it blank."""
+    if attr.missing_policy not in ("drop", "error") or not values.isna().any():
+        return attr
+    return replace(attr, missing="value" if attr.role is Role.QUASI else "keep")
 
 
 def _truncated(h: Hierarchy, labels: set[Any]) -> Hierarchy | None:
@@ -296,7 +320,8 @@ def _same(before: pd.Series, after: pd.Series) -> np.ndarray:
     """Per aligned cell, whether the value is the same: missing equals missing, and a number
     equals its text (``1``, ``1.0`` and ``"1"``: a method that encodes categories may give
     its codes back as text)."""
-    a, b = before.to_numpy(dtype=object), after.to_numpy(dtype=object)
+    a = before.to_numpy(dtype=object, na_value=None)  # (<NA> of a nullable column: None)
+    b = after.to_numpy(dtype=object, na_value=None)
     same = np.asarray((a == b) | (pd.isna(a) & pd.isna(b)), dtype=bool)
     differ = np.flatnonzero(~same)  # few: compare those in plain form
     same[differ] = [_plain(x) == _plain(y) for x, y in zip(a[differ], b[differ], strict=True)]
@@ -358,7 +383,9 @@ def _apply(
     marked = {}
     for c in columns:  # a missing cell the method read as "?" stays missing (and is marked)
         column = out[c].reset_index(drop=True)
-        read = before[c].isna().to_numpy() & (column == _MISSING_LABEL).to_numpy()
+        # (a nullable column's comparison holds <NA> where a cell is missing: not "?")
+        same = (column == _MISSING_LABEL).to_numpy(dtype=bool, na_value=False)
+        read = before[c].isna().to_numpy() & same
         result[c] = column.where(~read, None)
         if read.any():
             marked[c] = before[TRACER].to_numpy()[read]
@@ -493,7 +520,7 @@ class Steps:
         )
         schema = previous.schema
         for c in changed:
-            schema = schema.with_attribute(_after(schema[c], data[c]))
+            schema = schema.with_attribute(_kept(_after(schema[c], data[c]), data[c]))
         claims = self._claims() + [
             (index, method, claim) for claim in release.metadata.get("models") or []
         ]
@@ -579,10 +606,13 @@ class Steps:
         schema = _built(last.schema.select([c for c in last.schema.columns if c != TRACER]))
         table = last.data[published]
         tracers = last.data[TRACER].to_numpy()
+        blanked = self._suppressed()  # (a suppressed cell stays blank, not "?")
         for c, rows in last.marked.items():  # the last method's "?", as it published them
             if c in table.columns:
+                rows = np.setdiff1d(rows, blanked.get(c, np.array([], dtype=int)))
                 held = np.isin(tracers, rows) & table[c].isna().to_numpy()
-                table = table.assign(**{c: table[c].astype(object).where(~held, _MISSING_LABEL)})
+                table = table.copy()  # (set by name: DataFrame.assign would take 'self')
+                table[c] = table[c].astype(object).where(~held, _MISSING_LABEL)
         public_steps, internal_steps, numeric = [], [], []
         for r in self.results[1:]:
             assert r.release is not None

@@ -263,14 +263,17 @@ def refuse_marked(method: str, column: str, count: int) -> None:
         )
 
 
-def numeric_matrix(frame: pd.DataFrame, columns: Sequence[str], method: str) -> np.ndarray:
+def numeric_matrix(
+    frame: pd.DataFrame, columns: Sequence[str], method: str, unknown: bool = False
+) -> np.ndarray:
     """The chosen columns as an ``n × p`` float array; non-finite values are refused, and so
     is a numeric quasi-identifier's missing value made the value ``?`` (``missing: value``),
-    which is no number to compute with."""
+    which is no number to compute with. ``unknown``: a missing value kept empty (``missing:
+    keep``) is NaN instead of refused, for a method that leaves such cells as they are."""
     for c in columns:
         refuse_marked(method, c, int(marked_missing(frame[c]).sum()))
-    x = frame.loc[:, list(columns)].to_numpy(dtype=np.float64)  # column-major from pandas
-    bad = ~np.isfinite(x).all(axis=0)
+    x = frame.loc[:, list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~(np.isfinite(x) | (np.isnan(x) if unknown else False)).all(axis=0)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         refuse_non_finite(

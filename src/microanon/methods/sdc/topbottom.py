@@ -180,9 +180,11 @@ def top_bottom_code(
     sides = _sides(replacement, t, b)
     schema, frame = masking_input(data, schema)
     (col,) = select_columns(schema, [column], (Kind.NUMERIC,), "top_bottom_code")
-    x = numeric_matrix(frame, [col], "top_bottom_code")[:, 0]
+    x = numeric_matrix(frame, [col], "top_bottom_code", unknown=True)[:, 0]  # (NaN: stays)
+    if np.isnan(x).all():
+        raise InputError(f"top_bottom_code: column '{col}' holds no value to code")
     thresholds = {
-        s: (float(np.quantile(x, v)) if quantiles else v)
+        s: (float(np.nanquantile(x, v)) if quantiles else v)
         for s, v in (("top", t), ("bottom", b))
         if v is not None
     }
@@ -202,7 +204,7 @@ def top_bottom_code(
     elif pd.api.types.is_integer_dtype(original) and all(
         float(v).is_integer() for v in used.values()
     ):
-        out = original.to_numpy().copy()
+        out = original.array.copy()  # (nullable integers keep their missing cells)
         used = {s: int(v) for s, v in used.items()}
     else:
         out = x.copy()

@@ -33,7 +33,7 @@ from microanon.measures import RiskSummary, UtilitySummary, risk_summary, utilit
 from microanon.methods.steps import STEPS_METHOD
 from microanon.models import Verdict
 
-__all__ = ["add_sections", "perturbative_metrics", "describe_column"]
+__all__ = ["add_sections", "perturbative_metrics", "describe_column", "known_numbers"]
 
 #: Interval disclosure half-width and rank window of the masked-release report, in percent.
 _INTERVAL_P = 5.0
@@ -140,9 +140,10 @@ def perturbative_metrics(
     :class:`~microanon.measures.UtilitySummary` and :class:`~microanon.measures.RiskSummary`.
     """
     cols = list(release.metadata["masked_numeric"])
-    util = utility_summary(original, release.data, cols)
-    risk = risk_summary(original, release.data, cols, p=_INTERVAL_P, r=_RANK_R)
-    drisk = risk_summary(original, release.data, cols, p=_INTERVAL_P, r=_RANK_R, outside=1)
+    original, data = known_numbers(original, release.data, cols)
+    util = utility_summary(original, data, cols)
+    risk = risk_summary(original, data, cols, p=_INTERVAL_P, r=_RANK_R)
+    drisk = risk_summary(original, data, cols, p=_INTERVAL_P, r=_RANK_R, outside=1)
     sd = np.sqrt(util.variances.original.to_numpy())
     sd = np.where(sd > 0, sd, 1.0)
     utility = {
@@ -162,6 +163,24 @@ def perturbative_metrics(
         f"rank disclosure (±{_RANK_R:g}% of records)": risk.rank.share,
     }
     return utility, risks, util, risk
+
+
+def known_numbers(
+    original: pd.DataFrame, masked: pd.DataFrame, columns: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows (aligned by position) whose ``columns`` hold a number in both tables: a value
+    unknown in the original (``missing: keep``) stays unknown when it is masked, and is no
+    number to compare."""
+    known = (
+        original[list(columns)].notna().all(axis=1).to_numpy()
+        & masked[list(columns)].notna().all(axis=1).to_numpy()
+    )
+    if known.all():
+        return original, masked
+    return (
+        original.loc[known].reset_index(drop=True),
+        masked.loc[known].reset_index(drop=True),
+    )
 
 
 def _add_perturbative_sections(
@@ -186,7 +205,8 @@ def _add_perturbative_sections(
         f"{title}: privacy (disclosure risk of the masked values)",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         + counts_sentence(meta)
-        + f" Masked numeric columns: {', '.join(cols)}.",
+        + f" Masked numeric columns: {', '.join(cols)}."
+        + _unknown_sentence(original, release.data, cols, aligned),
     )
     verified = all_hold(verdict_table(sec, release, verdicts))
     if measured is None:
@@ -294,3 +314,18 @@ def _describe_masked(method: str, params: dict[str, Any], column: str) -> str | 
         how = f"{params.get('method')}, k = {params.get('k')}"
         return f"replaced by its group's most frequent value ({how})"
     return None
+
+
+def _unknown_sentence(
+    original: pd.DataFrame, masked: pd.DataFrame, columns: Sequence[str], aligned: bool
+) -> str:
+    """What the measures leave out: the records whose masked values are unknown."""
+    if not aligned:
+        return ""
+    measured = len(known_numbers(original, masked, columns)[0])
+    if measured == len(original):
+        return ""
+    return (
+        f" The measures below compare the {measured:,} records whose masked values are known; "
+        f"{len(original) - measured:,} unknown values stay unknown, and are left out of them."
+    )
