@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import MISSING_LABEL, stray_refusal, stray_text
+from ..core.missing import as_value, stray_refusal, stray_text
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -92,6 +92,8 @@ def privacy_profile(
         raise InputError("--quasi: name at least one quasi-identifier column")
     check_frame(data, [*quasi, sensitive])
     data, dropped = apply_check_missing(data, quasi, sensitive, missing)
+    if population is not None and missing == "value":  # its missing values are ? too
+        population = as_value(population, quasi)
     return groups_profile(
         Groups.from_frame(data, quasi, sensitive),
         quasi,
@@ -132,11 +134,7 @@ def apply_check_missing(
         data = data.loc[keep]
         check_frame(data, what="table after dropping rows with missing values")
         return data, int((~keep).sum())
-    data = data.copy()
-    for c in quasi:
-        if c in counts:
-            data[c] = data[c].astype(object).where(data[c].notna(), MISSING_LABEL)
-    return data, 0
+    return as_value(data, [c for c in quasi if c in counts]), 0
 
 
 def refuse_stray_text(

@@ -47,6 +47,8 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.files import read_yaml_file
+from ..core.hierarchy import Hierarchy
+from ..core.missing import as_value
 from ..core.reading import CSV_KEYS, ReadOptions
 from ..core.release import check_statistical_names
 from ..core.schema import Schema
@@ -208,7 +210,9 @@ def parse_config(
         raise InputError("params: must be a mapping of parameter name to value")
     options = _read_options(doc.get("read"), doc.get("na_values"))
     options = ReadOptions.from_mapping(read or {}, "--", base=options)
-    models = as_models(_read_populations(doc["models"], base, options)) if doc.get("models") else []
+    schema = Schema.from_dict(doc["schema"], base_dir=base)
+    models = doc.get("models")
+    models = as_models(_read_model_files(models, base, options, schema)) if models else []
     if not steps:
         _check_parameters(method, params, bool(models))
     output = doc.get("output") or {}
@@ -219,7 +223,6 @@ def parse_config(
     data = doc.get("data")
     if data is not None and not str(data).startswith(DATASET_PREFIX):
         data = base / str(data)
-    schema = Schema.from_dict(doc["schema"], base_dir=base)
     check_statistical_names(schema.published, fmt)  # (before the method, not after it)
     return PipelineConfig(
         path=path,
@@ -261,11 +264,12 @@ def _read_options(block: Any, na_values: Any) -> ReadOptions:
     return ReadOptions.from_mapping({**block, "na_values": [str(v) for v in na_values]})
 
 
-def _read_populations(models: Any, base: Path, read: ReadOptions) -> Any:
-    """The ``models:`` entries, a ``population:`` given as a file path read into a DataFrame.
-
-    δ-presence and k-map take the population table as a path relative to the config file (CSV
-    or Parquet, read like the data); anything else is left for the model to validate.
+def _read_model_files(models: Any, base: Path, read: ReadOptions, schema: Schema) -> Any:
+    """The ``models:`` entries, the files they name read: a ``population:`` (δ-presence, k-map)
+    into a DataFrame (CSV or Parquet, read like the data; a quasi-identifier's missing value
+    the value ``?`` where the schema makes the data's so, ``missing: value``), a t-closeness
+    ``hierarchy:`` (ARX's CSV format, as the schema's hierarchy files) into a Hierarchy; each
+    path relative to the config file. Anything else is left for the model to validate.
     """
     entries = [models] if isinstance(models, Mapping) else models
     if not isinstance(entries, list):
@@ -274,18 +278,27 @@ def _read_populations(models: Any, base: Path, read: ReadOptions) -> Any:
     for entry in entries:
         if isinstance(entry, Mapping):
             entry = {
-                name: (
-                    {
-                        **params,
-                        "population": read_table(base / params["population"], options=read),
-                    }
-                    if isinstance(params, Mapping) and isinstance(params.get("population"), str)
-                    else params
-                )
-                for name, params in entry.items()
+                name: _read_files(params, base, read, schema) for name, params in entry.items()
             }
         out.append(entry)
     return out
+
+
+def _read_files(params: Any, base: Path, read: ReadOptions, schema: Schema) -> Any:
+    """One model's parameters, the ``population`` and ``hierarchy`` files they name read."""
+    if not isinstance(params, Mapping):
+        return params
+    params = dict(params)
+    if isinstance(params.get("population"), str):
+        population = read_table(base / params["population"], options=read)
+        marked = [q for q in schema.quasi if schema[q].missing_policy == "value"]
+        params["population"] = as_value(population, marked)
+    if isinstance(params.get("hierarchy"), str):
+        path = base / params["hierarchy"]
+        if not path.is_file():
+            raise InputError(f"models: hierarchy file {path} does not exist")
+        params["hierarchy"] = Hierarchy.from_arx_csv(path)
+    return params
 
 
 def _lint_accept(doc: Any) -> dict[str, list[str]]:

@@ -33,6 +33,7 @@ __all__ = [
     "MISSING_LABEL",
     "MISSING_POLICIES",
     "RISK_MISSING",
+    "as_value",
     "policy_name",
     "stray_refusal",
     "stray_text",
@@ -51,6 +52,18 @@ _MARKER_NOTE = " (how microanon's releases write a missing value)"
 CHECK_MISSING = tuple(p for p in MISSING_POLICIES if p != "keep")
 #: The policies of ``risk``: those of ``check`` and sdcMicro's ``any``.
 RISK_MISSING = (*CHECK_MISSING[:1], "any", *CHECK_MISSING[1:])
+
+
+def as_value(frame: pd.DataFrame, columns: Any) -> pd.DataFrame:
+    """``frame`` (a copy) with the missing cells of those ``columns`` it holds the value
+    :data:`MISSING_LABEL`, as the ``value`` policy makes a record's: a population read beside
+    the data is matched with the data's ``?`` that way."""
+    frame = frame.copy()
+    for column in columns:
+        if column in frame.columns and frame[column].isna().any():
+            held = frame[column].astype(object)
+            frame[column] = held.where(frame[column].notna(), MISSING_LABEL)
+    return frame
 
 
 def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:

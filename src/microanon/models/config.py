@@ -34,10 +34,31 @@ MODELS: dict[str, type[PrivacyModel]] = {
 
 
 def _hierarchy(value: Any) -> Any:
-    """A Hierarchy from its :meth:`Hierarchy.to_dict` form or a nested mapping."""
-    if isinstance(value, Mapping):
-        return Hierarchy.from_dict(value) if "paths" in value else Hierarchy.from_nested(value)
-    return value
+    """A Hierarchy from its :meth:`Hierarchy.to_dict` form, ``{builder: nested, tree: ...}`` or
+    a nested mapping.
+
+    Raises
+    ------
+    InputError
+        A builder that the schema builds from a column's values (``groups``, ``balanced``, ...):
+        a model has no values to build it from, and reading its keys as a tree would give a
+        hierarchy nobody wrote.
+    """
+    if not isinstance(value, Mapping):
+        return value
+    if "paths" in value:
+        return Hierarchy.from_dict(value)
+    builder = value.get("builder", "groups" if "groups" in value else None)
+    if builder == "nested" and set(value) == {"builder", "tree"}:
+        return Hierarchy.from_nested(value["tree"])
+    if builder is not None:
+        raise InputError(
+            f"t_closeness: hierarchy: the {builder!r} builder is built from a column's values, "
+            "which a model does not have; give the tree of the sensitive values as nested "
+            "groups without a builder key ({white: [1], other: [2, 3]}) or as a hierarchy file "
+            "(ARX's CSV format)"
+        )
+    return Hierarchy.from_nested(value)
 
 
 def model_from_config(name: str, params: Mapping[str, Any] | None = None) -> PrivacyModel:

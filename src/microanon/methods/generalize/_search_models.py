@@ -61,6 +61,7 @@ import pandas as pd
 
 from ...core.errors import HierarchyError, InputError
 from ...core.hierarchy import Hierarchy
+from ...core.missing import MISSING_LABEL
 from ...models import ClassBounds, Groups, PopulationModel, PrivacyModel, Verdict
 from ...models.population import population_weights
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, group_keys, pack, roll_up
@@ -119,7 +120,11 @@ class Population:
         for q, h in zip(quasi, hierarchies, strict=True):
             inverse, uniques = pd.factorize(frame[q])
             if np.any(inverse < 0):
-                raise InputError(f"population: column {q!r} has missing values")
+                raise InputError(
+                    f"population: column {q!r} has {int(np.sum(inverse < 0)):,} missing "
+                    f"value(s); fill them (with {MISSING_LABEL}, as a record's missing value "
+                    "is under missing: value), or leave those people out of the population"
+                )
             try:
                 leaf = h.leaf_index(uniques, column=q)
             except HierarchyError as exc:
