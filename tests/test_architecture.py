@@ -286,3 +286,23 @@ def test_the_generalizing_methods_ask_the_models_not_their_types():
                 elts = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
                 found += [f"{module}: {e.id}" for e in elts if getattr(e, "id", None) in names]
     assert found == []
+
+
+def test_no_column_of_the_data_is_set_through_keyword_arguments():
+    """``DataFrame.assign(**{name: ...})`` takes a column named ``self`` (COUNT's rwm5yr has
+    one: self-employed) as its own argument and fails: a column the user named is set by item,
+    and ``assign(**...)`` keeps to the package's own column names (a tracer, a row number)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "assign"):
+                continue
+            for keyword in node.keywords:
+                value = keyword.value
+                own = isinstance(value, ast.Dict) and all(
+                    isinstance(k, ast.Name) and k.id.lstrip("_").isupper() for k in value.keys
+                )
+                if keyword.arg is None and not own:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []

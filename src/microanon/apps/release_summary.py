@@ -456,7 +456,9 @@ def add_public_report(
             keys = Combinations.of(public.data, columns)
         # a key's empty cell is the value *; an unknown sensitive value counts toward no model,
         # as the verification and `microanon check` count it
-        shown = keys.values.assign(**as_suppressed(keys.values[counted]))
+        shown = keys.values.copy()  # (columns set by name: DataFrame.assign takes 'self')
+        for column, values in as_suppressed(keys.values[counted]).items():
+            shown[column] = values
         risk = privacy_metrics(shown, counted, sensitive, keys.counts)
         vsec.metrics(
             {k: v for k, v in risk.items() if v is not None},

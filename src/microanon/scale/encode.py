@@ -648,7 +648,8 @@ def _combinations(
     if weight is not None:
         unknown = None if household is None else clean[household].isna().to_numpy()
         classes, sums = weight_classes(clean[weight], unknown)
-        clean = clean.assign(**{weight: classes})
+        clean = clean.copy()  # (set by name: DataFrame.assign would take a column 'self')
+        clean[weight] = classes
     more, more_combos, more_counts, row_more = local_counts(clean, added, inverse=True)
     (pair_combo, pair_more), pair_counts, pairs = count_combinations(
         [inverse, row_more], [len(counts), len(more_counts)], inverse=bool(sums)
