@@ -237,8 +237,36 @@ def _prepare(request: dict[str, Any]) -> _Loaded:
             request["original"], options=ReadOptions.from_mapping(request["read"], "--")
         )
         original.columns = [str(c) for c in original.columns]
+        original = _records_that_entered(original, release.metadata)
     budget = _bytes(limits()["memory_limit"]) + HEADROOM + ARENA * applied["threads"]
     return _Loaded(timeout, _cap_address_space(budget), release, original)
+
+
+def _records_that_entered(original: Any, metadata: dict[str, Any]) -> Any:
+    """The original table's records that entered the release's method: those a ``missing:
+    drop`` column left out (counted in the internal part's ``row_counts``) are not in the
+    release, so the true answers leave them out too.
+
+    Raises
+    ------
+    InputError
+        The release's internal part is absent while the original holds more records than the
+        release was built from (the true answers would count records the release never held).
+    """
+    counts = metadata.get("row_counts")
+    if counts is None:
+        built = metadata.get("rows_out")
+        if isinstance(built, int) and len(original) > built:
+            raise InputError(
+                f"original: {len(original):,} records, where the release holds {built:,}; "
+                "give the release's directory with its internal part (which names the columns "
+                "whose missing values left records out), not its public part alone"
+            )
+        return original
+    left_out = [c for c in counts.get("left_out") or {} if c in original.columns]
+    if not left_out:
+        return original
+    return original.loc[original[left_out].notna().all(axis=1).to_numpy()]
 
 
 def _seconds(text: str | None) -> float:
