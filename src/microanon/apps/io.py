@@ -343,12 +343,15 @@ LABELLED_SUFFIXES = (".sav", ".zsav", ".por", ".dta")
 def value_label_categories(
     path: str | os.PathLike[str], frame: pd.DataFrame
 ) -> dict[str, tuple[str, ...]]:
-    """The categories an SPSS or Stata file's value labels declare: its codebook.
+    """The categories an SPSS or Stata file's value labels declare (a Parquet file's
+    categorical text columns, too): its codebook.
 
     For each labelled column of ``frame`` (the file as :func:`read_table` read it) every value
     of which is one of its labels: the labels, in the order of their codes, once each, without
     those of SPSS user-defined missing values. Read from the file's metadata alone; kept apart
-    from the table, so that nothing carries them into what a method derives from it.
+    from the table, so that nothing carries them into what a method derives from it. For a
+    Parquet file, each column of pandas' categorical type (an R factor's) with text categories:
+    those, in their order.
 
     Parameters
     ----------
@@ -370,6 +373,8 @@ def value_label_categories(
     """
     path = Path(path)
     suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return _category_labels(frame)
     if suffix not in LABELLED_SUFFIXES:
         return {}
     import pyreadstat
@@ -389,6 +394,19 @@ def value_label_categories(
     value_labels = getattr(meta, "variable_value_labels", None) or {}
     found = _label_categories(frame, value_labels, missing)
     return {c: tuple(v) for c, v in found.items()}
+
+
+def _category_labels(frame: pd.DataFrame) -> dict[str, tuple[str, ...]]:
+    """The categories a Parquet file's text columns declare (pandas' and R's factors, an
+    ordered one in its order): its codebook, as an SPSS file's value labels are."""
+    out = {}
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            categories = list(dtype.categories)
+            if categories and all(isinstance(v, str) for v in categories):
+                out[str(column)] = tuple(categories)
+    return out
 
 
 def _is_missing_code(code: Any, ranges: Sequence[tuple[Any, Any]]) -> bool:
