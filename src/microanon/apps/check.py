@@ -32,7 +32,7 @@ STRAY_TEXT_SHARE = 0.9
 def privacy_profile(
     data: pd.DataFrame,
     quasi: Sequence[str],
-    sensitive: str,
+    sensitive: str | None,
     c: float = 2.0,
     distance: str | None = None,
     threshold: float = 0.2,
@@ -51,8 +51,9 @@ def privacy_profile(
     data : DataFrame
     quasi : sequence of str
         Quasi-identifier columns.
-    sensitive : str
-        The sensitive column.
+    sensitive : str or None
+        The sensitive column; None profiles the keys alone (the ℓ, t, β and δ figures are
+        None).
     c : float
         ``c`` of recursive (c, ℓ)-diversity.
     distance : {"equal", "ordered"}, optional
@@ -90,7 +91,8 @@ def privacy_profile(
     quasi = list(quasi)
     if not quasi:
         raise InputError("--quasi: name at least one quasi-identifier column")
-    check_frame(data, [*quasi, sensitive])
+    checked = [*quasi, *([] if sensitive is None else [sensitive])]
+    check_frame(data, checked)
     data, dropped = apply_check_missing(data, quasi, sensitive, missing)
     if population is not None and missing == "value":  # its missing values are ? too
         population = as_value(population, quasi)
@@ -98,7 +100,7 @@ def privacy_profile(
         Groups.from_frame(data, quasi, sensitive),
         quasi,
         sensitive,
-        numeric=pd.api.types.is_numeric_dtype(data[sensitive]),
+        numeric=sensitive is not None and pd.api.types.is_numeric_dtype(data[sensitive]),
         c=c,
         distance=distance,
         threshold=threshold,
@@ -113,7 +115,7 @@ def privacy_profile(
 
 
 def apply_check_missing(
-    data: pd.DataFrame, quasi: Sequence[str], sensitive: str, missing: str
+    data: pd.DataFrame, quasi: Sequence[str], sensitive: str | None, missing: str
 ) -> tuple[pd.DataFrame, int]:
     """``data`` with the checked columns' missing values treated by ``missing`` (see
     :func:`privacy_profile`), and the rows left out.
@@ -124,7 +126,7 @@ def apply_check_missing(
         An unknown policy; missing values under ``error`` (naming every such column); no row
         left.
     """
-    columns = [*quasi, sensitive]
+    columns = [*quasi, *([] if sensitive is None else [sensitive])]
     counts = {c: int(n) for c, n in data[columns].isna().sum().items() if n}
     check_missing_policy(missing, counts)
     if not counts:
@@ -200,13 +202,7 @@ def format_profile(p: dict[str, Any]) -> str:
         ),
         ("equivalence classes", f"{p['classes']:,}"),
         ("k-anonymity", f"k = {p['k']}"),
-        ("distinct l-diversity", f"l = {p['l_distinct']}"),
-        ("frequency l-diversity", f"l = {p['l_frequency']:.4g}"),
-        ("entropy l-diversity", f"l = {p['l_entropy']:.4g}"),
-        (f"recursive (c={p['c']:g}, l)-diversity", f"l = {p['l_recursive']}"),
-        (f"t-closeness ({p['t_distance']} distance)", f"t = {p['t_closeness']:.4g}"),
-        (f"{p['beta_form']} beta-likeness", f"beta = {p['beta_likeness']:.4g}"),
-        ("delta-disclosure privacy", f"delta = {p['delta_disclosure']:.4g}"),
+        *_sensitive_lines(p),
         *_presence_lines(p),
         ("sample uniques", f"{p['uniques']:,} records"),
         ("re-identification risk", f"max {p['risk_max']:.4g}, average {p['risk_avg']:.4g}"),
@@ -214,6 +210,21 @@ def format_profile(p: dict[str, Any]) -> str:
     ]
     width = max(len(a) for a, _ in lines)
     return "\n".join(f"{a:<{width}}  {b}" for a, b in lines)
+
+
+def _sensitive_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
+    """The profile's lines of the sensitive column, when it has one."""
+    if p["l_distinct"] is None:
+        return []
+    return [
+        ("distinct l-diversity", f"l = {p['l_distinct']}"),
+        ("frequency l-diversity", f"l = {p['l_frequency']:.4g}"),
+        ("entropy l-diversity", f"l = {p['l_entropy']:.4g}"),
+        (f"recursive (c={p['c']:g}, l)-diversity", f"l = {p['l_recursive']}"),
+        (f"t-closeness ({p['t_distance']} distance)", f"t = {p['t_closeness']:.4g}"),
+        (f"{p['beta_form']} beta-likeness", f"beta = {p['beta_likeness']:.4g}"),
+        ("delta-disclosure privacy", f"delta = {p['delta_disclosure']:.4g}"),
+    ]
 
 
 def _presence_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
@@ -300,6 +311,15 @@ def requirements(
         raise InputError("--delta-min/--delta-max need --population-file (delta-presence)")
     if k_map is not None and "k_map" not in p:
         raise InputError("--k-map needs --population-file or --k-map-estimator")
+    needs = [
+        f
+        for f, v in (("--l", l), ("--t", t), ("--beta", beta), ("--delta-disclosure", delta))
+        if v is not None
+    ]
+    if needs and p["l_distinct"] is None:
+        raise InputError(
+            f"{', '.join(needs)}: measured on a sensitive column; name it with --sensitive"
+        )
     at_least, at_most = 1, -1
     wanted = [
         ("k-anonymity", k, p["k"], at_least),

@@ -293,7 +293,12 @@ def datasets_export(name: str, out: Path) -> None:
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--quasi", required=True, help="Comma-separated quasi-identifier columns.")
-@click.option("--sensitive", required=True, help="The sensitive column.")
+@click.option(
+    "--sensitive",
+    default=None,
+    help="The sensitive column (without it, the figures of the keys alone: classes, k, uniques, "
+    "risk, delta-presence and k-map).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option(
     "--c", "c", default=2.0, show_default=True, type=float, help="c of recursive (c,l)-diversity."
@@ -434,7 +439,7 @@ def check(
         )
         from .io import read_table
 
-    sens = _split(sensitive)
+    sens = _split(sensitive) if sensitive is not None else [None]
     if len(sens) != 1:
         raise click.BadParameter("give exactly one sensitive column", param_hint="--sensitive")
     csv = _csv(read)
@@ -474,13 +479,13 @@ def check(
         with reporter.stage(f"read {file.name}"):
             data = read_table(file, header=not no_header, options=csv)
             data.columns = [str(c) for c in data.columns]
-            keys, (sensitive_column,) = (
-                _matched(names, list(data.columns)) for names in (_split(quasi), sens)
-            )
-            check_frame(data, [*keys, sensitive_column])
+            keys = _matched(_split(quasi), list(data.columns))
+            (sensitive_column,) = sens if sensitive is None else _matched(sens, list(data.columns))
+            named = [] if sensitive_column is None else [sensitive_column]
+            check_frame(data, [*keys, *named])
             # A numeric column with a stray string would silently become categorical; an
             # explicit --distance settles the sensitive column's type.
-            looked_at = keys + ([sensitive_column] if distance is None else [])
+            looked_at = keys + (named if distance is None else [])
             refuse_stray_text(data, looked_at, sensitive=sensitive_column)
         with reporter.stage("privacy profile"):
             profile = privacy_profile(data, keys, sensitive_column, distance=distance, **options)

@@ -524,7 +524,7 @@ def _blocks(frame: Any, cfg: PipelineConfig, params: dict[str, Any], run: dict[s
 def check_dask(
     file: Any,
     quasi: Sequence[str],
-    sensitive: str,
+    sensitive: str | None,
     *,
     read: ReadOptions | None = None,
     distance: str | None = None,
@@ -561,18 +561,24 @@ def check_dask(
     quasi = list(quasi)
     if not quasi:
         raise InputError("--quasi: name at least one quasi-identifier column")
+    named = [] if sensitive is None else [sensitive]
     source, csv = _source(file, read or ReadOptions())
     with dask_client(None, scheduler) as client:
         table, numeric = dataset_frequencies(
             source,
-            [*quasi, sensitive],
+            [*quasi, *named],
             client,
             read_options=csv,
             progress=as_progress(progress, "check"),
         )
-    refuse_stray_text_of(table, quasi + ([sensitive] if distance is None else []), sensitive)
+    refuse_stray_text_of(table, quasi + (named if distance is None else []), sensitive)
     return privacy_profile_of(
-        table, quasi, sensitive, numeric=numeric[sensitive], distance=distance, **options
+        table,
+        quasi,
+        sensitive,
+        numeric=sensitive is not None and numeric[sensitive],
+        distance=distance,
+        **options,
     )
 
 

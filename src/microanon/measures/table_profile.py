@@ -13,7 +13,7 @@ from ..models import Groups, beta_likeness, delta_disclosure, profile, t_closene
 from ..models.profile import Profile, population_profile
 from .attacker import class_attacker_risks
 
-__all__ = ["check_missing_policy", "groups_profile", "refuse_missing_keys"]
+__all__ = ["SENSITIVE_FIGURES", "check_missing_policy", "groups_profile", "refuse_missing_keys"]
 
 
 def check_missing_policy(missing: str, counts: dict[str, int]) -> None:
@@ -53,10 +53,23 @@ def refuse_missing_keys(records: dict[str, int]) -> None:
         )
 
 
+#: The profile's figures of a sensitive column (None without one).
+SENSITIVE_FIGURES = (
+    "l_frequency",
+    "l_distinct",
+    "l_entropy",
+    "l_recursive",
+    "t_closeness",
+    "t_distance",
+    "beta_likeness",
+    "delta_disclosure",
+)
+
+
 def groups_profile(
     groups: Groups,
     quasi: Sequence[str],
-    sensitive: str,
+    sensitive: str | None,
     *,
     numeric: bool,
     c: float = 2.0,
@@ -78,7 +91,9 @@ def groups_profile(
         The classes of the quasi-identifiers, with the sensitive column (record counts as
         weights for a frequency table).
     quasi : sequence of str
-    sensitive : str
+    sensitive : str or None
+        None: the figures of the keys alone (classes, k, uniques, risks, δ-presence, k-map);
+        those of a sensitive column (:data:`SENSITIVE_FIGURES`) are None.
     numeric : bool
         Whether the sensitive column is numeric (the default t-closeness distance is then
         ordered, else equal).
@@ -93,30 +108,25 @@ significance
     Profile
         A dict with the keys of :func:`microanon.apps.check.privacy_profile`.
     """
-    prof = profile(groups, quasi, sensitive, c=c)
-    if distance is not None:
-        prof["t_closeness"] = t_closeness(groups, quasi, sensitive, distance=distance).value
-    else:
-        distance = "ordered" if numeric else "equal"
     risk = class_attacker_risks(groups.sizes, None, threshold, "sample")["prosecutor"]
     presence = population_profile(
         groups, quasi, population, population_count, estimator, fraction, significance
     )
+    if sensitive is None:
+        figures: dict = dict.fromkeys(SENSITIVE_FIGURES)
+        unknown = 0
+    else:
+        figures, unknown = _sensitive_figures(groups, quasi, sensitive, numeric, c, distance)
+        figures["beta_likeness"] = float(beta_likeness(groups, None, None, form=beta_form).value)
+        figures["delta_disclosure"] = float(delta_disclosure(groups, None, None).value)
     return Profile(
         {
-            "rows": int(prof["rows"]),
-            "classes": int(prof["classes"]),
-            "k": int(prof["k"]),
-            "l_frequency": float(prof["l_frequency"]),
-            "l_distinct": int(prof["l_distinct"]),
-            "l_entropy": float(prof["l_entropy"]),
-            "l_recursive": int(prof["l_recursive"]),
+            "rows": int(groups.n_rows),
+            "classes": int(groups.n_groups),
+            "k": int(groups.sizes.min()),
+            **figures,
             "c": float(c),
-            "t_closeness": float(prof["t_closeness"]),
-            "t_distance": distance,
-            "beta_likeness": float(beta_likeness(groups, None, None, form=beta_form).value),
             "beta_form": beta_form,
-            "delta_disclosure": float(delta_disclosure(groups, None, None).value),
             **presence,
             "uniques": int(np.count_nonzero(groups.sizes == 1)),
             "risk_max": float(risk["highest"]),
@@ -124,6 +134,31 @@ significance
             "risk_threshold": float(threshold),
             "records_at_risk": float(risk["share_above"]),
             "dropped": dropped,
-            "unknown_sensitive": int(prof["unknown_sensitive"]),
+            "unknown_sensitive": unknown,
         }
     )
+
+
+def _sensitive_figures(
+    groups: Groups,
+    quasi: Sequence[str],
+    sensitive: str,
+    numeric: bool,
+    c: float,
+    distance: str | None,
+) -> tuple[dict, int]:
+    """The ℓ and t figures of the sensitive column, and its unknown values."""
+    prof = profile(groups, quasi, sensitive, c=c)
+    if distance is not None:
+        prof["t_closeness"] = t_closeness(groups, quasi, sensitive, distance=distance).value
+    else:
+        distance = "ordered" if numeric else "equal"
+    figures = {
+        "l_frequency": float(prof["l_frequency"]),
+        "l_distinct": int(prof["l_distinct"]),
+        "l_entropy": float(prof["l_entropy"]),
+        "l_recursive": int(prof["l_recursive"]),
+        "t_closeness": float(prof["t_closeness"]),
+        "t_distance": distance,
+    }
+    return figures, int(prof["unknown_sensitive"])

@@ -247,7 +247,7 @@ def refuse_stray_text_of(
 def privacy_profile_of(
     table: FrequencyTable,
     quasi: Sequence[str],
-    sensitive: str,
+    sensitive: str | None,
     *,
     numeric: bool,
     c: float = 2.0,
@@ -269,7 +269,8 @@ def privacy_profile_of(
         Values and counts of the combinations of ``quasi`` and ``sensitive`` (missing values
         included, see :func:`dataset_frequencies`).
     quasi : sequence of str
-    sensitive : str
+    sensitive : str or None
+        None: the figures of the keys alone (as ``privacy_profile``).
     numeric : bool
         Whether the sensitive column is numeric (the default t-closeness distance).
     c, distance, threshold, missing, beta_form, population, population_count, estimator, \
@@ -297,11 +298,12 @@ fraction, significance
     if table.records == 0:
         raise InputError(_EMPTY)
     dropped = 0
-    counts = {c: int(table.counts[_missing(table, c)].sum()) for c in [*quasi, sensitive]}
+    checked = [*quasi, *([] if sensitive is None else [sensitive])]
+    counts = {c: int(table.counts[_missing(table, c)].sum()) for c in checked}
     counts = {c: n for c, n in counts.items() if n}
     check_missing_policy(missing, counts)
     if counts and missing == "drop":
-        kept = _complete(table, [*quasi, sensitive])
+        kept = _complete(table, checked)
         dropped = table.records - kept.records
         table = kept
         if table.records == 0:
