@@ -533,6 +533,23 @@ class Hierarchy:
         """Whether ``value`` is a leaf of the hierarchy."""
         return value_key(value) in self._leaf_key
 
+    def absent(self, values: Iterable[Any]) -> list[Any]:
+        """The values that are not leaves of the hierarchy (matched by :func:`value_key`, as
+        :meth:`leaf_index` looks them up), each once, in the order given.
+
+        Parameters
+        ----------
+        values : iterable
+            Values of a column, such as its distinct values (``Series.unique()``: a date is a
+            ``Timestamp`` there, whose key is the text of a date hierarchy's leaf).
+
+        Returns
+        -------
+        list
+            The values themselves, not their keys.
+        """
+        return list(dict.fromkeys(v for v in values if value_key(v) not in self._leaf_key))
+
     def leaf_index(self, values: Iterable[Any], column: str | None = None) -> np.ndarray:
         """Leaf indices (depth-first order) of original values.
 
@@ -547,7 +564,7 @@ class Hierarchy:
             (self._leaf_key.get(k, -1) for k in keys), dtype=np.int64, count=len(keys)
         )
         if np.any(idx < 0):
-            missing = sorted({values[i] for i in np.flatnonzero(idx < 0)}, key=str)
+            missing = sorted(self.absent(values), key=str)
             col = column or self.name or "?"
             raise HierarchyError(
                 f"column '{col}': {len(missing)} value(s) not in its hierarchy: "

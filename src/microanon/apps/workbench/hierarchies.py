@@ -223,7 +223,7 @@ def _groups(spec: Mapping[str, Any], values: pd.Series, column: str) -> Built:
     if isinstance(levels, Mapping):
         levels = [levels]
     try:
-        tree = Hierarchy.from_groups(levels, values=pd.unique(values.dropna()), name=column)
+        tree = Hierarchy.from_groups(levels, values=values.dropna().unique(), name=column)
     except (MicroanonError, ValueError, TypeError) as exc:
         raise RequestError(str(exc), field=column) from None
     if tree.height < 1:
@@ -283,16 +283,19 @@ def _build(
 
 
 def _keys(values: pd.Series, missing_leaf: bool) -> list[Any]:
-    """The distinct values a column's hierarchy must cover."""
-    present = list(pd.unique(values.dropna()))
+    """The distinct values a column's hierarchy must cover, as ``anonymize`` checks them
+    (``Series.unique``: a date is a ``Timestamp``, never numpy's ``datetime64``)."""
+    present = list(values.dropna().unique())
     if missing_leaf and values.isna().any():
         present.append(MISSING_LABEL)
     return present
 
 
 def missing_values(tree: Hierarchy, values: pd.Series, missing_leaf: bool) -> list[str]:
-    """The column's values that are not leaves of ``tree``, sorted."""
-    return sorted({value_key(v) for v in _keys(values, missing_leaf) if not tree.contains(v)})
+    """The column's values that are not leaves of ``tree`` (:meth:`Hierarchy.absent`, the
+    lookup of ``anonymize``), sorted, each as its key (:func:`value_key`: a date as
+    ``2012-01-01 00:00:00``, the text of a date hierarchy's leaf)."""
+    return sorted({value_key(v) for v in tree.absent(_keys(values, missing_leaf))})
 
 
 def preview(built: Built, frame: pd.DataFrame, kind: str, missing_leaf: bool) -> dict[str, Any]:
