@@ -1,6 +1,7 @@
 """The workbench on real surveys, against the command line on the same file and roles: a date
 column as a quasi-identifier from every file format (the European Social Survey's interview
-dates)."""
+dates), and a survey's sampling weight and household id (the US crash sample's case weights and
+vehicles) in the risk of the original."""
 
 from __future__ import annotations
 
@@ -161,3 +162,65 @@ def test_a_hierarchy_missing_a_date_names_it_as_the_hierarchy_writes_it(client, 
     url = f"/api/datasets/{ds['id']}/hierarchy-preview"
     preview = client.post(url, json={"column": "interview_date", "hierarchy": spec}).json()
     assert preview["missing"] == [str(days[0])]
+
+
+# ----------------------------------------------------------------------------- weights
+
+
+@pytest.fixture(scope="module")
+def crashes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The US crash sample's (NASS CDS) occupants of 2002 with a national case weight of at
+    least 1 (4,756 of 4,764), as a CSV file: occupant's age, sex and seat, seat belt, airbag,
+    whether they died, injury severity (missing for some) and the vehicle (``caseid``; 994
+    vehicles with two occupants)."""
+    cds = survey("nass_cds")
+    cds = cds[(cds["yearacc"] == 2002) & (cds["weight"] >= 1)]
+    columns = ["ageOFocc", "sex", "occRole", "seatbelt", "airbag", "dead", "injSeverity"]
+    path = tmp_path_factory.mktemp("cds") / "cds2002.csv"
+    cds[[*columns, "caseid", "weight"]].to_csv(path, index=False)
+    return path
+
+
+CDS_ROLES = {
+    "ageOFocc": {"role": "quasi", "hierarchy": {"type": "intervals", "widths": [5, 10, 20]}},
+    "sex": {"role": "quasi"},
+    "occRole": {"role": "quasi"},
+    "seatbelt": {"role": "quasi"},
+    "airbag": {"role": "insensitive"},
+    "dead": {"role": "sensitive"},
+    "injSeverity": {"role": "sensitive", "missing": "drop"},
+    "caseid": {"role": "household"},
+    "weight": {"role": "weight"},
+}
+
+
+def test_the_risk_of_the_original_takes_the_weight_and_household(client, crashes, tmp_path):
+    """With a weight and a household id, the risk of the original holds the individual,
+    household and log-linear risks of ``microanon risk --config`` on the workbench's own
+    config, exactly (they had been None)."""
+    ds = _upload(client, crashes)
+    _set(client, ds["id"], CDS_ROLES)
+    risk = client.get(f"/api/datasets/{ds['id']}/risk").json()
+    numbers = risk["numbers"]
+    assert risk["note"] is None and numbers["rows_left_out"] > 0
+    run = _k5(client, ds["id"])
+    config = _config_beside(client, run["id"], crashes, tmp_path / "cfg")
+    cli = _cli("risk", "--config", str(config), "--no-suda")
+    individual = numbers["individual_risk"]
+    assert individual is not None and individual["household_global_risk"] is not None
+    assert individual == cli["individual_risk"] and numbers["loglinear"] == cli["loglinear"]
+    assert numbers["attackers"] == cli["attackers"] and numbers["rows"] == cli["rows"]
+
+
+def test_a_weight_below_1_is_left_out_of_the_risk_as_risk_says(client, crashes, tmp_path):
+    """Weights of 0 (the crash sample has 8 in 2002) cannot be inverse inclusion
+    probabilities: the risk leaves the survey measures out and says why, in ``risk``'s words."""
+    cds = survey("nass_cds")
+    path = tmp_path / "cds_zero.csv"
+    cds[cds["yearacc"] == 2002][pd.read_csv(crashes, nrows=0).columns].to_csv(path, index=False)
+    ds = _upload(client, path)
+    _set(client, ds["id"], CDS_ROLES)
+    risk = client.get(f"/api/datasets/{ds['id']}/risk").json()
+    assert risk["numbers"]["individual_risk"] is None and risk["numbers"]["loglinear"] is None
+    assert risk["note"].startswith("the schema's weight weight is not used"), risk["note"]
+    assert "zero" in risk["note"]

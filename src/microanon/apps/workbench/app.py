@@ -217,9 +217,10 @@ async def bundled(request: Request) -> Response:
 async def risk(request: Request) -> Response:
     bench = _bench(request)
     ds = bench.dataset(request.path_params["id"])
-    quasi = bench.quasi(ds)
+    bench.quasi(ds)  # (400 without any)
     population = population_options(request.query_params)
-    return _json(await run_in_threadpool(risk_profile, ds.frame, quasi, population, ds.dropped()))
+    schema = ds.roles_schema()
+    return _json(await run_in_threadpool(risk_profile, ds.frame, schema, population))
 
 
 async def methods(request: Request) -> Response:

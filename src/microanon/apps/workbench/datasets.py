@@ -158,6 +158,16 @@ class Dataset:
         """The columns whose missing values leave their rows out of a run (``missing: drop``)."""
         return [c for c in self.columns if self.missing(c) == "drop"]
 
+    def roles_schema(self) -> Schema:
+        """The columns' roles and missing-value policies as a schema, without hierarchies: what
+        the risk of the original reads (the keys, the rows a run leaves out, the sampling
+        weight and the household id)."""
+        spec: dict[str, Any] = {}
+        for column, state in self.columns.items():
+            missing = self.missing(column)
+            spec[column] = {"role": state.role.value, **({"missing": missing} if missing else {})}
+        return Schema.from_dict(spec)
+
     def rows_left_out(self) -> dict[str, int]:
         """Rows left out for a missing value (``missing: drop``), by column (a row missing in
         two such columns is counted under each, as a run's ``rows.left_out``)."""

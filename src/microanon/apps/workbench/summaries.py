@@ -18,7 +18,7 @@ from ...core.release import Release
 from ...core.schema import Schema
 from ...measures import REGIONS
 from ..io import json_plain
-from ..risk import RiskOptions, assess_risk
+from ..risk import RiskOptions, assess_risk, schema_design
 from ..row_counts import RowCounts
 from .errors import RequestError
 
@@ -264,39 +264,38 @@ def population_options(query: Mapping[str, str]) -> dict[str, Any]:
 
 
 def risk_profile(
-    frame: pd.DataFrame,
-    quasi: Sequence[str],
-    population: Mapping[str, Any] | None = None,
-    drop: Sequence[str] = (),
+    frame: pd.DataFrame, schema: Schema, population: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The risk profile of the records a run would take on their quasi-identifiers, as the
-    release's internal report measures the original: the rows with a missing value in a
-    ``missing: drop`` column (``drop``) left out and counted, any other missing key a value of
-    its own (``?``); no SUDA2.
+    """The risk profile of the records a run would take, as ``microanon risk --config`` measures
+    it on the workbench's config (without SUDA2): the rows with a missing value in a
+    ``missing: drop`` column left out and counted, any other missing key a value of its own
+    (``?``); with a sampling weight (the first column with role ``weight``) the individual and
+    log-linear risks, and with a household id the household risk.
 
     Parameters
     ----------
     frame : DataFrame
         The original table.
-    quasi : sequence of str
-        Its quasi-identifiers.
+    schema : Schema
+        Its roles and missing-value policies (:meth:`~.datasets.Dataset.roles_schema`), with
+        at least one quasi-identifier.
     population : mapping, optional
         The population the table is a sample of (see :func:`population_options`): with it, the
         journalist's and the marketer's risks use the sampling fraction and ``numbers`` holds
         the population-uniqueness estimates (Pitman, Zayatz, SNB and Dankar et al.'s choice).
-    drop : sequence of str
-        The columns whose missing values leave their rows out of a run.
 
     Returns
     -------
     dict
         ``numbers`` (as ``microanon risk --json``, plus ``sample_uniques``: the records whose
         combination of quasi-identifier values no other record has, ``rows_in_file`` and
-        ``rows_left_out``: the rows with a missing value in a ``drop`` column) and
-        ``histogram`` (``edges``, ``counts``) of the per-record re-identification risk (the
+        ``rows_left_out``: the rows with a missing value in a ``drop`` column), ``note`` (one
+        line saying why a weight or household id is not used, as ``risk`` says it, else None)
+        and ``histogram`` (``edges``, ``counts``) of the per-record re-identification risk (the
         prosecutor's).
     """
-    entering = frame.dropna(subset=list(drop)) if drop else frame
+    left_out = schema.left_out(frame)
+    entering = frame if left_out is None else frame.loc[~left_out.to_numpy()]
     people = (population or {}).get("population")
     if people is not None and people < len(entering):  # (said in the API's own words)
         raise RequestError(
@@ -304,9 +303,14 @@ def risk_profile(
             "risk is measured on; give the number of people the file is a sample of",
             "population",
         )
+    weights, household, note = schema_design(schema, entering)
+    quasi = list(schema.quasi)
     # missing="value" (the default): a missing key is the value ?
-    options = RiskOptions(list(quasi), suda=False, **(population or {}))
-    assessment = assess_risk(entering[list(quasi)], options)
+    options = RiskOptions(
+        quasi, weights=weights, household=household, suda=False, **(population or {})
+    )
+    design = [c for c in (weights, household) if c is not None]
+    assessment = assess_risk(entering[[*quasi, *design]], options)
     risks = assessment.record_risks["prosecutor"].to_numpy(dtype=float)
     counts, edges = np.histogram(risks, bins=RISK_BINS, range=(0.0, 1.0))
     numbers = {
@@ -317,5 +321,6 @@ def risk_profile(
     }
     return {
         "numbers": numbers,
+        "note": note,
         "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]},
     }

@@ -19,6 +19,13 @@ const HEADLINES = [
   ["Average risk of a record", "attackers.prosecutor.average", true],
   ["Expected re-identifications", "attackers.prosecutor.expected_reidentifications", false],
   ["Marketer risk (share re-identified on average)", "attackers.marketer", true],
+  // with a sampling weight (role weight) and a household id (role household), as sdcMicro
+  ["Individual risk: average of the records (sampling weight)", "individual_risk.global_risk", true],
+  ["Expected re-identifications (sampling weight)", "individual_risk.expected_reidentifications", false],
+  ["Household risk: average of the records", "individual_risk.household_global_risk", true],
+  ["Expected re-identifications through households", "individual_risk.household_expected_reidentifications", false],
+  ["Sample uniques expected to be population uniques (log-linear model, τ1)", "loglinear.tau1", false],
+  ["Correct matches of sample uniques expected (log-linear model, τ2)", "loglinear.tau2", false],
 ];
 
 function at(obj, path) {
@@ -74,6 +81,7 @@ export async function showRisk() {
   if (asked === ds) return;
   asked = ds;
   say("risk-error", "");
+  say("risk-note", "");
   $("risk-numbers").replaceChildren(h("dt", {}, "Computing the risk profile…"));
   $("risk-histogram").replaceChildren();
   status("Computing the risk of the original…");
@@ -101,6 +109,7 @@ function render(risk) {
       fmt(at(n, path), share),
       path,
     ]);
+  say("risk-note", risk.note ? `Note: ${risk.note}` : "");
   const pop = populationLines(n.population_uniqueness);
   $("risk-numbers").replaceChildren(...pairs([...heads, ...pop]));
   $("risk-details").replaceChildren(...pairs(flatten(n).map(([k, v]) => [k, fmt(v), k])));
