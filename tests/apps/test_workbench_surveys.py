@@ -1,7 +1,7 @@
 """The workbench on real surveys, against the command line on the same file and roles: a date
 column as a quasi-identifier from every file format (the European Social Survey's interview
 dates), and a survey's sampling weight and household id (the US crash sample's case weights and
-vehicles) in the risk of the original."""
+vehicles) in the risk of the original and in a run."""
 
 from __future__ import annotations
 
@@ -224,3 +224,22 @@ def test_a_weight_below_1_is_left_out_of_the_risk_as_risk_says(client, crashes, 
     assert risk["numbers"]["individual_risk"] is None and risk["numbers"]["loglinear"] is None
     assert risk["note"].startswith("the schema's weight weight is not used"), risk["note"]
     assert "zero" in risk["note"]
+
+
+def test_a_run_publishes_the_weight_and_counts_rows_as_anonymize(client, crashes, tmp_path):
+    """The run publishes the weight unchanged, never the household id, and its rows (in the
+    file, left out, suppressed, published) are those of ``anonymize`` on its config."""
+    ds = _upload(client, crashes)
+    _set(client, ds["id"], CDS_ROLES)
+    run = _k5(client, ds["id"])
+    config = _config_beside(client, run["id"], crashes, tmp_path / "cfg")
+    out = tmp_path / "out"
+    numbers = _cli("anonymize", "--config", str(config), "--out", str(out), "-q")
+    rows = run["result"]["rows"]
+    assert rows == numbers["rows"] and rows["in_file"] == 4_756 and rows["left_out_total"] > 0
+    public = zipfile.ZipFile(io.BytesIO(client.get(f"/api/runs/{run['id']}/public.zip").content))
+    published = pd.read_csv(public.open("data.csv"))
+    assert "weight" in published.columns and "caseid" not in published.columns
+    assert len(published) == rows["published"]
+    original = pd.read_csv(crashes)["weight"]
+    assert set(published["weight"]) <= set(original)
