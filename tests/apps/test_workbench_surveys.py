@@ -141,6 +141,21 @@ def test_a_date_quasi_identifier_run_is_anonymize_on_its_config(client, ess_date
     assert public.read("data.csv") == (out / "public" / "data.csv").read_bytes()
 
 
+def test_dates_in_nanoseconds_show_as_dates(client, ess_dated, tmp_path):
+    """A Parquet file whose dates are in nanoseconds (as pandas and Spark may write them): the
+    column's examples are its dates, as the values list shows them (they had been integers,
+    1632096000000000000 for 2021-09-20), and the dates hierarchy covers them."""
+    frame = pd.read_parquet(ess_dated["parquet"])
+    frame["interview_date"] = frame["interview_date"].astype("datetime64[ns]")
+    path = tmp_path / "ess_ns.parquet"
+    frame.to_parquet(path, index=False)
+    ds = _upload(client, path)
+    column = next(c for c in ds["columns"] if c["name"] == "interview_date")
+    first = str(frame["interview_date"].iloc[0])
+    assert column["type"] == "date" and column["examples"][0] == first
+    _set(client, ds["id"], {"interview_date": ESS_ROLES["interview_date"]})
+
+
 def test_a_hierarchy_missing_a_date_names_it_as_the_hierarchy_writes_it(client, ess_dated):
     """An uploaded ARX hierarchy without the first interview day is refused naming that day as
     the hierarchy's leaves are written (it had printed numpy's 2021-09-08T00:00:00.000000)."""

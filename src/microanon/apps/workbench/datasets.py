@@ -523,7 +523,7 @@ def _described(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
     columns = []
     for column, state in ds.columns.items():
         p = ds.profiles[column]
-        examples = [_plain(v) for v in pd.unique(ds.frame[column].dropna())[:_EXAMPLES]]
+        examples = [_plain(v) for v in ds.frame[column].dropna().unique()[:_EXAMPLES]]
         columns.append(
             {
                 "name": column,
