@@ -395,9 +395,9 @@ def _apply(
         if rows is None:
             continue
         held = np.isin(result[TRACER].to_numpy(), rows)
-        now = result[c].to_numpy(dtype=object)[held]
+        now = result[c].to_numpy(dtype=object, na_value=None)[held]
         if not all(pd.isna(v) or v in ("*", _MISSING_LABEL) for v in now) or (
-            (result[c].to_numpy(dtype=object) == _MISSING_LABEL)[~held].any()
+            (result[c].to_numpy(dtype=object, na_value=None) == _MISSING_LABEL)[~held].any()
         ):
             raise InputError(
                 f"steps[{index}] ({method}) changes {c!r}, whose cells an earlier "
@@ -416,8 +416,8 @@ def _suppressed_now(
     """Per column, the tracers of the cells a suppression step blanked (missing or ``*``)."""
     out = {}
     for c in changed:
-        a = before[c].to_numpy(dtype=object)
-        b = after[c].to_numpy(dtype=object)
+        a = before[c].to_numpy(dtype=object, na_value=None)  # (<NA> of nullable columns)
+        b = after[c].to_numpy(dtype=object, na_value=None)
         blanked = (pd.isna(b) | (b == "*")) & ~(pd.isna(a) | (a == "*"))
         if blanked.any():
             out[c] = after[TRACER].to_numpy()[blanked]
