@@ -26,7 +26,6 @@ import copy
 import json
 import math
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,9 +39,14 @@ from . import display, release_files
 from .errors import InputError, MicroanonError
 from .extensions import EXTENSIONS
 from .factorize import factorize
-from .hierarchy import number_line_order
 from .output import atomic_directory
 from .record_order import inverse_order, rows_in_order, value_order
+from .statistical_files import (
+    STATISTICAL,
+    check_statistical_names,
+    read_statistical,
+    write_statistical,
+)
 
 if TYPE_CHECKING:
     from .table import Table
@@ -94,12 +98,6 @@ PUBLIC_DIR, INTERNAL_DIR = "public", "internal"
 
 
 _FORMATS = {"csv": ".csv", "parquet": ".parquet", "sav": ".sav", "dta": ".dta"}
-#: The formats of the statistical packages: text columns written as codes with value labels.
-_STATISTICAL = {"sav": "SPSS", "dta": "Stata"}
-#: SPSS's reserved words, which no variable may be named.
-_SPSS_RESERVED = frozenset(
-    {"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO", "WITH"}
-)
 #: The manifest of a release part (``public/release.json``).
 MANIFEST = "release.json"
 _INTERNAL = "internal.json"
@@ -491,7 +489,9 @@ class Release:
             :func:`~microanon.core.hierarchy.number_line_order`; through
             :func:`~microanon.apps.publish.publish` in the order the schema declares, see
             :meth:`write_parts`) with value labels: one label for each value the published
-            column holds, and none for any other value.
+            column holds, and none for any other value; a column with a value too long for a
+            value label is a string variable (see
+            :func:`~microanon.core.statistical_files.write_statistical`).
         overwrite : bool
             Replace a previous output in ``directory``.
         protect : paths
@@ -582,8 +582,8 @@ class Release:
             release_files.write_csv(df, types, directory / file, codes, order)
         else:
             rows = df if order is None else df.take(order).reset_index(drop=True)
-            if format in _STATISTICAL:
-                _write_statistical(rows, directory / file, format, types, declared)
+            if format in STATISTICAL:
+                write_statistical(rows, directory / file, format, types, declared)
             else:
                 Release._to_parquet(rows, directory / file)
         info: dict[str, Any] = {
@@ -700,7 +700,7 @@ class Release:
 
             table = pq.read_table(path)
         elif path.suffix in (".sav", ".dta"):
-            table = pa.Table.from_pandas(_read_statistical(path), preserve_index=False)
+            table = pa.Table.from_pandas(read_statistical(path), preserve_index=False)
         else:
             rows = info.get("rows")
             kinds = info.get("types")
@@ -738,116 +738,6 @@ def not_a_dataset(path: Path) -> InputError | None:
         f"{path} is a microanon release's part, not a dataset: give its data file "
         f"({', '.join(tables) or 'data.csv or data.parquet'})"
     )
-
-
-def check_statistical_names(names: Iterable[str], format: str) -> None:
-    """Refuse column names an SPSS (``sav``) or Stata (``dta``) file cannot hold as variables
-    (any name for another format): a config checks its published columns before the method
-    runs, the writer every column it writes.
-
-    Raises
-    ------
-    InputError
-        One line naming the first such column and the format's rule.
-    """
-    if format not in _STATISTICAL:
-        return
-    kind = _STATISTICAL[format]
-    article = "an" if kind == "SPSS" else "a"
-    for name in names:
-        problem = _statistical_name_problem(str(name), format)
-        if problem:
-            raise InputError(
-                f"output format {format}: column {str(name)!r} cannot be {article} {kind} "
-                f"variable ({problem}); rename it, or write csv or parquet"
-            )
-
-
-def _statistical_name_problem(name: str, format: str) -> str | None:
-    """Why ``name`` cannot be a variable of an SPSS or Stata file (None: it can)."""
-    if format == "dta":
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,31}", name):
-            return "Stata names are 1 to 32 letters, digits or _, not starting with a digit"
-        return None
-    if (
-        not re.fullmatch(r"[A-Za-z@][A-Za-z0-9_.@#$]*", name)
-        or len(name.encode("utf-8")) > 64
-        or name.endswith(".")
-    ):
-        return "SPSS names are up to 64 letters, digits or _ . @ # $, starting with a letter"
-    if name.upper() in _SPSS_RESERVED:
-        return f"{name.upper()} is a reserved word of SPSS"
-    return None
-
-
-def _write_statistical(
-    df: pd.DataFrame,
-    path: Path,
-    format: str,
-    types: Mapping[str, str],
-    declared: Mapping[str, Sequence[Any]] | None = None,
-) -> None:
-    """A table as an SPSS or Stata file: numbers as numbers; text and truth values as codes
-    1, 2, ... labelled with the values the column holds, no label for any other value; missing
-    values missing. The codes follow the order the data owner declared for the column (its
-    ``categories`` or ordinal ``order``, ``declared``), then, for the values it does not list
-    (a generalized level's labels), :func:`~microanon.core.hierarchy.number_line_order`
-    (intervals by their lower ends).
-
-    Raises
-    ------
-    InputError
-        A column name the format does not allow, whole numbers a double cannot hold, or a table
-        pyreadstat cannot write; one line naming the column or the file.
-    """
-    import pyreadstat
-
-    kind = _STATISTICAL[format]
-    article = "an" if kind == "SPSS" else "a"
-    out = pd.DataFrame(index=range(len(df)))
-    labels: dict[str, dict[float, str]] = {}
-    check_statistical_names(df.columns, format)
-    for c in df.columns:
-        name = str(c)
-        col = df[c].reset_index(drop=True)
-        if types[name] in ("int", "float"):
-            number = pd.to_numeric(col)
-            if types[name] == "int" and (number.abs() > 2**53).any():
-                raise InputError(
-                    f"output format {format}: column {name!r} holds whole numbers above 2**53, "
-                    f"which {article} {kind} file (numbers as doubles) cannot hold exactly; "
-                    "write csv or parquet"
-                )
-            out[name] = number.astype("float64")
-            continue
-        text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
-        held = set(text.dropna())
-        first = [v for v in dict.fromkeys(map(str, (declared or {}).get(name, ()))) if v in held]
-        values = first + number_line_order(held - set(first))
-        codes = {v: float(i) for i, v in enumerate(values, start=1)}
-        out[name] = text.map(codes).astype("float64")
-        labels[name] = {code: value for value, code in codes.items()}
-    try:
-        if format == "sav":
-            pyreadstat.write_sav(out, str(path), variable_value_labels=labels)
-        else:
-            pyreadstat.write_dta(out, str(path), variable_value_labels=labels)
-    except Exception as exc:  # any failure of the binary writer, as one line
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
-
-
-def _read_statistical(path: Path) -> pd.DataFrame:
-    """A table :func:`_write_statistical` wrote: labels applied (text), numbers as numbers."""
-    import pyreadstat
-
-    reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
-    try:
-        df, _ = reader(str(path), apply_value_formats=True, formats_as_category=False)
-    except Exception as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(f"cannot read release table {path}: {message}") from None
-    return df
 
 
 def text_release(

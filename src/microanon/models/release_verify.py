@@ -18,7 +18,9 @@ and checks
    exemption: a method publishes by design only what it declares with ``public=``, and a key
    that names values (a randomization's domains) holds declared or published values only;
 4. that no public table holds a column the schema does not publish (an identifier, a
-   household id). A sampling weight or a stratum id is published like an insensitive column.
+   household id). A sampling weight or a stratum id is published like an insensitive column;
+5. given the release the files were written from, that every column read back holds its
+   values row by row: a file format that changed a value (a label cut short) is caught.
 """
 
 from __future__ import annotations
@@ -234,7 +236,9 @@ def verify_written(
     written : Release, optional
         The release the files were written from, still in memory: a text column read back
         that holds its column's values row by row shares that column's objects (see
-        :meth:`Release.load`); every check is made on what was read.
+        :meth:`Release.load`); every check is made on what was read, and every published
+        column read back must hold, row by row, the values of ``written``'s (a file format
+        that changed one, such as a value label cut short, is a problem).
 
     Returns
     -------
@@ -249,6 +253,8 @@ def verify_written(
     extra = sorted(set(public.metadata) - set(full.public_keys))
     if extra:
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
+    if written is not None:
+        out.problems += _changed_values(full, written)
     codes = out.codes = _codes(public)
     out.leaks = _leaks(public, codes, original, declared)
     for name, table in public.tables.items():
@@ -273,6 +279,46 @@ def verify_written(
     except MicroanonError as exc:
         out.problems.append(f"the claimed models cannot be checked on the written files: {exc}")
     return out
+
+
+def _changed_values(read: Release, meant: Release) -> list[str]:
+    """One line per published column whose values, read back from the files, are not those
+    of the release the files were written from (row by row: :meth:`Release.load` gives the
+    rows back in ``meant``'s order)."""
+    lines = []
+    for name, table in meant.tables.items():
+        back = read.tables.get(name)
+        if back is None or len(back) != len(table):
+            lines.append(f"public table {name} does not hold the rows the release publishes")
+            continue
+        for c in table.columns:
+            differ = _rows_differing(back[c], table[c]) if c in back.columns else len(table)
+            if differ:
+                lines.append(
+                    f"public table {name}: column {str(c)!r} as read back from its file differs "
+                    f"from the published values in {differ} of {len(table)} rows"
+                )
+    return lines
+
+
+def _rows_differing(read: pd.Series, meant: pd.Series) -> int:
+    """The rows where ``read`` does not hold ``meant``'s value (a missing value only where
+    ``meant`` has one). A column read back as ``meant``'s own objects differs nowhere; numbers
+    are compared in ``meant``'s precision (a float32 column is written by its float32 text)."""
+    mine, theirs = read.to_numpy(), meant.to_numpy()
+    if mine.dtype == theirs.dtype == object and mine.ctypes.data == theirs.ctypes.data:
+        return 0  # (the read column shares the written one's values: Release.load's like=)
+    numeric = [pd.api.types.is_numeric_dtype(s.dtype) for s in (read, meant)]
+    if all(numeric) and not pd.api.types.is_bool_dtype(meant.dtype):
+        kind = theirs.dtype if theirs.dtype.kind == "f" else np.float64
+        mine = read.to_numpy(dtype=kind, na_value=np.nan)
+        theirs = meant.to_numpy(dtype=kind, na_value=np.nan)
+        same = (mine == theirs) | (np.isnan(mine) & np.isnan(theirs))
+        return int(np.count_nonzero(~same))
+    gap, hole = read.isna().to_numpy(), meant.isna().to_numpy()
+    both = ~gap & ~hole
+    equal = np.asarray(mine[both] == theirs[both], dtype=bool)
+    return int(np.count_nonzero(gap != hole) + np.count_nonzero(~equal))
 
 
 def _grouped(

@@ -1,0 +1,210 @@
+"""A release's tables as SPSS (``.sav``) and Stata (``.dta``) files, through pyreadstat.
+
+:func:`write_statistical` writes a table as the statistical packages hold survey data: numbers
+as numeric variables, text as codes 1, 2, ... with value labels (a label for each value the
+column holds, none for any other), or, where a value is longer than the format's value labels
+keep, as a string variable. :func:`read_statistical` reads such a file back with the labels
+applied, for :meth:`~microanon.core.release.Release.load` to restore the types its manifest
+records.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .errors import InputError
+from .hierarchy import number_line_order
+
+__all__ = ["STATISTICAL", "check_statistical_names", "read_statistical", "write_statistical"]
+
+#: The formats of the statistical packages, by their ``output: {format: ...}`` name.
+STATISTICAL = {"sav": "SPSS", "dta": "Stata"}
+#: SPSS's reserved words, which no variable may be named.
+_SPSS_RESERVED = frozenset(
+    {"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO", "WITH"}
+)
+#: The longest value label each format keeps, in bytes of UTF-8 (SPSS cuts a longer one short).
+LABEL_BYTES = {"sav": 120, "dta": 32_000}
+#: The longest value an SPSS string variable holds, in bytes of UTF-8.
+SPSS_STRING_BYTES = 32_767
+
+
+def _kind(format: str) -> tuple[str, str]:
+    """The package's name and the article before it (``an SPSS``, ``a Stata``)."""
+    kind = STATISTICAL[format]
+    return kind, "an" if kind == "SPSS" else "a"
+
+
+def check_statistical_names(names: Iterable[str], format: str) -> None:
+    """Refuse column names an SPSS (``sav``) or Stata (``dta``) file cannot hold as variables
+    (any name for another format): a config checks its published columns before the method
+    runs, the writer every column it writes.
+
+    Parameters
+    ----------
+    names : iterable of str
+    format : str
+
+    Raises
+    ------
+    InputError
+        One line naming the first such column and the format's rule.
+    """
+    if format not in STATISTICAL:
+        return
+    kind, article = _kind(format)
+    for name in names:
+        problem = _statistical_name_problem(str(name), format)
+        if problem:
+            raise InputError(
+                f"output format {format}: column {str(name)!r} cannot be {article} {kind} "
+                f"variable ({problem}); rename it, or write csv or parquet"
+            )
+
+
+def _statistical_name_problem(name: str, format: str) -> str | None:
+    """Why ``name`` cannot be a variable of an SPSS or Stata file (None: it can)."""
+    if format == "dta":
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,31}", name):
+            return "Stata names are 1 to 32 letters, digits or _, not starting with a digit"
+        return None
+    if (
+        not re.fullmatch(r"[A-Za-z@][A-Za-z0-9_.@#$]*", name)
+        or len(name.encode("utf-8")) > 64
+        or name.endswith(".")
+    ):
+        return "SPSS names are up to 64 letters, digits or _ . @ # $, starting with a letter"
+    if name.upper() in _SPSS_RESERVED:
+        return f"{name.upper()} is a reserved word of SPSS"
+    return None
+
+
+def write_statistical(
+    df: pd.DataFrame,
+    path: Path,
+    format: str,
+    types: Mapping[str, str],
+    declared: Mapping[str, Sequence[Any]] | None = None,
+) -> None:
+    """Write a release table as an SPSS (``sav``) or Stata (``dta``) file.
+
+    Numbers are numeric variables. Text and truth values are codes 1, 2, ... labelled with the
+    values the column holds, no label for any other; the codes follow the order the data owner
+    declared for the column (its ``categories`` or ordinal ``order``, ``declared``), then, for
+    the values it does not list (a generalized level's labels),
+    :func:`~microanon.core.hierarchy.number_line_order` (intervals by their lower ends). A text
+    column holding a value longer than the format's value labels keep (:data:`LABEL_BYTES`) is
+    a string variable instead. Missing values are missing.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A release table (text as str and None).
+    path : Path
+    format : {"sav", "dta"}
+    types : mapping of str to str
+        Each column's type in the manifest (``string``, ``int``, ``float``, ``bool``).
+    declared : mapping of str to values, optional
+        The values the data owner declared per column, in their order.
+
+    Raises
+    ------
+    InputError
+        A column name the format does not allow, whole numbers a double cannot hold, text
+        longer than an SPSS string variable holds, or a table pyreadstat cannot write; one line
+        naming the column or the file.
+    """
+    import pyreadstat
+
+    check_statistical_names(df.columns, format)
+    out = pd.DataFrame(index=range(len(df)))
+    labels: dict[str, dict[float, str]] = {}
+    for c in df.columns:
+        name = str(c)
+        col = df[c].reset_index(drop=True)
+        if types[name] in ("int", "float"):
+            out[name] = _numbers(col, name, format, types[name])
+            continue
+        text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
+        held = set(text.dropna())
+        if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
+            out[name] = _string_variable(text, held, name, format)
+            continue
+        out[name], labels[name] = _coded(text, held, (declared or {}).get(name, ()))
+    kind, article = _kind(format)
+    try:
+        if format == "sav":
+            pyreadstat.write_sav(out, str(path), variable_value_labels=labels)
+        else:
+            pyreadstat.write_dta(out, str(path), variable_value_labels=labels)
+    except Exception as exc:  # any failure of the binary writer, as one line
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
+
+
+def _numbers(col: pd.Series, name: str, format: str, kind: str) -> pd.Series:
+    """A column of numbers as the doubles the file holds; whole numbers above 2**53 refused."""
+    number = pd.to_numeric(col)
+    if kind == "int" and (number.abs() > 2**53).any():
+        package, article = _kind(format)
+        raise InputError(
+            f"output format {format}: column {name!r} holds whole numbers above 2**53, "
+            f"which {article} {package} file (numbers as doubles) cannot hold exactly; "
+            "write csv or parquet"
+        )
+    return number.astype("float64")
+
+
+def _string_variable(text: pd.Series, held: set[str], name: str, format: str) -> pd.Series:
+    """Text as a string variable (a missing value written empty; the manifest lists its
+    rows), refused in SPSS beyond the longest value a string variable holds."""
+    longest = max(len(v.encode("utf-8")) for v in held)
+    if format == "sav" and longest > SPSS_STRING_BYTES:
+        raise InputError(
+            f"output format sav: column {name!r} holds a value of {longest:,} bytes, longer "
+            f"than an SPSS string variable holds ({SPSS_STRING_BYTES:,}); write dta, csv or "
+            "parquet"
+        )
+    return text.fillna("")
+
+
+def _coded(
+    text: pd.Series, held: set[str], declared: Sequence[Any]
+) -> tuple[pd.Series, dict[float, str]]:
+    """Text as codes 1, 2, ... (declared values first, in their order) and their labels."""
+    first = [v for v in dict.fromkeys(map(str, declared)) if v in held]
+    values = first + number_line_order(held - set(first))
+    codes = {v: float(i) for i, v in enumerate(values, start=1)}
+    return text.map(codes).astype("float64"), {code: value for value, code in codes.items()}
+
+
+def read_statistical(path: Path) -> pd.DataFrame:
+    """A table :func:`write_statistical` wrote: labels applied (text), numbers as numbers.
+
+    Parameters
+    ----------
+    path : Path
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    InputError
+        A file pyreadstat cannot read, in one line naming it.
+    """
+    import pyreadstat
+
+    reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
+    try:
+        df, _ = reader(str(path), apply_value_formats=True, formats_as_category=False)
+    except Exception as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot read release table {path}: {message}") from None
+    return df
