@@ -700,7 +700,9 @@ class Release:
 
             table = pq.read_table(path)
         elif path.suffix in (".sav", ".dta"):
-            table = pa.Table.from_pandas(read_statistical(path), preserve_index=False)
+            table = pa.Table.from_pandas(
+                read_statistical(path, info.get("types", {})), preserve_index=False
+            )
         else:
             rows = info.get("rows")
             kinds = info.get("types")

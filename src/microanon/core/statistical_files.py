@@ -1,7 +1,8 @@
 """A release's tables as SPSS (``.sav``) and Stata (``.dta``) files, through pyreadstat.
 
 :func:`write_statistical` writes a table as the statistical packages hold survey data: numbers
-as numeric variables, text as codes 1, 2, ... with value labels (a label for each value the
+(and text whose every value is a number, such as a quasi-identifier not generalized) as
+numeric variables, text as codes 1, 2, ... with value labels (a label for each value the
 column holds, none for any other), or, where a value is longer than the format's value labels
 keep, as a string variable. :func:`read_statistical` reads such a file back with the labels
 applied, for :meth:`~microanon.core.release.Release.load` to restore the types its manifest
@@ -10,6 +11,7 @@ records.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -93,7 +95,9 @@ def write_statistical(
 ) -> None:
     """Write a release table as an SPSS (``sav``) or Stata (``dta``) file.
 
-    Numbers are numeric variables. Text and truth values are codes 1, 2, ... labelled with the
+    Numbers are numeric variables, and so is a text column whose every value is a number
+    (``24``, ``52.5``: a numeric quasi-identifier at level 0, say), read back as that text.
+    Other text and truth values are codes 1, 2, ... labelled with the
     values the column holds, no label for any other; the codes follow the order the data owner
     declared for the column (its ``categories`` or ordinal ``order``, ``declared``), then, for
     the values it does not list (a generalized level's labels),
@@ -132,6 +136,10 @@ def write_statistical(
             continue
         text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
         held = set(text.dropna())
+        numbers = _numbers_written(held)
+        if numbers is not None:
+            out[name] = text.map(numbers).astype("float64")
+            continue
         if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
             out[name] = _string_variable(text, held, name, format)
             continue
@@ -160,6 +168,27 @@ def _numbers(col: pd.Series, name: str, format: str, kind: str) -> pd.Series:
     return number.astype("float64")
 
 
+def _number_text(number: float) -> str:
+    """A number read from the file as the text a release publishes: ``24``, ``52.5``."""
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _numbers_written(held: set[str]) -> dict[str, float] | None:
+    """The number each text stands for, when every one is a number that reads back as that
+    very text (:func:`_number_text`: ``24`` and ``52.5``, not ``024``, ``24.0`` or ``1e3``,
+    which stay text); None otherwise, or when there is no value."""
+    numbers = {}
+    for value in held:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        if not math.isfinite(number) or _number_text(number) != value:
+            return None
+        numbers[value] = number
+    return numbers or None
+
+
 def _string_variable(text: pd.Series, held: set[str], name: str, format: str) -> pd.Series:
     """Text as a string variable (a missing value written empty; the manifest lists its
     rows), refused in SPSS beyond the longest value a string variable holds."""
@@ -183,12 +212,15 @@ def _coded(
     return text.map(codes).astype("float64"), {code: value for value, code in codes.items()}
 
 
-def read_statistical(path: Path) -> pd.DataFrame:
-    """A table :func:`write_statistical` wrote: labels applied (text), numbers as numbers.
+def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
+    """A table :func:`write_statistical` wrote: labels applied (text), numbers as numbers, and
+    the numbers of a text column (``types``: ``string``) as the text the release publishes.
 
     Parameters
     ----------
     path : Path
+    types : mapping of str to str
+        Each column's type in the manifest.
 
     Returns
     -------
@@ -207,4 +239,7 @@ def read_statistical(path: Path) -> pd.DataFrame:
     except Exception as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"cannot read release table {path}: {message}") from None
+    for c in df.columns:
+        if types.get(str(c)) == "string" and pd.api.types.is_float_dtype(df[c].dtype):
+            df[c] = df[c].map(lambda v: None if v != v else _number_text(v)).astype(object)
     return df
