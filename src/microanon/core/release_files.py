@@ -15,7 +15,9 @@ from __future__ import annotations
 import mmap
 import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,7 +37,7 @@ from .factorize import (
     sharing,
 )
 
-__all__ = ["write_csv", "read_csv", "restore", "text_codes"]
+__all__ = ["write_csv", "read_csv", "restore", "text_codes", "value_text"]
 
 #: Rows formatted at a time. It bounds the memory the text of a table takes, and small chunks
 #: reuse it: on 10⁶ rows of ten columns a chunk of 2¹⁸ rows formats 20–25 MB of fresh text per
@@ -51,6 +53,22 @@ _TEXT = pa.large_string()
 _EMPTY, _POINT_ZERO, _COMMA, _NEWLINE = (pa.scalar(t, _TEXT) for t in ("", ".0", ",", "\n"))
 _Fields = Callable[[int, int], pa.Array]
 _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def value_text(value: Any) -> str:
+    """The text a release publishes for a value that is not text: ``str(value)``, except that
+    a date and time at midnight without a time zone (a date read from a Stata, SPSS, SAS, Excel
+    or Parquet file) is its date alone, ``2012-01-22`` rather than ``2012-01-22 00:00:00``."""
+    if type(value) is str:
+        return value
+    if isinstance(value, datetime) and value.tzinfo is None and _at_midnight(value):
+        return value.date().isoformat()
+    return str(value)
+
+
+def _at_midnight(moment: datetime) -> bool:
+    """Whether ``moment`` is at midnight to the nanosecond (a pandas Timestamp has them)."""
+    return moment.time() == time() and getattr(moment, "nanosecond", 0) == 0
 
 
 def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -311,8 +329,7 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None =
     codes = np.concatenate([i.to_numpy(zero_copy_only=False) for i in indices], dtype=np.intp)
     codes[np.asarray(gaps, dtype=np.intp)] = -1
     words = np.array(
-        [v if isinstance(v, str) else str(v) for v in col.chunk(0).dictionary.to_pylist()] + [None],
-        dtype=object,
+        [value_text(v) for v in col.chunk(0).dictionary.to_pylist()] + [None], dtype=object
     )
     if like is not None and _same_text(codes, words[:-1], like):
         return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)

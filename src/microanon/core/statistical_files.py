@@ -2,10 +2,11 @@
 
 :func:`write_statistical` writes a table as the statistical packages hold survey data: numbers
 (and text whose every value is a number, such as a quasi-identifier not generalized) as
-numeric variables, text as codes 1, 2, ... with value labels (a label for each value the
-column holds, none for any other), or, where a value is longer than the format's value labels
-keep, as a string variable. :func:`read_statistical` reads such a file back with the labels
-applied, for :meth:`~microanon.core.release.Release.load` to restore the types its manifest
+numeric variables, ISO dates as date variables, text as codes 1, 2, ... with value labels (a
+label for each value the column holds, none for any other), or, where a value is longer than
+the format's value labels keep, as a string variable; a missing answer (``?``) is a missing
+value. :func:`read_statistical` reads such a file back with the labels applied, for
+:meth:`~microanon.core.release.Release.load` to restore the types its manifest
 records.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,11 @@ _SPSS_RESERVED = frozenset(
 LABEL_BYTES = {"sav": 120, "dta": 32_000}
 #: The Stata extended missing value (``.a``) that stands for a missing answer (``?``).
 STATA_MISSING = "a"
+#: The first date written as a date variable: SPSS counts days from the Gregorian calendar's
+#: start (14 October 1582), Stata from the year 100; an earlier date stays text.
+FIRST_DATE = date(1583, 1, 1)
+#: An ISO date, as a release publishes a date without a time of day.
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: The longest value an SPSS string variable holds, in bytes of UTF-8.
 SPSS_STRING_BYTES = 32_767
 
@@ -99,7 +106,9 @@ def write_statistical(
     """Write a release table as an SPSS (``sav``) or Stata (``dta``) file.
 
     Numbers are numeric variables, and so is a text column whose every value is a number
-    (``24``, ``52.5``: a numeric quasi-identifier at level 0, say), read back as that text.
+    (``24``, ``52.5``: a numeric quasi-identifier at level 0, say), read back as that text; a
+    text column whose every value is an ISO date (``2012-01-22``, from :data:`FIRST_DATE` on)
+    is a date variable, read back as that text too.
     Other text and truth values are codes 1, 2, ... labelled with the
     values the column holds, no label for any other; the codes follow the order the data owner
     declared for the column (its ``categories`` or ordinal ``order``, ``declared``), then, for
@@ -145,6 +154,10 @@ def write_statistical(
         numbers = _numbers_written(held)
         if numbers is not None:
             out[name] = text.map(numbers).astype("float64")
+            continue
+        dates = _dates_written(held)
+        if dates is not None:
+            out[name] = text.map(dates).astype(object)
             continue
         if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
             out[name] = _string_variable(text, held, name, format)
@@ -201,6 +214,23 @@ def _numbers_written(held: set[str]) -> dict[str, float] | None:
     return numbers or None
 
 
+def _dates_written(held: set[str]) -> dict[str, date] | None:
+    """The date each text stands for, when every one is an ISO date (``2012-01-22``) from
+    :data:`FIRST_DATE` on; None otherwise, or when there is no value."""
+    dates = {}
+    for value in held:
+        if not _ISO_DATE.fullmatch(value):
+            return None
+        try:
+            day = date.fromisoformat(value)
+        except ValueError:
+            return None
+        if day < FIRST_DATE:
+            return None
+        dates[value] = day
+    return dates or None
+
+
 def _string_variable(text: pd.Series, held: set[str], name: str, format: str) -> pd.Series:
     """Text as a string variable (a missing value written empty; the manifest lists its
     rows), refused in SPSS beyond the longest value a string variable holds."""
@@ -235,7 +265,8 @@ def _coded(
 def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
     """A table :func:`write_statistical` wrote: labels applied (text, the user-missing ``?``
     too), numbers as numbers, and
-    the numbers of a text column (``types``: ``string``) as the text the release publishes.
+    the numbers and dates of a text column (``types``: ``string``) as the text the release
+    publishes (``24``, ``2012-01-22``).
 
     Parameters
     ----------
@@ -263,6 +294,10 @@ def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"cannot read release table {path}: {message}") from None
     for c in df.columns:
-        if types.get(str(c)) == "string" and pd.api.types.is_float_dtype(df[c].dtype):
+        if types.get(str(c)) != "string":
+            continue
+        if pd.api.types.is_float_dtype(df[c].dtype):
             df[c] = df[c].map(lambda v: None if v != v else _number_text(v)).astype(object)
+        elif pd.api.types.infer_dtype(df[c], skipna=True) == "date":
+            df[c] = df[c].map(lambda v: v.isoformat() if isinstance(v, date) else None)
     return df
