@@ -23,6 +23,7 @@ import pandas as pd
 
 from .errors import InputError
 from .hierarchy import number_line_order
+from .keys import value_key
 from .missing import MISSING_LABEL
 
 __all__ = ["STATISTICAL", "check_statistical_names", "read_statistical", "write_statistical"]
@@ -108,11 +109,10 @@ def write_statistical(
     Numbers are numeric variables, and so is a text column whose every value is a number
     (``24``, ``52.5``: a numeric quasi-identifier at level 0, say), read back as that text; a
     text column whose every value is an ISO date (``2012-01-22``, from :data:`FIRST_DATE` on)
-    is a date variable, read back as that text too.
-    Other text and truth values are codes 1, 2, ... labelled with the
-    values the column holds, no label for any other; the codes follow the order the data owner
-    declared for the column (its ``categories`` or ordinal ``order``, ``declared``), then, for
-    the values it does not list (a generalized level's labels),
+    is a date variable, read back as that text too. Other text and truth values are codes 1,
+    2, ... labelled with the values the column holds, no label for any other; the codes follow
+    the order the data owner declared for the column (its ``categories`` or ordinal ``order``,
+    ``declared``), then, for the values it does not list (a generalized level's labels),
     :func:`~microanon.core.hierarchy.number_line_order` (intervals by their lower ends). A text
     column holding a value longer than the format's value labels keep (:data:`LABEL_BYTES`) is
     a string variable instead. Missing values are missing, and so is the value ``?`` (how a
@@ -145,24 +145,11 @@ def write_statistical(
     missing: dict[str, list[Any]] = {}
     for c in df.columns:
         name = str(c)
-        col = df[c].reset_index(drop=True)
-        if types[name] in ("int", "float"):
-            out[name] = _numbers(col, name, format, types[name])
-            continue
-        text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
-        held = set(text.dropna())
-        numbers = _numbers_written(held)
-        if numbers is not None:
-            out[name] = text.map(numbers).astype("float64")
-            continue
-        dates = _dates_written(held)
-        if dates is not None:
-            out[name] = text.map(dates).astype(object)
-            continue
-        if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
-            out[name] = _string_variable(text, held, name, format)
-            continue
-        out[name], labels[name], codes = _coded(text, held, (declared or {}).get(name, ()), format)
+        column = df[c].reset_index(drop=True)
+        given = (declared or {}).get(name, ())
+        out[name], labelled, codes = _variable(column, name, format, types[name], given)
+        if labelled is not None:
+            labels[name] = labelled
         if codes:
             missing[name] = codes
     kind, article = _kind(format)
@@ -180,6 +167,26 @@ def write_statistical(
         raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
 
 
+def _variable(
+    col: pd.Series, name: str, format: str, kind: str, declared: Sequence[Any]
+) -> tuple[pd.Series, dict[Any, str] | None, list[Any]]:
+    """One column as the file holds it: its values, its value labels (None: not coded) and
+    its codes declared missing (see :func:`write_statistical`)."""
+    if kind in ("int", "float"):
+        return _numbers(col, name, format, kind), None, []
+    text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
+    held = set(text.dropna())
+    numbers = _numbers_written(held)
+    if numbers is not None:
+        return text.map(numbers).astype("float64"), None, []
+    dates = _dates_written(held)
+    if dates is not None:
+        return text.map(dates).astype(object), None, []
+    if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
+        return _string_variable(text, held, name, format), None, []
+    return _coded(text, held, declared, format)
+
+
 def _numbers(col: pd.Series, name: str, format: str, kind: str) -> pd.Series:
     """A column of numbers as the doubles the file holds; whole numbers above 2**53 refused."""
     number = pd.to_numeric(col)
@@ -193,22 +200,17 @@ def _numbers(col: pd.Series, name: str, format: str, kind: str) -> pd.Series:
     return number.astype("float64")
 
 
-def _number_text(number: float) -> str:
-    """A number read from the file as the text a release publishes: ``24``, ``52.5``."""
-    return str(int(number)) if number.is_integer() else repr(number)
-
-
 def _numbers_written(held: set[str]) -> dict[str, float] | None:
     """The number each text stands for, when every one is a number that reads back as that
-    very text (:func:`_number_text`: ``24`` and ``52.5``, not ``024``, ``24.0`` or ``1e3``,
-    which stay text); None otherwise, or when there is no value."""
+    very text (:func:`~microanon.core.keys.value_key`: ``24`` and ``52.5``, not ``024``,
+    ``24.0`` or ``1e3``, which stay text); None otherwise, or when there is no value."""
     numbers = {}
     for value in held:
         try:
             number = float(value)
         except ValueError:
             return None
-        if not math.isfinite(number) or _number_text(number) != value:
+        if not math.isfinite(number) or value_key(number) != value:
             return None
         numbers[value] = number
     return numbers or None
@@ -297,7 +299,7 @@ def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
         if types.get(str(c)) != "string":
             continue
         if pd.api.types.is_float_dtype(df[c].dtype):
-            df[c] = df[c].map(lambda v: None if v != v else _number_text(v)).astype(object)
+            df[c] = df[c].map(lambda v: None if v != v else value_key(v)).astype(object)
         elif pd.api.types.infer_dtype(df[c], skipna=True) == "date":
             df[c] = df[c].map(lambda v: v.isoformat() if isinstance(v, date) else None)
     return df
