@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .core.errors import InputError
+from .core.frames import as_pandas
 from .core.schema import Schema
 from .methods.generalize.anonymizer import Anonymizer
 
@@ -218,9 +219,11 @@ class AnonymizingTransformer:
         DataFrame or ndarray
             See :meth:`set_output`.
         """
+        X = as_pandas(X, "X")
         return self._output(X, self._fit(X))
 
     def _fit(self, X: pd.DataFrame) -> pd.DataFrame:
+        X = as_pandas(X, "X")
         anonymizer = self._anonymizer()
         published = anonymizer.fit_transform(X).data
         self.anonymizer_ = anonymizer
@@ -247,6 +250,7 @@ class AnonymizingTransformer:
         """
         if not hasattr(self, "anonymizer_"):
             raise InputError("this AnonymizingTransformer is not fitted: call fit(X) first")
+        X = as_pandas(X, "X")
         return self._output(X, self.anonymizer_.transform(X).data)
 
     def _output(self, X: pd.DataFrame, published: pd.DataFrame) -> Any:

@@ -28,8 +28,11 @@ import pandas as pd
 
 from ...core.errors import HierarchyError, InfeasibleError, InputError
 from ...core.files import read_text_file
+from ...core.frames import as_pandas
+from ...core.hierarchy import Hierarchy
+from ...core.missing import MISSING_LABEL
 from ...core.release import Release
-from ...core.schema import Schema
+from ...core.schema import Role, Schema
 from ...models import PrivacyModel, as_models, check_release
 from ..release import resolve_hierarchies
 from ._reusable import NOT_REUSABLE, RECODINGS, Recoding
@@ -189,7 +192,7 @@ class Anonymizer:
         InputError, InfeasibleError
             As :meth:`fit`.
         """
-        self._check_columns(data)
+        data = self._check_columns(data)
         schema = resolve_hierarchies(data, self.schema, self.models)
         fitted, release = self._recoding.fit(data, schema, self.models, self.params)
         release = self._verified(release)
@@ -233,7 +236,8 @@ class Anonymizer:
             if "suppression" not in params:
                 raise InputError(f"suppression: {self.method} suppresses nothing")
             params = self._recoding.check({**params, "suppression": suppression})
-        self._check_columns(data)
+        data = self._check_columns(data)
+        _refuse_new_missing(data, schema)
         try:
             schema.validate(data)
         except HierarchyError as exc:
@@ -245,10 +249,10 @@ class Anonymizer:
         release = self._recoding.apply(data, schema, self.models, params, fitted)
         return self._verified(release)
 
-    def _check_columns(self, data: Any) -> None:
-        """Refuse anything but a DataFrame with exactly the schema's columns."""
-        if not isinstance(data, pd.DataFrame):
-            raise InputError(f"expected a pandas DataFrame, got {type(data).__name__}")
+    def _check_columns(self, data: Any) -> pd.DataFrame:
+        """``data`` as a DataFrame (an Arrow-compatible table converted); refuse anything else,
+        or a table without exactly the schema's columns."""
+        data = as_pandas(data, "data")
         columns = [str(c) for c in data.columns]
         missing = [c for c in self.schema.columns if c not in columns]
         extra = [c for c in columns if c not in self.schema]
@@ -261,6 +265,7 @@ class Anonymizer:
             raise InputError(
                 "the table must have exactly the schema's columns: " + "; ".join(parts)
             )
+        return data
 
     def _verified(self, release: Release) -> Release:
         """The release claiming the models, each re-checked on its published table."""
@@ -480,3 +485,29 @@ def _names_a_file(spec: Any) -> bool:
     if isinstance(spec, (str, os.PathLike)):
         return True
     return isinstance(spec, Mapping) and ("file" in spec or spec.get("builder") == "arx")
+
+
+def _refuse_new_missing(data: pd.DataFrame, schema: Schema) -> None:
+    """Refuse missing quasi-identifier values (``missing: value``) in a table to transform when
+    the fitted hierarchy has no leaf ``?`` for them: the table the recoding was fitted on had
+    none there.
+
+    Raises
+    ------
+    InputError
+        Naming the column, the count and what to do.
+    """
+    for attr in schema:
+        h = attr.hierarchy
+        if attr.role is not Role.QUASI or attr.missing_policy != "value":
+            continue
+        if not isinstance(h, Hierarchy) or h.contains(MISSING_LABEL):
+            continue
+        missing = int(data[attr.name].isna().sum())
+        if missing:
+            raise InputError(
+                f"column '{attr.name}': {missing:,} missing value(s) in this table, where the "
+                "table the recoding was fitted on had none, so its fitted hierarchy has no leaf "
+                f"{MISSING_LABEL} for them; fit on a table with missing values in "
+                f"'{attr.name}' (or, outside a scikit-learn pipeline, set missing: drop for it)"
+            )
