@@ -148,7 +148,8 @@ def choose_engine(engine: str, source: Any) -> str:
     if engine == "memory":
         if _many(text):
             raise InputError(
-                f"{text} is a directory or a glob: read it with --engine dask (or auto)"
+                f"{text} is a directory or a glob: the in-memory engine reads one file; read "
+                "it with --engine dask (or auto), or combine its files into one"
             )
         return "memory"
     if engine == "dask" or _many(text):
@@ -192,10 +193,18 @@ def _csv_types_hold() -> Iterator[None]:
             f"{_KINDS.get(got, got)}"
             for c, got, want in found
         )
+        # a value that ends a quoted field: a block began inside one (a quoted line break)
+        split = '"' in text.partition("raised exceptions on conversion")[2]
+        why = (
+            "; or a quoted field holds a line break, which splits a line where Dask splits the "
+            "file into blocks"
+            if split
+            else ""
+        )
         raise InputError(
             f"CSV types: {named or 'a column changes type'} (the Dask engine infers a CSV "
-            "column's type from the file's first rows); convert the file to Parquet, or run it "
-            "with --engine memory"
+            f"column's type from the file's first rows{why}); convert the file to Parquet, or "
+            "run it with --engine memory"
         ) from None
 
 
@@ -310,16 +319,23 @@ def dask_methods() -> dict[str, str]:
     }
 
 
-def _refuse_method(cfg: PipelineConfig) -> None:
-    """Refuse, in one line, a method ``--engine dask`` cannot run as configured."""
+def _refuse_method(cfg: PipelineConfig, source: Any = None) -> None:
+    """Refuse, in one line, a method ``--engine dask`` cannot run as configured (on ``source``,
+    the data: the in-memory engine reads one file, not a directory or a glob)."""
+    memory = "use --engine memory"
+    if source is not None and _many(os.fspath(source)):
+        memory = (
+            f"the in-memory engine reads one file, and {os.fspath(source)} is several: combine "
+            "them into one (a Parquet file) and use --engine memory"
+        )
     if cfg.steps:
-        raise InputError("steps: several methods in one release run in memory; use --engine memory")
+        raise InputError(f"steps: several methods in one release run in memory; {memory}")
     spec = registry.get(cfg.method)
     if spec.out_of_core is None:
         runs = ", ".join(dask_methods())
         raise InputError(
             f"method {cfg.method} needs the whole table in memory ({spec.in_memory_because}); "
-            f"--engine dask runs {runs}; use --engine memory"
+            f"--engine dask runs {runs}; {memory}"
         )
     missing = [p for p in spec.out_of_core.needs if p not in cfg.params]
     if missing:
@@ -406,11 +422,11 @@ def anonymize_dask(
     InfeasibleError, VerificationError
         As ``full_domain_dask`` (nothing is left behind).
     """
-    _refuse_method(cfg)
+    source = data if data is not None else cfg.data
+    _refuse_method(cfg, source)
     params = _twin_params(cfg)
     from ..core.output import check_output_target
 
-    source = data if data is not None else cfg.data
     refuse_out_in_input(Path(out), source)
     protect = [cfg.path] if cfg.path is not None else []
     if source is not None and not str(source).startswith(DATASET_PREFIX):

@@ -18,6 +18,7 @@ from typing import Any
 
 import dask.dataframe as dd
 import pandas as pd
+import pyarrow as pa
 from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
@@ -92,12 +93,16 @@ def _format(files: Sequence[Path], directory: bool, format: str | None) -> str:
     return kinds.pop()
 
 
-def _parquet_columns(files: Sequence[Path]) -> list[str]:
-    """Column names of a Parquet dataset whose files all share one schema."""
+def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str]]:
+    """Column names of a Parquet dataset whose files all share one schema, and the columns
+    whose files store numbers in different types (an integer column in one file, a double in
+    another, as pandas writes a column that misses values in some files only; int32 beside
+    int64): each to the type that holds them all (``float64``, or ``int64`` for integers)."""
     import pyarrow.parquet as pq
 
     first = None
     first_file = files[0]
+    widened: dict[str, str] = {}
     for f in files:
         try:
             schema = pq.read_schema(f)
@@ -113,6 +118,12 @@ def _parquet_columns(files: Sequence[Path]) -> list[str]:
                     f"{f}: column {name!r} is not in {first_file}; the partitions disagree "
                     "on the schema"
                 )
+            if kind != first[name] and _numbers(kind) and _numbers(first[name]):
+                floats = widened.get(name) == "float64" or not (
+                    pa.types.is_integer(kind) and pa.types.is_integer(first[name])
+                )
+                widened[name] = "float64" if floats else "int64"
+                continue
             if kind != first[name] and not (_null(kind) or _null(first[name])):
                 raise InputError(
                     f"{f}: column {name!r} is {kind} but {first[name]} in {first_file}; the "
@@ -124,13 +135,16 @@ def _parquet_columns(files: Sequence[Path]) -> list[str]:
                 f"{f}: column {absent[0]!r} of {first_file} is missing; the partitions disagree "
                 "on the schema"
             )
-    return list(first or {})
+    return list(first or {}), widened
+
+
+def _numbers(kind: Any) -> bool:
+    """An Arrow type of numbers (integers or floating point; not truth values)."""
+    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
 
 
 def _null(kind: Any) -> bool:
     """A column that holds only missing values in one file (type ``null``) fits any type."""
-    import pyarrow as pa
-
     return bool(pa.types.is_null(kind))
 
 
@@ -181,15 +195,20 @@ def read_dataset(
     kind = _format(files, directory, format)
     wanted = None if columns is None else list(columns)
     if kind == "parquet":
-        available = _parquet_columns(files)
+        available, widened = _parquet_columns(files)
         _check_columns(wanted, available, path)
-        return dd.read_parquet([str(f) for f in files], columns=wanted)
+        frame = dd.read_parquet([str(f) for f in files], columns=wanted)
+        widened = {c: t for c, t in widened.items() if wanted is None or c in wanted}
+        return frame.astype(widened) if widened else frame
     _check_encoding(encoding)
     with open(files[0], encoding=encoding, errors="replace", newline="") as fh:
         sample = fh.read(65536)  # (codes written with a leading zero: read as text, as memory)
     options = {"sep": sep, "decimal": decimal, "quotechar": quotechar}
     codes = zero_led_codes(sample, options)
-    block = functools.partial(read_csv_block, source=os.fspath(path))
+    named = os.fspath(path) if len(files) == 1 else f"a file of {os.fspath(path)}"
+    if _quoted_line_break(sample, sep, quotechar):
+        raise InputError(f"cannot read {named}: {_QUOTED_BREAK}")
+    block = functools.partial(read_csv_block, source=named)
     reader = make_reader(functools.update_wrapper(block, read_csv_block), "read_csv", "CSV")
     try:
         frame = reader(
@@ -253,9 +272,34 @@ def read_csv_block(data: Any, *, source: str, **kwargs: Any) -> pd.DataFrame:
     )
 
 
+#: Why a CSV file with a line break inside a quoted field is not read with Dask.
+_QUOTED_BREAK = (
+    "a field holding a line break, which the Dask engine cannot read (it splits CSV files into "
+    "blocks at line breaks); convert the file to Parquet, or read it in memory (--engine memory)"
+)
+
+
+def _quoted_line_break(sample: str, sep: str, quotechar: str) -> bool:
+    """Whether the first lines of a CSV file (``sample``, a last line cut short left out) hold
+    a quoted field with a line break in it."""
+    import csv
+    import io
+
+    whole = sample[: sample.rfind("\n") + 1]
+    if quotechar not in whole:
+        return False
+    rows = csv.reader(io.StringIO(whole, newline=""), delimiter=sep, quotechar=quotechar)
+    try:
+        return any("\n" in field or "\r" in field for row in rows for field in row)
+    except csv.Error:  # (pandas says what is wrong with the file)
+        return False
+
+
 def _parser_problem(exc: Exception, kwargs: dict[str, Any]) -> str:
     """pandas' message for a block it cannot split, without its line number (counted from the
     block's start, not the file's)."""
+    if "EOF inside string" in str(exc):
+        return f"a quoted field runs past the end of a block: {_QUOTED_BREAK}"
     found = re.search(r"Expected (\d+) fields in line \d+, saw (\d+)", str(exc))
     if found is None:
         return " ".join(str(exc).split())
