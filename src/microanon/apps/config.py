@@ -95,7 +95,8 @@ class PipelineConfig:
     models: list[PrivacyModel] = field(default_factory=list)
     data: Path | str | None = None
     read: ReadOptions = field(default_factory=ReadOptions)
-    output_format: str = "csv"
+    #: ``output: {format: ...}`` as the config gives it (None: not given, CSV in memory).
+    output_format: str | None = None
     lint_accept: dict[str, list[str]] = field(default_factory=dict)
     #: ``steps:``: the methods run one after the other (``method`` is then ``steps``).
     steps: list[dict[str, Any]] = field(default_factory=list)
@@ -216,14 +217,14 @@ def parse_config(
     if not steps:
         _check_parameters(method, params, bool(models))
     output = doc.get("output") or {}
-    fmt = output.get("format", "csv") if isinstance(output, Mapping) else None
-    if fmt not in ("csv", "parquet", "sav", "dta"):
+    fmt = output.get("format") if isinstance(output, Mapping) else ""
+    if fmt not in (None, "csv", "parquet", "sav", "dta"):
         raise InputError("output: format must be csv, parquet, sav (SPSS) or dta (Stata)")
     lint_accept = _lint_accept(doc.get("lint"))
     data = doc.get("data")
     if data is not None and not str(data).startswith(DATASET_PREFIX):
         data = base / str(data)
-    check_statistical_names(schema.published, fmt)  # (before the method, not after it)
+    check_statistical_names(schema.published, fmt or "csv")  # (before the method, not after it)
     return PipelineConfig(
         path=path,
         schema=schema,

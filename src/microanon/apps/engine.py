@@ -328,6 +328,11 @@ def _refuse_method(cfg: PipelineConfig, source: Any = None) -> None:
             f"the in-memory engine reads one file, and {os.fspath(source)} is several: combine "
             "them into one (a Parquet file) and use --engine memory"
         )
+    if cfg.output_format not in (None, "parquet"):
+        raise InputError(
+            f"output: format {cfg.output_format}: the Dask engine writes Parquet files only; "
+            f"give format: parquet (or no output:), or {memory}"
+        )
     if cfg.steps:
         raise InputError(f"steps: several methods in one release run in memory; {memory}")
     spec = registry.get(cfg.method)

@@ -242,7 +242,8 @@ def _as_text(s: pd.Series) -> pd.Series:
 
 def canonical_column(s: pd.Series) -> pd.Series:
     """A column as a release publishes it: non-numeric values as text (an object column of str,
-    missing values None), numbers as they are; the index is kept.
+    missing values None), numbers and truth values (without a missing one) as they are; the
+    index is kept.
 
     Parameters
     ----------
@@ -254,6 +255,11 @@ def canonical_column(s: pd.Series) -> pd.Series:
     """
     if _column_type(s) != "string" or _is_text(s):
         return s
+    # truth values stay truth values, as a boolean column's (every cell one: not 1 beside True)
+    infer = pd.api.types.infer_dtype
+    if s.dtype == object and infer(factorize(s)[1]) == "boolean":
+        if infer(s.to_numpy(), skipna=False) == "boolean":
+            return s.astype(bool)
     return _as_text(s)
 
 

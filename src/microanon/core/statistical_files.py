@@ -251,17 +251,33 @@ def _coded(
 ) -> tuple[pd.Series, dict[Any, str], list[Any]]:
     """Text as codes 1, 2, ... (declared values first, in their order), their labels, and the
     codes declared missing: :data:`~microanon.core.missing.MISSING_LABEL` (``?``, a missing
-    answer) is SPSS's user-missing code after the others, or Stata's extended missing ``.a``."""
+    answer) is SPSS's user-missing code after the others, or Stata's extended missing ``.a``
+    (a plain code after the others, labelled ``?``, where pyreadstat could not write ``.a``:
+    :func:`_sniffed_as_text`)."""
     first = [v for v in dict.fromkeys(map(str, declared)) if v in held]
     values = [v for v in first + number_line_order(held - set(first)) if v != MISSING_LABEL]
     codes: dict[str, Any] = {v: float(i) for i, v in enumerate(values, start=1)}
     missing = []
     if MISSING_LABEL in held:
-        codes[MISSING_LABEL] = STATA_MISSING if format == "dta" else float(len(values) + 1)
-        missing.append(codes[MISSING_LABEL])
+        extended = format == "dta" and not _sniffed_as_text(text)
+        codes[MISSING_LABEL] = STATA_MISSING if extended else float(len(values) + 1)
+        if format != "dta" or extended:
+            missing.append(codes[MISSING_LABEL])
     column = text.map(codes)  # (Stata's .a is the letter a among the numbers)
     column = column.astype(object if STATA_MISSING in missing else "float64")
     return column, {code: value for value, code in codes.items()}, missing
+
+
+#: How many first values pyreadstat's table layer (narwhals) looks at to type a column.
+_SNIFFED = 100
+
+
+def _sniffed_as_text(text: pd.Series) -> bool:
+    """Whether every one of a column's first :data:`_SNIFFED` values is ``?``: Stata's
+    ``.a`` there would be all pyreadstat sees of the column, which it then types as text and
+    cannot write (a plain code labelled ``?`` is written instead)."""
+    head = text.iloc[:_SNIFFED]
+    return bool(len(head)) and bool((head == MISSING_LABEL).all())
 
 
 def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:

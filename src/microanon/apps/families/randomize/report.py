@@ -73,9 +73,19 @@ def _utility_text(meta: Mapping[str, Any]) -> str:
     if not sensitive or not meta.get("quasi"):
         return "No utility measure: the release has no quasi-identifier or no sensitive column."
     others = sensitive[1:]
+    randomized = meta.get("randomized") or {}
+    internal = [c for c, spec in randomized.items() if (spec or {}).get("matrix") is None]
+    matrices = (
+        "the matrices applied (those of "
+        + ", ".join(map(repr, internal))
+        + " internal: computed from the original's counts, so that a data user cannot "
+        "reproduce this measure)"
+        if internal
+        else "the public matrices"
+    )
     text = (
         f"The joint distribution of the quasi-identifiers and {sensitive[0]!r} reconstructed "
-        "from the published table and the public matrices (π̂ = P⁻¹λ̂), against the "
+        f"from the published table and {matrices} (π̂ = P⁻¹λ̂), against the "
         f"original's, on the records whose {sensitive[0]!r} is known (the measures of Guo, "
         "Ying & Wu, 2011): n records; KL divergence, χ² (the original in the denominator) and "
         "squared Euclidean distance (0 = the same distribution); the mean relative error of "
@@ -111,18 +121,21 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     # the records that entered the method (missing: drop left none of the others in), with a
     # known sensitive value
     left_out = schema.left_out(original)
-    known = original[sensitive].notna() & (True if left_out is None else ~left_out)
+    if left_out is not None:
+        original = original.loc[~left_out.to_numpy()]
+    known = original[sensitive].notna().to_numpy()
     if not known.any():
         return {
             "joint distribution": f"{sensitive} holds no known value: not reconstructed, the "
             "measures of the distribution are not computed"
         }
-    original = original.loc[known]
     data = release.data
     if bool(data[sensitive].isna().any()):
-        known = data.loc[data[sensitive].notna()]
-        release = Release(release.kind, {"data": known}, release.metadata, release.public_keys)
-    table = Table.from_frame(original, measured)
+        published = data.loc[data[sensitive].notna()]
+        release = Release(release.kind, {"data": published}, release.metadata, release.public_keys)
+    # coded on every record that entered (the domains the release's are compared with: a
+    # value only a record with an unknown sensitive value holds is in both), then narrowed
+    table = Table.from_frame(original, measured).take(known)
     cells = math.prod(table.cardinality(c) for c in [*quasi, sensitive])
     if cells > MAX_JOINT_CELLS:  # the measures compare dense joint distributions
         return {
