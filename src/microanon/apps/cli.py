@@ -61,7 +61,8 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _utility_line(utility: dict[str, Any]) -> str:
     """The summary's utility line: a count whole (``n 61,697``), any other number to 4
-    digits, a sentence as it is (a measure that could not be computed says why)."""
+    digits, a sentence as it is (a measure that could not be computed says why); a number that
+    is not one (NaN: ``--json`` gives null) is left out."""
     shown = [
         f"{k} {v:,}"
         if isinstance(v, int)
@@ -69,7 +70,9 @@ def _utility_line(utility: dict[str, Any]) -> str:
         if isinstance(v, float)
         else f"{k}: {v}"
         for k, v in utility.items()
-        if isinstance(v, (int, float, str)) and not isinstance(v, bool)
+        if isinstance(v, (int, float, str))
+        and not isinstance(v, bool)
+        and not (isinstance(v, float) and v != v)
     ]
     return "utility: " + (", ".join(shown) or "–")
 
@@ -437,7 +440,7 @@ def check(
             refuse_stray_text,
             requirements,
         )
-        from .io import read_table
+        from .io import STATISTICAL_SUFFIXES, read_table
 
     sens = _split(sensitive) if sensitive is not None else [None]
     if len(sens) != 1:
@@ -484,9 +487,11 @@ def check(
             named = [] if sensitive_column is None else [sensitive_column]
             check_frame(data, [*keys, *named])
             # A numeric column with a stray string would silently become categorical; an
-            # explicit --distance settles the sensitive column's type.
+            # explicit --distance settles the sensitive column's type. (An SPSS, Stata or SAS
+            # file declares its missing values: its text is answers, not markers.)
             looked_at = keys + (named if distance is None else [])
-            refuse_stray_text(data, looked_at, sensitive=sensitive_column)
+            if Path(file).suffix.lower() not in STATISTICAL_SUFFIXES:
+                refuse_stray_text(data, looked_at, sensitive=sensitive_column)
         with reporter.stage("privacy profile"):
             profile = privacy_profile(data, keys, sensitive_column, distance=distance, **options)
     reqs = requirements(
@@ -1053,13 +1058,20 @@ def _anonymize_dask(
 
 def _rowwise_summary(result: Any, as_json: bool) -> None:
     """The summary of a row-wise (or block) release written with ``--engine dask``."""
+    from .families.randomize.report import describe_randomized
+
     meta = result.metadata
     method = meta["method"]
-    randomized = list(meta.get("randomized", {}))
+    specs = meta.get("randomized", {})
+    # a column kept with probability 1 is published unchanged, as the in-memory summary says
+    randomized = [c for c, spec in specs.items() if describe_randomized(spec, method)]
+    kept = [c for c in specs if c not in randomized]
     masked = list(meta.get("masked_numeric", []))
     changed = (
         f"randomized: {', '.join(randomized)}" if randomized else f"masked: {', '.join(masked)}"
     )
+    if kept:
+        changed += f"; published unchanged (keep probability 1): {', '.join(kept)}"
     from .row_counts import ROW_COUNTS_KEY, RowCounts
 
     blocks = result.internal.get("blocks")

@@ -438,8 +438,9 @@ def public_report(
     """The public report of a verified release: built from its public part alone.
 
     :func:`~microanon.apps.release_summary.add_public_report` (what was done, the guarantees)
-    and, when the published table has the quasi-identifiers, the attacker models' risk of that
-    table (suppressed cells counted as a value of their own, ``*``).
+    and, when the published table (or the table of quasi-identifiers, ``qit``, of anatomy and
+    the distribution method) has the quasi-identifiers, the attacker models' risk of that table
+    (suppressed cells counted as a value of their own, ``*``).
 
     Parameters
     ----------
@@ -474,6 +475,13 @@ def public_report(
             keys = Combinations.of(data, columns, codes=verification.codes.get("data"))
     rows = None if published is None else {"data": published.records}
     report = add_public_report(public, verification, schema, lint, keys, rows)
+    qit = public.tables.get("qit")  # (anatomy's and the distribution method's table of keys)
+    if quasi and data is None and qit is not None and set(quasi) <= set(qit.columns):
+        shown = Combinations.of(qit, quasi)
+        values, counts, inverse = shown.rows(np.ones(len(shown.values), dtype=bool))
+        title = "Disclosure risk of the published table of quasi-identifiers (qit)"
+        _add_risk(report, as_suppressed(values[quasi]), quasi, title, schema, counts, None,
+                  (0, ""), inverse)  # fmt: skip
     if quasi and data is not None and set(quasi) <= set(data.columns):
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
         title = "Disclosure risk of the published table"

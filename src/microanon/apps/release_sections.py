@@ -8,7 +8,8 @@ this module knows nothing of any family.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import heapq
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import pandas as pd
 
 from ..core.errors import MicroanonError
 from ..core.factorize import factorize
-from ..core.hierarchy import SUPPRESSED, Hierarchy
+from ..core.hierarchy import SUPPRESSED, Hierarchy, label_key, number_line_order
 from ..core.record_order import ascending
 from ..core.release import Release
 from ..measures import (
@@ -223,6 +224,17 @@ GENERALIZATION_UTILITY = (
 )
 
 
+def _comparison_caption(meta: Mapping[str, Any]) -> str:
+    """The before/after comparison's caption: what the release's column measures (suppressed
+    records published as a class of ``*``, or left out)."""
+    if (meta.get("parameters") or {}).get("suppressed_rows") == "star":
+        return (
+            "Before: the original table. After: the published table, its suppressed records "
+            "one class whose quasi-identifiers are all *."
+        )
+    return "Before: the original table. After: the published table without suppressed records."
+
+
 def add_single_table_sections(
     report: Report,
     original: pd.DataFrame,
@@ -231,8 +243,7 @@ def add_single_table_sections(
     *,
     note: Callable[[Section], None] | None = None,
     utility: UtilityMeasure | None = None,
-    caption: str = "Before: the original table. After: the published table without suppressed "
-    "records.",
+    caption: str | None = None,
     tables: ReleaseTables | None = None,
     verdicts: Sequence[Verdict] | None = None,
     utility_text: str = GENERALIZATION_UTILITY,
@@ -253,8 +264,9 @@ def add_single_table_sections(
     utility_text : str
         What the utility numbers are (the utility section's paragraph): by default
         :data:`GENERALIZATION_UTILITY`, the default numbers'.
-    caption : str
-        Caption of the before/after comparison.
+    caption : str, optional
+        Caption of the before/after comparison (by default what the release column measures:
+        the published table without the suppressed records, or with them as a class of ``*``).
     tables : ReleaseTables, optional
         The frequency tables of ``original`` and the release, when counted elsewhere (out of
         core, from the original's and the written files' partitions); grouped here otherwise.
@@ -311,6 +323,7 @@ def add_single_table_sections(
         if unknown
         else ""
     )
+    caption = caption if caption is not None else _comparison_caption(meta)
     sec.table(comparison, caption=caption + measured_sensitive(sensitive, listed) + unmeasured)
     usec = report.section(f"{title}: utility", utility_text)
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
@@ -355,9 +368,13 @@ def smallest_values(column: pd.Series, count: int, skip: str = SUPPRESSED) -> li
     values, as text, in ascending order: examples that the published values alone give, not
     the order of the rows (see :mod:`microanon.core.record_order`)."""
     distinct = factorize(column)[1]
-    ordered = np.asarray(distinct)[ascending(distinct)]
-    texts = pd.Series(ordered, dtype=column.dtype).astype(str)
-    return [str(t) for t in texts if t != skip][:count]
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        ordered = np.asarray(distinct)[ascending(distinct)]
+        texts = pd.Series(ordered, dtype=column.dtype).astype(str)
+        return [str(t) for t in texts if t != skip][:count]
+    # labels on the number line (an interval by its lower end: [16, 18] before 40), then text
+    labels = (str(v) for v in distinct if str(v) != skip)
+    return number_line_order(heapq.nsmallest(count, labels, key=label_key))
 
 
 def all_suppressed(release: Release, column: str) -> bool:

@@ -445,6 +445,12 @@ def add_public_report(
         sec.paragraph(statement)
     vsec = report.section("Guarantees")
     _verification_section(vsec, verification, "Claimed models, re-checked on the published files.")
+    if meta.get("risk_bound") is not None:  # (randomized response's claim: public)
+        vsec.paragraph(
+            f"Randomized response: no record's sensitive value can be predicted from its "
+            f"quasi-identifiers, in the published data, with probability above τ = "
+            f"{meta['risk_bound']:.4g}: the keep probabilities were chosen for that bound."
+        )
     quasi = [q for q in meta.get("quasi") or [] if q in public.data.columns]
     if public.kind in ("generalized", "masked") and quasi and not meta.get("masked_numeric"):
         counted = quasi + [c for c in verification.counted_quasi if c not in quasi]

@@ -57,6 +57,7 @@ __all__ = [
     "SUPPRESSED",
     "TreeArrays",
     "label_start",
+    "label_key",
     "number_line_order",
     "parse_interval",
     "value_key",
@@ -106,12 +107,13 @@ def number_line_order(labels: Iterable[str]) -> list[str]:
     """Labels in the order a reader expects: those that start at a number
     (:func:`label_start`) by that number, then the others; each by its text where that ties
     (``"[20, 30)"`` before ``"[100, 110)"``, where text order puts it after)."""
+    return sorted(labels, key=label_key)
 
-    def key(label: str) -> tuple[int, float, str]:
-        start = label_start(label)
-        return (1, 0.0, label) if start is None else (0, start, label)
 
-    return sorted(labels, key=key)
+def label_key(label: str) -> tuple[int, float, str]:
+    """The sort key of :func:`number_line_order`."""
+    start = label_start(label)
+    return (1, 0.0, label) if start is None else (0, start, label)
 
 
 def _leaf_weights(weights: Sequence[float] | np.ndarray, n: int, where: str) -> np.ndarray:

@@ -45,7 +45,7 @@ __all__ = [
 
 #: Metadata keys that name rows of a release's record table, and how: ``"per row"``, a list
 #: with one entry for each row (what the row is); ``"positions"``, per column a list of row
-#: positions.
+#: positions (also the ``suppressed_cells`` of each entry of the steps' ``step_metadata``).
 ROW_METADATA: dict[str, str] = {"source_rows": "per row", "suppressed_cells": "positions"}
 
 
@@ -171,8 +171,20 @@ def rows_in_order(metadata: Mapping[str, Any], order: np.ndarray) -> dict[str, A
             out[key] = np.asarray(out[key], dtype=np.int64)[order].tolist()
             continue
         place = inverse_order(order) if place is None else place
-        out[key] = {
-            c: np.sort(place[np.asarray(rows, dtype=np.int64)]).tolist()
-            for c, rows in out[key].items()
-        }
+        out[key] = _positions(out[key], place)
+    if "step_metadata" in out:  # each step's cells, named by the release's rows (the steps)
+        place = inverse_order(order) if place is None else place
+        out["step_metadata"] = [
+            {**step, "suppressed_cells": _positions(step["suppressed_cells"], place)}
+            if "suppressed_cells" in step
+            else step
+            for step in out["step_metadata"]
+        ]
     return out
+
+
+def _positions(cells: Mapping[str, Any], place: np.ndarray) -> dict[str, list[int]]:
+    """Per column, rows (positions in the release) as the positions they are written at."""
+    return {
+        c: np.sort(place[np.asarray(rows, dtype=np.int64)]).tolist() for c, rows in cells.items()
+    }

@@ -906,9 +906,10 @@ class Schema:
                     out[a.name] = num
             declared = a.declared_values
             if declared is not None and a.role is not Role.IDENTIFIER:
-                known = {value_key(v) for v in declared} | (
-                    {MISSING_LABEL} if a.name in as_value else set()
-                )
+                # (? is a missing answer's value where the policy is value: in the records
+                # made so here, and in a published table read back)
+                marked = a.name in as_value or a.missing_policy == "value"
+                known = {value_key(v) for v in declared} | ({MISSING_LABEL} if marked else set())
                 present = out[a.name].dropna().unique()
                 absent = sorted({value_key(v) for v in present} - known)
                 if absent:

@@ -628,7 +628,12 @@ class Steps:
                     **declared,
                 }
             )
-            internal_steps.append({k: v for k, v in meta.items() if k not in r.release.public_keys})
+            internal = {k: v for k, v in meta.items() if k not in r.release.public_keys}
+            if "suppressed_cells" in internal:  # (rows of the step's input: of the release's)
+                internal["suppressed_cells"] = _cells_published(
+                    internal["suppressed_cells"], r.data[TRACER].to_numpy(), tracers
+                )
+            internal_steps.append(internal)
             numeric += [c for c in meta.get("masked_numeric") or [] if c not in numeric]
         return masked_release(
             STEPS_METHOD,
@@ -649,6 +654,20 @@ class Steps:
             **_sampled(self.results[1:]),
             masked_numeric=numeric,
         )
+
+
+def _cells_published(
+    cells: Mapping[str, Sequence[int]], step: np.ndarray, published: np.ndarray
+) -> dict[str, list[int]]:
+    """A step's cells (per column, positions in its table, whose records are ``step``) as the
+    positions of their records in the published table (records ``published``); a record a
+    later step left out (a sample) is no longer named."""
+    where = pd.Series(np.arange(len(published)), index=published)
+    out = {}
+    for column, rows in cells.items():
+        records = pd.Index(step[np.asarray(rows, dtype=np.int64)])
+        out[column] = sorted(int(v) for v in where.reindex(records).dropna())
+    return out
 
 
 def _sampled(steps: Sequence[StepResult]) -> dict[str, int]:

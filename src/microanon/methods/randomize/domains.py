@@ -31,6 +31,7 @@ import numpy as np
 
 from ...core.errors import InputError
 from ...core.hierarchy import value_key
+from ...core.missing import MISSING_LABEL
 
 __all__ = [
     "ABSENT_CHANCE",
@@ -98,8 +99,7 @@ def check_domains(
                 f"column '{column}': this draw left {len(absent)} value(s) of its domain in no "
                 f"published row (a chance of at most {ABSENT_CHANCE:g}), and the public domain "
                 "would name them (telling anyone that somebody in the data holds them); run it "
-                "again, or declare the column's possible values (categories: [...] in the "
-                "schema, a codebook)"
+                f"again, or {_declare(absent)}"
             )
 
 
@@ -167,6 +167,17 @@ def check_drawable(
             f"column '{column}': the randomization would leave some value of its domain in no "
             f"published row with a chance of up to {min(total, 1.0):.2g} (more than "
             f"{ABSENT_CHANCE:g}), and the public domain would name it (telling anyone that "
-            "somebody in the data holds it); declare the column's possible values (categories: "
-            "[...] in the schema, a codebook) or recode its rare values into common ones first"
+            f"somebody in the data holds it); {_declare(undeclared)}, or recode its rare "
+            "values into common ones first"
         )
+
+
+def _declare(values: Sequence[Any]) -> str:
+    """What to declare so that ``values`` (undeclared ones, never shown: an error may be seen
+    by others) may be named: the value ``?`` alone, a missing answer, is named."""
+    if {value_key(v) for v in values} == {value_key(MISSING_LABEL)}:
+        return (
+            f"add the value {MISSING_LABEL} (a missing answer, missing: value) to the column's "
+            "declared categories, or leave its missing answers out (missing: drop)"
+        )
+    return "declare the column's possible values (categories: [...] in the schema, a codebook)"

@@ -43,10 +43,16 @@ def multisa_diversity(release: Release) -> dict[str, Any]:
         for a in sensitive:
             group_ok &= bool((sac.groupby("group")[a].nunique() == sizes).all())
         group_ok &= bool((sizes >= min(ell.values())).all())
+    if not len(idt):  # (no AT row: no SID was published, and a check over none says nothing)
+        sids: dict[str, Any] = {"SIDs published": "none (no AT row)"}
+    else:
+        sids = {
+            "SIDs with ≥ l distinct values": bool(sid_ok),
+            "smallest SID": int(idt.groupby(["attribute", "sid"]).size().min()),
+        }
     return {
-        "SIDs with ≥ l distinct values": bool(sid_ok),
+        **sids,
         "SAC~ groups of ≥ l records, distinct values": bool(group_ok),
-        "smallest SID": int(idt.groupby(["attribute", "sid"]).size().min()) if len(idt) else None,
     }
 
 
