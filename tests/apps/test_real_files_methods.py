@@ -53,6 +53,17 @@ def _published(tmp_path: Path, doc: dict, out: Path) -> dict:
     return json.loads(run.stdout)
 
 
+def _ran(tmp_path: Path, doc: dict, engine: str = "memory") -> Path:
+    """``anonymize`` of the config ``doc`` (written as ``c.yaml``) with ``engine``: the release
+    directory, the run having succeeded."""
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
+    run = CliRunner().invoke(main, [*args, "--engine", engine])
+    assert run.exit_code == 0, run.output
+    return out
+
+
 def _anonymize(tmp_path: Path, data: Path, schema: dict, method: str, params: dict):
     doc = {"data": str(data), "schema": schema, "method": method, "params": params}
     config = tmp_path / f"{method}.yaml"
@@ -1343,19 +1354,7 @@ def test_a_quasi_identifier_named_self(tmp_path, method, engine, params):
     }
     if method != "local_suppression":
         doc["models"] = [{"k_anonymity": {"k": 5}}]
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
-    out = tmp_path / "out"
-    args = [
-        "anonymize",
-        "--config",
-        str(tmp_path / "c.yaml"),
-        "--out",
-        str(out),
-        "--engine",
-        engine,
-    ]
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
+    out = _ran(tmp_path, doc, engine)
     written = out / "public" / ("data.csv" if engine == "memory" else "data.parquet")
     read = pd.read_csv if engine == "memory" else pd.read_parquet
     assert "self" in read(written).columns
@@ -1508,19 +1507,7 @@ def test_truth_values_are_published_as_truth_values(tmp_path, method, params, en
     }
     if method in ("full_domain", "mondrian"):
         doc["models"] = [{"k_anonymity": {"k": 5}}]
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
-    out = tmp_path / "out"
-    args = [
-        "anonymize",
-        "--config",
-        str(tmp_path / "c.yaml"),
-        "--out",
-        str(out),
-        "--engine",
-        engine,
-    ]
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
+    out = _ran(tmp_path, doc, engine)
     table = "qit.parquet" if method == "anatomy" else "data.parquet"
     published = pd.read_parquet(out / "public" / table)["employed"]
     assert published.dtype == bool and set(published) == {True, False}
@@ -1547,19 +1534,7 @@ def test_pram_beside_a_value_only_an_unknown_answer_holds(tmp_path, engine):
         "method": "pram",
         "params": {"keep": {"seminar": 0.9}},
     }
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
-    out = tmp_path / "out"
-    args = [
-        "anonymize",
-        "--config",
-        str(tmp_path / "c.yaml"),
-        "--out",
-        str(out),
-        "--engine",
-        engine,
-    ]
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 0, run.output
+    assert (_ran(tmp_path, doc, engine) / "public" / "release.json").is_file()
 
 
 def test_each_step_names_its_suppressed_cells_by_the_rows_written(tmp_path):

@@ -62,7 +62,7 @@ def _adult(client, adult_csv: bytes) -> dict:
 
 
 def _wait(client, run_id: str) -> dict:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         run = client.get(f"/api/runs/{run_id}").json()
         if run["status"] in ("done", "failed"):

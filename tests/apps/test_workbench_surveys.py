@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import zipfile
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from real_surveys import survey
 from starlette.testclient import TestClient
+from test_workbench_api import _wait
 
 from microanon.apps.cli import main
 from microanon.apps.workbench import create_app
@@ -35,16 +35,6 @@ def client(tmp_path: Path):
     (tmp_path / "app").mkdir()
     with TestClient(create_app(tmp_path / "app"), base_url=LOCAL) as c:
         yield c
-
-
-def _wait(client, run_id: str) -> dict:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        run = client.get(f"/api/runs/{run_id}").json()
-        if run["status"] in ("done", "failed"):
-            return run
-        time.sleep(0.05)
-    raise AssertionError(f"run {run_id} did not end")
 
 
 def _upload(client, path: Path) -> dict:
