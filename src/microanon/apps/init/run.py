@@ -16,7 +16,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
-from ...core.hierarchy import Hierarchy
+from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions, decimal_comma_columns
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
-from ..io import categories_entry, read_table, value_label_categories
+from ..io import STATISTICAL_SUFFIXES, categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
 from .profile import ColumnProfile, profile_table
@@ -401,6 +401,16 @@ def _relative(path: Path, start: Path) -> str:
         return path.resolve().as_posix()
 
 
+def _starred(frame: pd.DataFrame) -> list[str]:
+    """The text columns holding the value ``*`` itself (a release's suppressed value)."""
+    out = []
+    for column in frame.columns:
+        col = frame[column]
+        if not pd.api.types.is_numeric_dtype(col) and bool((col == SUPPRESSED).any()):
+            out.append(str(column))
+    return out
+
+
 def read_block(read: ReadOptions | None) -> dict[str, Any]:
     """The options of ``read`` that differ from the defaults, as the config's ``read:`` block."""
     if read is None:
@@ -455,6 +465,17 @@ def run_init(
     data, out = Path(data), Path(out)
     check_targets(out, {}, overwrite)  # a bad --out fails before the data are read
     frame = read_data(data, read)
+    starred = _starred(frame)
+    if starred:  # the value a release writes for a suppressed one: read as a missing value
+        if data.suffix.lower() in (*STATISTICAL_SUFFIXES, ".parquet", ".pq"):  # (no read:)
+            raise InputError(
+                f"column {starred[0]!r} holds the value {SUPPRESSED}, which a release writes for a "
+                "suppressed value: recode it in the file (to 'unknown', say) before init"
+            )
+        read = replace(
+            read or ReadOptions(), na_values=(*(read or ReadOptions()).na_values, SUPPRESSED)
+        )
+        frame = read_data(data, read)
     unknown = [c for c in roles or {} if c not in frame.columns]
     if unknown:
         raise InputError(
@@ -466,6 +487,12 @@ def run_init(
     if decide is not None:
         proposals = decide(proposals, profiles)
     findings, warnings = _lint(frame, proposals)
+    warnings += [
+        f"column {c!r} holds the value {SUPPRESSED}, which a release writes for a suppressed "
+        f"value: init reads it as a missing value (na_values: ['{SUPPRESSED}'] in the "
+        "config); recode it in the file if it is an answer"
+        for c in starred
+    ]
     warnings += [
         f"column {c!r} was read as text, but its values are numbers with a decimal comma "
         f"(e.g. {example!r}): read the file with --decimal , (in the config: read: "
