@@ -85,8 +85,11 @@ def read_table(
     options: ReadOptions | None = None,
 ) -> pd.DataFrame:
     """Read a CSV (delimiter detected unless given, spaces after delimiters skipped), a Parquet,
-    an SPSS (``.sav``, ``.zsav``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file, or
-    one sheet of an Excel workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is installed).
+    an SPSS (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``)
+    file, or one sheet of an Excel workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is
+    installed). A column of whole numbers with missing values (a CSV column whose fields are
+    written as whole numbers, a Parquet integer column, an SPSS or Stata column of whole
+    numbers) is read as pandas' nullable integers, not as floats.
 
     The statistical packages' files are read with pyreadstat, their value labels applied (a
     labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
