@@ -25,6 +25,8 @@ def _gss(tmp_path: Path, form: str) -> tuple[Path, set[str]]:
     path = tmp_path / f"gss.{form.split('-')[0]}"
     if form == "csv":  # as R's write.csv writes integers: 10 and an empty field
         whole.to_csv(path, index=False)
+    elif form == "csv-european":  # ; between fields, Latin-1, NA for a missing value
+        whole.to_csv(path, index=False, sep=";", encoding="latin-1", na_rep="NA")
     elif form == "csv-decimals":  # as pandas writes floats: 10.0
         data.to_csv(path, index=False)
     elif form == "parquet":  # Arrow int64 with nulls
@@ -38,7 +40,7 @@ def _gss(tmp_path: Path, form: str) -> tuple[Path, set[str]]:
     return path, {"", *(str(int(v)) for v in data["vocab"].dropna())}
 
 
-@pytest.mark.parametrize("form", ["csv", "csv-decimals", "parquet", "sav", "dta"])
+@pytest.mark.parametrize("form", ["csv", "csv-european", "csv-decimals", "parquet", "sav", "dta"])
 @pytest.mark.parametrize("method", ["full_domain", "pram"])
 def test_whole_numbers_with_gaps_are_published_as_written(tmp_path, form, method):
     path, texts = _gss(tmp_path, form)
@@ -56,6 +58,8 @@ def test_whole_numbers_with_gaps_are_published_as_written(tmp_path, form, method
         "method": method,
         "output": {"format": "csv"},
     }
+    if form == "csv-european":
+        doc |= {"read": {"sep": ";", "encoding": "latin-1"}, "na_values": ["NA"]}
     if method == "full_domain":
         doc |= {"params": {"suppression": 0.05}, "models": [{"k_anonymity": {"k": 5}}]}
     else:
