@@ -242,5 +242,13 @@ def test_the_true_answers_leave_out_the_records_the_release_left_out(tmp_path):
     (count, mean) = json.loads(answer.stdout)["rows"]
     women = pd.read_csv(tmp_path / "chile.csv").dropna(subset=["age", "income"]).query("sex == 'F'")
     assert count["true"] == len(women) == 1329 and count["within"] and mean["within"]
+    said = json.loads(answer.stdout)["original_left_out"]
+    assert said["records"] == 99 and set(said["columns"]) == {"age", "income"}
+    table = run(tmp_path / "rel", sql, "--original", tmp_path / "chile.csv")
+    assert table.exit_code == 0
+    assert (
+        "original: 99 record(s) left out, as the release left them out (a missing value in "
+        in table.stdout
+    )
     public = run(tmp_path / "rel" / "public", sql, "--original", tmp_path / "chile.csv")
     assert public.exit_code == 2 and "internal part" in public.output

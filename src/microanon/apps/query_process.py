@@ -187,6 +187,8 @@ class _Loaded(NamedTuple):
     budget: int | None
     release: Any
     original: Any
+    #: The original's records left out as the release left them out, and the columns why.
+    left_out: tuple[int, list[str]] = (0, [])
 
 
 def _answer(request: dict[str, Any], report: Any) -> Outcome:
@@ -231,21 +233,24 @@ def _prepare(request: dict[str, Any]) -> _Loaded:
     timeout = _seconds(request["timeout"])
     applied = set_limits(memory_limit=request["memory_limit"], threads=request["threads"])
     release = Release.load(request["release_dir"])
-    original = None
+    original, left_out = None, (0, [])
     if request["original"] is not None:
         original = read_table(
             request["original"], options=ReadOptions.from_mapping(request["read"], "--")
         )
         original.columns = [str(c) for c in original.columns]
-        original = _records_that_entered(original, release.metadata)
+        original, left_out = _records_that_entered(original, release.metadata)
     budget = _bytes(limits()["memory_limit"]) + HEADROOM + ARENA * applied["threads"]
-    return _Loaded(timeout, _cap_address_space(budget), release, original)
+    return _Loaded(timeout, _cap_address_space(budget), release, original, left_out)
 
 
-def _records_that_entered(original: Any, metadata: dict[str, Any]) -> Any:
+def _records_that_entered(
+    original: Any, metadata: dict[str, Any]
+) -> tuple[Any, tuple[int, list[str]]]:
     """The original table's records that entered the release's method: those a ``missing:
     drop`` column left out (counted in the internal part's ``row_counts``) are not in the
-    release, so the true answers leave them out too.
+    release, so the true answers leave them out too. Also how many were left out, and the
+    columns whose missing values left them out.
 
     Raises
     ------
@@ -262,11 +267,12 @@ def _records_that_entered(original: Any, metadata: dict[str, Any]) -> Any:
                 "give the release's directory with its internal part (which names the columns "
                 "whose missing values left records out), not its public part alone"
             )
-        return original
-    left_out = [c for c in counts.get("left_out") or {} if c in original.columns]
-    if not left_out:
-        return original
-    return original.loc[original[left_out].notna().all(axis=1).to_numpy()]
+        return original, (0, [])
+    columns = [c for c in counts.get("left_out") or {} if c in original.columns]
+    if not columns:
+        return original, (0, [])
+    entered = original[columns].notna().all(axis=1).to_numpy()
+    return original.loc[entered], (int((~entered).sum()), columns)
 
 
 def _seconds(text: str | None) -> float:
@@ -319,12 +325,20 @@ def _result(request: dict[str, Any], loaded: _Loaded) -> tuple[str, int | None]:
     original = loaded.original
     result = query(loaded.release, request["sql"], original=original, timeout=loaded.timeout)
     outside = None if original is None else int((~result["within"].astype(bool)).sum())
+    left, columns = loaded.left_out
     if not request["as_json"]:
-        return format_result(result), outside
+        said = (
+            f"\noriginal: {left:,} record(s) left out, as the release left them out (a missing "
+            f"value in {', '.join(columns)})"
+            if left
+            else ""
+        )
+        return format_result(result) + said, outside
     document = {
         "sql": request["sql"],
         "columns": [str(c) for c in result.columns],
         "rows": result.astype(object).to_dict("records"),
         "outside_bounds": outside,
+        "original_left_out": None if original is None else {"records": left, "columns": columns},
     }
     return json_text(document), outside
