@@ -19,6 +19,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .errors import InputError
@@ -174,7 +175,7 @@ def _variable(
     its codes declared missing (see :func:`write_statistical`)."""
     if kind in ("int", "float"):
         return _numbers(col, name, format, kind), None, []
-    text = col.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
+    text = _per_value(col, str)
     held = set(text.dropna())
     numbers = _numbers_written(held)
     if numbers is not None:
@@ -315,7 +316,15 @@ def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
         if types.get(str(c)) != "string":
             continue
         if pd.api.types.is_float_dtype(df[c].dtype):
-            df[c] = df[c].map(lambda v: None if v != v else value_key(v)).astype(object)
+            df[c] = _per_value(df[c], value_key)
         elif pd.api.types.infer_dtype(df[c], skipna=True) == "date":
-            df[c] = df[c].map(lambda v: v.isoformat() if isinstance(v, date) else None)
+            df[c] = _per_value(df[c], lambda v: v.isoformat() if isinstance(v, date) else None)
     return df
+
+
+def _per_value(column: pd.Series, convert: Any) -> pd.Series:
+    """``convert`` of each distinct value of ``column`` (computed once per value, not once per
+    row), a missing value None; an object column."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    converted = np.array([convert(v) for v in uniques] + [None], dtype=object)
+    return pd.Series(converted[codes], index=column.index, dtype=object, name=column.name)
