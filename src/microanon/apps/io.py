@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.reading import ReadOptions, zero_led_codes
+from ..core.reading import ReadOptions, csv_opener, whole_written, zero_led_codes
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -145,7 +145,7 @@ def read_table(
     if path.suffix.lower() in EXCEL_SUFFIXES:
         return _read_excel(path, [*options.na_values, *na_values], header, options.sheet)
     try:
-        with open(path, encoding=options.encoding, errors="strict", newline="") as fh:
+        with csv_opener(path)(path, "rt", encoding=options.encoding, newline="") as fh:
             sample = fh.read(65536)
         if not sample.strip():
             raise InputError(f"{path} is empty")
@@ -208,50 +208,16 @@ def _written_whole(
     every field is written as a whole number (``3``, never ``3.0``): answer codes with
     unanswered items. Read as floats, a release would publish ``3.0`` where the file holds ``3``;
     these are read as pandas' nullable integers instead. The fields are read a second time, as
-    text, for these columns alone (by pyarrow: 0.1 s for a column of 10⁶ lines), and only when
+    text, for these columns alone (:func:`~microanon.core.reading.whole_written`), and only when
     there are any; a file pyarrow cannot split as pandas did keeps its floats."""
+    # the columns by position, as pandas numbered them (names it may have changed: 'Unnamed: 5')
     candidates = [
-        column
-        for column in frame.columns
+        i
+        for i, column in enumerate(frame.columns)
         if frame[column].dtype == np.float64 and _whole_or_missing(frame[column].to_numpy())
     ]
-    if not candidates:
-        return []
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-
-    # pyarrow's reader, a few times faster than pandas' for a few columns of many lines; the
-    # columns by position, as pandas numbered them (names it may have changed: 'Unnamed: 5')
-    position = {c: f"f{i}" for i, c in enumerate(frame.columns)}
-    try:
-        text = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(
-                encoding=csv_options["encoding"],
-                autogenerate_column_names=True,
-                skip_rows=1 if header else 0,
-            ),
-            parse_options=pacsv.ParseOptions(
-                delimiter=csv_options["sep"],
-                quote_char=csv_options["quotechar"],
-                newlines_in_values=True,  # (a quoted line break, as pandas reads one)
-            ),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[position[c] for c in candidates],
-                column_types={position[c]: pa.string() for c in candidates},
-                strings_can_be_null=True,
-                null_values=[str(v) for v in na_values],
-            ),
-        )
-    except (pa.ArrowException, OSError, ValueError):  # (as floats then, as pandas read them)
-        return []
-    whole = r"^\s*[+-]?\d+\s*$"
-    return [
-        c
-        for c in candidates
-        if pc.all(pc.match_substring_regex(text.column(position[c]).drop_null(), whole)).as_py()
-    ]
+    whole = whole_written(path, candidates, csv_options, na_values, header)
+    return [frame.columns[i] for i in whole]
 
 
 def _whole_or_missing(values: np.ndarray) -> bool:
@@ -282,7 +248,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         if ints:
             again = pd.read_parquet(path, columns=ints, dtype_backend="numpy_nullable")
             for column in ints:
-                frame[column] = again[column].to_numpy()
+                frame[column] = again[column].array
         return frame
     except InputError:
         raise
@@ -577,7 +543,7 @@ def decode_failure(path: Path, encoding: str) -> str:
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
     offset = lines = 0
     where = ""
-    with open(path, "rb") as fh:
+    with csv_opener(path)(path, "rb") as fh:
         if fh.read(4) == b"PAR1":
             return f"cannot read {path}: it is a Parquet file; give it the suffix .parquet"
         fh.seek(0)

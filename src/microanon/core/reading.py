@@ -5,8 +5,9 @@ commands, configs and engines pass along."""
 from __future__ import annotations
 
 import codecs
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -15,8 +16,10 @@ from .errors import InputError
 __all__ = [
     "CSV_KEYS",
     "ReadOptions",
+    "csv_opener",
     "decimal_comma",
     "decimal_comma_columns",
+    "whole_written",
     "zero_led_codes",
 ]
 
@@ -242,3 +245,94 @@ def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = T
             if any(_ZERO_LED.fullmatch(v) for v in values):
                 out.append(column)
     return out
+
+
+def csv_opener(path: Any) -> Any:
+    """How to open a CSV file: :func:`open`, or the function that decompresses it when its
+    suffix is ``.gz``, ``.bz2`` or ``.xz`` (taking the same arguments)."""
+    import bz2
+    import gzip
+    import lzma
+    from pathlib import Path
+
+    return {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
+        Path(path).suffix.lower(), open
+    )
+
+
+#: A field written as a whole number (``3``, ``-12``; never ``3.0``).
+_WHOLE_FIELD = r"^\s*[+-]?\d+\s*$"
+
+
+def whole_written(
+    source: Any,
+    positions: Sequence[int],
+    csv_options: Mapping[str, Any],
+    na_values: Sequence[str],
+    header: bool = True,
+) -> list[int]:
+    """Of the CSV columns at ``positions`` (0-based), those whose every field that is not
+    missing is written as a whole number (``3``, never ``3.0``) and that hold one at least:
+    answer codes that a reader takes for decimals only because some answers are missing.
+
+    The fields are read as text by pyarrow (a few times faster than pandas for a few columns of
+    many lines; about 0.1 s a column of 10⁶ lines).
+
+    Parameters
+    ----------
+    source : path or binary file-like
+        The CSV file (compressed or not: :func:`csv_opener`), or its first lines (a last line
+        cut short left out).
+    positions : sequence of int
+        The columns to look at.
+    csv_options : mapping
+        ``sep``, ``encoding``, ``quotechar`` as :func:`pandas.read_csv` takes them.
+    na_values : sequence of str
+        The fields that are missing values.
+    header : bool, default True
+        Whether the first line names the columns.
+
+    Returns
+    -------
+    list of int
+        The positions whose fields are whole numbers; none when pyarrow cannot split the file
+        (the columns stay as they were read).
+    """
+    if not positions:
+        return []
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    names = {p: f"f{p}" for p in positions}
+    if isinstance(source, (str, os.PathLike)):
+        with csv_opener(source)(source, "rb") as fh:
+            return whole_written(fh, positions, csv_options, na_values, header)
+    try:
+        text = pacsv.read_csv(
+            source,
+            read_options=pacsv.ReadOptions(
+                encoding=csv_options["encoding"],
+                autogenerate_column_names=True,
+                skip_rows=1 if header else 0,
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=csv_options["sep"],
+                quote_char=csv_options["quotechar"],
+                newlines_in_values=True,  # (a quoted line break, as pandas reads one)
+            ),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=list(names.values()),
+                column_types=dict.fromkeys(names.values(), pa.string()),
+                strings_can_be_null=True,
+                null_values=[str(v) for v in na_values],
+            ),
+        )
+    except (pa.ArrowException, OSError, ValueError):
+        return []
+    found = []
+    for p, name in names.items():
+        held = text.column(name).drop_null()
+        if len(held) and pc.all(pc.match_substring_regex(held, _WHOLE_FIELD)).as_py():
+            found.append(p)
+    return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import functools
 import glob
+import io
 import os
 import re
 from collections.abc import Sequence
@@ -17,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
-from ..core.reading import zero_led_codes
+from ..core.reading import csv_opener, whole_written, zero_led_codes
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -93,22 +95,27 @@ def _format(files: Sequence[Path], directory: bool, format: str | None) -> str:
     return kinds.pop()
 
 
-def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str]]:
-    """Column names of a Parquet dataset whose files all share one schema, and the columns
+def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str], set[str]]:
+    """Column names of a Parquet dataset whose files all share one schema; the columns
     whose files store numbers in different types (an integer column in one file, a double in
     another, as pandas writes a column that misses values in some files only; int32 beside
-    int64): each to the type that holds them all (``float64``, or ``int64`` for integers)."""
+    int64): each to the type that holds them all (``float64``, or ``int64`` for integers); and
+    the integer columns that may miss values (a row group's statistics count nulls in them, or
+    hold no count), which pandas would read as floats (``3.0``)."""
     import pyarrow.parquet as pq
 
     first = None
     first_file = files[0]
     widened: dict[str, str] = {}
+    gaps: set[str] = set()
     for f in files:
         try:
-            schema = pq.read_schema(f)
+            metadata = pq.read_metadata(f)
+            schema = metadata.schema.to_arrow_schema()
         except Exception as exc:  # noqa: BLE001  pyarrow raises several types for bad files
             raise InputError(f"{f}: not a readable Parquet file ({exc})") from None
         fields = {name: schema.field(name).type for name in schema.names}
+        gaps |= _integers_with_gaps(metadata, fields)
         if first is None:
             first = fields
             continue
@@ -135,7 +142,32 @@ def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str]]:
                 f"{f}: column {absent[0]!r} of {first_file} is missing; the partitions disagree "
                 "on the schema"
             )
-    return list(first or {}), widened
+    return list(first or {}), widened, {c for c in gaps if widened.get(c) != "float64"}
+
+
+def _integers_with_gaps(metadata: Any, fields: dict[str, Any]) -> set[str]:
+    """The integer columns of a Parquet file (``metadata``, its footer) that may miss values."""
+    ints = {
+        i: name
+        for i, name in enumerate(metadata.schema.names)
+        if name in fields and pa.types.is_integer(fields[name])
+    }
+    out = set()
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for i, name in ints.items():
+            stats = group.column(i).statistics
+            if stats is None or not stats.has_null_count or stats.null_count:
+                out.add(name)
+    return out
+
+
+def _nullable(kind: Any) -> Any:
+    """pandas' nullable integer type for an Arrow integer type (None for any other type)."""
+    if not pa.types.is_integer(kind):
+        return None
+    name = str(kind)
+    return pd.api.types.pandas_dtype(f"UInt{name[4:]}" if name[0] == "u" else f"Int{name[3:]}")
 
 
 def _numbers(kind: Any) -> bool:
@@ -166,8 +198,11 @@ def read_dataset(
     ----------
     path : path or str
         A Parquet file, a directory of Parquet files (a partitioned dataset; files whose names
-        start with ``.`` or ``_`` are skipped), a CSV file, or a glob of either
-        (``"data/*.parquet"``, ``"exports/2024-*.csv"``).
+        start with ``.`` or ``_`` are skipped), a CSV file (compressed by gzip, bzip2 or xz too:
+        one partition per file), or a glob of either (``"data/*.parquet"``,
+        ``"exports/2024-*.csv"``). Integer columns that miss values are read as pandas' nullable
+        integers, as is a CSV column whose first rows write whole numbers and leave some fields
+        empty (:func:`_whole_codes`).
     columns : sequence of str, optional
         Read only these columns; every one must exist.
     format : {"parquet", "csv"}, optional
@@ -195,13 +230,27 @@ def read_dataset(
     kind = _format(files, directory, format)
     wanted = None if columns is None else list(columns)
     if kind == "parquet":
-        available, widened = _parquet_columns(files)
+        available, widened, gaps = _parquet_columns(files)
         _check_columns(wanted, available, path)
-        frame = dd.read_parquet([str(f) for f in files], columns=wanted)
-        widened = {c: t for c, t in widened.items() if wanted is None or c in wanted}
-        return frame.astype(widened) if widened else frame
+        # integers that may miss a value read as pandas' nullable integers, as the in-memory
+        # engine reads them (3, not 3.0); Arrow maps types, not columns, so the others are
+        # NumPy's integers again
+        frame = dd.read_parquet(
+            [str(f) for f in files],
+            columns=wanted,
+            arrow_to_pandas={"types_mapper": _nullable} if gaps else None,
+        )
+        types: dict[str, Any] = dict(widened)
+        for c, t in frame.dtypes.items():
+            if c in gaps:
+                types[c] = "Int64" if widened.get(c) == "int64" else t
+            elif gaps and isinstance(t, pd.api.extensions.ExtensionDtype) and t.kind in "iu":
+                types[c] = widened.get(c, t.numpy_dtype)
+        types = {c: t for c, t in types.items() if c in frame.columns and frame.dtypes[c] != t}
+        return frame.astype(types) if types else frame
     _check_encoding(encoding)
-    with open(files[0], encoding=encoding, errors="replace", newline="") as fh:
+    opened = csv_opener(files[0])(files[0], "rt", encoding=encoding, errors="replace", newline="")
+    with opened as fh:
         sample = fh.read(65536)  # (codes written with a leading zero: read as text, as memory)
     options = {"sep": sep, "decimal": decimal, "quotechar": quotechar}
     codes = zero_led_codes(sample, options)
@@ -218,7 +267,8 @@ def read_dataset(
             decimal=decimal,
             quotechar=quotechar,
             na_values=na_values,
-            blocksize=blocksize,
+            # a compressed file cannot be split: one partition each (dask would warn)
+            blocksize=None if csv_opener(files[0]) is not open else blocksize,
             sample=TYPE_SAMPLE_BYTES,
             sample_rows=TYPE_SAMPLE_BYTES,  # every row of the sample (a row has a byte at least)
             index_col=False,  # (a line ending in the separator: no column shifted, see io)
@@ -229,7 +279,56 @@ def read_dataset(
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
     _check_columns(wanted, list(frame.columns), path)
+    frame = _whole_codes(frame, files[0], {**options, "encoding": encoding}, na_values, named)
     return frame if wanted is None else frame[wanted]
+
+
+def _whole_codes(
+    frame: dd.DataFrame, first: Path, csv_options: dict[str, Any], na_values: Any, source: str
+) -> dd.DataFrame:
+    """``frame`` (a CSV dataset as dask read it) with the columns it types as decimals only
+    because some values are missing, whose fields in the first
+    :data:`TYPE_SAMPLE_BYTES` of the first file are all whole numbers (``3``, never ``3.0``),
+    as pandas' nullable integers: what the in-memory engine reads, so that a release publishes
+    the ``3`` the file holds. A later row that holds a decimal number is refused, as any later
+    row that does not fit its column's type (:func:`_whole_block`)."""
+    floats = [i for i, t in enumerate(frame.dtypes) if t == np.float64]
+    if not floats:
+        return frame
+    with csv_opener(first)(first, "rb") as fh:
+        sample = fh.read(TYPE_SAMPLE_BYTES + 1)
+    if len(sample) > TYPE_SAMPLE_BYTES:  # (a last line cut short left out)
+        sample = sample[: sample.rfind(b"\n", 0, TYPE_SAMPLE_BYTES) + 1]
+    missing = ["", *([na_values] if isinstance(na_values, str) else na_values or ())]
+    whole = whole_written(io.BytesIO(sample), floats, csv_options, missing)
+    for name in (frame.columns[i] for i in whole):
+        block = functools.partial(_whole_block, column=name, source=source)
+        frame[name] = frame[name].map_partitions(block, meta=(name, "Int64"))
+    return frame
+
+
+def _whole_block(values: pd.Series, column: str, source: str) -> pd.Series:
+    """One partition of a CSV column read as whole numbers (:func:`_whole_codes`), as pandas'
+    nullable integers.
+
+    Raises
+    ------
+    InputError
+        A value that is not a whole number, naming the column.
+    """
+    numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    held = numbers[~np.isnan(numbers)]
+    if (
+        not (np.isfinite(held).all() and (np.abs(held) <= 2.0**53).all())
+        or (held != np.trunc(held)).any()
+    ):
+        raise InputError(
+            f"CSV types: column {column!r} read as whole numbers from the first rows of {source}, "
+            "but a later row holds a decimal number (the Dask engine infers a CSV column's type "
+            "from the file's first rows); convert the file to Parquet, or read it in memory "
+            "(--engine memory)"
+        )
+    return values.astype("Int64")
 
 
 def read_csv_block(data: Any, *, source: str, **kwargs: Any) -> pd.DataFrame:
@@ -283,7 +382,6 @@ def _quoted_line_break(sample: str, sep: str, quotechar: str) -> bool:
     """Whether the first lines of a CSV file (``sample``, a last line cut short left out) hold
     a quoted field with a line break in it."""
     import csv
-    import io
 
     whole = sample[: sample.rfind("\n") + 1]
     if quotechar not in whole:
@@ -346,8 +444,14 @@ def parquet_files(path: str | os.PathLike[str], format: str | None = None) -> li
 
 def read_parquet_file(path: str, columns: Sequence[str], numeric: Sequence[str] = ()) -> Any:
     """One Parquet file as a pandas DataFrame, its text columns as categoricals
-    (:func:`read_text_coded`)."""
-    return read_text_coded(path, columns, numeric).to_pandas()
+    (:func:`read_text_coded`), its integer columns that miss values as pandas' nullable
+    integers (not floats: 3, not 3.0)."""
+    table = read_text_coded(path, columns, numeric)
+    frame = table.to_pandas()
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if pa.types.is_integer(column.type) and column.null_count:
+            frame[name] = column.to_pandas(types_mapper=_nullable)
+    return frame
 
 
 def read_text_coded(
