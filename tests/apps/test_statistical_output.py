@@ -340,3 +340,34 @@ def test_the_dask_engine_reads_back_the_dates_memory_publishes(tmp_path):
         loaded[engine] = Release.load(out / "public").data["arrival_date"]
     assert sorted(loaded["dask"]) == sorted(loaded["memory"])
     assert loaded["memory"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+
+
+@pytest.mark.parametrize("suffix", [".dta", ".parquet"])
+def test_a_date_quasi_identifier_publishes_its_dates_as_dates(tmp_path, suffix):
+    """The hotels' arrival date as a quasi-identifier, with the hierarchy ``init`` builds from
+    the file's dates: its leaves, and so the release's values at level 0, were the dates with
+    ``00:00:00`` added, where a date published unchanged is ``2016-07-02``. They are now the
+    ISO dates; a hierarchy file written by earlier versions (leaves with ``00:00:00``) still
+    matches the dates, and its release publishes its labels."""
+    hotels, data, _ = _hotels(tmp_path, suffix)
+    config = tmp_path / "init.yaml"
+    run = CliRunner().invoke(
+        main,
+        ["init", str(data), "--yes", "--quasi", "arrival_date", "--sensitive", "meal",
+         "--insensitive", "adults,customer_type,avg_price_per_room", "--out", str(config)],
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    leaves = (tmp_path / "hierarchies" / "arrival_date.csv").read_text("utf-8").splitlines()
+    assert leaves[0].split(";")[0] == min(hotels["arrival_date"])  # 2016-07-02
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    doc["schema"]["arrival_date"]["hierarchy"] = str(tmp_path / "hierarchies" / "arrival_date.csv")
+    doc |= {"params": {"suppression": 0.0}, "models": [{"k_anonymity": {"k": 2}}]}
+    published = Release.load(_anonymize(tmp_path, doc, "iso") / "public").data
+    assert set(published["arrival_date"]) == set(hotels["arrival_date"])  # level 0, every day
+    earlier = tmp_path / "hierarchies" / "earlier.csv"
+    earlier.write_text(
+        "".join(f"{line.replace(';', ' 00:00:00;', 1)}\n" for line in leaves), "utf-8"
+    )
+    doc["schema"]["arrival_date"]["hierarchy"] = str(earlier)
+    published = Release.load(_anonymize(tmp_path, doc, "earlier") / "public").data
+    assert set(published["arrival_date"]) == {f"{d} 00:00:00" for d in hotels["arrival_date"]}

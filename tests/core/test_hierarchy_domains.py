@@ -139,7 +139,8 @@ def test_quantiles_stay_cut_on_the_records():
         ("PR", "'PR'"),
         (98, "98"),
         (np.bool_(True), "True"),
-        (pd.Timestamp("2020-01-31"), "'2020-01-31 00:00:00'"),
+        (pd.Timestamp("2020-01-31"), "'2020-01-31'"),
+        (pd.Timestamp("2020-01-31 13:45"), "'2020-01-31 13:45:00'"),
     ],
 )
 def test_shown_prints_plain_values(value, text):

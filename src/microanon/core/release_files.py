@@ -15,7 +15,7 @@ from __future__ import annotations
 import mmap
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from .factorize import (
     remember,
     sharing,
 )
+from .keys import moment_text
 
 __all__ = ["write_csv", "read_csv", "restore", "text_codes", "value_text"]
 
@@ -58,17 +59,13 @@ _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 def value_text(value: Any) -> str:
     """The text a release publishes for a value that is not text: ``str(value)``, except that
     a date and time at midnight without a time zone (a date read from a Stata, SPSS, SAS, Excel
-    or Parquet file) is its date alone, ``2012-01-22`` rather than ``2012-01-22 00:00:00``."""
+    or Parquet file) is its date alone, ``2012-01-22`` rather than ``2012-01-22 00:00:00``
+    (:func:`~microanon.core.keys.moment_text`)."""
     if type(value) is str:
         return value
-    if isinstance(value, datetime) and value.tzinfo is None and _at_midnight(value):
-        return value.date().isoformat()
+    if isinstance(value, datetime):
+        return moment_text(value)
     return str(value)
-
-
-def _at_midnight(moment: datetime) -> bool:
-    """Whether ``moment`` is at midnight to the nanosecond (a pandas Timestamp has them)."""
-    return moment.time() == time() and getattr(moment, "nanosecond", 0) == 0
 
 
 def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -294,7 +294,7 @@ def _keys(values: pd.Series, missing_leaf: bool) -> list[Any]:
 def missing_values(tree: Hierarchy, values: pd.Series, missing_leaf: bool) -> list[str]:
     """The column's values that are not leaves of ``tree`` (:meth:`Hierarchy.absent`, the
     lookup of ``anonymize``), sorted, each as its key (:func:`value_key`: a date as
-    ``2012-01-01 00:00:00``, the text of a date hierarchy's leaf)."""
+    ``2012-01-01``, the text of a date hierarchy's leaf)."""
     return sorted({value_key(v) for v in tree.absent(_keys(values, missing_leaf))})
 
 
