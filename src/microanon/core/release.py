@@ -520,12 +520,15 @@ class Release:
         directory: Path,
         format: str = "csv",
         declared: Mapping[str, Sequence[Any]] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> None:
         """Write ``public/`` and ``internal/`` into an existing (empty) ``directory``: the
         release :meth:`in_written_order`, each table of records written from its columns' codes
         taken in that order (no table is copied). ``declared``: the values the data owner
         declared per column (:meth:`~microanon.core.schema.Schema.declared`), whose order an
-        SPSS or Stata file's codes follow (see :meth:`save`)."""
+        SPSS or Stata file's codes follow (see :meth:`save`). ``labels``: column -> variable
+        label, carried by the columns of that name of an SPSS or Stata file (see
+        :func:`~microanon.core.statistical_files.write_statistical`; other formats have none)."""
         orders = self._record_orders()
         metadata = self.metadata
         for order in orders.values():
@@ -534,7 +537,7 @@ class Release:
         public.mkdir()
         internal.mkdir()
         manifest_tables = {
-            name: self._write_table(df, public, name, format, orders.get(name), declared)
+            name: self._write_table(df, public, name, format, orders.get(name), declared, labels)
             for name, df in self.tables.items()
         }
         write_manifests(
@@ -578,6 +581,7 @@ class Release:
         format: str,
         order: np.ndarray | None = None,
         declared: Mapping[str, Sequence[Any]] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Write one table, its rows in ``order`` (None: as they are); its manifest entry."""
         types = {str(c): _column_type(df[c]) for c in df.columns}
@@ -590,7 +594,7 @@ class Release:
         else:
             rows = df if order is None else df.take(order).reset_index(drop=True)
             if format in STATISTICAL:
-                write_statistical(rows, directory / file, format, types, declared)
+                write_statistical(rows, directory / file, format, types, declared, labels)
             else:
                 Release._to_parquet(rows, directory / file)
         info: dict[str, Any] = {

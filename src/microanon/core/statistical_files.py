@@ -5,9 +5,10 @@
 numeric variables, ISO dates as date variables, text as codes 1, 2, ... with value labels (a
 label for each value the column holds, none for any other), or, where a value is longer than
 the format's value labels keep, as a string variable; a missing answer (``?``) is a missing
-value. :func:`read_statistical` reads such a file back with the labels applied, for
-:meth:`~microanon.core.release.Release.load` to restore the types its manifest
-records.
+value; a column's variable label (its description, from the input file) is written when given,
+as long as the format holds (:func:`variable_labels`). :func:`read_statistical` reads such a file
+back with the labels applied, for :meth:`~microanon.core.release.Release.load` to restore the
+types its manifest records; :func:`read_variable_labels` reads its variable labels.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from .hierarchy import number_line_order
 from .keys import value_key
 from .missing import MISSING_LABEL
 
-__all__ = ["STATISTICAL", "check_statistical_names", "read_statistical", "write_statistical"]
+__all__ = [
+    "STATISTICAL",
+    "check_statistical_names",
+    "labels_cut",
+    "read_statistical",
+    "read_variable_labels",
+    "variable_labels",
+    "write_statistical",
+]
 
 #: The formats of the statistical packages, by their ``output: {format: ...}`` name.
 STATISTICAL = {"sav": "SPSS", "dta": "Stata"}
@@ -37,6 +46,9 @@ _SPSS_RESERVED = frozenset(
 )
 #: The longest value label each format keeps, in bytes of UTF-8 (SPSS cuts a longer one short).
 LABEL_BYTES = {"sav": 120, "dta": 32_000}
+#: The longest variable label each format holds: Stata 80 characters, SPSS 256 bytes of UTF-8
+#: (pyreadstat refuses a longer one in Stata and cuts it short in SPSS).
+VARIABLE_LABEL = {"sav": 256, "dta": 80}
 #: The Stata extended missing value (``.a``) that stands for a missing answer (``?``).
 STATA_MISSING = "a"
 #: The first date written as a date variable: SPSS counts days from the Gregorian calendar's
@@ -104,6 +116,7 @@ def write_statistical(
     format: str,
     types: Mapping[str, str],
     declared: Mapping[str, Sequence[Any]] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> None:
     """Write a release table as an SPSS (``sav``) or Stata (``dta``) file.
 
@@ -119,6 +132,8 @@ def write_statistical(
     a string variable instead. Missing values are missing, and so is the value ``?`` (how a
     release publishes a missing answer, ``missing: value``): the last code, declared
     user-missing, in SPSS; the extended missing value ``.a`` in Stata; labelled ``?`` in both.
+    A column named in ``labels`` carries that variable label, cut to the longest the format
+    holds (:func:`variable_labels`); any other column none.
 
     Parameters
     ----------
@@ -130,6 +145,8 @@ def write_statistical(
         Each column's type in the manifest (``string``, ``int``, ``float``, ``bool``).
     declared : mapping of str to values, optional
         The values the data owner declared per column, in their order.
+    labels : mapping of str to str, optional
+        Column -> its variable label (a description such as ``Respondent's age``).
 
     Raises
     ------
@@ -142,7 +159,7 @@ def write_statistical(
 
     check_statistical_names(df.columns, format)
     out = pd.DataFrame(index=range(len(df)))
-    labels: dict[str, dict[Any, str]] = {}
+    coded: dict[str, dict[Any, str]] = {}
     missing: dict[str, list[Any]] = {}
     for c in df.columns:
         name = str(c)
@@ -150,22 +167,94 @@ def write_statistical(
         given = (declared or {}).get(name, ())
         out[name], labelled, codes = _variable(column, name, format, types[name], given)
         if labelled is not None:
-            labels[name] = labelled
+            coded[name] = labelled
         if codes:
             missing[name] = codes
+    described = variable_labels(
+        {c: v for c, v in (labels or {}).items() if c in out.columns}, format
+    )
     kind, article = _kind(format)
     try:
         if format == "sav":
             pyreadstat.write_sav(
-                out, str(path), variable_value_labels=labels, missing_ranges=missing
+                out,
+                str(path),
+                column_labels=described or None,
+                variable_value_labels=coded,
+                missing_ranges=missing,
             )
         else:
             pyreadstat.write_dta(
-                out, str(path), variable_value_labels=labels, missing_user_values=missing
+                out,
+                str(path),
+                column_labels=described or None,
+                variable_value_labels=coded,
+                missing_user_values=missing,
             )
     except Exception as exc:  # any failure of the binary writer, as one line
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"cannot write {path.name} as {article} {kind} file: {message}") from None
+
+
+def variable_labels(labels: Mapping[str, str], format: str) -> dict[str, str]:
+    """Variable labels as an SPSS (``sav``) or Stata (``dta``) file holds them: each cut to
+    the longest the format holds (:data:`VARIABLE_LABEL`: a Stata label to its first 80
+    characters, an SPSS label to its first 256 bytes of UTF-8, a character never split),
+    without spaces at either end (the formats drop those at the end); a blank one left out.
+
+    Parameters
+    ----------
+    labels : mapping of str to str
+        Column -> its variable label.
+    format : {"sav", "dta"}
+
+    Returns
+    -------
+    dict of str to str
+    """
+    out = {}
+    for column, label in labels.items():
+        fitted = _cut(label.strip(), format).rstrip()
+        if fitted:
+            out[column] = fitted
+    return out
+
+
+def labels_cut(labels: Mapping[str, str], format: str) -> str | None:
+    """The warning that some of ``labels`` are longer than the format holds and are written
+    cut short (:func:`variable_labels`), naming their columns; None when every one fits.
+
+    Parameters
+    ----------
+    labels : mapping of str to str
+        Column -> its variable label.
+    format : {"sav", "dta"}
+
+    Returns
+    -------
+    str or None
+    """
+    cut = [repr(c) for c, label in labels.items() if _cut(label.strip(), format) != label.strip()]
+    if not cut:
+        return None
+    kind, article = _kind(format)
+    unit = "characters" if format == "dta" else "bytes of UTF-8"
+    whose = (
+        f"label of column {cut[0]} is"
+        if len(cut) == 1
+        else f"labels of columns {', '.join(cut)} are"
+    )
+    return (
+        f"output format {format}: the variable {whose} longer than {article} {kind} file holds "
+        f"({VARIABLE_LABEL[format]} {unit}), written cut short"
+    )
+
+
+def _cut(label: str, format: str) -> str:
+    """``label`` cut to the longest the format holds (:data:`VARIABLE_LABEL`)."""
+    if format == "dta":
+        return label[: VARIABLE_LABEL["dta"]]
+    return label.encode("utf-8")[: VARIABLE_LABEL["sav"]].decode("utf-8", errors="ignore")
 
 
 def _variable(
@@ -320,6 +409,35 @@ def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
         elif pd.api.types.infer_dtype(df[c], skipna=True) == "date":
             df[c] = _per_value(df[c], lambda v: v.isoformat() if isinstance(v, date) else None)
     return df
+
+
+def read_variable_labels(path: Path) -> dict[str, str]:
+    """The variable labels of an SPSS (``.sav``) or Stata (``.dta``) file, read from its
+    metadata alone.
+
+    Parameters
+    ----------
+    path : Path
+
+    Returns
+    -------
+    dict of str to str
+        Column -> its variable label (no entry for a column without one).
+
+    Raises
+    ------
+    InputError
+        A file pyreadstat cannot read, in one line naming it.
+    """
+    import pyreadstat
+
+    reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
+    try:
+        _, meta = reader(str(path), metadataonly=True)
+    except Exception as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot read release table {path}: {message}") from None
+    return {str(c): label for c, label in meta.column_names_to_labels.items() if label}
 
 
 def _per_value(column: pd.Series, convert: Any) -> pd.Series:
