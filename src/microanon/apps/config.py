@@ -56,7 +56,7 @@ from ..methods import registry
 from ..methods.steps import STEPS_METHOD, check_steps, run_steps
 from ..models import PrivacyModel, as_models
 from .document_keys import check_document
-from .io import read_table
+from .io import Labelled, read_labelled, read_table
 
 __all__ = [
     "PipelineConfig",
@@ -106,14 +106,19 @@ class PipelineConfig:
 
         ``dataset:NAME`` (e.g. ``dataset:arx_adult``) loads a bundled data set instead of a file.
         """
+        return self.read_labelled(override).frame
+
+    def read_labelled(self, override: str | os.PathLike[str] | None = None) -> Labelled:
+        """:meth:`read_data`'s table and its file's variable labels
+        (:func:`~microanon.apps.io.read_labelled`; none for a bundled data set)."""
         source = override if override is not None else self.data
         if source is None:
             raise InputError("no data: give the data file on the command line or as 'data:'")
         if str(source).startswith(DATASET_PREFIX):
             from ..datasets import load_dataset
 
-            return load_dataset(str(source)[len(DATASET_PREFIX) :])
-        return read_table(source, options=self.read)
+            return Labelled(load_dataset(str(source)[len(DATASET_PREFIX) :]), {})
+        return read_labelled(source, options=self.read)
 
     def call_arguments(self) -> dict[str, Any]:
         """Keyword arguments of the method: its parameters, plus ``models`` when it takes them.

@@ -1,6 +1,7 @@
 """Files of the command line: reading user data (CSV with its delimiter detected or given, its
 encoding, decimal mark and quote character; Parquet; SPSS, Stata and SAS files with their value
-labels applied; Excel workbooks, one sheet) and printing plain JSON."""
+labels applied, and their variable labels beside the table; Excel workbooks, one sheet) and
+printing plain JSON."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -25,12 +26,14 @@ __all__ = [
     "EXCEL_SUFFIXES",
     "STATISTICAL_SUFFIXES",
     "LABELLED_SUFFIXES",
+    "Labelled",
     "categories_entry",
     "value_label_categories",
     "decode_failure",
     "detect_delimiter",
     "json_plain",
     "json_text",
+    "read_labelled",
     "read_table",
 ]
 
@@ -96,7 +99,8 @@ def read_table(
     and their missing values (SPSS user-defined missing values, Stata's ``.a``-``.z``, SAS's
     special missing values) missing; a SAS file's labels come from a format catalog of the same
     name beside it (``survey.sas7bcat`` for ``survey.sas7bdat``), if there is one. The labels
-    as a codebook (declared categories) are :func:`value_label_categories`.
+    as a codebook (declared categories) are :func:`value_label_categories`; the file's variable
+    labels (its columns' descriptions) are read with the table by :func:`read_labelled`.
 
     An Excel workbook is read one sheet at a time: ``options.sheet`` by name, else the first.
     Its first row holds the column names (unless ``header`` is false), empty cells and the
@@ -125,6 +129,48 @@ def read_table(
         or if the workbook has no sheet of that name (listing its sheets); one line naming the
         file, never its content.
     """
+    return read_labelled(path, na_values, header, options=options).frame
+
+
+class Labelled(NamedTuple):
+    """A table as :func:`read_labelled` reads it, and its file's variable labels."""
+
+    #: The table, as :func:`read_table` reads it.
+    frame: pd.DataFrame
+    #: Column -> its variable label (its description, ``Respondent's age in years``), as an
+    #: SPSS, Stata or SAS file holds them (no entry for a column without one); empty for any
+    #: other file.
+    labels: dict[str, str]
+
+
+def read_labelled(
+    path: str | os.PathLike[str],
+    na_values: Sequence[str] = (),
+    header: bool = True,
+    *,
+    options: ReadOptions | None = None,
+) -> Labelled:
+    """The table :func:`read_table` reads, and the variable labels of an SPSS, Stata or SAS
+    file, read with it (from the same metadata as its value labels).
+
+    The labels are kept beside the table, never in it (a table's attributes travel into what
+    is derived from it, and into the Parquet files written of that): what a method derives
+    from the table carries none.
+
+    Parameters
+    ----------
+    path, na_values, header, options
+        As :func:`read_table` takes them.
+
+    Returns
+    -------
+    Labelled
+
+    Raises
+    ------
+    InputError
+        As :func:`read_table`.
+    """
     path = Path(path)
     options = options or ReadOptions()
     refused = not_a_dataset(path)
@@ -133,17 +179,26 @@ def read_table(
     if not path.is_file():
         reason = "not a regular file" if path.exists() else "no such file"
         raise InputError(f"cannot read {path}: {reason}")
-    if path.suffix.lower() in NOT_TABLES:
+    suffix = path.suffix.lower()
+    if suffix in NOT_TABLES:
         raise InputError(
-            f"cannot read {path}: a {path.suffix.lower()} file is not a table; give a CSV, "
+            f"cannot read {path}: a {suffix} file is not a table; give a CSV, "
             "Parquet, SPSS, Stata, SAS or Excel file"
         )
-    if path.suffix.lower() in {".parquet", ".pq"}:
-        return _read_parquet(path)
-    if path.suffix.lower() in STATISTICAL_SUFFIXES:
+    if suffix in {".parquet", ".pq"}:
+        return Labelled(_read_parquet(path), {})
+    if suffix in STATISTICAL_SUFFIXES:
         return _read_statistical(path)
-    if path.suffix.lower() in EXCEL_SUFFIXES:
-        return _read_excel(path, [*options.na_values, *na_values], header, options.sheet)
+    if suffix in EXCEL_SUFFIXES:
+        markers = [*options.na_values, *na_values]
+        return Labelled(_read_excel(path, markers, header, options.sheet), {})
+    return Labelled(_read_csv(path, na_values, header, options), {})
+
+
+def _read_csv(
+    path: Path, na_values: Sequence[str], header: bool, options: ReadOptions
+) -> pd.DataFrame:
+    """A CSV file as :func:`read_table` reads it."""
     try:
         with csv_opener(path)(path, "rt", encoding=options.encoding, newline="") as fh:
             sample = fh.read(65536)
@@ -256,9 +311,10 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise InputError(f"cannot read {path}: {_one_line(exc)} (is it a Parquet file?)") from None
 
 
-def _read_statistical(path: Path) -> pd.DataFrame:
-    """An SPSS, Stata or SAS file through pyreadstat, value labels applied; anything it cannot
-    read is one :class:`InputError` line naming the file and the format expected."""
+def _read_statistical(path: Path) -> Labelled:
+    """An SPSS, Stata or SAS file through pyreadstat, value labels applied, and its variable
+    labels; anything it cannot read is one :class:`InputError` line naming the file and the
+    format expected."""
     suffix = path.suffix.lower()
     kind = STATISTICAL_SUFFIXES[suffix]
     try:
@@ -295,7 +351,15 @@ def _read_statistical(path: Path) -> pd.DataFrame:
             frame[column] = _labels_text(frame[column])
     for column in frame.columns:
         frame[column] = _whole_numbers(_blank_missing(frame[column]))
-    return frame
+    return Labelled(frame, _variable_labels(meta))
+
+
+def _variable_labels(meta: Any) -> dict[str, str]:
+    """The variable labels of the file pyreadstat read the metadata ``meta`` of, without
+    spaces at either end; a blank one left out."""
+    given = getattr(meta, "column_names_to_labels", None) or {}
+    stripped = {str(c): label.strip() for c, label in given.items() if isinstance(label, str)}
+    return {column: label for column, label in stripped.items() if label}
 
 
 def _blank_missing(column: pd.Series) -> pd.Series:
