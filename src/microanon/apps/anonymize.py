@@ -102,7 +102,8 @@ def run_anonymize(
     # each column coded once for the lint, the method, the verification and the reports
     with shared_codes(), as_progress(progress, "anonymize", total=len(STAGES)) as reporter:
         with reporter.stage("read the data") as stage:
-            original = cfg.read_data(data)
+            # the file's variable labels beside the table, for the SPSS and Stata tables
+            original, labels = cfg.read_labelled(data)
             # the published columns, which the lint, the method and the reports group, coded
             # side by side
             code_columns(original[c] for c in cfg.schema.published if c in original.columns)
@@ -144,6 +145,7 @@ def run_anonymize(
                 cfg.schema,
                 lint=lint,
                 format=cfg.output_format or "csv",
+                labels=labels,
                 overwrite=overwrite,
                 protect=protect,
                 config=cfg,

@@ -43,6 +43,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
+from ..core.statistical_files import STATISTICAL, labels_cut
 from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
 from .aside import aside
@@ -96,6 +97,7 @@ def publish(
     lint: LintReport | None = None,
     accept: Mapping[str, Iterable[str]] | None = None,
     format: str = "csv",
+    labels: Mapping[str, str] | None = None,
     overwrite: bool = False,
     protect: Iterable[str | os.PathLike[str]] = (),
     config: Any = None,
@@ -122,6 +124,12 @@ def publish(
         Lint findings the user accepts.
     format : {"csv", "parquet", "sav", "dta"}
         The tables' file format (see :meth:`~microanon.core.release.Release.save`).
+    labels : mapping of str to str, optional
+        The variable labels of the file ``original`` was read from (column -> its description,
+        :func:`~microanon.apps.io.read_labelled`): an SPSS or Stata table's column published
+        under its input name carries its label (cut to the longest the format holds, with a
+        warning), verified as read back; no other column's label is written, and no other
+        format writes any.
     overwrite : bool
         Replace ``out`` if it holds a previous microanon output and nothing else.
     protect : paths
@@ -170,6 +178,8 @@ def publish(
     _check_entering(release, counts)
     release.metadata[ROW_COUNTS_KEY] = counts.to_dict()  # internal: counts of the original
     secrets = tuple(secrets)
+    described = _published_labels(labels or {}, schema, format)
+    cut = labels_cut(described, format)
     reporter = as_progress(progress, "publish", total=len(PUBLISH_STAGES))
     checked: Future[Verification] = Future()
     with atomic_directory(out, overwrite, protect) as tmp, reporter:
@@ -178,10 +188,11 @@ def publish(
         # wait for the verification where they show it (the reports stage is what is left).
         # This thread writes them: a command stopped meanwhile removes ``tmp`` and leaves the
         # other thread (a daemon: it does not keep the process) nothing to write into.
-        reports = _beside(make_reports, release, original, schema, lint, checked, config, subtitle)
+        reporting = partial(make_reports, notes=[cut] if cut else [])
+        reports = _beside(reporting, release, original, schema, lint, checked, config, subtitle)
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
-                release.write_parts(tmp, format, schema.declared())
+                release.write_parts(tmp, format, schema.declared(), described)
             # The public files as written are scanned for the generator's state by the second
             # process (when one runs) while this one verifies them; what the reports add or
             # change is scanned at the end.
@@ -197,6 +208,7 @@ def publish(
                     schema.declared(),
                     unpublished=hidden,
                     written=release,
+                    labels=described,
                 )
                 if not verification.ok:
                     raise VerificationError(
@@ -228,6 +240,27 @@ def publish(
         columns=numbers.pop("columns").to_dict(orient="records"),
     )
     return Path(out), numbers
+
+
+def _published_labels(labels: Mapping[str, str], schema: Schema, format: str) -> dict[str, str]:
+    """The variable labels a release written in ``format`` carries: in an SPSS or Stata file,
+    those of ``labels`` of the columns ``schema`` publishes (under their input names); none of
+    a column it does not publish, and none in another format.
+
+    Parameters
+    ----------
+    labels : mapping of str to str
+        Column of the original -> its variable label.
+    schema : Schema
+    format : {"csv", "parquet", "sav", "dta"}
+
+    Returns
+    -------
+    dict of str to str
+    """
+    if format not in STATISTICAL:
+        return {}
+    return {c: labels[c] for c in schema.published if c in labels}
 
 
 def _beside(function: Callable[..., T], *args: Any) -> Future[T]:
@@ -273,6 +306,7 @@ def make_reports(
     config: Any,
     subtitle: str | None,
     counted: CountedRelease | None = None,
+    notes: Sequence[str] = (),
 ) -> tuple[dict[str, Any], Report, Report]:
     """The internal and public reports of a release, and the numbers shown.
 
@@ -293,6 +327,8 @@ def make_reports(
         original's and the written files' partitions: every number is measured on them, none on
         rows; the closest configurations are searched on ``counted.searched`` (those that would
         re-run the method on the records are not proposed).
+    notes : sequence of str
+        Warnings of the writing to add to the release's (a variable label written cut short).
     """
     checked = _as_future(verification)
     published = [c for c in schema.published if c in original.columns]
@@ -335,7 +371,7 @@ def make_reports(
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )
     columns = column_actions(release, schema, lint, original)
-    numbers["warnings"] = warnings_of(release, columns, numbers)
+    numbers["warnings"] = warnings_of(release, columns, numbers) + list(notes)
     numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(
         internal,

@@ -20,7 +20,9 @@ and checks
 4. that no public table holds a column the schema does not publish (an identifier, a
    household id). A sampling weight or a stratum id is published like an insensitive column;
 5. given the release the files were written from, that every column read back holds its
-   values row by row: a file format that changed a value (a label cut short) is caught.
+   values row by row: a file format that changed a value (a label cut short) is caught;
+6. given the variable labels meant for them, that every column of an SPSS or Stata table carries
+   its label as the format holds it, and any other column none.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ..core.errors import MicroanonError
 from ..core.factorize import factorize
 from ..core.frames import pandas_if_arrow
 from ..core.release import MANIFEST, PUBLIC_DIR, Release, text_release
+from ..core.statistical_files import STATISTICAL, read_variable_labels, variable_labels
 from .frequencies import Frequencies, column_codes, frequencies_of
 from .release_check import CHECKED_KINDS, ONE_TABLE_KINDS, check_release
 from .verdict import Verdict
@@ -217,6 +220,7 @@ def verify_written(
     declared: Mapping[str, Sequence[Any]] | None = None,
     unpublished: Sequence[str] = (),
     written: Release | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Verification:
     """Read a written release back from ``directory`` and verify it.
 
@@ -239,6 +243,11 @@ def verify_written(
         :meth:`Release.load`); every check is made on what was read, and every published
         column read back must hold, row by row, the values of ``written``'s (a file format
         that changed one, such as a value label cut short, is a problem).
+    labels : mapping of str to str, optional
+        The variable labels given to the writer (column -> label): each column of an SPSS or
+        Stata table read back must carry its label as the format holds it
+        (:func:`~microanon.core.statistical_files.variable_labels`), and a column without one
+        none (a problem naming the column otherwise). None: not checked.
 
     Returns
     -------
@@ -255,6 +264,8 @@ def verify_written(
         out.problems.append(f"public metadata holds undeclared keys {', '.join(extra)}")
     if written is not None:
         out.problems += _changed_values(full, written)
+    if labels is not None:
+        out.problems += _labels_differing(directory / PUBLIC_DIR, labels)
     codes = out.codes = _codes(public)
     out.leaks = _leaks(public, codes, original, declared)
     for name, table in public.tables.items():
@@ -299,6 +310,33 @@ def _changed_values(read: Release, meant: Release) -> list[str]:
                     f"from the published values in {differ} of {len(table)} rows"
                 )
     return lines
+
+
+def _labels_differing(public: Path, labels: Mapping[str, str]) -> list[str]:
+    """One line per column of an SPSS or Stata table of the release's ``public`` part whose
+    variable label, read back from its file, is not the one of ``labels`` as the format holds
+    it (none for a column ``labels`` does not name)."""
+    tables = json.loads((public / MANIFEST).read_text(encoding="utf-8"))["tables"]
+    lines = []
+    for name, info in tables.items():
+        path = public / info["file"]
+        format = path.suffix[1:]
+        if format not in STATISTICAL:
+            continue
+        meant = variable_labels(labels, format)
+        back = read_variable_labels(path)
+        for c in info["columns"]:
+            if back.get(c) != meant.get(c):
+                lines.append(
+                    f"public table {name}: column {c!r} carries {_label_said(back.get(c))} as "
+                    f"read back from its file, where {_label_said(meant.get(c))} was meant"
+                )
+    return lines
+
+
+def _label_said(label: str | None) -> str:
+    """A variable label as a message names it."""
+    return "no variable label" if label is None else f"the variable label {label!r}"
 
 
 def _rows_differing(read: pd.Series, meant: pd.Series) -> int:
