@@ -34,6 +34,7 @@ from microanon.core.errors import InfeasibleError, InputError
 from microanon.core.release import Release
 from microanon.datasets import adult_schema, load_adult
 from microanon.methods.sdc.suppression import (
+    _pairwise_frequencies,
     local_suppression,
     suppress_codes,
     wildcard_frequencies,
@@ -249,6 +250,25 @@ def test_wildcard_frequencies_match_brute_force(case):
     for q, g in zip(queries, got, strict=True):
         qr = tuple(None if v < 0 else v for v in q)
         assert g == sum(w for r, w in zip(as_rows, weights, strict=True) if _match(qr, r))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 8).flatmap(
+        lambda p: st.tuples(
+            st.lists(st.lists(st.integers(-1, 4), min_size=p, max_size=p), min_size=1, max_size=60),
+            st.lists(st.lists(st.integers(-1, 4), min_size=p, max_size=p), min_size=1, max_size=60),
+            st.lists(st.integers(1, 1000), min_size=60, max_size=60),
+        )
+    )
+)
+def test_wildcard_frequencies_equal_the_pairwise_grouping(case):
+    """The frequencies counted one missingness of the patterns at a time (matrix products of
+    mixed-radix keys) equal those counted one pair of missingnesses at a time."""
+    queries, patterns, weights = np.array(case[0]), np.array(case[1]), np.array(case[2])
+    weights = weights[: len(patterns)]
+    expected = _pairwise_frequencies(queries, patterns, weights)
+    assert wildcard_frequencies(queries, patterns, weights).tolist() == expected.tolist()
 
 
 def test_wildcard_frequencies_with_codes_too_wide_for_one_int64():

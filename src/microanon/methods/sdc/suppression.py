@@ -131,6 +131,14 @@ def wildcard_frequencies(
 ) -> np.ndarray:
     """How many records each query matches when a missing value (``-1``) matches anything.
 
+    A query and a pattern match when they agree on the keys present in both. The patterns are
+    taken one missingness (the set of keys present) at a time: every query is projected onto
+    the keys that missingness holds, and each pattern onto each set of keys it shares with
+    some query, as one mixed-radix key per row (a code shifted by one, ``0`` for a key left
+    out, so that a key also names the keys it holds): a matrix product each, then one lookup
+    of all the queries' keys. Where the keys' space does not fit one int64, each pair of a
+    query's and a pattern's missingness is grouped on its own (:func:`_pairwise_frequencies`).
+
     Parameters
     ----------
     queries : (m, p) int array
@@ -152,6 +160,40 @@ def wildcard_frequencies(
     out = np.zeros(len(q), dtype=np.int64)
     if len(q) == 0 or len(pt) == 0:
         return out
+    radix = _radix(np.maximum(q.max(axis=0), pt.max(axis=0)) + 2)
+    if radix is None:
+        return _pairwise_frequencies(q, pt, w)
+    q_shifted, p_shifted = q + 1, pt + 1  # (0: missing, or a key left out of a projection)
+    bits = np.int64(1) << np.arange(q.shape[1], dtype=np.int64)
+    q_masks = np.unique(_missingness(q))
+    p_masks, p_of = np.unique(_missingness(pt), return_inverse=True)
+    p_groups = np.split(np.argsort(p_of, kind="stable"), np.cumsum(np.bincount(p_of))[:-1])
+    for mask, rows in zip(p_masks, p_groups, strict=True):
+        q_keys = q_shifted @ (radix * ((mask & bits) != 0))  # each query on the keys shared
+        shared = np.unique(q_masks & mask)
+        p_keys = p_shifted[rows] @ (radix[:, None] * ((shared[None, :] & bits[:, None]) != 0))
+        keys, at = np.unique(p_keys.reshape(-1), return_inverse=True)
+        sums = np.bincount(at.reshape(-1), weights=np.repeat(w[rows], len(shared)))
+        pos = np.minimum(np.searchsorted(keys, q_keys), len(keys) - 1)
+        hit = keys[pos] == q_keys
+        out[hit] += sums[pos[hit]].astype(np.int64)
+    return out
+
+
+def _radix(sizes: np.ndarray) -> np.ndarray | None:
+    """The place value of each column in one mixed-radix int64 key of columns of ``sizes``
+    values; None when the key would not fit."""
+    radix, place = [], 1
+    for size in sizes.tolist():
+        radix.append(place)
+        place *= int(size)
+    return np.array(radix, dtype=np.int64) if place < KEY_LIMIT else None
+
+
+def _pairwise_frequencies(q: np.ndarray, pt: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`wildcard_frequencies` one pair of a query's and a pattern's missingness at a
+    time, their shared keys packed as the codes need (:func:`_pack`)."""
+    out = np.zeros(len(q), dtype=np.int64)
     q_masks, q_of = np.unique(_missingness(q), return_inverse=True)
     p_masks, p_of = np.unique(_missingness(pt), return_inverse=True)
     q_groups = np.split(np.argsort(q_of, kind="stable"), np.cumsum(np.bincount(q_of))[:-1])
