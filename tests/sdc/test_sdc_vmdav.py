@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from microanon.core.errors import InfeasibleError, InputError
 from microanon.measures.perturbative import sse as sse_of
@@ -34,6 +36,56 @@ def test_hand_worked_example():
     fixed = mdav_groups(x, 2)
     assert fixed.tolist() == [1, 1, 2, 2, 2, 0, 0]
     assert _sse(np.array(x), fixed) == pytest.approx(0.5 + 0.5 + 146 / 3)
+
+
+def _plain_vmdav(x: list[list[int]], k: int, gamma: float) -> list[int]:
+    """The module's loop transcribed record by record in Python (exact on whole numbers): the
+    farthest, the k - 1 nearest and the next record each the first of equals by index."""
+    n = len(x)
+    if k == 1:
+        return list(range(n))
+
+    def dist(a: list[int], b: list[int]) -> int:
+        return sum((u - v) ** 2 for u, v in zip(a, b, strict=True))
+
+    centroid = [sum(col) / n for col in zip(*x, strict=True)]
+    labels, group = [-1] * n, 0
+    while labels.count(-1) >= 2 * k:
+        free = [i for i in range(n) if labels[i] < 0]
+        e = max(free, key=lambda i: (dist(x[i], centroid), -i))
+        members = [e, *sorted((i for i in free if i != e), key=lambda i: (dist(x[i], x[e]), i))]
+        members = members[:k]
+        for m in members:
+            labels[m] = group
+        cap = min(2 * k - 1, len(free) - k)
+        while len(members) < cap:
+            rest = [i for i in range(n) if labels[i] < 0]
+            near = {i: min(dist(x[i], x[m]) for m in members) for i in rest}
+            e_min = min(rest, key=lambda i: (near[i], i))
+            d_out = min(dist(x[e_min], x[i]) for i in rest if i != e_min)
+            if not np.sqrt(near[e_min]) < gamma * np.sqrt(d_out):
+                break
+            labels[e_min] = group
+            members.append(e_min)
+        group += 1
+    return [group if v < 0 else v for v in labels]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 3).flatmap(
+        lambda p: st.lists(
+            st.lists(st.integers(-3, 3), min_size=p, max_size=p), min_size=1, max_size=40
+        )
+    ),
+    st.integers(1, 6),
+    st.sampled_from([0.2, 1.1, 3.0]),
+)
+def test_the_groups_equal_the_loop_record_by_record(x, k, gamma):
+    """Whole-number records (many equal distances): the vectorized groups are those of the
+    loop transcribed in plain Python, ties included."""
+    k = min(k, len(x))
+    assert vmdav_groups(np.array(x, dtype=float), k, gamma).tolist() == _plain_vmdav(x, k, gamma)
 
 
 def test_small_gamma_does_not_extend():

@@ -26,8 +26,9 @@ then adds the fewer than ``k`` records left to their closest groups, which can m
 than ``2k - 1``. Here a group is never extended so far that fewer than ``k`` records would remain
 (the bound ``|R| - k`` above), and the last ``k..2k-1`` records form one group, as in MDAV's last
 step; so every group has ``k..2k-1`` records. Ties (farthest, nearest, next record) go to the
-lowest record index. Cost: ``O(n² p)`` — one distance pass per record added to a group and one per
-extension test.
+lowest record index. Cost: ``O(n² p)`` — one distance pass over the ungrouped records per record
+added to a group and one per extension test; a group's first ``k`` records are found by
+partitioning the distances, not sorting them.
 """
 
 from __future__ import annotations
@@ -41,10 +42,17 @@ from .common import check_k, check_matrix, check_number
 __all__ = ["vmdav_groups"]
 
 
-def _sq_dist(X: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances from every row of ``X`` to ``q``."""
-    d = X - q
-    return np.einsum("ij,ij->i", d, d)
+def _sq_dist(columns: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances from every record to ``q``, the records' values given column
+    by column (``columns``: shape ``(p, n)``): a few passes over contiguous arrays, each
+    element's sum in one order wherever it stands."""
+    out = np.subtract(columns[0], q[0])
+    np.square(out, out=out)
+    for column, value in zip(columns[1:], q[1:], strict=True):
+        part = np.subtract(column, value)
+        np.square(part, out=part)
+        out += part
+    return out
 
 
 def vmdav_groups(X: Any, k: int, gamma: float = 0.2) -> np.ndarray:
@@ -90,35 +98,48 @@ def vmdav_groups(X: Any, k: int, gamma: float = 0.2) -> np.ndarray:
     if k == 1:
         return np.arange(n, dtype=np.intp)
     labels = np.full(n, -1, dtype=np.intp)
-    centroid_dist = _sq_dist(arr, arr.mean(axis=0))
+    # the ungrouped records (ascending, so that the first of equals is the lowest index), their
+    # values column by column and squared distances to the centroid; each group formed is
+    # removed from them
+    free = np.arange(n, dtype=np.intp)
+    columns = np.ascontiguousarray(arr.T)
+    centroid_dist = _sq_dist(columns, arr.mean(axis=0))
     group = 0
-    remaining = n
-    while remaining >= 2 * k:
-        free = labels < 0
-        far = np.where(free, centroid_dist, -np.inf)
-        e = int(far.argmax())
-        near = np.where(free, _sq_dist(arr, arr[e]), np.inf)
+    while len(free) >= 2 * k:
+        e = int(centroid_dist.argmax())
+        near = _sq_dist(columns, columns[:, e])
         near[e] = -np.inf
-        members = np.argsort(near, kind="stable")[:k]
-        labels[members] = group
+        in_group = np.zeros(len(free), dtype=bool)
+        in_group[_nearest(near, k)] = True
         # Squared distance of every record to its nearest member of the group.
-        to_group = np.min([_sq_dist(arr, arr[m]) for m in members], axis=0)
+        members = np.flatnonzero(in_group)
+        to_group = np.min([_sq_dist(columns, columns[:, m]) for m in members], axis=0)
         size = k
-        cap = min(2 * k - 1, remaining - k)
+        cap = min(2 * k - 1, len(free) - k)
         while size < cap:
-            outside = np.where(labels < 0, to_group, np.inf)
+            outside = np.where(in_group, np.inf, to_group)
             e_min = int(outside.argmin())
             d_in = float(outside[e_min])
-            from_e = _sq_dist(arr, arr[e_min])
-            others = np.where(labels < 0, from_e, np.inf)
+            from_e = _sq_dist(columns, columns[:, e_min])
+            others = np.where(in_group, np.inf, from_e)
             others[e_min] = np.inf
             d_out = float(others.min())
             if not np.sqrt(d_in) < gamma * np.sqrt(d_out):
                 break
-            labels[e_min] = group
+            in_group[e_min] = True
             np.minimum(to_group, from_e, out=to_group)
             size += 1
-        remaining -= size
+        labels[free[in_group]] = group
+        kept = ~in_group
+        free, columns, centroid_dist = free[kept], columns[:, kept], centroid_dist[kept]
         group += 1
-    labels[labels < 0] = group
+    labels[free] = group
     return labels
+
+
+def _nearest(dist: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest of ``dist``, the first of equal ones first (what the
+    first ``k`` of a stable argsort hold, in another order), by partitioning, not sorting."""
+    kth = np.partition(dist, k - 1)[k - 1]
+    below = np.flatnonzero(dist < kth)
+    return np.concatenate([below, np.flatnonzero(dist == kth)[: k - len(below)]])
