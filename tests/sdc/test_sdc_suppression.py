@@ -233,15 +233,19 @@ def test_output_is_k_anonymous_and_only_blanks_cells(case, wildcard):
     assert rel.metadata["suppressed_by_column"] == expected
 
 
+def _two_code_matrices(columns: int, high: int, most: int) -> st.SearchStrategy:
+    """Two lists of rows of ``1..columns`` key codes ``-1..high`` (``-1`` missing), of the same
+    width, each of ``1..most`` rows."""
+
+    def matrix(p: int) -> st.SearchStrategy:
+        row = st.lists(st.integers(-1, high), min_size=p, max_size=p)
+        return st.lists(row, min_size=1, max_size=most)
+
+    return st.integers(1, columns).flatmap(lambda p: st.tuples(matrix(p), matrix(p)))
+
+
 @settings(max_examples=100, deadline=None)
-@given(
-    st.integers(1, 3).flatmap(
-        lambda p: st.tuples(
-            st.lists(st.lists(st.integers(-1, 2), min_size=p, max_size=p), min_size=1, max_size=15),
-            st.lists(st.lists(st.integers(-1, 2), min_size=p, max_size=p), min_size=1, max_size=15),
-        )
-    )
-)
+@given(_two_code_matrices(3, 2, 15))
 def test_wildcard_frequencies_match_brute_force(case):
     queries, patterns = case
     weights = np.arange(1, len(patterns) + 1)
@@ -253,20 +257,12 @@ def test_wildcard_frequencies_match_brute_force(case):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.integers(1, 8).flatmap(
-        lambda p: st.tuples(
-            st.lists(st.lists(st.integers(-1, 4), min_size=p, max_size=p), min_size=1, max_size=60),
-            st.lists(st.lists(st.integers(-1, 4), min_size=p, max_size=p), min_size=1, max_size=60),
-            st.lists(st.integers(1, 1000), min_size=60, max_size=60),
-        )
-    )
-)
-def test_wildcard_frequencies_equal_the_pairwise_grouping(case):
+@given(_two_code_matrices(8, 4, 60), st.lists(st.integers(1, 1000), min_size=60, max_size=60))
+def test_wildcard_frequencies_equal_the_pairwise_grouping(case, weights):
     """The frequencies counted one missingness of the patterns at a time (matrix products of
     mixed-radix keys) equal those counted one pair of missingnesses at a time."""
-    queries, patterns, weights = np.array(case[0]), np.array(case[1]), np.array(case[2])
-    weights = weights[: len(patterns)]
+    queries, patterns = np.array(case[0]), np.array(case[1])
+    weights = np.array(weights[: len(patterns)])
     expected = _pairwise_frequencies(queries, patterns, weights)
     assert wildcard_frequencies(queries, patterns, weights).tolist() == expected.tolist()
 

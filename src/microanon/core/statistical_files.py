@@ -391,16 +391,9 @@ def read_statistical(path: Path, types: Mapping[str, str]) -> pd.DataFrame:
     InputError
         A file pyreadstat cannot read, in one line naming it.
     """
-    import pyreadstat
-
-    reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
-    try:
-        df, _ = reader(
-            str(path), apply_value_formats=True, formats_as_category=False, user_missing=True
-        )
-    except Exception as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(f"cannot read release table {path}: {message}") from None
+    df, _ = _read_release_table(
+        path, apply_value_formats=True, formats_as_category=False, user_missing=True
+    )
     for c in df.columns:
         if types.get(str(c)) != "string":
             continue
@@ -429,15 +422,21 @@ def read_variable_labels(path: Path) -> dict[str, str]:
     InputError
         A file pyreadstat cannot read, in one line naming it.
     """
+    _, meta = _read_release_table(path, metadataonly=True)
+    return {str(c): label for c, label in meta.column_names_to_labels.items() if label}
+
+
+def _read_release_table(path: Path, **options: Any) -> tuple[pd.DataFrame, Any]:
+    """pyreadstat's reading of a release's SPSS or Stata table (``options`` passed on): the
+    table and its metadata; a failure is one :class:`InputError` line naming the file."""
     import pyreadstat
 
     reader = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
     try:
-        _, meta = reader(str(path), metadataonly=True)
+        return reader(str(path), **options)
     except Exception as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"cannot read release table {path}: {message}") from None
-    return {str(c): label for c, label in meta.column_names_to_labels.items() if label}
 
 
 def _per_value(column: pd.Series, convert: Any) -> pd.Series:
