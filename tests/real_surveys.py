@@ -41,6 +41,9 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``hi``: a US cross-section of 1993 (``Ecdat``'s ``HI``, from Olson's study of spousal health
   insurance and wives' hours worked): 22,272 wives with a sampling weight, weekly hours,
   experience, husband's income, region (four values), education, race and insurance items.
+- ``ces11``: the 2011 Canadian Election Study (``carData``'s ``CES11``, by Fox and Weisberg):
+  2,231 respondents with a sampling weight, province, gender, education, urban or rural
+  residence, the importance of religion and their view on abortion.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -72,6 +75,7 @@ SURVEYS = {
     "males": ("plm", "Males"),
     "cnes": ("sem", "CNES"),
     "hi": ("Ecdat", "HI"),
+    "ces11": ("carData", "CES11"),
 }
 
 

@@ -4,6 +4,7 @@ a method covers, the risk after each step, the cells suppressed or missing befor
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 from real_surveys import survey
 
 from microanon.apps.cli import main
+from microanon.measures import key_frequencies
 
 
 def _anonymize(tmp_path: Path, doc: dict, *options: str, name: str = "out") -> tuple[str, Path]:
@@ -64,3 +66,58 @@ def test_a_microaggregation_s_strata_column_is_covered_not_left_unprotected(tmp_
     stdout = _anonymize(tmp_path, _hi_strata(tmp_path, steps), name="text")[0]
     (line,) = [x for x in stdout.splitlines() if x.split()[:1] == ["region"]]
     assert line.split(maxsplit=2)[2] == f"{stratum}; no value changed"
+
+
+def _individual_risk(published: pd.DataFrame, keys: list[str], weight: str) -> dict:
+    """Benedetti and Franconi's individual risk as sdcMicro's ``measure_risk`` computes it, every
+    key value (``*`` too) a value of its own: per record its key's sample frequency f and
+    weighted frequency F, p = f/F, the risk 1/f where f = F, else p/(1-p)·log(1/p) for f = 1,
+    p/(1-p) - (p/(1-p))²·log(1/p) for f = 2 and p/(f - (1-p)) from 3 up."""
+    groups = published.groupby(keys)
+    f = groups[weight].transform("size").to_numpy(float)
+    big_f = groups[weight].transform("sum").to_numpy(float)
+    risks = []
+    for fk, weighted in zip(f, big_f, strict=True):
+        p = fk / weighted
+        odds = p / (1 - p) if p < 1 else 0.0
+        if fk == weighted:
+            risks.append(1 / fk)
+        elif fk == 1:
+            risks.append(odds * math.log(1 / p))
+        elif fk == 2:
+            risks.append(odds - odds**2 * math.log(1 / p))
+        else:
+            risks.append(p / (fk - (1 - p)))
+    return {
+        "sample_uniques": int((f == 1).sum()),
+        "min_fk": int(f.min()),
+        "expected_reidentifications": math.fsum(risks),
+    }
+
+
+def test_the_risk_after_strict_suppression_counts_its_star_as_a_value(tmp_path):
+    """CES11's 2,231 weighted respondents, five keys, strict local suppression to k = 3 as a
+    step: the risk printed after it is the published table's, each ``*`` a value of its own (as
+    the step's k-anonymity claim counts it), recomputed here; were ``*`` to match any value, the
+    smallest key frequency would be 7, not the k = 3 the claim verifies."""
+    keys = ["province", "gender", "importance", "education", "urban"]
+    survey("ces11")[[*keys, "weight", "abortion"]].to_csv(tmp_path / "ces.csv", index=False)
+    schema = {**dict.fromkeys(keys, "quasi"), "weight": "weight", "abortion": "sensitive"}
+    step = {"method": "local_suppression", "params": {"k": 3, "wildcard": False}}
+    doc = {"data": str(tmp_path / "ces.csv"), "schema": schema, "steps": [step]}
+    answer = json.loads(_anonymize(tmp_path, doc, "--json")[0])
+    assert answer["verification"]["verdicts"] == [
+        {"model": "k-anonymity", "holds": True, "value": 3}
+    ]
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv", dtype={k: str for k in keys})
+    assert len(published) == 2_231 and (published[keys] == "*").to_numpy().sum() == 599
+    risk = answer["steps"][1]["risk"]
+    mine = _individual_risk(published, keys, "weight")
+    assert (risk["sample_uniques"], risk["min_fk"]) == (mine["sample_uniques"], 3) == (0, 3)
+    assert risk["expected_reidentifications"] == pytest.approx(
+        mine["expected_reidentifications"], rel=1e-12
+    )
+    assert round(mine["expected_reidentifications"], 4) == 0.0911
+    blank = published[keys].where(published[keys] != "*")
+    wildcards = key_frequencies(blank, keys, missing="match").sample
+    assert int(wildcards.min()) == 7

@@ -47,8 +47,10 @@ def add_steps_sections(report: Report, release: Release) -> None:
     sec = report.section(
         "Risk and loss after every step",
         "The re-identification risk of the table after each step, counted as sdcMicro counts "
-        "it (a suppressed cell matches any value), and what the steps so far changed against "
-        "the original, record by record. Step 0 is the original.",
+        "it (a missing key value, such as a cell wildcard suppression blanked, matches any "
+        'value; the "*" of strict suppression is a value of its own, as its k-anonymity claim '
+        "counts it), and what the steps so far changed against the original, record by record. "
+        "Step 0 is the original.",
     )
     sec.table(table)
     weighted = "expected re-identifications" in table.columns

@@ -30,9 +30,10 @@ How the steps compose:
   step and the claim. The written release is verified from disk as any other.
 - **Risk and loss after every step**, as sdcMicro's ``calcRisks``: sample uniques, the
   smallest key frequency and the records in keys of fewer than 2, 3 and 5 (a missing key value
-  matching any, as sdcMicro counts), with a weight the individual risk, the expected
-  re-identifications and the global risk; the share of cells changed against the original, per
-  column and in all, and IL1s of the numeric columns changed.
+  matching any, as sdcMicro counts; strict suppression's ``"*"`` a value of its own), with a
+  weight the individual risk, the expected re-identifications and the global risk; the share
+  of cells changed against the original, per column and in all, and IL1s of the numeric
+  columns changed.
 - **Randomness**: one root drawn from the pipeline's generator; step ``i`` draws from stream
   ``i`` of it (NumPy's ``SeedSequence`` spawning), so a step's draws do not depend on the steps
   after it. Nothing of it is written.
@@ -164,9 +165,11 @@ class StepResult:
 def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     """The re-identification risk of a table on its schema's quasi-identifiers.
 
-    As sdcMicro's ``calcRisks``: a missing key value matches any value (suppressed cells
-    count as wildcards). Keys: ``sample_uniques`` (records whose key combination no other
-    record shares), ``min_fk``, ``below_2``, ``below_3``, ``below_5`` (records in keys of fewer
+    As sdcMicro's ``calcRisks`` counts the table: a missing key value matches any value (one
+    missing in the data, or a cell wildcard suppression blanked); the ``"*"`` that strict
+    suppression (``wildcard=False``) publishes is a value of its own, as its k-anonymity claim
+    counts it. Keys: ``sample_uniques`` (records whose key combination no other record
+    shares), ``min_fk``, ``below_2``, ``below_3``, ``below_5`` (records in keys of fewer
     than 2, 3, 5); with a weight column also ``global_risk``, ``expected_reidentifications``
     and ``highest_risk`` (sdcMicro's individual risk).
     """

@@ -105,7 +105,8 @@ function show(answer) {
   const head = ["Step", "Method", "Columns changed", "Sample uniques", "Records in keys of fewer than 3",
     "Smallest key", "Expected re-identifications", "Cells changed", ""];
   $("steps-table").replaceChildren(
-    h("caption", {}, "Risk and loss after each step (a missing key value matches any, as sdcMicro counts)"),
+    h("caption", {}, "Risk and loss after each step (a missing key value matches any, as sdcMicro "
+      + "counts; strict suppression's * is a value of its own)"),
     h("thead", {}, h("tr", {}, ...head.map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, ...all.map((r, i) => row(r, i, all.length - 1))));
   $("steps-chart").replaceChildren(answer.steps.length
