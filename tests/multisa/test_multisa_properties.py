@@ -14,6 +14,8 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 import microanon.methods.multisa.grouping as grouping_module
+from microanon.core.errors import InfeasibleError
+from microanon.core.release import Release
 from microanon.methods.multisa import (
     cluster_attributes,
     create_sids,
@@ -63,6 +65,36 @@ def _rules(df: pd.DataFrame, sensitive: list[str], conf: float) -> set[tuple]:
     return out
 
 
+def _literal_sac(df: pd.DataFrame, conf: float) -> np.ndarray:
+    """Algorithm 7 read literally on the plain count's strong rules: the pivot is the attribute
+    with the most distinct strong values (the first on a tie); SAC holds every record with a
+    strong value of another attribute."""
+    sensitive = _sensitive(df)
+    strong = {(a, x) for a, x, b, y, _, _ in _rules(df, sensitive, conf)}
+    strong |= {(b, y) for _, _, b, y, _, _ in _rules(df, sensitive, conf)}
+    counts = [sum(a == s for a, _ in strong) for s in sensitive]
+    pivot = sensitive[counts.index(max(counts))]
+    held = [df[s].map(lambda v, s=s: (s, v) in strong) for s in sensitive if s != pivot]
+    return np.logical_or.reduce([h.to_numpy(dtype=bool) for h in held])
+
+
+def mixed_or_refused(df: pd.DataFrame, ell: int, conf: float, seed: int) -> Release | None:
+    """The mixed model's release of ``df``, or None when it refuses the run: exactly when the
+    paper's algorithms read literally would publish no record (every record in SAC, Algorithm
+    7, and no group formed by the literal first fit, Algorithm 11); a release publishes some."""
+    sac = _literal_sac(df, conf)
+    codes = np.column_stack([pd.factorize(df[s])[0] for s in _sensitive(df)])
+    nothing = bool(sac.all()) and not first_fit(codes, sac, ell)[0]
+    try:
+        release = mixed_model(df, _schema(df), l=ell, min_confidence=conf, rng=seed)
+    except InfeasibleError as refusal:
+        assert nothing, refusal
+        assert "none published" in str(refusal) or "publishes nothing" in str(refusal)
+        return None
+    assert not nothing and release.metadata["rows_out"] > 0
+    return release
+
+
 @SETTINGS
 @given(sensitive_tables(), st.sampled_from([0.3, 0.5, 2 / 3, 0.75, 0.8, 1.0]))
 def test_strong_rules_match_plain_counting(df, conf):
@@ -83,7 +115,9 @@ def test_strong_rules_match_plain_counting(df, conf):
 )
 def test_mixed_model_release(df, ell, conf, seed):
     sensitive = _sensitive(df)
-    rel = mixed_model(df, _schema(df), l=ell, min_confidence=conf, rng=seed)
+    rel = mixed_or_refused(df, ell, conf, seed)
+    if rel is None:
+        return
     sac, at, idt = rel.tables["sac"], rel.tables["at"], rel.tables["idt"]
     meta = rel.metadata["multisa"]
     original = df.set_index("rid")
@@ -265,6 +299,26 @@ def test_deletion_causes():
 
 
 def test_deleted_by_names_the_exhausted_column():
+    """s0's third value is held once: one group of three forms with it, the six other records
+    (all in SAC) are deleted for want of a third s0 value."""
+    df = pd.DataFrame(
+        {
+            "rid": range(9),
+            "s0": ["a", "a", "b", "b", "a", "b", "c", "a", "b"],
+            "s1": ["x", "x", "y", "y", "z", "w", "v", "v", "v"],
+        }
+    )
+    release = mixed_model(df, _schema(df), l=3, rng=0)
+    meta = release.metadata["multisa"]
+    assert meta["deleted"] == 6 and release.metadata["rows_out"] == len(release.tables["sac"]) == 3
+    assert meta["deleted_by"] == {"s0": 6}
+
+
+def test_a_run_that_would_publish_nothing_is_refused():
+    """s0 has two values, and every record is in SAC: at l = 3 no group can form, so all six
+    records would be deleted; the run is refused in one line naming s0 (as Anatomy refuses an
+    l above a column's values), whatever allow_suppression says. Four records whose columns hold
+    three values each, but no three of which differ on both, publish nothing either."""
     df = pd.DataFrame(
         {
             "rid": range(6),
@@ -272,15 +326,26 @@ def test_deleted_by_names_the_exhausted_column():
             "s1": ["x", "x", "y", "y", "z", "w"],
         }
     )
-    meta = mixed_model(df, _schema(df), l=3, rng=0).metadata["multisa"]
-    assert meta["deleted"] == 6
-    assert meta["deleted_by"] == {"s0": 6}
+    for allow in (True, False):
+        with pytest.raises(InfeasibleError) as refusal:
+            mixed_model(df, _schema(df), l=3, allow_suppression=allow, rng=0)
+        assert str(refusal.value) == (
+            "l = 3 is impossible for sensitive column 's0' (2 distinct values): every SAC group "
+            "needs l different values of each, so all 6 records, every one in SAC, would be "
+            "deleted and none published; lower l"
+        )
+    crossed = pd.DataFrame({"rid": range(4), "s0": list("ccab"), "s1": list("xzyy")})
+    with pytest.raises(InfeasibleError, match="^l = 3 publishes nothing: all 4 records are in SAC"):
+        mixed_model(crossed, _schema(crossed), l=3, rng=0)
 
 
 @settings(max_examples=60, deadline=None)
 @given(sensitive_tables(), st.integers(2, 4))
 def test_deleted_by_adds_up(df, ell):
-    meta = mixed_model(df, _schema(df), l=ell, min_confidence=0.5, rng=0).metadata["multisa"]
+    release = mixed_or_refused(df, ell, 0.5, 0)
+    if release is None:
+        return
+    meta = release.metadata["multisa"]
     assert sum(meta["deleted_by"].values()) == meta["deleted"]
     assert set(meta["deleted_by"]) <= {*_sensitive(df), "combination"}
 

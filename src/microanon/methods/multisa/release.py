@@ -114,6 +114,32 @@ def _deletion_error(
     )
 
 
+def _nothing_published(codes: np.ndarray, sensitive: list[str], ell: int) -> InfeasibleError:
+    """The refusal of a mixed-model run that would publish no record: every record is in SAC
+    and no group was formed. Names the sensitive columns with fewer than ``ell`` distinct values
+    when there are any (they leave no group possible, as for Anatomy)."""
+    n = len(codes)
+    few = {
+        s: distinct
+        for j, s in enumerate(sensitive)
+        if (distinct := len(np.unique(codes[:, j]))) < ell
+    }
+    if few:
+        named = " and ".join(
+            f"'{s}' ({k} distinct value{'s' if k != 1 else ''})" for s, k in few.items()
+        )
+        return InfeasibleError(
+            f"l = {ell} is impossible for sensitive column{'s' if len(few) > 1 else ''} "
+            f"{named}: every SAC group needs l different values of each, so all {n:,} records, "
+            "every one in SAC, would be deleted and none published; lower l"
+        )
+    return InfeasibleError(
+        f"l = {ell} publishes nothing: all {n:,} records are in SAC and the grouping formed no "
+        "group of l records with pairwise distinct values on every sensitive column, so all "
+        "would be deleted; lower l"
+    )
+
+
 def _deleted_by(grouping: Grouping, sensitive: list[str]) -> dict[str, int]:
     """Deleted SAC records per cause: the column that ran out of values, or ``combination``."""
     causes, counts = np.unique(grouping.cause, return_counts=True)
@@ -308,7 +334,8 @@ def mixed_model(
         (see :mod:`microanon.methods.multisa.itemsets`).
     allow_suppression : bool
         Delete SAC records that no group can take and publish as ``*`` the values no SID can take
-        (default). When false, either raises :class:`InfeasibleError` instead.
+        (default). When false, either raises :class:`InfeasibleError` instead. A run that would
+        publish no record is refused either way.
     rng : numpy.random.Generator, int or None
         Randomness of the permutations inside groups, the group labels and which occurrence of a
         value goes to which SID (``None``: OS entropy).
@@ -337,9 +364,11 @@ def mixed_model(
     SchemaError
         No quasi-identifier or fewer than two sensitive columns.
     InfeasibleError
-        Only with ``allow_suppression=False``: an attribute with fewer than ``l`` distinct
-        values, SAC records that cannot be grouped, or values that cannot be put into SIDs
-        (naming the attribute and the value).
+        A run that would publish no record: every record in SAC and no group formed (naming
+        the sensitive columns with fewer than ``l`` distinct values, when there are any). With
+        ``allow_suppression=False`` also: an attribute with fewer than ``l`` distinct values,
+        SAC records that cannot be grouped, or values that cannot be put into SIDs (naming the
+        attribute and the value).
 
     Examples
     --------
@@ -359,8 +388,6 @@ def mixed_model(
     gen = make_rng(rng)
     table, sensitive = _prepare(data, schema)
     codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
-    if not allow:
-        _check_domains(codes, sensitive, {s: ell for s in sensitive})
     cards = [table.cardinality(s) for s in sensitive]
     columns = [codes[:, j] for j in range(len(sensitive))]
     if limit == 2:
@@ -370,6 +397,10 @@ def mixed_model(
     part = sac_partition([codes[:, j] for j in range(len(sensitive))], rules.strong_values(cards))
     clusters = cluster_attributes(len(sensitive), rules.linked_attributes())
     grouping = group_records(codes, part.sac, ell)
+    if part.sac.all() and not grouping.groups.size:
+        raise _nothing_published(codes, sensitive, ell)
+    if not allow:
+        _check_domains(codes, sensitive, {s: ell for s in sensitive})
     if len(grouping.deleted) and not allow:
         raise _deletion_error(codes, grouping.deleted, table, sensitive, ell)
     published = np.ones(table.n_rows, dtype=bool)
