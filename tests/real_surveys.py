@@ -47,6 +47,12 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``happiness``: General Social Survey respondents 1994-2006 (``wooldridge``'s ``happiness``):
   17,137 people with year, region, education, race, sex, work status, religious attendance
   and happiness, two of them also as yes/no codes 0 and 1 (``vhappy``, ``regattend``).
+- ``wvs_usa_abortion``: the World Values Survey's American respondents 1982-2011: 10,387 people
+  with year, age, sex, college education (missing for 4,173), unemployment, national pride,
+  ideology and their view on abortion.
+- ``ess9gb``: European Social Survey round 9, Great Britain: 1,905 respondents with region, age,
+  sex, years of education, unemployment, household income decile (missing for 290), left-right
+  scale and attitudes to immigration.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -80,6 +86,8 @@ SURVEYS = {
     "hi": ("Ecdat", "HI"),
     "ces11": ("carData", "CES11"),
     "happiness": ("wooldridge", "happiness"),
+    "wvs_usa_abortion": ("stevedata", "wvs_usa_abortion"),
+    "ess9gb": ("stevedata", "ESS9GB"),
 }
 
 

