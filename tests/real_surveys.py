@@ -10,6 +10,9 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   missing values.
 - ``ess10no``: European Social Survey round 10, Norway: 1,411 respondents with four sampling
   weights, strata and primary sampling units, region, EU vote and attitude items.
+- ``ess9gb``: European Social Survey round 9, Great Britain: 1,905 respondents with region,
+  interview dates, age, sex, education, three immigration items and their sum ``immigsent``
+  (on the 1,850 rows where all four are known), income decile and left-right scale.
 - ``tv16``: the 2016 Cooperative Congressional Election Study as used for "the individual
   correlates of the Trump vote": 64,600 respondents, state, age, sex, race, income, religion
   and racial-attitude items, the vote missing for 30 % (twenty items in all).
@@ -74,6 +77,7 @@ SURVEYS = {
     "gss_abortion": ("stevedata", "gss_abortion"),
     "anes_partytherms": ("stevedata", "anes_partytherms"),
     "ess10no": ("stevedata", "ESS10NO"),
+    "ess9gb": ("stevedata", "ESS9GB"),
     "mm_nhis": ("stevedata", "mm_nhis"),
     "tv16": ("stevedata", "TV16"),
     "nass_cds": ("DAAG", "nassCDS"),

@@ -13,6 +13,14 @@ them can undo that protection when
   splits equivalence classes like a quasi-identifier;
 - it has no role in the schema at all (``no_role``): nothing says whether it may be published.
 
+A numeric quasi-identifier can be undone too (``derived_from_published``): when it is an exact
+linear combination (a sum, a mean, a difference) of two or more numeric columns published
+unchanged (insensitive, sensitive, strata, weights), anyone computes it again from them, however
+far the release generalized it (the European Social Survey's ``immigsent`` is the sum of the
+three items ``imbgeco``, ``imueclt`` and ``imwbcnt``). The search and its bounds are
+:mod:`microanon.core.combinations`'s; a single column that gives a quasi-identifier back is the
+dependency scan's.
+
 Dependencies are measured with the leave-one-out accuracy of predicting the target column by the
 majority value of its determinant's group (a record counts as predicted only if the majority of
 the *other* records of its group has its value), which does not reward determinants that merely
@@ -56,7 +64,9 @@ records like a quasi-identifier whatever the attacker is said to know (a code th
 generalized quasi-identifier, a value inferred from known ones), and a method protects only the
 quasi-identifiers it is told about. ``accept`` naming one is refused in one line before
 anything runs, saying to give the column the role ``quasi`` (with a hierarchy, so the method
-protects it) or ``identifier`` (to leave it out).
+protects it) or ``identifier`` (to leave it out). Nor can ``derived_from_published``: its parts
+give the quasi-identifier back whatever is accepted; the line says to give them the role
+``quasi`` or ``identifier``, or the quasi-identifier their role if an attacker does not know it.
 """
 
 from __future__ import annotations
@@ -69,15 +79,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .combinations import Combination, exact_combination
 from .errors import InputError
 from .factorize import KEY_LIMIT, factorize
 from .frames import as_pandas
-from .schema import Role, Schema
+from .schema import Attribute, Kind, Role, Schema
 from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 
 __all__ = [
     "ACCEPTABLE_KINDS",
     "DEPENDENCY_SCAN_BUDGET",
+    "DERIVED_KIND",
     "FINDING_KINDS",
     "LINKING_KINDS",
     "Finding",
@@ -86,12 +98,17 @@ __all__ = [
     "dependency_accuracy",
 ]
 
+#: The kind of a quasi-identifier that columns published unchanged give back: never accepted.
+DERIVED_KIND = "derived_from_published"
 #: The kinds of finding the lint reports.
-FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_quasi")
+FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_quasi", DERIVED_KIND)
 #: The kinds a user can accept (see the module docstring for what that states).
 ACCEPTABLE_KINDS = ("no_role", "near_unique")
 #: The kinds of a column that links records like a quasi-identifier: never accepted.
 LINKING_KINDS = ("determines_quasi", "determined_by_quasi")
+#: The roles of the columns a release publishes as they are, the parts a combination that
+#: gives a quasi-identifier back is sought among.
+UNCHANGED_ROLES = (Role.INSENSITIVE, Role.SENSITIVE, Role.STRATA, Role.WEIGHT)
 
 #: A column is near-unique when it has at least this many distinct values per row.
 UNIQUE_SHARE = 0.5
@@ -134,6 +151,8 @@ class Finding:
     @property
     def remedy(self) -> str:
         """What the user can do about the finding, in one clause."""
+        if self.kind == DERIVED_KIND:
+            return _derived_remedy(self.column, _listed(self.related))
         if self.kind in LINKING_KINDS:
             return (
                 f"give {self.column} the role quasi (with a hierarchy, so the method protects "
@@ -143,6 +162,21 @@ class Finding:
             f"give {self.column} the role it has (quasi, or identifier to leave it out) or "
             f"accept the finding (lint: {{accept: {{{self.column}: [{self.kind}]}}}})"
         )
+
+
+def _listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    *first, last = names
+    return f"{', '.join(first)} and {last}" if first else last
+
+
+def _derived_remedy(column: str, parts: str) -> str:
+    """What to do about a quasi-identifier that ``parts`` published unchanged give back."""
+    return (
+        f"give {parts} the role quasi too (with a hierarchy, so the method protects them) or "
+        f"identifier (to leave them out), or, if an attacker does not know {column}, give "
+        f"{column} the role sensitive or insensitive"
+    )
 
 
 @dataclass
@@ -168,9 +202,9 @@ class LintReport:
 
     @property
     def blocking(self) -> list[Finding]:
-        """Findings that refuse a release: not accepted, or of a kind never accepted
-        (:data:`LINKING_KINDS`)."""
-        return [f for f in self.findings if not f.accepted or f.kind in LINKING_KINDS]
+        """Findings that refuse a release: not accepted, or of a kind never accepted (not in
+        :data:`ACCEPTABLE_KINDS`)."""
+        return [f for f in self.findings if not f.accepted or f.kind not in ACCEPTABLE_KINDS]
 
     @property
     def alerts(self) -> list[str]:
@@ -487,6 +521,7 @@ def lint_schema(
                 )
             )
         findings.extend(dependencies.get(c, []))
+    findings.extend(_derived(data, schema, quasi))
     out = [
         Finding(
             f.column,
@@ -541,6 +576,12 @@ def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) ->
                 f"lint: unknown finding kind {bad[0]!r} for column {column!r}; "
                 f"known: {', '.join(FINDING_KINDS)}"
             )
+        if DERIVED_KIND in kinds:
+            raise InputError(
+                f"lint: accept: {column}: {DERIVED_KIND} cannot be accepted, since the columns "
+                f"published unchanged beside {column} give it back however the method "
+                f"generalizes it; {_derived_remedy(column, 'them')}"
+            )
         linking = [k for k in kinds if k in LINKING_KINDS]
         if linking:
             raise InputError(
@@ -551,6 +592,43 @@ def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) ->
             )
         out[str(column)] = set(kinds)
     return out
+
+
+def _numeric(column: pd.Series, attribute: Attribute) -> bool:
+    """Whether ``column`` holds numbers: a numeric type (not booleans), or the kind numeric in
+    the schema."""
+    types = pd.api.types
+    numeric = types.is_numeric_dtype(column) and not types.is_bool_dtype(column)
+    return numeric or attribute.kind is Kind.NUMERIC
+
+
+def _derived(data: pd.DataFrame, schema: Schema, quasi: Sequence[str]) -> list[Finding]:
+    """A ``derived_from_published`` finding per numeric quasi-identifier that is an exact
+    linear combination of numeric columns published unchanged (:data:`UNCHANGED_ROLES`)."""
+    targets = [q for q in quasi if _numeric(data[q], schema[q])]
+    if not targets:
+        return []
+    parts = [
+        a.name
+        for a in schema
+        if a.role in UNCHANGED_ROLES and a.name in data.columns and _numeric(data[a.name], a)
+    ]
+    found = (exact_combination(data, q, parts) for q in targets)
+    return [_derived_finding(c, schema) for c in found if c is not None]
+
+
+def _derived_finding(found: Combination, schema: Schema) -> Finding:
+    """The finding of a quasi-identifier that ``found``'s parts give back."""
+    roles = ", ".join(dict.fromkeys(schema[p].role.value for p in found.parts))
+    within = f", to within {found.residual:.3g}" if found.residual else ""
+    return Finding(
+        found.column,
+        DERIVED_KIND,
+        f"{found.name} of {_listed(found.parts)} on all {found.rows:,} rows where they are "
+        f"known{within} ({found.formula}), which are published unchanged ({roles}): anyone can "
+        "compute the quasi-identifier again from them, however far the release generalizes it",
+        found.parts,
+    )
 
 
 def _unique_share(col: pd.Series) -> float:
