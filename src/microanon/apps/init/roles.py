@@ -29,7 +29,9 @@ Every column that looks sensitive stays sensitive (a survey holds many answers).
 checks alternate until both hold (:func:`propose_roles`). The schema lint
 (:func:`microanon.core.lint.lint_schema`): an insensitive column it finds near-unique becomes an
 identifier, one that determines or is determined by quasi-identifiers becomes a
-quasi-identifier, a stratum id it finds so is dropped. The quasi-identifiers are ranked by
+quasi-identifier, a stratum id it finds so is dropped, and a quasi-identifier it finds the sum,
+mean or other combination of columns published unchanged (a scale's score beside its items) is
+published like them, sensitive or insensitive. The quasi-identifiers are ranked by
 the sample uniques they add (:func:`~microanon.apps.init.keys.rank_keys`); none is dropped for
 the size of their lattice (``full_domain`` runs a heuristic search above what the exact search
 handles). So ``microanon anonymize`` accepts the proposal as written.
@@ -46,7 +48,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from ...core.lint import UNIQUE_SHARE, lint_schema
+from ...core.lint import DERIVED_KIND, UNIQUE_SHARE, Finding, lint_schema
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from .design import design_role
@@ -296,13 +298,16 @@ def _name_rule(name: str) -> tuple[NameRule, str] | None:
 
 
 def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
-    """Change the columns the schema lint finds (insensitive ones, strata) until it finds
-    nothing.
+    """Change the columns the schema lint finds until it finds nothing, or nothing it can
+    change.
 
     A near-unique column becomes an identifier; an insensitive column that determines or is
     determined by quasi-identifiers becomes a quasi-identifier; a stratum id that does is
-    dropped (an identifier): published unchanged it would reveal the quasi-identifier. The
-    reason keeps the lint's evidence.
+    dropped (an identifier): published unchanged it would reveal the quasi-identifier. A
+    quasi-identifier that columns published unchanged give back as their combination (a scale's
+    score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
+    unless the data owner stated it (the finding then stays, for init to warn of). The reason
+    keeps the lint's evidence.
 
     Parameters
     ----------
@@ -318,11 +323,14 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     for _ in range(len(out) + 1):
         schema = Schema.from_dict({p.column: p.role.value for p in out})
         findings = {f.column: f for f in lint_schema(data, schema).findings}
-        if not findings:
-            break
+        changed = False
         for i, p in enumerate(out):
             f = findings.get(p.column)
-            if f is None:
+            if f is None or (f.kind == DERIVED_KIND and p.rule == "stated"):
+                continue
+            changed = True
+            if f.kind == DERIVED_KIND:
+                out[i] = _like_its_parts(p, f, schema)
                 continue
             drop = f.kind == "near_unique" or p.role is Role.STRATA
             role = Role.IDENTIFIER if drop else Role.QUASI
@@ -334,7 +342,25 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
                 f"schema lint ({f.kind}): {f.evidence}; so {done} (first proposed "
                 f"{p.role.value}: {p.reason})",
             )
+        if not changed:
+            break
     return out
+
+
+def _like_its_parts(proposal: Proposal, finding: Finding, schema: Schema) -> Proposal:
+    """``proposal``, a quasi-identifier the lint found the combination of columns published
+    unchanged (``finding``), published like them: sensitive when one of them is (a scale's
+    score, like its items, is what an attacker seldom knows), else insensitive."""
+    sensitive = any(schema[c].role is Role.SENSITIVE for c in finding.related)
+    role = Role.SENSITIVE if sensitive else Role.INSENSITIVE
+    return Proposal(
+        proposal.column,
+        role,
+        f"lint:{finding.kind}",
+        f"schema lint ({finding.kind}): {finding.evidence}; so {role.value}, like them: a "
+        "score made of them is seldom known where they are not, and as a quasi-identifier it "
+        f"would protect nothing (first proposed {proposal.role.value}: {proposal.reason})",
+    )
 
 
 #: Levels of a quasi-identifier's proposed hierarchy: ``(column, profile) -> levels``.
