@@ -250,3 +250,28 @@ def test_a_run_publishes_the_weight_and_counts_rows_as_anonymize(client, crashes
     assert len(published) == rows["published"]
     original = pd.read_csv(crashes)["weight"]
     assert set(published["weight"]) <= set(original)
+
+
+def test_a_quasi_identifier_its_published_items_give_back_blocks_the_runs(client, tmp_path):
+    """ESS round 9, Great Britain, as a Stata file: with immigsent a quasi-identifier beside its
+    three items (sensitive), the lint list names it, offers no acceptance but the remedy, and a
+    run is refused naming the column; published like its items, it runs."""
+    path = tmp_path / "ess.dta"
+    ess = survey("ess9gb")
+    pyreadstat.write_dta(
+        ess[["region", "agea", "immigsent", "imbgeco", "imueclt", "imwbcnt"]], path
+    )
+    ds = _upload(client, path)
+    items = dict.fromkeys(["imbgeco", "imueclt", "imwbcnt"], {"role": "sensitive"})
+    quasi = {"role": "quasi", "kind": "numeric"}
+    ds = _set(
+        client, ds["id"], {"region": {"role": "quasi"}, "agea": quasi, "immigsent": quasi, **items}
+    )
+    (finding,) = ds["lint"]
+    assert (finding["column"], finding["kind"]) == ("immigsent", "derived_from_published")
+    assert finding["severity"] == "blocking" and finding["acceptable"] is False
+    assert finding["remedy"].startswith("give imbgeco, imueclt and imwbcnt the role quasi too")
+    refused = client.post(f"/api/datasets/{ds['id']}/runs", json=K5)
+    assert refused.status_code == 400 and refused.json()["field"] == "immigsent"
+    assert _set(client, ds["id"], {"immigsent": {"role": "sensitive"}})["lint"] == []
+    assert _k5(client, ds["id"])["result"]["verified"] is True

@@ -156,7 +156,8 @@ function render() {
 }
 
 /** One lint finding; a blocking one can be accepted (and an accepted one taken back), except a
- * column that links records like a quasi-identifier: its remedy is shown instead. */
+ * kind never accepted (a column that links records like a quasi-identifier, a quasi-identifier
+ * that published columns give back): its remedy is shown instead. */
 function finding(f) {
   const blocking = f.severity === "blocking";
   const what = f.kind ? f.kind.replaceAll("_", " ") : f.severity;
