@@ -18,7 +18,7 @@ from real_surveys import gss_warning_config, survey
 
 from microanon import InputError, lint_schema
 from microanon.apps.config import load_config
-from microanon.core.combinations import MAX_PARTS, MIN_ROWS, exact_combination
+from microanon.core.combinations import MAX_PARTS, MIN_ROWS, Combination, exact_combinations
 from microanon.core.lint import ACCEPTABLE_KINDS, DERIVED_KIND, FINDING_KINDS
 
 #: The roles ``microanon init`` proposed for ESS9GB before the lint knew of combinations.
@@ -34,6 +34,12 @@ ESS_ROLES = {
     **dict.fromkeys(["imbgeco", "imueclt", "imwbcnt", "hinctnta", "lrscale"], "sensitive"),
 }
 ITEMS = ("imbgeco", "imueclt", "imwbcnt")
+
+
+def exact_combination(data: pd.DataFrame, column: str, candidates: list[str]) -> Combination | None:
+    """The combination ``column`` is of ``candidates``, if any."""
+    found = exact_combinations(data, [column], candidates)
+    return found[0] if found else None
 
 
 @pytest.fixture(scope="module")

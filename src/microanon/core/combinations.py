@@ -4,25 +4,25 @@ A survey's scale score is often the sum or the mean of its items (the European S
 ``immigsent`` is ``imbgeco + imueclt + imwbcnt``). Published beside the items, such a score can be
 computed again from them: whatever a release does to the score, the items give it back. The
 schema lint (:mod:`microanon.core.lint`) asks this of each numeric quasi-identifier, with the
-columns published unchanged as the candidate parts (:func:`exact_combination`).
+columns published unchanged as the candidate parts (:func:`exact_combinations`).
 
 The search is a least-squares fit with an intercept, bounded in size:
 
-- it runs on the rows where the column is known, at most :data:`SAMPLE_ROWS` of them, spread
-  evenly over the table;
-- among at most :data:`MAX_PARTS` candidates, those most correlated with the column when there
-  are more;
-- on the rows where every candidate used is known: the candidates known on the most rows come
-  first, and as many are used as leave enough distinct rows for the fit;
+- it runs on at most :data:`SAMPLE_ROWS` rows spread evenly over the table (the candidates are
+  read on them once for every column), those where the column is known;
+- among at most :data:`MAX_PARTS` candidates, on the rows where all of them are known: the
+  candidates known on the most rows are taken first (by twentieths of the rows), the most
+  correlated with the column first among those, each that leaves enough rows (one missing on
+  most of them is passed over);
 - enough means at least :data:`MIN_ROWS` distinct rows, and :data:`ROWS_PER_COEFFICIENT` per
   coefficient fitted (the intercept included), so that a fit is not exact by chance because a
   small table has about as many rows as columns.
 
-A fit is exact when no residual exceeds :func:`tolerance`: a thousandth of the column's range and
-a quarter of the smallest gap between two of its values (so that the combination, rounded to the
-nearest value, gives back every value: a mean of whole numbers stored with two decimals is
-found), and never less than the rounding of floating point. The parts are then the fewest the
-fit needs: each candidate whose removal keeps the fit exact is removed, the smallest
+A fit is exact when no residual exceeds :func:`tolerance`: a thousandth of the column's range
+and a quarter of the smallest gap between two of its values (so that the combination, rounded to
+the nearest value, gives back every value: the mean of three items of 0 to 10 stored with two
+decimals is found), and never less than the rounding of floating point. The parts are then the
+fewest the fit needs: each candidate whose removal keeps the fit exact is removed, the smallest
 coefficients first. The combination found is checked on every row of the table where the column
 and its parts are known; a single part is not reported here (it is a one-to-one recoding, the
 lint's dependency scan's case).
@@ -43,15 +43,14 @@ __all__ = [
     "ROWS_PER_COEFFICIENT",
     "SAMPLE_ROWS",
     "Combination",
-    "exact_combination",
-    "numbers",
+    "exact_combinations",
     "tolerance",
 ]
 
-#: Most candidate parts a combination is sought among (the most correlated with the column).
+#: Most candidate parts a combination is sought among (see :func:`_chosen`).
 MAX_PARTS = 60
-#: Most rows the fit is sought on (spread evenly over the rows where the column is known).
-SAMPLE_ROWS = 5_000
+#: Most rows the fit is sought on (spread evenly over the table).
+SAMPLE_ROWS = 1_000
 #: Fewest distinct rows a fit needs.
 MIN_ROWS = 30
 #: Fewest distinct rows per coefficient fitted, the intercept included.
@@ -140,7 +139,7 @@ def _number(value: float) -> str:
     return "0" if text == "-0" else text
 
 
-def numbers(column: pd.Series) -> np.ndarray:
+def _numbers(column: pd.Series) -> np.ndarray:
     """``column`` as floats: a value that is not a finite number is missing (NaN)."""
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
         values = column.to_numpy(dtype="float64", na_value=np.nan)
@@ -184,25 +183,21 @@ def _spread(rows: np.ndarray, most: int) -> np.ndarray:
 
 def _varied(parts: np.ndarray) -> np.ndarray:
     """The indices of the columns of ``parts`` with two known values or more (a constant is
-    the intercept)."""
-    known = ~np.isnan(parts)
-    low = np.where(known, parts, np.inf).min(axis=0, initial=np.inf)
-    high = np.where(known, parts, -np.inf).max(axis=0, initial=-np.inf)
+    the intercept); ``fmin`` and ``fmax`` pass over a missing value."""
+    low = np.fmin.reduce(parts, axis=0, initial=np.inf)
+    high = np.fmax.reduce(parts, axis=0, initial=-np.inf)
     return np.flatnonzero(high > low)
 
 
-def _ranked(y: np.ndarray, parts: np.ndarray, most: int) -> np.ndarray:
-    """The indices of the ``most`` columns of ``parts`` (each with two known values or more)
-    most correlated with ``y`` (in absolute value, each on the rows where it is known), in
-    their order."""
-    if parts.shape[1] <= most:
-        return np.arange(parts.shape[1])
-    scores = np.zeros(parts.shape[1])
-    for j in range(parts.shape[1]):
-        known = ~np.isnan(parts[:, j])
-        if np.ptp(y[known]) > 0:
-            scores[j] = abs(np.corrcoef(y[known], parts[known, j])[0, 1])
-    return np.sort(np.argsort(-scores, kind="stable")[:most])
+def _correlations(y: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """The absolute correlation of ``y`` with each column of ``parts`` (each with two known
+    values or more), a missing value taken as its column's mean (which lowers the correlation
+    of a column missing on many rows); 0 for a column constant on the rows."""
+    x = parts - np.nanmean(parts, axis=0)
+    x[np.isnan(x)] = 0.0
+    centred = y - y.mean()
+    spread = np.sqrt((x * x).sum(axis=0) * (centred @ centred))
+    return np.abs(centred @ x) / np.where(spread > 0, spread, np.inf)
 
 
 def _distinct(rows: np.ndarray) -> int:
@@ -213,23 +208,30 @@ def _distinct(rows: np.ndarray) -> int:
     return len(np.unique(rows @ weights))
 
 
-def _fitted_rows(y: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The columns of ``parts`` to fit (indices, in order) and the rows where ``y`` and all of
-    them are known (a boolean mask): the columns known on the most rows first, as many as leave
-    enough distinct rows (:func:`_needed`); fewer than two columns when too few rows are
-    left."""
+def _chosen(y: np.ndarray, parts: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """The columns of ``parts`` to fit (indices, in order) and the rows where all of them are
+    known (a boolean mask): at most :data:`MAX_PARTS`, taken those known on the most rows first
+    (by twentieths of the rows), the most correlated with ``y`` first among those, each that
+    leaves enough rows (:func:`_needed`) where all taken are known; the last taken given back
+    while too few of those rows are distinct."""
     known = ~np.isnan(parts)
-    order = np.argsort(-known.sum(axis=0), kind="stable")
-    complete = np.logical_and.accumulate(known[:, order], axis=1).sum(axis=0)
-    used = int(np.sum(complete >= [_needed(k + 2) for k in range(len(order))]))
-    while used >= 2:
-        columns = np.sort(order[:used])
-        rows = known[:, columns].all(axis=1)
-        distinct = _distinct(np.column_stack([y[rows], parts[np.ix_(rows, columns)]]))
-        if distinct >= _needed(used + 1):
-            return columns, rows
-        used = min(used - 1, distinct // ROWS_PER_COEFFICIENT - 1)
-    return np.arange(0), np.zeros(len(y), dtype=bool)
+    taken: list[int] = []
+    rows = np.ones(len(y), dtype=bool)
+    twentieths = np.floor(20 * known.mean(axis=0))
+    for j in np.lexsort((-_correlations(y, parts), -twentieths)):
+        if len(taken) == MAX_PARTS:
+            break
+        with_it = rows & known[:, j]
+        if with_it.sum() >= _needed(len(taken) + 2):
+            taken.append(int(j))
+            rows = with_it
+    while taken:
+        rows = known[:, taken].all(axis=1)
+        distinct = _distinct(np.column_stack([y[rows], parts[np.ix_(rows, taken)]]))
+        if distinct >= _needed(len(taken) + 1):
+            break
+        taken.pop()
+    return sorted(taken), known[:, taken].all(axis=1)
 
 
 @dataclass(frozen=True)
@@ -313,46 +315,56 @@ def _holds(
     """The rows of ``data`` where ``column`` and ``parts`` are known, and the largest difference
     there between ``column`` and the combination ``found`` (intercept, coefficients) of
     ``parts``. One column at a time, so that the memory is that of a few columns."""
-    residual = numbers(data[column]) - found[0]
+    residual = _numbers(data[column]) - found[0]
     for part, coefficient in zip(parts, found[1], strict=True):
-        residual -= coefficient * numbers(data[part])
+        residual -= coefficient * _numbers(data[part])
     known = ~np.isnan(residual)
     return int(known.sum()), float(np.abs(residual[known]).max(initial=0.0))
 
 
-def exact_combination(
-    data: pd.DataFrame, column: str, candidates: Sequence[str]
-) -> Combination | None:
-    """Whether ``column`` is an exact linear combination of two or more of ``candidates``.
+def exact_combinations(
+    data: pd.DataFrame, columns: Sequence[str], candidates: Sequence[str]
+) -> list[Combination]:
+    """Each of ``columns`` that is an exact linear combination of two or more of
+    ``candidates``.
 
     Parameters
     ----------
     data : DataFrame
-    column : str
-        A numeric column (a value that is not a finite number counts as missing).
+    columns : sequence of str
+        Numeric columns (a value that is not a finite number counts as missing).
     candidates : sequence of str
-        Numeric columns, ``column`` not among them.
+        Numeric columns, none of ``columns`` among them.
 
     Returns
     -------
-    Combination or None
-        The combination of the fewest candidates (see the module docstring for the search and
-        its bounds), checked on every row where they and ``column`` are known; None when there
-        is none of two or more, or too few rows to tell.
+    list of Combination
+        For each column that is one, in order, the combination of the fewest candidates (see
+        the module docstring for the search and its bounds), checked on every row where they
+        and the column are known. A column that is none, or of too few rows to tell, has none.
     """
-    if len(candidates) < 2:
+    if len(candidates) < 2 or not columns:
+        return []
+    sample = data.iloc[_spread(np.arange(len(data)), SAMPLE_ROWS)]
+    parts = np.column_stack([_numbers(sample[c]) for c in candidates])
+    names = np.array(candidates, dtype=object)
+    found = (_combination(data, c, _numbers(sample[c]), parts, names) for c in columns)
+    return [c for c in found if c is not None]
+
+
+def _combination(
+    data: pd.DataFrame, column: str, target: np.ndarray, parts: np.ndarray, names: np.ndarray
+) -> Combination | None:
+    """The combination of the fewest of ``names`` (values ``parts`` on the sample's rows) that
+    gives ``column`` (values ``target`` there), checked on every row of ``data``; None when
+    there is none of two or more, or too few rows to tell."""
+    known = ~np.isnan(target)
+    if known.sum() < MIN_ROWS:
         return None
-    target = numbers(data[column])
-    rows = _spread(np.flatnonzero(~np.isnan(target)), SAMPLE_ROWS)
-    if len(rows) < MIN_ROWS:
-        return None
-    y = target[rows]
-    parts = np.column_stack([numbers(data[c].iloc[rows]) for c in candidates])
+    y, parts = target[known], parts[known]
     varied = _varied(parts)
-    names, parts = np.array(candidates, dtype=object)[varied], parts[:, varied]
-    ranked = _ranked(y, parts, MAX_PARTS)
-    names, parts = names[ranked], parts[:, ranked]
-    columns, fitted = _fitted_rows(y, parts)
+    names, parts = names[varied], parts[:, varied]
+    columns, fitted = _chosen(y, parts)
     y, parts, names = y[fitted], parts[np.ix_(fitted, columns)], names[columns]
     varied = _varied(parts)  # (a column may be constant on the rows where all are known)
     if len(varied) < 2 or np.ptp(y) == 0:

@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .combinations import Combination, exact_combination
+from .combinations import Combination, exact_combinations
 from .errors import InputError
 from .factorize import KEY_LIMIT, factorize
 from .frames import as_pandas
@@ -606,15 +606,12 @@ def _derived(data: pd.DataFrame, schema: Schema, quasi: Sequence[str]) -> list[F
     """A ``derived_from_published`` finding per numeric quasi-identifier that is an exact
     linear combination of numeric columns published unchanged (:data:`UNCHANGED_ROLES`)."""
     targets = [q for q in quasi if _numeric(data[q], schema[q])]
-    if not targets:
-        return []
     parts = [
         a.name
         for a in schema
         if a.role in UNCHANGED_ROLES and a.name in data.columns and _numeric(data[a.name], a)
     ]
-    found = (exact_combination(data, q, parts) for q in targets)
-    return [_derived_finding(c, schema) for c in found if c is not None]
+    return [_derived_finding(c, schema) for c in exact_combinations(data, targets, parts)]
 
 
 def _derived_finding(found: Combination, schema: Schema) -> Finding:
