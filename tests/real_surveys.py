@@ -53,9 +53,6 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``wvs_usa_abortion``: the World Values Survey's American respondents 1982-2011: 10,387 people
   with year, age, sex, college education (missing for 4,173), unemployment, national pride,
   ideology and their view on abortion.
-- ``ess9gb``: European Social Survey round 9, Great Britain: 1,905 respondents with region, age,
-  sex, years of education, unemployment, household income decile (missing for 290), left-right
-  scale and attitudes to immigration.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -91,7 +88,6 @@ SURVEYS = {
     "ces11": ("carData", "CES11"),
     "happiness": ("wooldridge", "happiness"),
     "wvs_usa_abortion": ("stevedata", "wvs_usa_abortion"),
-    "ess9gb": ("stevedata", "ESS9GB"),
 }
 
 

@@ -254,15 +254,16 @@ def test_a_run_publishes_the_weight_and_counts_rows_as_anonymize(client, crashes
 
 def test_a_quasi_identifier_its_published_items_give_back_blocks_the_runs(client, tmp_path):
     """ESS round 9, Great Britain, as a Stata file: with immigsent a quasi-identifier beside its
-    three items (sensitive), the lint list names it, offers no acceptance but the remedy, and a
-    run is refused naming the column; published like its items, it runs."""
+    three items published unchanged (insensitive), the lint list names it, offers no acceptance
+    but the remedy, and a run is refused naming the column; with the items sensitive, a caution
+    says it and the runs go on; published like its items, nothing is said."""
     path = tmp_path / "ess.dta"
     ess = survey("ess9gb")
     pyreadstat.write_dta(
         ess[["region", "agea", "immigsent", "imbgeco", "imueclt", "imwbcnt"]], path
     )
     ds = _upload(client, path)
-    items = dict.fromkeys(["imbgeco", "imueclt", "imwbcnt"], {"role": "sensitive"})
+    items = dict.fromkeys(["imbgeco", "imueclt", "imwbcnt"], {"role": "insensitive"})
     quasi = {"role": "quasi", "kind": "numeric"}
     ds = _set(
         client, ds["id"], {"region": {"role": "quasi"}, "agea": quasi, "immigsent": quasi, **items}
@@ -273,5 +274,10 @@ def test_a_quasi_identifier_its_published_items_give_back_blocks_the_runs(client
     assert finding["remedy"].startswith("give imbgeco, imueclt and imwbcnt the role quasi too")
     refused = client.post(f"/api/datasets/{ds['id']}/runs", json=K5)
     assert refused.status_code == 400 and refused.json()["field"] == "immigsent"
-    assert _set(client, ds["id"], {"immigsent": {"role": "sensitive"}})["lint"] == []
+    sensitive = dict.fromkeys(["imbgeco", "imueclt", "imwbcnt"], {"role": "sensitive"})
+    ds = _set(client, ds["id"], sensitive)
+    assert ds["lint"] == []
+    assert [c for c in ds["lint_cautions"] if c.startswith("quasi-identifier immigsent is ")]
+    ds = _set(client, ds["id"], {"immigsent": {"role": "sensitive"}})
+    assert ds["lint"] == [] and ds["lint_cautions"] == []
     assert _k5(client, ds["id"])["result"]["verified"] is True

@@ -48,16 +48,18 @@ def ess() -> pd.DataFrame:
 
 
 def test_a_scale_score_beside_its_items_is_found(ess):
-    report = lint_schema(ess, ESS_ROLES)
-    (finding,) = report.findings
-    assert (finding.column, finding.kind, finding.related) == ("immigsent", DERIVED_KIND, ITEMS)
+    """The items published as insensitive (every method publishes them unchanged): a finding
+    that refuses the release."""
+    report = lint_schema(ess, {**ESS_ROLES, **dict.fromkeys(ITEMS, "insensitive")})
+    (finding,) = [f for f in report.findings if f.kind == DERIVED_KIND]
+    assert (finding.column, finding.related) == ("immigsent", ITEMS)
     assert finding.evidence == (
-        "the sum of imbgeco, imueclt and imwbcnt on all 1,850 rows where they are known "
-        "(immigsent = imbgeco + imueclt + imwbcnt), which are published unchanged (sensitive): "
-        "anyone can compute the quasi-identifier again from them, however far the release "
-        "generalizes it"
+        "the sum of imbgeco, imueclt and imwbcnt (insensitive) on all 1,850 rows where they are "
+        "known (immigsent = imbgeco + imueclt + imwbcnt), which are published unchanged: anyone "
+        "can compute the quasi-identifier again from them, however far the release generalizes "
+        "it"
     )
-    assert not report.ok and report.blocking == [finding] and report.linkable == []
+    assert not report.ok and finding in report.blocking
     with pytest.raises(InputError, match="give imbgeco, imueclt and imwbcnt the role quasi too"):
         report.raise_if_blocking()
     # what it says holds: the items give the score back on those rows
@@ -65,10 +67,31 @@ def test_a_scale_score_beside_its_items_is_found(ess):
     assert len(known) == 1_850 and (known[list(ITEMS)].sum(axis=1) == known["immigsent"]).all()
 
 
+def test_a_score_beside_its_sensitive_items_is_a_caution(ess):
+    """The items sensitive, as ``init`` had proposed them: a method may publish them apart from
+    the records (Anatomy) or randomized, so the lint says it, as it says a sensitive column
+    that determines a quasi-identifier, and refuses nothing."""
+    report = lint_schema(ess, ESS_ROLES)
+    assert report.findings == [] and report.ok
+    assert [c.column for c in report.derived] == ["immigsent"]
+    (caution,) = [a for a in report.alerts if "immigsent" in a]
+    assert caution.startswith(
+        "quasi-identifier immigsent is the sum of imbgeco, imueclt and imwbcnt (sensitive) on "
+        "all 1,850 rows where they are known (immigsent = imbgeco + imueclt + imwbcnt): where a "
+        "method publishes them with the records (a sensitive column unchanged, a weight), "
+        "anyone can compute it again from them"
+    )
+    assert "give immigsent the role sensitive or insensitive" in caution
+
+
 def test_the_finding_cannot_be_accepted(ess):
     assert DERIVED_KIND in FINDING_KINDS and DERIVED_KIND not in ACCEPTABLE_KINDS
     with pytest.raises(InputError) as refused:
-        lint_schema(ess, ESS_ROLES, accept={"immigsent": [DERIVED_KIND]})
+        lint_schema(
+            ess,
+            {**ESS_ROLES, **dict.fromkeys(ITEMS, "insensitive")},
+            accept={"immigsent": [DERIVED_KIND]},
+        )
     assert str(refused.value).startswith(
         "lint: accept: immigsent: derived_from_published cannot be accepted, since the columns "
         "published unchanged beside immigsent give it back"
@@ -86,7 +109,7 @@ def test_the_finding_cannot_be_accepted(ess):
 )
 def test_a_score_published_like_its_items_or_with_them_protected_is_no_finding(ess, change):
     report = lint_schema(ess, {**ESS_ROLES, **change})
-    assert [f for f in report.findings if f.kind == DERIVED_KIND] == []
+    assert report.derived == [] and not [a for a in report.alerts if "immigsent" in a]
 
 
 def test_a_mean_stored_rounded_and_a_difference_are_found(ess):
@@ -143,8 +166,15 @@ def test_a_column_made_as_a_linear_combination_is_found(rows, width, missing, se
     table["sparse"] = np.where(rng.random(rows) < 0.9, np.nan, rng.integers(0, 100, rows))
     roles = {"q": {"role": "quasi", "kind": "numeric"}, "sparse": "insensitive"}
     roles.update({c: data.draw(st.sampled_from(["sensitive", "insensitive"])) for c in names})
-    (finding,) = [f for f in lint_schema(table, roles).findings if f.kind == DERIVED_KIND]
-    assert finding.column == "q" and finding.related == tuple(names[j] for j in used)
+    report = lint_schema(table, roles)
+    (derived,) = report.derived
+    assert derived.column == "q" and derived.parts == tuple(names[j] for j in used)
+    findings = [f for f in report.findings if f.kind == DERIVED_KIND]
+    cautions = [a for a in report.cautions if a.startswith("quasi-identifier q is ")]
+    if all(roles[names[j]] == "insensitive" for j in used):  # a finding, else a caution
+        assert [f.related for f in findings] == [derived.parts] and cautions == []
+    else:
+        assert findings == [] and len(cautions) == 1
     found = exact_combination(table, "q", [*names, "sparse"])
     assert found is not None and found.rows == int(table[names[used[0]]].notna().sum())
     assert np.allclose(found.coefficients, weights) and found.intercept == pytest.approx(intercept)

@@ -13,13 +13,17 @@ them can undo that protection when
   splits equivalence classes like a quasi-identifier;
 - it has no role in the schema at all (``no_role``): nothing says whether it may be published.
 
-A numeric quasi-identifier can be undone too (``derived_from_published``): when it is an exact
-linear combination (a sum, a mean, a difference) of two or more numeric columns published
-unchanged (insensitive, sensitive, strata, weights), anyone computes it again from them, however
-far the release generalized it (the European Social Survey's ``immigsent`` is the sum of the
-three items ``imbgeco``, ``imueclt`` and ``imwbcnt``). The search and its bounds are
-:mod:`microanon.core.combinations`'s; a single column that gives a quasi-identifier back is the
-dependency scan's.
+A numeric quasi-identifier can be undone too: when it is an exact linear combination (a sum, a
+mean, a difference) of two or more numeric columns published with their records (insensitive,
+sensitive, strata, weights), anyone computes it again from them, however far the release
+generalized it (the European Social Survey's ``immigsent`` is the sum of the three items
+``imbgeco``, ``imueclt`` and ``imwbcnt``). When every part is insensitive or a stratum id, which
+every method publishes unchanged, it is a finding (``derived_from_published``); when a part is a
+sensitive column or a weight, it is said in :attr:`LintReport.cautions`, as a sensitive column or
+a weight that determines a quasi-identifier is (a method may publish a sensitive column apart
+from the records, as Anatomy does, or randomize it). The search and its bounds are
+:mod:`microanon.core.combinations`'s (:func:`derived_quasi`); a single column that gives a
+quasi-identifier back is the dependency scan's.
 
 Dependencies are measured with the leave-one-out accuracy of predicting the target column by the
 majority value of its determinant's group (a record counts as predicted only if the majority of
@@ -96,6 +100,8 @@ __all__ = [
     "LintReport",
     "lint_schema",
     "dependency_accuracy",
+    "derived_evidence",
+    "derived_quasi",
 ]
 
 #: The kind of a quasi-identifier that columns published unchanged give back: never accepted.
@@ -191,14 +197,20 @@ class LintReport:
         One line saying how the dependency scan was limited by
         :data:`DEPENDENCY_SCAN_BUDGET` and what was not tested (None: it was complete).
     cautions : list of str
-        One line per sampling weight that determines a quasi-identifier: published unchanged,
-        it restores what the release generalizes (not a finding: it refuses nothing).
+        One line per sampling weight or sensitive column that determines a quasi-identifier,
+        and per quasi-identifier that columns published with their records add up to, one of
+        them sensitive or a weight: published so, they restore what the release generalizes
+        (not a finding: it refuses nothing).
+    derived : list of Combination
+        Every numeric quasi-identifier that columns published with their records add up to
+        (:func:`derived_quasi`): a ``derived_from_published`` finding or a caution.
     """
 
     rows: int
     findings: list[Finding] = field(default_factory=list)
     limited: str | None = None
     cautions: list[str] = field(default_factory=list)
+    derived: list[Combination] = field(default_factory=list)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -521,7 +533,8 @@ def lint_schema(
                 )
             )
         findings.extend(dependencies.get(c, []))
-    findings.extend(_derived(data, schema, quasi))
+    derived = derived_quasi(data, schema)
+    findings.extend(_derived_finding(c, schema) for c in derived if _blocking(c, schema))
     out = [
         Finding(
             f.column,
@@ -534,7 +547,8 @@ def lint_schema(
         for f in findings
     ]
     cautions = [_caution(schema[c].role, c, dependencies.get(c, [])) for c in weighted]
-    return LintReport(n, out, limited, [c for c in cautions if c])
+    cautions += [_derived_caution(c, schema) for c in derived if not _blocking(c, schema)]
+    return LintReport(n, out, limited, [c for c in cautions if c], derived)
 
 
 def _caution(role: Role, column: str, found: Sequence[Finding]) -> str | None:
@@ -602,29 +616,77 @@ def _numeric(column: pd.Series, attribute: Attribute) -> bool:
     return numeric or attribute.kind is Kind.NUMERIC
 
 
-def _derived(data: pd.DataFrame, schema: Schema, quasi: Sequence[str]) -> list[Finding]:
-    """A ``derived_from_published`` finding per numeric quasi-identifier that is an exact
-    linear combination of numeric columns published unchanged (:data:`UNCHANGED_ROLES`)."""
+def derived_quasi(data: pd.DataFrame, schema: Schema) -> list[Combination]:
+    """The numeric quasi-identifiers of ``schema`` that are an exact linear combination of two or
+    more numeric columns published with their records (:data:`UNCHANGED_ROLES`), each with its
+    parts (:func:`~microanon.core.combinations.exact_combinations`).
+
+    Parameters
+    ----------
+    data : DataFrame
+    schema : Schema
+
+    Returns
+    -------
+    list of Combination
+    """
+    quasi = [q for q in schema.quasi if q in data.columns]
     targets = [q for q in quasi if _numeric(data[q], schema[q])]
     parts = [
         a.name
         for a in schema
         if a.role in UNCHANGED_ROLES and a.name in data.columns and _numeric(data[a.name], a)
     ]
-    return [_derived_finding(c, schema) for c in exact_combinations(data, targets, parts)]
+    return exact_combinations(data, targets, parts)
+
+
+def _blocking(found: Combination, schema: Schema) -> bool:
+    """Whether every part of ``found`` is a column every method publishes unchanged
+    (insensitive, a stratum id): a finding; else a caution."""
+    return all(schema[p].role in (Role.INSENSITIVE, Role.STRATA) for p in found.parts)
+
+
+def derived_evidence(found: Combination, schema: Schema) -> str:
+    """What ``found`` (a :func:`derived_quasi`) is, in words: ``the sum of a, b and c
+    (sensitive) on all 1,850 rows where they are known (q = a + b + c)``.
+
+    Parameters
+    ----------
+    found : Combination
+    schema : Schema
+
+    Returns
+    -------
+    str
+    """
+    roles = ", ".join(dict.fromkeys(schema[p].role.value for p in found.parts))
+    within = f", to within {found.residual:.3g}" if found.residual else ""
+    return (
+        f"{found.name} of {_listed(found.parts)} ({roles}) on all {found.rows:,} rows where "
+        f"they are known{within} ({found.formula})"
+    )
 
 
 def _derived_finding(found: Combination, schema: Schema) -> Finding:
-    """The finding of a quasi-identifier that ``found``'s parts give back."""
-    roles = ", ".join(dict.fromkeys(schema[p].role.value for p in found.parts))
-    within = f", to within {found.residual:.3g}" if found.residual else ""
+    """The finding of a quasi-identifier that ``found``'s parts, all published unchanged, give
+    back."""
     return Finding(
         found.column,
         DERIVED_KIND,
-        f"{found.name} of {_listed(found.parts)} on all {found.rows:,} rows where they are "
-        f"known{within} ({found.formula}), which are published unchanged ({roles}): anyone can "
+        f"{derived_evidence(found, schema)}, which are published unchanged: anyone can "
         "compute the quasi-identifier again from them, however far the release generalizes it",
         found.parts,
+    )
+
+
+def _derived_caution(found: Combination, schema: Schema) -> str:
+    """The caution of a quasi-identifier that ``found``'s parts give back, one of them a
+    sensitive column or a weight."""
+    return (
+        f"quasi-identifier {found.column} is {derived_evidence(found, schema)}: where a "
+        "method publishes them with the records (a sensitive column unchanged, a weight), "
+        "anyone can compute it again from them, however far the release generalizes it; "
+        f"{_derived_remedy(found.column, _listed(found.parts))}"
     )
 
 

@@ -48,7 +48,8 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from ...core.lint import DERIVED_KIND, UNIQUE_SHARE, Finding, lint_schema
+from ...core.combinations import Combination
+from ...core.lint import UNIQUE_SHARE, derived_evidence, lint_schema
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from .design import design_role
@@ -322,16 +323,18 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     out = list(proposals)
     for _ in range(len(out) + 1):
         schema = Schema.from_dict({p.column: p.role.value for p in out})
-        findings = {f.column: f for f in lint_schema(data, schema).findings}
+        report = lint_schema(data, schema)
+        derived = {c.column: c for c in report.derived}
+        findings = {f.column: f for f in report.findings if f.column not in derived}
         changed = False
         for i, p in enumerate(out):
+            if p.column in derived and p.rule != "stated":
+                out[i] = _like_its_parts(p, derived[p.column], schema)
+                changed = True
             f = findings.get(p.column)
-            if f is None or (f.kind == DERIVED_KIND and p.rule == "stated"):
+            if f is None:
                 continue
             changed = True
-            if f.kind == DERIVED_KIND:
-                out[i] = _like_its_parts(p, f, schema)
-                continue
             drop = f.kind == "near_unique" or p.role is Role.STRATA
             role = Role.IDENTIFIER if drop else Role.QUASI
             done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
@@ -347,19 +350,19 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     return out
 
 
-def _like_its_parts(proposal: Proposal, finding: Finding, schema: Schema) -> Proposal:
-    """``proposal``, a quasi-identifier the lint found the combination of columns published
-    unchanged (``finding``), published like them: sensitive when one of them is (a scale's
-    score, like its items, is what an attacker seldom knows), else insensitive."""
-    sensitive = any(schema[c].role is Role.SENSITIVE for c in finding.related)
+def _like_its_parts(proposal: Proposal, found: Combination, schema: Schema) -> Proposal:
+    """``proposal``, a quasi-identifier that columns published with their records add up to
+    (``found``, as the lint finds it), published like them: sensitive when one of them is (a
+    scale's score, like its items, is what an attacker seldom knows), else insensitive."""
+    sensitive = any(schema[c].role is Role.SENSITIVE for c in found.parts)
     role = Role.SENSITIVE if sensitive else Role.INSENSITIVE
     return Proposal(
         proposal.column,
         role,
-        f"lint:{finding.kind}",
-        f"schema lint ({finding.kind}): {finding.evidence}; so {role.value}, like them: a "
-        "score made of them is seldom known where they are not, and as a quasi-identifier it "
-        f"would protect nothing (first proposed {proposal.role.value}: {proposal.reason})",
+        "lint:derived",
+        f"schema lint: {derived_evidence(found, schema)}; so {role.value}, like them: a score "
+        "made of them is seldom known where they are not, and as a quasi-identifier it would "
+        f"protect nothing (first proposed {proposal.role.value}: {proposal.reason})",
     )
 
 

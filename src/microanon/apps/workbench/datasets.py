@@ -101,7 +101,8 @@ class Dataset:
     lint_limited : str or None
         How the lint's dependency scan was limited by its budget (None: it was complete).
     lint_cautions : list of str
-        The lint's cautions: sampling weights that give back a quasi-identifier.
+        The lint's cautions: sampling weights and sensitive columns that give back a
+        quasi-identifier, alone or added up.
     levels : dict of str to int
         Generalization levels above the leaves of each quasi-identifier's hierarchy.
     accept : dict of str to list of str
