@@ -109,6 +109,30 @@ def test_interval_bounds_are_inclusive():
     assert interval_disclosure(x, y, p=10).per_column.iloc[0] >= 0.75
 
 
+def _plain_mid_rank(column: np.ndarray, value: float) -> float:
+    """1-based mid-rank of ``value`` among ``column``: between those below and those up to it."""
+    return ((column < value).sum() + 1 + (column <= value).sum()) / 2.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(1, 40).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(-4, 4), min_size=n, max_size=n),
+            st.lists(st.integers(-6, 6), min_size=n, max_size=n),
+        )
+    ),
+    st.sampled_from([0.0, 5.0, 20.0, 50.0]),
+)
+def test_rank_disclosure_equals_the_plain_count(pair, r):
+    """Whole numbers (many ties, values absent from the original): the share of values whose
+    mid-rank moved at most r % of the records, counted value by value."""
+    x, y = (np.array(a, dtype=float) for a in pair)
+    moved = [abs(_plain_mid_rank(x, b) - _plain_mid_rank(x, a)) for a, b in zip(x, y, strict=True)]
+    expected = np.mean(np.array(moved) <= r / 100.0 * len(x))
+    assert rank_disclosure(x[:, None], y[:, None], r=r).share == pytest.approx(expected)
+
+
 def test_rank_disclosure_with_ties_and_new_values():
     x = np.array([[1.0], [1.0], [2.0], [3.0], [4.0]])
     # mid-ranks: 1 -> 1.5, 2 -> 3, 3 -> 4, 4 -> 5; 10 is absent -> 5.5

@@ -217,9 +217,9 @@ def _changed(
     publishes missing; or, for a column the method treated (``treated``), that it changed no
     value (``before``: the original's records row for row with the published ones)."""
     if release.kind == "masked":
-        stars = (after.astype(str) == SUPPRESSED).to_numpy()
+        stars = _starred(after)
         gone = after.isna().to_numpy() | stars
-        lacking = (before.isna() | (before.astype(str) == SUPPRESSED)).to_numpy()
+        lacking = before.isna().to_numpy() | _starred(before)
         n = int(np.count_nonzero(gone & ~lacking))
         text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
         missing = before.isna().to_numpy()
@@ -232,6 +232,14 @@ def _changed(
         if text:
             return text
     return "; no value changed" if treated and _same_values(before, after) else ""
+
+
+def _starred(column: pd.Series) -> np.ndarray:
+    """Where ``column`` holds the suppressed value ``*`` (never in a column of numbers, which
+    is not compared cell by cell as text)."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return np.zeros(len(column), dtype=bool)
+    return (column == SUPPRESSED).fillna(False).to_numpy(dtype=bool)
 
 
 def _same_values(before: pd.Series, after: pd.Series) -> bool:
