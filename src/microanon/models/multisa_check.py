@@ -80,8 +80,9 @@ def multisa_verdicts(release: Release) -> list[Verdict]:
     for s in sensitive:
         listed = idt.loc[idt["attribute"].astype(str) == s]
         sids = listed["sid"].astype(str)
-        named = set(at[s].dropna().astype(str)) - {SUPPRESSED_SID} if s in at.columns else set()
-        unlisted = sorted(named - set(sids))
+        # (the distinct SIDs first: a value each, not a Python string per record)
+        named = {str(v) for v in at[s].dropna().unique()} if s in at.columns else set()
+        unlisted = sorted(named - {SUPPRESSED_SID} - set(sids.unique().tolist()))
         if unlisted:
             raise InputError(
                 f"multi-sa release: at names SID(s) of {s!r} that idt does not list "
