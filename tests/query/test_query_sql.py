@@ -141,6 +141,10 @@ def test_names_are_case_insensitive_and_where_mask(release):
         ("SELECT AVG(salary) FROM release GROUP BY age + 1", "only list columns"),
         ("SELECT AVG(zipcode) FROM release", "numeric"),
         ("SELECT AVG(salary) FROM release WHERE zipcode > 3 + 'x'", "WHERE"),
+        (
+            "SELECT AVG(salary) FROM release WHERE gender >= 30",
+            "published as text .* compare it with its published text",
+        ),
         ("  ", "give an SQL query"),
     ],
 )

@@ -395,7 +395,19 @@ def _run(con: Any, sql: str, params: list[Any] | None = None, what: str = "query
     except duckdb.InterruptException:  # the time limit's: see _Deadline.watch
         raise
     except duckdb.Error as exc:
-        raise InputError(f"{what}: {exc}") from None
+        raise InputError(f"{what}: {exc}{_text_hint(exc)}") from None
+
+
+def _text_hint(exc: Exception) -> str:
+    """What to do when DuckDB cannot compare a column of text with a number: the column is
+    published as text (a generalized quasi-identifier's labels, or numbers beside ``?``)."""
+    if "Cannot compare values of type VARCHAR" not in str(exc):
+        return ""
+    return (
+        "; the column is published as text (a generalized quasi-identifier holds labels such "
+        "as '[30, 40)', a numeric one with missing values '?' beside its numbers): compare it "
+        "with its published text, e.g. WHERE age = '[30, 40)'"
+    )
 
 
 def _tree(con: Any, sql: str) -> dict[str, Any]:
