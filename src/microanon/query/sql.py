@@ -395,7 +395,9 @@ def _run(con: Any, sql: str, params: list[Any] | None = None, what: str = "query
     except duckdb.InterruptException:  # the time limit's: see _Deadline.watch
         raise
     except duckdb.Error as exc:
-        raise InputError(f"{what}: {exc}{_text_hint(exc)}") from None
+        hint = _text_hint(exc)  # (then DuckDB's first line: its others show our rewritten SQL)
+        said = f"{_first_line(exc)}{hint}" if hint else str(exc)
+        raise InputError(f"{what}: {said}") from None
 
 
 def _text_hint(exc: Exception) -> str:
