@@ -29,7 +29,13 @@ from microanon.apps.row_counts import counts_sentence
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.core.schema import Schema
-from microanon.measures import RiskSummary, UtilitySummary, risk_summary, utility_summary
+from microanon.measures import (
+    RiskSummary,
+    UtilitySummary,
+    interval_disclosure,
+    risk_summary,
+    utility_summary,
+)
 from microanon.methods.steps import STEPS_METHOD
 from microanon.models import Verdict
 
@@ -143,7 +149,7 @@ def perturbative_metrics(
     original, data = known_numbers(original, release.data, cols)
     util = utility_summary(original, data, cols)
     risk = risk_summary(original, data, cols, p=_INTERVAL_P, r=_RANK_R)
-    drisk = risk_summary(original, data, cols, p=_INTERVAL_P, r=_RANK_R, outside=1)
+    drisk = interval_disclosure(original, data, cols, p=_INTERVAL_P, outside=1)  # (sdcMicro's)
     sd = np.sqrt(util.variances.original.to_numpy())
     sd = np.where(sd > 0, sd, 1.0)
     utility = {
@@ -159,7 +165,7 @@ def perturbative_metrics(
     risks = {
         "record linkage": risk.linkage.share,
         f"interval disclosure (±{_INTERVAL_P:g}% sd, every column)": risk.interval.share,
-        f"interval disclosure (sdcMicro dRisk, k = {_INTERVAL_P / 100:g})": drisk.interval.share,
+        f"interval disclosure (sdcMicro dRisk, k = {_INTERVAL_P / 100:g})": drisk.share,
         f"rank disclosure (±{_RANK_R:g}% of records)": risk.rank.share,
     }
     return utility, risks, util, risk
