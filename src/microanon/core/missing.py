@@ -71,12 +71,16 @@ def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:
     of numbers). In a quasi-identifier :data:`MISSING_LABEL` is none: it is how microanon's
     releases write a missing quasi-identifier value, and how the checks read one (a value of
     its own)."""
+    import numpy as np
     import pandas as pd
 
-    text = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+    # each distinct value looked at once (a survey column holds few), then spread to the rows
+    codes, uniques = pd.factorize(values)
+    distinct = pd.Series(uniques, dtype=object)
+    stray = pd.to_numeric(distinct, errors="coerce").isna().to_numpy(copy=True)
     if quasi:
-        return text & (values.astype(str) != MISSING_LABEL).to_numpy()
-    return text
+        stray &= (distinct.astype(str) != MISSING_LABEL).to_numpy()
+    return np.append(stray, False)[codes]  # (a missing value, code -1: no stray text)
 
 
 def stray_refusal(column: str, bad: int, total: int, example: str, sensitive: bool) -> str:
