@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from real_surveys import survey
 
 from microanon.apps.cli import main
@@ -22,7 +24,16 @@ from microanon.core.schema import Schema
 from microanon.datasets import load_adult
 from microanon.measures.survey_risk import individual_risk
 from microanon.methods import registry
-from microanon.methods.steps import TRACER, Steps, check_steps, run_steps, step_rng
+from microanon.methods.steps import (
+    TRACER,
+    Steps,
+    _as_number,
+    _plain,
+    _same,
+    check_steps,
+    run_steps,
+    step_rng,
+)
 
 COLUMNS = ["age", "sex", "race", "marital_status", "fnlwgt", "hours_per_week", "income"]
 SCHEMA = {
@@ -378,3 +389,27 @@ def test_a_step_naming_an_unknown_column_lists_the_user_s_columns(adult):
     with pytest.raises(InputError, match="not a published column") as refused:
         steps.add("global_recode", maps={"agee": {"breaks": [0, 50, 100]}})
     assert TRACER not in str(refused.value) and "hours_per_week" in str(refused.value)
+
+
+#: Values a step may leave or make: numbers and their text, truth values, missing values.
+_CELLS = [1, 1.0, "1", "1.0", True, False, 0, 0.0, "0", None, np.nan, "x", 2, 2.5, "2.5"]
+_CELLS += ["[0, 5)", np.int64(1), np.float64(2.0), "2", pd.NA, np.True_]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_CELLS), st.sampled_from(_CELLS)), max_size=40))
+def test_cells_compared_once_per_distinct_pair_as_one_by_one(cells):
+    """Whether a step changed a cell, decided once per distinct pair of values (a recode
+    changes every cell of a column), equals the cell-by-cell comparison: missing equals
+    missing, a number equals its text, True is not 1."""
+    before = pd.Series([x for x, _ in cells], dtype=object)
+    after = pd.Series([y for _, y in cells], dtype=object)
+    plain = [(None if x is pd.NA else x, None if y is pd.NA else y) for x, y in cells]
+    expected = [
+        bool(pd.isna(x) and pd.isna(y))
+        or (not pd.isna(x) and not pd.isna(y) and bool(x == y))
+        or bool(_plain(x) == _plain(y))
+        or _as_number(x, y)
+        for x, y in plain
+    ]
+    assert _same(before, after).tolist() == expected

@@ -326,11 +326,35 @@ def _same(before: pd.Series, after: pd.Series) -> np.ndarray:
     a = before.to_numpy(dtype=object, na_value=None)  # (<NA> of a nullable column: None)
     b = after.to_numpy(dtype=object, na_value=None)
     same = np.asarray((a == b) | (pd.isna(a) & pd.isna(b)), dtype=bool)
-    differ = np.flatnonzero(~same)  # few: compare those in plain form
-    same[differ] = [_plain(x) == _plain(y) for x, y in zip(a[differ], b[differ], strict=True)]
-    differ = np.flatnonzero(~same)  # a number and its text as a table writes it ("6.0")
-    same[differ] = [_as_number(x, y) for x, y in zip(a[differ], b[differ], strict=True)]
+    differ = np.flatnonzero(~same)
+    if len(differ):  # each distinct pair of values compared once (a recode changes every cell)
+        pairs, first = _distinct_pairs(a[differ], b[differ])
+        verdict = np.fromiter(
+            (_equal(x, y) for x, y in zip(a[differ][first], b[differ][first], strict=True)),
+            dtype=bool,
+            count=len(first),
+        )
+        same[differ] = verdict[pairs]
     return same
+
+
+def _equal(x: Any, y: Any) -> bool:
+    """Whether two values differ only in form: equal in plain form, or a number and its text as
+    a table writes it (``"6.0"``)."""
+    return bool(_plain(x) == _plain(y)) or _as_number(x, y)
+
+
+def _distinct_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pair of each row of two object arrays among their distinct pairs, and one row of
+    each: values told apart by type too (pandas' hashing holds ``True`` and ``1`` equal)."""
+    key = np.zeros(len(a), dtype=np.int64)
+    for column in (a, b):
+        for part in (np.frompyfunc(type, 1, 1)(column), column):
+            codes, uniques = pd.factorize(part, use_na_sentinel=False)
+            key = key * max(len(uniques), 1) + codes
+            key = pd.factorize(key)[0].astype(np.int64)  # (renumbered: never overflows)
+    _, first, pairs = np.unique(key, return_index=True, return_inverse=True)
+    return pairs.reshape(-1), first
 
 
 def _as_number(x: Any, y: Any) -> bool:
