@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.reading import ReadOptions, csv_opener, whole_written, zero_led_codes
+from ..core.reading import ReadOptions, csv_opener, whole_floats, whole_written, zero_led_codes
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -278,14 +278,7 @@ def _written_whole(
 def _whole_or_missing(values: np.ndarray) -> bool:
     """Whether float64 ``values`` miss some value and hold only whole numbers that int64 keeps."""
     missing = np.isnan(values)
-    if not missing.any() or missing.all():
-        return False
-    held = values[~missing]
-    return bool(
-        np.isfinite(held).all()
-        and (np.abs(held) <= 2.0**53).all()
-        and (held == np.trunc(held)).all()
-    )
+    return bool(missing.any() and not missing.all() and whole_floats(values))
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -382,13 +375,9 @@ def _whole_numbers(column: pd.Series) -> pd.Series:
     values = column.to_numpy()
     if np.isnan(values).all():
         return column
-    if _whole_or_missing(values):
-        return column.astype("Int64")
-    if not np.isfinite(values).all() or (np.abs(values) > 2.0**53).any():
+    if not whole_floats(values):
         return column
-    if (values != np.trunc(values)).any():
-        return column
-    return column.astype(np.int64)
+    return column.astype("Int64" if np.isnan(values).any() else np.int64)
 
 
 #: The suffixes of the files whose value labels :func:`value_label_categories` reads.

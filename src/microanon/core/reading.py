@@ -19,6 +19,7 @@ __all__ = [
     "csv_opener",
     "decimal_comma",
     "decimal_comma_columns",
+    "whole_floats",
     "whole_written",
     "zero_led_codes",
 ]
@@ -257,6 +258,19 @@ def csv_opener(path: Any) -> Any:
 
     return {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
         Path(path).suffix.lower(), open
+    )
+
+
+def whole_floats(values: Any) -> bool:
+    """Whether the known (not NaN) values of a float array are whole numbers that int64 and
+    a double both hold exactly (at most 2**53 in magnitude)."""
+    import numpy as np
+
+    held = values[~np.isnan(values)]
+    return bool(
+        np.isfinite(held).all()
+        and (np.abs(held) <= 2.0**53).all()
+        and (held == np.trunc(held)).all()
     )
 
 

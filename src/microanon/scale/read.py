@@ -24,7 +24,7 @@ import pyarrow as pa
 from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
-from ..core.reading import csv_opener, whole_written, zero_led_codes
+from ..core.reading import csv_opener, whole_floats, whole_written, zero_led_codes
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -316,12 +316,7 @@ def _whole_block(values: pd.Series, column: str, source: str) -> pd.Series:
     InputError
         A value that is not a whole number, naming the column.
     """
-    numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    held = numbers[~np.isnan(numbers)]
-    if (
-        not (np.isfinite(held).all() and (np.abs(held) <= 2.0**53).all())
-        or (held != np.trunc(held)).any()
-    ):
+    if not whole_floats(values.to_numpy(dtype=np.float64, na_value=np.nan)):
         raise InputError(
             f"CSV types: column {column!r} read as whole numbers from the first rows of {source}, "
             "but a later row holds a decimal number (the Dask engine infers a CSV column's type "
