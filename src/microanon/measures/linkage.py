@@ -144,7 +144,9 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of a float matrix (in no particular order) and how many times each
     occurs: each column coded by hashing (pandas), the codes packed into one int64 key per row
     (four times faster than ``numpy.unique(rows, axis=0)`` on 10⁶ rows of three columns, which
-    sorts the rows as bytes), or that when the keys would not fit."""
+    sorts the rows as bytes), or that when the keys would not fit. Not
+    :func:`~microanon.core.table.combine_codes`, which also numbers every row's combination and
+    takes twice as long here (0.5 against 0.26 s)."""
     key = np.zeros(len(rows), dtype=np.int64)
     space = 1
     for column in rows.T:
