@@ -254,11 +254,14 @@ def test_paired_classes_equal_grouping_the_pairs(rows):
             st.just(sizes),
             st.lists(st.tuples(*(st.integers(-1, s - 1) for s in sizes)), min_size=1, max_size=60),
         )
-    )
+    ),
+    st.sampled_from([0, 2**40]),
 )
-def test_classes_of_codes_with_missing_values_are_their_rows_by_first_appearance(case):
-    """Codes from ``-1`` (a missing value) packed into one key per row: each row's class is
-    its combination's number in order of first appearance, as reading the rows gives it."""
+def test_classes_of_codes_with_missing_values_are_their_rows_by_first_appearance(case, more):
+    """Codes from ``-1`` (a missing value) packed into one key per row, in a space within one
+    int64 key or beyond it (``more`` codes declared per column, renumbered on the way): each
+    row's class is its combination's number in order of first appearance, as reading the rows
+    gives it."""
     from microanon.apps.release_frequencies import _first_order
 
     sizes, rows = case
@@ -266,7 +269,7 @@ def test_classes_of_codes_with_missing_values_are_their_rows_by_first_appearance
     number: dict[tuple, int] = {}
     want = [number.setdefault(r, len(number)) for r in rows]
     first = [rows.index(r) for r in number]
-    got = _first_order(codes, [s + 1 for s in sizes], len(rows), offset=1)
+    got = _first_order(codes, [s + 1 + more for s in sizes], len(rows))
     assert got[0].tolist() == want and got[1].tolist() == first
 
 

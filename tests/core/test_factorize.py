@@ -237,16 +237,23 @@ def test_factorize_keys_is_pandas_factorize(values, repeat, unsigned):
     )
 )
 def test_combined_codes_are_numpy_unique_of_the_code_rows(case):
-    """:func:`~microanon.core.table.combine_codes`, counted densely or hashed (few rows in a
-    large space of keys): the combinations in lexicographic order, their counts, each row's
-    combination and each one's first row, as ``numpy.unique`` of the rows gives them."""
+    """:func:`~microanon.core.table.combine_codes`, counted densely, hashed (few rows in a
+    large space of keys) or renumbered on the way (a space beyond one int64 key): the
+    combinations in lexicographic order, their counts, each row's combination and each one's
+    first row, as ``numpy.unique`` of the rows gives them."""
     import microanon.core.table as table
 
     sizes, rows = case
     codes = [np.array(column, dtype=np.int64) for column in zip(*rows, strict=True)]
     saved = table.DENSE_SLACK
     try:  # dense, hashed; without the slack, a space a few times the rows: counted or hashed
-        for radix, slack in ((sizes, saved), ([s * 10_000 for s in sizes], saved), (sizes, 0)):
+        beyond = [s * 2**40 for s in sizes]  # (two columns pass one key)
+        for radix, slack in (
+            (sizes, saved),
+            ([s * 10_000 for s in sizes], saved),
+            (sizes, 0),
+            (beyond, saved),
+        ):
             table.DENSE_SLACK = slack
             got = table.combine_codes(codes, radix)
             combos, first, inverse, counts = np.unique(

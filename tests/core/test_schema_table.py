@@ -400,3 +400,31 @@ def test_sorted_values_is_pandas_sorted_factorize(values):
     rank, distinct = sorted_values(index, "c")
     assert rank.tolist() == expected[0].tolist()
     assert distinct.tolist() == list(expected[1])
+
+
+def test_a_table_encoded_again_in_one_run_is_the_first_encoding_until_its_data_change():
+    """Within ``shared_codes`` (one command's run), the same frame and schema objects are
+    encoded once (the closest configurations run the method again on them); another schema
+    object, another index or a cell changed in place is encoded anew, as outside."""
+    from microanon.core.factorize import shared_codes
+
+    frame = pd.DataFrame({"age": [30, 31, 30, 45], "job": ["a", "b", "a", None]})
+    spec = {
+        "age": {"role": "quasi", "kind": "numeric"},
+        "job": {"role": "quasi", "missing": "value"},
+    }
+    schema = Schema.from_dict(spec)
+
+    def decoded(table: Table) -> list[list]:
+        return [list(table.values(c)) for c in ("age", "job")]
+
+    with shared_codes():
+        first = Table.from_frame(frame, schema)
+        assert Table.from_frame(frame, schema) is first
+        assert Table.from_frame(frame, Schema.from_dict(spec)) is not first
+        assert Table.from_frame(frame.reset_index(drop=True), schema) is not first
+        frame.loc[0, "age"] = 31
+        again = Table.from_frame(frame, schema)
+        assert again is not first
+        assert decoded(again) == decoded(Table.from_frame(frame.copy(), Schema.from_dict(spec)))
+    assert Table.from_frame(frame, schema) is not Table.from_frame(frame, schema)

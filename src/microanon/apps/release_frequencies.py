@@ -11,7 +11,6 @@ of core (:func:`microanon.scale.value_frequencies` gives the same combinations a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..core.factorize import coded, factorize_keys, first_rows, push_digit
+from ..core.factorize import coded, factorize_keys, first_rows, packed_key
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
-from ..core.table import Table, combine_codes
+from ..core.table import Table
 from ..measures.weight_classes import CLASSES, INVERSE, TOTAL, stand_ins, weight_classes
 from ..models import column_codes, published_groups_frame
 
@@ -214,27 +213,18 @@ def row_classes(
         k, uniques = (known or {}).get(c) or column_codes(frame[c])
         codes.append(k)
         sizes.append(len(uniques) + 1)  # a missing value (-1) is the code 0, a value its code + 1
-    return _first_order(codes, sizes, len(frame), offset=1)
+    return _first_order(codes, sizes, len(frame))
 
 
 def _first_order(
-    codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int, offset: int = 0
+    codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`row_classes` of code columns (each code plus ``offset`` in ``0 .. size - 1``)."""
+    """:func:`row_classes` of code columns, each of ``size`` codes in a range of that width
+    (``-1 .. size - 2`` where a missing value is -1: the digits of a mixed-radix key shifted
+    alike group alike, and a pass per column is saved)."""
     if not codes:  # no column: one combination of every row
         return np.zeros(rows, dtype=np.int64), np.zeros(1 if rows else 0, dtype=np.int64)
-    radices = [max(int(s), 1) for s in sizes]
-    if math.prod(radices) > np.iinfo(np.int64).max:  # no packed key: sort the code rows
-        combined = combine_codes([c + offset for c in codes], sizes)
-        order = np.argsort(combined.first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order), dtype=np.int64)
-        return rank[combined.inverse], combined.first[order]
-    key = np.zeros(rows, dtype=np.int64)
-    for c, r in zip(codes, radices, strict=True):
-        # Each digit's ``offset`` would add the same constant (the digits' weights times it)
-        # to every key: the keys group alike without it, and a pass per column is saved.
-        push_digit(key, c, r)
+    key, _ = packed_key(codes, sizes)
     # A hash table numbers the keys by first appearance, in one pass and without a sort.
     row_class, uniques = factorize_keys(key)
     first = first_rows(row_class, len(uniques)).astype(np.int64, copy=False)

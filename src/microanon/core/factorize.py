@@ -42,6 +42,7 @@ __all__ = [
     "factorize_keys",
     "few_distinct",
     "first_rows",
+    "packed_key",
     "push_digit",
     "radix_order",
     "remember",
@@ -355,6 +356,44 @@ def radix_order(key: np.ndarray, space: int) -> np.ndarray | None:
 
 #: Largest size of a space of mixed-radix keys packed into one int64 (:func:`push_digit`).
 KEY_LIMIT = 2**62
+
+
+def packed_key(
+    codes: Sequence[np.ndarray], radices: Sequence[int], offset: int = 0
+) -> tuple[np.ndarray, int]:
+    """One int64 key per row whose equal keys are the rows of equal codes, and the size of the
+    key space: the codes as the digits of a mixed-radix number (each code plus ``offset`` in
+    ``0 .. radix - 1``). Where the next digit would pass :data:`KEY_LIMIT`, the combinations so
+    far are renumbered first (:func:`factorize_keys`: a hash pass, no sort), so any number of
+    columns fits; the keys then keep equality only, not the codes' order.
+
+    Parameters
+    ----------
+    codes : sequence of int arrays, all of one length (at least one)
+    radices : sequence of int
+        The number of codes of each column.
+    offset : int
+        Added to every code (e.g. 1 for codes where a missing value is -1).
+
+    Returns
+    -------
+    key : int64 array
+        A fresh array the caller owns.
+    space : int
+        The keys lie in ``0 .. space - 1``.
+    """
+    if not len(codes):
+        raise ValueError("packed_key needs at least one column")
+    key = np.zeros(len(codes[0]), dtype=np.int64)
+    space = 1
+    for column, radix in zip(codes, radices, strict=True):
+        radix = max(int(radix), 1)
+        if space * radix >= KEY_LIMIT:  # renumber the combinations so far: they fit
+            found, distinct = factorize_keys(key)
+            key, space = found.astype(np.int64, copy=False), len(distinct)
+        push_digit(key, column, radix, offset)
+        space *= radix
+    return key, space
 
 
 def push_digit(key: np.ndarray, codes: np.ndarray, radix: int, offset: int = 0) -> np.ndarray:

@@ -22,7 +22,9 @@ from .factorize import (
     factorize_keys,
     few_distinct,
     first_rows,
+    packed_key,
     push_digit,
+    shared_result,
     sharing,
 )
 from .frames import arrow_text
@@ -302,10 +304,19 @@ def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> Combined
             combos[:, j] = rest % radices[j]
             rest = rest // radices[j]
     else:
-        stacked = np.column_stack([c.astype(np.int64) for c in codes])
-        combos, first, inverse, counts = np.unique(
-            stacked, axis=0, return_index=True, return_inverse=True, return_counts=True
-        )
+        # Too many columns for one key: the combinations renumbered on the way (a hash pass per
+        # renumbering), then only the distinct ones sorted; the same answer as
+        # np.unique(axis=0), which sorts every row (a fifth of the time at 10^6 rows).
+        key, _ = packed_key(codes, radices)
+        found, seen = factorize_keys(key)
+        first = first_rows(found, len(seen))
+        combos = np.column_stack([np.asarray(c)[first] for c in codes]).astype(np.int64)
+        order = np.lexsort(combos.T[::-1])
+        combos, first = combos[order], first[order]
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order), dtype=np.int64)
+        inverse = rank[found]
+        counts = np.bincount(found, minlength=len(seen))[order]
     inverse = inverse.reshape(-1).astype(np.int64, copy=False)  # (made here: no copy needed)
     return Combined(
         combos, counts.astype(np.int64, copy=False), inverse, first.astype(np.int64, copy=False)
@@ -457,6 +468,11 @@ class Table:
             A pyarrow Table, a polars DataFrame, ... (see :func:`microanon.core.frames.as_pandas`).
         schema : Schema or mapping accepted by :meth:`Schema.from_dict`
 
+        Within :func:`~microanon.core.factorize.shared_codes` (one command's run), the same
+        table and schema objects are encoded once: a report that runs the method again (the
+        closest configurations) gets the method's encoding back. Tables are never changed in
+        place.
+
         Raises
         ------
         InputError, SchemaError, HierarchyError
@@ -465,6 +481,22 @@ class Table:
         if not isinstance(schema, Schema):
             schema = Schema.from_dict(schema)
         df = check_frame(df, schema.columns)
+        if not sharing():
+            return cls._encoded(df, schema)
+        # Kept with the table: the schema and index, so that their ids are not reused meanwhile.
+        what = ("table", tuple(schema.columns), id(schema), id(df.index))
+        held_schema, held_index, table = shared_result(
+            [df[c] for c in schema.columns],
+            what,
+            lambda: (schema, df.index, cls._encoded(df, schema)),
+        )
+        if held_schema is schema and held_index is df.index:
+            return table
+        return cls._encoded(df, schema)
+
+    @classmethod
+    def _encoded(cls, df: pd.DataFrame, schema: Schema) -> Table:
+        """:meth:`from_frame` of a checked table, encoded anew."""
         leaf_codes = _leaf_columns(df, schema)  # coded already, nothing missing in them
         schema = schema.resolve(df, leaf_columns=leaf_codes)
         # check_leaves=False: the encoding below looks every value up

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.factorize import factorize_keys, packed_key
 from .common import check_quasi
 from .weight_classes import REFUSED, REMEDY, weight_classes
 
@@ -140,8 +141,7 @@ def check_fraction(value: Any, param: str, *, closed_lo: bool = False) -> float:
 
 def pack(codes: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     """A dense id ``0..g-1`` per row of ``codes`` (a missing ``-1`` is a value of its own)."""
-    key = np.zeros(len(codes), dtype=np.int64)
-    for j, s in enumerate(sizes):
-        key, _ = pd.factorize(key * (s + 1) + codes[:, j] + 1)
-        key = key.astype(np.int64, copy=False)
-    return key
+    if not len(sizes):
+        return np.zeros(len(codes), dtype=np.int64)
+    key, _ = packed_key(list(codes.T), [s + 1 for s in sizes], offset=1)
+    return factorize_keys(key)[0].astype(np.int64, copy=False)

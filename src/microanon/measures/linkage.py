@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.factorize import KEY_LIMIT, push_digit
+from ..core.factorize import packed_key
 from .perturbative import numeric_pair
 
 __all__ = [
@@ -144,17 +144,11 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of a float matrix (in no particular order) and how many times each
     occurs: each column coded by hashing (pandas), the codes packed into one int64 key per row
     (four times faster than ``numpy.unique(rows, axis=0)`` on 10⁶ rows of three columns, which
-    sorts the rows as bytes), or that when the keys would not fit. Not
+    sorts the rows as bytes). Not
     :func:`~microanon.core.table.combine_codes`, which also numbers every row's combination and
     takes twice as long here (0.5 against 0.26 s)."""
-    key = np.zeros(len(rows), dtype=np.int64)
-    space = 1
-    for column in rows.T:
-        codes, uniques = pd.factorize(column)
-        if space * max(len(uniques), 1) >= KEY_LIMIT:
-            return np.unique(rows, axis=0, return_counts=True)
-        push_digit(key, codes, len(uniques))
-        space *= max(len(uniques), 1)
+    coded = [pd.factorize(column, use_na_sentinel=False) for column in rows.T]
+    key, _ = packed_key([codes for codes, _ in coded], [len(uniques) for _, uniques in coded])
     _, first, counts = np.unique(key, return_index=True, return_counts=True)
     return rows[first], counts
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.factorize import KEY_LIMIT, factorize, factorize_keys, first_rows, push_digit
+from ..core.factorize import factorize, factorize_keys, first_rows, packed_key
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
@@ -79,15 +79,10 @@ def frequencies_of(
     Frequencies
     """
     names = list(dict.fromkeys(columns))
-    key, size = np.zeros(len(table), dtype=np.int64), 1
-    for c in names:
-        codes_c, uniques = (codes or {}).get(c) or column_codes(table[c])
-        radix = len(uniques) + 1  # a missing value is code 0, every value its code + 1
-        if size * radix > KEY_LIMIT:  # renumber the combinations so far: they fit one key
-            key, distinct = factorize_keys(key)
-            size = len(distinct)
-        push_digit(key, codes_c, radix, 1)
-        size *= radix
+    coded = [(codes or {}).get(c) or column_codes(table[c]) for c in names]
+    key = np.zeros(len(table), dtype=np.int64)
+    if coded:  # a missing value is code 0, every value its code + 1
+        key, _ = packed_key([k for k, _ in coded], [len(u) + 1 for _, u in coded], offset=1)
     # one hash pass: combinations numbered in order of first appearance
     combination, distinct = factorize_keys(key)
     first = first_rows(combination, len(distinct))

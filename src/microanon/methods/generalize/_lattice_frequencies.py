@@ -31,7 +31,7 @@ from ...core.factorize import (
     factorize_keys,
     few_distinct,
     first_rows,
-    push_digit,
+    packed_key,
     radix_order,
 )
 from ...core.hierarchy import Hierarchy
@@ -58,24 +58,6 @@ def _dense_rank(key: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ids ``0..n-1`` of the distinct values of ``key`` (any order) and their number."""
     ids, uniques = factorize_keys(key)
     return ids.astype(np.int64, copy=False), len(uniques)
-
-
-def pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, int]:
-    """One int64 key per row for several code columns, and the size of the key space."""
-    key: np.ndarray | None = None
-    space = 1
-    for col, radix in zip(columns, radices, strict=True):
-        radix = max(int(radix), 1)
-        if key is None:
-            key, space = col.astype(np.int64), radix
-            continue
-        if space * radix >= KEY_LIMIT:
-            key, space = _dense_rank(key)
-        push_digit(key, col, radix)
-        space *= radix
-    if key is None:
-        raise ValueError("pack needs at least one column")
-    return key, space
 
 
 def group_keys(
@@ -305,7 +287,7 @@ def frequency_set(
     row_of_input : (n_input,) int64 array
         The frequency-set row of every input row.
     """
-    qkey, space = pack(codes, cards)
+    qkey, space = packed_key(codes, cards)
     return _grouped(levels, codes, qkey, space, counts, sa, n_sa, runs=runs)
 
 

@@ -60,11 +60,12 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import HierarchyError, InputError
+from ...core.factorize import packed_key
 from ...core.hierarchy import Hierarchy
 from ...core.missing import MISSING_LABEL
 from ...models import ClassBounds, Groups, PopulationModel, PrivacyModel, Verdict
 from ...models.population import population_weights
-from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, group_keys, pack, roll_up
+from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, group_keys, roll_up
 
 __all__ = ["ModelSet", "Population"]
 
@@ -162,7 +163,7 @@ class Population:
         first = np.flatnonzero(np.concatenate([[True], fs.cls[1:] != fs.cls[:-1]]))
         cards = [self.maps.card(i, int(lv)) for i, lv in enumerate(fs.levels)]
         joined = [np.concatenate([c[first], p]) for c, p in zip(fs.codes, pop.codes, strict=True)]
-        key, space = pack(joined, cards)
+        key, space = packed_key(joined, cards)
         ids, n_ids, _ = group_keys(key, space)
         n = fs.n_classes
         per_key = np.bincount(ids[n:], weights=pop.counts, minlength=n_ids)

@@ -85,7 +85,7 @@ from ...core.constraints import (
     PerColumn,
 )
 from ...core.errors import InputError
-from ...core.factorize import KEY_LIMIT
+from ...core.factorize import KEY_LIMIT, packed_key
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
@@ -113,17 +113,8 @@ def _missingness(codes: np.ndarray) -> np.ndarray:
 
 def _pack(rows: np.ndarray) -> np.ndarray:
     """One int64 key per row of non-negative codes (equal keys ⇔ equal rows)."""
-    key = np.zeros(len(rows), dtype=np.int64)
-    radix = 1
-    for col in rows.T:
-        size = int(col.max()) + 1 if len(col) else 1
-        if radix * size >= KEY_LIMIT:
-            _, key = np.unique(key, return_inverse=True)
-            key = key.reshape(-1).astype(np.int64)
-            radix = int(key.max()) + 1 if len(key) else 1
-        key = key * size + col
-        radix *= size
-    return key
+    sizes = rows.max(axis=0) + 1 if len(rows) else np.ones(rows.shape[1], dtype=np.int64)
+    return packed_key(list(rows.T), sizes)[0]
 
 
 def wildcard_frequencies(
