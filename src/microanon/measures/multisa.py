@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.factorize import factorize, shared_result
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release
 
@@ -72,6 +73,23 @@ def _text(values: Any, what: str) -> np.ndarray:
     if s.isna().any():
         raise InputError(f"{what}: {int(s.isna().sum())} missing value(s)")
     return np.asarray([str(v) for v in s.tolist()], dtype=object)
+
+
+def _coded_text(values: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_text(values, what)`` as codes into its distinct texts (an object array, in order of
+    first appearance): each distinct value is read as text once, and two values of one text
+    (``1`` and ``"1"``) get one code."""
+    codes, uniques = factorize(values if isinstance(values, pd.Series) else pd.Series(values))
+    if (codes < 0).any():
+        raise InputError(f"{what}: {int(np.count_nonzero(codes < 0))} missing value(s)")
+    texts, distinct = pd.factorize(np.asarray([str(v) for v in uniques], dtype=object))
+    return texts[codes], np.asarray(distinct, dtype=object)
+
+
+def _position(words: np.ndarray, word: str) -> int:
+    """Where ``word`` is in ``words`` (-1 when absent: no code is -1)."""
+    found = np.flatnonzero(words == word)
+    return int(found[0]) if len(found) else -1
 
 
 def _key_text(values: Any) -> np.ndarray:
@@ -200,8 +218,26 @@ def _clusters(info: Mapping[str, Any], sensitive: list[str]) -> np.ndarray:
 
 
 def _parse(release: Any, extra: Sequence[Sequence[Any]] | None = None) -> _Parts:
-    """Validate and encode a ``multi-sa`` release; ``extra[j]``: more values of attribute j."""
+    """Validate and encode a ``multi-sa`` release; ``extra[j]``: more values of attribute j.
+
+    Within :func:`~microanon.core.factorize.shared_codes` (one command's run), the release is
+    encoded once for every measure that reads it without ``extra`` (the report's AIL and RCE).
+    """
     sensitive, info = _metadata(release)
+    if extra is not None or not all(t in release.tables for t in ("sac", "at", "idt")):
+        return _encoded(release, sensitive, info, extra)
+    columns = [t[c] for t in (release.tables[n] for n in ("sac", "at", "idt")) for c in t.columns]
+    what = ("multi-sa release", repr((sensitive, info)))
+    return shared_result(columns, what, lambda: _encoded(release, sensitive, info, None))
+
+
+def _encoded(
+    release: Any,
+    sensitive: list[str],
+    info: dict[str, Any],
+    extra: Sequence[Sequence[Any]] | None,
+) -> _Parts:
+    """:func:`_parse`, encoded anew."""
     sac, at, idt = (release.tables[t] for t in ("sac", "at", "idt"))
     for name, table, need in (
         ("sac", sac, [*sensitive, "group"]),
@@ -213,42 +249,50 @@ def _parse(release: Any, extra: Sequence[Sequence[Any]] | None = None) -> _Parts
             raise InputError(f"release table '{name}' lacks column(s) {', '.join(absent)}")
     quasi = [c for c in at.columns if c not in sensitive]
     d = len(sensitive)
-    idt_attr = _text(idt["attribute"], "idt.attribute")
-    stray = sorted(set(idt_attr) - set(sensitive))
+    # Each column coded once by value, then only its distinct values read as text.
+    attr_codes, attr_words = _coded_text(idt["attribute"], "idt.attribute")
+    stray = sorted(set(attr_words) - set(sensitive))
     if stray:
         raise InputError(f"release table 'idt' names attribute(s) {stray} that are not sensitive")
-    idt_sid = _text(idt["sid"], "idt.sid")
-    idt_value = _text(idt["value"], "idt.value")
+    sid_codes, sid_words = _coded_text(idt["sid"], "idt.sid")
+    value_codes, value_words = _coded_text(idt["value"], "idt.value")
     values, sac_codes, at_sid, sid_size, members, idt_count = [], [], [], [], [], []
     for j, s in enumerate(sensitive):
-        in_idt = idt_attr == s
-        sac_text = _text(sac[s], f"sac.{s}")
-        more = [str(v) for v in extra[j]] if extra is not None else []
-        index = pd.Index(pd.unique(np.concatenate([sac_text, idt_value[in_idt], more])))
-        index = index.astype(object)
+        in_idt = attr_codes == _position(attr_words, s)
+        sac_code, sac_words = _coded_text(sac[s], f"sac.{s}")
+        listed = value_codes[in_idt]
+        more = [] if extra is None else [_coded_text(pd.Series(extra[j]), "extra")[1]]
+        # (the values in order of first appearance in the SAC, the IDT, then ``extra``)
+        index = pd.Index(
+            pd.unique(np.concatenate([sac_words, value_words[pd.unique(listed)], *more]))
+        ).astype(object)
         values.append(index)
-        sac_codes.append(index.get_indexer(sac_text))
-        names = pd.Index(pd.unique(idt_sid[in_idt])).astype(object)
-        sid_code = names.get_indexer(idt_sid[in_idt])
-        value_code = index.get_indexer(idt_value[in_idt])
-        keys = sid_code * len(index) + value_code
-        if len(np.unique(keys)) != len(keys):
+        sac_codes.append(index.get_indexer(sac_words)[sac_code])
+        held = sid_codes[in_idt]
+        named = pd.unique(held)  # the SIDs of s, in order of first appearance in the IDT
+        names = pd.Index(sid_words[named]).astype(object)
+        sid_position = np.full(len(sid_words), -1, dtype=np.int64)
+        sid_position[named] = np.arange(len(named), dtype=np.int64)
+        sid_code = sid_position[held]
+        value_code = index.get_indexer(value_words)[listed]
+        keys = np.sort(sid_code * len(index) + value_code)
+        if np.any(keys[1:] == keys[:-1]):
             raise InputError(
                 f"release table 'idt': a SID of {s!r} lists a value twice; SIDs hold distinct "
                 "values"
             )
-        members.append(np.sort(keys))
+        members.append(keys)
         sid_size.append(np.bincount(sid_code, minlength=len(names)))
         idt_count.append(np.bincount(value_code, minlength=len(index)))
-        at_text = _text(at[s], f"at.{s}")
-        codes = names.get_indexer(at_text)
-        unknown = (codes < 0) & (at_text != SUPPRESSED)
+        at_code, at_words = _coded_text(at[s], f"at.{s}")
+        referred = names.get_indexer(at_words)
+        unknown = ((referred < 0) & (at_words != SUPPRESSED))[at_code]
         if unknown.any():
             raise InputError(
-                f"release table 'at': column {s!r} refers to SID {at_text[unknown][0]!r}, which "
-                "the IDT does not list"
+                f"release table 'at': column {s!r} refers to SID "
+                f"{at_words[at_code[np.flatnonzero(unknown)[0]]]!r}, which the IDT does not list"
             )
-        at_sid.append(codes)
+        at_sid.append(referred[at_code])
     group_codes, _ = pd.factorize(sac["group"]) if len(sac) else (np.zeros(0, np.int64), None)
     group = np.asarray(group_codes, dtype=np.int64)
     min_conf = info.get("min_confidence")
