@@ -22,8 +22,9 @@ How the steps compose:
   suppressed (PRAM on a suppressed key, say) is refused, naming both steps: sdcMicro's PRAM
   leaves missing cells alone, ours would randomize them into real categories.
 - **The schema follows the data.** A column a step made text (intervals, labels) becomes
-  ordinal (intervals, in their order) or categorical without hierarchy; a column recoded to
-  inner nodes of its hierarchy keeps the hierarchy above them.
+  ordinal (intervals, in their order) or categorical; a column recoded to inner nodes of its
+  hierarchy keeps the hierarchy above them (a builder's hierarchy as the step built it on its
+  input: a later step reads the recoded labels as its leaves), any other loses its hierarchy.
 - **Claims hold at the end or the run is refused.** After every step each model a step claimed
   so far is re-checked on the current table (:func:`~microanon.models.check_release`); a step
   that breaks one (PRAM on a key after k-anonymizing local suppression) is refused, naming the
@@ -51,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, VerificationError
-from ..core.hierarchy import Hierarchy, parse_interval
+from ..core.hierarchy import Hierarchy, parse_interval, value_key
 from ..core.random import RandomLike, make_rng, state_fingerprints
 from ..core.release import Release
 from ..core.schema import TRACER, Attribute, Kind, Role, Schema
@@ -240,27 +241,35 @@ def step_loss(
 
 
 # ---------------------------------------------------------------------- schema after a step
-def _after(attr: Attribute, values: pd.Series) -> Attribute:
-    """``attr`` as the values a step left in its column describe it."""
+def _after(attr: Attribute, used: Attribute, values: pd.Series) -> Attribute:
+    """``attr`` as the values a step left in its column describe it.
+
+    ``used`` is the column's attribute as the step ran with it, its builder hierarchy built on
+    the step's input. Values that are inner nodes of that hierarchy (a recode to a level) keep
+    the hierarchy above them; a column still of its leaves (or numbers) keeps ``attr`` as it
+    is, a builder to be built again on a later step's input. A numeric or ordinal column made
+    intervals is ordinal, in their order.
+    """
     present = values[values.notna() & (values != _MISSING_LABEL)]
-    if attr.kind is Kind.NUMERIC:
-        if pd.api.types.is_numeric_dtype(present) or present.empty:
-            return attr
-        labels = list(pd.unique(present))
-        intervals = [parse_interval(v) for v in labels]
-        if all(i is not None for i in intervals):
-            order = tuple(v for _, v in sorted(zip(intervals, labels, strict=True)))
-            return replace(attr, kind=Kind.ORDINAL, hierarchy=None, order=order, categories=None)
-        return replace(attr, kind=Kind.CATEGORICAL, hierarchy=None, order=None, categories=None)
-    labels = set(pd.unique(present))
-    declared = attr.declared_values
-    if declared is not None and not labels <= set(declared):
-        attr = replace(attr, order=None, categories=None, kind=Kind.CATEGORICAL)
-    if isinstance(attr.hierarchy, Hierarchy) and not all(
-        attr.hierarchy.contains(v) for v in labels
-    ):
-        return replace(attr, hierarchy=_truncated(attr.hierarchy, labels))
-    return attr
+    built = used.hierarchy if isinstance(used.hierarchy, Hierarchy) else None
+    if attr.kind is Kind.NUMERIC and (pd.api.types.is_numeric_dtype(present) or present.empty):
+        return attr
+    labels = list(pd.unique(present))
+    if attr.kind is Kind.NUMERIC or not set(labels) <= set(attr.declared_values or labels):
+        order = _interval_order(labels) if attr.kind is not Kind.CATEGORICAL else None
+        kind = Kind.CATEGORICAL if order is None else Kind.ORDINAL
+        attr = replace(attr, kind=kind, hierarchy=None, order=order, categories=None)
+    elif built is None or all(built.contains(v) for v in labels):
+        return attr
+    return replace(attr, hierarchy=_truncated(built, set(labels)) if built is not None else None)
+
+
+def _interval_order(labels: Sequence[Any]) -> tuple[Any, ...] | None:
+    """``labels`` in the order of the intervals they denote, or None when some denotes none."""
+    intervals = [parse_interval(v) for v in labels]
+    if not all(i is not None for i in intervals):
+        return None
+    return tuple(v for _, v in sorted(zip(intervals, labels, strict=True)))
 
 
 def _kept(attr: Attribute, values: pd.Series) -> Attribute:
@@ -274,17 +283,32 @@ def _kept(attr: Attribute, values: pd.Series) -> Attribute:
 
 
 def _truncated(h: Hierarchy, labels: set[Any]) -> Hierarchy | None:
-    """``h`` cut at the nodes ``labels`` (a level recode), or None when they are not its nodes."""
-    paths = set()
-    for path in h.paths():
-        cut = next((i for i, v in enumerate(path) if v in labels), None)
-        if cut is None:
-            continue
-        paths.add(tuple(path[: cut + 1]))
-    covered = {p[-1] for p in paths}
-    if covered != labels or len({len(p) for p in paths}) != 1:
+    """``h`` cut at the nodes ``labels`` (a recode to a level), or None when they are not its
+    nodes of one level at one depth.
+
+    The level is the lowest whose labels hold them all: a label a chain of nodes carries (a
+    quantile interval that is one at two levels) is its deepest node, as a measure reading the
+    published label finds it. The paths keep the hierarchy's order (intervals ascending).
+    """
+    wanted = {value_key(v) for v in labels}
+    level = next(
+        (
+            lv
+            for lv in range(1, h.height + 1)
+            if wanted <= {value_key(v) for v in h.level_labels(lv)}
+        ),
+        None,
+    )
+    if level is None:
         return None
-    return Hierarchy.from_paths(sorted(paths, key=str), name=h.name)
+    paths: dict[tuple[Any, ...], None] = {}
+    for path in h.paths():
+        cut = path[: min(len(path) - 1, h.height - level) + 1]
+        if value_key(cut[-1]) in wanted:
+            paths[tuple(cut)] = None
+    if len({len(p) for p in paths}) != 1:
+        return None
+    return Hierarchy.from_paths(list(paths), name=h.name)
 
 
 def _built(schema: Schema) -> Schema:
@@ -386,17 +410,21 @@ def _apply(
     previous: StepResult,
     suppressed: dict[str, np.ndarray],
     rng: np.random.Generator,
-) -> tuple[pd.DataFrame, Release, list[str], float, dict[str, np.ndarray]]:
+) -> tuple[pd.DataFrame, Release, list[str], float, dict[str, np.ndarray], Schema]:
     """Run one method on the previous table: the aligned output with untouched columns
-    restored, and per column the tracers of the missing cells it published as ``?``
-    (:attr:`StepResult.marked`)."""
+    restored, per column the tracers of the missing cells it published as ``?``
+    (:attr:`StepResult.marked`), and the schema it ran on (its builder hierarchies built on
+    the previous table)."""
     spec = registry.get(method)
     kwargs = dict(params)
     if spec.randomized != "never":
         kwargs["rng"] = rng
     started = time.perf_counter()
     try:
-        release = spec.function(previous.data, previous.schema, **kwargs)
+        # the builder hierarchies built here, on the step's input, as the method would build
+        # them: the method recodes with these, and a column it recodes keeps them, cut
+        schema = previous.schema.resolve(previous.data)
+        release = spec.function(previous.data, schema, **kwargs)
     except InputError as exc:
         raise InputError(f"steps[{index}] ({method}): {exc}") from None
     seconds = time.perf_counter() - started
@@ -434,7 +462,7 @@ def _apply(
     for c in columns:  # keep the dtypes of unchanged columns
         if c not in changed:
             result[c] = before[c]
-    return result, release, changed, seconds, marked
+    return result, release, changed, seconds, marked, schema
 
 
 def _suppressed_now(
@@ -542,12 +570,15 @@ class Steps:
             raise InputError(f"steps[{index}]: {previous.method} may only be the last step")
         spec.check(params)
         suppressed = self._suppressed()
-        data, release, changed, seconds, marked = _apply(
+        data, release, changed, seconds, marked, used = _apply(
             index, method, params, previous, suppressed, self.stream(index)
         )
+        # a column the step changed is described by what it holds now, against the hierarchy
+        # the step used (a builder's, built on its input); the others keep their builders,
+        # which a later step builds on its own input
         schema = previous.schema
         for c in changed:
-            schema = schema.with_attribute(_kept(_after(schema[c], data[c]), data[c]))
+            schema = schema.with_attribute(_kept(_after(schema[c], used[c], data[c]), data[c]))
         claims = self._claims() + [
             (index, method, claim) for claim in release.metadata.get("models") or []
         ]
