@@ -505,3 +505,50 @@ def test_local_suppression_after_a_recode_through_anonymize_on_tv16(tmp_path, tv
     )
     published = pd.read_csv(tmp_path / "o" / "public" / "data.csv")
     assert len(published) == 44_932 and "New England" in set(published["state"])
+
+
+def test_a_weight_the_survey_measures_cannot_use_is_left_out_as_a_single_method_leaves_it(
+    tmp_path,
+):
+    """nassCDS (26,217 occupants, 212 with the case weight 0): the steps had refused the run
+    ('weight column has 212 zero or negative weight(s)') where local suppression alone ran,
+    its reports leaving the weight out with a note. One rule now (``schema_design``): the
+    steps run, their risk without the weighted measures, and both releases' reports say why in
+    the same line, naming the column."""
+    from microanon.measures.survey_design import schema_design
+
+    data = survey("nass_cds")[["dvcat", "weight", "seatbelt", "sex", "ageOFocc", "injSeverity"]]
+    assert int((data["weight"] <= 0).sum()) == 212
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {
+        "dvcat": {"role": "quasi", "hierarchy": flat},
+        "weight": {"role": "weight", "kind": "numeric"},
+        "seatbelt": {"role": "quasi", "hierarchy": flat},
+        "sex": {"role": "quasi", "hierarchy": flat},
+        "ageOFocc": {"role": "quasi", "kind": "numeric",
+                     "hierarchy": {"builder": "intervals", "widths": [10, 20, 40]}},
+        "injSeverity": {"role": "sensitive", "kind": "numeric", "missing": "drop"},
+    }  # fmt: skip
+    _, _, note = schema_design(Schema.from_dict(schema), data)
+    assert note == (
+        "the schema's weight weight is not used by the survey risk measures: weight column "
+        "'weight' has 212 zero or negative weight(s)"
+    )
+    steps = Steps(data, schema, rng=5)
+    steps.add("global_recode", levels={"dvcat": 1, "ageOFocc": 1})
+    steps.add("local_suppression", k=3)
+    assert all("expected_reidentifications" not in r.risk for r in steps.results)
+    usable = data[data["weight"] >= 1]  # the same steps, every weight usable: measured
+    assert "expected_reidentifications" in Steps(usable, schema, rng=5).results[0].risk
+
+    data.to_csv(tmp_path / "nass.csv", index=False)
+    suppression = {"method": "local_suppression", "params": {"k": 3}}
+    for kind, run in (("steps", {"steps": [suppression]}), ("method", suppression)):
+        doc = {"data": "nass.csv", "schema": schema, **run}
+        (tmp_path / f"{kind}.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+        args = ["--config", str(tmp_path / f"{kind}.yaml"), "--out", str(tmp_path / kind)]
+        result = CliRunner().invoke(main, ["anonymize", *args, "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["rows"]["published"] == 26_217 - 153
+        report = (tmp_path / kind / "internal" / "report.html").read_text(encoding="utf-8")
+        assert note.replace("'", "&#39;") in report, kind

@@ -19,7 +19,8 @@ def add_steps_sections(report: Report, release: Release) -> None:
     """Add the steps' risk/loss table and chart and the guarantees at the end (no-op for a
     release of one method).
 
-    The risk is on the y axis: the expected re-identifications when the schema has a weight,
+    The risk is on the y axis: the expected re-identifications when the schema has a weight
+    the survey measures can use (:func:`~microanon.measures.survey_design.schema_design`),
     else the share of sample uniques; the loss on the x axis: the share of the published cells
     that differ from the original record's.
     """

@@ -57,6 +57,7 @@ from ..core.random import RandomLike, make_rng, state_fingerprints
 from ..core.release import Release
 from ..core.schema import TRACER, Attribute, Kind, Role, Schema
 from ..measures.perturbative import il1s
+from ..measures.survey_design import schema_design
 from ..measures.survey_risk import individual_risk, key_frequencies
 from ..models import as_models, check_release
 from . import registry
@@ -171,13 +172,15 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     suppression (``wildcard=False``) publishes is a value of its own, as its k-anonymity claim
     counts it. Keys: ``sample_uniques`` (records whose key combination no other record
     shares), ``min_fk``, ``below_2``, ``below_3``, ``below_5`` (records in keys of fewer
-    than 2, 3, 5); with a weight column also ``global_risk``, ``expected_reidentifications``
-    and ``highest_risk`` (sdcMicro's individual risk).
+    than 2, 3, 5); with a weight the survey measures can use, by the rule every report of a
+    release follows (:func:`~microanon.measures.survey_design.schema_design`: a weight with a
+    missing, zero, negative or below-1 value is left out), also ``global_risk``,
+    ``expected_reidentifications`` and ``highest_risk`` (sdcMicro's individual risk).
     """
     quasi = [q for q in schema.quasi if q in data.columns]
     if not quasi or len(data) == 0:
         return {"sample_uniques": 0, "min_fk": None}
-    weight = schema.weight if schema.weight in data.columns else None
+    weight, _, _ = schema_design(schema, data)  # (the report's note says why one is left out)
     keys = data[quasi].where(data[quasi] != _MISSING_LABEL)
     frame = keys.copy()  # (a column set by name: DataFrame.assign would take 'self')
     if weight:
