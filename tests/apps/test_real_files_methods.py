@@ -1262,33 +1262,34 @@ def test_a_column_named_twice_is_one_line(tmp_path, method, params, message):
     )
 
 
-@pytest.mark.parametrize("method", ["rating", "mixed_model"])
-def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path, method):
-    """carData's WVS with ℓ = 3 for religion, which holds two values: every religion is
-    suppressed. Its verdict had vanished from the verification (one per sensitive column, the
-    docs say), and the summary said it was published in grouped, permuted tables."""
+def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path):
+    """carData's WVS, the mixed model with poverty and country sensitive (l = 3, min_confidence
+    0.5): poverty has three values, but the 1,051 records left out of SAC hold too few of them
+    for a SID, and every one is published ``*``. Its verdict stays in the verification (one per
+    sensitive column, the docs say), and the summary says it is not published. (An l above a
+    column's number of values is refused: religion, two values, at l = 3.)"""
     from microanon.models import verify_written
 
     frame, data, schema = _wvs(tmp_path)
-    schema["degree"] = {"role": "insensitive"}
-    params = {"l": 3} if method == "rating" else {"l": 3, "min_confidence": 0.6}
-    doc = {"data": str(data), "schema": schema, "method": method, "params": params}
+    schema["country"] = {"role": "sensitive"}
+    schema["religion"] = {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}}
+    params = {"l": 3, "min_confidence": 0.5}
+    doc = {"data": str(data), "schema": schema, "method": "mixed_model", "params": params}
     out = tmp_path / "out"
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
     run = CliRunner().invoke(
         main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out)]
     )
     assert run.exit_code == 0, run.output
-    assert "religion         sensitive    not published: suppressed (*) in every one of the" in (
-        run.output
-    )
+    assert (
+        "poverty          sensitive    not published: suppressed (*) in every one of the 1,051 AT"
+    ) in run.output
     verdicts = {v.model: v for v in verify_written(out, frame).verdicts}
     assert set(verdicts) == {
         "frequency l-diversity of poverty",
-        "frequency l-diversity of religion",
+        "frequency l-diversity of country",
     }
-    religion = verdicts["frequency l-diversity of religion"]
-    assert religion.holds and religion.value == float("inf") and religion.groups == 0
+    assert all(v.holds for v in verdicts.values())
 
 
 @pytest.mark.parametrize(
@@ -1319,10 +1320,11 @@ def test_a_refusal_names_what_is_wrong(tmp_path, method, params, message):
 
 
 def test_a_multisa_refusal_speaks_the_config_s_words(tmp_path):
-    """carData's WVS, rating with l = 3 and religion's two values: the refusal said 'pass
-    allow_suppression=True' (Python) to the writer of a YAML config."""
+    """carData's WVS, rating with l = 2 and poverty's 'Too Little' in 2,708 of 5,381 records
+    (more than n/l): the refusal said 'pass allow_suppression=True' (Python) to the writer of a
+    YAML config."""
     _, data, schema = _wvs(tmp_path)
-    result, out = _anonymize(tmp_path, data, schema, "rating", {"l": 3, "allow_suppression": False})
+    result, out = _anonymize(tmp_path, data, schema, "rating", {"l": 2, "allow_suppression": False})
     assert result.exit_code != 0 and not out.exists(), result.output
     last = result.output.strip().splitlines()[-1]
     assert "allow_suppression: true" in last and "allow_suppression=True" not in last
@@ -1349,8 +1351,9 @@ def test_a_mixed_model_that_would_publish_nothing_is_refused(tmp_path):
     assert result.exit_code == 1 and not out.exists(), result.output
     assert result.output.strip().splitlines()[-1] == (
         "Error: l = 3 is impossible for sensitive columns 'regattend' (2 distinct values) and "
-        "'vhappy' (2 distinct values): every SAC group needs l different values of each, so "
-        "all 16,826 records, every one in SAC, would be deleted and none published; lower l"
+        "'vhappy' (2 distinct values): every SAC group and every SID needs l different "
+        "values of each sensitive column, so no SAC group could form (its records would be "
+        "deleted) and the other records' values of them would all be published as *; lower l"
     )
 
 

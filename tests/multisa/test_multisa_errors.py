@@ -101,15 +101,23 @@ def test_rating_l_per_attribute(df):
 
 
 @pytest.mark.parametrize("method", [mixed_model, rating])
-def test_l_above_the_domain(df, method):
-    with pytest.raises(InfeasibleError, match="'job'.*only 2 distinct"):
-        method(df, SCHEMA, l=3, allow_suppression=False)
-    rel = method(df, SCHEMA, l=3, rng=0)  # suppression allowed: every job value is '*'
-    at = rel.tables["at"]
-    assert (at["job"] == "*").all()
-    assert rel.metadata["multisa"]["suppressed"]["job"] == len(at)
-    assert rel.metadata["rows_out"] + rel.metadata["multisa"]["deleted"] == len(df)
-    assert len(rel.tables["sac"]) == 0  # no group can hold three different jobs
+@pytest.mark.parametrize("allow", [True, False])
+def test_l_above_the_domain(df, method, allow):
+    """An l above a sensitive column's number of values is refused up front, as Anatomy refuses
+    it, whatever allow_suppression says: with suppression allowed, both methods had published
+    every job value as '*' (and the mixed model deleted whatever was in SAC)."""
+    with pytest.raises(InfeasibleError) as refusal:
+        method(df, SCHEMA, l=3, allow_suppression=allow, rng=0)
+    assert str(refusal.value).startswith(
+        "l = 3 is impossible for sensitive column 'job' (2 distinct values): every "
+    )
+    assert str(refusal.value).endswith("published as *; lower l")
+    with pytest.raises(InfeasibleError) as both:  # one l per column: each named with its own
+        rating(df, SCHEMA, l={"disease": 4, "drug": 2, "job": 3}, allow_suppression=allow)
+    assert str(both.value).startswith(
+        "l is impossible for sensitive columns 'disease' (3 distinct values, l = 4) and 'job' "
+        "(2 distinct values, l = 3): every SID"
+    )
 
 
 def test_value_above_n_over_l():
@@ -199,3 +207,29 @@ def test_building_block_input():
         dangerous_buckets([3, 2], 0)
     assert create_sids([], 2).n_sids == 0
     assert create_sids(np.array([0, 0]), 2).suppressed.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_l_above_a_real_column_s_values_is_refused_before_anything_is_published(allow):
+    """TV16 (CCES 2016): the Trump vote has two values. At l = 3 Rating had published it as '*'
+    in all 43,142 records, and the mixed model at min_confidence 0.95 had published 23,184
+    records (deleting 19,958) with the vote '*' in every one; both refuse now, naming it."""
+    from real_surveys import survey
+
+    sensitive = ["votetrump", "ideo", "religimp", "churchatd"]
+    data = survey("tv16")[["state", "age", *sensitive]].dropna()
+    assert len(data) == 43_142 and data["votetrump"].nunique() == 2
+    schema = {"state": "quasi", "age": {"role": "quasi", "kind": "numeric"}}
+    schema |= dict.fromkeys(sensitive, "sensitive")
+    head = "l = 3 is impossible for sensitive column 'votetrump' (2 distinct values): every "
+    with pytest.raises(InfeasibleError) as refused:
+        rating(data, schema, l=3, allow_suppression=allow, rng=1)
+    assert str(refused.value) == head + (
+        "SID needs l different values of its column, so every value of it would be published "
+        "as *; lower l"
+    )
+    with pytest.raises(InfeasibleError) as refused:
+        mixed_model(data, schema, l=3, min_confidence=0.95, allow_suppression=allow, rng=1)
+    assert str(refused.value).startswith(head + "SAC group and every SID needs l")
+    release = rating(data, schema, l=2, rng=1)  # two values: l = 2 publishes them
+    assert (release.tables["at"]["votetrump"] != "*").any()

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_multisa_properties import mixed_or_refused, sensitive_tables
+from test_multisa_properties import mixed_or_refused, rating_or_refused, tables_and_l
 
 from microanon.core.errors import InputError
 from microanon.core.release import Release
@@ -35,14 +35,13 @@ def plain_diversity(release: Release, column: str) -> float:
 
 
 @settings(max_examples=120, deadline=None)
-@given(sensitive_tables(), st.integers(2, 4), st.booleans(), st.integers(0, 2**32 - 1))
-def test_every_group_and_sid_is_l_diverse_as_counted(df, ell, mixed, seed):
+@given(tables_and_l(), st.booleans(), st.integers(0, 2**32 - 1))
+def test_every_group_and_sid_is_l_diverse_as_counted(case, mixed, seed):
     """Each sensitive column's verdict is frequency ℓ-diversity over its SAC groups and SIDs:
     it holds, and its value is the plain count's (unbounded for a column suppressed whole,
     whose verdict is there too)."""
-    release = (
-        mixed_or_refused(df, ell, 0.8, seed) if mixed else rating(df, _schema(df), l=ell, rng=seed)
-    )
+    df, ell = case
+    release = mixed_or_refused(df, ell, 0.8, seed) if mixed else rating_or_refused(df, ell, seed)
     if release is None:
         return
     verdicts = multisa_verdicts(release)

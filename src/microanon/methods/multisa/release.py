@@ -86,17 +86,46 @@ def _l_per_attribute(l: Any, sensitive: list[str]) -> dict[str, int]:  # noqa: E
     return {s: ell for s in sensitive}
 
 
-def _check_domains(codes: np.ndarray, sensitive: list[str], ells: dict[str, int]) -> None:
-    """InfeasibleError when an attribute has fewer distinct values than its l."""
-    for j, s in enumerate(sensitive):
-        distinct = len(np.unique(codes[:, j]))
-        if distinct < ells[s]:
-            raise InfeasibleError(
-                f"l = {ells[s]} is impossible for sensitive column '{s}': it has only {distinct} "
-                "distinct value(s) and every SID (and SAC group) needs l different values; lower "
-                "l, or allow suppression (allow_suppression: true) to suppress what cannot be "
-                "grouped"
-            )
+def _check_domains(
+    codes: np.ndarray, sensitive: list[str], ells: dict[str, int], *, groups: bool
+) -> None:
+    """Refuse an ``l`` above a sensitive column's number of distinct values, whatever
+    ``allow_suppression`` says (as Anatomy refuses it): no SID (and no SAC group, ``groups``)
+    could hold l different values of it, so none of its values could be published.
+
+    Raises
+    ------
+    InfeasibleError
+        One line naming every such column, its number of distinct values and its l.
+    """
+    few = {
+        s: distinct
+        for j, s in enumerate(sensitive)
+        if (distinct := len(np.unique(codes[:, j]))) < ells[s]
+    }
+    if not few:
+        return
+    shared = len({ells[s] for s in few}) == 1
+    named = " and ".join(
+        f"'{s}' ({k} distinct value{'s' if k != 1 else ''}"
+        + ("" if shared else f", l = {ells[s]}")
+        + ")"
+        for s, k in few.items()
+    )
+    head = f"l = {ells[next(iter(few))]}" if shared else "l"
+    plural = "s" if len(few) > 1 else ""
+    them = "them" if len(few) > 1 else "it"
+    why = (
+        "every SAC group and every SID needs l different values of each sensitive column, so "
+        "no SAC group could form (its records would be deleted) and the other records' values "
+        f"of {them} would all be published as *"
+        if groups
+        else "every SID needs l different values of its column, so every value of "
+        f"{them} would be published as *"
+    )
+    raise InfeasibleError(
+        f"{head} is impossible for sensitive column{plural} {named}: {why}; lower l"
+    )
 
 
 def _deletion_error(
@@ -114,29 +143,14 @@ def _deletion_error(
     )
 
 
-def _nothing_published(codes: np.ndarray, sensitive: list[str], ell: int) -> InfeasibleError:
+def _nothing_published(codes: np.ndarray, ell: int) -> InfeasibleError:
     """The refusal of a mixed-model run that would publish no record: every record is in SAC
-    and no group was formed. Names the sensitive columns with fewer than ``ell`` distinct values
-    when there are any (they leave no group possible, as for Anatomy)."""
-    n = len(codes)
-    few = {
-        s: distinct
-        for j, s in enumerate(sensitive)
-        if (distinct := len(np.unique(codes[:, j]))) < ell
-    }
-    if few:
-        named = " and ".join(
-            f"'{s}' ({k} distinct value{'s' if k != 1 else ''})" for s, k in few.items()
-        )
-        return InfeasibleError(
-            f"l = {ell} is impossible for sensitive column{'s' if len(few) > 1 else ''} "
-            f"{named}: every SAC group needs l different values of each, so all {n:,} records, "
-            "every one in SAC, would be deleted and none published; lower l"
-        )
+    and no group was formed (every sensitive column holding at least ``ell`` values, which
+    :func:`_check_domains` checked before)."""
     return InfeasibleError(
-        f"l = {ell} publishes nothing: all {n:,} records are in SAC and the grouping formed no "
-        "group of l records with pairwise distinct values on every sensitive column, so all "
-        "would be deleted; lower l"
+        f"l = {ell} publishes nothing: all {len(codes):,} records are in SAC and the grouping "
+        "formed no group of l records with pairwise distinct values on every sensitive column, "
+        "so all would be deleted; lower l"
     )
 
 
@@ -334,8 +348,9 @@ def mixed_model(
         (see :mod:`microanon.methods.multisa.itemsets`).
     allow_suppression : bool
         Delete SAC records that no group can take and publish as ``*`` the values no SID can take
-        (default). When false, either raises :class:`InfeasibleError` instead. A run that would
-        publish no record is refused either way.
+        (default). When false, either raises :class:`InfeasibleError` instead. An ``l`` above
+        a sensitive column's number of distinct values, and a run that would publish no record,
+        are refused either way.
     rng : numpy.random.Generator, int or None
         Randomness of the permutations inside groups, the group labels and which occurrence of a
         value goes to which SID (``None``: OS entropy).
@@ -364,11 +379,11 @@ def mixed_model(
     SchemaError
         No quasi-identifier or fewer than two sensitive columns.
     InfeasibleError
-        A run that would publish no record: every record in SAC and no group formed (naming
-        the sensitive columns with fewer than ``l`` distinct values, when there are any). With
-        ``allow_suppression=False`` also: an attribute with fewer than ``l`` distinct values,
-        SAC records that cannot be grouped, or values that cannot be put into SIDs (naming the
-        attribute and the value).
+        Whatever ``allow_suppression`` says: a sensitive column with fewer than ``l`` distinct
+        values (naming it, ``l`` and its number of values), or a run that would publish no
+        record (every record in SAC and no group formed). With ``allow_suppression=False``
+        also: SAC records that cannot be grouped, or values that cannot be put into SIDs
+        (naming the attribute and the value).
 
     Examples
     --------
@@ -388,6 +403,7 @@ def mixed_model(
     gen = make_rng(rng)
     table, sensitive = _prepare(data, schema)
     codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
+    _check_domains(codes, sensitive, dict.fromkeys(sensitive, ell), groups=True)
     cards = [table.cardinality(s) for s in sensitive]
     columns = [codes[:, j] for j in range(len(sensitive))]
     if limit == 2:
@@ -398,9 +414,7 @@ def mixed_model(
     clusters = cluster_attributes(len(sensitive), rules.linked_attributes())
     grouping = group_records(codes, part.sac, ell)
     if part.sac.all() and not grouping.groups.size:
-        raise _nothing_published(codes, sensitive, ell)
-    if not allow:
-        _check_domains(codes, sensitive, {s: ell for s in sensitive})
+        raise _nothing_published(codes, ell)
     if len(grouping.deleted) and not allow:
         raise _deletion_error(codes, grouping.deleted, table, sensitive, ell)
     published = np.ones(table.n_rows, dtype=bool)
@@ -495,7 +509,8 @@ def rating(
         stable bubble sort. Both give the same SIDs; the original is much slower.
     allow_suppression : bool
         Publish as ``*`` the values no SID can take (default); when false, raise
-        :class:`InfeasibleError` instead.
+        :class:`InfeasibleError` instead. An ``l`` above a sensitive column's number of
+        distinct values is refused either way (every value of it would be ``*``).
     rng : numpy.random.Generator, int or None
         Randomness of which occurrence of a value goes to which SID (``None``: OS entropy).
 
@@ -513,8 +528,10 @@ def rating(
     InputError, SchemaError
         As :func:`mixed_model`; ``l`` given for an unknown column or missing for one.
     InfeasibleError
-        Only with ``allow_suppression=False``: an attribute with fewer than ``l`` distinct
-        values, or values that cannot be put into SIDs (naming attribute and value).
+        A sensitive column with fewer distinct values than its ``l`` (naming it, ``l`` and its
+        number of values), whatever ``allow_suppression`` says; only with
+        ``allow_suppression=False``: values that cannot be put into SIDs (naming attribute and
+        value).
     """
     improved = _check_flag(improved, "improved")
     allow = _check_flag(allow_suppression, "allow_suppression")
@@ -523,9 +540,8 @@ def rating(
     gen = make_rng(rng)
     table, sensitive = _prepare(data, schema)
     ells = _l_per_attribute(l, sensitive)
-    if not allow:
-        codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
-        _check_domains(codes, sensitive, ells)
+    codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
+    _check_domains(codes, sensitive, ells, groups=False)
     at, idt, suppressed = _rating_tables(
         table,
         sensitive,
