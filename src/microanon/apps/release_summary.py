@@ -126,8 +126,13 @@ def column_actions(
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
         done = family.describe_column(release, c)
-        # a column the method changed value by value (a generalization's levels say it)
-        treated = done is not None and c not in (release.metadata.get("levels") or {})
+        # a column the method changed value by value (a generalization's levels say it); not
+        # one whose line says it is published unchanged (a sample's or a swap's stratum)
+        treated = (
+            done is not None
+            and c not in (release.metadata.get("levels") or {})
+            and not done.startswith("published unchanged")
+        )
         if c not in published and done is None:  # (a table may publish it under other names)
             why = {
                 "identifier": "dropped (identifier: never published)",

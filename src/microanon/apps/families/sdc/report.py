@@ -275,7 +275,10 @@ _VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
         else f"noise added ({p.get('method')}, ε = {p.get('epsilon')})"
     ),
     "rank_swap": lambda p: f"rank-swapped within {p.get('p')} % of the ranks",
-    "data_swap": lambda p: f"swapped between records (rate {p.get('rate')})",
+    "data_swap": lambda p: (
+        f"swapped between records (rate {p.get('rate')})"
+        + (f", within strata of {', '.join(_strata(p))}" if _strata(p) else "")
+    ),
     "local_suppression": lambda p: f"locally suppressed to k = {p.get('k')}",
     "top_bottom_code": lambda p: "top/bottom coded",
     "global_recode": lambda p: "globally recoded",
@@ -285,23 +288,57 @@ _VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
 def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged).
 
-    For a release of several steps, what each step that changed the column did, in order.
+    For a release of several steps, what each step that changed the column did, in order. A
+    stratum of a sample or of a swap keeps its values, unprotected: it is said to be published
+    unchanged (and counted among the quasi-identifiers published unchanged) unless a step
+    changed it, and what the method did within it is said too; a sample's stratum that is not
+    published (a column outside the schema, an identifier) is not described here.
     """
     meta = release.metadata
-    if meta.get("method") == STEPS_METHOD:
-        done = [
-            described
-            for step in meta.get("steps") or []
-            if (described := _describe_step(step, column)) is not None
-        ]
-        return "; then ".join(done) or None
-    return _describe_masked(str(meta.get("method")), meta.get("parameters") or {}, column)
+    several = meta.get("method") == STEPS_METHOD
+    published = column in release.data.columns
+    done, unchanged = [], published
+    for step in (meta.get("steps") or []) if several else [meta]:
+        if column in (step.get("changed") or []):
+            unchanged = False
+        if _unprotected_stratum(step, column) and not published:
+            continue
+        method, params = str(step.get("method")), step.get("parameters") or {}
+        described = (
+            _describe_step(step, column) if several else _describe_masked(method, params, column)
+        )
+        if described is not None:
+            done.append(described)
+            unchanged = unchanged and _unprotected_stratum(step, column)
+    if done and unchanged:
+        return f"{_UNCHANGED}; " + "; then ".join(done)
+    return "; then ".join(done) or None
+
+
+#: How the column table begins the line of a column published with its values as they were
+#: (the summary's warning counts the quasi-identifiers whose line begins so).
+_UNCHANGED = "published unchanged"
+
+#: Methods whose strata keep their values and are not protected by what the method does within
+#: them: a sample draws records within each stratum, a swap exchanges values within each.
+_STRATIFYING = ("sample", "data_swap")
+
+
+def _strata(params: dict[str, Any]) -> list[str]:
+    strata = params.get("strata") or []
+    return [strata] if isinstance(strata, str) else list(strata)
+
+
+def _unprotected_stratum(step: dict[str, Any], column: str) -> bool:
+    """Whether ``column`` is a stratum of a sample or a swap (``step``: a release's metadata or
+    one step of several), which publishes it with its values as they were."""
+    params = step.get("parameters") or {}
+    return str(step.get("method")) in _STRATIFYING and column in _strata(params)
 
 
 def _describe_step(step: dict[str, Any], column: str) -> str | None:
     """What one step of several did to a column: changed it, or left its values but took it
-    into account, as a key of local suppression or a microaggregation's stratum (None:
-    neither)."""
+    into account, as a key of local suppression or a stratum (None: neither)."""
     method = str(step.get("method"))
     params = step.get("parameters") or {}
     if column not in (step.get("changed") or []):
@@ -330,12 +367,27 @@ def _describe_masked(method: str, params: dict[str, Any], column: str) -> str | 
 
 
 def _describe_stratum(method: str, params: dict[str, Any], column: str) -> str | None:
-    """What a microaggregation did to one of its ``strata`` columns (None for another column):
-    it kept the values and formed every group within one of them, so the column is covered."""
-    if method != "microaggregation" or column not in (params.get("strata") or []):
+    """What a method did within one of its ``strata`` columns (None for another column), whose
+    values it kept: a microaggregation formed every group within one stratum (so the column is
+    covered), a sample drew its records within each, a swap exchanged values within each."""
+    strata = _strata(params)
+    if column not in strata:
         return None
-    how = f"{params.get('method')}, k = {params.get('k')}"
-    return f"stratum of the microaggregation ({how}): every group within one of its values"
+    if method == "microaggregation":
+        how = f"{params.get('method')}, k = {params.get('k')}"
+        return f"stratum of the microaggregation ({how}): every group within one of its values"
+    one = len(strata) == 1
+    if method == "sample":
+        each = "of its values" if one else f"combination of values of {', '.join(strata)}"
+        return (
+            f"stratum of the sample: records drawn within each {each}, a fraction "
+            f"{params.get('fraction')} of each"
+        )
+    if method == "data_swap":
+        swapped = ", ".join(params.get("columns") or []) or "the swapped columns"
+        shared = "its value" if one else f"their values of {', '.join(strata)}"
+        return f"stratum of the swap: {swapped} swapped only between records sharing {shared}"
+    return None
 
 
 def _unknown_sentence(
