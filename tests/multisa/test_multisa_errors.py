@@ -233,3 +233,40 @@ def test_l_above_a_real_column_s_values_is_refused_before_anything_is_published(
     assert str(refused.value).startswith(head + "SAC group and every SID needs l")
     release = rating(data, schema, l=2, rng=1)  # two values: l = 2 publishes them
     assert (release.tables["at"]["votetrump"] != "*").any()
+
+
+def test_every_sensitive_column_kept_empty_is_named_in_one_line():
+    """GSS 2018's spending questions: 22 of the 26 answer columns init proposes sensitive miss
+    some answers (kept empty by default). Rating refused the first alone ('partyid' has 33),
+    so a data owner ran it 22 times to learn them; the line names every column and its count,
+    and where the value ? can stand (a column with a hierarchy or of text)."""
+    from real_surveys import survey
+
+    data = survey("gss_spending").drop(columns=["id", "year"]).dropna(subset=["age", "educ"])
+    sensitive = [c for c in data.columns if c not in ("age", "sex", "educ", "race", "rincom16")]
+    schema = {c: {"role": "quasi", "kind": "numeric"} for c in ("age", "sex", "educ", "race")}
+    schema["rincom16"] = {"role": "identifier"}
+    schema |= {c: {"role": "sensitive", "kind": "numeric", "missing": "keep"} for c in sensitive}
+    missing = {c: int(n) for c, n in data[sensitive].isna().sum().items() if n}
+    assert len(missing) == 22
+    listed = ", ".join(f"'{c}' {n:,}" for c, n in missing.items())
+    for method in (rating, mixed_model):
+        with pytest.raises(InputError) as refused:
+            method(data, schema, l=2, rng=1)
+        assert str(refused.value) == (
+            "22 columns have missing values (missing: keep), which this method cannot treat as "
+            f"unknown: {listed}; set missing: drop for each (the rows are left out and counted)"
+        )
+    # as text, the value ? can stand for a missing answer: the line says so for that column
+    text = data.assign(polviews=data["polviews"].map(lambda v: v if pd.isna(v) else f"p{v:g}"))
+    schema["polviews"] = {"role": "sensitive", "missing": "keep"}
+    with pytest.raises(
+        InputError,
+        match=r"counted\), or missing: value \(the value \?\) for "
+        r"'polviews'$",
+    ):
+        rating(text, schema, l=2, rng=1)
+    # dropped, the rows are left out and counted, and Rating publishes the rest
+    schema |= {c: {**schema[c], "missing": "drop"} for c in missing}
+    release = rating(data, schema, l=2, rng=1)
+    assert len(release.tables["at"]) == int(data[list(missing)].notna().all(axis=1).sum())

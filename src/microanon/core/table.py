@@ -759,19 +759,33 @@ def refuse_unknown(unknown: Mapping[str, int], method: str, schema: Schema) -> N
     Raises
     ------
     InputError
-        Naming the first column with such cells, its count and what to do (``missing: value``
-        only where the value ``?`` can be held: not in a numeric column without a hierarchy).
+        Naming every column with such cells, its count and what to do (``missing: value``
+        only where the value ``?`` can be held: not in a numeric column without a hierarchy),
+        in one line.
     """
-    for column, n in unknown.items():
-        if n:
-            a = schema[column]
-            value = (
-                ""
-                if a.kind is Kind.NUMERIC and a.hierarchy is None
-                else (" or missing: value (the value ?)")
-            )
-            raise InputError(
-                f"column '{column}' has {n:,} missing value(s) (missing: keep), which "
-                f"{method} cannot treat as unknown: set missing: drop (the rows are left "
-                f"out and counted){value} for it"
-            )
+    found = {column: n for column, n in unknown.items() if n}
+    if not found:
+        return
+    held = [
+        c for c in found if schema[c].kind is not Kind.NUMERIC or schema[c].hierarchy is not None
+    ]
+    if len(found) == 1:
+        ((column, n),) = found.items()
+        value = " or missing: value (the value ?)" if held else ""
+        raise InputError(
+            f"column '{column}' has {n:,} missing value(s) (missing: keep), which "
+            f"{method} cannot treat as unknown: set missing: drop (the rows are left "
+            f"out and counted){value} for it"
+        )
+    counts = ", ".join(f"'{c}' {n:,}" for c, n in found.items())
+    if len(held) == len(found):
+        value = " or missing: value (the value ?)"
+    elif held:
+        value = f", or missing: value (the value ?) for {', '.join(repr(c) for c in held)}"
+    else:
+        value = ""
+    raise InputError(
+        f"{len(found)} columns have missing values (missing: keep), which {method} cannot treat "
+        f"as unknown: {counts}; set missing: drop for each (the rows are left out and "
+        f"counted){value}"
+    )
