@@ -59,6 +59,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   (``stevedata``'s ``gss_spending``): 2,348 respondents, age, sex, education, race, income
   (missing for 42 %), party, ideology, and eighteen spending items coded -1, 0, 1 (too little,
   about right, too much), missing for 1 to 11 % each, with their sums (33 columns).
+- ``yrbss``: the US Youth Risk Behavior Surveillance System 2013 (``openintro``'s ``yrbss``):
+  13,583 high-school students, age, gender, grade (9 to 12 and ``other``), ethnicity, race
+  (missing for 21 %), height and body weight (``weight``, kilograms: no sampling weight) and
+  answers coded as text (``5+``, ``<5``, ``did not ride``), each missing for 1 to 9 %.
 - ``wvs_usa_abortion``: the World Values Survey's American respondents 1982-2011: 10,387 people
   with year, age, sex, college education (missing for 4,173), unemployment, national pride,
   ideology and their view on abortion.
@@ -99,6 +103,7 @@ SURVEYS = {
     "wvs_usa_abortion": ("stevedata", "wvs_usa_abortion"),
     "card": ("wooldridge", "card"),
     "gss_spending": ("stevedata", "gss_spending"),
+    "yrbss": ("openintro", "yrbss"),
 }
 
 

@@ -252,3 +252,45 @@ def test_the_true_answers_leave_out_the_records_the_release_left_out(tmp_path):
     )
     public = run(tmp_path / "rel" / "public", sql, "--original", tmp_path / "chile.csv")
     assert public.exit_code == 2 and "internal part" in public.output
+
+
+def test_a_categorical_release_says_what_bounds_it(tmp_path):
+    """YRBSS 2013 (13,583 students): the distribution method publishes the helmet answers
+    (text) as sets of categories. Every SQL query on that release was refused with 'st: low,
+    high and count must be numbers', which names a table the data user never wrote; the line
+    now says the column is categorical and what bounds its counts."""
+    import yaml
+    from real_surveys import survey
+
+    from microanon.query import sensitive_count
+
+    data = survey("yrbss")[["gender", "grade", "helmet_12m"]]
+    data.to_csv(tmp_path / "yrbss.csv", index=False)
+    schema = {
+        "gender": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "grade": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+        "helmet_12m": {"role": "sensitive", "missing": "drop"},
+    }
+    config = {"data": "yrbss.csv", "schema": schema, "method": "distribution", "params": {}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    out = tmp_path / "rel"
+    made = CliRunner().invoke(main, ["anonymize", "--config", tmp_path / "c.yaml", "--out", out])
+    assert made.exit_code == 0, made.output
+    result = run(out / "public", "SELECT COUNT(*) FROM release WHERE gender = 'female'")
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert result.stderr == (
+        "Error: bounded SQL queries need a numeric sensitive column, and this release's "
+        "'helmet_12m' is categorical (its st entries are categories, not numbers): bound the "
+        "count of records whose value is in a set of categories with "
+        "microanon.query.sensitive_count on the release as anonymize returns it\n"
+    )
+    # what the line names answers: the count of 'never' among the girls, bounded
+    from microanon.methods.distribution import distribution_anonymize
+
+    known = data.dropna(subset=["helmet_12m"])
+    release = distribution_anonymize(
+        known, {c: "quasi" for c in ("gender", "grade")} | {"helmet_12m": "sensitive"}, rng=1
+    )
+    bound = sensitive_count(release, {"never"}, where="gender = 'female'")
+    girls = known[known["gender"] == "female"]
+    assert bound.lower <= (girls["helmet_12m"] == "never").sum() <= bound.upper

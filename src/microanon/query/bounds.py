@@ -215,6 +215,13 @@ class BoundTables:
         if GROUP not in qit.columns:
             raise InputError("the qit table lacks its 'group' column")
         sensitive = (release.metadata.get("sensitive") or [None])[0]
+        if (release.metadata.get("parameters") or {}).get("categorical"):
+            raise InputError(
+                f"bounded SQL queries need a numeric sensitive column, and this release's "
+                f"{sensitive!r} is categorical (its st entries are categories, not numbers): "
+                "bound the count of records whose value is in a set of categories with "
+                "microanon.query.sensitive_count on the release as anonymize returns it"
+            )
         return cls(
             st[GROUP].to_numpy(),
             st["low"].to_numpy(),
