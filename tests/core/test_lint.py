@@ -121,6 +121,21 @@ def _loo_reference(det, target):
 
 
 @settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=40),
+    st.lists(st.integers(0, 2), min_size=7, max_size=7),
+)
+def test_a_column_given_exactly_is_predicted_as_the_plain_definition_says(det, value_of):
+    """The ``determines_sensitive`` check's accuracy of a target that its determinant gives
+    exactly (each value of ``det`` stands for one of ``target``), from the group sizes alone."""
+    det = np.array(det)
+    target = np.array(value_of)[det]
+    got = lint_module._functional_accuracy(np.bincount(det))
+    assert got == pytest.approx(_loo_reference(det, target))
+    assert got == pytest.approx(dependency_accuracy(det, target, 3))
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=30))
 def test_dependency_accuracy_matches_the_plain_definition(pairs):
     det = np.array([d for d, _ in pairs])

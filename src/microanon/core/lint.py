@@ -591,16 +591,18 @@ def _copies(
     for c in tested:
         for s in sensitive:
             both = (codes[c] >= 0) & (codes[s] >= 0)
-            if int(both.sum()) < 2:
+            x, y = codes[c][both], codes[s][both]
+            if len(x) < 2:
                 continue
-            x = np.unique(codes[c][both], return_inverse=True)[1]
-            nx = int(x.max()) + 1
-            y = np.unique(codes[s][both], return_inverse=True)[1]
-            ny = int(y.max()) + 1
-            if ny < 2 or len(combine_codes([x, y], [nx, ny]).counts) != nx:
-                continue  # (one value of s, or a value of c that stands for two of s)
-            acc = dependency_accuracy(x, y, ny)
-            strength = _strength(acc, _majority_share(y, ny, None))
+            stands = np.zeros(int(x.max()) + 1, dtype=np.int64)
+            stands[x] = y  # (a value of s for each value of c: one of its rows')
+            if not np.array_equal(stands[x], y):
+                continue  # a value of c stands for two of s
+            per_y, per_x = np.bincount(y), np.bincount(x)
+            if np.count_nonzero(per_y) < 2:
+                continue  # one value of s
+            nx = int(np.count_nonzero(per_x))
+            strength = _strength(_functional_accuracy(per_x), float(per_y.max() / len(y)))
             if strength < threshold:
                 continue
             found.append(
@@ -616,6 +618,14 @@ def _copies(
                 )
             )
     return found
+
+
+def _functional_accuracy(per_group: np.ndarray) -> float:
+    """:func:`dependency_accuracy` of a column that its determinant gives exactly, from the
+    records per group: a record's value is that of every other record of its group, a hit
+    unless it is alone there (one pass, no sort)."""
+    n = int(per_group.sum())
+    return 1.0 if n == 0 else 1.0 - int(np.count_nonzero(per_group == 1)) / n
 
 
 def _caution(role: Role, column: str, found: Sequence[Finding]) -> str | None:
