@@ -83,7 +83,7 @@ def _check_eligible(sa_counts: np.ndarray, values: np.ndarray, column: str, ell:
     if sa_counts[top] * ell > n:
         raise InfeasibleError(
             f"l = {ell} is impossible: value {shown(values[top])} of column '{column}' occurs in "
-            f"{int(sa_counts[top])} of {n} records, more than n/l = {n / ell:g}; lower l or "
+            f"{int(sa_counts[top]):,} of {n:,} records, more than n/l = {n / ell:,.6g}; lower l or "
             "merge sensitive values"
         )
 
