@@ -348,16 +348,23 @@ def test_check_refuses_a_numeric_column_with_a_stray_string(runner, tmp_path):
     assert json.loads(chosen.output)["t_distance"] == "equal"
 
 
-def test_check_refuses_stray_text_in_a_quasi_identifier(runner, tmp_path):
+def test_check_notes_stray_text_in_a_quasi_identifier(runner, tmp_path):
+    """A quasi-identifier's classes are the same read as numbers or as text: a stray string is
+    a value of its own, noted on stderr (YRBSS's grade holds 'other' among 9 to 12)."""
     path = _salaries(tmp_path, ["1"] * 20)
     frame = pd.read_csv(path)
     frame["age"] = frame["age"].astype(str)
     frame.loc[[3, 7], "age"] = "unknown"
     frame.to_csv(path, index=False)
-    result = runner.invoke(main, ["check", str(path), "--quasi", "age,zip", "--sensitive", "zip"])
-    assert result.exit_code == 2
-    assert "column 'age' is numeric but for 2 of 20 values that are not numbers" in result.stderr
+    args = ["check", str(path), "--quasi", "age,zip", "--sensitive", "salary", "--json"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert (
+        "WARNING: column 'age' is numeric but for 2 of 20 values that are not numbers, e.g. "
+        "'unknown': they are read as values of their own" in result.stderr
+    )
     assert "--distance" not in result.stderr  # only the sensitive column has a distance
+    assert json.loads(result.stdout)["rows"] == 20
 
 
 def test_check_keeps_text_columns_that_are_not_mostly_numeric(runner, tmp_path):
@@ -395,16 +402,21 @@ def test_check_on_bundled_nursery(runner, reference_data):
         (["1", "2"] * 10, False),  # all numbers
     ],
 )
-def test_refuse_stray_text_threshold(values, refused):
+def test_stray_text_threshold(values, refused):
+    """The same share decides whether a sensitive column is refused and a quasi-identifier
+    noted."""
     from microanon import InputError
-    from microanon.apps.check import refuse_stray_text
+    from microanon.apps.check import stray_text_notes
 
     data = pd.DataFrame({"v": pd.Series(values, dtype=object)})
+    notes = stray_text_notes(data, ["v"])
+    assert len(notes) == int(refused)
     if refused:
+        assert "column 'v' is numeric but for" in notes[0]
         with pytest.raises(InputError, match="column 'v' is numeric but for"):
-            refuse_stray_text(data, ["v"])
+            stray_text_notes(data, ["v"], sensitive="v")
     else:
-        refuse_stray_text(data, ["v"])
+        assert stray_text_notes(data, ["v"], sensitive="v") == []
 
 
 def test_a_model_of_the_sensitive_column_with_several_says_what_serves_them(tmp_path):

@@ -16,7 +16,7 @@ from microanon.scale.frequencies import FrequencyTable
 from microanon.scale.profile import (
     dataset_frequencies,
     privacy_profile_of,
-    refuse_stray_text_of,
+    stray_text_notes_of,
     risk_profile_of,
 )
 
@@ -228,23 +228,29 @@ def test_missing_values_as_in_memory():
     assert str(got.value) == str(memory.value)
 
 
-def test_stray_text_refused_as_in_memory():
-    from microanon.apps.check import refuse_stray_text
+def test_stray_text_noted_and_refused_as_in_memory():
+    from microanon.apps.check import stray_text_notes
 
     data = pd.DataFrame({"a": [str(v) for v in range(30)] + ["n/a"], "s": ["x"] * 31})
+    # in a quasi-identifier a note, the same from both engines
+    memory = stray_text_notes(data, ["a"], sensitive="s")
+    assert memory == stray_text_notes_of(_frequencies(data, ["a", "s"]), ["a"], sensitive="s")
+    assert len(memory) == 1 and "'a' is numeric but for 1 of 31 values" in memory[0]
+    # in the sensitive column a refusal, the same from both engines
+    swapped = data.rename(columns={"a": "s", "s": "a"})
     with pytest.raises(InputError) as memory:
-        refuse_stray_text(data, ["a"], sensitive="s")
+        stray_text_notes(swapped, ["a", "s"], sensitive="s")
     with pytest.raises(InputError) as frequencies:
-        refuse_stray_text_of(_frequencies(data, ["a", "s"]), ["a"], sensitive="s")
+        stray_text_notes_of(_frequencies(swapped, ["a", "s"]), ["a", "s"], sensitive="s")
     assert str(frequencies.value) == str(memory.value)
-    refuse_stray_text_of(_frequencies(data.iloc[:5], ["a", "s"]), ["a", "s"], sensitive="s")
+    assert stray_text_notes_of(_frequencies(data.iloc[:5], ["a", "s"]), ["a", "s"], "s") == []
     # "?" (how a release writes a missing value) is no stray string in a quasi-identifier; in
     # the sensitive column it is refused with a word on where it comes from, by both engines
     marked = pd.DataFrame({"a": [str(v) for v in range(30)] + ["?"], "s": ["?"] + ["1"] * 30})
-    refuse_stray_text(marked, ["a"], sensitive="s")
-    refuse_stray_text_of(_frequencies(marked, ["a", "s"]), ["a"], sensitive="s")
+    assert stray_text_notes(marked, ["a"], sensitive="s") == []
+    assert stray_text_notes_of(_frequencies(marked, ["a", "s"]), ["a"], sensitive="s") == []
     with pytest.raises(InputError, match="how microanon's releases write a missing") as memory:
-        refuse_stray_text(marked, ["a", "s"], sensitive="s")
+        stray_text_notes(marked, ["a", "s"], sensitive="s")
     with pytest.raises(InputError) as frequencies:
-        refuse_stray_text_of(_frequencies(marked, ["a", "s"]), ["a", "s"], sensitive="s")
+        stray_text_notes_of(_frequencies(marked, ["a", "s"]), ["a", "s"], sensitive="s")
     assert str(frequencies.value) == str(memory.value)

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import as_value, stray_refusal, stray_text
+from ..core.missing import as_value, stray_note, stray_refusal, stray_text
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -18,7 +18,7 @@ __all__ = [
     "privacy_profile",
     "format_profile",
     "format_requirements",
-    "refuse_stray_text",
+    "stray_text_notes",
     "requirements",
     "STRAY_TEXT_SHARE",
 ]
@@ -139,17 +139,21 @@ def apply_check_missing(
     return as_value(data, [c for c in quasi if c in counts]), 0
 
 
-def refuse_stray_text(
+def stray_text_notes(
     data: pd.DataFrame, columns: Sequence[str], sensitive: str | None = None
-) -> None:
-    """Refuse a mostly numeric column that holds a few non-numeric values.
+) -> list[str]:
+    """Refuse a mostly numeric sensitive column that holds a few non-numeric values; the notes
+    on such quasi-identifiers.
 
-    Read from a file, a numeric column with one stray string (``?``, ``n/a``, a typo) becomes a
-    text column: its values are then compared as labels, the t-closeness distance of a sensitive
-    column silently changes from ordered to equal, and the marker forms its own equivalence class.
-    A text column counts as mostly numeric when at least :data:`STRAY_TEXT_SHARE` of its
-    non-missing values parse as numbers. In a quasi-identifier ``?`` is no stray string: a
-    release writes a missing value so, and ``--missing value`` reads one so
+    Read from a file, a numeric column with one stray string (``?``, ``n/a``, a typo, or a real
+    answer such as a grade ``other``) becomes a text column. For the sensitive column that
+    matters: its t-closeness distance silently changes from ordered to equal, so it is refused.
+    A quasi-identifier's classes are the same whether its values are read as numbers or as text,
+    and a stray string is a value of its own as a missing value is (``--missing value``, the
+    default): it is noted, not refused, as ``init``, ``anonymize`` and ``risk`` read such a
+    column as categories. A text column counts as mostly numeric when at least
+    :data:`STRAY_TEXT_SHARE` of its non-missing values parse as numbers. In a quasi-identifier
+    ``?`` is no stray string: a release writes a missing value so
     (:func:`~microanon.core.missing.stray_text`).
 
     Parameters
@@ -159,14 +163,21 @@ def refuse_stray_text(
     columns : sequence of str
         The columns to look at (the checked ones).
     sensitive : str, optional
-        The sensitive column: the message then also offers ``--distance``, which settles its
-        t-closeness distance (the caller skips this check for it when ``--distance`` is given).
+        The sensitive column: its message also offers ``--distance``, which settles its
+        t-closeness distance (the caller leaves it out of ``columns`` when ``--distance`` is
+        given).
+
+    Returns
+    -------
+    list of str
+        One warning per mostly numeric quasi-identifier with stray text.
 
     Raises
     ------
     InputError
-        For the first such column, naming it, how many values are not numbers and an example.
+        For the sensitive column, naming it, how many values are not numbers and an example.
     """
+    notes = []
     for column in columns:
         values = data[column]
         if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
@@ -179,7 +190,10 @@ def refuse_stray_text(
         if bad == 0 or len(values) - bad < STRAY_TEXT_SHARE * len(values) - 1e-9:
             continue
         example = str(values[text].iloc[0])
-        raise InputError(stray_refusal(column, bad, len(values), example, column == sensitive))
+        if column == sensitive:
+            raise InputError(stray_refusal(column, bad, len(values), example))
+        notes.append(stray_note(column, bad, len(values), example))
+    return notes
 
 
 def format_profile(p: dict[str, Any]) -> str:

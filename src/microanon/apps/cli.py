@@ -437,8 +437,8 @@ def check(
             format_profile,
             format_requirements,
             privacy_profile,
-            refuse_stray_text,
             requirements,
+            stray_text_notes,
         )
         from .io import STATISTICAL_SUFFIXES, read_table
 
@@ -467,7 +467,7 @@ def check(
     if on_dask:
         from .engine import check_dask
 
-        profile = check_dask(
+        profile, notes = check_dask(
             file,
             _split(quasi),
             sens[0],
@@ -486,12 +486,13 @@ def check(
             (sensitive_column,) = sens if sensitive is None else _matched(sens, list(data.columns))
             named = [] if sensitive_column is None else [sensitive_column]
             check_frame(data, [*keys, *named])
-            # A numeric column with a stray string would silently become categorical; an
-            # explicit --distance settles the sensitive column's type. (An SPSS, Stata or SAS
-            # file declares its missing values: its text is answers, not markers.)
+            # A numeric sensitive column with a stray string would silently become categorical;
+            # an explicit --distance settles its type. (An SPSS, Stata or SAS file declares its
+            # missing values: its text is answers, not markers.)
             looked_at = keys + (named if distance is None else [])
+            notes = []
             if Path(file).suffix.lower() not in STATISTICAL_SUFFIXES:
-                refuse_stray_text(data, looked_at, sensitive=sensitive_column)
+                notes = stray_text_notes(data, looked_at, sensitive=sensitive_column)
         with reporter.stage("privacy profile"):
             profile = privacy_profile(data, keys, sensitive_column, distance=distance, **options)
     reqs = requirements(
@@ -507,6 +508,8 @@ def check(
         k_map=req_k_map,
     )
     holds = all(r["holds"] for r in reqs)
+    for note in notes:
+        click.echo(f"WARNING: {note}", err=True)
     text = format_profile(profile) + ("\n" + format_requirements(reqs) if reqs else "")
     _emit(as_json, {**profile, "requirements": reqs, "holds": holds}, text)
     if not holds:

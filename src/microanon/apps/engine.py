@@ -552,8 +552,10 @@ def check_dask(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     **options: Any,
-) -> dict[str, Any]:
-    """``microanon check``'s profile of a dataset of any size, computed with Dask.
+) -> tuple[dict[str, Any], list[str]]:
+    """``microanon check``'s profile of a dataset of any size, computed with Dask, and its
+    notes on quasi-identifiers with stray text
+    (:func:`~microanon.scale.profile.stray_text_notes_of`).
 
     Parameters
     ----------
@@ -573,11 +575,13 @@ def check_dask(
 
     Returns
     -------
-    dict
+    profile : dict
         What :func:`microanon.apps.check.privacy_profile` returns on the same data.
+    notes : list of str
+        As :func:`microanon.apps.check.stray_text_notes` gives them.
     """
     from ..scale.client import dask_client
-    from ..scale.profile import dataset_frequencies, privacy_profile_of, refuse_stray_text_of
+    from ..scale.profile import dataset_frequencies, privacy_profile_of, stray_text_notes_of
 
     quasi = list(quasi)
     if not quasi:
@@ -592,8 +596,8 @@ def check_dask(
             read_options=csv,
             progress=as_progress(progress, "check"),
         )
-    refuse_stray_text_of(table, quasi + (named if distance is None else []), sensitive)
-    return privacy_profile_of(
+    notes = stray_text_notes_of(table, quasi + (named if distance is None else []), sensitive)
+    profile = privacy_profile_of(
         table,
         quasi,
         sensitive,
@@ -601,6 +605,7 @@ def check_dask(
         distance=distance,
         **options,
     )
+    return profile, notes
 
 
 @_csv_types_hold()

@@ -35,6 +35,7 @@ __all__ = [
     "RISK_MISSING",
     "as_value",
     "policy_name",
+    "stray_note",
     "stray_refusal",
     "stray_text",
 ]
@@ -83,15 +84,26 @@ def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:
     return np.append(stray, False)[codes]  # (a missing value, code -1: no stray text)
 
 
-def stray_refusal(column: str, bad: int, total: int, example: str, sensitive: bool) -> str:
-    """The message refusing a mostly numeric ``column`` with ``bad`` of ``total`` values that
-    are no numbers (:func:`stray_text`), one of them ``example``."""
+def stray_note(column: str, bad: int, total: int, example: str) -> str:
+    """The warning on a mostly numeric quasi-identifier ``column`` with ``bad`` of ``total``
+    values that are no numbers (:func:`stray_text`), one of them ``example``: they are read as
+    values of their own, which is what a quasi-identifier's classes need either way."""
+    return (
+        f"column {column!r} is numeric but for {bad:,} of {total:,} values that are not numbers, "
+        f"e.g. {example!r}: they are read as values of their own, as a missing value is; if they "
+        f"mark missing answers, read the file with --na-values {example!r}"
+    )
+
+
+def stray_refusal(column: str, bad: int, total: int, example: str) -> str:
+    """The message refusing a mostly numeric sensitive ``column`` with ``bad`` of ``total``
+    values that are no numbers (:func:`stray_text`), one of them ``example``: its t-closeness
+    distance would silently change from ordered to equal."""
     note = _MARKER_NOTE if example == MISSING_LABEL else ""
-    distance = "; or pass --distance equal to treat it as categories" if sensitive else ""
     return (
         f"column {column!r} is numeric but for {bad:,} of {total:,} values that are not numbers, "
         f"e.g. {example!r}{note}: mark missing-value markers with --na-values {example!r} or "
-        f"correct the data{distance}"
+        "correct the data; or pass --distance equal to treat it as categories"
     )
 
 

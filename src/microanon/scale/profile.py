@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name, stray_refusal, stray_text
+from ..core.missing import (
+    MISSING_LABEL,
+    RISK_MISSING,
+    policy_name,
+    stray_note,
+    stray_refusal,
+    stray_text,
+)
 from ..core.progress import ProgressLike
 from ..measures.attacker import class_attacker_risks
 from ..measures.common import check_share
@@ -37,7 +44,7 @@ __all__ = [
     "dataset_frequencies",
     "frequency_groups",
     "privacy_profile_of",
-    "refuse_stray_text_of",
+    "stray_text_notes_of",
     "risk_profile_of",
 ]
 
@@ -214,20 +221,21 @@ def frequency_groups(
     )
 
 
-def refuse_stray_text_of(
+def stray_text_notes_of(
     table: FrequencyTable, columns: Sequence[str], sensitive: str | None = None
-) -> None:
-    """:func:`microanon.apps.check.refuse_stray_text` on a frequency table.
+) -> list[str]:
+    """:func:`microanon.apps.check.stray_text_notes` on a frequency table.
 
     A text column counts as mostly numeric when at least :data:`STRAY_TEXT_SHARE` of its
     non-missing records hold values that parse as numbers; the records are counted with the
-    table's counts, so the decision and the message are those of the in-memory check.
+    table's counts, so the decisions and the messages are those of the in-memory check.
 
     Raises
     ------
     InputError
-        For the first such column, naming it, how many values are not numbers and an example.
+        For the sensitive column, naming it, how many values are not numbers and an example.
     """
+    notes = []
     for column in columns:
         values = pd.Series(table.codes[column], dtype=object)
         present = ~values.isna().to_numpy()
@@ -241,7 +249,10 @@ def refuse_stray_text_of(
         if bad == 0 or total - bad < STRAY_TEXT_SHARE * total - 1e-9:
             continue
         example = str(values[text].iloc[0])
-        raise InputError(stray_refusal(column, bad, total, example, column == sensitive))
+        if column == sensitive:
+            raise InputError(stray_refusal(column, bad, total, example))
+        notes.append(stray_note(column, bad, total, example))
+    return notes
 
 
 def privacy_profile_of(
