@@ -30,7 +30,7 @@ def _people() -> pd.DataFrame:
             "sex": ["F" if i % 3 else "M" for i in range(40)],
             "city": [cities[i % 4] for i in range(40)],
             "income": [1000.25 + 137.5 * (i * 7 % 11) for i in range(40)],
-            "disease": ["flu" if i % 2 else "grippe; schwer" for i in range(40)],
+            "disease": ["flu" if i % 7 else "grippe; schwer" for i in range(40)],
         }
     )
 
