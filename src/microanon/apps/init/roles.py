@@ -182,7 +182,8 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
         r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
         r"|rural|famsize|fam_size|_hh_?size_|household_size|precinct|_ward_|_tract_"
-        r"|neighbo_?u?rhood|ethrace",
+        r"|neighbo_?u?rhood|ethrace|_degree_|highest_?degree|size_?of_?place|place_?size"
+        r"|_xnorcsiz_|_srcbelt_",
         _KNOWN,
     ),
     _rule(
@@ -196,7 +197,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         Role.QUASI,
         "a job or employment",
         r"_(job|jobs|profession|employment|employer|workclass|work_class|industry|sector)_"
-        r"|_u?n?empl|_u?emp_|unemploy",
+        r"|_u?n?empl|_u?emp_|unemploy|_wrk_?stat_|work_?status|labou?r_?force_?status",
         _KNOWN,
     ),
 )
