@@ -70,6 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,13 +208,14 @@ print(json.dumps([wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
 """
 
 
-def run_process(command: list[str], folder: Path) -> Proc:
+def run_process(command: list[str], folder: Path, env: Mapping[str, str] | None = None) -> Proc:
     """Run ``command`` in a fresh process; CPU and peak memory of it and its waited children.
 
     The process is started by :data:`LAUNCHER` (its wall seconds measured there, from its start
     to its end). It may cache the bytecode of the modules it compiles
     (``PYTHONDONTWRITEBYTECODE`` is left out of its environment), as a package installed by pip
-    has its bytecode compiled: a run after the first compiles no source.
+    has its bytecode compiled: a run after the first compiles no source. ``env`` adds to (or
+    replaces) variables of that environment, e.g. ``PYTHONPATH`` for another version of the code.
 
     Raises
     ------
@@ -223,7 +225,7 @@ def run_process(command: list[str], folder: Path) -> Proc:
     out, err = folder / "proc.out", folder / "proc.err"
     launched = subprocess.run(
         [sys.executable, "-c", LAUNCHER, str(out), str(err), *command],
-        env=_CACHING,
+        env={**_CACHING, **(env or {})},
         capture_output=True,
         text=True,
         check=True,
