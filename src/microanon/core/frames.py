@@ -11,11 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["COPY_ON_WRITE", "arrow_text", "as_pandas", "is_arrow_table", "pandas_if_arrow"]
+__all__ = [
+    "COPY_ON_WRITE",
+    "arrow_text",
+    "as_objects",
+    "as_pandas",
+    "is_arrow_table",
+    "pandas_if_arrow",
+]
 
 #: Whether pandas copies on write (always from pandas 3): a table copied shallowly then shares
 #: its columns' data with the original until one of them is changed, which copies it first.
@@ -32,6 +40,40 @@ def arrow_text(column: pd.Series) -> Any:
     arrow = column.array.__arrow_array__()
     text = pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)
     return arrow if text and arrow.null_count == 0 else None
+
+
+def as_objects(column: pd.Series) -> pd.Series:
+    """``column.astype(object)``, a number column's equal values one object each.
+
+    ``astype(object)`` makes one Python number per row (32 bytes beside the row's 8-byte
+    pointer); here the rows of a NumPy integer or float column that hold the same bits (so
+    ``0.0`` and ``-0.0`` stay apart) point at one object, made from the same value. A missing
+    value (NaN) gets its own object, as ``astype(object)`` gives it; a column of another type,
+    or of mostly distinct values, is ``astype(object)`` itself. The values, their types, the
+    index and the name are those of ``column.astype(object)``.
+
+    Parameters
+    ----------
+    column : Series
+
+    Returns
+    -------
+    Series
+        Of dtype object.
+    """
+    dtype = column.dtype
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "iuf" or len(column) < 2:
+        return column.astype(object)
+    values = column.to_numpy()
+    codes, bits = pd.factorize(values.view(f"u{dtype.itemsize}"))
+    if len(bits) > len(values) // 2:  # mostly distinct: nothing to share
+        return column.astype(object)
+    out = bits.view(dtype).astype(object)[codes]
+    if dtype.kind == "f":
+        gaps = np.isnan(values)
+        if gaps.any():
+            out[gaps] = values[gaps].astype(object)
+    return pd.Series(out, index=column.index, name=column.name, dtype=object, copy=False)
 
 
 def is_arrow_table(obj: Any) -> bool:

@@ -33,7 +33,7 @@ import pandas as pd
 from .errors import HierarchyError, InputError, SchemaError
 from .factorize import coded
 from .files import read_yaml_file
-from .frames import COPY_ON_WRITE, arrow_text, as_pandas
+from .frames import COPY_ON_WRITE, arrow_text, as_objects, as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
@@ -99,7 +99,8 @@ def as_numbers(col: pd.Series, column: str, marked: bool, counted: bool = True) 
             f"column '{column}' is numeric in the schema but holds {many}non-numeric "
             f"value(s), e.g. {shown(col[bad].iloc[0])}"
         )
-    return num if marker is None else num.astype(object).where(~marker, MISSING_LABEL)
+    # (as objects: equal numbers one object each, as the rows of a text column share theirs)
+    return num if marker is None else as_objects(num).where(~marker, MISSING_LABEL)
 
 
 def missing_refused(refused: Sequence[tuple[Attribute, int]]) -> InputError:
@@ -893,7 +894,7 @@ class Schema:
                 if isinstance(col.dtype, pd.StringDtype):  # text stays text (3x faster)
                     out[a.name] = col.fillna(MISSING_LABEL)
                 else:
-                    out[a.name] = col.astype(object).where(~na, MISSING_LABEL)
+                    out[a.name] = as_objects(col).where(~na, MISSING_LABEL)
                 as_value.add(a.name)
         if refused:
             raise missing_refused(refused)
