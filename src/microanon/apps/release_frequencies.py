@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core.factorize import coded, factorize_keys, first_rows, packed_key
+from ..core.frames import as_objects
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
 from ..core.table import Table
@@ -197,8 +198,27 @@ def _written_alike(column: pd.Series) -> bool:
 
 
 def as_suppressed(values: pd.DataFrame) -> pd.DataFrame:
-    """``values`` as an attacker reads a published table: a missing cell is the value ``*``."""
-    return values.astype(object).where(values.notna(), SUPPRESSED)
+    """``values`` as an attacker reads a published table: a missing cell is the value ``*``.
+
+    A column of numbers (NumPy integers or floats) without a missing cell is kept as it is: it
+    groups as its objects would (equal numbers, ``0.0`` and ``-0.0`` too, one value), without
+    one Python number per row; any other column is made of objects, ``*`` where missing.
+    """
+    if not values.columns.is_unique:
+        return values.astype(object).where(values.notna(), SUPPRESSED)
+    columns = {}
+    for name, column in values.items():
+        missing = column.isna()
+        if _numbers(column) and not missing.any():
+            columns[name] = column
+        else:
+            columns[name] = as_objects(column).where(~missing, SUPPRESSED)
+    return pd.DataFrame(columns, index=values.index, columns=values.columns, copy=False)
+
+
+def _numbers(column: pd.Series) -> bool:
+    """Whether ``column`` holds NumPy integers or floats (not truth values)."""
+    return isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf"
 
 
 def row_classes(
