@@ -415,6 +415,49 @@ def test_cells_compared_once_per_distinct_pair_as_one_by_one(cells):
     assert _same(before, after).tolist() == expected
 
 
+#: Columns of one type each, as a method or a file gives them: (dtype, values, missing).
+_TYPED = [
+    ("float64", [1.0, 2.5, 0.0, -0.0, 2.0], np.nan),
+    ("Int64", [1, 0, 2, 5], pd.NA),
+    ("str", ["1", "1.0", "x", "2.5", "?", "[0, 5)"], None),
+    ("bool", [True, False], None),
+    ("object", _CELLS, None),
+]
+
+
+def _one_by_one(before: pd.Series, after: pd.Series) -> list[bool]:
+    """The cell-by-cell comparison of :func:`_same`'s docstring."""
+    a = before.to_numpy(dtype=object, na_value=None)
+    b = after.to_numpy(dtype=object, na_value=None)
+    return [
+        bool(pd.isna(x) and pd.isna(y))
+        or (not pd.isna(x) and not pd.isna(y) and bool(x == y))
+        or bool(_plain(x) == _plain(y))
+        or _as_number(x, y)
+        for x, y in zip(a, b, strict=True)
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(_TYPED),
+    st.sampled_from(_TYPED),
+    st.data(),
+)
+def test_typed_columns_compared_once_per_distinct_pair_as_one_by_one(left, right, data):
+    """A column of numbers, nullable integers, Arrow text, truth values or objects, before and
+    after a step: coded by value (and by type where it holds objects), each distinct pair of
+    codes judged once, as the cells one by one."""
+    n = data.draw(st.integers(0, 30))
+    columns = []
+    for dtype, pool, missing in (left, right):
+        cells = data.draw(st.lists(st.sampled_from([*pool, missing]), min_size=n, max_size=n))
+        if dtype == "bool" and any(c is None for c in cells):
+            dtype = "boolean"  # (a truth value column with missing ones)
+        columns.append(pd.Series(cells, dtype=dtype))
+    assert _same(*columns).tolist() == _one_by_one(*columns)
+
+
 #: TV16 (CCES 2016, 64,600 respondents) with a hierarchy of each builder on a key.
 TV16_SCHEMA = {
     "state": {"role": "quasi", "hierarchy": {"builder": "bundled", "name": "us-state-names"}},

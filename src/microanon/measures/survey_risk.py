@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.factorize import first_rows
 from ..core.frames import pandas_if_arrow
 from .common import check_counts
 from .keys import check_fraction, check_household, check_weights, key_codes, pack
@@ -187,7 +188,7 @@ def _frequencies(
     f = np.bincount(combo, weights=records, minlength=n_combos).astype(float)
     wsum = f if w is None else np.bincount(combo, weights=w * records, minlength=n_combos)
     if (codes < 0).any():
-        first = np.unique(combo, return_index=True)[1]
+        first = first_rows(combo, n_combos)  # (pack numbers combinations by first row)
         f, wsum = _match_missing(codes[first], sizes, f, wsum, alpha)
     fk, wk = f[combo], wsum[combo]
     freq = KeyFrequencies(

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, VerificationError
+from ..core.factorize import factorize, factorize_keys, first_rows, packed_key
 from ..core.hierarchy import Hierarchy, parse_interval, value_key
 from ..core.random import RandomLike, make_rng, state_fingerprints
 from ..core.release import Release
@@ -349,39 +350,55 @@ def _changes(before: pd.DataFrame, after: pd.DataFrame, columns: Sequence[str]) 
 def _same(before: pd.Series, after: pd.Series) -> np.ndarray:
     """Per aligned cell, whether the value is the same: missing equals missing, and a number
     equals its text (``1``, ``1.0`` and ``"1"``: a method that encodes categories may give
-    its codes back as text)."""
-    a = before.to_numpy(dtype=object, na_value=None)  # (<NA> of a nullable column: None)
-    b = after.to_numpy(dtype=object, na_value=None)
-    same = np.asarray((a == b) | (pd.isna(a) & pd.isna(b)), dtype=bool)
-    differ = np.flatnonzero(~same)
-    if len(differ):  # each distinct pair of values compared once (a recode changes every cell)
-        pairs, first = _distinct_pairs(a[differ], b[differ])
-        verdict = np.fromiter(
-            (_equal(x, y) for x, y in zip(a[differ][first], b[differ][first], strict=True)),
-            dtype=bool,
-            count=len(first),
-        )
-        same[differ] = verdict[pairs]
-    return same
+    its codes back as text).
+
+    Decided once per distinct pair of values (a recode changes every cell): each column coded
+    by value (:func:`~microanon.core.factorize.factorize`, which a run shares) and, where it
+    holds Python objects, by type too (pandas' hashing holds ``True`` equal to ``1``), the
+    pairs of codes numbered in one hash pass.
+    """
+    a, a_values = _typed_codes(before)
+    b, b_values = _typed_codes(after)
+    key, _ = packed_key([a, b], [len(a_values) + 1, len(b_values) + 1], offset=1)
+    pairs, distinct = factorize_keys(key)
+    first = first_rows(pairs, len(distinct))
+    verdict = np.fromiter(
+        (_same_values(a_values, i, b_values, j) for i, j in zip(a[first], b[first], strict=True)),
+        dtype=bool,
+        count=len(first),
+    )
+    return verdict[pairs]
+
+
+def _typed_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A code per cell (-1: missing), values of one type and value sharing one, and the
+    value of each code as a Python object (as ``Series.to_numpy(dtype=object)`` gives it)."""
+    codes, uniques = factorize(values)
+    if values.dtype != object:  # (one type: numbers, truth values, text, times)
+        return codes, np.asarray(uniques, dtype=object)
+    cells = values.to_numpy()
+    present = np.flatnonzero(codes >= 0)
+    kinds, _ = pd.factorize(np.frompyfunc(type, 1, 1)(cells[present]))
+    key, _ = packed_key([codes[present], kinds], [len(uniques), int(kinds.max(initial=0)) + 1])
+    typed, distinct = factorize_keys(key)
+    out = np.full(len(cells), -1, dtype=np.intp)
+    out[present] = typed
+    return out, cells[present[first_rows(typed, len(distinct))]]
+
+
+def _same_values(x_values: np.ndarray, i: int, y_values: np.ndarray, j: int) -> bool:
+    """Whether code ``i`` of one column and code ``j`` of the other (-1: missing) hold the
+    same value: both missing, equal, or equal in form (:func:`_equal`)."""
+    if i < 0 or j < 0:
+        return i < 0 and j < 0  # (a missing value is no value's form)
+    x, y = x_values[i], y_values[j]
+    return bool(x == y) or _equal(x, y)
 
 
 def _equal(x: Any, y: Any) -> bool:
     """Whether two values differ only in form: equal in plain form, or a number and its text as
     a table writes it (``"6.0"``)."""
     return bool(_plain(x) == _plain(y)) or _as_number(x, y)
-
-
-def _distinct_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pair of each row of two object arrays among their distinct pairs, and one row of
-    each: values told apart by type too (pandas' hashing holds ``True`` and ``1`` equal)."""
-    key = np.zeros(len(a), dtype=np.int64)
-    for column in (a, b):
-        for part in (np.frompyfunc(type, 1, 1)(column), column):
-            codes, uniques = pd.factorize(part, use_na_sentinel=False)
-            key = key * max(len(uniques), 1) + codes
-            key = pd.factorize(key)[0].astype(np.int64)  # (renumbered: never overflows)
-    _, first, pairs = np.unique(key, return_index=True, return_inverse=True)
-    return pairs.reshape(-1), first
 
 
 def _as_number(x: Any, y: Any) -> bool:

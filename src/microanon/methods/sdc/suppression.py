@@ -90,6 +90,7 @@ from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
 from ...core.schema import Kind, Schema, check_frame
+from ...core.table import combine_codes
 from ...models import KAnonymity
 from ..registry import method
 from .common import (
@@ -206,10 +207,13 @@ def _pairwise_frequencies(q: np.ndarray, pt: np.ndarray, w: np.ndarray) -> np.nd
 
 
 def _distinct(codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of ``codes`` (``-1`` allowed), their total weights, the row → pattern map."""
-    patterns, inverse = np.unique(codes, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return patterns, np.bincount(inverse, weights=weights).astype(np.int64), inverse
+    """Distinct rows of ``codes`` (``-1`` allowed) in lexicographic order, their total weights,
+    the row → pattern map (``numpy.unique(codes, axis=0)``, hashed: only the distinct rows are
+    sorted)."""
+    sizes = codes.max(axis=0, initial=-1) + 2 if len(codes) else np.ones(codes.shape[1], int)
+    combined = combine_codes([column + 1 for column in codes.T], sizes)
+    weight = np.bincount(combined.inverse, weights=weights).astype(np.int64)
+    return combined.combos - 1, weight, combined.inverse
 
 
 def _exact_frequencies(
