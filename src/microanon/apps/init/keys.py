@@ -17,6 +17,14 @@ records unique:
    file with hundreds of candidates is ranked in time linear in their number);
 3. the rank, the sample uniques each added and the lattice of the whole key go into the
    config's comments.
+
+The measures are counted on the frequency table of the candidates' distinct combinations, not
+on the records: each column is coded once, the table's rows (each with its records) are
+combined with a candidate as mixed-radix keys, counted by ``np.bincount`` over a small key space
+or hashed otherwise, and a class that holds one row of the table is set aside once (no
+candidate splits it: its records agree on every candidate). A file resampled to 10^6 records
+holds the distinct combinations of its source; a file of many distinct records leaves few
+classes to split after the first rounds.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ...core.factorize import factorize, factorize_keys
 from ...core.schema import Schema
+from ...core.table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 from .hierarchies import plan_hierarchy
 from .profile import ColumnProfile
 
@@ -65,22 +75,66 @@ class KeyRanking:
     small: dict[str, int] = field(default_factory=dict)
 
 
-def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
-    codes, uniques = pd.factorize(col, use_na_sentinel=False)
-    return codes.astype(np.int64), max(len(uniques), 1)
+class _Table:
+    """The classes of the key chosen so far on the frequency table of the candidates' distinct
+    combinations: the rows still in a class with other rows (``codes``, ``weights`` and each
+    one's ``key``, its class ``0 .. classes - 1``), and the measures of the classes of one row,
+    which no candidate splits (``settled``)."""
+
+    def __init__(self, data: pd.DataFrame, candidates: Sequence[str], k: int) -> None:
+        coded = [factorize(data[c]) for c in candidates]  # (a missing value: code 0)
+        table = combine_codes(
+            [np.add(codes, 1, dtype=np.int64) for codes, _ in coded],
+            [len(uniques) + 1 for _, uniques in coded],
+        )
+        self.k = k
+        self.codes = {c: table.combos[:, j].copy() for j, c in enumerate(candidates)}
+        self.sizes = {
+            c: len(uniques) + 1 for c, (_, uniques) in zip(candidates, coded, strict=True)
+        }
+        self.weights = table.counts if len(data) else np.zeros(0, dtype=np.int64)
+        self.settled = (0, 0, 0)
+        self.key = np.zeros(len(self.weights), dtype=np.int64)
+        self.classes = 1
+        self.take(self.key)
+
+    def combined(self, candidate: str) -> tuple[np.ndarray, int]:
+        """The rows' keys of the key so far and ``candidate``, and the size of their space."""
+        size = self.sizes[candidate]
+        return self.key * size + self.codes[candidate], self.classes * size
+
+    def measure(self, key: np.ndarray, space: int) -> tuple[int, int, int]:
+        """(sample uniques, records in classes below ``k``, classes) of the table whose rows
+        not settled have the keys ``key`` (below ``space``)."""
+        if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
+            records = np.bincount(key, weights=self.weights, minlength=space)
+            records = records[records > 0]
+        else:
+            records = np.bincount(factorize_keys(key)[0], weights=self.weights)
+        return _add(self.settled, _sizes_measure(records.astype(np.int64), self.k))
+
+    def take(self, key: np.ndarray) -> None:
+        """Make ``key`` the rows' key: renumber it, and set aside its classes of one row."""
+        ids, distinct = factorize_keys(key)
+        rows = np.bincount(ids, minlength=len(distinct))
+        alone = rows[ids] == 1
+        self.settled = _add(self.settled, _sizes_measure(self.weights[alone], self.k))
+        kept = rows > 1
+        number = np.cumsum(kept) - 1
+        stays = ~alone
+        self.key = number[ids[stays]].astype(np.int64, copy=False)
+        self.classes = int(kept.sum())
+        self.weights = self.weights[stays]
+        self.codes = {c: codes[stays] for c, codes in self.codes.items()}
 
 
-def _measure(key: np.ndarray, k: int) -> tuple[int, int, int]:
-    """(sample uniques, records in classes below ``k``, classes) of the combination codes."""
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    sizes = counts[inverse]
-    return int((sizes == 1).sum()), int((sizes < k).sum()), len(counts)
+def _sizes_measure(sizes: np.ndarray, k: int) -> tuple[int, int, int]:
+    """(sample uniques, records in classes below ``k``, classes) of classes of ``sizes``."""
+    return int((sizes == 1).sum()), int(sizes[sizes < k].sum()), len(sizes)
 
 
-def _combine(key: np.ndarray, codes: np.ndarray, n: int) -> np.ndarray:
-    """Codes of the combination of ``key`` and ``codes`` (re-numbered so they stay small)."""
-    combined = key * n + codes
-    return np.unique(combined, return_inverse=True)[1].astype(np.int64)
+def _add(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
 
 def rank_keys(
@@ -106,9 +160,8 @@ def rank_keys(
     -------
     KeyRanking
     """
-    codes = {c: _codes(data[c]) for c in candidates}
-    key = np.zeros(len(data), dtype=np.int64)
-    base = _measure(key, k)
+    table = _Table(data, candidates, k)
+    base = table.measure(table.key, table.classes)
     chosen: list[str] = []
     uniques: dict[str, int] = {}
     small: dict[str, int] = {}
@@ -117,8 +170,8 @@ def rank_keys(
         greedy = len(chosen) < GREEDY_ROUNDS and base[0] < len(data)
         ranked = []
         for position, c in enumerate(remaining):
-            combined = _combine(key, *codes[c])
-            measured = _measure(combined, k)
+            combined, space = table.combined(c)
+            measured = table.measure(combined, space)
             gain = tuple(m - b for m, b in zip(measured, base, strict=True))
             ranked.append(((*gain, -levels[c], -position), c, combined, measured))
         if not greedy:  # the rest by what each adds to the key so far, in one round
@@ -128,6 +181,7 @@ def rank_keys(
             break
         _, c, key, measured = max(ranked, key=lambda r: r[0])
         uniques[c], small[c] = measured[0] - base[0], measured[1] - base[1]
+        table.take(key)
         base = measured
         chosen.append(c)
         remaining.remove(c)
