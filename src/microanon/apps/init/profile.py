@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...core.factorize import code_counts, factorize
 from ...core.hierarchy import value_key
 
 __all__ = [
@@ -161,6 +162,19 @@ def _date_format(text: pd.Series) -> str | None:
     return readable[0] if readable else None
 
 
+def _counts(col: pd.Series) -> tuple[pd.Series, int, pd.Index | None]:
+    """The rows of each distinct value of ``col``, its missing values and its distinct values
+    in order of first appearance (from its codes: one hash pass). A categorical column's
+    values are its categories, those no row holds too (counted 0; distinct values None)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        present = col.dropna()
+        return present.value_counts(), len(col) - len(present), None
+    codes, uniques = factorize(col)
+    present = codes[codes >= 0]
+    counts = pd.Series(code_counts(present, len(uniques)), index=uniques)
+    return counts, len(codes) - len(present), pd.Index(uniques)
+
+
 def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
     """Profile one column (see the module docstring for the types).
 
@@ -176,19 +190,20 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
     """
     name = str(col.name if name is None else name)
     rows = len(col)
-    present = col.dropna()
-    raw = present.value_counts()  # then merged by lookup key: 25, 25.0 and "25" are one value
-    counts = raw.groupby(raw.index.map(value_key)).sum() if len(raw) else raw
+    counts, missing, uniques = _counts(col)
+    if len(counts) and not _is_number(col):  # 25, 25.0 and "25" are one value (a number's
+        counts = counts.groupby(counts.index.map(value_key)).sum()  # key tells numbers apart)
     common = {
         "name": name,
         "rows": rows,
         "distinct": int(len(counts)),
         "unique_share": float(counts[counts == 1].sum() / rows) if rows else 0.0,
-        "missing_share": float((rows - len(present)) / rows) if rows else 0.0,
+        "missing_share": float(missing / rows) if rows else 0.0,
     }
     if pd.api.types.is_datetime64_any_dtype(col):
         return ColumnProfile(type="date", **common)
     if _is_number(col):
+        present = col.dropna()
         whole = _whole(present)
         if whole and len(present) and CODE_NAMES.search(normalized_name(name)):
             if (present >= 0).all():
@@ -203,7 +218,10 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
             skew=0.0 if pd.isna(skew) else skew,
             **common,
         )
-    text = present.astype(str).str.strip()
+    # Texts are tested value by value, whether all are digits or dates: each distinct text
+    # once (distinct values that are all texts are distinct texts; others are tested per row).
+    distinct = uniques is not None and pd.api.types.infer_dtype(uniques) == "string"
+    text = (pd.Series(uniques) if distinct else col.dropna()).astype(str).str.strip()
     if len(text) and text.str.fullmatch(_DIGITS).all():
         lengths = text.str.len()
         if lengths.nunique() == 1 and int(lengths.iloc[0]) >= 2:
