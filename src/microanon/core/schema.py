@@ -870,6 +870,7 @@ class Schema:
         drop = np.zeros(len(out), dtype=bool)
         refused: list[tuple[Attribute, int]] = []
         as_value = set()
+        numbers = set()  # (numbers of a float column with ? for its missing values)
         for a in self:
             if a.role is Role.IDENTIFIER or a.name in leaf_columns:
                 continue
@@ -896,6 +897,8 @@ class Schema:
                 else:
                     out[a.name] = as_objects(col).where(~na, MISSING_LABEL)
                 as_value.add(a.name)
+                if col.dtype == np.float64:  # numbers and ?: what as_numbers would make of it
+                    numbers.add(a.name)
         if refused:
             raise missing_refused(refused)
         if drop.any():
@@ -903,7 +906,7 @@ class Schema:
             if len(out) == 0:
                 raise InputError("no rows are left after dropping rows with missing values")
         for a in self:
-            if a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER:
+            if a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER and a.name not in numbers:
                 col = out[a.name]
                 num = as_numbers(col, a.name, a.name in as_value)
                 if num is not col:  # (a column of numbers is kept, with its codes)
