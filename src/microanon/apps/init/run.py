@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.factorize import shared_codes
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.lint import Finding, lint_schema
 from ...core.reading import ReadOptions, decimal_comma_columns
@@ -482,52 +483,54 @@ def run_init(
             f"column {unknown[0]!r} is not in {data.name} (its columns: "
             f"{', '.join(map(str, frame.columns))})"
         )
-    profiles = profile_table(frame)
-    proposals = propose_roles(frame, profiles, stated=roles, k=K)
-    if decide is not None:
-        proposals = decide(proposals, profiles)
-    findings, warnings = _lint(frame, proposals)
-    warnings += [
-        f"column {c!r} holds the value {SUPPRESSED}, which a release writes for a suppressed "
-        f"value: init reads it as a missing value (na_values: ['{SUPPRESSED}'] in the "
-        "config); recode it in the file if it is an answer"
-        for c in starred
-    ]
-    warnings += [
-        f"column {c!r} was read as text, but its values are numbers with a decimal comma "
-        f"(e.g. {example!r}): read the file with --decimal , (in the config: read: "
-        "{decimal: ','}) and run init again"
-        for c, example in decimal_comma_columns(frame).items()
-    ]
-    declared = value_label_categories(data, frame)
-    entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
-    texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
-    warnings += _check_schema(frame, entries, texts)
-    models, more = _models(proposals, profiles)
-    warnings += more + _repeated_ids(proposals, profiles, frame)
-    release = out.with_name(f"{out.stem}-release")
-    text = render_config(
-        data=_relative(data, out.parent),
-        read=read_block(read),
-        source=data.name,
-        rows=len(frame),
-        columns=entries,
-        models=models,
-        command=f"microanon anonymize --config {shlex.quote(out.name)} "
-        f"--out {shlex.quote(release.name)}",
-    )
-    check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
-    files = {out.parent / rel: body for rel, body in texts.items()}
-    files[out] = sign(text, out.name, texts)
-    write_files(files)
-    return InitResult(
-        config=out,
-        hierarchy_files=[out.parent / rel for rel in texts],
-        proposals=list(proposals),
-        command=f"microanon anonymize --config {shlex.quote(str(out))} "
-        f"--out {shlex.quote(str(release))}",
-        warnings=warnings,
-    )
+    # Profile, proposal, lint, ranking and schema check code the same columns: each once.
+    with shared_codes():
+        profiles = profile_table(frame)
+        proposals = propose_roles(frame, profiles, stated=roles, k=K)
+        if decide is not None:
+            proposals = decide(proposals, profiles)
+        findings, warnings = _lint(frame, proposals)
+        warnings += [
+            f"column {c!r} holds the value {SUPPRESSED}, which a release writes for a suppressed "
+            f"value: init reads it as a missing value (na_values: ['{SUPPRESSED}'] in the "
+            "config); recode it in the file if it is an answer"
+            for c in starred
+        ]
+        warnings += [
+            f"column {c!r} was read as text, but its values are numbers with a decimal comma "
+            f"(e.g. {example!r}): read the file with --decimal , (in the config: read: "
+            "{decimal: ','}) and run init again"
+            for c, example in decimal_comma_columns(frame).items()
+        ]
+        declared = value_label_categories(data, frame)
+        entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
+        texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
+        warnings += _check_schema(frame, entries, texts)
+        models, more = _models(proposals, profiles)
+        warnings += more + _repeated_ids(proposals, profiles, frame)
+        release = out.with_name(f"{out.stem}-release")
+        text = render_config(
+            data=_relative(data, out.parent),
+            read=read_block(read),
+            source=data.name,
+            rows=len(frame),
+            columns=entries,
+            models=models,
+            command=f"microanon anonymize --config {shlex.quote(out.name)} "
+            f"--out {shlex.quote(release.name)}",
+        )
+        check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
+        files = {out.parent / rel: body for rel, body in texts.items()}
+        files[out] = sign(text, out.name, texts)
+        write_files(files)
+        return InitResult(
+            config=out,
+            hierarchy_files=[out.parent / rel for rel in texts],
+            proposals=list(proposals),
+            command=f"microanon anonymize --config {shlex.quote(str(out))} "
+            f"--out {shlex.quote(str(release))}",
+            warnings=warnings,
+        )
 
 
 def format_result(result: InitResult) -> str:
