@@ -44,14 +44,16 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.factorize import factorize, shared_result
+from ..core.factorize import factorize, factorize_keys, first_rows, packed_key, shared_result
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release
 
 __all__ = [
+    "PublishedDiversity",
     "ail",
     "ail_components",
     "disclosure_probabilities",
+    "published_diversity",
     "rce",
     "recovered_confidences",
     "strong_rule_attack",
@@ -334,6 +336,58 @@ def _records(parts: _Parts, original: pd.DataFrame | None) -> int:
             f"deleted {parts.deleted:,}; pass the table the release was made from"
         )
     return len(original)
+
+
+# ------------------------------------------------------------------------------ ℓ-diversity
+@dataclass(frozen=True)
+class PublishedDiversity:
+    """ℓ-diversity of a ``multi-sa`` release, re-checked on its tables
+    (:func:`published_diversity`).
+
+    Attributes
+    ----------
+    sids_diverse : bool or None
+        Whether every SID of the IDT lists at least ``l_j`` distinct values of its attribute
+        ``j`` (None: the IDT lists no SID, as when no record is in the AT).
+    smallest_sid : int or None
+        Values of the smallest SID (None without one).
+    groups_diverse : bool
+        Whether every SAC~ group holds at least ``l`` records (the smallest ``l_j``) with
+        pairwise distinct values on every sensitive attribute (true without a group).
+    """
+
+    sids_diverse: bool | None
+    smallest_sid: int | None
+    groups_diverse: bool
+
+
+def published_diversity(release: Release) -> PublishedDiversity:
+    """ℓ-diversity re-checked on a ``multi-sa`` release's tables (see
+    :class:`PublishedDiversity`), from its encoding: a run encodes the release once for this,
+    the AIL and the RCE, and counts the SAC~ groups' distinct values on codes, one hash pass
+    per attribute.
+
+    Raises
+    ------
+    InputError
+        A release that is not ``multi-sa``, or whose tables do not read as one (a SID listing a
+        value twice, an AT cell naming a SID the IDT lacks, ...).
+    """
+    parts = _parse(release)
+    sids = [(parts.l[a], size) for a, size in zip(parts.sensitive, parts.sid_size, strict=True)]
+    listed = [(ell, size) for ell, size in sids if len(size)]
+    groups = len(parts.group_size)
+    diverse = bool((parts.group_size >= min(parts.l.values())).all())
+    for j in range(parts.d if parts.n_sac else 0):
+        key, _ = packed_key([parts.group, parts.sac_codes[:, j]], [groups, len(parts.values[j])])
+        found, distinct = factorize_keys(key)
+        values = np.bincount(parts.group[first_rows(found, len(distinct))], minlength=groups)
+        diverse &= bool(np.array_equal(values, parts.group_size))
+    return PublishedDiversity(
+        sids_diverse=all(int(size.min()) >= ell for ell, size in listed) if listed else None,
+        smallest_sid=min(int(size.min()) for _, size in listed) if listed else None,
+        groups_diverse=diverse,
+    )
 
 
 # ------------------------------------------------------------------------------ AIL and RCE

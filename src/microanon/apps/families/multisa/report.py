@@ -16,7 +16,12 @@ import pandas as pd
 from microanon.apps.report import Report, describe_parameters
 from microanon.core.release import Release
 from microanon.core.schema import Schema
-from microanon.measures.multisa import ail_components, disclosure_probabilities, rce
+from microanon.measures.multisa import (
+    ail_components,
+    disclosure_probabilities,
+    published_diversity,
+    rce,
+)
 from microanon.methods.multisa import SUPPRESSED_SID, strong_rules
 from microanon.models import Verdict
 
@@ -24,36 +29,21 @@ __all__ = ["multisa_diversity", "add_sections", "describe_column", "warnings"]
 
 
 def multisa_diversity(release: Release) -> dict[str, Any]:
-    """Re-check ℓ-diversity on the published tables.
+    """Re-check ℓ-diversity on the published tables
+    (:func:`~microanon.measures.multisa.published_diversity`).
 
     Every SID of the IDT must hold at least ``l`` distinct values of its attribute, and every
     SAC~ group at least ``l`` records with pairwise distinct values on every sensitive attribute.
     """
-    info = release.metadata.get("multisa", {})
-    sensitive = list(release.metadata.get("sensitive") or [])
-    ells = info.get("l", 2)
-    ell = {a: int(ells[a] if isinstance(ells, dict) else ells) for a in sensitive}
-    idt = release.tables["idt"]
-    distinct = idt.groupby(["attribute", "sid"])["value"].nunique()
-    sid_ok = all(distinct.loc[a].min() >= ell[a] for a in distinct.index.unique(0))
-    sac = release.tables["sac"]
-    group_ok = True
-    if len(sac):
-        sizes = sac.groupby("group").size()
-        for a in sensitive:
-            group_ok &= bool((sac.groupby("group")[a].nunique() == sizes).all())
-        group_ok &= bool((sizes >= min(ell.values())).all())
-    if not len(idt):  # (no AT row: no SID was published, and a check over none says nothing)
+    checked = published_diversity(release)
+    if checked.sids_diverse is None:  # (no AT row: no SID was published, a check says nothing)
         sids: dict[str, Any] = {"SIDs published": "none (no AT row)"}
     else:
         sids = {
-            "SIDs with ≥ l distinct values": bool(sid_ok),
-            "smallest SID": int(idt.groupby(["attribute", "sid"]).size().min()),
+            "SIDs with ≥ l distinct values": checked.sids_diverse,
+            "smallest SID": checked.smallest_sid,
         }
-    return {
-        **sids,
-        "SAC~ groups of ≥ l records, distinct values": bool(group_ok),
-    }
+    return {**sids, "SAC~ groups of ≥ l records, distinct values": checked.groups_diverse}
 
 
 def _suppressed_values(release: Release, columns: list[str] | None = None) -> dict[str, int]:
