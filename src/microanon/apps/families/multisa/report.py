@@ -28,6 +28,16 @@ from microanon.models import Verdict
 __all__ = ["multisa_diversity", "add_sections", "describe_column", "warnings"]
 
 
+#: What each part of the AIL counts (:func:`~microanon.measures.multisa.ail_components`): a
+#: suppressed value is one cell published as ``*``, a deleted record one the mixed model left out
+#: (the rows' counts call those suppressed records).
+_AIL_PARTS = {
+    "enlarged": "SIDs of more than l values",
+    "suppressed": "values suppressed (*)",
+    "deleted": "records deleted",
+}
+
+
 def multisa_diversity(release: Release) -> dict[str, Any]:
     """Re-check ℓ-diversity on the published tables
     (:func:`~microanon.measures.multisa.published_diversity`).
@@ -122,7 +132,7 @@ def add_sections(
     parts = ail_components(release, original)
     util = {
         "AIL": float(sum(parts.values())),
-        **{f"AIL from {k}": float(v) for k, v in parts.items()},
+        **{f"AIL from {_AIL_PARTS[k]}": float(v) for k, v in parts.items()},
         "RCE per record": float(rce(release, original) / max(len(original), 1)),
     }
     usec = report.section(
