@@ -302,3 +302,21 @@ def test_aecs_counts_removed_records_as_one_class_as_star_mode_does():
     assert got["remove"]["AECS"] == got["star"]["AECS"]
     star = releases["star"].data
     assert got["star"]["AECS"] == len(star) / equivalence_classes(star, ["a", "n"]).count
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["*", "a", "?", None, np.nan, 1, "1", 2.5, pd.NA]), max_size=40),
+    st.sampled_from(["object", "str", "category"]),
+)
+def test_missing_and_starred_cells_from_codes_are_those_compared_one_by_one(cells, dtype):
+    """The column table's suppressed-cell counts: where a published column is missing and
+    where it holds ``*``, from its codes, as ``isna`` and ``== '*'`` give them cell by cell."""
+    from microanon.apps.release_summary import _missing_and_starred
+
+    if dtype != "object":  # (text or categories of text: no numbers among them)
+        cells = [c if c is None or c is np.nan or c is pd.NA else str(c) for c in cells]
+    column = pd.Series(cells, dtype=dtype)
+    missing, starred = _missing_and_starred(column)
+    assert missing.tolist() == column.isna().tolist()
+    assert starred.tolist() == (column == "*").fillna(False).astype(bool).tolist()

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport
 from ..core.release import Release
@@ -222,16 +223,16 @@ def _changed(
     publishes missing; or, for a column the method treated (``treated``), that it changed no
     value (``before``: the original's records row for row with the published ones)."""
     if release.kind == "masked":
-        stars = _starred(after)
-        gone = after.isna().to_numpy() | stars
-        lacking = before.isna().to_numpy() | _starred(before)
+        blank_after, stars = _missing_and_starred(after)
+        missing, stars_before = _missing_and_starred(before)
+        gone = blank_after | stars
+        lacking = missing | stars_before
         n = int(np.count_nonzero(gone & ~lacking))
         text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
-        missing = before.isna().to_numpy()
         starred = np.count_nonzero(stars & missing)
         if starred:  # (as a suppressed value: local suppression's strict matching)
             text += f"; {starred:,} missing in the data, published as {SUPPRESSED}"
-        blank = np.count_nonzero(after.isna().to_numpy() & missing) if key else 0
+        blank = np.count_nonzero(blank_after & missing) if key else 0
         if blank:  # (matching any value, as its suppressed cells: local suppression's wildcards)
             text += f"; {blank:,} missing in the data, published missing"
         if text:
@@ -242,9 +243,18 @@ def _changed(
 def _starred(column: pd.Series) -> np.ndarray:
     """Where ``column`` holds the suppressed value ``*`` (never in a column of numbers, which
     is not compared cell by cell as text)."""
+    return _missing_and_starred(column)[1]
+
+
+def _missing_and_starred(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``column`` is missing, and where it holds the suppressed value ``*`` (never in a
+    column of numbers): from its codes (:func:`~microanon.core.factorize.factorize`, which a
+    run shares), each distinct value looked at once."""
     if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-        return np.zeros(len(column), dtype=bool)
-    return (column == SUPPRESSED).fillna(False).to_numpy(dtype=bool)
+        return column.isna().to_numpy(), np.zeros(len(column), dtype=bool)
+    codes, uniques = factorize(column)
+    star = np.fromiter((isinstance(u, str) and u == SUPPRESSED for u in uniques), bool)
+    return codes < 0, np.append(star, False)[codes]
 
 
 def _same_values(before: pd.Series, after: pd.Series) -> bool:
