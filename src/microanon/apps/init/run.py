@@ -508,29 +508,29 @@ def run_init(
         warnings += _check_schema(frame, entries, texts)
         models, more = _models(proposals, profiles)
         warnings += more + _repeated_ids(proposals, profiles, frame)
-        release = out.with_name(f"{out.stem}-release")
-        text = render_config(
-            data=_relative(data, out.parent),
-            read=read_block(read),
-            source=data.name,
-            rows=len(frame),
-            columns=entries,
-            models=models,
-            command=f"microanon anonymize --config {shlex.quote(out.name)} "
-            f"--out {shlex.quote(release.name)}",
-        )
-        check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
-        files = {out.parent / rel: body for rel, body in texts.items()}
-        files[out] = sign(text, out.name, texts)
-        write_files(files)
-        return InitResult(
-            config=out,
-            hierarchy_files=[out.parent / rel for rel in texts],
-            proposals=list(proposals),
-            command=f"microanon anonymize --config {shlex.quote(str(out))} "
-            f"--out {shlex.quote(str(release))}",
-            warnings=warnings,
-        )
+    release = out.with_name(f"{out.stem}-release")
+    text = render_config(
+        data=_relative(data, out.parent),
+        read=read_block(read),
+        source=data.name,
+        rows=len(frame),
+        columns=entries,
+        models=models,
+        command=f"microanon anonymize --config {shlex.quote(out.name)} "
+        f"--out {shlex.quote(release.name)}",
+    )
+    check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
+    files = {out.parent / rel: body for rel, body in texts.items()}
+    files[out] = sign(text, out.name, texts)
+    write_files(files)
+    return InitResult(
+        config=out,
+        hierarchy_files=[out.parent / rel for rel in texts],
+        proposals=list(proposals),
+        command=f"microanon anonymize --config {shlex.quote(str(out))} "
+        f"--out {shlex.quote(str(release))}",
+        warnings=warnings,
+    )
 
 
 def format_result(result: InitResult) -> str:
