@@ -45,13 +45,13 @@ def _by_rows(col: pd.Series, name: str) -> ColumnProfile:
             if (present >= 0).all():
                 width = int(present.astype("int64").astype(str).str.len().max())
                 return ColumnProfile(type="code", width=width, integer=True, **common)
-        skew = float(present.skew()) if len(present) > 2 else 0.0
+        skew = present.skew() if len(present) > 2 else 0.0
         return ColumnProfile(
             type="numeric",
             integer=whole,
             low=float(present.min()) if len(present) else None,
             high=float(present.max()) if len(present) else None,
-            skew=0.0 if pd.isna(skew) else skew,
+            skew=0.0 if pd.isna(skew) else float(skew),
             **common,
         )
     text = present.astype(str).str.strip()
@@ -157,3 +157,9 @@ def test_real_surveys_are_profiled_as_on_their_rows():
     resampled = happiness.iloc[rows].reset_index(drop=True)
     for c in resampled.columns:
         assert profile_column(resampled[c], str(c)) == _by_rows(resampled[c], str(c)), c
+
+
+def test_a_constant_nullable_integer_column_has_no_skew():
+    """pandas gives the skew of a constant Int64 column as NA, which init read as a float."""
+    column = pd.Series([0, 0, 0, None], dtype="Int64")
+    assert profile_column(column, "value").skew == 0.0

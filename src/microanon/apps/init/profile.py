@@ -209,13 +209,13 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
             if (present >= 0).all():
                 width = int(present.astype("int64").astype(str).str.len().max())
                 return ColumnProfile(type="code", width=width, integer=True, **common)
-        skew = float(present.skew()) if len(present) > 2 else 0.0
+        skew = present.skew() if len(present) > 2 else 0.0  # (NA of a constant Int64 column)
         return ColumnProfile(
             type="numeric",
             integer=whole,
             low=float(present.min()) if len(present) else None,
             high=float(present.max()) if len(present) else None,
-            skew=0.0 if pd.isna(skew) else skew,
+            skew=0.0 if pd.isna(skew) else float(skew),
             **common,
         )
     # Texts are tested value by value, whether all are digits or dates: each distinct text
