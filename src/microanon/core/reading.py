@@ -19,6 +19,7 @@ __all__ = [
     "csv_opener",
     "decimal_comma",
     "decimal_comma_columns",
+    "missing_marker_columns",
     "whole_floats",
     "whole_written",
     "zero_led_codes",
@@ -189,6 +190,65 @@ def decimal_comma_columns(frame: Any) -> dict[str, str]:
         whole = values.str.fullmatch(_WHOLE)
         if comma.any() and (comma | whole).mean() >= _SHARE:
             found[str(name)] = str(values[comma].iloc[0])
+    return found
+
+
+#: Texts that other software writes for a missing value and that this reader, which takes an
+#: empty field alone (and ``na_values``) as missing, reads as values: R's ``write.csv`` writes
+#: ``NA``, spreadsheets ``#N/A``, databases ``NULL``, pandas ``NaN`` or ``<NA>``. A ``.`` (SAS's
+#: and Stata's missing number) counts only in a column whose other values are numbers.
+MISSING_MARKERS = ("NA", "N/A", "n/a", "#N/A", "NaN", "nan", "NULL", "null", "<NA>", ".")
+
+
+@dataclass(frozen=True)
+class MarkerColumn:
+    """A text column holding a common missing-value marker (:func:`missing_marker_columns`).
+
+    Attributes
+    ----------
+    marker : str
+        The marker, as the file writes it (``NA``).
+    rows : int
+        The rows holding it.
+    numbers : bool
+        Whether every other value of the column is a number (it was read as text only because
+        of the marker).
+    """
+
+    marker: str
+    rows: int
+    numbers: bool
+
+
+def missing_marker_columns(frame: Any) -> dict[str, MarkerColumn]:
+    """The text columns of ``frame`` that hold one of :data:`MISSING_MARKERS` as a value:
+    column -> the marker, its rows and whether the column is numbers otherwise.
+
+    A file written by R (``NA``) and read without ``na_values`` holds the marker as an answer of
+    its own: a column of numbers becomes text, and its missing values are counted as none. Each
+    distinct value is looked at once; a column holding several markers is named with the most
+    frequent."""
+    import pandas as pd
+
+    found = {}
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column) or isinstance(column.dtype, pd.StringDtype)):
+            continue
+        counts = column.dropna().value_counts(sort=True)
+        texts = pd.Series(counts.index.astype(str), index=counts.index).str.strip()
+        held = texts.isin(MISSING_MARKERS).to_numpy()
+        if not held.any():
+            continue
+        others = pd.to_numeric(texts[~held], errors="coerce")
+        numbers = bool(len(others)) and not others.isna().any()
+        marker = str(texts[held].iloc[0])
+        if marker == "." and not numbers:
+            held = held & (texts != ".").to_numpy()
+            if not held.any():
+                continue
+            marker = str(texts[held].iloc[0])
+        found[str(name)] = MarkerColumn(marker, int(counts[held].iloc[0]), numbers)
     return found
 
 

