@@ -78,3 +78,30 @@ def test_a_dot_is_a_marker_among_numbers_only(tmp_path):
     assert missing_marker_columns(read_table(numbers)) == {"monthfm": MarkerColumn(".", 2282, True)}
     text = _as_r_writes(tmp_path, "guprenat", ["indig", "momEd"], marker=".")
     assert missing_marker_columns(read_table(text)) == {}
+
+
+def test_check_names_a_column_of_numbers_whatever_the_share_of_na(tmp_path):
+    """check on fertil2 as R writes it: the husband's education, NA for the 2,405 women
+    without a husband (55 %), as the sensitive column is refused (its NA would be a value of
+    the ordered t-closeness distance's domain, and it was read as categories in silence: the
+    rule took only columns at least 90 % numbers); the month of marriage (2,282 NA) and the
+    age at first birth (1,088) as keys are named with the option."""
+    path = _as_r_writes(tmp_path, "fertil2", ["age", "educ", "agefbrth", "monthfm", "heduc"])
+    keys = ["--quasi", "age,educ,agefbrth,monthfm"]
+    run = CliRunner().invoke(main, ["check", str(path), *keys, "--sensitive", "heduc"])
+    assert run.exit_code == 2
+    assert (
+        "column 'heduc' is numeric but for 2,405 of 4,361 values that are not numbers, e.g. "
+        "'NA': mark missing-value markers with --na-values 'NA'" in run.output
+    )
+    run = CliRunner().invoke(main, ["check", str(path), *keys])
+    assert run.exit_code == 0, run.output
+    for column, rows in (("agefbrth", "1,088"), ("monthfm", "2,282")):
+        assert (
+            f"WARNING: column '{column}' is numeric but for {rows} of 4,361 values that are not "
+            "numbers, e.g. 'NA'" in run.stderr
+        )
+    marked = ["check", str(path), *keys, "--sensitive", "heduc", "--na-values", "NA"]
+    run = CliRunner().invoke(main, marked)
+    assert run.exit_code == 0 and "is numeric but for" not in run.output
+    assert "t-closeness (ordered distance)" in run.stdout

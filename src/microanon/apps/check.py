@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.missing import as_value, stray_note, stray_refusal, stray_text
+from ..core.missing import as_value, numbers_with_strays, stray_note, stray_refusal, stray_text
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -187,7 +187,8 @@ def stray_text_notes(
             continue
         text = stray_text(values, quasi=column != sensitive)
         bad = int(text.sum())
-        if bad == 0 or len(values) - bad < STRAY_TEXT_SHARE * len(values) - 1e-9:
+        strays = values[text].unique()
+        if not numbers_with_strays(bad, len(values), strays, STRAY_TEXT_SHARE):
             continue
         example = str(values[text].iloc[0])
         if column == sensitive:

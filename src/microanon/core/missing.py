@@ -31,9 +31,11 @@ __all__ = [
     "CHECK_MISSING",
     "MISSING_ALIASES",
     "MISSING_LABEL",
+    "MISSING_MARKERS",
     "MISSING_POLICIES",
     "RISK_MISSING",
     "as_value",
+    "numbers_with_strays",
     "policy_name",
     "stray_note",
     "stray_refusal",
@@ -46,6 +48,11 @@ MISSING_POLICIES = ("value", "keep", "drop", "error")
 MISSING_ALIASES = {"category": "value", "sdcmicro": "any"}
 #: Label of a missing value under the ``value`` policy.
 MISSING_LABEL = "?"
+#: Texts that other software writes for a missing value and that a reader taking an empty
+#: field alone (and ``na_values``) as missing reads as values: R's ``write.csv`` writes ``NA``,
+#: spreadsheets ``#N/A``, databases ``NULL``, pandas ``NaN`` or ``<NA>``. A ``.`` (SAS's and
+#: Stata's missing number) counts only in a column whose other values are numbers.
+MISSING_MARKERS = ("NA", "N/A", "n/a", "#N/A", "NaN", "nan", "NULL", "null", "<NA>", ".")
 #: Said of :data:`MISSING_LABEL` where a check finds it among numbers.
 _MARKER_NOTE = " (how microanon's releases write a missing value)"
 #: The policies of ``check`` (``keep`` is ``value`` there: a missing sensitive value is unknown
@@ -82,6 +89,18 @@ def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:
     if quasi:
         stray &= (distinct.astype(str) != MISSING_LABEL).to_numpy()
     return np.append(stray, False)[codes]  # (a missing value, code -1: no stray text)
+
+
+def numbers_with_strays(bad: int, total: int, strays: Any, share: float) -> bool:
+    """Whether a text column, ``bad`` of whose ``total`` present values are no numbers (the
+    distinct ones ``strays``), is a column of numbers with stray text: at least ``share`` of its
+    values are numbers, or every stray one is a missing-value marker (:data:`MISSING_MARKERS`),
+    however many rows hold it (a survey item R wrote with ``NA`` for half its rows)."""
+    if bad == 0 or bad >= total:
+        return False
+    if total - bad >= share * total - 1e-9:
+        return True
+    return all(str(v).strip() in MISSING_MARKERS for v in strays)
 
 
 def stray_note(column: str, bad: int, total: int, example: str) -> str:

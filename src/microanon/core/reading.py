@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import InputError
+from .missing import MISSING_MARKERS
 
 __all__ = [
     "CSV_KEYS",
@@ -191,13 +192,6 @@ def decimal_comma_columns(frame: Any) -> dict[str, str]:
         if comma.any() and (comma | whole).mean() >= _SHARE:
             found[str(name)] = str(values[comma].iloc[0])
     return found
-
-
-#: Texts that other software writes for a missing value and that this reader, which takes an
-#: empty field alone (and ``na_values``) as missing, reads as values: R's ``write.csv`` writes
-#: ``NA``, spreadsheets ``#N/A``, databases ``NULL``, pandas ``NaN`` or ``<NA>``. A ``.`` (SAS's
-#: and Stata's missing number) counts only in a column whose other values are numbers.
-MISSING_MARKERS = ("NA", "N/A", "n/a", "#N/A", "NaN", "nan", "NULL", "null", "<NA>", ".")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ..core.errors import InputError
 from ..core.missing import (
     MISSING_LABEL,
     RISK_MISSING,
+    numbers_with_strays,
     policy_name,
     stray_note,
     stray_refusal,
@@ -246,7 +247,7 @@ def stray_text_notes_of(
             continue  # a numeric column as read (text columns hold only strings)
         text = stray_text(values, quasi=column != sensitive)
         bad, total = int(counts[text].sum()), int(counts.sum())
-        if bad == 0 or total - bad < STRAY_TEXT_SHARE * total - 1e-9:
+        if not numbers_with_strays(bad, total, values[text].unique(), STRAY_TEXT_SHARE):
             continue
         example = str(values[text].iloc[0])
         if column == sensitive:
