@@ -105,3 +105,41 @@ def test_check_names_a_column_of_numbers_whatever_the_share_of_na(tmp_path):
     run = CliRunner().invoke(main, marked)
     assert run.exit_code == 0 and "is numeric but for" not in run.output
     assert "t-closeness (ordered distance)" in run.stdout
+
+
+def test_anonymize_refusing_na_as_a_number_names_the_option(tmp_path):
+    """A config written without init on fertil2 as R writes it: a numeric hierarchy refusing
+    the age at first birth's NA, and a numeric published column refusing the husband's
+    education's, say that NA is a missing-value marker and name --na-values (they named the
+    column and the value only)."""
+    path = _as_r_writes(tmp_path, "fertil2", ["age", "educ", "agefbrth", "usemeth", "heduc"])
+    numeric = {"role": "quasi", "kind": "numeric", "missing": "value"}
+    schema = {
+        "age": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10]}},
+        "educ": {**numeric, "hierarchy": {"builder": "intervals", "widths": [4, 8]}},
+        "agefbrth": {**numeric, "hierarchy": {"builder": "intervals", "widths": [5, 10]}},
+        "usemeth": {"role": "sensitive", "missing": "keep"},
+        "heduc": {"role": "insensitive", "kind": "numeric", "missing": "keep"},
+    }
+    hint = (
+        "'NA' is how other software writes a missing value (R writes NA): read the file with "
+        "--na-values NA (in a config: na_values: ['NA'])"
+    )
+    for refused, message in (
+        ("agefbrth", "interval hierarchy for 'agefbrth' needs numeric values, got 'NA'; "),
+        ("heduc", "column 'heduc' is numeric in the schema but holds 2,405 non-numeric "),
+    ):
+        doc = {
+            "data": str(path),
+            "schema": {c: v for c, v in schema.items() if c in ("age", "educ", "usemeth", refused)},
+            "method": "full_domain",
+            "models": [{"k_anonymity": {"k": 5}}],
+        }
+        doc["schema"].update({c: "identifier" for c in schema if c not in doc["schema"]})
+        (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+        out = str(tmp_path / refused)
+        run = CliRunner().invoke(
+            main, ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", out]
+        )
+        assert run.exit_code == 2
+        assert message in run.output and hint in run.output, run.output

@@ -33,7 +33,7 @@ from .errors import HierarchyError
 from .files import read_text_file
 from .grouping import group_paths
 from .keys import SUPPRESSED, is_missing, shown, value_key
-from .reading import decimal_comma
+from .reading import reading_hint
 
 __all__ = [
     "MAX_DECLARED_LEAVES",
@@ -278,7 +278,7 @@ def _numeric_domain(values: Iterable[Any], what: str, name: str | None) -> np.nd
         bad = arr[num.isna()].iloc[0]
         raise HierarchyError(
             f"{what} hierarchy{' for ' + repr(name) if name else ''} needs numeric values, "
-            f"got {shown(bad)}{decimal_comma(bad)}"
+            f"got {shown(bad)}{reading_hint(bad)}"
         )
     if len(num) == 0:
         raise HierarchyError(f"{what} hierarchy needs at least one value")

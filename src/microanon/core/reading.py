@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -18,9 +19,9 @@ __all__ = [
     "CSV_KEYS",
     "ReadOptions",
     "csv_opener",
-    "decimal_comma",
     "decimal_comma_columns",
     "missing_marker_columns",
+    "reading_hint",
     "whole_floats",
     "whole_written",
     "zero_led_codes",
@@ -163,12 +164,20 @@ _SAMPLE = 1000
 _SHARE = 0.9
 
 
-def decimal_comma(value: Any) -> str:
-    """The hint for a value that is a number written with a decimal comma, else ``""``."""
+def reading_hint(value: Any) -> str:
+    """The hint for a value that is a number written with a decimal comma, or a missing-value
+    marker of other software (:data:`~microanon.core.missing.MISSING_MARKERS`: R's ``NA``),
+    else ``""``."""
     if isinstance(value, str) and _DECIMAL_COMMA.fullmatch(value.strip()):
         return (
             f"; {value!r} looks like a number with a decimal comma: read the file with "
             "--decimal , (in a config: read: {decimal: ','})"
+        )
+    if isinstance(value, str) and value.strip() in MISSING_MARKERS:
+        marker = value.strip()
+        return (
+            f"; {value!r} is how other software writes a missing value (R writes NA): read the "
+            f"file with --na-values {shlex.quote(marker)} (in a config: na_values: [{marker!r}])"
         )
     return ""
 

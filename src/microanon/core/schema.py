@@ -37,6 +37,7 @@ from .frames import COPY_ON_WRITE, arrow_text, as_objects, as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
+from .reading import reading_hint
 
 __all__ = [
     "TRACER",
@@ -97,7 +98,7 @@ def as_numbers(col: pd.Series, column: str, marked: bool, counted: bool = True) 
         many = f"{int(bad.sum()):,} " if counted else ""
         raise InputError(
             f"column '{column}' is numeric in the schema but holds {many}non-numeric "
-            f"value(s), e.g. {shown(col[bad].iloc[0])}"
+            f"value(s), e.g. {shown(col[bad].iloc[0])}{reading_hint(col[bad].iloc[0])}"
         )
     # (as objects: equal numbers one object each, as the rows of a text column share theirs)
     return num if marker is None else as_objects(num).where(~marker, MISSING_LABEL)
