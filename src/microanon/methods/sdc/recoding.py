@@ -203,8 +203,8 @@ def _domain(schema: Schema, frame: pd.DataFrame, column: str) -> list[Any]:
     params=(
         Param(
             "columns",
-            "Only with one level for all: the columns recoded (the quasi-identifiers with a "
-            "hierarchy by default).",
+            "Only with one level for all: the columns recoded (by default the categorical and "
+            "ordinal quasi-identifiers with a hierarchy; a numeric one only when named).",
             (ColumnNames(),),
         ),
         Param(
