@@ -1705,7 +1705,7 @@ def test_global_recode_s_default_columns_are_those_its_help_names(tmp_path):
     categorical and ordinal quasi-identifiers with a hierarchy, as ``methods global_recode``
     now says (it said every quasi-identifier with a hierarchy, and the community number, an
     interval hierarchy's numeric key, was published unchanged with a warning); named in
-    columns, it is recoded too."""
+    columns, it is recoded too. The warnings on one key say 'is' and 'it'."""
     from real_surveys import survey
 
     help_text = CliRunner().invoke(main, ["methods", "global_recode"]).output
@@ -1732,3 +1732,9 @@ def test_global_recode_s_default_columns_are_those_its_help_names(tmp_path):
     assert not [w for w in answer["warnings"] if "published unchanged" in w]
     published = pd.read_csv(tmp_path / "b" / "public" / "data.csv", dtype=str)
     assert published["cluster"].str.startswith("[").all()
+    doc["params"] = {"levels": {"husEmpl": 3, "indig": 0, "cluster": 1}}  # husEmpl: the root
+    answer = _published(tmp_path, doc, tmp_path / "c")
+    assert (
+        "1 of 3 quasi-identifiers is * in every published row (husEmpl): the release says "
+        "nothing about it"
+    ) in answer["warnings"]

@@ -281,8 +281,9 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     gone = [q for q in quasi if all_suppressed(release, q)]
     if gone:
         out.append(
-            f"{len(gone)} of {len(quasi)} quasi-identifiers are {SUPPRESSED} in every published "
-            f"row ({', '.join(gone)}): the release says nothing about them"
+            f"{len(gone)} of {len(quasi)} quasi-identifiers {'is' if len(gone) == 1 else 'are'} "
+            f"{SUPPRESSED} in every published row ({', '.join(gone)}): the release says nothing "
+            f"about {'it' if len(gone) == 1 else 'them'}"
         )
     untouched = [
         str(c)
