@@ -231,27 +231,32 @@ def missing_marker_columns(frame: Any) -> dict[str, MarkerColumn]:
     its own: a column of numbers becomes text, and its missing values are counted as none. Each
     distinct value is looked at once; a column holding several markers is named with the most
     frequent."""
+    import numpy as np
     import pandas as pd
+
+    from .factorize import code_counts, factorize
 
     found = {}
     for name in frame.columns:
         column = frame[name]
         if not (pd.api.types.is_object_dtype(column) or isinstance(column.dtype, pd.StringDtype)):
             continue
-        counts = column.dropna().value_counts(sort=True)
-        texts = pd.Series(counts.index.astype(str), index=counts.index).str.strip()
-        held = texts.isin(MISSING_MARKERS).to_numpy()
+        codes, uniques = factorize(column)  # (within a run, the codes it made when it read)
+        texts = [str(v).strip() for v in uniques]
+        held = np.array([t in MISSING_MARKERS for t in texts], dtype=bool)
         if not held.any():
             continue
-        others = pd.to_numeric(texts[~held], errors="coerce")
+        others = pd.to_numeric(
+            pd.Series([t for t, h in zip(texts, held, strict=True) if not h]), errors="coerce"
+        )
         numbers = bool(len(others)) and not others.isna().any()
-        marker = str(texts[held].iloc[0])
-        if marker == "." and not numbers:
-            held = held & (texts != ".").to_numpy()
+        if not numbers:  # (a "." among text is a value: only numbers write it for missing)
+            held &= np.array([t != "." for t in texts], dtype=bool)
             if not held.any():
                 continue
-            marker = str(texts[held].iloc[0])
-        found[str(name)] = MarkerColumn(marker, int(counts[held].iloc[0]), numbers)
+        counts = code_counts(codes[codes >= 0], len(uniques))
+        first = int(np.flatnonzero(held)[np.argmax(counts[held])])  # the most frequent marker
+        found[str(name)] = MarkerColumn(texts[first], int(counts[first]), numbers)
     return found
 
 
