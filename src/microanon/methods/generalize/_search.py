@@ -552,16 +552,16 @@ def infeasible_error(
             continue
         params = ", ".join(f"{k}={v}" for k, v in next(iter(model.to_config().values())).items())
         try:
-            detail = f"achieved value {models.verdict(model, top, groups).value}"
+            detail = f"achieved {models.verdict(model, top, groups).achieved}"
         except InputError as exc:
             detail = str(exc)
         parts.append(
-            f"{model.name} ({params}) fails even when all {n} records form one class ({detail})"
+            f"{model.name} ({params}) fails even when all {n:,} records form one class ({detail})"
         )
     return InfeasibleError(
         f"no full-domain generalization satisfies the models with at most {suppression:.2%} "
-        f"of the records suppressed ({limit} of {n}): {'; '.join(parts)}; every "
-        f"node checked needs at least {needs} suppressed records. Allow more suppression "
+        f"of the records suppressed ({limit:,} of {n:,}): {'; '.join(parts)}; every "
+        f"node checked needs at least {needs:,} suppressed records. Allow more suppression "
         "or relax the models"
     )
 
