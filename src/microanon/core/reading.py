@@ -21,6 +21,7 @@ __all__ = [
     "csv_opener",
     "decimal_comma_columns",
     "missing_marker_columns",
+    "missing_marker_warnings",
     "reading_hint",
     "whole_floats",
     "whole_written",
@@ -258,6 +259,46 @@ def missing_marker_columns(frame: Any) -> dict[str, MarkerColumn]:
         first = int(np.flatnonzero(held)[np.argmax(counts[held])])  # the most frequent marker
         found[str(name)] = MarkerColumn(texts[first], int(counts[first]), numbers)
     return found
+
+
+def missing_marker_warnings(
+    frame: Any, reader: str, remedy: str, columns: Sequence[str] | None = None
+) -> list[str]:
+    """The warnings on the columns of ``frame`` (or of ``columns``) that hold a text other
+    software writes for a missing value (:func:`missing_marker_columns`): read as an answer of
+    its own, it is profiled, proposed and published as one, and a column of numbers becomes
+    categories. One warning per marker and kind of column, naming each column and its rows.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    reader : str
+        Who read the file so (``"init"``).
+    remedy : str
+        What to do, with ``{marker}`` (the marker quoted as Python writes it) and ``{option}``
+        (quoted for a shell) in it.
+    columns : sequence of str, optional
+        The columns looked at (default: every one).
+    """
+    table = frame if columns is None else frame.loc[:, list(columns)]
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for column, found in missing_marker_columns(table).items():
+        groups.setdefault((found.marker, found.numbers), []).append(
+            f"{column!r} ({found.rows:,} rows)"
+        )
+    out = []
+    for (marker, numbers), named in groups.items():
+        many = len(named) > 1
+        held = "numbers and the text" if numbers else "the value"
+        read = f"{'them' if many else 'it'} as text and " if numbers else ""
+        todo = remedy.format(marker=repr(marker), option=shlex.quote(marker))
+        out.append(
+            f"column{'s' if many else ''} {', '.join(named)} hold{'' if many else 's'} {held} "
+            f"{marker!r}, which other software writes for a missing value (R writes NA): "
+            f"{reader} read {read}{marker!r} as an answer of its own, not as a missing value; "
+            f"if it marks missing values, {todo}"
+        )
+    return out
 
 
 #: A code written with a leading zero (``02139``, ``007``): digits only, the first a 0.

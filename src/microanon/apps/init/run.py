@@ -27,7 +27,7 @@ from ...core.errors import InputError
 from ...core.factorize import shared_codes
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.lint import Finding, lint_schema
-from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_columns
+from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_warnings
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import STATISTICAL_SUFFIXES, categories_entry, read_table, value_label_categories
@@ -412,31 +412,6 @@ def _starred(frame: pd.DataFrame) -> list[str]:
     return out
 
 
-def _marker_warnings(frame: pd.DataFrame) -> list[str]:
-    """The warnings on columns holding a text that other software writes for a missing value
-    (:func:`~microanon.core.reading.missing_marker_columns`): read as an answer of its own, it
-    is profiled, proposed and published as one, and a column of numbers becomes categories. One
-    warning per marker and kind of column, naming each column and its rows, and the option."""
-    groups: dict[tuple[str, bool], list[str]] = {}
-    for column, found in missing_marker_columns(frame).items():
-        groups.setdefault((found.marker, found.numbers), []).append(
-            f"{column!r} ({found.rows:,} rows)"
-        )
-    out = []
-    for (marker, numbers), named in groups.items():
-        many = len(named) > 1
-        held = "numbers and the text" if numbers else "the value"
-        read = f"{'them' if many else 'it'} as text and " if numbers else ""
-        out.append(
-            f"column{'s' if many else ''} {', '.join(named)} hold{'' if many else 's'} {held} "
-            f"{marker!r}, which other software writes for a missing value (R writes NA): init "
-            f"read {read}{marker!r} as an answer of its own, not as a missing value; if it "
-            f"marks missing values, run init again with --na-values {shlex.quote(marker)} (in "
-            f"the config: na_values: [{marker!r}])"
-        )
-    return out
-
-
 def read_block(read: ReadOptions | None) -> dict[str, Any]:
     """The options of ``read`` that differ from the defaults, as the config's ``read:`` block."""
     if read is None:
@@ -527,7 +502,11 @@ def run_init(
             "{decimal: ','}) and run init again"
             for c, example in decimal_comma_columns(frame).items()
         ]
-        warnings += _marker_warnings(frame)
+        warnings += missing_marker_warnings(
+            frame,
+            "init",
+            "run init again with --na-values {option} (in the config: na_values: [{marker}])",
+        )
         declared = value_label_categories(data, frame)
         entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
         texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}

@@ -23,7 +23,7 @@ import pandas as pd
 from ...core.errors import MicroanonError
 from ...core.hierarchy import Hierarchy, value_key
 from ...core.lint import ACCEPTABLE_KINDS, Finding, LintReport, lint_schema
-from ...core.reading import ReadOptions, decimal_comma_columns
+from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_warnings
 from ...core.schema import Role, Schema
 from ...core.schema import missing_policy as missing_policy_name
 from ..init.hierarchies import arx_csv
@@ -552,7 +552,12 @@ def _described(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
             f"column {c!r} was read as text, but its values are numbers with a decimal comma "
             f"(e.g. {example!r}): load the file again with the decimal mark ','"
             for c, example in decimal_comma_columns(ds.frame).items()
-        ],
+        ]
+        + missing_marker_warnings(
+            ds.frame,
+            "the workbench",
+            "load the file again with {option} among the missing-value markers",
+        ),
         "columns": columns,
         "lint": [
             {
