@@ -266,7 +266,11 @@ def read_dataset(
             encoding=encoding,
             decimal=decimal,
             quotechar=quotechar,
-            na_values=na_values,
+            # missing: an empty field and na_values only, as the in-memory reader reads a file
+            # (pandas' default markers would make R's NA missing here and a value there)
+            keep_default_na=False,
+            na_values=["", *([na_values] if isinstance(na_values, str) else na_values or ())],
+            skipinitialspace=True,
             # a compressed file cannot be split: one partition each (dask would warn)
             blocksize=None if csv_opener(files[0]) is not open else blocksize,
             sample=TYPE_SAMPLE_BYTES,
