@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import HierarchyError, InputError, SchemaError
-from .factorize import coded
+from .factorize import coded, shared_result, sharing
 from .files import read_yaml_file
 from .frames import COPY_ON_WRITE, arrow_text, as_objects, as_pandas
 from .hierarchy import Hierarchy, value_key
@@ -852,6 +852,12 @@ class Schema:
         ``leaf_columns``: columns of text, without declared values, known to hold only leaves
         of their resolved hierarchy, none missing: nothing is left to check or apply there.
 
+        Within :func:`~microanon.core.factorize.shared_codes` (one command's run), the same
+        columns validated again with the same policies (the reports after the method, with the
+        schema as configured or resolved) get the first validation's table back, labelled by
+        the index of the table given: the policies are applied once, and the columns keep the
+        codes the run gave them.
+
         Raises
         ------
         InputError
@@ -862,6 +868,38 @@ class Schema:
             A value absent from its column's hierarchy (naming value and column).
         """
         df = check_frame(df, self.columns)
+        if check_leaves or leaf_columns or not COPY_ON_WRITE or not sharing():
+            return self._applied(df, check_leaves, leaf_columns)[0]
+        # Within one run (shared_codes) the method and the reports validate the same columns
+        # with the same policies: done once, each caller given its own table (copy-on-write),
+        # labelled by its own index.
+        out, kept = shared_result(
+            [df[c] for c in self.columns],
+            ("validated", self._policies()),
+            lambda: self._applied(df, False, ()),
+        )
+        return out.set_axis(df.index if kept is None else df.index[kept], axis=0)
+
+    def _policies(self) -> tuple[Hashable, ...]:
+        """What :meth:`validate` (without its leaf checks) reads of each column: its name,
+        role, kind, missing-value policy, declared values and whether it has a hierarchy."""
+        return tuple(
+            (
+                a.name,
+                a.role is Role.IDENTIFIER,
+                a.kind,
+                a.missing_policy,
+                isinstance(a.hierarchy, (Hierarchy, Mapping)),
+                None if a.declared_values is None else tuple(map(value_key, a.declared_values)),
+            )
+            for a in self
+        )
+
+    def _applied(
+        self, df: pd.DataFrame, check_leaves: bool, leaf_columns: Collection[str]
+    ) -> tuple[pd.DataFrame, np.ndarray | None]:
+        """:meth:`validate` of a checked table, and the positions of the rows it keeps (None:
+        every row)."""
         # The policies below replace whole columns, never write into one: under copy-on-write
         # a shallow copy keeps the caller's table as it is, and the columns left unchanged keep
         # their data (and the codes a run gave them).
@@ -902,10 +940,12 @@ class Schema:
                     numbers.add(a.name)
         if refused:
             raise missing_refused(refused)
+        kept = None
         if drop.any():
             out = out.loc[~drop]
             if len(out) == 0:
                 raise InputError("no rows are left after dropping rows with missing values")
+            kept = np.flatnonzero(~drop)
         for a in self:
             if a.kind is Kind.NUMERIC and a.role is not Role.IDENTIFIER and a.name not in numbers:
                 col = out[a.name]
@@ -927,4 +967,4 @@ class Schema:
                     )
             if check_leaves and isinstance(a.hierarchy, Hierarchy):
                 a.hierarchy.leaf_index(out[a.name].unique(), column=a.name)
-        return out
+        return out, kept
