@@ -147,3 +147,95 @@ def test_a_key_of_more_combinations_than_an_int64_holds():
     frame = pd.DataFrame({f"q{i}": rng.integers(0, 3000 + i, 400) for i in range(20)})
     frame = pd.concat([frame, frame.iloc[:50]], ignore_index=True)
     _same(frame, list(frame.columns), {c: 3 for c in frame.columns}, 3)
+
+
+def _planned_once(frame: pd.DataFrame, declared: Mapping[str, Sequence] | None = None) -> None:
+    """Every column of ``frame`` as a quasi-identifier: the levels of the plan the config is
+    written with (:class:`~microanon.apps.init.keys.HierarchyPlans`, its missing values the
+    value ? and its declared values first) are those :func:`hierarchy_levels` plans on its
+    own, and that plan is the one ``plan_hierarchy`` makes, made once."""
+    from microanon.apps.init.hierarchies import plan_hierarchy
+    from microanon.apps.init.keys import HierarchyPlans, hierarchy_levels
+    from microanon.apps.init.profile import profile_table
+
+    profiles = profile_table(frame)
+    plans = HierarchyPlans(frame, profiles, declared)
+    for p in profiles:
+        col = frame[p.name]
+        assert plans.levels(col, p) == hierarchy_levels(col, p), p.name
+        plan = plans.plan(p.name, p.has_missing)
+        assert plans.plan(p.name, p.has_missing) is plan
+        want = plan_hierarchy(col, p, p.has_missing, declared=(declared or {}).get(p.name))
+        assert plan == want
+        assert (plan.hierarchy is None) == (want.hierarchy is None)
+        if plan.hierarchy is not None:
+            assert plan.hierarchy.paths() == want.hierarchy.paths()
+
+
+_CELLS = {
+    "count": st.integers(0, 40),
+    "amount": st.floats(0, 1e4, allow_nan=False).map(lambda x: round(x, 2)),
+    "answer": st.sampled_from(["yes", "no", "maybe", "Yes"]),
+    "state": st.sampled_from(["CA", "NY", "TX", "WA", "99"]),
+    "code": st.sampled_from(["13053", "13055", "21001", "21003"]),
+    "education_num": st.integers(1, 16),
+    "workclass": st.sampled_from(["Private", "Self-emp-inc", "Federal-gov"]),
+    "day": st.dates().map(lambda d: d.isoformat()),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(sorted(_CELLS)), min_size=1, max_size=4, unique=True),
+    st.integers(2, 40),
+    st.data(),
+)
+def test_the_levels_of_a_plan_made_once_are_those_planned_alone(columns, n, data):
+    """Numbers, answers, US states beside a survey code, codes, the Adult columns' bundled
+    hierarchies (numbers and text), dates, each with or without missing values and declared
+    values: the ranking's levels from the config's plan are hierarchy_levels'."""
+    frame = pd.DataFrame(
+        {
+            c: data.draw(
+                st.lists(st.one_of(_CELLS[c], st.none()), min_size=n, max_size=n).filter(
+                    lambda v: any(x is not None for x in v)
+                )
+            )
+            for c in columns
+        }
+    )
+    declared = {}
+    for c in ("answer", "workclass"):
+        if c in frame.columns and data.draw(st.booleans()):
+            held = list(dict.fromkeys(frame[c].dropna()))
+            declared[c] = tuple(data.draw(st.permutations(held)))
+    _planned_once(frame, declared)
+
+
+def test_real_surveys_plan_each_hierarchy_once():
+    """The GSS abortion items, ANES thermometers and ESS Norway's design and attitude columns
+    (missing values in most): the same levels from the plans init writes the config with."""
+    _planned_once(survey("gss_abortion"))
+    _planned_once(survey("anes_partytherms"))
+    _planned_once(survey("ess10no"))
+
+
+def test_init_plans_each_hierarchy_once(tmp_path):
+    """``microanon init`` on the GSS abortion file: each quasi-identifier's hierarchy is planned
+    once, for the key ranking and the config alike."""
+    from microanon.apps.init import hierarchies
+    from microanon.apps.init.run import run_init
+
+    data = tmp_path / "gss.csv"
+    survey("gss_abortion").to_csv(data, index=False)
+    planned: list[str] = []
+    bundled = hierarchies._bundled  # (what plan_hierarchy asks first, wherever it is called)
+
+    def counted(col, profile):
+        planned.append(profile.name)
+        return bundled(col, profile)
+
+    with patch.object(hierarchies, "_bundled", counted):
+        result = run_init(data, tmp_path / "config.yaml")
+    quasi = [p.column for p in result.proposals if p.role.value == "quasi"]
+    assert quasi and sorted(planned) == sorted(quasi)

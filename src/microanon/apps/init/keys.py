@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,10 +40,10 @@ import pandas as pd
 from ...core.factorize import factorize, factorize_keys
 from ...core.schema import Schema
 from ...core.table import DENSE_FACTOR, DENSE_SLACK, combine_codes
-from .hierarchies import plan_hierarchy
+from .hierarchies import HierarchyPlan, plan_hierarchy
 from .profile import ColumnProfile
 
-__all__ = ["GREEDY_ROUNDS", "KeyRanking", "hierarchy_levels", "rank_keys"]
+__all__ = ["GREEDY_ROUNDS", "HierarchyPlans", "KeyRanking", "hierarchy_levels", "rank_keys"]
 
 #: Rounds of the greedy ranking; the candidates left after them (or once the key singles out
 #: every record) are ranked in one round by what each adds to the key chosen so far.
@@ -189,18 +190,98 @@ def rank_keys(
     return KeyRanking(chosen, nodes, dict(levels), uniques, small)
 
 
-def hierarchy_levels(col: pd.Series, profile: ColumnProfile) -> int:
+def hierarchy_levels(
+    col: pd.Series, profile: ColumnProfile, plan: HierarchyPlan | None = None
+) -> int:
     """Levels of the hierarchy init proposes for ``col`` as a quasi-identifier.
 
     Built from the data as ``anonymize`` builds it (inline builders resolved on the values);
     missing values of a column that is not numeric are the value ``?``, a leaf.
+
+    Parameters
+    ----------
+    col : Series
+    profile : ColumnProfile
+    plan : HierarchyPlan, optional
+        The column's plan made already (:class:`HierarchyPlans`), else planned here. Whether
+        its missing values are a leaf, and the order of its values, change no level count.
     """
-    plan = plan_hierarchy(
-        col, profile, missing_leaf=profile.has_missing and profile.type != "numeric"
-    )
+    if plan is None:
+        plan = plan_hierarchy(
+            col, profile, missing_leaf=profile.has_missing and profile.type != "numeric"
+        )
     if plan.hierarchy is not None:
         return plan.hierarchy.n_levels
     kind = "numeric" if profile.type == "numeric" else "categorical"
     spec = {profile.name: {"role": "quasi", "kind": kind, "hierarchy": plan.spec}}
     frame = col.to_frame(profile.name)
     return Schema.from_dict(spec).resolve(frame).hierarchy(profile.name).n_levels
+
+
+class HierarchyPlans:
+    """The hierarchies init proposes for one table's quasi-identifiers, each planned once: the
+    plan the config is written with also gives the levels the key ranking counts.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The table.
+    profiles : sequence of ColumnProfile
+        Those of ``data``'s columns.
+    declared : mapping of str to sequence, optional
+        The file's declared values by column
+        (:func:`~microanon.apps.io.value_label_categories`), listed first in a flat hierarchy.
+    """
+
+    def __init__(
+        self,
+        data: pd.DataFrame,
+        profiles: Sequence[ColumnProfile],
+        declared: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        self._data = data
+        self._profiles = {p.name: p for p in profiles}
+        self._declared = dict(declared or {})
+        self._plans: dict[tuple[str, bool], HierarchyPlan] = {}
+
+    def plan(self, column: str, missing_leaf: bool) -> HierarchyPlan:
+        """:func:`~microanon.apps.init.hierarchies.plan_hierarchy` of ``column``, with its
+        declared values, planned on the first call.
+
+        Parameters
+        ----------
+        column : str
+        missing_leaf : bool
+            Whether the column's missing values are the value ``?`` (``missing: value``, as
+            init proposes for a quasi-identifier with missing values).
+
+        Returns
+        -------
+        HierarchyPlan
+        """
+        key = (column, missing_leaf)
+        if key not in self._plans:
+            self._plans[key] = plan_hierarchy(
+                self._data[column],
+                self._profiles[column],
+                missing_leaf,
+                declared=self._declared.get(column),
+            )
+        return self._plans[key]
+
+    def levels(self, col: pd.Series, profile: ColumnProfile) -> int:
+        """:func:`hierarchy_levels` of a column of the table (a
+        :data:`~microanon.apps.init.roles.Levels`), from the plan the config is written with:
+        its missing values the value ``?`` where it has any.
+
+        Parameters
+        ----------
+        col : Series
+            The table's column ``profile.name``.
+        profile : ColumnProfile
+
+        Returns
+        -------
+        int
+        """
+        return hierarchy_levels(col, profile, self.plan(profile.name, profile.has_missing))

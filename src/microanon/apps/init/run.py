@@ -32,7 +32,8 @@ from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import STATISTICAL_SUFFIXES, categories_entry, read_table, value_label_categories
 from .files import check_targets, sign, write_files
-from .hierarchies import HierarchyPlan, arx_csv, plan_hierarchy
+from .hierarchies import HierarchyPlan, arx_csv
+from .keys import HierarchyPlans
 from .profile import ColumnProfile, profile_table
 from .render import ColumnEntry, render_config
 from .roles import NAME_RULES, Proposal, propose_roles
@@ -158,11 +159,15 @@ def _entries(
     proposals: Sequence[Proposal],
     findings: Sequence[Finding],
     declared: Mapping[str, tuple[str, ...]] | None = None,
+    plans: HierarchyPlans | None = None,
 ) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
     """The schema entries with their comments (the lint's ``findings`` among the notes), and
     the hierarchies to write by file name; ``declared``: the file's value labels by column
-    (:func:`~microanon.apps.io.value_label_categories`), written as ``categories``."""
+    (:func:`~microanon.apps.io.value_label_categories`), written as ``categories``;
+    ``plans``: the quasi-identifiers' hierarchies planned already for the key ranking (with
+    the same ``declared``)."""
     declared = dict(declared or {})
+    plans = plans if plans is not None else HierarchyPlans(data, profiles, declared)
     by_name = {p.name: p for p in profiles}
     names = hierarchy_file_names([p.column for p in proposals if p.role is Role.QUASI])
     entries, files = [], {}
@@ -174,10 +179,7 @@ def _entries(
         missing, note = missing_policy(profile, p.role)
         plan: HierarchyPlan | None = None
         if p.role is Role.QUASI:
-            plan = plan_hierarchy(
-                data[p.column], profile, missing_leaf=missing == "value",
-                declared=declared.get(p.column),
-            )  # fmt: skip
+            plan = plans.plan(p.column, missing_leaf=missing == "value")
             if plan.hierarchy is not None:
                 files[names[p.column]] = plan.hierarchy
                 entry["hierarchy"] = names[p.column]
@@ -486,7 +488,10 @@ def run_init(
     # Profile, proposal, lint, ranking and schema check code the same columns: each once.
     with shared_codes():
         profiles = profile_table(frame)
-        proposals = propose_roles(frame, profiles, stated=roles, k=K)
+        declared = value_label_categories(data, frame)
+        # each quasi-identifier's hierarchy planned once, for the ranking and the config
+        plans = HierarchyPlans(frame, profiles, declared)
+        proposals = propose_roles(frame, profiles, levels=plans.levels, stated=roles, k=K)
         if decide is not None:
             proposals = decide(proposals, profiles)
         findings, warnings = _lint(frame, proposals)
@@ -507,8 +512,7 @@ def run_init(
             "init",
             "run init again with --na-values {option} (in the config: na_values: [{marker}])",
         )
-        declared = value_label_categories(data, frame)
-        entries, hierarchies = _entries(frame, profiles, proposals, findings, declared)
+        entries, hierarchies = _entries(frame, profiles, proposals, findings, declared, plans)
         texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
         warnings += _check_schema(frame, entries, texts)
         models, more = _models(proposals, profiles)
