@@ -481,12 +481,18 @@ def test_validate_within_a_run_is_validate_outside(columns, data):
             schema.validate(df, check_leaves=False)
         return
     renumbered = df.reset_index(drop=True)
+    try:  # (an interval hierarchy needs a number in the rows a dropped value leaves)
+        built = schema.resolve(df)
+    except SchemaError:
+        built = schema
     with shared_codes():
         first = schema.validate(df, check_leaves=False)
-        resolved = schema.resolve(df).validate(df, check_leaves=False)
+        resolved = built.validate(df, check_leaves=False)
+        checked = built.validate(df)  # (its leaves looked up as well)
         other = Schema.from_dict(spec).validate(renumbered, check_leaves=False)
         pd.testing.assert_frame_equal(first, want)
         pd.testing.assert_frame_equal(resolved, want)
+        pd.testing.assert_frame_equal(checked, want)
         pd.testing.assert_frame_equal(other, schema.validate(renumbered, check_leaves=False))
         pd.testing.assert_index_equal(other.index, renumbered.index[df.index.isin(want.index)])
         for c in want.columns:  # the same data, validated once: coded once
@@ -532,3 +538,28 @@ def test_validate_within_a_run_on_a_real_survey():
             factorize(method[c])
             assert coded(reports[c]) is not None
         pd.testing.assert_frame_equal(keeping.validate(df, check_leaves=False), whole)
+
+
+def test_validate_within_a_run_refuses_as_outside():
+    """Within ``shared_codes`` a table validated before is refused as outside a run: a value
+    absent from a column's hierarchy, and, where two columns are at fault, the first column's
+    error (a leaf missing from ``city``'s hierarchy before ``age``'s text)."""
+    from microanon.core.factorize import shared_codes
+
+    df = pd.DataFrame({"city": ["a", "b", "c", None], "age": ["30", "x", "31", "32"]})
+    cities = Hierarchy.from_paths([["*", "a"], ["*", "b"], ["*", "?"]], name="city")
+    spec = {"city": {"role": "quasi", "hierarchy": cities}}
+    both = Schema.from_dict({**spec, "age": {"role": "quasi", "kind": "numeric"}})
+    leaves = Schema.from_dict({**spec, "age": {"role": "insensitive"}})
+    outside = []
+    for schema in (both, leaves):
+        with pytest.raises((InputError, HierarchyError)) as refused:
+            schema.validate(df)
+        outside.append(str(refused.value))
+    assert "'city'" in outside[0] and "'city'" in outside[1]
+    with shared_codes():
+        leaves.validate(df, check_leaves=False)  # (validated before: its leaves checked after)
+        for schema, message in zip((both, leaves), outside, strict=True):
+            with pytest.raises((InputError, HierarchyError)) as refused:
+                schema.validate(df)
+            assert str(refused.value) == message

@@ -855,8 +855,8 @@ class Schema:
         Within :func:`~microanon.core.factorize.shared_codes` (one command's run), the same
         columns validated again with the same policies (the reports after the method, with the
         schema as configured or resolved) get the first validation's table back, labelled by
-        the index of the table given: the policies are applied once, and the columns keep the
-        codes the run gave them.
+        the index of the table given: the policies are applied once (the leaves, when checked,
+        are looked up in it), and the columns keep the codes the run gave them.
 
         Raises
         ------
@@ -868,17 +868,27 @@ class Schema:
             A value absent from its column's hierarchy (naming value and column).
         """
         df = check_frame(df, self.columns)
-        if check_leaves or leaf_columns or not COPY_ON_WRITE or not sharing():
+        if leaf_columns or not COPY_ON_WRITE or not sharing():
             return self._applied(df, check_leaves, leaf_columns)[0]
         # Within one run (shared_codes) the method and the reports validate the same columns
         # with the same policies: done once, each caller given its own table (copy-on-write),
         # labelled by its own index.
-        out, kept = shared_result(
-            [df[c] for c in self.columns],
-            ("validated", self._policies()),
-            lambda: self._applied(df, False, ()),
-        )
-        return out.set_axis(df.index if kept is None else df.index[kept], axis=0)
+        try:
+            out, kept = shared_result(
+                [df[c] for c in self.columns],
+                ("validated", self._policies()),
+                lambda: self._applied(df, False, ()),
+            )
+        except (InputError, SchemaError):
+            if not check_leaves:
+                raise
+            # (the error of the first column at fault, as when the leaves are checked in turn)
+            return self._applied(df, check_leaves, ())[0]
+        out = out.set_axis(df.index if kept is None else df.index[kept], axis=0)
+        for a in self if check_leaves else ():
+            if isinstance(a.hierarchy, Hierarchy):
+                a.hierarchy.leaf_index(out[a.name].unique(), column=a.name)
+        return out
 
     def _policies(self) -> tuple[Hashable, ...]:
         """What :meth:`validate` (without its leaf checks) reads of each column: its name,
