@@ -5,12 +5,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import microanon
 from microanon import Release
 from microanon.apps.anonymize import run_anonymize
 from microanon.apps.config import load_config, parse_config
+from microanon.apps.families.sdc import report as report_module
+from microanon.core.factorize import shared_codes
 from microanon.datasets import load_adult
 from microanon.datasets.adult import ADULT_COLUMNS
 from microanon.measures import risk_summary, utility_summary
@@ -152,3 +157,94 @@ def test_demo_section_table_and_plot(adult):
     assert table[("Kim", "α = 0.5")][3] < 1e-6  # correlations kept exactly
     noise = table[("additive noise", "α = 0.1")], table[("additive noise", "α = 0.5")]
     assert noise[0][1] < noise[1][1] and noise[0][4] > noise[1][4]  # more noise: loss up, risk down
+
+
+def _starred_cell_by_cell(release: Release) -> Release:
+    """The suppressed cells written ``"*"`` as the report did it before working on codes: every
+    cell compared with missing, the column made objects, then the release built anew."""
+    quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
+    data = release.data.copy()
+    for q in quasi:
+        if data[q].isna().any():
+            data[q] = data[q].astype(object).where(data[q].notna(), "*")
+    return Release(release.kind, {**release.tables, "data": data}, release.metadata)
+
+
+def _same_release(got: Release, want: Release) -> None:
+    """The same tables (values, types of the cells, dtypes), metadata and public keys."""
+    assert got.kind == want.kind and got.tables.keys() == want.tables.keys()
+    for name, table in want.tables.items():
+        pd.testing.assert_frame_equal(got.tables[name], table)
+        for c in table.columns:
+            kinds = [type(v) for v in got.tables[name][c]]
+            assert kinds == [type(v) for v in table[c]], c
+    assert got.metadata == want.metadata and got.public_keys == want.public_keys
+
+
+_KEY_CELLS = {
+    "number": st.one_of(st.floats(-5, 5, allow_nan=False), st.sampled_from([0.0, -0.0, 1e300])),
+    "whole": st.integers(-3, 3),
+    "text": st.sampled_from(["a", "b", "*", "1", ""]),
+    "truth": st.booleans(),
+    "day": st.sampled_from([pd.Timestamp("2020-01-02"), pd.Timestamp("2021-03-04 05:06")]),
+}
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.sampled_from(sorted(_KEY_CELLS)), min_size=1, max_size=4),
+    st.sampled_from(["plain", "nullable", "categorical"]),
+    st.integers(1, 30),
+    st.data(),
+)
+def test_suppressed_cells_as_star_from_codes_are_those_cell_by_cell(kinds, storage, n, data):
+    """The report's starred table from each column's codes and distinct values is the one made
+    cell by cell: numbers (0.0 beside -0.0), whole numbers, text (a value ``*`` of its own, the
+    text ``1``), truth values and dates, missing or not, stored plain, nullable or categorical,
+    as keys and as a column that is not one."""
+    frame = {}
+    for i, kind in enumerate(kinds):
+        cells = data.draw(st.lists(st.one_of(_KEY_CELLS[kind], st.none()), min_size=n, max_size=n))
+        column = pd.Series(cells, dtype=object)
+        if storage == "categorical":
+            column = column.astype("category")
+        elif storage == "nullable":
+            column = column.convert_dtypes()
+        elif kind in ("number", "whole"):
+            column = pd.to_numeric(column)
+        frame[f"k{i}"] = column
+    frame["other"] = pd.Series(
+        data.draw(st.lists(st.none() | st.just("x"), min_size=n, max_size=n))
+    )
+    quasi = [f"k{i}" for i in range(len(kinds))]
+    release = Release("masked", {"data": pd.DataFrame(frame)}, {"quasi": quasi})
+    _same_release(report_module._suppressed_as_star(release), _starred_cell_by_cell(release))
+    with shared_codes():  # (the codes of the run's columns, shared)
+        _same_release(report_module._suppressed_as_star(release), _starred_cell_by_cell(release))
+
+
+def test_suppressed_cells_as_star_of_a_local_suppression_of_a_real_survey():
+    """ANES 2008 (state, education, race and age the keys, k = 5, a missing age dropped): the
+    starred table of the release local suppression made, from codes, is the one made cell by
+    cell, and the report gives its columns' codes to the measures."""
+    from real_surveys import survey
+
+    from microanon.core.factorize import coded
+    from microanon.methods.sdc import local_suppression
+
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["stateabb", "educat", "race4", "age", "pid7"]]
+    schema = {
+        "stateabb": {"role": "quasi"},
+        "educat": {"role": "quasi", "kind": "categorical"},
+        "race4": {"role": "quasi", "kind": "categorical"},
+        "age": {"role": "quasi", "kind": "numeric", "missing": "drop"},
+        "pid7": {"role": "sensitive", "kind": "categorical", "missing": "keep"},
+    }
+    keys = ["stateabb", "educat", "race4", "age"]
+    release = local_suppression(anes.reset_index(drop=True), schema, k=5, columns=keys)
+    assert release.data[["stateabb", "age"]].isna().any().all()
+    with shared_codes():
+        starred = report_module._suppressed_as_star(release)
+        _same_release(starred, _starred_cell_by_cell(release))
+        assert coded(starred.data["age"]) is not None

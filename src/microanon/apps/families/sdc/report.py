@@ -26,8 +26,10 @@ from microanon.apps.release_sections import (
 )
 from microanon.apps.report import Report, Section, describe_parameters
 from microanon.apps.row_counts import counts_sentence
+from microanon.core.factorize import factorize, remember_taken
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
+from microanon.core.release_files import value_text
 from microanon.core.schema import Schema
 from microanon.measures import (
     RiskSummary,
@@ -90,12 +92,23 @@ def _suppressed_as_star(release: Release) -> Release:
     Local suppression publishes suppressed cells as missing values (sdcMicro's ``NA``); the
     generalization-style measures read them as ``"*"``: a value of its own for the class
     statistics, full loss for LM, GCP and precision.
+
+    A column with a suppressed cell becomes text, as :class:`~microanon.core.release.Release`
+    publishes a column of values beside ``"*"``: each distinct value's text
+    (:func:`~microanon.core.release_files.value_text`) taken by the column's codes (shared
+    within a run), ``"*"`` for the missing ones; its codes are kept for the measures.
     """
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
-    data = release.data.copy()
+    data = release.data.copy(deep=False)
     for q in quasi:
-        if data[q].isna().any():
-            data[q] = data[q].astype(object).where(data[q].notna(), SUPPRESSED)
+        codes, uniques = factorize(data[q])
+        if not len(codes) or int(codes.min()) >= 0:
+            continue
+        labels = [value_text(v) for v in np.asarray(uniques, dtype=object)]
+        text = np.array([*labels, SUPPRESSED], dtype=object)
+        codes = np.where(codes < 0, len(labels), codes)
+        data[q] = pd.Series(text[codes], index=data.index, dtype=object)
+        remember_taken(data[q], codes, text)
     return Release(release.kind, {**release.tables, "data": data}, release.metadata)
 
 
