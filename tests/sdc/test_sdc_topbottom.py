@@ -112,3 +112,30 @@ def test_errors(frame, kwargs, match):
 def test_docstring_examples():
     module = importlib.import_module("microanon.methods.sdc.topbottom")
     assert doctest.testmod(module).failed == 0
+
+
+def test_the_metadata_is_written_in_one_order_whatever_the_hash_seed(tmp_path):
+    """The sides of a two-sided coding were kept in a set: ``replaced_by`` came out in the
+    order of the interpreter's string hashing, so two runs wrote two internal.json files. They
+    now come in one order, top then bottom, under any ``PYTHONHASHSEED``."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, pandas as pd\n"
+        "from microanon.methods.sdc.topbottom import top_bottom_code\n"
+        "f = pd.DataFrame({'income': [5, 10, 20, 30, 40, 1000], 'region': list('nnssew')})\n"
+        "r = top_bottom_code(f, {'income': {'role': 'quasi', 'kind': 'numeric'}, "
+        "'region': 'quasi'}, column='income', top=30, bottom=10, replacement='mean')\n"
+        "print(json.dumps(list(r.metadata['replaced_by'])))\n"
+    )
+    orders = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        orders.add(tuple(json.loads(out.stdout)))
+    assert orders == {("top", "bottom")}

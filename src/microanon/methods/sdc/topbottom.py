@@ -69,10 +69,11 @@ def _replacement(value: Any, side: str) -> Any:
 
 
 def _sides(replacement: Any, top: float | None, bottom: float | None) -> dict[str, Any]:
-    wanted = {s for s, t in (("top", top), ("bottom", bottom)) if t is not None}
+    # (in this order, not a set's: the metadata is written in it, the same in every run)
+    wanted = [s for s, t in (("top", top), ("bottom", bottom)) if t is not None]
     if isinstance(replacement, Mapping):
         keys = set(map(str, replacement))
-        if not keys <= {"top", "bottom"} or keys != wanted:
+        if not keys <= {"top", "bottom"} or keys != set(wanted):
             raise InputError(
                 "replacement: a mapping needs exactly the keys of the coded sides "
                 f"({', '.join(sorted(wanted))}), got {', '.join(sorted(keys)) or 'none'}"
