@@ -31,12 +31,12 @@ import pandas as pd
 from ...core.constraints import Boolean, Integer, Param, PerColumn, Real
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.random import RandomLike, make_rng
-from ...core.release import Release
-from ...core.schema import Schema
+from ...core.release import Release, canonical_column
+from ...core.schema import Kind, Schema
 from ...core.table import Table
 from ...models.multisa_check import GROUP_COLUMN, IDT_COLUMNS, SUPPRESSED_SID
 from ..registry import method
-from ..release import generalized_release, prepare
+from ..release import generalized_release, prepare, text_column
 from .clustering import cluster_attributes
 from .grouping import Grouping, group_records
 from .itemsets import check_max_items, check_min_support, itemset_rule_codes
@@ -169,6 +169,27 @@ def _sid_names(name: str, n_sids: int) -> np.ndarray:
     return np.concatenate([name + "#" + numbers_, [SUPPRESSED_SID]]).astype(object)
 
 
+def _taken_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
+    """Column ``column`` of the records ``rows`` (positions, in the order published) as a
+    release publishes it, built from the table's codes: text as the object column of str
+    :func:`~microanon.core.release.canonical_column` gives (its codes kept for the writer, the
+    verification and the reports, :func:`~microanon.methods.release.text_column`), a numeric
+    column decoded as :meth:`~microanon.core.table.Table.to_frame` decodes it."""
+    index = pd.RangeIndex(len(rows))
+    if table.schema[column].kind is Kind.NUMERIC:
+        numbers = table.to_frame([column])[column]
+        return canonical_column(numbers.iloc[rows].set_axis(index))
+    return text_column(table.codes(column)[rows], table.dictionary(column), index)
+
+
+def _text_labels(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct labels (str, in order of first appearance) and the position of each of
+    ``labels`` among them."""
+    position: dict[str, int] = {}
+    at = np.fromiter((position.setdefault(v, len(position)) for v in labels), np.int64)
+    return np.asarray(list(position), dtype=object), at
+
+
 def _rating_tables(
     table: Table,
     sensitive: list[str],
@@ -179,10 +200,18 @@ def _rating_tables(
     allow_suppression: bool,
     rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
-    """AT and IDT of the records ``rows`` (ascending), one attribute after the other."""
+    """AT and IDT of the records ``rows`` (ascending), one attribute after the other.
+
+    The tables are built from codes, their columns as a release publishes them (see
+    :func:`_taken_column`): a SID column holds one object per SID name, with the record's SID
+    number as its code, and the IDT's columns are taken from the attributes' names, the SID
+    names and the values' text.
+    """
     public = [c for c in table.columns if c not in sensitive]
-    at = table.to_frame(public).iloc[rows].reset_index(drop=True)
-    idt_parts = []
+    sid_of = {}  # per attribute: each record's SID (its number; n_sids: suppressed)
+    names_of = {}
+    idt_codes: list[tuple[int, np.ndarray, np.ndarray]] = []  # per attribute: sid, value code
+    value_text: list[np.ndarray] = []
     suppressed = {}
     for name in sensitive:
         codes = table.codes(name)[rows].astype(np.int64)
@@ -205,25 +234,54 @@ def _rating_tables(
                 "lower l, or allow suppression (allow_suppression: true) to publish them as '*'"
             )
         suppressed[name] = lost
-        names = _sid_names(name, sids.n_sids)
-        at[name] = names[assign_sids(buckets, sids, rng)]
+        names_of[name] = _sid_names(name, sids.n_sids)
+        sid = assign_sids(buckets, sids, rng)
+        sid[sid < 0] = sids.n_sids  # the suppression mark, last of the names
+        sid_of[name] = sid
         member_codes = appearance[sids.bucket]
         key = np.lexsort((member_codes, sids.sid))
-        idt_parts.append(
-            pd.DataFrame(
-                {
-                    "attribute": np.full(len(key), name, dtype=object),
-                    "sid": names[sids.sid[key]],
-                    "value": values[member_codes[key]],
-                }
-            )
-        )
-    idt = pd.concat(idt_parts, ignore_index=True)
+        idt_codes.append((sids.n_sids, sids.sid[key], member_codes[key]))
+        value_text.append(values)
     # In random order: in table order the i-th AT row carrying a SID would hold, on a table
     # sorted by the sensitive value, the i-th of the values the IDT lists for it (every value
     # recovered from the public tables alone).
-    at = at.iloc[rng.permutation(len(at))].reset_index(drop=True)
-    return at, idt, suppressed
+    order = rng.permutation(len(rows))
+    at = {c: _taken_column(table, c, rows[order]) for c in public}
+    for name in sensitive:
+        at[name] = text_column(sid_of[name][order], names_of[name], pd.RangeIndex(len(rows)))
+    idt = _idt(sensitive, names_of, idt_codes, value_text)
+    return pd.DataFrame(at, copy=False), idt, suppressed
+
+
+def _idt(
+    sensitive: list[str],
+    names_of: dict[str, np.ndarray],
+    idt_codes: list[tuple[int, np.ndarray, np.ndarray]],
+    value_text: list[np.ndarray],
+) -> pd.DataFrame:
+    """The IDT: every attribute's SIDs with their member values, attribute after attribute,
+    each in order of SID and value code; its columns taken from the (distinct) attribute names,
+    SID names and value texts of all the attributes."""
+    index = pd.RangeIndex(sum(len(sid) for _, sid, _ in idt_codes))
+    attribute = np.repeat(np.arange(len(sensitive)), [len(sid) for _, sid, _ in idt_codes])
+    # the SID names of all attributes (without the suppression mark): distinct, as attribute
+    # names are
+    offsets = np.cumsum([0] + [n for n, _, _ in idt_codes])
+    sid = np.concatenate([sid + offsets[j] for j, (_, sid, _) in enumerate(idt_codes)])
+    sid_names = np.concatenate([names_of[a][:-1] for a in sensitive]).astype(object)
+    texts, position = _text_labels(np.concatenate(value_text).astype(object))
+    starts = np.cumsum([0] + [len(v) for v in value_text])
+    value = np.concatenate(
+        [position[starts[j] + codes] for j, (_, _, codes) in enumerate(idt_codes)]
+    )
+    return pd.DataFrame(
+        {
+            "attribute": text_column(attribute, np.asarray(sensitive, dtype=object), index),
+            "sid": text_column(sid, sid_names, index),
+            "value": text_column(value, texts, index),
+        },
+        copy=False,
+    )
 
 
 def _sac_table(
@@ -233,25 +291,26 @@ def _sac_table(
     clusters: list[list[int]],
     rng: np.random.Generator,
 ) -> pd.DataFrame:
-    """SAC~: the groups with every cluster's value vectors permuted within each group."""
+    """SAC~: the groups with every cluster's value vectors permuted within each group.
+
+    Its columns are built from codes as the AT's (:func:`_taken_column`).
+    """
     groups = grouping.groups
     n_groups, ell = groups.shape
     rows = groups.reshape(-1)
     label = np.repeat(rng.permutation(n_groups) + 1, ell)
-    sa = table.to_frame(sensitive)
-    permuted = {}
+    source = {}  # per sensitive column: the record whose value each row of SAC~ holds
     for cluster in clusters:
         slot = np.argsort(rng.random((n_groups, ell)), axis=1)
-        source = np.take_along_axis(groups, slot, axis=1).reshape(-1)
+        taken = np.take_along_axis(groups, slot, axis=1).reshape(-1)
         for j in cluster:
-            permuted[sensitive[j]] = sa[sensitive[j]].to_numpy()[source]
-    public = [c for c in table.columns if c not in sensitive]
-    sac = table.to_frame(public).iloc[rows].reset_index(drop=True)
-    sac[GROUP_COLUMN] = label.astype(np.int64)
-    for name in sensitive:
-        sac[name] = permuted[name]
+            source[sensitive[j]] = taken
     order = np.lexsort((rows, label))
-    return sac.iloc[order].reset_index(drop=True)
+    sac = {c: _taken_column(table, c, rows[order]) for c in table.columns if c not in sensitive}
+    sac[GROUP_COLUMN] = pd.Series(label[order].astype(np.int64), copy=False)
+    for name in sensitive:
+        sac[name] = _taken_column(table, name, source[name][order])
+    return pd.DataFrame(sac, copy=False)
 
 
 def _release(
@@ -273,6 +332,7 @@ def _release(
         kind="multi-sa",
         extra_tables={"sac": sac, "at": at, "idt": idt},
         rows_out=len(sac) + len(at),
+        text=True,
         multisa=multisa,
     )
 
@@ -551,17 +611,17 @@ def rating(
         allow_suppression=allow,
         rng=gen,
     )
-    empty = table.take(np.zeros(0, dtype=np.int64))
-    sac = empty.to_frame([c for c in table.columns if c not in sensitive]).reset_index(drop=True)
-    sac[GROUP_COLUMN] = np.zeros(0, dtype=np.int64)
-    sac[sensitive] = empty.to_frame(sensitive).reset_index(drop=True)
+    none = np.zeros(0, dtype=np.int64)
+    sac = {c: _taken_column(table, c, none) for c in table.columns if c not in sensitive}
+    sac[GROUP_COLUMN] = pd.Series(none, copy=False)
+    sac |= {c: _taken_column(table, c, none) for c in sensitive}
     l_meta = ells if isinstance(l, Mapping) else ells[sensitive[0]]
     return _release(
         "improved_rating" if improved else "rating",
         table,
         sensitive,
         {"l": l_meta, "improved": improved, "allow_suppression": allow},
-        sac,
+        pd.DataFrame(sac, copy=False),
         at,
         idt,
         {
