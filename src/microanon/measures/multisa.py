@@ -84,6 +84,8 @@ def _coded_text(values: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = factorize(values if isinstance(values, pd.Series) else pd.Series(values))
     if (codes < 0).any():
         raise InputError(f"{what}: {int(np.count_nonzero(codes < 0))} missing value(s)")
+    if all(type(v) is str for v in uniques):  # text already, each distinct: its codes are kept
+        return codes, np.asarray(uniques, dtype=object)
     texts, distinct = pd.factorize(np.asarray([str(v) for v in uniques], dtype=object))
     return texts[codes], np.asarray(distinct, dtype=object)
 
@@ -272,7 +274,7 @@ def _encoded(
         sac_codes.append(index.get_indexer(sac_words)[sac_code])
         held = sid_codes[in_idt]
         named = pd.unique(held)  # the SIDs of s, in order of first appearance in the IDT
-        names = pd.Index(sid_words[named]).astype(object)
+        names = pd.Index(sid_words[named], dtype=object)
         sid_position = np.full(len(sid_words), -1, dtype=np.int64)
         sid_position[named] = np.arange(len(named), dtype=np.int64)
         sid_code = sid_position[held]

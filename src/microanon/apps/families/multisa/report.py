@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.apps.report import Report, describe_parameters
+from microanon.core.factorize import factorize
 from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.measures.multisa import (
@@ -62,7 +63,12 @@ def _suppressed_values(release: Release, columns: list[str] | None = None) -> di
     at = release.tables["at"]
     if columns is None:
         columns = list(release.metadata.get("sensitive") or [])
-    return {a: int((at[a].astype(str) == SUPPRESSED_SID).sum()) for a in columns}
+    out = {}
+    for a in columns:  # counted on the column's codes: each distinct value read as text once
+        codes, uniques = factorize(at[a])
+        marked = [i for i, v in enumerate(uniques) if str(v) == SUPPRESSED_SID]
+        out[a] = int(np.count_nonzero(np.isin(codes, marked))) if marked else 0
+    return out
 
 
 def warnings(release: Release) -> list[str]:
