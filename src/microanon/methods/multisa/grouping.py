@@ -112,10 +112,13 @@ class _Trie:
             self.child_hi.append(
                 np.searchsorted(parents, np.arange(n_parents), side="right").tolist()
             )
-        self.minhead: list[np.ndarray] = [np.zeros(0, np.int64)] * (d + 1)
-        self.minhead[d] = by_combo[ends - comb.counts].astype(np.int64)
+        heads = [np.zeros(0, np.int64)] * (d + 1)
+        heads[d] = by_combo[ends - comb.counts].astype(np.int64)
         for t in range(d - 1, -1, -1):  # every node has a child: minimum over each child range
-            self.minhead[t] = np.minimum.reduceat(self.minhead[t + 1], self.child_lo[t])
+            heads[t] = np.minimum.reduceat(heads[t + 1], self.child_lo[t])
+        # Python lists: a take updates a few entries and the minimum of a few children, each
+        # far cheaper on a list than on an array (the search takes a level's range as an array)
+        self.minhead: list[list[int]] = [h.tolist() for h in heads]
         # Available records below every inner node, and per deeper level and value (sparse).
         self.combo_values = [[0, *row] for row in combos.tolist()]  # value per level
         self.ancestor = [a.tolist() for a in node_of]
@@ -136,7 +139,7 @@ class _Trie:
     @property
     def first(self) -> int:
         """Lowest available rank (``n`` when none is left)."""
-        return int(self.minhead[0][0])
+        return self.minhead[0][0]
 
     def _recount(self, combo: int, step: int) -> None:
         values = self.combo_values[combo]
@@ -153,7 +156,7 @@ class _Trie:
         p = self.ptr[combo] + 1
         self.ptr[combo] = p
         new = self.ranks[p] if p < self.end[combo] else self.inf
-        old = int(self.minhead[self.d][combo])
+        old = self.minhead[self.d][combo]
         self.minhead[self.d][combo] = new
         node = combo
         for t in range(self.d - 1, -1, -1):
@@ -161,7 +164,7 @@ class _Trie:
             level = self.minhead[t]
             if level[node] != old:
                 return
-            level[node] = self.minhead[t + 1][self.child_lo[t][node] : self.child_hi[t][node]].min()
+            level[node] = min(self.minhead[t + 1][self.child_lo[t][node] : self.child_hi[t][node]])
 
     def give_back(self, combo: int) -> None:
         """Make the last record taken from a combination available again."""
@@ -217,7 +220,7 @@ class _Trie:
         held: list[list[int]],
         fits: Callable[[int], bool],
     ) -> int:
-        heads = self.minhead[t][lo:hi]
+        heads = np.asarray(self.minhead[t][lo:hi], dtype=np.int64)
         ok = (heads < best) & ~blocked[t][self.value[t][lo:hi]]
         if t == self.d:
             return int(heads[ok].min()) if ok.any() else best
@@ -321,19 +324,28 @@ def group_records(codes: np.ndarray, sac: np.ndarray, l: int) -> Grouping:  # no
     distinct = [sum(1 for c in counts if c) for counts in left]
     blocked = [np.zeros(c, dtype=bool) for c in cards]
     held: list[list[int]] = [[] for _ in range(d)]
-    pools = [_Pool(codes[rows], cards, blocked, held) for rows in (sac_rows, ir_rows)]
+    pools_rows = (sac_rows, ir_rows)
+    pools = [_Pool(codes[rows], cards, blocked, held) for rows in pools_rows]
     rows_of = [sac_rows.tolist(), ir_rows.tolist()]
-    pool_values = [codes[rows].tolist() for rows in (sac_rows, ir_rows)]
-    # A record as the set of its (attribute offset + code) ids, for the compatibility test.
+    # Per pool: each record's combination of values, and per combination its values and the
+    # set of its (attribute offset + code) ids, for the compatibility test (a Python list per
+    # combination, not per record).
+    combined = [combine_codes([codes[rows, j] for j in range(d)], cards) for rows in pools_rows]
+    combo_of = [c.inverse.tolist() for c in combined]
+    pool_values = [c.combos.tolist() for c in combined]
     offsets = np.concatenate([[0], np.cumsum(cards)[:-1]]).astype(np.int64)
-    ids = [(codes[rows] + offsets).tolist() for rows in (sac_rows, ir_rows)]
+    ids = [(c.combos + offsets).tolist() for c in combined]
     held_ids: set[int] = set()
-    fits = [lambda i, ids=ids_: held_ids.isdisjoint(ids[i]) for ids_ in ids]
+    fits = [
+        lambda i, ids=ids_, of=of_: held_ids.isdisjoint(ids[of[i]])
+        for ids_, of_ in zip(ids, combo_of, strict=True)
+    ]
 
     def join(pool: int, i: int) -> None:
         pools[pool].take(i)
-        held_ids.update(ids[pool][i])
-        for j, v in enumerate(pool_values[pool][i]):
+        combo = combo_of[pool][i]
+        held_ids.update(ids[pool][combo])
+        for j, v in enumerate(pool_values[pool][combo]):
             if not blocked[j][v]:
                 blocked[j][v] = True
                 held[j].append(v)
@@ -343,7 +355,7 @@ def group_records(codes: np.ndarray, sac: np.ndarray, l: int) -> Grouping:  # no
 
     def give_back(i: int) -> None:
         pools[1].give_back(i)
-        for j, v in enumerate(pool_values[1][i]):
+        for j, v in enumerate(pool_values[1][combo_of[1][i]]):
             if not left[j][v]:
                 distinct[j] += 1
             left[j][v] += 1
