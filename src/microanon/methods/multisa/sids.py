@@ -168,22 +168,100 @@ def _bubble_sort(seq: list[int], size: list[int]) -> None:
                 seq[j], seq[j + 1] = seq[j + 1], seq[j]
 
 
-def _improved(order: np.ndarray, sizes: np.ndarray, ell: int) -> list[list[int]]:
-    """Algorithm 19: the SIDs (member buckets) of the improved Rating."""
+def _improved(order: np.ndarray, sizes: np.ndarray, ell: int) -> np.ndarray:
+    """Algorithm 19: the SIDs (member buckets, one row each) of the improved Rating.
+
+    Round by round as the paper does, except that a repeated state is skipped ahead (see
+    :func:`_skip`): the same SIDs as round by round, without a Python step per SID.
+    """
     n = int(sizes.sum())
     n_sdb = int(np.count_nonzero(sizes[order] * ell >= n))  # a prefix of the sorted order
-    sdb = order[:n_sdb].tolist()
+    sdb = order[:n_sdb]
     seq = order[n_sdb:].tolist()
     key = (-sizes[seq]).tolist()  # -size: the sequence sorted descending is ascending here
     need = ell - n_sdb
-    rounds = int(sizes[sdb].min()) if sdb else n
-    sids: list[list[int]] = []
-    while len(sids) < rounds and (need == 0 or (need <= len(key) and key[need - 1] < 0)):
-        sids.append(sdb + seq[:need])
+    rounds = int(sizes[sdb].min()) if len(sdb) else n
+    if need == 0:  # every SID is the SDB
+        return np.tile(sdb, (rounds, 1))
+    blocks: list[np.ndarray] = []  # the non-SDB members of the SIDs, a block of rows each
+    current: list[list[int]] = []  # the rounds since the last block
+    seen: dict[tuple, tuple[int, int, int]] = {}  # band state -> (round in current, keys)
+    done = 0
+    while done < rounds and need <= len(key) and key[need - 1] < 0:
+        skipped = _skip(seq, key, need, rounds - done, current, seen)
+        if skipped is not None:
+            blocks += [np.asarray(current, dtype=np.int64).reshape(-1, need), skipped]
+            done += len(skipped)
+            current = []
+            seen.clear()
+            continue
+        current.append(seq[:need])
+        done += 1
         for i in range(need):
             key[i] += 1
         _resort(seq, key, need)
-    return sids
+    blocks.append(np.asarray(current, dtype=np.int64).reshape(-1, need))
+    members = np.concatenate(blocks)
+    return np.concatenate([np.broadcast_to(sdb, (len(members), n_sdb)), members], axis=1)
+
+
+def _skip(
+    seq: list[int],
+    key: list[int],
+    need: int,
+    left: int,
+    current: list[list[int]],
+    seen: dict[tuple, tuple[int, int, int]],
+) -> np.ndarray | None:
+    """Skip ahead when the state repeats: the SIDs of the rounds skipped (their non-SDB
+    members), ``key`` updated to after them; None when nothing is skipped (the state is
+    recorded in ``seen``).
+
+    The *band* is the first ``B`` buckets of the sorted sequence, those of size at least the
+    smallest taken size ``s`` minus one; the others are at least two smaller. Its *top* is
+    those larger than ``s`` (all taken), the *rest* the others. When the top and the rest hold
+    the same buckets in the same order, each with the same differences of size, as ``p``
+    rounds ago (those rounds are ``current[-p:]``), every top bucket lost the same ``δ_top``
+    and every other band bucket the same ``δ``; when they lost all the ``need · p`` values
+    taken, no bucket outside the band lost any. A round depends only on the order and on the
+    comparisons of sizes, so the same ``p`` rounds repeat as long as every comparison between
+    the three groups comes out as in those rounds: while every top bucket stays larger than
+    every other band bucket, and those larger than every bucket outside (then no group's
+    bucket ties with another's, and none is empty). ``k`` more repetitions keep that when the
+    smallest top size minus ``k · δ_top`` exceeds the largest other band size of ``p`` rounds
+    ago, and the smallest other band size minus ``k · δ`` exceeds the largest size outside;
+    within the ``left`` rounds to go.
+    """
+    band = bisect.bisect_right(key, key[need - 1] + 1)
+    top = bisect.bisect_left(key, key[need - 1])  # sizes above the smallest taken
+    state = (
+        top,
+        band,
+        tuple(seq[:band]),
+        tuple(k - key[0] for k in key[:top]),
+        tuple(k - key[top] for k in key[top:band]),
+    )
+    before = seen.get(state)
+    seen[state] = (len(current), key[0], key[top])
+    if before is None:
+        return None
+    p = len(current) - before[0]
+    delta_top, delta = key[0] - before[1], key[top] - before[2]
+    if need * p != delta_top * top + delta * (band - top) or delta < 1 or (top and delta_top < 1):
+        return None  # a bucket outside the band lost values (or a group none)
+    largest = -key[top] + delta  # the rest's largest size p rounds ago: at least any since
+    smallest = -key[band - 1]
+    other = -key[band] if band < len(key) else 0
+    times = min((smallest - other - 1) // delta, left // p)
+    if top:
+        times = min(times, (-key[top - 1] - largest - 1) // delta_top)
+    if times < 1:
+        return None
+    for i in range(top):
+        key[i] += times * delta_top
+    for i in range(top, band):
+        key[i] += times * delta
+    return np.tile(np.asarray(current[-p:], dtype=np.int64).reshape(-1, need), (times, 1))
 
 
 def _original(order: np.ndarray, sizes: np.ndarray, ell: int) -> list[list[int]]:
