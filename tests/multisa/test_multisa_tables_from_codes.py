@@ -26,6 +26,12 @@ from microanon.methods.multisa.sids import assign_sids, create_sids
 from microanon.models.multisa_check import GROUP_COLUMN
 
 
+def _old_sid_names(name: str, n_sids: int) -> np.ndarray:
+    """The SID names as they were built before."""
+    numbers_ = pd.Series(np.arange(1, n_sids + 1)).astype(str).to_numpy(dtype=object)
+    return np.concatenate([name + "#" + numbers_, ["*"]]).astype(object)
+
+
 def _old_rating_tables(
     table: Table,
     sensitive: list[str],
@@ -55,7 +61,7 @@ def _old_rating_tables(
         if sids.suppressed.sum() and not allow_suppression:
             raise InfeasibleError("suppressed")
         suppressed[name] = int(sids.suppressed.sum())
-        names = release_module._sid_names(name, sids.n_sids)
+        names = _old_sid_names(name, sids.n_sids)
         at[name] = names[assign_sids(buckets, sids, rng)]
         member_codes = appearance[sids.bucket]
         key = np.lexsort((member_codes, sids.sid))
