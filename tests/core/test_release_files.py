@@ -313,3 +313,32 @@ def test_a_float_column_formatted_once_per_value_is_what_pandas_wrote(
     out = release.save(tmp_path_factory.mktemp("r") / "r")
     data = (out / "public" / "data.csv").read_bytes()
     assert data == release.data.to_csv(index=False).encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(texts(carriage_return=True).filter(lambda t: t is not None), st.integers()),
+        max_size=20,
+    )
+)
+def test_fields_quoted_by_arrow_are_those_quoted_one_by_one(values):
+    """The fields of a text column's distinct values, quoted with Arrow's compute functions,
+    are those :func:`release_files._field` quotes one value at a time (``str`` of a value that
+    is not text)."""
+    words = np.asarray(values, dtype=object)
+    want = [release_files._field(v if isinstance(v, str) else str(v)) for v in values]
+    assert release_files._fields(words).to_pylist() == want
+
+
+def test_fields_of_a_real_survey_s_text():
+    """The text columns of GSSvocab and TV16 (CCES 2016), their distinct values, with a
+    comma, a quote and a line break added to some."""
+    from real_surveys import survey
+
+    for data in (survey("gss_vocab"), survey("tv16")):
+        for c in data.columns:
+            values = pd.unique(data[c].dropna().astype(str).to_numpy(dtype=object))
+            values = np.concatenate([values, [f'{v},"x"\n' for v in values[:3]]])
+            want = [release_files._field(v) for v in values]
+            assert release_files._fields(values).to_pylist() == want

@@ -51,7 +51,9 @@ _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 _FIXED = (1e-4, 1e10)
 
 _TEXT = pa.large_string()
-_EMPTY, _POINT_ZERO, _COMMA, _NEWLINE = (pa.scalar(t, _TEXT) for t in ("", ".0", ",", "\n"))
+_EMPTY, _POINT_ZERO, _COMMA, _NEWLINE, _QUOTE = (
+    pa.scalar(t, _TEXT) for t in ("", ".0", ",", "\n", '"')
+)
 _Fields = Callable[[int, int], pa.Array]
 _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
@@ -92,8 +94,21 @@ def _coded(codes: np.ndarray, fields: Sequence[str] | pa.Array) -> _Coded:
     return np.where(codes < 0, len(words) - 1, codes), words
 
 
+def _fields(texts: Sequence[Any]) -> pa.Array:
+    """:func:`_field` of each text (``str`` of a value that is not one), with Arrow's compute
+    functions: only the texts holding a comma, a quote or a line break are quoted."""
+    if pd.api.types.infer_dtype(texts, skipna=False) not in ("string", "empty"):
+        texts = [v if isinstance(v, str) else str(v) for v in texts]
+    words = pa.array(texts, _TEXT)
+    quoted = pc.match_substring_regex(words, _NEEDS_QUOTES.pattern)
+    if not pc.any(quoted).as_py():
+        return words
+    doubled = pc.replace_substring(words, '"', '""')
+    return pc.if_else(quoted, pc.binary_join_element_wise(_QUOTE, doubled, _QUOTE, _EMPTY), words)
+
+
 def _text_coded(codes: np.ndarray, uniques: np.ndarray) -> _Coded:
-    return _coded(codes, [_field(v if isinstance(v, str) else str(v)) for v in uniques])
+    return _coded(codes, _fields(uniques))
 
 
 def _int_coded(s: pd.Series) -> _Coded:
