@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
+from microanon.core.factorize import factorize, factorize_keys, remember, shared_codes, sharing
 from microanon.core.release import Release
 
 from .groups import Groups
@@ -76,34 +79,99 @@ def multisa_verdicts(release: Release) -> list[Verdict]:
             + (f"; {', '.join(missing)} missing" if missing else "")
         )
     sac, at, idt = (release.tables[n] for n in ("sac", "at", "idt"))
-    verdicts = []
-    for s in sensitive:
-        listed = idt.loc[idt["attribute"].astype(str) == s]
-        sids = listed["sid"].astype(str)
-        # (the distinct SIDs first: a value each, not a Python string per record)
-        named = {str(v) for v in at[s].dropna().unique()} if s in at.columns else set()
-        unlisted = sorted(named - {SUPPRESSED_SID} - set(sids.unique().tolist()))
-        if unlisted:
-            raise InputError(
-                f"multi-sa release: at names SID(s) of {s!r} that idt does not list "
-                f"(e.g. {unlisted[0]!r})"
-            )
-        classes = pd.DataFrame(
-            {
-                _CLASS: pd.concat(
-                    ["group " + sac[GROUP_COLUMN].astype(str), "SID " + sids], ignore_index=True
-                ),
-                s: pd.concat([sac[s].astype(str), listed["value"].astype(str)], ignore_index=True),
-            }
+    # Every column as codes into the texts of its distinct values (each made once).
+    listed = _text_codes(idt["attribute"]), _text_codes(idt["sid"]), _text_codes(idt["value"])
+    group, group_words = _text_codes(sac[GROUP_COLUMN])
+    classes = np.array(  # the names of the classes: the groups', then the SIDs'
+        [f"group {w}" for w in group_words] + [f"SID {w}" for w in listed[1][1]], dtype=object
+    )
+    with nullcontext() if sharing() else shared_codes():  # (the class names' codes kept)
+        return [_verdict(s, ells[s], at, sac, group, classes, listed) for s in sensitive]
+
+
+_Coded = tuple[np.ndarray, np.ndarray]
+
+
+def _verdict(
+    s: str,
+    ell: float,
+    at: pd.DataFrame,
+    sac: pd.DataFrame,
+    group: np.ndarray,
+    classes: np.ndarray,
+    listed: tuple[_Coded, _Coded, _Coded],
+) -> Verdict:
+    """The verdict of sensitive attribute ``s`` over the SAC groups (``group``: the codes of
+    ``sac``'s group column) and the SIDs ``idt`` lists (``listed``: its attribute, SID and value
+    columns as codes and texts); ``classes``: the names of the groups, then of the SIDs."""
+    (attribute, attribute_words), (sid, sid_words), (value, value_words) = listed
+    n_groups = len(classes) - len(sid_words)
+    rows = np.flatnonzero(np.isin(attribute, np.flatnonzero(attribute_words == s)))
+    sids = sid[rows]
+    # (the distinct SIDs: a value each, not a Python string per record)
+    named = _texts(factorize(at[s])[1]) if s in at.columns else set()
+    held = np.flatnonzero(np.bincount(sids[sids >= 0], minlength=len(sid_words)))
+    unlisted = sorted(str(v) for v in named - {SUPPRESSED_SID} - set(sid_words[held]))
+    if unlisted:
+        raise InputError(
+            f"multi-sa release: at names SID(s) of {s!r} that idt does not list "
+            f"(e.g. {unlisted[0]!r})"
         )
-        if not len(classes):  # nothing published of this attribute: no class discloses it
-            verdicts.append(_nothing_published(ells[s], s))
-            continue
-        verdict = LDiversity(ells[s], form="frequency").check(
-            Groups.from_frame(classes, [_CLASS], s)
-        )
-        verdicts.append(dataclasses.replace(verdict, model=f"{verdict.model} of {s}"))
-    return verdicts
+    class_codes = np.concatenate([group, np.where(sids >= 0, sids + n_groups, -1)])
+    values, words = _text_codes(sac[s])
+    listed_values = value[rows]
+    values = np.concatenate([values, np.where(listed_values >= 0, listed_values + len(words), -1)])
+    known = np.append(np.concatenate([words, value_words]), None).astype(object)
+    table = pd.DataFrame(
+        {
+            _CLASS: _classes(class_codes, classes),
+            s: pd.Series(known[values], dtype=object, copy=False),  # (the texts may repeat)
+        },
+        copy=False,
+    )
+    if not len(table):  # nothing published of this attribute: no class discloses it
+        return _nothing_published(ell, s)
+    verdict = LDiversity(ell, form="frequency").check(Groups.from_frame(table, [_CLASS], s))
+    return dataclasses.replace(verdict, model=f"{verdict.model} of {s}")
+
+
+def _text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``column.astype(str)`` as codes (``-1``: missing) into the texts of its distinct values
+    (str, each made once): from the run's codes of the column when its values are text or
+    whole numbers of a NumPy type (whose texts are as distinct as they are), else from the
+    texts of its rows."""
+    if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
+        codes, uniques = factorize(column)
+        if pd.api.types.infer_dtype(uniques, skipna=False) in ("string", "empty"):
+            return np.asarray(codes), np.asarray(uniques, dtype=object)
+    elif isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu":
+        codes, uniques = factorize(column)
+        return np.asarray(codes), np.array([str(v) for v in uniques], dtype=object)
+    codes, uniques = pd.factorize(column.astype(str), use_na_sentinel=True)
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _texts(values: Any) -> set[str]:
+    """The texts of distinct values (``str`` of each, the values themselves when all are)."""
+    if pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty"):
+        return set(values)
+    return {str(v) for v in values}
+
+
+def _classes(codes: np.ndarray, words: np.ndarray) -> pd.Series:
+    """The column of class names ``words[codes]`` (None where a code is -1), its codes kept for
+    the run when none is missing (renumbered in order of first appearance; the names of the
+    groups and the SIDs are distinct)."""
+    column = pd.Series(np.append(words, None).astype(object)[codes], dtype=object, copy=False)
+    if not len(codes) or codes.min() < 0:
+        return column
+    highest = np.maximum.accumulate(codes)
+    if codes[0] == 0 and np.all(codes[1:] <= highest[:-1] + 1):  # numbered so already
+        first, seen = codes, np.arange(int(highest[-1]) + 1)
+    else:
+        first, seen = factorize_keys(codes.astype(np.int64, copy=False))
+    remember(column, first, pd.Index(words[seen], dtype="str"))  # (as a str column's are)
+    return column
 
 
 def _nothing_published(ell: float, sensitive: str) -> Verdict:
