@@ -934,9 +934,11 @@ def _in_groups(parts: _Parts, group: np.ndarray, codes: np.ndarray) -> np.ndarra
     ok = np.ones(len(group), dtype=bool)
     for c in np.unique(parts.cluster):
         cols = np.flatnonzero(parts.cluster == c)
-        both = np.concatenate([parts.sac_codes[:, cols], codes[:, cols]])
-        _, ids = np.unique(both, axis=0, return_inverse=True)
-        ids = ids.reshape(-1)
+        # one number per distinct vector of the cluster's values (-1, a value the release never
+        # shows, included): packed codes, numbered by a hash pass (no sort of the rows)
+        both = [np.concatenate([parts.sac_codes[:, j], codes[:, j]]) for j in cols]
+        packed, _ = packed_key(both, [len(parts.values[j]) + 1 for j in cols], offset=1)
+        ids, _ = factorize_keys(packed)
         m = int(ids.max()) + 1
         shown = np.unique(parts.group * m + ids[: parts.n_sac])
         key = group * m + ids[parts.n_sac :]
