@@ -17,7 +17,7 @@ from microanon.apps.families.multisa.report import _suppressed_values
 from microanon.core.errors import InputError
 from microanon.core.factorize import shared_codes
 from microanon.core.release import Release
-from microanon.measures.multisa import _coded_text
+from microanon.measures.multisa import _coded_text, _text
 from microanon.methods.multisa import rating
 
 CELLS = st.one_of(
@@ -34,6 +34,14 @@ def _old_coded_text(values, what):
         raise InputError(f"{what}: {int(np.count_nonzero(codes < 0))} missing value(s)")
     texts, distinct = pd.factorize(np.asarray([str(v) for v in uniques], dtype=object))
     return texts[codes], np.asarray(distinct, dtype=object)
+
+
+def _old_text(values, what):
+    """The texts as made before: ``str`` of every row's value."""
+    s = pd.Series(values, dtype=object)
+    if s.isna().any():
+        raise InputError(f"{what}: {int(s.isna().sum())} missing value(s)")
+    return np.asarray([str(v) for v in s.tolist()], dtype=object)
 
 
 def _old_suppressed(at: pd.DataFrame, columns: list[str]) -> dict[str, int]:
@@ -109,3 +117,40 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(CELLS, min_size=0, max_size=30), st.booleans(), st.booleans(), st.booleans())
+def test_text_is_the_text_of_every_row(cells, text_only, shared, str_dtype):
+    """The original's values as text (the disclosure measure's holders): the same texts, row
+    by row, and the same refusal of a missing value; from an object column or pandas' str."""
+    if text_only:
+        cells = [c for c in cells if isinstance(c, str)]
+    column = pd.Series(cells, dtype="str" if text_only and str_dtype else object)
+    try:
+        want = _old_text(column, "c")
+    except InputError as refused:
+        with pytest.raises(InputError, match=re.escape(str(refused))):
+            _text(column, "c")
+        return
+    with shared_codes() if shared else _nothing():
+        got = _text(column, "c")
+    assert got.tolist() == want.tolist()
+    assert all(type(t) is str for t in got)
+
+
+def test_text_of_a_real_survey_s_columns():
+    """GSSvocab's columns (text, numbers, missing values) as text, as before."""
+    from real_surveys import survey
+
+    gss = survey("gss_vocab").head(3000)
+    for c in gss.columns:
+        for column in (gss[c], gss[c].dropna()):
+            try:
+                want = _old_text(column, c)
+            except InputError as refused:
+                with pytest.raises(InputError, match=re.escape(str(refused))):
+                    _text(column, c)
+                continue
+            with shared_codes():
+                assert _text(column, c).tolist() == want.tolist()

@@ -70,7 +70,17 @@ _AT_HOLDS_CELLS = 1 << 26
 
 # ------------------------------------------------------------------------------ the release
 def _text(values: Any, what: str) -> np.ndarray:
-    """Values as an object array of ``str``; missing values are an error."""
+    """Values as an object array of ``str``; missing values are an error.
+
+    A column of text is taken from its codes (the run's, when it was coded before): its
+    distinct values, each already its text, indexed by the codes; other values one by one.
+    """
+    if isinstance(values, pd.Series):
+        codes, uniques = factorize(values)
+        if (codes < 0).any():
+            raise InputError(f"{what}: {int(np.count_nonzero(codes < 0))} missing value(s)")
+        if pd.api.types.infer_dtype(uniques, skipna=False) in ("string", "empty"):
+            return np.asarray(uniques, dtype=object)[codes]
     s = pd.Series(values, dtype=object)
     if s.isna().any():
         raise InputError(f"{what}: {int(s.isna().sum())} missing value(s)")
