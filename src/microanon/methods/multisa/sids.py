@@ -205,6 +205,14 @@ def _improved(order: np.ndarray, sizes: np.ndarray, ell: int) -> np.ndarray:
     return np.concatenate([np.broadcast_to(sdb, (len(members), n_sdb)), members], axis=1)
 
 
+#: Most buckets in the band for which :func:`_skip` keeps states: a wider band (a sensitive
+#: column of thousands of values of about one count, an income's) rotates too slowly to repeat
+#: soon, and each state it kept would cost as much as many rounds.
+_BAND_LIMIT = 256
+#: Most states :func:`_skip` keeps at once (the oldest are dropped together).
+_STATES_KEPT = 4096
+
+
 def _skip(
     seq: list[int],
     key: list[int],
@@ -233,6 +241,10 @@ def _skip(
     within the ``left`` rounds to go.
     """
     band = bisect.bisect_right(key, key[need - 1] + 1)
+    if band > _BAND_LIMIT:  # (many buckets of about one size: a state costs more than a round)
+        return None
+    if len(seen) >= _STATES_KEPT:
+        seen.clear()
     top = bisect.bisect_left(key, key[need - 1])  # sizes above the smallest taken
     state = (
         top,
