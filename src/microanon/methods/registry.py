@@ -125,6 +125,11 @@ class Method:
     ranges : bool
         Whether it publishes numeric quasi-identifiers as ranges of numbers: such a column
         cannot hold the value ``?`` (``missing: value``) there.
+    treats_columns : bool
+        Whether it changes only the columns it is given and publishes the others as they are,
+        as a masking method does, with no model that would cover them (PRAM, whose releases
+        are of kind ``randomized``): a quasi-identifier it leaves unchanged is named in the
+        run's warnings, as for every release of kind ``masked``.
     """
 
     name: str
@@ -140,6 +145,7 @@ class Method:
     in_memory_because: str
     step: str = ""
     ranges: bool = False
+    treats_columns: bool = False
 
     def param(self, name: str) -> Param:
         """The declared parameter ``name`` (KeyError when it has none)."""
@@ -271,6 +277,7 @@ def method(
     randomized: str | None = None,
     step: str = "",
     ranges: bool = False,
+    treats_columns: bool = False,
 ) -> Callable[[F], F]:
     """Register the decorated function as the method ``name`` (see :class:`Method`).
 
@@ -301,6 +308,9 @@ def method(
         Where it may stand among several steps (empty: it cannot be a step).
     ranges : bool
         Whether it publishes numeric quasi-identifiers as ranges of numbers.
+    treats_columns : bool
+        Whether it changes only the columns it is given, with no model covering the others
+        (see :class:`Method`).
 
     Raises
     ------
@@ -341,6 +351,7 @@ def method(
             in_memory_because=in_memory_because,
             step=step,
             ranges=ranges,
+            treats_columns=treats_columns,
         )
         return checked  # type: ignore[return-value]
 

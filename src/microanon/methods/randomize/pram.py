@@ -193,6 +193,7 @@ def invariant_spec(
 @method(
     "pram",
     step="any",
+    treats_columns=True,
     kind="randomized",
     publishes="The table with PRAM-randomized columns and the transition matrices.",
     help="Changes values of chosen columns at random with known probabilities (PRAM), so that a "
