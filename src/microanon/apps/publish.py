@@ -40,7 +40,7 @@ from ..core.frames import pandas_if_arrow
 from ..core.lint import LintReport, lint_schema
 from ..core.output import atomic_directory
 from ..core.progress import ProgressLike, as_progress
-from ..core.reading import missing_marker_warnings
+from ..core.reading import MarkerColumn, marker_warnings, missing_marker_columns
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
@@ -308,6 +308,7 @@ def make_reports(
     subtitle: str | None,
     counted: CountedRelease | None = None,
     notes: Sequence[str] = (),
+    markers: Mapping[str, MarkerColumn] | None = None,
 ) -> tuple[dict[str, Any], Report, Report]:
     """The internal and public reports of a release, and the numbers shown.
 
@@ -330,6 +331,11 @@ def make_reports(
         re-run the method on the records are not proposed).
     notes : sequence of str
         Warnings of the writing to add to the release's (a variable label written cut short).
+    markers : mapping of str to MarkerColumn, optional
+        The original's columns holding a text other software writes for a missing value,
+        tallied out of core (:attr:`microanon.scale.ScaleResult.markers`); default: those of
+        ``original``'s published columns
+        (:func:`~microanon.core.reading.missing_marker_columns`).
     """
     checked = _as_future(verification)
     published = [c for c in schema.published if c in original.columns]
@@ -373,11 +379,12 @@ def make_reports(
     )
     columns = column_actions(release, schema, lint, original)
     numbers["warnings"] = warnings_of(release, columns, numbers) + list(notes)
-    numbers["warnings"] += missing_marker_warnings(
-        original,
+    if markers is None:
+        markers = missing_marker_columns(original.loc[:, published])
+    numbers["warnings"] += marker_warnings(
+        {c: markers[c] for c in published if c in markers},
         "the run",
         "set na_values: [{marker}] in the config (or give --na-values {option})",
-        published,
     )
     numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(

@@ -8,7 +8,7 @@ import codecs
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -17,9 +17,14 @@ from .missing import MISSING_MARKERS
 
 __all__ = [
     "CSV_KEYS",
+    "MarkerColumn",
+    "MarkerTally",
     "ReadOptions",
     "csv_opener",
     "decimal_comma_columns",
+    "marker_columns",
+    "marker_tallies",
+    "marker_warnings",
     "missing_marker_columns",
     "missing_marker_warnings",
     "reading_hint",
@@ -224,6 +229,134 @@ class MarkerColumn:
     numbers: bool
 
 
+@dataclass(frozen=True)
+class MarkerTally:
+    """What :func:`missing_marker_columns` needs of a text column, counted on some of its rows
+    (:func:`marker_tallies`): the tallies of a table's parts, merged in the parts' order
+    (:meth:`merged`), are the whole table's.
+
+    Attributes
+    ----------
+    markers : tuple of (str, int)
+        Each distinct value whose text, stripped, is one of :data:`MISSING_MARKERS` (as the
+        column holds it, ``str(value)``), in order of first appearance, with its rows.
+    others : bool
+        Whether the column holds another value.
+    numbers : bool
+        Whether every other value is a number (true when there is none).
+    """
+
+    markers: tuple[tuple[str, int], ...] = ()
+    others: bool = False
+    numbers: bool = True
+
+    @classmethod
+    def merged(cls, tallies: Iterable[MarkerTally]) -> MarkerTally:
+        """The tally of the rows of several parts (``tallies`` in the parts' order): the rows
+        of each marker summed, its first appearance kept; numbers when every part's other
+        values are."""
+        rows: dict[str, int] = {}
+        others, numbers = False, True
+        for tally in tallies:
+            for text, count in tally.markers:
+                rows[text] = rows.get(text, 0) + count
+            others |= tally.others
+            numbers &= tally.numbers
+        return cls(tuple(rows.items()), others, numbers)
+
+    def column(self) -> MarkerColumn | None:
+        """The column's most frequent marker (the first to appear of equally frequent ones),
+        its rows and whether the column is numbers otherwise; None when it holds none (a
+        ``.`` is one only among numbers)."""
+        numbers = self.others and self.numbers
+        held = [(t, n) for t, n in self.markers if numbers or t.strip() != "."]
+        if not held:
+            return None
+        text, rows = max(held, key=lambda pair: pair[1])  # (the first of a tie)
+        return MarkerColumn(text.strip(), rows, numbers)
+
+
+#: Distinct values tested as numbers at once before the rest (a column of text stops there).
+_NUMBERS_FIRST = 64
+
+
+def _all_numbers(texts: Sequence[str]) -> bool:
+    """Whether every text is a number as :func:`pandas.to_numeric` reads one (true for none)."""
+    import pandas as pd
+
+    for chunk in (texts[:_NUMBERS_FIRST], texts[_NUMBERS_FIRST:]):
+        if len(chunk) and pd.to_numeric(pd.Series(chunk), errors="coerce").isna().any():
+            return False
+    return True
+
+
+def _text_column(column: Any) -> bool:
+    """Whether a column holds text: objects, strings, or categories of either."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):  # (a text column of a Parquet file, out of core)
+        dtype = dtype.categories.dtype
+    return pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)
+
+
+def marker_tallies(
+    frame: Any, columns: Sequence[str] | None = None, every: bool = False
+) -> dict[str, MarkerTally]:
+    """The :class:`MarkerTally` of each text column of ``frame`` (or of ``columns``) that holds
+    one of :data:`MISSING_MARKERS`, or of every text column (``every``: a part of a table,
+    whose other parts may hold one). Each distinct value is looked at once.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    columns : sequence of str, optional
+        The columns looked at, in this order (default: every one).
+    every : bool
+        Tally the text columns without a marker too.
+    """
+    import numpy as np
+
+    from .factorize import code_counts, factorize
+
+    found = {}
+    for name in frame.columns if columns is None else columns:
+        column = frame[name]
+        if not _text_column(column):
+            continue
+        codes, uniques = factorize(column)  # (within a run, the codes it made when it read)
+        texts = [str(v) for v in uniques]
+        stripped = [t.strip() for t in texts]
+        held = np.array([t in MISSING_MARKERS for t in stripped], dtype=bool)
+        if not (every or held.any()):
+            continue
+        others = [t for t, h in zip(stripped, held, strict=True) if not h]
+        markers: tuple[tuple[str, int], ...] = ()
+        if held.any():
+            counts = code_counts(codes[codes >= 0], len(uniques))
+            markers = tuple((texts[i], int(counts[i])) for i in np.flatnonzero(held))
+        found[str(name)] = MarkerTally(markers, bool(others), _all_numbers(others))
+    return found
+
+
+def marker_columns(
+    parts: Iterable[Mapping[str, MarkerTally]], columns: Sequence[str]
+) -> dict[str, MarkerColumn]:
+    """The columns holding a missing-value marker over a table's parts: each part's
+    :func:`marker_tallies` (``every=True``), in the parts' order, merged per column of
+    ``columns`` (in that order), as :func:`missing_marker_columns` finds them in the whole
+    table."""
+    parts = list(parts)
+    found = {}
+    for name in columns:
+        tallies = [part[name] for part in parts if name in part]
+        if tallies:
+            column = MarkerTally.merged(tallies).column()
+            if column is not None:
+                found[name] = column
+    return found
+
+
 def missing_marker_columns(frame: Any) -> dict[str, MarkerColumn]:
     """The text columns of ``frame`` that hold one of :data:`MISSING_MARKERS` as a value:
     column -> the marker, its rows and whether the column is numbers otherwise.
@@ -231,33 +364,12 @@ def missing_marker_columns(frame: Any) -> dict[str, MarkerColumn]:
     A file written by R (``NA``) and read without ``na_values`` holds the marker as an answer of
     its own: a column of numbers becomes text, and its missing values are counted as none. Each
     distinct value is looked at once; a column holding several markers is named with the most
-    frequent."""
-    import numpy as np
-    import pandas as pd
-
-    from .factorize import code_counts, factorize
-
+    frequent (:meth:`MarkerTally.column`)."""
     found = {}
-    for name in frame.columns:
-        column = frame[name]
-        if not (pd.api.types.is_object_dtype(column) or isinstance(column.dtype, pd.StringDtype)):
-            continue
-        codes, uniques = factorize(column)  # (within a run, the codes it made when it read)
-        texts = [str(v).strip() for v in uniques]
-        held = np.array([t in MISSING_MARKERS for t in texts], dtype=bool)
-        if not held.any():
-            continue
-        others = pd.to_numeric(
-            pd.Series([t for t, h in zip(texts, held, strict=True) if not h]), errors="coerce"
-        )
-        numbers = bool(len(others)) and not others.isna().any()
-        if not numbers:  # (a "." among text is a value: only numbers write it for missing)
-            held &= np.array([t != "." for t in texts], dtype=bool)
-            if not held.any():
-                continue
-        counts = code_counts(codes[codes >= 0], len(uniques))
-        first = int(np.flatnonzero(held)[np.argmax(counts[held])])  # the most frequent marker
-        found[str(name)] = MarkerColumn(texts[first], int(counts[first]), numbers)
+    for name, tally in marker_tallies(frame).items():
+        column = tally.column()
+        if column is not None:
+            found[name] = column
     return found
 
 
@@ -265,26 +377,42 @@ def missing_marker_warnings(
     frame: Any, reader: str, remedy: str, columns: Sequence[str] | None = None
 ) -> list[str]:
     """The warnings on the columns of ``frame`` (or of ``columns``) that hold a text other
-    software writes for a missing value (:func:`missing_marker_columns`): read as an answer of
-    its own, it is profiled, proposed and published as one, and a column of numbers becomes
-    categories. One warning per marker and kind of column, naming each column and its rows.
+    software writes for a missing value (:func:`missing_marker_columns`, worded by
+    :func:`marker_warnings`).
 
     Parameters
     ----------
     frame : DataFrame
+    reader, remedy
+        As :func:`marker_warnings` takes them.
+    columns : sequence of str, optional
+        The columns looked at (default: every one).
+    """
+    table = frame if columns is None else frame.loc[:, list(columns)]
+    return marker_warnings(missing_marker_columns(table), reader, remedy)
+
+
+def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str) -> list[str]:
+    """The warnings on columns holding a text other software writes for a missing value: read
+    as an answer of its own, it is profiled, proposed and published as one, and a column of
+    numbers becomes categories. One warning per marker and kind of column, naming each column
+    and its rows.
+
+    Parameters
+    ----------
+    found : mapping of str to MarkerColumn
+        The columns, in the order they are named (:func:`missing_marker_columns`,
+        :func:`marker_columns`).
     reader : str
         Who read the file so (``"init"``).
     remedy : str
         What to do, with ``{marker}`` (the marker quoted as Python writes it) and ``{option}``
         (quoted for a shell) in it.
-    columns : sequence of str, optional
-        The columns looked at (default: every one).
     """
-    table = frame if columns is None else frame.loc[:, list(columns)]
     groups: dict[tuple[str, bool], list[str]] = {}
-    for column, found in missing_marker_columns(table).items():
-        groups.setdefault((found.marker, found.numbers), []).append(
-            f"{column!r} ({found.rows:,} rows)"
+    for column, marked in found.items():
+        groups.setdefault((marked.marker, marked.numbers), []).append(
+            f"{column!r} ({marked.rows:,} rows)"
         )
     out = []
     for (marker, numbers), named in groups.items():
