@@ -9,7 +9,9 @@ with their records. The original's table is counted while the engine encodes the
 written files that verifies them (:attr:`~microanon.scale.ScaleResult.published`);
 :func:`microanon.apps.publish.make_reports` then makes the same reports as in memory, every
 number measured on these tables but the household risk, which one more pass over the records
-measures (:mod:`microanon.scale.households`).
+measures (:mod:`microanon.scale.households`). The warning on a published column holding a text
+other software writes for a missing value (R's ``NA``) is worded from the markers the encoding
+pass tallied on each partition's distinct values (:attr:`~microanon.scale.ScaleResult.markers`).
 """
 
 from __future__ import annotations
@@ -153,7 +155,9 @@ def write_scale_reports(
     result : microanon.scale.ScaleResult
         What :func:`microanon.scale.full_domain_dask` wrote (the release at ``result.path``),
         with the combinations it counted: the original's while encoding it
-        (``result.original``), the written files' while verifying them (``result.published``).
+        (``result.original``, with the published columns holding a missing-value marker of
+        other software, ``result.markers``), the written files' while verifying them
+        (``result.published``).
     columns : sequence of str
         The original's columns.
     schema : Schema
@@ -177,6 +181,7 @@ def write_scale_reports(
     if (
         result.original is None
         or result.published is None
+        or result.markers is None
         or result.original.columns != columns_counted
     ):
         raise ValueError("the release's combinations were not counted for its reports")
@@ -201,7 +206,15 @@ def write_scale_reports(
     verification = Verification(list(result.verdicts), public=part)
     shown = pd.DataFrame(columns=list(columns))
     numbers, *pages = make_reports(
-        release, shown, schema, lint, verification, config, subtitle, counted
+        release,
+        shown,
+        schema,
+        lint,
+        verification,
+        config,
+        subtitle,
+        counted,
+        markers=result.markers,
     )
     write_reports(Path(result.path), *pages)
     # as the in-memory run's numbers give them (its verification also scans the public part)

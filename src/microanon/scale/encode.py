@@ -21,6 +21,7 @@ from ..core.errors import InputError, SchemaError
 from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.progress import ProgressLike
+from ..core.reading import MarkerTally, marker_tallies
 from ..core.schema import (
     MISSING_LABEL,
     Kind,
@@ -450,6 +451,11 @@ class Encoded:
     sums : dict of str to float array
         Per combination, sums over its records (a sampling weight counted by class:
         :mod:`microanon.measures.weight_classes`).
+    markers : dict of str to MarkerTally
+        The missing-value markers of other software (R's ``NA``) that each text column of the
+        ``markers`` of :func:`encode_partition` holds in the partition as read, tallied on its
+        distinct values (:func:`~microanon.core.reading.marker_tallies`; merged over the
+        partitions by :func:`~microanon.core.reading.marker_columns`).
     """
 
     rows: int
@@ -466,6 +472,7 @@ class Encoded:
     unknown: dict[str, int] = field(default_factory=dict)
     counted: Encoded | None = None
     sums: dict[str, np.ndarray] = field(default_factory=dict)
+    markers: dict[str, MarkerTally] = field(default_factory=dict)
 
     def summary(self) -> Encoded:
         """What the client needs to build the dictionaries and to report (nothing per record)."""
@@ -540,6 +547,7 @@ def encode_partition(
     counted: Sequence[str] = (),
     weight: str | None = None,
     household: str | None = None,
+    markers: Sequence[str] = (),
 ) -> Encoded:
     """Clean one partition and code it with local dictionaries, in one pass.
 
@@ -568,6 +576,10 @@ def encode_partition(
         With ``weight``, the schema's household id: a record without one has its weight
         counted as missing, so that the survey risk measures leave it out, as in memory they
         leave out the records without a weight or a household id.
+    markers : sequence of str
+        Columns whose missing-value markers of other software (R's ``NA`` read as text) are
+        tallied on the partition as read, every row (:attr:`Encoded.markers`, for the reports:
+        the published columns).
     """
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
@@ -606,6 +618,7 @@ def encode_partition(
         counted=_combinations(
             clean, counted, columns, uniques, combos, counts, inverse, weight, household
         ),
+        markers=marker_tallies(part, list(markers), every=True) if markers else {},
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa

@@ -31,6 +31,7 @@ from ..core.errors import InfeasibleError, InputError, SchemaError, Verification
 from ..core.hierarchy import SUPPRESSED
 from ..core.output import atomic_directory, check_output_target
 from ..core.progress import ProgressLike, as_progress
+from ..core.reading import MarkerColumn, marker_columns
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.schema import Kind, Schema
 from ..core.table import Table
@@ -140,6 +141,12 @@ class ScaleResult:
         In memory, never written.
     columns : list of str
         The written files' columns, in their order.
+    markers : dict of str to MarkerColumn or None
+        With ``reports``: the published columns of the original that hold a text other
+        software writes for a missing value (R's ``NA`` read as text), in the schema's order,
+        as :func:`~microanon.core.reading.missing_marker_columns` finds them in the whole
+        table: tallied in the encoding pass on each partition's distinct values, merged here.
+        In memory, never written.
     """
 
     levels: dict[str, int]
@@ -161,6 +168,7 @@ class ScaleResult:
     original: FrequencyTable | None = field(default=None, repr=False, compare=False)
     published: FrequencyTable | None = field(default=None, repr=False, compare=False)
     columns: list[str] = field(default_factory=list)
+    markers: dict[str, MarkerColumn] | None = field(default=None, repr=False, compare=False)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -374,6 +382,7 @@ def full_domain_dask(
             original=coded.counted,
             published=published,
             columns=list(chosen.plan.columns),
+            markers=coded.markers,
         )
         if reports is not None:
             mark = time.perf_counter()
@@ -478,6 +487,9 @@ class _Coded:
     rows: dict[str, Any]
     #: The partitions' :attr:`Encoded.counted` tables merged (None when not asked for).
     counted: FrequencyTable | None = None
+    #: The published columns holding a missing-value marker, from the partitions'
+    #: :attr:`Encoded.markers` (None when not asked for).
+    markers: dict[str, MarkerColumn] | None = None
 
 
 def _encode(
@@ -493,7 +505,8 @@ def _encode(
     """Stage 1: read the original and code every partition with its own dictionaries, then
     combine the partitions' dictionaries into the global encoding (``work``: where spilled
     codes go; ``counted``: the columns whose combinations of values the partitions count too,
-    see :attr:`Encoded.counted`)."""
+    see :attr:`Encoded.counted`; with them, the partitions tally the published columns'
+    missing-value markers of other software, :attr:`Encoded.markers`)."""
     schema, columns = args.schema, args.columns
     others = [c for c in schema.published if c not in columns]
     if isinstance(source, (str, os.PathLike)):
@@ -511,8 +524,9 @@ def _encode(
     weight = schema.weight if counted and counted[-1] == schema.weight else None
     household = schema.household if weight is not None else None
     spills = [str(work / f"part.{i}.parquet") for i in range(len(pieces))]
+    marked = list(schema.published) if counted else []  # (for the reports, as in memory)
     tasks = [
-        encode(d, schema, columns, others, budget, spill, counted, weight, household)
+        encode(d, schema, columns, others, budget, spill, counted, weight, household, marked)
         for d, spill in zip(pieces, spills, strict=True)
     ]
     with warnings.catch_warnings():
@@ -527,10 +541,11 @@ def _encode(
     encoding, maps = combine_encodings(
         schema, columns, summaries, _population_values(schema, args.models)
     )
-    together = None
+    together = markers = None
     if counted:
         together = merge_counted([s.counted for s in summaries if s.counted is not None], counted)
-    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries), together)
+        markers = marker_columns([s.markers for s in summaries], marked)
+    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries), together, markers)
 
 
 def _frequencies(
