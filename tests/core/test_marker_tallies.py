@@ -6,10 +6,13 @@ tallies them so in the pass that encodes the input; the in-memory run counts the
 
 from __future__ import annotations
 
+import contextlib
+
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microanon.core.factorize import code_columns, shared_codes
 from microanon.core.reading import (
     MarkerColumn,
     MarkerTally,
@@ -60,17 +63,29 @@ def _pieces(table: pd.DataFrame, cuts: list[int], categories: bool) -> list[pd.D
 
 
 @SETTINGS
-@given(tables(), st.lists(st.integers(0, 40), max_size=4), st.booleans(), st.booleans())
-def test_parts_tallied_and_merged_give_the_whole_table_s_markers(table, cuts, text, categories):
+@given(
+    tables(),
+    st.lists(st.integers(0, 40), max_size=4),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_parts_tallied_and_merged_give_the_whole_table_s_markers(
+    table, cuts, text, categories, shared
+):
     """Whatever the cuts (empty parts, a part without a marker or without another value), the
-    parts' types (text or categories) and the whole table's (objects or strings): the same
-    columns, the same most frequent marker (the first to appear of a tie), its rows and
-    whether the column is numbers otherwise (a ``.`` a marker only then)."""
+    parts' types (text or categories) and the whole table's (objects or strings), its rows
+    counted from the codes a run made when it read it (``shared``, as in memory) or from its
+    distinct values: the same columns, the same most frequent marker (the first to appear of a
+    tie), its rows and whether the column is numbers otherwise (a ``.`` a marker only then)."""
     whole = table.astype({"n": "str", "t": "str"}) if text else table
     parts = [
         marker_tallies(p, ["n", "t", "x"], every=True) for p in _pieces(table, cuts, categories)
     ]
-    assert marker_columns(parts, ["n", "t", "x"]) == missing_marker_columns(whole)
+    with shared_codes() if shared else contextlib.nullcontext():
+        code_columns(whole[c] for c in whole.columns)  # (nothing outside shared_codes)
+        expected = missing_marker_columns(whole)
+    assert marker_columns(parts, ["n", "t", "x"]) == expected
     assert all("x" not in part for part in parts)  # (numbers are never looked at)
 
 

@@ -8,7 +8,7 @@ import codecs
 import os
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -315,28 +315,48 @@ def marker_tallies(
     every : bool
         Tally the text columns without a marker too.
     """
-    import numpy as np
-
-    from .factorize import code_counts, factorize
-
     found = {}
     for name in frame.columns if columns is None else columns:
         column = frame[name]
         if not _text_column(column):
             continue
-        codes, uniques = factorize(column)  # (within a run, the codes it made when it read)
-        texts = [str(v) for v in uniques]
+        values, rows = _distinct(column)
+        texts = [str(v) for v in values]
         stripped = [t.strip() for t in texts]
-        held = np.array([t in MISSING_MARKERS for t in stripped], dtype=bool)
-        if not (every or held.any()):
+        held = [i for i, t in enumerate(stripped) if t in MISSING_MARKERS]
+        if not (every or held):
             continue
-        others = [t for t, h in zip(stripped, held, strict=True) if not h]
-        markers: tuple[tuple[str, int], ...] = ()
-        if held.any():
-            counts = code_counts(codes[codes >= 0], len(uniques))
-            markers = tuple((texts[i], int(counts[i])) for i in np.flatnonzero(held))
+        others = [t for i, t in enumerate(stripped) if i not in held]
+        markers = tuple(zip([texts[i] for i in held], rows(held), strict=True))
         found[str(name)] = MarkerTally(markers, bool(others), _all_numbers(others))
     return found
+
+
+def _distinct(column: Any) -> tuple[list[Any], Callable[[list[int]], list[int]]]:
+    """A column's distinct values in order of first appearance (missing values left out), and
+    the rows of those at some positions among them: from the codes a run made of the column
+    when it read it (:func:`~microanon.core.factorize.coded`), else from its distinct values
+    alone (no code per row), each value's rows counted when asked."""
+    import pandas as pd
+
+    from .factorize import code_counts, coded
+
+    known = coded(column)
+    if known is not None:
+        codes, uniques = known
+
+        def counted(at: list[int]) -> list[int]:
+            counts = code_counts(codes[codes >= 0], len(uniques)) if at else []
+            return [int(counts[i]) for i in at]
+
+        return list(uniques), counted
+    distinct = pd.Series(column.unique())
+    values = list(distinct[distinct.notna()])
+
+    def compared(at: list[int]) -> list[int]:
+        return [int(column.eq(values[i]).sum()) for i in at]
+
+    return values, compared
 
 
 def marker_columns(
