@@ -363,6 +363,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--cold", action="store_true", help="also fresh processes (wall)")
     parser.add_argument(
+        "--fresh-strings",
+        action="store_true",
+        help="give ARX new String objects for the cells in every run (no hash code cached)",
+    )
+    parser.add_argument(
         "--metric", default="lm", help="what full_domain minimizes: lm (default), loss, ..."
     )
     parser.add_argument(
@@ -380,7 +385,9 @@ def run(args: argparse.Namespace, built: arx_build.ArxBuild) -> None:
     with tempfile.TemporaryDirectory(prefix="microanon-arx-") as tmp:
         inputs = peer_tools.write_inputs(Path(tmp), "adult", load("adult"))
         rows = []
-        with arx_jvm.Session(built.classpath, inputs["data"], str(inputs["folder"])) as session:
+        with arx_jvm.Session(
+            built.classpath, inputs["data"], str(inputs["folder"]), args.fresh_strings
+        ) as session:
             for config in configs:  # JIT and caches: every configuration once, then each warm
                 warm_up(session, runs(config, args), 1)
             for config in configs:
@@ -391,7 +398,9 @@ def run(args: argparse.Namespace, built: arx_build.ArxBuild) -> None:
         print()
         print(
             f"warm medians of {args.repeat} interleaved rounds after 1 + {args.warmup} warm-ups; "
-            f"ARX: main-thread CPU, ARX's {args.arx_metric}; ARX JVM CPU: all its threads; "
+            f"ARX: main-thread CPU, ARX's {args.arx_metric}, "
+            f"{'new' if args.fresh_strings else 'the same'} String objects for the cells in "
+            "every run; ARX JVM CPU: all its threads; "
             f"microanon: process CPU, {args.metric}; nodes: one level per quasi-identifier in "
             f"the configuration's order; LM: microanon's, suppressed records at full loss; "
             f"ARX output: microanon's check of the table ARX published"

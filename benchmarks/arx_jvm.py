@@ -108,9 +108,13 @@ def _java() -> str:
 class Session:
     """One warm JVM running jobs sent on its standard input; close it (or use ``with``)."""
 
-    def __init__(self, classpath: str, data: str, hierarchies: str) -> None:
+    def __init__(
+        self, classpath: str, data: str, hierarchies: str, fresh_strings: bool = False
+    ) -> None:
+        # fresh_strings: new String objects for the cells in every run (see ArxBench.java)
+        fresh = ["-Darxbench.freshStrings=true"] if fresh_strings else []
         self.process = subprocess.Popen(
-            [_java(), "-cp", classpath, "ArxBench", data, hierarchies],
+            [_java(), *fresh, "-cp", classpath, "ArxBench", data, hierarchies],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -99,6 +99,11 @@ def test_configurations_quick_and_full(arx: ModuleType) -> None:
     assert "'t_closeness'" in code and "suppression=0.05" in code
 
 
+def test_fresh_strings_is_an_option_that_defaults_to_the_same_strings(arx: ModuleType) -> None:
+    assert not arx.parse_args(["--arx-src", "x"]).fresh_strings
+    assert arx.parse_args(["--arx-src", "x", "--fresh-strings"]).fresh_strings
+
+
 def test_build_reads_the_core_jars_and_refuses_other_trees(tmp_path: Path) -> None:
     build = _module("arx_build")
     xml = """<project><fileset id="lib.jars" dir="lib/ant"><or>

@@ -29,6 +29,11 @@
 // garbage collector threads included) and the wall time in ms, the chosen node
 // (levels per quasi-identifier, in the job's order), the suppressed rows, the transformations
 // checked and ARX's own search time (ARXResult.getTime, wall).
+//
+// With -Darxbench.freshStrings=true every run gets new String objects for the rows' cells, made
+// before its timing starts: a Java String caches its hash code, so rows used again run by run
+// are hashed once per JVM, whereas rows just read from a file (what a user has) are hashed by
+// the run itself, as every run of microanon hashes its table's text.
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -63,6 +68,8 @@ import org.deidentifier.arx.metric.Metric;
 import org.deidentifier.arx.metric.Metric.AggregateFunction;
 
 public final class ArxBench {
+
+    private static final boolean FRESH_STRINGS = Boolean.getBoolean("arxbench.freshStrings");
 
     private final String[] header;
     private final List<String[]> rows;
@@ -131,6 +138,7 @@ public final class ArxBench {
             }
         }
 
+        List<String[]> source = FRESH_STRINGS ? freshCopies(rows) : rows;
         ThreadMXBean bean = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -140,7 +148,7 @@ public final class ArxBench {
 
         List<String[]> input = new ArrayList<>(rows.size() + 1);
         input.add(header);
-        input.addAll(rows);
+        input.addAll(source);
         Data data = Data.create(input);
         DataDefinition definition = data.getDefinition();
         for (String column : header) {
@@ -210,6 +218,19 @@ public final class ArxBench {
                 + "\"cells\": %d}",
             cpu / 1e6, process / 1e6, wall / 1e6, levels, optimum != null, suppressed, rows.size(),
             result.getProcessStatistics().getTransformationsChecked(), result.getTime(), cells);
+    }
+
+    /** The rows with every cell a new String (from its characters: no hash code cached). */
+    private static List<String[]> freshCopies(List<String[]> rows) {
+        List<String[]> out = new ArrayList<>(rows.size());
+        for (String[] row : rows) {
+            String[] copy = new String[row.length];
+            for (int c = 0; c < row.length; c++) {
+                copy[c] = new String(row[c].toCharArray());
+            }
+            out.add(copy);
+        }
+        return out;
     }
 
     public static void main(String[] args) throws IOException {
