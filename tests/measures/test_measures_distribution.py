@@ -282,7 +282,7 @@ def _fake_reconstruct(monkeypatch, observed, domains, inverses=None):
     module = types.ModuleType("microanon.methods.randomize.reconstruct")
     inverses = inverses or [None] * np.ndim(observed)
 
-    def reconstruct(release, columns=None, *, clip_renorm=False):
+    def reconstruct(release, columns=None, *, clip_renorm=False, counts=None):
         estimate = kron_apply(inverses, np.asarray(observed, dtype=float))
         return types.SimpleNamespace(
             columns=list(columns),

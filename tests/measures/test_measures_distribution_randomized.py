@@ -8,10 +8,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import microanon.methods.randomize.release as release_mod
-from microanon.core import Table
+from microanon.core import Schema, Table
+from microanon.core.release import Release
 from microanon.datasets import adult_schema, load_adult
 from microanon.measures.distribution import estimate_distribution, utility_report
 from microanon.measures.estimators import true_joint
@@ -48,3 +52,64 @@ def test_randomized_estimate_is_a_distribution(small):
     for key in ["kl", "chi_square", "squared_euclidean", "query_error_base", "query_error_cube"]:
         assert math.isfinite(report[key]) and report[key] >= 0, key
     assert 0 <= report["u_sa_qi"] <= 1 and 0 <= report["u_qi_qi"] <= 1
+
+
+def _frequency_table(data, schema) -> Table:
+    """``data``'s distinct rows encoded with ``schema``, each with its records (a frequency
+    table, as the Dask engine counts the original)."""
+    combos = data.value_counts(sort=False, dropna=False).reset_index(name="count")
+    coded = Table.from_frame(combos.drop(columns="count"), schema)
+    return Table.from_codes(
+        {c: coded.codes(c) for c in coded.columns},
+        {c: coded.dictionary(c) for c in coded.columns},
+        coded.schema,
+        counts=combos["count"].to_numpy(),
+    )
+
+
+def _same_numbers(got: dict, expected: dict) -> None:
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        if key == "uncertainty":
+            pd.testing.assert_frame_equal(got[key], value)
+        elif isinstance(value, float) and math.isnan(value):
+            assert math.isnan(got[key]), key
+        else:
+            assert got[key] == value, key
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(0, 1999), min_size=1, max_size=400),
+    st.sampled_from([{"race": 0.7, "income": 0.8}, {"sex": 0.9}, {"income": 0.6}]),
+    st.integers(0, 2**16),
+)
+def test_the_measures_of_frequency_tables_are_those_of_the_records(small, rows, keep, seed):
+    """The utility of a randomized release measured on the original's and the published
+    table's frequency tables (distinct rows with their records: what the Dask engine counts)
+    is the utility measured on the records, number for number."""
+    data, _, _ = small
+    # each column's values declared (a sample may lack some): coded alike whatever the sample
+    roles = {"race": "quasi", "sex": "quasi", "income": "sensitive"}
+    schema = Schema.from_dict(
+        {c: {"role": roles[c], "categories": sorted(set(data[c]))} for c in data.columns}
+    )
+    data = data.iloc[rows].reset_index(drop=True)
+    release = release_mod.randomize(data, schema, keep=keep, rng=seed)
+    expected = utility_report(release, Table.from_frame(data, schema), QUASI, "income")
+    published = release.data.value_counts(sort=False, dropna=False).reset_index(name="count")
+    counted = Release("randomized", {"data": published.drop(columns="count")}, release.metadata)
+    got = utility_report(
+        counted,
+        _frequency_table(data, schema),
+        QUASI,
+        "income",
+        counts=published["count"].to_numpy(),
+    )
+    _same_numbers(got, expected)
+    original = _frequency_table(data, schema)
+    assert original.n_records == len(data)
+    np.testing.assert_array_equal(
+        true_joint(original, QUASI, "income"),
+        true_joint(Table.from_frame(data, schema), QUASI, "income"),
+    )

@@ -497,19 +497,24 @@ def _written_key(value: Any, key: str, target: Sequence[str], written: Mapping[s
 
 
 def _reconstruction(
-    release: Release, original: Table, columns: Sequence[str], sensitive: str
+    release: Release,
+    original: Table,
+    columns: Sequence[str],
+    sensitive: str,
+    counts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, Any, list[np.ndarray | None]]:
     """The raw reconstruction of ``columns`` and ``sensitive`` in the release's codes (with
     empty cells for the Table's values a kept column's published rows lack), the
     :class:`~microanon.methods.randomize.reconstruct.Reconstruction` it comes from and, per
     axis, where each of the Table's codes is on it (None: in the same order;
-    :func:`_axis_order`)."""
+    :func:`_axis_order`). ``counts``: records per row of the release's table, when it holds
+    its distinct rows."""
     from ..methods.randomize.reconstruct import reconstruct  # lazy: a method module
 
     cols, sensitive = _check_joint_columns(original, columns, sensitive)
     dims = cols + [sensitive]
     shape = _joint_shape(original, dims)
-    rec = reconstruct(release, columns=dims)
+    rec = reconstruct(release, columns=dims, counts=counts)
     domains = list(rec.domains)
     if list(rec.columns) != dims or len(domains) != len(dims):
         raise InputError(f"the reconstruction is over columns {list(rec.columns)}, expected {dims}")
@@ -616,6 +621,7 @@ def utility_report(
     original_table: Table,
     columns: Sequence[str],
     sensitive: str,
+    counts: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Every distribution-based utility measure of Guo, Ying & Wu (2011) for one release.
 
@@ -630,6 +636,10 @@ def utility_report(
     columns : sequence of str
         Quasi-identifier columns.
     sensitive : str
+    counts : int array, optional
+        Records per row of a randomized release's table, when it holds the distinct rows of
+        the published table (counted out of core); ``original_table`` may then be a frequency
+        table too (:meth:`Table.from_codes` with counts). The measures are those of the records.
 
     Returns
     -------
@@ -657,13 +667,17 @@ def utility_report(
     if isinstance(release, Release) and release.kind == "randomized":
         # P in the reconstruction's codes rather than Q in the Table's: every measure is the
         # same under a renaming of an attribute's values, and P has few non-empty cells
-        q, rec, orders = _reconstruction(release, original_table, columns, sensitive)
+        q, rec, orders = _reconstruction(release, original_table, columns, sensitive, counts)
         observed = np.asarray(rec.observed).reshape(tuple(len(d) for d in rec.domains))
         factors = Factors.of(observed, rec.inverses, q.shape)
         p = _reordered(p, orders)
     else:
+        if counts is not None:
+            raise InputError(
+                "counts: only the table of a randomized release is read as a frequency table"
+            )
         q = estimate_distribution(release, original_table, columns, sensitive, clip_renorm=False)
-    n = original_table.n_rows
+    n = original_table.n_records
     names = list(columns) + [sensitive]
     u = uncertainty_coefficients(q, names)
     qis = list(columns)

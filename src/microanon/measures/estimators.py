@@ -201,7 +201,8 @@ def true_joint(table: Table, columns: Sequence[str], sensitive: str) -> np.ndarr
     Parameters
     ----------
     table : Table
-        The original table (codes index the result).
+        The original table (codes index the result); a frequency table (with
+        :attr:`~microanon.core.table.Table.counts`) gives the distribution of its records.
     columns : sequence of str
         Quasi-identifier columns (may be empty).
     sensitive : str
@@ -220,8 +221,11 @@ def true_joint(table: Table, columns: Sequence[str], sensitive: str) -> np.ndarr
     dims = cols + [sensitive]
     shape = _joint_shape(table, dims)
     flat = np.ravel_multi_index([table.codes(c).astype(np.int64) for c in dims], shape)
-    counts = np.bincount(flat, minlength=math.prod(shape))
-    return (counts / table.n_rows).reshape(shape)
+    if table.counts is None:
+        counts = np.bincount(flat, minlength=math.prod(shape))
+    else:  # (sums of whole numbers: the distribution the records' own rows give)
+        counts = np.bincount(flat, weights=table.counts, minlength=math.prod(shape))
+    return (counts / table.n_records).reshape(shape)
 
 
 def _spread(shape: tuple[int, ...], lo: np.ndarray, hi: np.ndarray, mass: np.ndarray) -> np.ndarray:

@@ -427,6 +427,7 @@ def reconstruct(
     matrices: Mapping[str, Any] | None = None,
     clip_renorm: bool = False,
     method: str = "inverse",
+    counts: np.ndarray | None = None,
 ) -> Reconstruction:
     """Estimate the original joint distribution of some columns from randomized data.
 
@@ -451,6 +452,10 @@ def reconstruct(
     method : {"inverse", "em", "projection"}, default "inverse"
         Default estimator of :meth:`Reconstruction.distribution`: ``π̂`` (clipped per
         ``clip_renorm``), maximum likelihood by EM, or ``π̂`` projected onto the simplex.
+    counts : int array, optional
+        Records each row of the randomized table stands for, when it is a frequency table (its
+        distinct rows with their records, counted out of core): ``λ̂`` is then the distribution
+        of the records (default: one record per row).
 
     Returns
     -------
@@ -501,6 +506,7 @@ def reconstruct(
         )
     if len(frame) == 0:
         raise InputError("the randomized table is empty: there is nothing to reconstruct")
+    weights = _row_counts(counts, len(frame))
     unknown = [c for c in specs if c not in frame.columns]
     if unknown:
         raise InputError(f"matrices name columns not in the table: {', '.join(map(repr, unknown))}")
@@ -541,5 +547,25 @@ def reconstruct(
             f"{MAX_CELLS:,}); reconstruct fewer columns and combine marginals"
         )
     flat = np.ravel_multi_index(codes, shape) if len(codes) > 1 else codes[0]
-    lam = np.bincount(flat, minlength=cells).reshape(shape) / len(frame)
-    return Reconstruction._build(columns, domains, lam, mats, invs, len(frame), clip_renorm, method)
+    if weights is None:
+        records = len(frame)
+        lam = np.bincount(flat, minlength=cells).reshape(shape) / records
+    else:  # (sums of whole numbers: the same λ̂ as the records' own rows give)
+        records = int(weights.sum())
+        lam = np.bincount(flat, weights=weights, minlength=cells).reshape(shape) / records
+    return Reconstruction._build(columns, domains, lam, mats, invs, records, clip_renorm, method)
+
+
+def _row_counts(counts: np.ndarray | None, rows: int) -> np.ndarray | None:
+    """``counts`` checked as one positive whole number per row of a table of ``rows`` rows."""
+    if counts is None:
+        return None
+    counts = np.asarray(counts)
+    if counts.shape != (rows,) or not np.issubdtype(counts.dtype, np.integer):
+        raise InputError(
+            f"counts must be one whole number per row ({rows}), got shape {counts.shape} of "
+            f"{counts.dtype}"
+        )
+    if rows and int(counts.min()) < 1:
+        raise InputError("counts must be positive: a row stands for at least one record")
+    return counts.astype(np.float64)
