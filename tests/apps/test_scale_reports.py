@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -28,11 +29,18 @@ from microanon.apps.scale_reports import (
 )
 from microanon.core import Hierarchy, Schema
 from microanon.core.hierarchy import SUPPRESSED
+from microanon.core.reading import missing_marker_columns
 from microanon.core.release import Release
 from microanon.methods.generalize.full_domain import level_labels
 from microanon.models import KAnonymity
-from microanon.scale.encode import encode_partition, merge_counted
-from microanon.scale.verify import verify_files
+from microanon.scale.encode import (
+    clean_partition,
+    encode_dataset,
+    encode_partition,
+    merge_counted,
+    reported_counts,
+)
+from microanon.scale.verify import count_files, verify_files
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -194,3 +202,110 @@ def test_counted_release_equals_the_tables_of_the_rows(case):
     assert (counted.tables.pairs is None) == (expected.pairs is None)
     if expected.pairs is not None:
         _same(counted.tables.pairs, expected.pairs)
+
+
+#: A published text column (``t``, insensitive) that may hold R's missing-value marker ``NA``
+#: as text, beside the columns of :data:`POLICIES`; ``w`` a sampling weight, ``h`` a household.
+SURVEY = Schema.from_dict(
+    {
+        **POLICIES.to_dict(),
+        "t": {"role": "insensitive"},
+        "w": {"role": "weight", "kind": "numeric"},
+        "h": {"role": "household"},
+    }
+)
+
+
+@st.composite
+def surveys(draw: st.DrawFn) -> pd.DataFrame:
+    """:func:`records` with a text column, a sampling weight (some missing, some below 1) and a
+    household id (some missing)."""
+    table = draw(records())
+    rows = len(table)
+    texts = st.sampled_from(["x", "12", "NA", " NA", None])
+    weights = st.sampled_from([1.0, 2.5, 40.0, 0.5, np.nan])
+    return table.assign(
+        t=draw(st.lists(texts, min_size=rows, max_size=rows)),
+        w=draw(st.lists(weights, min_size=rows, max_size=rows)),
+        h=draw(st.lists(st.sampled_from([1, 2, 3, None]), min_size=rows, max_size=rows)),
+    )
+
+
+def _same_weighted(got: Combinations, expected: Combinations, weight: str) -> None:
+    """The same combinations, records and sums of inverse weights; the mean weights to the
+    rounding of sums taken in another order."""
+    keys = [c for c in expected.values.columns if c != weight]
+    _same(
+        Combinations(got.values[keys], got.counts),
+        Combinations(expected.values[keys], expected.counts),
+    )
+    np.testing.assert_allclose(
+        got.values[weight].astype(float), expected.values[weight].astype(float), rtol=1e-12
+    )
+    np.testing.assert_allclose(got.inverse, expected.inverse, rtol=1e-12)
+
+
+@SETTINGS
+@given(surveys(), st.lists(st.integers(0, 30), max_size=3), st.booleans())
+def test_partitions_counted_for_the_reports_give_the_whole_table(table, cuts, weighted):
+    """The combinations each cleaned partition counts for the reports of a row-wise release
+    (:func:`reported_counts`: the sampling weight by class with its sums, a record without a
+    household id as one without a weight), merged one partition after the other, are those of
+    the whole table as the method receives it, in order of first appearance."""
+    columns = ["a", "n", "s", *(["w"] if weighted else [])]
+    weight, household = ("w", "h") if weighted else (None, None)
+    parts = [
+        reported_counts(clean_partition(p, SURVEY), columns, weight, household)
+        for p in _pieces(table, cuts)
+    ]
+    got = combinations_of(merge_counted(parts, columns), weight)
+    entering = SURVEY.validate(table, check_leaves=False)
+    if not weighted:
+        _same(got, Combinations.of(entering, columns))
+        return
+    missing = entering["h"].isna().to_numpy()
+    _same_weighted(got, Combinations.weighted(entering, ["a", "n", "s"], "w", missing), "w")
+
+
+@SETTINGS
+@given(surveys(), st.integers(1, 4), st.booleans())
+def test_the_encoding_pass_counts_the_reports_tables_of_any_partitioning(
+    client, table, parts, weighted
+):
+    """``encode_dataset(..., reported=...)`` (the pass of PRAM and randomized response out of
+    core) counts, beside the encoding, the original's combinations of the measured columns and
+    the published columns' missing-value markers as read: over any partitioning of the rows,
+    the combinations of the table the method receives, in order of first appearance (the
+    sampling weight by class with its sums), and the markers :func:`missing_marker_columns`
+    finds in the whole table."""
+    import dask.dataframe as dd
+
+    frame = dd.from_pandas(table, npartitions=parts, sort=False)
+    columns = ["a", "n", "s", *(["w"] if weighted else [])]
+    encoding, _ = encode_dataset(frame, SURVEY, ["a"], client, reported=columns)
+    entering = SURVEY.validate(table, check_leaves=False)
+    assert encoding.markers == missing_marker_columns(table.loc[:, SURVEY.published])
+    if not weighted:
+        _same(combinations_of(encoding.combinations), Combinations.of(entering, columns))
+        return
+    got = combinations_of(encoding.combinations, "w")
+    missing = entering["h"].isna().to_numpy()
+    _same_weighted(got, Combinations.weighted(entering, ["a", "n", "s"], "w", missing), "w")
+
+
+@SETTINGS
+@given(surveys(), st.lists(st.integers(0, 30), max_size=3))
+def test_the_written_files_counted_one_by_one_give_the_table_they_hold(
+    client, tmp_path_factory, table, cuts
+):
+    """:func:`count_files` (the read of a row-wise release's written files for its reports):
+    the combinations of the files read one after the other, in order of first appearance,
+    the sampling weight by class with its sums."""
+    folder = tmp_path_factory.mktemp("written")
+    files = []
+    for i, piece in enumerate(_pieces(table, cuts)):
+        files.append(folder / f"part.{i}.parquet")
+        piece.to_parquet(files[-1], index=False)
+    columns = ["a", "n", "s", "w"]
+    got = combinations_of(count_files(files, columns, client, weight="w"), "w")
+    _same_weighted(got, Combinations.weighted(table, ["a", "n", "s"], "w"), "w")

@@ -21,7 +21,7 @@ from ..core.errors import InputError, SchemaError
 from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.progress import ProgressLike
-from ..core.reading import MarkerTally, marker_tallies
+from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies
 from ..core.schema import (
     MISSING_LABEL,
     Kind,
@@ -53,6 +53,7 @@ __all__ = [
     "local_counts",
     "merge_counted",
     "numbers_as_text",
+    "reported_counts",
 ]
 
 
@@ -225,6 +226,7 @@ def encode_dataset(
     client: Any,
     progress: ProgressLike = None,
     counted: Sequence[str] = (),
+    reported: Sequence[str] = (),
 ) -> tuple[Encoding, dd.DataFrame]:
     """Dictionaries for ``columns`` over the whole dataset, and the cleaned lazy frame.
 
@@ -241,6 +243,13 @@ def encode_dataset(
     counted : sequence of str, optional
         Columns among ``columns`` whose records per code are counted in the same pass
         (:attr:`Encoding.value_counts`).
+    reported : sequence of str, optional
+        Columns whose combinations of values in the records that enter the method are counted
+        in the same pass, partition by partition, for the reports
+        (:attr:`Encoding.combinations`, :func:`reported_counts`): the schema's sampling weight
+        among them is counted by class with its sums. With them, the published columns'
+        missing-value markers of other software are tallied on the partitions as read
+        (:attr:`Encoding.markers`).
 
     Returns
     -------
@@ -287,6 +296,7 @@ def encode_dataset(
         "left_out": [frame[c].isna().sum() for c in drop],
         "unknown": [cleaned[c].isna().sum() for c in unknown],
         "counted": [cleaned[c].value_counts() for c in counted],
+        "reported": _reported(frame, cleaned, schema, list(reported)),
         "rows": [
             frame.map_partitions(len, meta=(None, "int64")).sum(),
             cleaned.map_partitions(len, meta=(None, "int64")).sum(),
@@ -315,6 +325,9 @@ def encode_dataset(
         counts[c] = np.zeros(encoding.cardinality(c), dtype=np.int64)
         np.add.at(counts[c], code_of[index.get_indexer(per_value.index)], per_value.to_numpy())
     encoding = replace(encoding, marked=marked, rows=rows, value_counts=counts)
+    if reported:
+        combinations, markers = found["reported"]
+        encoding = replace(encoding, combinations=combinations, markers=markers)
     # The same types in every partition: the columns published as they are given as text (an
     # encoded column is published from its codes).
     text = [c for c in marked if c not in columns]
@@ -322,6 +335,76 @@ def encode_dataset(
         meta = clean_partition(frame._meta, schema, text)
         cleaned = frame.map_partitions(clean_partition, schema, text, meta=meta)
     return encoding, cleaned
+
+
+def _reported(frame: Any, cleaned: Any, schema: Schema, columns: list[str]) -> list[Any]:
+    """The reductions of :func:`encode_dataset`'s ``reported``: the combinations of ``columns``
+    in the cleaned partitions (merged in partition order), and the published columns'
+    missing-value markers in the partitions as read (none without ``columns``). Reductions of
+    the frames the pass reads anyway: each partition is read and cleaned once."""
+    if not columns:
+        return []
+    weight = schema.weight if schema.weight in columns else None
+    household = schema.household if weight is not None else None
+    published = list(schema.published)
+    combinations = cleaned.reduction(
+        reported_counts,
+        aggregate=_merged_counts,
+        chunk_kwargs={"columns": columns, "weight": weight, "household": household},
+        aggregate_kwargs={"columns": columns},
+        split_every=False,  # (every partition's table, in partition order, merged once)
+        meta=object,
+    )
+    markers = frame.reduction(
+        _marker_tallies,
+        aggregate=_merged_markers,
+        chunk_kwargs={"columns": published},
+        aggregate_kwargs={"columns": published},
+        split_every=False,
+        meta=object,
+    )
+    return [combinations, markers]
+
+
+def reported_counts(
+    clean: pd.DataFrame,
+    columns: Sequence[str],
+    weight: str | None = None,
+    household: str | None = None,
+) -> Encoded:
+    """The combinations of ``columns`` in one cleaned partition (:func:`clean_partition`), in
+    order of first appearance, with their records: :attr:`Encoded.counted` as
+    :func:`encode_partition` counts it, without coding the partition for a method.
+
+    ``weight``, one of ``columns``, is counted by the class of each record's sampling weight
+    with the sums of the usable ones (:mod:`microanon.measures.weight_classes`); with
+    ``household``, a record without a household id counts as one without a weight.
+    """
+    columns = list(columns)
+    sums: dict[str, np.ndarray] = {}
+    if weight is not None:
+        unknown = None if household is None else clean[household].isna().to_numpy()
+        classes, sums = weight_classes(clean[weight], unknown)
+        clean = clean.loc[:, columns].copy()  # (set by name: assign would take a column 'self')
+        clean[weight] = classes
+    uniques, combos, counts, rows = local_counts(clean, columns, inverse=bool(sums))
+    summed = {k: np.bincount(rows, weights=v, minlength=len(counts)) for k, v in sums.items()}
+    return Encoded(len(clean), uniques, combos, counts, sums=summed)
+
+
+def _merged_counts(parts: pd.Series, columns: list[str]) -> FrequencyTable:
+    """The partitions' :func:`reported_counts` (in partition order) merged."""
+    return merge_counted(list(parts), columns)
+
+
+def _marker_tallies(part: pd.DataFrame, columns: list[str]) -> dict[str, MarkerTally]:
+    """One partition's missing-value markers (:func:`~microanon.core.reading.marker_tallies`)."""
+    return marker_tallies(part, columns, every=True)
+
+
+def _merged_markers(parts: pd.Series, columns: list[str]) -> dict[str, MarkerColumn]:
+    """The partitions' marker tallies (in partition order) merged, per column of ``columns``."""
+    return marker_columns(list(parts), columns)
 
 
 def _refuse_none_left(read: int, entered: int, left_out: Mapping[str, int]) -> None:

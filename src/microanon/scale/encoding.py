@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,9 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.schema import Schema
 from ..core.table import refuse_unknown
+
+if TYPE_CHECKING:
+    from ..core.reading import MarkerColumn
 
 __all__ = ["Encoding"]
 
@@ -45,6 +48,18 @@ class Encoding:
         The rows read, left out per ``missing: drop`` column, entering the method and with an
         unknown sensitive value (the keys of :class:`microanon.apps.row_counts.RowCounts`
         before the method: ``in_file``, ``left_out``, ``entering``, ``unknown_sensitive``).
+    value_counts : dict of str to int64 array
+        Records per code of the columns counted so (:func:`~microanon.scale.encode_dataset`'s
+        ``counted``).
+    combinations : microanon.scale.frequencies.FrequencyTable or None
+        The combinations of values of the columns the reports measure in the records that
+        enter the method (missing-value policies applied), in order of first appearance, with
+        their records (a sampling weight counted by class with its sums), counted in the same
+        pass (:func:`~microanon.scale.encode_dataset`'s ``reported``); None when not asked for.
+    markers : dict of str to MarkerColumn or None
+        With ``combinations``: the published columns of the data as read that hold a text
+        other software writes for a missing value (R's ``NA``), as
+        :func:`~microanon.core.reading.missing_marker_columns` finds them in the whole table.
     """
 
     schema: Schema
@@ -56,6 +71,9 @@ class Encoding:
     marked: dict[str, int] = field(default_factory=dict)
     rows: dict[str, Any] = field(default_factory=dict)
     value_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    #: (a FrequencyTable: its module imports this one)
+    combinations: Any = field(default=None, repr=False, compare=False)
+    markers: dict[str, MarkerColumn] | None = field(default=None, repr=False, compare=False)
 
     def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
         """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,8 +36,9 @@ from dask import compute, delayed
 
 from ..core.errors import InputError, SchemaError, VerificationError
 from ..core.output import atomic_directory, check_output_target
-from ..core.progress import ProgressLike
+from ..core.progress import ProgressLike, as_progress
 from ..core.random import RandomLike, make_rng
+from ..core.reading import MarkerColumn
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, plain_metadata
 from ..core.schema import Kind, Schema
 from ..core.secret_scan import texts_in_files
@@ -85,14 +87,16 @@ from ..methods.sdc.noise import (
 from .client import dask_client, run_stage
 from .encode import encode_dataset, run_row_counts
 from .encoding import Encoding
-from .frequencies import SPLIT_EVERY, code_frequencies
+from .frequencies import SPLIT_EVERY, FrequencyTable, code_frequencies
 from .read import read_dataset
 from .record_order import order_parts
-from .release_files import DATA, table_info, write_manifests
+from .release_files import DATA, part_files, table_info, write_manifests
+from .verify import count_files
 
 __all__ = [
     "ROWWISE_METHODS",
     "WHOLE_TABLE_METHODS",
+    "Counted",
     "RowwiseRelease",
     "WrittenRelease",
     "add_noise_dask",
@@ -103,6 +107,7 @@ __all__ = [
     "pram_dask",
     "randomize_dask",
     "randomized_response_dask",
+    "report_columns",
     "require_in_memory",
     "write_rowwise",
 ]
@@ -257,6 +262,46 @@ def map_partitions_random(
 
 # ---------------------------------------------------------------------- releases
 @dataclass(frozen=True)
+class Counted:
+    """What the reports of a row-wise release need of its original, counted out of core.
+
+    Attributes
+    ----------
+    original : FrequencyTable
+        The combinations of :attr:`columns` in the records that entered the method
+        (missing-value policies applied), in order of first appearance, with their records (the
+        sampling weight by class with its sums): :attr:`microanon.scale.Encoding.combinations`.
+    markers : dict of str to MarkerColumn
+        The published columns of the input that hold a text other software writes for a
+        missing value (:attr:`microanon.scale.Encoding.markers`).
+    schema : Schema
+        The schema with the hierarchies built from the whole table (identifiers included).
+    columns : list of str
+        The columns counted: the quasi-identifiers, the first sensitive column and the
+        sampling weight, those the schema has (:func:`report_columns`).
+    """
+
+    original: FrequencyTable
+    markers: dict[str, MarkerColumn]
+    schema: Schema
+    columns: list[str]
+
+
+def report_columns(schema: Schema) -> list[str]:
+    """The columns whose combinations the reports of a release measure, in this order: the
+    quasi-identifiers, the first sensitive column, the sampling weight (those ``schema`` has)."""
+    weight = [schema.weight] if schema.weight is not None else []
+    return list(dict.fromkeys([*schema.quasi, *schema.sensitive[:1], *weight]))
+
+
+def _counted(encoding: Encoding, columns: list[str]) -> Counted | None:
+    """The :class:`Counted` of an encoding pass run with ``reported=columns`` (None without)."""
+    if not columns or encoding.combinations is None:
+        return None
+    return Counted(encoding.combinations, dict(encoding.markers or {}), encoding.source, columns)
+
+
+@dataclass(frozen=True)
 class RowwiseRelease:
     """A release computed partition by partition: the lazy published table and its metadata.
 
@@ -284,6 +329,10 @@ class RowwiseRelease:
     rows : dict
         The rows before the method (:attr:`Encoding.rows`): :func:`write_rowwise` adds those
         published and keeps them in the internal metadata (``row_counts``), as in memory.
+    counted : Counted or None
+        Asked for with ``reports=True``: what the reports need of the original, counted in the
+        pass that read it; :func:`write_rowwise` counts the published table's combinations of
+        the same columns in the read of the written files.
     """
 
     data: dd.DataFrame
@@ -293,6 +342,7 @@ class RowwiseRelease:
     domains: dict[str, list[Any]] = field(default_factory=dict)
     declared: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     rows: dict[str, Any] = field(default_factory=dict)
+    counted: Counted | None = field(default=None, repr=False, compare=False)
 
     @property
     def public_metadata(self) -> dict[str, Any]:
@@ -325,6 +375,21 @@ class WrittenRelease:
         The release kind.
     internal : dict
         The internal metadata written to ``path / "internal" / "internal.json"``.
+    columns : list of str
+        The written files' columns, in their order.
+    counted : Counted or None
+        What the release counted of its original for the reports (``reports=True``).
+    published : FrequencyTable or None
+        With ``counted``: the written files' combinations of the columns counted in the
+        original and of the randomized ones, in order of first appearance (the files in
+        partition order), counted in the read that checks their domains. In memory, never
+        written.
+    seconds : dict of str to float
+        Wall time of :func:`write_rowwise`'s stages: ``write`` (the files written and put in
+        order), ``verify`` (read back), ``reports`` (when written).
+    reported : dict
+        The numbers of the release's reports, when its caller wrote them
+        (:func:`microanon.apps.scale_reports.write_rowwise_reports`); empty otherwise.
     """
 
     path: Path
@@ -333,6 +398,11 @@ class WrittenRelease:
     rows_out: int
     kind: str = "randomized"
     internal: dict[str, Any] = field(default_factory=dict)
+    columns: list[str] = field(default_factory=list)
+    counted: Counted | None = field(default=None, repr=False, compare=False)
+    published: FrequencyTable | None = field(default=None, repr=False, compare=False)
+    seconds: dict[str, float] = field(default_factory=dict)
+    reported: dict[str, Any] = field(default_factory=dict)
 
 
 def write_rowwise(
@@ -345,6 +415,7 @@ def write_rowwise(
     overwrite: bool = False,
     protect: Sequence[str | os.PathLike[str]] = (),
     secrets: Sequence[str] = (),
+    reports: Callable[[WrittenRelease, Any], dict[str, Any]] | None = None,
 ) -> WrittenRelease:
     """Compute a row-wise release and write it as :meth:`Release.save` lays a release out.
 
@@ -371,6 +442,14 @@ def write_rowwise(
     secrets : sequence of str
         Texts no public file may hold: the fingerprints of the generator the release draws from
         (:func:`microanon.core.random.state_fingerprints`).
+    reports : callable, optional
+        ``reports(written, client)``, for a release that counted its original
+        (:attr:`RowwiseRelease.counted`): called with the release written (at the hidden
+        sibling, with :attr:`WrittenRelease.published` counted from the files as they are read
+        back) before the directory is moved: what it writes there is part of the output
+        (``microanon anonymize`` writes the reports,
+        :func:`microanon.apps.scale_reports.write_rowwise_reports`), and is scanned for
+        ``secrets`` too; what it returns is :attr:`WrittenRelease.reported`.
 
     Returns
     -------
@@ -384,10 +463,12 @@ def write_rowwise(
     """
     target = Path(out_dir)
     check_output_target(target, overwrite, protect)
+    seconds: dict[str, float] = {}
     with (
         dask_client(client, scheduler) as run,
         atomic_directory(target, overwrite, protect) as tmp,
     ):
+        mark = time.perf_counter()
         root = tmp / PUBLIC_DIR / DATA
         root.mkdir(parents=True)
         write = release.data.to_parquet(
@@ -400,23 +481,59 @@ def write_rowwise(
         run_stage(run, "write", [write], progress)
         # (each file is a stretch of the input: the rows are sent to files at random, then sorted)
         order_parts(run, root, progress)
-        if release.domains:
-            check_domains(release.domains, _distinct(root, list(release.domains)), release.declared)
+        seconds["write"] = time.perf_counter() - mark
+        mark = time.perf_counter()
         info = table_info(root)
+        published = _read_back(run, root, release, info["columns"], progress)
         public = {**release.public_metadata, "rows_out": info["rows"]}
         internal = {**release.internal_metadata, "row_counts": _row_counts(release, info["rows"])}
         write_manifests(tmp, release.kind, public, internal, release.public, {"data": info})
+        seconds["verify"] = time.perf_counter() - mark
+        written = WrittenRelease(
+            tmp,
+            tmp / PUBLIC_DIR / DATA,
+            plain_metadata(public),
+            info["rows"],
+            release.kind,
+            plain_metadata(internal),
+            list(info["columns"]),
+            release.counted,
+            published,
+            seconds,
+        )
+        if reports is not None and release.counted is not None:
+            mark = time.perf_counter()
+            with as_progress(progress).stage("reports"):
+                written = replace(written, reported=reports(written, run))
+            seconds["reports"] = time.perf_counter() - mark
         exposed = texts_in_files(tmp / PUBLIC_DIR, secrets)
         if exposed:
             raise VerificationError("nothing was written: " + "; ".join(exposed))
-    return WrittenRelease(
-        target,
-        target / PUBLIC_DIR / DATA,
-        plain_metadata(public),
-        info["rows"],
-        release.kind,
-        plain_metadata(internal),
-    )
+    return replace(written, path=target, data=target / PUBLIC_DIR / DATA)
+
+
+def _read_back(
+    run: Any, root: Path, release: RowwiseRelease, columns: list[str], progress: ProgressLike
+) -> FrequencyTable | None:
+    """Read the written files back: check the randomized columns' public domains against the
+    values they hold (:func:`~microanon.methods.randomize.domains.check_domains`) and, for a
+    release that counted its original, count the files' combinations of the same columns and
+    of the randomized ones (their domains' values read from them)."""
+    counted = release.counted
+    published = None
+    if counted is not None:
+        measured = [c for c in columns if c in {*counted.columns, *release.domains}]
+        weight = counted.schema.weight if counted.schema.weight in measured else None
+        published = count_files(part_files(root), measured, run, progress, weight)
+        distinct = {
+            c: list(pd.Series(published.codes[c], dtype=object).drop_duplicates())
+            for c in release.domains
+        }
+    elif release.domains:
+        distinct = _distinct(root, list(release.domains))
+    if release.domains:
+        check_domains(release.domains, distinct, release.declared)
+    return published
 
 
 def _row_counts(release: RowwiseRelease, published: int) -> dict[str, Any]:
@@ -546,10 +663,12 @@ def _randomized_release(
     rng: RandomLike,
     extra: Mapping[str, Any] | None = None,
     public: Sequence[str] = (),
+    counted: Counted | None = None,
 ) -> RowwiseRelease:
     """The release of ``specs`` drawn partition by partition, ``counts`` (the records per code
     of each randomized column) checked before the draw as in memory
-    (:func:`~microanon.methods.randomize.domains.check_drawable`)."""
+    (:func:`~microanon.methods.randomize.domains.check_drawable`); ``counted``: what the
+    reports need of the original (:attr:`RowwiseRelease.counted`)."""
     declared = encoding.schema.declared()
     for column, spec in specs.items():
         check_drawable(
@@ -560,7 +679,9 @@ def _randomized_release(
     for c in specs:
         index = pd.Index(list(encoding.dictionaries[c]))
         values[c] = index.astype(_TEXT) if index.dtype == object else index
-    plan = _Randomization(encoding, list(encoding.schema.columns), dict(specs), values)
+    # (what the reports counted stays here: the partitions' tasks carry the dictionaries only)
+    coding = replace(encoding, combinations=None, markers=None)
+    plan = _Randomization(coding, list(encoding.schema.columns), dict(specs), values)
     data = map_partitions_random(cleaned, _randomize_partition, rng, plan)
     schema = encoding.schema
     metadata = {
@@ -580,6 +701,7 @@ def _randomized_release(
         domains=domains,
         declared=declared,
         rows=encoding.rows,
+        counted=counted,
     )
 
 
@@ -594,6 +716,7 @@ def randomize_dask(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    reports: bool = False,
 ) -> RowwiseRelease:
     """Randomized response / PRAM with given matrices on a dataset larger than memory.
 
@@ -617,6 +740,10 @@ def randomize_dask(
         Where the pass over the data runs (see :func:`microanon.scale.dask_client`).
     read_options : mapping, optional
         Passed to :func:`microanon.scale.read_dataset`.
+    reports : bool
+        Count, in the pass that reads the data, what the reports need of the original
+        (:attr:`RowwiseRelease.counted`: the combinations of :func:`report_columns` and the
+        published columns' missing-value markers), for :func:`write_rowwise` to write them.
 
     Returns
     -------
@@ -633,15 +760,25 @@ def randomize_dask(
     """
     schema = _as_schema(schema)
     named = _named(keep, matrices, schema.published)
+    reported = report_columns(schema) if reports else []
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, named, run, progress, counted=named)
+        encoding, cleaned = encode_dataset(
+            frame, schema, named, run, progress, counted=named, reported=reported
+        )
     encoding.refuse_unknown(named, "randomization")
     specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
     counts = encoding.value_counts
     parameters = {"keep": dict(keep or {}), "matrices": list(matrices or {})}
     return _randomized_release(
-        cleaned, encoding, specs, counts, "randomized_response", parameters, rng
+        cleaned,
+        encoding,
+        specs,
+        counts,
+        "randomized_response",
+        parameters,
+        rng,
+        counted=_counted(encoding, reported),
     )
 
 
@@ -658,6 +795,7 @@ def randomized_response_dask(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    reports: bool = False,
 ) -> RowwiseRelease:
     """RR-S, RR-QI or RR-Both with the optimal keep probabilities, on a dataset larger than memory.
 
@@ -675,7 +813,7 @@ def randomized_response_dask(
     scenario : {"S", "QI", "Both"}
     l, tau
         Give exactly one: ``τ = 1/ℓ`` bounds every record's ``Pr(S_r | QI_r)``.
-    rng, client, scheduler, progress, read_options
+    rng, client, scheduler, progress, read_options, reports
         As for :func:`randomize_dask`.
 
     Returns
@@ -700,9 +838,10 @@ def randomized_response_dask(
             f"{len(schema.sensitive)} ({', '.join(schema.sensitive) or 'none'})"
         )
     columns = [*schema.quasi, schema.sensitive[0]]
+    reported = report_columns(schema) if reports else []
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, columns, run, progress)
+        encoding, cleaned = encode_dataset(frame, schema, columns, run, progress, reported=reported)
         encoding.refuse_unknown(schema.sensitive, "this method")
         shape = tuple(encoding.cardinality(c) for c in columns)
         for c, d in zip(columns, shape, strict=True):  # each one's matrix is published
@@ -760,6 +899,7 @@ def randomized_response_dask(
         rng,
         extra,
         ("scenario", "tau", "risk_bound"),
+        _counted(encoding, reported),
     )
 
 
@@ -777,6 +917,7 @@ def pram_dask(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    reports: bool = False,
 ) -> RowwiseRelease:
     """PRAM (optionally invariant) on a dataset larger than memory.
 
@@ -789,7 +930,7 @@ def pram_dask(
     ----------
     source, schema, matrices, keep, invariant, alpha
         As for :func:`~microanon.methods.randomize.pram`.
-    rng, client, scheduler, progress, read_options
+    rng, client, scheduler, progress, read_options, reports
         As for :func:`randomize_dask`.
 
     Returns
@@ -810,9 +951,12 @@ def pram_dask(
     a = check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
     schema = _as_schema(schema)
     named = _named(keep, matrices, schema.published)
+    reported = report_columns(schema) if reports else []
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, named, run, progress, counted=named)
+        encoding, cleaned = encode_dataset(
+            frame, schema, named, run, progress, counted=named, reported=reported
+        )
         encoding.refuse_unknown(named, "randomization")
         specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
         counts = encoding.value_counts
@@ -827,7 +971,10 @@ def pram_dask(
         "invariant": bool(invariant),
         "alpha": a,
     }
-    return _randomized_release(cleaned, encoding, specs, counts, "pram", parameters, rng)
+    counted = _counted(encoding, reported)
+    return _randomized_release(
+        cleaned, encoding, specs, counts, "pram", parameters, rng, counted=counted
+    )
 
 
 # ---------------------------------------------------------------------- noise

@@ -31,7 +31,14 @@ from .frequencies import (
 )
 from .read import read_dataset, read_text_coded
 
-__all__ = ["file_counts", "groups_of", "project_counts", "verify_files", "verify_written"]
+__all__ = [
+    "count_files",
+    "file_counts",
+    "groups_of",
+    "project_counts",
+    "verify_files",
+    "verify_written",
+]
 
 
 def groups_of(
@@ -148,6 +155,28 @@ def file_counts(path: str, columns: Sequence[str], weight: str | None = None) ->
     return Encoded(
         table.num_rows, uniques, dict(zip(columns, combos, strict=True)), counts, sums=summed
     )
+
+
+def count_files(
+    paths: Sequence[str | Path],
+    columns: Sequence[str],
+    client: Any,
+    progress: ProgressLike = None,
+    weight: str | None = None,
+) -> FrequencyTable:
+    """The combinations of ``columns`` in written Parquet files, in order of first appearance
+    (the files in the order given), with their records.
+
+    Each file is read (those columns only, text as its dictionary codes) and reduced to its
+    frequency table where it lies (:func:`file_counts`); the tables are merged in file order
+    (:func:`~microanon.scale.encode.merge_counted`): the table of the files read back one after
+    the other, as :meth:`microanon.core.release.Release.load` reads them, grouped. ``weight``,
+    one of ``columns``, is counted by class with its sums.
+    """
+    columns = list(columns)
+    files = [client.submit(file_counts, str(p), columns, weight, pure=False) for p in paths]
+    parts = wait_stage(client, "read back", files, progress)
+    return merge_counted(parts, columns)
 
 
 def project_counts(part: Encoded, columns: Sequence[str]) -> Encoded:
