@@ -281,7 +281,11 @@ def test_anonymize_randomized_response_on_dask(scheduler, files, adult, tmp_path
         "--engine", "dask", "--scheduler", scheduler,
     )  # fmt: skip
     assert text.exit_code == 0, text.output
-    assert "randomized_response (dask)" in text.stdout and "randomized:" in text.stdout
+    assert "randomized_response (dask)" in text.stdout
+    # a line per column, as in memory, and its reports written
+    assert "randomized response (keep probability" in text.stdout
+    assert "with its report.html" in text.stdout
+    assert (tmp_path / "t" / "public" / "report.html").is_file()
 
 
 def test_anonymize_microaggregation_within_blocks_on_dask(scheduler, files, adult, tmp_path):

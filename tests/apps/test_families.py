@@ -34,6 +34,7 @@ def test_family_has_the_common_shape(family):
             "title",
             "schema",
             "verdicts",
+            "tables",
         ]
     if family.demo:
         assert family.demo_sections()

@@ -950,13 +950,11 @@ def anonymize(
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
-    # the column names' width, up to 32 characters (a longer name shifts its own line only)
-    width = min(max([16, *(len(r["column"]) for r in numbers["columns"])]), 32)
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
         *filter(None, [search_sentence(meta)]),
         *step_lines(meta),
-        *(f"  {r['column']:<{width}} {r['role']:<12} {r['done']}" for r in numbers["columns"]),
+        *_column_lines(numbers["columns"]),
         f"claimed models verified on the files as written: {verified}",
         _utility_line(numbers["utility"]),
         f"wrote {path}/public (publish this) and {path}/internal (keep this)",
@@ -1059,17 +1057,28 @@ def _anonymize_dask(
     )
 
 
+def _column_lines(columns: list[dict[str, Any]]) -> list[str]:
+    """The summary's line per column: its name, role and what was done to it."""
+    # the column names' width, up to 32 characters (a longer name shifts its own line only)
+    width = min(max([16, *(len(r["column"]) for r in columns)]), 32)
+    return [f"  {r['column']:<{width}} {r['role']:<12} {r['done']}" for r in columns]
+
+
+#: What ``anonymize --engine dask`` says of a release whose method writes no report out of core.
+NO_REPORT = (
+    "no report.html: out of core, full_domain, pram and randomized_response write their "
+    "reports, {method} does not yet (use --engine memory for them)"
+)
+
+
 def _rowwise_summary(result: Any, as_json: bool) -> None:
     """The summary of a row-wise (or block) release written with ``--engine dask``."""
-    from .families.randomize.report import describe_randomized
-
+    if result.reported:
+        _reported_summary(result, as_json)
+        return
     meta = result.metadata
     method = meta["method"]
-    specs = meta.get("randomized", {})
-    # a column kept with probability 1 is published unchanged, as the in-memory summary says
-    randomized = [c for c, spec in specs.items() if describe_randomized(spec, method)]
-    kept = [c for c in specs if c not in randomized]
-    masked = list(meta.get("masked_numeric", []))
+    randomized, kept, masked = _changed_columns(meta)
     changed = (
         f"randomized: {', '.join(randomized)}" if randomized else f"masked: {', '.join(masked)}"
     )
@@ -1089,8 +1098,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
         ),
         "claimed models verified on the files as written: nothing claimed",
         f"wrote {result.path}/public (publish this) and {result.path}/internal (keep this); "
-        "no report.html: out of core only full_domain writes its reports (use --engine memory "
-        "for them)",
+        + NO_REPORT.format(method=method),
     ]
     _emit(
         as_json,
@@ -1106,6 +1114,66 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
             "randomized": randomized,
             "masked": masked,
             "verified": None,
+            "seconds": result.seconds,
+        },
+        "\n".join(lines),
+    )
+
+
+def _changed_columns(meta: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """The columns a row-wise release randomized, those it randomized with keep probability 1
+    (published unchanged, as the in-memory summary says) and those it masked."""
+    from .families.randomize.report import describe_randomized
+
+    specs = meta.get("randomized", {})
+    randomized = [c for c, spec in specs.items() if describe_randomized(spec, meta["method"])]
+    kept = [c for c in specs if c not in randomized]
+    return randomized, kept, list(meta.get("masked_numeric", []))
+
+
+def _reported_summary(result: Any, as_json: bool) -> None:
+    """The summary of a row-wise release written with ``--engine dask`` with its reports: the
+    shape of the in-memory run's (its warnings on stderr, a line per column, the verification,
+    the utility), the same numbers where the data define them."""
+    from .row_counts import ROW_COUNTS_KEY, RowCounts
+
+    meta, numbers = result.metadata, result.reported
+    rows = RowCounts.from_dict(result.internal[ROW_COUNTS_KEY])
+    for w in numbers["warnings"]:
+        click.echo(f"WARNING: {w}", err=True)
+    verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
+    columns = numbers["columns"].to_dict(orient="records")
+    randomized, _, masked = _changed_columns(meta)
+    lines = [
+        f"{meta['method']} (dask): {rows.sentence()}",
+        *_column_lines(columns),
+        f"claimed models verified on the files as written: {verified}",
+        _utility_line(numbers["utility"]),
+        f"wrote {result.path}/public (publish this, with its report.html) and "
+        f"{result.path}/internal (keep this, with its report.html) in "
+        f"{result.seconds.get('total', 0.0):.1f} s",
+    ]
+    _emit(
+        as_json,
+        {
+            "method": meta["method"],
+            "engine": "dask",
+            "kind": result.kind,
+            "out": str(result.path),
+            "public": str(result.path / "public"),
+            "internal": str(result.path / "internal"),
+            "rows_in": rows.entering,
+            "rows_out": result.rows_out,
+            "rows": rows.to_dict(),
+            "randomized": randomized,
+            "masked": masked,
+            "verified": numbers["verified"],
+            "verification": numbers["verification"],
+            "warnings": numbers["warnings"],
+            "columns": columns,
+            "utility": numbers["utility"],
+            "lint": numbers["lint"],
+            "seconds": result.seconds,
         },
         "\n".join(lines),
     )

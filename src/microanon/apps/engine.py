@@ -9,9 +9,12 @@ to :mod:`microanon.scale`. Nothing here imports Dask until a Dask engine runs.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import glob
+import inspect
 import os
 import re
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -416,7 +419,12 @@ def anonymize_dask(
     microanon.scale.ScaleResult or microanon.scale.WrittenRelease
         The first for ``full_domain``, with its reports written (``internal/report.html``,
         ``public/report.html``: :func:`microanon.apps.scale_reports.write_scale_reports`) and
-        their numbers in ``reported``; the second for the other methods (no report).
+        their numbers in ``reported``; the second for the other methods, with ``seconds`` (the
+        method's pass over the data, then :func:`~microanon.scale.write_rowwise`'s stages and
+        the total) and, for PRAM and randomized response, their reports written
+        (:func:`microanon.apps.scale_reports.write_rowwise_reports`) and their numbers in
+        ``reported`` (add_noise, MRR and microaggregation within blocks write none yet). The
+        internal metadata holds the run's audit trail, as in memory.
 
     Raises
     ------
@@ -444,32 +452,15 @@ def anonymize_dask(
     with progress.stage("schema lint (on a sample)"):
         lint = lint_dask(frame, options, cfg)
 
+    subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
+    audit = {**audit_trail(cfg, data, rng), "lint": lint.to_dict()}
     if cfg.method == "full_domain":
-        from ..scale import full_domain_dask, read_dataset
+        from ..scale import full_domain_dask
         from .scale_reports import write_scale_reports
 
-        original = read_dataset(frame, **options) if isinstance(frame, str) else frame
-        columns = list(original.columns)
-        subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
-
         def reports(written: Any, client: Any) -> dict[str, Any]:
-            households = None
-            schema = cfg.schema
-            if schema.weight is not None and schema.household is not None:
-                from ..scale.households import household_measure
-                from .release_figures import RISK_BINS
-
-                households = household_measure(
-                    frame,
-                    schema.quasi,
-                    schema.weight,
-                    schema.household,
-                    RISK_BINS,
-                    client,
-                    schema=schema,
-                    read_options=options,
-                    progress=progress,
-                )
+            households = _report_households(frame, cfg.schema, client, options, progress)
+            columns = _columns(frame, options)  # (the original's, each described)
             return write_scale_reports(
                 written, columns, cfg.schema, lint, subtitle, cfg, households
             )
@@ -486,13 +477,15 @@ def anonymize_dask(
             read_options=options,
             overwrite=overwrite,
             reports=reports,
-            audit={**audit_trail(cfg, data, rng), "lint": lint.to_dict()},
+            audit=audit,
         )
     from ..scale import write_rowwise
     from ..scale.client import dask_client
+    from .scale_reports import write_rowwise_reports
 
     generator = make_rng(rng)
     secrets = state_fingerprints(generator)  # before the release draws from it
+    started = time.perf_counter()
     with dask_client(None, scheduler) as client:
         run = {"client": client, "progress": progress, "read_options": options}
         if cfg.method == "microaggregation":
@@ -501,8 +494,21 @@ def anonymize_dask(
             import microanon.scale as scale
 
             func = getattr(scale, dask_methods()[cfg.method])
-            release = func(frame, cfg.schema, **params, rng=generator, **run)
-        return write_rowwise(
+            # (the functions that count what the reports need take ``reports``)
+            reported = {"reports": True} if "reports" in inspect.signature(func).parameters else {}
+            release = func(frame, cfg.schema, **params, rng=generator, **run, **reported)
+        method = time.perf_counter() - started
+        kept = {**audit, "method_seconds": round(method, 3)}  # internal, as in memory
+        release = dataclasses.replace(release, metadata={**release.metadata, "audit": kept})
+
+        def rowwise_reports(written: Any, client: Any) -> dict[str, Any]:
+            households = _report_households(frame, cfg.schema, client, options, progress)
+            columns = _columns(frame, options)
+            return write_rowwise_reports(
+                written, columns, cfg.schema, lint, subtitle, cfg, households
+            )
+
+        written = write_rowwise(
             release,
             out,
             client=client,
@@ -510,7 +516,33 @@ def anonymize_dask(
             overwrite=overwrite,
             protect=protect,
             secrets=secrets,
+            reports=rowwise_reports,
         )
+    seconds = {"method": method, **written.seconds, "total": time.perf_counter() - started}
+    return dataclasses.replace(written, seconds=seconds)
+
+
+def _report_households(
+    frame: Any, schema: Any, client: Any, options: dict[str, Any], progress: ProgressLike
+) -> Any:
+    """The household risk measure of the reports of a release made out of core (one pass over
+    the original's records), with a sampling weight and a household id; None otherwise."""
+    if schema.weight is None or schema.household is None:
+        return None
+    from ..scale.households import household_measure
+    from .release_figures import RISK_BINS
+
+    return household_measure(
+        frame,
+        schema.quasi,
+        schema.weight,
+        schema.household,
+        RISK_BINS,
+        client,
+        schema=schema,
+        read_options=options,
+        progress=progress,
+    )
 
 
 def _blocks(frame: Any, cfg: PipelineConfig, params: dict[str, Any], run: dict[str, Any]) -> Any:

@@ -52,7 +52,6 @@ from .families import add_release_sections
 from .interrupts import wait_for
 from .release_figures import RISK_BINS
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
-from .release_sections import add_single_table_sections
 from .release_summary import (
     add_public_report,
     add_summary_sections,
@@ -325,10 +324,10 @@ def make_reports(
     schema, lint, verification, config, subtitle
         As :func:`publish` has them (``verification.public``: as ``release`` with ``counted``).
     counted : CountedRelease, optional
-        The frequency tables of a generalized release made out of core, counted from the
-        original's and the written files' partitions: every number is measured on them, none on
-        rows; the closest configurations are searched on ``counted.searched`` (those that would
-        re-run the method on the records are not proposed).
+        The frequency tables of a release made out of core (generalized or randomized), counted
+        from the original's and the written files' partitions: every number is measured on
+        them, none on rows; the closest configurations are searched on ``counted.searched``
+        (those that would re-run the method on the records are not proposed).
     notes : sequence of str
         Warnings of the writing to add to the release's (a variable label written cut short).
     markers : mapping of str to MarkerColumn, optional
@@ -363,14 +362,14 @@ def make_reports(
             schema=schema,
             verdicts=_Verdicts(checked),
         )
-    else:  # a generalized release made out of core: its family's sections, on the tables
-        numbers = add_single_table_sections(
+    else:  # a release made out of core: its family's sections, on the tables
+        numbers = add_release_sections(
             internal,
             entering.loc[:, published],
             release,
-            "Release",
-            tables=counted.tables,
+            schema=schema if counted.resolved is None else counted.resolved,
             verdicts=_Verdicts(checked),
+            tables=counted.tables,
         )
     template()  # (compiled while the verification goes on)
     verification = wait_for(checked)

@@ -23,6 +23,7 @@ from ..core.factorize import coded, factorize_keys, first_rows, packed_key
 from ..core.frames import as_objects
 from ..core.hierarchy import SUPPRESSED
 from ..core.release import Release
+from ..core.schema import Schema
 from ..core.table import Table
 from ..measures.weight_classes import CLASSES, INVERSE, TOTAL, stand_ins, weight_classes
 from ..models import column_codes, published_groups_frame
@@ -391,6 +392,10 @@ class CountedRelease:
         The household risk of the original's records, measured over them from the individual
         risks of its combinations of keys (:data:`~microanon.apps.risk.HouseholdMeasure`;
         with a weight and a household id).
+    resolved : Schema or None
+        The schema with the hierarchies the method built from the whole table (from the
+        encoding pass), for the measures that code the original as the method coded it (a
+        randomized release's reconstructed distribution); None when no measure needs it.
     """
 
     tables: ReleaseTables
@@ -398,6 +403,7 @@ class CountedRelease:
     searched: Table | None = None
     weighted: Combinations | None = None
     households: HouseholdMeasure | None = None
+    resolved: Schema | None = None
 
     @classmethod
     def of(
@@ -410,13 +416,14 @@ class CountedRelease:
         searched: Table | None = None,
         weighted: Combinations | None = None,
         households: HouseholdMeasure | None = None,
+        resolved: Schema | None = None,
     ) -> CountedRelease:
         """From the original's frequency table (its quasi-identifiers and sensitive column that
         it holds) and the published table's (every column), each in order of first appearance;
-        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched``, ``weighted`` and
-        ``households`` as the attributes of those names."""
+        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched``, ``weighted``, ``households``
+        and ``resolved`` as the attributes of those names."""
         quasi = [str(q) for q in quasi]
         shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
         after = published.project(shown)
         tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)
-        return cls(tables, published, searched, weighted, households)
+        return cls(tables, published, searched, weighted, households, resolved)

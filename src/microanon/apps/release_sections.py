@@ -39,6 +39,7 @@ from .row_counts import counts_sentence
 __all__ = [
     "add_single_table_sections",
     "all_suppressed",
+    "on_records_only",
     "one_value",
     "smallest_values",
     "privacy_metrics",
@@ -329,6 +330,22 @@ def add_single_table_sections(
     usec.metrics({k: ("–" if v is None else v) for k, v in util.items()})
     usec.plot(figure, "Class sizes after anonymization.")
     return {"before": before, "after": after, "utility": util, "verified": all_hold(verdicts)}
+
+
+def on_records_only(release: Release, tables: ReleaseTables | None) -> None:
+    """Refuse frequency tables counted out of core for a release that its family measures on
+    its records (``tables``: as every family's ``add_sections`` takes them).
+
+    Raises
+    ------
+    ValueError
+        ``tables`` given: no engine makes such a release out of core with them.
+    """
+    if tables is not None:
+        raise ValueError(
+            f"a {release.kind} release is measured on its records: its report sections take no "
+            "frequency tables counted out of core"
+        )
 
 
 def all_hold(verdicts: Sequence[Verdict]) -> bool | None:

@@ -1,4 +1,6 @@
-"""The internal and public reports of a release made out of core (``anonymize --engine dask``).
+"""The internal and public reports of a release made out of core (``anonymize --engine dask``):
+full-domain generalization (:func:`write_scale_reports`), PRAM and randomized response
+(:func:`write_rowwise_reports`).
 
 The reports of :func:`microanon.apps.publish.publish` measure frequency tables
 (:mod:`microanon.apps.release_frequencies`), which can be counted partition by partition: each
@@ -40,6 +42,7 @@ __all__ = [
     "in_original_order",
     "pairs_of",
     "published_of",
+    "write_rowwise_reports",
     "write_scale_reports",
 ]
 
@@ -198,23 +201,99 @@ def write_scale_reports(
     counted = CountedRelease.of(
         original, published, quasi, sensitive, pairs, result.searched, weighted, households
     )
+    return _written(
+        result, "generalized", counted, result.markers, columns, schema, lint, config, subtitle
+    )
+
+
+def write_rowwise_reports(
+    result: Any,
+    columns: Sequence[str],
+    schema: Schema,
+    lint: LintReport,
+    subtitle: str | None = None,
+    config: Any = None,
+    households: HouseholdMeasure | None = None,
+) -> dict[str, Any]:
+    """Write ``internal/report.html`` and ``public/report.html`` of a release made partition by
+    partition (PRAM, randomized response); return the numbers shown (as
+    :func:`microanon.apps.publish.publish`).
+
+    Every number is measured on two frequency tables: the original's combinations of the
+    quasi-identifiers, the sensitive column and the sampling weight, counted in the pass that
+    read it (``result.counted``), and the written files' (``result.published``), counted in
+    the read that checked them. No measure of these releases pairs a record with its
+    published record (a randomized release's utility compares the two distributions), and
+    the published table's combinations are taken in the files' order, as the release read back
+    holds them.
+
+    Parameters
+    ----------
+    result : microanon.scale.WrittenRelease
+        What :func:`microanon.scale.write_rowwise` wrote (at ``result.path``), with the
+        combinations it counted.
+    columns, schema, lint, subtitle, config, households
+        As for :func:`write_scale_reports`.
+    """
+    found = result.counted
+    quasi = [str(q) for q in result.metadata.get("quasi") or []]
+    sensitive = (result.metadata.get("sensitive") or [None])[0]
+    held = [c for c in [*quasi, sensitive] if c is not None]
+    weight = schema.weight
+    if (
+        found is None
+        or result.published is None
+        or found.columns
+        != [
+            *held,
+            *([weight] if weight is not None else []),
+        ]
+    ):
+        raise ValueError("the release's combinations were not counted for its reports")
+    original = combinations_of(found.original, weight)
+    weighted = None
+    if weight is not None:
+        weighted = original.project([*quasi, weight])
+        original = original.project(held)
+    published = combinations_of(result.published, weight, result.columns)
+    counted = CountedRelease.of(
+        original,
+        published,
+        quasi,
+        sensitive,
+        weighted=weighted,
+        households=households,
+        resolved=found.schema,
+    )
+    return _written(
+        result, result.kind, counted, found.markers, columns, schema, lint, config, subtitle
+    )
+
+
+def _written(
+    result: Any,
+    kind: str,
+    counted: CountedRelease,
+    markers: Any,
+    columns: Sequence[str],
+    schema: Schema,
+    lint: LintReport,
+    config: Any,
+    subtitle: str | None,
+) -> dict[str, Any]:
+    """The reports of a release of ``kind`` written out of core at ``result.path``, measured on
+    ``counted`` (``markers``: the published columns of the original holding a missing-value
+    marker), written there; the numbers shown."""
     public = dict(result.metadata)
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
-    release = Release("generalized", {"data": published.values}, internal, public)
-    part = Release("generalized", {"data": published.values}, public, public)
+    data = counted.published.values
+    release = Release(kind, {"data": data}, internal, public)
+    part = Release(kind, {"data": data}, public, public)
     part.has_internal = False
-    verification = Verification(list(result.verdicts), public=part)
+    verification = Verification(list(getattr(result, "verdicts", [])), public=part)
     shown = pd.DataFrame(columns=list(columns))
     numbers, *pages = make_reports(
-        release,
-        shown,
-        schema,
-        lint,
-        verification,
-        config,
-        subtitle,
-        counted,
-        markers=result.markers,
+        release, shown, schema, lint, verification, config, subtitle, counted, markers=markers
     )
     write_reports(Path(result.path), *pages)
     # as the in-memory run's numbers give them (its verification also scans the public part)

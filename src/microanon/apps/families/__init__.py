@@ -7,8 +7,8 @@ Each ``families/<name>/`` holds:
     ``FAMILY``, a :class:`Family` record: its title, the release kinds it writes and whether it
     has demo sections.
 ``report.py``
-    ``add_sections(report, original, release, title, schema)``: the report sections of its
-    releases (families that write releases).
+    ``add_sections(report, original, release, title, schema, verdicts, tables)``: the report
+    sections of its releases (families that write releases).
 ``demo.py``
     ``SECTIONS``: what it adds to ``microanon demo``.
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ...core.release import Release
     from ...core.schema import Schema
     from ...models import Verdict
+    from ..release_frequencies import ReleaseTables
     from ..report import Report
 
 __all__ = [
@@ -70,6 +71,7 @@ def add_release_sections(
     title: str = "Release",
     schema: Schema | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of one release, as its family builds them.
 
@@ -89,10 +91,18 @@ def add_release_sections(
     verdicts : sequence of Verdict, optional
         The claimed models as the verification of the written files found them (:func:`anonymize
         <microanon.apps.publish.publish>` has them); re-checked on ``release`` when not given.
+    tables : ReleaseTables, optional
+        The frequency tables of the original and the published table of a release made out of
+        core (:func:`~microanon.apps.publish.make_reports` with counted tables): ``release``
+        holds the published table's distinct rows, ``original`` no records, and every number
+        is measured on the tables. The families whose releases are measured on their records
+        refuse them (:func:`~microanon.apps.release_sections.on_records_only`).
 
     Returns
     -------
     dict
         The numbers shown, with ``verified`` (whether every claimed model holds).
     """
-    return family_of(release).add_sections(report, original, release, title, schema, verdicts)
+    return family_of(release).add_sections(
+        report, original, release, title, schema, verdicts, tables
+    )

@@ -47,7 +47,7 @@ class Family:
         """Add the report sections of one of the family's releases; return the numbers shown.
 
         The arguments are those of every family's ``report.add_sections``: ``report``,
-        ``original``, ``release``, ``title``, ``schema`` and ``verdicts``.
+        ``original``, ``release``, ``title``, ``schema``, ``verdicts`` and ``tables``.
         """
         result: dict[str, Any] = self.module("report").add_sections(*args, **kwargs)
         return result

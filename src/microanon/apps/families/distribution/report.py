@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from microanon.apps.release_figures import range_widths
+from microanon.apps.release_frequencies import ReleaseTables
+from microanon.apps.release_sections import on_records_only
 from microanon.apps.report import Report, describe_parameters
 from microanon.apps.row_counts import counts_sentence
 from microanon.core.release import Release
@@ -82,12 +84,14 @@ def add_sections(
     title: str = "Release",
     schema: Schema | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a distribution-based release; return the numbers.
 
     The arguments and the numbers returned are those of every family's ``add_sections``
     (:func:`microanon.apps.families.add_release_sections`).
     """
+    on_records_only(release, tables)
     meta = release.metadata
     numbers = distribution_numbers(release)  # first: the verdicts may still be on their way
     if verdicts is None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from microanon.apps.release_frequencies import ReleaseTables
 from microanon.apps.release_sections import (
     add_single_table_sections,
     all_suppressed,
@@ -39,17 +40,21 @@ def add_sections(
     title: str = "Release",
     schema: Schema | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Add the privacy, utility and class-size sections of a generalized or anatomized release.
 
     The arguments and the numbers returned are those of every family's ``add_sections``
-    (:func:`microanon.apps.families.add_release_sections`).
+    (:func:`microanon.apps.families.add_release_sections`); ``tables``: the frequency tables
+    of a generalized release made out of core, every number measured on them.
     """
     if release.kind == "anatomized":
         return add_single_table_sections(
             report, original, release, title, caption=_ANATOMY_CAPTION, verdicts=verdicts
         )
-    return add_single_table_sections(report, original, release, title, verdicts=verdicts)
+    return add_single_table_sections(
+        report, original, release, title, tables=tables, verdicts=verdicts
+    )
 
 
 def describe_column(release: Release, column: str) -> str | None:

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microanon.apps.release_frequencies import ReleaseTables
+from microanon.apps.release_sections import on_records_only
 from microanon.apps.report import Report, describe_parameters
 from microanon.core.factorize import factorize
 from microanon.core.release import Release
@@ -91,6 +93,7 @@ def add_sections(
     title: str = "Release",
     schema: Schema | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a multi-SA release; return the numbers.
 
@@ -98,6 +101,7 @@ def add_sections(
     (:func:`microanon.apps.families.add_release_sections`). A multi-SA release claims no
     privacy model (``verdicts`` is empty): its ℓ-diversity is checked here, on its tables.
     """
+    on_records_only(release, tables)
     meta = release.metadata
     info = meta.get("multisa", {})
     sensitive = list(meta.get("sensitive") or [])

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microanon.apps.release_frequencies import Combinations, ReleaseTables
 from microanon.apps.release_sections import add_single_table_sections
 from microanon.apps.report import Report, Section
 from microanon.core.release import Release
@@ -31,6 +32,7 @@ def add_sections(
     title: str = "Release",
     schema: Schema | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a randomized release.
 
@@ -39,10 +41,14 @@ def add_sections(
 
     With ``schema``, utility is measured on the reconstructed distribution
     (:func:`randomized_utility`); without it, by the generalization-style measures of the
-    randomized table.
+    randomized table. ``tables``: the frequency tables of the original and the published
+    table, counted out of core (``release`` then holds the published table's distinct rows and
+    ``schema`` its hierarchies built from the whole table); every number is measured on them.
     """
     if schema is None:
-        return add_single_table_sections(report, original, release, title, verdicts=verdicts)
+        return add_single_table_sections(
+            report, original, release, title, tables=tables, verdicts=verdicts
+        )
     meta = release.metadata
 
     def note(sec: Section) -> None:
@@ -61,7 +67,8 @@ def add_sections(
         release,
         title,
         note=note,
-        utility=lambda rel, orig: randomized_utility(rel, orig, schema),
+        utility=lambda rel, orig: randomized_utility(rel, orig, schema, tables),
+        tables=tables,
         verdicts=verdicts,
         utility_text=_utility_text(meta),
     )
@@ -100,7 +107,12 @@ def _utility_text(meta: Mapping[str, Any]) -> str:
     return text
 
 
-def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema) -> dict[str, Any]:
+def randomized_utility(
+    release: Release,
+    original: pd.DataFrame,
+    schema: Schema,
+    tables: ReleaseTables | None = None,
+) -> dict[str, Any]:
     """Distances and query errors of the reconstructed distribution of a randomized release.
 
     Over the joint distribution of the quasi-identifiers and the sensitive attribute (the measures
@@ -109,41 +121,71 @@ def randomized_utility(release: Release, original: pd.DataFrame, schema: Schema)
     queries, and the mean uncertainty coefficients. On the records whose sensitive value is
     known (a column kept empty where missing is not randomized: its published values are the
     original ones).
+
+    ``tables``: the frequency tables of the records that entered the method and of the
+    published table on the quasi-identifiers and the sensitive attribute, counted out of core
+    (``schema`` then has the hierarchies the method built from the whole table; ``original``
+    is not read): the same numbers, measured on the tables' combinations and counts.
     """
     meta = release.metadata
     quasi = list(meta.get("quasi") or [])
     sensitive = (meta.get("sensitive") or [None])[0]
     if sensitive is None or not quasi:
         return {}
-    # the hierarchies built from the data as the method built them, from every record that
-    # entered (not from those measured alone, whose values may be missing where others are not)
-    measured = schema.select([*quasi, sensitive]).resolve(original)
-    # the records that entered the method (missing: drop left none of the others in), with a
-    # known sensitive value
-    left_out = schema.left_out(original)
-    if left_out is not None:
-        original = original.loc[~left_out.to_numpy()]
-    known = original[sensitive].notna().to_numpy()
+    if tables is None:
+        # the hierarchies built from the data as the method built them, from every record that
+        # entered (not from those measured alone, whose values may be missing where others are
+        # not)
+        measured = schema.select([*quasi, sensitive]).resolve(original)
+        # the records that entered the method (missing: drop left none of the others in)
+        left_out = schema.left_out(original)
+        if left_out is not None:
+            original = original.loc[~left_out.to_numpy()]
+        entered = Combinations(original, np.ones(len(original), dtype=np.int64))
+        published = Combinations(release.data, np.ones(len(release.data), dtype=np.int64))
+    else:  # counted out of core: the records that entered, the records published
+        measured = schema.select([*quasi, sensitive])
+        entered, published = tables.before, tables.after
+    values = entered.values
+    known = values[sensitive].notna().to_numpy()
     if not known.any():
         return {
             "joint distribution": f"{sensitive} holds no known value: not reconstructed, the "
             "measures of the distribution are not computed"
         }
-    data = release.data
+    data, counts = published.values, published.counts
     if bool(data[sensitive].isna().any()):
-        published = data.loc[data[sensitive].notna()]
-        release = Release(release.kind, {"data": published}, release.metadata, release.public_keys)
+        shown = data[sensitive].notna().to_numpy()
+        data, counts = data.loc[shown], counts[shown]
+    if data is not release.data:
+        release = Release(release.kind, {"data": data}, release.metadata, release.public_keys)
     # coded on every record that entered (the domains the release's are compared with: a
     # value only a record with an unknown sensitive value holds is in both), then narrowed
-    table = Table.from_frame(original, measured).take(known)
+    table = _coded(values, measured, None if tables is None else entered.counts).take(known)
     cells = math.prod(table.cardinality(c) for c in [*quasi, sensitive])
     if cells > MAX_JOINT_CELLS:  # the measures compare dense joint distributions
         return {
             "joint distribution": f"{cells:,} cells, more than {MAX_JOINT_CELLS:,}: not "
             "reconstructed, the measures of the distribution are not computed"
         }
-    numbers = utility_report(release, table, quasi, sensitive)
+    weights = None if tables is None else counts
+    numbers = utility_report(release, table, quasi, sensitive, counts=weights)
     return {k: v for k, v in numbers.items() if k not in ("uncertainty", "kind")}
+
+
+def _coded(values: pd.DataFrame, schema: Schema, counts: np.ndarray | None) -> Table:
+    """``values`` encoded with ``schema`` (:meth:`Table.from_frame`); ``counts``: the records of
+    each row, when ``values`` are a frequency table's combinations."""
+    table = Table.from_frame(values, schema)
+    if counts is None:
+        return table
+    rows = values.index.get_indexer(table.index)  # (the rows the schema lets in: all of them)
+    return Table(
+        {c: table.codes(c) for c in table.columns},
+        {c: table.dictionary(c) for c in table.columns},
+        table.schema,
+        counts=counts[rows],
+    )
 
 
 def describe_column(release: Release, column: str) -> str | None:

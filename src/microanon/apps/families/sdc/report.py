@@ -18,9 +18,11 @@ import pandas as pd
 
 from microanon.apps.families.randomize.report import describe_randomized
 from microanon.apps.release_figures import column_risks
+from microanon.apps.release_frequencies import ReleaseTables
 from microanon.apps.release_sections import (
     add_single_table_sections,
     all_hold,
+    on_records_only,
     utility_metrics,
     verdict_table,
 )
@@ -55,6 +57,7 @@ def add_sections(
     title: str = "Release",
     schema: Schema | None = None,
     verdicts: Sequence[Verdict] | None = None,
+    tables: ReleaseTables | None = None,
 ) -> dict[str, Any]:
     """Add the privacy and utility sections of a masked release.
 
@@ -64,6 +67,7 @@ def add_sections(
     shuffles and sampling drops rows, its position in the file): its columns are compared with
     those records, which ``original`` (the rows that entered) labels by their positions.
     """
+    on_records_only(release, tables)
     rows = release.metadata.get("source_rows")
     if rows is not None:
         original = original.loc[list(rows)].reset_index(drop=True)
