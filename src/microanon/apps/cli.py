@@ -1064,10 +1064,14 @@ def _column_lines(columns: list[dict[str, Any]]) -> list[str]:
     return [f"  {r['column']:<{width}} {r['role']:<12} {r['done']}" for r in columns]
 
 
-#: What ``anonymize --engine dask`` says of a release whose method writes no report out of core.
+#: What ``anonymize --engine dask`` says of a release whose method writes no report out of core
+#: (``add_noise``, microaggregation within blocks: their reports measure masked values against
+#: the original's, record by record, over the whole table).
 NO_REPORT = (
     "no report.html: out of core, full_domain, pram and randomized_response write their "
-    "reports, {method} does not yet (use --engine memory for them)"
+    "reports; {method}'s measure record linkage (each original record's nearest masked record "
+    "among all records) and rank disclosure (each value's rank among all the original values), "
+    "which need the whole table (use --engine memory for them)"
 )
 
 
