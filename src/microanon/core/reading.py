@@ -432,7 +432,7 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
     groups: dict[tuple[str, bool], list[str]] = {}
     for column, marked in found.items():
         groups.setdefault((marked.marker, marked.numbers), []).append(
-            f"{column!r} ({marked.rows:,} rows)"
+            f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'})"
         )
     out = []
     for (marker, numbers), named in groups.items():
