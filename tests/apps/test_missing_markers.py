@@ -13,10 +13,14 @@ from pathlib import Path
 import pandas as pd
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from report_text import report_lines
 
+from microanon.apps.check import marker_notes, stray_text_notes
 from microanon.apps.cli import main
 from microanon.apps.io import read_table
+from microanon.core.missing import MISSING_MARKERS
 from microanon.core.reading import (
     MarkerColumn,
     ReadOptions,
@@ -117,6 +121,34 @@ def test_check_names_a_column_of_numbers_whatever_the_share_of_na(tmp_path):
     assert "t-closeness (ordered distance)" in run.stdout
 
 
+def test_check_names_a_column_of_answers_holding_na(tmp_path):
+    """check on the General Social Survey 2010 extract as R writes it: the view on legalizing
+    marijuana (``grass``), NA for 785 of 2,044 respondents, is text whether NA is a marker or
+    not, so no stray-text rule saw it, and as the sensitive column its NA was a third answer in
+    silence (distinct l 3 by degree). check names it with its rows and the option; the hours
+    to relax (numbers and NA) are named once, by the stray-text note; the degree (no NA) not
+    at all. Read with --na-values NA, nothing is said and the l is 2."""
+    path = _as_r_writes(tmp_path, "gss2010", ["hrsrelax", "degree", "grass"])
+    args = ["check", str(path), "--quasi", "degree,hrsrelax", "--sensitive", "grass", "--json"]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("WARNING")]
+    assert warnings == [
+        "WARNING: column 'hrsrelax' is numeric but for 890 of 2,044 values that are not "
+        "numbers, e.g. 'NA': they are read as values of their own, as a missing value is; if "
+        "they mark missing answers, read the file with --na-values 'NA'",
+        "WARNING: column 'grass' (785 rows) holds the value 'NA', which other software writes "
+        "for a missing value (R writes NA): check read 'NA' as an answer of its own, not as a "
+        "missing value; if it marks missing values, run check again with --na-values NA",
+    ]
+    run = CliRunner().invoke(main, [*args, "--na-values", "NA"])
+    assert run.exit_code == 0 and "WARNING" not in run.stderr, run.output
+    by_degree = ["check", str(path), "--quasi", "degree", "--sensitive", "grass", "--json"]
+    assert json.loads(CliRunner().invoke(main, by_degree).stdout)["l_distinct"] == 3
+    profile = json.loads(CliRunner().invoke(main, [*by_degree, "--na-values", "NA"]).stdout)
+    assert profile["l_distinct"] == 2 and profile["unknown_sensitive"] == 785
+
+
 def test_a_marker_on_one_row_is_one_row(tmp_path):
     """Chile's 1988 plebiscite survey as R writes it: the age is NA for one respondent, the
     income for 98; the warning says '1 row', not '1 rows'."""
@@ -124,6 +156,33 @@ def test_a_marker_on_one_row_is_one_row(tmp_path):
     (numbers, answers) = missing_marker_warnings(read_table(path), "init", "give {option}")
     assert numbers.startswith("columns 'age' (1 row), 'income' (98 rows) hold numbers")
     assert answers.startswith("column 'vote' (168 rows) holds the value 'NA'")
+
+
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_every_checked_column_holding_a_marker_is_named_once(data):
+    """Whatever the markers (``NA``, ``.``, ``NULL``, ...) and on how many rows, a checked
+    column holding one as a value is named by exactly one of check's warnings: a column of
+    numbers by the stray-text note, a column of answers (or of the marker alone) by the marker
+    note; a column without one by none."""
+    rows = 10
+    columns = {}
+    for i, kind in enumerate(
+        data.draw(st.lists(st.sampled_from(["numbers", "answers", "plain"]), max_size=4))
+    ):
+        marker = data.draw(st.sampled_from(MISSING_MARKERS))
+        held = data.draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
+        plain = [str(j) if kind == "numbers" else ("yes", "no")[j % 2] for j in range(rows)]
+        if kind != "plain":
+            plain = [marker if h else v for h, v in zip(held, plain, strict=True)]
+        columns[f"c{i}"] = pd.Series(plain, dtype=object)
+    frame = pd.DataFrame(columns)
+    keys = list(frame.columns)
+    notes = stray_text_notes(frame, keys) + marker_notes(frame, keys, keys)
+    holding = missing_marker_columns(frame)
+    for column in keys:
+        named = sum(f"'{column}'" in note for note in notes)
+        assert named == (column in holding), (column, notes)
 
 
 def test_anonymize_refusing_na_as_a_number_names_the_option(tmp_path):

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.missing import as_value, numbers_with_strays, stray_note, stray_refusal, stray_text
+from ..core.reading import missing_marker_columns, missing_marker_warnings
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -19,6 +20,7 @@ __all__ = [
     "format_profile",
     "format_requirements",
     "stray_text_notes",
+    "marker_notes",
     "requirements",
     "STRAY_TEXT_SHARE",
 ]
@@ -195,6 +197,41 @@ def stray_text_notes(
             raise InputError(stray_refusal(column, bad, len(values), example))
         notes.append(stray_note(column, bad, len(values), example))
     return notes
+
+
+def marker_notes(data: pd.DataFrame, columns: Sequence[str], noted: Sequence[str]) -> list[str]:
+    """The warnings on the checked ``columns`` holding a missing-value marker of other software
+    as a value of its own (R's ``NA``: :func:`~microanon.core.reading.missing_marker_columns`)
+    that :func:`stray_text_notes` did not name.
+
+    A column of answers holding ``NA`` is read as text either way, so no stray-text rule sees
+    it, and its marker counts as an answer: in the sensitive column an unknown answer becomes a
+    value of the ℓ, t, β and δ figures (the General Social Survey's ``grass``, ``NA`` for 785 of
+    2,044 respondents, has a distinct ℓ of 3 read so and 2 with ``--na-values NA``), and in a
+    quasi-identifier ``--missing drop`` or ``error`` passes it by.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The table as read.
+    columns : sequence of str
+        The checked columns.
+    noted : sequence of str
+        The columns :func:`stray_text_notes` looked at: a column of numbers there holding a
+        marker was noted (or refused) already.
+
+    Returns
+    -------
+    list of str
+        One warning per marker and kind of column, naming each column, its rows and the option.
+    """
+    found = missing_marker_columns(data.loc[:, list(dict.fromkeys(columns))])
+    named = [c for c, f in found.items() if not (f.numbers and c in noted)]
+    if not named:
+        return []
+    return missing_marker_warnings(
+        data, "check", "run check again with --na-values {option}", columns=named
+    )
 
 
 def format_profile(p: dict[str, Any]) -> str:

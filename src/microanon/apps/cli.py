@@ -436,6 +436,7 @@ def check(
         from .check import (
             format_profile,
             format_requirements,
+            marker_notes,
             privacy_profile,
             requirements,
             stray_text_notes,
@@ -493,6 +494,7 @@ def check(
             notes = []
             if Path(file).suffix.lower() not in STATISTICAL_SUFFIXES:
                 notes = stray_text_notes(data, looked_at, sensitive=sensitive_column)
+                notes += marker_notes(data, [*keys, *named], looked_at)
         with reporter.stage("privacy profile"):
             profile = privacy_profile(data, keys, sensitive_column, distance=distance, **options)
     reqs = requirements(
