@@ -722,3 +722,41 @@ def test_attitude_scales_that_give_their_items_back_are_proposed_sensitive(runne
     schema = yaml.safe_load(config.read_text(encoding="utf-8"))["schema"]
     assert schema["lcograc"]["role"] == schema["lemprac"]["role"] == "sensitive"
     assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0
+
+
+def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused(runner, tmp_path):
+    """COUNT's rwm5yr (19,609 person-years of a German health panel): init proposed ``edlevel``
+    (1 to 4) sensitive as an answer scale and its four dummies ``edlevel1`` to ``edlevel4``
+    quasi-identifiers, and PRAM of ``edlevel`` (keep 0.8) published the level randomized beside
+    the dummies unchanged, each record's level readable from them. init now proposes the dummies
+    sensitive like the level and says why; a config with them quasi-identifiers is refused
+    before anything is written, naming each."""
+    data = tmp_path / "rwm5yr.csv"
+    survey("rwm5yr").to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    dummies = ["edlevel1", "edlevel2", "edlevel3", "edlevel4"]
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("edlevel1: ")]
+    assert line.startswith(
+        "edlevel1: sensitive: schema lint (determines_sensitive): with edlevel2, edlevel3 and "
+        "edlevel4 (each of them sensitive column edlevel coarsened), its values give edlevel back"
+    )
+    schema = yaml.safe_load(config.read_text(encoding="utf-8"))["schema"]
+    assert {schema[d]["role"] for d in [*dummies, "edlevel"]} == {"sensitive"}
+    assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0
+    roles = {c: {"role": "identifier"} for c in survey("rwm5yr").columns}
+    roles.update({c: {"role": "quasi"} for c in ("year", "female", "married", *dummies)})
+    roles["edlevel"] = {"role": "sensitive"}
+    doc = {
+        "data": str(data),
+        "schema": roles,
+        "method": "pram",
+        "params": {"keep": {"edlevel": 0.8}},
+    }
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = tmp_path / "out"
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+    assert run.exit_code == 2 and not out.exists()
+    for dummy in dummies:
+        assert f"{dummy}: determines_sensitive: with " in run.stderr
