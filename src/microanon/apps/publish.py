@@ -49,7 +49,9 @@ from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
 from .aside import aside
 from .families import add_release_sections
+from .init.roles import person_ids
 from .interrupts import wait_for
+from .panel import repeated_ids
 from .release_figures import RISK_BINS
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
 from .release_summary import (
@@ -385,6 +387,9 @@ def make_reports(
         "the run",
         "set na_values: [{marker}] in the config (or give --na-values {option})",
     )
+    if counted is None:  # (out of core, the original's rows are not at hand)
+        ids = person_ids(schema, list(original.columns))
+        numbers["warnings"] += repeated_ids(original, ids)
     numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(
         internal,

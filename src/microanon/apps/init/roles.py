@@ -68,6 +68,7 @@ from .profile import ColumnProfile, normalized_name
 __all__ = [
     "MODERATE_DISTINCT",
     "NAME_RULES",
+    "person_ids",
     "Levels",
     "NameRule",
     "Proposal",
@@ -305,6 +306,19 @@ def _name_rule(name: str) -> tuple[NameRule, str] | None:
         if m is not None:
             return rule, m.group(0).strip("_")
     return None
+
+
+def person_ids(schema: Schema, columns: Sequence[str]) -> list[str]:
+    """The schema's identifiers among ``columns`` whose names say they number records or people
+    (the first of :data:`NAME_RULES`: ``id``, ``idcode``, ``respid``, ``patient_id``, ...)."""
+    rule = NAME_RULES[0]
+    return [
+        a.name
+        for a in schema
+        if a.role is Role.IDENTIFIER
+        and a.name in columns
+        and rule.pattern.search(normalized_name(a.name)) is not None
+    ]
 
 
 #: The lint's kinds of a column that gives a sensitive column (or its class) back: proposed

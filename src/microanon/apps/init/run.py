@@ -31,6 +31,7 @@ from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_w
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import STATISTICAL_SUFFIXES, categories_entry, read_table, value_label_categories
+from ..panel import GROUPS, repeated_id_note, repeats
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
 from .keys import HierarchyPlans
@@ -269,16 +270,8 @@ def _repeated_ids(
     for p in proposals:
         profile = by_name[p.column]
         if p.role is Role.IDENTIFIER and p.rule == "name" and NAME_RULES[0].group in p.reason:
-            if profile.distinct >= profile.rows or profile.unique_share > 1 - _REPEATED:
-                continue
-            if profile.distinct < _GROUPS:  # (a test's kind, a site: too few to number people)
-                continue
-            out.append(
-                f"{p.column!r}, dropped as an identifier, repeats ({profile.distinct:,} values "
-                f"on {profile.rows:,} rows): if it numbers people, a person has several records "
-                "here (a panel), and k counts records, not people (a class may be one person's "
-                "records): keep one record per person for k to count people"
-            )
+            if repeats(profile.distinct, profile.rows, profile.unique_share):
+                out.append(repeated_id_note(p.column, profile.distinct, profile.rows))
         elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):
             rows = _groups_rows(data[p.column])
             if rows is None:
@@ -309,13 +302,9 @@ def _groups_rows(column: pd.Series) -> tuple[int, int] | None:
 
 
 #: Fewest values of a column :func:`_groups_rows` takes for an id of groups of records.
-_GROUPS = 50
+_GROUPS = GROUPS
 #: Largest coefficient of variation of the rows per value of such an id.
 _EVEN = 0.5
-
-
-#: Share of the rows whose identifier another row holds too from which it is said to repeat.
-_REPEATED = 0.2
 
 
 def _check_schema(

@@ -1,0 +1,66 @@
+"""A person identifier that repeats: the records of a panel or a long file, which k counts one
+by one.
+
+``init`` warns of an identifier found by its name whose values repeat (a panel's person id);
+``anonymize`` and the workbench warn of it too, since a config written by hand (or an init
+proposal run as it is) says nothing of it: a k-anonymous class may then be one person's
+records, and k counts records, not people.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+__all__ = ["GROUPS", "REPEATED", "repeated_id_note", "repeated_ids", "repeats"]
+
+#: Share of the rows whose identifier another row holds too from which it is said to repeat.
+REPEATED = 0.2
+#: Fewest values of an identifier that numbers people (fewer: a test's kind, a site).
+GROUPS = 50
+
+
+def repeated_id_note(column: str, distinct: int, rows: int) -> str:
+    """The warning on ``column``, dropped as an identifier, whose ``distinct`` values repeat on
+    ``rows`` rows."""
+    return (
+        f"{column!r}, dropped as an identifier, repeats ({distinct:,} values on {rows:,} rows): "
+        "if it numbers people, a person has several records here (a panel), and k counts "
+        "records, not people (a class may be one person's records): keep one record per person "
+        "for k to count people"
+    )
+
+
+def repeats(distinct: int, rows: int, unique_share: float) -> bool:
+    """Whether an identifier of ``distinct`` values on ``rows`` rows, ``unique_share`` of them
+    holding a value no other row has, repeats as a panel's person id does: at least
+    :data:`GROUPS` values and at least :data:`REPEATED` of the rows sharing theirs."""
+    return distinct < rows and unique_share <= 1 - REPEATED and distinct >= GROUPS
+
+
+def repeated_ids(data: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """The warnings on the ``columns`` of ``data`` (the schema's identifiers named as record or
+    person identifiers) whose values repeat (:func:`repeats`), one per column.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The table as read (every row).
+    columns : sequence of str
+        The columns to look at.
+
+    Returns
+    -------
+    list of str
+        :func:`repeated_id_note` for each column that repeats.
+    """
+    out = []
+    rows = len(data)
+    for column in columns:
+        counts = data[column].value_counts(dropna=True)
+        distinct = len(counts)
+        unique_share = float(counts[counts == 1].sum() / rows) if rows else 0.0
+        if repeats(distinct, rows, unique_share):
+            out.append(repeated_id_note(column, distinct, rows))
+    return out
