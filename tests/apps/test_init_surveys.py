@@ -816,3 +816,29 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
     assert run.exit_code == 2 and not out.exists()
     for dummy in dummies:
         assert f"{dummy}: determines_sensitive: with " in run.stderr
+
+
+def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, tmp_path):
+    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes eighteen keys, a
+    lattice of about 2 * 10^8 nodes, for the genetic search. Asked for t-closeness too and
+    stopped after 1,500 nodes, the run fails saying how many nodes it checked as the lattice's
+    size is written, with a thousands separator (it said 1500)."""
+    data = tmp_path / "helprct.csv"
+    survey("helprct").to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
+    doc = yaml.safe_load(config.read_text(encoding="utf-8"))
+    doc["schema"]["anysubstatus"] = {"role": "identifier"}
+    doc["params"] = {"suppression": 0.1, "metric": "loss"}
+    doc["models"] = [
+        {"k_anonymity": {"k": 5}},
+        {"l_diversity": {"l": 2, "form": "entropy"}},
+        {"t_closeness": {"t": 0.3}},
+    ]
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "out")]
+    run = runner.invoke(main, [*args, "--step-limit", "1500", "--seed", "1"])
+    assert run.exit_code == 1
+    assert "Error: the genetic search checked 1,500 of the 204,800,000 lattice nodes in " in (
+        run.stderr
+    )
