@@ -125,3 +125,43 @@ def test_a_measure_that_is_not_a_number_is_left_out_of_the_summary(tmp_path):
     assert run.exit_code == 0, run.output
     (line,) = [x for x in run.stdout.splitlines() if x.startswith("utility: ")]
     assert "u_sa_qi" in line and "nan" not in line and "u_qi_qi" not in line
+
+
+def test_a_cube_too_large_to_answer_is_said_not_computed(tmp_path, monkeypatch):
+    """The CUBE's query error doubles its work with each quasi-identifier: on COUNT's rwm5yr
+    with twelve quasi-identifiers (8,192 group-bys over 10,373 combinations) PRAM's reports
+    took 21.5 s, 13.3 s without it. Above the limit the report says it is not computed and
+    why, in the summary and the internal report; the other measures are there. Shown here on
+    carData's Chile (five quasi-identifiers, 64 group-bys over 2,049 combinations) with the
+    limit lowered; at the default it is a number."""
+    from microanon.apps.families.randomize import report as randomize_report
+
+    chile = survey("chile")
+    chile.to_csv(tmp_path / "chile.csv", index=False)
+    schema = {c: {"role": "quasi"} for c in ("region", "sex", "education")}
+    schema.update(
+        {c: {"role": "quasi", "kind": "numeric"} for c in ("population", "age")},
+        income={"role": "identifier"},
+        statusquo={"role": "identifier"},
+        vote={"role": "sensitive", "missing": "drop"},
+    )
+    schema["age"]["missing"] = schema["education"]["missing"] = "drop"
+    config = {"data": "chile.csv", "schema": schema, "method": "pram",
+              "params": {"keep": {"vote": 0.8, "sex": 0.9}}}  # fmt: skip
+    (tmp_path / "pram.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "pram.yaml"), "--seed", "1", "-q"]
+    done = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a")])
+    assert done.exit_code == 0, done.output
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("utility: ")]
+    assert re.search(r"query_error_cube \d", line)
+    monkeypatch.setattr(randomize_report, "MAX_CUBE_WORK", 1000)
+    done = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b"), "--json"])
+    assert done.exit_code == 0, done.output
+    utility = json.loads(done.stdout)["utility"]
+    assert utility["query_error_cube"] == (
+        "not computed: its 64 group-bys times the original's 2,049 combinations of values "
+        "(131,136) are more than 1,000 (they double with each quasi-identifier)"
+    )
+    assert isinstance(utility["query_error_base"], float) and isinstance(utility["kl"], float)
+    report = html.unescape((tmp_path / "b" / "internal" / "report.html").read_text("utf-8"))
+    assert "query_error_cube" in report and "not computed: its 64 group-bys" in report

@@ -113,3 +113,21 @@ def test_the_measures_of_frequency_tables_are_those_of_the_records(small, rows, 
         true_joint(original, QUASI, "income"),
         true_joint(Table.from_frame(data, schema), QUASI, "income"),
     )
+
+
+def test_the_cube_is_left_out_above_its_limit_and_the_same_below(small):
+    """The CUBE's query error answers ``2^(m+1)`` group-bys over the original's non-empty
+    cells: with a limit on their product it is None above it (the work said in
+    ``cube_work``), and the very number below it; every other measure is the same."""
+    data, schema, table = small
+    release = release_mod.randomize(data, schema, keep={"race": 0.7, "income": 0.8}, rng=0)
+    full = utility_report(release, table, QUASI, "income")
+    held = int(np.count_nonzero(true_joint(table, QUASI, "income")))
+    work = 2**3 * held
+    below = utility_report(release, table, QUASI, "income", cube_limit=work)
+    above = utility_report(release, table, QUASI, "income", cube_limit=work - 1)
+    assert below["cube_work"] == above["cube_work"] == (8, held)
+    assert below["query_error_cube"] == full["query_error_cube"]
+    assert above["query_error_cube"] is None
+    for key in ["kl", "chi_square", "squared_euclidean", "query_error_base", "u_sa_qi"]:
+        assert above[key] == below[key] == full[key], key
