@@ -784,13 +784,14 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
     """COUNT's rwm5yr (19,609 person-years of a German health panel): init proposed ``edlevel``
     (1 to 4) sensitive as an answer scale and its four dummies ``edlevel1`` to ``edlevel4``
     quasi-identifiers, and PRAM of ``edlevel`` (keep 0.8) published the level randomized beside
-    the dummies unchanged, each record's level readable from them. init now proposes the dummies
-    sensitive like the level and says why; a config with them quasi-identifiers is refused
-    before anything is written, naming each."""
+    the dummies unchanged, each record's level readable from them. With the level stated
+    sensitive, init now proposes the dummies sensitive like it and says why; a config with them
+    quasi-identifiers is refused before anything is written, naming each."""
     data = tmp_path / "rwm5yr.csv"
     survey("rwm5yr").to_csv(data, index=False)
     config = tmp_path / "config.yaml"
-    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    stated = ["--sensitive", "edlevel", "--yes"]
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), *stated])
     assert result.exit_code == 0, result.output
     dummies = ["edlevel1", "edlevel2", "edlevel3", "edlevel4"]
     (line,) = [x for x in result.stdout.splitlines() if x.startswith("edlevel1: ")]
@@ -819,8 +820,8 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
 
 
 def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, tmp_path):
-    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes eighteen keys, a
-    lattice of about 2 * 10^8 nodes, for the genetic search. Asked for t-closeness too and
+    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes sixteen keys, a
+    lattice of 8,192,000 nodes, for the genetic search. Asked for t-closeness too and
     stopped after 1,500 nodes, the run fails saying how many nodes it checked as the lattice's
     size is written, with a thousands separator (it said 1500)."""
     data = tmp_path / "helprct.csv"
@@ -828,7 +829,8 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
     config = tmp_path / "config.yaml"
     assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
     doc = yaml.safe_load(config.read_text(encoding="utf-8"))
-    doc["schema"]["anysubstatus"] = {"role": "identifier"}
+    for other in ("anysubstatus", "d1", "hospitalizations"):  # (anysub the one sensitive)
+        doc["schema"][other] = {"role": "identifier"}
     doc["params"] = {"suppression": 0.1, "metric": "loss"}
     doc["models"] = [
         {"k_anonymity": {"k": 5}},
@@ -839,6 +841,42 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
     args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "out")]
     run = runner.invoke(main, [*args, "--step-limit", "1500", "--seed", "1"])
     assert run.exit_code == 1
-    assert "Error: the genetic search checked 1,500 of the 204,800,000 lattice nodes in " in (
+    assert "Error: the genetic search checked 1,500 of the 8,192,000 lattice nodes in " in (
         run.stderr
     )
+
+
+def test_education_levels_are_demographics_and_visits_and_household_income_sensitive(runner):
+    """COUNT's rwm5yr: ``edlevel`` (the education level, 1 to 4) was proposed sensitive as an
+    answer scale, and the doctor's and hospital visits and the household's net income
+    (``docvis``, ``hospvis``, ``hhninc``) were published unchanged or made keys by their
+    number of values. Their names now say what they are: the level and its dummies are
+    demographics, the visits health data and ``hhninc`` financial. mosaicData's HELPrct: the
+    number of hospitalizations is health data, and ``d1``, the same count, is sensitive like it
+    (the lint). Names that are none of these keep their roles."""
+    frame = survey("rwm5yr")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for column in ("edlevel", "edlevel1", "edlevel4", "educ"):
+        assert roles[column].role is Role.QUASI, column
+    assert "'edlevel' looks like a demographic" in roles["edlevel"].reason
+    for column, what in (("docvis", "health"), ("hospvis", "health"), ("hhninc", "financial")):
+        assert roles[column].role is Role.SENSITIVE and roles[column].rule == "name", column
+        assert f"looks like {what} data" in roles[column].reason, column
+    frame = survey("helprct")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["hospitalizations"].role is Role.SENSITIVE
+    assert roles["hospitalizations"].rule == "name"
+    assert roles["d1"].role is Role.SENSITIVE and roles["d1"].rule == "lint:determines_sensitive"
+    for name in ("hospitality", "hospital_name", "doctorate", "education_level", "federal"):
+        rule = _name_rule_of(name)
+        assert rule is None or "health" not in rule, name
+    assert _name_rule_of("ed_level") == "a demographic"
+    assert _name_rule_of("hhninc") == _name_rule_of("hhinc") == "financial data"
+
+
+def _name_rule_of(name: str) -> str | None:
+    """The group of the first name rule that matches ``name`` (None: none)."""
+    for rule in NAME_RULES:
+        if rule.pattern.search(normalized_name(name)):
+            return rule.group
+    return None

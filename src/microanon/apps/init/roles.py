@@ -152,13 +152,14 @@ NAME_RULES: tuple[NameRule, ...] = (
         Role.SENSITIVE,
         HEALTH,
         r"diagnos|disease|illness|_condition|symptom|medical|health|hlth|treatment|therap"
-        r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical|insur",
+        r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical|insur"
+        r"|hospitali[sz]|_hosp_?(vis|stay|days?|adm)|_doc_?vis|doctor_?visit",
         _GUESS,
     ),
     _rule(
         Role.SENSITIVE,
         "financial data",
-        r"salary|income|_inc_|_hh?inc|_faminc|_wages?_|_earn|_debts?_|_loans?_|credit_score"
+        r"salary|income|_inc_|_hh?n?inc|_faminc|_wages?_|_earn|_debts?_|_loans?_|credit_score"
         r"|_bonus_|wealth|poverty",
         _GUESS,
     ),
@@ -189,7 +190,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|_age_?(group|band|years?)|birth|zip_?code|post_?code|postal|marital|_educ|_y?edu_?"
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
         r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
-        r"|rural|famsize|fam_size|_hh_?size_|household_size|precinct|_ward_|_tract_"
+        r"|rural|famsize|fam_size|_hh_?size_|household_size|precinct|_ward_|_tract_|_ed_?level"
         r"|neighbo_?u?rhood|ethrace|_degree_|highest_?degree|size_?of_?place|place_?size"
         r"|_xnorcsiz_|_srcbelt_",
         _KNOWN,
