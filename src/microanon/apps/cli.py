@@ -61,12 +61,13 @@ def _friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _utility_line(utility: dict[str, Any]) -> str:
     """The summary's utility line: a count whole (``n 61,697``), any other number to 4
-    digits, a sentence as it is (a measure that could not be computed says why); a number that
-    is not one (NaN: ``--json`` gives null) is left out."""
+    digits, or whole when it has more (``sum of ranges 125,453``, not ``1.255e+05``), a
+    sentence as it is (a measure that could not be computed says why); a number that is not one
+    (NaN: ``--json`` gives null) is left out."""
     shown = [
         f"{k} {v:,}"
         if isinstance(v, int)
-        else f"{k} {v:.4g}"
+        else f"{k} {_number(v)}"
         if isinstance(v, float)
         else f"{k}: {v}"
         for k, v in utility.items()
@@ -75,6 +76,12 @@ def _utility_line(utility: dict[str, Any]) -> str:
         and not (isinstance(v, float) and v != v)
     ]
     return "utility: " + (", ".join(shown) or "–")
+
+
+def _number(value: float) -> str:
+    """A measure to 4 digits, or whole with thousands separators from 10,000 on (where 4
+    digits would be written as a power of ten)."""
+    return f"{value:,.0f}" if 1e4 <= abs(value) < float("inf") else f"{value:.4g}"
 
 
 def _emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
