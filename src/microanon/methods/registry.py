@@ -257,11 +257,15 @@ def _declared(func: Callable[..., Any], name: str, params: tuple[Param, ...]) ->
 def range_refusal(column: str, method: str) -> str:
     """Why ``method``, which publishes numeric quasi-identifiers as ranges (declared with
     ``ranges``), refuses the numeric quasi-identifier ``column`` with missing values kept as the
-    value ``?``."""
+    value ``?``, and the ways on: as an ordinal column with a hierarchy it is generalized to the
+    hierarchy's groups, ``?`` a value of its own, every row kept (the American Community
+    Survey's time to work, missing for 1,217 of 2,000: ``missing: drop`` left 783)."""
     return (
         f"quasi-identifier '{column}' has missing values (the value ?), which {method} cannot "
-        "place in a range of numbers: set missing: drop for it (the rows are left out and "
-        "counted), or use full_domain with a hierarchy"
+        f"place in a range of numbers: give it kind: ordinal with a hierarchy ({method} then "
+        "publishes the hierarchy's groups, ? a value of its own, and keeps every row), set "
+        "missing: drop for it (the rows are left out and counted), or use full_domain with a "
+        "hierarchy"
     )
 
 
