@@ -33,6 +33,7 @@ from .errors import HierarchyError
 from .files import read_text_file
 from .grouping import group_paths
 from .keys import SUPPRESSED, is_missing, shown, value_key
+from .number_text import whole_numbers
 from .reading import reading_hint
 
 __all__ = [
@@ -75,9 +76,11 @@ def _exact(x: Any) -> str:
     return repr(float(x))
 
 
-def _leaf(v: float) -> int | float:
-    """A numeric domain value as the leaf label: an int when it is whole."""
-    return int(v) if float(v).is_integer() else float(v)
+def _leaf(v: float, whole: bool) -> int | float:
+    """A numeric domain value as the leaf label, in the type its column gives it
+    (:mod:`~microanon.core.number_text`): an int in a column of whole numbers, a float in a
+    decimal one (whose ``52.0`` is published ``52.0`` at level 0)."""
+    return int(v) if whole and float(v).is_integer() else float(v)
 
 
 def level_paths(rows: Sequence[Sequence[Any]], name: str | None = None) -> Paths:
@@ -400,6 +403,9 @@ def interval_paths(
                 f"{where}: interval width {b:g} is not a multiple of {a:g}; intervals would "
                 "not nest"
             )
+    if not isinstance(values, (pd.Series, np.ndarray)):
+        values = list(values)
+    whole = whole_numbers(values)
     if end is None:
         dom = np.unique(_numeric_domain(values, "interval", name))
     else:
@@ -412,7 +418,7 @@ def interval_paths(
         for w in reversed(widths):
             lo = start + math.floor((v - start) / w) * w
             p.append(f"[{_fmt(lo)}, {_fmt(lo + w)})")
-        p.append(_leaf(v))
+        p.append(_leaf(v, whole))
         paths.append(p)
     return paths
 
@@ -507,6 +513,9 @@ def quantile_paths(
     records sorted, the value at position ``ceil(j (n - 1) / b)`` (0-based), computed in
     integers.
     """
+    if not isinstance(values, (pd.Series, np.ndarray)):
+        values = list(values)
+    whole = whole_numbers(values)
     if counts is None:
         data = _numeric_domain(values, "quantile", name)
         dom, tally = np.unique(data, return_counts=True)
@@ -560,7 +569,7 @@ def quantile_paths(
         p: list[Any] = [SUPPRESSED]
         for lvl in range(len(bins) - 1, -1, -1):
             p.append(label_per_level[lvl][codes_per_level[lvl][i]])
-        p.append(_leaf(v))
+        p.append(_leaf(v, whole))
         paths.append(p)
     return paths
 

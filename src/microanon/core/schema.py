@@ -37,6 +37,7 @@ from .frames import COPY_ON_WRITE, arrow_text, as_objects, as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
+from .number_text import placed_with_marker, typed_numbers
 from .reading import reading_hint
 
 __all__ = [
@@ -76,7 +77,8 @@ def as_numbers(col: pd.Series, column: str, marked: bool, counted: bool = True) 
         Its name, for the error.
     marked : bool
         Whether its missing values are the value ``?`` (``missing: value``): those stay ``?``
-        and the rest become numbers, as objects.
+        and the rest become numbers, as objects, each in the type its column gives it
+        (:mod:`~microanon.core.number_text`: ``3`` stays whole, ``3.0`` decimal).
     counted : bool, default True
         Whether ``col`` is the whole column, so that the error may say how many values are
         not numbers (a partition of a dataset is not: it names one value only).
@@ -90,18 +92,20 @@ def as_numbers(col: pd.Series, column: str, marked: bool, counted: bool = True) 
     types = pd.api.types
     if marker is None and types.is_numeric_dtype(col) and not types.is_bool_dtype(col):
         return col
-    num = pd.to_numeric(col if marker is None else col.where(~marker), errors="coerce")
-    bad = num.isna() & col.notna()
-    if marker is not None:
-        bad &= ~marker
+    # (beside ?, the numbers alone: each keeps the type its column gives it, 3 or 3.0)
+    given = col if marker is None else col[~marker]
+    num = pd.to_numeric(given, errors="coerce") if marker is None else typed_numbers(given)
+    bad = num.isna() & given.notna()
     if bad.any():
         many = f"{int(bad.sum()):,} " if counted else ""
         raise InputError(
             f"column '{column}' is numeric in the schema but holds {many}non-numeric "
-            f"value(s), e.g. {shown(col[bad].iloc[0])}{reading_hint(col[bad].iloc[0])}"
+            f"value(s), e.g. {shown(given[bad].iloc[0])}{reading_hint(given[bad].iloc[0])}"
         )
+    if marker is None:
+        return num
     # (as objects: equal numbers one object each, as the rows of a text column share theirs)
-    return num if marker is None else as_objects(num).where(~marker, MISSING_LABEL)
+    return pd.Series(placed_with_marker(num, marker), index=col.index, name=col.name)
 
 
 def missing_refused(refused: Sequence[tuple[Attribute, int]]) -> InputError:

@@ -29,6 +29,7 @@ from .factorize import (
 )
 from .frames import arrow_text
 from .hierarchy import Hierarchy, value_key
+from .number_text import numbers_with_marker
 from .schema import MISSING_LABEL, Kind, Role, Schema, check_frame
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "Frequencies",
     "Combined",
     "combine_codes",
-    "numbers_with_marker",
     "refuse_unknown",
     "factorize_column",
     "code_dtype",
@@ -355,17 +355,6 @@ class Frequencies:
         return pd.DataFrame(data)
 
 
-def numbers_with_marker(numbers: pd.Series, marker: np.ndarray) -> np.ndarray:
-    """A numeric column's values with its missing values the value ``?``, as objects; whole
-    numbers stay whole (``52``, not the ``52.0`` a float column with gaps would print)."""
-    known = numbers.to_numpy()[~marker]
-    if np.all(np.isfinite(known)) and np.all(known == np.floor(known)):
-        known = known.astype(np.int64)
-    out = np.full(len(marker), MISSING_LABEL, dtype=object)
-    out[~marker] = known.astype(object)
-    return out
-
-
 def whole_with_unknown(values: np.ndarray, numbers: np.ndarray) -> bool:
     """Whether a numeric column's dictionary ``values`` are integers (the column was read as
     integers, pandas' nullable ones where cells are missing) and one is unknown (``None``, a
@@ -672,21 +661,22 @@ class Table:
 
     def _numbers(self, column: str) -> Any:
         """A numeric column decoded as :meth:`to_frame` gives it: the values its rows hold
-        converted once each (``pandas.to_numeric``; the value ``?`` kept among the numbers
-        when a record holds it), then taken by the codes."""
+        converted once each (``pandas.to_numeric``; the value ``?`` kept among the numbers,
+        each in the type its column gives it, when a record holds it: see
+        :mod:`~microanon.core.number_text`), then taken by the codes."""
         codes = self._codes[column]
         held = np.flatnonzero(code_counts(codes, len(self._dicts[column])))
         values = self._dicts[column][held]  # the values the rows hold (so the type is theirs)
         marker = values == MISSING_LABEL
-        num = pd.to_numeric(pd.Series(values).where(~marker), errors="coerce").to_numpy()
         position = np.zeros(len(self._dicts[column]), dtype=np.intp)
         position[held] = np.arange(len(held))
         at = position[codes]  # (narrow codes cast a buffer at a time, not whole)
-        if not marker.any():
-            if whole_with_unknown(values, num):  # integers with cells kept empty: 3, not 3.0
-                return pd.array(num, dtype="Int64").take(at)
-            return num.take(at)
-        return numbers_with_marker(pd.Series(num.take(at), index=self.index), marker.take(at))
+        if marker.any():  # numbers beside ?: each in its column's type (core.number_text)
+            return numbers_with_marker(values, marker).take(at)
+        num = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
+        if whole_with_unknown(values, num):  # integers with cells kept empty: 3, not 3.0
+            return pd.array(num, dtype="Int64").take(at)
+        return num.take(at)
 
     # ------------------------------------------------------------------ transformations
     def take(self, rows: np.ndarray) -> Table:

@@ -20,6 +20,7 @@ import pandas as pd
 from ..core.errors import InputError, SchemaError
 from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
+from ..core.number_text import numbers_with_marker
 from ..core.progress import ProgressLike
 from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies
 from ..core.schema import (
@@ -33,7 +34,7 @@ from ..core.schema import (
     nothing_left,
     with_missing_leaf,
 )
-from ..core.table import numbers_with_marker, sorted_values
+from ..core.table import sorted_values
 from ..measures.weight_classes import weight_classes
 from .client import run_stage
 from .encoding import Encoding
@@ -66,7 +67,8 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
     under the ``error`` policy are left for :func:`encode_dataset` to count over the whole
     dataset. The numeric columns ``text`` (those whose missing values are ``?`` somewhere in
     the dataset) are given as text in every partition, numbers as memory publishes them
-    (``52``, ``52.5``), so that every partition has the same types.
+    (``52`` from whole numbers, ``52.0`` from decimal ones, ``52.5``), so that every partition
+    has the same types.
     """
     out = part.loc[:, schema.columns].copy()
     treated = [a for a in schema if a.role is not Role.IDENTIFIER]
@@ -98,11 +100,10 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
 
 def numbers_as_text(column: pd.Series) -> pd.Series:
     """Numbers (or their text) and the value ``?`` as text, as memory publishes a numeric
-    column whose missing values are ``?`` (:func:`~microanon.core.table.numbers_with_marker`:
-    whole numbers without ``.0``)."""
+    column whose missing values are ``?`` (:func:`~microanon.core.number_text.numbers_with_marker`:
+    each number in its column's type, ``52`` from whole numbers, ``52.0`` from decimal ones)."""
     marker = marked_missing(column)
-    numbers = pd.to_numeric(column.where(~marker), errors="coerce")
-    text = numbers_with_marker(numbers, marker).astype(str)
+    text = numbers_with_marker(column, marker).astype(str)
     return pd.Series(text, index=column.index, name=column.name, dtype=object)
 
 
