@@ -24,6 +24,7 @@ import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
 from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
+from ...core.release_files import value_text
 from ...core.schema import MISSING_LABEL, Kind
 from ...core.table import Table
 from ...models import Groups, PrivacyModel
@@ -147,7 +148,12 @@ class NumericDim:
     values : (cardinality,) float
         Value of every rank, ascending.
     labels : (cardinality,) object
-        Published text of every rank (integral numbers without ``.0``).
+        Text of every rank as a bound of a range label ``[lo, hi]`` (whole numbers without
+        ``.0``, as the interval builders write their bounds).
+    texts : (cardinality,) object
+        Published text of every rank when a group holds that value alone: the value as a
+        release writes it, in its column's type (:mod:`~microanon.core.number_text`: ``25``
+        from whole numbers, ``25.0`` from decimal ones).
     span : float
         ``max - min`` of the values present in the table (0 when they are all equal).
     """
@@ -156,6 +162,7 @@ class NumericDim:
     rank_of_code: np.ndarray
     values: np.ndarray
     labels: np.ndarray
+    texts: np.ndarray
     span: float
 
 
@@ -192,7 +199,9 @@ def quasi_dims(table: Table, method: str) -> list[Dim]:
             present = rank[np.unique(table.codes(q))]
             span = float(values[order[present.max()]] - values[order[present.min()]])
             labels = np.array([value_key(v) for v in dictionary[order]], dtype=object)
-            dims.append(NumericDim(q, rank, values[order], labels, span))
+            # (a value published alone as a release writes it: 25 or 25.0 as it was read)
+            texts = np.array([value_text(v) for v in dictionary[order]], dtype=object)
+            dims.append(NumericDim(q, rank, values[order], labels, texts, span))
         elif attr.hierarchy is None:
             raise SchemaError(
                 f"quasi-identifier '{q}' is {attr.kind.value} and {method} needs a hierarchy for "
@@ -353,14 +362,15 @@ def box_labels(dims: Sequence[Dim], lo: np.ndarray, hi: np.ndarray) -> list[np.n
     """Published labels of every group's box, one object array per dimension.
 
     ``lo`` and ``hi`` (n_dims, n_groups) hold, per dimension, the smallest and largest code in
-    the group: ranks for a numeric dimension (published ``"[lo, hi]"``, or the value when equal),
+    the group: ranks for a numeric dimension (published ``"[lo, hi]"``, or when equal the value
+    as a release writes it),
     leaf indices for a categorical one (published as their lowest common ancestor).
     """
     out = []
     for j, d in enumerate(dims):
         if isinstance(d, NumericDim):
             first, last = d.labels[lo[j]], d.labels[hi[j]]
-            out.append(np.where(lo[j] == hi[j], first, "[" + first + ", " + last + "]"))
+            out.append(np.where(lo[j] == hi[j], d.texts[lo[j]], "[" + first + ", " + last + "]"))
         else:
             out.append(d.tree.labels[d.tree.lca(lo[j], hi[j])])
     return out
