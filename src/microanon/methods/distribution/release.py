@@ -45,7 +45,7 @@ from ...core.release import Release
 from ...core.schema import Schema, refuse_repeated
 from ...core.table import factorize_column
 from ..registry import method
-from ..release import generalized_release, prepare
+from ..release import generalized_release, prepare, unchanged_column
 from .fakes import fake_budget, min_sor_fake
 from .hierarchy import AnnotatedHierarchy, rounded_weights, sensitive_domain, target_weights
 from .min_sum_of_range import allocate
@@ -364,7 +364,13 @@ def distribution_anonymize(
         }
     )
     st = st.sort_values([GROUP_COLUMN, "low", "high"], kind="stable").reset_index(drop=True)
-    qit = frame.drop(columns=[sa])
+    # the published columns as every method publishes them unchanged: whole numbers with cells
+    # kept empty stay whole (the inferred frame above holds them as floats)
+    rows_all = np.arange(table.n_rows)
+    qit = pd.DataFrame(
+        {c: unchanged_column(table, c, rows_all) for c in frame.columns if c != sa},
+        index=frame.index,
+    )
     qit[GROUP_COLUMN] = relabel[published]
     qit = qit.iloc[rng.permutation(len(qit))].reset_index(drop=True)
     order = np.argsort(relabel)
