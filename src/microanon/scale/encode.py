@@ -50,6 +50,7 @@ __all__ = [
     "combine_encodings",
     "encode_dataset",
     "encode_partition",
+    "marked_others",
     "held",
     "local_counts",
     "merge_counted",
@@ -65,10 +66,10 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
     ``missing: value`` fills ``"?"``, ``missing: keep`` leaves the cell empty, numeric columns
     are coerced to numbers (a non-numeric value raises :class:`InputError`). Missing values
     under the ``error`` policy are left for :func:`encode_dataset` to count over the whole
-    dataset. The numeric columns ``text`` (those whose missing values are ``?`` somewhere in
-    the dataset) are given as text in every partition, numbers as memory publishes them
-    (``52`` from whole numbers, ``52.0`` from decimal ones, ``52.5``), so that every partition
-    has the same types.
+    dataset. The columns of numbers ``text`` (those whose missing values are ``?`` somewhere in
+    the dataset, numeric or not in the schema) are given as text in every partition, numbers as
+    memory publishes them (``52`` from whole numbers, ``52.0`` from decimal ones, ``52.5``), so
+    that every partition has the same types.
     """
     out = part.loc[:, schema.columns].copy()
     treated = [a for a in schema if a.role is not Role.IDENTIFIER]
@@ -204,6 +205,23 @@ def _missing_of(raw: Any, clean: Any, a: Any) -> Any:
     return clean[a.name] if a.missing_policy == "keep" else raw[a.name]
 
 
+def marked_others(frame: Any, schema: Schema, others: Sequence[str]) -> list[str]:
+    """The columns among ``others`` (published, not encoded) that the files give a numeric type
+    and whose missing values are the value ``?``: :func:`encode_partition` keeps them as text
+    (:func:`numbers_as_text`) in every partition, whether or not it holds ``?``, and counts
+    their ``?`` (:attr:`Encoded.marked`): the release writes such a column as text when some
+    record of the dataset holds ``?``, as numbers when none does. ``frame``: a partition, or a
+    Dask frame's ``_meta``."""
+    return [c for c in others if schema[c].missing_policy == "value" and _held_as_numbers(frame[c])]
+
+
+def _held_as_numbers(column: pd.Series) -> bool:
+    """Whether the files give ``column`` (an empty partition of it) a numeric type: a column of
+    numbers declared with another kind, whose partitions holding ``?`` would hold objects."""
+    types = pd.api.types
+    return types.is_numeric_dtype(column.dtype) and not types.is_bool_dtype(column.dtype)
+
+
 def _numbers_only(a: Any) -> bool:
     """Whether ``a`` is a numeric column without hierarchy whose missing values would be the
     value ``?`` (which only a hierarchy can hold)."""
@@ -274,10 +292,10 @@ def encode_dataset(
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
     ]
     checked = _counted_missing(schema, columns)
-    numbers = [  # numeric columns whose missing values are the value ?
+    numbers = [  # columns of numbers whose missing values are the value ?
         a.name
         for a in schema
-        if a.kind is Kind.NUMERIC
+        if (a.kind is Kind.NUMERIC or _held_as_numbers(frame._meta[a.name]))
         and a.missing_policy == "value"
         and a.role is not Role.IDENTIFIER
         and a.name not in checked
@@ -527,6 +545,9 @@ class Encoded:
     unknown : dict of str to int
         Records entering the method whose value of each ``missing: keep`` sensitive column is
         unknown.
+    marked : dict of str to int
+        Of each column among ``others`` that holds numbers and whose missing values are the
+        value ``?`` (kept as text: :func:`marked_others`), the records holding ``?``.
     counted : Encoded or None
         The distinct combinations of the ``counted`` columns of :func:`encode_partition` as the
         method receives them (missing values as they are), in order of first appearance, with
@@ -554,6 +575,7 @@ class Encoded:
     read: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
+    marked: dict[str, int] = field(default_factory=dict)
     counted: Encoded | None = None
     sums: dict[str, np.ndarray] = field(default_factory=dict)
     markers: dict[str, MarkerTally] = field(default_factory=dict)
@@ -670,7 +692,8 @@ def encode_partition(
     ]
     entering = _entering(part, schema) if builders else part
     raw = {c: _tally(entering[c]) for c in builders}
-    clean = clean_partition(part, schema)
+    text = marked_others(part, schema, others)  # (text in every partition: one type)
+    clean = clean_partition(part, schema, text)
     missing = {
         c: int(_missing_of(part, clean, schema[c]).isna().sum())
         for c in _counted_missing(schema, columns)
@@ -699,6 +722,7 @@ def encode_partition(
             for a in schema
             if a.role is Role.SENSITIVE and a.missing_policy == "keep" and a.name in clean.columns
         },
+        marked={c: int(clean[c].eq(MISSING_LABEL).sum()) for c in text},
         counted=_combinations(
             clean, counted, columns, uniques, combos, counts, inverse, weight, household
         ),

@@ -490,6 +490,8 @@ class _Coded:
     #: The published columns holding a missing-value marker, from the partitions'
     #: :attr:`Encoded.markers` (None when not asked for).
     markers: dict[str, MarkerColumn] | None = None
+    #: Records holding ``?`` in each column of numbers kept as text (:attr:`Encoded.marked`).
+    marked: dict[str, int] = field(default_factory=dict)
 
 
 def _encode(
@@ -545,7 +547,11 @@ def _encode(
     if counted:
         together = merge_counted([s.counted for s in summaries if s.counted is not None], counted)
         markers = marker_columns([s.markers for s in summaries], marked)
-    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries), together, markers)
+    held: dict[str, int] = {}  # records holding ? in each column of numbers kept as text
+    for summary in summaries:
+        for c, n in summary.marked.items():
+            held[c] = held.get(c, 0) + n
+    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries), together, markers, held)
 
 
 def _frequencies(
@@ -678,7 +684,12 @@ def _write(
 ) -> _Written:
     """Stage 4: every partition of the release written from its codes, one file each."""
     meta = clean_partition(coded.frame._meta, schema)
-    types = {c: pa.string() if c in plan.labels else arrow_type(meta[c]) for c in plan.columns}
+    # (a column of numbers some record of which holds ?: text, its numbers as memory writes them)
+    text = {c for c, n in coded.marked.items() if n}
+    types = {
+        c: pa.string() if c in plan.labels or c in text else arrow_type(meta[c])
+        for c in plan.columns
+    }
     # sent to every worker once, not pickled again with each task
     (writer,) = run.scatter([make_writer(plan, types)], broadcast=True, hash=False)
     data = tmp / PUBLIC_DIR / DATA
