@@ -167,3 +167,15 @@ def test_a_domain_holds_no_value_of_the_records_missing_drop_leaves_out():
     assert len(release.data) == len(entering) == 1021
     assert sorted(float(v) for v in domain) == sorted(float(v) for v in entering.unique())
     assert len(set(anes["age"])) - len(domain) == 2
+
+
+def test_a_number_of_the_domain_is_held_by_its_published_text_and_text_stays_text():
+    """Out of core a column of decimal numbers beside the value ? is written as text: its
+    ``"18.0"`` holds the domain's 18.0 (and 18); a domain of text is compared as text, so
+    ``"1"`` is not held by ``"1.0"``."""
+    from microanon.methods.randomize.domains import undeclared_absent
+
+    assert undeclared_absent([18.0, 19.0, "?"], ["18.0", "?"], None) == [19.0]
+    assert undeclared_absent([18, 19], ["18.0", "19.0"], None) == []
+    assert undeclared_absent(["1", "1.0"], ["1.0"], None) == ["1"]
+    assert undeclared_absent([20.5], ["20.5"], None) == []

@@ -24,6 +24,7 @@ of core on the distinct values of the written files), which refuses with at most
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -65,9 +66,35 @@ def undeclared_absent(
     -------
     list
         Those values, in domain order.
+
+    A number of the domain is held by the published text of that number as well (``18.0``
+    where a column of decimal numbers beside the value ``?`` was written as text, out of core).
     """
+    published = list(published)
     allowed = {value_key(v) for v in published} | {value_key(v) for v in declared or ()}
-    return [v for v in domain if value_key(v) not in allowed]
+    written = {value_key(n) for n in map(_number, published) if n is not None}
+    return [
+        v
+        for v in domain
+        if value_key(v) not in allowed and not (_is_number(v) and value_key(v) in written)
+    ]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def _number(value: Any) -> float | None:
+    """The number a published text writes (``"18.0"``), else None."""
+    if type(value) is not str:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def check_domains(
