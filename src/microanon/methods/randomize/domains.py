@@ -24,7 +24,6 @@ of core on the distinct values of the written files), which refuses with at most
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +31,7 @@ import numpy as np
 
 from ...core.errors import InputError
 from ...core.hierarchy import value_key
+from ...core.keys import number_text_key
 from ...core.missing import MISSING_LABEL
 
 __all__ = [
@@ -72,7 +72,7 @@ def undeclared_absent(
     """
     published = list(published)
     allowed = {value_key(v) for v in published} | {value_key(v) for v in declared or ()}
-    written = {value_key(n) for n in map(_number, published) if n is not None}
+    written = {number_text_key(v) for v in published} - {None}
     return [
         v
         for v in domain
@@ -84,17 +84,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_)
     )
-
-
-def _number(value: Any) -> float | None:
-    """The number a published text writes (``"18.0"``), else None."""
-    if type(value) is not str:
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def check_domains(
