@@ -1116,12 +1116,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     _emit(
         as_json,
         {
-            "method": method,
-            "engine": "dask",
-            "kind": result.kind,
-            "out": str(result.path),
-            "public": str(result.path / "public"),
-            "internal": str(result.path / "internal"),
+            **_dask_release(result, method),
             "rows_out": result.rows_out,
             "rows": rows.to_dict(),
             "randomized": randomized,
@@ -1131,6 +1126,19 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
         },
         "\n".join(lines),
     )
+
+
+def _dask_release(result: Any, method: str) -> dict[str, Any]:
+    """The first keys of a row-wise release's ``--json`` answer: the method, the engine, the
+    release's kind and where its parts are."""
+    return {
+        "method": method,
+        "engine": "dask",
+        "kind": result.kind,
+        "out": str(result.path),
+        "public": str(result.path / "public"),
+        "internal": str(result.path / "internal"),
+    }
 
 
 def _changed_columns(meta: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
@@ -1169,12 +1177,7 @@ def _reported_summary(result: Any, as_json: bool) -> None:
     _emit(
         as_json,
         {
-            "method": meta["method"],
-            "engine": "dask",
-            "kind": result.kind,
-            "out": str(result.path),
-            "public": str(result.path / "public"),
-            "internal": str(result.path / "internal"),
+            **_dask_release(result, meta["method"]),
             "rows_in": rows.entering,
             "rows_out": result.rows_out,
             "rows": rows.to_dict(),
