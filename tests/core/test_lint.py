@@ -669,7 +669,10 @@ def test_a_coarsening_is_found_as_the_definition_says(sensitive, mapping, seed):
         missed[1:] |= change
         missed[:-1] |= change
         strength = max(strength, (1 - missed.mean() - base) / (1 - base))
-    assert (lint_module.COARSE_KIND in found) == (strength >= 0.5 - 1e-12)
+    # at the bound itself (0.5 computed in two orders, 0.4999999999999999 or 0.5) either answer
+    # is the definition's
+    assume(abs(strength - 0.5) > 1e-9)
+    assert (lint_module.COARSE_KIND in found) == (strength >= 0.5)
 
 
 def _rwm5yr_roles(data: pd.DataFrame) -> dict[str, str]:
@@ -764,3 +767,26 @@ def test_coarsenings_that_give_the_sensitive_column_back_together_are_found(
             if strength >= 0.5:
                 expected = sorted(parts)
     assert joint == expected
+
+
+def test_the_lint_codes_each_column_once(monkeypatch):
+    """Outside a run's shared codes, the lint still hashes each column of the schema once for
+    all its findings (several of them group the same column), with the same report as within
+    a run: on Adult, 9 columns."""
+    from microanon.core import factorize as factorize_module
+
+    data = load_adult()
+    schema = adult_schema()
+    before = lint_schema(data, schema).to_dict()
+    hashed = []
+    real = factorize_module._factorize
+
+    def counting(values):
+        hashed.append(getattr(values, "name", None))
+        return real(values)
+
+    monkeypatch.setattr(factorize_module, "_factorize", counting)
+    assert lint_schema(data, schema).to_dict() == before
+    assert sorted(hashed) == sorted(schema.columns)
+    with factorize_module.shared_codes():
+        assert lint_schema(data, schema).to_dict() == before

@@ -104,7 +104,7 @@ import pandas as pd
 
 from .combinations import Combination, exact_combinations
 from .errors import InputError
-from .factorize import KEY_LIMIT, factorize
+from .factorize import KEY_LIMIT, code_columns, factorize, shared_codes, sharing
 from .frames import as_pandas
 from .schema import Attribute, Kind, Role, Schema
 from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
@@ -532,6 +532,22 @@ def lint_schema(
     if budget < 1:
         raise InputError(f"lint: budget must be at least 1, got {budget!r}")
     accepted = _accepted(accept, data)
+    if sharing():
+        return _lint(data, schema, accepted, unique_share, strength, budget)
+    with shared_codes():  # (each column is grouped by several findings: coded once)
+        code_columns(data[c] for c in schema.columns)
+        return _lint(data, schema, accepted, unique_share, strength, budget)
+
+
+def _lint(
+    data: pd.DataFrame,
+    schema: Schema,
+    accepted: Mapping[str, set],
+    unique_share: float,
+    strength: float,
+    budget: int,
+) -> LintReport:
+    """:func:`lint_schema` on validated arguments."""
     n = len(data)
     findings: list[Finding] = []
     named = set(schema.columns)
