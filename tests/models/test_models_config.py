@@ -118,3 +118,20 @@ def test_profile_matches_individual_checks() -> None:
     p = profile(DF, "q", "s")
     assert (p["k"], p["l_frequency"], p["l_distinct"]) == (4, 2.0, 3)
     assert json.dumps(p)
+
+
+def test_whether_configured_models_read_a_sensitive_column_is_told_by_their_names():
+    """A release's ``models`` metadata names its models: k-anonymity and the population models
+    read no sensitive column, ℓ-diversity and the others do; every model class declares it, and
+    an instance says the same as its class."""
+    from microanon.models.config import MODELS, reads_sensitive
+
+    keys_only = {"k_anonymity", "delta_presence", "k_map"}
+    for name in MODELS:
+        assert reads_sensitive([{name: {}}]) == (name not in keys_only), name
+    assert not reads_sensitive([{"k_anonymity": {"k": 5}}, {"k_map": {"k": 2}}])
+    assert reads_sensitive([{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 2}}])
+    assert reads_sensitive({"k_anonymity": {"k": 5}, "t_closeness": {"t": 0.2}})
+    assert not reads_sensitive(model_from_config("k_anonymity", {"k": 3}))
+    assert reads_sensitive([model_from_config("l_diversity", {"l": 3})])
+    assert not reads_sensitive([])

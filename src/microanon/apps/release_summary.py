@@ -24,6 +24,7 @@ from ..core.schema import Schema
 from ..core.table import Table
 from ..methods.registry import methods
 from ..models import Verification
+from ..models.config import reads_sensitive
 from .closest import alternative_budget, closest_configurations, give_up_ahead
 from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
@@ -280,9 +281,41 @@ def treats_columns(release: Release) -> bool:
     return declared is not None and declared.treats_columns
 
 
+def unread_sensitive(release: Release) -> list[str]:
+    """The alarm of a generalized release that publishes sensitive columns with their records
+    while none of the models it claims reads them (k-anonymity alone, or a population model):
+    what a class reveals of them is then bounded by nothing (a class whose records share a value
+    gives it away to whoever finds a person's class). None for a method that takes no models
+    (SafePub's guarantee is its own). A model is what it asks for, not a configuration that
+    loses less: this alarm alone does not call for the closest configurations."""
+    meta = release.metadata
+    declared = methods().get(str(meta.get("method")))
+    if release.kind != "generalized" or declared is None or declared.models == "none":
+        return []
+    sensitive = [str(s) for s in meta.get("sensitive") or [] if s in release.data.columns]
+    if not sensitive or reads_sensitive(meta.get("models")):
+        return []
+    bound = (
+        "k-anonymity bounds re-identification, not what a class reveals of {} (a class whose "
+        "records share one value gives it away)"
+    )
+    if len(sensitive) == 1:
+        return [
+            f"sensitive column {sensitive[0]!r} is published with its records and no claimed "
+            f"model reads it: {bound.format('it')}; add l_diversity or t_closeness to the models"
+        ]
+    return [
+        f"{len(sensitive)} sensitive columns ({', '.join(sensitive)}) are published with their "
+        f"records and no claimed model reads them: {bound.format('them')}; the models that "
+        "read one (l_diversity, t_closeness) need it alone among the sensitive columns (give "
+        "the others another role), or use mixed_model or rating for several"
+    ]
+
+
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
     """The alarms of a release: more than half the records suppressed; quasi-identifiers fully
-    suppressed, published unchanged or of one published value; information loss above 1/2."""
+    suppressed, published unchanged or of one published value; sensitive columns no claimed
+    model reads (:func:`unread_sensitive`); information loss above 1/2."""
     out = []
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
     gone = [q for q in quasi if all_suppressed(release, q)]
@@ -330,6 +363,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
             f"{'holds' if len(single) == 1 else 'hold'} one value in every published row "
             f"({shown}): the release shows no record with another value of them ({why})"
         )
+    out += unread_sensitive(release)
     out += family_of(release).warnings(release)
     util = numbers.get("utility") or {}
     for name in ("LM", "GCP"):
@@ -391,12 +425,14 @@ def add_summary_sections(
         sec = report.section("Warnings")
         for w in warnings:
             sec.warning(f"Warning: {w}.")
-        if cfg is None and out_of_core:
+        # (alarms another configuration may quiet: not a model the release should claim)
+        lossy = bool(set(warnings) - set(unread_sensitive(release)))
+        if cfg is None and out_of_core and lossy:
             sec.paragraph(
                 "The closest configurations are not proposed: the release was made out of core "
                 "without its configuration."
             )
-        elif cfg is not None and cfg.models:
+        elif cfg is not None and cfg.models and lossy:
             search = meta.get("search")
             alt = closest_configurations(
                 cfg, None if out_of_core else original, search, searched, release.encoded

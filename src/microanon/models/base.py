@@ -97,10 +97,10 @@ class PrivacyModel(ABC):
     ) -> Verdict:
         """Check the model on a table (or on prebuilt :class:`Groups`)."""
 
-    @property
-    def needs_sensitive(self) -> bool:
-        """Whether the model is about a sensitive attribute (ℓ-diversity, t-closeness)."""
-        return True
+    #: Whether the model is about a sensitive attribute (ℓ-diversity, t-closeness): declared by
+    #: its class, so that a release's configured models can be told apart by name
+    #: (:func:`microanon.models.config.reads_sensitive`).
+    needs_sensitive: ClassVar[bool] = True
 
     @property
     def needs_population(self) -> bool:

@@ -18,7 +18,7 @@ from .p_privacy import PPrivacy
 from .presence import DeltaPresence
 from .tcloseness import TCloseness
 
-__all__ = ["model_from_config", "as_models", "require_one_sensitive", "MODELS"]
+__all__ = ["model_from_config", "as_models", "reads_sensitive", "require_one_sensitive", "MODELS"]
 
 #: Configuration names of the models and their classes.
 MODELS: dict[str, type[PrivacyModel]] = {
@@ -147,6 +147,25 @@ def as_models(models: Any) -> list[PrivacyModel]:
         else:
             raise InputError(f"models: cannot read {entry!r} as a privacy model")
     return out
+
+
+def reads_sensitive(models: Any) -> bool:
+    """Whether a model of ``models`` is about a sensitive attribute (ℓ-diversity, t-closeness,
+    ...), read from the models' names: a release's ``models`` metadata (entries such as
+    ``{"l_diversity": {"l": 3}}``) or model objects. A name that is no model's counts as one
+    (nothing is said of it).
+    """
+    entries = [models] if isinstance(models, (PrivacyModel, Mapping)) else list(models or [])
+    for entry in entries:
+        if isinstance(entry, PrivacyModel):
+            if entry.needs_sensitive:
+                return True
+        elif isinstance(entry, Mapping):
+            if any(name not in MODELS or MODELS[name].needs_sensitive for name in entry):
+                return True
+        else:
+            return True
+    return False
 
 
 def require_one_sensitive(models: Sequence[PrivacyModel], sensitive: Sequence[str]) -> None:

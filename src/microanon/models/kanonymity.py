@@ -92,10 +92,8 @@ class KAnonymity(PrivacyModel):
         """Check the model; ``sensitive`` is accepted for a uniform interface and not used."""
         return k_anonymity(data, quasi, self.k)
 
-    @property
-    def needs_sensitive(self) -> bool:
-        """k-anonymity is about the quasi-identifiers only."""
-        return False
+    #: k-anonymity is about the quasi-identifiers only.
+    needs_sensitive: ClassVar[bool] = False
 
     @property
     def monotone(self) -> bool:

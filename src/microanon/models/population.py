@@ -17,7 +17,7 @@ import dataclasses
 from abc import abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -225,10 +225,8 @@ class PopulationModel(PrivacyModel):
         elif self.count is not None:
             raise InputError("count: names a column of the population, but no population is given")
 
-    @property
-    def needs_sensitive(self) -> bool:
-        """These models are about the quasi-identifiers only."""
-        return False
+    #: These models are about the quasi-identifiers only.
+    needs_sensitive: ClassVar[bool] = False
 
     @property
     def needs_population(self) -> bool:
