@@ -48,6 +48,7 @@ from .hierarchy_builders import (
     read_arx_csv,
 )
 from .keys import SUPPRESSED, shown, value_key
+from .number_text import in_column_type
 
 __all__ = [
     "Hierarchy",
@@ -673,6 +674,49 @@ class Hierarchy:
         out = copy.copy(self)  # the tree's arrays and lookups are never modified: share them
         out._set_weights(_leaf_weights(w, self.n_leaves, where))
         return out
+
+    def with_leaves_in_type(self, whole: bool) -> Hierarchy:
+        """This hierarchy with each leaf that writes a number held in the type of the column of
+        numbers it generalizes (:func:`~microanon.core.number_text.in_column_type`): the
+        leaves of a hierarchy file are text, and a leaf is what a method publishes at level 0.
+
+        Parameters
+        ----------
+        whole : bool
+            Whether the column is read as whole numbers (``20``) or decimal ones (``20.0``).
+
+        Returns
+        -------
+        Hierarchy
+            ``self`` when every leaf is in that type already (or writes no number), else a copy
+            with the same nodes, weights and labels above the leaves, its leaves matched to the
+            data by value (``"20.0"`` is the leaf of the whole number 20).
+
+        Raises
+        ------
+        HierarchyError
+            Two leaves that write the same number (``20`` and ``20.0``), naming the column.
+        """
+        leaves = self._leaf_nodes.tolist()
+        typed = [in_column_type(self._labels[v], whole) for v in leaves]
+        if all(
+            type(new) is type(self._labels[v]) and new == self._labels[v]
+            for v, new in zip(leaves, typed, strict=True)
+        ):
+            return self
+        first: dict[str, int] = {}  # a number's key -> the first leaf node that writes it
+        for v, new in zip(leaves, typed, strict=True):
+            seen = first.setdefault(value_key(new), v)
+            if seen != v:
+                col = f"column '{self.name}'" if self.name else "hierarchy"
+                raise HierarchyError(
+                    f"{col}: the hierarchy's leaves {shown(self._labels[seen])} and "
+                    f"{shown(self._labels[v])} are the same number {value_key(new)}; keep one"
+                )
+        labels = list(self._labels)
+        for v, new in zip(leaves, typed, strict=True):
+            labels[v] = new
+        return Hierarchy.from_parents(labels, self._parent, weights=self._weights, name=self.name)
 
     @cached_property
     def _paths(self) -> tuple[tuple[Any, ...], ...]:

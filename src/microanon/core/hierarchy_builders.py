@@ -33,7 +33,7 @@ from .errors import HierarchyError
 from .files import read_text_file
 from .grouping import group_paths
 from .keys import SUPPRESSED, is_missing, shown, value_key
-from .number_text import whole_numbers
+from .number_text import in_column_type, whole_numbers
 from .reading import reading_hint
 
 __all__ = [
@@ -74,13 +74,6 @@ def _exact(x: Any) -> str:
     if not isinstance(x, (float, np.floating)) or float(short) == float(x):
         return short
     return repr(float(x))
-
-
-def _leaf(v: float, whole: bool) -> int | float:
-    """A numeric domain value as the leaf label, in the type its column gives it
-    (:mod:`~microanon.core.number_text`): an int in a column of whole numbers, a float in a
-    decimal one (whose ``52.0`` is published ``52.0`` at level 0)."""
-    return int(v) if whole and float(v).is_integer() else float(v)
 
 
 def level_paths(rows: Sequence[Sequence[Any]], name: str | None = None) -> Paths:
@@ -418,7 +411,7 @@ def interval_paths(
         for w in reversed(widths):
             lo = start + math.floor((v - start) / w) * w
             p.append(f"[{_fmt(lo)}, {_fmt(lo + w)})")
-        p.append(_leaf(v, whole))
+        p.append(in_column_type(v, whole))  # (52.0 published 52.0 at level 0)
         paths.append(p)
     return paths
 
@@ -569,7 +562,7 @@ def quantile_paths(
         p: list[Any] = [SUPPRESSED]
         for lvl in range(len(bins) - 1, -1, -1):
             p.append(label_per_level[lvl][codes_per_level[lvl][i]])
-        p.append(_leaf(v, whole))
+        p.append(in_column_type(v, whole))  # (52.0 published 52.0 at level 0)
         paths.append(p)
     return paths
 

@@ -17,11 +17,19 @@ file's own text, and nothing after it turns a whole number into a decimal one or
 A column whose numbers go through Python objects (beside the value ``?``, in a table's
 dictionary) keeps that type with :func:`typed_numbers` and :func:`numbers_with_marker`; the
 hierarchies built from the data (intervals, quantiles) take their leaves in it
-(:func:`whole_numbers`), since a leaf is the text a method publishes at level 0.
+(:func:`whole_numbers`), since a leaf is the text a method publishes at level 0. So does every
+other hierarchy of a column of numbers (a hierarchy file, whose leaves are text, groups or a
+tree written in YAML, the masking builder's text) once it meets the data
+(:meth:`~microanon.core.schema.Schema.resolve`): each leaf that writes a number is that number
+in its column's type (:func:`in_column_type`), matched to the data by value, so that a leaf
+``20`` of a column written ``20.0`` is published ``20.0`` and a leaf ``20.0`` of a column
+written ``20`` is published ``20``. The labels above the leaves (``20-39``, ``*``) are text a
+method publishes as written.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,7 +38,13 @@ import pandas as pd
 from .frames import as_objects
 from .missing import MISSING_LABEL
 
-__all__ = ["numbers_with_marker", "placed_with_marker", "typed_numbers", "whole_numbers"]
+__all__ = [
+    "in_column_type",
+    "numbers_with_marker",
+    "placed_with_marker",
+    "typed_numbers",
+    "whole_numbers",
+]
 
 
 def typed_numbers(values: Any) -> pd.Series:
@@ -94,3 +108,53 @@ def whole_numbers(values: Any) -> bool:
         values = list(values)
     present = pd.Series(values).dropna()
     return bool(len(present)) and pd.api.types.is_integer_dtype(typed_numbers(present).dtype)
+
+
+def in_column_type(value: Any, whole: bool) -> Any:
+    """A number, or the text of one, in the type of the column it belongs to: an ``int`` in a
+    column read as whole numbers (``whole``) where the number is whole, else a ``float``.
+
+    Parameters
+    ----------
+    value : Any
+        A number (``20``, ``20.0``, a numpy scalar) or its text (``"20"``, ``"20.0"``,
+        ``" 2e1 "``); anything else (text that writes no finite number, such as ``"?"`` or
+        ``"20-39"``, a boolean, a date) is returned as it is.
+    whole : bool
+        Whether the column is read as whole numbers (:func:`whole_numbers` of its values).
+
+    Returns
+    -------
+    int, float or the value itself
+        ``20`` for ``20.0``, ``"20"`` or ``"20.0"`` in a column of whole numbers, ``20.0`` for
+        any of them in a decimal column; ``2.5`` for ``"2.5"`` in either (no whole number).
+
+    Examples
+    --------
+    >>> in_column_type("20", whole=False), in_column_type("20.0", whole=True)
+    (20.0, 20)
+    >>> in_column_type("20-39", whole=True)
+    '20-39'
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value) if whole else float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if whole:
+            try:
+                return int(text)  # (exact beyond 2**53, where the float would not be)
+            except ValueError:
+                pass
+        try:
+            number = float(text)
+        except ValueError:
+            return value
+    elif isinstance(value, (float, np.floating)):
+        number = float(value)
+    else:
+        return value
+    if not math.isfinite(number):
+        return value
+    return int(number) if whole and number.is_integer() else number

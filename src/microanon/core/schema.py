@@ -37,7 +37,7 @@ from .frames import COPY_ON_WRITE, arrow_text, as_objects, as_pandas
 from .hierarchy import Hierarchy, value_key
 from .keys import shown
 from .missing import MISSING_LABEL, MISSING_POLICIES, policy_name
-from .number_text import placed_with_marker, typed_numbers
+from .number_text import placed_with_marker, typed_numbers, whole_numbers
 from .reading import reading_hint
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "missing_refused",
     "as_numbers",
     "with_missing_leaf",
+    "leaves_in_column_type",
     "check_frame",
     "refuse_repeated",
 ]
@@ -457,6 +458,64 @@ def _build_from_data(spec: Mapping[str, Any], values: pd.Series, attr: Attribute
     )
 
 
+def leaves_in_column_type(h: Hierarchy, column: pd.Series, attr: Attribute) -> Hierarchy:
+    """A column's hierarchy with its leaves in the type of the column's numbers, as a method
+    publishes a leaf at level 0 (:mod:`~microanon.core.number_text`): a hierarchy file's leaf
+    ``20`` is the number 20.0 of a column read as decimal numbers, its leaf ``20.0`` the number
+    20 of one read as whole numbers; the labels above the leaves stay as written.
+
+    Parameters
+    ----------
+    h : Hierarchy
+        The column's hierarchy (given, or built from the data).
+    column : Series
+        The column's values, or its distinct ones (the value ``?`` and missing cells aside).
+    attr : Attribute
+        The column's attribute: a column of text is a column of numbers only if declared
+        numeric.
+
+    Returns
+    -------
+    Hierarchy
+        ``h`` itself for a column that holds no number, or whose leaves are in its type.
+
+    Raises
+    ------
+    HierarchyError
+        Two leaves that are the same number of the column (``20`` and ``20.0``).
+    """
+    whole = _numbers_whole(column, attr)
+    return h if whole is None else h.with_leaves_in_type(whole)
+
+
+def _numbers_whole(column: pd.Series, attr: Attribute) -> bool | None:
+    """Whether a column of numbers is read as whole numbers (True) or decimal ones (False), as
+    :func:`~microanon.core.number_text.whole_numbers` tells, the value ``?`` and missing cells
+    aside; None for a column that holds no number: one of text (unless the schema declares it
+    numeric: :func:`as_numbers` converts it), of booleans, or with no value present."""
+    types = pd.api.types
+    if types.is_bool_dtype(column.dtype):
+        return None
+    if types.is_numeric_dtype(column.dtype):
+        return types.is_integer_dtype(column.dtype) if bool(column.notna().any()) else None
+    present = column[column.notna().to_numpy() & ~marked_missing(column)]
+    if not len(present):
+        return None
+    if attr.kind is not Kind.NUMERIC and not _all_numbers(present):
+        return None  # (a column of text: its leaves stay text, compared as text)
+    return whole_numbers(present)
+
+
+def _all_numbers(values: pd.Series) -> bool:
+    """Whether every one of ``values`` (present ones, as objects or text) is a number."""
+    if isinstance(values.iloc[0], str):  # (a column of text, at once)
+        return False
+    numbers = (int, float, np.integer, np.floating)
+    return all(
+        isinstance(v, numbers) and not isinstance(v, (bool, np.bool_)) for v in values.unique()
+    )
+
+
 def refuse_repeated(names: Sequence[Any], what: str) -> None:
     """Refuse a list of columns that names one twice, in one line naming it and ``what`` (the
     parameter), where pandas would fail on a column taken twice.
@@ -838,6 +897,8 @@ class Schema:
                 if extra and h.get("builder") != "quantiles":
                     values = pd.concat([values, *extra], ignore_index=True)
                 h = _build_from_data(h, values, a)
+            if isinstance(h, Hierarchy) and a.name in df.columns:
+                h = leaves_in_column_type(h, df[a.name], a)
             if isinstance(h, Hierarchy) and marked is not None and bool(marked.any()):
                 h = with_missing_leaf(h)
             attrs.append(replace(a, hierarchy=h))

@@ -29,6 +29,7 @@ from ..core.schema import (
     Role,
     Schema,
     as_numbers,
+    leaves_in_column_type,
     marked_missing,
     no_values,
     nothing_left,
@@ -446,6 +447,14 @@ def _build(
 ) -> Encoding:
     """The encoding from the distinct values of the whole dataset."""
     schema = _resolve(schema, raw, rows, more_values)
+    schema = Schema(  # (the leaves of a given hierarchy in the type of the column's numbers)
+        [
+            replace(a, hierarchy=leaves_in_column_type(a.hierarchy, pd.Series(uniques[a.name]), a))
+            if isinstance(a.hierarchy, Hierarchy) and a.name in uniques
+            else a
+            for a in schema
+        ]
+    )
     for name, count in missing.items():
         if not int(count):
             continue
