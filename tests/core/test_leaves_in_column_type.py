@@ -177,7 +177,12 @@ def test_retyping_keeps_the_tree(numbers, decimal_text, whole):
         for n in numbers
     ]
     h = Hierarchy.from_arx_csv(io.StringIO("\n".join(rows)), name="x")
+    before = (h.paths(), h.to_dict(), h.label_nodes(0).copy())  # (its cached views made)
     typed = h.with_leaves_in_type(whole)
+    assert h.paths() == before[0] and h.to_dict() == before[1]  # (the file's tree unchanged)
+    assert [p[-1] for p in typed.paths()] == typed.leaves
+    assert [p[-1] for p in typed.to_dict()["paths"]] == typed.leaves
+    assert (typed.label_nodes(0) == before[2]).all()
     assert [type(v) for v in typed.leaves] == [int if whole else float] * len(numbers)
     assert [value_key(v) for v in typed.leaves] == [value_key(float(v)) for v in h.leaves]
     assert (typed.parents() == h.parents()).all()

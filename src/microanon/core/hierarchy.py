@@ -254,6 +254,10 @@ def _nodes_by_level(paths: Sequence[Sequence[Any]]) -> _Nodes | None:
     )
 
 
+#: The cached views of a hierarchy that hold its labels (a copy with other labels drops them).
+_LABELLED = ("_paths", "_plain_paths", "_label_nodes")
+
+
 class Hierarchy:
     """A rooted generalization tree over the values of one attribute.
 
@@ -697,26 +701,38 @@ class Hierarchy:
         HierarchyError
             Two leaves that write the same number (``20`` and ``20.0``), naming the column.
         """
-        leaves = self._leaf_nodes.tolist()
-        typed = [in_column_type(self._labels[v], whole) for v in leaves]
-        if all(
-            type(new) is type(self._labels[v]) and new == self._labels[v]
-            for v, new in zip(leaves, typed, strict=True)
-        ):
+        labels = self._labels
+        target = int if whole else float
+        changed: dict[int, Any] = {}  # leaf node -> its label in the column's type
+        for v in self._leaf_nodes.tolist():
+            label = labels[v]
+            if type(label) is target:
+                continue
+            new = in_column_type(label, whole)
+            if new is not label and (type(new) is not type(label) or new != label):
+                changed[v] = new
+        if not changed:
             return self
+        typed = list(labels)
+        for v, new in changed.items():
+            typed[v] = new
+        if all(value_key(new) == value_key(labels[v]) for v, new in changed.items()):
+            # the keys stay (the file's "20", the number 20.0): the tree and its lookups too
+            out = copy.copy(self)
+            for cached in _LABELLED:
+                out.__dict__.pop(cached, None)
+            out._labels = typed
+            return out
         first: dict[str, int] = {}  # a number's key -> the first leaf node that writes it
-        for v, new in zip(leaves, typed, strict=True):
-            seen = first.setdefault(value_key(new), v)
+        for v in self._leaf_nodes.tolist():
+            seen = first.setdefault(value_key(typed[v]), v)
             if seen != v:
                 col = f"column '{self.name}'" if self.name else "hierarchy"
                 raise HierarchyError(
-                    f"{col}: the hierarchy's leaves {shown(self._labels[seen])} and "
-                    f"{shown(self._labels[v])} are the same number {value_key(new)}; keep one"
+                    f"{col}: the hierarchy's leaves {shown(labels[seen])} and "
+                    f"{shown(labels[v])} are the same number {value_key(typed[v])}; keep one"
                 )
-        labels = list(self._labels)
-        for v, new in zip(leaves, typed, strict=True):
-            labels[v] = new
-        return Hierarchy.from_parents(labels, self._parent, weights=self._weights, name=self.name)
+        return Hierarchy.from_parents(typed, self._parent, weights=self._weights, name=self.name)
 
     @cached_property
     def _paths(self) -> tuple[tuple[Any, ...], ...]:

@@ -13,7 +13,9 @@ with ``bins``, ``balanced`` with ``fanout``, ``masking``, ``nested`` with ``tree
 with ``levels`` (or ``groups`` for one level), ``bundled`` with ``name``), or a
 :class:`Hierarchy`. Builders other than ``nested`` are resolved when the schema meets a table
 (:meth:`Schema.resolve`); all but ``quantiles`` then cover the column's declared values
-(``categories`` or ``order``) as well as the table's.
+(``categories`` or ``order``) as well as the table's. There too the leaves of a hierarchy of a
+column of numbers (a file's are text) take the column's type: ``20.0`` of a column written
+``20.0``, ``20`` of one written ``20`` (:mod:`~microanon.core.number_text`).
 """
 
 from __future__ import annotations
@@ -856,7 +858,9 @@ class Schema:
     ) -> Schema:
         """Build data-dependent hierarchies (intervals, quantiles, ...) from ``df``'s values:
         those of the records that enter, as :meth:`validate` leaves them (not those a
-        ``missing: drop`` column leaves out).
+        ``missing: drop`` column leaves out). The leaves of every hierarchy of a column of
+        numbers, a file's text among them, are held in the column's type
+        (:func:`leaves_in_column_type`): a method publishes a leaf at level 0.
 
         Parameters
         ----------
