@@ -1085,10 +1085,17 @@ NO_REPORT = (
 
 
 def _rowwise_summary(result: Any, as_json: bool) -> None:
-    """The summary of a row-wise (or block) release written with ``--engine dask``."""
+    """The summary of a row-wise (or block) release written with ``--engine dask`` (without
+    reports, its warnings are those on a person identifier that repeats, counted in the pass
+    that read the data, as the in-memory run words them)."""
     if result.reported:
         _reported_summary(result, as_json)
         return
+    from .panel import repeated_id_notes
+
+    warned = repeated_id_notes(result.repeated)
+    for w in warned:
+        click.echo(f"WARNING: {w}", err=True)
     meta = result.metadata
     method = meta["method"]
     randomized, kept, masked = _changed_columns(meta)
@@ -1122,6 +1129,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
             "randomized": randomized,
             "masked": masked,
             "verified": None,
+            "warnings": warned,
             "seconds": result.seconds,
         },
         "\n".join(lines),

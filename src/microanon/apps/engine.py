@@ -424,7 +424,10 @@ def anonymize_dask(
         the total) and, for PRAM and randomized response, their reports written
         (:func:`microanon.apps.scale_reports.write_rowwise_reports`) and their numbers in
         ``reported`` (add_noise, MRR and microaggregation within blocks write none yet). The
-        internal metadata holds the run's audit trail, as in memory.
+        internal metadata holds the run's audit trail, as in memory. Either holds, in
+        ``repeated``, the values and rows of the schema's person identifiers
+        (:func:`~microanon.apps.init.roles.person_ids`), counted in the pass that read the
+        data: the reports warn of one that repeats, as in memory.
 
     Raises
     ------
@@ -454,6 +457,11 @@ def anonymize_dask(
 
     subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
     audit = {**audit_trail(cfg, data, rng), "lint": lint.to_dict()}
+    from .init.roles import person_ids
+
+    # the schema's identifiers named as person ids, counted in the pass that reads the data:
+    # a panel's is warned of as in memory
+    ids = person_ids(cfg.schema, cfg.schema.columns)
     if cfg.method == "full_domain":
         from ..scale import full_domain_dask
         from .scale_reports import write_scale_reports
@@ -478,6 +486,7 @@ def anonymize_dask(
             overwrite=overwrite,
             reports=reports,
             audit=audit,
+            person_ids=ids,
         )
     from ..scale import write_rowwise
     from ..scale.client import dask_client
@@ -487,7 +496,7 @@ def anonymize_dask(
     secrets = state_fingerprints(generator)  # before the release draws from it
     started = time.perf_counter()
     with dask_client(None, scheduler) as client:
-        run = {"client": client, "progress": progress, "read_options": options}
+        run = {"client": client, "progress": progress, "read_options": options, "person_ids": ids}
         if cfg.method == "microaggregation":
             release = _blocks(frame, cfg, params, run)
         else:

@@ -4,16 +4,20 @@ by one.
 ``init`` warns of an identifier found by its name whose values repeat (a panel's person id);
 ``anonymize`` and the workbench warn of it too, since a config written by hand (or an init
 proposal run as it is) says nothing of it: a k-anonymous class may then be one person's
-records, and k counts records, not people.
+records, and k counts records, not people. Both engines count the identifier's values and rows
+(:mod:`microanon.core.repetition`: on the whole table in memory, partition by partition out of
+core) and word the warning here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-__all__ = ["GROUPS", "REPEATED", "repeated_id_note", "repeated_ids", "repeats"]
+from ..core.repetition import Repetition, repetition
+
+__all__ = ["GROUPS", "REPEATED", "repeated_id_note", "repeated_id_notes", "repeated_ids", "repeats"]
 
 #: Share of the rows whose identifier another row holds too from which it is said to repeat.
 REPEATED = 0.2
@@ -39,6 +43,29 @@ def repeats(distinct: int, rows: int, unique_share: float) -> bool:
     return distinct < rows and unique_share <= 1 - REPEATED and distinct >= GROUPS
 
 
+def repeated_id_notes(found: Mapping[str, Repetition]) -> list[str]:
+    """The warnings on the identifiers of ``found`` whose values repeat (:func:`repeats`), one
+    per column, in its order.
+
+    Parameters
+    ----------
+    found : mapping of str to Repetition
+        Each identifier's values and rows, counted on the whole table
+        (:func:`~microanon.core.repetition.repetition`) or out of core, partition by partition
+        (:func:`~microanon.core.repetition.merged`): the same numbers.
+
+    Returns
+    -------
+    list of str
+        :func:`repeated_id_note` for each column that repeats.
+    """
+    return [
+        repeated_id_note(column, r.distinct, r.rows)
+        for column, r in found.items()
+        if repeats(r.distinct, r.rows, r.alone_share)
+    ]
+
+
 def repeated_ids(data: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     """The warnings on the ``columns`` of ``data`` (the schema's identifiers named as record or
     person identifiers) whose values repeat (:func:`repeats`), one per column.
@@ -53,14 +80,6 @@ def repeated_ids(data: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     Returns
     -------
     list of str
-        :func:`repeated_id_note` for each column that repeats.
+        :func:`repeated_id_note` for each column that repeats (:func:`repeated_id_notes`).
     """
-    out = []
-    rows = len(data)
-    for column in columns:
-        counts = data[column].value_counts(dropna=True)
-        distinct = len(counts)
-        unique_share = float(counts[counts == 1].sum() / rows) if rows else 0.0
-        if repeats(distinct, rows, unique_share):
-            out.append(repeated_id_note(column, distinct, rows))
-    return out
+    return repeated_id_notes({column: repetition(data[column]) for column in columns})

@@ -42,6 +42,7 @@ from ..core.output import atomic_directory
 from ..core.progress import ProgressLike, as_progress
 from ..core.reading import MarkerColumn, marker_warnings, missing_marker_columns
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
+from ..core.repetition import Repetition, repetition
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
 from ..core.statistical_files import STATISTICAL, labels_cut
@@ -51,7 +52,7 @@ from .aside import aside
 from .families import add_release_sections
 from .init.roles import person_ids
 from .interrupts import wait_for
-from .panel import repeated_ids
+from .panel import repeated_id_notes
 from .release_figures import RISK_BINS
 from .release_frequencies import Combinations, CountedRelease, as_suppressed
 from .release_summary import (
@@ -310,6 +311,7 @@ def make_reports(
     counted: CountedRelease | None = None,
     notes: Sequence[str] = (),
     markers: Mapping[str, MarkerColumn] | None = None,
+    repeated: Mapping[str, Repetition] | None = None,
 ) -> tuple[dict[str, Any], Report, Report]:
     """The internal and public reports of a release, and the numbers shown.
 
@@ -337,6 +339,12 @@ def make_reports(
         tallied out of core (:attr:`microanon.scale.ScaleResult.markers`); default: those of
         ``original``'s published columns
         (:func:`~microanon.core.reading.missing_marker_columns`).
+    repeated : mapping of str to Repetition, optional
+        With ``counted``: the values and rows of the schema's person identifiers
+        (:func:`~microanon.apps.init.roles.person_ids`), counted out of core over every row
+        read (:func:`microanon.core.repetition.merged`); default: none counted. In memory they
+        are counted on ``original``. Each that repeats is warned of
+        (:func:`~microanon.apps.panel.repeated_id_notes`).
     """
     checked = _as_future(verification)
     published = [c for c in schema.published if c in original.columns]
@@ -387,9 +395,11 @@ def make_reports(
         "the run",
         "set na_values: [{marker}] in the config (or give --na-values {option})",
     )
-    if counted is None:  # (out of core, the original's rows are not at hand)
-        ids = person_ids(schema, list(original.columns))
-        numbers["warnings"] += repeated_ids(original, ids)
+    ids = person_ids(schema, list(original.columns))
+    if counted is None:  # (out of core, counted partition by partition while reading)
+        repeated = {c: repetition(original[c]) for c in ids}
+    found = repeated or {}
+    numbers["warnings"] += repeated_id_notes({c: found[c] for c in ids if c in found})
     numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(
         internal,

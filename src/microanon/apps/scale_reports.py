@@ -13,7 +13,9 @@ written files that verifies them (:attr:`~microanon.scale.ScaleResult.published`
 number measured on these tables but the household risk, which one more pass over the records
 measures (:mod:`microanon.scale.households`). The warning on a published column holding a text
 other software writes for a missing value (R's ``NA``) is worded from the markers the encoding
-pass tallied on each partition's distinct values (:attr:`~microanon.scale.ScaleResult.markers`).
+pass tallied on each partition's distinct values (:attr:`~microanon.scale.ScaleResult.markers`),
+and that on a person identifier that repeats (a panel) from its values counted in that pass
+(:attr:`~microanon.scale.ScaleResult.repeated`).
 """
 
 from __future__ import annotations
@@ -293,7 +295,16 @@ def _written(
     verification = Verification(list(getattr(result, "verdicts", [])), public=part)
     shown = pd.DataFrame(columns=list(columns))
     numbers, *pages = make_reports(
-        release, shown, schema, lint, verification, config, subtitle, counted, markers=markers
+        release,
+        shown,
+        schema,
+        lint,
+        verification,
+        config,
+        subtitle,
+        counted,
+        markers=markers,
+        repeated=result.repeated,
     )
     write_reports(Path(result.path), *pages)
     # as the in-memory run's numbers give them (its verification also scans the public part)

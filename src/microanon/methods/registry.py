@@ -60,6 +60,7 @@ ENGINE_ARGUMENTS = (
     "spill",
     "reports",
     "audit",
+    "person_ids",
 )
 
 #: The order families are listed in (the demo's).

@@ -121,6 +121,7 @@ def microaggregate_blocks(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """MDAV microaggregation within the blocks of a blocking variable, out of core.
 
@@ -150,7 +151,7 @@ def microaggregate_blocks(
     max_rows : int
         Largest block microaggregated (default :data:`BLOCK_ROWS`); a block must fit in one
         worker's memory, and MDAV's time grows with the square of its size.
-    client, scheduler, progress, read_options
+    client, scheduler, progress, read_options, person_ids
         As for :func:`microanon.scale.randomize_dask`.
 
     Returns
@@ -193,7 +194,7 @@ def microaggregate_blocks(
     if not_numeric:
         raise InputError(f"microaggregation: column '{not_numeric[0]}' is not numeric")
     with dask_client(client, scheduler) as run:
-        encoding, cleaned = encode_dataset(frame, schema, [], run, progress)
+        encoding, cleaned = encode_dataset(frame, schema, [], run, progress, ids=person_ids)
         for c in columns:  # as numeric_matrix refuses them in memory, counted over the dataset
             refuse_marked("microaggregation", c, encoding.marked.get(c, 0))
         parts = cleaned.to_delayed(optimize_graph=True)
@@ -270,7 +271,12 @@ def microaggregate_blocks(
         "blocks": len(sizes),
     }
     return RowwiseRelease(
-        data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked", rows=encoding.rows
+        data,
+        metadata,
+        (*ALWAYS_PUBLIC, "masked_numeric"),
+        "masked",
+        rows=encoding.rows,
+        repeated=encoding.repeated,
     )
 
 

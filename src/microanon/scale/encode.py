@@ -23,6 +23,7 @@ from ..core.hierarchy import Hierarchy, value_key
 from ..core.number_text import numbers_with_marker
 from ..core.progress import ProgressLike
 from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies
+from ..core.repetition import Repetition, merged, tally
 from ..core.schema import (
     MISSING_LABEL,
     Kind,
@@ -247,6 +248,7 @@ def encode_dataset(
     progress: ProgressLike = None,
     counted: Sequence[str] = (),
     reported: Sequence[str] = (),
+    ids: Sequence[str] = (),
 ) -> tuple[Encoding, dd.DataFrame]:
     """Dictionaries for ``columns`` over the whole dataset, and the cleaned lazy frame.
 
@@ -270,6 +272,11 @@ def encode_dataset(
         among them is counted by class with its sums. With them, the published columns'
         missing-value markers of other software are tallied on the partitions as read
         (:attr:`Encoding.markers`).
+    ids : sequence of str, optional
+        Identifier columns (a panel's person id) whose values are counted in the same pass over
+        every row read, each partition's records per value merged on one worker into the
+        identifier's distinct values, rows and rows alone with their value
+        (:attr:`Encoding.repeated`, :func:`microanon.core.repetition.merged`).
 
     Returns
     -------
@@ -317,6 +324,7 @@ def encode_dataset(
         "unknown": [cleaned[c].isna().sum() for c in unknown],
         "counted": [cleaned[c].value_counts() for c in counted],
         "reported": _reported(frame, cleaned, schema, list(reported)),
+        "repeated": _repeated(frame, list(ids)),
         "rows": [
             frame.map_partitions(len, meta=(None, "int64")).sum(),
             cleaned.map_partitions(len, meta=(None, "int64")).sum(),
@@ -348,6 +356,8 @@ def encode_dataset(
     if reported:
         combinations, markers = found["reported"]
         encoding = replace(encoding, combinations=combinations, markers=markers)
+    if ids:
+        encoding = replace(encoding, repeated=found["repeated"][0])
     # The same types in every partition: the columns published as they are given as text (an
     # encoded column is published from its codes).
     text = [c for c in marked if c not in columns]
@@ -384,6 +394,30 @@ def _reported(frame: Any, cleaned: Any, schema: Schema, columns: list[str]) -> l
         meta=object,
     )
     return [combinations, markers]
+
+
+def _repeated(frame: Any, ids: list[str]) -> list[Any]:
+    """The reduction of :func:`encode_dataset`'s ``ids``: each partition as read tallied
+    (:func:`~microanon.core.repetition.tally`: every row, its records per value of each
+    identifier), the tallies merged in one task (none without ``ids``). A reduction of the frame
+    the pass reads anyway: its partitions are read once."""
+    if not ids:
+        return []
+    return [
+        frame.reduction(
+            tally,
+            aggregate=_merged_tallies,
+            chunk_kwargs={"columns": ids},
+            aggregate_kwargs={"columns": ids},
+            split_every=False,
+            meta=object,
+        )
+    ]
+
+
+def _merged_tallies(parts: pd.Series, columns: list[str]) -> dict[str, Repetition]:
+    """The partitions' tallies (:func:`~microanon.core.repetition.tally`) merged."""
+    return merged(list(parts), columns)
 
 
 def reported_counts(

@@ -16,6 +16,7 @@ from ..core.table import refuse_unknown
 
 if TYPE_CHECKING:
     from ..core.reading import MarkerColumn
+    from ..core.repetition import Repetition
 
 __all__ = ["Encoding"]
 
@@ -60,6 +61,10 @@ class Encoding:
         With ``combinations``: the published columns of the data as read that hold a text
         other software writes for a missing value (R's ``NA``), as
         :func:`~microanon.core.reading.missing_marker_columns` finds them in the whole table.
+    repeated : dict of str to Repetition
+        The distinct values, rows and rows alone with their value of the identifier columns
+        counted in the same pass over every row read (:func:`~microanon.scale.encode_dataset`'s
+        ``ids``); empty when none were asked for.
     """
 
     schema: Schema
@@ -74,6 +79,7 @@ class Encoding:
     #: (a FrequencyTable: its module imports this one)
     combinations: Any = field(default=None, repr=False, compare=False)
     markers: dict[str, MarkerColumn] | None = field(default=None, repr=False, compare=False)
+    repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
 
     def codes(self, part: pd.DataFrame) -> dict[str, np.ndarray]:
         """Codes of the encoded columns of a cleaned partition (see :func:`clean_partition`)."""

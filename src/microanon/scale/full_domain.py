@@ -17,7 +17,7 @@ import os
 import shutil
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from ..core.output import atomic_directory, check_output_target
 from ..core.progress import ProgressLike, as_progress
 from ..core.reading import MarkerColumn, marker_columns
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
+from ..core.repetition import Repetition, merged, tally
 from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods.generalize.full_domain import SearchResult, population_records
@@ -147,6 +148,10 @@ class ScaleResult:
         as :func:`~microanon.core.reading.missing_marker_columns` finds them in the whole
         table: tallied in the encoding pass on each partition's distinct values, merged here.
         In memory, never written.
+    repeated : dict of str to Repetition
+        With ``person_ids``: each one's distinct values, the rows read and the rows alone with
+        their value (:class:`~microanon.core.repetition.Repetition`), counted in the encoding
+        pass. In memory, never written.
     """
 
     levels: dict[str, int]
@@ -169,6 +174,7 @@ class ScaleResult:
     published: FrequencyTable | None = field(default=None, repr=False, compare=False)
     columns: list[str] = field(default_factory=list)
     markers: dict[str, MarkerColumn] | None = field(default=None, repr=False, compare=False)
+    repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _published_frequencies(table: FrequencyTable, plan: Plan, quasi: list[str]) -> FrequencyTable:
@@ -244,6 +250,7 @@ def full_domain_dask(
     spill: str = "auto",
     reports: Callable[[ScaleResult, Any], dict[str, Any]] | None = None,
     audit: Mapping[str, Any] | None = None,
+    person_ids: Sequence[str] = (),
 ) -> ScaleResult:
     """Optimal full-domain generalization with suppression, out of core, written as Parquet.
 
@@ -306,6 +313,11 @@ def full_domain_dask(
         :func:`microanon.apps.audit.audit_trail` and its lint), kept in the internal metadata as
         ``audit`` with ``method_seconds`` the seconds of the encoding, the frequency table and
         the search.
+    person_ids : sequence of str, optional
+        Identifier columns of the schema that may number people (``microanon anonymize``:
+        :func:`microanon.apps.init.roles.person_ids`): the encoding pass also counts their
+        values over every row read (:attr:`ScaleResult.repeated`), for the reports to warn of
+        a panel's person id as in memory.
 
     Returns
     -------
@@ -334,7 +346,9 @@ def full_domain_dask(
         if reports is not None:
             weight = [args.schema.weight] if args.schema.weight else []  # survey risk measures
             counted = [*args.schema.quasi, *args.schema.sensitive[:1], *weight]
-        coded = _encode(run, source, args, read_options, tmp / _WORK, spill, progress, counted)
+        coded = _encode(
+            run, source, args, read_options, tmp / _WORK, spill, progress, counted, person_ids
+        )
         seconds["encode"] = time.perf_counter() - started
         mark = time.perf_counter()
         freq = _frequencies(run, coded, args.columns, progress)
@@ -383,6 +397,7 @@ def full_domain_dask(
             published=published,
             columns=list(chosen.plan.columns),
             markers=coded.markers,
+            repeated=coded.repeated,
         )
         if reports is not None:
             mark = time.perf_counter()
@@ -492,6 +507,8 @@ class _Coded:
     markers: dict[str, MarkerColumn] | None = None
     #: Records holding ``?`` in each column of numbers kept as text (:attr:`Encoded.marked`).
     marked: dict[str, int] = field(default_factory=dict)
+    #: The person identifiers' repetition over every row read (empty when none were asked for).
+    repeated: dict[str, Repetition] = field(default_factory=dict)
 
 
 def _encode(
@@ -503,12 +520,15 @@ def _encode(
     spill: str,
     progress: ProgressLike,
     counted: list[str],
+    ids: Sequence[str] = (),
 ) -> _Coded:
     """Stage 1: read the original and code every partition with its own dictionaries, then
     combine the partitions' dictionaries into the global encoding (``work``: where spilled
     codes go; ``counted``: the columns whose combinations of values the partitions count too,
     see :attr:`Encoded.counted`; with them, the partitions tally the published columns'
-    missing-value markers of other software, :attr:`Encoded.markers`)."""
+    missing-value markers of other software, :attr:`Encoded.markers`; ``ids``: identifier
+    columns whose values each partition as read also tallies, merged on one worker,
+    :mod:`microanon.core.repetition`)."""
     schema, columns = args.schema, args.columns
     others = [c for c in schema.published if c not in columns]
     if isinstance(source, (str, os.PathLike)):
@@ -531,15 +551,24 @@ def _encode(
         encode(d, schema, columns, others, budget, spill, counted, weight, household, marked)
         for d, spill in zip(pieces, spills, strict=True)
     ]
+    ids = list(ids)
+    if ids:  # (each piece read once: its tally is a second task on the same read)
+        count = delayed(tally, pure=False)
+        tasks.append(delayed(merged, pure=False)([count(d, ids) for d in pieces], ids))
     with warnings.catch_warnings():
         # A CSV file's partitions carry the rows its column types were inferred from (up to
         # TYPE_SAMPLE_BYTES of the file, by design): Dask's hint about a graph of that size
         # is no news to the user.
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
         parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
+    repeated_at = [parts.pop()] if ids else []  # (three numbers per identifier)
     summaries = wait_stage(
-        run, "encode", [run.submit(Encoded.summary, f, pure=False) for f in parts], progress
+        run,
+        "encode",
+        [*(run.submit(Encoded.summary, f, pure=False) for f in parts), *repeated_at],
+        progress,
     )
+    repeated = summaries.pop() if ids else {}
     encoding, maps = combine_encodings(
         schema, columns, summaries, _population_values(schema, args.models)
     )
@@ -551,7 +580,9 @@ def _encode(
     for summary in summaries:
         for c, n in summary.marked.items():
             held[c] = held.get(c, 0) + n
-    return _Coded(frame, parts, maps, encoding, row_counts_of(summaries), together, markers, held)
+    return _Coded(
+        frame, parts, maps, encoding, row_counts_of(summaries), together, markers, held, repeated
+    )
 
 
 def _frequencies(

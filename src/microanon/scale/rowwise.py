@@ -40,6 +40,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.random import RandomLike, make_rng
 from ..core.reading import MarkerColumn
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, plain_metadata
+from ..core.repetition import Repetition
 from ..core.schema import Kind, Schema
 from ..core.secret_scan import texts_in_files
 from ..core.table import Table
@@ -333,6 +334,11 @@ class RowwiseRelease:
         Asked for with ``reports=True``: what the reports need of the original, counted in the
         pass that read it; :func:`write_rowwise` counts the published table's combinations of
         the same columns in the read of the written files.
+    repeated : dict of str to Repetition
+        Asked for with ``person_ids``: each one's distinct values, the rows read and the rows
+        alone with their value (:class:`~microanon.core.repetition.Repetition`), counted in
+        the pass that read the data (:attr:`~microanon.scale.Encoding.repeated`). Never
+        written.
     """
 
     data: dd.DataFrame
@@ -343,6 +349,7 @@ class RowwiseRelease:
     declared: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     rows: dict[str, Any] = field(default_factory=dict)
     counted: Counted | None = field(default=None, repr=False, compare=False)
+    repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def public_metadata(self) -> dict[str, Any]:
@@ -390,6 +397,8 @@ class WrittenRelease:
     reported : dict
         The numbers of the release's reports, when its caller wrote them
         (:func:`microanon.apps.scale_reports.write_rowwise_reports`); empty otherwise.
+    repeated : dict of str to Repetition
+        :attr:`RowwiseRelease.repeated` (in memory, never written).
     """
 
     path: Path
@@ -403,6 +412,7 @@ class WrittenRelease:
     published: FrequencyTable | None = field(default=None, repr=False, compare=False)
     seconds: dict[str, float] = field(default_factory=dict)
     reported: dict[str, Any] = field(default_factory=dict)
+    repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
 
 
 def write_rowwise(
@@ -500,6 +510,7 @@ def write_rowwise(
             release.counted,
             published,
             seconds,
+            repeated=release.repeated,
         )
         if reports is not None and release.counted is not None:
             mark = time.perf_counter()
@@ -702,6 +713,7 @@ def _randomized_release(
         declared=declared,
         rows=encoding.rows,
         counted=counted,
+        repeated=encoding.repeated,
     )
 
 
@@ -717,6 +729,7 @@ def randomize_dask(
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
     reports: bool = False,
+    person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """Randomized response / PRAM with given matrices on a dataset larger than memory.
 
@@ -744,6 +757,10 @@ def randomize_dask(
         Count, in the pass that reads the data, what the reports need of the original
         (:attr:`RowwiseRelease.counted`: the combinations of :func:`report_columns` and the
         published columns' missing-value markers), for :func:`write_rowwise` to write them.
+    person_ids : sequence of str, optional
+        Identifier columns of the schema that may number people (``microanon anonymize``:
+        :func:`microanon.apps.init.roles.person_ids`), whose values the pass that reads the
+        data also counts over every row (:attr:`RowwiseRelease.repeated`).
 
     Returns
     -------
@@ -764,7 +781,7 @@ def randomize_dask(
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(
-            frame, schema, named, run, progress, counted=named, reported=reported
+            frame, schema, named, run, progress, counted=named, reported=reported, ids=person_ids
         )
     encoding.refuse_unknown(named, "randomization")
     specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
@@ -796,6 +813,7 @@ def randomized_response_dask(
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
     reports: bool = False,
+    person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """RR-S, RR-QI or RR-Both with the optimal keep probabilities, on a dataset larger than memory.
 
@@ -813,7 +831,7 @@ def randomized_response_dask(
     scenario : {"S", "QI", "Both"}
     l, tau
         Give exactly one: ``τ = 1/ℓ`` bounds every record's ``Pr(S_r | QI_r)``.
-    rng, client, scheduler, progress, read_options, reports
+    rng, client, scheduler, progress, read_options, reports, person_ids
         As for :func:`randomize_dask`.
 
     Returns
@@ -841,7 +859,9 @@ def randomized_response_dask(
     reported = report_columns(schema) if reports else []
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, columns, run, progress, reported=reported)
+        encoding, cleaned = encode_dataset(
+            frame, schema, columns, run, progress, reported=reported, ids=person_ids
+        )
         encoding.refuse_unknown(schema.sensitive, "this method")
         shape = tuple(encoding.cardinality(c) for c in columns)
         for c, d in zip(columns, shape, strict=True):  # each one's matrix is published
@@ -918,6 +938,7 @@ def pram_dask(
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
     reports: bool = False,
+    person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """PRAM (optionally invariant) on a dataset larger than memory.
 
@@ -930,7 +951,7 @@ def pram_dask(
     ----------
     source, schema, matrices, keep, invariant, alpha
         As for :func:`~microanon.methods.randomize.pram`.
-    rng, client, scheduler, progress, read_options, reports
+    rng, client, scheduler, progress, read_options, reports, person_ids
         As for :func:`randomize_dask`.
 
     Returns
@@ -955,7 +976,7 @@ def pram_dask(
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
         encoding, cleaned = encode_dataset(
-            frame, schema, named, run, progress, counted=named, reported=reported
+            frame, schema, named, run, progress, counted=named, reported=reported, ids=person_ids
         )
         encoding.refuse_unknown(named, "randomization")
         specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
@@ -1104,6 +1125,7 @@ def add_noise_dask(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """Noise addition on a dataset larger than memory (sdcMicro's ``addNoise``, row-wise ones).
 
@@ -1121,7 +1143,7 @@ def add_noise_dask(
         As for :func:`randomize_dask`.
     method, noise, epsilon, sensitivity, columns
         As for :func:`~microanon.methods.sdc.add_noise`.
-    rng, client, scheduler, progress, read_options
+    rng, client, scheduler, progress, read_options, person_ids
         As for :func:`randomize_dask`.
 
     Returns
@@ -1150,7 +1172,7 @@ def add_noise_dask(
     schema = _as_schema(schema)
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, [], run, progress)
+        encoding, cleaned = encode_dataset(frame, schema, [], run, progress, ids=person_ids)
         published = encoding.schema
         cols = select_columns(published, columns, (Kind.NUMERIC,), "add_noise")
         for c in cols:  # as numeric_matrix refuses them in memory, counted over the dataset
@@ -1204,7 +1226,12 @@ def add_noise_dask(
         **({"noise_scale": scale} if scale else {}),
     }
     return RowwiseRelease(
-        data, metadata, (*ALWAYS_PUBLIC, "masked_numeric"), "masked", rows=encoding.rows
+        data,
+        metadata,
+        (*ALWAYS_PUBLIC, "masked_numeric"),
+        "masked",
+        rows=encoding.rows,
+        repeated=encoding.repeated,
     )
 
 
