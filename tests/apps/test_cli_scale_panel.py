@@ -16,6 +16,9 @@ from click.testing import CliRunner
 from real_surveys import survey
 
 from microanon.apps.cli import main
+from microanon.core.errors import InputError
+from microanon.core.schema import Schema
+from microanon.scale.encode import check_ids
 
 #: What both engines say of COUNT's rwm5yr's ``id``: 19,609 person-years of 6,127 people.
 NOTE = (
@@ -150,3 +153,15 @@ def test_an_identifier_numbering_each_row_once_is_not_warned_of(scheduler, files
         config, str(folder), tmp_path / "out", "--engine", "dask", "--scheduler", scheduler
     )
     assert "repeats" not in " ".join(got["warnings"]) and "repeats" not in stderr
+
+
+def test_a_person_id_that_is_no_identifier_of_the_schema_is_refused():
+    """The engine counts the schema's identifiers only: another column, or one the schema does
+    not have, is refused in one line naming it and the identifiers there are."""
+    schema = Schema.from_dict({"id": {"role": "identifier"}, "age": {"role": "quasi"}})
+    assert check_ids(schema, ("id",)) == ["id"]
+    for column in ("age", "person"):
+        with pytest.raises(InputError, match=rf"^person_ids: column '{column}' is not an "):
+            check_ids(schema, [column])
+    with pytest.raises(InputError, match=r"schema's identifiers \(id\)$"):
+        check_ids(schema, ["age"])

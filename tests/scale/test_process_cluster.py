@@ -143,3 +143,33 @@ def test_risk_on_processes(scheduler, files):
     memory = _run("risk", files["csv"], *args)
     assert memory.exit_code == 0, memory.output
     assert json.loads(r.stdout) == json.loads(memory.stdout)
+
+
+def test_a_panel_s_person_id_is_counted_on_processes(scheduler, tmp_path):
+    """Adult's first 3,000 records as 1,000 people of three records each (``id``), in two
+    Parquet files that cut one person's records: each file's tally crosses a process boundary
+    and their merge counts 1,000 values on 3,000 rows; full-domain generalization and
+    randomized response warn of it."""
+    data = load_arx_adult().head(3000)
+    data.insert(0, "id", [i // 3 for i in range(len(data))])
+    parts = tmp_path / "panel"
+    parts.mkdir()
+    data.iloc[:1700].to_parquet(parts / "part-0.parquet", index=False)
+    data.iloc[1700:].to_parquet(parts / "part-1.parquet", index=False)
+    note = "'id', dropped as an identifier, repeats (1,000 values on 3,000 rows): "
+    doc = yaml.safe_load((EXAMPLES / "full_domain.yaml").read_text("utf-8"))
+    for column, spec in doc["schema"].items():
+        if column not in QUASI.split(",") + ["occupation"]:
+            doc["schema"][column] = {"role": "insensitive"}
+        elif "hierarchy" in spec:
+            spec["hierarchy"] = str(EXAMPLES / spec["hierarchy"])
+    doc["schema"]["id"] = {"role": "identifier"}
+    schema = {"sex": {"role": "quasi"}, "race": {"role": "quasi"}}
+    schema["marital_status"] = {"role": "sensitive"}
+    rowwise = yaml.safe_load(
+        _rowwise(tmp_path, schema, "randomized_response", {"l": 3}).read_text("utf-8")
+    )
+    rowwise["schema"]["id"] = "identifier"
+    for config in (_config(tmp_path, doc), _config(tmp_path, rowwise)):
+        r = _anonymize({"parquet": parts}, config, tmp_path / config.stem, scheduler)
+        assert [w for w in json.loads(r.stdout)["warnings"] if "repeats" in w][0].startswith(note)

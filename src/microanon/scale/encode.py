@@ -23,7 +23,7 @@ from ..core.hierarchy import Hierarchy, value_key
 from ..core.number_text import numbers_with_marker
 from ..core.progress import ProgressLike
 from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies
-from ..core.repetition import Repetition, merged, tally
+from ..core.repetition import Repetition, Tally, merged, tally
 from ..core.schema import (
     MISSING_LABEL,
     Kind,
@@ -48,6 +48,7 @@ __all__ = [
     "Encoded",
     "Encoding",
     "check_frame",
+    "check_ids",
     "clean_partition",
     "combine_encodings",
     "encode_dataset",
@@ -240,6 +241,24 @@ def check_frame(frame: dd.DataFrame, schema: Schema) -> None:
         )
 
 
+def check_ids(schema: Schema, ids: Sequence[str]) -> list[str]:
+    """The identifier columns whose values a pass counts (``person_ids``), each checked to be
+    an identifier of ``schema`` (the columns the pass reads).
+
+    Raises
+    ------
+    InputError
+        Naming the first column that is not one.
+    """
+    for c in ids:
+        if c not in schema.columns or schema[c].role is not Role.IDENTIFIER:
+            raise InputError(
+                f"person_ids: column {c!r} is not an identifier of the schema; name the "
+                f"schema's identifiers ({', '.join(schema.identifiers) or 'none'})"
+            )
+    return list(ids)
+
+
 def encode_dataset(
     frame: dd.DataFrame,
     schema: Schema | Mapping[str, Any],
@@ -324,7 +343,7 @@ def encode_dataset(
         "unknown": [cleaned[c].isna().sum() for c in unknown],
         "counted": [cleaned[c].value_counts() for c in counted],
         "reported": _reported(frame, cleaned, schema, list(reported)),
-        "repeated": _repeated(frame, list(ids)),
+        "repeated": _repeated(frame, check_ids(schema, ids)),
         "rows": [
             frame.map_partitions(len, meta=(None, "int64")).sum(),
             cleaned.map_partitions(len, meta=(None, "int64")).sum(),
@@ -604,6 +623,10 @@ class Encoded:
         ``markers`` of :func:`encode_partition` holds in the partition as read, tallied on its
         distinct values (:func:`~microanon.core.reading.marker_tallies`; merged over the
         partitions by :func:`~microanon.core.reading.marker_columns`).
+    tally : Tally or None
+        The records per value of the identifier columns ``ids`` of :func:`encode_partition` in
+        the partition as read (:func:`~microanon.core.repetition.tally`; merged over the
+        partitions by :func:`~microanon.core.repetition.merged`); None when none were asked for.
     """
 
     rows: int
@@ -622,10 +645,23 @@ class Encoded:
     counted: Encoded | None = None
     sums: dict[str, np.ndarray] = field(default_factory=dict)
     markers: dict[str, MarkerTally] = field(default_factory=dict)
+    tally: Tally | None = None
 
     def summary(self) -> Encoded:
         """What the client needs to build the dictionaries and to report (nothing per record)."""
-        return replace(self, combos={}, counts=self.counts[:0], inverse=None, others=None)
+        return replace(
+            self, combos={}, counts=self.counts[:0], inverse=None, others=None, tally=None
+        )
+
+    def untallied(self) -> Encoded:
+        """The partition without its identifiers' tally (merged once, then let go)."""
+        return replace(self, tally=None)
+
+    def tallied(self) -> Tally:
+        """The partition's identifiers' tally (:func:`encode_partition`'s ``ids``)."""
+        if self.tally is None:
+            raise ValueError("the partition's identifiers were not tallied")
+        return self.tally
 
     def nbytes(self) -> int:
         """Bytes held per record (the inverse and the other columns)."""
@@ -697,6 +733,7 @@ def encode_partition(
     weight: str | None = None,
     household: str | None = None,
     markers: Sequence[str] = (),
+    ids: Sequence[str] = (),
 ) -> Encoded:
     """Clean one partition and code it with local dictionaries, in one pass.
 
@@ -729,6 +766,9 @@ def encode_partition(
         Columns whose missing-value markers of other software (R's ``NA`` read as text) are
         tallied on the partition as read, every row (:attr:`Encoded.markers`, for the reports:
         the published columns).
+    ids : sequence of str
+        Identifier columns whose records per value are tallied on the partition as read, every
+        row (:attr:`Encoded.tally`, :func:`~microanon.core.repetition.tally`).
     """
     builders = [
         a.name for a in schema if a.hierarchy is not None and not isinstance(a.hierarchy, Hierarchy)
@@ -770,6 +810,7 @@ def encode_partition(
             clean, counted, columns, uniques, combos, counts, inverse, weight, household
         ),
         markers=marker_tallies(part, list(markers), every=True) if markers else {},
+        tally=tally(part, list(ids)) if ids else None,
     )
     if spill is not None and budget is not None and out.nbytes() > budget:
         import pyarrow as pa

@@ -33,7 +33,7 @@ from ..core.output import atomic_directory, check_output_target
 from ..core.progress import ProgressLike, as_progress
 from ..core.reading import MarkerColumn, marker_columns
 from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
-from ..core.repetition import Repetition, merged, tally
+from ..core.repetition import Repetition, merged
 from ..core.schema import Kind, Schema
 from ..core.table import Table
 from ..methods.generalize.full_domain import SearchResult, population_records
@@ -54,6 +54,7 @@ from .client import dask_client, wait_stage
 from .encode import (
     Encoded,
     check_frame,
+    check_ids,
     clean_partition,
     combine_encodings,
     encode_partition,
@@ -530,6 +531,7 @@ def _encode(
     columns whose values each partition as read also tallies, merged on one worker,
     :mod:`microanon.core.repetition`)."""
     schema, columns = args.schema, args.columns
+    ids = check_ids(schema, ids)
     others = [c for c in schema.published if c not in columns]
     if isinstance(source, (str, os.PathLike)):
         frame = read_dataset(source, columns=schema.columns, **dict(read_options or {}))
@@ -548,20 +550,20 @@ def _encode(
     spills = [str(work / f"part.{i}.parquet") for i in range(len(pieces))]
     marked = list(schema.published) if counted else []  # (for the reports, as in memory)
     tasks = [
-        encode(d, schema, columns, others, budget, spill, counted, weight, household, marked)
+        encode(d, schema, columns, others, budget, spill, counted, weight, household, marked, ids)
         for d, spill in zip(pieces, spills, strict=True)
     ]
-    ids = list(ids)
-    if ids:  # (each piece read once: its tally is a second task on the same read)
-        count = delayed(tally, pure=False)
-        tasks.append(delayed(merged, pure=False)([count(d, ids) for d in pieces], ids))
     with warnings.catch_warnings():
         # A CSV file's partitions carry the rows its column types were inferred from (up to
         # TYPE_SAMPLE_BYTES of the file, by design): Dask's hint about a graph of that size
         # is no news to the user.
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
         parts = run.compute(tasks)  # the codes stay on the workers; their summaries come here
-    repeated_at = [parts.pop()] if ids else []  # (three numbers per identifier)
+    repeated_at = []  # the identifiers' tallies merged in one task: three numbers each
+    if ids:
+        tallies = [run.submit(Encoded.tallied, f, pure=False) for f in parts]
+        repeated_at = [run.submit(merged, tallies, ids, pure=False)]
+        parts = [run.submit(Encoded.untallied, f, pure=False) for f in parts]
     summaries = wait_stage(
         run,
         "encode",
