@@ -193,3 +193,19 @@ def test_retyping_keeps_the_tree(numbers, decimal_text, whole):
     assert back.leaves == typed.leaves and [type(v) for v in back.leaves] == [
         type(v) for v in typed.leaves
     ]
+
+
+def test_a_hierarchy_is_put_in_a_column_s_type_once():
+    """The copy of a hierarchy in a column's type is made once and given back on every later
+    run (each run resolves its schema anew); a hierarchy of text, whose leaves write no
+    number, is itself whatever the column."""
+    from microanon.core.hierarchy import Hierarchy
+
+    numbers = Hierarchy.from_paths([["*", "20-39", "20"], ["*", "20-39", "30"]])
+    assert numbers.leaves_write_numbers
+    decimal = numbers.with_leaves_in_type(False)
+    assert decimal.leaves == [20.0, 30.0] and numbers.leaves == ["20", "30"]
+    assert numbers.with_leaves_in_type(False) is decimal
+    assert decimal.with_leaves_in_type(False) is decimal  # (already in the type)
+    text = Hierarchy.from_paths([["*", "M"], ["*", "F"]])
+    assert not text.leaves_write_numbers and text.with_leaves_in_type(True) is text

@@ -254,8 +254,9 @@ def _nodes_by_level(paths: Sequence[Sequence[Any]]) -> _Nodes | None:
     )
 
 
-#: The cached views of a hierarchy that hold its labels (a copy with other labels drops them).
-_LABELLED = ("_paths", "_plain_paths", "_label_nodes")
+#: The cached views of a hierarchy that hold its labels (a copy with other labels drops them),
+#: and its copies in a column's type (:meth:`Hierarchy.with_leaves_in_type`).
+_LABELLED = ("_paths", "_plain_paths", "_label_nodes", "_in_type")
 
 
 class Hierarchy:
@@ -701,6 +702,25 @@ class Hierarchy:
         HierarchyError
             Two leaves that write the same number (``20`` and ``20.0``), naming the column.
         """
+        if not self.leaves_write_numbers:
+            return self
+        memo = self.__dict__.setdefault("_in_type", {})  # (one copy per type: asked each run)
+        if whole not in memo:
+            memo[whole] = self._in_type_anew(whole)
+        return memo[whole]
+
+    @cached_property
+    def leaves_write_numbers(self) -> bool:
+        """Whether a leaf is a number or writes one (``20``, ``"20.0"``): only such a hierarchy
+        changes in the type of a column of numbers (:meth:`with_leaves_in_type`)."""
+        return any(
+            (isinstance(label, (int, float, np.number)) and not isinstance(label, bool))
+            or in_column_type(label, False) is not label
+            for label in (self._labels[v] for v in self._leaf_nodes.tolist())
+        )
+
+    def _in_type_anew(self, whole: bool) -> Hierarchy:
+        """:meth:`with_leaves_in_type`, computed."""
         labels = self._labels
         target = int if whole else float
         changed: dict[int, Any] = {}  # leaf node -> its label in the column's type

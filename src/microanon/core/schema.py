@@ -486,6 +486,8 @@ def leaves_in_column_type(h: Hierarchy, column: pd.Series, attr: Attribute) -> H
     HierarchyError
         Two leaves that are the same number of the column (``20`` and ``20.0``).
     """
+    if not h.leaves_write_numbers:  # (a hierarchy of text: the column is not looked at)
+        return h
     whole = _numbers_whole(column, attr)
     return h if whole is None else h.with_leaves_in_type(whole)
 
@@ -499,6 +501,8 @@ def _numbers_whole(column: pd.Series, attr: Attribute) -> bool | None:
     if types.is_bool_dtype(column.dtype):
         return None
     if types.is_numeric_dtype(column.dtype):
+        if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu":
+            return True if len(column) else None  # (NumPy's integers: no cell missing)
         return types.is_integer_dtype(column.dtype) if bool(column.notna().any()) else None
     present = column[column.notna().to_numpy() & ~marked_missing(column)]
     if not len(present):
