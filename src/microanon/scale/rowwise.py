@@ -327,6 +327,9 @@ class RowwiseRelease:
         (:func:`microanon.methods.randomize.domains.check_domains`).
     declared : dict
         Column -> the values the data owner declared (:meth:`Schema.declared`).
+    kinds : dict
+        Column -> the kind of each column of ``domains`` (what a refusal says declares its
+        values).
     rows : dict
         The rows before the method (:attr:`Encoding.rows`): :func:`write_rowwise` adds those
         published and keeps them in the internal metadata (``row_counts``), as in memory.
@@ -347,6 +350,7 @@ class RowwiseRelease:
     kind: str = "randomized"
     domains: dict[str, list[Any]] = field(default_factory=dict)
     declared: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    kinds: dict[str, Kind] = field(default_factory=dict)
     rows: dict[str, Any] = field(default_factory=dict)
     counted: Counted | None = field(default=None, repr=False, compare=False)
     repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
@@ -543,7 +547,7 @@ def _read_back(
     elif release.domains:
         distinct = _distinct(root, list(release.domains))
     if release.domains:
-        check_domains(release.domains, distinct, release.declared)
+        check_domains(release.domains, distinct, release.declared, release.kinds)
     return published
 
 
@@ -681,10 +685,11 @@ def _randomized_release(
     (:func:`~microanon.methods.randomize.domains.check_drawable`); ``counted``: what the
     reports need of the original (:attr:`RowwiseRelease.counted`)."""
     declared = encoding.schema.declared()
+    kinds = {c: encoding.schema[c].kind for c in specs}
     for column, spec in specs.items():
         check_drawable(
             column, spec.matrix, counts[column], encoding.dictionaries[column],
-            declared.get(column),
+            declared.get(column), kinds[column],
         )  # fmt: skip
     values = {}
     for c in specs:
@@ -711,6 +716,7 @@ def _randomized_release(
         (*ALWAYS_PUBLIC, "randomized", *public),
         domains=domains,
         declared=declared,
+        kinds=kinds,
         rows=encoding.rows,
         counted=counted,
         repeated=encoding.repeated,

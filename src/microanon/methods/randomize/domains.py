@@ -9,8 +9,11 @@ somebody in the data holds them. A value of a public domain must therefore be
   ``order``, public by that statement; or
 - held by the published column itself.
 
-Otherwise the release is refused, naming the column; declaring the column's categories makes
-the domain independent of the data, and the release is never refused for this.
+Otherwise the release is refused, naming the column (never the value: an error may be shown to
+others) and what declares its values for its kind (:func:`declare_advice`): a categorical
+column's ``categories``, an ordinal column's ``order``; a numeric column declares none, and is
+made ordinal with an ``order`` listing every possible value. Declared values make the domain
+independent of the data, and the release is never refused for this.
 
 Whether a value ends up in no published row depends on the draw. So that the same input is
 not accepted or refused by chance, the chance is computed before the draw from the column's
@@ -33,12 +36,14 @@ from ...core.errors import InputError
 from ...core.hierarchy import value_key
 from ...core.keys import number_text_key
 from ...core.missing import MISSING_LABEL
+from ...core.schema import Kind
 
 __all__ = [
     "ABSENT_CHANCE",
     "absent_chances",
     "check_domains",
     "check_drawable",
+    "declare_advice",
     "undeclared_absent",
 ]
 
@@ -90,6 +95,7 @@ def check_domains(
     domains: Mapping[str, Sequence[Any]],
     published: Mapping[str, Iterable[Any]],
     declared: Mapping[str, Sequence[Any]],
+    kinds: Mapping[str, Kind | str] | None = None,
 ) -> None:
     """Refuse a randomized release whose public domains would name unpublished original values.
 
@@ -101,6 +107,9 @@ def check_domains(
         The values each randomized column holds in the published table.
     declared : mapping of column to sequence
         The columns' declared values (:meth:`~microanon.core.schema.Schema.declared`).
+    kinds : mapping of column to Kind, optional
+        The columns' kinds, for what the message says declares their values
+        (:func:`declare_advice`; a column not listed: categorical).
 
     Raises
     ------
@@ -111,11 +120,12 @@ def check_domains(
     for column, domain in domains.items():
         absent = undeclared_absent(domain, published[column], declared.get(column))
         if absent:
+            advice = declare_advice(absent, (kinds or {}).get(column, Kind.CATEGORICAL))
             raise InputError(
                 f"column '{column}': this draw left {len(absent)} value(s) of its domain in no "
                 f"published row (a chance of at most {ABSENT_CHANCE:g}), and the public domain "
                 "would name them (telling anyone that somebody in the data holds them); run it "
-                f"again, or {_declare(absent)}"
+                f"again with another seed (or none), or {advice}"
             )
 
 
@@ -148,6 +158,7 @@ def check_drawable(
     counts: np.ndarray,
     domain: Sequence[Any],
     declared: Sequence[Any] | None,
+    kind: Kind | str = Kind.CATEGORICAL,
 ) -> None:
     """Refuse, before the draw, a column whose public domain would too likely name a value that
     no published row holds.
@@ -163,6 +174,8 @@ def check_drawable(
         Its public domain.
     declared : sequence or None
         Its declared values (never a leak).
+    kind : Kind, default categorical
+        Its kind, for what the message says declares its values (:func:`declare_advice`).
 
     Raises
     ------
@@ -183,17 +196,50 @@ def check_drawable(
             f"column '{column}': the randomization would leave some value of its domain in no "
             f"published row with a chance of up to {min(total, 1.0):.2g} (more than "
             f"{ABSENT_CHANCE:g}), and the public domain would name it (telling anyone that "
-            f"somebody in the data holds it); {_declare(undeclared)}, or recode its rare "
-            "values into common ones first"
+            f"somebody in the data holds it); {declare_advice(undeclared, kind)}, or recode its "
+            "rare values into common ones first"
         )
 
 
-def _declare(values: Sequence[Any]) -> str:
-    """What to declare so that ``values`` (undeclared ones, never shown: an error may be seen
-    by others) may be named: the value ``?`` alone, a missing answer, is named."""
-    if {value_key(v) for v in values} == {value_key(MISSING_LABEL)}:
+def declare_advice(values: Sequence[Any], kind: Kind | str) -> str:
+    """What the data owner declares so that a column's public domain may name ``values`` (its
+    undeclared ones, never shown: an error may be seen by others), by the column's kind.
+
+    Parameters
+    ----------
+    values : sequence
+        The column's values that its domain would name without a published row or a
+        declaration.
+    kind : Kind
+        The column's kind: a categorical column declares its ``categories``, an ordinal one its
+        ``order``; a numeric column declares none (the schema refuses ``categories`` for it) and
+        is declared as an ordinal column with an ``order`` listing every possible value.
+
+    Returns
+    -------
+    str
+        The advice, a clause of an error message. The value ``?`` alone (a missing answer,
+        ``missing: value``) is declared among the others, or left out with ``missing: drop``.
+    """
+    kind = Kind(kind)
+    missing_only = {value_key(v) for v in values} == {value_key(MISSING_LABEL)}
+    if kind is Kind.CATEGORICAL:
+        if missing_only:
+            return (
+                f"add the value {MISSING_LABEL} (a missing answer, missing: value) to the "
+                "column's declared categories, or leave its missing answers out (missing: drop)"
+            )
+        return "declare the column's possible values (categories: [...] in the schema, a codebook)"
+    if kind is Kind.ORDINAL:
+        where = "list every possible value of the column in its order: [...] in the schema"
+    else:
+        where = (
+            "declare the column's possible values: a numeric column declares none, so give it "
+            "kind: ordinal with order: [...] listing every possible value"
+        )
+    if missing_only:
         return (
-            f"add the value {MISSING_LABEL} (a missing answer, missing: value) to the column's "
-            "declared categories, or leave its missing answers out (missing: drop)"
+            f"{where}, the value {MISSING_LABEL} (a missing answer, missing: value) among them, "
+            "or leave its missing answers out (missing: drop)"
         )
-    return "declare the column's possible values (categories: [...] in the schema, a codebook)"
+    return where

@@ -220,9 +220,11 @@ def publish(
     """
     codes = {c: table.codes(c) for c in table.columns}
     declared = table.schema.declared()
+    kinds = {c: table.schema[c].kind for c in specs}
     for column, spec in specs.items():  # before any draw: refused or not, whatever it draws
         counts = np.bincount(codes[column], minlength=table.cardinality(column))
-        check_drawable(column, spec.matrix, counts, table.dictionary(column), declared.get(column))
+        domain = table.dictionary(column)
+        check_drawable(column, spec.matrix, counts, domain, declared.get(column), kinds[column])
     for column, spec in specs.items():
         d = table.cardinality(column)
         if spec.keep is not None:
@@ -234,6 +236,7 @@ def publish(
         domains,
         {c: domains[c][np.bincount(codes[c], minlength=len(domains[c])) > 0] for c in specs},
         declared,
+        kinds,
     )
     order = rng.permutation(table.n_rows)  # rows are published in random order
     shuffled = {c: v[order] for c, v in codes.items()}
