@@ -16,7 +16,9 @@ and checks
    dropped column's values), unless the data owner declared it public (a column's
    ``categories`` or ordinal ``order`` in the schema). Every public key is scanned, with no
    exemption: a method publishes by design only what it declares with ``public=``, and a key
-   that names values (a randomization's domains) holds declared or published values only;
+   that names values (a randomization's domains, :data:`NAMING_KEYS`) holds declared or
+   published values only, its numbers compared by value (a domain's 50.0 with a published
+   ``50.0`` or ``50``) as its strings by text;
 4. that no public table holds a column the schema does not publish (an identifier, a
    household id). A sampling weight or a stratum id is published like an insensitive column;
 5. given the release the files were written from, that every column read back holds its
@@ -45,7 +47,7 @@ from .frequencies import Frequencies, column_codes, frequencies_of
 from .release_check import CHECKED_KINDS, ONE_TABLE_KINDS, check_release
 from .verdict import Verdict
 
-__all__ = ["Verification", "verify_written", "public_leaks"]
+__all__ = ["NAMING_KEYS", "Verification", "verify_written", "public_leaks"]
 
 #: Release kinds whose claimed models are checked on equivalence classes of one table.
 _CLASS_KINDS = ("generalized", "masked")
@@ -105,15 +107,25 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _strings(obj: Any, path: str = "") -> Iterator[tuple[str, str]]:
+#: Keys of public metadata whose values name values of a column (a randomization's domain):
+#: their numbers are scanned too, as their text. Elsewhere a number is a parameter or a count
+#: (k = 5, the rows published), which a column of numbers would hold by chance.
+NAMING_KEYS = frozenset({"domain", "domains"})
+
+
+def _strings(obj: Any, path: str = "", naming: bool = False) -> Iterator[tuple[str, str, bool]]:
+    """The texts of ``obj``'s strings, and of its numbers under a key of :data:`NAMING_KEYS`
+    (as :func:`_text_values` writes a value), each with its path and whether it is a number."""
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield from _strings(v, f"{path}.{k}" if path else str(k))
+            yield from _strings(v, f"{path}.{k}" if path else str(k), naming or k in NAMING_KEYS)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            yield from _strings(v, f"{path}[{i}]")
+            yield from _strings(v, f"{path}[{i}]", naming)
     elif isinstance(obj, str):
-        yield path, obj
+        yield path, obj, False
+    elif naming and isinstance(obj, (int, float, np.number)) and not isinstance(obj, bool):
+        yield from ((path, text, True) for text in _text_values([obj]))
 
 
 def _text_values(values: Iterable[Any]) -> set[str]:
@@ -147,12 +159,28 @@ def _texts_of(values: Any, texts: set[str]) -> set[str]:
     return _text_values(array) & texts
 
 
+def _numbers_of(values: Any, numbers: set[str]) -> set[str]:
+    """The texts of ``numbers`` (numbers written by :func:`_text_values`) that some value of
+    ``values`` is, by value: a number, or a text that writes one (a column of numbers published
+    as text beside the value ``?`` writes ``50.0`` for the domain's 50.0)."""
+    if not numbers:
+        return set()
+    array = values.to_numpy() if isinstance(values, pd.Index) else np.asarray(values)
+    if array.dtype.kind in "OU":
+        array = pd.to_numeric(pd.Series(array, dtype=object), errors="coerce").to_numpy()
+    if array.dtype.kind not in "iuf":
+        return set()
+    array = array[np.isin(array, np.array([float(t) for t in numbers], dtype=float))]
+    return _text_values(array) & numbers
+
+
 def public_leaks(
     release: Release,
     original: pd.DataFrame,
     declared: Mapping[str, Sequence[Any]] | None = None,
 ) -> list[str]:
-    """Public metadata strings that are original values absent from the published tables.
+    """Public metadata strings (and numbers naming values: :data:`NAMING_KEYS`) that are
+    original values absent from the published tables.
 
     Parameters
     ----------
@@ -187,28 +215,37 @@ def _leaks(
 ) -> list[str]:
     """:func:`public_leaks`, the published tables' distinct values read from ``codes``."""
     original = pandas_if_arrow(original, "original")
-    strings = [
-        (path, text)
-        for key, value in release.public_metadata.items()
-        for path, text in _strings(value, key)
+    found = [
+        entry for key, value in release.public_metadata.items() for entry in _strings(value, key)
     ]
-    texts = {text for _, text in strings}  # only these can leak: the values are matched to them
+    # only these can leak: the values are matched to them (strings by text, a domain's numbers
+    # by value)
+    texts = {text for _, text, number in found if not number}
+    numbers = {text for _, text, number in found if number}
     published: set[str] = set()
+    published_numbers: set[str] = set()
     for columns in codes.values():
         published |= set(map(str, columns))
         for _, uniques in columns.values():
             published |= _texts_of(uniques, texts)
-    by_value: dict[str, str] = {}
+            published_numbers |= _numbers_of(uniques, numbers)
+    # a number the owner declared for a column is public whichever column also holds it
+    stated = [v for values in (declared or {}).values() for v in values]
+    published_numbers |= _numbers_of(pd.Index(stated, dtype=object), numbers)
+    by_value: dict[tuple[str, bool], str] = {}
     for c in original.columns:
         allowed = published | _text_values((declared or {}).get(str(c), ()))
-        for v in _texts_of(factorize(original[c])[1], texts) - allowed:
-            by_value.setdefault(v, str(c))
+        uniques = factorize(original[c])[1]
+        for v in _texts_of(uniques, texts) - allowed:
+            by_value.setdefault((v, False), str(c))
+        for v in _numbers_of(uniques, numbers) - published_numbers:
+            by_value.setdefault((v, True), str(c))
     leaks = []
-    for path, text in strings:
-        if text in by_value:
+    for path, text, number in found:
+        if (text, number) in by_value:
             leaks.append(
                 f"public metadata {path} holds {text!r}, a value of original column "
-                f"{by_value[text]!r} that the published tables do not contain"
+                f"{by_value[text, number]!r} that the published tables do not contain"
             )
     return leaks
 
