@@ -25,7 +25,6 @@ from dask import delayed
 
 from ..core.errors import InfeasibleError, InputError
 from ..core.progress import ProgressLike
-from ..core.release import ALWAYS_PUBLIC
 from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
 from ..methods.sdc.common import check_flag, check_k, refuse_marked
@@ -270,14 +269,7 @@ def microaggregate_blocks(
         "masked_numeric": columns,
         "blocks": len(sizes),
     }
-    return RowwiseRelease(
-        data,
-        metadata,
-        (*ALWAYS_PUBLIC, "masked_numeric"),
-        "masked",
-        rows=encoding.rows,
-        repeated=encoding.repeated,
-    )
+    return RowwiseRelease.masked(data, metadata, encoding)
 
 
 def _describe(sizes: pd.Series, limit: int = 5) -> str:

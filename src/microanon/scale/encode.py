@@ -404,15 +404,7 @@ def _reported(frame: Any, cleaned: Any, schema: Schema, columns: list[str]) -> l
         split_every=False,  # (every partition's table, in partition order, merged once)
         meta=object,
     )
-    markers = frame.reduction(
-        _marker_tallies,
-        aggregate=_merged_markers,
-        chunk_kwargs={"columns": published},
-        aggregate_kwargs={"columns": published},
-        split_every=False,
-        meta=object,
-    )
-    return [combinations, markers]
+    return [combinations, _merged_once(frame, _marker_tallies, _merged_markers, published)]
 
 
 def _repeated(frame: Any, ids: list[str]) -> list[Any]:
@@ -420,18 +412,20 @@ def _repeated(frame: Any, ids: list[str]) -> list[Any]:
     (:func:`~microanon.core.repetition.tally`: every row, its records per value of each
     identifier), the tallies merged in one task (none without ``ids``). A reduction of the frame
     the pass reads anyway: its partitions are read once."""
-    if not ids:
-        return []
-    return [
-        frame.reduction(
-            tally,
-            aggregate=_merged_tallies,
-            chunk_kwargs={"columns": ids},
-            aggregate_kwargs={"columns": ids},
-            split_every=False,
-            meta=object,
-        )
-    ]
+    return [_merged_once(frame, tally, _merged_tallies, ids)] if ids else []
+
+
+def _merged_once(frame: Any, chunk: Any, aggregate: Any, columns: list[str]) -> Any:
+    """A reduction of the frame: ``chunk`` of each partition, merged in one task, in partition
+    order, by ``aggregate``; both given ``columns``."""
+    return frame.reduction(
+        chunk,
+        aggregate=aggregate,
+        chunk_kwargs={"columns": columns},
+        aggregate_kwargs={"columns": columns},
+        split_every=False,
+        meta=object,
+    )
 
 
 def _merged_tallies(parts: pd.Series, columns: list[str]) -> dict[str, Repetition]:

@@ -355,6 +355,14 @@ class RowwiseRelease:
     counted: Counted | None = field(default=None, repr=False, compare=False)
     repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
 
+    @classmethod
+    def masked(cls, data: dd.DataFrame, metadata: dict[str, Any], encoding: Any) -> RowwiseRelease:
+        """A masking method's release (kind ``masked``, ``masked_numeric`` public besides
+        :data:`~microanon.core.release.ALWAYS_PUBLIC`), with the rows and the person ids'
+        repetition its ``encoding`` (:class:`~microanon.scale.Encoding`) counted."""
+        public = (*ALWAYS_PUBLIC, "masked_numeric")
+        return cls(data, metadata, public, "masked", rows=encoding.rows, repeated=encoding.repeated)
+
     @property
     def public_metadata(self) -> dict[str, Any]:
         """The metadata a data user gets (written to ``public/release.json``)."""
@@ -1231,14 +1239,7 @@ def add_noise_dask(
         "masked_numeric": cols,
         **({"noise_scale": scale} if scale else {}),
     }
-    return RowwiseRelease(
-        data,
-        metadata,
-        (*ALWAYS_PUBLIC, "masked_numeric"),
-        "masked",
-        rows=encoding.rows,
-        repeated=encoding.repeated,
-    )
+    return RowwiseRelease.masked(data, metadata, encoding)
 
 
 # ---------------------------------------------------------------------- MRR
