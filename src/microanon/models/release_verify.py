@@ -30,6 +30,7 @@ and checks
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,20 +233,24 @@ def _leaks(
     # a number the owner declared for a column is public whichever column also holds it
     stated = [v for values in (declared or {}).values() for v in values]
     published_numbers |= _numbers_of(pd.Index(stated, dtype=object), numbers)
-    by_value: dict[tuple[str, bool], str] = {}
+    by_value: dict[tuple[str, bool], list[str]] = {}
     for c in original.columns:
         allowed = published | _text_values((declared or {}).get(str(c), ()))
         uniques = factorize(original[c])[1]
         for v in _texts_of(uniques, texts) - allowed:
-            by_value.setdefault((v, False), str(c))
+            by_value.setdefault((v, False), []).append(str(c))
         for v in _numbers_of(uniques, numbers) - published_numbers:
-            by_value.setdefault((v, True), str(c))
+            by_value.setdefault((v, True), []).append(str(c))
     leaks = []
     for path, text, number in found:
-        if (text, number) in by_value:
+        columns = by_value.get((text, number))
+        if columns:
+            # the column the path names (a domain's own), else the first that holds the value
+            steps = set(re.split(r"[.\[\]]", path))
+            column = next((c for c in columns if c in steps), columns[0])
             leaks.append(
                 f"public metadata {path} holds {text!r}, a value of original column "
-                f"{by_value[text, number]!r} that the published tables do not contain"
+                f"{column!r} that the published tables do not contain"
             )
     return leaks
 
