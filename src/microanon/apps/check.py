@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.missing import as_value, numbers_with_strays, stray_note, stray_refusal, stray_text
-from ..core.reading import missing_marker_columns, missing_marker_warnings
+from ..core.reading import marker_warnings, missing_marker_columns
 from ..core.schema import check_frame
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
@@ -226,12 +226,8 @@ def marker_notes(data: pd.DataFrame, columns: Sequence[str], noted: Sequence[str
         One warning per marker and kind of column, naming each column, its rows and the option.
     """
     found = missing_marker_columns(data.loc[:, list(dict.fromkeys(columns))])
-    named = [c for c, f in found.items() if not (f.numbers and c in noted)]
-    if not named:
-        return []
-    return missing_marker_warnings(
-        data, "check", "run check again with --na-values {option}", columns=named
-    )
+    named = {c: f for c, f in found.items() if not (f.numbers and c in noted)}
+    return marker_warnings(named, "check", "run check again with --na-values {option}")
 
 
 def format_profile(p: dict[str, Any]) -> str:
