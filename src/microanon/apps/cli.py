@@ -1073,69 +1073,6 @@ def _column_lines(columns: list[dict[str, Any]]) -> list[str]:
     return [f"  {r['column']:<{width}} {r['role']:<12} {r['done']}" for r in columns]
 
 
-#: What ``anonymize --engine dask`` says of a release whose method writes no report out of core
-#: (``add_noise``, microaggregation within blocks: their reports measure masked values against
-#: the original's, record by record, over the whole table).
-NO_REPORT = (
-    "no report.html: out of core, full_domain, pram and randomized_response write their "
-    "reports; {method}'s measure record linkage (each original record's nearest masked record "
-    "among all records) and rank disclosure (each value's rank among all the original values), "
-    "which need the whole table (use --engine memory for them)"
-)
-
-
-def _rowwise_summary(result: Any, as_json: bool) -> None:
-    """The summary of a row-wise (or block) release written with ``--engine dask`` (without
-    reports, its warnings are those on a person identifier that repeats, counted in the pass
-    that read the data, as the in-memory run words them)."""
-    if result.reported:
-        _reported_summary(result, as_json)
-        return
-    from .panel import repeated_id_notes
-
-    warned = repeated_id_notes(result.repeated)
-    for w in warned:
-        click.echo(f"WARNING: {w}", err=True)
-    meta = result.metadata
-    method = meta["method"]
-    randomized, kept, masked = _changed_columns(meta)
-    changed = (
-        f"randomized: {', '.join(randomized)}" if randomized else f"masked: {', '.join(masked)}"
-    )
-    if kept:
-        changed += f"; published unchanged (keep probability 1): {', '.join(kept)}"
-    from .row_counts import ROW_COUNTS_KEY, RowCounts
-
-    blocks = result.internal.get("blocks")
-    rows = RowCounts.from_dict(result.internal[ROW_COUNTS_KEY])
-    lines = [
-        f"{method} (dask): {rows.sentence()}",
-        f"  {changed}"
-        + (
-            f" (within {blocks:,} blocks of {meta['parameters']['by']})"
-            if blocks is not None
-            else ""
-        ),
-        "claimed models verified on the files as written: nothing claimed",
-        f"wrote {result.path}/public (publish this) and {result.path}/internal (keep this); "
-        + NO_REPORT.format(method=method),
-    ]
-    _emit(
-        as_json,
-        {
-            **_dask_release(result, method),
-            "rows_out": result.rows_out,
-            "rows": rows.to_dict(),
-            "randomized": randomized,
-            "masked": masked,
-            "verified": None,
-            "warnings": warned,
-            "seconds": result.seconds,
-        },
-        "\n".join(lines),
-    )
-
-
 def _dask_release(result: Any, method: str) -> dict[str, Any]:
     """The first keys of a row-wise release's ``--json`` answer: the method, the engine, the
     release's kind and where its parts are."""
@@ -1149,21 +1086,20 @@ def _dask_release(result: Any, method: str) -> dict[str, Any]:
     }
 
 
-def _changed_columns(meta: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
-    """The columns a row-wise release randomized, those it randomized with keep probability 1
-    (published unchanged, as the in-memory summary says) and those it masked."""
+def _changed_columns(meta: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The columns a row-wise release randomized (those with keep probability 1 are published
+    unchanged, as the in-memory summary says) and those it masked."""
     from .families.randomize.report import describe_randomized
 
     specs = meta.get("randomized", {})
     randomized = [c for c, spec in specs.items() if describe_randomized(spec, meta["method"])]
-    kept = [c for c in specs if c not in randomized]
-    return randomized, kept, list(meta.get("masked_numeric", []))
+    return randomized, list(meta.get("masked_numeric", []))
 
 
-def _reported_summary(result: Any, as_json: bool) -> None:
-    """The summary of a row-wise release written with ``--engine dask`` with its reports: the
-    shape of the in-memory run's (its warnings on stderr, a line per column, the verification,
-    the utility), the same numbers where the data define them."""
+def _rowwise_summary(result: Any, as_json: bool) -> None:
+    """The summary of a row-wise (or block) release written with ``--engine dask`` with its
+    reports: the shape of the in-memory run's (its warnings on stderr, a line per column, the
+    verification, the utility), the same numbers where the data define them."""
     from .row_counts import ROW_COUNTS_KEY, RowCounts
 
     meta, numbers = result.metadata, result.reported
@@ -1172,7 +1108,7 @@ def _reported_summary(result: Any, as_json: bool) -> None:
         click.echo(f"WARNING: {w}", err=True)
     verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
     columns = numbers["columns"].to_dict(orient="records")
-    randomized, _, masked = _changed_columns(meta)
+    randomized, masked = _changed_columns(meta)
     lines = [
         f"{meta['method']} (dask): {rows.sentence()}",
         *_column_lines(columns),

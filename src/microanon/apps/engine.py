@@ -421,9 +421,9 @@ def anonymize_dask(
         ``public/report.html``: :func:`microanon.apps.scale_reports.write_scale_reports`) and
         their numbers in ``reported``; the second for the other methods, with ``seconds`` (the
         method's pass over the data, then :func:`~microanon.scale.write_rowwise`'s stages and
-        the total) and, for PRAM and randomized response, their reports written
+        the total) and their reports written
         (:func:`microanon.apps.scale_reports.write_rowwise_reports`) and their numbers in
-        ``reported`` (add_noise, MRR and microaggregation within blocks write none yet). The
+        ``reported``. The
         internal metadata holds the run's audit trail, as in memory. Either holds, in
         ``repeated``, the values and rows of the schema's person identifiers
         (:func:`~microanon.apps.init.roles.person_ids`), counted in the pass that read the
@@ -579,7 +579,9 @@ def _blocks(frame: Any, cfg: PipelineConfig, params: dict[str, Any], run: dict[s
     k = params.pop("k", None)
     if k is None:
         raise InputError("params: microaggregation needs k, the smallest group size")
-    return microaggregate_blocks(frame, columns, k, by=str(by), schema=cfg.schema, **params, **run)
+    return microaggregate_blocks(
+        frame, columns, k, by=str(by), schema=cfg.schema, **params, **run, reports=True
+    )
 
 
 @_csv_types_hold()

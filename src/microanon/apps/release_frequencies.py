@@ -29,6 +29,7 @@ from ..measures.weight_classes import CLASSES, INVERSE, TOTAL, stand_ins, weight
 from ..models import column_codes, published_groups_frame
 
 if TYPE_CHECKING:
+    from ..measures.perturbative import MaskedPairs
     from .risk import HouseholdMeasure
 
 __all__ = [
@@ -310,6 +311,10 @@ class ReleaseTables:
     pairs : Combinations or None
         When the release keeps every original record in order: each record's original
         quasi-identifiers, then its published ones (named with the suffix ``" (published)"``).
+    masked : MaskedPairs or None
+        Out of core, a release of masked numeric columns: each record's masked values beside
+        its original ones, gathered in the pass that wrote the release (the measures of the
+        masked values pair every record with its own).
     """
 
     quasi: list[str]
@@ -318,6 +323,7 @@ class ReleaseTables:
     after: Combinations
     attack_quasi: list[str]
     pairs: Combinations | None = None
+    masked: MaskedPairs | None = None
 
     @classmethod
     def of(cls, original: pd.DataFrame, release: Release) -> ReleaseTables:
@@ -417,13 +423,15 @@ class CountedRelease:
         weighted: Combinations | None = None,
         households: HouseholdMeasure | None = None,
         resolved: Schema | None = None,
+        masked: MaskedPairs | None = None,
     ) -> CountedRelease:
         """From the original's frequency table (its quasi-identifiers and sensitive column that
         it holds) and the published table's (every column), each in order of first appearance;
-        ``pairs`` as :attr:`ReleaseTables.pairs`; ``searched``, ``weighted``, ``households``
-        and ``resolved`` as the attributes of those names."""
+        ``pairs`` and ``masked`` as :attr:`ReleaseTables.pairs` and
+        :attr:`ReleaseTables.masked`; ``searched``, ``weighted``, ``households`` and
+        ``resolved`` as the attributes of those names."""
         quasi = [str(q) for q in quasi]
         shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values]
         after = published.project(shown)
-        tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs)
+        tables = ReleaseTables(quasi, sensitive, original, after, list(quasi), pairs, masked)
         return cls(tables, published, searched, weighted, households, resolved)

@@ -1,6 +1,6 @@
 """The internal and public reports of a release made out of core (``anonymize --engine dask``):
-full-domain generalization (:func:`write_scale_reports`), PRAM and randomized response
-(:func:`write_rowwise_reports`).
+full-domain generalization (:func:`write_scale_reports`), PRAM, randomized response, noise and
+microaggregation within blocks (:func:`write_rowwise_reports`).
 
 The reports of :func:`microanon.apps.publish.publish` measure frequency tables
 (:mod:`microanon.apps.release_frequencies`), which can be counted partition by partition: each
@@ -15,7 +15,10 @@ measures (:mod:`microanon.scale.households`). The warning on a published column 
 other software writes for a missing value (R's ``NA``) is worded from the markers the encoding
 pass tallied on each partition's distinct values (:attr:`~microanon.scale.ScaleResult.markers`),
 and that on a person identifier that repeats (a panel) from its values counted in that pass
-(:attr:`~microanon.scale.ScaleResult.repeated`).
+(:attr:`~microanon.scale.ScaleResult.repeated`). The measures of masked numeric values (noise,
+microaggregation) pair every record with its own masked record: they are measured on the pairs
+the pass that wrote the release gathered, in the input's order
+(:attr:`microanon.scale.WrittenRelease.masked`), by the same functions as in memory.
 """
 
 from __future__ import annotations
@@ -218,16 +221,17 @@ def write_rowwise_reports(
     households: HouseholdMeasure | None = None,
 ) -> dict[str, Any]:
     """Write ``internal/report.html`` and ``public/report.html`` of a release made partition by
-    partition (PRAM, randomized response); return the numbers shown (as
-    :func:`microanon.apps.publish.publish`).
+    partition (PRAM, randomized response, noise, microaggregation within blocks); return the
+    numbers shown (as :func:`microanon.apps.publish.publish`).
 
-    Every number is measured on two frequency tables: the original's combinations of the
+    The risk profiles are measured on two frequency tables: the original's combinations of the
     quasi-identifiers, the sensitive column and the sampling weight, counted in the pass that
     read it (``result.counted``), and the written files' (``result.published``), counted in
-    the read that checked them. No measure of these releases pairs a record with its
-    published record (a randomized release's utility compares the two distributions), and
-    the published table's combinations are taken in the files' order, as the release read back
-    holds them.
+    the read that checked them; the published table's combinations are taken in the files'
+    order, as the release read back holds them. No measure of a randomized release pairs a
+    record with its published record (its utility compares the two distributions); those of
+    masked numeric columns do, on the pairs gathered while the release was written
+    (``result.masked``).
 
     Parameters
     ----------
@@ -266,6 +270,7 @@ def write_rowwise_reports(
         weighted=weighted,
         households=households,
         resolved=found.schema,
+        masked=result.masked,
     )
     return _written(
         result, result.kind, counted, found.markers, columns, schema, lint, config, subtitle

@@ -31,8 +31,8 @@ Perturbative releases (:mod:`.perturbative`, :mod:`.linkage`): original and mask
 compared record by record
     :func:`sse`, :func:`information_loss`, :func:`il1s`, :func:`mean_changes`,
     :func:`variance_changes`, :func:`covariance_changes`, :func:`correlation_changes`,
-    :func:`utility_summary`; :func:`distance_linkage`, :func:`interval_disclosure`,
-    :func:`rank_disclosure`, :func:`risk_summary`
+    :func:`utility_summary`, :class:`MaskedPairs`; :func:`distance_linkage`,
+    :func:`interval_disclosure`, :func:`rank_disclosure`, :func:`risk_summary`
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ if TYPE_CHECKING:  # imported on first use (microanon.core.lazy): see _WHERE
     from .perturbative import (
         Change,
         InformationLoss,
+        MaskedPairs,
         UtilitySummary,
         correlation_changes,
         covariance_changes,
@@ -159,6 +160,7 @@ _WHERE = {
         [
             "Change",
             "InformationLoss",
+            "MaskedPairs",
             "UtilitySummary",
             "correlation_changes",
             "covariance_changes",
@@ -207,6 +209,7 @@ __all__ = [
     "Linkage",
     "LoglinearRisk",
     "LossMetric",
+    "MaskedPairs",
     "ModelRisk",
     "NCPScore",
     "NonUniformEntropy",

@@ -12,7 +12,9 @@ original's) or two arrays of the same shape.
 - :func:`mean_changes`, :func:`variance_changes`, :func:`covariance_changes`,
   :func:`correlation_changes` — how well the moments are preserved (absolute and relative
   differences, per column or as matrices);
-- :func:`utility_summary` — all of them at once (:class:`UtilitySummary`).
+- :func:`utility_summary` — all of them at once (:class:`UtilitySummary`);
+- :class:`MaskedPairs` — the records a report compares: those whose masked columns hold a
+  number in both tables.
 
 Variances, covariances and standard deviations are sample ones (``n - 1`` denominator), as in R.
 """
@@ -33,6 +35,7 @@ from ..core.schema import check_frame
 __all__ = [
     "Change",
     "InformationLoss",
+    "MaskedPairs",
     "UtilitySummary",
     "correlation_changes",
     "covariance_changes",
@@ -431,3 +434,43 @@ def utility_summary(
         il1s=_il1s(x, y, names),
         **{name: _statistic_change(name, x, y, names) for name in _STATISTICS},
     )
+
+
+@dataclass(frozen=True, eq=False)
+class MaskedPairs:
+    """The masked numeric columns of a release beside their original values, record by record:
+    what the measures of a masked release compare.
+
+    Attributes
+    ----------
+    original, masked : DataFrame
+        The same columns, row ``i`` of both the same record: the records whose columns hold a
+        number in both tables, in the records' order (a value unknown in the original, kept
+        missing by ``missing: keep``, stays unknown when it is masked, and is no number to
+        compare).
+    unknown : int
+        The records left out for an unknown value.
+    """
+
+    original: pd.DataFrame
+    masked: pd.DataFrame
+    unknown: int = 0
+
+    @classmethod
+    def of(
+        cls, original: pd.DataFrame, masked: pd.DataFrame, columns: Sequence[Any]
+    ) -> MaskedPairs:
+        """From an original table and its masked release aligned by position (``columns``: the
+        masked ones)."""
+        columns = list(columns)
+        known = (
+            original[columns].notna().all(axis=1).to_numpy()
+            & masked[columns].notna().all(axis=1).to_numpy()
+        )
+        if known.all():
+            return cls(original[columns], masked[columns])
+        return cls(
+            original.loc[known, columns].reset_index(drop=True),
+            masked.loc[known, columns].reset_index(drop=True),
+            int((~known).sum()),
+        )

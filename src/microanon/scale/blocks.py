@@ -30,7 +30,14 @@ from ..methods.sdc import microaggregation
 from ..methods.sdc.common import check_flag, check_k, refuse_marked
 from .client import dask_client, run_stage
 from .encode import encode_dataset, held, numbers_as_text
-from .rowwise import RowwiseRelease, _as_schema, _source, _text
+from .rowwise import (
+    RowwiseRelease,
+    _as_schema,
+    _source,
+    _text,
+    original_names,
+    report_columns,
+)
 
 __all__ = ["BLOCK_ROWS", "microaggregate_blocks"]
 
@@ -51,6 +58,7 @@ class _Blocks:
     standardize: bool
     published: list[str]
     dtypes: dict[str, Any]
+    originals: tuple[str, ...] = ()
 
 
 def _positions(part: pd.DataFrame, start: int) -> pd.DataFrame:
@@ -73,9 +81,10 @@ def _typed(frame: pd.DataFrame, plan: _Blocks) -> pd.DataFrame:
 
 
 def _microaggregate_partition(part: pd.DataFrame, plan: _Blocks) -> pd.DataFrame:
-    """MDAV on every block of one shuffled partition, each block's records in original order."""
+    """MDAV on every block of one shuffled partition, each block's records in original order
+    (and, for the reports, the aggregated columns' original values: ``plan.originals``)."""
     if len(part) == 0:
-        return _typed(part.loc[:, plan.published], plan)
+        return _with_originals(_typed(part.loc[:, plan.published], plan), part, plan)
     part = part.sort_index(kind="stable")
     pieces = []
     for rows in part.groupby(plan.by, sort=False).indices.values():
@@ -91,7 +100,18 @@ def _microaggregate_partition(part: pd.DataFrame, plan: _Blocks) -> pd.DataFrame
         )
         pieces.append(release.data.set_axis(block.index, axis=0))
     out = pd.concat(pieces).sort_index(kind="stable")
-    return _typed(out, plan)
+    return _with_originals(_typed(out, plan), part, plan)
+
+
+def _with_originals(out: pd.DataFrame, part: pd.DataFrame, plan: _Blocks) -> pd.DataFrame:
+    """``out`` with the aggregated columns' original values of ``part`` (the same records, by
+    position in the input) as ``plan.originals`` (none without them)."""
+    if not plan.originals:
+        return out
+    for c, name in zip(plan.columns, plan.originals, strict=True):
+        values = part[c].to_numpy(dtype=np.float64, na_value=np.nan)
+        out[name] = pd.Series(values, index=part.index).reindex(out.index)
+    return out
 
 
 def _default_schema(frame: dd.DataFrame, columns: list[str], by: str) -> Schema:
@@ -120,6 +140,7 @@ def microaggregate_blocks(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    reports: bool = False,
     person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """MDAV microaggregation within the blocks of a blocking variable, out of core.
@@ -152,6 +173,8 @@ def microaggregate_blocks(
         worker's memory, and MDAV's time grows with the square of its size.
     client, scheduler, progress, read_options, person_ids
         As for :func:`microanon.scale.randomize_dask`.
+    reports : bool
+        As for :func:`microanon.scale.add_noise_dask`.
 
     Returns
     -------
@@ -192,8 +215,11 @@ def microaggregate_blocks(
     not_numeric = [c for c in columns if schema[c].kind is not Kind.NUMERIC]
     if not_numeric:
         raise InputError(f"microaggregation: column '{not_numeric[0]}' is not numeric")
+    reported = report_columns(schema) if reports else []
     with dask_client(client, scheduler) as run:
-        encoding, cleaned = encode_dataset(frame, schema, [], run, progress, ids=person_ids)
+        encoding, cleaned = encode_dataset(
+            frame, schema, [], run, progress, reported=reported, ids=person_ids
+        )
         for c in columns:  # as numeric_matrix refuses them in memory, counted over the dataset
             refuse_marked("microaggregation", c, encoding.marked.get(c, 0))
         parts = cleaned.to_delayed(optimize_graph=True)
@@ -246,8 +272,9 @@ def microaggregate_blocks(
             dtypes[c] = "text"
         else:
             dtypes[c] = kind
+    originals = tuple(original_names(columns, published)) if reports else ()
     plan = _Blocks(
-        encoding.source, by, int(k), columns, modal, bool(standardize), published, dtypes
+        encoding.source, by, int(k), columns, modal, bool(standardize), published, dtypes, originals
     )
     shuffled = positioned.shuffle(on=by)
     data = shuffled.map_partitions(
@@ -269,7 +296,7 @@ def microaggregate_blocks(
         "masked_numeric": columns,
         "blocks": len(sizes),
     }
-    return RowwiseRelease.masked(data, metadata, encoding)
+    return RowwiseRelease.masked(data, metadata, encoding, reported, positioned=True)
 
 
 def _describe(sizes: pd.Series, limit: int = 5) -> str:

@@ -44,6 +44,7 @@ from ..core.repetition import Repetition
 from ..core.schema import Kind, Schema
 from ..core.secret_scan import texts_in_files
 from ..core.table import Table
+from ..measures.perturbative import MaskedPairs
 from ..methods.randomize.domains import check_domains, check_drawable
 from ..methods.randomize.mrr import check_theta, flip_records
 from ..methods.randomize.onehot import OneHotLayout
@@ -104,6 +105,7 @@ __all__ = [
     "column_moments",
     "map_partitions_random",
     "mrr_dask",
+    "original_names",
     "partition_streams",
     "pram_dask",
     "randomize_dask",
@@ -342,6 +344,15 @@ class RowwiseRelease:
         alone with their value (:class:`~microanon.core.repetition.Repetition`), counted in
         the pass that read the data (:attr:`~microanon.scale.Encoding.repeated`). Never
         written.
+    paired : dask.dataframe.DataFrame or None
+        A masking method's, with ``reports=True``: each record's original values of the masked
+        columns (named by :func:`original_names`), then its masked ones, lazily, the records
+        whose values are all known; computed by :func:`write_rowwise` with the published
+        table (each partition's task once), gathered for the reports. Never written.
+    positioned : bool
+        Whether :attr:`paired`'s index is the records' positions in the input (their order,
+        restored when they are gathered); else its partitions hold the records in their
+        order.
     """
 
     data: dd.DataFrame
@@ -354,14 +365,48 @@ class RowwiseRelease:
     rows: dict[str, Any] = field(default_factory=dict)
     counted: Counted | None = field(default=None, repr=False, compare=False)
     repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
+    paired: dd.DataFrame | None = field(default=None, repr=False, compare=False)
+    positioned: bool = False
 
     @classmethod
-    def masked(cls, data: dd.DataFrame, metadata: dict[str, Any], encoding: Any) -> RowwiseRelease:
+    def masked(
+        cls,
+        full: dd.DataFrame,
+        metadata: dict[str, Any],
+        encoding: Encoding,
+        reported: list[str],
+        positioned: bool = False,
+    ) -> RowwiseRelease:
         """A masking method's release (kind ``masked``, ``masked_numeric`` public besides
         :data:`~microanon.core.release.ALWAYS_PUBLIC`), with the rows and the person ids'
-        repetition its ``encoding`` (:class:`~microanon.scale.Encoding`) counted."""
+        repetition its ``encoding`` (:class:`~microanon.scale.Encoding`) counted.
+
+        ``full``: the published columns, then, when the reports are counted (``reported``:
+        the columns the encoding pass counted for them), each masked column's original
+        values (named by :func:`original_names`): the release's :attr:`data` leaves them out
+        and :attr:`paired` keeps them beside the masked columns (``positioned`` as the
+        attribute).
+        """
         public = (*ALWAYS_PUBLIC, "masked_numeric")
-        return cls(data, metadata, public, "masked", rows=encoding.rows, repeated=encoding.repeated)
+        masked = list(metadata["masked_numeric"])
+        counted = _counted(encoding, reported)
+        data, paired = full, None
+        if counted is not None:
+            published = list(full.columns[: len(full.columns) - len(masked)])
+            data = full[published]
+            both = full[[*original_names(masked, published), *masked]]
+            paired = both.map_partitions(_known_rows, meta=both._meta)
+        return cls(
+            data,
+            metadata,
+            public,
+            "masked",
+            rows=encoding.rows,
+            counted=counted,
+            repeated=encoding.repeated,
+            paired=paired,
+            positioned=positioned,
+        )
 
     @property
     def public_metadata(self) -> dict[str, Any]:
@@ -372,6 +417,24 @@ class RowwiseRelease:
     def internal_metadata(self) -> dict[str, Any]:
         """The metadata the data owner keeps (written to ``internal/internal.json``)."""
         return {k: v for k, v in self.metadata.items() if k not in self.public}
+
+
+def original_names(masked: Sequence[str], published: Sequence[str]) -> list[str]:
+    """The names of the columns that carry each of the ``masked`` columns' original values
+    beside the ``published`` ones through a partition's task (``"<column> (original)"``, primed
+    until it is no published column's name); never written."""
+    names: list[str] = []
+    for c in masked:
+        name = f"{c} (original)"
+        while name in published or name in names:
+            name += "'"
+        names.append(name)
+    return names
+
+
+def _known_rows(part: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``part`` whose every value is known."""
+    return part.loc[part.notna().all(axis=1).to_numpy()]
 
 
 @dataclass(frozen=True)
@@ -411,6 +474,10 @@ class WrittenRelease:
         (:func:`microanon.apps.scale_reports.write_rowwise_reports`); empty otherwise.
     repeated : dict of str to Repetition
         :attr:`RowwiseRelease.repeated` (in memory, never written).
+    masked : MaskedPairs or None
+        A masking method's, with :attr:`RowwiseRelease.paired`: the records' masked values
+        beside their original ones, gathered in the input's order from the pass that wrote
+        the files. In memory, never written.
     """
 
     path: Path
@@ -425,6 +492,7 @@ class WrittenRelease:
     seconds: dict[str, float] = field(default_factory=dict)
     reported: dict[str, Any] = field(default_factory=dict)
     repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
+    masked: MaskedPairs | None = field(default=None, repr=False, compare=False)
 
 
 def write_rowwise(
@@ -500,7 +568,10 @@ def write_rowwise(
             write_metadata_file=False,
             name_function=_part_name,
         )
-        run_stage(run, "write", [write], progress)
+        # (a masking method's pairs for the reports: from the same tasks, each run once)
+        paired = [] if release.paired is None else [release.paired]
+        done = run_stage(run, "write", [write, *paired], progress)
+        masked = _gathered_pairs(release, done[1]) if paired else None
         # (each file is a stretch of the input: the rows are sent to files at random, then sorted)
         order_parts(run, root, progress)
         seconds["write"] = time.perf_counter() - mark
@@ -523,6 +594,7 @@ def write_rowwise(
             published,
             seconds,
             repeated=release.repeated,
+            masked=masked,
         )
         if reports is not None and release.counted is not None:
             mark = time.perf_counter()
@@ -533,6 +605,20 @@ def write_rowwise(
         if exposed:
             raise VerificationError("nothing was written: " + "; ".join(exposed))
     return replace(written, path=target, data=target / PUBLIC_DIR / DATA)
+
+
+def _gathered_pairs(release: RowwiseRelease, frame: pd.DataFrame) -> MaskedPairs:
+    """The :class:`MaskedPairs` of :attr:`RowwiseRelease.paired` computed (``frame``, its
+    partitions in order), the records in the input's order."""
+    if release.positioned:
+        frame = frame.sort_index(kind="stable")
+    masked = list(release.metadata["masked_numeric"])
+    original = frame.iloc[:, : len(masked)].set_axis(masked, axis=1).reset_index(drop=True)
+    return MaskedPairs(
+        original,
+        frame.loc[:, masked].reset_index(drop=True),
+        int(release.rows["entering"]) - len(frame),
+    )
 
 
 def _read_back(
@@ -1024,10 +1110,12 @@ class _Noise:
     root: np.ndarray | None = None
     epsilon: float | None = None
     sensitivity: np.ndarray | None = None
+    originals: tuple[str, ...] = ()
 
 
 def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise) -> pd.DataFrame:
-    """One partition with the noise of :func:`microanon.methods.sdc.add_noise` added."""
+    """One partition with the noise of :func:`microanon.methods.sdc.add_noise` added (and, for
+    the reports, the perturbed columns' original values: ``plan.originals``)."""
     # (numbered afresh: the rows missing: drop left out leave gaps in the partition's index,
     # and the noise is added by position)
     part = part.reset_index(drop=True)
@@ -1036,6 +1124,8 @@ def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise)
     if len(part) == 0:
         for c in plan.columns:
             out[c] = out[c].astype(kind)
+        for h in plan.originals:
+            out[h] = np.zeros(0)
         return out
     x = numeric_matrix(part, plan.columns, "add_noise")
     if plan.method in ("additive", "correlated"):
@@ -1059,6 +1149,8 @@ def _noise_partition(part: pd.DataFrame, gen: np.random.Generator, plan: _Noise)
         y = geometric_noise(x, plan.epsilon, plan.sensitivity, gen)
     for j, c in enumerate(plan.columns):
         out[c] = np.asarray(y[:, j], dtype=kind)
+    for j, h in enumerate(plan.originals):
+        out[h] = x[:, j]
     return out
 
 
@@ -1139,6 +1231,7 @@ def add_noise_dask(
     scheduler: str | None = None,
     progress: ProgressLike = None,
     read_options: Mapping[str, Any] | None = None,
+    reports: bool = False,
     person_ids: Sequence[str] = (),
 ) -> RowwiseRelease:
     """Noise addition on a dataset larger than memory (sdcMicro's ``addNoise``, row-wise ones).
@@ -1159,6 +1252,10 @@ def add_noise_dask(
         As for :func:`~microanon.methods.sdc.add_noise`.
     rng, client, scheduler, progress, read_options, person_ids
         As for :func:`randomize_dask`.
+    reports : bool
+        As for :func:`randomize_dask`; and keep each record's original values of the perturbed
+        columns beside the noisy ones (:attr:`RowwiseRelease.paired`), which the reports
+        compare record by record.
 
     Returns
     -------
@@ -1184,11 +1281,15 @@ def add_noise_dask(
     else:
         eps = check_number(epsilon, "epsilon", 0, low_open=True)
     schema = _as_schema(schema)
+    reported = report_columns(schema) if reports else []
     with dask_client(client, scheduler) as run:
         frame = _source(source, schema.columns, read_options)
-        encoding, cleaned = encode_dataset(frame, schema, [], run, progress, ids=person_ids)
+        encoding, cleaned = encode_dataset(
+            frame, schema, [], run, progress, reported=reported, ids=person_ids
+        )
         published = encoding.schema
         cols = select_columns(published, columns, (Kind.NUMERIC,), "add_noise")
+        originals = tuple(original_names(cols, published.columns)) if reports else ()
         for c in cols:  # as numeric_matrix refuses them in memory, counted over the dataset
             refuse_marked("add_noise", c, encoding.marked.get(c, 0))
         plan: _Noise
@@ -1199,10 +1300,11 @@ def add_noise_dask(
                 raise InputError(f"{method} noise needs at least 2 rows, got {n}")
             if method == "additive":
                 sigma = alpha * np.sqrt(np.diag(cov))
-                plan = _Noise(method, published.columns, cols, sigma=sigma)
+                plan = _Noise(method, published.columns, cols, sigma=sigma, originals=originals)
                 scale = dict(zip(cols, sigma.tolist(), strict=True))
             else:
-                plan = _Noise(method, published.columns, cols, root=sqrt_psd(alpha * cov))
+                root = sqrt_psd(alpha * cov)
+                plan = _Noise(method, published.columns, cols, root=root, originals=originals)
         else:
             if isinstance(sensitivity, Mapping):
                 unknown = sorted(set(map(str, sensitivity)) - set(cols))
@@ -1220,7 +1322,9 @@ def add_noise_dask(
             else:
                 sens = sensitivity
             delta = check_per_column(sens, len(cols), "sensitivity")
-            plan = _Noise(method, published.columns, cols, epsilon=eps, sensitivity=delta)
+            plan = _Noise(
+                method, published.columns, cols, epsilon=eps, sensitivity=delta, originals=originals
+            )
             factor = np.exp(-eps / delta) if method == "geometric" else delta / eps
             scale = dict(zip(cols, factor.tolist(), strict=True))
     data = map_partitions_random(cleaned, _noise_partition, rng, plan)
@@ -1239,7 +1343,7 @@ def add_noise_dask(
         "masked_numeric": cols,
         **({"noise_scale": scale} if scale else {}),
     }
-    return RowwiseRelease.masked(data, metadata, encoding)
+    return RowwiseRelease.masked(data, metadata, encoding, reported)
 
 
 # ---------------------------------------------------------------------- MRR

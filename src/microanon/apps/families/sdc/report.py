@@ -3,9 +3,10 @@
 Masked releases that replace numeric values record by record (microaggregation, noise, swapping,
 top/bottom coding to numbers: metadata ``masked_numeric``) are measured by comparing those columns
 with the original ones by position (:mod:`microanon.measures.perturbative`,
-:mod:`microanon.measures.linkage`). The other masked releases (sampling, recoding, local
-suppression) take the generalization-style measures, a suppressed (missing) cell counting as
-``"*"``.
+:mod:`microanon.measures.linkage`); out of core, with the pairs the written release's pass
+gathered (:attr:`microanon.apps.release_frequencies.ReleaseTables.masked`). The other masked
+releases (sampling, recoding, local suppression) take the generalization-style measures, a
+suppressed (missing) cell counting as ``"*"``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from microanon.core.release import Release
 from microanon.core.release_files import value_text
 from microanon.core.schema import Schema
 from microanon.measures import (
+    MaskedPairs,
     RiskSummary,
     UtilitySummary,
     interval_disclosure,
@@ -43,7 +45,7 @@ from microanon.measures import (
 from microanon.methods.steps import STEPS_METHOD
 from microanon.models import Verdict
 
-__all__ = ["add_sections", "perturbative_metrics", "describe_column", "known_numbers"]
+__all__ = ["add_sections", "perturbative_metrics", "describe_column"]
 
 #: Interval disclosure half-width and rank window of the masked-release report, in percent.
 _INTERVAL_P = 5.0
@@ -65,14 +67,21 @@ def add_sections(
     (:func:`microanon.apps.families.add_release_sections`). A release of several steps
     records which original record each published row is (``source_rows``, internal, as PRAM
     shuffles and sampling drops rows, its position in the file): its columns are compared with
-    those records, which ``original`` (the rows that entered) labels by their positions.
+    those records, which ``original`` (the rows that entered) labels by their positions. Out
+    of core (``tables``), a release of masked numeric columns is measured on the records'
+    pairs gathered while it was written (:attr:`ReleaseTables.masked`); any other masked
+    release is refused (:func:`~microanon.apps.release_sections.on_records_only`).
     """
+    if release.metadata.get("masked_numeric") and tables is not None and tables.masked is not None:
+        # out of core: the masked columns beside the original values, gathered while written
+        return _add_perturbative_sections(report, tables.masked, release, title, verdicts)
     on_records_only(release, tables)
     rows = release.metadata.get("source_rows")
     if rows is not None:
         original = original.loc[list(rows)].reset_index(drop=True)
     if release.metadata.get("masked_numeric"):
-        return _add_perturbative_sections(report, original, release, title, verdicts)
+        pairs = _paired(original, release)
+        return _add_perturbative_sections(report, pairs, release, title, verdicts, len(original))
     release = _suppressed_as_star(release)
     meta = release.metadata
 
@@ -154,16 +163,15 @@ def _masking_paragraph(sec: Section, meta: dict[str, Any]) -> None:
 
 
 def perturbative_metrics(
-    original: pd.DataFrame, release: Release
+    pairs: MaskedPairs,
 ) -> tuple[dict[str, float], dict[str, float], UtilitySummary, RiskSummary]:
-    """Utility and risk of a masked release's ``masked_numeric`` columns against the original.
-
-    Rows are compared by position (the method keeps them in order). Returns the utility and risk
-    numbers (flat, for the command line) and the full
+    """Utility and risk of a masked release's ``masked_numeric`` columns against the original,
+    record by record (``pairs``: :meth:`MaskedPairs.of` a release and the records it was made
+    from). Returns the utility and risk numbers (flat, for the command line) and the full
     :class:`~microanon.measures.UtilitySummary` and :class:`~microanon.measures.RiskSummary`.
     """
-    cols = list(release.metadata["masked_numeric"])
-    original, data = known_numbers(original, release.data, cols)
+    original, data = pairs.original, pairs.masked
+    cols = list(original.columns)
     util = utility_summary(original, data, cols)
     risk = risk_summary(original, data, cols, p=_INTERVAL_P, r=_RANK_R)
     drisk = interval_disclosure(original, data, cols, p=_INTERVAL_P, outside=1)  # (sdcMicro's)
@@ -188,53 +196,44 @@ def perturbative_metrics(
     return utility, risks, util, risk
 
 
-def known_numbers(
-    original: pd.DataFrame, masked: pd.DataFrame, columns: Sequence[str]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rows (aligned by position) whose ``columns`` hold a number in both tables: a value
-    unknown in the original (``missing: keep``) stays unknown when it is masked, and is no
-    number to compare."""
-    known = (
-        original[list(columns)].notna().all(axis=1).to_numpy()
-        & masked[list(columns)].notna().all(axis=1).to_numpy()
-    )
-    if known.all():
-        return original, masked
-    return (
-        original.loc[known].reset_index(drop=True),
-        masked.loc[known].reset_index(drop=True),
-    )
+def _paired(original: pd.DataFrame, release: Release) -> MaskedPairs | None:
+    """The records of a masked release beside the ``original`` ones they were made from, by
+    position; None when the two tables do not have the same rows."""
+    if len(original) != len(release.data):
+        return None
+    return MaskedPairs.of(original, release.data, release.metadata["masked_numeric"])
 
 
 def _add_perturbative_sections(
     report: Report,
-    original: pd.DataFrame,
+    pairs: MaskedPairs | None,
     release: Release,
     title: str,
     verdicts: Sequence[Verdict] | None = None,
+    given: int = 0,
 ) -> dict[str, Any]:
     """Privacy and utility sections of a masked release with numeric columns replaced in place.
 
     Privacy: the claimed models (``verdicts``, re-checked when not given), record linkage,
-    interval and rank disclosure.
-    Utility: SSE/SST, IL1s and the moment changes (:func:`perturbative_metrics`).
+    interval and rank disclosure. Utility: SSE/SST, IL1s and the moment changes
+    (:func:`perturbative_metrics`), measured on ``pairs``; None: the release has not the rows
+    of the original given (``given`` of them), and they are not measured.
     """
     meta = release.metadata
     cols = list(meta["masked_numeric"])
     # every number first, then the sections: the verdicts may still be on their way
-    aligned = len(original) == len(release.data)
-    measured = perturbative_metrics(original, release) if aligned else None
+    measured = perturbative_metrics(pairs) if pairs is not None else None
     sec = report.section(
         f"{title}: privacy (disclosure risk of the masked values)",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         + counts_sentence(meta)
         + f" Masked numeric columns: {', '.join(cols)}."
-        + _unknown_sentence(original, release.data, cols, aligned),
+        + _unknown_sentence(pairs),
     )
     verified = all_hold(verdict_table(sec, release, verdicts))
     if measured is None:
         sec.paragraph(
-            f"The original table given has {len(original):,} rows and the release "
+            f"The original table given has {given:,} rows and the release "
             f"{len(release.data):,}: the masked columns are compared with the original ones by "
             "position, so utility and risk are not measured."
         )
@@ -285,7 +284,10 @@ def _add_perturbative_sections(
 
 #: How each masking method is described in the column table.
 _VERBS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "microaggregation": lambda p: f"microaggregated ({p.get('method')}, k = {p.get('k')})",
+    "microaggregation": lambda p: (
+        f"microaggregated ({p.get('method')}, k = {p.get('k')}"
+        + (f", within the blocks of {p['by']})" if p.get("by") is not None else ")")
+    ),
     "add_noise": lambda p: (
         f"noise added ({p.get('method')}, {p.get('noise')} of the spread)"
         if p.get("noise") is not None
@@ -407,16 +409,11 @@ def _describe_stratum(method: str, params: dict[str, Any], column: str) -> str |
     return None
 
 
-def _unknown_sentence(
-    original: pd.DataFrame, masked: pd.DataFrame, columns: Sequence[str], aligned: bool
-) -> str:
+def _unknown_sentence(pairs: MaskedPairs | None) -> str:
     """What the measures leave out: the records whose masked values are unknown."""
-    if not aligned:
-        return ""
-    measured = len(known_numbers(original, masked, columns)[0])
-    if measured == len(original):
+    if pairs is None or not pairs.unknown:
         return ""
     return (
-        f" The measures below compare the {measured:,} records whose masked values are known; "
-        f"{len(original) - measured:,} unknown values stay unknown, and are left out of them."
+        f" The measures below compare the {len(pairs.original):,} records whose masked values "
+        f"are known; {pairs.unknown:,} unknown values stay unknown, and are left out of them."
     )
