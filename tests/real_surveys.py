@@ -92,6 +92,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``chile``: the 1988 Chilean plebiscite survey (``carData``'s ``Chile``): 2,700 people,
   region, population of the community, sex, age, education, income (missing for 98), the
   status-quo scale and the vote intention (missing for 168).
+- ``randhie``: the RAND Health Insurance Experiment (``sampleSelection``'s ``RandHIE``): 20,190
+  person-years of 5,912 people (``zper``) with plan, site, income, medical spending and health
+  items (45 columns); written as R writes it, ``NA`` falls in some of ``educdec``'s 20,190
+  fields only (4), ``ghindx``'s health index missing for 5,223.
 - ``gss2010``: the General Social Survey 2010 (``openintro``'s ``gss2010``): 2,044
   respondents, hours to relax, days of poor mental health and hours worked (each missing for
   about 43 %), degree and the view on legalizing marijuana (``grass``, missing for 785).
@@ -141,6 +145,7 @@ SURVEYS = {
     "helprct": ("mosaicData", "HELPrct"),
     "chile": ("carData", "Chile"),
     "gss2010": ("openintro", "gss2010"),
+    "randhie": ("sampleSelection", "RandHIE"),
 }
 
 

@@ -229,6 +229,10 @@ def _read_csv(
                 # spreadsheets and SAS export them) would shift every column one place left
                 index_col=False,
                 dtype=dict.fromkeys(codes, str) or None,
+                # each column typed from all its fields at once: read in chunks, a column whose
+                # marker text (R's NA) falls in some chunks only would hold floats from the
+                # others beside text, 12.0 and '12.0' two values (RAND HIE's educdec)
+                low_memory=False,
                 **csv_options,
             )
         if frame.empty:
