@@ -12,6 +12,7 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -218,23 +219,29 @@ def _read_csv(
             names = [str(v) for v in first.iloc[0]] if len(first) else []
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
         codes = zero_led_codes(sample, csv_options, header)
+        read = partial(
+            pd.read_csv,
+            path,
+            header=0 if header else None,
+            na_values=["", *options.na_values, *na_values],
+            # never the first fields as an index: a line ending in the separator (as
+            # spreadsheets and SAS export them) would shift every column one place left
+            index_col=False,
+            dtype=dict.fromkeys(codes, str) or None,
+            **csv_options,
+        )
         with warnings.catch_warnings():
             # A field beyond the header's names would be lost: refused (below), not warned of.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                path,
-                header=0 if header else None,
-                na_values=["", *options.na_values, *na_values],
-                # never the first fields as an index: a line ending in the separator (as
-                # spreadsheets and SAS export them) would shift every column one place left
-                index_col=False,
-                dtype=dict.fromkeys(codes, str) or None,
-                # each column typed from all its fields at once: read in chunks, a column whose
-                # marker text (R's NA) falls in some chunks only would hold floats from the
-                # others beside text, 12.0 and '12.0' two values (RAND HIE's educdec)
-                low_memory=False,
-                **csv_options,
-            )
+            warnings.simplefilter("error", pd.errors.DtypeWarning)
+            try:
+                frame = read()
+            except pd.errors.DtypeWarning:
+                # Read in chunks, a column whose marker text (R's NA) fell in some chunks only
+                # held floats from the others beside text, 12.0 and '12.0' two values (RAND
+                # HIE's educdec): read again, each column typed from all its fields at once
+                # (not always: that takes twice the time and more memory).
+                frame = read(low_memory=False)
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
         whole = _written_whole(
