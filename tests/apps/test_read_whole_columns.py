@@ -50,3 +50,30 @@ def test_init_profiles_and_groups_the_file_s_values(tmp_path: Path) -> None:
     leaves = (tmp_path / schema["educdec"]["hierarchy"]).read_text(encoding="utf-8").splitlines()
     written = pd.read_csv(path, dtype=str, keep_default_na=False)["educdec"]
     assert sorted(line.split(";")[0] for line in leaves) == sorted(written.unique())
+
+
+def test_a_column_typed_apart_in_chunks_reads_as_one_value_per_answer(tmp_path: Path) -> None:
+    """Answers 1-5 written as whole numbers, a few left empty near the top and ``NA`` (a text
+    other software writes for a missing value) at the end of a file large enough for pandas to
+    read in chunks: the first chunk held floats (``1.0``), the last text (``'1'``). Both
+    engines read one value per answer, and no pandas warning reaches the user (the Dask engine
+    had read ``1`` and ``1.0`` as two values, and printed the warning with the file's path)."""
+    import warnings
+
+    import numpy as np
+
+    from microanon.scale import read_dataset
+
+    rows = 400_000
+    answers = pd.Series(np.random.default_rng(5).integers(1, 6, rows)).astype(object)
+    answers.iloc[5:10] = None
+    answers.iloc[-10:] = "NA"
+    path = tmp_path / "answers.csv"
+    pd.DataFrame({"answer": answers, "row": np.arange(rows)}).to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        memory = read_table(path)["answer"]
+        dask = read_dataset(str(path))["answer"].compute()
+    expected = ["1", "2", "3", "4", "5", "NA"]
+    assert sorted(memory.dropna().unique()) == sorted(dask.dropna().unique()) == expected
+    assert memory.isna().sum() == dask.isna().sum() == 5

@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.reading import ReadOptions, csv_opener, whole_floats, whole_written, zero_led_codes
+from ..core.reading import (
+    ReadOptions,
+    csv_opener,
+    typed_whole,
+    whole_floats,
+    whole_written,
+    zero_led_codes,
+)
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -233,15 +240,7 @@ def _read_csv(
         with warnings.catch_warnings():
             # A field beyond the header's names would be lost: refused (below), not warned of.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            warnings.simplefilter("error", pd.errors.DtypeWarning)
-            try:
-                frame = read()
-            except pd.errors.DtypeWarning:
-                # Read in chunks, a column whose marker text (R's NA) fell in some chunks only
-                # held floats from the others beside text, 12.0 and '12.0' two values (RAND
-                # HIE's educdec): read again, each column typed from all its fields at once
-                # (not always: that takes twice the time and more memory).
-                frame = read(low_memory=False)
+            frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
         whole = _written_whole(

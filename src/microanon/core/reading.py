@@ -28,10 +28,34 @@ __all__ = [
     "missing_marker_columns",
     "missing_marker_warnings",
     "reading_hint",
+    "typed_whole",
     "whole_floats",
     "whole_written",
     "zero_led_codes",
 ]
+
+
+def typed_whole(read: Callable[..., Any]) -> Any:
+    """``read()``, a :func:`pandas.read_csv` of a CSV file, or ``read(low_memory=False)`` when
+    pandas' read typed a column apart in the chunks it reads a large file in (its
+    ``DtypeWarning``, caught): a column whose marker text (R's ``NA``) falls in some chunks only
+    holds numbers from the others beside text, ``12`` read as ``12.0`` in one chunk and
+    ``'12'`` in another, one answer two values. The second read types each column from all its
+    fields at once; it is not the first, as it takes twice the time and more memory.
+    ``read`` starts from the file's beginning each time it is called.
+    """
+    import warnings
+
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.DtypeWarning)
+        try:
+            return read()
+        except pd.errors.DtypeWarning:
+            pass
+    return read(low_memory=False)
+
 
 #: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).
 CSV_KEYS = ("sep", "encoding", "decimal", "quotechar", "sheet")

@@ -24,7 +24,7 @@ import pyarrow as pa
 from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
-from ..core.reading import csv_opener, whole_floats, whole_written, zero_led_codes
+from ..core.reading import csv_opener, typed_whole, whole_floats, whole_written, zero_led_codes
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -348,14 +348,22 @@ def read_csv_block(data: Any, *, source: str, **kwargs: Any) -> pd.DataFrame:
         A line with more fields than the header names; a line the parser cannot split; bytes
         that are not text in the file's encoding.
     """
+
+    def read(index: Any) -> pd.DataFrame:
+        def once(**more: Any) -> pd.DataFrame:
+            data.seek(0)
+            return pd.read_csv(data, **{**kwargs, "index_col": index, **more})
+
+        # (a column typed apart in the chunks of a large block, '12' and 12.0: read again whole)
+        return typed_whole(once)
+
     try:
-        frame = pd.read_csv(data, **{**kwargs, "index_col": None})
+        frame = read(None)
         if isinstance(frame.index, pd.RangeIndex):
             return frame
         last = frame.iloc[:, -1] if frame.shape[1] else None
         if frame.index.nlevels == 1 and last is not None and (last.isna() | last.eq("")).all():
-            data.seek(0)
-            return pd.read_csv(data, **{**kwargs, "index_col": False})
+            return read(False)
     except pd.errors.ParserError as exc:
         raise InputError(f"cannot read {source}: {_parser_problem(exc, kwargs)}") from None
     except UnicodeDecodeError as exc:
