@@ -198,6 +198,7 @@ def test_the_dependency_scan_is_bounded_and_says_what_it_left_out():
     assert pair.kind == "determined_by_quasi" and pair.related == ("a", "b")
     # (a leave-one-out share, which the sentence says: below the rows a column determines)
     assert "of the rows (each row read off the other rows like it)" in pair.evidence
+    assert pair.evidence.startswith("a and b predict it for ") and "who knows them" in pair.evidence
     singles = lint_schema(df, roles, budget=9_999)
     assert [f.column for f in singles.findings] == ["id"]  # near_unique, found without the scan
     assert singles.limited.startswith("dependency scan limited: testing 1 insensitive column(s)")
@@ -790,3 +791,14 @@ def test_the_lint_codes_each_column_once(monkeypatch):
     assert sorted(hashed) == sorted(schema.columns)
     with factorize_module.shared_codes():
         assert lint_schema(data, schema).to_dict() == before
+
+
+def test_one_quasi_identifier_predicting_a_column_is_said_in_the_singular():
+    """``x`` is ``q`` halved: ``q`` gives it, not the other way round (the sentence had said
+    "q predict it" and "who knows them")."""
+    q = np.random.default_rng(0).integers(0, 10, 2000)
+    df = pd.DataFrame({"q": q, "x": q // 2})
+    (finding,) = lint_schema(df, {"q": "quasi", "x": "insensitive"}).findings
+    assert finding.kind == "determined_by_quasi"
+    assert finding.evidence.startswith("q predicts it for 100% of the rows")
+    assert finding.evidence.endswith("an attacker who knows q can link it")

@@ -1163,13 +1163,14 @@ def _dependencies(
             )
     if best[0] >= threshold and not any(set(f.related) <= set(best[1]) for f in found):
         names = " and ".join(best[1])
+        verb, known = ("predicts", names) if len(best[1]) == 1 else ("predict", "them")
         acc = best_acc
         found.append(
             Finding(
                 column,
                 "determined_by_quasi",
-                f"{names} predict it for {acc:.0%} of the rows{_OTHERS} (strength "
-                f"{best[0]:.2f}): an attacker who knows them can link it",
+                f"{names} {verb} it for {acc:.0%} of the rows{_OTHERS} (strength "
+                f"{best[0]:.2f}): an attacker who knows {known} can link it",
                 tuple(best[1]),
                 best[0],
             )
