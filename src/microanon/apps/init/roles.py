@@ -60,6 +60,7 @@ from ...core.lint import (
 )
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
+from ..panel import GROUPS
 from .design import design_role
 from .items import answer_item
 from .keys import hierarchy_levels, rank_keys
@@ -334,8 +335,9 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     A near-unique column becomes an identifier; an insensitive column that determines or is
     determined by quasi-identifiers becomes a quasi-identifier; one that gives a sensitive column
     back, or a class of it, becomes sensitive like it, and so does a quasi-identifier that gives
-    it back; a stratum id that does either is dropped (an identifier): published unchanged it
-    would reveal the quasi-identifier or the sensitive column. A
+    it back, unless it has far more values than the sensitive column (:func:`_finer`: a person
+    id, dropped); a stratum id that does either is dropped (an identifier): published unchanged
+    it would reveal the quasi-identifier or the sensitive column. A
     quasi-identifier that columns published unchanged give back as their combination (a scale's
     score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
     unless the data owner stated it (the finding then stays, for init to warn of). The reason
@@ -369,10 +371,19 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
             if f is None:
                 continue
             changed = True
-            drop = f.kind == "near_unique" or p.role is Role.STRATA
+            finer = f.kind == COPY_KIND and _finer(data, p.column, f.related[0])
+            drop = f.kind == "near_unique" or p.role is Role.STRATA or finer
             role = Role.IDENTIFIER if drop else Role.QUASI
             done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
-            if f.kind in _GIVEN and not drop:
+            if finer:
+                done = (
+                    f"dropped: with {data[p.column].nunique():,} values for "
+                    f"{f.related[0]}'s {data[f.related[0]].nunique():,} it holds more than "
+                    f"{f.related[0]}, as the id of people or groups does (published with its "
+                    f"records it would link them); if it is {f.related[0]} recoded, give it "
+                    "role sensitive"
+                )
+            elif f.kind in _GIVEN and not drop:
                 role = Role.SENSITIVE
                 done = f"sensitive, like {f.related[0]}"
             out[i] = Proposal(
@@ -385,6 +396,16 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
         if not changed:
             break
     return out
+
+
+def _finer(data: pd.DataFrame, column: str, sensitive: str) -> bool:
+    """Whether ``column``, which gives ``sensitive`` back (each of its values stands for one
+    of ``sensitive``'s), has far more values: at least :data:`~microanon.apps.panel.GROUPS` and
+    twice ``sensitive``'s. It is then no recoding of it (a log wage beside the wage has as many
+    values) but holds more, as a panel's person id does (RAND HIE's ``zper``, 5,912 people,
+    gives back every person-level health item)."""
+    values = data[column].nunique()
+    return bool(values >= max(GROUPS, 2 * data[sensitive].nunique()))
 
 
 def _like_its_parts(proposal: Proposal, found: Combination, schema: Schema) -> Proposal:
