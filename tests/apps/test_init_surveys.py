@@ -269,7 +269,7 @@ def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
     ]
 
 
-def test_a_panel_s_person_id_that_gives_a_sensitive_item_back_is_dropped():
+def test_a_panel_s_person_id_that_gives_a_sensitive_item_back_is_dropped_and_its_year_known():
     """The RAND Health Insurance Experiment (sampleSelection's RandHIE: 20,190 person-years of
     5,912 people, ``zper``, a number with no identifier's name): the schema lint found that
     ``zper`` gives back the person-level health item ``hlthf``, and init proposed it sensitive
@@ -283,6 +283,10 @@ def test_a_panel_s_person_id_that_gives_a_sensitive_item_back_is_dropped():
     assert zper.role is Role.IDENTIFIER and zper.rule == "lint:determines_sensitive"
     assert "so dropped: with 5,912 values for hlthf's 2 it holds more than hlthf" in zper.reason
     assert "if it is hlthf recoded, give it role sensitive" in zper.reason
+    # the study's year (1-5) and site (1-6) are no answers to a rating scale: others know them
+    for column, values in (("year", 5), ("site", 6)):
+        assert roles[column].role is Role.QUASI and roles[column].rule == "moderate", column
+        assert f"moderate-cardinality rule: {values} values" in roles[column].reason
 
 
 def test_anonymize_warns_of_a_panel_s_person_id_as_init_does(runner, tmp_path):

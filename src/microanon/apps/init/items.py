@@ -4,8 +4,9 @@ A column without a telling name is taken for the answer to an opinion or attitud
 
 * its values are a **rating scale**: whole numbers on a consecutive range from 0 or 1, of
   :data:`SCALE_POINTS` points (a 1–5 Likert item, a 0–10 scale, a 1–7 party identification),
-  nearly every point used, and its name is not that of a count or a rank others can know
-  (:data:`COUNT_NAMES`: dependents, children, birth order, ...); or
+  nearly every point used, and its name is not that of a count, a rank or a record's time or
+  place, which others can know (:data:`KNOWN_NUMBERS`: dependents, children, birth order, a
+  year, a survey wave, a study site, ...); or
 * it has **two values and many missing** (at least :data:`YES_NO_MISSING`), text or answer
   codes (whole numbers up to :data:`YES_NO_CODES`, as 1 = yes, 2 = no): a yes/no question
   asked of part of the sample (split ballots, filters), as opinion items are, whereas
@@ -30,7 +31,7 @@ from .profile import ColumnProfile, normalized_name
 
 __all__ = [
     "ANSWER_WORDS",
-    "COUNT_NAMES",
+    "KNOWN_NUMBERS",
     "SCALE_POINTS",
     "YES_NO_CODES",
     "YES_NO_MISSING",
@@ -43,11 +44,14 @@ YES_NO_MISSING = 0.1
 YES_NO_CODES = 9
 #: Points of a rating scale (smallest and largest number of values).
 SCALE_POINTS = (4, 11)
-#: Names (normalized) of counts and ranks others can know, whose whole numbers are no rating
-#: scale: dependents, children, siblings, household members, rooms, cars, birth order, ...
-COUNT_NAMES = re.compile(
+#: Names (normalized) of counts, ranks and a record's time or place, which others can know and
+#: whose whole numbers are no rating scale: dependents, children, siblings, household members,
+#: rooms, cars, birth order, ...; a year, a survey's wave or round, a visit, a study site (RAND
+#: HIE's ``year``, 1-5, and ``site``, 1-6, were taken for opinion items).
+KNOWN_NUMBERS = re.compile(
     r"_(n|nr|num|no|number|count|cnt)_|depend|child|kids?_|_sibs?_|sibling|brth_?ord|birth_?ord"
     r"|_order_|member|_persons?_|_people_|_rooms?_|_cars?_|_vehicles?_"
+    r"|_(years?|yr|wave|round|period|visit|cohort|month|quarter|site)\d*_"
 )
 #: Words of questionnaire answer options.
 ANSWER_WORDS = re.compile(
@@ -121,7 +125,7 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         )
     low, high = SCALE_POINTS
     numbers = _whole_numbers(col) if p.type not in ("date", "code") else None
-    if _centered(numbers, high) and not COUNT_NAMES.search(normalized_name(p.name)):
+    if _centered(numbers, high) and not KNOWN_NUMBERS.search(normalized_name(p.name)):
         return (
             "answer-scale",
             f"answer-scale rule: whole numbers {int(numbers[0])} to {int(numbers[-1])} around 0 "
@@ -132,7 +136,7 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     if not low <= p.distinct <= high or p.type in ("date", "code"):
         return None
     if numbers is not None:
-        if COUNT_NAMES.search(normalized_name(p.name)):  # a count or a rank, not an opinion
+        if KNOWN_NUMBERS.search(normalized_name(p.name)):  # (a count, a rank, a time or place)
             return None
         first, last = int(numbers[0]), int(numbers[-1])
         span = last - first + 1
