@@ -283,6 +283,8 @@ def test_a_panel_s_person_id_that_gives_a_sensitive_item_back_is_dropped_and_its
     assert zper.role is Role.IDENTIFIER and zper.rule == "lint:determines_sensitive"
     assert "so dropped: with 5,912 values for hlthf's 2 it holds more than hlthf" in zper.reason
     assert "if it is hlthf recoded, give it role sensitive" in zper.reason
+    (warning,) = _repeated_ids(list(roles.values()), profile_table(frame), frame)
+    assert warning.startswith("'zper', dropped as an identifier, repeats (5,912 values on 20,190")
     # the study's year (1-5) and site (1-6) are no answers to a rating scale: others know them
     for column, values in (("year", 5), ("site", 6)):
         assert roles[column].role is Role.QUASI and roles[column].rule == "moderate", column
