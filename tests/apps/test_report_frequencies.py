@@ -320,3 +320,20 @@ def test_missing_and_starred_cells_from_codes_are_those_compared_one_by_one(cell
     missing, starred = _missing_and_starred(column)
     assert missing.tolist() == column.isna().tolist()
     assert starred.tolist() == (column == "*").fillna(False).astype(bool).tolist()
+
+
+@SETTINGS
+@given(records(missing_quasi=True), st.integers(0, 2), st.data())
+def test_leaving_out_empty_columns_keeps_the_combinations(table, empty, data):
+    """A table counted out of core names the columns it did not count, empty: projecting its
+    combinations onto the others (in any order) keeps them as they are, which grouping them
+    again gives too (the same rows, counts and order)."""
+    columns = list(table.columns)
+    combos = Combinations.of(table, columns, np.arange(1, len(table) + 1))
+    named = combos.values.assign(**{f"empty{i}": np.nan for i in range(empty)})
+    wide = Combinations(named, combos.counts)
+    kept = data.draw(st.permutations(columns))
+    got = wide.project(kept)
+    expected = Combinations.of(named, kept, combos.counts)
+    pd.testing.assert_frame_equal(got.values.reset_index(drop=True), expected.values)
+    np.testing.assert_array_equal(got.counts, expected.counts)

@@ -110,7 +110,12 @@ class Combinations:
 
     def project(self, columns: Sequence[str]) -> Combinations:
         """The combinations of fewer ``columns``, their counts summed (in order of first
-        appearance still)."""
+        appearance still). Leaving out only columns that hold no value (those a table counted
+        out of core names without counting them) leaves the combinations as they are."""
+        columns = list(columns)
+        dropped = [c for c in self.values.columns if c not in columns]
+        if len(set(columns)) == len(columns) and self.values[dropped].isna().all(axis=None):
+            return Combinations(self.values[columns], self.counts, self.inverse)
         return Combinations.of(self.values, columns, self.counts, inverse=self.inverse)
 
     def key_weights(self, keys: Sequence[str], weight: str, harmonic: str) -> Combinations:
