@@ -207,20 +207,26 @@ def _written_alike(column: pd.Series) -> bool:
 def as_suppressed(values: pd.DataFrame) -> pd.DataFrame:
     """``values`` as an attacker reads a published table: a missing cell is the value ``*``.
 
-    A column of numbers (NumPy integers or floats) without a missing cell is kept as it is: it
-    groups as its objects would (equal numbers, ``0.0`` and ``-0.0`` too, one value), without
-    one Python number per row; any other column is made of objects, ``*`` where missing.
+    A column of numbers (NumPy integers or floats) or of Arrow text without a missing cell is
+    kept as it is: it groups as its objects would (equal numbers, ``0.0`` and ``-0.0`` too, one
+    value), without one Python object per row; any other column is made of objects, ``*``
+    where missing.
     """
     if not values.columns.is_unique:
         return values.astype(object).where(values.notna(), SUPPRESSED)
     columns = {}
     for name, column in values.items():
         missing = column.isna()
-        if _numbers(column) and not missing.any():
+        if (_numbers(column) or _arrow_text(column)) and not missing.any():
             columns[name] = column
         else:
             columns[name] = as_objects(column).where(~missing, SUPPRESSED)
     return pd.DataFrame(columns, index=values.index, columns=values.columns, copy=False)
+
+
+def _arrow_text(column: pd.Series) -> bool:
+    """Whether ``column`` holds Arrow text."""
+    return isinstance(column.array, pd.arrays.ArrowExtensionArray) and _written_alike(column)
 
 
 def _numbers(column: pd.Series) -> bool:
