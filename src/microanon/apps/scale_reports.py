@@ -295,7 +295,7 @@ def _written(
     internal = {**public, **result.internal, "audit": {"lint": lint.to_dict()}}
     data = counted.published.values
     release = Release(kind, {"data": data}, internal, public)
-    part = Release(kind, {"data": data}, public, public)
+    part = Release(kind, release.tables, public, public)  # (its columns already text)
     part.has_internal = False
     verification = Verification(list(getattr(result, "verdicts", [])), public=part)
     shown = pd.DataFrame(columns=list(columns))
