@@ -315,7 +315,9 @@ def unread_sensitive(release: Release) -> list[str]:
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
     """The alarms of a release: more than half the records suppressed; quasi-identifiers fully
     suppressed, published unchanged or of one published value; sensitive columns no claimed
-    model reads (:func:`unread_sensitive`); information loss above 1/2."""
+    model reads (:func:`unread_sensitive`); the family's own, from the public part and from
+    what its report sections measured (``numbers["alarms"]``: masked values below 0 where the
+    original has none); information loss above 1/2."""
     out = []
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
     gone = [q for q in quasi if all_suppressed(release, q)]
@@ -365,6 +367,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
         )
     out += unread_sensitive(release)
     out += family_of(release).warnings(release)
+    out += numbers.get("alarms") or []
     util = numbers.get("utility") or {}
     for name in ("LM", "GCP"):
         value = util.get(name)

@@ -279,7 +279,33 @@ def _add_perturbative_sections(
         "after": risks,
         "utility": utility,
         "verified": verified,
+        "alarms": negative_alarms(pairs, meta.get("method")),
     }
+
+
+def negative_alarms(pairs: MaskedPairs, method: Any = None) -> list[str]:
+    """A warning per masked column whose original holds no negative value but whose masked
+    values do (noise around a small count or amount: carData's Chile, noise 0.5 of the spread
+    on the communities' population, gave 291 of 2,581 communities a negative one), each the
+    same sentence in the terminal, ``--json`` and the internal report."""
+    out = []
+    for column in pairs.original.columns:
+        below = int((pairs.masked[column] < 0).sum())
+        if not below or (pairs.original[column] < 0).any():
+            continue
+        advice = (
+            "; add less noise, or multiplicative noise (method: multiplicative, for values "
+            "above 0), which keeps every value above 0"
+            if method == "add_noise"
+            else ""
+        )
+        out.append(
+            f"{column}: {below:,} of the {len(pairs.masked):,} masked values "
+            f"{'is' if below == 1 else 'are'} below 0, where the original holds none: such a "
+            "value tells that it was masked, and may be none the column can take (a count, an "
+            f"amount, an age){advice}"
+        )
+    return out
 
 
 #: How each masking method is described in the column table.
