@@ -123,6 +123,10 @@ def test_anonymize_microaggregation_blocks_on_processes(scheduler, files, tmp_pa
     release = Release.load(out)
     assert release.metadata["blocks"] == 2 and len(release.data) == 3000
     assert release.data.groupby(["sex", "age"]).size().min() >= 5
+    # the pairs of original and masked ages, sent by the worker processes, measured
+    internal = (out / "internal" / "report.html").read_text("utf-8")
+    assert "record linkage" in internal and "SSE/SST" in internal
+    assert "record linkage" not in (out / "public" / "report.html").read_text("utf-8")
 
 
 def test_check_on_processes(scheduler, files):
