@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.factorize import packed_key
+from ..core.factorize import packed_key, usable_cores
 from .perturbative import numeric_pair
 
 __all__ = [
@@ -89,8 +89,8 @@ def distance_linkage(
     :data:`TIE_TOLERANCE`) and the record's own masked record is one of them, the attacker picks
     one at random, so the record counts ``1/t``; microaggregation makes such ties the rule (a
     group's ``k`` records share one masked record). The nearest records come from a k-d tree
-    (:class:`scipy.spatial.cKDTree`) over the distinct masked records with their multiplicities:
-    no ``n × n`` distance matrix is built.
+    (:class:`scipy.spatial.cKDTree`) over the distinct masked records with their multiplicities,
+    queried on every core the process may use: no ``n × n`` distance matrix is built.
 
     Returns
     -------
@@ -123,7 +123,8 @@ def _linkage(x: np.ndarray, y: np.ndarray, standardize: bool) -> Linkage:
 
     tree = cKDTree(distinct)
     kq = min(2, len(distinct))
-    dist, idx = tree.query(x, k=kq)
+    cores = usable_cores()  # (the queries of the records split between the cores)
+    dist, idx = tree.query(x, k=kq, workers=cores)
     dist, idx = dist.reshape(len(x), kq), idx.reshape(len(x), kq)
     bound = dist[:, 0] * (1 + TIE_TOLERANCE)
     own = np.sqrt(((x - y) ** 2).sum(axis=1))
@@ -132,7 +133,7 @@ def _linkage(x: np.ndarray, y: np.ndarray, standardize: bool) -> Linkage:
     several = linked & (dist[:, -1] <= bound) if kq == 2 else np.zeros(len(x), dtype=bool)
     if several.any():
         rows = np.flatnonzero(several)
-        hits = tree.query_ball_point(x[rows], r=bound[rows], return_sorted=False)
+        hits = tree.query_ball_point(x[rows], r=bound[rows], return_sorted=False, workers=cores)
         lengths = np.fromiter((len(h) for h in hits), dtype=np.int64, count=len(rows))
         flat = np.concatenate([np.asarray(h, dtype=np.int64) for h in hits])
         tied[rows] = np.add.reduceat(multiplicity[flat], np.r_[0, np.cumsum(lengths)[:-1]])
