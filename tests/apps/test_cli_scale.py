@@ -1126,3 +1126,33 @@ def test_a_numeric_column_whose_gaps_other_columns_leave_out_stays_numbers(sched
     published = pd.read_parquet(tmp_path / "dask" / "public" / "data.parquet")
     assert pd.api.types.is_numeric_dtype(published["occ10"])
     assert (published["childs"].astype(str) == "?").any()
+
+
+def test_a_schema_without_a_quasi_identifier_is_refused_as_in_memory(scheduler, tmp_path):
+    """ANES 2008's thermometer masked with noise, every column insensitive: the in-memory run
+    refuses the schema in one line before any work; the Dask run wrote the release and then
+    failed on its summary (a traceback): it refuses it the same way now, nothing written."""
+    from real_surveys import survey
+
+    anes = survey("anes_partytherms")
+    anes = anes[anes["year"] == 2008][["educat", "therm_dem"]].dropna()
+    data = tmp_path / "anes.parquet"
+    anes.to_parquet(data, index=False)
+    schema = {"educat": {"role": "insensitive"}, "therm_dem": {"role": "insensitive",
+              "kind": "numeric"}}  # fmt: skip
+    doc = {"schema": schema, "method": "add_noise", "params": {"noise": 0.1}}
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    lines = {}
+    for engine in ("memory", "dask"):
+        out = tmp_path / engine
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        r = _run("anonymize", str(data), "--config", str(config), "--out", str(out),
+                 "--engine", engine, *extra)  # fmt: skip
+        assert r.exit_code == 2 and not out.exists(), r.output
+        lines[engine] = r.stderr.strip()
+    assert (
+        lines["dask"]
+        == lines["memory"]
+        == ("Error: the schema has no quasi-identifier: mark the columns an attacker knows")
+    )

@@ -604,3 +604,19 @@ def test_the_pairs_gathered_for_the_reports_are_each_record_s_own(
     masked = published[["x", "y"]].reset_index(drop=True).astype(float)
     pd.testing.assert_frame_equal(pairs.masked, masked, check_dtype=False)
     assert list(published.columns) == ["row", "g", "x", "y", "s"]  # the originals not written
+
+
+def test_the_originals_kept_for_the_reports_are_never_published(client, small, tmp_path):
+    """Noise with ``reports=True`` on a schema whose columns the reports count none of (no
+    quasi-identifier, no sensitive column): nothing is paired for the reports, and the
+    perturbed column's original values, which the partitions' tasks carried, are in no
+    written file."""
+    schema = {"income": {"role": "insensitive", "kind": "numeric"}, "sex": "insensitive"}
+    release = add_noise_dask(
+        small, schema, noise=0.5, columns=["income"], rng=3, client=client, progress=False,
+        reports=True,
+    )  # fmt: skip
+    assert release.paired is None and list(release.data.columns) == ["income", "sex"]
+    written = write_rowwise(release, tmp_path / "out", client=client, progress=False)
+    published = pd.read_parquet(tmp_path / "out" / "public" / "data.parquet")
+    assert list(published.columns) == ["income", "sex"] and written.masked is None

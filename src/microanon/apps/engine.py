@@ -25,6 +25,7 @@ from ..core.random import make_rng, state_fingerprints
 from ..core.reading import ReadOptions
 from ..core.release import not_a_dataset
 from ..methods import registry
+from ..methods.release import require_quasi
 from .audit import audit_trail
 from .config import DATASET_PREFIX, PipelineConfig
 from .io import EXCEL_SUFFIXES, STATISTICAL_SUFFIXES
@@ -432,13 +433,14 @@ def anonymize_dask(
     Raises
     ------
     InputError
-        Another method (one line naming it); ``all_minimal``; an output that would hold the
-        input; bad data or parameters (as the function that runs the method); lint findings
-        (see :func:`lint_dask`).
+        A schema without a quasi-identifier (as in memory); another method (one line naming
+        it); ``all_minimal``; an output that would hold the input; bad data or parameters (as
+        the function that runs the method); lint findings (see :func:`lint_dask`).
     InfeasibleError, VerificationError
         As ``full_domain_dask`` (nothing is left behind).
     """
     source = data if data is not None else cfg.data
+    require_quasi(cfg.schema)  # as in memory: every release is measured against them
     _refuse_method(cfg, source)
     params = _twin_params(cfg)
     from ..core.output import check_output_target

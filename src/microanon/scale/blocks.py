@@ -296,7 +296,7 @@ def microaggregate_blocks(
         "masked_numeric": columns,
         "blocks": len(sizes),
     }
-    return RowwiseRelease.masked(data, metadata, encoding, reported, positioned=True)
+    return RowwiseRelease.masked(data, metadata, encoding, reported, originals, positioned=True)
 
 
 def _describe(sizes: pd.Series, limit: int = 5) -> str:

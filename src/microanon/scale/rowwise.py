@@ -375,26 +375,27 @@ class RowwiseRelease:
         metadata: dict[str, Any],
         encoding: Encoding,
         reported: list[str],
+        originals: Sequence[str] = (),
         positioned: bool = False,
     ) -> RowwiseRelease:
         """A masking method's release (kind ``masked``, ``masked_numeric`` public besides
         :data:`~microanon.core.release.ALWAYS_PUBLIC`), with the rows and the person ids'
         repetition its ``encoding`` (:class:`~microanon.scale.Encoding`) counted.
 
-        ``full``: the published columns, then, when the reports are counted (``reported``:
-        the columns the encoding pass counted for them), each masked column's original
-        values (named by :func:`original_names`): the release's :attr:`data` leaves them out
-        and :attr:`paired` keeps them beside the masked columns (``positioned`` as the
-        attribute).
+        ``full``: the published columns and ``originals``, each masked column's original values
+        (named by :func:`original_names`), which the partitions' tasks carry for the reports:
+        the release's :attr:`data` leaves them out, and, when the encoding pass counted what
+        the reports need (``reported``: the columns it counted), :attr:`paired` keeps them
+        beside the masked columns (``positioned`` as the attribute).
         """
         public = (*ALWAYS_PUBLIC, "masked_numeric")
         masked = list(metadata["masked_numeric"])
         counted = _counted(encoding, reported)
-        data, paired = full, None
-        if counted is not None:
-            published = list(full.columns[: len(full.columns) - len(masked)])
-            data = full[published]
-            both = full[[*original_names(masked, published), *masked]]
+        hidden = set(originals)
+        data = full[[c for c in full.columns if c not in hidden]] if hidden else full
+        paired = None
+        if counted is not None and originals:
+            both = full[[*originals, *masked]]
             paired = both.map_partitions(_known_rows, meta=both._meta)
         return cls(
             data,
@@ -1343,7 +1344,7 @@ def add_noise_dask(
         "masked_numeric": cols,
         **({"noise_scale": scale} if scale else {}),
     }
-    return RowwiseRelease.masked(data, metadata, encoding, reported)
+    return RowwiseRelease.masked(data, metadata, encoding, reported, originals)
 
 
 # ---------------------------------------------------------------------- MRR
