@@ -620,3 +620,18 @@ def test_the_originals_kept_for_the_reports_are_never_published(client, small, t
     written = write_rowwise(release, tmp_path / "out", client=client, progress=False)
     published = pd.read_parquet(tmp_path / "out" / "public" / "data.parquet")
     assert list(published.columns) == ["income", "sex"] and written.masked is None
+    # and a release whose table held them anyway is refused by the writer, nothing written
+    import dataclasses
+
+    import dask.dataframe as dd
+
+    from microanon.core.errors import VerificationError
+
+    carried = dd.from_pandas(
+        pd.DataFrame({"income": [1.5, 2.5], "sex": ["F", "M"], "income (original)": [1.0, 2.0]}),
+        npartitions=1,
+    )
+    leaking = dataclasses.replace(release, data=carried)
+    with pytest.raises(VerificationError, match=r"'income \(original\)', which the release"):
+        write_rowwise(leaking, tmp_path / "leak", client=client, progress=False)
+    assert not (tmp_path / "leak").exists()

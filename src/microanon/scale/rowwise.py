@@ -353,6 +353,10 @@ class RowwiseRelease:
         Whether :attr:`paired`'s index is the records' positions in the input (their order,
         restored when they are gathered); else its partitions hold the records in their
         order.
+    columns : tuple of str
+        The columns the release publishes, in order (the schema's published columns):
+        :func:`write_rowwise` refuses written files that hold any other. Empty: those of
+        :attr:`data`.
     """
 
     data: dd.DataFrame
@@ -367,6 +371,7 @@ class RowwiseRelease:
     repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
     paired: dd.DataFrame | None = field(default=None, repr=False, compare=False)
     positioned: bool = False
+    columns: tuple[str, ...] = ()
 
     @classmethod
     def masked(
@@ -407,6 +412,7 @@ class RowwiseRelease:
             repeated=encoding.repeated,
             paired=paired,
             positioned=positioned,
+            columns=tuple(encoding.schema.columns),
         )
 
     @property
@@ -578,6 +584,7 @@ def write_rowwise(
         seconds["write"] = time.perf_counter() - mark
         mark = time.perf_counter()
         info = table_info(root)
+        _refuse_unpublished(release, list(info["columns"]))
         published = _read_back(run, root, release, info["columns"], progress)
         public = {**release.public_metadata, "rows_out": info["rows"]}
         internal = {**release.internal_metadata, "row_counts": _row_counts(release, info["rows"])}
@@ -606,6 +613,23 @@ def write_rowwise(
         if exposed:
             raise VerificationError("nothing was written: " + "; ".join(exposed))
     return replace(written, path=target, data=target / PUBLIC_DIR / DATA)
+
+
+def _refuse_unpublished(release: RowwiseRelease, written: list[str]) -> None:
+    """Refuse written files holding a column the release does not publish.
+
+    Raises
+    ------
+    VerificationError
+        Naming the columns; nothing is written.
+    """
+    expected = list(release.columns) or list(release.data.columns)
+    extra = [c for c in written if c not in expected]
+    if extra:
+        raise VerificationError(
+            f"nothing was written: the files hold column(s) {', '.join(map(repr, extra))}, "
+            "which the release does not publish"
+        )
 
 
 def _gathered_pairs(release: RowwiseRelease, frame: pd.DataFrame) -> MaskedPairs:
@@ -815,6 +839,7 @@ def _randomized_release(
         rows=encoding.rows,
         counted=counted,
         repeated=encoding.repeated,
+        columns=tuple(schema.columns),
     )
 
 
