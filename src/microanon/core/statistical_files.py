@@ -129,7 +129,9 @@ def write_statistical(
     ``declared``), then, for the values it does not list (a generalized level's labels),
     :func:`~microanon.core.hierarchy.number_line_order` (intervals by their lower ends). A text
     column holding a value longer than the format's value labels keep (:data:`LABEL_BYTES`) is
-    a string variable instead. Missing values are missing, and so is the value ``?`` (how a
+    a string variable instead, and so is, in a Stata file, one holding a value that ends in a
+    space (value labels drop trailing spaces; an SPSS file drops them from strings too, and
+    such a column is refused there). Missing values are missing, and so is the value ``?`` (how a
     release publishes a missing answer, ``missing: value``): the last code, declared
     user-missing, in SPSS; the extended missing value ``.a`` in Stata; labelled ``?`` in both.
     A column named in ``labels`` carries that variable label, cut to the longest the format
@@ -152,8 +154,8 @@ def write_statistical(
     ------
     InputError
         A column name the format does not allow, whole numbers a double cannot hold, text
-        longer than an SPSS string variable holds, or a table pyreadstat cannot write; one line
-        naming the column or the file.
+        longer than an SPSS string variable holds, text ending in a space in an SPSS file, or
+        a table pyreadstat cannot write; one line naming the column or the file.
     """
     import pyreadstat
 
@@ -272,9 +274,25 @@ def _variable(
     dates = _dates_written(held)
     if dates is not None:
         return text.map(dates).astype(object), None, []
-    if max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
+    padded = sorted(v for v in held if v.endswith(" "))
+    if padded and format == "sav":
+        raise InputError(_trailing_spaces(name, padded))
+    if padded or max((len(v.encode("utf-8")) for v in held), default=0) > LABEL_BYTES[format]:
         return _string_variable(text, held, name, format), None, []
     return _coded(text, held, declared, format)
+
+
+def _trailing_spaces(name: str, padded: Sequence[str]) -> str:
+    """Why an SPSS file cannot hold a column whose values (``padded``) end in a space: its
+    value labels and string variables drop trailing spaces, so ``'WT '`` and ``'WT'`` would
+    read back as one value."""
+    first = padded[0]
+    return (
+        f"output format sav: column {name!r} holds {len(padded):,} value(s) ending in a space, "
+        f"e.g. {first!r}, which an SPSS file cannot keep (it drops a value's trailing spaces: "
+        f"{first!r} would read back as {first.rstrip(' ')!r}); remove the trailing spaces from "
+        "the data, or write dta, csv or parquet"
+    )
 
 
 def _numbers(col: pd.Series, name: str, format: str, kind: str) -> pd.Series:
