@@ -147,6 +147,7 @@ SURVEYS = {
     "gss2010": ("openintro", "gss2010"),
     "randhie": ("sampleSelection", "RandHIE"),
     "mn_police": ("openintro", "mn_police_use_of_force"),
+    "credit_data": ("modeldata", "credit_data"),
 }
 
 

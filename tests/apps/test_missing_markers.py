@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -221,6 +222,46 @@ def test_anonymize_refusing_na_as_a_number_names_the_option(tmp_path):
         )
         assert run.exit_code == 2
         assert message in run.output and hint in run.output, run.output
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_a_hierarchy_file_refusing_na_names_the_option(tmp_path, engine):
+    """modeldata's credit applicants (4,454) as R writes them: home ownership is NA for 6, and
+    a hierarchy file listing its six categories (as the codebook gives them) refused it with
+    "column 'Home': 1 value(s) not in its hierarchy: 'NA'" alone, on either engine; the line
+    now says that NA is a missing-value marker and names --na-values, as a numeric hierarchy's
+    refusal does."""
+    path = _as_r_writes(tmp_path, "credit_data", ["Home", "Age", "Records"])
+    assert pd.read_csv(path, keep_default_na=False)["Home"].eq("NA").sum() == 6
+    homes = ["ignore", "other", "owner", "parents", "priv", "rent"]
+    (tmp_path / "home.csv").write_text("".join(f"{h};*\n" for h in homes), "utf-8")
+    doc = {
+        "data": str(path),
+        "schema": {
+            "Home": {"role": "quasi", "hierarchy": str(tmp_path / "home.csv")},
+            "Age": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": {"builder": "intervals", "widths": [10, 20]},
+            },
+            "Records": "sensitive",
+        },
+        "method": "full_domain",
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    run = CliRunner().invoke(
+        main,
+        ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--engine", engine],
+    )
+    assert run.exit_code == 2, run.output
+    assert (
+        "column 'Home': 1 value(s) not in its hierarchy: 'NA'; 'NA' is how other software "
+        "writes a missing value (R writes NA): read the file with --na-values NA (in a config: "
+        "na_values: ['NA'])"
+    ) in run.output
+    assert not out.exists()
 
 
 def test_anonymize_names_the_published_columns_holding_na(tmp_path):

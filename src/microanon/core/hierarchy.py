@@ -49,6 +49,7 @@ from .hierarchy_builders import (
 )
 from .keys import SUPPRESSED, shown, value_key
 from .number_text import in_column_type
+from .reading import reading_hint
 
 __all__ = [
     "Hierarchy",
@@ -564,7 +565,9 @@ class Hierarchy:
         Raises
         ------
         HierarchyError
-            Naming the column and up to five values that are not leaves.
+            Naming the column and up to five values that are not leaves, and the reading
+            option to give for a missing-value marker of other software (R's ``NA``) or a
+            number written with a decimal comma among them (:func:`reading_hint`).
         """
         values = list(values)
         keys = [value_key(v) for v in values]
@@ -574,10 +577,12 @@ class Hierarchy:
         if np.any(idx < 0):
             missing = sorted(self.absent(values), key=str)
             col = column or self.name or "?"
+            hint = next((h for h in map(reading_hint, missing) if h), "")
             raise HierarchyError(
                 f"column '{col}': {len(missing)} value(s) not in its hierarchy: "
                 + ", ".join(shown(m) for m in missing[:5])
                 + (" ..." if len(missing) > 5 else "")
+                + hint
             )
         return idx
 
