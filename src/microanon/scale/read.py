@@ -278,6 +278,27 @@ def read_dataset(
             index_col=False,  # (a line ending in the separator: no column shifted, see io)
             dtype=dict.fromkeys(codes, str) or None,
         )
+        # the first file's rows typed the columns: a later file whose first rows miss a
+        # whole number (R's NA) or hold text would fail dask's check; typed as they say
+        retyped = _types_of_later_files(
+            files[1:], frame, {**options, "encoding": encoding}, na_values, codes
+        )
+        if retyped:
+            frame = reader(
+                [str(f) for f in files],
+                sep=sep,
+                encoding=encoding,
+                decimal=decimal,
+                quotechar=quotechar,
+                keep_default_na=False,
+                na_values=["", *([na_values] if isinstance(na_values, str) else na_values or ())],
+                skipinitialspace=True,
+                blocksize=None if csv_opener(files[0]) is not open else blocksize,
+                sample=TYPE_SAMPLE_BYTES,
+                sample_rows=TYPE_SAMPLE_BYTES,
+                index_col=False,
+                dtype={**dict.fromkeys(codes, str), **retyped},
+            )
     except InputError:
         raise
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
@@ -285,6 +306,55 @@ def read_dataset(
     _check_columns(wanted, list(frame.columns), path)
     frame = _whole_codes(frame, files[0], {**options, "encoding": encoding}, na_values, named)
     return frame if wanted is None else frame[wanted]
+
+
+#: Bytes of each CSV file after the first whose rows also type the columns (a file of a
+#: dataset of many files: each wave or region of a survey in its own file).
+LATER_SAMPLE_BYTES = 2**20
+
+
+def _types_of_later_files(
+    files: Sequence[Path],
+    frame: dd.DataFrame,
+    csv_options: dict[str, Any],
+    na_values: Any,
+    codes: Sequence[Any],
+) -> dict[str, Any]:
+    """The columns whose type the first rows (:data:`LATER_SAMPLE_BYTES`) of a CSV file after
+    the first widen, and the type they take: decimal numbers (``float64``, where the first file
+    typed whole numbers and a later file leaves a field empty or ``NA``: read as whole numbers
+    with gaps by :func:`_whole_codes`), or text (a number column whose later file holds text,
+    as the in-memory engine reads the files joined)."""
+    numbers = {c: t for c, t in frame.dtypes.items() if t.kind in "iufb" and c not in codes}
+    if not numbers:
+        return {}
+    missing = ["", *([na_values] if isinstance(na_values, str) else na_values or ())]
+    widened: dict[str, Any] = {}
+    for f in files:
+        with csv_opener(f)(f, "rb") as fh:
+            sample = fh.read(LATER_SAMPLE_BYTES + 1)
+        if len(sample) > LATER_SAMPLE_BYTES:  # (a last line cut short left out)
+            sample = sample[: sample.rfind(b"\n", 0, LATER_SAMPLE_BYTES) + 1]
+        try:
+            head = pd.read_csv(
+                io.BytesIO(sample),
+                **csv_options,
+                keep_default_na=False,
+                na_values=missing,
+                skipinitialspace=True,
+                index_col=False,
+                usecols=lambda c: c in numbers,
+            )
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            continue  # (the file's own read says what is wrong with it)
+        for c, t in head.dtypes.items():
+            if widened.get(c) is str:
+                continue
+            if t.kind not in "iufb":
+                widened[c] = str
+            elif t.kind == "f" and numbers[c].kind in "iub":
+                widened[c] = "float64"
+    return widened
 
 
 def _whole_codes(
