@@ -259,8 +259,9 @@ def read_dataset(
         raise InputError(f"cannot read {named}: {_QUOTED_BREAK}")
     block = functools.partial(read_csv_block, source=named)
     reader = make_reader(functools.update_wrapper(block, read_csv_block), "read_csv", "CSV")
-    try:
-        frame = reader(
+
+    def read(types: dict[str, Any]) -> dd.DataFrame:
+        return reader(
             [str(f) for f in files],
             sep=sep,
             encoding=encoding,
@@ -276,29 +277,18 @@ def read_dataset(
             sample=TYPE_SAMPLE_BYTES,
             sample_rows=TYPE_SAMPLE_BYTES,  # every row of the sample (a row has a byte at least)
             index_col=False,  # (a line ending in the separator: no column shifted, see io)
-            dtype=dict.fromkeys(codes, str) or None,
+            dtype=types or None,
         )
+
+    try:
+        frame = read(dict.fromkeys(codes, str))
         # the first file's rows typed the columns: a later file whose first rows miss a
         # whole number (R's NA) or hold text would fail dask's check; typed as they say
         retyped = _types_of_later_files(
             files[1:], frame, {**options, "encoding": encoding}, na_values, codes
         )
         if retyped:
-            frame = reader(
-                [str(f) for f in files],
-                sep=sep,
-                encoding=encoding,
-                decimal=decimal,
-                quotechar=quotechar,
-                keep_default_na=False,
-                na_values=["", *([na_values] if isinstance(na_values, str) else na_values or ())],
-                skipinitialspace=True,
-                blocksize=None if csv_opener(files[0]) is not open else blocksize,
-                sample=TYPE_SAMPLE_BYTES,
-                sample_rows=TYPE_SAMPLE_BYTES,
-                index_col=False,
-                dtype={**dict.fromkeys(codes, str), **retyped},
-            )
+            frame = read({**dict.fromkeys(codes, str), **retyped})
     except InputError:
         raise
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
