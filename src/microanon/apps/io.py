@@ -24,6 +24,7 @@ from ..core.reading import (
     ReadOptions,
     csv_opener,
     typed_whole,
+    unpadded,
     whole_floats,
     whole_written,
     zero_led_codes,
@@ -95,7 +96,7 @@ def read_table(
     *,
     options: ReadOptions | None = None,
 ) -> pd.DataFrame:
-    """Read a CSV (delimiter detected unless given, spaces after delimiters skipped), a Parquet,
+    """Read a CSV (delimiter detected unless given, spaces around a text value dropped), a Parquet,
     an SPSS (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``)
     file, or one sheet of an Excel workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is
     installed). A column of whole numbers with missing values (a CSV column whose fields are
@@ -243,6 +244,7 @@ def _read_csv(
             frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
+        frame = unpadded(frame)  # ('WT      ' and 'WT': one offence code)
         whole = _written_whole(
             path, frame, header, ["", *options.na_values, *na_values], csv_options
         )

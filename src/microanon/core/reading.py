@@ -29,6 +29,7 @@ __all__ = [
     "missing_marker_warnings",
     "reading_hint",
     "typed_whole",
+    "unpadded",
     "whole_floats",
     "whole_written",
     "zero_led_codes",
@@ -55,6 +56,36 @@ def typed_whole(read: Callable[..., Any]) -> Any:
         except pd.errors.DtypeWarning:
             pass
     return read(low_memory=False)
+
+
+def unpadded(frame: Any) -> Any:
+    """``frame`` (a DataFrame read from a CSV file) with the spaces around its text values taken
+    away: they are no part of a value (the spaces after a delimiter are skipped as the file is
+    read, those before the next one are not), and a code padded to a fixed width (``'WT      '``
+    beside ``'WT'``, as the Minneapolis use-of-force records write offence codes) would count as
+    a value of its own, in an ℓ-diverse class too. A text that is nothing but spaces is
+    missing, as an empty field is. Only the space character is taken away (a tab, say, is
+    part of a value). Each text column's distinct values are stripped
+    (:func:`~microanon.core.factorize.factorize`, coded once within a run), and a column is
+    rebuilt only when one changes.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .factorize import factorize
+
+    for name, column in frame.items():
+        if not pd.api.types.is_string_dtype(column.dtype):
+            continue
+        codes, uniques = factorize(column)
+        values = list(uniques)
+        stripped = [v.strip(" ") if isinstance(v, str) else v for v in values]
+        if stripped == values:
+            continue
+        table = np.array([None if v == "" else v for v in stripped] + [None], dtype=object)
+        rebuilt = pd.Series(table[codes], index=frame.index, name=name, dtype=object)
+        frame[name] = rebuilt if column.dtype == object else rebuilt.astype(column.dtype)
+    return frame
 
 
 #: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).

@@ -24,7 +24,14 @@ import pyarrow as pa
 from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
-from ..core.reading import csv_opener, typed_whole, whole_floats, whole_written, zero_led_codes
+from ..core.reading import (
+    csv_opener,
+    typed_whole,
+    unpadded,
+    whole_floats,
+    whole_written,
+    zero_led_codes,
+)
 from ..core.release import not_a_dataset
 
 __all__ = [
@@ -414,8 +421,9 @@ def read_csv_block(data: Any, *, source: str, **kwargs: Any) -> pd.DataFrame:
             data.seek(0)
             return pd.read_csv(data, **{**kwargs, "index_col": index, **more})
 
-        # (a column typed apart in the chunks of a large block, '12' and 12.0: read again whole)
-        return typed_whole(once)
+        # (a column typed apart in the chunks of a large block, '12' and 12.0: read again whole;
+        # the spaces around a text value dropped, as in memory)
+        return unpadded(typed_whole(once))
 
     try:
         frame = read(None)
