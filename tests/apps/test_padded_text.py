@@ -1,4 +1,5 @@
-"""A CSV file's text values are read without the spaces around them, by both engines: the
+"""Text values are read without the spaces around them: from a CSV file by both engines, from
+every format in memory (a Parquet file here). The
 Minneapolis use-of-force records (openintro's ``mn_police_use_of_force``) write offence codes
 padded to a fixed width beside the same codes unpadded (``'WT      '`` and ``'WT'``). Read as
 written, the two counted as two sensitive values: 361 records of the offence WT alone were
@@ -30,7 +31,7 @@ def police(tmp_path_factory) -> tuple[pd.DataFrame, Path]:
     return frame, path
 
 
-def test_both_engines_read_a_padded_code_as_the_code(police):
+def test_both_engines_read_a_padded_code_as_the_code(police, tmp_path):
     frame, path = police
     written = frame["primary_offense"].dropna()
     assert written.str.endswith(" ").sum() > 7_000
@@ -39,6 +40,10 @@ def test_both_engines_read_a_padded_code_as_the_code(police):
     dask = read_dataset(str(path))["primary_offense"].compute()
     assert sorted(memory.dropna().unique()) == sorted(dask.dropna().unique()) == expected
     assert memory.isna().sum() == dask.isna().sum() == frame["primary_offense"].isna().sum()
+    # a Parquet file's text alike in memory (out of core it is read as it is)
+    parquet = tmp_path / "police.parquet"
+    frame.to_parquet(parquet, index=False)
+    assert sorted(read_table(parquet)["primary_offense"].dropna().unique()) == expected
 
 
 @pytest.mark.parametrize("engine", ["memory", "dask"])

@@ -96,12 +96,13 @@ def read_table(
     *,
     options: ReadOptions | None = None,
 ) -> pd.DataFrame:
-    """Read a CSV (delimiter detected unless given, spaces around a text value dropped), a Parquet,
-    an SPSS (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``)
-    file, or one sheet of an Excel workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is
-    installed). A column of whole numbers with missing values (a CSV column whose fields are
-    written as whole numbers, a Parquet integer column, an SPSS or Stata column of whole
-    numbers) is read as pandas' nullable integers, not as floats.
+    """Read a CSV (delimiter detected unless given), a Parquet, an SPSS (``.sav``, ``.zsav``,
+    ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file, or one sheet of an Excel
+    workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is installed). A column of whole numbers
+    with missing values (a CSV column whose fields are written as whole numbers, a Parquet
+    integer column, an SPSS or Stata column of whole numbers) is read as pandas' nullable
+    integers, not as floats. The spaces around a text value are no part of it
+    (:func:`~microanon.core.reading.unpadded`), whatever the format.
 
     The statistical packages' files are read with pyreadstat, their value labels applied (a
     labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
@@ -195,13 +196,16 @@ def read_labelled(
             "Parquet, SPSS, Stata, SAS or Excel file"
         )
     if suffix in {".parquet", ".pq"}:
-        return Labelled(_read_parquet(path), {})
-    if suffix in STATISTICAL_SUFFIXES:
-        return _read_statistical(path)
-    if suffix in EXCEL_SUFFIXES:
+        read = Labelled(_read_parquet(path), {})
+    elif suffix in STATISTICAL_SUFFIXES:
+        read = _read_statistical(path)
+    elif suffix in EXCEL_SUFFIXES:
         markers = [*options.na_values, *na_values]
-        return Labelled(_read_excel(path, markers, header, options.sheet), {})
-    return Labelled(_read_csv(path, na_values, header, options), {})
+        read = Labelled(_read_excel(path, markers, header, options.sheet), {})
+    else:
+        read = Labelled(_read_csv(path, na_values, header, options), {})
+    # ('WT      ' and 'WT': one offence code, whatever the file's format)
+    return Labelled(unpadded(read.frame), read.labels)
 
 
 def _read_csv(
@@ -244,7 +248,6 @@ def _read_csv(
             frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
-        frame = unpadded(frame)  # ('WT      ' and 'WT': one offence code)
         whole = _written_whole(
             path, frame, header, ["", *options.na_values, *na_values], csv_options
         )
