@@ -46,13 +46,16 @@ def test_both_engines_read_a_padded_code_as_the_code(police, tmp_path):
     assert sorted(read_table(parquet)["primary_offense"].dropna().unique()) == expected
 
 
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
 @pytest.mark.parametrize("engine", ["memory", "dask"])
-def test_one_offence_padded_or_not_is_no_two_diverse_class(scheduler, police, tmp_path, engine):
+def test_one_offence_padded_or_not_is_no_two_diverse_class(
+    scheduler, police, tmp_path, engine, suffix
+):
     frame, _ = police
     wt = frame[frame["primary_offense"].str.strip() == "WT"]
     assert set(wt["primary_offense"]) == {"WT", "WT      "}
-    data = tmp_path / "wt.csv"
-    wt.to_csv(data, index=False)
+    data = tmp_path / f"wt.{suffix}"
+    wt.to_csv(data, index=False) if suffix == "csv" else wt.to_parquet(data, index=False)
     doc = {
         "schema": {
             "precinct": {"role": "quasi", "kind": "numeric",
@@ -92,3 +95,14 @@ def test_spaces_around_text_are_dropped_and_blank_text_is_missing():
     assert got["code"].isna().tolist() == [False, False, False, True, True, False]
     assert got["n"].tolist() == [1, 2, 3, 4, 5, 6]
     assert got["kept"].equals(kept)
+
+
+def test_text_read_dictionary_encoded_is_unpadded_too():
+    """A categorical column (how the Dask engine reads a Parquet file's text) loses the spaces
+    around its categories; two that become one are merged, a blank one is missing."""
+    column = pd.Series(pd.Categorical(["WT  ", "WT", "AB", "  ", None, "AB"]), name="code")
+    got = unpadded(pd.DataFrame({"code": column}))["code"]
+    assert list(got.cat.categories) == ["AB", "WT"] or list(got.cat.categories) == ["WT", "AB"]
+    assert got.tolist()[:3] == ["WT", "WT", "AB"] and got.isna().tolist()[3:5] == [True, True]
+    kept = pd.Series(pd.Categorical(["a", "b"]), name="k")
+    assert unpadded(pd.DataFrame({"k": kept}))["k"].equals(kept)

@@ -296,6 +296,7 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     import pandas as pd
 
     from ..core.lint import lint_schema
+    from ..core.reading import unpadded
     from ..scale import read_dataset
 
     ddf = read_dataset(frame, **options) if isinstance(frame, str) else frame
@@ -308,7 +309,8 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     seeds = rng.integers(0, 2**32, size=len(parts))
     drawn = [dask.delayed(_sample_rows)(p, per, int(s)) for p, s in zip(parts, seeds, strict=True)]
     sample = pd.concat(dask.compute(*drawn, scheduler="threads"), ignore_index=True)
-    report = lint_schema(sample, cfg.schema, accept=cfg.lint_accept)
+    # (a Parquet file's text as the method reads it: without the spaces around a value)
+    report = lint_schema(unpadded(sample), cfg.schema, accept=cfg.lint_accept)
     report.raise_if_blocking()  # also every column that links like a quasi-identifier
     return report
 

@@ -75,6 +75,9 @@ def unpadded(frame: Any) -> Any:
     from .factorize import factorize
 
     for name, column in frame.items():
+        if isinstance(column.dtype, pd.CategoricalDtype):  # (text read dictionary-encoded)
+            frame[name] = _unpadded_categories(column)
+            continue
         if not pd.api.types.is_string_dtype(column.dtype):
             continue
         codes, uniques = factorize(column)
@@ -86,6 +89,23 @@ def unpadded(frame: Any) -> Any:
         rebuilt = pd.Series(table[codes], index=frame.index, name=name, dtype=object)
         frame[name] = rebuilt if column.dtype == object else rebuilt.astype(column.dtype)
     return frame
+
+
+def _unpadded_categories(column: Any) -> Any:
+    """A categorical column of :func:`unpadded`: its text categories without the spaces around
+    them, two that become one merged (the same column when none changes)."""
+    import numpy as np
+    import pandas as pd
+
+    categories = list(column.cat.categories)
+    stripped = [c.strip(" ") if isinstance(c, str) else c for c in categories]
+    if stripped == categories:
+        return column
+    kept = pd.Index(list(dict.fromkeys(c for c in stripped if c != "")))
+    remap = np.array([kept.get_loc(c) if c != "" else -1 for c in stripped] + [-1])
+    codes = remap[column.cat.codes.to_numpy()]
+    values = pd.Categorical.from_codes(codes, categories=kept)
+    return pd.Series(values, index=column.index, name=column.name)
 
 
 #: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).

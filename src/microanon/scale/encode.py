@@ -22,7 +22,7 @@ from ..core.factorize import factorize_keys
 from ..core.hierarchy import Hierarchy, value_key
 from ..core.number_text import numbers_with_marker
 from ..core.progress import ProgressLike
-from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies
+from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies, unpadded
 from ..core.repetition import Repetition, Tally, merged, tally
 from ..core.schema import (
     MISSING_LABEL,
@@ -72,9 +72,11 @@ def clean_partition(part: pd.DataFrame, schema: Schema, text: Sequence[str] = ()
     dataset. The columns of numbers ``text`` (those whose missing values are ``?`` somewhere in
     the dataset, numeric or not in the schema) are given as text in every partition, numbers as
     memory publishes them (``52`` from whole numbers, ``52.0`` from decimal ones, ``52.5``), so
-    that every partition has the same types.
+    that every partition has the same types. The spaces around a text value are dropped, as
+    the in-memory engine reads every format (:func:`~microanon.core.reading.unpadded`; a CSV
+    file's blocks are read so already).
     """
-    out = part.loc[:, schema.columns].copy()
+    out = unpadded(part.loc[:, schema.columns].copy())
     treated = [a for a in schema if a.role is not Role.IDENTIFIER]
     drop = np.zeros(len(out), dtype=bool)
     for a in treated:
