@@ -8,6 +8,7 @@ WT."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -106,3 +107,22 @@ def test_text_read_dictionary_encoded_is_unpadded_too():
     assert got.tolist()[:3] == ["WT", "WT", "AB"] and got.isna().tolist()[3:5] == [True, True]
     kept = pd.Series(pd.Categorical(["a", "b"]), name="k")
     assert unpadded(pd.DataFrame({"k": kept}))["k"].equals(kept)
+
+
+def test_check_counts_a_padded_code_as_the_code_on_both_engines(scheduler, police, tmp_path):
+    """``check`` of the WT records as a Parquet file: ℓ = 1 on both engines (out of core the
+    frequency table had counted 'WT      ' and 'WT' apart: distinct ℓ = 2)."""
+    frame, _ = police
+    data = tmp_path / "wt.parquet"
+    frame[frame["primary_offense"].str.strip() == "WT"].to_parquet(data, index=False)
+    answers = {}
+    for engine in ("memory", "dask"):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        run = CliRunner().invoke(
+            main, ["check", str(data), "--quasi", "precinct", "--sensitive", "primary_offense",
+                   "--engine", engine, "--json", *extra],
+        )  # fmt: skip
+        assert run.exit_code == 0, run.output
+        answers[engine] = json.loads(run.stdout)
+    assert answers["dask"]["l_distinct"] == answers["memory"]["l_distinct"] == 1
+    assert answers["dask"]["rows"] == answers["memory"]["rows"] == 361

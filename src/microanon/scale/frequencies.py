@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..core.factorize import factorize_keys
 from ..core.progress import ProgressLike
+from ..core.reading import unpadded
 from .client import run_stage
 from .encoding import Encoding
 
@@ -295,4 +296,17 @@ def value_frequencies(
     if not isinstance(index, pd.MultiIndex):
         index = pd.MultiIndex.from_arrays([index], names=columns)
     values = {c: np.asarray(index.get_level_values(c), dtype=object) for c in columns}
-    return FrequencyTable(columns, values, counted.to_numpy(dtype=np.int64))
+    counts = counted.to_numpy(dtype=np.int64)
+    # the spaces around a text value are no part of it, as the in-memory engine reads a file:
+    # combinations that differ by them alone are one ('WT      ' and 'WT')
+    shown = pd.DataFrame(values, columns=columns)
+    plain = unpadded(shown.copy())
+    if all(plain[c] is shown[c] or plain[c].equals(shown[c]) for c in columns):
+        return FrequencyTable(columns, values, counts)
+    keys = [plain[c] for c in columns]
+    merged = pd.Series(counts).groupby(keys, dropna=False, sort=False).sum()
+    index = merged.index
+    if not isinstance(index, pd.MultiIndex):
+        index = pd.MultiIndex.from_arrays([index], names=columns)
+    values = {c: np.asarray(index.get_level_values(c), dtype=object) for c in columns}
+    return FrequencyTable(columns, values, merged.to_numpy(dtype=np.int64))

@@ -45,7 +45,7 @@ from microanon.measures import (
 from microanon.methods.steps import STEPS_METHOD
 from microanon.models import Verdict
 
-__all__ = ["add_sections", "perturbative_metrics", "describe_column"]
+__all__ = ["add_sections", "describe_column", "negative_alarms", "perturbative_metrics"]
 
 #: Interval disclosure half-width and rank window of the masked-release report, in percent.
 _INTERVAL_P = 5.0
