@@ -235,7 +235,7 @@ def _as_text(s: pd.Series) -> pd.Series:
     if isinstance(s.dtype, pd.CategoricalDtype):  # the codes are there: no hashing of values
         codes, uniques = s.array.codes, s.array.categories
     else:
-        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+        codes, uniques = factorize(s)  # (the run's codes of a column coded before)
     text = np.array([release_files.value_text(v) for v in uniques] + [None], dtype=object)
     return pd.Series(text[codes], index=s.index, dtype=object)
 

@@ -182,8 +182,7 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     if not quasi or len(data) == 0:
         return {"sample_uniques": 0, "min_fk": None}
     weight, _, _ = schema_design(schema, data)  # (the report's note says why one is left out)
-    keys = data[quasi].where(data[quasi] != _MISSING_LABEL)
-    frame = keys.copy()  # (a column set by name: DataFrame.assign would take 'self')
+    frame = data[quasi].where(data[quasi] != _MISSING_LABEL)  # (a new frame: set by name)
     if weight:
         frame[weight] = data[weight]
     risk = individual_risk(frame, quasi, weight, missing="match") if weight else None
@@ -374,7 +373,9 @@ def _typed_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """A code per cell (-1: missing), values of one type and value sharing one, and the
     value of each code as a Python object (as ``Series.to_numpy(dtype=object)`` gives it)."""
     codes, uniques = factorize(values)
-    if values.dtype != object:  # (one type: numbers, truth values, text, times)
+    if values.dtype != object or all(isinstance(v, str) for v in uniques):
+        # one type (numbers, truth values, text, times), or only text: a text equals no value
+        # of another type, so no code stands for values of two types
         return codes, np.asarray(uniques, dtype=object)
     cells = values.to_numpy()
     present = np.flatnonzero(codes >= 0)
@@ -454,16 +455,19 @@ def _apply(
     before = previous.data.set_index(TRACER).loc[out[TRACER].to_numpy()].reset_index()
     # columns the method does not publish (identifiers) pass through from its input
     columns = [c for c in previous.data.columns if c != TRACER and c in out.columns]
-    result = before.copy()
+    after: dict[str, pd.Series] = {}
     marked = {}
     for c in columns:  # a missing cell the method read as "?" stays missing (and is marked)
         column = out[c].reset_index(drop=True)
         # (a nullable column's comparison holds <NA> where a cell is missing: not "?")
         same = (column == _MISSING_LABEL).to_numpy(dtype=bool, na_value=False)
         read = before[c].isna().to_numpy() & same
-        result[c] = column.where(~read, None)
+        after[c] = column.where(~read, None) if read.any() else column
         if read.any():
             marked[c] = before[TRACER].to_numpy()[read]
+    result = pd.DataFrame(
+        {c: after.get(c, before[c]) for c in before.columns}, index=before.index, copy=False
+    )
     changed = _changes(before, result, columns)
     for c in changed:
         rows = suppressed.get(c)
@@ -685,12 +689,14 @@ class Steps:
         table = last.data[published]
         tracers = last.data[TRACER].to_numpy()
         blanked = self._suppressed()  # (a suppressed cell stays blank, not "?")
+        marks = {}
         for c, rows in last.marked.items():  # the last method's "?", as it published them
             if c in table.columns:
                 rows = np.setdiff1d(rows, blanked.get(c, np.array([], dtype=int)))
                 held = np.isin(tracers, rows) & table[c].isna().to_numpy()
-                table = table.copy()  # (set by name: DataFrame.assign would take 'self')
-                table[c] = table[c].astype(object).where(~held, _MISSING_LABEL)
+                marks[c] = table[c].astype(object).where(~held, _MISSING_LABEL)
+        if marks:
+            table = pd.DataFrame({c: marks.get(c, table[c]) for c in table.columns}, copy=False)
         public_steps, internal_steps, numeric = [], [], []
         for r in self.results[1:]:
             assert r.release is not None

@@ -85,7 +85,7 @@ from ...core.constraints import (
     PerColumn,
 )
 from ...core.errors import InputError
-from ...core.factorize import KEY_LIMIT, packed_key
+from ...core.factorize import KEY_LIMIT, factorize, packed_key
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
@@ -502,7 +502,7 @@ def local_suppression(
     n = len(frame)
     k = check_k(k, n)
     blank_before = missing[frame.index.to_numpy()]
-    codes = np.column_stack([pd.factorize(frame[c])[0] for c in keys]).astype(np.int64)
+    codes = np.column_stack([factorize(frame[c])[0] for c in keys]).astype(np.int64)
     codes[blank_before] = -1
     out, rounds = suppress_codes(codes, k, imp, bool(wildcard))
     blank = out < 0
@@ -517,7 +517,7 @@ def local_suppression(
     )
     patterns, counts, _ = _distinct(out, np.ones(n))
     achieved = wildcard_frequencies(patterns, patterns, counts) if wildcard else counts
-    candidates = wildcard_frequencies(np.unique(codes, axis=0), patterns, counts)
+    candidates = wildcard_frequencies(_distinct(codes, np.ones(n))[0], patterns, counts)
     parameters = {"k": k, "columns": keys, "importance": imp, "wildcard": bool(wildcard)}
     covered = bool(schema.quasi) and set(schema.quasi) <= set(keys)
     return masked_release(
