@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_release_files import frames
 
 from microanon import Release
-from microanon.core.record_order import rows_in_order, value_order
+from microanon.core.record_order import order_of_ranks, rows_in_order, value_order
 from microanon.methods.sdc import top_bottom_code
 
 _KINDS = ("generalized", "masked", "randomized")
@@ -55,6 +55,32 @@ def test_value_order_sorts_as_pandas_does(df):
         return
     pd.testing.assert_frame_equal(got, expected)
     assert value_order(got) is None  # sorted once is sorted
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(2, 60).flatmap(
+        lambda n: st.lists(
+            st.tuples(st.integers(1, n + 3), st.sampled_from([0, 20, 31, 40])).flatmap(
+                lambda d: st.tuples(
+                    st.lists(st.integers(0, d[0] - 1), min_size=n, max_size=n),
+                    st.just(d[0] << d[1]),  # a radix far above the ranks: keys overflow
+                )
+            ),
+            min_size=1,
+            max_size=6,
+        )
+    )
+)
+def test_order_of_ranks_is_a_stable_lexicographic_sort(digits):
+    """Digits whose radices overflow the packed key (renumbered, and no longer read once every
+    row's key is its own) sort the rows as a stable sort on the digits in turn does."""
+    n = len(digits[0][0])
+    ranks = [np.asarray(r, dtype=np.int64) for r, _ in digits]
+    order = order_of_ranks(n, ((r, radix) for r, (_, radix) in zip(ranks, digits, strict=True)))
+    expected = np.lexsort(ranks[::-1])  # (stable: the last key given is the first sorted on)
+    got = np.arange(n) if order is None else order
+    assert got.tolist() == expected.tolist()
 
 
 @settings(max_examples=80, deadline=None)

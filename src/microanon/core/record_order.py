@@ -133,7 +133,9 @@ def order_of_ranks(n: int, digits: Iterable[tuple[np.ndarray, int]]) -> np.ndarr
     the rows are in that order already.
 
     The ranks are packed into one integer key per row, renumbered in order when the next
-    digit would overflow it; the key is sorted by a radix sort when it is small.
+    digit would overflow it; the key is sorted by a radix sort when it is small. Once the
+    renumbered keys are all distinct, the later digits cannot change the order and are not
+    read (a table with a column of numbers drawn per record).
     """
     if n < 2:
         return None
@@ -144,6 +146,8 @@ def order_of_ranks(n: int, digits: Iterable[tuple[np.ndarray, int]]) -> np.ndarr
             distinct, key = np.unique(key, return_inverse=True)
             key = key.astype(np.int64, copy=False).reshape(-1)
             space = len(distinct)
+            if space == n:  # every row's key is its own: the order is decided
+                break
         push_digit(key, rank, radix)
         space *= radix
     if (key[1:] >= key[:-1]).all():
