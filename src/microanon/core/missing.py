@@ -35,6 +35,7 @@ __all__ = [
     "MISSING_POLICIES",
     "RISK_MISSING",
     "as_value",
+    "is_missing_answer",
     "numbers_with_strays",
     "policy_name",
     "stray_note",
@@ -72,6 +73,26 @@ def as_value(frame: pd.DataFrame, columns: Any) -> pd.DataFrame:
             held = frame[column].astype(object)
             frame[column] = held.where(frame[column].notna(), MISSING_LABEL)
     return frame
+
+
+def is_missing_answer(value: Any) -> bool:
+    """Whether ``value`` is a missing answer: an empty cell (``None``, NaN, pandas' ``NA``) or
+    :data:`MISSING_LABEL` (text compared without the spaces around it, as
+    :func:`~microanon.core.keys.value_key` compares it).
+
+    Examples
+    --------
+    >>> [is_missing_answer(v) for v in (None, float("nan"), "?", " ? ", "no", 0)]
+    [True, True, True, True, False, False]
+    """
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value.strip() == MISSING_LABEL
+    try:
+        return bool(value != value)  # NaN and NaT differ from themselves
+    except TypeError:  # pandas' NA has no truth value
+        return True
 
 
 def stray_text(values: pd.Series, quasi: bool) -> np.ndarray:

@@ -42,6 +42,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.hierarchy import value_key
 from ..core.keys import number_text_key, written_positions
+from ..core.missing import is_missing_answer
 from ..core.release import Release
 from ..core.table import Table
 from .estimators import (
@@ -515,9 +516,20 @@ def _reconstruction(
     dims = cols + [sensitive]
     shape = _joint_shape(original, dims)
     rec = reconstruct(release, columns=dims, counts=counts)
-    domains = list(rec.domains)
-    if list(rec.columns) != dims or len(domains) != len(dims):
+    if list(rec.columns) != dims or len(rec.domains) != len(dims):
         raise InputError(f"the reconstruction is over columns {list(rec.columns)}, expected {dims}")
+    for column, domain in zip(dims, list(rec.domains), strict=True):
+        # a missing answer of the Table that no published row holds: an empty cell, left as it
+        # is by the column's matrix (PRAM publishes missing answers as they were)
+        held = {value_key(v) for v in domain}
+        lacking = [
+            v
+            for v in original.dictionary(column)
+            if is_missing_answer(v) and value_key(v) not in held
+        ]
+        if lacking:
+            rec = rec.with_unchanged(column, lacking)
+    domains = list(rec.domains)
     est = np.asarray(rec.estimate, dtype=float).reshape(tuple(len(d) for d in domains))
     orders = []
     for axis, (column, domain) in enumerate(zip(dims, domains, strict=True)):

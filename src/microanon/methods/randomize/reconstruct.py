@@ -20,6 +20,12 @@ Marginals are reconstructions of their own: summing ``π̂`` over a column equal
 summed-out ``λ̂`` with the remaining matrices, because every ``P_i`` (hence ``A_i``) has columns
 summing to 1.
 
+A missing answer that PRAM published as it was (the value ``?``, an empty cell: no value of the
+column's public domain, see :mod:`.sampling`) is a cell of its own after the domain's, which the
+matrix leaves as it is (its row and column of the identity): its estimate is the published share
+(its variance that of a column published unchanged), and the known values' cells are
+reconstructed beside it.
+
 Estimates that are distributions (:meth:`Reconstruction.distribution`): ``"inverse"`` is ``π̂``
 itself, optionally clipped and renormalized; ``"em"`` the maximum-likelihood estimate by the EM
 iteration of iterative Bayesian reconstruction and ``"projection"`` the Euclidean projection of
@@ -40,6 +46,7 @@ from ...core.errors import InputError
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import value_key
 from ...core.keys import number_text_key, written_positions
+from ...core.missing import MISSING_LABEL, is_missing_answer
 from ...core.release import Release
 from .matrices import check_distortion, kron_apply, uniform_inverse, uniform_retention
 from .simplex import em_reconstruct, project_simplex
@@ -232,6 +239,41 @@ class Reconstruction:
         """Square roots of :meth:`variance`."""
         return np.sqrt(self.variance())
 
+    def with_unchanged(self, column: str, values: Sequence[Any]) -> Reconstruction:
+        """The reconstruction with a cell for each of ``values`` (missing answers that no
+        published row holds: ``?``, ``None``) after ``column``'s own, empty, which its matrix
+        leaves as they are (see the module's notes). The other cells' estimates and variances
+        are unchanged, and the new cells' are 0.
+
+        Raises
+        ------
+        InputError
+            A column not in the reconstruction.
+        """
+        (column,) = self._names([column])
+        axis = self.columns.index(column)
+        k = len(values)
+        if not k:
+            return self
+        pad = list(self.observed.shape)
+        pad[axis] = k
+        lam = np.concatenate([self.observed, np.zeros(pad)], axis=axis)
+        domains = [list(d) for d in self.domains]
+        domains[axis] = domains[axis] + list(values)
+        matrices, inverses = list(self.matrices), list(self.inverses)
+        matrices[axis] = _unchanged(matrices[axis], k)
+        inverses[axis] = _unchanged(inverses[axis], k)
+        return Reconstruction._build(
+            self.columns,
+            domains,
+            lam,
+            matrices,
+            inverses,
+            self.n,
+            self.clip_renorm,
+            self.method,
+        )
+
     def marginal(self, columns: str | Sequence[str]) -> Reconstruction:
         """The reconstruction of the joint distribution of fewer columns (in the order given).
 
@@ -335,15 +377,30 @@ def _check_method(method: object) -> str:
     return method
 
 
+def _unchanged(matrix: np.ndarray | None, k: int) -> np.ndarray | None:
+    """``matrix`` with ``k`` more rows and columns of the identity (``None``, the identity,
+    stays ``None``)."""
+    if matrix is None or not k:
+        return matrix
+    d = len(matrix)
+    out = np.eye(d + k)
+    out[:d, :d] = matrix
+    return out
+
+
 # ---------------------------------------------------------------------- building from a release
-def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray:
+def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> tuple[np.ndarray, list]:
     """Position of each published value in ``domain``: exact match first, then by value key,
     then as the text a table writes for it (a column of numbers and the value ``?`` is
     published as text: ``'1.0'`` for the domain's ``1.0``), then by the number that text
-    writes (``'1.0'`` for the domain's ``1``)."""
+    writes (``'1.0'`` for the domain's ``1``). A missing answer that ``domain`` does not name
+    (PRAM publishes it as it was: ``?``, an empty cell ``None``) is at a cell of its own after
+    the domain's; the second result lists those cells' values."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    if np.any(codes < 0):
-        raise InputError(f"column '{column}' has missing values; a randomized release has none")
+    if np.any(codes < 0):  # empty cells, looked up as None
+        codes = np.where(codes < 0, len(uniques), codes)
+        uniques = pd.Index([*uniques, None], dtype=object)
+    extra: list[Any] = []
     try:
         index = pd.Index(list(domain), dtype=object)
     except TypeError as exc:  # pragma: no cover - unhashable domain values
@@ -357,18 +414,24 @@ def _encode(series: pd.Series, domain: Sequence[Any], column: str) -> np.ndarray
             keys.setdefault(value_key(v), i)
         texts = written_positions(domain)
         for j in np.flatnonzero(where < 0):
-            found = keys.get(value_key(uniques[j]))
-            if found is None and isinstance(uniques[j], str):
-                found = texts.get(uniques[j])
-            if found is None:  # the domain may hold 1 where the text was written from 1.0
-                found = keys.get(number_text_key(uniques[j]))
+            value = uniques[j]
+            found = None if value is None else keys.get(value_key(value))
+            if found is None and isinstance(value, str):
+                found = texts.get(value)
+            if found is None and value is not None:  # 1 in the domain, the text written from 1.0
+                found = keys.get(number_text_key(value))
+            if found is None and is_missing_answer(value):  # published as it was
+                missing = None if value is None else MISSING_LABEL
+                if missing not in extra:
+                    extra.append(missing)
+                found = len(domain) + extra.index(missing)
             if found is None:
                 raise InputError(
-                    f"column '{column}': published value {uniques[j]!r} is not in the domain "
+                    f"column '{column}': published value {value!r} is not in the domain "
                     "the release declares"
                 )
             where[j] = found
-    return where[codes]
+    return where[codes], extra
 
 
 def _sorted_domain(series: pd.Series, column: str) -> tuple[np.ndarray, list[Any]]:
@@ -398,9 +461,9 @@ def _spec_of(column: str, entry: Any, series: pd.Series) -> tuple[list[Any], np.
                 f"the matrix of '{column}' is internal: invariant PRAM builds it from the "
                 "original's frequencies, and the published frequencies already estimate them"
             )
-    else:
+    else:  # (an empty cell is no value of the domain: published as it was)
         matrix, keep = entry, None
-        domain = _sorted_domain(series, column)[1]
+        domain = _sorted_domain(series.dropna(), column)[1]
     d = len(domain)
     if keep is None:
         m = check_distortion(matrix, f"matrix of '{column}'")
@@ -444,8 +507,10 @@ def reconstruct(
         published values).
     matrices : mapping, optional
         Only with a DataFrame: column -> distortion matrix (its rows and columns follow the
-        column's sorted distinct values), or column -> ``{"domain": [...], "matrix": ...,
-        "keep": p or None}`` as in a release's ``randomized`` metadata.
+        column's sorted distinct values, empty cells left out), or column -> ``{"domain":
+        [...], "matrix": ..., "keep": p or None}`` as in a release's ``randomized`` metadata.
+        A missing answer outside the domain (PRAM's ``?`` or empty cell) is a cell of its own,
+        published as it was (the reconstruction's domain ends with it).
     clip_renorm : bool
         Default of :meth:`Reconstruction.distribution`: ``True`` clips negative estimates to 0
         and renormalizes. The :attr:`~Reconstruction.estimate` is always the unbiased one.
@@ -465,7 +530,8 @@ def reconstruct(
     ------
     InputError
         Not a randomized release; ``matrices`` with a release, or missing with a frame; unknown
-        or repeated columns; a published value outside its declared domain; an invalid matrix;
+        or repeated columns; a published value outside its declared domain (other than a
+        missing answer); an invalid matrix;
         more than :data:`MAX_CELLS` cells; an unknown ``method``.
 
     Examples
@@ -531,7 +597,9 @@ def reconstruct(
         series = frame[column]
         if column in specs:
             domain, m, inv = _spec_of(column, specs[column], series)
-            code = _encode(series, domain, column)
+            code, extra = _encode(series, domain, column)
+            domain = domain + extra  # missing answers published as they were: unchanged
+            m, inv = _unchanged(m, len(extra)), _unchanged(inv, len(extra))
         else:
             code, domain = _sorted_domain(series, column)
             m = inv = None
