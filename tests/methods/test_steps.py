@@ -167,14 +167,20 @@ def test_bad_step_lists_are_refused_naming_the_step(steps, message):
 
 
 def test_a_step_that_changes_suppressed_cells_is_refused(adult):
+    """PRAM after the suppression leaves the suppressed cells (missing answers to it) as they
+    are and blanks no other: accepted (it had been refused, drawing values into them). Swapping
+    the column moves them: refused, the pipeline unchanged."""
     steps = Steps(adult, SCHEMA, rng=1)
     steps.add("global_recode", **RECODE)
     suppressed = steps.add("local_suppression", k=3).data
     column = max(["sex", "race", "marital_status"], key=lambda c: suppressed[c].isna().sum())
     assert suppressed[column].isna().any()
-    with pytest.raises(InputError, match=rf"steps\[3\] \(pram\) changes '{column}'.*suppressed"):
-        steps.add("pram", keep={column: 0.6})
-    assert len(steps.results) == 3  # the pipeline is unchanged
+    blank = set(suppressed.loc[suppressed[column].isna(), TRACER])
+    randomized = steps.add("pram", keep={column: 0.6}).data
+    assert set(randomized.loc[randomized[column].isna(), TRACER]) == blank
+    with pytest.raises(InputError, match=rf"steps\[4\] \(data_swap\) changes '{column}'.*suppr"):
+        steps.add("data_swap", rate=1.0, columns=[column])
+    assert len(steps.results) == 4  # the pipeline is unchanged
 
 
 def test_a_step_that_breaks_an_earlier_claim_is_refused(adult):

@@ -43,7 +43,7 @@ from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR, plain_metadata
 from ..core.repetition import Repetition
 from ..core.schema import Kind, Schema
 from ..core.secret_scan import texts_in_files
-from ..core.table import Table
+from ..core.table import Table, whole_with_unknown
 from ..measures.perturbative import MaskedPairs
 from ..methods.randomize.domains import check_domains, check_drawable
 from ..methods.randomize.mrr import check_theta, flip_records
@@ -62,7 +62,7 @@ from ..methods.randomize.risk import check_scenario
 from ..methods.randomize.sampling import (
     ColumnSpec,
     check_domain_size,
-    randomize_codes,
+    draw_column,
     randomized_metadata,
     resolve_specs,
 )
@@ -770,16 +770,12 @@ def _randomize_partition(
 ) -> pd.DataFrame:
     """One partition through the in-memory release procedure (``sampling.publish``).
 
-    Each randomized column's codes go through :func:`randomize_codes` (in schema order, as in
+    Each randomized column's codes go through :func:`draw_column` (in schema order, as in
     memory), then the partition's rows are put in random order.
     """
     codes = plan.encoding.codes(part)
     for column, spec in plan.specs.items():
-        d = len(plan.values[column])
-        if spec.keep is not None:
-            codes[column] = randomize_codes(codes[column], d, gen, keep=spec.keep)
-        else:
-            codes[column] = randomize_codes(codes[column], d, gen, matrix=spec.matrix)
+        codes[column] = draw_column(codes[column], len(plan.values[column]), spec, gen)
     order = gen.permutation(len(part))
     data = {}
     for c in plan.columns:
@@ -810,13 +806,10 @@ def _randomized_release(
     kinds = {c: encoding.schema[c].kind for c in specs}
     for column, spec in specs.items():
         check_drawable(
-            column, spec.matrix, counts[column], encoding.dictionaries[column],
-            declared.get(column), kinds[column],
+            column, spec.matrix, spec.over(counts[column]),
+            spec.over(encoding.dictionaries[column]), declared.get(column), kinds[column],
         )  # fmt: skip
-    values = {}
-    for c in specs:
-        index = pd.Index(list(encoding.dictionaries[c]))
-        values[c] = index.astype(_TEXT) if index.dtype == object else index
+    values = {c: _decoding(encoding.dictionaries[c]) for c in specs}
     # (what the reports counted stays here: the partitions' tasks carry the dictionaries only)
     coding = replace(encoding, combinations=None, markers=None)
     plan = _Randomization(coding, list(encoding.schema.columns), dict(specs), values)
@@ -828,7 +821,7 @@ def _randomized_release(
         "models": [],
         "quasi": list(schema.quasi),
         "sensitive": list(schema.sensitive),
-        **randomized_metadata({c: encoding.dictionaries[c].tolist() for c in specs}, specs),
+        **randomized_metadata({c: encoding.dictionaries[c] for c in specs}, specs),
         **dict(extra or {}),
     }
     domains = {c: metadata["randomized"][c]["domain"] for c in specs}
@@ -844,6 +837,20 @@ def _randomized_release(
         repeated=encoding.repeated,
         columns=tuple(schema.columns),
     )
+
+
+def _decoding(dictionary: np.ndarray) -> pd.Index:
+    """The values a randomized column's codes are published as: text as one string dtype,
+    whole numbers beside an empty cell (PRAM's ``missing: keep``) as nullable integers (3, not
+    3.0, as in memory), other numbers as they are."""
+    index = pd.Index(list(dictionary))
+    if index.dtype == object:
+        return index.astype(_TEXT)
+    if index.dtype.kind == "f" and whole_with_unknown(
+        np.asarray(dictionary, dtype=object), index.to_numpy()
+    ):
+        return index.astype("Int64")
+    return index
 
 
 def randomize_dask(
@@ -1074,7 +1081,8 @@ def pram_dask(
     :func:`microanon.methods.randomize.pram` out of core. The invariant matrix needs each
     column's value counts over the whole dataset: the pass that builds the domains counts them,
     and the matrix is built from them as in memory; the records are then post-randomized
-    partition by partition.
+    partition by partition. As in memory, the matrices are over each column's known values: a
+    missing answer (``?``, an empty cell) is published as it is, in its record.
 
     Parameters
     ----------
@@ -1087,7 +1095,8 @@ def pram_dask(
     -------
     RowwiseRelease
         ``method`` = ``"pram"``, parameters ``keep``, ``matrices``, ``invariant``, ``alpha``;
-        ``randomized`` holds the matrices applied (the invariant ones when ``invariant``).
+        ``randomized`` holds the known values' domains and the matrices applied (the invariant
+        ones, internal, when ``invariant``).
 
     Raises
     ------
@@ -1107,8 +1116,7 @@ def pram_dask(
         encoding, cleaned = encode_dataset(
             frame, schema, named, run, progress, counted=named, reported=reported, ids=person_ids
         )
-        encoding.refuse_unknown(named, "randomization")
-        specs = resolve_specs(_domain_table(encoding, named), keep, matrices)
+        specs = resolve_specs(_domain_table(encoding, named), keep, matrices, known_only=True)
         counts = encoding.value_counts
         if invariant:
             for column, spec in list(specs.items()):

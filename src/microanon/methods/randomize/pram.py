@@ -21,6 +21,13 @@ symmetric positive semi-definite ``D_π^{1/2} Pᵀ D_λ⁻¹ P D_π^{1/2}``: its
 ``[0, 1]``, so ``R_α`` is invertible for every ``α < 1`` and ``R`` itself when ``P`` is invertible
 and every value occurs in the data.
 
+A missing answer is not post-randomized. The matrices are over a column's known values (``d``
+of them, in domain order; ``π`` their distribution): a record whose answer is missing, the value
+``?`` of ``missing: value`` or an empty cell of ``missing: keep``, is published as it is, and no
+known answer is published as missing. Whether a person answered is then what it was; the
+published frequencies of the known values are those of the records that answered, and the
+public domain names the known values only. sdcMicro's ``pram`` treats R's ``NA`` alike.
+
 Differences from sdcMicro (our choices): sdcMicro stores matrices row-stochastic (its ``Rs`` is
 ``R_α`` transposed); it draws each diagonal entry of the basic matrix uniformly from ``[pd, 1]``,
 whereas here the keep probability ``p`` is used as given (a deterministic, published matrix); strata
@@ -161,25 +168,34 @@ def invariant_spec(
     column : str
         The column's name (for the messages).
     spec : ColumnSpec
-        The column's distortion specification (its keep probabilities).
+        The column's distortion specification (its keep probabilities; the values it is over,
+        :attr:`ColumnSpec.known`).
     counts : numpy.ndarray
-        The count of each value of the column's domain, in domain order.
+        The count of each value of the column's dictionary, one per code.
     dictionary : numpy.ndarray
-        The column's values, in domain order.
+        The column's values, one per code.
     alpha : float
         The amount of perturbation (validated by :func:`check_alpha`).
 
     Returns
     -------
     ColumnSpec
-        The column's invariant distortion matrix.
+        The column's invariant distortion matrix, over the values ``spec`` is over (the known
+        ones: the frequencies it keeps are theirs, a missing answer being published as it is).
 
     Raises
     ------
     InputError
-        When ``alpha`` is 1 and a value of the domain does not occur (singular matrix).
+        When no record holds a value the matrix is over; when ``alpha`` is 1 and one of them
+        does not occur (singular matrix).
     """
+    counts, dictionary = spec.over(np.asarray(counts)), spec.over(np.asarray(dictionary))
     d = len(counts)
+    if not counts.sum():
+        raise InputError(
+            f"column '{column}': no record holds a known value, so invariant PRAM has no "
+            "frequencies to keep"
+        )
     if alpha == 1.0 and d > 1 and np.any(counts == 0):
         absent = dictionary[counts == 0][0]
         raise InputError(
@@ -187,7 +203,8 @@ def invariant_spec(
             "the invariant matrix with alpha = 1 singular; use alpha < 1"
         )
     r = invariant_matrix(counts, spec.matrix, alpha=alpha)
-    return ColumnSpec(check_distortion(r, f"invariant matrix of '{column}'"), None, from_data=True)
+    matrix = check_distortion(r, f"invariant matrix of '{column}'")
+    return ColumnSpec(matrix, None, from_data=True, known=spec.known)
 
 
 @method(
@@ -202,13 +219,15 @@ def invariant_spec(
         Param(
             "matrices",
             "Per column, the probabilities of publishing each value for each original value "
-            "(a square matrix in the column's domain order).",
+            "(a square matrix over the column's known values, in domain order; a missing "
+            "answer is published as it is).",
             (PerColumn(),),
         ),
         Param(
             "keep",
             "Per column, the probability that a value is published unchanged (0.8 = 80 %), "
-            "above 1/d for a column of d values; the other values are equally likely.",
+            "above 1/d for a column of d known values; the other known values are equally "
+            "likely, and a missing answer is published as it is.",
             (PerColumn(Real(0, 1, closed="right")),),
         ),
         Param(
@@ -245,15 +264,18 @@ def pram(
     schema : Schema or mapping
         Any published column may be post-randomized.
     matrices : mapping of column to array, optional
-        Transition matrices ``P[u, v] = Pr(published u | original v)`` in the column's domain
-        order (see :func:`~microanon.methods.randomize.randomize` for domains).
+        Transition matrices ``P[u, v] = Pr(published u | original v)``, ``d × d`` over the
+        column's ``d`` known values in domain order (see
+        :func:`~microanon.methods.randomize.randomize` for domains; a missing answer, the value
+        ``?`` or an empty cell, is no row or column: it is published as it is).
     keep : mapping of column to float, optional
-        Uniform-retention matrices with these keep probabilities in ``(1/d, 1]`` (sdcMicro's
-        ``pd``, used as the diagonal itself rather than as the lower bound of random diagonals).
+        Uniform-retention matrices over the known values with these keep probabilities in
+        ``(1/d, 1]`` (sdcMicro's ``pd``, used as the diagonal itself rather than as the lower
+        bound of random diagonals).
     invariant : bool
-        Replace each matrix by the invariant matrix built from it and the column's frequencies
-        in ``data`` (:func:`invariant_matrix`), so that expected published frequencies equal the
-        original ones.
+        Replace each matrix by the invariant matrix built from it and the frequencies of the
+        column's known values in ``data`` (:func:`invariant_matrix`), so that expected published
+        frequencies equal the original ones.
     alpha : float, optional
         Only with ``invariant``: the mixture ``α R + (1 − α) I`` (default 0.5, as sdcMicro).
     rng : numpy.random.Generator, int or None
@@ -264,16 +286,19 @@ def pram(
     Release
         Kind ``"randomized"``, as :func:`~microanon.methods.randomize.randomize` publishes it,
         with ``method`` = ``"pram"``, parameters ``keep``, ``matrices`` (the columns given
-        matrices), ``invariant`` and ``alpha``; in ``randomized`` each column's matrix is the one
-        applied, except that an invariant matrix (computed from the original's counts) is
-        null there and kept internal in ``applied_matrices`` (``keep`` is then null too).
+        matrices), ``invariant`` and ``alpha``; in ``randomized`` each column's domain is its
+        known values and its matrix the one applied, except that an invariant matrix (computed
+        from the original's counts) is null there and kept internal in ``applied_matrices``
+        (``keep`` is then null too). Every record is published, its missing answers as they
+        were.
 
     Raises
     ------
     InputError
-        As :func:`~microanon.methods.randomize.randomize`; ``alpha`` without ``invariant`` or
-        outside ``[0, 1]``; an invariant matrix that is singular (``alpha = 1`` and a value of
-        the domain absent from the data).
+        As :func:`~microanon.methods.randomize.randomize` (``d`` counting the known values;
+        empty cells are accepted); a column without a known value; ``alpha`` without
+        ``invariant`` or outside ``[0, 1]``; an invariant matrix that is singular
+        (``alpha = 1`` and a known value absent from the data).
 
     Examples
     --------
@@ -289,7 +314,7 @@ def pram(
         raise InputError("alpha mixes the invariant PRAM matrix; it needs invariant=True")
     a = check_alpha(DEFAULT_ALPHA if alpha is None else alpha) if invariant else None
     table = Table.from_frame(data, schema)
-    specs = resolve_specs(table, keep, matrices)
+    specs = resolve_specs(table, keep, matrices, known_only=True)
     if invariant:
         for column, spec in specs.items():
             counts = np.bincount(table.codes(column), minlength=table.cardinality(column))
