@@ -213,7 +213,11 @@ def step_loss(
     (None without any: a recode to intervals or a suppression is counted in ``cells_changed``
     only).
     """
-    before = original.set_index(TRACER).loc[current[TRACER].to_numpy()]
+    tracers = current[TRACER].to_numpy()
+    if np.array_equal(tracers, original[TRACER].to_numpy()):  # the same records, in order
+        before = original.set_index(TRACER)
+    else:
+        before = original.set_index(TRACER).loc[tracers]
     after = current.set_index(TRACER)
     by_column: dict[str, float] = {}
     differ = 0
