@@ -54,8 +54,10 @@ def test_steps_added_refused_undone_moved_and_removed(client, adult_csv):
     assert 0 < recode["loss"]["cells_changed"] <= pram["loss"]["cells_changed"]
     assert client.get(url).json() == answer  # the same numbers, randomized step included
 
-    # PRAM on a key after suppression is refused, naming the steps; nothing changes
-    body = _refused(client.post(url, json={"method": "pram", "params": {"keep": {"race": 0.8}}}))
+    # swapping a key after suppression is refused, naming the steps; nothing changes (PRAM
+    # would leave the suppressed cells blank: it draws the known values only)
+    swap = {"method": "data_swap", "params": {"rate": 1.0, "columns": ["race"]}}
+    body = _refused(client.post(url, json=swap))
     assert "steps[4]" in body["error"] and "suppress" in body["error"]
     body = _refused(client.post(url, json={"method": "local_suppression", "params": {"k": 0}}))
     assert body["field"] == "k"
