@@ -125,6 +125,31 @@ def test_too_frequent_value_is_infeasible_and_named():
         anatomy(frame(list("aaabc")), SCHEMA, l=2, rng=0)
 
 
+def test_infeasible_l_says_the_largest_l_that_works():
+    # 'a' in 2 of 7 records allows l = 3 (2 * 3 <= 7), not 4; the refusal names 3 and it runs.
+    with pytest.raises(InfeasibleError, match=r"2 of 7 .*; lower l to 3 or less$"):
+        anatomy(frame(list("aabbccd")), SCHEMA, l=4, rng=0)
+    assert anatomy(frame(list("aabbccd")), SCHEMA, l=3, rng=0).metadata["l"] == 3
+    with pytest.raises(InfeasibleError, match=r"only 2 distinct .*; lower l to 2 or less$"):
+        anatomy(frame(list("abab")), SCHEMA, l=3, rng=0)
+
+
+def test_no_l_possible_names_no_lower_l():
+    """A value in more than half the records (a test result 'negative' in 14,358 of 15,524
+    records) leaves no l >= 2, the smallest Anatomy takes: the refusal advised lowering l or
+    merging values, and merging only makes a value more frequent."""
+    with pytest.raises(InfeasibleError) as refusal:
+        anatomy(frame(list("aaabc")), SCHEMA, l=2, rng=0)
+    assert "lower l" not in str(refusal.value) and "merge" not in str(refusal.value)
+    assert str(refusal.value).endswith(
+        "no l of 2 or more is possible for this column (Anatomy needs every sensitive value in "
+        "at most 1/l of the records): give another column the sensitive role, or use full_domain "
+        "or mondrian with the model l_diversity: {l: 2}"
+    )
+    with pytest.raises(InfeasibleError, match="; give another column the sensitive role$"):
+        anatomy(frame(list("aaaa")), SCHEMA, l=2, rng=0)
+
+
 def test_l_above_distinct_values_is_infeasible():
     with pytest.raises(InfeasibleError, match="only 2 distinct"):
         anatomy(frame(list("abab")), SCHEMA, l=3, rng=0)

@@ -74,18 +74,35 @@ def _check_eligible(sa_counts: np.ndarray, values: np.ndarray, column: str, ell:
     """Raise InfeasibleError unless a frequency ℓ-diverse partition exists (eligibility)."""
     n = int(sa_counts.sum())
     present = int(np.count_nonzero(sa_counts))
-    if ell > present:
-        raise InfeasibleError(
-            f"l = {ell} is impossible: column '{column}' has only {present} distinct value(s); "
-            "every group needs l different sensitive values"
-        )
     top = int(np.argmax(sa_counts))
+    largest = min(present, n // int(sa_counts[top]))  # the largest eligible l
+    if ell > present:
+        why = f"column '{column}' has only {present} distinct value(s); every group needs l "
+        raise InfeasibleError(
+            f"l = {ell} is impossible: {why}different sensitive values; {_way_on(largest, present)}"
+        )
     if sa_counts[top] * ell > n:
         raise InfeasibleError(
             f"l = {ell} is impossible: value {shown(values[top])} of column '{column}' occurs in "
-            f"{int(sa_counts[top]):,} of {n:,} records, more than n/l = {n / ell:,.6g}; lower l or "
-            "merge sensitive values"
+            f"{int(sa_counts[top]):,} of {n:,} records, more than n/l = {n / ell:,.6g}; "
+            + _way_on(largest, present)
         )
+
+
+def _way_on(largest: int, present: int) -> str:
+    """What to do when ℓ is infeasible: lower it to ``largest``, the largest eligible ℓ; when
+    even ℓ = 2 is not (a value in more than half the records), another sensitive column or a
+    method whose ℓ-diversity is the distinct one, which the column meets with one record of
+    another value per class (merging values never helps: it only makes a value more frequent)."""
+    if largest >= 2:
+        return f"lower l to {largest} or less"
+    if present < 2:
+        return "give another column the sensitive role"
+    return (
+        "no l of 2 or more is possible for this column (Anatomy needs every sensitive value in "
+        "at most 1/l of the records): give another column the sensitive role, or use full_domain "
+        "or mondrian with the model l_diversity: {l: 2}"
+    )
 
 
 def _assign_groups(sa: np.ndarray, sa_counts: np.ndarray, ell: int, rng: np.random.Generator):
