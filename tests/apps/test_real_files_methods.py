@@ -75,29 +75,37 @@ def _anonymize(tmp_path: Path, data: Path, schema: dict, method: str, params: di
     return result, out
 
 
+_AGE_MARKED = (
+    "column 'age' has 94 missing value(s) (the value ?), which are no numbers to mask: set "
+    "missing: drop for it (the rows are left out and counted), or impute them"
+)
+
+
 @pytest.mark.parametrize(
-    ("method", "params"),
+    ("method", "params", "message"),
     [
-        ("microaggregation", {"k": 3, "columns": ["year", "age"]}),
-        ("add_noise", {"noise": 0.1, "columns": ["age"]}),
-        ("rank_swap", {"p": 5, "columns": ["age", "educ"]}),
+        ("microaggregation", {"k": 3, "columns": ["year", "age"]}, _AGE_MARKED),
+        ("add_noise", {"noise": 0.1, "columns": ["age"]}, _AGE_MARKED),
+        (  # both columns at once (the first only had been named, the next run refused educ)
+            "rank_swap",
+            {"p": 5, "columns": ["age", "educ"]},
+            "2 columns have missing values (the value ?), which are no numbers to mask: 'age' "
+            "94, 'educ' 81; set missing: drop for each (the rows are left out and counted), or "
+            "impute them",
+        ),
     ],
 )
 def test_masking_a_column_whose_missing_values_are_the_value_question_mark(
-    gss, tmp_path, method, params
+    gss, tmp_path, method, params, message
 ):
-    """A numeric masking method cannot compute with ?: one line naming the column and the
-    count, exit 2, nothing written (it had been a traceback)."""
+    """A numeric masking method cannot compute with ?: one line naming the columns and the
+    counts, exit 2, nothing written (it had been a traceback)."""
     data, schema = gss
     result, out = _anonymize(tmp_path, data, schema, method, params)
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and not out.exists()
     (line,) = [x for x in result.stderr.splitlines() if not x.startswith("microanon anonymize: [")]
-    assert line == (
-        f"Error: {method}: column 'age' has 94 missing value(s) (the value ?), which are no "
-        "numbers to mask: set missing: drop for it (the rows are left out and counted), or "
-        "impute them"
-    )
+    assert line == f"Error: {method}: {message}"
 
 
 def test_pram_reports_on_a_validated_table(gss, tmp_path):

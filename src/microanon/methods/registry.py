@@ -24,7 +24,7 @@ import functools
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -255,18 +255,23 @@ def _declared(func: Callable[..., Any], name: str, params: tuple[Param, ...]) ->
     return tuple(sorted(out, key=lambda p: order.index(p.name) if p.name in order else len(order)))
 
 
-def range_refusal(column: str, method: str) -> str:
+def range_refusal(columns: Sequence[str], method: str) -> str:
     """Why ``method``, which publishes numeric quasi-identifiers as ranges (declared with
-    ``ranges``), refuses the numeric quasi-identifier ``column`` with missing values kept as the
-    value ``?``, and the ways on: as an ordinal column with a hierarchy it is generalized to the
-    hierarchy's groups, ``?`` a value of its own, every row kept (the American Community
-    Survey's time to work, missing for 1,217 of 2,000: ``missing: drop`` left 783)."""
+    ``ranges``), refuses the numeric quasi-identifiers ``columns`` with missing values kept as
+    the value ``?``, and the ways on: as an ordinal column with a hierarchy it is generalized to
+    the hierarchy's groups, ``?`` a value of its own, every row kept (the American Community
+    Survey's time to work, missing for 1,217 of 2,000: ``missing: drop`` left 783). Every such
+    column is named at once: the NHEFS follow-up has thirteen."""
+    if len(columns) == 1:
+        named, it, have, each = f"quasi-identifier '{columns[0]}'", "it", "has", "it"
+    else:
+        listed = ", ".join(f"'{c}'" for c in columns)
+        named, it, have, each = f"quasi-identifiers {listed}", "them", "have", "each"
     return (
-        f"quasi-identifier '{column}' has missing values (the value ?), which {method} cannot "
-        f"place in a range of numbers: give it kind: ordinal with a hierarchy ({method} then "
-        "publishes the hierarchy's groups, ? a value of its own, and keeps every row), set "
-        "missing: drop for it (the rows are left out and counted), or use full_domain with a "
-        "hierarchy"
+        f"{named} {have} missing values (the value ?), which {method} cannot place in a range "
+        f"of numbers: give {it} kind: ordinal with a hierarchy ({method} then publishes the "
+        "hierarchy's groups, ? a value of its own, and keeps every row), set missing: drop for "
+        f"{each} (the rows are left out and counted), or use full_domain with a hierarchy"
     )
 
 

@@ -220,8 +220,8 @@ def microaggregate_blocks(
         encoding, cleaned = encode_dataset(
             frame, schema, [], run, progress, reported=reported, ids=person_ids
         )
-        for c in columns:  # as numeric_matrix refuses them in memory, counted over the dataset
-            refuse_marked("microaggregation", c, encoding.marked.get(c, 0))
+        # (as numeric_matrix refuses them in memory, counted over the dataset)
+        refuse_marked("microaggregation", {c: encoding.marked.get(c, 0) for c in columns})
         parts = cleaned.to_delayed(optimize_graph=True)
         sizes, missing, lengths = run_stage(
             run,

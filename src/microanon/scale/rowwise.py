@@ -1327,8 +1327,8 @@ def add_noise_dask(
         published = encoding.schema
         cols = select_columns(published, columns, (Kind.NUMERIC,), "add_noise")
         originals = tuple(original_names(cols, published.columns)) if reports else ()
-        for c in cols:  # as numeric_matrix refuses them in memory, counted over the dataset
-            refuse_marked("add_noise", c, encoding.marked.get(c, 0))
+        # (as numeric_matrix refuses them in memory, counted over the dataset)
+        refuse_marked("add_noise", {c: encoding.marked.get(c, 0) for c in cols})
         plan: _Noise
         scale: dict[str, float] = {}
         if gaussian:

@@ -257,11 +257,15 @@ def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
     quasi-identifiers as ranges when one of them holds missing values as the value ``?`` (its
     run would stop with the same line)."""
     if not cfg.steps and registry.get(cfg.method).ranges:
-        for q in cfg.schema.quasi:
-            attr = cfg.schema[q]
-            if attr.kind is Kind.NUMERIC and attr.missing_policy == "value":
-                if bool(missing_or_marked(ds.frame[q]).any()):
-                    raise RequestError(registry.range_refusal(q, cfg.method), q)
+        marked = [
+            q
+            for q in cfg.schema.quasi
+            if cfg.schema[q].kind is Kind.NUMERIC
+            and cfg.schema[q].missing_policy == "value"
+            and bool(missing_or_marked(ds.frame[q]).any())
+        ]
+        if marked:
+            raise RequestError(registry.range_refusal(marked, cfg.method), marked[0])
     try:  # a model of the sensitive column without one (its run would stop with this line)
         require_one_sensitive(cfg.models, cfg.schema.sensitive)
     except MicroanonError as exc:

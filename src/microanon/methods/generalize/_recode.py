@@ -185,13 +185,18 @@ def quasi_dims(table: Table, method: str) -> list[Dim]:
     SchemaError
         A non-numeric quasi-identifier without a hierarchy.
     """
+    marked = [
+        q
+        for q in table.schema.quasi
+        if table.schema[q].kind is Kind.NUMERIC and MISSING_LABEL in set(table.dictionary(q))
+    ]
+    if marked:
+        raise InputError(range_refusal(marked, method))
     dims: list[Dim] = []
     for q in table.schema.quasi:
         attr = table.schema[q]
         if attr.kind is Kind.NUMERIC:
             dictionary = table.dictionary(q)
-            if MISSING_LABEL in set(dictionary):
-                raise InputError(range_refusal(q, method))
             values = pd.to_numeric(pd.Series(dictionary, dtype=object)).to_numpy(dtype=float)
             order = np.argsort(values, kind="stable")
             rank = np.empty(len(order), dtype=np.int64)
