@@ -68,6 +68,25 @@ def test_a_microaggregation_s_strata_column_is_covered_not_left_unprotected(tmp_
     assert line.split(maxsplit=2)[2] == f"{stratum}; no value changed"
 
 
+def test_microaggregation_within_blocks_out_of_core_covers_its_block_column(tmp_path, scheduler):
+    """HI's wives as Parquet, MDAV at k = 4 within the blocks of region out of core: the same
+    file as in memory with region its stratum, where region is covered; out of core it was
+    said published unchanged ('what it protects does not include it') though every group lies
+    within one region (the published keys' smallest class is 4)."""
+    doc = _hi_strata(tmp_path, steps=False)
+    survey("hi")[list(doc["schema"])].to_parquet(tmp_path / "hi.parquet", index=False)
+    doc.update(data=str(tmp_path / "hi.parquet"), params={"k": 4, "by": "region"})
+    stdout, out = _anonymize(tmp_path, doc, "--json", "--engine", "dask", "--scheduler", scheduler)
+    answer = json.loads(stdout)
+    assert not [w for w in answer["warnings"] if "published unchanged" in w], answer["warnings"]
+    block = "blocks of the microaggregation (mdav, k = 4): every group within one of its values"
+    assert {"column": "region", "role": "quasi", "done": block} in answer["columns"]
+    published = pd.read_parquet(out / "public" / "data.parquet")
+    assert published.groupby(["whrswk", "experience", "husby", "region"]).size().min() == 4
+    for part in ("public", "internal"):
+        assert block in (out / part / "report.html").read_text("utf-8")
+
+
 def _individual_risk(published: pd.DataFrame, keys: list[str], weight: str) -> dict:
     """Benedetti and Franconi's individual risk as sdcMicro's ``measure_risk`` computes it, every
     key value (``*`` too) a value of its own: per record its key's sample frequency f and

@@ -130,11 +130,14 @@ def column_actions(
         role = schema[c].role.value if c in schema.columns else "none"
         done = family.describe_column(release, c)
         # a column the method changed value by value (a generalization's levels say it); not
-        # one whose line says it is published unchanged (a sample's or a swap's stratum)
+        # one whose line says it is published unchanged (a sample's or a swap's stratum), nor
+        # the column whose blocks an out-of-core microaggregation kept (no cell of the original
+        # is at hand there to say that none changed, as none can)
         treated = (
             done is not None
             and c not in (release.metadata.get("levels") or {})
             and not done.startswith("published unchanged")
+            and c != (release.metadata.get("parameters") or {}).get("by")
         )
         if c not in published and done is None:  # (a table may publish it under other names)
             why = {

@@ -414,12 +414,17 @@ def _describe_masked(method: str, params: dict[str, Any], column: str) -> str | 
 def _describe_stratum(method: str, params: dict[str, Any], column: str) -> str | None:
     """What a method did within one of its ``strata`` columns (None for another column), whose
     values it kept: a microaggregation formed every group within one stratum (so the column is
-    covered), a sample drew its records within each, a swap exchanged values within each."""
+    covered), or out of core within one block of its ``by`` column (so is that column: it had
+    been said published unchanged, unprotected, where the same release in memory with the
+    column as its stratum is not), a sample drew its records within each, a swap exchanged
+    values within each."""
+    how = f"{params.get('method')}, k = {params.get('k')}"
+    if method == "microaggregation" and column == params.get("by"):
+        return f"blocks of the microaggregation ({how}): every group within one of its values"
     strata = _strata(params)
     if column not in strata:
         return None
     if method == "microaggregation":
-        how = f"{params.get('method')}, k = {params.get('k')}"
         return f"stratum of the microaggregation ({how}): every group within one of its values"
     one = len(strata) == 1
     if method == "sample":
