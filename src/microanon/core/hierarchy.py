@@ -387,6 +387,30 @@ class Hierarchy:
                 self._by_key[k] = node
         self._leaf_key = {keys[v]: i for i, v in enumerate(self._leaf_nodes.tolist())}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle holds: the labels, the parents and the leaf weights (none when all 1);
+        the tree arrays and the label lookups are derived from them again when it is loaded.
+
+        A hierarchy of every timestamp of a file (51,873 leaves: the Minneapolis police stops)
+        pickled whole, lookups included, was 5 MB, and the out-of-core engine ships the schema
+        with its tasks (distributed warned of a graph of 9.5 MiB); its labels and parents are
+        1.6 MB.
+        """
+        same = bool(np.all(self._weights == 1.0))
+        return {
+            "name": self.name,
+            "labels": self._labels,
+            "parent": self._parent,
+            "weights": None if same else self._weights,
+        }
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        """A hierarchy from :meth:`__getstate__`'s parts, its arrays and lookups rebuilt."""
+        self.name = state["name"]
+        self._build(list(state["labels"]), np.asarray(state["parent"], dtype=np.int64))
+        weights = state["weights"]
+        self._set_weights(np.ones(self.n_leaves) if weights is None else np.asarray(weights))
+
     def _set_weights(self, w: np.ndarray) -> None:
         """Set the leaf weights (depth-first leaf order, already checked)."""
         self._weights = w
