@@ -18,7 +18,14 @@ from .p_privacy import PPrivacy
 from .presence import DeltaPresence
 from .tcloseness import TCloseness
 
-__all__ = ["model_from_config", "as_models", "reads_sensitive", "require_one_sensitive", "MODELS"]
+__all__ = [
+    "model_from_config",
+    "as_models",
+    "one_sensitive_column",
+    "reads_sensitive",
+    "require_one_sensitive",
+    "MODELS",
+]
 
 #: Configuration names of the models and their classes.
 MODELS: dict[str, type[PrivacyModel]] = {
@@ -166,6 +173,31 @@ def reads_sensitive(models: Any) -> bool:
         else:
             return True
     return False
+
+
+def one_sensitive_column(method: str, sensitive: Sequence[str]) -> str:
+    """The one sensitive column a method that publishes one sensitive column apart (Anatomy,
+    distribution-based anonymization) needs.
+
+    Raises
+    ------
+    SchemaError
+        Naming the method and the sensitive columns found, and the ways on: give one column
+        the role (none found), or give the others role insensitive or use rating or
+        mixed_model (several).
+    """
+    if len(sensitive) == 1:
+        return sensitive[0]
+    if not sensitive:
+        raise SchemaError(
+            f"{method} needs exactly one sensitive column in the schema, found none; give the "
+            "column whose values it should protect the role sensitive"
+        )
+    raise SchemaError(
+        f"{method} needs exactly one sensitive column in the schema, found {len(sensitive)} "
+        f"({', '.join(sensitive)}); give the others role insensitive (published with their "
+        "records, unprotected), or use method rating or mixed_model for several"
+    )
 
 
 def require_one_sensitive(models: Sequence[PrivacyModel], sensitive: Sequence[str]) -> None:

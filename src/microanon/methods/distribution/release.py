@@ -44,6 +44,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Schema, refuse_repeated
 from ...core.table import factorize_column
+from ...models.config import one_sensitive_column
 from ..registry import method
 from ..release import generalized_release, prepare, unchanged_column
 from .fakes import fake_budget, min_sor_fake
@@ -309,14 +310,12 @@ def distribution_anonymize(
     60.0
     """
     _check_options(partition, layout)
+    what = "distribution-based anonymization"
+    schema = schema if isinstance(schema, Schema) else Schema.from_dict(schema)
+    one_sensitive_column(what, schema.sensitive)  # (before the table's missing values)
     table, _ = prepare(data, schema, None, need_hierarchies=False)
     sch = table.schema
-    if len(sch.sensitive) != 1:
-        raise SchemaError(
-            f"distribution-based anonymization needs exactly one sensitive column, found "
-            f"{len(sch.sensitive)}" + (f" ({', '.join(sch.sensitive)})" if sch.sensitive else "")
-        )
-    sa = sch.sensitive[0]
+    sa = one_sensitive_column(what, sch.sensitive)
     frame = table.to_frame().infer_objects()
     values, categorical = _sensitive_values(frame[sa], sa, categorical)
     if categorical and domain is not None:

@@ -42,12 +42,13 @@ import numpy as np
 import pandas as pd
 
 from ...core.constraints import Integer, Param
-from ...core.errors import InfeasibleError, InputError, SchemaError
+from ...core.errors import InfeasibleError, InputError
 from ...core.keys import shown
 from ...core.random import RandomLike, make_rng
 from ...core.release import Release
 from ...core.schema import Kind, Schema
 from ...models import LDiversity
+from ...models.config import one_sensitive_column
 from ..registry import method
 from ..release import generalized_release, prepare
 
@@ -184,15 +185,11 @@ def anatomy(
     (3, 6, 1)
     """
     ell = _check_l(l)
+    schema = schema if isinstance(schema, Schema) else Schema.from_dict(schema)
+    one_sensitive_column("Anatomy", schema.sensitive)  # (before the table's missing values)
     table, _ = prepare(data, schema, need_hierarchies=False)
     schema_ = table.schema
-    if len(schema_.sensitive) != 1:
-        raise SchemaError(
-            f"Anatomy needs exactly one sensitive column in the schema, found "
-            f"{len(schema_.sensitive)}"
-            + (f" ({', '.join(schema_.sensitive)})" if schema_.sensitive else "")
-        )
-    sensitive = schema_.sensitive[0]
+    sensitive = one_sensitive_column("Anatomy", schema_.sensitive)
     public = [c for c in table.columns if c != sensitive]
     if GROUP_COLUMN in public or sensitive in (GROUP_COLUMN, COUNT_COLUMN):
         clash = GROUP_COLUMN if GROUP_COLUMN in public else sensitive
