@@ -1480,7 +1480,8 @@ def test_a_mixed_model_that_would_publish_nothing_is_refused(tmp_path):
         "Error: l = 3 is impossible for sensitive columns 'regattend' (2 distinct values) and "
         "'vhappy' (2 distinct values): every SAC group and every SID needs l different "
         "values of each sensitive column, so no SAC group could form (its records would be "
-        "deleted) and the other records' values of them would all be published as *; lower l"
+        "deleted) and the other records' values of them would all be published as *; lower l "
+        "to 2 or less"
     )
 
 

@@ -111,7 +111,7 @@ def test_l_above_the_domain(df, method, allow):
     assert str(refusal.value).startswith(
         "l = 3 is impossible for sensitive column 'job' (2 distinct values): every "
     )
-    assert str(refusal.value).endswith("published as *; lower l")
+    assert str(refusal.value).endswith("published as *; lower l to 2 or less")
     with pytest.raises(InfeasibleError) as both:  # one l per column: each named with its own
         rating(df, SCHEMA, l={"disease": 4, "drug": 2, "job": 3}, allow_suppression=allow)
     assert str(both.value).startswith(
@@ -226,7 +226,7 @@ def test_l_above_a_real_column_s_values_is_refused_before_anything_is_published(
         rating(data, schema, l=3, allow_suppression=allow, rng=1)
     assert str(refused.value) == head + (
         "SID needs l different values of its column, so every value of it would be published "
-        "as *; lower l"
+        "as *; lower l to 2 or less"
     )
     with pytest.raises(InfeasibleError) as refused:
         mixed_model(data, schema, l=3, min_confidence=0.95, allow_suppression=allow, rng=1)
@@ -270,3 +270,17 @@ def test_every_sensitive_column_kept_empty_is_named_in_one_line():
     schema |= {c: {**schema[c], "missing": "drop"} for c in missing}
     release = rating(data, schema, l=2, rng=1)
     assert len(release.tables["at"]) == int(data[list(missing)].notna().all(axis=1).sum())
+
+
+@pytest.mark.parametrize("method", [mixed_model, rating])
+def test_a_sensitive_column_of_one_value_is_given_another_role(df, method):
+    """A sensitive column whose records all hold one value cannot be l-diverse for any l: the
+    refusal says to give it another role, not to lower l (2 is the least)."""
+    one = df.assign(job="clerk")
+    with pytest.raises(InfeasibleError) as refusal:
+        method(one, SCHEMA, l=2, rng=0)
+    assert str(refusal.value).endswith(
+        "; give 'job' another role (one value cannot be l-diverse: insensitive publishes it "
+        "with its records)"
+    )
+    assert "lower l" not in str(refusal.value)

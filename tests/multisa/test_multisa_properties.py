@@ -375,7 +375,7 @@ def test_a_run_that_would_publish_nothing_is_refused():
             "l = 3 is impossible for sensitive column 's0' (2 distinct values): every SAC group "
             "and every SID needs l different values of each sensitive column, so no SAC group "
             "could form (its records would be deleted) and the other records' values of it "
-            "would all be published as *; lower l"
+            "would all be published as *; lower l to 2 or less"
         )
     crossed = pd.DataFrame({"rid": range(4), "s0": list("ccab"), "s1": list("xzyy")})
     with pytest.raises(InfeasibleError, match="^l = 3 publishes nothing: all 4 records are in SAC"):

@@ -124,9 +124,28 @@ def _check_domains(
         else "every SID needs l different values of its column, so every value of "
         f"{them} would be published as *"
     )
+    single = [s for s, k in few.items() if k < 2]
+    if single:  # (no l of 2 or more: another role is the way)
+        way = (
+            f"give {' and '.join(repr(s) for s in single)} another role (one value cannot be "
+            "l-diverse: insensitive publishes it with its records)"
+        )
+        others = len(few) - len(single)
+        if others:
+            way += ", and lower l for the other column" + ("s" if others > 1 else "")
+    else:
+        way = f"lower l to {min(few.values())} or less" if shared else "lower l"
     raise InfeasibleError(
-        f"{head} is impossible for sensitive column{plural} {named}: {why}; lower l"
+        f"{head} is impossible for sensitive column{plural} {named}: {why}; {way}"
     )
+
+
+def _lower_l(ell: int) -> str:
+    """The first way on from a refusal of ``ell``: lower it, or, at 2 already, fewer sensitive
+    columns (each one more is one more set of values a group's records must differ on)."""
+    if ell > 2:
+        return "lower l"
+    return "give one of the sensitive columns role insensitive (l = 2 is the least)"
 
 
 def _deletion_error(
@@ -139,8 +158,8 @@ def _deletion_error(
     return InfeasibleError(
         f"{len(deleted)} SAC record(s) cannot be put into groups of l = {ell} records with "
         f"pairwise distinct sensitive values and would be deleted; {int(counts[j][top])} of them "
-        f"hold '{table.dictionary(name)[top]}' in sensitive column '{name}'; lower l, or allow "
-        "suppression (allow_suppression: true) to delete them"
+        f"hold '{table.dictionary(name)[top]}' in sensitive column '{name}'; {_lower_l(ell)}, "
+        "or allow suppression (allow_suppression: true) to delete them"
     )
 
 
@@ -151,7 +170,7 @@ def _nothing_published(codes: np.ndarray, ell: int) -> InfeasibleError:
     return InfeasibleError(
         f"l = {ell} publishes nothing: all {len(codes):,} records are in SAC and the grouping "
         "formed no group of l records with pairwise distinct values on every sensitive column, "
-        "so all would be deleted; lower l"
+        f"so all would be deleted; {_lower_l(ell)}"
     )
 
 
