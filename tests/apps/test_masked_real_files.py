@@ -85,6 +85,29 @@ def test_microaggregation_within_blocks_out_of_core_covers_its_block_column(tmp_
     assert published.groupby(["whrswk", "experience", "husby", "region"]).size().min() == 4
     for part in ("public", "internal"):
         assert block in (out / part / "report.html").read_text("utf-8")
+    # k-anonymity claimed, as in memory, and re-checked on the files as written
+    assert answer["verified"] is True
+    assert answer["verification"]["verdicts"] == [
+        {"model": "k-anonymity", "holds": True, "value": 4}
+    ]
+    public = json.loads((out / "public" / "release.json").read_text("utf-8"))
+    assert public["metadata"]["models"] == [{"k_anonymity": {"k": 4}}]
+
+
+def test_microaggregation_within_blocks_that_leave_a_key_uncovered_claims_nothing(
+    tmp_path, scheduler
+):
+    """The same out of core with a quasi-identifier neither microaggregated nor the blocking
+    column (race): nothing is claimed, as in memory."""
+    doc = _hi_strata(tmp_path, steps=False)
+    doc["schema"]["race"] = "quasi"
+    survey("hi")[list(doc["schema"])].to_parquet(tmp_path / "hi.parquet", index=False)
+    doc.update(data=str(tmp_path / "hi.parquet"), params={"k": 4, "by": "region"})
+    stdout, out = _anonymize(tmp_path, doc, "--json", "--engine", "dask", "--scheduler", scheduler)
+    answer = json.loads(stdout)
+    assert answer["verified"] is None and answer["verification"]["verdicts"] == []
+    public = json.loads((out / "public" / "release.json").read_text("utf-8"))
+    assert public["metadata"]["models"] == []
 
 
 def _individual_risk(published: pd.DataFrame, keys: list[str], weight: str) -> dict:

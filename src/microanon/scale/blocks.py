@@ -28,6 +28,7 @@ from ..core.progress import ProgressLike
 from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
 from ..methods.sdc.common import check_flag, check_k, refuse_marked
+from ..models import KAnonymity
 from .client import dask_client, run_stage
 from .encode import encode_dataset, held, numbers_as_text
 from .rowwise import (
@@ -280,6 +281,8 @@ def microaggregate_blocks(
     data = shuffled.map_partitions(
         _microaggregate_partition, plan, meta=_microaggregate_partition(meta, plan)
     )
+    quasi = encoding.schema.quasi
+    covered = bool(quasi) and set(quasi) <= {*columns, *modal, by}
     metadata = {
         "method": "microaggregation",
         "parameters": {
@@ -290,7 +293,10 @@ def microaggregate_blocks(
             "categorical": modal,
             "by": by,
         },
-        "models": [],
+        # as in memory with the blocks as strata: groups covering every quasi-identifier make
+        # them k-anonymous (the blocking column is constant within every group); re-checked
+        # on the files as written (write_rowwise)
+        "models": [KAnonymity(int(k)).to_config()] if covered else [],
         "quasi": list(encoding.schema.quasi),
         "sensitive": list(encoding.schema.sensitive),
         "masked_numeric": columns,

@@ -86,6 +86,7 @@ from ..methods.sdc.noise import (
     laplace_noise,
     sqrt_psd,
 )
+from ..models import Verdict, as_models
 from .client import dask_client, run_stage
 from .encode import encode_dataset, run_row_counts
 from .encoding import Encoding
@@ -93,7 +94,7 @@ from .frequencies import SPLIT_EVERY, FrequencyTable, code_frequencies
 from .read import read_dataset
 from .record_order import order_parts
 from .release_files import DATA, part_files, table_info, write_manifests
-from .verify import count_files
+from .verify import count_files, verify_files
 
 __all__ = [
     "ROWWISE_METHODS",
@@ -500,6 +501,7 @@ class WrittenRelease:
     reported: dict[str, Any] = field(default_factory=dict)
     repeated: dict[str, Repetition] = field(default_factory=dict, repr=False, compare=False)
     masked: MaskedPairs | None = field(default=None, repr=False, compare=False)
+    verdicts: list[Verdict] = field(default_factory=list, repr=False, compare=False)
 
 
 def write_rowwise(
@@ -586,6 +588,7 @@ def write_rowwise(
         info = table_info(root)
         _refuse_unpublished(release, list(info["columns"]))
         published = _read_back(run, root, release, info["columns"], progress)
+        verdicts = _verified(run, root, release, progress)
         public = {**release.public_metadata, "rows_out": info["rows"]}
         internal = {**release.internal_metadata, "row_counts": _row_counts(release, info["rows"])}
         write_manifests(tmp, release.kind, public, internal, release.public, {"data": info})
@@ -603,6 +606,7 @@ def write_rowwise(
             seconds,
             repeated=release.repeated,
             masked=masked,
+            verdicts=verdicts,
         )
         if reports is not None and release.counted is not None:
             mark = time.perf_counter()
@@ -668,6 +672,40 @@ def _read_back(
     if release.domains:
         check_domains(release.domains, distinct, release.declared, release.kinds)
     return published
+
+
+def _verified(
+    run: Any, root: Path, release: RowwiseRelease, progress: ProgressLike
+) -> list[Verdict]:
+    """The models the release claims (a microaggregation whose groups cover every
+    quasi-identifier claims k-anonymity) checked on the written files by their definition, as
+    :func:`~microanon.models.verify_written` checks them in memory.
+
+    Raises
+    ------
+    VerificationError
+        A claimed model fails on the files (nothing is kept).
+    """
+    claimed = release.metadata.get("models") or []
+    if not claimed:
+        return []
+    models = as_models(claimed)
+    sensitive = release.metadata.get("sensitive") or []
+    needed = any(m.needs_sensitive for m in models) and len(sensitive) == 1
+    verdicts, _, _ = verify_files(
+        part_files(root),
+        release.metadata["quasi"],
+        sensitive[0] if needed else None,
+        models,
+        run,
+        progress,
+    )
+    failed = [str(v) for v in verdicts if v.holds is False]
+    if failed:
+        raise VerificationError(
+            "nothing was written: the written release fails " + "; ".join(failed)
+        )
+    return verdicts
 
 
 def _row_counts(release: RowwiseRelease, published: int) -> dict[str, Any]:
