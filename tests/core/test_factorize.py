@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microanon.core.factorize import factorize
+from microanon.core.factorize import factorize, object_positions
 
 VALUES = st.sampled_from(["a", "b", "", "a,b", "é", None, float("nan"), 1, 1.0, 2, True])
 
@@ -292,3 +292,24 @@ def test_missing_or_marked_cells_from_the_run_codes_are_those_compared(values, a
         code_columns([column])
         assert coded(column) is not None  # (the codes' way, not the comparison's)
         assert missing_or_marked(column).tolist() == plain.tolist()
+
+
+_WORDS = ["a", "b", "", "é", "a,b", "SID#1", "SID#2"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(_WORDS), unique=True, max_size=len(_WORDS)),
+    st.lists(st.tuples(st.sampled_from(_WORDS + ["zz", "*"]), st.booleans()), max_size=40),
+)
+def test_object_positions_are_pandas_get_indexer(targets, drawn):
+    """Each value found among distinct targets as ``get_indexer`` finds it: the very objects of
+    the targets (shared) or equal text in other objects (copied), or absent (-1)."""
+    objects = np.array(targets, dtype=object)
+    values = np.empty(len(drawn), dtype=object)
+    for i, (word, shared) in enumerate(drawn):
+        at = targets.index(word) if word in targets else -1
+        values[i] = objects[at] if shared and at >= 0 else "".join(list(word))  # (a new object)
+    want = pd.Index(objects, dtype=object).get_indexer(pd.Index(values, dtype=object))
+    got = object_positions(objects, values)
+    assert got.tolist() == want.tolist()

@@ -42,6 +42,7 @@ __all__ = [
     "factorize_keys",
     "few_distinct",
     "first_rows",
+    "object_positions",
     "packed_key",
     "push_digit",
     "radix_order",
@@ -248,11 +249,7 @@ def _factorize(values: pd.Series | np.ndarray) -> _Codes:
     array = np.ascontiguousarray(
         values.to_numpy(dtype=object) if isinstance(values, pd.Series) else values
     )
-    address = np.frombuffer(
-        (ctypes.c_void_p * len(array)).from_address(array.ctypes.data), np.uintp
-    )
-    by_object, objects = factorize_keys(address)
-    del address  # (it points into ``array``)
+    by_object, objects = factorize_keys(_addresses(array))
     if len(objects) > max(len(array) // 4, 1024):
         return pd.factorize(values, use_na_sentinel=True)
     # the distinct objects in order of first appearance, then by value: the rows' first
@@ -263,6 +260,43 @@ def _factorize(values: pd.Series | np.ndarray) -> _Codes:
     if isinstance(values, pd.Series):
         uniques = pd.Index(uniques, dtype=object)
     return by_value[by_object], uniques
+
+
+def _addresses(array: np.ndarray) -> np.ndarray:
+    """The address of each object of a contiguous object array, as integers (a copy: it does
+    not point into ``array``)."""
+    view = (ctypes.c_void_p * len(array)).from_address(array.ctypes.data)
+    return np.frombuffer(view, np.uintp).copy()
+
+
+def object_positions(targets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``pd.Index(targets, dtype=object).get_indexer(values)`` (-1: not found) for targets
+    distinct by value: each value found first as one of the very objects of ``targets`` (their
+    addresses hashed as integers, no object read), the others by value. A column and the
+    distinct values of another built from the same objects (a release's SID names in two
+    tables) are matched without hashing a string.
+
+    Parameters
+    ----------
+    targets : object array
+        Distinct by value.
+    values : object array
+
+    Returns
+    -------
+    int array (intp)
+    """
+    targets = np.ascontiguousarray(targets, dtype=object)
+    values = np.ascontiguousarray(values, dtype=object)
+    if not (len(targets) and len(values)):
+        return np.full(len(values), -1, dtype=np.intp)
+    found = pd.Index(_addresses(targets)).get_indexer(_addresses(values)).astype(np.intp)
+    rest = np.flatnonzero(found < 0)
+    if len(rest):  # (an equal object elsewhere, or a value targets lack)
+        found[rest] = pd.Index(targets, dtype=object).get_indexer(
+            pd.Index(values[rest], dtype=object)
+        )
+    return found
 
 
 #: Initial size of the hash table of :func:`factorize_keys`; it grows as the distinct keys need.

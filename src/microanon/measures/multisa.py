@@ -44,7 +44,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.factorize import factorize, factorize_keys, first_rows, packed_key, shared_result
+from ..core.factorize import (
+    factorize,
+    factorize_keys,
+    first_rows,
+    object_positions,
+    packed_key,
+    shared_result,
+)
 from ..core.frames import pandas_if_arrow
 from ..core.release import Release
 
@@ -94,7 +101,7 @@ def _coded_text(values: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = factorize(values if isinstance(values, pd.Series) else pd.Series(values))
     if (codes < 0).any():
         raise InputError(f"{what}: {int(np.count_nonzero(codes < 0))} missing value(s)")
-    if all(type(v) is str for v in uniques):  # text already, each distinct: its codes are kept
+    if set(map(type, uniques)) <= {str}:  # text already, each distinct: its codes are kept
         return codes, np.asarray(uniques, dtype=object)
     texts, distinct = pd.factorize(np.asarray([str(v) for v in uniques], dtype=object))
     return texts[codes], np.asarray(distinct, dtype=object)
@@ -299,7 +306,7 @@ def _encoded(
         sid_size.append(np.bincount(sid_code, minlength=len(names)))
         idt_count.append(np.bincount(value_code, minlength=len(index)))
         at_code, at_words = _coded_text(at[s], f"at.{s}")
-        referred = names.get_indexer(at_words)
+        referred = object_positions(names.to_numpy(), at_words)  # (often the same objects)
         unknown = ((referred < 0) & (at_words != SUPPRESSED))[at_code]
         if unknown.any():
             raise InputError(

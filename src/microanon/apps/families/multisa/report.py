@@ -68,8 +68,11 @@ def _suppressed_values(release: Release, columns: list[str] | None = None) -> di
     out = {}
     for a in columns:  # counted on the column's codes: each distinct value read as text once
         codes, uniques = factorize(at[a])
-        marked = [i for i, v in enumerate(uniques) if str(v) == SUPPRESSED_SID]
-        out[a] = int(np.count_nonzero(np.isin(codes, marked))) if marked else 0
+        words = np.asarray(uniques, dtype=object)
+        if pd.api.types.infer_dtype(words, skipna=False) not in ("string", "empty"):
+            words = np.array([str(v) for v in words], dtype=object)
+        marked = np.flatnonzero(words == SUPPRESSED_SID)
+        out[a] = int(np.count_nonzero(np.isin(codes, marked))) if len(marked) else 0
     return out
 
 
