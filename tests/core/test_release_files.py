@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -328,7 +329,8 @@ def test_fields_quoted_by_arrow_are_those_quoted_one_by_one(values):
     is not text)."""
     words = np.asarray(values, dtype=object)
     want = [release_files._field(v if isinstance(v, str) else str(v)) for v in values]
-    assert release_files._fields(words).to_pylist() == want
+    texts, _ = release_files._words(pd.Series(words, dtype=object), words)
+    assert release_files._fields(texts).to_pylist() == want
 
 
 def test_fields_of_a_real_survey_s_text():
@@ -341,4 +343,58 @@ def test_fields_of_a_real_survey_s_text():
             values = pd.unique(data[c].dropna().astype(str).to_numpy(dtype=object))
             values = np.concatenate([values, [f'{v},"x"\n' for v in values[:3]]])
             want = [release_files._field(v) for v in values]
-            assert release_files._fields(values).to_pylist() == want
+            texts, exact = release_files._words(pd.Series(values, dtype=object), values)
+            assert exact and release_files._fields(texts).to_pylist() == want
+
+
+def _row_by_row_same(cells: list, missing: list, like: pd.Series) -> bool:
+    """Whether a column read from a file (``cells``: its texts, ``missing``: its rows without a
+    value) holds ``like``'s values row by row, as the verification compared them before: each
+    value a ``str`` of the same text, a missing value only None."""
+    if len(cells) != len(like):
+        return False
+    for cell, gap, value in zip(cells, missing, like.tolist(), strict=True):
+        if value is None:
+            if not gap:
+                return False
+        elif gap or type(value) is not str or value != cell:
+            return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
+    """A text column as read from a file (dictionary-encoded chunks of random sizes, each with
+    its own dictionary, maybe a chunk of plain text or a null; the gaps of the manifest), is
+    found to hold an in-memory column's values exactly when it does row by row (one cell
+    changed, maybe: another text, None, NaN, a number)."""
+    from microanon.core.factorize import shared_codes
+
+    words = st.sampled_from(["a", "b", "", "x,y"])
+    n = data.draw(st.integers(0, 30))
+    cells = data.draw(st.lists(words, min_size=n, max_size=n))
+    missing = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    cells = ["" if gap else cell for cell, gap in zip(cells, missing, strict=True)]
+    like = pd.Series([None if gap else cell for cell, gap in zip(cells, missing, strict=True)])
+    like = like.astype(object)
+    if n and data.draw(st.booleans()):
+        row = data.draw(st.integers(0, n - 1))
+        like.iloc[row] = data.draw(st.sampled_from(["a", "b", "zz", "", None, float("nan"), 1]))
+    read = list(cells)
+    if n and data.draw(st.booleans()):  # a null (a Parquet file's missing value) for a gap
+        row = data.draw(st.integers(0, n - 1))
+        read[row] = None if missing[row] else read[row]
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, n), max_size=4)) + [0, n]))
+    parts = [pa.array(read[a:b], pa.string()) for a, b in zip(cuts, cuts[1:], strict=False)]
+    if data.draw(st.booleans()):  # as a CSV file is read: a dictionary per chunk
+        parts = [part.dictionary_encode() for part in parts]
+    column = pa.chunked_array(parts, parts[0].type if parts else pa.string())
+    gaps = [i for i, gap in enumerate(missing) if gap]
+    want = _row_by_row_same(cells, missing, like)
+    with shared_codes():
+        assert release_files._same_text(column, gaps, like) is want
+        back = release_files.restore(column, "string", gaps, like)
+    assert back.tolist() == [
+        None if gap else cell for cell, gap in zip(cells, missing, strict=True)
+    ]

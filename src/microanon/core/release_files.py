@@ -34,6 +34,7 @@ from .factorize import (
     first_rows,
     push_digit,
     remember,
+    shared_result,
     sharing,
 )
 from .keys import moment_text
@@ -94,12 +95,23 @@ def _coded(codes: np.ndarray, fields: Sequence[str] | pa.Array) -> _Coded:
     return np.where(codes < 0, len(words) - 1, codes), words
 
 
-def _fields(texts: Sequence[Any]) -> pa.Array:
-    """:func:`_field` of each text (``str`` of a value that is not one), with Arrow's compute
-    functions: only the texts holding a comma, a quote or a line break are quoted."""
-    if pd.api.types.infer_dtype(texts, skipna=False) not in ("string", "empty"):
-        texts = [v if isinstance(v, str) else str(v) for v in texts]
-    words = pa.array(texts, _TEXT)
+def _words(column: pd.Series, uniques: np.ndarray) -> tuple[pa.Array, bool]:
+    """The distinct values ``uniques`` of a text column as Arrow text (``str`` of a value that
+    is not one), and whether each is a ``str`` exactly: made once per column within a run
+    (:func:`~microanon.core.factorize.shared_result`), for the writer and for the verification
+    that compares the file read back with them."""
+
+    def made() -> tuple[pa.Array, bool]:
+        exact = set(map(type, uniques)) <= {str}
+        texts = uniques if exact else [v if isinstance(v, str) else str(v) for v in uniques]
+        return pa.array(texts, _TEXT), exact
+
+    return shared_result([column], "release texts", made)
+
+
+def _fields(words: pa.Array) -> pa.Array:
+    """:func:`_field` of each text, with Arrow's compute functions: only the texts holding a
+    comma, a quote or a line break are quoted."""
     quoted = pc.match_substring_regex(words, _NEEDS_QUOTES.pattern)
     if not pc.any(quoted).as_py():
         return words
@@ -107,8 +119,8 @@ def _fields(texts: Sequence[Any]) -> pa.Array:
     return pc.if_else(quoted, pc.binary_join_element_wise(_QUOTE, doubled, _QUOTE, _EMPTY), words)
 
 
-def _text_coded(codes: np.ndarray, uniques: np.ndarray) -> _Coded:
-    return _coded(codes, _fields(uniques))
+def _text_coded(column: pd.Series, codes: np.ndarray, uniques: np.ndarray) -> _Coded:
+    return _coded(codes, _fields(_words(column, uniques)[0]))
 
 
 def _int_coded(s: pd.Series) -> _Coded:
@@ -217,7 +229,7 @@ def write_csv(
             parts.append(_float_fields(s, order) if coded is None else coded)
             run = []
         else:
-            run.append(_text_coded(*codes[str(c)]) if kind == "string" else coders[kind](s))
+            run.append(_text_coded(s, *codes[str(c)]) if kind == "string" else coders[kind](s))
     parts += _run_parts(run, len(df))
     if order is not None:  # (the fields of a float column are taken in order already)
         parts = [part if callable(part) else (part[0][order], part[1]) for part in parts]
@@ -330,6 +342,8 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None =
     remembered for :func:`~microanon.core.factorize.factorize` (within
     :func:`~microanon.core.factorize.shared_codes`); ``like``'s objects when it holds the same
     values row by row (:func:`_same_text`)."""
+    if like is not None and _same_text(col, gaps, like):
+        return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)
     if not pa.types.is_dictionary(col.type):
         col = pa.chunked_array([col.combine_chunks().dictionary_encode()])
     elif col.num_chunks:  # one dictionary for the chunks, in order of rows
@@ -343,8 +357,6 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None =
     words = np.array(
         [value_text(v) for v in col.chunk(0).dictionary.to_pylist()] + [None], dtype=object
     )
-    if like is not None and _same_text(codes, words[:-1], like):
-        return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)
     column = pd.Series(words[codes], dtype=object, copy=False)
     if not len(gaps):  # the dictionary's words, in order of first appearance
         remember(column, codes, pd.Index(words[:-1], dtype=object))
@@ -361,29 +373,64 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None =
     return column
 
 
-def _same_text(codes: np.ndarray, words: np.ndarray, like: pd.Series) -> bool:
-    """Whether the column of ``words[codes]`` (code ``-1``: missing, None) holds, row by row,
-    the values of ``like``, an object column: compared on ``like``'s codes, a value by its
-    text and type (``"1"`` is not ``1``), a missing value only as None. Only within a run
-    (:func:`~microanon.core.factorize.shared_codes`), where the codes of a column a method
-    built are known without hashing its rows."""
-    if not sharing() or len(like) != len(codes):
+def _same_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series) -> bool:
+    """Whether ``col`` as read (the rows of ``gaps`` and its nulls missing) holds, row by row,
+    the values of ``like``, an object column: a value by its text and type (``"1"`` is not
+    ``1``), a missing value only as None. Only within a run
+    (:func:`~microanon.core.factorize.shared_codes`), where the codes of a column a method built
+    are known without hashing its rows.
+
+    Compared chunk by chunk on codes, no string made or hashed: each word of a chunk's
+    dictionary must stand for one code of ``like`` on every row it is on, and be that code's
+    text (``like``'s distinct values as Arrow text, compared in Arrow).
+    """
+    if not sharing() or len(like) != len(col):
         return False
     theirs, uniques = factorize(like)
-    if not all(type(v) is str for v in uniques):
+    texts, exact = _words(like, np.asarray(uniques, dtype=object))  # (as the writer made them)
+    if not exact:
         return False
-    position = pd.Index(uniques, dtype=object).get_indexer(pd.Index(words, dtype=object))
-    if np.array_equal(position, np.arange(len(uniques))):  # the words in ``like``'s order
-        same = np.array_equal(codes, theirs)  # (as the writer wrote them: no renumbering)
-    else:
-        position[position < 0] = -2  # a word ``like`` does not hold: no row of ``like`` matches
-        same = np.array_equal(np.append(position, -1).take(codes), theirs)  # -1 stays -1
-    if not same:
+    missing = np.zeros(len(col), dtype=bool)
+    missing[np.asarray(gaps, dtype=np.intp)] = True
+    chunks = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in col.chunks]
+    start = 0
+    for chunk in chunks:  # (a null is missing too)
+        if chunk.indices.null_count:
+            missing[start : start + len(chunk)] |= chunk.indices.is_null().to_numpy(
+                zero_copy_only=False
+            )
+        start += len(chunk)
+    if not np.array_equal(missing, theirs < 0):
         return False
+    start = 0
+    for chunk in chunks:
+        if not _chunk_same(chunk, ~missing[start : start + len(chunk)], theirs[start:], texts):
+            return False
+        start += len(chunk)
     if int(theirs.min(initial=0)) >= 0:  # no missing value
         return True
-    missing = like.to_numpy()[theirs < 0]
-    return bool(np.equal(missing, None).all())  # (not NaN: restored text has None)
+    return bool(np.equal(like.to_numpy()[missing], None).all())  # (not NaN: restored text has None)
+
+
+def _chunk_same(
+    chunk: pa.DictionaryArray, known: np.ndarray, theirs: np.ndarray, texts: pa.Array
+) -> bool:
+    """Whether the rows ``known`` of a dictionary-encoded chunk hold ``texts[theirs]`` (``theirs``
+    from the chunk's first row on)."""
+    words = chunk.dictionary
+    if not (pa.types.is_string(words.type) or pa.types.is_large_string(words.type)):
+        return False
+    mine = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)[known]
+    wanted = theirs[: len(chunk)][known]
+    meant = np.full(len(words), -1, dtype=np.intp)  # the code of like each word stands for
+    meant[mine] = wanted
+    if not np.array_equal(meant[mine], wanted):  # a word standing for two codes
+        return False
+    used = np.flatnonzero(meant >= 0)
+    if not len(used):
+        return True
+    written = words.take(pa.array(used)).cast(_TEXT)
+    return bool(pc.all(pc.equal(written, texts.take(pa.array(meant[used])))).as_py())
 
 
 def _same_numbers(column: pd.Series, like: pd.Series | None) -> pd.Series:

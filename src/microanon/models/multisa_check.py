@@ -29,7 +29,14 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.errors import InputError
-from microanon.core.factorize import factorize, factorize_keys, remember, shared_codes, sharing
+from microanon.core.factorize import (
+    factorize,
+    factorize_keys,
+    object_positions,
+    remember,
+    shared_codes,
+    sharing,
+)
 from microanon.core.release import Release
 
 from .groups import Groups
@@ -108,10 +115,12 @@ def _verdict(
     n_groups = len(classes) - len(sid_words)
     rows = np.flatnonzero(np.isin(attribute, np.flatnonzero(attribute_words == s)))
     sids = sid[rows]
-    # (the distinct SIDs: a value each, not a Python string per record)
-    named = _texts(factorize(at[s])[1]) if s in at.columns else set()
     held = np.flatnonzero(np.bincount(sids[sids >= 0], minlength=len(sid_words)))
-    unlisted = sorted(str(v) for v in named - {SUPPRESSED_SID} - set(sid_words[held]))
+    # (the distinct SIDs: a value each, not a Python string per record; found among those of
+    # the IDT as the same objects when both tables hold them)
+    named = _texts(factorize(at[s])[1]) if s in at.columns else np.array([], dtype=object)
+    found = object_positions(sid_words[held], named)
+    unlisted = sorted({str(v) for v in named[found < 0]} - {SUPPRESSED_SID})
     if unlisted:
         raise InputError(
             f"multi-sa release: at names SID(s) of {s!r} that idt does not list "
@@ -151,11 +160,12 @@ def _text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes, np.asarray(uniques, dtype=object)
 
 
-def _texts(values: Any) -> set[str]:
-    """The texts of distinct values (``str`` of each, the values themselves when all are)."""
+def _texts(values: Any) -> np.ndarray:
+    """The texts of distinct values as an object array, distinct (``str`` of each, the values
+    themselves when all are text)."""
     if pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty"):
-        return set(values)
-    return {str(v) for v in values}
+        return np.asarray(values, dtype=object)
+    return pd.unique(np.array([str(v) for v in values], dtype=object))
 
 
 def _classes(codes: np.ndarray, words: np.ndarray) -> pd.Series:

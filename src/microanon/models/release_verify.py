@@ -156,7 +156,7 @@ def _texts_of(values: Any, texts: set[str]) -> set[str]:
                 continue
         array = array[np.isin(array, np.array(numbers, dtype=float))]
     elif array.dtype.kind in "OU" and pd.api.types.infer_dtype(array, skipna=True) == "string":
-        array = array[pd.Index(array).isin(list(texts))]
+        array = array[pd.Index(array, dtype=object).isin(list(texts))]
     return _text_values(array) & texts
 
 
