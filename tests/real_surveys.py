@@ -99,6 +99,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``gss2010``: the General Social Survey 2010 (``openintro``'s ``gss2010``): 2,044
   respondents, hours to relax, days of poor mental health and hours worked (each missing for
   about 43 %), degree and the view on legalizing marijuana (``grass``, missing for 785).
+- ``loans``: Lending Club loans (``openintro``'s ``loans_full_schema``): 10,000 borrowers in 55
+  columns, their job title (missing for 833), years of employment (0 to 10, missing for 817),
+  state, home ownership, income, credit history and the loan; the joint-application items
+  missing for 85 %.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -148,6 +152,7 @@ SURVEYS = {
     "randhie": ("sampleSelection", "RandHIE"),
     "mn_police": ("openintro", "mn_police_use_of_force"),
     "credit_data": ("modeldata", "credit_data"),
+    "loans": ("openintro", "loans_full_schema"),
 }
 
 

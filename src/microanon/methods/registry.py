@@ -255,13 +255,15 @@ def _declared(func: Callable[..., Any], name: str, params: tuple[Param, ...]) ->
     return tuple(sorted(out, key=lambda p: order.index(p.name) if p.name in order else len(order)))
 
 
-def range_refusal(columns: Sequence[str], method: str) -> str:
+def range_refusal(columns: Sequence[str], method: str, kind: str = "ordinal") -> str:
     """Why ``method``, which publishes numeric quasi-identifiers as ranges (declared with
     ``ranges``), refuses the numeric quasi-identifiers ``columns`` with missing values kept as
     the value ``?``, and the ways on: as an ordinal column with a hierarchy it is generalized to
     the hierarchy's groups, ``?`` a value of its own, every row kept (the American Community
     Survey's time to work, missing for 1,217 of 2,000: ``missing: drop`` left 783). Every such
-    column is named at once: the NHEFS follow-up has thirteen."""
+    column is named at once: the NHEFS follow-up has thirteen. ``kind`` is the kind named for
+    that way: the workbench, whose kinds are categorical and numeric, names ``categorical``,
+    which these methods generalize to a hierarchy's groups as they do an ordinal column."""
     if len(columns) == 1:
         named, it, have, each = f"quasi-identifier '{columns[0]}'", "it", "has", "it"
     else:
@@ -269,7 +271,7 @@ def range_refusal(columns: Sequence[str], method: str) -> str:
         named, it, have, each = f"quasi-identifiers {listed}", "them", "have", "each"
     return (
         f"{named} {have} missing values (the value ?), which {method} cannot place in a range "
-        f"of numbers: give {it} kind: ordinal with a hierarchy ({method} then publishes the "
+        f"of numbers: give {it} kind: {kind} with a hierarchy ({method} then publishes the "
         "hierarchy's groups, ? a value of its own, and keeps every row), set missing: drop for "
         f"{each} (the rows are left out and counted), or use full_domain with a hierarchy"
     )

@@ -265,7 +265,8 @@ def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
             and bool(missing_or_marked(ds.frame[q]).any())
         ]
         if marked:
-            raise RequestError(registry.range_refusal(marked, cfg.method), marked[0])
+            refusal = registry.range_refusal(marked, cfg.method, kind="categorical")
+            raise RequestError(refusal, marked[0])
     try:  # a model of the sensitive column without one (its run would stop with this line)
         require_one_sensitive(cfg.models, cfg.schema.sensitive)
     except MicroanonError as exc:
