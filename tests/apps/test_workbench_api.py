@@ -259,6 +259,10 @@ def test_bad_and_impossible_configurations_are_refused_before_running(client, ad
     body = _refused(client.post(url, json={"method": "mondrian",
                                            "models": [{"l_diversity": {"l": 3}}]}))  # fmt: skip
     assert "'salary_class' has 2 distinct" in body["error"]
+    # a model the page cannot name otherwise is the models' (the field the page shows it at)
+    for models in ([{"k_anon": {"k": 5}}], [{"k_anonymity": 5}]):
+        body = _refused(client.post(url, json={"method": "full_domain", "models": models}))
+        assert body["field"] == "models" and "k_anon" in body["error"], body
     assert client.get(f"/api/datasets/{ds['id']}").json()["runs"] == []
 
 

@@ -100,10 +100,14 @@ def model_from_config(name: str, params: Mapping[str, Any] | None = None) -> Pri
     'entropy l-diversity'
     """
     if name not in MODELS:
-        raise InputError(f"unknown privacy model {name!r}; choose one of {', '.join(MODELS)}")
+        raise InputError(
+            f"models: unknown privacy model {name!r}; choose one of {', '.join(MODELS)}"
+        )
     params = {} if params is None else params
     if not isinstance(params, Mapping):
-        raise InputError(f"parameters of {name} must be a mapping, got {type(params).__name__}")
+        raise InputError(
+            f"models: parameters of {name} must be a mapping, got {type(params).__name__}"
+        )
     cls = MODELS[name]
     declared = {p.name: p for p in cls.declared_parameters()}
     unknown = [p for p in params if p not in declared]
