@@ -281,3 +281,26 @@ def test_a_quasi_identifier_its_published_items_give_back_blocks_the_runs(client
     ds = _set(client, ds["id"], {"immigsent": {"role": "sensitive"}})
     assert ds["lint"] == [] and ds["lint_cautions"] == []
     assert _k5(client, ds["id"])["result"]["verified"] is True
+
+
+def test_the_key_ranking_of_init_is_dropped_once_the_keys_change(client, tmp_path):
+    """``init``'s reason for a proposed quasi-identifier ends with its key ranking ('key rank 2
+    of 6 (... lattice N nodes)'), which describes the proposed keys only: once the data owner
+    changes the keys or leaves rows out, the page and the config's comments no longer state it
+    (the UK smoking survey: 'key rank 7 of 11 ... lattice 32,000 nodes' stayed in config.yaml
+    with 7 keys and a lattice of 320). A change that leaves the keys as they were keeps it
+    (Chile's plebiscite survey, 2,700 people)."""
+    path = tmp_path / "chile.csv"
+    survey("chile").to_csv(path, index=False)
+    ds = _upload(client, path)
+    ranked = [c for c in ds["columns"] if "key rank" in c["reason"]]
+    assert len(ranked) >= 2, [c["reason"] for c in ds["columns"]]
+    kept = _set(client, ds["id"], {"vote": {"role": "insensitive"}})  # (not a key)
+    assert [c["reason"] for c in kept["columns"] if c["name"] != "vote"] == [
+        c["reason"] for c in ds["columns"] if c["name"] != "vote"
+    ]
+    changed = _set(client, ds["id"], {ranked[0]["name"]: {"role": "insensitive"}})
+    assert not [c["reason"] for c in changed["columns"] if "key rank" in c["reason"]]
+    config = zipfile.ZipFile(io.BytesIO(client.get(f"/api/runs/{_k5(client, ds['id'])['id']}"
+                                                   "/config.zip").content))  # fmt: skip
+    assert "key rank" not in config.read("config.yaml").decode()

@@ -69,6 +69,7 @@ from .profile import ColumnProfile, normalized_name
 __all__ = [
     "MODERATE_DISTINCT",
     "NAME_RULES",
+    "RANK_CLAUSE",
     "person_ids",
     "Levels",
     "NameRule",
@@ -76,7 +77,12 @@ __all__ = [
     "lint_roles",
     "propose_roles",
     "with_role",
+    "without_rank",
 ]
+
+#: Where the key ranking's clause begins in a proposed quasi-identifier's reason
+#: (:func:`propose_roles`): it describes the proposed keys, their hierarchies and lattice only.
+RANK_CLAUSE = "; key rank "
 
 #: Most distinct values for which a column without a telling name is proposed quasi-identifier.
 MODERATE_DISTINCT = 50
@@ -521,13 +527,19 @@ def propose_roles(
             rank = ranking.chosen.index(p.column) + 1
             p = replace(
                 p,
-                reason=f"{p.reason}; key rank {rank} of {len(ranking.chosen)} (adds "
+                reason=f"{p.reason}{RANK_CLAUSE}{rank} of {len(ranking.chosen)} (adds "
                 f"{ranking.uniques[p.column]:,} sample uniques and "
                 f"{ranking.small[p.column]:,} records in classes smaller than {k}; "
                 f"{ranking.levels[p.column]} levels, lattice {node_count(ranking.nodes)} nodes)",
             )
         out.append(p)
     return out
+
+
+def without_rank(reason: str) -> str:
+    """``reason`` without the key ranking's clause (:data:`RANK_CLAUSE`), for keys that are no
+    longer those proposed: its rank, uniques and lattice size would be false for them."""
+    return reason.split(RANK_CLAUSE, 1)[0]
 
 
 def stated_role(proposal: Proposal, role: Role) -> Proposal:

@@ -29,7 +29,7 @@ from ...core.schema import missing_policy as missing_policy_name
 from ..init.hierarchies import arx_csv
 from ..init.profile import ColumnProfile, profile_table
 from ..init.render import ColumnEntry
-from ..init.roles import propose_roles
+from ..init.roles import propose_roles, without_rank
 from ..init.run import hierarchy_file_names, missing_policy, read_block, read_data
 from ..io import categories_entry, value_label_categories
 from .errors import RequestError
@@ -289,6 +289,16 @@ def _lint(
         raise RequestError(str(exc), "accept") from None
 
 
+def _keys(columns: Mapping[str, ColumnState]) -> dict[str, tuple[Any, ...]]:
+    """What the key ranking of init's reasons measured: the quasi-identifiers with their kind,
+    hierarchy and missing-value policy, and the columns whose missing rows are left out."""
+    return {
+        c: (s.role is Role.QUASI, s.kind, s.hierarchy, s.missing)
+        for c, s in columns.items()
+        if s.role is Role.QUASI or s.missing == "drop"
+    }
+
+
 def _state(column: str, old: ColumnState, change: Any) -> ColumnState:
     """``old`` with a client's change (role, kind, hierarchy) applied, checked."""
     if not isinstance(change, Mapping):
@@ -494,6 +504,8 @@ def apply_schema(ds: Dataset, body: Any, uploads: Mapping[str, Path], answer: Ca
             if column not in columns:
                 raise RequestError(f"no column {column!r} in {ds.name}", str(column))
             columns[column] = _state(column, columns[column], change)
+        if _keys(columns) != _keys(ds.columns):  # init's key ranking describes its keys only
+            columns = {c: replace(s, reason=without_rank(s.reason)) for c, s in columns.items()}
         trial = replace(ds, columns=columns)
         levels = schema_files(trial, uploads)[2]
         lint = _lint(ds.frame, columns, accept)
