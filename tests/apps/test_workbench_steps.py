@@ -80,6 +80,10 @@ def test_steps_added_refused_undone_moved_and_removed(client, adult_csv):
     assert client.delete(f"{url}/2").status_code == 200
     assert client.delete(f"{url}/1").json()["steps"] == []
     assert _refused(client.post(f"{url}/undo"))["error"] == "no step to undo"
+    # without a step, no place is '1 to 0'
+    assert _refused(client.delete(f"{url}/1"))["error"] == "index: no step is chosen yet"
+    body = _refused(client.post(f"{url}/move", json={"from": 1, "to": 1}))
+    assert body == {"error": "from: no step is chosen yet", "field": "from"}
     _refused(client.get("/api/datasets/nope/steps"), 404)
 
 

@@ -239,6 +239,8 @@ async def get_steps(request: Request) -> Response:
 
 def _position(value: Any, count: int, name: str) -> int:
     """A step's place, 1 to ``count``, as the request gave it (400 otherwise)."""
+    if count < 1:
+        raise RequestError(f"{name}: no step is chosen yet", name)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= count:
         raise RequestError(f"{name}: give a step's place, 1 to {count}", name)
     return value
