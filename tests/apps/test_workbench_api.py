@@ -263,6 +263,17 @@ def test_bad_and_impossible_configurations_are_refused_before_running(client, ad
     for models in ([{"k_anon": {"k": 5}}], [{"k_anonymity": 5}]):
         body = _refused(client.post(url, json={"method": "full_domain", "models": models}))
         assert body["field"] == "models" and "k_anon" in body["error"], body
+    # a model checked against a population table, which the workbench takes no file for, is
+    # refused before its run (it was queued and failed: 'needs the population table (a
+    # DataFrame ...)'), and a population file named is not looked for in the work directory
+    for model, way in (
+        ({"delta_presence": {"delta_min": 0, "delta_max": 0.5}}, "population: FILE"),
+        ({"k_map": {"k": 5}}, "estimator and fraction"),
+        ({"k_map": {"k": 5, "population": "people.csv"}}, "estimator and fraction"),
+    ):
+        body = _refused(client.post(url, json={"method": "full_domain", "models": [model]}))
+        assert body["field"] == "models" and way in body["error"], body
+        assert "DataFrame" not in body["error"] and "/" not in body["error"], body
     assert client.get(f"/api/datasets/{ds['id']}").json()["runs"] == []
 
 

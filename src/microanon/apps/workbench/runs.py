@@ -243,7 +243,24 @@ def _body(body: Any) -> tuple[str, dict[str, Any], list[Any], list[Any], str | N
     models = body.get("models") or []
     if not isinstance(models, list) or not all(isinstance(m, Mapping) for m in models):
         raise RequestError('models: give a list like [{"k_anonymity": {"k": 5}}]', "models")
+    for name, given in ((n, g) for m in models for n, g in m.items()):
+        if isinstance(given, Mapping) and "population" in given:
+            raise RequestError(_population_refusal(str(name)), "models")
     return method, dict(params), [dict(m) for m in models], [], label
+
+
+def _population_refusal(name: str) -> str:
+    """Why the workbench refuses the model ``name`` (its config name) checked against a
+    population table: it takes no population file (a config names it beside itself)."""
+    instead = (
+        " give it estimator and fraction (the share of the population in the data) instead, or"
+        if name == "k_map"
+        else ""
+    )
+    return (
+        f"models: {name} is checked against a population table, which the workbench does not "
+        f"take:{instead} give the model population: FILE in a config run by microanon anonymize"
+    )
 
 
 def _field(message: str) -> str | None:
@@ -253,9 +270,9 @@ def _field(message: str) -> str | None:
 
 
 def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
-    """Refuse models no release of ``ds`` can meet, and a method that publishes numeric
-    quasi-identifiers as ranges when one of them holds missing values as the value ``?`` (its
-    run would stop with the same line)."""
+    """Refuse models no release of ``ds`` can meet or the workbench cannot check (against a
+    population table), and a method that publishes numeric quasi-identifiers as ranges when one
+    of them holds missing values as the value ``?`` (its run would stop with the same line)."""
     if not cfg.steps and registry.get(cfg.method).ranges:
         marked = [
             q
@@ -273,6 +290,8 @@ def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
         raise RequestError(str(exc), "models") from None
     rows = len(ds.frame)
     for model in cfg.models:
+        if model.needs_population:  # (no population file: its run would stop on it)
+            raise RequestError(_population_refusal(next(iter(model.to_config()))), "models")
         if isinstance(model, KAnonymity) and model.k > rows:
             raise RequestError(
                 f"models: k_anonymity with k={model.k} is impossible: the data set has "
