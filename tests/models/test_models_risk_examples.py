@@ -212,7 +212,11 @@ def test_k_map_with_an_estimator() -> None:
         ),
         (
             lambda: DeltaPresence(0, 0.5).check(RELEASED, "zip"),
-            "population: delta-presence needs the population table",
+            r"population: delta-presence needs the population table.*population: FILE among",
+        ),
+        (  # (a config's k_map: {k: 5} alone: the estimator is the other way)
+            lambda: KMap(5).check(RELEASED, "zip"),
+            r"population: k-map needs the population table.*; or give estimator and fraction",
         ),
     ],
 )

@@ -257,6 +257,10 @@ class KMap(PopulationModel):
     failing class is made of failing parts (their population cells are smaller).
     """
 
+    instead: ClassVar[str] = (
+        "; or give estimator and fraction (the share of the population in the data) instead"
+    )
+
     PROMISE: ClassVar[str] = (
         "Every published combination matches at least k people of the population (given, or "
         "estimated), not just k records of the sample."

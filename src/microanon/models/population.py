@@ -227,6 +227,8 @@ class PopulationModel(PrivacyModel):
 
     #: These models are about the quasi-identifiers only.
     needs_sensitive: ClassVar[bool] = False
+    #: What may stand for the population table instead, in the refusal of a model without one.
+    instead: ClassVar[str] = ""
 
     @property
     def needs_population(self) -> bool:
@@ -249,8 +251,10 @@ class PopulationModel(PrivacyModel):
         """
         if self.population is None:
             raise InputError(
-                f"population: {self.name} needs the population table (a DataFrame with the "
-                "quasi-identifier columns, one row per person or a count column)"
+                f"population: {self.name} needs the population table, with the "
+                "quasi-identifier columns and one row per person or a count column (in a "
+                "config: population: FILE among the model's parameters; in Python: a "
+                f"DataFrame){self.instead}"
             )
         return self.population
 
