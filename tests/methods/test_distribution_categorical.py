@@ -268,7 +268,10 @@ def test_categorical_errors():
     with pytest.raises(InputError, match="missing"):
         distribution_anonymize(df.assign(marital=[None] + ["single"] * 49), schema, rng=0)
     both = {"age": "sensitive", "marital": "sensitive", "q": "quasi"}
-    with pytest.raises(InputError, match=r"one sensitive column, found 2 \(age, marital\)$"):
+    with pytest.raises(
+        InputError,
+        match=r"one sensitive column in the schema, found 2 \(age, marital\); give the oth",
+    ):
         distribution_anonymize(df.assign(q=1), both, rng=0)
 
 
