@@ -1382,3 +1382,32 @@ def test_wrong_values_of_every_parameter(name: str) -> None:
 def test_the_campaign_is_at_least_150_cases() -> None:
     assert len(CLI_CASES) + len(API_CASES) + len(SWEEP) * len(WRONG) >= 150
     assert len({str(c) for c in CLI_CASES}) == len(CLI_CASES)
+
+
+def test_a_parameter_naming_a_column_the_schema_lacks_is_refused_before_the_data():
+    """A column named in a method's or a step's parameters that the schema lacks is refused
+    when the config is read, naming the parameter (the workbench shows the line beside it, where
+    it had queued a run that failed on it); a mapping whose keys name other things (a
+    distribution's groups by a prefix) is not read as columns."""
+    from microanon.apps.config import parse_config
+    from microanon.core.errors import InputError
+
+    schema = {
+        "age": {"role": "quasi", "kind": "numeric"},
+        "sex": "quasi",
+        "income": {"role": "sensitive", "kind": "numeric"},
+    }
+    doc = {"schema": schema, "method": "microaggregation"}
+    with pytest.raises(InputError) as refused:
+        parse_config({**doc, "params": {"k": 3, "columns": ["age", "incme"]}})
+    assert str(refused.value) == (
+        "columns: column(s) 'incme' are not in the schema, which has age, sex, income"
+    )
+    steps = [
+        {"method": "local_suppression", "params": {"k": 3}},
+        {"method": "pram", "params": {"keep": {"sx": 0.8}}},
+    ]
+    with pytest.raises(InputError, match=r"^steps\[2\] \(pram\): keep: column\(s\) 'sx' are not"):
+        parse_config({"schema": schema, "steps": steps})
+    groups = {"groups": {"column": "sex", "prefix": 1}}
+    assert parse_config({"schema": schema, "method": "distribution", "params": groups})

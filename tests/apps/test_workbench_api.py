@@ -256,6 +256,10 @@ def test_bad_and_impossible_configurations_are_refused_before_running(client, ad
                                            "models": [{"k_anonymity": {"k": 5}}]}))  # fmt: skip
     assert "speed" in body["error"] and body["field"] == "params"
     assert "unknown method" in _refused(client.post(url, json={"method": "magic"}))["error"]
+    # a column the schema lacks, named in a parameter: refused before the run, beside it
+    masking = {"method": "microaggregation", "params": {"k": 3, "columns": ["agee"]}}
+    body = _refused(client.post(url, json=masking))
+    assert body["field"] == "columns" and "'agee' are not in the schema" in body["error"]
     body = _refused(client.post(url, json={"method": "mondrian",
                                            "models": [{"l_diversity": {"l": 3}}]}))  # fmt: skip
     assert "'salary_class' has 2 distinct" in body["error"]

@@ -166,6 +166,31 @@ class PipelineConfig:
         return func(data, self.schema, **kwargs)
 
 
+def _check_named_columns(
+    where: str, method: str, params: Mapping[str, Any], schema: Schema
+) -> None:
+    """Refuse a parameter naming a column the schema lacks, before any data is read (the
+    workbench would otherwise queue a run that fails on it).
+
+    Raises
+    ------
+    InputError
+        Naming the parameter, the columns and a few of the schema's.
+    """
+    declared = {p.name: p for p in registry.get(method).params}
+    for key, value in params.items():
+        param = declared.get(key)
+        unknown = [c for c in (param.named_columns(value) if param else []) if c not in schema]
+        if unknown:
+            has = schema.columns
+            shown = ", ".join(has[:12]) + (f" and {len(has) - 12} more" if len(has) > 12 else "")
+            head = key if where == "params" else f"{where} ({method}): {key}"
+            raise InputError(
+                f"{head}: column(s) {', '.join(map(repr, unknown))} are not in the schema, "
+                f"which has {shown}"
+            )
+
+
 def _check_parameters(method: str, params: Mapping[str, Any], has_models: bool) -> None:
     """Check ``params:`` and ``models:`` against the method's declaration (any engine)."""
     spec = registry.get(method)
@@ -221,6 +246,9 @@ def parse_config(
     models = as_models(_read_model_files(models, base, options, schema)) if models else []
     if not steps:
         _check_parameters(method, params, bool(models))
+    runs = [(f"steps[{i}]", s["method"], s["params"]) for i, s in enumerate(steps, 1)]
+    for where, name, given in runs or [("params", method, params)]:
+        _check_named_columns(where, name, given, schema)
     output = doc.get("output") or {}
     fmt = output.get("format") if isinstance(output, Mapping) else ""
     if fmt not in (None, "csv", "parquet", "sav", "dta"):

@@ -382,6 +382,20 @@ class Param:
                 f"{owner}: {self.name} must be {self.describe()}, got {plain_value(value)}"
             )
 
+    def named_columns(self, value: Any) -> list[str]:
+        """The column names ``value`` gives: a :class:`ColumnNames` value, or the keys of a
+        :class:`PerColumn` mapping of column names, by the first constraint ``value`` meets;
+        none for any other value."""
+        for constraint in self.allowed:
+            if not constraint.holds(value):
+                continue
+            if isinstance(constraint, ColumnNames):
+                return [value] if isinstance(value, str) else list(value)
+            if isinstance(constraint, PerColumn) and constraint.keys == "column names":
+                return list(value)
+            return []
+        return []
+
     def violations(self) -> list[Any]:
         """Values no constraint of the parameter allows (for generated tests)."""
         candidates = [v for c in self.allowed for v in c.violations()]

@@ -155,7 +155,11 @@ def _check_options(partition: str, layout: str) -> None:
             "groups",
             "How records are grouped first: one group (not given), by column(s), by a prefix of "
             "a column, or by Mondrian with k.",
-            (ColumnNames(), PerColumn(), Anything("labels, one per record")),
+            (
+                ColumnNames(),
+                PerColumn(keys="column and prefix, or mondrian and k"),
+                Anything("labels, one per record"),
+            ),
         ),
         Param(
             "partition",
