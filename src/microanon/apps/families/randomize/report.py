@@ -149,8 +149,13 @@ def randomized_utility(
     if tables is None:
         # the hierarchies built from the data as the method built them, from every record that
         # entered (not from those measured alone, whose values may be missing where others are
-        # not)
-        measured = schema.select([*quasi, sensitive]).resolve(original)
+        # not): the method's own, within the command's run that kept its encoding
+        built = release.encoded.schema if release.encoded is not None else None
+        measured = (
+            built.select([*quasi, sensitive])
+            if built is not None and {*quasi, sensitive} <= set(built.columns)
+            else schema.select([*quasi, sensitive]).resolve(original)
+        )
         # the records that entered the method (missing: drop left none of the others in)
         left_out = schema.left_out(original)
         if left_out is not None:
