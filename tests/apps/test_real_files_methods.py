@@ -1432,10 +1432,11 @@ def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path):
             {"target": "nosuch"},
             "a mapping from a distribution's name (normal, zipf or pmf) to its parameters",
         ),
-        (  # the unknown name first (it had listed the columns missing, not the typo)
+        (  # the unknown name first (it had listed the columns missing, not the typo), as the
+            # config is read
             "local_suppression",
             {"k": 3, "importance": {"nosuch": 1}},
-            "importance: give one value per key column (unknown: nosuch)",
+            "importance: column(s) 'nosuch' are not in the schema",
         ),
     ],
 )
