@@ -314,12 +314,11 @@ def distribution_anonymize(
     60.0
     """
     _check_options(partition, layout)
-    what = "distribution-based anonymization"
     schema = schema if isinstance(schema, Schema) else Schema.from_dict(schema)
-    one_sensitive_column(what, schema.sensitive)  # (before the table's missing values)
+    # (counted before the table's missing values are)
+    sa = one_sensitive_column("distribution-based anonymization", schema.sensitive)
     table, _ = prepare(data, schema, None, need_hierarchies=False)
     sch = table.schema
-    sa = one_sensitive_column(what, sch.sensitive)
     frame = table.to_frame().infer_objects()
     values, categorical = _sensitive_values(frame[sa], sa, categorical)
     if categorical and domain is not None:

@@ -186,10 +186,9 @@ def anatomy(
     """
     ell = _check_l(l)
     schema = schema if isinstance(schema, Schema) else Schema.from_dict(schema)
-    one_sensitive_column("Anatomy", schema.sensitive)  # (before the table's missing values)
+    sensitive = one_sensitive_column("Anatomy", schema.sensitive)  # (before its missing values)
     table, _ = prepare(data, schema, need_hierarchies=False)
     schema_ = table.schema
-    sensitive = one_sensitive_column("Anatomy", schema_.sensitive)
     public = [c for c in table.columns if c != sensitive]
     if GROUP_COLUMN in public or sensitive in (GROUP_COLUMN, COUNT_COLUMN):
         clash = GROUP_COLUMN if GROUP_COLUMN in public else sensitive
