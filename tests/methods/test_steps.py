@@ -601,3 +601,41 @@ def test_a_weight_the_survey_measures_cannot_use_is_left_out_as_a_single_method_
         assert json.loads(result.stdout)["rows"]["published"] == 26_217 - 153
         report = (tmp_path / kind / "internal" / "report.html").read_text(encoding="utf-8")
         assert note.replace("'", "&#39;") in report, kind
+
+
+_CELLS = st.one_of(st.sampled_from(["a", "b", "?", "1"]), st.none(), st.integers(0, 2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(_CELLS, _CELLS, st.floats(1, 50)), min_size=1, max_size=30),
+    st.booleans(),
+)
+def test_step_risk_counts_a_question_mark_as_missing_as_sdcmicro_counts_na(rows, weighted):
+    # step_risk counts on the run's codes of each key column; a "?" (a suppressed or unknown
+    # key value) matches any value, as a missing one does: the same figures as counting the
+    # values with every "?" made missing.
+    from microanon.measures.survey_risk import key_frequencies
+    from microanon.methods.steps import step_risk
+
+    data = pd.DataFrame(rows, columns=["x", "y", "w"]).astype({"x": object, "y": object})
+    spec = {"x": {"role": "quasi"}, "y": {"role": "quasi"}}
+    if weighted:
+        spec["w"] = {"role": "weight", "kind": "numeric"}
+    plain = data[["x", "y"]].where(data[["x", "y"]] != "?")
+    if plain.isna().all().any():  # a key missing in every row: refused, naming it
+        with pytest.raises(InputError, match="missing in every row"):
+            step_risk(data, Schema.from_dict(spec))
+        return
+    got = step_risk(data, Schema.from_dict(spec))
+    if weighted:
+        plain["w"] = data["w"]
+        risk = individual_risk(plain, ["x", "y"], "w", missing="match")
+        fk = risk.frequencies.sample.to_numpy()
+        assert got["global_risk"] == pytest.approx(float(risk.global_risk))
+        assert got["highest_risk"] == pytest.approx(float(risk.record_risk.max()))
+    else:
+        fk = key_frequencies(plain, ["x", "y"], missing="match").sample.to_numpy()
+    assert got["sample_uniques"] == int((fk == 1).sum())
+    assert got["min_fk"] == int(fk.min())
+    assert [got[f"below_{k}"] for k in (2, 3, 5)] == [int((fk < k).sum()) for k in (2, 3, 5)]

@@ -182,7 +182,7 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     if not quasi or len(data) == 0:
         return {"sample_uniques": 0, "min_fk": None}
     weight, _, _ = schema_design(schema, data)  # (the report's note says why one is left out)
-    frame = data[quasi].where(data[quasi] != _MISSING_LABEL)  # (a new frame: set by name)
+    frame = pd.DataFrame({q: _key_codes(data[q]) for q in quasi}, index=data.index)
     if weight:
         frame[weight] = data[weight]
     risk = individual_risk(frame, quasi, weight, missing="match") if weight else None
@@ -199,6 +199,18 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
             "expected_reidentifications": float(risk.expected_reidentifications),
             "highest_risk": float(risk.record_risk.max()),
         }
+    return out
+
+
+def _key_codes(column: pd.Series) -> np.ndarray:
+    """A key column as :func:`step_risk` counts it: a number per distinct value (the run's
+    codes of the column), NaN where the value is missing or the ``?`` of a suppression."""
+    codes, uniques = factorize(column)
+    out = codes.astype(np.float64)
+    out[codes < 0] = np.nan
+    marker = [i for i, v in enumerate(uniques) if isinstance(v, str) and v == _MISSING_LABEL]
+    if marker:
+        out[codes == marker[0]] = np.nan
     return out
 
 
@@ -456,7 +468,12 @@ def _apply(
     out = release.data
     if TRACER not in out.columns:
         raise VerificationError(f"steps[{index}] ({method}) did not keep the records' tracer")
-    before = previous.data.set_index(TRACER).loc[out[TRACER].to_numpy()].reset_index()
+    tracers = out[TRACER].to_numpy()
+    if np.array_equal(tracers, previous.data[TRACER].to_numpy()):  # the records kept in order
+        order = [TRACER, *(c for c in previous.data.columns if c != TRACER)]
+        before = previous.data[order].reset_index(drop=True)
+    else:
+        before = previous.data.set_index(TRACER).loc[tracers].reset_index()
     # columns the method does not publish (identifiers) pass through from its input
     columns = [c for c in previous.data.columns if c != TRACER and c in out.columns]
     after: dict[str, pd.Series] = {}
