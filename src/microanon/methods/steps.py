@@ -225,6 +225,8 @@ def step_loss(
     (None without any: a recode to intervals or a suppression is counted in ``cells_changed``
     only).
     """
+    if current is original:  # (the original against itself: nothing changed)
+        return {"cells_changed": 0.0, "by_column": dict.fromkeys(columns, 0.0), "il1s": None}
     tracers = current[TRACER].to_numpy()
     if np.array_equal(tracers, original[TRACER].to_numpy()):  # the same records, in order
         before = original.set_index(TRACER)
