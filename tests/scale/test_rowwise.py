@@ -442,6 +442,27 @@ def test_microaggregation_within_blocks_is_mdav_on_each_block(client, blocked):
         pd.testing.assert_frame_equal(_plain(out.loc[block.index, memory.columns]), _plain(memory))
 
 
+def test_blocks_are_gathered_by_tasks_not_through_a_local_folder(client, blocked):
+    # The run's client is not Dask's default client, and without one Dask shuffles through the
+    # files of a local temporary folder, which the workers of a cluster on several machines do
+    # not share (and which a run stopped midway leaves behind): the blocks go by tasks.
+    import dask.dataframe as dd
+    from dask.dataframe.dask_expr._shuffle import DiskShuffle, TaskShuffle
+
+    rel = microaggregate_blocks(
+        dd.from_pandas(blocked, npartitions=5),
+        ["income"],
+        4,
+        by="block",
+        schema={"block": "quasi", "income": {"role": "quasi", "kind": "numeric"}},
+        client=client,
+        progress=False,
+    )
+    steps = list(rel.data.optimize().expr.walk())
+    assert any(isinstance(e, TaskShuffle) for e in steps)
+    assert not any(isinstance(e, DiskShuffle) for e in steps)
+
+
 def test_blocks_too_large_or_too_small_are_named(client, blocked):
     import dask.dataframe as dd
 

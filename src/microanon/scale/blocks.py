@@ -277,7 +277,9 @@ def microaggregate_blocks(
     plan = _Blocks(
         encoding.source, by, int(k), columns, modal, bool(standardize), published, dtypes, originals
     )
-    shuffled = positioned.shuffle(on=by)
+    # by tasks: Dask's default without a default client is a shuffle through files of a local
+    # temporary folder, which the workers of a cluster on several machines do not share
+    shuffled = positioned.shuffle(on=by, shuffle_method="tasks")
     data = shuffled.map_partitions(
         _microaggregate_partition, plan, meta=_microaggregate_partition(meta, plan)
     )
