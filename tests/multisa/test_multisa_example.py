@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from microanon.core.release import Release
+from microanon.measures.multisa import ail
 from microanon.methods.multisa import (
     cluster_attributes,
     create_sids,
@@ -120,40 +121,76 @@ def _sid_sets(release: Release, attribute: str) -> list[frozenset[str]]:
     return [frozenset(g["value"]) for _, g in idt.groupby(number, sort=True)]
 
 
+# The IR records (1, 3, 4, 6, 7, 9, 11, 12) as Rating's SID creation takes them, each attribute's
+# values in order of first appearance.
+IR = [0, 2, 3, 5, 6, 8, 10, 11]
+
+
+def _created(example: pd.DataFrame, attribute: str) -> tuple[list[frozenset[str]], dict]:
+    """The SIDs Algorithm 19 creates on the IR records' values of ``attribute`` (as value
+    sets, in creation order) and the occurrences it leaves without a SID, per value."""
+    values = example[attribute].iloc[IR]
+    order = list(dict.fromkeys(values))
+    sids = create_sids([int((values == v).sum()) for v in order], 2)
+    made = [frozenset(order[b] for b in sids.bucket[sids.sid == s]) for s in range(sids.n_sids)]
+    return made, {v: int(n) for v, n in zip(order, sids.suppressed, strict=True) if n}
+
+
+def test_sids_of_the_ir_records(example):
+    # disease cold 2, gastritis 3, ulcer 3; drug aspirin 5, vitaminC 3 (aspirin dangerous:
+    # three SIDs of both, two aspirin left); job driver 2, clerk 4, nurse 2.
+    assert _created(example, "disease") == (
+        [
+            frozenset({"gastritis", "ulcer"}),
+            frozenset({"gastritis", "ulcer"}),
+            frozenset({"cold", "gastritis"}),
+            frozenset({"cold", "ulcer"}),
+        ],
+        {},
+    )
+    assert _created(example, "drug") == ([frozenset({"aspirin", "vitaminC"})] * 3, {"aspirin": 2})
+    assert _created(example, "job") == (
+        [
+            frozenset({"clerk", "driver"}),
+            frozenset({"clerk", "nurse"}),
+            frozenset({"clerk", "nurse"}),
+            frozenset({"clerk", "driver"}),
+        ],
+        {},
+    )
+
+
 def test_sids(release):
-    assert _sid_sets(release, "disease") == [
-        frozenset({"gastritis", "ulcer"}),
-        frozenset({"gastritis", "ulcer"}),
-        frozenset({"cold", "gastritis"}),
-        frozenset({"cold", "ulcer"}),
-    ]
+    # Published as Rating's algorithm has it, the two aspirin occurrences no SID can take would
+    # be '*', a class of aspirin alone: their records (4 and 12, drawn among aspirin's five)
+    # are left out, and the SIDs made again on the six others (1, 3, 6, 7, 9, 11): disease
+    # cold 2, gastritis 3 (dangerous), ulcer 1; drug aspirin 3, vitaminC 3; job driver 2,
+    # clerk 3 (dangerous), nurse 1.
+    assert Counter(_sid_sets(release, "disease")) == {
+        frozenset({"cold", "gastritis"}): 2,
+        frozenset({"gastritis", "ulcer"}): 1,
+    }
     assert _sid_sets(release, "drug") == [frozenset({"aspirin", "vitaminC"})] * 3
-    assert _sid_sets(release, "job") == [
-        frozenset({"clerk", "driver"}),
-        frozenset({"clerk", "nurse"}),
-        frozenset({"clerk", "nurse"}),
-        frozenset({"clerk", "driver"}),
-    ]
+    assert Counter(_sid_sets(release, "job")) == {
+        frozenset({"clerk", "driver"}): 2,
+        frozenset({"clerk", "nurse"}): 1,
+    }
 
 
 def test_attribute_table(release, example):
     at = release.tables["at"]
     assert list(at.columns) == ["age", "country", *SA]
-    assert _records(at["age"]) == {1, 3, 4, 6, 7, 9, 11, 12}
+    assert _records(at["age"]) == {1, 3, 6, 7, 9, 11}
     original = example.set_index("age").loc[at["age"].astype(int)]
     idt = release.tables["idt"]
     members = idt.groupby("sid")["value"].apply(set).to_dict()
     for s in SA:
         published = at[s].to_numpy()
         for sid, value in zip(published, original[s], strict=True):
-            assert sid == "*" or value in members[sid]
+            assert value in members[sid]
         # Every SID absorbs one occurrence of each of its values.
-        assert Counter(published[published != "*"]) == {k: 2 for k in members if k.startswith(s)}
-    # The two aspirin occurrences no SID can take.
-    stars = at["drug"] == "*"
-    assert stars.sum() == 2
-    assert (original["drug"][stars.to_numpy()] == "aspirin").all()
-    assert (at[["disease", "job"]] != "*").all().all()
+        assert Counter(published) == {k: 2 for k in members if k.startswith(s)}
+    assert not (at[SA] == "*").any().any()
 
 
 def test_metadata_and_measures(release):
@@ -161,7 +198,7 @@ def test_metadata_and_measures(release):
     assert release.kind == "multi-sa"
     assert meta["method"] == "mixed_model"
     assert meta["sensitive"] == SA
-    assert meta["rows_in"] == meta["rows_out"] == 12
+    assert (meta["rows_in"], meta["rows_out"]) == (12, 10)
     assert meta["multisa"] == {
         "l": 2,
         "min_confidence": 0.75,
@@ -170,21 +207,24 @@ def test_metadata_and_measures(release):
         "clusters": [["disease", "drug"], ["job"]],
         "deleted": 0,
         "deleted_by": {},
-        "suppressed": {"disease": 0, "drug": 2, "job": 0},
+        "unplaced": {"disease": 0, "drug": 2, "job": 0},
         "strong_rules": 2,
         "pivot": "disease",
         "borrowed": 0,
     }
     sac, idt, at = release.tables["sac"], release.tables["idt"], release.tables["at"]
-    # Lemma 22: both rules' confidences are read back from the release.
+    # Lemma 22: both rules' confidences are read back from the release (no record of SAC left
+    # out, and no IR record holds a rule).
     for x, y in (("ibuprofen", "cold"), ("antacid", "ulcer")):
         both = ((sac["drug"] == x) & (sac["disease"] == y)).sum()
         support = (sac["drug"] == x).sum() + (idt["value"] == x).sum()
         assert both / support == 1.0
-    # AIL = 2 / 36: every SID has exactly l values, two values are suppressed.
+    # AIL = 6 / 36: every SID has exactly l values, the two records left out lose their
+    # three values each.
     sizes = idt.groupby("sid").size()
-    ail = sum(1.0 if v == "*" else (sizes[v] - 2) / sizes[v] for s in SA for v in at[s].tolist())
-    assert ail / (12 * 3) == pytest.approx(2 / 36)
+    enlarged = sum((sizes[v] - 2) / sizes[v] for s in SA for v in at[s].tolist())
+    assert enlarged == 0
+    assert ail(release) == pytest.approx((enlarged + 2 * 3) / (12 * 3)) == pytest.approx(6 / 36)
     # Disclosure: in each group one of the two cluster vectors holds the rule.
     for _, g in sac.groupby("group"):
         assert ((g["drug"] == "ibuprofen") & (g["disease"] == "cold")).sum() / len(g) == 0.5

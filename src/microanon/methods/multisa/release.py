@@ -10,7 +10,8 @@ Both publish the quasi-identifiers unchanged in three tables (release kind ``mul
   vectors of values of one cluster of sensitive attributes are permuted among the records, and
   each cluster independently, so links inside a cluster survive and links across clusters do not;
 * ``at`` — the other records, each sensitive value replaced by the name of the SID that absorbed
-  it (``attribute#number``) or ``*`` when it could not be grouped;
+  it (``attribute#number``); a record whose value no SID can take is left out (Rating's
+  algorithm publishes such a value as ``*``, which would give it away: see :func:`rating`);
 * ``idt`` — ``attribute``, ``sid``, ``value``: the member values of every SID.
 
 The mixed model (:func:`mixed_model`) mines the strong rules, splits the table into SAC and IR
@@ -23,6 +24,7 @@ the remaining IR records with improved Rating. :func:`rating` publishes every re
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -118,11 +120,11 @@ def _check_domains(
     them = "them" if len(few) > 1 else "it"
     why = (
         "every SAC group and every SID needs l different values of each sensitive column, so "
-        "no SAC group could form (its records would be deleted) and the other records' values "
-        f"of {them} would all be published as *"
+        "no SAC group could form (its records would be deleted) and no SID could take the "
+        f"other records' values of {them}"
         if groups
-        else "every SID needs l different values of its column, so every value of "
-        f"{them} would be published as *"
+        else "every SID needs l different values of its column, so no SID could take a value "
+        f"of {them}"
     )
     single = [s for s, k in few.items() if k < 2]
     if single:  # (no l of 2 or more: another role is the way)
@@ -174,6 +176,17 @@ def _nothing_published(codes: np.ndarray, ell: int) -> InfeasibleError:
     )
 
 
+def _all_unplaced(ell: int, unplaced: dict[str, int]) -> InfeasibleError:
+    """The refusal of a run whose records Rating would all leave out (``unplaced``: per
+    sensitive column, the records left out because no SID of it could take their value)."""
+    named = ", ".join(f"'{s}' {n:,}" for s, n in unplaced.items() if n)
+    return InfeasibleError(
+        f"l = {ell} publishes nothing: every record holds, in some sensitive column, a value no "
+        f"SID can take (records left out by column: {named}), the excess of values that fill "
+        "more than 1/l of their column; lower l or give such a column another role"
+    )
+
+
 def _deleted_by(grouping: Grouping, sensitive: list[str]) -> dict[str, int]:
     """Deleted SAC records per cause: the column that ran out of values, or ``combination``."""
     causes, counts = np.unique(grouping.cause, return_counts=True)
@@ -184,12 +197,8 @@ def _deleted_by(grouping: Grouping, sensitive: list[str]) -> dict[str, int]:
 
 
 def _sid_names(name: str, n_sids: int) -> np.ndarray:
-    """``name#1 .. name#n`` and, last, the suppression mark (index -1)."""
-    names = np.empty(n_sids + 1, dtype=object)
-    prefix = f"{name}#"
-    names[:n_sids] = [f"{prefix}{i}" for i in range(1, n_sids + 1)]
-    names[n_sids] = SUPPRESSED_SID
-    return names
+    """``name#1 .. name#n``."""
+    return np.asarray([f"{name}#{i}" for i in range(1, n_sids + 1)], dtype=object)
 
 
 def _taken_column(table: Table, column: str, rows: np.ndarray) -> pd.Series:
@@ -234,7 +243,15 @@ def _rating_tables(
     allow_suppression: bool,
     rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
-    """AT and IDT of the records ``rows`` (ascending), one attribute after the other.
+    """AT and IDT of the records ``rows`` (ascending), one attribute after the other, and per
+    attribute the records left out because no SID of it could take their value.
+
+    Rating puts an occurrence that every SID already holds nowhere: the values left so are
+    those of the few values that fill more than ``1/l`` of the column, so published as ``*``
+    (as the algorithm has it) they would give the value away, a class of fewer than ``l``
+    values. With ``allow_suppression`` their records are left out instead, those of the
+    attribute that leaves the most out first, and the SIDs made again on the others, until every
+    published value is in a SID; else the run is refused, naming the attribute and the value.
 
     The tables are built from codes, their columns as a release publishes them (see
     :func:`_taken_column`): a SID column holds one object per SID name, with the record's SID
@@ -242,49 +259,97 @@ def _rating_tables(
     names and the values' text.
     """
     public = [c for c in table.columns if c not in sensitive]
-    sid_of = {}  # per attribute: each record's SID (its number; n_sids: suppressed)
-    names_of = {}
-    idt_codes: list[tuple[int, np.ndarray, np.ndarray]] = []  # per attribute: sid, value code
-    value_text: list[np.ndarray] = []
-    suppressed = {}
-    for name in sensitive:
-        codes = table.codes(name)[rows].astype(np.int64)
-        values = np.asarray([str(v) for v in table.dictionary(name)], dtype=object)
-        uniq, first = np.unique(codes, return_index=True)
-        appearance = uniq[np.argsort(first)]  # bucket -> code, in order of first appearance
-        bucket_of = np.full(table.cardinality(name), -1, dtype=np.int64)
-        bucket_of[appearance] = np.arange(len(appearance))
-        buckets = bucket_of[codes]
-        sizes = np.bincount(buckets, minlength=len(appearance))
-        sids = create_sids(sizes, ells[name], improved=improved)
-        lost = int(sids.suppressed.sum())
-        if lost and not allow_suppression:
-            worst = int(np.argmax(sids.suppressed))
-            raise InfeasibleError(
-                f"sensitive column '{name}': {lost} occurrence(s) cannot be put into SIDs of "
-                f"l = {ells[name]} distinct values, {int(sids.suppressed[worst])} of them of "
-                f"{values[appearance[worst]]!r}, which holds {int(sizes[worst])} of the "
-                f"{len(rows)} records published with Rating (at most n/l can be grouped); "
-                "lower l, or allow suppression (allow_suppression: true) to publish them as '*'"
-            )
-        suppressed[name] = lost
-        names_of[name] = _sid_names(name, sids.n_sids)
-        sid = assign_sids(buckets, sids, rng)
-        sid[sid < 0] = sids.n_sids  # the suppression mark, last of the names
-        sid_of[name] = sid
-        member_codes = appearance[sids.bucket]
-        key = np.lexsort((member_codes, sids.sid))
-        idt_codes.append((sids.n_sids, sids.sid[key], member_codes[key]))
-        value_text.append(values)
+    unplaced = dict.fromkeys(sensitive, 0)
+    kept = rows
+    while True:
+        plans = [_sids_of(table, name, kept, ells[name], improved, rng) for name in sensitive]
+        lost = [int(np.count_nonzero(plan.sid < 0)) for plan in plans]
+        if not any(lost):
+            break
+        # the column that leaves the most values out first: the records left out change the
+        # other columns' SIDs, which may then take the values they could not take before
+        j = int(np.argmax(lost))
+        if not allow_suppression:
+            raise _unplaced_error(table, sensitive[j], kept, ells[sensitive[j]], plans[j])
+        unplaced[sensitive[j]] += lost[j]
+        kept = kept[plans[j].sid >= 0]
     # In random order: in table order the i-th AT row carrying a SID would hold, on a table
     # sorted by the sensitive value, the i-th of the values the IDT lists for it (every value
     # recovered from the public tables alone).
-    order = rng.permutation(len(rows))
-    at = {c: _taken_column(table, c, rows[order]) for c in public}
-    for name in sensitive:
-        at[name] = _sid_column(sid_of[name][order], names_of[name], pd.RangeIndex(len(rows)))
-    idt = _idt(sensitive, names_of, idt_codes, value_text)
-    return pd.DataFrame(at, copy=False), idt, suppressed
+    order = rng.permutation(len(kept))
+    at = {c: _taken_column(table, c, kept[order]) for c in public}
+    for name, plan in zip(sensitive, plans, strict=True):
+        at[name] = _sid_column(plan.sid[order], plan.names, pd.RangeIndex(len(kept)))
+    idt = _idt(
+        sensitive,
+        {name: plan.names for name, plan in zip(sensitive, plans, strict=True)},
+        [plan.idt for plan in plans],
+        [plan.values for plan in plans],
+    )
+    return pd.DataFrame(at, copy=False), idt, unplaced
+
+
+@dataclass(frozen=True)
+class _SidPlan:
+    """One attribute's SIDs over a set of records: each record's SID number (``-1``: none
+    could take its value), the SID names, the IDT's (SID, value code) pairs, the values' text,
+    and the value of each bucket and the bucket sizes (for a refusal)."""
+
+    sid: np.ndarray
+    names: np.ndarray
+    idt: tuple[int, np.ndarray, np.ndarray]
+    values: np.ndarray
+    appearance: np.ndarray
+    sizes: np.ndarray
+    suppressed: np.ndarray
+
+
+def _sids_of(
+    table: Table,
+    name: str,
+    rows: np.ndarray,
+    ell: int,
+    improved: bool,
+    rng: np.random.Generator,
+) -> _SidPlan:
+    """Rating's SIDs of attribute ``name`` over the records ``rows``, and each record's."""
+    codes = table.codes(name)[rows].astype(np.int64)
+    values = np.asarray([str(v) for v in table.dictionary(name)], dtype=object)
+    uniq, first = np.unique(codes, return_index=True)
+    appearance = uniq[np.argsort(first)]  # bucket -> code, in order of first appearance
+    bucket_of = np.full(table.cardinality(name), -1, dtype=np.int64)
+    bucket_of[appearance] = np.arange(len(appearance))
+    buckets = bucket_of[codes]
+    sizes = np.bincount(buckets, minlength=len(appearance))
+    sids = create_sids(sizes, ell, improved=improved)
+    sid = assign_sids(buckets, sids, rng)
+    member_codes = appearance[sids.bucket]
+    key = np.lexsort((member_codes, sids.sid))
+    return _SidPlan(
+        sid,
+        _sid_names(name, sids.n_sids),
+        (sids.n_sids, sids.sid[key], member_codes[key]),
+        values,
+        appearance,
+        sizes,
+        sids.suppressed,
+    )
+
+
+def _unplaced_error(
+    table: Table, name: str, rows: np.ndarray, ell: int, plan: _SidPlan
+) -> InfeasibleError:
+    """The refusal of values no SID of ``name`` can take, naming the value most of them hold."""
+    lost = int(plan.suppressed.sum())
+    worst = int(np.argmax(plan.suppressed))
+    return InfeasibleError(
+        f"sensitive column '{name}': {lost} occurrence(s) cannot be put into SIDs of "
+        f"l = {ell} distinct values, {int(plan.suppressed[worst])} of them of "
+        f"{plan.values[plan.appearance[worst]]!r}, which holds {int(plan.sizes[worst])} of the "
+        f"{len(rows)} records published with Rating (at most n/l can be grouped); lower l, "
+        f"give '{name}' another role, or allow suppression (allow_suppression: true) to leave "
+        "those records out"
+    )
 
 
 def _idt(
@@ -298,11 +363,10 @@ def _idt(
     SID names and value texts of all the attributes."""
     index = pd.RangeIndex(sum(len(sid) for _, sid, _ in idt_codes))
     attribute = np.repeat(np.arange(len(sensitive)), [len(sid) for _, sid, _ in idt_codes])
-    # the SID names of all attributes (without the suppression mark): distinct, as attribute
-    # names are
+    # the SID names of all attributes: distinct, as attribute names are
     offsets = np.cumsum([0] + [n for n, _, _ in idt_codes])
     sid = np.concatenate([sid + offsets[j] for j, (_, sid, _) in enumerate(idt_codes)])
-    sid_names = np.concatenate([names_of[a][:-1] for a in sensitive]).astype(object)
+    sid_names = np.concatenate([names_of[a] for a in sensitive]).astype(object)
     texts, position = _text_labels(np.concatenate(value_text).astype(object))
     starts = np.cumsum([0] + [len(v) for v in value_text])
     value = np.concatenate(
@@ -403,7 +467,7 @@ def _release(
         ),
         Param(
             "allow_suppression",
-            "Delete or blank out what no group can take (otherwise refuse).",
+            "Leave out the records no group or SID can take (otherwise refuse).",
             (Boolean(),),
         ),
     ),
@@ -441,10 +505,10 @@ def mixed_model(
         value of such a rule is a strong value and all its attributes fall into one cluster
         (see :mod:`microanon.methods.multisa.itemsets`).
     allow_suppression : bool
-        Delete SAC records that no group can take and publish as ``*`` the values no SID can take
-        (default). When false, either raises :class:`InfeasibleError` instead. An ``l`` above
-        a sensitive column's number of distinct values, and a run that would publish no record,
-        are refused either way.
+        Delete SAC records that no group can take and leave out the other records whose value
+        no SID can take (default; see :func:`rating`). When false, either raises
+        :class:`InfeasibleError` instead. An ``l`` above a sensitive column's number of distinct
+        values, and a run that would publish no record, are refused either way.
     rng : numpy.random.Generator, int or None
         Randomness of the permutations inside groups, the group labels and which occurrence of a
         value goes to which SID (``None``: OS entropy).
@@ -456,15 +520,15 @@ def mixed_model(
         ``1..g`` in random order, the sensitive columns with their original values permuted
         within the group cluster by cluster; rows sorted by group), ``at`` (the other published
         records in random order, each sensitive value replaced by its SID name
-        ``attribute#number`` or ``*``) and ``idt`` (``attribute``, ``sid``, ``value`` as text).
+        ``attribute#number``) and ``idt`` (``attribute``, ``sid``, ``value`` as text).
         Metadata: the standard keys (``method`` ``mixed_model``; ``rows_out`` = published
         records) and ``multisa``: ``l``, ``min_confidence``, ``clusters`` (lists of attribute
         names), ``deleted`` (SAC records not published), ``deleted_by`` (those deletions by
         cause: the name of the sensitive column that ran out of values for the group, or
         ``"combination"`` when each column still had other values but no single record avoided
-        all of the group's), ``suppressed`` (per attribute, values
-        published as ``*``), ``strong_rules`` (their number), ``pivot`` (``S_k``) and
-        ``borrowed`` (IR records that completed SAC groups).
+        all of the group's), ``unplaced`` (per attribute, the other records left out because
+        no SID of it could take their value), ``strong_rules`` (their number), ``pivot``
+        (``S_k``) and ``borrowed`` (IR records that completed SAC groups).
 
     Raises
     ------
@@ -514,7 +578,7 @@ def mixed_model(
     published = np.ones(table.n_rows, dtype=bool)
     published[part.sac] = False
     published[grouping.groups.reshape(-1)] = False
-    at, idt, suppressed = _rating_tables(
+    at, idt, unplaced = _rating_tables(
         table,
         sensitive,
         np.flatnonzero(published),
@@ -523,6 +587,8 @@ def mixed_model(
         allow_suppression=allow,
         rng=gen,
     )
+    if not len(at) and not grouping.groups.size:
+        raise _all_unplaced(ell, unplaced)
     sac = _sac_table(table, sensitive, grouping, clusters, gen)
     return _release(
         "mixed_model",
@@ -546,7 +612,7 @@ def mixed_model(
             "clusters": [[sensitive[j] for j in c] for c in clusters],
             "deleted": len(grouping.deleted),
             "deleted_by": _deleted_by(grouping, sensitive),
-            "suppressed": suppressed,
+            "unplaced": unplaced,
             "strong_rules": len(rules),
             "pivot": sensitive[part.pivot],
             "borrowed": int(np.count_nonzero(~part.sac[grouping.groups.reshape(-1)])),
@@ -574,7 +640,7 @@ def mixed_model(
         ),
         Param(
             "allow_suppression",
-            "Blank out the values no group can take (otherwise refuse).",
+            "Leave out the records whose value no group can take (otherwise refuse).",
             (Boolean(),),
         ),
     ),
@@ -602,19 +668,23 @@ def rating(
         Improved SID creation (dangerous buckets, heuristic re-sort; default) or the original
         stable bubble sort. Both give the same SIDs; the original is much slower.
     allow_suppression : bool
-        Publish as ``*`` the values no SID can take (default); when false, raise
-        :class:`InfeasibleError` instead. An ``l`` above a sensitive column's number of
-        distinct values is refused either way (every value of it would be ``*``).
+        Leave out the records whose value of some sensitive column no SID can take (default);
+        when false, raise :class:`InfeasibleError` instead. Rating's algorithm publishes such a
+        value as ``*``, but the values no SID can take are the excess of the few values that
+        fill more than ``1/l`` of their column (every SID already holds them), so a ``*`` would
+        give the value away; the SIDs are made again on the records kept. An ``l`` above a
+        sensitive column's number of distinct values is refused either way.
     rng : numpy.random.Generator, int or None
         Randomness of which occurrence of a value goes to which SID (``None``: OS entropy).
 
     Returns
     -------
     Release
-        Kind ``multi-sa`` with an empty ``sac`` table, ``at`` (every record, in random order) and
-        ``idt`` (see :func:`mixed_model`). Metadata ``method`` is ``improved_rating`` or
+        Kind ``multi-sa`` with an empty ``sac`` table, ``at`` (every record kept, in random
+        order) and ``idt`` (see :func:`mixed_model`). Metadata ``method`` is ``improved_rating`` or
         ``rating``; ``multisa`` has ``l``, ``min_confidence`` (``None``), ``clusters`` (every
-        attribute alone), ``deleted`` (0), ``suppressed`` and ``strong_rules`` (``None``: not
+        attribute alone), ``deleted`` (0), ``unplaced`` (per attribute, the records left out
+        because no SID of it could take their value) and ``strong_rules`` (``None``: not
         mined).
 
     Raises
@@ -636,7 +706,7 @@ def rating(
     ells = _l_per_attribute(l, sensitive)
     codes = np.column_stack([table.codes(s).astype(np.int64) for s in sensitive])
     _check_domains(codes, sensitive, ells, groups=False)
-    at, idt, suppressed = _rating_tables(
+    at, idt, unplaced = _rating_tables(
         table,
         sensitive,
         np.arange(table.n_rows),
@@ -645,6 +715,8 @@ def rating(
         allow_suppression=allow,
         rng=gen,
     )
+    if not len(at):
+        raise _all_unplaced(max(ells.values()), unplaced)
     none = np.zeros(0, dtype=np.int64)
     sac = {c: _taken_column(table, c, none) for c in table.columns if c not in sensitive}
     sac[GROUP_COLUMN] = pd.Series(none, copy=False)
@@ -663,7 +735,7 @@ def rating(
             "min_confidence": None,
             "clusters": [[s] for s in sensitive],
             "deleted": 0,
-            "suppressed": suppressed,
+            "unplaced": unplaced,
             "strong_rules": None,
         },
     )

@@ -184,7 +184,7 @@ class Runner:
             "rce_mean": rce(release, data) / len(data),
             "sac_published": len(release.tables["sac"]),
             "deleted": int(meta["deleted"]),
-            "suppressed": int(sum(meta["suppressed"].values())),
+            "left_out": int(sum(meta["unplaced"].values())),
             "clusters": meta["clusters"],
             "strong_rules": len(rules),
             "confidence": _confidence(recovered_confidences(release, rules)),
@@ -290,6 +290,7 @@ class Runner:
             "rating": rat["confidence"]["recovered"],
             "rules": mixed["confidence"]["rules"],
             "deleted": mixed["deleted"],
+            "left_out": mixed["left_out"],  # (IR records no SID could take)
             "deletion": mixed["deletion"],
             "mixed_detail": mixed["confidence"],
             "rating_detail": rat["confidence"],

@@ -7,7 +7,7 @@ into one directory, atomically. See docs/reproduce-multisa.md.
 
 ``results.json`` layout (a *point* is one measured release: ``records``, ``seconds``, ``ail``
 and its parts ``ail_enlarged`` / ``ail_suppressed`` / ``ail_deleted``, ``rce_mean``,
-``sac_published``, ``deleted``, ``suppressed``, ``clusters``, ``strong_rules``, ``confidence``
+``sac_published``, ``deleted``, ``left_out``, ``clusters``, ``strong_rules``, ``confidence``
 = {``rules``, ``raw``, ``recovered``, ``lost``, ``max_deviation``, ``max_deviation_intact``,
 ``support_xy_exact``}):
 

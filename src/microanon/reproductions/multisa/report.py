@@ -187,7 +187,7 @@ def _ail_rows(points: dict[str, Any], key: str, axis: str) -> list[dict[str, Any
             "RCE / n": p["rce_mean"],
             "SAC~ records": p["sac_published"],
             "deleted records": p["deleted"],
-            "'*' values": p["suppressed"],
+            "records left out (no SID)": p["left_out"],
             "strong rules": p["strong_rules"],
             "seconds": p["seconds"],
         }
@@ -259,7 +259,8 @@ def _fig3(report: Report, results: dict[str, Any]) -> None:
         "SAC. IR keeps what is left, which is more skewed than the whole table (with 4 SAs, "
         "all Not-in-family and Own-child records go to SAC and about three quarters of IR's "
         "relationship values are Husband). A value holding more than 1/l of IR can fill only "
-        "n/l SIDs; its excess is suppressed. Groups also need l distinct values on every "
+        "n/l SIDs; the records of its excess are left out (Rating's '*' would give their "
+        "value away). Groups also need l distinct values on every "
         "attribute, which relationship's 6 values cannot supply for many records at l ≥ 4. "
         "Rating works on the whole table, where the skew is smaller."
     )

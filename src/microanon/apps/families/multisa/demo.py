@@ -50,7 +50,7 @@ def multisa_section(report: Report, ctx: DemoContext) -> None:
                 "release": name,
                 "SAC~ records": len(release.tables["sac"]),
                 "deleted": meta["deleted"],
-                "'*' values": sum(meta["suppressed"].values()),
+                "records left out (no SID)": sum(meta["unplaced"].values()),
                 "AIL": ail(release, data),
                 "RCE / n": rce(release, data) / len(data),
                 "mean recovered confidence": float(np.nanmean(confidences[name])),
@@ -94,9 +94,9 @@ def multisa_section(report: Report, ctx: DemoContext) -> None:
     )
     sec.table(
         pd.DataFrame(rows),
-        caption="AIL: additional information loss per sensitive value (1 for a suppressed '*' "
-        "or deleted value, (|SID| − l)/|SID| in a SID enlarged beyond l); RCE / n: mean error "
-        "of the per-record distributions one can reconstruct from the release.",
+        caption="AIL: additional information loss per sensitive value (1 for each value of a "
+        "record deleted or left out, (|SID| − l)/|SID| in a SID enlarged beyond l); RCE / n: mean "
+        "error of the per-record distributions one can reconstruct from the release.",
     )
     sec.table(
         rule_table,

@@ -16,7 +16,6 @@ import pandas as pd
 from microanon.apps.release_frequencies import ReleaseTables
 from microanon.apps.release_sections import on_records_only
 from microanon.apps.report import Report, describe_parameters
-from microanon.core.factorize import factorize
 from microanon.core.release import Release
 from microanon.core.schema import Schema
 from microanon.measures.multisa import (
@@ -25,7 +24,7 @@ from microanon.measures.multisa import (
     published_diversity,
     rce,
 )
-from microanon.methods.multisa import SUPPRESSED_SID, strong_rules
+from microanon.methods.multisa import strong_rules
 from microanon.models import Verdict
 
 __all__ = ["multisa_diversity", "add_sections", "describe_column", "warnings"]
@@ -37,7 +36,7 @@ __all__ = ["multisa_diversity", "add_sections", "describe_column", "warnings"]
 _AIL_PARTS = {
     "enlarged": "SIDs of more than l values",
     "suppressed": "values suppressed (*)",
-    "deleted": "records deleted",
+    "deleted": "records deleted or left out",
 }
 
 
@@ -59,33 +58,27 @@ def multisa_diversity(release: Release) -> dict[str, Any]:
     return {**sids, "SAC~ groups of ≥ l records, distinct values": checked.groups_diverse}
 
 
-def _suppressed_values(release: Release, columns: list[str] | None = None) -> dict[str, int]:
-    """AT rows whose SID of each sensitive attribute (of ``columns``, default all) is
-    suppressed (``*``)."""
-    at = release.tables["at"]
-    if columns is None:
-        columns = list(release.metadata.get("sensitive") or [])
-    out = {}
-    for a in columns:  # counted on the column's codes: each distinct value read as text once
-        codes, uniques = factorize(at[a])
-        words = np.asarray(uniques, dtype=object)
-        if pd.api.types.infer_dtype(words, skipna=False) not in ("string", "empty"):
-            words = np.array([str(v) for v in words], dtype=object)
-        marked = np.flatnonzero(words == SUPPRESSED_SID)
-        out[a] = int(np.count_nonzero(np.isin(codes, marked))) if len(marked) else 0
-    return out
+def _left_out(release: Release) -> dict[str, int]:
+    """Per sensitive attribute, the records left out because no SID of it could take their
+    value (internal: empty for the public part)."""
+    return dict((release.metadata.get("multisa") or {}).get("unplaced") or {})
 
 
 def warnings(release: Release) -> list[str]:
-    """An alarm for every sensitive attribute suppressed in more than half of the AT rows."""
-    rows = len(release.tables["at"])
-    heavy = {a: n for a, n in _suppressed_values(release).items() if 2 * n > rows}
-    if not heavy:
+    """An alarm when more than half of the records entering the method are left out (deleted
+    from SAC, or with a value no SID could take)."""
+    info = release.metadata.get("multisa") or {}
+    rows_in = int(release.metadata.get("rows_in") or 0)
+    unplaced = _left_out(release)
+    gone = int(info.get("deleted") or 0) + sum(unplaced.values())
+    if not rows_in or 2 * gone <= rows_in:
         return []
-    shown = "; ".join(f"{a} in {n:,}" for a, n in heavy.items())
+    by = "; ".join(f"{a} {n:,}" for a, n in unplaced.items() if n)
     return [
-        f"sensitive values suppressed ({SUPPRESSED_SID}) in more than half of the {rows:,} AT "
-        f"rows: {shown}"
+        f"{gone:,} of the {rows_in:,} records are left out"
+        + (f" (with a value no SID could take: {by})" if by else "")
+        + ": a value filling more than 1/l of its column cannot be l-diverse; lower l or give "
+        "that column another role"
     ]
 
 
@@ -110,17 +103,19 @@ def add_sections(
     sensitive = list(meta.get("sensitive") or [])
     checks = multisa_diversity(release)
     at = release.tables["at"]
-    suppressed = _suppressed_values(release)
+    unplaced = _left_out(release)
     sec = report.section(
         f"{title}: privacy",
         f"Method {meta.get('method')} with {describe_parameters(meta.get('parameters') or {})}; "
         f"{meta.get('rows_in'):,} records in: {len(release.tables['sac']):,} published in SAC~ "
-        f"groups, {len(at):,} in AT, {info.get('deleted', 0):,} deleted. Every published "
+        f"groups, {len(at):,} in AT, {info.get('deleted', 0):,} deleted from SAC, "
+        f"{sum(unplaced.values()):,} left out because no SID could take one of their values "
+        "(a * would give such a value away). Every published "
         "sensitive value is ℓ-diverse: a SID stands for at least ℓ distinct values, a SAC~ group "
         "holds ℓ records with pairwise distinct values on every sensitive attribute.",
     )
-    sec.metrics({**checks, **{f"suppressed values of {a}": n for a, n in suppressed.items()}})
-    numbers: dict[str, Any] = {"diversity": checks, "suppressed": suppressed}
+    sec.metrics({**checks, **{f"records left out for {a}": n for a, n in unplaced.items()}})
+    numbers: dict[str, Any] = {"diversity": checks, "unplaced": unplaced}
     min_conf = info.get("min_confidence") or 0.8
     rules = strong_rules(original, sensitive, min_conf)
     if len(rules):
@@ -162,14 +157,9 @@ def add_sections(
 def describe_column(release: Release, column: str) -> str | None:
     """What the method did to ``column``, from the public part (None: published unchanged)."""
     if column in (release.metadata.get("sensitive") or []):
-        suppressed = _suppressed_values(release, [column])[column]
-        rows = len(release.tables["at"])
-        if rows and suppressed == rows:  # (counted on the published AT)
-            return (
-                f"not published: suppressed ({SUPPRESSED_SID}) in every one of the {rows:,} AT rows"
-            )
+        left = _left_out(release).get(column, 0)
         done = "published in grouped, permuted sensitive tables"
-        if suppressed:
-            done += f"; suppressed ({SUPPRESSED_SID}) in {suppressed:,} of the {rows:,} AT rows"
+        if left:
+            done += f"; {left:,} records left out: no SID could take their value"
         return done
     return None
