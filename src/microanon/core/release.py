@@ -743,13 +743,21 @@ class Release:
 
 def not_a_dataset(path: Path) -> InputError | None:
     """The refusal of ``path`` as data when it is a release's part (a directory holding a
-    release manifest), naming its data file; None for any other path."""
-    if not (path.is_dir() and (path / MANIFEST).is_file()):
+    release manifest) or a release (its ``public`` directory holds one), naming the published
+    tables to give instead (a multi-table release has no data file: ``sac``, ``at``, ``idt``;
+    a Dask release's ``data.parquet`` is a directory); None for any other path."""
+    if not path.is_dir():
         return None
-    tables = sorted(str(f) for f in path.iterdir() if f.stem == "data" and f.is_file())
+    part = path if (path / MANIFEST).is_file() else path / "public"
+    if not (part / MANIFEST).is_file():
+        return None
+    tables = sorted(
+        str(f) for f in part.iterdir() if f.name != MANIFEST and f.suffix.lower() != ".html"
+    )
+    what = "a microanon release's part" if part == path else "a microanon release"
+    give = "its data file" if len(tables) == 1 else "one of its published tables"
     return InputError(
-        f"{path} is a microanon release's part, not a dataset: give its data file "
-        f"({', '.join(tables) or 'data.csv or data.parquet'})"
+        f"{path} is {what}, not a dataset: give {give} ({', '.join(tables) or 'none found'})"
     )
 
 
