@@ -253,7 +253,13 @@ def read_dataset(
                 types[c] = "Int64" if widened.get(c) == "int64" else t
             elif gaps and isinstance(t, pd.api.extensions.ExtensionDtype) and t.kind in "iu":
                 types[c] = widened.get(c, t.numpy_dtype)
-        types = {c: t for c, t in types.items() if c in frame.columns and frame.dtypes[c] != t}
+        # a widened column is cast even where the first file's type is already the wider one:
+        # the meta comes from that file, and another file's partitions keep their own type
+        types = {
+            c: t
+            for c, t in types.items()
+            if c in frame.columns and (c in widened or frame.dtypes[c] != t)
+        }
         return frame.astype(types) if types else frame
     _check_encoding(encoding)
     opened = csv_opener(files[0])(files[0], "rt", encoding=encoding, errors="replace", newline="")
