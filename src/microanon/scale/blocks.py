@@ -27,7 +27,7 @@ from ..core.errors import InfeasibleError, InputError
 from ..core.progress import ProgressLike
 from ..core.schema import Kind, Schema
 from ..methods.sdc import microaggregation
-from ..methods.sdc.common import check_flag, check_k, refuse_marked
+from ..methods.sdc.common import check_flag, check_k, refuse_marked, refuse_non_finite
 from ..models import KAnonymity
 from .client import dask_client, run_stage
 from .encode import encode_dataset, held, numbers_as_text
@@ -224,16 +224,21 @@ def microaggregate_blocks(
         # (as numeric_matrix refuses them in memory, counted over the dataset)
         refuse_marked("microaggregation", {c: encoding.marked.get(c, 0) for c in columns})
         parts = cleaned.to_delayed(optimize_graph=True)
-        sizes, missing, lengths = run_stage(
+        numbers = cleaned[columns].astype("float64")
+        sizes, missing, lengths, empty, infinite = run_stage(
             run,
             "blocks",
             [  # (all dask collections of one kind: no delayed objects among them)
                 cleaned[by].value_counts(dropna=True),
                 cleaned[by].isna().sum(),
                 cleaned.map_partitions(len, meta=(None, "int64")),  # rows per partition
+                numbers.isna().sum(),
+                (numbers.abs() == np.inf).sum(),
             ],
             progress,
         )
+    for column in columns:  # (as numeric_matrix refuses them in memory, counted over the dataset)
+        refuse_non_finite("microaggregation", column, int(empty[column]), int(infinite[column]))
     if int(missing):
         raise InputError(
             f"by: the blocking column {by!r} has {int(missing)} missing value(s); give them a "
