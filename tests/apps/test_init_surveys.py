@@ -104,6 +104,22 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
     assert all(done[w] == "published unchanged (sampling weight)" for w in weights)
 
 
+def test_the_risk_note_names_every_kind_of_unusable_weight(runner, tmp_path):
+    """ESS weights scaled to the sample (below 1), 12 of them removed: the refusal (the note,
+    for a schema's weight) named the missing ones only, and once they were left out (missing:
+    drop, as it advised) a second run named those below 1; it names both at once."""
+    data, frame = _write(tmp_path, "ESS10NO")
+    frame.loc[frame.index[:12], "dweight"] = np.nan
+    frame.to_csv(data, index=False)
+    keys = ["--quasi", "region,agea,female", "--weights", "dweight", "--no-suda", "--json"]
+    result = runner.invoke(main, ["risk", str(data), *keys])
+    assert result.exit_code == 2, result.output
+    below = int((frame["dweight"] < 1).sum())
+    note = " ".join(result.output.split())
+    assert "weight column 'dweight' has 12 missing weight(s): give those records a weight" in note
+    assert f"; and {below:,} below 1 weight(s): a sampling weight is an inverse" in note
+
+
 def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_path):
     """ESS weights are scaled to the sample (below 1): init's proposal says the risk measures
     do not use them (it said they did), and the risk measures say why rather than failing;

@@ -97,12 +97,15 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
     if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
         raise InputError(f"weight column {weights!r} is not numeric (dtype {col.dtype})")
     classes, _ = weight_classes(col)
+    found = []  # every kind at once, so that the advice followed once is enough
     for kind, what in REFUSED.items():
         bad = classes == kind
         count = int(np.count_nonzero(bad) if counts is None else counts[bad].sum())
         if count:
             hint = f": {REMEDY[kind]}" if kind in REMEDY else ""
-            raise InputError(f"weight column {weights!r} has {count:,} {what} weight(s){hint}")
+            found.append(f"{count:,} {what} weight(s){hint}")
+    if found:
+        raise InputError(f"weight column {weights!r} has {'; and '.join(found)}")
     return col.to_numpy(dtype=float, na_value=np.nan)
 
 
