@@ -199,6 +199,12 @@ def test_the_lint_of_a_dataset_within_the_sample_is_the_lint_in_memory(tmp_path)
     assert expected["ok"]
     for _ in range(3):
         assert lint_dask(str(parts), {}, cfg).to_dict() == expected
+    # in more files than the lint samples from a larger dataset (16): read whole all the same
+    many = tmp_path / "many"
+    many.mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(data)), 24)):
+        data.iloc[chunk].to_parquet(many / f"part-{i:02d}.parquet", index=False)
+    assert lint_dask(str(many), {}, cfg).to_dict() == expected
 
 
 def test_the_lint_of_a_dataset_within_the_sample_in_uneven_files_is_the_lint_in_memory(

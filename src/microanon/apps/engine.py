@@ -281,6 +281,24 @@ def _quotas(sizes: Sequence[int], rows: int) -> list[int]:
     return quotas
 
 
+def _parquet_within(source: str, options: dict[str, Any], rows: int) -> bool:
+    """Whether ``source`` is a Parquet dataset of at most ``rows`` records (read from its files'
+    footers, stopping at the first file past the count)."""
+    import pyarrow.parquet as pq
+
+    from ..scale.read import parquet_files
+
+    files = parquet_files(source, options.get("format"))
+    if files is None:
+        return False
+    total = 0
+    for f in files:
+        total += pq.read_metadata(f).num_rows
+        if total > rows:
+            return False
+    return True
+
+
 def _joined(parts: Sequence[Any]) -> Any:
     """The pandas DataFrames ``parts`` one after the other; a column that is categorical in
     every part stays categorical, over the union of the parts' categories (``pandas.concat``
@@ -306,8 +324,9 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     more than :data:`LINT_CELLS` / :data:`LINT_SAMPLE` columns) estimates, drawn from at most
     :data:`LINT_PARTITIONS` partitions chosen at random (a generator made from OS entropy;
     nothing of it is kept), an even share from each, or all of a partition smaller than its
-    share and the rest from the others (:func:`_quotas`). A dataset that small in at most
-    :data:`LINT_PARTITIONS` partitions is linted whole, as in memory (the same
+    share and the rest from the others (:func:`_quotas`). A dataset that small is linted
+    whole, as in memory (a Parquet dataset in any number of files, its size read from their
+    footers; a CSV one in at most :data:`LINT_PARTITIONS` partitions; the same
     findings: a dependency near the threshold does not tip one way in memory and the other out
     of core). A column with many distinct values in a large table looks more nearly unique in
     a sample than in the whole: the error is on the side of a finding, which the config can
@@ -338,9 +357,13 @@ def lint_dask(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> Any:
     # per distinct value, and the lint's grouping on codes); else the frame's partitions
     numeric = [a.name for a in cfg.schema if a.kind is Kind.NUMERIC]
     parts = dataset_pieces(frame, ddf, list(ddf.columns), numeric, options)
-    chosen = rng.choice(len(parts), size=min(len(parts), LINT_PARTITIONS), replace=False)
-    parts = [parts[i] for i in np.sort(chosen)]
     rows = min(LINT_SAMPLE, LINT_CELLS // max(len(ddf.columns), 1))
+    # a Parquet dataset of at most ``rows`` records (its files' footers say) is read whole,
+    # however many files hold it
+    whole = isinstance(frame, str) and _parquet_within(frame, options, rows)
+    limit = len(parts) if whole else LINT_PARTITIONS
+    chosen = rng.choice(len(parts), size=min(len(parts), limit), replace=False)
+    parts = [parts[i] for i in np.sort(chosen)]
     per = -(-rows // len(parts))
     seeds = rng.integers(0, 2**32, size=(2, len(parts)))
     drawn = [
