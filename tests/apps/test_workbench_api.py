@@ -260,6 +260,11 @@ def test_bad_and_impossible_configurations_are_refused_before_running(client, ad
     masking = {"method": "microaggregation", "params": {"k": 3, "columns": ["agee"]}}
     body = _refused(client.post(url, json=masking))
     assert body["field"] == "columns" and "'agee' are not in the schema" in body["error"]
+    # a parameter taken out of core only: refused beside it, before the run (it was queued
+    # and failed, naming a command-line flag)
+    blocks = {"method": "microaggregation", "params": {"k": 3, "columns": ["age"], "by": "sex"}}
+    body = _refused(client.post(url, json=blocks))
+    assert body["field"] == "by" and "remove it to run on the whole table here" in body["error"]
     body = _refused(client.post(url, json={"method": "mondrian",
                                            "models": [{"l_diversity": {"l": 3}}]}))  # fmt: skip
     assert "'salary_class' has 2 distinct" in body["error"]

@@ -271,9 +271,19 @@ def _field(message: str) -> str | None:
 
 def _possible(cfg: PipelineConfig, ds: Dataset) -> None:
     """Refuse models no release of ``ds`` can meet or the workbench cannot check (against a
-    population table), and a method that publishes numeric quasi-identifiers as ranges when one
-    of them holds missing values as the value ``?`` (its run would stop with the same line)."""
-    if not cfg.steps and registry.get(cfg.method).ranges:
+    population table), a parameter taken out of core only (the workbench runs in memory), and
+    a method that publishes numeric quasi-identifiers as ranges when one of them holds missing
+    values as the value ``?`` (its run would stop with the same line)."""
+    spec = None if cfg.steps else registry.get(cfg.method)
+    out_of_core = [n for n in cfg.params if spec is not None and spec.param(n).dask_only]
+    if out_of_core:  # (its run would stop on it: the workbench runs in memory)
+        raise RequestError(
+            f"params: {', '.join(out_of_core)} of {cfg.method} is taken out of core only (within "
+            "blocks, by microanon anonymize --engine dask with this configuration exported); "
+            "remove it to run on the whole table here",
+            out_of_core[0],
+        )
+    if spec is not None and spec.ranges:
         marked = [
             q
             for q in cfg.schema.quasi
