@@ -489,8 +489,36 @@ def _add_original_risk(
         keys = Combinations.of(entering, quasi)
     known = _weighted(keys, weight)
     values, counts, inverse = keys.rows(known)
+    if weight is not None and schema_design(schema, values, counts)[0] is None:
+        # a weight the measures cannot use: every record is measured without it (none is left
+        # out for lacking a weight or a household id it would not be used with)
+        plain = (
+            counted.tables.before.project(quasi)
+            if counted is not None
+            else Combinations.of(entering, quasi)
+        )
+        _add_unweighted_risk(report, plain, quasi, title, schema, values, counts)
+        return
     left = (int(keys.counts[~known].sum()), lacking)  # none without a weight
     _add_risk(report, values, quasi, title, schema, counts, measure, left, inverse)
+
+
+def _add_unweighted_risk(
+    report: Report,
+    table: Combinations,
+    quasi: list[str],
+    title: str,
+    schema: Schema,
+    weighted: pd.DataFrame,
+    weighted_counts: np.ndarray | None,
+) -> None:
+    """The attacker models' risk of every record of ``table`` (its keys' combinations), when the
+    schema's weight cannot be used (measured on ``weighted``, the records with one, the note
+    says why)."""
+    note = schema_design(schema, weighted, weighted_counts)[2]
+    values, counts, inverse = table.rows(np.ones(len(table.values), dtype=bool))
+    options = RiskOptions(quasi, None, None, suda=False)
+    add_risk_section(report, assess_risk(values, options, counts, None), title, note=note)
 
 
 def public_report(
@@ -559,6 +587,11 @@ def public_report(
             shown = Combinations.weighted(data, quasi, weight, codes=codes)
         known = _weighted(shown, weight)
         values, counts, inverse = shown.rows(known)
+        if weight is not None and schema_design(schema, values, counts)[0] is None:
+            plain = keys.project(quasi) if keys is not None else Combinations.of(data, quasi)
+            suppressed = Combinations(as_suppressed(plain.values), plain.counts)
+            _add_unweighted_risk(report, suppressed, quasi, title, schema, values, counts)
+            return report
         frame = as_suppressed(values[quasi])
         if weight is not None:
             frame[weight] = values[weight].to_numpy()
