@@ -27,7 +27,7 @@ from ...core.schema import Kind, missing_or_marked
 from ...methods import registry
 from ...methods.release import require_quasi
 from ...methods.steps import STEPS_METHOD, check_steps
-from ...models.config import require_one_sensitive
+from ...models.config import MODELS, require_one_sensitive
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import LDiversity
 from ..anonymize import STAGES as RUN_STAGES
@@ -251,15 +251,12 @@ def _body(body: Any) -> tuple[str, dict[str, Any], list[Any], list[Any], str | N
 
 def _population_refusal(name: str) -> str:
     """Why the workbench refuses the model ``name`` (its config name) checked against a
-    population table: it takes no population file (a config names it beside itself)."""
-    instead = (
-        " give it estimator and fraction (the share of the population in the data) instead, or"
-        if name == "k_map"
-        else ""
-    )
+    population table: it takes no population file (a config names it beside itself), and what
+    the model takes instead, as the model says in its own refusal (k-map: an estimate)."""
+    instead = getattr(MODELS.get(name), "instead", "")
     return (
         f"models: {name} is checked against a population table, which the workbench does not "
-        f"take:{instead} give the model population: FILE in a config run by microanon anonymize"
+        f"take: give the model population: FILE in a config run by microanon anonymize{instead}"
     )
 
 
