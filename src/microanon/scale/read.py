@@ -191,17 +191,19 @@ def _numbers(kind: Any) -> bool:
     return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
 
 
+def _plain_text(kind: Any) -> bool:
+    """An Arrow type of text (not dictionary-encoded)."""
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
 def _text(kind: Any) -> bool:
     """An Arrow type of text, or of text dictionary-encoded."""
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or _coded_text(kind))
+    return _plain_text(kind) or _coded_text(kind)
 
 
 def _coded_text(kind: Any) -> bool:
     """An Arrow type of dictionary-encoded text (a categorical, a factor)."""
-    return bool(
-        pa.types.is_dictionary(kind)
-        and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
-    )
+    return bool(pa.types.is_dictionary(kind) and _plain_text(kind.value_type))
 
 
 def _null(kind: Any) -> bool:
@@ -567,20 +569,11 @@ def read_text_coded(
     read dictionary-encoded (``read_dictionary``): a value is built once per distinct value of
     a row group, not once per record, and coding them costs nothing more. ``numeric`` columns
     (the schema's numeric ones) are read as they are stored."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = pq.read_schema(path)
     names = schema.names if columns is None else list(columns)
-    text = [
-        c
-        for c in names
-        if c not in numeric
-        and (
-            pa.types.is_string(schema.field(c).type)
-            or pa.types.is_large_string(schema.field(c).type)
-        )
-    ]
+    text = [c for c in names if c not in numeric and _plain_text(schema.field(c).type)]
     return pq.read_table(path, columns=names, read_dictionary=text)
 
 
