@@ -224,8 +224,9 @@ def test_a_release_loaded_like_the_one_in_memory_holds_what_the_files_hold(
     text column holds the values read from the file: the in-memory column's objects when it
     holds the same values row by row, and otherwise (another value, a missing value as NaN,
     a number for its text) the file's, exactly as loaded without it, its rows in the order in
-    which the in-memory release holds the rows it writes."""
-    from microanon.core.factorize import shared_codes
+    which the in-memory release holds the rows it writes; within the run, the codes it is
+    known by are those ``pandas.factorize`` gives."""
+    from microanon.core.factorize import factorize, shared_codes
 
     release = Release("masked", {"data": df})  # (in the input's order: written sorted)
     out = release.save(tmp_path_factory.mktemp("r") / "r")
@@ -248,6 +249,10 @@ def test_a_release_loaded_like_the_one_in_memory_holds_what_the_files_hold(
             for c in back.columns:
                 if back[c].dtype == object:
                     assert all(v is None or type(v) is str for v in back[c])
+                codes, uniques = factorize(back[c])
+                expected_codes, expected_uniques = pd.factorize(back[c])
+                assert codes.tolist() == expected_codes.tolist(), c
+                assert list(map(repr, uniques)) == list(map(repr, expected_uniques)), c
     with shared_codes():  # unchanged: the column's objects are shared, not built again
         back = Release.load(out, like=release).data
         for c in text:
@@ -368,8 +373,10 @@ def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
     """A text column as read from a file (dictionary-encoded chunks of random sizes, each with
     its own dictionary, maybe a chunk of plain text or a null; the gaps of the manifest), is
     found to hold an in-memory column's values exactly when it does row by row (one cell
-    changed, maybe: another text, None, NaN, a number)."""
+    changed, maybe: another text, None, NaN, a number), its rows in the order written or
+    moved (the records written in another order than the table's)."""
     from microanon.core.factorize import shared_codes
+    from microanon.core.record_order import inverse_order
 
     words = st.sampled_from(["a", "b", "", "x,y"])
     n = data.draw(st.integers(0, 30))
@@ -392,9 +399,16 @@ def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
     column = pa.chunked_array(parts, parts[0].type if parts else pa.string())
     gaps = [i for i, gap in enumerate(missing) if gap]
     want = _row_by_row_same(cells, missing, like)
+    expected = [None if gap else cell for cell, gap in zip(cells, missing, strict=True)]
+    order = None
+    if data.draw(st.booleans()):  # file row i holds the table's row written[i]
+        written = np.asarray(data.draw(st.permutations(range(n))), dtype=np.intp)
+        order = release_files.RowOrder(written)
+        like = like.iloc[inverse_order(written)].reset_index(drop=True)
+        expected = [expected[i] for i in inverse_order(written)]
     with shared_codes():
-        assert release_files._same_text(column, gaps, like) is want
-        back = release_files.restore(column, "string", gaps, like)
-    assert back.tolist() == [
-        None if gap else cell for cell, gap in zip(cells, missing, strict=True)
-    ]
+        codes, dictionary = release_files._file_codes(column)
+        codes[np.asarray(gaps, dtype=np.intp)] = -1
+        assert release_files._same_text(codes, dictionary, like, order) is want
+        back = release_files.restore(column, "string", gaps, like, order)
+    assert back.tolist() == expected

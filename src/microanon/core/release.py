@@ -726,15 +726,15 @@ class Release:
         gaps, types = info.get("missing", {}), info.get("types", {})
         held = like is not None and len(like) == table.num_rows
         moved = held and order is not None and len(order) == table.num_rows
-        if moved:  # file row i is like's row order[i]: moved as codes, the gaps with them
-            table = table.take(pa.array(inverse_order(order)))
-            gaps = {c: order[np.asarray(rows, dtype=np.intp)] for c, rows in gaps.items()}
+        # file row i is like's row order[i]: each column moved as codes or numbers
+        rows = release_files.RowOrder(order) if moved else None
         restored = {
             c: release_files.restore(
                 table.column(c),
                 types.get(c, "string"),
                 gaps.get(c, ()),
                 like[c] if held and c in like.columns else None,
+                rows,
             )
             for c in columns
         }

@@ -38,8 +38,9 @@ from .factorize import (
     sharing,
 )
 from .keys import moment_text
+from .record_order import inverse_order
 
-__all__ = ["write_csv", "read_csv", "restore", "text_codes", "value_text"]
+__all__ = ["RowOrder", "read_csv", "restore", "text_codes", "value_text", "write_csv"]
 
 #: Rows formatted at a time. It bounds the memory the text of a table takes, and small chunks
 #: reuse it: on 10⁶ rows of ten columns a chunk of 2¹⁸ rows formats 20–25 MB of fresh text per
@@ -337,31 +338,29 @@ def _breaks_inside(path: Path, rows: int | None) -> bool:
         return feeds != rows + 1
 
 
-def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None = None) -> pd.Series:
+def _as_text(
+    col: pa.ChunkedArray,
+    gaps: Sequence[int],
+    like: pd.Series | None = None,
+    order: RowOrder | None = None,
+) -> pd.Series:
     """An object column of str (None where a value is missing or listed in ``gaps``), its codes
     remembered for :func:`~microanon.core.factorize.factorize` (within
     :func:`~microanon.core.factorize.shared_codes`); ``like``'s objects when it holds the same
-    values row by row (:func:`_same_text`)."""
-    if like is not None and _same_text(col, gaps, like):
-        return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)
-    if not pa.types.is_dictionary(col.type):
-        col = pa.chunked_array([col.combine_chunks().dictionary_encode()])
-    elif col.num_chunks:  # one dictionary for the chunks, in order of rows
-        col = col.unify_dictionaries()
-    else:
-        col = pa.chunked_array([col.combine_chunks()])
-    # the chunks' codes copied once, into one array (a missing value's code is -1)
-    indices = [c.indices.fill_null(-1) if c.indices.null_count else c.indices for c in col.chunks]
-    codes = np.concatenate([i.to_numpy(zero_copy_only=False) for i in indices], dtype=np.intp)
+    values row by row (:func:`_same_text`). With ``order``, its rows (and ``gaps``) are the
+    file's and the column is given in ``like``'s order."""
+    codes, dictionary = _file_codes(col)
     codes[np.asarray(gaps, dtype=np.intp)] = -1
-    words = np.array(
-        [value_text(v) for v in col.chunk(0).dictionary.to_pylist()] + [None], dtype=object
-    )
+    if like is not None and _same_text(codes, dictionary, like, order):
+        return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)
+    if order is not None:
+        codes = codes[order.place]
+    words = np.array([value_text(v) for v in dictionary.to_pylist()] + [None], dtype=object)
     column = pd.Series(words[codes], dtype=object, copy=False)
-    if not len(gaps):  # the dictionary's words, in order of first appearance
+    if not len(gaps) and order is None:  # the dictionary's words, in order of first appearance
         remember(column, codes, pd.Index(words[:-1], dtype=object))
         return column
-    # a word's first rows may have been gaps: the words left, by their first row
+    # a word's first rows may have been gaps, or moved: the words left, by their first row
     first = np.full(len(words) - 1, len(codes))
     rows = np.flatnonzero(codes >= 0)
     np.minimum.at(first, codes[rows], rows)
@@ -373,63 +372,60 @@ def _as_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series | None =
     return column
 
 
-def _same_text(col: pa.ChunkedArray, gaps: Sequence[int], like: pd.Series) -> bool:
-    """Whether ``col`` as read (the rows of ``gaps`` and its nulls missing) holds, row by row,
-    the values of ``like``, an object column: a value by its text and type (``"1"`` is not
-    ``1``), a missing value only as None. Only within a run
-    (:func:`~microanon.core.factorize.shared_codes`), where the codes of a column a method built
-    are known without hashing its rows.
+def _file_codes(col: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """The codes of a column read from a file over one dictionary, copied once into one
+    array of the rows' order (a missing value's code is -1), and that dictionary (each
+    distinct value once, in order of first appearance)."""
+    if not pa.types.is_dictionary(col.type):
+        col = pa.chunked_array([col.combine_chunks().dictionary_encode()])
+    elif col.num_chunks:  # one dictionary for the chunks, in order of rows
+        col = col.unify_dictionaries()
+    else:
+        col = pa.chunked_array([col.combine_chunks()])
+    indices = [c.indices.fill_null(-1) if c.indices.null_count else c.indices for c in col.chunks]
+    codes = np.concatenate([i.to_numpy(zero_copy_only=False) for i in indices], dtype=np.intp)
+    return codes, col.chunk(0).dictionary
 
-    Compared chunk by chunk on codes, no string made or hashed: each word of a chunk's
-    dictionary must stand for one code of ``like`` on every row it is on, and be that code's
-    text (``like``'s distinct values as Arrow text, compared in Arrow).
+
+def _same_text(
+    codes: np.ndarray, dictionary: pa.Array, like: pd.Series, order: RowOrder | None = None
+) -> bool:
+    """Whether a text column read from a file, as ``codes`` over ``dictionary``
+    (:func:`_file_codes`; -1 where a value is missing), holds, row by row, the values of
+    ``like``, an object column (with ``order``: file row ``i`` the value of ``like``'s row
+    ``order.written[i]``): a value by its text and type (``"1"`` is not ``1``), a missing
+    value only as None. Only within a run (:func:`~microanon.core.factorize.shared_codes`),
+    where the codes of a column a method built are known without hashing its rows.
+
+    Compared on codes, no string made or hashed: each word of the dictionary must stand for
+    one code of ``like`` on every row it is on, and be that code's text (``like``'s distinct
+    values as Arrow text, compared in Arrow).
     """
-    if not sharing() or len(like) != len(col):
+    if not sharing() or len(like) != len(codes):
+        return False
+    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
         return False
     theirs, uniques = factorize(like)
     texts, exact = _words(like, np.asarray(uniques, dtype=object))  # (as the writer made them)
     if not exact:
         return False
-    missing = np.zeros(len(col), dtype=bool)
-    missing[np.asarray(gaps, dtype=np.intp)] = True
-    chunks = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in col.chunks]
-    start = 0
-    for chunk in chunks:  # (a null is missing too)
-        if chunk.indices.null_count:
-            missing[start : start + len(chunk)] |= chunk.indices.is_null().to_numpy(
-                zero_copy_only=False
-            )
-        start += len(chunk)
+    absent = bool(theirs.min(initial=0) < 0)
+    if absent and not np.equal(like.to_numpy()[theirs < 0], None).all():
+        return False  # (not NaN: restored text has None)
+    if order is not None:
+        theirs = theirs[order.written]  # (like's codes in the file's order)
+    missing = codes < 0
     if not np.array_equal(missing, theirs < 0):
         return False
-    start = 0
-    for chunk in chunks:
-        if not _chunk_same(chunk, ~missing[start : start + len(chunk)], theirs[start:], texts):
-            return False
-        start += len(chunk)
-    if int(theirs.min(initial=0)) >= 0:  # no missing value
-        return True
-    return bool(np.equal(like.to_numpy()[missing], None).all())  # (not NaN: restored text has None)
-
-
-def _chunk_same(
-    chunk: pa.DictionaryArray, known: np.ndarray, theirs: np.ndarray, texts: pa.Array
-) -> bool:
-    """Whether the rows ``known`` of a dictionary-encoded chunk hold ``texts[theirs]`` (``theirs``
-    from the chunk's first row on)."""
-    words = chunk.dictionary
-    if not (pa.types.is_string(words.type) or pa.types.is_large_string(words.type)):
-        return False
-    mine = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)[known]
-    wanted = theirs[: len(chunk)][known]
-    meant = np.full(len(words), -1, dtype=np.intp)  # the code of like each word stands for
+    mine, wanted = (codes[~missing], theirs[~missing]) if absent else (codes, theirs)
+    meant = np.full(len(dictionary), -1, dtype=np.intp)  # the code of like each word stands for
     meant[mine] = wanted
     if not np.array_equal(meant[mine], wanted):  # a word standing for two codes
         return False
     used = np.flatnonzero(meant >= 0)
     if not len(used):
         return True
-    written = words.take(pa.array(used)).cast(_TEXT)
+    written = dictionary.take(pa.array(used)).cast(_TEXT)
     return bool(pc.all(pc.equal(written, texts.take(pa.array(meant[used])))).as_py())
 
 
@@ -450,8 +446,32 @@ def _same_numbers(column: pd.Series, like: pd.Series | None) -> pd.Series:
     return column
 
 
+class RowOrder:
+    """The order a table's records were written in: file row ``i`` holds the table's row
+    ``written[i]``; :attr:`place` undoes it (the table's row ``j`` is file row ``place[j]``)."""
+
+    def __init__(self, written: np.ndarray) -> None:
+        self.written = np.asarray(written, dtype=np.intp)
+        self._place: np.ndarray | None = None
+
+    @property
+    def place(self) -> np.ndarray:
+        """The file row of each of the table's rows (found once)."""
+        if self._place is None:
+            self._place = inverse_order(self.written)
+        return self._place
+
+    def rows(self, values: np.ndarray) -> np.ndarray:
+        """``values``, one per file row, in the table's order."""
+        return values[self.place]
+
+
 def restore(
-    col: pa.ChunkedArray, kind: str, gaps: Sequence[int] = (), like: pd.Series | None = None
+    col: pa.ChunkedArray,
+    kind: str,
+    gaps: Sequence[int] = (),
+    like: pd.Series | None = None,
+    order: RowOrder | None = None,
 ) -> pd.Series:
     """A column read from a release file, with the type ``kind`` its manifest records.
 
@@ -467,6 +487,10 @@ def restore(
         row by row gets ``like``'s objects; a column of numbers without a missing value that
         holds ``like``'s numbers bit for bit gets the codes the run gave ``like``, without
         hashing its rows again (see :meth:`~microanon.core.release.Release.load`).
+    order : RowOrder, optional
+        The order the file's rows were written in: the column is given in the order of the
+        table written (``like``'s), ``gaps`` being rows of the file. Moved as codes or numbers,
+        one array per column, never as Arrow tables of text.
 
     Returns
     -------
@@ -476,7 +500,9 @@ def restore(
         truth value is missing (``float64``, all NaN, when every one is).
     """
     if kind == "string":
-        return _as_text(col, gaps, like if like is not None and like.dtype == object else None)
+        text = like if like is not None and like.dtype == object else None
+        return _as_text(col, gaps, text, order)
+    moved = (lambda values: values) if order is None else order.rows
     if kind == "bool":
         if pa.types.is_boolean(col.type):
             col = pc.if_else(col, "True", "False")
@@ -484,17 +510,18 @@ def restore(
         true, false = pc.equal(col, "True"), pc.equal(col, "False")
         either = pc.or_(true, false)
         if pc.all(either, skip_nulls=False).as_py():
-            return pd.Series(true.to_numpy(), copy=False)
+            return pd.Series(moved(true.to_numpy()), copy=False)
         if len(col) and not pc.any(either).as_py():  # nothing but gaps: NaN, as pandas maps them
             return pd.Series(np.full(len(col), np.nan), copy=False)
-        return _as_text(pc.if_else(either, col, pa.scalar(None, pa.string())), ())
+        return _as_text(pc.if_else(either, col, pa.scalar(None, pa.string())), (), None, order)
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
         col = pc.if_else(pc.equal(col, ""), pa.scalar(None, col.type), col)
     if kind == "float":
-        return _same_numbers(pd.Series(pc.cast(col, pa.float64()).to_numpy(), copy=False), like)
+        numbers = moved(pc.cast(col, pa.float64()).to_numpy())
+        return _same_numbers(pd.Series(numbers, copy=False), like)
     numbers = pc.cast(col, pa.int64())
     if not numbers.null_count:
-        return _same_numbers(pd.Series(numbers.to_numpy(), copy=False), like)
-    values = numbers.fill_null(0).to_numpy()
-    missing = numbers.is_null().to_numpy()
+        return _same_numbers(pd.Series(moved(numbers.to_numpy()), copy=False), like)
+    values = moved(numbers.fill_null(0).to_numpy())
+    missing = moved(numbers.is_null().to_numpy(zero_copy_only=False))
     return pd.Series(pd.arrays.IntegerArray(values, missing), copy=False)
