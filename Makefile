@@ -33,9 +33,10 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # -n auto: the test files are spread over every core (pytest-xdist); a file's tests stay together
-# so that its module fixtures (Adult, a Dask cluster) are built once.
+# so that its module fixtures (Adult, a Dask cluster) are built once. --durations lists the
+# slowest tests at the end: the suite must stay within its time on a 2-core machine.
 test: lint docs
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25
 
 # The wheel on its own, as a user gets it (not part of `make test`: it needs the package index and
 # a few minutes): build dist/microanon-*.whl from a clean build/, install it with its dependencies
