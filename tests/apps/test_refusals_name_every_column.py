@@ -96,3 +96,38 @@ def test_microaggregation_names_every_column_with_missing_values(tmp_path, engin
     rows = json.loads(done.stdout)["rows"]
     assert rows["in_file"] == 11598 and rows["published"] + rows["left_out_total"] == 11598
     assert rows["published"] > 0
+
+
+def test_one_sensitive_column_advice_leads_to_a_release(tmp_path):
+    """Stat2Data's NCbirths (North Carolina births): the gestation in weeks gives back whether
+    the baby was premature (``Premie`` is ``Weeks < 37``). With both sensitive, ℓ-diversity of
+    ``Premie`` is refused; the advice to give ``Weeks`` the role insensitive meets the schema
+    lint's refusal (it would publish ``Premie`` in other codes), so the refusal also names the
+    role identifier, which, followed, lets the run through."""
+    data = _table(
+        tmp_path, "Stat2Data", "NCbirths", ["MomAge", "Marital", "MomRace", "Weeks", "Premie"]
+    )
+    quasi = {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}}
+    doc = {
+        "data": str(data),
+        "schema": {
+            "MomAge": _numeric_quasi([5, 10, 20]),
+            "Marital": quasi,
+            "MomRace": quasi,
+            "Weeks": {"role": "sensitive", "missing": "keep"},
+            "Premie": {"role": "sensitive"},
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 2}}],
+    }
+    result, out = _run(tmp_path, doc, "both")
+    assert result.exit_code == 2 and not out.exists()
+    assert "found 2 (Weeks, Premie)" in result.output and "identifier" in result.output
+    doc["schema"]["Weeks"] = {"role": "insensitive", "kind": "numeric"}
+    result, _ = _run(tmp_path, doc, "insensitive")
+    assert result.exit_code == 2 and "give Weeks the role identifier" in result.output
+    doc["schema"]["Weeks"] = {"role": "identifier"}
+    result, out = _run(tmp_path, doc, "identifier")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["verified"] is True

@@ -187,8 +187,8 @@ def one_sensitive_column(method: str, sensitive: Sequence[str]) -> str:
     ------
     SchemaError
         Naming the method and the sensitive columns found, and the ways on: give one column
-        the role (none found), or give the others role insensitive or use rating or
-        mixed_model (several).
+        the role (none found), or give the others role insensitive or identifier or use
+        rating or mixed_model (several).
     """
     if len(sensitive) == 1:
         return sensitive[0]
@@ -200,7 +200,8 @@ def one_sensitive_column(method: str, sensitive: Sequence[str]) -> str:
     raise SchemaError(
         f"{method} needs exactly one sensitive column in the schema, found {len(sensitive)} "
         f"({', '.join(sensitive)}); give the others role insensitive (published with their "
-        "records, unprotected), or use method rating or mixed_model for several"
+        "records, unprotected) or identifier (left out), or use method rating or mixed_model "
+        "for several"
     )
 
 
@@ -220,5 +221,6 @@ def require_one_sensitive(models: Sequence[PrivacyModel], sensitive: Sequence[st
         raise SchemaError(
             f"{', '.join(needs)} {verb} exactly one sensitive column in the schema, found "
             f"{found}; for several sensitive columns use method rating or mixed_model, or give "
-            "the others role insensitive"
+            "the others role insensitive (published with their records, unprotected) or "
+            "identifier (left out)"
         )
