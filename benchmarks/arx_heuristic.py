@@ -47,8 +47,6 @@ Measured per run. ``LM``: the chosen node scored by one function for every tool,
 the records of the classes smaller than k suppressed: microanon's rule, and ARX's, for
 k-anonymity alone; :func:`published_at`), then microanon's ``loss_metric`` with suppressed
 records at full loss (as :func:`generalize.published_lm` computes it for a release).
-``arx.node_lm`` cannot score these nodes: ``apply_levels`` builds the exact search's lattice
-and refuses more than ``MAX_NODES`` nodes.
 The LM and suppressed count of each tool's own published table are compared with the score;
 a difference is printed after the run's row. ``wall`` and ``CPU``: ARX: the driver's
 wall and whole-JVM CPU from the rows in memory to the published table read cell by cell

@@ -20,8 +20,9 @@ from test_full_domain_properties import brute_force, optimum, problems
 from microanon.core import Hierarchy, InfeasibleError, InputError, Schema, Table
 from microanon.datasets import adult_hierarchies, load_arx_adult
 from microanon.methods.generalize import Anonymizer
+from microanon.methods.generalize._levels import evaluate_levels
 from microanon.methods.generalize._metrics import canonical_metric
-from microanon.methods.generalize._search import _Engine, _model_set, evaluate_levels
+from microanon.methods.generalize._search import _Engine, _model_set
 from microanon.methods.generalize.full_domain import full_domain, search
 from microanon.models import as_models
 

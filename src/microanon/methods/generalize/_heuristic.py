@@ -65,7 +65,7 @@ from ...core.errors import InfeasibleError
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
 from ._lattice import node_count
-from ._lattice_frequencies import LevelMaps, frequency_set, records_per, roll_up
+from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, records_per, roll_up
 from ._metrics import Metric, make_metric
 from ._search import (
     FrequencyCache,
@@ -267,7 +267,7 @@ class _Walk:
             # bound computed in another order): the winner is optimal, its value the bound.
             lower = inc.value
         if inc.suppressed:
-            mask = self.rows_of(winner)
+            mask = self.suppressed_at(winner)[2]
         else:  # no class fails: nothing to map back to the rows
             mask = np.zeros(self.n_rows, dtype=bool)
         return SearchResult(
@@ -286,11 +286,12 @@ class _Walk:
             found_seconds=inc.seconds,
         )
 
-    def rows_of(self, node: Levels) -> np.ndarray:
-        """A feasible node's suppressed rows of the table, as the exact search maps them."""
+    def suppressed_at(self, node: Levels) -> tuple[FrequencySet, np.ndarray, np.ndarray]:
+        """A node's frequency set, its classes that the models reject and the table rows they
+        hold (a bool array over the rows), as the exact search finds them."""
         fs, row_of = roll_up(self.bottom, np.asarray(node, dtype=np.int64), self.maps, self.n_sa)
         fail, _ = self.models.failing(fs, self.models.filter(fs))
-        return fail[fs.cls[row_of[self.row_of]]]
+        return fs, fail, fail[fs.cls[row_of[self.row_of]]]
 
 
 def heuristic_search(

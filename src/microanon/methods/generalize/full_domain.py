@@ -69,14 +69,9 @@ from ..release import (
     unchanged_column,
 )
 from ._budget import SearchWatch
+from ._levels import evaluate_levels
 from ._metrics import METRICS
-from ._search import (
-    SearchResult,
-    check_metric,
-    check_suppression,
-    evaluate_levels,
-    search,
-)
+from ._search import SearchResult, check_metric, check_suppression, search
 from .searches import SEARCHES, check_search, run_search
 
 __all__ = ["apply_levels", "full_domain", "level_labels", "search", "SearchResult"]
