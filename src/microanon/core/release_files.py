@@ -383,8 +383,10 @@ def _file_codes(col: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     else:
         col = pa.chunked_array([col.combine_chunks()])
     indices = [c.indices.fill_null(-1) if c.indices.null_count else c.indices for c in col.chunks]
-    codes = np.concatenate([i.to_numpy(zero_copy_only=False) for i in indices], dtype=np.intp)
-    return codes, col.chunk(0).dictionary
+    dictionary = col.chunk(0).dictionary
+    kind = np.int32 if len(dictionary) < np.iinfo(np.int32).max else np.intp
+    codes = np.concatenate([i.to_numpy(zero_copy_only=False) for i in indices], dtype=kind)
+    return codes, dictionary
 
 
 def _same_text(
@@ -412,8 +414,10 @@ def _same_text(
     absent = bool(theirs.min(initial=0) < 0)
     if absent and not np.equal(like.to_numpy()[theirs < 0], None).all():
         return False  # (not NaN: restored text has None)
-    if order is not None:
-        theirs = theirs[order.written]  # (like's codes in the file's order)
+    if order is not None:  # like's codes in the file's order (narrow: a gather of 10^6
+        # codes as int64 takes 5-9 ms, as int8 1-2 ms)
+        theirs = theirs.astype(np.result_type(np.min_scalar_type(-len(uniques)), np.int8))
+        theirs = theirs[order.written]
     missing = codes < 0
     if not np.array_equal(missing, theirs < 0):
         return False
