@@ -80,7 +80,7 @@ def test_bad_l_diversity_parameters(kwargs: dict, message: str) -> None:
         ({"t": -0.1}, r"t must lie in \[0, 1\]"),
         ({"t": None, "distance": "manhattan"}, "unknown distance 'manhattan'; choose one of equal"),
         ({"distance": "hierarchical"}, "hierarchy: the hierarchical distance needs a Hierarchy"),
-        ({"distance": "ordered"}, "column 's' is not numeric, so pass order="),
+        ({"distance": "ordered"}, "column 's' is not numeric: give the model an order"),
         ({"order": ["x", "y"]}, r"column 's': 1 value\(s\) not in the given order: 'z'"),
         ({"order": ["x", "y", "x"]}, "order lists the value 'x' more than once"),
         ({"order": "xyz"}, "order must be a list"),

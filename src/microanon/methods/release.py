@@ -15,7 +15,7 @@ from ..core.release import Release, canonical_column, text_release
 from ..core.schema import Kind, Schema, check_frame
 from ..core.table import Table, whole_with_unknown
 from ..models import PrivacyModel, as_models
-from ..models.config import require_one_sensitive
+from ..models.config import declared_orders, require_one_sensitive
 
 __all__ = [
     "prepare",
@@ -110,7 +110,7 @@ def prepare(
                 "full_domain only"
             )
     require_one_sensitive(resolved, table.schema.sensitive)
-    return table, resolved
+    return table, declared_orders(resolved, table.schema)
 
 
 def resolve_hierarchies(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from microanon.core.errors import InputError, SchemaError
 from microanon.core.hierarchy import Hierarchy
@@ -18,7 +19,11 @@ from .p_privacy import PPrivacy
 from .presence import DeltaPresence
 from .tcloseness import TCloseness
 
+if TYPE_CHECKING:
+    from microanon.core.schema import Schema
+
 __all__ = [
+    "declared_orders",
     "model_from_config",
     "as_models",
     "one_sensitive_column",
@@ -224,3 +229,30 @@ def require_one_sensitive(models: Sequence[PrivacyModel], sensitive: Sequence[st
             "the others role insensitive (published with their records, unprotected) or "
             "identifier (left out)"
         )
+
+
+def declared_orders(models: Sequence[PrivacyModel], schema: Schema) -> list[PrivacyModel]:
+    """``models``, each t-closeness model with the ordered distance and no order of its own
+    given the order the schema declares for the sensitive column (an ordinal column's
+    ``order``): the order is declared once, in the schema, and the model measures by it.
+
+    Parameters
+    ----------
+    models : sequence of PrivacyModel
+    schema : Schema
+        With at most one sensitive column (:func:`require_one_sensitive`).
+
+    Returns
+    -------
+    list of PrivacyModel
+    """
+    sensitive = schema.sensitive
+    declared = schema[sensitive[0]].declared_values if len(sensitive) == 1 else None
+    if declared is None or schema[sensitive[0]].order is None:
+        return list(models)
+    return [
+        replace(m, order=tuple(declared))
+        if isinstance(m, TCloseness) and m.distance == "ordered" and m.order is None
+        else m
+        for m in models
+    ]

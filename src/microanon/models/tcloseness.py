@@ -126,9 +126,10 @@ def group_emd(
         return emd_ordered(groups, _order_positions(groups, order), len(order)), distance
     if not groups.numeric:
         raise InputError(
-            f"the ordered distance needs numeric values or an explicit order; column "
-            f"{groups.sensitive!r} is not numeric, so pass order=[...] listing its values from "
-            "lowest to highest"
+            f"the ordered distance needs numeric values or an order; column "
+            f"{groups.sensitive!r} is not numeric: give the model an order listing its values "
+            "from lowest to highest, or declare the column kind ordinal with its order in the "
+            "schema"
         )
     position = np.empty(groups.n_values, dtype=np.int64)
     position[groups.values.argsort()] = np.arange(groups.n_values)

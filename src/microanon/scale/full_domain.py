@@ -47,7 +47,7 @@ from ..methods.generalize.searches import (
 from ..methods.registry import twin
 from ..methods.release import SUPPRESSED_ROWS, numbers_of, require_quasi
 from ..models import PrivacyModel, Verdict, as_models
-from ..models.config import require_one_sensitive
+from ..models.config import declared_orders, require_one_sensitive
 from ..models.population import population_from_record
 from .apply import Plan, make_plan, make_writer, write_encoded
 from .client import dask_client, wait_stage
@@ -467,6 +467,7 @@ def _check_arguments(
             "population (a '*' record matches every person); use suppressed_rows: remove"
         )
     require_one_sensitive(resolved, schema.sensitive)
+    resolved = declared_orders(resolved, schema)
     needs_sa = any(m.needs_sensitive for m in resolved)
     missing = [q for q in schema.quasi if schema[q].hierarchy is None]
     if missing:
