@@ -368,3 +368,29 @@ def test_init_lists_a_flat_hierarchy_in_the_codebook_order(tmp_path):
         assert schema[column]["role"] == "quasi"
         leaves = [line.split(";")[0] for line in (tmp_path / schema[column]["hierarchy"]).open()]
         assert leaves == list(codes.values()), column
+
+
+def test_the_missing_value_markers_apply_to_a_labelled_file(tmp_path):
+    """``na_values`` marks cells of a Stata file missing as it marks a CSV file's fields: a
+    value label ("No answer", which Stata cannot declare missing) and a number (ages recorded
+    as 99). Before, the markers were ignored for these files, and "No answer" was published."""
+    path = _gss_file(tmp_path / "gss.dta")
+    frame, meta = pyreadstat.read_dta(str(path))
+    frame.loc[frame.index[10:13], "age"] = 99.0
+    pyreadstat.write_dta(frame, str(path), variable_value_labels=CODEBOOK)
+    plain = read_table(path)
+    assert int(plain["partyid"].eq("No answer").sum()) == 7 and int(plain["age"].eq(99).sum()) == 3
+    marked = read_table(path, na_values=["No answer", "99"])
+    assert not marked["partyid"].eq("No answer").any()
+    assert int(marked["partyid"].isna().sum()) == int(plain["partyid"].isna().sum()) + 7
+    assert pd.api.types.is_integer_dtype(marked["age"])  # whole numbers, missing values and all
+    assert int(marked["age"].isna().sum()) == 3 and not marked["age"].eq(99).any()
+    others = [c for c in plain.columns if c not in ("partyid", "age")]
+    pd.testing.assert_frame_equal(marked[others], plain[others])
+    config, out = tmp_path / "config.yaml", tmp_path / "release"
+    result = _run("init", str(path), "--na-values", "No answer", "--out", str(config), "--yes")
+    assert result.exit_code == 0, result.output
+    result = _run("anonymize", "--config", str(config), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    published = Release.load(out / "public").data
+    assert "partyid" in published.columns and not published["partyid"].eq("No answer").any()

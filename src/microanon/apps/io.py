@@ -198,7 +198,7 @@ def read_labelled(
     if suffix in {".parquet", ".pq"}:
         read = Labelled(_read_parquet(path), {})
     elif suffix in STATISTICAL_SUFFIXES:
-        read = _read_statistical(path)
+        read = _read_statistical(path, [*options.na_values, *na_values])
     elif suffix in EXCEL_SUFFIXES:
         markers = [*options.na_values, *na_values]
         read = Labelled(_read_excel(path, markers, header, options.sheet), {})
@@ -319,10 +319,10 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise InputError(f"cannot read {path}: {_one_line(exc)} (is it a Parquet file?)") from None
 
 
-def _read_statistical(path: Path) -> Labelled:
-    """An SPSS, Stata or SAS file through pyreadstat, value labels applied, and its variable
-    labels; anything it cannot read is one :class:`InputError` line naming the file and the
-    format expected."""
+def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
+    """An SPSS, Stata or SAS file through pyreadstat, value labels applied, the cells that
+    ``markers`` mark missing (:func:`_marked_missing`), and its variable labels; anything it
+    cannot read is one :class:`InputError` line naming the file and the format expected."""
     suffix = path.suffix.lower()
     kind = STATISTICAL_SUFFIXES[suffix]
     try:
@@ -358,8 +358,36 @@ def _read_statistical(path: Path) -> Labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
     for column in frame.columns:
-        frame[column] = _whole_numbers(_blank_missing(frame[column]))
+        frame[column] = _whole_numbers(_marked_missing(_blank_missing(frame[column]), markers))
     return Labelled(frame, _variable_labels(meta))
+
+
+def _marked_missing(column: pd.Series, markers: Sequence[str]) -> pd.Series:
+    """A column of a file read typed (SPSS, Stata, SAS) with the cells ``markers`` (the
+    ``na_values``) mark missing: a text cell (a value label, an unlabelled code's text) equal
+    to a marker, and a number equal to a marker read as a number (``99`` marks 99 and 99.0),
+    as the same markers mark a CSV file's fields. Any other column as it is."""
+    if not markers or not len(column):
+        return column
+    text = column.dtype == object or pd.api.types.is_string_dtype(column)
+    if pd.api.types.is_bool_dtype(column) or not (text or pd.api.types.is_numeric_dtype(column)):
+        return column  # (dates, times of day: no marker is one)
+    if text:
+        texts = set(markers)
+        hit = column.map(lambda v: isinstance(v, str) and v in texts).to_numpy(dtype=bool)
+    else:
+        numbers = [n for n in (_as_number(m) for m in markers) if n is not None]
+        hit = column.isin(numbers).to_numpy(dtype=bool)
+    return column.mask(hit) if hit.any() else column
+
+
+def _as_number(text: str) -> float | None:
+    """``text`` as a finite number, or None."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if np.isfinite(number) else None
 
 
 def _variable_labels(meta: Any) -> dict[str, str]:
