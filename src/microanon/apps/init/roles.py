@@ -205,7 +205,8 @@ NAME_RULES: tuple[NameRule, ...] = (
         Role.QUASI,
         "a demographic",
         r"_(age|agea|ages|sex|gender|female|male|race|dob|born|brn\w*|zip|plz|fips)\d*_"
-        r"|_age_?(group|band|years?)|birth|zip_?code|post_?code|postal|marital|_educ|_y?edu_?"
+        r"|_age_?(group|band|years?)|birth(?!_?(w(ei)?g?h?t|outcome))|zip_?code|post_?code|postal"
+        r"|marital|_educ|_y?edu_?"
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
         r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
         r"|rural|famsize|fam_size|_hh_?size_|household_size|precinct|_ward_|_tract_|_ed_?level"
