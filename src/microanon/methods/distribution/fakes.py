@@ -126,28 +126,48 @@ class _Solver:
     def __init__(self, h: AnnotatedHierarchy, leaf_counts: np.ndarray, t: int) -> None:
         self.h, self.t = h, t
         self.n = h.subtree_counts(leaf_counts)
-        self.kids = [
-            np.arange(h.child_start[v], h.child_start[v] + h.child_count[v])
-            for v in range(h.n_nodes)
-        ]
-        # Largest number of values each node may be asked to keep.
-        top = np.zeros(h.n_nodes, dtype=np.int64)
-        top[0] = self.n[0] + t
-        self.cmax = np.zeros(h.n_nodes, dtype=np.int64)
-        rw, unit = h.reduced_weight, h.unit
-        for v in range(h.n_nodes):  # breadth-first: parents first
-            kids = self.kids[v]
-            if kids.size == 0:
-                continue
-            live = kids[rw[kids] > 0]
-            c = top[v] // unit[v] if unit[v] > 0 else 0
-            if live.size:
-                c = min(c, int(np.min((self.n[live] + t) // rw[live])))
-            self.cmax[v] = c
-            top[kids] = c * rw[kids]
+        self.top, self.cmax = self._limits()
         self.frontiers: list[dict[int, _Frontier]] = [{} for _ in range(h.n_nodes)]
         self.prefix: list[list[_Frontier]] = [[] for _ in range(h.n_nodes)]
-        self.top = top
+
+    def _limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """The largest number of values each node may be asked to keep (``top``), and of
+        copies each inner node may keep of its reduced weight (``cmax``): from the root down,
+        one depth at a time (the breadth-first order puts the children of the nodes of a depth
+        one after the other). A node keeps at most its parent's copies of its reduced weight;
+        an inner node's copies are bounded by what it may keep over its unit, and by what each
+        child with a reduced weight could hold (its values and the fakes, over that weight)."""
+        h, t = self.h, self.t
+        rw, unit = h.reduced_weight, h.unit
+        top = np.zeros(h.n_nodes, dtype=np.int64)
+        top[0] = self.n[0] + t
+        cmax = np.zeros(h.n_nodes, dtype=np.int64)
+        inner = np.flatnonzero(h.child_count > 0)
+        if not inner.size:
+            return top, cmax
+        # what each node, as a child with a reduced weight, could hold; no bound without one
+        held = np.full(h.n_nodes, np.iinfo(np.int64).max, dtype=np.int64)
+        weighted = rw > 0
+        held[weighted] = (self.n[weighted] + t) // rw[weighted]
+        # (the children of the inner nodes, in order, are the nodes 1 .. n_nodes - 1)
+        least = np.minimum.reduceat(held, h.child_start[inner])
+        depth = h.depth
+        for d in range(int(depth.max()) + 1):
+            at = depth[inner] == d
+            nodes = inner[at]
+            if not nodes.size:
+                continue
+            units = unit[nodes]
+            c = np.where(units > 0, top[nodes] // np.maximum(units, 1), 0)
+            cmax[nodes] = np.minimum(c, least[at])
+            kids = np.flatnonzero(depth == d + 1)
+            top[kids] = cmax[h.parent[kids]] * rw[kids]
+        return top, cmax
+
+    def _kids(self, v: int) -> np.ndarray:
+        """The children of node ``v`` (none for a leaf)."""
+        start = int(self.h.child_start[v])
+        return np.arange(start, start + int(self.h.child_count[v]))
 
     def _leaf(self, v: int, m: int) -> _Frontier:
         need = max(0, m - int(self.n[v]))
@@ -163,7 +183,7 @@ class _Solver:
             if self.top[v] == 0:  # asked to keep nothing: no values, no fakes, no cost
                 self.frontiers[v] = {0: _ZERO}
                 continue
-            kids = self.kids[v]
+            kids = self._kids(v)
             sizes = (
                 [int(self.n[0]) + k for k in range(self.t + 1)]
                 if v == 0
@@ -231,7 +251,7 @@ class _Solver:
                 continue
             f = self.frontiers[v][m]
             k_here = int(f.k[idx])
-            if self.kids[v].size == 0:
+            if self.h.child_count[v] == 0:
                 copies[v] = m
                 fakes.append(np.full(k_here, h.values[h.lo[v]]))
                 continue
@@ -243,7 +263,7 @@ class _Solver:
                 fakes.append(np.full(extra, h.values[h.lo[v]]))
             c = int(q.back[qi, 0])
             copies[v] = m - c * u
-            live = [int(i) for i in self.kids[v] if rw[i] > 0]
+            live = [int(i) for i in self._kids(v) if rw[i] > 0]
             for j, i in enumerate(live):
                 stack.append((i, c * int(rw[i]), int(q.back[qi, 1 + j])))
         return copies, np.concatenate(fakes) if fakes else np.empty(0, h.values.dtype)
