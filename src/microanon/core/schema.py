@@ -89,10 +89,21 @@ def as_numbers(col: pd.Series, column: str, marked: bool, counted: bool = True) 
     Raises
     ------
     InputError
-        A value that is not a number, naming the column and one such value.
+        A value that is not a number, naming the column and one such value; or a column of
+        dates, times or periods, which would otherwise become counts of time units since 1970.
     """
-    marker = col.eq(MISSING_LABEL).to_numpy() if marked else None
     types = pd.api.types
+    if types.is_datetime64_any_dtype(col) or types.is_timedelta64_dtype(col):
+        raise InputError(
+            f"column '{column}' is numeric in the schema but holds dates or durations "
+            f"({col.dtype}), not numbers: declare it categorical, or convert it to numbers first"
+        )
+    if isinstance(col.dtype, pd.PeriodDtype):
+        raise InputError(
+            f"column '{column}' is numeric in the schema but holds periods ({col.dtype}), not "
+            "numbers: declare it categorical, or convert it to numbers first"
+        )
+    marker = col.eq(MISSING_LABEL).to_numpy() if marked else None
     if marker is None and types.is_numeric_dtype(col) and not types.is_bool_dtype(col):
         return col
     # (beside ?, the numbers alone: each keeps the type its column gives it, 3 or 3.0)
