@@ -565,8 +565,36 @@ def check_frame(df: Any, columns: Sequence[str] | None = None, what: str = "tabl
             raise InputError(
                 f"{what}: column(s) {', '.join(repr(c) for c in absent)} not found; available: "
                 + ", ".join(map(str, df.columns))
+                + _untexted_names(df, absent)
             )
     return df
+
+
+def _untexted_names(df: pd.DataFrame, names: Sequence[Any]) -> str:
+    """The hint for ``names`` that ``df`` holds under column names that are not text (a schema
+    names every column by its text), or ``""``.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table.
+    names : sequence
+        Column names looked for in ``df`` and not found.
+
+    Returns
+    -------
+    str
+        ``" (the table's column names 0, 1 are int, not text: ...)"`` or ``""``.
+    """
+    wanted = {str(n) for n in names}
+    held = [c for c in df.columns if not isinstance(c, str) and str(c) in wanted]
+    if not held:
+        return ""
+    return (
+        f" (the table's column name(s) {', '.join(map(str, held))} are "
+        f"{type(held[0]).__name__}, not text: name the columns by text, e.g. "
+        "df.columns = df.columns.astype(str))"
+    )
 
 
 class Schema:
@@ -688,6 +716,11 @@ class Schema:
         in ``categories`` declares those (an SPSS or Stata file's value labels:
         :func:`microanon.apps.io.value_label_categories`). Each guess is reported with a
         :class:`SchemaInferenceWarning`; write the schema down to silence them.
+
+        Raises
+        ------
+        InputError
+            A column name that is not text (a schema names every column by its text).
         """
         declared = dict(categories or {})
         df = check_frame(df, [*quasi, *sensitive, *identifiers])
@@ -701,9 +734,13 @@ class Schema:
                 if c in roles:
                     raise SchemaError(f"column '{c}' is given two roles")
                 roles[c] = role
+        if any(not isinstance(c, str) for c in df.columns):
+            raise InputError(
+                "Schema.infer: a schema names every column by its text"
+                + _untexted_names(df, list(df.columns))
+            )
         attrs = []
         for col in df.columns:
-            col = str(col)
             role = roles.get(col)
             if role is None:
                 role = Role.INSENSITIVE
