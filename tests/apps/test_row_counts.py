@@ -117,7 +117,7 @@ def test_rows_missing_in_several_dropped_columns_are_counted_once_in_all():
     """A row missing in two ``missing: drop`` columns is counted under each (ANES 2008: party
     id and political interest); the sentence and the table say so and give the total once,
     so the per-column numbers add up to more than it without contradicting it."""
-    from microanon.apps.row_counts import row_counts
+    from microanon.core.row_counts import row_counts
     from microanon.core.schema import Schema
     from microanon.methods.generalize import full_domain
 
@@ -137,3 +137,39 @@ def test_rows_missing_in_several_dropped_columns_are_counted_once_in_all():
     assert "; a row missing several is counted under each)" in counts.sentence()
     table = dict(counts.table().itertuples(index=False))
     assert table["left out in all (a row missing several counted once)"] == counts.left_out_total
+
+
+@pytest.mark.parametrize("method", ["full_domain", "mondrian", "local_suppression", "anatomy"])
+def test_a_method_called_from_python_states_the_counts_the_command_line_states(tmp_path, method):
+    """The same ANES file and schema through the Python API: the release a method returns
+    holds the run's row counts in its internal metadata (the rows ``missing: drop`` left out
+    by column, not only ``rows_in``, which counts those that entered), equal to the command
+    line's for the same run, and the release shown in a notebook states them; saved, the public
+    part holds none of them."""
+    from microanon.core.release import Release
+    from microanon.methods.registry import get
+
+    data = survey("anes_partytherms")[list(SCHEMA)]
+    params = {
+        "full_domain": {"models": [{"k_anonymity": {"k": 5}}], "suppression": 0.05},
+        "mondrian": {"models": [{"k_anonymity": {"k": 5}}]},
+        "local_suppression": {"k": 3},
+        "anatomy": {"l": 2},
+    }[method]
+    schema = SCHEMA
+    if method == "anatomy":  # (its sensitive column's values are all known)
+        schema = {**SCHEMA, "pid7": {"role": "sensitive", "missing": "drop"}}
+    release = get(method).function(data, schema, **params)
+    rows = release.metadata["row_counts"]
+    left = data["incomeperc"].isna()
+    assert rows["in_file"] == len(data) and rows["left_out"]["incomeperc"] == int(left.sum())
+    assert rows["entering"] == release.metadata["rows_in"] == len(data) - rows["left_out_total"]
+    assert rows["published"] == release.metadata["rows_out"]
+    assert "row_counts" not in release.public_keys
+    assert f"{rows['left_out_total']:,} left out for a missing value" in release._repr_html_()
+    if method == "full_domain":  # the command line's counts of the same run
+        assert rows == _run(tmp_path)[2]["rows"]
+    saved = release.save(tmp_path / "saved")
+    assert "row_counts" not in Release.load(saved / "public").metadata
+    public = b"".join(p.read_bytes() for p in (saved / "public").rglob("*") if p.is_file())
+    assert b"left_out" not in public

@@ -941,10 +941,10 @@ def anonymize(
     # the reports' work by a second process, started before the imports
     click.get_current_context().with_resource(working_aside(prepare))
     with importing():
+        from ..core.row_counts import counts_sentence
         from .anonymize import run_anonymize
         from .config import load_config, with_search
         from .release_summary import search_sentence, step_lines
-        from .row_counts import counts_sentence
 
     cfg = load_config(config, read=read)
     given = {"search": search, "time_limit": time_limit, "step_limit": step_limit}
@@ -1002,10 +1002,10 @@ def _anonymize_dask(
     seed: int | None = None,
 ) -> None:
     """``anonymize --engine dask``: the method out of core, and its summary."""
+    from ..core.row_counts import RowCounts
     from ..scale import WrittenRelease
     from .engine import anonymize_dask
     from .release_summary import search_sentence
-    from .row_counts import RowCounts
 
     result = anonymize_dask(
         cfg,
@@ -1100,7 +1100,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     """The summary of a row-wise (or block) release written with ``--engine dask`` with its
     reports: the shape of the in-memory run's (its warnings on stderr, a line per column, the
     verification, the utility), the same numbers where the data define them."""
-    from .row_counts import ROW_COUNTS_KEY, RowCounts
+    from ..core.row_counts import ROW_COUNTS_KEY, RowCounts
 
     meta, numbers = result.metadata, result.reported
     rows = RowCounts.from_dict(result.internal[ROW_COUNTS_KEY])

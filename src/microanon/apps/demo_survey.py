@@ -27,12 +27,12 @@ from typing import Any
 import pandas as pd
 
 from ..core.release import Release
+from ..core.row_counts import RowCounts
 from ..core.schema import Role
 from .anonymize import run_anonymize
 from .demo_context import DemoContext
 from .init import InitResult, run_init
 from .report import Report, Section
-from .row_counts import RowCounts
 
 __all__ = [
     "INSTALL",

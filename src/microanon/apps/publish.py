@@ -43,6 +43,7 @@ from ..core.progress import ProgressLike, as_progress
 from ..core.reading import MarkerColumn, marker_warnings, missing_marker_columns
 from ..core.release import INTERNAL_DIR, PUBLIC_DIR, Release
 from ..core.repetition import Repetition, repetition
+from ..core.row_counts import ROW_COUNTS_KEY, RowCounts, row_counts
 from ..core.schema import Schema
 from ..core.secret_scan import changed_files, file_states, texts_in_files
 from ..core.statistical_files import STATISTICAL, labels_cut
@@ -69,7 +70,6 @@ from .risk import (
     assess_risk,
     schema_design,
 )
-from .row_counts import ROW_COUNTS_KEY, RowCounts, row_counts
 from .steps_report import add_steps_sections
 
 __all__ = [
@@ -155,7 +155,7 @@ def publish(
     (path, numbers)
         ``numbers``: before/after privacy, utility, ``verified`` (``None`` when nothing is
         claimed), ``verification``, ``lint``, ``columns``, ``warnings`` and ``rows`` (the
-        :class:`~microanon.apps.row_counts.RowCounts` of the run, as a dict).
+        :class:`~microanon.core.row_counts.RowCounts` of the run, as a dict).
 
     Raises
     ------

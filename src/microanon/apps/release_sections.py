@@ -20,6 +20,7 @@ from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED, Hierarchy, label_key, number_line_order
 from ..core.record_order import ascending
 from ..core.release import Release
+from ..core.row_counts import counts_sentence
 from ..measures import (
     discernibility,
     equivalence_classes,
@@ -34,7 +35,6 @@ from ..models import Groups, Verdict, check_release, profile
 from .release_figures import class_sizes
 from .release_frequencies import PUBLISHED, Combinations, ReleaseTables
 from .report import Report, Section, describe_parameters, drawn
-from .row_counts import counts_sentence
 
 __all__ = [
     "add_single_table_sections",

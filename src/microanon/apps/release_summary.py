@@ -20,6 +20,7 @@ from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport
 from ..core.release import Release
+from ..core.row_counts import counts_of, counts_sentence
 from ..core.schema import Schema
 from ..core.table import Table
 from ..methods.registry import methods
@@ -30,7 +31,6 @@ from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
 from .release_sections import all_suppressed, measured_sensitive, one_value, privacy_metrics
 from .report import Report, Section, describe_parameters
-from .row_counts import counts_of, counts_sentence
 
 __all__ = [
     "add_public_report",

@@ -41,6 +41,7 @@ from .extensions import EXTENSIONS
 from .factorize import factorize
 from .output import atomic_directory
 from .record_order import inverse_order, rows_in_order, value_order
+from .row_counts import counts_of
 from .statistical_files import (
     STATISTICAL,
     check_statistical_names,
@@ -398,8 +399,10 @@ class Release:
         return f"<Release {self.kind} ({sizes}{part})>"
 
     def _repr_html_(self) -> str:
-        """The release in a notebook: method, sizes, the claimed models re-checked on the
-        published tables, and the head of the main table."""
+        """The release in a notebook: method, sizes, its rows (given, left out and why, into
+        the method, suppressed, published: :mod:`~microanon.core.row_counts`, internal), the
+        claimed models re-checked on the published tables, and the head of the main table."""
+
         method = self.metadata.get("method")
         title = f"Release: {method} ({self.kind})" if method else f"Release ({self.kind})"
         if not self.has_internal:
@@ -413,6 +416,9 @@ class Release:
         params = self.metadata.get("parameters") or {}
         shown = {k: v for k, v in params.items() if isinstance(v, (str, int, float, bool))}
         parts: list[Any] = []
+        counts = counts_of(self.metadata)
+        if counts is not None:
+            parts.append("Rows: " + counts.sentence())
         if shown:
             parts.append(
                 "Parameters: " + ", ".join(f"{k} {display.number(v)}" for k, v in shown.items())

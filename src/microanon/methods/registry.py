@@ -345,7 +345,9 @@ def method(
             for key, value in kwargs.items():
                 if key in by_name:
                     by_name[key].check(name, value)
-            return func(*args, **kwargs)
+            data = args[0] if args else kwargs.get("data")
+            schema = args[1] if len(args) > 1 else kwargs.get("schema")
+            return counted(func(*args, **kwargs), data, schema)
 
         checked.method = Method(  # type: ignore[attr-defined]
             name=name,
@@ -368,6 +370,34 @@ def method(
         return checked  # type: ignore[return-value]
 
     return register
+
+
+def counted(release: Any, data: Any = None, schema: Any = None) -> Any:
+    """``release`` with the :class:`~microanon.core.row_counts.RowCounts` of its run in its
+    internal metadata (``row_counts``, unless it holds them already), counted from the table
+    and schema the method was given: how many rows the table had, how many a ``missing: drop``
+    column left out (by column), entered the method, were suppressed and were published. So a
+    method called from Python states them as the command line does.
+
+    Parameters
+    ----------
+    release : Release
+        What the method returned (anything else is returned as it is).
+    data : DataFrame or Arrow-compatible table
+    schema : Schema or mapping
+    """
+    from ..core.frames import pandas_if_arrow
+    from ..core.release import Release
+    from ..core.row_counts import ROW_COUNTS_KEY, row_counts
+    from ..core.schema import Schema
+
+    if not isinstance(release, Release) or ROW_COUNTS_KEY in release.metadata or data is None:
+        return release
+    frame = pandas_if_arrow(data, "data")
+    if not isinstance(schema, Schema):
+        schema = Schema.from_dict(schema)
+    release.metadata[ROW_COUNTS_KEY] = row_counts(frame, schema, release).to_dict()
+    return release
 
 
 @functools.cache

@@ -962,7 +962,7 @@ def union_codes(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarr
 
 
 def run_row_counts(rows: Mapping[str, Any], suppressed: int, published: int) -> dict[str, Any]:
-    """A run's whole row counts (the keys of :meth:`microanon.apps.row_counts.RowCounts.to_dict`)
+    """A run's whole row counts (the keys of :meth:`microanon.core.row_counts.RowCounts.to_dict`)
     from those before the method (:func:`row_counts_of`, :attr:`Encoding.rows`) and what it
     suppressed and published (out of core nothing is drawn)."""
     return {
@@ -977,7 +977,7 @@ def run_row_counts(rows: Mapping[str, Any], suppressed: int, published: int) -> 
 def row_counts_of(summaries: Sequence[Encoded]) -> dict[str, Any]:
     """The rows read, left out per ``missing: drop`` column, entering the method and with an
     unknown sensitive value, over the partitions' summaries (the keys of
-    :class:`microanon.apps.row_counts.RowCounts`)."""
+    :class:`microanon.core.row_counts.RowCounts`)."""
     left_out: dict[str, int] = {}
     unknown: dict[str, int] = {}
     for s in summaries:

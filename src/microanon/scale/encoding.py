@@ -47,7 +47,7 @@ class Encoding:
         the columns that hold one (the cleaned data gives them as text in every partition).
     rows : dict
         The rows read, left out per ``missing: drop`` column, entering the method and with an
-        unknown sensitive value (the keys of :class:`microanon.apps.row_counts.RowCounts`
+        unknown sensitive value (the keys of :class:`microanon.core.row_counts.RowCounts`
         before the method: ``in_file``, ``left_out``, ``entering``, ``unknown_sensitive``).
     value_counts : dict of str to int64 array
         Records per code of the columns counted so (:func:`~microanon.scale.encode_dataset`'s

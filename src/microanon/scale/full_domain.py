@@ -105,7 +105,7 @@ class ScaleResult:
     rows_in, rows_out : int
         Records read (after the missing-value policies) and written.
     rows : dict
-        The run's row counts (the keys of :class:`microanon.apps.row_counts.RowCounts`): in the
+        The run's row counts (the keys of :class:`microanon.core.row_counts.RowCounts`): in the
         file, left out per ``missing: drop`` column, entering, suppressed, published.
     combinations : int
         Rows of the frequency table the search ran on.

@@ -709,7 +709,7 @@ def _verified(
 
 
 def _row_counts(release: RowwiseRelease, published: int) -> dict[str, Any]:
-    """The run's row counts (the keys of :meth:`microanon.apps.row_counts.RowCounts.to_dict`):
+    """The run's row counts (the keys of :meth:`microanon.core.row_counts.RowCounts.to_dict`):
     every record that entered is published, one row each, or nothing is written."""
     rows = release.rows
     if published != rows["entering"]:

@@ -15,11 +15,11 @@ import pandas as pd
 
 from ...core.hierarchy import SUPPRESSED, label_start, value_key
 from ...core.release import Release
+from ...core.row_counts import RowCounts
 from ...core.schema import Schema
 from ...measures import REGIONS
 from ..io import json_plain
 from ..risk import RiskOptions, assess_risk, schema_design
-from ..row_counts import RowCounts
 from .errors import RequestError
 
 __all__ = [

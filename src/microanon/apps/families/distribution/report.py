@@ -17,8 +17,8 @@ from microanon.apps.release_figures import range_widths
 from microanon.apps.release_frequencies import ReleaseTables
 from microanon.apps.release_sections import on_records_only
 from microanon.apps.report import Report, describe_parameters
-from microanon.apps.row_counts import counts_sentence
 from microanon.core.release import Release
+from microanon.core.row_counts import counts_sentence
 from microanon.core.schema import Schema
 from microanon.methods.distribution.release import category_key
 from microanon.models import Verdict, check_release

@@ -28,11 +28,11 @@ from microanon.apps.release_sections import (
     verdict_table,
 )
 from microanon.apps.report import Report, Section, describe_parameters
-from microanon.apps.row_counts import counts_sentence
 from microanon.core.factorize import factorize, remember_taken
 from microanon.core.hierarchy import SUPPRESSED
 from microanon.core.release import Release
 from microanon.core.release_files import value_text
+from microanon.core.row_counts import counts_sentence
 from microanon.core.schema import Schema
 from microanon.measures import (
     MaskedPairs,

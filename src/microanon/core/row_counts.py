@@ -1,25 +1,37 @@
 """The rows of a run, counted once: in the file, left out and why, into the method, suppressed,
 published.
 
-:func:`publish` computes one :class:`RowCounts` and keeps it in the release's internal metadata
-(``row_counts``); the command line's summary and ``--json``, both reports and the workbench read
-it from there, so every output states the same numbers.
+Every method of :mod:`microanon.methods` keeps one :class:`RowCounts` in its release's internal
+metadata (``row_counts``), counted from the table and schema it was given, and the command
+line's :func:`~microanon.apps.publish.publish` counts them from the file it read: the release
+shown in a notebook, the command line's summary and ``--json``, both reports and the workbench
+read them from there, so every output states the same numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
-from ..core.release import Release
-from ..core.schema import Role, Schema
+from .schema import Role, Schema
 
 __all__ = ["RowCounts", "counts_of", "counts_sentence", "row_counts", "ROW_COUNTS_KEY"]
 
 #: The internal metadata key that holds a release's :class:`RowCounts`.
 ROW_COUNTS_KEY = "row_counts"
+
+
+class _Returned(Protocol):
+    """What a method returned, as the counts read it (a
+    :class:`~microanon.core.release.Release`)."""
+
+    metadata: dict[str, Any]
+
+    @property
+    def data(self) -> pd.DataFrame: ...
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,7 @@ class RowCounts:
         return pd.DataFrame(rows, columns=["rows", "count"])
 
 
-def row_counts(original: pd.DataFrame, schema: Schema, release: Release) -> RowCounts:
+def row_counts(original: pd.DataFrame, schema: Schema, release: _Returned) -> RowCounts:
     """Count the rows of a run from its input, its schema and what the method returned.
 
     Parameters
@@ -156,13 +168,13 @@ def row_counts(original: pd.DataFrame, schema: Schema, release: Release) -> RowC
     )
 
 
-def counts_of(meta: dict[str, Any]) -> RowCounts | None:
+def counts_of(meta: Mapping[str, Any]) -> RowCounts | None:
     """The :class:`RowCounts` a release's metadata holds (None before :func:`publish`)."""
     stored = meta.get(ROW_COUNTS_KEY)
     return None if stored is None else RowCounts.from_dict(stored)
 
 
-def counts_sentence(meta: dict[str, Any]) -> str:
+def counts_sentence(meta: Mapping[str, Any]) -> str:
     """The rows sentence of every output: :meth:`RowCounts.sentence` of a published release,
     else the method's own ``rows_in`` and ``rows_out``."""
     counts = counts_of(meta)
