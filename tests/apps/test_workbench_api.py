@@ -836,3 +836,21 @@ def test_a_missing_value_marker_of_r_is_named_after_the_upload(client):
     assert warning.endswith("load the file again with NA among the missing-value markers")
     fixed = _upload(client, data.encode(), "fertil2.csv", na_values="NA").json()
     assert fixed["read_warnings"] == []
+
+
+def test_a_role_changed_twice_keeps_the_role_init_proposed(client):
+    """A role changed twice (as on ANES 1984, ``stevedata``'s anes_vote84, where the owner made
+    ``south`` insensitive, then an identifier when the lint said the state determines it): the
+    reason, on the page and in the downloaded config, names the role init proposed, not the role
+    the column had between the two changes."""
+    rows = "\n".join(f"{s},{int(s in 'GA FL')},{a}" for s, a in [("GA", 30), ("FL", 41)] * 4)
+    ds = _upload(client, f"stateabb,south,age\n{rows}\n".encode(), "anes.csv").json()
+    south = next(c for c in ds["columns"] if c["name"] == "south")
+    proposed = south["role"]
+    url = f"/api/datasets/{ds['id']}/schema"
+    other = "insensitive" if proposed != "insensitive" else "sensitive"
+    for role in (other, "identifier"):
+        r = client.put(url, json={"columns": {"south": {"role": role}}})
+        assert r.status_code == 200, r.text
+    south = next(c for c in r.json()["columns"] if c["name"] == "south")
+    assert south["reason"] == f"chosen by the user (proposed {proposed})", south["reason"]

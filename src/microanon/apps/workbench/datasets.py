@@ -65,6 +65,8 @@ class ColumnState:
     role : Role
     reason : str
         The rule that gave the role (or "chosen by the user").
+    proposed : Role
+        The role ``init`` proposed, which a reason "chosen by the user" names.
     kind : {"categorical", "numeric"}
     hierarchy : dict or None
         The ``HierarchySpec`` of a quasi-identifier.
@@ -75,6 +77,7 @@ class ColumnState:
 
     role: Role
     reason: str
+    proposed: Role
     kind: str
     hierarchy: dict[str, Any] | None = None
     missing: str | None = None
@@ -232,7 +235,7 @@ def _new(
     for p in propose_roles(frame, list(profiles.values())):
         kind = "numeric" if profiles[p.column].type == "numeric" else "categorical"
         spec = {"type": "auto"} if p.role is Role.QUASI else None
-        columns[p.column] = ColumnState(p.role, p.reason, kind, spec)
+        columns[p.column] = ColumnState(p.role, p.reason, p.role, kind, spec)
     ds = Dataset(ds_id, name, frame, profiles, read, path, columns)
     report = _lint(frame, columns)
     ds.lint, ds.lint_limited, ds.lint_cautions = report.findings, report.limited, report.cautions
@@ -317,7 +320,8 @@ def _state(column: str, old: ColumnState, change: Any) -> ColumnState:
                 column,
             ) from None
         if role is not old.role:
-            new = replace(new, role=role, reason=f"chosen by the user (proposed {old.role.value})")
+            reason = f"chosen by the user (proposed {old.proposed.value})"
+            new = replace(new, role=role, reason=reason)
     if "kind" in change:
         if change["kind"] not in KINDS:
             raise RequestError(
