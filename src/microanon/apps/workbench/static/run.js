@@ -286,10 +286,12 @@ function finished(r) {
     : res.models.every((m) => m.holds) ? "every model holds" : "a model does not hold";
   const done = $("run-done");
   const warnings = res.warnings || [];
+  const search = res.search  // none for a method without a lattice search
+    ? [h("span", { id: "run-search" }, `Search: ${res.search.summary}. `)] : [];
   done.replaceChildren(
     `“${r.label || r.id}” is done: ${held}; ` +
     `${res.rows_sentence} `,
-    res.search ? h("span", { id: "run-search" }, `Search: ${res.search.summary}. `) : null,
+    ...search,
     ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
     h("button", { type: "button", class: "secondary small", onclick: () => emit("open", "compare") },
       "Compare and download (step 4)"));
