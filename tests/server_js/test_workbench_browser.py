@@ -329,8 +329,10 @@ def test_messy_file_in_a_real_browser(app_url: str, browser: Any, tmp_path: Path
     page.click("#run")
     page.wait_for_selector("#run-error:not([hidden])")
     assert "income" in page.inner_text("#run-error"), page.inner_text("#run-error")
-    page.click("#run-error button")  # back to step 1
+    page.click("#run-error button")  # back to step 1, at the column named
     page.wait_for_selector("#step-data:not([hidden])")
+    focused = page.evaluate("document.activeElement.closest('tr')?.dataset.column")
+    assert focused == "income", focused
     page.click("#lint li.lint-blocking[data-column=income] button.lint-accept")
     page.wait_for_selector("#lint li.lint-accepted[data-column=income]")
 

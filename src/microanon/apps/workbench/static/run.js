@@ -118,6 +118,12 @@ function clearErrors() {
   for (const el of $("run-form").querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
 }
 
+/** Step 1, the keyboard's focus on the role of ``column`` (the button that led there is hidden). */
+function openColumn(column) {
+  emit("open", "data");
+  document.querySelector(`#columns tr[data-column="${CSS.escape(column)}"] select.role`)?.focus();
+}
+
 /** The message next to the field the server named (a parameter, a model or a model's parameter). */
 function showError(e) {
   const field = e.field;
@@ -129,7 +135,7 @@ function showError(e) {
   if (!box && state.dataset?.columns.some((c) => c.name === field)) {
     // A column's role, hierarchy or lint finding: fixed in step 1.
     $("run-error").append(" ", h("button", { type: "button", class: "secondary small",
-      onclick: () => emit("open", "data") }, `Go to step 1 (column ${field})`));
+      onclick: () => openColumn(field) }, `Go to step 1 (column ${field})`));
   }
   if (box) {
     say(box, e.message);
