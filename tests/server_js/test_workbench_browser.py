@@ -543,8 +543,9 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     app_url: str, browser: Any, tmp_path: Path
 ) -> None:
     """A heuristic full-domain search on a lattice of 1,270,080 nodes (finer age and hours
-    bands): the page shows its nodes and best value, the Stop button stops it, and the release
-    of its best node is done and verified, its summary saying the search was stopped."""
+    bands): the page shows its nodes and best value, and again after a reload in the middle of
+    the search; the Stop button stops it, and the release of its best node is done and
+    verified, its summary saying the search was stopped."""
     import httpx
 
     from microanon.datasets import load_dataset
@@ -585,6 +586,13 @@ def test_a_heuristic_search_is_followed_and_stopped_in_a_real_browser(
     assert page.inner_text("#run-stop") == "Stop the search"
     assert "publishes the best levels found so far" in page.inner_text("#run-stop-help")
     _shot(page, artifacts(tmp_path), "5-search")
+    # The page reloaded in the middle of the search follows it again, Stop button included.
+    page.reload()
+    page.wait_for_selector("#dataset:not([hidden])")
+    page.click("#tab-run")
+    page.wait_for_selector("#progress-search:not([hidden])")
+    page.wait_for_selector("#run-stop:not([disabled])")
+    assert "heuristic" in page.inner_text("#progress-label")
     page.click("#run-stop")
 
     page.wait_for_selector("#run-done:not([hidden])")

@@ -204,6 +204,30 @@ export async function launch(payload, name, refused) {
   }
 }
 
+/**
+ * The data set's runs still queued or running when the page got it (after a reload): followed
+ * one after the other as if started here, with their progress and Stop button.
+ */
+async function adopt(ds) {
+  if (following) return;
+  $("run").disabled = true;
+  try {
+    for (const r of ds.runs || []) {
+      if (r.status !== "queued" && r.status !== "running") continue;
+      following = r.id;
+      show("progress", true);
+      $("progress-label").textContent = `Running ${r.label || r.id}…`;
+      try {
+        await follow(r.id);
+      } finally {
+        following = null;
+      }
+    }
+  } finally {
+    $("run").disabled = false;
+  }
+}
+
 /** A heuristic search's progress in words (the server's record of it). */
 function searchText(s) {
   const best = s.best === null || s.best === undefined
@@ -337,4 +361,5 @@ export async function initRun() {
 on("dataset", (ds) => {
   show("run-done", false);
   $("run-left-out").textContent = leftOutSentence(ds);
+  adopt(ds);
 });
