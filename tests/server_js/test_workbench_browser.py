@@ -215,8 +215,10 @@ def test_adult_flow_in_a_real_browser(
     _run(page, 10)
     _shot(page, out, "3-run")
 
-    # Step 4: the two runs side by side, the better value marked, a chart per column.
-    page.click("#tab-compare")
+    # Step 4: the two runs side by side, the better value marked, a chart per column. The
+    # finished run's button leads there with the keyboard's focus on the step's tab.
+    page.click("#run-done button")
+    assert page.evaluate("document.activeElement.id") == "tab-compare"
     page.wait_for_selector("#compare-table tr[data-measure]")
     heads = page.locator("#compare-table thead th").all_inner_texts()
     assert heads == ["Measure", "k=5", "k=10"]

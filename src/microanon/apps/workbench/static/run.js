@@ -118,6 +118,12 @@ function clearErrors() {
   for (const el of $("run-form").querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
 }
 
+/** Step 4, the keyboard's focus on its tab (the button that led there is hidden). */
+function openCompare() {
+  emit("open", "compare");
+  $("tab-compare").focus();
+}
+
 /** Step 1, the keyboard's focus on the role of ``column`` (the button that led there is hidden). */
 function openColumn(column) {
   emit("open", "data");
@@ -323,7 +329,7 @@ function finished(r) {
     `${res.rows_sentence} `,
     ...search,
     ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
-    h("button", { type: "button", class: "secondary small", onclick: () => emit("open", "compare") },
+    h("button", { type: "button", class: "secondary small", onclick: openCompare },
       "Compare and download (step 4)"));
   done.hidden = false;
   status(`Run ${r.label || r.id} done.`);
