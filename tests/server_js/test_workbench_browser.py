@@ -722,3 +722,26 @@ def test_the_survey_risk_of_the_original_in_a_real_browser(
     _shot(page, artifacts(tmp_path), "2-survey-risk")
     assert not problems, problems
     context.close()
+
+
+def test_steps_fit_a_phone_width(app_url: str, browser: Any, tmp_path: Path) -> None:
+    """At 375 pixels (a phone), no step scrolls sideways: the hierarchy boxes of step 1, the
+    risk histogram and every figure of step 2 (opened) fit the width (NESARC's columns and
+    figure names made them 408 and 584 pixels wide)."""
+    context = browser.new_context(viewport={"width": 375, "height": 740})
+    page = context.new_page()
+    page.set_default_timeout(SLOW_MS)
+    page.goto(f"{app_url}/")
+    page.wait_for_selector("#bundled option[value=arx_adult]", state="attached")
+    page.select_option("#bundled", "arx_adult")
+    page.click("#load-bundled")
+    page.wait_for_selector("#hierarchies fieldset.hier")
+    width = "document.documentElement.scrollWidth - window.innerWidth"
+    assert page.evaluate(width) <= 0, "step 1 scrolls sideways"
+    page.click("#tab-risk")
+    page.wait_for_selector("#risk-histogram svg rect.bar", state="attached")
+    page.click("details:has(#risk-details) > summary")
+    page.wait_for_selector("#risk-details dd")
+    assert page.evaluate(width) <= 0, "step 2 scrolls sideways"
+    _shot(page, artifacts(tmp_path), "phone-risk")
+    context.close()
