@@ -132,6 +132,17 @@ def test_larger_k_among_the_models_wins():
     assert list(rel.data["age"]) == ["[20, 22]"] * 3 + ["[40, 42]"] * 3
 
 
+def test_k_given_also_among_the_models_is_claimed_once():
+    """k = 5 as the method's parameter and as a model (as a config's models: list repeats it):
+    the release claims k-anonymity once, and the check of the release finds it once."""
+    from microanon.models import check_release
+
+    df = pd.DataFrame({"age": list(range(20, 30)) + list(range(40, 50))})
+    rel = local_recoding(df, {"age": NUMERIC}, k=5, models=[{"k_anonymity": {"k": 5}}])
+    assert rel.metadata["models"] == [{"k_anonymity": {"k": 5}}]
+    assert [v.model for v in check_release(rel)] == ["k-anonymity"]
+
+
 def test_k1_publishes_the_original_values():
     df = pd.DataFrame({"age": [3, 1, 2], "sex": ["M", "F", "M"]})
     schema = {"age": NUMERIC, "sex": {"role": "quasi", "hierarchy": {"builder": "balanced"}}}

@@ -483,7 +483,8 @@ def local_recoding(
     (['[20, 22]', '[20, 22]', '[20, 22]', '[40, 42]', '[40, 42]', '[40, 42]'], 2)
     """
     k = integer("k", k)
-    resolved = [KAnonymity(k), *([] if models is None else as_models(models))]
+    given = [] if models is None else as_models(models)
+    resolved = [KAnonymity(k), *(m for m in given if m != KAnonymity(k))]  # (claimed once)
     table, resolved = prepare(
         data, schema, resolved, need_hierarchies=False, unknown_sensitive=True
     )
