@@ -125,7 +125,9 @@ def _check_preview(page: Any, o: dict[str, Any], sent: tuple[Any, ...]) -> None:
             assert "sent as you answered it" in why and "keeps your disease protected" in why
         else:
             assert item.get_attribute("data-sent") == "less-precise"
-            assert item.locator(".sent").inner_text() in (str(value), "any (not disclosed)")
+            # (the taxonomies' root, "*": what is sent, said to disclose nothing)
+            shown = f"{value} (not disclosed)" if str(value) == "*" else str(value)
+            assert item.locator(".sent").inner_text() == shown
             assert f"less precise than your answer ({answer})" in why, why
             assert "would not keep your disease protected" in why, why
     changed = sum(str(v) != str(a) for v, a in zip(sent, o.values(), strict=True))
@@ -224,11 +226,13 @@ def test_respondent_in_a_real_browser(server: str, browser: Any, tmp_path: Path)
     _screenshots(page, out, "survey-abstain")
 
     # (c) A refusal by the server is shown: this address used up its submissions (rate_limit).
+    # Her sex is generalized to the taxonomy's root: the preview shows "*", the value sent,
+    # said to disclose nothing.
     page.goto(f"{url}/")
     page.wait_for_selector("#survey-form:not([hidden])")
-    o = {"age": 33, "sex": "male", "disease": "flu"}
+    o = {"age": 21, "sex": "female", "disease": "cold"}
     want = gtr(o, _collected(url, survey), survey, tau)
-    assert want is not None
+    assert want is not None and want.labels[1] == "*", want
     _answer(page, **o)
     page.wait_for_selector("#preview:not([hidden])")
     _check_preview(page, o, want.labels)

@@ -65,10 +65,10 @@
     const tenths = ((tau.d - tau.n) * 1000n + tau.d - 1n) / tau.d;
     return tenths % 10n === 0n ? `${tenths / 10n}` : `${tenths / 10n}.${tenths % 10n}`;
   }
-  /** A label for people: the root of a taxonomy means "not disclosed". */
+  /** A value as it is sent (its label), the root of a taxonomy said to mean "not disclosed". */
   function shown(tx, code) {
-    if (code === 0 && !tx.isLeaf[0]) return "any (not disclosed)";
-    return String(tx.label[code]);
+    const label = String(tx.label[code]);
+    return code === 0 && !tx.isLeaf[0] ? `${label} (not disclosed)` : label;
   }
   function newId() {
     if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
