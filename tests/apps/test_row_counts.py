@@ -173,3 +173,23 @@ def test_a_method_called_from_python_states_the_counts_the_command_line_states(t
     assert "row_counts" not in Release.load(saved / "public").metadata
     public = b"".join(p.read_bytes() for p in (saved / "public").rglob("*") if p.is_file())
     assert b"left_out" not in public
+
+
+def test_steps_called_from_python_state_the_counts_the_command_line_states():
+    """Two methods in one release through the Python API (a sample of half the records, then
+    local suppression): the pipeline's release states the rows given, left out for a missing
+    value, not drawn and published."""
+    from microanon.methods.steps import run_steps
+
+    data = survey("anes_partytherms")[list(SCHEMA)]
+    steps = [
+        {"method": "sample", "params": {"fraction": 0.5}},
+        {"method": "local_suppression", "params": {"k": 3}},
+    ]
+    release = run_steps(data, SCHEMA, steps, rng=1)
+    rows = release.metadata["row_counts"]
+    left = int(data["incomeperc"].isna().sum())
+    assert rows["in_file"] == len(data) and rows["left_out"] == {"incomeperc": left}
+    assert rows["entering"] == len(data) - left
+    assert rows["published"] == len(release.data) == rows["entering"] - rows["not_drawn"]
+    assert "row_counts" not in release.public_keys

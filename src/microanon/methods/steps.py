@@ -590,6 +590,7 @@ class Steps:
             traced = traced.loc[traced[schema.dropping].notna().all(axis=1).to_numpy()]
         self.schema = schema.with_attribute(Attribute(TRACER, Role.INSENSITIVE, Kind.NUMERIC))
         self.original = traced
+        self._given = (data, schema)  # (what the release's row counts are counted from)
         self._root = _root(rng)
         self._numeric = [c for c in columns if schema[c].kind is Kind.NUMERIC]
         self._published = [c for c in columns if schema[c].role.published]
@@ -695,7 +696,9 @@ class Steps:
         parameters; ``models`` (every claim, each re-checked after every later step);
         ``steps``: per step its method, parameters, the columns it changed and the metadata
         keys its method declares public (a PRAM step's matrices, the masked numeric columns).
-        Internal: ``step_records`` (risk, loss, seconds per step, the original first), each
+        Internal: ``row_counts`` (the rows given, left out by a ``missing: drop`` column,
+        entered, not drawn, suppressed, published: :mod:`microanon.core.row_counts`),
+        ``step_records`` (risk, loss, seconds per step, the original first), each
         step's internal metadata, and ``source_rows``, the original record (its position) each
         published row comes from.
 
@@ -746,7 +749,7 @@ class Steps:
             masked = meta.get("masked_numeric") or []
             numeric = [c for c in numeric if c not in r.changed or c in masked]
             numeric += [c for c in masked if c not in numeric]
-        return masked_release(
+        release = masked_release(
             STEPS_METHOD,
             table,
             schema,
@@ -765,6 +768,7 @@ class Steps:
             **_sampled(self.results[1:]),
             masked_numeric=numeric,
         )
+        return registry.counted(release, *self._given)
 
 
 def _cells_published(
