@@ -372,12 +372,8 @@ def _marked_missing(column: pd.Series, markers: Sequence[str]) -> pd.Series:
     text = column.dtype == object or pd.api.types.is_string_dtype(column)
     if pd.api.types.is_bool_dtype(column) or not (text or pd.api.types.is_numeric_dtype(column)):
         return column  # (dates, times of day: no marker is one)
-    if text:
-        texts = set(markers)
-        hit = column.map(lambda v: isinstance(v, str) and v in texts).to_numpy(dtype=bool)
-    else:
-        numbers = [n for n in (_as_number(m) for m in markers) if n is not None]
-        hit = column.isin(numbers).to_numpy(dtype=bool)
+    wanted = list(markers) if text else [n for n in map(_as_number, markers) if n is not None]
+    hit = column.isin(wanted).to_numpy(dtype=bool)  # (a text equals text only: "99" is not 99)
     return column.mask(hit) if hit.any() else column
 
 

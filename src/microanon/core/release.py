@@ -402,7 +402,6 @@ class Release:
         """The release in a notebook: method, sizes, its rows (given, left out and why, into
         the method, suppressed, published: :mod:`~microanon.core.row_counts`, internal), the
         claimed models re-checked on the published tables, and the head of the main table."""
-
         method = self.metadata.get("method")
         title = f"Release: {method} ({self.kind})" if method else f"Release ({self.kind})"
         if not self.has_internal:

@@ -169,14 +169,15 @@ def row_counts(original: pd.DataFrame, schema: Schema, release: _Returned) -> Ro
 
 
 def counts_of(meta: Mapping[str, Any]) -> RowCounts | None:
-    """The :class:`RowCounts` a release's metadata holds (None before :func:`publish`)."""
+    """The :class:`RowCounts` a release's metadata holds (None for one that holds none: a
+    public part, or a release made before the counts were kept)."""
     stored = meta.get(ROW_COUNTS_KEY)
     return None if stored is None else RowCounts.from_dict(stored)
 
 
 def counts_sentence(meta: Mapping[str, Any]) -> str:
-    """The rows sentence of every output: :meth:`RowCounts.sentence` of a published release,
-    else the method's own ``rows_in`` and ``rows_out``."""
+    """The rows sentence of every output: :meth:`RowCounts.sentence` of a release that holds
+    its counts (:func:`counts_of`), else the method's own ``rows_in`` and ``rows_out``."""
     counts = counts_of(meta)
     if counts is not None:
         return counts.sentence()

@@ -31,6 +31,10 @@ from typing import Any, TypeVar
 
 from ..core.constraints import REQUIRED, Param
 from ..core.errors import InputError
+from ..core.frames import pandas_if_arrow
+from ..core.release import Release
+from ..core.row_counts import ROW_COUNTS_KEY, row_counts
+from ..core.schema import Schema
 
 __all__ = [
     "ENGINE_ARGUMENTS",
@@ -386,11 +390,6 @@ def counted(release: Any, data: Any = None, schema: Any = None) -> Any:
     data : DataFrame or Arrow-compatible table
     schema : Schema or mapping
     """
-    from ..core.frames import pandas_if_arrow
-    from ..core.release import Release
-    from ..core.row_counts import ROW_COUNTS_KEY, row_counts
-    from ..core.schema import Schema
-
     if not isinstance(release, Release) or ROW_COUNTS_KEY in release.metadata or data is None:
         return release
     frame = pandas_if_arrow(data, "data")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from microanon.core.errors import InputError, SchemaError
 from microanon.core.hierarchy import Hierarchy
+from microanon.core.schema import Kind, Schema
 
 from .base import PrivacyModel
 from .disclosure import DeltaDisclosure
@@ -18,9 +19,6 @@ from .likeness import BetaLikeness
 from .p_privacy import PPrivacy
 from .presence import DeltaPresence
 from .tcloseness import TCloseness
-
-if TYPE_CHECKING:
-    from microanon.core.schema import Schema
 
 __all__ = [
     "declared_orders",
@@ -247,11 +245,11 @@ def declared_orders(models: Sequence[PrivacyModel], schema: Schema) -> list[Priv
     list of PrivacyModel
     """
     sensitive = schema.sensitive
-    declared = schema[sensitive[0]].declared_values if len(sensitive) == 1 else None
-    if declared is None or schema[sensitive[0]].order is None:
+    attr = schema[sensitive[0]] if len(sensitive) == 1 else None
+    if attr is None or attr.kind is not Kind.ORDINAL or attr.order is None:
         return list(models)
     return [
-        replace(m, order=tuple(declared))
+        replace(m, order=tuple(attr.order))
         if isinstance(m, TCloseness) and m.distance == "ordered" and m.order is None
         else m
         for m in models
