@@ -711,6 +711,44 @@ def test_a_key_of_one_published_value_is_explained_by_what_happened(tmp_path):
     ) in run.output
 
 
+def test_records_left_out_for_a_key_published_as_star_everywhere_are_named(tmp_path):
+    """plm's Males: ``south`` (missing outside the south) with ``missing: drop`` generalized to
+    its root: its records were left out for a column the release says nothing about. The
+    warning names the column and the count the run left out, says what the schema could say
+    instead, and that advice holds: with ``missing: value`` every record enters the method."""
+    from real_surveys import survey
+
+    frame = survey("males")[["year", "ethn", "residence"]]
+    frame["south"] = frame["residence"].where(frame["residence"] == "south")
+    data = tmp_path / "males.csv"
+    frame.drop(columns="residence").to_csv(data, index=False)
+    left_out = int(frame["south"].isna().sum())
+    flat = {"builder": "balanced", "fanout": 2}
+    schema = {
+        "year": "quasi",
+        "ethn": "quasi",
+        "south": {"role": "quasi", "missing": "drop", "hierarchy": flat},
+    }
+    doc = {
+        "data": str(data),
+        "schema": schema,
+        "method": "global_recode",
+        "params": {"levels": 1, "columns": ["south"]},
+    }
+    answer = _published(tmp_path, doc, tmp_path / "a")
+    assert answer["rows"]["left_out"] == {"south": left_out} and left_out > 0
+    assert (
+        "records were left out for a missing value of a quasi-identifier the release publishes "
+        f"as * in every row (south {left_out:,}; missing: drop): with missing: value in the "
+        "schema they would enter the method instead, their missing value a value of its own "
+        "(the method may then answer otherwise)"
+    ) in answer["warnings"]
+    schema["south"]["missing"] = "value"
+    answer = _published(tmp_path, doc, tmp_path / "b")
+    assert answer["rows"]["published"] == len(frame)
+    assert not [w for w in answer["warnings"] if "left out for a missing value" in w]
+
+
 def test_id3_accuracy_is_measured_for_a_sensitive_class_not_a_continuous_measure():
     """ANES 2008 (anes_partytherms): predicting party id (7 values) from the generalized keys
     is a classification whose accuracy the release keeps or loses; age (74 values) is a

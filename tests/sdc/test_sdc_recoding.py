@@ -128,6 +128,11 @@ def test_maps_and_levels_together():
         ({"levels": 1}, InputError, "no categorical or ordinal quasi-identifier has a hierarchy"),
         ({"levels": "1"}, InputError, "levels"),
         ({"maps": {"marital": {"a": "b"}}, "columns": ["marital"]}, InputError, "columns"),
+        (
+            {"levels": {"marital": 1}, "columns": ["marital"]},
+            InputError,
+            r"got levels=\{'marital': 1\}\): give levels per column as a mapping without columns",
+        ),
     ],
 )
 def test_errors(frame, kwargs, exc, match):

@@ -315,6 +315,27 @@ def unread_sensitive(release: Release) -> list[str]:
     ]
 
 
+def _dropped_for_nothing(release: Release, gone: list[str]) -> list[str]:
+    """The alarm of records left out for a missing value (``missing: drop``) of
+    quasi-identifiers that ``release`` publishes as ``*`` in every row (``gone``): left out
+    for a column the release says nothing about (its internal row counts, when it holds them).
+    """
+    counts = counts_of(release.metadata)
+    dropped = {q: counts.left_out.get(q, 0) for q in gone} if counts is not None else {}
+    dropped = {q: n for q, n in dropped.items() if n}
+    if not dropped:
+        return []
+    named = ", ".join(f"{q} {n:,}" for q, n in dropped.items())
+    one = len(dropped) == 1
+    return [
+        f"records were left out for a missing value of {'a quasi-identifier' if one else ''}"
+        f"{'' if one else 'quasi-identifiers'} the release publishes as {SUPPRESSED} in every "
+        f"row ({named}; missing: drop): with missing: value in the schema they would enter "
+        "the method instead, their missing value a value of its own (the method may then "
+        "answer otherwise)"
+    ]
+
+
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
     """The alarms of a release: more than half the records suppressed; quasi-identifiers fully
     suppressed, published unchanged or of one published value; sensitive columns no claimed
@@ -330,6 +351,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
             f"{SUPPRESSED} in every published row ({', '.join(gone)}): the release says nothing "
             f"about {'it' if len(gone) == 1 else 'them'}"
         )
+        out += _dropped_for_nothing(release, gone)
     untouched = [
         str(c)
         for c, role, done in columns[["column", "role", "done"]].itertuples(index=False)

@@ -284,7 +284,10 @@ def global_recode(
     if columns is not None and not (
         isinstance(levels, numbers.Integral) and not isinstance(levels, bool)
     ):
-        raise InputError("columns is only used with one integer level for all of them (levels=2)")
+        raise InputError(
+            "columns is only used with one integer level for all of them (such as levels=2; "
+            f"got levels={levels!r}): give levels per column as a mapping without columns"
+        )
     schema, frame = masking_input(data, schema)
     if levels is None:
         by_level: dict[str, Any] = {}
