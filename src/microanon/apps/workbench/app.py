@@ -35,7 +35,7 @@ from .errors import RequestError
 from .guard import LOOPBACK_HOSTS, LocalOnly
 from .hierarchies import preview
 from .runs import CONFIG_DIR, RELEASE_DIR
-from .state import Workbench, safe_name
+from .state import MAX_DATASETS, Workbench, safe_name
 from .summaries import compare_rows, population_options, risk_profile
 
 __all__ = ["MAX_UPLOAD", "STATIC", "VALUES_MAX", "create_app"]
@@ -118,6 +118,7 @@ async def _save(upload: UploadFile, path: Path, limit: int) -> None:
 
 async def add_dataset(request: Request) -> Response:
     bench, limit = _bench(request), request.app.state.max_upload
+    bench.room()  # before the upload is read
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         upload, form = await _form(request)
         read = _read_options(form)
@@ -137,10 +138,12 @@ async def add_dataset(request: Request) -> Response:
 
 
 async def list_datasets(request: Request) -> Response:
-    bench = _bench(request)
-    return _json(
-        [{"id": d.id, "name": d.name, "rows": len(d.frame)} for d in bench.datasets.values()]
-    )
+    return _json(_bench(request).dataset_list())
+
+
+async def remove_dataset(request: Request) -> Response:
+    await run_in_threadpool(_bench(request).remove_dataset, request.path_params["id"])
+    return Response(status_code=204)
 
 
 async def get_dataset(request: Request) -> Response:
@@ -376,6 +379,7 @@ def create_app(
     workdir: str | Path | None = None,
     *,
     max_upload: int = MAX_UPLOAD,
+    max_datasets: int = MAX_DATASETS,
     preload: tuple[Path, ReadOptions] | None = None,
     hosts: Collection[str] = LOOPBACK_HOSTS,
 ) -> Starlette:
@@ -388,6 +392,9 @@ def create_app(
         the work directory, and nothing else, is deleted when the application shuts down.
     max_upload : int
         Largest upload in bytes.
+    max_datasets : int
+        Data sets held at most (:data:`~.state.MAX_DATASETS`); loading one more is refused
+        (409) until one is removed.
     preload : (path, ReadOptions), optional
         A data file to load at start (``microanon app DATA``); it is read, never written.
     hosts : collection of str
@@ -401,7 +408,7 @@ def create_app(
     InputError
         A preloaded file that does not parse.
     """
-    bench = Workbench(workdir)
+    bench = Workbench(workdir, max_datasets)
     if preload is not None:
         try:
             bench.add_file(preload[0], preload[0].name, preload[1])
@@ -419,6 +426,7 @@ def create_app(
         Route("/api/datasets", add_dataset, methods=["POST"]),
         Route("/api/datasets", list_datasets, methods=["GET"]),
         Route("/api/datasets/{id}", get_dataset, methods=["GET"]),
+        Route("/api/datasets/{id}", remove_dataset, methods=["DELETE"]),
         Route("/api/datasets/{id}/schema", put_schema, methods=["PUT"]),
         Route("/api/datasets/{id}/hierarchy-preview", hierarchy_preview, methods=["POST"]),
         Route("/api/datasets/{id}/risk", risk, methods=["GET"]),

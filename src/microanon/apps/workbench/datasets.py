@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,6 +45,7 @@ __all__ = [
     "config_entries",
     "config_schema",
     "dataset_json",
+    "loaded_at",
     "load_bundled",
     "load_file",
     "schema_files",
@@ -117,6 +120,8 @@ class Dataset:
         by every run's before/after comparison.
     version : int
         How many changes of the schema were applied: the page shows the latest it was sent.
+    loaded : float
+        When it was loaded (seconds since the epoch).
     change_lock : threading.Lock
         Held while the schema changes and while a run reads it: two changes sent at once are
         applied one after the other (neither is lost), each with the lint of its own roles.
@@ -140,6 +145,7 @@ class Dataset:
     accept: dict[str, list[str]] = field(default_factory=dict)
     charts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
     version: int = 0
+    loaded: float = field(default_factory=time.time)
     change_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     state_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -530,6 +536,11 @@ def _plain(value: Any) -> Any:
     return value_key(value)
 
 
+def loaded_at(ds: Dataset) -> str:
+    """When ``ds`` was loaded, ISO 8601 in UTC to the second (``2024-05-02T14:03:05+00:00``)."""
+    return datetime.fromtimestamp(ds.loaded, timezone.utc).isoformat(timespec="seconds")
+
+
 def dataset_json(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The ``Dataset`` answer of the JSON API (``runs``: the runs' summaries)."""
     with ds.state_lock:
@@ -563,6 +574,7 @@ def _described(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "version": ds.version,
         "name": ds.name,
         "rows": len(ds.frame),
+        "loaded": loaded_at(ds),
         "read": read_block(ds.read),
         "read_warnings": [
             f"column {c!r} was read as text, but its values are numbers with a decimal comma "

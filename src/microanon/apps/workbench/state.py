@@ -20,14 +20,20 @@ from typing import Any
 from ...core.errors import MicroanonError
 from ...core.reading import ReadOptions
 from ..init.run import safe_stem
-from .datasets import Dataset, config_schema, dataset_json, load_bundled, load_file
+from .datasets import Dataset, config_schema, dataset_json, load_bundled, load_file, loaded_at
 from .errors import RequestError
 from .hierarchies import read_upload
 from .pipelines import Pipeline
 from .runs import Run, execute, prepare
 from .workdirs import make_workdir, remove_stale
 
-__all__ = ["Workbench", "safe_name"]
+__all__ = ["MAX_DATASETS", "Workbench", "safe_name"]
+
+#: Data sets a workbench holds at most (uploads, bundled and the file given at start): their
+#: tables stay in memory until removed (:meth:`Workbench.remove_dataset`).
+MAX_DATASETS = 10
+#: The statuses of a run that has not ended.
+_ACTIVE = ("queued", "running")
 
 
 def safe_name(name: str, default: str = "data.csv") -> str:
@@ -43,6 +49,8 @@ class Workbench:
     parent : path, optional
         Where the private work directory is made (default: the system's temporary directory);
         the work directories that killed workbenches left there are removed first.
+    max_datasets : int
+        Data sets held at most; loading one more is refused (:meth:`room`).
 
     Attributes
     ----------
@@ -52,9 +60,10 @@ class Workbench:
         (:func:`~.workdirs.remove_stale`).
     """
 
-    def __init__(self, parent: str | Path | None = None) -> None:
+    def __init__(self, parent: str | Path | None = None, max_datasets: int = MAX_DATASETS) -> None:
         self.removed = remove_stale(parent)
         self.workdir = make_workdir(parent)
+        self.max_datasets = max_datasets
         self.datasets: dict[str, Dataset] = {}
         self.uploads: dict[str, Path] = {}
         self.runs: dict[str, Run] = {}
@@ -74,31 +83,95 @@ class Workbench:
         return directory / safe_name(name)
 
     # ---------------------------------------------------------------- data sets
+    def room(self) -> None:
+        """Refuse (409) a data set beyond :attr:`max_datasets`, before it is read."""
+        if len(self.datasets) >= self.max_datasets:
+            raise RequestError(
+                f"the workbench holds {len(self.datasets)} data sets, its limit: remove one, "
+                "with its runs, before loading another",
+                "file",
+                409,
+            )
+
+    def _keep(self, ds: Dataset) -> Dataset:
+        with self.lock:
+            self.room()  # two loads at once: the second one read may be one too many
+            self.datasets[ds.id] = ds
+        return ds
+
     def add_file(self, path: Path, name: str, read: ReadOptions) -> Dataset:
         """Load a data file (an upload in the work directory, or the user's file, only read).
 
         Raises
         ------
         RequestError
-            A file that does not parse (the message names the file as the client did).
+            A file that does not parse (the message names the file as the client did); 409 when
+            the workbench holds :attr:`max_datasets` data sets.
         """
+        self.room()
         try:
             ds = load_file(self.new_id("d"), path, name, read)
         except MicroanonError as exc:
             raise RequestError(str(exc).replace(str(path), name), "file") from None
-        with self.lock:
-            self.datasets[ds.id] = ds
-        return ds
+        return self._keep(ds)
 
     def add_bundled(self, name: str) -> Dataset:
-        """Load a bundled data set."""
+        """Load a bundled data set (409 when the workbench holds :attr:`max_datasets`)."""
+        self.room()
         try:
             ds = load_bundled(self.new_id("d"), name)
         except MicroanonError as exc:
             raise RequestError(str(exc), "bundled") from None
+        return self._keep(ds)
+
+    def dataset_list(self) -> list[dict[str, Any]]:
+        """The ``DatasetList`` answer: every data set, oldest first, with its runs in brief
+        (``id``, ``label``, ``status``), for the page's list of data sets and runs."""
         with self.lock:
-            self.datasets[ds.id] = ds
-        return ds
+            held = [
+                (ds, [self.runs[r] for r in ds.runs if r in self.runs])
+                for ds in self.datasets.values()
+            ]
+        return [
+            {
+                "id": ds.id,
+                "name": ds.name,
+                "rows": len(ds.frame),
+                "columns": len(ds.columns),
+                "loaded": loaded_at(ds),
+                "version": ds.version,
+                "runs": [{"id": r.id, "label": r.label, "status": r.status} for r in runs],
+            }
+            for ds, runs in held
+        ]
+
+    def remove_dataset(self, ds_id: str) -> None:
+        """Forget a data set with its runs, steps and files (its upload's copy in the work
+        directory; a file given at start is never touched).
+
+        Raises
+        ------
+        RequestError
+            404 for an unknown data set; 409 while one of its runs is queued or running.
+        """
+        ds = self.dataset(ds_id)
+        with self.lock:
+            busy = [r for r in ds.runs if r in self.runs and self.runs[r].status in _ACTIVE]
+            if busy:
+                run = self.runs[busy[0]]
+                raise RequestError(
+                    f"data set {ds.name!r} has the run {run.label or run.id!r} {run.status}: "
+                    "remove it when its runs have ended",
+                    "id",
+                    409,
+                )
+            del self.datasets[ds_id]
+            self.pipelines.pop(ds_id, None)
+            runs = [self.runs.pop(r) for r in ds.runs if r in self.runs]
+        for run in runs:
+            shutil.rmtree(run.directory, ignore_errors=True)
+        if ds.path is not None and ds.path.is_relative_to(self.workdir):
+            shutil.rmtree(ds.path.parent, ignore_errors=True)
 
     def dataset(self, ds_id: str) -> Dataset:
         """A data set by id (404 otherwise)."""
@@ -167,6 +240,9 @@ class Workbench:
             shutil.rmtree(directory, ignore_errors=True)
             raise
         with self.lock:
+            if self.datasets.get(ds.id) is not ds:  # removed meanwhile
+                shutil.rmtree(directory, ignore_errors=True)
+                raise RequestError(f"no data set {ds.id!r}", "id", status=404)
             self.runs[run_id] = run
             ds.runs.append(run_id)
         self._executor.submit(execute, run, cfg, ds)
@@ -193,7 +269,7 @@ class Workbench:
     def delete_run(self, run_id: str) -> None:
         """Forget a finished run and remove its files (409 while it is queued or running)."""
         run = self.run(run_id)
-        if run.status in ("queued", "running"):
+        if run.status in _ACTIVE:
             raise RequestError(
                 f"run {run_id!r} is {run.status}; delete it when it has ended", "id", 409
             )
