@@ -4,7 +4,7 @@
  * live preview. What the user set is kept in this page until the server accepts it: a refusal
  * shows its message next to the column and leaves every choice as it was.
  */
-import { $, h, say, show, fmt, options } from "./dom.js";
+import { $, h, say, show, fmt, options, when } from "./dom.js";
 import { api, enc } from "./api.js";
 import { state, emit, status, fail } from "./state.js";
 
@@ -129,6 +129,21 @@ function setDataset(ds) {
   emit("dataset", ds);
 }
 
+/** Open a dataset the workbench holds (the list of datasets; its roles, runs and steps). */
+export async function openDataset(id) {
+  setDataset(await api("GET", `/api/datasets/${enc(id)}`));
+  return state.dataset;
+}
+
+/** No dataset open (the one open was removed in another tab): step 1's loaders only. */
+export function closeDataset() {
+  state.dataset = null;
+  state.risk = null;
+  show("dataset", false);
+  for (const step of ["risk", "run", "compare"]) $(`tab-${step}`).disabled = true;
+  emit("open", "data");
+}
+
 // ------------------------------------------------------------------ the columns
 function render() {
   const ds = state.dataset;
@@ -139,7 +154,8 @@ function render() {
     .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
     .join(", ");
   $("dataset-summary").textContent =
-    `${ds.name}: ${fmt(ds.rows)} records, ${ds.columns.length} columns` + (read ? ` (read with ${read})` : "");
+    `${ds.name}: ${fmt(ds.rows)} records, ${ds.columns.length} columns, loaded ${when(ds.loaded)}` +
+    (read ? ` (read with ${read})` : "");
   $("columns").tBodies[0].replaceChildren(...ds.columns.map(columnRow));
   $("left-out").textContent = leftOutSentence(ds);
   const lint = (ds.lint || []).map(finding);
@@ -630,7 +646,7 @@ async function resume() {
     const known = await api("GET", "/api/datasets");
     if (known.length && !state.dataset) {
       const last = known[known.length - 1];
-      setDataset(await api("GET", `/api/datasets/${enc(last.id)}`));
+      await openDataset(last.id);
       status(`${last.name} loaded: ${fmt(last.rows)} records.`);
     }
   } catch (e) {

@@ -68,3 +68,13 @@ export function options(values, current) {
     h("option", { value, selected: String(value) === String(current) }, label),
   );
 }
+
+/** A moment the server gave (ISO 8601) in this computer's time: 14:03:05, or 2 May, 14:03:05
+ * when it is not today. */
+export function when(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  const time = { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" };
+  if (d.toDateString() === new Date().toDateString()) return d.toLocaleTimeString("en-GB", time);
+  return d.toLocaleString("en-GB", { day: "numeric", month: "short", ...time });
+}

@@ -8,7 +8,7 @@
  */
 import { $, h, say, show, fmt, options } from "./dom.js";
 import { api, enc } from "./api.js";
-import { state, emit, on, pick, status, MAX_COMPARE } from "./state.js";
+import { state, emit, on, pick, status, fileName, MAX_COMPARE } from "./state.js";
 import { leftOutSentence } from "./data.js";
 
 const POLL_MS = 400;
@@ -201,7 +201,7 @@ export async function launch(payload, name, refused) {
   }
   following = id;
   show("progress", true);
-  $("progress-label").textContent = `Running ${name}…`;
+  $("progress-label").textContent = `Running ${name} on ${ds.name}…`;
   status("Run started.");
   try {
     await follow(id);
@@ -222,7 +222,7 @@ async function adopt(ds) {
       if (r.status !== "queued" && r.status !== "running") continue;
       following = r.id;
       show("progress", true);
-      $("progress-label").textContent = `Running ${r.label || r.id}…`;
+      $("progress-label").textContent = `Running ${r.label || r.id} on ${ds.name}…`;
       try {
         await follow(r.id);
       } finally {
@@ -324,16 +324,21 @@ function finished(r) {
   const warnings = res.warnings || [];
   const search = res.search  // none for a method without a lattice search
     ? [h("span", { id: "run-search" }, `Search: ${res.search.summary}. `)] : [];
+  // A run of a dataset no longer open (another one was opened meanwhile) is compared there.
+  const here = r.dataset === state.dataset?.id;
+  const name = here ? `“${r.label || r.id}”` : `“${r.label || r.id}” on ${fileName(r.dataset)}`;
   done.replaceChildren(
-    `“${r.label || r.id}” is done: ${held}; ` +
+    `${name} is done: ${held}; ` +
     `${res.rows_sentence} `,
     ...search,
     ...warnings.map((w) => h("span", { class: "warning" }, `Note: ${w} `)),
-    h("button", { type: "button", class: "secondary small", onclick: openCompare },
-      "Compare and download (step 4)"));
+    here
+      ? h("button", { type: "button", class: "secondary small", onclick: openCompare },
+        "Compare and download (step 4)")
+      : `Open ${fileName(r.dataset)} in the list of datasets to compare and download it.`);
   done.hidden = false;
   status(`Run ${r.label || r.id} done.`);
-  if (state.picked.length < MAX_COMPARE) pick(r.id, true);
+  if ((state.picks.get(r.dataset) || []).length < MAX_COMPARE) pick(r.id, true, r.dataset);
 }
 
 /** One method or several (steps): the form of the mode chosen. */
