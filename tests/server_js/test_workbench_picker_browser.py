@@ -163,7 +163,7 @@ def test_two_surveys_each_reachable_with_its_runs_in_two_tabs(
         second.wait_for_selector(ces, state="detached")
         page.wait_for_selector("#error:not([hidden])")
         message = page.inner_text("#error")
-        assert message.startswith("ces11.csv was removed from the workbench (in another tab): "), (
+        assert message.startswith("ces11.csv was removed from the workbench outside this tab: "), (
             message
         )
         assert message.endswith(", is open now.") and "chile.csv, loaded " in message, message

@@ -163,11 +163,11 @@ async function lost(list) {
   const latest = list[list.length - 1];
   if (!latest) {
     closeDataset();
-    fail(`${name} was removed from the workbench (in another tab): load a dataset in step 1.`);
+    fail(`${name} was removed from the workbench outside this tab: load a dataset in step 1.`);
     return;
   }
   await openDataset(latest.id);
-  fail(`${name} was removed from the workbench (in another tab): ${latest.name}, loaded ` +
+  fail(`${name} was removed from the workbench outside this tab: ${latest.name}, loaded ` +
     `${when(latest.loaded)}, is open now.`);
 }
 
