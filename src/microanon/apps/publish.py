@@ -120,7 +120,9 @@ def publish(
     original : DataFrame
         The original table the release was made from (every column).
     schema : Schema or mapping
-        The schema the release was made with.
+        The schema the release was made with; the orders of ``original``'s ordered categorical
+        columns are taken as the method takes them
+        (:meth:`~microanon.core.schema.Schema.with_data_orders`): declared values.
     lint : LintReport, optional
         A lint already run on ``original`` (else it is run here, with ``accept``).
     accept : mapping of column to finding kinds, optional
@@ -170,6 +172,8 @@ def publish(
     original = pandas_if_arrow(original, "original")
     if not isinstance(schema, Schema):
         schema = Schema.from_dict(schema)
+    # (an ordered categorical's order is declared, as the method took it: public by that)
+    schema = schema.with_data_orders(original)
     if lint is None:
         lint = lint_schema(original, schema, accept=accept)
     lint.raise_if_blocking()

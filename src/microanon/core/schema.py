@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .data_order import data_order
 from .errors import HierarchyError, InputError, SchemaError
 from .factorize import coded, shared_result, sharing
 from .files import read_yaml_file
@@ -215,6 +216,10 @@ class Attribute:
     missing : {"value", "keep", "drop", "error"}, optional
         Treatment of missing values (see :data:`MISSING_POLICIES`); by default ``value`` for a
         quasi-identifier and ``keep`` for any other column (:attr:`missing_policy`).
+    kind_stated : bool, default True
+        Whether the schema states ``kind``: False for a column :meth:`Schema.from_dict` gave the
+        default kind, which an ordered categorical column of the data makes ordinal
+        (:meth:`Schema.with_data_orders`). Not compared.
     """
 
     name: str
@@ -225,6 +230,7 @@ class Attribute:
     categories: tuple[Any, ...] | None = None
     missing: str | None = None
     source: Any = field(default=None, compare=False, repr=False)
+    kind_stated: bool = field(default=True, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON/YAML-friendly form, hierarchies included as label paths."""
@@ -597,6 +603,39 @@ def _untexted_names(df: pd.DataFrame, names: Sequence[Any]) -> str:
     )
 
 
+def _with_data_order(attr: Attribute, order: tuple[Any, ...]) -> Attribute:
+    """``attr`` with the order its column of the data declares (see
+    :meth:`Schema.with_data_orders`), or ``attr`` itself when the schema states otherwise.
+
+    Raises
+    ------
+    SchemaError
+        A stated order whose values differ from the data's.
+    """
+    if attr.kind is Kind.CATEGORICAL and not attr.kind_stated and attr.categories is None:
+        return replace(attr, kind=Kind.ORDINAL, order=order)
+    if attr.kind is not Kind.ORDINAL:
+        return attr
+    if attr.order is None:
+        return replace(attr, order=order)
+    stated = {value_key(v) for v in attr.order} - {MISSING_LABEL}
+    data = {value_key(v) for v in order}
+    listed = ", ".join(value_key(v) for v in order[:10]) + (", ..." if len(order) > 10 else "")
+    if data - stated:
+        raise SchemaError(
+            f"column '{attr.name}': value(s) {', '.join(sorted(data - stated)[:5])} are not in "
+            f"its order, and the data's ordered categories hold them ({listed}); add them, or "
+            "leave the order out to take the data's"
+        )
+    if stated - data:
+        raise SchemaError(
+            f"column '{attr.name}': value(s) {', '.join(sorted(stated - data)[:5])} of its order "
+            f"are not among the data's ordered categories ({listed}); remove them, or leave the "
+            "order out to take the data's"
+        )
+    return attr
+
+
 class Schema:
     """Ordered collection of :class:`Attribute` objects, one per column.
 
@@ -684,6 +723,7 @@ class Schema:
                     order=tuple(order) if order is not None else None,
                     categories=_categories(desc.get("categories"), name, kind),
                     missing=missing,
+                    kind_stated="kind" in desc,
                 )
             )
         return cls(attrs)
@@ -712,7 +752,9 @@ class Schema:
         """Guess a schema from a DataFrame, warning about every guess.
 
         Named columns get the given roles; all other columns become ``insensitive``. Kinds are
-        ``numeric`` for numeric dtypes and ``categorical`` otherwise; a categorical column named
+        ``numeric`` for numeric dtypes, ``ordinal`` for an ordered categorical column (its
+        categories are its ``order``: :func:`~microanon.core.data_order.data_order`) and
+        ``categorical`` otherwise; a categorical column named
         in ``categories`` declares those (an SPSS or Stata file's value labels:
         :func:`microanon.apps.io.value_label_categories`). Each guess is reported with a
         :class:`SchemaInferenceWarning`; write the schema down to silence them.
@@ -752,14 +794,20 @@ class Schema:
             is_num = pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(
                 df[col]
             )
+            order = data_order(df[col])
             kind = Kind.NUMERIC if is_num else Kind.CATEGORICAL
+            kind = Kind.ORDINAL if order is not None else kind
+            ordered = " (ordered: its categories are the order)" if order is not None else ""
             warnings.warn(
-                f"column '{col}': kind inferred as '{kind.value}' from dtype {df[col].dtype}",
+                f"column '{col}': kind inferred as '{kind.value}' from dtype "
+                f"{df[col].dtype}{ordered}",
                 SchemaInferenceWarning,
                 stacklevel=2,
             )
             labels = declared.get(col) if kind is Kind.CATEGORICAL else None
-            attrs.append(Attribute(col, role, kind, categories=_categories(labels, col, kind)))
+            attrs.append(
+                Attribute(col, role, kind, order=order, categories=_categories(labels, col, kind))
+            )
         return cls(attrs)
 
     # ------------------------------------------------------------------ access
@@ -902,6 +950,45 @@ class Schema:
         return {a.name: a.to_dict() for a in self}
 
     # ------------------------------------------------------------------ data checks
+    def with_data_orders(self, df: pd.DataFrame) -> Schema:
+        """The schema with the orders ``df``'s ordered categorical columns declare
+        (:func:`~microanon.core.data_order.data_order`: an ordered pandas ``Categorical``, an
+        ordered Arrow dictionary), each stated by the data's owner as a schema's ``order`` is.
+
+        A published column whose kind the schema does not state, and which declares no
+        ``categories``, becomes ``ordinal`` with the data's order; an ordinal column without an
+        ``order`` takes the data's. What the schema states wins otherwise: a stated kind (even
+        ``categorical``), declared ``categories``, or an ``order`` of its own, which must hold
+        the data's categories and no other value (the value ``?`` aside), in any order. Columns
+        that are not ordered categoricals, and those ``df`` lacks, are left as they are.
+
+        Parameters
+        ----------
+        df : DataFrame
+            The table the schema describes (pandas, or an Arrow-compatible table).
+
+        Returns
+        -------
+        Schema
+            ``self`` when no column changes.
+
+        Raises
+        ------
+        SchemaError
+            An ordinal column whose stated order and the data's hold different values, naming
+            the column, the values and the data's order.
+        """
+        df = as_pandas(df, "table")
+        attrs, changed = [], False
+        for a in self:
+            order = data_order(df[a.name]) if a.name in df.columns else None
+            if order is not None and a.role.published:
+                taken = _with_data_order(a, order)
+                changed = changed or taken is not a
+                a = taken
+            attrs.append(a)
+        return Schema(attrs) if changed else self
+
     def resolve(
         self,
         df: pd.DataFrame,
@@ -912,7 +999,9 @@ class Schema:
         those of the records that enter, as :meth:`validate` leaves them (not those a
         ``missing: drop`` column leaves out). The leaves of every hierarchy of a column of
         numbers, a file's text among them, are held in the column's type
-        (:func:`leaves_in_column_type`): a method publishes a leaf at level 0.
+        (:func:`leaves_in_column_type`): a method publishes a leaf at level 0. The orders of
+        ``df``'s ordered categorical columns are taken first (:meth:`with_data_orders`), so
+        that a builder (``balanced``) orders their values by them.
 
         Parameters
         ----------
@@ -926,16 +1015,17 @@ class Schema:
             (the caller looked every value up): no missing value is looked for in them.
         """
         df = as_pandas(df, "table")
+        schema = self.with_data_orders(df)
         # the records a missing value leaves out (missing: drop) enter nothing: no hierarchy
         # holds a value, or the leaf ?, that only they hold
-        left_out = self.left_out(df)
+        left_out = schema.left_out(df)
         if left_out is not None and left_out.any():
             if bool(left_out.all()):
-                empty = [c for c in self.dropping if c in df.columns and df[c].isna().all()]
-                raise nothing_left(len(df), empty or self.dropping)
+                empty = [c for c in schema.dropping if c in df.columns and df[c].isna().all()]
+                raise nothing_left(len(df), empty or schema.dropping)
             df = df.loc[~left_out.to_numpy()]
         attrs = []
-        for a in self:
+        for a in schema:
             h = a.hierarchy
             marked = None  # the missing values of a column whose missing value is the value ?
             needed = h is not None and not (isinstance(h, Hierarchy) and h.contains(MISSING_LABEL))
