@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 from real_surveys import survey
 
-from microanon import Anonymizer, Kind, Schema, SchemaError, Table
+from microanon import Anonymizer, Kind, MicroanonError, Schema, SchemaError, Table
 from microanon.core.data_order import data_order, data_orders
 from microanon.core.schema import SchemaInferenceWarning
 from microanon.methods.generalize import full_domain
@@ -173,3 +173,19 @@ def test_an_anonymizer_keeps_the_datas_order():
     assert anonymizer.to_dict()["schema"]["education"]["order"] == LEVELS
     release = anonymizer.transform(chile.iloc[1::2])
     assert release.metadata["models"][1]["t_closeness"]["order"] == LEVELS
+
+
+def test_a_missing_answer_as_the_value_needs_its_place_in_the_order():
+    """Chile's 11 missing educations under missing: value are the value ?, which the data's
+    order does not place: refused in one line saying how to place it; the schema's order may
+    list it (the data's categories and ?), and the ordered distance then measures by it."""
+    chile = _chile()
+    entry = {"role": "sensitive", "missing": "value"}
+    with pytest.raises(MicroanonError) as refused:
+        full_domain(chile, {**KEYS, "education": entry}, models=MODELS, suppression=0.05)
+    said = str(refused.value)
+    assert said.startswith("column 'education': 1 value(s) not in the given order: '?'")
+    assert "list it in the column's order" in said and "\n" not in said
+    entry = {**entry, "kind": "ordinal", "order": [*LEVELS, "?"]}
+    release = full_domain(chile, {**KEYS, "education": entry}, models=MODELS, suppression=0.05)
+    assert release.metadata["models"][1]["t_closeness"]["order"] == [*LEVELS, "?"]

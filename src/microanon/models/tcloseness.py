@@ -26,6 +26,7 @@ import pandas as pd
 from microanon.core.constraints import Anything, Choice, Param, Real
 from microanon.core.errors import HierarchyError, InputError
 from microanon.core.hierarchy import Hierarchy, value_key
+from microanon.core.missing import MISSING_LABEL
 
 from .base import BOUND_SLACK, ClassBounds, PrivacyModel
 from .emd import emd_equal, emd_hierarchical, emd_ordered
@@ -92,10 +93,18 @@ def _order_positions(groups: Groups, order: tuple[Any, ...]) -> np.ndarray:
     position = np.array([index.get(value_key(v), -1) for v in groups.values], dtype=np.int64)
     if np.any(position < 0):
         missing = [groups.values[i] for i in np.flatnonzero(position < 0)]
+        marked = any(value_key(v) == MISSING_LABEL for v in missing)
         raise HierarchyError(
             f"column {groups.sensitive!r}: {len(missing)} value(s) not in the given order: "
             + ", ".join(repr(v) for v in missing[:5])
             + (" ..." if len(missing) > 5 else "")
+            + (
+                f" ({MISSING_LABEL}: a missing answer, missing: value; list it in the column's "
+                "order where it belongs, or give the column missing: keep, an unknown value "
+                "counting toward no model)"
+                if marked
+                else ""
+            )
         )
     return position
 
