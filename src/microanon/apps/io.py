@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..core.data_order import data_orders
 from ..core.errors import InputError
 from ..core.reading import (
     ReadOptions,
@@ -37,6 +38,7 @@ __all__ = [
     "LABELLED_SUFFIXES",
     "Labelled",
     "categories_entry",
+    "order_entries",
     "value_label_categories",
     "decode_failure",
     "detect_delimiter",
@@ -433,8 +435,9 @@ def value_label_categories(
     of which is one of its labels: the labels, in the order of their codes, once each, without
     those of SPSS user-defined missing values. Read from the file's metadata alone; kept apart
     from the table, so that nothing carries them into what a method derives from it. For a
-    Parquet file, each column of pandas' categorical type (an R factor's) with text categories:
-    those, in their order.
+    Parquet file, each column of pandas' unordered categorical type (an R factor's) with text
+    categories: those, in their order; an ordered one (an R ordered factor's) declares its
+    order, not categories (:func:`~microanon.core.data_order.data_orders`).
 
     Parameters
     ----------
@@ -480,12 +483,13 @@ def value_label_categories(
 
 
 def _category_labels(frame: pd.DataFrame) -> dict[str, tuple[str, ...]]:
-    """The categories a Parquet file's text columns declare (pandas' and R's factors, an
-    ordered one in its order): its codebook, as an SPSS file's value labels are."""
+    """The categories a Parquet file's unordered text columns declare (pandas' and R's
+    factors): its codebook, as an SPSS file's value labels are. An ordered one declares an
+    order instead (:func:`~microanon.core.data_order.data_order`)."""
     out = {}
     for column in frame.columns:
         dtype = frame[column].dtype
-        if isinstance(dtype, pd.CategoricalDtype):
+        if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered:
             categories = list(dtype.categories)
             if categories and all(isinstance(v, str) for v in categories):
                 out[str(column)] = tuple(categories)
@@ -549,6 +553,31 @@ def categories_entry(
     if missing == "value" and frame[column].isna().any() and MISSING_LABEL not in out:
         out.append(MISSING_LABEL)
     return out
+
+
+def order_entries(frame: pd.DataFrame) -> dict[str, list[Any]]:
+    """The ``order`` of a schema entry for each ordered categorical column of ``frame`` (an R
+    ordered factor in a Parquet file, pandas' ``ordered=True``): its categories, lowest first,
+    those no row holds included (:func:`~microanon.core.data_order.data_orders`), for a column
+    whose every category is text or a number, as a config writes them (a column of dates or
+    intervals gets none: its run takes the order from the data).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table as :func:`read_table` read it.
+
+    Returns
+    -------
+    dict of str to list
+        Column -> its order, as plain Python values.
+    """
+
+    def plain(value: Any) -> bool:
+        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+    found = data_orders(frame).items()
+    return {c: list(order) for c, order in found if all(plain(v) for v in order)}
 
 
 def _read_excel(

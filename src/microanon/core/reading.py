@@ -93,7 +93,8 @@ def unpadded(frame: Any) -> Any:
 
 def _unpadded_categories(column: Any) -> Any:
     """A categorical column of :func:`unpadded`: its text categories without the spaces around
-    them, two that become one merged (the same column when none changes)."""
+    them, two that become one merged (at the first one's place), ordered if it was (the same
+    column when none changes)."""
     import numpy as np
     import pandas as pd
 
@@ -104,7 +105,7 @@ def _unpadded_categories(column: Any) -> Any:
     kept = pd.Index(list(dict.fromkeys(c for c in stripped if c != "")))
     remap = np.array([kept.get_loc(c) if c != "" else -1 for c in stripped] + [-1])
     codes = remap[column.cat.codes.to_numpy()]
-    values = pd.Categorical.from_codes(codes, categories=kept)
+    values = pd.Categorical.from_codes(codes, categories=kept, ordered=column.cat.ordered)
     return pd.Series(values, index=column.index, name=column.name)
 
 

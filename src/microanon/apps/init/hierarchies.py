@@ -2,6 +2,8 @@
 
 A quasi-identifier gets, by its profile (:mod:`microanon.apps.init.profile`):
 
+* an ordered categorical column (an R ordered factor in a Parquet file), whatever its values:
+  a **balanced** binary tree over the order its file declares, neighbours grouped first;
 * the **bundled Adult hierarchy** of the same name (``adult_hierarchies()``: ARX's semantic
   groupings of education, countries, marital status, ...; ``salary_class`` is ARX's name of
   ``income``) when every value of the column is one of its leaves, except ``age``, whose ARX
@@ -250,6 +252,7 @@ def plan_hierarchy(
     profile: ColumnProfile,
     missing_leaf: bool,
     declared: Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
 ) -> HierarchyPlan:
     """Propose the hierarchy of one quasi-identifier (see the module docstring).
 
@@ -265,11 +268,22 @@ def plan_hierarchy(
     declared : sequence, optional
         The column's values as its file declares them (value labels, in code order): a flat
         hierarchy lists them first, in that order, then the others in number-line order.
+    order : sequence, optional
+        The column's order as its file declares it (an ordered categorical: its ``order``):
+        a balanced binary tree over it, which groups neighbours only.
 
     Returns
     -------
     HierarchyPlan
     """
+    if order is not None:
+        return HierarchyPlan(
+            profile.name,
+            f"balanced binary tree over the {len(order)} values in the file's order "
+            f"({value_key(order[0])} first, {value_key(order[-1])} last): neighbours, then "
+            "neighbouring pairs, ..., built from the data when anonymize runs",
+            spec={"builder": "balanced", "fanout": 2},
+        )
     bundled = _bundled(col, profile)
     if bundled is not None:
         key = _ADULT_ALIASES.get(normalized_name(profile.name).strip("_"))

@@ -212,8 +212,10 @@ def hierarchy_levels(
         )
     if plan.hierarchy is not None:
         return plan.hierarchy.n_levels
-    kind = "numeric" if profile.type == "numeric" else "categorical"
-    spec = {profile.name: {"role": "quasi", "kind": kind, "hierarchy": plan.spec}}
+    entry: dict[str, Any] = {"role": "quasi", "hierarchy": plan.spec}
+    if profile.type == "numeric":
+        entry["kind"] = "numeric"  # (any other kind: the column's, an ordered one's order too)
+    spec = {profile.name: entry}
     frame = col.to_frame(profile.name)
     return Schema.from_dict(spec).resolve(frame).hierarchy(profile.name).n_levels
 
@@ -231,6 +233,9 @@ class HierarchyPlans:
     declared : mapping of str to sequence, optional
         The file's declared values by column
         (:func:`~microanon.apps.io.value_label_categories`), listed first in a flat hierarchy.
+    orders : mapping of str to sequence, optional
+        The orders of the file's ordered categorical columns
+        (:func:`~microanon.apps.io.order_entries`): a balanced tree over each.
     """
 
     def __init__(
@@ -238,10 +243,12 @@ class HierarchyPlans:
         data: pd.DataFrame,
         profiles: Sequence[ColumnProfile],
         declared: Mapping[str, Sequence[Any]] | None = None,
+        orders: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self._data = data
         self._profiles = {p.name: p for p in profiles}
         self._declared = dict(declared or {})
+        self._orders = dict(orders or {})
         self._plans: dict[tuple[str, bool], HierarchyPlan] = {}
 
     def plan(self, column: str, missing_leaf: bool) -> HierarchyPlan:
@@ -266,6 +273,7 @@ class HierarchyPlans:
                 self._profiles[column],
                 missing_leaf,
                 declared=self._declared.get(column),
+                order=self._orders.get(column),
             )
         return self._plans[key]
 

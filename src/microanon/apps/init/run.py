@@ -30,7 +30,13 @@ from ...core.lint import COPY_KIND, Finding, lint_schema
 from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_warnings
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
-from ..io import STATISTICAL_SUFFIXES, categories_entry, read_table, value_label_categories
+from ..io import (
+    STATISTICAL_SUFFIXES,
+    categories_entry,
+    order_entries,
+    read_table,
+    value_label_categories,
+)
 from ..panel import GROUPS, repeated_id_note, repeats
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
@@ -64,6 +70,14 @@ HIERARCHY_DIR = "hierarchies"
 LABELS_NOTE = (
     "categories: the file's value labels (its codebook), public by your statement: a release "
     "may name a category no published row holds; remove them if the codebook is not public"
+)
+
+#: The note on a column whose order is the data file's (an ordered categorical).
+ORDER_NOTE = (
+    "kind ordinal, order: the file declares the column ordered (an ordered factor), and this is "
+    "its order, lowest first, values no row holds included; public by the file's statement, as "
+    "a codebook: a release may name them (t-closeness's ordered distance lists them); write "
+    "kind: categorical instead to treat the column as unordered"
 )
 
 #: Decides the roles from the proposal: ``(proposals, profiles) -> proposals``.
@@ -161,21 +175,28 @@ def _entries(
     findings: Sequence[Finding],
     declared: Mapping[str, tuple[str, ...]] | None = None,
     plans: HierarchyPlans | None = None,
+    orders: Mapping[str, Sequence[Any]] | None = None,
 ) -> tuple[list[ColumnEntry], dict[str, Hierarchy]]:
     """The schema entries with their comments (the lint's ``findings`` among the notes), and
     the hierarchies to write by file name; ``declared``: the file's value labels by column
     (:func:`~microanon.apps.io.value_label_categories`), written as ``categories``;
+    ``orders``: the orders of its ordered categorical columns
+    (:func:`~microanon.apps.io.order_entries`), written as ``kind: ordinal`` and ``order``;
     ``plans``: the quasi-identifiers' hierarchies planned already for the key ranking (with
-    the same ``declared``)."""
+    the same ``declared`` and ``orders``)."""
     declared = dict(declared or {})
-    plans = plans if plans is not None else HierarchyPlans(data, profiles, declared)
+    orders = dict(orders or {})
+    plans = plans if plans is not None else HierarchyPlans(data, profiles, declared, orders)
     by_name = {p.name: p for p in profiles}
     names = hierarchy_file_names([p.column for p in proposals if p.role is Role.QUASI])
     entries, files = [], {}
     for p in proposals:
         profile = by_name[p.column]
         entry: dict[str, Any] = {"role": p.role.value}
-        if p.role is not Role.IDENTIFIER and profile.type == "numeric":
+        order = orders.get(p.column) if p.role is not Role.IDENTIFIER else None
+        if order is not None:
+            entry.update(kind="ordinal", order=list(order))
+        elif p.role is not Role.IDENTIFIER and profile.type == "numeric":
             entry["kind"] = "numeric"
         missing, note = missing_policy(profile, p.role)
         plan: HierarchyPlan | None = None
@@ -203,6 +224,7 @@ def _entries(
                 ([] if note is None else [note])
                 + ([UNNAMED_NOTE.format(name=p.column)] if _UNNAMED.fullmatch(p.column) else [])
                 + ([LABELS_NOTE] if "categories" in entry else [])
+                + ([ORDER_NOTE] if "order" in entry else [])
                 + [
                     f"schema lint: {f.kind}: {f.evidence}" for f in findings if f.column == p.column
                 ],
@@ -480,8 +502,9 @@ def run_init(
     with shared_codes():
         profiles = profile_table(frame)
         declared = value_label_categories(data, frame)
+        orders = order_entries(frame)
         # each quasi-identifier's hierarchy planned once, for the ranking and the config
-        plans = HierarchyPlans(frame, profiles, declared)
+        plans = HierarchyPlans(frame, profiles, declared, orders)
         proposals = propose_roles(frame, profiles, levels=plans.levels, stated=roles, k=K)
         if decide is not None:
             proposals = decide(proposals, profiles)
@@ -503,7 +526,9 @@ def run_init(
             "init",
             "run init again with --na-values {option} (in the config: na_values: [{marker}])",
         )
-        entries, hierarchies = _entries(frame, profiles, proposals, findings, declared, plans)
+        entries, hierarchies = _entries(
+            frame, profiles, proposals, findings, declared, plans, orders
+        )
         texts = {rel: arx_csv(h) for rel, h in hierarchies.items()}
         warnings += _check_schema(frame, entries, texts)
         models, more = _models(proposals, profiles)
