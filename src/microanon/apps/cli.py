@@ -429,7 +429,8 @@ def check(
     engine: str,
     scheduler: str | None,
 ) -> None:
-    """Privacy and re-identification risk profile of a CSV, Parquet, SPSS, Stata, SAS or Excel FILE.
+    """Privacy and re-identification risk profile of a CSV, Parquet, Feather, SPSS, Stata, SAS or
+    Excel FILE.
 
     With --k, --l, --t, --beta, --delta-disclosure, --delta-min/--delta-max or --k-map it also
     checks those requirements and exits 1 when one does not hold. δ-presence and k-map need
@@ -613,8 +614,8 @@ def risk(
     engine: str,
     scheduler: str | None,
 ) -> None:
-    """Disclosure-risk profile of a CSV, Parquet, SPSS, Stata, SAS or Excel FILE (an original
-    table or a release).
+    """Disclosure-risk profile of a CSV, Parquet, Feather, SPSS, Stata, SAS or Excel FILE (an
+    original table or a release).
 
     Re-identification under the prosecutor, journalist and marketer models, population
     uniqueness (with --population, --sampling-fraction, --region or --population-file: the
@@ -789,8 +790,8 @@ def methods_command(name: str | None, as_json: bool, markdown: bool) -> None:
 def init_command(
     data: Path, out: Path, yes: bool, overwrite: bool, roles: dict[str, str], read: dict[str, Any]
 ) -> None:
-    """Propose a config for DATA (CSV, Parquet, SPSS, Stata, SAS or Excel): roles, hierarchies,
-    models, with reasons.
+    """Propose a config for DATA (CSV, Parquet, Feather, SPSS, Stata, SAS or Excel): roles,
+    hierarchies, models, with reasons.
 
     Profiles every column, proposes its role (identifier, quasi, sensitive, insensitive) and the
     rule behind it, and hierarchies for the quasi-identifiers; on a terminal asks to confirm or
@@ -1147,8 +1148,8 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     "--original",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The original table (CSV, Parquet, SPSS, Stata, SAS or Excel): also print the true "
-    "answers (exit status 1 if one lies outside its bounds).",
+    help="The original table (CSV, Parquet, Feather, SPSS, Stata, SAS or Excel): also print the "
+    "true answers (exit status 1 if one lies outside its bounds).",
 )
 @click.option(
     "--memory-limit",

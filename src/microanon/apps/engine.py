@@ -28,7 +28,7 @@ from ..methods import registry
 from ..methods.release import require_quasi
 from .audit import audit_trail
 from .config import DATASET_PREFIX, PipelineConfig
-from .io import EXCEL_SUFFIXES, STATISTICAL_SUFFIXES
+from .io import EXCEL_SUFFIXES, FEATHER_SUFFIXES, STATISTICAL_SUFFIXES
 
 __all__ = [
     "AUTO_BYTES",
@@ -158,7 +158,7 @@ def choose_engine(engine: str, source: Any) -> str:
         return "memory"
     if engine == "dask" or _many(text):
         return "dask"
-    if Path(text).suffix.lower() in {**STATISTICAL_SUFFIXES, **EXCEL_SUFFIXES}:
+    if Path(text).suffix.lower() in {*STATISTICAL_SUFFIXES, *EXCEL_SUFFIXES, *FEATHER_SUFFIXES}:
         return "memory"
     total = sum(f.stat().st_size for f in _files(text))
     return "dask" if total > AUTO_BYTES else "memory"

@@ -1,7 +1,7 @@
 """Files of the command line: reading user data (CSV with its delimiter detected or given, its
-encoding, decimal mark and quote character; Parquet; SPSS, Stata and SAS files with their value
-labels applied, and their variable labels beside the table; Excel workbooks, one sheet) and
-printing plain JSON."""
+encoding, decimal mark and quote character; Parquet; Feather; SPSS, Stata and SAS files with
+their value labels applied, and their variable labels beside the table; Excel workbooks, one
+sheet) and printing plain JSON."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -34,6 +34,7 @@ from ..core.release import not_a_dataset
 
 __all__ = [
     "EXCEL_SUFFIXES",
+    "FEATHER_SUFFIXES",
     "STATISTICAL_SUFFIXES",
     "LABELLED_SUFFIXES",
     "Labelled",
@@ -61,6 +62,11 @@ STATISTICAL_SUFFIXES = {
     ".sas7bdat": "a SAS",
     ".xpt": "a SAS XPORT",
 }
+
+
+#: The suffix of Feather files (Arrow's IPC file format, as ``pandas.DataFrame.to_feather`` and R's
+#: arrow write them), which :func:`read_table` reads with pyarrow.
+FEATHER_SUFFIXES = (".feather",)
 
 
 #: The suffixes of the Excel workbooks that :func:`read_table` reads through pandas, each with the
@@ -98,13 +104,15 @@ def read_table(
     *,
     options: ReadOptions | None = None,
 ) -> pd.DataFrame:
-    """Read a CSV (delimiter detected unless given), a Parquet, an SPSS (``.sav``, ``.zsav``,
-    ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file, or one sheet of an Excel
-    workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is installed). A column of whole numbers
-    with missing values (a CSV column whose fields are written as whole numbers, a Parquet
-    integer column, an SPSS or Stata column of whole numbers) is read as pandas' nullable
-    integers, not as floats. The spaces around a text value are no part of it
-    (:func:`~microanon.core.reading.unpadded`), whatever the format.
+    """Read a CSV (delimiter detected unless given), a Parquet, a Feather (``.feather``), an SPSS
+    (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file, or
+    one sheet of an Excel workbook (``.xlsx``, ``.xlsm``; ``.xls`` when xlrd is installed). A
+    column of whole numbers with missing values (a CSV column whose fields are written as whole
+    numbers, a Parquet or Feather integer column, an SPSS or Stata column of whole numbers) is
+    read as pandas' nullable integers, not as floats. The spaces around a text value are no
+    part of it (:func:`~microanon.core.reading.unpadded`), whatever the format. A categorical
+    column of a Parquet or Feather file (an R factor) stays categorical, ordered if it was
+    (:mod:`microanon.core.data_order`).
 
     The statistical packages' files are read with pyreadstat, their value labels applied (a
     labelled column holds the labels as text, an unlabelled code as its text, ``3`` for 3.0)
@@ -129,17 +137,17 @@ def read_table(
     options : ReadOptions, optional
         Delimiter, encoding, decimal mark, quote character and missing-value markers of a CSV
         file (default: detected delimiter, UTF-8, ``.``, ``"``); an Excel workbook takes its
-        missing-value markers and ``sheet``; Parquet, SPSS, Stata and SAS files ignore them (and
-        ``na_values``).
+        missing-value markers and ``sheet``; Parquet, Feather, SPSS, Stata and SAS files ignore
+        them (and ``na_values``).
 
     Raises
     ------
     InputError
         If the file is missing, not a regular file, unreadable, empty (or a CSV header alone),
         not a table, or not text in the encoding (naming the byte offset and line of the first
-        undecodable byte), if its header (CSV, Excel) or schema (Parquet) repeats a column name,
-        or if the workbook has no sheet of that name (listing its sheets); one line naming the
-        file, never its content.
+        undecodable byte), if its header (CSV, Excel) or schema (Parquet, Feather) repeats a
+        column name, or if the workbook has no sheet of that name (listing its sheets); one line
+        naming the file, never its content.
     """
     return read_labelled(path, na_values, header, options=options).frame
 
@@ -195,10 +203,12 @@ def read_labelled(
     if suffix in NOT_TABLES:
         raise InputError(
             f"cannot read {path}: a {suffix} file is not a table; give a CSV, "
-            "Parquet, SPSS, Stata, SAS or Excel file"
+            "Parquet, Feather, SPSS, Stata, SAS or Excel file"
         )
     if suffix in {".parquet", ".pq"}:
         read = Labelled(_read_parquet(path), {})
+    elif suffix in FEATHER_SUFFIXES:
+        read = Labelled(_read_feather(path), {})
     elif suffix in STATISTICAL_SUFFIXES:
         read = _read_statistical(path, [*options.na_values, *na_values])
     elif suffix in EXCEL_SUFFIXES:
@@ -299,26 +309,48 @@ def _whole_or_missing(values: np.ndarray) -> bool:
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
-    """A Parquet file, integer columns with missing values as pandas' nullable integers (not
-    floats); anything pyarrow cannot read is one :class:`InputError` line."""
-    import pyarrow as pa
+    """A Parquet file, as :func:`_read_arrow_file` reads it."""
     import pyarrow.parquet as pq
 
+    return _read_arrow_file(path, "a Parquet", pq.read_schema, pd.read_parquet)
+
+
+def _read_feather(path: Path) -> pd.DataFrame:
+    """A Feather file (Arrow's IPC file format), as :func:`_read_arrow_file` reads it."""
+    import pyarrow as pa
+
+    def schema(where: Path) -> Any:
+        with pa.ipc.open_file(where) as reader:
+            return reader.schema
+
+    return _read_arrow_file(path, "a Feather", schema, pd.read_feather)
+
+
+def _read_arrow_file(
+    path: Path, kind: str, schema: Callable[[Path], Any], read: Callable[..., pd.DataFrame]
+) -> pd.DataFrame:
+    """A file of Arrow's types (Parquet, Feather): its column names checked for repeats on its
+    ``schema``, ``read`` with pyarrow, integer columns with missing values as pandas' nullable
+    integers (not floats); anything pyarrow cannot read is one :class:`InputError` line
+    naming the file and the ``kind`` of file expected."""
+    import pyarrow as pa
+
     try:
-        _refuse_repeated(path, _parquet_names(path))
-        frame = pd.read_parquet(path)
+        fields = schema(path)
+        _refuse_repeated(path, [str(n) for n in fields.names])
+        frame = read(path)
         # integers with missing values come as floats (3.0): read those again as integers
-        ints = [f.name for f in pq.read_schema(path) if pa.types.is_integer(f.type)]
+        ints = [f.name for f in fields if pa.types.is_integer(f.type)]
         ints = [c for c in ints if c in frame.columns and frame[c].dtype.kind == "f"]
         if ints:
-            again = pd.read_parquet(path, columns=ints, dtype_backend="numpy_nullable")
+            again = read(path, columns=ints, dtype_backend="numpy_nullable")
             for column in ints:
                 frame[column] = again[column].array
         return frame
     except InputError:
         raise
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise InputError(f"cannot read {path}: {_one_line(exc)} (is it a Parquet file?)") from None
+        raise InputError(f"cannot read {path}: {_one_line(exc)} (is it {kind} file?)") from None
 
 
 def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
@@ -428,22 +460,23 @@ LABELLED_SUFFIXES = (".sav", ".zsav", ".por", ".dta")
 def value_label_categories(
     path: str | os.PathLike[str], frame: pd.DataFrame
 ) -> dict[str, tuple[str, ...]]:
-    """The categories an SPSS or Stata file's value labels declare (a Parquet file's
-    categorical text columns, too): its codebook.
+    """The categories an SPSS or Stata file's value labels declare (a Parquet or Feather
+    file's categorical text columns, too): its codebook.
 
     For each labelled column of ``frame`` (the file as :func:`read_table` read it) every value
     of which is one of its labels: the labels, in the order of their codes, once each, without
     those of SPSS user-defined missing values. Read from the file's metadata alone; kept apart
     from the table, so that nothing carries them into what a method derives from it. For a
-    Parquet file, each column of pandas' unordered categorical type (an R factor's) with text
-    categories: those, in their order; an ordered one (an R ordered factor's) declares its
-    order, not categories (:func:`~microanon.core.data_order.data_orders`).
+    Parquet or Feather file, each column of pandas' unordered categorical type (an R
+    factor's) with text categories: those, in their order; an ordered one (an R ordered
+    factor's) declares its order, not categories
+    (:func:`~microanon.core.data_order.data_orders`).
 
     Parameters
     ----------
     path : path
-        The file ``frame`` was read from; any suffix but ``.sav``, ``.zsav`` and ``.dta``
-        declares nothing.
+        The file ``frame`` was read from; a file of another format than SPSS (``.sav``,
+        ``.zsav``, ``.por``), Stata, Parquet or Feather declares nothing.
     frame : DataFrame
         The table :func:`read_table` returned for ``path``.
 
@@ -459,7 +492,7 @@ def value_label_categories(
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
+    if suffix in (".parquet", ".pq", *FEATHER_SUFFIXES):
         return _category_labels(frame)
     if suffix not in LABELLED_SUFFIXES:
         return {}
@@ -483,7 +516,7 @@ def value_label_categories(
 
 
 def _category_labels(frame: pd.DataFrame) -> dict[str, tuple[str, ...]]:
-    """The categories a Parquet file's unordered text columns declare (pandas' and R's
+    """The categories a Parquet or Feather file's unordered text columns declare (pandas' and R's
     factors): its codebook, as an SPSS file's value labels are. An ordered one declares an
     order instead (:func:`~microanon.core.data_order.data_order`)."""
     out = {}
@@ -557,10 +590,10 @@ def categories_entry(
 
 def order_entries(frame: pd.DataFrame) -> dict[str, list[Any]]:
     """The ``order`` of a schema entry for each ordered categorical column of ``frame`` (an R
-    ordered factor in a Parquet file, pandas' ``ordered=True``): its categories, lowest first,
-    those no row holds included (:func:`~microanon.core.data_order.data_orders`), for a column
-    whose every category is text or a number, as a config writes them (a column of dates or
-    intervals gets none: its run takes the order from the data).
+    ordered factor in a Parquet or Feather file, pandas' ``ordered=True``): its categories,
+    lowest first, those no row holds included (:func:`~microanon.core.data_order.data_orders`),
+    for a column whose every category is text or a number, as a config writes them (a column
+    of dates or intervals gets none: its run takes the order from the data).
 
     Parameters
     ----------
@@ -665,8 +698,11 @@ def decode_failure(path: Path, encoding: str) -> str:
     offset = lines = 0
     where = ""
     with csv_opener(path)(path, "rb") as fh:
-        if fh.read(4) == b"PAR1":
+        magic = fh.read(6)
+        if magic.startswith(b"PAR1"):
             return f"cannot read {path}: it is a Parquet file; give it the suffix .parquet"
+        if magic == b"ARROW1":
+            return f"cannot read {path}: it is a Feather file; give it the suffix .feather"
         fh.seek(0)
         while True:
             chunk = fh.read(1 << 20)
@@ -688,15 +724,6 @@ def decode_failure(path: Path, encoding: str) -> str:
         f"cannot read {path}: {where or 'it '}is not {encoding.upper()} text; give the file's "
         "encoding, e.g. --encoding latin-1 (in a config: read: {encoding: latin-1})"
     )
-
-
-def _parquet_names(path: Path) -> list[str]:
-    """The column names of a Parquet file's schema, repeats included (none without pyarrow)."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:  # pandas then reports the missing engine
-        return []
-    return [str(n) for n in pq.read_schema(path).names]
 
 
 def _refuse_repeated(path: Path, names: Sequence[str], hint: str = "") -> None:

@@ -2,10 +2,10 @@
 
 A table can carry an order of its own: a pandas ``Categorical`` with ``ordered=True`` (an R
 ordered factor, ``pd.cut``'s bins), and so an Arrow dictionary type with ``ordered=True``, as a
-Parquet file written by pandas or R's arrow keeps it (read back, or given as a pyarrow or
-pandas-on-Arrow table). Such a column's categories, in their order, are its ordinal ``order``:
-stated by the data's owner, as a schema's ``order`` is, so they are public by that statement
-(a category no row holds included). :meth:`~microanon.core.schema.Schema.with_data_orders`
+Parquet or Feather file written by pandas or R's arrow keeps it (read back, or given as a
+pyarrow or pandas-on-Arrow table). Such a column's categories, in their order, are its ordinal
+``order``: stated by the data's owner, as a schema's ``order`` is, so they are public by that
+statement (a category no row holds included). :meth:`~microanon.core.schema.Schema.with_data_orders`
 applies them to a schema; ``microanon init`` proposes them (``kind: ordinal``).
 
 An unordered categorical declares no order: its categories are no more than values (a Parquet

@@ -120,8 +120,8 @@ _ROLES = {"sep": "delimiter", "decimal": "decimal mark", "quotechar": "quote cha
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How CSV files are read, and which sheet of an Excel workbook (Parquet files carry their
-    own types and ignore these; SPSS, Stata and SAS files too).
+    """How CSV files are read, and which sheet of an Excel workbook (Parquet and Feather files
+    carry their own types and ignore these; SPSS, Stata and SAS files too).
 
     Parameters
     ----------

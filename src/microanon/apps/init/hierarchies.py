@@ -2,8 +2,8 @@
 
 A quasi-identifier gets, by its profile (:mod:`microanon.apps.init.profile`):
 
-* an ordered categorical column (an R ordered factor in a Parquet file), whatever its values:
-  a **balanced** binary tree over the order its file declares, neighbours grouped first;
+* an ordered categorical column (an R ordered factor in a Parquet or Feather file), whatever
+  its values: a **balanced** binary tree over the order its file declares, neighbours first;
 * the **bundled Adult hierarchy** of the same name (``adult_hierarchies()``: ARX's semantic
   groupings of education, countries, marital status, ...; ``salary_class`` is ARX's name of
   ``income``) when every value of the column is one of its leaves, except ``age``, whose ARX

@@ -31,6 +31,7 @@ from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_w
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import (
+    FEATHER_SUFFIXES,
     STATISTICAL_SUFFIXES,
     categories_entry,
     order_entries,
@@ -109,8 +110,8 @@ class InitResult:
 
 
 def read_data(path: str | os.PathLike[str], read: ReadOptions | None = None) -> pd.DataFrame:
-    """Read the table init profiles (CSV, Parquet, SPSS, Stata or SAS, as ``anonymize`` reads
-    ``data:``).
+    """Read the table init profiles (CSV, Parquet, Feather, SPSS, Stata or SAS, as ``anonymize``
+    reads ``data:``).
 
     ``read``: how to read a CSV file (delimiter, encoding, decimal mark, quote, missing-value
     markers); the config init writes repeats it in its ``read:`` block.
@@ -454,7 +455,7 @@ def run_init(
     Parameters
     ----------
     data : path
-        A CSV, Parquet, SPSS, Stata or SAS file.
+        A CSV, Parquet, Feather, SPSS, Stata or SAS file.
     out : path
         The config to write; hierarchy files go to ``hierarchies/`` beside it.
     overwrite : bool
@@ -483,7 +484,8 @@ def run_init(
     frame = read_data(data, read)
     starred = _starred(frame)
     if starred:  # the value a release writes for a suppressed one: read as a missing value
-        if data.suffix.lower() in (*STATISTICAL_SUFFIXES, ".parquet", ".pq"):  # (no read:)
+        typed = (*STATISTICAL_SUFFIXES, ".parquet", ".pq", *FEATHER_SUFFIXES)  # (no read:)
+        if data.suffix.lower() in typed:
             raise InputError(
                 f"column {starred[0]!r} holds the value {SUPPRESSED}, which a release writes for a "
                 "suppressed value: recode it in the file (to 'unknown', say) before init"

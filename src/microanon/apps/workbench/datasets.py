@@ -253,7 +253,7 @@ def _new(
 
 
 def load_file(ds_id: str, path: Path, name: str, read: ReadOptions) -> Dataset:
-    """A data set from an uploaded CSV, Parquet, SPSS, Stata, SAS or Excel file (read as
+    """A data set from an uploaded CSV, Parquet, Feather, SPSS, Stata, SAS or Excel file (read as
     ``anonymize`` reads ``data:``).
 
     Raises

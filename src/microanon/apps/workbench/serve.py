@@ -96,7 +96,8 @@ def serve(
     Parameters
     ----------
     data : path, optional
-        A CSV, Parquet, SPSS, Stata, SAS or Excel file to load at start (read, never written).
+        A CSV, Parquet, Feather, SPSS, Stata, SAS or Excel file to load at start (read, never
+        written).
     read : ReadOptions, optional
         How to read it.
     host, port
