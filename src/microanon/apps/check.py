@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.data_order import data_order
 from ..core.errors import InputError
 from ..core.missing import as_value, numbers_with_strays, stray_note, stray_refusal, stray_text
 from ..core.reading import marker_warnings, missing_marker_columns
@@ -60,6 +61,8 @@ def privacy_profile(
         ``c`` of recursive (c, ℓ)-diversity.
     distance : {"equal", "ordered"}, optional
         t-closeness ground distance; default ordered for a numeric sensitive column, else equal.
+        The ordered distance orders an ordered categorical column by its categories
+        (:func:`~microanon.core.data_order.data_order`).
     threshold : float
         Records whose re-identification risk exceeds it are counted as at risk.
     missing : {"value", "drop", "error"}
@@ -98,6 +101,8 @@ def privacy_profile(
     data, dropped = apply_check_missing(data, quasi, sensitive, missing)
     if population is not None and missing == "value":  # its missing values are ? too
         population = as_value(population, quasi)
+    # (an ordered categorical sensitive column declares the ordered distance's order)
+    order = None if sensitive is None else data_order(data[sensitive])
     return groups_profile(
         Groups.from_frame(data, quasi, sensitive),
         quasi,
@@ -113,6 +118,7 @@ def privacy_profile(
         fraction=fraction,
         significance=significance,
         dropped=dropped,
+        order=order,
     )
 
 

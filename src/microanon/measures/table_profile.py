@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -82,6 +83,7 @@ def groups_profile(
     fraction: float | None = None,
     significance: float = 0.01,
     dropped: int = 0,
+    order: Sequence[Any] | None = None,
 ) -> Profile:
     """Every figure of the ``check`` profile, from the table's classes.
 
@@ -102,6 +104,9 @@ significance
         As for :func:`microanon.apps.check.privacy_profile`.
     dropped : int
         Rows left out for missing values, reported as such.
+    order : sequence, optional
+        The sensitive values from lowest to highest, for the ordered distance (a column of
+        text has no order of its own).
 
     Returns
     -------
@@ -116,7 +121,7 @@ significance
         figures: dict = dict.fromkeys(SENSITIVE_FIGURES)
         unknown = 0
     else:
-        figures, unknown = _sensitive_figures(groups, quasi, sensitive, numeric, c, distance)
+        figures, unknown = _sensitive_figures(groups, quasi, sensitive, numeric, c, distance, order)
         figures["beta_likeness"] = float(beta_likeness(groups, None, None, form=beta_form).value)
         figures["delta_disclosure"] = float(delta_disclosure(groups, None, None).value)
     return Profile(
@@ -146,11 +151,15 @@ def _sensitive_figures(
     numeric: bool,
     c: float,
     distance: str | None,
+    order: Sequence[Any] | None = None,
 ) -> tuple[dict, int]:
-    """The ℓ and t figures of the sensitive column, and its unknown values."""
+    """The ℓ and t figures of the sensitive column, and its unknown values (``order``: the
+    ordered distance's, when it is the one asked for)."""
     prof = profile(groups, quasi, sensitive, c=c)
     if distance is not None:
-        prof["t_closeness"] = t_closeness(groups, quasi, sensitive, distance=distance).value
+        order = order if distance == "ordered" else None
+        verdict = t_closeness(groups, quasi, sensitive, distance=distance, order=order)
+        prof["t_closeness"] = verdict.value
     else:
         distance = "ordered" if numeric else "equal"
     figures = {

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from microanon.core.constraints import Anything, Choice, Param, Real
+from microanon.core.data_order import data_order
 from microanon.core.errors import HierarchyError, InputError
 from microanon.core.hierarchy import Hierarchy, value_key
 from microanon.core.missing import MISSING_LABEL
@@ -171,7 +172,9 @@ def t_closeness(
         Ground distance. Default: ``hierarchical`` with a ``hierarchy``, ``ordered`` with an
         ``order`` or a numeric sensitive column, ``equal`` otherwise (as pycanon).
     order : sequence, optional
-        The sensitive domain from lowest to highest, for the ordered distance.
+        The sensitive domain from lowest to highest, for the ordered distance; for the ordered
+        distance without one, an ordered categorical sensitive column's categories
+        (:func:`~microanon.core.data_order.data_order`).
     hierarchy : Hierarchy, optional
         Tree over the sensitive values, for the hierarchical distance.
 
@@ -190,6 +193,9 @@ def t_closeness(
         If a sensitive value is missing from ``order`` or ``hierarchy``.
     """
     t, distance, order = _check_parameters(t, distance, order, hierarchy)
+    if distance == "ordered" and order is None and isinstance(data, pd.DataFrame):
+        if sensitive in data.columns:  # (an ordered categorical declares its order)
+            order = data_order(data[sensitive])
     groups = groups_of(data, quasi, sensitive, need_sensitive=True)
     view, positions = groups.known_view()
     emd, distance = group_emd(view, distance, order, hierarchy)

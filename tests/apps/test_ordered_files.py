@@ -175,3 +175,16 @@ def test_a_random_ordered_column_round_trips_through_a_file_and_init(drawn):
         entry = yaml.safe_load(result.config.read_text("utf-8"))["schema"]["level"]
     assert entry["kind"] == "ordinal"
     assert entry["order"] == [c.strip(" ") if isinstance(c, str) else c for c in categories]
+
+
+def test_check_measures_the_ordered_distance_by_the_files_order(tmp_path):
+    from microanon.models import t_closeness
+
+    data = _chile_file(tmp_path, LEVELS)
+    args = ["check", str(data), "--quasi", "region,sex", "--sensitive", "education", "--json"]
+    run = CliRunner().invoke(main, [*args, "--distance", "ordered"])
+    assert run.exit_code == 0, run.output
+    measured = json.loads(run.stdout)
+    chile = survey("chile")
+    expected = t_closeness(chile, ["region", "sex"], "education", order=LEVELS).value
+    assert measured["t_distance"] == "ordered" and measured["t_closeness"] == expected
