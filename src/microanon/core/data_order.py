@@ -56,9 +56,14 @@ def data_order(column: pd.Series) -> tuple[Any, ...] | None:
 
 def data_orders(frame: pd.DataFrame) -> dict[str, tuple[Any, ...]]:
     """:func:`data_order` of every column of ``frame`` that declares one, by column name (as
-    text, as a schema names it)."""
-    found = {str(c): data_order(frame[c]) for c in frame.columns}
-    return {c: order for c, order in found.items() if order is not None}
+    text, as a schema names it); the columns of other types are not looked at."""
+    out = {}
+    for i, dtype in enumerate(frame.dtypes):
+        if isinstance(dtype, (pd.CategoricalDtype, pd.ArrowDtype)):
+            order = data_order(frame.iloc[:, i])
+            if order is not None:
+                out[str(frame.columns[i])] = order
+    return out
 
 
 def _arrow_order(column: pd.Series) -> tuple[Any, ...] | None:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data_order import data_order
+from .data_order import data_order, data_orders
 from .errors import HierarchyError, InputError, SchemaError
 from .factorize import coded, shared_result, sharing
 from .files import read_yaml_file
@@ -978,10 +978,12 @@ class Schema:
             An ordinal column whose stated order and the data's hold different values, naming
             the column, the values and the data's order.
         """
-        df = as_pandas(df, "table")
+        orders = data_orders(as_pandas(df, "table"))
+        if not orders:
+            return self
         attrs, changed = [], False
         for a in self:
-            order = data_order(df[a.name]) if a.name in df.columns else None
+            order = orders.get(a.name)
             if order is not None and a.role.published:
                 taken = _with_data_order(a, order)
                 changed = changed or taken is not a
