@@ -395,7 +395,7 @@ def test_a_search_without_its_lower_bound_finds_the_same_node(
 ) -> None:
     # The closest configurations read an alternative's node, not its bound: a search told not
     # to work for the bound (which may take a second or more) finds the same node, and its
-    # bound is the bottom node's, at once (the walk over the frontier never starts).
+    # bound is the bottom node's, at once (the walk over the nodes not checked never starts).
     from microanon.methods.generalize import _heuristic
     from microanon.methods.generalize.searches import check_search, run_search
 
@@ -411,7 +411,7 @@ def test_a_search_without_its_lower_bound_finds_the_same_node(
 
     bounded = run(True)
     walks = []
-    monkeypatch.setattr(_heuristic, "_frontier", lambda *a: walks.append(a))
+    monkeypatch.setattr(_heuristic, "unexplored_bound", lambda *a: walks.append(a))
     loose = run(False)
     assert walks == []
     assert loose.levels == bounded.levels

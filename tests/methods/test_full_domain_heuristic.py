@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from microanon.core import Hierarchy, InfeasibleError, InputError, Table
-from microanon.methods.generalize import _heuristic, full_domain
+from microanon.methods.generalize import _lower_bound, full_domain
 from microanon.methods.generalize._budget import Budget
-from microanon.methods.generalize._heuristic import _maximal, heuristic_search
+from microanon.methods.generalize._heuristic import heuristic_search
 from microanon.methods.generalize._lattice import MAX_NODES
 from microanon.methods.generalize._search import _model_set, search
 from microanon.models import KAnonymity, check_release, k_anonymity
@@ -237,29 +237,27 @@ class _Clock:
 def test_a_lower_bound_cut_short_by_its_deadline_still_bounds_the_optimum(
     p: dict, metric: str, steps: int, ticks: int
 ) -> None:
-    """The lower bound stops at its deadline wherever it is (the frontier, the frontier's
-    bounds, the walk over nodes known to be infeasible) and returns a looser bound, never one
-    above the optimum: here its clock ticks once per reading and the deadline is ``ticks``
-    readings away."""
+    """The lower bound stops at its deadline wherever it is (the maximal sunk nodes, the walk
+    over the nodes not checked) and returns a looser bound, never one above the optimum: here
+    its clock ticks once per reading and the deadline is ``ticks`` readings away."""
     nodes = fdp.brute_force(p)
     clock = _Clock()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_heuristic, "time", clock)
+        patch.setattr(_lower_bound, "time", clock)
         patch.setattr(Budget, "bound_deadline", lambda self: clock.now + ticks)
         _against_brute_force(p, nodes, metric, steps)
 
 
 @SETTINGS
 @given(fdp.problems(), st.sampled_from(fdp.METRICS), st.integers(1, 12), st.integers(0, 30))
-def test_a_lower_bound_from_a_frontier_too_large_still_bounds_the_optimum(
+def test_a_lower_bound_that_meets_too_many_nodes_still_bounds_the_optimum(
     p: dict, metric: str, steps: int, limit: int
 ) -> None:
-    """A frontier of more unchecked successors than the lower bound may sort in its time is
-    given up for the bottom node's bound: looser, never above the optimum (on ISLR's Caravan,
-    438,037 nodes took the bound past its deadline)."""
+    """The lower bound's walk stops once it has seen more nodes than it may keep, with the
+    smallest bound of those it has not looked at: looser, never above the optimum."""
     nodes = fdp.brute_force(p)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_heuristic, "_FRONTIER_LIMIT", limit)
+        patch.setattr(_lower_bound, "MOST_NODES", limit)
         _against_brute_force(p, nodes, metric, steps)
 
 
@@ -276,12 +274,13 @@ def test_maximal_nodes_and_those_found_by_a_deadline(nodes: list, ticks: int) ->
     unique = list(dict.fromkeys(nodes))
     below = {a for a in unique for b in unique if a != b and all(np.less_equal(a, b).tolist())}
     expected = {a for a in unique if a not in below}
-    found = _maximal(nodes, float("inf"))
+    heights = np.full(len(nodes[0]), 3)
+    found = _lower_bound.maximal(np.asarray(nodes), heights)
     assert len(found) == len(expected) and {tuple(r) for r in found.tolist()} == expected
     clock = _Clock()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_heuristic, "time", clock)
-        cut = _maximal(nodes, float(ticks))
+        patch.setattr(_lower_bound, "time", clock)
+        cut = _lower_bound.maximal(np.asarray(nodes), heights, float(ticks))
     assert {tuple(r) for r in cut.tolist()} <= expected
 
 

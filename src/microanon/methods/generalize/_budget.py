@@ -116,7 +116,7 @@ class Budget:
         Hears of every check, and may stop the search.
     bound : bool
         Whether the search works for its lower bound (False, for a search whose bound nobody
-        reads: the bottom node's, at once; see :func:`._heuristic._unexplored_bound`).
+        reads: the bottom node's, at once; see :meth:`._heuristic._Walk.unexplored_bound`).
     """
 
     def __init__(
@@ -152,6 +152,15 @@ class Budget:
         if self.time_limit is not None and self.seconds >= WALK_SHARE * self.time_limit:
             raise BudgetSpent("time_limit")
         self.steps += 1
+
+    def checkpoint_deadline(self) -> float:
+        """When a lower bound computed during the walk must end: after a twentieth of the time
+        spent so far, and by the walk's end under a time limit. Computed at every doubling of
+        the checks, such bounds take at most a tenth of the walk."""
+        until = time.perf_counter() + self.seconds / 20
+        if self.time_limit is not None:
+            until = min(until, self.started + WALK_SHARE * self.time_limit)
+        return until
 
     def bound_deadline(self) -> float:
         """When the lower bound, which starts now, must end: at :data:`BOUND_SHARE` of the time

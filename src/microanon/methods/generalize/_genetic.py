@@ -43,18 +43,15 @@ the checked ones; when no unchecked node is left, or the bound below shows that 
 or tie the incumbent, the search ends with ``stopped="exhausted"`` and its answer is the
 exact search's.
 
-What is known about the gap. The search does not walk the lattice in order, so the best-first
-search's frontier (the successors of the nodes it has not expanded) does not apply. What does:
-every unchecked node lies above (or is) a *minimal* unchecked node, whose predecessors are all
-checked; it is an unchecked successor of a checked node (the bottom is checked first). The
-metric's bound never decreases up the lattice and is at most the value of every feasible node,
-so the smallest bound over the unchecked successors of *all* checked nodes bounds every
-unchecked feasible node; nodes known to be infeasible (below a checked node whose filter alone
-suppresses more than the limit, or below any infeasible node when feasibility is monotone) are
-stepped over to their successors as in the best-first search
-(:func:`._heuristic._unexplored_bound`). The smaller of it and the incumbent's value is
-``lower_bound``. Because the bottom's successors are usually unchecked, this is often little
-more than the metric's bound near the bottom of the lattice: honest, and loose.
+What is known about the gap. The bound is the best-first search's (:mod:`._heuristic`,
+:func:`._lower_bound.unexplored_bound`): the smallest metric bound of a node not checked, not
+known to be infeasible (below a sunk checked node) nor no better (above a checked feasible node
+that suppresses nothing, under monotone models), walked up from the bottom; the smaller of it
+and the incumbent's value is ``lower_bound``, the largest such bound of the search (computed
+at checkpoints, when a generation checks nothing new, and at the end). It does not depend on
+the order of the checks, only on which nodes were checked: the random nodes of every height
+and the descents teach which low nodes are infeasible, and the bound jumps over their
+down-sets.
 
 Determinism. Every draw comes from the ``rng`` given (a :class:`numpy.random.Generator`), in
 an order fixed by the checks, so the same table, models, generator state and ``step_limit``
@@ -70,7 +67,7 @@ import numpy as np
 
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
-from ._heuristic import Levels, _Checked, _no_node, _unexplored_bound, _Walk
+from ._heuristic import Levels, _Checked, _no_node, _Walk
 from ._search import SearchResult
 from ._search_models import ModelSet
 
@@ -189,7 +186,8 @@ def genetic_search(
             return True
         if walk.incumbent is None:
             return False
-        bound = _unexplored_bound(walk, set(walk.checked), budget)
+        cap = walk.best + walk.tolerance()
+        bound = walk.unexplored_bound(budget, cap, budget.bound_deadline())
         return not bool(walk.within(np.array([bound]))[0])
 
     def generation(population: list[Levels]) -> list[Levels]:
@@ -258,4 +256,4 @@ def genetic_search(
         stopped = str(exc)
     if walk.incumbent is None:
         raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression, "genetic")
-    return walk.result("genetic", budget, stopped, set(walk.checked))
+    return walk.result("genetic", budget, stopped)

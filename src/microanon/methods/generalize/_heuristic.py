@@ -36,17 +36,22 @@ stops short, with a looser bound, rather than run over; the release is built aft
 Nothing is drawn at random: the same table, models and ``step_limit`` give the same node; a
 node found under a time limit depends on the machine's speed.
 
-What is known about the gap. The bound of every metric never decreases from a node to its
-successors and is at most the value of every feasible node. Every node the search did not check
-lies above an unchecked successor of a checked node that was not fully expanded (a chain from
-the bottom leaves the checked nodes somewhere), or above a successor skipped for its bound. So
-the smallest bound over the unchecked successors of the nodes left in the queue (the frontier)
-is a lower bound of the value of every feasible node not checked, and the smaller of it and the
-incumbent's value is a lower bound of the optimum (``lower_bound``). Nodes known to be
-infeasible (below a checked node whose filter alone suppresses more than the limit, or below
-any infeasible node when feasibility is monotone) cannot be the optimum: the bound steps over
-them to their successors, in order of bounds, for at most 20,000 nodes (see
-:func:`_unexplored_bound`). When the queue empties, every node skipped
+What is known about the gap (``lower_bound``, computed alike for the genetic search). A node
+the search did not check can be the optimum only if it is not known to be infeasible (below a
+checked node whose filter alone suppresses more than the limit, or below any infeasible node
+when feasibility is monotone), nor known to be no better (above a checked feasible node that
+suppresses nothing, when "every class passes" is monotone), and its metric bound (which never
+decreases up the lattice and is at most the value of every feasible node) does not exceed the
+incumbent's value. :func:`._lower_bound.unexplored_bound` finds the smallest bound of such a
+node in array operations, walking up from the bottom and jumping out of the down-sets of the
+infeasible nodes; the smaller of it and the incumbent's value is a lower bound of the optimum.
+It is computed after 1,024 checks and at every doubling (each within a twentieth of the time
+spent so far), and at the end (by the bound's deadline, :meth:`._budget.Budget.bound_deadline`);
+one cut short by its deadline is looser, still a bound. Each is a bound of the same optimum, so
+the search reports the largest (:meth:`_Walk.unexplored_bound`): never less than a bound it
+computed with fewer checks. A bound computed to the end never decreases as the search checks
+more nodes (:mod:`._lower_bound`), so a longer search reports at least the bound of a shorter
+one unless its last computation was cut short. When the queue empties, every node skipped
 had a bound above the incumbent plus the tie tolerance: the search then checked every node that
 could beat or tie it, and its answer is the exact search's (``stopped="exhausted"``).
 """
@@ -55,7 +60,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -66,6 +70,7 @@ from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
 from ._lattice import node_count
 from ._lattice_frequencies import FrequencySet, LevelMaps, frequency_set, records_per, roll_up
+from ._lower_bound import Known, unexplored_bound
 from ._metrics import Metric, make_metric
 from ._search import (
     FrequencyCache,
@@ -79,6 +84,10 @@ from ._search_models import ModelSet
 __all__ = ["heuristic_search"]
 
 Levels = tuple[int, ...]
+
+#: Checks after which the lower bound is computed during the search (then at every doubling):
+#: see :meth:`_Walk.unexplored_bound`.
+CHECKPOINT = 1024
 
 
 @dataclass
@@ -145,6 +154,7 @@ class _Walk:
         self.incumbent: Levels | None = None  # a feasible node of the smallest value so far
         self.feasible: list[Levels] = []
         self.monotone = models.feasibility_monotone(limit)
+        self.lower = -math.inf  # the largest lower bound of the optimum computed so far
 
     def reported_best(self) -> float | None:
         """The incumbent's metric value as reported (None before a feasible node is found)."""
@@ -188,6 +198,8 @@ class _Walk:
             self.feasible.append(node)
             if res.value < self.best:
                 self.best, self.incumbent = res.value, node
+        if budget.bound and budget.steps >= CHECKPOINT and (budget.steps & budget.steps - 1) == 0:
+            self.unexplored_bound(budget, self.best, budget.checkpoint_deadline())
         return res
 
     def winner(self) -> Levels:
@@ -255,13 +267,51 @@ class _Walk:
             return np.zeros(0)
         return self.metric.bound_of(np.asarray(nodes, dtype=np.int64))
 
-    def result(self, kind: str, budget: Budget, stopped: str, pending: set[Levels]) -> SearchResult:
-        """The search's answer: the winner (:meth:`winner`), its suppressed rows, and a lower
-        bound of the optimum from the nodes not fully expanded (``pending``, see
-        :func:`_unexplored_bound`)."""
+    def known(self) -> Known:
+        """What the checks taught about the nodes not checked (:class:`._lower_bound.Known`):
+        the nodes checked, the sunk ones, and, when "every class passes" is monotone, the
+        feasible ones that suppress nothing."""
+        q = len(self.heights)
+        clear = self.models.monotone
+
+        def nodes(keep: Callable[[_Checked], bool]) -> np.ndarray:
+            rows = [x for x, r in self.checked.items() if keep(r)]
+            return np.asarray(rows, dtype=np.int64).reshape(-1, q)
+
+        return Known(
+            np.asarray(self.heights, dtype=np.int64),
+            nodes(lambda r: True),
+            nodes(lambda r: r.sunk),
+            nodes(lambda r: clear and r.feasible and r.suppressed == 0),
+        )
+
+    def unexplored_bound(self, budget: Budget, cap: float, until: float) -> float:
+        """A value at most the bound of every node not checked that may be feasible and better
+        than the incumbent, among those of bound at most ``cap``; infinite when there is none
+        (:func:`._lower_bound.unexplored_bound`, stopped at ``until``, a
+        :func:`time.perf_counter` time). It is the bottom node's bound, at once, when the budget
+        says that nobody reads the bound (:class:`._budget.Budget`).
+
+        The smaller of it and the incumbent's value is a lower bound of the optimum (see
+        :mod:`._lower_bound`); the largest such bound of the search is kept in ``lower``. The
+        optimum is one number: a bound of it computed earlier, with less known, stays one, so
+        the search never reports a bound below one it computed before.
+        """
+        if budget.bound:
+            value = unexplored_bound(self.known(), self.metric.bound_of, cap, until)
+        else:
+            value = float(self.bounds([(0,) * len(self.heights)])[0])
+        self.lower = max(self.lower, min(self.best, value))
+        return value
+
+    def result(self, kind: str, budget: Budget, stopped: str) -> SearchResult:
+        """The search's answer: the winner (:meth:`winner`), its suppressed rows, and the
+        largest lower bound of the optimum the search computed (:meth:`unexplored_bound`, at
+        the end of the search and at its checkpoints)."""
         winner = self.winner()
         inc = self.checked[winner]
-        lower = min(self.best, _unexplored_bound(self, pending, budget))
+        self.unexplored_bound(budget, self.best, budget.bound_deadline())
+        lower = min(self.lower, inc.value)
         if lower >= inc.value - self.metric.tolerance(inc.value):
             # It ties with the winner (the tie tolerance absorbs the rounding of a value or a
             # bound computed in another order): the winner is optimal, its value the bound.
@@ -349,7 +399,6 @@ def heuristic_search(
         return walk.check(node, budget)
 
     queue: list[tuple[float, int, Levels]] = []
-    queued: set[Levels] = set()
     expanded: set[Levels] = set()
     skip_feasible = models.monotone
 
@@ -357,7 +406,6 @@ def heuristic_search(
         if res.feasible and res.suppressed == 0 and skip_feasible:
             return  # every node above suppresses nothing and is no better
         heapq.heappush(queue, (res.value, res.total, node))
-        queued.add(node)
 
     def visit(node: Levels) -> _Checked:
         before = walk.incumbent
@@ -404,101 +452,7 @@ def heuristic_search(
         stopped = str(exc)
     if walk.incumbent is None:
         raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression)
-    return walk.result("best-first", budget, stopped, queued - expanded)
-
-
-#: Nodes the lower bound's walk over known-infeasible nodes visits at most.
-_BOUND_STEPS = 20_000
-
-
-def _maximal(nodes: list[Levels], until: float) -> np.ndarray:
-    """The nodes below no other of them (same down-sets), as an ``(m, q)`` array.
-
-    At ``until`` (a :func:`time.perf_counter` time) the nodes kept so far are returned: fewer
-    nodes are then known to be infeasible, which can only lower the bound they serve.
-    """
-    if not nodes:
-        return np.zeros((0, 0), dtype=np.int64)
-    ordered = np.asarray(nodes, dtype=np.int64)
-    ordered = ordered[np.argsort(-ordered.sum(axis=1), kind="stable")]
-    tops = np.empty_like(ordered)
-    kept = 0
-    for i, node in enumerate(ordered):
-        if i % 32 == 31 and time.perf_counter() >= until:
-            break
-        if kept and (tops[:kept] >= node).all(axis=1).any():
-            continue
-        tops[kept] = node
-        kept += 1
-    return tops[:kept]
-
-
-#: Most unchecked successors the lower bound starts from: beyond, it is the bottom node's (on
-#: ISLR's Caravan, 27 quasi-identifiers, 438,037 after a 10 s search took 0.8 s to sort alone,
-#: past the bound's deadline).
-_FRONTIER_LIMIT = 100_000
-
-
-def _frontier(
-    walk: _Walk, pending: set[Levels], until: float
-) -> tuple[list[Levels], set[Levels]] | None:
-    """The unchecked successors of ``pending``, sorted and as a set; None when ``until`` (a
-    :func:`time.perf_counter` time) comes first, or when they are more than
-    :data:`_FRONTIER_LIMIT` (sorting them and taking their bounds would not end in time)."""
-    found: set[Levels] = set()
-    for i, node in enumerate(pending):
-        found.update(s for s in walk.successors(node) if s not in walk.checked)
-        if i % 64 == 63 and (time.perf_counter() >= until or len(found) > _FRONTIER_LIMIT):
-            return None
-    if time.perf_counter() >= until or len(found) > _FRONTIER_LIMIT:
-        return None
-    return sorted(found), found
-
-
-def _unexplored_bound(walk: _Walk, pending: set[Levels], budget: Budget) -> float:
-    """A lower bound of the value of every feasible node the search did not check.
-
-    Starts from the unchecked successors of the nodes not fully expanded (the frontier) and,
-    in order of their bounds, steps over the nodes known to be infeasible (below a sunk node
-    checked) to their unchecked successors; the first node not known to be infeasible, or
-    after :data:`_BOUND_STEPS` nodes or at the budget's bound deadline
-    (:meth:`Budget.bound_deadline`) the smallest bound left, gives the bound. Every feasible
-    unchecked node lies above a chain of unchecked nodes from the frontier whose known
-    infeasible part this walk crosses, and bounds never decrease along a chain. When the
-    deadline comes before the frontier is known, the bound is the bottom node's, which no
-    node's is below: looser, and still a bound, so that the search keeps its time limit. So it
-    is at once when the budget says that nobody reads the bound (:class:`._budget.Budget`).
-    """
-    until = budget.bound_deadline()
-    found = _frontier(walk, pending, until) if budget.bound else None
-    if found is None or time.perf_counter() >= until:
-        return float(walk.bounds([(0,) * len(walk.heights)])[0])
-    frontier, seen = found
-    if not frontier:
-        return float("inf")
-    bounds = walk.bounds(frontier)
-    if time.perf_counter() >= until:
-        return float(bounds.min())
-    # (bound, index into frontier): ties in the frontier's order, no tuple compared
-    heap = list(zip(bounds.tolist(), range(len(frontier)), strict=True))
-    heapq.heapify(heap)
-    tops = _maximal([n for n, r in walk.checked.items() if r.sunk], until)
-    for _ in range(_BOUND_STEPS):
-        if not heap:
-            return float("inf")
-        if time.perf_counter() >= until:
-            break
-        bound, at = heap[0]
-        node = frontier[at]
-        if not len(tops) or not (tops >= np.asarray(node)).all(axis=1).any():
-            return float(bound)  # not known to be infeasible
-        heapq.heappop(heap)
-        succ = [s for s in walk.successors(node) if s not in walk.checked and s not in seen]
-        seen.update(succ)
-        for b, s in zip(walk.bounds(succ).tolist(), succ, strict=True):
-            heapq.heappush(heap, (b, len(frontier)))
-            frontier.append(s)
-    return float(heap[0][0]) if heap else float("inf")
+    return walk.result("best-first", budget, stopped)
 
 
 def _no_node(
