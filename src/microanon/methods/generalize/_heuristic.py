@@ -271,19 +271,13 @@ class _Walk:
         """What the checks taught about the nodes not checked (:class:`._lower_bound.Known`):
         the nodes checked, the sunk ones, and, when "every class passes" is monotone, the
         feasible ones that suppress nothing."""
-        q = len(self.heights)
-        clear = self.models.monotone
-
-        def nodes(keep: Callable[[_Checked], bool]) -> np.ndarray:
-            rows = [x for x, r in self.checked.items() if keep(r)]
-            return np.asarray(rows, dtype=np.int64).reshape(-1, q)
-
-        return Known(
-            np.asarray(self.heights, dtype=np.int64),
-            nodes(lambda r: True),
-            nodes(lambda r: r.sunk),
-            nodes(lambda r: clear and r.feasible and r.suppressed == 0),
+        nodes = np.asarray(list(self.checked), dtype=np.int64).reshape(-1, len(self.heights))
+        sunk = np.fromiter((r.sunk for r in self.checked.values()), bool, len(nodes))
+        clear = np.fromiter(
+            (r.feasible and r.suppressed == 0 for r in self.checked.values()), bool, len(nodes)
         )
+        clear &= self.models.monotone
+        return Known(np.asarray(self.heights, dtype=np.int64), nodes, nodes[sunk], nodes[clear])
 
     def unexplored_bound(self, budget: Budget, cap: float, until: float) -> float:
         """A value at most the bound of every node not checked that may be feasible and better
