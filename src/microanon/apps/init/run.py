@@ -284,17 +284,17 @@ def _repeated_ids(
     proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile], data: pd.DataFrame
 ) -> list[str]:
     """A warning per column that may number people who have several records (a panel, a long
-    file), where k counts records, not people: an identifier (by its name, or dropped for
-    holding more than the sensitive column it gives back) whose values repeat, or a
-    quasi-identifier the schema lint made one because it tells another (as a
-    person's id tells everything constant about them) whose many values each hold about
-    as many rows (:func:`_groups_rows`)."""
+    file), where k counts records, not people: an identifier (by its name, by its values as a
+    code, or dropped for holding more than the sensitive column it gives back) whose values
+    repeat, or a quasi-identifier the schema lint made one because it tells another (as a
+    person's id tells everything constant about them) whose many values each hold about as
+    many rows (:func:`_groups_rows`)."""
     by_name = {p.name: p for p in profiles}
     out = []
     for p in proposals:
         profile = by_name[p.column]
         numbered = p.rule == "name" and NAME_RULES[0].group in p.reason
-        if p.role is Role.IDENTIFIER and (numbered or p.rule == f"lint:{COPY_KIND}"):
+        if p.role is Role.IDENTIFIER and (numbered or p.rule in ("id-code", f"lint:{COPY_KIND}")):
             if repeats(profile.distinct, profile.rows, profile.unique_share):
                 out.append(repeated_id_note(p.column, profile.distinct, profile.rows))
         elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):

@@ -1,0 +1,175 @@
+"""Numbers ``microanon init`` reads by their values: codes handed out to people or units, and
+measured quantities.
+
+A column of whole numbers is taken for an **id code** (a student's, a lecturer's, a school's
+number, as lme4's ``InstEval`` holds in ``s`` and ``d``) when
+
+* it has at least :data:`CODE_DISTINCT` distinct values, none below 0 (more than the ages or
+  the years a survey holds), and is not near-unique (the near-unique rule, tried first, drops
+  such a column);
+* they fill at least :data:`CODE_FILL` of the whole numbers from the smallest to the largest,
+  as numbers handed out in order do (the gaps are those of the units not in the file);
+* its rows spread evenly over that range: the share of rows up to any value is within
+  :data:`CODE_EVEN` of an even spread's, where a measurement (a birth weight, a cholesterol
+  level, a clock time, a price) bunches around its typical values; and
+* its name is not that of a count, a rank, a record's time or place
+  (:data:`~microanon.apps.init.items.KNOWN_NUMBERS`), a measure (:data:`MEASURE_NAMES`), a
+  point in time (:data:`POINT_NAMES`) or a day's or a week's number.
+
+An interval of codes is no coarser truth, so such a column is no quasi-identifier to generalize
+into ranges: it is dropped like an identifier. A group's code that others know (a school, a
+commune) may rather be a quasi-identifier with a hierarchy that groups codes, which the reason
+says.
+
+A near-unique number is a **measurement** rather than an identifier when at least
+:data:`MEASURE_DECIMALS` of its distinct values have decimals (no record number, id or phone
+number has any), or, for whole numbers, when its name says it is a time, a duration or an
+amount of money (:data:`MEASURE_NAMES`: KMsurv's ``std``, the ``time`` to reinfection) and
+they do not fill their range evenly as numbers handed out in order do (a time series' ``time``,
+1 to n, numbers its rows). A name of a point in time (:data:`POINT_NAMES`) is never a
+measurement's: a date written as a number is known to others. A survival time, a cost or a
+score is what the data tell of a person, seldom what others know of them: it is proposed
+sensitive, a guess the reason says how to change (an exact age or a place's coordinates,
+which others can know, are quasi-identifiers).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from .items import KNOWN_NUMBERS
+from .profile import ColumnProfile, normalized_name
+
+__all__ = [
+    "CODE_DISTINCT",
+    "CODE_EVEN",
+    "CODE_FILL",
+    "MEASURE_DECIMALS",
+    "MEASURE_NAMES",
+    "id_code",
+    "measurement",
+]
+
+#: Fewest distinct values of an id code.
+CODE_DISTINCT = 200
+#: Smallest share of the whole numbers of its range an id code's values fill.
+CODE_FILL = 0.5
+#: Largest gap between the share of rows up to a value of an id code and an even spread's.
+CODE_EVEN = 0.1
+#: Smallest share of a near-unique number's distinct values with decimals for a measurement.
+MEASURE_DECIMALS = 0.5
+#: Names (normalized) of times, durations and amounts of money: a word ending in ``time``
+#: (``time``, ``futime``, ``survtime``), a duration in days, weeks, months, hours, minutes or
+#: seconds, an amount, cost, price, charge, payment, balance, spending or sum in dollars.
+MEASURE_NAMES = re.compile(
+    r"_(?P<word>[a-z]*times?"
+    r"|duration|dur|days|weeks|months|hours|hrs|minutes|mins|seconds|secs"
+    r"|amount|amt|cost|costs|price|prices|charges?|paid|payments?|balance|spend[a-z]*"
+    r"|expend[a-z]*|dollars?|dol)_"
+)
+#: Names (normalized) of a point in time written as a number (a date, a time stamp, a clock
+#: time): neither a code nor a measurement of a person, and others may know it.
+POINT_NAMES = re.compile(r"date|stamp|clock")
+#: Names of a day's or a week's number (``julday``, ``day_of_study``, ``weekday``): a point in
+#: time, not a code, however evenly its rows spread.
+_DAY_NAMES = re.compile(r"day|week")
+
+
+def _numbered(col: pd.Series, p: ColumnProfile) -> tuple[float, float] | None:
+    """``(fill, off)`` when ``col``'s whole numbers, none below 0, fill at least
+    :data:`CODE_FILL` of their range and their rows spread evenly over it (the share of rows up
+    to any value at most :data:`CODE_EVEN` off an even spread's), as numbers handed out in order
+    do; else None."""
+    if p.type != "numeric" or not p.integer or p.low is None or p.high is None or p.low < 0:
+        return None
+    fill = p.distinct / (p.high - p.low + 1)
+    if fill < CODE_FILL:
+        return None
+    x = np.sort(col.dropna().to_numpy(dtype=float))
+    values = np.unique(x)
+    up_to = np.searchsorted(x, values, side="right") / len(x)
+    even = (values - p.low + 1) / (p.high - p.low + 1)
+    off = float(np.max(np.abs(up_to - even)))
+    return (fill, off) if off <= CODE_EVEN else None
+
+
+def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
+    """Whether a column looks like a code numbering people or units: ``(rule, reason)`` or None.
+
+    Parameters
+    ----------
+    col : Series
+    p : ColumnProfile
+        Its profile; a near-unique column is the near-unique rule's, tried before.
+
+    Returns
+    -------
+    (rule, reason) or None
+    """
+    name = normalized_name(p.name)
+    if p.distinct < CODE_DISTINCT or any(
+        pattern.search(name) for pattern in (KNOWN_NUMBERS, MEASURE_NAMES, POINT_NAMES, _DAY_NAMES)
+    ):
+        return None
+    numbered = _numbered(col, p)
+    if numbered is None:
+        return None
+    fill, off = numbered
+    return (
+        "id-code",
+        f"id-code rule: {p.distinct:,} whole numbers from {p.low:,.0f} to {p.high:,.0f}, "
+        f"{p.rows / p.distinct:.1f} rows each on average, filling {fill:.0%} of the whole "
+        "numbers of that range and spread evenly over it (the share of rows up to any value is "
+        f"at most {off:.1%} off an even spread's), as numbers handed out in order are, where a "
+        "measurement bunches around its typical values: it looks like a code numbering people "
+        "or units (a student, a lecturer, a school), and an interval of codes is no coarser "
+        "truth; dropped from the release. If it codes a group that others know (a school, a "
+        "commune, an interviewer), give it role quasi with a hierarchy that groups its codes "
+        "(a file, or groups), not intervals",
+    )
+
+
+def measurement(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
+    """Whether a near-unique number is a measurement rather than an identifier: ``(rule,
+    reason)`` or None.
+
+    Parameters
+    ----------
+    col : Series
+    p : ColumnProfile
+        Its profile: a near-unique column.
+
+    Returns
+    -------
+    (rule, reason) or None
+    """
+    name = normalized_name(p.name)
+    if p.type != "numeric" or p.low is None or POINT_NAMES.search(name):
+        return None
+    values = pd.Series(col.dropna().unique()).astype(float)
+    decimals = float((values % 1 != 0).mean())
+    named = MEASURE_NAMES.search(name)
+    if decimals >= MEASURE_DECIMALS:
+        why = (
+            f"but {decimals:.0%} of them have decimals, as measured quantities (a time, an "
+            "amount, a score) do and record numbers, ids and phone numbers never do"
+        )
+    elif named is not None and _numbered(col, p) is None:
+        why = (
+            f"but the name ({named.group('word')!r}) says a time, a duration or an amount of "
+            "money, and its whole numbers do not fill their range evenly as numbers handed out "
+            "in order (record numbers, ids) do"
+        )
+    else:
+        return None
+    return (
+        "measurement",
+        f"measurement rule: {p.distinct:,} distinct values on {p.rows:,} rows, near-unique, "
+        f"{why}: what the data tell of a person (a survival time, a cost, a score), seldom "
+        "known to others; published with its record as sensitive, a guess: if others can know "
+        "it (an exact age, a place's coordinates, a date written as a number), give it role "
+        "quasi, and if it must not be published, identifier",
+    )
