@@ -59,8 +59,8 @@ def test_init_proposes_the_files_order_and_anonymize_measures_by_it(tmp_path, su
     said = " ".join(line.lstrip("# ").strip() for line in text.splitlines())
     assert " ".join(ORDER_NOTE.split()) in said
     # the config with t-closeness's ordered distance, which takes the schema's order (on one
-    # sensitive column: init guessed income and vote too)
-    doc["schema"].update(income="identifier", vote="identifier")
+    # sensitive column: init guessed income, vote and statusquo, a scale's score, too)
+    doc["schema"].update(income="identifier", vote="identifier", statusquo="identifier")
     doc["models"] = [{"k_anonymity": {"k": 5}}, {"t_closeness": {"t": 0.2, "distance": "ordered"}}]
     config.write_text(yaml.safe_dump(doc), "utf-8")
     out = tmp_path / "out"
