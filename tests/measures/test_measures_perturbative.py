@@ -122,6 +122,16 @@ def test_utility_summary_on_a_dataframe():
     assert set(d) >= {"sse", "sst", "information_loss", "il1s", "correlations_max_absolute"}
 
 
+def test_utility_summary_s_il1s_leaves_a_constant_column_out():
+    """A column constant in the original has no standard deviation to measure distances in:
+    the summary's IL1s is that of the other columns (NaN when none varies), where ``il1s``
+    itself refuses it."""
+    x = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0] * 4})
+    y = pd.DataFrame({"a": [1.5, 1.5, 3.5, 3.5], "b": [1.0] * 4})
+    assert utility_summary(x, y).il1s == pytest.approx(il1s(x, y, ["a"]))
+    assert np.isnan(utility_summary(x, y, ["b"]).il1s)
+
+
 def test_numeric_pair_inputs():
     x, y, names = numeric_pair([1, 2, 3], [1.0, 2.0, 4.0])
     assert x.shape == (3, 1) and names == [0]

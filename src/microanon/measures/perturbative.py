@@ -255,18 +255,25 @@ def il1s(original: Any, masked: Any, columns: Sequence[Any] | None = None) -> fl
     >>> round(il1s([1.0, 2.0, 3.0], [1.0, 2.0, 4.0]), 6)
     0.235702
     """
-    return _il1s(*numeric_pair(original, masked, columns))
-
-
-def _il1s(x: np.ndarray, y: np.ndarray, names: list[Any]) -> float:
-    sd = _sd(x)
-    flat = np.flatnonzero(sd == 0)
+    x, y, names = numeric_pair(original, masked, columns)
+    flat = np.flatnonzero(_sd(x) == 0)
     if len(flat):
         raise InputError(
             f"column {names[flat[0]]!r} is constant in the original: IL1s divides by its "
             "standard deviation"
         )
-    return float((np.abs(x - y) / (np.sqrt(2.0) * sd)).sum() / x.size)
+    return _il1s(x, y)
+
+
+def _il1s(x: np.ndarray, y: np.ndarray) -> float:
+    """IL1s over the columns that vary in ``x``: a constant one has no standard deviation to
+    measure its distances in and takes no part (NaN when no column varies)."""
+    sd = _sd(x)
+    varying = sd > 0
+    if not varying.any():
+        return float("nan")
+    d = np.abs(x[:, varying] - y[:, varying]) / (np.sqrt(2.0) * sd[varying])
+    return float(d.sum() / d.size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -372,7 +379,10 @@ class UtilitySummary:
     information_loss : InformationLoss
         SSE, SST, SSE / SST (on z-scores unless ``standardize=False``).
     il1s : float
-        Per-cell IL1s (half of sdcMicro's ``dUtility`` IL1).
+        Per-cell IL1s (half of sdcMicro's ``dUtility`` IL1) over the columns that vary in the
+        original: a column constant there (every record that entered the method in the labor
+        force, say, once those without a wage were left out) has no standard deviation to
+        measure its distances in and takes no part; NaN when no column varies.
     means, variances, covariances, correlations : Change
     """
 
@@ -424,14 +434,14 @@ def utility_summary(
     Raises
     ------
     InputError
-        As :func:`numeric_pair` and :func:`il1s`.
+        As :func:`numeric_pair` (a constant column is no error: see :attr:`UtilitySummary.il1s`).
     """
     x, y, names = numeric_pair(original, masked, columns)
     return UtilitySummary(
         columns=names,
         rows=x.shape[0],
         information_loss=information_loss(x, y, standardize=standardize),
-        il1s=_il1s(x, y, names),
+        il1s=_il1s(x, y),
         **{name: _statistic_change(name, x, y, names) for name in _STATISTICS},
     )
 
