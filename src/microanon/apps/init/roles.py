@@ -6,7 +6,8 @@ The first rule that matches a column decides its role:
    id, recognized by name and values): ``weight``, ``household``, ``strata``;
 1. it has no value at all: dropped (``identifier``);
 2. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
-3. its name looks like sensitive information (``sensitive``): health, an outcome (a test's
+3. its name looks like sensitive information (``sensitive``): health (substance abuse and
+   addiction among it), an outcome (a test's
    result, a death, a survival), finances, occupation (the convention of ARX's Adult
    examples), votes and political opinions, and the special categories of personal data of
    data protection law (religion, sexual orientation, convictions, ...). A guess from the name;
@@ -180,7 +181,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         HEALTH,
         r"diagnos|disease|illness|_condition|symptom|medical|health|hlth|treatment|therap|chronic"
         r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical|insur"
-        r"|hospitali[sz]|_hosp_?(vis|stay|days?|adm)|_doc_?vis|doctor_?visit",
+        r"|hospitali[sz]|_hosp_?(vis|stay|days?|adm)|_doc_?vis|doctor_?visit|abuse|addict",
         _GUESS,
     ),
     _rule(
