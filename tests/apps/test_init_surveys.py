@@ -104,10 +104,12 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
     assert all(done[w] == "published unchanged (sampling weight)" for w in weights)
 
 
-def test_the_risk_note_names_every_kind_of_unusable_weight(runner, tmp_path):
-    """ESS weights scaled to the sample (below 1), 12 of them removed: the refusal (the note,
-    for a schema's weight) named the missing ones only, and once they were left out (missing:
-    drop, as it advised) a second run named those below 1; it names both at once."""
+def test_weights_scaled_to_the_sample_are_refused_and_missing_ones_left_out(runner, tmp_path):
+    """ESS design weights scaled to the sample (a mean of 1, so about half below 1), 12 of them
+    removed: the refusal names those below 1, with the remedy (scale to the population), not the
+    missing ones; scaled as it says (times a population of 4.4 million over the 1,411
+    respondents), the survey measures take them and leave the 12 records without a weight out,
+    counted and named."""
     data, frame = _write(tmp_path, "ESS10NO")
     frame.loc[frame.index[:12], "dweight"] = np.nan
     frame.to_csv(data, index=False)
@@ -116,8 +118,21 @@ def test_the_risk_note_names_every_kind_of_unusable_weight(runner, tmp_path):
     assert result.exit_code == 2, result.output
     below = int((frame["dweight"] < 1).sum())
     note = " ".join(result.output.split())
-    assert "weight column 'dweight' has 12 missing weight(s): give those records a weight" in note
-    assert f"; and {below:,} below 1 weight(s): a sampling weight is an inverse" in note
+    assert "missing" not in note
+    assert (
+        f"weight column 'dweight' has {below:,} below 1 weight(s): a sampling weight is an " in note
+    )
+    assert "multiply weights scaled to a mean of 1 (as some surveys publish them) by the " in note
+    frame["dweight"] *= 4_400_000 / len(frame)
+    frame.to_csv(data, index=False)
+    result = runner.invoke(main, ["risk", str(data), *keys])
+    assert result.exit_code == 0, result.output
+    numbers = json.loads(result.stdout)
+    assert numbers["rows"] == len(frame) and numbers["rows_without_weight_left_out"] == 12
+    assert numbers["weight"] == "dweight" and numbers["individual_risk"] is not None
+    assert numbers["attackers"]["prosecutor"]["records_above"] > 0  # (every record counted)
+    assert "12 records without a sampling weight (column 'dweight') are left out of the survey " \
+        "measures" in " ".join(result.stderr.split())  # fmt: skip
 
 
 def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_path):

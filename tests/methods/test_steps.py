@@ -582,9 +582,10 @@ def test_a_weight_the_survey_measures_cannot_use_is_left_out_as_a_single_method_
     assert note == (
         "the schema's weight weight is not used by the survey risk measures: weight column "
         "'weight' has 212 zero or negative weight(s); and 13 below 1 weight(s): a sampling "
-        "weight is an inverse inclusion probability, at least 1; a weight scaled to a mean of 1 "
-        "(as some surveys publish it) must be scaled back to the population it stands for, e.g. "
-        "multiplied by the population's size over the sample's"
+        "weight is an inverse inclusion probability, at least 1; multiply weights scaled to a "
+        "mean of 1 (as some surveys publish them) by the population's size over the sample's; "
+        "correct wrong values, or blank them: a record without a weight is left out of the "
+        "survey measures, and counted"
     )
     steps = Steps(data, schema, rng=5)
     steps.add("global_recode", levels={"dvcat": 1, "ageOFocc": 1})

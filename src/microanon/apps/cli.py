@@ -636,6 +636,7 @@ def risk(
             add_risk_section,
             assess_risk,
             format_risk,
+            left_out_note,
             schema_design,
             schema_rows,
         )
@@ -734,6 +735,10 @@ def risk(
             assessment = assess_risk(data, options)
         if rows_note is not None:
             design_note = rows_note if design_note is None else f"{rows_note}; {design_note}"
+    numbers = assessment.numbers  # the records the survey measures left out, counted and named
+    unweighted = left_out_note(numbers["rows_without_weight_left_out"], numbers["weight"])
+    if unweighted is not None:
+        design_note = unweighted if design_note is None else f"{design_note}; {unweighted}"
     if design_note is not None:
         click.echo(f"note: {design_note}", err=True)
     if report_path is not None:

@@ -876,5 +876,12 @@ def _risk_profile(table: Any, options: Any) -> Any:
         threshold=options.threshold,
         missing=options.missing,
     )
-    numbers = {**result.numbers, "individual_risk": None, "loglinear": None, "suda": None}
+    numbers = {
+        **result.numbers,
+        "weight": None,
+        "rows_without_weight_left_out": 0,
+        "individual_risk": None,
+        "loglinear": None,
+        "suda": None,
+    }
     return RiskAssessment(numbers, result.class_risks, record_weights=result.records)

@@ -68,6 +68,7 @@ from .risk import (
     RiskOptions,
     add_risk_section,
     assess_risk,
+    left_out_note,
     schema_design,
 )
 from .steps_report import add_steps_sections
@@ -467,11 +468,11 @@ def _add_original_risk(
     counted while encoding), its household risk over the records (in memory
     :func:`~microanon.measures.households.household_risks_of`, out of core
     :attr:`CountedRelease.households`). The records without a weight or household id are left
-    out of every measure, and counted."""
+    out of the survey measures, and counted (:func:`~microanon.measures.survey_design.
+    weighted_records`); the attacker models count every record."""
     title = "Disclosure risk of the original"
     weight = schema.weight if schema.weight in entering.columns else None
     household = schema.household if schema.household in entering.columns else None
-    lacking = "sampling weight" if household is None else "sampling weight or household id"
     measure = None
     if counted is not None:  # counted while encoding (the weight by class, with its sums)
         if counted.weighted is not None:
@@ -491,8 +492,7 @@ def _add_original_risk(
             )
     else:
         keys = Combinations.of(entering, quasi)
-    known = _weighted(keys, weight)
-    values, counts, inverse = keys.rows(known)
+    values, counts, inverse = keys.values, keys.counts, keys.inverse
     if weight is not None and schema_design(schema, values, counts)[0] is None:
         # a weight the measures cannot use: every record is measured without it (none is left
         # out for lacking a weight or a household id it would not be used with)
@@ -503,8 +503,8 @@ def _add_original_risk(
         )
         _add_unweighted_risk(report, plain, quasi, title, schema, values, counts)
         return
-    left = (int(keys.counts[~known].sum()), lacking)  # none without a weight
-    _add_risk(report, values, quasi, title, schema, counts, measure, left, inverse)
+    # (a record without a household id is counted as one without a weight)
+    _add_risk(report, values, quasi, title, schema, counts, measure, inverse, household)
 
 
 def _add_unweighted_risk(
@@ -517,8 +517,8 @@ def _add_unweighted_risk(
     weighted_counts: np.ndarray | None,
 ) -> None:
     """The attacker models' risk of every record of ``table`` (its keys' combinations), when the
-    schema's weight cannot be used (measured on ``weighted``, the records with one, the note
-    says why)."""
+    schema's weight cannot be used (the note says why, from ``weighted``: the combinations of
+    the keys and the weight)."""
     note = schema_design(schema, weighted, weighted_counts)[2]
     values, counts, inverse = table.rows(np.ones(len(table.values), dtype=bool))
     options = RiskOptions(quasi, None, None, suda=False)
@@ -574,10 +574,9 @@ def public_report(
     qit = public.tables.get("qit")  # (anatomy's and the distribution method's table of keys)
     if quasi and data is None and qit is not None and set(quasi) <= set(qit.columns):
         shown = Combinations.of(qit, quasi)
-        values, counts, inverse = shown.rows(np.ones(len(shown.values), dtype=bool))
         title = "Disclosure risk of the published table of quasi-identifiers (qit)"
-        _add_risk(report, as_suppressed(values[quasi]), quasi, title, schema, counts, None,
-                  (0, ""), inverse)  # fmt: skip
+        frame = as_suppressed(shown.values[quasi])
+        _add_risk(report, frame, quasi, title, schema, shown.counts, None, shown.inverse)
     if quasi and data is not None and set(quasi) <= set(data.columns):
         # Suppressed cells (missing in local suppression) are a value of their own: '*'.
         title = "Disclosure risk of the published table"
@@ -589,8 +588,7 @@ def public_report(
         else:
             codes = verification.codes.get("data")
             shown = Combinations.weighted(data, quasi, weight, codes=codes)
-        known = _weighted(shown, weight)
-        values, counts, inverse = shown.rows(known)
+        values, counts, inverse = shown.values, shown.counts, shown.inverse
         if weight is not None and schema_design(schema, values, counts)[0] is None:
             plain = keys.project(quasi) if keys is not None else Combinations.of(data, quasi)
             suppressed = Combinations(as_suppressed(plain.values), plain.counts)
@@ -599,17 +597,8 @@ def public_report(
         frame = as_suppressed(values[quasi])
         if weight is not None:
             frame[weight] = values[weight].to_numpy()
-        left = (int(shown.counts[~known].sum()), "sampling weight")
-        _add_risk(report, frame, quasi, title, schema, counts, None, left, inverse)
+        _add_risk(report, frame, quasi, title, schema, counts, None, inverse)
     return report
-
-
-def _weighted(table: Combinations, weight: str | None) -> np.ndarray:
-    """Which rows of ``table`` the risk measures take: those with a sampling weight (every row
-    without ``weight``, or when the table does not hold it)."""
-    if weight is None or weight not in table.values.columns:
-        return np.ones(len(table.values), dtype=bool)
-    return table.values[weight].notna().to_numpy()
 
 
 #: The column of the harmonic mean weight of a table of keys (a name no data column takes).
@@ -624,32 +613,35 @@ def _add_risk(
     schema: Schema | None = None,
     counts: np.ndarray | None = None,
     households: HouseholdMeasure | None = None,
-    left_out: tuple[int, str] = (0, ""),
     inverse: np.ndarray | None = None,
+    unidentified: str | None = None,
 ) -> None:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
     ``frame`` holds; ``counts``: records per row of a frequency table of the keys (and the
     weight). ``households``: the household risk of the records such a table stands for,
-    measured over them (the schema has a household id). ``left_out``:
-    the records of the table left out of ``frame``, and what they lack (a sampling weight);
-    the section counts them. ``inverse``: per row, the sum of its records' inverse weights,
-    when the weight column holds their mean (:attr:`Combinations.inverse`)."""
+    measured over them (the schema has a household id). ``inverse``: per row, the sum of its
+    records' inverse weights, when the weight column holds their mean
+    (:attr:`Combinations.inverse`). The records without a weight are left out of the survey
+    measures (:func:`~microanon.measures.survey_design.weighted_records`) and the section's note
+    counts them; ``unidentified``: the household column whose records without an id ``frame``
+    counts as without a weight (the note names it)."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
-    if left_out[0]:
-        records = "1 record" if left_out[0] == 1 else f"{left_out[0]:,} records"
-        verb = "is" if left_out[0] == 1 else "are"
-        without = f"{records} without a {left_out[1]} {verb} left out of every measure"
-        note = without if note is None else f"{note}; {without}"
     harmonic = None
     if counts is not None and weights is not None:  # a row per combination of keys
         keys = Combinations(frame, counts, inverse).key_weights(quasi, weights, _HARMONIC)
         frame, counts, harmonic = keys.values, keys.counts, _HARMONIC
     options = RiskOptions(quasi, weights, household, suda=False, harmonic=harmonic)
     measure = households if weights is not None else None
-    add_risk_section(report, assess_risk(frame, options, counts, measure), title, note=note)
+    assessment = assess_risk(frame, options, counts, measure)
+    numbers = assessment.numbers
+    lacking = unidentified if numbers["weight"] is not None else None
+    without = left_out_note(numbers["rows_without_weight_left_out"], numbers["weight"], lacking)
+    if without is not None:
+        note = without if note is None else f"{note}; {without}"
+    add_risk_section(report, assessment, title, note=note)
 
 
 def _check_entering(release: Release, counts: RowCounts) -> None:

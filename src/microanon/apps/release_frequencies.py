@@ -125,19 +125,27 @@ class Combinations:
         What the survey risk measures take of the weights: the individual risk the sum of a
         combination's weights (its records times the mean), the log-linear model the sum of
         their inverses (its records over the harmonic mean). A table of keys and a near-unique
-        weight has about a row per record; this one a row per combination of keys. Every
-        weight must be known and positive.
+        weight has about a row per record; this one a row per combination of keys, and one
+        more for its records without a weight (missing in both columns: the survey measures
+        leave them out, the others count them). Every other weight must be positive.
         """
         keys = list(keys)
-        row_class, first = row_classes(self.values, keys)
-        records = np.bincount(row_class, weights=self.counts, minlength=len(first))
         w = self.values[weight].to_numpy(dtype=float)
-        total = np.bincount(row_class, weights=self.counts * w, minlength=len(first))
+        known = ~np.isnan(w)
+        flag = {weight: (known.astype(np.int64), pd.RangeIndex(2))}  # (with or without one)
+        row_class, first = row_classes(self.values, [*keys, weight], flag)
+        records = np.bincount(row_class, weights=self.counts, minlength=len(first))
+        total = np.bincount(
+            row_class, weights=np.where(known, self.counts * w, 0.0), minlength=len(first)
+        )
         each = self.counts / w if self.inverse is None else self.inverse
-        inverse = np.bincount(row_class, weights=each, minlength=len(first))
+        inverse = np.bincount(row_class, weights=np.where(known, each, 0.0), minlength=len(first))
+        weighted = known[first]
         values = self.values[keys].iloc[first].reset_index(drop=True)
-        values[weight] = total / records
-        values[harmonic] = records / inverse
+        values[weight] = np.where(weighted, total / records, np.nan)
+        values[harmonic] = np.divide(
+            records, inverse, out=np.full(len(first), np.nan), where=weighted
+        )
         return Combinations(values, records.astype(np.int64))
 
     @classmethod

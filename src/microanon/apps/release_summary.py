@@ -62,6 +62,8 @@ def step_lines(meta: dict[str, Any]) -> list[str]:
             if "expected_reidentifications" in risk
             else ""
         )
+        if risk.get("without_weight"):  # (left out of the expected re-identifications)
+            weighted += f" ({risk['without_weight']:,} records without a weight left out)"
         lines.append(
             f"  {what}{changed}: {risk['sample_uniques']:,} sample uniques, smallest key "
             f"frequency {risk['min_fk']}{weighted}; {loss['cells_changed']:.1%} of the cells "

@@ -34,7 +34,7 @@ from ..measures import (
     suda2,
 )
 from ..measures.suda import AUTO
-from ..measures.survey_design import schema_design
+from ..measures.survey_design import left_out_note, schema_design, weighted_records
 from ..measures.table_profile import refuse_missing_keys
 from .release_figures import record_risks
 from .report import Report
@@ -55,6 +55,7 @@ __all__ = [
     "add_risk_section",
     "assess_risk",
     "format_risk",
+    "left_out_note",
     "schema_design",
 ]
 
@@ -331,10 +332,17 @@ def assess_risk(
         "journalist": attackers.journalist.record_risk,
     }
     binned: dict[str, np.ndarray] = {}
+    numbers["weight"] = options.weights
+    numbers["rows_without_weight_left_out"] = 0
     if options.weights is not None:
-        per_row = None if counts is None else records  # each row's records share its weight
+        # the survey measures take the records with a weight (the rule of survey_design)
+        use = weighted_records(data, options.weights, None if counts is None else records)
+        numbers["rows_without_weight_left_out"] = use.left_out
+        weighted = data if use.kept.all() else data.loc[use.kept]
+        kept = records if use.kept.all() else records[use.kept]
+        per_row = None if counts is None else kept  # each row's records share its weight
         ind = individual_risk(
-            data,
+            weighted,
             quasi,
             options.weights,
             household=options.household,
@@ -344,24 +352,24 @@ def assess_risk(
         numbers["individual_risk"] = {
             "global_risk": ind.global_risk,
             "expected_reidentifications": ind.expected_reidentifications,
-            "records_above": int(records[(ind.record_risk > options.threshold).to_numpy()].sum()),
+            "records_above": int(kept[(ind.record_risk > options.threshold).to_numpy()].sum()),
             "highest": float(ind.record_risk.max()),
             "household_global_risk": _finite(ind.household_global_risk),
             "household_expected_reidentifications": _finite(
                 ind.household_expected_reidentifications
             ),
         }
-        risks["individual"] = ind.record_risk
+        risks["individual"] = _on_rows(ind.record_risk, use.kept, data.index)
         if ind.household_risk is not None:
-            risks["household"] = ind.household_risk
+            risks["household"] = _on_rows(ind.household_risk, use.kept, data.index)
         if households is not None:
-            keys = given.loc[data.index, quasi]
-            found = _households(households, keys, ind.record_risk.to_numpy(), int(records.sum()))
+            keys = given.loc[weighted.index, quasi]
+            found = _households(households, keys, ind.record_risk.to_numpy(), int(kept.sum()))
             numbers["individual_risk"]["household_global_risk"] = found.global_risk
             numbers["individual_risk"]["household_expected_reidentifications"] = found.expected
             binned["household"] = found.binned
         ll = loglinear_risk(
-            data,
+            weighted,
             quasi,
             options.harmonic or options.weights,
             missing=missing["loglinear"],
@@ -396,6 +404,14 @@ def assess_risk(
         record_weights=None if counts is None else records,
         binned=binned,
     )
+
+
+def _on_rows(risk: pd.Series, kept: np.ndarray, index: pd.Index) -> pd.Series:
+    """The per-record ``risk`` of the rows ``kept`` on every row of ``index`` (a row left out
+    of the measure has none: NaN)."""
+    values = np.full(len(index), np.nan)
+    values[kept] = risk.to_numpy(dtype=float)
+    return pd.Series(values, index=index)
 
 
 def _households(
@@ -475,6 +491,13 @@ def _summary_rows(numbers: dict[str, Any]) -> list[tuple[str, str]]:
         )
     ind = numbers["individual_risk"]
     if ind is not None:
+        if numbers["rows_without_weight_left_out"]:
+            rows.append(
+                (
+                    f"records without a weight in {numbers['weight']} (not in the survey figures)",
+                    f"{numbers['rows_without_weight_left_out']:,}",
+                )
+            )
         rows.append(("individual risk (weights): global", _pct(ind["global_risk"])))
         rows.append(
             ("expected re-identifications (weights)", f"{ind['expected_reidentifications']:.4g}")

@@ -20,8 +20,9 @@ def add_steps_sections(report: Report, release: Release) -> None:
     release of one method).
 
     The risk is on the y axis: the expected re-identifications when the schema has a weight
-    the survey measures can use (:func:`~microanon.measures.survey_design.schema_design`),
-    else the share of sample uniques; the loss on the x axis: the share of the published cells
+    the survey measures can use (:func:`~microanon.measures.survey_design.schema_design`; the
+    records without a weight are left out of it and counted in a column of the table), else the
+    share of sample uniques; the loss on the x axis: the share of the published cells
     that differ from the original record's.
     """
     records = release.metadata.get("step_records")
@@ -39,6 +40,8 @@ def add_steps_sections(report: Report, release: Release) -> None:
                 "smallest key frequency": risk["min_fk"],
                 "in keys of < 3": risk.get("below_3"),
                 "expected re-identifications": risk.get("expected_reidentifications"),
+                # (left out of the expected re-identifications, counted when there are any)
+                "records without a weight": risk.get("without_weight") or None,
                 "cells changed": loss["cells_changed"],
                 "IL1s": loss["il1s"],
                 "seconds": r["seconds"],

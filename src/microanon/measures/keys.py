@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.factorize import factorize_keys, packed_key
 from .common import check_quasi
-from .weight_classes import REFUSED, REMEDY, weight_classes
+from .weight_classes import REFUSED, remedy, weight_classes
 
 __all__ = ["check_fraction", "check_household", "check_weights", "key_codes", "pack"]
 
@@ -83,7 +83,8 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
     ------
     InputError
         If the column is absent or not numeric, or has missing, infinite, zero, negative or
-        (as an inverse inclusion probability cannot be) below-1 weights, with their count.
+        (as an inverse inclusion probability cannot be) below-1 weights: every kind found, with
+        its count and what to do (:func:`~microanon.measures.weight_classes.remedy`).
     """
     if not isinstance(weights, str) and not isinstance(weights, numbers.Integral):
         raise InputError(
@@ -97,15 +98,16 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
     if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
         raise InputError(f"weight column {weights!r} is not numeric (dtype {col.dtype})")
     classes, _ = weight_classes(col)
-    found = []  # every kind at once, so that the advice followed once is enough
+    found = {}  # every kind at once, so that the advice followed once is enough
     for kind, what in REFUSED.items():
         bad = classes == kind
         count = int(np.count_nonzero(bad) if counts is None else counts[bad].sum())
         if count:
-            hint = f": {REMEDY[kind]}" if kind in REMEDY else ""
-            found.append(f"{count:,} {what} weight(s){hint}")
+            found[kind] = f"{count:,} {what} weight(s)"
     if found:
-        raise InputError(f"weight column {weights!r} has {'; and '.join(found)}")
+        raise InputError(
+            f"weight column {weights!r} has {'; and '.join(found.values())}: {remedy(found)}"
+        )
     return col.to_numpy(dtype=float, na_value=np.nan)
 
 

@@ -1,15 +1,18 @@
 """A sampling weight in a table of combinations: by class and sums, not by value.
 
 The reports' survey risk measures take of a weight only sums: a combination of keys' total
-weight (the individual risk) and the total of the inverse weights (the log-linear model); and
-they refuse a weight with a missing, infinite, zero or negative, below-1 or non-numeric value,
-naming the kind and counting its records. A weight with many distinct values would make the
+weight (the individual risk) and the total of the inverse weights (the log-linear model); they
+leave the records without a weight out (:func:`microanon.measures.survey_design.weighted_records`)
+and refuse a weight with an infinite, zero or negative, below-1 or non-numeric value, naming the
+kind and counting its records. A weight with many distinct values would make the
 combinations counted with it about a row per record; counted instead by the *class* of each
 record's weight (usable, or which kind of bad value) with the sums of the usable ones, they stay
 as small as without a weight, and every figure and refusal is the same.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 import numpy as np
 import pandas as pd
@@ -20,9 +23,9 @@ __all__ = [
     "CLASSES",
     "INVERSE",
     "REFUSED",
-    "REMEDY",
     "TOTAL",
     "USABLE",
+    "remedy",
     "stand_ins",
     "weight_classes",
 ]
@@ -39,14 +42,34 @@ REFUSED = {
     NOT_POSITIVE: "zero or negative",
     BELOW_ONE: "below 1",
 }
-#: Why a class is refused and what to do, where the kind alone does not say it.
-REMEDY = {
-    MISSING: "give those records a weight, or leave them out (in a config, missing: drop for "
-    "the weight column: they are counted)",
-    BELOW_ONE: "a sampling weight is an inverse inclusion probability, at least 1; a weight "
-    "scaled to a mean of 1 (as some surveys publish it) must be scaled back to the population "
-    "it stands for, e.g. multiplied by the population's size over the sample's",
-}
+#: What to do about a missing weight where a measure refuses one (those of
+#: :mod:`microanon.measures.survey_risk` and :mod:`microanon.measures.loglinear` do; ``microanon
+#: risk`` and the reports of a release leave the record out of the survey measures instead).
+_MISSING_REMEDY = (
+    "give those records a weight, or measure the others (microanon risk and the reports of a "
+    "release leave a record without one out of the survey measures, and count it)"
+)
+
+
+def remedy(kinds: Collection[int]) -> str:
+    """What to do about the refused ``kinds`` of weight found (codes of :data:`REFUSED`)."""
+    said = []
+    if any(k in kinds for k in (INFINITE, NOT_POSITIVE, BELOW_ONE)):
+        said.append("a sampling weight is an inverse inclusion probability, at least 1")
+        if BELOW_ONE in kinds:
+            said.append(
+                "multiply weights scaled to a mean of 1 (as some surveys publish them) by the "
+                "population's size over the sample's"
+            )
+        said.append(
+            "correct wrong values, or blank them: a record without a weight is left out of the "
+            "survey measures, and counted"
+        )
+    if MISSING in kinds:
+        said.append(_MISSING_REMEDY)
+    return "; ".join(said)
+
+
 #: The per-combination sums: the usable weights, and their inverses.
 TOTAL, INVERSE = "weight_total", "weight_inverse"
 #: A value of each refused class: a table holding it is refused for the same kind of value.

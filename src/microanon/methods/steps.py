@@ -58,7 +58,7 @@ from ..core.random import RandomLike, make_rng, state_fingerprints
 from ..core.release import Release
 from ..core.schema import TRACER, Attribute, Kind, Role, Schema
 from ..measures.perturbative import il1s
-from ..measures.survey_design import schema_design
+from ..measures.survey_design import schema_design, weighted_records
 from ..measures.survey_risk import individual_risk, key_frequencies
 from ..models import as_models, check_release
 from . import registry
@@ -173,31 +173,39 @@ def step_risk(data: pd.DataFrame, schema: Schema) -> dict[str, Any]:
     suppression (``wildcard=False``) publishes is a value of its own, as its k-anonymity claim
     counts it. Keys: ``sample_uniques`` (records whose key combination no other record
     shares), ``min_fk``, ``below_2``, ``below_3``, ``below_5`` (records in keys of fewer
-    than 2, 3, 5); with a weight the survey measures can use, by the rule every report of a
-    release follows (:func:`~microanon.measures.survey_design.schema_design`: a weight with a
-    missing, zero, negative or below-1 value is left out), also ``global_risk``,
-    ``expected_reidentifications`` and ``highest_risk`` (sdcMicro's individual risk).
+    than 2, 3, 5), over every record; with a weight the survey measures can use, by the rule
+    every report of a release follows (:mod:`~microanon.measures.survey_design`: a weight with a
+    zero, negative or below-1 value is not used, the records without one are left out and
+    counted in ``without_weight``), also ``global_risk``, ``expected_reidentifications`` and
+    ``highest_risk`` (sdcMicro's individual risk) of the records with one.
     """
     quasi = [q for q in schema.quasi if q in data.columns]
     if not quasi or len(data) == 0:
         return {"sample_uniques": 0, "min_fk": None}
     weight, _, _ = schema_design(schema, data)  # (the report's note says why one is left out)
     frame = pd.DataFrame({q: _key_codes(data[q]) for q in quasi}, index=data.index)
+    risk = use = None
     if weight:
         frame[weight] = data[weight]
-    risk = individual_risk(frame, quasi, weight, missing="match") if weight else None
-    frequencies = risk.frequencies if risk else key_frequencies(frame, quasi, missing="match")
+        use = weighted_records(frame, weight)
+        measured = frame if use.kept.all() else frame.loc[use.kept]
+        risk = individual_risk(measured, quasi, weight, missing="match")
+    if risk is not None and use is not None and use.kept.all():
+        frequencies = risk.frequencies
+    else:  # (the frequencies of every record)
+        frequencies = key_frequencies(frame, quasi, missing="match")
     fk = frequencies.sample.to_numpy()
     out: dict[str, Any] = {
         "sample_uniques": int((fk == 1).sum()),
         "min_fk": int(fk.min()),
         **{f"below_{k}": int((fk < k).sum()) for k in (2, 3, 5)},
     }
-    if risk:
+    if risk is not None and use is not None:
         out |= {
             "global_risk": float(risk.global_risk),
             "expected_reidentifications": float(risk.expected_reidentifications),
             "highest_risk": float(risk.record_risk.max()),
+            "without_weight": use.left_out,
         }
     return out
 

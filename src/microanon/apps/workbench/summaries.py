@@ -19,7 +19,7 @@ from ...core.row_counts import RowCounts
 from ...core.schema import Schema
 from ...measures import REGIONS
 from ..io import json_plain
-from ..risk import RiskOptions, assess_risk, schema_design
+from ..risk import RiskOptions, assess_risk, left_out_note, schema_design
 from .errors import RequestError
 
 __all__ = [
@@ -290,7 +290,8 @@ def risk_profile(
         ``numbers`` (as ``microanon risk --json``, plus ``sample_uniques``: the records whose
         combination of quasi-identifier values no other record has, ``rows_in_file`` and
         ``rows_left_out``: the rows with a missing value in a ``drop`` column), ``note`` (one
-        line saying why a weight or household id is not used, as ``risk`` says it, else None)
+        line saying why a weight or household id is not used, or counting the records without a
+        weight the survey measures left out, as ``risk`` says it, else None)
         and ``histogram`` (``edges``, ``counts``) of the per-record re-identification risk (the
         prosecutor's).
     """
@@ -319,6 +320,9 @@ def risk_profile(
         "rows_in_file": len(frame),
         "rows_left_out": len(frame) - len(entering),
     }
+    without = left_out_note(numbers["rows_without_weight_left_out"], numbers["weight"])
+    if without is not None:  # (as risk says it)
+        note = without if note is None else f"{note}; {without}"
     return {
         "numbers": numbers,
         "note": note,
