@@ -48,6 +48,17 @@ def tables(draw: st.DrawFn) -> pd.DataFrame:
             "x": pd.Series(
                 draw(st.lists(st.integers(0, 3), min_size=rows, max_size=rows)), dtype="int64"
             ),
+            # a survey's negative codes among numbers (a gap or none, -1 beside 1 alone)
+            "c": pd.Series(
+                draw(
+                    st.lists(
+                        st.sampled_from([-9.0, -8.0, -1.0, 0.0, 1.0, 2.0, 30.0, float("nan")]),
+                        min_size=rows,
+                        max_size=rows,
+                    )
+                ),
+                dtype="float64",
+            ),
         }
     )
 
@@ -79,14 +90,13 @@ def test_parts_tallied_and_merged_give_the_whole_table_s_markers(
     distinct values: the same columns, the same most frequent marker (the first to appear of a
     tie), its rows and whether the column is numbers otherwise (a ``.`` a marker only then)."""
     whole = table.astype({"n": "str", "t": "str"}) if text else table
-    parts = [
-        marker_tallies(p, ["n", "t", "x"], every=True) for p in _pieces(table, cuts, categories)
-    ]
+    columns = ["n", "t", "x", "c"]
+    parts = [marker_tallies(p, columns, every=True) for p in _pieces(table, cuts, categories)]
     with shared_codes() if shared else contextlib.nullcontext():
         code_columns(whole[c] for c in whole.columns)  # (nothing outside shared_codes)
         expected = missing_marker_columns(whole)
-    assert marker_columns(parts, ["n", "t", "x"]) == expected
-    assert all("x" not in part for part in parts)  # (numbers are never looked at)
+    assert marker_columns(parts, columns) == expected
+    assert "x" not in expected  # (numbers without a code)
 
 
 def test_a_tie_is_named_with_the_first_marker_to_appear_and_a_dot_only_among_numbers():

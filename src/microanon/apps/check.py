@@ -232,7 +232,10 @@ def marker_notes(data: pd.DataFrame, columns: Sequence[str], noted: Sequence[str
         One warning per marker and kind of column, naming each column, its rows and the option.
     """
     found = missing_marker_columns(data.loc[:, list(dict.fromkeys(columns))])
-    named = {c: f for c, f in found.items() if not (f.numbers and c in noted)}
+    # (a column of numbers holding a survey's negative codes was read as numbers: not noted)
+    named = {
+        c: f for c, f in found.items() if f.lowest is not None or not (f.numbers and c in noted)
+    }
     return marker_warnings(named, "check", "run check again with --na-values {option}")
 
 

@@ -287,27 +287,34 @@ def decimal_comma_columns(frame: Any) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class MarkerColumn:
-    """A text column holding a common missing-value marker (:func:`missing_marker_columns`).
+    """A column holding a common missing-value marker (:func:`missing_marker_columns`): a text
+    column holding a text other software writes for a missing value, or a column of numbers
+    holding a survey's negative missing-value codes below its other values.
 
     Attributes
     ----------
     marker : str
-        The marker, as the file writes it (``NA``).
+        The marker, as the file writes it (``NA``; ``-9,-8`` for codes, the most frequent
+        first).
     rows : int
         The rows holding it.
     numbers : bool
         Whether every other value of the column is a number (it was read as text only because
-        of the marker).
+        of the marker; always true of codes).
+    lowest : float or None
+        For codes, the smallest of the column's other values, none of them below 0 (None for a
+        text marker).
     """
 
     marker: str
     rows: int
     numbers: bool
+    lowest: float | None = None
 
 
 @dataclass(frozen=True)
 class MarkerTally:
-    """What :func:`missing_marker_columns` needs of a text column, counted on some of its rows
+    """What :func:`missing_marker_columns` needs of a column, counted on some of its rows
     (:func:`marker_tallies`): the tallies of a table's parts, merged in the parts' order
     (:meth:`merged`), are the whole table's.
 
@@ -315,41 +322,97 @@ class MarkerTally:
     ----------
     markers : tuple of (str, int)
         Each distinct value whose text, stripped, is one of :data:`MISSING_MARKERS` (as the
-        column holds it, ``str(value)``), in order of first appearance, with its rows.
+        column holds it, ``str(value)``), in order of first appearance, with its rows; of a
+        column of numbers, each of :data:`CODES` it holds (as text, ``-9``).
     others : bool
         Whether the column holds another value.
     numbers : bool
         Whether every other value is a number (true when there is none).
+    lowest, highest : float or None
+        Of a column of numbers, the smallest and largest of its other values (None for text,
+        or when there is none).
+    coded : bool
+        Whether the column is one of numbers (its markers are codes).
     """
 
     markers: tuple[tuple[str, int], ...] = ()
     others: bool = False
     numbers: bool = True
+    lowest: float | None = None
+    coded: bool = False
+    highest: float | None = None
 
     @classmethod
     def merged(cls, tallies: Iterable[MarkerTally]) -> MarkerTally:
         """The tally of the rows of several parts (``tallies`` in the parts' order): the rows
         of each marker summed, its first appearance kept; numbers when every part's other
-        values are."""
+        values are; the smallest other value of a column of numbers over every part."""
         rows: dict[str, int] = {}
-        others, numbers = False, True
+        others, numbers, coded = False, True, False
+        lows: list[float] = []
+        highs: list[float] = []
         for tally in tallies:
             for text, count in tally.markers:
                 rows[text] = rows.get(text, 0) + count
             others |= tally.others
             numbers &= tally.numbers
-        return cls(tuple(rows.items()), others, numbers)
+            coded |= tally.coded
+            if tally.lowest is not None and tally.highest is not None:
+                lows.append(tally.lowest)
+                highs.append(tally.highest)
+        low, high = (min(lows), max(highs)) if lows else (None, None)
+        return cls(tuple(rows.items()), others, numbers, low, coded, high)
 
     def column(self) -> MarkerColumn | None:
         """The column's most frequent marker (the first to appear of equally frequent ones),
         its rows and whether the column is numbers otherwise; None when it holds none (a
-        ``.`` is one only among numbers)."""
+        ``.`` is one only among numbers). For a column of numbers, its codes (:data:`CODES`)
+        when its other values are none below 0 and more than one above the highest code."""
+        if self.coded:
+            return self._codes()
         numbers = self.others and self.numbers
         held = [(t, n) for t, n in self.markers if numbers or t.strip() != "."]
         if not held:
             return None
         text, rows = max(held, key=lambda pair: pair[1])  # (the first of a tie)
         return MarkerColumn(text.strip(), rows, numbers)
+
+    def _codes(self) -> MarkerColumn | None:
+        """:meth:`column` of a column of numbers."""
+        if not self.markers or self.lowest is None or self.lowest < 0:
+            return None
+        if max(float(t) for t, _ in self.markers) >= self.lowest - 1:
+            return None  # (no gap: -1 beside 0, 1, 2 may be a value)
+        if [t for t, _ in self.markers] == ["-1"] and self.lowest == self.highest:
+            return None  # (-1 and one other value: a loss and a win, -1 and 1)
+        # the most frequent first, of a tie the highest (-1 before -9): whatever the parts
+        held = sorted(self.markers, key=lambda pair: (-pair[1], -float(pair[0])))
+        text = ",".join(t for t, _ in held)
+        return MarkerColumn(text, sum(n for _, n in held), True, self.lowest)
+
+
+#: The negative whole numbers surveys write for a missing answer (refused, don't know, not
+#: asked: -9, -8, -7, ..., -99, -999), found in a column of numbers none of whose other values
+#: is below 0 (:meth:`MarkerTally.column`).
+CODES = (-1, -2, -3, -4, -5, -6, -7, -8, -9, -77, -88, -97, -98, -99, -999, -9999)
+
+
+def _code_tally(column: Any, every: bool) -> MarkerTally | None:
+    """The :class:`MarkerTally` of a column of numbers: its values among :data:`CODES` with
+    their rows, and the smallest and largest of its other values (None when it holds no code,
+    unless ``every``)."""
+    import numpy as np
+
+    values = column.to_numpy(dtype=float, na_value=np.nan)
+    coded = np.isin(values, CODES)
+    if not (every or coded.any()):
+        return None
+    found, rows = np.unique(values[coded], return_counts=True)
+    order = np.argsort(-found, kind="stable")  # -1 first, as the values are read
+    markers = tuple((f"{found[i]:.0f}", int(rows[i])) for i in order)
+    rest = values[~coded & ~np.isnan(values)]
+    low, high = (float(rest.min()), float(rest.max())) if len(rest) else (None, None)
+    return MarkerTally(markers, bool(len(rest)), True, low, coded=True, highest=high)
 
 
 #: Distinct values tested as numbers at once before the rest (a column of text stops there).
@@ -380,8 +443,9 @@ def marker_tallies(
     frame: Any, columns: Sequence[str] | None = None, every: bool = False
 ) -> dict[str, MarkerTally]:
     """The :class:`MarkerTally` of each text column of ``frame`` (or of ``columns``) that holds
-    one of :data:`MISSING_MARKERS`, or of every text column (``every``: a part of a table,
-    whose other parts may hold one). Each distinct value is looked at once.
+    one of :data:`MISSING_MARKERS`, and of each column of numbers that holds one of
+    :data:`CODES`, or of every text column and column of numbers (``every``: a part of a table,
+    whose other parts may hold one). Each distinct text value is looked at once.
 
     Parameters
     ----------
@@ -391,9 +455,16 @@ def marker_tallies(
     every : bool
         Tally the text columns without a marker too.
     """
+    import pandas as pd
+
     found = {}
     for name in frame.columns if columns is None else columns:
         column = frame[name]
+        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            tally = _code_tally(column, every)
+            if tally is not None:
+                found[str(name)] = tally
+            continue
         if not _text_column(column):
             continue
         values, rows = _distinct(column)
@@ -505,14 +576,29 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
         What to do, with ``{marker}`` (the marker quoted as Python writes it) and ``{option}``
         (quoted for a shell) in it.
     """
-    groups: dict[tuple[str, bool], list[str]] = {}
+    groups: dict[tuple[str, bool, bool], list[str]] = {}
     for column, marked in found.items():
-        groups.setdefault((marked.marker, marked.numbers), []).append(
-            f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'})"
+        low = "" if marked.lowest is None else f"; its other values {marked.lowest:g} and up"
+        groups.setdefault((marked.marker, marked.numbers, marked.lowest is not None), []).append(
+            f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{low})"
         )
     out = []
-    for (marker, numbers), named in groups.items():
+    for (marker, numbers, codes), named in groups.items():
         many = len(named) > 1
+        if codes:
+            listed = marker.split(",")
+            one = len(listed) == 1
+            quoted = ", ".join(repr(c) for c in listed)
+            todo = remedy.format(marker=quoted, option=shlex.quote(marker))
+            out.append(
+                f"column{'s' if many else ''} {', '.join(named)} hold{'' if many else 's'} "
+                f"{', '.join(listed)}, {'a negative code' if one else 'negative codes'} below "
+                "every other value, as surveys write a missing answer (refused, don't know, "
+                f"not asked): {reader} read {'it as a number' if one else 'them as numbers'}, "
+                "which a hierarchy puts in an interval and a release publishes; if "
+                f"{'it marks' if one else 'they mark'} missing values, {todo}"
+            )
+            continue
         held = "numbers and the text" if numbers else "the value"
         read = f"{'them' if many else 'it'} as text and " if numbers else ""
         todo = remedy.format(marker=repr(marker), option=shlex.quote(marker))

@@ -1,0 +1,124 @@
+"""A survey's negative missing-value codes (-9 refused, -8 don't know) among numbers: read as
+numbers, a hierarchy would put them in an interval and a release publish them. ``init``,
+``anonymize`` (in memory and out of core) and ``check`` say so in one line per code set, with
+the ``na_values`` that marks them missing; a column whose negative values are values (-1 beside
+0, 1, 2; -1 and 1 alone) is not named.
+
+The General Social Survey 2010 (openintro's ``gss2010``): hours to relax and days of poor mental
+health are missing for about 43 % of the respondents; written here as a survey's codebook writes
+them, -9 for one and -8 then -9 for the other.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from real_surveys import survey
+
+from microanon.apps.cli import main
+from microanon.core.reading import missing_marker_columns
+
+INIT_WARNING = (
+    "WARNING: column 'hrsrelax' ({relax:,} rows; its other values 0 and up) holds -9, a negative "
+    "code below every other value, as surveys write a missing answer (refused, don't know, not "
+    "asked): init read it as a number, which a hierarchy puts in an interval and a release "
+    "publishes; if it marks missing values, run init again with --na-values -9 (in the config: "
+    "na_values: ['-9'])"
+)
+
+
+def _coded(folder: Path) -> tuple[Path, pd.DataFrame]:
+    frame = survey("gss2010")
+    relax, health = frame["hrsrelax"].isna(), frame["mntlhlth"].isna()
+    frame["hrsrelax"] = frame["hrsrelax"].fillna(-9)
+    dont_know = health & (frame.index % 3 == 0)  # a third of the missing: don't know
+    frame.loc[dont_know, "mntlhlth"] = -8
+    frame["mntlhlth"] = frame["mntlhlth"].fillna(-9)
+    path = folder / "gss2010.csv"
+    frame.to_csv(path, index=False)
+    return path, pd.DataFrame({"relax": [int(relax.sum())], "health": [int(health.sum())]})
+
+
+def test_init_names_the_codes_and_na_values_marks_them_missing(tmp_path):
+    data, missing = _coded(tmp_path)
+    relax, health = int(missing["relax"][0]), int(missing["health"][0])
+    run = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(tmp_path / "a.yaml")])
+    assert run.exit_code == 0, run.output
+    said = " ".join(run.output.split())
+    assert INIT_WARNING.format(relax=relax) in said
+    assert (
+        f"WARNING: column 'mntlhlth' ({health:,} rows; its other values 0 and up) holds -9, -8, "
+        "negative codes below every other value"
+    ) in said
+    assert "run init again with --na-values -9,-8 (in the config: na_values: ['-9', '-8'])" in said
+    checked = CliRunner().invoke(main, ["check", str(data), "--quasi", "degree,hrsrelax"])
+    assert checked.exit_code == 0, checked.output
+    assert (
+        f"WARNING: column 'hrsrelax' ({relax:,} rows; its other values 0 and up) holds -9, a "
+        "negative code below every other value, as surveys write a missing answer (refused, "
+        "don't know, not asked): check read it as a number"
+    ) in " ".join(checked.output.split())
+    again = ["init", str(data), "--yes", "--na-values", "-9,-8", "--out", str(tmp_path / "b.yaml")]
+    run = CliRunner().invoke(main, again)
+    assert run.exit_code == 0, run.output
+    assert "negative code" not in run.output
+    text = " ".join((tmp_path / "b.yaml").read_text("utf-8").split())
+    assert "# hrsrelax: numeric (integers 0 to 24), 18 distinct values" in text
+    assert f"{100 * relax / 2044:.1f}% missing" in text  # (43.5 %: the -9s)
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_anonymize_names_the_codes_of_a_published_column(tmp_path, engine):
+    data, missing = _coded(tmp_path)
+    doc = {
+        "data": str(data),
+        "schema": {
+            "degree": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "hrsrelax": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": {"builder": "intervals", "widths": [5, 10]},
+            },
+            "grass": {"role": "sensitive"},
+            "mntlhlth": "identifier",
+            "hrs1": "identifier",
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "o"), "--json"]
+    run = CliRunner().invoke(main, [*args, "--engine", engine])
+    assert run.exit_code == 0, run.output
+    warnings = json.loads(run.stdout)["warnings"]
+    relax = int(missing["relax"][0])
+    assert [w for w in warnings if "negative code" in w] == [
+        f"column 'hrsrelax' ({relax:,} rows; its other values 0 and up) holds -9, a negative "
+        "code below every other value, as surveys write a missing answer (refused, don't know, "
+        "not asked): the run read it as a number, which a hierarchy puts in an interval and a "
+        "release publishes; if it marks missing values, set na_values: ['-9'] in the config (or "
+        "give --na-values -9)"
+    ]
+
+
+def test_negative_values_that_are_values_are_not_named():
+    """-1 beside 0, 1 and 2 (a scale), -1 and 1 alone (a loss and a win), codes among other
+    negative values (a temperature), and a code with no other value: none is named."""
+    frame = pd.DataFrame(
+        {
+            "scale": [-1, 0, 1, 2, 1, 0],
+            "win_loss": [-1, 1, 1, -1, 1, -1],
+            "celsius": [-9.0, -12.5, 4.0, 12.0, -8.0, 20.0],
+            "only_codes": [-9, -9, -8, -9, -8, -9],
+        }
+    )
+    assert missing_marker_columns(frame) == {}
+    frame["coded"] = [-9, 3, 4, -8, 5, 6]
+    assert list(missing_marker_columns(frame)) == ["coded"]
