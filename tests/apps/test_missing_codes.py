@@ -122,3 +122,46 @@ def test_negative_values_that_are_values_are_not_named():
     assert missing_marker_columns(frame) == {}
     frame["coded"] = [-9, 3, 4, -8, 5, 6]
     assert list(missing_marker_columns(frame)) == ["coded"]
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_na_values_mark_a_parquet_file_s_codes_missing(tmp_path, engine):
+    """A Parquet file carries its types, but ``na_values`` marks its cells missing as a CSV
+    file's fields (its whole numbers read as nullable integers): the codes leave their records
+    out under ``missing: drop``, the same rows in memory and out of core, and no warning."""
+    data, missing = _coded(tmp_path)
+    frame = pd.read_csv(data)
+    frame["hrsrelax"] = frame["hrsrelax"].astype("int64")  # (-9 for a missing answer)
+    parquet = tmp_path / "gss2010.parquet"
+    frame.to_parquet(parquet, index=False)
+    doc = {
+        "data": str(parquet),
+        "na_values": ["-9", "-8"],
+        "schema": {
+            "degree": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
+            "hrsrelax": {
+                "role": "quasi",
+                "kind": "numeric",
+                "missing": "drop",
+                "hierarchy": {"builder": "intervals", "widths": [5, 10]},
+            },
+            "grass": {"role": "sensitive"},
+            "mntlhlth": "identifier",
+            "hrs1": "identifier",
+        },
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "o"), "--json"]
+    run = CliRunner().invoke(main, [*args, "--engine", engine])
+    assert run.exit_code == 0, run.output
+    answer = json.loads(run.stdout)
+    assert answer["rows"]["left_out"] == {"hrsrelax": int(missing["relax"][0])}
+    assert not [w for w in answer["warnings"] if "negative code" in w]
+    written = next((tmp_path / "o" / "public").glob("data.*"))  # (CSV, or Parquet out of core)
+    read = pd.read_parquet if written.suffix == ".parquet" else pd.read_csv
+    published = read(written)
+    assert not published["hrsrelax"].astype(str).str.contains("-").any()

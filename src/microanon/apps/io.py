@@ -24,6 +24,8 @@ from ..core.errors import InputError
 from ..core.reading import (
     ReadOptions,
     csv_opener,
+    marked_frame,
+    marked_missing,
     typed_whole,
     unpadded,
     whole_floats,
@@ -206,9 +208,9 @@ def read_labelled(
             "Parquet, Feather, SPSS, Stata, SAS or Excel file"
         )
     if suffix in {".parquet", ".pq"}:
-        read = Labelled(_read_parquet(path), {})
+        read = Labelled(marked_frame(_read_parquet(path), [*options.na_values, *na_values]), {})
     elif suffix in FEATHER_SUFFIXES:
-        read = Labelled(_read_feather(path), {})
+        read = Labelled(marked_frame(_read_feather(path), [*options.na_values, *na_values]), {})
     elif suffix in STATISTICAL_SUFFIXES:
         read = _read_statistical(path, [*options.na_values, *na_values])
     elif suffix in EXCEL_SUFFIXES:
@@ -355,8 +357,9 @@ def _read_arrow_file(
 
 def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
     """An SPSS, Stata or SAS file through pyreadstat, value labels applied, the cells that
-    ``markers`` mark missing (:func:`_marked_missing`), and its variable labels; anything it
-    cannot read is one :class:`InputError` line naming the file and the format expected."""
+    ``markers`` mark missing (:func:`~microanon.core.reading.marked_missing`), and its
+    variable labels; anything it cannot read is one :class:`InputError` line naming the file
+    and the format expected."""
     suffix = path.suffix.lower()
     kind = STATISTICAL_SUFFIXES[suffix]
     try:
@@ -392,32 +395,8 @@ def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
     for column in frame.columns:
-        frame[column] = _whole_numbers(_marked_missing(_blank_missing(frame[column]), markers))
+        frame[column] = _whole_numbers(marked_missing(_blank_missing(frame[column]), markers))
     return Labelled(frame, _variable_labels(meta))
-
-
-def _marked_missing(column: pd.Series, markers: Sequence[str]) -> pd.Series:
-    """A column of a file read typed (SPSS, Stata, SAS) with the cells ``markers`` (the
-    ``na_values``) mark missing: a text cell (a value label, an unlabelled code's text) equal
-    to a marker, and a number equal to a marker read as a number (``99`` marks 99 and 99.0),
-    as the same markers mark a CSV file's fields. Any other column as it is."""
-    if not markers or not len(column):
-        return column
-    text = column.dtype == object or pd.api.types.is_string_dtype(column)
-    if pd.api.types.is_bool_dtype(column) or not (text or pd.api.types.is_numeric_dtype(column)):
-        return column  # (dates, times of day: no marker is one)
-    wanted = list(markers) if text else [n for n in map(_as_number, markers) if n is not None]
-    hit = column.isin(wanted).to_numpy(dtype=bool)  # (a text equals text only: "99" is not 99)
-    return column.mask(hit) if hit.any() else column
-
-
-def _as_number(text: str) -> float | None:
-    """``text`` as a finite number, or None."""
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if np.isfinite(number) else None
 
 
 def _variable_labels(meta: Any) -> dict[str, str]:

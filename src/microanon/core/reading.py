@@ -25,6 +25,8 @@ __all__ = [
     "marker_columns",
     "marker_tallies",
     "marker_warnings",
+    "marked_frame",
+    "marked_missing",
     "missing_marker_columns",
     "missing_marker_warnings",
     "reading_hint",
@@ -121,7 +123,7 @@ _ROLES = {"sep": "delimiter", "decimal": "decimal mark", "quotechar": "quote cha
 @dataclass(frozen=True)
 class ReadOptions:
     """How CSV files are read, and which sheet of an Excel workbook (Parquet and Feather files
-    carry their own types and ignore these; SPSS, Stata and SAS files too).
+    carry their own types and ignore these but ``na_values``; SPSS, Stata and SAS files too).
 
     Parameters
     ----------
@@ -608,6 +610,56 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
             f"{reader} read {read}{marker!r} as an answer of its own, not as a missing value; "
             f"if it marks missing values, {todo}"
         )
+    return out
+
+
+def marked_missing(column: Any, markers: Sequence[str]) -> Any:
+    """A column of a file read typed (Parquet, Feather, SPSS, Stata, SAS) with the cells
+    ``markers`` (the ``na_values``) mark missing: a text cell (a value label, an unlabelled
+    code's text) equal to a marker, and a number equal to a marker read as a number (``99``
+    marks 99 and 99.0, ``-9`` marks -9), as the same markers mark a CSV file's fields. Any other
+    column as it is."""
+    import pandas as pd
+
+    if not markers or not len(column):
+        return column
+    kind = column.dtype
+    if isinstance(kind, pd.CategoricalDtype):  # (text read dictionary-encoded, out of core)
+        kind = kind.categories.dtype
+    text = pd.api.types.is_object_dtype(kind) or pd.api.types.is_string_dtype(kind)
+    if pd.api.types.is_bool_dtype(kind) or not (text or pd.api.types.is_numeric_dtype(kind)):
+        return column  # (dates, times of day: no marker is one)
+    wanted = list(markers) if text else [n for n in map(_as_number, markers) if n is not None]
+    hit = column.isin(wanted).to_numpy(dtype=bool)  # (a text equals text only: "99" is not 99)
+    return column.mask(hit) if hit.any() else column
+
+
+def _as_number(text: str) -> float | None:
+    """``text`` as a finite number, or None."""
+    import math
+
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def marked_frame(frame: Any, markers: Sequence[str]) -> Any:
+    """A table read from a Parquet or Feather file with the cells ``markers`` mark missing
+    (:func:`marked_missing`), each column of integers read as pandas' nullable integers when
+    markers are given (whether or not it holds one: so that every part of a table read in
+    parts, out of core, has the type the whole has in memory). Without markers, ``frame``."""
+    import pandas as pd
+
+    if not markers:
+        return frame
+    out = frame.copy()
+    for i in range(out.shape[1]):
+        values = out.iloc[:, i]
+        if pd.api.types.is_integer_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            values = values.astype("Int64")
+        out.isetitem(i, marked_missing(values, markers))
     return out
 
 

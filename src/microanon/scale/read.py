@@ -26,6 +26,7 @@ from dask.dataframe.io.csv import make_reader
 from ..core.errors import InputError
 from ..core.reading import (
     csv_opener,
+    marked_frame,
     typed_whole,
     unpadded,
     whole_floats,
@@ -241,9 +242,10 @@ def read_dataset(
         Default: from the file names (a directory is Parquet).
     sep, encoding, decimal, quotechar, na_values
         Passed to :func:`pandas.read_csv` for CSV input (the fields of
-        :class:`microanon.core.reading.ReadOptions`). The encoding must write a line break as the
-        single byte ``\\n`` (UTF-8, Latin-1, cp1252, ...: not UTF-16), as the CSV files are split
-        into partitions at line breaks.
+        :class:`microanon.core.reading.ReadOptions`); ``na_values`` marks Parquet cells
+        missing too (:func:`~microanon.core.reading.marked_frame`). The encoding must write a
+        line break as the single byte ``\\n`` (UTF-8, Latin-1, cp1252, ...: not UTF-16), as
+        the CSV files are split into partitions at line breaks.
     blocksize : str or int
         Size of the CSV partitions.
 
@@ -287,7 +289,13 @@ def read_dataset(
             for c, t in types.items()
             if c in frame.columns and (c in widened or c in coded or frame.dtypes[c] != t)
         }
-        return frame.astype(types) if types else frame
+        frame = frame.astype(types) if types else frame
+        # na_values mark cells missing as the in-memory reader marks them (integers nullable)
+        markers = [na_values] if isinstance(na_values, str) else list(na_values or ())
+        if not markers:
+            return frame
+        meta = marked_frame(frame._meta, markers)
+        return frame.map_partitions(marked_frame, markers, meta=meta)
     _check_encoding(encoding)
     opened = csv_opener(files[0])(files[0], "rt", encoding=encoding, errors="replace", newline="")
     with opened as fh:
@@ -550,16 +558,19 @@ def parquet_files(path: str | os.PathLike[str], format: str | None = None) -> li
     return [str(f) for f in files]
 
 
-def read_parquet_file(path: str, columns: Sequence[str], numeric: Sequence[str] = ()) -> Any:
+def read_parquet_file(
+    path: str, columns: Sequence[str], numeric: Sequence[str] = (), markers: Sequence[str] = ()
+) -> Any:
     """One Parquet file as a pandas DataFrame, its text columns as categoricals
     (:func:`read_text_coded`), its integer columns that miss values as pandas' nullable
-    integers (not floats: 3, not 3.0)."""
+    integers (not floats: 3, not 3.0), the cells ``markers`` (``na_values``) mark missing
+    (:func:`~microanon.core.reading.marked_frame`, as in memory)."""
     table = read_text_coded(path, columns, numeric)
     frame = table.to_pandas()
     for name, column in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_integer(column.type) and column.null_count:
             frame[name] = column.to_pandas(types_mapper=_nullable)
-    return frame
+    return marked_frame(frame, markers)
 
 
 def read_text_coded(
@@ -590,8 +601,11 @@ def dataset_pieces(
     from dask import delayed
 
     if isinstance(source, (str, os.PathLike)):
-        files = parquet_files(source, dict(read_options or {}).get("format"))
+        options = dict(read_options or {})
+        files = parquet_files(source, options.get("format"))
         if files is not None:
             read = delayed(read_parquet_file, pure=False)
-            return [read(f, list(columns), list(numeric)) for f in files]
+            given = options.get("na_values")
+            markers = [given] if isinstance(given, str) else list(given or ())
+            return [read(f, list(columns), list(numeric), markers) for f in files]
     return list(frame[list(columns)].to_delayed())

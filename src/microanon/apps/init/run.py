@@ -31,8 +31,6 @@ from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_w
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import (
-    FEATHER_SUFFIXES,
-    STATISTICAL_SUFFIXES,
     categories_entry,
     order_entries,
     read_table,
@@ -484,12 +482,7 @@ def run_init(
     frame = read_data(data, read)
     starred = _starred(frame)
     if starred:  # the value a release writes for a suppressed one: read as a missing value
-        typed = (*STATISTICAL_SUFFIXES, ".parquet", ".pq", *FEATHER_SUFFIXES)  # (no read:)
-        if data.suffix.lower() in typed:
-            raise InputError(
-                f"column {starred[0]!r} holds the value {SUPPRESSED}, which a release writes for a "
-                "suppressed value: recode it in the file (to 'unknown', say) before init"
-            )
+        # (na_values applies to every format: a CSV file's fields, a typed file's cells)
         read = replace(
             read or ReadOptions(), na_values=(*(read or ReadOptions()).na_values, SUPPRESSED)
         )
