@@ -72,10 +72,9 @@ def test_init_names_the_codes_and_na_values_marks_them_missing(tmp_path):
     assert f"{100 * relax / 2044:.1f}% missing" in text  # (43.5 %: the -9s)
 
 
-@pytest.mark.parametrize("engine", ["memory", "dask"])
-def test_anonymize_names_the_codes_of_a_published_column(tmp_path, engine):
-    data, missing = _coded(tmp_path)
-    doc = {
+def _config(data: Path) -> dict:
+    """full_domain on degree and the hours to relax (k = 5), the view on marijuana sensitive."""
+    return {
         "data": str(data),
         "schema": {
             "degree": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
@@ -92,12 +91,22 @@ def test_anonymize_names_the_codes_of_a_published_column(tmp_path, engine):
         "params": {"suppression": 0.05},
         "models": [{"k_anonymity": {"k": 5}}],
     }
+
+
+def _anonymized(tmp_path: Path, doc: dict, engine: str) -> dict:
+    """``anonymize --json`` of ``doc`` into ``tmp_path / "o"`` with ``engine``: its answer."""
     config = tmp_path / "c.yaml"
     config.write_text(yaml.safe_dump(doc), "utf-8")
     args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "o"), "--json"]
     run = CliRunner().invoke(main, [*args, "--engine", engine])
     assert run.exit_code == 0, run.output
-    warnings = json.loads(run.stdout)["warnings"]
+    return json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_anonymize_names_the_codes_of_a_published_column(tmp_path, engine):
+    data, missing = _coded(tmp_path)
+    warnings = _anonymized(tmp_path, _config(data), engine)["warnings"]
     relax = int(missing["relax"][0])
     assert [w for w in warnings if "negative code" in w] == [
         f"column 'hrsrelax' ({relax:,} rows; its other values 0 and up) holds -9, a negative "
@@ -134,31 +143,10 @@ def test_na_values_mark_a_parquet_file_s_codes_missing(tmp_path, engine):
     frame["hrsrelax"] = frame["hrsrelax"].astype("int64")  # (-9 for a missing answer)
     parquet = tmp_path / "gss2010.parquet"
     frame.to_parquet(parquet, index=False)
-    doc = {
-        "data": str(parquet),
-        "na_values": ["-9", "-8"],
-        "schema": {
-            "degree": {"role": "quasi", "hierarchy": {"builder": "balanced"}},
-            "hrsrelax": {
-                "role": "quasi",
-                "kind": "numeric",
-                "missing": "drop",
-                "hierarchy": {"builder": "intervals", "widths": [5, 10]},
-            },
-            "grass": {"role": "sensitive"},
-            "mntlhlth": "identifier",
-            "hrs1": "identifier",
-        },
-        "method": "full_domain",
-        "params": {"suppression": 0.05},
-        "models": [{"k_anonymity": {"k": 5}}],
-    }
-    config = tmp_path / "c.yaml"
-    config.write_text(yaml.safe_dump(doc), "utf-8")
-    args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "o"), "--json"]
-    run = CliRunner().invoke(main, [*args, "--engine", engine])
-    assert run.exit_code == 0, run.output
-    answer = json.loads(run.stdout)
+    doc = _config(parquet)
+    doc["na_values"] = ["-9", "-8"]
+    doc["schema"]["hrsrelax"]["missing"] = "drop"
+    answer = _anonymized(tmp_path, doc, engine)
     assert answer["rows"]["left_out"] == {"hrsrelax": int(missing["relax"][0])}
     assert not [w for w in answer["warnings"] if "negative code" in w]
     written = next((tmp_path / "o" / "public").glob("data.*"))  # (CSV, or Parquet out of core)
