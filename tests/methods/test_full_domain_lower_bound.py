@@ -19,19 +19,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
+import pandas as pd
 import pytest
 import test_full_domain_properties as fdp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from microanon.core import InfeasibleError, Table
-from microanon.methods.generalize import _heuristic, _lower_bound, full_domain
+from microanon.core import Hierarchy, InfeasibleError, Table
+from microanon.methods.generalize import _budget, _heuristic, _lower_bound, full_domain
 from microanon.methods.generalize._budget import Budget
 from microanon.methods.generalize._genetic import genetic_search
 from microanon.methods.generalize._heuristic import heuristic_search
 from microanon.methods.generalize._lower_bound import Known, unexplored_bound
 from microanon.methods.generalize._metrics import canonical_metric
 from microanon.methods.generalize._search import _model_set, search
+from microanon.models import KAnonymity
 
 SETTINGS = settings(
     max_examples=40,
@@ -261,3 +263,84 @@ def test_a_bound_computed_during_the_search_is_kept_when_the_last_is_cut_short()
     # Without a bound during the search, the bottom node's; with one, that bound, kept.
     assert bottom["lower_bound"] < at_checkpoint["lower_bound"]
     assert cut["lower_bound"] == pytest.approx(at_checkpoint["lower_bound"], rel=1e-12)
+
+
+class _Clock:
+    """A stand-in for :mod:`time` whose clock ticks once per reading, and which counts the
+    cells (nodes times attributes) bounded between two readings."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.since = 0  # cells bounded since the last reading
+        self.most = 0  # the most between two readings
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        self.since = 0
+        return self.now
+
+    def bounded(self, bound_of):
+        def counted(levels: np.ndarray) -> np.ndarray:
+            self.since += int(np.asarray(levels).size)
+            self.most = max(self.most, self.since)
+            return bound_of(levels)
+
+        return counted
+
+
+def test_on_a_wide_lattice_the_walk_reads_its_clock_between_small_pieces_of_work() -> None:
+    # 300 attributes (a real file had 1,416 quasi-identifiers): ordering the sunk nodes had
+    # bounded q nodes of q attributes for each of them, and the walk q children of q
+    # attributes for each of 4,096 nodes, before the clock was read again (seconds past the
+    # time limit). Here the pieces may be at most q nodes: the walk reads its clock after each.
+    rng = np.random.default_rng(2)
+    q = 300
+    heights = np.full(q, 2)
+    sunk = rng.integers(0, 2, size=(40, q))
+    checked = np.concatenate([sunk, rng.integers(0, 3, size=(40, q))])
+    clear = np.full((1, q), 2)
+    costs = rng.random((q, 3)).cumsum(axis=1)
+
+    def bound_of(levels: np.ndarray) -> np.ndarray:
+        levels = np.asarray(levels).reshape(-1, q)
+        return costs[np.arange(q), levels].sum(axis=1)
+
+    clock = _Clock()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_lower_bound, "time", clock)
+        patch.setattr(_lower_bound, "_BLOCK_CELLS", q * q)
+        patch.setattr(_lower_bound, "_CHILD_CELLS", q * q)
+        found = unexplored_bound(
+            Known(heights, checked, sunk, clear), clock.bounded(bound_of), math.inf, math.inf
+        )
+    assert bound_of(np.zeros((1, q), dtype=int))[0] <= found < math.inf
+    assert 0 < clock.most <= q * q
+
+
+@pytest.mark.parametrize("kind", ["genetic", "best-first"])
+def test_on_a_wide_lattice_the_searches_stop_for_their_time_limit(kind: str) -> None:
+    # The same with the searches and their own clock: they stop for their time limit, having
+    # read the clock between pieces of work of at most q nodes.
+    rng = np.random.default_rng(4)
+    q = 300
+    df = pd.DataFrame({f"q{i}": rng.choice(["a", "b"], size=200) for i in range(q)})
+    flat = Hierarchy.balanced(["a", "b"], 2)
+    table = Table.from_frame(df, {c: {"role": "quasi", "hierarchy": flat} for c in df.columns})
+    models = _model_set(table, [KAnonymity(3)], "remove")
+    clock = _Clock()
+    real = _lower_bound.unexplored_bound
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (_lower_bound, _budget):
+            patch.setattr(module, "time", clock)
+        patch.setattr(_lower_bound, "_BLOCK_CELLS", q * q)
+        patch.setattr(_lower_bound, "_CHILD_CELLS", q * q)
+        patch.setattr(
+            _heuristic, "unexplored_bound", lambda k, b, *a: real(k, clock.bounded(b), *a)
+        )
+        if kind == "genetic":
+            rng = np.random.default_rng(1)
+            found = genetic_search(table, models, 10, "lm", 0.05, 3000.0, rng=rng)
+        else:
+            found = heuristic_search(table, models, 10, "lm", 0.05, 3000.0)
+    assert found.stopped == "time_limit"
+    assert 0 < clock.most <= q * q

@@ -44,11 +44,16 @@ which lies between ``y`` (strictly above it) and ``x`` and was seen, which ``y``
 out. So ``y`` is in the pool, and as bounds never decrease up the lattice,
 ``min(U, smallest bound pooled)`` is a valid ``v`` at any moment: when the pool is empty
 (``v = U``, the smallest bound of a candidate, exactly), when the deadline comes, or after
-:data:`MOST_NODES` nodes seen (then looser, never above the truth). Which sunk node a node
-escapes does not matter to the validity; the walk takes the first above it in the order of the
-smallest bound of an escape from the bottom, largest first (a sunk node hard to escape prunes
-the most), which is always a maximal one, and only the maximal sunk nodes (:func:`maximal`)
-are kept.
+:data:`MOST_NODES` nodes seen (fewer for nodes of many attributes; then looser, never above
+the truth). Which sunk node a node escapes does not matter to the validity; the walk takes
+the first above it in the order of the smallest bound of an escape from the bottom, largest
+first (a sunk node hard to escape prunes the most), which is always a maximal one, and only the
+maximal sunk nodes (:func:`maximal`) are kept.
+
+The clock is read between pieces of work whose size does not grow with the lattice's size or
+the number of sunk nodes: a block of nodes for the maximal nodes and for the escapes' order,
+and a batch of the walk whose children stay within :data:`_CHILD_CELLS` cells (with 1,416
+attributes, a node has up to 1,416 children of 1,416 levels each).
 
 The more the search checked, the larger the exact ``min(best, U)``: ``D`` and ``N`` only grow,
 the checked nodes too, so every candidate of a longer search was one of a shorter search, and
@@ -68,12 +73,20 @@ import numpy as np
 __all__ = ["MOST_NODES", "Known", "maximal", "unexplored_bound"]
 
 #: Most nodes :func:`unexplored_bound` keeps (seen and pooled): beyond, it stops with the
-#: smallest bound pooled (a few tens of bytes a node).
+#: smallest bound pooled (a few tens of bytes a node); fewer when they have more attributes
+#: than :data:`_MOST_CELLS` allows.
 MOST_NODES = 1_000_000
-#: Least nodes of a batch; a batch is also at least an eighth of the pool.
+#: Most cells (nodes times attributes) of the nodes kept.
+_MOST_CELLS = 1 << 26
+#: Least nodes of a batch; a batch is also at least an eighth of the pool, and at most what
+#: keeps its children within :data:`_CHILD_CELLS` cells (a node has up to ``q`` children).
 BATCH = 4096
+#: Most cells of the children of one batch.
+_CHILD_CELLS = 1 << 25
 #: Bytes of one block of bit sets.
 _BLOCK_BYTES = 1 << 24
+#: Cells (nodes times attributes) of one block of nodes whose bounds are computed at once.
+_BLOCK_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -204,17 +217,35 @@ def _successors(x: np.ndarray, heights: np.ndarray) -> np.ndarray:
 
 
 def _ordered(
-    tops: np.ndarray, heights: np.ndarray, bounds: Callable[[np.ndarray], np.ndarray]
-) -> np.ndarray:
+    tops: np.ndarray,
+    heights: np.ndarray,
+    bounds: Callable[[np.ndarray], np.ndarray],
+    until: float,
+) -> np.ndarray | None:
     """Sunk nodes, those hardest to escape from the bottom first: by the smallest bound of the
     bottom with one attribute ``i`` raised to ``s_i + 1``, largest first (then the higher
-    total level first, so that a node comes before those below it)."""
-    easiest = np.full(len(tops), np.inf)
-    for i, h in enumerate(heights.tolist()):
-        rows = tops[:, i] < h
-        escape = np.zeros((int(rows.sum()), len(heights)), dtype=tops.dtype)
-        escape[:, i] = tops[rows, i] + 1
-        easiest[rows] = np.minimum(easiest[rows], bounds(escape))
+    total level first, so that a node comes before those below it); None when ``until`` (a
+    :func:`time.perf_counter` time) comes first.
+
+    The bottom raised in attribute ``i`` to level ``l`` is one node whatever the sunk node, so
+    each of the ``Σ heights`` such nodes is bounded once, a block of :data:`_BLOCK_CELLS`
+    cells at a time, with the deadline read between blocks."""
+    q = len(heights)
+    attribute = np.repeat(np.arange(q), heights)
+    level = np.arange(len(attribute)) - np.repeat(np.cumsum(heights) - heights, heights) + 1
+    raised = np.empty(len(attribute))
+    rows = max(1, _BLOCK_CELLS // max(q, 1))
+    for a in range(0, len(attribute), rows):
+        if time.perf_counter() >= until:
+            return None
+        block = np.zeros((len(attribute[a : a + rows]), q), dtype=tops.dtype)
+        block[np.arange(len(block)), attribute[a : a + rows]] = level[a : a + rows]
+        raised[a : a + rows] = bounds(block)
+    # raised bound per attribute and level (inf past the height: no escape there)
+    table = np.full((q, int(heights.max(initial=0)) + 2), np.inf)
+    table[attribute, level] = raised
+    escape = table[np.arange(q), tops.astype(np.int64) + 1]
+    easiest = escape.min(axis=1, initial=np.inf)
     return tops[np.lexsort((-tops.sum(axis=1, dtype=np.int64), -easiest))]
 
 
@@ -257,25 +288,34 @@ def unexplored_bound(
     tops = maximal(known.sunk.astype(small), heights, until)
     if time.perf_counter() >= until:
         return float(bounds(pool)[0])  # the bottom's: no node's bound is smaller
-    tops = _ordered(tops, heights, bounds)
+    tops = _ordered(tops, heights, bounds, until)
+    if tops is None:
+        return float(bounds(pool)[0])
     sunk = _Cover(tops, heights)
     flipped = heights.astype(small)  # x lies above a clear node z when h - x lies below h - z
-    clear = _Cover(maximal(flipped - known.clear.astype(small), heights), heights)
+    clear = _Cover(maximal(flipped - known.clear.astype(small), heights, until), heights)
     checked = np.unique(_keys(known.checked.astype(small)))
     pooled, pool_tops = bounds(pool), sunk.first_above(pool)
     seen = _keys(pool).copy()
     best = float("inf")  # the smallest bound of a candidate met (U)
+    # Memory and time between two readings of the clock grow with the attributes: a node's
+    # key has q of them, and it has up to q children of q each.
+    most = min(MOST_NODES, _MOST_CELLS // max(q, 1))
+    widest = max(1, _CHILD_CELLS // max(q * q, 1))
     while True:
         keep = (pooled <= cap) & (pooled < best)
         pool, pooled, pool_tops = pool[keep], pooled[keep], pool_tops[keep]
         if not len(pool):
             return best
-        if time.perf_counter() >= until or len(seen) > MOST_NODES:
+        if time.perf_counter() >= until or len(seen) > most:
             return min(best, float(pooled.min()))
-        size = max(BATCH, len(pool) // 8)
+        size = min(max(BATCH, len(pool) // 8), widest)
         take = np.ones(len(pool), dtype=bool)
         if len(pool) > size:
             take = pooled <= np.partition(pooled, size - 1)[size - 1]
+            if int(take.sum()) > size:  # ties: any of them will do (see the module docstring)
+                take[:] = False
+                take[np.argpartition(pooled, size - 1)[:size]] = True
         batch, batch_bounds, batch_tops = pool[take], pooled[take], pool_tops[take]
         pool, pooled, pool_tops = pool[~take], pooled[~take], pool_tops[~take]
         below = batch_tops >= 0
