@@ -106,6 +106,7 @@ from .combinations import Combination, exact_combinations
 from .errors import InputError
 from .factorize import KEY_LIMIT, code_columns, factorize, shared_codes, sharing
 from .frames import as_pandas
+from .lint_pairs import may_tell
 from .schema import Attribute, Kind, Role, Schema
 from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 
@@ -652,9 +653,14 @@ def _sensitive_given(
     # per sensitive column, its coarsenings that are no finding of their own (quasi-identifiers,
     # and published columns below the threshold): together they may give it back
     coarse: dict[str, list[str]] = {s: [] for s in sensitive}
-    for c in [*tested, *quasi]:
-        for s in sensitive:
-            if not _may_tell(codes[c], codes[s], True):
+    published = [*tested, *quasi]
+    # a pair that fails on the first rows fails on every row, and most pairs fail at once
+    first = may_tell(
+        [codes[c][:_FIRST_ROWS] for c in published], [codes[s][:_FIRST_ROWS] for s in sensitive]
+    )
+    for i, c in enumerate(published):
+        for j, s in enumerate(sensitive):
+            if not first[i, j]:
                 continue
             both = (codes[c] >= 0) & (codes[s] >= 0)
             x, y = codes[c][both], codes[s][both]
@@ -784,20 +790,8 @@ def _copy_finding(
     )
 
 
-#: Rows on which :func:`_may_tell` tries a pair of columns first.
+#: Rows on which a column and a sensitive column are tried first (:func:`.lint_pairs.may_tell`).
 _FIRST_ROWS = 4096
-
-
-def _may_tell(x: np.ndarray, y: np.ndarray, coarse: bool) -> bool:
-    """Whether, on the first :data:`_FIRST_ROWS` rows where both codes are known, each code of
-    ``x`` stands for one of ``y`` (or, with ``coarse``, one of ``y`` for one of ``x``): a pair
-    that fails there fails on every row, and most pairs fail at once."""
-    x, y = x[:_FIRST_ROWS], y[:_FIRST_ROWS]
-    both = (x >= 0) & (y >= 0)
-    if not both.any():
-        return True  # (nothing to tell by: the whole columns decide)
-    x, y = x[both], y[both]
-    return _function(x, y) or (coarse and _function(y, x))
 
 
 def _function(x: np.ndarray, y: np.ndarray) -> bool:

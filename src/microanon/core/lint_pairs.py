@@ -1,0 +1,77 @@
+"""Which pairs of coded columns may tell one another, for many pairs at once.
+
+The schema lint (:mod:`microanon.core.lint`) tests every column published with its records
+against every sensitive column: whether each value of one stands for one value of the other, on
+the rows where both are known. Most pairs fail on their first rows; :func:`may_tell` says which
+do not, on the first rows of every pair at once, so that only those are tested on every row.
+
+How. Two columns' contingency table (records per pair of values, the rows where either is
+missing left out) tells both directions: each value of ``x`` stands for one value of ``y`` when
+no row of the table has two cells with records, and each value of ``y`` for one of ``x`` when no
+column has. The tables of every pair are the blocks of one product of indicator matrices (a row
+per value of each column, a column per record; ``X @ Y.T``), computed a block of columns of
+``X`` at a time; records counted in float32 are exact below 2**24.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["may_tell"]
+
+#: Most indicator columns (values) of one block of ``X``.
+BLOCK_VALUES = 4096
+
+
+def _widths(codes: Sequence[np.ndarray]) -> np.ndarray:
+    """Each coded column's indicator columns: its largest code plus one, at least one (so that
+    no column's span is empty)."""
+    return np.array([max(int(c.max(initial=-1)) + 1, 1) for c in codes], dtype=np.int64)
+
+
+def _indicators(codes: Sequence[np.ndarray], widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A ``(values, rows)`` float32 matrix with a 1 where a row holds a value (a row per value
+    of each coded column, missing codes ``-1`` nowhere), and where each column's values
+    start."""
+    starts = np.cumsum(widths) - widths
+    out = np.zeros((int(widths.sum()), len(codes[0])), dtype=np.float32)
+    for c, start in zip(codes, starts.tolist(), strict=True):
+        known = np.flatnonzero(c >= 0)
+        out[start + c[known], known] = 1.0
+    return out, starts
+
+
+def may_tell(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray]) -> np.ndarray:
+    """For every pair of a coded column of ``xs`` and one of ``ys`` (codes ``0..k-1``, ``-1``
+    missing, all of one length), whether each value of the first stands for one value of the
+    second or each value of the second for one of the first, on the rows where both are known
+    (true when there is none).
+
+    Returns
+    -------
+    ndarray
+        A ``(len(xs), len(ys))`` bool array.
+    """
+    out = np.ones((len(xs), len(ys)), dtype=bool)
+    if not len(xs) or not len(ys):
+        return out
+    y, y_starts = _indicators(ys, _widths(ys))
+    y = np.ascontiguousarray(y.T)
+    widths = _widths(xs)
+    ends = np.cumsum(widths)
+    a = 0
+    while a < len(xs):
+        # the columns whose values fit in a block (one at least)
+        b = max(a + 1, int(np.searchsorted(ends, ends[a] - widths[a] + BLOCK_VALUES, "right")))
+        x, x_starts = _indicators(xs[a:b], widths[a:b])
+        cells = (x @ y) > 0  # (values of xs[a:b], values of ys): a pair of values is seen
+        # per value of x, the values of each y it meets; per value of y, those of each x
+        per_x = np.add.reduceat(cells, y_starts, axis=1, dtype=np.int64)
+        per_y = np.add.reduceat(cells, x_starts, axis=0, dtype=np.int64)
+        x_to_y = np.maximum.reduceat(per_x, x_starts, axis=0) <= 1
+        y_to_x = np.maximum.reduceat(per_y, y_starts, axis=1) <= 1
+        out[a:b] = x_to_y | y_to_x
+        a = b
+    return out
