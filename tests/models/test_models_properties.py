@@ -245,6 +245,15 @@ def test_t_closeness_ordered_explicit(table: tuple, data: Any) -> None:
     check_emds(df, quasi, ref_emds(groups, domain, dist), order=domain)
 
 
+def test_t_closeness_ordered_is_never_below_zero():
+    """One class holding the table's distribution (s0, s1, s2 once each): its EMD is 0, which
+    the prefix sums had left at -5.6e-17, so that the value itself was refused as a t."""
+    df = pd.DataFrame({"q0": [0.5, 0.5, 0.5], "s": ["s0", "s1", "s2"]})
+    verdict = t_closeness(df, ["q0"], "s", t=0.0, order=["s0", "s1", "s2"])
+    assert verdict.value == 0.0 and verdict.holds
+    assert t_closeness(df, ["q0"], "s", t=verdict.value, order=["s0", "s1", "s2"]).holds
+
+
 @st.composite
 def trees(draw: Any, leaves: list[str]) -> list[list[str]]:
     """Root-to-leaf paths of a random tree, leaves at depths 1-3 (unbalanced in general)."""

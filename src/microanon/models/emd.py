@@ -104,8 +104,10 @@ def emd_ordered(groups: Groups, position: np.ndarray, width: int) -> np.ndarray:
         + (below[end] - below[split])
         - cdf * (end - split)
     )
-    # Before a group's first value its CDF is 0: Σ T_i there.
-    return (np.add.reduceat(segment, starts) + below[at[starts]]) / (width - 1)
+    # Before a group's first value its CDF is 0: Σ T_i there. A sum of absolute values is at
+    # least 0; the prefix sums' rounding may leave -6e-17 where a group's CDF is the table's.
+    emd = (np.add.reduceat(segment, starts) + below[at[starts]]) / (width - 1)
+    return np.maximum(emd, 0.0)
 
 
 def emd_hierarchical(groups: Groups, position: np.ndarray, hierarchy: Hierarchy) -> np.ndarray:
