@@ -179,6 +179,34 @@ def test_id3_matches_reference(data):
         assert tree.predict(frame).tolist() == expected
 
 
+@st.composite
+def dummies(draw):
+    """Many features, each mostly one value (a table of dummies: the tree is grown from the
+    records off each feature's most common value), that value not always the first seen."""
+    n = draw(st.integers(2, 60))
+    feats = {}
+    for j in range(draw(st.integers(1, 12))):
+        common, rare = draw(st.permutations("abc"))[:2]
+        cells = draw(st.lists(st.integers(0, 9), min_size=n, max_size=n))
+        feats[f"f{j}"] = [rare if c == 0 else "c" if c == 1 and j % 2 else common for c in cells]
+    y = draw(st.lists(st.sampled_from(["p", "q", "r"]), min_size=n, max_size=n))
+    return pd.DataFrame(feats), pd.Series(y)
+
+
+@SETTINGS
+@given(dummies())
+def test_id3_on_dummies_matches_reference(data):
+    X, y = data
+    tree = ID3().fit(X, y)
+    ref = ref_fit(
+        [{**r, "_y": t} for r, t in zip(X.to_dict("records"), y, strict=True)],
+        "_y",
+        list(X.columns),
+    )
+    assert tree.n_nodes == ref_size(ref)
+    assert tree.predict(X).tolist() == [ref_predict(ref, r) for r in X.to_dict("records")]
+
+
 @settings(max_examples=50, deadline=None)
 @given(datasets(), st.integers(2, 5), st.integers(0, 2**32 - 1))
 def test_accuracy_is_a_share_and_relative_accuracy_of_identity_is_one(data, folds, seed):

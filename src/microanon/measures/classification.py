@@ -47,7 +47,8 @@ from ..core.errors import InputError
 from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
-from ..core.table import DENSE_FACTOR, DENSE_SLACK, factorize_column
+from ..core.table import factorize_column
+from ._id3_split import Sparse, number
 from .common import check_counts, normalize_columns
 
 __all__ = ["ID3", "NodeCounts", "classification_accuracy", "relative_accuracy"]
@@ -86,19 +87,6 @@ def _class_codes(y: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return rank[codes], classes
 
 
-def _number(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``key`` (ints in ``0..space-1``) and each entry's number among them.
-
-    A small key space is counted directly, a large one hashed; neither sorts."""
-    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
-        uniq = np.flatnonzero(np.bincount(key, minlength=space))
-        rank = np.zeros(space, dtype=np.int64)
-        rank[uniq] = np.arange(len(uniq))
-        return uniq, rank[key]
-    inverse, uniq = pd.factorize(key)
-    return np.asarray(uniq, dtype=np.int64), inverse.astype(np.int64, copy=False)
-
-
 def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Distinct combinations of code columns (codes ``0..card-1``) and the combination of each row.
 
@@ -110,12 +98,12 @@ def _distinct(columns: Sequence[np.ndarray], cards: Sequence[int]) -> tuple[np.n
     for col, card in zip(columns, cards, strict=True):
         card = max(int(card), 1)
         if space * card > np.iinfo(np.int64).max:
-            uniq, key = _number(key, space)
+            uniq, key = number(key, space)
             space = len(uniq)
         key *= card
         key += col
         space *= card
-    uniq, inverse = _number(key, space)
+    uniq, inverse = number(key, space)
     some_row = np.empty(len(uniq), dtype=np.int64)
     some_row[inverse] = np.arange(len(key))  # the rows of a combination share their codes
     return np.stack([np.asarray(c)[some_row] for c in columns]), inverse
@@ -203,13 +191,15 @@ def _grow_weighted(
 
     ``codes`` is a ``features × records`` code matrix, ``target`` the class codes (``0..k-1`` in
     sorted label order), ``weight`` the number of records each column of ``codes`` stands for.
-    All nodes of a level are handled together: one weighted count per candidate attribute over
-    the (node, value, class) cells of the level.
+    All nodes of a level are handled together: one weighted count over the (attribute, node,
+    value, class) cells of the records off each attribute's most common value, the rest of
+    each (node, class) being that value's (:class:`._id3_split.Sparse`).
     """
     n_feat = len(cards)
     card = np.asarray(cards, dtype=np.int64)
     weight = np.asarray(weight, dtype=np.float64)
     rows = np.arange(codes.shape[1])
+    sparse = Sparse.of(codes, card, weight)  # (the cells that can split a node)
     node = np.zeros(len(rows), dtype=np.int64)  # position of each record's node in the level
     used = np.zeros((1, n_feat), dtype=bool)  # attributes split on above each node of the level
     attribute, majority, first_child, child = [], [], [], []
@@ -218,7 +208,7 @@ def _grow_weighted(
         nn = len(used)
         ys, ws = target[rows], weight[rows]
         # The (node, class) counts present, not an nn × k matrix (k may be large).
-        node_class, of_node_class = _number(node * k + ys, nn * k)
+        node_class, of_node_class = number(node * k + ys, nn * k)
         count = np.bincount(of_node_class, weights=ws, minlength=len(node_class))
         owner, label = node_class // k, node_class % k
         most = np.zeros(nn)
@@ -234,24 +224,15 @@ def _grow_weighted(
         # rounding (~1e-16), far inside the tie margin _GAIN_TIE.
         best = np.full(nn, -1, dtype=np.int64)
         best_cond = np.full(nn, np.inf)
-        for a in range(n_feat):
-            candidate = splittable & ~used[:, a]
-            if not candidate.any():
-                continue
-            at = np.flatnonzero(candidate[node])
-            pair = node[at] * card[a] + codes[a, rows[at]]
-            cells, of_cell = _number(pair * k + ys[at], nn * int(card[a]) * k)
-            n_cell = np.bincount(of_cell, weights=ws[at], minlength=len(cells))
-            pairs, of_pair = _number(cells // k, nn * int(card[a]))
-            size = np.bincount(of_pair, weights=n_cell, minlength=len(pairs))
-            share = n_cell / size[of_pair]
-            entropy = -np.bincount(of_pair, weights=share * np.log2(share), minlength=len(pairs))
-            pair_node = pairs // card[a]
-            n_values = np.bincount(pair_node, minlength=nn)
-            cond = np.bincount(pair_node, weights=size * entropy, minlength=nn) / total
-            better = candidate & (n_values >= 2) & (cond < best_cond - _GAIN_TIE)
-            best[better] = a
-            best_cond[better] = cond[better]
+        feature, at, values, cond = sparse.scores(
+            rows, node, ys, ws, k, total, splittable[:, None] & ~used
+        )
+        bounds = [*np.flatnonzero(np.diff(feature, prepend=-1)).tolist(), len(feature)]
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):  # (one run per feature)
+            nodes = at[a:b]
+            better = (values[a:b] >= 2) & (cond[a:b] < best_cond[nodes] - _GAIN_TIE)
+            best[nodes[better]] = feature[a]
+            best_cond[nodes[better]] = cond[a:b][better]
         attribute.append(best)
         split = best >= 0
         offset = np.full(nn, -1, dtype=np.int64)
@@ -262,7 +243,7 @@ def _grow_weighted(
         at = np.flatnonzero(split[node])
         parent = node[at]
         value = codes[best[parent], rows[at]]
-        pairs, inverse = _number(parent * int(card.max()) + value, nn * int(card.max()))
+        pairs, inverse = number(parent * int(card.max()) + value, nn * int(card.max()))
         pair_parent, pair_value = pairs // int(card.max()), pairs % int(card.max())
         segment = np.full(int(widths.sum()), -1, dtype=np.int64)
         segment[offset[pair_parent] - n_child + pair_value] = n_nodes + np.arange(len(pairs))
