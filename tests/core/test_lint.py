@@ -802,3 +802,22 @@ def test_one_quasi_identifier_predicting_a_column_is_said_in_the_singular():
     assert finding.kind == "determined_by_quasi"
     assert finding.evidence.startswith("q predicts it for 100% of the rows")
     assert finding.evidence.endswith("an attacker who knows q can link it")
+
+
+def test_one_lint_per_data_and_schema_within_shared_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # init lints its final roles twice (while proposing them, then to warn): the second is the
+    # first's report; another schema, or the same outside the block, is linted anew.
+    from microanon.core.factorize import shared_codes
+
+    df = pd.DataFrame({"a": list("xxyyzz"), "b": list("pqpqpq"), "c": [1, 2, 3, 4, 5, 6]})
+    calls = []
+    real = lint_module._lint
+    monkeypatch.setattr(lint_module, "_lint", lambda *a: calls.append(a) or real(*a))
+    roles = {"a": "quasi", "b": "insensitive", "c": "sensitive"}
+    with shared_codes():
+        first = lint_schema(df, roles)
+        again = lint_schema(df, dict(roles))
+        other = lint_schema(df, {**roles, "b": "quasi"})
+    assert len(calls) == 2 and again is first and other is not first
+    lint_schema(df, roles)
+    assert len(calls) == 3

@@ -95,7 +95,7 @@ give the quasi-identifier back whatever is accepted; the line says to give them 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,7 +104,14 @@ import pandas as pd
 
 from .combinations import Combination, exact_combinations
 from .errors import InputError
-from .factorize import KEY_LIMIT, code_columns, factorize, shared_codes, sharing
+from .factorize import (
+    KEY_LIMIT,
+    code_columns,
+    factorize,
+    shared_codes,
+    shared_result,
+    sharing,
+)
 from .frames import as_pandas
 from .lint_pairs import may_tell
 from .schema import Attribute, Kind, Role, Schema
@@ -533,11 +540,35 @@ def lint_schema(
     if budget < 1:
         raise InputError(f"lint: budget must be at least 1, got {budget!r}")
     accepted = _accepted(accept, data)
-    if sharing():
-        return _lint(data, schema, accepted, unique_share, strength, budget)
+    if sharing():  # (one lint per data and schema within the block: init lints its roles twice)
+        asked = _asked(schema, accepted, unique_share, strength, budget)
+        lint = lambda: _lint(data, schema, accepted, unique_share, strength, budget)  # noqa: E731
+        if asked is None:
+            return lint()
+        return shared_result([data[c] for c in data.columns], asked, lint)
     with shared_codes():  # (each column is grouped by several findings: coded once)
         code_columns(data[c] for c in schema.columns)
         return _lint(data, schema, accepted, unique_share, strength, budget)
+
+
+def _asked(
+    schema: Schema, accepted: Mapping[str, set], unique_share: float, strength: float, budget: int
+) -> Hashable | None:
+    """What a lint was asked, as a key of :func:`~.factorize.shared_result` (None when a
+    schema's attribute is not hashable: a hierarchy given as a mapping)."""
+    asked = (
+        "schema lint",
+        tuple(schema),
+        tuple(sorted((c, tuple(sorted(kinds))) for c, kinds in accepted.items())),
+        float(unique_share),
+        float(strength),
+        budget,
+    )
+    try:
+        hash(asked)
+    except TypeError:
+        return None
+    return asked
 
 
 def _lint(
