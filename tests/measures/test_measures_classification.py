@@ -168,11 +168,7 @@ def datasets(draw):
 def test_id3_matches_reference(data):
     X, y, probe = data
     tree = ID3().fit(X, y)
-    ref = ref_fit(
-        [{**r, "_y": t} for r, t in zip(X.to_dict("records"), y, strict=True)],
-        "_y",
-        list(X.columns),
-    )
+    ref = _reference_tree(X, y)
     assert tree.n_nodes == ref_size(ref)
     for frame in (X, probe):
         expected = [ref_predict(ref, r) for r in frame.to_dict("records")]
@@ -193,16 +189,18 @@ def dummies(draw):
     return pd.DataFrame(feats), pd.Series(y)
 
 
+def _reference_tree(X: pd.DataFrame, y: pd.Series):
+    """The reference ID3 tree of ``X`` and ``y``."""
+    records = [{**r, "_y": t} for r, t in zip(X.to_dict("records"), y, strict=True)]
+    return ref_fit(records, "_y", list(X.columns))
+
+
 @SETTINGS
 @given(dummies())
 def test_id3_on_dummies_matches_reference(data):
     X, y = data
     tree = ID3().fit(X, y)
-    ref = ref_fit(
-        [{**r, "_y": t} for r, t in zip(X.to_dict("records"), y, strict=True)],
-        "_y",
-        list(X.columns),
-    )
+    ref = _reference_tree(X, y)
     assert tree.n_nodes == ref_size(ref)
     assert tree.predict(X).tolist() == [ref_predict(ref, r) for r in X.to_dict("records")]
 
