@@ -131,8 +131,9 @@ def test_weights_scaled_to_the_sample_are_refused_and_missing_ones_left_out(runn
     assert numbers["rows"] == len(frame) and numbers["rows_without_weight_left_out"] == 12
     assert numbers["weight"] == "dweight" and numbers["individual_risk"] is not None
     assert numbers["attackers"]["prosecutor"]["records_above"] > 0  # (every record counted)
-    assert "12 records without a sampling weight (column 'dweight') are left out of the survey " \
-        "measures" in " ".join(result.stderr.split())  # fmt: skip
+    said = " ".join(result.stderr.split())
+    left_out = "12 records without a sampling weight (column 'dweight') are left out of the survey"
+    assert f"{left_out} measures" in said
 
 
 def test_weights_without_a_usable_scale_are_named_by_the_risk_note(runner, tmp_path):
