@@ -402,17 +402,18 @@ CODES = (-1, -2, -3, -4, -5, -6, -7, -8, -9, -77, -88, -97, -98, -99, -999, -999
 def _code_tally(column: Any, every: bool) -> MarkerTally | None:
     """The :class:`MarkerTally` of a column of numbers: its values among :data:`CODES` with
     their rows, and the smallest and largest of its other values (None when it holds no code,
-    unless ``every``)."""
+    unless ``every``). Looked at on the column's distinct values (:func:`_distinct`: the codes a
+    run made of it, when it made them), its rows counted for the codes alone."""
     import numpy as np
 
-    values = column.to_numpy(dtype=float, na_value=np.nan)
-    coded = np.isin(values, CODES)
-    if not (every or coded.any()):
+    values, rows = _distinct(column)
+    numbers = np.asarray(values, dtype=float)
+    at = np.flatnonzero(np.isin(numbers, CODES))
+    if not (every or len(at)):
         return None
-    found, rows = np.unique(values[coded], return_counts=True)
-    order = np.argsort(-found, kind="stable")  # -1 first, as the values are read
-    markers = tuple((f"{found[i]:.0f}", int(rows[i])) for i in order)
-    rest = values[~coded & ~np.isnan(values)]
+    at = at[np.argsort(-numbers[at], kind="stable")]  # -1 first, as the values are read
+    markers = tuple(zip([f"{numbers[i]:.0f}" for i in at], rows(at.tolist()), strict=True))
+    rest = np.delete(numbers, at)
     low, high = (float(rest.min()), float(rest.max())) if len(rest) else (None, None)
     return MarkerTally(markers, bool(len(rest)), True, low, coded=True, highest=high)
 
