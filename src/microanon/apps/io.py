@@ -25,7 +25,7 @@ from ..core.reading import (
     ReadOptions,
     csv_opener,
     marked_frame,
-    marked_missing,
+    na_marked,
     typed_whole,
     unpadded,
     whole_floats,
@@ -357,7 +357,7 @@ def _read_arrow_file(
 
 def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
     """An SPSS, Stata or SAS file through pyreadstat, value labels applied, the cells that
-    ``markers`` mark missing (:func:`~microanon.core.reading.marked_missing`), and its
+    ``markers`` mark missing (:func:`~microanon.core.reading.na_marked`), and its
     variable labels; anything it cannot read is one :class:`InputError` line naming the file
     and the format expected."""
     suffix = path.suffix.lower()
@@ -395,7 +395,7 @@ def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
     for column in frame.columns:
-        frame[column] = _whole_numbers(marked_missing(_blank_missing(frame[column]), markers))
+        frame[column] = _whole_numbers(na_marked(_blank_missing(frame[column]), markers))
     return Labelled(frame, _variable_labels(meta))
 
 

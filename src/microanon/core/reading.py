@@ -26,9 +26,9 @@ __all__ = [
     "marker_tallies",
     "marker_warnings",
     "marked_frame",
-    "marked_missing",
     "missing_marker_columns",
     "missing_marker_warnings",
+    "na_marked",
     "reading_hint",
     "typed_whole",
     "unpadded",
@@ -614,7 +614,7 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
     return out
 
 
-def marked_missing(column: Any, markers: Sequence[str]) -> Any:
+def na_marked(column: Any, markers: Sequence[str]) -> Any:
     """A column of a file read typed (Parquet, Feather, SPSS, Stata, SAS) with the cells
     ``markers`` (the ``na_values``) mark missing: a text cell (a value label, an unlabelled
     code's text) equal to a marker, and a number equal to a marker read as a number (``99``
@@ -648,7 +648,7 @@ def _as_number(text: str) -> float | None:
 
 def marked_frame(frame: Any, markers: Sequence[str]) -> Any:
     """A table read from a Parquet or Feather file with the cells ``markers`` mark missing
-    (:func:`marked_missing`), each column of integers read as pandas' nullable integers when
+    (:func:`na_marked`), each column of integers read as pandas' nullable integers when
     markers are given (whether or not it holds one: so that every part of a table read in
     parts, out of core, has the type the whole has in memory). Without markers, ``frame``."""
     import pandas as pd
@@ -660,7 +660,7 @@ def marked_frame(frame: Any, markers: Sequence[str]) -> Any:
         values = out.iloc[:, i]
         if pd.api.types.is_integer_dtype(values) and not pd.api.types.is_bool_dtype(values):
             values = values.astype("Int64")
-        out.isetitem(i, marked_missing(values, markers))
+        out.isetitem(i, na_marked(values, markers))
     return out
 
 
