@@ -19,7 +19,15 @@ from ..core.factorize import factorize_keys, packed_key
 from .common import check_quasi
 from .weight_classes import REFUSED, remedy, weight_classes
 
-__all__ = ["check_fraction", "check_household", "check_weights", "key_codes", "pack"]
+__all__ = [
+    "check_fraction",
+    "check_household",
+    "check_weights",
+    "key_codes",
+    "pack",
+    "refuse_weights",
+    "weight_column",
+]
 
 
 def key_codes(
@@ -86,6 +94,20 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
         (as an inverse inclusion probability cannot be) below-1 weights: every kind found, with
         its count and what to do (:func:`~microanon.measures.weight_classes.remedy`).
     """
+    col = weight_column(data, weights)
+    refuse_weights(weights, weight_classes(col)[0], counts)
+    return col.to_numpy(dtype=float, na_value=np.nan)
+
+
+def weight_column(data: pd.DataFrame, weights: Any) -> pd.Series:
+    """Column ``weights`` of ``data``, refused unless it names a numeric column.
+
+    Raises
+    ------
+    InputError
+        If ``weights`` is not a column name, names no column of ``data``, or a column that is
+        not numeric (truth values are not).
+    """
     if not isinstance(weights, str) and not isinstance(weights, numbers.Integral):
         raise InputError(
             f"'weights' must name the sampling-weight column, got {type(weights).__name__}"
@@ -97,7 +119,21 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
     col = data[weights]
     if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
         raise InputError(f"weight column {weights!r} is not numeric (dtype {col.dtype})")
-    classes, _ = weight_classes(col)
+    return col
+
+
+def refuse_weights(weights: Any, classes: np.ndarray, counts: np.ndarray | None = None) -> None:
+    """Refuse column ``weights`` when any of its rows' ``classes``
+    (:func:`~microanon.measures.weight_classes.weight_classes`) is a kind of value the survey
+    measures refuse (:data:`~microanon.measures.weight_classes.REFUSED`).
+
+    ``counts``: records per row of a frequency table (the bad weights are counted in records).
+
+    Raises
+    ------
+    InputError
+        Naming every kind found, with its count and what to do.
+    """
     found = {}  # every kind at once, so that the advice followed once is enough
     for kind, what in REFUSED.items():
         bad = classes == kind
@@ -108,7 +144,6 @@ def check_weights(data: pd.DataFrame, weights: Any, counts: np.ndarray | None = 
         raise InputError(
             f"weight column {weights!r} has {'; and '.join(found.values())}: {remedy(found)}"
         )
-    return col.to_numpy(dtype=float, na_value=np.nan)
 
 
 def check_household(data: pd.DataFrame, household: Any) -> np.ndarray:

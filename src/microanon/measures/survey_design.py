@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from .keys import check_weights
+from .keys import refuse_weights, weight_column
 from .weight_classes import MISSING, weight_classes
 
 if TYPE_CHECKING:
@@ -76,21 +76,15 @@ def weighted_records(
         The column is absent or not numeric, missing in every row, or has an infinite, zero,
         negative or below-1 weight (every kind with its count, in records, and the remedy).
     """
-    if isinstance(weight, str) and weight in data.columns:
-        classes, _ = weight_classes(data[weight])
-        kept = classes != MISSING
-    else:  # (check_weights names what is wrong)
-        kept = np.ones(len(data), dtype=bool)
+    classes, _ = weight_classes(weight_column(data, weight))
+    kept = classes != MISSING
     rows = None if counts is None else np.asarray(counts)
-    if not kept.all():
-        if not kept.any():
-            raise InputError(
-                f"weight column {weight!r} is missing in every row: no record has a sampling "
-                "weight for the survey measures"
-            )
-        check_weights(data.loc[kept, [weight]], weight, None if rows is None else rows[kept])
-    else:
-        check_weights(data, weight, rows)
+    if len(kept) and not kept.any():
+        raise InputError(
+            f"weight column {weight!r} is missing in every row: no record has a sampling "
+            "weight for the survey measures"
+        )
+    refuse_weights(weight, classes[kept], None if rows is None else rows[kept])
     missing = ~kept
     left = int(np.count_nonzero(missing) if rows is None else rows[missing].sum())
     return WeightedRecords(weight, kept, left)
