@@ -23,6 +23,7 @@ __all__ = [
     "as_pandas",
     "is_arrow_table",
     "pandas_if_arrow",
+    "rows_of",
 ]
 
 #: Whether pandas copies on write (always from pandas 3): a table copied shallowly then shares
@@ -148,3 +149,10 @@ def pandas_if_arrow(obj: Any, what: str = "table") -> Any:
     then checks itself.
     """
     return as_pandas(obj, what) if is_arrow_table(obj) else obj
+
+
+def rows_of(table: pd.DataFrame, columns: list, rows: np.ndarray) -> pd.DataFrame:
+    """Columns ``columns`` (distinct names) of ``table`` at the positions ``rows``, with a fresh
+    index: one take per block of columns of one type, not one per column (a table of 1,500
+    columns: 0.15 s instead of 1.6 s)."""
+    return table.iloc[rows, table.columns.get_indexer(columns)].reset_index(drop=True)

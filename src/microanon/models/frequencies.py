@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.factorize import factorize, factorize_keys, first_rows, packed_key
+from ..core.frames import rows_of
 from .base import PrivacyModel
 from .groups import Groups, groups_of
 from .verdict import Verdict
@@ -86,9 +87,7 @@ def frequencies_of(
     # one hash pass: combinations numbered in order of first appearance
     combination, distinct = factorize_keys(key)
     first = first_rows(combination, len(distinct))
-    combinations = pd.DataFrame(
-        {c: table[c].take(first).reset_index(drop=True) for c in names}, columns=names
-    )
+    combinations = rows_of(table, names, first)
     return Frequencies(combinations, np.bincount(combination).astype(np.int64))
 
 
