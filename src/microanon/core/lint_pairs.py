@@ -11,6 +11,12 @@ no row of the table has two cells with records, and each value of ``y`` for one 
 column has. The tables of every pair are the blocks of one product of indicator matrices (a row
 per value of each column, a column per record; ``X @ Y.T``), computed a block of columns of
 ``X`` at a time; records counted in float32 are exact below 2**24.
+
+A column of many values (more than :data:`WIDE_VALUES`: a name, an amount) would make those
+matrices dense and large (a row per value and a column per record: the product of two such
+columns on 4,096 records is 4,096³ multiplications), so a pair with such a column is tested on
+its own instead, by counting distinct values: each value of ``x`` stands for one of ``y`` when
+``x`` has as many distinct values as the pairs ``(x, y)`` have.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ __all__ = ["may_tell"]
 
 #: Most indicator columns (values) of one block of ``X``.
 BLOCK_VALUES = 4096
+#: Columns of more values than this are tested pair by pair (:func:`_pair_tells`), not in the
+#: product of indicator matrices.
+WIDE_VALUES = 64
 
 
 def _widths(codes: Sequence[np.ndarray]) -> np.ndarray:
@@ -57,9 +66,29 @@ def may_tell(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray]) -> np.ndarray:
     out = np.ones((len(xs), len(ys)), dtype=bool)
     if not len(xs) or not len(ys):
         return out
-    y, y_starts = _indicators(ys, _widths(ys))
+    x_widths, y_widths = _widths(xs), _widths(ys)
+    x_wide, y_wide = x_widths > WIDE_VALUES, y_widths > WIDE_VALUES
+    for i, j in zip(*np.nonzero(x_wide[:, None] | y_wide[None, :]), strict=True):
+        out[i, j] = _pair_tells(xs[i], ys[j])
+    narrow_x, narrow_y = np.flatnonzero(~x_wide), np.flatnonzero(~y_wide)
+    if len(narrow_x) and len(narrow_y):
+        out[np.ix_(narrow_x, narrow_y)] = _product_tells(
+            [xs[i] for i in narrow_x],
+            x_widths[narrow_x],
+            [ys[j] for j in narrow_y],
+            y_widths[narrow_y],
+        )
+    return out
+
+
+def _product_tells(
+    xs: Sequence[np.ndarray], widths: np.ndarray, ys: Sequence[np.ndarray], y_widths: np.ndarray
+) -> np.ndarray:
+    """:func:`may_tell` of columns of few values each, from the product of their indicator
+    matrices, a block of ``xs``'s values at a time."""
+    out = np.ones((len(xs), len(ys)), dtype=bool)
+    y, y_starts = _indicators(ys, y_widths)
     y = np.ascontiguousarray(y.T)
-    widths = _widths(xs)
     ends = np.cumsum(widths)
     a = 0
     while a < len(xs):
@@ -75,3 +104,14 @@ def may_tell(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray]) -> np.ndarray:
         out[a:b] = x_to_y | y_to_x
         a = b
     return out
+
+
+def _pair_tells(x: np.ndarray, y: np.ndarray) -> bool:
+    """:func:`may_tell` of one pair, by counting distinct values on the rows where both are
+    known: ``x`` tells ``y`` when the pairs of values are no more than ``x``'s values."""
+    both = (x >= 0) & (y >= 0)
+    if not both.any():
+        return True
+    x, y = x[both].astype(np.int64), y[both].astype(np.int64)
+    pairs = np.unique(x * (int(y.max()) + 1) + y).size
+    return pairs == np.unique(x).size or pairs == np.unique(y).size
