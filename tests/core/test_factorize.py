@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microanon.core.factorize import factorize, object_positions
+from microanon.core.factorize import factorize, object_positions, sorted_distinct
 
 VALUES = st.sampled_from(["a", "b", "", "a,b", "é", None, float("nan"), 1, 1.0, 2, True])
 
@@ -313,3 +313,23 @@ def test_object_positions_are_pandas_get_indexer(targets, drawn):
     want = pd.Index(objects, dtype=object).get_indexer(pd.Index(values, dtype=object))
     got = object_positions(objects, values)
     assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.integers(-(2**40), 2**40), max_size=60).map(
+            lambda v: np.asarray(v, dtype=np.int64)
+        ),
+        st.lists(st.integers(0, 255), max_size=60).map(lambda v: np.asarray(v, dtype=np.uint8)),
+        st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=60).map(
+            lambda v: np.asarray(v, dtype=float)
+        ),
+        st.lists(st.booleans(), max_size=20).map(lambda v: np.asarray(v, dtype=bool)),
+    )
+)
+def test_sorted_distinct_is_numpys_unique(values: np.ndarray) -> None:
+    """The distinct values by one sort: numpy.unique's answer, dtype and NaN (one, last) too."""
+    got, expected = sorted_distinct(values), np.unique(values)
+    assert got.dtype == expected.dtype
+    assert np.array_equal(got, expected, equal_nan=True)

@@ -37,6 +37,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from .factorize import sorted_distinct
+
 __all__ = [
     "MAX_PARTS",
     "MIN_ROWS",
@@ -162,7 +164,7 @@ def tolerance(values: np.ndarray) -> float:
         The smaller of :data:`RANGE_SHARE` of their range and :data:`GAP_SHARE` of the smallest
         gap between two of them, but at least the rounding of floating point.
     """
-    distinct = np.unique(values)
+    distinct = sorted_distinct(values)
     gap = float(np.diff(distinct).min())
     spread = float(distinct[-1] - distinct[0])
     rounding = _ROUNDING * float(np.abs(distinct).max())

@@ -51,6 +51,7 @@ __all__ = [
     "shared_codes",
     "shared_result",
     "sharing",
+    "sorted_distinct",
     "usable_cores",
 ]
 
@@ -361,6 +362,27 @@ def few_distinct(key: np.ndarray) -> bool:
     every key or counting over a key space larger than the rows."""
     sample = key[:: max(1, len(key) // DISTINCT_SAMPLE)]
     return len(pd.unique(sample)) * 2 <= len(sample)
+
+
+def sorted_distinct(values: Any) -> np.ndarray:
+    """The distinct values of a one-dimensional array in ascending order, as ``numpy.unique``
+    gives them (one NaN, last, for every NaN of a float array).
+
+    Numbers by one sort and a comparison of neighbours: numpy 2.3 and later find the distinct
+    numbers of ``numpy.unique`` (without counts, index or inverse) through a hash table, which
+    took 50 times as long as a sort on a million distinct integers (0.8 s against 15 ms).
+    Other arrays (text, objects, dates) are left to ``numpy.unique``.
+    """
+    array = np.asarray(values)
+    if array.ndim != 1 or array.dtype.kind not in "biuf" or not len(array):
+        return np.unique(array)
+    ordered = np.sort(array)
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    if array.dtype.kind == "f" and np.isnan(ordered[-1]):  # (sorted last) NaN != NaN: one kept
+        keep[int(np.searchsorted(ordered, np.nan)) + 1 :] = False
+    return ordered[keep]
 
 
 #: Bits of the digits :func:`radix_order` sorts by: numpy sorts 16-bit integers stably by radix.

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .bundled import bundled_definition
 from .errors import HierarchyError
+from .factorize import sorted_distinct
 from .files import read_text_file
 from .grouping import group_paths
 from .keys import SUPPRESSED, is_missing, shown, value_key
@@ -301,7 +302,7 @@ def _declared_numbers(
     data = data.dropna()
     dom = np.arange(first, last + 1, dtype=float)
     if len(data):
-        seen = np.unique(_numeric_domain(data, "interval", name))
+        seen = sorted_distinct(_numeric_domain(data, "interval", name))
         outside = seen[(seen < lo) | (seen > hi)]
         if len(outside):
             raise HierarchyError(
@@ -400,7 +401,7 @@ def interval_paths(
         values = list(values)
     whole = whole_numbers(values)
     if end is None:
-        dom = np.unique(_numeric_domain(values, "interval", name))
+        dom = sorted_distinct(_numeric_domain(values, "interval", name))
     else:
         dom = _declared_numbers(values, start, end, where, name)
     if start is None:

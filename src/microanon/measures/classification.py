@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.factorize import sorted_distinct
 from ..core.frames import pandas_if_arrow
 from ..core.random import RandomLike, make_rng
 from ..core.release import Release
@@ -583,7 +584,7 @@ def _fold_hits(
     total = table.sum(axis=1)
     for f in range(table.shape[1]):
         train = np.flatnonzero(total > table[:, f])
-        present = np.unique(target[train])
+        present = sorted_distinct(target[train])
         local = np.full(len(classes), -1, dtype=np.int64)  # -1: a class the fold never saw
         local[present] = _label_rank(classes[present])
         tree = _grow_weighted(

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import HierarchyError, InputError
+from ..core.factorize import sorted_distinct
 from ..core.hierarchy import SUPPRESSED, Hierarchy, parse_interval
 from ..core.schema import check_frame
 from ..core.table import combine_codes, factorize_column
@@ -311,7 +312,7 @@ class NumericDomain:
         vals = num.to_numpy()
         w = np.ones(len(vals)) if weights is None else np.asarray(weights, dtype=float)
         if weights is None:
-            vals = np.unique(vals)
+            vals = sorted_distinct(vals)
             w = np.ones(len(vals))
         order = np.argsort(vals, kind="stable")
         return cls(vals[order], w[order])

@@ -40,6 +40,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ...core.factorize import sorted_distinct
 from .items import KNOWN_NUMBERS
 from .profile import ColumnProfile, normalized_name
 
@@ -89,7 +90,7 @@ def _numbered(col: pd.Series, p: ColumnProfile) -> tuple[float, float] | None:
     if fill < CODE_FILL:
         return None
     x = np.sort(col.dropna().to_numpy(dtype=float))
-    values = np.unique(x)
+    values = sorted_distinct(x)
     up_to = np.searchsorted(x, values, side="right") / len(x)
     even = (values - p.low + 1) / (p.high - p.low + 1)
     off = float(np.max(np.abs(up_to - even)))

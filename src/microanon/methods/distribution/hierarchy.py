@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import HierarchyError, InputError
+from ...core.factorize import sorted_distinct
 from ...core.hierarchy import SUPPRESSED, Hierarchy, TreeArrays, value_key
 
 __all__ = [
@@ -85,7 +86,7 @@ def sensitive_domain(values: np.ndarray, domain: Any = None) -> np.ndarray:
     if not np.issubdtype(values.dtype, np.number) or not np.all(np.isfinite(values)):
         raise InputError("the sensitive column must hold finite numbers for this method")
     if domain is None:
-        return np.unique(values)
+        return sorted_distinct(values)
     if isinstance(domain, str) and domain == "integer":
         low, high = values.min(), values.max()
     elif isinstance(domain, Sequence) and not isinstance(domain, str) and len(domain) == 2:

@@ -70,6 +70,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.factorize import sorted_distinct
+
 __all__ = ["MOST_NODES", "Known", "maximal", "unexplored_bound"]
 
 #: Most nodes :func:`unexplored_bound` keeps (seen and pooled): beyond, it stops with the
@@ -294,7 +296,7 @@ def unexplored_bound(
     sunk = _Cover(tops, heights)
     flipped = heights.astype(small)  # x lies above a clear node z when h - x lies below h - z
     clear = _Cover(maximal(flipped - known.clear.astype(small), heights, until), heights)
-    checked = np.unique(_keys(known.checked.astype(small)))
+    checked = sorted_distinct(_keys(known.checked.astype(small)))
     pooled, pool_tops = bounds(pool), sunk.first_above(pool)
     seen = _keys(pool).copy()
     best = float("inf")  # the smallest bound of a candidate met (U)

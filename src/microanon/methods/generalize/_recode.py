@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InfeasibleError, InputError, SchemaError
+from ...core.factorize import sorted_distinct
 from ...core.hierarchy import SUPPRESSED, Hierarchy, value_key
 from ...core.release_files import value_text
 from ...core.schema import MISSING_LABEL, Kind
@@ -201,7 +202,7 @@ def quasi_dims(table: Table, method: str) -> list[Dim]:
             order = np.argsort(values, kind="stable")
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
-            present = rank[np.unique(table.codes(q))]
+            present = rank[sorted_distinct(table.codes(q))]
             span = float(values[order[present.max()]] - values[order[present.min()]])
             labels = np.array([value_key(v) for v in dictionary[order]], dtype=object)
             # (a value published alone as a release writes it: 25 or 25.0 as it was read)

@@ -85,7 +85,7 @@ from ...core.constraints import (
     PerColumn,
 )
 from ...core.errors import InputError
-from ...core.factorize import KEY_LIMIT, factorize, packed_key
+from ...core.factorize import KEY_LIMIT, factorize, packed_key, sorted_distinct
 from ...core.frames import pandas_if_arrow
 from ...core.hierarchy import SUPPRESSED
 from ...core.release import Release
@@ -286,7 +286,7 @@ def suppress_codes(
     codes = np.asarray(codes, dtype=np.int64)
     n, p = codes.shape
     imp = np.zeros(p, np.int64) if importance is None else np.asarray(importance, np.int64)
-    cardinality = np.array([len(np.unique(c[c >= 0])) for c in codes.T], dtype=np.int64)
+    cardinality = np.array([len(sorted_distinct(c[c >= 0])) for c in codes.T], dtype=np.int64)
     patterns, counts, row_pattern = _distinct(codes, np.ones(n))
     rounds = 0
     while True:
