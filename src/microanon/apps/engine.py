@@ -263,6 +263,20 @@ def _source(source: Any, read: ReadOptions) -> tuple[Any, dict[str, Any]]:
     return text, read_options(text, read)
 
 
+def _person_ids(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> list[str]:
+    """The schema's identifiers whose values the pass that reads the data counts
+    (:func:`~microanon.apps.init.roles.person_ids`: named as person ids, or holding numbers),
+    chosen on the dataset's column types: its lazy frame's, which reads no row but those the
+    types are inferred from (none without an identifier)."""
+    if not cfg.schema.identifiers:
+        return []
+    from ..scale import read_dataset
+    from .init.roles import person_ids
+
+    ddf = read_dataset(frame, **options) if isinstance(frame, str) else frame
+    return person_ids(cfg.schema, ddf.dtypes)
+
+
 def _sample_rows(part: Any, rows: int, seed: int) -> tuple[Any, int]:
     """At most ``rows`` records of one partition, drawn without replacement, and its records."""
     return (part if len(part) <= rows else part.sample(n=rows, random_state=seed)), len(part)
@@ -497,9 +511,10 @@ def anonymize_dask(
         (:func:`microanon.apps.scale_reports.write_rowwise_reports`) and their numbers in
         ``reported``. The
         internal metadata holds the run's audit trail, as in memory. Either holds, in
-        ``repeated``, the values and rows of the schema's person identifiers
-        (:func:`~microanon.apps.init.roles.person_ids`), counted in the pass that read the
-        data: the reports warn of one that repeats, as in memory.
+        ``repeated``, the values and rows of the schema's identifiers that may number people
+        (:func:`~microanon.apps.init.roles.person_ids`: named so, or holding numbers), counted
+        in the pass that read the data: the reports warn of one that repeats and numbers
+        people by its name or its values (an id code), as in memory.
 
     Raises
     ------
@@ -532,11 +547,9 @@ def anonymize_dask(
 
     subtitle = f"Configuration {cfg.path or '(in memory)'}; the method ran out of core."
     audit = {**audit_trail(cfg, data, rng), "lint": lint.to_dict()}
-    from .init.roles import person_ids
-
-    # the schema's identifiers named as person ids, counted in the pass that reads the data:
-    # a panel's is warned of as in memory
-    ids = person_ids(cfg.schema, cfg.schema.columns)
+    # the schema's identifiers that may number people, counted in the pass that reads the
+    # data: a panel's is warned of as in memory
+    ids = _person_ids(frame, options, cfg)
     if cfg.method == "full_domain":
         from ..scale import full_domain_dask
         from .scale_reports import write_scale_reports

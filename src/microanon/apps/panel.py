@@ -1,12 +1,13 @@
 """A person identifier that repeats: the records of a panel or a long file, which k counts one
 by one.
 
-``init`` warns of an identifier found by its name whose values repeat (a panel's person id);
-``anonymize`` and the workbench warn of it too, since a config written by hand (or an init
-proposal run as it is) says nothing of it: a k-anonymous class may then be one person's
-records, and k counts records, not people. Both engines count the identifier's values and rows
-(:mod:`microanon.core.repetition`: on the whole table in memory, partition by partition out of
-core) and word the warning here.
+``init`` warns of an identifier found by its name, or by its values as an id code, whose values
+repeat (a panel's person id); ``anonymize`` and the workbench warn of it too, since a config
+written by hand (or an init proposal run as it is) says nothing of it: a k-anonymous class may
+then be one person's records, and k counts records, not people. Both engines count the
+identifier's values and rows (:mod:`microanon.core.repetition`: on the whole table in memory,
+partition by partition out of core), tell an id code by them
+(:func:`microanon.apps.init.roles.numbers_people`) and word the warning here.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
 from .aside import aside
 from .families import add_release_sections
-from .init.roles import person_ids
+from .init.roles import numbers_people, person_ids
 from .interrupts import wait_for
 from .panel import repeated_id_notes
 from .release_figures import RISK_BINS
@@ -345,10 +345,12 @@ def make_reports(
         ``original``'s published columns
         (:func:`~microanon.core.reading.missing_marker_columns`).
     repeated : mapping of str to Repetition, optional
-        With ``counted``: the values and rows of the schema's person identifiers
-        (:func:`~microanon.apps.init.roles.person_ids`), counted out of core over every row
-        read (:func:`microanon.core.repetition.merged`); default: none counted. In memory they
-        are counted on ``original``. Each that repeats is warned of
+        With ``counted``: the values and rows of the schema's identifiers that may number
+        people (:func:`~microanon.apps.init.roles.person_ids`: named so, or numbers), counted
+        out of core over every row read (:func:`microanon.core.repetition.merged`); default:
+        none counted. In memory they are counted on ``original``. Each that numbers people by
+        its name or by its values, which look like an id code
+        (:func:`~microanon.apps.init.roles.numbers_people`), and repeats is warned of
         (:func:`~microanon.apps.panel.repeated_id_notes`).
     """
     checked = _as_future(verification)
@@ -400,11 +402,12 @@ def make_reports(
         "the run",
         "set na_values: [{marker}] in the config (or give --na-values {option})",
     )
-    ids = person_ids(schema, list(original.columns))
     if counted is None:  # (out of core, counted partition by partition while reading)
-        repeated = {c: repetition(original[c]) for c in ids}
+        repeated = {c: repetition(original[c]) for c in person_ids(schema, original.dtypes)}
     found = repeated or {}
-    numbers["warnings"] += repeated_id_notes({c: found[c] for c in ids if c in found})
+    numbers["warnings"] += repeated_id_notes(
+        {c: r for c, r in found.items() if numbers_people(c, r)}
+    )
     numbers["warnings"].extend(f"schema lint: {alert}" for alert in lint.alerts)
     add_summary_sections(
         internal,

@@ -1,5 +1,6 @@
 """How the values of an identifier column repeat over a table's rows: its distinct values, the
-rows, and the rows holding a value no other row holds.
+rows, and the rows holding a value no other row holds; and whether its values look like numbers
+handed out in order (:mod:`microanon.core.numbering`), read from the same counts.
 
 Counted on the whole column (:func:`repetition`) or partition by partition, each partition's
 records per value (:func:`tally`) merged into the same numbers (:func:`merged`): a value found
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .numbering import Numbering, numbering
+
 __all__ = ["Repetition", "Tally", "merged", "repetition", "tally"]
 
 
@@ -31,11 +34,16 @@ class Repetition:
         The table's rows, those missing the identifier included.
     alone : int
         The rows holding a value no other row holds.
+    numbering : Numbering or None
+        How its values fill their range when they look like numbers handed out in order
+        (:func:`~microanon.core.numbering.numbering`, on the distinct values and their
+        records); else None.
     """
 
     distinct: int
     rows: int
     alone: int
+    numbering: Numbering | None = None
 
     @property
     def alone_share(self) -> float:
@@ -81,8 +89,11 @@ def merged(parts: Sequence[Tally], columns: Sequence[str]) -> dict[str, Repetiti
 
     The partitions' values are united in one hash pass (:func:`pandas.factorize`: equal values
     are one, as :meth:`pandas.Series.value_counts` takes them on the whole column) and their
-    records summed. Memory: the partitions' distinct values, at most one per row (for 10^7
-    distinct integer identifiers, some 0.5 GB while they are merged), then three numbers.
+    records summed; the united values and their records say whether they look like numbers
+    handed out in order (:func:`~microanon.core.numbering.numbering`: the records summed along
+    the values' range when they are at least half of its whole numbers). Memory: the partitions'
+    distinct values, at most one per row (for 10^7 distinct integer identifiers, some 0.5 GB
+    while they are merged), then a few numbers.
 
     Parameters
     ----------
@@ -102,16 +113,23 @@ def merged(parts: Sequence[Tally], columns: Sequence[str]) -> dict[str, Repetiti
         if not found:
             out[c] = Repetition(0, rows, 0)
             continue
-        if len(found) == 1:  # (a partition's values are distinct)
-            totals = found[0].to_numpy(dtype=np.int64)
-        else:
-            values = found[0].index.append([f.index for f in found[1:]])
-            codes, uniques = pd.factorize(values)
-            counts = np.concatenate([f.to_numpy(dtype=np.int64) for f in found])
-            # (exact: float64 holds every sum of records below 2**53)
-            totals = np.bincount(codes, weights=counts, minlength=len(uniques))
-        out[c] = Repetition(len(totals), rows, int(np.count_nonzero(totals == 1)))
+        uniques, totals = _united(found)
+        alone = int(np.count_nonzero(totals == 1))
+        out[c] = Repetition(len(totals), rows, alone, numbering(uniques, totals))
     return out
+
+
+def _united(found: Sequence[pd.Series]) -> tuple[pd.Index, np.ndarray]:
+    """The distinct values of the partitions' records per value ``found`` (none empty) and
+    the records of each."""
+    if len(found) == 1:  # (a partition's values are distinct)
+        return found[0].index, found[0].to_numpy(dtype=np.int64)
+    values = found[0].index.append([f.index for f in found[1:]])
+    codes, uniques = pd.factorize(values)
+    counts = np.concatenate([f.to_numpy(dtype=np.int64) for f in found])
+    # (exact: float64 holds every sum of records below 2**53)
+    totals = np.bincount(codes, weights=counts, minlength=len(uniques))
+    return pd.Index(uniques), totals.astype(np.int64)
 
 
 def repetition(column: pd.Series) -> Repetition:

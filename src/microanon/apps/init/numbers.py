@@ -4,17 +4,24 @@ measured quantities.
 A column of whole numbers is taken for an **id code** (a student's, a lecturer's, a school's
 number, as lme4's ``InstEval`` holds in ``s`` and ``d``) when
 
-* it has at least :data:`CODE_DISTINCT` distinct values, none below 0 (more than the ages or
-  the years a survey holds), and is not near-unique (the near-unique rule, tried first, drops
-  such a column);
-* they fill at least :data:`CODE_FILL` of the whole numbers from the smallest to the largest,
-  as numbers handed out in order do (the gaps are those of the units not in the file);
-* its rows spread evenly over that range: the share of rows up to any value is within
-  :data:`CODE_EVEN` of an even spread's, where a measurement (a birth weight, a cholesterol
-  level, a clock time, a price) bunches around its typical values; and
+* it has at least :data:`CODE_DISTINCT` distinct values (more than the ages or the years a
+  survey holds), and is not near-unique (the near-unique rule, tried first, drops such a
+  column);
+* they look like numbers handed out in order (:func:`~microanon.core.numbering.numbering`):
+  none below 0, filling at least :data:`~microanon.core.numbering.CODE_FILL` of the whole
+  numbers from the smallest to the largest (the gaps are those of the units not in the file),
+  their rows spread evenly over that range (the share of rows up to any value within
+  :data:`~microanon.core.numbering.CODE_EVEN` of an even spread's), where a measurement (a
+  birth weight, a cholesterol level, a clock time, a price) bunches around its typical values;
+  and
 * its name is not that of a count, a rank, a record's time or place
   (:data:`~microanon.apps.init.items.KNOWN_NUMBERS`), a measure (:data:`MEASURE_NAMES`), a
-  point in time (:data:`POINT_NAMES`) or a day's or a week's number.
+  point in time (:data:`POINT_NAMES`), a day's or a week's number, or a postal code
+  (:data:`~microanon.apps.init.profile.CODE_NAMES`): :func:`code_name`.
+
+The values are read from their distinct values and the records of each, as ``anonymize`` counts
+an identifier's (:func:`coded`, on :class:`~microanon.core.repetition.Repetition`): in memory
+and out of core, partition by partition, the same answer.
 
 An interval of codes is no coarser truth, so such a column is no quasi-identifier to generalize
 into ranges: it is dropped like an identifier. A group's code that others know (a school, a
@@ -37,29 +44,25 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
-from ...core.factorize import sorted_distinct
+from ...core.numbering import Numbering
+from ...core.repetition import Repetition, repetition
 from .items import KNOWN_NUMBERS
-from .profile import ColumnProfile, normalized_name
+from .profile import CODE_NAMES, ColumnProfile, normalized_name
 
 __all__ = [
     "CODE_DISTINCT",
-    "CODE_EVEN",
-    "CODE_FILL",
     "MEASURE_DECIMALS",
     "MEASURE_NAMES",
+    "code_name",
+    "coded",
     "id_code",
     "measurement",
 ]
 
 #: Fewest distinct values of an id code.
 CODE_DISTINCT = 200
-#: Smallest share of the whole numbers of its range an id code's values fill.
-CODE_FILL = 0.5
-#: Largest gap between the share of rows up to a value of an id code and an even spread's.
-CODE_EVEN = 0.1
 #: Smallest share of a near-unique number's distinct values with decimals for a measurement.
 MEASURE_DECIMALS = 0.5
 #: Names (normalized) of times, durations and amounts of money: a word ending in ``time``
@@ -79,22 +82,44 @@ POINT_NAMES = re.compile(r"date|stamp|clock")
 _DAY_NAMES = re.compile(r"day|week")
 
 
-def _numbered(col: pd.Series, p: ColumnProfile) -> tuple[float, float] | None:
-    """``(fill, off)`` when ``col``'s whole numbers, none below 0, fill at least
-    :data:`CODE_FILL` of their range and their rows spread evenly over it (the share of rows up
-    to any value at most :data:`CODE_EVEN` off an even spread's), as numbers handed out in order
-    do; else None."""
-    if p.type != "numeric" or not p.integer or p.low is None or p.high is None or p.low < 0:
+def _numbered(col: pd.Series, p: ColumnProfile) -> Numbering | None:
+    """How ``col``'s whole numbers fill their range when they look like numbers handed out in
+    order (:func:`~microanon.core.numbering.numbering`, on its distinct values and their
+    rows); None for a column that is not numeric (:data:`CODE_NAMES`' codes among them)."""
+    return repetition(col).numbering if p.type == "numeric" else None
+
+
+def code_name(name: str) -> bool:
+    """Whether ``name`` may be an id code's: no count's, rank's, record's time or place, measure,
+    point in time, day's or week's number, or postal code's (see the module docstring)."""
+    normalized = normalized_name(name)
+    return not any(
+        pattern.search(normalized)
+        for pattern in (KNOWN_NUMBERS, MEASURE_NAMES, POINT_NAMES, _DAY_NAMES, CODE_NAMES)
+    )
+
+
+def coded(name: str, found: Repetition) -> Numbering | None:
+    """The id-code test on a column named ``name`` whose values were counted into ``found``:
+    at least :data:`CODE_DISTINCT` values that look like numbers handed out in order
+    (:attr:`~microanon.core.repetition.Repetition.numbering`) under a name that may be a
+    code's (:func:`code_name`); else None.
+
+    Parameters
+    ----------
+    name : str
+    found : Repetition
+        The column's values and rows, counted on the whole column
+        (:func:`~microanon.core.repetition.repetition`) or partition by partition
+        (:func:`~microanon.core.repetition.merged`): the same answer.
+
+    Returns
+    -------
+    Numbering or None
+    """
+    if found.distinct < CODE_DISTINCT or not code_name(name):
         return None
-    fill = p.distinct / (p.high - p.low + 1)
-    if fill < CODE_FILL:
-        return None
-    x = np.sort(col.dropna().to_numpy(dtype=float))
-    values = sorted_distinct(x)
-    up_to = np.searchsorted(x, values, side="right") / len(x)
-    even = (values - p.low + 1) / (p.high - p.low + 1)
-    off = float(np.max(np.abs(up_to - even)))
-    return (fill, off) if off <= CODE_EVEN else None
+    return found.numbering
 
 
 def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
@@ -110,26 +135,22 @@ def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     -------
     (rule, reason) or None
     """
-    name = normalized_name(p.name)
-    if p.distinct < CODE_DISTINCT or any(
-        pattern.search(name) for pattern in (KNOWN_NUMBERS, MEASURE_NAMES, POINT_NAMES, _DAY_NAMES)
-    ):
+    if p.type != "numeric" or p.distinct < CODE_DISTINCT:  # (nothing to count)
         return None
-    numbered = _numbered(col, p)
+    numbered = coded(p.name, repetition(col))
     if numbered is None:
         return None
-    fill, off = numbered
     return (
         "id-code",
         f"id-code rule: {p.distinct:,} whole numbers from {p.low:,.0f} to {p.high:,.0f}, "
-        f"{p.rows / p.distinct:.1f} rows each on average, filling {fill:.0%} of the whole "
-        "numbers of that range and spread evenly over it (the share of rows up to any value is "
-        f"at most {off:.1%} off an even spread's), as numbers handed out in order are, where a "
-        "measurement bunches around its typical values: it looks like a code numbering people "
-        "or units (a student, a lecturer, a school), and an interval of codes is no coarser "
-        "truth; dropped from the release. If it codes a group that others know (a school, a "
-        "commune, an interviewer), give it role quasi with a hierarchy that groups its codes "
-        "(a file, or groups), not intervals",
+        f"{p.rows / p.distinct:.1f} rows each on average, filling {numbered.fill:.0%} of the "
+        "whole numbers of that range and spread evenly over it (the share of rows up to any "
+        f"value is at most {numbered.off:.1%} off an even spread's), as numbers handed out in "
+        "order are, where a measurement bunches around its typical values: it looks like a "
+        "code numbering people or units (a student, a lecturer, a school), and an interval of "
+        "codes is no coarser truth; dropped from the release. If it codes a group that others "
+        "know (a school, a commune, an interviewer), give it role quasi with a hierarchy that "
+        "groups its codes (a file, or groups), not intervals",
     )
 
 

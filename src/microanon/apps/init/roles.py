@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pandas as pd
 
@@ -67,13 +68,14 @@ from ...core.lint import (
     derived_evidence,
     lint_schema,
 )
+from ...core.repetition import Repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from ..panel import GROUPS
 from .design import design_role
 from .items import answer_item
 from .keys import hierarchy_levels, rank_keys
-from .numbers import id_code, measurement
+from .numbers import code_name, coded, id_code, measurement
 from .profile import ColumnProfile, normalized_name
 
 __all__ = [
@@ -81,6 +83,7 @@ __all__ = [
     "NAME_RULES",
     "RANK_CLAUSE",
     "person_ids",
+    "numbers_people",
     "Levels",
     "NameRule",
     "Proposal",
@@ -353,17 +356,53 @@ def _name_rule(name: str) -> tuple[NameRule, str] | None:
     return None
 
 
-def person_ids(schema: Schema, columns: Sequence[str]) -> list[str]:
-    """The schema's identifiers among ``columns`` whose names say they number records or people
-    (the first of :data:`NAME_RULES`: ``id``, ``idcode``, ``respid``, ``patient_id``, ...)."""
-    rule = NAME_RULES[0]
+def person_ids(schema: Schema, dtypes: Mapping[str, Any] | pd.Series) -> list[str]:
+    """The schema's identifiers among the columns of ``dtypes`` that may number people, whose
+    values ``anonymize`` counts (:func:`numbers_people` then tells which): those whose names
+    say they number records or people (the first of :data:`NAME_RULES`: ``id``, ``idcode``,
+    ``respid``, ``patient_id``, ...), and those holding numbers (a numeric type, booleans
+    aside) under a name that may be an id code's (:func:`~microanon.apps.init.numbers.code_name`).
+    Text under another name (a person's name, an e-mail address) is not counted.
+
+    Parameters
+    ----------
+    schema : Schema
+    dtypes : mapping of str to dtype, or Series
+        The table's columns and their types (:attr:`pandas.DataFrame.dtypes`, a lazy Dask
+        frame's too).
+
+    Returns
+    -------
+    list of str
+        In the schema's order.
+    """
     return [
         a.name
         for a in schema
         if a.role is Role.IDENTIFIER
-        and a.name in columns
-        and rule.pattern.search(normalized_name(a.name)) is not None
+        and a.name in dtypes
+        and (_named_person_id(a.name) or (_numbers(dtypes[a.name]) and code_name(a.name)))
     ]
+
+
+def numbers_people(column: str, found: Repetition) -> bool:
+    """Whether an identifier of :func:`person_ids`, its values counted into ``found``, may
+    number people: its name says so, or its values look like an id code by init's id-code test
+    (:func:`~microanon.apps.init.numbers.coded`: many whole numbers handed out in order, read
+    from the distinct values and their records, so in memory and out of core alike)."""
+    return _named_person_id(column) or coded(column, found) is not None
+
+
+def _named_person_id(name: str) -> bool:
+    """Whether ``name`` says its column numbers records or people (the first of
+    :data:`NAME_RULES`)."""
+    return NAME_RULES[0].pattern.search(normalized_name(name)) is not None
+
+
+def _numbers(dtype: Any) -> bool:
+    """Whether ``dtype`` holds numbers (integers or floats, numpy's or pandas' nullable ones;
+    not booleans), as :func:`~microanon.core.numbering.numbering` asks of the values."""
+    return getattr(dtype, "kind", "O") in "iuf"
 
 
 #: The lint's kinds of a column that gives a sensitive column (or its class) back: proposed
