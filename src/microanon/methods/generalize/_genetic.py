@@ -39,8 +39,10 @@ check the watcher hears of the progress and may stop the search, and the search 
 a check beyond ``step_limit`` nodes or after 90 % of ``time_limit`` seconds (the bound below
 takes at most the rest, up to 99 % of it). A generation that checks no new node (a small
 lattice nearly covered) checks instead the unchecked nodes of the smallest bound just above
-the checked ones; when no unchecked node is left, or the bound below shows that none can beat
-or tie the incumbent, the search ends with ``stopped="exhausted"`` and its answer is the
+the checked ones (:class:`._genetic_frontier.Frontier`, which lists the successors of each
+checked node at most once in the search, in the order of the nodes' bounds, and reads the clock
+between such listings); when no unchecked node is left, or the bound below shows that none can
+beat or tie the incumbent, the search ends with ``stopped="exhausted"`` and its answer is the
 exact search's.
 
 What is known about the gap. The bound is the best-first search's (:mod:`._heuristic`,
@@ -67,6 +69,7 @@ import numpy as np
 
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
+from ._genetic_frontier import Frontier
 from ._heuristic import Levels, _Checked, _no_node, _Walk
 from ._search import SearchResult
 from ._search_models import ModelSet
@@ -136,6 +139,7 @@ def genetic_search(
     n_imm = max(1, round(IMMIGRANTS * size))
     n_mut = max(0, size - n_elite - n_cross - n_imm)
     most_mutated = max(1, math.ceil(MUTATED * q))
+    frontier = Frontier(walk)
     stopped = "exhausted"
 
     def plain(node: Levels) -> _Checked:
@@ -173,12 +177,6 @@ def genetic_search(
             else:
                 levels[i] = rng.integers(0, heights[i] + 1)
         return tuple(int(x) for x in np.clip(levels, 0, heights))
-
-    def frontier(count: int) -> list[Levels]:
-        """The ``count`` unchecked successors of checked nodes with the smallest bounds."""
-        nodes = sorted({s for n in walk.checked for s in walk.successors(n)} - walk.checked.keys())
-        order = np.argsort(walk.bounds(nodes), kind="stable")[:count]
-        return [nodes[j] for j in order.tolist()]
 
     def covered() -> bool:
         """Whether no unchecked node can beat or tie the incumbent."""
@@ -224,7 +222,7 @@ def genetic_search(
         if budget.steps == steps:  # nothing new: close the gap from below instead
             if covered():
                 return []
-            for node in frontier(n_imm):
+            for node in frontier.smallest(n_imm, budget):
                 check(node)
                 if node not in members:
                     members.add(node)
