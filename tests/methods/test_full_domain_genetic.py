@@ -25,7 +25,7 @@ from test_full_domain_heuristic import _small, exact_name
 
 from microanon.core import Hierarchy, InfeasibleError, InputError, Table
 from microanon.methods.generalize import full_domain
-from microanon.methods.generalize._genetic import genetic_search
+from microanon.methods.generalize._genetic import genetic_search, random_node
 from microanon.methods.generalize._heuristic import _Walk
 from microanon.methods.generalize._search import _model_set, search
 from microanon.models import KAnonymity, check_release
@@ -194,6 +194,31 @@ def test_genetic_run_to_exhaustion_is_the_exact_search(
     assert got.metric_value == exact.metric_value
     assert np.array_equal(got.suppressed_mask, exact.suppressed_mask)
     assert got.lower_bound == got.metric_value
+
+
+def _levels_drawn(heights: list[int], seed: int, draws: int) -> list[set[int]]:
+    rng = np.random.default_rng(seed)
+    nodes = np.array([random_node(rng, np.asarray(heights)) for _ in range(draws)])
+    return [set(col.tolist()) for col in nodes.T]
+
+
+def test_random_nodes_reach_every_level_of_every_hierarchy() -> None:
+    # The share s in [0, 1) times the height, floored, never reached a hierarchy's top: a random
+    # node never raised a quasi-identifier of height 1. Here heights 1, 2 and 5 mixed.
+    heights = [1, 2, 5, 1, 5, 2, 1]
+    assert _levels_drawn(heights, 0, 3000) == [set(range(h + 1)) for h in heights]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 2, 3, 5]), min_size=1, max_size=10), st.integers(0, 2**32 - 1)
+)
+def test_random_nodes_reach_every_level_whatever_the_generator(heights: list, seed: int) -> None:
+    # The rarest level, the top of a height-5 hierarchy, comes once in 36 draws on average.
+    assert _levels_drawn(heights, seed, 3000) == [set(range(h + 1)) for h in heights]
+    one, two = np.random.default_rng(seed), np.random.default_rng(seed)
+    h = np.asarray(heights)
+    assert [random_node(one, h) for _ in range(20)] == [random_node(two, h) for _ in range(20)]
 
 
 def _genetic(seed: int, **kw: object) -> object:

@@ -149,9 +149,15 @@ class Budget:
                 raise BudgetSpent("stopped")
         if self.step_limit is not None and self.steps >= self.step_limit:
             raise BudgetSpent("step_limit")
+        self.keep_time()
+        self.steps += 1
+
+    def keep_time(self) -> None:
+        """Raise :class:`BudgetSpent` (``time_limit``) once the walk's share of the time limit
+        is spent: read between the checks, and between pieces of other work of the walk that
+        may take long on a wide lattice."""
         if self.time_limit is not None and self.seconds >= WALK_SHARE * self.time_limit:
             raise BudgetSpent("time_limit")
-        self.steps += 1
 
     def checkpoint_deadline(self) -> float:
         """When a lower bound computed during the walk must end: after a twentieth of the time

@@ -19,8 +19,9 @@ is the optimum only when the search could prove that no unchecked node beats or 
 
 How it searches. The first generation is the bottom, the top and random nodes at every
 height: for each, a share ``s`` drawn uniformly in [0, 1) and a level drawn uniformly in
-``0..floor(s·height)`` for every attribute, so low nodes (one or two moves up from the
-bottom) and high ones are both represented. Nodes are ranked feasible first, by metric value
+``0..floor(s·(height + 1))`` for every attribute (:func:`random_node`), so low nodes (one or
+two moves up from the bottom) and high ones are both represented, and every level of every
+hierarchy, its top included, can be drawn. Nodes are ranked feasible first, by metric value
 (ties: fewer suppressed records, lower total level, smaller levels); infeasible ones by the
 records they would suppress, then value. Each generation keeps the best fifth (elitism), and
 fills the rest of the population with children: two fifths by uniform crossover of two
@@ -39,8 +40,10 @@ check the watcher hears of the progress and may stop the search, and the search 
 a check beyond ``step_limit`` nodes or after 90 % of ``time_limit`` seconds (the bound below
 takes at most the rest, up to 99 % of it). A generation that checks no new node (a small
 lattice nearly covered) checks instead the unchecked nodes of the smallest bound just above
-the checked ones; when no unchecked node is left, or the bound below shows that none can beat
-or tie the incumbent, the search ends with ``stopped="exhausted"`` and its answer is the
+the checked ones (:class:`._genetic_frontier.Frontier`, which lists the successors of each
+checked node at most once in the search, in the order of the nodes' bounds, and reads the clock
+between such listings); when no unchecked node is left, or the bound below shows that none can
+beat or tie the incumbent, the search ends with ``stopped="exhausted"`` and its answer is the
 exact search's.
 
 What is known about the gap. The bound is the best-first search's (:mod:`._heuristic`,
@@ -67,11 +70,12 @@ import numpy as np
 
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, Budget, BudgetSpent, SearchWatch
+from ._genetic_frontier import Frontier
 from ._heuristic import Levels, _Checked, _no_node, _Walk
 from ._search import SearchResult
 from ._search_models import ModelSet
 
-__all__ = ["genetic_search", "population_size"]
+__all__ = ["genetic_search", "population_size", "random_node"]
 
 #: Shares of a generation: kept unchanged (the best), bred by crossover, fresh immigrants; the
 #: rest are mutants.
@@ -87,6 +91,31 @@ RETRIES = 3
 def population_size(q: int, lattice_size: int) -> int:
     """Nodes in a generation for ``q`` quasi-identifiers on a lattice of ``lattice_size``."""
     return int(min(lattice_size, max(MIN_POPULATION, min(MAX_POPULATION, 2 * q))))
+
+
+def random_node(rng: np.random.Generator, heights: np.ndarray) -> Levels:
+    """A random node, as the first generation and the immigrants draw them.
+
+    One share ``s`` uniform in [0, 1) sets how high the node may go; each attribute's level is
+    then uniform in ``0..floor(s·(height + 1))``. Every level of every hierarchy can be drawn,
+    its top included (when ``s ≥ height / (height + 1)``), and low and high nodes are both
+    drawn often.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the draws (one share, then one level per attribute).
+    heights : numpy.ndarray
+        The height of each quasi-identifier's hierarchy (integers, at least 0).
+
+    Returns
+    -------
+    tuple of int
+        The node's level vector.
+    """
+    share = rng.random()
+    tops = np.minimum(np.floor(share * (heights + 1)).astype(np.int64), heights)
+    return tuple(int(x) for x in rng.integers(0, tops + 1))
 
 
 def genetic_search(
@@ -136,6 +165,7 @@ def genetic_search(
     n_imm = max(1, round(IMMIGRANTS * size))
     n_mut = max(0, size - n_elite - n_cross - n_imm)
     most_mutated = max(1, math.ceil(MUTATED * q))
+    frontier = Frontier(walk)
     stopped = "exhausted"
 
     def plain(node: Levels) -> _Checked:
@@ -159,11 +189,6 @@ def genetic_search(
             return (0, r.value, r.suppressed, r.total, node)
         return (1, r.suppressed, r.value, r.total, node)
 
-    def random_node() -> Levels:
-        share = rng.random()
-        tops = np.floor(share * heights).astype(np.int64)
-        return tuple(int(x) for x in rng.integers(0, tops + 1))
-
     def mutate(node: Levels) -> Levels:
         levels = np.asarray(node, dtype=np.int64)
         count = int(rng.integers(1, most_mutated + 1))
@@ -173,12 +198,6 @@ def genetic_search(
             else:
                 levels[i] = rng.integers(0, heights[i] + 1)
         return tuple(int(x) for x in np.clip(levels, 0, heights))
-
-    def frontier(count: int) -> list[Levels]:
-        """The ``count`` unchecked successors of checked nodes with the smallest bounds."""
-        nodes = sorted({s for n in walk.checked for s in walk.successors(n)} - walk.checked.keys())
-        order = np.argsort(walk.bounds(nodes), kind="stable")[:count]
-        return [nodes[j] for j in order.tolist()]
 
     def covered() -> bool:
         """Whether no unchecked node can beat or tie the incumbent."""
@@ -220,11 +239,11 @@ def genetic_search(
         for _ in range(n_mut):
             add(mutate(parent()))
         for _ in range(n_imm):
-            add(random_node())
+            add(random_node(rng, heights))
         if budget.steps == steps:  # nothing new: close the gap from below instead
             if covered():
                 return []
-            for node in frontier(n_imm):
+            for node in frontier.smallest(n_imm, budget):
                 check(node)
                 if node not in members:
                     members.add(node)
@@ -244,7 +263,7 @@ def genetic_search(
         for _ in range(50 * size):
             if len(population) >= size:
                 break
-            node = random_node()
+            node = random_node(rng, heights)
             if node not in population:
                 check(node)
                 population.append(node)
