@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import test_full_domain_properties as fdp
+from counting_clock import CountingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_full_domain_heuristic import exact_name
@@ -151,31 +152,6 @@ def test_on_a_real_survey_each_checked_node_is_expanded_once_in_the_whole_search
     assert counted.checked_at_calls > 10 * len(counted.listed)
 
 
-class _Clock:
-    """A stand-in for :mod:`time` whose clock ticks once per reading, and which counts the
-    cells (nodes times attributes) bounded between two readings."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.since = 0
-        self.most = 0
-        self.readings = 0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        self.since = 0
-        self.readings += 1
-        return self.now
-
-    def bounded(self, bound_of):
-        def counted(levels: np.ndarray) -> np.ndarray:
-            self.since += int(np.asarray(levels).size)
-            self.most = max(self.most, self.since)
-            return bound_of(levels)
-
-        return counted
-
-
 def test_on_a_wide_lattice_the_frontier_reads_its_clock_between_small_pieces_of_work() -> None:
     # 300 attributes (a real file had 1,416 quasi-identifiers): the frontier bounds its newly
     # checked nodes and lists successors in pieces of at most q nodes of q attributes, reading
@@ -188,7 +164,7 @@ def test_on_a_wide_lattice_the_frontier_reads_its_clock_between_small_pieces_of_
     walk = _Walk(table, _model_set(table, [KAnonymity(3)], "remove"), 10, "lm")
     for node in [(0,) * q, *(tuple(rng.integers(0, 2, q).tolist()) for _ in range(30))]:
         walk.check(node, Budget(None, None))
-    clock = _Clock()
+    clock = CountingClock()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_budget, "time", clock)
         patch.setattr(_genetic_frontier, "_BLOCK_CELLS", q * q)

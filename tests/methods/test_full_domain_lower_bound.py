@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import test_full_domain_properties as fdp
+from counting_clock import CountingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -265,29 +266,6 @@ def test_a_bound_computed_during_the_search_is_kept_when_the_last_is_cut_short()
     assert cut["lower_bound"] == pytest.approx(at_checkpoint["lower_bound"], rel=1e-12)
 
 
-class _Clock:
-    """A stand-in for :mod:`time` whose clock ticks once per reading, and which counts the
-    cells (nodes times attributes) bounded between two readings."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.since = 0  # cells bounded since the last reading
-        self.most = 0  # the most between two readings
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        self.since = 0
-        return self.now
-
-    def bounded(self, bound_of):
-        def counted(levels: np.ndarray) -> np.ndarray:
-            self.since += int(np.asarray(levels).size)
-            self.most = max(self.most, self.since)
-            return bound_of(levels)
-
-        return counted
-
-
 def test_on_a_wide_lattice_the_walk_reads_its_clock_between_small_pieces_of_work() -> None:
     # 300 attributes (a real file had 1,416 quasi-identifiers): ordering the sunk nodes had
     # bounded q nodes of q attributes for each of them, and the walk q children of q
@@ -305,7 +283,7 @@ def test_on_a_wide_lattice_the_walk_reads_its_clock_between_small_pieces_of_work
         levels = np.asarray(levels).reshape(-1, q)
         return costs[np.arange(q), levels].sum(axis=1)
 
-    clock = _Clock()
+    clock = CountingClock()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_lower_bound, "time", clock)
         patch.setattr(_lower_bound, "_BLOCK_CELLS", q * q)
@@ -327,7 +305,7 @@ def test_on_a_wide_lattice_the_searches_stop_for_their_time_limit(kind: str) -> 
     flat = Hierarchy.balanced(["a", "b"], 2)
     table = Table.from_frame(df, {c: {"role": "quasi", "hierarchy": flat} for c in df.columns})
     models = _model_set(table, [KAnonymity(3)], "remove")
-    clock = _Clock()
+    clock = CountingClock()
     real = _lower_bound.unexplored_bound
     with pytest.MonkeyPatch.context() as patch:
         for module in (_lower_bound, _budget):
