@@ -14,7 +14,9 @@ The first rule that matches a column decides its role:
    but text whose values are near-unique (see 7) is free text (notes, comments) or ids, not
    answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
-   education, marital status, race, country, job-like names; but one value in every row (no
+   education, marital status, race, country, job-like names, a spouse's or a parent's age,
+   schooling or race (``husage``, ``maeduc``: whoever knows the family knows them, as the
+   respondent's own); but one value in every row (no
    missing one) tells no record from another: ``insensitive``, as is a column with a
    sensitive name (3) holding one value in every row: it tells nothing of one person that it
    does not tell of all;
@@ -246,6 +248,17 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|neighbo_?u?rhood|ethrace|_degree_|highest_?degree|size_?of_?place|place_?size"
         r"|_xnorcsiz_|_srcbelt_",
         _KNOWN,
+    ),
+    _rule(
+        Role.QUASI,
+        "a spouse's or a parent's demographic (or the respondent's own, when the respondent is "
+        "the wife or the mother)",
+        # (a prefix for the relative, a word for the demographic: cps91's husage and huseduc,
+        # card's fatheduc, the GSS's maeduc and paeduc, guPrenat's momEd)
+        r"_(hus|husb|husband|wife|spouse|sp|fa|fath|father|dad|pa|ma|mo|moth|mother|mom|mum"
+        r"|parent)_?(age|educ|edu|race|black|blck|white|hisp|ethnic)[a-z]*\d*_"
+        r"|_(hus|husb|husband|wife|spouse|fath|father|dad|moth|mother|mom|mum|parent)_ed_",
+        f"{_KNOWN}; whoever knows the family knows it, as the respondent's own",
     ),
     _rule(
         Role.QUASI,
