@@ -1,11 +1,11 @@
 """``microanon init`` proposes a quasi-identifier, not a sensitive column, for a column that
-gives a quasi-identifier back nearly without exception (the lint's strength of 0.99 or more,
-:data:`~microanon.apps.init.roles.NEAR_DETERMINATION`): published with its record as a
-sensitive column, it would restore what the release generalizes, and ``anonymize`` would warn
-of it. Below that, the column is an answer that varies with the quasi-identifier and stays
-sensitive; so does one whose empty cells alone give it back (a question asked of part of the
-sample), one that as a quasi-identifier would give a sensitive column back, and one the data
-owner states.
+gives a quasi-identifier back by its values nearly without exception (the lint's strength of
+0.99 or more, :data:`~microanon.apps.init.roles.NEAR_DETERMINATION`): published with its
+record as a sensitive column, it would restore what the release generalizes, and
+``anonymize`` would warn of it. Below that, the column is an answer that varies with the
+quasi-identifier and stays sensitive; so does one whose empty cells alone give it back (a
+question asked of part of the sample), one that as a quasi-identifier would give a sensitive
+column back, and one the data owner states.
 """
 
 from __future__ import annotations
@@ -76,6 +76,32 @@ def test_a_state_s_wage_that_gives_the_region_is_proposed_a_quasi_identifier(col
     assert "(first proposed sensitive: name rule: 'wage' looks like financial data" in line
     assert not [w for w in made.output.splitlines() if CAUTION in w]
     out = college.parent / "release"
+    run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(out), "--json"])
+    assert run.exit_code == 0, run.output
+    numbers = json.loads(run.stdout)
+    assert numbers["verified"] is True and numbers["restored_keys"] == []
+    assert not [w for w in numbers["warnings"] if w.startswith(CAUTION)]
+
+
+def test_a_growth_chamber_that_gives_its_treatment_is_proposed_a_quasi_identifier(tmp_path):
+    """geepack's spruce (Sitka spruce trees measured 13 times in four growth chambers, two of
+    them ozone-enriched): ``chamber``, numbers 1 to 4, looks like a rating scale and was
+    proposed sensitive, yet it gives ``ozone`` exactly (strength 1.00): a chamber within its
+    treatment. init proposes it a quasi-identifier; anonymize with init's config warns of no
+    sensitive column restoring a key."""
+    frame = _rdata("geepack", "spruce")
+    assert frame.groupby("chamber")["ozone"].nunique().eq(1).all()  # independently
+    data = tmp_path / "spruce.csv"
+    frame.to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    runner = CliRunner()
+    made = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert made.exit_code == 0, made.output
+    assert yaml.safe_load(config.read_text("utf-8"))["schema"]["chamber"]["role"] == "quasi"
+    (line,) = [x for x in made.stdout.splitlines() if x.startswith("chamber: quasi: ")]
+    assert "gives quasi-identifier ozone (strength 1.00) back" in line
+    assert "(first proposed sensitive: answer-scale rule:" in line
+    out = tmp_path / "release"
     run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(out), "--json"])
     assert run.exit_code == 0, run.output
     numbers = json.loads(run.stdout)
