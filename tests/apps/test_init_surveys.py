@@ -95,8 +95,15 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
         # (init's reason says the lint warns of it: it had said the lint does not check weights)
         (line,) = [x for x in result.stdout.splitlines() if x.startswith("dweight: weight: ")]
         assert "the schema lint warns when it tells a quasi-identifier" in line
+        # and the verdict, true as before, says what it holds on and which weight restores what
+        restored = numbers["restored_keys"]
+        assert [r["columns"] for r in restored] == [["dweight"], ["pspwght"], ["anweight"]]
+        assert {"region", "female"} <= set(restored[0]["restores"])
+        text = runner.invoke(main, [*args, "--overwrite"]).stdout
+        assert "claimed models verified on the files as written: yes, on the declared " in text
+        assert "; weight dweight can restore " in text
     else:
-        assert cautions == []
+        assert cautions == [] and numbers["restored_keys"] == []
     published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
     for w in weights:  # published unchanged: every published weight is one of the file's
         assert set(published[w].round(12)) <= set(frame[w].round(12))

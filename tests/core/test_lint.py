@@ -395,6 +395,16 @@ def test_a_weight_calibrated_on_a_quasi_identifier_is_a_caution_not_a_finding():
     assert "sex" in caution and "independent" not in caution
     assert report.alerts == report.cautions
     assert report.to_dict()["cautions"] == report.cautions
+    # the caution in fields: the weight, the quasi-identifiers it gives back and how strongly
+    (restoring,) = report.restoring
+    assert restoring.columns == ("calibrated",) and restoring.roles == ("weight",)
+    assert set(restoring.quasi) == {"region", "sex"} and min(restoring.strengths) >= 0.5
+    assert restoring.missing_alone == (False, False)
+    assert report.to_dict()["restoring"] == [restoring.to_dict()]
+    names = ", ".join(
+        f"{q} (strength {s:.2f})" for q, s in zip(restoring.quasi, restoring.strengths, strict=True)
+    )
+    assert caution.startswith(f"weight calibrated determines quasi-identifier(s) {names}: ")
 
 
 @settings(max_examples=80, deadline=None)

@@ -951,6 +951,7 @@ def anonymize(
         from .anonymize import run_anonymize
         from .config import load_config, with_search
         from .release_summary import search_sentence, step_lines
+        from .restored_keys import verified_words
 
     cfg = load_config(config, read=read)
     given = {"search": search, "time_limit": time_limit, "step_limit": step_limit}
@@ -964,7 +965,7 @@ def anonymize(
     meta = release.metadata
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
-    verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
+    verified = verified_words(numbers["verified"], numbers["restored_keys"])
     lines = [
         f"{meta['method']}: {counts_sentence(meta)}",
         *filter(None, [search_sentence(meta)]),
@@ -987,6 +988,7 @@ def anonymize(
             **({"search": meta["search"]} if "search" in meta else {}),
             **({"steps": meta["step_records"]} if "step_records" in meta else {}),
             "verified": numbers["verified"],
+            "restored_keys": numbers["restored_keys"],
             "verification": numbers["verification"],
             "warnings": numbers["warnings"],
             "columns": numbers["columns"],
@@ -1012,6 +1014,7 @@ def _anonymize_dask(
     from ..scale import WrittenRelease
     from .engine import anonymize_dask
     from .release_summary import search_sentence
+    from .restored_keys import verified_words
 
     result = anonymize_dask(
         cfg,
@@ -1039,7 +1042,7 @@ def _anonymize_dask(
         f"  {result.metric}: {result.metric_value:.6g}",
         *(f"  {v}" for v in result.verdicts),
         "claimed models verified on the files as written: "
-        + {None: "nothing claimed", True: "yes", False: "NO"}[verified],
+        + verified_words(verified, reported["restored_keys"]),
         _utility_line(reported["utility"]),
         f"wrote {result.path}/public (publish this, with its report.html) and "
         f"{result.path}/internal (keep this, with its report.html) in "
@@ -1061,6 +1064,7 @@ def _anonymize_dask(
             "metric_value": result.metric_value,
             "search": result.internal["search"],
             "verified": verified,
+            "restored_keys": reported["restored_keys"],
             "verification": reported["verification"],
             "warnings": reported["warnings"],
             "columns": reported["columns"].to_dict(orient="records"),
@@ -1107,12 +1111,13 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
     reports: the shape of the in-memory run's (its warnings on stderr, a line per column, the
     verification, the utility), the same numbers where the data define them."""
     from ..core.row_counts import ROW_COUNTS_KEY, RowCounts
+    from .restored_keys import verified_words
 
     meta, numbers = result.metadata, result.reported
     rows = RowCounts.from_dict(result.internal[ROW_COUNTS_KEY])
     for w in numbers["warnings"]:
         click.echo(f"WARNING: {w}", err=True)
-    verified = {None: "nothing claimed", True: "yes", False: "NO"}[numbers["verified"]]
+    verified = verified_words(numbers["verified"], numbers["restored_keys"])
     columns = numbers["columns"].to_dict(orient="records")
     randomized, masked = _changed_columns(meta)
     lines = [
@@ -1134,6 +1139,7 @@ def _rowwise_summary(result: Any, as_json: bool) -> None:
             "randomized": randomized,
             "masked": masked,
             "verified": numbers["verified"],
+            "restored_keys": numbers["restored_keys"],
             "verification": numbers["verification"],
             "warnings": numbers["warnings"],
             "columns": columns,

@@ -63,6 +63,7 @@ from .release_summary import (
     warnings_of,
 )
 from .report import Report, template
+from .restored_keys import restored_keys
 from .risk import (
     HouseholdMeasure,
     RiskOptions,
@@ -393,6 +394,9 @@ def make_reports(
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None
     )
+    # the columns published with the records that can restore a quasi-identifier: the verdict
+    # holds on the declared ones (every output that states it says so)
+    numbers["restored_keys"] = restored_keys(lint, release)
     columns = column_actions(release, schema, lint, original)
     numbers["warnings"] = warnings_of(release, columns, numbers) + list(notes)
     if markers is None:

@@ -31,6 +31,7 @@ from .families import family_of
 from .release_frequencies import Combinations, as_suppressed
 from .release_sections import all_suppressed, measured_sensitive, one_value, privacy_metrics
 from .report import Report, Section, describe_parameters
+from .restored_keys import restored_paragraph
 
 __all__ = [
     "add_public_report",
@@ -499,6 +500,8 @@ def add_summary_sections(
     _verification_section(
         sec, verification, "Every claimed model, re-checked on the files read back from disk."
     )
+    if numbers.get("verified") is True and numbers.get("restored_keys"):
+        sec.paragraph(restored_paragraph(numbers["restored_keys"]))
     if lint.findings:
         sec.table(
             pd.DataFrame([f.to_dict() for f in lint.findings]).drop(columns=["related"]),

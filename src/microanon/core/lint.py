@@ -80,7 +80,10 @@ weight, and a weight is often nearly unique). But a weight calibrated on quasi-i
 the release generalized, and the published classes, split by the weight, are smaller than the
 claim says. The lint tests each weight against each quasi-identifier and, when it determines
 one, says so in :attr:`LintReport.cautions` (one line each), which every command shows; it
-does not refuse the run.
+does not refuse the run. Each caution of columns that give quasi-identifiers back is also in
+:attr:`LintReport.restoring`, in fields (:class:`Restoring`: the columns, their roles, the
+quasi-identifiers and the strengths), for the outputs that state a release's verdict to say
+what it holds on.
 
 A dependency (``determines_quasi``, ``determined_by_quasi``) cannot be accepted: the column links
 records like a quasi-identifier whatever the attacker is said to know (a code that restores a
@@ -127,6 +130,7 @@ __all__ = [
     "LINKING_KINDS",
     "Finding",
     "LintReport",
+    "Restoring",
     "lint_schema",
     "dependency_accuracy",
     "derived_evidence",
@@ -172,7 +176,12 @@ _TEST_ROWS = 2_000
 
 @dataclass(frozen=True)
 class Finding:
-    """One lint finding: a column, what is wrong with it, and the evidence measured."""
+    """One lint finding: a column, what is wrong with it, and the evidence measured.
+
+    ``missing_alone`` (``determines_quasi`` only): whether the column's being missing gives the
+    quasi-identifier as well as its values do (an item asked of the employed only gives
+    employment back by its empty cells), as the evidence says.
+    """
 
     column: str
     kind: str
@@ -180,6 +189,7 @@ class Finding:
     related: tuple[str, ...] = ()
     strength: float = 1.0
     accepted: bool = False
+    missing_alone: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -213,6 +223,87 @@ class Finding:
         return (
             f"give {self.column} the role it has (quasi, or identifier to leave it out) or "
             f"accept the finding (lint: {{accept: {{{self.column}: [{self.kind}]}}}})"
+        )
+
+
+@dataclass(frozen=True)
+class Restoring:
+    """Columns published with their records, not generalized (a sampling weight, a sensitive
+    column), that give quasi-identifiers back: what a caution of :attr:`LintReport.cautions`
+    says, in fields.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The column that determines the quasi-identifiers, or the parts of a combination that
+        gives one back (:func:`derived_quasi`).
+    roles : tuple of str
+        Their roles, in order (``sensitive``, ``weight``, ``insensitive``, ``strata``).
+    quasi : tuple of str
+        The quasi-identifiers they give back.
+    strengths : tuple of float
+        Per quasi-identifier, the dependency's strength (1 for an exact combination).
+    missing_alone : tuple of bool
+        Per quasi-identifier, whether the column's being missing gives it as well as its values
+        do (:attr:`Finding.missing_alone`; never for a combination).
+    """
+
+    columns: tuple[str, ...]
+    roles: tuple[str, ...]
+    quasi: tuple[str, ...]
+    strengths: tuple[float, ...]
+    missing_alone: tuple[bool, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "columns": list(self.columns),
+            "roles": list(self.roles),
+            "restores": list(self.quasi),
+            "strengths": [round(float(s), 4) for s in self.strengths],
+            "missing_alone": [bool(a) for a in self.missing_alone],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Restoring:
+        """From :meth:`to_dict`'s form."""
+        return cls(
+            tuple(d["columns"]),
+            tuple(d["roles"]),
+            tuple(d["restores"]),
+            tuple(d["strengths"]),
+            tuple(d["missing_alone"]),
+        )
+
+    @property
+    def sentence(self) -> str:
+        """``sensitive column earns can restore inlf``."""
+        return f"{self.who} can restore {_listed(self.quasi)}"
+
+    @property
+    def who(self) -> str:
+        """The columns in words: ``sensitive column earns``, ``weight dweight``, ``imbgeco,
+        imueclt and imwbcnt (sensitive) together``."""
+        if len(self.columns) == 1:
+            role = self.roles[0]
+            return (
+                f"{'weight' if role == Role.WEIGHT.value else role + ' column'} {self.columns[0]}"
+            )
+        roles = ", ".join(dict.fromkeys(self.roles))
+        return f"{_listed(self.columns)} ({roles}) together"
+
+    def among(self, quasi: Iterable[str]) -> Restoring | None:
+        """What these columns give back of ``quasi`` only (None: none of them)."""
+        keep = set(quasi)
+        at = [i for i, q in enumerate(self.quasi) if q in keep]
+        if not at:
+            return None
+        return Restoring(
+            self.columns,
+            self.roles,
+            tuple(self.quasi[i] for i in at),
+            tuple(self.strengths[i] for i in at),
+            tuple(self.missing_alone[i] for i in at),
         )
 
 
@@ -264,6 +355,8 @@ class LintReport:
     derived : list of Combination
         Every numeric quasi-identifier that columns published with their records add up to
         (:func:`derived_quasi`): a ``derived_from_published`` finding or a caution.
+    restoring : list of Restoring
+        The cautions that name quasi-identifiers given back, in fields, in the same order.
     """
 
     rows: int
@@ -271,6 +364,7 @@ class LintReport:
     limited: str | None = None
     cautions: list[str] = field(default_factory=list)
     derived: list[Combination] = field(default_factory=list)
+    restoring: list[Restoring] = field(default_factory=list)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -340,6 +434,7 @@ class LintReport:
             "findings": [f.to_dict() for f in self.findings],
             "limited": self.limited,
             "cautions": list(self.cautions),
+            "restoring": [r.to_dict() for r in self.restoring],
         }
 
 
@@ -648,12 +743,21 @@ def _lint(
             f.related,
             f.strength,
             f.kind in accepted.get(f.column, ()),
+            f.missing_alone,
         )
         for f in findings
     ]
-    cautions = [_caution(schema[c].role, c, dependencies.get(c, [])) for c in weighted]
-    cautions += [_derived_caution(c, schema) for c in derived if not _blocking(c, schema)]
-    return LintReport(n, out, limited, [c for c in cautions if c], derived)
+    restoring = [_restoring(schema[c].role, c, dependencies.get(c, [])) for c in weighted]
+    given = [r for r in restoring if r is not None]
+    cautions = [_caution(r) for r in given]
+    for combination in derived:
+        if not _blocking(combination, schema):
+            cautions.append(_derived_caution(combination, schema))
+            parts = combination.parts
+            roles = tuple(schema[p].role.value for p in parts)
+            exact = Restoring(tuple(parts), roles, (combination.column,), (1.0,), (False,))
+            given.append(exact)
+    return LintReport(n, out, limited, cautions, derived, given)
 
 
 def _sensitive_given(
@@ -868,14 +972,25 @@ def _functional_accuracy(per_group: np.ndarray) -> float:
     return 1.0 if n == 0 else 1.0 - int(np.count_nonzero(per_group == 1)) / n
 
 
-def _caution(role: Role, column: str, found: Sequence[Finding]) -> str | None:
-    """The line saying which quasi-identifiers a sampling weight or a sensitive column gives
-    back (None: none)."""
+def _restoring(role: Role, column: str, found: Sequence[Finding]) -> Restoring | None:
+    """The quasi-identifiers a sampling weight or a sensitive column gives back (None: none)."""
     given = [f for f in found if f.kind == "determines_quasi"]
     if not given:
         return None
-    names = ", ".join(f"{f.related[0]} (strength {f.strength:.2f})" for f in given)
-    if role is Role.SENSITIVE:
+    quasi = tuple(f.related[0] for f in given)
+    strengths = tuple(f.strength for f in given)
+    alone = tuple(f.missing_alone for f in given)
+    return Restoring((column,), (role.value,), quasi, strengths, alone)
+
+
+def _caution(restoring: Restoring) -> str:
+    """The line saying which quasi-identifiers a sampling weight or a sensitive column gives
+    back."""
+    (column,) = restoring.columns
+    names = ", ".join(
+        f"{q} (strength {s:.2f})" for q, s in zip(restoring.quasi, restoring.strengths, strict=True)
+    )
+    if restoring.roles[0] == Role.SENSITIVE.value:
         return (
             f"sensitive column {column} determines quasi-identifier(s) {names}: published with "
             "its record, it restores them where the release generalizes or suppresses them, "
@@ -1168,13 +1283,14 @@ def _dependencies(
         s = _strength(acc, bases[q])
         if s >= threshold:
             how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows{_OTHERS}"
-            if (
+            missing_alone = (
                 gap is not None
                 and _strength(
                     dependency_accuracy((x == gap).astype(np.int64), qc, nq, weights), bases[q]
                 )
                 >= s - 1e-9
-            ):
+            )
+            if missing_alone:
                 how += ", as whether it is missing alone does"
             found.append(
                 Finding(
@@ -1184,6 +1300,7 @@ def _dependencies(
                     f"{how} (strength {s:.2f}); publishing it unchanged restores {q}",
                     (q,),
                     s,
+                    missing_alone=missing_alone,
                 )
             )
     if best[0] >= threshold and not any(set(f.related) <= set(best[1]) for f in found):

@@ -14,7 +14,9 @@ The first rule that matches a column decides its role:
    but text whose values are near-unique (see 7) is free text (notes, comments) or ids, not
    answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
-   education, marital status, race, country, job-like names; but one value in every row (no
+   education, marital status, race, country, job-like names, a spouse's or a parent's age,
+   schooling or race (``husage``, ``maeduc``: whoever knows the family knows them, as the
+   respondent's own); but one value in every row (no
    missing one) tells no record from another: ``insensitive``, as is a column with a
    sensitive name (3) holding one value in every row: it tells nothing of one person that it
    does not tell of all;
@@ -41,7 +43,10 @@ identifier, one that determines or is determined by quasi-identifiers becomes a
 quasi-identifier, one that gives a sensitive column back (a log wage beside the wage) becomes
 sensitive like it, a stratum id it finds so is dropped, and a quasi-identifier it finds the sum,
 mean or other combination of columns published unchanged (a scale's score beside its items) is
-published like them, sensitive or insensitive. The quasi-identifiers are ranked by
+published like them, sensitive or insensitive. Then a column proposed sensitive that gives a
+quasi-identifier back by its values at :data:`NEAR_DETERMINATION` or more (a state's average
+wage gives the region) becomes a quasi-identifier: published with its record it would restore
+the quasi-identifier the release generalizes. The quasi-identifiers are ranked by
 the sample uniques they add (:func:`~microanon.apps.init.keys.rank_keys`); none is dropped for
 the size of their lattice (``full_domain`` runs a heuristic search above what the exact search
 handles). So ``microanon anonymize`` accepts the proposal as written.
@@ -65,6 +70,7 @@ from ...core.lint import (
     COPY_KIND,
     UNIQUE_SHARE,
     Finding,
+    Restoring,
     derived_evidence,
     lint_schema,
 )
@@ -80,6 +86,7 @@ from .profile import ColumnProfile, normalized_name
 
 __all__ = [
     "MODERATE_DISTINCT",
+    "NEAR_DETERMINATION",
     "NAME_RULES",
     "RANK_CLAUSE",
     "person_ids",
@@ -99,6 +106,16 @@ RANK_CLAUSE = "; key rank "
 
 #: Most distinct values for which a column without a telling name is proposed quasi-identifier.
 MODERATE_DISTINCT = 50
+
+#: Least strength (:mod:`microanon.core.lint`'s share of the prediction error removed, to two
+#: decimals as every message writes it) at which a column proposed sensitive that determines a
+#: quasi-identifier by its values is proposed a quasi-identifier instead (:func:`lint_roles`):
+#: the quasi-identifier then follows its values nearly without exception, as it follows a finer
+#: code of the same thing (a school within its state, the state's average wage). Below it the
+#: column is an answer that varies with the quasi-identifier (a wage with the year of a panel,
+#: about 0.7; a family's income with its site in a panel of families, 0.98): it stays
+#: sensitive, and ``anonymize`` warns of it.
+NEAR_DETERMINATION = 0.99
 
 
 @dataclass(frozen=True)
@@ -234,6 +251,17 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|neighbo_?u?rhood|ethrace|_degree_|highest_?degree|size_?of_?place|place_?size"
         r"|_xnorcsiz_|_srcbelt_",
         _KNOWN,
+    ),
+    _rule(
+        Role.QUASI,
+        "a spouse's or a parent's demographic (or the respondent's own, when the respondent is "
+        "the wife or the mother)",
+        # (a prefix for the relative, a word for the demographic: cps91's husage and huseduc,
+        # card's fatheduc, the GSS's maeduc and paeduc, guPrenat's momEd)
+        r"_(hus|husb|husband|wife|spouse|sp|fa|fath|father|dad|pa|ma|mo|moth|mother|mom|mum"
+        r"|parent)_?(age|educ|edu|race|black|blck|white|hisp|ethnic)[a-z]*\d*_"
+        r"|_(hus|husb|husband|wife|spouse|fath|father|dad|moth|mother|mom|mum|parent)_ed_",
+        f"{_KNOWN}; whoever knows the family knows it, as the respondent's own",
     ),
     _rule(
         Role.QUASI,
@@ -422,8 +450,12 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     it would reveal the quasi-identifier or the sensitive column. A
     quasi-identifier that columns published unchanged give back as their combination (a scale's
     score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
-    unless the data owner stated it (the finding then stays, for init to warn of). The reason
-    keeps the lint's evidence.
+    unless the data owner stated it (the finding then stays, for init to warn of). Once the
+    findings settle, a sensitive column that gives a quasi-identifier back by its values at
+    :data:`NEAR_DETERMINATION` or more becomes a quasi-identifier (:func:`_near_determined`;
+    not one the data owner stated, nor one that as a quasi-identifier would give a sensitive
+    column back): published with its record it would restore the quasi-identifier, as
+    ``anonymize`` would warn. The reason keeps the lint's evidence.
 
     Parameters
     ----------
@@ -436,7 +468,8 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     list of Proposal
     """
     out = list(proposals)
-    for _ in range(len(out) + 1):
+    raised: set[str] = set()  # (made quasi-identifiers by _near_determined: once each)
+    for _ in range(2 * len(out) + 2):
         schema = Schema.from_dict({p.column: p.role.value for p in out})
         report = lint_schema(data, schema)
         derived = {c.column: c for c in report.derived}
@@ -475,9 +508,71 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
                 f"schema lint ({f.kind}): {f.evidence}; so {done} (first proposed "
                 f"{p.role.value}: {p.reason})",
             )
+        if changed:  # (the roles the findings settle first: the restorings are read on them)
+            continue
+        at = {p.column: i for i, p in enumerate(out)}
+        for restoring in report.restoring:
+            column = restoring.columns[0]
+            if column in raised or not _near_determined(restoring, out[at[column]]):
+                continue
+            raised.add(column)
+            if _gives_sensitive(data, out, column):
+                continue
+            out[at[column]] = _restores_quasi(out[at[column]], restoring)
+            changed = True
         if not changed:
             break
     return out
+
+
+def _near_determined(restoring: Restoring, proposal: Proposal) -> bool:
+    """Whether ``restoring`` is one sensitive column that gives a quasi-identifier back at
+    :data:`NEAR_DETERMINATION` or more, proposed sensitive by a rule (not stated by the data
+    owner, and not for being the sum of sensitive columns, which a quasi-identifier it would
+    give back again)."""
+    return bool(_near(restoring)) and proposal.rule not in ("stated", "user", "lint:derived")
+
+
+def _near(restoring: Restoring) -> list[tuple[str, float]]:
+    """The quasi-identifiers that ``restoring``, one sensitive column, gives back by its values
+    at :data:`NEAR_DETERMINATION` or more, with the strengths (not those its being missing gives
+    as well: a question asked of part of the sample, as of the employed only, tells by its
+    empty cells who was asked, and its answers stay what the respondents disclosed)."""
+    if restoring.roles != (Role.SENSITIVE.value,):
+        return []
+    found = zip(restoring.quasi, restoring.strengths, restoring.missing_alone, strict=True)
+    return [(q, s) for q, s, alone in found if round(s, 2) >= NEAR_DETERMINATION and not alone]
+
+
+def _gives_sensitive(data: pd.DataFrame, proposals: Sequence[Proposal], column: str) -> bool:
+    """Whether ``column``, a quasi-identifier, would give a sensitive column back, or a class
+    of it (the lint's finding then makes it sensitive again, like it: mlmRev's ``Hsb82``, a
+    school's number gives its mean socio-economic status, sensitive, as well as its sector)."""
+    roles = {p.column: Role.QUASI if p.column == column else p.role for p in proposals}
+    report = lint_schema(data, Schema.from_dict({c: r.value for c, r in roles.items()}))
+    return any(f.column == column and f.kind in _GIVEN for f in report.findings)
+
+
+def _restores_quasi(proposal: Proposal, restoring: Restoring) -> Proposal:
+    """``proposal``, a sensitive column that gives quasi-identifiers back
+    (:func:`_near_determined`), proposed a quasi-identifier."""
+    given = _near(restoring)
+    names = ", ".join(f"{q} (strength {s:.2f})" for q, s in given)
+    quasi = " and ".join(q for q, _ in given)
+    plural = "s" if len(given) > 1 else ""
+    return Proposal(
+        proposal.column,
+        Role.QUASI,
+        "lint:determines_quasi",
+        f"schema lint (determines_quasi): its value gives quasi-identifier{plural} {names} back, "
+        f"a near-determination (strength at least {NEAR_DETERMINATION:g}), as a finer code of "
+        "the same thing does (a school within its state, a region's average wage): published "
+        f"with its record as a sensitive column, it would restore {quasi} wherever the release "
+        "generalizes or suppresses it; so generalized as a quasi-identifier; if "
+        f"{quasi} is rather {proposal.column} coarsened (a dummy, a band) that an attacker does "
+        f"not know either, give {quasi} and {proposal.column} the role sensitive instead (first "
+        f"proposed {proposal.role.value}: {proposal.reason})",
+    )
 
 
 def _finer(data: pd.DataFrame, column: str, sensitive: str) -> bool:
