@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -24,9 +25,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from report_text import report_lines
+from starlette.testclient import TestClient
 
 from microanon.apps.cli import main
 from microanon.apps.restored_keys import VERDICTS, restored_keys, verified_words
+from microanon.apps.workbench import create_app
 from microanon.core.lint import Restoring, lint_schema
 from microanon.core.release import Release
 
@@ -197,3 +200,37 @@ def test_the_words_qualify_a_yes_only_and_name_every_column_and_key(verified, fo
         who, keys = part.split(" can restore ")
         assert all(re.search(rf"\b{re.escape(c)}\b", who) for c in r["columns"])
         assert all(re.search(rf"\b{re.escape(q)}\b", keys) for q in r["restores"])
+
+
+def test_the_workbench_compares_the_same_words(acs, tmp_path):
+    """The workbench's run states the verdict in the command's words (its compare view shows
+    them): the income can restore the employment, the models hold on the declared keys."""
+    _, frame = acs
+    roles = {
+        "age": {"role": "quasi"},
+        "gender": {"role": "quasi"},
+        "employment": {"role": "quasi", "missing": "value"},
+        "income": {"role": "sensitive", "missing": "keep"},
+    }
+    (tmp_path / "app").mkdir()
+    with TestClient(create_app(tmp_path / "app"), base_url="http://127.0.0.1:8765") as client:
+        upload = ("acs12.csv", frame.to_csv(index=False).encode("utf-8"), "text/csv")
+        ds = client.post("/api/datasets", files={"file": upload}).json()
+        put = client.put(f"/api/datasets/{ds['id']}/schema", json={"columns": roles})
+        assert put.status_code == 200, put.text
+        body = {
+            "method": "full_domain",
+            "params": {"suppression": 0.05},
+            "models": [{"k_anonymity": {"k": 25}}],
+        }
+        started = client.post(f"/api/datasets/{ds['id']}/runs", json=body)
+        assert started.status_code == 202, started.text
+        deadline = time.monotonic() + 120
+        run = client.get(f"/api/runs/{started.json()['id']}").json()
+        while run["status"] not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(0.05)
+            run = client.get(f"/api/runs/{started.json()['id']}").json()
+    assert run["status"] == "done", run.get("error")
+    result = run["result"]
+    assert result["verified"] is True
+    assert result["verified_words"] == ACS_LINE.removeprefix(VERIFIED)

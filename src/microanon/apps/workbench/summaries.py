@@ -19,6 +19,7 @@ from ...core.row_counts import RowCounts
 from ...core.schema import Schema
 from ...measures import REGIONS
 from ..io import json_plain
+from ..restored_keys import verified_words
 from ..risk import RiskOptions, assess_risk, left_out_note, schema_design
 from .errors import RequestError
 
@@ -163,6 +164,7 @@ def run_result(
             columns[q] = {"before": before[q], "after": chart(public[q])}
     return {
         "verified": numbers.get("verified"),
+        "verified_words": verified_words(numbers.get("verified"), numbers.get("restored_keys", [])),
         "models": [
             {
                 "model": v.get("model"),

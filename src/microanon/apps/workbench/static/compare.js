@@ -44,8 +44,9 @@ function table(doc) {
   if (!seen.has("suppressed")) extra.push(row("suppressed", runs.map((r) => r.result?.suppressed), "lower"));
   if (!seen.has("suppressed_share")) extra.push(row("suppressed_share", runs.map((r) => r.result?.suppressed_share), "lower", true));
   extra.push(row("models", runs.map(models), null));
+  // The verdict in the command's words (a "yes" names the columns that can restore a key).
   const verified = (v) => (v === true ? "yes" : v === false ? "no" : "nothing claimed");
-  extra.push(row("verified", runs.map((r) => verified(r.result?.verified)), null));
+  extra.push(row("verified", runs.map((r) => r.result?.verified_words ?? verified(r.result?.verified)), null));
   if (runs.some((r) => r.result?.search)) extra.push(row("search", runs.map((r) => r.result?.search?.summary ?? "–"), null));
   // A run of several methods names its steps in their order.
   const method = runs.map((r) => (r.config?.steps
