@@ -216,7 +216,10 @@ NAME_RULES: tuple[NameRule, ...] = (
         Role.SENSITIVE,
         "financial data",
         r"salary|income|_inc_|_hh?n?inc|_faminc|_wages?_|_earn|_debts?_|_loans?_|credit_score"
-        r"|_bonus_|wealth|poverty",
+        r"|_bonus_|wealth|poverty"
+        # (a relative's earnings or income: cps91's husearns, Mroz's nwifeinc)
+        r"|_(hus|husb|husband|wife|nwife|spouse|sp|fath|father|dad|moth|mother|mom|parent)"
+        r"_?(earns?|earnings|inc|wages?)\d*_",
         _GUESS,
     ),
     _rule(
