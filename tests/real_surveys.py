@@ -2,7 +2,7 @@
 (which bundles the data sets of R packages; here those of ``stevedata``, by Steven V. Miller,
 of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``plm``, ``sem``,
 ``Ecdat``, ``wooldridge``, ``openintro``, ``mlmRev``, ``COUNT``, ``mosaicData``, ``lme4``,
-``medicaldata``, ``Stat2Data`` and ``KMsurv``).
+``medicaldata``, ``Stat2Data``, ``KMsurv`` and ``asaur``).
 
 - ``gss_abortion``: General Social Survey 1972-2018, 64,814 respondents: age, sex, race,
   education, party, religious activity and seven abortion-opinion items missing for 32-70 %.
@@ -127,6 +127,11 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   (``wooldridge``'s ``alcohol``): 9,822 adults, alcohol ``abuse`` (0 or 1), employment, age,
   schooling, family size, health, region and quarter as dummies, parents' alcoholism and state
   taxes on beer and cigarettes (33 columns, no missing value).
+- ``ashkenazi``: a random subset of Struewing and others' 1997 study of BRCA mutations and
+  breast cancer among Ashkenazi Jews (``asaur``'s ``ashkenazi``, by Moore): 3,920 women, pairs
+  of first-degree relatives of a proband (``famID``, 1,960 families of two), whether the
+  proband carried a mutation (``mutant``), breast cancer (``brcancer``) and the age at its
+  onset or the current age; no sampling weight.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -183,6 +188,7 @@ SURVEYS = {
     "std": ("KMsurv", "std"),
     "cps91": ("wooldridge", "cps91"),
     "alcohol": ("wooldridge", "alcohol"),
+    "ashkenazi": ("asaur", "ashkenazi"),
 }
 
 

@@ -365,8 +365,7 @@ def make_reports(
     # the original's risk, measured first and shown last
     risk = Report("")
     quasi = [q for q in schema.quasi if q in original.columns]
-    if quasi:
-        _add_original_risk(risk, entering, quasi, schema, counted)
+    households = bool(quasi) and _add_original_risk(risk, entering, quasi, schema, counted)
     internal = Report(
         f"{release.metadata.get('method')}: internal report, for the data owner only",
         (subtitle + " " if subtitle else "")
@@ -397,7 +396,7 @@ def make_reports(
     # the columns published with the records that can restore a quasi-identifier: the verdict
     # holds on the declared ones (every output that states it says so)
     numbers["restored_keys"] = restored_keys(lint, release)
-    columns = column_actions(release, schema, lint, original)
+    columns = column_actions(release, schema, lint, original, households=households)
     numbers["warnings"] = warnings_of(release, columns, numbers) + list(notes)
     if markers is None:
         markers = missing_marker_columns(original.loc[:, published])
@@ -469,14 +468,15 @@ def _add_original_risk(
     quasi: list[str],
     schema: Schema,
     counted: CountedRelease | None,
-) -> None:
+) -> bool:
     """The original's risk profile, measured on the combinations of its keys and the class of
     each record's sampling weight with their sums (:meth:`Combinations.weighted`; out of core,
     counted while encoding), its household risk over the records (in memory
     :func:`~microanon.measures.households.household_risks_of`, out of core
     :attr:`CountedRelease.households`). The records without a weight or household id are left
     out of the survey measures, and counted (:func:`~microanon.measures.survey_design.
-    weighted_records`); the attacker models count every record."""
+    weighted_records`); the attacker models count every record. True when the household risk
+    was measured (a household id with a sampling weight the survey measures can use)."""
     title = "Disclosure risk of the original"
     weight = schema.weight if schema.weight in entering.columns else None
     household = schema.household if schema.household in entering.columns else None
@@ -509,9 +509,9 @@ def _add_original_risk(
             else Combinations.of(entering, quasi)
         )
         _add_unweighted_risk(report, plain, quasi, title, schema, values, counts)
-        return
+        return False
     # (a record without a household id is counted as one without a weight)
-    _add_risk(report, values, quasi, title, schema, counts, measure, inverse, household)
+    return _add_risk(report, values, quasi, title, schema, counts, measure, inverse, household)
 
 
 def _add_unweighted_risk(
@@ -622,7 +622,7 @@ def _add_risk(
     households: HouseholdMeasure | None = None,
     inverse: np.ndarray | None = None,
     unidentified: str | None = None,
-) -> None:
+) -> bool:
     """The attacker models' risk profile of ``frame`` (SUDA2 is left to ``microanon risk``),
     with the survey measures when ``schema`` has a sampling weight (and a household id) that
     ``frame`` holds; ``counts``: records per row of a frequency table of the keys (and the
@@ -632,7 +632,8 @@ def _add_risk(
     (:attr:`Combinations.inverse`). The records without a weight are left out of the survey
     measures (:func:`~microanon.measures.survey_design.weighted_records`) and the section's note
     counts them; ``unidentified``: the household column whose records without an id ``frame``
-    counts as without a weight (the note names it)."""
+    counts as without a weight (the note names it). True when the household risk was measured
+    (``households`` given and the weight used)."""
     weights = household = note = None
     if schema is not None:
         weights, household, note = schema_design(schema, frame, counts)
@@ -649,6 +650,7 @@ def _add_risk(
     if without is not None:
         note = without if note is None else f"{note}; {without}"
     add_risk_section(report, assessment, title, note=note)
+    return measure is not None
 
 
 def _check_entering(release: Release, counts: RowCounts) -> None:

@@ -45,6 +45,14 @@ __all__ = [
 #: Information loss above which the report warns.
 LOSS_WARNING = 0.5
 
+#: What the release did with the household id, when the household risk was measured with it.
+HOUSEHOLD_USED = "left out (household id: used for the household risk, never published)"
+#: ... and when it was not: the household risk needs a sampling weight the measures can use.
+HOUSEHOLD_UNUSED = (
+    "left out (household id: never published; not used: the household risk needs a sampling "
+    "weight the survey measures can use)"
+)
+
 
 def step_lines(meta: dict[str, Any]) -> list[str]:
     """One line per step of a release of several steps (none for one method): what it changed
@@ -102,6 +110,7 @@ def column_actions(
     schema: Schema,
     lint: LintReport | None = None,
     original: pd.DataFrame | None = None,
+    households: bool = False,
 ) -> pd.DataFrame:
     """Per column: its role and what was done to it.
 
@@ -114,6 +123,9 @@ def column_actions(
         Its evidence is shown for columns published unchanged.
     original : DataFrame, optional
         With it, counts taken on the original are added (internal report only).
+    households : bool
+        Whether the household risk of the original was measured with the schema's household
+        id (it needs a sampling weight the survey measures can use); its line says so.
 
     Returns
     -------
@@ -145,8 +157,7 @@ def column_actions(
         if c not in published and done is None:  # (a table may publish it under other names)
             why = {
                 "identifier": "dropped (identifier: never published)",
-                "household": "left out (household id: used for the household risk, never "
-                "published)",
+                "household": HOUSEHOLD_USED if households else HOUSEHOLD_UNUSED,
             }.get(role, "left out (no role in the schema)" if role == "none" else "not published")
             rows.append((c, role, why))
             continue

@@ -311,6 +311,20 @@ def _repeated_ids(
     return out
 
 
+def _household_without_weight(proposals: Sequence[Proposal]) -> list[str]:
+    """The warning on a household id without a sampling weight: the household risk (the
+    only use of the id) needs one, so anonymize only leaves the id out of the release."""
+    if any(p.role is Role.WEIGHT for p in proposals):
+        return []
+    return [
+        f"{p.column!r} has role household, but no column has role weight: the household risk "
+        "needs a sampling weight, so anonymize measures none and only leaves the household id "
+        "out of the release (name the weight with --weights)"
+        for p in proposals
+        if p.role is Role.HOUSEHOLD
+    ]
+
+
 def _groups_rows(column: pd.Series) -> tuple[int, int] | None:
     """The fewest and most rows a value of ``column`` holds, when it looks like the id of
     groups of records, such as a panel's person id: at least :data:`_GROUPS` values, each on
@@ -528,6 +542,7 @@ def run_init(
         warnings += _check_schema(frame, entries, texts)
         models, more = _models(proposals, profiles)
         warnings += more + _repeated_ids(proposals, profiles, frame)
+        warnings += _household_without_weight(proposals)
     release = out.with_name(f"{out.stem}-release")
     text = render_config(
         data=_relative(data, out.parent),
