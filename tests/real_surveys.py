@@ -132,6 +132,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   of first-degree relatives of a proband (``famID``, 1,960 families of two), whether the
   proband carried a mutation (``mutant``), breast cancer (``brcancer``) and the age at its
   onset or the current age; no sampling weight.
+- ``gestation``: the Child Health and Development Studies' births of 1964-1965 (``mosaicData``'s
+  ``Gestation``): 1,236 births with the mother's and the father's age, height, weight, race
+  and education, marital status, family income (``inc``, ten bands, missing for 124), smoking
+  and the date of birth.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -189,6 +193,7 @@ SURVEYS = {
     "cps91": ("wooldridge", "cps91"),
     "alcohol": ("wooldridge", "alcohol"),
     "ashkenazi": ("asaur", "ashkenazi"),
+    "gestation": ("mosaicData", "Gestation"),
 }
 
 

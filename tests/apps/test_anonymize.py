@@ -206,9 +206,9 @@ def test_the_run_keeps_the_method_encoding_only_while_it_runs(tmp_path):
     seen = []
     real = summary.closest_configurations
 
-    def watched(cfg, original, release_search=None, searched=None, encoded=None):
+    def watched(cfg, original, release_search=None, searched=None, encoded=None, levels=None):
         seen.append(encoded)
-        return real(cfg, original, release_search, searched, encoded)
+        return real(cfg, original, release_search, searched, encoded, levels)
 
     cfg = load_config(EXAMPLES / "full_domain.yaml")
     with pytest.MonkeyPatch.context() as patch:

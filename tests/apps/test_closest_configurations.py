@@ -7,15 +7,21 @@ package): each alternative configuration run on the original, its published tabl
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+import yaml
+from click.testing import CliRunner
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from real_surveys import survey
 
+from microanon.apps.cli import main
 from microanon.apps.closest import closest_configurations
 from microanon.apps.config import PipelineConfig
 from microanon.apps.release_sections import all_suppressed, utility_metrics
@@ -202,3 +208,72 @@ def test_the_release_own_encoding_gives_the_same_alternatives(case) -> None:
     want = closest_configurations(cfg, data, release_search)
     got = closest_configurations(cfg, data, release_search, encoded=encoded)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(configurations(), st.sampled_from(["best-first", "genetic"]), st.integers(1, 12))
+def test_an_alternative_loses_no_more_than_the_release_it_relaxes(case, search, steps) -> None:
+    """A release whose levels a heuristic search found, its alternatives searched within a few
+    nodes (as :data:`ALTERNATIVE_STEPS` bounds them): each relaxes the configuration (a model
+    fewer, twice the suppression), so the release's levels meet it, and the search that checks
+    them first finds none losing more (by LM, the metric minimized). A search that did not
+    had proposed alternatives losing more than the release: 0.74 and 0.79 beside 0.72 on
+    mosaicData's Gestation, 0.81 beside 0.69 on causaldata's nhefs. (t-closeness measures
+    the classes against the records kept, which a relaxation changes: left out.)"""
+    cfg, data, _ = case
+    assume(all("closeness" not in m.name for m in cfg.models))
+    params = {**cfg.params, "suppressed_rows": "remove", "metric": "lm", "search": search}
+    cfg = replace(cfg, params={**params, "step_limit": steps, "time_limit": None})
+    try:
+        release = cfg.run(data)
+    except MicroanonError:  # no node found within the steps: no release to relax
+        return
+    lm = utility_metrics(release, data)["LM"]
+    got = closest_configurations(
+        cfg, data, release.metadata["search"], levels=release.metadata["levels"]
+    )
+    for row in got.itertuples():
+        assert row.LM is None or row.LM <= lm + 1e-12, (row, lm)
+
+
+def test_gestation_s_alternatives_lose_no_more_than_its_release(tmp_path) -> None:
+    """mosaicData's Gestation (1,236 births): twelve of the parents' quasi-identifiers under
+    5-anonymity and distinct 3-diversity of the family income, a release by the genetic search
+    whose LM (0.62) is above one half, so it warns. Its report's closest configurations, each
+    searched within 200 nodes, had shown alternatives losing more than the release they relax
+    (LM 0.656 without l-diversity beside the release's 0.617 in one run, 0.633 without
+    k-anonymity in another); each is now at most the release's."""
+    data = survey("gestation")
+    data.to_csv(tmp_path / "gestation.csv", index=False)
+    numbers = {"age": 5, "ht": 2, "dage": 5, "dht": 2, "parity": 2}
+    schema = {
+        c: {"role": "quasi", "kind": "numeric", "missing": "value",
+            "hierarchy": {"builder": "intervals", "widths": [w, 2 * w, 4 * w]}}
+        for c, w in numbers.items()
+    }  # fmt: skip
+    for c in ("race", "ed", "drace", "ded", "marital", "smoke", "time"):
+        schema[c] = {"role": "quasi", "missing": "value", "hierarchy": {"builder": "balanced"}}
+    schema["inc"] = {"role": "sensitive", "missing": "keep"}
+    schema |= {c: "identifier" for c in data.columns if c not in schema}
+    config = {
+        "data": "gestation.csv",
+        "schema": schema,
+        "method": "full_domain",
+        "params": {"suppression": 0.05, "metric": "lm", "search": "genetic", "step_limit": 2000},
+        "models": [{"k_anonymity": {"k": 5}}, {"l_diversity": {"l": 3, "form": "distinct"}}],
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    out = tmp_path / "release"
+    args = ["anonymize", "--config", tmp_path / "config.yaml", "--out", out, "--json"]
+    done = CliRunner().invoke(main, [str(a) for a in [*args, "--seed", "7"]])
+    assert done.exit_code == 0, done.output
+    lm = json.loads(done.stdout)["utility"]["LM"]
+    report = (out / "internal" / "report.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr><td>((?:without|suppression)[^<]*)</td><td>([0-9.]+)</td>", report)
+    assert [r[0] for r in rows] == [
+        "without k-anonymity",
+        "without distinct l-diversity",
+        "suppression up to 10%",
+    ]
+    for change, shown in rows:  # (shown to four significant digits)
+        assert float(shown) <= lm + 5e-5, (change, shown, lm)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from contextvars import ContextVar, copy_context
@@ -89,6 +89,7 @@ def closest_configurations(
     release_search: dict[str, Any] | None = None,
     searched: Table | None = None,
     encoded: Table | None = None,
+    levels: Mapping[str, int] | None = None,
 ) -> pd.DataFrame | None:
     """Measure the configurations without each model in turn (and, for ``full_domain``, with
     twice the suppression): the information loss of each alternative's published table.
@@ -106,7 +107,14 @@ def closest_configurations(
     ``release_search``: the release's internal ``search`` record; when its levels came from a
     heuristic search, each alternative runs the same heuristic with at most
     :data:`ALTERNATIVE_STEPS` nodes (its loss is then what that search found, an upper bound of
-    the alternative's optimum).
+    the alternative's optimum). ``levels``: the release's; such a search on the frequency table
+    checks them first. Each alternative relaxes the configuration (a model fewer, more
+    suppression): the release's levels meet it, with no more records suppressed where no
+    model measures a class against the records kept, and the search then finds none that
+    loses more than the release (a search of 200 nodes among millions had proposed
+    alternatives losing more than the release they relax: on the Child Health and Development
+    Studies' 1,236 births, mosaicData's Gestation, LM 0.74 and 0.79 without a model beside the
+    release's 0.72).
 
     Returns
     -------
@@ -125,6 +133,8 @@ def closest_configurations(
         rows = [_rerun(change, alt, original) for change, alt in alternatives]
     else:
         searches = [(change, runs, *_search_of(alt)) for change, alt in alternatives]
+        if budget and levels:  # (an exact search needs no node to start from)
+            searches = [(c, r, m, {**p, "start": dict(levels)}) for c, r, m, p in searches]
         held = _AHEAD.get()
         started = held.take() if held is not None and held.cfg is cfg else None
         if started is not None and not budget and searched is None:

@@ -477,7 +477,12 @@ def add_summary_sections(
         elif cfg is not None and cfg.models and lossy:
             search = meta.get("search")
             alt = closest_configurations(
-                cfg, None if out_of_core else original, search, searched, release.encoded
+                cfg,
+                None if out_of_core else original,
+                search,
+                searched,
+                release.encoded,
+                meta.get("levels"),
             )
             if alt is None:
                 sec.paragraph(

@@ -65,6 +65,7 @@ generator is only drawn from: nothing about it is written into the release.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -129,15 +130,17 @@ def genetic_search(
     watch: SearchWatch | None = None,
     rng: np.random.Generator | None = None,
     lower_bound: bool = True,
+    start: Sequence[Levels] = (),
 ) -> SearchResult:
     """The best feasible node a genetic search finds within a budget (see the module docstring).
 
     Parameters
     ----------
-    table, models, limit, metric, suppression, time_limit, step_limit, watch, lower_bound
+    table, models, limit, metric, suppression, time_limit, step_limit, watch, lower_bound, start
         As for :func:`._heuristic.heuristic_search`: the encoded table, the models, the records
         that may be suppressed (and their share, for messages), the metric, the budget, its
-        watcher, and whether the lower bound is worked for.
+        watcher, whether the lower bound is worked for, and nodes checked first, after the
+        bottom (in the first population).
     rng : numpy.random.Generator, optional
         The source of every random choice (None: a generator seeded from the operating
         system's entropy, :func:`numpy.random.default_rng`).
@@ -254,7 +257,7 @@ def genetic_search(
     top: Levels = tuple(int(h) for h in heights)
     population: list[Levels] = []
     try:
-        for node in (bottom, top):
+        for node in (bottom, *start, top):  # (a start node before the top's descent)
             check(node)
             if node not in population:
                 population.append(node)

@@ -348,6 +348,7 @@ def heuristic_search(
     step_limit: int | None = None,
     watch: SearchWatch | None = None,
     lower_bound: bool = True,
+    start: Sequence[Levels] = (),
 ) -> SearchResult:
     """The best feasible node a best-first walk finds within a budget (see the module docstring).
 
@@ -373,6 +374,9 @@ def heuristic_search(
         Whether to work for the result's ``lower_bound`` (False: the bottom node's bound, at
         once, for a search whose bound nobody reads; a search that runs out of nodes to check
         ends all the same).
+    start : sequence of levels
+        Nodes checked first, after the bottom (a node known to be feasible, such as a release's
+        levels under a relaxed configuration: the search then finds none worse).
 
     Returns
     -------
@@ -436,8 +440,9 @@ def heuristic_search(
     bottom = (0,) * len(top)
     try:
         visit(bottom)
-        if top != bottom:
-            visit(top)
+        for node in (*start, top):  # (a start node before the top, whose descent is long)
+            if node not in walk.checked:
+                visit(node)
         while queue:
             node = heapq.heappop(queue)[2]
             while node is not None and node not in expanded:

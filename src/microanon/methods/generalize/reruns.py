@@ -171,14 +171,16 @@ class FrequencyRuns:
         step_limit: int | None = None,
         rng: RandomLike = None,
         watch: SearchWatch | None = None,
+        start: Mapping[str, int] | None = None,
     ) -> PublishedClasses:
         """The node :func:`~microanon.methods.generalize.full_domain` would choose with these
         parameters (``suppressed_rows="remove"``), and what it would publish.
 
         Parameters as :func:`~microanon.methods.generalize.full_domain`'s; ``watch`` may stop
-        the search (see :func:`~.searches.run_search`). A heuristic or genetic search does not
-        work for its lower bound, which is not returned: the same node, without the second or
-        more the bound may take.
+        the search and ``start`` is a node a heuristic or genetic search checks first (see
+        :func:`~.searches.run_search`). A heuristic or genetic search does not work for its
+        lower bound, which is not returned: the same node, without the second or more the
+        bound may take.
 
         Raises
         ------
@@ -198,6 +200,7 @@ class FrequencyRuns:
             rng=rng,
             watch=watch,
             lower_bound=False,  # (what is published is read, not how far from the optimum)
+            start=start,
         )
         return self._published(result.levels, result.suppressed, ~result.suppressed_mask)
 

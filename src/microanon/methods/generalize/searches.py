@@ -15,6 +15,7 @@ budget (:data:`DEFAULT_TIME_LIMIT`) and the largest lattice of the exact search
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,7 @@ def run_search(
     watch: SearchWatch | None = None,
     rng: RandomLike = None,
     lower_bound: bool = True,
+    start: Mapping[str, int] | None = None,
 ) -> tuple[SearchResult, dict[str, Any]]:
     """Run the chosen search on an encoded table (rows or a frequency table).
 
@@ -156,6 +158,10 @@ def run_search(
     system); ``watch`` follows the heuristic and genetic searches, and may stop the exact one
     (which then raises :class:`~._budget.SearchStopped`). Without ``lower_bound`` a heuristic
     or genetic search does not work for its bound (see :func:`._heuristic.heuristic_search`).
+    ``start``: a level per quasi-identifier, a node a heuristic or genetic search checks first
+    (a release's levels, when the search is for a relaxed configuration that they satisfy: it
+    then finds nothing worse); ignored by the exact search and when it is not a node of the
+    table's lattice.
 
     In star mode the suppressed records are published as one ``*`` class, which must satisfy
     the models too: every search counts a node whose ``*`` class fails them as infeasible, so
@@ -200,6 +206,7 @@ def run_search(
         time_limit = DEFAULT_TIME_LIMIT
     limit = int(np.floor(suppression * table.n_records + 1e-9))
     models = _model_set(table, resolved, suppressed_rows)
+    seeds = _start_node(table, start)
     if kind == "genetic":
         result = genetic_search(
             table,
@@ -212,12 +219,39 @@ def run_search(
             watch,
             make_rng(rng),
             lower_bound,
+            seeds,
         )
     else:
         result = heuristic_search(
-            table, models, limit, metric, suppression, time_limit, step_limit, watch, lower_bound
+            table,
+            models,
+            limit,
+            metric,
+            suppression,
+            time_limit,
+            step_limit,
+            watch,
+            lower_bound,
+            seeds,
         )
     return result, search_record(result, time_limit, step_limit)
+
+
+def _start_node(table: Table, start: Mapping[str, int] | None) -> tuple[tuple[int, ...], ...]:
+    """``start`` as a node of ``table``'s lattice (levels in the order of its quasi-identifiers),
+    in a tuple of one; none when it is None or names no level of a quasi-identifier within its
+    hierarchy."""
+    if start is None:
+        return ()
+    quasi = table.schema.quasi
+    levels = [start.get(q) for q in quasi]
+    heights = [table.schema.hierarchy(q).height for q in quasi]
+    if any(
+        not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 0 <= v <= h
+        for v, h in zip(levels, heights, strict=True)
+    ):
+        return ()
+    return (tuple(int(v) for v in levels),)  # type: ignore[arg-type]
 
 
 def _decimal(value: float) -> str:
