@@ -473,7 +473,7 @@ def _check_folds(folds: Any, n: int) -> int:
     if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral):
         raise InputError(f"folds must be a whole number >= 2, got {folds!r}")
     if not 2 <= int(folds) <= n:
-        raise InputError(f"folds must be between 2 and the number of rows ({n}), got {folds}")
+        raise InputError(f"folds must be between 2 and the number of rows ({n:,}), got {folds}")
     return int(folds)
 
 

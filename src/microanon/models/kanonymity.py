@@ -55,8 +55,8 @@ def k_anonymity(
     groups = groups_of(data, quasi)
     if k is not None and k > groups.n_rows:
         raise InputError(
-            f"k = {k} exceeds the number of rows ({groups.n_rows}); no table of this size can be "
-            "k-anonymous"
+            f"k = {k:,} exceeds the number of rows ({groups.n_rows:,}); no table of this size can "
+            "be k-anonymous"
         )
     sizes = groups.sizes
     offending = None if k is None else sizes < k
