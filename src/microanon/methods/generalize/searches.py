@@ -207,33 +207,11 @@ def run_search(
     limit = int(np.floor(suppression * table.n_records + 1e-9))
     models = _model_set(table, resolved, suppressed_rows)
     seeds = _start_node(table, start)
+    shared = (table, models, limit, metric, suppression, time_limit, step_limit, watch)
     if kind == "genetic":
-        result = genetic_search(
-            table,
-            models,
-            limit,
-            metric,
-            suppression,
-            time_limit,
-            step_limit,
-            watch,
-            make_rng(rng),
-            lower_bound,
-            seeds,
-        )
+        result = genetic_search(*shared, make_rng(rng), lower_bound, seeds)
     else:
-        result = heuristic_search(
-            table,
-            models,
-            limit,
-            metric,
-            suppression,
-            time_limit,
-            step_limit,
-            watch,
-            lower_bound,
-            seeds,
-        )
+        result = heuristic_search(*shared, lower_bound, seeds)
     return result, search_record(result, time_limit, step_limit)
 
 
