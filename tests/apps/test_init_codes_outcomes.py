@@ -69,7 +69,7 @@ KNOWN = {
         "educ": "quasi/name",
         "age": "quasi/name",
         "wage": "sensitive/name",
-        "lwage": "sensitive/lint:determines_sensitive",
+        "lwage": "sensitive/name",
     },
     "gss_spending": {"year": "insensitive/otherwise", "age": "quasi/name", "educ": "quasi/name"},
     "yrbss": {
@@ -111,7 +111,7 @@ KNOWN = {
         "xage": "quasi/name",
         "educdec": "quasi/name",
         "child": "quasi/moderate",
-        "linc": "sensitive/lint:determines_sensitive",
+        "linc": "sensitive/name",
     },
     "mn_police": {"age": "quasi/name"},
     "credit_data": {"Age": "quasi/name", "Income": "sensitive/name"},

