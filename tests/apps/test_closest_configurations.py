@@ -246,11 +246,7 @@ def test_gestation_s_alternatives_lose_no_more_than_its_release(tmp_path) -> Non
     data = survey("gestation")
     data.to_csv(tmp_path / "gestation.csv", index=False)
     numbers = {"age": 5, "ht": 2, "dage": 5, "dht": 2, "parity": 2}
-    schema = {
-        c: {"role": "quasi", "kind": "numeric", "missing": "value",
-            "hierarchy": {"builder": "intervals", "widths": [w, 2 * w, 4 * w]}}
-        for c, w in numbers.items()
-    }  # fmt: skip
+    schema = {c: _interval_key(w) for c, w in numbers.items()}
     for c in ("race", "ed", "drace", "ded", "marital", "smoke", "time"):
         schema[c] = {"role": "quasi", "missing": "value", "hierarchy": {"builder": "balanced"}}
     schema["inc"] = {"role": "sensitive", "missing": "keep"}
@@ -277,3 +273,9 @@ def test_gestation_s_alternatives_lose_no_more_than_its_release(tmp_path) -> Non
     ]
     for change, shown in rows:  # (shown to four significant digits)
         assert float(shown) <= lm + 5e-5, (change, shown, lm)
+
+
+def _interval_key(width: int) -> dict:
+    """A numeric quasi-identifier with intervals of ``width``, twice and four times it."""
+    hierarchy = {"builder": "intervals", "widths": [width, 2 * width, 4 * width]}
+    return {"role": "quasi", "kind": "numeric", "missing": "value", "hierarchy": hierarchy}
