@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 from hypothesis import strategies as st
 
 from microanon.core import Hierarchy
@@ -32,3 +34,12 @@ def hierarchies(draw: st.DrawFn, name: str) -> tuple[Hierarchy, list]:
     if len(tree) == 1:
         tree = {"*": next(iter(tree.values()))}
     return Hierarchy.from_nested(tree, name=name), values
+
+
+def wide_table(rng: np.random.Generator, q: int, rows: int) -> tuple[pd.DataFrame, dict]:
+    """A table of ``q`` quasi-identifiers of two values each (``rows`` records drawn with
+    ``rng``) and its schema, each with the one-level hierarchy of its two values: a lattice as
+    wide as a file of hundreds of dummy columns."""
+    df = pd.DataFrame({f"q{i}": rng.choice(["a", "b"], size=rows) for i in range(q)})
+    flat = Hierarchy.balanced(["a", "b"], 2)
+    return df, {c: {"role": "quasi", "hierarchy": flat} for c in df.columns}

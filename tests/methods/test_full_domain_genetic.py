@@ -16,14 +16,14 @@ import importlib
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 import test_full_domain_properties as fdp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lattice_strategies import wide_table
 from test_full_domain_heuristic import _small, exact_name
 
-from microanon.core import Hierarchy, InfeasibleError, InputError, Table
+from microanon.core import InfeasibleError, InputError, Table
 from microanon.methods.generalize import full_domain
 from microanon.methods.generalize._genetic import genetic_search, random_node
 from microanon.methods.generalize._heuristic import _Walk
@@ -387,9 +387,7 @@ def test_more_quasi_identifiers_than_numpy_has_dimensions(kind: str) -> None:
     # 346 proposed by init, failed there).
     rng = np.random.default_rng(5)
     q = 70
-    df = pd.DataFrame({f"q{i}": rng.choice(["a", "b"], size=300) for i in range(q)})
-    flat = Hierarchy.balanced(["a", "b"], 2)
-    schema = {c: {"role": "quasi", "hierarchy": flat} for c in df.columns}
+    df, schema = wide_table(rng, q, 300)
     release = full_domain(
         df, schema, models=[KAnonymity(3)], suppression=0.05, search=kind, step_limit=40,
         rng=np.random.default_rng(1),

@@ -20,9 +20,10 @@ import test_full_domain_properties as fdp
 from counting_clock import CountingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lattice_strategies import wide_table
 from test_full_domain_heuristic import exact_name
 
-from microanon.core import Hierarchy, Table
+from microanon.core import Table
 from microanon.methods.generalize import _budget, _genetic_frontier
 from microanon.methods.generalize._budget import Budget, BudgetSpent
 from microanon.methods.generalize._genetic import genetic_search
@@ -158,9 +159,7 @@ def test_on_a_wide_lattice_the_frontier_reads_its_clock_between_small_pieces_of_
     # the clock after each, and stops for the time limit like a check would.
     rng = np.random.default_rng(4)
     q = 300
-    df = pd.DataFrame({f"q{i}": rng.choice(["a", "b"], size=200) for i in range(q)})
-    flat = Hierarchy.balanced(["a", "b"], 2)
-    table = Table.from_frame(df, {c: {"role": "quasi", "hierarchy": flat} for c in df.columns})
+    table = Table.from_frame(*wide_table(rng, q, 200))
     walk = _Walk(table, _model_set(table, [KAnonymity(3)], "remove"), 10, "lm")
     for node in [(0,) * q, *(tuple(rng.integers(0, 2, q).tolist()) for _ in range(30))]:
         walk.check(node, Budget(None, None))

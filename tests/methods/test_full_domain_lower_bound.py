@@ -19,14 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
-import pandas as pd
 import pytest
 import test_full_domain_properties as fdp
 from counting_clock import CountingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lattice_strategies import wide_table
 
-from microanon.core import Hierarchy, InfeasibleError, Table
+from microanon.core import InfeasibleError, Table
 from microanon.methods.generalize import _budget, _heuristic, _lower_bound, full_domain
 from microanon.methods.generalize._budget import Budget
 from microanon.methods.generalize._genetic import genetic_search
@@ -301,9 +301,7 @@ def test_on_a_wide_lattice_the_searches_stop_for_their_time_limit(kind: str) -> 
     # read the clock between pieces of work of at most q nodes.
     rng = np.random.default_rng(4)
     q = 300
-    df = pd.DataFrame({f"q{i}": rng.choice(["a", "b"], size=200) for i in range(q)})
-    flat = Hierarchy.balanced(["a", "b"], 2)
-    table = Table.from_frame(df, {c: {"role": "quasi", "hierarchy": flat} for c in df.columns})
+    table = Table.from_frame(*wide_table(rng, q, 200))
     models = _model_set(table, [KAnonymity(3)], "remove")
     clock = CountingClock()
     real = _lower_bound.unexplored_bound
