@@ -116,7 +116,7 @@ from .factorize import (
     sharing,
 )
 from .frames import as_pandas
-from .lint_pairs import may_tell
+from .lint_pairs import may_tell, stands_for
 from .schema import Attribute, Kind, Role, Schema
 from .table import DENSE_FACTOR, DENSE_SLACK, combine_codes
 
@@ -806,12 +806,12 @@ def _sensitive_given(
             if nx < 2 or ny < 2:
                 continue  # one value of either: neither tells the other
             rows = f"the {int(both.sum()):,} rows where both are known"
-            if _function(x, y):  # each value of c stands for one of s
+            if stands_for(x, y):  # each value of c stands for one of s
                 strength = _strength(_functional_accuracy(per_x), float(per_y.max() / len(y)))
                 if strength >= threshold:
                     found.append(_copy_finding(c, s, nx, rows, strength, c in quasi))
                 continue
-            if not _function(y, x):
+            if not stands_for(y, x):
                 continue
             if c in quasi:  # (a quasi-identifier that tells a class of s: the attacker knows it)
                 coarse[s].append(c)
@@ -874,7 +874,7 @@ def _joint_copy(
         x = codes[c][known]
         key = np.unique(key * (int(x.max()) + 1) + x, return_inverse=True)[1].reshape(-1)
     y = y[known]
-    if not _function(key, y):
+    if not stands_for(key, y):
         return []
     per_key, per_y = np.bincount(key), np.bincount(y)
     strength = _strength(_functional_accuracy(per_key), float(per_y.max() / len(y)))
@@ -927,13 +927,6 @@ def _copy_finding(
 
 #: Rows on which a column and a sensitive column are tried first (:func:`.lint_pairs.may_tell`).
 _FIRST_ROWS = 4096
-
-
-def _function(x: np.ndarray, y: np.ndarray) -> bool:
-    """Whether each code of ``x`` stands for one code of ``y`` (rows alike)."""
-    stands = np.zeros(int(x.max()) + 1, dtype=np.int64)
-    stands[x] = y  # (a value of y for each value of x: one of its rows')
-    return bool(np.array_equal(stands[x], y))
 
 
 def _sensitive_order(column: pd.Series) -> np.ndarray | None:

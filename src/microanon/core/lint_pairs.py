@@ -15,8 +15,7 @@ per value of each column, a column per record; ``X @ Y.T``), computed a block of
 A column of many values (more than :data:`WIDE_VALUES`: a name, an amount) would make those
 matrices dense and large (a row per value and a column per record: the product of two such
 columns on 4,096 records is 4,096³ multiplications), so a pair with such a column is tested on
-its own instead, by counting distinct values: each value of ``x`` stands for one of ``y`` when
-``x`` has as many distinct values as the pairs ``(x, y)`` have.
+its own instead, in one pass over its rows (:func:`stands_for`).
 """
 
 from __future__ import annotations
@@ -25,9 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .factorize import sorted_distinct
-
-__all__ = ["may_tell"]
+__all__ = ["may_tell", "stands_for"]
 
 #: Most indicator columns (values) of one block of ``X``.
 BLOCK_VALUES = 4096
@@ -109,11 +106,18 @@ def _product_tells(
 
 
 def _pair_tells(x: np.ndarray, y: np.ndarray) -> bool:
-    """:func:`may_tell` of one pair, by counting distinct values on the rows where both are
-    known: ``x`` tells ``y`` when the pairs of values are no more than ``x``'s values."""
+    """:func:`may_tell` of one pair, on the rows where both are known."""
     both = (x >= 0) & (y >= 0)
     if not both.any():
         return True
-    x, y = x[both].astype(np.int64), y[both].astype(np.int64)
-    pairs = len(sorted_distinct(x * (int(y.max()) + 1) + y))
-    return pairs == len(sorted_distinct(x)) or pairs == len(sorted_distinct(y))
+    x, y = x[both], y[both]
+    return stands_for(x, y) or stands_for(y, x)
+
+
+def stands_for(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether each code of ``x`` (codes ``0..k-1``) stands for one code of ``y``, rows alike
+    (one pass: a value of ``y`` for each value of ``x``, one of its rows', then every row
+    compared with it)."""
+    stands = np.zeros(int(x.max()) + 1, dtype=np.int64)
+    stands[x] = y
+    return bool(np.array_equal(stands[x], y))
