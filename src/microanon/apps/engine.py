@@ -270,11 +270,9 @@ def _person_ids(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> lis
     types are inferred from (none without an identifier)."""
     if not cfg.schema.identifiers:
         return []
-    from ..scale import read_dataset
     from .init.roles import person_ids
 
-    ddf = read_dataset(frame, **options) if isinstance(frame, str) else frame
-    return person_ids(cfg.schema, ddf.dtypes)
+    return person_ids(cfg.schema, _lazy(frame, options).dtypes)
 
 
 def _sample_rows(part: Any, rows: int, seed: int) -> tuple[Any, int]:
@@ -864,11 +862,17 @@ def _households(
 
 def _columns(source: Any, read_options: Any) -> list[str]:
     """The columns of a dataset (a path, glob or dask DataFrame)."""
+    return list(_lazy(source, read_options).columns)
+
+
+def _lazy(source: Any, read_options: Any) -> Any:
+    """A dataset as a lazy dask DataFrame: read (its types inferred, no row kept) when it is a
+    path or glob, else as given."""
+    if not isinstance(source, (str, os.PathLike)):
+        return source
     from ..scale import read_dataset
 
-    if isinstance(source, (str, os.PathLike)):
-        return list(read_dataset(source, **dict(read_options or {})).columns)
-    return list(source.columns)
+    return read_dataset(source, **dict(read_options or {}))
 
 
 def _risk_profile(table: Any, options: Any) -> Any:
