@@ -1,8 +1,9 @@
 """Microaggregation properties on random inputs (hypothesis).
 
 - every group of every method has at least k records (and MDAV / Hansen–Mukherjee at most 2k-1);
-- the fast MDAV equals a plain transcription of the MDAV pseudocode (explicit distances,
-  lowest-index ties) on integer data, where every distance is computed exactly;
+- the fast MDAV (on distinct points) equals a plain transcription of the MDAV pseudocode
+  (explicit distances, lowest-index ties) on integer data, where every distance is computed
+  exactly, with records repeated in scattered rows too;
 - Hansen–Mukherjee reaches the brute-force minimum over all partitions into contiguous groups of
   at least k (and over all set partitions for tiny inputs), with both shortest-path back ends;
 - microaggregation preserves every column's mean.
@@ -97,6 +98,24 @@ def test_mdav_equals_the_reference(X, k):
 def test_mdav_equals_the_reference_beyond_compaction(k, n, seed):
     # enough records for the working arrays to be compacted several times
     X = np.random.default_rng(seed).integers(-20, 20, size=(n, 2)).astype(float)
+    np.testing.assert_array_equal(mdav_groups(X, k), reference_mdav(X, k))
+
+
+@SETTINGS
+@given(
+    st.integers(1, 3),
+    st.integers(1, 6),
+    st.integers(2, 20),
+    st.integers(30, 150),
+    st.integers(0, 2**32 - 1),
+)
+def test_mdav_equals_the_reference_on_few_distinct_points(p, points, k, n, seed):
+    # records of a few distinct points, each repeated in scattered rows: groups that take part
+    # of a point's records, and points tied at one distance whose records interleave
+    rng = np.random.default_rng(seed)
+    distinct = rng.integers(-3, 4, size=(points, p)).astype(float)
+    X = distinct[rng.integers(0, points, size=n)]
+    k = min(k, n)
     np.testing.assert_array_equal(mdav_groups(X, k), reference_mdav(X, k))
 
 

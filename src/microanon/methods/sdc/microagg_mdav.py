@@ -24,20 +24,28 @@ group, and the next one is used).
 
 This is exact MDAV — no approximation — made fast by how each step is computed:
 
+- the records are held as their distinct points (equal rows are one point), each with its
+  records in ascending order and a count of those not yet grouped, and every pass below is over
+  the points left, not the records: a survey's ages, counts or codes have far fewer points than
+  records. Records of one point are at one distance from anything, so a group takes a point's
+  lowest records first; when points tie at a distance, their records are merged by index, as the
+  record-by-record rule takes them. The points are stored in order of their first record, so
+  ``argmax``/``argmin`` (the first stored on ties) find the lowest record except where a point
+  has records grouped already (its lowest left is later than its first): only then are the
+  tied points compared by their lowest record left;
 - the centroid is kept as a running sum ``S`` of the ``m`` remaining records (re-summed whenever
   the working arrays are compacted), and the farthest record from it maximizes
   ``m |x|² - 2 x·S`` (``m`` times the squared distance, up to a constant) — no division;
 - a squared distance is ``|x|² - 2 x·q`` (+ a constant that cannot change a maximum or a
   minimum), so each of the three distance passes of an iteration (from ``c``, ``x_r``, ``x_s``)
-  is one matrix-vector product over the remaining records stored column-major
-  (``p × m``), plus one addition of the precomputed norms; the nearest and the farthest records
-  from ``x_r`` come from the same pass;
-- removed records are not deleted at once: their norms become ``+inf`` in the copy used for
+  is one matrix-vector product over the remaining points stored column-major (``p × d``), plus
+  one addition of the precomputed norms; the nearest and the farthest points from ``x_r`` come
+  from the same pass;
+- grouped points are not deleted at once: their norms become ``+inf`` in the copy used for
   nearest-neighbour searches and ``-inf`` in the copy used for farthest-record searches, and the
-  arrays are compacted (order preserved, so ``argmax``/``argmin`` still return the lowest index
-  on ties) when an eighth of them is dead;
-- the ``k - 1`` nearest are ``k - 1`` successive ``argmin`` passes for small ``k`` and one
-  ``argpartition`` plus an exact tie pass otherwise;
+  arrays are compacted (order preserved) when an eighth of them is dead;
+- the ``k - 1`` nearest are found by successive ``argmin`` passes for small ``k`` and by one
+  partition plus an exact tie pass otherwise;
 - BLAS runs single-threaded during the loop (``threadpoolctl``): multithreaded small
   products gain nothing and stall badly when another process holds a core.
 
@@ -46,8 +54,8 @@ numerically different distances (possible only for non-integer data, e.g. after
 standardization) are ordered by the computed values, which can differ from another formula's
 rounding. On integer-valued data (with ``n p max|x|²`` well below ``2**53``) every compared
 quantity is computed exactly, and the groups equal those of a direct transcription of the
-pseudocode. Cost: ``n / (2k)`` iterations of ``O(m p)`` work for ``m`` remaining records, i.e.
-``O(n² p / k)``.
+pseudocode. Cost: ``n / (2k)`` iterations of ``O(d p)`` work for ``d`` distinct points left,
+i.e. ``O(n d p / k)``: ``O(n² p / k)`` when every record is distinct.
 """
 
 from __future__ import annotations
@@ -55,98 +63,210 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from ...core.factorize import factorize_keys
 from .common import check_k, check_matrix
 
 __all__ = ["mdav_groups"]
 
-#: Below this k the nearest records are found by repeated argmin rather than argpartition.
+#: Up to this many nearest records are found by repeated ``argmin``, more by one partition.
 _ARGMIN_K = 8
 #: Compact the working arrays when more than this share of their records has been grouped.
 _COMPACT_SHARE = 8
 
 
-def _k_smallest(v: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` smallest entries of ``v`` (ties: lowest position); clobbers ``v``."""
-    if k <= _ARGMIN_K:
-        out = np.empty(k, dtype=np.intp)
-        for i in range(k):
-            j = int(v.argmin())
-            out[i] = j
-            v[j] = np.inf
-        return out
-    part = np.argpartition(v, k - 1)[:k]
-    threshold = v[part].max()
-    below = np.flatnonzero(v < threshold)
-    tied = np.flatnonzero(v == threshold)[: k - len(below)]
-    return np.concatenate([below, tied])
+def _distinct_rows(arr: np.ndarray) -> np.ndarray:
+    """The number of each row's distinct point, in order of first appearance (equal rows, as
+    :func:`pandas.factorize` compares numbers, share one)."""
+    point: np.ndarray | None = None
+    for column in arr.T:
+        codes, uniques = pd.factorize(column)
+        if point is None:
+            point = codes
+        else:  # (numbered afresh after each column: the key stays below rows x values)
+            point = factorize_keys(point.astype(np.int64) * len(uniques) + codes)[0]
+    assert point is not None  # (a validated array has a column)
+    return point.astype(np.intp, copy=False)
 
 
-class _Remaining:
-    """The records not yet grouped: coordinates (``-2x``, column-major), norms, running sum."""
+class _Points:
+    """The records not yet grouped, as their distinct points with how many records each has
+    left: coordinates (``-2x``, column-major), norms, the running sum of the records, and each
+    point's records (ascending), of which the lowest ones are grouped first."""
 
-    def __init__(self, X: np.ndarray) -> None:
+    def __init__(self, arr: np.ndarray) -> None:
+        point = _distinct_rows(arr)
+        counts = np.bincount(point)
+        self.rows = np.argsort(point, kind="stable")  # each point's records, ascending
+        self.start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        first = self.rows[self.start]  # each point's first record (ascending: appearance)
+        X = arr[first]
         self.neg2 = np.ascontiguousarray(-2.0 * X.T)
         norms = np.einsum("ij,ij->i", X, X)
         self.far_norms = norms.copy()  # -inf once grouped: never the farthest
         self.near_norms = norms  # +inf once grouped: never the nearest
-        self.index = np.arange(X.shape[0])
-        self.total = X.sum(axis=0)
-        self.alive = X.shape[0]
-        self.dead = 0
+        self.left = counts.copy()  # records not yet grouped
+        self.taken = np.zeros(len(counts), dtype=np.intp)  # records grouped, the lowest first
+        self.neg2_total = self.neg2 @ counts.astype(np.float64)  # -2 x the records' sum
+        self.alive = int(counts.sum())  # records not yet grouped
+        self.dead = 0  # points all of whose records are grouped, still stored
         self._buffers()
 
     def _buffers(self) -> None:
-        m = len(self.index)
-        self.buf_near = np.empty(m)
-        self.buf_far = np.empty(m)
+        self.buf_near = np.empty(len(self.left))
+        self.buf_far = np.empty(len(self.left))
 
     def point(self, j: int) -> np.ndarray:
         return self.neg2[:, j] * -0.5
 
     def dots(self, q: np.ndarray) -> np.ndarray:
-        """``-2 x·q`` for every stored record."""
+        """``-2 x·q`` for every stored point."""
         return q @ self.neg2
 
+    def lowest(self, j: np.ndarray | int) -> np.ndarray | int:
+        """The lowest record not yet grouped of each point ``j``."""
+        return self.rows[self.start[j] + self.taken[j]]
+
+    def best(self, values: np.ndarray, j: int) -> int:
+        """Of the points whose value ties with ``values[j]`` (found by ``argmax`` or ``argmin``:
+        the first stored), the one with the lowest record not yet grouped. Stored points are in
+        order of their first record, so only a point some of whose records are grouped can
+        have been passed over (its lowest record left is later than its first)."""
+        if not self.taken[j]:
+            return j
+        tied = np.flatnonzero(values == values[j])
+        return int(tied[np.argmin(self.lowest(tied))])
+
+    def farthest(self, values: np.ndarray) -> int:
+        return self.best(values, int(values.argmax()))
+
     def farthest_from_centroid(self) -> int:
-        """Position of the remaining record farthest from their mean (lowest index on ties).
+        """The point with the record farthest from the records' mean (lowest record on ties).
 
         ``m |x - S/m|² = m |x|² - 2 x·S + |S|²/m``: maximizing ``m |x|² - 2 x·S`` avoids the
         division, so on integer data the comparison is exact.
         """
-        v = np.multiply(self.far_norms, self.alive, out=self.buf_far)
-        return int(np.add(v, self.dots(self.total), out=v).argmax())
+        values = np.multiply(self.far_norms, self.alive, out=self.buf_far)
+        return self.farthest(np.add(values, self.dots(self.neg2_total * -0.5), out=values))
 
-    def group_around(self, j: int, k: int, dots: np.ndarray | None = None) -> np.ndarray:
-        """Record ``j`` and its ``k - 1`` nearest remaining records (positions)."""
+    def group_around(self, j: int, k: int, dots: np.ndarray | None = None) -> list[np.ndarray]:
+        """The lowest record left of point ``j`` and the ``k - 1`` records left nearest to it
+        (ties: the lowest records), taken out of the points; their record numbers."""
         if dots is None:
             dots = self.dots(self.point(j))
         near = np.add(self.near_norms, dots, out=self.buf_near)
-        near[j] = -np.inf
-        return _k_smallest(near, k)
+        group = [self.take(j, 1)]
+        if not self.left[j]:
+            near[j] = np.inf
+        need = k - 1
+        if need > _ARGMIN_K:
+            return [*group, *self._nearest(near, need)]
+        while need:
+            i = int(near.argmin())
+            if self.taken[i] or (need > 1 and self.left[i] > 1):
+                tied = np.flatnonzero(near == near[i])
+                if len(tied) > 1:
+                    taken = self._tied(tied, need)
+                    group += taken
+                    need -= sum(len(t) for t in taken)
+                    near[tied] = np.inf
+                    continue
+            count = min(need, int(self.left[i]))
+            group.append(self.take(i, count))
+            need -= count
+            near[i] = np.inf
+        return group
 
-    def remove(self, members: np.ndarray) -> None:
-        self.far_norms[members] = -np.inf
-        self.near_norms[members] = np.inf
-        self.total -= self.neg2[:, members].sum(axis=1) * -0.5
-        self.alive -= len(members)
-        self.dead += len(members)
+    def _nearest(self, near: np.ndarray, need: int) -> list[np.ndarray]:
+        """The ``need`` records left nearest (``near``: the points' distances, up to a constant;
+        ties: the lowest records), taken out of the points, from the nearest points found by
+        one partition (``need`` points hold at least ``need`` records)."""
+        most = min(need, len(self.left) - self.dead)
+        bound = np.partition(near, most - 1)[most - 1]
+        candidates = np.flatnonzero(near <= bound)
+        candidates = candidates[np.lexsort((self.lowest(candidates), near[candidates]))]
+        values = near[candidates]
+        reach = np.cumsum(self.left[candidates])
+        last = int(np.searchsorted(reach, need))  # the point that completes the group
+        tie = int(np.searchsorted(values, values[last]))  # the first point at its distance
+        whole = candidates[:tie]
+        group = [self.take_whole(whole)] if tie else []
+        more = need - (int(reach[tie - 1]) if tie else 0)
+        tied = candidates[tie : int(np.searchsorted(values, values[last], side="right"))]
+        return group + self._tied(tied, more)
+
+    def _tied(self, tied: np.ndarray, need: int) -> list[np.ndarray]:
+        """Of the records left of points at one distance, the lowest ``need`` (or all of them),
+        taken out of the points."""
+        if len(tied) == 1:
+            return [self.take(int(tied[0]), min(need, int(self.left[tied[0]])))]
+        heads = [self.taken_next(int(t), need) for t in tied]
+        chosen = np.sort(np.concatenate(heads))[:need]
+        group = []
+        for t, head in zip(tied, heads, strict=True):
+            count = int(np.count_nonzero(head <= chosen[-1]))
+            if count:
+                group.append(self.take(int(t), count))
+        return group
+
+    def taken_next(self, j: int, most: int) -> np.ndarray:
+        """The lowest (at most ``most``) records left of point ``j``."""
+        at = self.start[j] + self.taken[j]
+        return self.rows[at : at + min(most, int(self.left[j]))]
+
+    def take(self, j: int, count: int) -> np.ndarray:
+        """Take the lowest ``count`` records left of point ``j`` out; their record numbers."""
+        left, at = int(self.left[j]), int(self.start[j] + self.taken[j])
+        self.taken[j] += count
+        self.left[j] = left - count
+        column = self.neg2[:, j]
+        self.neg2_total -= column if count == 1 else count * column
+        self.alive -= count
+        if left == count:
+            self.far_norms[j] = -np.inf
+            self.near_norms[j] = np.inf
+            self.dead += 1
+        return self.rows[at : at + count]
+
+    def take_whole(self, points: np.ndarray) -> np.ndarray:
+        """Take every record left of ``points`` out; their record numbers."""
+        counts = self.left[points]
+        at = self.start[points] + self.taken[points]
+        ends = np.cumsum(counts)
+        if ends[-1] == len(points):  # one record each
+            records = self.rows[at]
+        else:  # each point's run of records, one after the other
+            records = self.rows[np.arange(ends[-1]) + np.repeat(at - ends + counts, counts)]
+        self.neg2_total -= self.neg2[:, points] @ counts.astype(np.float64)
+        self.taken[points] += counts
+        self.left[points] = 0
+        self.alive -= int(ends[-1])
+        self.far_norms[points] = -np.inf
+        self.near_norms[points] = np.inf
+        self.dead += len(points)
+        return records
 
     def compact(self) -> None:
-        """Drop the grouped records from the arrays once they are an eighth of them."""
-        if self.dead * _COMPACT_SHARE > len(self.index):
-            keep = np.isfinite(self.far_norms)
+        """Drop the points all of whose records are grouped once they are an eighth of them."""
+        if self.dead * _COMPACT_SHARE > len(self.left):
+            keep = self.left > 0
             self.neg2 = np.ascontiguousarray(self.neg2[:, keep])
             self.far_norms = self.far_norms[keep]
             self.near_norms = self.near_norms[keep]
-            self.index = self.index[keep]
-            self.total = self.neg2.sum(axis=1) * -0.5
+            self.left = self.left[keep]
+            self.taken = self.taken[keep]
+            self.start = self.start[keep]
+            self.neg2_total = self.neg2 @ self.left.astype(np.float64)
             self.dead = 0
             self._buffers()
 
     def rest(self) -> np.ndarray:
-        return self.index[np.isfinite(self.far_norms)]
+        """The records not yet grouped."""
+        return np.concatenate(
+            [self.taken_next(int(j), int(self.left[j])) for j in np.flatnonzero(self.left)]
+        )
 
 
 def mdav_groups(X: Any, k: int) -> np.ndarray:
@@ -193,30 +313,24 @@ def mdav_groups(X: Any, k: int) -> np.ndarray:
 
 def _mdav(arr: np.ndarray, k: int) -> np.ndarray:
     """The MDAV loop on a validated array with k >= 2."""
-    n = arr.shape[0]
-    labels = np.empty(n, dtype=np.intp)
-    rem = _Remaining(arr)
+    labels = np.empty(arr.shape[0], dtype=np.intp)
+    points = _Points(arr)
     group = 0
 
-    def close(members: np.ndarray) -> None:
+    def close(members: list[np.ndarray]) -> None:
         nonlocal group
-        labels[rem.index[members]] = group
+        labels[np.concatenate(members)] = group
         group += 1
-        rem.remove(members)
 
-    while rem.alive >= 3 * k:
-        rem.compact()
-        r = rem.farthest_from_centroid()
-        dots_r = rem.dots(rem.point(r))
-        first = rem.group_around(r, k, dots_r)
-        far = np.add(rem.far_norms, dots_r, out=rem.buf_far)
-        far[first] = -np.inf
-        s = int(far.argmax())
-        close(first)
-        close(rem.group_around(s, k))
-    if rem.alive >= 2 * k:
-        close(rem.group_around(rem.farthest_from_centroid(), k))
-    rest = rem.rest()
-    if len(rest):
-        labels[rest] = group
+    while points.alive >= 3 * k:
+        points.compact()
+        r = points.farthest_from_centroid()
+        dots_r = points.dots(points.point(r))
+        close(points.group_around(r, k, dots_r))
+        far = np.add(points.far_norms, dots_r, out=points.buf_far)
+        close(points.group_around(points.farthest(far), k))
+    if points.alive >= 2 * k:
+        close(points.group_around(points.farthest_from_centroid(), k))
+    if points.alive:
+        labels[points.rest()] = group
     return labels
