@@ -29,7 +29,8 @@ def _oracle(values: list) -> Repetition:
     """The definition, on a plain list: missing values are no value but count as rows."""
     counts = Counter(v for v in values if v is not None)
     alone = sum(1 for n in counts.values() if n == 1)
-    return Repetition(len(counts), len(values), alone, _numbering(values))
+    held = sum(counts.values())
+    return Repetition(len(counts), len(values), held, alone, _numbering(values))
 
 
 def _numbering(values: list) -> Numbering | None:
@@ -110,7 +111,7 @@ def test_a_panel_s_person_id_counted_in_parts_is_the_whole_file_s():
     frame = survey("rwm5yr")
     whole = repetition(frame["id"])
     people = frame["id"].value_counts()
-    assert whole == Repetition(6127, 19609, 1150, whole.numbering)
+    assert whole == Repetition(6127, 19609, 19609, 1150, whole.numbering)
     assert int((people == 1).sum()) == 1150
     assert whole.numbering is not None and (whole.numbering.low, whole.numbering.high) == (1, 7028)
     parts = [frame[["id"]].iloc[rows] for rows in np.array_split(np.arange(len(frame)), 7)]
@@ -126,10 +127,10 @@ def test_a_panel_s_person_id_counted_in_parts_is_the_whole_file_s():
 def test_no_value_and_no_rows():
     """A column of missing values has no value, and a table without rows no row alone."""
     assert merged([tally(pd.DataFrame({"id": [None, None]}), ["id"])], ["id"]) == {
-        "id": Repetition(0, 2, 0)
+        "id": Repetition(0, 2, 0, 0)
     }
-    assert merged([], ["id"]) == {"id": Repetition(0, 0, 0)}
-    assert Repetition(0, 0, 0).alone_share == 0.0
+    assert merged([], ["id"]) == {"id": Repetition(0, 0, 0, 0)}
+    assert Repetition(0, 0, 0, 0).alone_share == 0.0
 
 
 @SETTINGS
@@ -192,3 +193,17 @@ def test_lme4_insteval_s_student_and_lecturer_numbers_in_parts():
     assert round(d.numbering.fill, 3) == round(1128 / 2160, 3)
     assert coded("rater", s) == s.numbering and coded("lecturer", d) == d.numbering
     assert coded("children", s) is None and coded("studage", age) is None
+
+
+def test_the_warning_counts_the_rows_that_hold_an_id():
+    """An id missing on some rows: its values repeat on the rows that hold one, which the
+    warning counts apart from the table's rows (the sweep had read "499 values on 1,787
+    rows" where 60 rows had no id)."""
+    ids = [None] * 60 + [i // 3 for i in range(1500)]
+    found = repetition(pd.Series(ids, name="id", dtype="Int64"))
+    assert (found.distinct, found.rows, found.held) == (500, 1560, 1500)
+    (note,) = repeated_id_notes({"id": found})
+    assert note.startswith(
+        "'id', dropped as an identifier, repeats (500 values on the 1,500 of 1,560 rows that "
+        "hold one): "
+    )

@@ -26,11 +26,12 @@ REPEATED = 0.2
 GROUPS = 50
 
 
-def repeated_id_note(column: str, distinct: int, rows: int) -> str:
+def repeated_id_note(column: str, distinct: int, rows: int, held: int) -> str:
     """The warning on ``column``, dropped as an identifier, whose ``distinct`` values repeat on
-    ``rows`` rows."""
+    the ``held`` of the table's ``rows`` rows that hold one."""
+    where = f"{rows:,} rows" if held == rows else f"the {held:,} of {rows:,} rows that hold one"
     return (
-        f"{column!r}, dropped as an identifier, repeats ({distinct:,} values on {rows:,} rows): "
+        f"{column!r}, dropped as an identifier, repeats ({distinct:,} values on {where}): "
         "if it numbers people, a person has several records here (a panel), and k counts "
         "records, not people (a class may be one person's records): keep one record per person "
         "for k to count people"
@@ -61,7 +62,7 @@ def repeated_id_notes(found: Mapping[str, Repetition]) -> list[str]:
         :func:`repeated_id_note` for each column that repeats.
     """
     return [
-        repeated_id_note(column, r.distinct, r.rows)
+        repeated_id_note(column, r.distinct, r.rows, r.held)
         for column, r in found.items()
         if repeats(r.distinct, r.rows, r.alone_share)
     ]

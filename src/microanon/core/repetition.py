@@ -32,6 +32,8 @@ class Repetition:
         Its distinct values (a missing value is none).
     rows : int
         The table's rows, those missing the identifier included.
+    held : int
+        The rows holding a value of it (``rows`` less those missing it).
     alone : int
         The rows holding a value no other row holds.
     numbering : Numbering or None
@@ -42,6 +44,7 @@ class Repetition:
 
     distinct: int
     rows: int
+    held: int
     alone: int
     numbering: Numbering | None = None
 
@@ -111,11 +114,12 @@ def merged(parts: Sequence[Tally], columns: Sequence[str]) -> dict[str, Repetiti
     for c in columns:
         found = [p.counts[c] for p in parts if len(p.counts[c])]
         if not found:
-            out[c] = Repetition(0, rows, 0)
+            out[c] = Repetition(0, rows, 0, 0)
             continue
         uniques, totals = _united(found)
         alone = int(np.count_nonzero(totals == 1))
-        out[c] = Repetition(len(totals), rows, alone, numbering(uniques, totals))
+        held = int(totals.sum())
+        out[c] = Repetition(len(totals), rows, held, alone, numbering(uniques, totals))
     return out
 
 

@@ -294,7 +294,8 @@ def _repeated_ids(
         numbered = p.rule == "name" and NAME_RULES[0].group in p.reason
         if p.role is Role.IDENTIFIER and (numbered or p.rule in ("id-code", f"lint:{COPY_KIND}")):
             if repeats(profile.distinct, profile.rows, profile.unique_share):
-                out.append(repeated_id_note(p.column, profile.distinct, profile.rows))
+                held = int(data[p.column].notna().sum())
+                out.append(repeated_id_note(p.column, profile.distinct, profile.rows, held))
         elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):
             rows = _groups_rows(data[p.column])
             if rows is None:
