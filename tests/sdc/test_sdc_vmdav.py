@@ -88,6 +88,27 @@ def test_the_groups_equal_the_loop_record_by_record(x, k, gamma):
     assert vmdav_groups(np.array(x, dtype=float), k, gamma).tolist() == _plain_vmdav(x, k, gamma)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 3),
+    st.integers(1, 8),
+    st.integers(20, 150),
+    st.integers(2, 12),
+    st.floats(0.2, 2.0),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_groups_equal_the_loop_on_few_distinct_points(p, points, n, k, gamma, seed):
+    """Records of a few distinct points, each repeated in scattered rows (the groups are formed
+    on the points): groups that take part of a point's records, a next record whose equal is
+    left (at 0 from it), points tied at one distance whose records interleave, groups of one
+    point's records formed at once; the same groups as the loop record by record."""
+    rng = np.random.default_rng(seed)
+    distinct = rng.integers(-3, 4, size=(points, p))
+    x = distinct[rng.integers(0, points, size=n)].tolist()
+    expected = _plain_vmdav(x, k, gamma)
+    assert vmdav_groups(np.array(x, dtype=float), k, gamma).tolist() == expected
+
+
 def test_small_gamma_does_not_extend():
     # γ → 0: no record is ever close enough; groups of k except the last (k..2k-1), as MDAV's.
     x = np.random.default_rng(0).normal(size=(50, 2))
