@@ -1,15 +1,20 @@
 """Which pairs of coded columns may tell one another, all pairs at once
-(:func:`microanon.core.lint_pairs.may_tell`), against the definition tested pair by pair."""
+(:func:`microanon.core.lint_pairs.may_tell`), against the definition tested pair by pair; and
+the lint's findings of a column that gives a sensitive column back, found alone, against the
+whole lint's."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microanon.core import lint_pairs
+from microanon.core.lint import COARSE_KIND, COPY_KIND, lint_schema, sensitive_given
 from microanon.core.lint_pairs import may_tell
+from microanon.core.schema import Schema
 
 
 def _stands(x: np.ndarray, y: np.ndarray) -> bool:
@@ -70,3 +75,34 @@ def test_columns_of_many_values_pair_by_pair() -> None:
     expected = [[_pair(x, y) for y in ys] for x in xs]
     assert may_tell(xs, ys).tolist() == expected
     assert expected[0] == [True, True, True] and expected[2][0] and not expected[3][0]
+
+
+@st.composite
+def linted_tables(draw: st.DrawFn) -> tuple[pd.DataFrame, Schema]:
+    """A table of a few coded columns, each given a role at random (quasi-identifiers,
+    published columns and sensitive ones, one of them a coarsening or a copy of another, so that
+    findings occur), missing cells included."""
+    rows = draw(st.integers(2, 40))
+    frame: dict[str, list] = {}
+    for i in range(draw(st.integers(2, 7))):
+        card = draw(st.integers(1, 6))
+        values = draw(st.lists(st.integers(-1, card - 1), min_size=rows, max_size=rows))
+        frame[f"c{i}"] = [None if v < 0 else v for v in values]
+    names = list(frame)
+    source, target = draw(st.sampled_from(names)), f"c{len(names)}"
+    halve = draw(st.booleans())  # a coarsening (every two values one) or a copy
+    frame[target] = [None if v is None else (v // 2 if halve else v + 10) for v in frame[source]]
+    roles = st.sampled_from(["quasi", "insensitive", "sensitive", "strata"])
+    spec = {c: draw(roles) for c in frame}
+    data = pd.DataFrame({c: pd.array(v, dtype="Int64") for c, v in frame.items()})
+    return data, Schema.from_dict(spec)
+
+
+@settings(max_examples=200, deadline=None)
+@given(linted_tables())
+def test_the_sensitive_findings_alone_are_the_whole_lint_s(table: tuple) -> None:
+    """:func:`~microanon.core.lint.sensitive_given` finds what the whole lint finds of the
+    kinds determines_sensitive and coarsens_sensitive, without its scan of every pair."""
+    data, schema = table
+    whole = lint_schema(data, schema).findings
+    assert sensitive_given(data, schema) == [f for f in whole if f.kind in (COPY_KIND, COARSE_KIND)]

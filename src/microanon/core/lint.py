@@ -100,7 +100,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -133,6 +133,7 @@ __all__ = [
     "Restoring",
     "lint_schema",
     "dependency_accuracy",
+    "sensitive_given",
     "derived_evidence",
     "derived_quasi",
 ]
@@ -695,25 +696,9 @@ def _lint(
                 )
             )
     quasi = [q for q in schema.quasi if q in data.columns]
-    # Published unchanged: insensitive columns and stratum ids (a sampling weight is exempt).
-    linted = (Role.INSENSITIVE, Role.STRATA)
-    candidates = [a.name for a in schema if a.role in linted and a.name in data.columns]
-    values = {c: _distinct(data[c]) for c in candidates}
-    # A constant column neither gives nor is given by anything (strength 0): not tested.
-    tested = [c for c in candidates if 1 < values[c] < unique_share * n]
-    # A quasi-identifier is known: one that gives a sensitive column back leaves it no secret.
-    given_quasi = [q for q in quasi if 1 < _distinct(data[q]) < unique_share * n]
-    # Published with their records whatever their role says: sampling weights and sensitive
-    # columns, of which only the quasi-identifiers they give back are said (an alert; the
-    # scan's budget counts the weights' tests, as the line it writes says)
-    cautioned = {
-        role: [
-            a.name
-            for a in schema
-            if a.role is role and a.name in data.columns and _distinct(data[a.name], False) > 1
-        ]
-        for role in (Role.WEIGHT, Role.SENSITIVE)
-    }
+    columns = _published_columns(data, schema, unique_share)
+    candidates, values, tested = columns.candidates, columns.values, columns.tested
+    given_quasi, cautioned = columns.given_quasi, columns.cautioned
     weighted = [*cautioned[Role.WEIGHT], *cautioned[Role.SENSITIVE]]
     counted = len(tested) + len(cautioned[Role.WEIGHT])
     size, limited = _scan_size(n, len(quasi), counted, budget)
@@ -758,6 +743,77 @@ def _lint(
             exact = Restoring(tuple(parts), roles, (combination.column,), (1.0,), (False,))
             given.append(exact)
     return LintReport(n, out, limited, cautions, derived, given)
+
+
+class _Published(NamedTuple):
+    """The columns a lint tests, by how a release publishes them."""
+
+    #: Published unchanged: insensitive columns and stratum ids (a sampling weight is exempt).
+    candidates: list[str]
+    #: Each candidate's distinct values (a missing value one of them).
+    values: dict[str, int]
+    #: The candidates tested: a constant column neither gives nor is given by anything
+    #: (strength 0), and a near-unique one is a finding of its own.
+    tested: list[str]
+    #: The quasi-identifiers tested: one that gives a sensitive column back (an attacker knows
+    #: it) leaves it no secret.
+    given_quasi: list[str]
+    #: Published with their records whatever their role says, by role: sampling weights and
+    #: sensitive columns of more than one value, of which only the quasi-identifiers they give
+    #: back are said (an alert; the scan's budget counts the weights' tests, as the line it
+    #: writes says).
+    cautioned: dict[Role, list[str]]
+
+
+def _published_columns(data: pd.DataFrame, schema: Schema, unique_share: float) -> _Published:
+    """The columns of ``data`` a lint of ``schema`` tests (:class:`_Published`)."""
+    n = len(data)
+    linted = (Role.INSENSITIVE, Role.STRATA)
+    candidates = [a.name for a in schema if a.role in linted and a.name in data.columns]
+    values = {c: _distinct(data[c]) for c in candidates}
+    tested = [c for c in candidates if 1 < values[c] < unique_share * n]
+    quasi = [q for q in schema.quasi if q in data.columns]
+    given_quasi = [q for q in quasi if 1 < _distinct(data[q]) < unique_share * n]
+    cautioned = {
+        role: [
+            a.name
+            for a in schema
+            if a.role is role and a.name in data.columns and _distinct(data[a.name], False) > 1
+        ]
+        for role in (Role.WEIGHT, Role.SENSITIVE)
+    }
+    return _Published(candidates, values, tested, given_quasi, cautioned)
+
+
+def sensitive_given(
+    data: pd.DataFrame,
+    schema: Schema,
+    unique_share: float = UNIQUE_SHARE,
+    strength: float = DEPENDENCY_STRENGTH,
+) -> list[Finding]:
+    """The findings of :func:`lint_schema` on ``data`` and ``schema`` of the kinds
+    ``determines_sensitive`` and ``coarsens_sensitive`` (a column published with its records,
+    or a quasi-identifier, that gives a sensitive column back or a class of it), found alone:
+    the same findings as the whole lint's, without its dependency scan or its search for
+    combinations. For a caller that asks only this of many schemas (``init``: whether a
+    column made a quasi-identifier would give a sensitive column back).
+
+    Parameters
+    ----------
+    data : DataFrame
+        The original table (every column of ``schema``).
+    schema : Schema
+    unique_share, strength : float
+        As :func:`lint_schema` takes them.
+
+    Returns
+    -------
+    list of Finding
+        Not marked accepted (these kinds never are).
+    """
+    columns = _published_columns(data, schema, unique_share)
+    sensitive = columns.cautioned[Role.SENSITIVE]
+    return _sensitive_given(data, schema, columns.tested, columns.given_quasi, sensitive, strength)
 
 
 def _sensitive_given(

@@ -75,6 +75,7 @@ from ...core.lint import (
     Restoring,
     derived_evidence,
     lint_schema,
+    sensitive_given,
 )
 from ...core.repetition import Repetition
 from ...core.schema import Role, Schema
@@ -565,8 +566,9 @@ def _gives_sensitive(data: pd.DataFrame, proposals: Sequence[Proposal], column: 
     of it (the lint's finding then makes it sensitive again, like it: mlmRev's ``Hsb82``, a
     school's number gives its mean socio-economic status, sensitive, as well as its sector)."""
     roles = {p.column: Role.QUASI if p.column == column else p.role for p in proposals}
-    report = lint_schema(data, Schema.from_dict({c: r.value for c, r in roles.items()}))
-    return any(f.column == column and f.kind in _GIVEN for f in report.findings)
+    schema = Schema.from_dict({c: r.value for c, r in roles.items()})
+    # (the lint's findings of these kinds alone: not its scan of every pair, once per candidate)
+    return any(f.column == column and f.kind in _GIVEN for f in sensitive_given(data, schema))
 
 
 def _restores_quasi(proposal: Proposal, restoring: Restoring) -> Proposal:
