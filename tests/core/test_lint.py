@@ -831,3 +831,32 @@ def test_one_lint_per_data_and_schema_within_shared_codes(monkeypatch: pytest.Mo
     assert len(calls) == 2 and again is first and other is not first
     lint_schema(df, roles)
     assert len(calls) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 60),
+    st.integers(1, 40),
+    st.lists(st.integers(1, 30), min_size=0, max_size=6),
+    st.booleans(),
+    st.integers(1, 200),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_accuracies_counted_together_are_each_one_s(
+    rows, groups, sizes, weighted, batch, sort, seed
+):
+    """Several targets' leave-one-out accuracies counted in one pass (in batches of a few
+    entries, by counting or by sorting the pairs) are each target's own, bit for bit."""
+    rng = np.random.default_rng(seed)
+    det = rng.integers(0, groups, rows)
+    targets = [(rng.integers(0, size, rows), size) for size in sizes]
+    weights = rng.integers(1, 5, rows) if weighted else None
+    expected = [dependency_accuracy(det, t, n, weights) for t, n in targets]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lint_module, "_BATCH_ENTRIES", batch)
+        if sort:  # no pair space small enough to count: the pairs sorted
+            patch.setattr(lint_module, "DENSE_FACTOR", 0)
+            patch.setattr(lint_module, "DENSE_SLACK", 0)
+        got = lint_module.dependency_accuracies(det, targets, weights)
+    assert got.tolist() == expected

@@ -132,6 +132,7 @@ __all__ = [
     "LintReport",
     "Restoring",
     "lint_schema",
+    "dependency_accuracies",
     "dependency_accuracy",
     "sensitive_given",
     "derived_evidence",
@@ -539,7 +540,14 @@ def _narrow(key: np.ndarray, space: int) -> np.ndarray:
 
 
 def _loo_hits(starts: np.ndarray, counts: np.ndarray) -> float:
-    """Records whose value is the strict majority among the other records of their group.
+    """Records whose value is the strict majority among the other records of their group
+    (:func:`_loo_group_hits`, summed)."""
+    return float(_loo_group_hits(starts, counts).sum())
+
+
+def _loo_group_hits(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per group, the records whose value is the strict majority among the other records of
+    their group.
 
     ``counts`` are records per (group, value) pair, the pairs of a group consecutive from
     ``starts`` (each group's first pair): a value with ``top`` records is predicted for each of
@@ -550,7 +558,76 @@ def _loo_hits(starts: np.ndarray, counts: np.ndarray) -> float:
     at_top = counts == np.repeat(top, np.diff(np.append(starts, len(counts))))
     tied = np.add.reduceat(at_top.astype(np.int64), starts) > 1
     second = np.where(tied, top, np.maximum.reduceat(np.where(at_top, 0, counts), starts))
-    return float(np.where(top - 1 > second, top, 0).sum())
+    return np.where(top - 1 > second, top, 0)
+
+
+#: Entries (targets times the determinant's entries) counted at a time by
+#: :func:`dependency_accuracies` (bounds its temporary arrays).
+_BATCH_ENTRIES = 1 << 22
+
+
+def dependency_accuracies(
+    det: np.ndarray,
+    targets: Sequence[tuple[np.ndarray, int]],
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """``[dependency_accuracy(det, t, n, weights) for t, n in targets]``, the same numbers,
+    several targets counted in one pass: their (group, value) pairs numbered apart, counted or
+    sorted together, and each group's leave-one-out hits summed per target.
+
+    Parameters
+    ----------
+    det : int array
+        Group codes of the determinant.
+    targets : sequence of (int array, int)
+        The codes of each predicted column (of ``det``'s length) and their number.
+    weights : int array, optional
+        As :func:`dependency_accuracy`.
+
+    Returns
+    -------
+    ndarray of float
+        One accuracy per target.
+    """
+    out = np.empty(len(targets))
+    n = len(det) if weights is None else int(weights.sum())
+    if n == 0:
+        out.fill(1.0)
+        return out
+    det = det.astype(np.int64)
+    groups = int(det.max()) + 1
+    step = max(1, _BATCH_ENTRIES // max(len(det), 1))
+    for first in range(0, len(targets), step):
+        batch = targets[first : first + step]
+        sizes = np.array([size for _, size in batch], dtype=np.int64)
+        offsets = np.concatenate(([0], np.cumsum(groups * sizes)[:-1]))
+        key = np.concatenate(
+            [o + det * size + t for (t, size), o in zip(batch, offsets, strict=True)]
+        )
+        space = int(groups * sizes.sum())
+        tiled = None if weights is None else np.tile(weights, len(batch))
+        if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:  # the pairs counted
+            per_pair = np.bincount(key, weights=tiled, minlength=space)
+            pairs = np.flatnonzero(per_pair)
+            counts = per_pair[pairs].astype(np.int64)
+        else:  # the pairs sorted
+            ordered, carried = _sorted_with(key, space, tiled)
+            starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+            pairs = ordered[starts]
+            if carried is None:
+                counts = np.diff(np.append(starts, len(ordered)))
+            else:
+                counts = np.add.reduceat(carried, starts).astype(np.int64)
+        which = np.searchsorted(offsets, pairs, side="right") - 1  # each pair's target
+        group = (pairs - offsets[which]) // sizes[which]
+        starts = np.flatnonzero(
+            np.concatenate(([True], (which[1:] != which[:-1]) | (group[1:] != group[:-1])))
+        )
+        hits = _loo_group_hits(starts, counts)
+        out[first : first + len(batch)] = np.bincount(
+            which[starts], weights=hits, minlength=len(batch)
+        )
+    return out / n
 
 
 def _majority_share(target: np.ndarray, n_target: int, weights: np.ndarray | None) -> float:
@@ -1325,10 +1402,11 @@ def _dependencies(
         scored, key=lambda a: (_strength(a[0], base_x), -len(a[1]), a[1]), default=(0.0, ())
     )
     best = (_strength(best_acc, base_x), best_names)
-    for q, (qc, nq) in quasi.items():
-        if _strength(bound, bases[q]) < threshold:
-            continue
-        acc = dependency_accuracy(x, qc, nq, weights)
+    # (each quasi-identifier x may determine: their accuracies counted together)
+    asked = [q for q in quasi if _strength(bound, bases[q]) >= threshold]
+    accuracies = dependency_accuracies(x, [quasi[q] for q in asked], weights)
+    for q, acc in zip(asked, accuracies.tolist(), strict=True):
+        qc, nq = quasi[q]
         s = _strength(acc, bases[q])
         if s >= threshold:
             how = "exactly" if acc == 1.0 else f"for {acc:.0%} of the rows{_OTHERS}"
