@@ -272,31 +272,24 @@ def bench_real_files(rows: int, repeat: int) -> list[tuple[str, ...]]:
                     "",
                 )
             )
-    x = hi[["whrswk", "experience", "husby"]].to_numpy(dtype=np.float64)
-    x = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
-    for name, grouping in (("V-MDAV", vmdav_groups), ("MDAV", mdav_groups)):
-        seconds, labels = best(lambda g=grouping: g(x, 3), repeat)
-        out.append(
-            (
-                f"{name} k=3, HI {len(x):,} × 3",
-                f"{seconds:.2f}",
-                f"SSE/SST {sse_ratio(x, labels):.6f}",
-                "",
+    files = (
+        ("HI", hi[["whrswk", "experience", "husby"]], False),
+        ("GSS", gss[["year", "age", "educ"]].dropna(), True),
+    )
+    for label, columns, counted in files:
+        x = columns.to_numpy(dtype=np.float64)
+        distinct = f" ({len(np.unique(x, axis=0)):,} distinct records)" if counted else ""
+        x = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
+        for name, grouping in (("V-MDAV", vmdav_groups), ("MDAV", mdav_groups)):
+            seconds, labels = best(lambda g=grouping, x=x: g(x, 3), repeat)
+            out.append(
+                (
+                    f"{name} k=3, {label} {len(x):,} × 3{distinct}",
+                    f"{seconds:.2f}",
+                    f"SSE/SST {sse_ratio(x, labels):.6f}",
+                    "",
+                )
             )
-        )
-    x = gss[["year", "age", "educ"]].dropna().to_numpy(dtype=np.float64)
-    distinct = len(np.unique(x, axis=0))
-    x = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
-    for name, grouping in (("V-MDAV", vmdav_groups), ("MDAV", mdav_groups)):
-        seconds, labels = best(lambda g=grouping: g(x, 3), repeat)
-        out.append(
-            (
-                f"{name} k=3, GSS {len(x):,} × 3 ({distinct:,} distinct records)",
-                f"{seconds:.2f}",
-                f"SSE/SST {sse_ratio(x, labels):.6f}",
-                "",
-            )
-        )
     rng = np.random.default_rng(5)
     original = cps[["wage", "education", "experience"]].astype(np.float64)
     original = original.iloc[rng.integers(0, len(original), rows)].reset_index(drop=True)

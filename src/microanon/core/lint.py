@@ -492,23 +492,28 @@ def dependency_accuracy(
     else:
         key = det.astype(np.int64) * n_target + target
         groups = int(det.max()) + 1
-    dense = DENSE_FACTOR * len(key) + DENSE_SLACK
-    if groups * n_target <= dense:  # the pairs counted
-        per_pair = np.bincount(key, weights=weights, minlength=groups * n_target)
-        pairs = np.flatnonzero(per_pair)
-        counts = per_pair[pairs].astype(np.int64)
-    else:  # the pairs sorted (faster than hashed)
-        ordered, carried = _sorted_with(key, groups * n_target, weights)
-        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-        pairs = ordered[starts]
-        if carried is None:
-            counts = np.diff(np.append(starts, len(ordered)))
-        else:
-            counts = np.add.reduceat(carried, starts).astype(np.int64)
+    pairs, counts = _pair_counts(key, groups * n_target, weights)
     if det is None:
         return _loo_hits(np.zeros(1, dtype=np.intp), counts) / n
     group = pairs // n_target  # (ascending: the pairs are)
     return _loo_hits(np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1]))), counts) / n
+
+
+def _pair_counts(
+    key: np.ndarray, space: int, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``key`` (in ``0 .. space - 1``), ascending, and the records of each
+    (``weights`` summed; one each without): counted when the space is small beside the keys,
+    else sorted (faster than hashed)."""
+    if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:
+        per_pair = np.bincount(key, weights=weights, minlength=space)
+        pairs = np.flatnonzero(per_pair)
+        return pairs, per_pair[pairs].astype(np.int64)
+    ordered, carried = _sorted_with(key, space, weights)
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    if carried is None:
+        return ordered[starts], np.diff(np.append(starts, len(ordered)))
+    return ordered[starts], np.add.reduceat(carried, starts).astype(np.int64)
 
 
 def _sorted_with(
@@ -606,18 +611,7 @@ def dependency_accuracies(
         )
         space = int(groups * sizes.sum())
         tiled = None if weights is None else np.tile(weights, len(batch))
-        if space <= DENSE_FACTOR * len(key) + DENSE_SLACK:  # the pairs counted
-            per_pair = np.bincount(key, weights=tiled, minlength=space)
-            pairs = np.flatnonzero(per_pair)
-            counts = per_pair[pairs].astype(np.int64)
-        else:  # the pairs sorted
-            ordered, carried = _sorted_with(key, space, tiled)
-            starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-            pairs = ordered[starts]
-            if carried is None:
-                counts = np.diff(np.append(starts, len(ordered)))
-            else:
-                counts = np.add.reduceat(carried, starts).astype(np.int64)
+        pairs, counts = _pair_counts(key, space, tiled)
         which = np.searchsorted(offsets, pairs, side="right") - 1  # each pair's target
         group = (pairs - offsets[which]) // sizes[which]
         starts = np.flatnonzero(
