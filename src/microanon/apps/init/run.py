@@ -36,7 +36,7 @@ from ..io import (
     read_table,
     value_label_categories,
 )
-from ..panel import GROUPS, repeated_id_note, repeats
+from ..panel import GROUPS, repeated_ids
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
 from .keys import HierarchyPlans
@@ -293,9 +293,7 @@ def _repeated_ids(
         profile = by_name[p.column]
         numbered = p.rule == "name" and NAME_RULES[0].group in p.reason
         if p.role is Role.IDENTIFIER and (numbered or p.rule in ("id-code", f"lint:{COPY_KIND}")):
-            if repeats(profile.distinct, profile.rows, profile.unique_share):
-                held = int(data[p.column].notna().sum())
-                out.append(repeated_id_note(p.column, profile.distinct, profile.rows, held))
+            out += repeated_ids(data, [p.column])  # (anonymize's warning, its numbers)
         elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):
             rows = _groups_rows(data[p.column])
             if rows is None:
