@@ -14,6 +14,7 @@ from real_surveys import survey
 from microanon import InputError, lint_schema
 from microanon.core import lint as lint_module
 from microanon.core.lint import dependency_accuracy
+from microanon.core.schema import Schema
 from microanon.datasets import adult_schema, load_adult
 
 
@@ -737,6 +738,19 @@ def test_dummies_that_give_a_sensitive_column_back_together_are_findings():
     rng = np.random.default_rng(13)
     apart = data.assign(**{d: rng.permutation(data[d].to_numpy()) for d in dummies})
     assert lint_schema(apart, roles).findings == []
+
+
+def test_the_findings_of_one_dummy_name_the_others_it_gives_the_level_back_with():
+    """``sensitive_given(..., of=[column])``, what init asks of each candidate, finds of one
+    dummy of COUNT's ``rwm5yr`` what the whole lint finds of it: the finding it shares with
+    the other dummies, which it is not asked about."""
+    data = survey("rwm5yr")
+    schema = Schema.from_dict(_rwm5yr_roles(data))
+    whole = lint_schema(data, schema).findings
+    for dummy in ("edlevel1", "edlevel4", "age"):
+        alone = lint_module.sensitive_given(data, schema, of=[dummy])
+        assert alone == [f for f in whole if f.column == dummy]
+    assert len(lint_module.sensitive_given(data, schema, of=["edlevel1"])) == 1
 
 
 @settings(max_examples=80, deadline=None)

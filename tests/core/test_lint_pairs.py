@@ -106,3 +106,15 @@ def test_the_sensitive_findings_alone_are_the_whole_lint_s(table: tuple) -> None
     data, schema = table
     whole = lint_schema(data, schema).findings
     assert sensitive_given(data, schema) == [f for f in whole if f.kind in (COPY_KIND, COARSE_KIND)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(linted_tables(), st.data())
+def test_the_sensitive_findings_of_some_columns_are_theirs_of_all(table: tuple, data) -> None:
+    """:func:`~microanon.core.lint.sensitive_given` restricted to some columns (``of``) finds
+    what it finds of them on every column: their own pairs, and the sensitive columns they give
+    back together with others."""
+    frame, schema = table
+    of = data.draw(st.lists(st.sampled_from(list(frame.columns)), max_size=3, unique=True))
+    every = sensitive_given(frame, schema)
+    assert sensitive_given(frame, schema, of=of) == [f for f in every if f.column in of]

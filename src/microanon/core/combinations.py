@@ -30,7 +30,7 @@ lint's dependency scan's case).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -191,15 +191,32 @@ def _varied(parts: np.ndarray) -> np.ndarray:
     return np.flatnonzero(high > low)
 
 
-def _correlations(y: np.ndarray, parts: np.ndarray) -> np.ndarray:
-    """The absolute correlation of ``y`` with each column of ``parts`` (each with two known
-    values or more), a missing value taken as its column's mean (which lowers the correlation
-    of a column missing on many rows); 0 for a column constant on the rows."""
-    x = parts - np.nanmean(parts, axis=0)
-    x[np.isnan(x)] = 0.0
-    centred = y - y.mean()
-    spread = np.sqrt((x * x).sum(axis=0) * (centred @ centred))
-    return np.abs(centred @ x) / np.where(spread > 0, spread, np.inf)
+class _Candidates:
+    """The candidate parts on the sample rows where a column is known, prepared once for every
+    column known on the same rows: those with two known values or more there (a constant is the
+    intercept; ``fmin`` and ``fmax`` pass over a missing value), their values and names, which
+    of their values are known (also as one integer per part, a bit per row, for the greedy
+    choice of :func:`_chosen`), and each centred with a missing value taken as its mean, for
+    the correlations."""
+
+    def __init__(self, parts: np.ndarray, names: np.ndarray) -> None:
+        varied = _varied(parts)
+        self.names, self.parts = names[varied], parts[:, varied]
+        self.known = ~np.isnan(self.parts)
+        packed = np.ascontiguousarray(np.packbits(self.known, axis=0, bitorder="little").T)
+        self.bits = [int.from_bytes(column.tobytes(), "little") for column in packed]
+        self.twentieths = np.floor(20 * self.known.mean(axis=0))
+        x = self.parts - np.nanmean(self.parts, axis=0)
+        x[np.isnan(x)] = 0.0
+        self.centred, self.squares = x, (x * x).sum(axis=0)
+
+    def correlations(self, y: np.ndarray) -> np.ndarray:
+        """The absolute correlation of ``y`` with each part, a missing value taken as its
+        part's mean (which lowers the correlation of a part missing on many rows); 0 for a part
+        constant on the rows."""
+        centred = y - y.mean()
+        spread = np.sqrt(self.squares * (centred @ centred))
+        return np.abs(centred @ self.centred) / np.where(spread > 0, spread, np.inf)
 
 
 def _distinct(rows: np.ndarray) -> int:
@@ -210,26 +227,25 @@ def _distinct(rows: np.ndarray) -> int:
     return len(np.unique(rows @ weights))
 
 
-def _chosen(y: np.ndarray, parts: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """The columns of ``parts`` to fit (indices, in order) and the rows where all of them are
-    known (a boolean mask): at most :data:`MAX_PARTS`, taken those known on the most rows first
-    (by twentieths of the rows), the most correlated with ``y`` first among those, each that
-    leaves enough rows (:func:`_needed`) where all taken are known; the last taken given back
-    while too few of those rows are distinct."""
-    known = ~np.isnan(parts)
+def _chosen(y: np.ndarray, candidates: _Candidates) -> tuple[list[int], np.ndarray]:
+    """The candidates to fit (indices of its parts, in order) and the rows where all of them
+    are known (a boolean mask): at most :data:`MAX_PARTS`, taken those known on the most rows
+    first (by twentieths of the rows), the most correlated with ``y`` first among those, each
+    that leaves enough rows (:func:`_needed`) where all taken are known; the last taken given
+    back while too few of those rows are distinct."""
+    known, parts = candidates.known, candidates.parts
     taken: list[int] = []
-    rows = np.ones(len(y), dtype=bool)
-    twentieths = np.floor(20 * known.mean(axis=0))
-    for j in np.lexsort((-_correlations(y, parts), -twentieths)):
+    rows = (1 << len(y)) - 1  # (a bit per row: those where every part taken is known)
+    for j in np.lexsort((-candidates.correlations(y), -candidates.twentieths)).tolist():
         if len(taken) == MAX_PARTS:
             break
-        with_it = rows & known[:, j]
-        if with_it.sum() >= _needed(len(taken) + 2):
-            taken.append(int(j))
+        with_it = rows & candidates.bits[j]
+        if with_it.bit_count() >= _needed(len(taken) + 2):
+            taken.append(j)
             rows = with_it
     while taken:
-        rows = known[:, taken].all(axis=1)
-        distinct = _distinct(np.column_stack([y[rows], parts[np.ix_(rows, taken)]]))
+        rows_known = known[:, taken].all(axis=1)
+        distinct = _distinct(np.column_stack([y[rows_known], parts[np.ix_(rows_known, taken)]]))
         if distinct >= _needed(len(taken) + 1):
             break
         taken.pop()
@@ -350,24 +366,36 @@ def exact_combinations(
     sample = data.iloc[_spread(np.arange(len(data)), SAMPLE_ROWS)]
     parts = np.column_stack([_numbers(sample[c]) for c in candidates])
     names = np.array(candidates, dtype=object)
-    found = (_combination(data, c, _numbers(sample[c]), parts, names) for c in columns)
+    # the candidates on the rows where a column is known, prepared once for the columns known
+    # on the same rows (a survey's items miss the same answers)
+    prepared: dict[bytes, _Candidates] = {}
+
+    def on_rows(known: np.ndarray) -> _Candidates:
+        key = np.packbits(known).tobytes()
+        if key not in prepared:
+            prepared[key] = _Candidates(parts[known], names)
+        return prepared[key]
+
+    found = (_combination(data, c, _numbers(sample[c]), on_rows) for c in columns)
     return [c for c in found if c is not None]
 
 
 def _combination(
-    data: pd.DataFrame, column: str, target: np.ndarray, parts: np.ndarray, names: np.ndarray
+    data: pd.DataFrame,
+    column: str,
+    target: np.ndarray,
+    on_rows: Callable[[np.ndarray], _Candidates],
 ) -> Combination | None:
-    """The combination of the fewest of ``names`` (values ``parts`` on the sample's rows) that
-    gives ``column`` (values ``target`` there), checked on every row of ``data``; None when
-    there is none of two or more, or too few rows to tell."""
+    """The combination of the fewest candidates that gives ``column`` (values ``target`` on the
+    sample's rows; ``on_rows`` gives the candidates on the rows where it is known), checked on
+    every row of ``data``; None when there is none of two or more, or too few rows to tell."""
     known = ~np.isnan(target)
     if known.sum() < MIN_ROWS:
         return None
-    y, parts = target[known], parts[known]
-    varied = _varied(parts)
-    names, parts = names[varied], parts[:, varied]
-    columns, fitted = _chosen(y, parts)
-    y, parts, names = y[fitted], parts[np.ix_(fitted, columns)], names[columns]
+    y, candidates = target[known], on_rows(known)
+    columns, fitted = _chosen(y, candidates)
+    y = y[fitted]
+    parts, names = candidates.parts[np.ix_(fitted, columns)], candidates.names[columns]
     varied = _varied(parts)  # (a column may be constant on the rows where all are known)
     if len(varied) < 2 or np.ptp(y) == 0:
         return None

@@ -861,6 +861,7 @@ def sensitive_given(
     schema: Schema,
     unique_share: float = UNIQUE_SHARE,
     strength: float = DEPENDENCY_STRENGTH,
+    of: Sequence[str] | None = None,
 ) -> list[Finding]:
     """The findings of :func:`lint_schema` on ``data`` and ``schema`` of the kinds
     ``determines_sensitive`` and ``coarsens_sensitive`` (a column published with its records,
@@ -876,6 +877,10 @@ def sensitive_given(
     schema : Schema
     unique_share, strength : float
         As :func:`lint_schema` takes them.
+    of : sequence of str, optional
+        Only the findings of these columns (the same as the whole lint's about them): each is
+        tested against every sensitive column, and the other columns only against the
+        sensitive columns one of these coarsens (which they may give back together).
 
     Returns
     -------
@@ -884,7 +889,9 @@ def sensitive_given(
     """
     columns = _published_columns(data, schema, unique_share)
     sensitive = columns.cautioned[Role.SENSITIVE]
-    return _sensitive_given(data, schema, columns.tested, columns.given_quasi, sensitive, strength)
+    return _sensitive_given(
+        data, schema, columns.tested, columns.given_quasi, sensitive, strength, of
+    )
 
 
 def _sensitive_given(
@@ -894,6 +901,7 @@ def _sensitive_given(
     quasi: Sequence[str],
     sensitive: Sequence[str],
     threshold: float,
+    of: Sequence[str] | None = None,
 ) -> list[Finding]:
     """The findings of columns published with their records that give a sensitive column back,
     on the rows where both are known:
@@ -907,23 +915,65 @@ def _sensitive_given(
     Either needs a dependency strength of at least ``threshold``: a value that one row alone
     holds predicts nothing. For a coarsening of a numeric sensitive column whose values are
     mostly single, a record's class is read off its neighbours in the sensitive column's order
-    instead (:func:`_range_accuracy`): every class is then one range of it.
+    instead (:func:`_range_accuracy`): every class is then one range of it. Columns that are
+    each a coarsening of a sensitive column may give it back together (:func:`_joint_copy`).
+    With ``of``, only the findings of those columns (:func:`sensitive_given`).
     """
-    found = []
-    codes = {c: factorize(data[c])[0] for c in [*tested, *quasi, *sensitive]}  # (missing: -1)
-    order: dict[str, np.ndarray | None] = {}
-    # per sensitive column, its coarsenings that are no finding of their own (quasi-identifiers,
-    # and published columns below the threshold): together they may give it back
-    coarse: dict[str, list[str]] = {s: [] for s in sensitive}
     published = [*tested, *quasi]
-    # a pair that fails on the first rows fails on every row, and most pairs fail at once
-    first = may_tell(
-        [codes[c][:_FIRST_ROWS] for c in published], [codes[s][:_FIRST_ROWS] for s in sensitive]
-    )
-    for i, c in enumerate(published):
-        for j, s in enumerate(sensitive):
-            if not first[i, j]:
-                continue
+    codes = {c: factorize(data[c])[0] for c in [*published, *sensitive]}  # (missing: -1)
+    pairs = _SensitivePairs(data, schema, codes, set(quasi), threshold)
+    asked = None if of is None else set(of)
+    if asked is None:
+        found, coarse = pairs.findings(published, sensitive)
+    else:
+        found, coarse = pairs.findings([c for c in published if c in asked], sensitive)
+        joint = [s for s in sensitive if coarse[s]]  # (coarsened by a column asked about)
+        others = pairs.findings([c for c in published if c not in asked], joint)[1]
+        for s in joint:
+            together = set(coarse[s]) | set(others[s])
+            coarse[s] = [c for c in published if c in together]
+    for s, parts in coarse.items():
+        if len(parts) > 1:
+            found.extend(_joint_copy(parts, s, codes, set(quasi), threshold))
+    return found if asked is None else [f for f in found if f.column in asked]
+
+
+class _SensitivePairs:
+    """The tests of :func:`_sensitive_given` of pairs of a published column and a sensitive
+    one, on the codes of the columns (``codes``, missing ``-1``)."""
+
+    def __init__(
+        self,
+        data: pd.DataFrame,
+        schema: Schema,
+        codes: Mapping[str, np.ndarray],
+        quasi: set[str],
+        threshold: float,
+    ) -> None:
+        self.data, self.schema, self.codes = data, schema, codes
+        self.quasi, self.threshold = quasi, threshold
+        #: per numeric sensitive column, the rank of each row's value (None: see
+        #: :func:`_sensitive_order`), found once
+        self.order: dict[str, np.ndarray | None] = {}
+
+    def findings(
+        self, published: Sequence[str], sensitive: Sequence[str]
+    ) -> tuple[list[Finding], dict[str, list[str]]]:
+        """The findings of ``published`` about ``sensitive``, and per sensitive column its
+        coarsenings that are no finding of their own (quasi-identifiers, and published columns
+        below the threshold): together they may give it back."""
+        codes, quasi, threshold = self.codes, self.quasi, self.threshold
+        found: list[Finding] = []
+        coarse: dict[str, list[str]] = {s: [] for s in sensitive}
+        if not published or not sensitive:
+            return found, coarse
+        # a pair that fails on the first rows fails on every row, and most pairs fail at once
+        first = may_tell(
+            [codes[c][:_FIRST_ROWS] for c in published],
+            [codes[s][:_FIRST_ROWS] for s in sensitive],
+        )
+        for i, j in zip(*np.nonzero(first), strict=True):
+            c, s = published[i], sensitive[j]
             both = (codes[c] >= 0) & (codes[s] >= 0)
             x, y = codes[c][both], codes[s][both]
             if len(x) < 2:
@@ -945,11 +995,11 @@ def _sensitive_given(
                 continue
             strength = _strength(_functional_accuracy(per_y), float(per_x.max() / len(x)))
             ranges = False
-            if strength < threshold and _numeric(data[s], schema[s]):
-                if s not in order:
-                    order[s] = _sensitive_order(data[s])
-                if order[s] is not None:
-                    accuracy = _range_accuracy(x, order[s][both])
+            if strength < threshold and _numeric(self.data[s], self.schema[s]):
+                if s not in self.order:
+                    self.order[s] = _sensitive_order(self.data[s])
+                if self.order[s] is not None:
+                    accuracy = _range_accuracy(x, self.order[s][both])
                     ranges = accuracy is not None
                     strength = _strength(accuracy or 0.0, float(per_x.max() / len(x)))
             if strength < threshold:
@@ -968,10 +1018,7 @@ def _sensitive_given(
                     strength,
                 )
             )
-    for s, parts in coarse.items():
-        if len(parts) > 1:
-            found.extend(_joint_copy(parts, s, codes, set(quasi), threshold))
-    return found
+        return found, coarse
 
 
 def _joint_copy(

@@ -567,8 +567,9 @@ def _gives_sensitive(data: pd.DataFrame, proposals: Sequence[Proposal], column: 
     school's number gives its mean socio-economic status, sensitive, as well as its sector)."""
     roles = {p.column: Role.QUASI if p.column == column else p.role for p in proposals}
     schema = Schema.from_dict({c: r.value for c, r in roles.items()})
-    # (the lint's findings of these kinds alone: not its scan of every pair, once per candidate)
-    return any(f.column == column and f.kind in _GIVEN for f in sensitive_given(data, schema))
+    # (the lint's findings of these kinds about this column alone: not its scan of every pair,
+    # nor every other column's findings, once per candidate)
+    return any(f.kind in _GIVEN for f in sensitive_given(data, schema, of=[column]))
 
 
 def _restores_quasi(proposal: Proposal, restoring: Restoring) -> Proposal:
