@@ -207,3 +207,30 @@ def test_among_more_candidates_than_searched_the_parts_are_found():
     table["q"] = table["x3"] - 2 * table["x70"]
     found = exact_combination(table, "q", list(table.columns[:-1]))
     assert found is not None and found.formula == "q = x3 - 2 * x70"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(MIN_ROWS, 200),
+    width=st.integers(2, 6),
+    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
+)
+def test_columns_searched_together_are_searched_as_alone(rows, width, seed, data):
+    """Several columns searched in one call (the candidates prepared once for the columns known
+    on the same rows) give what each gives alone: columns missing on the same rows or not, some
+    combinations of the candidates, some not."""
+    rng = np.random.default_rng(seed)
+    names = [f"x{j}" for j in range(width)]
+    table = pd.DataFrame({c: rng.integers(0, 20, rows).astype(float) for c in names})
+    table.loc[rng.random(rows) < 0.2, names[0]] = np.nan
+    gaps = rng.random(rows) < 0.3
+    targets = []
+    for i in range(data.draw(st.integers(1, 5), label="columns")):
+        made = data.draw(st.booleans(), label="made")
+        values = table[names[0]] + 2 * table[names[1]] - i if made else rng.integers(0, 9, rows)
+        table[f"q{i}"] = np.where(gaps if data.draw(st.booleans()) else False, np.nan, values)
+        targets.append(f"q{i}")
+    together = exact_combinations(table, targets, names)
+    alone = [c for q in targets if (c := exact_combination(table, q, names)) is not None]
+    assert together == alone
