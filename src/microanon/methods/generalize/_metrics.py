@@ -203,12 +203,12 @@ class _Additive(Metric):
         base = float(self.bound_of(fs.levels)[0])
         if suppressed == 0:
             return base
-        rows = fail[fs.cls]
-        w = fs.counts[rows].astype(np.float64)
+        rows = np.flatnonzero(fail[fs.cls])  # (the suppressed rows: found once, often few)
+        w = fs.counts.take(rows).astype(np.float64)
         extra = 0.0
         for i, lv in enumerate(fs.levels):
             pen = self.penalty[i][int(lv)]
-            per_code = np.bincount(fs.codes[i][rows], weights=w, minlength=len(pen))
+            per_code = np.bincount(fs.codes[i].take(rows), weights=w, minlength=len(pen))
             extra += float(np.dot(per_code, pen))
         return base + extra * self.norm
 
