@@ -443,3 +443,56 @@ def test_a_search_without_its_lower_bound_finds_the_same_node(
     bottom = _Walk(table, models, 0, "lm").bounds([(0,) * 3])[0]
     assert loose.lower_bound == pytest.approx(min(bottom, loose.metric_value))
     assert loose.lower_bound <= bounded.lower_bound
+
+
+def test_the_default_budget_stops_a_genetic_search_that_finds_nothing_better(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without a limit given, the genetic search stops once PATIENCE generations (here 3), and
+    # at least as many as it took to find its node, found no better one: the node a search of
+    # as many checks finds. With a limit given it runs to the limit.
+    import re
+
+    monkeypatch.setattr(searches_module, "PATIENCE", 3)
+    df, schema = wide_table(np.random.default_rng(11), 14, 300)
+
+    def run(**budget: int) -> dict:
+        release = full_domain(
+            df, schema, models=[KAnonymity(3)], suppression=0.05, search="genetic",
+            rng=np.random.default_rng(2), **budget,
+        )  # fmt: skip
+        assert all(v.holds for v in check_release(release))
+        return {"levels": release.metadata["levels"], **release.metadata["search"]}
+
+    default = run()
+    assert default["stopped"] == "converged"
+    assert default["time_limit"] == 30.0 and default["step_limit"] is None
+    idle = re.search(r"; no better node in its last ([\d,]+) generations\)", default["summary"])
+    assert idle is not None and int(idle[1].replace(",", "")) >= 3
+    checks = default["nodes_checked"]
+    assert checks < 2**14
+    same = run(step_limit=checks)
+    assert same["levels"] == default["levels"] and same["found_check"] == default["found_check"]
+    longer = run(step_limit=checks + 200)
+    assert longer["stopped"] == "step_limit" and longer["nodes_checked"] == checks + 200
+
+
+def test_the_bound_of_a_converged_search_gets_a_ninth_of_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A search that stopped long before its time limit does not give its lower bound the rest
+    # of the limit: a ninth of the time it ran (at least a second), as without a limit.
+    from types import SimpleNamespace
+
+    from microanon.methods.generalize import _budget
+
+    now = [100.0]
+    monkeypatch.setattr(_budget, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    budget = _budget.Budget(30.0, None)
+    now[0] = 118.0  # (18 s in)
+    assert budget.bound_deadline() == 100.0 + 0.99 * 30.0
+    budget.converged = True
+    assert budget.bound_deadline() == 118.0 + 2.0
+    now[0] = 104.5
+    assert budget.bound_deadline() == 104.5 + 1.0
+    assert _budget.Budget(None, 10).bound_deadline() == 104.5 + 1.0

@@ -132,6 +132,10 @@ class Budget:
         self.bound = bound
         self.started = time.perf_counter()
         self.steps = 0
+        #: Whether the search ended before its limits because it found nothing better for long
+        #: (:data:`._genetic.PATIENCE`): its lower bound then gets the time an unlimited search's
+        #: does, not the rest of the time limit.
+        self.converged = False
 
     @property
     def seconds(self) -> float:
@@ -170,8 +174,11 @@ class Budget:
 
     def bound_deadline(self) -> float:
         """When the lower bound, which starts now, must end: at :data:`BOUND_SHARE` of the time
-        limit, or without one after a ninth of the time spent so far (at least a second), so
-        that the bound never takes more than a tenth of the search."""
-        if self.time_limit is not None:
-            return self.started + BOUND_SHARE * self.time_limit
-        return time.perf_counter() + max(1.0, self.seconds / 9)
+        limit, or without one (or when the search :attr:`converged` before it) after a ninth of
+        the time spent so far (at least a second), so that the bound never takes more than a
+        tenth of the search."""
+        spent = time.perf_counter() + max(1.0, self.seconds / 9)
+        if self.time_limit is None:
+            return spent
+        limit = self.started + BOUND_SHARE * self.time_limit
+        return min(limit, spent) if self.converged else limit

@@ -38,7 +38,15 @@ at most 64, and never more than the lattice.
 The budget (:class:`._budget.Budget`): a node already checked costs nothing; before every new
 check the watcher hears of the progress and may stop the search, and the search stops before
 a check beyond ``step_limit`` nodes or after 90 % of ``time_limit`` seconds (the bound below
-takes at most the rest, up to 99 % of it). A generation that checks no new node (a small
+takes at most the rest, up to 99 % of it). Given ``patience`` (the default budget's
+:data:`PATIENCE`, when no limit was given), it also stops (``stopped="converged"``) at the end
+of a generation once that many generations, and at least as many as it took to find its best
+node, found no better one; its bound then takes a ninth of the time spent (at least a second),
+as without a time limit. ARX's genetic algorithm likewise ends on its own, after a number of
+generations (50 by default), before its time limit. Measured on eight real survey files of 16
+to 30 quasi-identifiers, three generators each, the last better node came at most 325
+generations after the one before (and at most 449 generations in): with the patience the
+searches found the nodes they found in 30 s. A generation that checks no new node (a small
 lattice nearly covered) checks instead the unchecked nodes of the smallest bound just above
 the checked ones (:class:`._genetic_frontier.Frontier`, which lists the successors of each
 checked node at most once in the search, in the order of the nodes' bounds, and reads the clock
@@ -66,6 +74,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -87,6 +96,9 @@ MUTATED = 0.2
 MIN_POPULATION, MAX_POPULATION = 16, 64
 #: Times a child that repeats a node of the population is mutated again.
 RETRIES = 3
+#: Without a limit given, the search stops once this many generations, and at least as many as
+#: it took to find its best node, found no better one (see the module docstring).
+PATIENCE = 400
 
 
 def population_size(q: int, lattice_size: int) -> int:
@@ -131,6 +143,7 @@ def genetic_search(
     rng: np.random.Generator | None = None,
     lower_bound: bool = True,
     start: Sequence[Levels] = (),
+    patience: int | None = None,
 ) -> SearchResult:
     """The best feasible node a genetic search finds within a budget (see the module docstring).
 
@@ -144,11 +157,16 @@ def genetic_search(
     rng : numpy.random.Generator, optional
         The source of every random choice (None: a generator seeded from the operating
         system's entropy, :func:`numpy.random.default_rng`).
+    patience : int, optional
+        Stop (``stopped="converged"``) once this many generations, and at least as many as
+        the search took to find its best node, found no better one (None: only the budget
+        stops it); :func:`~.searches.run_search` gives :data:`PATIENCE` when no limit was
+        given.
 
     Returns
     -------
     SearchResult
-        With ``kind="genetic"``, ``lower_bound`` and ``stopped``.
+        With ``kind="genetic"``, ``lower_bound``, ``stopped`` and ``idle_generations``.
 
     Raises
     ------
@@ -170,6 +188,9 @@ def genetic_search(
     most_mutated = max(1, math.ceil(MUTATED * q))
     frontier = Frontier(walk)
     stopped = "exhausted"
+    # generations bred, the one that found the incumbent (0: the first population) and since
+    generations = found = idle = 0
+    best = None
 
     def plain(node: Levels) -> _Checked:
         """The exact check of a node, charged to the budget unless it was checked before."""
@@ -274,8 +295,15 @@ def genetic_search(
             population = generation(sorted(population, key=rank))
             if not population:
                 break
+            generations += 1
+            if walk.incumbent != best:
+                best, found = walk.incumbent, generations
+            idle = generations - found
+            if patience is not None and walk.incumbent is not None and idle >= max(patience, found):
+                budget.converged = True
+                raise BudgetSpent("converged")
     except BudgetSpent as exc:
         stopped = str(exc)
     if walk.incumbent is None:
         raise _no_node(walk, stopped, budget.steps, budget.seconds, suppression, "genetic")
-    return walk.result("genetic", budget, stopped)
+    return replace(walk.result("genetic", budget, stopped), idle_generations=idle)

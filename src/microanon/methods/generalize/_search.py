@@ -131,7 +131,12 @@ class SearchResult:
         bounds of every node left unchecked; None for the exact search.
     stopped : str
         Why the search ended: ``"exhausted"`` (every node checked or ruled out by its bound),
-        ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` (by its watcher).
+        ``"time_limit"``, ``"step_limit"``, ``"stopped"`` (by its watcher) or, the genetic
+        search without a limit given, ``"converged"`` (no better node for long: see
+        :data:`._genetic.PATIENCE`).
+    idle_generations : int or None
+        The genetic search: the generations after the one that found the node returned (None
+        for the other searches).
     found_step, found_seconds : int or None, float or None
         Heuristic and genetic only: when the search checked the node it returns (its first
         check is step 1; seconds since it began): the rest of its budget found nothing better.
@@ -151,6 +156,7 @@ class SearchResult:
     stopped: str = "exhausted"
     found_step: int | None = None
     found_seconds: float | None = None
+    idle_generations: int | None = None
 
 
 @dataclass

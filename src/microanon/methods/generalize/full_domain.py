@@ -254,7 +254,9 @@ def population_records(
         Param(
             "time_limit",
             "Seconds the heuristic or genetic search may run (30 when no limit is given); the "
-            "result then depends on the computer's speed.",
+            "result then depends on the computer's speed. With no limit given the genetic "
+            "search also stops once 400 generations found nothing better (and at least as many "
+            "as it took to find its best).",
             (Real(0, None, closed="neither"),),
         ),
         Param(
@@ -327,7 +329,10 @@ def full_domain(
     time_limit : float, optional
         Seconds after which the heuristic or genetic search checks no further node; 30 when
         neither limit is given. A result found under a time limit depends on the machine's
-        speed.
+        speed. When neither limit is given the genetic search also stops once
+        :data:`~._genetic.PATIENCE` (400) generations, and at least as many as it took to find
+        its best node, found no better one (``stopped="converged"``): given a ``step_limit``
+        or a ``time_limit`` it runs to it.
     step_limit : int, optional
         Most lattice nodes the heuristic or genetic search checks (with the genetic search,
         the same result for the same ``rng`` state).

@@ -25,7 +25,7 @@ from ...core.errors import InputError
 from ...core.random import RandomLike, make_rng
 from ...core.table import Table
 from ._budget import DEFAULT_TIME_LIMIT, SearchStopped, SearchWatch, check_limits, check_watch
-from ._genetic import genetic_search
+from ._genetic import PATIENCE, genetic_search
 from ._heuristic import heuristic_search
 from ._lattice import MAX_NODES, node_count
 from ._search import SearchResult, _model_set, check_metric, check_suppression
@@ -202,14 +202,15 @@ def run_search(
         )
         return result, search_record(result)
     time_limit, step_limit = choice.time_limit, choice.step_limit
-    if time_limit is None and step_limit is None:
-        time_limit = DEFAULT_TIME_LIMIT
+    patience = None
+    if time_limit is None and step_limit is None:  # (the default budget)
+        time_limit, patience = DEFAULT_TIME_LIMIT, PATIENCE
     limit = int(np.floor(suppression * table.n_records + 1e-9))
     models = _model_set(table, resolved, suppressed_rows)
     seeds = _start_node(table, start)
     shared = (table, models, limit, metric, suppression, time_limit, step_limit, watch)
     if kind == "genetic":
-        result = genetic_search(*shared, make_rng(rng), lower_bound, seeds)
+        result = genetic_search(*shared, make_rng(rng), lower_bound, seeds, patience)
     else:
         result = heuristic_search(*shared, lower_bound, seeds)
     return result, search_record(result, time_limit, step_limit)
@@ -247,7 +248,8 @@ def search_record(
     ``kind`` (``"exact"``, ``"best-first"`` or ``"genetic"``), ``optimal`` (True only for the
     exact search), ``summary`` (one sentence; the genetic search's names it), and for the
     heuristic and genetic searches ``stopped`` (``"exhausted"``,
-    ``"time_limit"``, ``"step_limit"`` or ``"stopped"`` when its watcher stopped it),
+    ``"time_limit"``, ``"step_limit"``, ``"stopped"`` when its watcher stopped it, or
+    ``"converged"``: the genetic search without a limit given found nothing better for long),
     ``lower_bound`` (of the optimum's metric value; for precision ``upper_bound`` of the
     optimal precision: a number computed on the original table, so it stays internal),
     ``nodes_checked``, ``seconds``, ``found_check`` and ``found_seconds`` (which check found
@@ -266,6 +268,7 @@ def search_record(
         "time_limit": "time limit",
         "step_limit": "step limit",
         "stopped": "stopped by the user",
+        "converged": f"no better node in its last {result.idle_generations or 0:,} generations",
     }[result.stopped]
     summary = (
         f"best found by the {result.kind} search in {result.search_seconds:.1f} s "
