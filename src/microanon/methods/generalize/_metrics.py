@@ -196,6 +196,10 @@ class _Additive(Metric):
         if filter_value is None or filtered == 0:
             return
         penalty = filter_value - float(self._bounds[node])
+        if bounds[node] > float(self._bounds[node]) + penalty:
+            # A node above lifted this one by a larger penalty, and every node below it with
+            # it (rounding is monotone: no bound below would change).
+            return
         below = lattice.view_below(bounds, node)
         np.maximum(below, lattice.view_below(self._bounds, node) + penalty, out=below)
 
