@@ -1,9 +1,11 @@
-"""Two findings of running init on files not seen before.
+"""Findings of running init on files not seen before.
 
 - causaldata's NHEFS (the NHANES I follow-up, 1,629 smokers) asks of conditions (asthma,
   high blood pressure, a peptic ulcer, hepatitis, ...) and measures blood pressure and
   cholesterol: health data, which init had proposed as quasi-identifiers (two values, easy to
-  know) or published unchanged.
+  know) or published unchanged. DAAG's monica (high blood pressure, high cholesterol, a
+  previous heart attack), survival's flchain (creatinine, a gammopathy) and Ecdat's VietNamI
+  (an injury, days of illness) named theirs otherwise.
 - openintro's labor_market_discrimination (the resumes of Bertrand and Mullainathan's
   experiment) has ``email``, 0 or 1: whether the resume gave an address. init had dropped it as
   contact details; a flag names no one.
@@ -38,7 +40,8 @@ def _proposals(package: str, item: str) -> dict:
     "name",
     ["asthma", "hbp", "sbp", "dbp", "hbpmed", "pepticulcer", "hepatitis", "hayfever", "tumor"]
     + ["otherpain", "weakheart", "heart_disease", "cholesterol", "birthcontrol", "Diabetes"]
-    + ["BloodPressure", "mental_health", "iinfct", "dysuria", "lymph"],
+    + ["BloodPressure", "mental_health", "iinfct", "dysuria", "lymph", "highbp", "hichol"]
+    + ["premi", "myocardial", "creatinine", "mgus", "injury", "illdays", "bmi", "obesity"],
 )
 def test_conditions_symptoms_and_measurements_are_health_data(name: str) -> None:
     assert _rule(name) == "health data"
@@ -47,7 +50,8 @@ def test_conditions_symptoms_and_measurements_are_health_data(name: str) -> None
 @pytest.mark.parametrize(
     "name",
     ["spain", "hearth", "heartland", "painting", "delivery", "environmental", "mentality"]
-    + ["crash", "switch", "kitchen", "stitch", "infantry", "standard", "tbsp"],
+    + ["crash", "switch", "kitchen", "stitch", "infantry", "standard", "tbsp", "premium"]
+    + ["premise", "submit", "ambient", "chol_year", "hibernate"],
 )
 def test_other_names_are_not(name: str) -> None:
     assert _rule(name) != "health data"
@@ -82,3 +86,15 @@ def test_a_flag_named_like_contact_details_is_no_identifier() -> None:
     )
     assert proposals["first_name"].role is Role.IDENTIFIER  # (a name: 36 of them)
     assert proposals["ad_id"].role is Role.IDENTIFIER
+
+
+def test_monica_s_conditions_are_proposed_sensitive() -> None:
+    """DAAG's monica (the WHO MONICA study's 6,367 Australians): high blood pressure, high
+    cholesterol and a previous heart attack had been proposed quasi-identifiers (three values,
+    easy to know) beside diabetes, angina and stroke, proposed sensitive as health data; the
+    demographics stay keys."""
+    proposals = _proposals("DAAG", "monica")
+    for column in ("highbp", "hichol", "premi", "diabetes", "angina", "stroke"):
+        assert proposals[column].role is Role.SENSITIVE, proposals[column].reason
+        assert "looks like health data" in proposals[column].reason
+    assert proposals["age"].role is Role.QUASI and proposals["sex"].role is Role.QUASI
