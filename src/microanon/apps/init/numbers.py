@@ -32,8 +32,9 @@ A near-unique number is a **measurement** rather than an identifier when at leas
 :data:`MEASURE_DECIMALS` of its distinct values have decimals (no record number, id or phone
 number has any), or, for whole numbers, when its name says it is a time, a duration, a rate
 or an amount of money (:data:`MEASURE_NAMES`: KMsurv's ``std``, the ``time`` to reinfection;
-modeldata's ``attrition``, the ``MonthlyRate`` of pay) and they do not fill their range evenly as numbers handed out in order do (a time series' ``time``,
-1 to n, numbers its rows). A name of a point in time (:data:`POINT_NAMES`) is never a
+modeldata's ``attrition``, the ``MonthlyRate`` of pay) and they do not fill their range
+evenly as numbers handed out in order do (a time series' ``time``, 1 to n, numbers its rows).
+A name of a point in time (:data:`POINT_NAMES`) is never a
 measurement's: a date written as a number is known to others. A survival time, a cost or a
 score is what the data tell of a person, seldom what others know of them: it is proposed
 sensitive, a guess the reason says how to change (an exact age or a place's coordinates,
