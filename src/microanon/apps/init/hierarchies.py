@@ -52,6 +52,7 @@ __all__ = [
     "FEW_VALUES",
     "FINEST_INTERVALS",
     "HierarchyPlan",
+    "PLACE_FANOUT",
     "SKEW_LIMIT",
     "arx_csv",
     "date_hierarchy",
@@ -60,6 +61,8 @@ __all__ = [
 
 #: Numbers with at most this many distinct values get a balanced binary tree.
 FEW_VALUES = 10
+#: Codes grouped at each step of a place code's hierarchy (a balanced tree over the codes).
+PLACE_FANOUT = 4
 #: About this many intervals at the finest level of an intervals hierarchy.
 FINEST_INTERVALS = 15
 #: Whole numbers more skewed than this get quantiles rather than fixed-width intervals.
@@ -297,6 +300,15 @@ def plan_hierarchy(
         return _numeric(profile)
     elif profile.type == "code" and (profile.width or 0) >= 2:
         plan = _code(col, profile, as_file=missing_leaf)
+    elif profile.type == "categorical" and profile.integer:  # (places' codes: PLACE_NAMES)
+        plan = HierarchyPlan(
+            profile.name,
+            f"balanced tree over the {profile.distinct:,} codes in number order (groups of "
+            f"{PLACE_FANOUT} neighbouring codes, then groups of those, ...): a place's code is "
+            "a category, not a quantity; group the codes in a file to follow the places' own "
+            "grouping (communes in districts); built from the data when anonymize runs",
+            spec={"builder": "balanced", "fanout": PLACE_FANOUT},
+        )
     elif profile.type == "date":
         paths, how = date_hierarchy(col, profile)
         plan = HierarchyPlan(

@@ -3,7 +3,7 @@
 Every column gets one of four types:
 
 ``numeric``
-    a numeric dtype (booleans aside), unless it is a code;
+    a numeric dtype (booleans aside), unless it is a code or numbers places;
 ``code``
     a fixed-width digit code such as a ZIP code: text whose values are all digit strings of one
     width, or whole numbers in a column named like a code (:data:`CODE_NAMES`: zip, postcode,
@@ -11,7 +11,8 @@ Every column gets one of four types:
 ``date``
     a datetime column, or text whose values all read as dates in one of :data:`DATE_FORMATS`;
 ``categorical``
-    anything else.
+    anything else, whole numbers named as places' codes among them (:data:`PLACE_NAMES`: a
+    region's, a county's, a commune's number names a place, whose average is none).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ...core.hierarchy import value_key
 __all__ = [
     "CODE_NAMES",
     "DATE_FORMATS",
+    "PLACE_NAMES",
     "ColumnProfile",
     "normalized_name",
     "profile_column",
@@ -35,6 +37,13 @@ __all__ = [
 
 #: Column names (normalized, see :func:`normalized_name`) of codes stored as numbers.
 CODE_NAMES = re.compile(r"_(zip|zips|zipcode|zip_code|postcode|post_code|postal\w*|plz|fips)_")
+#: Column names of places numbered by a code (a region, a county, Vietnam's communes): whole
+#: numbers that name places, not quantities (an average or a noisy copy of two communes' codes
+#: is no place), read as categories.
+PLACE_NAMES = re.compile(
+    r"_region_|_state_?(code|no|num)?_|_county_|district|municipal|_ward_|_tract_|_puma\d*_"
+    r"|precinct|commune|province|village|prefecture|canton"
+)
 
 #: Date layouts recognized in text columns, tried in order. The day-first and month-first
 #: layouts with the year last are ambiguous when every day is 12 or less: the month is then
@@ -209,6 +218,8 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
             if (present >= 0).all():
                 width = int(present.astype("int64").astype(str).str.len().max())
                 return ColumnProfile(type="code", width=width, integer=True, **common)
+        if whole and len(present) and PLACE_NAMES.search(normalized_name(name)):
+            return ColumnProfile(type="categorical", integer=True, **common)
         skew = present.skew() if len(present) > 2 else 0.0  # (NA of a constant Int64 column)
         return ColumnProfile(
             type="numeric",

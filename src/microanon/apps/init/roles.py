@@ -268,6 +268,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|marital|_educ|_y?edu_?"
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
         r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
+        r"|commune|province|village|prefecture|canton"
         r"|rural|famsize|fam_size|_hh_?size_|household_size|precinct|_ward_|_tract_|_puma\d*_|_ed_?level"
         r"|neighbo_?u?rhood|ethrace|_degree_|highest_?degree|size_?of_?place|place_?size"
         r"|_xnorcsiz_|_srcbelt_",
