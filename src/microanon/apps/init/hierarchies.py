@@ -35,6 +35,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +127,13 @@ def _plain(x: float) -> int | float:
 
 
 def _numeric(p: ColumnProfile) -> HierarchyPlan:
+    if _months(p):
+        return HierarchyPlan(
+            p.name,
+            "quarters, then halves of the year (intervals of 3 and 6 months from month 1: "
+            "[1, 4) is January to March), built from the data when anonymize runs",
+            spec={"builder": "intervals", "widths": [3, 6], "start": 1},
+        )
     if p.distinct <= FEW_VALUES or p.low is None or p.high is None or p.high <= p.low:
         return HierarchyPlan(
             p.name,
@@ -154,6 +162,22 @@ def _numeric(p: ColumnProfile) -> HierarchyPlan:
         f"quantiles: about {', '.join(map(str, bins))} intervals of equal record counts ({why}), "
         "built from the data when anonymize runs",
         spec={"builder": "quantiles", "bins": bins},
+    )
+
+
+#: Names (normalized) of a month's number.
+_MONTH_NAMES = re.compile(r"_(month|mon|mnth|birth_?month|month_?of_?\w+)_")
+
+
+def _months(p: ColumnProfile) -> bool:
+    """Whether ``p`` is a month's number: whole numbers from 1 to 12 under a month's name
+    (intervals from 0 would cut the year at December: [12, 16) alone, [0, 4) three months)."""
+    return bool(
+        p.integer
+        and p.low is not None
+        and p.high is not None
+        and 1 <= p.low < p.high <= 12
+        and _MONTH_NAMES.search(normalized_name(p.name))
     )
 
 
