@@ -98,3 +98,30 @@ def test_monica_s_conditions_are_proposed_sensitive() -> None:
         assert proposals[column].role is Role.SENSITIVE, proposals[column].reason
         assert "looks like health data" in proposals[column].reason
     assert proposals["age"].role is Role.QUASI and proposals["sex"].role is Role.QUASI
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["cash", "brokerage_accts_tax", "retirement_accts_tax", "invst_accts", "mortgage"]
+    + ["2020_taxes", "savings", "spec_crypto", "Assets", "net_worth", "Expenses", "tax_liens"],
+)
+def test_balances_holdings_and_spending_are_financial_data(name: str) -> None:
+    assert _rule(name) == "financial data"
+
+
+@pytest.mark.parametrize(
+    "name", ["cashier", "taxonomy", "syntax", "ttl_exp", "exper", "investigator", "taxi"]
+)
+def test_other_money_like_names_are_not(name: str) -> None:
+    assert _rule(name) != "financial data"
+
+
+def test_reddit_finance_s_balances_are_proposed_sensitive() -> None:
+    """openintro's reddit_finance (1,998 answers to a personal-finance survey): the balances of
+    cash, brokerage and retirement accounts, a mortgage and the year's taxes had been published
+    unchanged as insensitive ("no rule fired"); they are financial data, sensitive."""
+    proposals = _proposals("openintro", "reddit_finance")
+    for column in ("cash", "brokerage_accts_tax", "retirement_accts_tax", "mortgage"):
+        assert proposals[column].role is Role.SENSITIVE, proposals[column].reason
+        assert "looks like financial data" in proposals[column].reason
+    assert proposals["age"].role is Role.QUASI

@@ -237,7 +237,11 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"_?(earns?|earnings|inc|wages?)\d*_"
         # (a log wage or income: HLMdiag's lnw, census2000's lweekinc, a log hourly wage lhwage)
         r"|_(ln|log)_?(w|wage|wages|inc|income|earn|earns|earnings)_"
-        r"|_l(week|h|hour|hr|year|yr|month|ann)?_?(inc|wage|wages|earn|earns|earnings)_",
+        r"|_l(week|h|hour|hr|year|yr|month|ann)?_?(inc|wage|wages|earn|earns|earnings)_"
+        # (balances, holdings and spending: openintro's reddit_finance's cash,
+        # brokerage_accts_tax, mortgage, 2020_taxes; modeldata's credit_data's Assets)
+        r"|_cash_|brokerage|_accts?_|invst|investment|mortgage|_tax(es)?_|savings|_crypto"
+        r"|_assets?_|net_?worth|_expenses_",
         _GUESS,
     ),
     _rule(
