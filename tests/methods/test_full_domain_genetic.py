@@ -458,9 +458,14 @@ def test_the_default_budget_stops_a_genetic_search_that_finds_nothing_better(
 
     def run(**budget: int) -> dict:
         release = full_domain(
-            df, schema, models=[KAnonymity(3)], suppression=0.05, search="genetic",
-            rng=np.random.default_rng(2), **budget,
-        )  # fmt: skip
+            df,
+            schema,
+            models=[KAnonymity(3)],
+            suppression=0.05,
+            search="genetic",
+            rng=np.random.default_rng(2),
+            **budget,
+        )
         assert all(v.holds for v in check_release(release))
         return {"levels": release.metadata["levels"], **release.metadata["search"]}
 
