@@ -22,6 +22,7 @@ __all__ = [
     "BudgetSpent",
     "SearchStopped",
     "SearchWatch",
+    "bound_deadline",
     "check_limits",
     "check_watch",
 ]
@@ -173,12 +174,19 @@ class Budget:
         return until
 
     def bound_deadline(self) -> float:
-        """When the lower bound, which starts now, must end: at :data:`BOUND_SHARE` of the time
-        limit, or without one (or when the search :attr:`converged` before it) after a ninth of
-        the time spent so far (at least a second), so that the bound never takes more than a
-        tenth of the search."""
-        spent = time.perf_counter() + max(1.0, self.seconds / 9)
-        if self.time_limit is None:
-            return spent
-        limit = self.started + BOUND_SHARE * self.time_limit
-        return min(limit, spent) if self.converged else limit
+        """When the lower bound, which starts now, must end (:func:`bound_deadline`)."""
+        return bound_deadline(self.started, time.perf_counter(), self.time_limit, self.converged)
+
+
+def bound_deadline(
+    started: float, now: float, time_limit: float | None, converged: bool = False
+) -> float:
+    """When a search's lower bound, starting at ``now``, must end: at :data:`BOUND_SHARE` of
+    the time limit, or without one (or when the search converged before it) after a ninth of
+    the time spent since ``started`` (at least a second), so that the bound never takes more
+    than a tenth of the search."""
+    spent = now + max(1.0, (now - started) / 9)
+    if time_limit is None:
+        return spent
+    limit = started + BOUND_SHARE * time_limit
+    return min(limit, spent) if converged else limit
