@@ -85,7 +85,7 @@ from .design import design_role
 from .items import answer_item
 from .keys import hierarchy_levels, rank_keys
 from .numbers import code_name, coded, id_code, measurement
-from .profile import ColumnProfile, normalized_name
+from .profile import PLACE_NAMES, ColumnProfile, normalized_name
 
 __all__ = [
     "MODERATE_DISTINCT",
@@ -271,11 +271,11 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|_age_?(group|band|years?)|birth(?!_?(w(ei)?g?h?t|outcome))|zip_?code|post_?code|postal"
         r"|marital|_educ|_y?edu_?"
         r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
-        r"|_region_|_state(abb|code|name)?_|_city_|_county_|district|municipal|residen|urban"
-        r"|commune|province|village|prefecture|canton"
-        r"|rural|famsize|fam_size|_hh_?size_|household_size|precinct|_ward_|_tract_|_puma\d*_|_ed_?level"
-        r"|neighbo_?u?rhood|ethrace|_degree_|highest_?degree|size_?of_?place|place_?size"
-        r"|_xnorcsiz_|_srcbelt_",
+        r"|_state(abb|code|name)?_|_city_|residen|urban|rural|famsize|fam_size|_hh_?size_"
+        r"|household_size|_ed_?level|neighbo_?u?rhood|ethrace|_degree_|highest_?degree"
+        r"|size_?of_?place|place_?size|_xnorcsiz_|_srcbelt_"
+        # (the places a code may number: a region, a county, a commune, ...)
+        rf"|{PLACE_NAMES.pattern}",
         _KNOWN,
     ),
     _rule(
