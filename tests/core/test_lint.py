@@ -874,3 +874,36 @@ def test_accuracies_counted_together_are_each_one_s(
             patch.setattr(lint_module, "DENSE_SLACK", 0)
         got = lint_module.dependency_accuracies(det, targets, weights)
     assert got.tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(20, 120),
+    st.lists(st.integers(1, 6), min_size=3, max_size=7),
+    st.lists(
+        st.lists(st.sampled_from(["quasi", "insensitive", "sensitive", "weight"])),
+        min_size=2,
+        max_size=4,
+    ),
+    st.integers(0, 2**32 - 1),
+)
+def test_lints_of_other_roles_in_one_run_are_each_one_s(rows, cards, role_lists, seed):
+    """Lints of one table with other roles in turn, within one run (as ``init`` lints its
+    proposal until it settles, reusing the accuracies counted before), give the reports of
+    lints made alone: some columns copies or functions of others, so that findings occur."""
+    from microanon.core.factorize import shared_codes
+
+    rng = np.random.default_rng(seed)
+    data = {f"c{i}": rng.integers(0, card, rows) for i, card in enumerate(cards)}
+    data["copy"] = data["c0"] * 2 + 1
+    data["coarse"] = data["c1"] // 2
+    data["gap"] = pd.array(np.where(rng.random(rows) < 0.2, None, data["c2"]), dtype="Int64")
+    df = pd.DataFrame(data)
+    schemas = []
+    for roles in role_lists:
+        cycle = (roles or ["quasi"]) + ["quasi", "insensitive"]
+        schemas.append({c: cycle[i % len(cycle)] for i, c in enumerate(df.columns)})
+    alone = [lint_schema(df, schema) for schema in schemas]
+    with shared_codes():
+        together = [lint_schema(df, schema) for schema in schemas]
+    assert together == alone

@@ -1349,9 +1349,17 @@ def _scan(
     it compares, not the rows (a near-unique weight does not make every other test one per
     row). A weight's tests, one quasi-identifier at a time, count its pairs of values on the
     rows: the combinations of the weight with every quasi-identifier together, near one per
-    row, would cost more than they save."""
+    row, would cost more than they save.
+
+    Every accuracy is a share of the rows, whatever combinations it was counted on: within a
+    run (:func:`~microanon.core.factorize.shared_codes`) each is counted once for the data,
+    and a later lint of other roles (``init`` lints its proposal until it settles) counts only
+    the tests it has not made yet."""
     if size == 0 or not tested or not quasi:  # no quasi-identifier: nothing to find
         return {}
+    known: dict[tuple[str, tuple[str, ...]], float] = shared_result(
+        [data[c] for c in data.columns], "dependency accuracies", dict
+    )
     found = {c: _codes(data[c]) for c in dict.fromkeys([*quasi, *tested])}
     coded = {c: (codes, n) for c, (codes, n, _) in found.items()}
     keys = combine_codes([coded[q][0] for q in quasi], [coded[q][1] for q in quasi])
@@ -1369,7 +1377,9 @@ def _scan(
         gap = found[c][2]
         if c in weights:
             quasi_rows = {q: coded[q] for q in quasi}
-            out[c] = _dependencies(c, (x, nx), quasi_rows, bases, shared, (), threshold, None, gap)
+            out[c] = _dependencies(
+                c, (x, nx), quasi_rows, bases, shared, (), threshold, None, gap, known
+            )
             continue
         combined = combine_codes([keys.inverse, x], [len(keys.counts), nx])
         # one contiguous row of codes per quasi-identifier (a strided column makes every pair
@@ -1388,6 +1398,7 @@ def _scan(
             threshold,
             counts,
             gap,
+            known,
         )
     return out
 
@@ -1423,9 +1434,12 @@ def _dependencies(
     threshold: float,
     weights: np.ndarray | None,
     gap: int | None = None,
+    known: dict[tuple[str, tuple[str, ...]], float] | None = None,
 ) -> list[Finding]:
     """The findings of one tested column (codes ``coded``; ``gap``: the code of its missing
-    value, if it has one)."""
+    value, if it has one). ``known``: the accuracies counted before on the same data, by
+    (predicted column, determinant), added to; a test found there is not made again."""
+    known = {} if known is None else known
     x, nx = coded
     found = []
     base_x = _majority_share(x, nx, weights)
@@ -1434,19 +1448,28 @@ def _dependencies(
     # determinant) cannot reach the threshold is left out (a rate, an amount, a continuous
     # quasi-identifier).
     bound = _shared_share(x, nx, weights)
-    scored = [
-        (dependency_accuracy(_group_codes(quasi, names), x, nx, weights), names)
-        for names in determinants
-        if _strength(min(bound, *(shared[q] for q in names)), base_x) >= threshold
-    ]
+    scored = []
+    for names in determinants:
+        if _strength(min(bound, *(shared[q] for q in names)), base_x) < threshold:
+            continue
+        acc = known.get((column, names))
+        if acc is None:
+            acc = known[column, names] = dependency_accuracy(
+                _group_codes(quasi, names), x, nx, weights
+            )
+        scored.append((acc, names))
     best_acc, best_names = max(
         scored, key=lambda a: (_strength(a[0], base_x), -len(a[1]), a[1]), default=(0.0, ())
     )
     best = (_strength(best_acc, base_x), best_names)
     # (each quasi-identifier x may determine: their accuracies counted together)
     asked = [q for q in quasi if _strength(bound, bases[q]) >= threshold]
-    accuracies = dependency_accuracies(x, [quasi[q] for q in asked], weights)
-    for q, acc in zip(asked, accuracies.tolist(), strict=True):
+    todo = [q for q in asked if (q, (column,)) not in known]
+    if todo:
+        counted = dependency_accuracies(x, [quasi[q] for q in todo], weights)
+        known.update(((q, (column,)), acc) for q, acc in zip(todo, counted.tolist(), strict=True))
+    for q in asked:
+        acc = known[q, (column,)]
         qc, nq = quasi[q]
         s = _strength(acc, bases[q])
         if s >= threshold:
