@@ -45,10 +45,13 @@ def _gss(tmp_path: Path):
     return cfg, cfg.read_data()
 
 
-def test_the_searches_ahead_give_the_answers_searched_after(tmp_path, worker):
+@pytest.mark.parametrize("nodes", [closest.ALTERNATIVE_NODES, 40])
+def test_the_searches_ahead_give_the_answers_searched_after(tmp_path, worker, monkeypatch, nodes):
     """The worker searches the alternatives while this process runs the method; once it has
     answered them, closest_configurations takes its answers: the same table as the searches
-    run after the release, without a worker."""
+    run after the release, without a worker, their exact searches stopped at the same node
+    budget (40 nodes: before every optimum is proven, and the rows say so)."""
+    monkeypatch.setattr(closest, "ALTERNATIVE_NODES", nodes)
     cfg, data = _gss(tmp_path)
     release = cfg.run(data)
     record = release.metadata["search"]
@@ -65,6 +68,8 @@ def test_the_searches_ahead_give_the_answers_searched_after(tmp_path, worker):
     want = contextvars.Context().run(closest_configurations, cfg, data, record)
     assert len(got) == 3
     pd.testing.assert_frame_equal(got, want)
+    stopped = got["change"].str.endswith(f"(best of the first {nodes:,} nodes checked)")
+    assert stopped.any() == (nodes == 40)
 
 
 def test_nothing_is_searched_ahead_where_it_would_not_help(tmp_path, worker, monkeypatch):

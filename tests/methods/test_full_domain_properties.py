@@ -233,6 +233,47 @@ def test_optimum_equals_brute_force_for_every_metric(p: dict, mode: str) -> None
 
 
 @settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems(), st.sampled_from(METRICS), st.integers(1, 40))
+def test_a_node_budget_stops_the_exact_search_at_a_feasible_node(
+    p: dict, metric: str, budget: int
+) -> None:
+    """Stopped at a node budget, the exact search returns a node brute force finds feasible,
+    with its suppressed records and value, never better than the optimum; it checked the nodes
+    the whole search checks first (no more of them, at least the budget), the same node again
+    for the same budget, and the optimum itself when the budget leaves nothing unchecked."""
+    nodes = brute_force(p)
+    table = Table.from_frame(p["df"], p["schema"])
+    if not nodes:
+        with pytest.raises(InfeasibleError):
+            search(table, p["models"], p["suppression"], metric, node_budget=budget)
+        return
+    whole = search(table, p["models"], p["suppression"], metric)
+    cut = search(table, p["models"], p["suppression"], metric, node_budget=budget)
+    (node,) = [x for x in nodes if x["levels"] == cut.levels]
+    assert cut.suppressed == node["suppressed"]
+    assert cut.metric_value == pytest.approx(node[metric], rel=1e-9, abs=1e-12)
+    best = optimum(nodes, metric)[metric]
+    if metric == "precision":
+        assert cut.metric_value <= best * (1 + 1e-9) + 1e-12
+    else:
+        assert cut.metric_value >= best * (1 - 1e-9) - 1e-12
+    assert cut.nodes_checked <= whole.nodes_checked
+    if cut.stopped == "exhausted":
+        assert cut.nodes_checked == whole.nodes_checked
+        assert (cut.levels, cut.suppressed) == (whole.levels, whole.suppressed)
+    else:
+        assert cut.stopped == "step_limit" and cut.nodes_checked >= budget
+    if budget >= whole.nodes_checked:
+        assert cut.stopped == "exhausted"
+    again = search(table, p["models"], p["suppression"], metric, node_budget=budget)
+    assert (again.levels, again.nodes_checked) == (cut.levels, cut.nodes_checked)
+
+
+@settings(
     max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

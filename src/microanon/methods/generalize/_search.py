@@ -122,7 +122,8 @@ class SearchResult:
         Which rows of the table are suppressed at the optimum (of a frequency table, with
         :attr:`Table.counts`: which distinct combinations).
     kind : {"exact", "best-first", "genetic"}
-        Which search found the node: the exact one (the node is optimal), the best-first
+        Which search found the node: the exact one (the node is optimal, unless it stopped
+        at a ``node_budget``: ``stopped="step_limit"``), the best-first
         heuristic (:mod:`._heuristic`) or the genetic search (:mod:`._genetic`; for both, the
         best node it checked).
     lower_bound : float or None
@@ -647,6 +648,7 @@ def search(
     progress: bool = False,
     suppressed_rows: str = "remove",
     watch: SearchWatch | None = None,
+    node_budget: int | None = None,
 ) -> SearchResult:
     """Find the optimal full-domain generalization of an encoded table.
 
@@ -676,6 +678,12 @@ def search(
     watch : SearchWatch, optional
         Asked after each step of the search whether to stop (only
         :meth:`~._budget.SearchWatch.stop_requested`).
+    node_budget : int, optional
+        Once this many nodes are checked and one of them is feasible, the search stops before
+        its next step and returns the best feasible node checked (``stopped="step_limit"``: a
+        node left unchecked might be better). The same nodes are checked in the same order as
+        without it, so the answer is a function of the table, the models and the budget. Not
+        with ``all_minimal``.
 
     Returns
     -------
@@ -713,6 +721,11 @@ def search(
             if progress:
                 nodes.advance(int(np.count_nonzero(engine.closed())) - nodes.n)
 
+        if node_budget is not None and (all_minimal or node_budget < 1):
+            raise InputError(
+                f"node_budget must be at least 1 and without all_minimal, got {node_budget!r}"
+            )
+        stopped = "exhausted"
         engine.evaluate(lat.top)
         if not engine.monotone:
             engine.dive()
@@ -730,6 +743,9 @@ def search(
         while True:
             node = frontier.next()
             if node is None or engine.lb[node] > engine.best + engine.tolerance():
+                break
+            if node_budget is not None and engine.checks >= node_budget and engine.feasible:
+                stopped = "step_limit"  # (a node is left that could be better)
                 break
             if engine.monotone and not engine.good[node] and not engine.metric.learns_above:
                 engine.climb(node, include=True)
@@ -760,6 +776,7 @@ def search(
         minimal_nodes=_minimal_nodes(engine) if all_minimal else None,
         search_seconds=time.perf_counter() - started,
         suppressed_mask=mask,
+        stopped=stopped,
     )
 
 

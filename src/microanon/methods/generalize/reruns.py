@@ -30,6 +30,8 @@ from ...core.schema import Schema
 from ...core.table import Table, combine_codes
 from ...models import PrivacyModel, as_models
 from ._budget import SearchWatch
+from ._levels import evaluate_levels
+from ._search import SearchResult
 from .full_domain import _flag, _prepare, level_labels
 from .searches import check_search, lattice_size, run_search
 
@@ -55,6 +57,11 @@ class PublishedClasses:
         Published records per row of ``values``.
     hierarchies : dict of str to Hierarchy
         The quasi-identifiers' hierarchies, as the release records them.
+    metric_value : float
+        The value of the search's metric at the node (for ``precision`` the precision).
+    optimal : bool
+        Whether the exact search proved the node optimal (not when it stopped at a node
+        budget, nor for a heuristic search or a node given).
     """
 
     levels: dict[str, int]
@@ -62,6 +69,8 @@ class PublishedClasses:
     values: pd.DataFrame
     counts: np.ndarray
     hierarchies: dict[str, Hierarchy]
+    metric_value: float
+    optimal: bool
 
     def fully_generalized(self) -> list[str]:
         """The quasi-identifiers that are ``*`` in every published row (none if no row is
@@ -172,12 +181,14 @@ class FrequencyRuns:
         rng: RandomLike = None,
         watch: SearchWatch | None = None,
         start: Mapping[str, int] | None = None,
+        node_budget: int | None = None,
     ) -> PublishedClasses:
         """The node :func:`~microanon.methods.generalize.full_domain` would choose with these
         parameters (``suppressed_rows="remove"``), and what it would publish.
 
         Parameters as :func:`~microanon.methods.generalize.full_domain`'s; ``watch`` may stop
-        the search and ``start`` is a node a heuristic or genetic search checks first (see
+        the search and ``start`` is a node a heuristic or genetic search checks first, and
+        the exact search stops at ``node_budget`` nodes checked (see
         :func:`~.searches.run_search`). A heuristic or genetic search does not work for its
         lower bound, which is not returned: the same node, without the second or more the
         bound may take.
@@ -201,8 +212,31 @@ class FrequencyRuns:
             watch=watch,
             lower_bound=False,  # (what is published is read, not how far from the optimum)
             start=start,
+            node_budget=node_budget,
         )
-        return self._published(result.levels, result.suppressed, ~result.suppressed_mask)
+        optimal = result.kind == "exact" and result.stopped == "exhausted"
+        return self._published(result, optimal)
+
+    def at_levels(
+        self,
+        models: Sequence[PrivacyModel],
+        levels: Mapping[str, int],
+        *,
+        suppression: float = 0.0,
+        metric: str | Mapping[str, Any] = "lm",
+    ) -> PublishedClasses:
+        """What :func:`~microanon.methods.generalize.full_domain` would publish at ``levels``
+        with these models and suppression (``suppressed_rows="remove"``), without a search
+        (:func:`~._levels.evaluate_levels`; not proven optimal).
+
+        Raises
+        ------
+        InputError, InfeasibleError
+            As :func:`~._levels.evaluate_levels`: bad levels, or a node the models do not meet
+            within the suppression.
+        """
+        result = evaluate_levels(self.table, list(models), levels, suppression, metric)
+        return self._published(result, False)
 
     def exact(self, search: str = "auto", all_minimal: bool = False) -> bool:
         """Whether :meth:`search` with this ``search`` (and no limit) runs the exact search
@@ -210,10 +244,10 @@ class FrequencyRuns:
         choice = check_search(search, None, None, _flag("all_minimal", all_minimal))
         return choice.kind(lattice_size(self.table), len(self.table.schema.quasi)) == "exact"
 
-    def _published(
-        self, levels: dict[str, int], suppressed: int, kept: np.ndarray
-    ) -> PublishedClasses:
-        """The published classes of the kept rows at ``levels``, in order of first record."""
+    def _published(self, result: SearchResult, optimal: bool) -> PublishedClasses:
+        """The published classes of the kept rows at ``result``'s levels, in order of first
+        record."""
+        levels, kept = result.levels, ~result.suppressed_mask
         schema = self.table.schema
         quasi = list(schema.quasi)
         codes = [
@@ -231,7 +265,15 @@ class FrequencyRuns:
         )
         # The hierarchies as a release records them (its metadata keeps them as label paths).
         hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
-        return PublishedClasses(dict(levels), int(suppressed), values, counts[order], hierarchies)
+        return PublishedClasses(
+            dict(levels),
+            int(result.suppressed),
+            values,
+            counts[order],
+            hierarchies,
+            float(result.metric_value),
+            optimal,
+        )
 
 
 def _refuse_population(models: Sequence[PrivacyModel]) -> None:

@@ -151,6 +151,7 @@ def run_search(
     rng: RandomLike = None,
     lower_bound: bool = True,
     start: Mapping[str, int] | None = None,
+    node_budget: int | None = None,
 ) -> tuple[SearchResult, dict[str, Any]]:
     """Run the chosen search on an encoded table (rows or a frequency table).
 
@@ -161,7 +162,9 @@ def run_search(
     ``start``: a level per quasi-identifier, a node a heuristic or genetic search checks first
     (a release's levels, when the search is for a relaxed configuration that they satisfy: it
     then finds nothing worse); ignored by the exact search and when it is not a node of the
-    table's lattice.
+    table's lattice. ``node_budget``: the exact search stops once it has checked this many
+    nodes and found a feasible one, with the best it checked (see
+    :func:`._search.search`); the other searches keep their own budget.
 
     In star mode the suppressed records are published as one ``*`` class, which must satisfy
     the models too: every search counts a node whose ``*`` class fails them as infeasible, so
@@ -199,6 +202,7 @@ def run_search(
             progress,
             suppressed_rows,
             watch,
+            node_budget,
         )
         return result, search_record(result)
     time_limit, step_limit = choice.time_limit, choice.step_limit
@@ -246,8 +250,9 @@ def search_record(
     """The internal ``search`` metadata of a release: which search ran and what is known.
 
     ``kind`` (``"exact"``, ``"best-first"`` or ``"genetic"``), ``optimal`` (True only for the
-    exact search), ``summary`` (one sentence; the genetic search's names it), and for the
-    heuristic and genetic searches ``stopped`` (``"exhausted"``,
+    exact search, unless stopped at a node budget), ``summary`` (one sentence; the genetic
+    search's names it), and for the heuristic and genetic searches ``stopped``
+    (``"exhausted"``,
     ``"time_limit"``, ``"step_limit"``, ``"stopped"`` when its watcher stopped it, or
     ``"converged"``: the genetic search without a limit given found nothing better for long),
     ``lower_bound`` (of the optimum's metric value; for precision ``upper_bound`` of the
@@ -257,8 +262,10 @@ def search_record(
     budget), ``time_limit`` and ``step_limit`` (the budget it ran with, the default time limit
     included).
     """
-    if result.kind == "exact":
-        return {"kind": "exact", "optimal": True, "summary": "optimal"}
+    if result.kind == "exact":  # (optimal, unless stopped at a node budget)
+        optimal = result.stopped == "exhausted"
+        checked = f"best of the first {result.nodes_checked:,} nodes checked, not proven optimal"
+        return {"kind": "exact", "optimal": optimal, "summary": "optimal" if optimal else checked}
     side = "upper" if result.metric == "precision" else "lower"
     gap = abs(result.metric_value - float(result.lower_bound))
     tol = 1e-10 * max(abs(result.metric_value), 1e-300)
