@@ -26,6 +26,10 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
 - ``mortgages``: 1980 US census men born 1923-1932 (``causaldata``'s ``mortgages``, from Fetter's
   study of veterans' home ownership): 214,144 records of birth place, quarter of birth, race,
   veteran status and home ownership.
+- ``nesarc``: the National Epidemiologic Survey on Alcohol and Related Conditions' drinkers
+  (``stevedata``'s ``nesarc_drinkspd``): 43,093 respondents' ethnicity, region, age, sex,
+  marital status, education and drinks on a usual day, 1 to 48, or 98 and 99 (unknown) as the
+  survey's codebook writes them, missing for 37.5 %.
 - ``gss_vocab``: the General Social Survey's vocabulary test 1978-2016 (``carData``'s
   ``GSSvocab``, by Fox and Weisberg): 28,867 respondents, year, gender, nativity, age and
   education (age missing for 94, education for some), the test score missing for 1,348.
@@ -194,6 +198,7 @@ SURVEYS = {
     "alcohol": ("wooldridge", "alcohol"),
     "ashkenazi": ("asaur", "ashkenazi"),
     "gestation": ("mosaicData", "Gestation"),
+    "nesarc": ("stevedata", "nesarc_drinkspd"),
 }
 
 

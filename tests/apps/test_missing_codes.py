@@ -1,8 +1,9 @@
-"""A survey's negative missing-value codes (-9 refused, -8 don't know) among numbers: read as
-numbers, a hierarchy would put them in an interval and a release publish them. ``init``,
-``anonymize`` (in memory and out of core) and ``check`` say so in one line per code set, with
-the ``na_values`` that marks them missing; a column whose negative values are values (-1 beside
-0, 1, 2; -1 and 1 alone) is not named.
+"""A survey's negative missing-value codes (-9 refused, -8 don't know) among numbers, and its
+codes above the answers (98, 99): read as numbers, a hierarchy would put them in an interval and
+a release publish them. ``init``, ``anonymize`` (in memory and out of core) and ``check`` say so
+in one line per code set, with the ``na_values`` that marks them missing; a column whose negative
+values are values (-1 beside 0, 1, 2; -1 and 1 alone), or whose 99 is an age beside 95, is not
+named.
 
 The General Social Survey 2010 (openintro's ``gss2010``): hours to relax and days of poor mental
 health are missing for about 43 % of the respondents; written here as a survey's codebook writes
@@ -153,3 +154,49 @@ def test_na_values_mark_a_parquet_file_s_codes_missing(tmp_path, engine):
     read = pd.read_parquet if written.suffix == ".parquet" else pd.read_csv
     published = read(written)
     assert not published["hrsrelax"].astype(str).str.contains("-").any()
+
+
+def test_init_names_codes_above_every_other_value_on_nesarc(tmp_path):
+    """NESARC's drinks on a usual day: 1 to 48, 98 once and 99 on 238 rows, which the
+    codebook writes for an unknown answer. init named none and proposed intervals that published
+    [3, 99]; it names them now, and with --na-values they are missing values."""
+    frame = survey("nesarc")
+    data = tmp_path / "nesarc.csv"
+    frame.to_csv(data, index=False)
+    run = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(tmp_path / "a.yaml")])
+    assert run.exit_code == 0, run.output
+    assert (
+        "WARNING: column 's2aq8b' (239 rows; its other values up to 48) holds 99, 98, codes "
+        "above every other value, as surveys write a missing answer (refused, don't know, not "
+        "asked): init read them as numbers, which a hierarchy puts in an interval and a release "
+        "publishes; if they mark missing values, run init again with --na-values 99,98 (in the "
+        "config: na_values: ['99', '98'])"
+    ) in " ".join(run.output.split())
+    again = ["init", str(data), "--yes", "--na-values", "99,98", "--out", str(tmp_path / "b.yaml")]
+    run = CliRunner().invoke(main, again)
+    assert run.exit_code == 0, run.output
+    assert "s2aq8b" not in " ".join(w for w in run.output.splitlines() if "WARNING" in w)
+    text = " ".join((tmp_path / "b.yaml").read_text("utf-8").split())
+    assert "# s2aq8b: numeric (integers 1 to 48)" in text
+
+
+def test_codes_above_values_are_named_only_above_a_gap():
+    """99 beside ages up to 96 is an age, and beside weekly hours of work up to 84 (the
+    American Community Survey's "99 or more"); 99 and 98 beside answers up to 48 are codes; 97
+    to 99 beside a percentage up to 96 are values; 999 beside counts up to 120 is a code; both
+    kinds in one column are named together."""
+    frame = pd.DataFrame(
+        {
+            "age": [95, 96, 99, 40, 99, 20],
+            "hours": [40, 84, 99, 20, 60, 40],
+            "drinks": [1, 48, 98, 99, 99, 2],
+            "percent": [96, 97, 98, 99, 50, 10],
+            "count": [120, 999, 3, 0, 999, 7],
+            "both": [-9, 5, 99, 20, 1, 99],
+        }
+    )
+    found = missing_marker_columns(frame)
+    assert list(found) == ["drinks", "count", "both"]
+    assert (found["drinks"].marker, found["drinks"].where) == ("99,98", "above")
+    assert (found["count"].marker, found["count"].highest) == ("999", 120)
+    assert (found["both"].marker, found["both"].where) == ("99,-9", "below and above")

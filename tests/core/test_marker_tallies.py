@@ -48,11 +48,14 @@ def tables(draw: st.DrawFn) -> pd.DataFrame:
             "x": pd.Series(
                 draw(st.lists(st.integers(0, 3), min_size=rows, max_size=rows)), dtype="int64"
             ),
-            # a survey's negative codes among numbers (a gap or none, -1 beside 1 alone)
+            # a survey's codes among numbers, below or above (a gap or none, -1 beside 1
+            # alone, 99 beside 95)
             "c": pd.Series(
                 draw(
                     st.lists(
-                        st.sampled_from([-9.0, -8.0, -1.0, 0.0, 1.0, 2.0, 30.0, float("nan")]),
+                        st.sampled_from(
+                            [-9.0, -8.0, -1.0, 0.0, 1.0, 2.0, 30.0, 95.0, 98.0, 99.0, float("nan")]
+                        ),
                         min_size=rows,
                         max_size=rows,
                     )

@@ -306,12 +306,24 @@ class MarkerColumn:
     lowest : float or None
         For codes, the smallest of the column's other values, none of them below 0 (None for a
         text marker).
+    highest : float or None
+        For codes, the largest of the column's other values (None for a text marker).
     """
 
     marker: str
     rows: int
     numbers: bool
     lowest: float | None = None
+    highest: float | None = None
+
+    @property
+    def where(self) -> str:
+        """Where a column's codes lie beside its other values: ``below``, ``above`` (the
+        top codes) or ``below and above`` (empty for a text marker)."""
+        if self.lowest is None:
+            return ""
+        signs = {float(code) < 0 for code in self.marker.split(",")}
+        return " and ".join(w for w, sign in (("below", True), ("above", False)) if sign in signs)
 
 
 @dataclass(frozen=True)
@@ -381,22 +393,39 @@ class MarkerTally:
 
     def _codes(self) -> MarkerColumn | None:
         """:meth:`column` of a column of numbers."""
-        if not self.markers or self.lowest is None or self.lowest < 0:
+        if not self.markers or self.lowest is None or self.highest is None or self.lowest < 0:
             return None
-        if max(float(t) for t, _ in self.markers) >= self.lowest - 1:
-            return None  # (no gap: -1 beside 0, 1, 2 may be a value)
-        if [t for t, _ in self.markers] == ["-1"] and self.lowest == self.highest:
-            return None  # (-1 and one other value: a loss and a win, -1 and 1)
+        below = [(t, n) for t, n in self.markers if float(t) < 0]
+        above = [(t, n) for t, n in self.markers if float(t) > 0]
+        if below and max(float(t) for t, _ in below) >= self.lowest - 1:
+            below = []  # (no gap: -1 beside 0, 1, 2 may be a value)
+        if [t for t, _ in below] == ["-1"] and self.lowest == self.highest:
+            below = []  # (-1 and one other value: a loss and a win, -1 and 1)
+        if above and self.highest > TOP_GAP * min(float(t) for t, _ in above):
+            above = []  # (no gap: 99 beside 95 and 96 may be an age)
+        if not (below or above):
+            return None
         # the most frequent first, of a tie the highest (-1 before -9): whatever the parts
-        held = sorted(self.markers, key=lambda pair: (-pair[1], -float(pair[0])))
+        held = sorted(below + above, key=lambda pair: (-pair[1], -float(pair[0])))
         text = ",".join(t for t, _ in held)
-        return MarkerColumn(text, sum(n for _, n in held), True, self.lowest)
+        return MarkerColumn(text, sum(n for _, n in held), True, self.lowest, self.highest)
 
 
 #: The negative whole numbers surveys write for a missing answer (refused, don't know, not
 #: asked: -9, -8, -7, ..., -99, -999), found in a column of numbers none of whose other values
 #: is below 0 (:meth:`MarkerTally.column`).
 CODES = (-1, -2, -3, -4, -5, -6, -7, -8, -9, -77, -88, -97, -98, -99, -999, -9999)
+
+#: The codes surveys write for a missing answer above the answers (97 refused, 98 don't know,
+#: 99 not asked; 997 to 999, 9997 to 9999), found in a column of numbers none of whose other
+#: values is below 0 and whose largest is at most :data:`TOP_GAP` of the smallest such code
+#: (:meth:`MarkerTally.column`): NESARC's drinks on a usual day, 1 to 48 beside 98 and 99.
+TOP_CODES = (97, 98, 99, 997, 998, 999, 9997, 9998, 9999)
+
+#: The largest other value of a column holding :data:`TOP_CODES`, as a share of the smallest
+#: of them, for them to be codes: a gap (an age of 99 beside ages of 95 and 96 is an age, and
+#: so are the American Community Survey's 99 hours of work a week beside 84: "99 or more").
+TOP_GAP = 0.75
 
 
 def _code_tally(column: Any, every: bool) -> MarkerTally | None:
@@ -408,7 +437,7 @@ def _code_tally(column: Any, every: bool) -> MarkerTally | None:
 
     values, rows = _distinct(column)
     numbers = np.asarray(values, dtype=float)
-    at = np.flatnonzero(np.isin(numbers, CODES))
+    at = np.flatnonzero(np.isin(numbers, (*CODES, *TOP_CODES)))
     if not (every or len(at)):
         return None
     at = at[np.argsort(-numbers[at], kind="stable")]  # -1 first, as the values are read
@@ -579,23 +608,23 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
         What to do, with ``{marker}`` (the marker quoted as Python writes it) and ``{option}``
         (quoted for a shell) in it.
     """
-    groups: dict[tuple[str, bool, bool], list[str]] = {}
+    groups: dict[tuple[str, bool, str], list[str]] = {}
     for column, marked in found.items():
-        low = "" if marked.lowest is None else f"; its other values {marked.lowest:g} and up"
-        groups.setdefault((marked.marker, marked.numbers, marked.lowest is not None), []).append(
-            f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{low})"
+        groups.setdefault((marked.marker, marked.numbers, marked.where), []).append(
+            f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{_others(marked)})"
         )
     out = []
-    for (marker, numbers, codes), named in groups.items():
+    for (marker, numbers, where), named in groups.items():
         many = len(named) > 1
-        if codes:
+        if where:
             listed = marker.split(",")
             one = len(listed) == 1
             quoted = ", ".join(repr(c) for c in listed)
             todo = remedy.format(marker=quoted, option=shlex.quote(marker))
+            kind = "a negative code" if where == "below" else "a code"
             out.append(
                 f"column{'s' if many else ''} {', '.join(named)} hold{'' if many else 's'} "
-                f"{', '.join(listed)}, {'a negative code' if one else 'negative codes'} below "
+                f"{', '.join(listed)}, {kind if one else kind[2:] + 's'} {where} "
                 "every other value, as surveys write a missing answer (refused, don't know, "
                 f"not asked): {reader} read {'it as a number' if one else 'them as numbers'}, "
                 "which a hierarchy puts in an interval and a release publishes; if "
@@ -612,6 +641,17 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
             f"if it marks missing values, {todo}"
         )
     return out
+
+
+def _others(marked: MarkerColumn) -> str:
+    """What a warning says of a coded column's other values (nothing of a text marker's)."""
+    if marked.lowest is None or marked.highest is None:
+        return ""
+    low, high = f"{marked.lowest:g}", f"{marked.highest:g}"
+    return {
+        "below": f"; its other values {low} and up",
+        "above": f"; its other values up to {high}",
+    }.get(marked.where, f"; its other values {low} to {high}")
 
 
 def na_marked(column: Any, markers: Sequence[str]) -> Any:
