@@ -422,3 +422,47 @@ def test_a_month_is_cut_into_quarters_and_halves_of_the_year():
     for other in (months.rename("score"), pd.Series(range(1, 40), name="month")):
         spec = plan_hierarchy(other, profile_column(other), missing_leaf=False).spec
         assert spec is not None and spec.get("start") is None
+
+
+def test_a_race_or_marital_status_numbered_by_a_code_is_a_category_of_no_order(tmp_path):
+    """NESARC's drinkers (stevedata's ``nesarc_drinkspd``): ``ethrace2a`` codes White, Black,
+    American Indian, Asian and Hispanic as 1 to 5, ``marital`` the marital status as numbers.
+    They had balanced trees over the sorted codes, and a release published ``[1, 2]``, White
+    and Black in one class. Such codes are now categories with a flat hierarchy (each code, or
+    *), whose reason says why; a region's code keeps its balanced tree, a religiosity scale and
+    a text column of races theirs."""
+    from microanon.apps.init.hierarchies import plan_hierarchy
+
+    frame = survey("nesarc")
+    for column in ("ethrace2a", "marital"):
+        profile = profile_column(frame[column])
+        assert profile.type == "categorical" and not profile.integer
+        plan = plan_hierarchy(frame[column], profile, missing_leaf=False)
+        assert plan.spec is None and plan.hierarchy is not None
+        assert plan.hierarchy.height == 1
+        assert sorted(plan.hierarchy.leaves) == sorted(map(str, frame[column].unique()))
+        assert plan.how.endswith(
+            "(its numbers code categories that have no order, as a race's or a marital "
+            "status's do: neighbouring codes are not alike)"
+        )
+    assert profile_column(frame["region"]).integer  # (a place: balanced by number)
+    for name in ("race", "ethnicity", "religion", "marstat"):
+        assert profile_column(pd.Series([1, 2, 3, 2], name=name)).type == "categorical"
+    for name in ("religiosity", "trace", "embrace_score"):
+        assert profile_column(pd.Series([1, 2, 3, 2], name=name)).type == "numeric"
+    text = pd.Series(["White", "Black", "Asian", "White"], name="race")
+    assert not plan_hierarchy(text, profile_column(text), missing_leaf=False).how.endswith(
+        "neighbouring codes are not alike)"
+    )
+    data = tmp_path / "nesarc.csv"
+    frame.to_csv(data, index=False)
+    config = tmp_path / "c.yaml"
+    coded = ["--na-values", "99,98"]  # (the drinks' codes for an unknown answer)
+    run = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(config), *coded])
+    assert run.exit_code == 0, run.output
+    out = tmp_path / "o"
+    args = ["anonymize", str(data), "--config", str(config), "--out", str(out), *coded]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    published = pd.read_csv(out / "public" / "data.csv", dtype=str)
+    assert set(published["ethrace2a"]) <= {"1", "2", "3", "4", "5", "*"}

@@ -45,7 +45,7 @@ import pandas as pd
 from ...core.hierarchy import SUPPRESSED, Hierarchy, number_line_order, value_key
 from ...core.schema import with_missing_leaf
 from ...datasets import ADULT_COLUMNS, adult_hierarchies
-from .profile import ColumnProfile, normalized_name
+from .profile import NOMINAL_NAMES, ColumnProfile, normalized_name
 
 __all__ = [
     "CLASSIFICATIONS",
@@ -210,6 +210,18 @@ def _code(col: pd.Series, p: ColumnProfile, as_file: bool) -> HierarchyPlan:
     )
 
 
+def _unordered(col: pd.Series, profile: ColumnProfile) -> str:
+    """Why a column of whole numbers named as unordered categories (:data:`NOMINAL_NAMES`)
+    has a flat hierarchy; empty for any other."""
+    named = NOMINAL_NAMES.search(normalized_name(profile.name))
+    if not (named and pd.api.types.is_numeric_dtype(col)) or profile.integer:
+        return ""
+    return (
+        " (its numbers code categories that have no order, as a race's or a marital status's "
+        "do: neighbouring codes are not alike)"
+    )
+
+
 def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], str]:
     """Root-to-leaf paths of a date column's values: month, year, decade, then ``*`` (levels
     that change nothing are left out; no month when its place in the dates is ambiguous), and
@@ -359,7 +371,7 @@ def plan_hierarchy(
         plan = HierarchyPlan(
             profile.name,
             f"flat: each of the {len(keys):,} values, or *; group values in the file to give "
-            "anonymize finer steps",
+            "anonymize finer steps" + _unordered(col, profile),
             hierarchy=Hierarchy.from_paths([[SUPPRESSED, k] for k in keys], name=profile.name),
         )
     if not missing_leaf or plan.hierarchy is None:

@@ -12,7 +12,9 @@ Every column gets one of four types:
     a datetime column, or text whose values all read as dates in one of :data:`DATE_FORMATS`;
 ``categorical``
     anything else, whole numbers named as places' codes among them (:data:`PLACE_NAMES`: a
-    region's, a county's, a commune's number names a place, whose average is none).
+    region's, a county's, a commune's number names a place, whose average is none), and whole
+    numbers named as a race's, an ethnicity's, a marital status's or a religion's code
+    (:data:`NOMINAL_NAMES`: 1 for White and 2 for Black are no neighbours).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ...core.hierarchy import value_key
 __all__ = [
     "CODE_NAMES",
     "DATE_FORMATS",
+    "NOMINAL_NAMES",
     "PLACE_NAMES",
     "ColumnProfile",
     "normalized_name",
@@ -44,6 +47,12 @@ PLACE_NAMES = re.compile(
     r"_region_|_state_?(code|no|num)?_|_county_|district|municipal|_ward_|_tract_|_puma\d*_"
     r"|precinct|commune|province|village|prefecture|canton"
 )
+
+#: Column names of categories numbered by a code that has no order: a race's, an ethnicity's,
+#: a marital status's, a religion's (NESARC's ``ethrace2a`` 1 to 5: White, Black, American
+#: Indian, Asian, Hispanic; ``marital`` 1 to 4). Read as categories: grouping neighbouring codes
+#: would merge White and Black.
+NOMINAL_NAMES = re.compile(r"_races?\d*_|ethnic|ethrace|marital|_marstat|_religion|_relig_|_denom")
 
 #: Date layouts recognized in text columns, tried in order. The day-first and month-first
 #: layouts with the year last are ambiguous when every day is 12 or less: the month is then
@@ -220,6 +229,8 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
                 return ColumnProfile(type="code", width=width, integer=True, **common)
         if whole and len(present) and PLACE_NAMES.search(normalized_name(name)):
             return ColumnProfile(type="categorical", integer=True, **common)
+        if whole and len(present) and NOMINAL_NAMES.search(normalized_name(name)):
+            return ColumnProfile(type="categorical", **common)
         skew = present.skew() if len(present) > 2 else 0.0  # (NA of a constant Int64 column)
         return ColumnProfile(
             type="numeric",
