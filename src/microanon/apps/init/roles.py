@@ -48,7 +48,11 @@ mean or other combination of columns published unchanged (a scale's score beside
 published like them, sensitive or insensitive. Then a column proposed sensitive that gives a
 quasi-identifier back by its values at :data:`NEAR_DETERMINATION` or more (a state's average
 wage gives the region) becomes a quasi-identifier: published with its record it would restore
-the quasi-identifier the release generalizes. The quasi-identifiers are ranked by
+the quasi-identifier the release generalizes. A quasi-identifier named and valued as the square
+of another one (``agesq`` = ``age``², on every row where both are known: econometric files carry
+them for regressions) is dropped (:func:`squares_dropped`): it tells nothing the other does not,
+and as a second key it makes the lattice larger and the classes smaller. The quasi-identifiers
+are ranked by
 the sample uniques they add (:func:`~microanon.apps.init.keys.rank_keys`); none is dropped for
 the size of their lattice (``full_domain`` runs a heuristic search above what the exact search
 handles). So ``microanon anonymize`` accepts the proposal as written.
@@ -86,6 +90,7 @@ from .items import answer_item
 from .keys import hierarchy_levels, rank_keys
 from .numbers import code_name, coded, id_code, measurement
 from .profile import PLACE_NAMES, ColumnProfile, normalized_name
+from .squares import squares
 
 __all__ = [
     "MODERATE_DISTINCT",
@@ -99,6 +104,7 @@ __all__ = [
     "Proposal",
     "lint_roles",
     "propose_roles",
+    "squares_dropped",
     "with_role",
     "without_rank",
 ]
@@ -318,7 +324,7 @@ class Proposal:
     rule : str
         Short name of the rule: ``name``, ``empty``, ``dates``, ``near-unique``,
         ``measurement``, ``code``, ``id-code``, ``moderate``, ``otherwise``,
-        ``one-sensitive``, ``lint:<finding kind>``, ``stated`` (on the command line) or
+        ``one-sensitive``, ``lint:<finding kind>``, ``square``, ``stated`` (on the command line) or
         ``user`` (in the dialogue).
     reason : str
         A sentence naming the rule and the evidence.
@@ -735,7 +741,7 @@ def propose_roles(
     for column, role in (stated or {}).items():
         at = next(i for i, p in enumerate(proposals) if p.column == column)
         proposals[at] = stated_role(proposals[at], role)
-    proposals = lint_roles(data, proposals)
+    proposals = squares_dropped(data, lint_roles(data, proposals))
     by_name = {p.name: p for p in profiles}
     quasi = [p.column for p in proposals if p.role is Role.QUASI]
     ranking = rank_keys(data, quasi, {c: levels(data[c], by_name[c]) for c in quasi}, k=k)
@@ -751,6 +757,29 @@ def propose_roles(
                 f"{ranking.levels[p.column]} levels, lattice {node_count(ranking.nodes)} nodes)",
             )
         out.append(p)
+    return out
+
+
+def squares_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
+    """``proposals`` with each quasi-identifier that is the square of another one
+    (:func:`~.squares.squares`) dropped (role ``identifier``, rule ``square``), unless the data
+    owner stated its role."""
+    out = list(proposals)
+    keys = [p.column for p in out if p.role is Role.QUASI and p.rule not in ("stated", "user")]
+    of = squares(data, keys, [p.column for p in out if p.role is Role.QUASI])
+    for i, p in enumerate(out):
+        if p.column not in of:
+            continue
+        base = of[p.column]
+        out[i] = Proposal(
+            p.column,
+            Role.IDENTIFIER,
+            "square",
+            f"square rule: {base} squared on every row where both are known; it tells nothing "
+            f"that {base}, a quasi-identifier, does not, and as a second key it would make the "
+            f"lattice larger and the classes smaller: dropped (compute it again from the "
+            f"published {base}; first proposed {p.role.value}: {p.reason})",
+        )
     return out
 
 
