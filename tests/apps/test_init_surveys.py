@@ -956,7 +956,8 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
 
 def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, tmp_path):
     """mosaicData's HELPrct (453 adults of a clinical trial): init proposes sixteen keys, a
-    lattice of 8,192,000 nodes, for the genetic search. Asked for t-closeness too and
+    lattice of 6,553,600 nodes (a quantile level repeating the one below left out), for the
+    genetic search. Asked for t-closeness too and
     stopped after 1,500 nodes, the run fails saying how many nodes it checked as the lattice's
     size is written, with a thousands separator (it said 1500)."""
     data = tmp_path / "helprct.csv"
@@ -977,7 +978,7 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
     args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "out")]
     run = runner.invoke(main, [*args, "--step-limit", "1500", "--seed", "1"])
     assert run.exit_code == 1
-    assert "Error: the genetic search checked 1,500 of the 8,192,000 lattice nodes in " in (
+    assert "Error: the genetic search checked 1,500 of the 6,553,600 lattice nodes in " in (
         run.stderr
     )
 

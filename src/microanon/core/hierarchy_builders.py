@@ -482,7 +482,10 @@ def quantile_paths(
     bins : sequence of int
         Number of intervals per level, finest first, non-increasing. Coarser cut points are
         chosen among the finer ones, so the levels nest. Labels are closed ranges
-        ``[min, max]`` of the domain values inside.
+        ``[min, max]`` of the domain values inside. A level whose intervals group no two
+        intervals (or values) of the level below, or that is one interval, is left out: where
+        most records hold one value the cuts of several levels fall on it, and such a level
+        would publish the level below again, or everything as one range.
     name : str, optional
         Column name for messages.
     counts : iterable of int, optional
@@ -550,6 +553,15 @@ def quantile_paths(
     level_cuts = [cuts(bins[0], None)]
     for b in bins[1:]:
         level_cuts.append(cuts(b, level_cuts[-1]))
+    # A level that groups no two parts of the level below (the leaves first) is that level
+    # again, and one of a single interval is *: neither is a level (a value most records hold
+    # makes the cuts of several levels fall on it).
+    kept, parts = [], len(dom)
+    for c in level_cuts:
+        if 1 < len(c) + 1 < parts:
+            kept.append(c)
+            parts = len(c) + 1
+    level_cuts = kept
     codes_per_level = [np.searchsorted(c, dom, side="right") for c in level_cuts]
     label_per_level = []
     for codes in codes_per_level:
@@ -561,7 +573,7 @@ def quantile_paths(
     paths = []
     for i, v in enumerate(dom):
         p: list[Any] = [SUPPRESSED]
-        for lvl in range(len(bins) - 1, -1, -1):
+        for lvl in range(len(level_cuts) - 1, -1, -1):
             p.append(label_per_level[lvl][codes_per_level[lvl][i]])
         p.append(in_column_type(v, whole))  # (52.0 published 52.0 at level 0)
         paths.append(p)

@@ -160,7 +160,8 @@ def _numeric(p: ColumnProfile) -> HierarchyPlan:
     return HierarchyPlan(
         p.name,
         f"quantiles: about {', '.join(map(str, bins))} intervals of equal record counts ({why}), "
-        "built from the data when anonymize runs",
+        "built from the data when anonymize runs (a level that would repeat the one below, "
+        "where most records hold one value, is left out)",
         spec={"builder": "quantiles", "bins": bins},
     )
 
