@@ -23,20 +23,41 @@ def _rule(name: str) -> str | None:
 
 
 @pytest.mark.parametrize(
-    "name", ["lnw", "lweekinc", "lwage", "ln_wage", "log_income", "LnIncome", "lhwage", "linc"]
+    "name",
+    [
+        "lnw",
+        "lweekinc",
+        "lwage",
+        "ln_wage",
+        "log_income",
+        "LnIncome",
+        "lhwage",
+        "linc",
+        "wage76",
+        "lwage76",
+        "inc2019",
+    ],
 )
 def test_log_wages_and_incomes_are_financial_data(name: str) -> None:
     assert _rule(name) == "financial data"
 
 
-@pytest.mark.parametrize("name", ["lw", "lunch", "lnage", "lnhrs", "length", "lincoln"])
+@pytest.mark.parametrize(
+    "name", ["lw", "lunch", "lnage", "lnhrs", "length", "lincoln", "age76", "incline2"]
+)
 def test_other_names_beginning_so_are_not(name: str) -> None:
     assert _rule(name) != "financial data"
 
 
 @pytest.mark.parametrize(
     ("package", "item", "column"),
-    [("wooldridge", "census2000", "lweekinc"), ("HLMdiag", "wages", "lnw")],
+    [
+        ("wooldridge", "census2000", "lweekinc"),
+        ("HLMdiag", "wages", "lnw"),
+        # (a year after the name: proposed insensitive, "no rule fired", and published as is)
+        ("Ecdat", "Schooling", "wage76"),
+        ("Ecdat", "Schooling", "lwage76"),
+    ],
 )
 def test_on_the_real_files_they_are_proposed_sensitive(
     package: str, item: str, column: str

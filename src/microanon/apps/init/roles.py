@@ -236,14 +236,15 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.SENSITIVE,
         "financial data",
-        r"salary|income|_inc_|_hh?n?inc|_faminc|_wages?_|_earn|_debts?_|_loans?_|credit_score"
-        r"|_bonus_|wealth|poverty"
+        r"salary|income|_inc\d*_|_hh?n?inc|_faminc|_wages?\d*_|_earn|_debts?_|_loans?_"
+        r"|credit_score|_bonus_|wealth|poverty"
         # (a relative's earnings or income: cps91's husearns, Mroz's nwifeinc)
         r"|_(hus|husb|husband|wife|nwife|spouse|sp|fath|father|dad|moth|mother|mom|parent)"
         r"_?(earns?|earnings|inc|wages?)\d*_"
         # (a log wage or income: HLMdiag's lnw, census2000's lweekinc, a log hourly wage lhwage)
-        r"|_(ln|log)_?(w|wage|wages|inc|income|earn|earns|earnings)_"
-        r"|_l(week|h|hour|hr|year|yr|month|ann)?_?(inc|wage|wages|earn|earns|earnings)_"
+        # (with a year after the name: Ecdat's Schooling's wage76 and lwage76)
+        r"|_(ln|log)_?(w|wage|wages|inc|income|earn|earns|earnings)\d*_"
+        r"|_l(week|h|hour|hr|year|yr|month|ann)?_?(inc|wage|wages|earn|earns|earnings)\d*_"
         # (balances, holdings and spending: openintro's reddit_finance's cash,
         # brokerage_accts_tax, mortgage, 2020_taxes; modeldata's credit_data's Assets)
         r"|_cash_|brokerage|_accts?_|invst|investment|mortgage|_tax(es)?_|savings|_crypto"
