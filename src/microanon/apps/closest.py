@@ -109,8 +109,11 @@ def closest_configurations(
     ``encoded``, the release's own encoding of it (its
     :attr:`~microanon.core.release.Release.encoded`), else the original encoded once. Each is
     measured from the classes it would publish without building its rows: the same numbers as
-    the method run anew. Any other configuration runs the whole method for each alternative on
-    ``original``'s records; without them (``original`` None) nothing is measured.
+    the method run anew. An exact search stops once it has checked :data:`ALTERNATIVE_NODES`
+    nodes, with the best it checked: its row's change then says so, and shows the release's
+    own ``levels`` instead when they lose less (see :func:`_row`). Any other configuration
+    runs the whole method for each alternative on ``original``'s records; without them
+    (``original`` None) nothing is measured.
 
     ``release_search``: the release's internal ``search`` record; when its levels came from a
     heuristic search, each alternative runs the same heuristic with at most
