@@ -64,13 +64,19 @@ def test_init_names_the_codes_and_na_values_marks_them_missing(tmp_path):
         "negative code below every other value, as surveys write a missing answer (refused, "
         "don't know, not asked): check read it as a number"
     ) in " ".join(checked.output.split())
-    again = ["init", str(data), "--yes", "--na-values", "-9,-8", "--out", str(tmp_path / "b.yaml")]
-    run = CliRunner().invoke(main, again)
-    assert run.exit_code == 0, run.output
-    assert "negative code" not in run.output
-    text = " ".join((tmp_path / "b.yaml").read_text("utf-8").split())
+    output, text = _init_again(data, tmp_path / "b.yaml", "-9,-8")
+    assert "negative code" not in output
     assert "# hrsrelax: numeric (integers 0 to 24), 18 distinct values" in text
     assert f"{100 * relax / 2044:.1f}% missing" in text  # (43.5 %: the -9s)
+
+
+def _init_again(data: Path, config: Path, codes: str) -> tuple[str, str]:
+    """init of ``data`` into ``config`` with ``--na-values codes``: its output, and the
+    config's text with its lines joined."""
+    args = ["init", str(data), "--yes", "--na-values", codes, "--out", str(config)]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    return run.output, " ".join(config.read_text("utf-8").split())
 
 
 def _config(data: Path) -> dict:
@@ -172,11 +178,8 @@ def test_init_names_codes_above_every_other_value_on_nesarc(tmp_path):
         "publishes; if they mark missing values, run init again with --na-values 99,98 (in the "
         "config: na_values: ['99', '98'])"
     ) in " ".join(run.output.split())
-    again = ["init", str(data), "--yes", "--na-values", "99,98", "--out", str(tmp_path / "b.yaml")]
-    run = CliRunner().invoke(main, again)
-    assert run.exit_code == 0, run.output
-    assert "s2aq8b" not in " ".join(w for w in run.output.splitlines() if "WARNING" in w)
-    text = " ".join((tmp_path / "b.yaml").read_text("utf-8").split())
+    output, text = _init_again(data, tmp_path / "b.yaml", "99,98")
+    assert "s2aq8b" not in " ".join(w for w in output.splitlines() if "WARNING" in w)
     assert "# s2aq8b: numeric (integers 1 to 48)" in text
 
 
