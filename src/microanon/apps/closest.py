@@ -224,18 +224,18 @@ def _row(
         return (change, None, None, classes)
     if not (classes.optimal or budget):
         change = f"{change} (best of the first {ALTERNATIVE_NODES:,} nodes checked)"
-        models, params = _search_of(alt)
+        metric = alt.params.get("metric", "lm")
         if levels is not None:
             try:
                 own = runs.at_levels(
-                    models,
+                    alt.models,
                     levels,
-                    suppression=params.get("suppression", 0.0),
-                    metric=params.get("metric", "lm"),
+                    suppression=alt.params.get("suppression", 0.0),
+                    metric=metric,
                 )
             except MicroanonError:
                 own = None
-            if own is not None and _loses_less(own, classes, params.get("metric", "lm")):
+            if own is not None and _loses_less(own, classes, metric):
                 classes = own
     return (change, *_measured_classes(classes))
 

@@ -1433,13 +1433,12 @@ def _dependencies(
     determinants: Iterable[tuple[str, ...]],
     threshold: float,
     weights: np.ndarray | None,
-    gap: int | None = None,
-    known: dict[tuple[str, tuple[str, ...]], float] | None = None,
+    gap: int | None,
+    known: dict[tuple[str, tuple[str, ...]], float],
 ) -> list[Finding]:
     """The findings of one tested column (codes ``coded``; ``gap``: the code of its missing
     value, if it has one). ``known``: the accuracies counted before on the same data, by
     (predicted column, determinant), added to; a test found there is not made again."""
-    known = {} if known is None else known
     x, nx = coded
     found = []
     base_x = _majority_share(x, nx, weights)

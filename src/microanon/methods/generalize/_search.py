@@ -709,6 +709,10 @@ def search(
         raise InputError("the schema has no quasi-identifier: mark the columns an attacker knows")
     if table.n_rows == 0:
         raise InputError("the table is empty: there is nothing to generalize")
+    if node_budget is not None and (all_minimal or node_budget < 1):
+        raise InputError(
+            f"node_budget must be at least 1 and without all_minimal, got {node_budget!r}"
+        )
     limit = int(np.floor(suppression * table.n_records + 1e-9))
     models_set = _model_set(table, resolved, suppressed_rows)
     engine = _Engine(table, models_set, limit, metric, all_minimal)
@@ -721,10 +725,6 @@ def search(
             if progress:
                 nodes.advance(int(np.count_nonzero(engine.closed())) - nodes.n)
 
-        if node_budget is not None and (all_minimal or node_budget < 1):
-            raise InputError(
-                f"node_budget must be at least 1 and without all_minimal, got {node_budget!r}"
-            )
         stopped = "exhausted"
         engine.evaluate(lat.top)
         if not engine.monotone:

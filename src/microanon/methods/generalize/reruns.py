@@ -201,7 +201,7 @@ class FrequencyRuns:
             ``watch`` stopped the exact search.
         """
         choice = check_search(search, time_limit, step_limit, _flag("all_minimal", all_minimal))
-        result, _ = run_search(
+        result, record = run_search(
             self.table,
             as_models(list(models)),
             suppression,
@@ -214,8 +214,7 @@ class FrequencyRuns:
             start=start,
             node_budget=node_budget,
         )
-        optimal = result.kind == "exact" and result.stopped == "exhausted"
-        return self._published(result, optimal)
+        return self._published(result, record["optimal"])
 
     def at_levels(
         self,

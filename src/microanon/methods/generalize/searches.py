@@ -252,8 +252,8 @@ def search_record(
     ``kind`` (``"exact"``, ``"best-first"`` or ``"genetic"``), ``optimal`` (True only for the
     exact search, unless stopped at a node budget), ``summary`` (one sentence; the genetic
     search's names it), and for the heuristic and genetic searches ``stopped``
-    (``"exhausted"``,
-    ``"time_limit"``, ``"step_limit"``, ``"stopped"`` when its watcher stopped it, or
+    (``"exhausted"``, ``"time_limit"``, ``"step_limit"``, ``"stopped"`` when its watcher
+    stopped it, or
     ``"converged"``: the genetic search without a limit given found nothing better for long),
     ``lower_bound`` (of the optimum's metric value; for precision ``upper_bound`` of the
     optimal precision: a number computed on the original table, so it stays internal),
