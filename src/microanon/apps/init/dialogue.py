@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import click
 
 from ...core.schema import Role
+from .items import ITEM_RULES
 from .profile import ColumnProfile
 from .roles import Proposal, with_role
 
-__all__ = ["ITEM_RULES", "ask_roles", "decisions", "roles_table", "show_roles", "stdin_is_terminal"]
+__all__ = ["ask_roles", "decisions", "roles_table", "show_roles", "stdin_is_terminal"]
 
 _ROLES = [r.value for r in Role]
 
@@ -40,10 +41,6 @@ def roles_table(proposals: Sequence[Proposal], profiles: Sequence[ColumnProfile]
             f"{f.unique_share:>6.1%}  {f.missing_share:>7.1%}  {p.role.value:<11}  {p.rule}"
         )
     return "\n".join(lines)
-
-
-#: Rules that propose a column sensitive from its values (asked about on a terminal).
-ITEM_RULES = ("answer-scale", "answer-labels", "yes-no-item")
 
 
 def decisions(proposals: Sequence[Proposal]) -> str:

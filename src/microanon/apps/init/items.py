@@ -31,6 +31,7 @@ from .profile import ColumnProfile, normalized_name
 
 __all__ = [
     "ANSWER_WORDS",
+    "ITEM_RULES",
     "KNOWN_NUMBERS",
     "SCALE_POINTS",
     "YES_NO_CODES",
@@ -38,6 +39,9 @@ __all__ = [
     "answer_item",
 ]
 
+#: The rules of :func:`answer_item`: each proposes a column sensitive from its values alone (a
+#: guess, asked about on a terminal).
+ITEM_RULES = ("answer-scale", "answer-labels", "yes-no-item")
 #: Smallest share of missing answers of a two-valued column taken for a yes/no opinion item.
 YES_NO_MISSING = 0.1
 #: Largest number coding a yes/no answer (0/1, 1/2, 1/5, ...).

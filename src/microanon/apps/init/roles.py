@@ -86,7 +86,7 @@ from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from ..panel import GROUPS
 from .design import design_role
-from .items import answer_item
+from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
 from .numbers import code_name, coded, id_code, measurement
 from .profile import PLACE_NAMES, ColumnProfile, normalized_name
@@ -480,7 +480,10 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     determined by quasi-identifiers becomes a quasi-identifier; one that gives a sensitive column
     back, or a class of it, becomes sensitive like it, and so does a quasi-identifier that gives
     it back, unless it has far more values than the sensitive column (:func:`_finer`: a person
-    id, dropped); a stratum id that does either is dropped (an identifier): published unchanged
+    id, dropped), or the sensitive column was only guessed from its values (an opinion item's
+    rule) and the quasi-identifier recodes it one for one: whoever knows the quasi-identifier
+    knows that column, which becomes a quasi-identifier instead (:func:`_known_by_quasi`); a
+    stratum id that does either is dropped (an identifier): published unchanged
     it would reveal the quasi-identifier or the sensitive column. A
     quasi-identifier that columns published unchanged give back as their combination (a scale's
     score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
@@ -512,6 +515,7 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
             if f.column not in derived and findings.get(f.column, f).kind in (f.kind, *_GIVEN):
                 findings[f.column] = f
         changed = False
+        at = {p.column: i for i, p in enumerate(out)}
         for i, p in enumerate(out):
             if p.column in derived and p.rule != "stated":
                 out[i] = _like_its_parts(p, derived[p.column], schema)
@@ -521,6 +525,10 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
                 continue
             changed = True
             finer = f.kind == COPY_KIND and _finer(data, p.column, f.related[0])
+            given = out[at[f.related[0]]] if f.kind == COPY_KIND else None
+            if p.role is Role.QUASI and given is not None and _recoded(data, given, p):
+                out[at[given.column]] = _known_by_quasi(given, p, f)
+                continue
             drop = f.kind == "near_unique" or p.role is Role.STRATA or finer
             role = Role.IDENTIFIER if drop else Role.QUASI
             done = "dropped" if role is Role.IDENTIFIER else "generalized as a quasi-identifier"
@@ -544,7 +552,6 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
             )
         if changed:  # (the roles the findings settle first: the restorings are read on them)
             continue
-        at = {p.column: i for i, p in enumerate(out)}
         for restoring in report.restoring:
             column = restoring.columns[0]
             if column in raised or not _near_determined(restoring, out[at[column]]):
@@ -557,6 +564,37 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
         if not changed:
             break
     return out
+
+
+def _recoded(data: pd.DataFrame, proposal: Proposal, quasi: Proposal) -> bool:
+    """Whether ``proposal`` is a column proposed sensitive from its values alone (an opinion
+    item's rule, :data:`~microanon.apps.init.items.ITEM_RULES`: a guess) that the
+    quasi-identifier ``quasi``, which gives it back, merely recodes: as many values as ``quasi``
+    on the rows where both are known, one for one (wages' ``hgc.9``, the highest grade
+    completed less 9, beside ``hgc``). A quasi-identifier with more values (a score summing
+    several answers) is no such copy: it tells the answer, and is an answer itself."""
+    if proposal.role is not Role.SENSITIVE or proposal.rule not in ITEM_RULES:
+        return False
+    known = data[[quasi.column, proposal.column]].dropna()
+    return known[quasi.column].nunique() == known[proposal.column].nunique()
+
+
+def _known_by_quasi(proposal: Proposal, quasi: Proposal, found: Finding) -> Proposal:
+    """``proposal``, a column guessed sensitive that the quasi-identifier ``quasi`` recodes
+    (:func:`_recoded`; ``found``, the finding that ``quasi`` gives it back), proposed a
+    quasi-identifier: whoever knows ``quasi`` knows it too, so it is no answer kept from
+    others, and made sensitive like it, ``quasi`` would be published unchanged beside the other
+    quasi-identifiers."""
+    return Proposal(
+        proposal.column,
+        Role.QUASI,
+        "lint:determined_by_quasi",
+        f"schema lint (determined_by_quasi): quasi-identifier {quasi.column} recodes it (each "
+        f"of {quasi.column}'s values stands for one of its values and the other way round, "
+        f"strength {found.strength:.2f}), so whoever knows {quasi.column} knows it and it is no "
+        "answer kept from others; so generalized as a quasi-identifier (first proposed "
+        f"{proposal.role.value}: {proposal.reason})",
+    )
 
 
 def _near_determined(restoring: Restoring, proposal: Proposal) -> bool:
