@@ -65,7 +65,7 @@ def acs(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
         },
         "method": "full_domain",
         "params": {"suppression": 0.05},
-        "models": [{"k_anonymity": {"k": 25}}],
+        "models": [{"k_anonymity": {"k": 60}}],  # (employment generalized to level 2)
     }
     path = root / "config.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -128,6 +128,27 @@ def test_the_dask_engine_says_it_in_the_same_words(acs, tmp_path, scheduler):
     assert said(tmp_path / "dask") == said(tmp_path / "memory") != []
 
 
+def test_a_key_published_as_it_is_has_nothing_to_restore(acs, tmp_path):
+    """With k = 25 the search leaves employment at level 0 and the suppressed records are not
+    published: every published employment is the record's own, so the income restores
+    nothing of it and the verdict is a plain yes (it had named the income as restoring
+    employment)."""
+    config, frame = acs
+    doc = yaml.safe_load(config.read_text("utf-8"))
+    doc["models"] = [{"k_anonymity": {"k": 25}}]
+    less = tmp_path / "k25.yaml"
+    less.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    stdout, numbers = _run(less, tmp_path / "out")
+    meta = json.loads((tmp_path / "out" / "public" / "release.json").read_text("utf-8"))
+    assert meta["metadata"]["levels"]["employment"] == 0
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv", keep_default_na=False)
+    assert set(published["employment"]) - {"?"} <= set(frame["employment"].dropna())
+    assert f"{VERIFIED}yes" in stdout.splitlines()
+    assert numbers["restored_keys"] == [] and numbers["verified"] is True
+    # the lint's caution, measured on the original, is still among the warnings
+    assert any(w.startswith("schema lint: sensitive column income") for w in numbers["warnings"])
+
+
 def test_without_a_caution_the_verdict_is_a_plain_yes(acs, tmp_path):
     """The income left out of the release: no column restores a key, the line is as before."""
     config, _ = acs
@@ -155,6 +176,28 @@ def test_a_column_published_apart_from_the_key_restores_nothing():
     assert restored_keys(lint, apart) == []
     together = Release("generalized", {"data": data}, {}, {})
     assert [r["restores"] for r in restored_keys(lint, together)] == [["q"]]
+
+
+@pytest.mark.parametrize(
+    ("method", "level", "rows", "restores"),
+    [
+        ("full_domain", 0, "remove", []),
+        ("full_domain", 1, "remove", [["q"]]),
+        ("full_domain", 0, "star", [["q"]]),  # (a suppressed record's key published as *)
+        ("mondrian", 0, "remove", [["q"]]),  # (no levels: changed record by record)
+    ],
+)
+def test_only_a_key_the_release_changes_is_restored(method, level, rows, restores):
+    """A full-domain release's key at level 0, its suppressed records not published, holds
+    every record's own value: nothing to restore; any other level, a release that publishes
+    suppressed records, or a method without levels keeps the restoring."""
+    data = pd.DataFrame({"q": ["a", "b"] * 200, "s": [f"{i % 2}-{i % 7}" for i in range(400)]})
+    lint = lint_schema(data, {"q": "quasi", "s": "sensitive"})
+    meta = {"method": method, "parameters": {"suppressed_rows": rows}}
+    if method == "full_domain":
+        meta["levels"] = {"q": level}
+    release = Release("generalized", {"data": data}, meta, {})
+    assert [r["restores"] for r in restored_keys(lint, release)] == restores
 
 
 names = st.text("abcxyz_", min_size=1, max_size=6)
@@ -236,7 +279,7 @@ def test_the_workbench_compares_the_same_words(acs, tmp_path, monkeypatch):
         body = {
             "method": "full_domain",
             "params": {"suppression": 0.05},
-            "models": [{"k_anonymity": {"k": 25}}],
+            "models": [{"k_anonymity": {"k": 60}}],  # (employment generalized to level 2)
         }
         started = client.post(f"/api/datasets/{ds['id']}/runs", json=body)
         assert started.status_code == 202, started.text

@@ -19,7 +19,7 @@ from typing import Any
 from ..core.lint import LintReport, Restoring
 from ..core.release import Release
 
-__all__ = ["restored_keys", "restored_paragraph", "verified_words"]
+__all__ = ["restored_keys", "restored_paragraph", "unchanged_quasi", "verified_words"]
 
 #: The verdict in words, by ``verified`` (None: no model claimed).
 VERDICTS = {None: "nothing claimed", True: "yes", False: "NO"}
@@ -29,7 +29,8 @@ def restored_keys(lint: LintReport, release: Release) -> list[dict[str, Any]]:
     """The lint's restorings that apply to ``release``: of each, the quasi-identifiers that a
     table of the release publishes together with the restoring columns (a column published in
     another table than the quasi-identifier, as Anatomy's sensitive table, restores nothing
-    record by record).
+    record by record) and that the release changes in some record (:func:`unchanged_quasi`:
+    a key published as it is has nothing to restore).
 
     Parameters
     ----------
@@ -44,13 +45,40 @@ def restored_keys(lint: LintReport, release: Release) -> list[dict[str, Any]]:
         :meth:`~microanon.core.lint.Restoring.to_dict` of each, in the lint's order.
     """
     tables = [{str(c) for c in table.columns} for table in release.tables.values()]
+    unchanged = unchanged_quasi(release.metadata)
     out = []
     for restoring in lint.restoring:
         together = [t for t in tables if set(restoring.columns) <= t]
-        found = restoring.among(q for t in together for q in restoring.quasi if q in t)
+        found = restoring.among(
+            q for t in together for q in restoring.quasi if q in t and q not in unchanged
+        )
         if found is not None:
             out.append(found.to_dict())
     return out
+
+
+def unchanged_quasi(metadata: Mapping[str, Any]) -> set[str]:
+    """The quasi-identifiers a release publishes as the original holds them in every published
+    record, by what its metadata says the method did: a full-domain generalization's at level
+    0 when its suppressed records are not published (``suppressed_rows: remove``). A column
+    published with the records restores nothing of such a key: there is nothing it hides.
+
+    Parameters
+    ----------
+    metadata : mapping
+        The release's metadata (``method``, ``levels``, ``parameters``).
+
+    Returns
+    -------
+    set of str
+        Empty for any other method, which may change a key record by record.
+    """
+    levels = metadata.get("levels")
+    if metadata.get("method") != "full_domain" or not isinstance(levels, Mapping):
+        return set()
+    if (metadata.get("parameters") or {}).get("suppressed_rows", "remove") != "remove":
+        return set()
+    return {str(q) for q, level in levels.items() if level == 0}
 
 
 def verified_words(verified: bool | None, restored: Sequence[Mapping[str, Any]] = ()) -> str:
