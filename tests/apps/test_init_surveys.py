@@ -96,9 +96,14 @@ def test_init_proposes_survey_roles_that_anonymize_runs(runner, tmp_path, name):
         (line,) = [x for x in result.stdout.splitlines() if x.startswith("dweight: weight: ")]
         assert "the schema lint warns when it tells a quasi-identifier" in line
         # and the verdict, true as before, says what it holds on and which weight restores what
+        # (of the keys it gives back, those the release generalizes: female stays at level 0)
         restored = numbers["restored_keys"]
         assert [r["columns"] for r in restored] == [["dweight"], ["pspwght"], ["anweight"]]
-        assert {"region", "female"} <= set(restored[0]["restores"])
+        manifest = json.loads((tmp_path / "out" / "public" / "release.json").read_text("utf-8"))
+        levels = manifest["metadata"]["levels"]
+        assert "region" in restored[0]["restores"] and levels["region"] > 0
+        assert levels["female"] == 0 and "female" not in restored[0]["restores"]
+        assert all(levels[q] > 0 for r in restored for q in r["restores"])
         text = runner.invoke(main, [*args, "--overwrite"]).stdout
         assert "claimed models verified on the files as written: yes, on the declared " in text
         assert "; weight dweight can restore " in text
