@@ -13,8 +13,9 @@ Every column gets one of four types:
 ``categorical``
     anything else, whole numbers named as places' codes among them (:data:`PLACE_NAMES`: a
     region's, a county's, a commune's number names a place, whose average is none), and whole
-    numbers named as a race's, an ethnicity's, a marital status's or a religion's code
-    (:data:`NOMINAL_NAMES`: 1 for White and 2 for Black are no neighbours).
+    numbers named as a race's, an ethnicity's, a marital status's (``marital``, ``married``,
+    ``marr``) or a religion's code (:data:`NOMINAL_NAMES`: 1 for White and 2 for Black are no
+    neighbours).
 """
 
 from __future__ import annotations
@@ -50,9 +51,12 @@ PLACE_NAMES = re.compile(
 
 #: Column names of categories numbered by a code that has no order: a race's, an ethnicity's,
 #: a marital status's, a religion's (NESARC's ``ethrace2a`` 1 to 5: White, Black, American
-#: Indian, Asian, Hispanic; ``marital`` 1 to 4). Read as categories: grouping neighbouring codes
-#: would merge White and Black.
-NOMINAL_NAMES = re.compile(r"_races?\d*_|ethnic|ethrace|marital|_marstat|_religion|_relig_|_denom")
+#: Indian, Asian, Hispanic; ``marital`` 1 to 4; causaldata's ``close_college`` ``married``, six
+#: codes 1 to 6 of the marital status, 1 for 71 % of the men). Read as categories: grouping
+#: neighbouring codes would merge White and Black.
+NOMINAL_NAMES = re.compile(
+    r"_races?\d*_|ethnic|ethrace|marital|_mar_?stat|^_married_$|_marr_|_religion|_relig_|_denom"
+)
 
 #: Date layouts recognized in text columns, tried in order. The day-first and month-first
 #: layouts with the year last are ambiguous when every day is 12 or less: the month is then
