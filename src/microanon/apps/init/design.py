@@ -9,7 +9,12 @@ Each is recognized by its name *and* its values, and the reason names both:
     handful of whole numbers. A column named just ``weight`` or ``wt`` (or ``wt71``) may
     be a body weight: it is taken for a sampling weight only when its values carry more than two
     decimals (a scale does not weigh people to the gram); a birth, baby or body weight
-    (``bwght``, ``lbwght``, ``birthweight``) never is;
+    (``bwght``, ``lbwght``, ``birthweight``) never is, nor is a weight named by the word alone
+    (``weight``, ``wt``, ``wgt``, ``wght``, with a number or not) beside a height or a body mass
+    index (``ht``, ``hgt``, ``height``, ``bmi``: a body weight converted from pounds carries many
+    decimals, as causaldata's ``nhefs_complete`` ``wt82`` beside ``ht`` does, and Stat2Data's
+    ``Pulse`` ``Wgt`` beside ``Hgt`` is in whole pounds), nor ``wt`` with a number beside ``wt``
+    with another number (``wt71`` and ``wt82``: one measurement repeated over a study's waves);
 ``household``
     a name like a household id (:data:`HOUSEHOLD_NAMES`: ``hh``, ``hhid``, ``household``,
     ``hh_id``, ...) whose values repeat (several people share a household) and are not a few
@@ -22,6 +27,7 @@ Each is recognized by its name *and* its values, and the reason names both:
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import numpy as np
 import pandas as pd
@@ -44,6 +50,15 @@ _BARE_WEIGHT = re.compile(r"_weights?_|_wts?\d*_")
 #: Names of a person's weight, never a sampling weight: birth, baby or body weight
 #: (``bwght``, ``lbwght``, ``birthweight``, ``body_wt``, ...).
 _PERSON_WEIGHT = re.compile(r"_l?bw(ght|gt|t)_|(birth|baby|body)_?w(ei)?g?h?t")
+#: A weight named by the word alone, with a number or not (``weight``, ``wt``, ``wgt``,
+#: ``wght``, ``wt82``): beside a height (:data:`_HEIGHT_NAMES`) it is a person's body weight.
+_WEIGHT_WORD = re.compile(r"^_(weights?|wts?|wgt|wght)\d*_$")
+#: ``wt`` with a number alone (``wt71``): beside another one with another number it is one
+#: measurement repeated over waves.
+_NUMBERED_WT = re.compile(r"^_wts?(\d+)_$")
+#: Names of a person's height or body mass index (``ht``, ``hgt``, ``height``, ``Height_cm``,
+#: ``bmi``, ``body_mass``).
+_HEIGHT_NAMES = re.compile(r"_(ht|hgt|bmi)\d*_|height|body_?mass")
 #: Names of household ids.
 HOUSEHOLD_NAMES = re.compile(r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_")
 #: Names that say a household column is something else than its id (size, type, income,
@@ -61,7 +76,9 @@ def _decimals_over_two(values: pd.Series) -> float:
     return float(np.mean(np.abs(x * 100 - np.round(x * 100)) > 1e-6))
 
 
-def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | None:
+def design_role(
+    col: pd.Series, p: ColumnProfile, columns: Collection[str]
+) -> tuple[Role, str, str] | None:
     """The survey design role of a column, its rule and the reason, or None.
 
     Parameters
@@ -70,6 +87,9 @@ def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | Non
         The column's values.
     p : ColumnProfile
         Its profile.
+    columns : collection of str
+        The names of the table's columns (this one among them): a weight named by the word
+        alone beside a height, or ``wt`` with a number beside another, is a body weight.
 
     Returns
     -------
@@ -79,6 +99,8 @@ def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | Non
     if p.distinct == 0:
         return None
     if (WEIGHT_NAMES.search(name) or _BARE_WEIGHT.search(name)) and not _PERSON_WEIGHT.search(name):
+        if _body_weight(name, [normalized_name(c) for c in columns if c != p.name]):
+            return None
         return _weight(col, p, bare=not WEIGHT_NAMES.search(name))
     if HOUSEHOLD_NAMES.search(name) and not _HOUSEHOLD_ATTRIBUTE.search(name):
         return _household(p)
@@ -90,6 +112,19 @@ def design_role(col: pd.Series, p: ColumnProfile) -> tuple[Role, str, str] | Non
             "unchanged, checked by the schema lint like an insensitive column",
         )
     return None
+
+
+def _body_weight(name: str, others: list[str]) -> bool:
+    """Whether a weight named ``name`` is a person's body weight by the names of the table's
+    ``others`` columns (all normalized): a weight named by the word alone beside a height or a
+    body mass index, or ``wt`` with a number beside ``wt`` with another number."""
+    if _WEIGHT_WORD.search(name) and any(_HEIGHT_NAMES.search(o) for o in others):
+        return True
+    numbered = _NUMBERED_WT.search(name)
+    if numbered is None:
+        return False
+    waves = (_NUMBERED_WT.search(o) for o in others)
+    return any(m is not None and int(m.group(1)) != int(numbered.group(1)) for m in waves)
 
 
 def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str, str] | None:

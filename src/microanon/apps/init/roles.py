@@ -10,16 +10,17 @@ The first rule that matches a column decides its role:
    address) names no one, and the rules from 5 on decide it;
 3. its name looks like sensitive information (``sensitive``): health (conditions, symptoms
    and measurements such as blood pressure, substance abuse and addiction among it), an
-   outcome (a test's result, a death, a survival), finances, occupation (the convention of
-   ARX's Adult examples), votes and political opinions, and the special categories of
-   personal data of data protection law (religion, sexual orientation, convictions, ...). A
-   guess from the name; but text whose values are near-unique (see 7) is free text (notes,
-   comments) or ids, not answers: dropped like an identifier;
+   outcome (a test's result, a death, a survival), finances (incomes, wages, a year's real
+   earnings ``re74``), occupation (the convention of ARX's Adult examples), votes and
+   political opinions, and the special categories of personal data of data protection law
+   (religion, sexual orientation, convictions, ...). A guess from the name; but text whose
+   values are near-unique (see 7) is free text (notes, comments) or ids, not answers: dropped
+   like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
-   education, marital status, race, country, job-like names, a spouse's or a parent's age,
-   schooling or race (``husage``, ``maeduc``: whoever knows the family knows them, as the
-   respondent's own); but one value in every row (no
-   missing one) tells no record from another: ``insensitive``, as is a column with a
+   education and years of schooling, marital status (``married``, ``marr``), race, country,
+   job-like names, a spouse's or a parent's age, schooling or race (``husage``, ``maeduc``:
+   whoever knows the family knows them, as the respondent's own); but one value in every row
+   (no missing one) tells no record from another: ``insensitive``, as is a column with a
    sensitive name (3) holding one value in every row: it tells nothing of one person that it
    does not tell of all;
 5. its values look like answers to an opinion question (:mod:`.items`: a rating scale, a yes/no
@@ -248,7 +249,10 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (balances, holdings and spending: openintro's reddit_finance's cash,
         # brokerage_accts_tax, mortgage, 2020_taxes; modeldata's credit_data's Assets)
         r"|_cash_|brokerage|_accts?_|invst|investment|mortgage|_tax(es)?_|savings|_crypto"
-        r"|_assets?_|net_?worth|_expenses_",
+        r"|_assets?_|net_?worth|_expenses_"
+        # (real earnings in a year, as LaLonde's job-training data name them: re74, re75, re78 in
+        # DAAG's cps1 and psid1, Ecdat's Treatment, causaldata's nsw_mixtape)
+        r"|_re\d\d_",
         _GUESS,
     ),
     _rule(
@@ -277,6 +281,12 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"_(age|agea|ages|xage|sex|gender|female|male|race|dob|born|brn\w*|zip|plz|fips)\d*_"
         r"|_age_?(group|band|years?)|(?<!still)(?<!child)birth(?!_?(w(ei)?g?h?t|outcome))"
         r"|zip_?code|post_?code|postal|marital|_educ|_y?edu_?"
+        # (whether married, and the marital status: causaldata's close_college married, 1 to 6;
+        # LaLonde's marr; HELPfull's MAR_STAT)
+        r"|_(never|un)?_?married_|_marr_|_mar_?stat"
+        # (years of schooling: Ecdat's Kakadu schooling, 0 to 8; KMsurv's yschool; not a bare
+        # school, which may number schools)
+        r"|schooling|_y(ea)?r?s?_?(of_?)?school_|_school_?y(ea)?rs?_"
         r"|eduyrs|ethnic|hispanic|_hisp_|latino|_n?white_|_black_|_asian_|nationalit|citizen"
         r"|country|native"
         r"|_state(abb|code|name)?_|_city_|residen|urban|rural|famsize|fam_size|_hh_?size_"
@@ -679,9 +689,10 @@ def _like_its_parts(proposal: Proposal, found: Combination, schema: Schema) -> P
 Levels = Callable[[pd.Series, ColumnProfile], int]
 
 
-def _propose(col: pd.Series, p: ColumnProfile) -> Proposal:
-    """The first rule that fires: design, name, answer items, then the values."""
-    design = design_role(col, p)
+def _propose(col: pd.Series, p: ColumnProfile, columns: Sequence[str]) -> Proposal:
+    """The first rule that fires: design, name, answer items, then the values (``columns``:
+    the names of the table's columns, which the design rule reads beside a weight's name)."""
+    design = design_role(col, p, columns)
     if design is not None:
         return Proposal(p.name, *design)
     matched = _name_rule(p.name)
@@ -776,7 +787,8 @@ def propose_roles(
     list of Proposal
         One per column, in order.
     """
-    proposals = [_propose(data[p.name], p) for p in profiles]
+    columns = [p.name for p in profiles]
+    proposals = [_propose(data[p.name], p, columns) for p in profiles]
     for column, role in (stated or {}).items():
         at = next(i for i, p in enumerate(proposals) if p.column == column)
         proposals[at] = stated_role(proposals[at], role)
