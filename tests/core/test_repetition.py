@@ -26,11 +26,13 @@ SETTINGS = settings(max_examples=300, deadline=None)
 
 
 def _oracle(values: list) -> Repetition:
-    """The definition, on a plain list: missing values are no value but count as rows."""
+    """The definition, on a plain list: missing values are no value but count as rows; the
+    fewest and the most rows of a value (0 without one)."""
     counts = Counter(v for v in values if v is not None)
     alone = sum(1 for n in counts.values() if n == 1)
     held = sum(counts.values())
-    return Repetition(len(counts), len(values), held, alone, _numbering(values))
+    fewest, most = min(counts.values(), default=0), max(counts.values(), default=0)
+    return Repetition(len(counts), len(values), held, alone, _numbering(values), fewest, most)
 
 
 def _numbering(values: list) -> Numbering | None:
@@ -111,8 +113,8 @@ def test_a_panel_s_person_id_counted_in_parts_is_the_whole_file_s():
     frame = survey("rwm5yr")
     whole = repetition(frame["id"])
     people = frame["id"].value_counts()
-    assert whole == Repetition(6127, 19609, 19609, 1150, whole.numbering)
-    assert int((people == 1).sum()) == 1150
+    assert whole == Repetition(6127, 19609, 19609, 1150, whole.numbering, 1, 5)
+    assert int((people == 1).sum()) == 1150 and (people.min(), people.max()) == (1, 5)
     assert whole.numbering is not None and (whole.numbering.low, whole.numbering.high) == (1, 7028)
     parts = [frame[["id"]].iloc[rows] for rows in np.array_split(np.arange(len(frame)), 7)]
     assert merged([tally(p, ["id"]) for p in parts], ["id"])["id"] == whole

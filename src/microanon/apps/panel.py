@@ -1,13 +1,14 @@
 """A person identifier that repeats: the records of a panel or a long file, which k counts one
 by one.
 
-``init`` warns of an identifier found by its name, or by its values as an id code, whose values
-repeat (a panel's person id); ``anonymize`` and the workbench warn of it too, since a config
-written by hand (or an init proposal run as it is) says nothing of it: a k-anonymous class may
-then be one person's records, and k counts records, not people. Both engines count the
-identifier's values and rows (:mod:`microanon.core.repetition`: on the whole table in memory,
-partition by partition out of core), tell an id code by them
-(:func:`microanon.apps.init.roles.numbers_people`) and word the warning here.
+``init`` warns of an identifier found by its name, or by its values as an id code or as a
+balanced panel's unit id (:func:`balanced`), whose values repeat (a panel's person id);
+``anonymize`` and the workbench warn of it too, since a config written by hand (or an init
+proposal run as it is) says nothing of it: a k-anonymous class may then be one person's
+records, and k counts records, not people. Both engines count the identifier's values and rows
+(:mod:`microanon.core.repetition`: on the whole table in memory, partition by partition out of
+core), tell such an id by them (:func:`microanon.apps.init.roles.numbers_people`) and word the
+warning here.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ import pandas as pd
 
 from ..core.repetition import Repetition, repetition
 
-__all__ = ["GROUPS", "REPEATED", "repeated_id_note", "repeated_id_notes", "repeated_ids", "repeats"]
+__all__ = [
+    "GROUPS",
+    "REPEATED",
+    "balanced",
+    "repeated_id_note",
+    "repeated_id_notes",
+    "repeated_ids",
+    "repeats",
+]
 
 #: Share of the rows whose identifier another row holds too from which it is said to repeat.
 REPEATED = 0.2
@@ -43,6 +52,14 @@ def repeats(distinct: int, rows: int, unique_share: float) -> bool:
     holding a value no other row has, repeats as a panel's person id does: at least
     :data:`GROUPS` values and at least :data:`REPEATED` of the rows sharing theirs."""
     return distinct < rows and unique_share <= 1 - REPEATED and distinct >= GROUPS
+
+
+def balanced(found: Repetition) -> bool:
+    """Whether a column whose values were counted into ``found`` looks like a balanced panel's
+    unit id (a person, a household or a firm followed over the same waves): at least
+    :data:`GROUPS` values, every row holding one, each on as many rows as every other, two or
+    more (plm's ``Males``: 545 men on 8 rows each). Such an id :func:`repeats`."""
+    return found.distinct >= GROUPS and found.held == found.rows and found.fewest == found.most >= 2
 
 
 def repeated_id_notes(found: Mapping[str, Repetition]) -> list[str]:

