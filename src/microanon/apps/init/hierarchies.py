@@ -224,10 +224,11 @@ def _unordered(col: pd.Series, profile: ColumnProfile) -> str:
 
 
 def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], str]:
-    """Root-to-leaf paths of a date column's values: month, year, decade, then ``*`` (levels
-    that change nothing are left out; no month when its place in the dates is ambiguous), and
-    the sentence saying which levels they hold (``"dates: month, year, decade, then *"``, fewer
-    in a column of one date)."""
+    """Root-to-leaf paths of a date column's values: the day (for dates with a time of day,
+    several on one day), month, year, decade, then ``*`` (levels that change nothing are left
+    out; no day or month when its place in the dates is ambiguous), and the sentence saying
+    which levels they hold (``"dates: month, year, decade, then *"``, fewer in a column of one
+    date)."""
     present = col.dropna()
     if p.date_format is None:
         dates = pd.to_datetime(present)
@@ -238,6 +239,11 @@ def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], s
     leaves = [value_key(v) for v in present]
     levels = []
     if month_known:
+        # (the moments of a day: MplsStops' stops, 2017-01-01T06:00:42Z, had gone from the
+        # moment to its month)
+        days = [f"{d.year:04d}-{d.month:02d}-{d.day:02d}" for d in dates]
+        if len(set(days)) < len(set(leaves)):
+            levels.append(("day", days))
         levels.append(("month", [f"{d.year:04d}-{d.month:02d}" for d in dates]))
     levels.append(("year", [f"{d.year:04d}" for d in dates]))
     levels.append(("decade", [f"{d.year // 10 * 10}-{d.year // 10 * 10 + 9}" for d in dates]))
