@@ -1,9 +1,9 @@
 """A survey's negative missing-value codes (-9 refused, -8 don't know) among numbers, and its
 codes above the answers (98, 99): read as numbers, a hierarchy would put them in an interval and
 a release publish them. ``init``, ``anonymize`` (in memory and out of core) and ``check`` say so
-in one line per code set, with the ``na_values`` that marks them missing; a column whose negative
-values are values (-1 beside 0, 1, 2; -1 and 1 alone), or whose 99 is an age beside 95, is not
-named.
+in one line per code set, with the ``column_na_values`` that marks them missing in the columns
+named (and in no other, where the same number may be a value); a column whose negative values
+are values (-1 beside 0, 1, 2; -1 and 1 alone), or whose 99 is an age beside 95, is not named.
 
 The General Social Survey 2010 (openintro's ``gss2010``): hours to relax and days of poor mental
 health are missing for about 43 % of the respondents; written here as a survey's codebook writes
@@ -28,8 +28,8 @@ INIT_WARNING = (
     "WARNING: column 'hrsrelax' ({relax:,} rows; its other values 0 and up) holds -9, a negative "
     "code below every other value, as surveys write a missing answer (refused, don't know, not "
     "asked): init read it as a number, which a hierarchy puts in an interval and a release "
-    "publishes; if it marks missing values, run init again with --na-values -9 (in the config: "
-    "na_values: ['-9'])"
+    "publishes; if it marks missing values, run init again with --column-na-values hrsrelax=-9 (in "
+    "the config: column_na_values: {{hrsrelax: ['-9']}})"
 )
 
 
@@ -45,7 +45,7 @@ def _coded(folder: Path) -> tuple[Path, pd.DataFrame]:
     return path, pd.DataFrame({"relax": [int(relax.sum())], "health": [int(health.sum())]})
 
 
-def test_init_names_the_codes_and_na_values_marks_them_missing(tmp_path):
+def test_init_names_the_codes_and_column_na_values_marks_them_missing(tmp_path):
     data, missing = _coded(tmp_path)
     relax, health = int(missing["relax"][0]), int(missing["health"][0])
     run = CliRunner().invoke(main, ["init", str(data), "--yes", "--out", str(tmp_path / "a.yaml")])
@@ -56,7 +56,10 @@ def test_init_names_the_codes_and_na_values_marks_them_missing(tmp_path):
         f"WARNING: column 'mntlhlth' ({health:,} rows; its other values 0 and up) holds -9, -8, "
         "negative codes below every other value"
     ) in said
-    assert "run init again with --na-values -9,-8 (in the config: na_values: ['-9', '-8'])" in said
+    assert (
+        "run init again with --column-na-values mntlhlth=-9,-8 (in the config: column_na_values: "
+        "{mntlhlth: ['-9', '-8']})"
+    ) in said
     checked = CliRunner().invoke(main, ["check", str(data), "--quasi", "degree,hrsrelax"])
     assert checked.exit_code == 0, checked.output
     assert (
@@ -64,16 +67,19 @@ def test_init_names_the_codes_and_na_values_marks_them_missing(tmp_path):
         "negative code below every other value, as surveys write a missing answer (refused, "
         "don't know, not asked): check read it as a number"
     ) in " ".join(checked.output.split())
-    output, text = _init_again(data, tmp_path / "b.yaml", "-9,-8")
+    assert "run check again with --column-na-values hrsrelax=-9" in " ".join(checked.output.split())
+    output, text = _init_again(data, tmp_path / "b.yaml", hrsrelax="-9", mntlhlth="-9,-8")
     assert "negative code" not in output
     assert "# hrsrelax: numeric (integers 0 to 24), 18 distinct values" in text
     assert f"{100 * relax / 2044:.1f}% missing" in text  # (43.5 %: the -9s)
+    assert "column_na_values: {hrsrelax: ['-9'], mntlhlth: ['-9', '-8']}" in text
 
 
-def _init_again(data: Path, config: Path, codes: str) -> tuple[str, str]:
-    """init of ``data`` into ``config`` with ``--na-values codes``: its output, and the
-    config's text with its lines joined."""
-    args = ["init", str(data), "--yes", "--na-values", codes, "--out", str(config)]
+def _init_again(data: Path, config: Path, **codes: str) -> tuple[str, str]:
+    """init of ``data`` into ``config`` with ``--column-na-values column=codes`` for each of
+    ``codes``: its output, and the config's text with its lines joined."""
+    flags = [f for c, v in codes.items() for f in ("--column-na-values", f"{c}={v}")]
+    args = ["init", str(data), "--yes", *flags, "--out", str(config)]
     run = CliRunner().invoke(main, args)
     assert run.exit_code == 0, run.output
     return run.output, " ".join(config.read_text("utf-8").split())
@@ -119,8 +125,8 @@ def test_anonymize_names_the_codes_of_a_published_column(tmp_path, engine):
         f"column 'hrsrelax' ({relax:,} rows; its other values 0 and up) holds -9, a negative "
         "code below every other value, as surveys write a missing answer (refused, don't know, "
         "not asked): the run read it as a number, which a hierarchy puts in an interval and a "
-        "release publishes; if it marks missing values, set na_values: ['-9'] in the config (or "
-        "give --na-values -9)"
+        "release publishes; if it marks missing values, set column_na_values: {hrsrelax: ['-9']} "
+        "in the config (or give --column-na-values hrsrelax=-9)"
     ]
 
 
@@ -165,7 +171,7 @@ def test_na_values_mark_a_parquet_file_s_codes_missing(tmp_path, engine):
 def test_init_names_codes_above_every_other_value_on_nesarc(tmp_path):
     """NESARC's drinks on a usual day: 1 to 48, 98 once and 99 on 238 rows, which the
     codebook writes for an unknown answer. init named none and proposed intervals that published
-    [3, 99]; it names them now, and with --na-values they are missing values."""
+    [3, 99]; it names them now, and with --column-na-values they are missing values."""
     frame = survey("nesarc")
     data = tmp_path / "nesarc.csv"
     frame.to_csv(data, index=False)
@@ -175,10 +181,10 @@ def test_init_names_codes_above_every_other_value_on_nesarc(tmp_path):
         "WARNING: column 's2aq8b' (239 rows; its other values up to 48) holds 99, 98, codes "
         "above every other value, as surveys write a missing answer (refused, don't know, not "
         "asked): init read them as numbers, which a hierarchy puts in an interval and a release "
-        "publishes; if they mark missing values, run init again with --na-values 99,98 (in the "
-        "config: na_values: ['99', '98'])"
+        "publishes; if they mark missing values, run init again with --column-na-values "
+        "s2aq8b=99,98 (in the config: column_na_values: {s2aq8b: ['99', '98']})"
     ) in " ".join(run.output.split())
-    output, text = _init_again(data, tmp_path / "b.yaml", "99,98")
+    output, text = _init_again(data, tmp_path / "b.yaml", s2aq8b="99,98")
     assert "s2aq8b" not in " ".join(w for w in output.splitlines() if "WARNING" in w)
     assert "# s2aq8b: numeric (integers 1 to 48)" in text
 

@@ -236,7 +236,12 @@ def marker_notes(data: pd.DataFrame, columns: Sequence[str], noted: Sequence[str
     named = {
         c: f for c, f in found.items() if f.lowest is not None or not (f.numbers and c in noted)
     }
-    return marker_warnings(named, "check", "run check again with --na-values {option}")
+    return marker_warnings(
+        named,
+        "check",
+        "run check again with --na-values {option}",
+        coded="run check again with {options}",
+    )
 
 
 def format_profile(p: dict[str, Any]) -> str:

@@ -130,19 +130,27 @@ def _engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--sep``, ``--encoding``, ``--decimal``, ``--quotechar``, ``--na-values`` and ``--sheet``:
-    how the command reads CSV files (and which sheet of an Excel workbook), passed to it as one
-    mapping ``read`` of the flags given (field of :class:`~microanon.core.reading.ReadOptions`
-    -> value; validated by the command)."""
+    """``--sep``, ``--encoding``, ``--decimal``, ``--quotechar``, ``--na-values``,
+    ``--column-na-values`` and ``--sheet``: how the command reads CSV files (and which sheet of
+    an Excel workbook), passed to it as one mapping ``read`` of the flags given (field of
+    :class:`~microanon.core.reading.ReadOptions` -> value; validated by the command)."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         names = ("sep", "encoding", "decimal", "quotechar", "sheet")
-        given = {name: kwargs.pop(name) for name in names}
+        given: dict[str, Any] = {name: kwargs.pop(name) for name in names}
         na_values = kwargs.pop("na_values")
         given["na_values"] = None if na_values is None else _split(na_values)
+        given["column_na_values"] = _column_markers(kwargs.pop("column_na_values")) or None
         return func(*args, read={k: v for k, v in given.items() if v is not None}, **kwargs)
 
+    wrapper = click.option(
+        "--column-na-values",
+        multiple=True,
+        metavar="COLUMN=LIST",
+        help="Missing-value markers of one column, e.g. educatn=98,99 (repeatable; over the "
+        "config's column_na_values for that column).",
+    )(wrapper)
     for flag, metavar, help_text in (
         ("--sheet", "NAME", "Excel sheet to read (default: the first)."),
         ("--na-values", "LIST", "Comma-separated extra missing-value markers, e.g. '?'."),
@@ -153,6 +161,29 @@ def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
     ):
         wrapper = click.option(flag, default=None, metavar=metavar, help=help_text)(wrapper)
     return wrapper
+
+
+def _column_markers(given: Sequence[str]) -> dict[str, list[str]]:
+    """The ``--column-na-values COLUMN=V1,V2`` flags as column -> markers (a column given twice
+    gets the markers of both; ``COLUMN=`` alone gives it none, over the config's).
+
+    Raises
+    ------
+    InputError
+        A flag without ``=`` or without a column, naming it.
+    """
+    from ..core.errors import InputError
+
+    out: dict[str, list[str]] = {}
+    for flag in given:
+        column, equals, markers = flag.partition("=")
+        if not equals or not column.strip():
+            raise InputError(
+                f"--column-na-values: give COLUMN=V1,V2 (e.g. educatn=98,99), got {flag!r}"
+            )
+        listed = out.setdefault(column.strip(), [])
+        listed += [m for m in _split(markers) if m not in listed]
+    return out
 
 
 #: A TCP port (0: one the system chooses), for ``serve`` and ``app``.

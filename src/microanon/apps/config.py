@@ -4,7 +4,8 @@ The shape is a contract (later features extend it, never change it); paths are r
 config file::
 
     data: adult.csv                 # CSV (delimiter detected) or Parquet; or dataset:arx_adult
-    na_values: ["?"]                # optional extra missing-value markers
+    na_values: ["?"]                # optional extra missing-value markers, in every column
+    column_na_values: {educatn: ["98", "99"]}   # optional markers of single columns
     read: {sep: ";", encoding: latin-1, decimal: ",", quotechar: "'"}   # optional, CSV only
     schema:
       age:          {role: quasi, kind: numeric, hierarchy: hierarchies/age.csv}
@@ -31,7 +32,10 @@ config file::
 key optional: ``sep`` one character or ``tab``, default detected among ``, ; tab |``;
 ``encoding`` default ``utf-8``; ``decimal`` default ``.``; ``quotechar`` default ``"``); Parquet
 files ignore it. The command line's ``--sep``, ``--encoding``, ``--decimal``, ``--quotechar`` and
-``--na-values`` override it.
+``--na-values`` override it. ``na_values`` marks missing values in every column of every format,
+``column_na_values`` in the columns it names alone (a survey's codes ``98`` and ``99`` for an
+unknown answer in the columns whose codebook says so, while ``98`` hours worked stays a value);
+``--column-na-values COLUMN=V1,V2`` replaces its entry for that column.
 """
 
 from __future__ import annotations
@@ -69,7 +73,8 @@ __all__ = [
 DATASET_PREFIX = "dataset:"
 
 _KEYS = {
-    "data", "na_values", "read", "schema", "method", "params", "models", "steps", "output", "lint"
+    "data", "na_values", "column_na_values", "read", "schema", "method", "params", "models",
+    "steps", "output", "lint",
 }  # fmt: skip
 
 
@@ -207,7 +212,7 @@ def load_config(
     """Read and validate a pipeline configuration file.
 
     ``read``: read options given on the command line (``ReadOptions`` fields), overriding the
-    config's ``read:`` block and ``na_values``.
+    config's ``read:`` block and ``na_values`` (``column_na_values`` column by column).
 
     Raises
     ------
@@ -239,7 +244,7 @@ def parse_config(
     params = doc.get("params") or {}
     if not isinstance(params, Mapping):
         raise InputError("params: must be a mapping of parameter name to value")
-    options = _read_options(doc.get("read"), doc.get("na_values"))
+    options = _read_options(doc.get("read"), doc.get("na_values"), doc.get("column_na_values"))
     options = ReadOptions.from_mapping(read or {}, "--", base=options)
     schema = Schema.from_dict(doc["schema"], base_dir=base)
     models = doc.get("models")
@@ -272,30 +277,35 @@ def parse_config(
     )
 
 
-def _read_options(block: Any, na_values: Any) -> ReadOptions:
-    """The ``read:`` block and the top-level ``na_values`` as one :class:`ReadOptions`.
+def _read_options(block: Any, na_values: Any, column_na_values: Any = None) -> ReadOptions:
+    """The ``read:`` block and the top-level ``na_values`` and ``column_na_values`` as one
+    :class:`ReadOptions`.
 
     Raises
     ------
     InputError
         ``read`` not a mapping, or a key other than :data:`~microanon.core.reading.CSV_KEYS`
-        (naming it), or a bad value (naming its key).
+        (naming it), or a bad value (naming its key, and the column of ``column_na_values``).
     """
     block = {} if block is None else block
     if not isinstance(block, Mapping):
         raise InputError(f"read: must be a mapping with the keys {', '.join(CSV_KEYS)}")
     unknown = [str(k) for k in block if k not in CSV_KEYS]
     if unknown:
-        hint = "; na_values is a top-level key" if "na_values" in unknown else ""
+        top = [k for k in ("na_values", "column_na_values") if k in unknown]
+        hint = f"; {' and '.join(top)} {'are' if len(top) > 1 else 'is a'} top-level key"
         raise InputError(
-            f"read: unknown key(s) {', '.join(unknown)}; known: {', '.join(CSV_KEYS)}{hint}"
+            f"read: unknown key(s) {', '.join(unknown)}; known: {', '.join(CSV_KEYS)}"
+            + (hint + "s" * (len(top) > 1) if top else "")
         )
     na_values = [] if na_values is None else na_values
     if isinstance(na_values, str):
         na_values = [na_values]
     if not isinstance(na_values, list):
         raise InputError("na_values: give a list of missing-value markers")
-    return ReadOptions.from_mapping({**block, "na_values": [str(v) for v in na_values]})
+    options = ReadOptions.from_mapping({**block, "na_values": [str(v) for v in na_values]})
+    # (checked apart: a top-level key, not one of read:, its messages name it so)
+    return replace(options, column_na_values=column_na_values or ())
 
 
 def _read_model_files(models: Any, base: Path, read: ReadOptions, schema: Schema) -> Any:

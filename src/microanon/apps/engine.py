@@ -217,7 +217,8 @@ def read_options(source: Any, read: ReadOptions | None = None) -> dict[str, Any]
 
     ``read``'s encoding, decimal mark and quote character; its delimiter, or else the one
     detected from the first CSV file (as :func:`microanon.apps.io.read_table` detects it);
-    empty fields and ``read.na_values`` are missing values.
+    empty fields and ``read.na_values`` are missing values, and ``read.column_na_values`` in
+    the columns it names.
 
     Raises
     ------
@@ -245,6 +246,8 @@ def read_options(source: Any, read: ReadOptions | None = None) -> dict[str, Any]
         break
     if options["sep"] is None:
         del options["sep"]
+    if read.by_column:
+        options["column_na_values"] = read.by_column
     return options
 
 

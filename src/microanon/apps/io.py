@@ -23,8 +23,11 @@ from ..core.data_order import data_orders
 from ..core.errors import InputError
 from ..core.reading import (
     ReadOptions,
+    check_marked_columns,
+    csv_na_values,
     csv_opener,
     marked_frame,
+    markers_of,
     na_marked,
     typed_whole,
     unpadded,
@@ -128,6 +131,12 @@ def read_table(
     Its first row holds the column names (unless ``header`` is false), empty cells and the
     ``na_values`` markers are missing, and cells keep their types (numbers, text, dates).
 
+    ``options.column_na_values`` marks cells missing in the columns it names alone, as the
+    ``na_values`` mark them in every column (:func:`~microanon.core.reading.markers_of`), in
+    every format: a CSV column so marked is read as the same file read with those markers
+    for every column reads it (its type included: ``99`` marked, whole numbers read as
+    pandas' nullable integers); every other column as read without them.
+
     Parameters
     ----------
     path : path
@@ -139,8 +148,8 @@ def read_table(
     options : ReadOptions, optional
         Delimiter, encoding, decimal mark, quote character and missing-value markers of a CSV
         file (default: detected delimiter, UTF-8, ``.``, ``"``); an Excel workbook takes its
-        missing-value markers and ``sheet``; Parquet, Feather, SPSS, Stata and SAS files ignore
-        them (and ``na_values``).
+        missing-value markers and ``sheet``; Parquet, Feather, SPSS, Stata and SAS files take
+        the missing-value markers (``na_values``, ``column_na_values``) and ignore the rest.
 
     Raises
     ------
@@ -148,8 +157,9 @@ def read_table(
         If the file is missing, not a regular file, unreadable, empty (or a CSV header alone),
         not a table, or not text in the encoding (naming the byte offset and line of the first
         undecodable byte), if its header (CSV, Excel) or schema (Parquet, Feather) repeats a
-        column name, or if the workbook has no sheet of that name (listing its sheets); one line
-        naming the file, never its content.
+        column name, if the workbook has no sheet of that name (listing its sheets), or if
+        ``column_na_values`` names a column the file lacks; one line naming the file, never its
+        content.
     """
     return read_labelled(path, na_values, header, options=options).frame
 
@@ -207,17 +217,18 @@ def read_labelled(
             f"cannot read {path}: a {suffix} file is not a table; give a CSV, "
             "Parquet, Feather, SPSS, Stata, SAS or Excel file"
         )
+    markers, by_column = [*options.na_values, *na_values], options.by_column
     if suffix in {".parquet", ".pq"}:
-        read = Labelled(marked_frame(_read_parquet(path), [*options.na_values, *na_values]), {})
+        read = Labelled(marked_frame(_read_parquet(path), markers, by_column), {})
     elif suffix in FEATHER_SUFFIXES:
-        read = Labelled(marked_frame(_read_feather(path), [*options.na_values, *na_values]), {})
+        read = Labelled(marked_frame(_read_feather(path), markers, by_column), {})
     elif suffix in STATISTICAL_SUFFIXES:
-        read = _read_statistical(path, [*options.na_values, *na_values])
+        read = _read_statistical(path, markers, by_column)
     elif suffix in EXCEL_SUFFIXES:
-        markers = [*options.na_values, *na_values]
-        read = Labelled(_read_excel(path, markers, header, options.sheet), {})
+        read = Labelled(_read_excel(path, markers, header, options.sheet, by_column), {})
     else:
         read = Labelled(_read_csv(path, na_values, header, options), {})
+    check_marked_columns(read.frame.columns, by_column, path)
     # ('WT      ' and 'WT': one offence code, whatever the file's format)
     return Labelled(unpadded(read.frame), read.labels)
 
@@ -245,11 +256,23 @@ def _read_csv(
             names = [str(v) for v in first.iloc[0]] if len(first) else []
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
         codes = zero_led_codes(sample, csv_options, header)
+        missing = ["", *options.na_values, *na_values]
+        names: list[Any] = []
+        if options.by_column:  # (each column's markers by the name pandas gives it)
+            names = list(
+                pd.read_csv(
+                    path,
+                    header=0 if header else None,
+                    nrows=0 if header else 1,
+                    index_col=False,
+                    **csv_options,
+                ).columns
+            )
         read = partial(
             pd.read_csv,
             path,
             header=0 if header else None,
-            na_values=["", *options.na_values, *na_values],
+            na_values=csv_na_values(names, missing, options.by_column),
             # never the first fields as an index: a line ending in the separator (as
             # spreadsheets and SAS export them) would shift every column one place left
             index_col=False,
@@ -262,9 +285,7 @@ def _read_csv(
             frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
-        whole = _written_whole(
-            path, frame, header, ["", *options.na_values, *na_values], csv_options
-        )
+        whole = _written_whole(path, frame, header, missing, csv_options, options.by_column)
         for column in whole:
             frame[column] = frame[column].astype("Int64")
         return frame
@@ -287,20 +308,27 @@ def _written_whole(
     header: bool,
     na_values: Sequence[str],
     csv_options: dict[str, Any],
+    by_column: dict[str, tuple[str, ...]] | None = None,
 ) -> list[Any]:
     """The columns of a CSV file that pandas read as floats only because they miss values, whose
     every field is written as a whole number (``3``, never ``3.0``): answer codes with
     unanswered items. Read as floats, a release would publish ``3.0`` where the file holds ``3``;
     these are read as pandas' nullable integers instead. The fields are read a second time, as
-    text, for these columns alone (:func:`~microanon.core.reading.whole_written`), and only when
-    there are any; a file pyarrow cannot split as pandas did keeps its floats."""
+    text, for these columns alone (:func:`~microanon.core.reading.whole_written`; a column's
+    own markers, ``by_column``, missing in it), and only when there are any; a file pyarrow
+    cannot split as pandas did keeps its floats."""
     # the columns by position, as pandas numbered them (names it may have changed: 'Unnamed: 5')
     candidates = [
         i
         for i, column in enumerate(frame.columns)
         if frame[column].dtype == np.float64 and _whole_or_missing(frame[column].to_numpy())
     ]
-    whole = whole_written(path, candidates, csv_options, na_values, header)
+    own = {
+        i: by_column[str(frame.columns[i])]
+        for i in candidates
+        if str(frame.columns[i]) in (by_column or {})
+    }
+    whole = whole_written(path, candidates, csv_options, na_values, header, own)
     return [frame.columns[i] for i in whole]
 
 
@@ -355,11 +383,13 @@ def _read_arrow_file(
         raise InputError(f"cannot read {path}: {_one_line(exc)} (is it {kind} file?)") from None
 
 
-def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
+def _read_statistical(
+    path: Path, markers: Sequence[str] = (), by_column: dict[str, tuple[str, ...]] | None = None
+) -> Labelled:
     """An SPSS, Stata or SAS file through pyreadstat, value labels applied, the cells that
-    ``markers`` mark missing (:func:`~microanon.core.reading.na_marked`), and its
-    variable labels; anything it cannot read is one :class:`InputError` line naming the file
-    and the format expected."""
+    ``markers`` mark missing in every column and ``by_column`` in the columns it names
+    (:func:`~microanon.core.reading.na_marked`), and its variable labels; anything it cannot
+    read is one :class:`InputError` line naming the file and the format expected."""
     suffix = path.suffix.lower()
     kind = STATISTICAL_SUFFIXES[suffix]
     try:
@@ -395,7 +425,8 @@ def _read_statistical(path: Path, markers: Sequence[str] = ()) -> Labelled:
         if column in frame.columns:
             frame[column] = _labels_text(frame[column])
     for column in frame.columns:
-        frame[column] = _whole_numbers(na_marked(_blank_missing(frame[column]), markers))
+        own = markers_of(column, markers, by_column)
+        frame[column] = _whole_numbers(na_marked(_blank_missing(frame[column]), own))
     return Labelled(frame, _variable_labels(meta))
 
 
@@ -593,10 +624,15 @@ def order_entries(frame: pd.DataFrame) -> dict[str, list[Any]]:
 
 
 def _read_excel(
-    path: Path, na_values: Sequence[str], header: bool, sheet: str | None
+    path: Path,
+    na_values: Sequence[str],
+    header: bool,
+    sheet: str | None,
+    by_column: dict[str, tuple[str, ...]] | None = None,
 ) -> pd.DataFrame:
     """One sheet of an Excel workbook through pandas (``sheet`` by name, else the first), each
-    column of the type its cells hold; anything the engine cannot read is one
+    column of the type its cells hold, the cells ``na_values`` mark missing in every column and
+    ``by_column`` in the columns it names; anything the engine cannot read is one
     :class:`InputError` line naming the file."""
     import importlib
 
@@ -618,13 +654,18 @@ def _read_excel(
                     f"cannot read {path}: no sheet {sheet!r}; its sheets: {', '.join(names)}"
                 )
             chosen = names[0] if sheet is None else sheet
-            options: dict[str, Any] = {"keep_default_na": False, "na_values": ["", *na_values]}
             if header:  # pandas would silently rename a repeated name: zip, zip.1, ...
                 first = pd.read_excel(book, chosen, header=None, nrows=1, dtype=object)
                 names_row = [] if first.empty else first.iloc[0].tolist()
                 _refuse_repeated(
                     path, ["" if pd.isna(v) else str(v) for v in names_row], f" (sheet {chosen})"
                 )
+            names: list[Any] = []
+            if by_column:  # (each column's markers by the name pandas gives it)
+                at = {"header": 0, "nrows": 0} if header else {"header": None, "nrows": 1}
+                names = list(pd.read_excel(book, chosen, dtype=object, **at).columns)
+            missing = csv_na_values(names, ["", *na_values], by_column)
+            options: dict[str, Any] = {"keep_default_na": False, "na_values": missing}
             frame = pd.read_excel(
                 book, chosen, header=0 if header else None, dtype=object, **options
             )

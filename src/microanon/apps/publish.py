@@ -404,6 +404,7 @@ def make_reports(
         {c: markers[c] for c in published if c in markers},
         "the run",
         "set na_values: [{marker}] in the config (or give --na-values {option})",
+        coded="set column_na_values: {entries} in the config (or give {options})",
     )
     if counted is None:  # (out of core, counted partition by partition while reading)
         repeated = {c: repetition(original[c]) for c in person_ids(schema, original.dtypes)}

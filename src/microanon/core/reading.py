@@ -20,12 +20,16 @@ __all__ = [
     "MarkerColumn",
     "MarkerTally",
     "ReadOptions",
+    "check_marked_columns",
+    "column_na_values",
+    "csv_na_values",
     "csv_opener",
     "decimal_comma_columns",
     "marker_columns",
     "marker_tallies",
     "marker_warnings",
     "marked_frame",
+    "markers_of",
     "missing_marker_columns",
     "missing_marker_warnings",
     "na_marked",
@@ -111,7 +115,8 @@ def _unpadded_categories(column: Any) -> Any:
     return pd.Series(values, index=column.index, name=column.name)
 
 
-#: The keys of a config's ``read:`` block (``na_values`` is a top-level key of the config).
+#: The keys of a config's ``read:`` block (``na_values`` and ``column_na_values`` are top-level
+#: keys of the config).
 CSV_KEYS = ("sep", "encoding", "decimal", "quotechar", "sheet")
 
 #: Spellings of the tab delimiter that survive a shell or YAML without quoting tricks.
@@ -137,16 +142,22 @@ class ReadOptions:
     quotechar : str
         The character that quotes fields holding the delimiter, one character.
     na_values : tuple of str
-        Markers of missing values on top of empty fields (``?`` in UCI files); also in Excel
-        sheets.
+        Markers of missing values on top of empty fields (``?`` in UCI files), in every column;
+        also in Excel sheets.
     sheet : str, optional
         The name of the Excel sheet to read (``None``: the first); CSV files ignore it.
+    column_na_values : tuple of (str, tuple of str)
+        Markers of missing values of one column each, on top of ``na_values`` (a survey's
+        ``98`` and ``99`` in the columns whose codebook gives them so, and in no other); given
+        as a mapping of column to markers (:func:`column_na_values`), kept as pairs in the
+        order given (:attr:`by_column`). A column given no marker is left out.
 
     Raises
     ------
     InputError
         A field that is not one character, an unknown encoding, or two roles given the same
-        character; the message names the field.
+        character; a ``column_na_values`` that is not a mapping of column names to markers; the
+        message names the field (and the column).
 
     Examples
     --------
@@ -160,8 +171,11 @@ class ReadOptions:
     quotechar: str = '"'
     na_values: tuple[str, ...] = ()
     sheet: str | None = None
+    column_na_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
+        given = column_na_values(self.column_na_values)
+        object.__setattr__(self, "column_na_values", tuple((c, m) for c, m in given.items() if m))
         if isinstance(self.sheet, int) and not isinstance(self.sheet, bool):
             object.__setattr__(self, "sheet", str(self.sheet))  # YAML's sheet: 2024
         if self.sheet is not None and (not isinstance(self.sheet, str) or not self.sheet):
@@ -197,6 +211,11 @@ class ReadOptions:
                 )
             seen[char] = name
 
+    @property
+    def by_column(self) -> dict[str, tuple[str, ...]]:
+        """``column_na_values`` as a mapping of column to its own markers."""
+        return dict(self.column_na_values)
+
     @classmethod
     def from_mapping(
         cls, values: Mapping[str, Any], where: str = "read", base: ReadOptions | None = None
@@ -211,7 +230,9 @@ class ReadOptions:
             How messages name a field: ``"read"`` gives ``read: sep: ...``, ``"--"`` gives
             ``--sep: ...`` (the command-line flag).
         base : ReadOptions, optional
-            The options that ``values`` override (default: the defaults).
+            The options that ``values`` override (default: the defaults); a column of
+            ``column_na_values`` given in ``values`` has its markers replaced, the others keep
+            theirs.
 
         Raises
         ------
@@ -220,15 +241,19 @@ class ReadOptions:
         """
         known = [f.name for f in fields(cls)]
         given = {str(k): v for k, v in values.items() if v is not None}
+        base = base or cls()
         for key in given:
             if key not in known:
                 raise InputError(
                     f"{_label(where, key)}: unknown read option; known: {', '.join(known)}"
                 )
         try:
-            return replace(base or cls(), **given)
+            if "column_na_values" in given:  # (per column: the config's other columns kept)
+                own = column_na_values(given["column_na_values"])
+                given["column_na_values"] = {**base.by_column, **own}
+            return replace(base, **given)
         except InputError as exc:
-            raise InputError(f"{_label(where, '')}{exc}") from None
+            raise InputError(_labelled(where, str(exc), known)) from None
 
 
 def _label(where: str, key: str) -> str:
@@ -236,6 +261,156 @@ def _label(where: str, key: str) -> str:
     if where == "--":
         return f"--{key.replace('_', '-')}" if key else "--"
     return f"{where}: {key}" if key else f"{where}: "
+
+
+def _labelled(where: str, message: str, known: Sequence[str]) -> str:
+    """A field's ``message`` (``sep: ...``) with the field named as ``where`` spells it
+    (``read: sep: ...``, ``--sep: ...``; ``--column-na-values: ...`` for a flag)."""
+    key, colon, rest = message.partition(":")
+    if where == "--" and colon and key in known:
+        return f"{_label(where, key)}:{rest}"
+    return f"{_label(where, '')}{message}"
+
+
+#: A scalar YAML reads or a flag gives as a missing-value marker (written as its text).
+_SCALARS = (str, int, float)
+
+
+def column_na_values(value: Any, key: str = "column_na_values") -> dict[str, tuple[str, ...]]:
+    """The missing-value markers of single columns, checked: column -> its markers as text
+    (``{'educatn': ('99', '98')}``), in the order given, each once.
+
+    Parameters
+    ----------
+    value : mapping, sequence of pairs or None
+        Column -> a list of markers (a single marker alone too), as a config's
+        ``column_na_values: {educatn: ['99', '98']}`` gives them; a column name may be a
+        number (a file read without a header names its columns 0, 1, 2, ...). None: none.
+    key : str
+        How messages name the option.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        A column given an empty list is kept, with no marker (it overrides another source's).
+
+    Raises
+    ------
+    InputError
+        Not a mapping; a column that is not named; markers that are not a list of texts or
+        numbers; the message names ``key`` and the column.
+
+    Examples
+    --------
+    >>> column_na_values({"kids": [98, 99]})
+    {'kids': ('98', '99')}
+    """
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, (list, tuple)) and all(
+        isinstance(p, (list, tuple)) and len(p) == 2 for p in value
+    ):
+        pairs = [tuple(p) for p in value]
+    else:
+        raise InputError(
+            f"{key}: give a mapping of column to missing-value markers, e.g. "
+            f"{{educatn: ['98', '99']}}; got {value!r}"
+        )
+    out: dict[str, tuple[str, ...]] = {}
+    for column, markers in pairs:
+        if isinstance(column, bool) or not isinstance(column, (str, int)) or column == "":
+            raise InputError(f"{key}: {column!r} is not a column name")
+        name = str(column)
+        listed = [markers] if isinstance(markers, _SCALARS) else markers
+        if not isinstance(listed, (list, tuple)) or not all(
+            isinstance(m, _SCALARS) for m in listed
+        ):
+            raise InputError(
+                f"{key}: {name}: give a list of missing-value markers, e.g. ['98', '99']; got "
+                f"{markers!r}"
+            )
+        out[name] = tuple(dict.fromkeys([*out.get(name, ()), *(str(m) for m in listed)]))
+    return out
+
+
+def markers_of(
+    column: Any, na_values: Sequence[str], by_column: Mapping[str, Sequence[str]] | None = None
+) -> list[str]:
+    """The missing-value markers of one column: those of every column (``na_values``), then
+    its own (``by_column``, found by the column's name as text: ``0`` for a file's first
+    column read without a header) that are not among them.
+
+    Examples
+    --------
+    >>> markers_of("kids", ["NA"], {"kids": ("98", "99")})
+    ['NA', '98', '99']
+    >>> markers_of("hours", ["NA"], {"kids": ("98", "99")})
+    ['NA']
+    """
+    own = (by_column or {}).get(str(column), ())
+    return [*na_values, *(m for m in own if m not in na_values)]
+
+
+def check_marked_columns(
+    columns: Iterable[Any], by_column: Mapping[str, Sequence[str]] | None, source: Any
+) -> None:
+    """Refuse markers of a column the data lack (a misspelt name would mark nothing).
+
+    Parameters
+    ----------
+    columns : iterable
+        The data's columns (a column's name compared as text).
+    by_column : mapping of str to sequence of str, optional
+        The markers of single columns (:attr:`ReadOptions.by_column`).
+    source : object
+        The data, as the message names them (a path).
+
+    Raises
+    ------
+    InputError
+        One line naming the absent columns and some of the data's.
+    """
+    present = [str(c) for c in columns]
+    absent = [c for c in by_column or {} if c not in set(present)]
+    if not absent:
+        return
+    shown = ", ".join(present[:_SHOWN]) + (", ..." if len(present) > _SHOWN else "")
+    raise InputError(
+        f"column_na_values (--column-na-values): {source} has no column "
+        f"{', '.join(map(repr, absent))} (its columns: {shown})"
+    )
+
+
+#: The data's columns a message names at most.
+_SHOWN = 12
+
+
+def csv_na_values(
+    names: Sequence[Any], missing: Sequence[str], by_column: Mapping[str, Sequence[str]] | None
+) -> list[str] | dict[Any, list[str]]:
+    """The ``na_values`` argument of pandas' readers of text (:func:`pandas.read_csv`, a CSV
+    block out of core, :func:`pandas.read_excel`): ``missing`` (the empty field and the
+    ``na_values``) as a list when no column has markers of its own; else each column's
+    markers (:func:`markers_of`) by its name, every column named (pandas reads a column a
+    mapping leaves out without any marker, its empty fields as values). pandas marks a
+    column's cells by its list as it marks every column's by one list: a field equal to a
+    marker, or a number equal to a marker read as a number.
+
+    Parameters
+    ----------
+    names : sequence
+        The columns as pandas names them (``Unnamed: 3`` for an empty header field; 0, 1,
+        2, ... without a header).
+    missing : sequence of str
+        The markers of every column.
+    by_column : mapping of str to sequence of str, optional
+        The markers of single columns.
+    """
+    if not by_column:
+        return list(missing)
+    return {name: markers_of(name, missing, by_column) for name in names}
 
 
 #: A number written with a decimal comma (thousands separated by dots or not): ``1186,2``,
@@ -573,7 +748,11 @@ def missing_marker_columns(frame: Any) -> dict[str, MarkerColumn]:
 
 
 def missing_marker_warnings(
-    frame: Any, reader: str, remedy: str, columns: Sequence[str] | None = None
+    frame: Any,
+    reader: str,
+    remedy: str,
+    columns: Sequence[str] | None = None,
+    coded: str | None = None,
 ) -> list[str]:
     """The warnings on the columns of ``frame`` (or of ``columns``) that hold a text other
     software writes for a missing value (:func:`missing_marker_columns`, worded by
@@ -582,16 +761,18 @@ def missing_marker_warnings(
     Parameters
     ----------
     frame : DataFrame
-    reader, remedy
+    reader, remedy, coded
         As :func:`marker_warnings` takes them.
     columns : sequence of str, optional
         The columns looked at (default: every one).
     """
     table = frame if columns is None else frame.loc[:, list(columns)]
-    return marker_warnings(missing_marker_columns(table), reader, remedy)
+    return marker_warnings(missing_marker_columns(table), reader, remedy, coded)
 
 
-def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str) -> list[str]:
+def marker_warnings(
+    found: Mapping[str, MarkerColumn], reader: str, remedy: str, coded: str | None = None
+) -> list[str]:
     """The warnings on columns holding a text other software writes for a missing value: read
     as an answer of its own, it is profiled, proposed and published as one, and a column of
     numbers becomes categories. One warning per marker and kind of column, naming each column
@@ -606,21 +787,34 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
         Who read the file so (``"init"``).
     remedy : str
         What to do, with ``{marker}`` (the marker quoted as Python writes it) and ``{option}``
-        (quoted for a shell) in it.
+        (quoted for a shell) in it: the markers of every column (``na_values``), for a text
+        other software writes for a missing value in any column (R's ``NA``).
+    coded : str, optional
+        What to do with a survey's codes (:data:`CODES`, :data:`TOP_CODES`), which are
+        missing answers in the columns named and may be values in others (``98`` hours
+        worked): with ``{options}`` (``--column-na-values COLUMN=CODES`` per column, quoted
+        for a shell) and ``{entries}`` (the config's ``column_na_values`` mapping, in YAML's
+        flow style) in it. Default: ``remedy``, the codes as markers of every column.
     """
     groups: dict[tuple[str, bool, str], list[str]] = {}
     for column, marked in found.items():
-        groups.setdefault((marked.marker, marked.numbers, marked.where), []).append(
-            f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{_others(marked)})"
-        )
+        groups.setdefault((marked.marker, marked.numbers, marked.where), []).append(column)
     out = []
-    for (marker, numbers, where), named in groups.items():
-        many = len(named) > 1
+    for (marker, numbers, where), columns in groups.items():
+        many = len(columns) > 1
+        named = [_named(column, found[column]) for column in columns]
         if where:
             listed = marker.split(",")
             one = len(listed) == 1
             quoted = ", ".join(repr(c) for c in listed)
-            todo = remedy.format(marker=quoted, option=shlex.quote(marker))
+            todo = (
+                remedy.format(marker=quoted, option=shlex.quote(marker))
+                if coded is None
+                else coded.format(
+                    options=_column_options(columns, marker),
+                    entries=_column_entries(columns, listed),
+                )
+            )
             kind = "a negative code" if where == "below" else "a code"
             out.append(
                 f"column{'s' if many else ''} {', '.join(named)} hold{'' if many else 's'} "
@@ -641,6 +835,27 @@ def marker_warnings(found: Mapping[str, MarkerColumn], reader: str, remedy: str)
             f"if it marks missing values, {todo}"
         )
     return out
+
+
+def _named(column: str, marked: MarkerColumn) -> str:
+    """A column as a warning names it: its name and its rows (and a coded column's other
+    values)."""
+    return f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{_others(marked)})"
+
+
+def _column_options(columns: Sequence[str], marker: str) -> str:
+    """``--column-na-values COLUMN=CODES`` for each of ``columns``, quoted for a shell."""
+    return " ".join(f"--column-na-values {shlex.quote(f'{c}={marker}')}" for c in columns)
+
+
+def _column_entries(columns: Sequence[str], markers: Sequence[str]) -> str:
+    """A config's ``column_na_values`` giving each of ``columns`` the ``markers``, in YAML's
+    flow style (``{educatn: ['99', '98']}``)."""
+    import yaml
+
+    entries = {c: list(markers) for c in columns}
+    text = yaml.safe_dump(entries, default_flow_style=True, width=10**9, sort_keys=False)
+    return text.strip()
 
 
 def _others(marked: MarkerColumn) -> str:
@@ -686,21 +901,29 @@ def _as_number(text: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def marked_frame(frame: Any, markers: Sequence[str]) -> Any:
-    """A table read from a Parquet or Feather file with the cells ``markers`` mark missing
-    (:func:`na_marked`), each column of integers read as pandas' nullable integers when
-    markers are given (whether or not it holds one: so that every part of a table read in
-    parts, out of core, has the type the whole has in memory). Without markers, ``frame``."""
+def marked_frame(
+    frame: Any, markers: Sequence[str], by_column: Mapping[str, Sequence[str]] | None = None
+) -> Any:
+    """A table read from a Parquet or Feather file with the cells its markers mark missing
+    (:func:`na_marked`): ``markers`` in every column, ``by_column`` in the columns it names
+    (:func:`markers_of`; a column it names that ``frame`` lacks is passed by: a part of a
+    table may hold some columns only). Each column given a marker is read as pandas'
+    nullable integers if it holds integers (whether or not it holds a marker: so that every
+    part of a table read in parts, out of core, has the type the whole has in memory); a
+    column given none is left as it is. Without markers, ``frame``."""
     import pandas as pd
 
-    if not markers:
+    if not markers and not by_column:
         return frame
     out = frame.copy()
     for i in range(out.shape[1]):
+        own = markers_of(out.columns[i], markers, by_column)
+        if not own:
+            continue
         values = out.iloc[:, i]
         if pd.api.types.is_integer_dtype(values) and not pd.api.types.is_bool_dtype(values):
             values = values.astype("Int64")
-        out.isetitem(i, na_marked(values, markers))
+        out.isetitem(i, na_marked(values, own))
     return out
 
 
@@ -796,6 +1019,7 @@ def whole_written(
     csv_options: Mapping[str, Any],
     na_values: Sequence[str],
     header: bool = True,
+    own: Mapping[int, Sequence[str]] | None = None,
 ) -> list[int]:
     """Of the CSV columns at ``positions`` (0-based), those whose every field that is not
     missing is written as a whole number (``3``, never ``3.0``) and that hold one at least:
@@ -817,6 +1041,9 @@ def whole_written(
         The fields that are missing values.
     header : bool, default True
         Whether the first line names the columns.
+    own : mapping of int to sequence of str, optional
+        Position -> the fields that are missing values in that column alone (its
+        ``column_na_values``).
 
     Returns
     -------
@@ -833,7 +1060,7 @@ def whole_written(
     names = {p: f"f{p}" for p in positions}
     if isinstance(source, (str, os.PathLike)):
         with csv_opener(source)(source, "rb") as fh:
-            return whole_written(fh, positions, csv_options, na_values, header)
+            return whole_written(fh, positions, csv_options, na_values, header, own)
     try:
         text = pacsv.read_csv(
             source,
@@ -859,6 +1086,9 @@ def whole_written(
     found = []
     for p, name in names.items():
         held = text.column(name).drop_null()
+        marked = [str(v) for v in (own or {}).get(p, ())]
+        if marked:  # (the column's own markers: missing in it alone)
+            held = held.filter(pc.invert(pc.is_in(held, value_set=pa.array(marked))))
         if len(held) and pc.all(pc.match_substring_regex(held, _WHOLE_FIELD)).as_py():
             found.append(p)
     return found

@@ -13,7 +13,7 @@ import glob
 import io
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ from dask.dataframe.io.csv import make_reader
 
 from ..core.errors import InputError
 from ..core.reading import (
+    check_marked_columns,
+    csv_na_values,
     csv_opener,
     marked_frame,
     typed_whole,
@@ -32,6 +34,9 @@ from ..core.reading import (
     whole_floats,
     whole_written,
     zero_led_codes,
+)
+from ..core.reading import (
+    column_na_values as checked_column_markers,
 )
 from ..core.release import not_a_dataset
 
@@ -222,6 +227,7 @@ def read_dataset(
     decimal: str = ".",
     quotechar: str = '"',
     na_values: Any = None,
+    column_na_values: Any = None,
     blocksize: str | int = "64MB",
 ) -> dd.DataFrame:
     """A lazy dask DataFrame over a Parquet or CSV dataset.
@@ -246,6 +252,12 @@ def read_dataset(
         missing too (:func:`~microanon.core.reading.marked_frame`). The encoding must write a
         line break as the single byte ``\\n`` (UTF-8, Latin-1, cp1252, ...: not UTF-16), as
         the CSV files are split into partitions at line breaks.
+    column_na_values : mapping of str to sequence of str, optional
+        Markers of missing values of the columns it names alone, on top of ``na_values``
+        (:attr:`microanon.core.reading.ReadOptions.column_na_values`): each partition's cells
+        marked as the in-memory reader marks the whole table's (a CSV block read with each
+        column's markers, a Parquet partition by
+        :func:`~microanon.core.reading.marked_frame`).
     blocksize : str or int
         Size of the CSV partitions.
 
@@ -257,15 +269,19 @@ def read_dataset(
     ------
     InputError
         A path that does not exist or a glob that matches nothing; Parquet files that disagree on
-        the schema (naming the file and the column); requested columns the data lacks; an
-        encoding whose line break is not one byte.
+        the schema (naming the file and the column); requested columns the data lacks; a
+        column of ``column_na_values`` the data lack; an encoding whose line break is not one
+        byte.
     """
+    by_column = checked_column_markers(column_na_values)
+    markers = [na_values] if isinstance(na_values, str) else list(na_values or ())
     files, directory = _files(os.fspath(path))
     kind = _format(files, directory, format)
     wanted = None if columns is None else list(columns)
     if kind == "parquet":
         available, widened, gaps, coded = _parquet_columns(files)
         _check_columns(wanted, available, path)
+        check_marked_columns(available, by_column, path)
         # integers that may miss a value read as pandas' nullable integers, as the in-memory
         # engine reads them (3, not 3.0); Arrow maps types, not columns, so the others are
         # NumPy's integers again
@@ -290,12 +306,12 @@ def read_dataset(
             if c in frame.columns and (c in widened or c in coded or frame.dtypes[c] != t)
         }
         frame = frame.astype(types) if types else frame
-        # na_values mark cells missing as the in-memory reader marks them (integers nullable)
-        markers = [na_values] if isinstance(na_values, str) else list(na_values or ())
-        if not markers:
+        # na_values (and a column's own) mark cells missing as the in-memory reader marks
+        # them (integers nullable)
+        if not markers and not by_column:
             return frame
-        meta = marked_frame(frame._meta, markers)
-        return frame.map_partitions(marked_frame, markers, meta=meta)
+        meta = marked_frame(frame._meta, markers, by_column)
+        return frame.map_partitions(marked_frame, markers, by_column, meta=meta)
     _check_encoding(encoding)
     opened = csv_opener(files[0])(files[0], "rt", encoding=encoding, errors="replace", newline="")
     with opened as fh:
@@ -307,6 +323,24 @@ def read_dataset(
         raise InputError(f"cannot read {named}: {_QUOTED_BREAK}")
     block = functools.partial(read_csv_block, source=named)
     reader = make_reader(functools.update_wrapper(block, read_csv_block), "read_csv", "CSV")
+    missing = ["", *markers]
+    names: list[Any] = []
+    if by_column:  # (each column's markers by the name pandas gives it, as in memory)
+        try:
+            names = list(
+                pd.read_csv(
+                    files[0],
+                    nrows=0,
+                    encoding=encoding,
+                    skipinitialspace=True,
+                    index_col=False,
+                    **options,
+                ).columns
+            )
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+            raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
+        check_marked_columns(names, by_column, path)
+    na = csv_na_values(names, missing, by_column)
 
     def read(types: dict[str, Any]) -> dd.DataFrame:
         return reader(
@@ -318,7 +352,7 @@ def read_dataset(
             # missing: an empty field and na_values only, as the in-memory reader reads a file
             # (pandas' default markers would make R's NA missing here and a value there)
             keep_default_na=False,
-            na_values=["", *([na_values] if isinstance(na_values, str) else na_values or ())],
+            na_values=na,
             skipinitialspace=True,
             # a compressed file cannot be split: one partition each (dask would warn)
             blocksize=None if csv_opener(files[0]) is not open else blocksize,
@@ -333,7 +367,7 @@ def read_dataset(
         # the first file's rows typed the columns: a later file whose first rows miss a
         # whole number (R's NA) or hold text would fail dask's check; typed as they say
         retyped = _types_of_later_files(
-            files[1:], frame, {**options, "encoding": encoding}, na_values, codes
+            files[1:], frame, {**options, "encoding": encoding}, na, codes
         )
         if retyped:
             frame = read({**dict.fromkeys(codes, str), **retyped})
@@ -342,7 +376,8 @@ def read_dataset(
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
     _check_columns(wanted, list(frame.columns), path)
-    frame = _whole_codes(frame, files[0], {**options, "encoding": encoding}, na_values, named)
+    csv_options = {**options, "encoding": encoding}
+    frame = _whole_codes(frame, files[0], csv_options, missing, by_column, named)
     return frame if wanted is None else frame[wanted]
 
 
@@ -355,18 +390,19 @@ def _types_of_later_files(
     files: Sequence[Path],
     frame: dd.DataFrame,
     csv_options: dict[str, Any],
-    na_values: Any,
+    missing: list[str] | dict[Any, list[str]],
     codes: Sequence[Any],
 ) -> dict[str, Any]:
     """The columns whose type the first rows (:data:`LATER_SAMPLE_BYTES`) of a CSV file after
     the first widen, and the type they take: decimal numbers (``float64``, where the first file
     typed whole numbers and a later file leaves a field empty or ``NA``: read as whole numbers
     with gaps by :func:`_whole_codes`), or text (a number column whose later file holds text,
-    as the in-memory engine reads the files joined)."""
+    as the in-memory engine reads the files joined). ``missing``: the fields that are missing
+    values, as :func:`pandas.read_csv` takes them
+    (:func:`~microanon.core.reading.csv_na_values`)."""
     numbers = {c: t for c, t in frame.dtypes.items() if t.kind in "iufb" and c not in codes}
     if not numbers:
         return {}
-    missing = ["", *([na_values] if isinstance(na_values, str) else na_values or ())]
     widened: dict[str, Any] = {}
     for f in files:
         with csv_opener(f)(f, "rb") as fh:
@@ -396,14 +432,20 @@ def _types_of_later_files(
 
 
 def _whole_codes(
-    frame: dd.DataFrame, first: Path, csv_options: dict[str, Any], na_values: Any, source: str
+    frame: dd.DataFrame,
+    first: Path,
+    csv_options: dict[str, Any],
+    missing: Sequence[str],
+    by_column: dict[str, tuple[str, ...]],
+    source: str,
 ) -> dd.DataFrame:
     """``frame`` (a CSV dataset as dask read it) with the columns it types as decimals only
     because some values are missing, whose fields in the first
     :data:`TYPE_SAMPLE_BYTES` of the first file are all whole numbers (``3``, never ``3.0``),
     as pandas' nullable integers: what the in-memory engine reads, so that a release publishes
     the ``3`` the file holds. A later row that holds a decimal number is refused, as any later
-    row that does not fit its column's type (:func:`_whole_block`)."""
+    row that does not fit its column's type (:func:`_whole_block`). ``missing``: the fields
+    missing in every column; ``by_column``: those missing in one column alone."""
     floats = [i for i, t in enumerate(frame.dtypes) if t == np.float64]
     if not floats:
         return frame
@@ -411,8 +453,10 @@ def _whole_codes(
         sample = fh.read(TYPE_SAMPLE_BYTES + 1)
     if len(sample) > TYPE_SAMPLE_BYTES:  # (a last line cut short left out)
         sample = sample[: sample.rfind(b"\n", 0, TYPE_SAMPLE_BYTES) + 1]
-    missing = ["", *([na_values] if isinstance(na_values, str) else na_values or ())]
-    whole = whole_written(io.BytesIO(sample), floats, csv_options, missing)
+    own = {
+        i: by_column[str(frame.columns[i])] for i in floats if str(frame.columns[i]) in by_column
+    }
+    whole = whole_written(io.BytesIO(sample), floats, csv_options, missing, True, own)
     for name in (frame.columns[i] for i in whole):
         block = functools.partial(_whole_block, column=name, source=source)
         frame[name] = frame[name].map_partitions(block, meta=(name, "Int64"))
@@ -559,18 +603,23 @@ def parquet_files(path: str | os.PathLike[str], format: str | None = None) -> li
 
 
 def read_parquet_file(
-    path: str, columns: Sequence[str], numeric: Sequence[str] = (), markers: Sequence[str] = ()
+    path: str,
+    columns: Sequence[str],
+    numeric: Sequence[str] = (),
+    markers: Sequence[str] = (),
+    by_column: Mapping[str, Sequence[str]] | None = None,
 ) -> Any:
     """One Parquet file as a pandas DataFrame, its text columns as categoricals
     (:func:`read_text_coded`), its integer columns that miss values as pandas' nullable
-    integers (not floats: 3, not 3.0), the cells ``markers`` (``na_values``) mark missing
+    integers (not floats: 3, not 3.0), the cells ``markers`` (``na_values``) mark missing, and
+    those ``by_column`` (``column_na_values``) marks in its columns
     (:func:`~microanon.core.reading.marked_frame`, as in memory)."""
     table = read_text_coded(path, columns, numeric)
     frame = table.to_pandas()
     for name, column in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_integer(column.type) and column.null_count:
             frame[name] = column.to_pandas(types_mapper=_nullable)
-    return marked_frame(frame, markers)
+    return marked_frame(frame, markers, by_column)
 
 
 def read_text_coded(
@@ -607,5 +656,6 @@ def dataset_pieces(
             read = delayed(read_parquet_file, pure=False)
             given = options.get("na_values")
             markers = [given] if isinstance(given, str) else list(given or ())
-            return [read(f, list(columns), list(numeric), markers) for f in files]
+            by_column = checked_column_markers(options.get("column_na_values"))
+            return [read(f, list(columns), list(numeric), markers, by_column) for f in files]
     return list(frame[list(columns)].to_delayed())

@@ -97,7 +97,8 @@ def render_config(
         The ``data:`` value (a path relative to the config).
     read : mapping
         How the CSV file was read (:class:`~microanon.core.reading.ReadOptions` fields that are
-        not the defaults): the ``read:`` block, and ``na_values`` as the top-level key.
+        not the defaults): the ``read:`` block, and ``na_values`` and ``column_na_values`` as
+        top-level keys.
     source : str
         The data file's name, for the header.
     rows : int
@@ -116,8 +117,9 @@ def render_config(
         ``{"method", "params"}`` per step: written as ``steps:`` instead of ``method:`` and
         ``params:`` (``models`` must then be empty).
     """
-    csv = {k: v for k, v in read.items() if k != "na_values"}
+    csv = {k: v for k, v in read.items() if k not in ("na_values", "column_na_values")}
     na_values = read.get("na_values")  # a top-level key of the config, not one of read:
+    by_column = read.get("column_na_values")  # (so is this one)
     if intro is None:
         intro = (
             f"microanon init: a proposed anonymization of {source} ({rows:,} rows, "
@@ -147,6 +149,14 @@ def render_config(
         *(
             [f"na_values: {yaml_flow(list(na_values))}   # missing-value markers"]
             if na_values
+            else []
+        ),
+        *(
+            [
+                f"column_na_values: {yaml_flow(dict(by_column))}   # missing-value markers of "
+                "single columns"
+            ]
+            if by_column
             else []
         ),
         *([f"read: {yaml_flow(csv)}   # how the CSV file is read"] if csv else []),

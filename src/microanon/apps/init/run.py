@@ -446,7 +446,8 @@ def _starred(frame: pd.DataFrame) -> list[str]:
 
 
 def read_block(read: ReadOptions | None) -> dict[str, Any]:
-    """The options of ``read`` that differ from the defaults, as the config's ``read:`` block."""
+    """The options of ``read`` that differ from the defaults, as the config's ``read:`` block
+    (with ``na_values`` and ``column_na_values``, which the config writes as top-level keys)."""
     if read is None:
         return {}
     default = ReadOptions()
@@ -455,6 +456,8 @@ def read_block(read: ReadOptions | None) -> dict[str, Any]:
         value = getattr(read, name)
         if value != getattr(default, name):
             out[name] = list(value) if name == "na_values" else value
+    if read.by_column:
+        out["column_na_values"] = {c: list(m) for c, m in read.by_column.items()}
     return out
 
 
@@ -539,6 +542,9 @@ def run_init(
             frame,
             "init",
             "run init again with --na-values {option} (in the config: na_values: [{marker}])",
+            # (a survey's codes mark its missing answers in these columns, maybe values in
+            # others: 98 hours worked beside the 98 of an unknown number of children)
+            coded="run init again with {options} (in the config: column_na_values: {entries})",
         )
         entries, hierarchies = _entries(
             frame, profiles, proposals, findings, declared, plans, orders
