@@ -140,6 +140,11 @@ of ``carData`` and of ``DAAG``, ``causaldata``, ``AER``, ``sampleSelection``, ``
   ``Gestation``): 1,236 births with the mother's and the father's age, height, weight, race
   and education, marital status, family income (``inc``, ten bands, missing for 124), smoking
   and the date of birth.
+- ``psid``: a cross-section of 1993 of the Panel Study of Income Dynamics (``Ecdat``'s
+  ``PSID``): 4,856 people, the 1968 interview number and the person number, age, the highest
+  grade completed (``educatn``, 0 to 17, and the codes 98 and 99 for an unknown answer),
+  earnings, hours worked in the year (0 to 5,160: one person 98), children (``kids``, 0 to 10,
+  and the codes 98 and 99) and marital status.
 
 A missing package is a missing oracle (:mod:`oracles`): a failure under CI.
 """
@@ -199,6 +204,7 @@ SURVEYS = {
     "ashkenazi": ("asaur", "ashkenazi"),
     "gestation": ("mosaicData", "Gestation"),
     "nesarc": ("stevedata", "nesarc_drinkspd"),
+    "psid": ("Ecdat", "PSID"),
 }
 
 

@@ -312,7 +312,8 @@ def test_a_later_csv_file_missing_whole_numbers_is_read(tmp_path, scheduler):
 def test_a_glob_of_csv_files_reads_as_the_whole_file(tmp_path_factory, cuts):
     """However the Minneapolis records are split into three files (which of them hold an NA
     age, text among the offence codes), the Dask reader's table is the in-memory reader's of
-    the whole file: the same values, ages whole numbers with gaps (never ``23.0``)."""
+    the whole file: the same values, ages whole numbers with gaps (never ``23.0``), whether
+    ``NA`` marks every column or the age alone (``column_na_values``)."""
     from real_surveys import survey
 
     from microanon.apps.io import read_table
@@ -325,9 +326,10 @@ def test_a_glob_of_csv_files_reads_as_the_whole_file(tmp_path_factory, cuts):
     (tmp / "parts").mkdir()
     for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(police)], strict=True)):
         police.iloc[a:b].to_csv(tmp / "parts" / f"p{i}.csv", index=False, na_rep="NA")
-    memory = read_table(tmp / "whole.csv", options=ReadOptions(na_values=("NA",)))
-    dask = read_dataset(f"{tmp}/parts/*.csv", na_values=["NA"]).compute()
-    assert str(dask["age"].dtype) == str(memory["age"].dtype) == "Int64"
-    pd.testing.assert_frame_equal(
-        dask.reset_index(drop=True), memory.reset_index(drop=True), check_dtype=False
-    )
+    for markers in ({"na_values": ("NA",)}, {"column_na_values": {"age": ("NA",)}}):
+        memory = read_table(tmp / "whole.csv", options=ReadOptions(**markers))
+        dask = read_dataset(f"{tmp}/parts/*.csv", **markers).compute()
+        assert str(dask["age"].dtype) == str(memory["age"].dtype) == "Int64"
+        pd.testing.assert_frame_equal(
+            dask.reset_index(drop=True), memory.reset_index(drop=True), check_dtype=False
+        )

@@ -246,11 +246,14 @@ def test_every_command_that_reads_a_table_has_the_flags():
         ["risk"],
         ["lint"],
         ["anonymize"],
+        ["init"],
         ["query"],
+        ["app"],
         ["collect", "submit"],
     ):
         shown = _run(*command, "--help").output
-        for flag in ("--sep", "--encoding", "--decimal", "--quotechar", "--na-values"):
+        flags = ("--sep", "--encoding", "--decimal", "--quotechar", "--na-values")
+        for flag in (*flags, "--column-na-values"):
             assert flag in shown, (command, flag)
 
 

