@@ -195,6 +195,23 @@ def test_check_reads_the_flags_markers_in_their_column(small):
     assert marked == json.loads(_run("check", rewritten, *args).stdout)
 
 
+def test_a_population_file_is_marked_in_the_columns_it_has(small, tmp_path):
+    """A population file holds the quasi-identifiers alone: the markers of another column
+    name no column it lacks, and its own columns are marked as the data's."""
+    population = tmp_path / "population.csv"
+    population.write_text("kids,town\n2,a\n98,b\n0,a\n99,b\n1,a\n2,b\n0,a\n", "utf-8")
+    args = ["--quasi", "kids", "--sensitive", "hours", "--json", "--population-file"]
+    flags = ["--column-na-values", "kids=98,99", "--column-na-values", "hours=98"]
+    marked = _run("check", small, *args, population, *flags)
+    assert marked.exit_code == 0, marked.output
+    blank_data, blank_population = tmp_path / "d.csv", tmp_path / "p.csv"
+    blank_data.write_text("kids,hours\n2,40\n,\n0,35\n,20\n1,\n", "utf-8")
+    blank_population.write_text("kids,town\n2,a\n,b\n0,a\n,b\n1,a\n2,b\n0,a\n", "utf-8")
+    rewritten = _run("check", blank_data, *args, blank_population)
+    assert json.loads(marked.stdout)["delta_presence_min"] == 0.5
+    assert json.loads(marked.stdout) == json.loads(rewritten.stdout)
+
+
 # ------------------------------------------------------------------------------ every format
 def _write(frame: pd.DataFrame, path: Path) -> None:
     suffix = path.suffix

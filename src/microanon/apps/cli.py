@@ -489,7 +489,7 @@ def check(
         _not_with_dask(no_header=no_header)
     population = None
     if population_file is not None:
-        population = read_table(population_file, options=csv)
+        population = read_table(population_file, options=csv, some_columns=True)
         population.columns = [str(c) for c in population.columns]
     options = {
         "c": c,
@@ -702,7 +702,7 @@ def risk(
         click.get_current_context().with_resource(working_aside(prepare))
     population_table = None
     if population_file is not None:
-        population_table = read_table(population_file, options=csv)
+        population_table = read_table(population_file, options=csv, some_columns=True)
         population_table.columns = [str(c) for c in population_table.columns]
     settings = {
         "quasi": keys,

@@ -334,7 +334,7 @@ def _read_files(params: Any, base: Path, read: ReadOptions, schema: Schema) -> A
         return params
     params = dict(params)
     if isinstance(params.get("population"), str):
-        population = read_table(base / params["population"], options=read)
+        population = read_table(base / params["population"], options=read, some_columns=True)
         marked = [q for q in schema.quasi if schema[q].missing_policy == "value"]
         params["population"] = as_value(population, marked)
     if isinstance(params.get("hierarchy"), str):

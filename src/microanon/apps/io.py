@@ -108,6 +108,7 @@ def read_table(
     header: bool = True,
     *,
     options: ReadOptions | None = None,
+    some_columns: bool = False,
 ) -> pd.DataFrame:
     """Read a CSV (delimiter detected unless given), a Parquet, a Feather (``.feather``), an SPSS
     (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``) or SAS (``.sas7bdat``, ``.xpt``) file, or
@@ -150,6 +151,10 @@ def read_table(
         file (default: detected delimiter, UTF-8, ``.``, ``"``); an Excel workbook takes its
         missing-value markers and ``sheet``; Parquet, Feather, SPSS, Stata and SAS files take
         the missing-value markers (``na_values``, ``column_na_values``) and ignore the rest.
+    some_columns : bool
+        The file holds some of the data's columns (a population file): ``column_na_values``
+        marks those it has and names none it lacks. Default: the file is the data, and
+        ``column_na_values`` may name none of its columns that it lacks.
 
     Raises
     ------
@@ -158,10 +163,10 @@ def read_table(
         not a table, or not text in the encoding (naming the byte offset and line of the first
         undecodable byte), if its header (CSV, Excel) or schema (Parquet, Feather) repeats a
         column name, if the workbook has no sheet of that name (listing its sheets), or if
-        ``column_na_values`` names a column the file lacks; one line naming the file, never its
-        content.
+        ``column_na_values`` names a column the file lacks (unless ``some_columns``); one line
+        naming the file, never its content.
     """
-    return read_labelled(path, na_values, header, options=options).frame
+    return read_labelled(path, na_values, header, options=options, some_columns=some_columns).frame
 
 
 class Labelled(NamedTuple):
@@ -181,6 +186,7 @@ def read_labelled(
     header: bool = True,
     *,
     options: ReadOptions | None = None,
+    some_columns: bool = False,
 ) -> Labelled:
     """The table :func:`read_table` reads, and the variable labels of an SPSS, Stata or SAS
     file, read with it (from the same metadata as its value labels).
@@ -191,7 +197,7 @@ def read_labelled(
 
     Parameters
     ----------
-    path, na_values, header, options
+    path, na_values, header, options, some_columns
         As :func:`read_table` takes them.
 
     Returns
@@ -228,7 +234,8 @@ def read_labelled(
         read = Labelled(_read_excel(path, markers, header, options.sheet, by_column), {})
     else:
         read = Labelled(_read_csv(path, na_values, header, options), {})
-    check_marked_columns(read.frame.columns, by_column, path)
+    if not some_columns:
+        check_marked_columns(read.frame.columns, by_column, path)
     # ('WT      ' and 'WT': one offence code, whatever the file's format)
     return Labelled(unpadded(read.frame), read.labels)
 
