@@ -854,3 +854,35 @@ def test_a_role_changed_twice_keeps_the_role_init_proposed(client):
         assert r.status_code == 200, r.text
     south = next(c for c in r.json()["columns"] if c["name"] == "south")
     assert south["reason"] == f"chosen by the user (proposed {proposed})", south["reason"]
+
+
+def test_a_survey_s_codes_are_named_with_the_markers_of_their_columns(client):
+    """The Panel Study of Income Dynamics' cross-section of 1993: 98 and 99 code an unknown
+    grade completed and number of children, and one person worked 98 hours. The upload names
+    the two coded columns with their own markers (the same markers for every column would
+    erase the 98 hours); loaded with them, nothing is said, the hours keep their 98, and the
+    data set's reading options (which the configs of its runs repeat) hold them."""
+    from real_surveys import survey
+
+    data = survey("psid")[["age", "educatn", "hours", "kids"]].to_csv(index=False).encode()
+    warnings = _upload(client, data, "psid.csv").json()["read_warnings"]
+    assert [w.rsplit("; ", 1)[-1] for w in warnings] == [
+        "if they mark missing values, load the file again with educatn=99,98 among the "
+        "missing-value markers of single columns",
+        "if they mark missing values, load the file again with kids=98,99 among the "
+        "missing-value markers of single columns",
+    ]
+    fixed = _upload(client, data, "psid.csv", column_na_values="educatn=99,98; kids=98,99")
+    assert fixed.status_code == 201, fixed.text
+    ds = fixed.json()
+    assert ds["read_warnings"] == []
+    assert ds["read"] == {"column_na_values": {"educatn": ["99", "98"], "kids": ["98", "99"]}}
+    cols = {c["name"]: c for c in ds["columns"]}
+    assert cols["educatn"]["missing_share"] == pytest.approx(226 / 4856)  # (225 codes, 1 NA)
+    assert cols["kids"]["missing_share"] == pytest.approx(118 / 4856)
+    assert cols["hours"]["missing_share"] == 0
+    body = _refused(_upload(client, data, "psid.csv", column_na_values="educatn"))
+    assert body["field"] == "column_na_values"
+    assert body["error"] == (
+        "column_na_values: give COLUMN=V1,V2 (e.g. educatn=98,99), got 'educatn'"
+    )

@@ -164,24 +164,21 @@ def _read_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _column_markers(given: Sequence[str]) -> dict[str, list[str]]:
-    """The ``--column-na-values COLUMN=V1,V2`` flags as column -> markers (a column given twice
-    gets the markers of both; ``COLUMN=`` alone gives it none, over the config's).
+    """The ``--column-na-values COLUMN=V1,V2`` flags as column -> markers
+    (:func:`~microanon.core.reading.column_na_values_text`).
 
     Raises
     ------
     InputFailure
         A flag without ``=`` or without a column, naming it (one line, status 2).
     """
-    out: dict[str, list[str]] = {}
-    for flag in given:
-        column, equals, markers = flag.partition("=")
-        if not equals or not column.strip():
-            raise InputFailure(
-                f"--column-na-values: give COLUMN=V1,V2 (e.g. educatn=98,99), got {flag!r}"
-            )
-        listed = out.setdefault(column.strip(), [])
-        listed += [m for m in _split(markers) if m not in listed]
-    return out
+    from ..core.errors import InputError
+    from ..core.reading import column_na_values_text
+
+    try:
+        return column_na_values_text(given, "--column-na-values")
+    except InputError as exc:
+        raise InputFailure(str(exc)) from None
 
 
 #: A TCP port (0: one the system chooses), for ``serve`` and ``app``.

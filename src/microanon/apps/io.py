@@ -264,9 +264,9 @@ def _read_csv(
             _refuse_repeated(path, names, "; if the first line is data, read it without a header")
         codes = zero_led_codes(sample, csv_options, header)
         missing = ["", *options.na_values, *na_values]
-        names: list[Any] = []
+        columns: list[Any] = []
         if options.by_column:  # (each column's markers by the name pandas gives it)
-            names = list(
+            columns = list(
                 pd.read_csv(
                     path,
                     header=0 if header else None,
@@ -279,7 +279,7 @@ def _read_csv(
             pd.read_csv,
             path,
             header=0 if header else None,
-            na_values=csv_na_values(names, missing, options.by_column),
+            na_values=csv_na_values(columns, missing, options.by_column),
             # never the first fields as an index: a line ending in the separator (as
             # spreadsheets and SAS export them) would shift every column one place left
             index_col=False,
@@ -667,11 +667,11 @@ def _read_excel(
                 _refuse_repeated(
                     path, ["" if pd.isna(v) else str(v) for v in names_row], f" (sheet {chosen})"
                 )
-            names: list[Any] = []
+            columns: list[Any] = []
             if by_column:  # (each column's markers by the name pandas gives it)
                 at = {"header": 0, "nrows": 0} if header else {"header": None, "nrows": 1}
-                names = list(pd.read_excel(book, chosen, dtype=object, **at).columns)
-            missing = csv_na_values(names, ["", *na_values], by_column)
+                columns = list(pd.read_excel(book, chosen, dtype=object, **at).columns)
+            missing = csv_na_values(columns, ["", *na_values], by_column)
             options: dict[str, Any] = {"keep_default_na": False, "na_values": missing}
             frame = pd.read_excel(
                 book, chosen, header=0 if header else None, dtype=object, **options

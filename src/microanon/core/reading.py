@@ -22,6 +22,7 @@ __all__ = [
     "ReadOptions",
     "check_marked_columns",
     "column_na_values",
+    "column_na_values_text",
     "csv_na_values",
     "csv_opener",
     "decimal_comma_columns",
@@ -128,7 +129,8 @@ _ROLES = {"sep": "delimiter", "decimal": "decimal mark", "quotechar": "quote cha
 @dataclass(frozen=True)
 class ReadOptions:
     """How CSV files are read, and which sheet of an Excel workbook (Parquet and Feather files
-    carry their own types and ignore these but ``na_values``; SPSS, Stata and SAS files too).
+    carry their own types and ignore these but ``na_values`` and ``column_na_values``; SPSS,
+    Stata and SAS files too).
 
     Parameters
     ----------
@@ -276,7 +278,7 @@ def _labelled(where: str, message: str, known: Sequence[str]) -> str:
 _SCALARS = (str, int, float)
 
 
-def column_na_values(value: Any, key: str = "column_na_values") -> dict[str, tuple[str, ...]]:
+def column_na_values(value: Any) -> dict[str, tuple[str, ...]]:
     """The missing-value markers of single columns, checked: column -> its markers as text
     (``{'educatn': ('99', '98')}``), in the order given, each once.
 
@@ -286,8 +288,6 @@ def column_na_values(value: Any, key: str = "column_na_values") -> dict[str, tup
         Column -> a list of markers (a single marker alone too), as a config's
         ``column_na_values: {educatn: ['99', '98']}`` gives them; a column name may be a
         number (a file read without a header names its columns 0, 1, 2, ...). None: none.
-    key : str
-        How messages name the option.
 
     Returns
     -------
@@ -298,7 +298,7 @@ def column_na_values(value: Any, key: str = "column_na_values") -> dict[str, tup
     ------
     InputError
         Not a mapping; a column that is not named; markers that are not a list of texts or
-        numbers; the message names ``key`` and the column.
+        numbers; the message names the option (``column_na_values:``) and the column.
 
     Examples
     --------
@@ -315,23 +315,56 @@ def column_na_values(value: Any, key: str = "column_na_values") -> dict[str, tup
         pairs = [tuple(p) for p in value]
     else:
         raise InputError(
-            f"{key}: give a mapping of column to missing-value markers, e.g. "
+            "column_na_values: give a mapping of column to missing-value markers, e.g. "
             f"{{educatn: ['98', '99']}}; got {value!r}"
         )
     out: dict[str, tuple[str, ...]] = {}
     for column, markers in pairs:
         if isinstance(column, bool) or not isinstance(column, (str, int)) or column == "":
-            raise InputError(f"{key}: {column!r} is not a column name")
+            raise InputError(f"column_na_values: {column!r} is not a column name")
         name = str(column)
         listed = [markers] if isinstance(markers, _SCALARS) else markers
         if not isinstance(listed, (list, tuple)) or not all(
             isinstance(m, _SCALARS) for m in listed
         ):
             raise InputError(
-                f"{key}: {name}: give a list of missing-value markers, e.g. ['98', '99']; got "
-                f"{markers!r}"
+                f"column_na_values: {name}: give a list of missing-value markers, e.g. "
+                f"['98', '99']; got {markers!r}"
             )
         out[name] = tuple(dict.fromkeys([*out.get(name, ()), *(str(m) for m in listed)]))
+    return out
+
+
+def column_na_values_text(given: Iterable[str], label: str) -> dict[str, list[str]]:
+    """Markers of single columns written as text, ``COLUMN=V1,V2`` each (the flags
+    ``--column-na-values``, a form's field): column -> its markers (a column given twice gets
+    the markers of both; ``COLUMN=`` alone gives it none, which replaces another source's).
+
+    Parameters
+    ----------
+    given : iterable of str
+        One ``COLUMN=V1,V2`` each; the name ends at the first ``=``, the markers are separated
+        by commas (spaces around either are no part of them).
+    label : str
+        How messages name the option (``--column-na-values``).
+
+    Raises
+    ------
+    InputError
+        A text without ``=`` or without a column, naming it.
+
+    Examples
+    --------
+    >>> column_na_values_text(["kids=98,99", "educatn= 99"], "--column-na-values")
+    {'kids': ['98', '99'], 'educatn': ['99']}
+    """
+    out: dict[str, list[str]] = {}
+    for text in given:
+        column, equals, markers = text.partition("=")
+        if not equals or not column.strip():
+            raise InputError(f"{label}: give COLUMN=V1,V2 (e.g. educatn=98,99), got {text!r}")
+        listed = out.setdefault(column.strip(), [])
+        listed += [m for m in (v.strip() for v in markers.split(",")) if m and m not in listed]
     return out
 
 
@@ -793,8 +826,9 @@ def marker_warnings(
         What to do with a survey's codes (:data:`CODES`, :data:`TOP_CODES`), which are
         missing answers in the columns named and may be values in others (``98`` hours
         worked): with ``{options}`` (``--column-na-values COLUMN=CODES`` per column, quoted
-        for a shell) and ``{entries}`` (the config's ``column_na_values`` mapping, in YAML's
-        flow style) in it. Default: ``remedy``, the codes as markers of every column.
+        for a shell), ``{entries}`` (the config's ``column_na_values`` mapping, in YAML's
+        flow style) or ``{pairs}`` (``COLUMN=CODES`` per column, separated by ``;``) in it.
+        Default: ``remedy``, the codes as markers of every column.
     """
     groups: dict[tuple[str, bool, str], list[str]] = {}
     for column, marked in found.items():
@@ -813,6 +847,7 @@ def marker_warnings(
                 else coded.format(
                     options=_column_options(columns, marker),
                     entries=_column_entries(columns, listed),
+                    pairs="; ".join(f"{c}={marker}" for c in columns),
                 )
             )
             kind = "a negative code" if where == "below" else "a code"

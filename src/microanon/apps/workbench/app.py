@@ -25,7 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ...core.errors import MicroanonError
-from ...core.reading import ReadOptions
+from ...core.reading import ReadOptions, column_na_values_text
 from ...measures import REGIONS
 from ..io import json_plain
 from . import catalog
@@ -74,6 +74,13 @@ def _read_options(form: Any) -> ReadOptions:
     na = form.get("na_values")
     if na:
         given["na_values"] = [v.strip() for v in str(na).split(",") if v.strip()]
+    own = form.get("column_na_values")  # (COLUMN=V1,V2; COLUMN=V1: a column's own markers)
+    if own:
+        parts = [p for p in str(own).split(";") if p.strip()]
+        try:
+            given["column_na_values"] = column_na_values_text(parts, "column_na_values")
+        except MicroanonError as exc:
+            raise RequestError(str(exc), "column_na_values") from None
     try:
         return ReadOptions.from_mapping(given)
     except MicroanonError as exc:

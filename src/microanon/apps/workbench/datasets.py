@@ -585,6 +585,8 @@ def _described(ds: Dataset, runs: list[dict[str, Any]]) -> dict[str, Any]:
             ds.frame,
             "the workbench",
             "load the file again with {option} among the missing-value markers",
+            coded="load the file again with {pairs} among the missing-value markers of single "
+            "columns",
         ),
         "columns": columns,
         "lint": [

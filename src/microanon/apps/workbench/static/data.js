@@ -72,7 +72,7 @@ let previewTimer = null;
 // ------------------------------------------------------------------ loading
 function readOptions(form) {
   const fields = { sep: "sep", encoding: "encoding", decimal: "decimal", quotechar: "quotechar",
-    na_values: "na-values" };
+    na_values: "na-values", column_na_values: "column-na-values" };
   for (const [key, id] of Object.entries(fields)) {
     const value = $(id).value;
     if (value.trim() !== "") form.append(key, key === "sep" && value === "\\t" ? "\t" : value);
