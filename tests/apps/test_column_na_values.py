@@ -17,12 +17,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from click.testing import CliRunner
+from cli_results import one_error_line, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from real_surveys import survey
 
-from microanon.apps.cli import main
 from microanon.apps.config import load_config, parse_config
 from microanon.apps.io import read_table
 from microanon.core.errors import InputError
@@ -33,18 +32,6 @@ from microanon.core.reading import (
     markers_of,
 )
 from microanon.scale.read import read_dataset, read_parquet_file
-
-
-def _run(*args: object):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def _one_error_line(result) -> str:
-    assert result.exit_code == 2, result.output
-    assert result.stdout == "" and "Traceback" not in result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    return lines[0]
 
 
 # ------------------------------------------------------------------------------ parsing
@@ -153,7 +140,7 @@ def test_a_config_s_column_na_values_marks_its_columns_alone(small, tmp_path):
 def test_bad_config_keys_are_one_line_naming_the_key(small, tmp_path, extra, message):
     config = tmp_path / "c.yaml"
     config.write_text(yaml.safe_dump(_doc(small, **extra)), "utf-8")
-    line = _one_error_line(_run("anonymize", "--config", config, "--out", tmp_path / "o"))
+    line = one_error_line(run_cli("anonymize", "--config", config, "--out", tmp_path / "o"))
     assert message in line
     assert not (tmp_path / "o").exists()
 
@@ -173,15 +160,15 @@ def test_a_column_the_data_lack_is_one_line_naming_it(small, tmp_path, suffix):
     )
     config = tmp_path / "c.yaml"
     config.write_text(yaml.safe_dump(_doc(path, column_na_values={"kid": ["98"]})), "utf-8")
-    line = _one_error_line(_run("anonymize", "--config", config, "--out", tmp_path / "o"))
+    line = one_error_line(run_cli("anonymize", "--config", config, "--out", tmp_path / "o"))
     assert line == f"Error: {info.value}"
-    check = _run("check", path, "--quasi", "kids", "--column-na-values", "kid=98")
-    assert _one_error_line(check) == f"Error: {info.value}"
+    check = run_cli("check", path, "--quasi", "kids", "--column-na-values", "kid=98")
+    assert one_error_line(check) == f"Error: {info.value}"
 
 
 @pytest.mark.parametrize("flag", ["kids", "=98", "kids:98"])
 def test_a_flag_without_a_column_is_one_line(small, flag):
-    line = _one_error_line(_run("check", small, "--quasi", "kids", "--column-na-values", flag))
+    line = one_error_line(run_cli("check", small, "--quasi", "kids", "--column-na-values", flag))
     assert line == (
         f"Error: --column-na-values: give COLUMN=V1,V2 (e.g. educatn=98,99), got {flag!r}"
     )
@@ -189,10 +176,10 @@ def test_a_flag_without_a_column_is_one_line(small, flag):
 
 def test_check_reads_the_flags_markers_in_their_column(small):
     args = ["--quasi", "kids", "--sensitive", "hours", "--json"]
-    marked = json.loads(_run("check", small, *args, "--column-na-values", "kids=98,99").stdout)
+    marked = json.loads(run_cli("check", small, *args, "--column-na-values", "kids=98,99").stdout)
     rewritten = small.with_name("rewritten.csv")
     rewritten.write_text("kids,hours\n2,40\n,98\n0,35\n,20\n1,98\n", "utf-8")
-    assert marked == json.loads(_run("check", rewritten, *args).stdout)
+    assert marked == json.loads(run_cli("check", rewritten, *args).stdout)
 
 
 def test_a_population_file_is_marked_in_the_columns_it_has(small, tmp_path):
@@ -202,12 +189,12 @@ def test_a_population_file_is_marked_in_the_columns_it_has(small, tmp_path):
     population.write_text("kids,town\n2,a\n98,b\n0,a\n99,b\n1,a\n2,b\n0,a\n", "utf-8")
     args = ["--quasi", "kids", "--sensitive", "hours", "--json", "--population-file"]
     flags = ["--column-na-values", "kids=98,99", "--column-na-values", "hours=98"]
-    marked = _run("check", small, *args, population, *flags)
+    marked = run_cli("check", small, *args, population, *flags)
     assert marked.exit_code == 0, marked.output
     blank_data, blank_population = tmp_path / "d.csv", tmp_path / "p.csv"
     blank_data.write_text("kids,hours\n2,40\n,\n0,35\n,20\n1,\n", "utf-8")
     blank_population.write_text("kids,town\n2,a\n,b\n0,a\n,b\n1,a\n2,b\n0,a\n", "utf-8")
-    rewritten = _run("check", blank_data, *args, blank_population)
+    rewritten = run_cli("check", blank_data, *args, blank_population)
     assert json.loads(marked.stdout)["delta_presence_min"] == 0.5
     assert json.loads(marked.stdout) == json.loads(rewritten.stdout)
 
@@ -381,14 +368,14 @@ def test_psid_s_codes_are_marked_in_their_columns_and_the_98_hours_kept(tmp_path
     assert worked[["intnum", "earnings"]].values.tolist() == [["1258", "380"]]
     assert raw["educatn"].isin(["98.0", "99.0"]).sum() == 225
     assert raw["kids"].isin(["98", "99"]).sum() == 118
-    first = _run("init", data, "--yes", "--out", tmp_path / "a.yaml")
+    first = run_cli("init", data, "--yes", "--out", tmp_path / "a.yaml")
     assert first.exit_code == 0, first.output
     said = " ".join(first.output.split())
     assert _codes_warning("educatn", 225, 17, "99,98") in said
     assert _codes_warning("kids", 118, 10, "98,99") in said
     assert "--na-values" not in said
     flags = ["--column-na-values", "educatn=99,98", "--column-na-values", "kids=98,99"]
-    again = _run("init", data, "--yes", "--out", tmp_path / "b.yaml", *flags)
+    again = run_cli("init", data, "--yes", "--out", tmp_path / "b.yaml", *flags)
     assert again.exit_code == 0, again.output
     assert "codes above every other value" not in again.output
     text = (tmp_path / "b.yaml").read_text("utf-8")
@@ -398,7 +385,7 @@ def test_psid_s_codes_are_marked_in_their_columns_and_the_98_hours_kept(tmp_path
     assert "# educatn: numeric (integers 0 to 17)" in joined
     assert "# kids: numeric (integers 0 to 10)" in joined
     out = tmp_path / "release"
-    run = _run(
+    run = run_cli(
         "anonymize", "--config", tmp_path / "b.yaml", "--out", out, "--json", "--engine", engine
     )
     assert run.exit_code == 0, run.output

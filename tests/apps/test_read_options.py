@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from cli_results import one_error_line, run_cli
 from click.testing import CliRunner
 
 from microanon.apps.cli import main
@@ -45,18 +46,6 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return {"utf8": utf8, "latin": latin}
 
 
-def _run(*args: str):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def _one_error_line(result) -> str:
-    assert result.exit_code == 2, result.output
-    assert result.stdout == "" and "Traceback" not in result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    return lines[0]
-
-
 # ------------------------------------------------------------------------------ read_table
 def test_latin1_semicolon_decimal_comma_reads_as_the_utf8_file(files):
     expected = read_table(files["utf8"])
@@ -85,7 +74,7 @@ def test_a_line_ending_in_the_separator_shifts_no_column(files, tmp_path):
     pd.testing.assert_frame_equal(dask.reset_index(drop=True), expected, check_dtype=False)
     more = tmp_path / "more.csv"
     more.write_text("\n".join([text[0], *(line + ";x" for line in text[1:])]) + "\n", "latin-1")
-    error = _one_error_line(_run("risk", more, "--quasi", "age", "--no-suda", *LATIN))
+    error = one_error_line(run_cli("risk", more, "--quasi", "age", "--no-suda", *LATIN))
     assert "its lines hold more fields than its header names" in error and "';'" in error
 
 
@@ -139,8 +128,8 @@ def test_dask_refuses_a_field_beyond_the_header_in_any_block(tmp_path):
         )
     )
     out = tmp_path / "out"
-    result = _run("anonymize", more, "--config", config, "--out", out, "--engine", "dask")
-    assert _one_error_line(result) == (
+    result = run_cli("anonymize", more, "--config", config, "--out", out, "--engine", "dask")
+    assert one_error_line(result) == (
         f"Error: cannot read {more}: its lines hold more fields than its header names, so a "
         "field would be lost; check the separator (read as ',')"
     )
@@ -208,32 +197,32 @@ def test_bad_options_name_their_field(values, where, message):
 
 # ------------------------------------------------------------------------------ commands
 def test_check_reads_a_latin1_semicolon_file(files):
-    expected = _run("check", files["utf8"], *CHECK)
+    expected = run_cli("check", files["utf8"], *CHECK)
     assert expected.exit_code == 0, expected.output
     for flags in (LATIN, LATIN[2:]):  # given or detected delimiter
-        got = _run("check", files["latin"], *CHECK, *flags)
+        got = run_cli("check", files["latin"], *CHECK, *flags)
         assert got.exit_code == 0, got.output
         assert json.loads(got.stdout) == json.loads(expected.stdout)
 
 
 def test_check_with_the_wrong_encoding_is_one_line(files):
-    line = _one_error_line(_run("check", files["latin"], *CHECK, "--sep", ";"))
+    line = one_error_line(run_cli("check", files["latin"], *CHECK, "--sep", ";"))
     assert str(files["latin"]) in line and "--encoding latin-1" in line and "(line 2)" in line
 
 
 def test_bad_flags_are_one_line(files):
-    line = _one_error_line(_run("check", files["latin"], *CHECK, "--sep", "semicolon"))
+    line = one_error_line(run_cli("check", files["latin"], *CHECK, "--sep", "semicolon"))
     assert "--sep: give one character" in line
 
 
 def test_risk_lint_and_population_files_read_with_the_flags(files):
     args = ["--quasi", "age,sex,city", "--json"]
     for command in (["risk", "--no-suda"], ["lint"]):
-        expected = _run(*command, files["utf8"], *args)
-        got = _run(*command, files["latin"], *args, *LATIN)
+        expected = run_cli(*command, files["utf8"], *args)
+        got = run_cli(*command, files["latin"], *args, *LATIN)
         assert got.exit_code == expected.exit_code and expected.exit_code in (0, 1), got.output
         assert json.loads(got.stdout) == json.loads(expected.stdout)
-    population = _run(
+    population = run_cli(
         "check", files["latin"], *CHECK, "--population-file", files["latin"], *LATIN
     )  # fmt: skip
     assert population.exit_code == 0, population.output
@@ -251,7 +240,7 @@ def test_every_command_that_reads_a_table_has_the_flags():
         ["app"],
         ["collect", "submit"],
     ):
-        shown = _run(*command, "--help").output
+        shown = run_cli(*command, "--help").output
         flags = ("--sep", "--encoding", "--decimal", "--quotechar", "--na-values")
         for flag in (*flags, "--column-na-values"):
             assert flag in shown, (command, flag)
@@ -278,7 +267,7 @@ def _config(tmp_path: Path, data: Path, **extra) -> Path:
 
 
 def _anonymize(config: Path, out: Path, *flags: str) -> pd.DataFrame:
-    result = _run("anonymize", "--config", config, "--out", out, *flags)
+    result = run_cli("anonymize", "--config", config, "--out", out, *flags)
     assert result.exit_code == 0, result.output
     return Release.load(out / "public").data
 
@@ -295,9 +284,9 @@ def test_risk_reads_the_config_read_block(files, tmp_path):
     read it with the flags only: a Latin-1 file's first byte of ü stopped it)."""
     read = {"sep": ";", "encoding": "latin-1", "decimal": ","}
     config = _config(tmp_path, files["latin"], read=read)
-    got = _run("risk", "--config", config, "--no-suda", "--json")
+    got = run_cli("risk", "--config", config, "--no-suda", "--json")
     assert got.exit_code == 0, got.output
-    expected = _run("risk", files["utf8"], "--quasi", ",".join(load_config(config).schema.quasi),
+    expected = run_cli("risk", files["utf8"], "--quasi", ",".join(load_config(config).schema.quasi),
                     "--no-suda", "--json")  # fmt: skip
     assert json.loads(got.stdout) == json.loads(expected.stdout)
 
@@ -324,7 +313,7 @@ def test_the_flags_override_the_config(files, tmp_path):
 )
 def test_bad_read_blocks_are_one_line(files, tmp_path, read, message):
     config = _config(tmp_path, files["latin"], read=read)
-    line = _one_error_line(_run("anonymize", "--config", config, "--out", tmp_path / "o"))
+    line = one_error_line(run_cli("anonymize", "--config", config, "--out", tmp_path / "o"))
     assert message in line
     assert not (tmp_path / "o").exists()
 
@@ -333,10 +322,10 @@ def test_bad_read_blocks_are_one_line(files, tmp_path, read, message):
 def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
     from microanon.scale.client import local_cluster
 
-    memory = _run("check", files["utf8"], *CHECK)
+    memory = run_cli("check", files["utf8"], *CHECK)
     with local_cluster(n_workers=1, threads_per_worker=1, processes=False) as cluster:
         for flags in (LATIN, LATIN[2:]):
-            got = _run(
+            got = run_cli(
                 "check", files["latin"], *CHECK, *flags,
                 "--engine", "dask", "--scheduler", cluster.scheduler_address,
             )  # fmt: skip
@@ -344,8 +333,8 @@ def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
             assert json.loads(got.stdout) == json.loads(memory.stdout)
         utf16 = tmp_path / "utf16.csv"
         _people().to_csv(utf16, index=False, encoding="utf-16")
-        line = _one_error_line(
-            _run(
+        line = one_error_line(
+            run_cli(
                 "check",
                 utf16,
                 *CHECK,
@@ -358,7 +347,7 @@ def test_check_on_dask_reads_with_the_same_options(files, tmp_path):
             )  # fmt: skip
         )
         assert "encoding: utf-16 is not available with Dask" in line
-    in_memory = _run("check", utf16, *CHECK, "--encoding", "utf-16")
+    in_memory = run_cli("check", utf16, *CHECK, "--encoding", "utf-16")
     assert json.loads(in_memory.stdout) == json.loads(memory.stdout)
 
 
