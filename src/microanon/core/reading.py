@@ -21,6 +21,8 @@ __all__ = [
     "MarkerTally",
     "ReadOptions",
     "check_marked_columns",
+    "column_na_entries",
+    "column_na_options",
     "column_na_values",
     "column_na_values_text",
     "csv_na_values",
@@ -845,8 +847,8 @@ def marker_warnings(
                 remedy.format(marker=quoted, option=shlex.quote(marker))
                 if coded is None
                 else coded.format(
-                    options=_column_options(columns, marker),
-                    entries=_column_entries(columns, listed),
+                    options=column_na_options(columns, marker),
+                    entries=column_na_entries(columns, listed),
                     pairs="; ".join(f"{c}={marker}" for c in columns),
                 )
             )
@@ -878,14 +880,26 @@ def _named(column: str, marked: MarkerColumn) -> str:
     return f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{_others(marked)})"
 
 
-def _column_options(columns: Sequence[str], marker: str) -> str:
-    """``--column-na-values COLUMN=CODES`` for each of ``columns``, quoted for a shell."""
+def column_na_options(columns: Sequence[str], marker: str) -> str:
+    """``--column-na-values COLUMN=CODES`` for each of ``columns``, quoted for a shell.
+
+    Examples
+    --------
+    >>> column_na_options(["kids", "educatn"], "98,99")
+    '--column-na-values kids=98,99 --column-na-values educatn=98,99'
+    """
     return " ".join(f"--column-na-values {shlex.quote(f'{c}={marker}')}" for c in columns)
 
 
-def _column_entries(columns: Sequence[str], markers: Sequence[str]) -> str:
+def column_na_entries(columns: Sequence[str], markers: Sequence[str]) -> str:
     """A config's ``column_na_values`` giving each of ``columns`` the ``markers``, in YAML's
-    flow style (``{educatn: ['99', '98']}``)."""
+    flow style.
+
+    Examples
+    --------
+    >>> column_na_entries(["educatn"], ["99", "98"])
+    "{educatn: ['99', '98']}"
+    """
     import yaml
 
     entries = {c: list(markers) for c in columns}

@@ -38,6 +38,7 @@ from ..io import (
     value_label_categories,
 )
 from ..panel import GROUPS, repeated_ids
+from .blocks import block_code_warnings
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
 from .keys import HierarchyPlans
@@ -546,6 +547,7 @@ def run_init(
             # others: 98 hours worked beside the 98 of an unknown number of children)
             coded="run init again with {options} (in the config: column_na_values: {entries})",
         )
+        warnings += block_code_warnings(frame)
         entries, hierarchies = _entries(
             frame, profiles, proposals, findings, declared, plans, orders
         )
