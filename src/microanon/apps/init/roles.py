@@ -815,9 +815,11 @@ def propose_roles(
     for p in proposals:
         if p.column in ranking.chosen:
             rank = ranking.chosen.index(p.column) + 1
+            # (greedy: what each adds to those ranked before it, the first what it makes alone)
+            added = "alone it makes" if rank == 1 else "adds to the keys ranked before it"
             p = replace(
                 p,
-                reason=f"{p.reason}{RANK_CLAUSE}{rank} of {len(ranking.chosen)} (adds "
+                reason=f"{p.reason}{RANK_CLAUSE}{rank} of {len(ranking.chosen)} ({added} "
                 f"{ranking.uniques[p.column]:,} sample uniques and "
                 f"{ranking.small[p.column]:,} records in classes smaller than {k}; "
                 f"{ranking.levels[p.column]} levels, lattice {node_count(ranking.nodes)} nodes)",
