@@ -123,10 +123,11 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     ):
         return (
             "yes-no-item",
-            f"yes/no-item rule: two answers and {p.missing_share:.0%} missing, a question asked "
-            "of part of the sample, as opinion items are (demographics are asked of everyone); "
-            "answers respondents disclose, seldom known to others; a guess from the values: "
-            "decide whether it is sensitive",
+            f"yes/no-item rule: two answers and {p.missing_share:.0%} missing, as a question "
+            "asked of part of the sample has (opinion items often are; demographics are asked "
+            "of everyone), whose answers respondents disclose and others seldom know; a guess "
+            "from the values (a record kept of part of the cases looks the same): decide "
+            "whether it is sensitive",
         )
     low, high = SCALE_POINTS
     numbers = _whole_numbers(col) if p.type not in ("date", "code") else None
