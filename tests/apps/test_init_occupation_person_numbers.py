@@ -1,10 +1,11 @@
-"""``microanon init``'s name rules for an occupation's code and a person's number, on the
-real files that showed them: openintro's ``labor_market_discrimination`` (the Census occupation
-codes of its job ads, ``occup_specific`` 7 to 903 and ``occup_broad``, had been a quasi-identifier
-by the lint alone and a rating scale of opinions) and Ecdat's ``PSID`` (the person's number in
-the family, ``persnum``, had been a quasi-identifier cut into intervals). An occupation's code is
-a job, which others know; the word ``occupation`` stays sensitive, as in ARX's Adult
-examples."""
+"""``microanon init``'s name rules for an occupation's code, a person's number, smoking and a
+cause of death, on the real files that showed them: openintro's
+``labor_market_discrimination`` (the Census occupation codes of its job ads, ``occup_specific``
+7 to 903 and ``occup_broad``, had been a quasi-identifier by the lint alone and a rating scale
+of opinions), Ecdat's ``PSID`` (the person's number in the family, ``persnum``, had been a
+quasi-identifier cut into intervals), AER's ``SmokeBan`` and mstate's ``ebmt2``. An
+occupation's code is a job, which others know; the word ``occupation`` stays sensitive, as in
+ARX's Adult examples."""
 
 from __future__ import annotations
 
@@ -50,3 +51,25 @@ def test_on_the_real_files():
     psid = rdataset("Ecdat", "PSID")
     roles = {p.column: p for p in propose_roles(psid, profile_table(psid))}
     assert (roles["persnum"].role, roles["persnum"].rule) == (Role.IDENTIFIER, "name")
+
+
+@pytest.mark.parametrize("name", ["smoker", "smoke", "levelSmoking", "SMOKER", "stobacco"])
+def test_smoking_is_health_data(name):
+    assert _rule(name) == "health data"
+
+
+@pytest.mark.parametrize("name", ["cod", "cause_of_death", "causeOfDeath"])
+def test_a_cause_of_death_is_an_outcome(name):
+    assert _rule(name) == "an outcome (a test's result, a death, a survival)"
+
+
+def test_smokers_and_causes_of_death_are_no_keys():
+    """AER's SmokeBan (10,000 workers: whether each smokes beside a workplace smoking ban) and
+    mstate's ebmt2 (8,966 transplant patients, ``cod`` the cause of death): both had been
+    quasi-identifiers by their few values, leaving the file with no sensitive column."""
+    smoke = rdataset("AER", "SmokeBan")
+    roles = {p.column: p for p in propose_roles(smoke, profile_table(smoke))}
+    assert (roles["smoker"].role, roles["smoker"].rule) == (Role.SENSITIVE, "name")
+    ebmt = rdataset("mstate", "ebmt2")
+    roles = {p.column: p for p in propose_roles(ebmt, profile_table(ebmt))}
+    assert roles["cod"].role is Role.SENSITIVE

@@ -228,7 +228,10 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (DAAG's monica: highbp, hichol, premi, a previous myocardial infarction; survival's
         # flchain: creatinine, mgus; Ecdat's VietNamI: injury, illdays)
         r"|_hi(gh)?_?bp_|_hi(gh)?_?chol|_pre_?mi_|myocard|infarct|creatinin|_mgus_|_injur"
-        r"|_ill_?days?_|obes|_bmi_|body_?mass",
+        r"|_ill_?days?_|obes|_bmi_|body_?mass"
+        # (smoking, a health behaviour: AER's SmokeBan smoker, mosaicData's Gestation smoke,
+        # asaur's pharmacoSmoking levelSmoking; tobacco)
+        r"|smok|tobacco",
         _GUESS,
     ),
     _rule(
@@ -236,7 +239,8 @@ NAME_RULES: tuple[NameRule, ...] = (
         "an outcome (a test's result, a death, a survival)",
         # (what happened to a person, as a trial or a register records it: not what others know)
         r"_(test_?)?results?_|outcome|_died_|_dies_|_death|_dead_|deceased|mortality|_surviv"
-        r"|_fatal",
+        # (a cause of death: mstate's ebmt2 cod, a transplant registry's, had been a key)
+        r"|_fatal|_cod_|cause_?of_?death",
         _GUESS,
     ),
     _rule(
