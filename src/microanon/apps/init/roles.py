@@ -224,7 +224,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|hypertens|cholest|ulcer|colitis|hepatit|hay_?fever|diabet|polio|tumou?r|nervous"
         r"|_nerves?_|headache|migraine|(?<!s)pain_|allerg|bowel|infect|stroke|arthrit|depress"
         r"|anxiety|_mental_|mental_?(health|ill)|_psych|epilep|seizure|kidney|_lung|angina"
-        r"|birth_?control|condom|infe?ct|dysur|lesion|_rash|_itch|lymph|vagin"
+        r"|birth_?control|condom(?!in)|infe?ct|dysur|lesion|_rash|_itch|lymph|vagin"
         # (DAAG's monica: highbp, hichol, premi, a previous myocardial infarction; survival's
         # flchain: creatinine, mgus; Ecdat's VietNamI: injury, illdays)
         r"|_hi(gh)?_?bp_|_hi(gh)?_?chol|_pre_?mi_|myocard|infarct|creatinin|_mgus_|_injur"
