@@ -86,3 +86,17 @@ def test_a_condominium_is_no_condom_and_dependents_no_rating_scale():
     loans = rdataset("wooldridge", "loanapp")
     roles = {p.column: p for p in propose_roles(loans, profile_table(loans))}
     assert roles["dep"].rule != "answer-scale" and "opinions" not in roles["dep"].reason
+
+
+def test_loan_applications_and_an_education_authority():
+    """wooldridge's loanapp: the applicant's income ``appinc`` and the loan's amount
+    ``loanamt`` had been published unchanged as insensitive (together unique for most
+    applications); mlmRev's Chem97: ``lea``, the local education authority of 31,022 pupils,
+    a place others know, had been published unchanged too."""
+    assert _rule("appinc") == _rule("loanamt") == _rule("loan_amount") == "financial data"
+    loans = rdataset("wooldridge", "loanapp")
+    roles = {p.column: p for p in propose_roles(loans, profile_table(loans))}
+    assert roles["appinc"].role is Role.SENSITIVE and roles["loanamt"].role is Role.SENSITIVE
+    chem = rdataset("mlmRev", "Chem97")
+    roles = {p.column: p for p in propose_roles(chem, profile_table(chem))}
+    assert roles["lea"].role is Role.QUASI

