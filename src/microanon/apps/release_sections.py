@@ -227,13 +227,22 @@ GENERALIZATION_UTILITY = (
 
 def _comparison_caption(meta: Mapping[str, Any]) -> str:
     """The before/after comparison's caption: what the release's column measures (suppressed
-    records published as a class of ``*``, or left out)."""
+    records published as a class of ``*``, or left out) and what the risk rows are (the share
+    of records at risk, beside its count in the disclosure risk section, had read as a
+    count)."""
+    risk = (
+        " risk_max and risk_avg: the prosecutor re-identification risk, highest and average; "
+        f"records_at_risk: the share of records whose risk is above {_RISK_THRESHOLD:g} (1 is "
+        "all of them)."
+    )
     if (meta.get("parameters") or {}).get("suppressed_rows") == "star":
         return (
             "Before: the original table. After: the published table, its suppressed records "
-            "one class whose quasi-identifiers are all *."
+            "one class whose quasi-identifiers are all *." + risk
         )
-    return "Before: the original table. After: the published table without suppressed records."
+    return (
+        "Before: the original table. After: the published table without suppressed records." + risk
+    )
 
 
 def add_single_table_sections(
