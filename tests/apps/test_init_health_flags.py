@@ -14,17 +14,12 @@
 from __future__ import annotations
 
 import pytest
+from name_rules import rule_group
 from real_surveys import rdataset
 
-from microanon.apps.init.profile import normalized_name, profile_table
-from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.profile import profile_table
+from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
-
-
-def _rule(name: str) -> str | None:
-    """The group of the first name rule that matches ``name`` (None: none)."""
-    found = (r for r in NAME_RULES if r.pattern.search(normalized_name(name)))
-    return next((r.group for r in found), None)
 
 
 def _proposals(package: str, item: str) -> dict:
@@ -40,7 +35,7 @@ def _proposals(package: str, item: str) -> dict:
     + ["premi", "myocardial", "creatinine", "mgus", "injury", "illdays", "bmi", "obesity"],
 )
 def test_conditions_symptoms_and_measurements_are_health_data(name: str) -> None:
-    assert _rule(name) == "health data"
+    assert rule_group(name) == "health data"
 
 
 @pytest.mark.parametrize(
@@ -50,12 +45,12 @@ def test_conditions_symptoms_and_measurements_are_health_data(name: str) -> None
     + ["premise", "submit", "ambient", "chol_year", "hibernate"],
 )
 def test_other_names_are_not(name: str) -> None:
-    assert _rule(name) != "health data"
+    assert rule_group(name) != "health data"
 
 
 def test_birth_control_is_not_a_birth() -> None:
-    assert _rule("birthcontrol") == "health data"
-    assert _rule("birthplace") == "a demographic"
+    assert rule_group("birthcontrol") == "health data"
+    assert rule_group("birthplace") == "a demographic"
 
 
 def test_nhefs_conditions_and_measurements_are_proposed_sensitive() -> None:
@@ -102,14 +97,14 @@ def test_monica_s_conditions_are_proposed_sensitive() -> None:
     + ["2020_taxes", "savings", "spec_crypto", "Assets", "net_worth", "Expenses", "tax_liens"],
 )
 def test_balances_holdings_and_spending_are_financial_data(name: str) -> None:
-    assert _rule(name) == "financial data"
+    assert rule_group(name) == "financial data"
 
 
 @pytest.mark.parametrize(
     "name", ["cashier", "taxonomy", "syntax", "ttl_exp", "exper", "investigator", "taxi"]
 )
 def test_other_money_like_names_are_not(name: str) -> None:
-    assert _rule(name) != "financial data"
+    assert rule_group(name) != "financial data"
 
 
 def test_reddit_finance_s_balances_are_proposed_sensitive() -> None:

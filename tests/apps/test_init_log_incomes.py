@@ -6,17 +6,12 @@ beside no raw income for the lint to tie them to."""
 from __future__ import annotations
 
 import pytest
+from name_rules import rule_group
 from real_surveys import rdataset
 
-from microanon.apps.init.profile import normalized_name, profile_table
-from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.profile import profile_table
+from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
-
-
-def _rule(name: str) -> str | None:
-    """The group of the first name rule that matches ``name`` (None: none)."""
-    found = (r for r in NAME_RULES if r.pattern.search(normalized_name(name)))
-    return next((r.group for r in found), None)
 
 
 @pytest.mark.parametrize(
@@ -36,14 +31,14 @@ def _rule(name: str) -> str | None:
     ],
 )
 def test_log_wages_and_incomes_are_financial_data(name: str) -> None:
-    assert _rule(name) == "financial data"
+    assert rule_group(name) == "financial data"
 
 
 @pytest.mark.parametrize(
     "name", ["lw", "lunch", "lnage", "lnhrs", "length", "lincoln", "age76", "incline2"]
 )
 def test_other_names_beginning_so_are_not(name: str) -> None:
-    assert _rule(name) != "financial data"
+    assert rule_group(name) != "financial data"
 
 
 @pytest.mark.parametrize(

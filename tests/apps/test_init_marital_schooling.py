@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from name_rules import rule_group
 from real_surveys import rdataset
 
 from microanon.apps.init.hierarchies import plan_hierarchy
@@ -21,20 +22,13 @@ from microanon.apps.init.keys import hierarchy_levels
 from microanon.apps.init.profile import (
     NOMINAL_CODES,
     NOMINAL_LARGEST,
-    normalized_name,
     profile_column,
     profile_table,
 )
-from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
 
 DEMOGRAPHIC = "a demographic"
-
-
-def _rule(name: str) -> str | None:
-    """The group of the first name rule that matches ``name`` (None: none)."""
-    found = (r for r in NAME_RULES if r.pattern.search(normalized_name(name)))
-    return next((r.group for r in found), None)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +54,7 @@ def _rule(name: str) -> str | None:
     ],
 )
 def test_marital_and_schooling_names_are_demographics(name: str) -> None:
-    assert _rule(name) == DEMOGRAPHIC
+    assert rule_group(name) == DEMOGRAPHIC
 
 
 @pytest.mark.parametrize(
@@ -69,7 +63,7 @@ def test_marital_and_schooling_names_are_demographics(name: str) -> None:
 def test_a_school_and_other_names_are_not(name: str) -> None:
     """A bare ``school`` may number schools (mlmRev's ``Exam``, 65 schools); a ``marriage``
     may be a country's law (openintro's ``hfi``): no demographic by the name."""
-    assert _rule(name) != DEMOGRAPHIC
+    assert rule_group(name) != DEMOGRAPHIC
 
 
 def _scale_table() -> pd.DataFrame:

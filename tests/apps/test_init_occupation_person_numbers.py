@@ -10,37 +10,33 @@ ARX's Adult examples."""
 from __future__ import annotations
 
 import pytest
+from name_rules import rule_group
 from real_surveys import rdataset
 
-from microanon.apps.init.profile import normalized_name, profile_table
-from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.profile import profile_table
+from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
 
 
-def _rule(name: str) -> str | None:
-    found = [r.group for r in NAME_RULES if r.pattern.search(normalized_name(name))]
-    return found[0] if found else None
-
-
 def test_the_word_occupation_is_sensitive():
-    assert _rule("occupation") == "an occupation (sensitive in ARX's Adult examples)"
+    assert rule_group("occupation") == "an occupation (sensitive in ARX's Adult examples)"
 
 
 @pytest.mark.parametrize("name", ["occup", "Occup", "occup_specific", "occupCode", "occup_broad"])
 def test_an_occupation_s_code_is_a_job(name):
-    assert _rule(name) == "a job or employment"
+    assert rule_group(name) == "a job or employment"
 
 
 @pytest.mark.parametrize("name", ["occupday", "occupied", "occupancy", "preoccupied"])
 def test_other_words_are_not(name):
     """Ecdat's MCAS ``occupday`` (a school's share in occupational day programmes), housing's
     occupied units."""
-    assert _rule(name) is None
+    assert rule_group(name) is None
 
 
 @pytest.mark.parametrize("name", ["persnum", "pers_num", "personnum", "idnum", "idNum"])
 def test_a_person_s_number_is_an_identifier(name):
-    assert _rule(name) == "a record or person identifier"
+    assert rule_group(name) == "a record or person identifier"
 
 
 def test_on_the_real_files():
@@ -55,12 +51,12 @@ def test_on_the_real_files():
 
 @pytest.mark.parametrize("name", ["smoker", "smoke", "levelSmoking", "SMOKER", "stobacco"])
 def test_smoking_is_health_data(name):
-    assert _rule(name) == "health data"
+    assert rule_group(name) == "health data"
 
 
 @pytest.mark.parametrize("name", ["cod", "cause_of_death", "causeOfDeath"])
 def test_a_cause_of_death_is_an_outcome(name):
-    assert _rule(name) == "an outcome (a test's result, a death, a survival)"
+    assert rule_group(name) == "an outcome (a test's result, a death, a survival)"
 
 
 def test_smokers_and_causes_of_death_are_no_keys():
@@ -79,7 +75,7 @@ def test_a_condominium_is_no_condom_and_dependents_no_rating_scale():
     """Ecdat's Hmda (2,381 mortgage applications): ``condominium`` had been health data by
     the condom it begins with; wooldridge's loanapp (1,989 applications): ``dep``, the number
     of dependents 0 to 8, had been a rating scale of opinions."""
-    assert _rule("condominium") is None and _rule("condom") == "health data"
+    assert rule_group("condominium") is None and rule_group("condom") == "health data"
     hmda = rdataset("Ecdat", "Hmda")
     roles = {p.column: p for p in propose_roles(hmda, profile_table(hmda))}
     assert "health data" not in roles["condominium"].reason
@@ -93,7 +89,12 @@ def test_loan_applications_and_an_education_authority():
     ``loanamt`` had been published unchanged as insensitive (together unique for most
     applications); mlmRev's Chem97: ``lea``, the local education authority of 31,022 pupils,
     a place others know, had been published unchanged too."""
-    assert _rule("appinc") == _rule("loanamt") == _rule("loan_amount") == "financial data"
+    assert (
+        rule_group("appinc")
+        == rule_group("loanamt")
+        == rule_group("loan_amount")
+        == "financial data"
+    )
     loans = rdataset("wooldridge", "loanapp")
     roles = {p.column: p for p in propose_roles(loans, profile_table(loans))}
     assert roles["appinc"].role is Role.SENSITIVE and roles["loanamt"].role is Role.SENSITIVE

@@ -8,22 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from name_rules import rule_group
 from real_surveys import rdataset
 
-from microanon.apps.init.profile import normalized_name, profile_table
-from microanon.apps.init.roles import NAME_RULES, propose_roles
+from microanon.apps.init.profile import profile_table
+from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
-
-
-def _rule(name: str) -> str | None:
-    """The group of the first name rule that matches ``name`` (None: none)."""
-    found = (r for r in NAME_RULES if r.pattern.search(normalized_name(name)))
-    return next((r.group for r in found), None)
 
 
 @pytest.mark.parametrize("name", ["re74", "re75", "re78", "RE74", "Re78"])
 def test_re_and_a_year_is_financial_data(name: str) -> None:
-    assert _rule(name) == "financial data"
+    assert rule_group(name) == "financial data"
 
 
 @pytest.mark.parametrize(
@@ -32,7 +27,7 @@ def test_re_and_a_year_is_financial_data(name: str) -> None:
 def test_other_names_with_re_and_digits_are_not(name: str) -> None:
     """Only ``re`` and two digits, the name as a whole: ``re`` before another number, or two
     digits after other letters, is no year's earnings."""
-    assert _rule(name) != "financial data"
+    assert rule_group(name) != "financial data"
 
 
 def test_a_made_up_table_s_earnings_are_sensitive_by_their_name() -> None:
