@@ -27,6 +27,7 @@ from ..core.reading import (
     csv_na_values,
     csv_opener,
     marked_frame,
+    markers_at,
     markers_of,
     na_marked,
     typed_whole,
@@ -330,11 +331,7 @@ def _written_whole(
         for i, column in enumerate(frame.columns)
         if frame[column].dtype == np.float64 and _whole_or_missing(frame[column].to_numpy())
     ]
-    own = {
-        i: by_column[str(frame.columns[i])]
-        for i in candidates
-        if str(frame.columns[i]) in (by_column or {})
-    }
+    own = markers_at(frame.columns, candidates, by_column)
     whole = whole_written(path, candidates, csv_options, na_values, header, own)
     return [frame.columns[i] for i in whole]
 

@@ -32,6 +32,7 @@ __all__ = [
     "marker_tallies",
     "marker_warnings",
     "marked_frame",
+    "markers_at",
     "markers_of",
     "missing_marker_columns",
     "missing_marker_warnings",
@@ -386,6 +387,22 @@ def markers_of(
     """
     own = (by_column or {}).get(str(column), ())
     return [*na_values, *(m for m in own if m not in na_values)]
+
+
+def markers_at(
+    columns: Sequence[Any], positions: Iterable[int], by_column: Mapping[str, Sequence[str]] | None
+) -> dict[int, Sequence[str]]:
+    """The own markers (``by_column``) of the columns at ``positions`` of ``columns`` (a
+    column's name compared as text) that have any, by position, as :func:`whole_written` takes
+    them.
+
+    Examples
+    --------
+    >>> markers_at(["kids", "hours"], [0, 1], {"kids": ("98",)})
+    {0: ('98',)}
+    """
+    own = by_column or {}
+    return {i: own[str(columns[i])] for i in positions if str(columns[i]) in own}
 
 
 def check_marked_columns(

@@ -29,6 +29,7 @@ from ..core.reading import (
     csv_na_values,
     csv_opener,
     marked_frame,
+    markers_at,
     typed_whole,
     unpadded,
     whole_floats,
@@ -453,9 +454,7 @@ def _whole_codes(
         sample = fh.read(TYPE_SAMPLE_BYTES + 1)
     if len(sample) > TYPE_SAMPLE_BYTES:  # (a last line cut short left out)
         sample = sample[: sample.rfind(b"\n", 0, TYPE_SAMPLE_BYTES) + 1]
-    own = {
-        i: by_column[str(frame.columns[i])] for i in floats if str(frame.columns[i]) in by_column
-    }
+    own = markers_at(frame.columns, floats, by_column)
     whole = whole_written(io.BytesIO(sample), floats, csv_options, missing, True, own)
     for name in (frame.columns[i] for i in whole):
         block = functools.partial(_whole_block, column=name, source=source)

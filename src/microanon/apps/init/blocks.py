@@ -19,13 +19,12 @@ columns that read the code as a missing value there and nowhere else (``--column
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ...core.reading import column_na_entries, column_na_options
+from ...core.reading import column_na_entries, column_na_options, whole_floats
 
 __all__ = [
     "BLOCK_COLUMNS",
@@ -82,41 +81,33 @@ def block_codes(frame: pd.DataFrame) -> list[BlockCode]:
         In the order of their first column.
     """
     low, high = BLOCK_VALUES
-    groups: dict[tuple[float, bytes], list[str]] = {}
+    groups: dict[tuple[float, bytes], list[str]] = {}  # (in the order of their first column)
+    rows: dict[tuple[float, bytes], int] = {}
     for name, column in frame.items():
         if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
             continue
         values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        known = values[~np.isnan(values)]
-        if not len(known) or not np.array_equal(known, np.round(known)):
-            continue
-        distinct = np.unique(known)
-        if not low <= len(distinct) <= high:
+        distinct = np.unique(values[~np.isnan(values)])
+        if not low <= len(distinct) <= high or not whole_floats(distinct):
             continue
         marked = values == distinct[-1]
-        if int(np.count_nonzero(marked)) >= BLOCK_ROWS:
-            key = (float(distinct[-1]), np.packbits(marked).tobytes())
+        key = (float(distinct[-1]), np.packbits(marked).tobytes())
+        rows[key] = int(np.count_nonzero(marked))
+        if rows[key] >= BLOCK_ROWS:
             groups.setdefault(key, []).append(str(name))
-    found = [
-        BlockCode(value, _rows(frame, columns[0], value), tuple(columns))
-        for (value, _), columns in groups.items()
+    return [
+        BlockCode(key[0], rows[key], tuple(columns))
+        for key, columns in groups.items()
         if len(columns) >= BLOCK_COLUMNS
     ]
-    return sorted(found, key=lambda b: list(map(str, frame.columns)).index(b.columns[0]))
 
 
-def _rows(frame: pd.DataFrame, column: str, value: float) -> int:
-    """The rows of ``frame`` whose ``column`` holds ``value``."""
-    return int((frame[column].to_numpy(dtype=np.float64, na_value=np.nan) == value).sum())
-
-
-def block_code_warnings(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> list[str]:
-    """``init``'s warning on each of :func:`block_codes` (of ``columns`` of ``frame``, default
-    all), naming the columns and the rows and giving the markers of single columns that read
-    the code as a missing value in those columns alone."""
-    table = frame if columns is None else frame.loc[:, list(columns)]
+def block_code_warnings(frame: pd.DataFrame) -> list[str]:
+    """``init``'s warning on each of :func:`block_codes` of ``frame``, naming the columns and
+    the rows and giving the markers of single columns that read the code as a missing value in
+    those columns alone."""
     out = []
-    for block in block_codes(table):
+    for block in block_codes(frame):
         names = ", ".join(repr(c) for c in block.columns)
         out.append(
             f"columns {names} hold {block.text}, the largest of each one's few values, on the "

@@ -229,7 +229,7 @@ def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], s
     out; no day or month when its place in the dates is ambiguous), and the sentence saying
     which levels they hold (``"dates: month, year, decade, then *"``, fewer in a column of one
     date)."""
-    present = col.dropna()
+    present = col.dropna().drop_duplicates()  # (each date once: its paths, not its rows)
     if p.date_format is None:
         dates = pd.to_datetime(present)
     else:

@@ -181,7 +181,7 @@ def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     """
     if p.type != "numeric":
         return None
-    school = _school_code(col, p)
+    school = _school_code(p)
     if school is not None:
         return school
     if p.distinct < CODE_DISTINCT:  # (nothing to count)
@@ -203,13 +203,13 @@ def id_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
     )
 
 
-def _school_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
+def _school_code(p: ColumnProfile) -> tuple[str, str] | None:
     """The id-code rule on whole numbers named as a school's code (:data:`SCHOOL_CODE_NAMES`, or
     ``sch`` alone with at least :data:`~microanon.apps.panel.GROUPS` values); else None."""
     name = normalized_name(p.name)
     named = SCHOOL_CODE_NAMES.search(name)
     alone = _SCH.match(name) is not None and p.distinct >= GROUPS
-    if (named is None and not alone) or p.distinct < 2 or not _whole(col):
+    if (named is None and not alone) or p.distinct < 2 or not p.integer:
         return None
     word = named.group(0).strip("_") if named is not None else "sch"
     many = f" (with at least {GROUPS} values, more than years of schooling have)" if alone else ""
@@ -222,12 +222,6 @@ def _school_code(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         "school, give it role quasi with a hierarchy that groups its codes (a file, or groups: "
         "its district, its region), not intervals",
     )
-
-
-def _whole(col: pd.Series) -> bool:
-    """Whether every known value of ``col`` (numbers) is a whole number."""
-    values = col.dropna().to_numpy(dtype=float)
-    return bool((values % 1 == 0).all())
 
 
 def panel_id(data: pd.DataFrame, p: ColumnProfile) -> tuple[str, str] | None:
@@ -254,7 +248,7 @@ def panel_id(data: pd.DataFrame, p: ColumnProfile) -> tuple[str, str] | None:
     if p.type != "numeric" or p.distinct < GROUPS or not unit_name(p.name):
         return None
     found = repetition(col)
-    if not balanced(found) or not _whole(col):
+    if not p.integer or not balanced(found):
         return None
     each = found.fewest
     waves = _waves(data, p.name, each)
