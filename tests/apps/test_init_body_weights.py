@@ -112,3 +112,25 @@ def test_a_survey_s_sampling_weight_is_kept():
     """Ecdat's ``HI`` (22,272 wives, ``wght`` in whole numbers 5,182 to 1,136,869) beside no
     height: its sampling weight."""
     assert _roles(rdataset("Ecdat", "HI"))["wght"] is Role.WEIGHT
+
+
+def test_a_case_weight_of_zero_for_some_records_is_a_sampling_weight():
+    """DAAG's ``nassCDS`` (26,217 occupants of crashes of 1997-2002): ``weight``, the case
+    weight with many decimals, is 0 for 212 of them. It had been refused as a weight for those
+    zeros (then made a key by the lint, cut into two intervals); a weight of 0 for some records
+    is a weight, said so, and a column of zeros alone or one below 0 is none."""
+    frame = rdataset("DAAG", "nassCDS")
+    assert int((frame["weight"] == 0).sum()) == 212  # independently
+    (weight,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == "weight"]
+    assert weight.role is Role.WEIGHT and weight.rule == "design"
+    assert "the values are non-negative numbers (" in weight.reason
+    assert "; 212 of them 0)" in weight.reason
+    rng = np.random.default_rng(5)
+    sampled = _sampling(rng, N)
+    for bad in (np.zeros(N), np.where(np.arange(N) == 0, -1.0, sampled)):
+        frame = pd.DataFrame({"age": rng.integers(18, 90, N), "pweight": bad})
+        assert _roles(frame)["pweight"] is not Role.WEIGHT
+    assert (
+        _roles(pd.DataFrame({"age": rng.integers(18, 90, N), "pweight": sampled}))["pweight"]
+        is Role.WEIGHT
+    )

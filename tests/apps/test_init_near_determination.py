@@ -100,6 +100,27 @@ def test_a_growth_chamber_that_gives_its_treatment_is_proposed_a_quasi_identifie
     assert not [w for w in numbers["warnings"] if w.startswith(CAUTION)]
 
 
+def test_a_key_guessed_from_its_few_values_that_a_measurement_gives_back_is_sensitive():
+    """RAND HIE (20,190 person-years): ``binexp``, whether any medical expense was paid, two
+    values and a key by the moderate-cardinality rule, is exactly ``meddol > 0``: the expenses
+    coarsened, which others know no more than the expenses. ``meddol`` (a measurement, sensitive)
+    gives it back in its order; init makes ``binexp`` sensitive like it, rather than making the
+    expenses a key."""
+    frame = survey("randhie")
+    assert ((frame["meddol"] > 0) == (frame["binexp"] == 1)).all()  # independently
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert proposals["meddol"].role is Role.SENSITIVE and proposals["meddol"].rule == "measurement"
+    binexp = proposals["binexp"]
+    assert binexp.role is Role.SENSITIVE and binexp.rule == "lint:coarsens_sensitive"
+    assert binexp.reason.startswith(
+        "schema lint (coarsens_sensitive): sensitive column meddol gives it back (strength 1.00)"
+    )
+    assert binexp.reason.endswith(
+        "(first proposed quasi: moderate-cardinality rule: 2 values, "
+        "easy to know and to combine with other columns into a key)"
+    )
+
+
 def test_the_data_owner_s_sensitive_wage_stays_and_init_warns(college, tmp_path):
     """``--sensitive wage``: stated, it stays sensitive; init warns that it restores region."""
     config = tmp_path / "config.yaml"

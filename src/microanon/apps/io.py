@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..core.csv_lines import short_line
 from ..core.data_order import data_orders
 from ..core.errors import InputError
 from ..core.reading import (
@@ -293,6 +294,13 @@ def _read_csv(
             frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
         if frame.empty:
             raise InputError(f"{path} has a header line but no rows")
+        # (a line cut short leaves the last column missing: only then is the file looked at)
+        if frame.shape[1] > 1 and frame.iloc[:, -1].isna().any():
+            short = short_line(
+                path, frame.shape[1], sep, options.quotechar, options.encoding, header
+            )
+            if short is not None:
+                raise InputError(short.message(path))
         whole = _written_whole(path, frame, header, missing, csv_options, options.by_column)
         for column in whole:
             frame[column] = frame[column].astype("Int64")

@@ -11,6 +11,7 @@ configurations (:mod:`microanon.apps.closest`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 
 from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED
-from ..core.lint import LintReport
+from ..core.lint import LintReport, Restoring
 from ..core.release import Release
 from ..core.row_counts import counts_of, counts_sentence
 from ..core.schema import Schema
@@ -350,6 +351,24 @@ def _dropped_for_nothing(release: Release, gone: list[str]) -> list[str]:
     ]
 
 
+def _all_suppressed(gone: list[str], keys: int, restored: Sequence[Mapping[str, Any]]) -> str:
+    """The alarm of the quasi-identifiers ``gone``, ``*`` in every published row: the release
+    says nothing of them, unless a column published with the records can restore some of them
+    (``restored``, :func:`~microanon.apps.restored_keys.restored_keys`), which it then names."""
+    one = len(gone) == 1
+    said = (
+        f"{len(gone)} of {keys} quasi-identifiers {'is' if one else 'are'} {SUPPRESSED} in every "
+        f"published row ({', '.join(gone)})"
+    )
+    back = [(Restoring.from_dict(r).who, [q for q in r["restores"] if q in gone]) for r in restored]
+    back = [(who, found) for who, found in back if found]
+    if not back:
+        return f"{said}: the release says nothing about {'it' if one else 'them'}"
+    named = "; ".join(f"{who} can restore {', '.join(found)}" for who, found in back)
+    own = "its own column says" if one else "their own columns say"
+    return f"{said}: {own} nothing, but {named}"
+
+
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
     """The alarms of a release: more than half the records suppressed; quasi-identifiers fully
     suppressed, published unchanged or of one published value; sensitive columns no claimed
@@ -360,11 +379,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
     quasi = [q for q in release.metadata.get("quasi") or [] if q in release.data.columns]
     gone = [q for q in quasi if all_suppressed(release, q)]
     if gone:
-        out.append(
-            f"{len(gone)} of {len(quasi)} quasi-identifiers {'is' if len(gone) == 1 else 'are'} "
-            f"{SUPPRESSED} in every published row ({', '.join(gone)}): the release says nothing "
-            f"about {'it' if len(gone) == 1 else 'them'}"
-        )
+        out.append(_all_suppressed(gone, len(quasi), numbers.get("restored_keys") or []))
         out += _dropped_for_nothing(release, gone)
     untouched = [
         str(c)

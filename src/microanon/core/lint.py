@@ -1400,7 +1400,87 @@ def _scan(
             gap,
             known,
         )
+    for c in tested:
+        ordered = _value_order(data[c])
+        if ordered is not None:
+            given = {f.related[0] for f in out[c] if f.kind == "determines_quasi"}
+            asked = {q: coded[q] for q in quasi if q not in given and q != c}
+            out[c] += _neighbour_findings(c, ordered, asked, threshold)
     return out
+
+
+def _value_order(column: pd.Series) -> np.ndarray | None:
+    """The rows of a column of numbers whose value is known, in the order of their values, the
+    rows of one value scrambled (by a fixed multiplicative hash of their position: the file's
+    order of rows is no closeness); None for a column of another type or of few values
+    (:data:`_FEW_VALUES_SHARE`: the records sharing a value are the groups of the dependency
+    tests)."""
+    types = pd.api.types
+    if not types.is_numeric_dtype(column) or types.is_bool_dtype(column):
+        return None
+    values = column.to_numpy(dtype=float, na_value=np.nan)
+    known = np.flatnonzero(~np.isnan(values))
+    distinct = _distinct(column, missing=False)
+    if distinct <= _FEW_VALUES or distinct * _FEW_VALUES_SHARE < len(known):
+        return None
+    scrambled = (known.astype(np.uint64) * np.uint64(_SCRAMBLE)) & np.uint64(0xFFFFFFFF)
+    return known[np.lexsort((scrambled, values[known]))]
+
+
+#: Knuth's multiplicative hash constant (2^32 / the golden ratio): the order of the rows of one
+#: value in :func:`_value_order`.
+_SCRAMBLE = 2654435761
+
+
+#: A column of numbers is also tested in the order of its values (:func:`_neighbour_findings`)
+#: when its distinct values number more than :data:`_FEW_VALUES` and at least this share of
+#: its known values' records: most of its values are then too rare for the groups' tests.
+_FEW_VALUES_SHARE = 20
+#: See :data:`_FEW_VALUES_SHARE` (a column of as many values as the moderate-cardinality rule
+#: of ``init`` allows a key, or fewer, is left to the tests by groups).
+_FEW_VALUES = 50
+
+
+def _neighbour_accuracy(codes: np.ndarray) -> float:
+    """The share of the records (``codes``, in a column's order) whose code is that of both
+    records next to them (of the one next to it, at either end): a record's code read off its
+    neighbours."""
+    change = codes[1:] != codes[:-1]
+    missed = np.zeros(len(codes), dtype=bool)
+    missed[1:] |= change
+    missed[:-1] |= change
+    return 1.0 - float(missed.mean())
+
+
+def _neighbour_findings(
+    column: str,
+    ordered: np.ndarray,
+    quasi: Mapping[str, tuple[np.ndarray, int]],
+    threshold: float,
+) -> list[Finding]:
+    """The ``determines_quasi`` findings of a column of numbers, mostly of distinct values,
+    whose order gives a quasi-identifier back: a record's value of it is read off the records
+    next to it in the column's order (``ordered``: the rows where the column is known, in that
+    order). A date of death that is the end of the follow-up for those alive and an earlier
+    day for the others tells who died, although no value but the last is shared."""
+    found = []
+    for q, (codes, n) in quasi.items():
+        known = codes[ordered]
+        acc = _neighbour_accuracy(known)
+        s = _strength(acc, _majority_share(known, n, None))
+        if s >= threshold:
+            found.append(
+                Finding(
+                    column,
+                    "determines_quasi",
+                    f"its value gives quasi-identifier {q} for {acc:.0%} of the rows (each "
+                    f"row read off the rows next to it in the order of {column}) (strength "
+                    f"{s:.2f}); publishing it unchanged restores {q}",
+                    (q,),
+                    s,
+                )
+            )
+    return found
 
 
 def _determinants(quasi: Sequence[str], size: int) -> Iterator[tuple[str, ...]]:

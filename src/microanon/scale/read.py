@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 from dask.dataframe.io.csv import make_reader
 
+from ..core.csv_lines import short_line
 from ..core.errors import InputError
 from ..core.reading import (
     check_marked_columns,
@@ -377,6 +378,10 @@ def read_dataset(
     except (ValueError, UnicodeDecodeError, LookupError, OSError) as exc:
         raise InputError(f"{path}: cannot read it as CSV ({exc})") from None
     _check_columns(wanted, list(frame.columns), path)
+    for file in files:  # (a line cut short: refused, as in memory)
+        short = short_line(file, len(frame.columns), sep, quotechar, encoding)
+        if short is not None:
+            raise InputError(short.message(file if len(files) > 1 else path))
     csv_options = {**options, "encoding": encoding}
     frame = _whole_codes(frame, files[0], csv_options, missing, by_column, named)
     return frame if wanted is None else frame[wanted]

@@ -5,10 +5,12 @@ Each is recognized by its name *and* its values, and the reason names both:
 ``weight``
     a name like a sampling weight (:data:`WEIGHT_NAMES`: ``wght``, ``wgt``, ``pw``, ``perwt``,
     ``perweight``, ``dweight``, ``final_weight``, ...) on a numeric column with a value in every
-    row (a survey gives every respondent a weight) whose values are all positive and not a
-    handful of whole numbers. A column named just ``weight`` or ``wt`` (or ``wt71``) may
-    be a body weight: it is taken for a sampling weight only when its values carry more than two
-    decimals (a scale does not weigh people to the gram); a birth, baby or body weight
+    row (a survey gives every respondent a weight) whose values are all positive, or zero for
+    some (DAAG's ``nassCDS``, the occupants of US crashes of 1997-2002, weighs 212 of its
+    26,217 occupants 0), and not a handful of whole numbers. A column named just ``weight`` or
+    ``wt`` (or ``wt71``) may be a body weight: it is taken for a sampling weight only when its
+    values carry more than two decimals (a scale does not weigh people to the gram); a birth,
+    baby or body weight
     (``bwght``, ``lbwght``, ``birthweight``) never is, nor is a weight named by the word alone
     (``weight``, ``wt``, ``wgt``, ``wght``, with a number or not) beside a height or a body mass
     index (``ht``, ``hgt``, ``height``, ``bmi``: a body weight converted from pounds carries many
@@ -129,8 +131,11 @@ def _body_weight(name: str, others: list[str]) -> bool:
 
 def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str, str] | None:
     present = col.dropna()
-    if p.type != "numeric" or len(present) < len(col) or (present <= 0).any():
+    if p.type != "numeric" or len(present) < len(col) or (present < 0).any():
         return None  # (a missing value: not a respondent's design weight)
+    zeros = int((present == 0).sum())
+    if zeros == len(present):
+        return None
     if p.integer and p.distinct <= 10:  # a few whole numbers: a code, not a weight
         return None
     precise = _decimals_over_two(present)
@@ -148,8 +153,9 @@ def _weight(col: pd.Series, p: ColumnProfile, *, bare: bool) -> tuple[Role, str,
     return (
         Role.WEIGHT,
         "design",
-        f"design rule: the name looks like a sampling weight and the values are positive numbers "
-        f"({p.distinct:,} distinct, {values}, {_number(p.low)} to {_number(p.high)}); "
+        f"design rule: the name looks like a sampling weight and the values are "
+        f"{'non-negative' if zeros else 'positive'} numbers ({p.distinct:,} distinct, {values}, "
+        f"{_number(p.low)} to {_number(p.high)}{f'; {zeros:,} of them 0' if zeros else ''}); "
         "published unchanged, not generalized (the schema lint warns when it tells a "
         f"quasi-identifier, as a weight drawn per stratum can), and {used}",
     )

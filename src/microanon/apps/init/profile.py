@@ -49,6 +49,8 @@ CODE_NAMES = re.compile(r"_(zip|zips|zipcode|zip_code|postcode|post_code|postal\
 PLACE_NAMES = re.compile(
     r"_region_|_state_?(code|no|num)?_|_county_|district|municipal|_ward_|_tract_|_puma\d*_"
     r"|precinct|commune|province|village|prefecture|canton"
+    # (a village's number: causaldata's thornton_hiv villnum, 124 Malawian villages)
+    r"|_vill_?(num|no|nr|id|code)?_"
     # (England's local education authorities: mlmRev's Chem97 lea, 131 of them)
     r"|_lea_"
 )

@@ -304,6 +304,9 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|_state(abb|code|name)?_|_city_|residen|urban|rural|famsize|fam_size|_hh_?size_"
         r"|household_size|_ed_?level|neighbo_?u?rhood|ethrace|_degree_|highest_?degree"
         r"|size_?of_?place|place_?size|_xnorcsiz_|_srcbelt_"
+        # (the distance from home to a place, which tells where the home is: AER's
+        # CollegeDistance distance, thornton_hiv's distvct to the testing centre)
+        r"|_distance_|_dist_?(to_?)?(vct|coll\w*|school|hosp\w*|clinic|cent(er|re)|km|mi|miles)_"
         # (the places a code may number: a region, a county, a commune, ...)
         rf"|{PLACE_NAMES.pattern}",
         _KNOWN,
@@ -519,7 +522,10 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     it would reveal the quasi-identifier or the sensitive column. A
     quasi-identifier that columns published unchanged give back as their combination (a scale's
     score, the sum or mean of its items) is published like them (:func:`_like_its_parts`),
-    unless the data owner stated it (the finding then stays, for init to warn of). Once the
+    unless the data owner stated it (the finding then stays, for init to warn of). A
+    quasi-identifier proposed only for its few values that a sensitive column gives back by its
+    values at :data:`NEAR_DETERMINATION` or more is that column coarsened and becomes sensitive
+    (:func:`_coarsenings`, before the findings it would cause are read). Once the
     findings settle, a sensitive column that gives a quasi-identifier back by its values at
     :data:`NEAR_DETERMINATION` or more becomes a quasi-identifier (:func:`_near_determined`;
     not one the data owner stated, nor one that as a quasi-identifier would give a sensitive
@@ -546,8 +552,12 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
         for f in report.findings:  # (a column that links records is a quasi-identifier first)
             if f.column not in derived and findings.get(f.column, f).kind in (f.kind, *_GIVEN):
                 findings[f.column] = f
-        changed = False
         at = {p.column: i for i, p in enumerate(out)}
+        # (a key guessed from its few values that a sensitive column gives back is that column
+        # coarsened: made sensitive before the findings that it would cause are read)
+        changed = _coarsenings(data, out, at, report.restoring)
+        if changed:
+            continue
         for i, p in enumerate(out):
             if p.column in derived and p.rule != "stated":
                 out[i] = _like_its_parts(p, derived[p.column], schema)
@@ -678,6 +688,50 @@ def _restores_quasi(proposal: Proposal, restoring: Restoring) -> Proposal:
         f"{quasi} is rather {proposal.column} coarsened (a dummy, a band) that an attacker does "
         f"not know either, give {quasi} and {proposal.column} the role sensitive instead (first "
         f"proposed {proposal.role.value}: {proposal.reason})",
+    )
+
+
+def _coarsenings(
+    data: pd.DataFrame,
+    proposals: list[Proposal],
+    at: Mapping[str, int],
+    restorings: Sequence[Restoring],
+) -> bool:
+    """Make sensitive, in ``proposals``, each quasi-identifier guessed from its few values (the
+    moderate-cardinality rule) that a sensitive column gives back at
+    :data:`NEAR_DETERMINATION` or more (:func:`_coarsening`), and that has fewer values: the
+    column coarsened. Not where the column itself was only guessed from its values (an
+    opinion item's rule: a key that recodes it is rather known, :func:`_recoded`). Whether one
+    was made sensitive."""
+    changed = False
+    for restoring in restorings:
+        column = restoring.columns[0]
+        proposal = proposals[at[column]]
+        if not _near_determined(restoring, proposal) or proposal.rule in ITEM_RULES:
+            continue
+        values = data[column].nunique()
+        for q, _ in _near(restoring):
+            if proposals[at[q]].rule == "moderate" and data[q].nunique() < values:
+                proposals[at[q]] = _coarsening(proposals[at[q]], column, restoring)
+                changed = True
+    return changed
+
+
+def _coarsening(proposal: Proposal, column: str, restoring: Restoring) -> Proposal:
+    """``proposal``, a quasi-identifier proposed only for its few values (the
+    moderate-cardinality rule) that the sensitive ``column`` gives back
+    (:func:`_near_determined`), proposed sensitive like it: it is ``column`` coarsened (RAND
+    HIE's ``binexp``, whether any medical expense was paid, beside the expenses ``meddol``), no
+    more known to others than ``column``, and as a key it would make ``column`` one too."""
+    strength = dict(_near(restoring))[proposal.column]
+    return Proposal(
+        proposal.column,
+        Role.SENSITIVE,
+        f"lint:{COARSE_KIND}",
+        f"schema lint ({COARSE_KIND}): sensitive column {column} gives it back (strength "
+        f"{strength:.2f}), so it is {column} coarsened (a dummy, a band), which others know no "
+        f"more than {column}; so sensitive, like {column} (first proposed "
+        f"{proposal.role.value}: {proposal.reason})",
     )
 
 
