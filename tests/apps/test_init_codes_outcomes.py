@@ -31,7 +31,8 @@ from microanon.core.schema import Role
 
 #: The ages, years, schooling, incomes and wages of the survey files, and their roles (role/rule)
 #: as init proposed them before the code, measurement and outcome rules, which keep them
-#: (RAND HIE's ``xage``, its one age, near-unique and dropped before, is now an age by name).
+#: (RAND HIE's ``xage``, its one age, near-unique and dropped before, is now an age by name;
+#: a key that recodes an earlier one one for one is dropped by the copy rule).
 KNOWN = {
     "gss_abortion": {"year": "quasi/moderate", "age": "quasi/name", "educ": "quasi/name"},
     "anes_partytherms": {
@@ -64,7 +65,8 @@ KNOWN = {
     "hi": {"education": "quasi/name"},
     "ces11": {"education": "quasi/name"},
     "happiness": {"year": "quasi/moderate", "educ": "quasi/name", "income": "sensitive/name"},
-    "wvs_usa_abortion": {"year": "quasi/moderate", "age": "quasi/name"},
+    # (the year of a wave: one per wave of the USA's file, a copy of ``wave``, dropped)
+    "wvs_usa_abortion": {"year": "identifier/copy", "age": "quasi/name"},
     "card": {
         "educ": "quasi/name",
         "age": "quasi/name",

@@ -2,7 +2,8 @@
 item's rule) as a quasi-identifier when a quasi-identifier recodes it one for one: whoever
 knows the quasi-identifier knows it, so it is no answer kept from others, and the
 quasi-identifier stays one (made sensitive like it, it would be published unchanged beside the
-other keys). A column named sensitive (an income) that a key gives back keeps the lint's older
+other keys); as a copy of that quasi-identifier it is then dropped (the copy rule). A column
+named sensitive (an income) that a key gives back keeps the lint's older
 answer, the key proposed sensitive like it, and so does an answer that a score of more values
 gives back (the CCES's attitude scales, in ``test_init_surveys``).
 """
@@ -35,8 +36,8 @@ def _gives_back(frame: pd.DataFrame, key: str, column: str) -> bool:
 def test_a_recoded_key_guessed_an_opinion_is_a_quasi_identifier(half, per, seed):
     """A grade of ``2 * half + 1`` values from 6 (a moderate-cardinality key) and the same
     grade centred on 0 (``-half`` to ``half``, which the answer-scale rule takes for a rating
-    scale): both are proposed quasi-identifiers, the centred one by the lint's rule, its reason
-    naming the grade and the rule it first fired."""
+    scale): the grade is a quasi-identifier, and the centred one, proposed one by the lint's
+    rule, is dropped as its copy, its reason naming the grade and the rules it first fired."""
     rng = np.random.default_rng(seed)
     grade = np.repeat(np.arange(6, 7 + 2 * half), per)
     rng.shuffle(grade)
@@ -51,9 +52,11 @@ def test_a_recoded_key_guessed_an_opinion_is_a_quasi_identifier(half, per, seed)
     roles = _roles(frame)
     assert roles["grade"].role is Role.QUASI
     centred = roles["centred"]
-    assert centred.role is Role.QUASI
-    assert centred.rule == "lint:determined_by_quasi"
-    assert "quasi-identifier grade recodes it" in centred.reason
+    assert centred.role is Role.IDENTIFIER and centred.rule == "copy"
+    assert centred.reason.startswith("copy rule: it recodes quasi-identifier grade one for one")
+    assert "(first proposed quasi: schema lint (determined_by_quasi): quasi-identifier grade " in (
+        centred.reason
+    )
     assert "first proposed sensitive: answer-scale rule" in centred.reason
 
 
@@ -74,25 +77,28 @@ def test_a_named_income_that_a_key_gives_back_makes_the_key_sensitive():
     assert roles["band"].rule == "lint:determines_sensitive"
 
 
-def test_wages_highest_grade_and_its_centred_copy_are_quasi_identifiers():
+def test_wages_highest_grade_is_a_quasi_identifier_and_its_centred_copy_dropped():
     """HLMdiag's wages (6,402 records of 888 male high-school dropouts): ``hgc``, the highest
     grade completed (6 to 12), and ``hgc.9``, the same less 9 (-3 to 3). The centred copy had
     been taken for a rating scale, and ``hgc``, which gives it back, made sensitive like it:
-    published unchanged, the education an attacker knows was no key at all."""
+    published unchanged, the education an attacker knows was no key at all. The copy is
+    dropped: generalized to another level than ``hgc``, it would give it back."""
     frame = rdataset("HLMdiag", "wages")
     assert _gives_back(frame, "hgc", "hgc.9")
     roles = _roles(frame)
     assert roles["hgc"].role is Role.QUASI
-    assert roles["hgc.9"].role is Role.QUASI
-    assert roles["hgc.9"].rule == "lint:determined_by_quasi"
+    assert roles["hgc.9"].role is Role.IDENTIFIER and roles["hgc.9"].rule == "copy"
+    assert "schema lint (determined_by_quasi): quasi-identifier hgc recodes it" in (
+        roles["hgc.9"].reason
+    )
 
 
-def test_star_s_grade_and_its_number_are_quasi_identifiers():
+def test_star_s_grade_is_a_quasi_identifier_and_its_number_dropped():
     """mlmRev's star (26,796 records of the Tennessee class-size experiment): ``yrs``, the
     grade as a number, was taken for a rating scale, and ``gr``, the grade, which gives it
-    back, made sensitive like it."""
+    back, made sensitive like it. The number, a copy of the grade, is dropped."""
     frame = rdataset("mlmRev", "star")
     assert _gives_back(frame, "gr", "yrs")
     roles = _roles(frame)
     assert roles["gr"].role is Role.QUASI
-    assert roles["yrs"].role is Role.QUASI
+    assert roles["yrs"].role is Role.IDENTIFIER and roles["yrs"].rule == "copy"

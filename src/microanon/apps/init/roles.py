@@ -89,6 +89,7 @@ from ...core.repetition import Repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from ..panel import GROUPS, balanced
+from .copies import copies
 from .design import design_role
 from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
@@ -868,7 +869,7 @@ def propose_roles(
     for column, role in (stated or {}).items():
         at = next(i for i, p in enumerate(proposals) if p.column == column)
         proposals[at] = stated_role(proposals[at], role)
-    proposals = squares_dropped(data, lint_roles(data, proposals))
+    proposals = copies_dropped(data, squares_dropped(data, lint_roles(data, proposals)))
     by_name = {p.name: p for p in profiles}
     quasi = [p.column for p in proposals if p.role is Role.QUASI]
     ranking = rank_keys(data, quasi, {c: levels(data[c], by_name[c]) for c in quasi}, k=k)
@@ -927,6 +928,33 @@ def squares_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[P
             f"that {base}, a quasi-identifier, does not, and as a second key it would make the "
             f"lattice larger and the classes smaller: dropped (compute it again from the "
             f"published {base}; first proposed {p.role.value}: {p.reason})",
+        )
+    return out
+
+
+def copies_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
+    """``proposals`` with each quasi-identifier that recodes an earlier one one for one
+    (:func:`~.copies.copies`) dropped (role ``identifier``, rule ``copy``), unless the data
+    owner stated its role (of two such keys, one stated, the other is dropped)."""
+    out = list(proposals)
+    keys = [p.column for p in out if p.role is Role.QUASI]
+    stated = {p.column for p in out if p.rule in ("stated", "user")}
+    # (a stated key first: of two copies the later one is dropped)
+    found = copies(data, sorted(keys, key=lambda c: c not in stated))
+    at = {p.column: i for i, p in enumerate(out)}
+    for copy, key in found.items():
+        if copy in stated:
+            continue
+        p = out[at[copy]]
+        out[at[copy]] = Proposal(
+            copy,
+            Role.IDENTIFIER,
+            "copy",
+            f"copy rule: it recodes quasi-identifier {key} one for one (each of its values "
+            f"stands for one of {key}'s on every row, and the other way round); it tells nothing "
+            f"that {key} does not, as a second key it would make the lattice larger, and "
+            f"generalized to another level than {key} it would give {key} back: dropped (first "
+            f"proposed {p.role.value}: {without_rank(p.reason)})",
         )
     return out
 
