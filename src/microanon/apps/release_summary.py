@@ -454,6 +454,28 @@ def _verification_section(sec: Section, verification: Verification, title: str) 
         )
 
 
+def _same_as_release(alt: pd.DataFrame, numbers: dict[str, Any], release: Release) -> pd.DataFrame:
+    """The closest configurations, each whose information loss and suppressed records are the
+    release's own said so in its change: relaxing the configuration that way would not change
+    what is published."""
+    loss = (numbers.get("utility") or {}).get("LM")
+    counts = counts_of(release.metadata)
+    if loss is None or counts is None:
+        return alt
+    same = [
+        lm is not None and abs(float(lm) - float(loss)) < 1e-9 and n == counts.suppressed
+        for lm, n in zip(alt["LM"], alt["suppressed"], strict=True)
+    ]
+    if not any(same):
+        return alt
+    alt = alt.copy()
+    alt["change"] = [
+        f"{change} (the same loss and suppression as the release: no better)" if s else change
+        for change, s in zip(alt["change"], same, strict=True)
+    ]
+    return alt
+
+
 def add_summary_sections(
     report: Report,
     release: Release,
@@ -507,6 +529,7 @@ def add_summary_sections(
                     "--engine memory to see them."
                 )
             elif len(alt):
+                alt = _same_as_release(alt, numbers, release)
                 budget = alternative_budget(search)
                 found = (
                     f" Each alternative's levels are the best the {budget['search']} search "

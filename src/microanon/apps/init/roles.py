@@ -94,6 +94,7 @@ from .design import design_role
 from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
 from .numbers import coded, id_code, measurement, panel_id, unit_name
+from .pairs import determining_pair
 from .profile import PLACE_NAMES, ColumnProfile, normalized_name
 from .squares import squares
 
@@ -526,7 +527,9 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     unless the data owner stated it (the finding then stays, for init to warn of). A
     quasi-identifier proposed only for its few values that a sensitive column gives back by its
     values at :data:`NEAR_DETERMINATION` or more is that column coarsened and becomes sensitive
-    (:func:`_coarsenings`, before the findings it would cause are read). Once the
+    (:func:`_coarsenings`, before the findings it would cause are read), and a column guessed
+    sensitive from its values alone that two quasi-identifiers give back together becomes a
+    quasi-identifier (:func:`_known_by_pairs`, on the rules' keys). Once the
     findings settle, a sensitive column that gives a quasi-identifier back by its values at
     :data:`NEAR_DETERMINATION` or more becomes a quasi-identifier (:func:`_near_determined`;
     not one the data owner stated, nor one that as a quasi-identifier would give a sensitive
@@ -545,7 +548,7 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
     """
     out = list(proposals)
     raised: set[str] = set()  # (made quasi-identifiers by _near_determined: once each)
-    for _ in range(2 * len(out) + 2):
+    for turn in range(2 * len(out) + 2):
         schema = Schema.from_dict({p.column: p.role.value for p in out})
         report = lint_schema(data, schema)
         derived = {c.column: c for c in report.derived}
@@ -555,8 +558,11 @@ def lint_roles(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Propos
                 findings[f.column] = f
         at = {p.column: i for i, p in enumerate(out)}
         # (a key guessed from its few values that a sensitive column gives back is that column
-        # coarsened: made sensitive before the findings that it would cause are read)
+        # coarsened, and an answer guessed from its values that two keys give back is known:
+        # their roles changed before the findings that they would cause are read; the pairs
+        # once, on the rules' keys)
         changed = _coarsenings(data, out, at, report.restoring)
+        changed |= turn == 0 and _known_by_pairs(data, out, at)
         if changed:
             continue
         for i, p in enumerate(out):
@@ -690,6 +696,34 @@ def _restores_quasi(proposal: Proposal, restoring: Restoring) -> Proposal:
         f"not know either, give {quasi} and {proposal.column} the role sensitive instead (first "
         f"proposed {proposal.role.value}: {proposal.reason})",
     )
+
+
+def _known_by_pairs(data: pd.DataFrame, proposals: list[Proposal], at: Mapping[str, int]) -> bool:
+    """Propose a quasi-identifier, in ``proposals``, each column guessed sensitive from its
+    values alone (an opinion item's rule) that two quasi-identifiers give back together
+    (:func:`~.pairs.determining_pair`): whoever knows them knows it, and published unchanged it
+    would give back what the release generalizes of them. Whether one was."""
+    keys = [p.column for p in proposals if p.role is Role.QUASI]
+    changed = False
+    for p in list(proposals):
+        if p.role is not Role.SENSITIVE or p.rule not in ITEM_RULES or len(keys) < 2:
+            continue
+        found = determining_pair(data, p.column, keys)
+        if found is None:
+            continue
+        a, b, strength = found
+        proposals[at[p.column]] = Proposal(
+            p.column,
+            Role.QUASI,
+            "lint:determined_by_quasi",
+            f"schema lint (determined_by_quasi): quasi-identifiers {a} and {b} give it back "
+            f"together (each of their combinations holds one of its values, strength "
+            f"{strength:.2f}), so whoever knows them knows it, and published unchanged it would "
+            f"give back what the release generalizes of them; so generalized as a "
+            f"quasi-identifier (first proposed {p.role.value}: {p.reason})",
+        )
+        changed = True
+    return changed
 
 
 def _coarsenings(
