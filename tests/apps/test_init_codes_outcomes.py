@@ -282,8 +282,9 @@ def test_a_test_s_result_and_a_death_are_sensitive_outcomes():
         roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
         for column in columns:
             assert roles[column].role is Role.SENSITIVE and roles[column].rule == "name"
-            assert "looks like an outcome (a test's result, a death, a survival)" in (
-                roles[column].reason
+            assert (
+                "looks like an outcome (a test's result, a death, a survival, a relapse, an arrest)"
+                in (roles[column].reason)
             )
     assert roles["Hospitalised"].role is Role.SENSITIVE and "health" in roles["Hospitalised"].reason
     assert roles["Age"].role is Role.QUASI and roles["Sex"].role is Role.QUASI

