@@ -1122,13 +1122,9 @@ def _range_accuracy(x: np.ndarray, ranks: np.ndarray) -> float | None:
     at either end), when every code of ``x`` holds one run of that order; None when one does
     not (a code in two ranges)."""
     runs = x[np.argsort(ranks, kind="stable")]
-    change = runs[1:] != runs[:-1]
-    if int(np.count_nonzero(change)) + 1 != int(np.count_nonzero(np.bincount(x))):
+    if int(np.count_nonzero(runs[1:] != runs[:-1])) + 1 != int(np.count_nonzero(np.bincount(x))):
         return None
-    missed = np.zeros(len(runs), dtype=bool)
-    missed[1:] |= change
-    missed[:-1] |= change
-    return 1.0 - float(missed.mean())
+    return _neighbour_accuracy(runs)
 
 
 def _functional_accuracy(per_group: np.ndarray) -> float:
@@ -1401,7 +1397,7 @@ def _scan(
             known,
         )
     for c in tested:
-        ordered = _value_order(data[c])
+        ordered = _numbers_in_order(data[c])
         if ordered is not None:
             given = {f.related[0] for f in out[c] if f.kind == "determines_quasi"}
             asked = {q: coded[q] for q in quasi if q not in given and q != c}
@@ -1409,7 +1405,7 @@ def _scan(
     return out
 
 
-def _value_order(column: pd.Series) -> np.ndarray | None:
+def _numbers_in_order(column: pd.Series) -> np.ndarray | None:
     """The rows of a column of numbers whose value is known, in the order of their values, the
     rows of one value scrambled (by a fixed multiplicative hash of their position: the file's
     order of rows is no closeness); None for a column of another type or of few values
@@ -1428,7 +1424,7 @@ def _value_order(column: pd.Series) -> np.ndarray | None:
 
 
 #: Knuth's multiplicative hash constant (2^32 / the golden ratio): the order of the rows of one
-#: value in :func:`_value_order`.
+#: value in :func:`_numbers_in_order`.
 _SCRAMBLE = 2654435761
 
 
