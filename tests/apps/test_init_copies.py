@@ -57,24 +57,28 @@ def test_a_copy_is_a_later_key_that_recodes_an_earlier_one(frame):
         assert found.get(key) == plain
 
 
+def _dropped(frame: pd.DataFrame, column: str, of: str, role: Role) -> str:
+    """The reason of ``column``, dropped by the copy rule beside ``of``, which keeps ``role``."""
+    roles = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    assert roles[of].role is role
+    assert roles[column].role is Role.IDENTIFIER and roles[column].rule == "copy"
+    return roles[column].reason
+
+
 def test_helpmiss_sex_twice_and_gsoep_s_birth_year_beside_the_year():
     helpmiss = rdataset("mosaicData", "HELPmiss")
     assert _plain(helpmiss["female"], helpmiss["sex"])  # independently
-    roles = {p.column: p for p in propose_roles(helpmiss, profile_table(helpmiss))}
-    assert roles["female"].role is Role.QUASI
-    sex = roles["sex"]
-    assert sex.role is Role.IDENTIFIER and sex.rule == "copy"
-    assert sex.reason.startswith(
+    sex = _dropped(helpmiss, "sex", "female", Role.QUASI)
+    assert sex.startswith(
         "copy rule: it recodes quasi-identifier female one for one (each of its values stands "
         "for one of female's on every row, and the other way round); it tells nothing that "
         "female does not, as a second key it would make the lattice larger, and generalized to "
         "another level than female it would give female back: dropped (first proposed quasi: "
     )
-    assert "key rank" not in sex.reason
+    assert "key rank" not in sex
     gsoep = rdataset("AER", "GSOEP9402")
     assert (gsoep["year"] - gsoep["birthyear"] == 14).all()
-    roles = {p.column: p for p in propose_roles(gsoep, profile_table(gsoep))}
-    assert roles["birthyear"].role is Role.QUASI and roles["year"].rule == "copy"
+    _dropped(gsoep, "year", "birthyear", Role.QUASI)
 
 
 def test_a_stated_key_is_never_dropped_and_keeps_its_copy_out():
@@ -139,20 +143,15 @@ def test_a_log_wage_and_a_squared_income_beside_the_sensitive_column_are_dropped
     one sensitive column)."""
     wage2 = rdataset("wooldridge", "wage2")
     assert np.allclose(np.log(wage2["wage"]), wage2["lwage"])  # independently
-    roles = {p.column: p for p in propose_roles(wage2, profile_table(wage2))}
-    assert roles["wage"].role is Role.SENSITIVE
-    lwage = roles["lwage"]
-    assert lwage.role is Role.IDENTIFIER and lwage.rule == "copy"
-    assert lwage.reason.startswith(
+    lwage = _dropped(wage2, "lwage", "wage", Role.SENSITIVE)
+    assert lwage.startswith(
         "copy rule: it is computed from sensitive column wage (named as its logarithm or its "
         "square, and a strictly monotone function of it on every row)"
     )
     assert "compute it again from the published wage: dropped (first proposed sensitive: " in (
-        lwage.reason
+        lwage
     )
-    k401 = rdataset("wooldridge", "k401ksubs")
-    roles = {p.column: p for p in propose_roles(k401, profile_table(k401))}
-    assert roles["inc"].role is Role.SENSITIVE and roles["incsq"].rule == "copy"
+    _dropped(rdataset("wooldridge", "k401ksubs"), "incsq", "inc", Role.SENSITIVE)
 
 
 def test_a_split_tie_a_moved_gap_or_a_turn_is_no_transform():
