@@ -1,5 +1,5 @@
 """An answer guessed from its values that two quasi-identifiers give back together is proposed a
-quasi-identifier (:func:`microanon.apps.init.pairs.determining_pair`): against the plain
+quasi-identifier (:func:`microanon.apps.init.pairs.determining_pairs`): against the plain
 definition on random tables (hypothesis), and on Ecdat's ``RetSchool`` (5,225 young men of the
 National Longitudinal Survey), whose family-education class ``famed`` is made of the father's
 and the mother's schooling."""
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from real_surveys import rdataset
 
-from microanon.apps.init.pairs import determining_pair
+from microanon.apps.init.pairs import determining_pairs
 from microanon.apps.init.profile import profile_table
 from microanon.apps.init.roles import propose_roles
 from microanon.core.lint import DEPENDENCY_STRENGTH
@@ -64,7 +64,7 @@ def tables(draw: st.DrawFn) -> pd.DataFrame:
 @given(tables())
 def test_the_pair_is_the_plain_definition(frame):
     keys = ["k0", "k1", "k2"]
-    found = determining_pair(frame, "y", keys)
+    found = determining_pairs(frame, ["y"], keys).get("y")
     if frame["y"].dropna().nunique() < 2:
         assert found is None
         return

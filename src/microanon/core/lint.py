@@ -100,6 +100,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -134,6 +135,7 @@ __all__ = [
     "lint_schema",
     "dependency_accuracies",
     "dependency_accuracy",
+    "dependency_strength",
     "sensitive_given",
     "derived_evidence",
     "derived_quasi",
@@ -648,6 +650,16 @@ def _shared_share(target: np.ndarray, n_target: int, weights: np.ndarray | None)
         return 1.0
     per_code = np.bincount(target, weights=weights, minlength=n_target)
     return float(per_code[per_code >= 2].sum() / n)
+
+
+def dependency_strength(
+    det: np.ndarray, target: np.ndarray, n_target: int, weights: np.ndarray | None = None
+) -> float:
+    """The strength of the dependency of ``target`` on ``det``, as the lint flags it: the share
+    of the error of always guessing the most frequent value that the leave-one-out guess by
+    ``det``'s group removes (:func:`dependency_accuracy`; the arguments are its own)."""
+    accuracy = dependency_accuracy(det, target, n_target, weights)
+    return _strength(accuracy, _majority_share(target, n_target, weights))
 
 
 def _strength(acc: float, base: float) -> float:
@@ -1396,8 +1408,8 @@ def _scan(
             gap,
             known,
         )
-    for c in tested:
-        ordered = _numbers_in_order(data[c])
+    for c in tested:  # (in order once per column: init lints its proposal until it settles)
+        ordered = shared_result([data[c]], "numbers in order", partial(_numbers_in_order, data[c]))
         if ordered is not None:
             given = {f.related[0] for f in out[c] if f.kind == "determines_quasi"}
             asked = {q: coded[q] for q in quasi if q not in given and q != c}

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.factorize import factorize
+from ...core.lint_pairs import stands_for
 from .profile import normalized_name
 
 __all__ = ["TRANSFORM_NAME", "copies", "transforms"]
@@ -50,7 +51,7 @@ def copies(data: pd.DataFrame, keys: Sequence[str]) -> dict[str, str]:
         codes, n = coded[key]
         for first in keys[:i]:
             if first not in out and coded[first][1] == n >= 2:
-                if _one_for_one(coded[first][0], codes, n):
+                if _one_for_one(coded[first][0], codes):
                     out[key] = first
                     break
     return out
@@ -60,24 +61,13 @@ def copies(data: pd.DataFrame, keys: Sequence[str]) -> dict[str, str]:
 _FIRST_ROWS = 2_000
 
 
-def _one_for_one(x: np.ndarray, y: np.ndarray, n: int) -> bool:
-    """Whether codes ``x`` and ``y`` (``0 .. n - 1`` each, all ``n`` used) stand for each other
-    on every row: as many distinct pairs as values (first on the first rows, where a pair of
-    codes more than either has values already tells)."""
-    for rows in (slice(0, _FIRST_ROWS), slice(None)):
-        a, b = x[rows], y[rows]
-        pairs = _distinct(a.astype(np.int64) * n + b, n * n)
-        if pairs != max(_distinct(a, n), _distinct(b, n)):
-            return False
-    return True
-
-
-def _distinct(codes: np.ndarray, space: int) -> int:
-    """The distinct values of ``codes`` (in ``0 .. space - 1``): counted in a table of the space
-    where it is small beside the codes, else sorted."""
-    if space <= 4 * len(codes) + 1024:
-        return int(np.count_nonzero(np.bincount(codes, minlength=space)))
-    return len(np.unique(codes))
+def _one_for_one(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether codes ``x`` and ``y`` (none below 0) stand for each other on every row (first
+    on the first rows, which tell most pairs apart)."""
+    return all(
+        stands_for(x[rows], y[rows]) and stands_for(y[rows], x[rows])
+        for rows in (slice(0, _FIRST_ROWS), slice(None))
+    )
 
 
 #: The name of a column computed from another by a transform, as econometric files name them

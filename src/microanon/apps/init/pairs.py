@@ -5,7 +5,7 @@ A survey file may carry what its keys already say, combined: Ecdat's ``RetSchool
 schooling, ``daded`` and ``momed``; each of their 269 combinations holds one class. Taken for a
 rating scale from its values and published unchanged as a sensitive column, it gave back the
 parents' schooling the release generalized (``famed`` 3 is ``daded`` 12 and ``momed`` 12).
-Whoever knows the two keys knows it: :func:`determining_pair` finds the pair, and
+Whoever knows the two keys knows it: :func:`determining_pairs` finds the pair, and
 ``microanon init`` proposes such a column a quasi-identifier
 (:func:`~.roles.lint_roles`).
 """
@@ -18,78 +18,76 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...core.factorize import factorize
-from ...core.lint import DEPENDENCY_STRENGTH, dependency_accuracy
+from ...core.factorize import factorize, factorize_keys
+from ...core.lint import DEPENDENCY_STRENGTH, dependency_strength
+from ...core.lint_pairs import stands_for
 
-__all__ = ["determining_pair"]
+__all__ = ["determining_pairs"]
 
-#: Rows a pair is first tested on: most pairs do not give the column back, as these rows show.
+#: Rows a pair is first tested on: most pairs do not give a column back, as these rows show.
 _FIRST_ROWS = 2_000
 
 
-def determining_pair(
-    data: pd.DataFrame, column: str, keys: Sequence[str]
-) -> tuple[str, str, float] | None:
-    """The first pair of ``keys`` whose combination gives ``column`` back on every row where the
-    three are known (each combination holds one value of it), with the strength of that
-    dependency (the lint's: leave-one-out, a combination one record alone holds tells
-    nothing) at :data:`~microanon.core.lint.DEPENDENCY_STRENGTH` or more; None when none does,
-    or when one key alone gives it back (one for one or not: the lint's findings then decide).
+def determining_pairs(
+    data: pd.DataFrame, columns: Sequence[str], keys: Sequence[str]
+) -> dict[str, tuple[str, str, float]]:
+    """For each of ``columns`` that a pair of ``keys`` gives back, the first such pair and the
+    strength of that dependency: the pair's combination holds one value of the column on every
+    row where the three are known, at the lint's strength
+    (:func:`~microanon.core.lint.dependency_strength`: leave-one-out, a combination one record
+    alone holds tells nothing) of :data:`~microanon.core.lint.DEPENDENCY_STRENGTH` or more. Not
+    a column that one key alone gives back so (the lint's findings then decide), nor one of
+    fewer than two values. The keys are coded once for every column.
 
     Parameters
     ----------
     data : DataFrame
-    column : str
-        The column that may be given back (two values at least).
+    columns : sequence of str
+        The columns that may be given back.
     keys : sequence of str
         The quasi-identifiers, in the table's order.
+
+    Returns
+    -------
+    dict of str to (str, str, float)
+        Per column given back: the two keys and the strength.
     """
-    coded = {c: factorize(data[c])[0] for c in [column, *keys]}
-    y = coded[column]
-    if len(np.unique(y[y >= 0])) < 2:
-        return None
-    first, every = slice(0, _FIRST_ROWS), slice(None)
+    coded = {c: factorize(data[c]) for c in dict.fromkeys([*columns, *keys])}
+    wanted = {c: coded[c] for c in columns if len(np.unique(coded[c][0][coded[c][0] >= 0])) > 1}
+    found: dict[str, tuple[str, str, float]] = {}
+    settled: set[str] = set()  # (found, or given back by one key alone)
     for a, b in itertools.combinations(keys, 2):
-        if not (_gives(coded[a], coded[b], y, first) and _gives(coded[a], coded[b], y, every)):
-            continue
-        strength = _strength(coded[a], coded[b], y)
-        if strength < DEPENDENCY_STRENGTH:
-            continue
-        alone = (  # (one key alone: the lint's own findings decide)
-            _gives(coded[k], None, y, every) and _strength(coded[k], None, y) >= DEPENDENCY_STRENGTH
-            for k in keys
-        )
-        return None if any(alone) else (a, b, strength)
-    return None
+        (x, _), (z, nz) = coded[a], coded[b]
+        both = (x >= 0) & (z >= 0)
+        pair = x.astype(np.int64) * len(nz) + z
+        for column, (y, uniques) in wanted.items():
+            if column in settled:
+                continue
+            rows = np.flatnonzero(both & (y >= 0))
+            if not (_gives(pair, y, rows[rows < _FIRST_ROWS]) and _gives(pair, y, rows)):
+                continue
+            strength = dependency_strength(factorize_keys(pair[rows])[0], y[rows], len(uniques))
+            if strength >= DEPENDENCY_STRENGTH:
+                settled.add(column)
+                if not _alone(coded, keys, y, len(uniques)):
+                    found[column] = (a, b, strength)
+    return found
 
 
-def _strength(a: np.ndarray, b: np.ndarray | None, y: np.ndarray) -> float:
-    """The lint's strength of the dependency of ``y`` on ``a`` (with ``b``, the pair), on the
-    rows where all are known: the share of the error of always guessing ``y``'s most frequent
-    value that the leave-one-out guess by the group removes."""
-    known = (a >= 0) & (y >= 0) & ((b >= 0) if b is not None else True)
-    key = a[known].astype(np.int64)
-    if b is not None:
-        key = key * (int(b.max()) + 1) + b[known]
-    det = np.unique(key, return_inverse=True)[1].reshape(-1)
-    target = np.unique(y[known], return_inverse=True)[1].reshape(-1)
-    n = int(target.max()) + 1
-    base = float(np.bincount(target, minlength=n).max() / len(target))
-    return 0.0 if base >= 1 else max(0.0, (dependency_accuracy(det, target, n) - base) / (1 - base))
+def _gives(det: np.ndarray, y: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether each value of ``det`` (any integers) stands for one code of ``y`` on ``rows``
+    (at least one)."""
+    return len(rows) > 0 and stands_for(factorize_keys(det[rows])[0], y[rows])
 
 
-def _gives(a: np.ndarray, b: np.ndarray | None, y: np.ndarray, rows: slice) -> bool:
-    """Whether the codes ``a`` (with ``b``: the pair) stand for one code of ``y`` each, on
-    ``rows`` where all are known (at least one such row)."""
-    a, y = a[rows], y[rows]
-    known = (a >= 0) & (y >= 0)
-    key = a.astype(np.int64)
-    if b is not None:
-        b = b[rows]
-        known &= b >= 0
-        key = key * (int(b.max(initial=0)) + 1) + b
-    if not known.any():
-        return False
-    key, y = key[known], y[known]
-    distinct = len(np.unique(key))
-    return len(np.unique(key * (int(y.max()) + 1) + y)) == distinct
+def _alone(
+    coded: dict[str, tuple[np.ndarray, pd.Index]], keys: Sequence[str], y: np.ndarray, n: int
+) -> bool:
+    """Whether one of ``keys`` alone gives ``y`` back at the lint's strength."""
+    for key in keys:
+        x = coded[key][0]
+        rows = np.flatnonzero((x >= 0) & (y >= 0))
+        if len(rows) and stands_for(x[rows], y[rows]):
+            if dependency_strength(x[rows], y[rows], n) >= DEPENDENCY_STRENGTH:
+                return True
+    return False

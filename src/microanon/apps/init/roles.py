@@ -94,7 +94,7 @@ from .design import design_role
 from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
 from .numbers import coded, id_code, measurement, panel_id, unit_name
-from .pairs import determining_pair
+from .pairs import determining_pairs
 from .profile import PLACE_NAMES, ColumnProfile, normalized_name
 from .squares import squares
 
@@ -712,17 +712,15 @@ def _restores_quasi(proposal: Proposal, restoring: Restoring) -> Proposal:
 def _known_by_pairs(data: pd.DataFrame, proposals: list[Proposal], at: Mapping[str, int]) -> bool:
     """Propose a quasi-identifier, in ``proposals``, each column guessed sensitive from its
     values alone (an opinion item's rule) that two quasi-identifiers give back together
-    (:func:`~.pairs.determining_pair`): whoever knows them knows it, and published unchanged it
+    (:func:`~.pairs.determining_pairs`): whoever knows them knows it, and published unchanged it
     would give back what the release generalizes of them. Whether one was."""
     keys = [p.column for p in proposals if p.role is Role.QUASI]
-    changed = False
-    for p in list(proposals):
-        if p.role is not Role.SENSITIVE or p.rule not in ITEM_RULES or len(keys) < 2:
+    guessed = [p for p in proposals if p.role is Role.SENSITIVE and p.rule in ITEM_RULES]
+    found = determining_pairs(data, [p.column for p in guessed], keys)
+    for p in guessed:
+        if p.column not in found:
             continue
-        found = determining_pair(data, p.column, keys)
-        if found is None:
-            continue
-        a, b, strength = found
+        a, b, strength = found[p.column]
         proposals[at[p.column]] = Proposal(
             p.column,
             Role.QUASI,
@@ -733,8 +731,7 @@ def _known_by_pairs(data: pd.DataFrame, proposals: list[Proposal], at: Mapping[s
             f"give back what the release generalizes of them; so generalized as a "
             f"quasi-identifier (first proposed {p.role.value}: {p.reason})",
         )
-        changed = True
-    return changed
+    return bool(found)
 
 
 def _coarsenings(
