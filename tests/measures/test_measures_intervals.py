@@ -111,11 +111,17 @@ def test_a_label_wins_over_its_reading_as_a_range():
     assert lm.total == pytest.approx((1 / 3 + 2 / 3) / 2)
 
 
-def test_balanced_labels_agree_with_ranges():
-    # Balanced hierarchies label nodes with the closed range of their leaves: measured as nodes
-    # or (without the hierarchy) as ranges, LM and NCP agree.
+@pytest.mark.parametrize("build", ["balanced", "quantiles"])
+def test_data_cut_labels_agree_with_ranges(build):
+    # Balanced and quantile hierarchies over numbers label nodes with half-open ranges whose
+    # bounds lie between the values ([1, 3) over 1 and 2): measured as nodes or (without the
+    # hierarchy) as the ranges of the values they hold, LM and NCP agree.
     values = [1, 2, 4, 8, 9, 11, 15]
-    h = Hierarchy.balanced(values, fanout=2)
+    if build == "balanced":
+        h = Hierarchy.balanced(values, fanout=2)
+    else:
+        h = Hierarchy.quantiles(values, [4, 2])
+    assert h.level_labels(1)[0].endswith(")")
     labels = [lab for lvl in range(1, h.height) for lab in h.level_labels(lvl)]
     df = pd.DataFrame({"x": labels + values})
     assert loss_metric(df, {"x": h}).total == pytest.approx(

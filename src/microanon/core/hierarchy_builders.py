@@ -35,6 +35,7 @@ from .files import read_text_file
 from .grouping import group_paths
 from .keys import SUPPRESSED, is_missing, shown, value_key
 from .number_text import in_column_type, whole_numbers
+from .range_bounds import range_labels
 from .reading import reading_hint
 
 __all__ = [
@@ -481,8 +482,10 @@ def quantile_paths(
         Observed values with their multiplicity (quantiles are taken over records).
     bins : sequence of int
         Number of intervals per level, finest first, non-increasing. Coarser cut points are
-        chosen among the finer ones, so the levels nest. Labels are closed ranges
-        ``[min, max]`` of the domain values inside. A level whose intervals group no two
+        chosen among the finer ones, so the levels nest. Labels are half-open ranges
+        ``[from, to)`` whose bounds lie between the data's values, not on them
+        (:mod:`.range_bounds`: the roundest number between two neighbouring values, and
+        round outer ends). A level whose intervals group no two
         intervals (or values) of the level below, or that is one interval, is left out: where
         most records hold one value the cuts of several levels fall on it, and such a level
         would publish the level below again, or everything as one range.
@@ -563,13 +566,9 @@ def quantile_paths(
             parts = len(c) + 1
     level_cuts = kept
     codes_per_level = [np.searchsorted(c, dom, side="right") for c in level_cuts]
-    label_per_level = []
-    for codes in codes_per_level:
-        lab = {}
-        for code in np.unique(codes):
-            members = dom[codes == code]
-            lab[code] = f"[{_exact(members.min())}, {_exact(members.max())}]"
-        label_per_level.append(lab)
+    # every cut is a domain value above the smallest: each range holds a value
+    starts = [np.searchsorted(dom, c) for c in level_cuts]
+    label_per_level = range_labels(dom.astype(float), starts) if starts else []
     paths = []
     for i, v in enumerate(dom):
         p: list[Any] = [SUPPRESSED]
@@ -605,8 +604,10 @@ def balanced_paths(
     Returns
     -------
     list of list
-        One path per distinct value in order; inner labels are closed ranges
-        ``[first, last]``, the root is ``*``.
+        One path per distinct value in order; the root is ``*``. Inner labels of numbers
+        (distinct, no ``order``) are half-open ranges whose bounds lie between the values, as
+        :func:`quantile_paths` writes them (``[0, 3)`` over 1 and 2, then ``[3, 5)``); other
+        inner labels are closed ranges ``[first, last]`` of the values in ``order``.
 
     Raises
     ------
@@ -623,6 +624,7 @@ def balanced_paths(
     if fanout < 2:
         raise HierarchyError(f"{where}: balanced fanout must be at least 2, got {shown(given)}")
     distinct = list(dict.fromkeys(values))
+    numbers: np.ndarray | None = None
     if order is not None:
         keys = [value_key(v) for v in order]
         missing = [v for v in distinct if value_key(v) not in set(keys)]
@@ -632,8 +634,10 @@ def balanced_paths(
         dom = [v for v in order if value_key(v) in present]
     else:
         try:
-            num = pd.to_numeric(pd.Series(distinct), errors="raise")
-            dom = [distinct[i] for i in np.argsort(num.to_numpy(), kind="stable")]
+            num = pd.to_numeric(pd.Series(distinct), errors="raise").to_numpy()
+            rank = np.argsort(num, kind="stable")
+            dom = [distinct[i] for i in rank]
+            numbers = num[rank].astype(float)
         except (ValueError, TypeError):
             dom = sorted(distinct, key=str)
     if not dom:
@@ -650,11 +654,17 @@ def balanced_paths(
             break
         uppers.append(nxt)
         level = nxt
+    if numbers is not None and uppers and len(np.unique(numbers)) == len(numbers):
+        # numbers: half-open ranges whose bounds lie between the values (see quantile_paths)
+        starts = [np.array([members[0] for _, _, members in lvl[1:]]) for lvl in uppers]
+        labels = range_labels(numbers, starts)
+    else:
+        labels = [[f"[{_exact(a)}, {_exact(b)}]" for a, b, _ in lvl] for lvl in uppers]
     leaf_paths: Paths = [[SUPPRESSED] for _ in dom]
-    for lvl in reversed(uppers):
-        for first, last, members in lvl:
+    for lvl, names in zip(reversed(uppers), reversed(labels), strict=True):
+        for (_, _, members), label in zip(lvl, names, strict=True):
             for i in members:
-                leaf_paths[i].append(f"[{_exact(first)}, {_exact(last)}]")
+                leaf_paths[i].append(label)
     for i, v in enumerate(dom):
         leaf_paths[i].append(v)
     return leaf_paths

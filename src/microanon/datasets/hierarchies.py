@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..core.hierarchy import SUPPRESSED, Hierarchy
+from ..core.range_bounds import range_labels
 from ._files import read_text
 from .adult import ADULT_COLUMNS, load_adult
 
@@ -62,7 +63,8 @@ def _zero_and_quantiles(values: np.ndarray, bins: tuple[int, ...], name: str) ->
     """``0`` as a leaf right under the root; positive values in a quantile tree beside it."""
     positive = values[values > 0]
     inner = Hierarchy.quantiles(positive, bins, name=name)
-    top = f"[{int(positive.min())}, {int(positive.max())}]"  # same format as quantile labels
+    # the range of the positive values, with the quantile labels' outer ends
+    (top,) = range_labels(np.unique(positive).astype(float), [np.array([], dtype=np.int64)])[0]
     paths: list[list[Any]] = [[SUPPRESSED, 0]]
     for p in inner.paths():
         below = p[1:] if p[1] != top else p[2:]
@@ -106,8 +108,8 @@ def adult_hierarchies() -> dict[str, Hierarchy]:
     * ``capital_gain``, ``capital_loss``: over 91% (gain) and 95% (loss) of the records are 0, so
       quantiles over all records would put every cut at 0. The value 0 is therefore a leaf
       directly below the root (it stays ``0`` until full suppression); the positive values form
-      a subtree ``[min, max]`` (e.g. ``[1, 4356]`` becomes ``[155, 4356]``) split into about 2,
-      4 and 16 quantile intervals (:data:`CAPITAL_BINS`) counted over the records with a
+      a subtree (``[100, 100000)`` for gains of 114 to 99,999) split into about 2, 4 and 16
+      quantile intervals (:data:`CAPITAL_BINS`) counted over the records with a
       positive value. Ties can merge quantile cut points, giving fewer intervals.
     * ``fnlwgt``: about 4, 16 and 64 record-quantile intervals (:data:`FNLWGT_BINS`).
     * ``relationship``: flat: each of the 6 values, then ``*``.

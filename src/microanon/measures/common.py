@@ -37,7 +37,6 @@ __all__ = [
     "normalize_columns",
     "numeric_leaves",
     "numeric_values",
-    "parse_range",
     "range_reduce",
     "resolve_cells",
 ]
@@ -242,14 +241,6 @@ def range_reduce(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, ufunc: np.u
 
 
 # ---------------------------------------------------------------------------------- value ranges
-def parse_range(label: Any) -> tuple[float, float] | None:
-    """The bounds of a closed-range label ``"[lo, hi]"``, or None for any other value."""
-    interval = parse_interval(label)
-    if interval is None or not (interval.closed_lo and interval.closed_hi):
-        return None
-    return interval.lo, interval.hi
-
-
 def numeric_values(values: Sequence[Any]) -> np.ndarray | None:
     """Values as floats, or None if some value is not a finite number (booleans included)."""
     values = list(values)
@@ -368,10 +359,11 @@ def resolve_cells(
     """Resolve the distinct values of a (possibly generalized) quasi-identifier column.
 
     With a hierarchy, a value is one of its labels (``"*"`` is the root) or, for a numeric
-    column, a closed range ``"[lo, hi]"`` that is not a label. Without a hierarchy (a numeric
-    column with a given domain) a value is a number, a closed range or ``"*"`` (the whole
-    domain). A range must satisfy ``lo <= hi``, lie inside the domain's ``[min, max]`` and
-    cover at least one domain value. ``counts``: records per row (None: one each).
+    column, a range ``"[lo, hi]"`` or ``"[lo, hi)"`` that is not a label. Without a hierarchy
+    (a numeric column with a given domain) a value is a number, a range or ``"*"`` (the whole
+    domain). A closed range must satisfy ``lo <= hi``, lie inside the domain's ``[min, max]``
+    and cover at least one domain value; a half-open one spans the domain values it holds
+    (at least one). ``counts``: records per row (None: one each).
 
     Raises
     ------
@@ -386,9 +378,9 @@ def resolve_cells(
     nodes = np.full(len(labels), -1, dtype=np.int64)
     lo = np.full(len(labels), np.nan)
     hi = np.full(len(labels), np.nan)
-    parsed = [parse_range(v) for v in labels]
+    parsed = [_value_range(v, domain) for v in labels]
     if hierarchy is not None:
-        # Labels first; a numeric column's closed ranges that are not labels are value ranges.
+        # Labels first; a numeric column's ranges that are not labels are value ranges.
         ranged = [i for i, p in enumerate(parsed) if p is not None and domain is not None]
         plain = [i for i in range(len(labels)) if parsed[i] is None or domain is None]
         nodes[plain] = hierarchy.node_of([labels[i] for i in plain], column=name)
@@ -408,13 +400,31 @@ def resolve_cells(
                 if number is None:
                     raise HierarchyError(
                         f"column '{name}': value {label!r} is neither a number, a range "
-                        "'[lo, hi]' nor '*'"
+                        "('[lo, hi]', '[lo, hi)') nor '*'"
                     )
                 lo[i] = hi[i] = number
     cells = Cells(nodes, lo, hi, rows, labels)
     if cells.ranges.any() and domain is not None:
         _check_ranges(cells, domain, name)
     return cells
+
+
+def _value_range(label: Any, domain: NumericDomain | None) -> tuple[float, float] | None:
+    """The values a range label spans: a closed range ``"[lo, hi]"`` as written; a half-open
+    one (``"[30, 40)"``, whose bounds a builder puts between the data's values) from the
+    smallest to the largest domain value it holds, as a hierarchy's node of those leaves
+    spans; None for any other value."""
+    interval = parse_interval(label)
+    if interval is None:
+        return None
+    if (interval.closed_lo and interval.closed_hi) or domain is None:
+        return interval.lo, interval.hi
+    values = domain.values
+    a = np.searchsorted(values, interval.lo, side="left" if interval.closed_lo else "right")
+    b = np.searchsorted(values, interval.hi, side="right" if interval.closed_hi else "left")
+    if b <= a:  # holds no value: _check_ranges names it
+        return interval.lo, interval.lo - 1
+    return float(values[a]), float(values[b - 1])
 
 
 def _number(value: Any) -> float | None:

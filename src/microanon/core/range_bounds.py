@@ -1,0 +1,108 @@
+"""The bounds of the ranges a hierarchy cuts from the data: boundaries, not the data's values.
+
+A range a builder takes from the records (a quantile, say) could be labelled by the smallest and
+largest values inside it, ``[31.25, 83.5]``; but then the label publishes values exactly, the
+extremes first (the oldest applicant's age), and a value whose records were all suppressed is
+still read in the labels of the records published beside it. So the cut between two
+neighbouring values ``a < b`` is written as the number with the fewest significant digits in
+``(a, b]`` (``31.2`` between 31.1667 and 31.25, ``30`` between 28 and 31, ``31`` between 30
+and 31), the ranges are half-open, ``[31.2, 100)``, and the outer ends are the roundest numbers
+at or below the smallest value and above the largest, within the values' span of them and on
+their side of 0 (ages 17 to 90 are cut into ``[10, 26)``, ..., ``[82, 100)``).
+A bound is a value of the column only where no rounder number separates the two values
+(whole numbers next to each other).
+"""
+
+from __future__ import annotations
+
+import decimal
+from decimal import ROUND_FLOOR, Decimal
+
+import numpy as np
+
+__all__ = ["range_labels", "roundest_in"]
+
+#: Digits of the decimal arithmetic: a float's shortest text has at most 17.
+_PRECISION = 40
+
+
+def _decimal(x: float) -> Decimal:
+    """``x`` as the decimal its shortest text writes."""
+    return Decimal(repr(float(x)))
+
+
+def roundest_in(low: Decimal, high: Decimal, floor: float | None = None) -> Decimal:
+    """The number with the fewest significant digits in ``(low, high]`` (the smallest such).
+
+    Parameters
+    ----------
+    low, high : Decimal
+        The window, ``low < high``.
+    floor : float, optional
+        A float the result must exceed once read back as a float: where ``low`` is a float's
+        text, a decimal just above it may read back as that float.
+
+    Returns
+    -------
+    Decimal
+        A multiple of the largest power of ten that has one in the window.
+    """
+    with decimal.localcontext() as context:
+        context.prec = _PRECISION
+        top = max(abs(low), abs(high))
+        exponent = top.adjusted() + 1 if top else 0
+        while True:
+            step = Decimal(1).scaleb(exponent)
+            cut = ((low / step).to_integral_value(rounding=ROUND_FLOOR) + 1) * step
+            while floor is not None and float(cut) <= floor:
+                cut += step
+            if cut <= high:
+                return cut + 0  # (+ 0 drops a negative zero's sign)
+            exponent -= 1
+
+
+def _text(x: Decimal) -> str:
+    """``x`` as a label writes it: plainly, or in powers of ten far from 1 (``1.5e+300``)."""
+    x = x.normalize()
+    return format(x, "f") if -7 < x.adjusted() < 16 else format(x, "e")
+
+
+def range_labels(domain: np.ndarray, starts: list[np.ndarray]) -> list[list[str]]:
+    """Labels of ranges of sorted distinct numbers, level by level.
+
+    Parameters
+    ----------
+    domain : (d,) float array
+        The distinct values, increasing (at least two).
+    starts : list of int arrays
+        Per level, the positions in ``domain`` where its ranges after the first begin
+        (increasing, each at least 1); the first level's ranges are the narrowest.
+
+    Returns
+    -------
+    list of list of str
+        Per level, one label ``[from, to)`` per range in order: ``from`` and ``to`` are the
+        roundest numbers between the neighbouring values at its ends (the module's notes), the
+        outer ends the same at every level.
+    """
+    values = [_decimal(v) for v in domain]
+
+    def cut(i: int) -> Decimal:
+        return roundest_in(values[i - 1], values[i], floor=float(domain[i - 1]))
+
+    cuts = {int(i): cut(int(i)) for level in starts for i in level}
+    with decimal.localcontext() as context:
+        context.prec = _PRECISION
+        smallest, largest = values[0], values[-1]
+        span = largest - smallest
+        # the outer ends keep the values' sign: positive values start above 0
+        below = max(smallest - span, Decimal(0)) if smallest > 0 else smallest - span
+        above = min(largest + span, Decimal(0)) if largest < 0 else largest + span
+        first = roundest_in(below, smallest)
+        last = roundest_in(largest, above, floor=float(domain[-1]))
+    labels = []
+    for level in starts:
+        bounds = [first, *(cuts[int(i)] for i in level), last]
+        pairs = zip(bounds, bounds[1:], strict=False)
+        labels.append([f"[{_text(a)}, {_text(b)})" for a, b in pairs])
+    return labels
