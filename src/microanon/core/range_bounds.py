@@ -16,11 +16,12 @@ A bound is a value of the column only where no rounder number separates the two 
 from __future__ import annotations
 
 import decimal
+from collections.abc import Sequence
 from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
-__all__ = ["range_labels", "roundest_in"]
+__all__ = ["range_labels", "recut_labels", "roundest_in"]
 
 #: Digits of the decimal arithmetic: a float's shortest text has at most 17.
 _PRECISION = 40
@@ -73,7 +74,7 @@ def range_labels(domain: np.ndarray, starts: list[np.ndarray]) -> list[list[str]
     Parameters
     ----------
     domain : (d,) float array
-        The distinct values, increasing (at least two).
+        The distinct values, increasing (at least one).
     starts : list of int arrays
         Per level, the positions in ``domain`` where its ranges after the first begin
         (increasing, each at least 1); the first level's ranges are the narrowest.
@@ -94,7 +95,7 @@ def range_labels(domain: np.ndarray, starts: list[np.ndarray]) -> list[list[str]
     with decimal.localcontext() as context:
         context.prec = _PRECISION
         smallest, largest = values[0], values[-1]
-        span = largest - smallest
+        span = (largest - smallest) or abs(largest) or Decimal(1)  # (one value: its size)
         # the outer ends keep the values' sign: positive values start above 0
         below = max(smallest - span, Decimal(0)) if smallest > 0 else smallest - span
         above = min(largest + span, Decimal(0)) if largest < 0 else largest + span
@@ -106,3 +107,47 @@ def range_labels(domain: np.ndarray, starts: list[np.ndarray]) -> list[list[str]
         pairs = zip(bounds, bounds[1:], strict=False)
         labels.append([f"[{_text(a)}, {_text(b)})" for a, b in pairs])
     return labels
+
+
+def recut_labels(
+    labels: Sequence[str], values: np.ndarray, codes: np.ndarray, held: np.ndarray
+) -> list[str] | None:
+    """A level's labels with its ranges cut again on the values that are published.
+
+    A range cut from the data is bounded by the values on both sides of it, the records of
+    which a release may have suppressed: ``[88, 90)`` tells that the next age, 90, is held,
+    though the only person of 90 was suppressed. The ranges that hold a published value are
+    labelled by :func:`range_labels` over the published values alone, so every bound lies
+    between published values, or beyond them.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The level's labels, by level code.
+    values : (d,) float array
+        The hierarchy's leaves as numbers, increasing.
+    codes : (d,) int array
+        Each leaf's level code (non-decreasing).
+    held : (d,) bool array
+        Whether a published record holds the leaf.
+
+    Returns
+    -------
+    list of str or None
+        The labels, those of the ranges without a published value unchanged; None when the
+        level's labels are not the ranges :func:`range_labels` cuts from ``values`` (an
+        owner's intervals, groups), which are not cut again.
+    """
+    starts = np.flatnonzero(np.diff(codes)) + 1
+    if len(values) < 2 or range_labels(values, [starts])[0] != list(labels):
+        return None
+    out = list(labels)
+    kept = np.flatnonzero(held)
+    if len(kept) == 0:
+        return out
+    kept_codes = codes[kept]
+    first = np.flatnonzero(np.diff(kept_codes)) + 1
+    (new,) = range_labels(values[kept], [first])
+    for code, label in zip(kept_codes[np.r_[0, first]].tolist(), new, strict=True):
+        out[code] = label
+    return out

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.hierarchy import SUPPRESSED
-from ..methods.generalize.full_domain import level_labels
+from ..methods.generalize.full_domain import published_labels
 from .encoding import Encoding
 from .frequencies import FrequencyTable, pack_codes
 from .release_files import write_part
@@ -38,6 +38,9 @@ class Plan:
         The published columns, in schema order.
     labels : dict of str to object array
         Per quasi-identifier, the published label of every leaf code.
+    shown : dict of str to object array
+        Per quasi-identifier, the published label of every level code
+        (:func:`~microanon.methods.generalize.full_domain.published_labels`).
     key_columns : list of str
         The columns of the frequency table (the suppression is per combination of them).
     suppressed : int64 array or pandas.MultiIndex
@@ -49,6 +52,7 @@ class Plan:
     encoding: Encoding
     columns: list[str]
     labels: dict[str, np.ndarray]
+    shown: dict[str, np.ndarray]
     key_columns: list[str]
     suppressed: Any
     mode: str
@@ -63,15 +67,15 @@ def make_plan(
 ) -> Plan:
     """The plan of a node: ``mask`` marks the suppressed combinations of ``table``."""
     schema = encoding.schema
+    shown = published_labels(schema, levels, {q: table.codes[q][~mask] for q in levels})
     labels = {}
     for q, lv in levels.items():
-        h = schema.hierarchy(q)
-        labels[q] = level_labels(h, int(lv))[h.level_codes(int(lv))]
+        labels[q] = shown[q][schema.hierarchy(q).level_codes(int(lv))]
     if table.keys is not None:
         suppressed: Any = np.sort(table.keys[mask])
     else:
         suppressed = pd.MultiIndex.from_arrays([table.codes[c][mask] for c in table.columns])
-    return Plan(encoding, schema.columns, labels, list(table.columns), suppressed, mode)
+    return Plan(encoding, schema.columns, labels, shown, list(table.columns), suppressed, mode)
 
 
 def _suppressed_rows(plan: Plan, codes: Mapping[str, np.ndarray], n: int) -> np.ndarray:

@@ -36,7 +36,7 @@ from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.repetition import Repetition, merged
 from ..core.schema import Kind, Schema
 from ..core.table import Table
-from ..methods.generalize.full_domain import SearchResult, population_records
+from ..methods.generalize.full_domain import SearchResult, population_records, recut_record
 from ..methods.generalize.searches import (
     SearchChoice,
     check_metric,
@@ -657,7 +657,7 @@ def _search(
     checked = args.models
     if args.with_population:
         classes = pd.DataFrame({q: published.codes[q] for q in quasi})
-        records = population_records(table, result.levels, classes, args.models)
+        records = population_records(table, result.levels, classes, args.models, plan.shown)
         checked = _with_records(args.models, records)
     numeric = sensitive is not None and numbers_of(table, sensitive) is not None
     _check_before_writing(published, quasi, sensitive, numeric, checked, result.suppressed)
@@ -699,6 +699,9 @@ def _metadata(
     }
     if chosen.records is not None:
         internal["populations"] = chosen.records
+    recut = recut_record(encoding.schema, result.levels, chosen.plan.shown)
+    if recut:
+        internal["recut"] = recut
     return public, internal
 
 

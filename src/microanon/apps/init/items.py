@@ -149,9 +149,10 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         first, last = int(numbers[0]), int(numbers[-1])
         span = last - first + 1
         if first in (0, 1) and low <= span <= high and len(numbers) >= span - 1:
+            held = "" if len(numbers) == span else f", {len(numbers)} of them held"
             return (
                 "answer-scale",
-                f"answer-scale rule: whole numbers {first} to {last} ({p.distinct} points), as "
+                f"answer-scale rule: whole numbers {first} to {last} ({span} points{held}), as "
                 "on a rating scale, whose answers are opinions and attitudes respondents "
                 "disclose, seldom known to others; a guess from the values: decide whether it "
                 "is sensitive",

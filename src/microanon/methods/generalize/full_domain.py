@@ -55,6 +55,7 @@ from ...core.constraints import Anything, Boolean, Choice, Integer, Param, Real
 from ...core.errors import InfeasibleError, InputError
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.random import RandomLike
+from ...core.range_bounds import recut_labels
 from ...core.release import Release
 from ...core.schema import Schema
 from ...core.table import Table
@@ -83,7 +84,7 @@ def _flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
+def level_labels(hierarchy: Hierarchy, level: int, held: np.ndarray | None = None) -> np.ndarray:
     """The published labels of a hierarchy level (strings), indexed by level code.
 
     Shared with the out-of-core engine (:mod:`microanon.scale.apply`), which publishes the same
@@ -95,23 +96,73 @@ def level_labels(hierarchy: Hierarchy, level: int) -> np.ndarray:
         The quasi-identifier's hierarchy.
     level : int
         The generalization level.
+    held : bool array, optional
+        Per leaf code, whether a published record holds the leaf. Given, a level of ranges cut
+        from the data (a ``quantiles`` or numeric ``balanced`` hierarchy) is cut again on the
+        published values (:func:`~microanon.core.range_bounds.recut_labels`): its bounds then
+        tell nothing of a suppressed record's value.
 
     Returns
     -------
     numpy.ndarray
         Object array of strings, one per code of the level.
     """
-    return np.array([str(x) for x in hierarchy.level_labels(level)], dtype=object)
+    labels = [str(x) for x in hierarchy.level_labels(level)]
+    if held is not None and 0 < level < hierarchy.height:
+        leaves = hierarchy.leaves
+        if not any(isinstance(v, (bool, np.bool_)) for v in leaves):
+            values = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce")
+            values = values.to_numpy(dtype=float)
+            if np.all(np.diff(values) > 0):  # (no gap: NaN compares false)
+                recut = recut_labels(labels, values, hierarchy.level_codes(level), held)
+                labels = labels if recut is None else recut
+    return np.array(labels, dtype=object)
+
+
+def published_labels(
+    schema: Schema, levels: Mapping[str, int], codes: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Per quasi-identifier, the labels its level publishes: :func:`level_labels`, cut again
+    on the leaves that ``codes`` (the leaf codes of the records published with their
+    quasi-identifiers) hold."""
+    out = {}
+    for q, lv in levels.items():
+        h = schema.hierarchy(q)
+        held = np.zeros(h.n_leaves, dtype=bool)
+        held[codes[q]] = True
+        out[q] = level_labels(h, int(lv), held)
+    return out
+
+
+def recut_record(
+    schema: Schema, levels: Mapping[str, int], labels: Mapping[str, np.ndarray]
+) -> dict[str, dict[str, str]]:
+    """What a release records internally as ``recut``: per quasi-identifier whose published
+    labels (:func:`published_labels`) are not its hierarchy's, each hierarchy label and the
+    label published in its place."""
+    out = {}
+    for q, lv in levels.items():
+        plain = level_labels(schema.hierarchy(q), int(lv)).tolist()
+        changed = {a: b for a, b in zip(plain, labels[q].tolist(), strict=True) if a != b}
+        if changed:
+            out[q] = changed
+    return out
 
 
 def publish_levels(
-    table: Table, levels: Mapping[str, int], mask: np.ndarray, mode: str
+    table: Table,
+    levels: Mapping[str, int],
+    mask: np.ndarray,
+    mode: str,
+    shown: Mapping[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """The published table of a node.
 
-    Quasi-identifiers become their level labels as strings; suppressed records are removed
+    Quasi-identifiers become their level labels as strings (:func:`published_labels`: ranges
+    cut from the data are cut again on the values published); suppressed records are removed
     (``mode="remove"``) or keep ``"*"`` in every quasi-identifier (``mode="star"``); the other
     columns are unchanged. Columns in schema order, rows in input order with the input index.
+    ``shown``: those labels, when they are known already.
 
     The table is built from the codes: a quasi-identifier's column is its level's labels
     indexed by the level codes of its records, another column its dictionary indexed by its
@@ -124,6 +175,8 @@ def publish_levels(
     star = mask[rows] if mode == "star" else None
     every = len(rows) == table.n_rows
     index = table.index if every else table.index[rows]
+    if shown is None:
+        shown = published_labels(table.schema, levels, _kept_codes(table, levels, mask))
     data: dict[str, Any] = {}
     for c in table.columns:
         if c not in levels:
@@ -131,7 +184,7 @@ def publish_levels(
             continue
         h = table.schema.hierarchy(c)
         lv = int(levels[c])
-        labels = level_labels(h, lv)
+        labels = shown[c]
         codes = table.codes(c) if every else table.codes(c)[rows]
         ancestor = h.level_codes(lv)
         leaves = np.array_equal(ancestor, np.arange(len(ancestor)))
@@ -147,6 +200,12 @@ def publish_levels(
             appearance = None  # (a starred row is no longer its value's label)
         data[c] = text_column(codes, labels, index, appearance)
     return pd.DataFrame(data, index=index, copy=False)  # fresh columns: nothing to copy
+
+
+def _kept_codes(table: Table, levels: Mapping[str, int], mask: np.ndarray) -> dict[str, np.ndarray]:
+    """The leaf codes of the records published with their quasi-identifiers (not ``mask``)."""
+    kept = np.flatnonzero(~mask)
+    return {q: table.codes(q)[kept] for q in levels}
 
 
 def _check_star_class(
@@ -174,13 +233,18 @@ def _check_star_class(
 
 
 def population_records(
-    table: Table, levels: Mapping[str, int], published: pd.DataFrame, models: list[Any]
+    table: Table,
+    levels: Mapping[str, int],
+    published: pd.DataFrame,
+    models: list[Any],
+    shown: Mapping[str, np.ndarray],
 ) -> list[dict[str, Any] | None]:
     """Per claimed model, the people of its population in each published class (or None).
 
-    The population is generalized to the published levels with the table's labels and matched
-    to the published classes as :func:`microanon.models.check_release` will match them. This is
-    internal metadata: counts taken on the population.
+    The population is generalized to the published levels with the labels the release
+    publishes (``shown``: :func:`published_labels`) and matched to the published classes as
+    :func:`microanon.models.check_release` will match them. This is internal metadata: counts
+    taken on the population.
     """
     quasi = table.schema.quasi
     groups = Groups.from_frame(published, quasi)
@@ -196,7 +260,7 @@ def population_records(
         for q in quasi:
             h = table.schema.hierarchy(q)
             leaves = h.leaf_index(model.population[q], column=q)
-            columns[q] = level_labels(h, int(levels[q]))[h.level_codes(int(levels[q]))[leaves]]
+            columns[q] = shown[q][h.level_codes(int(levels[q]))[leaves]]
         generalized = pd.DataFrame(columns)
         generalized[count] = population_weights(model.population, model.count)
         out.append(population_record(groups.keys, population_sizes(groups, generalized, count)))
@@ -528,11 +592,16 @@ def _release(
 ) -> Release:
     """The release of a node: the published table, checked in star mode, and its metadata."""
     mode = parameters["suppressed_rows"]
-    published = publish_levels(table, result.levels, result.suppressed_mask, mode)
+    mask = result.suppressed_mask
+    shown = published_labels(table.schema, result.levels, _kept_codes(table, result.levels, mask))
+    published = publish_levels(table, result.levels, mask, mode, shown)
     if mode == "star" and result.suppressed:
         _check_star_class(published, result.suppressed, table, models)
     if any(m.needs_population for m in models):
-        metadata["populations"] = population_records(table, result.levels, published, models)
+        metadata["populations"] = population_records(table, result.levels, published, models, shown)
+    recut = recut_record(table.schema, result.levels, shown)
+    if recut:
+        metadata["recut"] = recut
     return generalized_release(
         "full_domain",
         published,

@@ -32,7 +32,7 @@ from ...models import PrivacyModel, as_models
 from ._budget import SearchWatch
 from ._levels import evaluate_levels
 from ._search import SearchResult
-from .full_domain import _flag, _prepare, level_labels
+from .full_domain import _flag, _prepare, published_labels
 from .searches import check_search, lattice_size, run_search
 
 __all__ = ["FrequencyRuns", "PublishedClasses"]
@@ -253,7 +253,9 @@ class FrequencyRuns:
             schema.hierarchy(q).level_codes(int(levels[q])).take(self.table.codes(q)[kept])
             for q in quasi
         ]
-        labels = [level_labels(schema.hierarchy(q), int(levels[q])) for q in quasi]
+        # the labels it would publish: ranges cut from the data cut again on its records
+        shown = published_labels(schema, levels, {q: self.table.codes(q)[kept] for q in quasi})
+        labels = [shown[q] for q in quasi]
         found = combine_codes(codes, [len(x) for x in labels])
         order = np.argsort(found.first, kind="stable")
         counts = np.bincount(

@@ -1,0 +1,123 @@
+"""Ranges cut from the data are cut again on the published values: a release's labels tell
+nothing of a suppressed record's value.
+
+carData's BEPS (1,525 voters aged 24 to 93) with a balanced tree over age: the release had
+published ``[80, 88)`` as its oldest range, whose bound 88 is the age of the next range, all of
+whose voters it suppressed (and a range ``[88, 96)`` of the hierarchy tells the same of 96).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from real_surveys import rdataset
+
+from microanon.core import InfeasibleError, Schema
+from microanon.core.hierarchy import SUPPRESSED, parse_interval
+from microanon.core.range_bounds import roundest_in
+from microanon.methods.generalize import full_domain
+
+
+def _beps() -> pd.DataFrame:
+    return rdataset("carData", "BEPS")[["age", "Europe", "vote"]]
+
+
+def _schema(builder: dict) -> dict:
+    return {
+        "age": {"role": "quasi", "kind": "numeric", "hierarchy": builder},
+        "Europe": {"role": "quasi", "kind": "numeric", "hierarchy": builder},
+        "vote": {"role": "sensitive"},
+    }
+
+
+BALANCED = {"builder": "balanced", "fanout": 2}
+
+
+def test_beps_oldest_range_reaches_past_the_suppressed_voters():
+    release = full_domain(
+        _beps(), _schema(BALANCED), models={"k_anonymity": {"k": 5}}, suppression=0.05
+    )
+    assert release.metadata["levels"] == {"age": 3, "Europe": 0}
+    assert release.internal_metadata["recut"] == {"age": {"[80, 88)": "[80, 100)"}}
+    ages = set(release.data["age"])
+    assert "[80, 100)" in ages and "[80, 88)" not in ages
+
+
+def _bounds(label: str) -> tuple[float, float]:
+    interval = parse_interval(label)
+    assert interval is not None and interval.closed_lo and not interval.closed_hi, label
+    return interval.lo, interval.hi
+
+
+def _roundest(low: float, high: float) -> float:
+    return float(roundest_in(Decimal(repr(float(low))), Decimal(repr(float(high)))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 60), min_size=12, max_size=120),
+    st.lists(st.sampled_from("ab"), min_size=120, max_size=120),
+    st.sampled_from([BALANCED, {"builder": "quantiles", "bins": [6, 3]}]),
+    st.sampled_from([2, 3, 5]),
+)
+def test_published_ranges_are_cut_on_the_published_ages(ages, groups, builder, k):
+    """On random tables: each published range holds the ages of the records published in it,
+    and its bounds are the roundest numbers between the published ages (the outer ends beyond
+    them, within their span): they depend on no suppressed record."""
+    data = pd.DataFrame({"age": ages, "group": groups[: len(ages)], "rid": range(len(ages))})
+    schema = Schema.from_dict(
+        {
+            "age": {"role": "quasi", "kind": "numeric", "hierarchy": builder},
+            "group": {"role": "quasi", "hierarchy": {"builder": "balanced", "fanout": 2}},
+            "rid": {"role": "insensitive"},  # (which record each published row is)
+        }
+    )
+    try:
+        release = full_domain(data, schema, models={"k_anonymity": {"k": k}}, suppression=0.3)
+    except InfeasibleError:  # no node within the suppression limit: nothing published
+        return
+    published = release.data
+    original = data["age"].to_numpy()[published["rid"].to_numpy(dtype=int)]
+    held: dict[str, list[int]] = {}
+    for label, age in zip(published["age"].astype(str), original, strict=True):
+        if label == SUPPRESSED or not label.startswith("["):
+            assert label == SUPPRESSED or float(label) == age
+            continue
+        low, high = _bounds(label)
+        assert low <= age < high, (label, age)
+        held.setdefault(label, []).append(int(age))
+    if not held:
+        return
+    ranges = sorted(held, key=lambda x: _bounds(x)[0])
+    smallest, largest = min(held[ranges[0]]), max(held[ranges[-1]])
+    span = (largest - smallest) or largest or 1
+    assert _bounds(ranges[0])[0] == _roundest(
+        max(smallest - span, 0) if smallest else -span, smallest
+    )
+    assert _bounds(ranges[-1])[1] == _roundest(largest, largest + span)
+    for before, after in zip(ranges, ranges[1:], strict=False):
+        assert _bounds(before)[1] == _bounds(after)[0]
+        assert _bounds(after)[0] == _roundest(max(held[before]), min(held[after]))
+
+
+def test_nothing_suppressed_keeps_the_hierarchy_s_labels():
+    """With every record published the ranges are the hierarchy's."""
+    release = full_domain(_beps(), _schema(BALANCED), models={"k_anonymity": {"k": 1}})
+    assert "recut" not in release.internal_metadata
+    tree = release.internal_metadata["hierarchies"]["age"]
+    labels = {p[-1 - release.metadata["levels"]["age"]] for p in tree["paths"]}
+    assert set(release.data["age"].astype(str)) <= {str(x) for x in labels}
+
+
+def test_an_owner_s_intervals_are_never_cut_again():
+    """Fixed-width intervals are the owner's: the same labels whatever is suppressed."""
+    builder = {"builder": "intervals", "widths": [8, 16, 32]}
+    release = full_domain(
+        _beps(), _schema(builder), models={"k_anonymity": {"k": 5}}, suppression=0.05
+    )
+    assert "recut" not in release.internal_metadata
+    labels = {str(x) for x in release.data["age"]}
+    assert all(int(_bounds(x)[0]) % 8 == 0 for x in labels if x.startswith("["))
