@@ -780,21 +780,24 @@ def _lint(
             )
     quasi = [q for q in schema.quasi if q in data.columns]
     columns = _published_columns(data, schema, unique_share)
-    candidates, values, tested = columns.candidates, columns.values, columns.tested
+    candidates, tested = columns.candidates, columns.tested
     given_quasi, cautioned = columns.given_quasi, columns.cautioned
     weighted = [*cautioned[Role.WEIGHT], *cautioned[Role.SENSITIVE]]
     counted = len(tested) + len(cautioned[Role.WEIGHT])
     size, limited = _scan_size(n, len(quasi), counted, budget)
     dependencies = _scan(data, quasi, [*tested, *weighted], size, strength, weighted)
     for c in candidates:
-        if values[c] >= max(2, unique_share * n):  # (a column of one value tells no record)
+        near = columns.near[c]
+        if near is not None:
+            distinct, known = near
+            held = "rows" if known == n else f"rows with a value (of {n:,})"
             findings.append(
                 Finding(
                     c,
                     "near_unique",
-                    f"{values[c]:,} distinct values on {n:,} rows; {_unique_share(data[c]):.0%} "
-                    "of the rows have a value no other row has",
-                    strength=values[c] / n,
+                    f"{distinct:,} distinct values on {known:,} {held}; "
+                    f"{_unique_share(data[c]):.0%} of the rows have a value no other row has",
+                    strength=distinct / known,
                 )
             )
         findings.extend(dependencies.get(c, []))
@@ -833,8 +836,9 @@ class _Published(NamedTuple):
 
     #: Published unchanged: insensitive columns and stratum ids (a sampling weight is exempt).
     candidates: list[str]
-    #: Each candidate's distinct values (a missing value one of them).
-    values: dict[str, int]
+    #: Each candidate's distinct values and rows with a value when it is near-unique
+    #: (:func:`_near_unique`), else None.
+    near: dict[str, tuple[int, int] | None]
     #: The candidates tested: a constant column neither gives nor is given by anything
     #: (strength 0), and a near-unique one is a finding of its own.
     tested: list[str]
@@ -848,15 +852,29 @@ class _Published(NamedTuple):
     cautioned: dict[Role, list[str]]
 
 
+def _near_unique(col: pd.Series, unique_share: float) -> tuple[int, int] | None:
+    """``(distinct values, rows with a value)`` of a column that holds at least
+    ``unique_share`` distinct values per row with a value (and two values: one value tells no
+    record), else None. Its missing cells single no record out, so they are not counted (a
+    laboratory value measured on two thirds of the patients, one in a handful each, is as
+    near-unique as one measured on all)."""
+    codes, uniques = factorize(col)
+    known = int(np.count_nonzero(codes >= 0))
+    if len(uniques) >= max(2, unique_share * known):
+        return len(uniques), known
+    return None
+
+
 def _published_columns(data: pd.DataFrame, schema: Schema, unique_share: float) -> _Published:
     """The columns of ``data`` a lint of ``schema`` tests (:class:`_Published`)."""
-    n = len(data)
     linted = (Role.INSENSITIVE, Role.STRATA)
     candidates = [a.name for a in schema if a.role in linted and a.name in data.columns]
-    values = {c: _distinct(data[c]) for c in candidates}
-    tested = [c for c in candidates if 1 < values[c] < unique_share * n]
+    near = {c: _near_unique(data[c], unique_share) for c in candidates}
+    tested = [c for c in candidates if _distinct(data[c]) > 1 and near[c] is None]
     quasi = [q for q in schema.quasi if q in data.columns]
-    given_quasi = [q for q in quasi if 1 < _distinct(data[q]) < unique_share * n]
+    given_quasi = [
+        q for q in quasi if _distinct(data[q]) > 1 and _near_unique(data[q], unique_share) is None
+    ]
     cautioned = {
         role: [
             a.name
@@ -865,7 +883,7 @@ def _published_columns(data: pd.DataFrame, schema: Schema, unique_share: float) 
         ]
         for role in (Role.WEIGHT, Role.SENSITIVE)
     }
-    return _Published(candidates, values, tested, given_quasi, cautioned)
+    return _Published(candidates, near, tested, given_quasi, cautioned)
 
 
 def sensitive_given(

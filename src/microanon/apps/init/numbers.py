@@ -318,7 +318,7 @@ def measurement(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
         return None
     return (
         "measurement",
-        f"measurement rule: {p.distinct:,} distinct values on {p.rows:,} rows, near-unique, "
+        f"measurement rule: {p.distinct:,} distinct values on {p.rows_said()}, near-unique, "
         f"{why}: what the data tell of a person (a survival time, a cost, a score), seldom "
         "known to others; published with its record as sensitive, a guess: if others can know "
         "it (an exact age, a place's coordinates, a date written as a number), give it role "

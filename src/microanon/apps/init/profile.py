@@ -27,6 +27,7 @@ import pandas as pd
 
 from ...core.factorize import code_counts, factorize
 from ...core.hierarchy import value_key
+from ...core.lint import UNIQUE_SHARE
 
 __all__ = [
     "CODE_NAMES",
@@ -147,6 +148,25 @@ class ColumnProfile:
     def has_missing(self) -> bool:
         """Whether some rows lack a value."""
         return self.missing_share > 0
+
+    @property
+    def known(self) -> int:
+        """Rows with a value."""
+        return self.rows - round(self.missing_share * self.rows)
+
+    @property
+    def near_unique(self) -> bool:
+        """Whether the column holds at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct
+        values per row with a value, and two values (one value tells no record apart); its
+        missing cells single no record out, so they are not counted, as the lint counts them."""
+        return self.distinct >= max(2, UNIQUE_SHARE * self.known)
+
+    def rows_said(self) -> str:
+        """``"418 rows"``, or of a column with missing cells ``"284 rows with a value (of
+        418)"``: the rows :attr:`near_unique` counts."""
+        if self.known == self.rows:
+            return f"{self.rows:,} rows"
+        return f"{self.known:,} rows with a value (of {self.rows:,})"
 
     def describe(self) -> str:
         """One line: type (with range, width or layout), distinct, unique and missing shares."""

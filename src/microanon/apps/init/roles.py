@@ -405,7 +405,7 @@ def _by_values(col: pd.Series, p: ColumnProfile) -> Proposal:
             "dates rule: a date ties a record to an event that others may know of (a birth, an "
             f"admission, an interview); {_KNOWN}",
         )
-    if p.rows and p.distinct >= max(2, UNIQUE_SHARE * p.rows):  # (one value: no record told)
+    if p.near_unique:
         measured = measurement(col, p)
         if measured is not None:
             return Proposal(p.name, Role.SENSITIVE, *measured)
@@ -413,7 +413,7 @@ def _by_values(col: pd.Series, p: ColumnProfile) -> Proposal:
             p.name,
             Role.IDENTIFIER,
             "near-unique",
-            f"near-unique rule: {p.distinct:,} distinct values on {p.rows:,} rows, at least one "
+            f"near-unique rule: {p.distinct:,} distinct values on {p.rows_said()}, at least one "
             f"for every {1 / UNIQUE_SHARE:g} rows ({p.unique_share:.0%} of the rows hold a value "
             "no other row has): such values single records out; dropped from the release",
         )
@@ -825,7 +825,7 @@ def _propose(col: pd.Series, p: ColumnProfile, columns: Sequence[str]) -> Propos
             "same value, which tells no record from another and nothing of one person that it "
             "does not tell of everyone in the file; published unchanged",
         )
-    near_unique = bool(p.rows) and p.distinct >= max(2, UNIQUE_SHARE * p.rows)
+    near_unique = p.near_unique
     if matched is not None and matched[0].role is Role.SENSITIVE and near_unique:
         if p.type == "categorical":  # free text: a sensitive name does not make it a category
             rule, word = matched
@@ -834,7 +834,7 @@ def _propose(col: pd.Series, p: ColumnProfile, columns: Sequence[str]) -> Propos
                 Role.IDENTIFIER,
                 "near-unique",
                 f"near-unique rule: the name {word!r} looks like {rule.group}, but "
-                f"{p.distinct:,} distinct texts on {p.rows:,} rows are free text or ids, not "
+                f"{p.distinct:,} distinct texts on {p.rows_said()} are free text or ids, not "
                 "answers: each singles out its record and may name people; dropped from the "
                 "release (code it into categories first to publish it)",
             )
