@@ -55,6 +55,7 @@ from ..core.errors import InputError, VerificationError
 from ..core.factorize import factorize, factorize_keys, first_rows, packed_key
 from ..core.hierarchy import Hierarchy, parse_interval, value_key
 from ..core.random import RandomLike, make_rng, state_fingerprints
+from ..core.range_bounds import range_labels
 from ..core.release import Release
 from ..core.schema import TRACER, Attribute, Kind, Role, Schema
 from ..measures.perturbative import il1s
@@ -677,6 +678,28 @@ class Steps:
                 out[c] = np.union1d(out.get(c, np.array([], dtype=int)), rows)
         return out
 
+    def _cut_from_data(self, columns: Sequence[str]) -> list[str]:
+        """The columns whose published values are a level of ranges that a ``quantiles`` or
+        ``balanced`` builder cut from the data: recoded to a hierarchy level by the last step
+        that changed them other than by blanking cells."""
+        given = self._given[1]
+        out = []
+        for c in columns:
+            spec = given[c].hierarchy if c in given.columns else None
+            if not isinstance(spec, Mapping) or spec.get("builder") not in _CUT_FROM_DATA:
+                continue
+            last = next(
+                (r for r in reversed(self.results[1:])
+                 if c in r.changed and r.method != "local_suppression"),
+                None,
+            )  # fmt: skip
+            if last is not None and last.method == "global_recode":
+                assert last.release is not None
+                how = (last.release.metadata.get("recoded") or {}).get(c, {}).get("how")
+                if how == "level":
+                    out.append(c)
+        return out
+
     def _claims(self) -> list[tuple[int, str, dict[str, Any]]]:
         return [(c["step"], c["method"], c["model"]) for c in self.results[-1].claims]
 
@@ -731,6 +754,12 @@ class Steps:
                 marks[c] = table[c].astype(object).where(~held, _MISSING_LABEL)
         if marks:
             table = pd.DataFrame({c: marks.get(c, table[c]) for c in table.columns}, copy=False)
+        recut: dict[str, dict[str, str]] = {}
+        for c in self._cut_from_data(table.columns):
+            source = self.original.set_index(TRACER)[c].reindex(tracers)
+            table[c], changed = _recut_column(table[c], source.to_numpy())
+            if changed:
+                recut[c] = changed
         public_steps, internal_steps, numeric = [], [], []
         for r in self.results[1:]:
             assert r.release is not None
@@ -775,8 +804,43 @@ class Steps:
             source_rows=[int(v) for v in last.data[TRACER]],
             **_sampled(self.results[1:]),
             masked_numeric=numeric,
+            **({"recut": recut} if recut else {}),
         )
         return registry.counted(release, *self._given)
+
+
+#: The builders whose ranges are cut where the records fall (their bounds between the data's
+#: values: :mod:`microanon.core.range_bounds`).
+_CUT_FROM_DATA = ("quantiles", "balanced")
+
+
+def _recut_column(published: pd.Series, source: np.ndarray) -> tuple[pd.Series, dict[str, str]]:
+    """A recoded column whose half-open ranges are cut again on the values of the records
+    published in them (``source``: each row's original value), as ``full_domain`` cuts the
+    ranges it publishes: no bound is then set by a record a later step left out or blanked.
+    Returns the column and the labels changed (old to new); the column as it is when its
+    values are not such ranges, each holding its records' values."""
+    held: dict[str, list[float]] = {}
+    for label, value in zip(published.tolist(), source.tolist(), strict=True):
+        if label is None or (isinstance(label, float) and np.isnan(label)):
+            continue
+        held.setdefault(label, []).append(float(value))
+    bounds = {label: parse_interval(label) for label in held}
+    if any(b is None or not b.closed_lo or b.closed_hi for b in bounds.values()):
+        return published, {}
+    ordered = sorted(held, key=lambda label: bounds[label].lo)
+    values, starts = [], []
+    for label in ordered:
+        b, mine = bounds[label], np.unique(held[label])
+        if mine[0] < b.lo or mine[-1] >= b.hi or (values and mine[0] <= values[-1]):
+            return published, {}
+        starts.append(len(values))
+        values.extend(mine.tolist())
+    (labels,) = range_labels(np.asarray(values), [np.asarray(starts[1:], dtype=np.int64)])
+    changed = {a: b for a, b in zip(ordered, labels, strict=True) if a != b}
+    if not changed:
+        return published, {}
+    return published.map(lambda v: changed.get(v, v)), changed
 
 
 def _cells_published(
