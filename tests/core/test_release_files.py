@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,6 +94,21 @@ def old_text(s: pd.Series) -> pd.Series:
     return pd.Series(text[codes], index=s.index, dtype=object)
 
 
+def written_as_pandas(df: pd.DataFrame) -> bytes:
+    """The bytes pandas writes for ``df``, except that a field of spaces or tabs alone on its
+    line (one column) is quoted, which pandas leaves bare and then reads as a blank line,
+    losing the row."""
+    if len(df.columns) != 1:
+        return df.to_csv(index=False).encode("utf-8")
+
+    def line(text: str) -> str:
+        return f'"{text}"' if text and not text.strip(" \t") else text
+
+    header = line(df.iloc[:0].to_csv(index=False)[:-1])
+    rows = [df.iloc[[i]].to_csv(index=False, header=False)[:-1] for i in range(len(df))]
+    return "".join(f"{line(r)}\n" for r in [header, *rows]).encode("utf-8")
+
+
 def old_load(data: bytes, info: dict) -> pd.DataFrame:
     """A table read as release.py read it: every field as text, then column by column."""
     df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_values=[])
@@ -122,7 +138,7 @@ def test_csv_bytes_are_those_pandas_wrote(tmp_path_factory, df):
     df = release.data
     out = release.save(tmp_path_factory.mktemp("r") / "r")
     data = (out / "public" / "data.csv").read_bytes()
-    assert data == release.data.to_csv(index=False).encode("utf-8")
+    assert data == written_as_pandas(release.data)
 
 
 @settings(max_examples=40, deadline=None)
@@ -137,7 +153,7 @@ def test_csv_bytes_written_in_chunks_are_those_pandas_wrote(tmp_path_factory, df
     finally:
         release_files._CHUNK = saved
     data = (out / "public" / "data.csv").read_bytes()
-    assert data == release.data.to_csv(index=False).encode("utf-8")
+    assert data == written_as_pandas(release.data)
 
 
 @settings(max_examples=40, deadline=None)
@@ -318,7 +334,7 @@ def test_a_float_column_formatted_once_per_value_is_what_pandas_wrote(
     release = release.in_written_order()  # (as save writes it)
     out = release.save(tmp_path_factory.mktemp("r") / "r")
     data = (out / "public" / "data.csv").read_bytes()
-    assert data == release.data.to_csv(index=False).encode("utf-8")
+    assert data == written_as_pandas(release.data)
 
 
 @settings(max_examples=300, deadline=None)
@@ -412,3 +428,18 @@ def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
         assert release_files._same_text(codes, dictionary, like, order) is want
         back = release_files.restore(column, "string", gaps, like, order)
     assert back.tolist() == expected
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", "  \t "])
+def test_a_blank_field_alone_on_its_line_is_quoted_so_no_reader_skips_its_row(tmp_path, blank):
+    """A one-column table holding a value of spaces (found by the property test above): pandas
+    writes it bare, and reads the bare line as a blank one, losing its row; the release quotes
+    it, as it quotes an empty field, and every row is read back, by pandas too."""
+    df = pd.DataFrame({"a": [None, blank, "", "x"]}, dtype=object)
+    out = Release("masked", {"data": df}).save(tmp_path / "r")
+    data = (out / "public" / "data.csv").read_bytes()
+    assert f'"{blank}"\n'.encode() in data
+    read = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    assert sorted(read["a"]) == sorted(["", blank, "", "x"])
+    back = Release.load(out).data["a"].fillna("<none>")
+    assert sorted(back) == sorted(["<none>", blank, "", "x"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import numpy as np
 import pandas as pd
 import yaml
 from click.testing import CliRunner
@@ -167,3 +168,44 @@ def test_steps_cut_a_recoded_range_again_on_the_cells_left_published(tmp_path):
     assert verification["ok"] and verification["leaks"] == []
     written = Release.load(out).tables["data"]["age"]
     assert "[80, 100)" in set(written.dropna()) and "[80, 88)" not in set(written.dropna())
+
+
+def test_a_key_with_missing_values_is_cut_again_on_its_numbers():
+    """A numeric key whose missing values are the leaf ``?`` beside its numbers: its ranges are
+    cut again as a key without one is. One record of x = 37 (the only one of z = 2) is
+    suppressed; the top range had been published ``[8, 40)``, its bound set by that record
+    alone, for records of 8 to 10, where 21 missing cells made the recut give up."""
+    # per x: records of z = 0 and of z = 1 (x missing: 21 of z = 0)
+    table = {1: (29, 3), 2: (28, 4), 3: (36, 5), 4: (36, 4), 5: (35, 5), 6: (32, 4), 7: (31, 1),
+             8: (41, 3), 9: (35, 6), 10: (36, 4), np.nan: (21, 0)}  # fmt: skip
+    x = [float(v) for v, (a, b) in table.items() for _ in range(a + b)] + [37.0]
+    z = [zz for a, b in table.values() for zz in [0] * a + [1] * b] + [2]
+    data = pd.DataFrame({"x": x, "z": z})
+    schema = {
+        "x": {"role": "quasi", "kind": "numeric",
+              "hierarchy": {"builder": "quantiles", "bins": [4, 2]}},
+        "z": {"role": "quasi", "kind": "numeric", "hierarchy": BALANCED},
+    }  # fmt: skip
+    release = full_domain(data, schema, models={"k_anonymity": {"k": 5}}, suppression=0.05)
+    assert release.metadata["suppressed"] == 1
+    assert release.internal_metadata["recut"]["x"]["[8, 40)"] == "[8, 11)"
+    shown = set(release.data["x"].astype(str))
+    assert "[8, 11)" in shown and "?" in shown and "[8, 40)" not in shown
+
+
+def test_steps_cut_again_beside_missing_ages():
+    """The same two steps with three ages missing (``missing: value``): the ranges are cut
+    again all the same, the missing ages left as they are."""
+    data = rdataset("carData", "BEPS")[["age", "gender", "vote"]].copy()
+    data.loc[[3, 7, 11], "age"] = np.nan
+    schema = {
+        "age": {"role": "quasi", "kind": "numeric", "missing": "value", "hierarchy": BALANCED},
+        "gender": {"role": "quasi"},
+        "vote": {"role": "sensitive"},
+    }
+    steps = Steps(data, schema, rng=1)
+    steps.add("global_recode", levels={"age": 3})
+    steps.add("local_suppression", k=20)
+    release = steps.release()
+    assert release.internal_metadata["recut"] == {"age": {"[80, 88)": "[80, 100)"}}
+    assert int(release.data["age"].isna().sum()) == 17  # 14 blanked, 3 missing

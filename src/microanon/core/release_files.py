@@ -49,6 +49,9 @@ __all__ = ["RowOrder", "read_csv", "restore", "text_codes", "value_text", "write
 _CHUNK = 1 << 16
 #: What makes a CSV field need quotes.
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
+#: A field a reader takes for a blank line when it is alone on its line (pandas skips one of
+#: spaces and tabs too): quoted there.
+_BLANK = re.compile(r"[ \t]*")
 #: Where Arrow writes a float as NumPy does (without an exponent; ".0" added to a whole number).
 _FIXED = (1e-4, 1e10)
 
@@ -234,13 +237,15 @@ def write_csv(
     parts += _run_parts(run, len(df))
     if order is not None:  # (the fields of a float column are taken in order already)
         parts = [part if callable(part) else (part[0][order], part[1]) for part in parts]
+    alone = len(df.columns) == 1  # a blank field alone on a line is quoted: "", " "
     header = ",".join(_field(str(c)) for c in df.columns)
-    alone = len(df.columns) == 1  # one empty field alone on a line is written ""
+    if alone and _BLANK.fullmatch(header):
+        header = f'"{header}"'
     if parts:  # the last field ends the line: in its words once, when it has words
         parts[-1] = _line_end(parts[-1], alone)
     fields = [part if callable(part) else _taken(part) for part in parts]
     with open(path, "wb") as out:
-        out.write(((header if header or not alone else '""') + "\n").encode("utf-8"))
+        out.write((header + "\n").encode("utf-8"))
         if not fields:
             out.write(b"\n" * len(df))
         for a in range(0, len(df) if fields else 0, _CHUNK):
@@ -251,12 +256,15 @@ def write_csv(
 
 
 def _line_end(part: _Coded | _Fields, alone: bool) -> _Coded | _Fields:
-    """The last field of a line with the line's end after it (and, alone on the line, an empty
-    field written ""): in each word of a coded column, else in each formatted field."""
+    """The last field of a line with the line's end after it (and, alone on the line, a blank
+    field quoted: ``""``, ``" "``, which a reader would skip as a blank line, losing its row):
+    in each word of a coded column, else in each formatted field."""
 
     def ended(words: pa.Array) -> pa.Array:
         if alone:
-            words = pc.if_else(pc.equal(words, _EMPTY), pa.scalar('""', _TEXT), words)
+            blank = pc.match_substring_regex(words, f"^{_BLANK.pattern}$")
+            quoted = pc.binary_join_element_wise(_QUOTE, words, _QUOTE, _EMPTY)
+            words = pc.if_else(blank, quoted, words)
         return pc.binary_join_element_wise(words, _EMPTY, _NEWLINE)
 
     if callable(part):

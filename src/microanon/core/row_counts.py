@@ -95,7 +95,7 @@ class RowCounts:
         parts.append(f"{self.entering:,} entered the method")
         if self.not_drawn:
             parts.append(f"{self.not_drawn:,} not drawn")
-        parts.append(f"{self.suppressed:,} suppressed")
+        parts.append(f"{self.suppressed:,} suppressed{self._starred(' (', ')')}")
         parts.append(f"{self.published:,} published")
         text = "; ".join(parts) + "."
         if any(self.unknown_sensitive.values()):
@@ -106,6 +106,15 @@ class RowCounts:
             )
         return text
 
+    def _starred(self, before: str, after: str) -> str:
+        """What is said of suppressed records that are published too (``suppressed_rows:
+        star``, every quasi-identifier ``*``): the published rows count them, so the numbers
+        add up to more than the rows that entered; nothing otherwise."""
+        kept = self.entering - self.not_drawn
+        if not self.suppressed or self.published + self.suppressed <= kept:
+            return ""
+        return f"{before}published with every quasi-identifier *, among the published{after}"
+
     def table(self) -> pd.DataFrame:
         """The numbers as a two-column table (``rows``, ``count``) for the reports."""
         rows = [("in the file", self.in_file)]
@@ -115,7 +124,10 @@ class RowCounts:
         rows += [("entered the method", self.entering)]
         if self.not_drawn:
             rows.append(("not drawn (sampling)", self.not_drawn))
-        rows += [("suppressed", self.suppressed), ("published", self.published)]
+        rows += [
+            (f"suppressed{self._starred(' (', ')')}", self.suppressed),
+            ("published", self.published),
+        ]
         rows += [
             (f"unknown {c} (missing: keep; in no model)", n)
             for c, n in self.unknown_sensitive.items()

@@ -819,16 +819,17 @@ def _recut_column(published: pd.Series, source: np.ndarray) -> tuple[pd.Series, 
     published in them (``source``: each row's original value), as ``full_domain`` cuts the
     ranges it publishes: no bound is then set by a record a later step left out or blanked.
     Returns the column and the labels changed (old to new); the column as it is when its
-    values are not such ranges, each holding its records' values."""
+    ranges are not half-open ones, each holding its records' values."""
     held: dict[str, list[float]] = {}
     for label, value in zip(published.tolist(), source.tolist(), strict=True):
         if label is None or (isinstance(label, float) and np.isnan(label)):
             continue
         held.setdefault(label, []).append(float(value))
-    bounds = {label: parse_interval(label) for label in held}
-    if any(b is None or not b.closed_lo or b.closed_hi for b in bounds.values()):
+    # the ranges; another value (a missing value's ?) stays as it is
+    bounds = {label: b for label in held if (b := parse_interval(label)) is not None}
+    if not bounds or any(not b.closed_lo or b.closed_hi for b in bounds.values()):
         return published, {}
-    ordered = sorted(held, key=lambda label: bounds[label].lo)
+    ordered = sorted(bounds, key=lambda label: bounds[label].lo)
     values, starts = [], []
     for label in ordered:
         b, mine = bounds[label], np.unique(held[label])

@@ -38,6 +38,7 @@ from ..io import (
     value_label_categories,
 )
 from ..panel import GROUPS, repeated_ids
+from .answer_words import missing_answer_warnings
 from .blocks import block_code_warnings
 from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
@@ -547,6 +548,7 @@ def run_init(
             # others: 98 hours worked beside the 98 of an unknown number of children)
             coded="run init again with {options} (in the config: column_na_values: {entries})",
         )
+        warnings += missing_answer_warnings(frame)
         warnings += block_code_warnings(frame)
         entries, hierarchies = _entries(
             frame, profiles, proposals, findings, declared, plans, orders

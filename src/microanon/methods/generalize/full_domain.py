@@ -109,14 +109,29 @@ def level_labels(hierarchy: Hierarchy, level: int, held: np.ndarray | None = Non
     """
     labels = [str(x) for x in hierarchy.level_labels(level)]
     if held is not None and 0 < level < hierarchy.height:
-        leaves = hierarchy.leaves
-        if not any(isinstance(v, (bool, np.bool_)) for v in leaves):
-            values = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce")
-            values = values.to_numpy(dtype=float)
-            if np.all(np.diff(values) > 0):  # (no gap: NaN compares false)
-                recut = recut_labels(labels, values, hierarchy.level_codes(level), held)
-                labels = labels if recut is None else recut
+        _recut_numbers(hierarchy, level, held, labels)
     return np.array(labels, dtype=object)
+
+
+def _recut_numbers(hierarchy: Hierarchy, level: int, held: np.ndarray, labels: list[str]) -> None:
+    """:func:`level_labels`'s ranges cut again, in ``labels``: those of the leaves that are
+    numbers, in increasing order (a missing value's leaf ``?`` beside them, never in a range
+    of theirs, stays as it is)."""
+    leaves = hierarchy.leaves
+    if any(isinstance(v, (bool, np.bool_)) for v in leaves):
+        return
+    values = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce").to_numpy(float)
+    numbers = np.isfinite(values)
+    codes = hierarchy.level_codes(level)
+    if numbers.sum() < 2 or np.intersect1d(codes[numbers], codes[~numbers]).size:
+        return
+    values, held = values[numbers], held[numbers]
+    if not np.all(np.diff(values) > 0):
+        return
+    shown, ranges = np.unique(codes[numbers], return_inverse=True)
+    recut = recut_labels([labels[c] for c in shown], values, ranges, held)
+    for code, label in zip(shown.tolist(), recut or (), strict=False):
+        labels[code] = label
 
 
 def published_labels(
