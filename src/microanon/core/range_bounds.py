@@ -86,15 +86,16 @@ def range_labels(domain: np.ndarray, starts: list[np.ndarray]) -> list[list[str]
         roundest numbers between the neighbouring values at its ends (the module's notes), the
         outer ends the same at every level.
     """
-    values = [_decimal(v) for v in domain]
+    # (only the values beside a cut and at the ends are made decimals: a quantile hierarchy
+    # of a measurement has a leaf per distinct value, and a few cuts)
 
     def cut(i: int) -> Decimal:
-        return roundest_in(values[i - 1], values[i], floor=float(domain[i - 1]))
+        return roundest_in(_decimal(domain[i - 1]), _decimal(domain[i]), floor=float(domain[i - 1]))
 
     cuts = {int(i): cut(int(i)) for level in starts for i in level}
     with decimal.localcontext() as context:
         context.prec = _PRECISION
-        smallest, largest = values[0], values[-1]
+        smallest, largest = _decimal(domain[0]), _decimal(domain[-1])
         span = (largest - smallest) or abs(largest) or Decimal(1)  # (one value: its size)
         # the outer ends keep the values' sign: positive values start above 0
         below = max(smallest - span, Decimal(0)) if smallest > 0 else smallest - span

@@ -117,10 +117,9 @@ def _recut_numbers(hierarchy: Hierarchy, level: int, held: np.ndarray, labels: l
     """:func:`level_labels`'s ranges cut again, in ``labels``: those of the leaves that are
     numbers, in increasing order (a missing value's leaf ``?`` beside them, never in a range
     of theirs, stays as it is)."""
-    leaves = hierarchy.leaves
-    if any(isinstance(v, (bool, np.bool_)) for v in leaves):
-        return
-    values = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce").to_numpy(float)
+    # (truth values read as 0 and 1 have no level of ranges: no level is taken for one)
+    leaves = pd.Series(hierarchy.leaves, dtype=object)
+    values = pd.to_numeric(leaves, errors="coerce").to_numpy(float)
     numbers = np.isfinite(values)
     codes = hierarchy.level_codes(level)
     if numbers.sum() < 2 or np.intersect1d(codes[numbers], codes[~numbers]).size:
