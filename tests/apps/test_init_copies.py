@@ -154,6 +154,21 @@ def test_a_log_wage_and_a_squared_income_beside_the_sensitive_column_are_dropped
     _dropped(rdataset("wooldridge", "k401ksubs"), "incsq", "inc", Role.SENSITIVE)
 
 
+def test_the_log_of_earnings_dropped_as_near_unique_is_dropped_too():
+    """wooldridge's fringe (616 workers): the annual earnings ``annearn`` are near-unique and
+    dropped, but their log ``lannearn`` had been proposed sensitive (by its name, earnings) and
+    published: exp(lannearn) gave every earning back."""
+    fringe = rdataset("wooldridge", "fringe")
+    assert np.allclose(np.exp(fringe["lannearn"]), fringe["annearn"], rtol=1e-4)  # independently
+    reason = _dropped(fringe, "lannearn", "annearn", Role.IDENTIFIER)
+    assert reason.startswith(
+        "copy rule: it is computed from column annearn, dropped as near-unique (named as its "
+        "logarithm or its square, and a strictly monotone function of it on every row): "
+        "published, it would give annearn's values back one for one: dropped (first proposed "
+        "sensitive: name rule: 'lannearn' looks like financial data"
+    )
+
+
 def test_a_split_tie_a_moved_gap_or_a_turn_is_no_transform():
     def found(wage: list, lwage: list) -> dict:
         frame = pd.DataFrame({"wage": wage, "lwage": lwage}, dtype="Float64")

