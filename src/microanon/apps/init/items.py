@@ -58,6 +58,7 @@ KNOWN_NUMBERS = re.compile(
     r"|brth_?ord"
     r"|birth_?ord"
     r"|_order_|member|_persons?_|_people_|_rooms?_|_cars?_|_vehicles?_"
+    r"|_num[a-z0-9]|_n(adults?|kids?|child\w*|persons?|people)_|(hh|fam|household|family)_?size"
     r"|_(years?|yr|wave|round|period|visit|cohort|month|quarter|site)\d*_"
 )
 #: Words of questionnaire answer options.
