@@ -129,21 +129,27 @@ def test_an_owner_s_intervals_are_never_cut_again():
     assert all(int(_bounds(x)[0]) % 8 == 0 for x in labels if x.startswith("["))
 
 
+def _two_steps(missing: list[int] | None = None) -> tuple[pd.DataFrame, dict, Release]:
+    """BEPS's age recoded to level 3 of its balanced tree, then local suppression (k = 20 on
+    age and gender); ``missing``: the rows whose age is made missing (``missing: value``)."""
+    data = rdataset("carData", "BEPS")[["age", "gender", "vote"]].copy()
+    age = {"role": "quasi", "kind": "numeric", "hierarchy": BALANCED}
+    if missing:
+        data.loc[missing, "age"] = np.nan
+        age["missing"] = "value"
+    schema = {"age": age, "gender": {"role": "quasi"}, "vote": {"role": "sensitive"}}
+    steps = Steps(data, schema, rng=1)
+    steps.add("global_recode", levels={"age": 3})
+    steps.add("local_suppression", k=20)
+    return data, schema, steps.release()
+
+
 def test_steps_cut_a_recoded_range_again_on_the_cells_left_published(tmp_path):
     """BEPS in two steps, as sdcMicro's workflow runs them: age recoded to level 3 of its
     balanced tree, then local suppression (k = 20 on age and gender) blanks the 14 ages of
     ``[88, 100)``: the range below it, ``[80, 88)``, ended where those blanked ages began, and is
     published ``[80, 100)``, from the command line too, the written files verified."""
-    data = rdataset("carData", "BEPS")[["age", "gender", "vote"]]
-    schema = {
-        "age": {"role": "quasi", "kind": "numeric", "hierarchy": BALANCED},
-        "gender": {"role": "quasi"},
-        "vote": {"role": "sensitive"},
-    }
-    steps = Steps(data, schema, rng=1)
-    steps.add("global_recode", levels={"age": 3})
-    steps.add("local_suppression", k=20)
-    release = steps.release()
+    data, schema, release = _two_steps()
     assert release.internal_metadata["recut"] == {"age": {"[80, 88)": "[80, 100)"}}
     ages = release.data["age"]
     assert int(ages.isna().sum()) == 14 and int((ages == "[80, 100)").sum()) == 64
@@ -196,16 +202,6 @@ def test_a_key_with_missing_values_is_cut_again_on_its_numbers():
 def test_steps_cut_again_beside_missing_ages():
     """The same two steps with three ages missing (``missing: value``): the ranges are cut
     again all the same, the missing ages left as they are."""
-    data = rdataset("carData", "BEPS")[["age", "gender", "vote"]].copy()
-    data.loc[[3, 7, 11], "age"] = np.nan
-    schema = {
-        "age": {"role": "quasi", "kind": "numeric", "missing": "value", "hierarchy": BALANCED},
-        "gender": {"role": "quasi"},
-        "vote": {"role": "sensitive"},
-    }
-    steps = Steps(data, schema, rng=1)
-    steps.add("global_recode", levels={"age": 3})
-    steps.add("local_suppression", k=20)
-    release = steps.release()
+    _, _, release = _two_steps(missing=[3, 7, 11])
     assert release.internal_metadata["recut"] == {"age": {"[80, 88)": "[80, 100)"}}
     assert int(release.data["age"].isna().sum()) == 17  # 14 blanked, 3 missing
