@@ -606,7 +606,7 @@ def balanced_paths(
     list of list
         One path per distinct value in order; the root is ``*``. Inner labels of numbers
         (distinct, no ``order``) are half-open ranges whose bounds lie between the values, as
-        :func:`quantile_paths` writes them (``[0, 3)`` over 1 and 2, then ``[3, 5)``); other
+        :func:`quantile_paths` writes them (``[1, 3)`` over 1 and 2, then ``[3, 5)``); other
         inner labels are closed ranges ``[first, last]`` of the values in ``order``.
 
     Raises
