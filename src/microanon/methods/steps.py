@@ -820,19 +820,25 @@ def _recut_column(published: pd.Series, source: np.ndarray) -> tuple[pd.Series, 
     ranges it publishes: no bound is then set by a record a later step left out or blanked.
     Returns the column and the labels changed (old to new); the column as it is when its
     ranges are not half-open ones, each holding its records' values."""
-    held: dict[str, list[float]] = {}
+    held: dict[str, list[Any]] = {}
     for label, value in zip(published.tolist(), source.tolist(), strict=True):
-        if label is None or (isinstance(label, float) and np.isnan(label)):
-            continue
-        held.setdefault(label, []).append(float(value))
+        if isinstance(label, str):  # (a blanked cell: None or NaN)
+            held.setdefault(label, []).append(value)
     # the ranges; another value (a missing value's ?) stays as it is
     bounds = {label: b for label in held if (b := parse_interval(label)) is not None}
     if not bounds or any(not b.closed_lo or b.closed_hi for b in bounds.values()):
         return published, {}
+    numbers = {
+        label: pd.to_numeric(pd.Series(held[label], dtype=object), errors="coerce").to_numpy(float)
+        for label in bounds
+    }
+    if any(not np.isfinite(x).all() for x in numbers.values()):  # (not numbers: text ranges)
+        return published, {}
     ordered = sorted(bounds, key=lambda label: bounds[label].lo)
-    values, starts = [], []
+    values: list[float] = []
+    starts = []
     for label in ordered:
-        b, mine = bounds[label], np.unique(held[label])
+        b, mine = bounds[label], np.unique(numbers[label])
         if mine[0] < b.lo or mine[-1] >= b.hi or (values and mine[0] <= values[-1]):
             return published, {}
         starts.append(len(values))
