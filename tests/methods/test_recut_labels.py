@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from real_surveys import rdataset
 
 from microanon.apps.cli import main
-from microanon.core import InfeasibleError, Release, Schema
+from microanon.core import Hierarchy, InfeasibleError, Release, Schema
 from microanon.core.hierarchy import SUPPRESSED, parse_interval
 from microanon.core.range_bounds import roundest_in
 from microanon.methods.generalize import full_domain
@@ -205,3 +205,17 @@ def test_steps_cut_again_beside_missing_ages():
     _, _, release = _two_steps(missing=[3, 7, 11])
     assert release.internal_metadata["recut"] == {"age": {"[80, 88)": "[80, 100)"}}
     assert int(release.data["age"].isna().sum()) == 17  # 14 blanked, 3 missing
+
+
+def test_a_declared_domain_s_labels_stay_when_every_record_is_published():
+    """A hierarchy over more values than the data hold (an owner's declared domain: a balanced
+    tree over 0 to 4, two records of 0 and 2): with every record published its labels are
+    the hierarchy's, ``[0, 4)``; the recut serves only the records a release leaves out."""
+    data = pd.DataFrame({"q": [0, 2], "rid": [0, 1]})
+    tree = Hierarchy.balanced(range(5), fanout=2, name="q")
+    schema = Schema.from_dict(
+        {"q": {"role": "quasi", "kind": "numeric", "hierarchy": tree}, "rid": "insensitive"}
+    )
+    release = full_domain(data, schema, models={"k_anonymity": {"k": 2}})
+    assert list(release.data["q"]) == ["[0, 4)", "[0, 4)"]
+    assert "recut" not in release.internal_metadata

@@ -678,10 +678,10 @@ class Steps:
                 out[c] = np.union1d(out.get(c, np.array([], dtype=int)), rows)
         return out
 
-    def _cut_from_data(self, columns: Sequence[str]) -> list[str]:
+    def _cut_from_data(self, columns: Sequence[str]) -> list[tuple[str, StepResult]]:
         """The columns whose published values are a level of ranges that a ``quantiles`` or
-        ``balanced`` builder cut from the data: recoded to a hierarchy level by the last step
-        that changed them other than by blanking cells."""
+        ``balanced`` builder cut from the data, each with the step that recoded it to a
+        hierarchy level: the last step that changed it other than by blanking cells."""
         given = self._given[1]
         out = []
         for c in columns:
@@ -697,7 +697,7 @@ class Steps:
                 assert last.release is not None
                 how = (last.release.metadata.get("recoded") or {}).get(c, {}).get("how")
                 if how == "level":
-                    out.append(c)
+                    out.append((c, last))
         return out
 
     def _claims(self) -> list[tuple[int, str, dict[str, Any]]]:
@@ -755,11 +755,15 @@ class Steps:
         if marks:
             table = pd.DataFrame({c: marks.get(c, table[c]) for c in table.columns}, copy=False)
         recut: dict[str, dict[str, str]] = {}
-        for c in self._cut_from_data(table.columns):
-            source = self.original.set_index(TRACER)[c].reindex(tracers)
-            table[c], changed = _recut_column(table[c], source.to_numpy())
-            if changed:
-                recut[c] = changed
+        for c, recode in self._cut_from_data(table.columns):
+            values = self.original.set_index(TRACER)[c]
+            recoded = _held(recode.data[c], values.reindex(recode.data[TRACER]).to_numpy())
+            held = _held(table[c], values.reindex(tracers).to_numpy())
+            # only where a later step blanked or left out some of the recoded cells
+            if _values_of(held) != _values_of(recoded):
+                table[c], changed = _recut_column(table[c], held)
+                if changed:
+                    recut[c] = changed
         public_steps, internal_steps, numeric = [], [], []
         for r in self.results[1:]:
             assert r.release is not None
@@ -814,16 +818,29 @@ class Steps:
 _CUT_FROM_DATA = ("quantiles", "balanced")
 
 
-def _recut_column(published: pd.Series, source: np.ndarray) -> tuple[pd.Series, dict[str, str]]:
-    """A recoded column whose half-open ranges are cut again on the values of the records
-    published in them (``source``: each row's original value), as ``full_domain`` cuts the
-    ranges it publishes: no bound is then set by a record a later step left out or blanked.
-    Returns the column and the labels changed (old to new); the column as it is when its
-    ranges are not half-open ones, each holding its records' values."""
+def _held(published: pd.Series, source: np.ndarray) -> dict[str, list[Any]]:
+    """Each label of a column and the original values of its records (``source``, by row)."""
     held: dict[str, list[Any]] = {}
     for label, value in zip(published.tolist(), source.tolist(), strict=True):
         if isinstance(label, str):  # (a blanked cell: None or NaN)
             held.setdefault(label, []).append(value)
+    return held
+
+
+def _values_of(held: Mapping[str, list[Any]]) -> dict[str, frozenset[str]]:
+    """The distinct values of each label of :func:`_held`, by their text (a missing value's
+    NaN equal to another's)."""
+    return {label: frozenset(map(repr, values)) for label, values in held.items()}
+
+
+def _recut_column(
+    published: pd.Series, held: Mapping[str, list[Any]]
+) -> tuple[pd.Series, dict[str, str]]:
+    """A recoded column whose half-open ranges are cut again on the values of the records
+    published in them (``held``: :func:`_held`), as ``full_domain`` cuts the ranges it
+    publishes: no bound is then set by a record a later step left out or blanked. Returns the
+    column and the labels changed (old to new); the column as it is when its ranges are not
+    half-open ones, each holding its records' values."""
     # the ranges; another value (a missing value's ?) stays as it is
     bounds = {label: b for label in held if (b := parse_interval(label)) is not None}
     if not bounds or any(not b.closed_lo or b.closed_hi for b in bounds.values()):

@@ -134,15 +134,21 @@ def _recut_numbers(hierarchy: Hierarchy, level: int, held: np.ndarray, labels: l
 
 
 def published_labels(
-    schema: Schema, levels: Mapping[str, int], codes: Mapping[str, np.ndarray]
+    schema: Schema,
+    levels: Mapping[str, int],
+    codes: Mapping[str, np.ndarray],
+    every: Mapping[str, np.ndarray],
 ) -> dict[str, np.ndarray]:
     """Per quasi-identifier, the labels its level publishes: :func:`level_labels`, cut again
     on the leaves that ``codes`` (the leaf codes of the records published with their
-    quasi-identifiers) hold."""
+    quasi-identifiers) hold, and on those no record holds (``every``: the leaf codes of all
+    the records), which the hierarchy holds as the owner declared it (a declared domain): a
+    release that publishes every record publishes the hierarchy's labels."""
     out = {}
     for q, lv in levels.items():
         h = schema.hierarchy(q)
-        held = np.zeros(h.n_leaves, dtype=bool)
+        held = np.ones(h.n_leaves, dtype=bool)
+        held[every[q]] = False
         held[codes[q]] = True
         out[q] = level_labels(h, int(lv), held)
     return out
@@ -190,7 +196,7 @@ def publish_levels(
     every = len(rows) == table.n_rows
     index = table.index if every else table.index[rows]
     if shown is None:
-        shown = published_labels(table.schema, levels, _kept_codes(table, levels, mask))
+        shown = _shown(table, levels, mask)
     data: dict[str, Any] = {}
     for c in table.columns:
         if c not in levels:
@@ -216,10 +222,12 @@ def publish_levels(
     return pd.DataFrame(data, index=index, copy=False)  # fresh columns: nothing to copy
 
 
-def _kept_codes(table: Table, levels: Mapping[str, int], mask: np.ndarray) -> dict[str, np.ndarray]:
-    """The leaf codes of the records published with their quasi-identifiers (not ``mask``)."""
+def _shown(table: Table, levels: Mapping[str, int], mask: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`published_labels` of the records of ``table`` published with their
+    quasi-identifiers (not ``mask``)."""
     kept = np.flatnonzero(~mask)
-    return {q: table.codes(q)[kept] for q in levels}
+    every = {q: table.codes(q) for q in levels}
+    return published_labels(table.schema, levels, {q: every[q][kept] for q in levels}, every)
 
 
 def _check_star_class(
@@ -607,7 +615,7 @@ def _release(
     """The release of a node: the published table, checked in star mode, and its metadata."""
     mode = parameters["suppressed_rows"]
     mask = result.suppressed_mask
-    shown = published_labels(table.schema, result.levels, _kept_codes(table, result.levels, mask))
+    shown = _shown(table, result.levels, mask)
     published = publish_levels(table, result.levels, mask, mode, shown)
     if mode == "star" and result.suppressed:
         _check_star_class(published, result.suppressed, table, models)

@@ -254,7 +254,8 @@ class FrequencyRuns:
             for q in quasi
         ]
         # the labels it would publish: ranges cut from the data cut again on its records
-        shown = published_labels(schema, levels, {q: self.table.codes(q)[kept] for q in quasi})
+        every = {q: self.table.codes(q) for q in quasi}
+        shown = published_labels(schema, levels, {q: every[q][kept] for q in quasi}, every)
         labels = [shown[q] for q in quasi]
         found = combine_codes(codes, [len(x) for x in labels])
         order = np.argsort(found.first, kind="stable")
