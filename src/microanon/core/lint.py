@@ -136,6 +136,7 @@ __all__ = [
     "dependency_accuracies",
     "dependency_accuracy",
     "dependency_strength",
+    "near_unique",
     "sensitive_given",
     "derived_evidence",
     "derived_quasi",
@@ -860,9 +861,14 @@ def _near_unique(col: pd.Series, unique_share: float) -> tuple[int, int] | None:
     near-unique as one measured on all)."""
     codes, uniques = factorize(col)
     known = int(np.count_nonzero(codes >= 0))
-    if len(uniques) >= max(2, unique_share * known):
-        return len(uniques), known
-    return None
+    return (len(uniques), known) if near_unique(len(uniques), known, unique_share) else None
+
+
+def near_unique(distinct: int, known: int, unique_share: float = UNIQUE_SHARE) -> bool:
+    """Whether ``distinct`` values on ``known`` rows with a value are at least ``unique_share``
+    per row, and two (one value tells no record apart): the near-unique rule of the lint and
+    of ``microanon init``."""
+    return distinct >= max(2, unique_share * known)
 
 
 def _published_columns(data: pd.DataFrame, schema: Schema, unique_share: float) -> _Published:

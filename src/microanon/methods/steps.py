@@ -818,23 +818,22 @@ class Steps:
 _CUT_FROM_DATA = ("quantiles", "balanced")
 
 
-def _held(published: pd.Series, source: np.ndarray) -> dict[str, list[Any]]:
-    """Each label of a column and the original values of its records (``source``, by row)."""
-    held: dict[str, list[Any]] = {}
-    for label, value in zip(published.tolist(), source.tolist(), strict=True):
-        if isinstance(label, str):  # (a blanked cell: None or NaN)
-            held.setdefault(label, []).append(value)
-    return held
+def _held(published: pd.Series, source: np.ndarray) -> dict[str, np.ndarray]:
+    """Each label of a column and the distinct original values of its records (``source``, by
+    row), from the distinct pairs of the two (a blanked cell, None or NaN, holds none)."""
+    pairs = pd.DataFrame({"label": published.to_numpy(), "value": source})
+    pairs = pairs[pairs["label"].notna().to_numpy()].drop_duplicates()
+    return {label: group.to_numpy() for label, group in pairs.groupby("label")["value"]}
 
 
-def _values_of(held: Mapping[str, list[Any]]) -> dict[str, frozenset[str]]:
+def _values_of(held: Mapping[str, np.ndarray]) -> dict[str, frozenset[str]]:
     """The distinct values of each label of :func:`_held`, by their text (a missing value's
     NaN equal to another's)."""
-    return {label: frozenset(map(repr, values)) for label, values in held.items()}
+    return {label: frozenset(map(repr, values.tolist())) for label, values in held.items()}
 
 
 def _recut_column(
-    published: pd.Series, held: Mapping[str, list[Any]]
+    published: pd.Series, held: Mapping[str, np.ndarray]
 ) -> tuple[pd.Series, dict[str, str]]:
     """A recoded column whose half-open ranges are cut again on the values of the records
     published in them (``held``: :func:`_held`), as ``full_domain`` cuts the ranges it

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ...core.factorize import code_counts, factorize
 from ...core.hierarchy import value_key
-from ...core.lint import UNIQUE_SHARE
+from ...core.lint import near_unique
 
 __all__ = [
     "CODE_NAMES",
@@ -156,10 +156,9 @@ class ColumnProfile:
 
     @property
     def near_unique(self) -> bool:
-        """Whether the column holds at least :data:`~microanon.core.lint.UNIQUE_SHARE` distinct
-        values per row with a value, and two values (one value tells no record apart); its
-        missing cells single no record out, so they are not counted, as the lint counts them."""
-        return self.distinct >= max(2, UNIQUE_SHARE * self.known)
+        """Whether the column is near-unique by the rows that hold a value
+        (:func:`~microanon.core.lint.near_unique`): its missing cells single no record out."""
+        return near_unique(self.distinct, self.known)
 
     def rows_said(self) -> str:
         """``"418 rows"``, or of a column with missing cells ``"284 rows with a value (of
