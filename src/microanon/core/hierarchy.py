@@ -257,7 +257,7 @@ def _nodes_by_level(paths: Sequence[Sequence[Any]]) -> _Nodes | None:
 
 #: The cached views of a hierarchy that hold its labels (a copy with other labels drops them),
 #: and its copies in a column's type (:meth:`Hierarchy.with_leaves_in_type`).
-_LABELLED = ("_paths", "_plain_paths", "_label_nodes", "_in_type")
+_LABELLED = ("_paths", "_plain_paths", "_label_nodes", "_in_type", "leaf_numbers")
 
 
 class Hierarchy:
@@ -737,6 +737,16 @@ class Hierarchy:
         if whole not in memo:
             memo[whole] = self._in_type_anew(whole)
         return memo[whole]
+
+    @cached_property
+    def leaf_numbers(self) -> np.ndarray:
+        """The leaves as numbers (float, in depth-first leaf order), NaN where a leaf writes no
+        number (``"?"``, ``"20-39"``), read as :func:`pandas.to_numeric` reads them (computed
+        once: the ranges a level cuts from the data are cut again from them on every release)."""
+        numbers = pd.to_numeric(pd.Series(self.leaves, dtype=object), errors="coerce")
+        out = numbers.to_numpy(float, copy=True)
+        out.flags.writeable = False  # (shared by every release of the hierarchy)
+        return out
 
     @cached_property
     def leaves_write_numbers(self) -> bool:

@@ -67,9 +67,7 @@ def make_plan(
 ) -> Plan:
     """The plan of a node: ``mask`` marks the suppressed combinations of ``table``."""
     schema = encoding.schema
-    shown = published_labels(
-        schema, levels, {q: table.codes[q][~mask] for q in levels}, table.codes
-    )
+    shown = published_labels(schema, levels, table.codes, ~mask)
     labels = {}
     for q, lv in levels.items():
         labels[q] = shown[q][schema.hierarchy(q).level_codes(int(lv))]

@@ -108,7 +108,7 @@ def level_labels(hierarchy: Hierarchy, level: int, held: np.ndarray | None = Non
         Object array of strings, one per code of the level.
     """
     labels = [str(x) for x in hierarchy.level_labels(level)]
-    if held is not None and 0 < level < hierarchy.height:
+    if held is not None and _recuttable(hierarchy, level):
         _recut_numbers(hierarchy, level, held, labels)
     return np.array(labels, dtype=object)
 
@@ -118,11 +118,10 @@ def _recut_numbers(hierarchy: Hierarchy, level: int, held: np.ndarray, labels: l
     numbers, in increasing order (a missing value's leaf ``?`` beside them, never in a range
     of theirs, stays as it is)."""
     # (truth values read as 0 and 1 have no level of ranges: no level is taken for one)
-    leaves = pd.Series(hierarchy.leaves, dtype=object)
-    values = pd.to_numeric(leaves, errors="coerce").to_numpy(float)
+    values = hierarchy.leaf_numbers
     numbers = np.isfinite(values)
     codes = hierarchy.level_codes(level)
-    if numbers.sum() < 2 or np.intersect1d(codes[numbers], codes[~numbers]).size:
+    if np.intersect1d(codes[numbers], codes[~numbers]).size:
         return
     values, held = values[numbers], held[numbers]
     if not np.all(np.diff(values) > 0):
@@ -136,22 +135,32 @@ def _recut_numbers(hierarchy: Hierarchy, level: int, held: np.ndarray, labels: l
 def published_labels(
     schema: Schema,
     levels: Mapping[str, int],
-    codes: Mapping[str, np.ndarray],
     every: Mapping[str, np.ndarray],
+    kept: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """Per quasi-identifier, the labels its level publishes: :func:`level_labels`, cut again
-    on the leaves that ``codes`` (the leaf codes of the records published with their
-    quasi-identifiers) hold, and on those no record holds (``every``: the leaf codes of all
-    the records), which the hierarchy holds as the owner declared it (a declared domain): a
-    release that publishes every record publishes the hierarchy's labels."""
+    on the leaves that the records published with their quasi-identifiers hold (``kept``, a
+    boolean mask over the records, or the distinct combinations, of ``every``: the leaf codes
+    of all of them by quasi-identifier), and on those no record holds, which the hierarchy
+    holds as the owner declared it (a declared domain): a release that publishes every record
+    publishes the hierarchy's labels."""
     out = {}
     for q, lv in levels.items():
         h = schema.hierarchy(q)
+        if not _recuttable(h, int(lv)):
+            out[q] = level_labels(h, int(lv))
+            continue
         held = np.ones(h.n_leaves, dtype=bool)
         held[every[q]] = False
-        held[codes[q]] = True
+        held[every[q][kept]] = True
         out[q] = level_labels(h, int(lv), held)
     return out
+
+
+def _recuttable(hierarchy: Hierarchy, level: int) -> bool:
+    """Whether :func:`level_labels` may cut the level's labels again: a level between the
+    leaves and the root, of a hierarchy with two leaves or more that are numbers."""
+    return 0 < level < hierarchy.height and np.isfinite(hierarchy.leaf_numbers).sum() >= 2
 
 
 def recut_record(
@@ -225,9 +234,7 @@ def publish_levels(
 def _shown(table: Table, levels: Mapping[str, int], mask: np.ndarray) -> dict[str, np.ndarray]:
     """:func:`published_labels` of the records of ``table`` published with their
     quasi-identifiers (not ``mask``)."""
-    kept = np.flatnonzero(~mask)
-    every = {q: table.codes(q) for q in levels}
-    return published_labels(table.schema, levels, {q: every[q][kept] for q in levels}, every)
+    return published_labels(table.schema, levels, {q: table.codes(q) for q in levels}, ~mask)
 
 
 def _check_star_class(

@@ -255,7 +255,7 @@ class FrequencyRuns:
         ]
         # the labels it would publish: ranges cut from the data cut again on its records
         every = {q: self.table.codes(q) for q in quasi}
-        shown = published_labels(schema, levels, {q: every[q][kept] for q in quasi}, every)
+        shown = published_labels(schema, levels, every, kept)
         labels = [shown[q] for q in quasi]
         found = combine_codes(codes, [len(x) for x in labels])
         order = np.argsort(found.first, kind="stable")
