@@ -2090,8 +2090,8 @@ def test_global_recode_s_default_columns_are_those_its_help_names(tmp_path):
     doc["params"] = {"levels": {"husEmpl": 3, "indig": 0, "cluster": 1}}  # husEmpl: the root
     answer = _published(tmp_path, doc, tmp_path / "c")
     assert (
-        "1 of 3 quasi-identifiers is * in every published row (husEmpl): the release says "
-        "nothing about it"
+        "1 of 3 quasi-identifiers is * in every published row (husEmpl): its own column says "
+        "nothing (another published column may still tell something of it)"
     ) in answer["warnings"]
 
 

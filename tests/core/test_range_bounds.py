@@ -18,16 +18,16 @@ from microanon.core.hierarchy import Hierarchy
 from microanon.core.range_bounds import range_labels, roundest_in
 
 
-def _reference(low: Decimal, high: Decimal) -> Decimal:
+def _reference(low: Decimal, high: Decimal, largest: bool = False) -> Decimal:
     """The plain definition over hundredths: in ``(low, high]``, the number whose last non-zero
-    digit stands at the highest place (0 above all), the smallest of those."""
+    digit stands at the highest place (0 above all), the smallest of those (or the largest)."""
     candidates = [Decimal(i).scaleb(-2) for i in range(int(low * 100) + 1, int(high * 100) + 1)]
 
     def place(c: Decimal) -> float:
         return float("inf") if c == 0 else c.normalize().as_tuple().exponent
 
     best = max(place(c) for c in candidates)
-    return min(c for c in candidates if place(c) == best)
+    return (max if largest else min)(c for c in candidates if place(c) == best)
 
 
 @settings(max_examples=300, deadline=None)
@@ -35,6 +35,23 @@ def _reference(low: Decimal, high: Decimal) -> Decimal:
 def test_the_cut_is_the_roundest_number_of_its_gap(low, gap):
     a, b = Decimal(low).scaleb(-2), Decimal(low + gap).scaleb(-2)
     assert roundest_in(a, b) == _reference(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-30_000, 30_000), st.integers(1, 30_000))
+def test_the_lower_outer_end_is_the_roundest_number_nearest_the_values(low, gap):
+    a, b = Decimal(low).scaleb(-2), Decimal(low + gap).scaleb(-2)
+    assert roundest_in(a, b, largest=True) == _reference(a, b, largest=True)
+
+
+def test_the_ranges_of_years_of_experience_start_near_the_values():
+    """AER's CPS1988: potential experience runs from -4 to 63 years. The first range had
+    started at -70 (the smallest of the roundest numbers within the span below -4), which
+    reads as decades of negative experience; it starts at -10."""
+    experience = rdataset("AER", "CPS1988")["experience"]
+    h = Hierarchy.quantiles(experience, [4])
+    assert h.level_labels(1)[0].startswith("[-10, ")
+    assert h.level_labels(1)[-1].endswith(", 100)")
 
 
 def test_a_cut_between_neighbouring_floats_reads_back_above_the_lower():

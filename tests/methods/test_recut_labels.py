@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -58,8 +59,9 @@ def _bounds(label: str) -> tuple[float, float]:
     return interval.lo, interval.hi
 
 
-def _roundest(low: float, high: float) -> float:
-    return float(roundest_in(Decimal(repr(float(low))), Decimal(repr(float(high)))))
+def _roundest(low: float, high: float, largest: bool = False) -> float:
+    window = Decimal(repr(float(low))), Decimal(repr(float(high)))
+    return float(roundest_in(*window, largest=largest))
 
 
 @settings(max_examples=60, deadline=None)
@@ -72,7 +74,8 @@ def _roundest(low: float, high: float) -> float:
 def test_published_ranges_are_cut_on_the_published_ages(ages, groups, builder, k):
     """On random tables: each published range holds the ages of the records published in it,
     and its bounds are the roundest numbers between the published ages (the outer ends beyond
-    them, within their span): they depend on no suppressed record."""
+    them, within their span, the nearest them of the roundest): they depend on no suppressed
+    record."""
     data = pd.DataFrame({"age": ages, "group": groups[: len(ages)], "rid": range(len(ages))})
     schema = Schema.from_dict(
         {
@@ -101,7 +104,7 @@ def test_published_ranges_are_cut_on_the_published_ages(ages, groups, builder, k
     smallest, largest = min(held[ranges[0]]), max(held[ranges[-1]])
     span = (largest - smallest) or largest or 1
     assert _bounds(ranges[0])[0] == _roundest(
-        max(smallest - span, 0) if smallest else -span, smallest
+        max(smallest - span, 0) if smallest else -span, smallest, largest=True
     )
     assert _bounds(ranges[-1])[1] == _roundest(largest, largest + span)
     for before, after in zip(ranges, ranges[1:], strict=False):
@@ -219,3 +222,52 @@ def test_a_declared_domain_s_labels_stay_when_every_record_is_published():
     release = full_domain(data, schema, models={"k_anonymity": {"k": 2}})
     assert list(release.data["q"]) == ["[0, 4)", "[0, 4)"]
     assert "recut" not in release.internal_metadata
+
+
+def _beps_with_missing_ages() -> tuple[pd.DataFrame, dict]:
+    """BEPS with three ages missing, read as the value ``?``: the age hierarchy then has a leaf
+    that is no number, and its labels are measured node by node, not as ranges of numbers."""
+    data = _beps().astype({"age": float})
+    data.loc[[3, 500, 1000], "age"] = np.nan
+    schema = _schema(BALANCED)
+    schema["age"] = {**schema["age"], "missing": "value"}
+    return data, schema
+
+
+def test_a_release_with_ranges_cut_again_is_measured_as_published():
+    """yrbss in openintro had its LM, GCP and precision shown as "-" in the internal report: the
+    published range ``[11, 16)`` is no label of the age hierarchy, which holds the missing
+    values' leaf ``?``. The hierarchy is measured with the labels published in place of its
+    own, so the report's LM is the search's."""
+    from microanon.apps.release_sections import utility_metrics
+
+    data, schema = _beps_with_missing_ages()
+    release = full_domain(data, schema, models={"k_anonymity": {"k": 5}}, suppression=0.05)
+    assert release.internal_metadata["recut"] == {"age": {"[80, 88)": "[80, 100)"}}
+    measured = utility_metrics(release, data)
+    assert measured["LM"] == pytest.approx(release.metadata["metric"]["value"])
+    assert measured["GCP"] is not None and measured["precision"] is not None
+
+
+def test_the_closest_configurations_measure_their_ranges_as_published():
+    """The alternatives a release's report proposes are measured the same way."""
+    from microanon.apps.closest import _measured_classes
+    from microanon.methods.generalize.reruns import FrequencyRuns
+    from microanon.models import as_models
+
+    data, schema = _beps_with_missing_ages()
+    runs = FrequencyRuns.of_records(data, schema, {"k_anonymity": {"k": 5}})
+    classes = runs.search(as_models({"k_anonymity": {"k": 5}}), suppression=0.05)
+    assert "[80, 100)" in set(classes.values["age"])
+    lm, _, _ = _measured_classes(classes)
+    assert lm == pytest.approx(classes.metric_value)
+
+
+def test_a_hierarchy_relabelled_keeps_its_tree():
+    h = Hierarchy.balanced(list(range(10)), fanout=2)
+    label = h.level_labels(2)[-1]
+    renamed = h.relabelled({label: "[8, 20)"})
+    assert renamed.level_labels(2)[-1] == "[8, 20)"
+    assert renamed.leaves == h.leaves
+    assert np.array_equal(renamed.level_codes(2), h.level_codes(2))
+    assert h.relabelled({}) is h

@@ -55,7 +55,13 @@ UtilityMeasure = Callable[[Release, pd.DataFrame], dict[str, Any]]
 
 
 def _hierarchies(release: Release) -> dict[str, Hierarchy]:
-    return {c: Hierarchy.from_dict(d) for c, d in release.metadata.get("hierarchies", {}).items()}
+    """The hierarchies the release records, with the labels it published in place of some
+    (``recut``: ranges cut again on the values published) as their nodes' labels."""
+    recut = release.metadata.get("recut") or {}
+    return {
+        c: Hierarchy.from_dict(d).relabelled(recut.get(c, {}))
+        for c, d in release.metadata.get("hierarchies", {}).items()
+    }
 
 
 def privacy_metrics(

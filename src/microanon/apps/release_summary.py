@@ -333,7 +333,7 @@ def unread_sensitive(release: Release) -> list[str]:
 def _dropped_for_nothing(release: Release, gone: list[str]) -> list[str]:
     """The alarm of records left out for a missing value (``missing: drop``) of
     quasi-identifiers that ``release`` publishes as ``*`` in every row (``gone``): left out
-    for a column the release says nothing about (its internal row counts, when it holds them).
+    for a column the release publishes as ``*`` (its internal row counts, when it holds them).
     """
     counts = counts_of(release.metadata)
     dropped = {q: counts.left_out.get(q, 0) for q in gone} if counts is not None else {}
@@ -352,9 +352,10 @@ def _dropped_for_nothing(release: Release, gone: list[str]) -> list[str]:
 
 
 def _all_suppressed(gone: list[str], keys: int, restored: Sequence[Mapping[str, Any]]) -> str:
-    """The alarm of the quasi-identifiers ``gone``, ``*`` in every published row: the release
-    says nothing of them, unless a column published with the records can restore some of them
-    (``restored``, :func:`~microanon.apps.restored_keys.restored_keys`), which it then names."""
+    """The alarm of the quasi-identifiers ``gone``, ``*`` in every published row: their own
+    columns say nothing of them, and a column published with the records that can restore
+    some of them (``restored``, :func:`~microanon.apps.restored_keys.restored_keys`) is
+    named."""
     one = len(gone) == 1
     said = (
         f"{len(gone)} of {keys} quasi-identifiers {'is' if one else 'are'} {SUPPRESSED} in every "
@@ -362,10 +363,15 @@ def _all_suppressed(gone: list[str], keys: int, restored: Sequence[Mapping[str, 
     )
     back = [(Restoring.from_dict(r).who, [q for q in r["restores"] if q in gone]) for r in restored]
     back = [(who, found) for who, found in back if found]
-    if not back:
-        return f"{said}: the release says nothing about {'it' if one else 'them'}"
-    named = "; ".join(f"{who} can restore {', '.join(found)}" for who, found in back)
     own = "its own column says" if one else "their own columns say"
+    if not back:
+        # (not "the release says nothing of it": a column published beside it may tell some
+        # of it, as openintro's acs12 employment, missing for the children alone, tells age)
+        return (
+            f"{said}: {own} nothing (another published column may still tell something of "
+            f"{'it' if one else 'them'})"
+        )
+    named = "; ".join(f"{who} can restore {', '.join(found)}" for who, found in back)
     return f"{said}: {own} nothing, but {named}"
 
 

@@ -8,7 +8,8 @@ neighbouring values ``a < b`` is written as the number with the fewest significa
 ``(a, b]`` (``31.2`` between 31.1667 and 31.25, ``30`` between 28 and 31, ``31`` between 30
 and 31), the ranges are half-open, ``[31.2, 100)``, and the outer ends are the roundest numbers
 at or below the smallest value and above the largest, within the values' span of them and on
-their side of 0 (ages 17 to 90 are cut into ``[10, 26)``, ..., ``[82, 100)``).
+their side of 0, the nearest the values of those (ages 17 to 90 are cut into ``[10, 26)``,
+..., ``[82, 100)``; years of experience from -4 to 70 start at ``-10``, not ``-70``).
 A bound is a value of the column only where no rounder number separates the two values
 (whole numbers next to each other).
 """
@@ -32,8 +33,11 @@ def _decimal(x: float) -> Decimal:
     return Decimal(repr(float(x)))
 
 
-def roundest_in(low: Decimal, high: Decimal, floor: float | None = None) -> Decimal:
-    """The number with the fewest significant digits in ``(low, high]`` (the smallest such).
+def roundest_in(
+    low: Decimal, high: Decimal, floor: float | None = None, largest: bool = False
+) -> Decimal:
+    """The number with the fewest significant digits in ``(low, high]`` (the smallest such, or
+    with ``largest`` the largest).
 
     Parameters
     ----------
@@ -42,6 +46,8 @@ def roundest_in(low: Decimal, high: Decimal, floor: float | None = None) -> Deci
     floor : float, optional
         A float the result must exceed once read back as a float: where ``low`` is a float's
         text, a decimal just above it may read back as that float.
+    largest : bool, default False
+        The largest of the roundest numbers (nearest ``high``), not the smallest.
 
     Returns
     -------
@@ -54,10 +60,13 @@ def roundest_in(low: Decimal, high: Decimal, floor: float | None = None) -> Deci
         exponent = top.adjusted() + 1 if top else 0
         while True:
             step = Decimal(1).scaleb(exponent)
-            cut = ((low / step).to_integral_value(rounding=ROUND_FLOOR) + 1) * step
-            while floor is not None and float(cut) <= floor:
+            if largest:
+                cut = (high / step).to_integral_value(rounding=ROUND_FLOOR) * step
+            else:
+                cut = ((low / step).to_integral_value(rounding=ROUND_FLOOR) + 1) * step
+            while not largest and floor is not None and float(cut) <= floor:
                 cut += step
-            if cut <= high:
+            if low < cut <= high and (floor is None or float(cut) > floor):
                 return cut + 0  # (+ 0 drops a negative zero's sign)
             exponent -= 1
 
@@ -100,7 +109,7 @@ def range_labels(domain: np.ndarray, starts: list[np.ndarray]) -> list[list[str]
         # the outer ends keep the values' sign: positive values start above 0
         below = max(smallest - span, Decimal(0)) if smallest > 0 else smallest - span
         above = min(largest + span, Decimal(0)) if largest < 0 else largest + span
-        first = roundest_in(below, smallest)
+        first = roundest_in(below, smallest, largest=True)  # (nearest the values)
         last = roundest_in(largest, above, floor=float(domain[-1]))
     labels = []
     for level in starts:

@@ -32,7 +32,7 @@ from ...models import PrivacyModel, as_models
 from ._budget import SearchWatch
 from ._levels import evaluate_levels
 from ._search import SearchResult
-from .full_domain import _flag, _prepare, published_labels
+from .full_domain import _flag, _prepare, published_labels, recut_record
 from .searches import check_search, lattice_size, run_search
 
 __all__ = ["FrequencyRuns", "PublishedClasses"]
@@ -265,8 +265,13 @@ class FrequencyRuns:
         values = pd.DataFrame(
             {q: labels[j].take(found.combos[order, j]) for j, q in enumerate(quasi)}
         )
-        # The hierarchies as a release records them (its metadata keeps them as label paths).
-        hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
+        # The hierarchies as a release records them (its metadata keeps them as label paths),
+        # with the labels it would publish in place of some (see _hierarchies of the reports)
+        recut = recut_record(schema, levels, shown)
+        hierarchies = {
+            q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()).relabelled(recut.get(q, {}))
+            for q in quasi
+        }
         return PublishedClasses(
             dict(levels),
             int(result.suppressed),
