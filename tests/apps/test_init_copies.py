@@ -152,6 +152,10 @@ def test_a_log_wage_and_a_squared_income_beside_the_sensitive_column_are_dropped
         lwage
     )
     _dropped(rdataset("wooldridge", "k401ksubs"), "incsq", "inc", Role.SENSITIVE)
+    # (ISLR's Wage writes it logwage: the name had been read as l + ogwage, and kept)
+    wage = rdataset("ISLR", "Wage")
+    assert np.allclose(np.log(wage["wage"]), wage["logwage"])  # independently
+    _dropped(wage, "logwage", "wage", Role.SENSITIVE)
 
 
 def test_the_log_of_earnings_dropped_as_near_unique_is_dropped_too():

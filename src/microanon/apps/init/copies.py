@@ -72,11 +72,21 @@ def _one_for_one(x: np.ndarray, y: np.ndarray) -> bool:
 
 #: The name of a column computed from another by a transform, as econometric files name them
 #: (normalized, :func:`~.profile.normalized_name`): the other's name after ``l``, ``ln`` or
-#: ``log`` (a logarithm: ``lwage``, ``lnwage``, ``log_wage``) or before ``sq``, ``squared`` or
-#: ``2`` (a square: ``incsq``): group ``before`` and ``after`` hold the other's name.
-TRANSFORM_NAME = re.compile(
-    r"^_(?:(?:l|ln|log)_?(?P<after>.+?)|(?P<before>.+?)_?(?:sq|squared|2))_$"
+#: ``log`` (a logarithm: ``lwage``, ``lnwage``, ``log_wage``, ISLR's ``logwage``) or before
+#: ``sq``, ``squared`` or ``2`` (a square: ``incsq``); each reading is tried (:func:`_bases`).
+TRANSFORM_NAME = (
+    re.compile(r"^_l_?(?P<name>.+)_$"),
+    re.compile(r"^_ln_?(?P<name>.+)_$"),
+    re.compile(r"^_log_?(?P<name>.+)_$"),
+    re.compile(r"^_(?P<name>.+?)_?(?:sq|squared|2)_$"),
 )
+
+
+def _bases(name: str) -> list[str]:
+    """The normalized names of the columns a column named ``name`` (normalized) may be
+    computed from, by :data:`TRANSFORM_NAME`."""
+    found = (pattern.match(name) for pattern in TRANSFORM_NAME)
+    return [f"_{m.group('name')}_" for m in found if m is not None]
 
 
 def transforms(data: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
@@ -98,10 +108,10 @@ def transforms(data: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
     named = {normalized_name(c): c for c in columns}
     out: dict[str, str] = {}
     for column in columns:
-        found = TRANSFORM_NAME.match(normalized_name(column))
-        base = found and named.get(f"_{found.group('after') or found.group('before')}_")
-        if base and base != column and _monotone(_numbers(data[base]), _numbers(data[column])):
-            out[column] = base
+        for base in (named.get(b) for b in _bases(normalized_name(column))):
+            if base and base != column and _monotone(_numbers(data[base]), _numbers(data[column])):
+                out[column] = base
+                break
     return out
 
 
