@@ -41,6 +41,7 @@ from ..core.errors import MicroanonError
 from ..core.release import Release
 from ..core.table import Table
 from ..measures import loss_metric
+from ..methods.generalize.full_domain import hierarchy_labels
 from ..methods.generalize.reruns import FrequencyRuns, PublishedClasses
 from ..methods.generalize.searches import SearchStopped
 from .aside import ahead, give_up, given_up, shared, working
@@ -293,7 +294,7 @@ def _measured_classes(classes: PublishedClasses) -> tuple[Any, Any, str]:
     suppressed record charged 1 in every cell)."""
     lm = _attempt(
         loss_metric,
-        classes.values,
+        hierarchy_labels(classes.values, classes.recut),
         classes.hierarchies,
         list(classes.values.columns),
         suppressed=classes.suppressed,

@@ -31,6 +31,7 @@ from ..measures import (
     relative_accuracy,
 )
 from ..measures.attacker import class_attacker_risks
+from ..methods.generalize.full_domain import hierarchy_labels
 from ..models import Groups, Verdict, check_release, profile
 from .release_figures import class_sizes
 from .release_frequencies import PUBLISHED, Combinations, ReleaseTables
@@ -55,13 +56,7 @@ UtilityMeasure = Callable[[Release, pd.DataFrame], dict[str, Any]]
 
 
 def _hierarchies(release: Release) -> dict[str, Hierarchy]:
-    """The hierarchies the release records, with the labels it published in place of some
-    (``recut``: ranges cut again on the values published) as their nodes' labels."""
-    recut = release.metadata.get("recut") or {}
-    return {
-        c: Hierarchy.from_dict(d).relabelled(recut.get(c, {}))
-        for c, d in release.metadata.get("hierarchies", {}).items()
-    }
+    return {c: Hierarchy.from_dict(d) for c, d in release.metadata.get("hierarchies", {}).items()}
 
 
 def privacy_metrics(
@@ -149,7 +144,8 @@ def utility_metrics(
     if tables is None and original is not None:
         tables = ReleaseTables.of(original, release)
     published = tables.after if tables is not None else Combinations.of(data, quasi)
-    table, counts = published.values, published.counts
+    # (a range published in place of its hierarchy's label is measured as that node)
+    table, counts = hierarchy_labels(published.values, meta.get("recut")), published.counts
     rows = published.records
     removed = max(int(meta.get("rows_in", rows)) - rows, 0)
     hs = _hierarchies(release)

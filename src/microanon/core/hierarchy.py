@@ -709,35 +709,6 @@ class Hierarchy:
         out._set_weights(_leaf_weights(w, self.n_leaves, where))
         return out
 
-    def relabelled(self, names: Mapping[str, Any]) -> Hierarchy:
-        """This hierarchy with the inner nodes whose labels (as text) ``names`` holds renamed:
-        the labels a release published in their place, as the ranges it cut again on the
-        values it published (``recut``), so that it is measured as it is published.
-
-        Parameters
-        ----------
-        names : mapping of str to label
-            A node's label as :func:`str` writes it -> its new label (leaves are not renamed).
-
-        Returns
-        -------
-        Hierarchy
-            Itself when nothing is renamed.
-
-        Raises
-        ------
-        HierarchyError
-            A new label is another node's.
-        """
-        if not names:
-            return self
-        leaf = self.is_leaf_node()
-        labels = [
-            label if leaf[v] else names.get(str(label), label)
-            for v, label in enumerate(self._labels)
-        ]
-        return Hierarchy.from_parents(labels, self._parent, weights=self._weights, name=self.name)
-
     def with_leaves_in_type(self, whole: bool) -> Hierarchy:
         """This hierarchy with each leaf that writes a number held in the type of the column of
         numbers it generalizes (:func:`~microanon.core.number_text.in_column_type`): the

@@ -178,6 +178,36 @@ def recut_record(
     return out
 
 
+def hierarchy_labels(
+    values: pd.DataFrame, recut: Mapping[str, Mapping[str, str]] | None
+) -> pd.DataFrame:
+    """``values`` (published quasi-identifier labels) with each label published in place of its
+    hierarchy's (``recut``, :func:`recut_record`) replaced by that hierarchy label: the node
+    it stands for, as the measures read a release (node by node, as the search measured it;
+    the published label may also be another level's, as ``[80, 100)`` cut again from
+    ``[80, 90)`` under fixed widths of 10 and 20).
+
+    Parameters
+    ----------
+    values : DataFrame
+    recut : mapping, optional
+        Per quasi-identifier, each hierarchy label and the label published in its place.
+
+    Returns
+    -------
+    DataFrame
+        ``values`` itself when nothing was cut again.
+    """
+    if not recut:
+        return values
+    out = values.copy()
+    for q, changed in recut.items():
+        if q in out.columns:
+            back = {new: old for old, new in changed.items()}
+            out[q] = out[q].map(lambda v, back=back: back.get(v, v))
+    return out
+
+
 def publish_levels(
     table: Table,
     levels: Mapping[str, int],

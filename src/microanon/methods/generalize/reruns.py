@@ -62,6 +62,9 @@ class PublishedClasses:
     optimal : bool
         Whether the exact search proved the node optimal (not when it stopped at a node
         budget, nor for a heuristic search or a node given).
+    recut : dict of str to dict of str to str
+        The labels of ``values`` published in place of their hierarchy's, by hierarchy label
+        (:func:`~.full_domain.recut_record`, as a release records them).
     """
 
     levels: dict[str, int]
@@ -71,6 +74,7 @@ class PublishedClasses:
     hierarchies: dict[str, Hierarchy]
     metric_value: float
     optimal: bool
+    recut: dict[str, dict[str, str]]
 
     def fully_generalized(self) -> list[str]:
         """The quasi-identifiers that are ``*`` in every published row (none if no row is
@@ -265,13 +269,8 @@ class FrequencyRuns:
         values = pd.DataFrame(
             {q: labels[j].take(found.combos[order, j]) for j, q in enumerate(quasi)}
         )
-        # The hierarchies as a release records them (its metadata keeps them as label paths),
-        # with the labels it would publish in place of some (see _hierarchies of the reports)
-        recut = recut_record(schema, levels, shown)
-        hierarchies = {
-            q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()).relabelled(recut.get(q, {}))
-            for q in quasi
-        }
+        # The hierarchies as a release records them (its metadata keeps them as label paths).
+        hierarchies = {q: Hierarchy.from_dict(schema.hierarchy(q).to_dict()) for q in quasi}
         return PublishedClasses(
             dict(levels),
             int(result.suppressed),
@@ -280,6 +279,7 @@ class FrequencyRuns:
             hierarchies,
             float(result.metric_value),
             optimal,
+            recut_record(schema, levels, shown),
         )
 
 
