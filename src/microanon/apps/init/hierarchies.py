@@ -257,6 +257,17 @@ def _numbered(col: pd.Series, profile: ColumnProfile) -> list[str] | None:
     return ordered
 
 
+def _balanced_over(name: str, values: Sequence[Any], how: str) -> HierarchyPlan:
+    """The plan of a balanced binary tree over ``values``, in an order (``how`` says which)."""
+    return HierarchyPlan(
+        name,
+        f"balanced binary tree over the {len(values)} values {how} ({value_key(values[0])} "
+        f"first, {value_key(values[-1])} last): neighbours, then neighbouring pairs, ..., built "
+        "from the data when anonymize runs",
+        spec={"builder": "balanced", "fanout": 2},
+    )
+
+
 def date_hierarchy(col: pd.Series, p: ColumnProfile) -> tuple[list[list[Any]], str]:
     """Root-to-leaf paths of a date column's values: the day (for dates with a time of day,
     several on one day), month, year, decade, then ``*`` (levels that change nothing are left
@@ -357,13 +368,7 @@ def plan_hierarchy(
     HierarchyPlan
     """
     if order is not None:
-        return HierarchyPlan(
-            profile.name,
-            f"balanced binary tree over the {len(order)} values in the file's order "
-            f"({value_key(order[0])} first, {value_key(order[-1])} last): neighbours, then "
-            "neighbouring pairs, ..., built from the data when anonymize runs",
-            spec={"builder": "balanced", "fanout": 2},
-        )
+        return _balanced_over(profile.name, order, "in the file's order")
     bundled = _bundled(col, profile)
     if bundled is not None:
         key = _ADULT_ALIASES.get(normalized_name(profile.name).strip("_"))
@@ -406,13 +411,7 @@ def plan_hierarchy(
             hierarchy=Hierarchy.from_paths(paths, name=profile.name) if as_file else None,
         )
     elif (numbered := _numbered(col, profile)) is not None:
-        return HierarchyPlan(
-            profile.name,
-            f"balanced binary tree over the {len(numbered)} values in the order of their "
-            f"numbers ({numbered[0]} first, {numbered[-1]} last): neighbours, then "
-            "neighbouring pairs, ..., built from the data when anonymize runs",
-            spec={"builder": "balanced", "fanout": 2},
-        )
+        return _balanced_over(profile.name, numbered, "in the order of their numbers")
     else:
         held = {value_key(v) for v in col.dropna().unique()}
         first = [k for k in dict.fromkeys(value_key(v) for v in declared or ()) if k in held]
