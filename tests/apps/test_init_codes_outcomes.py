@@ -150,6 +150,8 @@ FIRED = {
         "nass_cds": {"dead"},
         "covid_testing": {"result", "ct_result"},
         "suicide_china": {"Died"},
+        # (a test's score: the IQ, as carData's Wong and psych's sat.act name their tests')
+        "card": {"IQ"},
         # (every child born alive: a constant column, the constant rule's, published unchanged)
         "gestation": {"outcome"},
     },

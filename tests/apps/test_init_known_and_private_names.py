@@ -19,6 +19,14 @@
 - Money: a husband's income (HI's ``husby``, published unchanged), a log family income
   (catholic's ``lfaminc``, a key), a household's total spending (Ecdat's ``BudgetFood``
   ``totexp``, dropped as an id).
+- Ten more files: log wages named ``lnwg`` and a disability ``disab`` (Ecdat's
+  ``LaborSupply``); a cardiac procedure and the length of stay (COUNT's ``azpro``); lab values,
+  times to events and a progression's status (survival's ``mgus2`` ``hgb``, ``creat``,
+  ``mspike``, ``futime``, ``ptime``, ``pstat``, published unchanged or made keys); admission
+  test scores, grade averages and IQ (psych's ``sat.act``, wooldridge's ``gpa2``, carData's
+  ``Wong``); gifts of money (wooldridge's ``charity``) are sensitive; a prestige score (a
+  graduate program's, AER's ``PhDPublications``) and a minority (AER's ``BankWages``) are
+  keys, the prestige no longer said to be a job.
 - Counts of children by age (HI's ``kidslt6``, ``kids618``; happiness's ``babies``,
   ``preteen``, ``teens``) are household make-up, which others know, not opinions on a rating
   scale; a town's size (BudgetFood's ``town``, 1 to 5) is where someone lives.
@@ -48,6 +56,15 @@ EXPECTED = {
     ("carData", "Cowles"): ("sex", "neuroticism extraversion"),
     ("wooldridge", "catholic"): ("", "read12 math12 lfaminc"),
     ("Ecdat", "BudgetFood"): ("town age", "totexp"),
+    ("Ecdat", "LaborSupply"): ("", "lnwg disab"),
+    ("COUNT", "azpro"): ("", "procedure los"),
+    ("survival", "mgus2"): ("age sex", "hgb creat mspike futime ptime pstat"),
+    ("psych", "sat.act"): ("gender age", "ACT SATV SATQ"),
+    ("wooldridge", "gpa2"): ("", "sat colgpa verbmath"),
+    ("carData", "Wong"): ("", "piq viq"),
+    ("wooldridge", "charity"): ("", "gift giftlast avggift"),
+    ("AER", "PhDPublications"): ("prestige", ""),
+    ("AER", "BankWages"): ("minority", ""),
 }
 
 

