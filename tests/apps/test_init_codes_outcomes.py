@@ -143,7 +143,9 @@ FIRED = {
         "helprct": {"mcs", "pcs"},
         "chile": {"statusquo"},
         "randhie": {"outpdol", "drugdol", "meddol", "lnmeddol"},
-        "loans": {"balance", "paid_total", "paid_principal", "paid_interest"},
+        # (and a credit limit and what is used of it, in whole dollars)
+        "loans": {"balance", "paid_total", "paid_principal", "paid_interest"}
+        | {"total_credit_limit", "total_credit_utilized"},
         "std": {"time"},
     },
     "outcome": {

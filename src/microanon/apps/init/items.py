@@ -157,9 +157,9 @@ def answer_item(col: pd.Series, p: ColumnProfile) -> tuple[str, str] | None:
             return (
                 "answer-scale",
                 f"answer-scale rule: whole numbers {first} to {last} ({span} points{held}), as "
-                "on a rating scale, whose answers are opinions and attitudes respondents "
-                "disclose, seldom known to others; a guess from the values: decide whether it "
-                "is sensitive",
+                "on a rating scale (opinions and attitudes) or a count of the respondent's own "
+                "events, which respondents disclose and others seldom know; a guess from the "
+                "values: decide whether it is sensitive",
             )
         return None
     labels = [str(v) for v in col.dropna().unique()]

