@@ -45,7 +45,7 @@ def roundest_in(
         The window, ``low < high``.
     floor : float, optional
         A float the result must exceed once read back as a float: where ``low`` is a float's
-        text, a decimal just above it may read back as that float.
+        text, a decimal just above it may read back as that float. Not with ``largest``.
     largest : bool, default False
         The largest of the roundest numbers (nearest ``high``), not the smallest.
 
@@ -54,6 +54,8 @@ def roundest_in(
     Decimal
         A multiple of the largest power of ten that has one in the window.
     """
+    if largest and floor is not None:
+        raise ValueError("roundest_in: floor bounds the smallest of the roundest numbers only")
     with decimal.localcontext() as context:
         context.prec = _PRECISION
         top = max(abs(low), abs(high))
@@ -64,9 +66,9 @@ def roundest_in(
                 cut = (high / step).to_integral_value(rounding=ROUND_FLOOR) * step
             else:
                 cut = ((low / step).to_integral_value(rounding=ROUND_FLOOR) + 1) * step
-            while not largest and floor is not None and float(cut) <= floor:
+            while floor is not None and float(cut) <= floor:
                 cut += step
-            if low < cut <= high and (floor is None or float(cut) > floor):
+            if low < cut <= high:  # (the smallest: above low, and above floor by the loop)
                 return cut + 0  # (+ 0 drops a negative zero's sign)
             exponent -= 1
 
