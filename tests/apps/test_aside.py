@@ -264,12 +264,27 @@ def test_anonymize_writes_the_same_release_and_reports_with_the_worker(
     assert len(frame) > 0
 
 
+def test_the_worker_is_idle_once_every_work_handed_to_it_has_ended(worker) -> None:
+    """Work handed to a busy worker waits behind what it was handed before (publish then
+    scans the written files itself); once that has ended, the worker is idle."""
+    busy = aside(time.sleep, 1.0)
+    assert not aside_module.idle()
+    busy.result()
+    assert aside_module.idle()
+
+
+def test_without_a_worker_none_is_idle() -> None:
+    assert not contextvars.Context().run(aside_module.idle)  # a context where no worker runs
+
+
+@pytest.mark.parametrize("busy", [False, True])
 def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
-    worker, tmp_path, monkeypatch
+    worker, tmp_path, monkeypatch, busy
 ) -> None:
     """The public files as written are scanned by the worker while this process verifies
-    them, what the reports write is scanned at the end: a state in either is refused, and
-    nothing is left behind."""
+    them (by this process once they are verified, when the worker is busy), what the reports
+    write is scanned at the end: a state in either is refused, and nothing is left
+    behind."""
     from microanon.apps import publish as publish_module
     from microanon.core.errors import VerificationError
     from microanon.core.random import state_fingerprints
@@ -285,9 +300,13 @@ def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
     release = randomize(frame, schema, keep={"zip": 0.9}, rng=gen)
     release.metadata["salt"] = str(gen.bit_generator.seed_seq.entropy)  # in release.json
     release.public_keys = release.public_keys | {"salt"}
+    sleeping = aside(time.sleep, 3.0) if busy else None
+    assert aside_module.idle() is not busy
     with pytest.raises(VerificationError, match="release.json holds the random generator's"):
         publish_module.publish(release, tmp_path / "table", frame, schema, secrets=secrets)
     assert not (tmp_path / "table").exists()
+    if sleeping is not None:
+        sleeping.result()
 
     release.metadata["salt"] = "pepper"
     make_reports = publish_module.make_reports

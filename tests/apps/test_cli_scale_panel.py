@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from real_surveys import survey
 
 from microanon.apps.cli import main
-from microanon.apps.init.roles import numbers_people, person_ids
+from microanon.apps.init.people import numbers_people, person_ids
 from microanon.apps.panel import repeats
 from microanon.core.errors import InputError
 from microanon.core.repetition import repetition

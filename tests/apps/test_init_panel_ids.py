@@ -22,8 +22,9 @@ from real_surveys import SURVEYS, rdataset, survey
 
 from microanon.apps.cli import main
 from microanon.apps.init.numbers import id_code, panel_id
+from microanon.apps.init.people import numbers_people, person_ids
 from microanon.apps.init.profile import profile_column, profile_table
-from microanon.apps.init.roles import numbers_people, person_ids, propose_roles
+from microanon.apps.init.roles import propose_roles
 from microanon.apps.init.run import _repeated_ids
 from microanon.apps.panel import GROUPS, balanced, repeated_id_note
 from microanon.core.repetition import repetition

@@ -430,6 +430,33 @@ def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
     assert back.tolist() == expected
 
 
+@pytest.mark.parametrize(
+    ("codes", "theirs", "words", "absent", "want"),
+    [
+        # words in order of first appearance: each read at its first row, every row compared
+        ([0, 1, 0, 2], [5, 3, 5, 4], 3, False, [5, 3, 4]),
+        # a word standing for two codes of the column written
+        ([0, 1, 0], [1, 2, 3], 2, False, None),
+        # words out of order of rows: found by scattering every row's code instead
+        ([1, 0, 1], [7, 8, 7], 2, False, [8, 7]),
+        # a value missing in the column written and not in the file
+        ([0, 0], [-1, 2], 1, True, None),
+        # a value missing in both, and a word on no row
+        ([0, -1, 0], [4, -1, 4], 2, True, [4, -1]),
+    ],
+)
+def test_each_word_of_a_file_stands_for_one_code_of_the_column_written(
+    codes, theirs, words, absent, want
+):
+    """The code of the column written that each word of a file's column stands for, read at
+    each word's first row when the file misses no value, and otherwise by scattering: the same
+    answer either way, None when the file does not hold the column row by row."""
+    got = release_files._meant_codes(
+        np.asarray(codes, dtype=np.int32), np.asarray(theirs, dtype=np.int8), words, absent
+    )
+    assert (got is None) if want is None else got.tolist() == want
+
+
 @pytest.mark.parametrize("blank", [" ", "\t", "  \t "])
 def test_a_blank_field_alone_on_its_line_is_quoted_so_no_reader_skips_its_row(tmp_path, blank):
     """A one-column table holding a value of spaces (found by the property test above): pandas

@@ -38,6 +38,7 @@ __all__ = [
     "aside",
     "give_up",
     "given_up",
+    "idle",
     "shared",
     "working",
     "working_aside",
@@ -46,6 +47,8 @@ __all__ = [
 T = TypeVar("T")
 
 _WORKER: ContextVar[ProcessPoolExecutor | None] = ContextVar("aside_worker", default=None)
+#: The work handed to the worker (its preparation first), for :func:`idle`.
+_HANDED: ContextVar[list[Future[Any]] | None] = ContextVar("aside_handed", default=None)
 #: The worker's flag of work given up (:func:`give_up`), set by this process, read by the worker.
 _GIVE_UP: ContextVar[Any] = ContextVar("aside_give_up", default=None)
 #: In the worker: the same flag (None in the command's process).
@@ -63,7 +66,7 @@ class Aside(Generic[T]):
         worker = _WORKER.get()
         if worker is not None:
             try:
-                self._future = worker.submit(function, *args)
+                self._future = _handed(worker.submit(function, *args))
                 return
             except BrokenProcessPool:
                 pass
@@ -101,6 +104,22 @@ def working() -> bool:
     return _WORKER.get() is not None
 
 
+def idle() -> bool:
+    """Whether a worker of :func:`working_aside` runs and has ended every work handed to it,
+    its preparation included: work handed now starts at once, rather than behind work whose
+    answer is awaited sooner."""
+    handed = _HANDED.get()
+    return _WORKER.get() is not None and handed is not None and all(f.done() for f in list(handed))
+
+
+def _handed(future: Future[T]) -> Future[T]:
+    """``future``, of work just handed to the worker, kept for :func:`idle`."""
+    handed = _HANDED.get()
+    if handed is not None:  # (one list for the block's threads: appended to, never replaced)
+        handed.append(future)
+    return future
+
+
 def ahead(function: Callable[..., T], *args: Any) -> Future[T] | None:
     """``function(*args)`` handed to the worker of :func:`working_aside` before anyone knows
     whether its answer will be needed (None when no worker runs: such work is not done here).
@@ -112,7 +131,7 @@ def ahead(function: Callable[..., T], *args: Any) -> Future[T] | None:
     if worker is None:
         return None
     try:
-        return worker.submit(function, *args)
+        return _handed(worker.submit(function, *args))
     except BrokenProcessPool:
         return None
 
@@ -250,16 +269,18 @@ def working_aside(prepare: Callable[[], None] | None = None) -> Iterator[bool]:
         worker = ProcessPoolExecutor(
             1, mp_context=context, initializer=_given_up_by, initargs=(flag,)
         )
-        worker.submit(_prepared, prepare or _nothing)  # (starts the process now)
+        prepared = worker.submit(_prepared, prepare or _nothing)  # (starts the process now)
         _yield_to_command(worker)
     except OSError:  # no process can be started here (e.g. no shared memory for its locks)
         yield False
         return
     token = _WORKER.set(worker)
     flag_token = _GIVE_UP.set(flag)
+    handed_token = _HANDED.set([prepared])
     try:
         yield True
     finally:
+        _HANDED.reset(handed_token)
         _GIVE_UP.reset(flag_token)
         _WORKER.reset(token)
         _stop(worker)

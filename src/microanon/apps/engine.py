@@ -268,12 +268,12 @@ def _source(source: Any, read: ReadOptions) -> tuple[Any, dict[str, Any]]:
 
 def _person_ids(frame: Any, options: dict[str, Any], cfg: PipelineConfig) -> list[str]:
     """The schema's identifiers whose values the pass that reads the data counts
-    (:func:`~microanon.apps.init.roles.person_ids`: named as person ids, or holding numbers),
+    (:func:`~microanon.apps.init.people.person_ids`: named as person ids, or holding numbers),
     chosen on the dataset's column types: its lazy frame's, which reads no row but those the
     types are inferred from (none without an identifier)."""
     if not cfg.schema.identifiers:
         return []
-    from .init.roles import person_ids
+    from .init.people import person_ids
 
     return person_ids(cfg.schema, _lazy(frame, options).dtypes)
 
@@ -513,7 +513,7 @@ def anonymize_dask(
         ``reported``. The
         internal metadata holds the run's audit trail, as in memory. Either holds, in
         ``repeated``, the values and rows of the schema's identifiers that may number people
-        (:func:`~microanon.apps.init.roles.person_ids`: named so, or holding numbers), counted
+        (:func:`~microanon.apps.init.people.person_ids`: named so, or holding numbers), counted
         in the pass that read the data: the reports warn of one that repeats and numbers
         people by its name or its values (an id code), as in memory.
 

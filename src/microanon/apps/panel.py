@@ -7,7 +7,7 @@ balanced panel's unit id (:func:`balanced`), whose values repeat (a panel's pers
 proposal run as it is) says nothing of it: a k-anonymous class may then be one person's
 records, and k counts records, not people. Both engines count the identifier's values and rows
 (:mod:`microanon.core.repetition`: on the whole table in memory, partition by partition out of
-core), tell such an id by them (:func:`microanon.apps.init.roles.numbers_people`) and word the
+core), tell such an id by them (:func:`microanon.apps.init.people.numbers_people`) and word the
 warning here.
 """
 

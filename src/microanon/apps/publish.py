@@ -49,9 +49,9 @@ from ..core.secret_scan import changed_files, file_states, texts_in_files
 from ..core.statistical_files import STATISTICAL, labels_cut
 from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
-from .aside import aside
+from .aside import aside, idle, working
 from .families import add_release_sections
-from .init.roles import numbers_people, person_ids
+from .init.people import numbers_people, person_ids
 from .interrupts import wait_for
 from .panel import repeated_id_notes
 from .release_figures import RISK_BINS
@@ -202,12 +202,16 @@ def publish(
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
                 release.write_parts(tmp, format, schema.declared(), described)
-            # The public files as written are scanned for the generator's state by the second
-            # process (when one runs) while this one verifies them; what the reports add or
-            # change is scanned at the end.
+            # The public files as written are scanned for the generator's state: by the second
+            # process while this one verifies them, if it has nothing else to do; else by this
+            # one once they are verified (while the reports are finished), rather than queued
+            # before the figures the reports wait for. What the reports add or change is
+            # scanned at the end.
             public = tmp / PUBLIC_DIR
             written = file_states(public)
-            scanned = aside(texts_in_files, public, secrets, list(written))
+            scanned = None
+            if idle() or not working():  # (without a worker: here, now)
+                scanned = aside(texts_in_files, public, secrets, list(written))
             with reporter.stage(PUBLISH_STAGES[1]):
                 hidden = [c for c in schema.columns if not schema[c].role.published]
                 verification = verify_written(
@@ -233,9 +237,11 @@ def publish(
             raise
         checked.set_result(verification)
         with reporter.stage(PUBLISH_STAGES[2]):
+            # (the worker was busy: scanned here, while the reports are finished)
+            exposed = texts_in_files(public, secrets, list(written)) if scanned is None else []
             numbers, *pages = wait_for(reports)
             write_reports(tmp, *pages)
-            exposed = scanned.result()
+            exposed += [] if scanned is None else scanned.result()
             exposed += texts_in_files(public, secrets, changed_files(public, written))
             if exposed:
                 raise VerificationError(
@@ -347,14 +353,15 @@ def make_reports(
         (:func:`~microanon.core.reading.missing_marker_columns`).
     repeated : mapping of str to Repetition, optional
         With ``counted``: the values and rows of the schema's identifiers that may number
-        people (:func:`~microanon.apps.init.roles.person_ids`: named so, or numbers), counted
+        people (:func:`~microanon.apps.init.people.person_ids`: named so, or numbers), counted
         out of core over every row read (:func:`microanon.core.repetition.merged`); default:
         none counted. In memory they are counted on ``original``. Each that numbers people by
         its name or by its values, which look like an id code
-        (:func:`~microanon.apps.init.roles.numbers_people`), and repeats is warned of
+        (:func:`~microanon.apps.init.people.numbers_people`), and repeats is warned of
         (:func:`~microanon.apps.panel.repeated_id_notes`).
     """
     checked = _as_future(verification)
+    template()  # (compiled while the files are written and verified: the sections wait there)
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
     # missing value is ?, a kept cell stays empty): what the before/after figures compare. Each
@@ -388,7 +395,6 @@ def make_reports(
             verdicts=_Verdicts(checked),
             tables=counted.tables,
         )
-    template()  # (compiled while the verification goes on)
     verification = wait_for(checked)
     numbers["verified"] = (
         all(v.holds for v in verification.verdicts) if verification.verdicts else None

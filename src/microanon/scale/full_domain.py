@@ -316,7 +316,7 @@ def full_domain_dask(
         the search.
     person_ids : sequence of str, optional
         Identifier columns of the schema that may number people (``microanon anonymize``:
-        :func:`microanon.apps.init.roles.person_ids`): the encoding pass also counts their
+        :func:`microanon.apps.init.people.person_ids`): the encoding pass also counts their
         values over every row read (:attr:`ScaleResult.repeated`), for the reports to warn of
         a panel's person id as in memory.
 

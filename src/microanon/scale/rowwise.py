@@ -933,7 +933,7 @@ def randomize_dask(
         published columns' missing-value markers), for :func:`write_rowwise` to write them.
     person_ids : sequence of str, optional
         Identifier columns of the schema that may number people (``microanon anonymize``:
-        :func:`microanon.apps.init.roles.person_ids`), whose values the pass that reads the
+        :func:`microanon.apps.init.people.person_ids`), whose values the pass that reads the
         data also counts over every row (:attr:`RowwiseRelease.repeated`).
 
     Returns

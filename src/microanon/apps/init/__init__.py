@@ -5,7 +5,7 @@ Profiles the columns (:mod:`.profile`), proposes a role per column with the rule
 commented YAML config that ``microanon anonymize`` runs as is (:mod:`.render`, :mod:`.files`);
 on a terminal the user confirms or changes the roles (:mod:`.dialogue`). :mod:`.run` ties the
 steps together, imported on first use: a command that needs one of init's rules (``anonymize``
-names a repeating person id with :func:`.roles.person_ids`) imports that module alone.
+names a repeating person id with :func:`.people.person_ids`) imports that module alone.
 """
 
 from __future__ import annotations

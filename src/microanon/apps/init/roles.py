@@ -70,7 +70,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import pandas as pd
 
@@ -85,16 +84,16 @@ from ...core.lint import (
     lint_schema,
     sensitive_given,
 )
-from ...core.repetition import Repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import node_count
-from ..panel import GROUPS, balanced
+from ..panel import GROUPS
 from .copies import copies, transforms
 from .design import design_role
 from .items import ITEM_RULES, answer_item
 from .keys import hierarchy_levels, rank_keys
-from .numbers import coded, id_code, measurement, panel_id, unit_name
+from .numbers import id_code, measurement, panel_id
 from .pairs import determining_pairs
+from .people import PERSON_ID_NAMES
 from .profile import PLACE_NAMES, ColumnProfile, normalized_name
 from .squares import squares
 
@@ -103,8 +102,6 @@ __all__ = [
     "NEAR_DETERMINATION",
     "NAME_RULES",
     "RANK_CLAUSE",
-    "person_ids",
-    "numbers_people",
     "Levels",
     "NameRule",
     "Proposal",
@@ -181,17 +178,7 @@ HEALTH = "health data"
 
 #: The name patterns, in the order they are tried (identifiers, then sensitive, then quasi).
 NAME_RULES: tuple[NameRule, ...] = (
-    _rule(
-        Role.IDENTIFIER,
-        "a record or person identifier",
-        r"_(id|ids|uuid|guid|key|ssn|sin|nino|mrn|nhs|passport|iban|serial|resp|respondent)_"
-        r"|_(id|record|case|account|customer|patient|person|resp|respondent|subject|participant)"
-        r"_?(no|number|nr|id|code)_"
-        # (a person's number, as Ecdat's PSID numbers each person of a family: persnum)
-        r"|_(pers|person|id)_?num_"
-        r"|social_security|national_id|tax_id",
-        _NUMBERS,
-    ),
+    _rule(Role.IDENTIFIER, "a record or person identifier", PERSON_ID_NAMES, _NUMBERS),
     _rule(
         Role.IDENTIFIER,
         "a name",
@@ -527,61 +514,6 @@ def _name_rule(name: str) -> tuple[NameRule, str] | None:
         if m is not None:
             return rule, m.group(0).strip("_")
     return None
-
-
-def person_ids(schema: Schema, dtypes: Mapping[str, Any] | pd.Series) -> list[str]:
-    """The schema's identifiers among the columns of ``dtypes`` that may number people, whose
-    values ``anonymize`` counts (:func:`numbers_people` then tells which): those whose names
-    say they number records or people (the first of :data:`NAME_RULES`: ``id``, ``idcode``,
-    ``respid``, ``patient_id``, ...), and those holding numbers (a numeric type, booleans
-    aside) under a name that may be an id code's or a panel's unit id's
-    (:func:`~microanon.apps.init.numbers.unit_name`: plm's ``Males`` numbers its men ``nr``).
-    Text under another name (a person's name, an e-mail address) is not counted.
-
-    Parameters
-    ----------
-    schema : Schema
-    dtypes : mapping of str to dtype, or Series
-        The table's columns and their types (:attr:`pandas.DataFrame.dtypes`, a lazy Dask
-        frame's too).
-
-    Returns
-    -------
-    list of str
-        In the schema's order.
-    """
-    return [
-        a.name
-        for a in schema
-        if a.role is Role.IDENTIFIER
-        and a.name in dtypes
-        and (_named_person_id(a.name) or (_numbers(dtypes[a.name]) and unit_name(a.name)))
-    ]
-
-
-def numbers_people(column: str, found: Repetition) -> bool:
-    """Whether an identifier of :func:`person_ids`, its values counted into ``found``, may
-    number people: its name says so, or its values look like an id code by init's id-code test
-    (:func:`~microanon.apps.init.numbers.coded`: many whole numbers handed out in order), or
-    like a balanced panel's unit id under a name that may be one's
-    (:func:`~microanon.apps.panel.balanced`, :func:`~microanon.apps.init.numbers.unit_name`:
-    many values, each on as many rows), read from the distinct values and their records, so
-    in memory and out of core alike."""
-    if _named_person_id(column) or coded(column, found) is not None:
-        return True
-    return unit_name(column) and balanced(found)
-
-
-def _named_person_id(name: str) -> bool:
-    """Whether ``name`` says its column numbers records or people (the first of
-    :data:`NAME_RULES`)."""
-    return NAME_RULES[0].pattern.search(normalized_name(name)) is not None
-
-
-def _numbers(dtype: Any) -> bool:
-    """Whether ``dtype`` holds numbers (integers or floats, numpy's or pandas' nullable ones;
-    not booleans), as :func:`~microanon.core.numbering.numbering` asks of the values."""
-    return getattr(dtype, "kind", "O") in "iuf"
 
 
 #: The lint's kinds of a column that gives a sensitive column (or its class) back: proposed

@@ -44,9 +44,10 @@ from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
 from .keys import HierarchyPlans
 from .numbers import PANEL_RULE
+from .people import numbers_people
 from .profile import ColumnProfile, profile_table
 from .render import ColumnEntry, render_config
-from .roles import NAME_RULES, Proposal, numbers_people, propose_roles
+from .roles import NAME_RULES, Proposal, propose_roles
 
 __all__ = [
     "HIERARCHY_DIR",
@@ -295,7 +296,7 @@ def _repeated_ids(
     """A warning per column that may number people who have several records (a panel, a long
     file), where k counts records, not people: an identifier (by its name, by its values as a
     code or a balanced panel's unit id, as ``anonymize`` tells one that may number people,
-    :func:`~.roles.numbers_people`: not a school's code by its name alone, or dropped for
+    :func:`~.people.numbers_people`: not a school's code by its name alone, or dropped for
     holding more than the sensitive column it gives back) whose values repeat, or a
     quasi-identifier the schema lint made one because it tells another (as a person's id
     tells everything constant about them) whose many values each hold about as many rows
