@@ -4,15 +4,21 @@ verification, nothing written before it, and nothing left when the verification 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from concurrent.futures import Future
 from pathlib import Path
 
+import numpy as np
 import pytest
 from real_surveys import survey
 
 from microanon.apps import publish as publishing
+from microanon.apps import release_figures
+from microanon.apps import report as report_module
+from microanon.apps.drawing import png
 from microanon.apps.publish import make_reports, publish, write_reports
+from microanon.apps.report import figures_drawn_once
 from microanon.core.errors import VerificationError
 from microanon.core.lint import lint_schema
 from microanon.core.schema import Schema
@@ -85,6 +91,44 @@ def test_the_reports_made_beside_the_verification_are_those_made_after_it(tmp_pa
         assert beside == _titles(tmp_path / "after" / part / "report.html")
     internal = _titles(tmp_path / "beside" / "internal" / "report.html")
     assert internal[-1] == "Disclosure risk of the original"  # measured first, shown last
+
+
+def test_the_public_risk_figure_is_drawn_once_ahead_of_the_verification(
+    tmp_path, nhis, monkeypatch
+):
+    """The public report's risk figure is handed to be drawn of the release as written, while
+    the files are verified; the public report, made of the files read back, measures the same
+    and takes it (NHIS, its person weights: the survey measures): three figures drawn where
+    four were, and the same public report, byte for byte, as when it is drawn again."""
+    data, release = nhis
+    drawn = []
+
+    def counted(drawing):
+        drawn.append(drawing.function.__name__)
+        return png(drawing)
+
+    monkeypatch.setattr(report_module, "png", counted)
+    publish(release, tmp_path / "once", data, SCHEMA)
+    assert sorted(drawn) == ["_class_sizes", "_record_risks", "_record_risks"]
+    drawn.clear()
+    monkeypatch.setattr(publishing, "figures_drawn_once", contextlib.nullcontext)
+    publish(release, tmp_path / "again", data, SCHEMA)
+    assert sorted(drawn) == ["_class_sizes", "_record_risks", "_record_risks", "_record_risks"]
+    page = Path("public", "report.html")
+    assert (tmp_path / "once" / page).read_bytes() == (tmp_path / "again" / page).read_bytes()
+
+
+def test_a_drawing_handed_again_within_the_block_is_drawn_once(monkeypatch):
+    """Within figures_drawn_once, a drawing of the same function and data as one handed
+    before is that one; another drawing, or the same outside the block, is drawn apart."""
+    monkeypatch.setattr(report_module, "png", lambda drawing: b"figure")
+    first = release_figures.class_sizes(np.array([5, 6]), np.array([3, 1]))
+    same = release_figures.class_sizes(np.array([5, 6]), np.array([3, 1]))
+    other = release_figures.class_sizes(np.array([5, 7]), np.array([3, 1]))
+    with figures_drawn_once():
+        assert report_module.drawn(first) is report_module.drawn(same)
+        assert report_module.drawn(other) is not report_module.drawn(first)
+    assert report_module.drawn(first) is not report_module.drawn(same)
 
 
 def test_the_reports_write_nothing_before_the_verification(tmp_path, nhis):

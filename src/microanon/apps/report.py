@@ -17,7 +17,10 @@ import base64
 import functools
 import math
 import os
-from collections.abc import Mapping
+import pickle
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -41,6 +44,7 @@ __all__ = [
     "count_axis",
     "describe_parameters",
     "drawn",
+    "figures_drawn_once",
     "new_figure",
     "template",
 ]
@@ -176,20 +180,46 @@ class Section:
         """Add a figure (drawn by the worker within :func:`~microanon.apps.aside.working_aside`,
         its bytes taken when the report is rendered), inlined as a PNG; ``drawing`` may be one
         handed to be drawn before (:func:`drawn`)."""
-        drawn = drawing if isinstance(drawing, Aside) else aside(png, drawing)
+        handed = drawing if isinstance(drawing, Aside) else drawn(drawing)
         alt = caption or self.title
         self.blocks.append(
-            _Pending(drawn, caption, alt)
-            if drawn.pending
-            else _figure_html(drawn.result(), caption, alt)
+            _Pending(handed, caption, alt)
+            if handed.pending
+            else _figure_html(handed.result(), caption, alt)
         )
         return self
 
 
+#: The figures handed to be drawn within :func:`figures_drawn_once`, by their content.
+_DRAWN: ContextVar[dict[bytes, Aside[bytes]] | None] = ContextVar("report_drawn", default=None)
+
+
+@contextmanager
+def figures_drawn_once() -> Iterator[None]:
+    """Within the block (and the threads started in its context), a figure handed to be drawn
+    (:func:`drawn`, :meth:`Section.plot`) that is a drawing handed before, the same function of
+    the same data (their pickled bytes equal), is not drawn again: its bytes are the first
+    one's, which drawing the same figure again would give. A report can so hand a figure early,
+    measured on what it will show, and take it when the figure is made again of the data read
+    back."""
+    token = _DRAWN.set({})
+    try:
+        yield
+    finally:
+        _DRAWN.reset(token)
+
+
 def drawn(drawing: Drawing) -> Aside[bytes]:
     """``drawing`` handed to be drawn now (by the worker when one runs), for a section that
-    shows it later (:meth:`Section.plot`)."""
-    return aside(png, drawing)
+    shows it later (:meth:`Section.plot`); within :func:`figures_drawn_once`, the same drawing
+    handed before."""
+    memo = _DRAWN.get()
+    if memo is None:
+        return aside(png, drawing)
+    key = pickle.dumps(drawing)
+    if key not in memo:
+        memo[key] = aside(png, drawing)
+    return memo[key]
 
 
 def _figure_html(image: bytes, caption: str | None, alt: str) -> Markup:
