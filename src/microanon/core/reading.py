@@ -77,13 +77,20 @@ def unpadded(frame: Any) -> Any:
     missing, as an empty field is. Only the space character is taken away (a tab, say, is
     part of a value). Each text column's distinct values are stripped
     (:func:`~microanon.core.factorize.factorize`, coded once within a run), and a column is
-    rebuilt only when one changes.
+    rebuilt only when one changes. Within a run the text columns are coded side by side first
+    (:func:`~microanon.core.factorize.code_columns`, as many at a time as there are cores).
     """
     import numpy as np
     import pandas as pd
 
-    from .factorize import factorize
+    from .factorize import code_columns, factorize
 
+    code_columns(
+        column
+        for _, column in frame.items()
+        if pd.api.types.is_string_dtype(column.dtype)
+        and not isinstance(column.dtype, pd.CategoricalDtype)
+    )
     for name, column in frame.items():
         if isinstance(column.dtype, pd.CategoricalDtype):  # (text read dictionary-encoded)
             frame[name] = _unpadded_categories(column)
