@@ -49,7 +49,6 @@ from ..core.secret_scan import changed_files, file_states, texts_in_files
 from ..core.statistical_files import STATISTICAL, labels_cut
 from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
-from ..models.release_verify import counted_as_quasi
 from .aside import aside, idle, working
 from .families import add_release_sections
 from .init.people import numbers_people, person_ids
@@ -363,8 +362,6 @@ def make_reports(
     """
     checked = _as_future(verification)
     template()  # (compiled while the files are written and verified: the sections wait there)
-    if counted is None:
-        _public_risk_ahead(release, schema, lint)
     published = [c for c in schema.published if c in original.columns]
     # The rows the method received, with the missing-value policies applied (a quasi-identifier's
     # missing value is ?, a kept cell stays empty): what the before/after figures compare. Each
@@ -441,17 +438,6 @@ def make_reports(
     public = public_report(verification, schema, lint, shown)
     numbers["columns"] = columns
     return numbers, internal, public
-
-
-def _public_risk_ahead(release: Release, schema: Schema, lint: LintReport) -> None:
-    """The public report's risk section made of the release as written, and dropped: its
-    figure is handed to be drawn now, while the files are verified, and the public report,
-    made of the files read back once they are verified, takes it (within
-    :func:`~microanon.apps.report.figures_drawn_once`) when it measures the same (the tables
-    read back hold the release's values row by row, or nothing is published)."""
-    public = release.public_part()
-    counted = counted_as_quasi(release, lint.linkable)
-    _add_public_risk(Report(""), public, schema, _public_keys(public, schema, counted))
 
 
 def _as_future(verification: Verification | Future[Verification]) -> Future[Verification]:
@@ -582,57 +568,23 @@ def public_report(
     public = verification.public
     if public is None:
         raise ValueError("the verification holds no public part to report on")
-    keys = _public_keys(public, schema, verification.counted_quasi, verification, published)
-    rows = None if published is None else {"data": published.records}
-    report = add_public_report(public, verification, schema, lint, keys, rows)
-    _add_public_risk(report, public, schema, keys, verification.codes.get("data"), published)
-    return report
-
-
-def _public_keys(
-    public: Release,
-    schema: Schema,
-    counted_quasi: Sequence[str],
-    verification: Verification | None = None,
-    published: Combinations | None = None,
-) -> Combinations | None:
-    """The frequency table of the published table's quasi-identifiers (the schema's, the
-    metadata's and ``counted_quasi``) and sensitive columns, grouped once for the public
-    report's guarantees and risk: from ``published`` (out of core), else from the
-    verification's grouping or its codes (without ``verification``: grouped here); None
-    without a table of records or such columns."""
-    data = public.tables.get("data")
-    if data is None:
-        return None
-    meta = public.metadata
-    named = [*schema.quasi, *(meta.get("quasi") or []), *counted_quasi]
-    named += list(meta.get("sensitive") or [])
-    columns = [c for c in dict.fromkeys(named) if c in data.columns]
-    grouped = None if verification is None else verification.grouped
-    if published is not None:
-        return published.project(columns)
-    if grouped is not None and set(columns) <= set(grouped.combinations.columns):
-        return Combinations(grouped.combinations, grouped.counts).project(columns)
-    if columns:  # the columns as the verification coded them
-        codes = None if verification is None else verification.codes.get("data")
-        return Combinations.of(data, columns, codes=codes)
-    return None
-
-
-def _add_public_risk(
-    report: Report,
-    public: Release,
-    schema: Schema,
-    keys: Combinations | None,
-    codes: Mapping[str, Any] | None = None,
-    published: Combinations | None = None,
-) -> None:
-    """The attacker models' risk of the published table (its rows as ``keys`` group them),
-    or of anatomy's and the distribution method's table of quasi-identifiers, added to the
-    public report (see :func:`public_report`); ``codes``: the published table's columns as the
-    verification coded them."""
     quasi = list(schema.quasi)
     data = public.tables.get("data")
+    keys = None
+    if data is not None:  # grouped once for both the guarantees and the risk
+        meta = public.metadata
+        named = [*quasi, *(meta.get("quasi") or []), *verification.counted_quasi]
+        named += list(meta.get("sensitive") or [])
+        columns = [c for c in dict.fromkeys(named) if c in data.columns]
+        grouped = verification.grouped
+        if published is not None:
+            keys = published.project(columns)
+        elif grouped is not None and set(columns) <= set(grouped.combinations.columns):
+            keys = Combinations(grouped.combinations, grouped.counts).project(columns)
+        elif columns:  # the columns as the verification coded them
+            keys = Combinations.of(data, columns, codes=verification.codes.get("data"))
+    rows = None if published is None else {"data": published.records}
+    report = add_public_report(public, verification, schema, lint, keys, rows)
     qit = public.tables.get("qit")  # (anatomy's and the distribution method's table of keys)
     if quasi and data is None and qit is not None and set(quasi) <= set(qit.columns):
         shown = Combinations.of(qit, quasi)
@@ -648,17 +600,19 @@ def _add_public_risk(
         elif published is not None:  # published unchanged: its records with a weight count
             shown = published.project([*quasi, weight])
         else:
+            codes = verification.codes.get("data")
             shown = Combinations.weighted(data, quasi, weight, codes=codes)
         values, counts, inverse = shown.values, shown.counts, shown.inverse
         if weight is not None and schema_design(schema, values, counts)[0] is None:
             plain = keys.project(quasi) if keys is not None else Combinations.of(data, quasi)
             suppressed = Combinations(as_suppressed(plain.values), plain.counts)
             _add_unweighted_risk(report, suppressed, quasi, title, schema, values, counts)
-            return
+            return report
         frame = as_suppressed(values[quasi])
         if weight is not None:
             frame[weight] = values[weight].to_numpy()
         _add_risk(report, frame, quasi, title, schema, counts, None, inverse)
+    return report
 
 
 #: The column of the harmonic mean weight of a table of keys (a name no data column takes).

@@ -199,9 +199,8 @@ def figures_drawn_once() -> Iterator[None]:
     """Within the block (and the threads started in its context), a figure handed to be drawn
     (:func:`drawn`, :meth:`Section.plot`) that is a drawing handed before, the same function of
     the same data (their pickled bytes equal), is not drawn again: its bytes are the first
-    one's, which drawing the same figure again would give. A report can so hand a figure early,
-    measured on what it will show, and take it when the figure is made again of the data read
-    back."""
+    one's, which drawing the same figure again would give (a release that publishes its
+    quasi-identifiers unchanged: the public report's risk figure is the original's)."""
     token = _DRAWN.set({})
     try:
         yield

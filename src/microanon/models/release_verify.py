@@ -48,7 +48,7 @@ from .frequencies import Frequencies, column_codes, frequencies_of
 from .release_check import CHECKED_KINDS, ONE_TABLE_KINDS, check_release
 from .verdict import Verdict
 
-__all__ = ["NAMING_KEYS", "Verification", "counted_as_quasi", "verify_written", "public_leaks"]
+__all__ = ["NAMING_KEYS", "Verification", "verify_written", "public_leaks"]
 
 #: Release kinds whose claimed models are checked on equivalence classes of one table.
 _CLASS_KINDS = ("generalized", "masked")
@@ -255,17 +255,6 @@ def _leaks(
     return leaks
 
 
-def counted_as_quasi(release: Release, linkable: Sequence[str]) -> list[str]:
-    """The ``linkable`` columns (published non-quasi columns an attacker can link, the lint's
-    :attr:`~microanon.core.lint.LintReport.linkable`) that the verification of ``release``
-    counts as quasi-identifiers: those its table of records publishes, when its claimed models
-    are checked on equivalence classes of that table."""
-    if release.kind not in _CLASS_KINDS:
-        return []
-    quasi = list(release.metadata.get("quasi") or [])
-    return [c for c in linkable if c in release.data.columns and c not in quasi]
-
-
 def verify_written(
     directory: str | Path,
     original: pd.DataFrame,
@@ -328,7 +317,11 @@ def verify_written(
                 f"public table {name} holds column(s) {', '.join(held)}, which the schema does "
                 "not publish"
             )
-    counted = out.counted_quasi = counted_as_quasi(full, linkable)
+    counted: list[str] = []
+    if full.kind in _CLASS_KINDS:
+        quasi = list(full.metadata.get("quasi") or [])
+        counted = [c for c in linkable if c in full.data.columns and c not in quasi]
+        out.counted_quasi = counted
     out.grouped = _grouped(public, counted, codes.get("data"))
     if not full.metadata.get("models") and full.kind not in CHECKED_KINDS:
         return out
