@@ -999,13 +999,14 @@ def test_dummies_of_a_sensitive_level_are_proposed_sensitive_and_pram_is_refused
 
 
 def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, tmp_path):
-    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes fifteen keys (the
+    """mosaicData's HELPrct (453 adults of a clinical trial): init proposes fourteen keys (the
     days to the link with primary care among them, which tell whether it was made: those
     without one were followed a year; ``sex``, which recodes ``female``, and ``link``, which
-    recodes ``linkstatus``, dropped), a lattice of 8,192,000 nodes (a quantile level repeating
-    the one below left out), for the genetic search. Asked for t-closeness too and
-    stopped after 1,500 nodes, the run fails saying how many nodes it checked as the lattice's
-    size is written, with a thousands separator (it said 1500)."""
+    recodes ``linkstatus``, dropped; ``treat``, the trial's arm, sensitive), and with the arm a
+    key too, a lattice of 8,192,000 nodes (a quantile level repeating the one below left out),
+    for the genetic search. Asked for t-closeness too and stopped after 1,500 nodes, the run
+    fails saying how many nodes it checked as the lattice's size is written, with a thousands
+    separator (it said 1500)."""
     data = tmp_path / "helprct.csv"
     survey("helprct").to_csv(data, index=False)
     config = tmp_path / "config.yaml"
@@ -1025,6 +1026,8 @@ def test_a_search_that_found_nothing_says_the_nodes_it_checked_in_full(runner, t
         "i2",
     ):
         doc["schema"][other] = {"role": "identifier"}
+    assert doc["schema"]["treat"]["role"] == "sensitive"
+    doc["schema"]["treat"] = {"role": "quasi", "hierarchy": {"builder": "balanced"}}
     doc["params"] = {"suppression": 0.1, "metric": "loss"}
     doc["models"] = [
         {"k_anonymity": {"k": 5}},

@@ -218,7 +218,8 @@ def _unordered(col: pd.Series, profile: ColumnProfile) -> str:
     """Why a column of whole numbers named as unordered categories (:data:`NOMINAL_NAMES`)
     has a flat hierarchy; empty for any other."""
     named = NOMINAL_NAMES.search(normalized_name(profile.name))
-    if not (named and pd.api.types.is_numeric_dtype(col)) or profile.integer:
+    numbers = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+    if not (named and numbers) or profile.integer:  # (True and False are no codes: Treatment)
         return ""
     return (
         " (its numbers code categories that have no order, as a race's or a marital status's "
