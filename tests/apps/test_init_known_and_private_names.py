@@ -34,6 +34,17 @@
 - Counts of children by age (HI's ``kidslt6``, ``kids618``; happiness's ``babies``,
   ``preteen``, ``teens``) are household make-up, which others know, not opinions on a rating
   scale; a town's size (BudgetFood's ``town``, 1 to 5) is where someone lives.
+- Eight more files: a pulse is health data (Stat2Data's ``ICU`` ``Pulse``, published unchanged
+  beside a sensitive blood pressure), and so are bad health (COUNT's ``badhealth`` ``badh``)
+  and a tumour's findings (medicaldata's ``blood_storage``: ``T.Stage``, the Gleason score
+  ``bGS``, ``FamHx``, ``TVol``, ``OrganConfined``), which had been keys, three quarters of the
+  keys ``*`` in every row; a treatment received (Ecdat's ``Treatment`` ``treat``, the
+  job-training programme's participants, published unchanged as a key) is sensitive; a social
+  studies score beside the others (openintro's ``hsb2`` ``socst``, the first key), a course's
+  evaluation (openintro's ``evals`` ``score``) and whether a customer left (modeldata's
+  ``wa_churn`` ``churn``) are outcomes; a time with an employer or a provider is a key
+  (carData's ``Salaries`` ``yrs.service``, published unchanged: 86 of 381 professors unique with
+  the published keys; ``wa_churn``'s ``tenure``).
 """
 
 from __future__ import annotations
@@ -69,7 +80,15 @@ EXPECTED = {
     ("wooldridge", "charity"): ("", "gift giftlast avggift"),
     ("AER", "PhDPublications"): ("prestige", ""),
     ("AER", "BankWages"): ("minority", ""),
-    ("MASS", "survey"): ("Height", ""),
+    ("MASS", "survey"): ("Height", "Pulse"),
+    ("Stat2Data", "ICU"): ("Age Sex", "Pulse SysBP"),
+    ("COUNT", "badhealth"): ("age", "badh"),
+    ("medicaldata", "blood_storage"): ("Age AA", "T.Stage bGS sGS FamHx TVol OrganConfined"),
+    ("Ecdat", "Treatment"): ("age educ ethn married", "treat re74 re75 re78"),
+    ("openintro", "hsb2"): ("gender race", "read write math science socst"),
+    ("openintro", "evals"): ("gender ethnicity", "score"),
+    ("modeldata", "wa_churn"): ("female senior_citizen tenure", "churn"),
+    ("carData", "Salaries"): ("rank sex yrs.service", "salary"),
 }
 
 
@@ -83,21 +102,25 @@ def test_the_roles_of_these_columns(package, item):
             assert proposals[column].role is role, (column, proposals[column].reason)
 
 
-def test_l_diversity_of_a_number_says_its_values_may_lie_close(tmp_path):
-    """carData's SLID (7,425 Ontarians): the wages are the one sensitive column, under distinct
-    3-diversity; a class of four wages from 16.25 to 19.19 is 3-diverse. The config had said
-    that l-diversity protects the wage; it says that a class's values may lie close."""
+def _config_text(tmp_path, package: str, item: str) -> str:
+    """The config ``microanon init --yes`` writes for an R data set, its comments' words
+    joined by single spaces."""
     from click.testing import CliRunner
 
     from microanon.apps.cli import main
 
-    rdataset("carData", "SLID").to_csv(tmp_path / "slid.csv", index=False)
-    config = tmp_path / "slid.yaml"
-    run = CliRunner().invoke(
-        main, ["init", str(tmp_path / "slid.csv"), "--out", str(config), "--yes"]
-    )
+    data, config = tmp_path / f"{item}.csv", tmp_path / f"{item}.yaml"
+    rdataset(package, item).to_csv(data, index=False)
+    run = CliRunner().invoke(main, ["init", str(data), "--out", str(config), "--yes"])
     assert run.exit_code == 0, run.output
-    text = " ".join(config.read_text("utf-8").replace("#", " ").split())
+    return " ".join(config.read_text("utf-8").replace("#", " ").split())
+
+
+def test_l_diversity_of_a_number_says_its_values_may_lie_close(tmp_path):
+    """carData's SLID (7,425 Ontarians): the wages are the one sensitive column, under distinct
+    3-diversity; a class of four wages from 16.25 to 19.19 is 3-diverse. The config had said
+    that l-diversity protects the wage; it says that a class's values may lie close."""
+    text = _config_text(tmp_path, "carData", "SLID")
     assert "l_diversity" in text
     assert "of a number, they may lie close together (t_closeness bounds" in text
     assert "l-diversity protects" not in text
@@ -110,3 +133,11 @@ def test_a_family_is_a_household_and_a_satisfactory_account_no_feeling():
     loans = rdataset("openintro", "loans_full_schema")
     roles = {p.column: p for p in propose_roles(loans, profile_table(loans))}
     assert "feeling" not in roles["num_satisfactory_accounts"].reason
+
+
+def test_true_and_false_are_not_said_to_be_numbers_coding_categories(tmp_path):
+    """Ecdat's Treatment writes ``married`` as True and False: its flat hierarchy's comment had
+    said that its numbers code categories without an order."""
+    text = _config_text(tmp_path, "Ecdat", "Treatment")
+    assert "married: {role: quasi" in text
+    assert "its numbers code categories" not in text
