@@ -40,6 +40,7 @@ from ..models import Verification
 from ..scale.frequencies import FrequencyTable
 from .publish import make_reports, write_reports
 from .release_frequencies import PUBLISHED, Combinations, CountedRelease, row_classes
+from .report import figures_drawn_once
 from .risk import HouseholdMeasure
 
 __all__ = [
@@ -309,18 +310,19 @@ def _written(
     part.has_internal = False
     verification = Verification(list(getattr(result, "verdicts", [])), public=part)
     shown = pd.DataFrame(columns=list(columns))
-    numbers, *pages = make_reports(
-        release,
-        shown,
-        schema,
-        lint,
-        verification,
-        config,
-        subtitle,
-        counted,
-        markers=markers,
-        repeated=result.repeated,
-    )
+    with figures_drawn_once():  # (as publish makes the in-memory run's)
+        numbers, *pages = make_reports(
+            release,
+            shown,
+            schema,
+            lint,
+            verification,
+            config,
+            subtitle,
+            counted,
+            markers=markers,
+            repeated=result.repeated,
+        )
     write_reports(Path(result.path), *pages)
     # as the in-memory run's numbers give them (its verification also scans the public part)
     verdicts = verification.to_dict()
