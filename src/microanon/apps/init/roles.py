@@ -10,16 +10,18 @@ The first rule that matches a column decides its role:
    address) names no one, and the rules from 5 on decide it;
 3. its name looks like sensitive information (``sensitive``): health (conditions, symptoms
    and measurements such as blood pressure, substance abuse and addiction among it), an
-   outcome (a test's result, a death, a survival, a relapse, an arrest), finances (incomes,
-   wages, a year's real earnings ``re74``), occupation (the convention of ARX's Adult
-   examples), votes and political opinions, and the special categories of personal data of
+   outcome (a test's result, a death, a survival, a relapse, an arrest), a treatment or a
+   programme received (a trial's arm), finances (incomes, wages, a year's real earnings
+   ``re74``), occupation (the convention of ARX's Adult examples), votes and political
+   opinions, and the special categories of personal data of
    data protection law (religion, sexual orientation, convictions, ...). A guess from the
    name; but text whose values are near-unique (see 7) is free text (notes, comments) or ids,
    not answers: dropped like an identifier;
 4. its name looks like a demographic that others can know (``quasi``): age, sex, ZIP, birth,
    education and years of schooling, marital status (``married``, ``marr``), race, country,
-   job-like names, a spouse's or a parent's age, schooling or race (``husage``, ``maeduc``:
-   whoever knows the family knows them, as the respondent's own); but one value in every row
+   job-like names, a time with an employer or a provider (a tenure, years of service), a
+   spouse's or a parent's age, schooling or race (``husage``, ``maeduc``: whoever knows the
+   family knows them, as the respondent's own); but one value in every row
    (no missing one) tells no record from another: ``insensitive``, as is a column with a
    sensitive name (3) holding one value in every row: it tells nothing of one person that it
    does not tell of all;
@@ -257,7 +259,7 @@ NAME_RULES: tuple[NameRule, ...] = (
         "a treatment or a programme received (a trial's arm, a training programme's participants)",
         # (Ecdat's Treatment treat, the job-training programme's participants, had been a key
         # for its two values; the word treatment itself is health data, above)
-        r"_treat(ed)?_|_trt_|_treatment_?(group|arm)_",
+        r"_treat(ed)?_|_trt_",
         _GUESS,
     ),
     _rule(
