@@ -238,10 +238,13 @@ def publish(
         checked.set_result(verification)
         with reporter.stage(PUBLISH_STAGES[2]):
             # (the worker was busy: scanned here, while the reports are finished)
-            exposed = texts_in_files(public, secrets, list(written)) if scanned is None else []
+            exposed = (
+                texts_in_files(public, secrets, list(written))
+                if scanned is None
+                else scanned.result()
+            )
             numbers, *pages = wait_for(reports)
             write_reports(tmp, *pages)
-            exposed += [] if scanned is None else scanned.result()
             exposed += texts_in_files(public, secrets, changed_files(public, written))
             if exposed:
                 raise VerificationError(
