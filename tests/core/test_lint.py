@@ -907,3 +907,30 @@ def test_lints_of_other_roles_in_one_run_are_each_one_s(rows, cards, role_lists,
     with shared_codes():
         together = [lint_schema(df, schema) for schema in schemas]
     assert together == alone
+
+
+@settings(deadline=None)
+@given(
+    st.integers(20, 150),
+    st.lists(st.integers(1, 6), min_size=3, max_size=6),
+    st.lists(st.sampled_from(["quasi", "insensitive", "sensitive", "weight"]), min_size=2),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_weight_s_tests_on_combinations_or_on_rows_give_one_report(rows, cards, roles, seed):
+    """A sensitive column's or a weight's tests (which quasi-identifiers it gives back) are
+    counted on its combinations with the quasi-identifiers when there are few of them, else on
+    the rows: either way the report is the same, findings, cautions and strengths."""
+    rng = np.random.default_rng(seed)
+    data = {f"c{i}": rng.integers(0, card, rows) for i, card in enumerate(cards)}
+    data["copy"] = data["c0"] * 2 + 1
+    data["coarse"] = data["c1"] // 2
+    data["gap"] = pd.array(np.where(rng.random(rows) < 0.2, None, data["c2"]), dtype="Int64")
+    df = pd.DataFrame(data)
+    cycle = [*roles, "quasi", "sensitive"]
+    schema = {c: cycle[i % len(cycle)] for i, c in enumerate(df.columns)}
+    reports = []
+    for fewer in (1e-9, 10**12):  # combinations whenever they can be made, rows always
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(lint_module, "_FEWER_COMBINATIONS", fewer)
+            reports.append(lint_schema(df, schema))
+    assert reports[0] == reports[1]

@@ -1362,6 +1362,12 @@ def _scan_size(rows: int, quasi: int, tested: int, budget: int) -> tuple[int, st
     )
 
 
+#: A weight's tests are counted on its combinations with the quasi-identifiers when their
+#: number, at most the quasi-identifiers' combinations times its values, is at most the rows
+#: divided by this (see :func:`_scan`).
+_FEWER_COMBINATIONS = 4
+
+
 def _scan(
     data: pd.DataFrame,
     quasi: Sequence[str],
@@ -1379,8 +1385,10 @@ def _scan(
     tested column, to the distinct combinations of those and its values with their counts:
     every accuracy is a sum of counts, so each test works on the combinations of the columns
     it compares, not the rows (a near-unique weight does not make every other test one per
-    row). A weight's tests, one quasi-identifier at a time, count its pairs of values on the
-    rows: the combinations of the weight with every quasi-identifier together, near one per
+    row). A weight's tests, one quasi-identifier at a time, are counted on those combinations
+    too when there can be far fewer of them than rows (:data:`_FEWER_COMBINATIONS`: a sensitive
+    column of a few values), else on the rows, its pairs of values with each quasi-identifier:
+    the combinations of a near-unique weight with every quasi-identifier together, near one per
     row, would cost more than they save.
 
     Every accuracy is a share of the rows, whatever combinations it was counted on: within a
@@ -1407,7 +1415,7 @@ def _scan(
     for c in tested:
         x, nx = coded[c]
         gap = found[c][2]
-        if c in weights:
+        if c in weights and len(keys.counts) * nx > len(x) // _FEWER_COMBINATIONS:
             quasi_rows = {q: coded[q] for q in quasi}
             out[c] = _dependencies(
                 c, (x, nx), quasi_rows, bases, shared, (), threshold, None, gap, known
@@ -1419,7 +1427,7 @@ def _scan(
         rows = np.ascontiguousarray(keys.combos.T[:, combined.combos[:, 0]])
         quasi_codes = {q: (rows[j], coded[q][1]) for j, q in enumerate(quasi)}
         counts = combined.counts
-        determinants = _determinants(quasi, size)
+        determinants = () if c in weights else _determinants(quasi, size)
         out[c] = _dependencies(
             c,
             (combined.combos[:, 1], nx),
