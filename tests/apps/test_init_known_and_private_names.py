@@ -37,9 +37,11 @@
 - Eight more files: a pulse is health data (Stat2Data's ``ICU`` ``Pulse``, published unchanged
   beside a sensitive blood pressure), and so are bad health (COUNT's ``badhealth`` ``badh``)
   and a tumour's findings (medicaldata's ``blood_storage``: ``T.Stage``, the Gleason score
-  ``bGS``, ``FamHx``, ``TVol``, ``OrganConfined``), which had been keys, three quarters of the
-  keys ``*`` in every row; a treatment received (Ecdat's ``Treatment`` ``treat``, the
-  job-training programme's participants, published unchanged as a key) is sensitive; a social
+  ``bGS``, ``FamHx``, ``TVol``, ``OrganConfined``, and the stored blood a patient was
+  transfused, ``RBC.Age.Group``, said to be a demographic for its word age), which had been
+  keys, three quarters of the keys ``*`` in every row; a treatment received (Ecdat's
+  ``Treatment`` ``treat``, the job-training programme's participants, published unchanged as a
+  key) is sensitive; a social
   studies score beside the others (openintro's ``hsb2`` ``socst``, the first key), a course's
   evaluation (openintro's ``evals`` ``score``) and whether a customer left (modeldata's
   ``wa_churn`` ``churn``) are outcomes; a time with an employer or a provider is a key
@@ -83,7 +85,10 @@ EXPECTED = {
     ("MASS", "survey"): ("Height", "Pulse"),
     ("Stat2Data", "ICU"): ("Age Sex", "Pulse SysBP"),
     ("COUNT", "badhealth"): ("age", "badh"),
-    ("medicaldata", "blood_storage"): ("Age AA", "T.Stage bGS sGS FamHx TVol OrganConfined"),
+    ("medicaldata", "blood_storage"): (
+        "Age AA",
+        "T.Stage bGS sGS FamHx TVol OrganConfined RBC.Age.Group Median.RBC.Age",
+    ),
     ("Ecdat", "Treatment"): ("age educ ethn married", "treat re74 re75 re78"),
     ("openintro", "hsb2"): ("gender race", "read write math science socst"),
     ("openintro", "evals"): ("gender ethnicity", "score"),

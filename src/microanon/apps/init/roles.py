@@ -249,9 +249,11 @@ NAME_RULES: tuple[NameRule, ...] = (
         # (a pulse, bad health, and a tumour's findings: Stat2Data's ICU Pulse, published
         # unchanged beside a sensitive blood pressure; COUNT's badhealth badh; medicaldata's
         # blood_storage T.Stage, bGS and sGS (Gleason scores), FamHx, prostate and tumour volumes
-        # and OrganConfined, which had been keys)
+        # and OrganConfined, which had been keys; the stored red blood cells a patient was
+        # transfused, blood_storage's RBC.Age.Group, which had been a key said to be a
+        # demographic others know, for the word age)
         r"|_pulse_|heart_?rate|_badh_|bad_?health|gleason|_[bs]_?gs_|_t_?stage_|tumou?r_?(stage|vol)"
-        r"|_fam_?hx_|family_?hist|prostat|_[pt]_?vol_|organ_?confined|transfus",
+        r"|_fam_?hx_|family_?hist|prostat|_[pt]_?vol_|organ_?confined|transfus|_rbc_|red_?blood",
         _GUESS,
     ),
     _rule(
