@@ -142,6 +142,7 @@ def column_actions(
         aligned = _as_published(original, schema, release)
     family = family_of(release)
     keys = _suppression_keys(release.metadata)
+    emptied = release.metadata.get("emptied") or {}  # (counts of the original: internal)
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
         done = family.describe_column(release, c)
@@ -172,6 +173,8 @@ def column_actions(
                 done += "; lint: " + "; ".join(notes)
         if aligned is not None and c in release.data.columns and c in aligned.columns:
             done += _changed(aligned[c], release.data[c], release, treated, c in keys)
+        if original is not None and c in emptied:
+            done += "; " + _emptied_note(emptied[c])
         rows.append((c, role, done))
     counts = counts_of(release.metadata)
     if original is not None and counts is not None:
@@ -207,6 +210,16 @@ def column_actions(
                     )
                 )
     return pd.DataFrame(rows, columns=["column", "role", "done"])
+
+
+def _emptied_note(gone: Mapping[str, int]) -> str:
+    """What the suppression did to a quasi-identifier's values held only by suppressed
+    records (a release's ``emptied``, :func:`~microanon.methods.generalize.full_domain.
+    emptied_record`): e.g. ``every record of [5, 6) (19 records) was suppressed: no published
+    record shows it``."""
+    held = [f"{label} ({n:,} record{'' if n == 1 else 's'})" for label, n in gone.items()]
+    what = "it" if len(held) == 1 else "any of them"
+    return f"every record of {', '.join(held)} was suppressed: no published record shows {what}"
 
 
 def _as_published(original: pd.DataFrame, schema: Schema, release: Release) -> pd.DataFrame | None:

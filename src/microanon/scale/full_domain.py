@@ -36,7 +36,12 @@ from ..core.release import ALWAYS_PUBLIC, PUBLIC_DIR
 from ..core.repetition import Repetition, merged
 from ..core.schema import Kind, Schema
 from ..core.table import Table
-from ..methods.generalize.full_domain import SearchResult, population_records, recut_record
+from ..methods.generalize.full_domain import (
+    SearchResult,
+    emptied_record,
+    population_records,
+    recut_record,
+)
 from ..methods.generalize.searches import (
     SearchChoice,
     check_metric,
@@ -702,6 +707,9 @@ def _metadata(
     recut = recut_record(encoding.schema, result.levels, chosen.plan.shown)
     if recut:
         internal["recut"] = recut
+    emptied = emptied_record(chosen.table, result.levels, result.suppressed_mask)
+    if emptied:
+        internal["emptied"] = emptied
     return public, internal
 
 

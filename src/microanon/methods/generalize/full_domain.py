@@ -178,6 +178,38 @@ def recut_record(
     return out
 
 
+def emptied_record(
+    table: Table, levels: Mapping[str, int], mask: np.ndarray
+) -> dict[str, dict[str, int]]:
+    """What a release records internally as ``emptied``: per quasi-identifier, each label of
+    its level in its hierarchy (:func:`level_labels`, as the data owner gave or built it, not
+    cut again: no published record has it) held by records of ``table`` every one of which was
+    suppressed (``mask``), and how many records hold it. The release says nothing of whoever
+    has such a value (a category of the original gone, e.g. the highest score of a rating).
+
+    ``table`` may be a frequency table (its ``counts`` are the records of each row).
+    """
+    if not mask.any():
+        return {}
+    weights = table.counts
+    out = {}
+    for q, lv in levels.items():
+        # per leaf the records and the suppressed ones (the few rows of the mask), then per label
+        hierarchy = table.schema.hierarchy(q)
+        leaves = table.codes(q)
+        size = len(hierarchy.leaves)
+        held = np.bincount(leaves, weights, minlength=size)
+        gone = np.bincount(leaves[mask], None if weights is None else weights[mask], size)
+        ancestor = hierarchy.level_codes(int(lv))
+        labels = level_labels(hierarchy, int(lv))
+        at_level = np.bincount(ancestor, held, len(labels))
+        kept = np.bincount(ancestor, held - gone, len(labels))
+        emptied = np.flatnonzero((at_level > 0) & (kept == 0))
+        if len(emptied):
+            out[q] = {str(labels[i]): int(round(at_level[i])) for i in emptied}
+    return out
+
+
 def hierarchy_labels(
     values: pd.DataFrame, recut: Mapping[str, Mapping[str, str]] | None
 ) -> pd.DataFrame:
@@ -661,6 +693,9 @@ def _release(
     recut = recut_record(table.schema, result.levels, shown)
     if recut:
         metadata["recut"] = recut
+    emptied = emptied_record(table, result.levels, mask)
+    if emptied:
+        metadata["emptied"] = emptied
     return generalized_release(
         "full_domain",
         published,
