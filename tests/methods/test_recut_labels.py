@@ -18,6 +18,7 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import escape
 from real_surveys import rdataset
 
 from microanon.apps.cli import main
@@ -293,3 +294,32 @@ def test_a_range_cut_again_into_another_level_s_label_is_measured_as_its_own_nod
     assert recut.get("age") == {"[80, 90)": "[80, 100)"}, recut
     measured = utility_metrics(release, data)
     assert measured["LM"] == pytest.approx(release.metadata["metric"]["value"])
+
+
+def test_the_internal_report_says_which_range_was_cut_again_and_why(tmp_path):
+    """BEPS as above, from the command line: the column's line of the summary and of the
+    internal report names the range published in the hierarchy's place and why; the public
+    report does not (the hierarchy's label is not published)."""
+    path = tmp_path / "beps.csv"
+    _beps().to_csv(path, index=False)
+    doc = {
+        "data": str(path),
+        "schema": _schema(BALANCED),
+        "method": "full_domain",
+        "params": {"suppression": 0.05},
+        "models": [{"k_anonymity": {"k": 5}}],
+    }
+    config = tmp_path / "beps.yaml"
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = tmp_path / "release"
+    result = CliRunner().invoke(main, ["anonymize", "--config", str(config), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    said = (
+        "[80, 100) published for the hierarchy's [80, 88) (ranges cut again on the values "
+        "published, so that no bound tells a suppressed record's value)"
+    )
+    assert said in " ".join(result.stdout.split())
+    internal = " ".join((out / "internal" / "report.html").read_text("utf-8").split())
+    assert str(escape(said)) in internal
+    public = (out / "public" / "report.html").read_text("utf-8")
+    assert "[80, 88)" not in public and "cut again on the values" not in public

@@ -142,7 +142,8 @@ def column_actions(
         aligned = _as_published(original, schema, release)
     family = family_of(release)
     keys = _suppression_keys(release.metadata)
-    emptied = release.metadata.get("emptied") or {}  # (counts of the original: internal)
+    # (internal: the hierarchy's labels, and counts of the original)
+    recut, emptied = (release.metadata.get(k) or {} for k in ("recut", "emptied"))
     for c in names:
         role = schema[c].role.value if c in schema.columns else "none"
         done = family.describe_column(release, c)
@@ -173,6 +174,8 @@ def column_actions(
                 done += "; lint: " + "; ".join(notes)
         if aligned is not None and c in release.data.columns and c in aligned.columns:
             done += _changed(aligned[c], release.data[c], release, treated, c in keys)
+        if original is not None and c in recut:
+            done += "; " + _recut_note(recut[c])
         if original is not None and c in emptied:
             done += "; " + _emptied_note(emptied[c])
         rows.append((c, role, done))
@@ -210,6 +213,24 @@ def column_actions(
                     )
                 )
     return pd.DataFrame(rows, columns=["column", "role", "done"])
+
+
+#: Labels cut again that :func:`_recut_note` names (the others are counted).
+_RECUT_SHOWN = 3
+
+
+def _recut_note(changed: Mapping[str, str]) -> str:
+    """Why a quasi-identifier's published ranges are not its hierarchy's (a release's
+    ``recut``, :func:`~microanon.methods.generalize.full_domain.recut_record`): e.g. ``[2, 4)
+    published for the hierarchy's [0, 4) (ranges cut again on the values published, so that no
+    bound tells a suppressed record's value)``."""
+    pairs = [f"{new} published for the hierarchy's {old}" for old, new in changed.items()]
+    more = len(pairs) - _RECUT_SHOWN
+    shown = ", ".join(pairs[:_RECUT_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+    return (
+        f"{shown} (ranges cut again on the values published, so that no bound tells a "
+        "suppressed record's value)"
+    )
 
 
 def _emptied_note(gone: Mapping[str, int]) -> str:
