@@ -16,6 +16,7 @@ from ..core.missing import CHECK_MISSING, RISK_MISSING
 from ..core.version import __version__
 from ..reproductions.catalog import PAPERS
 from ..reproductions.paper import Paper
+from .blas_threads import one_blas_thread
 from .collector import importing, own_process
 from .interrupts import TERMINATED_EXIT, sigterm_as_interrupt
 from .messages import EXIT_CODES, one_line, os_message
@@ -1628,7 +1629,9 @@ def run() -> None:
     """The ``microanon`` program (its console script, ``python -m microanon.apps.cli``):
     :func:`main` in a process of its own, where a command's imports pause the garbage
     collector (see :mod:`.collector`), and SIGTERM stops a command as Ctrl-C does (see
-    :mod:`.interrupts`), with exit status 143."""
+    :mod:`.interrupts`), with exit status 143; BLAS runs on one thread (see
+    :mod:`.blas_threads`)."""
+    one_blas_thread()
     own_process()
     with sigterm_as_interrupt() as stopped:
         try:
