@@ -281,10 +281,9 @@ def test_without_a_worker_none_is_idle() -> None:
 def test_the_generator_state_is_refused_in_a_table_or_a_report_with_the_worker(
     worker, tmp_path, monkeypatch, busy
 ) -> None:
-    """The public files as written are scanned by the worker while this process verifies
-    them (by this process once they are verified, when the worker is busy), what the reports
-    write is scanned at the end: a state in either is refused, and nothing is left
-    behind."""
+    """The public files as written are scanned while this process verifies them, by the
+    worker (by a thread of this process, when the worker is busy), what the reports write is
+    scanned at the end: a state in either is refused, and nothing is left behind."""
     from microanon.apps import publish as publish_module
     from microanon.core.errors import VerificationError
     from microanon.core.random import state_fingerprints

@@ -49,7 +49,7 @@ from ..core.secret_scan import changed_files, file_states, texts_in_files
 from ..core.statistical_files import STATISTICAL, labels_cut
 from ..measures.households import household_risks_of
 from ..models import Verdict, Verification, verify_written
-from .aside import aside, idle, working
+from .aside import Aside, aside, idle
 from .families import add_release_sections
 from .init.people import numbers_people, person_ids
 from .interrupts import wait_for
@@ -199,19 +199,18 @@ def publish(
         # other thread (a daemon: it does not keep the process) nothing to write into.
         reporting = partial(make_reports, notes=[cut] if cut else [])
         reports = _beside(reporting, release, original, schema, lint, checked, config, subtitle)
+        scanned: Aside[list[str]] | Future[list[str]] | None = None
         try:
             with reporter.stage(PUBLISH_STAGES[0]):
                 release.write_parts(tmp, format, schema.declared(), described)
-            # The public files as written are scanned for the generator's state: by the second
-            # process while this one verifies them, if it has nothing else to do; else by this
-            # one once they are verified (while the reports are finished), rather than queued
-            # before the figures the reports wait for. What the reports add or change is
-            # scanned at the end.
+            # The public files as written are scanned for the generator's state while this
+            # thread verifies them: by the second process if it has nothing else to do, else
+            # by a thread of this one, rather than queued before the figures the reports wait
+            # for. What the reports add or change is scanned at the end.
             public = tmp / PUBLIC_DIR
             written = file_states(public)
-            scanned = None
-            if idle() or not working():  # (without a worker: here, now)
-                scanned = aside(texts_in_files, public, secrets, list(written))
+            scan = (texts_in_files, public, secrets, list(written))
+            scanned = aside(*scan) if idle() else _beside(*scan, name="microanon-scan")
             with reporter.stage(PUBLISH_STAGES[1]):
                 hidden = [c for c in schema.columns if not schema[c].role.published]
                 verification = verify_written(
@@ -234,15 +233,12 @@ def publish(
             checked.set_exception(VerificationError("the release was not verified"))
             if not isinstance(failure, KeyboardInterrupt):
                 _settled(reports)
+                if isinstance(scanned, Future):
+                    _settled(scanned)
             raise
         checked.set_result(verification)
         with reporter.stage(PUBLISH_STAGES[2]):
-            # (the worker was busy: scanned here, while the reports are finished)
-            exposed = (
-                texts_in_files(public, secrets, list(written))
-                if scanned is None
-                else scanned.result()
-            )
+            exposed = wait_for(scanned) if isinstance(scanned, Future) else scanned.result()
             numbers, *pages = wait_for(reports)
             write_reports(tmp, *pages)
             exposed += texts_in_files(public, secrets, changed_files(public, written))
@@ -281,8 +277,8 @@ def _published_labels(labels: Mapping[str, str], schema: Schema, format: str) ->
     return {c: labels[c] for c in schema.published if c in labels}
 
 
-def _beside(function: Callable[..., T], *args: Any) -> Future[T]:
-    """``function(*args)`` in a daemon thread (in this context): its future."""
+def _beside(function: Callable[..., T], *args: Any, name: str = "microanon-reports") -> Future[T]:
+    """``function(*args)`` in a daemon thread called ``name`` (in this context): its future."""
     future: Future[T] = Future()
 
     def work() -> None:
@@ -294,9 +290,7 @@ def _beside(function: Callable[..., T], *args: Any) -> Future[T]:
             future.set_exception(exc)
 
     context = copy_context()
-    threading.Thread(
-        target=context.run, args=(work,), name="microanon-reports", daemon=True
-    ).start()
+    threading.Thread(target=context.run, args=(work,), name=name, daemon=True).start()
     return future
 
 
