@@ -877,6 +877,17 @@ def test_accuracies_counted_together_are_each_one_s(
 
 
 @settings(max_examples=60, deadline=None)
+def _with_copies(rows: int, cards: list[int], seed: int) -> pd.DataFrame:
+    """Columns of random codes (``cards`` values each), a copy of the first, a coarsening of
+    the second and the third with a fifth of its values missing: findings occur."""
+    rng = np.random.default_rng(seed)
+    data = {f"c{i}": rng.integers(0, card, rows) for i, card in enumerate(cards)}
+    data["copy"] = data["c0"] * 2 + 1
+    data["coarse"] = data["c1"] // 2
+    data["gap"] = pd.array(np.where(rng.random(rows) < 0.2, None, data["c2"]), dtype="Int64")
+    return pd.DataFrame(data)
+
+
 @given(
     st.integers(20, 120),
     st.lists(st.integers(1, 6), min_size=3, max_size=7),
@@ -893,12 +904,7 @@ def test_lints_of_other_roles_in_one_run_are_each_one_s(rows, cards, role_lists,
     lints made alone: some columns copies or functions of others, so that findings occur."""
     from microanon.core.factorize import shared_codes
 
-    rng = np.random.default_rng(seed)
-    data = {f"c{i}": rng.integers(0, card, rows) for i, card in enumerate(cards)}
-    data["copy"] = data["c0"] * 2 + 1
-    data["coarse"] = data["c1"] // 2
-    data["gap"] = pd.array(np.where(rng.random(rows) < 0.2, None, data["c2"]), dtype="Int64")
-    df = pd.DataFrame(data)
+    df = _with_copies(rows, cards, seed)
     schemas = []
     for roles in role_lists:
         cycle = (roles or ["quasi"]) + ["quasi", "insensitive"]
@@ -920,12 +926,7 @@ def test_a_weight_s_tests_on_combinations_or_on_rows_give_one_report(rows, cards
     """A sensitive column's or a weight's tests (which quasi-identifiers it gives back) are
     counted on its combinations with the quasi-identifiers when there are few of them, else on
     the rows: either way the report is the same, findings, cautions and strengths."""
-    rng = np.random.default_rng(seed)
-    data = {f"c{i}": rng.integers(0, card, rows) for i, card in enumerate(cards)}
-    data["copy"] = data["c0"] * 2 + 1
-    data["coarse"] = data["c1"] // 2
-    data["gap"] = pd.array(np.where(rng.random(rows) < 0.2, None, data["c2"]), dtype="Int64")
-    df = pd.DataFrame(data)
+    df = _with_copies(rows, cards, seed)
     cycle = [*roles, "quasi", "sensitive"]
     schema = {c: cycle[i % len(cycle)] for i, c in enumerate(df.columns)}
     reports = []
