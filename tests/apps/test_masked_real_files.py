@@ -171,11 +171,30 @@ def _said(stdout: str, column: str) -> str:
     return line.split(maxsplit=2)[2]
 
 
-def _suppressed_apart(k: int, suppressed: int, missing: int, published: str) -> str:
-    """The line of a local suppression key: the cells suppressed, those missing apart."""
+def _gone(original: pd.Series, published: pd.Series) -> str | None:
+    """The values of a column that no published record shows (local suppression blanks cells,
+    it changes none), as the line of a key names them: each with its records, smallest first,
+    five of them and how many more."""
+    counts = original.dropna().value_counts()
+    gone = sorted(v for v in counts.index if str(v) not in set(published))
+    if not gone:
+        return None
+    held = [f"{v} ({counts[v]:,} record{'' if counts[v] == 1 else 's'})" for v in gone]
+    shown = ", ".join(held[:5]) + (f" and {len(held) - 5:,} more" if len(held) > 5 else "")
+    what = "it" if len(held) == 1 else "any of them"
+    return f"every cell holding {shown} was suppressed: no published record shows {what}"
+
+
+def _suppressed_apart(
+    k: int, suppressed: int, missing: int, published: str, gone: str | None = None
+) -> str:
+    """The line of a local suppression key: the cells suppressed (and the values none is
+    published of), those missing apart."""
     said = []
     if suppressed:
         said.append(f"suppressed in {suppressed:,} row{'s' if suppressed != 1 else ''}")
+    if gone:
+        said.append(gone)
     if missing:
         said.append(f"{missing:,} missing in the data, published {published}")
     return "; ".join([f"locally suppressed to k = {k}", *(said or ["no value changed"])])
@@ -206,7 +225,8 @@ def test_local_suppression_counts_the_values_missing_in_the_data_apart(tmp_path,
         missing, suppressed = meta["missing_before"][c], meta["suppressed_by_column"][c]
         assert missing == int(frame[c].isna().sum())
         assert int(published[c].isin(["", "*"]).sum()) == suppressed + missing
-        line = _suppressed_apart(5, suppressed, missing, "missing" if wildcard else "as *")
+        gone = _gone(frame[c], published[c])
+        line = _suppressed_apart(5, suppressed, missing, "missing" if wildcard else "as *", gone)
         assert _said(stdout, c) == line
         assert f"<td>{c}</td><td>quasi</td><td>{line}</td>" in html
 

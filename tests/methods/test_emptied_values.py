@@ -133,3 +133,24 @@ def test_emptied_labels_are_those_every_record_of_which_was_suppressed(
         if gone:
             expected[q] = gone
     assert got == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.integers(0, 6)), min_size=1, max_size=40),
+    st.integers(0, 2**32 - 1),
+)
+def test_values_whose_every_cell_was_suppressed_are_those_of_the_plain_definition(values, seed):
+    """A column's values (missing ones aside) each of whose cells a local suppression blanked,
+    with their records, smallest first."""
+    from microanon.apps.release_summary import _values_suppressed
+
+    before = pd.Series(pd.array(values, dtype="Int64"))
+    suppressed = np.random.default_rng(seed).random(len(values)) < 0.5
+    expected = {}
+    for v in sorted({v for v in values if v is not None}):
+        rows = [i for i, w in enumerate(values) if w == v]
+        if all(suppressed[i] for i in rows):
+            expected[str(v)] = len(rows)
+    got = _values_suppressed(before, suppressed)
+    assert got == expected and list(got) == list(expected)

@@ -323,3 +323,23 @@ def test_the_internal_report_says_which_range_was_cut_again_and_why(tmp_path):
     assert str(escape(said)) in internal
     public = (out / "public" / "report.html").read_text("utf-8")
     assert "[80, 88)" not in public and "cut again on the values" not in public
+
+
+def test_the_ages_whose_every_cell_was_suppressed_are_said():
+    """The two steps blank every cell of the ages 88 to 93 (14 voters): the age's line of the
+    internal report names them, with their voters, smallest first, as it names the range cut
+    again."""
+    from microanon.apps.release_summary import column_actions
+
+    data, schema, release = _two_steps()
+    lines = column_actions(release, Schema.from_dict(schema), None, data).set_index("column")
+    assert lines.loc["age", "done"] == (
+        "globally recoded; then locally suppressed to k = 20; suppressed in 14 rows; every cell "
+        "holding 88 (4 records), 89 (5 records), 90 (1 record), 91 (1 record), 92 (2 records) "
+        "and 1 more was suppressed: no published record shows any of them; [80, 100) published "
+        "for the hierarchy's [80, 88) (ranges cut again on the values published, so that no "
+        "bound tells a suppressed record's value)"
+    )
+    assert "every cell" not in lines.loc["gender", "done"]
+    public = column_actions(release, Schema.from_dict(schema)).set_index("column")
+    assert "every cell" not in public.loc["age", "done"]

@@ -20,6 +20,8 @@ import pandas as pd
 from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport, Restoring
+from ..core.number_text import in_column_type, whole_numbers
+from ..core.record_order import ascending
 from ..core.release import Release
 from ..core.row_counts import counts_of, counts_sentence
 from ..core.schema import Schema
@@ -233,14 +235,36 @@ def _recut_note(changed: Mapping[str, str]) -> str:
     )
 
 
-def _emptied_note(gone: Mapping[str, int]) -> str:
-    """What the suppression did to a quasi-identifier's values held only by suppressed
-    records (a release's ``emptied``, :func:`~microanon.methods.generalize.full_domain.
-    emptied_record`): e.g. ``every record of [5, 6) (19 records) was suppressed: no published
-    record shows it``."""
+#: Values :func:`_emptied_note` names (the others are counted).
+_EMPTIED_SHOWN = 5
+
+
+def _emptied_note(gone: Mapping[str, int], unit: str = "record of") -> str:
+    """What the suppression did to a column's values held only by suppressed records (a
+    release's ``emptied``, :func:`~microanon.methods.generalize.full_domain.emptied_record`)
+    or cells (``unit``: ``"cell holding"``, :func:`_values_suppressed`): e.g. ``every record
+    of [5, 6) (19 records) was suppressed: no published record shows it``."""
     held = [f"{label} ({n:,} record{'' if n == 1 else 's'})" for label, n in gone.items()]
+    more = len(held) - _EMPTIED_SHOWN
+    shown = ", ".join(held[:_EMPTIED_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
     what = "it" if len(held) == 1 else "any of them"
-    return f"every record of {', '.join(held)} was suppressed: no published record shows {what}"
+    return f"every {unit} {shown} was suppressed: no published record shows {what}"
+
+
+def _values_suppressed(before: pd.Series, suppressed: np.ndarray) -> dict[str, int]:
+    """The values of ``before`` (the original's records row for row with the published ones)
+    whose every cell ``suppressed`` marks, with their records, in ascending order: the release
+    shows none of them."""
+    codes, uniques = factorize(before)
+    known = codes >= 0
+    held = np.bincount(codes[known], minlength=len(uniques))
+    gone = np.bincount(codes[known & suppressed], minlength=len(uniques))
+    emptied = np.flatnonzero((held > 0) & (gone == held))
+    if not len(emptied):
+        return {}
+    whole = whole_numbers(uniques)  # (17, not 17.0, in a column of whole numbers with gaps)
+    values = np.asarray(uniques, dtype=object)[emptied]
+    return {str(in_column_type(values[i], whole)): int(held[emptied[i]]) for i in ascending(values)}
 
 
 def _as_published(original: pd.DataFrame, schema: Schema, release: Release) -> pd.DataFrame | None:
@@ -281,8 +305,12 @@ def _changed(
         missing, stars_before = _missing_and_starred(before)
         gone = blank_after | stars
         lacking = missing | stars_before
-        n = int(np.count_nonzero(gone & ~lacking))
+        suppressed = gone & ~lacking
+        n = int(np.count_nonzero(suppressed))
         text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
+        emptied = _values_suppressed(before, suppressed) if n else {}
+        if emptied:
+            text += "; " + _emptied_note(emptied, "cell holding")
         starred = np.count_nonzero(stars & missing)
         if starred:  # (as a suppressed value: local suppression's strict matching)
             text += f"; {starred:,} missing in the data, published as {SUPPRESSED}"
