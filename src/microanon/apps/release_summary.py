@@ -20,7 +20,6 @@ import pandas as pd
 from ..core.factorize import factorize
 from ..core.hierarchy import SUPPRESSED
 from ..core.lint import LintReport, Restoring
-from ..core.number_text import in_column_type, whole_numbers
 from ..core.record_order import ascending
 from ..core.release import Release
 from ..core.row_counts import counts_of, counts_sentence
@@ -262,9 +261,8 @@ def _values_suppressed(before: pd.Series, suppressed: np.ndarray) -> dict[str, i
     emptied = np.flatnonzero((held > 0) & (gone == held))
     if not len(emptied):
         return {}
-    whole = whole_numbers(uniques)  # (17, not 17.0, in a column of whole numbers with gaps)
     values = np.asarray(uniques, dtype=object)[emptied]
-    return {str(in_column_type(values[i], whole)): int(held[emptied[i]]) for i in ascending(values)}
+    return {str(values[i]): int(held[emptied[i]]) for i in ascending(values)}
 
 
 def _as_published(original: pd.DataFrame, schema: Schema, release: Release) -> pd.DataFrame | None:
