@@ -216,6 +216,12 @@ def column_actions(
     return pd.DataFrame(rows, columns=["column", "role", "done"])
 
 
+def _first_few(items: Sequence[str], shown: int) -> str:
+    """The first ``shown`` of ``items`` joined by commas, and how many more there are."""
+    more = len(items) - shown
+    return ", ".join(items[:shown]) + (f" and {more:,} more" if more > 0 else "")
+
+
 #: Labels cut again that :func:`_recut_note` names (the others are counted).
 _RECUT_SHOWN = 3
 
@@ -226,8 +232,7 @@ def _recut_note(changed: Mapping[str, str]) -> str:
     published for the hierarchy's [0, 4) (ranges cut again on the values published, so that no
     bound tells a suppressed record's value)``."""
     pairs = [f"{new} published for the hierarchy's {old}" for old, new in changed.items()]
-    more = len(pairs) - _RECUT_SHOWN
-    shown = ", ".join(pairs[:_RECUT_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+    shown = _first_few(pairs, _RECUT_SHOWN)
     return (
         f"{shown} (ranges cut again on the values published, so that no bound tells a "
         "suppressed record's value)"
@@ -244,8 +249,7 @@ def _emptied_note(gone: Mapping[str, int], unit: str = "record of") -> str:
     or cells (``unit``: ``"cell holding"``, :func:`_values_suppressed`): e.g. ``every record
     of [5, 6) (19 records) was suppressed: no published record shows it``."""
     held = [f"{label} ({n:,} record{'' if n == 1 else 's'})" for label, n in gone.items()]
-    more = len(held) - _EMPTIED_SHOWN
-    shown = ", ".join(held[:_EMPTIED_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+    shown = _first_few(held, _EMPTIED_SHOWN)
     what = "it" if len(held) == 1 else "any of them"
     return f"every {unit} {shown} was suppressed: no published record shows {what}"
 
