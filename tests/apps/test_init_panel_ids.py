@@ -27,7 +27,7 @@ from microanon.apps.init.profile import profile_column, profile_table
 from microanon.apps.init.roles import propose_roles
 from microanon.apps.init.run import _repeated_ids
 from microanon.apps.panel import GROUPS, balanced, repeated_id_note
-from microanon.core.repetition import repetition
+from microanon.core.repetition import merged, repetition, tally
 from microanon.core.schema import Role, Schema
 
 #: The panel-id rule's reason on wagepan's and Males' ``nr``.
@@ -328,3 +328,71 @@ def test_school_codes_of_real_files_are_dropped_not_cut_into_intervals(tmp_path)
     assert not any(" repeats (" in w for w in json.loads(run.stdout)["warnings"])
     loanapp = rdataset("wooldridge", "loanapp")
     assert _roles(loanapp)["sch"].rule != "id-code"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.integers(-1000, 1000).map(float),
+            st.floats(-1e6, 1e6, allow_nan=False),
+            st.just(float("nan")),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_fractional_is_the_plain_definition(values):
+    """A column's values hold decimals when one is a finite float that is no whole number;
+    a missing value is none. The same answer counted in one pass or over two partitions."""
+    column = pd.Series(values, name="x")
+    expected = any(v == v and v != int(v) for v in values)
+    assert repetition(column).fractional is expected
+    half = len(column) // 2
+    parts = [tally(part.to_frame(), ["x"]) for part in (column.iloc[:half], column.iloc[half:])]
+    assert merged(parts, ["x"])["x"].fractional is expected
+
+
+def test_a_measure_with_decimals_repeated_like_a_panel_numbers_nobody(scheduler, tmp_path):
+    """causaldata's ``abortion`` (19,584 records: 51 states × 16 years × 24 groups of age, race
+    and sex): ``crack``, a state's crack-cocaine index in a year, has 816 values with decimals,
+    each on the 24 rows of its state and year: balanced as a panel's unit id is, but a measure.
+    init drops it (it gives ``poverty`` back) and neither init nor anonymize (in memory and out
+    of core) warns that it may number people; ``fip``, the state's whole number, each on 384
+    rows, is still warned of. The same values rounded to whole numbers would be."""
+    frame = rdataset("causaldata", "abortion")
+    crack = repetition(frame["crack"])
+    assert balanced(crack) and crack.fractional and (crack.distinct, crack.fewest) == (816, 24)
+    assert not numbers_people("crack", crack)
+    assert numbers_people("crack", repetition((frame["crack"] * 1e6).round()))
+    assert numbers_people("fip", repetition(frame["fip"]))
+    data = tmp_path / "abortion.csv"
+    frame.to_csv(data, index=False)
+    config = tmp_path / "config.yaml"
+    init = CliRunner().invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert init.exit_code == 0, init.output
+    roles = yaml.safe_load(config.read_text("utf-8"))["schema"]
+    assert roles["crack"] == {"role": "identifier"} and roles["fip"] == {"role": "identifier"}
+    assert "'crack'" not in init.output
+    assert "'fip', dropped as an identifier, repeats" in init.output
+    schema = {c: {"role": "identifier"} for c in frame.columns}  # (fip and crack among them)
+    schema["poverty"] = {"role": "sensitive"}
+    for column in ("age", "race", "sex"):
+        schema[column] = {"role": "quasi", "hierarchy": {"builder": "balanced"}}
+    doc = {"schema": schema, "method": "full_domain", "models": [{"k_anonymity": {"k": 5}}]}
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (tmp_path / "parts").mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        frame.iloc[rows].to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+
+    def warnings(source: str, out: str, *engine: str) -> list[str]:
+        args = ["anonymize", source, "--config", str(config), "--out", str(tmp_path / out)]
+        run = CliRunner().invoke(main, [*args, "--json", *engine])
+        assert run.exit_code == 0, run.output
+        return json.loads(run.stdout)["warnings"]
+
+    memory = warnings(str(data), "memory")
+    assert repeated_id_note("fip", 51, 19584, 19584) in memory
+    assert not any("'crack'" in w for w in memory)
+    dask = warnings(str(tmp_path / "parts"), "dask", "--engine", "dask", "--scheduler", scheduler)
+    assert dask == memory

@@ -45,6 +45,9 @@ class Repetition:
         The records of the value that holds fewest and of the one that holds most (0 without
         a value): equal when every value holds as many, as a balanced panel's person id's do
         (:func:`microanon.apps.panel.balanced`).
+    fractional : bool
+        Whether a value is a number with a fractional part (0.217), as a measure's are and an
+        id's never are.
     """
 
     distinct: int
@@ -54,6 +57,7 @@ class Repetition:
     numbering: Numbering | None = None
     fewest: int = 0
     most: int = 0
+    fractional: bool = False
 
     @property
     def alone_share(self) -> float:
@@ -128,8 +132,19 @@ def merged(parts: Sequence[Tally], columns: Sequence[str]) -> dict[str, Repetiti
         held = int(totals.sum())
         numbered = numbering(uniques, totals)
         fewest, most = int(totals.min()), int(totals.max())
-        out[c] = Repetition(len(totals), rows, held, alone, numbered, fewest, most)
+        fractional = fractional_values(uniques)
+        out[c] = Repetition(len(totals), rows, held, alone, numbered, fewest, most, fractional)
     return out
+
+
+def fractional_values(values: pd.Index) -> bool:
+    """Whether one of ``values`` (a column's distinct values) is a float with a fractional part,
+    as a measure's are and an id's never are."""
+    if values.dtype.kind != "f":
+        return False
+    numbers = values.to_numpy(dtype=np.float64)
+    numbers = numbers[np.isfinite(numbers)]
+    return bool((numbers != np.trunc(numbers)).any())
 
 
 def _united(found: Sequence[pd.Series]) -> tuple[pd.Index, np.ndarray]:

@@ -73,11 +73,12 @@ def numbers_people(column: str, found: Repetition) -> bool:
     (:func:`~microanon.apps.init.numbers.coded`: many whole numbers handed out in order), or
     like a balanced panel's unit id under a name that may be one's
     (:func:`~microanon.apps.panel.balanced`, :func:`~microanon.apps.init.numbers.unit_name`:
-    many values, each on as many rows), read from the distinct values and their records, so
-    in memory and out of core alike."""
+    many values, each on as many rows, none with decimals: a measure repeated over each
+    state's and year's records is no unit id), read from the distinct values and their
+    records, so in memory and out of core alike."""
     if _named_person_id(column) or coded(column, found) is not None:
         return True
-    return unit_name(column) and balanced(found)
+    return unit_name(column) and balanced(found) and not found.fractional
 
 
 def _named_person_id(name: str) -> bool:

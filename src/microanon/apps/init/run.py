@@ -28,7 +28,7 @@ from ...core.factorize import shared_codes
 from ...core.hierarchy import SUPPRESSED, Hierarchy
 from ...core.lint import COPY_KIND, Finding, lint_schema
 from ...core.reading import ReadOptions, decimal_comma_columns, missing_marker_warnings
-from ...core.repetition import repetition
+from ...core.repetition import fractional_values, repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import (
@@ -300,7 +300,8 @@ def _repeated_ids(
     holding more than the sensitive column it gives back) whose values repeat, or a
     quasi-identifier the schema lint made one because it tells another (as a person's id
     tells everything constant about them) whose many values each hold about as many rows
-    (:func:`_groups_rows`)."""
+    (:func:`_groups_rows`). A column with decimals numbers nobody: a measure of a state in a
+    year repeats on the state's and year's records without being anyone's id."""
     by_name = {p.name: p for p in profiles}
     out = []
     for p in proposals:
@@ -308,7 +309,9 @@ def _repeated_ids(
         numbered = p.rule == "name" and NAME_RULES[0].group in p.reason
         if p.role is Role.IDENTIFIER and p.rule in ("id-code", PANEL_RULE):
             numbered = numbers_people(p.column, repetition(data[p.column]))
-        if p.role is Role.IDENTIFIER and (numbered or p.rule == f"lint:{COPY_KIND}"):
+        elif p.role is Role.IDENTIFIER and p.rule == f"lint:{COPY_KIND}":
+            numbered = not repetition(data[p.column]).fractional
+        if p.role is Role.IDENTIFIER and numbered:
             out += repeated_ids(data, [p.column])  # (anonymize's warning, its numbers)
         elif p.role is Role.QUASI and p.rule.startswith("lint:determines"):
             rows = _groups_rows(data[p.column])
@@ -342,11 +345,11 @@ def _household_without_weight(proposals: Sequence[Proposal]) -> list[str]:
 
 def _groups_rows(column: pd.Series) -> tuple[int, int] | None:
     """The fewest and most rows a value of ``column`` holds, when it looks like the id of
-    groups of records, such as a panel's person id: at least :data:`_GROUPS` values, each on
-    two rows or more, their rows varying little (a coefficient of variation of at most
-    :data:`_EVEN`; a region's or a county's rows vary far more); else None."""
+    groups of records, such as a panel's person id: at least :data:`_GROUPS` values, none with
+    decimals, each on two rows or more, their rows varying little (a coefficient of variation
+    of at most :data:`_EVEN`; a region's or a county's rows vary far more); else None."""
     counts = column.value_counts(dropna=True)
-    if len(counts) < _GROUPS or counts.min() < 2:
+    if len(counts) < _GROUPS or counts.min() < 2 or fractional_values(counts.index):
         return None
     if counts.std(ddof=0) > _EVEN * counts.mean():
         return None
