@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from real_surveys import rdataset
 
 from microanon.apps.cli import main
+from microanon.core.hierarchy import number_line_order
 from microanon.core.table import Table
 from microanon.methods.generalize.full_domain import emptied_record, level_labels
 
@@ -96,7 +97,8 @@ def test_emptied_labels_are_those_every_record_of_which_was_suppressed(
 ):
     """Random records (or their frequency table), random levels and suppressed records: a label
     of the hierarchy's level is recorded exactly when some record has it and every such record
-    was suppressed, with the number of those records."""
+    was suppressed, with the number of those records; on the number line ([2, 4) before
+    [10, 12)), as a reader expects."""
     frame = pd.DataFrame(rows, columns=["a", "b"])
     schema = {
         "a": {
@@ -133,6 +135,8 @@ def test_emptied_labels_are_those_every_record_of_which_was_suppressed(
         if gone:
             expected[q] = gone
     assert got == expected
+    for gone in got.values():
+        assert list(gone) == number_line_order(gone)
 
 
 @settings(max_examples=150, deadline=None)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..core.csv_lines import short_line
+from ..core.csv_lines import short_line, values_hold_carriage_returns, without_carriage_returns
 from ..core.data_order import data_orders
 from ..core.errors import InputError
 from ..core.reading import (
@@ -260,42 +260,16 @@ def _read_csv(
             "skipinitialspace": True,
             "keep_default_na": False,
         }
-        if header:  # pandas would silently rename a repeated name: zip, zip.1, ...
-            first = pd.read_csv(path, header=None, nrows=1, dtype=str, **csv_options)
-            names = [str(v) for v in first.iloc[0]] if len(first) else []
-            _refuse_repeated(path, names, "; if the first line is data, read it without a header")
-        codes = zero_led_codes(sample, csv_options, header)
         missing = ["", *options.na_values, *na_values]
-        columns: list[Any] = []
-        if options.by_column:  # (each column's markers by the name pandas gives it)
-            columns = list(
-                pd.read_csv(
-                    path,
-                    header=0 if header else None,
-                    nrows=0 if header else 1,
-                    index_col=False,
-                    **csv_options,
-                ).columns
-            )
-        read = partial(
-            pd.read_csv,
-            path,
-            header=0 if header else None,
-            na_values=csv_na_values(columns, missing, options.by_column),
-            # never the first fields as an index: a line ending in the separator (as
-            # spreadsheets and SAS export them) would shift every column one place left
-            index_col=False,
-            dtype=dict.fromkeys(codes, str) or None,
-            **csv_options,
-        )
-        with warnings.catch_warnings():
-            # A field beyond the header's names would be lost: refused (below), not warned of.
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
-        if frame.empty:
-            raise InputError(f"{path} has a header line but no rows")
+        frame = _parsed_csv(path, sample, header, csv_options, missing, options)
         # (a line cut short leaves the last column missing: only then is the file looked at)
         if frame.shape[1] > 1 and frame.iloc[:, -1].isna().any():
+            # A carriage return inside a value (pandas' to_csv writes one unquoted) ends a line
+            # for pandas too, and one of the record's two parts is short: where the file's
+            # lines end with a line feed alone, it is read again with those alone ending them.
+            if values_hold_carriage_returns(path, options.encoding):
+                csv_options["lineterminator"] = "\n"
+                frame = _parsed_csv(path, sample, header, csv_options, missing, options)
             short = short_line(
                 path, frame.shape[1], sep, options.quotechar, options.encoding, header
             )
@@ -316,6 +290,53 @@ def _read_csv(
         ) from None
     except (OSError, ValueError, LookupError, pd.errors.ParserError) as exc:
         raise InputError(f"cannot read {path}: {_one_line(exc)}") from None
+
+
+def _parsed_csv(
+    path: Path,
+    sample: str,
+    header: bool,
+    csv_options: dict[str, Any],
+    missing: Sequence[str],
+    options: ReadOptions,
+) -> pd.DataFrame:
+    """The CSV file at ``path`` (its first characters ``sample``) parsed by pandas with
+    ``csv_options``, the fields ``missing`` missing values; a field beyond the header's
+    names raises pandas' ``ParserWarning``, which :func:`_read_csv` turns into its error."""
+    if header:  # pandas would silently rename a repeated name: zip, zip.1, ...
+        first = pd.read_csv(path, header=None, nrows=1, dtype=str, **csv_options)
+        names = [str(v) for v in first.iloc[0]] if len(first) else []
+        _refuse_repeated(path, names, "; if the first line is data, read it without a header")
+    codes = zero_led_codes(sample, csv_options, header)
+    columns: list[Any] = []
+    if options.by_column:  # (each column's markers by the name pandas gives it)
+        columns = list(
+            pd.read_csv(
+                path,
+                header=0 if header else None,
+                nrows=0 if header else 1,
+                index_col=False,
+                **csv_options,
+            ).columns
+        )
+    read = partial(
+        pd.read_csv,
+        path,
+        header=0 if header else None,
+        na_values=csv_na_values(columns, missing, options.by_column),
+        # never the first fields as an index: a line ending in the separator (as
+        # spreadsheets and SAS export them) would shift every column one place left
+        index_col=False,
+        dtype=dict.fromkeys(codes, str) or None,
+        **csv_options,
+    )
+    with warnings.catch_warnings():
+        # A field beyond the header's names would be lost: refused, not warned of.
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)
+    if frame.empty:
+        raise InputError(f"{path} has a header line but no rows")
+    return frame
 
 
 def _written_whole(
@@ -340,7 +361,9 @@ def _written_whole(
         if frame[column].dtype == np.float64 and _whole_or_missing(frame[column].to_numpy())
     ]
     own = markers_at(frame.columns, candidates, by_column)
-    whole = whole_written(path, candidates, csv_options, na_values, header, own)
+    # (a file whose values hold carriage returns split as pandas read it, for pyarrow)
+    source = without_carriage_returns(path) if "lineterminator" in csv_options else path
+    whole = whole_written(source, candidates, csv_options, na_values, header, own)
     return [frame.columns[i] for i in whole]
 
 

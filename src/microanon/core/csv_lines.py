@@ -10,11 +10,17 @@ fields less one, and the whole file as many as its lines do together, which one 
 the lines are looked at one by one only when that count differs. A file with quotes (where a
 separator or a line break may be inside a value) is parsed by pyarrow, one thread, which
 numbers the lines it finds short.
+
+A carriage return inside a value (pandas' own ``to_csv`` writes one unquoted: a tweet's text in
+dslabs' ``trump_tweets``) ends a line for pandas' and pyarrow's readers alike, cutting its
+record in two. In a file whose lines end with a line feed alone
+(:func:`values_hold_carriage_returns`) it is a value's character, and the file is read so.
 """
 
 from __future__ import annotations
 
 import codecs
+import io
 import mmap
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +30,7 @@ import numpy as np
 
 from .reading import csv_opener
 
-__all__ = ["ShortLine", "short_line"]
+__all__ = ["ShortLine", "short_line", "values_hold_carriage_returns", "without_carriage_returns"]
 
 
 class ShortLine(NamedTuple):
@@ -93,6 +99,29 @@ def short_line(
     return found
 
 
+def values_hold_carriage_returns(path: str | Path, encoding: str = "utf-8") -> bool:
+    """Whether the CSV file at ``path`` ends its lines with a line feed alone and holds a
+    carriage return elsewhere, inside a value: such a file is read with the line feed alone
+    ending its lines. Not a file whose lines end with a carriage return and a line feed
+    (Windows) or with a carriage return alone (classic Mac OS), a compressed or empty file, or
+    one in an encoding that does not write them as one byte each (UTF-16)."""
+    path = Path(path)
+    if path.suffix.lower() in (".gz", ".bz2", ".xz") or not path.stat().st_size:
+        return False
+    if not _single_bytes(encoding, "\r"):
+        return False
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return data.find(b"\r") >= 0 and data.find(b"\r\n") < 0 and data.find(b"\n") >= 0
+
+
+def without_carriage_returns(path: str | Path) -> io.BytesIO:
+    """The bytes of the file at ``path`` with each carriage return a space: what pyarrow's
+    parser, which ends a line at a carriage return too, splits into the lines and fields that
+    pandas reads from a file of :func:`values_hold_carriage_returns` (the values that held a
+    carriage return aside)."""
+    return io.BytesIO(Path(path).read_bytes().replace(b"\r", b" "))
+
+
 def _single_bytes(encoding: str, *texts: str) -> bool:
     try:
         codec = codecs.lookup(encoding)
@@ -136,8 +165,11 @@ def _parsed(
 
     names = [f"f{i}" for i in range(columns)]  # (every line held to the header's count)
     try:
-        with csv_opener(path)(path, "rb") as raw:  # (xz too, which pyarrow does not open)
-            _read(raw, names, sep, quotechar, encoding, header, invalid)
+        if values_hold_carriage_returns(path, encoding):  # (its lines as pandas read them)
+            _read(without_carriage_returns(path), names, sep, quotechar, encoding, header, invalid)
+        else:
+            with csv_opener(path)(path, "rb") as raw:  # (xz too, which pyarrow does not open)
+                _read(raw, names, sep, quotechar, encoding, header, invalid)
     except (pa.ArrowInvalid, OSError, EOFError, UnicodeError):
         return None  # (what pandas read, pyarrow cannot split: not looked at further)
     return found[0] if found else None

@@ -1031,7 +1031,9 @@ def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = T
 
     import pandas as pd
 
-    lines = sample.splitlines()
+    # (a carriage return ends no line where the file is read with line feeds alone ending them)
+    feeds = csv_options.get("lineterminator") == "\n"
+    lines = sample.split("\n") if feeds else sample.splitlines()
     lines = lines[:-1] if len(lines) > 2 else lines
     options = {k: v for k, v in csv_options.items() if k not in ("encoding", "keep_default_na")}
     try:

@@ -53,7 +53,7 @@ import pandas as pd
 
 from ...core.constraints import Anything, Boolean, Choice, Integer, Param, Real
 from ...core.errors import InfeasibleError, InputError
-from ...core.hierarchy import SUPPRESSED, Hierarchy
+from ...core.hierarchy import SUPPRESSED, Hierarchy, number_line_order
 from ...core.random import RandomLike
 from ...core.range_bounds import recut_labels
 from ...core.release import Release
@@ -184,7 +184,8 @@ def emptied_record(
     """What a release records internally as ``emptied``: per quasi-identifier, each label of
     its level in its hierarchy (:func:`level_labels`, as the data owner gave or built it, not
     cut again: no published record has it) held by records of ``table`` every one of which was
-    suppressed (``mask``), and how many records hold it. The release says nothing of whoever
+    suppressed (``mask``), and how many records hold it, on the number line
+    (:func:`~microanon.core.hierarchy.number_line_order`). The release says nothing of whoever
     has such a value (a category of the original gone, e.g. the highest score of a rating).
 
     ``table`` may be a frequency table (its ``counts`` are the records of each row).
@@ -204,9 +205,12 @@ def emptied_record(
         labels = level_labels(hierarchy, int(lv))
         at_level = np.bincount(ancestor, held, len(labels))
         kept = np.bincount(ancestor, held - gone, len(labels))
-        emptied = np.flatnonzero((at_level > 0) & (kept == 0))
-        if len(emptied):
-            out[q] = {str(labels[i]): int(round(at_level[i])) for i in emptied}
+        emptied = {
+            str(labels[i]): int(round(at_level[i]))
+            for i in np.flatnonzero((at_level > 0) & (kept == 0))
+        }
+        if emptied:  # (in the order a reader expects, not the hierarchy's: dates newest first)
+            out[q] = {label: emptied[label] for label in number_line_order(emptied)}
     return out
 
 
