@@ -23,6 +23,7 @@ from ..core.csv_lines import short_line, values_hold_carriage_returns, without_c
 from ..core.data_order import data_orders
 from ..core.errors import InputError
 from ..core.reading import (
+    WARNING_FILTERS,
     ReadOptions,
     check_marked_columns,
     csv_na_values,
@@ -330,7 +331,7 @@ def _parsed_csv(
         dtype=dict.fromkeys(codes, str) or None,
         **csv_options,
     )
-    with warnings.catch_warnings():
+    with WARNING_FILTERS, warnings.catch_warnings():
         # A field beyond the header's names would be lost: refused, not warned of.
         warnings.simplefilter("error", pd.errors.ParserWarning)
         frame = typed_whole(read)  # (RAND HIE's educdec: 12.0 and '12.0', one answer)

@@ -8,6 +8,8 @@ import codecs
 import os
 import re
 import shlex
+import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -17,6 +19,7 @@ from .missing import MISSING_MARKERS
 
 __all__ = [
     "CSV_KEYS",
+    "WARNING_FILTERS",
     "MarkerColumn",
     "MarkerTally",
     "ReadOptions",
@@ -46,6 +49,14 @@ __all__ = [
 ]
 
 
+#: Held while a read changes the warnings filters (a pandas warning made an error, or silenced):
+#: they are the process's, and :class:`warnings.catch_warnings` puts back on leaving the filters
+#: it found on entering, so two threads doing it at once (Dask's, reading a file's blocks) lost
+#: each other's: a warning meant as an error went by unnoticed, or one meant to be silent was
+#: shown. Re-entrant: a read that holds it may call another.
+WARNING_FILTERS = threading.RLock()
+
+
 def typed_whole(read: Callable[..., Any]) -> Any:
     """``read()``, a :func:`pandas.read_csv` of a CSV file, or ``read(low_memory=False)`` when
     pandas' read typed a column apart in the chunks it reads a large file in (its
@@ -53,13 +64,13 @@ def typed_whole(read: Callable[..., Any]) -> Any:
     holds numbers from the others beside text, ``12`` read as ``12.0`` in one chunk and
     ``'12'`` in another, one answer two values. The second read types each column from all its
     fields at once; it is not the first, as it takes twice the time and more memory.
-    ``read`` starts from the file's beginning each time it is called.
+    ``read`` starts from the file's beginning each time it is called. The warning is turned
+    into an error under :data:`WARNING_FILTERS` (pandas' parser holds Python's lock as it reads,
+    so reads in threads lose no speed waiting for each other).
     """
-    import warnings
-
     import pandas as pd
 
-    with warnings.catch_warnings():
+    with WARNING_FILTERS, warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.DtypeWarning)
         try:
             return read()
@@ -1027,7 +1038,6 @@ def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = T
         The columns' names (positions without a header).
     """
     import io
-    import warnings
 
     import pandas as pd
 
@@ -1037,7 +1047,7 @@ def zero_led_codes(sample: str, csv_options: Mapping[str, Any], header: bool = T
     lines = lines[:-1] if len(lines) > 2 else lines
     options = {k: v for k, v in csv_options.items() if k not in ("encoding", "keep_default_na")}
     try:
-        with warnings.catch_warnings():  # (the full read says what is wrong with a line)
+        with WARNING_FILTERS, warnings.catch_warnings():  # (the full read says what is wrong)
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
             head = pd.read_csv(
                 io.StringIO("\n".join(lines)),
