@@ -637,7 +637,8 @@ def add_summary_sections(
                 budget = alternative_budget(search)
                 found = (
                     f" Each alternative's levels are the best the {budget['search']} search "
-                    f"found within {budget['step_limit']:,} nodes; a longer search may lose less."
+                    f"found within {budget['step_limit']:,} nodes or {budget['time_limit']:g} s, "
+                    "whichever came first; a longer search may lose less."
                     if budget
                     else ""
                 )
