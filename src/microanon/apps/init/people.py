@@ -22,7 +22,7 @@ from ..panel import balanced
 from .numbers import coded, unit_name
 from .profile import normalized_name
 
-__all__ = ["PERSON_ID_NAMES", "numbers_people", "person_ids"]
+__all__ = ["PERSON_ID_NAMES", "THING_ID_NAMES", "numbers_people", "person_ids", "thing_id"]
 
 #: What a name (:func:`~microanon.apps.init.profile.normalized_name`) that says its column
 #: numbers records or people holds: ``id``, ``idcode``, ``respid``, ``patient_id``, ...
@@ -44,7 +44,8 @@ def person_ids(schema: Schema, dtypes: Mapping[str, Any] | pd.Series) -> list[st
     ``respid``, ``patient_id``, ...), and those holding numbers (a numeric type, booleans
     aside) under a name that may be an id code's or a panel's unit id's
     (:func:`~microanon.apps.init.numbers.unit_name`: plm's ``Males`` numbers its men ``nr``).
-    Text under another name (a person's name, an e-mail address) is not counted.
+    Text under another name (a person's name, an e-mail address) is not counted, nor a column
+    whose name says it numbers things (:func:`thing_id`: ``movieId``, ``order_no``).
 
     Parameters
     ----------
@@ -63,6 +64,7 @@ def person_ids(schema: Schema, dtypes: Mapping[str, Any] | pd.Series) -> list[st
         for a in schema
         if a.role is Role.IDENTIFIER
         and a.name in dtypes
+        and not thing_id(a.name)
         and (_named_person_id(a.name) or (_numbers(dtypes[a.name]) and unit_name(a.name)))
     ]
 
@@ -75,10 +77,29 @@ def numbers_people(column: str, found: Repetition) -> bool:
     (:func:`~microanon.apps.panel.balanced`, :func:`~microanon.apps.init.numbers.unit_name`:
     many values, each on as many rows, none with decimals: a measure repeated over each
     state's and year's records is no unit id), read from the distinct values and their
-    records, so in memory and out of core alike."""
+    records, so in memory and out of core alike. Never a column whose name says it numbers
+    things (:func:`thing_id`)."""
+    if thing_id(column):
+        return False
     if _named_person_id(column) or coded(column, found) is not None:
         return True
     return unit_name(column) and balanced(found) and not found.fractional
+
+
+#: What a name says when its id numbers things, not people: a film, a product, an order, a
+#: flight, ... (dslabs' ``movielens``: ``movieId``, 9,066 films each rated by some of its 671
+#: users, repeats as a person's id would, but numbers nobody).
+THING_ID_NAMES = (
+    r"_(movie|film|item|product|book|song|track|album|order|flight|trip|store|shop|game|video"
+    r"|post|tweet|message|page|article|transaction|invoice|ticket|sku)_?(id|ids|no|number|nr"
+    r"|num|code|key)_"
+)
+_THING_ID = re.compile(THING_ID_NAMES)
+
+
+def thing_id(name: str) -> bool:
+    """Whether ``name`` says its column numbers things, not people (:data:`THING_ID_NAMES`)."""
+    return _THING_ID.search(normalized_name(name)) is not None
 
 
 def _named_person_id(name: str) -> bool:

@@ -44,7 +44,7 @@ from .files import check_targets, sign, write_files
 from .hierarchies import HierarchyPlan, arx_csv
 from .keys import HierarchyPlans
 from .numbers import PANEL_RULE
-from .people import numbers_people
+from .people import numbers_people, thing_id
 from .profile import ColumnProfile, profile_table
 from .render import ColumnEntry, render_config
 from .roles import NAME_RULES, Proposal, propose_roles
@@ -307,6 +307,7 @@ def _repeated_ids(
     for p in proposals:
         profile = by_name[p.column]
         numbered = p.rule == "name" and NAME_RULES[0].group in p.reason
+        numbered = numbered and not thing_id(p.column)  # (a film's id numbers no one)
         if p.role is Role.IDENTIFIER and p.rule in ("id-code", PANEL_RULE):
             numbered = numbers_people(p.column, repetition(data[p.column]))
         elif p.role is Role.IDENTIFIER and p.rule == f"lint:{COPY_KIND}":
