@@ -706,7 +706,7 @@ def test_a_key_of_one_published_value_is_explained_by_what_happened(tmp_path):
     assert run.exit_code == 0, run.output
     assert (
         "WARNING: 1 of 3 quasi-identifiers holds one value in every published row (south = "
-        "south): the release shows no record with another value of them (records with other "
+        "south): the release shows no record with another value of it (records with other "
         "values were not drawn or left out for a missing value, or there are none)"
     ) in run.output
 

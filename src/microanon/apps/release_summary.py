@@ -520,7 +520,8 @@ def warnings_of(release: Release, columns: pd.DataFrame, numbers: dict[str, Any]
         out.append(
             f"{len(single)} of {len(quasi)} quasi-identifiers "
             f"{'holds' if len(single) == 1 else 'hold'} one value in every published row "
-            f"({shown}): the release shows no record with another value of them ({why})"
+            f"({shown}): the release shows no record with another value of "
+            f"{'it' if len(single) == 1 else 'them'} ({why})"
         )
     out += unread_sensitive(release)
     out += vacuous_models(release.metadata.get("models") or [])
