@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +48,16 @@ NR_NOTE = repeated_id_note("nr", 545, 4360, 4360)
 
 def _roles(frame: pd.DataFrame) -> dict:
     return {p.column: p for p in propose_roles(frame, profile_table(frame))}
+
+
+def _init(frame: pd.DataFrame, data: Path) -> tuple[Path, Any]:
+    """``frame`` written to the CSV file ``data`` and ``microanon init --yes`` run on it: the
+    config beside it and the command's result (its exit code checked)."""
+    frame.to_csv(data, index=False)
+    config = data.parent / "config.yaml"
+    result = CliRunner().invoke(main, ["init", str(data), "--out", str(config), "--yes"])
+    assert result.exit_code == 0, result.output
+    return config, result
 
 
 def _balanced(values: list) -> bool:
@@ -178,11 +190,7 @@ def test_wagepan_s_person_number_is_dropped_not_cut_into_intervals(tmp_path):
     assert NR_NOTE in _repeated_ids(proposals, profiles, frame)
     males = _roles(survey("males"))["nr"]
     assert (males.role, males.rule, males.reason) == (Role.IDENTIFIER, "panel-id", NR_REASON)
-    data = tmp_path / "wagepan.csv"
-    frame.to_csv(data, index=False)
-    config = tmp_path / "config.yaml"
-    result = CliRunner().invoke(main, ["init", str(data), "--out", str(config), "--yes"])
-    assert result.exit_code == 0, result.output
+    config, result = _init(frame, tmp_path / "wagepan.csv")
     assert yaml.safe_load(config.read_text("utf-8"))["schema"]["nr"] == {"role": "identifier"}
     assert f"WARNING: {NR_NOTE}" in result.output
 
@@ -308,12 +316,8 @@ def test_school_codes_of_real_files_are_dropped_not_cut_into_intervals(tmp_path)
     assert warned == ["'id'", "'tch'"]
     dee = rdataset("stevedata", "Dee04")
     assert dee["schoolid"].nunique() == 784
-    data = tmp_path / "dee04.csv"
-    dee.to_csv(data, index=False)
-    config = tmp_path / "config.yaml"
+    config, result = _init(dee, tmp_path / "dee04.csv")
     runner = CliRunner()
-    result = runner.invoke(main, ["init", str(data), "--out", str(config), "--yes"])
-    assert result.exit_code == 0, result.output
     (line,) = [x for x in result.stdout.splitlines() if x.startswith("schoolid: ")]
     assert line == (
         "schoolid: identifier: id-code rule: the name 'schoolid' says it codes a school: its 784 "
@@ -367,10 +371,7 @@ def test_a_measure_with_decimals_repeated_like_a_panel_numbers_nobody(scheduler,
     assert numbers_people("crack", repetition((frame["crack"] * 1e6).round()))
     assert numbers_people("fip", repetition(frame["fip"]))
     data = tmp_path / "abortion.csv"
-    frame.to_csv(data, index=False)
-    config = tmp_path / "config.yaml"
-    init = CliRunner().invoke(main, ["init", str(data), "--out", str(config), "--yes"])
-    assert init.exit_code == 0, init.output
+    config, init = _init(frame, data)
     roles = yaml.safe_load(config.read_text("utf-8"))["schema"]
     assert roles["crack"] == {"role": "identifier"} and roles["fip"] == {"role": "identifier"}
     assert "'crack'" not in init.output
@@ -430,10 +431,7 @@ def test_a_film_s_id_repeats_but_numbers_nobody(tmp_path):
     assert not numbers_people("movieId", repetition(frame["movieId"]))
     assert numbers_people("userId", repetition(frame["userId"]))
     data = tmp_path / "movielens.csv"
-    frame.to_csv(data, index=False)
-    config = tmp_path / "config.yaml"
-    init = CliRunner().invoke(main, ["init", str(data), "--out", str(config), "--yes"])
-    assert init.exit_code == 0, init.output
+    config, init = _init(frame, data)
     warned = [line for line in init.output.splitlines() if line.startswith("WARNING:")]
     assert any("'userId', dropped as an identifier, repeats" in line for line in warned)
     assert not any("movieId" in line for line in warned)
