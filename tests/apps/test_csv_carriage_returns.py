@@ -95,6 +95,18 @@ def test_a_line_cut_short_is_still_refused_beside_a_carriage_return(tmp_path):
     assert read_table(path)["c"].tolist() == ["one\r two", "three", "x"]
 
 
+def test_one_read_of_the_bytes_serves_both_checks_of_a_quoted_file(tmp_path):
+    """A quoted file whose values hold carriage returns and whose last column misses a value:
+    its bytes, read once with the carriage returns blanked, serve the check for a line cut
+    short (pyarrow's parse, which reads them to the end) and then the check for whole numbers
+    written among missing answers, which reads them again from their start."""
+    path = tmp_path / "quoted.csv"
+    path.write_bytes(b'id,code,text,last\n1,3,"a b",x\n2,,"c\rd",\n3,4,e\rf,y\n')
+    read = read_table(path)
+    assert read["text"].tolist() == ["a b", "c\rd", "e\rf"]
+    assert str(read["code"].dtype) == "Int64" and read["code"].tolist()[::2] == [3, 4]
+
+
 def test_only_a_file_of_line_feeds_with_a_carriage_return_is_read_so(tmp_path):
     """No carriage return, or lines of both line ends, a compressed or an empty file, or one in
     UTF-16: read as before."""

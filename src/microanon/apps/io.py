@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -263,6 +263,7 @@ def _read_csv(
         }
         missing = ["", *options.na_values, *na_values]
         frame = _parsed_csv(path, sample, header, csv_options, missing, options)
+        blanked = None  # (the file's bytes as pyarrow splits them like pandas, where they differ)
         # (a line cut short leaves the last column missing: only then is the file looked at)
         if frame.shape[1] > 1 and frame.iloc[:, -1].isna().any():
             # A carriage return inside a value (pandas' to_csv writes one unquoted) ends a line
@@ -271,12 +272,15 @@ def _read_csv(
             if values_hold_carriage_returns(path, options.encoding):
                 csv_options["lineterminator"] = "\n"
                 frame = _parsed_csv(path, sample, header, csv_options, missing, options)
+                blanked = without_carriage_returns(path)
             short = short_line(
-                path, frame.shape[1], sep, options.quotechar, options.encoding, header
+                path, frame.shape[1], sep, options.quotechar, options.encoding, header, blanked
             )
             if short is not None:
                 raise InputError(short.message(path))
-        whole = _written_whole(path, frame, header, missing, csv_options, options.by_column)
+        whole = _written_whole(
+            path, frame, header, missing, csv_options, options.by_column, blanked
+        )
         for column in whole:
             frame[column] = frame[column].astype("Int64")
         return frame
@@ -347,14 +351,17 @@ def _written_whole(
     na_values: Sequence[str],
     csv_options: dict[str, Any],
     by_column: dict[str, tuple[str, ...]] | None = None,
+    blanked: BinaryIO | None = None,
 ) -> list[Any]:
     """The columns of a CSV file that pandas read as floats only because they miss values, whose
     every field is written as a whole number (``3``, never ``3.0``): answer codes with
     unanswered items. Read as floats, a release would publish ``3.0`` where the file holds ``3``;
     these are read as pandas' nullable integers instead. The fields are read a second time, as
     text, for these columns alone (:func:`~microanon.core.reading.whole_written`; a column's
-    own markers, ``by_column``, missing in it), and only when there are any; a file pyarrow
-    cannot split as pandas did keeps its floats."""
+    own markers, ``by_column``, missing in it), and only when there are any: from ``blanked``,
+    the file's bytes with their carriage returns blanked, where its values hold some (read with
+    line feeds alone ending lines); a file pyarrow cannot split as pandas did keeps its
+    floats."""
     # the columns by position, as pandas numbered them (names it may have changed: 'Unnamed: 5')
     candidates = [
         i
@@ -362,8 +369,9 @@ def _written_whole(
         if frame[column].dtype == np.float64 and _whole_or_missing(frame[column].to_numpy())
     ]
     own = markers_at(frame.columns, candidates, by_column)
-    # (a file whose values hold carriage returns split as pandas read it, for pyarrow)
-    source = without_carriage_returns(path) if "lineterminator" in csv_options else path
+    if blanked is not None:
+        blanked.seek(0)
+    source = path if blanked is None else blanked
     whole = whole_written(source, candidates, csv_options, na_values, header, own)
     return [frame.columns[i] for i in whole]
 

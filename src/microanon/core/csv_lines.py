@@ -60,6 +60,7 @@ def short_line(
     quotechar: str = '"',
     encoding: str = "utf-8",
     header: bool = True,
+    blanked: BinaryIO | None = None,
 ) -> ShortLine | None:
     """The first line of the CSV file at ``path`` that holds fewer than ``columns`` fields
     (blank lines, which the readers skip, aside), or None.
@@ -78,12 +79,17 @@ def short_line(
         the line feed as one byte each (UTF-16) is not looked at.
     header : bool
         Whether the first line is the header.
+    blanked : binary file-like, optional
+        The file's bytes with its carriage returns blanked (:func:`without_carriage_returns`),
+        where the caller found that its values hold some
+        (:func:`values_hold_carriage_returns`) and read them already; otherwise the file is
+        looked at for them here, when pyarrow parses it.
     """
     if columns < 2 or len(sep) != 1 or not _single_bytes(encoding, sep, quotechar):
         return None
     path = Path(path)
     if path.suffix.lower() in (".gz", ".bz2", ".xz") or not path.stat().st_size:
-        return _parsed(path, columns, sep, quotechar, encoding, header)
+        return _parsed(path, columns, sep, quotechar, encoding, header, blanked)
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
         if data.find(quotechar.encode(encoding)) >= 0:
             quoted = True
@@ -95,7 +101,7 @@ def short_line(
             finally:
                 del view  # (the map closes only when no array holds it)
     if quoted:
-        return _parsed(path, columns, sep, quotechar, encoding, header)
+        return _parsed(path, columns, sep, quotechar, encoding, header, blanked)
     return found
 
 
@@ -148,7 +154,13 @@ def _unquoted(data: np.ndarray, columns: int, sep: int) -> ShortLine | None:
 
 
 def _parsed(
-    path: Path, columns: int, sep: str, quotechar: str, encoding: str, header: bool
+    path: Path,
+    columns: int,
+    sep: str,
+    quotechar: str,
+    encoding: str,
+    header: bool,
+    blanked: BinaryIO | None = None,
 ) -> ShortLine | None:
     """:func:`short_line` of a file with quotes, or compressed: pyarrow's parser, one thread
     (which numbers the lines), converting one column only."""
@@ -165,8 +177,11 @@ def _parsed(
 
     names = [f"f{i}" for i in range(columns)]  # (every line held to the header's count)
     try:
-        if values_hold_carriage_returns(path, encoding):  # (its lines as pandas read them)
-            _read(without_carriage_returns(path), names, sep, quotechar, encoding, header, invalid)
+        if blanked is None and values_hold_carriage_returns(path, encoding):
+            blanked = without_carriage_returns(path)
+        if blanked is not None:  # (its lines as pandas read them)
+            blanked.seek(0)
+            _read(blanked, names, sep, quotechar, encoding, header, invalid)
         else:
             with csv_opener(path)(path, "rb") as raw:  # (xz too, which pyarrow does not open)
                 _read(raw, names, sep, quotechar, encoding, header, invalid)
