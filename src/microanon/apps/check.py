@@ -12,6 +12,7 @@ from ..core.errors import InputError
 from ..core.missing import as_value, numbers_with_strays, stray_note, stray_refusal, stray_text
 from ..core.reading import marker_warnings, missing_marker_columns
 from ..core.schema import check_frame
+from ..core.wording import how_many
 from ..measures.table_profile import check_missing_policy, groups_profile
 from ..models import Groups
 
@@ -266,7 +267,7 @@ def format_profile(p: dict[str, Any]) -> str:
         ("k-anonymity", f"k = {p['k']}"),
         *_sensitive_lines(p),
         *_presence_lines(p),
-        ("sample uniques", f"{p['uniques']:,} records"),
+        ("sample uniques", how_many(p["uniques"], "record")),
         ("re-identification risk", f"max {p['risk_max']:.4g}, average {p['risk_avg']:.4g}"),
         (f"records with risk > {p['risk_threshold']:g}", f"{p['records_at_risk']:.2%}"),
     ]

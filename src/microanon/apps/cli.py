@@ -1038,6 +1038,7 @@ def _anonymize_dask(
 ) -> None:
     """``anonymize --engine dask``: the method out of core, and its summary."""
     from ..core.row_counts import RowCounts
+    from ..core.wording import how_many
     from ..scale import WrittenRelease
     from .engine import anonymize_dask
     from .release_summary import search_sentence
@@ -1065,7 +1066,7 @@ def _anonymize_dask(
         f"{result.combinations:,} distinct combinations.",
         search_sentence({**result.internal, **result.metadata}),
         f"  levels: {levels}",
-        f"  suppressed: {result.suppressed:,} records",
+        f"  suppressed: {how_many(result.suppressed, 'record')}",
         f"  {result.metric}: {result.metric_value:.6g}",
         *(f"  {v}" for v in result.verdicts),
         "claimed models verified on the files as written: "

@@ -25,6 +25,7 @@ from ..core.release import Release
 from ..core.row_counts import counts_of, counts_sentence
 from ..core.schema import Schema
 from ..core.table import Table
+from ..core.wording import how_many
 from ..methods.registry import methods
 from ..models import Verification
 from ..models.config import reads_sensitive
@@ -74,9 +75,9 @@ def step_lines(meta: dict[str, Any]) -> list[str]:
             else ""
         )
         if risk.get("without_weight"):  # (left out of the expected re-identifications)
-            weighted += f" ({risk['without_weight']:,} records without a weight left out)"
+            weighted += f" ({how_many(risk['without_weight'], 'record')} without a weight left out)"
         lines.append(
-            f"  {what}{changed}: {risk['sample_uniques']:,} sample uniques, smallest key "
+            f"  {what}{changed}: {how_many(risk['sample_uniques'], 'sample unique')}, smallest key "
             f"frequency {risk['min_fk']}{weighted}; {loss['cells_changed']:.1%} of the cells "
             "changed"
         )
@@ -194,15 +195,17 @@ def column_actions(
                 )
             )
         if counts.not_drawn:
-            rows.append(("(records)", "", f"{counts.not_drawn:,} records not drawn"))
+            rows.append(("(records)", "", f"{how_many(counts.not_drawn, 'record')} not drawn"))
         if counts.suppressed and release.kind == "generalized":
             mode = (release.metadata.get("parameters") or {}).get("suppressed_rows", "remove")
             how = (
                 "removed" if mode == "remove" else f"kept with every quasi-identifier {SUPPRESSED}"
             )
-            rows.append(("(records)", "", f"{counts.suppressed:,} records suppressed ({how})"))
+            rows.append(
+                ("(records)", "", f"{how_many(counts.suppressed, 'record')} suppressed ({how})")
+            )
         elif counts.suppressed and release.kind in ("generalized", "masked"):
-            rows.append(("(records)", "", f"{counts.suppressed:,} records not published"))
+            rows.append(("(records)", "", f"{how_many(counts.suppressed, 'record')} not published"))
         for column, n in counts.unknown_sensitive.items():
             if n:
                 rows.append(
@@ -248,7 +251,7 @@ def _emptied_note(gone: Mapping[str, int], unit: str = "record of") -> str:
     release's ``emptied``, :func:`~microanon.methods.generalize.full_domain.emptied_record`)
     or cells (``unit``: ``"cell holding"``, :func:`_values_suppressed`): e.g. ``every record
     of [5, 6) (19 records) was suppressed: no published record shows it``."""
-    held = [f"{label} ({n:,} record{'' if n == 1 else 's'})" for label, n in gone.items()]
+    held = [f"{label} ({how_many(n, 'record')})" for label, n in gone.items()]
     shown = _first_few(held, _EMPTIED_SHOWN)
     what = "it" if len(held) == 1 else "any of them"
     return f"every {unit} {shown} was suppressed: no published record shows {what}"
@@ -309,7 +312,7 @@ def _changed(
         lacking = missing | stars_before
         suppressed = gone & ~lacking
         n = int(np.count_nonzero(suppressed))
-        text = f"; suppressed in {n:,} row{'s' if n != 1 else ''}" if n else ""
+        text = f"; suppressed in {how_many(n, 'row')}" if n else ""
         emptied = _values_suppressed(before, suppressed) if n else {}
         if emptied:
             text += "; " + _emptied_note(emptied, "cell holding")

@@ -26,6 +26,7 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.missing import MISSING_LABEL, RISK_MISSING, policy_name
 from ..core.schema import Schema, missing_refused
+from ..core.wording import how_many
 from ..measures import (
     attacker_risks,
     individual_risk,
@@ -200,7 +201,7 @@ def schema_rows(schema: Schema, data: pd.DataFrame) -> tuple[pd.DataFrame, str |
         return data, None
     why = ", ".join(f"{c} {missing[c]:,}" for c in schema.dropping if missing.get(c))
     note = (
-        f"{int(left_out.sum()):,} of {len(data):,} records left out for a missing value "
+        f"{int(left_out.sum()):,} of {how_many(len(data), 'record')} left out for a missing value "
         f"({why}: missing: drop), as anonymize leaves them out"
     )
     return data.loc[~left_out], note
@@ -514,8 +515,8 @@ def _summary_rows(numbers: dict[str, Any]) -> list[tuple[str, str]]:
                 f"SUDA2 (MSUs up to {s['max_size']} keys)"
                 if s["max_size"] >= of
                 else f"SUDA2 (MSUs up to {s['max_size']} of {of} keys, its default on this table)",
-                f"{s['records_with_msu']:,} records with a special unique, highest DIS-SUDA "
-                f"{s['highest_dis_score']:.4g}",
+                f"{how_many(s['records_with_msu'], 'record')} with a special unique, highest "
+                f"DIS-SUDA {s['highest_dis_score']:.4g}",
             )
         )
     return rows
@@ -525,8 +526,11 @@ def _records(numbers: Mapping[str, Any]) -> str:
     """The records read, and under ``--missing drop`` those the figures are measured on."""
     rows, left = numbers["rows"], numbers["rows_with_missing_keys_left_out"]
     if numbers.get("missing") != "drop" or not left:
-        return f"{rows:,} records"
-    return f"{rows:,} records, {left:,} left out for a missing key: figures on {rows - left:,}"
+        return how_many(rows, "record")
+    return (
+        f"{how_many(rows, 'record')}, {left:,} left out for a missing key: figures on "
+        f"{rows - left:,}"
+    )
 
 
 def format_risk(numbers: dict[str, Any]) -> str:

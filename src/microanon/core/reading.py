@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import InputError
 from .missing import MISSING_MARKERS
+from .wording import how_many
 
 __all__ = [
     "CSV_KEYS",
@@ -912,7 +913,7 @@ def marker_warnings(
 def _named(column: str, marked: MarkerColumn) -> str:
     """A column as a warning names it: its name and its rows (and a coded column's other
     values)."""
-    return f"{column!r} ({marked.rows:,} row{'' if marked.rows == 1 else 's'}{_others(marked)})"
+    return f"{column!r} ({how_many(marked.rows, 'row')}{_others(marked)})"
 
 
 def column_na_options(columns: Sequence[str], marker: str) -> str:

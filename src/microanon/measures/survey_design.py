@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.wording import how_many
 from .keys import refuse_weights, weight_column
 from .weight_classes import MISSING, weight_classes
 
@@ -96,7 +97,7 @@ def left_out_note(left_out: int, weight: str, household: str | None = None) -> s
     without a ``household`` id)."""
     if not left_out:
         return None
-    records = "1 record" if left_out == 1 else f"{left_out:,} records"
+    records = how_many(left_out, "record")
     verb = "is" if left_out == 1 else "are"
     lacking = f"sampling weight (column {weight!r})"
     if household is not None:

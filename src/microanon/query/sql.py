@@ -55,6 +55,7 @@ from microanon.core.release import Release
 
 from ..core.factorize import usable_cores
 from ..core.frames import pandas_if_arrow
+from ..core.wording import how_many
 from .bounds import BoundTables, column_bounds
 
 __all__ = [
@@ -964,7 +965,5 @@ def format_result(result: pd.DataFrame) -> str:
     text = table.to_string(index=False)
     if not keys:
         n, g = int(result["count"].iloc[0]), int(result["groups"].iloc[0])
-        text += (
-            f"\n{n:,} record{'s' if n != 1 else ''} selected in {g:,} group{'s' if g != 1 else ''}"
-        )
+        text += f"\n{how_many(n, 'record')} selected in {how_many(g, 'group')}"
     return text

@@ -20,6 +20,7 @@ import re
 import pandas as pd
 
 from ...core.reading import column_na_entries, column_na_options
+from ...core.wording import how_many
 
 __all__ = ["MISSING_ANSWERS", "missing_answer_warnings"]
 
@@ -74,7 +75,7 @@ def missing_answer_warnings(frame: pd.DataFrame) -> list[str]:
         names = [c for c, _ in columns]
         many, one = len(columns) > 1, len(words) == 1
         listed = ", ".join(repr(w) for w in words)
-        held = ", ".join(f"{c!r} ({n:,} row{'' if n == 1 else 's'})" for c, n in columns)
+        held = ", ".join(f"{c!r} ({how_many(n, 'row')})" for c, n in columns)
         out.append(
             f"column{'s' if many else ''} {held} hold{'' if many else 's'} {listed}, "
             f"{'a text' if one else 'texts'} surveys and registers write for a missing answer: "

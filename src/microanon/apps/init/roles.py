@@ -87,6 +87,7 @@ from ...core.lint import (
     sensitive_given,
 )
 from ...core.schema import Role, Schema
+from ...core.wording import how_many
 from ...methods.generalize.searches import node_count
 from ..panel import GROUPS
 from .copies import copies, transforms
@@ -958,9 +959,9 @@ def propose_roles(
             p = replace(
                 p,
                 reason=f"{p.reason}{RANK_CLAUSE}{rank} of {len(ranking.chosen)} ({added} "
-                f"{uniques:,} sample unique{'' if uniques == 1 else 's'} and "
-                f"{small:,} record{'' if small == 1 else 's'} in classes smaller than {k}; "
-                f"{steps} level{'' if steps == 1 else 's'}, lattice "
+                f"{how_many(uniques, 'sample unique')} and "
+                f"{how_many(small, 'record')} in classes smaller than {k}; "
+                f"{how_many(steps, 'level')}, lattice "
                 f"{node_count(ranking.nodes)} nodes)",
             )
         out.append(p)

@@ -37,6 +37,7 @@ from ...core.random import RandomLike, make_rng
 from ...core.release import Release, canonical_column
 from ...core.schema import Kind, Schema
 from ...core.table import Table
+from ...core.wording import how_many
 from ...models.multisa_check import GROUP_COLUMN, IDT_COLUMNS, SUPPRESSED_SID
 from ..registry import method
 from ..release import generalized_release, prepare, text_column
@@ -110,9 +111,7 @@ def _check_domains(
         return
     shared = len({ells[s] for s in few}) == 1
     named = " and ".join(
-        f"'{s}' ({k} distinct value{'s' if k != 1 else ''}"
-        + ("" if shared else f", l = {ells[s]}")
-        + ")"
+        f"'{s}' ({how_many(k, 'distinct value')}" + ("" if shared else f", l = {ells[s]}") + ")"
         for s, k in few.items()
     )
     head = f"l = {ells[next(iter(few))]}" if shared else "l"
