@@ -45,13 +45,15 @@ def test_every_kind_round_trips(tmp_path, kind, fmt):
     assert not public.has_internal
     assert set(public.metadata) == {"method", "levels"}
     assert all(public.tables[t].equals(written.tables[t]) for t in rel.tables)
-    # 'note' has a missing value beside an empty text: only a CSV file needs its rows listed
-    # (Parquet keeps a null, as the Dask engine's release.json shows)
+    # 'note' has an empty text beside a missing value, both written as an empty field: only a
+    # CSV file needs the empty text's row listed, the missing value's is not (Parquet keeps a
+    # null, as the Dask engine's release.json shows)
     manifest = json.loads((out / "public" / "release.json").read_text("utf-8"))
-    gaps = [info.get("missing") for info in manifest["tables"].values()]
-    row = [written.tables[t]["note"].isna().argmax() for t in rel.tables]
-    assert gaps == [{"note": [int(r)]} if fmt == "csv" else None for r in row]
-    assert row == ([0] if RELEASE_KINDS[kind] == ("data",) else [1] * len(row))  # ("*" first)
+    listed = [info.get("empty") for info in manifest["tables"].values()]
+    row = [int((written.tables[t]["note"] == "").argmax()) for t in rel.tables]
+    assert listed == [{"note": [r]} if fmt == "csv" else None for r in row]
+    assert all("missing" not in info for info in manifest["tables"].values())
+    assert row == ([3] if RELEASE_KINDS[kind] == ("data",) else [4] * len(row))  # (rows sorted)
 
 
 def test_single_table_release_is_data_csv(tmp_path):
@@ -219,3 +221,27 @@ def test_spss_and_stata_refuse_what_they_cannot_hold(tmp_path):
     with pytest.raises(InputError, match="column 'id' holds whole numbers above 2\\*\\*53"):
         big.save(tmp_path / "c", format="sav")
     assert not any((tmp_path / d).exists() for d in "abc")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "sav", "dta"])
+def test_missing_answers_are_not_listed_and_an_empty_text_is(tmp_path, fmt):
+    """AER's STAR: 11,598 pupils, their class type, lunch and teacher items missing for the
+    grades a pupil was not in the study (19,609 cells in the columns published here). The
+    manifest lists no missing value (it listed each of them, 0.3 MB of row numbers): it lists
+    the one empty text added, and every other empty field reads back missing."""
+    from real_surveys import rdataset
+
+    data = rdataset("AER", "STAR")[["gender", "ethnicity", "star1", "lunch1", "degree1"]]
+    data = data.astype(object).where(data.notna(), None)
+    data.loc[7, "degree1"] = ""  # (an empty text, not a missing one)
+    release = Release("masked", {"data": data}, {"quasi": ["gender", "ethnicity"]})
+    out = release.save(tmp_path / "r", format=fmt)
+    manifest = json.loads((out / "public" / "release.json").read_text("utf-8"))
+    info = manifest["tables"]["data"]
+    written = release.in_written_order().data
+    assert "missing" not in info and info["empty"] == {
+        "degree1": np.flatnonzero(written["degree1"].eq("")).tolist()
+    }
+    assert written.isna().sum().sum() > 10_000
+    back = Release.load(out / "public").data
+    pd.testing.assert_frame_equal(back, written, check_column_type=False)

@@ -117,7 +117,12 @@ def old_load(data: bytes, info: dict) -> pd.DataFrame:
         col = df[c]
         if t == "string":
             col = col.astype(object)
-            col.iloc[info.get("missing", {}).get(c, [])] = None
+            if "empty" in info:  # every empty field missing, but the empty texts listed
+                blank = (col == "").to_numpy(copy=True)
+                blank[info["empty"].get(c, [])] = False
+                col[blank] = None
+            else:  # (a manifest of before: its missing values listed)
+                col.iloc[info.get("missing", {}).get(c, [])] = None
         else:
             col = col.replace("", None)
         if t == "int":
@@ -387,7 +392,8 @@ def _row_by_row_same(cells: list, missing: list, like: pd.Series) -> bool:
 @given(st.data())
 def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
     """A text column as read from a file (dictionary-encoded chunks of random sizes, each with
-    its own dictionary, maybe a chunk of plain text or a null; the gaps of the manifest), is
+    its own dictionary, maybe a chunk of plain text or a null; the manifest's missing values or
+    its empty texts), is
     found to hold an in-memory column's values exactly when it does row by row (one cell
     changed, maybe: another text, None, NaN, a number), its rows in the order written or
     moved (the records written in another order than the table's)."""
@@ -426,7 +432,11 @@ def test_text_read_back_is_compared_with_the_column_written_as_row_by_row(data):
         codes, dictionary = release_files._file_codes(column)
         codes[np.asarray(gaps, dtype=np.intp)] = -1
         assert release_files._same_text(codes, dictionary, like, order) is want
-        back = release_files.restore(column, "string", gaps, like, order)
+        if data.draw(st.booleans()):  # the manifest lists the missing values (before "empty")
+            back = release_files.restore(column, "string", gaps, like, order)
+        else:  # it lists the empty texts, every other empty field missing
+            empty = [i for i, cell in enumerate(cells) if cell == "" and not missing[i]]
+            back = release_files.restore(column, "string", (), like, order, empty)
     assert back.tolist() == expected
 
 

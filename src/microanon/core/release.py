@@ -101,6 +101,9 @@ PUBLIC_DIR, INTERNAL_DIR = "public", "internal"
 _FORMATS = {"csv": ".csv", "parquet": ".parquet", "sav": ".sav", "dta": ".dta"}
 #: The manifest of a release part (``public/release.json``).
 MANIFEST = "release.json"
+#: A table's manifest entry: per text column, the rows of its CSV, SPSS or Stata file that
+#: hold an empty text; every other empty field of a text column is a missing value.
+EMPTY_TEXT = "empty"
 _INTERNAL = "internal.json"
 _LAYOUT = 2
 
@@ -591,7 +594,9 @@ class Release:
         """Write one table, its rows in ``order`` (None: as they are); its manifest entry."""
         types = {str(c): _column_type(df[c]) for c in df.columns}
         codes = {
-            str(c): release_files.text_codes(df[c]) for c in df.columns if types[str(c)] == "string"
+            str(c): release_files.text_codes(df[c])
+            for c in df.columns
+            if types[str(c)] == "string" and format != "parquet"
         }
         file = name + _FORMATS[format]
         if format == "csv":
@@ -608,17 +613,29 @@ class Release:
             "columns": [str(c) for c in df.columns],
             "types": types,
         }
-        # CSV (and SPSS and Stata text) cannot tell an empty string from a missing value:
-        # record text gaps (Parquet keeps a null).
-        gaps = {c: np.flatnonzero(code < 0) for c, (code, _) in codes.items()}
-        gaps = {c: rows for c, rows in gaps.items() if len(rows)}
-        if gaps and order is not None:  # (the rows where they are written)
-            place = inverse_order(order)
-            gaps = {c: np.sort(place[rows]) for c, rows in gaps.items()}
-        gaps = {c: rows.tolist() for c, rows in gaps.items()}
-        if gaps and format != "parquet":
-            info["missing"] = gaps
+        if codes:  # text written as CSV, SPSS or Stata (Parquet keeps a null)
+            info[EMPTY_TEXT] = Release._empty_text(df, codes, order)
         return info
+
+    @staticmethod
+    def _empty_text(
+        df: pd.DataFrame,
+        codes: Mapping[str, tuple[np.ndarray, np.ndarray]],
+        order: np.ndarray | None,
+    ) -> dict[str, list[int]]:
+        """The manifest's :data:`EMPTY_TEXT` of a table written as CSV, SPSS or Stata, which
+        write an empty text as they write a missing value: per text column, the rows of the
+        file (``order``: row ``i`` written is the table's ``order[i]``) that hold an empty
+        text, each other empty field a missing value. Listing these, seldom any, rather than
+        the missing values, keeps the manifest small where answers are missing by the
+        thousand, and a reader that takes an empty field for a missing value is right but on
+        the rows listed."""
+        empty = {c: release_files.empty_text_rows(df[c], *codes[c]) for c in codes}
+        empty = {c: rows for c, rows in empty.items() if len(rows)}
+        if empty and order is not None:  # (the rows where they are written)
+            place = inverse_order(order)
+            empty = {c: np.sort(place[rows]) for c, rows in empty.items()}
+        return {c: rows.tolist() for c, rows in empty.items()}
 
     @staticmethod
     def _to_parquet(df: pd.DataFrame, path: Path) -> None:
@@ -728,7 +745,8 @@ class Release:
             )
         if table.column_names != columns:
             raise InputError(f"{path}: columns do not match {MANIFEST}")
-        gaps, types = info.get("missing", {}), info.get("types", {})
+        # (a manifest written before EMPTY_TEXT lists the missing text values instead)
+        gaps, empty, types = info.get("missing", {}), info.get(EMPTY_TEXT), info.get("types", {})
         held = like is not None and len(like) == table.num_rows
         moved = held and order is not None and len(order) == table.num_rows
         # file row i is like's row order[i]: each column moved as codes or numbers
@@ -740,6 +758,7 @@ class Release:
                 gaps.get(c, ()),
                 like[c] if held and c in like.columns else None,
                 rows,
+                None if empty is None else empty.get(c, ()),
             )
             for c in columns
         }

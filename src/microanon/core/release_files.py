@@ -40,7 +40,15 @@ from .factorize import (
 from .keys import moment_text
 from .record_order import inverse_order
 
-__all__ = ["RowOrder", "read_csv", "restore", "text_codes", "value_text", "write_csv"]
+__all__ = [
+    "RowOrder",
+    "empty_text_rows",
+    "read_csv",
+    "restore",
+    "text_codes",
+    "value_text",
+    "write_csv",
+]
 
 #: Rows formatted at a time. It bounds the memory the text of a table takes, and small chunks
 #: reuse it: on 10⁶ rows of ten columns a chunk of 2¹⁸ rows formats 20–25 MB of fresh text per
@@ -79,6 +87,17 @@ def text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes of a text column of str and None, and the text of each code (-1: missing)."""
     codes, uniques = factorize(s)
     return codes, np.asarray(uniques, dtype=object)
+
+
+def empty_text_rows(column: pd.Series, codes: np.ndarray, uniques: np.ndarray) -> np.ndarray:
+    """The rows of a text column (its :func:`text_codes` ``codes`` and ``uniques``) whose value
+    is written as an empty field though it is not missing: the empty text. A file that writes
+    a missing value as an empty field too needs them listed (see :func:`restore`)."""
+    words = _words(column, uniques)[0]
+    blank = np.flatnonzero(pc.equal(words, _EMPTY).to_numpy(zero_copy_only=False))
+    if not len(blank):
+        return np.empty(0, dtype=np.intp)
+    return np.flatnonzero(codes == blank[0] if len(blank) == 1 else np.isin(codes, blank))
 
 
 def _field(text: str) -> str:
@@ -351,13 +370,20 @@ def _as_text(
     gaps: Sequence[int],
     like: pd.Series | None = None,
     order: RowOrder | None = None,
+    empty: Sequence[int] | None = None,
 ) -> pd.Series:
-    """An object column of str (None where a value is missing or listed in ``gaps``), its codes
+    """An object column of str (None where a value is missing, listed in ``gaps``, or, with
+    ``empty``, an empty field on a row it does not list: see :func:`restore`), its codes
     remembered for :func:`~microanon.core.factorize.factorize` (within
     :func:`~microanon.core.factorize.shared_codes`); ``like``'s objects when it holds the same
-    values row by row (:func:`_same_text`). With ``order``, its rows (and ``gaps``) are the
-    file's and the column is given in ``like``'s order."""
+    values row by row (:func:`_same_text`). With ``order``, its rows (and ``gaps`` and
+    ``empty``) are the file's and the column is given in ``like``'s order."""
     codes, dictionary = _file_codes(col)
+    if empty is not None and _is_text(dictionary.type):
+        blank = pc.index(dictionary, _EMPTY.cast(dictionary.type)).as_py()
+        gaps = np.flatnonzero(codes == blank) if blank >= 0 else ()
+        if len(empty) and len(gaps):  # (the empty texts: not missing)
+            gaps = np.setdiff1d(gaps, np.asarray(empty, dtype=np.intp), assume_unique=True)
     codes[np.asarray(gaps, dtype=np.intp)] = -1
     if like is not None and _same_text(codes, dictionary, like, order):
         return pd.Series(like.to_numpy(), dtype=object, copy=False)  # (its codes shared)
@@ -378,6 +404,11 @@ def _as_text(
     renumber[kept] = np.arange(len(kept))
     remember(column, renumber[codes], pd.Index(words[kept], dtype=object))
     return column
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    """Whether an Arrow type is text (``string`` or ``large_string``)."""
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
 def _file_codes(col: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
@@ -413,7 +444,7 @@ def _same_text(
     """
     if not sharing() or len(like) != len(codes):
         return False
-    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+    if not _is_text(dictionary.type):
         return False
     theirs, uniques = factorize(like)
     texts, exact = _words(like, np.asarray(uniques, dtype=object))  # (as the writer made them)
@@ -509,6 +540,7 @@ def restore(
     gaps: Sequence[int] = (),
     like: pd.Series | None = None,
     order: RowOrder | None = None,
+    empty: Sequence[int] | None = None,
 ) -> pd.Series:
     """A column read from a release file, with the type ``kind`` its manifest records.
 
@@ -518,7 +550,8 @@ def restore(
         As read: text from a CSV file, typed from a Parquet, SPSS or Stata file.
     kind : {"string", "int", "float", "bool"}
     gaps : sequence of int
-        The rows of a text column whose value is missing (a CSV file writes them as "").
+        The rows of a text column whose value is missing, where ``empty`` is None (a
+        manifest written before ``empty``): every other empty field is an empty text.
     like : Series, optional
         The column it was written from. A text column that holds an object column's values
         row by row gets ``like``'s objects; a column of numbers without a missing value that
@@ -528,6 +561,10 @@ def restore(
         The order the file's rows were written in: the column is given in the order of the
         table written (``like``'s), ``gaps`` being rows of the file. Moved as codes or numbers,
         one array per column, never as Arrow tables of text.
+    empty : sequence of int, optional
+        The rows of a text column whose value is the empty text (the manifest's
+        :data:`~microanon.core.release.EMPTY_TEXT`, rows of the file): every other empty
+        field is a missing value, as a CSV, SPSS or Stata file writes one.
 
     Returns
     -------
@@ -538,7 +575,7 @@ def restore(
     """
     if kind == "string":
         text = like if like is not None and like.dtype == object else None
-        return _as_text(col, gaps, text, order)
+        return _as_text(col, gaps, text, order, empty)
     moved = (lambda values: values) if order is None else order.rows
     if kind == "bool":
         if pa.types.is_boolean(col.type):
@@ -551,7 +588,7 @@ def restore(
         if len(col) and not pc.any(either).as_py():  # nothing but gaps: NaN, as pandas maps them
             return pd.Series(np.full(len(col), np.nan), copy=False)
         return _as_text(pc.if_else(either, col, pa.scalar(None, pa.string())), (), None, order)
-    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+    if _is_text(col.type):
         col = pc.if_else(pc.equal(col, ""), pa.scalar(None, col.type), col)
     if kind == "float":
         numbers = moved(pc.cast(col, pa.float64()).to_numpy())
