@@ -447,6 +447,7 @@ def test_a_labelled_personality_scale_is_answers_as_its_numbers_are(runner, tmp_
     assert result.exit_code == 0, result.output
     schema = yaml.safe_load(config.read_text("utf-8"))["schema"]
     assert len(items) == 25
+    assert yaml.safe_load(config.read_text("utf-8"))["output"] == {"format": "sav"}
     for item in items:
         assert schema[item]["role"] == "sensitive", item
         assert f"{item}: sensitive: answer-labels rule" in result.output, item
@@ -889,6 +890,10 @@ def test_a_scale_score_is_proposed_like_its_items(runner, tmp_path, ess9_dta):
     assert runner.invoke(main, ["lint", "--config", str(config)]).exit_code == 0
     run = runner.invoke(main, ["anonymize", "--config", str(config), "--out", str(tmp_path / "o")])
     assert run.exit_code == 0, run.output
+    # a Stata file in, a Stata release out (the config says so, and how to change it)
+    assert yaml.safe_load(config.read_text())["output"] == {"format": "dta"}
+    assert "output: {format: dta}   # the published tables as Stata files" in config.read_text()
+    assert (tmp_path / "o" / "public" / "data.dta").is_file()
 
 
 def test_a_scale_score_stated_a_quasi_identifier_is_warned_of(runner, tmp_path, ess9_dta):

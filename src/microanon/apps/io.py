@@ -44,6 +44,7 @@ __all__ = [
     "EXCEL_SUFFIXES",
     "FEATHER_SUFFIXES",
     "STATISTICAL_SUFFIXES",
+    "SAME_PACKAGE",
     "LABELLED_SUFFIXES",
     "Labelled",
     "categories_entry",
@@ -70,6 +71,11 @@ STATISTICAL_SUFFIXES = {
     ".sas7bdat": "a SAS",
     ".xpt": "a SAS XPORT",
 }
+
+
+#: The release format (``output: {format: ...}``) of a table read from an SPSS or Stata file:
+#: the package its users would read the release in too.
+SAME_PACKAGE = {".sav": "sav", ".zsav": "sav", ".por": "sav", ".dta": "dta"}
 
 
 #: The suffix of Feather files (Arrow's IPC file format, as ``pandas.DataFrame.to_feather`` and R's

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from ...core.statistical_files import STATISTICAL
+
 __all__ = ["ColumnEntry", "render_config", "yaml_flow"]
 
 _WIDTH = 99
@@ -88,6 +90,7 @@ def render_config(
     params: Mapping[str, Any] | None = None,
     intro: Sequence[str] | None = None,
     steps: Sequence[Mapping[str, Any]] | None = None,
+    output: str | None = None,
 ) -> str:
     """The config text, without the manifest line (see :func:`~microanon.apps.init.files.sign`).
 
@@ -116,6 +119,9 @@ def render_config(
     steps : sequence of mappings, optional
         ``{"method", "params"}`` per step: written as ``steps:`` instead of ``method:`` and
         ``params:`` (``models`` must then be empty).
+    output : str, optional
+        The format of the published tables, ``sav`` or ``dta``: written as ``output:`` (the
+        input's package, whose users would read the release too); default none, CSV.
     """
     csv = {k: v for k, v in read.items() if k not in ("na_values", "column_na_values")}
     na_values = read.get("na_values")  # a top-level key of the config, not one of read:
@@ -160,6 +166,14 @@ def render_config(
             else []
         ),
         *([f"read: {yaml_flow(csv)}   # how the CSV file is read"] if csv else []),
+        *(
+            [
+                f"output: {yaml_flow({'format': output})}   # the published tables as "
+                f"{STATISTICAL[output]} files, as the input is (or csv, parquet, sav, dta)"
+            ]
+            if output
+            else []
+        ),
         "schema:",
     ]
     for c in columns:

@@ -32,6 +32,7 @@ from ...core.repetition import fractional_values, repetition
 from ...core.schema import Role, Schema
 from ...methods.generalize.searches import DEFAULT_TIME_LIMIT, MAX_NODES, SearchChoice, node_count
 from ..io import (
+    SAME_PACKAGE,
     categories_entry,
     order_entries,
     read_table,
@@ -580,6 +581,7 @@ def run_init(
         models=models,
         command=f"microanon anonymize --config {shlex.quote(out.name)} "
         f"--out {shlex.quote(release.name)}",
+        output=SAME_PACKAGE.get(data.suffix.lower()),
     )
     check_targets(out, {rel: body.encode("utf-8") for rel, body in texts.items()}, overwrite)
     files = {out.parent / rel: body for rel, body in texts.items()}
