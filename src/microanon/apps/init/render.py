@@ -169,7 +169,7 @@ def render_config(
         *(
             [
                 f"output: {yaml_flow({'format': output})}   # the published tables as "
-                f"{STATISTICAL[output]} files, as the input is (or csv, parquet, sav, dta)"
+                f"{STATISTICAL[output]} files, as the input is (formats: csv, parquet, sav, dta)"
             ]
             if output
             else []
