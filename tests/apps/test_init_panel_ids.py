@@ -416,6 +416,7 @@ def test_a_measure_with_decimals_repeated_like_a_panel_numbers_nobody(scheduler,
         ("hospitalNo", True),
         ("firm_id", True),
         ("teacher_id", False),
+        ("cusip", True),
         ("mom", False),
     ],
 )
@@ -469,3 +470,12 @@ def test_a_school_s_id_repeats_but_numbers_no_person(tmp_path):
     )
     assert run.exit_code == 0, run.output
     assert not any("'schid'" in w for w in json.loads(run.stdout)["warnings"])
+
+
+def test_a_firm_s_security_number_numbers_no_person():
+    """Ecdat's ``PatentsHGH``: 346 firms, each on its 5 years. ``cusip``, a firm's security
+    number, repeats as a balanced panel's unit id does, and had been warned of as a possible
+    person id; it numbers firms."""
+    frame = rdataset("Ecdat", "PatentsHGH")
+    found = repetition(frame["cusip"])
+    assert balanced(found) and not numbers_people("cusip", found)
